@@ -1,0 +1,167 @@
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { parseOrThrow, ValidationError } from '../errors.ts';
+import {
+  type ConnectorConfig,
+  ConnectorConfigSchema,
+  type PortfolioScope,
+} from './connector-config.ts';
+import { ConnectorError } from './errors.ts';
+import { CONNECTOR_DEFAULT_TIMEOUT_MS, createUndiciTransport, type HttpTransport } from './http-transport.ts';
+import {
+  OPERATIONS,
+  type OperationName,
+  type OperationRequest,
+  type OperationResponse,
+  type OperationSpec,
+} from './operations.ts';
+import {
+  CONNECTOR_RATE_WINDOW_MS,
+  CONNECTOR_REQUESTS_PER_WINDOW,
+  sharedLimiterFor,
+  type SlidingWindowLimiter,
+} from './rate-limiter.ts';
+import { interpretResponse } from './response.ts';
+import { type AttemptHistory, DEFAULT_RETRY_LIMITS, decideRetry, type RetryLimits } from './retry-policy.ts';
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** A call's parsed response and the body that finally succeeded (its Count may have shrunk). */
+export interface CallResult<N extends OperationName> {
+  response: OperationResponse<N>;
+  sentBody: Record<string, unknown>;
+}
+
+/** Injected collaborators; all optional. */
+export interface ConnectorClientDeps {
+  clock?: Clock;
+  random?: RandomSource;
+  transport?: HttpTransport;
+  retryLimits?: RetryLimits;
+  /** Observes every HTTP attempt (metrics, request counting in benchmarks). */
+  onRequest?: (operation: OperationName, status: number | 'network') => void;
+}
+
+/** Low-level access used by the typed API, pagination and the CLI. */
+export interface ConnectorCaller {
+  /** Validates `body` strictly, adds the envelope and scope, sends it with limits and retries. */
+  send<N extends OperationName>(name: N, body: OperationRequest<N>, options?: CallOptions): Promise<CallResult<N>>;
+  call<N extends OperationName>(name: N, body: OperationRequest<N>, options?: CallOptions): Promise<OperationResponse<N>>;
+  close(): Promise<void>;
+}
+
+const ENVELOPE_FIELDS = ['ClientToken', 'AccessToken', 'Client'] as const;
+
+/**
+ * Adds the Portfolio Access Token scope where the contract requires it (ChainIds for
+ * customers/getAll, ChainId for customers/update and loyaltyPrograms/update, EnterpriseId for
+ * paymentRequests/add and vouchers/add). A value the caller gave wins.
+ * @throws ValidationError when the scope is needed but cannot be chosen unambiguously.
+ */
+export function applyPortfolioScope(
+  spec: OperationSpec,
+  body: Record<string, unknown>,
+  scope: PortfolioScope | undefined,
+): Record<string, unknown> {
+  if (!scope || !spec.portfolioScope || body[spec.portfolioScope] !== undefined) return body;
+  const field = spec.portfolioScope;
+  const ids = field === 'EnterpriseId' ? scope.enterpriseIds : scope.chainIds;
+  if (field === 'ChainIds' && ids.length > 0) return { ...body, ChainIds: ids };
+  if (ids.length === 1) return { ...body, [field]: ids[0] };
+  throw new ValidationError(`${spec.name} request`, [
+    { path: field, message: `required with a Portfolio Access Token (configure exactly one ${field === 'EnterpriseId' ? 'enterprise' : 'chain'} or pass ${field})` },
+  ]);
+}
+
+/**
+ * Creates the Connector API caller for one connection: strict request validation (no request
+ * is sent for an invalid body), the envelope from configuration, a limiter shared by every
+ * caller of the same AccessToken in this process, and the retry rules of design.md.
+ */
+export function createConnectorCaller(config: ConnectorConfig, deps: ConnectorClientDeps = {}): ConnectorCaller {
+  const settings = parseOrThrow(ConnectorConfigSchema, config, 'connector configuration');
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? systemRandom;
+  const transport = deps.transport ?? createUndiciTransport();
+  const limits = deps.retryLimits ?? DEFAULT_RETRY_LIMITS;
+  const timeoutMs = settings.timeoutMs ?? CONNECTOR_DEFAULT_TIMEOUT_MS;
+  const baseUrl = settings.baseUrl.replace(/\/+$/, '');
+  const limiter: SlidingWindowLimiter | undefined =
+    settings.rateLimit === false
+      ? undefined
+      : sharedLimiterFor(
+          settings.accessToken,
+          settings.rateLimit ?? { requests: CONNECTOR_REQUESTS_PER_WINDOW, windowMs: CONNECTOR_RATE_WINDOW_MS },
+          clock,
+        );
+  const envelope = { ClientToken: settings.clientToken, AccessToken: settings.accessToken, Client: settings.client };
+
+  async function attempt(spec: OperationSpec, name: OperationName, body: Record<string, unknown>, options: CallOptions) {
+    await limiter?.acquire(options.signal);
+    let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
+    try {
+      raw = await transport.postJson(baseUrl + spec.path, JSON.stringify({ ...envelope, ...body }), {
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (cause) {
+      deps.onRequest?.(name, 'network');
+      if (options.signal?.aborted) throw cause;
+      throw new ConnectorError(`${name}: no answer from the Connector API (${(cause as Error).message})`, {
+        category: 'network',
+        operation: name,
+        cause,
+      });
+    }
+    deps.onRequest?.(name, raw.status);
+    return interpretResponse(name, raw, spec.response, clock.now());
+  }
+
+  async function send<N extends OperationName>(name: N, body: OperationRequest<N>, options: CallOptions = {}) {
+    const spec: OperationSpec = OPERATIONS[name];
+    for (const field of ENVELOPE_FIELDS) {
+      if (typeof body === 'object' && body !== null && field in body) {
+        throw new ValidationError(`${name} request`, [{ path: field, message: 'comes from configuration; remove it from the body' }]);
+      }
+    }
+    const validated = parseOrThrow(spec.request, body, `${name} request`) as Record<string, unknown>;
+    let current = applyPortfolioScope(spec, validated, settings.portfolioScope);
+    const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
+    for (;;) {
+      try {
+        const response = (await attempt(spec, name, current, options)) as OperationResponse<N>;
+        return { response, sentBody: current };
+      } catch (error) {
+        if (!(error instanceof ConnectorError)) throw error;
+        const count = limitationCount(current);
+        const decision = decideRetry(error, history, count, limits, random);
+        if (decision.kind === 'fail') throw error;
+        if (decision.kind === 'shrink') {
+          current = { ...current, Limitation: { ...(current.Limitation as object), Count: decision.count } };
+          continue;
+        }
+        if (error.category === 'rate-limit') {
+          history.rateLimitRetries++;
+          limiter?.pauseUntil(clock.now() + decision.delayMs);
+        } else history.serverRetries++;
+        await clock.sleep(decision.delayMs, options.signal);
+      }
+    }
+  }
+
+  return {
+    send,
+    call: async (name, body, options) => (await send(name, body, options)).response,
+    close: () => transport.close(),
+  };
+}
+
+/** Reads `Limitation.Count` from a request body, if it has one. */
+export function limitationCount(body: Record<string, unknown>): number | undefined {
+  const limitation = body.Limitation;
+  if (typeof limitation !== 'object' || limitation === null) return undefined;
+  const count = (limitation as { Count?: unknown }).Count;
+  return typeof count === 'number' ? count : undefined;
+}

@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../errors.ts';
+import type { RateLimit } from './rate-limiter.ts';
+
+/** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
+export const PortfolioScopeSchema = z.object({
+  chainIds: z.array(z.uuid()).default([]),
+  enterpriseIds: z.array(z.uuid()).default([]),
+});
+export type PortfolioScope = z.infer<typeof PortfolioScopeSchema>;
+
+/** One connection's credentials and client behaviour. */
+export const ConnectorConfigSchema = z.object({
+  baseUrl: z.url(),
+  clientToken: z.string().min(1),
+  accessToken: z.string().min(1),
+  client: z.string().min(1),
+  /** Set when the AccessToken is a Portfolio Access Token. */
+  portfolioScope: PortfolioScopeSchema.optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  /** Client-side budget per AccessToken; `false` turns the limiter off (tests, benchmarks). */
+  rateLimit: z
+    .union([z.object({ requests: z.number().int().positive(), windowMs: z.number().int().positive() }), z.literal(false)])
+    .optional(),
+});
+export type ConnectorConfig = z.input<typeof ConnectorConfigSchema>;
+export type ResolvedRateLimit = RateLimit | false;
+
+/** The name and version this bridge reports in the envelope's `Client` field. */
+export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
+
+/**
+ * Parses `CONNECTOR_PORTFOLIO_SCOPE`: comma-separated `chain:<uuid>` and `enterprise:<uuid>`
+ * entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`.
+ */
+export function parsePortfolioScope(text: string): PortfolioScope {
+  const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
+  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const [kind, id] = entry.split(':');
+    if (kind === 'chain' && id) scope.chainIds.push(id);
+    else if (kind === 'enterprise' && id) scope.enterpriseIds.push(id);
+    else scope.chainIds.push(entry);
+  }
+  return parseOrThrow(PortfolioScopeSchema, scope, 'CONNECTOR_PORTFOLIO_SCOPE');
+}
+
+const ConnectorEnvSchema = z.object({
+  CONNECTOR_BASE_URL: z.url(),
+  CONNECTOR_CLIENT_TOKEN: z.string().min(1),
+  CONNECTOR_ACCESS_TOKEN: z.string().min(1),
+  CONNECTOR_CLIENT: z.string().min(1).default(DEFAULT_CLIENT_NAME),
+  CONNECTOR_PORTFOLIO_SCOPE: z.string().optional(),
+});
+
+/**
+ * Reads a connection from the environment (`CONNECTOR_BASE_URL`, `CONNECTOR_CLIENT_TOKEN`,
+ * `CONNECTOR_ACCESS_TOKEN`, `CONNECTOR_CLIENT`, `CONNECTOR_PORTFOLIO_SCOPE`).
+ * @throws ValidationError naming the missing or malformed variable.
+ */
+export function connectorConfigFromEnv(env: Record<string, string | undefined>): ConnectorConfig {
+  const parsed = parseOrThrow(ConnectorEnvSchema, env, 'environment');
+  return {
+    baseUrl: parsed.CONNECTOR_BASE_URL,
+    clientToken: parsed.CONNECTOR_CLIENT_TOKEN,
+    accessToken: parsed.CONNECTOR_ACCESS_TOKEN,
+    client: parsed.CONNECTOR_CLIENT,
+    ...(parsed.CONNECTOR_PORTFOLIO_SCOPE
+      ? { portfolioScope: parsePortfolioScope(parsed.CONNECTOR_PORTFOLIO_SCOPE) }
+      : {}),
+  };
+}

@@ -1,0 +1,46 @@
+import { Agent, request } from 'undici';
+
+/** Keep-alive settings of the connector's connection pool. */
+export const CONNECTOR_KEEP_ALIVE_MS = 30_000;
+export const CONNECTOR_CONNECTIONS_PER_ORIGIN = 16;
+export const CONNECTOR_DEFAULT_TIMEOUT_MS = 60_000;
+
+/** A raw HTTP answer, before any interpretation. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** Sends a JSON POST and returns the raw answer; throws only when no answer arrived. */
+export interface HttpTransport {
+  postJson(url: string, body: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * undici transport with one keep-alive pool per origin. `headersTimeout` and `bodyTimeout`
+ * both use the call's timeout, so a stalled server cannot hold a poller forever.
+ */
+export function createUndiciTransport(): HttpTransport {
+  const agent = new Agent({
+    keepAliveTimeout: CONNECTOR_KEEP_ALIVE_MS,
+    connections: CONNECTOR_CONNECTIONS_PER_ORIGIN,
+  });
+  return {
+    async postJson(url, body, { timeoutMs, signal }) {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, text };
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,60 @@
+import type { CallOptions, ConnectorCaller } from './client.ts';
+import { limitationCount } from './client.ts';
+import {
+  OPERATIONS,
+  type OperationRequest,
+  type OperationResponse,
+  type PaginatedOperationName,
+} from './operations.ts';
+
+type ItemsKeyOf<N extends PaginatedOperationName> = (typeof OPERATIONS)[N]['pagination'] extends {
+  itemsKey: infer K;
+}
+  ? K
+  : never;
+
+/** The records of a page of operation N (e.g. `Customer[]` for customers/getAll). */
+export type PageItems<N extends PaginatedOperationName> = NonNullable<
+  OperationResponse<N>[ItemsKeyOf<N> & keyof OperationResponse<N>]
+>;
+
+/** One page of a paginated walk. */
+export interface Page<N extends PaginatedOperationName> {
+  response: OperationResponse<N>;
+  items: PageItems<N>;
+  /** The response's Cursor: the id of the oldest item of this page (null when it was empty). */
+  cursor: string | null;
+  /** The Count this page was requested with (a 408 may have halved it). */
+  count: number;
+  /** True when this is the last page (rule 5: null Cursor or fewer items than Count). */
+  last: boolean;
+}
+
+/**
+ * Walks a paginated operation page by page, following the contract's rules exactly
+ * (connector-api.md, Pagination): the first request carries the given `Limitation.Cursor`
+ * (absent: the newest items), each next request the Cursor of the previous response; the walk
+ * stops when the response Cursor is null or fewer items than Count come back. A Count halved
+ * after a 408 is kept for the following pages.
+ */
+export async function* paginate<N extends PaginatedOperationName>(
+  caller: ConnectorCaller,
+  name: N,
+  body: OperationRequest<N>,
+  options: CallOptions = {},
+): AsyncGenerator<Page<N>, void, undefined> {
+  const itemsKey = OPERATIONS[name].pagination.itemsKey;
+  let request = body as Record<string, unknown>;
+  for (;;) {
+    const { response, sentBody } = await caller.send(name, request as OperationRequest<N>, options);
+    const count = limitationCount(sentBody) ?? 0;
+    const raw = (response as Record<string, unknown>)[itemsKey];
+    const list: unknown[] = Array.isArray(raw) ? raw : [];
+    const items = list as PageItems<N>;
+    const cursor = ((response as { Cursor?: string | null }).Cursor ?? null) as string | null;
+    const last = cursor === null || list.length < count;
+    yield { response, items, cursor, count, last };
+    if (last) return;
+    request = { ...sentBody, Limitation: { ...(sentBody.Limitation as object), Cursor: cursor } };
+  }
+}

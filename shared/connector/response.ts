@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import { formatIssuePath } from '../errors.ts';
+import { parseRetryAfter } from '../retry-after.ts';
+import { categoryOfStatus, ConnectorError } from './errors.ts';
+import type { RawResponse } from './http-transport.ts';
+import { ConnectorErrorBodySchema } from './records/index.ts';
+
+function headerValue(headers: RawResponse['headers'], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/**
+ * Turns a raw answer into the parsed response body, or throws the typed {@link ConnectorError}.
+ * A 200 whose body is not JSON or breaks the response schema is a `response` error naming the
+ * first offending path; unknown fields pass (the service evolves).
+ */
+export function interpretResponse<S extends z.ZodType>(
+  operation: string,
+  raw: RawResponse,
+  responseSchema: S,
+  nowMs: number,
+): z.output<S> {
+  const requestId = headerValue(raw.headers, 'request-id');
+  const json = parseJson(raw.text);
+  if (raw.status === 200) {
+    if (!json.ok) {
+      throw new ConnectorError(`${operation}: the response body is not JSON`, {
+        category: 'response',
+        operation,
+        status: raw.status,
+        requestId,
+      });
+    }
+    const parsed = responseSchema.safeParse(json.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue ? formatIssuePath(issue.path) : '';
+      throw new ConnectorError(
+        `${operation}: the response breaks the contract at ${path || '(root)'}: ${issue?.message ?? 'invalid'}`,
+        { category: 'response', operation, status: raw.status, requestId, details: { path }, cause: parsed.error },
+      );
+    }
+    return parsed.data;
+  }
+  const body = json.ok ? ConnectorErrorBodySchema.safeParse(json.value) : undefined;
+  const fields = body?.success ? body.data : undefined;
+  const category = categoryOfStatus(raw.status);
+  return throwError(operation, raw, category, fields, requestId, nowMs);
+}
+
+function throwError(
+  operation: string,
+  raw: RawResponse,
+  category: ReturnType<typeof categoryOfStatus>,
+  fields: { Message?: string | null | undefined; RequestId?: string | null | undefined; Details?: unknown } | undefined,
+  headerRequestId: string | undefined,
+  nowMs: number,
+): never {
+  const message = fields?.Message ?? `HTTP ${raw.status}`;
+  throw new ConnectorError(`${operation} failed (${category}, HTTP ${raw.status}): ${message}`, {
+    category,
+    operation,
+    status: raw.status,
+    requestId: fields?.RequestId ?? headerRequestId,
+    details: fields?.Details,
+    retryAfterMs:
+      category === 'rate-limit' ? parseRetryAfter(raw.headers['retry-after'], nowMs) : undefined,
+  });
+}

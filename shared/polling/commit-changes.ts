@@ -1,0 +1,45 @@
+import { type ChangeContext, changedIds, computeChanges, type Observation, type PageChanges } from './page-changes.ts';
+import type { PollDeps, StreamDefinition } from './poll-context.ts';
+
+/** The change context of a stream at this moment. */
+export function changeContext(definition: StreamDefinition, deps: PollDeps, emitCreated: boolean): ChangeContext {
+  return {
+    connectionId: definition.connectionId,
+    entityType: definition.spec.entityType,
+    scope: definition.scope,
+    volatileFields: definition.spec.volatileFields,
+    emitCreated,
+    now: deps.clock.now(),
+  };
+}
+
+/**
+ * Diffs observations against the stored snapshots (one batched read), publishes the events,
+ * then stores the changed snapshots: publish first, commit after (design.md, The flow), so a
+ * crash in between republishes the same events with the same ids and loses none.
+ * `classify` may mark some changed records as deleted (operations whose deleted records carry no flag).
+ */
+export async function commitObservations(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  observations: readonly Observation[],
+  emitCreated: boolean,
+  classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+): Promise<PageChanges> {
+  if (observations.length === 0) return { events: [], writes: [] };
+  const stored = await deps.store.getSnapshots(definition.streamId, observations.map((o) => o.entityId));
+  let seen = observations;
+  if (classify) {
+    const candidates = changedIds(observations, stored, definition.spec.volatileFields);
+    if (candidates.length === 0) return { events: [], writes: [] };
+    const deleted = await classify(candidates);
+    seen = observations.map((o) => (o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o));
+  }
+  const changes = computeChanges(seen, stored, changeContext(definition, deps, emitCreated));
+  deps.observer?.onChanges?.(definition.streamId, changes);
+  if (changes.events.length > 0) await deps.publisher.publish(changes.events);
+  await deps.observer?.afterPublish?.(definition.streamId, changes);
+  if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
+  return changes;
+}
+

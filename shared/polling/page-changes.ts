@@ -1,0 +1,113 @@
+import { contentHash } from '../changes/canonical.ts';
+import type { EntityEvent } from '../changes/entity-event-schema.ts';
+import { type EntityRecord, type EntityType, entityIdOf, type Scope, scopeOf } from '../changes/entity-types.ts';
+import { buildChangeEvent, detectChange } from '../changes/event.ts';
+import type { StoredSnapshot } from '../state/state-store.ts';
+
+/** Tombstones are kept this long, so a deleted record re-read in an overlap emits nothing twice. */
+export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
+
+/** Who the changes belong to and how they are judged. */
+export interface ChangeContext {
+  connectionId: string;
+  entityType: EntityType;
+  /** The stream's scope, for records that carry none. */
+  scope: Scope;
+  volatileFields: readonly string[];
+  /** False during a `baseline` initial sync: records are stored silently. */
+  emitCreated: boolean;
+  /** Detection time, epoch ms. */
+  now: number;
+}
+
+/** The events to publish and the snapshots to store afterwards. */
+export interface PageChanges {
+  events: EntityEvent[];
+  writes: StoredSnapshot[];
+}
+
+/** One fetched record, or the knowledge that a stored entity no longer exists. */
+export type Observation =
+  | { entityId: string; record: EntityRecord; deleted?: boolean }
+  | { entityId: string; record: null };
+
+/** Reads the entity ids of fetched records, keeping the last of duplicates. */
+export function observe(entityType: EntityType, records: readonly EntityRecord[], deletedIds?: ReadonlySet<string>): Observation[] {
+  const byId = new Map<string, Observation>();
+  for (const record of records) {
+    const entityId = entityIdOf(entityType, record);
+    byId.set(entityId, { entityId, record, deleted: deletedIds?.has(entityId) ?? false });
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Ids among `observations` whose content differs from the stored snapshot (new, changed, or
+ * returning from a tombstone): only these can produce events.
+ */
+export function changedIds(observations: readonly Observation[], stored: ReadonlyMap<string, StoredSnapshot>, volatileFields: readonly string[]): string[] {
+  return observations
+    .filter((o) => {
+      const previous = stored.get(o.entityId);
+      if (o.record === null) return previous !== undefined && previous.deleted !== true;
+      return previous === undefined || previous.deleted === true || previous.hash !== contentHash(o.record, { volatileFields });
+    })
+    .map((o) => o.entityId);
+}
+
+/**
+ * Decides the events and snapshot writes of one page (or sweep, or listing). Pure.
+ * Unchanged records produce neither an event nor a write; a delete writes a tombstone that
+ * keeps the last record and expires after {@link TOMBSTONE_TTL_MS}.
+ */
+export function computeChanges(
+  observations: readonly Observation[],
+  stored: ReadonlyMap<string, StoredSnapshot>,
+  context: ChangeContext,
+): PageChanges {
+  const events: EntityEvent[] = [];
+  const writes: StoredSnapshot[] = [];
+  const { volatileFields } = context;
+  const base = { connectionId: context.connectionId, entityType: context.entityType, detectedAt: context.now, volatileFields };
+  for (const observation of observations) {
+    const previous = stored.get(observation.entityId);
+    const deletedByFlag = observation.record !== null && observation.deleted === true;
+    const current = observation.record === null || deletedByFlag ? undefined : observation.record;
+    const decision = detectChange({
+      previous: previous ? { hash: previous.hash, record: previous.record, deleted: previous.deleted } : undefined,
+      current,
+      volatileFields,
+    });
+    const record = observation.record ?? previous?.record ?? {};
+    const scope = scopeOf(context.entityType, record, context.scope);
+    const entityId = observation.entityId;
+    switch (decision.change) {
+      case 'created':
+      case 'updated': {
+        const currentRecord = current as EntityRecord;
+        if (decision.change === 'updated') {
+          events.push(buildChangeEvent({ ...base, entityId, scope, change: 'updated', current: currentRecord, previous: previous!.record }));
+        } else if (context.emitCreated) {
+          events.push(buildChangeEvent({ ...base, entityId, scope, change: 'created', current: currentRecord }));
+        }
+        writes.push({ entityId, hash: decision.currentHash!, record: currentRecord, scope, updatedAt: context.now });
+        break;
+      }
+      case 'deleted':
+        events.push(buildChangeEvent({ ...base, entityId, scope, change: 'deleted', previous: previous!.record }));
+        writes.push({
+          entityId,
+          hash: previous!.hash,
+          record: previous!.record,
+          scope,
+          deleted: true,
+          expiresAt: Math.ceil((context.now + TOMBSTONE_TTL_MS) / 1000),
+          updatedAt: context.now,
+        });
+        break;
+      case 'none':
+        break;
+    }
+  }
+  return { events, writes };
+}

@@ -1,0 +1,63 @@
+import type { Clock } from '../clock.ts';
+import type { Scope } from '../changes/entity-types.ts';
+import type { ConnectorClient } from '../connector/connector-client.ts';
+import type { EventPublisher } from '../publish/publisher.ts';
+import type { StateStore, StreamState } from '../state/state-store.ts';
+import type { PageChanges } from './page-changes.ts';
+import type { PollSpec } from './poll-spec.ts';
+import type { WindowSettings } from './windows.ts';
+
+/** How one stream is polled: its identity and its configuration. */
+export interface StreamDefinition {
+  streamId: string;
+  connectionId: string;
+  spec: PollSpec;
+  scope: Scope;
+  intervalMs: number;
+  initialSync: 'baseline' | 'emit';
+  /** Export ids to follow (tracked-ids strategy). */
+  trackedIds?: readonly string[];
+  /** Products and horizon in days (product-prices strategy). */
+  products?: readonly string[];
+  priceHorizonDays?: number;
+}
+
+/** Observes a poller's work (metrics, progress bars, tests). */
+export interface PollObserver {
+  onChanges?(streamId: string, changes: PageChanges): void;
+  /** Called after events are published and before the state is committed (crash tests). */
+  afterPublish?(streamId: string, changes: PageChanges): void | Promise<void>;
+  onWindow?(streamId: string, window: { startUtc: string; endUtc: string }, records: number): void;
+}
+
+/** Everything a poll run needs. */
+export interface PollDeps {
+  store: StateStore;
+  client: ConnectorClient;
+  publisher: EventPublisher;
+  clock: Clock;
+  windows: WindowSettings;
+  /** Limitation.Count of each page (1..1000). */
+  pageCount: number;
+  observer?: PollObserver;
+  /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */
+  deadline?: number;
+}
+
+/** Mutable view of the stream state that saves itself with optimistic concurrency. */
+export interface StateHandle {
+  current: StreamState;
+  save(patch: Partial<StreamState>): Promise<StreamState>;
+}
+
+/** Wraps a stream state so each save uses the version it last saw. */
+export function stateHandle(store: StateStore, initial: StreamState): StateHandle {
+  const handle: StateHandle = {
+    current: initial,
+    async save(patch) {
+      handle.current = await store.saveStream({ ...handle.current, ...patch }, handle.current.version);
+      return handle.current;
+    },
+  };
+  return handle;
+}

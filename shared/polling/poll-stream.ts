@@ -1,0 +1,116 @@
+import { ConnectorError } from '../connector/errors.ts';
+import type { StreamState } from '../state/state-store.ts';
+import { type PollDeps, type StateHandle, type StreamDefinition, stateHandle } from './poll-context.ts';
+import { failureBackoffMs } from './schedule.ts';
+import { runProductPrices } from './strategies/product-prices.ts';
+import { runSnapshot } from './strategies/snapshot.ts';
+import { runSweep, sweepDue } from './strategies/sweep.ts';
+import { runTrackedIds } from './strategies/tracked-ids.ts';
+import { runWindowed } from './strategies/windowed.ts';
+
+/** Default lease: longer than any single poll run (a Lambda poller times out after 5 minutes). */
+export const POLL_LEASE_TTL_MS = 6 * 60_000;
+
+/** What one poll run of a stream ended with. */
+export type PollOutcome =
+  | { kind: 'polled'; streamId: string; caughtUp: boolean }
+  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' }
+  | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
+
+/** The state of a stream never polled before. */
+export function initialStreamState(definition: StreamDefinition, now: number): StreamState {
+  return {
+    streamId: definition.streamId,
+    connectionId: definition.connectionId,
+    entityType: definition.spec.entityType,
+    watermark: null,
+    window: null,
+    lastPollAt: null,
+    lastSuccessAt: null,
+    nextDueAt: now,
+    consecutiveFailures: 0,
+    lastError: null,
+    parked: false,
+    parkedReason: null,
+    lastSweepAt: null,
+    initialSyncDone: false,
+    version: 0,
+  };
+}
+
+async function runStrategy(definition: StreamDefinition, deps: PollDeps, state: StateHandle): Promise<boolean> {
+  const spec = definition.spec;
+  switch (spec.strategy) {
+    case 'windowed': {
+      const result = await runWindowed(definition, spec, deps, state);
+      if (result.caughtUp && sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
+      return result.caughtUp;
+    }
+    case 'snapshot':
+      await runSnapshot(definition, spec, deps, state);
+      return true;
+    case 'tracked-ids':
+      await runTrackedIds(definition, spec, deps, state);
+      return true;
+    case 'product-prices':
+      await runProductPrices(definition, deps, state);
+      return true;
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof ConnectorError) {
+    return `${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}`;
+  }
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * Polls one stream once: takes the lease (a conditional write with expiry, so two pollers
+ * never run one stream), runs its strategy, then records success or failure. A failed run
+ * keeps its watermark and backs off; an authorization error parks the stream until reset
+ * (design.md, Connector errors). Never throws for connector failures: they are outcomes.
+ */
+export async function pollStream(definition: StreamDefinition, deps: PollDeps, owner: string): Promise<PollOutcome> {
+  const { streamId } = definition;
+  const lease = await deps.store.acquireLease(streamId, owner, POLL_LEASE_TTL_MS, deps.clock.now());
+  if (!lease) return { kind: 'skipped', streamId, reason: 'leased' };
+  try {
+    const stored = (await deps.store.getStream(streamId)) ?? initialStreamState(definition, deps.clock.now());
+    if (stored.parked) return { kind: 'skipped', streamId, reason: 'parked' };
+    const state = stateHandle(deps.store, stored);
+    const startedAt = deps.clock.now();
+    try {
+      const caughtUp = await runStrategy(definition, deps, state);
+      const now = deps.clock.now();
+      await state.save({
+        lastPollAt: startedAt,
+        lastSuccessAt: now,
+        consecutiveFailures: 0,
+        lastError: null,
+        nextDueAt: caughtUp ? startedAt + definition.intervalMs : now,
+      });
+      return { kind: 'polled', streamId, caughtUp };
+    } catch (error) {
+      const parked = error instanceof ConnectorError && error.isAuthorization;
+      const failures = state.current.consecutiveFailures + 1;
+      const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
+      const latest = (await deps.store.getStream(streamId)) ?? state.current;
+      await deps.store.saveStream(
+        {
+          ...latest,
+          lastPollAt: startedAt,
+          consecutiveFailures: failures,
+          lastError: describeError(error),
+          nextDueAt: retryAt,
+          parked,
+          parkedReason: parked ? `authorization failed: ${describeError(error)}` : null,
+        },
+        latest.version,
+      );
+      return { kind: 'failed', streamId, error: describeError(error), parked, retryAt };
+    }
+  } finally {
+    await deps.store.releaseLease(streamId, owner);
+  }
+}

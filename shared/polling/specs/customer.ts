@@ -1,0 +1,16 @@
+import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+
+/** Customers: windowed on UpdatedUtc, deleted ones included (IsActive false / ActivityState Deleted). */
+export const customerSpec: WindowedPollSpec = {
+  entityType: 'customer',
+  strategy: 'windowed',
+  operation: 'customers/getAll',
+  volatileFields: UPDATED_UTC_ONLY,
+  defaultIntervalMs: MINUTE_MS,
+  windowRequest: (window, count) => ({
+    Limitation: { Count: count },
+    Extent: { Customers: true, Documents: false, Addresses: true },
+    UpdatedUtc: updatedUtcFilter(window),
+    ActivityStates: ['Active', 'Deleted'],
+  }),
+};

@@ -1,0 +1,25 @@
+import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+
+/**
+ * Loyalty memberships: windowed with deleted ones included. A deleted membership carries no
+ * flag of its own, so the changed records of a page are classified by one extra request
+ * (ActivityStates [Deleted] over their ids) — only when a page has changes, so a quiet
+ * window still costs one request.
+ */
+export const loyaltyMembershipSpec: WindowedPollSpec = {
+  entityType: 'loyaltyMembership',
+  strategy: 'windowed',
+  operation: 'loyaltyMemberships/getAll',
+  volatileFields: UPDATED_UTC_ONLY,
+  defaultIntervalMs: MINUTE_MS,
+  windowRequest: (window, count) => ({
+    Limitation: { Count: count },
+    UpdatedUtc: updatedUtcFilter(window),
+    ActivityStates: ['Active', 'Deleted'],
+  }),
+  deletedAmong: (ids, count) => ({
+    Limitation: { Count: count },
+    LoyaltyMembershipIds: [...ids],
+    ActivityStates: ['Deleted'],
+  }),
+};

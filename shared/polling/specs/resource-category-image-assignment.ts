@@ -1,0 +1,15 @@
+import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+
+/** Resource category image assignments: windowed on UpdatedUtc, deleted ones included. */
+export const resourceCategoryImageAssignmentSpec: WindowedPollSpec = {
+  entityType: 'resourceCategoryImageAssignment',
+  strategy: 'windowed',
+  operation: 'resourceCategoryImageAssignments/getAll',
+  volatileFields: UPDATED_UTC_ONLY,
+  defaultIntervalMs: 5 * MINUTE_MS,
+  windowRequest: (window, count) => ({
+    Limitation: { Count: count },
+    UpdatedUtc: updatedUtcFilter(window),
+    ActivityStates: ['Active', 'Deleted'],
+  }),
+};

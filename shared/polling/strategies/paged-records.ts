@@ -1,0 +1,44 @@
+import type { EntityRecord } from '../../changes/entity-types.ts';
+import type { CallOptions } from '../../connector/client.ts';
+import type { ConnectorClient } from '../../connector/connector-client.ts';
+import type { PaginatedOperationName } from '../../connector/operations.ts';
+import type { Page } from '../../connector/paginate.ts';
+import type { RequestBody } from '../poll-spec.ts';
+
+/** A page reduced to what the poller needs. */
+export interface RecordPage {
+  records: EntityRecord[];
+  cursor: string | null;
+  count: number;
+  last: boolean;
+}
+
+/**
+ * Pages through `operation` with a body built by a poll spec. The body is validated by the
+ * client like any other; records are plain JSON objects from here on.
+ */
+export async function* pageRecords(
+  client: ConnectorClient,
+  operation: PaginatedOperationName,
+  body: RequestBody,
+  options: CallOptions = {},
+): AsyncGenerator<RecordPage, void, undefined> {
+  const pages = client.paginate(operation, body as never, options) as AsyncGenerator<Page<PaginatedOperationName>>;
+  for await (const page of pages) {
+    yield { records: page.items as unknown as EntityRecord[], cursor: page.cursor, count: page.count, last: page.last };
+  }
+}
+
+/** Every record of a paginated listing (small sets: sweeps by id, snapshot listings). */
+export async function allRecords(client: ConnectorClient, operation: PaginatedOperationName, body: RequestBody): Promise<EntityRecord[]> {
+  const records: EntityRecord[] = [];
+  for await (const page of pageRecords(client, operation, body)) records.push(...page.records);
+  return records;
+}
+
+/** Splits ids into chunks of at most `size` (filter arrays hold 1..1000 items). */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
+}

@@ -1,0 +1,40 @@
+import type { EntityRecord } from '../../changes/entity-types.ts';
+import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
+import { BridgeError } from '../../errors.ts';
+import { commitObservations } from '../commit-changes.ts';
+import { type Observation, observe } from '../page-changes.ts';
+import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
+import { allRecords } from './paged-records.ts';
+
+async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRecord[]> {
+  if (!isOperationName(spec.operation)) throw new BridgeError(`unknown operation ${spec.operation}`);
+  const operation = OPERATIONS[spec.operation];
+  if (operation.pagination) {
+    return allRecords(deps.client, spec.operation as never, spec.request(PAGE_COUNT_MAX));
+  }
+  const response = (await deps.client.call(spec.operation, spec.request(PAGE_COUNT_MAX) as never)) as Record<string, unknown>;
+  const items = response[spec.itemsKey];
+  return Array.isArray(items) ? (items as EntityRecord[]) : [];
+}
+
+/**
+ * Snapshot diff for operations without a time filter (billing automations, tax environments):
+ * list everything, diff each record, and treat stored live records that are no longer listed
+ * as deleted.
+ */
+export async function runSnapshot(definition: StreamDefinition, spec: SnapshotPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+  const records = await listAll(spec, deps);
+  const observations: Observation[] = observe(spec.entityType, records);
+  const listed = new Set(observations.map((o) => o.entityId));
+  for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
+    for (const snapshot of snapshots) {
+      if (!snapshot.deleted && !listed.has(snapshot.entityId)) observations.push({ entityId: snapshot.entityId, record: null });
+    }
+  }
+  const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+  const changes = await commitObservations(definition, deps, observations, emitCreated);
+  const now = deps.clock.now();
+  await state.save({ watermark: new Date(now).toISOString(), initialSyncDone: true });
+  return changes.events.length;
+}

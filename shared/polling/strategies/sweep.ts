@@ -1,0 +1,36 @@
+import { entityIdOf } from '../../changes/entity-types.ts';
+import { commitObservations } from '../commit-changes.ts';
+import type { Observation } from '../page-changes.ts';
+import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import { PAGE_COUNT_MAX, type WindowedPollSpec } from '../poll-spec.ts';
+import { allRecords, chunk } from './paged-records.ts';
+
+/** True when the stream's sweep is due. */
+export function sweepDue(spec: WindowedPollSpec, state: StateHandle, now: number): boolean {
+  if (!spec.sweep || !state.current.initialSyncDone) return false;
+  const last = state.current.lastSweepAt;
+  return last === null || now - last >= spec.sweep.intervalMs;
+}
+
+/**
+ * Mark and sweep for operations whose deletes leave no trace: every live stored id is asked
+ * for by id (1,000 per request); the ids the API returns are marked, and the stored ones it
+ * no longer returns are swept as deleted.
+ */
+export async function runSweep(definition: StreamDefinition, spec: WindowedPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+  const sweep = spec.sweep!;
+  const liveIds: string[] = [];
+  for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
+    for (const snapshot of snapshots) if (!snapshot.deleted) liveIds.push(snapshot.entityId);
+  }
+  let deleted = 0;
+  for (const ids of chunk(liveIds, PAGE_COUNT_MAX)) {
+    const found = await allRecords(deps.client, spec.operation, sweep.request(ids, PAGE_COUNT_MAX));
+    const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
+    const missing: Observation[] = ids.filter((id) => !marked.has(id)).map((entityId) => ({ entityId, record: null }));
+    const changes = await commitObservations(definition, deps, missing, true);
+    deleted += changes.events.length;
+  }
+  await state.save({ lastSweepAt: deps.clock.now() });
+  return deleted;
+}

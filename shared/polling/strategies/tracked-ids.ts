@@ -1,0 +1,34 @@
+import type { EntityRecord } from '../../changes/entity-types.ts';
+import { commitObservations } from '../commit-changes.ts';
+import { type Observation, observe } from '../page-changes.ts';
+import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
+import { chunk } from './paged-records.ts';
+
+/**
+ * Tracked ids (exports): the configured ids are fetched by id each cycle; an id whose stored
+ * record reached a final state (Expired) is no longer asked for; an id the API stops
+ * returning is deleted.
+ */
+export async function runTrackedIds(definition: StreamDefinition, spec: TrackedIdsPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+  const configured = [...new Set(definition.trackedIds ?? [])];
+  const stored = await deps.store.getSnapshots(definition.streamId, configured);
+  const active = configured.filter((id) => {
+    const snapshot = stored.get(id);
+    return !snapshot || (!snapshot.deleted && !spec.isFinal(snapshot.record));
+  });
+  const observations: Observation[] = [];
+  for (const ids of chunk(active, PAGE_COUNT_MAX)) {
+    const response = (await deps.client.call(spec.operation, spec.request(ids) as never)) as Record<string, unknown>;
+    const items = response[spec.itemsKey];
+    const records = Array.isArray(items) ? (items as EntityRecord[]) : [];
+    const found = observe(spec.entityType, records);
+    const returned = new Set(found.map((o) => o.entityId));
+    observations.push(...found);
+    for (const id of ids) if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
+  }
+  const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+  const changes = await commitObservations(definition, deps, observations, emitCreated);
+  await state.save({ watermark: new Date(deps.clock.now()).toISOString(), initialSyncDone: true });
+  return changes.events.length;
+}

@@ -1,0 +1,75 @@
+import { entityIdOf } from '../../changes/entity-types.ts';
+import { commitObservations } from '../commit-changes.ts';
+import { observe } from '../page-changes.ts';
+import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import type { WindowedPollSpec } from '../poll-spec.ts';
+import { nextWindow, reachesPresent } from '../windows.ts';
+import { allRecords, pageRecords } from './paged-records.ts';
+
+/** What a windowed run did. */
+export interface WindowedRunResult {
+  windows: number;
+  records: number;
+  caughtUp: boolean;
+}
+
+function pastDeadline(deps: PollDeps): boolean {
+  return deps.deadline !== undefined && deps.clock.now() >= deps.deadline;
+}
+
+/**
+ * Runs windows until the stream is caught up (or the deadline passes). Each window's end is
+ * fixed before its first page; after each page is published and stored, its Cursor is saved
+ * so a poller cut off resumes at the next page; the watermark moves to the window end only
+ * when the whole window is done (design.md, Windows). A stream on a `baseline` first sync
+ * stores records silently until it reaches the present.
+ */
+export async function runWindowed(definition: StreamDefinition, spec: WindowedPollSpec, deps: PollDeps, state: StateHandle): Promise<WindowedRunResult> {
+  const result: WindowedRunResult = { windows: 0, records: 0, caughtUp: false };
+  const classify = spec.deletedAmong
+    ? async (ids: readonly string[]) => {
+        const deleted = await allRecords(deps.client, spec.operation, spec.deletedAmong!(ids, deps.pageCount));
+        return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
+      }
+    : undefined;
+  while (!pastDeadline(deps)) {
+    let window = state.current.window;
+    if (window === null) {
+      const next = nextWindow(state.current.watermark, deps.clock.now(), deps.windows);
+      if (next === null) {
+        result.caughtUp = true;
+        break;
+      }
+      window = { ...next, cursor: null, count: deps.pageCount, pages: 0 };
+      await state.save({ window });
+    }
+    const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+    const body = spec.windowRequest(window, window.count);
+    if (window.cursor !== null) body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
+    let windowRecords = 0;
+    let finished = false;
+    for await (const page of pageRecords(deps.client, spec.operation, body)) {
+      const observations = observe(spec.entityType, page.records);
+      await commitObservations(definition, deps, observations, emitCreated, classify);
+      windowRecords += page.records.length;
+      if (page.last) {
+        finished = true;
+        break;
+      }
+      window = { ...window, cursor: page.cursor, count: page.count, pages: window.pages + 1 };
+      await state.save({ window });
+      if (pastDeadline(deps)) break;
+    }
+    result.records += windowRecords;
+    if (!finished) break;
+    deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
+    result.windows++;
+    const caughtUp = reachesPresent(window, deps.clock.now(), deps.windows);
+    await state.save({ watermark: window.endUtc, window: null, ...(caughtUp ? { initialSyncDone: true } : {}) });
+    if (caughtUp) {
+      result.caughtUp = true;
+      break;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../shared/cli/main.ts';
+import { type JsonServer, startJsonServer } from '../support/json-server.ts';
+import { runBin } from '../support/run-bin.ts';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+let server: JsonServer;
+beforeAll(async () => {
+  server = await startJsonServer((request) =>
+    request.path.endsWith('taxEnvironments/getAll')
+      ? { body: { TaxEnvironments: [{ Code: 'AT-2020', CountryCode: 'AUT', TaxationCodes: ['AT'], ValidityStartUtc: null, ValidityEndUtc: null }] } }
+      : { status: 401, body: { Message: 'Invalid AccessToken', RequestId: 'r-1' } },
+  );
+});
+afterAll(() => server.close());
+
+describe('change-bridge call', () => {
+  it('exits 2 naming Limitation.Count and sends nothing (real executable)', async () => {
+    const result = await runBin(['call', 'customers/getAll', '--data', '{"Limitation":{"Count":0}}'], {
+      CONNECTOR_BASE_URL: server.url,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Limitation.Count');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('prints the response with credentials from the environment', async () => {
+    const env = { CONNECTOR_BASE_URL: server.url, CONNECTOR_CLIENT_TOKEN: 'ct', CONNECTOR_ACCESS_TOKEN: 'at' };
+    Object.assign(process.env, env);
+    const { io, out } = capture();
+    const code = await runCli(['call', 'taxEnvironments/getAll', '--json'], io);
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ TaxEnvironments: [{ Code: 'AT-2020' }] });
+    expect(server.requests.at(-1)!.body).toMatchObject({ ClientToken: 'ct', AccessToken: 'at' });
+  });
+
+  it('exits 1 with the API message on a remote failure', async () => {
+    const { io, err } = capture();
+    const code = await runCli(['call', 'exports/getAll', '--data', '{"ExportIds":["6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11"]}'], io);
+    expect(code).toBe(1);
+    expect(err.join('')).toContain('Invalid AccessToken');
+  });
+
+  it('exits 2 for an unknown operation and for malformed JSON', async () => {
+    const first = capture();
+    expect(await runCli(['call', 'customers/nope'], first.io)).toBe(2);
+    const second = capture();
+    expect(await runCli(['call', 'customers/getAll', '--data', '{oops'], second.io)).toBe(2);
+    expect(second.err.join('')).toContain('--data');
+  });
+});

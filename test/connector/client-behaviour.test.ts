@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { createConnectorClient } from '../../shared/connector/connector-client.ts';
+import { ConnectorError } from '../../shared/connector/errors.ts';
+import { type CannedResponse, type JsonServer, startJsonServer } from '../support/json-server.ts';
+import { driveClock } from '../support/drive-clock.ts';
+
+const CONFIG = { clientToken: 'ct', accessToken: 'at', client: 'tests' };
+const CUSTOMERS_BODY = { Limitation: { Count: 1000 }, Extent: { Customers: true }, CustomerIds: ['6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11'] };
+const UUIDS = Array.from({ length: 3000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+
+let server: JsonServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function customer(id: string) {
+  return {
+    Id: id, ChainId: UUIDS[0], Number: '1', LastName: 'Nováková', CreatedUtc: '2026-01-01T00:00:00Z',
+    UpdatedUtc: '2026-01-01T00:00:00Z', Classifications: [], Options: [], IsActive: true,
+    PreferredSpaceFeatures: [], CreatorProfileId: UUIDS[1], UpdaterProfileId: UUIDS[1],
+  };
+}
+
+describe('429 Too many requests', () => {
+  it('waits for Retry-After: 2 before the next request (injected clock)', async () => {
+    const clock = new ManualClock();
+    const seenAt: number[] = [];
+    server = await startJsonServer(() => {
+      seenAt.push(clock.now());
+      return seenAt.length === 1
+        ? { status: 429, headers: { 'retry-after': '2' }, body: { Message: 'slow down' } }
+        : { body: { TaxEnvironments: [] } };
+    });
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url }, { clock, random: () => 0.5 });
+    await driveClock(clock, client.call('taxEnvironments/getAll', {}));
+    await client.close();
+    expect(seenAt).toHaveLength(2);
+    expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('accepts Retry-After as an HTTP date', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
+    const seenAt: number[] = [];
+    server = await startJsonServer(() => {
+      seenAt.push(clock.now());
+      return seenAt.length === 1
+        ? { status: 429, headers: { 'retry-after': 'Sat, 21 Nov 2026 10:00:05 GMT' } }
+        : { body: { TaxEnvironments: [] } };
+    });
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url }, { clock, random: () => 0.5 });
+    await driveClock(clock, client.call('taxEnvironments/getAll', {}));
+    await client.close();
+    expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(5000);
+  });
+
+  it('backs off with jitter when Retry-After is missing, then gives up after the bound', async () => {
+    const clock = new ManualClock();
+    server = await startJsonServer(() => ({ status: 429 }));
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url },
+      { clock, random: () => 1, retryLimits: { maxServerRetries: 0, maxRateLimitRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 } },
+    );
+    const started = clock.now();
+    const error = await driveClock(clock, client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e), 50);
+    await client.close();
+    expect(error).toMatchObject({ category: 'rate-limit' });
+    expect(server.requests).toHaveLength(4);
+    expect(clock.now() - started).toBeGreaterThanOrEqual(100 + 200 + 400);
+  });
+});
+
+describe('timeouts and server errors', () => {
+  it('halves Limitation.Count after a 408 and retries', async () => {
+    const counts: number[] = [];
+    server = await startJsonServer((request) => {
+      const count = (request.body as { Limitation: { Count: number } }).Limitation.Count;
+      counts.push(count);
+      return count > 250 ? { status: 408, body: { Message: 'too heavy' } } : { body: { Customers: [], Cursor: null } };
+    });
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    await client.call('customers/getAll', CUSTOMERS_BODY);
+    await client.close();
+    expect(counts).toEqual([1000, 500, 250]);
+  });
+
+  it('retries a 500 a bounded number of times with backoff', async () => {
+    const clock = new ManualClock();
+    server = await startJsonServer(() => ({ status: 500, body: { Message: 'oops' } }));
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url, rateLimit: false },
+      { clock, random: () => 0.5, retryLimits: { maxServerRetries: 2, maxRateLimitRetries: 0, baseDelayMs: 100, maxDelayMs: 1000 } },
+    );
+    const error = await driveClock(clock, client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e), 50);
+    await client.close();
+    expect(error).toMatchObject({ category: 'internal', retryable: true });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it.each([400, 401, 403])('never retries HTTP %i', async (status) => {
+    server = await startJsonServer(() => ({ status, body: { Message: 'no' } }));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    await expect(client.call('taxEnvironments/getAll', {})).rejects.toBeInstanceOf(ConnectorError);
+    await client.close();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports malformed JSON on a 200 as a response error', async () => {
+    server = await startJsonServer(() => ({ rawBody: '{"TaxEnvironments": [' }));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    await expect(client.call('taxEnvironments/getAll', {})).rejects.toMatchObject({ category: 'response' });
+    await client.close();
+  });
+});
+
+describe('pagination', () => {
+  function pagedServer(total: number): (request: { body: unknown }) => CannedResponse {
+    const ids = UUIDS.slice(0, total);
+    return (request) => {
+      const { Count, Cursor } = (request.body as { Limitation: { Count: number; Cursor?: string | null } }).Limitation;
+      const start = Cursor ? ids.indexOf(Cursor) + 1 : 0;
+      const page = ids.slice(start, start + Count);
+      return { body: { Customers: page.map(customer), Cursor: page.at(-1) ?? null } };
+    };
+  }
+
+  it('walks 2,500 records in pages of 1,000, 1,000 and 500 and stops on a short page', async () => {
+    server = await startJsonServer(pagedServer(2500));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const sizes: number[] = [];
+    const seen = new Set<string>();
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY)) {
+      sizes.push(page.items.length);
+      for (const item of page.items) seen.add(item.Id);
+    }
+    await client.close();
+    expect(sizes).toEqual([1000, 1000, 500]);
+    expect(seen.size).toBe(2500);
+    expect(server.requests.map((r) => (r.body as { Limitation: { Cursor?: string } }).Limitation.Cursor)).toEqual([
+      undefined,
+      UUIDS[999],
+      UUIDS[1999],
+    ]);
+  });
+
+  it('asks once more after a full last page and stops on the null Cursor', async () => {
+    server = await startJsonServer(pagedServer(2000));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const pages = [];
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY)) pages.push(page);
+    await client.close();
+    expect(pages.map((p) => [p.items.length, p.cursor, p.last])).toEqual([
+      [1000, UUIDS[999], false],
+      [1000, UUIDS[1999], false],
+      [0, null, true],
+    ]);
+  });
+
+  it('costs one request for an empty window', async () => {
+    server = await startJsonServer(pagedServer(0));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY)) expect(page.last).toBe(true);
+    await client.close();
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('Portfolio Access Token scope', () => {
+  it('adds ChainIds to customers/getAll and ChainId to customers/update', async () => {
+    server = await startJsonServer((request) =>
+      request.path.endsWith('getAll') ? { body: { Customers: [], Cursor: null } } : { body: customer(UUIDS[5]!) },
+    );
+    const client = createConnectorClient({
+      ...CONFIG,
+      baseUrl: server.url,
+      rateLimit: false,
+      portfolioScope: { chainIds: [UUIDS[0]!] },
+    });
+    await client.call('customers/getAll', CUSTOMERS_BODY);
+    await client.call('customers/update', { CustomerId: UUIDS[5]! });
+    await client.close();
+    expect(server.requests[0]!.body).toMatchObject({ ChainIds: [UUIDS[0]] });
+    expect(server.requests[1]!.body).toMatchObject({ ChainId: UUIDS[0] });
+  });
+});
