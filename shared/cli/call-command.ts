@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { ConnectorError } from '../connector/errors.ts';
-import { isOperationName, OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
+import {
+  isOperationName,
+  OPERATION_NAMES,
+  OPERATIONS,
+  type OperationName,
+} from '../connector/operations.ts';
 import { parseOrThrow } from '../errors.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 import { readJsonArgument } from './read-json-arg.ts';
@@ -18,16 +23,26 @@ export const SIMULATOR_DEFAULT_ENV = {
  * Validates `body` for `operation` without sending anything.
  * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise.
  */
-export function validateCallBody(operation: string, body: unknown): { name: OperationName; body: object } {
+export function validateCallBody(
+  operation: string,
+  body: unknown,
+): { name: OperationName; body: object } {
   if (!isOperationName(operation)) {
-    throw new CliExit(EXIT_USAGE, `unknown operation "${operation}"; one of: ${OPERATION_NAMES.join(', ')}`);
+    throw new CliExit(
+      EXIT_USAGE,
+      `unknown operation "${operation}"; one of: ${OPERATION_NAMES.join(', ')}`,
+    );
   }
   parseOrThrow(OPERATIONS[operation].request, body, `${operation} request`);
   return { name: operation, body: body as object };
 }
 
 /** Registers `change-bridge call OPERATION [--data JSON | --data @file.json]`. */
-export function registerCallCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
+export function registerCallCommand(
+  program: Command,
+  io: CliIo,
+  setExit: (code: number) => void,
+): void {
   program
     .command('call')
     .description(
@@ -40,14 +55,18 @@ export function registerCallCommand(program: Command, io: CliIo, setExit: (code:
     .action(async (operation: string, options: { data: string; json?: boolean }) => {
       const body = await readJsonArgument(options.data);
       const valid = validateCallBody(operation, body);
-      const env = process.env.CONNECTOR_BASE_URL ? process.env : { ...SIMULATOR_DEFAULT_ENV, ...process.env };
+      const env = process.env.CONNECTOR_BASE_URL
+        ? process.env
+        : { ...SIMULATOR_DEFAULT_ENV, ...process.env };
       const client = createConnectorClient(connectorConfigFromEnv(env));
       try {
         const response = await client.call(valid.name, valid.body as never);
         io.out(options.json ? JSON.stringify(response) : JSON.stringify(response, null, 2));
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
-        io.err(`error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}`);
+        io.err(
+          `error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}`,
+        );
         setExit(EXIT_FAILURE);
       } finally {
         await client.close();

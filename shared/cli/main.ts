@@ -6,7 +6,9 @@ import { registerExtraCommands } from './registry.ts';
 /** Builds the `change-bridge` program with every command registered. */
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('change-bridge')
-    .description('Push events from a polling-only hotel Connector API: EventBridge, SQS and signed webhooks.')
+    .description(
+      'Push events from a polling-only hotel Connector API: EventBridge, SQS and signed webhooks.',
+    )
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });

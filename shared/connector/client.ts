@@ -6,7 +6,11 @@ import {
   type PortfolioScope,
 } from './connector-config.ts';
 import { ConnectorError } from './errors.ts';
-import { CONNECTOR_DEFAULT_TIMEOUT_MS, createUndiciTransport, type HttpTransport } from './http-transport.ts';
+import {
+  CONNECTOR_DEFAULT_TIMEOUT_MS,
+  createUndiciTransport,
+  type HttpTransport,
+} from './http-transport.ts';
 import {
   OPERATIONS,
   type OperationName,
@@ -17,11 +21,16 @@ import {
 import {
   CONNECTOR_RATE_WINDOW_MS,
   CONNECTOR_REQUESTS_PER_WINDOW,
-  sharedLimiterFor,
   type SlidingWindowLimiter,
+  sharedLimiterFor,
 } from './rate-limiter.ts';
 import { interpretResponse } from './response.ts';
-import { type AttemptHistory, DEFAULT_RETRY_LIMITS, decideRetry, type RetryLimits } from './retry-policy.ts';
+import {
+  type AttemptHistory,
+  DEFAULT_RETRY_LIMITS,
+  decideRetry,
+  type RetryLimits,
+} from './retry-policy.ts';
 
 /** Per-call options. */
 export interface CallOptions {
@@ -47,8 +56,16 @@ export interface ConnectorClientDeps {
 /** Low-level access used by the typed API, pagination and the CLI. */
 export interface ConnectorCaller {
   /** Validates `body` strictly, adds the envelope and scope, sends it with limits and retries. */
-  send<N extends OperationName>(name: N, body: OperationRequest<N>, options?: CallOptions): Promise<CallResult<N>>;
-  call<N extends OperationName>(name: N, body: OperationRequest<N>, options?: CallOptions): Promise<OperationResponse<N>>;
+  send<N extends OperationName>(
+    name: N,
+    body: OperationRequest<N>,
+    options?: CallOptions,
+  ): Promise<CallResult<N>>;
+  call<N extends OperationName>(
+    name: N,
+    body: OperationRequest<N>,
+    options?: CallOptions,
+  ): Promise<OperationResponse<N>>;
   close(): Promise<void>;
 }
 
@@ -71,7 +88,10 @@ export function applyPortfolioScope(
   if (field === 'ChainIds' && ids.length > 0) return { ...body, ChainIds: ids };
   if (ids.length === 1) return { ...body, [field]: ids[0] };
   throw new ValidationError(`${spec.name} request`, [
-    { path: field, message: `required with a Portfolio Access Token (configure exactly one ${field === 'EnterpriseId' ? 'enterprise' : 'chain'} or pass ${field})` },
+    {
+      path: field,
+      message: `required with a Portfolio Access Token (configure exactly one ${field === 'EnterpriseId' ? 'enterprise' : 'chain'} or pass ${field})`,
+    },
   ]);
 }
 
@@ -80,7 +100,10 @@ export function applyPortfolioScope(
  * is sent for an invalid body), the envelope from configuration, a limiter shared by every
  * caller of the same AccessToken in this process, and the retry rules of design.md.
  */
-export function createConnectorCaller(config: ConnectorConfig, deps: ConnectorClientDeps = {}): ConnectorCaller {
+export function createConnectorCaller(
+  config: ConnectorConfig,
+  deps: ConnectorClientDeps = {},
+): ConnectorCaller {
   const settings = parseOrThrow(ConnectorConfigSchema, config, 'connector configuration');
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? systemRandom;
@@ -93,40 +116,68 @@ export function createConnectorCaller(config: ConnectorConfig, deps: ConnectorCl
       ? undefined
       : sharedLimiterFor(
           settings.accessToken,
-          settings.rateLimit ?? { requests: CONNECTOR_REQUESTS_PER_WINDOW, windowMs: CONNECTOR_RATE_WINDOW_MS },
+          settings.rateLimit ?? {
+            requests: CONNECTOR_REQUESTS_PER_WINDOW,
+            windowMs: CONNECTOR_RATE_WINDOW_MS,
+          },
           clock,
         );
-  const envelope = { ClientToken: settings.clientToken, AccessToken: settings.accessToken, Client: settings.client };
+  const envelope = {
+    ClientToken: settings.clientToken,
+    AccessToken: settings.accessToken,
+    Client: settings.client,
+  };
 
-  async function attempt(spec: OperationSpec, name: OperationName, body: Record<string, unknown>, options: CallOptions) {
+  async function attempt(
+    spec: OperationSpec,
+    name: OperationName,
+    body: Record<string, unknown>,
+    options: CallOptions,
+  ) {
     await limiter?.acquire(options.signal);
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
-      raw = await transport.postJson(baseUrl + spec.path, JSON.stringify({ ...envelope, ...body }), {
-        timeoutMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      raw = await transport.postJson(
+        baseUrl + spec.path,
+        JSON.stringify({ ...envelope, ...body }),
+        {
+          timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+      );
     } catch (cause) {
       deps.onRequest?.(name, 'network');
       if (options.signal?.aborted) throw cause;
-      throw new ConnectorError(`${name}: no answer from the Connector API (${(cause as Error).message})`, {
-        category: 'network',
-        operation: name,
-        cause,
-      });
+      throw new ConnectorError(
+        `${name}: no answer from the Connector API (${(cause as Error).message})`,
+        {
+          category: 'network',
+          operation: name,
+          cause,
+        },
+      );
     }
     deps.onRequest?.(name, raw.status);
     return interpretResponse(name, raw, spec.response, clock.now());
   }
 
-  async function send<N extends OperationName>(name: N, body: OperationRequest<N>, options: CallOptions = {}) {
+  async function send<N extends OperationName>(
+    name: N,
+    body: OperationRequest<N>,
+    options: CallOptions = {},
+  ) {
     const spec: OperationSpec = OPERATIONS[name];
     for (const field of ENVELOPE_FIELDS) {
       if (typeof body === 'object' && body !== null && field in body) {
-        throw new ValidationError(`${name} request`, [{ path: field, message: 'comes from configuration; remove it from the body' }]);
+        throw new ValidationError(`${name} request`, [
+          { path: field, message: 'comes from configuration; remove it from the body' },
+        ]);
       }
     }
-    const validated = parseOrThrow(spec.request, body, `${name} request`) as Record<string, unknown>;
+    const validated = parseOrThrow(spec.request, body, `${name} request`) as Record<
+      string,
+      unknown
+    >;
     let current = applyPortfolioScope(spec, validated, settings.portfolioScope);
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {
@@ -139,7 +190,10 @@ export function createConnectorCaller(config: ConnectorConfig, deps: ConnectorCl
         const decision = decideRetry(error, history, count, limits, random);
         if (decision.kind === 'fail') throw error;
         if (decision.kind === 'shrink') {
-          current = { ...current, Limitation: { ...(current.Limitation as object), Count: decision.count } };
+          current = {
+            ...current,
+            Limitation: { ...(current.Limitation as object), Count: decision.count },
+          };
           continue;
         }
         if (error.category === 'rate-limit') {

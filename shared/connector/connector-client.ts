@@ -42,7 +42,10 @@ export type ConnectorClient = ConnectorApi &
  * const client = createConnectorClient({ baseUrl, clientToken, accessToken, client: 'me 1.0' });
  * const { Customers } = await client.customers.getAll({ Limitation: { Count: 100 }, Extent: { Customers: true }, UpdatedUtc: { StartUtc, EndUtc } });
  */
-export function createConnectorClient(config: ConnectorConfig, deps: ConnectorClientDeps = {}): ConnectorClient {
+export function createConnectorClient(
+  config: ConnectorConfig,
+  deps: ConnectorClientDeps = {},
+): ConnectorClient {
   const caller = createConnectorCaller(config, deps);
   const api: Record<string, Record<string, unknown>> = {};
   for (const name of OPERATION_NAMES) {
@@ -52,7 +55,10 @@ export function createConnectorClient(config: ConnectorConfig, deps: ConnectorCl
       caller.call(name, body, options);
   }
   return Object.assign(api as ConnectorApi, caller, {
-    paginate: <N extends PaginatedOperationName>(name: N, body: OperationRequest<N>, options?: CallOptions) =>
-      paginate(caller, name, body, options),
+    paginate: <N extends PaginatedOperationName>(
+      name: N,
+      body: OperationRequest<N>,
+      options?: CallOptions,
+    ) => paginate(caller, name, body, options),
   });
 }

@@ -20,7 +20,10 @@ export const ConnectorConfigSchema = z.object({
   timeoutMs: z.number().int().positive().optional(),
   /** Client-side budget per AccessToken; `false` turns the limiter off (tests, benchmarks). */
   rateLimit: z
-    .union([z.object({ requests: z.number().int().positive(), windowMs: z.number().int().positive() }), z.literal(false)])
+    .union([
+      z.object({ requests: z.number().int().positive(), windowMs: z.number().int().positive() }),
+      z.literal(false),
+    ])
     .optional(),
 });
 export type ConnectorConfig = z.input<typeof ConnectorConfigSchema>;
@@ -35,7 +38,10 @@ export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
  */
 export function parsePortfolioScope(text: string): PortfolioScope {
   const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
-  for (const entry of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [kind, id] = entry.split(':');
     if (kind === 'chain' && id) scope.chainIds.push(id);
     else if (kind === 'enterprise' && id) scope.enterpriseIds.push(id);

@@ -14,7 +14,11 @@ export interface RawResponse {
 
 /** Sends a JSON POST and returns the raw answer; throws only when no answer arrived. */
 export interface HttpTransport {
-  postJson(url: string, body: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<RawResponse>;
+  postJson(
+    url: string,
+    body: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<RawResponse>;
   close(): Promise<void>;
 }
 

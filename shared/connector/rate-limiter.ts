@@ -44,7 +44,8 @@ export class SlidingWindowLimiter {
   }
 
   private expire(now: number): void {
-    while (this.grants.length > 0 && this.grants[0]! <= now - this.limit.windowMs) this.grants.shift();
+    while (this.grants.length > 0 && this.grants[0]! <= now - this.limit.windowMs)
+      this.grants.shift();
   }
 
   private async waitForSlot(signal?: AbortSignal): Promise<void> {
@@ -71,7 +72,11 @@ const sharedLimiters = new WeakMap<Clock, Map<string, SlidingWindowLimiter>>();
  * clock shares one budget (a Portfolio Access Token shares one budget over its enterprises).
  * The token is only a map key in memory; it is never logged.
  */
-export function sharedLimiterFor(accessToken: string, limit: RateLimit, clock: Clock): SlidingWindowLimiter {
+export function sharedLimiterFor(
+  accessToken: string,
+  limit: RateLimit,
+  clock: Clock,
+): SlidingWindowLimiter {
   let byToken = sharedLimiters.get(clock);
   if (!byToken) {
     byToken = new Map();

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
 import { parseRetryAfter } from '../retry-after.ts';
-import { categoryOfStatus, ConnectorError } from './errors.ts';
+import { ConnectorError, categoryOfStatus } from './errors.ts';
 import type { RawResponse } from './http-transport.ts';
 import { ConnectorErrorBodySchema } from './records/index.ts';
 
@@ -46,7 +46,14 @@ export function interpretResponse<S extends z.ZodType>(
       const path = issue ? formatIssuePath(issue.path) : '';
       throw new ConnectorError(
         `${operation}: the response breaks the contract at ${path || '(root)'}: ${issue?.message ?? 'invalid'}`,
-        { category: 'response', operation, status: raw.status, requestId, details: { path }, cause: parsed.error },
+        {
+          category: 'response',
+          operation,
+          status: raw.status,
+          requestId,
+          details: { path },
+          cause: parsed.error,
+        },
       );
     }
     return parsed.data;
@@ -61,7 +68,13 @@ function throwError(
   operation: string,
   raw: RawResponse,
   category: ReturnType<typeof categoryOfStatus>,
-  fields: { Message?: string | null | undefined; RequestId?: string | null | undefined; Details?: unknown } | undefined,
+  fields:
+    | {
+        Message?: string | null | undefined;
+        RequestId?: string | null | undefined;
+        Details?: unknown;
+      }
+    | undefined,
   headerRequestId: string | undefined,
   nowMs: number,
 ): never {

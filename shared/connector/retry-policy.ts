@@ -66,7 +66,11 @@ export function decideRetry(
   }
 }
 
-function serverRetry(history: AttemptHistory, limits: RetryLimits, random: RandomSource): RetryDecision {
+function serverRetry(
+  history: AttemptHistory,
+  limits: RetryLimits,
+  random: RandomSource,
+): RetryDecision {
   if (history.serverRetries >= limits.maxServerRetries) return { kind: 'fail' };
   return { kind: 'wait', delayMs: backoffDelay(history.serverRetries, limits, random) };
 }

@@ -1,8 +1,18 @@
-import { type ChangeContext, changedIds, computeChanges, type Observation, type PageChanges } from './page-changes.ts';
+import {
+  type ChangeContext,
+  changedIds,
+  computeChanges,
+  type Observation,
+  type PageChanges,
+} from './page-changes.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
 
 /** The change context of a stream at this moment. */
-export function changeContext(definition: StreamDefinition, deps: PollDeps, emitCreated: boolean): ChangeContext {
+export function changeContext(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  emitCreated: boolean,
+): ChangeContext {
   return {
     connectionId: definition.connectionId,
     entityType: definition.spec.entityType,
@@ -27,13 +37,18 @@ export async function commitObservations(
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
 ): Promise<PageChanges> {
   if (observations.length === 0) return { events: [], writes: [] };
-  const stored = await deps.store.getSnapshots(definition.streamId, observations.map((o) => o.entityId));
+  const stored = await deps.store.getSnapshots(
+    definition.streamId,
+    observations.map((o) => o.entityId),
+  );
   let seen = observations;
   if (classify) {
     const candidates = changedIds(observations, stored, definition.spec.volatileFields);
     if (candidates.length === 0) return { events: [], writes: [] };
     const deleted = await classify(candidates);
-    seen = observations.map((o) => (o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o));
+    seen = observations.map((o) =>
+      o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
+    );
   }
   const changes = computeChanges(seen, stored, changeContext(definition, deps, emitCreated));
   deps.observer?.onChanges?.(definition.streamId, changes);
@@ -42,4 +57,3 @@ export async function commitObservations(
   if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
   return changes;
 }
-

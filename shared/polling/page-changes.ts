@@ -1,6 +1,12 @@
 import { contentHash } from '../changes/canonical.ts';
 import type { EntityEvent } from '../changes/entity-event-schema.ts';
-import { type EntityRecord, type EntityType, entityIdOf, type Scope, scopeOf } from '../changes/entity-types.ts';
+import {
+  type EntityRecord,
+  type EntityType,
+  entityIdOf,
+  type Scope,
+  scopeOf,
+} from '../changes/entity-types.ts';
 import { buildChangeEvent, detectChange } from '../changes/event.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 
@@ -32,7 +38,11 @@ export type Observation =
   | { entityId: string; record: null };
 
 /** Reads the entity ids of fetched records, keeping the last of duplicates. */
-export function observe(entityType: EntityType, records: readonly EntityRecord[], deletedIds?: ReadonlySet<string>): Observation[] {
+export function observe(
+  entityType: EntityType,
+  records: readonly EntityRecord[],
+  deletedIds?: ReadonlySet<string>,
+): Observation[] {
   const byId = new Map<string, Observation>();
   for (const record of records) {
     const entityId = entityIdOf(entityType, record);
@@ -45,12 +55,20 @@ export function observe(entityType: EntityType, records: readonly EntityRecord[]
  * Ids among `observations` whose content differs from the stored snapshot (new, changed, or
  * returning from a tombstone): only these can produce events.
  */
-export function changedIds(observations: readonly Observation[], stored: ReadonlyMap<string, StoredSnapshot>, volatileFields: readonly string[]): string[] {
+export function changedIds(
+  observations: readonly Observation[],
+  stored: ReadonlyMap<string, StoredSnapshot>,
+  volatileFields: readonly string[],
+): string[] {
   return observations
     .filter((o) => {
       const previous = stored.get(o.entityId);
       if (o.record === null) return previous !== undefined && previous.deleted !== true;
-      return previous === undefined || previous.deleted === true || previous.hash !== contentHash(o.record, { volatileFields });
+      return (
+        previous === undefined ||
+        previous.deleted === true ||
+        previous.hash !== contentHash(o.record, { volatileFields })
+      );
     })
     .map((o) => o.entityId);
 }
@@ -68,13 +86,20 @@ export function computeChanges(
   const events: EntityEvent[] = [];
   const writes: StoredSnapshot[] = [];
   const { volatileFields } = context;
-  const base = { connectionId: context.connectionId, entityType: context.entityType, detectedAt: context.now, volatileFields };
+  const base = {
+    connectionId: context.connectionId,
+    entityType: context.entityType,
+    detectedAt: context.now,
+    volatileFields,
+  };
   for (const observation of observations) {
     const previous = stored.get(observation.entityId);
     const deletedByFlag = observation.record !== null && observation.deleted === true;
     const current = observation.record === null || deletedByFlag ? undefined : observation.record;
     const decision = detectChange({
-      previous: previous ? { hash: previous.hash, record: previous.record, deleted: previous.deleted } : undefined,
+      previous: previous
+        ? { hash: previous.hash, record: previous.record, deleted: previous.deleted }
+        : undefined,
       current,
       volatileFields,
     });
@@ -86,15 +111,46 @@ export function computeChanges(
       case 'updated': {
         const currentRecord = current as EntityRecord;
         if (decision.change === 'updated') {
-          events.push(buildChangeEvent({ ...base, entityId, scope, change: 'updated', current: currentRecord, previous: previous!.record }));
+          events.push(
+            buildChangeEvent({
+              ...base,
+              entityId,
+              scope,
+              change: 'updated',
+              current: currentRecord,
+              previous: previous!.record,
+            }),
+          );
         } else if (context.emitCreated) {
-          events.push(buildChangeEvent({ ...base, entityId, scope, change: 'created', current: currentRecord }));
+          events.push(
+            buildChangeEvent({
+              ...base,
+              entityId,
+              scope,
+              change: 'created',
+              current: currentRecord,
+            }),
+          );
         }
-        writes.push({ entityId, hash: decision.currentHash!, record: currentRecord, scope, updatedAt: context.now });
+        writes.push({
+          entityId,
+          hash: decision.currentHash!,
+          record: currentRecord,
+          scope,
+          updatedAt: context.now,
+        });
         break;
       }
       case 'deleted':
-        events.push(buildChangeEvent({ ...base, entityId, scope, change: 'deleted', previous: previous!.record }));
+        events.push(
+          buildChangeEvent({
+            ...base,
+            entityId,
+            scope,
+            change: 'deleted',
+            previous: previous!.record,
+          }),
+        );
         writes.push({
           entityId,
           hash: previous!.hash,

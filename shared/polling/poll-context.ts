@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
 import type { Scope } from '../changes/entity-types.ts';
+import type { Clock } from '../clock.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
@@ -55,7 +55,10 @@ export function stateHandle(store: StateStore, initial: StreamState): StateHandl
   const handle: StateHandle = {
     current: initial,
     async save(patch) {
-      handle.current = await store.saveStream({ ...handle.current, ...patch }, handle.current.version);
+      handle.current = await store.saveStream(
+        { ...handle.current, ...patch },
+        handle.current.version,
+      );
       return handle.current;
     },
   };

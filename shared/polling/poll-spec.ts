@@ -59,7 +59,11 @@ export interface ProductPricePollSpec extends PollSpecBase {
 }
 
 /** One poll spec per entity type (shared/polling/specs/). */
-export type PollSpec = WindowedPollSpec | SnapshotPollSpec | TrackedIdsPollSpec | ProductPricePollSpec;
+export type PollSpec =
+  | WindowedPollSpec
+  | SnapshotPollSpec
+  | TrackedIdsPollSpec
+  | ProductPricePollSpec;
 
 /** Minutes, for readable defaults. */
 export const MINUTE_MS = 60_000;

@@ -1,6 +1,11 @@
 import { ConnectorError } from '../connector/errors.ts';
 import type { StreamState } from '../state/state-store.ts';
-import { type PollDeps, type StateHandle, type StreamDefinition, stateHandle } from './poll-context.ts';
+import {
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+  stateHandle,
+} from './poll-context.ts';
 import { failureBackoffMs } from './schedule.ts';
 import { runProductPrices } from './strategies/product-prices.ts';
 import { runSnapshot } from './strategies/snapshot.ts';
@@ -38,12 +43,17 @@ export function initialStreamState(definition: StreamDefinition, now: number): S
   };
 }
 
-async function runStrategy(definition: StreamDefinition, deps: PollDeps, state: StateHandle): Promise<boolean> {
+async function runStrategy(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<boolean> {
   const spec = definition.spec;
   switch (spec.strategy) {
     case 'windowed': {
       const result = await runWindowed(definition, spec, deps, state);
-      if (result.caughtUp && sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
+      if (result.caughtUp && sweepDue(spec, state, deps.clock.now()))
+        await runSweep(definition, spec, deps, state);
       return result.caughtUp;
     }
     case 'snapshot':
@@ -71,12 +81,17 @@ function describeError(error: unknown): string {
  * keeps its watermark and backs off; an authorization error parks the stream until reset
  * (design.md, Connector errors). Never throws for connector failures: they are outcomes.
  */
-export async function pollStream(definition: StreamDefinition, deps: PollDeps, owner: string): Promise<PollOutcome> {
+export async function pollStream(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  owner: string,
+): Promise<PollOutcome> {
   const { streamId } = definition;
   const lease = await deps.store.acquireLease(streamId, owner, POLL_LEASE_TTL_MS, deps.clock.now());
   if (!lease) return { kind: 'skipped', streamId, reason: 'leased' };
   try {
-    const stored = (await deps.store.getStream(streamId)) ?? initialStreamState(definition, deps.clock.now());
+    const stored =
+      (await deps.store.getStream(streamId)) ?? initialStreamState(definition, deps.clock.now());
     if (stored.parked) return { kind: 'skipped', streamId, reason: 'parked' };
     const state = stateHandle(deps.store, stored);
     const startedAt = deps.clock.now();

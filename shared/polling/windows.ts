@@ -1,4 +1,8 @@
-import { addUtcMonths, isWithinThreeMonths, TIME_FILTER_MAX_MONTHS } from '../connector/records/common.ts';
+import {
+  addUtcMonths,
+  isWithinThreeMonths,
+  TIME_FILTER_MAX_MONTHS,
+} from '../connector/records/common.ts';
 
 /** A half-open UpdatedUtc interval `[startUtc, endUtc)` (design.md, Time filters). */
 export interface PollWindow {
@@ -24,20 +28,31 @@ export interface WindowSettings {
  * is split into several windows. Returns null when there is nothing worth asking yet.
  * Pure: `nowMs` is given.
  */
-export function nextWindow(watermark: string | null, nowMs: number, settings: WindowSettings): PollWindow | null {
-  const start = watermark === null ? settings.historyStartMs : Date.parse(watermark) - settings.overlapMs;
+export function nextWindow(
+  watermark: string | null,
+  nowMs: number,
+  settings: WindowSettings,
+): PollWindow | null {
+  const start =
+    watermark === null ? settings.historyStartMs : Date.parse(watermark) - settings.overlapMs;
   const target = nowMs - settings.settleLagMs;
   if (target - start < settings.minWindowMs) return null;
   const end = Math.min(target, addUtcMonths(start, TIME_FILTER_MAX_MONTHS));
   const window = { startUtc: new Date(start).toISOString(), endUtc: new Date(end).toISOString() };
   if (!isWithinThreeMonths(window.startUtc, window.endUtc)) {
     // Calendar arithmetic and the schema agree by construction; guard against drift anyway.
-    throw new RangeError(`window ${window.startUtc}..${window.endUtc} exceeds ${TIME_FILTER_MAX_MONTHS} months`);
+    throw new RangeError(
+      `window ${window.startUtc}..${window.endUtc} exceeds ${TIME_FILTER_MAX_MONTHS} months`,
+    );
   }
   return window;
 }
 
 /** True when the window reaches the settle-lagged present, i.e. the stream is caught up after it. */
-export function reachesPresent(window: PollWindow, nowMs: number, settings: WindowSettings): boolean {
+export function reachesPresent(
+  window: PollWindow,
+  nowMs: number,
+  settings: WindowSettings,
+): boolean {
   return Date.parse(window.endUtc) >= nowMs - settings.settleLagMs - settings.minWindowMs;
 }

@@ -13,7 +13,19 @@ let server: JsonServer;
 beforeAll(async () => {
   server = await startJsonServer((request) =>
     request.path.endsWith('taxEnvironments/getAll')
-      ? { body: { TaxEnvironments: [{ Code: 'AT-2020', CountryCode: 'AUT', TaxationCodes: ['AT'], ValidityStartUtc: null, ValidityEndUtc: null }] } }
+      ? {
+          body: {
+            TaxEnvironments: [
+              {
+                Code: 'AT-2020',
+                CountryCode: 'AUT',
+                TaxationCodes: ['AT'],
+                ValidityStartUtc: null,
+                ValidityEndUtc: null,
+              },
+            ],
+          },
+        }
       : { status: 401, body: { Message: 'Invalid AccessToken', RequestId: 'r-1' } },
   );
 });
@@ -21,16 +33,23 @@ afterAll(() => server.close());
 
 describe('change-bridge call', () => {
   it('exits 2 naming Limitation.Count and sends nothing (real executable)', async () => {
-    const result = await runBin(['call', 'customers/getAll', '--data', '{"Limitation":{"Count":0}}'], {
-      CONNECTOR_BASE_URL: server.url,
-    });
+    const result = await runBin(
+      ['call', 'customers/getAll', '--data', '{"Limitation":{"Count":0}}'],
+      {
+        CONNECTOR_BASE_URL: server.url,
+      },
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Limitation.Count');
     expect(server.requests).toHaveLength(0);
   });
 
   it('prints the response with credentials from the environment', async () => {
-    const env = { CONNECTOR_BASE_URL: server.url, CONNECTOR_CLIENT_TOKEN: 'ct', CONNECTOR_ACCESS_TOKEN: 'at' };
+    const env = {
+      CONNECTOR_BASE_URL: server.url,
+      CONNECTOR_CLIENT_TOKEN: 'ct',
+      CONNECTOR_ACCESS_TOKEN: 'at',
+    };
     Object.assign(process.env, env);
     const { io, out } = capture();
     const code = await runCli(['call', 'taxEnvironments/getAll', '--json'], io);
@@ -41,7 +60,15 @@ describe('change-bridge call', () => {
 
   it('exits 1 with the API message on a remote failure', async () => {
     const { io, err } = capture();
-    const code = await runCli(['call', 'exports/getAll', '--data', '{"ExportIds":["6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11"]}'], io);
+    const code = await runCli(
+      [
+        'call',
+        'exports/getAll',
+        '--data',
+        '{"ExportIds":["6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11"]}',
+      ],
+      io,
+    );
     expect(code).toBe(1);
     expect(err.join('')).toContain('Invalid AccessToken');
   });

@@ -2,12 +2,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
-import { type CannedResponse, type JsonServer, startJsonServer } from '../support/json-server.ts';
 import { driveClock } from '../support/drive-clock.ts';
+import { type CannedResponse, type JsonServer, startJsonServer } from '../support/json-server.ts';
 
 const CONFIG = { clientToken: 'ct', accessToken: 'at', client: 'tests' };
-const CUSTOMERS_BODY = { Limitation: { Count: 1000 }, Extent: { Customers: true }, CustomerIds: ['6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11'] };
-const UUIDS = Array.from({ length: 3000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+const CUSTOMERS_BODY = {
+  Limitation: { Count: 1000 },
+  Extent: { Customers: true },
+  CustomerIds: ['6f8b1c84-61b5-4b52-9c29-6a4d3c0e1f11'],
+};
+const UUIDS = Array.from(
+  { length: 3000 },
+  (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+);
 
 let server: JsonServer | undefined;
 afterEach(async () => {
@@ -17,9 +24,18 @@ afterEach(async () => {
 
 function customer(id: string) {
   return {
-    Id: id, ChainId: UUIDS[0], Number: '1', LastName: 'Nováková', CreatedUtc: '2026-01-01T00:00:00Z',
-    UpdatedUtc: '2026-01-01T00:00:00Z', Classifications: [], Options: [], IsActive: true,
-    PreferredSpaceFeatures: [], CreatorProfileId: UUIDS[1], UpdaterProfileId: UUIDS[1],
+    Id: id,
+    ChainId: UUIDS[0],
+    Number: '1',
+    LastName: 'Nováková',
+    CreatedUtc: '2026-01-01T00:00:00Z',
+    UpdatedUtc: '2026-01-01T00:00:00Z',
+    Classifications: [],
+    Options: [],
+    IsActive: true,
+    PreferredSpaceFeatures: [],
+    CreatorProfileId: UUIDS[1],
+    UpdaterProfileId: UUIDS[1],
   };
 }
 
@@ -33,7 +49,10 @@ describe('429 Too many requests', () => {
         ? { status: 429, headers: { 'retry-after': '2' }, body: { Message: 'slow down' } }
         : { body: { TaxEnvironments: [] } };
     });
-    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url }, { clock, random: () => 0.5 });
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url },
+      { clock, random: () => 0.5 },
+    );
     await driveClock(clock, client.call('taxEnvironments/getAll', {}));
     await client.close();
     expect(seenAt).toHaveLength(2);
@@ -49,7 +68,10 @@ describe('429 Too many requests', () => {
         ? { status: 429, headers: { 'retry-after': 'Sat, 21 Nov 2026 10:00:05 GMT' } }
         : { body: { TaxEnvironments: [] } };
     });
-    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url }, { clock, random: () => 0.5 });
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url },
+      { clock, random: () => 0.5 },
+    );
     await driveClock(clock, client.call('taxEnvironments/getAll', {}));
     await client.close();
     expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(5000);
@@ -60,10 +82,23 @@ describe('429 Too many requests', () => {
     server = await startJsonServer(() => ({ status: 429 }));
     const client = createConnectorClient(
       { ...CONFIG, baseUrl: server.url },
-      { clock, random: () => 1, retryLimits: { maxServerRetries: 0, maxRateLimitRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 } },
+      {
+        clock,
+        random: () => 1,
+        retryLimits: {
+          maxServerRetries: 0,
+          maxRateLimitRetries: 3,
+          baseDelayMs: 100,
+          maxDelayMs: 1000,
+        },
+      },
     );
     const started = clock.now();
-    const error = await driveClock(clock, client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e), 50);
+    const error = await driveClock(
+      clock,
+      client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e),
+      50,
+    );
     await client.close();
     expect(error).toMatchObject({ category: 'rate-limit' });
     expect(server.requests).toHaveLength(4);
@@ -77,7 +112,9 @@ describe('timeouts and server errors', () => {
     server = await startJsonServer((request) => {
       const count = (request.body as { Limitation: { Count: number } }).Limitation.Count;
       counts.push(count);
-      return count > 250 ? { status: 408, body: { Message: 'too heavy' } } : { body: { Customers: [], Cursor: null } };
+      return count > 250
+        ? { status: 408, body: { Message: 'too heavy' } }
+        : { body: { Customers: [], Cursor: null } };
     });
     const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
     await client.call('customers/getAll', CUSTOMERS_BODY);
@@ -90,9 +127,22 @@ describe('timeouts and server errors', () => {
     server = await startJsonServer(() => ({ status: 500, body: { Message: 'oops' } }));
     const client = createConnectorClient(
       { ...CONFIG, baseUrl: server.url, rateLimit: false },
-      { clock, random: () => 0.5, retryLimits: { maxServerRetries: 2, maxRateLimitRetries: 0, baseDelayMs: 100, maxDelayMs: 1000 } },
+      {
+        clock,
+        random: () => 0.5,
+        retryLimits: {
+          maxServerRetries: 2,
+          maxRateLimitRetries: 0,
+          baseDelayMs: 100,
+          maxDelayMs: 1000,
+        },
+      },
     );
-    const error = await driveClock(clock, client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e), 50);
+    const error = await driveClock(
+      clock,
+      client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e),
+      50,
+    );
     await client.close();
     expect(error).toMatchObject({ category: 'internal', retryable: true });
     expect(server.requests).toHaveLength(3);
@@ -109,7 +159,9 @@ describe('timeouts and server errors', () => {
   it('reports malformed JSON on a 200 as a response error', async () => {
     server = await startJsonServer(() => ({ rawBody: '{"TaxEnvironments": [' }));
     const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
-    await expect(client.call('taxEnvironments/getAll', {})).rejects.toMatchObject({ category: 'response' });
+    await expect(client.call('taxEnvironments/getAll', {})).rejects.toMatchObject({
+      category: 'response',
+    });
     await client.close();
   });
 });
@@ -118,7 +170,9 @@ describe('pagination', () => {
   function pagedServer(total: number): (request: { body: unknown }) => CannedResponse {
     const ids = UUIDS.slice(0, total);
     return (request) => {
-      const { Count, Cursor } = (request.body as { Limitation: { Count: number; Cursor?: string | null } }).Limitation;
+      const { Count, Cursor } = (
+        request.body as { Limitation: { Count: number; Cursor?: string | null } }
+      ).Limitation;
       const start = Cursor ? ids.indexOf(Cursor) + 1 : 0;
       const page = ids.slice(start, start + Count);
       return { body: { Customers: page.map(customer), Cursor: page.at(-1) ?? null } };
@@ -137,11 +191,9 @@ describe('pagination', () => {
     await client.close();
     expect(sizes).toEqual([1000, 1000, 500]);
     expect(seen.size).toBe(2500);
-    expect(server.requests.map((r) => (r.body as { Limitation: { Cursor?: string } }).Limitation.Cursor)).toEqual([
-      undefined,
-      UUIDS[999],
-      UUIDS[1999],
-    ]);
+    expect(
+      server.requests.map((r) => (r.body as { Limitation: { Cursor?: string } }).Limitation.Cursor),
+    ).toEqual([undefined, UUIDS[999], UUIDS[1999]]);
   });
 
   it('asks once more after a full last page and stops on the null Cursor', async () => {
@@ -160,7 +212,8 @@ describe('pagination', () => {
   it('costs one request for an empty window', async () => {
     server = await startJsonServer(pagedServer(0));
     const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
-    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY)) expect(page.last).toBe(true);
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY))
+      expect(page.last).toBe(true);
     await client.close();
     expect(server.requests).toHaveLength(1);
   });
@@ -169,7 +222,9 @@ describe('pagination', () => {
 describe('Portfolio Access Token scope', () => {
   it('adds ChainIds to customers/getAll and ChainId to customers/update', async () => {
     server = await startJsonServer((request) =>
-      request.path.endsWith('getAll') ? { body: { Customers: [], Cursor: null } } : { body: customer(UUIDS[5]!) },
+      request.path.endsWith('getAll')
+        ? { body: { Customers: [], Cursor: null } }
+        : { body: customer(UUIDS[5]!) },
     );
     const client = createConnectorClient({
       ...CONFIG,

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { sharedLimiterFor, SlidingWindowLimiter } from '../../shared/connector/rate-limiter.ts';
+import { SlidingWindowLimiter, sharedLimiterFor } from '../../shared/connector/rate-limiter.ts';
 
 describe('SlidingWindowLimiter', () => {
   it('holds 200 per 30 s under a burst of 1,000 calls', async () => {
     const clock = new ManualClock(0);
     const limiter = new SlidingWindowLimiter({ requests: 200, windowMs: 30_000 }, clock);
     const grantedAt: number[] = [];
-    const all = Array.from({ length: 1000 }, () => limiter.acquire().then(() => grantedAt.push(clock.now())));
+    const all = Array.from({ length: 1000 }, () =>
+      limiter.acquire().then(() => grantedAt.push(clock.now())),
+    );
     while (grantedAt.length < 1000) await clock.advance(250);
     await Promise.all(all);
     grantedAt.sort((a, b) => a - b);
@@ -39,7 +41,11 @@ describe('SlidingWindowLimiter', () => {
   it('shares one budget per AccessToken across clients of the process', () => {
     const clock = new ManualClock(0);
     const limit = { requests: 200, windowMs: 30_000 };
-    expect(sharedLimiterFor('token-a', limit, clock)).toBe(sharedLimiterFor('token-a', limit, clock));
-    expect(sharedLimiterFor('token-a', limit, clock)).not.toBe(sharedLimiterFor('token-b', limit, clock));
+    expect(sharedLimiterFor('token-a', limit, clock)).toBe(
+      sharedLimiterFor('token-a', limit, clock),
+    );
+    expect(sharedLimiterFor('token-a', limit, clock)).not.toBe(
+      sharedLimiterFor('token-b', limit, clock),
+    );
   });
 });

@@ -12,7 +12,11 @@ export interface BinResult {
 }
 
 /** Runs `change-bridge ARGS` as a child process and collects its output. */
-export function runBin(args: readonly string[], env: Record<string, string | undefined> = {}, timeoutMs = 20_000): Promise<BinResult> {
+export function runBin(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 20_000,
+): Promise<BinResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN_PATH, ...args], {
       env: { ...process.env, ...env },

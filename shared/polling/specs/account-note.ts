@@ -1,4 +1,9 @@
-import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  UPDATED_UTC_ONLY,
+  updatedUtcFilter,
+  type WindowedPollSpec,
+} from '../poll-spec.ts';
 
 /**
  * Account notes: windowed, deleted ones included. The record has no UpdatedUtc, so the window

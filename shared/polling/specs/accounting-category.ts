@@ -1,4 +1,9 @@
-import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  UPDATED_UTC_ONLY,
+  updatedUtcFilter,
+  type WindowedPollSpec,
+} from '../poll-spec.ts';
 
 /** Accounting categories: windowed on UpdatedUtc, deleted ones included. */
 export const accountingCategorySpec: WindowedPollSpec = {

@@ -1,4 +1,9 @@
-import { MINUTE_MS, PAGE_COUNT_MAX, type SnapshotPollSpec, UPDATED_UTC_ONLY } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  PAGE_COUNT_MAX,
+  type SnapshotPollSpec,
+  UPDATED_UTC_ONLY,
+} from '../poll-spec.ts';
 
 /** Billing automations: no time filter exists, so each cycle lists all and diffs the snapshot. */
 export const billingAutomationSpec: SnapshotPollSpec = {

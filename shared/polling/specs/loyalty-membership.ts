@@ -1,4 +1,9 @@
-import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  UPDATED_UTC_ONLY,
+  updatedUtcFilter,
+  type WindowedPollSpec,
+} from '../poll-spec.ts';
 
 /**
  * Loyalty memberships: windowed with deleted ones included. A deleted membership carries no

@@ -1,4 +1,9 @@
-import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  UPDATED_UTC_ONLY,
+  updatedUtcFilter,
+  type WindowedPollSpec,
+} from '../poll-spec.ts';
 
 /**
  * Reservation groups: windowed (no UpdatedUtc on the record: the window end is the
@@ -10,7 +15,10 @@ export const reservationGroupSpec: WindowedPollSpec = {
   operation: 'reservationGroups/getAll',
   volatileFields: UPDATED_UTC_ONLY,
   defaultIntervalMs: MINUTE_MS,
-  windowRequest: (window, count) => ({ Limitation: { Count: count }, UpdatedUtc: updatedUtcFilter(window) }),
+  windowRequest: (window, count) => ({
+    Limitation: { Count: count },
+    UpdatedUtc: updatedUtcFilter(window),
+  }),
   sweep: {
     intervalMs: 15 * MINUTE_MS,
     request: (ids, count) => ({ Limitation: { Count: count }, ReservationGroupIds: [...ids] }),

@@ -1,4 +1,9 @@
-import { MINUTE_MS, UPDATED_UTC_ONLY, updatedUtcFilter, type WindowedPollSpec } from '../poll-spec.ts';
+import {
+  MINUTE_MS,
+  UPDATED_UTC_ONLY,
+  updatedUtcFilter,
+  type WindowedPollSpec,
+} from '../poll-spec.ts';
 
 /** Resources (spaces): windowed on UpdatedUtc; `Extent.Inactive` returns the deactivated ones. */
 export const resourceSpec: WindowedPollSpec = {

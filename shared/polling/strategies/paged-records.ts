@@ -23,14 +23,25 @@ export async function* pageRecords(
   body: RequestBody,
   options: CallOptions = {},
 ): AsyncGenerator<RecordPage, void, undefined> {
-  const pages = client.paginate(operation, body as never, options) as AsyncGenerator<Page<PaginatedOperationName>>;
+  const pages = client.paginate(operation, body as never, options) as AsyncGenerator<
+    Page<PaginatedOperationName>
+  >;
   for await (const page of pages) {
-    yield { records: page.items as unknown as EntityRecord[], cursor: page.cursor, count: page.count, last: page.last };
+    yield {
+      records: page.items as unknown as EntityRecord[],
+      cursor: page.cursor,
+      count: page.count,
+      last: page.last,
+    };
   }
 }
 
 /** Every record of a paginated listing (small sets: sweeps by id, snapshot listings). */
-export async function allRecords(client: ConnectorClient, operation: PaginatedOperationName, body: RequestBody): Promise<EntityRecord[]> {
+export async function allRecords(
+  client: ConnectorClient,
+  operation: PaginatedOperationName,
+  body: RequestBody,
+): Promise<EntityRecord[]> {
   const records: EntityRecord[] = [];
   for await (const page of pageRecords(client, operation, body)) records.push(...page.records);
   return records;

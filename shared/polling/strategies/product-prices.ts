@@ -12,7 +12,10 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export function priceHorizon(nowMs: number, days: number): { first: string; last: string } {
   const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
   const span = Math.max(1, Math.min(PRICE_HORIZON_MAX_DAYS, days));
-  return { first: new Date(today).toISOString(), last: new Date(today + (span - 1) * DAY_MS).toISOString() };
+  return {
+    first: new Date(today).toISOString(),
+    last: new Date(today + (span - 1) * DAY_MS).toISOString(),
+  };
 }
 
 /**
@@ -36,7 +39,11 @@ export function priceRecords(response: OperationResponse<'products/getPricing'>)
  * `productPrice.updated` for that product and time unit. Units that fall behind the horizon
  * are dropped from the state silently (a past day's price is no news).
  */
-export async function runProductPrices(definition: StreamDefinition, deps: PollDeps, state: StateHandle): Promise<number> {
+export async function runProductPrices(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<number> {
   const horizon = priceHorizon(deps.clock.now(), definition.priceHorizonDays ?? 30);
   const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
   let events = 0;
@@ -46,7 +53,12 @@ export async function runProductPrices(definition: StreamDefinition, deps: PollD
       FirstTimeUnitStartUtc: horizon.first,
       LastTimeUnitStartUtc: horizon.last,
     });
-    const changes = await commitObservations(definition, deps, observe('productPrice', priceRecords(response)), emitCreated);
+    const changes = await commitObservations(
+      definition,
+      deps,
+      observe('productPrice', priceRecords(response)),
+      emitCreated,
+    );
     events += changes.events.length;
   }
   const expired: string[] = [];

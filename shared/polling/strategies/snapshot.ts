@@ -8,12 +8,16 @@ import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { allRecords } from './paged-records.ts';
 
 async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRecord[]> {
-  if (!isOperationName(spec.operation)) throw new BridgeError(`unknown operation ${spec.operation}`);
+  if (!isOperationName(spec.operation))
+    throw new BridgeError(`unknown operation ${spec.operation}`);
   const operation = OPERATIONS[spec.operation];
   if (operation.pagination) {
     return allRecords(deps.client, spec.operation as never, spec.request(PAGE_COUNT_MAX));
   }
-  const response = (await deps.client.call(spec.operation, spec.request(PAGE_COUNT_MAX) as never)) as Record<string, unknown>;
+  const response = (await deps.client.call(
+    spec.operation,
+    spec.request(PAGE_COUNT_MAX) as never,
+  )) as Record<string, unknown>;
   const items = response[spec.itemsKey];
   return Array.isArray(items) ? (items as EntityRecord[]) : [];
 }
@@ -23,13 +27,19 @@ async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRe
  * list everything, diff each record, and treat stored live records that are no longer listed
  * as deleted.
  */
-export async function runSnapshot(definition: StreamDefinition, spec: SnapshotPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+export async function runSnapshot(
+  definition: StreamDefinition,
+  spec: SnapshotPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<number> {
   const records = await listAll(spec, deps);
   const observations: Observation[] = observe(spec.entityType, records);
   const listed = new Set(observations.map((o) => o.entityId));
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) {
-      if (!snapshot.deleted && !listed.has(snapshot.entityId)) observations.push({ entityId: snapshot.entityId, record: null });
+      if (!snapshot.deleted && !listed.has(snapshot.entityId))
+        observations.push({ entityId: snapshot.entityId, record: null });
     }
   }
   const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';

@@ -17,7 +17,12 @@ export function sweepDue(spec: WindowedPollSpec, state: StateHandle, now: number
  * for by id (1,000 per request); the ids the API returns are marked, and the stored ones it
  * no longer returns are swept as deleted.
  */
-export async function runSweep(definition: StreamDefinition, spec: WindowedPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+export async function runSweep(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<number> {
   const sweep = spec.sweep!;
   const liveIds: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
@@ -27,7 +32,9 @@ export async function runSweep(definition: StreamDefinition, spec: WindowedPollS
   for (const ids of chunk(liveIds, PAGE_COUNT_MAX)) {
     const found = await allRecords(deps.client, spec.operation, sweep.request(ids, PAGE_COUNT_MAX));
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
-    const missing: Observation[] = ids.filter((id) => !marked.has(id)).map((entityId) => ({ entityId, record: null }));
+    const missing: Observation[] = ids
+      .filter((id) => !marked.has(id))
+      .map((entityId) => ({ entityId, record: null }));
     const changes = await commitObservations(definition, deps, missing, true);
     deleted += changes.events.length;
   }

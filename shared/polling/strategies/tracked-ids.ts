@@ -10,7 +10,12 @@ import { chunk } from './paged-records.ts';
  * record reached a final state (Expired) is no longer asked for; an id the API stops
  * returning is deleted.
  */
-export async function runTrackedIds(definition: StreamDefinition, spec: TrackedIdsPollSpec, deps: PollDeps, state: StateHandle): Promise<number> {
+export async function runTrackedIds(
+  definition: StreamDefinition,
+  spec: TrackedIdsPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<number> {
   const configured = [...new Set(definition.trackedIds ?? [])];
   const stored = await deps.store.getSnapshots(definition.streamId, configured);
   const active = configured.filter((id) => {
@@ -19,13 +24,17 @@ export async function runTrackedIds(definition: StreamDefinition, spec: TrackedI
   });
   const observations: Observation[] = [];
   for (const ids of chunk(active, PAGE_COUNT_MAX)) {
-    const response = (await deps.client.call(spec.operation, spec.request(ids) as never)) as Record<string, unknown>;
+    const response = (await deps.client.call(spec.operation, spec.request(ids) as never)) as Record<
+      string,
+      unknown
+    >;
     const items = response[spec.itemsKey];
     const records = Array.isArray(items) ? (items as EntityRecord[]) : [];
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));
     observations.push(...found);
-    for (const id of ids) if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
+    for (const id of ids)
+      if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
   }
   const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
   const changes = await commitObservations(definition, deps, observations, emitCreated);

@@ -24,11 +24,20 @@ function pastDeadline(deps: PollDeps): boolean {
  * when the whole window is done (design.md, Windows). A stream on a `baseline` first sync
  * stores records silently until it reaches the present.
  */
-export async function runWindowed(definition: StreamDefinition, spec: WindowedPollSpec, deps: PollDeps, state: StateHandle): Promise<WindowedRunResult> {
+export async function runWindowed(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<WindowedRunResult> {
   const result: WindowedRunResult = { windows: 0, records: 0, caughtUp: false };
   const classify = spec.deletedAmong
     ? async (ids: readonly string[]) => {
-        const deleted = await allRecords(deps.client, spec.operation, spec.deletedAmong!(ids, deps.pageCount));
+        const deleted = await allRecords(
+          deps.client,
+          spec.operation,
+          spec.deletedAmong!(ids, deps.pageCount),
+        );
         return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
       }
     : undefined;
@@ -45,7 +54,8 @@ export async function runWindowed(definition: StreamDefinition, spec: WindowedPo
     }
     const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
     const body = spec.windowRequest(window, window.count);
-    if (window.cursor !== null) body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
+    if (window.cursor !== null)
+      body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
     let windowRecords = 0;
     let finished = false;
     for await (const page of pageRecords(deps.client, spec.operation, body)) {
@@ -65,7 +75,11 @@ export async function runWindowed(definition: StreamDefinition, spec: WindowedPo
     deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
     result.windows++;
     const caughtUp = reachesPresent(window, deps.clock.now(), deps.windows);
-    await state.save({ watermark: window.endUtc, window: null, ...(caughtUp ? { initialSyncDone: true } : {}) });
+    await state.save({
+      watermark: window.endUtc,
+      window: null,
+      ...(caughtUp ? { initialSyncDone: true } : {}),
+    });
     if (caughtUp) {
       result.caughtUp = true;
       break;

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ENTITY_TYPES, type EntityType, EntityTypeSchema } from '../changes/entity-types.ts';
+import { DurationSchema } from '../duration.ts';
+import { parseOrThrow } from '../errors.ts';
+import type { StreamDefinition } from './poll-context.ts';
+import { PAGE_COUNT_MAX } from './poll-spec.ts';
+import { POLL_SPECS } from './specs/index.ts';
+import type { WindowSettings } from './windows.ts';
+
+/** Entity types polled when POLL_ENTITIES is not set: everything that needs no extra configuration. */
+export const DEFAULT_POLL_ENTITIES: readonly EntityType[] = ENTITY_TYPES.filter(
+  (t) => t !== 'export' && t !== 'productPrice',
+);
+
+const EntityListSchema = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  )
+  .pipe(z.array(EntityTypeSchema).min(1));
+
+/** The POLL_* and INITIAL_SYNC variables (design.md, Configuration). */
+export const PollEnvSchema = z.object({
+  POLL_INTERVAL: DurationSchema.optional(),
+  POLL_OVERLAP: DurationSchema.default(30_000),
+  POLL_SETTLE_LAG: DurationSchema.default(5_000),
+  POLL_ENTITIES: EntityListSchema.optional(),
+  INITIAL_SYNC: z.enum(['baseline', 'emit']).default('baseline'),
+});
+
+/** Parsed poll settings. */
+export interface PollSettings {
+  /** One interval for every stream, or undefined for each spec's default. */
+  intervalMs: number | undefined;
+  entities: readonly EntityType[];
+  initialSync: 'baseline' | 'emit';
+  windows: WindowSettings;
+  pageCount: number;
+}
+
+/** Where a first sync starts by default: records older than this are read on the first run. */
+export const DEFAULT_HISTORY_YEARS = 5;
+
+/**
+ * Reads poll settings from environment-like input.
+ * @throws ValidationError naming the variable, e.g. `POLL_INTERVAL: "fast" is not a duration`.
+ */
+export function pollSettingsFromEnv(
+  env: Record<string, string | undefined>,
+  nowMs: number,
+): PollSettings {
+  const parsed = parseOrThrow(PollEnvSchema, env, 'environment');
+  const history = new Date(nowMs);
+  history.setUTCFullYear(history.getUTCFullYear() - DEFAULT_HISTORY_YEARS);
+  return {
+    intervalMs: parsed.POLL_INTERVAL,
+    entities: parsed.POLL_ENTITIES ?? DEFAULT_POLL_ENTITIES,
+    initialSync: parsed.INITIAL_SYNC,
+    windows: {
+      overlapMs: parsed.POLL_OVERLAP,
+      settleLagMs: parsed.POLL_SETTLE_LAG,
+      historyStartMs: Date.UTC(history.getUTCFullYear(), 0, 1),
+      minWindowMs: 0,
+    },
+    pageCount: PAGE_COUNT_MAX,
+  };
+}
+
+/** Extra inputs for strategies that need them. */
+export interface StreamExtras {
+  scope?: StreamDefinition['scope'];
+  exportIds?: readonly string[];
+  productIds?: readonly string[];
+  priceHorizonDays?: number;
+}
+
+/** The streams of one connection: one per polled entity type, id `<connectionId>:<entityType>`. */
+export function streamDefinitions(
+  connectionId: string,
+  settings: PollSettings,
+  extras: StreamExtras = {},
+): StreamDefinition[] {
+  return settings.entities.map((entityType) => {
+    const spec = POLL_SPECS[entityType];
+    return {
+      streamId: `${connectionId}:${entityType}`,
+      connectionId,
+      spec,
+      scope: extras.scope ?? {},
+      intervalMs: settings.intervalMs ?? spec.defaultIntervalMs,
+      initialSync: settings.initialSync,
+      ...(extras.exportIds ? { trackedIds: extras.exportIds } : {}),
+      ...(extras.productIds ? { products: extras.productIds } : {}),
+      ...(extras.priceHorizonDays ? { priceHorizonDays: extras.priceHorizonDays } : {}),
+    };
+  });
+}

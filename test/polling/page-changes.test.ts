@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { contentHash } from '../../shared/changes/canonical.ts';
+import {
+  type ChangeContext,
+  computeChanges,
+  observe,
+  TOMBSTONE_TTL_MS,
+} from '../../shared/polling/page-changes.ts';
+import type { StoredSnapshot } from '../../shared/state/state-store.ts';
+
+const NOW = Date.parse('2026-11-21T10:00:00Z');
+const CONTEXT: ChangeContext = {
+  connectionId: 'main',
+  entityType: 'customer',
+  scope: { chainId: 'chain-1' },
+  volatileFields: ['UpdatedUtc'],
+  emitCreated: true,
+  now: NOW,
+};
+
+function customer(id: string, fields: Record<string, unknown> = {}) {
+  return {
+    Id: id,
+    LastName: 'Novák',
+    Email: `${id}@example.com`,
+    IsActive: true,
+    UpdatedUtc: '2026-11-21T09:00:00Z',
+    ...fields,
+  };
+}
+
+function stored(
+  record: Record<string, unknown>,
+  extra: Partial<StoredSnapshot> = {},
+): StoredSnapshot {
+  return {
+    entityId: String(record.Id),
+    hash: contentHash(record, { volatileFields: ['UpdatedUtc'] }),
+    record,
+    updatedAt: 0,
+    ...extra,
+  };
+}
+
+describe('computeChanges', () => {
+  it('emits customer.created for a new record and stores it', () => {
+    const { events, writes } = computeChanges(
+      observe('customer', [customer('a')]),
+      new Map(),
+      CONTEXT,
+    );
+    expect(events.map((e) => e.type)).toEqual(['customer.created']);
+    expect(events[0]!.data.scope).toEqual({ chainId: 'chain-1' });
+    expect(writes.map((w) => w.entityId)).toEqual(['a']);
+  });
+
+  it('stores silently during a baseline sync', () => {
+    const { events, writes } = computeChanges(observe('customer', [customer('a')]), new Map(), {
+      ...CONTEXT,
+      emitCreated: false,
+    });
+    expect(events).toEqual([]);
+    expect(writes).toHaveLength(1);
+  });
+
+  it('emits nothing and writes nothing for a touch that changed only UpdatedUtc', () => {
+    const before = customer('a');
+    const after = customer('a', { UpdatedUtc: '2026-11-21T09:30:00Z' });
+    const changes = computeChanges(
+      observe('customer', [after]),
+      new Map([['a', stored(before)]]),
+      CONTEXT,
+    );
+    expect(changes).toEqual({ events: [], writes: [] });
+  });
+
+  it('emits customer.updated with changedFields and previous', () => {
+    const before = customer('a');
+    const after = customer('a', { Email: 'new@example.com', UpdatedUtc: '2026-11-21T09:30:00Z' });
+    const { events } = computeChanges(
+      observe('customer', [after]),
+      new Map([['a', stored(before)]]),
+      CONTEXT,
+    );
+    expect(events[0]!.type).toBe('customer.updated');
+    expect(events[0]!.data.changedFields).toEqual(['Email']);
+    expect(events[0]!.data.previous).toEqual(before);
+  });
+
+  it('emits customer.deleted for a record that turned inactive and writes a tombstone', () => {
+    const before = customer('a');
+    const { events, writes } = computeChanges(
+      observe('customer', [customer('a', { IsActive: false })]),
+      new Map([['a', stored(before)]]),
+      CONTEXT,
+    );
+    expect(events.map((e) => [e.type, e.data.current])).toEqual([['customer.deleted', null]]);
+    expect(writes[0]).toMatchObject({
+      deleted: true,
+      expiresAt: Math.ceil((NOW + TOMBSTONE_TTL_MS) / 1000),
+    });
+  });
+
+  it('emits a delete once: a tombstone seen deleted again is quiet', () => {
+    const tombstone = stored(customer('a'), { deleted: true });
+    const changes = computeChanges(
+      observe('customer', [customer('a', { IsActive: false })]),
+      new Map([['a', tombstone]]),
+      CONTEXT,
+    );
+    expect(changes.events).toEqual([]);
+  });
+
+  it('treats an id that vanished from a sweep as deleted', () => {
+    const { events } = computeChanges(
+      [{ entityId: 'a', record: null }],
+      new Map([['a', stored(customer('a'))]]),
+      CONTEXT,
+    );
+    expect(events.map((e) => e.type)).toEqual(['customer.deleted']);
+  });
+
+  it('honours a deleted flag from classification for records without one of their own', () => {
+    const observations = observe('customer', [customer('a')], new Set(['a']));
+    const { events } = computeChanges(
+      observations,
+      new Map([['a', stored(customer('a'))]]),
+      CONTEXT,
+    );
+    expect(events.map((e) => e.type)).toEqual(['customer.deleted']);
+  });
+
+  it('gives the same event id to the same change detected twice', () => {
+    const after = customer('a', { Email: 'x@example.com' });
+    const map = new Map([['a', stored(customer('a'))]]);
+    const first = computeChanges(observe('customer', [after]), map, CONTEXT).events[0]!;
+    const second = computeChanges(observe('customer', [after]), map, {
+      ...CONTEXT,
+      now: NOW + 60_000,
+    }).events[0]!;
+    expect(second.id).toBe(first.id);
+  });
+});
