@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ConnectionSecretArnsSchema } from '../shared/connector/connection-secrets.ts';
+import { parseOrThrow } from '../shared/errors.ts';
+import type { StreamDefinition } from '../shared/polling/poll-context.ts';
+import {
+  type PollSettings,
+  pollSettingsFromEnv,
+  streamDefinitions,
+} from '../shared/polling/poll-settings.ts';
+
+const idList = z
+  .string()
+  .optional()
+  .transform((text) =>
+    text
+      ? text
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean)
+      : undefined,
+  );
+
+/** Variables the planner and poller Lambdas read (set by infra/). */
+export const PollLambdaEnvSchema = z.object({
+  STATE_TABLE_NAME: z.string().min(1),
+  POLL_JOB_QUEUE_URL: z.url(),
+  CONNECTION_SECRET_ARNS: ConnectionSecretArnsSchema,
+  POLL_EXPORT_IDS: idList,
+  POLL_PRODUCT_IDS: idList,
+});
+
+/** Parsed poll Lambda configuration. */
+export interface PollLambdaConfig {
+  tableName: string;
+  pollJobQueueUrl: string;
+  secretArns: Record<string, string>;
+  settings: PollSettings;
+  definitions: StreamDefinition[];
+}
+
+/**
+ * Reads the environment once per cold start.
+ * @throws ValidationError naming the missing or malformed variable.
+ */
+export function readPollLambdaEnv(
+  env: Record<string, string | undefined>,
+  nowMs: number,
+): PollLambdaConfig {
+  const parsed = parseOrThrow(PollLambdaEnvSchema, env, 'environment');
+  const settings = pollSettingsFromEnv(env, nowMs);
+  const definitions = Object.keys(parsed.CONNECTION_SECRET_ARNS).flatMap((connectionId) =>
+    streamDefinitions(connectionId, settings, {
+      ...(parsed.POLL_EXPORT_IDS ? { exportIds: parsed.POLL_EXPORT_IDS } : {}),
+      ...(parsed.POLL_PRODUCT_IDS ? { productIds: parsed.POLL_PRODUCT_IDS } : {}),
+    }),
+  );
+  return {
+    tableName: parsed.STATE_TABLE_NAME,
+    pollJobQueueUrl: parsed.POLL_JOB_QUEUE_URL,
+    secretArns: parsed.CONNECTION_SECRET_ARNS,
+    settings,
+    definitions,
+  };
+}

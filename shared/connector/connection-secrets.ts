@@ -1,0 +1,59 @@
+import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { z } from 'zod';
+import { parseOrThrow, ValidationError } from '../errors.ts';
+import {
+  type ConnectorConfig,
+  DEFAULT_CLIENT_NAME,
+  PortfolioScopeSchema,
+} from './connector-config.ts';
+
+/**
+ * The JSON a connection's Secrets Manager secret holds (README, "Storing connection
+ * credentials"): `{ "baseUrl", "clientToken", "accessToken", "client"?, "portfolioScope"? }`.
+ */
+export const ConnectionSecretSchema = z.object({
+  baseUrl: z.url(),
+  clientToken: z.string().min(1),
+  accessToken: z.string().min(1),
+  client: z.string().min(1).default(DEFAULT_CLIENT_NAME),
+  portfolioScope: PortfolioScopeSchema.optional(),
+});
+
+/** `CONNECTION_SECRET_ARNS`: a JSON object from connection id to secret ARN. */
+export const ConnectionSecretArnsSchema = z
+  .string()
+  .transform((text, context) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object of connection id to secret ARN',
+      });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.string().min(1)));
+
+/**
+ * Reads a connection's credentials from Secrets Manager. The secret's value never appears in
+ * an error message: a malformed secret is reported by field name only.
+ */
+export async function loadConnectionSecret(
+  client: SecretsManagerClient,
+  secretArn: string,
+): Promise<ConnectorConfig> {
+  const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
+  if (!result.SecretString) {
+    throw new ValidationError('connection secret', [
+      { path: secretArn, message: 'has no value yet: store the credentials JSON' },
+    ]);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(result.SecretString);
+  } catch {
+    throw new ValidationError('connection secret', [{ path: secretArn, message: 'is not JSON' }]);
+  }
+  return parseOrThrow(ConnectionSecretSchema, json, `connection secret ${secretArn}`);
+}

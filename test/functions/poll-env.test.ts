@@ -1,0 +1,73 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import { readPollLambdaEnv } from '../../functions/poll-env.ts';
+import { loadConnectionSecret } from '../../shared/connector/connection-secrets.ts';
+import { ValidationError } from '../../shared/errors.ts';
+
+const BASE_ENV = {
+  STATE_TABLE_NAME: 'bridge',
+  POLL_JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/poll-jobs',
+  CONNECTION_SECRET_ARNS: JSON.stringify({
+    main: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:main',
+  }),
+};
+
+describe('poll Lambda environment', () => {
+  it('builds one stream per connection and default entity type', () => {
+    const config = readPollLambdaEnv(
+      { ...BASE_ENV, POLL_ENTITIES: 'customer,resource' },
+      Date.UTC(2026, 10, 21),
+    );
+    expect(config.definitions.map((d) => d.streamId)).toEqual(['main:customer', 'main:resource']);
+    expect(config.settings.windows.overlapMs).toBe(30_000);
+  });
+
+  it('names the bad variable', () => {
+    const attempt = () => readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: 'soon' }, 0);
+    expect(attempt).toThrow(ValidationError);
+    expect(attempt).toThrow(/POLL_OVERLAP/);
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, POLL_ENTITIES: 'customer,guest' }, 0)).toThrow(
+      /POLL_ENTITIES/,
+    );
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, CONNECTION_SECRET_ARNS: 'nope' }, 0)).toThrow(
+      /CONNECTION_SECRET_ARNS/,
+    );
+  });
+});
+
+describe('loadConnectionSecret', () => {
+  it('reads credentials from the secret JSON', async () => {
+    const secrets = mockClient(SecretsManagerClient);
+    secrets.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({
+        baseUrl: 'https://api.example.com',
+        clientToken: 'ct',
+        accessToken: 'at',
+      }),
+    });
+    const config = await loadConnectionSecret(new SecretsManagerClient({}), 'arn:secret');
+    expect(config).toMatchObject({
+      baseUrl: 'https://api.example.com',
+      clientToken: 'ct',
+      accessToken: 'at',
+    });
+    secrets.restore();
+  });
+
+  it('reports a malformed secret by field, never by value', async () => {
+    const secrets = mockClient(SecretsManagerClient);
+    secrets
+      .on(GetSecretValueCommand)
+      .resolves({
+        SecretString: JSON.stringify({ baseUrl: 'https://x', clientToken: 'super-secret-token' }),
+      });
+    const error = await loadConnectionSecret(new SecretsManagerClient({}), 'arn:secret').catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toContain('accessToken');
+    expect((error as Error).message).not.toContain('super-secret-token');
+    secrets.restore();
+  });
+});
