@@ -174,11 +174,12 @@ export function createConnectorCaller(
         ]);
       }
     }
-    const validated = parseOrThrow(spec.request, body, `${name} request`) as Record<
-      string,
-      unknown
-    >;
-    let current = applyPortfolioScope(spec, validated, settings.portfolioScope);
+    // Scope first, so a filter the client adds (ChainIds) counts for the "some filter" rules.
+    const scoped =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? applyPortfolioScope(spec, body as Record<string, unknown>, settings.portfolioScope)
+        : body;
+    let current = parseOrThrow(spec.request, scoped, `${name} request`) as Record<string, unknown>;
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {
       try {

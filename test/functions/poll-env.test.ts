@@ -57,11 +57,9 @@ describe('loadConnectionSecret', () => {
 
   it('reports a malformed secret by field, never by value', async () => {
     const secrets = mockClient(SecretsManagerClient);
-    secrets
-      .on(GetSecretValueCommand)
-      .resolves({
-        SecretString: JSON.stringify({ baseUrl: 'https://x', clientToken: 'super-secret-token' }),
-      });
+    secrets.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ baseUrl: 'https://x', clientToken: 'super-secret-token' }),
+    });
     const error = await loadConnectionSecret(new SecretsManagerClient({}), 'arn:secret').catch(
       (e: unknown) => e,
     );

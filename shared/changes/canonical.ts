@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import { BridgeError } from '../errors.ts';
+
+/**
+ * Top-level record fields ignored by default when deciding whether a record changed:
+ * a record touched with no other change is not a change (design.md, Rules of behaviour).
+ */
+export const DEFAULT_VOLATILE_FIELDS: readonly string[] = ['UpdatedUtc'];
+
+/** Options of {@link canonicalJson} and {@link contentHash}. */
+export interface CanonicalOptions {
+  /** Top-level field names left out; default {@link DEFAULT_VOLATILE_FIELDS}. */
+  volatileFields?: readonly string[];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function writeValue(value: unknown, out: string[]): void {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') {
+    out.push(JSON.stringify(value));
+    return;
+  }
+  if (typeof value === 'number') {
+    // JSON has no NaN or Infinity (JSON.stringify writes null); -0 and 0 are one number.
+    out.push(Number.isFinite(value) ? JSON.stringify(value === 0 ? 0 : value) : 'null');
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    value.forEach((item, index) => {
+      if (index > 0) out.push(',');
+      // As in JSON.stringify, holes and undefined inside arrays are null.
+      writeValue(item === undefined ? null : item, out);
+    });
+    out.push(']');
+    return;
+  }
+  if (isPlainObject(value)) {
+    writeObject(value, [], out);
+    return;
+  }
+  throw new BridgeError(`cannot canonicalise a value of type ${typeof value}: records are JSON`);
+}
+
+function writeObject(value: Record<string, unknown>, skip: readonly string[], out: string[]): void {
+  // Code-unit order of keys: stable across engines and independent of insertion order.
+  const keys = Object.keys(value)
+    .filter((key) => value[key] !== undefined && !skip.includes(key))
+    .sort();
+  out.push('{');
+  keys.forEach((key, index) => {
+    if (index > 0) out.push(',');
+    out.push(JSON.stringify(key), ':');
+    writeValue(value[key], out);
+  });
+  out.push('}');
+}
+
+/**
+ * Serialises a JSON value with object keys sorted at every depth and the volatile fields
+ * removed from the top level, so that equal content always gives the same string.
+ * Undefined object members are dropped, as JSON.stringify does.
+ *
+ * Throws {@link BridgeError} on values JSON cannot hold (functions, bigints, symbols).
+ * @example canonicalJson({ b: 1, a: { d: 2, c: 3 }, UpdatedUtc: 'x' }) // '{"a":{"c":3,"d":2},"b":1}'
+ */
+export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
+  const out: string[] = [];
+  if (isPlainObject(value)) {
+    writeObject(value, options.volatileFields ?? DEFAULT_VOLATILE_FIELDS, out);
+  } else {
+    writeValue(value, out);
+  }
+  return out.join('');
+}
+
+/**
+ * The content hash of a record: lowercase hex SHA-256 of its {@link canonicalJson}. Key
+ * order and volatile fields never change it; any other change of content does.
+ * @example contentHash({ Id: 'c1', Email: 'a@b.c', UpdatedUtc: '2026-01-01T00:00:00Z' })
+ */
+export function contentHash(record: unknown, options: CanonicalOptions = {}): string {
+  return createHash('sha256').update(canonicalJson(record, options), 'utf8').digest('hex');
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { type CanonicalOptions, DEFAULT_VOLATILE_FIELDS } from './canonical.ts';
+
+/** One RFC 6902 operation of a change event's `patch`: add, remove or replace. */
+export const JsonPatchOperationSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('remove'), path: z.string() }),
+  z.object({ op: z.literal('replace'), path: z.string(), value: z.unknown() }),
+]);
+
+/** An RFC 6902 add, remove or replace operation. */
+export type JsonPatchOperation = z.infer<typeof JsonPatchOperationSchema>;
+
+/** What changed between two versions of a record. */
+export interface RecordDiff {
+  /** Top-level field names whose values differ, sorted, volatile fields excluded. */
+  changedFields: string[];
+  /** RFC 6902 operations turning `previous` into `current` exactly (volatile fields included). */
+  patch: JsonPatchOperation[];
+}
+
+/**
+ * Escapes one JSON Pointer reference token (RFC 6901 section 4): `~` becomes `~0` and `/`
+ * becomes `~1`, in that order, so that `~1` in a key does not turn into `/`.
+ * @example escapePointerToken('a/b~c') // 'a~1b~0c'
+ */
+export function escapePointerToken(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Own keys holding a value: JSON has no undefined, so an undefined member counts as absent. */
+function presentKeys(value: Record<string, unknown>): string[] {
+  return Object.keys(value).filter((key) => value[key] !== undefined);
+}
+
+/**
+ * Deep equality of two JSON values: key order does not matter, array order does.
+ * @example jsonEqual({ a: [1, 2], b: null }, { b: null, a: [1, 2] }) // true
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, index) => jsonEqual(item, b[index]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = presentKeys(a);
+    if (keys.length !== presentKeys(b).length) return false;
+    return keys.every((key) => b[key] !== undefined && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}
+
+function diffValue(previous: unknown, current: unknown, path: string, ops: JsonPatchOperation[]) {
+  if (jsonEqual(previous, current)) return;
+  if (isPlainObject(previous) && isPlainObject(current)) {
+    diffObject(previous, current, path, ops);
+    return;
+  }
+  // Arrays of one length are diffed by index; a length change replaces the whole array,
+  // which keeps patches readable and avoids index shifting between operations.
+  if (Array.isArray(previous) && Array.isArray(current) && previous.length === current.length) {
+    previous.forEach((item, index) => {
+      diffValue(item, current[index], `${path}/${index}`, ops);
+    });
+    return;
+  }
+  ops.push({ op: 'replace', path, value: current });
+}
+
+function diffObject(
+  previous: Record<string, unknown>,
+  current: Record<string, unknown>,
+  path: string,
+  ops: JsonPatchOperation[],
+) {
+  const keys = new Set([...presentKeys(previous), ...presentKeys(current)]);
+  for (const key of [...keys].sort()) {
+    const childPath = `${path}/${escapePointerToken(key)}`;
+    if (current[key] === undefined) ops.push({ op: 'remove', path: childPath });
+    else if (previous[key] === undefined)
+      ops.push({ op: 'add', path: childPath, value: current[key] });
+    else diffValue(previous[key], current[key], childPath, ops);
+  }
+}
+
+/**
+ * Diffs two versions of a record. `changedFields` lists the top-level fields whose values
+ * differ (sorted, volatile fields left out, so it is empty exactly when the content hashes
+ * are equal); `patch` is an RFC 6902 patch from `previous` to `current` that includes the
+ * volatile fields, so applying it to `previous` yields `current` exactly.
+ *
+ * Objects are diffed member by member; arrays of the same length index by index; arrays
+ * of different lengths and values of different kinds are replaced whole. Pure.
+ * @example diffRecords({ Id: '1', Email: 'a' }, { Id: '1', Email: 'b' }) // { changedFields: ['Email'], patch: [{ op: 'replace', path: '/Email', value: 'b' }] }
+ */
+export function diffRecords(
+  previous: Readonly<Record<string, unknown>>,
+  current: Readonly<Record<string, unknown>>,
+  options: CanonicalOptions = {},
+): RecordDiff {
+  const volatile = options.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
+  const patch: JsonPatchOperation[] = [];
+  diffValue(previous, current, '', patch);
+  const fields = new Set([...presentKeys(previous), ...presentKeys(current)]);
+  const changedFields = [...fields]
+    .filter((field) => !volatile.includes(field) && !jsonEqual(previous[field], current[field]))
+    .sort();
+  return { changedFields, patch };
+}

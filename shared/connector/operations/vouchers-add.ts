@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { DateTimeSchema, UuidSchema } from '../records/common.ts';
+import { VoucherSchema, VoucherTypeSchema } from '../records/voucher.ts';
+import { idFilter } from './filters.ts';
+
+/** One voucher to add. */
+export const NewVoucherSchema = z.strictObject({
+  ServiceId: UuidSchema,
+  Name: z.string().min(1),
+  Type: VoucherTypeSchema,
+  // Null for a public voucher.
+  CompanyId: UuidSchema.nullable().optional(),
+  AssignedRateIds: idFilter().optional(),
+  OccupiableIntervalStartUtc: DateTimeSchema.nullable().optional(),
+  OccupiableIntervalEndUtc: DateTimeSchema.nullable().optional(),
+  ExternalIdentifier: z.string().nullable().optional(),
+});
+/** One voucher to add. */
+export type NewVoucher = z.input<typeof NewVoucherSchema>;
+
+/** Request of vouchers/add (without the envelope). */
+export const VouchersAddRequestSchema = z.strictObject({
+  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise.
+  EnterpriseId: UuidSchema.optional(),
+  VoucherParameters: z.array(NewVoucherSchema),
+});
+/** Request of vouchers/add. */
+export type VouchersAddRequest = z.input<typeof VouchersAddRequestSchema>;
+
+/** Response of vouchers/add: the added vouchers. */
+export const VouchersAddResponseSchema = z.looseObject({
+  Vouchers: z.array(VoucherSchema),
+});
+/** Response of vouchers/add. */
+export type VouchersAddResponse = z.infer<typeof VouchersAddResponseSchema>;

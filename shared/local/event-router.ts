@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { deliverInBatches } from '../publish/batch-delivery.ts';
+import { type PreparedEntry, prepareWithinLimit } from '../publish/batch-packing.ts';
+import {
+  DEFAULT_EVENT_SOURCE,
+  eventBridgeEntryBytes,
+  PUT_EVENTS_MAX_BYTES,
+  toEventBridgeEntry,
+} from '../publish/event-bridge-entry.ts';
+import {
+  type EventBridgeEnvelope,
+  toEventBridgeEnvelope,
+} from '../publish/event-bridge-envelope.ts';
+import { NO_PUBLISH_METRICS, type PublishMetrics } from '../publish/publish-metrics.ts';
+import { entityKeyOf, type PublishableEvent, utf8Bytes } from '../publish/publishable-event.ts';
+import type { EventPublisher, PublishFailure, PublishResult } from '../publish/publisher.ts';
+import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from '../publish/retry-backoff.ts';
+import { type EventPattern, matchesEventPattern } from '../publish/routing-rule.ts';
+import {
+  SQS_BATCH_MAX_ENTRIES,
+  SQS_MAX_BYTES,
+  type SqsEntry,
+  sendSqsBatch,
+} from '../publish/sqs-publisher.ts';
+import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './sqs-emulator.ts';
+
+/** One rule with an SQS target, as the infra defines it on the bus. */
+export interface EventRoute {
+  /** The rule's name (in failure messages). */
+  name: string;
+  pattern: EventPattern;
+  queueUrl: string;
+}
+
+/** Options of {@link LocalEventRouter}. */
+export interface LocalEventRouterOptions {
+  client: SQSClient;
+  routes: readonly EventRoute[];
+  /** EventBridge `Source` of the entries (default `change-bridge`). */
+  source?: string;
+  eventBusName?: string;
+  account?: string;
+  region?: string;
+  /** Envelope ids; EventBridge uses random UUIDs (default `randomUUID`). */
+  newId?: () => string;
+  clock?: Clock;
+  random?: RandomSource;
+  retry?: Partial<RetryOptions>;
+  metrics?: PublishMetrics;
+}
+
+/**
+ * The local stand-in for the EventBridge bus and its rules: builds the same PutEvents
+ * entries as {@link EventBridgePublisher} (thin when over 256 KB), wraps each in the
+ * envelope EventBridge delivers to an SQS target, and sends it to the queue of every route
+ * whose pattern matches (the real SQS client, against the emulator). An event no route
+ * matches is accepted and dropped, as EventBridge does. A FIFO queue gets
+ * `MessageGroupId` = the entity key and `MessageDeduplicationId` = the event id.
+ * @example new LocalEventRouter({ client, routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl }] })
+ */
+export class LocalEventRouter implements EventPublisher {
+  private readonly options: LocalEventRouterOptions;
+  private readonly entryOptions: { source: string; eventBusName: string };
+
+  constructor(options: LocalEventRouterOptions) {
+    this.options = options;
+    this.entryOptions = {
+      source: options.source ?? DEFAULT_EVENT_SOURCE,
+      eventBusName: options.eventBusName ?? 'default',
+    };
+  }
+
+  /** See {@link EventPublisher.publish}. */
+  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+    const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
+    const clock = this.options.clock ?? systemClock;
+    const failures: PublishFailure[] = [];
+    const envelopes: Array<{ envelope: EventBridgeEnvelope; thinned: boolean }> = [];
+    for (const event of events) {
+      const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'local-router', (e) => {
+        const entry: PutEventsRequestEntry = toEventBridgeEntry(e, this.entryOptions);
+        return { entry, bytes: eventBridgeEntryBytes(entry) };
+      });
+      if (!('entry' in item)) {
+        failures.push(item);
+        metrics.recordFailed('local-router', item.eventType, 1, item.code);
+        continue;
+      }
+      const envelope = toEventBridgeEnvelope(item.entry, {
+        id: (this.options.newId ?? randomUUID)(),
+        account: this.options.account ?? EMULATOR_ACCOUNT_ID,
+        region: this.options.region ?? EMULATOR_REGION,
+        receivedAt: new Date(clock.now()),
+      });
+      envelopes.push({ envelope, thinned: item.thinned });
+    }
+    for (const route of this.options.routes) {
+      const matching = envelopes.filter((item) =>
+        matchesEventPattern(route.pattern, item.envelope),
+      );
+      failures.push(...(await this.deliver(route, matching, metrics)));
+    }
+    const failedIds = new Set(failures.map((failure) => failure.eventId));
+    const accepted = envelopes.filter((item) => !failedIds.has(item.envelope.detail.id));
+    return {
+      published: accepted.length,
+      thinned: accepted.filter((item) => item.thinned).length,
+      failures,
+    };
+  }
+
+  private async deliver(
+    route: EventRoute,
+    matching: ReadonlyArray<{ envelope: EventBridgeEnvelope; thinned: boolean }>,
+    metrics: PublishMetrics,
+  ): Promise<PublishFailure[]> {
+    const fifo = route.queueUrl.endsWith('.fifo');
+    const prepared: PreparedEntry<SqsEntry>[] = [];
+    const failures: PublishFailure[] = [];
+    const seenPerGroup = new Map<string, number>();
+    for (const { envelope, thinned } of matching) {
+      const event = envelope.detail;
+      const entry: SqsEntry = { MessageBody: JSON.stringify(envelope) };
+      const bytes = utf8Bytes(entry.MessageBody ?? '');
+      if (bytes > SQS_MAX_BYTES) {
+        failures.push({
+          eventId: event.id,
+          eventType: event.type,
+          target: 'local-router',
+          code: 'TargetMessageTooLarge',
+          message: `rule ${route.name}: envelope of ${bytes} bytes exceeds the SQS limit of ${SQS_MAX_BYTES}`,
+        });
+        continue;
+      }
+      let layer = 0;
+      if (fifo) {
+        const key = entityKeyOf(event);
+        layer = seenPerGroup.get(key) ?? 0;
+        seenPerGroup.set(key, layer + 1);
+        entry.MessageGroupId = key;
+        entry.MessageDeduplicationId = event.id;
+      }
+      prepared.push({ event, entry, bytes, thinned, layer });
+    }
+    const outcome = await deliverInBatches(prepared, {
+      target: 'local-router',
+      maxEntries: SQS_BATCH_MAX_ENTRIES,
+      maxBytes: SQS_MAX_BYTES,
+      concurrency: 4,
+      send: (entries) => sendSqsBatch(this.options.client, route.queueUrl, entries),
+      clock: this.options.clock ?? systemClock,
+      random: this.options.random ?? systemRandom,
+      retry: { ...DEFAULT_RETRY_OPTIONS, ...this.options.retry },
+      metrics,
+    });
+    return [...failures, ...outcome.failures];
+  }
+}

@@ -1,0 +1,181 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { type Clock, systemClock } from '../clock.ts';
+import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './sqs-emulator.ts';
+
+/** A Lambda SQS handler with partial batch responses (`ReportBatchItemFailures`). */
+export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+
+/** Options of {@link startEventSourceLoop}. */
+export interface EventSourceLoopOptions {
+  client: SQSClient;
+  queueUrl: string;
+  handler: SqsBatchHandler;
+  /** Messages per invocation, 1–10 (default 10). */
+  batchSize?: number;
+  /** Long-poll wait per receive, 0–20 s (default 20, as Lambda's pollers). */
+  waitTimeSeconds?: number;
+  /** Receive-and-invoke workers running at once (default 1). */
+  concurrency?: number;
+  /** `eventSourceARN` of the records (default: derived from the queue URL). */
+  queueArn?: string;
+  region?: string;
+  /** Told about failed receives, deletes and handler errors (default: ignore). */
+  onError?: (error: unknown) => void;
+  /** Paces retries after a failed receive (default: the wall clock). */
+  clock?: Clock;
+}
+
+/** A running loop. */
+export interface EventSourceLoop {
+  /** Stops polling, lets in-flight invocations finish (and delete), then resolves. */
+  stop(): Promise<void>;
+}
+
+const RECEIVE_RETRY_MS = 1_000;
+
+/** Lambda's partial batch response; anything else it treats as "the whole batch failed". */
+const BatchResponseSchema = z
+  .object({ batchItemFailures: z.array(z.object({ itemIdentifier: z.string().min(1) })) })
+  .nullish();
+
+/**
+ * Plays Lambda's SQS event source mapping: long-polls the queue, invokes `handler` with a
+ * real `SQSEvent`, deletes every message not listed in `batchItemFailures`, and leaves the
+ * listed ones to reappear after the visibility timeout. As in Lambda, a handler that
+ * throws, or answers with an identifier not in the batch, fails the whole batch.
+ * A receive cut short by `stop()` may leave a message invisible until its visibility
+ * timeout: delivery stays at least once.
+ * @example const loop = startEventSourceLoop({ client, queueUrl, handler }); await loop.stop();
+ */
+export function startEventSourceLoop(options: EventSourceLoopOptions): EventSourceLoop {
+  const abort = new AbortController();
+  const clock = options.clock ?? systemClock;
+  const region = options.region ?? EMULATOR_REGION;
+  const queueArn = options.queueArn ?? queueArnOf(options.queueUrl, region);
+  const report = (error: unknown): void => options.onError?.(error);
+
+  const worker = async (): Promise<void> => {
+    while (!abort.signal.aborted) {
+      let messages: Message[];
+      try {
+        const response = await options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? 10,
+            WaitTimeSeconds: options.waitTimeSeconds ?? 20,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        messages = response.Messages ?? [];
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        report(error);
+        await clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => {});
+        continue;
+      }
+      if (messages.length > 0) await invokeAndSettle(messages);
+    }
+  };
+
+  const invokeAndSettle = async (messages: Message[]): Promise<void> => {
+    const records = messages.map((message) => toSqsRecord(message, queueArn, region));
+    const failed = await invoke(records);
+    const succeeded = records.filter((record) => !failed.has(record.messageId));
+    if (succeeded.length === 0) return;
+    try {
+      const response = await options.client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: succeeded.map((record, index) => ({
+            Id: String(index),
+            ReceiptHandle: record.receiptHandle,
+          })),
+        }),
+      );
+      if (response.Failed?.length) report(new Error(`${response.Failed.length} deletes failed`));
+    } catch (error) {
+      report(error);
+    }
+  };
+
+  /** The message ids to leave on the queue. */
+  const invoke = async (records: SQSRecord[]): Promise<Set<string>> => {
+    const all = new Set(records.map((record) => record.messageId));
+    try {
+      const parsed = BatchResponseSchema.safeParse(await options.handler({ Records: records }));
+      if (!parsed.success) return all;
+      const failed = new Set(parsed.data?.batchItemFailures.map((item) => item.itemIdentifier));
+      return [...failed].every((id) => all.has(id)) ? failed : all;
+    } catch (error) {
+      report(error);
+      return all;
+    }
+  };
+
+  const workers = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker);
+  const done = Promise.all(workers).then(() => undefined);
+  return {
+    stop() {
+      abort.abort();
+      return done;
+    },
+  };
+}
+
+/**
+ * The Lambda `SQSRecord` of a received message, field for field as Lambda builds it.
+ * Binary attribute values become base64, as in Lambda's JSON event.
+ */
+export function toSqsRecord(message: Message, queueArn: string, region: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  const messageAttributes: SQSMessageAttributes = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      stringValue: value.StringValue,
+      binaryValue: value.BinaryValue
+        ? Buffer.from(value.BinaryValue).toString('base64')
+        : undefined,
+      stringListValues: [],
+      binaryListValues: [],
+      dataType: value.DataType ?? 'String',
+    };
+  }
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? '',
+      SenderId: attributes.SenderId ?? '',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? '',
+      SequenceNumber: attributes.SequenceNumber,
+      MessageGroupId: attributes.MessageGroupId,
+      MessageDeduplicationId: attributes.MessageDeduplicationId,
+      AWSTraceHeader: attributes.AWSTraceHeader,
+    },
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    md5OfMessageAttributes: message.MD5OfMessageAttributes,
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: region,
+  };
+}
+
+/** `arn:aws:sqs:<region>:<account>:<name>` from a queue URL `…/<account>/<name>`. */
+export function queueArnOf(queueUrl: string, region: string): string {
+  const [account = EMULATOR_ACCOUNT_ID, name = ''] = new URL(queueUrl).pathname
+    .split('/')
+    .filter(Boolean);
+  return `arn:aws:sqs:${region}:${account}:${name}`;
+}

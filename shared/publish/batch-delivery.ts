@@ -1,0 +1,210 @@
+import type { Clock, RandomSource } from '../clock.ts';
+import { type PreparedEntry, packBatches } from './batch-packing.ts';
+import type { PublishMetrics } from './publish-metrics.ts';
+import type { PublishableEvent } from './publishable-event.ts';
+import { PublishError, type PublishFailure, type PublishTargetName } from './publisher.ts';
+import { backoffDelayMs, type RetryOptions } from './retry-backoff.ts';
+
+/** Why a target refused one entry of a batch. */
+export interface EntryRefusal {
+  code: string;
+  message: string;
+  /** True when the same entry may be accepted later (throttling, internal failure). */
+  retryable: boolean;
+}
+
+/**
+ * Sends one batch; resolves with the refusals keyed by position in `entries` (absent:
+ * accepted). Throws when the whole request failed.
+ */
+export type SendBatch<E> = (entries: readonly E[]) => Promise<ReadonlyMap<number, EntryRefusal>>;
+
+/** Limits and dependencies of {@link deliverInBatches}. */
+export interface BatchDeliveryOptions<E> {
+  target: PublishTargetName;
+  /** Most entries in one request (10 for PutEvents and SendMessageBatch). */
+  maxEntries: number;
+  /** Most bytes in one request, by the target's size formula. */
+  maxBytes: number;
+  /** Requests in flight at once within one layer. */
+  concurrency: number;
+  send: SendBatch<E>;
+  clock: Clock;
+  random: RandomSource;
+  retry: RetryOptions;
+  metrics: PublishMetrics;
+}
+
+/** What {@link deliverInBatches} achieved. */
+export interface DeliveryOutcome {
+  delivered: PreparedEntry<unknown>[];
+  failures: PublishFailure[];
+}
+
+/**
+ * Sends prepared entries in batches, layer by layer, retrying only the entries refused for
+ * a transient reason, with jittered backoff, up to `retry.maxAttempts` attempts.
+ * Entries refused for good become failures. Throws a retryable {@link PublishError} when
+ * transient refusals outlast the attempts, and a {@link PublishError} classified from the
+ * cause when a whole request fails; entries accepted before that stay published.
+ */
+export async function deliverInBatches<E>(
+  prepared: readonly PreparedEntry<E>[],
+  options: BatchDeliveryOptions<E>,
+): Promise<DeliveryOutcome> {
+  const delivered: PreparedEntry<E>[] = [];
+  const failures: PublishFailure[] = [];
+  let unfinishedReason: string | undefined;
+  try {
+    for (const layer of splitLayers(prepared)) {
+      let pending = layer;
+      for (let attempt = 1; pending.length > 0; attempt++) {
+        const again = await sendOnce(pending, options, delivered, failures);
+        if (again.length === 0) break;
+        if (attempt >= options.retry.maxAttempts) {
+          const last = again[again.length - 1]!.refusal;
+          unfinishedReason = 'RetriesExhausted';
+          throw new PublishError(
+            options.target,
+            `${again.length} event(s) still refused after ${attempt} attempts (${last.code}: ${last.message})`,
+            { retryable: true },
+          );
+        }
+        options.metrics.recordRetried(options.target, again.length);
+        await options.clock.sleep(backoffDelayMs(attempt, options.random, options.retry));
+        // Retries go out in the original order, whatever order the parallel batches ended in.
+        const retried = new Set(again.map((item) => item.entry));
+        pending = layer.filter((item) => retried.has(item));
+      }
+    }
+  } catch (error) {
+    unfinishedReason ??= 'RequestFailed';
+    throw error;
+  } finally {
+    recordOutcome(options, prepared, delivered, failures, unfinishedReason);
+  }
+  return { delivered, failures };
+}
+
+interface Refused<E> {
+  entry: PreparedEntry<E>;
+  refusal: EntryRefusal;
+}
+
+async function sendOnce<E>(
+  pending: readonly PreparedEntry<E>[],
+  options: BatchDeliveryOptions<E>,
+  delivered: PreparedEntry<E>[],
+  failures: PublishFailure[],
+): Promise<Refused<E>[]> {
+  const again: Refused<E>[] = [];
+  const batches = packBatches(pending, options.maxEntries, options.maxBytes);
+  await forEachLimited(batches, options.concurrency, async (batch) => {
+    const bytes = batch.reduce((sum, item) => sum + item.bytes, 0);
+    options.metrics.recordBatch(options.target, batch.length, bytes);
+    let refusals: ReadonlyMap<number, EntryRefusal>;
+    try {
+      refusals = await options.send(batch.map((item) => item.entry));
+    } catch (error) {
+      throw requestError(options.target, error);
+    }
+    batch.forEach((item, index) => {
+      const refusal = refusals.get(index);
+      if (!refusal) delivered.push(item);
+      else if (refusal.retryable) again.push({ entry: item, refusal });
+      else failures.push(failureOf(item.event, options.target, refusal));
+    });
+  });
+  return again;
+}
+
+function failureOf(
+  event: PublishableEvent,
+  target: PublishTargetName,
+  refusal: EntryRefusal,
+): PublishFailure {
+  return {
+    eventId: event.id,
+    eventType: event.type,
+    target,
+    code: refusal.code,
+    message: refusal.message,
+  };
+}
+
+function splitLayers<E>(prepared: readonly PreparedEntry<E>[]): PreparedEntry<E>[][] {
+  const layers: PreparedEntry<E>[][] = [];
+  for (const item of prepared) {
+    const layer = layers[item.layer] ?? [];
+    layer.push(item);
+    layers[item.layer] = layer;
+  }
+  return layers.filter((layer) => layer.length > 0);
+}
+
+/** Wraps a whole-request failure; AWS marks client faults (bad input, no permission) as final. */
+function requestError(target: PublishTargetName, error: unknown): PublishError {
+  if (error instanceof PublishError) return error;
+  const fault = faultOf(error);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new PublishError(target, `request failed (${message})`, {
+    cause: error,
+    retryable: fault.retryable || fault.kind !== 'client',
+  });
+}
+
+function faultOf(error: unknown): { kind: string | undefined; retryable: boolean } {
+  if (typeof error !== 'object' || error === null) return { kind: undefined, retryable: true };
+  const kind = '$fault' in error && typeof error.$fault === 'string' ? error.$fault : undefined;
+  const retryable = '$retryable' in error && error.$retryable !== undefined;
+  return { kind, retryable };
+}
+
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await run(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure) throw failure.error;
+}
+
+function recordOutcome<E>(
+  options: BatchDeliveryOptions<E>,
+  prepared: readonly PreparedEntry<E>[],
+  delivered: readonly PreparedEntry<E>[],
+  failures: readonly PublishFailure[],
+  unfinishedReason: string | undefined,
+): void {
+  const { metrics, target } = options;
+  for (const [type, count] of countBy(delivered.map((item) => item.event.type))) {
+    metrics.recordPublished(target, type, count);
+  }
+  for (const failure of failures) metrics.recordFailed(target, failure.eventType, 1, failure.code);
+  if (unfinishedReason === undefined) return;
+  // A thrown publish leaves every entry neither accepted nor refused for good unpublished.
+  const settled = new Set<PreparedEntry<E>>(delivered);
+  const failed = new Set(failures.map((failure) => failure.eventId));
+  const left = prepared.filter((item) => !settled.has(item) && !failed.has(item.event.id));
+  for (const [type, count] of countBy(left.map((item) => item.event.type))) {
+    metrics.recordFailed(target, type, count, unfinishedReason);
+  }
+}
+
+function countBy(values: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  return counts;
+}

@@ -1,0 +1,68 @@
+import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { type PublishableEvent, utf8Bytes } from './publishable-event.ts';
+
+/** PutEvents takes at most 10 entries per request (EventBridge quota). */
+export const PUT_EVENTS_MAX_ENTRIES = 10;
+
+/** PutEvents takes at most 256 KB per entry and per request, sizes by {@link eventBridgeEntryBytes}. */
+export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
+
+/** The default EventBridge `Source` of every event change-bridge publishes. */
+export const DEFAULT_EVENT_SOURCE = 'change-bridge';
+
+/** Where entries go and how they are labelled. */
+export interface EventBridgeEntryOptions {
+  /** EventBridge `Source` (default `change-bridge`); the routing rule matches on it. */
+  source: string;
+  /** Bus name or ARN (default `default`). */
+  eventBusName: string;
+}
+
+/**
+ * The `Resources` of an event, for rules that filter by tenant or entity without reading
+ * the detail: `change-bridge:enterprise/<id>`, `change-bridge:chain/<id>` (when the scope
+ * has them) and `change-bridge:entity/<entityType>/<entityId>`. Rules can also filter on
+ * the detail: `detail.type`, `detail.data.entityType`, `detail.data.change`,
+ * `detail.data.scope.enterpriseId`, `detail.data.scope.chainId`, `detail.data.truncated`.
+ * @example { resources: [{ prefix: 'change-bridge:enterprise/' }] }
+ */
+export function eventResources(event: PublishableEvent): string[] {
+  const resources: string[] = [];
+  const scope = event.data.scope;
+  if (scope?.enterpriseId) resources.push(`change-bridge:enterprise/${scope.enterpriseId}`);
+  if (scope?.chainId) resources.push(`change-bridge:chain/${scope.chainId}`);
+  resources.push(`change-bridge:entity/${event.data.entityType}/${event.data.entityId}`);
+  return resources;
+}
+
+/**
+ * The PutEvents entry of an event: `DetailType` is the event type, `Detail` the whole
+ * CloudEvents JSON, `Time` the detection time (so EventBridge's envelope `time` is it).
+ */
+export function toEventBridgeEntry(
+  event: PublishableEvent,
+  options: EventBridgeEntryOptions,
+): PutEventsRequestEntry {
+  return {
+    Source: options.source,
+    DetailType: event.type,
+    Detail: JSON.stringify(event),
+    EventBusName: options.eventBusName,
+    Resources: eventResources(event),
+    Time: new Date(event.time),
+  };
+}
+
+/**
+ * Size of an entry as EventBridge counts it ("Calculating PutEvents event entry size"):
+ * UTF-8 bytes of Source, DetailType, Detail and each Resource, plus 14 when Time is set.
+ * EventBusName does not count.
+ */
+export function eventBridgeEntryBytes(entry: PutEventsRequestEntry): number {
+  let size = entry.Time ? 14 : 0;
+  if (entry.Source) size += utf8Bytes(entry.Source);
+  if (entry.DetailType) size += utf8Bytes(entry.DetailType);
+  if (entry.Detail) size += utf8Bytes(entry.Detail);
+  for (const resource of entry.Resources ?? []) size += utf8Bytes(resource);
+  return size;
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The fields of a change event (design.md, "Event") that publishing relies on. Loose on
+ * purpose: the catalogue in shared/changes owns the full shape per event type, and any
+ * catalogue event is a publishable event.
+ */
+export const PublishableEventSchema = z.looseObject({
+  specversion: z.literal('1.0'),
+  id: z.string().regex(/^evt_[0-9A-Za-z]+$/, 'must be evt_ followed by letters and digits'),
+  type: z.string().min(1),
+  source: z.string().min(1),
+  subject: z.string().optional(),
+  time: z.iso.datetime({ offset: true }),
+  datacontenttype: z.string().optional(),
+  data: z.looseObject({
+    entityType: z.string().min(1),
+    entityId: z.string().min(1),
+    change: z.string().min(1),
+    scope: z
+      .looseObject({ enterpriseId: z.string().optional(), chainId: z.string().optional() })
+      .optional(),
+    current: z.unknown().optional(),
+    previous: z.unknown().optional(),
+    changedFields: z.array(z.string()).optional(),
+    patch: z.array(z.unknown()).optional(),
+    truncated: z.boolean().optional(),
+  }),
+});
+
+/** A change event as the publishers see it. */
+export type PublishableEvent = z.infer<typeof PublishableEventSchema>;
+
+/**
+ * The thin form of an event: `previous` and `patch` dropped and `data.truncated` set, so a
+ * consumer knows to fetch the full record itself. Used when the full event breaks a
+ * transport's size limit; never mutates its argument.
+ * @example const thin = thinEvent(event); // thin.data.truncated === true
+ */
+export function thinEvent<E extends PublishableEvent>(event: E): E {
+  const { previous: _previous, patch: _patch, ...data } = event.data;
+  return { ...event, data: { ...data, truncated: true } };
+}
+
+/**
+ * The per-entity key `<entityType>:<entityId>`: the SQS FIFO message group, so events of
+ * one entity stay in order while different entities proceed in parallel.
+ */
+export function entityKeyOf(event: PublishableEvent): string {
+  return `${event.data.entityType}:${event.data.entityId}`;
+}
+
+/** Size in bytes of a string once UTF-8 encoded (every AWS size limit counts bytes). */
+export function utf8Bytes(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}

@@ -1,0 +1,122 @@
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import type { Clock, RandomSource } from '../clock.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
+import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
+import { EventBridgePublisher } from './event-bridge-publisher.ts';
+import { MultiPublisher } from './multi-publisher.ts';
+import type { PublishMetrics } from './publish-metrics.ts';
+import type { EventPublisher } from './publisher.ts';
+import type { RetryOptions } from './retry-backoff.ts';
+import { SqsPublisher } from './sqs-publisher.ts';
+
+/** An unset variable and an empty one mean the same: use the default. */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/**
+ * The publishing variables: `PUBLISH_TARGETS` (`eventbridge` | `sqs` | `both`, default
+ * `eventbridge`), `PUBLISH_EVENT_BUS_NAME` (default `default`), `PUBLISH_EVENT_SOURCE`
+ * (default `change-bridge`), `PUBLISH_QUEUE_URL` (required with `sqs` and `both`) and
+ * `PUBLISH_QUEUE_FIFO` (`true` | `false`; default: the URL ends in `.fifo`).
+ */
+export const PublisherEnvSchema = z
+  .object({
+    PUBLISH_TARGETS: optional(z.enum(['eventbridge', 'sqs', 'both'])),
+    PUBLISH_EVENT_BUS_NAME: optional(z.string().min(1)),
+    PUBLISH_EVENT_SOURCE: optional(z.string().min(1)),
+    PUBLISH_QUEUE_URL: optional(z.url()),
+    PUBLISH_QUEUE_FIFO: optional(z.enum(['true', 'false'])),
+  })
+  .superRefine((env, context) => {
+    const targets = env.PUBLISH_TARGETS ?? 'eventbridge';
+    if (targets !== 'eventbridge' && env.PUBLISH_QUEUE_URL === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['PUBLISH_QUEUE_URL'],
+        message: `is required when PUBLISH_TARGETS is ${targets}`,
+      });
+    }
+  })
+  .transform((env) => {
+    const targets = env.PUBLISH_TARGETS ?? 'eventbridge';
+    return {
+      eventBridge:
+        targets === 'sqs'
+          ? undefined
+          : {
+              eventBusName: env.PUBLISH_EVENT_BUS_NAME ?? 'default',
+              source: env.PUBLISH_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE,
+            },
+      sqs:
+        targets === 'eventbridge' || env.PUBLISH_QUEUE_URL === undefined
+          ? undefined
+          : {
+              queueUrl: env.PUBLISH_QUEUE_URL,
+              fifo:
+                env.PUBLISH_QUEUE_FIFO === undefined
+                  ? env.PUBLISH_QUEUE_URL.endsWith('.fifo')
+                  : env.PUBLISH_QUEUE_FIFO === 'true',
+            },
+    };
+  });
+
+/** Which targets to publish to and how; a target is absent when not chosen. */
+export type PublisherConfig = z.output<typeof PublisherEnvSchema>;
+
+/**
+ * Reads the publishing configuration from environment variables (composition roots pass
+ * `process.env`). Throws a ValidationError naming the variable at fault.
+ * @example parsePublisherConfig({ PUBLISH_TARGETS: 'both', PUBLISH_QUEUE_URL: url })
+ */
+export function parsePublisherConfig(
+  env: Readonly<Record<string, string | undefined>>,
+): PublisherConfig {
+  return parseOrThrow(PublisherEnvSchema, env, 'publishing environment');
+}
+
+/** What {@link createPublisher} builds the adapters from. */
+export interface PublisherDependencies {
+  eventBridgeClient?: EventBridgeClient;
+  sqsClient?: SQSClient;
+  clock?: Clock;
+  random?: RandomSource;
+  metrics?: PublishMetrics;
+  retry?: Partial<RetryOptions>;
+}
+
+/**
+ * The publisher the configuration asks for: one adapter, or a {@link MultiPublisher} over
+ * both. Throws a BridgeError when a chosen target's client is missing.
+ */
+export function createPublisher(
+  config: PublisherConfig,
+  deps: PublisherDependencies,
+): EventPublisher {
+  const shared = {
+    clock: deps.clock,
+    random: deps.random,
+    metrics: deps.metrics,
+    retry: deps.retry,
+  };
+  const targets: EventPublisher[] = [];
+  if (config.eventBridge) {
+    if (!deps.eventBridgeClient)
+      throw new BridgeError('EventBridge is a publish target but no EventBridge client was given');
+    targets.push(
+      new EventBridgePublisher({
+        client: deps.eventBridgeClient,
+        ...config.eventBridge,
+        ...shared,
+      }),
+    );
+  }
+  if (config.sqs) {
+    if (!deps.sqsClient)
+      throw new BridgeError('SQS is a publish target but no SQS client was given');
+    targets.push(new SqsPublisher({ client: deps.sqsClient, ...config.sqs, ...shared }));
+  }
+  const [only] = targets;
+  return targets.length === 1 && only ? only : new MultiPublisher(targets);
+}

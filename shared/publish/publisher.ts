@@ -1,0 +1,58 @@
+import { BridgeError, type BridgeErrorOptions } from '../errors.ts';
+import type { PublishableEvent } from './publishable-event.ts';
+
+/** Where events go: the name each adapter reports in failures and metrics. */
+export type PublishTargetName = 'eventbridge' | 'sqs' | 'local-router' | (string & {});
+
+/** One event that was not published and never will be by repeating the call. */
+export interface PublishFailure {
+  /** The event's id. */
+  eventId: string;
+  /** The event's type (e.g. `customer.updated`). */
+  eventType: string;
+  /** The target that refused it. */
+  target: PublishTargetName;
+  /** Machine-readable reason: an AWS error code or `EventTooLarge`. */
+  code: string;
+  /** Human-readable reason. */
+  message: string;
+}
+
+/** Outcome of {@link EventPublisher.publish}. */
+export interface PublishResult {
+  /** Events accepted by every target. */
+  published: number;
+  /** Events accepted only in thin form (without `previous` and `patch`) by some target. */
+  thinned: number;
+  /**
+   * Events refused for good (too large even when thin, malformed): repeating the call
+   * cannot help, so they are reported rather than thrown, and other events still go out.
+   */
+  failures: readonly PublishFailure[];
+}
+
+/**
+ * The publisher port. `publish` returns once every event is accepted by its target(s) or
+ * refused for good (see {@link PublishResult.failures}). When it cannot finish (throttling
+ * or service faults outlasting the bounded retries, a network failure) it throws a
+ * {@link PublishError}: the caller must then not commit its snapshots or watermark
+ * (publish first, commit after). Repeating a call republishes events with the same ids.
+ */
+export interface EventPublisher {
+  publish(events: readonly PublishableEvent[]): Promise<PublishResult>;
+}
+
+/** A publish that could not complete. `retryable` says whether a later attempt may succeed. */
+export class PublishError extends BridgeError {
+  override name = 'PublishError';
+  /** The target that failed. */
+  readonly target: PublishTargetName;
+
+  constructor(target: PublishTargetName, message: string, options: BridgeErrorOptions = {}) {
+    super(`${target}: ${message}`, options);
+    this.target = target;
+  }
+}
+
+/** The result of publishing nothing. */
+export const EMPTY_PUBLISH_RESULT: PublishResult = { published: 0, thinned: 0, failures: [] };

@@ -1,0 +1,168 @@
+import {
+  type MessageAttributeValue,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { deliverInBatches, type EntryRefusal } from './batch-delivery.ts';
+import { type PreparedEntry, prepareWithinLimit } from './batch-packing.ts';
+import { NO_PUBLISH_METRICS, type PublishMetrics } from './publish-metrics.ts';
+import { entityKeyOf, type PublishableEvent, utf8Bytes } from './publishable-event.ts';
+import type { EventPublisher, PublishFailure, PublishResult } from './publisher.ts';
+import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
+
+/** SendMessageBatch takes at most 10 entries (SQS quota). */
+export const SQS_BATCH_MAX_ENTRIES = 10;
+
+/**
+ * Bytes per message and per batch. SQS has accepted 1 MiB since August 2025, but we stay
+ * at the long-standing 256 KiB: EventBridge caps an event at 256 KB anyway (one event
+ * must fit both targets the same way), and queues created with the old default
+ * `MaximumMessageSize` of 262,144, older SDKs and emulators still enforce it.
+ */
+export const SQS_MAX_BYTES = 256 * 1024;
+
+/** An SQS entry before it gets its position id in a batch. */
+export type SqsEntry = Omit<SendMessageBatchRequestEntry, 'Id'>;
+
+/** Construction options of {@link SqsPublisher}. */
+export interface SqsPublisherOptions {
+  client: SQSClient;
+  queueUrl: string;
+  /** FIFO mode; default: the queue URL ends in `.fifo`. */
+  fifo?: boolean;
+  /** SendMessageBatch requests in flight at once (default 4). */
+  concurrency?: number;
+  retry?: Partial<RetryOptions>;
+  clock?: Clock;
+  random?: RandomSource;
+  metrics?: PublishMetrics;
+}
+
+/**
+ * The SQS message of an event: body = the event JSON, attributes `eventType`,
+ * `entityType`, `entityId` (for consumers and SNS-style filtering); in FIFO mode
+ * `MessageGroupId` = `<entityType>:<entityId>` (order per entity) and
+ * `MessageDeduplicationId` = the event id (a republished event is dropped by SQS within
+ * its 5-minute deduplication interval).
+ */
+export function toSqsEntry(event: PublishableEvent, fifo: boolean): SqsEntry {
+  const entry: SqsEntry = {
+    MessageBody: JSON.stringify(event),
+    MessageAttributes: {
+      eventType: stringAttribute(event.type),
+      entityType: stringAttribute(event.data.entityType),
+      entityId: stringAttribute(event.data.entityId),
+    },
+  };
+  if (fifo) {
+    entry.MessageGroupId = entityKeyOf(event);
+    entry.MessageDeduplicationId = event.id;
+  }
+  return entry;
+}
+
+/** Size of a message as SQS counts it: the body plus each attribute's name, type and value. */
+export function sqsEntryBytes(entry: SqsEntry): number {
+  let size = utf8Bytes(entry.MessageBody ?? '');
+  for (const [name, value] of Object.entries(entry.MessageAttributes ?? {})) {
+    size += utf8Bytes(name) + utf8Bytes(value.DataType ?? '') + utf8Bytes(value.StringValue ?? '');
+  }
+  return size;
+}
+
+/**
+ * Publishes events to one SQS queue with SendMessageBatch (10 entries, 256 KiB per
+ * request). Entries in `Failed[]` with `SenderFault: false` are retried alone with
+ * jittered backoff; sender faults are reported as failures. In FIFO mode each request
+ * holds at most one event per entity and the next event of an entity is sent only after
+ * the previous one is accepted, so a retried entry never overtakes or falls behind.
+ * @example new SqsPublisher({ client, queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/changes.fifo' })
+ */
+export class SqsPublisher implements EventPublisher {
+  private readonly options: SqsPublisherOptions;
+  private readonly fifo: boolean;
+  private readonly retry: RetryOptions;
+
+  constructor(options: SqsPublisherOptions) {
+    this.options = options;
+    this.fifo = options.fifo ?? options.queueUrl.endsWith('.fifo');
+    this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+  }
+
+  /** See {@link EventPublisher.publish}. */
+  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+    const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
+    const prepared: PreparedEntry<SqsEntry>[] = [];
+    const failures: PublishFailure[] = [];
+    const seenPerGroup = new Map<string, number>();
+    for (const event of events) {
+      const item = prepareWithinLimit(event, SQS_MAX_BYTES, 'sqs', (e) => {
+        const entry = toSqsEntry(e, this.fifo);
+        return { entry, bytes: sqsEntryBytes(entry) };
+      });
+      if (!('entry' in item)) {
+        failures.push(item);
+        metrics.recordFailed('sqs', item.eventType, 1, item.code);
+        continue;
+      }
+      if (this.fifo) {
+        const key = entityKeyOf(event);
+        item.layer = seenPerGroup.get(key) ?? 0;
+        seenPerGroup.set(key, item.layer + 1);
+      }
+      prepared.push(item);
+    }
+    const outcome = await deliverInBatches(prepared, {
+      target: 'sqs',
+      maxEntries: SQS_BATCH_MAX_ENTRIES,
+      maxBytes: SQS_MAX_BYTES,
+      concurrency: this.options.concurrency ?? 4,
+      send: (entries) => sendSqsBatch(this.options.client, this.options.queueUrl, entries),
+      clock: this.options.clock ?? systemClock,
+      random: this.options.random ?? systemRandom,
+      retry: this.retry,
+      metrics,
+    });
+    return {
+      published: outcome.delivered.length,
+      thinned: outcome.delivered.filter((item) => item.thinned).length,
+      failures: [...failures, ...outcome.failures],
+    };
+  }
+}
+
+/**
+ * Sends one SendMessageBatch and returns the refusals by position: `Failed[]` entries
+ * with `SenderFault: false` are retryable; sender faults repeat on every attempt and are
+ * not. Throws when the request itself fails.
+ */
+export async function sendSqsBatch(
+  client: SQSClient,
+  queueUrl: string,
+  entries: readonly SqsEntry[],
+): Promise<ReadonlyMap<number, EntryRefusal>> {
+  const response = await client.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queueUrl,
+      // Batch entry ids only need to be unique within the request: positions are.
+      Entries: entries.map((entry, index) => ({ Id: String(index), ...entry })),
+    }),
+  );
+  const refusals = new Map<number, EntryRefusal>();
+  for (const failed of response.Failed ?? []) {
+    const index = Number(failed.Id);
+    if (!Number.isInteger(index) || index < 0 || index >= entries.length) continue;
+    refusals.set(index, {
+      code: failed.Code ?? 'Unknown',
+      message: failed.Message ?? 'no message',
+      retryable: !failed.SenderFault,
+    });
+  }
+  return refusals;
+}
+
+function stringAttribute(value: string): MessageAttributeValue {
+  return { DataType: 'String', StringValue: value };
+}

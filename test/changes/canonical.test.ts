@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, contentHash } from '../../shared/changes/canonical.ts';
+
+const customer = {
+  Id: 'c1',
+  ChainId: 'ch1',
+  Email: 'ann@example.com',
+  Address: { City: 'Prague', Line1: 'Main 1', CountryCode: 'CZ' },
+  Classifications: ['Returning', 'Staff'],
+  UpdatedUtc: '2026-01-01T00:00:00Z',
+};
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and drops UpdatedUtc by default', () => {
+    expect(canonicalJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: 3 }, UpdatedUtc: 'x' })).toBe(
+      '{"a":{"c":3,"d":[{"y":2,"z":1}]},"b":1}',
+    );
+  });
+
+  it('removes only top-level volatile fields', () => {
+    expect(canonicalJson({ Nested: { UpdatedUtc: 'x' }, UpdatedUtc: 'y' })).toBe(
+      '{"Nested":{"UpdatedUtc":"x"}}',
+    );
+  });
+
+  it('removes the configured volatile fields instead of the default', () => {
+    const value = { A: 1, B: 2, UpdatedUtc: 'x' };
+    expect(canonicalJson(value, { volatileFields: ['B'] })).toBe('{"A":1,"UpdatedUtc":"x"}');
+    expect(canonicalJson(value, { volatileFields: [] })).toBe('{"A":1,"B":2,"UpdatedUtc":"x"}');
+  });
+
+  it('writes JSON that parses back to the same content', () => {
+    const value = { s: 'quote " and \\ and \u2028', n: [1.5, -2, null, true], e: {} };
+    expect(JSON.parse(canonicalJson(value))).toEqual(value);
+  });
+
+  it('drops undefined members as JSON does and treats -0 as 0', () => {
+    expect(canonicalJson({ a: undefined, b: -0 })).toBe('{"b":0}');
+  });
+
+  it('rejects values JSON cannot hold', () => {
+    expect(() => canonicalJson({ a: 10n })).toThrow(/bigint/);
+  });
+});
+
+describe('contentHash', () => {
+  it('is a lowercase sha256 hex digest', () => {
+    expect(contentHash(customer)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('ignores key order at every depth', () => {
+    const reordered = {
+      UpdatedUtc: customer.UpdatedUtc,
+      Classifications: customer.Classifications,
+      Address: { CountryCode: 'CZ', Line1: 'Main 1', City: 'Prague' },
+      Email: customer.Email,
+      ChainId: customer.ChainId,
+      Id: customer.Id,
+    };
+    expect(contentHash(reordered)).toBe(contentHash(customer));
+  });
+
+  it('does not change when only UpdatedUtc changes', () => {
+    expect(contentHash({ ...customer, UpdatedUtc: '2026-02-02T10:00:00Z' })).toBe(
+      contentHash(customer),
+    );
+  });
+
+  it('changes when any other field changes, at any depth', () => {
+    const base = contentHash(customer);
+    expect(contentHash({ ...customer, Email: 'bob@example.com' })).not.toBe(base);
+    expect(contentHash({ ...customer, Address: { ...customer.Address, City: 'Brno' } })).not.toBe(
+      base,
+    );
+    expect(contentHash({ ...customer, Classifications: ['Staff', 'Returning'] })).not.toBe(base);
+    expect(contentHash({ ...customer, Extra: null })).not.toBe(base);
+  });
+
+  it('changes with UpdatedUtc when it is not volatile', () => {
+    const touched = { ...customer, UpdatedUtc: '2026-02-02T10:00:00Z' };
+    expect(contentHash(touched, { volatileFields: [] })).not.toBe(
+      contentHash(customer, { volatileFields: [] }),
+    );
+  });
+});

@@ -1,0 +1,271 @@
+import {
+  EventBridgeClient,
+  PutEventsCommand,
+  type PutEventsCommandInput,
+  type PutEventsRequestEntry,
+} from '@aws-sdk/client-eventbridge';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { EventBridgePublisher } from '../../shared/publish/event-bridge-publisher.ts';
+import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
+import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
+import { PublishError } from '../../shared/publish/publisher.ts';
+import { driveClock } from './clock-driver.ts';
+import { makeEvent, makeEvents } from './fixtures.ts';
+
+const eventBridge = mockClient(EventBridgeClient);
+
+/** The entry the adapter must send, written out here independently of its code. */
+function expectedEntry(event: PublishableEvent): PutEventsRequestEntry {
+  return {
+    Source: 'change-bridge',
+    DetailType: event.type,
+    Detail: JSON.stringify(event),
+    EventBusName: 'changes',
+    Resources: [
+      `change-bridge:enterprise/${event.data.scope?.enterpriseId}`,
+      `change-bridge:entity/${event.data.entityType}/${event.data.entityId}`,
+    ],
+    Time: new Date(event.time),
+  };
+}
+
+/** AWS's entry size formula, restated for the test. */
+function awsEntrySize(entry: PutEventsRequestEntry): number {
+  const bytes = (value: string | undefined) => Buffer.byteLength(value ?? '', 'utf8');
+  return (
+    (entry.Time ? 14 : 0) +
+    bytes(entry.Source) +
+    bytes(entry.DetailType) +
+    bytes(entry.Detail) +
+    (entry.Resources ?? []).reduce((sum, resource) => sum + bytes(resource), 0)
+  );
+}
+
+function sentInputs(): PutEventsCommandInput[] {
+  return eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input);
+}
+
+function acceptAll(): void {
+  eventBridge.on(PutEventsCommand).callsFake((input: PutEventsCommandInput) => ({
+    FailedEntryCount: 0,
+    Entries: (input.Entries ?? []).map((_, index) => ({ EventId: `eb-${index}` })),
+  }));
+}
+
+describe('EventBridgePublisher', () => {
+  let clock: ManualClock;
+  let metrics: MemoryPublishMetrics;
+  let publisher: EventBridgePublisher;
+
+  beforeEach(() => {
+    eventBridge.reset();
+    clock = new ManualClock();
+    metrics = new MemoryPublishMetrics();
+    publisher = new EventBridgePublisher({
+      client: new EventBridgeClient({ region: 'us-east-1' }),
+      eventBusName: 'changes',
+      clock,
+      random: () => 0.5,
+      metrics,
+    });
+  });
+
+  afterEach(() => eventBridge.reset());
+
+  it.each([
+    [1, [1]],
+    [10, [10]],
+    [11, [10, 1]],
+    [25, [10, 10, 5]],
+  ])('sends %i events as the exact PutEvents commands of %j entries', async (count, sizes) => {
+    acceptAll();
+    const events = makeEvents(count);
+    const result = await publisher.publish(events);
+
+    const expected: PutEventsCommandInput[] = [];
+    let offset = 0;
+    for (const size of sizes) {
+      expected.push({ Entries: events.slice(offset, offset + size).map(expectedEntry) });
+      offset += size;
+    }
+    expect(sentInputs()).toEqual(expected);
+    expect(result).toEqual({ published: count, thinned: 0, failures: [] });
+    expect(metrics.publishedCount('eventbridge', 'customer.updated')).toBe(count);
+    expect(metrics.batchSizes('eventbridge')).toEqual(sizes);
+  });
+
+  it('writes the event as Detail, its type as DetailType and its scope into Resources', async () => {
+    acceptAll();
+    const event = makeEvent(7, { entityType: 'resource', change: 'created', enterpriseId: 'e-42' });
+    await publisher.publish([event]);
+
+    const [entry] = sentInputs()[0]?.Entries ?? [];
+    expect(entry?.DetailType).toBe('resource.created');
+    expect(JSON.parse(entry?.Detail ?? '')).toEqual(event);
+    expect(entry?.Resources).toEqual([
+      'change-bridge:enterprise/e-42',
+      'change-bridge:entity/resource/c7',
+    ]);
+  });
+
+  it('splits batches so that no request exceeds 256 KB by the AWS entry size formula', async () => {
+    acceptAll();
+    const events = makeEvents(10, { previousPadding: 60_000 });
+    await publisher.publish(events);
+
+    const inputs = sentInputs();
+    expect(inputs.map((input) => input.Entries?.length)).toEqual([4, 4, 2]);
+    for (const input of inputs) {
+      const total = (input.Entries ?? []).reduce((sum, entry) => sum + awsEntrySize(entry), 0);
+      expect(total).toBeLessThanOrEqual(256 * 1024);
+    }
+  });
+
+  it('retries only the failed entry after a jittered backoff on the injected clock', async () => {
+    const events = makeEvents(3);
+    eventBridge
+      .on(PutEventsCommand)
+      .resolvesOnce({
+        FailedEntryCount: 1,
+        Entries: [
+          { EventId: 'eb-0' },
+          { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' },
+          { EventId: 'eb-2' },
+        ],
+      })
+      .resolvesOnce({ FailedEntryCount: 0, Entries: [{ EventId: 'eb-1' }] });
+
+    const publishing = publisher.publish(events);
+    await clock.advance(0);
+    expect(sentInputs()).toHaveLength(1);
+    expect(clock.pendingSleeps).toBe(1);
+    // First retry: full jitter below 100 ms; random 0.5 gives 50 ms.
+    await clock.advance(49);
+    expect(sentInputs()).toHaveLength(1);
+    await clock.advance(1);
+    const result = await publishing;
+
+    expect(sentInputs()).toEqual([
+      { Entries: events.map(expectedEntry) },
+      { Entries: [expectedEntry(events[1]!)] },
+    ]);
+    expect(result).toEqual({ published: 3, thinned: 0, failures: [] });
+    expect(metrics.retriedCount()).toBe(1);
+  });
+
+  it('reports an entry refused as malformed without retrying it', async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ EventId: 'eb-0' }, { ErrorCode: 'MalformedDetail', ErrorMessage: 'bad json' }],
+    });
+    const events = makeEvents(2);
+    const result = await publisher.publish(events);
+
+    expect(sentInputs()).toHaveLength(1);
+    expect(result.published).toBe(1);
+    expect(result.failures).toEqual([
+      {
+        eventId: events[1]!.id,
+        eventType: 'customer.updated',
+        target: 'eventbridge',
+        code: 'MalformedDetail',
+        message: 'bad json',
+      },
+    ]);
+    expect(metrics.failures()).toEqual([
+      { target: 'eventbridge', eventType: 'customer.updated', reason: 'MalformedDetail', count: 1 },
+    ]);
+  });
+
+  it('throws a retryable PublishError once retries are exhausted, after exactly maxAttempts requests', async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ ErrorCode: 'InternalFailure', ErrorMessage: 'try later' }],
+    });
+    const publishing = publisher.publish([makeEvent(0)]);
+    const error = await driveClock(clock, publishing).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(PublishError);
+    expect(error).toMatchObject({ retryable: true, target: 'eventbridge' });
+    expect(sentInputs()).toHaveLength(5);
+    expect(metrics.failures()).toEqual([
+      {
+        target: 'eventbridge',
+        eventType: 'customer.updated',
+        reason: 'RetriesExhausted',
+        count: 1,
+      },
+    ]);
+  });
+
+  it('throws a non-retryable PublishError when the bus refuses permission', async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ ErrorCode: 'AccessDeniedException', ErrorMessage: 'not allowed' }],
+    });
+    await expect(publisher.publish([makeEvent(0)])).rejects.toMatchObject({
+      name: 'PublishError',
+      retryable: false,
+    });
+    expect(sentInputs()).toHaveLength(1);
+  });
+
+  it('throws a retryable PublishError when the request itself fails', async () => {
+    eventBridge.on(PutEventsCommand).rejects(new Error('socket hang up'));
+    await expect(publisher.publish([makeEvent(0)])).rejects.toMatchObject({
+      name: 'PublishError',
+      retryable: true,
+    });
+  });
+
+  it('publishes an event over 256 KB thin: without previous and patch, flagged truncated', async () => {
+    acceptAll();
+    const big = makeEvent(0, { previousPadding: 300_000 });
+    const small = makeEvent(1);
+    const result = await publisher.publish([big, small]);
+
+    const entries = sentInputs().flatMap((input) => input.Entries ?? []);
+    expect(entries).toHaveLength(2);
+    const detail = JSON.parse(entries[0]?.Detail ?? '');
+    expect(detail.id).toBe(big.id);
+    expect(detail.data.truncated).toBe(true);
+    expect(detail.data).not.toHaveProperty('previous');
+    expect(detail.data).not.toHaveProperty('patch');
+    expect(detail.data.current).toEqual(big.data.current);
+    expect(awsEntrySize(entries[0]!)).toBeLessThanOrEqual(256 * 1024);
+    expect(entries[1]).toEqual(expectedEntry(small));
+    expect(result).toEqual({ published: 2, thinned: 1, failures: [] });
+  });
+
+  it('never sends an event still over 256 KB when thin, and reports it', async () => {
+    acceptAll();
+    const huge = makeEvent(0, { currentPadding: 300_000 });
+    const result = await publisher.publish([huge, makeEvent(1)]);
+
+    const sentIds = sentInputs()
+      .flatMap((input) => input.Entries ?? [])
+      .map((entry) => JSON.parse(entry.Detail ?? '').id);
+    expect(sentIds).toEqual([makeEvent(1).id]);
+    expect(result.published).toBe(1);
+    expect(result.failures).toMatchObject([
+      { eventId: huge.id, code: 'EventTooLarge', target: 'eventbridge' },
+    ]);
+  });
+
+  it('uses the configured source and sends nothing for no events', async () => {
+    acceptAll();
+    const custom = new EventBridgePublisher({
+      client: new EventBridgeClient({ region: 'us-east-1' }),
+      source: 'acme.changes',
+    });
+    expect(await custom.publish([])).toEqual({ published: 0, thinned: 0, failures: [] });
+    expect(sentInputs()).toHaveLength(0);
+    await custom.publish([makeEvent(0)]);
+    expect(sentInputs()[0]?.Entries?.[0]).toMatchObject({
+      Source: 'acme.changes',
+      EventBusName: 'default',
+    });
+  });
+});

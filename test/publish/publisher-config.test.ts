@@ -1,0 +1,79 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import { EventBridgePublisher } from '../../shared/publish/event-bridge-publisher.ts';
+import { MultiPublisher } from '../../shared/publish/multi-publisher.ts';
+import { createPublisher, parsePublisherConfig } from '../../shared/publish/publisher-config.ts';
+import { SqsPublisher } from '../../shared/publish/sqs-publisher.ts';
+
+function caught(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/changes.fifo';
+
+describe('parsePublisherConfig', () => {
+  it('defaults to EventBridge on the default bus with source change-bridge', () => {
+    expect(parsePublisherConfig({})).toEqual({
+      eventBridge: { eventBusName: 'default', source: 'change-bridge' },
+      sqs: undefined,
+    });
+  });
+
+  it('reads both targets, taking FIFO mode from the queue URL unless told', () => {
+    const env = {
+      PUBLISH_TARGETS: 'both',
+      PUBLISH_QUEUE_URL: queueUrl,
+      PUBLISH_EVENT_BUS_NAME: 'changes',
+    };
+    expect(parsePublisherConfig(env)).toEqual({
+      eventBridge: { eventBusName: 'changes', source: 'change-bridge' },
+      sqs: { queueUrl, fifo: true },
+    });
+    expect(
+      parsePublisherConfig({ ...env, PUBLISH_TARGETS: 'sqs', PUBLISH_QUEUE_FIFO: 'false' }),
+    ).toEqual({
+      eventBridge: undefined,
+      sqs: { queueUrl, fifo: false },
+    });
+  });
+
+  it('names PUBLISH_QUEUE_URL when SQS is chosen without a queue', () => {
+    expect(() => parsePublisherConfig({ PUBLISH_TARGETS: 'sqs', PUBLISH_QUEUE_URL: '' })).toThrow(
+      ValidationError,
+    );
+    expect(caught(() => parsePublisherConfig({ PUBLISH_TARGETS: 'sqs' }))).toMatchObject({
+      name: 'ValidationError',
+      path: 'PUBLISH_QUEUE_URL',
+    });
+  });
+
+  it('names PUBLISH_TARGETS when its value is unknown', () => {
+    expect(() => parsePublisherConfig({ PUBLISH_TARGETS: 'kafka' })).toThrow(/PUBLISH_TARGETS/);
+  });
+});
+
+describe('createPublisher', () => {
+  const eventBridgeClient = new EventBridgeClient({ region: 'us-east-1' });
+  const sqsClient = new SQSClient({ region: 'us-east-1' });
+
+  it('builds one adapter per chosen target, and a MultiPublisher for both', () => {
+    const deps = { eventBridgeClient, sqsClient };
+    expect(createPublisher(parsePublisherConfig({}), deps)).toBeInstanceOf(EventBridgePublisher);
+    const sqsOnly = parsePublisherConfig({ PUBLISH_TARGETS: 'sqs', PUBLISH_QUEUE_URL: queueUrl });
+    expect(createPublisher(sqsOnly, deps)).toBeInstanceOf(SqsPublisher);
+    const both = parsePublisherConfig({ PUBLISH_TARGETS: 'both', PUBLISH_QUEUE_URL: queueUrl });
+    expect(createPublisher(both, deps)).toBeInstanceOf(MultiPublisher);
+  });
+
+  it('refuses a chosen target without its client', () => {
+    const both = parsePublisherConfig({ PUBLISH_TARGETS: 'both', PUBLISH_QUEUE_URL: queueUrl });
+    expect(() => createPublisher(both, { eventBridgeClient })).toThrow(/SQS/);
+  });
+});

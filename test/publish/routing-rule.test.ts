@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { dispatchEventPattern, matchesEventPattern } from '../../shared/publish/routing-rule.ts';
+
+const envelope = {
+  version: '0',
+  source: 'change-bridge',
+  'detail-type': 'customer.updated',
+  resources: ['change-bridge:enterprise/ent1', 'change-bridge:entity/customer/c1'],
+  detail: {
+    type: 'customer.updated',
+    data: {
+      entityType: 'customer',
+      change: 'updated',
+      scope: { enterpriseId: 'ent1' },
+      truncated: false,
+    },
+  },
+};
+
+describe('matchesEventPattern', () => {
+  it('matches the dispatch rule on our source and on nothing else', () => {
+    expect(dispatchEventPattern()).toEqual({ source: ['change-bridge'] });
+    expect(matchesEventPattern(dispatchEventPattern(), envelope)).toBe(true);
+    expect(matchesEventPattern(dispatchEventPattern(), { ...envelope, source: 'aws.s3' })).toBe(
+      false,
+    );
+    expect(matchesEventPattern(dispatchEventPattern('acme'), envelope)).toBe(false);
+  });
+
+  it('matches exact values in nested detail fields, any of a list', () => {
+    expect(
+      matchesEventPattern({ detail: { data: { entityType: ['resource', 'customer'] } } }, envelope),
+    ).toBe(true);
+    expect(matchesEventPattern({ detail: { data: { entityType: ['resource'] } } }, envelope)).toBe(
+      false,
+    );
+    expect(matchesEventPattern({ detail: { data: { truncated: [false] } } }, envelope)).toBe(true);
+  });
+
+  it('requires every field of the pattern to match', () => {
+    const pattern = { source: ['change-bridge'], 'detail-type': ['customer.created'] };
+    expect(matchesEventPattern(pattern, envelope)).toBe(false);
+  });
+
+  it('matches a prefix, and an array value when any element matches', () => {
+    expect(matchesEventPattern({ 'detail-type': [{ prefix: 'customer.' }] }, envelope)).toBe(true);
+    expect(
+      matchesEventPattern({ resources: [{ prefix: 'change-bridge:enterprise/ent1' }] }, envelope),
+    ).toBe(true);
+    expect(matchesEventPattern({ resources: [{ prefix: 'change-bridge:chain/' }] }, envelope)).toBe(
+      false,
+    );
+  });
+
+  it('matches anything-but a value, a list or a prefix, never a missing field', () => {
+    expect(
+      matchesEventPattern(
+        { detail: { data: { change: [{ 'anything-but': 'deleted' }] } } },
+        envelope,
+      ),
+    ).toBe(true);
+    expect(
+      matchesEventPattern(
+        { detail: { data: { change: [{ 'anything-but': ['updated', 'deleted'] }] } } },
+        envelope,
+      ),
+    ).toBe(false);
+    expect(
+      matchesEventPattern(
+        { 'detail-type': [{ 'anything-but': { prefix: 'customer.' } }] },
+        envelope,
+      ),
+    ).toBe(false);
+    expect(matchesEventPattern({ detail: { nothing: [{ 'anything-but': 'x' }] } }, envelope)).toBe(
+      false,
+    );
+  });
+
+  it('matches exists true on present leaves and exists false on missing fields', () => {
+    expect(
+      matchesEventPattern(
+        { detail: { data: { scope: { enterpriseId: [{ exists: true }] } } } },
+        envelope,
+      ),
+    ).toBe(true);
+    expect(
+      matchesEventPattern(
+        { detail: { data: { scope: { chainId: [{ exists: true }] } } } },
+        envelope,
+      ),
+    ).toBe(false);
+    expect(
+      matchesEventPattern(
+        { detail: { data: { scope: { chainId: [{ exists: false }] } } } },
+        envelope,
+      ),
+    ).toBe(true);
+    expect(
+      matchesEventPattern({ detail: { data: { change: [{ exists: false }] } } }, envelope),
+    ).toBe(false);
+  });
+});

@@ -1,0 +1,214 @@
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
+import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
+import { PublishableEventSchema } from '../../shared/publish/publishable-event.ts';
+import { SqsPublisher } from '../../shared/publish/sqs-publisher.ts';
+import { driveClock } from './clock-driver.ts';
+import { makeEvent, makeEvents } from './fixtures.ts';
+
+/** Receives until `count` messages arrived, deleting each batch (FIFO hides a group while in flight). */
+async function receiveAll(sqs: SqsEmulator, queueUrl: string, count: number): Promise<Message[]> {
+  const received: Message[] = [];
+  for (let round = 0; received.length < count && round < 100; round++) {
+    const response = await sqs.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    const messages = response.Messages ?? [];
+    received.push(...messages);
+    if (messages.length > 0) {
+      await sqs.client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: messages.map((message, index) => ({
+            Id: String(index),
+            ReceiptHandle: message.ReceiptHandle,
+          })),
+        }),
+      );
+    }
+  }
+  return received;
+}
+
+/** Asks for more messages once and returns how many came (0 when the queue is drained). */
+async function countRemaining(sqs: SqsEmulator, queueUrl: string): Promise<number> {
+  const response = await sqs.client.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+  );
+  return response.Messages?.length ?? 0;
+}
+
+describe('SqsPublisher against the SQS emulator', () => {
+  let sqs: SqsEmulator;
+
+  beforeAll(async () => {
+    sqs = await startSqsEmulator();
+  });
+
+  afterAll(async () => {
+    await sqs.close();
+  });
+
+  it('keeps order per entity for 100 interleaved events of 10 entities on a FIFO queue', async () => {
+    const queueUrl = await sqs.createQueue('order-test.fifo');
+    const metrics = new MemoryPublishMetrics();
+    const publisher = new SqsPublisher({ client: sqs.client, queueUrl, metrics });
+    // Event i belongs to entity i % 10: every entity's 10 events are spread over the stream.
+    const events = Array.from({ length: 100 }, (_, index) =>
+      makeEvent(index, { entityId: `e${index % 10}` }),
+    );
+
+    const result = await publisher.publish(events);
+    expect(result).toEqual({ published: 100, thinned: 0, failures: [] });
+
+    const received = await receiveAll(sqs, queueUrl, 100);
+    expect(received).toHaveLength(100);
+    const perEntity = new Map<string, string[]>();
+    for (const message of received) {
+      const group = message.Attributes?.MessageGroupId ?? '';
+      const event = PublishableEventSchema.parse(JSON.parse(message.Body ?? ''));
+      expect(group).toBe(`customer:${event.data.entityId}`);
+      perEntity.set(group, [...(perEntity.get(group) ?? []), event.id]);
+    }
+    expect(perEntity.size).toBe(10);
+    for (let entity = 0; entity < 10; entity++) {
+      const expectedIds = events
+        .filter((_, index) => index % 10 === entity)
+        .map((event) => event.id);
+      expect(perEntity.get(`customer:e${entity}`)).toEqual(expectedIds);
+    }
+    expect(metrics.batchSizes('sqs')).toEqual(Array(10).fill(10));
+  });
+
+  it('delivers an event published twice to a FIFO queue once, deduplicated by event id', async () => {
+    const queueUrl = await sqs.createQueue('dedupe-test.fifo');
+    const publisher = new SqsPublisher({ client: sqs.client, queueUrl });
+    const event = makeEvent(1);
+
+    await publisher.publish([event]);
+    await publisher.publish([event]);
+
+    const received = await receiveAll(sqs, queueUrl, 1);
+    expect(received).toHaveLength(1);
+    expect(received[0]?.Attributes?.MessageDeduplicationId).toBe(event.id);
+    expect(await countRemaining(sqs, queueUrl)).toBe(0);
+  });
+
+  it('sends the event as body with eventType, entityType and entityId attributes', async () => {
+    const queueUrl = await sqs.createQueue('attributes-test');
+    const publisher = new SqsPublisher({ client: sqs.client, queueUrl });
+    const event = makeEvent(3, { entityType: 'resource', entityId: 'r-9', change: 'deleted' });
+
+    await publisher.publish([event]);
+
+    const [message] = await receiveAll(sqs, queueUrl, 1);
+    expect(JSON.parse(message?.Body ?? '')).toEqual(event);
+    expect(message?.MessageAttributes).toEqual({
+      eventType: { DataType: 'String', StringValue: 'resource.deleted' },
+      entityType: { DataType: 'String', StringValue: 'resource' },
+      entityId: { DataType: 'String', StringValue: 'r-9' },
+    });
+    expect(message?.Attributes?.MessageGroupId).toBeUndefined();
+  });
+
+  it('publishes an event over 256 KiB thin and batches by bytes', async () => {
+    const queueUrl = await sqs.createQueue('size-test');
+    const metrics = new MemoryPublishMetrics();
+    const publisher = new SqsPublisher({ client: sqs.client, queueUrl, metrics });
+    const events = [
+      makeEvent(0, { previousPadding: 300_000 }),
+      ...makeEvents(3, { previousPadding: 100_000 }).map((event, index) => ({
+        ...event,
+        id: `evt_big${index}`,
+      })),
+    ];
+
+    const result = await publisher.publish(events);
+
+    expect(result).toEqual({ published: 4, thinned: 1, failures: [] });
+    // The thin event is small; the three 100 KB events fit two to a 256 KiB batch.
+    expect(metrics.batchSizes('sqs')).toEqual([3, 1]);
+    const received = await receiveAll(sqs, queueUrl, 4);
+    const thin = received
+      .map((message) => JSON.parse(message.Body ?? ''))
+      .find((body) => body.id === events[0]?.id);
+    expect(thin.data.truncated).toBe(true);
+    expect(thin.data.previous).toBeUndefined();
+    expect(thin.data.patch).toBeUndefined();
+  });
+});
+
+describe('SqsPublisher partial failures', () => {
+  // Mocks one client instance only, so the emulator tests above keep the real SDK.
+  const client = new SQSClient({ region: 'us-east-1' });
+  const sqsMock = mockClient(client);
+  const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/changes.fifo';
+
+  it('retries only the failed entry, before the next event of the same entity is sent', async () => {
+    sqsMock.reset();
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({
+        Successful: [{ Id: '1', MessageId: 'm1', MD5OfMessageBody: '', SequenceNumber: '1' }],
+        Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError', Message: 'retry me' }],
+      })
+      .resolves({ Successful: [], Failed: [] });
+    const clock = new ManualClock();
+    const publisher = new SqsPublisher({ client, queueUrl, clock, random: () => 0 });
+    // a0, b0, a1: a1 must not go out before a0 is accepted.
+    const a0 = makeEvent(0, { entityId: 'a' });
+    const b0 = makeEvent(1, { entityId: 'b' });
+    const a1 = makeEvent(2, { entityId: 'a' });
+
+    const result = await driveClock(clock, publisher.publish([a0, b0, a1]));
+
+    const sent = sqsMock
+      .commandCalls(SendMessageBatchCommand)
+      .map((call) =>
+        (call.args[0].input.Entries ?? []).map((entry) => [
+          entry.Id,
+          entry.MessageGroupId,
+          entry.MessageDeduplicationId,
+        ]),
+      );
+    expect(sent).toEqual([
+      [
+        ['0', 'customer:a', a0.id],
+        ['1', 'customer:b', b0.id],
+      ],
+      [['0', 'customer:a', a0.id]],
+      [['0', 'customer:a', a1.id]],
+    ]);
+    expect(result).toEqual({ published: 3, thinned: 0, failures: [] });
+  });
+
+  it('reports a sender fault as a failure without retrying it', async () => {
+    sqsMock.reset();
+    sqsMock.on(SendMessageBatchCommand).resolves({
+      Successful: [],
+      Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidParameterValue', Message: 'bad' }],
+    });
+    const publisher = new SqsPublisher({ client, queueUrl: 'https://q/1/standard' });
+
+    const result = await publisher.publish([makeEvent(0)]);
+
+    expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+    expect(result.published).toBe(0);
+    expect(result.failures).toMatchObject([{ code: 'InvalidParameterValue', target: 'sqs' }]);
+  });
+});
