@@ -106,6 +106,7 @@ export function computeChanges(
     const record = observation.record ?? previous?.record ?? {};
     const scope = scopeOf(context.entityType, record, context.scope);
     const entityId = observation.entityId;
+    const versioned = { ...base, previousVersion: previous?.updatedAt };
     switch (decision.change) {
       case 'created':
       case 'updated': {
@@ -113,7 +114,7 @@ export function computeChanges(
         if (decision.change === 'updated') {
           events.push(
             buildChangeEvent({
-              ...base,
+              ...versioned,
               entityId,
               scope,
               change: 'updated',
@@ -124,7 +125,7 @@ export function computeChanges(
         } else if (context.emitCreated) {
           events.push(
             buildChangeEvent({
-              ...base,
+              ...versioned,
               entityId,
               scope,
               change: 'created',
@@ -144,7 +145,7 @@ export function computeChanges(
       case 'deleted':
         events.push(
           buildChangeEvent({
-            ...base,
+            ...versioned,
             entityId,
             scope,
             change: 'deleted',
