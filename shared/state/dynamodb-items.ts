@@ -1,0 +1,129 @@
+/**
+ * Item layout of the state store in the shared single table (string keys `pk`, `sk`;
+ * TTL attribute `ttl`, epoch seconds). The dispatcher keeps its items in the same table
+ * under its own prefixes (SUB#, DELIVERY#, ...); this store only ever touches:
+ *
+ * | Item          | pk                  | sk                | Other attributes                                     |
+ * |---------------|---------------------|-------------------|------------------------------------------------------|
+ * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string), scope, deleted, ttl, updatedAt |
+ * | lease         | `STREAM#<streamId>` | `LEASE`           | owner, expiresAt (epoch ms), ttl (clean-up only)     |
+ * | stream state  | `STREAMS`           | `<streamId>`      | every StreamState field, version                     |
+ *
+ * Why: a stream's snapshots and lease share one item collection, so a scan of one stream
+ * (reconciliation, resync) and a reset are Queries on one pk; all stream states share one
+ * pk, so `listStreams` is one Query. There is no LSI, so the collection has no 10 GB cap
+ * and DynamoDB may split a hot collection by sort key.
+ *
+ * Limits: `record` is one compact JSON string (marshalling a deep map is far slower), so a
+ * snapshot is bounded by the 400 KB item limit (checked before writing); entity ids are
+ * bounded by the 1,024-byte sort key limit.
+ */
+import { z } from 'zod';
+import { parseOrThrow } from '../errors.ts';
+import {
+  type PreparedSnapshot,
+  SnapshotScopeSchema,
+  type StoredSnapshot,
+  type StreamState,
+  StreamStateSchema,
+} from './state-store.ts';
+
+/** Partition key of all stream states. */
+export const STREAMS_PK = 'STREAMS';
+/** Sort key of a stream's lease item. */
+export const LEASE_SK = 'LEASE';
+/** Sort key prefix of snapshot items. */
+export const SNAPSHOT_SK_PREFIX = 'SNAP#';
+
+/** Primary key of one item. */
+export type ItemKey = { pk: string; sk: string };
+
+/** Partition key of a stream's snapshots and lease. */
+export function streamPk(streamId: string): string {
+  return `STREAM#${streamId}`;
+}
+
+/** Key of a snapshot item. */
+export function snapshotKey(streamId: string, entityId: string): ItemKey {
+  return { pk: streamPk(streamId), sk: `${SNAPSHOT_SK_PREFIX}${entityId}` };
+}
+
+/** Key of a stream state item. */
+export function streamStateKey(streamId: string): ItemKey {
+  return { pk: STREAMS_PK, sk: streamId };
+}
+
+/** Key of a lease item. */
+export function leaseKey(streamId: string): ItemKey {
+  return { pk: streamPk(streamId), sk: LEASE_SK };
+}
+
+/** Builds the stored item of a validated snapshot (optional fields left out when absent). */
+export function toSnapshotItem(
+  streamId: string,
+  prepared: PreparedSnapshot,
+): Record<string, unknown> {
+  const { snapshot, recordJson } = prepared;
+  const item: Record<string, unknown> = {
+    ...snapshotKey(streamId, snapshot.entityId),
+    entityId: snapshot.entityId,
+    hash: snapshot.hash,
+    record: recordJson,
+    updatedAt: snapshot.updatedAt,
+  };
+  if (snapshot.scope !== undefined) item.scope = snapshot.scope;
+  if (snapshot.deleted !== undefined) item.deleted = snapshot.deleted;
+  if (snapshot.expiresAt !== undefined) item.ttl = snapshot.expiresAt;
+  return item;
+}
+
+const RecordJsonSchema = z
+  .string()
+  .transform((text, ctx): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string(), z.unknown()));
+
+const SnapshotItemSchema = z.object({
+  entityId: z.string(),
+  hash: z.string(),
+  record: RecordJsonSchema,
+  scope: SnapshotScopeSchema.optional(),
+  deleted: z.boolean().optional(),
+  ttl: z.number().int().optional(),
+  updatedAt: z.number().int(),
+});
+
+/** Parses a stored snapshot item; throws ValidationError naming the field (e.g. `hash`). */
+export function fromSnapshotItem(item: unknown): StoredSnapshot {
+  const parsed = parseOrThrow(SnapshotItemSchema, item, `stored snapshot ${describeItem(item)}`);
+  const { ttl, ...rest } = parsed;
+  return ttl === undefined ? rest : { ...rest, expiresAt: ttl };
+}
+
+/** Builds the stored item of a stream state. */
+export function toStreamStateItem(state: StreamState): Record<string, unknown> {
+  return { ...state, ...streamStateKey(state.streamId) };
+}
+
+/** Parses a stored stream state item; throws ValidationError naming the field (e.g. `version`). */
+export function fromStreamStateItem(item: unknown): StreamState {
+  return parseOrThrow(StreamStateSchema, item, `stored stream state ${describeItem(item)}`);
+}
+
+const KeyOnlySchema = z.object({ pk: z.string(), sk: z.string() });
+
+/** Reads the key of an item (for deletes and messages). */
+export function parseItemKey(item: unknown): ItemKey {
+  return parseOrThrow(KeyOnlySchema, item, 'stored item key');
+}
+
+function describeItem(item: unknown): string {
+  const key = KeyOnlySchema.safeParse(item);
+  return key.success ? `${key.data.pk}/${key.data.sk}` : '(unknown key)';
+}

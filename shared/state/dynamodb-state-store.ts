@@ -1,0 +1,300 @@
+/**
+ * DynamoDbStateStore: the state store on the single table. Key design: see the table at the
+ * top of dynamodb-items.ts (snapshots `STREAM#<id>`/`SNAP#<entityId>`, lease
+ * `STREAM#<id>`/`LEASE`, stream states `STREAMS`/`<streamId>`).
+ */
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { type BridgeError, parseOrThrow } from '../errors.ts';
+import {
+  BATCH_CONCURRENCY_DEFAULT,
+  type BatchContext,
+  batchGetItems,
+  batchWriteItems,
+} from './dynamodb-batch.ts';
+import { toStoreError, withStoreErrors } from './dynamodb-errors.ts';
+import {
+  fromSnapshotItem,
+  fromStreamStateItem,
+  leaseKey,
+  parseItemKey,
+  SNAPSHOT_SK_PREFIX,
+  STREAMS_PK,
+  snapshotKey,
+  streamPk,
+  streamStateKey,
+  toSnapshotItem,
+  toStreamStateItem,
+} from './dynamodb-items.ts';
+import {
+  type Lease,
+  prepareSnapshots,
+  type ScanSnapshotsOptions,
+  StateConflictError,
+  type StateStore,
+  type StoredSnapshot,
+  type StreamState,
+  StreamStateSchema,
+  scanPageSize,
+} from './state-store.ts';
+
+/** Options of {@link DynamoDbStateStore}. */
+export interface DynamoDbStateStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Waits between retries of unprocessed batch work (default: the wall clock). */
+  clock?: Clock;
+  /** Jitter of those retries (default: Math.random). */
+  random?: RandomSource;
+  /** Batch requests in flight per call (default {@link BATCH_CONCURRENCY_DEFAULT}). */
+  concurrency?: number;
+}
+
+/** Page size of the key-only Query behind a reset, in items. */
+const DELETE_QUERY_PAGE_ITEMS = 1000;
+/** Leases are checked on `expiresAt`; TTL only cleans up abandoned ones, a day later (s). */
+const LEASE_TTL_GRACE_SECONDS = 86_400;
+/**
+ * {@link StateStore} on one DynamoDB table (key design in dynamodb-items.ts). Reads are
+ * strongly consistent; batches are chunked to the AWS limits and run a few at a time.
+ * No transactions (dynalite lacks them): each method is idempotent instead.
+ * SDK failures surface as BridgeError (`retryable` unless the request itself was wrong).
+ */
+export class DynamoDbStateStore implements StateStore {
+  private readonly documentClient: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly batch: BatchContext;
+
+  constructor(options: DynamoDbStateStoreOptions) {
+    this.tableName = options.tableName;
+    this.documentClient = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.batch = {
+      documentClient: this.documentClient,
+      tableName: options.tableName,
+      clock: options.clock ?? systemClock,
+      random: options.random ?? systemRandom,
+      concurrency: options.concurrency ?? BATCH_CONCURRENCY_DEFAULT,
+      consistentRead: true,
+    };
+  }
+
+  async getSnapshots(
+    streamId: string,
+    entityIds: readonly string[],
+  ): Promise<Map<string, StoredSnapshot>> {
+    const keys = [...new Set(entityIds)].map((entityId) => snapshotKey(streamId, entityId));
+    const items = await this.call('BatchGetItem', () => batchGetItems(this.batch, keys));
+    const snapshots = new Map<string, StoredSnapshot>();
+    for (const item of items) {
+      const snapshot = fromSnapshotItem(item);
+      snapshots.set(snapshot.entityId, snapshot);
+    }
+    return snapshots;
+  }
+
+  async putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
+    const requests = prepareSnapshots(streamId, snapshots).map((prepared) => ({
+      PutRequest: { Item: toSnapshotItem(streamId, prepared) },
+    }));
+    await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
+  }
+
+  async deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void> {
+    const requests = [...new Set(entityIds)].map((entityId) => ({
+      DeleteRequest: { Key: { ...snapshotKey(streamId, entityId) } },
+    }));
+    await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
+  }
+
+  async *scanSnapshots(
+    streamId: string,
+    options: ScanSnapshotsOptions = {},
+  ): AsyncIterable<StoredSnapshot[]> {
+    const pageSize = scanPageSize(options);
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.call('Query', () =>
+        this.documentClient.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+            ExpressionAttributeValues: { ':pk': streamPk(streamId), ':prefix': SNAPSHOT_SK_PREFIX },
+            ConsistentRead: true,
+            Limit: pageSize,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      const page = (output.Items ?? []).map(fromSnapshotItem);
+      // A page can come back empty while more follow (1 MB limit, filtered keys): skip it.
+      if (page.length > 0) yield page;
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  async getStream(streamId: string): Promise<StreamState | undefined> {
+    const output = await this.call('GetItem', () =>
+      this.documentClient.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: streamStateKey(streamId),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return output.Item ? fromStreamStateItem(output.Item) : undefined;
+  }
+
+  async listStreams(): Promise<StreamState[]> {
+    const states: StreamState[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.call('Query', () =>
+        this.documentClient.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+            ExpressionAttributeValues: { ':pk': STREAMS_PK },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      states.push(...(output.Items ?? []).map(fromStreamStateItem));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+    return states;
+  }
+
+  async saveStream(state: StreamState, expectedVersion: number): Promise<StreamState> {
+    const next = parseOrThrow(
+      StreamStateSchema,
+      { ...state, version: expectedVersion + 1 },
+      `stream state ${state.streamId}`,
+    );
+    const condition: Pick<
+      PutCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    > =
+      expectedVersion === 0
+        ? {
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+          }
+        : {
+            ConditionExpression: '#version = :expected',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':expected': expectedVersion },
+          };
+    try {
+      await this.documentClient.send(
+        new PutCommand({ TableName: this.tableName, Item: toStreamStateItem(next), ...condition }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new StateConflictError(state.streamId, expectedVersion, { cause: error });
+      }
+      throw this.toStoreError('PutItem', error);
+    }
+    return next;
+  }
+
+  async deleteStream(streamId: string): Promise<void> {
+    // Snapshots and lease go first, the state last: a reset cut off halfway stays visible in
+    // listStreams, and running it again finishes it.
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.call('Query', () =>
+        this.documentClient.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+            ExpressionAttributeValues: { ':pk': streamPk(streamId) },
+            ProjectionExpression: '#pk, #sk',
+            ConsistentRead: true,
+            Limit: DELETE_QUERY_PAGE_ITEMS,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      const requests = (output.Items ?? []).map((item) => ({
+        DeleteRequest: { Key: { ...parseItemKey(item) } },
+      }));
+      await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
+      startKey = output.LastEvaluatedKey;
+    } while (startKey);
+    await this.call('DeleteItem', () =>
+      this.documentClient.send(
+        new DeleteCommand({ TableName: this.tableName, Key: streamStateKey(streamId) }),
+      ),
+    );
+  }
+
+  async acquireLease(
+    streamId: string,
+    owner: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<Lease | null> {
+    const expiresAt = now + ttlMs;
+    try {
+      await this.documentClient.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...leaseKey(streamId),
+            owner,
+            expiresAt,
+            ttl: Math.ceil(expiresAt / 1000) + LEASE_TTL_GRACE_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt', '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': now, ':owner': owner },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw this.toStoreError('PutItem', error);
+    }
+    return { streamId, owner, expiresAt };
+  }
+
+  async releaseLease(streamId: string, owner: string): Promise<void> {
+    try {
+      await this.documentClient.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: leaseKey(streamId),
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
+      );
+    } catch (error) {
+      // Someone else's lease (ours expired and was taken) or none at all: nothing to release.
+      if (error instanceof ConditionalCheckFailedException) return;
+      throw this.toStoreError('DeleteItem', error);
+    }
+  }
+
+  private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    return withStoreErrors(this.tableName, operation, run);
+  }
+
+  private toStoreError(operation: string, error: unknown): BridgeError {
+    return toStoreError(this.tableName, operation, error);
+  }
+}

@@ -1,0 +1,130 @@
+import { parseOrThrow } from '../errors.ts';
+import {
+  type Lease,
+  prepareSnapshots,
+  type ScanSnapshotsOptions,
+  StateConflictError,
+  type StateStore,
+  type StoredSnapshot,
+  type StreamState,
+  StreamStateSchema,
+  scanPageSize,
+} from './state-store.ts';
+
+/** A snapshot as kept in memory: the record serialized, as DynamoDB keeps it, so callers never share objects. */
+interface StoredEntry {
+  snapshot: Omit<StoredSnapshot, 'record'>;
+  recordJson: string;
+}
+
+/**
+ * {@link StateStore} in memory, with the semantics of {@link DynamoDbStateStore} (same
+ * validation, size limit, versioning and lease rules): for fast unit tests of the poller.
+ * Returned values are copies. Not shared between processes.
+ */
+export class MemoryStateStore implements StateStore {
+  private readonly snapshots = new Map<string, Map<string, StoredEntry>>();
+  private readonly streams = new Map<string, StreamState>();
+  private readonly leases = new Map<string, Lease>();
+
+  async getSnapshots(
+    streamId: string,
+    entityIds: readonly string[],
+  ): Promise<Map<string, StoredSnapshot>> {
+    const stored = this.snapshots.get(streamId);
+    const found = new Map<string, StoredSnapshot>();
+    for (const entityId of entityIds) {
+      const entry = stored?.get(entityId);
+      if (entry) found.set(entityId, restore(entry));
+    }
+    return found;
+  }
+
+  async putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
+    const prepared = prepareSnapshots(streamId, snapshots);
+    let stored = this.snapshots.get(streamId);
+    if (!stored) {
+      stored = new Map();
+      this.snapshots.set(streamId, stored);
+    }
+    for (const { snapshot, recordJson } of prepared) {
+      const { record: _record, ...rest } = snapshot;
+      stored.set(snapshot.entityId, { snapshot: structuredClone(rest), recordJson });
+    }
+  }
+
+  async deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void> {
+    const stored = this.snapshots.get(streamId);
+    for (const entityId of entityIds) stored?.delete(entityId);
+  }
+
+  async *scanSnapshots(
+    streamId: string,
+    options: ScanSnapshotsOptions = {},
+  ): AsyncIterable<StoredSnapshot[]> {
+    const pageSize = scanPageSize(options);
+    // Sorted like DynamoDB's sort key order; the id list is taken up front, as a Query
+    // pages through what exists when each page is read.
+    const ids = [...(this.snapshots.get(streamId)?.keys() ?? [])].sort();
+    for (let start = 0; start < ids.length; start += pageSize) {
+      const page: StoredSnapshot[] = [];
+      for (const entityId of ids.slice(start, start + pageSize)) {
+        const entry = this.snapshots.get(streamId)?.get(entityId);
+        if (entry) page.push(restore(entry));
+      }
+      if (page.length > 0) yield page;
+    }
+  }
+
+  async getStream(streamId: string): Promise<StreamState | undefined> {
+    const state = this.streams.get(streamId);
+    return state ? structuredClone(state) : undefined;
+  }
+
+  async listStreams(): Promise<StreamState[]> {
+    return [...this.streams.values()]
+      .sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
+      .map((state) => structuredClone(state));
+  }
+
+  async saveStream(state: StreamState, expectedVersion: number): Promise<StreamState> {
+    const next = parseOrThrow(
+      StreamStateSchema,
+      { ...state, version: expectedVersion + 1 },
+      `stream state ${state.streamId}`,
+    );
+    const current = this.streams.get(state.streamId);
+    const matches =
+      expectedVersion === 0 ? current === undefined : current?.version === expectedVersion;
+    if (!matches) throw new StateConflictError(state.streamId, expectedVersion);
+    this.streams.set(next.streamId, structuredClone(next));
+    return next;
+  }
+
+  async deleteStream(streamId: string): Promise<void> {
+    this.snapshots.delete(streamId);
+    this.leases.delete(streamId);
+    this.streams.delete(streamId);
+  }
+
+  async acquireLease(
+    streamId: string,
+    owner: string,
+    ttlMs: number,
+    now: number,
+  ): Promise<Lease | null> {
+    const current = this.leases.get(streamId);
+    if (current && current.expiresAt > now && current.owner !== owner) return null;
+    const lease = { streamId, owner, expiresAt: now + ttlMs };
+    this.leases.set(streamId, lease);
+    return { ...lease };
+  }
+
+  async releaseLease(streamId: string, owner: string): Promise<void> {
+    if (this.leases.get(streamId)?.owner === owner) this.leases.delete(streamId);
+  }
+}
+
+function restore(entry: StoredEntry): StoredSnapshot {
+  return { ...structuredClone(entry.snapshot), record: JSON.parse(entry.recordJson) };
+}

@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { BridgeError, formatIssuePath, ValidationError } from '../errors.ts';
+
+/**
+ * The state store port: everything the poller keeps between windows, per stream
+ * (one connection and entity type, id `<connectionId>:<entityType>`).
+ *
+ * Implementations: {@link DynamoDbStateStore} (AWS and dynalite) and
+ * {@link MemoryStateStore} (unit tests). Both pass `test/state/state-store.contract.ts`.
+ */
+
+/** Scope of a record under a Portfolio Access Token. */
+export const SnapshotScopeSchema = z.object({
+  enterpriseId: z.string().optional(),
+  chainId: z.string().optional(),
+});
+
+/** The last stored version of one entity of a stream. */
+export const StoredSnapshotSchema = z.object({
+  entityId: z.string(),
+  /** Canonical content hash; a change is decided on it alone. */
+  hash: z.string(),
+  record: z.record(z.string(), z.unknown()),
+  scope: SnapshotScopeSchema.optional(),
+  /** Tombstone: the entity was deleted; kept until `expiresAt` so a late re-read emits nothing twice. */
+  deleted: z.boolean().optional(),
+  /** Epoch SECONDS (the DynamoDB TTL attribute `ttl`). Expired items may linger until TTL removes them. */
+  expiresAt: z.number().int().optional(),
+  /** Epoch ms when stored. */
+  updatedAt: z.number().int(),
+});
+/** The last stored version of one entity of a stream. */
+export type StoredSnapshot = z.infer<typeof StoredSnapshotSchema>;
+
+/** A window being paged through; kept after each page so a cut-off poller resumes at the next page. */
+export const StreamWindowSchema = z.object({
+  startUtc: z.string(),
+  endUtc: z.string(),
+  cursor: z.string().nullable(),
+  count: z.number().int(),
+  pages: z.number().int(),
+});
+/** A window being paged through. */
+export type StreamWindow = z.infer<typeof StreamWindowSchema>;
+
+/** Per-stream poll state: watermark, window in progress, schedule, health. */
+export const StreamStateSchema = z.object({
+  streamId: z.string().min(1),
+  connectionId: z.string(),
+  entityType: z.string(),
+  /** ISO instant: windows start here (minus overlap); null before the first window. */
+  watermark: z.string().nullable(),
+  window: StreamWindowSchema.nullable(),
+  /** Epoch ms. */
+  lastPollAt: z.number().int().nullable(),
+  /** Epoch ms. */
+  lastSuccessAt: z.number().int().nullable(),
+  /** Epoch ms. */
+  nextDueAt: z.number().int(),
+  consecutiveFailures: z.number().int(),
+  lastError: z.string().nullable(),
+  /** Authorization errors park a stream until an operator acts. */
+  parked: z.boolean(),
+  parkedReason: z.string().nullable(),
+  /** Epoch ms of the last reconciliation sweep. */
+  lastSweepAt: z.number().int().nullable(),
+  initialSyncDone: z.boolean(),
+  /** Optimistic concurrency: incremented by every successful save. */
+  version: z.number().int().nonnegative(),
+});
+/** Per-stream poll state. */
+export type StreamState = z.infer<typeof StreamStateSchema>;
+
+/** Exclusive right of one owner to poll a stream until `expiresAt` (epoch ms). */
+export interface Lease {
+  streamId: string;
+  owner: string;
+  expiresAt: number;
+}
+
+/** Options of {@link StateStore.scanSnapshots}. */
+export interface ScanSnapshotsOptions {
+  /** Upper bound of snapshots per yielded page (default {@link SCAN_PAGE_SIZE_DEFAULT}). */
+  pageSize?: number;
+}
+
+/** Default page size of {@link StateStore.scanSnapshots}, in snapshots. */
+export const SCAN_PAGE_SIZE_DEFAULT = 1000;
+
+/**
+ * The page size a scan uses: `options.pageSize` or the default. Throws ValidationError
+ * (path `pageSize`) unless it is a positive integer.
+ */
+export function scanPageSize(options: ScanSnapshotsOptions = {}): number {
+  const pageSize = options.pageSize ?? SCAN_PAGE_SIZE_DEFAULT;
+  if (Number.isInteger(pageSize) && pageSize > 0) return pageSize;
+  throw new ValidationError('scan options', [
+    { path: 'pageSize', message: `must be a positive integer, got ${pageSize}` },
+  ]);
+}
+
+/**
+ * The largest stored snapshot, in bytes of its serialized form. DynamoDB's item limit is
+ * 400 KB including attribute names; both stores refuse bigger snapshots so they agree.
+ */
+export const SNAPSHOT_MAX_BYTES = 400 * 1024;
+
+/** Storage of snapshots, stream states and leases. All methods are safe to repeat. */
+export interface StateStore {
+  /** Reads the snapshots of `entityIds` (duplicates allowed); unknown ids are absent from the map. */
+  getSnapshots(
+    streamId: string,
+    entityIds: readonly string[],
+  ): Promise<Map<string, StoredSnapshot>>;
+  /** Stores snapshots, replacing any with the same entity id. Throws ValidationError on a bad or oversized snapshot, before writing any. */
+  putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void>;
+  /** Removes snapshots for good (unknown ids are ignored). */
+  deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void>;
+  /** Yields every snapshot of the stream, tombstones included, in pages of at most `pageSize`. */
+  scanSnapshots(streamId: string, options?: ScanSnapshotsOptions): AsyncIterable<StoredSnapshot[]>;
+  /** Reads one stream state (strongly consistent). */
+  getStream(streamId: string): Promise<StreamState | undefined>;
+  /** Reads every stream state, ordered by stream id. */
+  listStreams(): Promise<StreamState[]>;
+  /**
+   * Writes the stream state if the stored version equals expectedVersion (or none exists when
+   * expectedVersion is 0); returns the new state with version expectedVersion+1; throws
+   * {@link StateConflictError} otherwise. `state.version` itself is ignored.
+   */
+  saveStream(state: StreamState, expectedVersion: number): Promise<StreamState>;
+  /** Reset: removes the state, every snapshot and the lease of the stream. */
+  deleteStream(streamId: string): Promise<void>;
+  /**
+   * Conditional write: succeeds when no lease exists, it expired (expiresAt <= now), or the
+   * owner is the same (a renewal); returns null when another owner holds a valid lease.
+   */
+  acquireLease(streamId: string, owner: string, ttlMs: number, now: number): Promise<Lease | null>;
+  /** Drops the lease if `owner` holds it; does nothing otherwise. */
+  releaseLease(streamId: string, owner: string): Promise<void>;
+}
+
+/** A stream state changed since it was read: the save was refused. Not retryable as is. */
+export class StateConflictError extends BridgeError {
+  override name = 'StateConflictError';
+  readonly streamId: string;
+  readonly expectedVersion: number;
+
+  constructor(streamId: string, expectedVersion: number, options: { cause?: unknown } = {}) {
+    super(`stream ${streamId} is not at version ${expectedVersion}: it changed since it was read`, {
+      ...options,
+      retryable: false,
+    });
+    this.streamId = streamId;
+    this.expectedVersion = expectedVersion;
+  }
+}
+
+/**
+ * Size of a snapshot as one stored item, in bytes, given its record serialized as JSON.
+ * A slight over-estimate of DynamoDB's own count (attribute names plus values), so a
+ * snapshot that passes always fits.
+ */
+export function snapshotItemBytes(
+  streamId: string,
+  snapshot: StoredSnapshot,
+  recordJson: string,
+): number {
+  const { record: _record, ...rest } = snapshot;
+  // Keys repeat the stream id and entity id (pk, sk); 32 bytes cover their names and prefixes.
+  return (
+    Buffer.byteLength(recordJson) +
+    Buffer.byteLength(JSON.stringify(rest)) +
+    Buffer.byteLength(streamId) +
+    Buffer.byteLength(snapshot.entityId) +
+    32
+  );
+}
+
+/**
+ * Throws a ValidationError (path `record`) when a snapshot would not fit in one stored item
+ * (see {@link SNAPSHOT_MAX_BYTES}).
+ */
+export function assertSnapshotFits(
+  streamId: string,
+  snapshot: StoredSnapshot,
+  recordJson: string,
+): void {
+  const bytes = snapshotItemBytes(streamId, snapshot, recordJson);
+  if (bytes <= SNAPSHOT_MAX_BYTES) return;
+  throw new ValidationError(`snapshot ${snapshot.entityId} of stream ${streamId}`, [
+    {
+      path: 'record',
+      message: `stored size ${bytes} bytes exceeds the ${SNAPSHOT_MAX_BYTES}-byte item limit`,
+    },
+  ]);
+}
+
+/** A validated snapshot with its record serialized, ready to store. */
+export interface PreparedSnapshot {
+  snapshot: StoredSnapshot;
+  recordJson: string;
+}
+
+/**
+ * Validates snapshots for {@link StateStore.putSnapshots}: parses each with
+ * {@link StoredSnapshotSchema}, serializes its record and checks its size. When an entity id
+ * repeats, the last snapshot wins (a batch write may not name one key twice).
+ * Throws ValidationError naming the field (e.g. `[3].hash`) before anything is written.
+ */
+export function prepareSnapshots(
+  streamId: string,
+  snapshots: readonly StoredSnapshot[],
+): PreparedSnapshot[] {
+  const byId = new Map<string, PreparedSnapshot>();
+  snapshots.forEach((input, index) => {
+    const result = StoredSnapshotSchema.safeParse(input);
+    if (!result.success) {
+      const issues = result.error.issues.map((issue) => ({
+        path: formatIssuePath([index, ...issue.path]),
+        message: issue.message,
+      }));
+      throw new ValidationError(`snapshots of stream ${streamId}`, issues, { cause: result.error });
+    }
+    const recordJson = serializeRecord(streamId, result.data.entityId, index, result.data.record);
+    assertSnapshotFits(streamId, result.data, recordJson);
+    byId.set(result.data.entityId, { snapshot: result.data, recordJson });
+  });
+  return [...byId.values()];
+}
+
+function serializeRecord(
+  streamId: string,
+  entityId: string,
+  index: number,
+  record: Record<string, unknown>,
+): string {
+  try {
+    return JSON.stringify(record);
+  } catch (error) {
+    // A BigInt or a cycle cannot be stored; records parsed from the API never hold one.
+    throw new ValidationError(
+      `snapshot ${entityId} of stream ${streamId}`,
+      [{ path: `[${index}].record`, message: 'is not serializable as JSON' }],
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BridgeError } from '../../shared/errors.ts';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { createStoreOnNewTable, describeMalformedItems } from './dynamodb-harness.ts';
+import { describeStateStoreContract, snapshot, streamState } from './state-store.contract.ts';
+
+let dynamo: LocalDynamoDb;
+
+beforeAll(async () => {
+  dynamo = await startLocalDynamoDb();
+});
+
+afterAll(async () => {
+  await dynamo?.close();
+});
+
+describeStateStoreContract(
+  'DynamoDbStateStore on dynalite',
+  async () => (await createStoreOnNewTable(dynamo.client)).store,
+);
+describeMalformedItems('DynamoDbStateStore on dynalite', () => dynamo.client);
+
+describe('DynamoDbStateStore on dynalite: failures and tables', () => {
+  it('reports a missing table as a non-retryable BridgeError naming the operation and table', async () => {
+    const store = new DynamoDbStateStore({ client: dynamo.client, tableName: 'no-such-table' });
+
+    const error = await store.getStream('main:customer').catch((e) => e);
+    expect(error).toBeInstanceOf(BridgeError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('GetItem on table no-such-table');
+    expect(error.cause).toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(store.putSnapshots('s', [snapshot('a')])).rejects.toMatchObject({
+      retryable: false,
+    });
+  });
+
+  it('creates the table idempotently, keeping what it holds', async () => {
+    const { store, tableName } = await createStoreOnNewTable(dynamo.client);
+    await store.saveStream(streamState('main:customer'), 0);
+
+    await createStateTable(dynamo.client, tableName);
+    expect(await store.getStream('main:customer')).toMatchObject({ version: 1 });
+  });
+});

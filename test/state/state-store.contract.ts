@@ -1,0 +1,380 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import {
+  SNAPSHOT_MAX_BYTES,
+  StateConflictError,
+  type StateStore,
+  type StoredSnapshot,
+  type StreamState,
+} from '../../shared/state/state-store.ts';
+
+/** Builds a fresh, empty store for one test. */
+export type StateStoreFactory = () => Promise<StateStore>;
+
+/** A snapshot with a realistic record. */
+export function snapshot(
+  entityId: string,
+  overrides: Partial<StoredSnapshot> = {},
+): StoredSnapshot {
+  return {
+    entityId,
+    hash: `hash-${entityId}`,
+    record: {
+      Id: entityId,
+      FirstName: 'Ada',
+      LastName: `Lovelace ${entityId}`,
+      Email: null,
+      Classifications: ['Returning', 'Vip'],
+      Address: { Line1: 'Main street 1', CountryCode: 'GB' },
+      UpdatedUtc: '2026-01-01T00:00:00Z',
+    },
+    scope: { enterpriseId: 'ent-1', chainId: 'chain-1' },
+    updatedAt: 1_767_225_600_000,
+    ...overrides,
+  };
+}
+
+/** A stream state as the poller would first save it. */
+export function streamState(streamId: string, overrides: Partial<StreamState> = {}): StreamState {
+  const [connectionId = 'main', entityType = 'customer'] = streamId.split(':');
+  return {
+    streamId,
+    connectionId,
+    entityType,
+    watermark: null,
+    window: null,
+    lastPollAt: null,
+    lastSuccessAt: null,
+    nextDueAt: 1_767_225_600_000,
+    consecutiveFailures: 0,
+    lastError: null,
+    parked: false,
+    parkedReason: null,
+    lastSweepAt: null,
+    initialSyncDone: false,
+    version: 0,
+    ...overrides,
+  };
+}
+
+async function collect(pages: AsyncIterable<StoredSnapshot[]>): Promise<StoredSnapshot[][]> {
+  const all: StoredSnapshot[][] = [];
+  for await (const page of pages) all.push(page);
+  return all;
+}
+
+function ids(count: number, prefix = 'e'): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+}
+
+/**
+ * Registers the behaviour every {@link StateStore} must have. Each test builds its own store
+ * with `createStore`, so implementations need no clean-up between tests.
+ */
+export function describeStateStoreContract(name: string, createStore: StateStoreFactory): void {
+  describe(`${name}: snapshots`, () => {
+    it('stores and reads back 250 snapshots in one call, across batch limits', async () => {
+      const store = await createStore();
+      const written = ids(250).map((id) => snapshot(id));
+      await store.putSnapshots('main:customer', written);
+
+      const read = await store.getSnapshots('main:customer', ids(250));
+      expect(read.size).toBe(250);
+      for (const expected of written) expect(read.get(expected.entityId)).toEqual(expected);
+    });
+
+    it('leaves unknown ids out of the result and tolerates duplicate ids', async () => {
+      const store = await createStore();
+      await store.putSnapshots('main:customer', [snapshot('a'), snapshot('b')]);
+
+      const read = await store.getSnapshots('main:customer', ['a', 'missing', 'a', 'other']);
+      expect([...read.keys()]).toEqual(['a']);
+      expect(await store.getSnapshots('main:customer', [])).toEqual(new Map());
+      expect(await store.getSnapshots('unknown:stream', ['a'])).toEqual(new Map());
+    });
+
+    it('keeps snapshots of different streams apart', async () => {
+      const store = await createStore();
+      await store.putSnapshots('main:customer', [snapshot('same', { hash: 'customer' })]);
+      await store.putSnapshots('main:resource', [snapshot('same', { hash: 'resource' })]);
+
+      expect((await store.getSnapshots('main:customer', ['same'])).get('same')?.hash).toBe(
+        'customer',
+      );
+      expect((await store.getSnapshots('main:resource', ['same'])).get('same')?.hash).toBe(
+        'resource',
+      );
+    });
+
+    it('replaces a stored snapshot, and the last one wins when an id repeats in one call', async () => {
+      const store = await createStore();
+      await store.putSnapshots('main:customer', [snapshot('a', { hash: 'v1' })]);
+      await store.putSnapshots('main:customer', [
+        snapshot('a', { hash: 'v2' }),
+        snapshot('b'),
+        snapshot('a', { hash: 'v3', record: { Id: 'a' } }),
+      ]);
+
+      const read = await store.getSnapshots('main:customer', ['a', 'b']);
+      expect(read.get('a')).toEqual(snapshot('a', { hash: 'v3', record: { Id: 'a' } }));
+      expect(read.size).toBe(2);
+    });
+
+    it('stores a snapshot without optional fields exactly as given', async () => {
+      const store = await createStore();
+      const bare: StoredSnapshot = { entityId: 'bare', hash: 'h', record: {}, updatedAt: 5 };
+      await store.putSnapshots('main:customer', [bare]);
+
+      expect((await store.getSnapshots('main:customer', ['bare'])).get('bare')).toEqual(bare);
+    });
+
+    it('keeps tombstones with their expiry and returns them from reads and scans', async () => {
+      const store = await createStore();
+      const tombstone = snapshot('gone', { deleted: true, expiresAt: 1_767_312_000 });
+      await store.putSnapshots('main:customer', [tombstone, snapshot('alive')]);
+
+      expect((await store.getSnapshots('main:customer', ['gone'])).get('gone')).toEqual(tombstone);
+      const scanned = (await collect(store.scanSnapshots('main:customer'))).flat();
+      expect(scanned.find((s) => s.entityId === 'gone')).toEqual(tombstone);
+      expect(scanned.find((s) => s.entityId === 'alive')?.deleted).toBeUndefined();
+    });
+
+    it('returns copies: changing a returned record does not change the stored one', async () => {
+      const store = await createStore();
+      const written = snapshot('a');
+      await store.putSnapshots('main:customer', [written]);
+      written.record.FirstName = 'changed after put';
+      const first = (await store.getSnapshots('main:customer', ['a'])).get('a');
+      if (first) first.record.FirstName = 'changed after get';
+
+      const second = (await store.getSnapshots('main:customer', ['a'])).get('a');
+      expect(second?.record.FirstName).toBe('Ada');
+    });
+
+    it('deletes only the named snapshots and ignores unknown ids', async () => {
+      const store = await createStore();
+      await store.putSnapshots(
+        'main:customer',
+        ids(30).map((id) => snapshot(id)),
+      );
+      await store.deleteSnapshots('main:customer', [...ids(27), 'never-stored']);
+
+      const read = await store.getSnapshots('main:customer', ids(30));
+      expect([...read.keys()].sort()).toEqual(ids(30).slice(27));
+    });
+
+    it('scans every snapshot of a stream in pages no larger than pageSize', async () => {
+      const store = await createStore();
+      await store.putSnapshots(
+        'main:customer',
+        ids(23).map((id) => snapshot(id)),
+      );
+      await store.putSnapshots('main:resource', [snapshot('not-in-scan')]);
+
+      const pages = await collect(store.scanSnapshots('main:customer', { pageSize: 10 }));
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      for (const page of pages) expect(page.length).toBeLessThanOrEqual(10);
+      const scanned = pages.flat().map((s) => s.entityId);
+      expect(scanned.sort()).toEqual(ids(23));
+      expect(pages.flat()[0]).toEqual(snapshot('e0000'));
+      expect(await collect(store.scanSnapshots('unknown:stream'))).toEqual([]);
+    });
+
+    it('refuses a scan page size that is not a positive integer', async () => {
+      const store = await createStore();
+      await store.putSnapshots('main:customer', [snapshot('a')]);
+
+      for (const pageSize of [0, -1, 2.5]) {
+        await expect(
+          collect(store.scanSnapshots('main:customer', { pageSize })),
+        ).rejects.toMatchObject({ name: 'ValidationError', path: 'pageSize' });
+      }
+    });
+
+    it('rejects a record that cannot be serialized as JSON, naming it', async () => {
+      const store = await createStore();
+      const unserializable = snapshot('big', { record: { Amount: 10n } });
+
+      const error = await store.putSnapshots('main:customer', [unserializable]).catch((e) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.path).toBe('[0].record');
+    });
+
+    it('rejects an invalid snapshot naming the field, before writing any', async () => {
+      const store = await createStore();
+      const invalid = { ...snapshot('b'), hash: 42 } as unknown as StoredSnapshot;
+
+      const error = await store
+        .putSnapshots('main:customer', [snapshot('a'), invalid])
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.path).toBe('[1].hash');
+      expect((await store.getSnapshots('main:customer', ['a', 'b'])).size).toBe(0);
+    });
+
+    it('rejects a snapshot larger than the item limit, naming the record', async () => {
+      const store = await createStore();
+      const huge = snapshot('huge', { record: { Notes: 'x'.repeat(SNAPSHOT_MAX_BYTES) } });
+
+      const error = await store
+        .putSnapshots('main:customer', [snapshot('a'), huge])
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.path).toBe('record');
+      expect(error.message).toContain('huge');
+      expect((await store.getSnapshots('main:customer', ['a', 'huge'])).size).toBe(0);
+    });
+  });
+
+  describe(`${name}: stream state`, () => {
+    it('creates a stream at version 1 and reads it back unchanged', async () => {
+      const store = await createStore();
+      const saved = await store.saveStream(streamState('main:customer'), 0);
+
+      expect(saved).toEqual(streamState('main:customer', { version: 1 }));
+      expect(await store.getStream('main:customer')).toEqual(saved);
+      expect(await store.getStream('main:resource')).toBeUndefined();
+    });
+
+    it('increments the version on each save and keeps the window in progress', async () => {
+      const store = await createStore();
+      const first = await store.saveStream(streamState('main:customer'), 0);
+      const window = {
+        startUtc: '2026-01-01T00:00:00.000Z',
+        endUtc: '2026-01-01T00:05:00.000Z',
+        cursor: 'cursor-2',
+        count: 1000,
+        pages: 2,
+      };
+      const second = await store.saveStream(
+        { ...first, window, lastPollAt: 10, lastError: 'timeout', consecutiveFailures: 1 },
+        first.version,
+      );
+
+      expect(second.version).toBe(2);
+      expect(await store.getStream('main:customer')).toEqual({
+        ...streamState('main:customer'),
+        window,
+        lastPollAt: 10,
+        lastError: 'timeout',
+        consecutiveFailures: 1,
+        version: 2,
+      });
+    });
+
+    it('refuses a save from a stale version with StateConflictError and keeps the stored state', async () => {
+      const store = await createStore();
+      const first = await store.saveStream(streamState('main:customer'), 0);
+      await store.saveStream({ ...first, watermark: '2026-01-01T00:05:00.000Z' }, 1);
+
+      const stale = await store
+        .saveStream({ ...first, watermark: '2020-01-01T00:00:00.000Z' }, 1)
+        .catch((e) => e);
+      expect(stale).toBeInstanceOf(StateConflictError);
+      expect(stale.retryable).toBe(false);
+      await expect(store.saveStream(first, 0)).rejects.toBeInstanceOf(StateConflictError);
+      await expect(store.saveStream(streamState('main:resource'), 3)).rejects.toBeInstanceOf(
+        StateConflictError,
+      );
+      expect((await store.getStream('main:customer'))?.watermark).toBe('2026-01-01T00:05:00.000Z');
+      expect(await store.getStream('main:resource')).toBeUndefined();
+    });
+
+    it('rejects an invalid stream state naming the field', async () => {
+      const store = await createStore();
+      const invalid = streamState('main:customer', { nextDueAt: 1.5 });
+
+      const error = await store.saveStream(invalid, 0).catch((e) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect(error.path).toBe('nextDueAt');
+      expect(await store.getStream('main:customer')).toBeUndefined();
+    });
+
+    it('lists every stream ordered by id, and nothing when empty', async () => {
+      const store = await createStore();
+      expect(await store.listStreams()).toEqual([]);
+      for (const id of ['main:resource', 'main:customer', 'other:customer']) {
+        await store.saveStream(streamState(id), 0);
+      }
+
+      const listed = await store.listStreams();
+      expect(listed.map((s) => s.streamId)).toEqual([
+        'main:customer',
+        'main:resource',
+        'other:customer',
+      ]);
+      expect(listed[0]).toEqual(streamState('main:customer', { version: 1 }));
+    });
+
+    it('deletes a stream with its snapshots and lease, leaving other streams alone', async () => {
+      const store = await createStore();
+      await store.saveStream(streamState('main:customer'), 0);
+      await store.saveStream(streamState('main:resource'), 0);
+      await store.putSnapshots(
+        'main:customer',
+        ids(60).map((id) => snapshot(id)),
+      );
+      await store.putSnapshots('main:resource', [snapshot('kept')]);
+      await store.acquireLease('main:customer', 'poller-1', 60_000, 1_000);
+
+      await store.deleteStream('main:customer');
+      await store.deleteStream('never:existed');
+
+      expect(await store.getStream('main:customer')).toBeUndefined();
+      expect(await collect(store.scanSnapshots('main:customer'))).toEqual([]);
+      expect(await store.acquireLease('main:customer', 'poller-2', 60_000, 2_000)).not.toBeNull();
+      expect((await store.listStreams()).map((s) => s.streamId)).toEqual(['main:resource']);
+      expect((await store.getSnapshots('main:resource', ['kept'])).size).toBe(1);
+      expect(await store.saveStream(streamState('main:customer'), 0)).toMatchObject({ version: 1 });
+    });
+  });
+
+  describe(`${name}: leases`, () => {
+    it('grants a free lease and refuses a second owner while it is valid', async () => {
+      const store = await createStore();
+      expect(await store.acquireLease('main:customer', 'a', 30_000, 1_000)).toEqual({
+        streamId: 'main:customer',
+        owner: 'a',
+        expiresAt: 31_000,
+      });
+
+      expect(await store.acquireLease('main:customer', 'b', 30_000, 30_999)).toBeNull();
+      expect(await store.acquireLease('main:resource', 'b', 30_000, 30_999)).not.toBeNull();
+    });
+
+    it('lets another owner take a lease once it expired', async () => {
+      const store = await createStore();
+      await store.acquireLease('main:customer', 'a', 30_000, 1_000);
+
+      expect(await store.acquireLease('main:customer', 'b', 30_000, 31_000)).toEqual({
+        streamId: 'main:customer',
+        owner: 'b',
+        expiresAt: 61_000,
+      });
+      expect(await store.acquireLease('main:customer', 'a', 30_000, 31_001)).toBeNull();
+    });
+
+    it('renews the lease of the same owner with a new expiry', async () => {
+      const store = await createStore();
+      await store.acquireLease('main:customer', 'a', 30_000, 1_000);
+
+      expect(await store.acquireLease('main:customer', 'a', 30_000, 20_000)).toEqual({
+        streamId: 'main:customer',
+        owner: 'a',
+        expiresAt: 50_000,
+      });
+      expect(await store.acquireLease('main:customer', 'b', 30_000, 40_000)).toBeNull();
+    });
+
+    it('releases only the owner’s lease', async () => {
+      const store = await createStore();
+      await store.releaseLease('main:customer', 'a');
+      await store.acquireLease('main:customer', 'a', 30_000, 1_000);
+
+      await store.releaseLease('main:customer', 'b');
+      expect(await store.acquireLease('main:customer', 'b', 30_000, 2_000)).toBeNull();
+      await store.releaseLease('main:customer', 'a');
+      expect(await store.acquireLease('main:customer', 'b', 30_000, 2_000)).not.toBeNull();
+    });
+  });
+}
