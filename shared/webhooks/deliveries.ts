@@ -1,0 +1,60 @@
+import { hashEventId } from '../changes/event-id.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { delaySecondsUntil } from './queue.ts';
+import type { Delivery } from './store.ts';
+
+/**
+ * The id of the fan-out delivery of an event to a subscription: deterministic, so a
+ * repeated queue message (SQS delivers at least once) creates no second delivery.
+ */
+export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
+  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
+}
+
+/** A fresh id for an extra delivery (replay, redelivery, ping, resync). */
+export function newDeliveryId(
+  eventId: string,
+  subscriptionId: string,
+  deps: DispatcherDeps,
+): string {
+  const nonce = `${deps.clock.now()}:${deps.random()}`;
+  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId, nonce]).slice('evt_'.length)}`;
+}
+
+/** A pending delivery due now. */
+export function newDelivery(
+  id: string,
+  eventId: string,
+  subscriptionId: string,
+  nowMs: number,
+): Delivery {
+  return {
+    id,
+    eventId,
+    subscriptionId,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: nowMs,
+    createdAt: nowMs,
+    updatedAt: nowMs,
+    version: 1,
+  };
+}
+
+/**
+ * Stores a delivery and enqueues its first attempt. Idempotent per delivery id: an existing
+ * delivery is not stored again, and enqueued again only while still pending (the earlier
+ * call may have failed between store and enqueue; a duplicate message is harmless, since
+ * delivery updates are conditional on its version). Returns whether it was created.
+ */
+export async function startDelivery(delivery: Delivery, deps: DispatcherDeps): Promise<boolean> {
+  const created = await deps.store.createDelivery(delivery);
+  const pending = created || (await deps.store.getDelivery(delivery.id))?.status === 'pending';
+  if (pending) {
+    await deps.queue.send(
+      { kind: 'delivery', deliveryId: delivery.id },
+      delaySecondsUntil(delivery.nextAttemptAt, deps.clock.now()),
+    );
+  }
+  return created;
+}

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { hashEventId } from '../changes/event-id.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
+import { newDelivery, newDeliveryId, startDelivery } from './deliveries.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { DispatchEventSchema } from './messages.ts';
+import { buildOperationalEvent } from './operational-events.ts';
+import type { Attempt, Delivery } from './store.ts';
+import { matchesSubscription, type Subscription } from './subscription.ts';
+import { requireSubscription, WebhookNotFoundError } from './subscription-admin.ts';
+
+/** Longest list the admin API returns. */
+export const LIST_LIMIT_MAX = 1000;
+
+const ListEventsInputSchema = z.object({
+  type: z.string().min(1).optional(),
+  limit: z.number().int().positive().max(LIST_LIMIT_MAX).default(50),
+});
+
+const ListDeliveriesInputSchema = z.object({
+  subscriptionId: z.string().min(1).optional(),
+  eventId: z.string().min(1).optional(),
+  limit: z.number().int().positive().max(LIST_LIMIT_MAX).default(50),
+});
+
+/** One stored entity as the snapshot source yields it. */
+export interface SnapshotRecord {
+  entityId: string;
+  /** The record as the API returned it. */
+  record: unknown;
+  scope?: { enterpriseId?: string; chainId?: string };
+  /** The connection it came from; becomes the event source `connector/<connectionId>`. */
+  connectionId?: string;
+}
+
+/** Stored snapshots of an entity type (the lead implements it over the state store). */
+export interface SnapshotSource {
+  list(entityType: string): AsyncIterable<SnapshotRecord>;
+}
+
+/** An event in the event list. */
+export interface EventSummary {
+  id: string;
+  type: string;
+  storedAt: string;
+}
+
+/** A delivery with its attempt log. */
+export interface DeliveryWithAttempts {
+  delivery: Delivery;
+  attempts: Attempt[];
+}
+
+/** Events, replays, resync, ping and the delivery log. */
+export function createDeliveryAdmin(deps: DispatcherDeps) {
+  const requireEnabled = async (id: string): Promise<Subscription> => {
+    const subscription = await requireSubscription(id, deps);
+    if (!subscription.enabled) throw new BridgeError(`subscription ${id} is disabled`);
+    return subscription;
+  };
+
+  const deliverStored = async (eventId: string, subscriptionId: string): Promise<Delivery> => {
+    const now = deps.clock.now();
+    const delivery = newDelivery(
+      newDeliveryId(eventId, subscriptionId, deps),
+      eventId,
+      subscriptionId,
+      now,
+    );
+    await startDelivery(delivery, deps);
+    return delivery;
+  };
+
+  const storeEvent = async (event: { id: string; type: string }): Promise<void> => {
+    const body = JSON.stringify(event);
+    await deps.store.putEvent({ id: event.id, type: event.type, storedAt: deps.clock.now(), body });
+  };
+
+  return {
+    /** Stored events, newest first, optionally of one type. */
+    async listEvents(input: unknown = {}): Promise<EventSummary[]> {
+      const query = parseOrThrow(ListEventsInputSchema, input, 'event query');
+      const events = await deps.store.listEvents(query);
+      return events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        storedAt: new Date(e.storedAt).toISOString(),
+      }));
+    },
+
+    /** One stored event as JSON; throws {@link WebhookNotFoundError}. */
+    async getEvent(id: string): Promise<unknown> {
+      const event = await deps.store.getEvent(id);
+      if (!event) throw new WebhookNotFoundError(`event ${id} is not stored`);
+      return JSON.parse(event.body);
+    },
+
+    /**
+     * Sends a stored event again, with its original id, to one subscription or to every
+     * enabled subscription it matches now. Returns the new deliveries.
+     */
+    async replayEvent(eventId: string, subscriptionId?: string): Promise<Delivery[]> {
+      const stored = await deps.store.getEvent(eventId);
+      if (!stored) throw new WebhookNotFoundError(`event ${eventId} is not stored`);
+      if (subscriptionId !== undefined) {
+        await requireEnabled(subscriptionId);
+        return [await deliverStored(eventId, subscriptionId)];
+      }
+      const event = DispatchEventSchema.parse(JSON.parse(stored.body));
+      const targets = (await deps.store.listSubscriptions()).filter(
+        (s) => s.enabled && matchesSubscription(s, event),
+      );
+      return Promise.all(targets.map((s) => deliverStored(eventId, s.id)));
+    },
+
+    /** Delivers again every delivery of a subscription dead-lettered since `sinceMs`. */
+    async redeliverDeadLetters(subscriptionId: string, sinceMs: number): Promise<Delivery[]> {
+      const since = parseOrThrow(z.number().nonnegative(), sinceMs, 'since');
+      await requireEnabled(subscriptionId);
+      const redelivered: Delivery[] = [];
+      for (const id of await deps.store.listDeadLetters(subscriptionId, since)) {
+        const dead = await deps.store.getDelivery(id);
+        if (!dead) continue;
+        redelivered.push(await deliverStored(dead.eventId, subscriptionId));
+        await deps.store.removeDeadLetter(dead);
+      }
+      return redelivered;
+    },
+
+    /**
+     * Sends the current stored snapshot of each entity type to one subscription as
+     * `<entity>.snapshot` events (change `snapshot`, no previous, no patch), so a new
+     * subscriber starts with the full picture. Returns the number of events sent.
+     */
+    async resync(
+      subscriptionId: string,
+      entityTypes: readonly string[],
+      source: SnapshotSource,
+    ): Promise<number> {
+      const types = parseOrThrow(z.array(z.string().min(1)).min(1), entityTypes, 'entityTypes');
+      await requireEnabled(subscriptionId);
+      const time = new Date(deps.clock.now()).toISOString();
+      let sent = 0;
+      for (const entityType of types) {
+        for await (const snapshot of source.list(entityType)) {
+          const event = {
+            specversion: '1.0',
+            id: hashEventId(['snapshot/v1', subscriptionId, entityType, snapshot.entityId, time]),
+            type: `${entityType}.snapshot`,
+            source: snapshot.connectionId ? `connector/${snapshot.connectionId}` : 'change-bridge',
+            subject: snapshot.entityId,
+            time,
+            datacontenttype: 'application/json',
+            data: {
+              entityType,
+              entityId: snapshot.entityId,
+              change: 'snapshot',
+              scope: snapshot.scope ?? {},
+              current: snapshot.record,
+              previous: null,
+              changedFields: [],
+              patch: [],
+            },
+          };
+          await storeEvent(event);
+          await deliverStored(event.id, subscriptionId);
+          sent += 1;
+        }
+      }
+      return sent;
+    },
+
+    /** Sends a `ping` test event to one subscription; returns its delivery. */
+    async ping(subscriptionId: string): Promise<Delivery> {
+      const subscription = await requireEnabled(subscriptionId);
+      const event = buildOperationalEvent(
+        'ping',
+        subscription.id,
+        {
+          message: 'ping from change-bridge: your endpoint is reachable and verifies signatures',
+          url: subscription.url,
+        },
+        deps.clock,
+      );
+      await storeEvent(event);
+      return deliverStored(event.id, subscription.id);
+    },
+
+    /** Deliveries (newest first) with their attempt logs, by subscription, by event, or all. */
+    async listDeliveries(input: unknown = {}): Promise<DeliveryWithAttempts[]> {
+      const query = parseOrThrow(ListDeliveriesInputSchema, input, 'delivery query');
+      let deliveries: Delivery[];
+      if (query.subscriptionId !== undefined || query.eventId !== undefined) {
+        deliveries = await deps.store.listDeliveries(query);
+      } else {
+        const subscriptions = await deps.store.listSubscriptions();
+        const perSubscription = await Promise.all(
+          subscriptions.map((s) =>
+            deps.store.listDeliveries({ subscriptionId: s.id, limit: query.limit }),
+          ),
+        );
+        deliveries = perSubscription
+          .flat()
+          .sort((a, b) => b.createdAt - a.createdAt)
+          .slice(0, query.limit);
+      }
+      return Promise.all(
+        deliveries.map(async (delivery) => ({
+          delivery,
+          attempts: await deps.store.listAttempts(delivery.id),
+        })),
+      );
+    },
+  };
+}

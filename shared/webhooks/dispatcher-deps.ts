@@ -1,0 +1,80 @@
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import type { WebhookSender } from './http-sender.ts';
+import { CountingMetrics, type DispatchMetrics } from './metrics.ts';
+import type { OperationalEventSink } from './operational-events.ts';
+import type { DeliveryQueue } from './queue.ts';
+import {
+  DEFAULT_RETRY_SCHEDULE_MS,
+  DISABLE_AFTER_FAILING_MS,
+  ENDPOINT_PAUSE_MAX_MS,
+  FAILING_AFTER_FAILURES,
+} from './retry-policy.ts';
+import type { WebhookStore } from './store.ts';
+
+/** Tunables of the dispatcher; every one has a default. */
+export interface DispatcherConfig {
+  /** Retry schedule of subscriptions that set none. */
+  defaultRetrySchedule: readonly number[];
+  /** Clamp of a `Retry-After` pause. */
+  maxPauseMs: number;
+  /** Consecutive failures before `delivery.failing`. */
+  failingAfterFailures: number;
+  /** Failing without success this long disables a subscription. */
+  disableAfterMs: number;
+  /** Endpoints served at once within one batch (deliveries to one endpoint go in order). */
+  endpointConcurrency: number;
+}
+
+/** The defaults of {@link DispatcherConfig}. */
+export const DEFAULT_DISPATCHER_CONFIG: DispatcherConfig = {
+  defaultRetrySchedule: DEFAULT_RETRY_SCHEDULE_MS,
+  maxPauseMs: ENDPOINT_PAUSE_MAX_MS,
+  failingAfterFailures: FAILING_AFTER_FAILURES,
+  disableAfterMs: DISABLE_AFTER_FAILING_MS,
+  endpointConcurrency: 16,
+};
+
+/** Structured logging port; never given secrets. */
+export interface DispatchLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Logs JSON lines to stderr. */
+export const consoleDispatchLogger: DispatchLogger = {
+  warn: (message, fields) => console.warn(JSON.stringify({ level: 'WARN', message, ...fields })),
+  error: (message, fields) => console.error(JSON.stringify({ level: 'ERROR', message, ...fields })),
+};
+
+/** Everything the dispatcher runs on; built once per cold start (or per `npm start`). */
+export interface DispatcherDeps {
+  store: WebhookStore;
+  queue: DeliveryQueue;
+  sender: WebhookSender;
+  sink: OperationalEventSink;
+  clock: Clock;
+  random: RandomSource;
+  metrics: DispatchMetrics;
+  logger: DispatchLogger;
+  config: DispatcherConfig;
+}
+
+/** What {@link createDispatcherDeps} needs; the rest has defaults. */
+export type DispatcherDepsInput = Pick<DispatcherDeps, 'store' | 'queue' | 'sender' | 'sink'> &
+  Partial<Omit<DispatcherDeps, 'config'>> & { config?: Partial<DispatcherConfig> };
+
+/**
+ * Fills in the defaults: system clock and random source, counting metrics, JSON console
+ * logger, {@link DEFAULT_DISPATCHER_CONFIG}.
+ * @example createDispatcherDeps({ store, queue, sender, sink, config: { maxPauseMs: 600_000 } })
+ */
+export function createDispatcherDeps(input: DispatcherDepsInput): DispatcherDeps {
+  return {
+    clock: systemClock,
+    random: systemRandom,
+    metrics: new CountingMetrics(),
+    logger: consoleDispatchLogger,
+    ...input,
+    config: { ...DEFAULT_DISPATCHER_CONFIG, ...input.config },
+  };
+}

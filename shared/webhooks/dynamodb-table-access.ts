@@ -1,0 +1,143 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { parseOrThrow } from '../errors.ts';
+
+/** BatchGetItem takes at most 100 keys (DynamoDB limit). */
+const BATCH_GET_MAX_KEYS = 100;
+
+/** An epoch-ms time as an ISO string, which sorts as text in time order (sort keys). */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** True for a failed `ConditionExpression` (a conditional put that lost). */
+export function isConditionFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * The few table operations the webhook store needs, over items shaped `{ pk, sk, doc, … }`
+ * whose `doc` is parsed with a zod schema on the way out.
+ */
+export class WebhookTable {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** PutItem, optionally conditional (throws ConditionalCheckFailedException when it loses). */
+  async put(item: Record<string, unknown>, condition?: string, values?: Record<string, unknown>) {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: item,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  }
+
+  /** GetItem (strongly consistent) of one item's `doc`, parsed; `undefined` when absent. */
+  async getDoc<S extends z.ZodType>(pk: string, sk: string, schema: S, what: string) {
+    const result = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk, sk }, ConsistentRead: true }),
+    );
+    return result.Item ? parseOrThrow(schema, result.Item.doc, what) : undefined;
+  }
+
+  /** Every item of a partition (by sort-key prefix or from a sort key), paging until `limit`. */
+  async query(
+    pk: string,
+    options: { prefix?: string; from?: string; newestFirst?: boolean; limit?: number },
+  ): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    const conditions = ['pk = :pk'];
+    const values: Record<string, unknown> = { ':pk': pk };
+    if (options.prefix !== undefined) {
+      conditions.push('begins_with(sk, :prefix)');
+      values[':prefix'] = options.prefix;
+    } else if (options.from !== undefined) {
+      conditions.push('sk >= :from');
+      values[':from'] = options.from;
+    }
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: !options.newestFirst,
+          ExclusiveStartKey: start,
+          Limit: options.limit,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start && (options.limit === undefined || items.length < options.limit));
+    return options.limit === undefined ? items : items.slice(0, options.limit);
+  }
+
+  /** BatchGetItem in chunks of 100, retrying unprocessed keys; results in the order of `keys`. */
+  async batchGet<S extends z.ZodType>(
+    keys: { pk: string; sk: string }[],
+    schema: S,
+  ): Promise<z.output<S>[]> {
+    const found = new Map<string, z.output<S>>();
+    for (let index = 0; index < keys.length; index += BATCH_GET_MAX_KEYS) {
+      let pending: Record<string, unknown>[] | undefined = keys.slice(
+        index,
+        index + BATCH_GET_MAX_KEYS,
+      );
+      while (pending && pending.length > 0) {
+        const result: BatchGetCommandOutput = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }),
+        );
+        for (const item of result.Responses?.[this.tableName] ?? []) {
+          found.set(String(item.pk), parseOrThrow(schema, item.doc, 'stored item'));
+        }
+        pending = result.UnprocessedKeys?.[this.tableName]?.Keys;
+      }
+    }
+    // BatchGet returns items in no particular order: restore the order of `keys`.
+    return keys.flatMap((key) => {
+      const item = found.get(key.pk);
+      return item === undefined ? [] : [item];
+    });
+  }
+
+  /** DeleteItem. */
+  async delete(pk: string, sk: string): Promise<void> {
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk } }));
+  }
+
+  /** One Query page with a filter, for callers that page themselves. */
+  async queryPage(input: {
+    pk: string;
+    filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+    newestFirst: boolean;
+    limit: number;
+    start?: Record<string, unknown>;
+  }) {
+    return this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: input.filter?.expression,
+        ExpressionAttributeNames: input.filter?.names,
+        ExpressionAttributeValues: { ':pk': input.pk, ...input.filter?.values },
+        ScanIndexForward: !input.newestFirst,
+        ExclusiveStartKey: input.start,
+        Limit: input.limit,
+      }),
+    );
+  }
+}

@@ -1,0 +1,73 @@
+import type { DeliveryOutcome } from './delivery-outcome.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { applyOutcome } from './endpoint-health.ts';
+import { buildOperationalEvent } from './operational-events.ts';
+import type { EndpointState } from './store.ts';
+import type { Subscription } from './subscription.ts';
+
+/**
+ * Folds an attempt's outcome into the endpoint's stored health and acts on what it calls
+ * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription.
+ */
+export async function recordHealth(
+  subscription: Subscription,
+  endpoint: EndpointState,
+  outcome: DeliveryOutcome,
+  deps: DispatcherDeps,
+): Promise<void> {
+  const now = deps.clock.now();
+  const change = applyOutcome(endpoint, outcome, now, deps.config);
+  if (change.changed) await deps.store.putEndpointState(change.state);
+  const base = { url: subscription.url, consecutiveFailures: change.state.consecutiveFailures };
+  for (const notice of change.notices) {
+    if (notice === 'failing') {
+      await deps.sink.publish(
+        buildOperationalEvent(
+          'delivery.failing',
+          subscription.id,
+          {
+            ...base,
+            failingSince: new Date(change.state.failingSince ?? now).toISOString(),
+          },
+          deps.clock,
+        ),
+      );
+    } else if (notice === 'recovered') {
+      await deps.sink.publish(
+        buildOperationalEvent(
+          'delivery.recovered',
+          subscription.id,
+          { url: subscription.url },
+          deps.clock,
+        ),
+      );
+    } else {
+      await disableSubscription(subscription.id, 'failing without success for too long', deps);
+    }
+  }
+}
+
+/** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */
+export async function disableSubscription(
+  subscriptionId: string,
+  reason: string,
+  deps: DispatcherDeps,
+): Promise<void> {
+  const current = await deps.store.getSubscription(subscriptionId);
+  if (!current?.enabled) return;
+  const now = deps.clock.now();
+  await deps.store.putSubscription({
+    ...current,
+    enabled: false,
+    disabledReason: reason,
+    updatedAt: new Date(now).toISOString(),
+  });
+  await deps.sink.publish(
+    buildOperationalEvent(
+      'subscription.disabled',
+      subscriptionId,
+      { url: current.url, reason },
+      deps.clock,
+    ),
+  );
+}

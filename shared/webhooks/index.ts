@@ -1,0 +1,54 @@
+/**
+ * The webhook dispatcher: subscriptions, signing, SSRF policy, delivery, retry policy,
+ * the SQS batch core and the admin service. Import from here in composition roots.
+ */
+export { attemptDelivery } from './attempt.ts';
+export type {
+  DeliveryWithAttempts,
+  EventSummary,
+  SnapshotRecord,
+  SnapshotSource,
+} from './delivery-admin.ts';
+export { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
+export { type DispatchRecord, fanOutEvent, processDispatchBatch } from './dispatcher.ts';
+export {
+  consoleDispatchLogger,
+  createDispatcherDeps,
+  DEFAULT_DISPATCHER_CONFIG,
+  type DispatcherConfig,
+  type DispatcherDeps,
+  type DispatchLogger,
+} from './dispatcher-deps.ts';
+export { DynamoDbWebhookStore, WEBHOOK_RETENTION_MS } from './dynamodb-store.ts';
+export {
+  DELIVERY_TIMEOUT_MS,
+  type HttpAttemptResult,
+  UndiciWebhookSender,
+  type WebhookSender,
+} from './http-sender.ts';
+export { MemoryWebhookStore } from './memory-store.ts';
+export { CountingMetrics, type DispatchMetrics } from './metrics.ts';
+export {
+  buildOperationalEvent,
+  EventBridgeOperationalEventSink,
+  MemoryOperationalEventSink,
+  type OperationalEvent,
+  type OperationalEventSink,
+} from './operational-events.ts';
+export { type DeliveryQueue, MemoryDeliveryQueue, SqsDeliveryQueue } from './queue.ts';
+export { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from './retry-policy.ts';
+export { createWebhookService, type WebhookService } from './service.ts';
+export { generateSecret, signatureHeader, systemRandomBytes, webhookHeaders } from './signing.ts';
+export type { Attempt, Delivery, EndpointState, StoredEvent, WebhookStore } from './store.ts';
+export type { Subscription, SubscriptionView } from './subscription.ts';
+export {
+  SECRET_ROTATION_GRACE_MS,
+  type WebhookAdminDeps,
+  WebhookNotFoundError,
+} from './subscription-admin.ts';
+export {
+  checkWebhookUrl,
+  type HostResolver,
+  systemResolver,
+  type UrlPolicy,
+} from './url-policy.ts';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The fields of a CloudEvent the dispatcher reads; everything else stays opaque
+ * (`looseObject` keeps unknown keys), because the body we POST is the event as received.
+ */
+export const DispatchEventSchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  data: z
+    .looseObject({
+      scope: z
+        .looseObject({
+          enterpriseId: z.string().optional(),
+          chainId: z.string().optional(),
+        })
+        .nullish(),
+      changedFields: z.array(z.string()).nullish(),
+    })
+    .nullish(),
+});
+
+/** A CloudEvent as far as the dispatcher cares (see {@link DispatchEventSchema}). */
+export type DispatchEvent = z.infer<typeof DispatchEventSchema>;
+
+/** The EventBridge envelope that an EventBridge rule puts on the dispatch queue. */
+export const EventBridgeEnvelopeSchema = z.looseObject({
+  version: z.string().optional(),
+  id: z.string().optional(),
+  'detail-type': z.string(),
+  source: z.string(),
+  detail: DispatchEventSchema,
+});
+
+/** One EventBridge envelope (see {@link EventBridgeEnvelopeSchema}). */
+export type EventBridgeEnvelope = z.infer<typeof EventBridgeEnvelopeSchema>;
+
+/** Our own queue message: attempt (or re-defer) one delivery. */
+export const DeliveryMessageSchema = z.object({
+  kind: z.literal('delivery'),
+  deliveryId: z.string().min(1),
+});
+
+/** A delivery message (see {@link DeliveryMessageSchema}). */
+export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
+
+/** Either kind of body found on the dispatch queue. */
+export const DispatchMessageSchema = z.union([DeliveryMessageSchema, EventBridgeEnvelopeSchema]);
+
+/** A parsed dispatch queue body. */
+export type DispatchMessage = z.infer<typeof DispatchMessageSchema>;
+
+/** Tells a delivery message from an EventBridge envelope. */
+export function isDeliveryMessage(message: DispatchMessage): message is DeliveryMessage {
+  return 'kind' in message && message.kind === 'delivery';
+}

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { hashEventId } from '../changes/event-id.ts';
+import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { generateSecret, type RandomBytes } from './signing.ts';
+import { freshEndpointState } from './store.ts';
+import {
+  EventTypePatternSchema,
+  RetryScheduleSchema,
+  ScopeFilterSchema,
+  type Subscription,
+  type SubscriptionView,
+  toSubscriptionView,
+} from './subscription.ts';
+import { checkWebhookUrl, type HostResolver, type UrlPolicy } from './url-policy.ts';
+
+/** Default grace period of a rotated secret: 24 h. */
+export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Input of `createSubscription`. `events` defaults to every event (`*`). */
+export const CreateSubscriptionInputSchema = z.object({
+  url: z.string().min(1).max(2048),
+  events: z.array(EventTypePatternSchema).min(1).max(100).default(['*']),
+  scope: ScopeFilterSchema.optional(),
+  changedFields: z.array(z.string().min(1)).max(100).optional(),
+  description: z.string().max(500).optional(),
+  retrySchedule: RetryScheduleSchema.optional(),
+});
+
+/** Input of `updateSubscription`: any field of the create input, and `enabled`. */
+export const UpdateSubscriptionInputSchema = CreateSubscriptionInputSchema.partial().extend({
+  enabled: z.boolean().optional(),
+});
+
+/** A subscription with the only copy of its secret the caller will ever see. */
+export interface SubscriptionWithSecret {
+  subscription: SubscriptionView;
+  secret: string;
+}
+
+/** A subscription, event or delivery that does not exist. */
+export class WebhookNotFoundError extends BridgeError {
+  override name = 'WebhookNotFoundError';
+}
+
+/** What the admin service needs beyond the dispatcher's dependencies. */
+export interface WebhookAdminDeps extends DispatcherDeps {
+  policy: UrlPolicy;
+  resolve: HostResolver;
+  randomBytes: RandomBytes;
+}
+
+/** Loads a subscription or throws {@link WebhookNotFoundError}. */
+export async function requireSubscription(id: string, deps: DispatcherDeps): Promise<Subscription> {
+  const subscription = await deps.store.getSubscription(id);
+  if (!subscription) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
+  return subscription;
+}
+
+async function validateUrl(url: string, deps: WebhookAdminDeps): Promise<void> {
+  const check = await checkWebhookUrl(url, deps.policy, deps.resolve);
+  if (!check.ok)
+    throw new ValidationError('subscription', [{ path: 'url', message: check.reason }]);
+}
+
+/** Subscription management: create, list, show, update, remove, rotate the secret. */
+export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
+  const nowIso = () => new Date(deps.clock.now()).toISOString();
+  return {
+    /** Creates a subscription; throws {@link ValidationError} naming the field (e.g. `url`). */
+    async createSubscription(input: unknown): Promise<SubscriptionWithSecret> {
+      const fields = parseOrThrow(CreateSubscriptionInputSchema, input, 'subscription');
+      await validateUrl(fields.url, deps);
+      const idSeed = Buffer.from(deps.randomBytes(16)).toString('hex');
+      const secret = generateSecret(deps.randomBytes);
+      const subscription: Subscription = {
+        ...fields,
+        id: `sub_${hashEventId(['subscription/v1', idSeed]).slice('evt_'.length)}`,
+        enabled: true,
+        createdAt: nowIso(),
+        updatedAt: nowIso(),
+        secret,
+      };
+      await deps.store.putSubscription(subscription);
+      return { subscription: toSubscriptionView(subscription), secret };
+    },
+
+    /** Every subscription, without secrets. */
+    async listSubscriptions(): Promise<SubscriptionView[]> {
+      const all = await deps.store.listSubscriptions();
+      return all.map(toSubscriptionView).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+
+    /** One subscription without secrets; throws {@link WebhookNotFoundError}. */
+    async getSubscription(id: string): Promise<SubscriptionView> {
+      return toSubscriptionView(await requireSubscription(id, deps));
+    },
+
+    /**
+     * Changes filters, URL, description, schedule or enabled state. Enabling a disabled
+     * subscription clears its failure history, so it starts healthy.
+     */
+    async updateSubscription(id: string, input: unknown): Promise<SubscriptionView> {
+      const fields = parseOrThrow(UpdateSubscriptionInputSchema, input, 'subscription');
+      const current = await requireSubscription(id, deps);
+      if (fields.url !== undefined) await validateUrl(fields.url, deps);
+      const definedFields = Object.fromEntries(
+        Object.entries(fields).filter(([, value]) => value !== undefined),
+      );
+      const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
+      if (fields.enabled === true && !current.enabled) {
+        next.disabledReason = undefined;
+        await deps.store.putEndpointState(freshEndpointState(id));
+      }
+      await deps.store.putSubscription(next);
+      return toSubscriptionView(next);
+    },
+
+    /** Removes a subscription; its pending deliveries are dead-lettered when they come up. */
+    async removeSubscription(id: string): Promise<void> {
+      await requireSubscription(id, deps);
+      await deps.store.deleteSubscription(id);
+    },
+
+    /**
+     * Issues a new secret. The old one keeps signing (beside the new) for `graceMs`
+     * (default 24 h), so receivers can switch without missing a delivery.
+     */
+    async rotateSecret(
+      id: string,
+      graceMs = SECRET_ROTATION_GRACE_MS,
+    ): Promise<SubscriptionWithSecret> {
+      const grace = parseOrThrow(z.number().int().nonnegative(), graceMs, 'graceMs');
+      const current = await requireSubscription(id, deps);
+      const secret = generateSecret(deps.randomBytes);
+      const next: Subscription = {
+        ...current,
+        secret,
+        previousSecret: current.secret,
+        previousSecretExpiresAt: deps.clock.now() + grace,
+        updatedAt: nowIso(),
+      };
+      await deps.store.putSubscription(next);
+      return { subscription: toSubscriptionView(next), secret };
+    },
+  };
+}

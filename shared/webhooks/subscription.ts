@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { DispatchEvent } from './messages.ts';
+
+/** Longest retry schedule a subscription may set (attempts after the first). */
+export const RETRY_SCHEDULE_MAX_STEPS = 20;
+/** Longest single step of a retry schedule: 1 day. */
+export const RETRY_STEP_MAX_MS = 24 * 60 * 60 * 1000;
+
+/** An event type filter: `customer.updated`, `customer.*`, `*.deleted` or `*`. */
+export const EventTypePatternSchema = z
+  .string()
+  .regex(/^(\*|[A-Za-z][A-Za-z0-9]*)(\.(\*|[A-Za-z][A-Za-z0-9]*))*$/, {
+    message: 'must be an event type such as customer.updated, customer.* or *',
+  });
+
+/** Optional scope filter: an event matches when its enterprise or chain id is listed. */
+export const ScopeFilterSchema = z
+  .object({
+    enterpriseIds: z.array(z.string().min(1)).max(100).optional(),
+    chainIds: z.array(z.string().min(1)).max(100).optional(),
+  })
+  .strict();
+
+/** A per-subscription retry schedule: delays in ms after attempt 1, 2, … */
+export const RetryScheduleSchema = z
+  .array(z.number().int().positive().max(RETRY_STEP_MAX_MS))
+  .min(1)
+  .max(RETRY_SCHEDULE_MAX_STEPS);
+
+/** A stored subscription, secrets included (never returned by the admin API: see {@link toSubscriptionView}). */
+export const SubscriptionSchema = z.object({
+  id: z.string().min(1),
+  url: z.string().min(1),
+  events: z.array(EventTypePatternSchema).min(1),
+  scope: ScopeFilterSchema.optional(),
+  changedFields: z.array(z.string().min(1)).optional(),
+  description: z.string().optional(),
+  enabled: z.boolean(),
+  disabledReason: z.string().optional(),
+  retrySchedule: RetryScheduleSchema.optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  secret: z.string().startsWith('whsec_'),
+  previousSecret: z.string().startsWith('whsec_').optional(),
+  /** Epoch ms until which {@link previousSecret} still signs. */
+  previousSecretExpiresAt: z.number().optional(),
+});
+
+/** A stored subscription. */
+export type Subscription = z.infer<typeof SubscriptionSchema>;
+
+/** What the admin API shows of a subscription: everything but the secrets. */
+export type SubscriptionView = Omit<
+  Subscription,
+  'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+>;
+
+/** Strips the secrets from a subscription. */
+export function toSubscriptionView(subscription: Subscription): SubscriptionView {
+  const { secret: _s, previousSecret: _p, previousSecretExpiresAt: _e, ...view } = subscription;
+  return view;
+}
+
+/** True when `pattern` (`*` matches one whole segment; a lone `*` matches all) covers `type`. */
+export function matchesEventType(pattern: string, type: string): boolean {
+  if (pattern === '*') return true;
+  const want = pattern.split('.');
+  const have = type.split('.');
+  if (want.length !== have.length) return false;
+  return want.every((part, index) => part === '*' || part === have[index]);
+}
+
+/**
+ * True when the event passes every filter of the subscription (enabled state is not checked).
+ * A changed-field filter narrows events that carry `changedFields` (updates) to those where a
+ * listed field changed; creates, deletes and snapshots carry none and pass, since for them
+ * every field is new (or gone).
+ */
+export function matchesSubscription(subscription: Subscription, event: DispatchEvent): boolean {
+  if (!subscription.events.some((pattern) => matchesEventType(pattern, event.type))) return false;
+  const scopeFilter = subscription.scope;
+  if (scopeFilter && (scopeFilter.enterpriseIds?.length || scopeFilter.chainIds?.length)) {
+    const scope = event.data?.scope;
+    const inEnterprise =
+      scope?.enterpriseId !== undefined &&
+      (scopeFilter.enterpriseIds ?? []).includes(scope.enterpriseId);
+    const inChain =
+      scope?.chainId !== undefined && (scopeFilter.chainIds ?? []).includes(scope.chainId);
+    if (!inEnterprise && !inChain) return false;
+  }
+  const fields = subscription.changedFields;
+  const changed = event.data?.changedFields;
+  if (fields?.length && changed?.length) {
+    if (!changed.some((field) => fields.includes(field))) return false;
+  }
+  return true;
+}

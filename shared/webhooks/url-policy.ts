@@ -1,0 +1,113 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+/** One address a host name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses (injected so tests need no network). */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+/** The system resolver (`getaddrinfo`, like every HTTP client). */
+export const systemResolver: HostResolver = async (hostname) => {
+  const found = await dnsLookup(hostname, { all: true, verbatim: true });
+  return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+};
+
+/** Options of the URL policy. */
+export interface UrlPolicy {
+  /** `WEBHOOK_ALLOW_PRIVATE`: allow http, loopback and private addresses (local runs). */
+  allowPrivate: boolean;
+}
+
+function blockList(entries: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix, type] of entries) list.addSubnet(network, prefix, type);
+  return list;
+}
+
+/** Never reachable, whatever the configuration: the unspecified address and cloud metadata. */
+const ALWAYS_BLOCKED = blockList([
+  ['0.0.0.0', 8, 'ipv4'],
+  ['169.254.169.254', 32, 'ipv4'],
+  ['fd00:ec2::254', 128, 'ipv6'],
+  ['::', 128, 'ipv6'],
+]);
+
+/** Not public: refused unless private addresses are allowed. */
+const PRIVATE = blockList([
+  ['10.0.0.0', 8, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'], // CGNAT, RFC 6598
+  ['127.0.0.0', 8, 'ipv4'],
+  ['169.254.0.0', 16, 'ipv4'], // link-local
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.0.0.0', 24, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['198.18.0.0', 15, 'ipv4'], // benchmarking
+  ['224.0.0.0', 3, 'ipv4'], // multicast and reserved
+  ['::1', 128, 'ipv6'],
+  ['fc00::', 7, 'ipv6'], // unique local
+  ['fe80::', 10, 'ipv6'], // link-local
+  ['ff00::', 8, 'ipv6'], // multicast
+]);
+
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
+/**
+ * Why `address` (an IP literal) may not be connected to, or `undefined` when it may.
+ * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ */
+export function addressRefusal(address: string, policy: UrlPolicy): string | undefined {
+  const mapped = IPV4_MAPPED.exec(address)?.[1];
+  const ip = mapped ?? address;
+  const family = isIP(ip);
+  if (family === 0) return `${address} is not an IP address`;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (ALWAYS_BLOCKED.check(ip, type)) return `${address} is a blocked address`;
+  if (!policy.allowPrivate && PRIVATE.check(ip, type)) {
+    return `${address} is a private, loopback or link-local address`;
+  }
+  return undefined;
+}
+
+/** Result of {@link checkWebhookUrl}. */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/**
+ * Checks a subscription URL against the SSRF policy: https only (http too when private
+ * addresses are allowed), no credentials, and every address the host resolves to must be
+ * allowed by {@link addressRefusal}. Delivery checks the addresses again at connect time.
+ * @example await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false }, systemResolver)
+ */
+export async function checkWebhookUrl(
+  raw: string,
+  policy: UrlPolicy,
+  resolve: HostResolver,
+): Promise<UrlCheck> {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url) return { ok: false, reason: 'is not an absolute URL' };
+  const schemeOk = url.protocol === 'https:' || (policy.allowPrivate && url.protocol === 'http:');
+  if (!schemeOk) {
+    return { ok: false, reason: policy.allowPrivate ? 'must use http or https' : 'must use https' };
+  }
+  if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    const refusal = addressRefusal(host, policy);
+    return refusal ? { ok: false, reason: refusal } : { ok: true, url };
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return { ok: false, reason: `host ${host} does not resolve` };
+  }
+  if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
+  for (const { address } of addresses) {
+    const refusal = addressRefusal(address, policy);
+    if (refusal) return { ok: false, reason: `host ${host} resolves to ${refusal}` };
+  }
+  return { ok: true, url };
+}

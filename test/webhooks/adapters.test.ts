@@ -1,0 +1,190 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import {
+  buildOperationalEvent,
+  EventBridgeOperationalEventSink,
+} from '../../shared/webhooks/operational-events.ts';
+import { SqsDeliveryQueue } from '../../shared/webhooks/queue.ts';
+import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+import { startReceiver } from './support/receiver.ts';
+
+/** Puts the environment back as it was (keys added since are removed). */
+function restoreEnv(saved: NodeJS.ProcessEnv): void {
+  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+  Object.assign(process.env, saved);
+}
+
+let sqsServer: FauxqsServer;
+let table: LocalTable;
+let sqs: SQSClient;
+beforeAll(async () => {
+  sqsServer = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  table = await startLocalTable('webhooks-handler');
+  sqs = new SQSClient({
+    region: 'us-east-1',
+    endpoint: `http://127.0.0.1:${sqsServer.port}`,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+afterAll(async () => {
+  sqs.destroy();
+  await table.stop();
+  await sqsServer.stop();
+});
+
+async function receiveAll(queueUrl: string): Promise<{ messageId: string; body: string }[]> {
+  const result = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+  );
+  return (result.Messages ?? []).map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
+}
+
+describe('SqsDeliveryQueue (fauxqs)', () => {
+  it('sends delivery messages, holding delayed ones back', async () => {
+    const { queueUrl } = sqsServer.createQueue('delivery-queue-test');
+    const queue = new SqsDeliveryQueue(sqs, queueUrl);
+    await queue.send({ kind: 'delivery', deliveryId: 'dlv_now' }, 0);
+    await queue.send({ kind: 'delivery', deliveryId: 'dlv_later' }, 60);
+    const received = await receiveAll(queueUrl);
+    expect(received.map((m) => JSON.parse(m.body))).toEqual([
+      { kind: 'delivery', deliveryId: 'dlv_now' },
+    ]);
+  });
+});
+
+describe('EventBridgeOperationalEventSink', () => {
+  it('puts one entry with the configured bus and source, the type as detail-type', async () => {
+    const mock = mockClient(EventBridgeClient);
+    mock.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: '1' }] });
+    const sink = new EventBridgeOperationalEventSink(
+      new EventBridgeClient({ region: 'us-east-1' }),
+      'bus',
+      'change-bridge',
+    );
+    const event = buildOperationalEvent(
+      'delivery.failing',
+      'sub_1',
+      { consecutiveFailures: 4 },
+      new ManualClock(),
+    );
+    await sink.publish(event);
+    const [call] = mock.commandCalls(PutEventsCommand);
+    expect(call?.args[0].input.Entries).toEqual([
+      {
+        EventBusName: 'bus',
+        Source: 'change-bridge',
+        DetailType: 'delivery.failing',
+        Detail: JSON.stringify(event),
+        Time: new Date(event.time),
+      },
+    ]);
+    mock
+      .on(PutEventsCommand)
+      .resolves({ FailedEntryCount: 1, Entries: [{ ErrorCode: 'ThrottlingException' }] });
+    await expect(sink.publish(event)).rejects.toMatchObject({ retryable: true });
+    mock.restore();
+  });
+});
+
+describe('functions/dispatcher handler', () => {
+  it('fails fast naming a missing environment variable', async () => {
+    const saved = { ...process.env };
+    delete process.env.STATE_TABLE_NAME;
+    const { handler } = await import('../../functions/dispatcher.ts');
+    await expect(handler({ Records: [] })).rejects.toThrow(/STATE_TABLE_NAME/);
+    restoreEnv(saved);
+  });
+
+  it('fans out and delivers through DynamoDB and SQS with a partial batch response', async () => {
+    const receiver = await startReceiver();
+    const { queueUrl } = sqsServer.createQueue('dispatch-handler-test');
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${(await table.client.config.endpoint?.())?.port}`,
+      AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${sqsServer.port}`,
+      STATE_TABLE_NAME: table.tableName,
+      DISPATCH_QUEUE_URL: queueUrl,
+      EVENT_BUS_NAME: 'bus',
+      EVENT_SOURCE: 'change-bridge',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      DELIVERY_TIMEOUT_MS: '2000',
+    });
+    try {
+      const { DynamoDbWebhookStore } = await import('../../shared/webhooks/dynamodb-store.ts');
+      const { createWebhookService } = await import('../../shared/webhooks/service.ts');
+      const { createDispatcherDeps } = await import('../../shared/webhooks/dispatcher-deps.ts');
+      const clock = new ManualClock(Date.now());
+      const store = new DynamoDbWebhookStore({
+        client: table.client,
+        tableName: table.tableName,
+        clock,
+      });
+      const admin = createWebhookService({
+        ...createDispatcherDeps({
+          store,
+          queue: new SqsDeliveryQueue(sqs, queueUrl),
+          sender: {
+            send: async () => ({
+              kind: 'error',
+              error: 'network',
+              message: 'unused',
+              latencyMs: 0,
+            }),
+          },
+          sink: { publish: async () => {} },
+          clock,
+        }),
+        policy: { allowPrivate: true },
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+        randomBytes: (size) => new Uint8Array(size).fill(9),
+      });
+      const { secret } = await admin.createSubscription({ url: receiver.url('/lambda') });
+      receiver.secrets.set('/lambda', [secret]);
+
+      const { handler } = await import('../../functions/dispatcher.ts');
+      const toSqsEvent = (messages: { messageId: string; body: string }[]): SQSEvent => ({
+        Records: messages.map((m) => ({
+          messageId: m.messageId,
+          receiptHandle: 'r',
+          body: m.body,
+          attributes: {
+            ApproximateReceiveCount: '1',
+            SentTimestamp: '0',
+            SenderId: 'x',
+            ApproximateFirstReceiveTimestamp: '0',
+          },
+          messageAttributes: {},
+          md5OfBody: '',
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:dispatch',
+          awsRegion: 'us-east-1',
+        })),
+      });
+      const fanOut = await handler(
+        toSqsEvent([
+          { messageId: 'env-1', body: envelope(changeEvent(eventIdOf(90))) },
+          { messageId: 'bad-1', body: '{"broken":' },
+        ]),
+      );
+      expect(fanOut).toEqual({ batchItemFailures: [] });
+      const deliveryMessages = await receiveAll(queueUrl);
+      expect(deliveryMessages).toHaveLength(1);
+      expect(await handler(toSqsEvent(deliveryMessages))).toEqual({ batchItemFailures: [] });
+      expect(receiver.log.map((r) => [r.headers['webhook-id'], r.verifiedWith])).toEqual([
+        [eventIdOf(90), 1],
+      ]);
+    } finally {
+      restoreEnv(saved);
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { seededRandom, systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { type ReceivedRequest, type ReceiverAction, startReceiver } from './support/receiver.ts';
+
+const EVENTS = 1000;
+const ENDPOINTS = 5;
+const BATCH_SIZE = 50;
+
+/**
+ * The receiver misbehaves at random (seeded): 500s, 429 with `Retry-After: 1`, hangs past
+ * the client timeout and dropped connections. It keeps its own log on its own clock and
+ * notes every request that reaches an endpoint before that endpoint's Retry-After passed.
+ */
+function chaoticReceiver() {
+  const random = seededRandom(2026);
+  const pausedUntil = new Map<string, number>();
+  const early: { path: string; at: number; until: number }[] = [];
+  const answers = { ok: 0, error500: 0, tooMany: 0, hang: 0, drop: 0 };
+  const decide = (request: ReceivedRequest): ReceiverAction => {
+    const until = pausedUntil.get(request.path) ?? 0;
+    if (request.at < until) early.push({ path: request.path, at: request.at, until });
+    const roll = random();
+    if (roll < 0.06) {
+      answers.error500 += 1;
+      return { kind: 'respond', status: 500, body: 'boom' };
+    }
+    if (roll < 0.07) {
+      answers.tooMany += 1;
+      // The deadline counts from the moment the receiver answers (now, on its own clock).
+      pausedUntil.set(request.path, Date.now() + 1000);
+      return { kind: 'respond', status: 429, headers: { 'retry-after': '1' } };
+    }
+    if (roll < 0.08) {
+      answers.hang += 1;
+      return { kind: 'hang' };
+    }
+    if (roll < 0.1) {
+      answers.drop += 1;
+      return { kind: 'drop' };
+    }
+    answers.ok += 1;
+    return { kind: 'respond', status: 200 };
+  };
+  return { decide, early, answers };
+}
+
+describe('chaos: a misbehaving receiver', () => {
+  const chaos = chaoticReceiver();
+  const cleanup: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step();
+  });
+
+  it('gets all 1,000 events, each with a stable webhook-id, and nothing before its Retry-After', async () => {
+    const receiver = await startReceiver(chaos.decide);
+    const harness = createHarness({ clock: systemClock, timeoutMs: 300, seed: 11 });
+    cleanup.push(
+      () => harness.sender.close(),
+      () => receiver.close(),
+    );
+    for (let e = 0; e < ENDPOINTS; e++) {
+      const path = `/endpoint-${e}`;
+      const { secret } = await harness.service.createSubscription({
+        url: receiver.url(path),
+        scope: { chainIds: [`chain-${e}`] },
+        retrySchedule: Array(15).fill(200),
+      });
+      receiver.secrets.set(path, [secret]);
+    }
+    for (let n = 0; n < EVENTS; n++) {
+      harness.queue.sendRaw(
+        envelope(changeEvent(eventIdOf(n), { chainId: `chain-${n % ENDPOINTS}` })),
+      );
+    }
+
+    // Plays Lambda's event source mapping: one batch at a time, failures back on the queue.
+    const started = Date.now();
+    while (harness.queue.size > 0) {
+      const batch = harness.queue.receive(BATCH_SIZE);
+      if (batch.length === 0) {
+        const wait = Math.max(5, (harness.queue.nextVisibleAt() ?? Date.now()) - Date.now());
+        await systemClock.sleep(Math.min(wait, 100));
+        continue;
+      }
+      const result = await processDispatchBatch(batch, harness.deps);
+      expect(result.batchItemFailures).toEqual([]);
+    }
+    const elapsedMs = Date.now() - started;
+
+    const byId = new Map<string, ReceivedRequest[]>();
+    for (const request of receiver.log) {
+      const id = request.headers['webhook-id'] ?? '';
+      byId.set(id, [...(byId.get(id) ?? []), request]);
+    }
+    // Every event reached its endpoint; every retry carried the event's own id and body.
+    expect(byId.size).toBe(EVENTS);
+    for (const [id, requests] of byId) {
+      expect(new Set(requests.map((r) => r.path)).size).toBe(1);
+      for (const request of requests) expect(JSON.parse(request.body).id).toBe(id);
+    }
+    const deliveries = (
+      await Promise.all(
+        (
+          await harness.service.listSubscriptions()
+        ).map((s) => harness.store.listDeliveries({ subscriptionId: s.id, limit: 10_000 })),
+      )
+    ).flat();
+    expect(deliveries).toHaveLength(EVENTS);
+    expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
+    expect(chaos.answers.ok).toBe(EVENTS);
+    // Every request verified with the official library.
+    expect(receiver.log.every((r) => r.verifiedWith === 1)).toBe(true);
+    // No request reached an endpoint before its Retry-After had passed (receiver's own log).
+    expect(chaos.early).toEqual([]);
+    // The chaos really happened.
+    expect(chaos.answers.tooMany).toBeGreaterThan(3);
+    expect(chaos.answers.hang).toBeGreaterThan(3);
+    expect(chaos.answers.drop).toBeGreaterThan(3);
+    expect(chaos.answers.error500).toBeGreaterThan(3);
+    expect(receiver.log.length).toBeGreaterThan(EVENTS);
+    console.info(`chaos: ${receiver.log.length} requests in ${elapsedMs} ms`, chaos.answers);
+  }, 60_000);
+});

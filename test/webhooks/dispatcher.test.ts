@@ -1,0 +1,261 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { type Receiver, type ReceiverAction, startReceiver } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function setup(
+  decide?: (request: { path: string }) => ReceiverAction,
+  options: Parameters<typeof createHarness>[0] = {},
+) {
+  const receiver = await startReceiver(decide);
+  const harness = createHarness(options);
+  cleanup.push(
+    () => harness.sender.close(),
+    () => receiver.close(),
+  );
+  const subscribe = async (path: string, fields: Record<string, unknown> = {}) => {
+    const created = await harness.service.createSubscription({
+      url: receiver.url(path),
+      ...fields,
+    });
+    receiver.secrets.set(path, [created.secret]);
+    return created;
+  };
+  return { receiver, harness, subscribe, clock: harness.clock as ManualClock };
+}
+
+const allVerified = (receiver: Receiver) =>
+  receiver.log.every((r) => r.verifiedWith === (receiver.secrets.get(r.path)?.length ?? -1));
+
+describe('dispatcher', () => {
+  it('fans an event out to each matching subscription as a signed POST of the event as received', async () => {
+    const { receiver, harness, subscribe } = await setup();
+    await subscribe('/all');
+    await subscribe('/customers', { events: ['customer.*'] });
+    await subscribe('/resources', { events: ['resource.*'] });
+    await subscribe('/chain-9', { scope: { chainIds: ['chain-9'] } });
+    const event = changeEvent(eventIdOf(1));
+    harness.queue.sendRaw(envelope(event));
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.path).sort()).toEqual(['/all', '/customers']);
+    expect(allVerified(receiver)).toBe(true);
+    for (const request of receiver.log) {
+      expect(request.headers['webhook-id']).toBe(eventIdOf(1));
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.body).toBe(JSON.stringify(event));
+    }
+    expect(harness.metrics.counts.delivered).toBe(2);
+  });
+
+  it('creates no second delivery when the same envelope arrives twice', async () => {
+    const { receiver, harness, subscribe } = await setup();
+    await subscribe('/a');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2))));
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2))));
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+    expect(await harness.store.listDeliveries({ eventId: eventIdOf(2), limit: 10 })).toHaveLength(
+      1,
+    );
+  });
+
+  it('drops a malformed message without failing the batch and reports storage failures for retry', async () => {
+    const { harness, subscribe } = await setup();
+    await subscribe('/a');
+    const result = await processDispatchBatch(
+      [
+        { messageId: 'm1', body: 'not json' },
+        { messageId: 'm2', body: JSON.stringify({ kind: 'delivery' }) },
+      ],
+      harness.deps,
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    expect(harness.metrics.counts.malformed).toBe(2);
+    harness.deps.store.putEvent = async () => {
+      throw new Error('table unavailable');
+    };
+    const failed = await processDispatchBatch(
+      [{ messageId: 'm3', body: envelope(changeEvent(eventIdOf(3))) }],
+      harness.deps,
+    );
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
+  });
+
+  it('disables the subscription on 410, publishes subscription.disabled and keeps the delivery for replay', async () => {
+    const { receiver, harness, subscribe } = await setup((r) =>
+      r.path === '/gone' ? { kind: 'respond', status: 410 } : { kind: 'respond', status: 200 },
+    );
+    const gone = await subscribe('/gone');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(4))));
+    await harness.drainVisible();
+    const subscription = await harness.service.getSubscription(gone.subscription.id);
+    expect(subscription.enabled).toBe(false);
+    expect(subscription.disabledReason).toMatch(/410/);
+    expect(harness.sink.events.map((e) => [e.type, e.subject])).toEqual([
+      ['subscription.disabled', gone.subscription.id],
+    ]);
+    const [delivery] = await harness.store.listDeliveries({
+      subscriptionId: gone.subscription.id,
+      limit: 5,
+    });
+    expect(delivery).toMatchObject({ status: 'dead', attempts: 1 });
+    expect(await harness.store.listDeadLetters(gone.subscription.id, 0)).toEqual([delivery!.id]);
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(5))));
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+  });
+
+  it('delivers to a healthy subscription on time while another endpoint hangs', async () => {
+    const { receiver, harness, subscribe } = await setup(
+      (r) => (r.path === '/hangs' ? { kind: 'hang' } : { kind: 'respond', status: 200 }),
+      { timeoutMs: 1000 },
+    );
+    const hanging = await subscribe('/hangs');
+    await subscribe('/healthy');
+    const started = Date.now();
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(6))));
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(7))));
+    await harness.drainVisible();
+    const finished = Date.now();
+    const healthy = receiver.log.filter((r) => r.path === '/healthy');
+    expect(healthy.map((r) => r.headers['webhook-id']).sort()).toEqual([
+      eventIdOf(6),
+      eventIdOf(7),
+    ]);
+    // The healthy endpoint got both events well before the hanging one's first timeout.
+    for (const request of healthy) expect(request.at - started).toBeLessThan(500);
+    expect(finished - started).toBeGreaterThanOrEqual(1000);
+    const stuck = await harness.service.listDeliveries({ subscriptionId: hanging.subscription.id });
+    expect(stuck.map((d) => d.delivery.status)).toEqual(['pending', 'pending']);
+    expect(stuck[0]?.attempts[0]?.error).toMatch(/^timeout/);
+  });
+
+  it('pauses the whole endpoint after 429 with Retry-After and sends nothing to it before then', async () => {
+    let answered429 = false;
+    const { receiver, harness, subscribe, clock } = await setup((r) => {
+      if (r.path === '/busy' && !answered429) {
+        answered429 = true;
+        return { kind: 'respond', status: 429, headers: { 'retry-after': '120' } };
+      }
+      return { kind: 'respond', status: 200 };
+    });
+    await subscribe('/busy');
+    for (let n = 10; n < 15; n++) harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+    expect(harness.metrics.counts.deferred).toBe(4);
+    await clock.advance(119_000);
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+    await clock.advance(1_000);
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(6);
+    expect(new Set(receiver.log.slice(1).map((r) => r.headers['webhook-id'])).size).toBe(5);
+    expect(allVerified(receiver)).toBe(true);
+  });
+
+  it('retries on the schedule, logs every attempt and dead-letters after the last one', async () => {
+    const { receiver, harness, subscribe, clock } = await setup(() => ({
+      kind: 'respond',
+      status: 500,
+      headers: { 'x-trace': 'abc' },
+      body: 'x'.repeat(10_000),
+    }));
+    const { subscription } = await subscribe('/down', { retrySchedule: [10_000, 60_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(20))));
+    await harness.drainVisible();
+    await clock.advance(7_000);
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+    await clock.advance(6_000);
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(2);
+    await clock.advance(75_000);
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(3);
+    expect(new Set(receiver.log.map((r) => r.headers['webhook-id']))).toEqual(
+      new Set([eventIdOf(20)]),
+    );
+    expect(allVerified(receiver)).toBe(true);
+    const [entry] = await harness.service.listDeliveries({ subscriptionId: subscription.id });
+    expect(entry?.delivery).toMatchObject({
+      status: 'dead',
+      attempts: 3,
+      deadReason: 'no success after 3 attempts',
+    });
+    expect(entry?.attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 500, 'retry'],
+      [2, 500, 'retry'],
+      [3, 500, 'rejected'],
+    ]);
+    const first = entry!.attempts[0]!;
+    expect(first.responseBody).toHaveLength(4096);
+    expect(first.responseHeaders['x-trace']).toBe('abc');
+    expect(first.nextAttemptAt! - first.at).toBeGreaterThanOrEqual(8_000);
+    expect(first.nextAttemptAt! - first.at).toBeLessThanOrEqual(12_000);
+    expect(harness.metrics.counts.deadLettered).toBe(1);
+  });
+
+  it('publishes delivery.failing after 4 failures, delivery.recovered on the next success', async () => {
+    let failuresLeft = 4;
+    const { harness, subscribe, clock } = await setup(() =>
+      failuresLeft-- > 0 ? { kind: 'respond', status: 502 } : { kind: 'respond', status: 200 },
+    );
+    const { subscription } = await subscribe('/flaky', {
+      retrySchedule: [1000, 1000, 1000, 1000, 1000],
+    });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(30))));
+    await harness.drainVisible();
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(2_000);
+      await harness.drainVisible();
+    }
+    expect(harness.sink.events.map((e) => e.type)).toEqual([
+      'delivery.failing',
+      'delivery.recovered',
+    ]);
+    expect(harness.sink.events[0]?.data).toMatchObject({
+      subscriptionId: subscription.id,
+      consecutiveFailures: 4,
+    });
+    expect(harness.sink.events[0]?.source).toBe('change-bridge');
+  });
+
+  it('disables a subscription failing without success for the configured time', async () => {
+    const { harness, subscribe, clock } = await setup(() => ({ kind: 'respond', status: 500 }), {
+      config: { disableAfterMs: 60_000 },
+    });
+    const { subscription } = await subscribe('/dead', { retrySchedule: [40_000, 40_000, 40_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(40))));
+    await harness.drainVisible();
+    for (let i = 0; i < 3; i++) {
+      await clock.advance(50_000);
+      await harness.drainVisible();
+    }
+    expect((await harness.service.getSubscription(subscription.id)).enabled).toBe(false);
+    expect(harness.sink.events.filter((e) => e.type === 'subscription.disabled')).toHaveLength(1);
+  });
+
+  it('signs with the old and the new secret during a rotation, and with the new one after', async () => {
+    const { receiver, harness, subscribe, clock } = await setup();
+    const created = await subscribe('/rotating');
+    const rotated = await harness.service.rotateSecret(created.subscription.id, 60_000);
+    receiver.secrets.set('/rotating', [created.secret, rotated.secret]);
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(50))));
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.verifiedWith)).toEqual([2]);
+    await clock.advance(60_000);
+    receiver.secrets.set('/rotating', [rotated.secret]);
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(51))));
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.verifiedWith)).toEqual([2, 1]);
+    expect(receiver.log[1]?.headers['webhook-signature']?.split(' ')).toHaveLength(1);
+  });
+});

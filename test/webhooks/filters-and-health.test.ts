@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
+import { DispatchEventSchema } from '../../shared/webhooks/messages.ts';
+import { freshEndpointState } from '../../shared/webhooks/store.ts';
+import {
+  matchesEventType,
+  matchesSubscription,
+  type Subscription,
+} from '../../shared/webhooks/subscription.ts';
+import { changeEvent } from './support/harness.ts';
+
+const subscription = (fields: Partial<Subscription>): Subscription => ({
+  id: 'sub_1',
+  url: 'https://hooks.example.com',
+  events: ['*'],
+  enabled: true,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  secret: 'whsec_AAAA',
+  ...fields,
+});
+const event = (options: Parameters<typeof changeEvent>[1]) =>
+  DispatchEventSchema.parse(changeEvent('evt_1', options));
+
+describe('subscription filters', () => {
+  it('matches event types exactly and by wildcard segment', () => {
+    expect(matchesEventType('customer.updated', 'customer.updated')).toBe(true);
+    expect(matchesEventType('customer.*', 'customer.deleted')).toBe(true);
+    expect(matchesEventType('*.deleted', 'resource.deleted')).toBe(true);
+    expect(matchesEventType('*', 'anything.at.all')).toBe(true);
+    expect(matchesEventType('customer.*', 'customerGroup.updated')).toBe(false);
+    expect(matchesEventType('customer.*', 'customer')).toBe(false);
+  });
+
+  it('filters by enterprise or chain scope', () => {
+    const scoped = subscription({ scope: { chainIds: ['chain-2'] } });
+    expect(matchesSubscription(scoped, event({ chainId: 'chain-2' }))).toBe(true);
+    expect(matchesSubscription(scoped, event({ chainId: 'chain-1' }))).toBe(false);
+    const byEnterprise = subscription({ scope: { enterpriseIds: ['ent-1'] } });
+    expect(matchesSubscription(byEnterprise, event({}))).toBe(true);
+  });
+
+  it('filters updates by changed field and lets events without changed fields through', () => {
+    const onlyEmail = subscription({
+      events: ['customer.updated', 'customer.created'],
+      changedFields: ['Email'],
+    });
+    expect(matchesSubscription(onlyEmail, event({ changedFields: ['Email', 'Phone'] }))).toBe(true);
+    expect(matchesSubscription(onlyEmail, event({ changedFields: ['Phone'] }))).toBe(false);
+    expect(
+      matchesSubscription(onlyEmail, event({ type: 'customer.created', changedFields: [] })),
+    ).toBe(true);
+    expect(matchesSubscription(onlyEmail, event({ type: 'resource.updated' }))).toBe(false);
+  });
+});
+
+describe('endpoint health', () => {
+  const policy = { failingAfterFailures: 4, disableAfterMs: 5 * 86_400_000 };
+  const failure = { kind: 'retry', at: 0 } as const;
+
+  it('announces failing after 4 consecutive failures, once, and recovered on the next success', () => {
+    let state = freshEndpointState('sub_1');
+    const notices: string[][] = [];
+    for (let i = 0; i < 5; i++) {
+      const change = applyOutcome(state, failure, 1000 + i, policy);
+      state = change.state;
+      notices.push(change.notices);
+    }
+    expect(notices).toEqual([[], [], [], ['failing'], []]);
+    const recovered = applyOutcome(state, { kind: 'delivered' }, 2000, policy);
+    expect(recovered.notices).toEqual(['recovered']);
+    expect(recovered.state).toMatchObject({ consecutiveFailures: 0, failingNotified: false });
+    expect(applyOutcome(recovered.state, { kind: 'delivered' }, 3000, policy).changed).toBe(false);
+  });
+
+  it('asks to disable after failing without success for the configured time', () => {
+    const start = applyOutcome(freshEndpointState('sub_1'), failure, 0, policy).state;
+    expect(applyOutcome(start, failure, policy.disableAfterMs - 1, policy).notices).not.toContain(
+      'disable',
+    );
+    expect(applyOutcome(start, failure, policy.disableAfterMs, policy).notices).toContain(
+      'disable',
+    );
+  });
+
+  it('records a Retry-After pause and never shortens it', () => {
+    const paused = applyOutcome(
+      freshEndpointState('s'),
+      { kind: 'retry', at: 9000, pauseUntil: 9000 },
+      0,
+      policy,
+    );
+    expect(paused.state.pausedUntil).toBe(9000);
+    const shorter = applyOutcome(
+      paused.state,
+      { kind: 'retry', at: 5000, pauseUntil: 5000 },
+      1,
+      policy,
+    );
+    expect(shorter.state.pausedUntil).toBe(9000);
+  });
+});

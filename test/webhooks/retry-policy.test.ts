@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../shared/clock.ts';
+import { decideOutcome } from '../../shared/webhooks/delivery-outcome.ts';
+import type { HttpAttemptResult } from '../../shared/webhooks/http-sender.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from '../../shared/webhooks/retry-policy.ts';
+
+const NOW = Date.UTC(2026, 0, 1);
+const response = (status: number, headers: Record<string, string> = {}): HttpAttemptResult => ({
+  kind: 'response',
+  status,
+  headers,
+  body: '',
+  latencyMs: 5,
+});
+const context = (attemptsMade: number) => ({
+  attemptsMade,
+  schedule: [1000, 2000],
+  nowMs: NOW,
+  random: () => 0.5,
+  maxPauseMs: 60_000,
+});
+
+describe('retry policy', () => {
+  it('follows the default schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h within ±20%', () => {
+    const random = seededRandom(3);
+    DEFAULT_RETRY_SCHEDULE_MS.forEach((base, index) => {
+      for (let i = 0; i < 50; i++) {
+        const delay = nextRetryDelay(index + 1, DEFAULT_RETRY_SCHEDULE_MS, random)!;
+        expect(delay).toBeGreaterThanOrEqual(base * 0.8);
+        expect(delay).toBeLessThanOrEqual(base * 1.2);
+      }
+    });
+    expect(DEFAULT_RETRY_SCHEDULE_MS).toEqual([5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
+  });
+
+  it('runs out after the last step of the schedule', () => {
+    expect(nextRetryDelay(8, DEFAULT_RETRY_SCHEDULE_MS, () => 0)).toBeUndefined();
+    expect(nextRetryDelay(1, [100], () => 0)).toBe(80);
+    expect(nextRetryDelay(1, [100], () => 0.999999)).toBe(120);
+  });
+});
+
+describe('delivery outcome', () => {
+  it('is delivered on any 2xx', () => {
+    expect(decideOutcome(response(200), context(1))).toEqual({ kind: 'delivered' });
+    expect(decideOutcome(response(204), context(1))).toEqual({ kind: 'delivered' });
+  });
+
+  it('is gone on 410', () => {
+    expect(decideOutcome(response(410), context(1))).toEqual({ kind: 'gone' });
+  });
+
+  it('retries other statuses, redirects and failures on the schedule', () => {
+    for (const result of [
+      response(500),
+      response(404),
+      response(301, { location: 'https://elsewhere.example' }),
+      { kind: 'error', error: 'timeout', message: 'slow', latencyMs: 1 } as const,
+      { kind: 'error', error: 'network', message: 'reset', latencyMs: 1 } as const,
+    ]) {
+      expect(decideOutcome(result, context(1))).toEqual({ kind: 'retry', at: NOW + 1000 });
+    }
+    expect(decideOutcome(response(500), context(2))).toEqual({ kind: 'retry', at: NOW + 2000 });
+  });
+
+  it('pauses the endpoint on 429 or 503 with Retry-After in seconds or as an HTTP date', () => {
+    expect(decideOutcome(response(429, { 'retry-after': '7' }), context(1))).toEqual({
+      kind: 'retry',
+      at: NOW + 7000,
+      pauseUntil: NOW + 7000,
+    });
+    const date = new Date(NOW + 30_000).toUTCString();
+    expect(decideOutcome(response(503, { 'retry-after': date }), context(1))).toEqual({
+      kind: 'retry',
+      at: NOW + 30_000,
+      pauseUntil: NOW + 30_000,
+    });
+  });
+
+  it('clamps a huge Retry-After to the maximum pause and ignores an unreadable one', () => {
+    expect(decideOutcome(response(429, { 'retry-after': '999999' }), context(1))).toMatchObject({
+      pauseUntil: NOW + 60_000,
+    });
+    expect(decideOutcome(response(429, { 'retry-after': 'soon' }), context(1))).toEqual({
+      kind: 'retry',
+      at: NOW + 1000,
+    });
+  });
+
+  it('rejects when the schedule is used up or the address is refused', () => {
+    expect(decideOutcome(response(500), context(3))).toEqual({
+      kind: 'rejected',
+      reason: 'no success after 3 attempts',
+    });
+    const blocked = {
+      kind: 'error',
+      error: 'blocked',
+      message: '127.0.0.1',
+      latencyMs: 0,
+    } as const;
+    expect(decideOutcome(blocked, context(1)).kind).toBe('rejected');
+  });
+});

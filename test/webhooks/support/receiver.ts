@@ -1,0 +1,99 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Webhook } from 'standardwebhooks';
+
+/** One request as the receiver saw it. */
+export interface ReceivedRequest {
+  /** Receiver's own wall-clock time of arrival (ms). */
+  at: number;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Verified with the official `standardwebhooks` library under each secret of the path. */
+  verifiedWith: number;
+}
+
+/** What the test's handler decides: a response, a hang (no answer) or a dropped connection. */
+export type ReceiverAction =
+  | { kind: 'respond'; status: number; headers?: Record<string, string>; body?: string }
+  | { kind: 'hang' }
+  | { kind: 'drop' };
+
+/** An in-process webhook receiver on 127.0.0.1. */
+export interface Receiver {
+  url(path: string): string;
+  /** Secrets a path's requests are verified with (all must verify). */
+  secrets: Map<string, string[]>;
+  log: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+function headerMap(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
+/** Counts how many of `secrets` verify the request with `standardwebhooks` (throws on none). */
+export function verifyWithAll(
+  secrets: readonly string[],
+  body: string,
+  headers: Record<string, string>,
+): number {
+  let verified = 0;
+  for (const secret of secrets) {
+    try {
+      new Webhook(secret).verify(body, headers);
+      verified += 1;
+    } catch {
+      // counted as not verified
+    }
+  }
+  return verified;
+}
+
+/** Starts a receiver; `decide` picks the action for each request after it is logged. */
+export async function startReceiver(
+  decide: (request: ReceivedRequest) => ReceiverAction = () => ({ kind: 'respond', status: 200 }),
+): Promise<Receiver> {
+  const log: ReceivedRequest[] = [];
+  const secrets = new Map<string, string[]>();
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = headerMap(request);
+      const path = request.url ?? '/';
+      const entry: ReceivedRequest = {
+        at: Date.now(),
+        path,
+        headers,
+        body,
+        verifiedWith: verifyWithAll(secrets.get(path) ?? [], body, headers),
+      };
+      log.push(entry);
+      const action = decide(entry);
+      if (action.kind === 'hang') return;
+      if (action.kind === 'drop') {
+        request.socket.destroy();
+        return;
+      }
+      response.writeHead(action.status, action.headers);
+      response.end(action.body ?? '');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: (path) => `http://127.0.0.1:${port}${path}`,
+    secrets,
+    log,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

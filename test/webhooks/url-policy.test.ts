@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
+import { checkWebhookUrl, type HostResolver } from '../../shared/webhooks/url-policy.ts';
+import { startReceiver } from './support/receiver.ts';
+
+const dns: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.216.34'],
+  'dual.example.com': ['93.184.216.34', '2606:2800:220:1::1'],
+  'sneaky-loopback.example.com': ['127.0.0.1'],
+  'sneaky-metadata.example.com': ['169.254.169.254'],
+  'mixed.example.com': ['93.184.216.34', '10.0.0.5'],
+  'internal.example.com': ['192.168.1.20'],
+};
+
+const resolver: HostResolver = async (host) => {
+  const found = dns[host];
+  if (!found) throw new Error(`ENOTFOUND ${host}`);
+  return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
+
+const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
+  ['https://hooks.example.com/in', false, true],
+  ['https://dual.example.com/in', false, true],
+  ['https://93.184.216.34/in', false, true],
+  ['http://hooks.example.com/in', false, false],
+  ['ftp://hooks.example.com/in', false, false],
+  ['not a url', false, false],
+  ['https://user:pw@hooks.example.com/in', false, false],
+  ['https://sneaky-loopback.example.com/in', false, false],
+  ['https://sneaky-metadata.example.com/in', false, false],
+  ['https://mixed.example.com/in', false, false],
+  ['https://internal.example.com/in', false, false],
+  ['https://unknown.example.com/in', false, false],
+  ['https://127.0.0.1/in', false, false],
+  ['https://[::1]/in', false, false],
+  ['https://10.1.2.3/in', false, false],
+  ['https://172.16.0.1/in', false, false],
+  ['https://192.168.0.1/in', false, false],
+  ['https://100.64.0.1/in', false, false],
+  ['https://169.254.10.10/in', false, false],
+  ['https://[fd12:3456::1]/in', false, false],
+  ['https://[fe80::1]/in', false, false],
+  ['https://[::ffff:127.0.0.1]/in', false, false],
+  ['https://0.0.0.0/in', false, false],
+  ['https://169.254.169.254/latest/meta-data', false, false],
+  ['https://[fd00:ec2::254]/in', false, false],
+  ['http://127.0.0.1:4000/in', true, true],
+  ['http://sneaky-loopback.example.com/in', true, true],
+  ['http://internal.example.com/in', true, true],
+  ['http://[::1]:8080/in', true, true],
+  ['http://sneaky-metadata.example.com/in', true, false],
+  ['http://169.254.169.254/latest/meta-data', true, false],
+  ['http://[fd00:ec2::254]/in', true, false],
+  ['http://0.0.0.0:4000/in', true, false],
+];
+
+describe('subscription URL policy (SSRF)', () => {
+  it.each(cases)('%s with allowPrivate=%s is allowed: %s', async (url, allowPrivate, allowed) => {
+    const check = await checkWebhookUrl(url, { allowPrivate }, resolver);
+    expect(check.ok).toBe(allowed);
+    if (!check.ok) expect(check.reason.length).toBeGreaterThan(0);
+  });
+
+  it('refuses at delivery time a host that resolves to a refused address, without connecting', async () => {
+    const receiver = await startReceiver();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: false },
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+      clock: systemClock,
+      timeoutMs: 2000,
+    });
+    const port = new URL(receiver.url('/')).port;
+    const result = await sender.send({
+      url: `http://rebound.example.com:${port}/in`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(result).toMatchObject({ kind: 'error', error: 'blocked' });
+    const literal = await sender.send({ url: receiver.url('/in'), headers: {}, body: '{}' });
+    expect(literal).toMatchObject({ kind: 'error', error: 'blocked' });
+    expect(receiver.log).toHaveLength(0);
+    await sender.close();
+    await receiver.close();
+  });
+
+  it('connects to the address the checked lookup returned (the resolution is pinned)', async () => {
+    const receiver = await startReceiver();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: async (host) =>
+        host === 'receiver.test' ? [{ address: '127.0.0.1', family: 4 }] : [],
+      clock: systemClock,
+      timeoutMs: 2000,
+    });
+    const port = new URL(receiver.url('/')).port;
+    const result = await sender.send({
+      url: `http://receiver.test:${port}/in`,
+      headers: {},
+      body: '{}',
+    });
+    expect(result).toMatchObject({ kind: 'response', status: 200 });
+    expect(receiver.log.map((r) => r.path)).toEqual(['/in']);
+    await sender.close();
+    await receiver.close();
+  });
+});
