@@ -55,16 +55,19 @@ export class ManualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const sleeper: Sleeper = { wakeAt: this.current + Math.max(0, ms), resolve };
-      this.sleepers.push(sleeper);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
-          reject(signal.reason);
+      const onAbort = () => {
+        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+        reject(signal?.reason);
+      };
+      const sleeper: Sleeper = {
+        wakeAt: this.current + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

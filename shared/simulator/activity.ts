@@ -1,0 +1,64 @@
+import type { Clock } from '../clock.ts';
+import { pickAction, TOTAL_WEIGHT } from './activity-actions.ts';
+import { advanceExports } from './export-lifecycle.ts';
+import type { SimModel } from './model.ts';
+
+/**
+ * The hotel's background activity: each step draws one weighted action (create, update,
+ * touch, soft-delete, restore or hard-delete across entity types) and journals it. The
+ * same seed and clock give the same sequence.
+ */
+export class ActivityGenerator {
+  private abort: AbortController | null = null;
+
+  constructor(
+    private readonly model: SimModel,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Performs `count` mutations now; a draw that finds nothing to act on draws again. */
+  step(count = 1): void {
+    advanceExports(this.model);
+    for (let done = 0; done < count; ) {
+      const action = pickAction(this.model.random.source() * TOTAL_WEIGHT);
+      if (action(this.model)) done += 1;
+    }
+  }
+
+  /**
+   * Runs in the background at `perSecond` mutations per second of the injected clock, in
+   * ticks of 100 ms to 1 s (so a high rate does not mean a timer per mutation).
+   */
+  start(perSecond: number): void {
+    this.stop();
+    if (perSecond <= 0) return;
+    const controller = new AbortController();
+    this.abort = controller;
+    // Ticks of 100 ms to 1 s: a stopped loop ends within one tick. The abort signal is not
+    // handed to sleep, because ManualClock keeps one abort listener per sleep on the signal.
+    const tickMs = Math.min(Math.max(1000 / perSecond, 100), 1000);
+    const loop = async () => {
+      let due = 0;
+      for (;;) {
+        await this.clock.sleep(tickMs);
+        if (controller.signal.aborted) return;
+        due += (perSecond * tickMs) / 1000;
+        const steps = Math.floor(due);
+        due -= steps;
+        this.step(steps);
+      }
+    };
+    loop().catch(() => undefined);
+  }
+
+  /** Stops the background loop. */
+  stop(): void {
+    this.abort?.abort();
+    this.abort = null;
+  }
+
+  /** True while the background loop runs. */
+  get running(): boolean {
+    return this.abort !== null;
+  }
+}

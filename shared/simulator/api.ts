@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fullRequestSchema, OPERATIONS, type OperationName } from '../connector/operations.ts';
+import { formatIssuePath } from '../errors.ts';
+import { advanceExports } from './export-lifecycle.ts';
+import type { FaultInjector, FaultKind } from './faults.ts';
+import { HANDLERS, PORTFOLIO_OPERATIONS } from './handlers.ts';
+import { errorBody, readBody, sendJson } from './http-util.ts';
+import type { SimModel } from './model.ts';
+import { SimApiError, type TokenScope, withoutEnvelope } from './query.ts';
+import type { SimRateLimiter } from './rate-limit.ts';
+import type { RequestLogEntry } from './request-log.ts';
+
+/** The three tokens the simulator accepts. */
+export interface SimTokens {
+  clientToken: string;
+  accessToken: string;
+  portfolioToken: string;
+}
+
+/** Everything an `/api/` request needs. */
+export interface ApiState {
+  model: SimModel;
+  tokens: SimTokens;
+  limiter: SimRateLimiter;
+  faults: FaultInjector;
+  log: RequestLogEntry[];
+}
+
+interface Outcome {
+  status: number;
+  text: string;
+  headers?: Record<string, string>;
+  items: number | null;
+  count: number | null;
+}
+
+const FAULT_ANSWERS: Partial<Record<FaultKind, { status: number; message: string }>> = {
+  timeout: { status: 408, message: 'The request took too long; request smaller batches.' },
+  internal: { status: 500, message: 'Unexpected failure on the server side.' },
+  conflict: { status: 409, message: 'Data changed meanwhile; refresh client data and resubmit.' },
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function scopeOf(state: ApiState, token: unknown): TokenScope | null {
+  const world = state.model.world;
+  // The AccessToken stands for the first enterprise; the Portfolio Access Token for the chain.
+  if (token === state.tokens.accessToken) {
+    return {
+      portfolio: false,
+      chainIds: [world.chainId],
+      enterpriseIds: [world.enterprises[0]!.Id],
+    };
+  }
+  if (token === state.tokens.portfolioToken) {
+    return {
+      portfolio: true,
+      chainIds: [world.chainId],
+      enterpriseIds: world.enterprises.map((e) => e.Id),
+    };
+  }
+  return null;
+}
+
+function primaryItems(name: OperationName, result: unknown): number | null {
+  if (!isRecord(result)) return null;
+  const spec = OPERATIONS[name];
+  const key =
+    spec.pagination?.itemsKey ?? Object.keys(result).find((k) => Array.isArray(result[k]));
+  const value = key === undefined ? undefined : result[key];
+  return Array.isArray(value) ? value.length : null;
+}
+
+function fail(
+  status: number,
+  message: string,
+  requestId: string,
+  details: unknown = null,
+): Outcome {
+  return { status, text: errorBody(message, requestId, details), items: null, count: null };
+}
+
+/** Runs authentication, the rate limit, validation and the handler: everything but faults. */
+function answer(state: ApiState, name: OperationName, text: string, requestId: string): Outcome {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return fail(400, 'The request body is not valid JSON.', requestId);
+  }
+  if (!isRecord(raw)) return fail(400, 'The request body must be a JSON object.', requestId);
+  const count =
+    isRecord(raw.Limitation) && typeof raw.Limitation.Count === 'number'
+      ? raw.Limitation.Count
+      : null;
+  const scope = scopeOf(state, raw.AccessToken);
+  if (raw.ClientToken !== state.tokens.clientToken || scope === null) {
+    return { ...fail(401, 'Invalid ClientToken or AccessToken.', requestId), count };
+  }
+  if (scope.portfolio && !PORTFOLIO_OPERATIONS.has(name)) {
+    return { ...fail(401, `The token has no permission for ${name}.`, requestId), count };
+  }
+  const decision = state.limiter.take(String(raw.AccessToken));
+  if (!decision.allowed) {
+    return {
+      ...fail(429, 'Too many requests.', requestId),
+      headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      count,
+    };
+  }
+  const parsed = fullRequestSchema(name).safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({
+      Path: formatIssuePath(issue.path),
+      Message: issue.message,
+    }));
+    const message = issues.map((issue) => `${issue.Path || '(body)'}: ${issue.Message}`).join('; ');
+    return { ...fail(400, `Invalid request: ${message}`, requestId, { Issues: issues }), count };
+  }
+  const body = withoutEnvelope(raw);
+  if (
+    scope.portfolio &&
+    OPERATIONS[name].portfolioScope === 'ChainIds' &&
+    body.ChainIds === undefined
+  ) {
+    return { ...fail(400, 'ChainIds: required with a Portfolio Access Token', requestId), count };
+  }
+  const timeoutAbove = state.faults.current().timeoutAboveCount;
+  if (timeoutAbove !== null && count !== null && count > timeoutAbove) {
+    return {
+      ...fail(408, 'The request took too long; request smaller batches.', requestId),
+      count,
+    };
+  }
+  try {
+    advanceExports(state.model);
+    const result = HANDLERS[name]({ model: state.model, scope }, body);
+    return { status: 200, text: JSON.stringify(result), items: primaryItems(name, result), count };
+  } catch (error) {
+    if (error instanceof SimApiError)
+      return { ...fail(error.status, error.message, requestId, error.details), count };
+    return { ...fail(500, 'Unexpected failure on the server side.', requestId), count };
+  }
+}
+
+/**
+ * Serves one `/api/connector/v1/<operation>` request: an injected fault when one is due,
+ * else the real answer. Every answer carries `Request-Id`; errors repeat it as `RequestId`.
+ */
+export async function serveApi(
+  state: ApiState,
+  name: OperationName,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const requestId = randomUUID();
+  const text = await readBody(request);
+  const fault = state.faults.next();
+  const record = (outcome: Pick<Outcome, 'status' | 'items' | 'count'>) =>
+    state.log.push({
+      time: new Date(state.model.clock.now()).toISOString(),
+      operation: name,
+      status: outcome.status,
+      items: outcome.items,
+      count: outcome.count,
+      fault,
+    });
+  if (fault === 'drop') {
+    record({ status: 0, items: null, count: null });
+    request.socket.destroy();
+    return;
+  }
+  const canned = fault ? FAULT_ANSWERS[fault] : undefined;
+  if (canned) {
+    record({ status: canned.status, items: null, count: null });
+    sendJson(response, canned.status, errorBody(canned.message, requestId), requestId);
+    return;
+  }
+  if (fault === 'rate-limit') {
+    const retryAfter = state.faults.current().retryAfterSeconds;
+    record({ status: 429, items: null, count: null });
+    const headers: Record<string, string> =
+      retryAfter === null ? {} : { 'retry-after': String(retryAfter) };
+    sendJson(response, 429, errorBody('Too many requests.', requestId), requestId, headers);
+    return;
+  }
+  const outcome = answer(state, name, text, requestId);
+  record(outcome);
+  if (fault === 'slow') await delay(state.faults.current().slowMs);
+  if (fault === 'malformed' && outcome.status === 200) {
+    // A body cut in half: the status says success, the JSON cannot be parsed.
+    sendJson(
+      response,
+      200,
+      outcome.text.slice(0, Math.max(1, Math.floor(outcome.text.length / 2))),
+      requestId,
+    );
+    return;
+  }
+  sendJson(response, outcome.status, outcome.text, requestId, outcome.headers);
+}

@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { formatIssuePath } from '../errors.ts';
+import { startSimulator } from './simulator.ts';
+
+const SimulatorFlagsSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65_535).default(4010),
+  seed: z.coerce.number().int().default(1),
+  size: z.enum(['small', 'medium', 'large']).default('small'),
+  activity: z.coerce.number().min(0).default(1),
+  faults: z.coerce.number().min(0).max(1).default(0),
+  clientToken: z.string().min(1).default('sim-client-token'),
+  accessToken: z.string().min(1).default('sim-access-token'),
+  portfolioToken: z.string().min(1).default('sim-portfolio-token'),
+});
+
+/** Maps parsed option names to the flags a user typed, for error messages. */
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+  clientToken: '--client-token',
+  accessToken: '--access-token',
+  portfolioToken: '--portfolio-token',
+};
+
+/**
+ * Adds `simulator [--port 4010] [--seed N] [--size small|medium|large] [--activity PER_SECOND]
+ * [--faults RATE] [--client-token T] [--access-token T] [--portfolio-token T]` (design.md, CLI).
+ * It prints the base URL and the tokens, and stops cleanly on SIGINT and SIGTERM. A bad flag
+ * exits with code 2 and names the flag.
+ */
+export function registerSimulatorCommand(program: Command): void {
+  program
+    .command('simulator')
+    .description('run the Connector API simulator (a seeded hotel chain with live activity)')
+    .option('--port <port>', 'TCP port', '4010')
+    .option('--seed <n>', 'dataset and activity seed', '1')
+    .option('--size <size>', 'dataset size: small, medium or large', 'small')
+    .option('--activity <perSecond>', 'background mutations per second (0 for none)', '1')
+    .option('--faults <rate>', 'share of requests that get an injected fault (0 to 1)', '0')
+    .option('--client-token <token>', 'accepted ClientToken', 'sim-client-token')
+    .option('--access-token <token>', 'accepted AccessToken', 'sim-access-token')
+    .option('--portfolio-token <token>', 'accepted Portfolio Access Token', 'sim-portfolio-token')
+    .action(async (raw: unknown, command: Command) => {
+      const parsed = SimulatorFlagsSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const key = issue ? formatIssuePath(issue.path) : '';
+        const flag = FLAG_NAMES[key] ?? `--${key}`;
+        command.error(`error: invalid ${flag}: ${issue?.message ?? 'invalid value'}`, {
+          exitCode: 2,
+        });
+        return;
+      }
+      const flags = parsed.data;
+      const simulator = await startSimulator({
+        port: flags.port,
+        seed: flags.seed,
+        size: flags.size,
+        activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
+        faults: { rate: flags.faults },
+        tokens: {
+          clientToken: flags.clientToken,
+          accessToken: flags.accessToken,
+          portfolioToken: flags.portfolioToken,
+        },
+      });
+      const world = simulator.controls.model.world;
+      process.stdout.write(
+        [
+          `Connector API simulator listening on ${simulator.url}`,
+          `  operations:      ${simulator.url}/api/connector/v1/<entity>/<operation>`,
+          `  journal:         ${simulator.url}/_sim/journal?since=0`,
+          `  ClientToken:     ${simulator.tokens.clientToken}`,
+          `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
+          `  Portfolio token: ${simulator.tokens.portfolioToken} (chain ${world.chainId})`,
+          `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await simulator.close();
+      process.stdout.write('simulator stopped\n');
+    });
+}

@@ -1,0 +1,103 @@
+/** Bookkeeping the simulator keeps beside every record, whatever its shape. */
+export interface EntryMeta {
+  /** Enterprise the record belongs to, or null for chain-level records (customers, notes). */
+  enterpriseId: string | null;
+  /** Chain the record belongs to. */
+  chainId: string;
+  createdMs: number;
+  /** Internal update time: kept even when the record's shape has no `UpdatedUtc`. */
+  updatedMs: number;
+}
+
+/** One stored record with its creation sequence and lifecycle flags. */
+export interface Entry<T> extends EntryMeta {
+  record: T;
+  /** Position in creation order; the pagination order (newest first = highest first). */
+  index: number;
+  /** Soft deletes (IsActive false / ActivityState Deleted) set this; restores clear it. */
+  deletedMs: number | null;
+  /** Hard deletes set this: the record vanishes from every answer but cursors still resolve. */
+  removed: boolean;
+}
+
+/**
+ * An insertion-ordered set of records with a Map by key. Records are never spliced out of
+ * the order array (hard deletes only flag them), so a cursor keeps its position while
+ * records are updated or deleted and a page walk never sees gaps or duplicates.
+ */
+export class EntitySet<T> {
+  private readonly order: Entry<T>[] = [];
+  private readonly byKey = new Map<string, Entry<T>>();
+  private liveCount = 0;
+
+  constructor(
+    /** The key of a record: its `Id` (tax environments: `Code`). */
+    readonly keyOf: (record: T) => string,
+  ) {}
+
+  /** Adds a record as the newest one. Throws when its key is already taken. */
+  insert(record: T, meta: EntryMeta): Entry<T> {
+    const key = this.keyOf(record);
+    if (this.byKey.has(key)) throw new Error(`duplicate simulator record key ${key}`);
+    const entry: Entry<T> = {
+      ...meta,
+      record,
+      index: this.order.length,
+      deletedMs: null,
+      removed: false,
+    };
+    this.order.push(entry);
+    this.byKey.set(key, entry);
+    this.liveCount += 1;
+    return entry;
+  }
+
+  /** The live (not hard-deleted) entry with this key. */
+  get(key: string): Entry<T> | undefined {
+    const entry = this.byKey.get(key);
+    return entry && !entry.removed ? entry : undefined;
+  }
+
+  /** Any entry ever stored with this key, hard-deleted ones included (cursor resolution). */
+  locate(key: string): Entry<T> | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Hard-deletes a record: it disappears from answers, its position stays for cursors. */
+  remove(key: string): Entry<T> | undefined {
+    const entry = this.get(key);
+    if (!entry) return undefined;
+    entry.removed = true;
+    this.liveCount -= 1;
+    return entry;
+  }
+
+  /** Live entries newest first, starting just below `beforeIndex` (exclusive) when given. */
+  *newestFirst(beforeIndex = this.order.length): Generator<Entry<T>> {
+    for (let i = Math.min(beforeIndex, this.order.length) - 1; i >= 0; i -= 1) {
+      const entry = this.order[i]!;
+      if (!entry.removed) yield entry;
+    }
+  }
+
+  /** Live entries in creation order. */
+  *all(): Generator<Entry<T>> {
+    for (const entry of this.order) if (!entry.removed) yield entry;
+  }
+
+  /** Number of live entries. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** The live entry at a creation-order position counted among all ever stored (for sampling). */
+  at(index: number): Entry<T> | undefined {
+    const entry = this.order[index];
+    return entry && !entry.removed ? entry : undefined;
+  }
+
+  /** Number of entries ever stored, hard-deleted ones included. */
+  get storedCount(): number {
+    return this.order.length;
+  }
+}

@@ -1,0 +1,210 @@
+import type { Clock } from '../clock.ts';
+import type {
+  AccountingCategory,
+  AccountNote,
+  BillingAutomation,
+  Customer,
+  Export,
+  LoyaltyMembership,
+  LoyaltyProgram,
+  PaymentRequest,
+  ProductCategory,
+  ReservationGroup,
+  Resource,
+  ResourceCategory,
+  ResourceCategoryAssignment,
+  ResourceCategoryImageAssignment,
+  ResourceFeature,
+  ResourceFeatureAssignment,
+  RoutingRule,
+  TaxEnvironment,
+  Voucher,
+} from '../connector/records/index.ts';
+import { EntitySet, type Entry, type EntryMeta } from './entity-set.ts';
+import { Journal, type JournalEntityType } from './journal.ts';
+import type { SimRandom } from './sim-random.ts';
+import type { SimWorld } from './world.ts';
+
+/** An API-created or user-created restriction of a service (restrictions/clear splices it). */
+export interface SimRestriction {
+  Id: string;
+  ServiceId: string;
+  /** Only API-created restrictions are affected by restrictions/clear (rule 2). */
+  origin: 'Api' | 'User';
+  conditions: Record<string, unknown>;
+  StartUtc: string;
+  EndUtc: string;
+}
+
+/** A reservation with its order items (for the deprecated reservations/getAllItems). */
+export interface SimReservation {
+  ReservationId: string;
+  EnterpriseId: string;
+  ReservationGroupId: string;
+  AccountId: string;
+  orderItems: SimOrderItem[];
+}
+
+/** An order item kept in its enterprise currency; amounts are converted on read. */
+export interface SimOrderItem {
+  Id: string;
+  AccountId: string;
+  OrderId: string;
+  BillId: string | null;
+  AccountingCategoryId: string;
+  Count: number;
+  unitGross: number;
+  currency: string;
+  taxRate: number;
+  taxRateCode: string;
+  RevenueType: string;
+  ConsumedUtc: string;
+  ClosedUtc: string | null;
+  AccountingState: string;
+  ProductId: string | null;
+}
+
+/** A price override set by activity for one product and one day. */
+export interface SimPriceOverride {
+  gross: number;
+  updatedMs: number;
+}
+
+/** The in-memory state behind the simulator: record sets, indexes and the journal. */
+export class SimModel {
+  readonly journal = new Journal();
+  readonly customers = new EntitySet<Customer>((r) => r.Id);
+  readonly resources = new EntitySet<Resource>((r) => r.Id);
+  readonly resourceCategories = new EntitySet<ResourceCategory>((r) => r.Id);
+  readonly resourceCategoryAssignments = new EntitySet<ResourceCategoryAssignment>((r) => r.Id);
+  readonly resourceCategoryImageAssignments = new EntitySet<ResourceCategoryImageAssignment>(
+    (r) => r.Id,
+  );
+  readonly resourceFeatures = new EntitySet<ResourceFeature>((r) => r.Id);
+  readonly resourceFeatureAssignments = new EntitySet<ResourceFeatureAssignment>((r) => r.Id);
+  readonly accountNotes = new EntitySet<AccountNote>((r) => r.Id);
+  readonly accountingCategories = new EntitySet<AccountingCategory>((r) => r.Id);
+  readonly billingAutomations = new EntitySet<BillingAutomation>((r) => r.Id);
+  readonly loyaltyPrograms = new EntitySet<LoyaltyProgram>((r) => r.Id);
+  readonly loyaltyMemberships = new EntitySet<LoyaltyMembership>((r) => r.Id);
+  readonly paymentRequests = new EntitySet<PaymentRequest>((r) => r.Id);
+  readonly reservationGroups = new EntitySet<ReservationGroup>((r) => r.Id);
+  readonly productCategories = new EntitySet<ProductCategory>((r) => r.Id);
+  readonly routingRules = new EntitySet<RoutingRule>((r) => r.Id);
+  readonly vouchers = new EntitySet<Voucher>((r) => r.Id);
+  readonly exports = new EntitySet<Export>((r) => r.Id);
+  readonly taxEnvironments = new EntitySet<TaxEnvironment>((r) => r.Code);
+  readonly restrictions: SimRestriction[] = [];
+  readonly reservations = new Map<string, SimReservation>();
+  /** Key `${ProductId}:${TimeUnitStartUtc}`. */
+  readonly priceOverrides = new Map<string, SimPriceOverride>();
+  /** Lower-cased email to customer id: customers/update rule 3 needs a fast lookup. */
+  readonly emailOwners = new Map<string, string>();
+  /** Creation time of exports still moving through their lifecycle. */
+  readonly exportTimeline = new Map<string, number>();
+
+  constructor(
+    readonly world: SimWorld,
+    readonly clock: Clock,
+    readonly random: SimRandom,
+  ) {}
+
+  /** Inserts a new record as the newest of its set and journals `created`. */
+  create<T>(set: EntitySet<T>, type: JournalEntityType, record: T, meta: EntryMeta): Entry<T> {
+    const entry = set.insert(record, meta);
+    this.journal.append(meta.createdMs, type, set.keyOf(record), 'created');
+    return entry;
+  }
+
+  /**
+   * Applies `patch` to a record at the current time. Fields whose JSON did not change are
+   * not reported; with no reported change the entry is journaled as `touched`. `UpdatedUtc`
+   * (when the shape has one) and the internal update time always move.
+   * @returns the changed field names (empty for a touch), or null for an unknown key.
+   */
+  update<T extends object>(
+    set: EntitySet<T>,
+    type: JournalEntityType,
+    key: string,
+    patch: Partial<T>,
+  ): string[] | null {
+    const entry = set.get(key);
+    if (!entry) return null;
+    const now = this.clock.now();
+    const changed = changedFields(entry.record, patch);
+    const next: T = { ...entry.record, ...patch };
+    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+    entry.record = next;
+    entry.updatedMs = now;
+    this.journal.append(now, type, key, changed.length > 0 ? 'updated' : 'touched', changed);
+    return changed;
+  }
+
+  /** Marks a record deleted (its patch sets IsActive false or similar); journals `soft-deleted`. */
+  softDelete<T extends object>(
+    set: EntitySet<T>,
+    type: JournalEntityType,
+    key: string,
+    patch: Partial<T>,
+  ): boolean {
+    const entry = set.get(key);
+    if (!entry || entry.deletedMs !== null) return false;
+    const now = this.clock.now();
+    const changed = changedFields(entry.record, patch);
+    const next: T = { ...entry.record, ...patch };
+    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+    entry.record = next;
+    entry.updatedMs = now;
+    entry.deletedMs = now;
+    this.journal.append(now, type, key, 'soft-deleted', changed);
+    return true;
+  }
+
+  /** Brings a soft-deleted record back; journals `restored`. */
+  restore<T extends object>(
+    set: EntitySet<T>,
+    type: JournalEntityType,
+    key: string,
+    patch: Partial<T>,
+  ): boolean {
+    const entry = set.get(key);
+    if (!entry || entry.deletedMs === null) return false;
+    const now = this.clock.now();
+    const changed = changedFields(entry.record, patch);
+    const next: T = { ...entry.record, ...patch };
+    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+    entry.record = next;
+    entry.updatedMs = now;
+    entry.deletedMs = null;
+    this.journal.append(now, type, key, 'restored', changed);
+    return true;
+  }
+
+  /** Removes a record for good; journals `hard-deleted`. */
+  hardDelete<T>(set: EntitySet<T>, type: JournalEntityType, key: string): boolean {
+    const entry = set.remove(key);
+    if (!entry) return false;
+    this.journal.append(this.clock.now(), type, key, 'hard-deleted');
+    return true;
+  }
+
+  /** The enterprise a service belongs to. */
+  enterpriseOfService(serviceId: string): string | undefined {
+    for (const enterprise of this.world.enterprises) {
+      if (enterprise.services.some((service) => service.Id === serviceId)) return enterprise.Id;
+    }
+    return undefined;
+  }
+}
+
+/** Names of the fields of `patch` whose JSON differs from `record` (UpdatedUtc excluded). */
+export function changedFields(record: object, patch: object): string[] {
+  const before = record as Record<string, unknown>;
+  return Object.entries(patch)
+    .filter(
+      ([field, value]) =>
+        field !== 'UpdatedUtc' && JSON.stringify(before[field]) !== JSON.stringify(value),
+    )
+    .map(([field]) => field)
+    .sort();
+}

@@ -1,0 +1,271 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
+import { isOperationName } from '../connector/operations.ts';
+import { ActivityGenerator } from './activity.ts';
+import { type ApiState, type SimTokens, serveApi } from './api.ts';
+import {
+  type FaultConfig,
+  type FaultConfigInput,
+  FaultConfigSchema,
+  FaultInjector,
+} from './faults.ts';
+import { type DatasetSize, generateDataset } from './generate.ts';
+import { errorBody, readBody, sendJson } from './http-util.ts';
+import type { JournalEntry } from './journal.ts';
+import type { SimModel } from './model.ts';
+import { SIM_DEFAULT_RATE_LIMIT, type SimRateLimit, SimRateLimiter } from './rate-limit.ts';
+import type { RequestLogEntry } from './request-log.ts';
+
+/** Where the operations live (connector-api.md: the version is in the path). */
+export const SIM_API_PREFIX = '/api/connector/v1/';
+
+/** The tokens used when none are given (design.md, CLI `simulator`). */
+export const SIM_DEFAULT_TOKENS: SimTokens = {
+  clientToken: 'sim-client-token',
+  accessToken: 'sim-access-token',
+  portfolioToken: 'sim-portfolio-token',
+};
+
+/** Options of {@link startSimulator}; every field has a default. */
+export interface SimulatorOptions {
+  /** Dataset and activity seed (default 1). */
+  seed?: number;
+  /** Dataset size (default small). */
+  size?: DatasetSize;
+  /** Time of the model, the rate limiter and the activity (default the system clock). */
+  clock?: Clock;
+  /** Source for fault draws (default derived from the seed). */
+  random?: RandomSource;
+  /** Background activity at `perSecond` mutations per clock second; false (default) for none. */
+  activity?: { perSecond: number } | false;
+  faults?: FaultConfigInput;
+  /** Server-side budget per AccessToken (default 200 per 30 s); false turns it off. */
+  rateLimit?: SimRateLimit | false;
+  /** TCP port (default 0: any free port). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  tokens?: Partial<SimTokens>;
+}
+
+/** How much simulated activity {@link SimulatorControls.runActivity} performs. */
+export type ActivityRun = { steps: number } | { durationMs: number; perSecond?: number };
+
+/** Direct access for tests; the same controls are served under `/_sim/`. */
+export interface SimulatorControls {
+  /** The in-memory model, for assertions. */
+  readonly model: SimModel;
+  /** Journal entries with seq greater than `sinceSeq`. */
+  journal(sinceSeq?: number): JournalEntry[];
+  /** Answered `/api/` requests, oldest first. */
+  requestLog(): RequestLogEntry[];
+  clearRequestLog(): void;
+  /** Merges fault settings; returns the settings now in force. */
+  setFaults(input: FaultConfigInput): FaultConfig;
+  /**
+   * Runs activity now: `steps` mutations at the current time, or the mutations of
+   * `durationMs` at `perSecond` (default the configured rate, else 5). With a ManualClock the
+   * clock is advanced through the duration in 100 ms ticks so mutations carry their times.
+   */
+  runActivity(run: ActivityRun): Promise<void>;
+  startActivity(perSecond: number): void;
+  stopActivity(): void;
+  /** Forgets counted requests of every token. */
+  resetRateLimits(): void;
+  setRateLimit(limit: SimRateLimit | false): void;
+}
+
+/** A running simulator. */
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:4010` (operations live under `/api/connector/v1/`). */
+  url: string;
+  tokens: SimTokens;
+  controls: SimulatorControls;
+  /** Stops activity and the server; resolves when every connection is closed. */
+  close(): Promise<void>;
+}
+
+const ActivityRunSchema = z.union([
+  z.strictObject({ steps: z.number().int().min(0).max(1_000_000) }),
+  z.strictObject({
+    durationMs: z.number().int().min(0),
+    perSecond: z.number().positive().optional(),
+  }),
+]);
+
+/**
+ * Starts the Connector API simulator: generates the dataset, serves the 20 operations at
+ * `/api/connector/v1/` and the controls at `/_sim/`, and runs background activity if asked.
+ * @example const sim = await startSimulator({ seed: 7, clock: new ManualClock() });
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const seed = options.seed ?? 1;
+  const clock = options.clock ?? systemClock;
+  const model = generateDataset({ seed, size: options.size ?? 'small', clock });
+  const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
+  const state: ApiState = {
+    model,
+    tokens,
+    limiter: new SimRateLimiter(options.rateLimit ?? SIM_DEFAULT_RATE_LIMIT, clock),
+    faults: new FaultInjector(options.faults ?? {}, options.random ?? seededRandom(seed ^ 0x5eed)),
+    log: [],
+  };
+  const activity = new ActivityGenerator(model, clock);
+  const configuredRate = options.activity ? options.activity.perSecond : 0;
+
+  const controls: SimulatorControls = {
+    model,
+    journal: (sinceSeq = 0) => model.journal.since(sinceSeq),
+    requestLog: () => [...state.log],
+    clearRequestLog: () => {
+      state.log.length = 0;
+    },
+    setFaults: (input) => state.faults.set(input),
+    runActivity: async (run) => {
+      const parsed = ActivityRunSchema.parse(run);
+      if ('steps' in parsed) return activity.step(parsed.steps);
+      const perSecond = parsed.perSecond ?? (configuredRate || 5);
+      const tickMs = 100;
+      let due = 0;
+      for (let elapsed = 0; elapsed < parsed.durationMs; elapsed += tickMs) {
+        if (clock instanceof ManualClock)
+          await clock.advance(Math.min(tickMs, parsed.durationMs - elapsed));
+        due += (perSecond * Math.min(tickMs, parsed.durationMs - elapsed)) / 1000;
+        const steps = Math.floor(due);
+        due -= steps;
+        activity.step(steps);
+      }
+    },
+    startActivity: (perSecond) => activity.start(perSecond),
+    stopActivity: () => activity.stop(),
+    resetRateLimits: () => state.limiter.reset(),
+    setRateLimit: (limit) => state.limiter.configure(limit),
+  };
+
+  const server = createServer((request, response) => {
+    route(state, controls, request, response).catch(() => {
+      if (!response.headersSent)
+        sendJson(response, 500, errorBody('Unexpected failure on the server side.', 'sim'), 'sim');
+      else response.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string')
+    throw new Error('simulator is not listening on TCP');
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  if (configuredRate > 0) activity.start(configuredRate);
+  return {
+    url: `http://${host}:${address.port}`,
+    tokens,
+    controls,
+    close: async () => {
+      activity.stop();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+async function route(
+  state: ApiState,
+  controls: SimulatorControls,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://simulator');
+  if (url.pathname.startsWith(SIM_API_PREFIX)) {
+    const name = url.pathname.slice(SIM_API_PREFIX.length);
+    if (!isOperationName(name)) {
+      sendJson(response, 404, errorBody(`Unknown operation ${name}.`, 'none'), 'none');
+      return;
+    }
+    if (request.method !== 'POST') {
+      sendJson(response, 405, errorBody('Operations are called with POST.', 'none'), 'none', {
+        allow: 'POST',
+      });
+      return;
+    }
+    await serveApi(state, name, request, response);
+    return;
+  }
+  if (url.pathname.startsWith('/_sim/')) {
+    await serveControl(state, controls, url, request, response);
+    return;
+  }
+  sendJson(response, 404, errorBody('Not found.', 'none'), 'none');
+}
+
+async function serveControl(
+  state: ApiState,
+  controls: SimulatorControls,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const reply = (status: number, body: unknown) =>
+    sendJson(response, status, JSON.stringify(body), 'control');
+  const input = async (): Promise<unknown> => {
+    const text = await readBody(request);
+    return text.trim() === '' ? {} : JSON.parse(text);
+  };
+  const path = url.pathname.slice('/_sim/'.length);
+  try {
+    if (path === 'journal' && request.method === 'GET') {
+      const since = z.coerce
+        .number()
+        .int()
+        .min(0)
+        .catch(0)
+        .parse(url.searchParams.get('since') ?? 0);
+      return reply(200, { entries: controls.journal(since), lastSeq: state.model.journal.lastSeq });
+    }
+    if (path === 'requests' && request.method === 'GET')
+      return reply(200, { requests: controls.requestLog() });
+    if (path === 'requests' && request.method === 'DELETE') {
+      controls.clearRequestLog();
+      return reply(200, {});
+    }
+    if (path === 'faults' && request.method === 'GET') return reply(200, state.faults.current());
+    if (path === 'faults' && request.method === 'POST') {
+      return reply(200, controls.setFaults(FaultConfigSchema.partial().parse(await input())));
+    }
+    if (path === 'activity' && request.method === 'POST') {
+      await controls.runActivity(ActivityRunSchema.parse(await input()));
+      return reply(200, { lastSeq: state.model.journal.lastSeq });
+    }
+    if (path === 'rate-limits/reset' && request.method === 'POST') {
+      controls.resetRateLimits();
+      return reply(200, {});
+    }
+    if (path === 'world' && request.method === 'GET') {
+      const world = state.model.world;
+      return reply(200, {
+        chainId: world.chainId,
+        enterprises: world.enterprises.map((e) => ({
+          id: e.Id,
+          name: e.Name,
+          timeZone: e.timeZone,
+          currency: e.currency,
+        })),
+        products: world.products.map((p) => ({
+          id: p.Id,
+          enterpriseId: p.EnterpriseId,
+          name: p.Name,
+        })),
+      });
+    }
+    return reply(404, { Message: `Unknown control ${request.method} /_sim/${path}` });
+  } catch (error) {
+    if (error instanceof z.ZodError || error instanceof SyntaxError)
+      return reply(400, { Message: error.message });
+    throw error;
+  }
+}

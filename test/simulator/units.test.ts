@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, seededRandom } from '../../shared/clock.ts';
+import { EntitySet } from '../../shared/simulator/entity-set.ts';
+import { FaultInjector } from '../../shared/simulator/faults.ts';
+import {
+  dayStartsBetween,
+  isLocalMidnight,
+  localMidnightUtc,
+} from '../../shared/simulator/pricing.ts';
+import { SimRateLimiter } from '../../shared/simulator/rate-limit.ts';
+
+describe('pricing time units', () => {
+  it('finds local midnight across DST changes', () => {
+    expect(new Date(localMidnightUtc(2026, 3, 29, 'Europe/Prague')).toISOString()).toBe(
+      '2026-03-28T23:00:00.000Z',
+    );
+    expect(new Date(localMidnightUtc(2026, 3, 30, 'Europe/Prague')).toISOString()).toBe(
+      '2026-03-29T22:00:00.000Z',
+    );
+    expect(isLocalMidnight(Date.parse('2026-07-01T23:00:00Z'), 'Europe/London')).toBe(true);
+    expect(isLocalMidnight(Date.parse('2026-07-01T00:00:00Z'), 'Europe/London')).toBe(false);
+  });
+
+  it('lists one start per local day, 23- and 25-hour days included', () => {
+    const starts = dayStartsBetween(
+      Date.parse('2026-10-23T22:00:00Z'),
+      Date.parse('2026-10-26T23:00:00Z'),
+      'Europe/Vienna',
+    );
+    expect(starts.map((s) => new Date(s).toISOString())).toEqual([
+      '2026-10-23T22:00:00.000Z',
+      '2026-10-24T22:00:00.000Z',
+      '2026-10-25T23:00:00.000Z',
+      '2026-10-26T23:00:00.000Z',
+    ]);
+  });
+});
+
+describe('SimRateLimiter', () => {
+  it('allows N requests per sliding window per token and names the wait', async () => {
+    const clock = new ManualClock(0);
+    const limiter = new SimRateLimiter({ requests: 2, windowMs: 10_000 }, clock);
+    expect(limiter.take('a')).toEqual({ allowed: true });
+    await clock.advance(4_000);
+    expect(limiter.take('a')).toEqual({ allowed: true });
+    expect(limiter.take('a')).toEqual({ allowed: false, retryAfterSeconds: 6 });
+    expect(limiter.take('b')).toEqual({ allowed: true });
+    await clock.advance(6_000);
+    expect(limiter.take('a')).toEqual({ allowed: true });
+    expect(limiter.take('a')).toEqual({ allowed: false, retryAfterSeconds: 4 });
+  });
+});
+
+describe('FaultInjector', () => {
+  it('serves scripted faults first, then draws at the configured rate', () => {
+    const faults = new FaultInjector({ script: ['drop', 'timeout'] }, seededRandom(1));
+    expect([faults.next(), faults.next(), faults.next()]).toEqual(['drop', 'timeout', null]);
+    faults.set({ rate: 0.5, kinds: ['internal'] });
+    const draws = Array.from({ length: 1000 }, () => faults.next());
+    const hits = draws.filter((d) => d === 'internal').length;
+    expect(hits).toBeGreaterThan(400);
+    expect(hits).toBeLessThan(600);
+  });
+});
+
+describe('EntitySet', () => {
+  it('keeps cursor positions of hard-deleted records and pages newest first', () => {
+    const set = new EntitySet<{ Id: string }>((r) => r.Id);
+    const meta = { enterpriseId: null, chainId: 'c', createdMs: 0, updatedMs: 0 };
+    for (const id of ['a', 'b', 'c', 'd']) set.insert({ Id: id }, meta);
+    set.remove('c');
+    expect(set.get('c')).toBeUndefined();
+    expect(set.locate('c')?.index).toBe(2);
+    expect([...set.newestFirst(set.locate('c')!.index)].map((e) => e.record.Id)).toEqual([
+      'b',
+      'a',
+    ]);
+    expect([...set.newestFirst()].map((e) => e.record.Id)).toEqual(['d', 'b', 'a']);
+    expect(set.size).toBe(3);
+    expect(() => set.insert({ Id: 'a' }, meta)).toThrow(/duplicate/);
+  });
+});
