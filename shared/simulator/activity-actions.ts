@@ -1,3 +1,4 @@
+import { dayStartsBetween } from '../time-zone.ts';
 import type { EntitySet, Entry } from './entity-set.ts';
 import {
   makeAccountNote,
@@ -8,7 +9,7 @@ import {
 } from './factories-guests.ts';
 import { makeBillingAutomation, makeExport, makeProductCategory } from './factories-property.ts';
 import type { SimModel } from './model.ts';
-import { dayStartsBetween, priceKey } from './pricing.ts';
+import { priceKey } from './pricing.ts';
 import { DAY_MS, iso } from './sim-random.ts';
 
 /** One kind of mutation; false when it found nothing to act on. */

@@ -3,15 +3,10 @@ import { ProductsGetPricingRequestSchema } from '../connector/operations/product
 import { ReservationsGetAllItemsRequestSchema } from '../connector/operations/reservations-get-all-items.ts';
 import { TaxEnvironmentsGetAllRequestSchema } from '../connector/operations/tax-environments-get-all.ts';
 import type { OrderItem } from '../connector/records/index.ts';
+import { dayStartsBetween, isLocalMidnight, localDaysBetween } from '../time-zone.ts';
 import { convertValue, grossAmount } from './amount.ts';
 import type { SimContext } from './context.ts';
-import {
-  dayPrice,
-  dayStartsBetween,
-  isLocalMidnight,
-  localDaysBetween,
-  PRICING_MAX_DAYS,
-} from './pricing.ts';
+import { dayPrice, PRICING_MAX_DAYS } from './pricing.ts';
 import { allowedEnterprises, SimApiError } from './query.ts';
 
 /** exports/getAll: the asked exports in scope, each in its current lifecycle state. */

@@ -2,12 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock, seededRandom } from '../../shared/clock.ts';
 import { EntitySet } from '../../shared/simulator/entity-set.ts';
 import { FaultInjector } from '../../shared/simulator/faults.ts';
-import {
-  dayStartsBetween,
-  isLocalMidnight,
-  localMidnightUtc,
-} from '../../shared/simulator/pricing.ts';
 import { SimRateLimiter } from '../../shared/simulator/rate-limit.ts';
+import { dayStartsBetween, isLocalMidnight, localMidnightUtc } from '../../shared/time-zone.ts';
 
 describe('pricing time units', () => {
   it('finds local midnight across DST changes', () => {

@@ -1,0 +1,49 @@
+import { type App, Tags, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { RuntimeStack, StatefulStack } from './stacks.ts';
+import { loadStageConfig, type StageConfig } from './stage-config.ts';
+
+const CROSS_STACK_REFERENCES_FLAG = '@aws-cdk/core:defaultCrossStackReferences';
+
+/** The two stacks of one stage, as built by {@link createChangeBridgeApp}. */
+export interface ChangeBridgeApp {
+  config: StageConfig;
+  stateful: StatefulStack;
+  runtime: RuntimeStack;
+}
+
+/**
+ * Builds one stage of change-bridge into `app`: `ChangeBridge-<stage>-Stateful` and
+ * `ChangeBridge-<stage>-Runtime`, with the cdk-nag AwsSolutions pack running inside
+ * synthesis (an unacknowledged finding fails `cdk synth`).
+ * @throws ValidationError when the stage configuration is invalid, naming the field.
+ */
+export function createChangeBridgeApp(
+  app: App,
+  env: Record<string, string | undefined>,
+): ChangeBridgeApp {
+  // Cross-stack exports stay strong (CloudFormation refuses to delete an export in use),
+  // stated explicitly so synth does not warn about the default.
+  if (app.node.tryGetContext(CROSS_STACK_REFERENCES_FLAG) === undefined) {
+    app.node.setContext(CROSS_STACK_REFERENCES_FLAG, 'strong');
+  }
+  const config = loadStageConfig((key) => app.node.tryGetContext(key), env);
+  const stackEnv = { account: config.account, region: config.region };
+  const prefix = `ChangeBridge-${config.stage}`;
+  const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
+    env: stackEnv,
+    description: `change-bridge ${config.stage}: state table, event bus, queues, secrets`,
+    terminationProtection: config.terminationProtection,
+    config: config.bridge,
+  });
+  const runtime = new RuntimeStack(app, `${prefix}-Runtime`, {
+    env: stackEnv,
+    description: `change-bridge ${config.stage}: functions, schedule, admin API, alarms`,
+    config: config.bridge,
+    state: stateful.state,
+  });
+  Tags.of(app).add('app', 'change-bridge');
+  Tags.of(app).add('stage', config.stage);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { config, stateful, runtime };
+}

@@ -1,0 +1,22 @@
+/**
+ * Names of the custom metrics the alarms and the dashboard read. The handlers publish
+ * them with Powertools Metrics (EMF) under `POWERTOOLS_METRICS_NAMESPACE`; Powertools adds
+ * the `service` dimension (`POWERTOOLS_SERVICE_NAME`) to each. This file imports nothing
+ * so that a handler can import it without pulling aws-cdk-lib into its bundle.
+ */
+export const BRIDGE_METRICS = {
+  /** Seconds between now and a stream's watermark, published by the poller after each window. */
+  watermarkAgeSeconds: 'WatermarkAgeSeconds',
+  /** Poll windows that failed (connector error, bad page, publish failure), from the poller. */
+  pollFailures: 'PollFailures',
+  /** Delivery attempts answered with a 2xx, from the dispatcher. */
+  deliveriesSucceeded: 'DeliveriesSucceeded',
+  /** Delivery attempts that failed (non-2xx, timeout, network), from the dispatcher. */
+  deliveriesFailed: 'DeliveriesFailed',
+} as const;
+
+/** The dimension that names the stream (`<connectionId>:<entityType>`) on per-stream metrics. */
+export const STREAM_DIMENSION = 'Stream';
+
+/** The dimension Powertools Metrics adds to every metric, valued with the service name. */
+export const SERVICE_DIMENSION = 'service';

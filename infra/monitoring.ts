@@ -1,0 +1,287 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { BRIDGE_METRICS, SERVICE_DIMENSION, STREAM_DIMENSION } from './metric-names.ts';
+import type { ChangeBridgeConfig } from './props.ts';
+import type { ChangeBridgeRuntime } from './runtime.ts';
+import type { ChangeBridgeState } from './stateful.ts';
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** Options of {@link ChangeBridgeMonitoring}. */
+export interface ChangeBridgeMonitoringProps {
+  config: ChangeBridgeConfig;
+  state: ChangeBridgeState;
+  runtime: ChangeBridgeRuntime;
+}
+
+/**
+ * Alarms (dead letters, poll failures, watermark age, delivery failure rate, throttling,
+ * rule delivery failures) publishing to an encrypted SNS topic, and one dashboard.
+ */
+export class ChangeBridgeMonitoring extends Construct {
+  readonly alarmTopic: Topic;
+  readonly alarms: Alarm[] = [];
+  readonly dashboard: Dashboard;
+  private readonly config: ChangeBridgeConfig;
+
+  constructor(scope: Construct, id: string, props: ChangeBridgeMonitoringProps) {
+    super(scope, id);
+    const { config, state, runtime } = props;
+    this.config = config;
+
+    this.alarmTopic = new Topic(this, 'AlarmTopic', {
+      displayName: 'change-bridge alarms',
+      masterKey: state.dataKey,
+      enforceSSL: true,
+    });
+    // CloudWatch alarms publish to an encrypted topic only if they may use its key.
+    state.dataKey.grant(
+      new ServicePrincipal('cloudwatch.amazonaws.com'),
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+    );
+    if (config.alarmEmail)
+      this.alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
+
+    const deadLetterQueues = new Map(state.deadLetterQueues);
+    deadLetterQueues.set('Rule', runtime.ruleDeadLetterQueue);
+    for (const [name, dlq] of deadLetterQueues) {
+      this.addAlarm(`${name}DeadLetters`, {
+        description: `Messages are waiting in the ${name} dead-letter queue: inspect, fix, redrive.`,
+        metric: dlq.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        evaluationPeriods: 1,
+      });
+    }
+
+    const pollFailures = new MathExpression({
+      label: 'Poll failures',
+      expression: 'FILL(errors, 0) + FILL(plannerErrors, 0) + FILL(failures, 0)',
+      usingMetrics: {
+        errors: runtime.poller.metricErrors({ period: FIVE_MINUTES }),
+        plannerErrors: runtime.planner.metricErrors({ period: FIVE_MINUTES }),
+        failures: this.customMetric(BRIDGE_METRICS.pollFailures),
+      },
+      period: FIVE_MINUTES,
+    });
+    // Three failing 5-minute periods in a row: a connector hiccup is retried, an outage is not.
+    this.addAlarm('PollFailures', {
+      description: 'Polls keep failing (poller or planner errors, or PollFailures).',
+      metric: pollFailures,
+      threshold: 1,
+      evaluationPeriods: 3,
+    });
+
+    const watermarkAge = this.insightsQuery('Oldest watermark (s)', '');
+    this.addAlarm('WatermarkAge', {
+      description: `A stream's watermark is older than ${config.watermarkAgeAlarmSeconds} s: it is not advancing.`,
+      metric: watermarkAge,
+      threshold: config.watermarkAgeAlarmSeconds,
+      evaluationPeriods: 2,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    const failureRate = new MathExpression({
+      label: 'Delivery failure rate (%)',
+      expression:
+        'IF(FILL(ok, 0) + FILL(failed, 0) > 0, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)',
+      usingMetrics: {
+        ok: this.customMetric(BRIDGE_METRICS.deliveriesSucceeded),
+        failed: this.customMetric(BRIDGE_METRICS.deliveriesFailed),
+      },
+      period: FIVE_MINUTES,
+    });
+    this.addAlarm('DeliveryFailureRate', {
+      description: `More than ${config.deliveryFailureAlarmPercent}% of webhook delivery attempts fail.`,
+      metric: failureRate,
+      threshold: config.deliveryFailureAlarmPercent,
+      evaluationPeriods: 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    const throttles = new MathExpression({
+      label: 'Lambda throttles',
+      expression: [...runtime.functions.keys()].map((_, i) => `FILL(t${i}, 0)`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        [...runtime.functions.values()].map((fn, i) => [
+          `t${i}`,
+          fn.metricThrottles({ period: FIVE_MINUTES }),
+        ]),
+      ),
+      period: FIVE_MINUTES,
+    });
+    this.addAlarm('Throttles', {
+      description:
+        'Lambda throttles the bridge: raise the account concurrency or lower maxConcurrency.',
+      metric: throttles,
+      threshold: 1,
+      evaluationPeriods: 2,
+    });
+
+    this.addAlarm('RuleDeliveryFailures', {
+      description: 'EventBridge fails to put change events on the dispatch queue.',
+      metric: new Metric({
+        namespace: 'AWS/Events',
+        metricName: 'FailedInvocations',
+        dimensionsMap: {
+          EventBusName: state.bus.eventBusName,
+          RuleName: runtime.dispatchRule.ruleName,
+        },
+        statistic: 'Sum',
+        period: FIVE_MINUTES,
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    this.dashboard = this.createDashboard(state, runtime, { pollFailures, failureRate, throttles });
+  }
+
+  private addAlarm(
+    id: string,
+    options: {
+      description: string;
+      metric: IMetric;
+      threshold: number;
+      evaluationPeriods: number;
+      comparisonOperator?: ComparisonOperator;
+    },
+  ): void {
+    const alarm = new Alarm(this, id, {
+      alarmDescription: options.description,
+      metric: options.metric,
+      threshold: options.threshold,
+      evaluationPeriods: options.evaluationPeriods,
+      comparisonOperator:
+        options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No traffic is not a failure; a stopped bridge shows in the poll failure alarm.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+    alarm.addOkAction(new SnsAction(this.alarmTopic));
+    this.alarms.push(alarm);
+  }
+
+  /** A custom metric the handlers publish, with the `service` dimension Powertools adds. */
+  private customMetric(metricName: string): Metric {
+    return new Metric({
+      namespace: this.config.metricsNamespace,
+      metricName,
+      dimensionsMap: { [SERVICE_DIMENSION]: this.config.serviceName },
+      statistic: 'Sum',
+      period: FIVE_MINUTES,
+    });
+  }
+
+  /**
+   * The worst watermark age over every stream, as a CloudWatch Metrics Insights query: it
+   * covers streams added later without a new alarm. `groupBy` splits it per stream.
+   */
+  private insightsQuery(label: string, groupBy: string): MathExpression {
+    const { metricsNamespace, serviceName } = this.config;
+    const query =
+      `SELECT MAX(${BRIDGE_METRICS.watermarkAgeSeconds}) FROM "${metricsNamespace}" ` +
+      `WHERE ${SERVICE_DIMENSION} = '${serviceName}'${groupBy}`;
+    return new MathExpression({ label, expression: query, usingMetrics: {}, period: FIVE_MINUTES });
+  }
+
+  private createDashboard(
+    state: ChangeBridgeState,
+    runtime: ChangeBridgeRuntime,
+    metrics: { pollFailures: IMetric; failureRate: IMetric; throttles: IMetric },
+  ): Dashboard {
+    const dashboard = new Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
+    const functions = [...runtime.functions];
+    const queues = [
+      ['Poll jobs', state.pollJobQueue],
+      ['Dispatch', state.dispatchQueue],
+      ...(state.eventsQueue ? [['Events', state.eventsQueue] as const] : []),
+    ] as const;
+    const dlqs = [...state.deadLetterQueues, ['Rule', runtime.ruleDeadLetterQueue] as const];
+    dashboard.addWidgets(
+      new TextWidget({
+        markdown: '# change-bridge\nPolling → EventBridge → SQS → webhooks',
+        width: 24,
+        height: 1,
+      }),
+      new AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 3 }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Watermark age per stream (s)',
+        left: [this.insightsQuery('', ` GROUP BY ${STREAM_DIMENSION}`)],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Deliveries',
+        left: [
+          this.customMetric(BRIDGE_METRICS.deliveriesSucceeded).with({ label: 'Succeeded' }),
+          this.customMetric(BRIDGE_METRICS.deliveriesFailed).with({ label: 'Failed' }),
+        ],
+        right: [metrics.failureRate],
+        width: 12,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Invocations',
+        left: functions.map(([name, fn]) =>
+          fn.metricInvocations({ label: name, period: FIVE_MINUTES }),
+        ),
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Errors and throttles',
+        left: functions.map(([name, fn]) => fn.metricErrors({ label: name, period: FIVE_MINUTES })),
+        right: [metrics.pollFailures, metrics.throttles],
+        width: 8,
+      }),
+      new GraphWidget({
+        title: 'Duration p99 (ms)',
+        left: functions.map(([name, fn]) =>
+          fn.metricDuration({ label: name, statistic: 'p99', period: FIVE_MINUTES }),
+        ),
+        width: 8,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Queue depth',
+        left: queues.map(([name, queue]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ label: name }),
+        ),
+        right: queues.map(([name, queue]) =>
+          queue.metricApproximateAgeOfOldestMessage({ label: `${name} oldest (s)` }),
+        ),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Dead letters',
+        left: dlqs.map(([name, queue]) =>
+          queue.metricApproximateNumberOfMessagesVisible({ label: name, statistic: 'Maximum' }),
+        ),
+        width: 12,
+      }),
+    );
+    return dashboard;
+  }
+}

@@ -1,0 +1,65 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
+import type { ChangeBridgeRuntime } from './runtime.ts';
+import type { ChangeBridgeState } from './stateful.ts';
+
+/**
+ * Acknowledges, each with its reason, the cdk-nag AwsSolutions findings the design
+ * accepts on the stateful resources. Anything else fails synthesis.
+ */
+export function acknowledgeStateFindings(state: ChangeBridgeState): void {
+  for (const secret of state.connectionSecrets.values()) {
+    acknowledge(
+      secret,
+      'AwsSolutions-SMG4',
+      'Connector API tokens are issued by the hotel system, not by AWS: no rotation Lambda can ' +
+        'mint new ones. Operators rotate them in the hotel system and store the new tokens ' +
+        'with put-secret-value.',
+    );
+  }
+}
+
+/**
+ * Acknowledges, each with its reason, the cdk-nag AwsSolutions findings the design
+ * accepts on the runtime. Anything else fails synthesis.
+ */
+export function acknowledgeRuntimeFindings(runtime: ChangeBridgeRuntime): void {
+  for (const fn of runtime.functions.values()) {
+    if (!fn.role) continue;
+    // The table and the internal queues are encrypted with the data key; CDK's grant
+    // methods then add these two KMS actions, on that one key ARN only.
+    for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
+      acknowledge(
+        fn.role,
+        `AwsSolutions-IAM5[Action::${action}]`,
+        `${action} is added by grants on the KMS-encrypted table and queues, and is scoped to ` +
+          'the single data key of the bridge (no other key is reachable).',
+      );
+    }
+  }
+  acknowledge(
+    runtime.schedulerRole,
+    `AwsSolutions-IAM5[Resource::<${logicalIdOf(runtime.planner)}.Arn>:*]`,
+    'The Scheduler target grant covers the planner function and its versions/aliases ' +
+      '(`<arn>:*`); no other function is reachable.',
+  );
+  acknowledge(
+    runtime.ruleDeadLetterQueue,
+    'AwsSolutions-SQS3',
+    'This queue is itself a dead-letter queue: it receives the events the EventBridge rule ' +
+      'could not put on the dispatch queue (a rule target DLQ, not an SQS redrive policy).',
+  );
+}
+
+/** Rule ids qualified by the plugin's name, the form the CDK's validation report prints. */
+function acknowledge(scope: IConstruct, ruleId: string, reason: string): void {
+  Validations.of(scope).acknowledge({ id: `AwsSolutions::${ruleId}`, reason });
+}
+
+/** The CloudFormation logical id cdk-nag prints in findings (`<LogicalId.Arn>`). */
+function logicalIdOf(fn: IFunction): string {
+  const cfn = fn.node.defaultChild;
+  if (!(cfn instanceof CfnFunction)) throw new Error(`${fn.node.path} has no CfnFunction`);
+  return Stack.of(fn).getLogicalId(cfn);
+}

@@ -1,0 +1,120 @@
+import { fileURLToPath } from 'node:url';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { z } from 'zod';
+import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
+import { parseOrThrow } from '../shared/errors.ts';
+
+/** The repository's `functions/` folder, where the four Lambda entry files live. */
+export const DEFAULT_FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
+
+const RETENTION_DAYS = new Set<number>(
+  Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
+);
+
+/** A connection id: it names a Secrets Manager secret and prefixes stream ids (`main:customer`). */
+export const ConnectionIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1-40 lowercase letters, digits or dashes');
+
+/** One connection (one set of Connector API credentials) the bridge polls. */
+export const ConnectionSchema = z.object({
+  id: ConnectionIdSchema,
+  description: z.string().max(200).optional(),
+});
+
+/** Where the poller publishes change events (the `PUBLISH_TARGETS` variable). */
+export const PublishTargetsSchema = z.enum(['eventbridge', 'sqs', 'both']);
+
+/** An id passed in a comma-separated variable: no commas or spaces. */
+const IdSchema = z.string().regex(/^[^,\s]+$/, 'must not contain commas or spaces');
+
+/** A duration as the handlers parse it (`30s`, `5m`, `1h`). */
+const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration like 30s, 5m, 1h');
+
+/**
+ * Properties of the {@link ChangeBridge} construct, validated when the construct is built.
+ * Every field has a production default except `connections`.
+ */
+export const ChangeBridgePropsSchema = z
+  .object({
+    /** Connections to poll; one Secrets Manager secret is created per connection. */
+    connections: z
+      .array(ConnectionSchema)
+      .min(1)
+      .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'ids must be unique'),
+    /** Prefix of the connection secrets' names: `<prefix>/connections/<id>`. */
+    secretNamePrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9/_+=.@-]{1,200}$/)
+      .default('change-bridge'),
+    /** How often the planner runs, in minutes (EventBridge Scheduler `rate`). */
+    pollRateMinutes: z.number().int().min(1).max(1440).default(1),
+    /** `POLL_INTERVAL` per stream; defaults to the planner rate. */
+    pollInterval: DurationTextSchema.optional(),
+    pollOverlap: DurationTextSchema.optional(),
+    pollSettleLag: DurationTextSchema.optional(),
+    /** Entity types to poll (`POLL_ENTITIES`); the poller's default set when absent. */
+    pollEntities: z.array(EntityTypeSchema).min(1).optional(),
+    /** Export ids the poller tracks (`POLL_EXPORT_IDS`). */
+    pollExportIds: z.array(IdSchema).min(1).optional(),
+    /** Product ids whose prices the poller tracks (`POLL_PRODUCT_IDS`). */
+    pollProductIds: z.array(IdSchema).min(1).optional(),
+    initialSync: z.enum(['baseline', 'emit']).default('baseline'),
+    publishTargets: PublishTargetsSchema.default('eventbridge'),
+    /** Makes the events queue (created when `publishTargets` includes `sqs`) a FIFO queue. */
+    eventsQueueFifo: z.boolean().default(false),
+    /** `source` of every published event, and of the rule that feeds the dispatcher. */
+    eventSource: z.string().min(1).max(256).default('change-bridge'),
+    /** Days the event archive keeps events for replay; 0 keeps them indefinitely. */
+    archiveRetentionDays: z.number().int().min(0).max(3650).default(30),
+    logRetentionDays: z
+      .number()
+      .refine((days) => RETENTION_DAYS.has(days), 'must be a CloudWatch Logs retention value')
+      .default(RetentionDays.ONE_MONTH),
+    deliveryTimeoutMs: z.number().int().min(1000).max(30_000).default(10_000),
+    /** Most concurrent pollers (Lambda SQS `maxConcurrency`, 2 to 1000). */
+    pollerMaxConcurrency: z.number().int().min(2).max(1000).default(5),
+    /** Most concurrent dispatchers (Lambda SQS `maxConcurrency`, 2 to 1000). */
+    dispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(10),
+    pollerTimeoutSeconds: z.number().int().min(10).max(900).default(120),
+    dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(60),
+    /** E-mail address subscribed to the alarm topic (confirmation needed). */
+    alarmEmail: z.email().optional(),
+    /** Alarm when the oldest stream watermark is older than this. */
+    watermarkAgeAlarmSeconds: z.number().int().min(60).default(900),
+    /** Alarm when more than this share of delivery attempts fails over 15 minutes. */
+    deliveryFailureAlarmPercent: z.number().min(1).max(100).default(20),
+    /** `POWERTOOLS_SERVICE_NAME` and the `service` dimension of custom metrics. */
+    serviceName: z.string().min(1).default('change-bridge'),
+    /** `POWERTOOLS_METRICS_NAMESPACE` of custom metrics. */
+    metricsNamespace: z
+      .string()
+      .regex(/^[A-Za-z0-9._/#:-]{1,255}$/)
+      .default('ChangeBridge'),
+    /** Folder holding planner.ts, poller.ts, dispatcher.ts and admin-api.ts. */
+    functionsDir: z.string().min(1).default(DEFAULT_FUNCTIONS_DIR),
+  })
+  .strict();
+
+/** What a user passes to {@link ChangeBridge}: defaults are optional. */
+export type ChangeBridgeProps = z.input<typeof ChangeBridgePropsSchema>;
+
+/** The props after validation, with every default filled in. */
+export type ChangeBridgeConfig = z.output<typeof ChangeBridgePropsSchema>;
+
+/** One connection entry. */
+export type Connection = z.infer<typeof ConnectionSchema>;
+
+/**
+ * Validates construct props and fills defaults.
+ * @throws ValidationError naming the offending field (e.g. `connections[0].id`).
+ * @example resolveChangeBridgeProps({ connections: [{ id: 'main' }] }).pollRateMinutes // 1
+ */
+export function resolveChangeBridgeProps(props: unknown): ChangeBridgeConfig {
+  return parseOrThrow(ChangeBridgePropsSchema, props, 'ChangeBridge props');
+}
+
+/** True when the poller publishes to the SQS events queue, which then has to exist. */
+export function publishesToSqs(config: ChangeBridgeConfig): boolean {
+  return config.publishTargets !== 'eventbridge';
+}

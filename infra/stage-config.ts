@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../shared/errors.ts';
+import { type ChangeBridgeConfig, ChangeBridgePropsSchema, ConnectionIdSchema } from './props.ts';
+
+/** Context key (in cdk.json or `-c`) holding per-stage settings: `{ "<stage>": { …ChangeBridgeProps } }`. */
+export const STAGES_CONTEXT_KEY = 'changeBridge';
+
+const StageNameSchema = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9-]{0,19}$/,
+    'use 1-20 lowercase letters, digits or dashes, starting with a letter',
+  );
+
+/**
+ * Settings of one stage: stack options plus any ChangeBridge props (connections default
+ * to `main`), which the construct's own schema validates afterwards.
+ */
+const StageSettingsSchema = z.looseObject({
+  terminationProtection: z.boolean().default(true),
+});
+
+/**
+ * Overrides given on the command line (`-c pollRateMinutes=5`): context values from the
+ * CLI are strings, so numbers are coerced and connections are a comma-separated list.
+ */
+const CommandLineOverridesSchema = z.object({
+  pollRateMinutes: z.coerce.number().int().optional(),
+  alarmEmail: z.string().optional(),
+  functionsDir: z.string().optional(),
+  connections: z
+    .string()
+    .transform((list) => list.split(',').map((id) => ({ id: id.trim() })))
+    .pipe(z.array(z.object({ id: ConnectionIdSchema })))
+    .optional(),
+});
+
+/** The environment variables the app reads (CDK_DEFAULT_* are set by the CDK CLI). */
+const AppEnvSchema = z.object({
+  BRIDGE_STAGE: StageNameSchema.optional(),
+  CDK_DEFAULT_ACCOUNT: z.string().optional(),
+  CDK_DEFAULT_REGION: z.string().optional(),
+});
+
+/** Everything the app needs to build one stage. */
+export interface StageConfig {
+  stage: string;
+  account: string | undefined;
+  region: string | undefined;
+  terminationProtection: boolean;
+  bridge: ChangeBridgeConfig;
+}
+
+/**
+ * Reads the stage configuration: the stage from context `stage` or `BRIDGE_STAGE`
+ * (default `dev`), its settings from context `changeBridge.<stage>`, then command-line
+ * overrides. Stage-dependent defaults keep two stages in one account apart: secrets under
+ * `change-bridge/<stage>`, metrics under service `change-bridge-<stage>`.
+ * @throws ValidationError naming the offending field.
+ * @example loadStageConfig((key) => app.node.tryGetContext(key), process.env)
+ */
+export function loadStageConfig(
+  context: (key: string) => unknown,
+  env: Record<string, string | undefined>,
+): StageConfig {
+  const appEnv = parseOrThrow(AppEnvSchema, env, 'environment');
+  const stage = parseOrThrow(
+    StageNameSchema.default('dev'),
+    context('stage') ?? appEnv.BRIDGE_STAGE,
+    'context stage',
+  );
+  const stages = parseOrThrow(
+    z.record(z.string(), z.unknown()).default({}),
+    parseJsonIfString(context(STAGES_CONTEXT_KEY)),
+    `context ${STAGES_CONTEXT_KEY}`,
+  );
+  const settings = parseOrThrow(
+    StageSettingsSchema,
+    stages[stage] ?? {},
+    `context ${STAGES_CONTEXT_KEY}.${stage}`,
+  );
+  const overrides = parseOrThrow(
+    CommandLineOverridesSchema,
+    Object.fromEntries(
+      Object.keys(CommandLineOverridesSchema.shape)
+        .map((key) => [key, context(key)])
+        .filter(([, value]) => value !== undefined),
+    ),
+    'context',
+  );
+  const { terminationProtection, ...bridgeSettings } = settings;
+  const bridge = parseOrThrow(
+    ChangeBridgePropsSchema,
+    {
+      connections: [{ id: 'main' }],
+      secretNamePrefix: `change-bridge/${stage}`,
+      serviceName: `change-bridge-${stage}`,
+      ...withoutUndefined(bridgeSettings),
+      ...withoutUndefined(overrides),
+    },
+    `stage ${stage}`,
+  );
+  return {
+    stage,
+    account: appEnv.CDK_DEFAULT_ACCOUNT,
+    region: appEnv.CDK_DEFAULT_REGION,
+    terminationProtection,
+    bridge,
+  };
+}
+
+/** `-c changeBridge='{"prod":{…}}'` arrives as a string; cdk.json gives an object. */
+function parseJsonIfString(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function withoutUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,187 @@
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type Archive, EventBus } from 'aws-cdk-lib/aws-events';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type DeadLetterQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type ChangeBridgeConfig, publishesToSqs } from './props.ts';
+
+/** SQS's longest retention (14 days): dead letters wait that long for a redrive. */
+const DLQ_RETENTION = Duration.days(14);
+
+/**
+ * AWS recommends a visibility timeout of at least 6x the function timeout for Lambda SQS
+ * event sources, so a message is not redelivered while a retried invocation still runs.
+ */
+export const VISIBILITY_TIMEOUT_FACTOR = 6;
+
+/** What the runtime needs to know of the stateful construct. */
+export interface ChangeBridgeStateProps {
+  config: ChangeBridgeConfig;
+}
+
+/**
+ * Everything that holds data and must outlive a redeploy of the code: the state table,
+ * the event bus and its archive, the queues with their dead-letter queues, the data key,
+ * and one credentials secret per connection. Nothing here is replaced by a code change.
+ *
+ * Webhook signing secrets are stored per subscription in the state table, which is
+ * encrypted with the customer-managed {@link dataKey} and readable only by the bridge's
+ * function roles: subscriptions are created at run time through the admin API, and a
+ * Secrets Manager secret per subscription would add $0.40 a month each and a network
+ * call on every delivery.
+ */
+export class ChangeBridgeState extends Construct {
+  /** Customer-managed key (rotated yearly) encrypting the table and the internal queues. */
+  readonly dataKey: Key;
+  /** Single-table state store: `pk`/`sk` strings, TTL attribute `ttl`. */
+  readonly table: Table;
+  readonly bus: EventBus;
+  readonly archive: Archive;
+  readonly pollJobQueue: Queue;
+  readonly dispatchQueue: Queue;
+  /** Present when the poller publishes to SQS (`publishTargets` sqs or both). */
+  readonly eventsQueue: Queue | undefined;
+  /** Every dead-letter queue, by a readable name, for alarms and the dashboard. */
+  readonly deadLetterQueues: ReadonlyMap<string, Queue>;
+  /** Connection id → its credentials secret. */
+  readonly connectionSecrets: ReadonlyMap<string, Secret>;
+  /** Connection id → the secret's name, `<secretNamePrefix>/connections/<id>`. */
+  readonly connectionSecretNames: ReadonlyMap<string, string>;
+
+  constructor(scope: Construct, id: string, props: ChangeBridgeStateProps) {
+    super(scope, id);
+    const { config } = props;
+
+    this.dataKey = new Key(this, 'DataKey', {
+      description: 'change-bridge: state table and internal queues',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Table, not TableV2: TableV2's KMS replica settings cannot synthesize in a
+    // region-agnostic stack, and the construct must work in one.
+    this.table = new Table(this, 'StateTable', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+      timeToLiveAttribute: 'ttl',
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: this.dataKey,
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bus = new EventBus(this, 'EventBus', {
+      description: 'change-bridge change events (CloudEvents in detail)',
+    });
+    this.archive = this.bus.archive('Archive', {
+      description: 'Every change event, for replay',
+      // Matches every event on the bus: account is set on all of them.
+      eventPattern: { account: [Stack.of(this).account] },
+      retention:
+        config.archiveRetentionDays === 0 ? undefined : Duration.days(config.archiveRetentionDays),
+    });
+
+    const dlqs = new Map<string, Queue>();
+    const internalQueue = (name: string, visibility: Duration, maxReceiveCount: number) => {
+      const dlq = new Queue(this, `${name}DeadLetterQueue`, {
+        encryption: QueueEncryption.KMS,
+        encryptionMasterKey: this.dataKey,
+        enforceSSL: true,
+        retentionPeriod: DLQ_RETENTION,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      dlqs.set(name, dlq);
+      const deadLetterQueue: DeadLetterQueue = { queue: dlq, maxReceiveCount };
+      return new Queue(this, `${name}Queue`, {
+        encryption: QueueEncryption.KMS,
+        encryptionMasterKey: this.dataKey,
+        // One data key serves 5 minutes of messages, keeping KMS calls (and cost) low.
+        dataKeyReuse: Duration.minutes(5),
+        enforceSSL: true,
+        visibilityTimeout: visibility,
+        retentionPeriod: DLQ_RETENTION,
+        deadLetterQueue,
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+    };
+
+    // A poll job failing 3 times is parked; the planner enqueues a fresh one on its next run.
+    this.pollJobQueue = internalQueue(
+      'PollJob',
+      Duration.seconds(config.pollerTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
+      3,
+    );
+    // The dispatcher may defer a delivery by changing its visibility, and every deferral
+    // counts as a receive: 10 leaves room for the 7-step retry schedule plus crashes.
+    this.dispatchQueue = internalQueue(
+      'Dispatch',
+      Duration.seconds(config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
+      10,
+    );
+    this.eventsQueue = publishesToSqs(config) ? this.createEventsQueue(config, dlqs) : undefined;
+    this.deadLetterQueues = dlqs;
+
+    const secrets = new Map<string, Secret>();
+    const names = new Map<string, string>();
+    for (const { id: connectionId, description } of config.connections) {
+      const name = `${config.secretNamePrefix}/connections/${connectionId}`;
+      names.set(connectionId, name);
+      secrets.set(connectionId, this.createConnectionSecret(connectionId, name, description));
+    }
+    this.connectionSecrets = secrets;
+    this.connectionSecretNames = names;
+  }
+
+  /**
+   * The events queue is read by downstream teams, so it uses SQS-managed encryption:
+   * consumers need SQS permissions only, no grant on the data key.
+   */
+  private createEventsQueue(config: ChangeBridgeConfig, dlqs: Map<string, Queue>): Queue {
+    const fifo = config.eventsQueueFifo;
+    const dlq = new Queue(this, 'EventsDeadLetterQueue', {
+      fifo: fifo || undefined,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DLQ_RETENTION,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    dlqs.set('Events', dlq);
+    return new Queue(this, 'EventsQueue', {
+      fifo: fifo || undefined,
+      // The publisher sets MessageDeduplicationId to the event id: no content-based dedupe.
+      contentBasedDeduplication: fifo ? false : undefined,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DLQ_RETENTION,
+      deadLetterQueue: { queue: dlq, maxReceiveCount: 5 },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  /**
+   * Creates the secret with no value (the `GenerateSecretString` the L2 adds is removed):
+   * the user stores `{ baseUrl, clientToken, accessToken, client, portfolioScope? }` once,
+   * and later deploys never overwrite it.
+   */
+  private createConnectionSecret(
+    connectionId: string,
+    secretName: string,
+    description: string | undefined,
+  ): Secret {
+    const secret = new Secret(this, `Connection-${connectionId}`, {
+      secretName,
+      description:
+        description ??
+        `change-bridge connection ${connectionId}: JSON { baseUrl, clientToken, accessToken, client, portfolioScope? }`,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const cfnSecret = secret.node.defaultChild;
+    if (!(cfnSecret instanceof CfnSecret)) throw new Error('Secret has no CfnSecret child');
+    cfnSecret.addPropertyDeletionOverride('GenerateSecretString');
+    return secret;
+  }
+}

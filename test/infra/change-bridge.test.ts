@@ -1,0 +1,92 @@
+import { Stack, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ChangeBridge,
+  type ChangeBridgeProps,
+  resolveChangeBridgeProps,
+} from '../../infra/index.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { createFunctionsFixture } from './synth-fixture.ts';
+
+const fixture = createFunctionsFixture();
+let template: Template;
+let bridge: ChangeBridge;
+
+beforeAll(() => {
+  // A user's own app: the construct embedded in one of their stacks, region-agnostic,
+  // with the cdk-nag pack of their app (synthesis throws on any finding).
+  const app = fixture.app();
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new Stack(app, 'HotelPlatform');
+  bridge = new ChangeBridge(stack, 'Bridge', {
+    connections: [{ id: 'main' }],
+    pollRateMinutes: 5,
+    pollEntities: ['customer', 'resource'],
+    pollExportIds: ['exp-1', 'exp-2'],
+    pollSettleLag: '10s',
+    functionsDir: fixture.functionsDir,
+  });
+  template = Template.fromStack(stack);
+});
+
+afterAll(() => fixture.remove());
+
+describe('ChangeBridge construct', () => {
+  it('synthesizes inside a user stack with no cdk-nag finding', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+  });
+
+  it('schedules the planner at the configured rate', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(5 minutes)',
+    });
+  });
+
+  it('publishes to EventBridge only by default: no events queue and no PUBLISH_QUEUE_URL', () => {
+    expect(bridge.state.eventsQueue).toBeUndefined();
+    // Poll jobs and dispatch with their DLQs, plus the rule's DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 5);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.PUBLISH_QUEUE_URL).toBeUndefined();
+      expect(fn.Properties.Environment.Variables.PUBLISH_TARGETS).toBe('eventbridge');
+    }
+  });
+
+  it('passes the poll settings to the functions as the variables the handlers parse', () => {
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POLL_INTERVAL: '300s',
+        POLL_SETTLE_LAG: '10s',
+        POLL_ENTITIES: 'customer,resource',
+        POLL_EXPORT_IDS: 'exp-1,exp-2',
+        INITIAL_SYNC: 'baseline',
+      });
+      expect(fn.Properties.Environment.Variables.POLL_PRODUCT_IDS).toBeUndefined();
+    }
+  });
+
+  it('rejects invalid props with an error naming the field', () => {
+    const stack = new Stack(fixture.app(), 'Other');
+    let count = 0;
+    const build = (props: ChangeBridgeProps) => () => {
+      count += 1;
+      return new ChangeBridge(stack, `Bridge${count}`, props);
+    };
+    expect(build({ connections: [{ id: 'Main Hotel' }] })).toThrow(ValidationError);
+    expect(build({ connections: [{ id: 'Main Hotel' }] })).toThrow(/connections\[0\]\.id/);
+    expect(build({ connections: [{ id: 'a' }], pollRateMinutes: 0 })).toThrow(/pollRateMinutes/);
+    expect(build({ connections: [{ id: 'a' }], pollerMaxConcurrency: 1 })).toThrow(
+      /pollerMaxConcurrency/,
+    );
+    expect(build({ connections: [{ id: 'a' }, { id: 'a' }] })).toThrow(/ids must be unique/);
+    expect(build({ connections: [] })).toThrow(/connections/);
+    // Through the schema directly: the type already rules out an unknown entity.
+    expect(() =>
+      resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),
+    ).toThrow(/pollEntities\[0\]/);
+    expect(build({ connections: [{ id: 'a' }], pollOverlap: 'soon' })).toThrow(/pollOverlap/);
+  });
+});

@@ -1,0 +1,390 @@
+import { CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
+import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import {
+  actionsOf,
+  createFunctionsFixture,
+  identityStatements,
+  type PolicyStatement,
+} from './synth-fixture.ts';
+
+const fixture = createFunctionsFixture();
+let built: ChangeBridgeApp;
+let stateful: Template;
+let runtime: Template;
+
+beforeAll(() => {
+  // One synthesis for the whole file: a stage with two connections, SQS publishing to a
+  // FIFO events queue, and an alarm e-mail, so every optional resource exists.
+  const app = fixture.app({
+    stage: 'test',
+    functionsDir: fixture.functionsDir,
+    changeBridge: {
+      test: {
+        connections: [{ id: 'main' }, { id: 'group-b' }],
+        publishTargets: 'both',
+        eventsQueueFifo: true,
+        alarmEmail: 'ops@example.com',
+        archiveRetentionDays: 90,
+        terminationProtection: false,
+      },
+    },
+  });
+  built = createChangeBridgeApp(app, {});
+  stateful = Template.fromStack(built.stateful);
+  runtime = Template.fromStack(built.runtime);
+});
+
+afterAll(() => fixture.remove());
+
+function logicalId(construct: IConstruct): string {
+  const child = construct.node.defaultChild;
+  if (!(child instanceof CfnElement)) throw new Error(`${construct.node.path} has no CfnElement`);
+  return Stack.of(construct).getLogicalId(child);
+}
+
+const DATA_SERVICES = ['dynamodb', 'sqs', 'secretsmanager', 'events'];
+
+/** Statements that grant a wildcard action, or any action on `*`, on a data service. */
+function wildcardDataGrants(statements: PolicyStatement[]): PolicyStatement[] {
+  return statements.filter((statement) =>
+    actionsOf(statement).some((action) => {
+      if (action === '*') return true;
+      const service = action.split(':')[0] ?? '';
+      if (!DATA_SERVICES.includes(service)) return false;
+      const resources = Array.isArray(statement.Resource)
+        ? statement.Resource
+        : [statement.Resource];
+      return action.includes('*') || resources.includes('*');
+    }),
+  );
+}
+
+describe('stateful stack', () => {
+  it('keeps state in one on-demand table with PITR, KMS encryption, TTL and pk/sk keys', () => {
+    stateful.resourceCountIs('AWS::DynamoDB::Table', 1);
+    stateful.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: {
+          SSEEnabled: true,
+          SSEType: 'KMS',
+          KMSMasterKeyId: { 'Fn::GetAtt': [logicalId(built.stateful.state.dataKey), 'Arn'] },
+        },
+        DeletionProtectionEnabled: true,
+      },
+    });
+    stateful.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it('gives every queue a dead-letter queue (or makes it one), encryption and TLS-only access', () => {
+    const queues = {
+      ...stateful.findResources('AWS::SQS::Queue'),
+      ...runtime.findResources('AWS::SQS::Queue'),
+    };
+    const redriveTargets = Object.values(queues).flatMap((queue) => {
+      const target = queue.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+      return target ? [target] : [];
+    });
+    const ruleDlqs = Object.values(runtime.findResources('AWS::Events::Rule')).flatMap((rule) =>
+      rule.Properties.Targets.map(
+        (t: { DeadLetterConfig?: { Arn: { 'Fn::GetAtt': string[] } } }) =>
+          t.DeadLetterConfig?.Arn['Fn::GetAtt'][0],
+      ),
+    );
+    // Poll jobs, dispatch, events + their three DLQs, and the rule's DLQ.
+    expect(Object.keys(queues)).toHaveLength(7);
+    for (const [id, queue] of Object.entries(queues)) {
+      const isDeadLetterQueue = redriveTargets.includes(id) || ruleDlqs.includes(id);
+      expect(isDeadLetterQueue || queue.Properties.RedrivePolicy !== undefined, id).toBe(true);
+      const encrypted =
+        queue.Properties.KmsMasterKeyId !== undefined ||
+        queue.Properties.SqsManagedSseEnabled === true;
+      expect(encrypted, id).toBe(true);
+    }
+    const policies = {
+      ...stateful.findResources('AWS::SQS::QueuePolicy'),
+      ...runtime.findResources('AWS::SQS::QueuePolicy'),
+    };
+    const tlsOnly = Object.values(policies)
+      .filter((policy) =>
+        policy.Properties.PolicyDocument.Statement.some(
+          (s: { Effect: string; Condition?: { Bool?: Record<string, string> } }) =>
+            s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+        ),
+      )
+      .flatMap((policy) => policy.Properties.Queues.map((q: { Ref: string }) => q.Ref));
+    expect(new Set(tlsOnly)).toEqual(new Set(Object.keys(queues)));
+  });
+
+  it('archives every event on the bus for the configured retention', () => {
+    stateful.resourceCountIs('AWS::Events::EventBus', 1);
+    stateful.hasResourceProperties('AWS::Events::Archive', {
+      SourceArn: { 'Fn::GetAtt': [logicalId(built.stateful.state.bus), 'Arn'] },
+      RetentionDays: 90,
+      EventPattern: { account: [{ Ref: 'AWS::AccountId' }] },
+    });
+  });
+
+  it('creates one empty, retained credentials secret per connection, named by stage', () => {
+    const secrets = stateful.findResources('AWS::SecretsManager::Secret');
+    expect(
+      Object.values(secrets)
+        .map((s) => s.Properties.Name)
+        .sort(),
+    ).toEqual(['change-bridge/test/connections/group-b', 'change-bridge/test/connections/main']);
+    for (const secret of Object.values(secrets)) {
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.Properties.GenerateSecretString).toBeUndefined();
+      expect(secret.Properties.SecretString).toBeUndefined();
+    }
+  });
+
+  it('makes the events queue FIFO with a FIFO dead-letter queue when asked', () => {
+    const fifo = stateful.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } });
+    expect(Object.keys(fifo)).toHaveLength(2);
+    stateful.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+    });
+  });
+});
+
+describe('runtime stack', () => {
+  it('runs every function on arm64 and nodejs24.x with the handler environment', () => {
+    const functions = runtime.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(4);
+    for (const fn of Object.values(functions)) {
+      expect(fn.Properties.Architectures).toEqual(['arm64']);
+      expect(fn.Properties.Runtime).toBe('nodejs24.x');
+      expect(fn.Properties.Handler).toBe('index.handler');
+      expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+        expect.arrayContaining([
+          'STATE_TABLE_NAME',
+          'EVENT_BUS_NAME',
+          'EVENT_SOURCE',
+          'POLL_JOB_QUEUE_URL',
+          'DISPATCH_QUEUE_URL',
+          'PUBLISH_QUEUE_URL',
+          'PUBLISH_EVENT_BUS_NAME',
+          'PUBLISH_EVENT_SOURCE',
+          'PUBLISH_TARGETS',
+          'CONNECTION_SECRET_ARNS',
+          'POLL_INTERVAL',
+          'INITIAL_SYNC',
+          'WEBHOOK_ALLOW_PRIVATE',
+          'DELIVERY_TIMEOUT_MS',
+          'POWERTOOLS_SERVICE_NAME',
+          'POWERTOOLS_METRICS_NAMESPACE',
+        ]),
+      );
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        EVENT_SOURCE: 'change-bridge',
+        PUBLISH_TARGETS: 'both',
+        POLL_INTERVAL: '60s',
+        WEBHOOK_ALLOW_PRIVATE: 'false',
+        POWERTOOLS_SERVICE_NAME: 'change-bridge-test',
+        POWERTOOLS_METRICS_NAMESPACE: 'ChangeBridge',
+      });
+    }
+  });
+
+  it('gives each function a log group with retention', () => {
+    const logGroups = runtime.findResources('AWS::Logs::LogGroup');
+    // Four functions and the admin API's access log.
+    expect(Object.keys(logGroups)).toHaveLength(5);
+    for (const group of Object.values(logGroups)) expect(group.Properties.RetentionInDays).toBe(30);
+    runtime.allResourcesProperties('AWS::Lambda::Function', {
+      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+    });
+  });
+
+  it('runs the planner on an EventBridge Scheduler rate of one minute', () => {
+    runtime.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Target: {
+        Arn: { 'Fn::GetAtt': [logicalId(built.runtime.runtime.planner), 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 0 },
+      },
+    });
+  });
+
+  it('feeds the dispatcher with partial batch responses and the pollers with a concurrency cap', () => {
+    runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(built.runtime.runtime.dispatcher) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(built.runtime.runtime.poller) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+      BatchSize: 1,
+    });
+  });
+
+  it('sets queue visibility timeouts to at least six times the consuming function timeout', () => {
+    const { state } = built.stateful;
+    const { poller, dispatcher } = built.runtime.runtime;
+    const functions = runtime.findResources('AWS::Lambda::Function');
+    const queues = stateful.findResources('AWS::SQS::Queue');
+    for (const [queue, fn] of [
+      [state.pollJobQueue, poller],
+      [state.dispatchQueue, dispatcher],
+    ] as const) {
+      const visibility = queues[logicalId(queue)]?.Properties.VisibilityTimeout;
+      const timeout = functions[logicalId(fn)]?.Properties.Timeout;
+      expect(timeout).toBeGreaterThan(0);
+      expect(visibility).toBeGreaterThanOrEqual(6 * timeout);
+    }
+  });
+
+  it('routes events of source change-bridge from the bus to the dispatch queue', () => {
+    runtime.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: dispatchEventPattern('change-bridge'),
+      EventBusName: { 'Fn::ImportValue': Match.stringLikeRegexp('EventBus') },
+      Targets: [
+        Match.objectLike({
+          Arn: { 'Fn::ImportValue': Match.stringLikeRegexp('DispatchQueue') },
+          DeadLetterConfig: {
+            Arn: { 'Fn::GetAtt': [logicalId(built.runtime.runtime.ruleDeadLetterQueue), 'Arn'] },
+          },
+        }),
+      ],
+    });
+    // EventBridge may send to the KMS-encrypted dispatch queue only from this account.
+    stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalId(built.stateful.state.dispatchQueue) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'events.amazonaws.com' },
+            Action: Match.arrayWith(['sqs:SendMessage']),
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('serves the admin API on an HTTP API with IAM authorization and access logs', () => {
+    runtime.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    runtime.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+    runtime.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: '$default',
+      AuthorizationType: 'AWS_IAM',
+    });
+    runtime.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      IntegrationUri: { 'Fn::GetAtt': [logicalId(built.runtime.runtime.adminFunction), 'Arn'] },
+    });
+    runtime.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: {
+        DestinationArn: Match.anyValue(),
+        Format: Match.stringLikeRegexp('requestId'),
+      },
+    });
+  });
+
+  it('grants no wildcard action and no `*` resource on DynamoDB, SQS, Secrets Manager or events', () => {
+    const statements = [
+      ...identityStatements(stateful.toJSON()),
+      ...identityStatements(runtime.toJSON()),
+    ];
+    const dataActions = statements
+      .flatMap(actionsOf)
+      .filter((a) => DATA_SERVICES.includes(a.split(':')[0] ?? ''));
+    // The check has something to check: the functions do hold data permissions.
+    expect(dataActions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:PutItem',
+        'sqs:SendMessage',
+        'secretsmanager:GetSecretValue',
+        'events:PutEvents',
+      ]),
+    );
+    expect(wildcardDataGrants(statements)).toEqual([]);
+    // And it would catch one.
+    expect(
+      wildcardDataGrants([{ Effect: 'Allow', Action: 'sqs:*', Resource: 'arn' }]),
+    ).toHaveLength(1);
+    expect(
+      wildcardDataGrants([{ Effect: 'Allow', Action: ['dynamodb:GetItem'], Resource: '*' }]),
+    ).toHaveLength(1);
+  });
+
+  it('lets only the poller read the connection secrets', () => {
+    const readers = Object.entries(runtime.findResources('AWS::IAM::Policy')).filter(([, policy]) =>
+      policy.Properties.PolicyDocument.Statement.some((s: PolicyStatement) =>
+        actionsOf(s).includes('secretsmanager:GetSecretValue'),
+      ),
+    );
+    expect(readers.map(([, policy]) => policy.Properties.Roles)).toEqual([
+      [{ Ref: logicalId(built.runtime.runtime.poller.role!) }],
+    ]);
+  });
+
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate and throttling', () => {
+    const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
+    const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
+    for (const dlq of ['PollJob', 'Dispatch', 'Events', 'Rule']) {
+      expect(
+        descriptions.some((d) => d.includes(`${dlq} dead-letter queue`)),
+        dlq,
+      ).toBe(true);
+    }
+    const expressions = alarms.flatMap((alarm) =>
+      (alarm.Properties.Metrics ?? []).map((m: { Expression?: string }) => m.Expression ?? ''),
+    );
+    expect(expressions).toContain(
+      'SELECT MAX(WatermarkAgeSeconds) FROM "ChangeBridge" WHERE service = \'change-bridge-test\'',
+    );
+    expect(expressions.some((e: string) => e.includes('100 * FILL(failed, 0)'))).toBe(true);
+    expect(expressions.some((e: string) => e.includes('FILL(failures, 0)'))).toBe(true);
+    expect(expressions.some((e: string) => /FILL\(t0, 0\) \+ .*FILL\(t3, 0\)/.test(e))).toBe(true);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([
+        { Ref: logicalId(built.runtime.monitoring.alarmTopic) },
+      ]);
+    }
+    runtime.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+    runtime.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    runtime.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+  });
+
+  it('outputs the bus name, the queue URLs and the admin API URL', () => {
+    const outputs = { ...stateful.toJSON().Outputs, ...runtime.toJSON().Outputs };
+    const names = Object.keys(outputs).join(' ');
+    for (const name of [
+      'EventBusName',
+      'PollJobQueueUrl',
+      'DispatchQueueUrl',
+      'EventsQueueUrl',
+      'AdminApiUrl',
+    ]) {
+      expect(names).toContain(name);
+    }
+  });
+});

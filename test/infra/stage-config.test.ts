@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { loadStageConfig } from '../../infra/stage-config.ts';
+import { ValidationError } from '../../shared/errors.ts';
+
+function contextOf(values: Record<string, unknown>) {
+  return (key: string) => values[key];
+}
+
+describe('loadStageConfig', () => {
+  it('defaults to stage dev with one connection, one-minute polling and stage-scoped names', () => {
+    const config = loadStageConfig(contextOf({}), {});
+    expect(config.stage).toBe('dev');
+    expect(config.terminationProtection).toBe(true);
+    expect(config.bridge).toMatchObject({
+      connections: [{ id: 'main' }],
+      pollRateMinutes: 1,
+      publishTargets: 'eventbridge',
+      secretNamePrefix: 'change-bridge/dev',
+      serviceName: 'change-bridge-dev',
+    });
+  });
+
+  it('takes the stage from BRIDGE_STAGE and its settings from the changeBridge context', () => {
+    const config = loadStageConfig(
+      contextOf({
+        changeBridge: {
+          prod: {
+            connections: [{ id: 'chain' }],
+            alarmEmail: 'ops@example.com',
+            terminationProtection: true,
+          },
+          dev: { pollRateMinutes: 10 },
+        },
+      }),
+      {
+        BRIDGE_STAGE: 'prod',
+        CDK_DEFAULT_ACCOUNT: '123456789012',
+        CDK_DEFAULT_REGION: 'eu-west-1',
+      },
+    );
+    expect(config).toMatchObject({ stage: 'prod', account: '123456789012', region: 'eu-west-1' });
+    expect(config.bridge.connections).toEqual([{ id: 'chain' }]);
+    expect(config.bridge.alarmEmail).toBe('ops@example.com');
+    expect(config.bridge.pollRateMinutes).toBe(1);
+  });
+
+  it('prefers context stage over the environment and applies string overrides from -c', () => {
+    const config = loadStageConfig(
+      contextOf({
+        stage: 'staging',
+        changeBridge: JSON.stringify({ staging: { pollRateMinutes: 2 } }),
+        pollRateMinutes: '5',
+        connections: 'main, group-b',
+      }),
+      { BRIDGE_STAGE: 'prod' },
+    );
+    expect(config.stage).toBe('staging');
+    expect(config.bridge.pollRateMinutes).toBe(5);
+    expect(config.bridge.connections).toEqual([{ id: 'main' }, { id: 'group-b' }]);
+  });
+
+  it('names the offending field of an invalid stage', () => {
+    const load = (values: Record<string, unknown>) => () => loadStageConfig(contextOf(values), {});
+    expect(load({ stage: 'Prod!' })).toThrow(ValidationError);
+    expect(load({ stage: 'Prod!' })).toThrow(/context stage/);
+    expect(load({ alarmEmail: 'not-an-email' })).toThrow(/alarmEmail/);
+    expect(load({ changeBridge: { dev: { pollRate: 5 } } })).toThrow(/pollRate/);
+    expect(load({ changeBridge: { dev: { logRetentionDays: 45 } } })).toThrow(/logRetentionDays/);
+    expect(load({ connections: 'ok,Not OK' })).toThrow(/connections\[1\]\.id/);
+  });
+});
