@@ -4,6 +4,7 @@ import { parseOrThrow } from '../shared/errors.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import {
   type PollSettings,
+  parseProductTargets,
   pollSettingsFromEnv,
   streamDefinitions,
 } from '../shared/polling/poll-settings.ts';
@@ -51,7 +52,9 @@ export function readPollLambdaEnv(
   const definitions = Object.keys(parsed.CONNECTION_SECRET_ARNS).flatMap((connectionId) =>
     streamDefinitions(connectionId, settings, {
       ...(parsed.POLL_EXPORT_IDS ? { exportIds: parsed.POLL_EXPORT_IDS } : {}),
-      ...(parsed.POLL_PRODUCT_IDS ? { productIds: parsed.POLL_PRODUCT_IDS } : {}),
+      ...(parsed.POLL_PRODUCT_IDS
+        ? { products: parseProductTargets(parsed.POLL_PRODUCT_IDS.join(',')) }
+        : {}),
     }),
   );
   return {

@@ -1,6 +1,5 @@
 import {
   type ChangeContext,
-  changedIds,
   computeChanges,
   type Observation,
   type PageChanges,
@@ -27,7 +26,7 @@ export function changeContext(
  * Diffs observations against the stored snapshots (one batched read), publishes the events,
  * then stores the changed snapshots: publish first, commit after (design.md, The flow), so a
  * crash in between republishes the same events with the same ids and loses none.
- * `classify` may mark some changed records as deleted (operations whose deleted records carry no flag).
+ * `classify` marks the records that are deleted, for operations whose deleted records carry no flag.
  */
 export async function commitObservations(
   definition: StreamDefinition,
@@ -43,9 +42,11 @@ export async function commitObservations(
   );
   let seen = observations;
   if (classify) {
-    const candidates = changedIds(observations, stored, definition.spec.volatileFields);
-    if (candidates.length === 0) return { events: [], writes: [] };
-    const deleted = await classify(candidates);
+    // A deleted record of such an operation may look exactly like its live snapshot, so every
+    // record of a non-empty page is classified (one request per page; an empty window costs none).
+    const deleted = await classify(
+      observations.filter((o) => o.record !== null).map((o) => o.entityId),
+    );
     seen = observations.map((o) =>
       o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
     );

@@ -52,28 +52,6 @@ export function observe(
 }
 
 /**
- * Ids among `observations` whose content differs from the stored snapshot (new, changed, or
- * returning from a tombstone): only these can produce events.
- */
-export function changedIds(
-  observations: readonly Observation[],
-  stored: ReadonlyMap<string, StoredSnapshot>,
-  volatileFields: readonly string[],
-): string[] {
-  return observations
-    .filter((o) => {
-      const previous = stored.get(o.entityId);
-      if (o.record === null) return previous !== undefined && previous.deleted !== true;
-      return (
-        previous === undefined ||
-        previous.deleted === true ||
-        previous.hash !== contentHash(o.record, { volatileFields })
-      );
-    })
-    .map((o) => o.entityId);
-}
-
-/**
  * Decides the events and snapshot writes of one page (or sweep, or listing). Pure.
  * Unchanged records produce neither an event nor a write; a delete writes a tombstone that
  * keeps the last record and expires after {@link TOMBSTONE_TTL_MS}.

@@ -7,6 +7,13 @@ import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
 import type { WindowSettings } from './windows.ts';
 
+/** A product whose prices are followed; Day units start at local midnight of `timeZone`. */
+export interface ProductTarget {
+  productId: string;
+  /** IANA zone of the product's enterprise (default UTC). */
+  timeZone: string;
+}
+
 /** How one stream is polled: its identity and its configuration. */
 export interface StreamDefinition {
   streamId: string;
@@ -17,8 +24,9 @@ export interface StreamDefinition {
   initialSync: 'baseline' | 'emit';
   /** Export ids to follow (tracked-ids strategy). */
   trackedIds?: readonly string[];
-  /** Products and horizon in days (product-prices strategy). */
-  products?: readonly string[];
+  /** Products to price and the zone of each one's enterprise (product-prices strategy). */
+  products?: readonly ProductTarget[];
+  /** Days priced ahead (at most 100). */
   priceHorizonDays?: number;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeSchema } from '../changes/entity-types.ts';
 import { DurationSchema } from '../duration.ts';
 import { parseOrThrow } from '../errors.ts';
-import type { StreamDefinition } from './poll-context.ts';
+import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { POLL_SPECS } from './specs/index.ts';
 import type { WindowSettings } from './windows.ts';
@@ -73,7 +73,7 @@ export function pollSettingsFromEnv(
 export interface StreamExtras {
   scope?: StreamDefinition['scope'];
   exportIds?: readonly string[];
-  productIds?: readonly string[];
+  products?: readonly ProductTarget[];
   priceHorizonDays?: number;
 }
 
@@ -93,8 +93,23 @@ export function streamDefinitions(
       intervalMs: settings.intervalMs ?? spec.defaultIntervalMs,
       initialSync: settings.initialSync,
       ...(extras.exportIds ? { trackedIds: extras.exportIds } : {}),
-      ...(extras.productIds ? { products: extras.productIds } : {}),
+      ...(extras.products ? { products: extras.products } : {}),
       ...(extras.priceHorizonDays ? { priceHorizonDays: extras.priceHorizonDays } : {}),
     };
   });
+}
+
+/**
+ * Parses product targets: comma-separated `productId` or `productId@Time/Zone` entries
+ * (`POLL_PRODUCT_IDS`), e.g. `4f1c…@Europe/Prague,9a2e…`. A missing zone means UTC.
+ */
+export function parseProductTargets(text: string): ProductTarget[] {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [productId = '', timeZone = 'UTC'] = entry.split('@');
+      return { productId, timeZone };
+    });
 }

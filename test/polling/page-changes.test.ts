@@ -144,8 +144,16 @@ describe('computeChanges', () => {
   it('gives a real repeat of a change (A→B→A→B) a new id, so receivers that deduplicate keep it', () => {
     const a = customer('a');
     const b = customer('a', { Email: 'b@example.com' });
-    const first = computeChanges(observe('customer', [b]), new Map([['a', stored(a, { updatedAt: 1 })]]), CONTEXT).events[0]!;
-    const again = computeChanges(observe('customer', [b]), new Map([['a', stored(a, { updatedAt: 3 })]]), CONTEXT).events[0]!;
+    const first = computeChanges(
+      observe('customer', [b]),
+      new Map([['a', stored(a, { updatedAt: 1 })]]),
+      CONTEXT,
+    ).events[0]!;
+    const again = computeChanges(
+      observe('customer', [b]),
+      new Map([['a', stored(a, { updatedAt: 3 })]]),
+      CONTEXT,
+    ).events[0]!;
     expect(again.type).toBe('customer.updated');
     expect(again.id).not.toBe(first.id);
   });

@@ -7,9 +7,8 @@ import {
 
 /**
  * Loyalty memberships: windowed with deleted ones included. A deleted membership carries no
- * flag of its own, so the changed records of a page are classified by one extra request
- * (ActivityStates [Deleted] over their ids) — only when a page has changes, so a quiet
- * window still costs one request.
+ * flag of its own, so the records of a non-empty page are classified by one extra request
+ * (ActivityStates [Deleted] over their ids); a quiet window still costs one request.
  */
 export const loyaltyMembershipSpec: WindowedPollSpec = {
   entityType: 'loyaltyMembership',

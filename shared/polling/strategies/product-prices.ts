@@ -1,37 +1,29 @@
-import type { EntityRecord } from '../../changes/entity-types.ts';
-import type { OperationResponse } from '../../connector/operations.ts';
+import { productPricesFromPricing } from '../../connector/operations/products-get-pricing.ts';
+import { dayStartUtc } from '../../time-zone.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
 
 /** products/getPricing spans at most 100 day units (connector-api.md, operation 14, rule 2). */
 export const PRICE_HORIZON_MAX_DAYS = 100;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The first and last day-unit starts of a horizon beginning today (UTC midnight boundaries). */
-export function priceHorizon(nowMs: number, days: number): { first: string; last: string } {
-  const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
-  const span = Math.max(1, Math.min(PRICE_HORIZON_MAX_DAYS, days));
-  return {
-    first: new Date(today).toISOString(),
-    last: new Date(today + (span - 1) * DAY_MS).toISOString(),
-  };
-}
+/** Days priced ahead when not configured. */
+export const PRICE_HORIZON_DEFAULT_DAYS = 30;
 
 /**
- * Splits a pricing response into one derived `productPrice` record per time unit:
- * `{ ProductId, TimeUnitStartUtc, BaseAmountPrice, AgeCategoryPrices: [{ AgeCategoryId, Price }] }`.
+ * The first and last Day-unit starts of a horizon beginning today: local midnights of the
+ * enterprise's time zone, converted to UTC (operation 14, rule 1).
+ * @example priceHorizon(Date.parse('2026-11-21T10:00:00Z'), 2, 'Europe/Prague') // { first: '2026-11-20T23:00:00.000Z', last: '2026-11-21T23:00:00.000Z' }
  */
-export function priceRecords(response: OperationResponse<'products/getPricing'>): EntityRecord[] {
-  return response.TimeUnitStartsUtc.map((start, index) => ({
-    ProductId: response.ProductId,
-    TimeUnitStartUtc: start,
-    BaseAmountPrice: response.BaseAmountPrices[index] ?? null,
-    AgeCategoryPrices: (response.AgeCategoryPrices ?? []).map((category) => ({
-      AgeCategoryId: category.AgeCategoryId,
-      Price: category.Prices[index] ?? null,
-    })),
-  }));
+export function priceHorizon(
+  nowMs: number,
+  days: number,
+  timeZone: string,
+): { first: string; last: string } {
+  const span = Math.max(1, Math.min(PRICE_HORIZON_MAX_DAYS, days));
+  return {
+    first: new Date(dayStartUtc(nowMs, timeZone)).toISOString(),
+    last: new Date(dayStartUtc(nowMs, timeZone, span - 1)).toISOString(),
+  };
 }
 
 /**
@@ -44,10 +36,13 @@ export async function runProductPrices(
   deps: PollDeps,
   state: StateHandle,
 ): Promise<number> {
-  const horizon = priceHorizon(deps.clock.now(), definition.priceHorizonDays ?? 30);
+  const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
   const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
   let events = 0;
-  for (const productId of definition.products ?? []) {
+  let earliestFirst: string | undefined;
+  for (const { productId, timeZone } of definition.products ?? []) {
+    const horizon = priceHorizon(deps.clock.now(), days, timeZone);
+    if (earliestFirst === undefined || horizon.first < earliestFirst) earliestFirst = horizon.first;
     const response = await deps.client.call('products/getPricing', {
       ProductId: productId,
       FirstTimeUnitStartUtc: horizon.first,
@@ -56,7 +51,7 @@ export async function runProductPrices(
     const changes = await commitObservations(
       definition,
       deps,
-      observe('productPrice', priceRecords(response)),
+      observe('productPrice', productPricesFromPricing(response)),
       emitCreated,
     );
     events += changes.events.length;
@@ -64,7 +59,9 @@ export async function runProductPrices(
   const expired: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) {
-      if (String(snapshot.record.TimeUnitStartUtc) < horizon.first) expired.push(snapshot.entityId);
+      if (earliestFirst !== undefined && String(snapshot.record.TimeUnitStartUtc) < earliestFirst) {
+        expired.push(snapshot.entityId);
+      }
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);

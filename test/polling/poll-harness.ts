@@ -1,0 +1,132 @@
+import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import { ENTITY_TYPES } from '../../shared/changes/entity-types.ts';
+import { ManualClock } from '../../shared/clock.ts';
+import {
+  type ConnectorClient,
+  createConnectorClient,
+} from '../../shared/connector/connector-client.ts';
+import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import type {
+  PollDeps,
+  PollObserver,
+  StreamDefinition,
+} from '../../shared/polling/poll-context.ts';
+import { type PollSettings, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import type { EventPublisher } from '../../shared/publish/publisher.ts';
+import type { DatasetSize } from '../../shared/simulator/generate.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+
+/** Start of simulated time in poller tests. */
+export const POLL_TEST_START_MS = Date.UTC(2026, 2, 10, 9, 0, 0);
+const TABLE = 'change-bridge-test';
+/** Operations the contract does not offer to Portfolio Access Tokens (13 and 20). */
+const PLAIN_TOKEN_ONLY = new Set(['resourceCategoryImageAssignment', 'taxEnvironment']);
+
+/** Collects published events. */
+export class CollectingPublisher implements EventPublisher {
+  readonly events: EntityEvent[] = [];
+  async publish(events: readonly unknown[]) {
+    this.events.push(...(events as EntityEvent[]));
+    return { published: events.length, thinned: 0, failures: [] };
+  }
+}
+
+/** A simulator, dynalite and two connections wired like `npm start`, on one ManualClock. */
+export interface PollHarness {
+  clock: ManualClock;
+  sim: RunningSimulator;
+  publisher: CollectingPublisher;
+  observer: PollObserver;
+  deps(connection: 'chain' | 'hotel'): PollDeps;
+  definitions(): StreamDefinition[];
+  close(): Promise<void>;
+}
+
+/**
+ * Connection `chain` uses the Portfolio Access Token (all enterprises); `hotel` uses the
+ * plain token (the first enterprise), for the operations the contract does not offer to
+ * Portfolio Access Tokens.
+ */
+export async function startPollHarness(
+  size: DatasetSize = 'small',
+  seed = 11,
+): Promise<PollHarness> {
+  const clock = new ManualClock(POLL_TEST_START_MS);
+  const sim = await startSimulator({ seed, size, clock, rateLimit: false });
+  const dynamo = await startLocalDynamoDb();
+  await createStateTable(dynamo.client, TABLE);
+  const store = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
+  const world = sim.controls.model.world;
+  const base = {
+    baseUrl: sim.url,
+    clientToken: sim.tokens.clientToken,
+    client: 'poller tests',
+    rateLimit: false as const,
+  };
+  const clients: Record<'chain' | 'hotel', ConnectorClient> = {
+    chain: createConnectorClient(
+      {
+        ...base,
+        accessToken: sim.tokens.portfolioToken,
+        portfolioScope: { chainIds: [world.chainId] },
+      },
+      { clock },
+    ),
+    hotel: createConnectorClient({ ...base, accessToken: sim.tokens.accessToken }, { clock }),
+  };
+  const publisher = new CollectingPublisher();
+  const observer: PollObserver = {};
+  const settings: PollSettings = {
+    intervalMs: 1000,
+    entities: ENTITY_TYPES,
+    initialSync: 'baseline',
+    windows: {
+      overlapMs: 2000,
+      settleLagMs: 0,
+      historyStartMs: Date.UTC(2020, 0, 1),
+      minWindowMs: 0,
+    },
+    pageCount: 1000,
+  };
+  const zoneOf = new Map(world.enterprises.map((e) => [e.Id, e.timeZone]));
+  return {
+    clock,
+    sim,
+    publisher,
+    observer,
+    deps: (connection) => ({
+      store,
+      client: clients[connection],
+      publisher,
+      clock,
+      windows: settings.windows,
+      pageCount: 1000,
+      observer,
+    }),
+    definitions() {
+      const exportIds = [...sim.controls.model.exports.all()].map((entry) => entry.record.Id);
+      const products = world.products.map((p) => ({
+        productId: p.Id,
+        timeZone: zoneOf.get(p.EnterpriseId) ?? 'UTC',
+      }));
+      const all = streamDefinitions('sim', settings, {
+        scope: { chainId: world.chainId },
+        exportIds,
+        products,
+        priceHorizonDays: 7,
+      });
+      return all.map((d) =>
+        PLAIN_TOKEN_ONLY.has(d.spec.entityType)
+          ? { ...d, streamId: `hotel:${d.spec.entityType}` }
+          : d,
+      );
+    },
+    async close() {
+      await Promise.all([clients.chain.close(), clients.hotel.close()]);
+      await sim.close();
+      await dynamo.close();
+    },
+  };
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
+import type { JournalEntry } from '../../shared/simulator/journal.ts';
+import { dayStartUtc } from '../../shared/time-zone.ts';
+import {
+  type ContentAt,
+  compareEvents,
+  type ExpectedEvent,
+  expectedEventsOfRound,
+  stableContent,
+} from './journal-oracle.ts';
+import { type PollHarness, startPollHarness } from './poll-harness.ts';
+
+const ROUNDS = 10;
+const MUTATIONS_PER_ROUND = 250;
+/** Longer than every sweep interval (payment requests: 60 min). */
+const SWEEP_WAIT_MS = 61 * 60_000;
+
+async function pollAll(h: PollHarness): Promise<PollOutcome[]> {
+  const definitions = h.definitions();
+  const hotel = definitions.filter((d) => d.streamId.startsWith('hotel:'));
+  const chain = definitions.filter((d) => !d.streamId.startsWith('hotel:'));
+  return [
+    ...(await pollDueStreams(chain, h.deps('chain'), 'test')),
+    ...(await pollDueStreams(hotel, h.deps('hotel'), 'test')),
+  ];
+}
+
+/** Journal entries the two connections can see, and product prices inside the polled horizon. */
+function visible(h: PollHarness, entries: readonly JournalEntry[]): JournalEntry[] {
+  const model = h.sim.controls.model;
+  const world = model.world;
+  const hotelId = world.enterprises[0]!.Id;
+  const zoneOf = new Map(
+    world.products.map((p) => [
+      p.Id,
+      world.enterprises.find((e) => e.Id === p.EnterpriseId)!.timeZone,
+    ]),
+  );
+  return entries.filter((entry) => {
+    if (entry.entityType === 'resourceCategoryImageAssignment') {
+      const assignment = model.resourceCategoryImageAssignments.get(entry.entityId)?.record;
+      return (
+        model.resourceCategories.get(assignment?.CategoryId ?? '')?.record.EnterpriseId === hotelId
+      );
+    }
+    if (entry.entityType === 'productPrice') {
+      const [productId = '', unitStart = ''] = entry.entityId.split(/:(.+)/);
+      const zone = zoneOf.get(productId)!;
+      const now = h.clock.now();
+      const start = Date.parse(unitStart);
+      return start >= dayStartUtc(now, zone) && start <= dayStartUtc(now, zone, 6);
+    }
+    return true;
+  });
+}
+
+const MODEL_SETS: Record<string, string> = {
+  customer: 'customers',
+  resource: 'resources',
+  accountNote: 'accountNotes',
+  accountingCategory: 'accountingCategories',
+  billingAutomation: 'billingAutomations',
+  loyaltyMembership: 'loyaltyMemberships',
+  paymentRequest: 'paymentRequests',
+  reservationGroup: 'reservationGroups',
+  productCategory: 'productCategories',
+  resourceCategoryImageAssignment: 'resourceCategoryImageAssignments',
+  export: 'exports',
+};
+
+/** The simulator model's content of every entity now, for the oracle's before/after check. */
+function modelContent(h: PollHarness): ContentAt {
+  const model = h.sim.controls.model as unknown as Record<
+    string,
+    { all(): Iterable<{ record: unknown }>; keyOf(r: unknown): string }
+  >;
+  const content = new Map<string, string>();
+  for (const [type, set] of Object.entries(MODEL_SETS)) {
+    for (const entry of model[set]!.all())
+      content.set(`${type}:${model[set]!.keyOf(entry.record)}`, stableContent(entry.record));
+  }
+  return (type, id) => content.get(`${type}:${id}`);
+}
+
+function asExpected(events: readonly EntityEvent[]): ExpectedEvent[] {
+  return events.map((event) => ({ type: event.type, subject: event.subject }));
+}
+
+describe('poller against the simulator and dynalite', () => {
+  let h: PollHarness;
+  const expected: ExpectedEvent[] = [];
+  const journaled: JournalEntry[] = [];
+
+  beforeAll(async () => {
+    h = await startPollHarness();
+    const baseline = await pollAll(h);
+    expect(baseline.filter((o) => o.kind !== 'polled')).toEqual([]);
+    expect(h.publisher.events).toEqual([]);
+    let seq = h.sim.controls.journal().at(-1)?.seq ?? 0;
+    // `before` is read together with the journal position: a change the simulator journals
+    // lazily during a poll then belongs, with its content, to the next round.
+    let before = modelContent(h);
+    for (let round = 0; round < ROUNDS; round++) {
+      await h.sim.controls.runActivity({ steps: MUTATIONS_PER_ROUND });
+      await h.clock.advance(1000);
+      const entries = h.sim.controls.journal(seq);
+      const after = modelContent(h);
+      journaled.push(...entries);
+      expected.push(...expectedEventsOfRound(visible(h, entries), before, after));
+      before = after;
+      seq = entries.at(-1)?.seq ?? seq;
+      const outcomes = await pollAll(h);
+      expect(outcomes.filter((o) => o.kind === 'failed')).toEqual([]);
+    }
+    await h.clock.advance(SWEEP_WAIT_MS);
+    const late = h.sim.controls.journal(seq);
+    journaled.push(...late);
+    expected.push(...expectedEventsOfRound(visible(h, late)));
+    await pollAll(h);
+    // Export lifecycle steps are journaled when the simulator observes the time passing.
+    const last = h.sim.controls.journal(late.at(-1)?.seq ?? seq);
+    journaled.push(...last);
+    expected.push(...expectedEventsOfRound(visible(h, last)));
+  }, 120_000);
+
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('makes at least 2,000 mutations of every kind across the entity types', () => {
+    const kinds = new Set(journaled.map((entry) => entry.kind));
+    expect(journaled.length).toBeGreaterThanOrEqual(2000);
+    for (const kind of [
+      'created',
+      'updated',
+      'touched',
+      'soft-deleted',
+      'hard-deleted',
+      'restored',
+    ])
+      expect(kinds).toContain(kind);
+    const types = new Set(journaled.map((entry) => entry.entityType));
+    expect(types.size).toBeGreaterThanOrEqual(12);
+  });
+
+  it('publishes exactly the events the journal implies', () => {
+    const got = asExpected(h.publisher.events);
+    const { missing, unexpected } = compareEvents(expected, got);
+    console.log(
+      `expected ${expected.length}, got ${got.length}, missing ${missing.length}, unexpected ${unexpected.length}`,
+    );
+    expect(missing).toEqual([]);
+    expect(unexpected).toEqual([]);
+  });
+
+  it('detects deletes by each strategy', () => {
+    const deleted = new Set(
+      h.publisher.events.filter((e) => e.data.change === 'deleted').map((e) => e.data.entityType),
+    );
+    for (const type of [
+      'customer',
+      'resource',
+      'accountNote',
+      'loyaltyMembership',
+      'reservationGroup',
+      'paymentRequest',
+      'productCategory',
+      'billingAutomation',
+    ]) {
+      expect(deleted).toContain(type);
+    }
+  });
+
+  it('emits nothing for a touch that changed only UpdatedUtc', () => {
+    const touchedOnly = new Set(
+      journaled
+        .filter((entry) => entry.kind === 'touched')
+        .map((entry) => `${entry.entityType}:${entry.entityId}`),
+    );
+    for (const entry of journaled)
+      if (entry.kind !== 'touched') touchedOnly.delete(`${entry.entityType}:${entry.entityId}`);
+    expect(touchedOnly.size).toBeGreaterThan(0);
+    const touchedEvents = h.publisher.events.filter((e) =>
+      touchedOnly.has(`${e.data.entityType}:${e.subject}`),
+    );
+    expect(touchedEvents).toEqual([]);
+  });
+
+  it('gives every event a unique, well-formed id', () => {
+    const ids = h.publisher.events.map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+});
