@@ -1,4 +1,3 @@
-import { contentHash } from '../changes/canonical.ts';
 import type { EntityEvent } from '../changes/entity-event-schema.ts';
 import {
   type EntityRecord,
