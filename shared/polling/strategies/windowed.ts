@@ -75,10 +75,13 @@ export async function runWindowed(
     deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
     result.windows++;
     const caughtUp = reachesPresent(window, deps.clock.now(), deps.windows);
+    // A first sync that reaches the present has just seen every record: it counts as a sweep.
+    const firstSyncDone = caughtUp && state.current.lastSweepAt === null;
     await state.save({
       watermark: window.endUtc,
       window: null,
       ...(caughtUp ? { initialSyncDone: true } : {}),
+      ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
     });
     if (caughtUp) {
       result.caughtUp = true;

@@ -1,0 +1,82 @@
+/** ANSI styles, applied only when the output is a TTY (design: colours only on a TTY). */
+export interface Palette {
+  dim(text: string): string;
+  bold(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  red(text: string): string;
+  cyan(text: string): string;
+}
+
+const wrap = (open: number, close: number) => (text: string) =>
+  `\u001b[${open}m${text}\u001b[${close}m`;
+
+/** Colours for a terminal. */
+export const COLOR_PALETTE: Palette = {
+  dim: wrap(2, 22),
+  bold: wrap(1, 22),
+  green: wrap(32, 39),
+  yellow: wrap(33, 39),
+  red: wrap(31, 39),
+  cyan: wrap(36, 39),
+};
+
+/** No colours (pipes, files, CI). */
+export const PLAIN_PALETTE: Palette = {
+  dim: (t) => t,
+  bold: (t) => t,
+  green: (t) => t,
+  yellow: (t) => t,
+  red: (t) => t,
+  cyan: (t) => t,
+};
+
+/** Picks the palette for a stream: colours only on a TTY and when NO_COLOR is unset. */
+export function paletteFor(
+  isTty: boolean | undefined,
+  env: Record<string, string | undefined>,
+): Palette {
+  return isTty && env.NO_COLOR === undefined ? COLOR_PALETTE : PLAIN_PALETTE;
+}
+
+/** `HH:MM:SS` in UTC, the time column of every line. */
+export function clockTime(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(11, 19);
+}
+
+/** What an event line shows. */
+export interface EventLineInput {
+  time: number;
+  type: string;
+  subject: string;
+  changedFields: readonly string[];
+}
+
+const FIELDS_SHOWN_MAX = 6;
+
+/**
+ * One concise line per event: time, type, subject, changed fields.
+ * @example formatEventLine({ time, type: 'customer.updated', subject: 'c1…', changedFields: ['Email'] }, PLAIN_PALETTE)
+ * // '10:01:02  customer.updated          c1…  Email'
+ */
+export function formatEventLine(event: EventLineInput, palette: Palette): string {
+  const kind = event.type.split('.').at(-1);
+  const color =
+    kind === 'created' ? palette.green : kind === 'deleted' ? palette.red : palette.cyan;
+  const fields = event.changedFields.slice(0, FIELDS_SHOWN_MAX).join(', ');
+  const more =
+    event.changedFields.length > FIELDS_SHOWN_MAX
+      ? ` +${event.changedFields.length - FIELDS_SHOWN_MAX}`
+      : '';
+  return `${palette.dim(clockTime(event.time))}  ${color(event.type.padEnd(40))}  ${event.subject}${fields ? `  ${palette.dim(fields + more)}` : ''}`;
+}
+
+/**
+ * A text progress bar: `[██████░░░░░░] 50%  label`.
+ * @example progressBar(0.5, 12, 'customer') === '[██████░░░░░░]  50%  customer'
+ */
+export function progressBar(fraction: number, width: number, label: string): string {
+  const clamped = Math.max(0, Math.min(1, Number.isFinite(fraction) ? fraction : 0));
+  const filled = Math.round(clamped * width);
+  return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${String(Math.round(clamped * 100)).padStart(3)}%  ${label}`;
+}
