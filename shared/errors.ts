@@ -53,7 +53,11 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 }
 
 /** Turns a zod error into a {@link ValidationError} that names each offending field. */
-export function toValidationError(what: string, error: z.ZodError, cause?: unknown): ValidationError {
+export function toValidationError(
+  what: string,
+  error: z.ZodError,
+  cause?: unknown,
+): ValidationError {
   const issues = error.issues.map((issue) => ({
     path: formatIssuePath(issue.path),
     message: issue.message,
@@ -65,7 +69,11 @@ export function toValidationError(what: string, error: z.ZodError, cause?: unkno
  * Parses `value` with `schema`, throwing a {@link ValidationError} naming the field.
  * @example parseOrThrow(ConfigSchema, process.env, 'environment')
  */
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw toValidationError(what, result.error);
   return result.data;

@@ -50,6 +50,13 @@ export interface PollDeps {
   observer?: PollObserver;
   /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */
   deadline?: number;
+  /** Aborts in-flight connector calls when the process stops; the window is left for a resume. */
+  signal?: AbortSignal;
+}
+
+/** Call options carrying the run's abort signal. */
+export function callOptions(deps: PollDeps): { signal?: AbortSignal } {
+  return deps.signal ? { signal: deps.signal } : {};
 }
 
 /** Mutable view of the stream state that saves itself with optimistic concurrency. */

@@ -48,7 +48,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       try {
         const outcomes = await pollDueStreams(
           options.definitions,
-          options.deps,
+          { ...options.deps, signal: controller.signal },
           options.owner,
           options.concurrency,
         );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeSchema } from '../changes/entity-types.ts';
-import { DurationSchema } from '../duration.ts';
+import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseOrThrow } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
@@ -29,6 +29,13 @@ export const PollEnvSchema = z.object({
   POLL_SETTLE_LAG: DurationSchema.default(5_000),
   POLL_ENTITIES: EntityListSchema.optional(),
   INITIAL_SYNC: z.enum(['baseline', 'emit']).default('baseline'),
+  /** Where a first sync starts: an ISO date-time, or a duration back from now (`400d`). */
+  POLL_HISTORY_START: z
+    .string()
+    .refine((text) => !Number.isNaN(Date.parse(text)) || parseDuration(text) !== undefined, {
+      message: 'must be an ISO date-time or a duration such as 400d',
+    })
+    .optional(),
 });
 
 /** Parsed poll settings. */
@@ -55,6 +62,9 @@ export function pollSettingsFromEnv(
   const parsed = parseOrThrow(PollEnvSchema, env, 'environment');
   const history = new Date(nowMs);
   history.setUTCFullYear(history.getUTCFullYear() - DEFAULT_HISTORY_YEARS);
+  const historyStartMs = parsed.POLL_HISTORY_START
+    ? historyStartOf(parsed.POLL_HISTORY_START, nowMs)
+    : Date.UTC(history.getUTCFullYear(), 0, 1);
   return {
     intervalMs: parsed.POLL_INTERVAL,
     entities: parsed.POLL_ENTITIES ?? DEFAULT_POLL_ENTITIES,
@@ -62,7 +72,7 @@ export function pollSettingsFromEnv(
     windows: {
       overlapMs: parsed.POLL_OVERLAP,
       settleLagMs: parsed.POLL_SETTLE_LAG,
-      historyStartMs: Date.UTC(history.getUTCFullYear(), 0, 1),
+      historyStartMs,
       minWindowMs: 0,
     },
     pageCount: PAGE_COUNT_MAX,
@@ -112,4 +122,9 @@ export function parseProductTargets(text: string): ProductTarget[] {
       const [productId = '', timeZone = 'UTC'] = entry.split('@');
       return { productId, timeZone };
     });
+}
+
+function historyStartOf(text: string, nowMs: number): number {
+  const ago = parseDuration(text);
+  return ago === undefined ? Date.parse(text) : nowMs - ago;
 }

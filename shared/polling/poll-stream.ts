@@ -19,7 +19,7 @@ export const POLL_LEASE_TTL_MS = 6 * 60_000;
 /** What one poll run of a stream ended with. */
 export type PollOutcome =
   | { kind: 'polled'; streamId: string; caughtUp: boolean }
-  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' }
+  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' }
   | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
 
 /** The state of a stream never polled before. */
@@ -107,6 +107,8 @@ export async function pollStream(
       });
       return { kind: 'polled', streamId, caughtUp };
     } catch (error) {
+      // Stopping the process is not the stream's fault: its state already holds the resume point.
+      if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
       const parked = error instanceof ConnectorError && error.isAuthorization;
       const failures = state.current.consecutiveFailures + 1;
       const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);

@@ -31,7 +31,9 @@ export function eventResources(event: PublishableEvent): string[] {
   const scope = event.data.scope;
   if (scope?.enterpriseId) resources.push(`change-bridge:enterprise/${scope.enterpriseId}`);
   if (scope?.chainId) resources.push(`change-bridge:chain/${scope.chainId}`);
-  resources.push(`change-bridge:entity/${event.data.entityType}/${event.data.entityId}`);
+  if (event.data.entityType !== undefined && event.data.entityId !== undefined) {
+    resources.push(`change-bridge:entity/${event.data.entityType}/${event.data.entityId}`);
+  }
   return resources;
 }
 

@@ -13,10 +13,12 @@ export const PublishableEventSchema = z.looseObject({
   subject: z.string().optional(),
   time: z.iso.datetime({ offset: true }),
   datacontenttype: z.string().optional(),
+  // Change events carry entityType, entityId and change; operational events
+  // (subscription.disabled, delivery.failing, …) carry none of them.
   data: z.looseObject({
-    entityType: z.string().min(1),
-    entityId: z.string().min(1),
-    change: z.string().min(1),
+    entityType: z.string().min(1).optional(),
+    entityId: z.string().min(1).optional(),
+    change: z.string().min(1).optional(),
     scope: z
       .looseObject({ enterpriseId: z.string().optional(), chainId: z.string().optional() })
       .optional(),
@@ -44,9 +46,13 @@ export function thinEvent<E extends PublishableEvent>(event: E): E {
 
 /**
  * The per-entity key `<entityType>:<entityId>`: the SQS FIFO message group, so events of
- * one entity stay in order while different entities proceed in parallel.
+ * one entity stay in order while different entities proceed in parallel. An operational
+ * event is keyed by its type and subject.
  */
 export function entityKeyOf(event: PublishableEvent): string {
+  if (event.data.entityType === undefined || event.data.entityId === undefined) {
+    return `${event.type}:${event.subject ?? event.id}`;
+  }
   return `${event.data.entityType}:${event.data.entityId}`;
 }
 

@@ -52,8 +52,8 @@ export function toSqsEntry(event: PublishableEvent, fifo: boolean): SqsEntry {
     MessageBody: JSON.stringify(event),
     MessageAttributes: {
       eventType: stringAttribute(event.type),
-      entityType: stringAttribute(event.data.entityType),
-      entityId: stringAttribute(event.data.entityId),
+      ...(event.data.entityType ? { entityType: stringAttribute(event.data.entityType) } : {}),
+      ...(event.data.entityId ? { entityId: stringAttribute(event.data.entityId) } : {}),
     },
   };
   if (fifo) {

@@ -100,9 +100,9 @@ describe('connector requests per cycle', () => {
       .filter((entry) => entry.record.IsActive)
       .slice(0, 1500)
       .map((entry) => entry.record.Id);
-    ids.forEach((id, i) =>
-      model.update(model.customers, 'customer', id, { Notes: `changed ${i}` }),
-    );
+    for (const [i, id] of ids.entries()) {
+      model.update(model.customers, 'customer', id, { Notes: `changed ${i}` });
+    }
     await harness.clock.advance(1000);
     harness.sim.controls.clearRequestLog();
     await pollAll(harness);

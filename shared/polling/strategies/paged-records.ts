@@ -41,9 +41,11 @@ export async function allRecords(
   client: ConnectorClient,
   operation: PaginatedOperationName,
   body: RequestBody,
+  options: CallOptions = {},
 ): Promise<EntityRecord[]> {
   const records: EntityRecord[] = [];
-  for await (const page of pageRecords(client, operation, body)) records.push(...page.records);
+  for await (const page of pageRecords(client, operation, body, options))
+    records.push(...page.records);
   return records;
 }
 

@@ -2,7 +2,12 @@ import { productPricesFromPricing } from '../../connector/operations/products-ge
 import { dayStartUtc } from '../../time-zone.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  callOptions,
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+} from '../poll-context.ts';
 
 /** products/getPricing spans at most 100 day units (connector-api.md, operation 14, rule 2). */
 export const PRICE_HORIZON_MAX_DAYS = 100;
@@ -43,11 +48,15 @@ export async function runProductPrices(
   for (const { productId, timeZone } of definition.products ?? []) {
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
     if (earliestFirst === undefined || horizon.first < earliestFirst) earliestFirst = horizon.first;
-    const response = await deps.client.call('products/getPricing', {
-      ProductId: productId,
-      FirstTimeUnitStartUtc: horizon.first,
-      LastTimeUnitStartUtc: horizon.last,
-    });
+    const response = await deps.client.call(
+      'products/getPricing',
+      {
+        ProductId: productId,
+        FirstTimeUnitStartUtc: horizon.first,
+        LastTimeUnitStartUtc: horizon.last,
+      },
+      callOptions(deps),
+    );
     const changes = await commitObservations(
       definition,
       deps,

@@ -3,7 +3,12 @@ import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import { BridgeError } from '../../errors.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  callOptions,
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+} from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { allRecords } from './paged-records.ts';
 
@@ -12,11 +17,17 @@ async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRe
     throw new BridgeError(`unknown operation ${spec.operation}`);
   const operation = OPERATIONS[spec.operation];
   if (operation.pagination) {
-    return allRecords(deps.client, spec.operation as never, spec.request(PAGE_COUNT_MAX));
+    return allRecords(
+      deps.client,
+      spec.operation as never,
+      spec.request(PAGE_COUNT_MAX),
+      callOptions(deps),
+    );
   }
   const response = (await deps.client.call(
     spec.operation,
     spec.request(PAGE_COUNT_MAX) as never,
+    callOptions(deps),
   )) as Record<string, unknown>;
   const items = response[spec.itemsKey];
   return Array.isArray(items) ? (items as EntityRecord[]) : [];

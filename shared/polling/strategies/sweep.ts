@@ -1,7 +1,12 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  callOptions,
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+} from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type WindowedPollSpec } from '../poll-spec.ts';
 import { allRecords, chunk } from './paged-records.ts';
 
@@ -30,7 +35,12 @@ export async function runSweep(
   }
   let deleted = 0;
   for (const ids of chunk(liveIds, PAGE_COUNT_MAX)) {
-    const found = await allRecords(deps.client, spec.operation, sweep.request(ids, PAGE_COUNT_MAX));
+    const found = await allRecords(
+      deps.client,
+      spec.operation,
+      sweep.request(ids, PAGE_COUNT_MAX),
+      callOptions(deps),
+    );
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
     const missing: Observation[] = ids
       .filter((id) => !marked.has(id))

@@ -1,7 +1,12 @@
 import type { EntityRecord } from '../../changes/entity-types.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  callOptions,
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+} from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
 import { chunk } from './paged-records.ts';
 
@@ -24,10 +29,11 @@ export async function runTrackedIds(
   });
   const observations: Observation[] = [];
   for (const ids of chunk(active, PAGE_COUNT_MAX)) {
-    const response = (await deps.client.call(spec.operation, spec.request(ids) as never)) as Record<
-      string,
-      unknown
-    >;
+    const response = (await deps.client.call(
+      spec.operation,
+      spec.request(ids) as never,
+      callOptions(deps),
+    )) as Record<string, unknown>;
     const items = response[spec.itemsKey];
     const records = Array.isArray(items) ? (items as EntityRecord[]) : [];
     const found = observe(spec.entityType, records);

@@ -1,7 +1,12 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  callOptions,
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+} from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import { nextWindow, reachesPresent } from '../windows.ts';
 import { allRecords, pageRecords } from './paged-records.ts';
@@ -14,6 +19,7 @@ export interface WindowedRunResult {
 }
 
 function pastDeadline(deps: PollDeps): boolean {
+  if (deps.signal?.aborted) return true;
   return deps.deadline !== undefined && deps.clock.now() >= deps.deadline;
 }
 
@@ -37,6 +43,7 @@ export async function runWindowed(
           deps.client,
           spec.operation,
           spec.deletedAmong!(ids, deps.pageCount),
+          callOptions(deps),
         );
         return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
       }
@@ -58,7 +65,7 @@ export async function runWindowed(
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
     let windowRecords = 0;
     let finished = false;
-    for await (const page of pageRecords(deps.client, spec.operation, body)) {
+    for await (const page of pageRecords(deps.client, spec.operation, body, callOptions(deps))) {
       const observations = observe(spec.entityType, page.records);
       await commitObservations(definition, deps, observations, emitCreated, classify);
       windowRecords += page.records.length;

@@ -1,0 +1,29 @@
+import type { Clock, RandomSource } from '../clock.ts';
+import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { WindowSettings } from '../polling/windows.ts';
+import type { StateStore } from '../state/state-store.ts';
+import type { WebhookService } from '../webhooks/service.ts';
+import type { BackfillJobStore } from './backfill-jobs.ts';
+
+/**
+ * Everything the admin API runs on. The same object is built by `change-bridge start`
+ * (dynalite, the SQS emulator) and by the API Gateway handler (DynamoDB, SQS), so every
+ * route behaves the same locally and in AWS.
+ */
+export interface AdminDeps {
+  /** Subscriptions, events, deliveries (shared/webhooks/service.ts). */
+  webhooks: WebhookService;
+  /** Stream states and snapshots, shared with the pollers. */
+  state: StateStore;
+  /** The configured streams (POLL_ENTITIES × connections); backfill and resync choose among them. */
+  streams: readonly StreamDefinition[];
+  /** Window settings of the pollers: where a first sync starts, the settle lag. */
+  windows: WindowSettings;
+  /** Where backfill jobs are kept. */
+  backfills: BackfillJobStore;
+  clock: Clock;
+  /** Seeds job ids. */
+  random: RandomSource;
+  /** Told about every error answered with 500 (its details never reach the caller). */
+  onError?: (error: unknown, request: { method: string; path: string }) => void;
+}

@@ -1,0 +1,130 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { EntityTypeSchema } from '../changes/entity-types.ts';
+import type { Clock } from '../clock.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
+
+/**
+ * A backfill job: which streams were reset, when, and the numbers progress is measured
+ * against. Progress itself is not stored: it is derived from the stream states the
+ * pollers keep (see backfill.ts), so a job item is written once and never updated.
+ */
+export const BackfillJobSchema = z.object({
+  id: z.string().min(1),
+  /** Epoch ms the streams were reset. */
+  startedAt: z.number().int(),
+  emit: z.boolean(),
+  entities: z.array(EntityTypeSchema),
+  streamIds: z.array(z.string().min(1)),
+  /** Where a first sync starts (WindowSettings.historyStartMs), epoch ms. */
+  historyStartMs: z.number().int(),
+  /** A stream is done when its watermark reaches this instant (job start minus settle lag), epoch ms. */
+  doneAtMs: z.number().int(),
+});
+
+/** A backfill job (see {@link BackfillJobSchema}). */
+export type BackfillJob = z.infer<typeof BackfillJobSchema>;
+
+/** Storage of backfill jobs. Implementations: {@link MemoryBackfillJobStore}, {@link DynamoDbBackfillJobStore}. */
+export interface BackfillJobStore {
+  /** Stores a job (replacing one with the same id). */
+  put(job: BackfillJob): Promise<void>;
+  /** Reads a job; `undefined` when unknown or expired. */
+  get(id: string): Promise<BackfillJob | undefined>;
+}
+
+/** Jobs in memory: tests, and runs that need no history across restarts. Values are copies. */
+export class MemoryBackfillJobStore implements BackfillJobStore {
+  private readonly jobs = new Map<string, BackfillJob>();
+
+  async put(job: BackfillJob): Promise<void> {
+    this.jobs.set(job.id, structuredClone(parseOrThrow(BackfillJobSchema, job, 'backfill job')));
+  }
+
+  async get(id: string): Promise<BackfillJob | undefined> {
+    const job = this.jobs.get(id);
+    return job ? structuredClone(job) : undefined;
+  }
+}
+
+/** How long a job item stays in the table: 7 days (TTL). */
+export const BACKFILL_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Partition key prefix of job items in the shared state table (beside `STREAM#`, `SUB#`…). */
+export const BACKFILL_PK_PREFIX = 'BACKFILL#';
+/** Sort key of a job item. */
+export const BACKFILL_JOB_SK = 'JOB';
+
+/** Options of {@link DynamoDbBackfillJobStore}. */
+export interface DynamoDbBackfillJobStoreOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  clock: Clock;
+  retentionMs?: number;
+}
+
+/**
+ * Jobs in the shared state table, one small item each: pk `BACKFILL#<id>`, sk `JOB`, the
+ * job in `doc`, and `ttl` (epoch seconds) so old jobs expire. Reads are strongly
+ * consistent, so a job is visible to the next request right after it was started.
+ */
+export class DynamoDbBackfillJobStore implements BackfillJobStore {
+  private readonly client: DynamoDBDocumentClient;
+
+  constructor(private readonly options: DynamoDbBackfillJobStoreOptions) {
+    // `from` stores its translate options on the shared low-level client's config, so every
+    // store on one client must pass the same ones (the other stores drop undefined values).
+    this.client = DynamoDBDocumentClient.from(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
+
+  async put(job: BackfillJob): Promise<void> {
+    const doc = parseOrThrow(BackfillJobSchema, job, 'backfill job');
+    const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
+    await this.send('PutItem', () =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.options.tableName,
+          Item: {
+            pk: `${BACKFILL_PK_PREFIX}${doc.id}`,
+            sk: BACKFILL_JOB_SK,
+            doc,
+            ttl: Math.floor((this.options.clock.now() + retention) / 1000),
+          },
+        }),
+      ),
+    );
+  }
+
+  async get(id: string): Promise<BackfillJob | undefined> {
+    const key = { pk: `${BACKFILL_PK_PREFIX}${id}`, sk: BACKFILL_JOB_SK };
+    const result = await this.send('GetItem', () =>
+      this.client.send(
+        new GetCommand({ TableName: this.options.tableName, Key: key, ConsistentRead: true }),
+      ),
+    );
+    const item = result.Item;
+    // TTL deletes lazily (up to days late): an expired item is treated as gone.
+    if (!item || (typeof item.ttl === 'number' && item.ttl * 1000 <= this.options.clock.now())) {
+      return undefined;
+    }
+    return parseOrThrow(BackfillJobSchema, item.doc, `backfill job ${key.pk}`);
+  }
+
+  private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const name = error instanceof Error ? error.name : 'Error';
+      throw new BridgeError(
+        `${operation} of a backfill job on table ${this.options.tableName} failed (${name})`,
+        {
+          cause: error,
+          retryable: name !== 'ResourceNotFoundException' && name !== 'ValidationException',
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AdminDeps } from './admin-deps.ts';
+import type { AdminResponse } from './route.ts';
+import { handleAdminRequest } from './router.ts';
+
+/** Largest request body accepted: 1 MiB (API Gateway's own limit is 10 MB; ours are tiny). */
+export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
+
+/** Options of {@link startAdminServer}. */
+export interface AdminServerOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Interface to listen on; loopback by default, since the API has no authentication locally. */
+  host?: string;
+  deps: AdminDeps;
+}
+
+/** A running admin server. */
+export interface AdminServer {
+  /** `http://<host>:<port>`. */
+  url: string;
+  port: number;
+  /** Stops accepting, ends idle keep-alive connections and resolves once closed. */
+  close(): Promise<void>;
+}
+
+/** The body as JSON: `undefined` when empty; a 400 or 413 response when unusable. */
+export function parseJsonBody(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; response: AdminResponse } {
+  if (text.trim() === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return {
+      ok: false,
+      response: { status: 400, body: { error: 'the body is not valid JSON', field: 'body' } },
+    };
+  }
+}
+
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buffer.length;
+    // Past the limit the rest is read and dropped, so the client receives the 413 instead of a reset.
+    if (size <= ADMIN_BODY_MAX_BYTES) chunks.push(buffer);
+  }
+  return size > ADMIN_BODY_MAX_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
+function send(response: ServerResponse, result: AdminResponse): void {
+  const headers: Record<string, string> = { ...result.headers, 'cache-control': 'no-store' };
+  if (result.body === undefined) {
+    response.writeHead(result.status, headers).end();
+    return;
+  }
+  const text = JSON.stringify(result.body);
+  response
+    .writeHead(result.status, {
+      ...headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(text)),
+    })
+    .end(text);
+}
+
+async function serve(request: IncomingMessage, deps: AdminDeps): Promise<AdminResponse> {
+  const url = new URL(request.url ?? '/', 'http://admin.invalid');
+  const text = await readBody(request);
+  if (text === undefined) {
+    return { status: 413, body: { error: `the body exceeds ${ADMIN_BODY_MAX_BYTES} bytes` } };
+  }
+  const body = parseJsonBody(text);
+  if (!body.ok) return body.response;
+  const query: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) query[key] ??= value;
+  return handleAdminRequest(
+    { method: request.method ?? 'GET', path: url.pathname, query, body: body.value },
+    deps,
+  );
+}
+
+/**
+ * Serves the admin API on node:http (the local runtime behind `change-bridge start`).
+ * @example const admin = await startAdminServer({ port: 4000, deps }); console.log(admin.url); await admin.close();
+ */
+export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const server = createServer((request, response) => {
+    serve(request, options.deps).then(
+      (result) => send(response, result),
+      (error: unknown) => {
+        options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });
+        if (!response.headersSent)
+          send(response, { status: 500, body: { error: 'internal error' } });
+        else response.destroy();
+      },
+    );
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      }),
+  };
+}

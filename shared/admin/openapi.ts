@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { AdminRoute } from './route.ts';
+import { EmptySchema, ErrorBodySchema } from './schemas.ts';
+
+/** A JSON Schema (2020-12) object as OpenAPI 3.1 embeds it. */
+export type JsonSchemaObject = Record<string, unknown>;
+
+/** Title and version in the document's `info`. */
+export const OPENAPI_INFO = { title: 'change-bridge admin API', version: '0.1.0' } as const;
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+/**
+ * The JSON Schema of a zod schema, as requests send it (`input`: before defaults and
+ * transforms) or as responses carry it (`output`), without `$schema` (OpenAPI 3.1 sets the
+ * dialect for the whole document).
+ */
+export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchemaObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: 'draft-2020-12',
+    unrepresentable: 'any',
+  });
+  return rest;
+}
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: ERROR_REF } } };
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+}
+
+function queryParameters(query: z.ZodObject) {
+  if (query === EmptySchema) return [];
+  const schema = toOpenApiSchema(query, 'input');
+  const properties = z
+    .record(z.string(), z.record(z.string(), z.unknown()))
+    .parse(schema.properties ?? {});
+  const required = z.array(z.string()).parse(schema.required ?? []);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    schema: property,
+  }));
+}
+
+function operationOf(route: AdminRoute): Record<string, unknown> {
+  const success: Record<string, unknown> = {
+    description: route.success.schema ? 'Success' : 'Success, no content',
+  };
+  if (route.success.schema) {
+    success.content = {
+      'application/json': { schema: toOpenApiSchema(route.success.schema, 'output') },
+    };
+  }
+  const responses: Record<string, unknown> = {
+    [String(route.success.status)]: success,
+    '400': errorResponse('Invalid input: `field` names the offending field'),
+  };
+  if (route.path.includes('{')) responses['404'] = errorResponse('Unknown id');
+  if (route.tag === 'subscriptions' || route.operationId === 'replayEvent') {
+    responses['409'] = errorResponse('The subscription is disabled');
+  }
+  responses['500'] = errorResponse('Internal error (details are logged, never returned)');
+  const operation: Record<string, unknown> = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: [route.tag],
+    parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
+    responses,
+  };
+  if (route.body !== EmptySchema) {
+    operation.requestBody = {
+      // A body every field of which is optional may be left out.
+      required: !route.body.safeParse({}).success,
+      content: { 'application/json': { schema: toOpenApiSchema(route.body, 'input') } },
+    };
+  }
+  return operation;
+}
+
+/**
+ * The OpenAPI 3.1 document of the admin API, generated from the routes' zod schemas: the
+ * same schemas validate requests, so the document cannot drift from the behaviour.
+ * @example buildOpenApiDocument(ADMIN_ROUTES).paths['/subscriptions'].post.operationId // 'createSubscription'
+ */
+export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaObject {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operationOf(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      ...OPENAPI_INFO,
+      description:
+        'Subscriptions, events, deliveries, streams and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    paths,
+    components: { schemas: { Error: toOpenApiSchema(ErrorBodySchema, 'output') } },
+  };
+}

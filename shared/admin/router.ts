@@ -1,0 +1,101 @@
+import type { z } from 'zod';
+import { formatIssuePath, ValidationError } from '../errors.ts';
+import { WebhookNotFoundError } from '../webhooks/subscription-admin.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import {
+  AdminConflictError,
+  AdminNotFoundError,
+  type AdminRequest,
+  type AdminResponse,
+  type AdminRoute,
+  RouteInputError,
+} from './route.ts';
+import { ADMIN_ROUTES } from './routes.ts';
+
+/** The `{id}` segment of `path` when it fits `template`, '' for a template without one, undefined otherwise. */
+export function matchPath(template: string, path: string): string | undefined {
+  const want = template.split('/');
+  const have = path.split('/');
+  if (want.length !== have.length) return undefined;
+  let id = '';
+  for (const [index, part] of want.entries()) {
+    const segment = have[index]!;
+    if (part === '{id}') {
+      if (segment === '') return undefined;
+      try {
+        id = decodeURIComponent(segment);
+      } catch {
+        return undefined;
+      }
+    } else if (part !== segment) return undefined;
+  }
+  return id;
+}
+
+/** The field a zod issue is about: its path, or the unknown key it reports. */
+function issueField(issue: z.core.$ZodIssue, location: string): string {
+  const keys = issue.code === 'unrecognized_keys' ? [issue.keys[0] ?? ''] : [];
+  return formatIssuePath([...issue.path, ...keys]) || location;
+}
+
+function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): AdminResponse {
+  if (error instanceof RouteInputError) {
+    const issue = error.error.issues[0];
+    const field = issue ? issueField(issue, error.location) : error.location;
+    return {
+      status: 400,
+      body: { error: `${field}: ${issue?.message ?? 'invalid'}`, field },
+    };
+  }
+  if (error instanceof ValidationError) {
+    return {
+      status: 400,
+      body: { error: error.message, ...(error.path ? { field: error.path } : {}) },
+    };
+  }
+  if (error instanceof WebhookNotFoundError || error instanceof AdminNotFoundError) {
+    return { status: 404, body: { error: error.message } };
+  }
+  if (error instanceof AdminConflictError) return { status: 409, body: { error: error.message } };
+  // Anything else is ours: log it for the operator, say nothing of it to the caller.
+  deps.onError?.(error, { method: request.method, path: request.path });
+  return { status: 500, body: { error: 'internal error' } };
+}
+
+/**
+ * Serves one admin API request: finds the route, validates query and body with zod, runs
+ * it, and maps failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for
+ * unknown routes and ids, 405 (with `allow`) for a wrong method, 409 for a disabled
+ * subscription, 500 `{ error: 'internal error' }` otherwise. Never throws.
+ * @example await handleAdminRequest({ method: 'GET', path: '/streams', query: {}, body: undefined }, deps)
+ */
+export async function handleAdminRequest(
+  request: AdminRequest,
+  deps: AdminDeps,
+  routes: readonly AdminRoute[] = ADMIN_ROUTES,
+): Promise<AdminResponse> {
+  const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
+  const method = request.method.toUpperCase();
+  const candidates = routes.flatMap((route) => {
+    const id = matchPath(route.path, path);
+    return id === undefined ? [] : [{ route, id }];
+  });
+  if (candidates.length === 0) {
+    return { status: 404, body: { error: `no route ${method} ${path}` } };
+  }
+  const hit = candidates.find((candidate) => candidate.route.method === method);
+  if (!hit) {
+    const allow = candidates.map((candidate) => candidate.route.method).join(', ');
+    return {
+      status: 405,
+      body: { error: `${method} is not allowed on ${path} (allowed: ${allow})` },
+      headers: { allow },
+    };
+  }
+  try {
+    const result = await hit.route.invoke(request, hit.id, deps);
+    return { status: result.status, ...(result.body !== undefined ? { body: result.body } : {}) };
+  } catch (error) {
+    return errorResponse(error, request, deps);
+  }
+}

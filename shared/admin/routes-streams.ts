@@ -1,0 +1,85 @@
+import type { AdminDeps } from './admin-deps.ts';
+import { backfillProgress, startBackfill } from './backfill.ts';
+import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
+import {
+  BackfillBodySchema,
+  BackfillJobViewSchema,
+  EmptySchema,
+  StreamListSchema,
+  StreamViewSchema,
+} from './schemas.ts';
+import { listStreamViews, toStreamView } from './streams-view.ts';
+
+/** The definition and state of a stream; 404 when it is neither configured nor stored. */
+async function findStream(id: string, deps: AdminDeps) {
+  const definition = deps.streams.find((d) => d.streamId === id);
+  const state = await deps.state.getStream(id);
+  if (!definition && !state) throw new AdminNotFoundError(`stream ${id} does not exist`);
+  return { definition, state };
+}
+
+/** Stream routes (list, reset) and backfill jobs. */
+export const STREAM_ROUTES: readonly AdminRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/streams',
+    operationId: 'listStreams',
+    summary: 'Streams with watermark, last poll, lag, errors, parking and window in progress',
+    tag: 'streams',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: StreamListSchema },
+    handle: async (_input, deps) => ({
+      status: 200,
+      body: {
+        streams: listStreamViews(deps.streams, await deps.state.listStreams(), deps.clock.now()),
+      },
+    }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/streams/{id}/reset',
+    operationId: 'resetStream',
+    summary:
+      'Forget a stream (state, snapshots, lease): its next poll is a first sync per INITIAL_SYNC; unparks it',
+    tag: 'streams',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: StreamViewSchema },
+    handle: async ({ id }, deps) => {
+      const { definition } = await findStream(id, deps);
+      await deps.state.deleteStream(id);
+      return { status: 200, body: toStreamView(definition, undefined, deps.clock.now()) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/backfill',
+    operationId: 'startBackfill',
+    summary:
+      'Reset streams for a first sync from the history start; with emit, it publishes created events',
+    tag: 'backfill',
+    query: EmptySchema,
+    body: BackfillBodySchema,
+    success: { status: 202, schema: BackfillJobViewSchema },
+    handle: async ({ body }, deps) => {
+      const job = await startBackfill({ entities: body.entities, emit: body.emit }, deps);
+      return { status: 202, body: await backfillProgress(job, deps.state) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/backfill/{id}',
+    operationId: 'getBackfill',
+    summary: 'Progress of a backfill job per stream (fraction 0..1, done)',
+    tag: 'backfill',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: BackfillJobViewSchema },
+    handle: async ({ id }, deps) => {
+      const job = await deps.backfills.get(id);
+      if (!job) throw new AdminNotFoundError(`backfill job ${id} does not exist`);
+      return { status: 200, body: await backfillProgress(job, deps.state) };
+    },
+  }),
+];

@@ -1,0 +1,50 @@
+import { buildOpenApiDocument } from './openapi.ts';
+import { type AdminRoute, defineRoute } from './route.ts';
+import { EVENT_ROUTES } from './routes-events.ts';
+import { STREAM_ROUTES } from './routes-streams.ts';
+import { SUBSCRIPTION_ROUTES } from './routes-subscriptions.ts';
+import { EmptySchema, HealthSchema, OpenApiDocumentSchema } from './schemas.ts';
+
+const META_ROUTES: readonly AdminRoute[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Liveness: answers while the process serves requests',
+    tag: 'meta',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: HealthSchema },
+    handle: async (_input, deps) => ({
+      status: 200,
+      body: { status: 'ok', time: new Date(deps.clock.now()).toISOString() },
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This API as an OpenAPI 3.1 document, generated from its zod schemas',
+    tag: 'meta',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: OpenApiDocumentSchema },
+    handle: async () => ({ status: 200, body: openApiDocument() }),
+  }),
+];
+
+/** Every route of the admin API, in the order the OpenAPI document lists them. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = [
+  ...SUBSCRIPTION_ROUTES,
+  ...EVENT_ROUTES,
+  ...STREAM_ROUTES,
+  ...META_ROUTES,
+];
+
+let cachedDocument: Record<string, unknown> | undefined;
+
+/** The OpenAPI document of {@link ADMIN_ROUTES}, generated once per process. */
+export function openApiDocument(): Record<string, unknown> {
+  cachedDocument ??= buildOpenApiDocument(ADMIN_ROUTES);
+  return cachedDocument;
+}

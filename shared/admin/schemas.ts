@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
+import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
+import { EventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
+import {
+  CreateSubscriptionInputSchema,
+  UpdateSubscriptionInputSchema,
+} from '../webhooks/subscription-admin.ts';
+
+/*
+ * Request and response schemas of the admin API. The router validates every input with
+ * them and the OpenAPI document is generated from them, so the two cannot drift. Request
+ * bodies are strict: a misspelt field is a 400 naming it, not a silently ignored option.
+ */
+
+/** Splits comma-separated text (`'a, b,c'`) into a list; other values pass unchanged. */
+function splitCommaText(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Event type patterns of a subscription: an array, or comma-separated text
+ * (`'customer.*,resource.updated'`). An invalid item is named by index (`events[1]`).
+ */
+export const EventPatternListSchema = z
+  .preprocess(splitCommaText, z.array(EventTypePatternSchema).min(1).max(100))
+  .meta({
+    description:
+      "Event type patterns; comma-separated text such as 'customer.*,resource.updated' is accepted too",
+  });
+
+/** Entity types: an array, or comma-separated text (`customer,resource`). */
+export const EntityTypeListSchema = z
+  .preprocess(splitCommaText, z.array(EntityTypeSchema).min(1))
+  .meta({
+    description: "Entity types; comma-separated text such as 'customer,resource' is accepted too",
+  });
+
+/** The `limit` query parameter of list routes. */
+const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
+const LimitQuerySchema = z.coerce
+  .number({ error: LIMIT_MESSAGE })
+  .int({ error: LIMIT_MESSAGE })
+  .positive({ error: LIMIT_MESSAGE })
+  .max(LIST_LIMIT_MAX, { error: LIMIT_MESSAGE })
+  .optional();
+
+/** Body of `POST /subscriptions`. */
+export const CreateSubscriptionBodySchema = CreateSubscriptionInputSchema.extend({
+  events: EventPatternListSchema.optional(),
+}).strict();
+
+/** Body of `PATCH /subscriptions/{id}`. */
+export const UpdateSubscriptionBodySchema = UpdateSubscriptionInputSchema.extend({
+  events: EventPatternListSchema.optional(),
+}).strict();
+
+/** Body of `POST /subscriptions/{id}/redeliver`: dead letters since this instant. */
+export const RedeliverBodySchema = z.object({ since: z.iso.datetime({ offset: true }) }).strict();
+
+/** Body of `POST /subscriptions/{id}/resync`: the entity types whose snapshots are sent. */
+export const ResyncBodySchema = z.object({ entities: EntityTypeListSchema }).strict();
+
+/** Query of `GET /events`. */
+export const ListEventsQuerySchema = z.object({
+  type: z.string().min(1).optional(),
+  limit: LimitQuerySchema,
+});
+
+/** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
+export const ReplayBodySchema = z.object({ subscriptionId: z.string().min(1).optional() }).strict();
+
+/** Query of `GET /deliveries`. */
+export const ListDeliveriesQuerySchema = z.object({
+  subscription: z.string().min(1).optional(),
+  event: z.string().min(1).optional(),
+  limit: LimitQuerySchema,
+});
+
+/** Body of `POST /backfill`: which entity types (default: every polled one), and whether to emit `created` events. */
+export const BackfillBodySchema = z
+  .object({ entities: EntityTypeListSchema.optional(), emit: z.boolean().default(false) })
+  .strict();
+
+/** No query parameters, or no body. */
+export const EmptySchema = z.object({}).strict();
+
+/** Every error response: a message, and the offending field for a 400. */
+export const ErrorBodySchema = z.object({ error: z.string(), field: z.string().optional() });
+
+/** A subscription as the API shows it: no secrets. */
+export const SubscriptionViewSchema = SubscriptionSchema.omit({
+  secret: true,
+  previousSecret: true,
+  previousSecretExpiresAt: true,
+});
+
+/** A subscription with its new secret, shown once (create, rotate-secret). */
+export const SubscriptionWithSecretSchema = SubscriptionViewSchema.extend({
+  secret: z.string().startsWith('whsec_'),
+});
+
+/** `GET /subscriptions`. */
+export const SubscriptionListSchema = z.object({ subscriptions: z.array(SubscriptionViewSchema) });
+
+/** A delivery with its attempt log. */
+export const DeliveryWithAttemptsSchema = z.object({
+  delivery: DeliverySchema,
+  attempts: z.array(AttemptSchema),
+});
+
+/** New deliveries (replay, redeliver, ping). */
+export const DeliveryListSchema = z.object({ deliveries: z.array(DeliverySchema) });
+
+/** `POST /subscriptions/{id}/ping`: the delivery of the ping event. */
+export const PingResultSchema = z.object({ delivery: DeliverySchema });
+
+/** `GET /deliveries`. */
+export const DeliveryLogSchema = z.object({ deliveries: z.array(DeliveryWithAttemptsSchema) });
+
+/** One stored event in the event list. */
+export const EventSummarySchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  storedAt: z.string(),
+});
+
+/** `GET /events`. */
+export const EventListSchema = z.object({ events: z.array(EventSummarySchema) });
+
+/** `GET /events/{id}`: the event exactly as delivered (CloudEvents JSON). */
+export const StoredEventBodySchema = z.looseObject({
+  id: z.string(),
+  type: z.string(),
+  specversion: z.string().optional(),
+});
+
+/** `POST /subscriptions/{id}/resync`: how many snapshot events were sent. */
+export const ResyncResultSchema = z.object({ sent: z.number().int().nonnegative() });
+
+/** One stream: its watermark, schedule and health. Times are ISO 8601 UTC. */
+export const StreamViewSchema = z.object({
+  id: z.string(),
+  connectionId: z.string(),
+  entityType: z.string(),
+  /** Polled by this deployment (false: a stored state of a stream no longer configured). */
+  configured: z.boolean(),
+  watermark: z.string().nullable(),
+  lastPollAt: z.string().nullable(),
+  lastSuccessAt: z.string().nullable(),
+  nextDueAt: z.string().nullable(),
+  /** now − watermark, in seconds; null before the first window. */
+  lagSeconds: z.number().nullable(),
+  consecutiveFailures: z.number().int(),
+  lastError: z.string().nullable(),
+  parked: z.boolean(),
+  parkedReason: z.string().nullable(),
+  initialSyncDone: z.boolean(),
+  windowInProgress: z
+    .object({ startUtc: z.string(), endUtc: z.string(), pages: z.number().int() })
+    .nullable(),
+});
+
+/** `GET /streams`. */
+export const StreamListSchema = z.object({ streams: z.array(StreamViewSchema) });
+
+/** Progress of one stream of a backfill. */
+export const BackfillStreamProgressSchema = z.object({
+  streamId: z.string(),
+  entityType: z.string(),
+  /** 0..1 of the history between the first-sync start and the job start. */
+  fraction: z.number().min(0).max(1),
+  done: z.boolean(),
+  watermark: z.string().nullable(),
+  parked: z.boolean(),
+  lastError: z.string().nullable(),
+});
+
+/** A backfill job and its progress (`POST /backfill`, `GET /backfill/{id}`). */
+export const BackfillJobViewSchema = z.object({
+  id: z.string(),
+  startedAt: z.string(),
+  emit: z.boolean(),
+  /** Mean of the streams' fractions. */
+  fraction: z.number().min(0).max(1),
+  done: z.boolean(),
+  streams: z.array(BackfillStreamProgressSchema),
+});
+
+/** `GET /health`. */
+export const HealthSchema = z.object({ status: z.literal('ok'), time: z.string() });
+
+/** `GET /openapi.json`: an OpenAPI 3.1 document. */
+export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });

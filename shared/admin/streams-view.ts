@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { StreamState } from '../state/state-store.ts';
+import type { StreamViewSchema } from './schemas.ts';
+
+/** One stream as `GET /streams` shows it. */
+export type StreamView = z.infer<typeof StreamViewSchema>;
+
+const isoOrNull = (ms: number | null): string | null =>
+  ms === null ? null : new Date(ms).toISOString();
+
+/**
+ * The view of a stream: its stored state, or (never polled) its definition alone. Lag is
+ * now − watermark in seconds, null without a watermark. Pure: `nowMs` is given.
+ */
+export function toStreamView(
+  definition: StreamDefinition | undefined,
+  state: StreamState | undefined,
+  nowMs: number,
+): StreamView {
+  const id = state?.streamId ?? definition?.streamId ?? '';
+  const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
+  return {
+    id,
+    connectionId: state?.connectionId ?? definition?.connectionId ?? '',
+    entityType: state?.entityType ?? definition?.spec.entityType ?? '',
+    configured: definition !== undefined,
+    watermark: state?.watermark ?? null,
+    lastPollAt: isoOrNull(state?.lastPollAt ?? null),
+    lastSuccessAt: isoOrNull(state?.lastSuccessAt ?? null),
+    nextDueAt: isoOrNull(state?.nextDueAt ?? null),
+    lagSeconds: Number.isFinite(watermarkMs)
+      ? Math.max(0, Math.round((nowMs - watermarkMs) / 1000))
+      : null,
+    consecutiveFailures: state?.consecutiveFailures ?? 0,
+    lastError: state?.lastError ?? null,
+    parked: state?.parked ?? false,
+    parkedReason: state?.parkedReason ?? null,
+    initialSyncDone: state?.initialSyncDone ?? false,
+    windowInProgress: state?.window
+      ? { startUtc: state.window.startUtc, endUtc: state.window.endUtc, pages: state.window.pages }
+      : null,
+  };
+}
+
+/** Every configured stream and every stored one (a stream no longer configured still shows), by id. */
+export function listStreamViews(
+  definitions: readonly StreamDefinition[],
+  states: readonly StreamState[],
+  nowMs: number,
+): StreamView[] {
+  const byId = new Map(states.map((s) => [s.streamId, s]));
+  const ids = new Set([...definitions.map((d) => d.streamId), ...byId.keys()]);
+  return [...ids].sort().map((id) =>
+    toStreamView(
+      definitions.find((d) => d.streamId === id),
+      byId.get(id),
+      nowMs,
+    ),
+  );
+}

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { ErrorBodySchema } from '../../admin/schemas.ts';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
+
+/** Port of the admin API of `change-bridge start` when BRIDGE_PORT is unset (design.md, CLI). */
+export const DEFAULT_BRIDGE_PORT = 4000;
+
+/** How long one admin API request may take before the command gives up. */
+export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
+
+const BridgePortSchema = z.coerce.number().int().min(1).max(65_535);
+
+/**
+ * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
+ * @throws CliExit(2) naming `--api` or `BRIDGE_PORT` when malformed.
+ */
+export function resolveApiUrl(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): string {
+  if (flag !== undefined) {
+    const url = URL.canParse(flag) ? new URL(flag) : undefined;
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new CliExit(EXIT_USAGE, `invalid --api: "${flag}" is not an http(s) URL`);
+    }
+    return flag.replace(/\/+$/, '');
+  }
+  if (env.BRIDGE_PORT === undefined || env.BRIDGE_PORT === '') {
+    return `http://127.0.0.1:${DEFAULT_BRIDGE_PORT}`;
+  }
+  const port = BridgePortSchema.safeParse(env.BRIDGE_PORT);
+  if (!port.success) {
+    throw new CliExit(
+      EXIT_USAGE,
+      `invalid BRIDGE_PORT: "${env.BRIDGE_PORT}" is not a port (1-65535)`,
+    );
+  }
+  return `http://127.0.0.1:${port.data}`;
+}
+
+/** Why a fetch failed, from the system error undici attaches as `cause` (ECONNREFUSED…). */
+const FetchFailureSchema = z.object({ cause: z.object({ code: z.string() }) });
+
+/** What a call sends: query parameters (absent ones are left out) and a JSON body. */
+export interface CallOptions {
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+}
+
+/**
+ * A small client of the admin HTTP API for the CLI. Maps failures to exit codes: the API
+ * unreachable → exit 1 saying where it tried; 400 → exit 2 naming the field; any other
+ * error status → exit 1 with the API's message; a response breaking its schema → exit 1.
+ */
+export class AdminApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly timeoutMs = ADMIN_REQUEST_TIMEOUT_MS,
+  ) {}
+
+  /** Sends one request and parses the JSON response with `schema`. */
+  async call<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    options: CallOptions = {},
+  ): Promise<z.output<S>> {
+    const response = await this.send(method, path, options);
+    const result = schema.safeParse(response.json);
+    if (!result.success) {
+      throw new CliExit(
+        EXIT_FAILURE,
+        `unexpected response from ${method} ${this.baseUrl}${path}: ${result.error.issues[0]?.message ?? 'invalid'}`,
+      );
+    }
+    return result.data;
+  }
+
+  /** Sends one request whose success carries no body (204). */
+  async callNoContent(method: string, path: string, options: CallOptions = {}): Promise<void> {
+    await this.send(method, path, options);
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    options: CallOptions,
+  ): Promise<{ status: number; json: unknown }> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [key, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, value);
+    }
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const failure = FetchFailureSchema.safeParse(error);
+      const reason = failure.success
+        ? failure.data.cause.code
+        : error instanceof Error
+          ? error.message
+          : String(error);
+      throw new CliExit(
+        EXIT_FAILURE,
+        `cannot reach the admin API at ${this.baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
+      );
+    }
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new CliExit(
+        EXIT_FAILURE,
+        `${method} ${url.href} answered ${response.status} with a body that is not JSON`,
+      );
+    }
+    if (response.ok) return { status: response.status, json };
+    const error = ErrorBodySchema.safeParse(json);
+    const message = error.success ? error.data.error : `HTTP ${response.status}`;
+    if (response.status === 400) {
+      const field = error.success && error.data.field ? error.data.field : 'input';
+      // The API's message names the field already (`url: must use https`); say it once.
+      throw new CliExit(EXIT_USAGE, message.includes(field) ? message : `${field}: ${message}`);
+    }
+    throw new CliExit(EXIT_FAILURE, `${message} (HTTP ${response.status} from ${this.baseUrl})`);
+  }
+}

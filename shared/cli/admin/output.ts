@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { CliIo } from '../exit-codes.ts';
+import { AdminApiClient, resolveApiUrl } from './api-client.ts';
+
+/** Options every admin command takes. */
+export const CommonOptionsSchema = z.object({
+  api: z.string().optional(),
+  json: z.boolean().optional(),
+});
+
+/** Parsed common options. */
+export type CommonOptions = z.infer<typeof CommonOptionsSchema>;
+
+/**
+ * Adds `--api URL` and `--json` to an admin command.
+ * @example withCommonOptions(group.command('list').description('…'))
+ */
+export function withCommonOptions(command: Command): Command {
+  return command
+    .option(
+      '--api <url>',
+      'admin API of a running `change-bridge start` (default http://127.0.0.1:$BRIDGE_PORT, port 4000)',
+    )
+    .option('--json', 'print one JSON document instead of a table');
+}
+
+/** The client for the `--api` option (or BRIDGE_PORT); exits 2 when either is malformed. */
+export function clientFor(options: CommonOptions): AdminApiClient {
+  return new AdminApiClient(resolveApiUrl(options.api, process.env));
+}
+
+/** Writes one JSON document on stdout. */
+export function writeJson(io: CliIo, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
+}
+
+/**
+ * A compact table: columns padded to their widest cell, two spaces apart, no trailing blanks.
+ * @example formatTable(['ID', 'URL'], [['sub_1', 'https://x']]) // 'ID     URL\nsub_1  https://x'
+ */
+export function formatTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return [headers, ...rows]
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** An ISO time as `YYYY-MM-DD HH:MM:SS` (UTC), or `-`. */
+export function shortTime(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '-';
+  const ms = typeof value === 'number' ? value : Date.parse(value);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 19).replace('T', ' ') : '-';
+}
+
+/** Seconds as `45s`, `12m`, `3h`, `2d`, or `-`. */
+export function shortLag(seconds: number | null): string {
+  if (seconds === null) return '-';
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86_400)}d`;
+}
+
+/** Path segment for an id (stream ids hold `:`). */
+export function segment(id: string): string {
+  return encodeURIComponent(id);
+}

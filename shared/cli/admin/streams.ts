@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import type { z } from 'zod';
+import { StreamListSchema, StreamViewSchema } from '../../admin/schemas.ts';
+import type { CliIo } from '../exit-codes.ts';
+import {
+  CommonOptionsSchema,
+  clientFor,
+  formatTable,
+  segment,
+  shortLag,
+  shortTime,
+  withCommonOptions,
+  writeJson,
+} from './output.ts';
+
+/** One word for where a stream stands. */
+function streamState(stream: z.infer<typeof StreamViewSchema>): string {
+  if (stream.parked) return 'parked';
+  if (!stream.configured) return 'not configured';
+  if (stream.lastPollAt === null) return 'never polled';
+  if (stream.windowInProgress) return `window (${stream.windowInProgress.pages} pages)`;
+  if (!stream.initialSyncDone) return 'first sync';
+  return 'ok';
+}
+
+/** Adds `streams list` and `streams reset STREAM` (design.md, CLI). */
+export function registerStreamCommands(program: Command, io: CliIo): void {
+  const group = program
+    .command('streams')
+    .description('poll streams (one connection and entity type each): watermarks, lag, errors');
+
+  withCommonOptions(
+    group.command('list').description('streams with watermark, last poll, lag and errors'),
+  ).action(async (raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const { streams } = await clientFor(options).call('GET', '/streams', StreamListSchema);
+    if (options.json) return writeJson(io, streams);
+    if (streams.length === 0) return io.out('no streams');
+    io.out(
+      formatTable(
+        ['STREAM', 'WATERMARK', 'LAST POLL', 'LAG', 'ERRORS', 'STATE', 'LAST ERROR'],
+        streams.map((s) => [
+          s.id,
+          shortTime(s.watermark),
+          shortTime(s.lastPollAt),
+          shortLag(s.lagSeconds),
+          String(s.consecutiveFailures),
+          streamState(s),
+          (s.parkedReason ?? s.lastError ?? '').slice(0, 80),
+        ]),
+      ),
+    );
+  });
+
+  withCommonOptions(
+    group
+      .command('reset')
+      .description('forget a stream (state, snapshots): its next poll is a first sync; unparks it')
+      .argument('<stream>', 'stream id, <connectionId>:<entityType>, e.g. main:customer'),
+  ).action(async (stream: string, raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const view = await clientFor(options).call(
+      'POST',
+      `/streams/${segment(stream)}/reset`,
+      StreamViewSchema,
+    );
+    if (options.json) return writeJson(io, view);
+    io.out(`Reset ${view.id}: its next poll starts a first sync`);
+  });
+}

@@ -1,0 +1,128 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { SubscriptionListSchema, SubscriptionWithSecretSchema } from '../../admin/schemas.ts';
+import type { CliIo } from '../exit-codes.ts';
+import {
+  CommonOptionsSchema,
+  clientFor,
+  formatTable,
+  segment,
+  shortTime,
+  withCommonOptions,
+  writeJson,
+} from './output.ts';
+
+const AddOptionsSchema = CommonOptionsSchema.extend({
+  url: z.string(),
+  events: z.string().optional(),
+});
+
+/**
+ * Adds `subscriptions add --url URL [--events 'customer.*,resource.updated'] [--json]`,
+ * `subscriptions list`, `subscriptions remove ID` and `subscriptions rotate-secret ID`
+ * (design.md, CLI). `add` prints the id and the whsec_ secret; with `--json`
+ * `{"id","url","events","secret"}`.
+ */
+export function registerSubscriptionCommands(program: Command, io: CliIo): void {
+  const group = program
+    .command('subscriptions')
+    .description('manage webhook subscriptions of a running `change-bridge start`');
+
+  withCommonOptions(
+    group
+      .command('add')
+      .description(
+        'subscribe a URL to events; prints the id and the whsec_ signing secret (shown once)',
+      )
+      .requiredOption('--url <url>', 'receiver URL (https; http and loopback allowed locally)')
+      .option(
+        '--events <patterns>',
+        "comma-separated event types, e.g. 'customer.*,resource.updated' (default: all)",
+      ),
+  ).action(async (raw: unknown) => {
+    const options = AddOptionsSchema.parse(raw);
+    const created = await clientFor(options).call(
+      'POST',
+      '/subscriptions',
+      SubscriptionWithSecretSchema,
+      {
+        body: {
+          url: options.url,
+          ...(options.events !== undefined ? { events: options.events } : {}),
+        },
+      },
+    );
+    if (options.json) {
+      const { id, url, events, secret } = created;
+      writeJson(io, { id, url, events, secret });
+      return;
+    }
+    io.out(
+      [
+        `Created subscription ${created.id}`,
+        `  url     ${created.url}`,
+        `  events  ${created.events.join(', ')}`,
+        `  secret  ${created.secret}`,
+        'Keep the secret now: it is not shown again. Receivers verify webhook-signature with it (Standard Webhooks).',
+      ].join('\n'),
+    );
+  });
+
+  withCommonOptions(
+    group.command('list').description('list subscriptions (without secrets)'),
+  ).action(async (raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const { subscriptions } = await clientFor(options).call(
+      'GET',
+      '/subscriptions',
+      SubscriptionListSchema,
+    );
+    if (options.json) return writeJson(io, subscriptions);
+    if (subscriptions.length === 0) return io.out('no subscriptions');
+    io.out(
+      formatTable(
+        ['ID', 'URL', 'EVENTS', 'STATE', 'CREATED'],
+        subscriptions.map((s) => [
+          s.id,
+          s.url,
+          s.events.join(','),
+          s.enabled ? 'enabled' : `disabled${s.disabledReason ? ` (${s.disabledReason})` : ''}`,
+          shortTime(s.createdAt),
+        ]),
+      ),
+    );
+  });
+
+  withCommonOptions(
+    group
+      .command('remove')
+      .description('remove a subscription')
+      .argument('<id>', 'subscription id'),
+  ).action(async (id: string, raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    await clientFor(options).callNoContent('DELETE', `/subscriptions/${segment(id)}`);
+    if (options.json) return writeJson(io, { id, removed: true });
+    io.out(`Removed subscription ${id}`);
+  });
+
+  withCommonOptions(
+    group
+      .command('rotate-secret')
+      .description('issue a new secret; the old one keeps signing beside it for 24 h')
+      .argument('<id>', 'subscription id'),
+  ).action(async (id: string, raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const rotated = await clientFor(options).call(
+      'POST',
+      `/subscriptions/${segment(id)}/rotate-secret`,
+      SubscriptionWithSecretSchema,
+    );
+    if (options.json) return writeJson(io, { id: rotated.id, secret: rotated.secret });
+    io.out(
+      [
+        `New secret of ${rotated.id}: ${rotated.secret}`,
+        'The previous secret keeps signing beside it for 24 h, so receivers can switch without a gap.',
+      ].join('\n'),
+    );
+  });
+}

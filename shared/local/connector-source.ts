@@ -1,0 +1,62 @@
+import type { Scope } from '../changes/entity-types.ts';
+import { systemClock } from '../clock.ts';
+import {
+  type ConnectorConfig,
+  connectorConfigFromEnv,
+  DEFAULT_CLIENT_NAME,
+} from '../connector/connector-config.ts';
+import type { ProductTarget } from '../polling/poll-context.ts';
+import { type RunningSimulator, startSimulator } from '../simulator/simulator.ts';
+
+/** The connector a local run polls, and what its streams need to know about it. */
+export interface ConnectorSource {
+  connection: ConnectorConfig;
+  /** The built-in simulator, when no CONNECTOR_BASE_URL was given. */
+  simulator?: RunningSimulator;
+  scope: Scope;
+  exportIds?: readonly string[];
+  products?: readonly ProductTarget[];
+  close(): Promise<void>;
+}
+
+/**
+ * The built-in simulator with background activity (a seeded hotel chain), or the endpoint
+ * named by the CONNECTOR_* variables.
+ */
+export async function openConnectorSource(
+  env: Record<string, string | undefined>,
+  activityPerSecond: number,
+): Promise<ConnectorSource> {
+  if (env.CONNECTOR_BASE_URL) {
+    const connection = connectorConfigFromEnv(env);
+    return { connection, scope: {}, close: async () => undefined };
+  }
+  const simulator = await startSimulator({
+    seed: 1,
+    size: 'small',
+    activity: { perSecond: activityPerSecond },
+    clock: systemClock,
+  });
+  const world = simulator.controls.model.world;
+  const zoneOf = new Map(
+    world.enterprises.map((enterprise) => [enterprise.Id, enterprise.timeZone]),
+  );
+  return {
+    simulator,
+    connection: {
+      baseUrl: simulator.url,
+      clientToken: simulator.tokens.clientToken,
+      // The plain token (one hotel of the chain): every operation accepts it, while a Portfolio
+      // Access Token is refused by resourceCategoryImageAssignments and taxEnvironments.
+      accessToken: simulator.tokens.accessToken,
+      client: DEFAULT_CLIENT_NAME,
+    },
+    scope: { chainId: world.chainId },
+    exportIds: [...simulator.controls.model.exports.all()].map((entry) => entry.record.Id),
+    products: world.products
+      .filter((p) => p.EnterpriseId === world.enterprises[0]?.Id)
+      .slice(0, 3)
+      .map((p) => ({ productId: p.Id, timeZone: zoneOf.get(p.EnterpriseId) ?? 'UTC' })),
+    close: () => simulator.close(),
+  };
+}

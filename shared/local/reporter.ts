@@ -1,0 +1,91 @@
+import type { PollOutcome } from '../polling/poll-stream.ts';
+import type { PublishableEvent } from '../publish/publishable-event.ts';
+import type { DispatchLogger } from '../webhooks/dispatcher-deps.ts';
+import { clockTime, formatEventLine, type Palette } from './terminal.ts';
+
+/** Where the local runtime reports what happens: people on a TTY, machines with `--json`. */
+export interface Reporter {
+  info(message: string, fields?: Record<string, unknown>): void;
+  events(events: readonly PublishableEvent[]): void;
+  pollOutcome(outcome: PollOutcome): void;
+  /** The dispatcher's logger (delivery failures). */
+  dispatchLogger: DispatchLogger;
+}
+
+/** Output sink with the current time. */
+export interface ReporterOutput {
+  write(line: string): void;
+  now(): number;
+}
+
+/** One JSON object per line: `{ time, level, message, ...fields }`. */
+export function jsonReporter(output: ReporterOutput): Reporter {
+  const emit = (level: string, message: string, fields: Record<string, unknown> = {}) =>
+    output.write(
+      JSON.stringify({ time: new Date(output.now()).toISOString(), level, message, ...fields }),
+    );
+  return {
+    info: (message, fields) => emit('info', message, fields),
+    events: (events) => {
+      for (const event of events) {
+        emit('info', 'event', {
+          id: event.id,
+          type: event.type,
+          subject: event.subject,
+          changedFields: event.data.changedFields ?? [],
+        });
+      }
+    },
+    pollOutcome: (outcome) => {
+      if (outcome.kind === 'failed') emit('warn', 'poll failed', { ...outcome });
+    },
+    dispatchLogger: {
+      warn: (message, fields) => emit('warn', message, fields),
+      error: (message, fields) => emit('error', message, fields),
+    },
+  };
+}
+
+/** Concise lines for people: one per event, one per failure. */
+export function terminalReporter(output: ReporterOutput, palette: Palette): Reporter {
+  const line = (text: string) => output.write(text);
+  const problem = (label: string, message: string, fields: Record<string, unknown> = {}) => {
+    const detail = ['subscriptionId', 'deliveryId', 'status', 'error', 'reason']
+      .filter((key) => fields[key] !== undefined)
+      .map((key) => `${key}=${String(fields[key])}`)
+      .join(' ');
+    line(
+      `${palette.dim(clockTime(output.now()))}  ${label}  ${message}${detail ? `  ${palette.dim(detail)}` : ''}`,
+    );
+  };
+  return {
+    info: (message) => line(message),
+    events: (events) => {
+      for (const event of events) {
+        line(
+          formatEventLine(
+            {
+              time: Date.parse(event.time),
+              type: event.type,
+              subject: event.subject ?? '',
+              changedFields: event.data.changedFields ?? [],
+            },
+            palette,
+          ),
+        );
+      }
+    },
+    pollOutcome: (outcome) => {
+      if (outcome.kind === 'failed') {
+        problem(
+          palette.red(outcome.parked ? 'stream parked' : 'poll failed'),
+          `${outcome.streamId}: ${outcome.error}`,
+        );
+      }
+    },
+    dispatchLogger: {
+      warn: (message, fields) => problem(palette.yellow('delivery'), message, fields),
+      error: (message, fields) => problem(palette.red('delivery'), message, fields),
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
+import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
+import { ENTITY_TYPES } from '../changes/entity-types.ts';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { createConnectorClient } from '../connector/connector-client.ts';
+import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
+import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
+import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
+import { createStateTable } from '../state/dynamodb-table.ts';
+import { processDispatchBatch } from '../webhooks/dispatcher.ts';
+import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
+import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
+import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
+import { SqsDeliveryQueue } from '../webhooks/queue.ts';
+import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
+import { systemRandomBytes } from '../webhooks/signing.ts';
+import { systemResolver } from '../webhooks/url-policy.ts';
+import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
+import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
+import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
+import { startLocalDynamoDb } from './dynamodb.ts';
+import { LocalEventRouter } from './event-router.ts';
+import { type EventSourceLoop, startEventSourceLoop } from './event-source-loop.ts';
+import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
+import { ObservedPublisher } from './observed-publisher.ts';
+import type { Reporter } from './reporter.ts';
+import { RouterOperationalSink } from './router-operational-sink.ts';
+import { startSqsEmulator } from './sqs-emulator.ts';
+
+/** The state table of local runs. */
+export const LOCAL_TABLE_NAME = 'change-bridge';
+/** The connection id of the one connection a local run polls. */
+export const LOCAL_CONNECTION_ID = 'local';
+const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
+const DEMO_RECEIVER_DESCRIPTION = 'demo receiver (change-bridge start --demo-receiver)';
+
+/** A running local bridge. */
+export interface RunningBridge {
+  adminUrl: string;
+  simulatorUrl: string | undefined;
+  demoReceiverUrl: string | undefined;
+  streams: readonly StreamDefinition[];
+  /** Pending deliveries re-enqueued at start (left over from an earlier run). */
+  requeuedDeliveries: number;
+  webhooks: WebhookService;
+  /** Stops cleanly: polls and in-flight deliveries finish, queued fan-outs drain, data is flushed. */
+  stop(): Promise<void>;
+}
+
+/** What {@link startBridge} needs besides configuration. */
+export interface BridgeDeps {
+  env: Record<string, string | undefined>;
+  reporter: Reporter;
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+/**
+ * `change-bridge start`: the whole bridge in one process — the simulator (unless
+ * CONNECTOR_BASE_URL is set), dynalite persisted under the data dir, the SQS emulator, the
+ * pollers, the local event routing (the infra's rule), the dispatcher on the same Lambda
+ * handler core, and the admin HTTP API. A restart resumes from the stored watermarks and
+ * re-enqueues pending deliveries.
+ */
+export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promise<RunningBridge> {
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? systemRandom;
+  const { reporter, env } = deps;
+  const closers: Array<() => Promise<void>> = [];
+  try {
+    const source: ConnectorSource = await openConnectorSource(
+      env,
+      LOCAL_DEFAULTS.simulatorActivityPerSecond,
+    );
+    closers.push(() => source.close());
+
+    await mkdir(config.dataDir, { recursive: true });
+    const dynamo = await startLocalDynamoDb({ path: join(config.dataDir, 'dynamodb') });
+    closers.push(() => dynamo.close());
+    await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
+    const state = new DynamoDbStateStore({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+      clock,
+      random,
+    });
+    const webhookStore = new DynamoDbWebhookStore({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+      clock,
+    });
+
+    const sqs = await startSqsEmulator();
+    closers.push(() => sqs.close());
+    const dispatchQueueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
+      VisibilityTimeout: '30',
+    });
+    const router = new LocalEventRouter({
+      client: sqs.client,
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl: dispatchQueueUrl }],
+      clock,
+      random,
+    });
+
+    const dispatcherDeps = createDispatcherDeps({
+      store: webhookStore,
+      queue: new SqsDeliveryQueue(sqs.client, dispatchQueueUrl),
+      sender: new UndiciWebhookSender({
+        policy: { allowPrivate: config.allowPrivate },
+        resolve: systemResolver,
+        clock,
+      }),
+      sink: new RouterOperationalSink(router),
+      clock,
+      random,
+      logger: reporter.dispatchLogger,
+    });
+    const webhooks = createWebhookService({
+      ...dispatcherDeps,
+      policy: { allowPrivate: config.allowPrivate },
+      resolve: systemResolver,
+      randomBytes: systemRandomBytes,
+    });
+    const requeued = await requeuePendingDeliveries(dispatcherDeps);
+    const dispatchLoop: EventSourceLoop = startEventSourceLoop({
+      client: sqs.client,
+      queueUrl: dispatchQueueUrl,
+      handler: (event) => processDispatchBatch(event.Records, dispatcherDeps),
+      waitTimeSeconds: 1,
+      concurrency: 2,
+      clock,
+      onError: (error) =>
+        reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
+    });
+
+    const settings = pollSettingsFromEnv(
+      {
+        ...env,
+        POLL_INTERVAL: `${config.pollIntervalMs}ms`,
+        // The built-in simulator's hotel has a year of history, exports and products to follow.
+        ...(source.simulator
+          ? {
+              POLL_HISTORY_START: env.POLL_HISTORY_START ?? '400d',
+              POLL_ENTITIES: env.POLL_ENTITIES ?? ENTITY_TYPES.join(','),
+            }
+          : {}),
+      },
+      clock.now(),
+    );
+    const streams = streamDefinitions(LOCAL_CONNECTION_ID, settings, {
+      scope: source.scope,
+      ...(source.exportIds ? { exportIds: source.exportIds } : {}),
+      ...(source.products ? { products: source.products } : {}),
+    });
+    const client = createConnectorClient(source.connection, { clock, random });
+    const publisher = new ObservedPublisher(router, (events) => reporter.events(events));
+    const pollDeps: PollDeps = {
+      store: state,
+      client,
+      publisher,
+      clock,
+      windows: settings.windows,
+      pageCount: settings.pageCount,
+    };
+    const pollLoop: PollLoop = startPollLoop({
+      definitions: streams,
+      deps: pollDeps,
+      owner: `local-${randomUUID()}`,
+      tickMs: Math.min(config.pollIntervalMs, 1000),
+      onOutcome: (outcome) => reporter.pollOutcome(outcome),
+      onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
+    });
+
+    const admin: AdminServer = await startAdminServer({
+      port: config.port,
+      deps: {
+        webhooks,
+        state,
+        streams,
+        windows: settings.windows,
+        backfills: new DynamoDbBackfillJobStore({
+          client: dynamo.client,
+          tableName: LOCAL_TABLE_NAME,
+          clock,
+        }),
+        clock,
+        random,
+        onError: (error, request) =>
+          reporter.info(
+            `admin ${request.method} ${request.path} failed: ${(error as Error).message}`,
+          ),
+      },
+    });
+
+    let demo: DemoReceiver | undefined;
+    if (config.demoReceiver) demo = await startDemoReceiverWithSubscription(webhooks, reporter);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      adminUrl: admin.url,
+      simulatorUrl: source.simulator?.url,
+      demoReceiverUrl: demo?.url,
+      streams,
+      requeuedDeliveries: requeued,
+      webhooks,
+      stop: () => {
+        stopping ??= (async () => {
+          await pollLoop.stop();
+          await drainQueue(sqs.client, dispatchQueueUrl, clock, 10_000);
+          await dispatchLoop.stop();
+          await admin.close();
+          await demo?.close();
+          await client.close();
+          for (const close of closers.reverse()) await close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startDemoReceiverWithSubscription(
+  webhooks: WebhookService,
+  reporter: Reporter,
+): Promise<DemoReceiver> {
+  const receiver = await startDemoReceiver((webhook) =>
+    reporter.info(
+      webhook.verified
+        ? `  ↳ receiver verified ${webhook.type} ${webhook.subject} (${webhook.id})`
+        : `  ↳ receiver REJECTED ${webhook.id}: ${webhook.reason}`,
+      { receiver: webhook },
+    ),
+  );
+  for (const subscription of await webhooks.listSubscriptions()) {
+    if (subscription.description === DEMO_RECEIVER_DESCRIPTION)
+      await webhooks.removeSubscription(subscription.id);
+  }
+  const { secret } = await webhooks.createSubscription({
+    url: receiver.url,
+    description: DEMO_RECEIVER_DESCRIPTION,
+  });
+  receiver.setSecret(secret);
+  return receiver;
+}

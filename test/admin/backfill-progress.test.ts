@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { streamProgress } from '../../shared/admin/backfill.ts';
+import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
+import { streamState } from '../state/state-store.contract.ts';
+
+const HISTORY = Date.UTC(2021, 0, 1);
+const START = Date.UTC(2026, 0, 1);
+const job: BackfillJob = {
+  id: 'bf_1',
+  startedAt: START,
+  emit: false,
+  entities: ['customer'],
+  streamIds: ['main:customer'],
+  historyStartMs: HISTORY,
+  doneAtMs: START - 5000,
+};
+const at = (ms: number) => streamState('main:customer', { watermark: new Date(ms).toISOString() });
+
+describe('backfill progress of a stream', () => {
+  it('is 0 and not done before the first window (no state or no watermark)', () => {
+    expect(streamProgress(job, 'main:customer', 'customer', undefined)).toMatchObject({
+      fraction: 0,
+      done: false,
+      watermark: null,
+    });
+    expect(
+      streamProgress(job, 'main:customer', 'customer', streamState('main:customer')),
+    ).toMatchObject({
+      fraction: 0,
+      done: false,
+    });
+  });
+
+  it('is (watermark − history start) / (job start − history start) on the way', () => {
+    const quarter = HISTORY + (START - HISTORY) / 4;
+    expect(streamProgress(job, 'main:customer', 'customer', at(quarter)).fraction).toBeCloseTo(
+      0.25,
+      10,
+    );
+    expect(streamProgress(job, 'main:customer', 'customer', at(HISTORY)).fraction).toBe(0);
+  });
+
+  it('is done at 1 once the watermark reaches the job start minus the settle lag', () => {
+    expect(streamProgress(job, 'main:customer', 'customer', at(START - 5001)).done).toBe(false);
+    expect(streamProgress(job, 'main:customer', 'customer', at(START - 5000))).toMatchObject({
+      fraction: 1,
+      done: true,
+    });
+    expect(streamProgress(job, 'main:customer', 'customer', at(START + 60_000)).fraction).toBe(1);
+  });
+
+  it('clamps a watermark before the history start to 0 and reports parking and errors', () => {
+    const parked = streamState('main:customer', {
+      watermark: new Date(HISTORY - 1000).toISOString(),
+      parked: true,
+      lastError: 'authorization failed',
+    });
+    expect(streamProgress(job, 'main:customer', 'customer', parked)).toMatchObject({
+      fraction: 0,
+      parked: true,
+      lastError: 'authorization failed',
+    });
+  });
+});

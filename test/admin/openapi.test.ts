@@ -1,0 +1,171 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../shared/admin/openapi.ts';
+import { matchPath } from '../../shared/admin/router.ts';
+import { ADMIN_ROUTES } from '../../shared/admin/routes.ts';
+import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
+
+let harness: AdminHarness;
+afterEach(async () => {
+  await harness?.close();
+});
+
+type Operation = {
+  operationId: string;
+  parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
+  requestBody?: {
+    required: boolean;
+    content: { 'application/json': { schema: Record<string, unknown> } };
+  };
+  responses: Record<
+    string,
+    { content?: { 'application/json': { schema: Record<string, unknown> } } }
+  >;
+};
+
+function operation(doc: Record<string, unknown>, method: string, path: string): Operation {
+  const paths = doc.paths as Record<string, Record<string, Operation>>;
+  const found = paths[path]?.[method];
+  if (!found) throw new Error(`${method} ${path} is not documented`);
+  return found;
+}
+
+const EXPECTED_ROUTES = [
+  'get /subscriptions',
+  'post /subscriptions',
+  'get /subscriptions/{id}',
+  'patch /subscriptions/{id}',
+  'delete /subscriptions/{id}',
+  'post /subscriptions/{id}/rotate-secret',
+  'post /subscriptions/{id}/ping',
+  'post /subscriptions/{id}/redeliver',
+  'post /subscriptions/{id}/resync',
+  'get /events',
+  'get /events/{id}',
+  'post /events/{id}/replay',
+  'get /deliveries',
+  'get /streams',
+  'post /streams/{id}/reset',
+  'post /backfill',
+  'get /backfill/{id}',
+  'get /openapi.json',
+  'get /health',
+];
+
+describe('OpenAPI document', () => {
+  it('is served at /openapi.json as OpenAPI 3.1 listing every route once', async () => {
+    harness = createAdminHarness();
+    const response = await harness.call('GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    const doc = JSON.parse(JSON.stringify(response.body));
+    expect(doc).toEqual(buildOpenApiDocument(ADMIN_ROUTES));
+    expect(doc.openapi).toBe('3.1.0');
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`),
+    );
+    expect(documented.sort()).toEqual([...EXPECTED_ROUTES].sort());
+    const ids = documented.map((key) => {
+      const [method, path] = key.split(' ');
+      return operation(doc, method!, path!).operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('carries the request schemas generated from zod: body fields, required ones, query parameters', () => {
+    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    const create = operation(doc, 'post', '/subscriptions');
+    const body = create.requestBody!.content['application/json'].schema;
+    expect(create.requestBody!.required).toBe(true);
+    expect(body.required).toEqual(['url']);
+    expect(Object.keys(body.properties as object)).toEqual(
+      expect.arrayContaining(['url', 'events', 'scope', 'changedFields', 'description']),
+    );
+    expect(body.additionalProperties).toBe(false);
+
+    const events = operation(doc, 'get', '/events');
+    expect(events.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['type', 'query', false],
+      ['limit', 'query', false],
+    ]);
+    expect(events.parameters[1]!.schema).toMatchObject({ type: 'integer', maximum: 1000 });
+
+    const replay = operation(doc, 'post', '/events/{id}/replay');
+    expect(replay.requestBody!.required).toBe(false);
+    expect(replay.parameters).toEqual([
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
+    const backfill = operation(doc, 'post', '/backfill');
+    const entities = (
+      backfill.requestBody!.content['application/json'].schema.properties as Record<string, object>
+    ).entities;
+    expect(JSON.stringify(entities)).toContain('taxEnvironment');
+  });
+
+  it('documents a JSON response schema for every success with a body, and errors by reference', () => {
+    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    for (const route of ADMIN_ROUTES) {
+      const op = operation(doc, route.method.toLowerCase(), route.path);
+      const success = op.responses[String(route.success.status)]!;
+      if (route.success.schema)
+        expect(success.content!['application/json'].schema).toBeTypeOf('object');
+      else expect(success.content).toBeUndefined();
+      expect(op.responses['400']!.content!['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
+    }
+    expect((doc.components as { schemas: { Error: object } }).schemas.Error).toMatchObject({
+      required: ['error'],
+    });
+  });
+
+  it('describes what the routes really answer: each success body parses with its documented schema', async () => {
+    harness = createAdminHarness();
+    const event = storedChangeEvent('evt_1', 'customer.updated');
+    await harness.store.putEvent({
+      id: 'evt_1',
+      type: 'customer.updated',
+      storedAt: 1,
+      body: JSON.stringify(event),
+    });
+    const created = await harness.call('POST', '/subscriptions', {
+      body: { url: 'http://127.0.0.1:9/h' },
+    });
+    const id = (created.body as { id: string }).id;
+    const job = await harness.call('POST', '/backfill', { body: { entities: ['customer'] } });
+    const jobId = (job.body as { id: string }).id;
+    const requests: [string, string, unknown?][] = [
+      ['GET', '/subscriptions'],
+      ['GET', `/subscriptions/${id}`],
+      ['PATCH', `/subscriptions/${id}`, { description: 'x' }],
+      ['POST', `/subscriptions/${id}/rotate-secret`],
+      ['POST', `/subscriptions/${id}/ping`],
+      ['POST', `/subscriptions/${id}/redeliver`, { since: '2026-01-01T00:00:00Z' }],
+      ['POST', `/subscriptions/${id}/resync`, { entities: ['customer'] }],
+      ['GET', '/events'],
+      ['GET', '/events/evt_1'],
+      ['POST', '/events/evt_1/replay'],
+      ['GET', '/deliveries'],
+      ['GET', '/streams'],
+      ['POST', '/streams/main:resource/reset'],
+      ['GET', `/backfill/${jobId}`],
+      ['GET', '/health'],
+      ['DELETE', `/subscriptions/${id}`],
+    ];
+    const responses = [
+      ['POST', '/subscriptions', created] as const,
+      ['POST', '/backfill', job] as const,
+    ];
+    for (const [method, path, body] of requests) {
+      responses.push([method, path, await harness.call(method, path, { body })] as never);
+    }
+    for (const [method, path, response] of responses) {
+      const route = ADMIN_ROUTES.find(
+        (r) => r.method === method && matchPath(r.path, path) !== undefined,
+      )!;
+      expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBe(
+        route.success.status,
+      );
+      if (route.success.schema) route.success.schema.parse(response.body);
+      else expect(response.body).toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
+
+let harness: AdminHarness;
+afterEach(async () => {
+  await harness?.close();
+});
+
+async function withEvents(h: AdminHarness) {
+  const types = ['customer.created', 'customer.updated', 'resource.updated'];
+  for (const [index, type] of types.entries()) {
+    const event = storedChangeEvent(`evt_${index}`, type, `e-${index}`);
+    await h.store.putEvent({
+      id: event.id,
+      type,
+      storedAt: 1000 + index,
+      body: JSON.stringify(event),
+    });
+  }
+  const response = await h.call('POST', '/subscriptions', {
+    body: { url: 'http://127.0.0.1:9000/hook', events: 'customer.*' },
+  });
+  return (response.body as { id: string }).id;
+}
+
+describe('admin API: events and deliveries', () => {
+  it('lists events newest first, by type and up to a limit', async () => {
+    harness = createAdminHarness();
+    await withEvents(harness);
+
+    const all = await harness.call('GET', '/events');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({
+      events: [
+        { id: 'evt_2', type: 'resource.updated', storedAt: new Date(1002).toISOString() },
+        { id: 'evt_1', type: 'customer.updated', storedAt: new Date(1001).toISOString() },
+        { id: 'evt_0', type: 'customer.created', storedAt: new Date(1000).toISOString() },
+      ],
+    });
+    const typed = await harness.call('GET', '/events', { query: { type: 'customer.updated' } });
+    expect(typed.body).toMatchObject({ events: [{ id: 'evt_1' }] });
+    const limited = await harness.call('GET', '/events', { query: { limit: '1' } });
+    expect((limited.body as { events: unknown[] }).events).toHaveLength(1);
+  });
+
+  it.each(['0', 'ten', '1001', '1.5'])('answers 400 naming limit for limit=%s', async (limit) => {
+    harness = createAdminHarness();
+    const response = await harness.call('GET', '/events', { query: { limit } });
+    expect(response).toMatchObject({ status: 400, body: { field: 'limit' } });
+  });
+
+  it('shows one event exactly as stored, and 404 for an unknown id', async () => {
+    harness = createAdminHarness();
+    await withEvents(harness);
+    const shown = await harness.call('GET', '/events/evt_1');
+    expect(shown).toEqual({
+      status: 200,
+      body: storedChangeEvent('evt_1', 'customer.updated', 'e-1'),
+    });
+    expect(await harness.call('GET', '/events/evt_none')).toMatchObject({ status: 404 });
+  });
+
+  it('replays to every matching subscription, or to one named, with new deliveries', async () => {
+    harness = createAdminHarness();
+    const subscriptionId = await withEvents(harness);
+
+    const matching = await harness.call('POST', '/events/evt_1/replay');
+    expect(matching.status).toBe(202);
+    expect(matching.body).toMatchObject({ deliveries: [{ eventId: 'evt_1', subscriptionId }] });
+    const none = await harness.call('POST', '/events/evt_2/replay', { body: {} });
+    expect(none.body).toEqual({ deliveries: [] });
+    const named = await harness.call('POST', '/events/evt_2/replay', { body: { subscriptionId } });
+    expect(named.body).toMatchObject({ deliveries: [{ eventId: 'evt_2', subscriptionId }] });
+
+    expect(await harness.call('POST', '/events/evt_none/replay')).toMatchObject({ status: 404 });
+    const unknownTarget = await harness.call('POST', '/events/evt_1/replay', {
+      body: { subscriptionId: 'sub_none' },
+    });
+    expect(unknownTarget.status).toBe(404);
+    const badBody = await harness.call('POST', '/events/evt_1/replay', {
+      body: { subscriptionId: 7 },
+    });
+    expect(badBody).toMatchObject({ status: 400, body: { field: 'subscriptionId' } });
+  });
+
+  it('lists deliveries with their attempts, by subscription and by event', async () => {
+    harness = createAdminHarness();
+    const subscriptionId = await withEvents(harness);
+    const replayed = await harness.call('POST', '/events/evt_1/replay');
+    const deliveryId = (replayed.body as { deliveries: { id: string }[] }).deliveries[0]!.id;
+    await harness.store.putAttempt({
+      deliveryId,
+      attempt: 1,
+      at: harness.clock.now(),
+      status: 503,
+      latencyMs: 12,
+      responseHeaders: {},
+      responseBody: 'busy',
+      outcome: 'retry',
+      nextAttemptAt: harness.clock.now() + 5000,
+    });
+
+    const all = await harness.call('GET', '/deliveries');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({
+      deliveries: [
+        { delivery: { id: deliveryId, subscriptionId }, attempts: [{ attempt: 1, status: 503 }] },
+      ],
+    });
+    const bySubscription = await harness.call('GET', '/deliveries', {
+      query: { subscription: subscriptionId },
+    });
+    expect(bySubscription.body).toEqual(all.body);
+    const byEvent = await harness.call('GET', '/deliveries', { query: { event: 'evt_0' } });
+    expect(byEvent.body).toEqual({ deliveries: [] });
+  });
+});

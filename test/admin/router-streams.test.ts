@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { streamState } from '../state/state-store.contract.ts';
+import { type AdminHarness, createAdminHarness } from './support/harness.ts';
+
+let harness: AdminHarness;
+afterEach(async () => {
+  await harness?.close();
+});
+
+type Job = {
+  id: string;
+  done: boolean;
+  fraction: number;
+  emit: boolean;
+  streams: { streamId: string; fraction: number; done: boolean }[];
+};
+
+describe('admin API: streams', () => {
+  it('lists configured and stored streams with watermark, last poll, lag, errors and window', async () => {
+    harness = createAdminHarness();
+    const now = harness.clock.now();
+    await harness.state.saveStream(
+      streamState('main:customer', {
+        watermark: new Date(now - 90_000).toISOString(),
+        lastPollAt: now - 5000,
+        consecutiveFailures: 2,
+        lastError: 'ConnectorError: timeout',
+        window: {
+          startUtc: '2026-02-28T23:58:00.000Z',
+          endUtc: '2026-02-28T23:59:55.000Z',
+          cursor: 'c',
+          count: 500,
+          pages: 3,
+        },
+      }),
+      0,
+    );
+    await harness.state.saveStream(
+      streamState('old:export', { parked: true, parkedReason: 'authorization failed' }),
+      0,
+    );
+
+    const response = await harness.call('GET', '/streams');
+    expect(response.status).toBe(200);
+    const streams = (response.body as { streams: Record<string, unknown>[] }).streams;
+    expect(streams.map((s) => s.id)).toEqual([
+      'main:customer',
+      'main:resource',
+      'main:taxEnvironment',
+      'old:export',
+    ]);
+    expect(streams[0]).toMatchObject({
+      entityType: 'customer',
+      configured: true,
+      lagSeconds: 90,
+      lastPollAt: new Date(now - 5000).toISOString(),
+      consecutiveFailures: 2,
+      lastError: 'ConnectorError: timeout',
+      windowInProgress: { startUtc: '2026-02-28T23:58:00.000Z', pages: 3 },
+    });
+    expect(streams[1]).toMatchObject({ watermark: null, lagSeconds: null, lastPollAt: null });
+    expect(streams[3]).toMatchObject({
+      configured: false,
+      parked: true,
+      parkedReason: 'authorization failed',
+    });
+  });
+
+  it('resets a stream (state and snapshots) and answers 404 for an unknown one', async () => {
+    harness = createAdminHarness();
+    await harness.state.saveStream(streamState('main:customer', { parked: true }), 0);
+    await harness.state.putSnapshots('main:customer', [
+      { entityId: 'c-1', hash: 'h', record: { Id: 'c-1' }, updatedAt: 1 },
+    ]);
+
+    const response = await harness.call(
+      'POST',
+      `/streams/${encodeURIComponent('main:customer')}/reset`,
+    );
+    expect(response).toMatchObject({
+      status: 200,
+      body: { id: 'main:customer', parked: false, watermark: null },
+    });
+    expect(await harness.state.getStream('main:customer')).toBeUndefined();
+    expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(0);
+    expect(await harness.call('POST', '/streams/main:nothing/reset')).toMatchObject({
+      status: 404,
+    });
+  });
+});
+
+describe('admin API: backfill', () => {
+  it('resets the chosen streams for a first sync and reports progress from their watermarks', async () => {
+    harness = createAdminHarness();
+    await harness.state.saveStream(
+      streamState('main:customer', {
+        watermark: '2026-02-28T00:00:00.000Z',
+        initialSyncDone: true,
+      }),
+      0,
+    );
+    await harness.state.putSnapshots('main:customer', [
+      { entityId: 'c-1', hash: 'h', record: { Id: 'c-1' }, updatedAt: 1 },
+    ]);
+
+    const started = await harness.call('POST', '/backfill', {
+      body: { entities: 'customer,taxEnvironment', emit: true },
+    });
+    expect(started.status).toBe(202);
+    const job = started.body as Job;
+    expect(job).toMatchObject({
+      id: expect.stringMatching(/^bf_/),
+      emit: true,
+      done: false,
+      fraction: 0,
+    });
+    expect(job.streams.map((s) => s.streamId)).toEqual(['main:customer', 'main:taxEnvironment']);
+    const reset = await harness.state.getStream('main:customer');
+    expect(reset).toMatchObject({ watermark: null, initialSyncDone: true, version: 1 });
+    expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(0);
+    expect(await harness.state.getStream('main:resource')).toBeUndefined();
+
+    // The pollers move the watermarks: customer halfway through history, taxEnvironment done.
+    const history = harness.settings.windows.historyStartMs;
+    const halfway = history + (harness.clock.now() - history) / 2;
+    const customer = (await harness.state.getStream('main:customer'))!;
+    await harness.state.saveStream(
+      { ...customer, watermark: new Date(halfway).toISOString() },
+      customer.version,
+    );
+    const tax = (await harness.state.getStream('main:taxEnvironment'))!;
+    await harness.state.saveStream(
+      { ...tax, watermark: new Date(harness.clock.now()).toISOString() },
+      tax.version,
+    );
+
+    const progress = await harness.call('GET', `/backfill/${job.id}`);
+    expect(progress.status).toBe(200);
+    const view = progress.body as Job;
+    expect(view.streams[0]).toMatchObject({ streamId: 'main:customer', done: false });
+    expect(view.streams[0]!.fraction).toBeCloseTo(0.5, 5);
+    expect(view.streams[1]).toMatchObject({
+      streamId: 'main:taxEnvironment',
+      done: true,
+      fraction: 1,
+    });
+    expect(view.fraction).toBeCloseTo(0.75, 5);
+    expect(view.done).toBe(false);
+  });
+
+  it('without emit, lets the first sync store silently (initialSyncDone false), over every polled stream', async () => {
+    harness = createAdminHarness();
+    const started = await harness.call('POST', '/backfill');
+    expect(started.status).toBe(202);
+    expect((started.body as Job).streams).toHaveLength(3);
+    expect(await harness.state.getStream('main:resource')).toMatchObject({
+      initialSyncDone: false,
+    });
+  });
+
+  it('answers 400 naming the entity that is not polled, and 404 for an unknown job', async () => {
+    harness = createAdminHarness();
+    const notPolled = await harness.call('POST', '/backfill', {
+      body: { entities: ['customer', 'export'] },
+    });
+    expect(notPolled).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
+    const unknown = await harness.call('POST', '/backfill', { body: { entities: 'guest' } });
+    expect(unknown).toMatchObject({ status: 400, body: { field: 'entities[0]' } });
+    const badEmit = await harness.call('POST', '/backfill', { body: { emit: 'yes' } });
+    expect(badEmit).toMatchObject({ status: 400, body: { field: 'emit' } });
+    expect(await harness.call('GET', '/backfill/bf_none')).toMatchObject({ status: 404 });
+  });
+});

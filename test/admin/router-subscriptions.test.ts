@@ -1,0 +1,238 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AdminHarness, createAdminHarness } from './support/harness.ts';
+
+let harness: AdminHarness;
+afterEach(async () => {
+  await harness?.close();
+});
+
+async function created(h: AdminHarness, body: Record<string, unknown> = {}) {
+  const response = await h.call('POST', '/subscriptions', {
+    body: { url: 'http://127.0.0.1:9000/hook', ...body },
+  });
+  expect(response.status).toBe(201);
+  return response.body as { id: string; secret: string; events: string[]; enabled: boolean };
+}
+
+describe('admin API: subscriptions', () => {
+  it('creates a subscription, returning id, url, events and a whsec_ secret once', async () => {
+    harness = createAdminHarness();
+    const response = await harness.call('POST', '/subscriptions', {
+      body: {
+        url: 'http://127.0.0.1:9000/hook',
+        events: 'customer.*, resource.updated',
+        description: 'CRM',
+      },
+    });
+
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      url: 'http://127.0.0.1:9000/hook',
+      events: ['customer.*', 'resource.updated'],
+      description: 'CRM',
+      enabled: true,
+    });
+    const body = response.body as { id: string; secret: string };
+    expect(body.id).toMatch(/^sub_/);
+    expect(body.secret).toMatch(/^whsec_/);
+
+    const listed = await harness.call('GET', '/subscriptions');
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ subscriptions: [{ id: body.id }] });
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+    const shown = await harness.call('GET', `/subscriptions/${body.id}`);
+    expect(shown.status).toBe(200);
+    expect(JSON.stringify(shown.body)).not.toContain('whsec_');
+  });
+
+  it('defaults events to every event and accepts them as an array', async () => {
+    harness = createAdminHarness();
+    expect((await created(harness)).events).toEqual(['*']);
+    expect((await created(harness, { events: ['customer.created'] })).events).toEqual([
+      'customer.created',
+    ]);
+  });
+
+  it.each([
+    [{}, 'url'],
+    [{ url: 'http://127.0.0.1:9000/hook', events: 'customer.*,not a type' }, 'events[1]'],
+    [{ url: 'http://127.0.0.1:9000/hook', events: [] }, 'events'],
+    [{ url: 'http://127.0.0.1:9000/hook', evnets: ['*'] }, 'evnets'],
+    [
+      { url: 'http://127.0.0.1:9000/hook', scope: { enterpriseIds: [''] } },
+      'scope.enterpriseIds[0]',
+    ],
+    [{ url: 'not a url' }, 'url'],
+  ])('answers 400 naming the field for %j', async (body, field) => {
+    harness = createAdminHarness();
+    const response = await harness.call('POST', '/subscriptions', { body });
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ field });
+    expect((response.body as { error: string }).error).toContain(field);
+    expect(harness.errors).toEqual([]);
+  });
+
+  it('refuses a loopback URL when private addresses are not allowed, naming url', async () => {
+    harness = createAdminHarness({ allowPrivate: false });
+    const response = await harness.call('POST', '/subscriptions', {
+      body: { url: 'https://127.0.0.1/hook' },
+    });
+    expect(response).toMatchObject({ status: 400, body: { field: 'url' } });
+  });
+
+  it('updates filters and enabled state with PATCH', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    const response = await harness.call('PATCH', `/subscriptions/${id}`, {
+      body: { events: 'customer.deleted', enabled: false },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id, events: ['customer.deleted'], enabled: false });
+
+    const invalid = await harness.call('PATCH', `/subscriptions/${id}`, {
+      body: { enabled: 'yes' },
+    });
+    expect(invalid).toMatchObject({ status: 400, body: { field: 'enabled' } });
+  });
+
+  it('removes a subscription with 204, then answers 404 for it', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    const removed = await harness.call('DELETE', `/subscriptions/${id}`);
+    expect(removed).toEqual({ status: 204 });
+    for (const [method, path] of [
+      ['GET', `/subscriptions/${id}`],
+      ['DELETE', `/subscriptions/${id}`],
+      ['POST', `/subscriptions/${id}/rotate-secret`],
+      ['POST', `/subscriptions/${id}/ping`],
+    ] as const) {
+      const response = await harness.call(method, path);
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect((response.body as { error: string }).error).toContain(id);
+    }
+  });
+
+  it('rotates the secret, returning a new one', async () => {
+    harness = createAdminHarness();
+    const first = await created(harness);
+    const rotated = await harness.call('POST', `/subscriptions/${first.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const body = rotated.body as { id: string; secret: string };
+    expect(body.id).toBe(first.id);
+    expect(body.secret).toMatch(/^whsec_/);
+    expect(body.secret).not.toBe(first.secret);
+    const stored = await harness.store.getSubscription(first.id);
+    expect(stored).toMatchObject({ secret: body.secret, previousSecret: first.secret });
+  });
+
+  it('pings an enabled subscription (a queued delivery) and answers 409 for a disabled one', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    const ping = await harness.call('POST', `/subscriptions/${id}/ping`);
+    expect(ping.status).toBe(202);
+    expect(ping.body).toMatchObject({ delivery: { subscriptionId: id, status: 'pending' } });
+    expect(harness.queue.size).toBe(1);
+
+    await harness.call('PATCH', `/subscriptions/${id}`, { body: { enabled: false } });
+    const refused = await harness.call('POST', `/subscriptions/${id}/ping`);
+    expect(refused.status).toBe(409);
+    expect((refused.body as { error: string }).error).toContain('disabled');
+  });
+
+  it('redelivers dead letters since an ISO instant and names since when it is malformed', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    await harness.store.putEvent({
+      id: 'evt_1',
+      type: 'customer.updated',
+      storedAt: 1,
+      body: '{}',
+    });
+    const dead = {
+      id: 'dlv_dead',
+      eventId: 'evt_1',
+      subscriptionId: id,
+      status: 'dead' as const,
+      attempts: 8,
+      nextAttemptAt: 0,
+      createdAt: harness.clock.now() - 1000,
+      updatedAt: harness.clock.now(),
+      version: 9,
+      deadAt: harness.clock.now(),
+    };
+    await harness.store.createDelivery(dead);
+    await harness.store.addDeadLetter(dead);
+
+    const bad = await harness.call('POST', `/subscriptions/${id}/redeliver`, {
+      body: { since: 'yesterday' },
+    });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'since' } });
+
+    const response = await harness.call('POST', `/subscriptions/${id}/redeliver`, {
+      body: { since: new Date(harness.clock.now() - 60_000).toISOString() },
+    });
+    expect(response.status).toBe(202);
+    expect(response.body).toMatchObject({ deliveries: [{ eventId: 'evt_1', status: 'pending' }] });
+  });
+
+  it('resyncs stored snapshots of the asked entity types, skipping tombstones', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    await harness.state.putSnapshots('main:customer', [
+      {
+        entityId: 'c-1',
+        hash: 'h1',
+        record: { Id: 'c-1' },
+        scope: { enterpriseId: 'e' },
+        updatedAt: 1,
+      },
+      { entityId: 'c-2', hash: 'h2', record: { Id: 'c-2' }, updatedAt: 1 },
+      { entityId: 'c-3', hash: 'h3', record: { Id: 'c-3' }, deleted: true, updatedAt: 1 },
+    ]);
+    await harness.state.putSnapshots('main:resource', [
+      { entityId: 'r-1', hash: 'h', record: { Id: 'r-1' }, updatedAt: 1 },
+    ]);
+
+    const response = await harness.call('POST', `/subscriptions/${id}/resync`, {
+      body: { entities: ['customer'] },
+    });
+    expect(response).toEqual({ status: 202, body: { sent: 2 } });
+    const events = await harness.store.listEvents({ limit: 10 });
+    expect(events.map((e) => e.type)).toEqual(['customer.snapshot', 'customer.snapshot']);
+    const subjects = events.map((e) => JSON.parse(e.body).subject).sort();
+    expect(subjects).toEqual(['c-1', 'c-2']);
+    expect(JSON.parse(events[0]!.body).source).toBe('connector/main');
+
+    const invalid = await harness.call('POST', `/subscriptions/${id}/resync`, {
+      body: { entities: ['customer', 'guest'] },
+    });
+    expect(invalid).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
+  });
+});
+
+describe('admin API: routing', () => {
+  it('answers 404 for an unknown route and 405 with allow for a wrong method', async () => {
+    harness = createAdminHarness();
+    expect(await harness.call('GET', '/nope')).toMatchObject({ status: 404 });
+    const wrong = await harness.call('PUT', '/subscriptions');
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers).toEqual({ allow: 'GET, POST' });
+  });
+
+  it('answers 400 naming an unexpected body or query field on routes that take none', async () => {
+    harness = createAdminHarness();
+    const body = await harness.call('GET', '/streams', { query: { verbose: '1' } });
+    expect(body).toMatchObject({ status: 400, body: { field: 'verbose' } });
+  });
+
+  it('answers 500 without details when a port fails, and reports the error', async () => {
+    harness = createAdminHarness();
+    harness.store.listSubscriptions = async () => {
+      throw new Error('table SECRET-internal-name is gone');
+    };
+    const response = await harness.call('GET', '/subscriptions');
+    expect(response).toEqual({ status: 500, body: { error: 'internal error' } });
+    expect(harness.errors).toHaveLength(1);
+  });
+});

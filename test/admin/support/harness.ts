@@ -1,0 +1,116 @@
+import type { AdminDeps } from '../../../shared/admin/admin-deps.ts';
+import { MemoryBackfillJobStore } from '../../../shared/admin/backfill-jobs.ts';
+import type { AdminResponse } from '../../../shared/admin/route.ts';
+import { handleAdminRequest } from '../../../shared/admin/router.ts';
+import { ManualClock, seededRandom } from '../../../shared/clock.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../../shared/polling/poll-settings.ts';
+import { MemoryStateStore } from '../../../shared/state/memory-state-store.ts';
+import { createDispatcherDeps } from '../../../shared/webhooks/dispatcher-deps.ts';
+import { UndiciWebhookSender } from '../../../shared/webhooks/http-sender.ts';
+import { MemoryWebhookStore } from '../../../shared/webhooks/memory-store.ts';
+import { MemoryOperationalEventSink } from '../../../shared/webhooks/operational-events.ts';
+import { MemoryDeliveryQueue } from '../../../shared/webhooks/queue.ts';
+import { createWebhookService } from '../../../shared/webhooks/service.ts';
+import type { HostResolver } from '../../../shared/webhooks/url-policy.ts';
+
+/** Resolves every name to 127.0.0.1 (tests need no DNS). */
+const loopbackResolver: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+
+/** Start of every harness clock: 2026-03-01T00:00:00Z. */
+export const HARNESS_START_MS = Date.UTC(2026, 2, 1);
+
+/** Options of {@link createAdminHarness}. */
+export interface AdminHarnessOptions {
+  /** WEBHOOK_ALLOW_PRIVATE (default true: loopback receivers allowed). */
+  allowPrivate?: boolean;
+  /** POLL_ENTITIES (default `customer,resource,taxEnvironment`). */
+  entities?: string;
+}
+
+/** The admin API on in-memory ports: webhook store and queue, state store, backfill jobs, a manual clock. */
+export function createAdminHarness(options: AdminHarnessOptions = {}) {
+  const clock = new ManualClock(HARNESS_START_MS);
+  const store = new MemoryWebhookStore();
+  const queue = new MemoryDeliveryQueue(clock);
+  const state = new MemoryStateStore();
+  const backfills = new MemoryBackfillJobStore();
+  const policy = { allowPrivate: options.allowPrivate ?? true };
+  const sender = new UndiciWebhookSender({ policy, resolve: loopbackResolver, clock });
+  const dispatcher = createDispatcherDeps({
+    store,
+    queue,
+    sender,
+    sink: new MemoryOperationalEventSink(),
+    clock,
+    random: seededRandom(11),
+    logger: { warn: () => {}, error: () => {} },
+  });
+  const bytes = seededRandom(5);
+  const settings = pollSettingsFromEnv(
+    { POLL_ENTITIES: options.entities ?? 'customer,resource,taxEnvironment' },
+    clock.now(),
+  );
+  const errors: unknown[] = [];
+  const deps: AdminDeps = {
+    webhooks: createWebhookService({
+      ...dispatcher,
+      policy,
+      resolve: loopbackResolver,
+      randomBytes: (size) => Uint8Array.from({ length: size }, () => Math.floor(bytes() * 256)),
+    }),
+    state,
+    streams: streamDefinitions('main', settings),
+    windows: settings.windows,
+    backfills,
+    clock,
+    random: seededRandom(3),
+    onError: (error) => errors.push(error),
+  };
+
+  let closing: Promise<void> | undefined;
+  /** Closes the webhook sender's pool; safe to call twice. */
+  const close = () => {
+    closing ??= sender.close();
+    return closing;
+  };
+
+  /** Sends one request through the router. */
+  function call(
+    method: string,
+    path: string,
+    request: { query?: Record<string, string>; body?: unknown } = {},
+  ): Promise<AdminResponse> {
+    return handleAdminRequest(
+      { method, path, query: request.query ?? {}, body: request.body },
+      deps,
+    );
+  }
+
+  return { clock, store, queue, state, backfills, settings, deps, errors, call, close };
+}
+
+/** A harness (see {@link createAdminHarness}). */
+export type AdminHarness = ReturnType<typeof createAdminHarness>;
+
+/** A change event as the dispatcher stores it. */
+export function storedChangeEvent(id: string, type: string, entityId = 'c-1') {
+  return {
+    specversion: '1.0',
+    id,
+    type,
+    source: 'connector/main',
+    subject: entityId,
+    time: '2026-03-01T00:00:00.000Z',
+    datacontenttype: 'application/json',
+    data: {
+      entityType: type.split('.')[0],
+      entityId,
+      change: type.split('.')[1],
+      scope: { enterpriseId: 'ent-1' },
+      current: { Id: entityId },
+      previous: null,
+      changedFields: [],
+      patch: [],
+    },
+  };
+}

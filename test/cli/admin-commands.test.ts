@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startCliHarness } from '../admin/support/cli.ts';
+import { storedChangeEvent } from '../admin/support/harness.ts';
+
+let cli: Awaited<ReturnType<typeof startCliHarness>>;
+let subscriptionId: string;
+beforeAll(async () => {
+  cli = await startCliHarness();
+  for (const [index, type] of [
+    'customer.created',
+    'customer.updated',
+    'resource.deleted',
+  ].entries()) {
+    const event = storedChangeEvent(`evt_${index}`, type);
+    await cli.harness.store.putEvent({
+      id: event.id,
+      type,
+      storedAt: 1000 + index,
+      body: JSON.stringify(event),
+    });
+  }
+  const added = await cli.run([
+    'subscriptions',
+    'add',
+    '--url',
+    'http://127.0.0.1:9000/h',
+    '--json',
+  ]);
+  subscriptionId = JSON.parse(added.stdout).id;
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+describe('change-bridge events', () => {
+  it('list prints an aligned table, filters by type and limits; --json is one document', async () => {
+    const table = await cli.run(['events', 'list']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+STORED$/);
+    expect(lines[1]).toMatch(/^evt_2\s+resource\.deleted\s+1970-01-01 00:00:01$/);
+    const typed = JSON.parse(
+      (await cli.run(['events', 'list', '--type', 'customer.updated', '--json'])).stdout,
+    );
+    expect(typed).toEqual([
+      { id: 'evt_1', type: 'customer.updated', storedAt: new Date(1001).toISOString() },
+    ]);
+    const limited = JSON.parse(
+      (await cli.run(['events', 'list', '--limit', '2', '--json'])).stdout,
+    );
+    expect(limited).toHaveLength(2);
+  });
+
+  it('list exits 2 naming limit when it is not a count', async () => {
+    const result = await cli.run(['events', 'list', '--limit', 'lots']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: limit: must be a whole number from 1 to 1000');
+  });
+
+  it('show prints the stored event as JSON, and exits 1 for an unknown one', async () => {
+    const shown = await cli.run(['events', 'show', 'evt_1']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout)).toEqual(storedChangeEvent('evt_1', 'customer.updated'));
+    const unknown = await cli.run(['events', 'show', 'evt_none']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('evt_none');
+  });
+
+  it('replay creates deliveries to matching subscriptions or the one named', async () => {
+    const all = await cli.run(['events', 'replay', 'evt_0']);
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain(`-> ${subscriptionId}`);
+    const named = JSON.parse(
+      (await cli.run(['events', 'replay', 'evt_2', '--subscription', subscriptionId, '--json']))
+        .stdout,
+    );
+    expect(named).toMatchObject([{ eventId: 'evt_2', subscriptionId, status: 'pending' }]);
+  });
+});
+
+describe('change-bridge deliveries', () => {
+  it('list shows deliveries with the last attempt; --json carries the attempt log', async () => {
+    const [first] = await cli.harness.store.listDeliveries({ subscriptionId, limit: 10 });
+    await cli.harness.store.putAttempt({
+      deliveryId: first!.id,
+      attempt: 1,
+      at: 0,
+      status: 500,
+      latencyMs: 3,
+      responseHeaders: {},
+      responseBody: '',
+      outcome: 'retry',
+    });
+    const table = await cli.run(['deliveries', 'list', '--subscription', subscriptionId]);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^DELIVERY\s+EVENT\s+SUBSCRIPTION\s+STATUS\s+ATTEMPTS/,
+    );
+    expect(table.stdout).toContain('500 retry');
+    const json = JSON.parse(
+      (await cli.run(['deliveries', 'list', '--event', first!.eventId, '--json'])).stdout,
+    );
+    expect(json).toMatchObject([{ delivery: { id: first!.id }, attempts: [{ status: 500 }] }]);
+  });
+});
+
+describe('change-bridge streams', () => {
+  it('list shows every stream with watermark, lag and state; --json parses', async () => {
+    const now = cli.harness.clock.now();
+    await cli.harness.state.saveStream(
+      {
+        streamId: 'main:customer',
+        connectionId: 'main',
+        entityType: 'customer',
+        watermark: new Date(now - 30_000).toISOString(),
+        window: null,
+        lastPollAt: now - 1000,
+        lastSuccessAt: now - 1000,
+        nextDueAt: now,
+        consecutiveFailures: 0,
+        lastError: null,
+        parked: false,
+        parkedReason: null,
+        lastSweepAt: null,
+        initialSyncDone: true,
+        version: 0,
+      },
+      0,
+    );
+    const table = await cli.run(['streams', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(
+      /main:customer\s+2026-02-28 23:59:30\s+2026-02-28 23:59:59\s+30s\s+0\s+ok/,
+    );
+    expect(table.stdout).toMatch(/main:resource\s+-\s+-\s+-\s+0\s+never polled/);
+    const json = JSON.parse((await cli.run(['streams', 'list', '--json'])).stdout);
+    expect(json.map((s: { id: string }) => s.id)).toEqual([
+      'main:customer',
+      'main:resource',
+      'main:taxEnvironment',
+    ]);
+  });
+
+  it('reset forgets the stream; an unknown stream exits 1', async () => {
+    const reset = await cli.run(['streams', 'reset', 'main:customer']);
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain('Reset main:customer');
+    expect(await cli.harness.state.getStream('main:customer')).toBeUndefined();
+    expect((await cli.run(['streams', 'reset', 'main:nothing'])).code).toBe(1);
+  });
+});
+
+describe('change-bridge backfill', () => {
+  /** Plays the pollers: once the backfill reset a stream, moves its watermark to the job start. */
+  async function catchUp(streamId: string, patch: Record<string, unknown> = {}) {
+    const state = await vi.waitFor(
+      async () => {
+        const found = await cli.harness.state.getStream(streamId);
+        if (!found || found.watermark !== null) throw new Error('not reset yet');
+        return found;
+      },
+      { timeout: 5000, interval: 5 },
+    );
+    await cli.harness.state.saveStream(
+      { ...state, watermark: new Date(cli.harness.clock.now()).toISOString(), ...patch },
+      state.version,
+    );
+  }
+
+  it('resets the streams, polls progress and prints plain progress lines until done', async () => {
+    await cli.harness.state.deleteStream('main:taxEnvironment');
+    const run = cli.run([
+      'backfill',
+      '--entities',
+      'taxEnvironment',
+      '--emit',
+      '--poll-interval',
+      '10ms',
+    ]);
+    await catchUp('main:taxEnvironment');
+    const result = await run;
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Backfill bf_\w+: 1 streams, emitting created events/);
+    expect(result.stdout).toContain('[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:taxEnvironment');
+    expect(result.stdout).toContain('[██████████████████████████████] 100%  main:taxEnvironment');
+    expect(result.stdout).toMatch(/done: every stream has caught up$/);
+  });
+
+  it('prints the finished job with --json', async () => {
+    await cli.harness.state.deleteStream('main:resource');
+    const run = cli.run([
+      'backfill',
+      '--entities',
+      'resource',
+      '--json',
+      '--poll-interval',
+      '10ms',
+    ]);
+    await catchUp('main:resource');
+    const result = await run;
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ done: true, fraction: 1, emit: false });
+  });
+
+  it('exits 1 when a stream parks, and 2 naming an entity type or interval that is invalid', async () => {
+    await cli.harness.state.deleteStream('main:resource');
+    const run = cli.run(['backfill', '--entities', 'resource', '--poll-interval', '10ms']);
+    await vi.waitFor(async () => {
+      const state = await cli.harness.state.getStream('main:resource');
+      if (!state) throw new Error('not reset yet');
+      await cli.harness.state.saveStream(
+        { ...state, parked: true, lastError: 'authorization failed' },
+        state.version,
+      );
+    });
+    const parked = await run;
+    expect(parked.code).toBe(1);
+    expect(parked.stderr).toContain('main:resource is parked: authorization failed');
+
+    const unknown = await cli.run(['backfill', '--entities', 'customer,guest']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('entities[1]');
+    const interval = await cli.run(['backfill', '--poll-interval', 'soon']);
+    expect(interval.code).toBe(2);
+    expect(interval.stderr).toContain('--poll-interval');
+  });
+
+  it('has --help listing its flags', async () => {
+    const help = await cli.run(['backfill', '--help'], { api: false });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--entities <types>');
+    expect(help.stdout).toContain('--emit');
+  });
+});

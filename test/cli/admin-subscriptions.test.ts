@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAdminServer } from '../../shared/admin/node-server.ts';
+import { startCliHarness } from '../admin/support/cli.ts';
+import { runBin } from '../support/run-bin.ts';
+
+let cli: Awaited<ReturnType<typeof startCliHarness>>;
+beforeAll(async () => {
+  cli = await startCliHarness();
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+describe('change-bridge subscriptions', () => {
+  it('add prints the id and a whsec_ secret, exit 0', async () => {
+    const result = await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9000/hook']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Created subscription sub_\w+/);
+    expect(result.stdout).toMatch(/secret {2}whsec_[A-Za-z0-9+/=]+/);
+    const id = /sub_\w+/.exec(result.stdout)![0];
+    expect(await cli.harness.store.getSubscription(id)).toMatchObject({ events: ['*'] });
+  });
+
+  it('add --json prints exactly {"id","url","events","secret"} with the events split', async () => {
+    const result = await cli.run([
+      'subscriptions',
+      'add',
+      '--url',
+      'http://127.0.0.1:9000/hook',
+      '--events',
+      'customer.*,resource.updated',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const body = JSON.parse(result.stdout);
+    expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret']);
+    expect(body).toMatchObject({
+      url: 'http://127.0.0.1:9000/hook',
+      events: ['customer.*', 'resource.updated'],
+      secret: expect.stringMatching(/^whsec_/),
+    });
+  });
+
+  it('add exits 2 naming the field the API refused, and 2 without --url', async () => {
+    const badEvents = await cli.run([
+      'subscriptions',
+      'add',
+      '--url',
+      'http://127.0.0.1:9000/hook',
+      '--events',
+      'customer.*,no such',
+    ]);
+    expect(badEvents.code).toBe(2);
+    expect(badEvents.stderr).toContain('events[1]');
+    const badUrl = await cli.run(['subscriptions', 'add', '--url', 'ftp://x']);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toContain('url: must use http or https');
+    const missing = await cli.run(['subscriptions', 'add']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--url');
+  });
+
+  it('list shows a table without secrets, and --json one document', async () => {
+    const table = await cli.run(['subscriptions', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+URL\s+EVENTS\s+STATE\s+CREATED$/);
+    expect(table.stdout).toContain('customer.*,resource.updated');
+    expect(table.stdout).not.toContain('whsec_');
+    const json = await cli.run(['subscriptions', 'list', '--json']);
+    const listed = JSON.parse(json.stdout) as { id: string; enabled: boolean }[];
+    expect(listed.length).toBeGreaterThanOrEqual(2);
+    expect(listed.every((s) => s.enabled)).toBe(true);
+  });
+
+  it('rotate-secret prints a new secret, remove removes, and an unknown id exits 1', async () => {
+    const added = JSON.parse(
+      (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9000/x', '--json']))
+        .stdout,
+    );
+    const rotated = await cli.run(['subscriptions', 'rotate-secret', added.id, '--json']);
+    expect(rotated.code).toBe(0);
+    const { secret } = JSON.parse(rotated.stdout);
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(added.secret);
+
+    const removed = await cli.run(['subscriptions', 'remove', added.id]);
+    expect(removed).toMatchObject({ code: 0, stdout: `Removed subscription ${added.id}` });
+    const again = await cli.run(['subscriptions', 'remove', added.id]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`subscription ${added.id} does not exist`);
+  });
+
+  it('exits 1 saying where it tried when the API is unreachable', async () => {
+    const gone = await startAdminServer({ port: 0, deps: cli.harness.deps });
+    await gone.close();
+    const result = await cli.run(['subscriptions', 'list', '--api', gone.url], { api: false });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the admin API at ${gone.url}`);
+  });
+
+  it('defaults --api to 127.0.0.1:$BRIDGE_PORT, and exits 2 naming a bad BRIDGE_PORT or --api', async () => {
+    const saved = process.env.BRIDGE_PORT;
+    try {
+      process.env.BRIDGE_PORT = String(cli.server.port);
+      expect((await cli.run(['subscriptions', 'list'], { api: false })).code).toBe(0);
+      process.env.BRIDGE_PORT = 'http';
+      const badPort = await cli.run(['subscriptions', 'list'], { api: false });
+      expect(badPort.code).toBe(2);
+      expect(badPort.stderr).toContain('BRIDGE_PORT');
+    } finally {
+      if (saved === undefined) delete process.env.BRIDGE_PORT;
+      else process.env.BRIDGE_PORT = saved;
+    }
+    const badApi = await cli.run(['subscriptions', 'list', '--api', 'localhost'], { api: false });
+    expect(badApi.code).toBe(2);
+    expect(badApi.stderr).toContain('--api');
+  });
+
+  it('has --help on every subcommand (exit 0)', async () => {
+    for (const command of ['add', 'list', 'remove', 'rotate-secret']) {
+      const help = await cli.run(['subscriptions', command, '--help'], { api: false });
+      expect(help.code, command).toBe(0);
+      expect(help.stdout, command).toContain('--api <url>');
+    }
+    const add = await cli.run(['subscriptions', 'add', '--help'], { api: false });
+    expect(add.stdout).toContain('--events <patterns>');
+  });
+});
+
+describe('change-bridge subscriptions (real executable)', () => {
+  it('adds with --json through bin/change-bridge.js, exit 0; exit 2 on a refused field', async () => {
+    const ok = await runBin([
+      'subscriptions',
+      'add',
+      '--url',
+      'http://127.0.0.1:9000/bin',
+      '--json',
+      '--api',
+      cli.server.url,
+    ]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      url: 'http://127.0.0.1:9000/bin',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const refused = await runBin([
+      'subscriptions',
+      'add',
+      '--url',
+      'nope',
+      '--api',
+      cli.server.url,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('url');
+  });
+});
