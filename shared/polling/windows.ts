@@ -48,11 +48,13 @@ export function nextWindow(
   return window;
 }
 
-/** True when the window reaches the settle-lagged present, i.e. the stream is caught up after it. */
-export function reachesPresent(
-  window: PollWindow,
-  nowMs: number,
-  settings: WindowSettings,
-): boolean {
-  return Date.parse(window.endUtc) >= nowMs - settings.settleLagMs - settings.minWindowMs;
+/**
+ * True when the window reached the (settle-lagged) present when it was planned, i.e. its end
+ * was not cut by the three-month limit: the stream is caught up once it is done. Judged on the
+ * window alone, since time moves on while it is paged.
+ */
+export function reachesPresent(window: PollWindow): boolean {
+  return (
+    Date.parse(window.endUtc) < addUtcMonths(Date.parse(window.startUtc), TIME_FILTER_MAX_MONTHS)
+  );
 }

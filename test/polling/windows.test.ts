@@ -27,7 +27,7 @@ describe('nextWindow', () => {
       windows.push(window);
       expect(isWithinThreeMonths(window.startUtc, window.endUtc)).toBe(true);
       watermark = window.endUtc;
-      if (reachesPresent(window, NOW, SETTINGS)) break;
+      if (reachesPresent(window)) break;
     }
     expect(windows[0]!.startUtc).toBe('2025-01-01T00:00:00.000Z');
     expect(windows[0]!.endUtc).toBe('2025-04-01T00:00:00.000Z');
@@ -39,5 +39,14 @@ describe('nextWindow', () => {
     expect(
       nextWindow('2026-11-21T09:59:55.000Z', NOW, { ...SETTINGS, overlapMs: 0, minWindowMs: 1000 }),
     ).toBeNull();
+  });
+
+  it('counts a window as reaching the present unless the three-month limit cut it', () => {
+    expect(
+      reachesPresent({ startUtc: '2026-01-01T00:00:00.000Z', endUtc: '2026-04-01T00:00:00.000Z' }),
+    ).toBe(false);
+    expect(
+      reachesPresent({ startUtc: '2026-01-01T00:00:00.000Z', endUtc: '2026-03-31T23:59:59.000Z' }),
+    ).toBe(true);
   });
 });

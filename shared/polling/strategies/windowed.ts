@@ -81,7 +81,7 @@ export async function runWindowed(
     if (!finished) break;
     deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
     result.windows++;
-    const caughtUp = reachesPresent(window, deps.clock.now(), deps.windows);
+    const caughtUp = reachesPresent(window);
     // A first sync that reaches the present has just seen every record: it counts as a sweep.
     const firstSyncDone = caughtUp && state.current.lastSweepAt === null;
     await state.save({
