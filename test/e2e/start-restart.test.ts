@@ -1,0 +1,207 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { compareEvents, expectedEventsOfRound, stableContent } from '../polling/journal-oracle.ts';
+import { BIN_PATH, runBin } from '../support/run-bin.ts';
+import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+/** Entity types polled by default; deletes of these three are found only by periodic sweeps. */
+const SWEPT_TYPES = new Set(['reservationGroup', 'productCategory', 'paymentRequest']);
+const NOT_POLLED_BY_DEFAULT = new Set(['export', 'productPrice']);
+const MODEL_SETS: Record<string, string> = {
+  customer: 'customers',
+  resource: 'resources',
+  accountNote: 'accountNotes',
+  accountingCategory: 'accountingCategories',
+  billingAutomation: 'billingAutomations',
+  loyaltyMembership: 'loyaltyMemberships',
+  paymentRequest: 'paymentRequests',
+  reservationGroup: 'reservationGroups',
+  productCategory: 'productCategories',
+  resourceCategoryImageAssignment: 'resourceCategoryImageAssignments',
+};
+
+/** Enterprise of each record (image assignments through their category), where it has one. */
+function enterprisesOf(sim: RunningSimulator, into: Map<string, string>): void {
+  const model = sim.controls.model;
+  for (const [type, set] of Object.entries(MODEL_SETS)) {
+    const records = (
+      model as unknown as Record<string, { all(): Iterable<{ record: Record<string, unknown> }> }>
+    )[set]!;
+    for (const { record } of records.all()) {
+      const category =
+        type === 'resourceCategoryImageAssignment'
+          ? model.resourceCategories.get(String(record.CategoryId))?.record
+          : undefined;
+      const enterprise = (category?.EnterpriseId ?? record.EnterpriseId) as string | undefined;
+      if (enterprise) into.set(`${type}:${String(record.Id)}`, enterprise);
+    }
+  }
+}
+
+function contentOf(sim: RunningSimulator) {
+  const model = sim.controls.model as unknown as Record<
+    string,
+    { all(): Iterable<{ record: unknown }>; keyOf(r: unknown): string }
+  >;
+  const content = new Map<string, string>();
+  for (const [type, set] of Object.entries(MODEL_SETS)) {
+    for (const entry of model[set]!.all())
+      content.set(`${type}:${model[set]!.keyOf(entry.record)}`, stableContent(entry.record));
+  }
+  return (type: string, id: string) => content.get(`${type}:${id}`);
+}
+
+async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('change-bridge start as a child process', () => {
+  let sim: RunningSimulator;
+  let receiver: TestReceiver;
+  let dataDir: string;
+  let child: ChildProcess | undefined;
+  const port = 40_000 + Math.floor(Math.random() * 10_000);
+  const api = `http://127.0.0.1:${port}`;
+
+  function startBridgeProcess(): ChildProcess {
+    const proc = spawn(
+      process.execPath,
+      [
+        BIN_PATH,
+        'start',
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--poll-interval',
+        '2s',
+        '--json',
+      ],
+      {
+        env: {
+          ...process.env,
+          CONNECTOR_BASE_URL: sim.url,
+          CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+          CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+          POLL_HISTORY_START: '400d',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    proc.stdout?.resume();
+    proc.stderr?.resume();
+    return proc;
+  }
+
+  async function streamsCaughtUp(): Promise<boolean> {
+    try {
+      const response = await fetch(`${api}/streams`);
+      if (!response.ok) return false;
+      const { streams } = (await response.json()) as {
+        streams: { lastSuccessAt?: string | number | null }[];
+      };
+      return streams.length > 0 && streams.every((stream) => stream.lastSuccessAt);
+    } catch {
+      return false;
+    }
+  }
+
+  function exited(proc: ChildProcess): Promise<number | null> {
+    return new Promise((resolve) => proc.once('exit', (code) => resolve(code)));
+  }
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 3, size: 'small', rateLimit: false });
+    receiver = await startTestReceiver();
+    dataDir = await mkdtemp(join(tmpdir(), 'bridge-e2e-'));
+  });
+
+  afterAll(async () => {
+    child?.kill('SIGKILL');
+    sim.controls.stopActivity();
+    await receiver.close();
+    await sim.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('delivers every journaled change across a SIGTERM and a restart', async () => {
+    child = startBridgeProcess();
+    await waitFor(streamsCaughtUp, 60_000, 'the first sync');
+
+    const added = await runBin([
+      'subscriptions',
+      'add',
+      '--url',
+      receiver.url,
+      '--json',
+      '--api',
+      api,
+    ]);
+    expect(added.code).toBe(0);
+    const subscription = JSON.parse(added.stdout) as { id: string; secret: string };
+    expect(subscription.secret).toMatch(/^whsec_/);
+    receiver.setSecret(subscription.secret);
+
+    const from = sim.controls.journal().at(-1)?.seq ?? 0;
+    const before = contentOf(sim);
+    const enterprises = new Map<string, string>();
+    enterprisesOf(sim, enterprises);
+    sim.controls.startActivity(15);
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+
+    const stopped = exited(child);
+    child.kill('SIGTERM');
+    expect(await stopped).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    child = startBridgeProcess();
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    sim.controls.stopActivity();
+    const entries = sim.controls.journal(from);
+    const after = contentOf(sim);
+    enterprisesOf(sim, enterprises);
+    // The plain AccessToken sees the first hotel of the chain and the chain's own records.
+    const hotelId = sim.controls.model.world.enterprises[0]!.Id;
+    const visible = (type: string, id: string) =>
+      (enterprises.get(`${type}:${id}`) ?? hotelId) === hotelId;
+    const expected = expectedEventsOfRound(
+      entries.filter(
+        (entry) =>
+          !NOT_POLLED_BY_DEFAULT.has(entry.entityType) && visible(entry.entityType, entry.entityId),
+      ),
+      before,
+      after,
+    ).filter(
+      (event) => !(event.type.endsWith('.deleted') && SWEPT_TYPES.has(event.type.split('.')[0]!)),
+    );
+    expect(entries.length).toBeGreaterThan(50);
+
+    const got = () => receiver.received.map(({ type, subject }) => ({ type, subject }));
+    const covered = () => compareEvents(expected, got()).missing.length === 0;
+    await waitFor(covered, 45_000, 'every change to be delivered').catch(() => undefined);
+    const { missing } = compareEvents(expected, got());
+    console.log(
+      `journaled ${entries.length}, expected ${expected.length}, delivered ${receiver.received.length}, missing ${missing.length}`,
+    );
+    expect(missing).toEqual([]);
+    expect(receiver.rejected).toBe(0);
+
+    const stoppedAgain = exited(child);
+    child.kill('SIGTERM');
+    expect(await stoppedAgain).toBe(0);
+    child = undefined;
+  }, 180_000);
+});
