@@ -1,20 +1,9 @@
 import { z } from 'zod';
+import { EntityTypeSchema } from '../changes/entity-types.ts';
 
 /** Entity types the journal names: the event entity names of design.md plus API-only writes. */
 export const JournalEntityTypeSchema = z.enum([
-  'customer',
-  'resource',
-  'accountNote',
-  'accountingCategory',
-  'billingAutomation',
-  'loyaltyMembership',
-  'paymentRequest',
-  'reservationGroup',
-  'productCategory',
-  'resourceCategoryImageAssignment',
-  'productPrice',
-  'export',
-  'taxEnvironment',
+  ...EntityTypeSchema.options,
   'loyaltyProgram',
   'routingRule',
   'voucher',

@@ -4,26 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { compareEvents, expectedEventsOfRound, stableContent } from '../polling/journal-oracle.ts';
+import { compareEvents, expectedEventsOfRound } from '../polling/journal-oracle.ts';
+import { MODEL_SETS, modelContent } from '../support/model-content.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
 /** Entity types polled by default; deletes of these three are found only by periodic sweeps. */
 const SWEPT_TYPES = new Set(['reservationGroup', 'productCategory', 'paymentRequest']);
 const NOT_POLLED_BY_DEFAULT = new Set(['export', 'productPrice']);
-const MODEL_SETS: Record<string, string> = {
-  customer: 'customers',
-  resource: 'resources',
-  accountNote: 'accountNotes',
-  accountingCategory: 'accountingCategories',
-  billingAutomation: 'billingAutomations',
-  loyaltyMembership: 'loyaltyMemberships',
-  paymentRequest: 'paymentRequests',
-  reservationGroup: 'reservationGroups',
-  productCategory: 'productCategories',
-  resourceCategoryImageAssignment: 'resourceCategoryImageAssignments',
-};
-
 /** Enterprise of each record (image assignments through their category), where it has one. */
 function enterprisesOf(sim: RunningSimulator, into: Map<string, string>): void {
   const model = sim.controls.model;
@@ -40,19 +28,6 @@ function enterprisesOf(sim: RunningSimulator, into: Map<string, string>): void {
       if (enterprise) into.set(`${type}:${String(record.Id)}`, enterprise);
     }
   }
-}
-
-function contentOf(sim: RunningSimulator) {
-  const model = sim.controls.model as unknown as Record<
-    string,
-    { all(): Iterable<{ record: unknown }>; keyOf(r: unknown): string }
-  >;
-  const content = new Map<string, string>();
-  for (const [type, set] of Object.entries(MODEL_SETS)) {
-    for (const entry of model[set]!.all())
-      content.set(`${type}:${model[set]!.keyOf(entry.record)}`, stableContent(entry.record));
-  }
-  return (type: string, id: string) => content.get(`${type}:${id}`);
 }
 
 async function waitFor(
@@ -156,7 +131,7 @@ describe('change-bridge start as a child process', () => {
     receiver.setSecret(subscription.secret);
 
     const from = sim.controls.journal().at(-1)?.seq ?? 0;
-    const before = contentOf(sim);
+    const before = modelContent(sim);
     const enterprises = new Map<string, string>();
     enterprisesOf(sim, enterprises);
     sim.controls.startActivity(15);
@@ -171,7 +146,7 @@ describe('change-bridge start as a child process', () => {
     await new Promise((resolve) => setTimeout(resolve, 4000));
     sim.controls.stopActivity();
     const entries = sim.controls.journal(from);
-    const after = contentOf(sim);
+    const after = modelContent(sim);
     enterprisesOf(sim, enterprises);
     // The plain AccessToken sees the first hotel of the chain and the chain's own records.
     const hotelId = sim.controls.model.world.enterprises[0]!.Id;

@@ -4,13 +4,8 @@ import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
 import { dayStartUtc } from '../../shared/time-zone.ts';
-import {
-  type ContentAt,
-  compareEvents,
-  type ExpectedEvent,
-  expectedEventsOfRound,
-  stableContent,
-} from './journal-oracle.ts';
+import { modelContent } from '../support/model-content.ts';
+import { compareEvents, type ExpectedEvent, expectedEventsOfRound } from './journal-oracle.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
 const ROUNDS = 10;
@@ -57,34 +52,6 @@ function visible(h: PollHarness, entries: readonly JournalEntry[]): JournalEntry
   });
 }
 
-const MODEL_SETS: Record<string, string> = {
-  customer: 'customers',
-  resource: 'resources',
-  accountNote: 'accountNotes',
-  accountingCategory: 'accountingCategories',
-  billingAutomation: 'billingAutomations',
-  loyaltyMembership: 'loyaltyMemberships',
-  paymentRequest: 'paymentRequests',
-  reservationGroup: 'reservationGroups',
-  productCategory: 'productCategories',
-  resourceCategoryImageAssignment: 'resourceCategoryImageAssignments',
-  export: 'exports',
-};
-
-/** The simulator model's content of every entity now, for the oracle's before/after check. */
-function modelContent(h: PollHarness): ContentAt {
-  const model = h.sim.controls.model as unknown as Record<
-    string,
-    { all(): Iterable<{ record: unknown }>; keyOf(r: unknown): string }
-  >;
-  const content = new Map<string, string>();
-  for (const [type, set] of Object.entries(MODEL_SETS)) {
-    for (const entry of model[set]!.all())
-      content.set(`${type}:${model[set]!.keyOf(entry.record)}`, stableContent(entry.record));
-  }
-  return (type, id) => content.get(`${type}:${id}`);
-}
-
 function asExpected(events: readonly EntityEvent[]): ExpectedEvent[] {
   return events.map((event) => ({ type: event.type, subject: event.subject }));
 }
@@ -102,12 +69,12 @@ describe('poller against the simulator and dynalite', () => {
     let seq = h.sim.controls.journal().at(-1)?.seq ?? 0;
     // `before` is read together with the journal position: a change the simulator journals
     // lazily during a poll then belongs, with its content, to the next round.
-    let before = modelContent(h);
+    let before = modelContent(h.sim);
     for (let round = 0; round < ROUNDS; round++) {
       await h.sim.controls.runActivity({ steps: MUTATIONS_PER_ROUND });
       await h.clock.advance(1000);
       const entries = h.sim.controls.journal(seq);
-      const after = modelContent(h);
+      const after = modelContent(h.sim);
       journaled.push(...entries);
       expected.push(...expectedEventsOfRound(visible(h, entries), before, after));
       before = after;
