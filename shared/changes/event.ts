@@ -142,7 +142,9 @@ export function buildSnapshotEvent(input: SnapshotEventInput): EntityEvent {
  * The result still parses with the event's catalogue schema (`previous` and `patch` are
  * optional there).
  */
-export function thinEvent<T extends EntityEvent>(event: T): T & { data: { truncated: true } } {
+export function thinEvent<T extends { data: { previous?: unknown; patch?: unknown } }>(
+  event: T,
+): T & { data: { truncated: true } } {
   const { previous: _previous, patch: _patch, ...data } = event.data;
   return { ...event, data: { ...data, truncated: true } };
 }

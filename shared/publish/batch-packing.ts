@@ -1,4 +1,5 @@
-import { type PublishableEvent, thinEvent } from './publishable-event.ts';
+import { thinEvent } from '../changes/event.ts';
+import type { PublishableEvent } from './publishable-event.ts';
 import type { PublishFailure, PublishTargetName } from './publisher.ts';
 
 /** One event turned into the entry a target takes, with its size by the target's formula. */

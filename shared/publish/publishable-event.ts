@@ -34,17 +34,6 @@ export const PublishableEventSchema = z.looseObject({
 export type PublishableEvent = z.infer<typeof PublishableEventSchema>;
 
 /**
- * The thin form of an event: `previous` and `patch` dropped and `data.truncated` set, so a
- * consumer knows to fetch the full record itself. Used when the full event breaks a
- * transport's size limit; never mutates its argument.
- * @example const thin = thinEvent(event); // thin.data.truncated === true
- */
-export function thinEvent<E extends PublishableEvent>(event: E): E {
-  const { previous: _previous, patch: _patch, ...data } = event.data;
-  return { ...event, data: { ...data, truncated: true } };
-}
-
-/**
  * The per-entity key `<entityType>:<entityId>`: the SQS FIFO message group, so events of
  * one entity stay in order while different entities proceed in parallel. An operational
  * event is keyed by its type and subject.
