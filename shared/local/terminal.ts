@@ -63,11 +63,10 @@ export function formatEventLine(event: EventLineInput, palette: Palette): string
   const kind = event.type.split('.').at(-1);
   const color =
     kind === 'created' ? palette.green : kind === 'deleted' ? palette.red : palette.cyan;
-  const fields = event.changedFields.slice(0, FIELDS_SHOWN_MAX).join(', ');
-  const more =
-    event.changedFields.length > FIELDS_SHOWN_MAX
-      ? ` +${event.changedFields.length - FIELDS_SHOWN_MAX}`
-      : '';
+  // A created event lists every field as changed: only an update's fields are news.
+  const changed = kind === 'updated' ? event.changedFields : [];
+  const fields = changed.slice(0, FIELDS_SHOWN_MAX).join(', ');
+  const more = changed.length > FIELDS_SHOWN_MAX ? ` +${changed.length - FIELDS_SHOWN_MAX}` : '';
   return `${palette.dim(clockTime(event.time))}  ${color(event.type.padEnd(40))}  ${event.subject}${fields ? `  ${palette.dim(fields + more)}` : ''}`;
 }
 
