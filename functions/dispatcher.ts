@@ -1,3 +1,4 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -8,6 +9,7 @@ import { parseOrThrow } from '../shared/errors.ts';
 import { processDispatchBatch } from '../shared/webhooks/dispatcher.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
 import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import { EventBridgeOperationalEventSink } from '../shared/webhooks/operational-events.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
@@ -28,10 +30,12 @@ const DispatcherEnvSchema = z.object({
 });
 
 let deps: DispatcherDeps | undefined;
+const metrics = new Metrics();
 
 function buildDeps(): DispatcherDeps {
   const env = parseOrThrow(DispatcherEnvSchema, process.env, 'environment');
   return createDispatcherDeps({
+    metrics: new EmfDispatchMetrics(metrics),
     store: new DynamoDbWebhookStore({
       client: new DynamoDBClient({}),
       tableName: env.STATE_TABLE_NAME,
@@ -58,5 +62,9 @@ function buildDeps(): DispatcherDeps {
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   deps ??= buildDeps();
-  return processDispatchBatch(event.Records, deps);
+  try {
+    return await processDispatchBatch(event.Records, deps);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
 };
