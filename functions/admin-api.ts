@@ -1,9 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { z } from 'zod';
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/backfill-jobs.ts';
 import { parseJsonBody } from '../shared/admin/node-server.ts';
@@ -12,28 +9,14 @@ import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
-import { createDispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
-import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
-import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
-import { EventBridgeOperationalEventSink } from '../shared/webhooks/operational-events.ts';
-import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
+import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 /** Variables the admin function reads beyond the poll ones (set by infra/). */
-export const AdminApiEnvSchema = z.object({
-  STATE_TABLE_NAME: z.string().min(1),
-  // Not z.url(): local emulators hand out queue URLs that WHATWG rejects.
-  DISPATCH_QUEUE_URL: z.string().min(1),
-  EVENT_BUS_NAME: z.string().min(1),
-  EVENT_SOURCE: z.string().min(1).default('change-bridge'),
-  WEBHOOK_ALLOW_PRIVATE: z
-    .enum(['true', 'false', '1', '0', ''])
-    .default('false')
-    .transform((value) => value === 'true' || value === '1'),
-});
+export const AdminApiEnvSchema = WebhookLambdaEnvSchema;
 
 /** Parsed configuration of the admin function. */
 export interface AdminApiConfig {
@@ -42,6 +25,8 @@ export interface AdminApiConfig {
   eventBusName: string;
   eventSource: string;
   allowPrivate: boolean;
+  /** The webhook variables as parsed. */
+  webhooks: WebhookLambdaEnv;
   /** Stream definitions and window settings, exactly as the planner and poller read them. */
   poll: PollLambdaConfig;
 }
@@ -61,6 +46,7 @@ export function readAdminApiEnv(
     eventBusName: parsed.EVENT_BUS_NAME,
     eventSource: parsed.EVENT_SOURCE,
     allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
+    webhooks: parsed,
     poll: readPollLambdaEnv(env, nowMs),
   };
 }
@@ -70,21 +56,8 @@ const logger = new Logger();
 function buildDeps(config: AdminApiConfig): AdminDeps {
   const dynamo = new DynamoDBClient({});
   const policy = { allowPrivate: config.allowPrivate };
-  const dispatcher = createDispatcherDeps({
-    store: new DynamoDbWebhookStore({
-      client: dynamo,
-      tableName: config.tableName,
-      clock: systemClock,
-    }),
-    queue: new SqsDeliveryQueue(new SQSClient({}), config.dispatchQueueUrl),
-    // Required by the dispatcher deps; the admin service only enqueues, it never sends.
-    sender: new UndiciWebhookSender({ policy, resolve: systemResolver, clock: systemClock }),
-    sink: new EventBridgeOperationalEventSink(
-      new EventBridgeClient({}),
-      config.eventBusName,
-      config.eventSource,
-    ),
-  });
+  // The admin service only stores and enqueues; the sender is part of the shared deps.
+  const dispatcher = buildWebhookDeps(config.webhooks, dynamo);
   return {
     webhooks: createWebhookService({
       ...dispatcher,

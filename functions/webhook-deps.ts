@@ -1,0 +1,60 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { systemClock } from '../shared/clock.ts';
+import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
+import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
+import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
+import { EventBridgeOperationalEventSink } from '../shared/webhooks/operational-events.ts';
+import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
+import { systemResolver } from '../shared/webhooks/url-policy.ts';
+
+/** Variables of the Lambdas that work on webhooks (dispatcher, admin API); set by infra/. */
+export const WebhookLambdaEnvSchema = z.object({
+  STATE_TABLE_NAME: z.string().min(1),
+  // Not z.url(): local emulators hand out queue URLs (`sqs.us-east-1.127.0.0.1`) that WHATWG rejects.
+  DISPATCH_QUEUE_URL: z.string().min(1),
+  EVENT_BUS_NAME: z.string().min(1),
+  EVENT_SOURCE: z.string().min(1).default('change-bridge'),
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
+  DELIVERY_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(DELIVERY_TIMEOUT_MS),
+});
+
+/** Parsed {@link WebhookLambdaEnvSchema}. */
+export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
+
+/**
+ * The dispatcher's dependencies on AWS: the webhook store on the state table, the dispatch
+ * queue, the undici sender with the SSRF policy, operational events to the bus.
+ */
+export function buildWebhookDeps(
+  env: WebhookLambdaEnv,
+  dynamo: DynamoDBClient,
+  metrics?: DispatchMetrics,
+): DispatcherDeps {
+  return createDispatcherDeps({
+    ...(metrics ? { metrics } : {}),
+    store: new DynamoDbWebhookStore({
+      client: dynamo,
+      tableName: env.STATE_TABLE_NAME,
+      clock: systemClock,
+    }),
+    queue: new SqsDeliveryQueue(new SQSClient({}), env.DISPATCH_QUEUE_URL),
+    sender: new UndiciWebhookSender({
+      policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
+      resolve: systemResolver,
+      clock: systemClock,
+      timeoutMs: env.DELIVERY_TIMEOUT_MS,
+    }),
+    sink: new EventBridgeOperationalEventSink(
+      new EventBridgeClient({}),
+      env.EVENT_BUS_NAME,
+      env.EVENT_SOURCE,
+    ),
+  });
+}
