@@ -1,0 +1,30 @@
+import { run as runBackfill } from './backfill.ts';
+import { run as runCost } from './cost.ts';
+import { figuresTable, quietAwsSdkNotice } from './figures.ts';
+import { run as runLatency } from './latency.ts';
+import { run as runPollCost } from './poll-cost.ts';
+import { run as runSimulator } from './simulator.ts';
+import { run as runWebhooks } from './webhooks.ts';
+
+/** `npm run bench`: every benchmark in sequence, then the table of figures against design.md. */
+async function main(): Promise<void> {
+  quietAwsSdkNotice();
+  const started = performance.now();
+  for (const [name, run] of [
+    ['simulator', runSimulator],
+    ['poll-cost', runPollCost],
+    ['latency', runLatency],
+    ['webhooks', runWebhooks],
+    ['cost', runCost],
+    ['backfill', runBackfill],
+  ] as const) {
+    console.log(`\n=== ${name} ===`);
+    await run();
+  }
+  console.log(
+    `\nPerformance targets (design.md), measured on this machine in ${((performance.now() - started) / 60_000).toFixed(1)} min:\n`,
+  );
+  console.log(figuresTable());
+}
+
+await main();
