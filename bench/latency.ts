@@ -30,14 +30,13 @@ export async function run(): Promise<void> {
   const sim = await startSimulator({ seed: 2, size: 'small', clock: systemClock });
   const receiver = await startBenchReceiver();
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-latency-'));
-  // Only the customer stream, so 1 s polling stays within the 200 per 30 s budget; no settle
-  // lag (the default 5 s would by itself put every latency above 5 s: design.md, Windows).
+  // Only the customer stream, so 1 s polling stays within the 200 per 30 s budget (13 streams
+  // polled every second would need 390 requests per 30 s). Default overlap and settle lag.
   const env = {
     CONNECTOR_BASE_URL: sim.url,
     CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
     CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
     POLL_ENTITIES: 'customer',
-    POLL_SETTLE_LAG: '0s',
     POLL_HISTORY_START: '400d',
     BRIDGE_DATA_DIR: dataDir,
     BRIDGE_PORT: '0',

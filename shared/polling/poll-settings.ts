@@ -25,8 +25,11 @@ const EntityListSchema = z
 /** The POLL_* and INITIAL_SYNC variables (design.md, Configuration). */
 export const PollEnvSchema = z.object({
   POLL_INTERVAL: DurationSchema.optional(),
-  POLL_OVERLAP: DurationSchema.default(30_000),
-  POLL_SETTLE_LAG: DurationSchema.default(5_000),
+  // The settle lag keeps the last instants (still being written) out of a window; the overlap
+  // re-reads a little before the watermark, so a record committed up to overlap + lag late is
+  // still seen. Kept short: a webhook follows a mutation within about lag + interval.
+  POLL_OVERLAP: DurationSchema.default(5_000),
+  POLL_SETTLE_LAG: DurationSchema.default(500),
   POLL_ENTITIES: EntityListSchema.optional(),
   INITIAL_SYNC: z.enum(['baseline', 'emit']).default('baseline'),
   /** Where a first sync starts: an ISO date-time, or a duration back from now (`400d`). */

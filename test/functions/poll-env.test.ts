@@ -20,7 +20,8 @@ describe('poll Lambda environment', () => {
       Date.UTC(2026, 10, 21),
     );
     expect(config.definitions.map((d) => d.streamId)).toEqual(['main:customer', 'main:resource']);
-    expect(config.settings.windows.overlapMs).toBe(30_000);
+    expect(config.settings.windows.overlapMs).toBe(5_000);
+    expect(config.settings.windows.settleLagMs).toBe(500);
   });
 
   it('names the bad variable', () => {

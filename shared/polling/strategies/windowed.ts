@@ -1,4 +1,5 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
+import { readAhead } from '../../concurrency.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
@@ -65,7 +66,9 @@ export async function runWindowed(
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
     let windowRecords = 0;
     let finished = false;
-    for await (const page of pageRecords(deps.client, spec.operation, body, callOptions(deps))) {
+    for await (const page of readAhead(
+      pageRecords(deps.client, spec.operation, body, callOptions(deps)),
+    )) {
       const observations = observe(spec.entityType, page.records);
       await commitObservations(definition, deps, observations, emitCreated, classify);
       windowRecords += page.records.length;

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { mapWithConcurrency, readAhead } from '../shared/concurrency.ts';
+
+describe('readAhead', () => {
+  it('starts producing the next item while the caller works on the current one', async () => {
+    const log: string[] = [];
+    async function* produce() {
+      for (let i = 1; i <= 3; i++) {
+        log.push(`produce ${i}`);
+        yield i;
+      }
+    }
+    for await (const item of readAhead(produce())) {
+      log.push(`use ${item}`);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(log).toEqual(['produce 1', 'produce 2', 'use 1', 'produce 3', 'use 2', 'use 3']);
+  });
+
+  it('stops the source when the caller stops early, swallowing the unused item', async () => {
+    let closed = false;
+    async function* produce() {
+      try {
+        yield 1;
+        throw new Error('second page failed');
+      } finally {
+        closed = true;
+      }
+    }
+    for await (const item of readAhead(produce())) {
+      expect(item).toBe(1);
+      break;
+    }
+    expect(closed).toBe(true);
+  });
+
+  it('passes an error of the source on to the caller when it reaches it', async () => {
+    async function* produce() {
+      yield 1;
+      throw new Error('boom');
+    }
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const item of readAhead(produce())) seen.push(item);
+      })(),
+    ).rejects.toThrow('boom');
+    expect(seen).toEqual([1]);
+  });
+});
+
+describe('mapWithConcurrency', () => {
+  it('keeps order and never runs more than the limit at once', async () => {
+    let running = 0;
+    let peak = 0;
+    const results = await mapWithConcurrency([5, 1, 3, 2], 2, async (n) => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((resolve) => setTimeout(resolve, n));
+      running--;
+      return n * 10;
+    });
+    expect(results).toEqual([50, 10, 30, 20]);
+    expect(peak).toBe(2);
+  });
+});
