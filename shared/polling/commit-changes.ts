@@ -27,6 +27,7 @@ export function changeContext(
  * then stores the changed snapshots: publish first, commit after (design.md, The flow), so a
  * crash in between republishes the same events with the same ids and loses none.
  * `classify` marks the records that are deleted, for operations whose deleted records carry no flag.
+ * `needsRead` may spare the read of records that cannot have a snapshot yet (a first sync).
  */
 export async function commitObservations(
   definition: StreamDefinition,
@@ -34,12 +35,12 @@ export async function commitObservations(
   observations: readonly Observation[],
   emitCreated: boolean,
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  needsRead: (observation: Observation) => boolean = () => true,
 ): Promise<PageChanges> {
   if (observations.length === 0) return { events: [], writes: [] };
-  const stored = await deps.store.getSnapshots(
-    definition.streamId,
-    observations.map((o) => o.entityId),
-  );
+  const toRead = observations.filter(needsRead).map((o) => o.entityId);
+  const stored =
+    toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
   let seen = observations;
   if (classify) {
     // A deleted record of such an operation may look exactly like its live snapshot, so every

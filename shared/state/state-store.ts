@@ -65,6 +65,8 @@ export const StreamStateSchema = z.object({
   /** Epoch ms of the last reconciliation sweep. */
   lastSweepAt: z.number().int().nullable(),
   initialSyncDone: z.boolean(),
+  /** Epoch ms when the first sync of an empty stream began (records older than it need no read). */
+  initialSyncStartedAt: z.number().int().nullable().optional(),
   /** Optimistic concurrency: incremented by every successful save. */
   version: z.number().int().nonnegative(),
 });

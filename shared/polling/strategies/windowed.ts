@@ -1,7 +1,7 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { readAhead } from '../../concurrency.ts';
 import { commitObservations } from '../commit-changes.ts';
-import { observe } from '../page-changes.ts';
+import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
   type PollDeps,
@@ -17,6 +17,20 @@ export interface WindowedRunResult {
   windows: number;
   records: number;
   caughtUp: boolean;
+}
+
+/**
+ * During the first sync of a stream that started empty, a record last updated before that sync
+ * began (minus the overlap) can only have been seen in this same sync, in an overlapping window
+ * with the same content: its snapshot read is spared. That halves the store work of a backfill.
+ * Records without UpdatedUtc, and everything after the first sync, are always read.
+ */
+function mayHaveSnapshot(observation: Observation, state: StateHandle, deps: PollDeps): boolean {
+  const startedAt = state.current.initialSyncStartedAt;
+  if (state.current.initialSyncDone || startedAt === null || startedAt === undefined) return true;
+  const updated = observation.record === null ? undefined : observation.record.UpdatedUtc;
+  if (typeof updated !== 'string') return true;
+  return Date.parse(updated) >= startedAt - deps.windows.overlapMs;
 }
 
 function pastDeadline(deps: PollDeps): boolean {
@@ -49,6 +63,7 @@ export async function runWindowed(
         return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
       }
     : undefined;
+  const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
   while (!pastDeadline(deps)) {
     let window = state.current.window;
     if (window === null) {
@@ -58,7 +73,12 @@ export async function runWindowed(
         break;
       }
       window = { ...next, cursor: null, count: deps.pageCount, pages: 0 };
-      await state.save({ window });
+      const firstSyncOfEmptyStream =
+        state.current.watermark === null && !state.current.initialSyncDone;
+      await state.save({
+        window,
+        ...(firstSyncOfEmptyStream ? { initialSyncStartedAt: deps.clock.now() } : {}),
+      });
     }
     const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
     const body = spec.windowRequest(window, window.count);
@@ -70,7 +90,7 @@ export async function runWindowed(
       pageRecords(deps.client, spec.operation, body, callOptions(deps)),
     )) {
       const observations = observe(spec.entityType, page.records);
-      await commitObservations(definition, deps, observations, emitCreated, classify);
+      await commitObservations(definition, deps, observations, emitCreated, classify, needsRead);
       windowRecords += page.records.length;
       if (page.last) {
         finished = true;
