@@ -11,7 +11,9 @@ import type {
   PollObserver,
   StreamDefinition,
 } from '../../shared/polling/poll-context.ts';
+import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
 import { type PollSettings, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { DatasetSize } from '../../shared/simulator/generate.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
@@ -41,6 +43,8 @@ export interface PollHarness {
   observer: PollObserver;
   deps(connection: 'chain' | 'hotel'): PollDeps;
   definitions(): StreamDefinition[];
+  /** One planner tick over both connections. */
+  pollAll(): Promise<PollOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -91,7 +95,7 @@ export async function startPollHarness(
     pageCount: 1000,
   };
   const zoneOf = new Map(world.enterprises.map((e) => [e.Id, e.timeZone]));
-  return {
+  const harness: PollHarness = {
     clock,
     sim,
     publisher,
@@ -123,10 +127,20 @@ export async function startPollHarness(
           : d,
       );
     },
+    async pollAll() {
+      const definitions = harness.definitions();
+      const hotel = definitions.filter((d) => d.streamId.startsWith('hotel:'));
+      const chain = definitions.filter((d) => !d.streamId.startsWith('hotel:'));
+      return [
+        ...(await pollDueStreams(chain, harness.deps('chain'), 'test')),
+        ...(await pollDueStreams(hotel, harness.deps('hotel'), 'test')),
+      ];
+    },
     async close() {
       await Promise.all([clients.chain.close(), clients.hotel.close()]);
       await sim.close();
       await dynamo.close();
     },
   };
+  return harness;
 }

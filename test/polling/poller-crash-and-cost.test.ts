@@ -1,18 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
-import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import { compareEvents, expectedEventsOfRound } from './journal-oracle.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
-
-async function pollAll(h: PollHarness): Promise<PollOutcome[]> {
-  const definitions = h.definitions();
-  const hotel = definitions.filter((d) => d.streamId.startsWith('hotel:'));
-  const chain = definitions.filter((d) => !d.streamId.startsWith('hotel:'));
-  return [
-    ...(await pollDueStreams(chain, h.deps('chain'), 'test')),
-    ...(await pollDueStreams(hotel, h.deps('hotel'), 'test')),
-  ];
-}
 
 function requestsByOperation(h: PollHarness): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -43,7 +31,7 @@ describe('publish first, commit after', () => {
   it('republishes the same events with the same ids after a crash between publish and commit', async () => {
     h = await startPollHarness();
     const harness = h;
-    await pollAll(harness);
+    await harness.pollAll();
     const seq = harness.sim.controls.journal().at(-1)?.seq ?? 0;
     await harness.sim.controls.runActivity({ steps: 300 });
     await harness.clock.advance(1000);
@@ -54,7 +42,7 @@ describe('publish first, commit after', () => {
         throw new Error('poller stopped between publish and commit');
       }
     };
-    const outcomes = await pollAll(harness);
+    const outcomes = await harness.pollAll();
     expect(crashed).toBe(true);
     expect(outcomes.find((o) => o.streamId === 'sim:customer')).toMatchObject({ kind: 'failed' });
     const beforeRestart = harness.publisher.events.filter((e) => e.data.entityType === 'customer');
@@ -62,7 +50,7 @@ describe('publish first, commit after', () => {
 
     harness.observer.afterPublish = undefined;
     await harness.clock.advance(2000);
-    const retried = await pollAll(harness);
+    const retried = await harness.pollAll();
     expect(retried.find((o) => o.streamId === 'sim:customer')).toMatchObject({ kind: 'polled' });
     const all = harness.publisher.events.filter((e) => e.data.entityType === 'customer');
     const afterRestart = all.slice(beforeRestart.length);
@@ -83,11 +71,11 @@ describe('connector requests per cycle', () => {
   it('costs one request per quiet windowed stream and ceil(k/1000) for k changes', async () => {
     h = await startPollHarness('medium', 5);
     const harness = h;
-    await pollAll(harness);
+    await harness.pollAll();
 
     await harness.clock.advance(1000);
     harness.sim.controls.clearRequestLog();
-    await pollAll(harness);
+    await harness.pollAll();
     const quiet = requestsByOperation(harness);
     for (const operation of WINDOWED_OPERATIONS)
       expect({ operation, requests: quiet[operation] }).toEqual({ operation, requests: 1 });
@@ -105,7 +93,7 @@ describe('connector requests per cycle', () => {
     }
     await harness.clock.advance(1000);
     harness.sim.controls.clearRequestLog();
-    await pollAll(harness);
+    await harness.pollAll();
     const busy = requestsByOperation(harness);
     expect(busy['customers/getAll']).toBe(Math.ceil(1500 / 1000));
     expect(harness.publisher.events.filter((e) => e.type === 'customer.updated')).toHaveLength(

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
-import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
 import { dayStartUtc } from '../../shared/time-zone.ts';
 import { modelContent } from '../support/model-content.ts';
@@ -12,16 +10,6 @@ const ROUNDS = 10;
 const MUTATIONS_PER_ROUND = 250;
 /** Longer than every sweep interval (payment requests: 60 min). */
 const SWEEP_WAIT_MS = 61 * 60_000;
-
-async function pollAll(h: PollHarness): Promise<PollOutcome[]> {
-  const definitions = h.definitions();
-  const hotel = definitions.filter((d) => d.streamId.startsWith('hotel:'));
-  const chain = definitions.filter((d) => !d.streamId.startsWith('hotel:'));
-  return [
-    ...(await pollDueStreams(chain, h.deps('chain'), 'test')),
-    ...(await pollDueStreams(hotel, h.deps('hotel'), 'test')),
-  ];
-}
 
 /** Journal entries the two connections can see, and product prices inside the polled horizon. */
 function visible(h: PollHarness, entries: readonly JournalEntry[]): JournalEntry[] {
@@ -63,7 +51,7 @@ describe('poller against the simulator and dynalite', () => {
 
   beforeAll(async () => {
     h = await startPollHarness();
-    const baseline = await pollAll(h);
+    const baseline = await h.pollAll();
     expect(baseline.filter((o) => o.kind !== 'polled')).toEqual([]);
     expect(h.publisher.events).toEqual([]);
     let seq = h.sim.controls.journal().at(-1)?.seq ?? 0;
@@ -79,14 +67,14 @@ describe('poller against the simulator and dynalite', () => {
       expected.push(...expectedEventsOfRound(visible(h, entries), before, after));
       before = after;
       seq = entries.at(-1)?.seq ?? seq;
-      const outcomes = await pollAll(h);
+      const outcomes = await h.pollAll();
       expect(outcomes.filter((o) => o.kind === 'failed')).toEqual([]);
     }
     await h.clock.advance(SWEEP_WAIT_MS);
     const late = h.sim.controls.journal(seq);
     journaled.push(...late);
     expected.push(...expectedEventsOfRound(visible(h, late)));
-    await pollAll(h);
+    await h.pollAll();
     // Export lifecycle steps are journaled when the simulator observes the time passing.
     const last = h.sim.controls.journal(late.at(-1)?.seq ?? seq);
     journaled.push(...last);

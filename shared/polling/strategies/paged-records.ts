@@ -1,7 +1,7 @@
 import type { EntityRecord } from '../../changes/entity-types.ts';
 import type { CallOptions } from '../../connector/client.ts';
 import type { ConnectorClient } from '../../connector/connector-client.ts';
-import type { PaginatedOperationName } from '../../connector/operations.ts';
+import type { OperationName, PaginatedOperationName } from '../../connector/operations.ts';
 import type { Page } from '../../connector/paginate.ts';
 import type { RequestBody } from '../poll-spec.ts';
 
@@ -54,4 +54,23 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
   return chunks;
+}
+
+/**
+ * Calls an unpaginated operation and returns the records under `itemsKey` (an absent or null
+ * list is empty). The body is validated by the client like any other.
+ */
+export async function callForRecords(
+  client: ConnectorClient,
+  operation: OperationName,
+  body: RequestBody,
+  itemsKey: string,
+  options: CallOptions = {},
+): Promise<EntityRecord[]> {
+  const response = (await client.call(operation, body as never, options)) as Record<
+    string,
+    unknown
+  >;
+  const items = response[itemsKey];
+  return Array.isArray(items) ? (items as EntityRecord[]) : [];
 }

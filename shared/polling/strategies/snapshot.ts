@@ -10,7 +10,7 @@ import {
   type StreamDefinition,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
-import { allRecords } from './paged-records.ts';
+import { allRecords, callForRecords } from './paged-records.ts';
 
 async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRecord[]> {
   if (!isOperationName(spec.operation))
@@ -24,13 +24,13 @@ async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRe
       callOptions(deps),
     );
   }
-  const response = (await deps.client.call(
+  return callForRecords(
+    deps.client,
     spec.operation,
-    spec.request(PAGE_COUNT_MAX) as never,
+    spec.request(PAGE_COUNT_MAX),
+    spec.itemsKey,
     callOptions(deps),
-  )) as Record<string, unknown>;
-  const items = response[spec.itemsKey];
-  return Array.isArray(items) ? (items as EntityRecord[]) : [];
+  );
 }
 
 /**

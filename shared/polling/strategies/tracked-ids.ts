@@ -1,4 +1,3 @@
-import type { EntityRecord } from '../../changes/entity-types.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -8,7 +7,7 @@ import {
   type StreamDefinition,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
-import { chunk } from './paged-records.ts';
+import { callForRecords, chunk } from './paged-records.ts';
 
 /**
  * Tracked ids (exports): the configured ids are fetched by id each cycle; an id whose stored
@@ -29,13 +28,13 @@ export async function runTrackedIds(
   });
   const observations: Observation[] = [];
   for (const ids of chunk(active, PAGE_COUNT_MAX)) {
-    const response = (await deps.client.call(
+    const records = await callForRecords(
+      deps.client,
       spec.operation,
-      spec.request(ids) as never,
+      spec.request(ids),
+      spec.itemsKey,
       callOptions(deps),
-    )) as Record<string, unknown>;
-    const items = response[spec.itemsKey];
-    const records = Array.isArray(items) ? (items as EntityRecord[]) : [];
+    );
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));
     observations.push(...found);
