@@ -1,70 +1,56 @@
+import { BridgeError } from '../errors.ts';
 import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
+import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
-import { type Delivery, freshEndpointState } from './store.ts';
+import { type Attempt, appendAttempt, type Delivery } from './store.ts';
+import type { Subscription } from './subscription.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
 const EARLY_ARRIVAL_SLACK_MS = 1000;
 
-/** What handling one delivery message came to. */
+/** What handling one delivery came to. */
 export type AttemptResult =
   | { kind: 'skipped'; reason: string }
   | { kind: 'deferred'; until: number }
   | { kind: 'attempted'; outcome: DeliveryOutcome };
 
-/**
- * Handles one delivery message: re-defers it while not due or while its endpoint is
- * paused (no request, no attempt counted), otherwise signs and POSTs the stored event,
- * logs the attempt, updates the endpoint's health and schedules what comes next.
- * Safe to repeat: a delivery that is no longer pending is skipped, and every delivery
- * update is conditional on its version, so a duplicate message cannot fork its retries.
- * Throws only on storage or queue failure (the message is then retried by SQS).
- */
-export async function attemptDelivery(
-  deliveryId: string,
-  deps: DispatcherDeps,
-): Promise<AttemptResult> {
-  const { store, clock } = deps;
-  const delivery = await store.getDelivery(deliveryId);
-  if (!delivery) return { kind: 'skipped', reason: 'unknown delivery' };
-  if (delivery.status !== 'pending')
-    return { kind: 'skipped', reason: `already ${delivery.status}` };
-  const now = clock.now();
-  if (delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS) {
-    return defer(delivery, delivery.nextAttemptAt, deps);
-  }
-  const subscription = await store.getSubscription(delivery.subscriptionId);
-  if (!subscription?.enabled) {
-    const reason = subscription ? 'subscription disabled' : 'subscription removed';
-    await deadLetter({ ...delivery }, reason, deps);
-    return { kind: 'skipped', reason };
-  }
-  const endpoint =
-    (await store.getEndpointState(subscription.id)) ?? freshEndpointState(subscription.id);
-  // Strict: a paused endpoint gets no request before its Retry-After has passed.
-  if (endpoint.pausedUntil !== undefined && endpoint.pausedUntil > now) {
-    return defer(delivery, endpoint.pausedUntil, deps);
-  }
-  const event = await store.getEvent(delivery.eventId);
-  if (!event) {
-    await deadLetter(delivery, 'event no longer stored', deps);
-    return { kind: 'skipped', reason: 'event no longer stored' };
-  }
+/** One attempt's request and what it came to, ready to be written. */
+export interface SentAttempt {
+  /** The delivery after the attempt: delivered, pending a retry, or dead. */
+  next: Delivery;
+  /** The folded attempt log with this attempt appended. */
+  log: Attempt[];
+  outcome: DeliveryOutcome;
+}
 
+/**
+ * Signs and POSTs one attempt of `delivery`, decides its outcome, folds it into the
+ * endpoint's health (publishing `delivery.failing`/`delivery.recovered`, disabling on 410
+ * or a too-long failure) and returns the delivery's next state. Writes no delivery: the
+ * caller creates or updates it, then calls {@link afterDeliveryWrite}.
+ */
+export async function sendAttempt(
+  input: { delivery: Delivery; log: readonly Attempt[]; subscription: Subscription; body: string },
+  batch: DispatchBatch,
+): Promise<SentAttempt> {
+  const { deps } = batch;
+  const { delivery, subscription, body } = input;
+  const now = deps.clock.now();
   const result = await deps.sender.send({
     url: subscription.url,
-    body: event.body,
+    body,
     headers: webhookHeaders({
-      id: event.id,
+      id: delivery.eventId,
       timestampSeconds: Math.floor(now / 1000),
-      body: event.body,
+      body,
       secrets: activeSecrets(subscription, now),
     }),
   });
   const attempts = delivery.attempts + 1;
-  const doneAt = clock.now();
+  const doneAt = deps.clock.now();
   const outcome = decideOutcome(result, {
     attemptsMade: attempts,
     schedule: subscription.retrySchedule ?? deps.config.defaultRetrySchedule,
@@ -72,7 +58,7 @@ export async function attemptDelivery(
     random: deps.random,
     maxPauseMs: deps.config.maxPauseMs,
   });
-  await store.putAttempt({
+  const log = appendAttempt(input.log, {
     deliveryId: delivery.id,
     attempt: attempts,
     at: now,
@@ -85,86 +71,160 @@ export async function attemptDelivery(
     nextAttemptAt: outcome.kind === 'retry' ? outcome.at : undefined,
   });
 
+  const endpoint = await batch.endpoint(subscription.id);
+  const health = await recordHealth(subscription, endpoint, outcome, deps);
+  batch.setEndpoint(health.state);
+  if (health.disabled) await batch.markDisabled(subscription.id);
   const attempted: Delivery = {
     ...delivery,
     attempts,
     updatedAt: doneAt,
     lastStatus: result.kind === 'response' ? result.status : undefined,
     lastError: result.kind === 'error' ? result.error : undefined,
+    version: delivery.version + 1,
   };
-  await recordHealth(subscription, endpoint, outcome, deps);
   switch (outcome.kind) {
     case 'delivered':
       deps.metrics.count('delivered');
-      await store.updateDelivery({
-        ...attempted,
-        status: 'delivered',
-        version: delivery.version + 1,
-      });
-      break;
+      return { next: { ...attempted, status: 'delivered' }, log, outcome };
     case 'retry':
       deps.metrics.count('failed');
       deps.metrics.count('retried');
-      if (
-        await store.updateDelivery({
-          ...attempted,
-          nextAttemptAt: outcome.at,
-          version: delivery.version + 1,
-        })
-      ) {
-        await deps.queue.send(
-          { kind: 'delivery', deliveryId: delivery.id },
-          delaySecondsUntil(outcome.at, doneAt),
-        );
-      }
-      break;
-    case 'gone':
+      return { next: { ...attempted, nextAttemptAt: outcome.at }, log, outcome };
+    case 'gone': {
       deps.metrics.count('failed');
-      await disableSubscription(subscription.id, 'endpoint answered 410 Gone', deps);
-      await deadLetter(attempted, 'endpoint answered 410 Gone', deps);
-      break;
+      const reason = 'endpoint answered 410 Gone';
+      await disableSubscription(subscription.id, reason, deps);
+      await batch.markDisabled(subscription.id);
+      return { next: dead(attempted, reason, doneAt), log, outcome };
+    }
     case 'rejected':
       deps.metrics.count('failed');
-      await deadLetter(attempted, outcome.reason, deps);
-      break;
+      return { next: dead(attempted, outcome.reason, doneAt), log, outcome };
   }
-  return { kind: 'attempted', outcome };
+}
+
+/** `delivery` dead-lettered for `reason` at `atMs` (version unchanged: the caller sets it). */
+export function dead(delivery: Delivery, reason: string, atMs: number): Delivery {
+  return { ...delivery, status: 'dead', deadReason: reason, deadAt: atMs, updatedAt: atMs };
+}
+
+/**
+ * What follows a delivery write that won: a retry message for a pending delivery, the
+ * dead-letter listing for a dead one. `recordIds` fail if the message cannot be sent.
+ */
+export async function afterDeliveryWrite(
+  written: Delivery,
+  batch: DispatchBatch,
+  recordIds: readonly string[],
+): Promise<void> {
+  const { deps } = batch;
+  if (written.status === 'pending') {
+    batch.enqueue(
+      { kind: 'delivery', deliveryId: written.id, subscriptionId: written.subscriptionId },
+      delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
+      recordIds,
+    );
+  } else if (written.status === 'dead') {
+    await deps.store.addDeadLetter(written);
+    deps.metrics.count('deadLettered');
+  }
+}
+
+/**
+ * Handles one delivery message (a retry, a deferral, a replay): re-defers it while not due
+ * or while its endpoint is paused (no request, no attempt counted), otherwise signs and
+ * POSTs the stored event, folds the attempt into the delivery, updates the endpoint's health
+ * and schedules what comes next. Safe to repeat: a delivery that is no longer pending is
+ * skipped, and every delivery update is conditional on its version, so a duplicate message
+ * cannot fork its retries. Throws only on storage or queue failure (SQS then retries the
+ * message). Without a `batch`, its queue messages are sent before it returns.
+ */
+export async function attemptDelivery(
+  deliveryId: string,
+  deps: DispatcherDeps,
+  batch?: DispatchBatch,
+  recordIds: readonly string[] = [deliveryId],
+): Promise<AttemptResult> {
+  if (!batch) {
+    const own = new DispatchBatch(deps);
+    const result = await attemptDelivery(deliveryId, deps, own, recordIds);
+    await own.flush();
+    if (own.failures.size > 0) {
+      throw new BridgeError(`could not enqueue the next step of ${deliveryId}`, {
+        retryable: true,
+      });
+    }
+    return result;
+  }
+  const { store, clock } = deps;
+  const record = await store.getDeliveryRecord(deliveryId);
+  if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
+  const { delivery } = record;
+  if (delivery.status !== 'pending')
+    return { kind: 'skipped', reason: `already ${delivery.status}` };
+  const now = clock.now();
+  if (delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS) {
+    return defer(delivery, delivery.nextAttemptAt, batch, recordIds);
+  }
+  const subscription = await batch.subscription(delivery.subscriptionId);
+  if (!subscription?.enabled) {
+    const reason = subscription ? 'subscription disabled' : 'subscription removed';
+    await update(
+      dead({ ...delivery, version: delivery.version + 1 }, reason, now),
+      batch,
+      recordIds,
+    );
+    return { kind: 'skipped', reason };
+  }
+  const endpoint = await batch.endpoint(subscription.id);
+  // Strict: a paused endpoint gets no request before its Retry-After has passed.
+  if (endpoint.pausedUntil !== undefined && endpoint.pausedUntil > now) {
+    return defer(delivery, endpoint.pausedUntil, batch, recordIds);
+  }
+  const event = await store.getEvent(delivery.eventId);
+  if (!event) {
+    const reason = 'event no longer stored';
+    await update(
+      dead({ ...delivery, version: delivery.version + 1 }, reason, now),
+      batch,
+      recordIds,
+    );
+    return { kind: 'skipped', reason };
+  }
+  const sent = await sendAttempt(
+    { delivery, log: record.attempts, subscription, body: event.body },
+    batch,
+  );
+  if (await store.updateDelivery(sent.next, sent.log)) {
+    await afterDeliveryWrite(sent.next, batch, recordIds);
+  }
+  return { kind: 'attempted', outcome: sent.outcome };
+}
+
+/** Writes a delivery update (the attempt log kept) and what follows it. */
+async function update(
+  delivery: Delivery,
+  batch: DispatchBatch,
+  recordIds: readonly string[],
+): Promise<boolean> {
+  if (!(await batch.deps.store.updateDelivery(delivery))) return false;
+  await afterDeliveryWrite(delivery, batch, recordIds);
+  return true;
 }
 
 async function defer(
   delivery: Delivery,
   until: number,
-  deps: DispatcherDeps,
+  batch: DispatchBatch,
+  recordIds: readonly string[],
 ): Promise<AttemptResult> {
-  const now = deps.clock.now();
   const updated = {
     ...delivery,
     nextAttemptAt: until,
-    updatedAt: now,
+    updatedAt: batch.deps.clock.now(),
     version: delivery.version + 1,
   };
-  if (await deps.store.updateDelivery(updated)) {
-    deps.metrics.count('deferred');
-    await deps.queue.send(
-      { kind: 'delivery', deliveryId: delivery.id },
-      delaySecondsUntil(until, now),
-    );
-  }
+  if (await update(updated, batch, recordIds)) batch.deps.metrics.count('deferred');
   return { kind: 'deferred', until };
-}
-
-async function deadLetter(delivery: Delivery, reason: string, deps: DispatcherDeps): Promise<void> {
-  const now = deps.clock.now();
-  const dead: Delivery = {
-    ...delivery,
-    status: 'dead',
-    deadReason: reason,
-    deadAt: now,
-    updatedAt: now,
-    version: delivery.version + 1,
-  };
-  if (await deps.store.updateDelivery(dead)) {
-    await deps.store.addDeadLetter(dead);
-    deps.metrics.count('deadLettered');
-  }
 }

@@ -52,7 +52,7 @@ export async function startDelivery(delivery: Delivery, deps: DispatcherDeps): P
   const pending = created || (await deps.store.getDelivery(delivery.id))?.status === 'pending';
   if (pending) {
     await deps.queue.send(
-      { kind: 'delivery', deliveryId: delivery.id },
+      { kind: 'delivery', deliveryId: delivery.id, subscriptionId: delivery.subscriptionId },
       delaySecondsUntil(delivery.nextAttemptAt, deps.clock.now()),
     );
   }

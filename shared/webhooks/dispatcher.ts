@@ -1,15 +1,15 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { formatIssuePath } from '../errors.ts';
+import { BridgeError, formatIssuePath } from '../errors.ts';
 import { attemptDelivery } from './attempt.ts';
-import { fanOutDeliveryId, newDelivery, startDelivery } from './deliveries.ts';
+import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { deliverInline, type IncomingEvent, type InlineDelivery, planFanOut } from './fan-out.ts';
 import {
   type DispatchEvent,
   DispatchEventSchema,
   DispatchMessageSchema,
   isDeliveryMessage,
 } from './messages.ts';
-import { matchesSubscription } from './subscription.ts';
 
 /** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
 export interface DispatchRecord {
@@ -17,61 +17,89 @@ export interface DispatchRecord {
   body: string;
 }
 
+/** A delivery message: one attempt of a stored delivery (a retry, a deferral, a replay). */
+interface QueuedAttempt {
+  deliveryId: string;
+  subscriptionId?: string;
+  recordIds: readonly string[];
+}
+
+/** One unit of work, run in its endpoint's queue. */
+type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queued: QueuedAttempt };
+
 /**
  * Handles one batch from the dispatch queue, the core of the Lambda handler and of the
- * local loop alike. Bodies are EventBridge envelopes (fanned out: the event is stored and
- * one delivery per matching enabled subscription is enqueued as its own message) or
- * delivery messages (one attempt each). Deliveries to one endpoint run in order, so a
- * 429's pause holds for the rest of the batch; different endpoints run concurrently, so a
- * slow endpoint never delays another. Malformed bodies are logged and dropped (retrying
- * cannot fix them); records that failed on storage or the queue are returned as
- * `batchItemFailures` for SQS to retry.
+ * local loop alike. Bodies are EventBridge envelopes or delivery messages. An event is
+ * stored once and delivered in this same invocation to each enabled subscription it
+ * matches (the first attempt needs no stored delivery beforehand and no queue message);
+ * only a delivery that needs a retry, or whose endpoint is paused, gets a delayed message.
+ * Delivery messages make one attempt each. Work for one endpoint runs in queue order, so
+ * a 429's pause holds for the rest of the batch; different endpoints run concurrently
+ * (bounded by `endpointConcurrency`), so a slow endpoint never delays another. Queue
+ * messages of the whole batch go out together (SendMessageBatch). Malformed bodies are
+ * logged and dropped (retrying cannot fix them); records that failed on storage or the
+ * queue are returned as `batchItemFailures` for SQS to retry, which is safe: fan-out and
+ * attempts are idempotent per delivery.
  * @example await processDispatchBatch(sqsEvent.Records, deps)
  */
 export async function processDispatchBatch(
   records: readonly DispatchRecord[],
   deps: DispatcherDeps,
 ): Promise<SQSBatchResponse> {
-  const failures: string[] = [];
-  const deliveryRecords: { record: DispatchRecord; deliveryId: string }[] = [];
-  const fanOuts: Promise<void>[] = [];
+  const batch = new DispatchBatch(deps);
+  const events = new Map<string, IncomingEvent>();
+  const queued: QueuedAttempt[] = [];
   for (const record of records) {
     const parsed = parseBody(record, deps);
     if (!parsed) continue;
     if (parsed.kind === 'delivery') {
-      deliveryRecords.push({ record, deliveryId: parsed.deliveryId });
+      queued.push({ ...parsed, recordIds: [record.messageId] });
     } else {
-      fanOuts.push(
-        fanOutEvent(parsed.event, parsed.body, deps).then(
-          () => undefined,
-          (error: unknown) => {
-            deps.logger.error('fan-out failed', {
-              messageId: record.messageId,
-              error: String(error),
-            });
-            failures.push(record.messageId);
-          },
-        ),
-      );
+      // The same event twice in one batch is fanned out once; both records share the result.
+      const seen = events.get(parsed.event.id);
+      if (seen) seen.recordIds.push(record.messageId);
+      else events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
     }
   }
-  await Promise.all(fanOuts);
-  const groups = await groupByEndpoint(deliveryRecords, deps, failures);
-  await runConcurrently(groups, deps.config.endpointConcurrency, async (group) => {
-    for (const { record, deliveryId } of group) {
-      try {
-        await attemptDelivery(deliveryId, deps);
-      } catch (error) {
-        deps.logger.error('delivery failed', { deliveryId, error: String(error) });
-        failures.push(record.messageId);
-      }
-    }
-  });
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
+  const tasks: Task[] = [
+    ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
+    ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
+  ];
+  await runByEndpoint(tasks, batch);
+  await batch.flush();
+  return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/**
+ * Fans one event out and makes its first attempts, as a batch of its own would. Idempotent:
+ * a repeated event reuses its stored copy and its deterministic delivery ids. Returns the
+ * number of deliveries attempted or deferred; throws a retryable {@link BridgeError} when
+ * storage or the queue failed.
+ */
+export async function fanOutEvent(
+  event: DispatchEvent,
+  body: string,
+  deps: DispatcherDeps,
+): Promise<number> {
+  const parsed = DispatchEventSchema.parse(event);
+  const batch = new DispatchBatch(deps);
+  const inline = await planFanOut([{ event: parsed, body, recordIds: [parsed.id] }], batch);
+  await runByEndpoint(
+    inline.map((item): Task => ({ kind: 'inline', inline: item })),
+    batch,
+  );
+  await batch.flush();
+  if (batch.failures.size > 0) {
+    throw new BridgeError(`fan-out of ${parsed.id} failed on storage or the queue`, {
+      retryable: true,
+    });
+  }
+  return inline.length;
 }
 
 type ParsedBody =
-  | { kind: 'delivery'; deliveryId: string }
+  | { kind: 'delivery'; deliveryId: string; subscriptionId?: string }
   | { kind: 'event'; event: DispatchEvent; body: string };
 
 function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | undefined {
@@ -92,65 +120,56 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
     });
     return undefined;
   }
-  if (isDeliveryMessage(message.data))
-    return { kind: 'delivery', deliveryId: message.data.deliveryId };
+  if (isDeliveryMessage(message.data)) {
+    const { deliveryId, subscriptionId } = message.data;
+    return { kind: 'delivery', deliveryId, subscriptionId };
+  }
   // Serialise the event as received (the raw `detail`, not the parsed copy, which may reorder
   // keys): these exact bytes are stored, signed and POSTed.
   const detail = typeof json === 'object' && json !== null && 'detail' in json ? json.detail : null;
   return { kind: 'event', event: message.data.detail, body: JSON.stringify(detail) };
 }
 
-/**
- * Stores an event and starts one delivery per enabled subscription it matches. Idempotent:
- * a repeated event reuses its stored copy and its deterministic delivery ids.
- * Returns the number of matching subscriptions.
- */
-export async function fanOutEvent(
-  event: DispatchEvent,
-  body: string,
-  deps: DispatcherDeps,
-): Promise<number> {
-  const parsed = DispatchEventSchema.parse(event);
-  const now = deps.clock.now();
-  await deps.store.putEvent({ id: parsed.id, type: parsed.type, storedAt: now, body });
-  const subscriptions = (await deps.store.listSubscriptions()).filter(
-    (subscription) => subscription.enabled && matchesSubscription(subscription, parsed),
+/** Runs tasks grouped by endpoint: in order within a group, groups concurrently. */
+async function runByEndpoint(tasks: readonly Task[], batch: DispatchBatch): Promise<void> {
+  const groups = new Map<string, Task[]>();
+  const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
+  tasks.forEach((task, index) => {
+    const key = keys[index];
+    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), task]);
+  });
+  await runConcurrently(
+    [...groups.values()],
+    batch.deps.config.endpointConcurrency,
+    async (group) => {
+      for (const task of group) await runTask(task, batch);
+    },
   );
-  await Promise.all(
-    subscriptions.map((subscription) =>
-      startDelivery(
-        newDelivery(fanOutDeliveryId(parsed.id, subscription.id), parsed.id, subscription.id, now),
-        deps,
-      ),
-    ),
-  );
-  return subscriptions.length;
 }
 
-async function groupByEndpoint(
-  items: { record: DispatchRecord; deliveryId: string }[],
-  deps: DispatcherDeps,
-  failures: string[],
-): Promise<{ record: DispatchRecord; deliveryId: string }[][]> {
-  const groups = new Map<string, { record: DispatchRecord; deliveryId: string }[]>();
-  await Promise.all(
-    items.map(async (item) => {
-      try {
-        const delivery = await deps.store.getDelivery(item.deliveryId);
-        const key = delivery?.subscriptionId ?? `unknown:${item.deliveryId}`;
-        groups.set(key, [...(groups.get(key) ?? []), item]);
-      } catch (error) {
-        deps.logger.error('delivery lookup failed', {
-          deliveryId: item.deliveryId,
-          error: String(error),
-        });
-        failures.push(item.record.messageId);
-      }
-    }),
-  );
-  // Keep each endpoint's deliveries in queue order.
-  const order = new Map(items.map((item, index) => [item, index]));
-  return [...groups.values()].map((group) => group.sort((a, b) => order.get(a)! - order.get(b)!));
+/** The subscription a task goes to; a delivery message without one is looked up (older messages). */
+async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | undefined> {
+  if (task.kind === 'inline') return task.inline.delivery.subscriptionId;
+  const { deliveryId, subscriptionId, recordIds } = task.queued;
+  if (subscriptionId !== undefined) return subscriptionId;
+  try {
+    const delivery = await batch.deps.store.getDelivery(deliveryId);
+    return delivery?.subscriptionId ?? `unknown:${deliveryId}`;
+  } catch (error) {
+    batch.fail(recordIds, 'delivery lookup failed', error);
+    return undefined;
+  }
+}
+
+async function runTask(task: Task, batch: DispatchBatch): Promise<void> {
+  const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
+  try {
+    if (task.kind === 'inline') await deliverInline(task.inline, batch);
+    else await attemptDelivery(task.queued.deliveryId, batch.deps, batch, recordIds);
+  } catch (error) {
+    const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;
+    batch.fail(recordIds, `delivery ${deliveryId} failed`, error);
+  }
 }
 
 async function runConcurrently<T>(

@@ -2,16 +2,26 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
+import {
+  attemptLogOf,
+  attemptsOfDeliveryItems,
+  bySubscription,
+  deliveryIdsOfEventItems,
+  eventItem,
+  toStoredEvent,
+} from './dynamodb-items.ts';
+import { chunk, collectListed, listSortKey } from './dynamodb-lists.ts';
 import { isConditionFailure, iso, WebhookTable } from './dynamodb-table-access.ts';
 import {
   type Attempt,
-  AttemptSchema,
+  type CreateDeliveryOptions,
   type Delivery,
+  type DeliveryRecord,
   DeliverySchema,
   type EndpointState,
   EndpointStateSchema,
+  type PutEventOptions,
   type StoredEvent,
-  StoredEventSchema,
   type WebhookStore,
 } from './store.ts';
 import { type Subscription, SubscriptionSchema } from './subscription.ts';
@@ -21,16 +31,23 @@ export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /*
  * Key design in the shared single table (pk/sk strings, TTL attribute `ttl` in epoch
- * seconds; the state store owns `STREAM#…` and `STREAMS`). Every item keeps its record
- * in a `doc` map, parsed with the record's schema on the way out.
+ * seconds; the state store owns `STREAM#…` and `STREAMS`). Records sit in a `doc` map,
+ * parsed with the record's schema on the way out. Sizes matter: a write unit is 1 KB, so a
+ * delivered event costs one small event item, one small delivery item and a share of two
+ * list items.
  *   SUBS              SUB#<subId>                  subscription (secrets included), no TTL
- *   EVENT#<eventId>   EVENT                        stored event: summary + exact body
- *   EVENT#<eventId>   DLV#<deliveryId>             index: deliveries of an event
- *   EVENTS            <storedAt ISO>#<eventId>     index: events newest first (one partition:
- *                                                  ~1,000 writes/s, far above our event rate)
- *   DELIVERY#<id>     DELIVERY                     delivery; conditional on `version`
- *   DELIVERY#<id>     ATTEMPT#<nnnn>               attempt log, same partition: one Query
- *   SUB#<subId>       DLV#<createdAt ISO>#<id>     index: deliveries of a subscription
+ *   EVENT#<eventId>   EVENT                        stored event: summary in `doc`, the exact
+ *                                                  body compressed in `body`, ids of its
+ *                                                  fan-out deliveries in `dlv`
+ *   EVENT#<eventId>   DLV#<deliveryId>             index: other deliveries of the event (replays)
+ *   EVENTS            <ISO time>#<eventId>         list: events newest first, `entries` of many
+ *                                                  events per item (one write per batch; one
+ *                                                  partition: ~1,000 writes/s is ample)
+ *   DELIVERY#<id>     DELIVERY                     delivery, conditional on `version`, with its
+ *                                                  recent attempts folded into `log`
+ *   DELIVERY#<id>     ATTEMPT#<nnnn>               attempt log lines written on their own
+ *   SUB#<subId>       DLV#<ISO time>#<id>          list: deliveries of a subscription, `ids` of
+ *                                                  many per item (or the one id in the key)
  *   DLQ#<subId>       <deadAt ISO>#<deliveryId>    dead letters by time, for redelivery
  *   ENDPOINT#<subId>  STATE                        pause and failure run of the endpoint
  */
@@ -77,61 +94,48 @@ export class DynamoDbWebhookStore implements WebhookStore {
     await this.table.delete('SUBS', `SUB#${id}`);
   }
 
-  async putEvent(event: StoredEvent): Promise<void> {
+  async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
     try {
-      await this.table.put(
-        { pk: `EVENT#${event.id}`, sk: 'EVENT', doc: event, ttl: this.ttl() },
-        'attribute_not_exists(pk)',
-      );
+      await this.table.put(eventItem(event, options, this.ttl()), 'attribute_not_exists(pk)');
     } catch (error) {
-      if (isConditionFailure(error)) return;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
-    const { body: _body, ...summary } = event;
-    await this.table.put({
-      pk: 'EVENTS',
-      sk: `${iso(event.storedAt)}#${event.id}`,
-      doc: summary,
-      ttl: this.ttl(),
-    });
+    if (!options.deferListing) await this.indexEvents([event]);
+    return true;
   }
 
-  getEvent(id: string): Promise<StoredEvent | undefined> {
-    return this.table.getDoc(`EVENT#${id}`, 'EVENT', StoredEventSchema, 'stored event');
+  async indexEvents(events: readonly StoredEvent[]): Promise<void> {
+    await Promise.all(
+      chunk(events).map((part) =>
+        this.table.put({
+          pk: 'EVENTS',
+          sk: listSortKey('', Math.max(...part.map((e) => e.storedAt)), part[0]!.id),
+          entries: part.map((e) => ({ id: e.id, type: e.type })),
+          ttl: this.ttl(),
+        }),
+      ),
+    );
+  }
+
+  async getEvent(id: string): Promise<StoredEvent | undefined> {
+    const item = await this.table.getItem(`EVENT#${id}`, 'EVENT');
+    return item ? toStoredEvent(item) : undefined;
   }
 
   async listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]> {
-    const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.queryPage({
-        pk: 'EVENTS',
-        filter:
-          query.type === undefined
-            ? undefined
-            : {
-                expression: '#doc.#type = :type',
-                names: { '#doc': 'doc', '#type': 'type' },
-                values: { ':type': query.type },
-              },
-        newestFirst: true,
-        limit: Math.max(query.limit, 25),
-        start,
-      });
-      for (const item of page.Items ?? []) {
-        const id = String(item.sk).split('#').at(-1);
-        if (id) ids.push(id);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start && ids.length < query.limit);
-    const events = await this.table.batchGet(
-      ids.slice(0, query.limit).map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
-      StoredEventSchema,
+    const ids = await collectListed(
+      this.table,
+      { pk: 'EVENTS', kind: 'events' },
+      { limit: query.limit, type: query.type },
     );
-    return events;
+    const items = await this.table.batchGetItems(
+      ids.map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
+    );
+    return items.map(toStoredEvent);
   }
 
-  async createDelivery(delivery: Delivery): Promise<boolean> {
+  async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {
     try {
       await this.table.put(
         {
@@ -139,6 +143,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
           sk: 'DELIVERY',
           version: delivery.version,
           doc: delivery,
+          log: options.attempts ? [...options.attempts] : undefined,
           ttl: this.ttl(),
         },
         'attribute_not_exists(pk)',
@@ -147,38 +152,65 @@ export class DynamoDbWebhookStore implements WebhookStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+    if (options.deferListing) return true;
     await Promise.all([
       this.table.put({
         pk: `EVENT#${delivery.eventId}`,
         sk: `DLV#${delivery.id}`,
         ttl: this.ttl(),
       }),
-      this.table.put({
-        pk: `SUB#${delivery.subscriptionId}`,
-        sk: `DLV#${iso(delivery.createdAt)}#${delivery.id}`,
-        ttl: this.ttl(),
-      }),
+      this.indexDeliveries([delivery]),
     ]);
     return true;
+  }
+
+  async indexDeliveries(deliveries: readonly Delivery[]): Promise<void> {
+    await Promise.all(
+      [...bySubscription(deliveries)].flatMap(([subscriptionId, own]) =>
+        chunk(own).map((part) =>
+          this.table.put({
+            pk: `SUB#${subscriptionId}`,
+            sk: listSortKey('DLV#', Math.max(...part.map((d) => d.createdAt)), part[0]!.id),
+            ids: part.map((d) => d.id),
+            ttl: this.ttl(),
+          }),
+        ),
+      ),
+    );
   }
 
   getDelivery(id: string): Promise<Delivery | undefined> {
     return this.table.getDoc(`DELIVERY#${id}`, 'DELIVERY', DeliverySchema, 'stored delivery');
   }
 
-  async updateDelivery(delivery: Delivery): Promise<boolean> {
+  async getDeliveryRecord(id: string): Promise<DeliveryRecord | undefined> {
+    const item = await this.table.getItem(`DELIVERY#${id}`, 'DELIVERY');
+    if (!item) return undefined;
+    return {
+      delivery: parseOrThrow(DeliverySchema, item.doc, 'stored delivery'),
+      attempts: attemptLogOf(item),
+    };
+  }
+
+  async updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean> {
+    const key = { pk: `DELIVERY#${delivery.id}`, sk: 'DELIVERY' };
+    const expected = { ':expected': delivery.version - 1 };
     try {
-      await this.table.put(
-        {
-          pk: `DELIVERY#${delivery.id}`,
-          sk: 'DELIVERY',
-          version: delivery.version,
-          doc: delivery,
-          ttl: this.ttl(),
-        },
-        'version = :expected',
-        { ':expected': delivery.version - 1 },
-      );
+      if (attempts) {
+        await this.table.put(
+          { ...key, version: delivery.version, doc: delivery, log: [...attempts], ttl: this.ttl() },
+          'version = :expected',
+          expected,
+        );
+      } else {
+        // Keeps the folded log: only the record, its version and its expiry change.
+        await this.table.set(
+          key,
+          { version: delivery.version, doc: delivery, ttl: this.ttl() },
+          'version = :expected',
+          expected,
+        );
+      }
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
@@ -193,15 +225,13 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }): Promise<Delivery[]> {
     let ids: string[];
     if (query.subscriptionId !== undefined) {
-      const items = await this.table.query(`SUB#${query.subscriptionId}`, {
-        prefix: 'DLV#',
-        newestFirst: true,
-        limit: query.eventId === undefined ? query.limit : undefined,
-      });
-      ids = items.map((item) => String(item.sk).split('#').at(-1) ?? '');
+      ids = await collectListed(
+        this.table,
+        { pk: `SUB#${query.subscriptionId}`, prefix: 'DLV#', kind: 'deliveries' },
+        { limit: query.eventId === undefined ? query.limit : undefined },
+      );
     } else if (query.eventId !== undefined) {
-      const items = await this.table.query(`EVENT#${query.eventId}`, { prefix: 'DLV#' });
-      ids = items.map((item) => String(item.sk).slice('DLV#'.length));
+      ids = deliveryIdsOfEventItems(await this.table.query(`EVENT#${query.eventId}`, {}));
     } else {
       return [];
     }
@@ -225,8 +255,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listAttempts(deliveryId: string): Promise<Attempt[]> {
-    const items = await this.table.query(`DELIVERY#${deliveryId}`, { prefix: 'ATTEMPT#' });
-    return items.map((item) => parseOrThrow(AttemptSchema, item.doc, 'stored attempt'));
+    return attemptsOfDeliveryItems(await this.table.query(`DELIVERY#${deliveryId}`, {}));
   }
 
   async addDeadLetter(delivery: Delivery): Promise<void> {

@@ -6,6 +6,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
@@ -47,10 +48,50 @@ export class WebhookTable {
 
   /** GetItem (strongly consistent) of one item's `doc`, parsed; `undefined` when absent. */
   async getDoc<S extends z.ZodType>(pk: string, sk: string, schema: S, what: string) {
+    const item = await this.getItem(pk, sk);
+    return item ? parseOrThrow(schema, item.doc, what) : undefined;
+  }
+
+  /** GetItem of a whole item, strongly consistent unless `consistent` is false. */
+  async getItem(
+    pk: string,
+    sk: string,
+    consistent = true,
+  ): Promise<Record<string, unknown> | undefined> {
     const result = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk, sk }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: { pk, sk }, ConsistentRead: consistent }),
     );
-    return result.Item ? parseOrThrow(schema, result.Item.doc, what) : undefined;
+    return result.Item;
+  }
+
+  /**
+   * UpdateItem that sets the given attributes (others are kept), on a condition (throws
+   * ConditionalCheckFailedException when it loses).
+   */
+  async set(
+    key: { pk: string; sk: string },
+    attributes: Record<string, unknown>,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<void> {
+    const names: Record<string, string> = {};
+    const sets: string[] = [];
+    const allValues: Record<string, unknown> = { ...values };
+    Object.entries(attributes).forEach(([name, value], index) => {
+      names[`#a${index}`] = name;
+      allValues[`:a${index}`] = value;
+      sets.push(`#a${index} = :a${index}`);
+    });
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: allValues,
+      }),
+    );
   }
 
   /** Every item of a partition (by sort-key prefix or from a sort key), paging until `limit`. */
@@ -86,12 +127,21 @@ export class WebhookTable {
     return options.limit === undefined ? items : items.slice(0, options.limit);
   }
 
-  /** BatchGetItem in chunks of 100, retrying unprocessed keys; results in the order of `keys`. */
+  /** BatchGetItem of each item's `doc`, parsed; results in the order of `keys`, absent ones left out. */
   async batchGet<S extends z.ZodType>(
     keys: { pk: string; sk: string }[],
     schema: S,
   ): Promise<z.output<S>[]> {
-    const found = new Map<string, z.output<S>>();
+    const items = await this.batchGetItems(keys);
+    return items.map((item) => parseOrThrow(schema, item.doc, 'stored item'));
+  }
+
+  /**
+   * BatchGetItem (eventually consistent) in chunks of 100, retrying unprocessed keys; whole
+   * items in the order of `keys`, absent ones left out. Keys must differ in `pk`.
+   */
+  async batchGetItems(keys: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+    const found = new Map<string, Record<string, unknown>>();
     for (let index = 0; index < keys.length; index += BATCH_GET_MAX_KEYS) {
       let pending: Record<string, unknown>[] | undefined = keys.slice(
         index,
@@ -102,7 +152,7 @@ export class WebhookTable {
           new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }),
         );
         for (const item of result.Responses?.[this.tableName] ?? []) {
-          found.set(String(item.pk), parseOrThrow(schema, item.doc, 'stored item'));
+          found.set(String(item.pk), item);
         }
         pending = result.UnprocessedKeys?.[this.tableName]?.Keys;
       }
@@ -119,21 +169,22 @@ export class WebhookTable {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk } }));
   }
 
-  /** One Query page with a filter, for callers that page themselves. */
+  /** One Query page (optionally by sort-key prefix), for callers that page themselves. */
   async queryPage(input: {
     pk: string;
-    filter?: { expression: string; names: Record<string, string>; values: Record<string, unknown> };
+    prefix?: string;
     newestFirst: boolean;
     limit: number;
     start?: Record<string, unknown>;
   }) {
+    const prefixed = input.prefix !== undefined;
     return this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk',
-        FilterExpression: input.filter?.expression,
-        ExpressionAttributeNames: input.filter?.names,
-        ExpressionAttributeValues: { ':pk': input.pk, ...input.filter?.values },
+        KeyConditionExpression: prefixed ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: prefixed
+          ? { ':pk': input.pk, ':prefix': input.prefix }
+          : { ':pk': input.pk },
         ScanIndexForward: !input.newestFirst,
         ExclusiveStartKey: input.start,
         Limit: input.limit,

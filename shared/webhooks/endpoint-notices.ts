@@ -5,19 +5,29 @@ import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
+/** What {@link recordHealth} left behind. */
+export interface HealthRecorded {
+  /** The endpoint's state after the outcome (stored when it changed). */
+  state: EndpointState;
+  /** The subscription was disabled for failing too long. */
+  disabled: boolean;
+}
+
 /**
  * Folds an attempt's outcome into the endpoint's stored health and acts on what it calls
- * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription.
+ * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription. A success
+ * on a healthy endpoint writes nothing.
  */
 export async function recordHealth(
   subscription: Subscription,
   endpoint: EndpointState,
   outcome: DeliveryOutcome,
   deps: DispatcherDeps,
-): Promise<void> {
+): Promise<HealthRecorded> {
   const now = deps.clock.now();
   const change = applyOutcome(endpoint, outcome, now, deps.config);
   if (change.changed) await deps.store.putEndpointState(change.state);
+  let disabled = false;
   const base = { url: subscription.url, consecutiveFailures: change.state.consecutiveFailures };
   for (const notice of change.notices) {
     if (notice === 'failing') {
@@ -43,8 +53,10 @@ export async function recordHealth(
       );
     } else {
       await disableSubscription(subscription.id, 'failing without success for too long', deps);
+      disabled = true;
     }
   }
+  return { state: change.state, disabled };
 }
 
 /** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */

@@ -12,6 +12,15 @@ export const RESPONSE_BODY_KEEP_BYTES = 4096;
 /** Response body bytes read at most; beyond this the connection is dropped rather than drained. */
 const RESPONSE_BODY_DRAIN_MAX_BYTES = 256 * 1024;
 
+/** Parsed URLs kept by a sender; beyond this many the cache starts over. */
+const TARGET_CACHE_MAX_ENTRIES = 1000;
+
+/** A webhook URL, parsed, with the SSRF verdict on an IP literal host. */
+interface Target {
+  url: URL;
+  refusal: string | undefined;
+}
+
 /** One POST to make. */
 export interface WebhookRequest {
   url: string;
@@ -66,6 +75,7 @@ type LookupCallback = (
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
+  private readonly targets = new Map<string, Target>();
 
   constructor(private readonly options: UndiciWebhookSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -100,24 +110,43 @@ export class UndiciWebhookSender implements WebhookSender {
     return addresses;
   }
 
+  /**
+   * The parsed URL and, for an IP literal host, the policy's verdict on it (an IP literal
+   * never reaches `lookup`, so it is checked here). Both are pure in the URL string, so they
+   * are kept per URL: a sender posts to few URLs, many times each.
+   */
+  private target(raw: string): Target {
+    let target = this.targets.get(raw);
+    if (!target) {
+      const url = new URL(raw);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      target = { url, refusal: isIP(host) ? addressRefusal(host, this.options.policy) : undefined };
+      if (this.targets.size >= TARGET_CACHE_MAX_ENTRIES) this.targets.clear();
+      this.targets.set(raw, target);
+    }
+    return target;
+  }
+
   async send(webhook: WebhookRequest): Promise<HttpAttemptResult> {
     const started = this.options.clock.now();
     const latency = () => this.options.clock.now() - started;
-    const url = new URL(webhook.url);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // An IP literal never reaches `lookup`, so it is checked here.
-    const refusal = isIP(host) ? addressRefusal(host, this.options.policy) : undefined;
+    const { url, refusal } = this.target(webhook.url);
     if (refusal) return { kind: 'error', error: 'blocked', message: refusal, latencyMs: 0 };
-    const signal = AbortSignal.timeout(this.timeoutMs);
+    // One controller and timer per request, cleared on completion: cheaper than
+    // AbortSignal.timeout, whose timers linger until they fire.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
     try {
       const response = await request(url, {
         method: 'POST',
         headers: webhook.headers,
         body: webhook.body,
         dispatcher: this.agent,
-        signal,
+        signal: controller.signal,
       });
-      const body = await readBodyPrefix(response.body);
+      const body = hasEmptyBody(response)
+        ? await response.body.dump().then(() => '')
+        : await readBodyPrefix(response.body);
       return {
         kind: 'response',
         status: response.statusCode,
@@ -129,13 +158,15 @@ export class UndiciWebhookSender implements WebhookSender {
       if (hasBlockedCause(error)) {
         return { kind: 'error', error: 'blocked', message: messageOf(error), latencyMs: latency() };
       }
-      const timedOut = signal.aborted || nameOf(error) === 'ConnectTimeoutError';
+      const timedOut = controller.signal.aborted || nameOf(error) === 'ConnectTimeoutError';
       return {
         kind: 'error',
         error: timedOut ? 'timeout' : 'network',
         message: timedOut ? `no response within ${this.timeoutMs} ms` : messageOf(error),
         latencyMs: latency(),
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -143,6 +174,18 @@ export class UndiciWebhookSender implements WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** A response that carries no body (204, 304, or `content-length: 0`): nothing to keep. */
+function hasEmptyBody(response: {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+}): boolean {
+  return (
+    response.statusCode === 204 ||
+    response.statusCode === 304 ||
+    response.headers['content-length'] === '0'
+  );
 }
 
 async function readBodyPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {

@@ -35,11 +35,25 @@ export {
   type OperationalEvent,
   type OperationalEventSink,
 } from './operational-events.ts';
-export { type DeliveryQueue, MemoryDeliveryQueue, SqsDeliveryQueue } from './queue.ts';
+export {
+  type DeliveryQueue,
+  MemoryDeliveryQueue,
+  type QueuedDelivery,
+  SqsDeliveryQueue,
+} from './queue.ts';
 export { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from './retry-policy.ts';
 export { createWebhookService, type WebhookService } from './service.ts';
 export { generateSecret, signatureHeader, systemRandomBytes, webhookHeaders } from './signing.ts';
-export type { Attempt, Delivery, EndpointState, StoredEvent, WebhookStore } from './store.ts';
+export type {
+  Attempt,
+  CreateDeliveryOptions,
+  Delivery,
+  DeliveryRecord,
+  EndpointState,
+  PutEventOptions,
+  StoredEvent,
+  WebhookStore,
+} from './store.ts';
 export type { Subscription, SubscriptionView } from './subscription.ts';
 export {
   SECRET_ROTATION_GRACE_MS,

@@ -1,12 +1,23 @@
-import type { Attempt, Delivery, EndpointState, StoredEvent, WebhookStore } from './store.ts';
+import type {
+  Attempt,
+  CreateDeliveryOptions,
+  Delivery,
+  DeliveryRecord,
+  EndpointState,
+  PutEventOptions,
+  StoredEvent,
+  WebhookStore,
+} from './store.ts';
 import type { Subscription } from './subscription.ts';
 
 /** The in-memory {@link WebhookStore}, for tests and the one-process runtime. Copies on the way in and out. */
 export class MemoryWebhookStore implements WebhookStore {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly events = new Map<string, StoredEvent>();
+  private readonly listedEvents = new Set<string>();
   private readonly deliveries = new Map<string, Delivery>();
-  private readonly attempts = new Map<string, Attempt[]>();
+  private readonly foldedAttempts = new Map<string, Attempt[]>();
+  private readonly attemptLines = new Map<string, Attempt[]>();
   private readonly deadLetters = new Map<string, Map<string, number>>();
   private readonly endpoints = new Map<string, EndpointState>();
 
@@ -26,8 +37,15 @@ export class MemoryWebhookStore implements WebhookStore {
     this.subscriptions.delete(id);
   }
 
-  async putEvent(event: StoredEvent): Promise<void> {
-    if (!this.events.has(event.id)) this.events.set(event.id, { ...event });
+  async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
+    if (this.events.has(event.id)) return false;
+    this.events.set(event.id, { ...event });
+    if (!options.deferListing) this.listedEvents.add(event.id);
+    return true;
+  }
+
+  async indexEvents(events: readonly StoredEvent[]): Promise<void> {
+    for (const event of events) this.listedEvents.add(event.id);
   }
 
   async getEvent(id: string): Promise<StoredEvent | undefined> {
@@ -36,26 +54,41 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]> {
     return [...this.events.values()]
+      .filter((event) => this.listedEvents.has(event.id))
       .filter((event) => query.type === undefined || event.type === query.type)
       .sort((a, b) => b.storedAt - a.storedAt || (a.id < b.id ? 1 : -1))
       .slice(0, query.limit)
       .map((event) => ({ ...event }));
   }
 
-  async createDelivery(delivery: Delivery): Promise<boolean> {
+  async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {
     if (this.deliveries.has(delivery.id)) return false;
     this.deliveries.set(delivery.id, { ...delivery });
+    if (options.attempts) this.foldedAttempts.set(delivery.id, options.attempts.map(copyAttempt));
     return true;
   }
+
+  // Every delivery lists by subscription and event here: indexing has nothing left to do.
+  async indexDeliveries(_deliveries: readonly Delivery[]): Promise<void> {}
 
   async getDelivery(id: string): Promise<Delivery | undefined> {
     return copy(this.deliveries.get(id));
   }
 
-  async updateDelivery(delivery: Delivery): Promise<boolean> {
+  async getDeliveryRecord(id: string): Promise<DeliveryRecord | undefined> {
+    const delivery = this.deliveries.get(id);
+    if (!delivery) return undefined;
+    return {
+      delivery: { ...delivery },
+      attempts: (this.foldedAttempts.get(id) ?? []).map(copyAttempt),
+    };
+  }
+
+  async updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean> {
     const stored = this.deliveries.get(delivery.id);
     if (!stored || stored.version !== delivery.version - 1) return false;
     this.deliveries.set(delivery.id, { ...delivery });
+    if (attempts) this.foldedAttempts.set(delivery.id, attempts.map(copyAttempt));
     return true;
   }
 
@@ -76,17 +109,20 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {
-    const list = this.attempts.get(attempt.deliveryId) ?? [];
-    this.attempts.set(attempt.deliveryId, [
+    const list = this.attemptLines.get(attempt.deliveryId) ?? [];
+    this.attemptLines.set(attempt.deliveryId, [
       ...list.filter((a) => a.attempt !== attempt.attempt),
-      structuredClone(attempt),
+      copyAttempt(attempt),
     ]);
   }
 
   async listAttempts(deliveryId: string): Promise<Attempt[]> {
-    return (this.attempts.get(deliveryId) ?? [])
-      .map((a) => structuredClone(a))
-      .sort((a, b) => a.attempt - b.attempt);
+    const byNumber = new Map<number, Attempt>();
+    for (const attempt of this.attemptLines.get(deliveryId) ?? [])
+      byNumber.set(attempt.attempt, attempt);
+    for (const attempt of this.foldedAttempts.get(deliveryId) ?? [])
+      byNumber.set(attempt.attempt, attempt);
+    return [...byNumber.values()].map(copyAttempt).sort((a, b) => a.attempt - b.attempt);
   }
 
   async addDeadLetter(delivery: Delivery): Promise<void> {
@@ -113,6 +149,11 @@ export class MemoryWebhookStore implements WebhookStore {
   async putEndpointState(state: EndpointState): Promise<void> {
     this.endpoints.set(state.subscriptionId, { ...state });
   }
+}
+
+/** A copy of an attempt (its only nested value is the header map); cheaper than structuredClone on the hot path. */
+function copyAttempt(attempt: Attempt): Attempt {
+  return { ...attempt, responseHeaders: { ...attempt.responseHeaders } };
 }
 
 function copy<T>(value: T | undefined): T | undefined {

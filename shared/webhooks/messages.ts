@@ -39,6 +39,8 @@ export type EventBridgeEnvelope = z.infer<typeof EventBridgeEnvelopeSchema>;
 export const DeliveryMessageSchema = z.object({
   kind: z.literal('delivery'),
   deliveryId: z.string().min(1),
+  /** The delivery's subscription, so a batch groups messages by endpoint without a read. */
+  subscriptionId: z.string().min(1).optional(),
 });
 
 /** A delivery message (see {@link DeliveryMessageSchema}). */

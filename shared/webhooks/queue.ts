@@ -1,14 +1,28 @@
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
 import type { DeliveryMessage } from './messages.ts';
 
 /** Longest `DelaySeconds` SQS accepts: 900 s (15 min). Longer waits re-defer on receipt. */
 export const SQS_MAX_DELAY_SECONDS = 900;
 
+/** Most entries of one SQS `SendMessageBatch` request (SQS limit). */
+export const SQS_SEND_BATCH_MAX_ENTRIES = 10;
+
+/** One message of {@link DeliveryQueue.sendBatch}. */
+export interface QueuedDelivery {
+  message: DeliveryMessage;
+  delaySeconds: number;
+}
+
 /** The dispatch queue as the dispatcher writes to it. */
 export interface DeliveryQueue {
   /** Enqueues `message`, invisible for `delaySeconds` (whole seconds, 0 to {@link SQS_MAX_DELAY_SECONDS}). */
   send(message: DeliveryMessage, delaySeconds: number): Promise<void>;
+  /**
+   * Enqueues many messages, each with its own delay, in as few requests as the queue allows.
+   * Never throws for a failed entry: returns the indexes (into `entries`) that were not sent.
+   */
+  sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]>;
 }
 
 /** Whole seconds to wait for `dueAt`, capped at the SQS maximum (a later hop re-defers). */
@@ -16,7 +30,15 @@ export function delaySecondsUntil(dueAt: number, nowMs: number): number {
   return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - nowMs) / 1000)));
 }
 
-/** The SQS adapter: one `SendMessage` per message, so each delivery has its own delay. */
+/** Whole seconds SQS accepts as `DelaySeconds`. */
+function clampDelay(delaySeconds: number): number {
+  return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds)));
+}
+
+/**
+ * The SQS adapter: `SendMessage` for one message, `SendMessageBatch` (10 per request, each
+ * entry with its own delay) for many.
+ */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly client: SQSClient,
@@ -28,9 +50,42 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: JSON.stringify(message),
-        DelaySeconds: Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))),
+        DelaySeconds: clampDelay(delaySeconds),
       }),
     );
+  }
+
+  async sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]> {
+    const requests: Promise<number[]>[] = [];
+    for (let first = 0; first < entries.length; first += SQS_SEND_BATCH_MAX_ENTRIES) {
+      const indexes = entries
+        .slice(first, first + SQS_SEND_BATCH_MAX_ENTRIES)
+        .map((_, offset) => first + offset);
+      requests.push(this.sendChunk(entries, indexes));
+    }
+    return (await Promise.all(requests)).flat();
+  }
+
+  private async sendChunk(
+    entries: readonly QueuedDelivery[],
+    indexes: number[],
+  ): Promise<number[]> {
+    try {
+      const result = await this.client.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: indexes.map((index) => ({
+            Id: String(index),
+            MessageBody: JSON.stringify(entries[index]!.message),
+            DelaySeconds: clampDelay(entries[index]!.delaySeconds),
+          })),
+        }),
+      );
+      return (result.Failed ?? []).map((failure) => Number(failure.Id));
+    } catch {
+      // The whole request failed (network, throttling): every entry of it is unsent.
+      return indexes;
+    }
   }
 }
 
@@ -41,8 +96,10 @@ export interface QueuedMessage {
 }
 
 /**
- * An in-memory queue for tests: honours delays on its clock, hands out due messages in
- * order. Envelopes can be put on it too, as the EventBridge rule does on the real queue.
+ * An in-memory queue for tests and benchmarks: honours delays on its clock, hands out due
+ * messages in order. Envelopes can be put on it too, as the EventBridge rule does on the
+ * real queue. Messages are kept sorted by when they become visible, so a receive takes
+ * from the front instead of scanning the whole queue.
  */
 export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly messages: (QueuedMessage & { visibleAt: number; seq: number })[] = [];
@@ -54,26 +111,39 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     this.sendRaw(JSON.stringify(message), delaySeconds);
   }
 
+  async sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]> {
+    for (const entry of entries) this.sendRaw(JSON.stringify(entry.message), entry.delaySeconds);
+    return [];
+  }
+
   /** Enqueues any body (an EventBridge envelope, a malformed body in tests). */
   sendRaw(body: string, delaySeconds = 0): void {
     this.seq += 1;
-    this.messages.push({
+    const message = {
       messageId: `msg-${this.seq}`,
       body,
       visibleAt: this.clock.now() + delaySeconds * 1000,
       seq: this.seq,
-    });
+    };
+    // Insert after every message visible no later (binary search): order is (visibleAt, seq).
+    let low = 0;
+    let high = this.messages.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.messages[middle]!.visibleAt <= message.visibleAt) low = middle + 1;
+      else high = middle;
+    }
+    this.messages.splice(low, 0, message);
   }
 
   /** Removes and returns up to `max` messages that are visible now, oldest first. */
   receive(max: number): QueuedMessage[] {
     const now = this.clock.now();
-    const due = this.messages
-      .filter((m) => m.visibleAt <= now)
-      .sort((a, b) => a.visibleAt - b.visibleAt || a.seq - b.seq)
-      .slice(0, max);
-    for (const message of due) this.messages.splice(this.messages.indexOf(message), 1);
-    return due.map(({ messageId, body }) => ({ messageId, body }));
+    let count = 0;
+    while (count < max && count < this.messages.length && this.messages[count]!.visibleAt <= now) {
+      count += 1;
+    }
+    return this.messages.splice(0, count).map(({ messageId, body }) => ({ messageId, body }));
   }
 
   /** Messages waiting, visible or not. */
@@ -83,9 +153,6 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
 
   /** When the next message becomes visible, or `undefined` when empty. */
   nextVisibleAt(): number | undefined {
-    return this.messages.reduce<number | undefined>(
-      (min, m) => (min === undefined || m.visibleAt < min ? m.visibleAt : min),
-      undefined,
-    );
+    return this.messages[0]?.visibleAt;
   }
 }

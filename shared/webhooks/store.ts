@@ -82,6 +82,38 @@ export function freshEndpointState(subscriptionId: string): EndpointState {
   return { subscriptionId, consecutiveFailures: 0, failingNotified: false };
 }
 
+/** Most attempts folded into a delivery's own item (older ones drop off); the default schedule makes 8. */
+export const ATTEMPT_LOG_MAX_ENTRIES = 8;
+
+/** A delivery with the attempt log folded into its item. */
+export interface DeliveryRecord {
+  delivery: Delivery;
+  /** The folded log, oldest first (at most {@link ATTEMPT_LOG_MAX_ENTRIES}). */
+  attempts: Attempt[];
+}
+
+/** Options of {@link WebhookStore.putEvent}. */
+export interface PutEventOptions {
+  /**
+   * Ids of the deliveries the event fans out to, kept on the event's own item, so they list
+   * under the event without an index write each (see {@link CreateDeliveryOptions.deferListing}).
+   */
+  fanOutDeliveryIds?: readonly string[];
+  /** Keep the event out of `listEvents` until {@link WebhookStore.indexEvents} lists it. */
+  deferListing?: boolean;
+}
+
+/** Options of {@link WebhookStore.createDelivery}. */
+export interface CreateDeliveryOptions {
+  /** The attempt log so far, stored in the delivery's own item (one write for both). */
+  attempts?: readonly Attempt[];
+  /**
+   * Write the delivery item only: its event already names it (`fanOutDeliveryIds`) and the
+   * caller lists it under its subscription with {@link WebhookStore.indexDeliveries}.
+   */
+  deferListing?: boolean;
+}
+
 /**
  * Storage of the dispatcher: subscriptions, events, deliveries, attempts, dead letters and
  * endpoint state. Implementations: {@link DynamoDbWebhookStore}, {@link MemoryWebhookStore};
@@ -92,21 +124,39 @@ export interface WebhookStore {
   getSubscription(id: string): Promise<Subscription | undefined>;
   listSubscriptions(): Promise<Subscription[]>;
   deleteSubscription(id: string): Promise<void>;
-  /** Stores an event once; a second put of the same id keeps the first. */
-  putEvent(event: StoredEvent): Promise<void>;
+  /** Stores an event once; a second put of the same id keeps the first. Returns whether this put stored it. */
+  putEvent(event: StoredEvent, options?: PutEventOptions): Promise<boolean>;
+  /**
+   * Lists events (stored with `deferListing`) in `listEvents`, all in one write. Listing an
+   * event twice is harmless: lists show each event once.
+   */
+  indexEvents(events: readonly StoredEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | undefined>;
   listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]>;
   /** Creates a delivery unless one with its id exists; returns whether it did. */
-  createDelivery(delivery: Delivery): Promise<boolean>;
+  createDelivery(delivery: Delivery, options?: CreateDeliveryOptions): Promise<boolean>;
+  /**
+   * Lists deliveries (created with `deferListing`, or about to be) under their subscriptions,
+   * one write per subscription. Listing an id before its delivery exists is harmless: lists
+   * show only deliveries that exist, each once.
+   */
+  indexDeliveries(deliveries: readonly Delivery[]): Promise<void>;
   getDelivery(id: string): Promise<Delivery | undefined>;
-  /** Replaces a delivery if its stored version is `delivery.version - 1`; returns whether it did. */
-  updateDelivery(delivery: Delivery): Promise<boolean>;
+  /** A delivery with its folded attempt log (strongly consistent: retries update from it). */
+  getDeliveryRecord(id: string): Promise<DeliveryRecord | undefined>;
+  /**
+   * Replaces a delivery if its stored version is `delivery.version - 1`; returns whether it did.
+   * With `attempts`, the folded attempt log is replaced in the same write; without, it is kept.
+   */
+  updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean>;
   listDeliveries(query: {
     subscriptionId?: string;
     eventId?: string;
     limit: number;
   }): Promise<Delivery[]>;
+  /** Adds one line to a delivery's attempt log as an item of its own (the dispatcher folds attempts instead). */
   putAttempt(attempt: Attempt): Promise<void>;
+  /** The whole attempt log of a delivery, folded and separate lines alike, by attempt number. */
   listAttempts(deliveryId: string): Promise<Attempt[]>;
   /** Lists a dead-lettered delivery (its `deadAt` set) under its subscription. */
   addDeadLetter(delivery: Delivery): Promise<void>;
@@ -115,4 +165,14 @@ export interface WebhookStore {
   removeDeadLetter(delivery: Delivery): Promise<void>;
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined>;
   putEndpointState(state: EndpointState): Promise<void>;
+}
+
+/**
+ * Appends an attempt to a folded log, keeping the newest {@link ATTEMPT_LOG_MAX_ENTRIES}.
+ * @example appendAttempt(record.attempts, attempt)
+ */
+export function appendAttempt(log: readonly Attempt[], attempt: Attempt): Attempt[] {
+  return [...log.filter((a) => a.attempt !== attempt.attempt), attempt]
+    .sort((a, b) => a.attempt - b.attempt)
+    .slice(-ATTEMPT_LOG_MAX_ENTRIES);
 }

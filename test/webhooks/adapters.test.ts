@@ -92,6 +92,31 @@ describe('EventBridgeOperationalEventSink', () => {
   });
 });
 
+describe('SqsDeliveryQueue.sendBatch (fauxqs)', () => {
+  it('sends more than one request holds, each message with its own delay', async () => {
+    const { queueUrl } = sqsServer.createQueue('delivery-batch-test');
+    const queue = new SqsDeliveryQueue(sqs, queueUrl);
+    const entries = Array.from({ length: 12 }, (_, i) => ({
+      message: { kind: 'delivery' as const, deliveryId: `dlv_${i}`, subscriptionId: 'sub_1' },
+      delaySeconds: i === 11 ? 60 : 0,
+    }));
+    expect(await queue.sendBatch(entries)).toEqual([]);
+    const received = [...(await receiveAll(queueUrl)), ...(await receiveAll(queueUrl))];
+    expect(received.map((m) => JSON.parse(m.body).deliveryId).sort()).toEqual(
+      Array.from({ length: 11 }, (_, i) => `dlv_${i}`).sort(),
+    );
+  });
+
+  it('reports every entry of a request that failed as unsent', async () => {
+    const queue = new SqsDeliveryQueue(
+      sqs,
+      `http://127.0.0.1:${sqsServer.port}/000000000000/missing`,
+    );
+    const entry = { message: { kind: 'delivery' as const, deliveryId: 'dlv_x' }, delaySeconds: 0 };
+    expect(await queue.sendBatch([entry, entry])).toEqual([0, 1]);
+  });
+});
+
 describe('functions/dispatcher handler', () => {
   it('fails fast naming a missing environment variable', async () => {
     const saved = { ...process.env };
@@ -176,10 +201,18 @@ describe('functions/dispatcher handler', () => {
         ]),
       );
       expect(fanOut).toEqual({ batchItemFailures: [] });
+      // The first attempt is made inline at fan-out: delivered, nothing left on the queue.
+      expect(receiver.log.map((r) => [r.headers['webhook-id'], r.verifiedWith])).toEqual([
+        [eventIdOf(90), 1],
+      ]);
+      expect(await receiveAll(queueUrl)).toEqual([]);
+      // A replay goes through a delivery message, handled by the same handler.
+      await admin.replayEvent(eventIdOf(90));
       const deliveryMessages = await receiveAll(queueUrl);
       expect(deliveryMessages).toHaveLength(1);
       expect(await handler(toSqsEvent(deliveryMessages))).toEqual({ batchItemFailures: [] });
       expect(receiver.log.map((r) => [r.headers['webhook-id'], r.verifiedWith])).toEqual([
+        [eventIdOf(90), 1],
         [eventIdOf(90), 1],
       ]);
     } finally {

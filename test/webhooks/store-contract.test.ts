@@ -145,6 +145,93 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     expect(await store.listAttempts('dlv_other')).toEqual([]);
   });
 
+  it('says whether a put stored the event and keeps its exact body', async () => {
+    const store = await create();
+    const body = JSON.stringify({ id: 'evt_u', note: 'Floriańska 東京 🏨', n: 1.5e-7 });
+    const event = { id: 'evt_u', type: 'customer.updated', storedAt: 5, body };
+    expect(await store.putEvent(event)).toBe(true);
+    expect(await store.putEvent({ ...event, body: '{}' })).toBe(false);
+    expect((await store.getEvent('evt_u'))?.body).toBe(body);
+  });
+
+  it('lists events stored with deferred listing once indexed, each once however often', async () => {
+    const store = await create();
+    const event = (id: string, storedAt: number) => ({
+      id,
+      type: id === 'evt_r' ? 'resource.updated' : 'customer.updated',
+      storedAt,
+      body: `{"id":"${id}"}`,
+    });
+    await store.putEvent(event('evt_1', 1), { deferListing: true });
+    await store.putEvent(event('evt_2', 1), { deferListing: true });
+    expect(await store.listEvents({ limit: 10 })).toEqual([]);
+    await store.indexEvents([event('evt_1', 1), event('evt_2', 1), event('evt_r', 1)]);
+    await store.indexEvents([event('evt_1', 2)]);
+    await store.putEvent(event('evt_r', 3), { deferListing: true });
+    const listed = await store.listEvents({ limit: 10 });
+    expect(listed.map((e) => e.id).sort()).toEqual(['evt_1', 'evt_2', 'evt_r']);
+    expect(listed.find((e) => e.id === 'evt_1')?.body).toBe('{"id":"evt_1"}');
+    expect(
+      (await store.listEvents({ limit: 10, type: 'resource.updated' })).map((e) => e.id),
+    ).toEqual(['evt_r']);
+  });
+
+  it('lists deliveries with deferred listing under their event and subscription once indexed', async () => {
+    const store = await create();
+    const first = delivery('dlv_a', { eventId: 'evt_f', createdAt: 10 });
+    const second = delivery('dlv_b', { eventId: 'evt_f', subscriptionId: 'sub_2', createdAt: 10 });
+    const never = delivery('dlv_never', { eventId: 'evt_f', createdAt: 10 });
+    await store.putEvent(
+      { id: 'evt_f', type: 'customer.updated', storedAt: 10, body: '{}' },
+      { fanOutDeliveryIds: ['dlv_a', 'dlv_b', 'dlv_never'], deferListing: true },
+    );
+    // Listed before it exists (as fan-out does), then listed again: shown once, and only once created.
+    await store.indexDeliveries([first, second, never]);
+    await store.indexDeliveries([first]);
+    expect(await store.createDelivery(first, { deferListing: true })).toBe(true);
+    expect(await store.createDelivery(second, { deferListing: true })).toBe(true);
+    expect((await store.listDeliveries({ eventId: 'evt_f', limit: 10 })).map((d) => d.id)).toEqual([
+      'dlv_b',
+      'dlv_a',
+    ]);
+    expect(
+      (await store.listDeliveries({ subscriptionId: 'sub_1', limit: 10 })).map((d) => d.id),
+    ).toEqual(['dlv_a']);
+    expect(
+      (await store.listDeliveries({ subscriptionId: 'sub_2', limit: 10 })).map((d) => d.id),
+    ).toEqual(['dlv_b']);
+  });
+
+  it('folds the attempt log into the delivery and keeps it across updates without one', async () => {
+    const store = await create();
+    const attempt = (n: number): Attempt => ({
+      deliveryId: 'dlv_f',
+      attempt: n,
+      at: n,
+      status: 500,
+      latencyMs: 3,
+      responseHeaders: { 'x-n': String(n) },
+      responseBody: 'no',
+      outcome: 'retry',
+      nextAttemptAt: n + 10,
+    });
+    await store.createDelivery(delivery('dlv_f', { attempts: 1 }), { attempts: [attempt(1)] });
+    expect(await store.getDeliveryRecord('dlv_f')).toEqual({
+      delivery: delivery('dlv_f', { attempts: 1 }),
+      attempts: [attempt(1)],
+    });
+    expect(await store.updateDelivery(delivery('dlv_f', { attempts: 1, version: 2 }))).toBe(true);
+    expect((await store.getDeliveryRecord('dlv_f'))?.attempts).toEqual([attempt(1)]);
+    const log = [attempt(1), attempt(2)];
+    expect(await store.updateDelivery(delivery('dlv_f', { attempts: 2, version: 3 }), log)).toBe(
+      true,
+    );
+    expect(await store.updateDelivery(delivery('dlv_f', { version: 3 }), [])).toBe(false);
+    await store.putAttempt(attempt(3));
+    expect(await store.listAttempts('dlv_f')).toEqual([attempt(1), attempt(2), attempt(3)]);
+    expect(await store.getDeliveryRecord('dlv_missing')).toBeUndefined();
+  });
+
   it('lists dead letters since a time, oldest first, and removes them', async () => {
     const store = await create();
     const dead = (id: string, deadAt: number) => delivery(id, { status: 'dead', deadAt });

@@ -1,0 +1,90 @@
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import type { DeliveryMessage } from './messages.ts';
+import type { QueuedDelivery } from './queue.ts';
+import { type EndpointState, freshEndpointState } from './store.ts';
+import type { Subscription } from './subscription.ts';
+
+/**
+ * What the work on one SQS batch shares, so each read and each queue request serves many
+ * deliveries: the subscriptions (one Query per batch), each endpoint's state (one read per
+ * endpoint per batch, then kept current in memory: the batch's deliveries to one endpoint
+ * run in order, so only they change it here), and the queue messages, sent together by
+ * {@link DispatchBatch.flush}. Records whose work failed are collected for SQS to retry.
+ */
+export class DispatchBatch {
+  private subscriptionList?: Promise<Map<string, Subscription>>;
+  private readonly endpoints = new Map<string, Promise<EndpointState>>();
+  private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
+  /** Message ids of records to report as `batchItemFailures`. */
+  readonly failures = new Set<string>();
+
+  constructor(readonly deps: DispatcherDeps) {}
+
+  /** Every subscription by id, read once per batch (eventually consistent: fine for fan-out). */
+  subscriptions(): Promise<Map<string, Subscription>> {
+    this.subscriptionList ??= this.deps.store
+      .listSubscriptions()
+      .then((all) => new Map(all.map((s) => [s.id, s])));
+    return this.subscriptionList;
+  }
+
+  /**
+   * One subscription: from the batch's list, or read on its own when the list lacks it (a
+   * list read a moment before the subscription was made), so a missing one is really gone.
+   */
+  async subscription(id: string): Promise<Subscription | undefined> {
+    const listed = (await this.subscriptions()).get(id);
+    if (listed) return listed;
+    const read = await this.deps.store.getSubscription(id);
+    if (read) (await this.subscriptions()).set(id, read);
+    return read;
+  }
+
+  /** Notes that a subscription was disabled during this batch; its later deliveries see it. */
+  async markDisabled(id: string): Promise<void> {
+    const listed = (await this.subscriptions()).get(id);
+    if (listed) (await this.subscriptions()).set(id, { ...listed, enabled: false });
+  }
+
+  /** An endpoint's state: read once (strongly consistent: pauses must hold), then as this batch left it. */
+  endpoint(subscriptionId: string): Promise<EndpointState> {
+    let state = this.endpoints.get(subscriptionId);
+    if (!state) {
+      state = this.deps.store
+        .getEndpointState(subscriptionId)
+        .then((stored) => stored ?? freshEndpointState(subscriptionId));
+      this.endpoints.set(subscriptionId, state);
+    }
+    return state;
+  }
+
+  /** Records an endpoint's new state (already stored) for the rest of the batch. */
+  setEndpoint(state: EndpointState): void {
+    this.endpoints.set(state.subscriptionId, Promise.resolve(state));
+  }
+
+  /** Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. */
+  enqueue(message: DeliveryMessage, delaySeconds: number, recordIds: readonly string[]): void {
+    this.outbox.push({ entry: { message, delaySeconds }, recordIds });
+  }
+
+  /** Marks records failed and logs why. */
+  fail(recordIds: readonly string[], message: string, error: unknown): void {
+    this.deps.logger.error(message, { messageIds: recordIds, error: String(error) });
+    for (const id of recordIds) this.failures.add(id);
+  }
+
+  /**
+   * Sends the queued messages in as few requests as the queue allows; records whose message
+   * was not sent fail, so SQS hands them back and the work that needed the message is redone.
+   */
+  async flush(): Promise<void> {
+    const pending = this.outbox.splice(0);
+    if (pending.length === 0) return;
+    const failed = await this.deps.queue.sendBatch(pending.map((p) => p.entry));
+    for (const index of failed) {
+      const item = pending[index];
+      if (item) this.fail(item.recordIds, 'enqueue failed', item.entry.message.deliveryId);
+    }
+  }
+}

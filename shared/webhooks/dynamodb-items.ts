@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../errors.ts';
+import { compressEventBody, decompressEventBody } from './event-body-codec.ts';
+import {
+  type Attempt,
+  AttemptSchema,
+  type Delivery,
+  type PutEventOptions,
+  type StoredEvent,
+  StoredEventSchema,
+} from './store.ts';
+
+/*
+ * How the webhook store's records become table items and back (keys: dynamodb-store.ts).
+ * Sizes matter: a write unit is 1 KB, so an event item keeps its body compressed and its id
+ * only in the key.
+ */
+
+/** An event item (older items hold the body as text in `doc`). */
+const EventItemSchema = z.object({
+  pk: z.string().startsWith('EVENT#'),
+  doc: z.looseObject({ type: z.string(), storedAt: z.number() }),
+  body: z.instanceof(Uint8Array).optional(),
+  dlv: z.array(z.string()).optional(),
+});
+
+/** A delivery's folded attempt log. */
+const AttemptLogSchema = z.array(AttemptSchema);
+
+/** The item of a stored event: summary in `doc`, compressed body, ids of its fan-out deliveries. */
+export function eventItem(
+  event: StoredEvent,
+  options: PutEventOptions,
+  ttl: number,
+): Record<string, unknown> {
+  return {
+    pk: `EVENT#${event.id}`,
+    sk: 'EVENT',
+    doc: { type: event.type, storedAt: event.storedAt },
+    body: compressEventBody(event.body),
+    dlv: options.fanOutDeliveryIds?.length ? [...options.fanOutDeliveryIds] : undefined,
+    ttl,
+  };
+}
+
+/** A stored event from its item: the body decompressed (or, in older items, read from `doc`). */
+export function toStoredEvent(item: Record<string, unknown>): StoredEvent {
+  const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
+  const body = parsed.body ? decompressEventBody(parsed.body) : parsed.doc.body;
+  return parseOrThrow(
+    StoredEventSchema,
+    { ...parsed.doc, id: parsed.pk.slice('EVENT#'.length), body },
+    'stored event',
+  );
+}
+
+/** Delivery ids of an event partition: those named on the event item and the `DLV#` index items. */
+export function deliveryIdsOfEventItems(items: readonly Record<string, unknown>[]): string[] {
+  const ids = new Set<string>();
+  for (const item of items) {
+    if (item.sk === 'EVENT') {
+      for (const id of EventItemSchema.shape.dlv.parse(item.dlv) ?? []) ids.add(id);
+    } else if (String(item.sk).startsWith('DLV#')) {
+      ids.add(String(item.sk).slice('DLV#'.length));
+    }
+  }
+  return [...ids];
+}
+
+/** The folded log of a delivery item (empty when it has none). */
+export function attemptLogOf(item: Record<string, unknown> | undefined): Attempt[] {
+  return parseOrThrow(AttemptLogSchema, item?.log ?? [], 'stored attempt log');
+}
+
+/** The whole attempt log of a delivery partition: folded entries and `ATTEMPT#` lines, by number. */
+export function attemptsOfDeliveryItems(items: readonly Record<string, unknown>[]): Attempt[] {
+  const byNumber = new Map<number, Attempt>();
+  for (const item of items) {
+    if (String(item.sk).startsWith('ATTEMPT#')) {
+      const attempt = parseOrThrow(AttemptSchema, item.doc, 'stored attempt');
+      byNumber.set(attempt.attempt, attempt);
+    }
+  }
+  for (const attempt of attemptLogOf(items.find((item) => item.sk === 'DELIVERY'))) {
+    byNumber.set(attempt.attempt, attempt);
+  }
+  return [...byNumber.values()].sort((a, b) => a.attempt - b.attempt);
+}
+
+/** Deliveries grouped by subscription, in the order given. */
+export function bySubscription(deliveries: readonly Delivery[]): Map<string, Delivery[]> {
+  const groups = new Map<string, Delivery[]>();
+  for (const delivery of deliveries) {
+    groups.set(delivery.subscriptionId, [...(groups.get(delivery.subscriptionId) ?? []), delivery]);
+  }
+  return groups;
+}

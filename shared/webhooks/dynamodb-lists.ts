@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { iso, type WebhookTable } from './dynamodb-table-access.ts';
+
+/** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
+export const LIST_ITEM_MAX_ENTRIES = 100;
+
+/** Items read per Query page while paging through a list. */
+const LIST_PAGE_ITEMS = 25;
+
+const EventEntrySchema = z.object({ id: z.string(), type: z.string() });
+
+/**
+ * An item of the event list: many events (`entries`, written by `indexEvents`), or one
+ * event's summary in `doc` (the layout before lists were batched).
+ */
+const EventListItemSchema = z.union([
+  z.object({ entries: z.array(EventEntrySchema) }),
+  z.object({ doc: EventEntrySchema }),
+]);
+
+/** An item of a subscription's delivery list: many ids, or one id at the end of its sort key. */
+const DeliveryListItemSchema = z.object({ sk: z.string(), ids: z.array(z.string()).optional() });
+
+/** Splits `items` into chunks of at most {@link LIST_ITEM_MAX_ENTRIES}. */
+export function chunk<T>(items: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let index = 0; index < items.length; index += LIST_ITEM_MAX_ENTRIES) {
+    chunks.push(items.slice(index, index + LIST_ITEM_MAX_ENTRIES));
+  }
+  return chunks;
+}
+
+/** The sort key of a list item written at `atMs`: time first (lists are newest first), then an id for uniqueness. */
+export function listSortKey(prefix: string, atMs: number, firstId: string): string {
+  return `${prefix}${iso(atMs)}#${firstId}`;
+}
+
+/** Event entries of one list item, newest first within it (by id, descending, as the memory store sorts ties). */
+function eventEntries(item: Record<string, unknown>): { id: string; type: string }[] {
+  const parsed = EventListItemSchema.safeParse(item);
+  if (!parsed.success) return [];
+  const entries = 'entries' in parsed.data ? parsed.data.entries : [parsed.data.doc];
+  return [...entries].sort((a, b) => (a.id < b.id ? 1 : -1));
+}
+
+/** Delivery ids of one list item. */
+function deliveryIds(item: Record<string, unknown>): string[] {
+  const parsed = DeliveryListItemSchema.safeParse(item);
+  if (!parsed.success) return [];
+  return parsed.data.ids ?? [parsed.data.sk.split('#').at(-1) ?? ''];
+}
+
+/**
+ * Reads a list partition newest first and collects distinct ids until `limit` (all when
+ * `limit` is undefined). An id listed twice (a repeated fan-out) counts once, where it
+ * was listed last.
+ */
+export async function collectListed(
+  table: WebhookTable,
+  list: { pk: string; prefix?: string; kind: 'events' | 'deliveries' },
+  options: { limit?: number; type?: string },
+): Promise<string[]> {
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.queryPage({
+      pk: list.pk,
+      prefix: list.prefix,
+      newestFirst: true,
+      limit: LIST_PAGE_ITEMS,
+      start,
+    });
+    for (const item of page.Items ?? []) {
+      const found =
+        list.kind === 'events'
+          ? eventEntries(item)
+              .filter((entry) => options.type === undefined || entry.type === options.type)
+              .map((entry) => entry.id)
+          : deliveryIds(item);
+      for (const id of found) {
+        if (id === '' || seen.has(id)) continue;
+        seen.add(id);
+        ids.push(id);
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start && (options.limit === undefined || ids.length < options.limit));
+  return options.limit === undefined ? ids : ids.slice(0, options.limit);
+}

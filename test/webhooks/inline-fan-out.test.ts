@@ -1,0 +1,289 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import type { QueuedDelivery } from '../../shared/webhooks/queue.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+import { type ReceiverAction, startReceiver } from './support/receiver.ts';
+
+let table: LocalTable;
+let tableCount = 0;
+beforeAll(async () => {
+  table = await startLocalTable('webhooks-inline');
+});
+afterAll(async () => {
+  await table.stop();
+});
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+async function setup(
+  decide?: (request: { path: string }) => ReceiverAction,
+  options: Parameters<typeof createHarness>[0] = {},
+) {
+  const receiver = await startReceiver(decide);
+  const harness = createHarness(options);
+  cleanup.push(
+    () => harness.sender.close(),
+    () => receiver.close(),
+  );
+  const subscribe = async (path: string, fields: Record<string, unknown> = {}) => {
+    const created = await harness.service.createSubscription({
+      url: receiver.url(path),
+      ...fields,
+    });
+    receiver.secrets.set(path, [created.secret]);
+    return created.subscription;
+  };
+  const records = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      messageId: `m-${from + i}`,
+      body: envelope(changeEvent(eventIdOf(from + i))),
+    }));
+  return { receiver, harness, subscribe, records };
+}
+
+/** A ~3.4 KB customer event like the simulator's: the record twice, a field changed. */
+function largeCustomerEvent(n: number): Record<string, unknown> {
+  const record = (notes: string | null) => ({
+    Id: `7e952894-916c-479c-9256-${String(n).padStart(12, '0')}`,
+    ChainId: 'ec736bfc-5542-4ea8-b8bf-3a4114f38878',
+    Number: String(n),
+    Title: 'Misses',
+    Sex: 'Female',
+    FirstName: 'Ewa',
+    LastName: 'Rossi',
+    SecondLastName: null,
+    NationalityCode: 'JP',
+    PreferredLanguageCode: 'cs-CZ',
+    LanguageCode: 'cs-CZ',
+    BirthDate: null,
+    BirthPlace: null,
+    Occupation: null,
+    Email: `ewa.rossi.${n}@example.com`,
+    HasOtaEmail: false,
+    Phone: null,
+    TaxIdentificationNumber: 'CZ95848976',
+    LoyaltyCode: null,
+    AccountingCode: null,
+    BillingCode: null,
+    Notes: notes,
+    CarRegistrationNumber: null,
+    DietaryRequirements: null,
+    CreatedUtc: '2025-05-04T00:14:27.153Z',
+    UpdatedUtc: notes ? '2026-03-10T09:00:00.000Z' : '2025-05-04T00:14:27.153Z',
+    Passport: null,
+    IdentityCard: null,
+    Visa: null,
+    DriversLicense: null,
+    Address: {
+      Id: '94d8fd40-b201-4fa5-8680-33b9917c43a6',
+      Line1: 'Ulica Floriańska 31',
+      Line2: null,
+      City: '東京',
+      PostalCode: '100-0001',
+      CountryCode: 'JP',
+      CountrySubdivisionCode: 'JP-13',
+      Latitude: 35.68,
+      Longitude: 139.76,
+    },
+    AddressId: '94d8fd40-b201-4fa5-8680-33b9917c43a6',
+    Classifications: [],
+    Options: ['Invoiceable', 'GuestPhotoConsent'],
+    ItalianDestinationCode: null,
+    ItalianFiscalCode: null,
+    CompanyId: null,
+    MergeTargetId: null,
+    ActivityState: 'Active',
+    IsActive: true,
+    PreferredSpaceFeatures: ['TwinBeds', 'AirConditioning'],
+    CreatorProfileId: '9e056c9c-4487-421b-a51f-b28b4eacdce7',
+    UpdaterProfileId: '9e056c9c-4487-421b-a51f-b28b4eacdce7',
+  });
+  const event = changeEvent(eventIdOf(n));
+  const data = event.data as Record<string, unknown>;
+  data.current = record(`call back ${n}`);
+  data.previous = record(null);
+  data.changedFields = ['Notes'];
+  return event;
+}
+
+describe('inline fan-out', () => {
+  it('makes the first attempt at fan-out: nothing is queued and the attempt is folded into the delivery', async () => {
+    const { receiver, harness, subscribe, records } = await setup();
+    const sub = await subscribe('/a');
+    const result = await processDispatchBatch(records(1, 3), harness.deps);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(receiver.log.map((r) => r.headers['webhook-id']).sort()).toEqual([
+      eventIdOf(1),
+      eventIdOf(2),
+      eventIdOf(3),
+    ]);
+    expect(receiver.log.every((r) => r.verifiedWith === 1)).toBe(true);
+    expect(harness.queue.size).toBe(0);
+    const [entry] = await harness.service.listDeliveries({ eventId: eventIdOf(2) });
+    expect(entry?.delivery).toMatchObject({
+      subscriptionId: sub.id,
+      status: 'delivered',
+      attempts: 1,
+    });
+    expect(entry?.attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [1, 200, 'delivered'],
+    ]);
+    expect((await harness.service.listEvents()).map((e) => e.id).sort()).toEqual([
+      eventIdOf(1),
+      eventIdOf(2),
+      eventIdOf(3),
+    ]);
+  });
+
+  it('sends nothing twice and creates no second delivery when SQS redelivers an event later', async () => {
+    const { receiver, harness, subscribe, records } = await setup();
+    await subscribe('/a');
+    await processDispatchBatch(records(1, 2), harness.deps);
+    const again = await processDispatchBatch(records(1, 2), harness.deps);
+    expect(again.batchItemFailures).toEqual([]);
+    expect(receiver.log).toHaveLength(2);
+    expect(await harness.store.listDeliveries({ eventId: eventIdOf(1), limit: 10 })).toHaveLength(
+      1,
+    );
+    expect(harness.queue.size).toBe(0);
+  });
+
+  it('redoes only the delivery whose storage failed when the event comes back', async () => {
+    const { receiver, harness, subscribe, records } = await setup();
+    await subscribe('/a');
+    const b = await subscribe('/b');
+    const createDelivery = harness.store.createDelivery.bind(harness.store);
+    let failOnce = true;
+    harness.deps.store.createDelivery = async (delivery, options) => {
+      if (delivery.subscriptionId === b.id && failOnce) {
+        failOnce = false;
+        throw new Error('throttled');
+      }
+      return createDelivery(delivery, options);
+    };
+    const first = await processDispatchBatch(records(7, 1), harness.deps);
+    expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm-7' }]);
+    const second = await processDispatchBatch(records(7, 1), harness.deps);
+    expect(second.batchItemFailures).toEqual([]);
+    // /a was delivered and recorded the first time; /b's request went out but was not recorded.
+    expect(receiver.log.map((r) => r.path).sort()).toEqual(['/a', '/b', '/b']);
+    const deliveries = await harness.store.listDeliveries({ eventId: eventIdOf(7), limit: 10 });
+    expect(deliveries.map((d) => d.status)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('sends the retries of a batch in one queue request', async () => {
+    const { harness, subscribe, records } = await setup(() => ({ kind: 'respond', status: 500 }));
+    await subscribe('/down');
+    const sent: QueuedDelivery[][] = [];
+    const sendBatch = harness.queue.sendBatch.bind(harness.queue);
+    harness.deps.queue.sendBatch = async (entries) => {
+      sent.push([...entries]);
+      return sendBatch(entries);
+    };
+    harness.deps.queue.send = async () => {
+      throw new Error('one message at a time');
+    };
+    const result = await processDispatchBatch(records(20, 5), harness.deps);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.map((e) => e.message.kind)).toEqual(Array(5).fill('delivery'));
+    expect(sent[0]?.every((e) => e.delaySeconds >= 4 && e.delaySeconds <= 6)).toBe(true);
+    expect(harness.metrics.counts.retried).toBe(5);
+  });
+
+  it('fails a record whose retry message could not be sent, and its redelivery enqueues it again', async () => {
+    const { receiver, harness, subscribe, records } = await setup(() => ({
+      kind: 'respond',
+      status: 503,
+    }));
+    await subscribe('/down');
+    const sendBatch = harness.queue.sendBatch.bind(harness.queue);
+    harness.deps.queue.sendBatch = async (entries) => entries.map((_, index) => index);
+    const failed = await processDispatchBatch(records(30, 1), harness.deps);
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: 'm-30' }]);
+    expect(harness.queue.size).toBe(0);
+    harness.deps.queue.sendBatch = sendBatch;
+    const redone = await processDispatchBatch(records(30, 1), harness.deps);
+    expect(redone.batchItemFailures).toEqual([]);
+    // The pending delivery is re-enqueued, not attempted again.
+    expect(receiver.log).toHaveLength(1);
+    expect(harness.queue.size).toBe(1);
+  });
+
+  it('dead-letters the rest of a batch without a request once a 410 disables the subscription', async () => {
+    const { receiver, harness, subscribe, records } = await setup(() => ({
+      kind: 'respond',
+      status: 410,
+    }));
+    const sub = await subscribe('/gone');
+    const result = await processDispatchBatch(records(40, 3), harness.deps);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(receiver.log).toHaveLength(1);
+    const deliveries = await harness.store.listDeliveries({ subscriptionId: sub.id, limit: 10 });
+    expect(deliveries.map((d) => d.status)).toEqual(['dead', 'dead', 'dead']);
+    expect(deliveries.map((d) => d.deadReason).sort()).toEqual([
+      'endpoint answered 410 Gone',
+      'subscription disabled',
+      'subscription disabled',
+    ]);
+    expect(await harness.store.listDeadLetters(sub.id, 0)).toHaveLength(3);
+  });
+});
+
+describe('inline fan-out on DynamoDB (dynalite)', () => {
+  it('costs one small write per delivered event beyond the event itself, and two list writes per batch', async () => {
+    const tableName = `inline-${++tableCount}`;
+    await createStateTable(table.client, tableName);
+    const commands = new Map<string, number>();
+    let writeUnits = 0;
+    table.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = String(context.commandName).replace(/Command$/, '');
+        const input = args.input as Record<string, unknown>;
+        if (input.TableName !== tableName) return next(args);
+        commands.set(name, (commands.get(name) ?? 0) + 1);
+        input.ReturnConsumedCapacity = 'TOTAL';
+        const result = await next(args);
+        const output = result.output as { ConsumedCapacity?: { CapacityUnits?: number } };
+        if (/^(Put|Update)/.test(name)) writeUnits += output.ConsumedCapacity?.CapacityUnits ?? 0;
+        return result;
+      },
+      { step: 'serialize', priority: 'high', name: `count-${tableName}` },
+    );
+    cleanup.push(async () => {
+      table.client.middlewareStack.remove(`count-${tableName}`);
+    });
+    const clock = new ManualClock(Date.now());
+    const store = new DynamoDbWebhookStore({ client: table.client, tableName, clock });
+    const { receiver, harness, subscribe } = await setup(undefined, { clock, store });
+    await subscribe('/ddb');
+    commands.clear();
+    writeUnits = 0;
+    const batch = Array.from({ length: 10 }, (_, i) => ({
+      messageId: `m-${i}`,
+      body: envelope(largeCustomerEvent(100 + i)),
+    }));
+    expect((batch[0]?.body.length ?? 0) > 3000).toBe(true);
+    expect(await processDispatchBatch(batch, harness.deps)).toEqual({ batchItemFailures: [] });
+    expect(receiver.log.filter((r) => r.verifiedWith === 1)).toHaveLength(10);
+    // 10 events + 10 deliveries + the event list + the subscription's delivery list.
+    expect(Object.fromEntries(commands)).toEqual({ Query: 1, GetItem: 1, PutItem: 22 });
+    // Every item within one write unit: the ~3.4 KB bodies are stored compressed.
+    expect(writeUnits).toBe(22);
+    const [entry] = await harness.service.listDeliveries({ eventId: eventIdOf(104) });
+    expect(entry?.delivery.status).toBe('delivered');
+    expect(entry?.attempts.map((a) => a.status)).toEqual([200]);
+    expect(await harness.service.getEvent(eventIdOf(104))).toEqual(largeCustomerEvent(104));
+    expect((await harness.service.listEvents({ limit: 20 })).map((e) => e.id).sort()).toEqual(
+      batch.map((_, i) => eventIdOf(100 + i)).sort(),
+    );
+  });
+});
