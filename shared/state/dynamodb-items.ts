@@ -5,7 +5,7 @@
  *
  * | Item          | pk                  | sk                | Other attributes                                     |
  * |---------------|---------------------|-------------------|------------------------------------------------------|
- * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string), scope, deleted, ttl, updatedAt |
+ * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string) or recordZ (the same, raw-deflated, above 600 bytes), scope, deleted, ttl, updatedAt |
  * | lease         | `STREAM#<streamId>` | `LEASE`           | owner, expiresAt (epoch ms), ttl (clean-up only)     |
  * | stream state  | `STREAMS`           | `<streamId>`      | every StreamState field, version                     |
  *
@@ -18,6 +18,7 @@
  * snapshot is bounded by the 400 KB item limit (checked before writing); entity ids are
  * bounded by the 1,024-byte sort key limit.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
 import {
@@ -68,9 +69,14 @@ export function toSnapshotItem(
     ...snapshotKey(streamId, snapshot.entityId),
     entityId: snapshot.entityId,
     hash: snapshot.hash,
-    record: recordJson,
     updatedAt: snapshot.updatedAt,
   };
+  // A write unit is 1 KB: a larger record is stored deflated (a customer: ~1.6 KB → ~0.6 KB).
+  if (Buffer.byteLength(recordJson, 'utf8') > SNAPSHOT_COMPRESS_ABOVE_BYTES) {
+    item.recordZ = deflateRawSync(recordJson, { level: 6 });
+  } else {
+    item.record = recordJson;
+  }
   if (snapshot.scope !== undefined) item.scope = snapshot.scope;
   if (snapshot.deleted !== undefined) item.deleted = snapshot.deleted;
   if (snapshot.expiresAt !== undefined) item.ttl = snapshot.expiresAt;
@@ -99,9 +105,28 @@ const SnapshotItemSchema = z.object({
   updatedAt: z.number().int(),
 });
 
+/** Records longer than this (bytes of JSON) are stored deflated in `recordZ`. */
+export const SNAPSHOT_COMPRESS_ABOVE_BYTES = 600;
+
+/** Turns a deflated `recordZ` back into the `record` JSON text (unreadable: left out, so the schema names `record`). */
+function inflateRecord(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null || !('recordZ' in item)) return item;
+  const { recordZ, ...rest } = item as { recordZ: unknown };
+  if (!(recordZ instanceof Uint8Array)) return rest;
+  try {
+    return { ...rest, record: inflateRawSync(recordZ).toString('utf8') };
+  } catch {
+    return rest;
+  }
+}
+
 /** Parses a stored snapshot item; throws ValidationError naming the field (e.g. `hash`). */
 export function fromSnapshotItem(item: unknown): StoredSnapshot {
-  const parsed = parseOrThrow(SnapshotItemSchema, item, `stored snapshot ${describeItem(item)}`);
+  const parsed = parseOrThrow(
+    SnapshotItemSchema,
+    inflateRecord(item),
+    `stored snapshot ${describeItem(item)}`,
+  );
   const { ttl, ...rest } = parsed;
   return ttl === undefined ? rest : { ...rest, expiresAt: ttl };
 }

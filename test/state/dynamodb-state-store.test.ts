@@ -1,3 +1,4 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../shared/errors.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
@@ -42,5 +43,25 @@ describe('DynamoDbStateStore on dynalite: failures and tables', () => {
 
     await createStateTable(dynamo.client, tableName);
     expect(await store.getStream('main:customer')).toMatchObject({ version: 1 });
+  });
+});
+
+describe('DynamoDbStateStore on dynalite: item size', () => {
+  it('stores a record over 600 bytes deflated, within one write unit, and reads it back intact', async () => {
+    const { store, tableName } = await createStoreOnNewTable(dynamo.client);
+    const notes = 'Prefers a quiet room facing the courtyard; allergic to feathers. '.repeat(30);
+    const big = snapshot('big', { record: { Id: 'big', LastName: 'Dvořák', Notes: notes } });
+    await store.putSnapshots('main:customer', [big]);
+
+    const documents = DynamoDBDocumentClient.from(dynamo.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    const { Item } = await documents.send(
+      new GetCommand({ TableName: tableName, Key: { pk: 'STREAM#main:customer', sk: 'SNAP#big' } }),
+    );
+    expect(Item?.record).toBeUndefined();
+    expect(Item?.recordZ).toBeInstanceOf(Uint8Array);
+    expect((Item?.recordZ as Uint8Array).length).toBeLessThan(600);
+    expect((await store.getSnapshots('main:customer', ['big'])).get('big')).toEqual(big);
   });
 });
