@@ -272,12 +272,9 @@ export async function run(): Promise<void> {
         .map((line) => `  ${line}`)
         .join('\n'),
     );
-    console.log(
-      '  infra/README-deploy.md estimates $4.02 per million (2 WRU, 1 RRU, 1.5 SQS requests, 0.028 GB-s per event).',
-    );
     recordFigure({
       figure: 'AWS cost per million events, one subscriber',
-      measured: `$${total.toFixed(2)} (README estimate $4.02)`,
+      measured: `$${total.toFixed(2)}`,
       target: '<= $3.00',
       met: total <= 3 && delivered === events,
     });
