@@ -23,13 +23,13 @@ export function changeContext(
 }
 
 /**
- * Diffs observations against the stored snapshots (one batched read), publishes the events,
- * then stores the changed snapshots: publish first, commit after (design.md, The flow), so a
- * crash in between republishes the same events with the same ids and loses none.
+ * Diffs observations against the stored snapshots (one batched read) and publishes the
+ * events; the changed snapshots are returned for {@link storeChanges}, which must follow
+ * (publish first, commit after: design.md, The flow).
  * `classify` marks the records that are deleted, for operations whose deleted records carry no flag.
  * `needsRead` may spare the read of records that cannot have a snapshot yet (a first sync).
  */
-export async function commitObservations(
+export async function publishObservations(
   definition: StreamDefinition,
   deps: PollDeps,
   observations: readonly Observation[],
@@ -56,6 +56,38 @@ export async function commitObservations(
   deps.observer?.onChanges?.(definition.streamId, changes);
   if (changes.events.length > 0) await deps.publisher.publish(changes.events);
   await deps.observer?.afterPublish?.(definition.streamId, changes);
+  return changes;
+}
+
+/** Stores the snapshots of published changes. */
+export async function storeChanges(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  changes: PageChanges,
+): Promise<void> {
   if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
+}
+
+/**
+ * {@link publishObservations} then {@link storeChanges}: a crash in between republishes the
+ * same events with the same ids and loses none.
+ */
+export async function commitObservations(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  observations: readonly Observation[],
+  emitCreated: boolean,
+  classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
+  needsRead?: (observation: Observation) => boolean,
+): Promise<PageChanges> {
+  const changes = await publishObservations(
+    definition,
+    deps,
+    observations,
+    emitCreated,
+    classify,
+    needsRead,
+  );
+  await storeChanges(definition, deps, changes);
   return changes;
 }

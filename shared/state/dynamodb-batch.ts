@@ -12,7 +12,7 @@ export const BATCH_GET_MAX_KEYS = 100;
 /** AWS limit: put or delete requests per BatchWriteItem request. */
 export const BATCH_WRITE_MAX_ITEMS = 25;
 /** Batch requests of one call in flight at once: hides DynamoDB's per-request latency. */
-export const BATCH_CONCURRENCY_DEFAULT = 4;
+export const BATCH_CONCURRENCY_DEFAULT = 8;
 /** Attempts per batch request, the first included, before unprocessed work is an error. */
 export const BATCH_MAX_ATTEMPTS = 8;
 /** Backoff before the first retry of unprocessed work, in ms; doubles per attempt. */

@@ -1,6 +1,7 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { readAhead } from '../../concurrency.ts';
-import { commitObservations } from '../commit-changes.ts';
+import type { StreamWindow } from '../../state/state-store.ts';
+import { publishObservations, storeChanges } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
@@ -86,19 +87,40 @@ export async function runWindowed(
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
     let windowRecords = 0;
     let finished = false;
-    for await (const page of readAhead(
-      pageRecords(deps.client, spec.operation, body, callOptions(deps)),
-    )) {
-      const observations = observe(spec.entityType, page.records);
-      await commitObservations(definition, deps, observations, emitCreated, classify, needsRead);
-      windowRecords += page.records.length;
-      if (page.last) {
-        finished = true;
-        break;
+    // Page n is stored (snapshots, then its cursor) while page n+1 is fetched, diffed and
+    // published. Its events go out before page n's snapshots land, which the flow allows: the
+    // cursor saved is always that of a page fully published and stored.
+    let storing: Promise<void> = Promise.resolve();
+    let current: StreamWindow = window;
+    try {
+      for await (const page of readAhead(
+        pageRecords(deps.client, spec.operation, body, callOptions(deps)),
+      )) {
+        const changes = await publishObservations(
+          definition,
+          deps,
+          observe(spec.entityType, page.records),
+          emitCreated,
+          classify,
+          needsRead,
+        );
+        await storing;
+        windowRecords += page.records.length;
+        const next: StreamWindow | undefined = page.last
+          ? undefined
+          : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
+        storing = storeChanges(definition, deps, changes).then(async () => {
+          if (next) await state.save({ window: next });
+        });
+        if (!next) {
+          finished = true;
+          break;
+        }
+        current = next;
+        if (pastDeadline(deps)) break;
       }
-      window = { ...window, cursor: page.cursor, count: page.count, pages: window.pages + 1 };
-      await state.save({ window });
-      if (pastDeadline(deps)) break;
+    } finally {
+      await storing;
     }
     result.records += windowRecords;
     if (!finished) break;
