@@ -93,8 +93,8 @@ export function chooseStreams(
 
 /**
  * Resets one stream for a first sync: drops its state, snapshots and lease, then stores the
- * initial state, with `initialSyncDone: emit` (true: the first sync publishes `created`
- * events; false: it stores silently). A poller saving meanwhile makes the conditional save
+ * initial state with its own first-sync mode (`emit`: the first sync publishes `created`
+ * events; `baseline`: it stores silently), whatever INITIAL_SYNC says. A poller saving meanwhile makes the conditional save
  * lose; the reset is then repeated.
  */
 export async function resetStreamForBackfill(
@@ -106,7 +106,10 @@ export async function resetStreamForBackfill(
   for (let attempt = 1; ; attempt++) {
     await store.deleteStream(definition.streamId);
     try {
-      await store.saveStream({ ...initialStreamState(definition, now), initialSyncDone: emit }, 0);
+      await store.saveStream(
+        { ...initialStreamState(definition, now), initialSync: emit ? 'emit' : 'baseline' },
+        0,
+      );
       return;
     } catch (error) {
       if (!(error instanceof StateConflictError) || attempt >= RESET_ATTEMPTS_MAX) throw error;

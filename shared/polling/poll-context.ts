@@ -54,6 +54,14 @@ export interface PollDeps {
   signal?: AbortSignal;
 }
 
+/**
+ * Whether records first seen now are published as `created`: always after the first sync; during
+ * it, when the stream's own mode (set by a backfill) or else the configured one is `emit`.
+ */
+export function emitsCreated(definition: StreamDefinition, state: StreamState): boolean {
+  return state.initialSyncDone || (state.initialSync ?? definition.initialSync) === 'emit';
+}
+
 /** Call options carrying the run's abort signal. */
 export function callOptions(deps: PollDeps): { signal?: AbortSignal } {
   return deps.signal ? { signal: deps.signal } : {};

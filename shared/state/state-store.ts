@@ -67,6 +67,8 @@ export const StreamStateSchema = z.object({
   initialSyncDone: z.boolean(),
   /** Epoch ms when the first sync of an empty stream began (records older than it need no read). */
   initialSyncStartedAt: z.number().int().nullable().optional(),
+  /** How this stream's first sync publishes, overriding the configured INITIAL_SYNC (a backfill sets it). */
+  initialSync: z.enum(['baseline', 'emit']).optional(),
   /** Optimistic concurrency: incremented by every successful save. */
   version: z.number().int().nonnegative(),
 });

@@ -116,7 +116,12 @@ describe('admin API: backfill', () => {
     });
     expect(job.streams.map((s) => s.streamId)).toEqual(['main:customer', 'main:taxEnvironment']);
     const reset = await harness.state.getStream('main:customer');
-    expect(reset).toMatchObject({ watermark: null, initialSyncDone: true, version: 1 });
+    expect(reset).toMatchObject({
+      watermark: null,
+      initialSyncDone: false,
+      initialSync: 'emit',
+      version: 1,
+    });
     expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(0);
     expect(await harness.state.getStream('main:resource')).toBeUndefined();
 

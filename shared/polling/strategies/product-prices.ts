@@ -4,6 +4,7 @@ import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
   callOptions,
+  emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -42,7 +43,7 @@ export async function runProductPrices(
   state: StateHandle,
 ): Promise<number> {
   const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
-  const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+  const emitCreated = emitsCreated(definition, state.current);
   let events = 0;
   let earliestFirst: string | undefined;
   for (const { productId, timeZone } of definition.products ?? []) {

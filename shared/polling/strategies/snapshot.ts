@@ -5,6 +5,7 @@ import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
+  emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -53,7 +54,7 @@ export async function runSnapshot(
         observations.push({ entityId: snapshot.entityId, record: null });
     }
   }
-  const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+  const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
   const now = deps.clock.now();
   await state.save({ watermark: new Date(now).toISOString(), initialSyncDone: true });

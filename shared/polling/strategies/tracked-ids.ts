@@ -2,6 +2,7 @@ import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
+  emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -41,7 +42,7 @@ export async function runTrackedIds(
     for (const id of ids)
       if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
   }
-  const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+  const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
   await state.save({ watermark: new Date(deps.clock.now()).toISOString(), initialSyncDone: true });
   return changes.events.length;

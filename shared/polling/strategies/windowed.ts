@@ -5,6 +5,7 @@ import { publishObservations, storeChanges } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
+  emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -81,7 +82,7 @@ export async function runWindowed(
         ...(firstSyncOfEmptyStream ? { initialSyncStartedAt: deps.clock.now() } : {}),
       });
     }
-    const emitCreated = state.current.initialSyncDone || definition.initialSync === 'emit';
+    const emitCreated = emitsCreated(definition, state.current);
     const body = spec.windowRequest(window, window.count);
     if (window.cursor !== null)
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
