@@ -9,6 +9,8 @@ import { readPollLambdaEnv } from './poll-env.ts';
 
 /** SendMessageBatch takes at most 10 entries. */
 const SQS_BATCH_MAX_ENTRIES = 10;
+/** SQS delays a message by at most 15 minutes. */
+const SQS_MAX_DELAY_MS = 900_000;
 
 const config = readPollLambdaEnv(process.env, systemClock.now());
 const store = new DynamoDbStateStore({
@@ -23,7 +25,10 @@ const sqs = new SQSClient({});
  */
 export const handler = async (): Promise<{ enqueued: number }> => {
   const states = new Map((await store.listStreams()).map((state) => [state.streamId, state]));
-  const due = dueStreams(config.definitions, states, systemClock.now());
+  const now = systemClock.now();
+  // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
+  const lookaheadMs = Math.min(config.settings.intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
+  const due = dueStreams(config.definitions, states, now, lookaheadMs);
   for (const batch of chunk(due, SQS_BATCH_MAX_ENTRIES)) {
     const result = await sqs.send(
       new SendMessageBatchCommand({
@@ -31,6 +36,9 @@ export const handler = async (): Promise<{ enqueued: number }> => {
         Entries: batch.map((definition, index) => ({
           Id: String(index),
           MessageBody: JSON.stringify({ streamId: definition.streamId } satisfies PollJob),
+          DelaySeconds: Math.ceil(
+            Math.max(0, (states.get(definition.streamId)?.nextDueAt ?? now) - now) / 1000,
+          ),
         })),
       }),
     );

@@ -28,6 +28,8 @@ export interface StreamDefinition {
   products?: readonly ProductTarget[];
   /** Days priced ahead (at most 100). */
   priceHorizonDays?: number;
+  /** Offset of this stream's polls within its interval (spreads a connection's streams). */
+  phaseMs?: number;
 }
 
 /** Observes a poller's work (metrics, progress bars, tests). */

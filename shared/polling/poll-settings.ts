@@ -4,6 +4,7 @@ import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseOrThrow } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
+import { streamPhaseMs } from './schedule.ts';
 import { POLL_SPECS } from './specs/index.ts';
 import type { WindowSettings } from './windows.ts';
 
@@ -96,14 +97,18 @@ export function streamDefinitions(
   settings: PollSettings,
   extras: StreamExtras = {},
 ): StreamDefinition[] {
-  return settings.entities.map((entityType) => {
+  const count = settings.entities.length;
+  return settings.entities.map((entityType, index) => {
     const spec = POLL_SPECS[entityType];
+    const intervalMs = settings.intervalMs ?? spec.defaultIntervalMs;
     return {
       streamId: `${connectionId}:${entityType}`,
       connectionId,
       spec,
       scope: extras.scope ?? {},
-      intervalMs: settings.intervalMs ?? spec.defaultIntervalMs,
+      intervalMs,
+      // Spread over the interval, so a connection's streams do not all fall due together.
+      phaseMs: streamPhaseMs(index, count, intervalMs),
       initialSync: settings.initialSync,
       ...(extras.exportIds ? { trackedIds: extras.exportIds } : {}),
       ...(extras.products ? { products: extras.products } : {}),

@@ -6,7 +6,7 @@ import {
   type StreamDefinition,
   stateHandle,
 } from './poll-context.ts';
-import { failureBackoffMs } from './schedule.ts';
+import { failureBackoffMs, nextDueTime } from './schedule.ts';
 import { runProductPrices } from './strategies/product-prices.ts';
 import { runSnapshot } from './strategies/snapshot.ts';
 import { runSweep, sweepDue } from './strategies/sweep.ts';
@@ -103,7 +103,9 @@ export async function pollStream(
         lastSuccessAt: now,
         consecutiveFailures: 0,
         lastError: null,
-        nextDueAt: caughtUp ? startedAt + definition.intervalMs : now,
+        nextDueAt: caughtUp
+          ? nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0)
+          : now,
       });
       return { kind: 'polled', streamId, caughtUp };
     } catch (error) {

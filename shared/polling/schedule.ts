@@ -14,18 +14,47 @@ export function failureBackoffMs(failures: number, intervalMs: number): number {
   return Math.min(FAILURE_BACKOFF_MAX_MS, intervalMs * 2 ** Math.max(0, failures - 1));
 }
 
+/** Intervals from which streams are spread over the interval instead of all falling due together. */
+export const STAGGER_FROM_INTERVAL_MS = 30_000;
+
 /**
- * The planner's choice: streams due at `now` — never polled, or past `nextDueAt` — and not
- * parked. Pure; ordered by how overdue they are.
+ * The offset of stream `index` of `count` within its interval: evenly spaced, so the streams
+ * of a connection do not all spend the connector budget (200 requests per 30 s) in one
+ * instant. Intervals under 30 s poll nearly continuously and are not spread (0).
+ * @example streamPhaseMs(1, 4, 60_000) === 15_000
+ */
+export function streamPhaseMs(index: number, count: number, intervalMs: number): number {
+  if (intervalMs < STAGGER_FROM_INTERVAL_MS || count <= 0) return 0;
+  return Math.floor((index * intervalMs) / count);
+}
+
+/**
+ * When a stream polled at `startedAt` is due again: one interval later, or, for a staggered
+ * stream, at its next phase slot (`phase + k·interval`) at least half an interval away — so a
+ * late start never shifts its slot. Pure.
+ * @example nextDueTime(125_000, 60_000, 5_000) === 185_000
+ */
+export function nextDueTime(startedAt: number, intervalMs: number, phaseMs: number): number {
+  if (phaseMs === 0) return startedAt + intervalMs;
+  const earliest = startedAt + intervalMs / 2;
+  const offset = (((phaseMs - earliest) % intervalMs) + intervalMs) % intervalMs;
+  return earliest + offset;
+}
+
+/**
+ * The planner's choice: streams due by `now + lookaheadMs` — never polled, or reaching
+ * `nextDueAt` — and not parked. Pure; ordered by due time. The AWS planner runs once per
+ * schedule period, so it looks one period ahead and delays each poll job to its due time.
  */
 export function dueStreams(
   definitions: readonly StreamDefinition[],
   states: ReadonlyMap<string, StreamState>,
   now: number,
+  lookaheadMs = 0,
 ): StreamDefinition[] {
   return definitions
     .map((definition) => ({ definition, state: states.get(definition.streamId) }))
-    .filter(({ state }) => !state || (!state.parked && state.nextDueAt <= now))
+    .filter(({ state }) => !state || (!state.parked && state.nextDueAt <= now + lookaheadMs))
     .sort((a, b) => (a.state?.nextDueAt ?? 0) - (b.state?.nextDueAt ?? 0))
     .map(({ definition }) => definition);
 }
