@@ -113,6 +113,9 @@ export async function runWindowed(
         storing = storeChanges(definition, deps, changes).then(async () => {
           if (next) await state.save({ window: next });
         });
+        // Awaited before the next page or at the end; until then, a failure must not count as
+        // an unhandled rejection (which would end the process).
+        storing.catch(() => undefined);
         if (!next) {
           finished = true;
           break;
