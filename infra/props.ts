@@ -57,7 +57,7 @@ export const ChangeBridgePropsSchema = z
     pollEntities: z.array(EntityTypeSchema).min(1).optional(),
     /** Export ids the poller tracks (`POLL_EXPORT_IDS`). */
     pollExportIds: z.array(IdSchema).min(1).optional(),
-    /** Product ids whose prices the poller tracks (`POLL_PRODUCT_IDS`). */
+    /** Products whose prices the poller tracks (`POLL_PRODUCT_IDS`): `uuid` or `uuid@Europe/Prague` (the enterprise time zone). */
     pollProductIds: z.array(IdSchema).min(1).optional(),
     initialSync: z.enum(['baseline', 'emit']).default('baseline'),
     publishTargets: PublishTargetsSchema.default('eventbridge'),
