@@ -31,6 +31,11 @@ const IdSchema = z.string().regex(/^[^,\s]+$/, 'must not contain commas or space
 /** A duration as the handlers parse it (`30s`, `5m`, `1h`). */
 const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration like 30s, 5m, 1h');
 
+/** Messages per dispatcher invocation (SQS event source batch size). */
+export const DISPATCH_BATCH_SIZE = 10;
+/** Time a dispatcher batch needs besides its HTTP requests (store, queue, events). */
+const DISPATCH_TIMEOUT_MARGIN_MS = 10_000;
+
 /**
  * Properties of the {@link ChangeBridge} construct, validated when the construct is built.
  * Every field has a production default except `connections`.
@@ -77,7 +82,11 @@ export const ChangeBridgePropsSchema = z
     /** Most concurrent dispatchers (Lambda SQS `maxConcurrency`, 2 to 1000). */
     dispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(10),
     pollerTimeoutSeconds: z.number().int().min(10).max(900).default(120),
-    dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(60),
+    /**
+     * The dispatcher's Lambda timeout: deliveries to one endpoint within a batch go in order, so
+     * it must outlast a batch of timed-out deliveries (checked below).
+     */
+    dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(120),
     /** E-mail address subscribed to the alarm topic (confirmation needed). */
     alarmEmail: z.email().optional(),
     /** Alarm when the oldest stream watermark is older than this. */
@@ -94,7 +103,16 @@ export const ChangeBridgePropsSchema = z
     /** Folder holding planner.ts, poller.ts, dispatcher.ts and admin-api.ts. */
     functionsDir: z.string().min(1).default(DEFAULT_FUNCTIONS_DIR),
   })
-  .strict();
+  .strict()
+  .refine(
+    (props) =>
+      props.dispatcherTimeoutSeconds * 1000 >=
+      DISPATCH_BATCH_SIZE * props.deliveryTimeoutMs + DISPATCH_TIMEOUT_MARGIN_MS,
+    {
+      path: ['dispatcherTimeoutSeconds'],
+      message: `must cover a batch of ${DISPATCH_BATCH_SIZE} deliveries to one hanging endpoint (batch × deliveryTimeoutMs + 10 s)`,
+    },
+  );
 
 /** What a user passes to {@link ChangeBridge}: defaults are optional. */
 export type ChangeBridgeProps = z.input<typeof ChangeBridgePropsSchema>;

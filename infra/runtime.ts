@@ -12,13 +12,12 @@ import { Construct } from 'constructs';
 import { dispatchEventPattern } from '../shared/publish/routing-rule.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
-import type { ChangeBridgeConfig } from './props.ts';
+import { type ChangeBridgeConfig, DISPATCH_BATCH_SIZE } from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
 
 /** Poll jobs are taken one at a time: each is a whole window of one stream. */
 const POLL_JOB_BATCH_SIZE = 1;
 /** SQS's largest batch for a standard queue without a batching window. */
-const DISPATCH_BATCH_SIZE = 10;
 
 /** Options of {@link ChangeBridgeRuntime}. */
 export interface ChangeBridgeRuntimeProps {

@@ -88,5 +88,20 @@ describe('ChangeBridge construct', () => {
       resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),
     ).toThrow(/pollEntities\[0\]/);
     expect(build({ connections: [{ id: 'a' }], pollOverlap: 'soon' })).toThrow(/pollOverlap/);
+    // A batch of 10 deliveries to one hanging endpoint at 15 s each needs 160 s.
+    expect(
+      build({
+        connections: [{ id: 'a' }],
+        deliveryTimeoutMs: 15_000,
+        dispatcherTimeoutSeconds: 120,
+      }),
+    ).toThrow(/dispatcherTimeoutSeconds/);
+    expect(
+      build({
+        connections: [{ id: 'a' }],
+        deliveryTimeoutMs: 15_000,
+        dispatcherTimeoutSeconds: 160,
+      }),
+    ).not.toThrow();
   });
 });
