@@ -98,7 +98,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const sqs = await startSqsEmulator();
     closers.push(() => sqs.close());
     const dispatchQueueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
-      VisibilityTimeout: '30',
+      // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
+      VisibilityTimeout: '180',
     });
     const router = new LocalEventRouter({
       client: sqs.client,
