@@ -116,6 +116,20 @@ export class SimModel {
     return entry;
   }
 
+  /** Merges `patch` at the current time, moving `UpdatedUtc` (when the shape has one) and the update time. */
+  private applyPatch<T extends object>(
+    entry: Entry<T>,
+    patch: Partial<T>,
+  ): { now: number; changed: string[] } {
+    const now = this.clock.now();
+    const changed = changedFields(entry.record, patch);
+    const next: T = { ...entry.record, ...patch };
+    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+    entry.record = next;
+    entry.updatedMs = now;
+    return { now, changed };
+  }
+
   /**
    * Applies `patch` to a record at the current time. Fields whose JSON did not change are
    * not reported; with no reported change the entry is journaled as `touched`. `UpdatedUtc`
@@ -130,12 +144,7 @@ export class SimModel {
   ): string[] | null {
     const entry = set.get(key);
     if (!entry) return null;
-    const now = this.clock.now();
-    const changed = changedFields(entry.record, patch);
-    const next: T = { ...entry.record, ...patch };
-    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
-    entry.record = next;
-    entry.updatedMs = now;
+    const { now, changed } = this.applyPatch(entry, patch);
     this.journal.append(now, type, key, changed.length > 0 ? 'updated' : 'touched', changed);
     return changed;
   }
@@ -149,12 +158,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs !== null) return false;
-    const now = this.clock.now();
-    const changed = changedFields(entry.record, patch);
-    const next: T = { ...entry.record, ...patch };
-    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
-    entry.record = next;
-    entry.updatedMs = now;
+    const { now, changed } = this.applyPatch(entry, patch);
     entry.deletedMs = now;
     this.journal.append(now, type, key, 'soft-deleted', changed);
     return true;
@@ -169,12 +173,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs === null) return false;
-    const now = this.clock.now();
-    const changed = changedFields(entry.record, patch);
-    const next: T = { ...entry.record, ...patch };
-    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
-    entry.record = next;
-    entry.updatedMs = now;
+    const { now, changed } = this.applyPatch(entry, patch);
     entry.deletedMs = null;
     this.journal.append(now, type, key, 'restored', changed);
     return true;
