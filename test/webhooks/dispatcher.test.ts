@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
-import { type Receiver, type ReceiverAction, startReceiver } from './support/receiver.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
+import type { Receiver, ReceiverAction } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -10,25 +10,11 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function setup(
+function setup(
   decide?: (request: { path: string }) => ReceiverAction,
   options: Parameters<typeof createHarness>[0] = {},
 ) {
-  const receiver = await startReceiver(decide);
-  const harness = createHarness(options);
-  cleanup.push(
-    () => harness.sender.close(),
-    () => receiver.close(),
-  );
-  const subscribe = async (path: string, fields: Record<string, unknown> = {}) => {
-    const created = await harness.service.createSubscription({
-      url: receiver.url(path),
-      ...fields,
-    });
-    receiver.secrets.set(path, [created.secret]);
-    return created;
-  };
-  return { receiver, harness, subscribe, clock: harness.clock as ManualClock };
+  return startDispatchFixture(cleanup, decide, options);
 }
 
 const allVerified = (receiver: Receiver) =>

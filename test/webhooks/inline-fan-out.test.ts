@@ -4,9 +4,10 @@ import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { QueuedDelivery } from '../../shared/webhooks/queue.ts';
-import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
-import { type ReceiverAction, startReceiver } from './support/receiver.ts';
+import type { ReceiverAction } from './support/receiver.ts';
 
 let table: LocalTable;
 let tableCount = 0;
@@ -27,26 +28,15 @@ async function setup(
   decide?: (request: { path: string }) => ReceiverAction,
   options: Parameters<typeof createHarness>[0] = {},
 ) {
-  const receiver = await startReceiver(decide);
-  const harness = createHarness(options);
-  cleanup.push(
-    () => harness.sender.close(),
-    () => receiver.close(),
-  );
-  const subscribe = async (path: string, fields: Record<string, unknown> = {}) => {
-    const created = await harness.service.createSubscription({
-      url: receiver.url(path),
-      ...fields,
-    });
-    receiver.secrets.set(path, [created.secret]);
-    return created.subscription;
-  };
+  const fixture = await startDispatchFixture(cleanup, decide, options);
+  const subscribe = async (path: string, fields: Record<string, unknown> = {}) =>
+    (await fixture.subscribe(path, fields)).subscription;
   const records = (from: number, count: number) =>
     Array.from({ length: count }, (_, i) => ({
       messageId: `m-${from + i}`,
       body: envelope(changeEvent(eventIdOf(from + i))),
     }));
-  return { receiver, harness, subscribe, records };
+  return { ...fixture, subscribe, records };
 }
 
 /** A ~3.4 KB customer event like the simulator's: the record twice, a field changed. */

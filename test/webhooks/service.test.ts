@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { WebhookNotFoundError } from '../../shared/webhooks/subscription-admin.ts';
-import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
-import { type ReceiverAction, startReceiver } from './support/receiver.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import type { ReceiverAction } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -12,27 +12,10 @@ afterEach(async () => {
 });
 
 async function setup(decide?: (request: { path: string }) => ReceiverAction) {
-  const receiver = await startReceiver(decide);
-  const harness = createHarness();
-  cleanup.push(
-    () => harness.sender.close(),
-    () => receiver.close(),
-  );
-  const subscribe = async (path: string, fields: Record<string, unknown> = {}) => {
-    const created = await harness.service.createSubscription({
-      url: receiver.url(path),
-      ...fields,
-    });
-    receiver.secrets.set(path, [created.secret]);
-    return created.subscription;
-  };
-  return {
-    receiver,
-    harness,
-    service: harness.service,
-    subscribe,
-    clock: harness.clock as ManualClock,
-  };
+  const fixture = await startDispatchFixture(cleanup, decide);
+  const subscribe = async (path: string, fields: Record<string, unknown> = {}) =>
+    (await fixture.subscribe(path, fields)).subscription;
+  return { ...fixture, service: fixture.harness.service, subscribe };
 }
 
 describe('webhook admin service', () => {
