@@ -19,9 +19,25 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /**
+ * The `Id` of the record an issue path points into (`Customers[3].Email` → the Id of the
+ * fourth customer), so an operator can find the record; undefined when there is none.
+ */
+function offendingRecordId(body: unknown, path: readonly PropertyKey[]): string | undefined {
+  const [collection, index] = path;
+  if (typeof collection !== 'string' || typeof index !== 'number') return undefined;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const records = (body as Record<string, unknown>)[collection];
+  if (!Array.isArray(records)) return undefined;
+  const record: unknown = records[index];
+  if (typeof record !== 'object' || record === null) return undefined;
+  const id = (record as Record<string, unknown>).Id;
+  return typeof id === 'string' && id.length <= 100 ? id : undefined;
+}
+
+/**
  * Turns a raw answer into the parsed response body, or throws the typed {@link ConnectorError}.
  * A 200 whose body is not JSON or breaks the response schema is a `response` error naming the
- * first offending path; unknown fields pass (the service evolves).
+ * first offending path and, inside a record, that record's Id; unknown fields pass (the service evolves).
  */
 export function interpretResponse<S extends z.ZodType>(
   operation: string,
@@ -44,14 +60,16 @@ export function interpretResponse<S extends z.ZodType>(
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue ? formatIssuePath(issue.path) : '';
+      const recordId = issue ? offendingRecordId(json.value, issue.path) : undefined;
+      const record = recordId === undefined ? '' : ` (record Id ${recordId})`;
       throw new ConnectorError(
-        `${operation}: the response breaks the contract at ${path || '(root)'}: ${issue?.message ?? 'invalid'}`,
+        `${operation}: the response breaks the contract at ${path || '(root)'}${record}: ${issue?.message ?? 'invalid'}`,
         {
           category: 'response',
           operation,
           status: raw.status,
           requestId,
-          details: { path },
+          details: { path, ...(recordId === undefined ? {} : { recordId }) },
           cause: parsed.error,
         },
       );
