@@ -4,31 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { compareEvents, expectedEventsOfRound } from '../polling/journal-oracle.ts';
-import { MODEL_SETS, modelContent } from '../support/model-content.ts';
+import { compareEvents } from '../polling/journal-oracle.ts';
+import { modelContent } from '../support/model-content.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
+import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
-
-/** Entity types polled by default; deletes of these three are found only by periodic sweeps. */
-const SWEPT_TYPES = new Set(['reservationGroup', 'productCategory', 'paymentRequest']);
-const NOT_POLLED_BY_DEFAULT = new Set(['export', 'productPrice']);
-/** Enterprise of each record (image assignments through their category), where it has one. */
-function enterprisesOf(sim: RunningSimulator, into: Map<string, string>): void {
-  const model = sim.controls.model;
-  for (const [type, set] of Object.entries(MODEL_SETS)) {
-    const records = (
-      model as unknown as Record<string, { all(): Iterable<{ record: Record<string, unknown> }> }>
-    )[set]!;
-    for (const { record } of records.all()) {
-      const category =
-        type === 'resourceCategoryImageAssignment'
-          ? model.resourceCategories.get(String(record.CategoryId))?.record
-          : undefined;
-      const enterprise = (category?.EnterpriseId ?? record.EnterpriseId) as string | undefined;
-      if (enterprise) into.set(`${type}:${String(record.Id)}`, enterprise);
-    }
-  }
-}
 
 async function waitFor(
   condition: () => Promise<boolean> | boolean,
@@ -133,7 +113,7 @@ describe('change-bridge start as a child process', () => {
     const from = sim.controls.journal().at(-1)?.seq ?? 0;
     const before = modelContent(sim);
     const enterprises = new Map<string, string>();
-    enterprisesOf(sim, enterprises);
+    recordEnterprises(sim, enterprises);
     sim.controls.startActivity(15);
     await new Promise((resolve) => setTimeout(resolve, 5000));
 
@@ -147,21 +127,8 @@ describe('change-bridge start as a child process', () => {
     sim.controls.stopActivity();
     const entries = sim.controls.journal(from);
     const after = modelContent(sim);
-    enterprisesOf(sim, enterprises);
-    // The plain AccessToken sees the first hotel of the chain and the chain's own records.
-    const hotelId = sim.controls.model.world.enterprises[0]!.Id;
-    const visible = (type: string, id: string) =>
-      (enterprises.get(`${type}:${id}`) ?? hotelId) === hotelId;
-    const expected = expectedEventsOfRound(
-      entries.filter(
-        (entry) =>
-          !NOT_POLLED_BY_DEFAULT.has(entry.entityType) && visible(entry.entityType, entry.entityId),
-      ),
-      before,
-      after,
-    ).filter(
-      (event) => !(event.type.endsWith('.deleted') && SWEPT_TYPES.has(event.type.split('.')[0]!)),
-    );
+    recordEnterprises(sim, enterprises);
+    const expected = expectedLocalEvents(sim, entries, enterprises, before, after);
     expect(entries.length).toBeGreaterThan(50);
 
     const got = () => receiver.received.map(({ type, subject }) => ({ type, subject }));

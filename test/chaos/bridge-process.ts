@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { BIN_PATH } from '../support/run-bin.ts';
+
+/** `change-bridge start` as a child process that can be killed and started again on its data dir. */
+export interface BridgeProcess {
+  readonly api: string;
+  start(): void;
+  /** SIGKILL of the whole process group: no handler runs, nothing is flushed. */
+  kill(): Promise<void>;
+  /** SIGTERM, resolving with the exit code. */
+  stop(): Promise<number | null>;
+  /** The last lines the bridge printed, for a failure message. */
+  tail(): string;
+}
+
+/** Options of {@link bridgeProcess}. */
+export interface BridgeProcessOptions {
+  port: number;
+  dataDir: string;
+  pollInterval: string;
+  env: Record<string, string>;
+}
+
+const TAIL_CHARS = 4_000;
+
+/** Wraps one bridge on a fixed port and data dir, as a user runs it. */
+export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
+  let child: ChildProcess | undefined;
+  let output = '';
+  const remember = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-TAIL_CHARS);
+  };
+  const exited = (proc: ChildProcess) =>
+    new Promise<number | null>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) resolve(proc.exitCode);
+      else proc.once('exit', (code) => resolve(code));
+    });
+  return {
+    api: `http://127.0.0.1:${options.port}`,
+    start() {
+      child = spawn(
+        process.execPath,
+        [
+          BIN_PATH,
+          'start',
+          '--port',
+          String(options.port),
+          '--data-dir',
+          options.dataDir,
+          '--poll-interval',
+          options.pollInterval,
+        ],
+        {
+          env: { ...process.env, ...options.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+          detached: true,
+        },
+      );
+      child.stdout?.on('data', remember);
+      child.stderr?.on('data', remember);
+    },
+    async kill() {
+      const proc = child;
+      if (!proc?.pid) return;
+      const done = exited(proc);
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        proc.kill('SIGKILL');
+      }
+      await done;
+      child = undefined;
+    },
+    async stop() {
+      const proc = child;
+      if (!proc) return null;
+      const done = exited(proc);
+      proc.kill('SIGTERM');
+      child = undefined;
+      return done;
+    },
+    tail: () => output,
+  };
+}

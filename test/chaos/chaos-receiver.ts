@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { RandomSource } from '../../shared/clock.ts';
+
+/** How the receiver answers the first attempt of a webhook it chose to fail. */
+export type ReceiverFault = '500' | '429' | 'reset' | 'hang';
+const FAULTS: readonly ReceiverFault[] = ['500', '429', 'reset', 'hang'];
+/** A hung request is dropped after this long (the bridge sees no answer). */
+const HANG_MS = 1_500;
+/** Requests already on their way when a 429 was sent may still arrive this long after it. */
+const IN_FLIGHT_GRACE_MS = 300;
+
+/** One webhook the receiver verified and accepted (answered 2xx). */
+export interface AcceptedWebhook {
+  id: string;
+  type: string;
+  subject: string;
+  /** `data.current`, or `data.previous` on a delete: what the change is about. */
+  content: unknown;
+}
+
+/** A receiver that verifies every signature and fails a share of first attempts. */
+export interface ChaosReceiver {
+  url: string;
+  accepted: AcceptedWebhook[];
+  /** Requests that arrived while a Retry-After the receiver asked for was still running. */
+  retryAfterViolations: number;
+  /** Requests whose signature did not verify. */
+  rejected: number;
+  failures: Record<ReceiverFault, number>;
+  setSecret(secret: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the receiver on 127.0.0.1. The first attempt of a webhook id fails with probability
+ * `failShare` (500, 429 with `Retry-After: retryAfterSeconds`, a connection reset, or a hang
+ * that ends in a reset); every later attempt of that id is accepted, so retries converge.
+ */
+export async function startChaosReceiver(options: {
+  failShare: number;
+  retryAfterSeconds: number;
+  random: RandomSource;
+}): Promise<ChaosReceiver> {
+  let verifier: Webhook | undefined;
+  const seen = new Set<string>();
+  let pausedFrom = 0;
+  let pausedUntil = 0;
+  const state = {
+    accepted: [] as AcceptedWebhook[],
+    retryAfterViolations: 0,
+    rejected: 0,
+    failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
+  };
+  const server: Server = createServer(async (request, response) => {
+    const arrived = Date.now();
+    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil)
+      state.retryAfterViolations++;
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const header = (name: string) => String(request.headers[name] ?? '');
+    let event: { type: string; subject: string; data: { current: unknown; previous: unknown } };
+    try {
+      if (!verifier) throw new Error('no secret yet');
+      event = verifier.verify(Buffer.concat(chunks).toString('utf8'), {
+        'webhook-id': header('webhook-id'),
+        'webhook-timestamp': header('webhook-timestamp'),
+        'webhook-signature': header('webhook-signature'),
+      }) as typeof event;
+    } catch {
+      state.rejected++;
+      response.writeHead(401).end();
+      return;
+    }
+    const id = header('webhook-id');
+    const firstAttempt = !seen.has(id);
+    seen.add(id);
+    if (firstAttempt && options.random() < options.failShare) {
+      const fault = FAULTS[Math.floor(options.random() * FAULTS.length)]!;
+      state.failures[fault]++;
+      if (fault === '500') response.writeHead(500).end('chaos');
+      else if (fault === '429') {
+        pausedFrom = Date.now();
+        pausedUntil = pausedFrom + options.retryAfterSeconds * 1000;
+        response.writeHead(429, { 'retry-after': String(options.retryAfterSeconds) }).end();
+      } else if (fault === 'reset') request.socket.destroy();
+      else setTimeout(() => request.socket.destroy(), HANG_MS);
+      return;
+    }
+    state.accepted.push({
+      id,
+      type: event.type,
+      subject: event.subject,
+      content: event.data.current ?? event.data.previous,
+    });
+    response.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    get accepted() {
+      return state.accepted;
+    },
+    get retryAfterViolations() {
+      return state.retryAfterViolations;
+    },
+    get rejected() {
+      return state.rejected;
+    },
+    get failures() {
+      return state.failures;
+    },
+    setSecret(secret) {
+      verifier = new Webhook(secret);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,199 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seededRandom } from '../../shared/clock.ts';
+import { startSimulator } from '../../shared/simulator/simulator.ts';
+import { compareEvents, stableContent } from '../polling/journal-oracle.ts';
+import { modelContent } from '../support/model-content.ts';
+import { runBin } from '../support/run-bin.ts';
+import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
+import { bridgeProcess } from './bridge-process.ts';
+import { type AcceptedWebhook, type ReceiverFault, startChaosReceiver } from './chaos-receiver.ts';
+
+/** Settings of one chaos run. */
+export interface ChaosOptions {
+  /** How long activity, connector faults and kills go on. */
+  durationMs: number;
+  seed: number;
+  activityPerSecond: number;
+  /** Share of connector requests answered with a fault (429, 408, 500, malformed, drop, slow). */
+  connectorFaultRate: number;
+  /** Share of first delivery attempts the receiver fails (500, 429, reset, hang). */
+  receiverFailShare: number;
+  /** A SIGKILL comes after a random pause in this range, and the bridge restarts at once. */
+  killEveryMs: readonly [number, number];
+  /** How long the bridge gets, after activity stops, to deliver everything. */
+  drainTimeoutMs: number;
+  log?: (line: string) => void;
+}
+
+/** What a chaos run found, against the simulator's journal. */
+export interface ChaosResult {
+  journaled: number;
+  expected: number;
+  delivered: number;
+  missing: string[];
+  /** Extra event ids for one change (same type, subject and content under another id). */
+  duplicateIds: number;
+  retryAfterViolations: number;
+  /** Most connector requests that arrived within any 30 s, as the simulator logged them. */
+  busiest30s: number;
+  kills: number;
+  rejectedSignatures: number;
+  receiverFailures: Record<ReceiverFault, number>;
+  /** Exit code of the final SIGTERM stop. */
+  exitCode: number | null;
+}
+
+/** The one-line summary the issue asks for. */
+export function formatChaosResult(result: ChaosResult): string {
+  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, Retry-After violations ${result.retryAfterViolations}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
+}
+
+/** Most timestamps inside any window of `windowMs`. */
+export function busiestWindow(times: readonly number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! >= windowMs) first++;
+    best = Math.max(best, last - first + 1);
+  }
+  return best;
+}
+
+function duplicateIds(accepted: readonly AcceptedWebhook[]): number {
+  const idsByChange = new Map<string, Set<string>>();
+  for (const webhook of accepted) {
+    const key = `${webhook.type} ${webhook.subject} ${stableContent(webhook.content)}`;
+    const ids = idsByChange.get(key) ?? new Set<string>();
+    ids.add(webhook.id);
+    idsByChange.set(key, ids);
+  }
+  return [...idsByChange.values()].reduce((sum, ids) => sum + ids.size - 1, 0);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+async function streamsCaughtUp(api: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${api}/streams`);
+    if (!response.ok) return false;
+    const { streams } = (await response.json()) as { streams: { lastSuccessAt?: unknown }[] };
+    return streams.length > 0 && streams.every((stream) => stream.lastSuccessAt);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs the whole bridge as users do (`change-bridge start` as a child process) against the
+ * simulator with activity and faults on, a receiver that fails a share of deliveries, and
+ * SIGKILLs at random moments with a restart on the same data dir; then compares what the
+ * receiver verified with the simulator's journal.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const log = options.log ?? (() => {});
+  const random = seededRandom(options.seed);
+  const sim = await startSimulator({ seed: options.seed, size: 'small' });
+  const receiver = await startChaosReceiver({
+    failShare: options.receiverFailShare,
+    retryAfterSeconds: 2,
+    random: seededRandom(options.seed + 1),
+  });
+  const dataDir = await mkdtemp(join(tmpdir(), 'bridge-chaos-'));
+  const bridge = bridgeProcess({
+    port: 40_000 + Math.floor(random() * 10_000),
+    dataDir,
+    pollInterval: '2s',
+    env: {
+      CONNECTOR_BASE_URL: sim.url,
+      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      POLL_HISTORY_START: '400d',
+    },
+  });
+  try {
+    bridge.start();
+    if (!(await until(() => streamsCaughtUp(bridge.api), 120_000)))
+      throw new Error(`the first sync did not finish:\n${bridge.tail()}`);
+    const added = await runBin([
+      'subscriptions',
+      'add',
+      '--url',
+      receiver.url,
+      '--json',
+      '--api',
+      bridge.api,
+    ]);
+    if (added.code !== 0) throw new Error(`subscriptions add failed: ${added.stderr}`);
+    receiver.setSecret((JSON.parse(added.stdout) as { secret: string }).secret);
+
+    const from = sim.controls.journal().at(-1)?.seq ?? 0;
+    const before = modelContent(sim);
+    const enterprises = new Map<string, string>();
+    recordEnterprises(sim, enterprises);
+    sim.controls.setFaults({ rate: options.connectorFaultRate });
+    sim.controls.startActivity(options.activityPerSecond);
+    log(
+      `chaos: activity ${options.activityPerSecond}/s, connector faults ${options.connectorFaultRate}, receiver fails ${options.receiverFailShare}`,
+    );
+
+    const endAt = Date.now() + options.durationMs;
+    let kills = 0;
+    for (;;) {
+      const [low, high] = options.killEveryMs;
+      const pause = low + random() * (high - low);
+      if (Date.now() + pause >= endAt) break;
+      await sleep(pause);
+      await bridge.kill();
+      kills++;
+      bridge.start();
+      log(
+        `chaos: SIGKILL ${kills} and restart; ${receiver.accepted.length} webhooks accepted so far`,
+      );
+    }
+    await sleep(Math.max(0, endAt - Date.now()));
+    sim.controls.stopActivity();
+
+    const entries = sim.controls.journal(from);
+    recordEnterprises(sim, enterprises);
+    const expected = expectedLocalEvents(sim, entries, enterprises, before, modelContent(sim));
+    const got = () => receiver.accepted.map(({ type, subject }) => ({ type, subject }));
+    await until(() => compareEvents(expected, got()).missing.length === 0, options.drainTimeoutMs);
+    const exitCode = await bridge.stop();
+    const { missing } = compareEvents(expected, got());
+    if (missing.length > 0) log(`chaos: bridge output before the end:\n${bridge.tail()}`);
+    return {
+      journaled: entries.length,
+      expected: expected.length,
+      delivered: expected.length - missing.length,
+      missing,
+      duplicateIds: duplicateIds(receiver.accepted),
+      retryAfterViolations: receiver.retryAfterViolations,
+      busiest30s: busiestWindow(
+        sim.controls.requestLog().map((entry) => Date.parse(entry.time)),
+        30_000,
+      ),
+      kills,
+      rejectedSignatures: receiver.rejected,
+      receiverFailures: { ...receiver.failures },
+      exitCode,
+    };
+  } finally {
+    await bridge.kill();
+    sim.controls.stopActivity();
+    await receiver.close();
+    await sim.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
