@@ -1,0 +1,74 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
+import type { HostResolver } from '../../shared/webhooks/url-policy.ts';
+import { startReceiver } from '../webhooks/support/receiver.ts';
+
+const loopback: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
+
+function sender(allowPrivate: boolean) {
+  return new UndiciWebhookSender({
+    policy: { allowPrivate },
+    resolve: loopback,
+    clock: systemClock,
+    timeoutMs: 5_000,
+  });
+}
+
+describe('what a webhook endpoint answers cannot steer the bridge', () => {
+  it('does not follow a redirect, to a private address or anywhere else', async () => {
+    const target = await startReceiver();
+    const redirecting = await startReceiver(() => ({
+      kind: 'respond',
+      status: 307,
+      headers: { location: target.url('/stolen') },
+    }));
+    const client = sender(true);
+    try {
+      const result = await client.send({ url: redirecting.url('/hook'), headers: {}, body: '{}' });
+      expect(result).toMatchObject({ kind: 'response', status: 307 });
+      expect(target.log).toEqual([]);
+    } finally {
+      await client.close();
+      await redirecting.close();
+      await target.close();
+    }
+  });
+
+  it('reads at most a capped prefix of a huge response body and keeps 4 KB of it', async () => {
+    let written = 0;
+    const endless = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const pump = () => {
+        while (written < 64 * 1024 * 1024) {
+          written += chunk.length;
+          if (!response.write(chunk)) return void response.once('drain', pump);
+        }
+        response.end();
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
+    const client = sender(true);
+    try {
+      const port = (endless.address() as AddressInfo).port;
+      const result = await client.send({
+        url: `http://127.0.0.1:${port}/hook`,
+        headers: {},
+        body: '{}',
+      });
+      expect(result.kind).toBe('response');
+      if (result.kind === 'response') expect(result.body.length).toBeLessThanOrEqual(4096);
+      // The sender stopped reading long before the 64 MB the endpoint offered.
+      expect(written).toBeLessThan(16 * 1024 * 1024);
+    } finally {
+      await client.close();
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
+  });
+});
