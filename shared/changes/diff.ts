@@ -37,6 +37,11 @@ function presentKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value).filter((key) => value[key] !== undefined);
 }
 
+/** An own member's value; inherited ones (`toString`, `constructor`) are not members of JSON. */
+function member(value: Readonly<Record<string, unknown>>, key: string): unknown {
+  return Object.hasOwn(value, key) ? value[key] : undefined;
+}
+
 /**
  * Deep equality of two JSON values: key order does not matter, array order does.
  * @example jsonEqual({ a: [1, 2], b: null }, { b: null, a: [1, 2] }) // true
@@ -50,7 +55,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = presentKeys(a);
     if (keys.length !== presentKeys(b).length) return false;
-    return keys.every((key) => b[key] !== undefined && jsonEqual(a[key], b[key]));
+    return keys.every((key) => member(b, key) !== undefined && jsonEqual(a[key], member(b, key)));
   }
   return false;
 }
@@ -81,10 +86,11 @@ function diffObject(
   const keys = new Set([...presentKeys(previous), ...presentKeys(current)]);
   for (const key of [...keys].sort()) {
     const childPath = `${path}/${escapePointerToken(key)}`;
-    if (current[key] === undefined) ops.push({ op: 'remove', path: childPath });
-    else if (previous[key] === undefined)
-      ops.push({ op: 'add', path: childPath, value: current[key] });
-    else diffValue(previous[key], current[key], childPath, ops);
+    const before = member(previous, key);
+    const after = member(current, key);
+    if (after === undefined) ops.push({ op: 'remove', path: childPath });
+    else if (before === undefined) ops.push({ op: 'add', path: childPath, value: after });
+    else diffValue(before, after, childPath, ops);
   }
 }
 
@@ -108,7 +114,10 @@ export function diffRecords(
   diffValue(previous, current, '', patch);
   const fields = new Set([...presentKeys(previous), ...presentKeys(current)]);
   const changedFields = [...fields]
-    .filter((field) => !volatile.includes(field) && !jsonEqual(previous[field], current[field]))
+    .filter(
+      (field) =>
+        !volatile.includes(field) && !jsonEqual(member(previous, field), member(current, field)),
+    )
     .sort();
   return { changedFields, patch };
 }

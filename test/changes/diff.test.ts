@@ -115,4 +115,14 @@ describe('diffRecords', () => {
       expect(diffRecords(previous, current).changedFields).toEqual([...touched].sort());
     }
   });
+
+  it('treats members named like Object.prototype methods as ordinary fields', () => {
+    expect(diffRecords({ toString: null, Id: '1' }, { Id: '1' })).toEqual({
+      changedFields: ['toString'],
+      patch: [{ op: 'remove', path: '/toString' }],
+    });
+    expect(diffRecords({ Id: '1' }, { Id: '1', valueOf: 2 }).patch).toEqual([
+      { op: 'add', path: '/valueOf', value: 2 },
+    ]);
+  });
 });
