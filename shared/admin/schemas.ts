@@ -150,6 +150,8 @@ export const StreamViewSchema = z.object({
   entityType: z.string(),
   /** Polled by this deployment (false: a stored state of a stream no longer configured). */
   configured: z.boolean(),
+  /** How it is polled: windowed, windowed+sweep, snapshot, tracked-ids, product-prices; null when not configured. */
+  strategy: z.string().nullable(),
   watermark: z.string().nullable(),
   lastPollAt: z.string().nullable(),
   lastSuccessAt: z.string().nullable(),

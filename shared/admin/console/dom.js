@@ -1,0 +1,113 @@
+/** Small DOM helpers: elements from data, never from HTML strings. */
+
+/**
+ * Creates an element. Attributes starting with `on` add listeners; `false`/`undefined`
+ * attributes are left out; children are nodes or text.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...(Node | string | number | null | undefined | false | Array<Node | string | null | undefined | false>)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === false || value === null) continue;
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2).toLowerCase(), /** @type {EventListener} */ (value));
+    } else if (value === true) element.setAttribute(name, '');
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/**
+ * @param {Element} parent
+ * @param {unknown[]} children
+ */
+function append(parent, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/**
+ * Replaces an element's children.
+ * @param {Element} element
+ * @param {...unknown} children
+ */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+}
+
+/**
+ * A table with a caption; `rows` are arrays of cells (nodes or text).
+ * @param {string} caption
+ * @param {string[]} headers
+ * @param {unknown[][]} rows
+ * @param {string} [empty] shown in one cell when there are no rows
+ */
+export function table(caption, headers, rows, empty = 'Nothing yet') {
+  const body =
+    rows.length === 0
+      ? [h('tr', {}, h('td', { colspan: headers.length, class: 'empty' }, empty))]
+      : rows.map((cells) =>
+          h('tr', {}, ...cells.map((cell) => h('td', {}, /** @type {any} */ (cell)))),
+        );
+  return h(
+    'table',
+    {},
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...headers.map((name) => h('th', { scope: 'col' }, name)))),
+    h('tbody', {}, ...body),
+  );
+}
+
+/**
+ * A time as the operator reads it: local time, with the ISO value in a tooltip.
+ * @param {string | number | null | undefined} value
+ */
+export function time(value) {
+  if (value === null || value === undefined) return '—';
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return h(
+    'time',
+    { datetime: date.toISOString(), title: date.toISOString() },
+    date.toLocaleString(),
+  );
+}
+
+/**
+ * Seconds as `45 s`, `3 min`, `2 h`.
+ * @param {number | null | undefined} seconds
+ */
+export function duration(seconds) {
+  if (seconds === null || seconds === undefined) return '—';
+  if (seconds < 120) return `${Math.round(seconds)} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
+}
+
+/**
+ * A status badge: `kind` picks its colour (ok, warn, bad, muted).
+ * @param {string} text
+ * @param {'ok' | 'warn' | 'bad' | 'muted'} kind
+ */
+export function badge(text, kind) {
+  return h('span', { class: `badge badge-${kind}` }, text);
+}
+
+/**
+ * Writes a short message into the page's live status line.
+ * @param {string} message
+ * @param {boolean} [isError]
+ */
+export function say(message, isError = false) {
+  const status = document.getElementById('status');
+  if (!status) return;
+  status.textContent = message;
+  status.classList.toggle('status-error', isError);
+}

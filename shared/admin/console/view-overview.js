@@ -1,0 +1,259 @@
+/** Overview: streams, events per minute, and the live event feed with its filters. */
+
+import { api, query } from './api.js';
+import { eventsPerMinute, stackedBars } from './charts.js';
+import { badge, duration, h, replace, say, table, time } from './dom.js';
+
+const FEED_POLL_MS = 2000;
+const STREAMS_POLL_MS = 5000;
+/** Events are listed once they are indexed, which may lag their storage time a little. */
+const FEED_OVERLAP_MS = 30_000;
+const FEED_KEEP = 500;
+
+/**
+ * Requests used of the connector budget, when the API gives them (per stream, or per
+ * connection beside the streams).
+ * @param {any} stream
+ * @param {any} listing
+ */
+function budgetOf(stream, listing) {
+  const budget =
+    stream.budget ??
+    (Array.isArray(listing.budgets)
+      ? listing.budgets.find((/** @type {any} */ b) => b.connectionId === stream.connectionId)
+      : undefined);
+  if (!budget || typeof budget !== 'object') return '—';
+  const pick = (/** @type {RegExp} */ pattern) =>
+    Object.entries(budget).find(
+      ([key, value]) => pattern.test(key) && typeof value === 'number',
+    )?.[1];
+  const used = pick(/used|requests|spent/i);
+  const limit = pick(/limit|capacity|max/i);
+  if (used === undefined) return '—';
+  return limit === undefined ? String(used) : `${used} / ${limit}`;
+}
+
+/** @param {any} stream */
+function streamStatus(stream) {
+  if (stream.parked) return badge(`parked: ${stream.parkedReason ?? 'no reason given'}`, 'bad');
+  if (stream.consecutiveFailures > 0)
+    return badge(`${stream.consecutiveFailures} failures`, 'warn');
+  if (!stream.initialSyncDone) return badge('first sync', 'muted');
+  return badge('ok', 'ok');
+}
+
+/** @param {any} listing */
+function streamsTable(listing) {
+  const rows = listing.streams.map((/** @type {any} */ s) => [
+    h('span', {}, h('strong', {}, s.entityType), h('br'), h('small', {}, s.connectionId)),
+    s.strategy ?? '—',
+    time(s.watermark),
+    time(s.lastPollAt),
+    duration(s.lagSeconds),
+    budgetOf(s, listing),
+    streamStatus(s),
+    s.lastError ? h('span', { class: 'error-text' }, s.lastError) : '—',
+  ]);
+  return table(
+    'Streams',
+    [
+      'Entity type',
+      'Strategy',
+      'Watermark',
+      'Last poll',
+      'Detection lag',
+      'Budget used',
+      'State',
+      'Last error',
+    ],
+    rows,
+    'No streams configured',
+  );
+}
+
+/** @param {any} event */
+function feedRow(event) {
+  return h(
+    'tr',
+    { 'data-event-id': event.id },
+    h('td', {}, time(event.storedAt)),
+    h('td', {}, h('code', {}, event.type)),
+    h(
+      'td',
+      {},
+      h('a', { href: `#/events/${encodeURIComponent(event.id)}` }, event.subject ?? event.id),
+    ),
+  );
+}
+
+/**
+ * Renders the overview into `main`; returns a function that stops its polling.
+ * @param {HTMLElement} main
+ */
+export function renderOverview(main) {
+  const streamsBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading streams…'));
+  const chartBox = h('div', { class: 'chart-box' });
+  const feedBody = h('tbody', {});
+  const feedCount = h('p', { class: 'muted', 'aria-live': 'polite' }, '');
+  const typeInput = h('input', {
+    id: 'feed-type',
+    name: 'type',
+    list: 'feed-types',
+    placeholder: 'customer.* or customer.updated',
+  });
+  const typeList = h('datalist', { id: 'feed-types' });
+  const subjectInput = h('input', {
+    id: 'feed-subject',
+    name: 'subject',
+    placeholder: 'entity id',
+  });
+  /** @type {Map<string, any>} */
+  const events = new Map();
+  /** @type {string | undefined} */
+  let since;
+  let stopped = false;
+  /** @type {Set<number>} */
+  const timers = new Set();
+
+  const filters = () => ({
+    type: /** @type {HTMLInputElement} */ (typeInput).value.trim(),
+    subject: /** @type {HTMLInputElement} */ (subjectInput).value.trim(),
+  });
+
+  function drawFeed() {
+    const list = [...events.values()].sort(
+      (a, b) => b.storedAt.localeCompare(a.storedAt) || (a.id < b.id ? 1 : -1),
+    );
+    replace(
+      feedBody,
+      ...(list.length
+        ? list.slice(0, 100).map(feedRow)
+        : [h('tr', {}, h('td', { colspan: 3, class: 'empty' }, 'No events yet'))]),
+    );
+    feedCount.textContent = `${list.length} events shown`;
+    const types = [...new Set(list.map((e) => e.type))].sort();
+    replace(typeList, ...types.map((type) => h('option', { value: type })));
+    const perMinute = eventsPerMinute(list, Date.now());
+    const total = list.length;
+    replace(
+      chartBox,
+      stackedBars({
+        title: 'Events per minute by type',
+        summary: `${total} events in the feed, last 30 minutes`,
+        ...perMinute,
+        unit: 'events',
+      }),
+    );
+  }
+
+  async function pollFeed() {
+    const { type, subject } = filters();
+    const sinceParam = since
+      ? new Date(Date.parse(since) - FEED_OVERLAP_MS).toISOString()
+      : undefined;
+    const feed = await api(
+      'GET',
+      `feed${query({ type, subject, since: sinceParam, limit: since ? 200 : 500 })}`,
+    );
+    for (const event of feed.events) events.set(event.id, event);
+    const excess = [...events.values()]
+      .sort((a, b) => a.storedAt.localeCompare(b.storedAt))
+      .slice(0, Math.max(0, events.size - FEED_KEEP));
+    for (const event of excess) events.delete(event.id);
+    since = feed.now;
+    drawFeed();
+  }
+
+  async function pollStreams() {
+    replace(streamsBox, streamsTable(await api('GET', 'streams')));
+  }
+
+  /**
+   * @param {() => Promise<void>} task
+   * @param {number} everyMs
+   */
+  function every(task, everyMs) {
+    const run = async () => {
+      if (stopped) return;
+      try {
+        await task();
+      } catch (error) {
+        say(String(/** @type {Error} */ (error).message ?? error), true);
+      }
+      if (stopped) return;
+      const timer = window.setTimeout(() => {
+        timers.delete(timer);
+        run();
+      }, everyMs);
+      timers.add(timer);
+    };
+    run();
+  }
+
+  const filterForm = h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Filter the feed',
+      onsubmit: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        events.clear();
+        since = undefined;
+        pollFeed().catch((error) => say(error.message, true));
+      },
+    },
+    h('label', { for: 'feed-type' }, 'Type'),
+    typeInput,
+    typeList,
+    h('label', { for: 'feed-subject' }, 'Subject'),
+    subjectInput,
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+
+  replace(
+    main,
+    h(
+      'section',
+      { 'aria-labelledby': 'streams-title' },
+      h('h2', { id: 'streams-title' }, 'Streams'),
+      streamsBox,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'activity-title' },
+      h('h2', { id: 'activity-title' }, 'Activity'),
+      chartBox,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'feed-title' },
+      h('h2', { id: 'feed-title' }, 'Live feed'),
+      filterForm,
+      feedCount,
+      h(
+        'table',
+        { id: 'feed' },
+        h('caption', { class: 'visually-hidden' }, 'Newest events first'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Stored'),
+            h('th', { scope: 'col' }, 'Type'),
+            h('th', { scope: 'col' }, 'Subject'),
+          ),
+        ),
+        feedBody,
+      ),
+    ),
+  );
+  every(pollStreams, STREAMS_POLL_MS);
+  every(pollFeed, FEED_POLL_MS);
+  return () => {
+    stopped = true;
+    for (const timer of timers) clearTimeout(timer);
+  };
+}

@@ -1,0 +1,243 @@
+/** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
+
+import { api } from './api.js';
+import { badge, h, replace, say, table, time } from './dom.js';
+
+/**
+ * A panel with a secret and the warning that it is not shown again.
+ * @param {string} title
+ * @param {string} secret
+ */
+function secretPanel(title, secret) {
+  const copy = () =>
+    navigator.clipboard?.writeText(secret).then(
+      () => say('Secret copied'),
+      () => say('Copy refused by the browser', true),
+    );
+  return h(
+    'div',
+    { class: 'secret', role: 'alert' },
+    h('h3', {}, title),
+    h('p', {}, 'Store this signing secret now: it is shown only this once.'),
+    h(
+      'p',
+      {},
+      h('code', { class: 'secret-value' }, secret),
+      ' ',
+      h('button', { type: 'button', onclick: copy }, 'Copy'),
+    ),
+  );
+}
+
+/** @param {any} health */
+function healthCell(health) {
+  if (!health) return '—';
+  const rate =
+    health.successRate === null
+      ? 'no attempts'
+      : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts`;
+  return h(
+    'span',
+    { class: 'health' },
+    badge(
+      rate,
+      health.successRate === null
+        ? 'muted'
+        : health.successRate >= 0.95
+          ? 'ok'
+          : health.successRate >= 0.5
+            ? 'warn'
+            : 'bad',
+    ),
+    health.lastFailureAt
+      ? h('small', {}, 'Last failure ', time(health.lastFailureAt), ` (${health.lastFailure})`)
+      : null,
+    health.pausedUntil ? h('small', {}, 'Paused until ', time(health.pausedUntil)) : null,
+    health.consecutiveFailures
+      ? h('small', {}, `${health.consecutiveFailures} failures in a row`)
+      : null,
+  );
+}
+
+/**
+ * Renders the subscriptions page; returns a function that stops it.
+ * @param {HTMLElement} main
+ */
+export function renderSubscriptions(main) {
+  const secretBox = h('div', {});
+  const listBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading subscriptions…'));
+  /** @type {string[]} */
+  let entityTypes = [];
+
+  /**
+   * @param {string} label
+   * @param {() => Promise<void>} action
+   */
+  const run = (label, action) => async () => {
+    try {
+      await action();
+      say(label);
+    } catch (error) {
+      say(`${label} failed: ${/** @type {Error} */ (error).message}`, true);
+    }
+    await load().catch((error) => say(error.message, true));
+  };
+
+  /** @param {any} s */
+  function actions(s) {
+    const path = `subscriptions/${encodeURIComponent(s.id)}`;
+    const entity = h(
+      'select',
+      { 'aria-label': `Entity type to resync to ${s.url}` },
+      ...entityTypes.map((t) => h('option', { value: t }, t)),
+    );
+    return h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Ping sent to ${s.url}`, () => api('POST', `${path}/ping`)),
+        },
+        'Ping',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Secret of ${s.url} rotated`, async () =>
+            replace(
+              secretBox,
+              secretPanel(
+                `New secret of ${s.url}`,
+                (await api('POST', `${path}/rotate-secret`)).secret,
+              ),
+            ),
+          ),
+        },
+        'Rotate secret',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`${s.url} ${s.enabled ? 'disabled' : 'enabled'}`, () =>
+            api('PATCH', path, { enabled: !s.enabled }),
+          ),
+        },
+        s.enabled ? 'Disable' : 'Enable',
+      ),
+      entity,
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Resync sent to ${s.url}`, () =>
+            api('POST', `${path}/resync`, {
+              entities: [/** @type {HTMLSelectElement} */ (entity).value],
+            }),
+          ),
+        },
+        'Resync',
+      ),
+      h('a', { href: `#/deliveries?subscription=${encodeURIComponent(s.id)}` }, 'Deliveries'),
+    );
+  }
+
+  async function load() {
+    const [{ subscriptions }, streams] = await Promise.all([
+      api('GET', 'subscriptions'),
+      api('GET', 'streams'),
+    ]);
+    entityTypes = [...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType))].sort();
+    const healths = await Promise.all(
+      subscriptions.map((/** @type {any} */ s) =>
+        api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
+      ),
+    );
+    const rows = subscriptions.map((/** @type {any} */ s, /** @type {number} */ index) => [
+      h(
+        'span',
+        {},
+        h('strong', { class: 'url' }, s.url),
+        h('br'),
+        h('small', {}, s.description ?? s.id),
+      ),
+      h('code', {}, s.events.join(', ')),
+      s.enabled
+        ? badge('enabled', 'ok')
+        : badge(`disabled${s.disabledReason ? `: ${s.disabledReason}` : ''}`, 'bad'),
+      healthCell(healths[index]),
+      actions(s),
+    ]);
+    replace(
+      listBox,
+      table(
+        'Subscriptions',
+        ['Endpoint', 'Events', 'State', 'Health', 'Actions'],
+        rows,
+        'No subscriptions yet: add one above',
+      ),
+    );
+  }
+
+  const form = h(
+    'form',
+    {
+      class: 'add-form',
+      'aria-labelledby': 'add-title',
+      onsubmit: async (/** @type {SubmitEvent} */ e) => {
+        e.preventDefault();
+        const data = new FormData(/** @type {HTMLFormElement} */ (e.target));
+        const description = String(data.get('description') ?? '').trim();
+        try {
+          const created = await api('POST', 'subscriptions', {
+            url: String(data.get('url') ?? '').trim(),
+            events: String(data.get('events') ?? '').trim() || '*',
+            ...(description ? { description } : {}),
+          });
+          replace(secretBox, secretPanel(`Subscription ${created.id} added`, created.secret));
+          /** @type {HTMLFormElement} */ (e.target).reset();
+          say(`Subscription ${created.id} added`);
+          await load();
+        } catch (error) {
+          say(`Adding failed: ${/** @type {Error} */ (error).message}`, true);
+        }
+      },
+    },
+    h('h2', { id: 'add-title' }, 'Add a subscription'),
+    h('label', { for: 'sub-url' }, 'URL'),
+    h('input', {
+      id: 'sub-url',
+      name: 'url',
+      type: 'url',
+      required: true,
+      placeholder: 'https://example.com/webhooks',
+    }),
+    h('label', { for: 'sub-events' }, 'Events'),
+    h('input', {
+      id: 'sub-events',
+      name: 'events',
+      placeholder: '* or customer.*,resource.updated',
+    }),
+    h('label', { for: 'sub-description' }, 'Description'),
+    h('input', { id: 'sub-description', name: 'description' }),
+    h('button', { type: 'submit' }, 'Add subscription'),
+  );
+
+  replace(
+    main,
+    form,
+    secretBox,
+    h(
+      'section',
+      { 'aria-labelledby': 'subs-title' },
+      h('h2', { id: 'subs-title' }, 'Subscriptions'),
+      listBox,
+    ),
+  );
+  load().catch((error) => say(error.message, true));
+  const timer = window.setInterval(() => load().catch((error) => say(error.message, true)), 10_000);
+  return () => clearInterval(timer);
+}
