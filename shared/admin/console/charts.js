@@ -29,7 +29,7 @@ function svg(tag, attrs, ...children) {
  */
 export function stackedBars({ title, summary, buckets, series, unit, colors }) {
   const colorOf = (/** @type {number} */ index) => (colors?.[index] ?? index) % PALETTE.length;
-  const width = 560;
+  const width = 1000;
   const height = 140;
   const base = height - 18;
   const max = Math.max(

@@ -48,6 +48,7 @@ function deliveryCard({ delivery, attempts }, refresh) {
     {
       class: 'delivery',
       'data-delivery-id': delivery.id,
+      'data-event-id': delivery.eventId,
       'aria-labelledby': `title-${delivery.id}`,
     },
     h(
@@ -108,13 +109,15 @@ export function deliveriesPanel(filter) {
     const delivered = attempts.filter((/** @type {any} */ a) => a.outcome === 'delivered').length;
     replace(
       chart,
-      stackedBars({
-        title: 'Delivery latency',
-        summary: `${attempts.length} attempts, ${delivered} delivered`,
-        ...latencyHistogram(attempts),
-        unit: 'attempts',
-        colors: [1, 2],
-      }),
+      attempts.length === 0
+        ? h('p', { class: 'muted' }, 'Delivery latency: no attempts yet')
+        : stackedBars({
+            title: 'Delivery latency',
+            summary: `${attempts.length} attempts, ${delivered} delivered`,
+            ...latencyHistogram(attempts),
+            unit: 'attempts',
+            colors: [1, 2],
+          }),
     );
     replace(
       list,

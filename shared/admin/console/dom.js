@@ -48,8 +48,9 @@ export function replace(element, ...children) {
  * @param {string[]} headers
  * @param {unknown[][]} rows
  * @param {string} [empty] shown in one cell when there are no rows
+ * @param {boolean} [hideCaption] keep the caption for screen readers only (a heading says it)
  */
-export function table(caption, headers, rows, empty = 'Nothing yet') {
+export function table(caption, headers, rows, empty = 'Nothing yet', hideCaption = false) {
   const body =
     rows.length === 0
       ? [h('tr', {}, h('td', { colspan: headers.length, class: 'empty' }, empty))]
@@ -59,7 +60,7 @@ export function table(caption, headers, rows, empty = 'Nothing yet') {
   return h(
     'table',
     {},
-    h('caption', {}, caption),
+    h('caption', { class: hideCaption ? 'visually-hidden' : undefined }, caption),
     h('thead', {}, h('tr', {}, ...headers.map((name) => h('th', { scope: 'col' }, name)))),
     h('tbody', {}, ...body),
   );
@@ -73,11 +74,11 @@ export function time(value) {
   if (value === null || value === undefined) return '—';
   const date = new Date(value);
   if (Number.isNaN(date.getTime())) return String(value);
-  return h(
-    'time',
-    { datetime: date.toISOString(), title: date.toISOString() },
-    date.toLocaleString(),
-  );
+  const today = date.toDateString() === new Date().toDateString();
+  const text = today
+    ? date.toLocaleTimeString()
+    : date.toLocaleString([], { dateStyle: 'medium', timeStyle: 'medium' });
+  return h('time', { datetime: date.toISOString(), title: date.toISOString() }, text);
 }
 
 /**

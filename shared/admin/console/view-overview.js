@@ -68,6 +68,7 @@ function streamsTable(listing) {
     ],
     rows,
     'No streams configured',
+    true,
   );
 }
 

@@ -178,6 +178,7 @@ export function renderSubscriptions(main) {
         ['Endpoint', 'Events', 'State', 'Health', 'Actions'],
         rows,
         'No subscriptions yet: add one above',
+        true,
       ),
     );
   }
