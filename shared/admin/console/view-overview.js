@@ -45,7 +45,7 @@ function streamStatus(stream) {
 /** @param {any} listing */
 function streamsTable(listing) {
   const rows = listing.streams.map((/** @type {any} */ s) => [
-    h('span', {}, h('strong', {}, s.entityType), h('br'), h('small', {}, s.connectionId)),
+    h('span', {}, h('strong', {}, s.entityType), ' ', h('small', {}, s.connectionId)),
     s.strategy ?? '—',
     time(s.watermark),
     time(s.lastPollAt),
