@@ -50,6 +50,7 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
   let browser: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
+  const writes: { url: string; headers: Record<string, string> }[] = [];
   const port = 40_000 + Math.floor(Math.random() * 10_000);
   const api = `http://127.0.0.1:${port}`;
 
@@ -74,6 +75,10 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(WAIT_MS);
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() !== 'GET')
+        writes.push({ url: request.url(), headers: request.headers() });
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -125,10 +130,39 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     await expect.poll(() => pingCards.count(), { timeout: WAIT_MS }).toBeGreaterThanOrEqual(2);
     expect(receiver.rejected).toBe(0);
     expect(pageErrors).toEqual([]);
+    // What the admin API's cross-site protections ask for: its own origin, JSON bodies.
+    expect(writes.length).toBeGreaterThanOrEqual(3);
+    for (const write of writes) {
+      expect(new URL(write.url).origin).toBe(api);
+      if (write.headers.origin) expect(write.headers.origin).toBe(api);
+      expect(write.headers['content-type']).toBe('application/json');
+    }
 
     await page.goto(`${api}/`);
     await feedRows.first().waitFor();
     await mkdir('test-results', { recursive: true });
     await page.screenshot({ path: SCREENSHOT_PATH, fullPage: true });
   }, 120_000);
+
+  it('asks for the admin token when the API answers 401 and sends it as a bearer token', async () => {
+    const token = 'console-test-token';
+    const seen: (string | undefined)[] = [];
+    // Stands in for an API started with BRIDGE_ADMIN_TOKEN: /streams refuses calls without it.
+    await page.route('**/streams', async (route) => {
+      const authorization = route.request().headers().authorization;
+      seen.push(authorization);
+      if (authorization === `Bearer ${token}`) await route.continue();
+      else await route.fulfill({ status: 401, json: { error: 'a bearer token is required' } });
+    });
+    await page.goto(`${api}/`);
+    const dialog = page.getByRole('dialog', { name: 'Admin token' });
+    await dialog.waitFor();
+    await dialog.getByLabel('Token').fill(token);
+    await dialog.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('table', { name: 'Streams' }).locator('tbody tr').first().waitFor();
+    expect(seen[0]).toBeUndefined();
+    expect(seen).toContain(`Bearer ${token}`);
+    expect(await page.evaluate("sessionStorage.getItem('change-bridge.admin-token')")).toBe(token);
+    await page.unroute('**/streams');
+  }, 60_000);
 });

@@ -38,9 +38,9 @@ export function storeToken(token) {
 /**
  * @param {string} method
  * @param {string} path relative to the page, e.g. `streams` or `events/evt_1/replay`
- * @param {unknown} [body]
+ * @param {unknown} [body] `{}` when a write has none: every write is JSON, as the API asks
  */
-async function send(method, path, body) {
+async function send(method, path, body = method === 'GET' ? undefined : {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   const token = sessionStorage.getItem(TOKEN_KEY);
