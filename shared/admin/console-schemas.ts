@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
+import { LimitQuerySchema } from './schemas.ts';
 
 /*
  * Schemas of the routes the operator console adds (shared/admin/routes-console.ts): the
  * live feed and the health of a subscription. The page reads everything else from the
  * routes every client uses.
  */
-
-const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
 
 /** Query of `GET /feed`. */
 export const FeedQuerySchema = z.object({
@@ -25,12 +23,7 @@ export const FeedQuerySchema = z.object({
     .min(1)
     .optional()
     .meta({ description: 'Part of the subject (entity id), case-insensitive' }),
-  limit: z.coerce
-    .number({ error: LIMIT_MESSAGE })
-    .int({ error: LIMIT_MESSAGE })
-    .positive({ error: LIMIT_MESSAGE })
-    .max(LIST_LIMIT_MAX, { error: LIMIT_MESSAGE })
-    .optional(),
+  limit: LimitQuerySchema,
 });
 
 /** One event of the feed. */

@@ -41,9 +41,9 @@ export const EntityTypeListSchema = z
     description: "Entity types; comma-separated text such as 'customer,resource' is accepted too",
   });
 
-/** The `limit` query parameter of list routes. */
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
-const LimitQuerySchema = z.coerce
+/** The `limit` query parameter of list routes. */
+export const LimitQuerySchema = z.coerce
   .number({ error: LIMIT_MESSAGE })
   .int({ error: LIMIT_MESSAGE })
   .positive({ error: LIMIT_MESSAGE })
