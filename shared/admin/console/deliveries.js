@@ -3,8 +3,10 @@
 import { api, query } from './api.js';
 import { latencyHistogram, stackedBars } from './charts.js';
 import { badge, h, replace, say, table, time } from './dom.js';
+import { every } from './poll.js';
 
 const EXCERPT_CHARS = 160;
+const DELIVERIES_POLL_MS = 3000;
 
 /** @param {string} status */
 function statusBadge(status) {
@@ -99,10 +101,6 @@ function deliveryCard({ delivery, attempts }, refresh) {
 export function deliveriesPanel(filter) {
   const chart = h('div', { class: 'chart-box' });
   const list = h('div', { class: 'deliveries' }, h('p', {}, 'Loading deliveries…'));
-  let stopped = false;
-  /** @type {number | undefined} */
-  let timer;
-
   async function load() {
     const { deliveries } = await api('GET', `deliveries${query({ ...filter, limit: 50 })}`);
     const attempts = deliveries.flatMap((/** @type {any} */ d) => d.attempts);
@@ -127,21 +125,9 @@ export function deliveriesPanel(filter) {
     );
   }
 
-  function refresh() {
-    if (timer !== undefined) clearTimeout(timer);
-    load()
-      .catch((error) => say(error.message, true))
-      .finally(() => {
-        if (!stopped) timer = window.setTimeout(refresh, 3000);
-      });
-  }
-
-  refresh();
-  return {
-    element: h('div', {}, chart, list),
-    stop: () => {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-    },
+  const poller = every(load, DELIVERIES_POLL_MS);
+  const refresh = () => {
+    poller.now();
   };
+  return { element: h('div', {}, chart, list), stop: poller.stop };
 }

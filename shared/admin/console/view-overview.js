@@ -2,75 +2,15 @@
 
 import { api, query } from './api.js';
 import { eventsPerMinute, stackedBars } from './charts.js';
-import { badge, duration, h, replace, say, table, time } from './dom.js';
+import { h, replace, say, time } from './dom.js';
+import { every } from './poll.js';
+import { streamsTable } from './streams-table.js';
 
 const FEED_POLL_MS = 2000;
 const STREAMS_POLL_MS = 5000;
 /** Events are listed once they are indexed, which may lag their storage time a little. */
-const FEED_OVERLAP_MS = 30_000;
+const FEED_OVERLAP_MS = 10_000;
 const FEED_KEEP = 500;
-
-/**
- * Requests used of the connector budget, when the API gives them (per stream, or per
- * connection beside the streams).
- * @param {any} stream
- * @param {any} listing
- */
-function budgetOf(stream, listing) {
-  const budget =
-    stream.budget ??
-    (Array.isArray(listing.budgets)
-      ? listing.budgets.find((/** @type {any} */ b) => b.connectionId === stream.connectionId)
-      : undefined);
-  if (!budget || typeof budget !== 'object') return '—';
-  const pick = (/** @type {RegExp} */ pattern) =>
-    Object.entries(budget).find(
-      ([key, value]) => pattern.test(key) && typeof value === 'number',
-    )?.[1];
-  const used = pick(/used|requests|spent/i);
-  const limit = pick(/limit|capacity|max/i);
-  if (used === undefined) return '—';
-  return limit === undefined ? String(used) : `${used} / ${limit}`;
-}
-
-/** @param {any} stream */
-function streamStatus(stream) {
-  if (stream.parked) return badge(`parked: ${stream.parkedReason ?? 'no reason given'}`, 'bad');
-  if (stream.consecutiveFailures > 0)
-    return badge(`${stream.consecutiveFailures} failures`, 'warn');
-  if (!stream.initialSyncDone) return badge('first sync', 'muted');
-  return badge('ok', 'ok');
-}
-
-/** @param {any} listing */
-function streamsTable(listing) {
-  const rows = listing.streams.map((/** @type {any} */ s) => [
-    h('span', {}, h('strong', {}, s.entityType), ' ', h('small', {}, s.connectionId)),
-    s.strategy ?? '—',
-    time(s.watermark),
-    time(s.lastPollAt),
-    duration(s.lagSeconds),
-    budgetOf(s, listing),
-    streamStatus(s),
-    s.lastError ? h('span', { class: 'error-text' }, s.lastError) : '—',
-  ]);
-  return table(
-    'Streams',
-    [
-      'Entity type',
-      'Strategy',
-      'Watermark',
-      'Last poll',
-      'Detection lag',
-      'Budget used',
-      'State',
-      'Last error',
-    ],
-    rows,
-    'No streams configured',
-    true,
-  );
-}
 
 /** @param {any} event */
 function feedRow(event) {
@@ -95,7 +35,7 @@ export function renderOverview(main) {
   const streamsBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading streams…'));
   const chartBox = h('div', { class: 'chart-box' });
   const feedBody = h('tbody', {});
-  const feedCount = h('p', { class: 'muted', 'aria-live': 'polite' }, '');
+  const feedCount = h('p', { class: 'muted' }, '');
   const typeInput = h('input', {
     id: 'feed-type',
     name: 'type',
@@ -112,9 +52,6 @@ export function renderOverview(main) {
   const events = new Map();
   /** @type {string | undefined} */
   let since;
-  let stopped = false;
-  /** @type {Set<number>} */
-  const timers = new Set();
 
   const filters = () => ({
     type: /** @type {HTMLInputElement} */ (typeInput).value.trim(),
@@ -154,7 +91,7 @@ export function renderOverview(main) {
       : undefined;
     const feed = await api(
       'GET',
-      `feed${query({ type, subject, since: sinceParam, limit: since ? 200 : 500 })}`,
+      `feed${query({ type, subject, since: sinceParam, limit: since ? 100 : 500 })}`,
     );
     for (const event of feed.events) events.set(event.id, event);
     const excess = [...events.values()]
@@ -167,28 +104,6 @@ export function renderOverview(main) {
 
   async function pollStreams() {
     replace(streamsBox, streamsTable(await api('GET', 'streams')));
-  }
-
-  /**
-   * @param {() => Promise<void>} task
-   * @param {number} everyMs
-   */
-  function every(task, everyMs) {
-    const run = async () => {
-      if (stopped) return;
-      try {
-        await task();
-      } catch (error) {
-        say(String(/** @type {Error} */ (error).message ?? error), true);
-      }
-      if (stopped) return;
-      const timer = window.setTimeout(() => {
-        timers.delete(timer);
-        run();
-      }, everyMs);
-      timers.add(timer);
-    };
-    run();
   }
 
   const filterForm = h(
@@ -251,10 +166,8 @@ export function renderOverview(main) {
       ),
     ),
   );
-  every(pollStreams, STREAMS_POLL_MS);
-  every(pollFeed, FEED_POLL_MS);
+  const pollers = [every(pollStreams, STREAMS_POLL_MS), every(pollFeed, FEED_POLL_MS)];
   return () => {
-    stopped = true;
-    for (const timer of timers) clearTimeout(timer);
+    for (const poller of pollers) poller.stop();
   };
 }

@@ -1,63 +1,11 @@
 /** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
 
 import { api } from './api.js';
-import { badge, h, replace, say, table, time } from './dom.js';
+import { badge, h, replace, say, table } from './dom.js';
+import { every } from './poll.js';
+import { healthCell, secretPanel } from './subscription-parts.js';
 
-/**
- * A panel with a secret and the warning that it is not shown again.
- * @param {string} title
- * @param {string} secret
- */
-function secretPanel(title, secret) {
-  const copy = () =>
-    navigator.clipboard?.writeText(secret).then(
-      () => say('Secret copied'),
-      () => say('Copy refused by the browser', true),
-    );
-  return h(
-    'div',
-    { class: 'secret', role: 'alert' },
-    h('h3', {}, title),
-    h('p', {}, 'Store this signing secret now: it is shown only this once.'),
-    h(
-      'p',
-      {},
-      h('code', { class: 'secret-value' }, secret),
-      ' ',
-      h('button', { type: 'button', onclick: copy }, 'Copy'),
-    ),
-  );
-}
-
-/** @param {any} health */
-function healthCell(health) {
-  if (!health) return '—';
-  const rate =
-    health.successRate === null
-      ? 'no attempts'
-      : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts`;
-  return h(
-    'span',
-    { class: 'health' },
-    badge(
-      rate,
-      health.successRate === null
-        ? 'muted'
-        : health.successRate >= 0.95
-          ? 'ok'
-          : health.successRate >= 0.5
-            ? 'warn'
-            : 'bad',
-    ),
-    health.lastFailureAt
-      ? h('small', {}, 'Last failure ', time(health.lastFailureAt), ` (${health.lastFailure})`)
-      : null,
-    health.pausedUntil ? h('small', {}, 'Paused until ', time(health.pausedUntil)) : null,
-    health.consecutiveFailures
-      ? h('small', {}, `${health.consecutiveFailures} failures in a row`)
-      : null,
-  );
-}
+const SUBSCRIPTIONS_POLL_MS = 10_000;
 
 /**
  * Renders the subscriptions page; returns a function that stops it.
@@ -80,7 +28,7 @@ export function renderSubscriptions(main) {
     } catch (error) {
       say(`${label} failed: ${/** @type {Error} */ (error).message}`, true);
     }
-    await load().catch((error) => say(error.message, true));
+    await poller.now();
   };
 
   /** @param {any} s */
@@ -201,7 +149,7 @@ export function renderSubscriptions(main) {
           replace(secretBox, secretPanel(`Subscription ${created.id} added`, created.secret));
           /** @type {HTMLFormElement} */ (e.target).reset();
           say(`Subscription ${created.id} added`);
-          await load();
+          await poller.now();
         } catch (error) {
           say(`Adding failed: ${/** @type {Error} */ (error).message}`, true);
         }
@@ -238,7 +186,6 @@ export function renderSubscriptions(main) {
       listBox,
     ),
   );
-  load().catch((error) => say(error.message, true));
-  const timer = window.setInterval(() => load().catch((error) => say(error.message, true)), 10_000);
-  return () => clearInterval(timer);
+  const poller = every(load, SUBSCRIPTIONS_POLL_MS);
+  return poller.stop;
 }
