@@ -101,6 +101,26 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     const streamRows = page.getByRole('table', { name: 'Streams' }).locator('tbody tr');
     expect(await streamRows.count()).toBeGreaterThan(0);
 
+    // Filtered by a type pattern, the feed lists only those types.
+    await page.getByLabel('Type', { exact: true }).fill('customer.*');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const feedTypes = () =>
+      page.locator('#feed tbody tr[data-event-id] td:nth-child(2)').allTextContents();
+    await expect
+      .poll(
+        async () => {
+          const types = await feedTypes();
+          return types.length > 0 && types.every((type) => type.startsWith('customer.'));
+        },
+        { timeout: WAIT_MS },
+      )
+      .toBe(true);
+
+    // An event opens on its diff of previous to current, and its record.
+    await feedRows.first().getByRole('link').click();
+    await page.getByRole('table', { name: /^Changes from previous to current/ }).waitFor();
+    await page.getByText(/^Record \((current|previous)/).waitFor();
+
     await page.getByRole('link', { name: 'Subscriptions' }).click();
     await page.getByLabel('URL', { exact: true }).fill(receiver.url);
     await page.getByLabel('Events', { exact: true }).fill('customer.*');

@@ -2,7 +2,7 @@
 
 import { onUnauthorized, storeToken } from './api.js';
 import { deliveriesPanel } from './deliveries.js';
-import { h, replace } from './dom.js';
+import { h, replace, say } from './dom.js';
 import { renderEvent } from './view-event.js';
 import { renderOverview } from './view-overview.js';
 import { renderSubscriptions } from './view-subscriptions.js';
@@ -12,14 +12,20 @@ let stopView;
 
 /** @type {Promise<boolean> | undefined} */
 let tokenAsked;
+let tokenDeclined = false;
 
 /**
  * Asks for the admin token in a modal dialog; resolves true once one is stored. Calls
  * refused at the same time share one prompt.
  */
 function askForToken() {
-  tokenAsked ??= promptForToken().finally(() => {
+  // Once the operator cancels, polls refused later do not prompt again until a reload.
+  if (tokenDeclined) return Promise.resolve(false);
+  tokenAsked ??= promptForToken().then((saved) => {
     tokenAsked = undefined;
+    tokenDeclined = !saved;
+    if (!saved) say('The API needs its admin token: reload the page to enter it', true);
+    return saved;
   });
   return tokenAsked;
 }

@@ -64,8 +64,12 @@ export function renderEvent(main, id) {
         h(
           'details',
           { open: true },
-          h('summary', {}, 'Record (current)'),
-          h('pre', { class: 'json' }, JSON.stringify(data.current ?? null, null, 2)),
+          h('summary', {}, data.current ? 'Record (current)' : 'Record (previous: it was deleted)'),
+          h(
+            'pre',
+            { class: 'json' },
+            JSON.stringify(data.current ?? data.previous ?? null, null, 2),
+          ),
         ),
         h(
           'details',

@@ -52,6 +52,7 @@ export function renderOverview(main) {
   const events = new Map();
   /** @type {string | undefined} */
   let since;
+  let filterGeneration = 0;
 
   const filters = () => ({
     type: /** @type {HTMLInputElement} */ (typeInput).value.trim(),
@@ -85,6 +86,7 @@ export function renderOverview(main) {
   }
 
   async function pollFeed() {
+    const asked = filterGeneration;
     const { type, subject } = filters();
     const sinceParam = since
       ? new Date(Date.parse(since) - FEED_OVERLAP_MS).toISOString()
@@ -93,6 +95,8 @@ export function renderOverview(main) {
       'GET',
       `feed${query({ type, subject, since: sinceParam, limit: since ? 100 : 500 })}`,
     );
+    // An answer to the filters of before the last change is dropped.
+    if (asked !== filterGeneration) return;
     for (const event of feed.events) events.set(event.id, event);
     const excess = [...events.values()]
       .sort((a, b) => a.storedAt.localeCompare(b.storedAt))
@@ -116,6 +120,7 @@ export function renderOverview(main) {
         e.preventDefault();
         events.clear();
         since = undefined;
+        filterGeneration += 1;
         pollFeed().catch((error) => say(error.message, true));
       },
     },
