@@ -42,7 +42,7 @@ export function stackedBars({ title, summary, buckets, series, unit, colors }) {
     const parts = series.flatMap((name, seriesIndex) => {
       const value = bucket.values[name] ?? 0;
       if (value === 0) return [];
-      const barHeight = (value / max) * (base - 6);
+      const barHeight = (value / max) * (base - 16);
       top -= barHeight;
       return [
         svg('rect', {
@@ -134,7 +134,7 @@ export function eventsPerMinute(events, nowMs, minutes = 30) {
   return { buckets, series };
 }
 
-const LATENCY_EDGES_MS = [50, 100, 250, 500, 1000, 2500];
+const LATENCY_EDGES_MS = [10, 25, 50, 100, 250, 500, 1000, 2500];
 
 /**
  * A histogram of attempt latencies, split by outcome (delivered or not).

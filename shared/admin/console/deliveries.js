@@ -85,10 +85,11 @@ function deliveryCard({ delivery, attempts }, refresh) {
       delivery.deadReason ? ` · dead: ${delivery.deadReason}` : '',
     ),
     table(
-      'Attempts',
+      `Attempts of delivery ${delivery.id}`,
       ['#', 'At', 'Status', 'Latency', 'Outcome', 'Response'],
       attempts.map(attemptRow),
       'No attempt yet',
+      true,
     ),
   );
 }
