@@ -89,7 +89,7 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     await rm(profileDir, { recursive: true, force: true });
   });
 
-  it('shows the feed update, adds a subscription and replays a delivery', async () => {
+  it('shows the feed update, filters it, opens an event, adds a subscription, replays a delivery and runs every subscription action', async () => {
     await page.goto(`${api}/`);
     const feedRows = page.locator('#feed tbody tr[data-event-id]');
     await feedRows.first().waitFor();
@@ -148,6 +148,23 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
       'the replayed ping',
     );
     await expect.poll(() => pingCards.count(), { timeout: WAIT_MS }).toBeGreaterThanOrEqual(2);
+
+    // The other actions of a subscription: resync, rotate the secret, disable.
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await row.getByRole('combobox').selectOption('customer');
+    await row.getByRole('button', { name: 'Resync' }).click();
+    await until(
+      () => receiver.received.some((event) => event.type === 'customer.snapshot'),
+      'a resynced customer snapshot',
+    );
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('heading', { name: /^New secret of / }).waitFor();
+    const rotated = (await page.locator('.secret-value').textContent()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
     expect(receiver.rejected).toBe(0);
     expect(pageErrors).toEqual([]);
     // What the admin API's cross-site protections ask for: its own origin, JSON bodies.

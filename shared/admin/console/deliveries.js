@@ -2,7 +2,7 @@
 
 import { api, query } from './api.js';
 import { latencyHistogram, stackedBars } from './charts.js';
-import { badge, h, replace, say, table, time } from './dom.js';
+import { badge, h, keyedChildren, replace, say, table, time } from './dom.js';
 import { every } from './poll.js';
 
 const EXCERPT_CHARS = 160;
@@ -102,6 +102,10 @@ function deliveryCard({ delivery, attempts }, refresh) {
 export function deliveriesPanel(filter) {
   const chart = h('div', { class: 'chart-box' });
   const list = h('div', { class: 'deliveries' }, h('p', {}, 'Loading deliveries…'));
+  // Runs after a replay, by which time the poller below exists.
+  const refresh = () => {
+    poller.now();
+  };
   async function load() {
     const { deliveries } = await api('GET', `deliveries${query({ ...filter, limit: 50 })}`);
     const attempts = deliveries.flatMap((/** @type {any} */ d) => d.attempts);
@@ -118,17 +122,16 @@ export function deliveriesPanel(filter) {
             colors: [1, 2],
           }),
     );
-    replace(
-      list,
-      ...(deliveries.length
-        ? deliveries.map((/** @type {any} */ d) => deliveryCard(d, refresh))
-        : [h('p', {}, 'No deliveries yet')]),
-    );
+    if (deliveries.length === 0) replace(list, h('p', {}, 'No deliveries yet'));
+    else
+      keyedChildren(
+        list,
+        deliveries,
+        ({ delivery, attempts }) => `${delivery.id}:${delivery.version}:${attempts.length}`,
+        (entry) => deliveryCard(entry, refresh),
+      );
   }
 
   const poller = every(load, DELIVERIES_POLL_MS);
-  const refresh = () => {
-    poller.now();
-  };
   return { element: h('div', {}, chart, list), stop: poller.stop };
 }

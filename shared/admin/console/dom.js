@@ -43,6 +43,33 @@ export function replace(element, ...children) {
 }
 
 /**
+ * A row of one cell saying the table is empty.
+ * @param {number} columns
+ * @param {string} text
+ */
+export function emptyRow(columns, text) {
+  return h('tr', {}, h('td', { colspan: columns, class: 'empty' }, text));
+}
+
+/**
+ * An empty table with a caption and column headers; fill its `body`.
+ * @param {string} caption
+ * @param {string[]} headers
+ * @param {boolean} [hideCaption] keep the caption for screen readers only (a heading says it)
+ */
+export function tableShell(caption, headers, hideCaption = false) {
+  const body = h('tbody', {});
+  const element = h(
+    'table',
+    {},
+    h('caption', { class: hideCaption ? 'visually-hidden' : undefined }, caption),
+    h('thead', {}, h('tr', {}, ...headers.map((name) => h('th', { scope: 'col' }, name)))),
+    body,
+  );
+  return { table: element, body };
+}
+
+/**
  * A table with a caption; `rows` are arrays of cells (nodes or text).
  * @param {string} caption
  * @param {string[]} headers
@@ -51,19 +78,43 @@ export function replace(element, ...children) {
  * @param {boolean} [hideCaption] keep the caption for screen readers only (a heading says it)
  */
 export function table(caption, headers, rows, empty = 'Nothing yet', hideCaption = false) {
-  const body =
-    rows.length === 0
-      ? [h('tr', {}, h('td', { colspan: headers.length, class: 'empty' }, empty))]
-      : rows.map((cells) =>
-          h('tr', {}, ...cells.map((cell) => h('td', {}, /** @type {any} */ (cell)))),
-        );
-  return h(
-    'table',
-    {},
-    h('caption', { class: hideCaption ? 'visually-hidden' : undefined }, caption),
-    h('thead', {}, h('tr', {}, ...headers.map((name) => h('th', { scope: 'col' }, name)))),
-    h('tbody', {}, ...body),
-  );
+  const shell = tableShell(caption, headers, hideCaption);
+  if (rows.length === 0) shell.body.append(emptyRow(headers.length, empty));
+  for (const cells of rows) {
+    shell.body.append(h('tr', {}, ...cells.map((cell) => h('td', {}, /** @type {any} */ (cell)))));
+  }
+  return shell.table;
+}
+
+/**
+ * Shows one element per item in `parent`, in order, keeping the element of an item whose
+ * key has not changed where it is: focus, a chosen option or a typed value in it survive
+ * a refresh. Children without a key (a "loading" line) are removed.
+ * @template T
+ * @param {Element} parent
+ * @param {T[]} items
+ * @param {(item: T) => string} keyOf
+ * @param {(item: T) => Element} render
+ */
+export function keyedChildren(parent, items, keyOf, render) {
+  /** @type {Map<string, Element>} */
+  const previous = new Map();
+  for (const child of parent.children) {
+    const key = child.getAttribute('data-key');
+    if (key !== null) previous.set(key, child);
+  }
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    let node = previous.get(key);
+    if (!node) {
+      node = render(item);
+      node.setAttribute('data-key', key);
+    }
+    const at = parent.children[index];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+  // Every kept element now sits before position items.length; the rest are stale.
+  while (parent.children.length > items.length) parent.lastElementChild?.remove();
 }
 
 /**

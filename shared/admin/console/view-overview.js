@@ -2,7 +2,7 @@
 
 import { api, query } from './api.js';
 import { eventsPerMinute, stackedBars } from './charts.js';
-import { h, replace, say, time } from './dom.js';
+import { emptyRow, h, keyedChildren, replace, say, time } from './dom.js';
 import { every } from './poll.js';
 import { streamsTable } from './streams-table.js';
 
@@ -63,12 +63,8 @@ export function renderOverview(main) {
     const list = [...events.values()].sort(
       (a, b) => b.storedAt.localeCompare(a.storedAt) || (a.id < b.id ? 1 : -1),
     );
-    replace(
-      feedBody,
-      ...(list.length
-        ? list.slice(0, 100).map(feedRow)
-        : [h('tr', {}, h('td', { colspan: 3, class: 'empty' }, 'No events yet'))]),
-    );
+    if (list.length === 0) replace(feedBody, emptyRow(3, 'No events yet'));
+    else keyedChildren(feedBody, list.slice(0, 100), (event) => event.id, feedRow);
     feedCount.textContent = `${list.length} events shown`;
     const types = [...new Set(list.map((e) => e.type))].sort();
     replace(typeList, ...types.map((type) => h('option', { value: type })));

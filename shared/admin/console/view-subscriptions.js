@@ -1,11 +1,12 @@
 /** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
 
 import { api } from './api.js';
-import { badge, h, replace, say, table } from './dom.js';
+import { badge, emptyRow, h, keyedChildren, replace, say, tableShell } from './dom.js';
 import { every } from './poll.js';
 import { healthCell, secretPanel } from './subscription-parts.js';
 
 const SUBSCRIPTIONS_POLL_MS = 10_000;
+const HEADERS = ['Endpoint', 'Events', 'State', 'Health', 'Actions'];
 
 /**
  * Renders the subscriptions page; returns a function that stops it.
@@ -13,7 +14,11 @@ const SUBSCRIPTIONS_POLL_MS = 10_000;
  */
 export function renderSubscriptions(main) {
   const secretBox = h('div', {});
-  const listBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading subscriptions…'));
+  const shell = tableShell('Subscriptions', HEADERS, true);
+  shell.body.append(emptyRow(HEADERS.length, 'Loading subscriptions…'));
+  const listBox = h('div', { class: 'scroll' }, shell.table);
+  /** @type {WeakMap<Element, HTMLElement>} */
+  const healthCells = new WeakMap();
   /** @type {string[]} */
   let entityTypes = [];
 
@@ -104,31 +109,44 @@ export function renderSubscriptions(main) {
         api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
       ),
     );
-    const rows = subscriptions.map((/** @type {any} */ s, /** @type {number} */ index) => [
+    if (subscriptions.length === 0) {
+      replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
+    } else {
+      // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives.
+      keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow);
+    }
+    healths.forEach((/** @type {any} */ health, /** @type {number} */ index) => {
+      const cell = healthCells.get(shell.body.children[index] ?? shell.body);
+      if (cell) replace(cell, healthCell(health));
+    });
+  }
+
+  /** @param {any} s */
+  function subscriptionRow(s) {
+    const health = h('td', {});
+    const row = h(
+      'tr',
+      {},
       h(
-        'span',
+        'td',
         {},
         h('strong', { class: 'url' }, s.url),
         h('br'),
         h('small', {}, s.description ?? s.id),
       ),
-      h('code', {}, s.events.join(', ')),
-      s.enabled
-        ? badge('enabled', 'ok')
-        : badge(`disabled${s.disabledReason ? `: ${s.disabledReason}` : ''}`, 'bad'),
-      healthCell(healths[index]),
-      actions(s),
-    ]);
-    replace(
-      listBox,
-      table(
-        'Subscriptions',
-        ['Endpoint', 'Events', 'State', 'Health', 'Actions'],
-        rows,
-        'No subscriptions yet: add one above',
-        true,
+      h('td', {}, h('code', {}, s.events.join(', '))),
+      h(
+        'td',
+        {},
+        s.enabled
+          ? badge('enabled', 'ok')
+          : badge(`disabled${s.disabledReason ? `: ${s.disabledReason}` : ''}`, 'bad'),
       ),
+      health,
+      h('td', {}, actions(s)),
     );
+    healthCells.set(row, health);
+    return row;
   }
 
   const form = h(
