@@ -22,7 +22,6 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
 };
 
 /** Scripts, styles and data only from this origin; nothing may frame the page. */
@@ -80,11 +79,11 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     path: '/console/{id}',
     operationId: 'getConsoleAsset',
-    summary: 'A script, stylesheet or image of the operator console',
+    summary: 'A script or stylesheet of the operator console',
     tag: 'console',
     query: AnyQuerySchema,
     body: EmptySchema,
-    success: { status: 200, schema: ConsoleAssetSchema, mediaType: 'text/javascript' },
+    success: { status: 200, schema: ConsoleAssetSchema, mediaType: 'text/*' },
     handle: async ({ id }) => serveAsset(id),
   }),
   defineRoute({
