@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/backfill-jobs.ts';
 import { parseJsonBody } from '../shared/admin/node-server.ts';
+import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
@@ -81,11 +82,12 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
 
 function toResult(response: AdminResponse): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...response.headers, 'cache-control': 'no-store' };
-  if (response.body === undefined) return { statusCode: response.status, headers };
+  const serialized = serializeAdminBody(response);
+  if (serialized === undefined) return { statusCode: response.status, headers };
   return {
     statusCode: response.status,
-    headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify(response.body),
+    headers: { ...headers, 'content-type': serialized.contentType },
+    body: serialized.text,
   };
 }
 

@@ -29,6 +29,16 @@ export interface BridgeFunctionOptions {
   memorySize: number;
   environment: Record<string, string>;
   logRetention: RetentionDays;
+  /**
+   * Folders copied beside the bundle (`to` is relative to it), for files the code reads at
+   * run time, such as the operator console's page and scripts.
+   */
+  copyDirs?: readonly { from: string; to: string }[];
+}
+
+/** A path quoted for the shell that runs CDK's bundling hooks. */
+function shellQuote(path: string): string {
+  return `'${path.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -96,6 +106,18 @@ export function createBridgeFunction(
       sourceMap: true,
       // Bundle the AWS SDK too: the version tested here, not whatever the runtime ships.
       externalModules: [],
+      ...(options.copyDirs?.length
+        ? {
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (_inputDir: string, outputDir: string) =>
+                (options.copyDirs ?? []).map(
+                  ({ from, to }) => `cp -R ${shellQuote(from)} ${shellQuote(join(outputDir, to))}`,
+                ),
+            },
+          }
+        : {}),
     },
   });
 }

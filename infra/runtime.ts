@@ -58,6 +58,7 @@ export class ChangeBridgeRuntime extends Construct {
       description: string,
       timeoutSeconds: number,
       memorySize: number,
+      copyDirs?: { from: string; to: string }[],
     ) =>
       createBridgeFunction(this, name, {
         entry: join(config.functionsDir, file),
@@ -66,6 +67,7 @@ export class ChangeBridgeRuntime extends Construct {
         memorySize,
         environment,
         logRetention: config.logRetentionDays,
+        ...(copyDirs ? { copyDirs } : {}),
       });
 
     this.planner = fn('Planner', 'planner.ts', 'change-bridge: enqueues due poll jobs', 30, 256);
@@ -90,6 +92,8 @@ export class ChangeBridgeRuntime extends Construct {
       'change-bridge: admin API',
       29,
       512,
+      // The operator console's page and scripts, read from beside the bundle (routes-console.ts).
+      [{ from: join(config.functionsDir, '..', 'shared', 'admin', 'console'), to: 'console' }],
     );
 
     this.grantData(state);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AdminDeps } from './admin-deps.ts';
+import { serializeAdminBody } from './response-body.ts';
 import type { AdminResponse } from './route.ts';
 import { handleAdminRequest } from './router.ts';
 
@@ -57,11 +58,11 @@ function send(response: ServerResponse, result: AdminResponse): void {
     response.writeHead(result.status, headers).end();
     return;
   }
-  const text = JSON.stringify(result.body);
+  const { contentType, text } = serializeAdminBody(result)!;
   response
     .writeHead(result.status, {
       ...headers,
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': contentType,
       'content-length': String(Buffer.byteLength(text)),
     })
     .end(text);

@@ -58,7 +58,9 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   };
   if (route.success.schema) {
     success.content = {
-      'application/json': { schema: toOpenApiSchema(route.success.schema, 'output') },
+      [route.success.mediaType ?? 'application/json']: {
+        schema: toOpenApiSchema(route.success.schema, 'output'),
+      },
     };
   }
   const responses: Record<string, unknown> = {

@@ -23,10 +23,14 @@ export interface AdminResponse {
   headers?: Record<string, string>;
 }
 
-/** What a route handler returns: a status and a body matching the route's response schema. */
+/**
+ * What a route handler returns: a status and a body matching the route's response schema.
+ * `headers` with a `content-type` send a text body as it is (see serializeAdminBody).
+ */
 export interface RouteResult {
   status: number;
   body?: unknown;
+  headers?: Record<string, string>;
 }
 
 /** Validated input of a route handler. `id` is the `{id}` path segment ('' for routes without one). */
@@ -48,8 +52,8 @@ export interface AdminRoute {
   query: z.ZodObject;
   /** Body schema; `EmptySchema` when the route takes none. */
   body: z.ZodType;
-  /** Status and schema of the success response (no schema: no body). */
-  success: { status: number; schema?: z.ZodType };
+  /** Status and schema of the success response (no schema: no body); `mediaType` defaults to JSON. */
+  success: { status: number; schema?: z.ZodType; mediaType?: string };
   /**
    * Validates the query, then the body (an absent body counts as `{}`), and runs the handler.
    * @throws RouteInputError on invalid input; whatever the handler throws otherwise.
@@ -79,7 +83,7 @@ export interface RouteSpec<Q extends z.ZodObject, B extends z.ZodType> {
   query: Q;
   /** Body schema (`EmptySchema` for none). */
   body: B;
-  success: { status: number; schema?: z.ZodType };
+  success: { status: number; schema?: z.ZodType; mediaType?: string };
   handle(input: RouteInput<z.output<Q>, z.output<B>>, deps: AdminDeps): Promise<RouteResult>;
 }
 

@@ -94,7 +94,11 @@ export async function handleAdminRequest(
   }
   try {
     const result = await hit.route.invoke(request, hit.id, deps);
-    return { status: result.status, ...(result.body !== undefined ? { body: result.body } : {}) };
+    return {
+      status: result.status,
+      ...(result.body !== undefined ? { body: result.body } : {}),
+      ...(result.headers !== undefined ? { headers: result.headers } : {}),
+    };
   } catch (error) {
     return errorResponse(error, request, deps);
   }

@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from './openapi.ts';
 import { type AdminRoute, defineRoute } from './route.ts';
+import { CONSOLE_ROUTES } from './routes-console.ts';
 import { EVENT_ROUTES } from './routes-events.ts';
 import { STREAM_ROUTES } from './routes-streams.ts';
 import { SUBSCRIPTION_ROUTES } from './routes-subscriptions.ts';
@@ -39,6 +40,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...EVENT_ROUTES,
   ...STREAM_ROUTES,
   ...META_ROUTES,
+  ...CONSOLE_ROUTES,
 ];
 
 let cachedDocument: Record<string, unknown> | undefined;

@@ -41,9 +41,9 @@ export const EntityTypeListSchema = z
     description: "Entity types; comma-separated text such as 'customer,resource' is accepted too",
   });
 
-/** The `limit` query parameter of list routes. */
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
-const LimitQuerySchema = z.coerce
+/** The `limit` query parameter of list routes. */
+export const LimitQuerySchema = z.coerce
   .number({ error: LIMIT_MESSAGE })
   .int({ error: LIMIT_MESSAGE })
   .positive({ error: LIMIT_MESSAGE })
@@ -150,6 +150,8 @@ export const StreamViewSchema = z.object({
   entityType: z.string(),
   /** Polled by this deployment (false: a stored state of a stream no longer configured). */
   configured: z.boolean(),
+  /** How it is polled: windowed, windowed+sweep, snapshot, tracked-ids, product-prices; null when not configured. */
+  strategy: z.string().nullable(),
   watermark: z.string().nullable(),
   lastPollAt: z.string().nullable(),
   lastSuccessAt: z.string().nullable(),

@@ -9,6 +9,13 @@ export type StreamView = z.infer<typeof StreamViewSchema>;
 const isoOrNull = (ms: number | null): string | null =>
   ms === null ? null : new Date(ms).toISOString();
 
+/** How a stream is polled, as the streams view names it. */
+function strategyOf(definition: StreamDefinition | undefined): string | null {
+  if (!definition) return null;
+  const spec = definition.spec;
+  return spec.strategy === 'windowed' && spec.sweep ? 'windowed+sweep' : spec.strategy;
+}
+
 /**
  * The view of a stream: its stored state, or (never polled) its definition alone. Lag is
  * now − watermark in seconds, null without a watermark. Pure: `nowMs` is given.
@@ -25,6 +32,7 @@ export function toStreamView(
     connectionId: state?.connectionId ?? definition?.connectionId ?? '',
     entityType: state?.entityType ?? definition?.spec.entityType ?? '',
     configured: definition !== undefined,
+    strategy: strategyOf(definition),
     watermark: state?.watermark ?? null,
     lastPollAt: isoOrNull(state?.lastPollAt ?? null),
     lastSuccessAt: isoOrNull(state?.lastSuccessAt ?? null),

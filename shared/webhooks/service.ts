@@ -1,3 +1,4 @@
+import { createConsoleAdmin } from './console-admin.ts';
 import { createDeliveryAdmin } from './delivery-admin.ts';
 import { createSubscriptionAdmin, type WebhookAdminDeps } from './subscription-admin.ts';
 
@@ -9,7 +10,11 @@ import { createSubscriptionAdmin, type WebhookAdminDeps } from './subscription-a
  * @example const webhooks = createWebhookService(deps); const { secret } = await webhooks.createSubscription({ url, events: ['customer.*'] });
  */
 export function createWebhookService(deps: WebhookAdminDeps) {
-  return { ...createSubscriptionAdmin(deps), ...createDeliveryAdmin(deps) };
+  return {
+    ...createSubscriptionAdmin(deps),
+    ...createDeliveryAdmin(deps),
+    ...createConsoleAdmin(deps),
+  };
 }
 
 /** The admin service (see {@link createWebhookService}). */

@@ -16,10 +16,7 @@ type Operation = {
     required: boolean;
     content: { 'application/json': { schema: Record<string, unknown> } };
   };
-  responses: Record<
-    string,
-    { content?: { 'application/json': { schema: Record<string, unknown> } } }
-  >;
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
 };
 
 function operation(doc: Record<string, unknown>, method: string, path: string): Operation {
@@ -49,6 +46,10 @@ const EXPECTED_ROUTES = [
   'get /backfill/{id}',
   'get /openapi.json',
   'get /health',
+  'get /',
+  'get /console/{id}',
+  'get /feed',
+  'get /subscriptions/{id}/health',
 ];
 
 describe('OpenAPI document', () => {
@@ -105,10 +106,11 @@ describe('OpenAPI document', () => {
     for (const route of ADMIN_ROUTES) {
       const op = operation(doc, route.method.toLowerCase(), route.path);
       const success = op.responses[String(route.success.status)]!;
-      if (route.success.schema)
-        expect(success.content!['application/json'].schema).toBeTypeOf('object');
-      else expect(success.content).toBeUndefined();
-      expect(op.responses['400']!.content!['application/json'].schema).toEqual({
+      if (route.success.schema) {
+        const mediaType = route.success.mediaType ?? 'application/json';
+        expect(success.content![mediaType]!.schema).toBeTypeOf('object');
+      } else expect(success.content).toBeUndefined();
+      expect(op.responses['400']!.content!['application/json']!.schema).toEqual({
         $ref: '#/components/schemas/Error',
       });
     }
@@ -148,6 +150,10 @@ describe('OpenAPI document', () => {
       ['POST', '/streams/main:resource/reset'],
       ['GET', `/backfill/${jobId}`],
       ['GET', '/health'],
+      ['GET', '/feed'],
+      ['GET', `/subscriptions/${id}/health`],
+      ['GET', '/'],
+      ['GET', '/console/app.js'],
       ['DELETE', `/subscriptions/${id}`],
     ];
     const responses = [

@@ -52,6 +52,7 @@ describe('admin API: streams', () => {
     expect(streams[0]).toMatchObject({
       entityType: 'customer',
       configured: true,
+      strategy: 'windowed',
       lagSeconds: 90,
       lastPollAt: new Date(now - 5000).toISOString(),
       consecutiveFailures: 2,
@@ -59,8 +60,10 @@ describe('admin API: streams', () => {
       windowInProgress: { startUtc: '2026-02-28T23:58:00.000Z', pages: 3 },
     });
     expect(streams[1]).toMatchObject({ watermark: null, lagSeconds: null, lastPollAt: null });
+    expect(streams[2]).toMatchObject({ strategy: 'snapshot' });
     expect(streams[3]).toMatchObject({
       configured: false,
+      strategy: null,
       parked: true,
       parkedReason: 'authorization failed',
     });

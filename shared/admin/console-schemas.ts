@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { LimitQuerySchema } from './schemas.ts';
+
+/*
+ * Schemas of the routes the operator console adds (shared/admin/routes-console.ts): the
+ * live feed and the health of a subscription. The page reads everything else from the
+ * routes every client uses.
+ */
+
+/** Query of `GET /feed`. */
+export const FeedQuerySchema = z.object({
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .meta({ description: 'Only events stored at or after this instant (ISO 8601)' }),
+  type: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'An event type or pattern: customer.updated, customer.*, *.deleted' }),
+  subject: z
+    .string()
+    .min(1)
+    .optional()
+    .meta({ description: 'Part of the subject (entity id), case-insensitive' }),
+  limit: LimitQuerySchema,
+});
+
+/** One event of the feed. */
+export const FeedEventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  subject: z.string().nullable(),
+  time: z.string().nullable(),
+  storedAt: z.string(),
+});
+
+/** `GET /feed`: events newest first, and the server time to pass as `since` next. */
+export const FeedSchema = z.object({ events: z.array(FeedEventSchema), now: z.string() });
+
+/** `GET /subscriptions/{id}/health`. Times are ISO 8601 UTC. */
+export const SubscriptionHealthSchema = z.object({
+  subscriptionId: z.string(),
+  attempts: z.number().int().nonnegative(),
+  successRate: z.number().min(0).max(1).nullable(),
+  lastSuccessAt: z.string().nullable(),
+  lastFailureAt: z.string().nullable(),
+  lastFailure: z.string().nullable(),
+  pausedUntil: z.string().nullable(),
+  consecutiveFailures: z.number().int().nonnegative(),
+  failingSince: z.string().nullable(),
+  pending: z.number().int().nonnegative(),
+  dead: z.number().int().nonnegative(),
+});
+
+/** Query of the console's page and assets: any (a bookmark may carry some), all ignored. */
+export const AnyQuerySchema = z.looseObject({});
+
+/** A page, script or stylesheet of the console. */
+export const ConsoleAssetSchema = z.string();

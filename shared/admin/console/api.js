@@ -1,0 +1,96 @@
+/**
+ * The admin API as the console calls it: same origin, JSON bodies with
+ * `content-type: application/json`, and `authorization: Bearer <token>` once the operator
+ * has entered the admin token (kept in sessionStorage, asked for when the API answers 401).
+ */
+
+const TOKEN_KEY = 'change-bridge.admin-token';
+
+/** An answer of the API that is not a success; `status` is its HTTP status. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} message
+   */
+  constructor(status, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** @type {(() => Promise<boolean>) | undefined} */
+let askForToken;
+
+/**
+ * Sets what asks the operator for a token after a 401; it resolves true once one is stored.
+ * @param {() => Promise<boolean>} ask
+ */
+export function onUnauthorized(ask) {
+  askForToken = ask;
+}
+
+/** @param {string} token */
+export function storeToken(token) {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/**
+ * @param {string} method
+ * @param {string} path relative to the page, e.g. `streams` or `events/evt_1/replay`
+ * @param {unknown} [body] `{}` when a write has none: every write is JSON, as the API asks
+ */
+async function send(method, path, body = method === 'GET' ? undefined : {}) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: 'application/json' };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(new URL(path, document.baseURI), {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+/**
+ * Calls the API and returns the parsed JSON body (undefined for 204).
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ * @throws {ApiError} with the API's own message on any status but 2xx
+ */
+export async function api(method, path, body) {
+  let response = await send(method, path, body);
+  if (response.status === 401 && askForToken && (await askForToken())) {
+    response = await send(method, path, body);
+  }
+  if (response.status === 204) return undefined;
+  const text = await response.text();
+  let parsed;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const message = parsed && typeof parsed.error === 'string' ? parsed.error : text;
+    throw new ApiError(response.status, `${response.status}: ${message || response.statusText}`);
+  }
+  return parsed;
+}
+
+/**
+ * A query string from defined, non-empty values.
+ * @param {Record<string, string | number | undefined>} params
+ */
+export function query(params) {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== '') search.set(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,88 @@
+/** The console's entry: a hash router over its views, and the admin-token prompt. */
+
+import { onUnauthorized, storeToken } from './api.js';
+import { deliveriesPanel } from './deliveries.js';
+import { h, replace, say } from './dom.js';
+import { renderEvent } from './view-event.js';
+import { renderOverview } from './view-overview.js';
+import { renderSubscriptions } from './view-subscriptions.js';
+
+/** @type {(() => void) | undefined} */
+let stopView;
+
+/** @type {Promise<boolean> | undefined} */
+let tokenAsked;
+let tokenDeclined = false;
+
+/**
+ * Asks for the admin token in a modal dialog; resolves true once one is stored. Calls
+ * refused at the same time share one prompt.
+ */
+function askForToken() {
+  // Once the operator cancels, polls refused later do not prompt again until a reload.
+  if (tokenDeclined) return Promise.resolve(false);
+  tokenAsked ??= promptForToken().then((saved) => {
+    tokenAsked = undefined;
+    tokenDeclined = !saved;
+    if (!saved) say('The API needs its admin token: reload the page to enter it', true);
+    return saved;
+  });
+  return tokenAsked;
+}
+
+/** @returns {Promise<boolean>} */
+function promptForToken() {
+  const dialog = /** @type {HTMLDialogElement} */ (document.getElementById('token-dialog'));
+  const input = /** @type {HTMLInputElement} */ (document.getElementById('token-input'));
+  const cancel = /** @type {HTMLButtonElement} */ (document.getElementById('token-cancel'));
+  input.value = '';
+  return new Promise((resolve) => {
+    cancel.onclick = () => dialog.close('cancel');
+    dialog.addEventListener(
+      'close',
+      () => {
+        const saved = dialog.returnValue === 'save' && input.value.trim() !== '';
+        if (saved) storeToken(input.value.trim());
+        resolve(saved);
+      },
+      { once: true },
+    );
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+}
+
+/** @param {HTMLElement} main */
+function renderDeliveries(main, /** @type {URLSearchParams} */ params) {
+  const subscription = params.get('subscription') ?? undefined;
+  const event = params.get('event') ?? undefined;
+  const panel = deliveriesPanel({
+    ...(subscription ? { subscription } : {}),
+    ...(event ? { event } : {}),
+  });
+  const scope = subscription ? ` of ${subscription}` : event ? ` of ${event}` : '';
+  replace(main, h('h2', {}, `Deliveries${scope}`), panel.element);
+  return panel.stop;
+}
+
+function route() {
+  stopView?.();
+  const main = /** @type {HTMLElement} */ (document.getElementById('main'));
+  const [path, search = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(search);
+  const eventMatch = /^\/events\/(.+)$/.exec(path ?? '');
+  if (eventMatch) stopView = renderEvent(main, decodeURIComponent(eventMatch[1] ?? ''));
+  else if (path === '/subscriptions') stopView = renderSubscriptions(main);
+  else if (path === '/deliveries') stopView = renderDeliveries(main, params);
+  else stopView = renderOverview(main);
+  for (const link of document.querySelectorAll('nav a')) {
+    const target = link.getAttribute('href') ?? '';
+    const current = target === `#${path || '/'}` || (target === '#/' && !path);
+    if (current) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+onUnauthorized(askForToken);
+window.addEventListener('hashchange', route);
+route();

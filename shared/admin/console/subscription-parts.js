@@ -1,0 +1,59 @@
+/** Parts of the subscriptions page: the secret shown once, and health at a glance. */
+
+import { badge, h, say, time } from './dom.js';
+
+/**
+ * A panel with a secret and the warning that it is not shown again.
+ * @param {string} title
+ * @param {string} secret
+ */
+export function secretPanel(title, secret) {
+  const copy = () =>
+    navigator.clipboard?.writeText(secret).then(
+      () => say('Secret copied'),
+      () => say('Copy refused by the browser', true),
+    );
+  return h(
+    'div',
+    { class: 'secret', role: 'alert' },
+    h('h3', {}, title),
+    h('p', {}, 'Store this signing secret now: it is shown only this once.'),
+    h(
+      'p',
+      {},
+      h('code', { class: 'secret-value' }, secret),
+      ' ',
+      h('button', { type: 'button', onclick: copy }, 'Copy'),
+    ),
+  );
+}
+
+/** @param {any} health */
+export function healthCell(health) {
+  if (!health) return '—';
+  const rate =
+    health.successRate === null
+      ? 'no attempts'
+      : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts`;
+  return h(
+    'span',
+    { class: 'health' },
+    badge(
+      rate,
+      health.successRate === null
+        ? 'muted'
+        : health.successRate >= 0.95
+          ? 'ok'
+          : health.successRate >= 0.5
+            ? 'warn'
+            : 'bad',
+    ),
+    health.lastFailureAt
+      ? h('small', {}, 'Last failure ', time(health.lastFailureAt), ` (${health.lastFailure})`)
+      : null,
+    health.pausedUntil ? h('small', {}, 'Paused until ', time(health.pausedUntil)) : null,
+    health.consecutiveFailures
+      ? h('small', {}, `${health.consecutiveFailures} failures in a row`)
+      : null,
+  );
+}

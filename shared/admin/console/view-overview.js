@@ -1,0 +1,174 @@
+/** Overview: streams, events per minute, and the live event feed with its filters. */
+
+import { api, query } from './api.js';
+import { eventsPerMinute, stackedBars } from './charts.js';
+import { emptyRow, h, keyedChildren, replace, say, time } from './dom.js';
+import { every } from './poll.js';
+import { streamsTable } from './streams-table.js';
+
+const FEED_POLL_MS = 2000;
+const STREAMS_POLL_MS = 5000;
+/** Events are listed once they are indexed, which may lag their storage time a little. */
+const FEED_OVERLAP_MS = 10_000;
+const FEED_KEEP = 500;
+
+/** @param {any} event */
+function feedRow(event) {
+  return h(
+    'tr',
+    { 'data-event-id': event.id },
+    h('td', {}, time(event.storedAt)),
+    h('td', {}, h('code', {}, event.type)),
+    h(
+      'td',
+      {},
+      h('a', { href: `#/events/${encodeURIComponent(event.id)}` }, event.subject ?? event.id),
+    ),
+  );
+}
+
+/**
+ * Renders the overview into `main`; returns a function that stops its polling.
+ * @param {HTMLElement} main
+ */
+export function renderOverview(main) {
+  const streamsBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading streams…'));
+  const chartBox = h('div', { class: 'chart-box' });
+  const feedBody = h('tbody', {});
+  const feedCount = h('p', { class: 'muted' }, '');
+  const typeInput = h('input', {
+    id: 'feed-type',
+    name: 'type',
+    list: 'feed-types',
+    placeholder: 'customer.* or customer.updated',
+  });
+  const typeList = h('datalist', { id: 'feed-types' });
+  const subjectInput = h('input', {
+    id: 'feed-subject',
+    name: 'subject',
+    placeholder: 'entity id',
+  });
+  /** @type {Map<string, any>} */
+  const events = new Map();
+  /** @type {string | undefined} */
+  let since;
+  let filterGeneration = 0;
+
+  const filters = () => ({
+    type: /** @type {HTMLInputElement} */ (typeInput).value.trim(),
+    subject: /** @type {HTMLInputElement} */ (subjectInput).value.trim(),
+  });
+
+  function drawFeed() {
+    const list = [...events.values()].sort(
+      (a, b) => b.storedAt.localeCompare(a.storedAt) || (a.id < b.id ? 1 : -1),
+    );
+    if (list.length === 0) replace(feedBody, emptyRow(3, 'No events yet'));
+    else keyedChildren(feedBody, list.slice(0, 100), (event) => event.id, feedRow);
+    feedCount.textContent = `${list.length} events shown`;
+    const types = [...new Set(list.map((e) => e.type))].sort();
+    replace(typeList, ...types.map((type) => h('option', { value: type })));
+    const perMinute = eventsPerMinute(list, Date.now());
+    const total = list.length;
+    replace(
+      chartBox,
+      stackedBars({
+        title: 'Events per minute by type',
+        summary: `${total} events in the feed, last 30 minutes`,
+        ...perMinute,
+        unit: 'events',
+      }),
+    );
+  }
+
+  async function pollFeed() {
+    const asked = filterGeneration;
+    const { type, subject } = filters();
+    const sinceParam = since
+      ? new Date(Date.parse(since) - FEED_OVERLAP_MS).toISOString()
+      : undefined;
+    const feed = await api(
+      'GET',
+      `feed${query({ type, subject, since: sinceParam, limit: since ? 100 : 500 })}`,
+    );
+    // An answer to the filters of before the last change is dropped.
+    if (asked !== filterGeneration) return;
+    for (const event of feed.events) events.set(event.id, event);
+    const excess = [...events.values()]
+      .sort((a, b) => a.storedAt.localeCompare(b.storedAt))
+      .slice(0, Math.max(0, events.size - FEED_KEEP));
+    for (const event of excess) events.delete(event.id);
+    since = feed.now;
+    drawFeed();
+  }
+
+  async function pollStreams() {
+    replace(streamsBox, streamsTable(await api('GET', 'streams')));
+  }
+
+  const filterForm = h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Filter the feed',
+      onsubmit: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        events.clear();
+        since = undefined;
+        filterGeneration += 1;
+        pollFeed().catch((error) => say(error.message, true));
+      },
+    },
+    h('label', { for: 'feed-type' }, 'Type'),
+    typeInput,
+    typeList,
+    h('label', { for: 'feed-subject' }, 'Subject'),
+    subjectInput,
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+
+  replace(
+    main,
+    h(
+      'section',
+      { 'aria-labelledby': 'streams-title' },
+      h('h2', { id: 'streams-title' }, 'Streams'),
+      streamsBox,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'activity-title' },
+      h('h2', { id: 'activity-title' }, 'Activity'),
+      chartBox,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'feed-title' },
+      h('h2', { id: 'feed-title' }, 'Live feed'),
+      filterForm,
+      feedCount,
+      h(
+        'table',
+        { id: 'feed' },
+        h('caption', { class: 'visually-hidden' }, 'Newest events first'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Stored'),
+            h('th', { scope: 'col' }, 'Type'),
+            h('th', { scope: 'col' }, 'Subject'),
+          ),
+        ),
+        feedBody,
+      ),
+    ),
+  );
+  const pollers = [every(pollStreams, STREAMS_POLL_MS), every(pollFeed, FEED_POLL_MS)];
+  return () => {
+    for (const poller of pollers) poller.stop();
+  };
+}

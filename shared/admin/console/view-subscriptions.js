@@ -1,0 +1,209 @@
+/** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
+
+import { api } from './api.js';
+import { badge, emptyRow, h, keyedChildren, replace, say, tableShell } from './dom.js';
+import { every } from './poll.js';
+import { healthCell, secretPanel } from './subscription-parts.js';
+
+const SUBSCRIPTIONS_POLL_MS = 10_000;
+const HEADERS = ['Endpoint', 'Events', 'State', 'Health', 'Actions'];
+
+/**
+ * Renders the subscriptions page; returns a function that stops it.
+ * @param {HTMLElement} main
+ */
+export function renderSubscriptions(main) {
+  const secretBox = h('div', {});
+  const shell = tableShell('Subscriptions', HEADERS, true);
+  shell.body.append(emptyRow(HEADERS.length, 'Loading subscriptions…'));
+  const listBox = h('div', { class: 'scroll' }, shell.table);
+  /** @type {WeakMap<Element, HTMLElement>} */
+  const healthCells = new WeakMap();
+  /** @type {string[]} */
+  let entityTypes = [];
+
+  /**
+   * @param {string} label
+   * @param {() => Promise<void>} action
+   */
+  const run = (label, action) => async () => {
+    try {
+      await action();
+      say(label);
+    } catch (error) {
+      say(`${label} failed: ${/** @type {Error} */ (error).message}`, true);
+    }
+    await poller.now();
+  };
+
+  /** @param {any} s */
+  function actions(s) {
+    const path = `subscriptions/${encodeURIComponent(s.id)}`;
+    const entity = h(
+      'select',
+      { 'aria-label': `Entity type to resync to ${s.url}` },
+      ...entityTypes.map((t) => h('option', { value: t }, t)),
+    );
+    return h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Ping sent to ${s.url}`, () => api('POST', `${path}/ping`)),
+        },
+        'Ping',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Secret of ${s.url} rotated`, async () =>
+            replace(
+              secretBox,
+              secretPanel(
+                `New secret of ${s.url}`,
+                (await api('POST', `${path}/rotate-secret`)).secret,
+              ),
+            ),
+          ),
+        },
+        'Rotate secret',
+      ),
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`${s.url} ${s.enabled ? 'disabled' : 'enabled'}`, () =>
+            api('PATCH', path, { enabled: !s.enabled }),
+          ),
+        },
+        s.enabled ? 'Disable' : 'Enable',
+      ),
+      entity,
+      h(
+        'button',
+        {
+          type: 'button',
+          onclick: run(`Resync sent to ${s.url}`, () =>
+            api('POST', `${path}/resync`, {
+              entities: [/** @type {HTMLSelectElement} */ (entity).value],
+            }),
+          ),
+        },
+        'Resync',
+      ),
+      h('a', { href: `#/deliveries?subscription=${encodeURIComponent(s.id)}` }, 'Deliveries'),
+    );
+  }
+
+  async function load() {
+    const [{ subscriptions }, streams] = await Promise.all([
+      api('GET', 'subscriptions'),
+      api('GET', 'streams'),
+    ]);
+    entityTypes = [...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType))].sort();
+    const healths = await Promise.all(
+      subscriptions.map((/** @type {any} */ s) =>
+        api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
+      ),
+    );
+    if (subscriptions.length === 0) {
+      replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
+    } else {
+      // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives.
+      keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow);
+    }
+    healths.forEach((/** @type {any} */ health, /** @type {number} */ index) => {
+      const cell = healthCells.get(shell.body.children[index] ?? shell.body);
+      if (cell) replace(cell, healthCell(health));
+    });
+  }
+
+  /** @param {any} s */
+  function subscriptionRow(s) {
+    const health = h('td', {});
+    const row = h(
+      'tr',
+      {},
+      h(
+        'td',
+        {},
+        h('strong', { class: 'url' }, s.url),
+        h('br'),
+        h('small', {}, s.description ?? s.id),
+      ),
+      h('td', {}, h('code', {}, s.events.join(', '))),
+      h(
+        'td',
+        {},
+        s.enabled
+          ? badge('enabled', 'ok')
+          : badge(`disabled${s.disabledReason ? `: ${s.disabledReason}` : ''}`, 'bad'),
+      ),
+      health,
+      h('td', {}, actions(s)),
+    );
+    healthCells.set(row, health);
+    return row;
+  }
+
+  const form = h(
+    'form',
+    {
+      class: 'add-form',
+      'aria-labelledby': 'add-title',
+      onsubmit: async (/** @type {SubmitEvent} */ e) => {
+        e.preventDefault();
+        const data = new FormData(/** @type {HTMLFormElement} */ (e.target));
+        const description = String(data.get('description') ?? '').trim();
+        try {
+          const created = await api('POST', 'subscriptions', {
+            url: String(data.get('url') ?? '').trim(),
+            events: String(data.get('events') ?? '').trim() || '*',
+            ...(description ? { description } : {}),
+          });
+          replace(secretBox, secretPanel(`Subscription ${created.id} added`, created.secret));
+          /** @type {HTMLFormElement} */ (e.target).reset();
+          say(`Subscription ${created.id} added`);
+          await poller.now();
+        } catch (error) {
+          say(`Adding failed: ${/** @type {Error} */ (error).message}`, true);
+        }
+      },
+    },
+    h('h2', { id: 'add-title' }, 'Add a subscription'),
+    h('label', { for: 'sub-url' }, 'URL'),
+    h('input', {
+      id: 'sub-url',
+      name: 'url',
+      type: 'url',
+      required: true,
+      placeholder: 'https://example.com/webhooks',
+    }),
+    h('label', { for: 'sub-events' }, 'Events'),
+    h('input', {
+      id: 'sub-events',
+      name: 'events',
+      placeholder: '* or customer.*,resource.updated',
+    }),
+    h('label', { for: 'sub-description' }, 'Description'),
+    h('input', { id: 'sub-description', name: 'description' }),
+    h('button', { type: 'submit' }, 'Add subscription'),
+  );
+
+  replace(
+    main,
+    form,
+    secretBox,
+    h(
+      'section',
+      { 'aria-labelledby': 'subs-title' },
+      h('h2', { id: 'subs-title' }, 'Subscriptions'),
+      listBox,
+    ),
+  );
+  const poller = every(load, SUBSCRIPTIONS_POLL_MS);
+  return poller.stop;
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import { parseOrThrow } from '../errors.ts';
+import { LIST_LIMIT_MAX } from './delivery-admin.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+import type { Attempt } from './store.ts';
+import { matchesEventType } from './subscription.ts';
+import { requireSubscription } from './subscription-admin.ts';
+
+/** Deliveries whose attempts make up a subscription's health figures. */
+export const HEALTH_SAMPLE_DELIVERIES = 50;
+
+const FeedInputSchema = z.object({
+  /** Epoch ms: only events stored at or after it (the caller drops ids it already has). */
+  sinceMs: z.number().nonnegative().optional(),
+  /** An event type or pattern (`customer.*`). */
+  type: z.string().min(1).optional(),
+  /** Part of the subject (entity id), case-insensitive. */
+  subject: z.string().min(1).optional(),
+  limit: z.number().int().positive().max(LIST_LIMIT_MAX).default(100),
+});
+
+/** An event in the live feed: enough to list and filter it without opening it. */
+export interface FeedEvent {
+  id: string;
+  type: string;
+  subject: string | null;
+  /** Detection time (the event's `time`). */
+  time: string | null;
+  storedAt: string;
+}
+
+/** Health of a subscription's endpoint at a glance. Times are ISO 8601 UTC. */
+export interface SubscriptionHealth {
+  subscriptionId: string;
+  /** Attempts among the newest {@link HEALTH_SAMPLE_DELIVERIES} deliveries. */
+  attempts: number;
+  /** Share of those attempts that delivered (0..1); null without attempts. */
+  successRate: number | null;
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  /** HTTP status or error of the last failed attempt. */
+  lastFailure: string | null;
+  pausedUntil: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  /** Deliveries of the sample still pending, and dead-lettered. */
+  pending: number;
+  dead: number;
+}
+
+const FeedBodySchema = z.looseObject({
+  subject: z.string().optional(),
+  time: z.string().optional(),
+});
+
+const iso = (ms: number | undefined): string | null =>
+  ms === undefined ? null : new Date(ms).toISOString();
+
+function readFeedFields(body: string): { subject: string | null; time: string | null } {
+  try {
+    const parsed = FeedBodySchema.safeParse(JSON.parse(body));
+    if (parsed.success)
+      return { subject: parsed.data.subject ?? null, time: parsed.data.time ?? null };
+  } catch {
+    // A body that is not JSON lists without subject and time.
+  }
+  return { subject: null, time: null };
+}
+
+function lastOf(attempts: readonly Attempt[], delivered: boolean): Attempt | undefined {
+  return attempts
+    .filter((attempt) => (attempt.outcome === 'delivered') === delivered)
+    .reduce<Attempt | undefined>(
+      (last, attempt) => (!last || attempt.at > last.at ? attempt : last),
+      undefined,
+    );
+}
+
+/** A failed attempt in a few words: its HTTP status, or the error when no response came. */
+function describeFailure(attempt: Attempt): string {
+  if (attempt.status !== undefined) return `HTTP ${attempt.status}`;
+  return attempt.error ?? 'failed';
+}
+
+/** What the operator console reads beyond the other admin calls: the live feed and health. */
+export function createConsoleAdmin(deps: DispatcherDeps) {
+  return {
+    /**
+     * Stored events, newest first, with subject and detection time; filtered by type (or
+     * pattern), by part of the subject, and by storage time (inclusive: events stored in
+     * the same millisecond as the last poll come again, and the caller keeps each id once).
+     * Filters apply to the newest {@link LIST_LIMIT_MAX} events of the type.
+     */
+    async feedEvents(input: unknown = {}): Promise<FeedEvent[]> {
+      const query = parseOrThrow(FeedInputSchema, input, 'feed query');
+      const exactType = query.type !== undefined && !query.type.includes('*');
+      const filtered = query.type !== undefined || query.subject !== undefined;
+      const stored = await deps.store.listEvents({
+        ...(exactType ? { type: query.type } : {}),
+        limit: filtered ? LIST_LIMIT_MAX : query.limit,
+      });
+      const needle = query.subject?.toLowerCase();
+      const feed: FeedEvent[] = [];
+      for (const event of stored) {
+        if (query.sinceMs !== undefined && event.storedAt < query.sinceMs) break;
+        if (query.type !== undefined && !matchesEventType(query.type, event.type)) continue;
+        const fields = readFeedFields(event.body);
+        if (needle !== undefined && !fields.subject?.toLowerCase().includes(needle)) continue;
+        feed.push({ id: event.id, type: event.type, ...fields, storedAt: iso(event.storedAt)! });
+        if (feed.length >= query.limit) break;
+      }
+      return feed;
+    },
+
+    /**
+     * Health of one subscription: its endpoint state (pause, run of failures) and the
+     * success rate of the attempts of its newest deliveries. Throws WebhookNotFoundError.
+     */
+    async subscriptionHealth(id: string): Promise<SubscriptionHealth> {
+      await requireSubscription(id, deps);
+      const [endpoint, deliveries] = await Promise.all([
+        deps.store.getEndpointState(id),
+        deps.store.listDeliveries({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
+      ]);
+      const attempts = (
+        await Promise.all(deliveries.map((delivery) => deps.store.listAttempts(delivery.id)))
+      ).flat();
+      const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
+      const failure = lastOf(attempts, false);
+      const now = deps.clock.now();
+      return {
+        subscriptionId: id,
+        attempts: attempts.length,
+        successRate: attempts.length === 0 ? null : delivered / attempts.length,
+        lastSuccessAt: iso(lastOf(attempts, true)?.at),
+        lastFailureAt: iso(failure?.at),
+        lastFailure: failure ? describeFailure(failure) : null,
+        pausedUntil:
+          endpoint?.pausedUntil !== undefined && endpoint.pausedUntil > now
+            ? iso(endpoint.pausedUntil)
+            : null,
+        consecutiveFailures: endpoint?.consecutiveFailures ?? 0,
+        failingSince: iso(endpoint?.failingSince),
+        pending: deliveries.filter((delivery) => delivery.status === 'pending').length,
+        dead: deliveries.filter((delivery) => delivery.status === 'dead').length,
+      };
+    },
+  };
+}

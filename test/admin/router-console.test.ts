@@ -1,0 +1,139 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Attempt } from '../../shared/webhooks/store.ts';
+import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
+
+let harness: AdminHarness;
+afterEach(async () => {
+  await harness?.close();
+});
+
+async function storeEvents(h: AdminHarness, list: [string, string, string, number][]) {
+  for (const [id, type, subject, storedAt] of list) {
+    const event = storedChangeEvent(id, type, subject);
+    await h.store.putEvent({ id, type, storedAt, body: JSON.stringify(event) });
+  }
+}
+
+function attempt(deliveryId: string, n: number, fields: Partial<Attempt>): Attempt {
+  return {
+    deliveryId,
+    attempt: n,
+    at: 0,
+    latencyMs: 10,
+    responseHeaders: {},
+    responseBody: '',
+    outcome: 'delivered',
+    ...fields,
+  };
+}
+
+describe('admin API: the operator console', () => {
+  it('serves the page at / as HTML under a same-origin content security policy', async () => {
+    harness = createAdminHarness();
+    const page = await harness.call('GET', '/', { query: { from: 'bookmark' } });
+    expect(page.status).toBe(200);
+    expect(page.headers).toMatchObject({ 'content-type': 'text/html; charset=utf-8' });
+    expect(page.headers?.['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers?.['content-security-policy']).toContain("connect-src 'self'");
+    expect(page.body).toContain('<script type="module" src="console/app.js">');
+  });
+
+  it('serves its scripts and styles by name, and nothing outside its folder', async () => {
+    harness = createAdminHarness();
+    const script = await harness.call('GET', '/console/app.js');
+    expect(script).toMatchObject({
+      status: 200,
+      headers: { 'content-type': 'text/javascript; charset=utf-8' },
+    });
+    expect(script.body).toContain("from './api.js'");
+    const css = await harness.call('GET', '/console/style.css');
+    expect(css.headers?.['content-type']).toBe('text/css; charset=utf-8');
+    for (const name of ['missing.js', '..%2Froutes.ts', '..%2F..%2Fpackage.json']) {
+      expect((await harness.call('GET', `/console/${name}`)).status).toBe(404);
+    }
+  });
+
+  it('lists the feed newest first with subjects, by type pattern, part of the subject and since', async () => {
+    harness = createAdminHarness();
+    await storeEvents(harness, [
+      ['evt_a', 'customer.created', 'Cust-ABC', 1000],
+      ['evt_b', 'resource.updated', 'res-1', 2000],
+      ['evt_c', 'customer.updated', 'cust-xyz', 3000],
+    ]);
+    const all = await harness.call('GET', '/feed');
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual({
+      now: new Date(harness.clock.now()).toISOString(),
+      events: [
+        {
+          id: 'evt_c',
+          type: 'customer.updated',
+          subject: 'cust-xyz',
+          time: '2026-03-01T00:00:00.000Z',
+          storedAt: new Date(3000).toISOString(),
+        },
+        expect.objectContaining({ id: 'evt_b', subject: 'res-1' }),
+        expect.objectContaining({ id: 'evt_a', subject: 'Cust-ABC' }),
+      ],
+    });
+    const ids = async (query: Record<string, string>) =>
+      (
+        (await harness.call('GET', '/feed', { query })).body as { events: { id: string }[] }
+      ).events.map((event) => event.id);
+    expect(await ids({ type: 'customer.*' })).toEqual(['evt_c', 'evt_a']);
+    expect(await ids({ type: 'resource.updated' })).toEqual(['evt_b']);
+    expect(await ids({ subject: 'cust-a' })).toEqual(['evt_a']);
+    expect(await ids({ since: new Date(2000).toISOString() })).toEqual(['evt_c', 'evt_b']);
+    expect(await ids({ limit: '1' })).toEqual(['evt_c']);
+    const bad = await harness.call('GET', '/feed', { query: { since: 'yesterday' } });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'since' } });
+  });
+
+  it('sums up a subscription health: success rate, last failure, pause and failures in a row', async () => {
+    harness = createAdminHarness();
+    await storeEvents(harness, [['evt_a', 'customer.created', 'c-1', 1000]]);
+    const created = await harness.call('POST', '/subscriptions', {
+      body: { url: 'http://127.0.0.1:9/hook' },
+    });
+    const id = (created.body as { id: string }).id;
+    const fresh = await harness.call('GET', `/subscriptions/${id}/health`);
+    expect(fresh.body).toMatchObject({ attempts: 0, successRate: null, lastFailureAt: null });
+
+    const replayed = await harness.call('POST', '/events/evt_a/replay');
+    const deliveryId = (replayed.body as { deliveries: { id: string }[] }).deliveries[0]!.id;
+    const now = harness.clock.now();
+    await harness.store.putAttempt(attempt(deliveryId, 1, { at: now - 3000 }));
+    await harness.store.putAttempt(
+      attempt(deliveryId, 2, { at: now - 2000, status: 503, outcome: 'retry' }),
+    );
+    await harness.store.putAttempt(
+      attempt(deliveryId, 3, { at: now - 1000, error: 'timeout', outcome: 'retry' }),
+    );
+    await harness.store.putAttempt(attempt(deliveryId, 4, { at: now - 500 }));
+    await harness.store.putEndpointState({
+      subscriptionId: id,
+      pausedUntil: now + 60_000,
+      consecutiveFailures: 2,
+      failingSince: now - 2000,
+      failingNotified: false,
+    });
+
+    const health = await harness.call('GET', `/subscriptions/${id}/health`);
+    expect(health).toMatchObject({
+      status: 200,
+      body: {
+        subscriptionId: id,
+        attempts: 4,
+        successRate: 0.5,
+        lastSuccessAt: new Date(now - 500).toISOString(),
+        lastFailureAt: new Date(now - 1000).toISOString(),
+        lastFailure: 'timeout',
+        pausedUntil: new Date(now + 60_000).toISOString(),
+        consecutiveFailures: 2,
+        pending: 1,
+        dead: 0,
+      },
+    });
+    expect((await harness.call('GET', '/subscriptions/sub_none/health')).status).toBe(404);
+  });
+});

@@ -1,0 +1,205 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN_PATH } from '../support/run-bin.ts';
+import { CHROMIUM_FLAGS, findChromium } from './console-browser.ts';
+import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+const CHROMIUM = findChromium(process.env);
+const SCREENSHOT_PATH = join('test-results', 'console.png');
+/** Generous: two cores are shared with other test files. */
+const WAIT_MS = 45_000;
+
+if (!CHROMIUM) {
+  console.warn(
+    'operator console browser test skipped: no Chromium found (set CHROMIUM_PATH or apt-get install chromium)',
+  );
+}
+
+async function waitForHealth(api: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`change-bridge start exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${api}/health`)).ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('change-bridge start did not answer /health');
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge start', () => {
+  let child: ChildProcess;
+  let receiver: TestReceiver;
+  let dataDir: string;
+  let profileDir: string;
+  let browser: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const writes: { url: string; headers: Record<string, string> }[] = [];
+  const port = 40_000 + Math.floor(Math.random() * 10_000);
+  const api = `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    receiver = await startTestReceiver();
+    dataDir = await mkdtemp(join(tmpdir(), 'bridge-console-'));
+    profileDir = await mkdtemp(join(tmpdir(), 'bridge-chromium-'));
+    const { CONNECTOR_BASE_URL: _external, BRIDGE_ADMIN_TOKEN: _token, ...env } = process.env;
+    child = spawn(
+      process.execPath,
+      [BIN_PATH, 'start', '--port', String(port), '--data-dir', dataDir, '--poll-interval', '1s'],
+      { env, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    child.stderr?.resume();
+    await waitForHealth(api, child);
+    browser = await chromium.launchPersistentContext(profileDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(WAIT_MS);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('request', (request) => {
+      if (request.method() !== 'GET')
+        writes.push({ url: request.url(), headers: request.headers() });
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    child?.kill('SIGKILL');
+    await receiver?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(profileDir, { recursive: true, force: true });
+  });
+
+  it('shows the feed update, filters it, opens an event, adds a subscription, replays a delivery and runs every subscription action', async () => {
+    await page.goto(`${api}/`);
+    const feedRows = page.locator('#feed tbody tr[data-event-id]');
+    await feedRows.first().waitFor();
+    const firstSeen = await feedRows.first().getAttribute('data-event-id');
+    // The simulator's activity makes new changes; the feed shows them without a reload.
+    await expect
+      .poll(() => feedRows.first().getAttribute('data-event-id'), { timeout: WAIT_MS })
+      .not.toBe(firstSeen);
+    const streamRows = page.getByRole('table', { name: 'Streams' }).locator('tbody tr');
+    expect(await streamRows.count()).toBeGreaterThan(0);
+
+    // Filtered by a type pattern, the feed lists only those types.
+    await page.getByLabel('Type', { exact: true }).fill('customer.*');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const feedTypes = () =>
+      page.locator('#feed tbody tr[data-event-id] td:nth-child(2)').allTextContents();
+    await expect
+      .poll(
+        async () => {
+          const types = await feedTypes();
+          return types.length > 0 && types.every((type) => type.startsWith('customer.'));
+        },
+        { timeout: WAIT_MS },
+      )
+      .toBe(true);
+
+    // An event opens on its diff of previous to current, and its record.
+    await feedRows.first().getByRole('link').click();
+    await page.getByRole('table', { name: /^Changes from previous to current/ }).waitFor();
+    await page.getByText(/^Record \((current|previous)/).waitFor();
+
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByLabel('URL', { exact: true }).fill(receiver.url);
+    await page.getByLabel('Events', { exact: true }).fill('customer.*');
+    await page.getByLabel('Description', { exact: true }).fill('browser test receiver');
+    await page.getByRole('button', { name: 'Add subscription' }).click();
+    const secret = (await page.locator('.secret-value').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    receiver.setSecret(secret);
+    const row = page.getByRole('row').filter({ hasText: receiver.url });
+    await row.getByRole('button', { name: 'Ping' }).click();
+    await until(() => receiver.received.some((event) => event.type === 'ping'), 'the ping');
+
+    await row.getByRole('link', { name: 'Deliveries' }).click();
+    const pingId = receiver.received.find((event) => event.type === 'ping')!.webhookId;
+    const pingCards = page.locator(`article.delivery[data-event-id="${pingId}"]`);
+    await pingCards.first().getByRole('cell', { name: 'delivered' }).waitFor();
+    await pingCards
+      .first()
+      .getByRole('button', { name: /^Replay/ })
+      .click();
+
+    // A replay is a new delivery of the same event: same webhook-id, verified again.
+    await until(
+      () => receiver.received.filter((event) => event.webhookId === pingId).length >= 2,
+      'the replayed ping',
+    );
+    await expect.poll(() => pingCards.count(), { timeout: WAIT_MS }).toBeGreaterThanOrEqual(2);
+
+    // The other actions of a subscription: resync, rotate the secret, disable.
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await row.getByRole('combobox').selectOption('customer');
+    await row.getByRole('button', { name: 'Resync' }).click();
+    await until(
+      () => receiver.received.some((event) => event.type === 'customer.snapshot'),
+      'a resynced customer snapshot',
+    );
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('heading', { name: /^New secret of / }).waitFor();
+    const rotated = (await page.locator('.secret-value').textContent()) ?? '';
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await row.getByText('disabled', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    expect(receiver.rejected).toBe(0);
+    expect(pageErrors).toEqual([]);
+    // What the admin API's cross-site protections ask for: its own origin, JSON bodies.
+    expect(writes.length).toBeGreaterThanOrEqual(3);
+    for (const write of writes) {
+      expect(new URL(write.url).origin).toBe(api);
+      if (write.headers.origin) expect(write.headers.origin).toBe(api);
+      expect(write.headers['content-type']).toBe('application/json');
+    }
+
+    await page.goto(`${api}/`);
+    await feedRows.first().waitFor();
+    await mkdir('test-results', { recursive: true });
+    await page.screenshot({ path: SCREENSHOT_PATH, fullPage: true });
+  }, 120_000);
+
+  it('asks for the admin token when the API answers 401 and sends it as a bearer token', async () => {
+    const token = 'console-test-token';
+    const seen: (string | undefined)[] = [];
+    // Stands in for an API started with BRIDGE_ADMIN_TOKEN: /streams refuses calls without it.
+    await page.route('**/streams', async (route) => {
+      const authorization = route.request().headers().authorization;
+      seen.push(authorization);
+      if (authorization === `Bearer ${token}`) await route.continue();
+      else await route.fulfill({ status: 401, json: { error: 'a bearer token is required' } });
+    });
+    await page.goto(`${api}/`);
+    const dialog = page.getByRole('dialog', { name: 'Admin token' });
+    await dialog.waitFor();
+    await dialog.getByLabel('Token').fill(token);
+    await dialog.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('table', { name: 'Streams' }).locator('tbody tr').first().waitFor();
+    expect(seen[0]).toBeUndefined();
+    expect(seen).toContain(`Bearer ${token}`);
+    expect(await page.evaluate("sessionStorage.getItem('change-bridge.admin-token')")).toBe(token);
+    await page.unroute('**/streams');
+  }, 60_000);
+});
