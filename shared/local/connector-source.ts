@@ -5,8 +5,20 @@ import {
   connectorConfigFromEnv,
   DEFAULT_CLIENT_NAME,
 } from '../connector/connector-config.ts';
+import { BridgeError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
+import type { DatasetSize } from '../simulator/generate.ts';
 import { type RunningSimulator, startSimulator } from '../simulator/simulator.ts';
+
+const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
+
+/** `SIMULATOR_SIZE`: the built-in simulator's dataset (small: 300 customers, medium: ~10,000, large: 100,000). */
+export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
+  const size = (value ?? 'small') as DatasetSize;
+  if (!SIZES.includes(size))
+    throw new BridgeError(`SIMULATOR_SIZE must be one of ${SIZES.join(', ')}, not ${value}`);
+  return size;
+}
 
 /** The connector a local run polls, and what its streams need to know about it. */
 export interface ConnectorSource {
@@ -33,7 +45,9 @@ export async function openConnectorSource(
   }
   const simulator = await startSimulator({
     seed: 1,
-    size: 'small',
+    size: simulatorSizeFromEnv(env.SIMULATOR_SIZE),
+    // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks).
+    ...(env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {}),
     activity: { perSecond: activityPerSecond },
     clock: systemClock,
   });

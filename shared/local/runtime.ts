@@ -6,6 +6,7 @@ import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
+import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
@@ -28,6 +29,7 @@ import { LocalEventRouter } from './event-router.ts';
 import { type EventSourceLoop, startEventSourceLoop } from './event-source-loop.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { ObservedPublisher } from './observed-publisher.ts';
+import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
 import { startSqsEmulator } from './sqs-emulator.ts';
@@ -167,6 +169,12 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
       windows: settings.windows,
       pageCount: settings.pageCount,
+      // Backpressure: detection pauses while the dispatch queue holds more than the bound.
+      backlog: new SqsBacklogGauge(
+        sqs.client,
+        dispatchQueueUrl,
+        maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG),
+      ),
     };
     const pollLoop: PollLoop = startPollLoop({
       definitions: streams,

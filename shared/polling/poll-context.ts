@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
+import type { BacklogGauge } from './backlog-gauge.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
 import type { WindowSettings } from './windows.ts';
@@ -54,6 +55,8 @@ export interface PollDeps {
   deadline?: number;
   /** Aborts in-flight connector calls when the process stops; the window is left for a resume. */
   signal?: AbortSignal;
+  /** Pauses detection (at a page boundary, cursor saved) while delivery lags (default: never). */
+  backlog?: BacklogGauge;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface WindowedRunResult {
   windows: number;
   records: number;
   caughtUp: boolean;
+  /** Stopped early because the undelivered backlog was above its bound. */
+  paused?: boolean;
 }
 
 /**
@@ -33,6 +35,13 @@ function mayHaveSnapshot(observation: Observation, state: StateHandle, deps: Pol
   const updated = observation.record === null ? undefined : observation.record.UpdatedUtc;
   if (typeof updated !== 'string') return true;
   return Date.parse(updated) >= startedAt - deps.windows.overlapMs;
+}
+
+/** Whether delivery lags past its bound; the run then stops with its cursor saved. */
+async function backlogAboveBound(deps: PollDeps, result: { paused?: boolean }): Promise<boolean> {
+  if (!deps.backlog || !(await deps.backlog.aboveBound())) return false;
+  result.paused = true;
+  return true;
 }
 
 function pastDeadline(deps: PollDeps): boolean {
@@ -66,7 +75,7 @@ export async function runWindowed(
       }
     : undefined;
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
-  while (!pastDeadline(deps)) {
+  while (!pastDeadline(deps) && !(await backlogAboveBound(deps, result))) {
     let window = state.current.window;
     if (window === null) {
       const next = nextWindow(state.current.watermark, deps.clock.now(), deps.windows);
@@ -122,6 +131,8 @@ export async function runWindowed(
         }
         current = next;
         if (pastDeadline(deps)) break;
+        // The next page is already being read (one page ahead); no further one until it drains.
+        if (await backlogAboveBound(deps, result)) break;
       }
     } finally {
       await storing;

@@ -1,0 +1,25 @@
+/**
+ * How far delivery lags detection: the undelivered backlog against its bound. The windowed
+ * poller asks before each page; while the backlog is above the bound it stops at the page
+ * boundary with its window and cursor saved, so the rest waits at the source (design.md,
+ * Backpressure) and the next run resumes there once deliveries drain.
+ */
+export interface BacklogGauge {
+  /** Whether the undelivered backlog is above the bound now (detection should pause). */
+  aboveBound(): Promise<boolean>;
+}
+
+/** A gauge that never pauses (AWS: SQS and Lambda absorb any backlog). */
+export const NO_BACKLOG_BOUND: BacklogGauge = { aboveBound: async () => false };
+
+/** Default `BRIDGE_MAX_BACKLOG`: queued messages (envelopes and deliveries) before detection pauses. */
+export const DEFAULT_MAX_BACKLOG = 5000;
+
+/** The bound from `BRIDGE_MAX_BACKLOG` (a positive integer), else {@link DEFAULT_MAX_BACKLOG}. */
+export function maxBacklogFromEnv(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_MAX_BACKLOG;
+  const bound = Number(value);
+  if (!Number.isInteger(bound) || bound < 1)
+    throw new Error(`BRIDGE_MAX_BACKLOG must be a positive integer, not ${value}`);
+  return bound;
+}
