@@ -23,6 +23,7 @@ import { systemRandomBytes } from '../webhooks/signing.ts';
 import { systemResolver } from '../webhooks/url-policy.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
+import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
 import { LocalEventRouter } from './event-router.ts';
@@ -32,7 +33,6 @@ import { ObservedPublisher } from './observed-publisher.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
-import { startSqsEmulator } from './sqs-emulator.ts';
 
 /** The state table of local runs. */
 export const LOCAL_TABLE_NAME = 'change-bridge';
@@ -97,7 +97,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
     });
 
-    const sqs = await startSqsEmulator();
+    // The dispatch queue lives on disk (LevelDB under the data dir), not in the in-memory SQS
+    // emulator: a backlog costs disk, and events published but not yet fanned out survive a
+    // SIGKILL and a restart (design.md, Backpressure).
+    const sqs = await startDiskQueue({ path: join(config.dataDir, 'queue'), clock });
     closers.push(() => sqs.close());
     const dispatchQueueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
       // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.

@@ -1,0 +1,149 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { ClassicLevel } from 'classic-level';
+import type { Clock } from '../../clock.ts';
+
+/**
+ * One queue's messages on LevelDB. A message lives under one key,
+ * `<queue>!<visibleAt>!<seq>!<state>`, ordered by when it becomes visible: a receive scans the
+ * keys up to now and moves each taken message to `now + visibility timeout` (state `f`, in
+ * flight); a send puts it at `now + delay` (state `q`). The key is the receipt handle, so a
+ * delete after the message was received again (its visibility expired) finds nothing, as in SQS.
+ */
+export interface StoredMessage {
+  id: string;
+  body: string;
+  md5: string;
+  sentAt: number;
+  receiveCount: number;
+  firstReceiveAt: number;
+}
+
+/** A received message and the handle that deletes it. */
+export interface ReceivedMessage extends StoredMessage {
+  receiptHandle: string;
+}
+
+/** Counts as SQS reports them. */
+export interface QueueCounts {
+  visible: number;
+  inFlight: number;
+  delayed: number;
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** A queue's messages in a LevelDB database (see the file's TSDoc). */
+export class LevelQueueStore {
+  private seq = 0;
+  private lock: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: ClassicLevel<string, string>,
+    private readonly queue: string,
+    private readonly clock: Clock,
+  ) {}
+
+  private key(visibleAt: number, state: 'q' | 'f'): string {
+    this.seq += 1;
+    return `${this.queue}!${pad(visibleAt, 15)}!${pad(this.clock.now(), 15)}${pad(this.seq, 9)}!${state}`;
+  }
+
+  /** Runs `work` after every earlier one (receives must not take the same message twice). */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.lock.then(work, work);
+    this.lock = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
+  async send(entries: ReadonlyArray<{ body: string; delaySeconds: number }>) {
+    const now = this.clock.now();
+    const stored = entries.map(({ body }) => ({
+      id: randomUUID(),
+      body,
+      md5: createHash('md5').update(body).digest('hex'),
+      sentAt: now,
+      receiveCount: 0,
+      firstReceiveAt: 0,
+    }));
+    await this.serial(() =>
+      this.db.batch(
+        stored.map((message, index) => ({
+          type: 'put' as const,
+          key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
+          value: JSON.stringify(message),
+        })),
+      ),
+    );
+    return stored;
+  }
+
+  /** Takes up to `max` visible messages, invisible for `visibilityMs` from now. */
+  receive(max: number, visibilityMs: number): Promise<ReceivedMessage[]> {
+    return this.serial(async () => {
+      const now = this.clock.now();
+      const taken: Array<[string, StoredMessage]> = [];
+      for await (const [key, value] of this.db.iterator({
+        gt: `${this.queue}!`,
+        lt: `${this.queue}!${pad(now + 1, 15)}`,
+        limit: max,
+      }))
+        taken.push([key, JSON.parse(value) as StoredMessage]);
+      const received = taken.map(([oldKey, message]) => ({
+        oldKey,
+        message: {
+          ...message,
+          receiveCount: message.receiveCount + 1,
+          firstReceiveAt: message.firstReceiveAt || now,
+          receiptHandle: this.key(now + visibilityMs, 'f'),
+        },
+      }));
+      await this.db.batch(
+        received.flatMap(({ oldKey, message: { receiptHandle, ...message } }) => [
+          { type: 'del' as const, key: oldKey },
+          { type: 'put' as const, key: receiptHandle, value: JSON.stringify(message) },
+        ]),
+      );
+      return received.map((item) => item.message);
+    });
+  }
+
+  /** Deletes a received message; false when its handle is stale (or it is gone). */
+  delete(receiptHandle: string): Promise<boolean> {
+    return this.serial(async () => {
+      if (!receiptHandle.startsWith(`${this.queue}!`)) return false;
+      const value = await this.db.get(receiptHandle);
+      if (value === undefined) return false;
+      await this.db.del(receiptHandle);
+      return true;
+    });
+  }
+
+  /** Makes a received message visible again after `seconds`; false when the handle is stale. */
+  changeVisibility(receiptHandle: string, seconds: number): Promise<string | undefined> {
+    return this.serial(async () => {
+      if (!receiptHandle.startsWith(`${this.queue}!`)) return undefined;
+      const value = await this.db.get(receiptHandle);
+      if (value === undefined) return undefined;
+      const key = this.key(this.clock.now() + seconds * 1000, 'f');
+      await this.db.batch([
+        { type: 'del', key: receiptHandle },
+        { type: 'put', key, value },
+      ]);
+      return key;
+    });
+  }
+
+  /** Visible, in-flight and delayed messages (a scan of keys only). */
+  async counts(): Promise<QueueCounts> {
+    const now = this.clock.now();
+    const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
+    for await (const key of this.db.keys({ gt: `${this.queue}!`, lt: `${this.queue}!~` })) {
+      const [, visibleAt, , state] = key.split('!');
+      if (Number(visibleAt) <= now) counts.visible++;
+      else if (state === 'f') counts.inFlight++;
+      else counts.delayed++;
+    }
+    return counts;
+  }
+}

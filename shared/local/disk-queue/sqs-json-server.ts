@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ClassicLevel } from 'classic-level';
+import type { Clock } from '../../clock.ts';
+import { BridgeError } from '../../errors.ts';
+import { LevelQueueStore, type ReceivedMessage } from './queue-store.ts';
+
+type Json = Record<string, unknown>;
+type Handler = (input: Json) => Promise<Json>;
+
+class SqsFault extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The SQS operations the local adapters use, over the AWS JSON 1.0 protocol of the SDK. */
+export function sqsJsonHandlers(
+  db: ClassicLevel<string, string>,
+  clock: Clock,
+  endpoint: () => string,
+  closed: AbortSignal,
+): Record<string, Handler> {
+  const queues = new Map<string, { store: LevelQueueStore; visibilitySeconds: number }>();
+  const queueOf = (input: Json) => {
+    const name =
+      String(input.QueueUrl ?? '')
+        .split('/')
+        .pop() ?? '';
+    const queue = queues.get(name);
+    if (!queue) throw new SqsFault('QueueDoesNotExist', `no queue ${input.QueueUrl}`);
+    return queue;
+  };
+  const wire = (message: ReceivedMessage) => ({
+    MessageId: message.id,
+    ReceiptHandle: message.receiptHandle,
+    MD5OfBody: message.md5,
+    Body: message.body,
+    Attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      ApproximateFirstReceiveTimestamp: String(message.firstReceiveAt),
+    },
+  });
+  return {
+    CreateQueue: async (input) => {
+      const name = String(input.QueueName);
+      const attributes = (input.Attributes ?? {}) as Record<string, string>;
+      if (!queues.has(name))
+        queues.set(name, {
+          store: new LevelQueueStore(db, name, clock),
+          visibilitySeconds: Number(attributes.VisibilityTimeout ?? 30),
+        });
+      return { QueueUrl: `${endpoint()}/000000000000/${name}` };
+    },
+    SendMessage: async (input) => {
+      const [sent] = await queueOf(input).store.send([
+        { body: String(input.MessageBody), delaySeconds: Number(input.DelaySeconds ?? 0) },
+      ]);
+      return { MessageId: sent!.id, MD5OfMessageBody: sent!.md5 };
+    },
+    SendMessageBatch: async (input) => {
+      const entries = input.Entries as Array<{
+        Id: string;
+        MessageBody: string;
+        DelaySeconds?: number;
+      }>;
+      const sent = await queueOf(input).store.send(
+        entries.map((e) => ({ body: e.MessageBody, delaySeconds: e.DelaySeconds ?? 0 })),
+      );
+      return {
+        Successful: sent.map((m, i) => ({
+          Id: entries[i]!.Id,
+          MessageId: m.id,
+          MD5OfMessageBody: m.md5,
+        })),
+        Failed: [],
+      };
+    },
+    ReceiveMessage: async (input) => {
+      const queue = queueOf(input);
+      const max = Number(input.MaxNumberOfMessages ?? 1);
+      const visibilityMs = Number(input.VisibilityTimeout ?? queue.visibilitySeconds) * 1000;
+      const deadline = clock.now() + Number(input.WaitTimeSeconds ?? 0) * 1000;
+      for (;;) {
+        const messages = await queue.store.receive(max, visibilityMs);
+        if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
+          return { Messages: messages.map(wire) };
+        await clock.sleep(50).catch(() => undefined);
+      }
+    },
+    DeleteMessage: async (input) => {
+      await queueOf(input).store.delete(String(input.ReceiptHandle));
+      return {};
+    },
+    DeleteMessageBatch: async (input) => {
+      const entries = input.Entries as Array<{ Id: string; ReceiptHandle: string }>;
+      const store = queueOf(input).store;
+      for (const entry of entries) await store.delete(entry.ReceiptHandle);
+      return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
+    },
+    ChangeMessageVisibility: async (input) => {
+      const changed = await queueOf(input).store.changeVisibility(
+        String(input.ReceiptHandle),
+        Number(input.VisibilityTimeout ?? 0),
+      );
+      if (changed === undefined)
+        throw new SqsFault('ReceiptHandleIsInvalid', 'stale receipt handle');
+      return {};
+    },
+    GetQueueAttributes: async (input) => {
+      const counts = await queueOf(input).store.counts();
+      return {
+        Attributes: {
+          ApproximateNumberOfMessages: String(counts.visible),
+          ApproximateNumberOfMessagesNotVisible: String(counts.inFlight),
+          ApproximateNumberOfMessagesDelayed: String(counts.delayed),
+        },
+      };
+    },
+  };
+}
+
+async function readJson(request: IncomingMessage): Promise<Json> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json);
+}
+
+/** Serves `handlers` on 127.0.0.1 and a free port; resolves with the server and its URL. */
+export async function serveSqsJson(
+  handlers: Record<string, Handler>,
+): Promise<{ server: Server; endpoint: string }> {
+  const server = createServer((request, response) => {
+    const operation = String(request.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
+    const reply = (status: number, body: Json) => {
+      response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      response.end(JSON.stringify(body));
+    };
+    void (async () => {
+      try {
+        const handler = handlers[operation];
+        if (!handler) throw new SqsFault('UnsupportedOperation', `${operation} is not offered`);
+        reply(200, await handler(await readJson(request)));
+      } catch (error) {
+        const type = error instanceof SqsFault ? error.type : 'InternalError';
+        reply(error instanceof SqsFault ? 400 : 500, {
+          __type: `com.amazonaws.sqs#${type}`,
+          message: (error as Error).message,
+        });
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string')
+    throw new BridgeError('disk queue did not report a TCP address');
+  return { server, endpoint: `http://127.0.0.1:${(address satisfies AddressInfo).port}` };
+}

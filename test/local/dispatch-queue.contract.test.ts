@@ -1,0 +1,122 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
+import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'disk-queue-'));
+  dirs.push(dir);
+  return dir;
+};
+
+const receive = (sqs: SqsEmulator, url: string, visibility?: number) =>
+  sqs.client
+    .send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+        ...(visibility === undefined ? {} : { VisibilityTimeout: visibility }),
+      }),
+    )
+    .then((r) => r.Messages ?? []);
+
+const counts = async (sqs: SqsEmulator, url: string) => {
+  const { Attributes } = await sqs.client.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+  );
+  return {
+    visible: Number(Attributes?.ApproximateNumberOfMessages),
+    inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
+  };
+};
+
+/** The SQS behaviour the local adapters rely on, run on every implementation. */
+function dispatchQueueContract(name: string, start: () => Promise<SqsEmulator>) {
+  describe(`dispatch queue contract: ${name}`, () => {
+    it('hands out sent messages once, hides them while in flight and forgets deleted ones', async () => {
+      const sqs = await start();
+      try {
+        const url = await sqs.createQueue('contract', { VisibilityTimeout: '30' });
+        await sqs.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: ['a', 'b', 'c'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+          }),
+        );
+        const first = await receive(sqs, url);
+        expect(first.map((m) => m.Body).sort()).toEqual(['a', 'b', 'c']);
+        expect(first[0]?.Attributes?.ApproximateReceiveCount).toBe('1');
+        expect(await receive(sqs, url)).toEqual([]);
+        expect(await counts(sqs, url)).toEqual({ visible: 0, inFlight: 3 });
+        await sqs.client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: url,
+            Entries: first.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+          }),
+        );
+        expect(await counts(sqs, url)).toEqual({ visible: 0, inFlight: 0 });
+      } finally {
+        await sqs.close();
+      }
+    });
+
+    it('honours delays and returns a message whose visibility expired', async () => {
+      const sqs = await start();
+      try {
+        const url = await sqs.createQueue('timing');
+        await sqs.client.send(
+          new SendMessageCommand({ QueueUrl: url, MessageBody: 'later', DelaySeconds: 1 }),
+        );
+        expect(await receive(sqs, url)).toEqual([]);
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const [taken] = await receive(sqs, url, 1);
+        expect(taken?.Body).toBe('later');
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        const [again] = await receive(sqs, url);
+        expect(again?.Body).toBe('later');
+        expect(again?.Attributes?.ApproximateReceiveCount).toBe('2');
+      } finally {
+        await sqs.close();
+      }
+    });
+  });
+}
+
+dispatchQueueContract('fauxqs (in memory)', startSqsEmulator);
+dispatchQueueContract('LevelDB (on disk)', async () => startDiskQueue({ path: await tempDir() }));
+
+describe('disk queue', () => {
+  it('keeps unreceived and in-flight messages across a restart', async () => {
+    const path = await tempDir();
+    const before = await startDiskQueue({ path });
+    const url = await before.createQueue('dispatch', { VisibilityTimeout: '1' });
+    await before.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'taken' }));
+    expect((await receive(before, url)).map((m) => m.Body)).toEqual(['taken']);
+    await before.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'kept' }));
+    await before.close();
+
+    const after = await startDiskQueue({ path });
+    try {
+      const again = await after.createQueue('dispatch', { VisibilityTimeout: '1' });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await receive(after, again)).map((m) => m.Body).sort()).toEqual(['kept', 'taken']);
+    } finally {
+      await after.close();
+    }
+  });
+});
