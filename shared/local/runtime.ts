@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
+import { toBudgetView } from '../admin/streams-view.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
@@ -10,6 +11,7 @@ import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { processDispatchBatch } from '../webhooks/dispatcher.ts';
@@ -158,7 +160,13 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ...(source.exportIds ? { exportIds: source.exportIds } : {}),
       ...(source.products ? { products: source.products } : {}),
     });
-    const client = createConnectorClient(source.connection, { clock, random });
+    // Grants live in the state table, so a restart knows what the last 30 s already spent.
+    const client = createConnectorClient(source.connection, {
+      clock,
+      random,
+      budgetLedger: new DynamoDbGrantLedger(dynamo.client, LOCAL_TABLE_NAME),
+      budgetMarginMs: settings.budgetMarginMs,
+    });
     const publisher = new ObservedPublisher(router, (events) => reporter.events(events));
     const pollDeps: PollDeps = {
       store: state,
@@ -191,6 +199,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         }),
         clock,
         random,
+        budgets: () => {
+          const view = client.budgetView();
+          return view ? [toBudgetView(LOCAL_CONNECTION_ID, view)] : [];
+        },
         onError: (error, request) =>
           reporter.info(
             `admin ${request.method} ${request.path} failed: ${(error as Error).message}`,
