@@ -63,6 +63,8 @@ export class TokenBudget {
   private readonly waiting: Record<BudgetPriority, Waiter[]> = { live: [], bulk: [] };
   private readonly liveStreams = new Map<string, { intervalMs: number; seenAt: number }>();
   private grants: number[] = [];
+  /** Times of the live grants this process made: live use already spent counts against the reserve. */
+  private liveGrantTimes: number[] = [];
   private lastBulkGrantAt = Number.NEGATIVE_INFINITY;
   private pausedUntilMs = 0;
   private slowedUntilMs = 0;
@@ -85,18 +87,26 @@ export class TokenBudget {
         seenAt: this.clock.now(),
       });
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { claim, resolve, reject };
       const queue = this.waiting[claim.priority];
-      queue.push(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          reject(signal.reason);
+      const onAbort = () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const waiter: Waiter = {
+        claim,
+        resolve: () => {
+          settle();
+          resolve();
         },
-        { once: true },
-      );
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
       // A live claim must not sleep behind a bulk claim's wait for its paced slot.
       if (claim.priority === 'live') this.wake?.abort();
       void this.pump();
@@ -145,6 +155,16 @@ export class TokenBudget {
     return Math.min(reserve, Math.floor(this.limit(now) * LIVE_RESERVE_MAX_SHARE));
   }
 
+  /**
+   * Grants in the window bulk work may bring the total to: the limit minus the part of the
+   * live reserve the live streams have not used yet in this window.
+   */
+  private bulkCapacity(now: number): number {
+    this.liveGrantTimes = liveGrants(this.liveGrantTimes, now, this.windowMs());
+    const unusedReserve = Math.max(0, this.liveReserve(now) - this.liveGrantTimes.length);
+    return this.limit(now) - unusedReserve;
+  }
+
   private head(): Waiter | undefined {
     return this.waiting.live[0] ?? this.waiting.bulk[0];
   }
@@ -160,7 +180,7 @@ export class TokenBudget {
           continue;
         }
         const bulk = waiter.claim.priority === 'bulk';
-        const capacity = bulk ? this.limit(now) - this.liveReserve(now) : this.limit(now);
+        const capacity = bulk ? this.bulkCapacity(now) : this.limit(now);
         const pacedAt = bulk ? this.lastBulkGrantAt + this.windowMs() / Math.max(1, capacity) : now;
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
@@ -175,6 +195,7 @@ export class TokenBudget {
           continue;
         }
         if (bulk) this.lastBulkGrantAt = now;
+        else this.liveGrantTimes.push(now);
         const queue = this.waiting[waiter.claim.priority];
         const index = queue.indexOf(waiter);
         // Aborted while the ledger answered: the grant is spent, the next waiter gets the next one.
