@@ -180,7 +180,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       definitions: streams,
       deps: pollDeps,
       owner: `local-${randomUUID()}`,
-      tickMs: Math.min(config.pollIntervalMs, 1000),
+      // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
+      tickMs: Math.min(config.pollIntervalMs / 4, 250),
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
     });
