@@ -134,8 +134,13 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       client: sqs.client,
       queueUrl: dispatchQueueUrl,
       handler: (event) => processDispatchBatch(event.Records, dispatcherDeps),
-      waitTimeSeconds: 1,
-      concurrency: 2,
+      // Long polls return as soon as messages arrive; eight batches at once keep an endpoint's
+      // 16 deliveries in flight even while some batches wait on a slow endpoint.
+      waitTimeSeconds: 20,
+      concurrency: 8,
+      // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
+      // store's reads and writes of a batch serve ten times as many deliveries.
+      batchSize: 100,
       clock,
       onError: (error) =>
         reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
