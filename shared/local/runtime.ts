@@ -179,6 +179,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
 
     const admin: AdminServer = await startAdminServer({
       port: config.port,
+      host: config.host,
+      token: config.adminToken,
+      allowedHosts: config.allowedHosts,
       deps: {
         webhooks,
         state,

@@ -56,6 +56,10 @@ export function registerStartCommand(program: Command, io: CliIo): void {
         'SQS (emulator), pollers, event routing, webhook dispatcher and the admin API. Stops cleanly on SIGINT/SIGTERM.',
     )
     .option('--port <port>', 'admin API port (BRIDGE_PORT, default 4000)')
+    .option(
+      '--host <address>',
+      'interface of the admin API (BRIDGE_HOST, default 127.0.0.1; off loopback BRIDGE_ADMIN_TOKEN is required)',
+    )
     .option('--data-dir <dir>', 'where state is kept (BRIDGE_DATA_DIR, default .bridge)')
     .option(
       '--poll-interval <duration>',
