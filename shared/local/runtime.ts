@@ -10,6 +10,7 @@ import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { processDispatchBatch } from '../webhooks/dispatcher.ts';
@@ -44,6 +45,8 @@ export interface RunningBridge {
   adminUrl: string;
   simulatorUrl: string | undefined;
   demoReceiverUrl: string | undefined;
+  /** With the simulator: products to try products/getPricing on, with their time units. */
+  productSamples: readonly ProductSample[];
   streams: readonly StreamDefinition[];
   /** Pending deliveries re-enqueued at start (left over from an earlier run). */
   requeuedDeliveries: number;
@@ -209,6 +212,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       adminUrl: admin.url,
       simulatorUrl: source.simulator?.url,
       demoReceiverUrl: demo?.url,
+      productSamples: source.productSamples ?? [],
       streams,
       requeuedDeliveries: requeued,
       webhooks,

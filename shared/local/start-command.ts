@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
 import { systemClock } from '../clock.ts';
+import { formatProductSample } from '../simulator/product-samples.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
 import { type RunningBridge, startBridge } from './runtime.ts';
@@ -13,9 +14,14 @@ function banner(
   dataDir: string,
 ): string[] {
   const lines = ['change-bridge is running'];
-  if (bridge.simulatorUrl)
+  if (bridge.simulatorUrl) {
     lines.push(`  simulator      ${bridge.simulatorUrl}  (built-in hotel chain with activity)`);
-  else lines.push('  connector      CONNECTOR_BASE_URL');
+    bridge.productSamples.forEach((sample, index) =>
+      lines.push(
+        `  ${index === 0 ? 'products       ' : '               '}${formatProductSample(sample)}`,
+      ),
+    );
+  } else lines.push('  connector      CONNECTOR_BASE_URL');
   lines.push(`  admin API      ${bridge.adminUrl}  (${bridge.adminUrl}/openapi.json)`);
   lines.push(`  polling        ${bridge.streams.length} streams every ${pollIntervalMs / 1000}s`);
   lines.push(`  data           ${dataDir}/`);
@@ -85,6 +91,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
           streams: bridge.streams.length,
           pollIntervalMs: config.pollIntervalMs,
           demoReceiver: bridge.demoReceiverUrl,
+          products: bridge.productSamples,
           requeuedDeliveries: bridge.requeuedDeliveries,
         });
       } else {
