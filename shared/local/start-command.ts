@@ -16,11 +16,10 @@ function banner(
   const lines = ['change-bridge is running'];
   if (bridge.simulatorUrl) {
     lines.push(`  simulator      ${bridge.simulatorUrl}  (built-in hotel chain with activity)`);
-    bridge.productSamples.forEach((sample, index) =>
-      lines.push(
-        `  ${index === 0 ? 'products       ' : '               '}${formatProductSample(sample)}`,
-      ),
-    );
+    for (const [index, sample] of bridge.productSamples.entries()) {
+      const label = index === 0 ? 'products       ' : '               ';
+      lines.push(`  ${label}${formatProductSample(sample)}`);
+    }
   } else lines.push('  connector      CONNECTOR_BASE_URL');
   lines.push(`  admin API      ${bridge.adminUrl}  (${bridge.adminUrl}/openapi.json)`);
   lines.push(`  polling        ${bridge.streams.length} streams every ${pollIntervalMs / 1000}s`);
