@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './harness.ts';
+import { formatProductSample, productSamples } from '../../shared/simulator/product-samples.ts';
+import { dayStartUtc } from '../../shared/time-zone.ts';
+import { type Harness, startHarness, TEST_START_MS } from './harness.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -45,5 +47,22 @@ describe('a client that knows only the 20 operations', () => {
     expect(pricing.ProductId).toBe(productId);
     expect(pricing.TimeUnitStartsUtc).toEqual([new Date(productItem!.ConsumedUtc).toISOString()]);
     expect(pricing.BaseAmountPrices).toHaveLength(1);
+  });
+
+  it('prices the products the banners print, by their time unit', async () => {
+    const samples = productSamples(h.sim.controls.model.world, 3);
+    expect(samples).toHaveLength(3);
+    for (const sample of samples) {
+      expect(formatProductSample(sample)).toMatch(
+        new RegExp(`^${sample.productId}  Day \\(from local midnight, ${sample.timeZone}\\)  `),
+      );
+      const start = new Date(dayStartUtc(TEST_START_MS, sample.timeZone)).toISOString();
+      const pricing = await h.client.products.getPricing({
+        ProductId: sample.productId,
+        FirstTimeUnitStartUtc: start,
+        LastTimeUnitStartUtc: start,
+      });
+      expect(pricing.TimeUnitStartsUtc).toEqual([start]);
+    }
   });
 });
