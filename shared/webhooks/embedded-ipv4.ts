@@ -64,8 +64,9 @@ export function embeddedIpv4(address: string): string[] {
   }
   if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01])) {
     // RFC 6052 /48: the IPv4 address fills bits 48-63 and 72-87 around the u octet.
+    // Judged by both readings; the one that only reads the other's zero padding is skipped.
     const as48 = dottedQuad([bytes[6]!, bytes[7]!, bytes[9]!, bytes[10]!]);
-    return [as48, dottedQuad(last)];
+    return [as48, dottedQuad(last)].filter((reading) => reading !== '0.0.0.0');
   }
   if (startsWith(bytes, [0x20, 0x02])) return [dottedQuad(bytes.subarray(2, 6))];
   if (startsWith(bytes, [0x20, 0x01, 0x00, 0x00])) {

@@ -51,7 +51,7 @@ const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
   ['https://[::ffff:7f00:1]/', false, false], // IPv4-mapped, hex form
   ['https://[64:ff9b::7f00:1]/', false, false], // NAT64 of 127.0.0.1
   ['https://[64:ff9b::10.0.0.1]/', false, false], // NAT64 of 10.0.0.1
-  ['https://[64:ff9b:1:7f00:1:0:0:0]/', false, false], // local-use NAT64 /48 of 127.0.0.1
+  ['https://[64:ff9b:1:7f00:0:100::]/', false, false], // local-use NAT64 /48 of 127.0.0.1
   ['https://[64:ff9b:1::c0a8:101]/', false, false], // local-use NAT64 /96 of 192.168.1.1
   ['https://[2002:7f00:1::]/', false, false], // 6to4 of 127.0.0.1
   ['https://[2002:a9fe:a9fe::1]/', false, false], // 6to4 of 169.254.169.254
@@ -61,6 +61,7 @@ const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
   ['https://[64:ff9b::5db8:d822]/', false, true], // NAT64 of 93.184.216.34
   ['https://[2002:5db8:d822::1]/', false, true], // 6to4 of 93.184.216.34
   ['https://[2001:0:4136:e378:8000:63bf:a247:27dd]/', false, true], // Teredo, client 93.184.216.34
+  ['https://[64:ff9b:1::5db8:d822]/', false, true], // local-use NAT64 /96 of 93.184.216.34
   ['https://[2606:2800:220:1::1]/', false, true],
   ['https://nat64-loopback.example.com/in', false, false],
   ['https://teredo-private.example.com/in', false, false],
