@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
   type AdminAccess,
@@ -107,13 +108,18 @@ async function serve(
 /**
  * Serves the admin API on node:http (the local runtime behind `change-bridge start`), behind
  * {@link guardAdminRequest}: own Host and Origin only, JSON bodies only, the token when set.
- * @throws Error when `host` is not loopback and there is no token.
+ * @throws ValidationError naming BRIDGE_ADMIN_TOKEN when `host` is not loopback and there is no token.
  * @example const admin = await startAdminServer({ port: 4000, deps }); console.log(admin.url); await admin.close();
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host) && !options.token) {
-    throw new Error(`the admin API binds ${host}, off loopback: it needs BRIDGE_ADMIN_TOKEN`);
+    throw new ValidationError('admin server options', [
+      {
+        path: 'BRIDGE_ADMIN_TOKEN',
+        message: `required when the admin API binds ${host}, a non-loopback interface`,
+      },
+    ]);
   }
   const access: AdminAccess = { allowedHosts: [], token: options.token || undefined };
   const server = createServer((request, response) => {
