@@ -11,6 +11,7 @@ import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
@@ -46,6 +47,8 @@ export interface RunningBridge {
   adminUrl: string;
   simulatorUrl: string | undefined;
   demoReceiverUrl: string | undefined;
+  /** With the simulator: products to try products/getPricing on, with their time units. */
+  productSamples: readonly ProductSample[];
   streams: readonly StreamDefinition[];
   /** Pending deliveries re-enqueued at start (left over from an earlier run). */
   requeuedDeliveries: number;
@@ -193,6 +196,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
 
     const admin: AdminServer = await startAdminServer({
       port: config.port,
+      host: config.host,
+      token: config.adminToken,
+      allowedHosts: config.allowedHosts,
       deps: {
         webhooks,
         state,
@@ -224,6 +230,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       adminUrl: admin.url,
       simulatorUrl: source.simulator?.url,
       demoReceiverUrl: demo?.url,
+      productSamples: source.productSamples ?? [],
       streams,
       requeuedDeliveries: requeued,
       webhooks,
