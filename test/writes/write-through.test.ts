@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../shared/cli/main.ts';
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
@@ -244,6 +245,52 @@ describe('write-through: the six write operations through the admin API proxy', 
     });
     expect(tokens.status).toBe(400);
     expect(tokens.body.field).toBe('AccessToken');
+  });
+
+  it("change-bridge call --via-bridge writes through the proxy and prints the connector's answer", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => err.push(t) };
+    const service = enterprise().services[0]!;
+    const body = {
+      EnterpriseId: enterprise().Id,
+      VoucherParameters: [{ ServiceId: service.Id, Name: 'CLI-17', Type: 'Public' }],
+    };
+    const code = await runCli(
+      [
+        'call',
+        'vouchers/add',
+        '--via-bridge',
+        '--api',
+        bridge.adminUrl,
+        '--json',
+        '--data',
+        JSON.stringify(body),
+      ],
+      io,
+    );
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    const voucher = (JSON.parse(out.join('')) as { Vouchers: { Id: string }[] }).Vouchers[0]!;
+    expect(voucher).toEqual(model().vouchers.get(voucher.Id)!.record);
+    await waitFor(
+      () => receiver.received.find((e) => e.type === 'voucher.created' && e.subject === voucher.Id),
+      10_000,
+      'the voucher.created of the CLI write',
+    );
+    const refused = await runCli(
+      [
+        'call',
+        'customers/update',
+        '--api',
+        bridge.adminUrl,
+        '--data',
+        JSON.stringify({ CustomerId: '00000000-0000-4000-8000-000000000017' }),
+      ],
+      io,
+    );
+    expect(refused).toBe(1);
+    expect(err.join('')).toContain('no such customer');
   });
 
   it('delivers within one second of the answer (median of the six writes)', () => {
