@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { OPERATIONS, type OperationName } from '../connector/operations.ts';
-import { WRITE_OPERATIONS } from '../writes/events-of-write.ts';
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
+import { isWriteOperation } from '../writes/events-of-write.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import { EmptySchema } from './schemas.ts';
 
 /** The connector's answer, passed through unchanged (success body or error body). */
 const ConnectorAnswerSchema = z.looseObject({});
+
+/** Every request body is a JSON object (the operation's schema checked it in detail). */
+const RequestBodySchema = z.record(z.string(), z.unknown());
 
 function operationId(name: string): string {
   const [entity = '', operation = ''] = name.split('/');
@@ -14,7 +17,7 @@ function operationId(name: string): string {
 
 function proxyRoute(name: OperationName): AdminRoute {
   const spec = OPERATIONS[name];
-  const write = (WRITE_OPERATIONS as readonly string[]).includes(name);
+  const write = isWriteOperation(name);
   return defineRoute({
     method: 'POST',
     path: spec.path,
@@ -31,7 +34,7 @@ function proxyRoute(name: OperationName): AdminRoute {
       if (!deps.writeThrough) {
         throw new AdminNotFoundError('no connection is configured for the connector proxy');
       }
-      const result = await deps.writeThrough.forward(name, body as Record<string, unknown>);
+      const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
       return { status: result.status, body: result.body };
     },
   });
@@ -42,6 +45,4 @@ function proxyRoute(name: OperationName): AdminRoute {
  * the body is the operation's request without the envelope, validated with its request
  * schema; the connector's status and body come back unchanged.
  */
-export const CONNECTOR_ROUTES: readonly AdminRoute[] = (
-  Object.keys(OPERATIONS) as OperationName[]
-).map(proxyRoute);
+export const CONNECTOR_ROUTES: readonly AdminRoute[] = OPERATION_NAMES.map(proxyRoute);

@@ -5,6 +5,7 @@ import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
   buildWriteEvent,
+  fieldOf,
   recordsOf,
   setFields,
   type WriteContext,
@@ -41,8 +42,7 @@ export function polledRecords(
   response: unknown,
 ): EntityRecord[] {
   if (operation === 'customers/update') return recordsOf([response]);
-  const body = response as { PaymentRequests?: unknown } | null;
-  return recordsOf(body?.PaymentRequests);
+  return recordsOf(fieldOf(response, 'PaymentRequests'));
 }
 
 /** How a polled write is judged: the stream's context, plus the request for a missing snapshot. */
@@ -109,13 +109,12 @@ export function writeOnlyEvents(
   request: EntityRecord,
   response: unknown,
 ): PublishableEvent[] {
-  const body = (typeof response === 'object' && response !== null ? response : {}) as EntityRecord;
   switch (operation) {
     case 'loyaltyPrograms/update':
       return updatedEvents(
         context,
         'loyaltyProgram',
-        body.LoyaltyPrograms,
+        fieldOf(response, 'LoyaltyPrograms'),
         request.LoyaltyProgramUpdates,
         'LoyaltyProgramId',
       );
@@ -123,12 +122,12 @@ export function writeOnlyEvents(
       return updatedEvents(
         context,
         'routingRule',
-        body.RoutingRules,
+        fieldOf(response, 'RoutingRules'),
         request.RoutingRuleUpdates,
         'RoutingRuleId',
       );
     case 'vouchers/add':
-      return recordsOf(body.Vouchers).map((record) =>
+      return recordsOf(fieldOf(response, 'Vouchers')).map((record) =>
         buildWriteEvent(
           context,
           'voucher.created',

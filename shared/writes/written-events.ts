@@ -28,6 +28,12 @@ export function recordsOf(value: unknown): EntityRecord[] {
   );
 }
 
+/** The value of `key` when `value` is a JSON object, else undefined. */
+export function fieldOf(value: unknown, key: string): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return Object.entries(value).find(([name]) => name === key)?.[1];
+}
+
 /** The fields an update item sets: its keys except `idField`, sorted. */
 export function setFields(item: EntityRecord | undefined, idField: string): string[] {
   if (!item) return [];
