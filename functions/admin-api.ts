@@ -68,7 +68,9 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
       randomBytes: systemRandomBytes,
     }),
     state,
-    writeThrough: buildAdminWriteThrough(config.poll, process.env, state),
+    writeThrough: buildAdminWriteThrough(config.poll, process.env, state, (error, operation) =>
+      logger.error('write-through events not published', { error, operation }),
+    ),
     streams: config.poll.definitions,
     windows: config.poll.settings.windows,
     backfills: new DynamoDbBackfillJobStore({

@@ -5,7 +5,11 @@ import { systemClock } from '../shared/clock.ts';
 import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import type { StateStore } from '../shared/state/state-store.ts';
-import { createWriteThrough, type WriteThrough } from '../shared/writes/write-through.ts';
+import {
+  createWriteThrough,
+  type WriteThrough,
+  type WriteThroughOptions,
+} from '../shared/writes/write-through.ts';
 import type { PollLambdaConfig } from './poll-env.ts';
 
 /**
@@ -27,6 +31,7 @@ export function buildAdminWriteThrough(
   config: PollLambdaConfig,
   env: Readonly<Record<string, string | undefined>>,
   state: StateStore,
+  onPublishError?: WriteThroughOptions['onPublishError'],
 ): WriteThrough | undefined {
   const connectionId = writeThroughConnection(config);
   if (connectionId === undefined) return undefined;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConnectorError } from '../connector/errors.ts';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
 import { isWriteOperation } from '../writes/events-of-write.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
@@ -34,8 +35,16 @@ function proxyRoute(name: OperationName): AdminRoute {
       if (!deps.writeThrough) {
         throw new AdminNotFoundError('no connection is configured for the connector proxy');
       }
-      const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
-      return { status: result.status, body: result.body };
+      try {
+        const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
+        return { status: result.status, body: result.body };
+      } catch (error) {
+        // No answer at all (network, timeout after retries): a gateway error, not ours.
+        if (error instanceof ConnectorError && error.status === undefined) {
+          return { status: 502, body: { error: error.message } };
+        }
+        throw error;
+      }
     },
   });
 }

@@ -186,6 +186,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       state,
       streams,
       clock,
+      onPublishError: (error, operation) =>
+        reporter.info(
+          `write-through ${operation}: events not published: ${(error as Error).message}`,
+        ),
     });
     closers.push(() => writeThrough.close());
     const admin: AdminServer = await startAdminServer({

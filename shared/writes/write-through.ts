@@ -37,6 +37,12 @@ export interface WriteThroughOptions {
   clock: Clock;
   /** The HTTP transport (default: undici). */
   transport?: HttpTransport;
+  /**
+   * Told when the events of a successful write could not be published; the connector's
+   * answer is still returned (the write happened, and repeating an add would add twice).
+   * Without it such a failure throws.
+   */
+  onPublishError?: (error: unknown, operation: OperationName) => void;
 }
 
 /** The connector's answer, passed on unchanged; `events` counts what was published. */
@@ -65,8 +71,9 @@ function parseBody(raw: RawResponse): unknown {
  * (a ValidationError before anything is sent), sends it with the connection's envelope,
  * the shared limiter and the client's retry rules, and answers the connector's final status
  * and body. After a successful write it publishes the events (publish first, then store the
- * snapshots, as a poll does); a failed write publishes nothing. A publish failure throws
- * (the write happened; the caller gets a 500 and the next poll or a repeat catches up).
+ * snapshots, as a poll does); a failed write publishes nothing. A publish failure goes to
+ * `onPublishError` (the snapshot stays unwritten, so the next poll still reports a polled
+ * entity's change). A call that got no answer throws the client's ConnectorError.
  */
 export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
   const transport = options.transport ?? createUndiciTransport();
@@ -133,7 +140,13 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         }
         throw error;
       }
-      const events = await publishWrite(operation, sent, response);
+      let events = 0;
+      try {
+        events = await publishWrite(operation, sent, response);
+      } catch (error) {
+        if (!options.onPublishError) throw error;
+        options.onPublishError(error, operation);
+      }
       return { status: last?.status ?? 200, body: last ? parseBody(last) : response, events };
     },
     close: () => transport.close(),
