@@ -54,6 +54,7 @@ export function buildAdminWriteThrough(
         state,
         streams: config.definitions,
         clock: systemClock,
+        ...(onPublishError ? { onPublishError } : {}),
       }),
     );
     loaded.catch(() => {
