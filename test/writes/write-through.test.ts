@@ -7,23 +7,14 @@ import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { startTestReceiver, type TestReceiver } from '../e2e/webhook-receiver.ts';
+import { waitFor } from '../support/wait-for.ts';
 
-/** A write's answer must reach the subscriber this fast (median over the six writes). */
+/**
+ * A write's event must reach the subscriber this fast after the write was sent: asserted on
+ * the median of the six writes (every latency is printed), so one write delayed by a loaded
+ * machine does not fail the run.
+ */
 const LATENCY_BOUND_MS = 1000;
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('write-through: the six write operations through the admin API proxy', () => {
   let sim: RunningSimulator;
@@ -74,7 +65,9 @@ describe('write-through: the six write operations through the admin API proxy', 
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  /** Sends one call through the proxy; `at` is when it was sent (latency counts from there). */
   async function write(operation: string, body: unknown) {
+    const at = Date.now();
     const response = await fetch(`${bridge.adminUrl}/api/connector/v1/${operation}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -83,7 +76,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     return {
       status: response.status,
       body: (await response.json()) as Record<string, unknown>,
-      at: Date.now(),
+      at,
     };
   }
 
@@ -215,24 +208,25 @@ describe('write-through: the six write operations through the admin API proxy', 
   });
 
   it("a failed write answers the connector's error unchanged and publishes nothing", async () => {
-    const [first, second] = [...model().customers.all()].map((entry) => entry.record);
-    const before = receiver.received.length;
-    const taken = { CustomerId: first!.Id, Email: second!.Email ?? 'someone@example.com' };
-    if (!second!.Email)
-      await write('customers/update', { CustomerId: second!.Id, Email: taken.Email });
+    const [first, second] = [...model().customers.all()]
+      .map((entry) => entry.record)
+      .filter((customer) => customer.Email);
     const countBefore = receiver.received.length;
+    // 403: the email belongs to another customer (customers/update rule 3).
+    const taken = { CustomerId: first!.Id, Email: second!.Email };
     const refused = await write('customers/update', taken);
     expect(refused.status).toBe(403);
-    const expected = await directly('customers/update', taken);
-    expect(refused.body).toEqual({ ...expected.body, RequestId: refused.body.RequestId });
     expect(refused.body.Message).toMatch(/already uses this email/);
+    const direct = await directly('customers/update', taken);
+    expect(refused.body).toEqual({ ...direct.body, RequestId: refused.body.RequestId });
+    // 400: a body the schema accepts but the connector refuses (no such customer).
     const unknown = { CustomerId: '00000000-0000-4000-8000-000000000017', Notes: 'x' };
     const bad = await write('customers/update', unknown);
     expect(bad.status).toBe(400);
-    expect(bad.body.Message).toMatch(/no such customer/);
+    const badDirect = await directly('customers/update', unknown);
+    expect(bad.body).toEqual({ ...badDirect.body, RequestId: bad.body.RequestId });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received.length).toBe(countBefore);
-    expect(before).toBeLessThanOrEqual(countBefore);
   });
 
   it('refuses a body that breaks the request schema or carries connector tokens, without forwarding it', async () => {
