@@ -1,3 +1,4 @@
+import type { EntityEvent } from '../changes/entity-event-schema.ts';
 import type { EntityRecord, EntityType } from '../changes/entity-types.ts';
 import { buildChangeEvent } from '../changes/event.ts';
 import { computeChanges, observe, type PageChanges } from '../polling/page-changes.ts';
@@ -74,29 +75,31 @@ export function polledWriteChanges(input: PolledWriteInput): PageChanges {
     now: context.now,
   });
   if (entityType !== 'customer') return changes;
-  const events = changes.events.map((event) => {
-    if (event.data.change !== 'created' || event.data.current === null) return event;
-    const built = buildChangeEvent({
-      connectionId: context.connectionId,
-      entityType,
-      entityId: event.data.entityId,
-      scope: event.data.scope,
-      detectedAt: context.now,
-      volatileFields,
-      change: 'updated',
-      current: event.data.current,
-      previous: event.data.current,
-    });
-    const { previous: _previous, ...data } = built.data;
-    return {
-      ...built,
-      data: {
-        ...data,
-        changedFields: setFields(input.request, 'CustomerId').filter((f) => f !== 'ChainId'),
-      },
-    };
-  });
+  // customers/update never creates: a customer without a snapshot yet was updated all the same.
+  const events = changes.events.map((event) =>
+    event.data.change === 'created' ? updateWithoutSnapshot(event, input) : event,
+  );
   return { events, writes: changes.writes };
+}
+
+/** The `<entity>.updated` of a record that had no snapshot: no `previous`, the request's fields. */
+function updateWithoutSnapshot(event: EntityEvent, input: PolledWriteInput): EntityEvent {
+  const { context, volatileFields } = input;
+  const current = event.data.current ?? {};
+  const built = buildChangeEvent({
+    connectionId: context.connectionId,
+    entityType: input.entityType,
+    entityId: event.data.entityId,
+    scope: event.data.scope,
+    detectedAt: context.now,
+    volatileFields,
+    change: 'updated',
+    current,
+    previous: current,
+  });
+  const { previous: _previous, ...data } = built.data;
+  const changedFields = setFields(input.request, 'CustomerId').filter((f) => f !== 'ChainId');
+  return { ...built, data: { ...data, changedFields } };
 }
 
 /**
