@@ -135,6 +135,14 @@ describe('write-through: the six write operations through the admin API proxy', 
     await new Promise((resolve) => setTimeout(resolve, 300));
     const same = receiver.received.filter((e) => e.subject === customer.Id);
     expect(same).toEqual([event]);
+    // Repeating the same write changes nothing: the stored snapshot is current, no event.
+    const repeat = await write('customers/update', {
+      CustomerId: customer.Id,
+      Notes: 'write-through note',
+    });
+    expect(repeat.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.filter((e) => e.subject === customer.Id)).toEqual([event]);
   }, 60_000);
 
   it('loyaltyPrograms/update answers the updated programs and publishes loyaltyProgram.updated', async () => {
