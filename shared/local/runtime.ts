@@ -23,6 +23,7 @@ import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
 import { systemResolver } from '../webhooks/url-policy.ts';
+import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
 import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
@@ -194,6 +195,20 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
     });
 
+    const writeThrough = createWriteThrough({
+      connectionId: LOCAL_CONNECTION_ID,
+      connector: source.connection,
+      scope: source.scope,
+      publisher,
+      state,
+      streams,
+      clock,
+      onPublishError: (error, operation) =>
+        reporter.info(
+          `write-through ${operation}: events not published: ${(error as Error).message}`,
+        ),
+    });
+    closers.push(() => writeThrough.close());
     const admin: AdminServer = await startAdminServer({
       port: config.port,
       host: config.host,
@@ -201,6 +216,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       allowedHosts: config.allowedHosts,
       deps: {
         webhooks,
+        writeThrough,
         state,
         streams,
         windows: settings.windows,
