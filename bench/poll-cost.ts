@@ -1,6 +1,6 @@
 import { ENTITY_TYPES, type EntityType } from '../shared/changes/entity-types.ts';
 import { ManualClock } from '../shared/clock.ts';
-import { CONNECTOR_REQUESTS_PER_WINDOW } from '../shared/connector/rate-limiter.ts';
+import { CONNECTOR_REQUESTS_PER_WINDOW } from '../shared/connector/rate-limit.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv } from '../shared/polling/poll-settings.ts';
 import type { JournalEntry } from '../shared/simulator/journal.ts';

@@ -5,7 +5,7 @@ import {
   type ConnectorClient,
   createConnectorClient,
 } from '../shared/connector/connector-client.ts';
-import type { RateLimit } from '../shared/connector/rate-limiter.ts';
+import type { RateLimit } from '../shared/connector/rate-limit.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../shared/local/dynamodb.ts';
 import type { PollDeps, StreamDefinition } from '../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../shared/polling/poll-runner.ts';

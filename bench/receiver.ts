@@ -9,6 +9,9 @@ export interface VerifiedWebhook {
   id: string;
   type: string;
   subject: string;
+  /** The body and signature headers as received (a baseline can post exactly these again). */
+  body: string;
+  headers: Record<string, string>;
 }
 
 /** A local webhook receiver on 127.0.0.1 (keep-alive, answers 204). */
@@ -65,13 +68,16 @@ export async function startBenchReceiver(verify = true): Promise<BenchReceiver> 
       receiver.bytes += Buffer.byteLength(body);
       if (verify && webhook) {
         try {
-          webhook.verify(body, stringHeaders(request));
+          const headers = stringHeaders(request);
+          webhook.verify(body, headers);
           const { type, subject } = eventFields(body);
           receiver.onVerified?.({
             at: performance.now(),
             id: String(request.headers['webhook-id']),
             type,
             subject,
+            body,
+            headers,
           });
         } catch {
           receiver.rejected += 1;

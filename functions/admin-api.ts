@@ -13,6 +13,7 @@ import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
+import { buildAdminWriteThrough } from './admin-write-through.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
@@ -59,6 +60,7 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
   const policy = { allowPrivate: config.allowPrivate };
   // The admin service only stores and enqueues; the sender is part of the shared deps.
   const dispatcher = buildWebhookDeps(config.webhooks, dynamo);
+  const state = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
   return {
     webhooks: createWebhookService({
       ...dispatcher,
@@ -66,7 +68,10 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
       resolve: systemResolver,
       randomBytes: systemRandomBytes,
     }),
-    state: new DynamoDbStateStore({ client: dynamo, tableName: config.tableName }),
+    state,
+    writeThrough: buildAdminWriteThrough(config.poll, process.env, state, (error, operation) =>
+      logger.error('write-through events not published', { error, operation }),
+    ),
     streams: config.poll.definitions,
     windows: config.poll.settings.windows,
     backfills: new DynamoDbBackfillJobStore({

@@ -16,6 +16,7 @@ import { PollJobSchema } from '../shared/polling/poll-job.ts';
 import { pollStream } from '../shared/polling/poll-stream.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
+import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
@@ -25,10 +26,11 @@ const DEADLINE_MARGIN_MS = 30_000;
 const logger = new Logger();
 const metrics = new Metrics();
 const config = readPollLambdaEnv(process.env, systemClock.now());
-const store = new DynamoDbStateStore({
-  client: new DynamoDBClient({}),
-  tableName: config.tableName,
-});
+const dynamoDb = new DynamoDBClient({});
+const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.tableName });
+// Every invocation of every poller takes its grants from the token's item in the state table:
+// concurrent invocations polling one connection's streams share one budget.
+const budgetLedger = new DynamoDbGrantLedger(dynamoDb, config.tableName);
 const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
@@ -42,7 +44,10 @@ function clientFor(connectionId: string): Promise<ConnectorClient> {
   if (!client) {
     const arn = config.secretArns[connectionId]!;
     client = loadConnectionSecret(secrets, arn).then((connection) =>
-      createConnectorClient(connection),
+      createConnectorClient(connection, {
+        budgetLedger,
+        budgetMarginMs: config.settings.budgetMarginMs,
+      }),
     );
     client.catch(() => clients.delete(connectionId));
     clients.set(connectionId, client);

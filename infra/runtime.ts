@@ -182,11 +182,14 @@ export class ChangeBridgeRuntime extends Construct {
     dispatchQueue.grantSendMessages(this.dispatcher);
     bus.grantPutEventsTo(this.dispatcher);
 
-    // Admin API: manages subscriptions and streams, replays events, starts backfills.
+    // Admin API: manages subscriptions and streams, replays events, starts backfills; its
+    // connector proxy writes with the connection's credentials and publishes like the poller.
     table.grantReadWriteData(this.adminFunction);
     dispatchQueue.grantSendMessages(this.adminFunction);
     pollJobQueue.grantSendMessages(this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
+    if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);
+    for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
   }
 }
 

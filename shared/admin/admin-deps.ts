@@ -3,7 +3,9 @@ import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { WindowSettings } from '../polling/windows.ts';
 import type { StateStore } from '../state/state-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
+import type { WriteThrough } from '../writes/write-through.ts';
 import type { BackfillJobStore } from './backfill-jobs.ts';
+import type { BudgetView } from './streams-view.ts';
 
 /**
  * Everything the admin API runs on. The same object is built by `change-bridge start`
@@ -24,6 +26,10 @@ export interface AdminDeps {
   clock: Clock;
   /** Seeds job ids. */
   random: RandomSource;
+  /** The connector budget per connection (`streams list`); absent where the process has none. */
+  budgets?: () => BudgetView[];
+  /** The connector proxy (POST /api/connector/v1/…); absent: those routes answer 404. */
+  writeThrough?: WriteThrough;
   /** Told about every error answered with 500 (its details never reach the caller). */
   onError?: (error: unknown, request: { method: string; path: string }) => void;
 }

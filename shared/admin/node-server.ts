@@ -1,5 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import {
+  type AdminAccess,
+  allowedHostsFor,
+  guardAdminRequest,
+  isLoopbackHost,
+} from './request-guard.ts';
 import { serializeAdminBody } from './response-body.ts';
 import type { AdminResponse } from './route.ts';
 import { handleAdminRequest } from './router.ts';
@@ -11,8 +18,12 @@ export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
 export interface AdminServerOptions {
   /** TCP port; 0 picks a free one. */
   port: number;
-  /** Interface to listen on; loopback by default, since the API has no authentication locally. */
+  /** Interface to listen on; loopback by default. Any other needs `token`. */
   host?: string;
+  /** `BRIDGE_ADMIN_TOKEN`: the bearer token every request but the console's page and assets needs. */
+  token?: string | undefined;
+  /** More `Host` values to answer to (`host:port`) besides the listening address. */
+  allowedHosts?: readonly string[];
   deps: AdminDeps;
 }
 
@@ -68,8 +79,21 @@ function send(response: ServerResponse, result: AdminResponse): void {
     .end(text);
 }
 
-async function serve(request: IncomingMessage, deps: AdminDeps): Promise<AdminResponse> {
+async function serve(
+  request: IncomingMessage,
+  deps: AdminDeps,
+  access: AdminAccess,
+): Promise<AdminResponse> {
   const url = new URL(request.url ?? '/', 'http://admin.invalid');
+  const method = request.method ?? 'GET';
+  const refused = guardAdminRequest(
+    { method, path: url.pathname, headers: request.headers },
+    access,
+  );
+  if (refused) {
+    request.resume(); // drains the unread body so the connection can carry the answer
+    return refused;
+  }
   const text = await readBody(request);
   if (text === undefined) {
     return { status: 413, body: { error: `the body exceeds ${ADMIN_BODY_MAX_BYTES} bytes` } };
@@ -78,19 +102,28 @@ async function serve(request: IncomingMessage, deps: AdminDeps): Promise<AdminRe
   if (!body.ok) return body.response;
   const query: Record<string, string> = {};
   for (const [key, value] of url.searchParams) query[key] ??= value;
-  return handleAdminRequest(
-    { method: request.method ?? 'GET', path: url.pathname, query, body: body.value },
-    deps,
-  );
+  return handleAdminRequest({ method, path: url.pathname, query, body: body.value }, deps);
 }
 
 /**
- * Serves the admin API on node:http (the local runtime behind `change-bridge start`).
+ * Serves the admin API on node:http (the local runtime behind `change-bridge start`), behind
+ * {@link guardAdminRequest}: own Host and Origin only, JSON bodies only, the token when set.
+ * @throws ValidationError naming BRIDGE_ADMIN_TOKEN when `host` is not loopback and there is no token.
  * @example const admin = await startAdminServer({ port: 4000, deps }); console.log(admin.url); await admin.close();
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !options.token) {
+    throw new ValidationError('admin server options', [
+      {
+        path: 'BRIDGE_ADMIN_TOKEN',
+        message: `required when the admin API binds ${host}, a non-loopback interface`,
+      },
+    ]);
+  }
+  const access: AdminAccess = { allowedHosts: [], token: options.token || undefined };
   const server = createServer((request, response) => {
-    serve(request, options.deps).then(
+    serve(request, options.deps, access).then(
       (result) => send(response, result),
       (error: unknown) => {
         options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });
@@ -100,7 +133,6 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       },
     );
   });
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {
@@ -110,6 +142,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
+  access.allowedHosts = allowedHostsFor(host, port, options.allowedHosts);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,

@@ -71,6 +71,20 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   if (route.tag === 'subscriptions' || route.operationId === 'replayEvent') {
     responses['409'] = errorResponse('The subscription is disabled');
   }
+  // The local server's guard (request-guard.ts); in AWS, API Gateway's IAM authorization answers 403.
+  const isPage = route.operationId === 'getConsole' || route.operationId === 'getConsoleAsset';
+  if (!isPage)
+    responses['401'] = errorResponse(
+      'Local API with BRIDGE_ADMIN_TOKEN: bearer token missing or wrong',
+    );
+  responses['403'] = errorResponse(
+    'Local API: a foreign Host or Origin; AWS: not authorized (IAM)',
+  );
+  if (route.body !== EmptySchema) {
+    responses['415'] = errorResponse(
+      'Local API: the body is not sent as content-type: application/json',
+    );
+  }
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
   const operation: Record<string, unknown> = {
     operationId: route.operationId,

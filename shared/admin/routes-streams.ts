@@ -24,7 +24,8 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     path: '/streams',
     operationId: 'listStreams',
-    summary: 'Streams with watermark, last poll, lag, errors, parking and window in progress',
+    summary:
+      'Streams with watermark, last poll, lag, errors, parking and window in progress, and the connector budget per connection',
     tag: 'streams',
     query: EmptySchema,
     body: EmptySchema,
@@ -33,6 +34,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       status: 200,
       body: {
         streams: listStreamViews(deps.streams, await deps.state.listStreams(), deps.clock.now()),
+        ...(deps.budgets ? { budgets: deps.budgets() } : {}),
       },
     }),
   }),

@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from './openapi.ts';
 import { type AdminRoute, defineRoute } from './route.ts';
+import { CONNECTOR_ROUTES } from './routes-connector.ts';
 import { CONSOLE_ROUTES } from './routes-console.ts';
 import { EVENT_ROUTES } from './routes-events.ts';
 import { STREAM_ROUTES } from './routes-streams.ts';
@@ -39,6 +40,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...SUBSCRIPTION_ROUTES,
   ...EVENT_ROUTES,
   ...STREAM_ROUTES,
+  ...CONNECTOR_ROUTES,
   ...META_ROUTES,
   ...CONSOLE_ROUTES,
 ];

@@ -168,8 +168,26 @@ export const StreamViewSchema = z.object({
     .nullable(),
 });
 
-/** `GET /streams`. */
-export const StreamListSchema = z.object({ streams: z.array(StreamViewSchema) });
+/** The connector budget of one connection's AccessToken, as this process sees it. */
+export const BudgetViewSchema = z.object({
+  connectionId: z.string(),
+  /** Requests granted in the last window (30 s plus the margin). */
+  requestsInWindow: z.number().int().nonnegative(),
+  /** Requests allowed per window now (lower for a while after a 429). */
+  limit: z.number().int().positive(),
+  /** Requests per window held back from bulk work for the live streams' polls. */
+  liveReserve: z.number().int().nonnegative(),
+  /** Requests waiting for a grant, by priority. */
+  queued: z.object({ live: z.number().int(), bulk: z.number().int() }),
+  /** Set while a 429's Retry-After holds every request back. */
+  pausedUntil: z.string().nullable(),
+});
+
+/** `GET /streams`: the streams, and the connector budget per connection where known. */
+export const StreamListSchema = z.object({
+  streams: z.array(StreamViewSchema),
+  budgets: z.array(BudgetViewSchema).optional(),
+});
 
 /** Progress of one stream of a backfill. */
 export const BackfillStreamProgressSchema = z.object({

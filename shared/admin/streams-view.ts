@@ -1,10 +1,28 @@
 import type { z } from 'zod';
+import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { StreamState } from '../state/state-store.ts';
-import type { StreamViewSchema } from './schemas.ts';
+import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';
 
 /** One stream as `GET /streams` shows it. */
 export type StreamView = z.infer<typeof StreamViewSchema>;
+/** One connection's connector budget as `GET /streams` shows it. */
+export type BudgetView = z.infer<typeof BudgetViewSchema>;
+
+/**
+ * A token budget's figures for `GET /streams`. Pure.
+ * @example toBudgetView('local', client.budgetView()!)
+ */
+export function toBudgetView(connectionId: string, view: TokenBudgetView): BudgetView {
+  return {
+    connectionId,
+    requestsInWindow: view.requestsInWindow,
+    limit: view.limit,
+    liveReserve: view.liveReserve,
+    queued: view.queued,
+    pausedUntil: view.pausedUntil === null ? null : new Date(view.pausedUntil).toISOString(),
+  };
+}
 
 const isoOrNull = (ms: number | null): string | null =>
   ms === null ? null : new Date(ms).toISOString();

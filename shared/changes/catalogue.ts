@@ -24,6 +24,7 @@ import {
   type EntityType,
 } from './entity-types.ts';
 import { OPERATIONAL_EVENT_SCHEMAS, type OperationalEventType } from './operational-events.ts';
+import { WRITE_EVENT_SCHEMAS, WRITE_EVENT_TYPES } from './write-event-schemas.ts';
 
 /** The record schema of each entity type: what `data.current` and `data.previous` hold. */
 export const RECORD_SCHEMAS = {
@@ -64,7 +65,8 @@ export const ENTITY_EVENT_SCHEMAS = {
 
 /**
  * Every event schema by event `type`: `<entity>.<created|updated|deleted|snapshot>` for the
- * 13 entity types, then the operational events. The JSON Schemas in schemas/ are generated
+ * 13 entity types, then the events only writes through the bridge produce, then the
+ * operational events. The JSON Schemas in schemas/ are generated
  * from these.
  */
 export const EVENT_SCHEMAS = {
@@ -124,6 +126,7 @@ export const EVENT_SCHEMAS = {
   'taxEnvironment.updated': ENTITY_EVENT_SCHEMAS.taxEnvironment.updated,
   'taxEnvironment.deleted': ENTITY_EVENT_SCHEMAS.taxEnvironment.deleted,
   'taxEnvironment.snapshot': ENTITY_EVENT_SCHEMAS.taxEnvironment.snapshot,
+  ...WRITE_EVENT_SCHEMAS,
   ...OPERATIONAL_EVENT_SCHEMAS,
 };
 
@@ -162,6 +165,7 @@ export const EventTypeSchema = z.enum([
   ...ENTITY_TYPES.flatMap((entity) =>
     EntityEventKindSchema.options.map((kind) => `${entity}.${kind}` as const),
   ),
+  ...WRITE_EVENT_TYPES,
   ...OPERATIONAL_EVENT_TYPES,
 ]);
 

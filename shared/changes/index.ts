@@ -211,3 +211,23 @@ export {
   PingEventSchema,
   SubscriptionDisabledEventSchema,
 } from './operational-events.ts';
+export {
+  LoyaltyProgramUpdatedEventSchema,
+  RestrictionClearedEventSchema,
+  RoutingRuleUpdatedEventSchema,
+  VoucherCreatedEventSchema,
+  WRITE_EVENT_SCHEMAS,
+  WRITE_EVENT_TYPES,
+  type WriteEventType,
+} from './write-event-schemas.ts';
+export {
+  isLoyaltyProgramUpdatedEvent,
+  isRestrictionClearedEvent,
+  isRoutingRuleUpdatedEvent,
+  isVoucherCreatedEvent,
+  type LoyaltyProgramUpdatedEvent,
+  type RestrictionClearedEvent,
+  type RoutingRuleUpdatedEvent,
+  type VoucherCreatedEvent,
+  type WriteEvent,
+} from './write-events.ts';

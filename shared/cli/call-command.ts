@@ -9,6 +9,8 @@ import {
   type OperationName,
 } from '../connector/operations.ts';
 import { parseOrThrow } from '../errors.ts';
+import { resolveApiUrl } from './admin/api-client.ts';
+import { bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 import { readJsonArgument } from './read-json-arg.ts';
 
@@ -37,7 +39,18 @@ export function validateCallBody(
   return { name: operation, body: body as object };
 }
 
-/** Registers `change-bridge call OPERATION [--data JSON | --data @file.json]`. */
+/** Flags of `change-bridge call`. */
+interface CallFlags {
+  data: string;
+  json?: boolean;
+  viaBridge?: boolean;
+  api?: string;
+}
+
+/**
+ * Registers `change-bridge call OPERATION [--data JSON | --data @file.json] [--via-bridge]
+ * [--api URL]`.
+ */
 export function registerCallCommand(
   program: Command,
   io: CliIo,
@@ -52,16 +65,33 @@ export function registerCallCommand(
     .argument('<operation>', `one of: ${OPERATION_NAMES.join(', ')}`)
     .option('--data <json>', 'request body as JSON, or @file.json', '{}')
     .option('--json', 'print compact JSON (one document)')
-    .action(async (operation: string, options: { data: string; json?: boolean }) => {
+    .option(
+      '--via-bridge',
+      'send through the admin API of a running bridge (its connection credentials; writes publish events at once)',
+    )
+    .option(
+      '--api <url>',
+      'admin API base URL for --via-bridge (default http://127.0.0.1:$BRIDGE_PORT)',
+    )
+    .action(async (operation: string, options: CallFlags) => {
       const body = await readJsonArgument(options.data);
       const valid = validateCallBody(operation, body);
+      const print = (value: unknown) =>
+        io.out(options.json ? JSON.stringify(value) : JSON.stringify(value, null, 2));
+      if (options.viaBridge || options.api !== undefined) {
+        const api = resolveApiUrl(options.api, process.env);
+        const result = await callViaBridge(api, valid.name, valid.body, process.env);
+        if (result.status !== 200) throw bridgeCallFailure(valid.name, result);
+        print(result.body);
+        return;
+      }
       const env = process.env.CONNECTOR_BASE_URL
         ? process.env
         : { ...SIMULATOR_DEFAULT_ENV, ...process.env };
       const client = createConnectorClient(connectorConfigFromEnv(env));
       try {
         const response = await client.call(valid.name, valid.body as never);
-        io.out(options.json ? JSON.stringify(response) : JSON.stringify(response, null, 2));
+        print(response);
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
         io.err(

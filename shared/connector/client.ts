@@ -1,5 +1,8 @@
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
+import type { GrantLedger } from './budget/grant-ledger.ts';
+import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
+import type { BudgetClaim, BudgetView, TokenBudget } from './budget/token-budget.ts';
 import {
   type ConnectorConfig,
   ConnectorConfigSchema,
@@ -18,12 +21,7 @@ import {
   type OperationResponse,
   type OperationSpec,
 } from './operations.ts';
-import {
-  CONNECTOR_RATE_WINDOW_MS,
-  CONNECTOR_REQUESTS_PER_WINDOW,
-  type SlidingWindowLimiter,
-  sharedLimiterFor,
-} from './rate-limiter.ts';
+import { CONNECTOR_RATE_WINDOW_MS, CONNECTOR_REQUESTS_PER_WINDOW } from './rate-limit.ts';
 import { interpretResponse } from './response.ts';
 import {
   type AttemptHistory,
@@ -35,6 +33,8 @@ import {
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Who asks, for the token's budget: live polls go before bulk work (default live). */
+  budget?: BudgetClaim;
 }
 
 /** A call's parsed response and the body that finally succeeded (its Count may have shrunk). */
@@ -51,6 +51,13 @@ export interface ConnectorClientDeps {
   retryLimits?: RetryLimits;
   /** Observes every HTTP attempt (metrics, request counting in benchmarks). */
   onRequest?: (operation: OperationName, status: number | 'network') => void;
+  /**
+   * Where the token's grants are recorded (the state table, so restarts and concurrent Lambda
+   * invocations share one budget); default: this process's memory.
+   */
+  budgetLedger?: GrantLedger;
+  /** Added to the server's 30 s window on our side (default 500 ms; see BudgetLimits.marginMs). */
+  budgetMarginMs?: number;
 }
 
 /** Low-level access used by the typed API, pagination and the CLI. */
@@ -66,6 +73,8 @@ export interface ConnectorCaller {
     body: OperationRequest<N>,
     options?: CallOptions,
   ): Promise<OperationResponse<N>>;
+  /** The token's budget as this process sees it; undefined when limiting is off. */
+  budgetView(): BudgetView | undefined;
   close(): Promise<void>;
 }
 
@@ -97,8 +106,9 @@ export function applyPortfolioScope(
 
 /**
  * Creates the Connector API caller for one connection: strict request validation (no request
- * is sent for an invalid body), the envelope from configuration, a limiter shared by every
- * caller of the same AccessToken in this process, and the retry rules of design.md.
+ * is sent for an invalid body), the envelope from configuration, the budget of its AccessToken
+ * (shared by every caller of the token in this process, and through the ledger by every
+ * process), and the retry rules of design.md.
  */
 export function createConnectorCaller(
   config: ConnectorConfig,
@@ -111,16 +121,19 @@ export function createConnectorCaller(
   const limits = deps.retryLimits ?? DEFAULT_RETRY_LIMITS;
   const timeoutMs = settings.timeoutMs ?? CONNECTOR_DEFAULT_TIMEOUT_MS;
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
-  const limiter: SlidingWindowLimiter | undefined =
+  const rate = settings.rateLimit || undefined;
+  const budget: TokenBudget | undefined =
     settings.rateLimit === false
       ? undefined
-      : sharedLimiterFor(
+      : sharedBudgetFor(
           settings.accessToken,
-          settings.rateLimit ?? {
-            requests: CONNECTOR_REQUESTS_PER_WINDOW,
-            windowMs: CONNECTOR_RATE_WINDOW_MS,
+          {
+            requests: rate?.requests ?? CONNECTOR_REQUESTS_PER_WINDOW,
+            windowMs: rate?.windowMs ?? CONNECTOR_RATE_WINDOW_MS,
+            marginMs: deps.budgetMarginMs ?? BUDGET_MARGIN_MS_DEFAULT,
           },
           clock,
+          deps.budgetLedger,
         );
   const envelope = {
     ClientToken: settings.clientToken,
@@ -134,7 +147,7 @@ export function createConnectorCaller(
     body: Record<string, unknown>,
     options: CallOptions,
   ) {
-    await limiter?.acquire(options.signal);
+    await budget?.acquire(options.budget ?? { priority: 'live' }, options.signal);
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
       raw = await transport.postJson(
@@ -199,7 +212,7 @@ export function createConnectorCaller(
         }
         if (error.category === 'rate-limit') {
           history.rateLimitRetries++;
-          limiter?.pauseUntil(clock.now() + decision.delayMs);
+          budget?.throttled(clock.now() + decision.delayMs);
         } else history.serverRetries++;
         await clock.sleep(decision.delayMs, options.signal);
       }
@@ -209,6 +222,7 @@ export function createConnectorCaller(
   return {
     send,
     call: async (name, body, options) => (await send(name, body, options)).response,
+    budgetView: () => budget?.view(),
     close: () => transport.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
-import type { RateLimit } from './rate-limiter.ts';
+import type { RateLimit } from './rate-limit.ts';
 
 /** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
 export const PortfolioScopeSchema = z.object({

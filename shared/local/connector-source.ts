@@ -8,6 +8,7 @@ import {
 import { BridgeError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
+import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
 import { type RunningSimulator, startSimulator } from '../simulator/simulator.ts';
 
 const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
@@ -28,6 +29,8 @@ export interface ConnectorSource {
   scope: Scope;
   exportIds?: readonly string[];
   products?: readonly ProductTarget[];
+  /** With the simulator: the priced products with their names and time units (for the banner). */
+  productSamples?: readonly ProductSample[];
   close(): Promise<void>;
 }
 
@@ -52,9 +55,7 @@ export async function openConnectorSource(
     clock: systemClock,
   });
   const world = simulator.controls.model.world;
-  const zoneOf = new Map(
-    world.enterprises.map((enterprise) => [enterprise.Id, enterprise.timeZone]),
-  );
+  const samples = productSamples(world, 3);
   return {
     simulator,
     connection: {
@@ -67,10 +68,8 @@ export async function openConnectorSource(
     },
     scope: { chainId: world.chainId },
     exportIds: [...simulator.controls.model.exports.all()].map((entry) => entry.record.Id),
-    products: world.products
-      .filter((p) => p.EnterpriseId === world.enterprises[0]?.Id)
-      .slice(0, 3)
-      .map((p) => ({ productId: p.Id, timeZone: zoneOf.get(p.EnterpriseId) ?? 'UTC' })),
+    products: samples.map(({ productId, timeZone }) => ({ productId, timeZone })),
+    productSamples: samples,
     close: () => simulator.close(),
   };
 }

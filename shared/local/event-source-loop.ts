@@ -12,12 +12,19 @@ import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './sqs-emulator.ts';
 /** A Lambda SQS handler with partial batch responses (`ReportBatchItemFailures`). */
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
+/** SQS's most messages per ReceiveMessage and per DeleteMessageBatch. */
+const SQS_RECEIVE_MAX = 10;
+
 /** Options of {@link startEventSourceLoop}. */
 export interface EventSourceLoopOptions {
   client: SQSClient;
   queueUrl: string;
   handler: SqsBatchHandler;
-  /** Messages per invocation, 1–10 (default 10). */
+  /**
+   * Messages per invocation (default 10). Above 10 (SQS's most per receive), the loop gathers
+   * several receives into one invocation, as Lambda does with a batching window: the first
+   * receive long-polls, the next ones take what is already there.
+   */
   batchSize?: number;
   /** Long-poll wait per receive, 0–20 s (default 20, as Lambda's pollers). */
   waitTimeSeconds?: number;
@@ -65,17 +72,7 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
     while (!abort.signal.aborted) {
       let messages: Message[];
       try {
-        const response = await options.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: options.batchSize ?? 10,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 20,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        messages = response.Messages ?? [];
+        messages = await receiveBatch();
       } catch (error) {
         if (abort.signal.aborted) return;
         report(error);
@@ -86,24 +83,54 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
     }
   };
 
+  const receive = async (max: number, waitSeconds: number): Promise<Message[]> => {
+    const response = await options.client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: waitSeconds,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    return response.Messages ?? [];
+  };
+
+  const receiveBatch = async (): Promise<Message[]> => {
+    const batchSize = options.batchSize ?? SQS_RECEIVE_MAX;
+    const messages = await receive(
+      Math.min(batchSize, SQS_RECEIVE_MAX),
+      options.waitTimeSeconds ?? 20,
+    );
+    while (messages.length > 0 && messages.length < batchSize) {
+      const more = await receive(Math.min(batchSize - messages.length, SQS_RECEIVE_MAX), 0);
+      messages.push(...more);
+      if (more.length < SQS_RECEIVE_MAX) break;
+    }
+    return messages;
+  };
+
   const invokeAndSettle = async (messages: Message[]): Promise<void> => {
     const records = messages.map((message) => toSqsRecord(message, queueArn, region));
     const failed = await invoke(records);
     const succeeded = records.filter((record) => !failed.has(record.messageId));
-    if (succeeded.length === 0) return;
-    try {
-      const response = await options.client.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: options.queueUrl,
-          Entries: succeeded.map((record, index) => ({
-            Id: String(index),
-            ReceiptHandle: record.receiptHandle,
-          })),
-        }),
-      );
-      if (response.Failed?.length) report(new Error(`${response.Failed.length} deletes failed`));
-    } catch (error) {
-      report(error);
+    for (let start = 0; start < succeeded.length; start += SQS_RECEIVE_MAX) {
+      const part = succeeded.slice(start, start + SQS_RECEIVE_MAX);
+      try {
+        const response = await options.client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: options.queueUrl,
+            Entries: part.map((record, index) => ({
+              Id: String(index),
+              ReceiptHandle: record.receiptHandle,
+            })),
+          }),
+        );
+        if (response.Failed?.length) report(new Error(`${response.Failed.length} deletes failed`));
+      } catch (error) {
+        report(error);
+      }
     }
   };
 

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
-import { parseOrThrow } from '../errors.ts';
+import { parseOrThrow, ValidationError } from '../errors.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
   port: 4000,
+  host: '127.0.0.1',
   dataDir: '.bridge',
   pollIntervalMs: 5000,
   simulatorActivityPerSecond: 2,
@@ -17,6 +19,21 @@ const BooleanText = z
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   BRIDGE_PORT: z.coerce.number().int().min(0).max(65_535).default(LOCAL_DEFAULTS.port),
+  BRIDGE_HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
+  BRIDGE_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    ),
+  // An empty value counts as unset (no token).
+  BRIDGE_ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((token) => (token === '' ? undefined : token)),
   BRIDGE_DATA_DIR: z.string().min(1).default(LOCAL_DEFAULTS.dataDir),
   POLL_INTERVAL: DurationSchema.default(LOCAL_DEFAULTS.pollIntervalMs),
   // Local runs deliver to receivers on this machine, so loopback is allowed unless turned off.
@@ -27,6 +44,7 @@ export const LocalEnvSchema = z.object({
 /** `start` flags; each overrides its variable. */
 export interface StartFlags {
   port?: string;
+  host?: string;
   dataDir?: string;
   pollInterval?: string;
   demoReceiver?: boolean;
@@ -36,6 +54,12 @@ export interface StartFlags {
 /** The resolved configuration of a local run. */
 export interface LocalConfig {
   port: number;
+  /** Interface the admin API listens on (BRIDGE_HOST). */
+  host: string;
+  /** More `Host` values the admin API answers to (BRIDGE_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** BRIDGE_ADMIN_TOKEN: bearer token of the admin API; required off loopback. */
+  adminToken: string | undefined;
   dataDir: string;
   pollIntervalMs: number;
   allowPrivate: boolean;
@@ -47,7 +71,8 @@ export interface LocalConfig {
 
 /**
  * Reads the local configuration: flags over environment over defaults.
- * @throws ValidationError naming the flag's variable, e.g. `POLL_INTERVAL: "soon" is not a duration`.
+ * @throws ValidationError naming the flag's variable, e.g. `POLL_INTERVAL: "soon" is not a duration`,
+ * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it.
  */
 export function readLocalConfig(
   env: Record<string, string | undefined>,
@@ -56,12 +81,24 @@ export function readLocalConfig(
   const merged = {
     ...env,
     ...(flags.port !== undefined ? { BRIDGE_PORT: flags.port } : {}),
+    ...(flags.host !== undefined ? { BRIDGE_HOST: flags.host } : {}),
     ...(flags.dataDir !== undefined ? { BRIDGE_DATA_DIR: flags.dataDir } : {}),
     ...(flags.pollInterval !== undefined ? { POLL_INTERVAL: flags.pollInterval } : {}),
   };
   const parsed = parseOrThrow(LocalEnvSchema, merged, 'configuration');
+  if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
+    throw new ValidationError('configuration', [
+      {
+        path: 'BRIDGE_ADMIN_TOKEN',
+        message: `required when the admin API binds ${parsed.BRIDGE_HOST}, a non-loopback interface (BRIDGE_HOST)`,
+      },
+    ]);
+  }
   return {
     port: parsed.BRIDGE_PORT,
+    host: parsed.BRIDGE_HOST,
+    allowedHosts: parsed.BRIDGE_ALLOWED_HOSTS,
+    adminToken: parsed.BRIDGE_ADMIN_TOKEN,
     dataDir: parsed.BRIDGE_DATA_DIR,
     pollIntervalMs: parsed.POLL_INTERVAL,
     allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
+import { toBudgetView } from '../admin/streams-view.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
@@ -11,6 +12,8 @@ import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import type { ProductSample } from '../simulator/product-samples.ts';
+import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { processDispatchBatch } from '../webhooks/dispatcher.ts';
@@ -21,6 +24,7 @@ import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
 import { systemResolver } from '../webhooks/url-policy.ts';
+import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
@@ -46,6 +50,8 @@ export interface RunningBridge {
   adminUrl: string;
   simulatorUrl: string | undefined;
   demoReceiverUrl: string | undefined;
+  /** With the simulator: products to try products/getPricing on, with their time units. */
+  productSamples: readonly ProductSample[];
   streams: readonly StreamDefinition[];
   /** Pending deliveries re-enqueued at start (left over from an earlier run). */
   requeuedDeliveries: number;
@@ -137,8 +143,13 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       client: sqs.client,
       queueUrl: dispatchQueueUrl,
       handler: (event) => processDispatchBatch(event.Records, dispatcherDeps),
-      waitTimeSeconds: 1,
-      concurrency: 2,
+      // Long polls return as soon as messages arrive; eight batches at once keep an endpoint's
+      // 16 deliveries in flight even while some batches wait on a slow endpoint.
+      waitTimeSeconds: 20,
+      concurrency: 8,
+      // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
+      // store's reads and writes of a batch serve ten times as many deliveries.
+      batchSize: 100,
       clock,
       onError: (error) =>
         reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
@@ -163,7 +174,13 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ...(source.exportIds ? { exportIds: source.exportIds } : {}),
       ...(source.products ? { products: source.products } : {}),
     });
-    const client = createConnectorClient(source.connection, { clock, random });
+    // Grants live in the state table, so a restart knows what the last 30 s already spent.
+    const client = createConnectorClient(source.connection, {
+      clock,
+      random,
+      budgetLedger: new DynamoDbGrantLedger(dynamo.client, LOCAL_TABLE_NAME),
+      budgetMarginMs: settings.budgetMarginMs,
+    });
     const publisher = new ObservedPublisher(router, (events) => reporter.events(events));
     const pollDeps: PollDeps = {
       store: state,
@@ -183,15 +200,34 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       definitions: streams,
       deps: pollDeps,
       owner: `local-${randomUUID()}`,
-      tickMs: Math.min(config.pollIntervalMs, 1000),
+      // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
+      tickMs: Math.min(config.pollIntervalMs / 4, 250),
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
     });
 
+    const writeThrough = createWriteThrough({
+      connectionId: LOCAL_CONNECTION_ID,
+      connector: source.connection,
+      scope: source.scope,
+      publisher,
+      state,
+      streams,
+      clock,
+      onPublishError: (error, operation) =>
+        reporter.info(
+          `write-through ${operation}: events not published: ${(error as Error).message}`,
+        ),
+    });
+    closers.push(() => writeThrough.close());
     const admin: AdminServer = await startAdminServer({
       port: config.port,
+      host: config.host,
+      token: config.adminToken,
+      allowedHosts: config.allowedHosts,
       deps: {
         webhooks,
+        writeThrough,
         state,
         streams,
         windows: settings.windows,
@@ -202,6 +238,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         }),
         clock,
         random,
+        budgets: () => {
+          const view = client.budgetView();
+          return view ? [toBudgetView(LOCAL_CONNECTION_ID, view)] : [];
+        },
         onError: (error, request) =>
           reporter.info(
             `admin ${request.method} ${request.path} failed: ${(error as Error).message}`,
@@ -217,6 +257,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       adminUrl: admin.url,
       simulatorUrl: source.simulator?.url,
       demoReceiverUrl: demo?.url,
+      productSamples: source.productSamples ?? [],
       streams,
       requeuedDeliveries: requeued,
       webhooks,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
 import { systemClock } from '../clock.ts';
+import { formatProductSample } from '../simulator/product-samples.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
 import { type RunningBridge, startBridge } from './runtime.ts';
@@ -13,9 +14,13 @@ function banner(
   dataDir: string,
 ): string[] {
   const lines = ['change-bridge is running'];
-  if (bridge.simulatorUrl)
+  if (bridge.simulatorUrl) {
     lines.push(`  simulator      ${bridge.simulatorUrl}  (built-in hotel chain with activity)`);
-  else lines.push('  connector      CONNECTOR_BASE_URL');
+    for (const [index, sample] of bridge.productSamples.entries()) {
+      const label = index === 0 ? 'products       ' : '               ';
+      lines.push(`  ${label}${formatProductSample(sample)}`);
+    }
+  } else lines.push('  connector      CONNECTOR_BASE_URL');
   lines.push(`  admin API      ${bridge.adminUrl}  (${bridge.adminUrl}/openapi.json)`);
   lines.push(`  polling        ${bridge.streams.length} streams every ${pollIntervalMs / 1000}s`);
   lines.push(`  data           ${dataDir}/`);
@@ -56,6 +61,10 @@ export function registerStartCommand(program: Command, io: CliIo): void {
         'SQS (emulator), pollers, event routing, webhook dispatcher and the admin API. Stops cleanly on SIGINT/SIGTERM.',
     )
     .option('--port <port>', 'admin API port (BRIDGE_PORT, default 4000)')
+    .option(
+      '--host <address>',
+      'interface of the admin API (BRIDGE_HOST, default 127.0.0.1; off loopback BRIDGE_ADMIN_TOKEN is required)',
+    )
     .option('--data-dir <dir>', 'where state is kept (BRIDGE_DATA_DIR, default .bridge)')
     .option(
       '--poll-interval <duration>',
@@ -81,6 +90,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
           streams: bridge.streams.length,
           pollIntervalMs: config.pollIntervalMs,
           demoReceiver: bridge.demoReceiverUrl,
+          products: bridge.productSamples,
           requeuedDeliveries: bridge.requeuedDeliveries,
         });
       } else {

@@ -1,5 +1,7 @@
 import type { Scope } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
+import type { BudgetPriority } from '../connector/budget/token-budget.ts';
+import type { CallOptions } from '../connector/client.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
@@ -67,9 +69,23 @@ export function emitsCreated(definition: StreamDefinition, state: StreamState): 
   return state.initialSyncDone || (state.initialSync ?? definition.initialSync) === 'emit';
 }
 
-/** Call options carrying the run's abort signal. */
-export function callOptions(deps: PollDeps): { signal?: AbortSignal } {
-  return deps.signal ? { signal: deps.signal } : {};
+/**
+ * Call options carrying the run's abort signal and the stream's claim on the token's budget:
+ * `live` for a poll of a caught-up stream (it registers the stream's interval, which sizes
+ * the live reserve), `bulk` for first syncs, catch-up windows, backfills and sweeps.
+ */
+export function callOptions(
+  deps: PollDeps,
+  definition: StreamDefinition,
+  priority: BudgetPriority,
+): CallOptions {
+  return {
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    budget:
+      priority === 'live'
+        ? { priority, streamId: definition.streamId, intervalMs: definition.intervalMs }
+        : { priority },
+  };
 }
 
 /** Mutable view of the stream state that saves itself with optimistic concurrency. */

@@ -40,29 +40,45 @@ export interface PollLoopOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Runs {@link pollDueStreams} every `tickMs` until stopped (the local runtime's planner). */
+/**
+ * The local runtime's planner: every `tickMs`, starts each due stream that is not already
+ * being polled, without waiting for the others, so a long first sync or backfill never holds
+ * back a caught-up stream's next poll (the token's budget orders their requests). At most
+ * `concurrency` streams poll at once (default: all of them). Runs until stopped.
+ */
 export function startPollLoop(options: PollLoopOptions): PollLoop {
   const controller = new AbortController();
+  const deps: PollDeps = { ...options.deps, signal: controller.signal };
+  const limit = options.concurrency ?? options.definitions.length;
+  const running = new Map<string, Promise<void>>();
+  const start = (definition: StreamDefinition) => {
+    const run = pollStream(definition, deps, options.owner)
+      .then((outcome) => options.onOutcome?.(outcome))
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => running.delete(definition.streamId));
+    running.set(definition.streamId, run);
+  };
   const loop = (async () => {
     while (!controller.signal.aborted) {
       try {
-        const outcomes = await pollDueStreams(
-          options.definitions,
-          { ...options.deps, signal: controller.signal },
-          options.owner,
-          options.concurrency,
+        const states = new Map(
+          (await deps.store.listStreams()).map((state) => [state.streamId, state]),
         );
-        for (const outcome of outcomes) options.onOutcome?.(outcome);
+        for (const definition of dueStreams(options.definitions, states, deps.clock.now())) {
+          if (running.size >= limit) break;
+          if (!running.has(definition.streamId) && !controller.signal.aborted) start(definition);
+        }
       } catch (error) {
         options.onError?.(error);
       }
-      await options.deps.clock.sleep(options.tickMs, controller.signal).catch(() => undefined);
+      await deps.clock.sleep(options.tickMs, controller.signal).catch(() => undefined);
     }
   })();
   return {
     async stop() {
       controller.abort();
       await loop;
+      await Promise.all(running.values());
     },
   };
 }

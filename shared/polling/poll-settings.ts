@@ -40,6 +40,11 @@ export const PollEnvSchema = z.object({
       message: 'must be an ISO date-time or a duration such as 400d',
     })
     .optional(),
+  /**
+   * Added to the Connector API's 30 s window when the token's budget spaces its requests, so
+   * that transit and clock skew never let the server count more than 200 in its own window.
+   */
+  CONNECTOR_BUDGET_MARGIN: DurationSchema.default(500),
 });
 
 /** Parsed poll settings. */
@@ -50,6 +55,8 @@ export interface PollSettings {
   initialSync: 'baseline' | 'emit';
   windows: WindowSettings;
   pageCount: number;
+  /** See CONNECTOR_BUDGET_MARGIN. */
+  budgetMarginMs: number;
 }
 
 /** Where a first sync starts by default: records older than this are read on the first run. */
@@ -80,6 +87,7 @@ export function pollSettingsFromEnv(
       minWindowMs: 0,
     },
     pageCount: PAGE_COUNT_MAX,
+    budgetMarginMs: parsed.CONNECTOR_BUDGET_MARGIN,
   };
 }
 

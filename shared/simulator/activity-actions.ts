@@ -8,6 +8,7 @@ import {
   makeReservationGroup,
 } from './factories-guests.ts';
 import { makeBillingAutomation, makeExport, makeProductCategory } from './factories-property.ts';
+import { linkedReservation, paymentRequestLink, reservationsOf } from './generate-reservations.ts';
 import type { SimModel } from './model.ts';
 import { priceKey } from './pricing.ts';
 import { DAY_MS, iso } from './sim-random.ts';
@@ -176,13 +177,19 @@ const ACTIONS: readonly [number, Action][] = [
       const customer = sample(model, model.customers, live);
       if (!customer) return false;
       const index = model.random.int(0, model.world.enterprises.length - 1);
-      const request = makePaymentRequest(
+      const made = makePaymentRequest(
         model,
         index,
         customer.record.Id,
         'Pending',
         model.clock.now(),
       );
+      // A third of new requests pay for a reservation, like the generated ones.
+      const reservation = linkedReservation(
+        reservationsOf(model, made.EnterpriseId),
+        model.paymentRequests.storedCount,
+      );
+      const request = reservation ? { ...made, ...paymentRequestLink(reservation) } : made;
       model.create(
         model.paymentRequests,
         'paymentRequest',

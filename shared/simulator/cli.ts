@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
+import { formatProductSample, productSamples } from './product-samples.ts';
 import { startSimulator } from './simulator.ts';
 
 const SimulatorFlagsSchema = z.object({
@@ -73,6 +74,8 @@ export function registerSimulatorCommand(program: Command): void {
           `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
           `  Portfolio token: ${simulator.tokens.portfolioToken} (chain ${world.chainId})`,
           `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
+          '  products (products/getPricing with the AccessToken):',
+          ...productSamples(world, 3).map((sample) => `    ${formatProductSample(sample)}`),
           '',
         ].join('\n'),
       );

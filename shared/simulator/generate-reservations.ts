@@ -1,4 +1,5 @@
-import type { SimModel, SimOrderItem } from './model.ts';
+import { dayStartUtc } from '../time-zone.ts';
+import type { SimModel, SimOrderItem, SimReservation } from './model.ts';
 import { DAY_MS, iso } from './sim-random.ts';
 
 /**
@@ -55,7 +56,9 @@ export function generateReservations(model: SimModel, count: number): void {
         items.push(item(nightly, null, arrival + night * DAY_MS, 'Service'));
       if (products.length > 0 && random.chance(0.6)) {
         const product = random.pick(products);
-        items.push(item(product.basePrice, product.Id, arrival, 'Product'));
+        // Consumed at the start of its Day time unit, which products/getPricing takes as is.
+        const unitStart = dayStartUtc(arrival, enterprise.timeZone);
+        items.push(item(product.basePrice, product.Id, unitStart, 'Product'));
       }
       model.reservations.set(reservationId, {
         ReservationId: reservationId,
@@ -66,5 +69,56 @@ export function generateReservations(model: SimModel, count: number): void {
       });
       made += 1;
     }
+  }
+}
+
+/** Every third payment request is linked to a reservation (the rest to nothing, as before). */
+const LINK_EVERY = 3;
+
+/** The reservations of an enterprise, in creation order. */
+export function reservationsOf(model: SimModel, enterpriseId: string): SimReservation[] {
+  return [...model.reservations.values()].filter(
+    (reservation) => reservation.EnterpriseId === enterpriseId,
+  );
+}
+
+/**
+ * The reservation the `n`-th payment request pays for, among `candidates`, when it is one
+ * of the linked third (deterministic: no random draw, so the rest of the dataset stays put).
+ */
+export function linkedReservation(
+  candidates: readonly SimReservation[],
+  n: number,
+): SimReservation | undefined {
+  if (n % LINK_EVERY !== 0 || candidates.length === 0) return undefined;
+  return candidates[Math.floor(n / LINK_EVERY) % candidates.length];
+}
+
+/** The fields that tie a payment request to `reservation`: its ids and its account. */
+export function paymentRequestLink(reservation: SimReservation) {
+  return {
+    ReservationId: reservation.ReservationId,
+    ReservationGroupId: reservation.ReservationGroupId,
+    AccountId: reservation.AccountId,
+    CustomerId: reservation.AccountId,
+  };
+}
+
+/**
+ * Links about a third of the generated payment requests of each enterprise to its
+ * reservations (and so to reservation groups), so a client can find reservations, their
+ * order items and the products in them through paymentRequests/getAll.
+ */
+export function linkPaymentRequests(model: SimModel): void {
+  const counts = new Map<string, number>();
+  const reservations = new Map<string, SimReservation[]>();
+  for (const entry of model.paymentRequests.all()) {
+    const enterpriseId = entry.record.EnterpriseId;
+    const n = counts.get(enterpriseId) ?? 0;
+    counts.set(enterpriseId, n + 1);
+    if (!reservations.has(enterpriseId))
+      reservations.set(enterpriseId, reservationsOf(model, enterpriseId));
+    const reservation = linkedReservation(reservations.get(enterpriseId)!, n);
+    if (reservation) entry.record = { ...entry.record, ...paymentRequestLink(reservation) };
   }
 }

@@ -18,7 +18,7 @@ import {
   makeRoutingRule,
   makeVoucher,
 } from './factories-property.ts';
-import { generateReservations } from './generate-reservations.ts';
+import { generateReservations, linkPaymentRequests } from './generate-reservations.ts';
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
 import { SimModel } from './model.ts';
@@ -217,6 +217,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
     );
   }
   generateReservations(model, Math.min(profile.reservationGroups, 2000));
+  linkPaymentRequests(model);
 
   for (const enterprise of world.enterprises) {
     const accountingIds = [...model.accountingCategories.all()]

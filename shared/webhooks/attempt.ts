@@ -3,6 +3,8 @@ import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
+import type { EndpointSignal } from './endpoint-scheduler.ts';
+import type { HttpAttemptResult } from './http-sender.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery } from './store.ts';
@@ -71,6 +73,9 @@ export async function sendAttempt(
     nextAttemptAt: outcome.kind === 'retry' ? outcome.at : undefined,
   });
 
+  deps.scheduler.record(subscription.id, endpointSignal(result));
+  if (outcome.kind === 'retry' && outcome.pauseUntil !== undefined)
+    deps.scheduler.pause(subscription.id, outcome.pauseUntil);
   const endpoint = await batch.endpoint(subscription.id);
   const health = await recordHealth(subscription, endpoint, outcome, deps);
   batch.setEndpoint(health.state);
@@ -102,6 +107,13 @@ export async function sendAttempt(
       deps.metrics.count('failed');
       return { next: dead(attempted, outcome.reason, doneAt), log, outcome };
   }
+}
+
+/** What a request's result says of the endpoint's load: 429, 503 and timeouts mean overloaded. */
+function endpointSignal(result: HttpAttemptResult): EndpointSignal {
+  if (result.kind === 'error') return result.error === 'timeout' ? 'overloaded' : 'failure';
+  if (result.status === 429 || result.status === 503) return 'overloaded';
+  return result.status >= 200 && result.status < 300 ? 'success' : 'failure';
 }
 
 /** `delivery` dead-lettered for `reason` at `atMs` (version unchanged: the caller sets it). */
@@ -178,10 +190,13 @@ export async function attemptDelivery(
     return { kind: 'skipped', reason };
   }
   const endpoint = await batch.endpoint(subscription.id);
-  // Strict: a paused endpoint gets no request before its Retry-After has passed.
-  if (endpoint.pausedUntil !== undefined && endpoint.pausedUntil > now) {
-    return defer(delivery, endpoint.pausedUntil, batch, recordIds);
-  }
+  // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
+  // batch of this process learnt of the pause.
+  const pausedUntil = Math.max(
+    endpoint.pausedUntil ?? 0,
+    deps.scheduler.pausedUntil(subscription.id) ?? 0,
+  );
+  if (pausedUntil > now) return defer(delivery, pausedUntil, batch, recordIds);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
     const reason = 'event no longer stored';

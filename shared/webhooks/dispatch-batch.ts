@@ -1,8 +1,18 @@
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import type { DeliveryMessage } from './messages.ts';
 import type { QueuedDelivery } from './queue.ts';
-import { type EndpointState, freshEndpointState } from './store.ts';
+import { type Attempt, type Delivery, type EndpointState, freshEndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
+
+/** A new delivery waiting for the batch's shared write. */
+export interface StagedDelivery {
+  delivery: Delivery;
+  attempts: Attempt[] | undefined;
+  /** Settles once it is listed under its subscription (written only after). */
+  listed: Promise<void> | undefined;
+  deferred: boolean;
+  recordIds: readonly string[];
+}
 
 /**
  * What the work on one SQS batch shares, so each read and each queue request serves many
@@ -17,6 +27,8 @@ export class DispatchBatch {
   private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
+  /** New deliveries after their first attempt, written together at the end of the batch. */
+  readonly stagedDeliveries: StagedDelivery[] = [];
 
   constructor(readonly deps: DispatcherDeps) {}
 

@@ -1,4 +1,5 @@
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { EndpointScheduler } from './endpoint-scheduler.ts';
 import type { WebhookSender } from './http-sender.ts';
 import { CountingMetrics, type DispatchMetrics } from './metrics.ts';
 import type { OperationalEventSink } from './operational-events.ts';
@@ -21,8 +22,6 @@ export interface DispatcherConfig {
   failingAfterFailures: number;
   /** Failing without success this long disables a subscription. */
   disableAfterMs: number;
-  /** Endpoints served at once within one batch (deliveries to one endpoint go in order). */
-  endpointConcurrency: number;
 }
 
 /** The defaults of {@link DispatcherConfig}. */
@@ -31,7 +30,6 @@ export const DEFAULT_DISPATCHER_CONFIG: DispatcherConfig = {
   maxPauseMs: ENDPOINT_PAUSE_MAX_MS,
   failingAfterFailures: FAILING_AFTER_FAILURES,
   disableAfterMs: DISABLE_AFTER_FAILING_MS,
-  endpointConcurrency: 16,
 };
 
 /** Structured logging port; never given secrets. */
@@ -57,6 +55,8 @@ export interface DispatcherDeps {
   metrics: DispatchMetrics;
   logger: DispatchLogger;
   config: DispatcherConfig;
+  /** Concurrency, order and pauses per endpoint, shared by every batch of this process. */
+  scheduler: EndpointScheduler;
 }
 
 /** What {@link createDispatcherDeps} needs; the rest has defaults. */
@@ -69,11 +69,13 @@ export type DispatcherDepsInput = Pick<DispatcherDeps, 'store' | 'queue' | 'send
  * @example createDispatcherDeps({ store, queue, sender, sink, config: { maxPauseMs: 600_000 } })
  */
 export function createDispatcherDeps(input: DispatcherDepsInput): DispatcherDeps {
+  const clock = input.clock ?? systemClock;
   return {
-    clock: systemClock,
+    clock,
     random: systemRandom,
     metrics: new CountingMetrics(),
     logger: consoleDispatchLogger,
+    scheduler: new EndpointScheduler(clock),
     ...input,
     config: { ...DEFAULT_DISPATCHER_CONFIG, ...input.config },
   };

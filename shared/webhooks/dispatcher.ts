@@ -3,7 +3,13 @@ import { BridgeError, formatIssuePath } from '../errors.ts';
 import { attemptDelivery } from './attempt.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { deliverInline, type IncomingEvent, type InlineDelivery, planFanOut } from './fan-out.ts';
+import {
+  deliverInline,
+  type IncomingEvent,
+  type InlineDelivery,
+  planFanOut,
+  writeInlineDeliveries,
+} from './fan-out.ts';
 import {
   type DispatchEvent,
   DispatchEventSchema,
@@ -33,9 +39,10 @@ type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queue
  * stored once and delivered in this same invocation to each enabled subscription it
  * matches (the first attempt needs no stored delivery beforehand and no queue message);
  * only a delivery that needs a retry, or whose endpoint is paused, gets a delayed message.
- * Delivery messages make one attempt each. Work for one endpoint runs in queue order, so
- * a 429's pause holds for the rest of the batch; different endpoints run concurrently
- * (bounded by `endpointConcurrency`), so a slow endpoint never delays another. Queue
+ * Delivery messages make one attempt each. Deliveries to one endpoint run concurrently up
+ * to its adaptive limit (the process-wide endpoint scheduler), one at a time per subject and
+ * in detection order; a 429's pause holds for every batch of the process; different
+ * endpoints run independently, so a slow endpoint never delays another. Queue
  * messages of the whole batch go out together (SendMessageBatch). Malformed bodies are
  * logged and dropped (retrying cannot fix them); records that failed on storage or the
  * queue are returned as `batchItemFailures` for SQS to retry, which is safe: fan-out and
@@ -67,6 +74,7 @@ export async function processDispatchBatch(
     ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
   ];
   await runByEndpoint(tasks, batch);
+  await writeInlineDeliveries(batch);
   await batch.flush();
   return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }
@@ -89,6 +97,7 @@ export async function fanOutEvent(
     inline.map((item): Task => ({ kind: 'inline', inline: item })),
     batch,
   );
+  await writeInlineDeliveries(batch);
   await batch.flush();
   if (batch.failures.size > 0) {
     throw new BridgeError(`fan-out of ${parsed.id} failed on storage or the queue`, {
@@ -130,21 +139,38 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
   return { kind: 'event', event: message.data.detail, body: JSON.stringify(detail) };
 }
 
-/** Runs tasks grouped by endpoint: in order within a group, groups concurrently. */
+/**
+ * Runs every task through the process's endpoint scheduler: up to the endpoint's (adaptive)
+ * concurrency at once, never two of one subject at once, a subject's tasks in batch order
+ * (which is detection order), and different endpoints independently of each other.
+ */
 async function runByEndpoint(tasks: readonly Task[], batch: DispatchBatch): Promise<void> {
-  const groups = new Map<string, Task[]>();
   const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
-  tasks.forEach((task, index) => {
-    const key = keys[index];
-    if (key !== undefined) groups.set(key, [...(groups.get(key) ?? []), task]);
-  });
-  await runConcurrently(
-    [...groups.values()],
-    batch.deps.config.endpointConcurrency,
-    async (group) => {
-      for (const task of group) await runTask(task, batch);
-    },
+  await Promise.all(
+    tasks.map(async (task, index) => {
+      const endpoint = keys[index];
+      if (endpoint === undefined) return;
+      const subscription = await batch.subscription(endpoint).catch(() => undefined);
+      await batch.deps.scheduler.run(
+        endpoint,
+        subjectOf(task),
+        {
+          ...(subscription?.maxConcurrency ? { maxConcurrency: subscription.maxConcurrency } : {}),
+          ...(subscription?.rateLimitPerSecond
+            ? { ratePerSecond: subscription.rateLimitPerSecond }
+            : {}),
+        },
+        () => runTask(task, batch),
+      );
+    }),
   );
+}
+
+/** What orders a task among its endpoint's: the event's subject; a retry is its own. */
+function subjectOf(task: Task): string {
+  return task.kind === 'inline'
+    ? `subject:${task.inline.subject}`
+    : `delivery:${task.queued.deliveryId}`;
 }
 
 /** The subscription a task goes to; a delivery message without one is looked up (older messages). */
@@ -170,19 +196,4 @@ async function runTask(task: Task, batch: DispatchBatch): Promise<void> {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;
     batch.fail(recordIds, `delivery ${deliveryId} failed`, error);
   }
-}
-
-async function runConcurrently<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await work(item);
-    }
-  });
-  await Promise.all(workers);
 }

@@ -105,6 +105,56 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return true;
   }
 
+  async putEvents(
+    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
+  ): Promise<Set<string>> {
+    const existing = new Set(
+      (
+        await this.table.batchGetItems(
+          entries.map(({ event }) => ({ pk: `EVENT#${event.id}`, sk: 'EVENT' })),
+        )
+      ).map((item) => String(item.pk).slice('EVENT#'.length)),
+    );
+    const fresh = entries.filter(({ event }) => !existing.has(event.id));
+    await this.table.batchPut(
+      fresh.map(({ event, options }) => eventItem(event, options ?? {}, this.ttl())),
+    );
+    const listed = fresh.filter(({ options }) => !options?.deferListing).map((e) => e.event);
+    if (listed.length > 0) await this.indexEvents(listed);
+    return new Set(fresh.map(({ event }) => event.id));
+  }
+
+  async createDeliveries(
+    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
+  ): Promise<void> {
+    await this.table.batchPut(
+      entries.map(({ delivery, options }) => this.deliveryItem(delivery, options ?? {})),
+    );
+    const listed = entries.filter(({ options }) => !options?.deferListing).map((e) => e.delivery);
+    if (listed.length === 0) return;
+    await Promise.all([
+      this.table.batchPut(
+        listed.map((delivery) => ({
+          pk: `EVENT#${delivery.eventId}`,
+          sk: `DLV#${delivery.id}`,
+          ttl: this.ttl(),
+        })),
+      ),
+      this.indexDeliveries(listed),
+    ]);
+  }
+
+  private deliveryItem(delivery: Delivery, options: CreateDeliveryOptions) {
+    return {
+      pk: `DELIVERY#${delivery.id}`,
+      sk: 'DELIVERY',
+      version: delivery.version,
+      doc: delivery,
+      log: options.attempts ? [...options.attempts] : undefined,
+      ttl: this.ttl(),
+    };
+  }
+
   async indexEvents(events: readonly StoredEvent[]): Promise<void> {
     await Promise.all(
       chunk(events).map((part) =>
@@ -137,17 +187,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {
     try {
-      await this.table.put(
-        {
-          pk: `DELIVERY#${delivery.id}`,
-          sk: 'DELIVERY',
-          version: delivery.version,
-          doc: delivery,
-          log: options.attempts ? [...options.attempts] : undefined,
-          ttl: this.ttl(),
-        },
-        'attribute_not_exists(pk)',
-      );
+      await this.table.put(this.deliveryItem(delivery, options), 'attribute_not_exists(pk)');
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;

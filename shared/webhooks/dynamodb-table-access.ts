@@ -9,7 +9,9 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
+import { systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
+import { BATCH_CONCURRENCY_DEFAULT, batchWriteItems } from '../state/dynamodb-batch.ts';
 
 /** BatchGetItem takes at most 100 keys (DynamoDB limit). */
 const BATCH_GET_MAX_KEYS = 100;
@@ -43,6 +45,22 @@ export class WebhookTable {
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
       }),
+    );
+  }
+
+  /** Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff. */
+  async batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
+    if (items.length === 0) return;
+    await batchWriteItems(
+      {
+        documentClient: this.client,
+        tableName: this.tableName,
+        clock: systemClock,
+        random: systemRandom,
+        concurrency: BATCH_CONCURRENCY_DEFAULT,
+        consistentRead: true,
+      },
+      items.map((Item) => ({ PutRequest: { Item } })),
     );
   }
 

@@ -6,6 +6,11 @@ import { delaySecondsUntil } from './queue.ts';
 import type { Attempt, Delivery, StoredEvent } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
 
+/** What orders an event's deliveries: its subject, or the event itself when it has none. */
+function subjectKey(event: DispatchEvent): string {
+  return event.subject ?? event.id;
+}
+
 /** An event from the queue, once per batch however many records carried it. */
 export interface IncomingEvent {
   event: DispatchEvent;
@@ -18,6 +23,8 @@ export interface IncomingEvent {
 /** The first attempt of an event to one subscription, made in the fan-out's own invocation. */
 export interface InlineDelivery {
   delivery: Delivery;
+  /** The event's subject: deliveries of one subject to one endpoint go one at a time, in order. */
+  subject: string;
   body: string;
   recordIds: readonly string[];
   /**
@@ -74,20 +81,19 @@ export async function planFanOut(
     batch.fail(allRecordIds, 'event listing failed', error);
     return [];
   }
-  const stored = await Promise.all(
-    planned.map(async (p) => {
-      try {
-        const created = await store.putEvent(p.stored, {
-          fanOutDeliveryIds: p.deliveries.map((d) => d.id),
-          deferListing: true,
-        });
-        return { ...p, created };
-      } catch (error) {
-        batch.fail(p.item.recordIds, 'storing the event failed', error);
-        return undefined;
-      }
-    }),
-  );
+  let created: Set<string>;
+  try {
+    created = await store.putEvents(
+      planned.map((p) => ({
+        event: p.stored,
+        options: { fanOutDeliveryIds: p.deliveries.map((d) => d.id), deferListing: true },
+      })),
+    );
+  } catch (error) {
+    batch.fail(allRecordIds, 'storing the events failed', error);
+    return [];
+  }
+  const stored = planned.map((p) => ({ ...p, created: created.has(p.stored.id) }));
   const fresh = stored.filter((p) => p?.created === true);
   const repeated = stored.filter((p) => p?.created === false);
   const listed =
@@ -97,6 +103,7 @@ export async function planFanOut(
   const inline: InlineDelivery[] = fresh.flatMap((p) =>
     p!.deliveries.map((delivery) => ({
       delivery,
+      subject: subjectKey(p!.item.event),
       body: p!.item.body,
       recordIds: p!.item.recordIds,
       listed,
@@ -122,7 +129,12 @@ async function resumeFanOut(
     for (const delivery of deliveries) {
       const existing = await store.getDelivery(delivery.id);
       if (!existing) {
-        missing.push({ delivery, body, recordIds: item.recordIds });
+        missing.push({
+          delivery,
+          subject: subjectKey(item.event),
+          body,
+          recordIds: item.recordIds,
+        });
       } else if (existing.status === 'pending') {
         batch.enqueue(
           { kind: 'delivery', deliveryId: existing.id, subscriptionId: existing.subscriptionId },
@@ -147,7 +159,6 @@ async function resumeFanOut(
  */
 export async function deliverInline(task: InlineDelivery, batch: DispatchBatch): Promise<void> {
   const { deps } = batch;
-  const { store } = deps;
   const now = deps.clock.now();
   const subscription = await batch.subscription(task.delivery.subscriptionId);
   let next: Delivery;
@@ -161,8 +172,17 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     );
   } else {
     const endpoint = await batch.endpoint(subscription.id);
-    if (endpoint.pausedUntil !== undefined && endpoint.pausedUntil > now) {
-      next = { ...task.delivery, nextAttemptAt: endpoint.pausedUntil };
+    // Not before the endpoint's Retry-After, nor before this subject's earlier event, which
+    // waits for a retry: a subject's events arrive in the order they were detected (it goes
+    // a moment after that retry).
+    const pausedUntil = Math.max(
+      endpoint.pausedUntil ?? 0,
+      deps.scheduler.pausedUntil(subscription.id) ?? 0,
+    );
+    const behind = deps.scheduler.retryingUntil(subscription.id, task.subject);
+    const waitUntil = Math.max(pausedUntil, behind === undefined ? 0 : behind + 1);
+    if (waitUntil > now) {
+      next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
     } else {
       const sent = await sendAttempt(
@@ -172,13 +192,50 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
       next = sent.next;
       log = sent.log;
     }
+    deps.scheduler.setRetrying(
+      subscription.id,
+      task.subject,
+      next.status === 'pending' ? next.nextAttemptAt : undefined,
+    );
   }
-  if (task.listed) await task.listed;
-  const created = await store.createDelivery(next, {
+  // Written with the rest of the batch's new deliveries (writeInlineDeliveries): no write
+  // between two sends.
+  batch.stagedDeliveries.push({
+    delivery: next,
     attempts: log,
-    deferListing: task.listed !== undefined,
+    listed: task.listed,
+    deferred,
+    recordIds: task.recordIds,
   });
-  if (!created) return;
-  if (deferred) deps.metrics.count('deferred');
-  await afterDeliveryWrite(next, batch, task.recordIds);
+}
+
+/**
+ * Writes the batch's new deliveries together (their first attempt folded in), once each is
+ * listed under its subscription, then schedules what follows each: a retry message, a dead
+ * letter. Runs before the batch's queue messages are sent and its records acknowledged, so a
+ * crash before it repeats the batch (at-least-once). On failure the records fail.
+ */
+export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void> {
+  const staged = batch.stagedDeliveries.splice(0);
+  if (staged.length === 0) return;
+  try {
+    await Promise.all(staged.map((entry) => entry.listed));
+    await batch.deps.store.createDeliveries(
+      staged.map((entry) => ({
+        delivery: entry.delivery,
+        options: { attempts: entry.attempts, deferListing: entry.listed !== undefined },
+      })),
+    );
+  } catch (error) {
+    batch.fail(
+      staged.flatMap((entry) => entry.recordIds),
+      'writing the deliveries failed',
+      error,
+    );
+    return;
+  }
+  for (const entry of staged) {
+    if (entry.deferred) batch.deps.metrics.count('deferred');
+    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds);
+  }
 }

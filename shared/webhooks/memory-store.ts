@@ -44,6 +44,24 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
+  async putEvents(
+    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
+  ): Promise<Set<string>> {
+    const created = new Set<string>();
+    for (const { event, options } of entries)
+      if (await this.putEvent(event, options)) created.add(event.id);
+    return created;
+  }
+
+  async createDeliveries(
+    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
+  ): Promise<void> {
+    for (const { delivery, options } of entries) {
+      this.deliveries.delete(delivery.id);
+      await this.createDelivery(delivery, options);
+    }
+  }
+
   async indexEvents(events: readonly StoredEvent[]): Promise<void> {
     for (const event of events) this.listedEvents.add(event.id);
   }

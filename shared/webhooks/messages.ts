@@ -7,6 +7,8 @@ import { z } from 'zod';
 export const DispatchEventSchema = z.looseObject({
   id: z.string().min(1),
   type: z.string().min(1),
+  /** The entity the event is about; operational events may have none (each is then its own). */
+  subject: z.string().optional(),
   data: z
     .looseObject({
       scope: z

@@ -133,8 +133,24 @@ export interface WebhookStore {
   indexEvents(events: readonly StoredEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | undefined>;
   listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]>;
+  /**
+   * Stores the events of one batch in as few writes as the store allows (25 per request in
+   * DynamoDB), each with its options; returns the ids that were new. An event stored before is
+   * left as it was. Two batches storing one new event at the same moment may both see it as
+   * new (the dispatcher is at-least-once; receivers deduplicate on the webhook-id).
+   */
+  putEvents(
+    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
+  ): Promise<Set<string>>;
   /** Creates a delivery unless one with its id exists; returns whether it did. */
   createDelivery(delivery: Delivery, options?: CreateDeliveryOptions): Promise<boolean>;
+  /**
+   * Writes the new deliveries of one batch (their first attempt folded in) in as few writes as
+   * the store allows; unconditional, for deliveries this batch planned as new.
+   */
+  createDeliveries(
+    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
+  ): Promise<void>;
   /**
    * Lists deliveries (created with `deferListing`, or about to be) under their subscriptions,
    * one write per subscription. Listing an id before its delivery exists is harmless: lists

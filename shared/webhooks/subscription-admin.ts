@@ -25,6 +25,8 @@ export const CreateSubscriptionInputSchema = z.object({
   changedFields: z.array(z.string().min(1)).max(100).optional(),
   description: z.string().max(500).optional(),
   retrySchedule: RetryScheduleSchema.optional(),
+  maxConcurrency: z.number().int().min(1).max(256).optional(),
+  rateLimitPerSecond: z.number().positive().max(10_000).optional(),
 });
 
 /** Input of `updateSubscription`: any field of the create input, and `enabled`. */

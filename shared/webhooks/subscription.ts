@@ -38,6 +38,10 @@ export const SubscriptionSchema = z.object({
   enabled: z.boolean(),
   disabledReason: z.string().optional(),
   retrySchedule: RetryScheduleSchema.optional(),
+  /** Deliveries in flight to this endpoint at most (default 16); it adapts below this on 429, 503 and timeouts. */
+  maxConcurrency: z.number().int().min(1).max(256).optional(),
+  /** Deliveries per second at most, when set. */
+  rateLimitPerSecond: z.number().positive().max(10_000).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   secret: z.string().startsWith('whsec_'),

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { embeddedIpv4 } from './embedded-ipv4.ts';
 
 /** One address a host name resolves to. */
 export interface ResolvedAddress {
@@ -53,21 +54,27 @@ const PRIVATE = blockList([
   ['ff00::', 8, 'ipv6'], // multicast
 ]);
 
-const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
-
 /**
  * Why `address` (an IP literal) may not be connected to, or `undefined` when it may.
- * IPv4-mapped IPv6 addresses are judged as the IPv4 address they carry.
+ * An IPv6 address that carries an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo:
+ * {@link embeddedIpv4}) is judged by that IPv4 address too.
  */
 export function addressRefusal(address: string, policy: UrlPolicy): string | undefined {
-  const mapped = IPV4_MAPPED.exec(address)?.[1];
-  const ip = mapped ?? address;
-  const family = isIP(ip);
+  const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
+  for (const carried of embeddedIpv4(address)) {
+    const kind = refusedKind(carried, 4, policy);
+    if (kind) return `${address} carries ${carried}, ${kind}`;
+  }
+  const kind = refusedKind(address, family, policy);
+  return kind ? `${address} is ${kind}` : undefined;
+}
+
+function refusedKind(ip: string, family: number, policy: UrlPolicy): string | undefined {
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (ALWAYS_BLOCKED.check(ip, type)) return `${address} is a blocked address`;
+  if (ALWAYS_BLOCKED.check(ip, type)) return 'a blocked address';
   if (!policy.allowPrivate && PRIVATE.check(ip, type)) {
-    return `${address} is a private, loopback or link-local address`;
+    return 'a private, loopback or link-local address';
   }
   return undefined;
 }

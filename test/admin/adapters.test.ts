@@ -161,7 +161,11 @@ describe('node:http admin server', () => {
     expect(removed.status).toBe(204);
     expect(await removed.text()).toBe('');
 
-    const bad = await fetch(`${server.url}/backfill`, { method: 'POST', body: 'not json' });
+    const bad = await fetch(`${server.url}/backfill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'not json',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ field: 'body' });
 
@@ -175,6 +179,7 @@ describe('node:http admin server', () => {
     server = await startAdminServer({ port: 0, deps: harness.deps });
     const response = await fetch(`${server.url}/subscriptions`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ url: 'x'.repeat(1024 * 1024 + 10) }),
     });
     expect(response.status).toBe(413);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../shared/admin/openapi.ts';
 import { matchPath } from '../../shared/admin/router.ts';
 import { ADMIN_ROUTES } from '../../shared/admin/routes.ts';
+import { OPERATIONS } from '../../shared/connector/operations.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
 let harness: AdminHarness;
@@ -50,6 +51,8 @@ const EXPECTED_ROUTES = [
   'get /console/{id}',
   'get /feed',
   'get /subscriptions/{id}/health',
+  // The connector proxy: every operation of connector-api.md under its own path.
+  ...Object.values(OPERATIONS).map((spec) => `post ${spec.path}`),
 ];
 
 describe('OpenAPI document', () => {

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { toBudgetView } from '../../shared/admin/streams-view.ts';
+import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
+import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 import { streamState } from '../state/state-store.contract.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
@@ -67,6 +70,31 @@ describe('admin API: streams', () => {
       parked: true,
       parkedReason: 'authorization failed',
     });
+  });
+
+  it('shows the connector budget per connection: requests in the window, live reserve, queued by priority', async () => {
+    harness = createAdminHarness();
+    const budget = new TokenBudget(
+      'key',
+      { requests: 200, windowMs: 30_000, marginMs: 500 },
+      harness.clock,
+      new MemoryGrantLedger(),
+    );
+    await budget.acquire({ priority: 'live', streamId: 'main:customer', intervalMs: 5_000 });
+    await budget.acquire({ priority: 'bulk' });
+    harness.deps.budgets = () => [toBudgetView('main', budget.view())];
+    const response = await harness.call('GET', '/streams');
+    expect(response.status).toBe(200);
+    expect((response.body as { budgets: unknown }).budgets).toEqual([
+      {
+        connectionId: 'main',
+        requestsInWindow: 2,
+        limit: 200,
+        liveReserve: 7,
+        queued: { live: 0, bulk: 0 },
+        pausedUntil: null,
+      },
+    ]);
   });
 
   it('resets a stream (state and snapshots) and answers 404 for an unknown one', async () => {

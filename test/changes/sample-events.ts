@@ -8,6 +8,7 @@ import {
 import { buildChangeEvent, buildSnapshotEvent, thinEvent } from '../../shared/changes/event.ts';
 import { hashEventId } from '../../shared/changes/event-id.ts';
 import { changedSample, SAMPLE_RECORDS } from './sample-records.ts';
+import { sampleWriteEvents } from './sample-write-events.ts';
 
 const DETECTED_AT = Date.UTC(2026, 0, 2, 9, 30);
 
@@ -85,6 +86,7 @@ export function sampleEvents(): { type: EventType; event: unknown }[] {
       event: operationalEvent('ping', 'sub_1', { ...subscription, message: 'hello' }),
     },
   );
+  samples.push(...sampleWriteEvents());
   const covered = new Set(samples.map((sample) => sample.type));
   const missing = EventTypeSchema.options.filter((type) => !covered.has(type));
   if (missing.length > 0) throw new Error(`no sample event for ${missing.join(', ')}`);

@@ -316,6 +316,26 @@ describe('request bounds', () => {
     ).toBe('PaymentRequests[0].Description');
   });
 
+  it('invents no bound the contract does not give: empty AssignedRateIds, Name and AccountingStates items', () => {
+    const voucher = SAMPLE_REQUESTS['vouchers/add'].VoucherParameters[0]!;
+    const vouchers = OPERATIONS['vouchers/add'].request;
+    expect(
+      vouchers.safeParse({ VoucherParameters: [{ ...voucher, AssignedRateIds: [], Name: '' }] })
+        .success,
+    ).toBe(true);
+    const items = OPERATIONS['reservations/getAllItems'].request;
+    expect(
+      items.safeParse({ ReservationIds: [ids.reservation], AccountingStates: [''] }).success,
+    ).toBe(true);
+    // Where the contract gives a bound, it stays: Description is 1 to 1000 characters.
+    const add = SAMPLE_REQUESTS['paymentRequests/add'].PaymentRequests[0]!;
+    expect(
+      failurePath(OPERATIONS['paymentRequests/add'].request, {
+        PaymentRequests: [{ ...add, Description: '' }],
+      }),
+    ).toBe('PaymentRequests[0].Description');
+  });
+
   it('validates customers/update values: email, unique classifications without None, 255 chars', () => {
     const update = OPERATIONS['customers/update'].request;
     expect(failurePath(update, request('customers/update', { Email: 'not an email' }))).toBe(

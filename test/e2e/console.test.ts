@@ -19,13 +19,17 @@ if (!CHROMIUM) {
   );
 }
 
-async function waitForHealth(api: string, child: ChildProcess): Promise<void> {
+async function waitForHealth(
+  api: string,
+  child: ChildProcess,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`change-bridge start exited with ${child.exitCode}`);
     try {
-      if ((await fetch(`${api}/health`)).ok) return;
+      if ((await fetch(`${api}/health`, { headers })).ok) return;
     } catch {
       // Not listening yet.
     }
@@ -181,25 +185,38 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     await page.screenshot({ path: SCREENSHOT_PATH, fullPage: true });
   }, 120_000);
 
-  it('asks for the admin token when the API answers 401 and sends it as a bearer token', async () => {
+  it('against a bridge started with BRIDGE_ADMIN_TOKEN, opens without it, asks for it and sends it as a bearer token', async () => {
     const token = 'console-test-token';
-    const seen: (string | undefined)[] = [];
-    // Stands in for an API started with BRIDGE_ADMIN_TOKEN: /streams refuses calls without it.
-    await page.route('**/streams', async (route) => {
-      const authorization = route.request().headers().authorization;
-      seen.push(authorization);
-      if (authorization === `Bearer ${token}`) await route.continue();
-      else await route.fulfill({ status: 401, json: { error: 'a bearer token is required' } });
-    });
-    await page.goto(`${api}/`);
-    const dialog = page.getByRole('dialog', { name: 'Admin token' });
-    await dialog.waitFor();
-    await dialog.getByLabel('Token').fill(token);
-    await dialog.getByRole('button', { name: 'Use token' }).click();
-    await page.getByRole('table', { name: 'Streams' }).locator('tbody tr').first().waitFor();
-    expect(seen[0]).toBeUndefined();
-    expect(seen).toContain(`Bearer ${token}`);
-    expect(await page.evaluate("sessionStorage.getItem('change-bridge.admin-token')")).toBe(token);
-    await page.unroute('**/streams');
-  }, 60_000);
+    const tokenPort = port + 1;
+    const tokenApi = `http://127.0.0.1:${tokenPort}`;
+    const tokenDir = await mkdtemp(join(tmpdir(), 'bridge-console-token-'));
+    const { CONNECTOR_BASE_URL: _external, ...env } = process.env;
+    const guarded = spawn(
+      process.execPath,
+      [BIN_PATH, 'start', '--port', String(tokenPort), '--data-dir', tokenDir],
+      { env: { ...env, BRIDGE_ADMIN_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    guarded.stderr?.resume();
+    try {
+      await waitForHealth(tokenApi, guarded, { authorization: `Bearer ${token}` });
+      const seen: (string | undefined)[] = [];
+      page.on('request', (request) => {
+        if (request.url() === `${tokenApi}/streams`) seen.push(request.headers().authorization);
+      });
+      await page.goto(`${tokenApi}/`);
+      const dialog = page.getByRole('dialog', { name: 'Admin token' });
+      await dialog.waitFor();
+      await dialog.getByLabel('Token').fill(token);
+      await dialog.getByRole('button', { name: 'Use token' }).click();
+      await page.getByRole('table', { name: 'Streams' }).locator('tbody tr').first().waitFor();
+      expect(seen[0]).toBeUndefined();
+      expect(seen).toContain(`Bearer ${token}`);
+      expect(await page.evaluate("sessionStorage.getItem('change-bridge.admin-token')")).toBe(
+        token,
+      );
+    } finally {
+      guarded.kill('SIGKILL');
+      await rm(tokenDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -8,20 +8,8 @@ import { compareEvents } from '../polling/journal-oracle.ts';
 import { modelContent } from '../support/model-content.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
 import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
-
-async function waitFor(
-  condition: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('change-bridge start as a child process', () => {
   let sim: RunningSimulator;
@@ -94,7 +82,7 @@ describe('change-bridge start as a child process', () => {
 
   it('delivers every journaled change across a SIGTERM and a restart', async () => {
     child = startBridgeProcess();
-    await waitFor(streamsCaughtUp, 60_000, 'the first sync');
+    await waitFor(streamsCaughtUp, 60_000, 'the first sync', 200);
 
     const added = await runBin([
       'subscriptions',
@@ -133,7 +121,7 @@ describe('change-bridge start as a child process', () => {
 
     const got = () => receiver.received.map(({ type, subject }) => ({ type, subject }));
     const covered = () => compareEvents(expected, got()).missing.length === 0;
-    await waitFor(covered, 45_000, 'every change to be delivered').catch(() => undefined);
+    await waitFor(covered, 45_000, 'every change to be delivered', 200).catch(() => undefined);
     const { missing } = compareEvents(expected, got());
     console.log(
       `journaled ${entries.length}, expected ${expected.length}, delivered ${receiver.received.length}, missing ${missing.length}`,

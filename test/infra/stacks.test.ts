@@ -332,15 +332,20 @@ describe('runtime stack', () => {
     ).toHaveLength(1);
   });
 
-  it('lets only the poller read the connection secrets', () => {
+  it('lets only the poller and the admin API (its connector proxy) read the connection secrets', () => {
     const readers = Object.entries(runtime.findResources('AWS::IAM::Policy')).filter(([, policy]) =>
       policy.Properties.PolicyDocument.Statement.some((s: PolicyStatement) =>
         actionsOf(s).includes('secretsmanager:GetSecretValue'),
       ),
     );
-    expect(readers.map(([, policy]) => policy.Properties.Roles)).toEqual([
-      [{ Ref: logicalId(built.runtime.runtime.poller.role!) }],
-    ]);
+    const roles = readers.map(([, policy]) => policy.Properties.Roles);
+    expect(roles).toHaveLength(2);
+    expect(roles).toEqual(
+      expect.arrayContaining([
+        [{ Ref: logicalId(built.runtime.runtime.poller.role!) }],
+        [{ Ref: logicalId(built.runtime.runtime.adminFunction.role!) }],
+      ]),
+    );
   });
 
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate and throttling', () => {

@@ -93,6 +93,7 @@ export async function startPollHarness(
       minWindowMs: 0,
     },
     pageCount: 1000,
+    budgetMarginMs: 500,
   };
   const zoneOf = new Map(world.enterprises.map((e) => [e.Id, e.timeZone]));
   const harness: PollHarness = {

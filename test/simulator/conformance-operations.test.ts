@@ -293,6 +293,18 @@ describe('conformance: the client passes against the simulator for all 20 operat
     ).rejects.toMatchObject({ category: 'validation' });
   });
 
+  it('vouchers/add accepts an empty AssignedRateIds, a bound the contract does not give', async () => {
+    track('vouchers/add');
+    const service = h.sim.controls.model.world.enterprises[0]!.services[0]!;
+    const added = await h.client.vouchers.add({
+      VoucherParameters: [
+        { ServiceId: service.Id, Name: 'NO-RATES', Type: 'Public', AssignedRateIds: [] },
+      ],
+    });
+    expect(added.Vouchers).toHaveLength(1);
+    expect(added.Vouchers[0]).toMatchObject({ Name: 'NO-RATES', ServiceId: service.Id });
+  });
+
   it('restrictions/clear splices API restrictions and leaves user ones alone', async () => {
     track('restrictions/clear');
     const model = h.sim.controls.model;

@@ -8,19 +8,25 @@ const EVENTS = 1000;
 const ENDPOINTS = 5;
 const BATCH_SIZE = 50;
 
+/** Requests already on their way when a 429 was answered may arrive this long after it. */
+const IN_FLIGHT_GRACE_MS = 250;
+
 /**
  * The receiver misbehaves at random (seeded): 500s, 429 with `Retry-After: 1`, hangs past
  * the client timeout and dropped connections. It keeps its own log on its own clock and
- * notes every request that reaches an endpoint before that endpoint's Retry-After passed.
+ * notes every request that reaches an endpoint before that endpoint's Retry-After passed
+ * and after the requests in flight at the 429 could have arrived (deliveries to one endpoint
+ * run concurrently: the pause stops new requests, not those already sent).
  */
 function chaoticReceiver() {
   const random = seededRandom(2026);
-  const pausedUntil = new Map<string, number>();
+  const pausedUntil = new Map<string, { from: number; until: number }>();
   const early: { path: string; at: number; until: number }[] = [];
   const answers = { ok: 0, error500: 0, tooMany: 0, hang: 0, drop: 0 };
   const decide = (request: ReceivedRequest): ReceiverAction => {
-    const until = pausedUntil.get(request.path) ?? 0;
-    if (request.at < until) early.push({ path: request.path, at: request.at, until });
+    const pause = pausedUntil.get(request.path);
+    if (pause && request.at > pause.from + IN_FLIGHT_GRACE_MS && request.at < pause.until)
+      early.push({ path: request.path, at: request.at, until: pause.until });
     const roll = random();
     if (roll < 0.06) {
       answers.error500 += 1;
@@ -29,7 +35,7 @@ function chaoticReceiver() {
     if (roll < 0.07) {
       answers.tooMany += 1;
       // The deadline counts from the moment the receiver answers (now, on its own clock).
-      pausedUntil.set(request.path, Date.now() + 1000);
+      pausedUntil.set(request.path, { from: Date.now(), until: Date.now() + 1000 });
       return { kind: 'respond', status: 429, headers: { 'retry-after': '1' } };
     }
     if (roll < 0.08) {

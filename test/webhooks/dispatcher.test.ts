@@ -132,7 +132,8 @@ describe('dispatcher', () => {
       }
       return { kind: 'respond', status: 200 };
     });
-    await subscribe('/busy');
+    // One at a time, so the requests after the 429 are the ones that must wait.
+    await subscribe('/busy', { maxConcurrency: 1 });
     for (let n = 10; n < 15; n++) harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
     await harness.drainVisible();
     expect(receiver.log).toHaveLength(1);

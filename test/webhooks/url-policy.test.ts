@@ -11,6 +11,8 @@ const dns: Record<string, string[]> = {
   'sneaky-metadata.example.com': ['169.254.169.254'],
   'mixed.example.com': ['93.184.216.34', '10.0.0.5'],
   'internal.example.com': ['192.168.1.20'],
+  'nat64-loopback.example.com': ['64:ff9b::7f00:1'],
+  'teredo-private.example.com': ['2001:0:4136:e378:8000:63bf:f5ff:fffe'],
 };
 
 const resolver: HostResolver = async (host) => {
@@ -43,6 +45,26 @@ const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
   ['https://[fe80::1]/in', false, false],
   ['https://[::ffff:127.0.0.1]/in', false, false],
   ['https://0.0.0.0/in', false, false],
+  ['https://2130706433/', false, false], // 127.0.0.1 in decimal
+  ['https://0177.0.0.1/', false, false], // octal
+  ['https://0x7f.0.0.1/', false, false], // hex
+  ['https://[::ffff:7f00:1]/', false, false], // IPv4-mapped, hex form
+  ['https://[64:ff9b::7f00:1]/', false, false], // NAT64 of 127.0.0.1
+  ['https://[64:ff9b::10.0.0.1]/', false, false], // NAT64 of 10.0.0.1
+  ['https://[64:ff9b:1:7f00:0:100::]/', false, false], // local-use NAT64 /48 of 127.0.0.1
+  ['https://[64:ff9b:1::c0a8:101]/', false, false], // local-use NAT64 /96 of 192.168.1.1
+  ['https://[2002:7f00:1::]/', false, false], // 6to4 of 127.0.0.1
+  ['https://[2002:a9fe:a9fe::1]/', false, false], // 6to4 of 169.254.169.254
+  ['https://[::127.0.0.1]/', false, false], // IPv4-compatible
+  ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', false, false], // Teredo, client 127.0.0.1
+  ['https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', false, false], // Teredo, client 10.0.0.1
+  ['https://[64:ff9b::5db8:d822]/', false, true], // NAT64 of 93.184.216.34
+  ['https://[2002:5db8:d822::1]/', false, true], // 6to4 of 93.184.216.34
+  ['https://[2001:0:4136:e378:8000:63bf:a247:27dd]/', false, true], // Teredo, client 93.184.216.34
+  ['https://[64:ff9b:1::5db8:d822]/', false, true], // local-use NAT64 /96 of 93.184.216.34
+  ['https://[2606:2800:220:1::1]/', false, true],
+  ['https://nat64-loopback.example.com/in', false, false],
+  ['https://teredo-private.example.com/in', false, false],
   ['https://169.254.169.254/latest/meta-data', false, false],
   ['https://[fd00:ec2::254]/in', false, false],
   ['http://127.0.0.1:4000/in', true, true],
@@ -53,6 +75,9 @@ const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
   ['http://169.254.169.254/latest/meta-data', true, false],
   ['http://[fd00:ec2::254]/in', true, false],
   ['http://0.0.0.0:4000/in', true, false],
+  ['http://[64:ff9b::7f00:1]/in', true, true],
+  ['http://[64:ff9b::a9fe:a9fe]/in', true, false], // NAT64 of the metadata address
+  ['http://[2002:a9fe:a9fe::]/in', true, false], // 6to4 of the metadata address
 ];
 
 describe('subscription URL policy (SSRF)', () => {
@@ -83,6 +108,25 @@ describe('subscription URL policy (SSRF)', () => {
     await sender.close();
     await receiver.close();
   });
+
+  it.each(['64:ff9b::7f00:1', '2002:7f00:1::', '::7f00:1', '2001:0:4136:e378:8000:63bf:80ff:fffe'])(
+    'refuses at delivery time a host that resolves to %s, which carries 127.0.0.1',
+    async (address) => {
+      const sender = new UndiciWebhookSender({
+        policy: { allowPrivate: false },
+        resolve: async () => [{ address, family: 6 }],
+        clock: systemClock,
+        timeoutMs: 2000,
+      });
+      const result = await sender.send({
+        url: 'https://rebound.example.com/in',
+        headers: {},
+        body: '{}',
+      });
+      expect(result).toMatchObject({ kind: 'error', error: 'blocked' });
+      await sender.close();
+    },
+  );
 
   it('connects to the address the checked lookup returned (the resolution is pinned)', async () => {
     const receiver = await startReceiver();

@@ -47,16 +47,29 @@ export interface CallOptions {
   body?: unknown;
 }
 
+/** Options of {@link AdminApiClient}. */
+export interface AdminClientOptions {
+  /** `BRIDGE_ADMIN_TOKEN`, sent as `authorization: Bearer …`. */
+  token?: string;
+  timeoutMs?: number;
+}
+
 /**
  * A small client of the admin HTTP API for the CLI. Maps failures to exit codes: the API
  * unreachable → exit 1 saying where it tried; 400 → exit 2 naming the field; any other
  * error status → exit 1 with the API's message; a response breaking its schema → exit 1.
  */
 export class AdminApiClient {
+  private readonly timeoutMs: number;
+  private readonly token: string | undefined;
+
   constructor(
     readonly baseUrl: string,
-    private readonly timeoutMs = ADMIN_REQUEST_TIMEOUT_MS,
-  ) {}
+    options: AdminClientOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? ADMIN_REQUEST_TIMEOUT_MS;
+    this.token = options.token;
+  }
 
   /** Sends one request and parses the JSON response with `schema`. */
   async call<S extends z.ZodType>(
@@ -94,7 +107,10 @@ export class AdminApiClient {
     try {
       response = await fetch(url, {
         method,
-        headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
+        },
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -123,6 +139,14 @@ export class AdminApiClient {
     if (response.ok) return { status: response.status, json };
     const error = ErrorBodySchema.safeParse(json);
     const message = error.success ? error.data.error : `HTTP ${response.status}`;
+    if (response.status === 401) {
+      throw new CliExit(
+        EXIT_FAILURE,
+        this.token === undefined
+          ? `the admin API at ${this.baseUrl} needs a token: set BRIDGE_ADMIN_TOKEN`
+          : `the admin API at ${this.baseUrl} refused BRIDGE_ADMIN_TOKEN (HTTP 401)`,
+      );
+    }
     if (response.status === 400) {
       const field = error.success && error.data.field ? error.data.field : 'input';
       // The API's message names the field already (`url: must use https`); say it once.

@@ -25,9 +25,15 @@ export function withCommonOptions(command: Command): Command {
     .option('--json', 'print one JSON document instead of a table');
 }
 
-/** The client for the `--api` option (or BRIDGE_PORT); exits 2 when either is malformed. */
+/**
+ * The client for the `--api` option (or BRIDGE_PORT), sending BRIDGE_ADMIN_TOKEN when set;
+ * exits 2 when either is malformed.
+ */
 export function clientFor(options: CommonOptions): AdminApiClient {
-  return new AdminApiClient(resolveApiUrl(options.api, process.env));
+  const token = process.env.BRIDGE_ADMIN_TOKEN;
+  return new AdminApiClient(resolveApiUrl(options.api, process.env), {
+    ...(token ? { token } : {}),
+  });
 }
 
 /** Writes one JSON document on stdout. */

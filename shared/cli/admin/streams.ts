@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { StreamListSchema, StreamViewSchema } from '../../admin/schemas.ts';
+import { type BudgetViewSchema, StreamListSchema, StreamViewSchema } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
@@ -23,6 +23,12 @@ function streamState(stream: z.infer<typeof StreamViewSchema>): string {
   return 'ok';
 }
 
+/** One connection's connector budget in a line: used of the limit, live reserve, queued, pause. */
+function budgetLine(budget: z.infer<typeof BudgetViewSchema>): string {
+  const paused = budget.pausedUntil ? `, paused until ${shortTime(budget.pausedUntil)}` : '';
+  return `connector budget of ${budget.connectionId}: ${budget.requestsInWindow} of ${budget.limit} requests in the last 30 s, live reserve ${budget.liveReserve}, queued ${budget.queued.live} live and ${budget.queued.bulk} bulk${paused}`;
+}
+
 /** Adds `streams list` and `streams reset STREAM` (design.md, CLI). */
 export function registerStreamCommands(program: Command, io: CliIo): void {
   const group = program
@@ -33,9 +39,10 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
     group.command('list').description('streams with watermark, last poll, lag and errors'),
   ).action(async (raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
-    const { streams } = await clientFor(options).call('GET', '/streams', StreamListSchema);
+    const { streams, budgets } = await clientFor(options).call('GET', '/streams', StreamListSchema);
     if (options.json) return writeJson(io, streams);
     if (streams.length === 0) return io.out('no streams');
+    for (const budget of budgets ?? []) io.out(budgetLine(budget));
     io.out(
       formatTable(
         ['STREAM', 'WATERMARK', 'LAST POLL', 'LAG', 'ERRORS', 'STATE', 'LAST ERROR'],

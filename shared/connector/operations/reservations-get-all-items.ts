@@ -11,7 +11,7 @@ export const ReservationsGetAllItemsRequestSchema = z.strictObject({
   ReservationIds: idFilter(),
   // The item costs are converted to this currency.
   Currency: CurrencyCodeSchema.optional(),
-  AccountingStates: z.array(z.string().min(1)).optional(),
+  AccountingStates: z.array(z.string()).optional(),
 });
 /** Request of reservations/getAllItems. */
 export type ReservationsGetAllItemsRequest = z.input<typeof ReservationsGetAllItemsRequestSchema>;

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { DateTimeSchema, UuidSchema } from '../records/common.ts';
 import { VoucherSchema, VoucherTypeSchema } from '../records/voucher.ts';
-import { idFilter } from './filters.ts';
 
 /** One voucher to add. */
 export const NewVoucherSchema = z.strictObject({
   ServiceId: UuidSchema,
-  Name: z.string().min(1),
+  // connector-api.md gives no bounds for this operation's fields: none are invented here.
+  Name: z.string(),
   Type: VoucherTypeSchema,
   // Null for a public voucher.
   CompanyId: UuidSchema.nullable().optional(),
-  AssignedRateIds: idFilter().optional(),
+  // Not a filter, so not 1-1000 items: empty assigns no rate.
+  AssignedRateIds: z.array(UuidSchema).optional(),
   OccupiableIntervalStartUtc: DateTimeSchema.nullable().optional(),
   OccupiableIntervalEndUtc: DateTimeSchema.nullable().optional(),
   ExternalIdentifier: z.string().nullable().optional(),

@@ -56,7 +56,7 @@ export async function runProductPrices(
         FirstTimeUnitStartUtc: horizon.first,
         LastTimeUnitStartUtc: horizon.last,
       },
-      callOptions(deps),
+      callOptions(deps, definition, 'live'),
     );
     const changes = await commitObservations(
       definition,

@@ -13,7 +13,11 @@ import {
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { allRecords, callForRecords } from './paged-records.ts';
 
-async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRecord[]> {
+async function listAll(
+  definition: StreamDefinition,
+  spec: SnapshotPollSpec,
+  deps: PollDeps,
+): Promise<EntityRecord[]> {
   if (!isOperationName(spec.operation))
     throw new BridgeError(`unknown operation ${spec.operation}`);
   const operation = OPERATIONS[spec.operation];
@@ -22,7 +26,7 @@ async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRe
       deps.client,
       spec.operation as never,
       spec.request(PAGE_COUNT_MAX),
-      callOptions(deps),
+      callOptions(deps, definition, 'live'),
     );
   }
   return callForRecords(
@@ -30,7 +34,7 @@ async function listAll(spec: SnapshotPollSpec, deps: PollDeps): Promise<EntityRe
     spec.operation,
     spec.request(PAGE_COUNT_MAX),
     spec.itemsKey,
-    callOptions(deps),
+    callOptions(deps, definition, 'live'),
   );
 }
 
@@ -45,7 +49,7 @@ export async function runSnapshot(
   deps: PollDeps,
   state: StateHandle,
 ): Promise<number> {
-  const records = await listAll(spec, deps);
+  const records = await listAll(definition, spec, deps);
   const observations: Observation[] = observe(spec.entityType, records);
   const listed = new Set(observations.map((o) => o.entityId));
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {

@@ -39,7 +39,7 @@ export async function runSweep(
       deps.client,
       spec.operation,
       sweep.request(ids, PAGE_COUNT_MAX),
-      callOptions(deps),
+      callOptions(deps, definition, 'bulk'),
     );
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
     const missing: Observation[] = ids

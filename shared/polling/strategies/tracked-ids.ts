@@ -34,7 +34,7 @@ export async function runTrackedIds(
       spec.operation,
       spec.request(ids),
       spec.itemsKey,
-      callOptions(deps),
+      callOptions(deps, definition, 'live'),
     );
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));

@@ -1,5 +1,6 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { readAhead } from '../../concurrency.ts';
+import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamWindow } from '../../state/state-store.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
@@ -63,13 +64,16 @@ export async function runWindowed(
   state: StateHandle,
 ): Promise<WindowedRunResult> {
   const result: WindowedRunResult = { windows: 0, records: 0, caughtUp: false };
+  // A caught-up stream's window reaching the present is a live poll; anything else (a first
+  // sync, a backfill, a catch-up window cut at three months) is bulk work behind it.
+  let priority: BudgetPriority = 'bulk';
   const classify = spec.deletedAmong
     ? async (ids: readonly string[]) => {
         const deleted = await allRecords(
           deps.client,
           spec.operation,
           spec.deletedAmong!(ids, deps.pageCount),
-          callOptions(deps),
+          callOptions(deps, definition, priority),
         );
         return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
       }
@@ -92,6 +96,7 @@ export async function runWindowed(
       });
     }
     const emitCreated = emitsCreated(definition, state.current);
+    priority = state.current.initialSyncDone && reachesPresent(window) ? 'live' : 'bulk';
     const body = spec.windowRequest(window, window.count);
     if (window.cursor !== null)
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
@@ -104,7 +109,7 @@ export async function runWindowed(
     let current: StreamWindow = window;
     try {
       for await (const page of readAhead(
-        pageRecords(deps.client, spec.operation, body, callOptions(deps)),
+        pageRecords(deps.client, spec.operation, body, callOptions(deps, definition, priority)),
       )) {
         const changes = await publishObservations(
           definition,

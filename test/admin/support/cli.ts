@@ -10,14 +10,14 @@ export interface CliRun {
 }
 
 /** The admin API on in-memory ports behind a real node:http server on port 0, and a CLI runner aimed at it. */
-export async function startCliHarness(): Promise<{
+export async function startCliHarness(options: { token?: string } = {}): Promise<{
   harness: AdminHarness;
   server: AdminServer;
   run(args: readonly string[], options?: { api?: boolean }): Promise<CliRun>;
   close(): Promise<void>;
 }> {
   const harness = createAdminHarness();
-  const server = await startAdminServer({ port: 0, deps: harness.deps });
+  const server = await startAdminServer({ port: 0, deps: harness.deps, token: options.token });
   return {
     harness,
     server,

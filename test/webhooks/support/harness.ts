@@ -96,23 +96,25 @@ export function envelope(event: Record<string, unknown>): string {
 /** A `customer.updated`-style event with the given id. */
 export function changeEvent(
   id: string,
-  options: { type?: string; chainId?: string; changedFields?: string[] } = {},
+  options: { type?: string; chainId?: string; changedFields?: string[]; subject?: string } = {},
 ): Record<string, unknown> {
+  // Each event is about its own customer unless a test says otherwise (order is per subject).
+  const subject = options.subject ?? `c-${id.slice(-6)}`;
   return {
     specversion: '1.0',
     id,
     type: options.type ?? 'customer.updated',
     source: 'connector/main',
-    subject: 'c-1',
+    subject,
     time: '2026-01-01T00:00:00.000Z',
     datacontenttype: 'application/json',
     data: {
       entityType: 'customer',
-      entityId: 'c-1',
+      entityId: subject,
       change: 'updated',
       scope: { enterpriseId: 'ent-1', chainId: options.chainId ?? 'chain-1' },
-      current: { Id: 'c-1', Email: 'new@example.com' },
-      previous: { Id: 'c-1', Email: 'old@example.com' },
+      current: { Id: subject, Email: 'new@example.com' },
+      previous: { Id: subject, Email: 'old@example.com' },
       changedFields: options.changedFields ?? ['Email'],
       patch: [{ op: 'replace', path: '/Email', value: 'new@example.com' }],
     },

@@ -14,7 +14,14 @@ export interface ReceivedRequest {
 
 /** What the test's handler decides: a response, a hang (no answer) or a dropped connection. */
 export type ReceiverAction =
-  | { kind: 'respond'; status: number; headers?: Record<string, string>; body?: string }
+  | {
+      kind: 'respond';
+      status: number;
+      headers?: Record<string, string>;
+      body?: string;
+      /** Answer this long after the request arrived (a slow endpoint). */
+      delayMs?: number;
+    }
   | { kind: 'hang' }
   | { kind: 'drop' };
 
@@ -80,8 +87,12 @@ export async function startReceiver(
         request.socket.destroy();
         return;
       }
-      response.writeHead(action.status, action.headers);
-      response.end(action.body ?? '');
+      const answer = () => {
+        response.writeHead(action.status, action.headers);
+        response.end(action.body ?? '');
+      };
+      if (action.delayMs) setTimeout(answer, action.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

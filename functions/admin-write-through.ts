@@ -1,0 +1,69 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { systemClock } from '../shared/clock.ts';
+import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
+import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
+import type { StateStore } from '../shared/state/state-store.ts';
+import {
+  createWriteThrough,
+  type WriteThrough,
+  type WriteThroughOptions,
+} from '../shared/writes/write-through.ts';
+import type { PollLambdaConfig } from './poll-env.ts';
+
+/**
+ * The connection the admin API's connector proxy writes through: the only configured one.
+ * With several connections the proxy is off (its routes answer 404) rather than guessing.
+ */
+export function writeThroughConnection(config: PollLambdaConfig): string | undefined {
+  const ids = Object.keys(config.secretArns);
+  return ids.length === 1 ? ids[0] : undefined;
+}
+
+/**
+ * The write-through of the admin function: the connection's credentials from Secrets
+ * Manager (loaded on the first proxied call, as the poller loads them), and the poller's
+ * publisher (PUBLISH_* variables: EventBridge, and SQS when configured). Undefined when
+ * no single connection is configured.
+ */
+export function buildAdminWriteThrough(
+  config: PollLambdaConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  state: StateStore,
+  onPublishError?: WriteThroughOptions['onPublishError'],
+): WriteThrough | undefined {
+  const connectionId = writeThroughConnection(config);
+  if (connectionId === undefined) return undefined;
+  const publisher = createPublisher(parsePublisherConfig(env), {
+    eventBridgeClient: new EventBridgeClient({}),
+    sqsClient: new SQSClient({}),
+  });
+  const scope = config.definitions.find((d) => d.connectionId === connectionId)?.scope ?? {};
+  let loaded: Promise<WriteThrough> | undefined;
+  const load = () => {
+    loaded ??= loadConnectionSecret(
+      new SecretsManagerClient({}),
+      config.secretArns[connectionId]!,
+    ).then((connector) =>
+      createWriteThrough({
+        connectionId,
+        connector,
+        scope,
+        publisher,
+        state,
+        streams: config.definitions,
+        clock: systemClock,
+        ...(onPublishError ? { onPublishError } : {}),
+      }),
+    );
+    loaded.catch(() => {
+      loaded = undefined;
+    });
+    return loaded;
+  };
+  return {
+    forward: async (operation, body) => (await load()).forward(operation, body),
+    close: async () => (await loaded)?.close(),
+  };
+}

@@ -1,0 +1,112 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { AdminResponse } from './route.ts';
+
+/*
+ * What keeps web pages away from the local admin API: a page the operator visits can send
+ * requests to 127.0.0.1 (no-cors fetch, form posts, DNS rebinding) but cannot choose the
+ * Host it reaches us under, cannot hide its Origin, cannot send a JSON content type without
+ * a preflight we never answer, and cannot know the bearer token.
+ */
+
+/** Who may call the admin server: the Host values it answers to and an optional bearer token. */
+export interface AdminAccess {
+  /** Accepted `Host` header values (`host:port`, compared without case). */
+  allowedHosts: readonly string[];
+  /** `BRIDGE_ADMIN_TOKEN`: when set, every request but the console page and assets needs it. */
+  token?: string | undefined;
+}
+
+/** The request headers the guard reads (node:http's `IncomingHttpHeaders` fits). */
+export type GuardHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare === '::1') return true;
+  return isIP(bare) === 4 && bare.startsWith('127.');
+}
+
+/**
+ * The `Host` values an API listening on `host:port` answers to: that address, and
+ * `localhost:port` too when it is loopback; plus `extra` (a configured list).
+ * @example allowedHostsFor('127.0.0.1', 4000) // ['127.0.0.1:4000', 'localhost:4000']
+ */
+export function allowedHostsFor(
+  host: string,
+  port: number,
+  extra: readonly string[] = [],
+): string[] {
+  const shown = isIP(host) === 6 ? `[${host}]` : host;
+  const own = [`${shown}:${port}`];
+  if (isLoopbackHost(host) && host !== 'localhost') own.push(`localhost:${port}`);
+  // Bound to every interface: loopback reaches it too.
+  if (host === '0.0.0.0' || host === '::') own.push(`127.0.0.1:${port}`, `localhost:${port}`);
+  return [...new Set([...own, ...extra].map((entry) => entry.toLowerCase()))];
+}
+
+function header(headers: GuardHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Same bytes, compared in constant time (digests first, so lengths leak nothing either). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** True when a request has a body: a non-zero content-length or any transfer-encoding. */
+export function hasBody(headers: GuardHeaders): boolean {
+  const length = header(headers, 'content-length');
+  if (length !== undefined && length.trim() !== '' && Number(length) !== 0) return true;
+  return header(headers, 'transfer-encoding') !== undefined;
+}
+
+/** The console's page and assets: reachable without the token (they hold no data). */
+function isConsoleAsset(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === '/' || path.startsWith('/console/'));
+}
+
+const forbidden = (error: string): AdminResponse => ({ status: 403, body: { error } });
+
+/**
+ * Why a request may not reach the admin routes, as the response to send, or undefined when
+ * it may: 403 for a `Host` not in {@link AdminAccess.allowedHosts} or an `Origin` other than
+ * the API's own; 401 without the right bearer token (when one is configured; the console's
+ * page and assets are exempt); 415 for a body that is not `application/json`.
+ * @example guardAdminRequest({ method: 'GET', path: '/streams', headers: { host: '127.0.0.1:4000' } }, access)
+ */
+export function guardAdminRequest(
+  request: { method: string; path: string; headers: GuardHeaders },
+  access: AdminAccess,
+): AdminResponse | undefined {
+  const host = header(request.headers, 'host')?.toLowerCase();
+  if (!host || !access.allowedHosts.includes(host)) {
+    return forbidden(`the admin API does not answer to host "${host ?? ''}"`);
+  }
+  const origin = header(request.headers, 'origin')?.toLowerCase();
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+    return forbidden(`cross-origin requests are refused (origin "${origin}")`);
+  }
+  if (access.token !== undefined && !isConsoleAsset(request.method.toUpperCase(), request.path)) {
+    const match = /^bearer\s+(.+)$/i.exec(header(request.headers, 'authorization')?.trim() ?? '');
+    if (!match || !sameSecret(match[1]!, access.token)) {
+      return {
+        status: 401,
+        body: { error: 'the admin API needs its token (BRIDGE_ADMIN_TOKEN) as a bearer token' },
+        headers: { 'www-authenticate': 'Bearer' },
+      };
+    }
+  }
+  if (hasBody(request.headers)) {
+    const mediaType = header(request.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+    if (mediaType !== 'application/json') {
+      return {
+        status: 415,
+        body: { error: 'a request body must be sent as content-type: application/json' },
+      };
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { ConnectorError } from '../connector/errors.ts';
+import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
+import { isWriteOperation } from '../writes/events-of-write.ts';
+import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
+import { EmptySchema } from './schemas.ts';
+
+/** The connector's answer, passed through unchanged (success body or error body). */
+const ConnectorAnswerSchema = z.looseObject({});
+
+/** Every request body is a JSON object (the operation's schema checked it in detail). */
+const RequestBodySchema = z.record(z.string(), z.unknown());
+
+function operationId(name: string): string {
+  const [entity = '', operation = ''] = name.split('/');
+  return `connector${entity.charAt(0).toUpperCase()}${entity.slice(1)}${operation.charAt(0).toUpperCase()}${operation.slice(1)}`;
+}
+
+function proxyRoute(name: OperationName): AdminRoute {
+  const spec = OPERATIONS[name];
+  const write = isWriteOperation(name);
+  return defineRoute({
+    method: 'POST',
+    path: spec.path,
+    operationId: operationId(name),
+    summary: write
+      ? `${name} through the bridge with the configured credentials; events are published at once on success`
+      : `${name} through the bridge with the configured credentials`,
+    tag: 'connector',
+    query: EmptySchema,
+    // Strict: ClientToken, AccessToken and Client are refused (400): they come from the bridge.
+    body: spec.request,
+    success: { status: 200, schema: ConnectorAnswerSchema },
+    handle: async ({ body }, deps) => {
+      if (!deps.writeThrough) {
+        throw new AdminNotFoundError('no connection is configured for the connector proxy');
+      }
+      try {
+        const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
+        return { status: result.status, body: result.body };
+      } catch (error) {
+        // No answer at all (network, timeout after retries): a gateway error, not ours.
+        if (error instanceof ConnectorError && error.status === undefined) {
+          return { status: 502, body: { error: error.message } };
+        }
+        throw error;
+      }
+    },
+  });
+}
+
+/**
+ * `POST /api/connector/v1/<entity>/<operation>` for every operation of connector-api.md:
+ * the body is the operation's request without the envelope, validated with its request
+ * schema; the connector's status and body come back unchanged.
+ */
+export const CONNECTOR_ROUTES: readonly AdminRoute[] = OPERATION_NAMES.map(proxyRoute);

@@ -1,0 +1,221 @@
+import type { Clock } from '../../clock.ts';
+import type { GrantLedger } from './grant-ledger.ts';
+import { liveGrants, slotFreeAt } from './sliding-log.ts';
+
+/** Who asks: polls of caught-up streams (`live`) go first; first syncs, backfills, catch-up windows and sweeps (`bulk`) take what remains. */
+export type BudgetPriority = 'live' | 'bulk';
+
+/** One request's claim on the budget. */
+export interface BudgetClaim {
+  priority: BudgetPriority;
+  /** The live stream asking and its polling interval: live streams size the live reserve. */
+  streamId?: string;
+  intervalMs?: number;
+}
+
+/** The server's budget and the margin held against it. */
+export interface BudgetLimits {
+  /** Requests per window (the Connector API: 200). */
+  requests: number;
+  /** The server's sliding window (30 s). */
+  windowMs: number;
+  /**
+   * Added to the window on our side: a request counted when it is granted may arrive later
+   * (transit, retries of a connection, clock skew between processes), so grants are spaced as
+   * if the window were this much longer. The server then never sees more than `requests` in
+   * its own window.
+   */
+  marginMs: number;
+}
+
+/** What `streams list` shows of a token's budget. */
+export interface BudgetView {
+  requestsInWindow: number;
+  limit: number;
+  liveReserve: number;
+  queued: { live: number; bulk: number };
+  pausedUntil: number | null;
+  slowedUntil: number | null;
+}
+
+/** Largest share of the budget the live reserve may hold back from bulk work. */
+export const LIVE_RESERVE_MAX_SHARE = 0.5;
+/** Pace after a 429: the server knows better than our count, so take this share for a while. */
+export const PACE_AFTER_THROTTLE = 0.75;
+/** How long the lower pace lasts after the Retry-After has passed, in windows. */
+export const SLOW_WINDOWS_AFTER_THROTTLE = 2;
+
+interface Waiter {
+  claim: BudgetClaim;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The budget of one AccessToken in one process: a priority scheduler in front of a
+ * {@link GrantLedger}. Live claims are served before bulk ones at every free slot; bulk work
+ * may use the budget up to the limit minus a live reserve (the requests the live streams make
+ * per window at their intervals, at most half the budget), and is paced evenly over the
+ * window so it never takes a burst of slots a live poll will need a moment later. A 429 pauses
+ * every claim until its Retry-After, then lowers the pace for a while.
+ */
+export class TokenBudget {
+  private readonly waiting: Record<BudgetPriority, Waiter[]> = { live: [], bulk: [] };
+  private readonly liveStreams = new Map<string, { intervalMs: number; seenAt: number }>();
+  private grants: number[] = [];
+  /** Times of the live grants this process made: live use already spent counts against the reserve. */
+  private liveGrantTimes: number[] = [];
+  private lastBulkGrantAt = Number.NEGATIVE_INFINITY;
+  private pausedUntilMs = 0;
+  private slowedUntilMs = 0;
+  private pumping = false;
+  private wake: AbortController | undefined;
+
+  constructor(
+    private readonly key: string,
+    private readonly limits: BudgetLimits,
+    private readonly clock: Clock,
+    private readonly ledger: GrantLedger,
+  ) {}
+
+  /** Waits for a grant. Rejects only when `signal` aborts (or the ledger fails). */
+  acquire(claim: BudgetClaim, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (claim.priority === 'live' && claim.streamId && claim.intervalMs)
+      this.liveStreams.set(claim.streamId, {
+        intervalMs: claim.intervalMs,
+        seenAt: this.clock.now(),
+      });
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.waiting[claim.priority];
+      const onAbort = () => {
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const waiter: Waiter = {
+        claim,
+        resolve: () => {
+          settle();
+          resolve();
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // A live claim must not sleep behind a bulk claim's wait for its paced slot.
+      if (claim.priority === 'live') this.wake?.abort();
+      void this.pump();
+    });
+  }
+
+  /** The server answered 429: nothing is sent before `untilMs`, and the pace stays lower for a while. */
+  throttled(untilMs: number): void {
+    this.pausedUntilMs = Math.max(this.pausedUntilMs, untilMs);
+    this.slowedUntilMs = Math.max(
+      this.slowedUntilMs,
+      untilMs + SLOW_WINDOWS_AFTER_THROTTLE * this.limits.windowMs,
+    );
+  }
+
+  /** The figures `streams list` shows. */
+  view(): BudgetView {
+    const now = this.clock.now();
+    return {
+      requestsInWindow: liveGrants(this.grants, now, this.limits.windowMs).length,
+      limit: this.limit(now),
+      liveReserve: this.liveReserve(now),
+      queued: { live: this.waiting.live.length, bulk: this.waiting.bulk.length },
+      pausedUntil: this.pausedUntilMs > now ? this.pausedUntilMs : null,
+      slowedUntil: this.slowedUntilMs > now ? this.slowedUntilMs : null,
+    };
+  }
+
+  private windowMs(): number {
+    return this.limits.windowMs + this.limits.marginMs;
+  }
+
+  private limit(now: number): number {
+    const pace = now < this.slowedUntilMs ? PACE_AFTER_THROTTLE : 1;
+    return Math.max(1, Math.floor(this.limits.requests * pace));
+  }
+
+  /** Requests the live streams make per window at their intervals, capped at half the budget. */
+  private liveReserve(now: number): number {
+    let reserve = 0;
+    for (const [streamId, { intervalMs, seenAt }] of this.liveStreams) {
+      // A stream not seen live for three intervals and a window has left live polling.
+      if (now - seenAt > 3 * intervalMs + this.windowMs()) this.liveStreams.delete(streamId);
+      else reserve += Math.ceil(this.windowMs() / intervalMs);
+    }
+    return Math.min(reserve, Math.floor(this.limit(now) * LIVE_RESERVE_MAX_SHARE));
+  }
+
+  /**
+   * Grants in the window bulk work may bring the total to: the limit minus the part of the
+   * live reserve the live streams have not used yet in this window.
+   */
+  private bulkCapacity(now: number): number {
+    this.liveGrantTimes = liveGrants(this.liveGrantTimes, now, this.windowMs());
+    const unusedReserve = Math.max(0, this.liveReserve(now) - this.liveGrantTimes.length);
+    return this.limit(now) - unusedReserve;
+  }
+
+  private head(): Waiter | undefined {
+    return this.waiting.live[0] ?? this.waiting.bulk[0];
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      for (let waiter = this.head(); waiter; waiter = this.head()) {
+        const now = this.clock.now();
+        if (now < this.pausedUntilMs) {
+          await this.sleep(this.pausedUntilMs - now);
+          continue;
+        }
+        const bulk = waiter.claim.priority === 'bulk';
+        const capacity = bulk ? this.bulkCapacity(now) : this.limit(now);
+        const pacedAt = bulk ? this.lastBulkGrantAt + this.windowMs() / Math.max(1, capacity) : now;
+        if (pacedAt > now) {
+          await this.sleep(pacedAt - now);
+          continue;
+        }
+        const taken = await this.ledger.take(this.key, now, this.windowMs(), capacity);
+        this.grants = taken.grants;
+        if (!taken.granted) {
+          await this.sleep(
+            Math.max(1, slotFreeAt(taken.grants, capacity, now, this.windowMs()) - now),
+          );
+          continue;
+        }
+        if (bulk) this.lastBulkGrantAt = now;
+        else this.liveGrantTimes.push(now);
+        const queue = this.waiting[waiter.claim.priority];
+        const index = queue.indexOf(waiter);
+        // Aborted while the ledger answered: the grant is spent, the next waiter gets the next one.
+        if (index < 0) continue;
+        queue.splice(index, 1);
+        waiter.resolve();
+      }
+    } catch (error) {
+      for (const waiter of [...this.waiting.live, ...this.waiting.bulk]) waiter.reject(error);
+      this.waiting.live.length = 0;
+      this.waiting.bulk.length = 0;
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Sleeps, cut short when a live claim arrives. */
+  private async sleep(ms: number): Promise<void> {
+    this.wake = new AbortController();
+    await this.clock.sleep(ms, this.wake.signal).catch(() => undefined);
+    this.wake = undefined;
+  }
+}

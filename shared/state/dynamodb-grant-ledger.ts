@@ -1,0 +1,97 @@
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { GrantLedger, TakeResult } from '../connector/budget/grant-ledger.ts';
+import { liveGrants } from '../connector/budget/sliding-log.ts';
+import { BridgeError } from '../errors.ts';
+import { toStoreError } from './dynamodb-errors.ts';
+
+/** Conditional-write races lost in a row before a take gives up (each loser re-reads). */
+const TAKE_ATTEMPTS_MAX = 20;
+/** The item expires (TTL) this long after its newest grant: an idle token leaves nothing behind (s). */
+const GRANTS_TTL_SECONDS = 3600;
+
+const GrantsItemSchema = z.object({
+  grants: z.array(z.number()),
+  version: z.number().int(),
+});
+
+/**
+ * {@link GrantLedger} in the state table: one item per budget key (`BUDGET#<key>` / `GRANTS`)
+ * holding the sliding log of grant times, replaced with a conditional write on its version.
+ * Why this design: every poller invocation of one AccessToken, in any Lambda, takes its grant
+ * from the same item, so concurrent invocations can never spend the token's budget twice,
+ * and a new process reads what the last window already spent. A grant costs one consistent
+ * read and one write (at most about 7 a second per token, since that is the whole budget);
+ * the item stays under 4 KB (200 numbers). A token bucket would need the same conditional
+ * write but cannot say exactly when a slot frees, and SQS FIFO groups would serialize a
+ * connection's streams so that a backfill page blocks a live poll.
+ */
+export class DynamoDbGrantLedger implements GrantLedger {
+  private readonly documentClient: DynamoDBDocumentClient;
+
+  constructor(
+    client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {
+    this.documentClient = DynamoDBDocumentClient.from(client);
+  }
+
+  async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
+      const stored = await this.read(key);
+      const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
+      if (grants.length >= capacity) return { granted: false, grants };
+      grants.push(nowMs);
+      try {
+        await this.documentClient.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              pk: budgetPk(key),
+              sk: GRANTS_SK,
+              grants,
+              version: (stored?.version ?? 0) + 1,
+              ttl: Math.ceil(nowMs / 1000) + GRANTS_TTL_SECONDS,
+            },
+            ConditionExpression: stored ? '#version = :version' : 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: stored ? { '#version': 'version' } : { '#pk': 'pk' },
+            ...(stored ? { ExpressionAttributeValues: { ':version': stored.version } } : {}),
+          }),
+        );
+        return { granted: true, grants };
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) continue;
+        throw toStoreError(this.tableName, 'PutItem', error);
+      }
+    }
+    throw new BridgeError(
+      `connector budget ${key}: lost ${TAKE_ATTEMPTS_MAX} write races in a row`,
+      {
+        retryable: true,
+      },
+    );
+  }
+
+  async recent(key: string, nowMs: number, windowMs: number): Promise<number[]> {
+    return liveGrants((await this.read(key))?.grants ?? [], nowMs, windowMs);
+  }
+
+  private async read(key: string) {
+    try {
+      const { Item } = await this.documentClient.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk: budgetPk(key), sk: GRANTS_SK },
+          ConsistentRead: true,
+        }),
+      );
+      return Item ? GrantsItemSchema.parse(Item) : undefined;
+    } catch (error) {
+      throw toStoreError(this.tableName, 'GetItem', error);
+    }
+  }
+}
+
+const GRANTS_SK = 'GRANTS';
+const budgetPk = (key: string) => `BUDGET#${key}`;

@@ -1,0 +1,167 @@
+import type { Clock } from '../clock.ts';
+
+/** Deliveries in flight to one endpoint unless its subscription says otherwise. */
+export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
+
+/** How one request to an endpoint went, for its adaptive concurrency. */
+export type EndpointSignal = 'success' | 'overloaded' | 'failure';
+
+interface Slot {
+  subject: string;
+  start: () => void;
+}
+
+interface EndpointLane {
+  /** The current limit: halves on overload, grows by one after a limit's worth of successes. */
+  limit: number;
+  max: number;
+  inFlight: number;
+  successes: number;
+  busySubjects: Set<string>;
+  waiting: Slot[];
+  /** Deliveries per second at most (token spacing), when the subscription sets a rate. */
+  minGapMs: number;
+  lastStartAt: number;
+  pausedUntil: number;
+  /** Subjects whose last delivery is waiting for a retry, and until when. */
+  retrying: Map<string, number>;
+}
+
+/**
+ * Concurrency per endpoint, shared by every batch and worker of a process: at most `limit`
+ * deliveries in flight to one endpoint, never two of one subject (a subject's deliveries go
+ * one after another, in the order they were asked for), an optional rate in deliveries per
+ * second, and adaptive limits: a 429, 503 or timeout halves the endpoint's limit, and a
+ * limit's worth of successes in a row adds one, up to its maximum (AIMD, as TCP does).
+ * Also remembers an endpoint's Retry-After pause and which subjects wait for a retry, so a
+ * batch that read the endpoint earlier still sends nothing before the pause ends.
+ */
+export class EndpointScheduler {
+  private readonly lanes = new Map<string, EndpointLane>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /**
+   * Runs `work` when the endpoint has room and `subject` has nothing in flight there. Work for
+   * one subject starts in the order it was asked for.
+   */
+  async run<T>(
+    endpoint: string,
+    subject: string,
+    settings: { maxConcurrency?: number; ratePerSecond?: number },
+    work: () => Promise<T>,
+  ): Promise<T> {
+    const lane = this.lane(endpoint, settings);
+    await new Promise<void>((start) => {
+      lane.waiting.push({ subject, start });
+      this.pump(endpoint, lane);
+    });
+    try {
+      return await work();
+    } finally {
+      lane.inFlight--;
+      lane.busySubjects.delete(subject);
+      this.pump(endpoint, lane);
+    }
+  }
+
+  /** Feeds one request's result into the endpoint's adaptive limit. */
+  record(endpoint: string, signal: EndpointSignal): void {
+    const lane = this.lanes.get(endpoint);
+    if (!lane) return;
+    if (signal === 'overloaded') {
+      lane.limit = Math.max(1, Math.floor(lane.limit / 2));
+      lane.successes = 0;
+    } else if (signal === 'success') {
+      lane.successes++;
+      if (lane.successes >= lane.limit && lane.limit < lane.max) {
+        lane.limit++;
+        lane.successes = 0;
+      }
+    }
+  }
+
+  /** The endpoint's current concurrency limit (for metrics and tests). */
+  limitOf(endpoint: string): number | undefined {
+    return this.lanes.get(endpoint)?.limit;
+  }
+
+  /** Holds every new request to the endpoint until `untilMs` (a Retry-After). */
+  pause(endpoint: string, untilMs: number): void {
+    const lane = this.lanes.get(endpoint);
+    if (lane) lane.pausedUntil = Math.max(lane.pausedUntil, untilMs);
+  }
+
+  /** Until when the endpoint is paused in this process, if it is. */
+  pausedUntil(endpoint: string): number | undefined {
+    const until = this.lanes.get(endpoint)?.pausedUntil ?? 0;
+    return until > this.clock.now() ? until : undefined;
+  }
+
+  /** Notes that `subject`'s last delivery to the endpoint waits for a retry until `atMs` (or no longer). */
+  setRetrying(endpoint: string, subject: string, atMs: number | undefined): void {
+    const lane = this.lanes.get(endpoint);
+    if (!lane) return;
+    if (atMs === undefined) lane.retrying.delete(subject);
+    else lane.retrying.set(subject, atMs);
+  }
+
+  /** When the subject's pending retry to the endpoint is due, if one is. */
+  retryingUntil(endpoint: string, subject: string): number | undefined {
+    const at = this.lanes.get(endpoint)?.retrying.get(subject);
+    if (at === undefined) return undefined;
+    if (at <= this.clock.now()) {
+      this.lanes.get(endpoint)?.retrying.delete(subject);
+      return undefined;
+    }
+    return at;
+  }
+
+  private lane(
+    endpoint: string,
+    settings: { maxConcurrency?: number; ratePerSecond?: number },
+  ): EndpointLane {
+    const max = settings.maxConcurrency ?? ENDPOINT_CONCURRENCY_DEFAULT;
+    const minGapMs = settings.ratePerSecond ? 1000 / settings.ratePerSecond : 0;
+    let lane = this.lanes.get(endpoint);
+    if (!lane) {
+      lane = {
+        limit: max,
+        max,
+        inFlight: 0,
+        successes: 0,
+        busySubjects: new Set(),
+        waiting: [],
+        minGapMs,
+        lastStartAt: Number.NEGATIVE_INFINITY,
+        pausedUntil: 0,
+        retrying: new Map(),
+      };
+      this.lanes.set(endpoint, lane);
+    } else {
+      // The subscription was changed: new bounds apply from now on.
+      lane.max = max;
+      lane.limit = Math.min(lane.limit, max);
+      lane.minGapMs = minGapMs;
+    }
+    return lane;
+  }
+
+  private pump(endpoint: string, lane: EndpointLane): void {
+    while (lane.inFlight < lane.limit) {
+      const index = lane.waiting.findIndex((slot) => !lane.busySubjects.has(slot.subject));
+      if (index < 0) return;
+      const now = this.clock.now();
+      const spacedAt = lane.lastStartAt + lane.minGapMs;
+      if (spacedAt > now) {
+        void this.clock.sleep(spacedAt - now).then(() => this.pump(endpoint, lane));
+        return;
+      }
+      const [slot] = lane.waiting.splice(index, 1);
+      lane.inFlight++;
+      lane.busySubjects.add(slot!.subject);
+      lane.lastStartAt = now;
+      slot!.start();
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import type { EntityEvent } from '../changes/entity-event-schema.ts';
+import type { EntityRecord, EntityType } from '../changes/entity-types.ts';
+import { buildChangeEvent } from '../changes/event.ts';
+import { computeChanges, observe, type PageChanges } from '../polling/page-changes.ts';
+import type { PublishableEvent } from '../publish/publishable-event.ts';
+import type { StoredSnapshot } from '../state/state-store.ts';
+import {
+  buildWriteEvent,
+  fieldOf,
+  recordsOf,
+  setFields,
+  type WriteContext,
+  writtenEntityData,
+} from './written-events.ts';
+
+/** The six write operations of connector-api.md whose success publishes events. */
+export const WRITE_OPERATIONS = [
+  'customers/update',
+  'loyaltyPrograms/update',
+  'paymentRequests/add',
+  'routingRules/update',
+  'vouchers/add',
+  'restrictions/clear',
+] as const;
+
+/** One of the six write operations. */
+export type WriteOperation = (typeof WRITE_OPERATIONS)[number];
+
+/** True for the six write operations. */
+export function isWriteOperation(name: string): name is WriteOperation {
+  return (WRITE_OPERATIONS as readonly string[]).includes(name);
+}
+
+/** Written entities the pollers also watch: their events are diffed against stored snapshots. */
+export const POLLED_WRITES = {
+  'customers/update': 'customer',
+  'paymentRequests/add': 'paymentRequest',
+} as const satisfies Partial<Record<WriteOperation, EntityType>>;
+
+/** The records a successful polled write returned. */
+export function polledRecords(
+  operation: keyof typeof POLLED_WRITES,
+  response: unknown,
+): EntityRecord[] {
+  if (operation === 'customers/update') return recordsOf([response]);
+  return recordsOf(fieldOf(response, 'PaymentRequests'));
+}
+
+/** How a polled write is judged: the stream's context, plus the request for a missing snapshot. */
+export interface PolledWriteInput {
+  context: WriteContext;
+  entityType: EntityType;
+  volatileFields: readonly string[];
+  records: readonly EntityRecord[];
+  stored: ReadonlyMap<string, StoredSnapshot>;
+  /** The request body, whose fields name what an update changed when no snapshot exists. */
+  request: EntityRecord;
+}
+
+/**
+ * The events and snapshot writes of a polled write, decided exactly as a poll would
+ * ({@link computeChanges}, with created events on), so the next poll of the same content
+ * finds the snapshot current and emits nothing. An update of a record that has no snapshot
+ * yet is still published as `<entity>.updated` (without `previous`; `changedFields` are the
+ * fields the request set), with the id a poll-detected change of that content would get. Pure.
+ */
+export function polledWriteChanges(input: PolledWriteInput): PageChanges {
+  const { context, entityType, volatileFields } = input;
+  const changes = computeChanges(observe(entityType, input.records), input.stored, {
+    connectionId: context.connectionId,
+    entityType,
+    scope: context.scope,
+    volatileFields,
+    emitCreated: true,
+    now: context.now,
+  });
+  if (entityType !== 'customer') return changes;
+  // customers/update never creates: a customer without a snapshot yet was updated all the same.
+  const events = changes.events.map((event) =>
+    event.data.change === 'created' ? updateWithoutSnapshot(event, input) : event,
+  );
+  return { events, writes: changes.writes };
+}
+
+/** The `<entity>.updated` of a record that had no snapshot: no `previous`, the request's fields. */
+function updateWithoutSnapshot(event: EntityEvent, input: PolledWriteInput): EntityEvent {
+  const { context, volatileFields } = input;
+  const current = event.data.current ?? {};
+  const built = buildChangeEvent({
+    connectionId: context.connectionId,
+    entityType: input.entityType,
+    entityId: event.data.entityId,
+    scope: event.data.scope,
+    detectedAt: context.now,
+    volatileFields,
+    change: 'updated',
+    current,
+    previous: current,
+  });
+  const { previous: _previous, ...data } = built.data;
+  const changedFields = setFields(input.request, 'CustomerId').filter((f) => f !== 'ChainId');
+  return { ...built, data: { ...data, changedFields } };
+}
+
+/**
+ * The write-only events of a successful write of loyalty programs, routing rules, vouchers
+ * or restrictions, from the connector's response (and, for restrictions, the request). Pure.
+ */
+export function writeOnlyEvents(
+  context: WriteContext,
+  operation: Exclude<WriteOperation, keyof typeof POLLED_WRITES>,
+  request: EntityRecord,
+  response: unknown,
+): PublishableEvent[] {
+  switch (operation) {
+    case 'loyaltyPrograms/update':
+      return updatedEvents(
+        context,
+        'loyaltyProgram',
+        fieldOf(response, 'LoyaltyPrograms'),
+        request.LoyaltyProgramUpdates,
+        'LoyaltyProgramId',
+      );
+    case 'routingRules/update':
+      return updatedEvents(
+        context,
+        'routingRule',
+        fieldOf(response, 'RoutingRules'),
+        request.RoutingRuleUpdates,
+        'RoutingRuleId',
+      );
+    case 'vouchers/add':
+      return recordsOf(fieldOf(response, 'Vouchers')).map((record) =>
+        buildWriteEvent(
+          context,
+          'voucher.created',
+          String(record.Id),
+          record,
+          writtenEntityData(context, 'voucher', 'created', record, setFields(record, 'UpdatedUtc')),
+        ),
+      );
+    case 'restrictions/clear': {
+      const serviceId = String(request.ServiceId);
+      const conditions = recordsOf(request.Data);
+      return [
+        buildWriteEvent(
+          context,
+          'restriction.cleared',
+          serviceId,
+          { ServiceId: serviceId, Data: conditions },
+          {
+            entityType: 'restriction',
+            entityId: serviceId,
+            scope: context.scope,
+            change: 'cleared',
+            serviceId,
+            conditions,
+          },
+        ),
+      ];
+    }
+  }
+}
+
+function updatedEvents(
+  context: WriteContext,
+  entityType: 'loyaltyProgram' | 'routingRule',
+  returned: unknown,
+  updates: unknown,
+  idField: string,
+): PublishableEvent[] {
+  const byId = new Map(recordsOf(updates).map((item) => [String(item[idField]), item]));
+  return recordsOf(returned).map((record) =>
+    buildWriteEvent(
+      context,
+      `${entityType}.updated`,
+      String(record.Id),
+      record,
+      writtenEntityData(
+        context,
+        entityType,
+        'updated',
+        record,
+        setFields(byId.get(String(record.Id)), idField),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,154 @@
+import { DEFAULT_VOLATILE_FIELDS } from '../changes/canonical.ts';
+import type { EntityRecord, Scope } from '../changes/entity-types.ts';
+import type { Clock } from '../clock.ts';
+import { createConnectorCaller } from '../connector/client.ts';
+import type { ConnectorConfig } from '../connector/connector-config.ts';
+import { ConnectorError } from '../connector/errors.ts';
+import {
+  createUndiciTransport,
+  type HttpTransport,
+  type RawResponse,
+} from '../connector/http-transport.ts';
+import type { OperationName, OperationRequest } from '../connector/operations.ts';
+import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { EventPublisher } from '../publish/publisher.ts';
+import type { StateStore } from '../state/state-store.ts';
+import {
+  isWriteOperation,
+  POLLED_WRITES,
+  polledRecords,
+  polledWriteChanges,
+  writeOnlyEvents,
+} from './events-of-write.ts';
+
+/** What the write-through proxy runs on: the configured connection and the poller's ports. */
+export interface WriteThroughOptions {
+  connectionId: string;
+  /** The connection's credentials: callers of the proxy never send connector tokens. */
+  connector: ConnectorConfig;
+  /** The connection's scope, for records that carry none. */
+  scope: Scope;
+  /** The same publisher the pollers use (EventBridge in AWS, the local router locally). */
+  publisher: EventPublisher;
+  /** The same snapshots the pollers keep. */
+  state: StateStore;
+  /** The configured streams: their ids and volatile fields. */
+  streams: readonly StreamDefinition[];
+  clock: Clock;
+  /** The HTTP transport (default: undici). */
+  transport?: HttpTransport;
+  /**
+   * Told when the events of a successful write could not be published; the connector's
+   * answer is still returned (the write happened, and repeating an add would add twice).
+   * Without it such a failure throws.
+   */
+  onPublishError?: (error: unknown, operation: OperationName) => void;
+}
+
+/** The connector's answer, passed on unchanged; `events` counts what was published. */
+export interface ForwardResult {
+  status: number;
+  body: unknown;
+  events: number;
+}
+
+/** Forwards connector operations and publishes the events of successful writes. */
+export interface WriteThrough {
+  forward(operation: OperationName, body: EntityRecord): Promise<ForwardResult>;
+  close(): Promise<void>;
+}
+
+function parseBody(raw: RawResponse): unknown {
+  try {
+    return JSON.parse(raw.text);
+  } catch {
+    return raw.text;
+  }
+}
+
+/**
+ * Creates the proxy core. `forward` validates the body with the operation's request schema
+ * (a ValidationError before anything is sent), sends it with the connection's envelope,
+ * the shared limiter and the client's retry rules, and answers the connector's final status
+ * and body. After a successful write it publishes the events (publish first, then store the
+ * snapshots, as a poll does); a failed write publishes nothing. A publish failure goes to
+ * `onPublishError` (the snapshot stays unwritten, so the next poll still reports a polled
+ * entity's change). A call that got no answer throws the client's ConnectorError.
+ */
+export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
+  const transport = options.transport ?? createUndiciTransport();
+  const context = () => ({
+    connectionId: options.connectionId,
+    scope: options.scope,
+    now: options.clock.now(),
+  });
+
+  async function publishWrite(
+    operation: OperationName,
+    request: EntityRecord,
+    response: unknown,
+  ): Promise<number> {
+    if (!isWriteOperation(operation)) return 0;
+    if (operation === 'customers/update' || operation === 'paymentRequests/add') {
+      const entityType = POLLED_WRITES[operation];
+      const stream = options.streams.find(
+        (s) => s.connectionId === options.connectionId && s.spec.entityType === entityType,
+      );
+      const streamId = stream?.streamId ?? `${options.connectionId}:${entityType}`;
+      const records = polledRecords(operation, response);
+      const ids = records.map((record) => String(record.Id));
+      const changes = polledWriteChanges({
+        context: context(),
+        entityType,
+        volatileFields: stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS,
+        records,
+        stored: await options.state.getSnapshots(streamId, ids),
+        request,
+      });
+      if (changes.events.length > 0) await options.publisher.publish(changes.events);
+      if (changes.writes.length > 0) await options.state.putSnapshots(streamId, changes.writes);
+      return changes.events.length;
+    }
+    const events = writeOnlyEvents(context(), operation, request, response);
+    if (events.length > 0) await options.publisher.publish(events);
+    return events.length;
+  }
+
+  return {
+    async forward(operation, body) {
+      let last: RawResponse | undefined;
+      const recording: HttpTransport = {
+        postJson: async (url, text, init) => {
+          last = await transport.postJson(url, text, init);
+          return last;
+        },
+        close: async () => {},
+      };
+      const caller = createConnectorCaller(options.connector, {
+        clock: options.clock,
+        transport: recording,
+      });
+      let response: unknown;
+      let sent: EntityRecord;
+      try {
+        const result = await caller.send(operation, body as OperationRequest<typeof operation>);
+        response = result.response;
+        sent = result.sentBody;
+      } catch (error) {
+        if (error instanceof ConnectorError && last !== undefined && error.status === last.status) {
+          return { status: last.status, body: parseBody(last), events: 0 };
+        }
+        throw error;
+      }
+      let events = 0;
+      try {
+        events = await publishWrite(operation, sent, response);
+      } catch (error) {
+        if (!options.onPublishError) throw error;
+        options.onPublishError(error, operation);
+      }
+      return { status: last?.status ?? 200, body: last ? parseBody(last) : response, events };
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,180 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
+import { allowedHostsFor } from '../../shared/admin/request-guard.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { readLocalConfig } from '../../shared/local/local-config.ts';
+import { type AdminHarness, createAdminHarness } from './support/harness.ts';
+
+let harness: AdminHarness | undefined;
+let server: AdminServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  await harness?.close();
+  server = undefined;
+  harness = undefined;
+});
+
+async function start(token?: string): Promise<AdminServer> {
+  harness = createAdminHarness();
+  server = await startAdminServer({ port: 0, deps: harness.deps, token });
+  return server;
+}
+
+/** One raw request (node:http lets a test choose the Host header, as a rebinding page would). */
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+  const url = new URL(server!.url);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      { host: url.hostname, port: url.port, method, path, headers: { host: url.host, ...headers } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            headers: response.headers,
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+const subscription = JSON.stringify({ url: 'http://127.0.0.1:9000/hook' });
+const subscriptionCount = async () => (await harness!.deps.webhooks.listSubscriptions()).length;
+
+describe('admin API against cross-site requests', () => {
+  it.each([
+    ['a text/plain body', { 'content-type': 'text/plain' }, 415],
+    ['a form body', { 'content-type': 'application/x-www-form-urlencoded' }, 415],
+    ['a body without content-type', {}, 415],
+    [
+      'a foreign Origin',
+      { 'content-type': 'application/json', origin: 'https://evil.example' },
+      403,
+    ],
+    ['Origin null', { 'content-type': 'application/json', origin: 'null' }, 403],
+    ['a foreign Host', { 'content-type': 'application/json', host: 'evil.example:4000' }, 403],
+    [
+      'a rebound Host on our port',
+      { 'content-type': 'application/json', host: 'evil.example' },
+      403,
+    ],
+    [
+      'the reported form (text/plain, foreign Origin and Host)',
+      { 'content-type': 'text/plain', origin: 'https://evil.example', host: 'evil.example' },
+      403,
+    ],
+  ])('refuses POST /subscriptions with %s and creates nothing', async (_name, headers, status) => {
+    await start();
+    const response = await send('POST', '/subscriptions', headers, subscription);
+    expect(response.status).toBe(status);
+    expect(JSON.parse(response.text)).toMatchObject({ error: expect.any(String) });
+    expect(await subscriptionCount()).toBe(0);
+  });
+
+  it('accepts JSON from its own host and origin, under 127.0.0.1 and localhost', async () => {
+    await start();
+    const { port } = server!;
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) {
+      const created = await send(
+        'POST',
+        '/subscriptions',
+        { ...json, host, origin: `http://${host}` },
+        subscription,
+      );
+      expect(created.status, host).toBe(201);
+    }
+    expect(await subscriptionCount()).toBe(3);
+  });
+
+  it('accepts bodiless requests without a content-type', async () => {
+    await start();
+    expect((await send('GET', '/streams', {})).status).toBe(200);
+    expect((await send('POST', '/backfill', { 'content-length': '0' })).status).toBe(202);
+  });
+
+  it('refuses the console page under a foreign Host', async () => {
+    await start();
+    expect((await send('GET', '/', {})).status).toBe(200);
+    expect((await send('GET', '/', { host: 'evil.example' })).status).toBe(403);
+    expect((await send('GET', '/console/app.js', { host: 'evil.example' })).status).toBe(403);
+  });
+});
+
+describe('admin API with BRIDGE_ADMIN_TOKEN', () => {
+  it('refuses requests without the token or with a wrong one (401) and creates nothing', async () => {
+    await start('s3cret-token');
+    const json = { 'content-type': 'application/json' };
+    for (const authorization of [
+      undefined,
+      'Bearer wrong',
+      'Bearer s3cret-toke',
+      'Basic s3cret-token',
+    ]) {
+      const headers = authorization ? { ...json, authorization } : json;
+      const created = await send('POST', '/subscriptions', headers, subscription);
+      expect(created.status, authorization).toBe(401);
+      expect(created.headers['www-authenticate']).toBe('Bearer');
+      expect((await send('GET', '/streams', headers)).status).toBe(401);
+    }
+    expect(await subscriptionCount()).toBe(0);
+  });
+
+  it('serves every route with the token', async () => {
+    await start('s3cret-token');
+    const headers = { 'content-type': 'application/json', authorization: 'Bearer s3cret-token' };
+    expect((await send('POST', '/subscriptions', headers, subscription)).status).toBe(201);
+    expect((await send('GET', '/subscriptions', headers)).status).toBe(200);
+    expect(await subscriptionCount()).toBe(1);
+  });
+
+  it('serves the console page and assets without the token, but not their data', async () => {
+    await start('s3cret-token');
+    expect((await send('GET', '/', {})).status).toBe(200);
+    expect((await send('GET', '/console/app.js', {})).status).toBe(200);
+    expect((await send('GET', '/feed', {})).status).toBe(401);
+  });
+
+  it('is required to bind a non-loopback interface', async () => {
+    harness = createAdminHarness();
+    await expect(
+      startAdminServer({ port: 0, host: '0.0.0.0', deps: harness.deps }),
+    ).rejects.toThrow(/BRIDGE_ADMIN_TOKEN/);
+    const error = (() => {
+      try {
+        readLocalConfig({ BRIDGE_HOST: '0.0.0.0' }, {});
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).path).toBe('BRIDGE_ADMIN_TOKEN');
+    expect(readLocalConfig({ BRIDGE_HOST: '0.0.0.0', BRIDGE_ADMIN_TOKEN: 't' }, {})).toMatchObject({
+      host: '0.0.0.0',
+      adminToken: 't',
+    });
+    expect(readLocalConfig({}, {})).toMatchObject({ host: '127.0.0.1', adminToken: undefined });
+  });
+});
+
+describe('allowedHostsFor', () => {
+  it('lists the listening address, localhost when loopback, and the configured hosts', () => {
+    expect(allowedHostsFor('127.0.0.1', 4000)).toEqual(['127.0.0.1:4000', 'localhost:4000']);
+    expect(allowedHostsFor('::1', 4000)).toEqual(['[::1]:4000', 'localhost:4000']);
+    expect(allowedHostsFor('192.168.1.5', 4000, ['Bridge.internal'])).toEqual([
+      '192.168.1.5:4000',
+      'bridge.internal',
+    ]);
+  });
+});

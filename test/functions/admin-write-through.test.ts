@@ -1,0 +1,73 @@
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildAdminWriteThrough,
+  writeThroughConnection,
+} from '../../functions/admin-write-through.ts';
+import { readPollLambdaEnv } from '../../functions/poll-env.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+
+const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:main';
+const ENV = {
+  STATE_TABLE_NAME: 'bridge',
+  POLL_JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/poll-jobs',
+  CONNECTION_SECRET_ARNS: JSON.stringify({ main: ARN }),
+  PUBLISH_EVENT_BUS_NAME: 'bridge-bus',
+  PUBLISH_EVENT_SOURCE: 'change-bridge',
+};
+
+describe('admin function write-through (AWS wiring)', () => {
+  let sim: RunningSimulator;
+  const secrets = mockClient(SecretsManagerClient);
+  const events = mockClient(EventBridgeClient);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 3 });
+  });
+  afterAll(async () => {
+    secrets.restore();
+    events.restore();
+    await sim.close();
+  });
+
+  it('is on only for a single configured connection', () => {
+    expect(writeThroughConnection(readPollLambdaEnv(ENV, 0))).toBe('main');
+    const two = readPollLambdaEnv(
+      { ...ENV, CONNECTION_SECRET_ARNS: JSON.stringify({ a: ARN, b: ARN }) },
+      0,
+    );
+    expect(buildAdminWriteThrough(two, ENV, new MemoryStateStore())).toBeUndefined();
+  });
+
+  it('writes with the credentials of the connection secret and publishes to EventBridge', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
+      SecretString: JSON.stringify({
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken: sim.tokens.accessToken,
+      }),
+    });
+    events.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const writeThrough = buildAdminWriteThrough(
+      readPollLambdaEnv(ENV, 0),
+      ENV,
+      new MemoryStateStore(),
+    )!;
+    const rule = [...sim.controls.model.routingRules.all()][0]!.record;
+    const result = await writeThrough.forward('routingRules/update', {
+      RoutingRuleUpdates: [{ RoutingRuleId: rule.Id, RouteType: { Value: 'AllStayItems' } }],
+    });
+    expect(result.status).toBe(200);
+    expect(result.events).toBe(1);
+    const entries = events
+      .commandCalls(PutEventsCommand)
+      .flatMap((c) => c.args[0].input.Entries ?? []);
+    expect(entries.map((entry) => [entry.EventBusName, entry.DetailType])).toEqual([
+      ['bridge-bus', 'routingRule.updated'],
+    ]);
+    await writeThrough.close();
+  });
+});

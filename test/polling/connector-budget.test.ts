@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { busiestWindow } from '../../shared/connector/budget/sliding-log.ts';
+import {
+  type ConnectorClient,
+  createConnectorClient,
+} from '../../shared/connector/connector-client.ts';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import type { PollDeps } from '../../shared/polling/poll-context.ts';
+import { type PollLoop, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import type { EventPublisher } from '../../shared/publish/publisher.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { DynamoDbGrantLedger } from '../../shared/state/dynamodb-grant-ledger.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+
+const TABLE = 'budget-test';
+const RUN_MS = 60_000;
+const CHANGE_EVERY_MS = 200;
+const WINDOW_WITH_MARGIN_MS = 30_500;
+
+/** Publishes nothing anywhere; remembers when each event was published. */
+class TimedPublisher implements EventPublisher {
+  readonly published: { type: string; subject: string; at: number }[] = [];
+  async publish(events: readonly unknown[]) {
+    const at = Date.now();
+    for (const event of events as EntityEvent[])
+      this.published.push({ type: event.type, subject: event.subject, at });
+    return { published: events.length, thinned: 0, failures: [] };
+  }
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+describe('one connector budget per AccessToken, live polls first (simulator enforcing 200/30 s)', () => {
+  let sim: RunningSimulator;
+  let dynamo: LocalDynamoDb;
+  const clients: ConnectorClient[] = [];
+  const loops: PollLoop[] = [];
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21, size: 'large' });
+    dynamo = await startLocalDynamoDb();
+    await createStateTable(dynamo.client, TABLE);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(loops.map((loop) => loop.stop()));
+    await Promise.all(clients.map((client) => client.close()));
+    await dynamo?.close();
+    await sim?.close();
+  });
+
+  it('publishes every live change within 2 s (p99) while a first sync of 100,000 customers takes what the live streams leave, and the server never counts more than 200 in 30 s', async () => {
+    // Snapshots in memory: the first sync is then bound by the budget, not by a store sharing
+    // this test's one process; the grants live in DynamoDB (dynalite) as in a deployment.
+    const store = new MemoryStateStore();
+    const ledger = new DynamoDbGrantLedger(dynamo.client, TABLE);
+    const publisher = new TimedPublisher();
+    const requestTimes: Record<'live' | 'sync', number[]> = { live: [], sync: [] };
+    const clientOf = (role: 'live' | 'sync') => {
+      const client = createConnectorClient(
+        {
+          baseUrl: sim.url,
+          clientToken: sim.tokens.clientToken,
+          accessToken: sim.tokens.accessToken,
+          client: `budget test ${role}`,
+        },
+        { budgetLedger: ledger, onRequest: () => requestTimes[role].push(Date.now()) },
+      );
+      clients.push(client);
+      return client;
+    };
+    const depsOf = (role: 'live' | 'sync', env: Record<string, string>): PollDeps => {
+      const settings = pollSettingsFromEnv({ POLL_INTERVAL: '1s', ...env }, Date.now());
+      return {
+        store,
+        client: clientOf(role),
+        publisher,
+        clock: systemClock,
+        windows: settings.windows,
+        pageCount: settings.pageCount,
+      };
+    };
+    const liveEnv = { POLL_ENTITIES: 'customer,accountNote', POLL_HISTORY_START: '120s' };
+    const liveDeps = depsOf('live', liveEnv);
+    const liveDefinitions = streamDefinitions(
+      'live',
+      pollSettingsFromEnv({ POLL_INTERVAL: '1s', ...liveEnv }, Date.now()),
+    );
+    // A second connection with the same AccessToken runs the first sync of every customer.
+    const syncEnv = { POLL_ENTITIES: 'customer' };
+    // Pages of 100: the simulator's cost per page stays small, so the sync is bound by the budget.
+    const syncDeps = { ...depsOf('sync', syncEnv), pageCount: 100 };
+    const syncDefinitions = streamDefinitions(
+      'sync',
+      pollSettingsFromEnv({ POLL_INTERVAL: '1s', ...syncEnv }, Date.now()),
+    );
+
+    loops.push(
+      startPollLoop({ definitions: liveDefinitions, deps: liveDeps, owner: 'live', tickMs: 100 }),
+    );
+    // The live streams' own first sync is one short window; then they poll live.
+    const liveReady = Date.now() + 20_000;
+    while (Date.now() < liveReady) {
+      const states = await store.listStreams();
+      if (states.filter((s) => s.streamId.startsWith('live:') && s.initialSyncDone).length === 2)
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const syncStartedAt = Date.now();
+    loops.push(
+      startPollLoop({ definitions: syncDefinitions, deps: syncDeps, owner: 'sync', tickMs: 100 }),
+    );
+
+    // A customer or an account note changes every 200 ms for 60 s.
+    const model = sim.controls.model;
+    const active = <T extends { Id: string; IsActive: boolean }>(
+      entries: Iterable<{ record: T }>,
+    ) =>
+      [...entries]
+        .filter((entry) => entry.record.IsActive)
+        .slice(0, 500)
+        .map((entry) => entry.record.Id);
+    const customers = active(model.customers.all());
+    const notes = active(model.accountNotes.all());
+    const changes: { type: string; subject: string; at: number }[] = [];
+    for (let i = 0; Date.now() - syncStartedAt < RUN_MS; i++) {
+      const at = Date.now();
+      if (i % 2 === 0) {
+        const id = customers[(i / 2) % customers.length]!;
+        model.update(model.customers, 'customer', id, { Notes: `budget test ${i}` });
+        changes.push({ type: 'customer.updated', subject: id, at });
+      } else {
+        const id = notes[((i - 1) / 2) % notes.length]!;
+        model.update(model.accountNotes, 'accountNote', id, { Content: `budget test ${i}` });
+        changes.push({ type: 'accountNote.updated', subject: id, at });
+      }
+      await new Promise((resolve) => setTimeout(resolve, CHANGE_EVERY_MS - (Date.now() - at)));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const runEnd = Date.now();
+
+    const latencies: number[] = [];
+    const unpublished: string[] = [];
+    for (const change of changes) {
+      const event = publisher.published.find(
+        // A record older than the live streams' short first sync is first seen as created.
+        (e) =>
+          e.type.split('.')[0] === change.type.split('.')[0] &&
+          e.subject === change.subject &&
+          e.at >= change.at,
+      );
+      if (event) latencies.push(event.at - change.at);
+      else unpublished.push(`${change.type} ${change.subject}`);
+    }
+    const log = sim.controls.requestLog();
+    const arrivals = log.map((entry) => Date.parse(entry.time));
+    const throttled = log.filter((entry) => entry.status === 429).length;
+    const busiest = busiestWindow(arrivals, 30_000);
+    const syncStates = await store.listStreams();
+    const syncDone = syncStates.find((s) => s.streamId === 'sync:customer')?.initialSyncDone;
+    const syncEnd = syncDone
+      ? Math.max(...requestTimes.sync.filter((t) => t >= syncStartedAt))
+      : runEnd;
+    const span = syncEnd - syncStartedAt;
+    const liveInSpan = requestTimes.live.filter((t) => t >= syncStartedAt && t <= syncEnd).length;
+    const syncInSpan = requestTimes.sync.filter((t) => t >= syncStartedAt && t <= syncEnd).length;
+    const budgetInSpan = (200 * span) / WINDOW_WITH_MARGIN_MS;
+    const share = syncInSpan / (budgetInSpan - liveInSpan);
+    console.log(
+      `budget: ${changes.length} live changes, p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, unpublished ${unpublished.length}; busiest 30 s ${busiest}, 429s ${throttled}; first sync ${syncDone ? 'done' : 'not done'} in ${(span / 1000).toFixed(1)} s with ${syncInSpan} requests, live ${liveInSpan}, share of what live left ${share.toFixed(2)}`,
+    );
+
+    expect(unpublished).toEqual([]);
+    expect(percentile(latencies, 99)).toBeLessThanOrEqual(2_000);
+    expect(busiest).toBeLessThanOrEqual(200);
+    expect(throttled).toBe(0);
+    expect(share).toBeGreaterThanOrEqual(0.9);
+  }, 150_000);
+});

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { DynamoDbGrantLedger } from '../../shared/state/dynamodb-grant-ledger.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+
+let dynamo: LocalDynamoDb;
+beforeAll(async () => {
+  dynamo = await startLocalDynamoDb();
+  await createStateTable(dynamo.client, 'ledger-test');
+});
+afterAll(() => dynamo.close());
+
+const implementations: [string, () => GrantLedger][] = [
+  ['memory', () => new MemoryGrantLedger()],
+  ['DynamoDB (dynalite)', () => new DynamoDbGrantLedger(dynamo.client, 'ledger-test')],
+];
+
+describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
+  it('grants up to the capacity within a window and refuses the next', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    for (let i = 0; i < 3; i++)
+      expect((await ledger.take(key, 1000 + i, 30_000, 3)).granted).toBe(true);
+    const refused = await ledger.take(key, 2000, 30_000, 3);
+    expect(refused).toEqual({ granted: false, grants: [1000, 1001, 1002] });
+    expect((await ledger.take(key, 31_000, 30_000, 3)).granted).toBe(true);
+    expect(await ledger.recent(key, 31_000, 30_000)).toEqual([1001, 1002, 31_000]);
+  });
+
+  it('never lets concurrent takers together pass the capacity', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => ledger.take(key, 5000 + i, 30_000, 5)),
+    );
+    expect(results.filter((result) => result.granted)).toHaveLength(5);
+    expect(await ledger.recent(key, 6000, 30_000)).toHaveLength(5);
+  });
+
+  it('keeps separate logs per key', async () => {
+    const ledger = create();
+    await ledger.take('key-a', 1000, 30_000, 1);
+    expect((await ledger.take('key-b', 1000, 30_000, 1)).granted).toBe(true);
+  });
+});

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, systemClock } from '../../shared/clock.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
+import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+function setup(
+  decide?: (request: ReceivedRequest) => ReceiverAction,
+  options: Parameters<typeof createHarness>[0] = {},
+) {
+  return startDispatchFixture(
+    cleanup,
+    decide as ((request: { path: string }) => ReceiverAction) | undefined,
+    { clock: systemClock, ...options },
+  );
+}
+
+/** Most requests that were in flight at one endpoint at once, from arrival and answer times. */
+function peakInFlight(spans: readonly { start: number; end: number }[]): number {
+  const edges = spans.flatMap((s) => [
+    { at: s.start, delta: 1 },
+    { at: s.end, delta: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  let current = 0;
+  let peak = 0;
+  for (const edge of edges) {
+    current += edge.delta;
+    peak = Math.max(peak, current);
+  }
+  return peak;
+}
+
+describe('deliveries to one endpoint', () => {
+  it('keeps up to 16 in flight at once to one endpoint', async () => {
+    const spans: { start: number; end: number }[] = [];
+    const { harness, subscribe } = await setup((request) => {
+      spans.push({ start: request.at, end: request.at + 200 });
+      return { kind: 'respond', status: 200, delayMs: 200 };
+    });
+    await subscribe('/slowish');
+    for (let n = 0; n < 40; n++) harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+    await harness.drainVisible(40);
+    expect(spans).toHaveLength(40);
+    expect(peakInFlight(spans)).toBe(16);
+  });
+
+  it('starts no new request for 2 s after a 429 with Retry-After 2, whatever was in flight', async () => {
+    let pausedAt = 0;
+    const { receiver, harness, subscribe } = await setup((request) => {
+      if (pausedAt === 0 && request.headers['webhook-id'] === eventIdOf(3)) {
+        pausedAt = Date.now();
+        return { kind: 'respond', status: 429, headers: { 'retry-after': '2' } };
+      }
+      return { kind: 'respond', status: 200, delayMs: 100 };
+    });
+    await subscribe('/busy');
+    for (let n = 0; n < 60; n++) harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+    const started = Date.now();
+    while (Date.now() - started < 6_000) {
+      await harness.drainVisible(10);
+      await systemClock.sleep(50);
+    }
+    // Requests already sent when the 429 came back may still arrive; none starts later until 2 s.
+    const tooEarly = receiver.log.filter((r) => r.at > pausedAt + 150 && r.at < pausedAt + 2_000);
+    expect(pausedAt).toBeGreaterThan(0);
+    expect(tooEarly).toEqual([]);
+    expect(new Set(receiver.log.map((r) => r.headers['webhook-id'])).size).toBe(60);
+  }, 20_000);
+
+  it('delivers a subject’s 5 updates in order, one at a time, while other subjects run alongside', async () => {
+    const { receiver, harness, subscribe } = await setup(() => ({
+      kind: 'respond',
+      status: 200,
+      delayMs: 50,
+    }));
+    await subscribe('/ordered');
+    for (let n = 0; n < 25; n++) {
+      const subject = n % 5 === 0 ? 'c-same' : `c-other-${n}`;
+      harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n), { subject })));
+    }
+    await harness.drainVisible(25);
+    const same = receiver.log.filter((r) => JSON.parse(r.body).subject === 'c-same');
+    expect(same.map((r) => r.headers['webhook-id'])).toEqual(
+      [0, 5, 10, 15, 20].map((n) => eventIdOf(n)),
+    );
+    for (let i = 1; i < same.length; i++)
+      expect(same[i]!.at - same[i - 1]!.at).toBeGreaterThanOrEqual(45);
+    // The 20 other subjects went concurrently: the whole batch took far less than 25 × 50 ms.
+    const all = receiver.log.map((r) => r.at);
+    expect(Math.max(...all) - Math.min(...all)).toBeLessThan(1_000);
+  });
+
+  it('lets an endpoint answering in 2 s not slow a second endpoint', async () => {
+    const { receiver, harness, subscribe } = await setup(
+      (request) =>
+        request.path === '/slow'
+          ? { kind: 'respond', status: 200, delayMs: 2_000 }
+          : { kind: 'respond', status: 200 },
+      { timeoutMs: 5_000 },
+    );
+    await subscribe('/slow', { scope: { chainIds: ['chain-slow'] } });
+    await subscribe('/fast', { scope: { chainIds: ['chain-fast'] } });
+    for (let n = 0; n < 40; n++) {
+      const chainId = n % 2 === 0 ? 'chain-slow' : 'chain-fast';
+      harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n), { chainId })));
+    }
+    const started = Date.now();
+    await harness.drainVisible(40);
+    const fast = receiver.log.filter((r) => r.path === '/fast');
+    expect(fast).toHaveLength(20);
+    for (const request of fast) expect(request.at - started).toBeLessThan(1_000);
+  }, 20_000);
+});
+
+describe('EndpointScheduler', () => {
+  it('halves an endpoint’s concurrency on 503 and grows it back by one per limit of successes', () => {
+    const scheduler = new EndpointScheduler(new ManualClock(0));
+    void scheduler.run('e', 's', {}, async () => undefined);
+    expect(scheduler.limitOf('e')).toBe(16);
+    scheduler.record('e', 'overloaded');
+    expect(scheduler.limitOf('e')).toBe(8);
+    scheduler.record('e', 'overloaded');
+    expect(scheduler.limitOf('e')).toBe(4);
+    for (let i = 0; i < 4; i++) scheduler.record('e', 'success');
+    expect(scheduler.limitOf('e')).toBe(5);
+    for (let i = 0; i < 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15; i++)
+      scheduler.record('e', 'success');
+    expect(scheduler.limitOf('e')).toBe(16);
+    scheduler.record('e', 'success');
+    expect(scheduler.limitOf('e')).toBe(16);
+  });
+
+  it('halves on a real 503 from the endpoint', async () => {
+    const { harness, subscribe } = await setup(() => ({ kind: 'respond', status: 503 }));
+    const { subscription } = await subscribe('/overloaded');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
+    await harness.drainVisible();
+    expect(harness.deps.scheduler.limitOf(subscription.id)).toBe(8);
+  });
+
+  it('spaces requests to honour a rate limit in deliveries per second', async () => {
+    const clock = new ManualClock(0);
+    const scheduler = new EndpointScheduler(clock);
+    const startedAt: number[] = [];
+    const runs = Array.from({ length: 5 }, (_, i) =>
+      scheduler.run('e', `s${i}`, { ratePerSecond: 10 }, async () => {
+        startedAt.push(clock.now());
+      }),
+    );
+    await clock.advance(0);
+    for (let t = 0; t < 10; t++) await clock.advance(50);
+    await Promise.all(runs);
+    expect(startedAt).toEqual([0, 100, 200, 300, 400]);
+  });
+});
