@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
@@ -37,6 +36,9 @@ import { ObservedPublisher } from './observed-publisher.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
+
+/** The lease owner of every local run's poller (see startBridge). */
+const LOCAL_POLL_OWNER = 'local';
 
 /** The state table of local runs. */
 export const LOCAL_TABLE_NAME = 'change-bridge';
@@ -199,7 +201,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const pollLoop: PollLoop = startPollLoop({
       definitions: streams,
       deps: pollDeps,
-      owner: `local-${randomUUID()}`,
+      // One process at a time opens a data dir (LevelDB locks it), so a lease held under this
+      // name was taken by this bridge or by one that died: a restart after a SIGKILL takes its
+      // streams back at once instead of waiting out the lease (6 min).
+      owner: LOCAL_POLL_OWNER,
       // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
       tickMs: Math.min(config.pollIntervalMs / 4, 250),
       onOutcome: (outcome) => reporter.pollOutcome(outcome),

@@ -79,7 +79,7 @@ export async function runWindowed(
       }
     : undefined;
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
-  while (!pastDeadline(deps) && !(await backlogAboveBound(deps, result))) {
+  while (!pastDeadline(deps)) {
     let window = state.current.window;
     if (window === null) {
       const next = nextWindow(state.current.watermark, deps.clock.now(), deps.windows);
@@ -97,6 +97,9 @@ export async function runWindowed(
     }
     const emitCreated = emitsCreated(definition, state.current);
     priority = state.current.initialSyncDone && reachesPresent(window) ? 'live' : 'bulk';
+    // Backpressure holds bulk work only: a live window is small and must not wait behind a
+    // backfill's backlog (its changes are what the latency target is about).
+    if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
     const body = spec.windowRequest(window, window.count);
     if (window.cursor !== null)
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
@@ -137,7 +140,7 @@ export async function runWindowed(
         current = next;
         if (pastDeadline(deps)) break;
         // The next page is already being read (one page ahead); no further one until it drains.
-        if (await backlogAboveBound(deps, result)) break;
+        if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
       }
     } finally {
       await storing;
