@@ -1,11 +1,39 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Tests whose assertions include a latency the issue asks for (p99 change → publish ≤ 2 s
+ * against the real clock). They run last, one file at a time, on a quiet machine.
+ */
+const LATENCY_TESTS = ['test/polling/connector-budget.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...LATENCY_TESTS],
+          // Most integration tests wait on sockets, child processes and timers: two files at a
+          // time on two cores (vitest's default would be one).
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'latency',
+          include: LATENCY_TESTS,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
