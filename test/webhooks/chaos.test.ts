@@ -115,7 +115,9 @@ describe('chaos: a misbehaving receiver', () => {
     ).flat();
     expect(deliveries).toHaveLength(EVENTS);
     expect(deliveries.every((d) => d.status === 'delivered')).toBe(true);
-    expect(chaos.answers.ok).toBe(EVENTS);
+    // At least once: a 200 that reaches the dispatcher after its 300 ms timeout (a loaded
+    // machine) counts as a failure, and the retry is answered 200 again, with the same id.
+    expect(chaos.answers.ok).toBeGreaterThanOrEqual(EVENTS);
     // Every request verified with the official library.
     expect(receiver.log.every((r) => r.verifiedWith === 1)).toBe(true);
     // No request reached an endpoint before its Retry-After had passed (receiver's own log).
