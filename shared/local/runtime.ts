@@ -17,6 +17,7 @@ import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { processDispatchBatch } from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
+import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
@@ -101,6 +102,11 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
     });
 
+    const deliveryCounter = new DynamoDbDeliveryCounter({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+    });
+
     const sqs = await startSqsEmulator();
     closers.push(() => sqs.close());
     const dispatchQueueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
@@ -126,6 +132,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
       random,
       logger: reporter.dispatchLogger,
+      deliveryCounter,
     });
     const webhooks = createWebhookService({
       ...dispatcherDeps,
@@ -220,6 +227,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         state,
         streams,
         windows: settings.windows,
+        deliveryCounter,
         backfills: new DynamoDbBackfillJobStore({
           client: dynamo.client,
           tableName: LOCAL_TABLE_NAME,
