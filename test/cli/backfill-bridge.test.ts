@@ -1,13 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackfillJobViewSchema } from '../../shared/admin/schemas.ts';
 import { runCli } from '../../shared/cli/main.ts';
-import { jsonReporter } from '../../shared/local/reporter.ts';
-import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
+import type { RunningBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { startTestReceiver, type TestReceiver } from '../e2e/webhook-receiver.ts';
+import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /**
@@ -17,44 +14,19 @@ import { waitFor } from '../support/wait-for.ts';
  */
 describe('change-bridge backfill against a running bridge', () => {
   let sim: RunningSimulator;
+  let started: InProcessBridge;
   let bridge: RunningBridge;
   let receiver: TestReceiver;
-  let dataDir: string;
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 23, size: 'small', rateLimit: false });
     receiver = await startTestReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'cb-backfill-'));
-    bridge = await startBridge(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        allowedHosts: [],
-        adminToken: undefined,
-        dataDir,
-        pollIntervalMs: 500,
-        allowPrivate: true,
-        externalConnector: true,
-        demoReceiver: false,
-        json: true,
-      },
-      {
-        env: {
-          CONNECTOR_BASE_URL: sim.url,
-          CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-          CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-          POLL_ENTITIES: 'customer',
-          POLL_HISTORY_START: '400d',
-        },
-        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-      },
-    );
-    const added = await fetch(`${bridge.adminUrl}/subscriptions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url }),
+    started = await startInProcessBridge(sim, {
+      POLL_ENTITIES: 'customer',
+      POLL_HISTORY_START: '400d',
     });
-    receiver.setSecret(((await added.json()) as { secret: string }).secret);
+    bridge = started.bridge;
+    await started.subscribe(receiver);
     // The first sync is a silent baseline (INITIAL_SYNC unset); the backfill comes after it.
     await waitFor(
       async () => {
@@ -69,10 +41,9 @@ describe('change-bridge backfill against a running bridge', () => {
   }, 30_000);
 
   afterAll(async () => {
-    await bridge?.stop();
+    await started?.close();
     await receiver?.close();
     await sim?.close();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   it('reports records read, events published and webhooks delivered as NDJSON until every customer is delivered', async () => {
