@@ -12,6 +12,7 @@ import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../shared/webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
+import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import { MemoryOperationalEventSink } from '../shared/webhooks/operational-events.ts';
@@ -118,6 +119,8 @@ export async function run(): Promise<void> {
       sink: new MemoryOperationalEventSink(),
       clock: systemClock,
       random: systemRandom,
+      // As in AWS: one counter write per stream per batch (backfill progress).
+      deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo.client, tableName: TABLE }),
     });
     const service = createWebhookService({
       ...deps,

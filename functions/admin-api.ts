@@ -10,6 +10,7 @@ import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
+import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
@@ -74,6 +75,8 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
     ),
     streams: config.poll.definitions,
     windows: config.poll.settings.windows,
+    // The counters the dispatcher adds to; the admin API only reads them (backfill progress).
+    deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo, tableName: config.tableName }),
     backfills: new DynamoDbBackfillJobStore({
       client: dynamo,
       tableName: config.tableName,

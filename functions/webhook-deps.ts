@@ -4,6 +4,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { systemClock } from '../shared/clock.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
+import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
@@ -29,8 +30,9 @@ export const WebhookLambdaEnvSchema = z.object({
 export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
 
 /**
- * The dispatcher's dependencies on AWS: the webhook store on the state table, the dispatch
- * queue, the undici sender with the SSRF policy, operational events to the bus.
+ * The dispatcher's dependencies on AWS: the webhook store and the delivery counter on the
+ * state table, the dispatch queue, the undici sender with the SSRF policy, operational events
+ * to the bus.
  */
 export function buildWebhookDeps(
   env: WebhookLambdaEnv,
@@ -43,6 +45,10 @@ export function buildWebhookDeps(
       client: dynamo,
       tableName: env.STATE_TABLE_NAME,
       clock: systemClock,
+    }),
+    deliveryCounter: new DynamoDbDeliveryCounter({
+      client: dynamo,
+      tableName: env.STATE_TABLE_NAME,
     }),
     queue: new SqsDeliveryQueue(new SQSClient({}), env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({

@@ -2,6 +2,7 @@ import type { Clock, RandomSource } from '../clock.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { WindowSettings } from '../polling/windows.ts';
 import type { StateStore } from '../state/state-store.ts';
+import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
 import type { BackfillJobStore } from './backfill-jobs.ts';
@@ -21,6 +22,8 @@ export interface AdminDeps {
   streams: readonly StreamDefinition[];
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
+  /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */
+  deliveryCounter: DeliveryCounter;
   /** Where backfill jobs are kept. */
   backfills: BackfillJobStore;
   clock: Clock;

@@ -8,7 +8,8 @@ import { BridgeError, parseOrThrow } from '../errors.ts';
 /**
  * A backfill job: which streams were reset, when, and the numbers progress is measured
  * against. Progress itself is not stored: it is derived from the stream states the
- * pollers keep (see backfill.ts), so a job item is written once and never updated.
+ * pollers keep and the dispatcher's delivery counters (see backfill.ts), so a job item is
+ * written once and never updated.
  */
 export const BackfillJobSchema = z.object({
   id: z.string().min(1),
@@ -21,6 +22,11 @@ export const BackfillJobSchema = z.object({
   historyStartMs: z.number().int(),
   /** A stream is done when its watermark reaches this instant (job start minus settle lag), epoch ms. */
   doneAtMs: z.number().int(),
+  /**
+   * The delivery counter of each stream when the job started (delivery counters only grow, so
+   * the job's deliveries are the difference). Absent on jobs stored before it existed: 0.
+   */
+  deliveredAtStart: z.record(z.string(), z.number().int().nonnegative()).optional(),
 });
 
 /** A backfill job (see {@link BackfillJobSchema}). */

@@ -19,14 +19,18 @@ const RESET_ATTEMPTS_MAX = 3;
 /**
  * Progress of one stream: (watermark − historyStart) / (jobStart − historyStart), clamped to
  * 0..1; done once the watermark reaches the job start minus the settle lag (the pollers
- * never place a window end later than now − settle lag). No watermark yet: 0. Pure.
- * @example streamProgress(job, state).fraction // 0.42
+ * never place a window end later than now − settle lag). No watermark yet: 0. Records read
+ * and events published are the stream state's counters (the backfill's reset restarted
+ * them); webhooks delivered is the stream's delivery counter now (`delivered`) less its
+ * value when the job started. Pure.
+ * @example streamProgress(job, 'main:customer', 'customer', state, 1200).fraction // 0.42
  */
 export function streamProgress(
   job: BackfillJob,
   streamId: string,
   entityType: string,
   state: StreamState | undefined,
+  delivered = 0,
 ): BackfillStreamProgress {
   const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
   const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
@@ -44,30 +48,61 @@ export function streamProgress(
     watermark: state?.watermark ?? null,
     parked: state?.parked ?? false,
     lastError: state?.lastError ?? null,
+    recordsRead: state?.recordsRead ?? 0,
+    eventsPublished: state?.eventsPublished ?? 0,
+    // A counter read before the job's own start value (eventually consistent) is no progress yet.
+    webhooksDelivered: Math.max(0, delivered - (job.deliveredAtStart?.[streamId] ?? 0)),
   };
 }
 
-/** The job with each stream's progress read from the state store. */
+/**
+ * Seconds left at the pace so far: the elapsed time scaled by the fraction still to go,
+ * rounded up. 0 once done; null while nothing has moved (no fraction, no time), when any
+ * figure would be a guess. Pure.
+ * @example estimateSecondsLeft(0.25, 30_000) // 90
+ */
+export function estimateSecondsLeft(fraction: number, elapsedMs: number): number | null {
+  if (fraction >= 1) return 0;
+  if (!(fraction > 0) || !(elapsedMs > 0)) return null;
+  return Math.ceil((elapsedMs * (1 - fraction)) / fraction / 1000);
+}
+
+/**
+ * The job with each stream's progress: the stream states (one strongly consistent read each)
+ * and the delivery counters (one batched read). The figures are sums over the streams.
+ */
 export async function backfillProgress(
   job: BackfillJob,
-  store: StateStore,
+  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'clock'>,
 ): Promise<BackfillJobView> {
-  const streams = await Promise.all(
-    job.streamIds.map(async (streamId) => {
-      const state = await store.getStream(streamId);
-      return streamProgress(job, streamId, state?.entityType ?? entityTypeOf(streamId), state);
-    }),
-  );
+  const [states, delivered] = await Promise.all([
+    Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
+    deps.deliveryCounter.read(job.streamIds),
+  ]);
+  const streams = job.streamIds.map((streamId, index) => {
+    const state = states[index];
+    const entityType = state?.entityType ?? entityTypeOf(streamId);
+    return streamProgress(job, streamId, entityType, state, delivered.get(streamId) ?? 0);
+  });
+  const done = streams.every((s) => s.done);
   const fraction = streams.length
     ? streams.reduce((sum, s) => sum + s.fraction, 0) / streams.length
     : 1;
+  const elapsedMs = Math.max(0, deps.clock.now() - job.startedAt);
+  const sum = (pick: (s: BackfillStreamProgress) => number) =>
+    streams.reduce((total, s) => total + pick(s), 0);
   return {
     id: job.id,
     startedAt: new Date(job.startedAt).toISOString(),
     emit: job.emit,
     fraction,
-    done: streams.every((s) => s.done),
+    done,
     streams,
+    recordsRead: sum((s) => s.recordsRead),
+    eventsPublished: sum((s) => s.eventsPublished),
+    webhooksDelivered: sum((s) => s.webhooksDelivered),
+    elapsedSeconds: Math.floor(elapsedMs / 1000),
+    etaSeconds: estimateSecondsLeft(done ? 1 : fraction, elapsedMs),
   };
 }
 
@@ -118,9 +153,9 @@ export async function resetStreamForBackfill(
 }
 
 /**
- * Starts a backfill: resets each chosen stream (see {@link resetStreamForBackfill}) and
- * stores a job. The ordinary pollers then do the work, locally and in AWS alike; progress
- * is read back with {@link backfillProgress}.
+ * Starts a backfill: notes each chosen stream's delivery counter, resets the streams (see
+ * {@link resetStreamForBackfill}) and stores a job. The ordinary pollers then do the work,
+ * locally and in AWS alike; progress is read back with {@link backfillProgress}.
  * @throws ValidationError naming `entities[i]` for an entity type that is not polled.
  */
 export async function startBackfill(
@@ -134,15 +169,19 @@ export async function startBackfill(
     ]);
   }
   const now = deps.clock.now();
+  const streamIds = chosen.map((d) => d.streamId);
+  // Read before the reset, so no delivery of the backfill's own events is left out.
+  const deliveredAtStart = Object.fromEntries(await deps.deliveryCounter.read(streamIds));
   await Promise.all(chosen.map((d) => resetStreamForBackfill(deps.state, d, now, input.emit)));
   const job: BackfillJob = {
     id: `bf_${hashEventId(['backfill/v1', String(now), String(deps.random())]).slice('evt_'.length)}`,
     startedAt: now,
     emit: input.emit,
     entities: [...new Set(chosen.map((d) => d.spec.entityType))],
-    streamIds: chosen.map((d) => d.streamId),
+    streamIds,
     historyStartMs: deps.windows.historyStartMs,
     doneAtMs: now - deps.windows.settleLagMs - deps.windows.minWindowMs,
+    deliveredAtStart,
   };
   await deps.backfills.put(job);
   return job;

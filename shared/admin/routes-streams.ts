@@ -66,14 +66,15 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     success: { status: 202, schema: BackfillJobViewSchema },
     handle: async ({ body }, deps) => {
       const job = await startBackfill({ entities: body.entities, emit: body.emit }, deps);
-      return { status: 202, body: await backfillProgress(job, deps.state) };
+      return { status: 202, body: await backfillProgress(job, deps) };
     },
   }),
   defineRoute({
     method: 'GET',
     path: '/backfill/{id}',
     operationId: 'getBackfill',
-    summary: 'Progress of a backfill job per stream (fraction 0..1, done)',
+    summary:
+      'Progress of a backfill job per stream (fraction 0..1, done) with records read, events published, webhooks delivered and the time left',
     tag: 'backfill',
     query: EmptySchema,
     body: EmptySchema,
@@ -81,7 +82,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     handle: async ({ id }, deps) => {
       const job = await deps.backfills.get(id);
       if (!job) throw new AdminNotFoundError(`backfill job ${id} does not exist`);
-      return { status: 200, body: await backfillProgress(job, deps.state) };
+      return { status: 200, body: await backfillProgress(job, deps) };
     },
   }),
 ];

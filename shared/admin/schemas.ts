@@ -189,6 +189,16 @@ export const StreamListSchema = z.object({
   budgets: z.array(BudgetViewSchema).optional(),
 });
 
+/** What a backfill did since it started: records read, events published, webhooks delivered. */
+export const BackfillCountsSchema = z.object({
+  /** Records read from the connector (the streams' counters, restarted by the backfill's reset). */
+  recordsRead: z.number().int().nonnegative(),
+  /** Events the pollers published. */
+  eventsPublished: z.number().int().nonnegative(),
+  /** Succeeded deliveries of the streams' events, one per event and subscription. */
+  webhooksDelivered: z.number().int().nonnegative(),
+});
+
 /** Progress of one stream of a backfill. */
 export const BackfillStreamProgressSchema = z.object({
   streamId: z.string(),
@@ -199,6 +209,7 @@ export const BackfillStreamProgressSchema = z.object({
   watermark: z.string().nullable(),
   parked: z.boolean(),
   lastError: z.string().nullable(),
+  ...BackfillCountsSchema.shape,
 });
 
 /** A backfill job and its progress (`POST /backfill`, `GET /backfill/{id}`). */
@@ -210,6 +221,12 @@ export const BackfillJobViewSchema = z.object({
   fraction: z.number().min(0).max(1),
   done: z.boolean(),
   streams: z.array(BackfillStreamProgressSchema),
+  /** Sums over the streams. */
+  ...BackfillCountsSchema.shape,
+  /** Seconds since the job started. */
+  elapsedSeconds: z.number().int().nonnegative(),
+  /** Seconds until every stream catches up at the pace so far; null until progress shows (0 when done). */
+  etaSeconds: z.number().int().nonnegative().nullable(),
 });
 
 /** `GET /health`. */

@@ -17,6 +17,7 @@ import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { processDispatchBatch } from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
+import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
@@ -105,6 +106,11 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
     });
 
+    const deliveryCounter = new DynamoDbDeliveryCounter({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+    });
+
     // The dispatch queue lives on disk (LevelDB under the data dir), not in the in-memory SQS
     // emulator: a backlog costs disk, and events published but not yet fanned out survive a
     // SIGKILL and a restart (design.md, Backpressure).
@@ -133,6 +139,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
       random,
       logger: reporter.dispatchLogger,
+      deliveryCounter,
     });
     const webhooks = createWebhookService({
       ...dispatcherDeps,
@@ -236,6 +243,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         state,
         streams,
         windows: settings.windows,
+        deliveryCounter,
         backfills: new DynamoDbBackfillJobStore({
           client: dynamo.client,
           tableName: LOCAL_TABLE_NAME,

@@ -79,3 +79,24 @@ export function progressBar(fraction: number, width: number, label: string): str
   const filled = Math.round(clamped * width);
   return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${String(Math.round(clamped * 100)).padStart(3)}%  ${label}`;
 }
+
+/**
+ * A count with thousands separators, the same on every machine.
+ * @example formatCount(41200) === '41,200'
+ */
+export function formatCount(count: number): string {
+  return Math.round(count).toLocaleString('en-US');
+}
+
+/**
+ * A duration as people say it, coarser as it grows: `12 s` below 90 s, `4 min` below 90
+ * minutes, then `2 h 5 min`.
+ * @example formatDuration(75) === '75 s'; formatDuration(250) === '4 min'
+ */
+export function formatDuration(seconds: number): string {
+  const whole = Math.max(0, Math.round(seconds));
+  if (whole < 90) return `${whole} s`;
+  const minutes = Math.round(whole / 60);
+  if (minutes < 90) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}

@@ -6,6 +6,11 @@ import {
 } from './page-changes.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
 
+/** A page's changes once published: `published` counts the events the publisher accepted. */
+export interface PublishedChanges extends PageChanges {
+  published: number;
+}
+
 /** The change context of a stream at this moment. */
 export function changeContext(
   definition: StreamDefinition,
@@ -36,8 +41,8 @@ export async function publishObservations(
   emitCreated: boolean,
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   needsRead: (observation: Observation) => boolean = () => true,
-): Promise<PageChanges> {
-  if (observations.length === 0) return { events: [], writes: [] };
+): Promise<PublishedChanges> {
+  if (observations.length === 0) return { events: [], writes: [], published: 0 };
   const toRead = observations.filter(needsRead).map((o) => o.entityId);
   const stored =
     toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
@@ -54,9 +59,10 @@ export async function publishObservations(
   }
   const changes = computeChanges(seen, stored, changeContext(definition, deps, emitCreated));
   deps.observer?.onChanges?.(definition.streamId, changes);
-  if (changes.events.length > 0) await deps.publisher.publish(changes.events);
+  const published =
+    changes.events.length > 0 ? (await deps.publisher.publish(changes.events)).published : 0;
   await deps.observer?.afterPublish?.(definition.streamId, changes);
-  return changes;
+  return { ...changes, published };
 }
 
 /** Stores the snapshots of published changes. */
@@ -79,7 +85,7 @@ export async function commitObservations(
   emitCreated: boolean,
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   needsRead?: (observation: Observation) => boolean,
-): Promise<PageChanges> {
+): Promise<PublishedChanges> {
   const changes = await publishObservations(
     definition,
     deps,

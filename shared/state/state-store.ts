@@ -69,6 +69,14 @@ export const StreamStateSchema = z.object({
   initialSyncStartedAt: z.number().int().nullable().optional(),
   /** How this stream's first sync publishes, overriding the configured INITIAL_SYNC (a backfill sets it). */
   initialSync: z.enum(['baseline', 'emit']).optional(),
+  /**
+   * Records read from the connector since the state was created (a reset or a backfill starts
+   * it again). Saved with the page cursor or the watermark that commits them, so a resumed
+   * window counts each page once. Absent on states stored before it existed: 0.
+   */
+  recordsRead: z.number().int().nonnegative().optional(),
+  /** Events published since the state was created, saved like {@link recordsRead}. */
+  eventsPublished: z.number().int().nonnegative().optional(),
   /** Optimistic concurrency: incremented by every successful save. */
   version: z.number().int().nonnegative(),
 });

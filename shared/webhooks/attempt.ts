@@ -1,4 +1,5 @@
 import { BridgeError } from '../errors.ts';
+import { streamOfBody } from './delivery-counter.ts';
 import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -212,6 +213,7 @@ export async function attemptDelivery(
     batch,
   );
   if (await store.updateDelivery(sent.next, sent.log)) {
+    if (sent.next.status === 'delivered') batch.delivered.count(streamOfBody(event.body));
     await afterDeliveryWrite(sent.next, batch, recordIds);
   }
   return { kind: 'attempted', outcome: sent.outcome };

@@ -1,3 +1,4 @@
+import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import type { DeliveryMessage } from './messages.ts';
 import type { QueuedDelivery } from './queue.ts';
@@ -12,6 +13,8 @@ export interface StagedDelivery {
   listed: Promise<void> | undefined;
   deferred: boolean;
   recordIds: readonly string[];
+  /** The stream of the delivery's event, counted once the delivery is written as delivered. */
+  streamId: string | undefined;
 }
 
 /**
@@ -29,6 +32,8 @@ export class DispatchBatch {
   readonly failures = new Set<string>();
   /** New deliveries after their first attempt, written together at the end of the batch. */
   readonly stagedDeliveries: StagedDelivery[] = [];
+  /** Deliveries written as delivered, per stream; added to the counter by {@link flush}. */
+  readonly delivered = new DeliveryTally();
 
   constructor(readonly deps: DispatcherDeps) {}
 
@@ -89,14 +94,25 @@ export class DispatchBatch {
   /**
    * Sends the queued messages in as few requests as the queue allows; records whose message
    * was not sent fail, so SQS hands them back and the work that needed the message is redone.
+   * Then adds the batch's succeeded deliveries to the delivery counter (one increment per
+   * stream). Counting is best effort: a failed increment is logged and fails no record, since
+   * retrying the batch would not deliver those webhooks again (progress then reads a little low).
    */
   async flush(): Promise<void> {
     const pending = this.outbox.splice(0);
-    if (pending.length === 0) return;
-    const failed = await this.deps.queue.sendBatch(pending.map((p) => p.entry));
-    for (const index of failed) {
-      const item = pending[index];
-      if (item) this.fail(item.recordIds, 'enqueue failed', item.entry.message.deliveryId);
+    if (pending.length > 0) {
+      const failed = await this.deps.queue.sendBatch(pending.map((p) => p.entry));
+      for (const index of failed) {
+        const item = pending[index];
+        if (item) this.fail(item.recordIds, 'enqueue failed', item.entry.message.deliveryId);
+      }
+    }
+    const delivered = this.delivered.take();
+    if (delivered.size === 0 || !this.deps.deliveryCounter) return;
+    try {
+      await this.deps.deliveryCounter.add(delivered);
+    } catch (error) {
+      this.deps.logger.warn('counting delivered webhooks failed', { error: String(error) });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import type { DeliveryCounter } from './delivery-counter.ts';
 import { EndpointScheduler } from './endpoint-scheduler.ts';
 import type { WebhookSender } from './http-sender.ts';
 import { CountingMetrics, type DispatchMetrics } from './metrics.ts';
@@ -57,6 +58,8 @@ export interface DispatcherDeps {
   config: DispatcherConfig;
   /** Concurrency, order and pauses per endpoint, shared by every batch of this process. */
   scheduler: EndpointScheduler;
+  /** Succeeded deliveries per stream, added once per batch (backfill progress); absent: not counted. */
+  deliveryCounter?: DeliveryCounter;
 }
 
 /** What {@link createDispatcherDeps} needs; the rest has defaults. */

@@ -50,6 +50,9 @@ export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
  *                                                  many per item (or the one id in the key)
  *   DLQ#<subId>       <deadAt ISO>#<deliveryId>    dead letters by time, for redelivery
  *   ENDPOINT#<subId>  STATE                        pause and failure run of the endpoint
+ *   DELIVERED#<streamId> COUNT                     succeeded deliveries of the stream's events,
+ *                                                  grown with ADD once per batch, no TTL
+ *                                                  (DynamoDbDeliveryCounter)
  */
 
 /** Options of {@link DynamoDbWebhookStore}. */

@@ -1,5 +1,6 @@
 import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
 import { fanOutDeliveryId, newDelivery } from './deliveries.ts';
+import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatchEvent } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
@@ -27,6 +28,8 @@ export interface InlineDelivery {
   subject: string;
   body: string;
   recordIds: readonly string[];
+  /** The stream of the event (`undefined` for operational events), for the delivery counter. */
+  streamId?: string | undefined;
   /**
    * Settles once the delivery is listed under its subscription (a write shared by the
    * batch); the delivery item is created only after, so none exists unlisted. Absent when
@@ -106,6 +109,7 @@ export async function planFanOut(
       subject: subjectKey(p!.item.event),
       body: p!.item.body,
       recordIds: p!.item.recordIds,
+      streamId: deliveryStreamId(p!.item.event),
       listed,
     })),
   );
@@ -134,6 +138,7 @@ async function resumeFanOut(
           subject: subjectKey(item.event),
           body,
           recordIds: item.recordIds,
+          streamId: deliveryStreamId(item.event),
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(
@@ -206,6 +211,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     listed: task.listed,
     deferred,
     recordIds: task.recordIds,
+    streamId: task.streamId,
   });
 }
 
@@ -235,6 +241,7 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     return;
   }
   for (const entry of staged) {
+    if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
     await afterDeliveryWrite(entry.delivery, batch, entry.recordIds);
   }

@@ -7,6 +7,8 @@ import { z } from 'zod';
 export const DispatchEventSchema = z.looseObject({
   id: z.string().min(1),
   type: z.string().min(1),
+  /** `connector/<connectionId>` for change events; names the stream a delivery counts for. */
+  source: z.string().optional(),
   /** The entity the event is about; operational events may have none (each is then its own). */
   subject: z.string().optional(),
   data: z

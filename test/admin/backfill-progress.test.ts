@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { streamProgress } from '../../shared/admin/backfill.ts';
+import { estimateSecondsLeft, streamProgress } from '../../shared/admin/backfill.ts';
 import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
 import { streamState } from '../state/state-store.contract.ts';
 
@@ -60,5 +60,52 @@ describe('backfill progress of a stream', () => {
       parked: true,
       lastError: 'authorization failed',
     });
+  });
+});
+
+describe('backfill counts of a stream', () => {
+  it('are 0 before the stream is polled', () => {
+    expect(streamProgress(job, 'main:customer', 'customer', undefined)).toMatchObject({
+      recordsRead: 0,
+      eventsPublished: 0,
+      webhooksDelivered: 0,
+    });
+  });
+
+  it('take records read and events published from the stream state', () => {
+    const state = streamState('main:customer', { recordsRead: 41_200, eventsPublished: 41_000 });
+    expect(streamProgress(job, 'main:customer', 'customer', state)).toMatchObject({
+      recordsRead: 41_200,
+      eventsPublished: 41_000,
+    });
+  });
+
+  it('count webhooks delivered from the delivery counter at the job start', () => {
+    const started = { ...job, deliveredAtStart: { 'main:customer': 500 } };
+    const state = streamState('main:customer');
+    expect(streamProgress(started, 'main:customer', 'customer', state, 1700)).toMatchObject({
+      webhooksDelivered: 1200,
+    });
+    // A counter read that lags behind the job's start value shows no progress, never less.
+    expect(streamProgress(started, 'main:customer', 'customer', state, 400).webhooksDelivered).toBe(
+      0,
+    );
+    // A job stored before the start values existed counts from 0.
+    expect(streamProgress(job, 'main:customer', 'customer', state, 30).webhooksDelivered).toBe(30);
+  });
+});
+
+describe('estimateSecondsLeft', () => {
+  it('scales the elapsed time by the fraction still to go, rounded up', () => {
+    expect(estimateSecondsLeft(0.25, 30_000)).toBe(90);
+    expect(estimateSecondsLeft(0.5, 10_000)).toBe(10);
+    expect(estimateSecondsLeft(0.9, 1_000)).toBe(1);
+  });
+
+  it('is null while nothing has moved, and 0 once done', () => {
+    expect(estimateSecondsLeft(0, 30_000)).toBeNull();
+    expect(estimateSecondsLeft(0.3, 0)).toBeNull();
+    expect(estimateSecondsLeft(Number.NaN, 30_000)).toBeNull();
+    expect(estimateSecondsLeft(1, 0)).toBe(0);
   });
 });

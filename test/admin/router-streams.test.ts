@@ -12,6 +12,7 @@ afterEach(async () => {
 
 type Job = {
   id: string;
+  startedAt: string;
   done: boolean;
   fraction: number;
   emit: boolean;
@@ -182,6 +183,51 @@ describe('admin API: backfill', () => {
     });
     expect(view.fraction).toBeCloseTo(0.75, 5);
     expect(view.done).toBe(false);
+  });
+
+  it('reports records read, events published and webhooks delivered since the start, and the time left', async () => {
+    harness = createAdminHarness();
+    // Deliveries before the job are not the job's.
+    await harness.deliveryCounter.add(new Map([['main:customer', 70]]));
+    const started = await harness.call('POST', '/backfill', { body: { entities: 'customer' } });
+    const job = started.body as Job;
+    expect(job).toMatchObject({
+      recordsRead: 0,
+      eventsPublished: 0,
+      webhooksDelivered: 0,
+      elapsedSeconds: 0,
+      etaSeconds: null,
+    });
+
+    // 30 s later the poller is a quarter through history and the dispatcher has delivered.
+    await harness.clock.advance(30_000);
+    const history = harness.settings.windows.historyStartMs;
+    const quarter = history + (Date.parse(job.startedAt) - history) / 4;
+    const state = (await harness.state.getStream('main:customer'))!;
+    await harness.state.saveStream(
+      {
+        ...state,
+        watermark: new Date(quarter).toISOString(),
+        recordsRead: 4000,
+        eventsPublished: 3900,
+      },
+      state.version,
+    );
+    await harness.deliveryCounter.add(new Map([['main:customer', 3000]]));
+    const view = (await harness.call('GET', `/backfill/${job.id}`)).body as Job;
+    expect(view).toMatchObject({
+      recordsRead: 4000,
+      eventsPublished: 3900,
+      webhooksDelivered: 3000,
+      elapsedSeconds: 30,
+      etaSeconds: 90,
+    });
+    expect(view.streams[0]).toMatchObject({
+      streamId: 'main:customer',
+      recordsRead: 4000,
+      eventsPublished: 3900,
+      webhooksDelivered: 3000,
+    });
   });
 
   it('without emit, lets the first sync store silently (initialSyncDone false), over every polled stream', async () => {

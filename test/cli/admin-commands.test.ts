@@ -184,10 +184,13 @@ describe('change-bridge backfill', () => {
     expect(result.stdout).toMatch(/^Backfill bf_\w+: 1 streams, emitting created events/);
     expect(result.stdout).toContain('[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:taxEnvironment');
     expect(result.stdout).toContain('[██████████████████████████████] 100%  main:taxEnvironment');
+    expect(result.stdout).toMatch(
+      /total 100%: read 0 records · published 0 events · delivered 0 webhooks · done in \d+ s\n/,
+    );
     expect(result.stdout).toMatch(/done: every stream has caught up$/);
   });
 
-  it('prints the finished job with --json', async () => {
+  it('prints one JSON line per progress sample with --json, the last one the finished job', async () => {
     await cli.harness.state.deleteStream('main:resource');
     const run = cli.run([
       'backfill',
@@ -200,7 +203,18 @@ describe('change-bridge backfill', () => {
     await catchUp('main:resource');
     const result = await run;
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ done: true, fraction: 1, emit: false });
+    const lines = result.stdout.split('\n').map((line) => JSON.parse(line));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines[0]).toMatchObject({ done: false, etaSeconds: null, recordsRead: 0 });
+    expect(lines.at(-1)).toMatchObject({
+      done: true,
+      fraction: 1,
+      emit: false,
+      etaSeconds: 0,
+      recordsRead: 0,
+      eventsPublished: 0,
+      webhooksDelivered: 0,
+    });
   });
 
   it('exits 1 when a stream parks, and 2 naming an entity type or interval that is invalid', async () => {

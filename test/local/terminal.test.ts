@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  formatCount,
+  formatDuration,
   formatEventLine,
   PLAIN_PALETTE,
   paletteFor,
@@ -39,5 +41,20 @@ describe('terminal output', () => {
 
   it('draws a progress bar', () => {
     expect(progressBar(0.5, 12, 'customer')).toBe('[██████░░░░░░]  50%  customer');
+  });
+
+  it('writes counts with thousands separators', () => {
+    expect(formatCount(0)).toBe('0');
+    expect(formatCount(41_200)).toBe('41,200');
+    expect(formatCount(1_234_567)).toBe('1,234,567');
+  });
+
+  it('writes durations coarser as they grow', () => {
+    expect(formatDuration(12)).toBe('12 s');
+    expect(formatDuration(89)).toBe('89 s');
+    expect(formatDuration(250)).toBe('4 min');
+    expect(formatDuration(89 * 60)).toBe('89 min');
+    expect(formatDuration(125 * 60)).toBe('2 h 5 min');
+    expect(formatDuration(-3)).toBe('0 s');
   });
 });

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
-import { jsonReporter } from '../../shared/local/reporter.ts';
-import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
+import type { RunningBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { startTestReceiver, type TestReceiver } from '../e2e/webhook-receiver.ts';
+import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /**
@@ -18,54 +15,25 @@ const LATENCY_BOUND_MS = 1000;
 
 describe('write-through: the six write operations through the admin API proxy', () => {
   let sim: RunningSimulator;
+  let started: InProcessBridge;
   let bridge: RunningBridge;
   let receiver: TestReceiver;
-  let dataDir: string;
   const latencies: number[] = [];
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 17 });
     receiver = await startTestReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'cb-writes-'));
-    bridge = await startBridge(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        allowedHosts: [],
-        adminToken: undefined,
-        dataDir,
-        pollIntervalMs: 500,
-        allowPrivate: true,
-        externalConnector: true,
-        demoReceiver: false,
-        json: true,
-      },
-      {
-        env: {
-          CONNECTOR_BASE_URL: sim.url,
-          CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-          CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-          POLL_ENTITIES: 'customer,paymentRequest',
-        },
-        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-      },
-    );
-    const added = await fetch(`${bridge.adminUrl}/subscriptions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url }),
-    });
-    const subscription = (await added.json()) as { secret: string };
-    receiver.setSecret(subscription.secret);
+    started = await startInProcessBridge(sim, { POLL_ENTITIES: 'customer,paymentRequest' });
+    bridge = started.bridge;
+    await started.subscribe(receiver);
   }, 60_000);
 
   afterAll(async () => {
     const sorted = [...latencies].sort((a, b) => a - b);
     console.info(`write-through latencies (ms): ${sorted.join(', ')}`);
-    await bridge?.stop();
+    await started?.close();
     await receiver?.close();
     await sim?.close();
-    await rm(dataDir, { recursive: true, force: true });
   });
 
   /** Sends one call through the proxy; `at` is when it was sent (latency counts from there). */

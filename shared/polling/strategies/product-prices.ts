@@ -3,6 +3,7 @@ import { dayStartUtc } from '../../time-zone.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
@@ -45,6 +46,8 @@ export async function runProductPrices(
   const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
   const emitCreated = emitsCreated(definition, state.current);
   let events = 0;
+  let read = 0;
+  let published = 0;
   let earliestFirst: string | undefined;
   for (const { productId, timeZone } of definition.products ?? []) {
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
@@ -58,13 +61,16 @@ export async function runProductPrices(
       },
       callOptions(deps, definition, 'live'),
     );
+    const prices = productPricesFromPricing(response);
+    read += prices.length;
     const changes = await commitObservations(
       definition,
       deps,
-      observe('productPrice', productPricesFromPricing(response)),
+      observe('productPrice', prices),
       emitCreated,
     );
     events += changes.events.length;
+    published += changes.published;
   }
   const expired: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
@@ -75,6 +81,10 @@ export async function runProductPrices(
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
-  await state.save({ watermark: new Date(deps.clock.now()).toISOString(), initialSyncDone: true });
+  await state.save({
+    watermark: new Date(deps.clock.now()).toISOString(),
+    initialSyncDone: true,
+    ...advanceCounters(state.current, { records: read, events: published }),
+  });
   return events;
 }

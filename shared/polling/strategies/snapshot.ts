@@ -4,6 +4,7 @@ import { BridgeError } from '../../errors.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
@@ -61,6 +62,10 @@ export async function runSnapshot(
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
   const now = deps.clock.now();
-  await state.save({ watermark: new Date(now).toISOString(), initialSyncDone: true });
+  await state.save({
+    watermark: new Date(now).toISOString(),
+    initialSyncDone: true,
+    ...advanceCounters(state.current, { records: records.length, events: changes.published }),
+  });
   return changes.events.length;
 }

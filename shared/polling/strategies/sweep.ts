@@ -2,6 +2,7 @@ import { entityIdOf } from '../../changes/entity-types.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   type PollDeps,
   type StateHandle,
@@ -34,6 +35,8 @@ export async function runSweep(
     for (const snapshot of snapshots) if (!snapshot.deleted) liveIds.push(snapshot.entityId);
   }
   let deleted = 0;
+  let read = 0;
+  let published = 0;
   for (const ids of chunk(liveIds, PAGE_COUNT_MAX)) {
     const found = await allRecords(
       deps.client,
@@ -41,13 +44,18 @@ export async function runSweep(
       sweep.request(ids, PAGE_COUNT_MAX),
       callOptions(deps, definition, 'bulk'),
     );
+    read += found.length;
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
     const missing: Observation[] = ids
       .filter((id) => !marked.has(id))
       .map((entityId) => ({ entityId, record: null }));
     const changes = await commitObservations(definition, deps, missing, true);
     deleted += changes.events.length;
+    published += changes.published;
   }
-  await state.save({ lastSweepAt: deps.clock.now() });
+  await state.save({
+    lastSweepAt: deps.clock.now(),
+    ...advanceCounters(state.current, { records: read, events: published }),
+  });
   return deleted;
 }

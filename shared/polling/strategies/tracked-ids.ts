@@ -1,6 +1,7 @@
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
@@ -28,6 +29,7 @@ export async function runTrackedIds(
     return !snapshot || (!snapshot.deleted && !spec.isFinal(snapshot.record));
   });
   const observations: Observation[] = [];
+  let read = 0;
   for (const ids of chunk(active, PAGE_COUNT_MAX)) {
     const records = await callForRecords(
       deps.client,
@@ -36,6 +38,7 @@ export async function runTrackedIds(
       spec.itemsKey,
       callOptions(deps, definition, 'live'),
     );
+    read += records.length;
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));
     observations.push(...found);
@@ -44,6 +47,10 @@ export async function runTrackedIds(
   }
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
-  await state.save({ watermark: new Date(deps.clock.now()).toISOString(), initialSyncDone: true });
+  await state.save({
+    watermark: new Date(deps.clock.now()).toISOString(),
+    initialSyncDone: true,
+    ...advanceCounters(state.current, { records: read, events: changes.published }),
+  });
   return changes.events.length;
 }

@@ -5,8 +5,10 @@ import type { StreamWindow } from '../../state/state-store.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   emitsCreated,
+  type PageCounts,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -53,7 +55,8 @@ function pastDeadline(deps: PollDeps): boolean {
 /**
  * Runs windows until the stream is caught up (or the deadline passes). Each window's end is
  * fixed before its first page; after each page is published and stored, its Cursor is saved
- * so a poller cut off resumes at the next page; the watermark moves to the window end only
+ * (with the stream's records-read and events-published counters, in the same write) so a
+ * poller cut off resumes at the next page; the watermark moves to the window end only
  * when the whole window is done (design.md, Windows). A stream on a `baseline` first sync
  * stores records silently until it reaches the present.
  */
@@ -105,6 +108,8 @@ export async function runWindowed(
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
     let windowRecords = 0;
     let finished = false;
+    // The last page saves no cursor: its counts go with the watermark instead.
+    let lastPage: PageCounts = { records: 0, events: 0 };
     // Page n is stored (snapshots, then its cursor) while page n+1 is fetched, diffed and
     // published. Its events go out before page n's snapshots land, which the flow allows: the
     // cursor saved is always that of a page fully published and stored.
@@ -127,14 +132,16 @@ export async function runWindowed(
         const next: StreamWindow | undefined = page.last
           ? undefined
           : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
+        const counts: PageCounts = { records: page.records.length, events: changes.published };
         storing = storeChanges(definition, deps, changes).then(async () => {
-          if (next) await state.save({ window: next });
+          if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
         });
         // Awaited before the next page or at the end; until then, a failure must not count as
         // an unhandled rejection (which would end the process).
         storing.catch(() => undefined);
         if (!next) {
           finished = true;
+          lastPage = counts;
           break;
         }
         current = next;
@@ -155,6 +162,7 @@ export async function runWindowed(
     await state.save({
       watermark: window.endUtc,
       window: null,
+      ...advanceCounters(state.current, lastPage),
       ...(caughtUp ? { initialSyncDone: true } : {}),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
     });

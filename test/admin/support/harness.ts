@@ -5,6 +5,7 @@ import { handleAdminRequest } from '../../../shared/admin/router.ts';
 import { ManualClock, seededRandom } from '../../../shared/clock.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../../shared/state/memory-state-store.ts';
+import { MemoryDeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
 import { createDispatcherDeps } from '../../../shared/webhooks/dispatcher-deps.ts';
 import { UndiciWebhookSender } from '../../../shared/webhooks/http-sender.ts';
 import { MemoryWebhookStore } from '../../../shared/webhooks/memory-store.ts';
@@ -27,13 +28,14 @@ export interface AdminHarnessOptions {
   entities?: string;
 }
 
-/** The admin API on in-memory ports: webhook store and queue, state store, backfill jobs, a manual clock. */
+/** The admin API on in-memory ports: webhook store and queue, state store, delivery counter, backfill jobs, a manual clock. */
 export function createAdminHarness(options: AdminHarnessOptions = {}) {
   const clock = new ManualClock(HARNESS_START_MS);
   const store = new MemoryWebhookStore();
   const queue = new MemoryDeliveryQueue(clock);
   const state = new MemoryStateStore();
   const backfills = new MemoryBackfillJobStore();
+  const deliveryCounter = new MemoryDeliveryCounter();
   const policy = { allowPrivate: options.allowPrivate ?? true };
   const sender = new UndiciWebhookSender({ policy, resolve: loopbackResolver, clock });
   const dispatcher = createDispatcherDeps({
@@ -44,6 +46,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     clock,
     random: seededRandom(11),
     logger: { warn: () => {}, error: () => {} },
+    deliveryCounter,
   });
   const bytes = seededRandom(5);
   const settings = pollSettingsFromEnv(
@@ -61,6 +64,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     state,
     streams: streamDefinitions('main', settings),
     windows: settings.windows,
+    deliveryCounter,
     backfills,
     clock,
     random: seededRandom(3),
@@ -86,7 +90,20 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     );
   }
 
-  return { clock, store, queue, state, backfills, settings, deps, errors, call, close };
+  return {
+    clock,
+    store,
+    queue,
+    state,
+    backfills,
+    deliveryCounter,
+    dispatcher,
+    settings,
+    deps,
+    errors,
+    call,
+    close,
+  };
 }
 
 /** A harness (see {@link createAdminHarness}). */

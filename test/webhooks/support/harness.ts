@@ -1,4 +1,5 @@
 import { type Clock, ManualClock, seededRandom } from '../../../shared/clock.ts';
+import type { DeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
 import { processDispatchBatch } from '../../../shared/webhooks/dispatcher.ts';
 import {
   createDispatcherDeps,
@@ -23,6 +24,7 @@ export interface HarnessOptions {
   config?: Partial<DispatcherConfig>;
   store?: WebhookStore;
   seed?: number;
+  deliveryCounter?: DeliveryCounter;
 }
 
 let byteSeed = 1;
@@ -51,6 +53,7 @@ export function createHarness(options: HarnessOptions = {}) {
     metrics,
     logger: { warn: () => {}, error: () => {} },
     config: options.config,
+    ...(options.deliveryCounter ? { deliveryCounter: options.deliveryCounter } : {}),
   });
   const bytes = seededRandom(byteSeed++);
   const service = createWebhookService({

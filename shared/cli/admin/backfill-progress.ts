@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import type { BackfillJobViewSchema } from '../../admin/schemas.ts';
+import { formatCount, formatDuration, type Palette, progressBar } from '../../local/terminal.ts';
+
+/** A backfill job as the API reports it. */
+export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
+
+/** How progress is shown: bars redrawn in place, plain lines at steps, or NDJSON. */
+export type ProgressMode = 'tty' | 'plain' | 'json';
+
+const BAR_WIDTH = 30;
+/** Plain output prints a stream again when it moved by this much. */
+const PLAIN_STEP = 0.1;
+/** Plain output prints the figures at least this often while anything runs, in seconds. */
+const PLAIN_SUMMARY_EVERY_S = 10;
+
+/**
+ * What the job did and what is left, in one line.
+ * @example progressSummary(job) // 'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left'
+ */
+export function progressSummary(job: BackfillJobView): string {
+  const left = job.done
+    ? `done in ${formatDuration(job.elapsedSeconds)}`
+    : job.etaSeconds === null
+      ? 'estimating time left'
+      : `~${formatDuration(job.etaSeconds)} left`;
+  return [
+    `read ${formatCount(job.recordsRead)} records`,
+    `published ${formatCount(job.eventsPublished)} events`,
+    `delivered ${formatCount(job.webhooksDelivered)} webhooks`,
+    left,
+  ].join(' · ');
+}
+
+/** The TTY drawing: a bar per stream (green when done, red when parked), the total, the figures. */
+export function progressLines(job: BackfillJobView, palette: Palette): string[] {
+  const width = Math.max(5, ...job.streams.map((s) => s.streamId.length));
+  return [
+    ...job.streams.map((s) => {
+      const line = progressBar(s.fraction, BAR_WIDTH, s.streamId.padEnd(width));
+      if (s.parked) return palette.red(`${line}  parked`);
+      return s.done ? palette.green(line) : line;
+    }),
+    palette.bold(progressBar(job.fraction, BAR_WIDTH, 'total')),
+    progressSummary(job),
+  ];
+}
+
+/**
+ * A function that shows each progress sample, keeping what it showed before:
+ * - `tty`: redraws the bars and the figures in place (cursor up, clear line);
+ * - `plain`: a bar line for a stream when it appears, moves by 10% or finishes, and a
+ *   `total` line with the figures along with those, every 10 s of the job, and at the end;
+ * - `json`: every sample as one JSON line (NDJSON), so the last line is the final state.
+ * Writes through `out`, which ends each call with a newline.
+ * @example const show = progressRenderer('plain', io.out, PLAIN_PALETTE); show(job)
+ */
+export function progressRenderer(
+  mode: ProgressMode,
+  out: (text: string) => void,
+  palette: Palette,
+): (job: BackfillJobView) => void {
+  if (mode === 'json') return (job) => out(JSON.stringify(job));
+  if (mode === 'tty') {
+    let drawn = 0;
+    return (job) => {
+      const lines = progressLines(job, palette);
+      // Move up over the previous drawing and clear each line before rewriting it.
+      const up = drawn > 0 ? `\u001b[${drawn}A` : '';
+      out(`${up}${lines.map((line) => `\u001b[2K${line}`).join('\n')}`);
+      drawn = lines.length;
+    };
+  }
+  const shown = new Map<string, number>();
+  let summaryAt: number | undefined;
+  return (job) => {
+    const lines: string[] = [];
+    for (const stream of job.streams) {
+      const fraction = stream.done ? 1 : stream.fraction;
+      const last = shown.get(stream.streamId);
+      const moved = last === undefined || fraction - last >= PLAIN_STEP;
+      if (!moved && !(stream.done && last !== 1)) continue;
+      shown.set(stream.streamId, fraction);
+      lines.push(progressBar(fraction, BAR_WIDTH, stream.streamId));
+    }
+    const due = summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
+    if (lines.length > 0 || due || job.done) {
+      const percent = `${Math.round((job.done ? 1 : job.fraction) * 100)}%`;
+      lines.push(`total ${percent}: ${progressSummary(job)}`);
+      summaryAt = job.elapsedSeconds;
+    }
+    if (lines.length > 0) out(lines.join('\n'));
+  };
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { BackfillJobViewSchema } from '../../shared/admin/schemas.ts';
+import {
+  type BackfillJobView,
+  progressLines,
+  progressRenderer,
+  progressSummary,
+} from '../../shared/cli/admin/backfill-progress.ts';
+import { COLOR_PALETTE, PLAIN_PALETTE } from '../../shared/local/terminal.ts';
+
+type StreamView = BackfillJobView['streams'][number];
+
+function stream(streamId: string, fraction: number, more: Partial<StreamView> = {}): StreamView {
+  return {
+    streamId,
+    entityType: streamId.split(':')[1] ?? 'customer',
+    fraction,
+    done: fraction >= 1,
+    watermark: null,
+    parked: false,
+    lastError: null,
+    recordsRead: 0,
+    eventsPublished: 0,
+    webhooksDelivered: 0,
+    ...more,
+  };
+}
+
+function job(more: Partial<BackfillJobView> = {}): BackfillJobView {
+  const streams = more.streams ?? [stream('main:customer', 0.4), stream('main:resource', 0.42)];
+  return {
+    id: 'bf_1',
+    startedAt: '2026-03-01T00:00:00.000Z',
+    emit: true,
+    fraction: streams.reduce((sum, s) => sum + s.fraction, 0) / streams.length,
+    done: streams.every((s) => s.done),
+    streams,
+    recordsRead: 41_200,
+    eventsPublished: 41_200,
+    webhooksDelivered: 39_870,
+    elapsedSeconds: 8,
+    etaSeconds: 12,
+    ...more,
+  };
+}
+
+function capture(mode: 'tty' | 'plain' | 'json') {
+  const out: string[] = [];
+  const show = progressRenderer(mode, (text) => out.push(text), PLAIN_PALETTE);
+  return { out, show };
+}
+
+describe('the progress summary', () => {
+  it('says records read, events published, webhooks delivered and the time left', () => {
+    expect(progressSummary(job())).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left',
+    );
+  });
+
+  it('says the time left is being estimated while unknown, and how long it took once done', () => {
+    expect(progressSummary(job({ etaSeconds: null }))).toMatch(/· estimating time left$/);
+    expect(progressSummary(job({ etaSeconds: 250 }))).toMatch(/· ~4 min left$/);
+    const done = job({ streams: [stream('main:customer', 1)], elapsedSeconds: 95, etaSeconds: 0 });
+    expect(progressSummary(done)).toMatch(/· done in 2 min$/);
+  });
+});
+
+describe('the TTY drawing', () => {
+  it('has a bar per stream, the total bar and the figures', () => {
+    expect(progressLines(job(), PLAIN_PALETTE)).toEqual([
+      '[████████████░░░░░░░░░░░░░░░░░░]  40%  main:customer',
+      '[█████████████░░░░░░░░░░░░░░░░░]  42%  main:resource',
+      '[████████████░░░░░░░░░░░░░░░░░░]  41%  total',
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left',
+    ]);
+  });
+
+  it('marks a parked stream in red and a finished one in green', () => {
+    const lines = progressLines(
+      job({
+        streams: [stream('main:customer', 0.2, { parked: true }), stream('main:resource', 1)],
+      }),
+      COLOR_PALETTE,
+    );
+    expect(lines[0]).toBe(
+      `\u001b[31m${'[██████░░░░░░░░░░░░░░░░░░░░░░░░]  20%  main:customer'}  parked\u001b[39m`,
+    );
+    expect(lines[1]).toBe(
+      `\u001b[32m${'[██████████████████████████████] 100%  main:resource'}\u001b[39m`,
+    );
+  });
+
+  it('redraws in place: each later drawing moves up over the lines of the one before', () => {
+    const { out, show } = capture('tty');
+    show(job());
+    show(job({ recordsRead: 50_000 }));
+    expect(out[0]?.startsWith('\u001b[2K[')).toBe(true);
+    expect(out[1]?.startsWith('\u001b[4A\u001b[2K[')).toBe(true);
+    expect(out[1]).toContain('read 50,000 records');
+  });
+});
+
+describe('plain progress lines', () => {
+  it('prints streams when they move by a step or finish, with a total line of figures', () => {
+    const { out, show } = capture('plain');
+    show(job({ streams: [stream('main:customer', 0)], elapsedSeconds: 0, etaSeconds: null }));
+    show(job({ streams: [stream('main:customer', 0.05)], elapsedSeconds: 1 }));
+    show(job({ streams: [stream('main:customer', 0.5)], elapsedSeconds: 2 }));
+    show(job({ streams: [stream('main:customer', 1)], elapsedSeconds: 3, etaSeconds: 0 }));
+    expect(out.join('\n').split('\n')).toEqual([
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
+      'total 0%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · estimating time left',
+      '[███████████████░░░░░░░░░░░░░░░]  50%  main:customer',
+      'total 50%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left',
+      '[██████████████████████████████] 100%  main:customer',
+      'total 100%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · done in 3 s',
+    ]);
+  });
+
+  it('prints the figures every 10 s of the job even while no stream moves a step', () => {
+    const { out, show } = capture('plain');
+    const at = (elapsedSeconds: number) =>
+      show(job({ streams: [stream('main:customer', 0.3)], elapsedSeconds }));
+    at(0);
+    at(5);
+    at(10);
+    at(19);
+    at(20);
+    expect(out.filter((text) => text.includes('total'))).toHaveLength(3);
+  });
+});
+
+describe('--json progress', () => {
+  it('prints each sample as one JSON line that parses back to the job view', () => {
+    const { out, show } = capture('json');
+    show(job());
+    show(job({ streams: [stream('main:customer', 1)], etaSeconds: 0 }));
+    expect(out).toHaveLength(2);
+    for (const line of out) expect(line).not.toContain('\n');
+    const parsed = out.map((line) => BackfillJobViewSchema.parse(JSON.parse(line)));
+    expect(parsed[0]).toEqual(job());
+    expect(parsed[1]).toMatchObject({ done: true, etaSeconds: 0, webhooksDelivered: 39_870 });
+  });
+});

@@ -1,0 +1,68 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jsonReporter } from '../../shared/local/reporter.ts';
+import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
+import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
+import type { TestReceiver } from '../e2e/webhook-receiver.ts';
+
+/** A bridge started by {@link startInProcessBridge}. */
+export interface InProcessBridge {
+  bridge: RunningBridge;
+  /** Subscribes `receiver` to every event and gives it the signing secret. */
+  subscribe(receiver: TestReceiver): Promise<void>;
+  /** Stops the bridge and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * `change-bridge start`'s runtime in this process (dynalite in a temporary data dir, the SQS
+ * emulator, pollers, dispatcher, admin API on a free port) polling `sim`, quiet, loopback
+ * receivers allowed. `env` adds variables such as POLL_ENTITIES.
+ * @example const { bridge, subscribe, close } = await startInProcessBridge(sim, { POLL_ENTITIES: 'customer' })
+ */
+export async function startInProcessBridge(
+  sim: RunningSimulator,
+  env: Record<string, string> = {},
+  pollIntervalMs = 500,
+): Promise<InProcessBridge> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'cb-bridge-'));
+  const bridge = await startBridge(
+    {
+      port: 0,
+      host: '127.0.0.1',
+      allowedHosts: [],
+      adminToken: undefined,
+      dataDir,
+      pollIntervalMs,
+      allowPrivate: true,
+      externalConnector: true,
+      demoReceiver: false,
+      json: true,
+    },
+    {
+      env: {
+        CONNECTOR_BASE_URL: sim.url,
+        CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+        CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+        ...env,
+      },
+      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+    },
+  );
+  return {
+    bridge,
+    async subscribe(receiver) {
+      const added = await fetch(`${bridge.adminUrl}/subscriptions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url }),
+      });
+      receiver.setSecret(((await added.json()) as { secret: string }).secret);
+    },
+    async close() {
+      await bridge.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
