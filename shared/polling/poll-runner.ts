@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
@@ -48,6 +49,9 @@ export interface PollLoopOptions {
  */
 export function startPollLoop(options: PollLoopOptions): PollLoop {
   const controller = new AbortController();
+  // Every stream in flight (and each of its requests waiting for the token's budget) listens
+  // for the stop: more than Node's default of 10 listeners is expected, not a leak.
+  setMaxListeners(0, controller.signal);
   const deps: PollDeps = { ...options.deps, signal: controller.signal };
   const limit = options.concurrency ?? options.definitions.length;
   const running = new Map<string, Promise<void>>();
