@@ -89,6 +89,8 @@ export interface DatasetOptions {
   clock: Clock;
   /** Random source for activity after generation; defaults to a stream derived from the seed. */
   random?: RandomSource;
+  /** Number of enterprises (properties) in the chain (default 3). */
+  enterprises?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export interface DatasetOptions {
 export function generateDataset(options: DatasetOptions): SimModel {
   const profile = SIZES[options.size];
   const random = new SimRandom(options.random ?? seededRandom(options.seed));
-  const world = generateWorld(random, profile.companies);
+  const world = generateWorld(random, profile.companies, options.enterprises);
   const model = new SimModel(world, options.clock, random);
   const now = options.clock.now();
   const start = now - DATASET_HISTORY_MS;
