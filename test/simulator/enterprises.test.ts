@@ -113,7 +113,7 @@ describe('simulator with many enterprises', () => {
     expect(answer.portfolioToken).toBe('sim-portfolio-token');
   });
 
-  it('holds 1,000 enterprises and answers the last one's own token', async () => {
+  it('holds 1,000 enterprises and answers the token of the last one', async () => {
     const { sim } = await start(1000);
     expect(sim.enterpriseTokens).toHaveLength(1000);
     const last = sim.enterpriseTokens[999]!;
