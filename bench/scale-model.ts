@@ -50,13 +50,20 @@ export async function measureQuietJob(): Promise<JobCounts> {
     }
     bench.sim.controls.clearRequestLog();
     const [reads, writes] = [dynamo.readUnits, dynamo.writeUnits];
+    const commandsBefore = new Map(dynamo.commands);
     let pollMs = 0;
-    for (let second = 0; second < MEASURED_MINUTES * 60; second++) {
-      await clock.advance(1_000);
+    // One tick a minute, as the AWS planner runs: each tick is one poll job of the connection.
+    for (let minute = 0; minute < MEASURED_MINUTES; minute++) {
+      await clock.advance(60_000);
       const started = performance.now();
       await bench.pollAll();
       pollMs += performance.now() - started;
     }
+    const commands = [...dynamo.commands].map(
+      ([name, n]) =>
+        `${name} ${formatNumber((n - (commandsBefore.get(name) ?? 0)) / MEASURED_MINUTES, 1)}`,
+    );
+    console.log(`  DynamoDB commands per quiet job: ${commands.join(', ')}`);
     const connectorRequests = bench.sim.controls.requestLog().length / MEASURED_MINUTES;
     const streams = bench.definitions.length;
     return {

@@ -18,7 +18,11 @@ import {
   makeRoutingRule,
   makeVoucher,
 } from './factories-property.ts';
-import { generateReservations, linkPaymentRequests } from './generate-reservations.ts';
+import {
+  accountingByEnterprise,
+  generateReservations,
+  linkPaymentRequests,
+} from './generate-reservations.ts';
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
 import { SimModel } from './model.ts';
@@ -221,10 +225,9 @@ export function generateDataset(options: DatasetOptions): SimModel {
   generateReservations(model, Math.min(profile.reservationGroups, 2000));
   linkPaymentRequests(model);
 
+  const accountingOf = accountingByEnterprise(model);
   for (const enterprise of world.enterprises) {
-    const accountingIds = [...model.accountingCategories.all()]
-      .filter((entry) => entry.enterpriseId === enterprise.Id)
-      .map((entry) => entry.record.Id);
+    const accountingIds = (accountingOf.get(enterprise.Id) ?? []).map((entry) => entry.record.Id);
     seedMany(
       model.billingAutomations,
       profile.billingAutomationsPerEnterprise,
