@@ -21,38 +21,16 @@ import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { countDynamoDb, countingBus, countSqs } from './cost-counters.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure, renderTable } from './figures.ts';
+import {
+  DISPATCH_BATCH_SIZE,
+  DISPATCHER_GB,
+  LAMBDA_PLATFORM_LOG_BYTES,
+  POLLER_GB,
+  POLLER_LOG_BYTES_PER_POLL,
+  PRICES,
+} from './prices.ts';
 import { startBenchReceiver } from './receiver.ts';
 
-/** List prices, us-east-1 (checked against these pages; re-check before relying on them). */
-const PRICES = {
-  /** aws.amazon.com/eventbridge/pricing: custom events, per million 64 KB chunks. */
-  putEventsPerMillion: 1.0,
-  /** aws.amazon.com/eventbridge/pricing: archive, per GB processed. */
-  archivePerGb: 0.1,
-  /** aws.amazon.com/sqs/pricing: standard queue, per million requests (64 KB chunks). */
-  sqsPerMillionRequests: 0.4,
-  /** aws.amazon.com/lambda/pricing: Arm, per GB-second (first tier). */
-  lambdaArmPerGbSecond: 0.0000133334,
-  /** aws.amazon.com/lambda/pricing: per million requests. */
-  lambdaPerMillionRequests: 0.2,
-  /** aws.amazon.com/dynamodb/pricing/on-demand: per million write request units. */
-  dynamoPerMillionWru: 0.625,
-  /** aws.amazon.com/dynamodb/pricing/on-demand: per million read request units. */
-  dynamoPerMillionRru: 0.125,
-  /** aws.amazon.com/cloudwatch/pricing: Logs ingestion (Standard), per GB. */
-  logsPerGb: 0.5,
-  /** aws.amazon.com/ec2/pricing/on-demand: data transfer out to the internet, per GB (first 10 TB). */
-  transferOutPerGb: 0.09,
-};
-/** Memory of the functions (infra/runtime.ts): poller 1,024 MB, dispatcher 512 MB. */
-const POLLER_GB = 1;
-const DISPATCHER_GB = 0.5;
-/** The dispatch event source mapping's batch size (infra/runtime.ts). */
-const DISPATCH_BATCH_SIZE = 10;
-/** START, END and REPORT lines Lambda writes per invocation (about 90 + 60 + 270 bytes). */
-const LAMBDA_PLATFORM_LOG_BYTES = 420;
-/** The poller's `poll finished` log line and its EMF metrics document per poll (estimate). */
-const POLLER_LOG_BYTES_PER_POLL = 900;
 const CHANGES = 2_000;
 const GB = 1024 ** 3;
 const TABLE = 'change-bridge-cost';

@@ -3,6 +3,7 @@ import { run as runCost } from './cost.ts';
 import { figuresTable, quietAwsSdkNotice } from './figures.ts';
 import { run as runLatency } from './latency.ts';
 import { run as runPollCost } from './poll-cost.ts';
+import { run as runScaleModel } from './scale-model.ts';
 import { run as runSimulator } from './simulator.ts';
 import { run as runWebhooks } from './webhooks.ts';
 
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     ['latency', runLatency],
     ['webhooks', runWebhooks],
     ['cost', runCost],
+    ['scale-model', runScaleModel],
     ['backfill', runBackfill],
   ] as const) {
     console.log(`\n=== ${name} ===`);

@@ -23,6 +23,8 @@ export interface SimTokens {
 export interface ApiState {
   model: SimModel;
   tokens: SimTokens;
+  /** AccessToken to the one enterprise it is scoped to (every enterprise has its own). */
+  enterpriseOfToken: ReadonlyMap<string, string>;
   limiter: SimRateLimiter;
   faults: FaultInjector;
   log: RequestLogEntry[];
@@ -48,13 +50,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function scopeOf(state: ApiState, token: unknown): TokenScope | null {
   const world = state.model.world;
-  // The AccessToken stands for the first enterprise; the Portfolio Access Token for the chain.
-  if (token === state.tokens.accessToken) {
-    return {
-      portfolio: false,
-      chainIds: [world.chainId],
-      enterpriseIds: [world.enterprises[0]!.Id],
-    };
+  // Each AccessToken stands for its own enterprise; the Portfolio Access Token for the chain.
+  const enterpriseId = typeof token === 'string' ? state.enterpriseOfToken.get(token) : undefined;
+  if (enterpriseId !== undefined) {
+    return { portfolio: false, chainIds: [world.chainId], enterpriseIds: [enterpriseId] };
   }
   if (token === state.tokens.portfolioToken) {
     return {

@@ -1,13 +1,16 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
-import { startSimulator } from './simulator.ts';
+import { type RunningSimulator, startSimulator } from './simulator.ts';
 
 const SimulatorFlagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535).default(4010),
   seed: z.coerce.number().int().default(1),
   size: z.enum(['small', 'medium', 'large']).default('small'),
+  enterprises: z.coerce.number().int().min(1).max(10_000).default(3),
+  tokensFile: z.string().min(1).optional(),
   activity: z.coerce.number().min(0).default(1),
   faults: z.coerce.number().min(0).max(1).default(0),
   clientToken: z.string().min(1).default('sim-client-token'),
@@ -20,10 +23,12 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
   clientToken: '--client-token',
   accessToken: '--access-token',
   portfolioToken: '--portfolio-token',
+  tokensFile: '--tokens-file',
 };
 
 /**
- * Adds `simulator [--port 4010] [--seed N] [--size small|medium|large] [--activity PER_SECOND]
+ * Adds `simulator [--port 4010] [--seed N] [--size small|medium|large] [--enterprises N]
+ * [--tokens-file PATH] [--activity PER_SECOND]
  * [--faults RATE] [--client-token T] [--access-token T] [--portfolio-token T]` (design.md, CLI).
  * It prints the base URL and the tokens, and stops cleanly on SIGINT and SIGTERM. A bad flag
  * exits with code 2 and names the flag.
@@ -35,6 +40,8 @@ export function registerSimulatorCommand(program: Command): void {
     .option('--port <port>', 'TCP port', '4010')
     .option('--seed <n>', 'dataset and activity seed', '1')
     .option('--size <size>', 'dataset size: small, medium or large', 'small')
+    .option('--enterprises <n>', 'enterprises (properties), each with its own AccessToken', '3')
+    .option('--tokens-file <path>', 'write every enterprise AccessToken to this JSON file')
     .option('--activity <perSecond>', 'background mutations per second (0 for none)', '1')
     .option('--faults <rate>', 'share of requests that get an injected fault (0 to 1)', '0')
     .option('--client-token <token>', 'accepted ClientToken', 'sim-client-token')
@@ -56,6 +63,7 @@ export function registerSimulatorCommand(program: Command): void {
         port: flags.port,
         seed: flags.seed,
         size: flags.size,
+        enterprises: flags.enterprises,
         activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
         faults: { rate: flags.faults },
         tokens: {
@@ -65,6 +73,7 @@ export function registerSimulatorCommand(program: Command): void {
         },
       });
       const world = simulator.controls.model.world;
+      if (flags.tokensFile) await writeTokensFile(flags.tokensFile, simulator);
       process.stdout.write(
         [
           `Connector API simulator listening on ${simulator.url}`,
@@ -72,6 +81,7 @@ export function registerSimulatorCommand(program: Command): void {
           `  journal:         ${simulator.url}/_sim/journal?since=0`,
           `  ClientToken:     ${simulator.tokens.clientToken}`,
           `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
+          `  enterprises:     ${world.enterprises.length}, each with its own AccessToken: ${simulator.url}/_sim/tokens${flags.tokensFile ? ` and ${flags.tokensFile}` : ''}`,
           `  Portfolio token: ${simulator.tokens.portfolioToken} (chain ${world.chainId})`,
           `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
           '  products (products/getPricing with the AccessToken):',
@@ -91,4 +101,15 @@ export function registerSimulatorCommand(program: Command): void {
       await simulator.close();
       process.stdout.write('simulator stopped\n');
     });
+}
+
+/** Writes the same JSON as `GET /_sim/tokens` (mode 0600: the file holds tokens). */
+async function writeTokensFile(path: string, simulator: RunningSimulator): Promise<void> {
+  const body = {
+    url: simulator.url,
+    clientToken: simulator.tokens.clientToken,
+    portfolioToken: simulator.tokens.portfolioToken,
+    enterprises: simulator.enterpriseTokens,
+  };
+  await writeFile(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
 }

@@ -1,6 +1,23 @@
+import type { AccountingCategory } from '../connector/records/index.ts';
 import { dayStartUtc } from '../time-zone.ts';
+import type { Entry } from './entity-set.ts';
 import type { SimModel, SimOrderItem, SimReservation } from './model.ts';
 import { DAY_MS, iso } from './sim-random.ts';
+
+/**
+ * Accounting category entries grouped by enterprise, in insertion order: one pass, so that
+ * datasets of 1,000 enterprises do not scan every category once per enterprise.
+ */
+export function accountingByEnterprise(model: SimModel): Map<string, Entry<AccountingCategory>[]> {
+  const grouped = new Map<string, Entry<AccountingCategory>[]>();
+  for (const entry of model.accountingCategories.all()) {
+    const key = entry.enterpriseId ?? '';
+    const list = grouped.get(key) ?? [];
+    list.push(entry);
+    grouped.set(key, list);
+  }
+  return grouped;
+}
 
 /**
  * Reservations (one or two per reservation group, up to `count`) with nights and product
@@ -12,12 +29,11 @@ export function generateReservations(model: SimModel, count: number): void {
   const now = model.clock.now();
   const customers = model.customers.storedCount;
   let made = 0;
+  const accountingOf = accountingByEnterprise(model);
   for (const group of model.reservationGroups.all()) {
     if (made >= count) break;
     const enterprise = model.world.enterprises.find((e) => e.Id === group.record.EnterpriseId)!;
-    const accounting = [...model.accountingCategories.all()].filter(
-      (entry) => entry.enterpriseId === enterprise.Id,
-    );
+    const accounting = accountingOf.get(enterprise.Id) ?? [];
     const products = model.world.products.filter(
       (product) => product.EnterpriseId === enterprise.Id,
     );

@@ -48,10 +48,20 @@ const PRODUCTS: readonly { name: string; price: number; service: 'Stay' | 'Addit
   { name: 'Airport transfer', price: 60, service: 'Additional' },
 ];
 
-/** Builds the chain, its enterprises, services, products, companies and staff profiles. */
-export function generateWorld(random: SimRandom, companyCount: number): SimWorld {
+/**
+ * Builds the chain, its enterprises, services, products, companies and staff profiles.
+ * `enterpriseCount` (default 3) properties cycle through the three templates; from the fourth
+ * on, the name carries the property's number.
+ */
+export function generateWorld(
+  random: SimRandom,
+  companyCount: number,
+  enterpriseCount = PROPERTIES.length,
+): SimWorld {
   const chainId = random.uuid();
-  const enterprises: SimEnterprise[] = PROPERTIES.map((template) => {
+  const enterprises: SimEnterprise[] = Array.from({ length: enterpriseCount }, (_, index) => {
+    const template = PROPERTIES[index % PROPERTIES.length]!;
+    const name = index < PROPERTIES.length ? template.name : `${template.name} ${index + 1}`;
     const id = random.uuid();
     const service = (kind: 'Stay' | 'Additional', name: string): SimService => ({
       Id: random.uuid(),
@@ -64,7 +74,7 @@ export function generateWorld(random: SimRandom, companyCount: number): SimWorld
     return {
       Id: id,
       ChainId: chainId,
-      Name: template.name,
+      Name: name,
       timeZone: template.timeZone,
       currency: template.currency,
       countryCode: template.countryCode,

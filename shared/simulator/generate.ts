@@ -18,7 +18,11 @@ import {
   makeRoutingRule,
   makeVoucher,
 } from './factories-property.ts';
-import { generateReservations, linkPaymentRequests } from './generate-reservations.ts';
+import {
+  accountingByEnterprise,
+  generateReservations,
+  linkPaymentRequests,
+} from './generate-reservations.ts';
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
 import { SimModel } from './model.ts';
@@ -89,6 +93,8 @@ export interface DatasetOptions {
   clock: Clock;
   /** Random source for activity after generation; defaults to a stream derived from the seed. */
   random?: RandomSource;
+  /** Number of enterprises (properties) in the chain (default 3). */
+  enterprises?: number;
 }
 
 /**
@@ -99,7 +105,7 @@ export interface DatasetOptions {
 export function generateDataset(options: DatasetOptions): SimModel {
   const profile = SIZES[options.size];
   const random = new SimRandom(options.random ?? seededRandom(options.seed));
-  const world = generateWorld(random, profile.companies);
+  const world = generateWorld(random, profile.companies, options.enterprises);
   const model = new SimModel(world, options.clock, random);
   const now = options.clock.now();
   const start = now - DATASET_HISTORY_MS;
@@ -219,10 +225,9 @@ export function generateDataset(options: DatasetOptions): SimModel {
   generateReservations(model, Math.min(profile.reservationGroups, 2000));
   linkPaymentRequests(model);
 
+  const accountingOf = accountingByEnterprise(model);
   for (const enterprise of world.enterprises) {
-    const accountingIds = [...model.accountingCategories.all()]
-      .filter((entry) => entry.enterpriseId === enterprise.Id)
-      .map((entry) => entry.record.Id);
+    const accountingIds = (accountingOf.get(enterprise.Id) ?? []).map((entry) => entry.record.Id);
     seedMany(
       model.billingAutomations,
       profile.billingAutomationsPerEnterprise,

@@ -4,6 +4,7 @@ import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock }
 import { isOperationName } from '../connector/operations.ts';
 import { ActivityGenerator } from './activity.ts';
 import { type ApiState, type SimTokens, serveApi } from './api.ts';
+import { type EnterpriseToken, enterpriseByToken, enterpriseTokens } from './enterprise-tokens.ts';
 import {
   type FaultConfig,
   type FaultConfigInput,
@@ -33,6 +34,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** Dataset size (default small). */
   size?: DatasetSize;
+  /** Enterprises (properties) in the chain, each with its own AccessToken (default 3). */
+  enterprises?: number;
   /** Time of the model, the rate limiter and the activity (default the system clock). */
   clock?: Clock;
   /** Source for fault draws (default derived from the seed). */
@@ -81,6 +84,8 @@ export interface RunningSimulator {
   /** Base URL, e.g. `http://127.0.0.1:4010` (operations live under `/api/connector/v1/`). */
   url: string;
   tokens: SimTokens;
+  /** Every enterprise's own AccessToken; the first is `tokens.accessToken`. */
+  enterpriseTokens: EnterpriseToken[];
   controls: SimulatorControls;
   /** Stops activity and the server; resolves when every connection is closed. */
   close(): Promise<void>;
@@ -102,11 +107,18 @@ const ActivityRunSchema = z.union([
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const seed = options.seed ?? 1;
   const clock = options.clock ?? systemClock;
-  const model = generateDataset({ seed, size: options.size ?? 'small', clock });
+  const model = generateDataset({
+    seed,
+    size: options.size ?? 'small',
+    clock,
+    ...(options.enterprises === undefined ? {} : { enterprises: options.enterprises }),
+  });
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
+  const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
   const state: ApiState = {
     model,
     tokens,
+    enterpriseOfToken: enterpriseByToken(perEnterprise),
     limiter: new SimRateLimiter(options.rateLimit ?? SIM_DEFAULT_RATE_LIMIT, clock),
     faults: new FaultInjector(options.faults ?? {}, options.random ?? seededRandom(seed ^ 0x5eed)),
     log: [],
@@ -143,8 +155,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setRateLimit: (limit) => state.limiter.configure(limit),
   };
 
+  const served = Object.assign(state, { enterpriseTokens: perEnterprise });
   const server = createServer((request, response) => {
-    route(state, controls, request, response).catch(() => {
+    route(served, controls, request, response).catch(() => {
       if (!response.headersSent)
         sendJson(response, 500, errorBody('Unexpected failure on the server side.', 'sim'), 'sim');
       else response.destroy();
@@ -163,6 +176,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     url: `http://${host}:${address.port}`,
     tokens,
+    enterpriseTokens: perEnterprise,
     controls,
     close: async () => {
       activity.stop();
@@ -175,7 +189,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 }
 
 async function route(
-  state: ApiState,
+  state: ApiState & { enterpriseTokens: EnterpriseToken[] },
   controls: SimulatorControls,
   request: IncomingMessage,
   response: ServerResponse,
@@ -204,7 +218,7 @@ async function route(
 }
 
 async function serveControl(
-  state: ApiState,
+  state: ApiState & { enterpriseTokens: EnterpriseToken[] },
   controls: SimulatorControls,
   url: URL,
   request: IncomingMessage,
@@ -244,6 +258,13 @@ async function serveControl(
     if (path === 'rate-limits/reset' && request.method === 'POST') {
       controls.resetRateLimits();
       return reply(200, {});
+    }
+    if (path === 'tokens' && request.method === 'GET') {
+      return reply(200, {
+        clientToken: state.tokens.clientToken,
+        portfolioToken: state.tokens.portfolioToken,
+        enterprises: state.enterpriseTokens,
+      });
     }
     if (path === 'world' && request.method === 'GET') {
       const world = state.model.world;

@@ -1,0 +1,40 @@
+import { Command, CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { registerSimulatorCommand } from '../../shared/simulator/cli.ts';
+
+function program(): Command {
+  const root = new Command()
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, writeOut: () => {} });
+  registerSimulatorCommand(root);
+  for (const command of root.commands) command.exitOverride();
+  return root;
+}
+
+async function exitOf(args: string[]): Promise<CommanderError | undefined> {
+  try {
+    await program().parseAsync(['node', 'change-bridge', 'simulator', ...args]);
+    return undefined;
+  } catch (error) {
+    if (error instanceof CommanderError) return error;
+    throw error;
+  }
+}
+
+describe('simulator --enterprises', () => {
+  it('lists --enterprises and --tokens-file in the help', () => {
+    const help = program().commands[0]!.helpInformation();
+    expect(help).toContain('--enterprises <n>');
+    expect(help).toContain('--tokens-file <path>');
+  });
+
+  it('refuses zero enterprises with exit code 2 and names the flag', async () => {
+    const error = await exitOf(['--enterprises', '0']);
+    expect(error?.exitCode).toBe(2);
+    expect(error?.message).toContain('--enterprises');
+  });
+
+  it('refuses a count that is not a whole number', async () => {
+    expect((await exitOf(['--enterprises', '2.5']))?.exitCode).toBe(2);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { TEST_START_MS } from './harness.ts';
+
+const OPERATIONS = 'api/connector/v1';
+let sim: RunningSimulator | undefined;
+
+afterEach(async () => {
+  await sim?.close();
+  sim = undefined;
+});
+
+async function start(
+  enterprises: number,
+  rateLimit: { requests: number; windowMs: number } | false = false,
+) {
+  const clock = new ManualClock(TEST_START_MS);
+  sim = await startSimulator({ seed: 5, size: 'small', clock, enterprises, rateLimit });
+  return { sim, clock };
+}
+
+async function call(
+  running: RunningSimulator,
+  accessToken: string,
+  operation: string,
+  body: object = {},
+) {
+  const response = await fetch(`${running.url}/${OPERATIONS}/${operation}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      ClientToken: running.tokens.clientToken,
+      AccessToken: accessToken,
+      Client: 'enterprises test',
+      ...body,
+    }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('simulator with many enterprises', () => {
+  it('gives each enterprise its own AccessToken and keeps the default for the first', async () => {
+    const { sim } = await start(25);
+    const tokens = sim.enterpriseTokens;
+    expect(tokens).toHaveLength(25);
+    expect(tokens[0]!.accessToken).toBe('sim-access-token');
+    expect(new Set(tokens.map((t) => t.accessToken)).size).toBe(25);
+    expect(tokens.map((t) => t.enterpriseId)).toEqual(
+      sim.controls.model.world.enterprises.map((e) => e.Id),
+    );
+  });
+
+  it('scopes an enterprise token to the resources of its own enterprise', async () => {
+    const { sim } = await start(10);
+    for (const token of [sim.enterpriseTokens[0]!, sim.enterpriseTokens[7]!]) {
+      const answer = await call(sim, token.accessToken, 'resources/getAll', {
+        Limitation: { Count: 1000 },
+      });
+      expect(answer.status).toBe(200);
+      const resources = answer.body.Resources as { EnterpriseId: string }[];
+      expect(resources.length).toBeGreaterThan(0);
+      expect(new Set(resources.map((r) => r.EnterpriseId))).toEqual(new Set([token.enterpriseId]));
+    }
+  });
+
+  it('refuses a token that no enterprise holds', async () => {
+    const { sim } = await start(4);
+    expect(
+      (await call(sim, 'sim-access-token-5', 'resources/getAll', { Limitation: { Count: 10 } }))
+        .status,
+    ).toBe(401);
+  });
+
+  it("counts the request budget per AccessToken, so one enterprise cannot spend another one's", async () => {
+    const { sim } = await start(3, { requests: 2, windowMs: 30_000 });
+    const [first, second] = sim.enterpriseTokens;
+    const ask = (token: string) =>
+      call(sim, token, 'resources/getAll', { Limitation: { Count: 1 } });
+    expect((await ask(first!.accessToken)).status).toBe(200);
+    expect((await ask(first!.accessToken)).status).toBe(200);
+    expect((await ask(first!.accessToken)).status).toBe(429);
+    expect((await ask(second!.accessToken)).status).toBe(200);
+  });
+
+  it('spreads background activity over several enterprises', async () => {
+    const { sim } = await start(20);
+    const model = sim.controls.model;
+    await sim.controls.runActivity({ steps: 400 });
+    const touched = new Set<string>();
+    for (const set of [
+      model.resources,
+      model.paymentRequests,
+      model.reservationGroups,
+      model.billingAutomations,
+      model.routingRules,
+      model.vouchers,
+      model.productCategories,
+    ]) {
+      for (const entry of set.all())
+        if (entry.updatedMs >= TEST_START_MS && entry.enterpriseId) touched.add(entry.enterpriseId);
+    }
+    expect(touched.size).toBeGreaterThan(5);
+  });
+
+  it('serves every token at GET /_sim/tokens', async () => {
+    const { sim } = await start(12);
+    const answer = (await (await fetch(`${sim.url}/_sim/tokens`)).json()) as {
+      enterprises: unknown[];
+      portfolioToken: string;
+    };
+    expect(answer.enterprises).toHaveLength(12);
+    expect(answer.portfolioToken).toBe('sim-portfolio-token');
+  });
+
+  it('holds 1,000 enterprises and answers the token of the last one', async () => {
+    const { sim } = await start(1000);
+    expect(sim.enterpriseTokens).toHaveLength(1000);
+    const last = sim.enterpriseTokens[999]!;
+    const answer = await call(sim, last.accessToken, 'resources/getAll', {
+      Limitation: { Count: 5 },
+    });
+    expect(answer.status).toBe(200);
+  });
+});
