@@ -53,6 +53,8 @@ const LAMBDA_PLATFORM_LOG_BYTES = 420;
 /** The poller's `poll finished` log line and its EMF metrics document per poll (estimate). */
 const POLLER_LOG_BYTES_PER_POLL = 900;
 const CHANGES = 2_000;
+/** The bus archive is opt-in (`eventArchive`, infra/props.ts); the bench prices the default. */
+const ARCHIVE_ON = false;
 const GB = 1024 ** 3;
 const TABLE = 'change-bridge-cost';
 
@@ -202,10 +204,12 @@ export async function run(): Promise<void> {
       (perMillion(bus.counts.billedChunks) / 1e6) * PRICES.putEventsPerMillion,
     );
     add(
-      'EventBridge archive (GB)',
-      `${formatNumber(bus.counts.entryBytes / 1024, 0)} KB`,
-      bus.counts.entryBytes / GB / events,
-      (perMillion(bus.counts.entryBytes) / GB) * PRICES.archivePerGb,
+      'EventBridge archive (GB, opt-in)',
+      ARCHIVE_ON
+        ? `${formatNumber(bus.counts.entryBytes / 1024, 0)} KB`
+        : `off by default (would be ${formatNumber(bus.counts.entryBytes / 1024, 0)} KB)`,
+      ARCHIVE_ON ? bus.counts.entryBytes / GB / events : 0,
+      ARCHIVE_ON ? (perMillion(bus.counts.entryBytes) / GB) * PRICES.archivePerGb : 0,
     );
     add(
       'SQS requests',

@@ -70,7 +70,12 @@ export const ChangeBridgePropsSchema = z
     eventsQueueFifo: z.boolean().default(false),
     /** `source` of every published event, and of the rule that feeds the dispatcher. */
     eventSource: z.string().min(1).max(256).default('change-bridge'),
-    /** Days the event archive keeps events for replay; 0 keeps them indefinitely. */
+    /**
+     * Archives every event on the bus for `aws events start-replay` (opt-in: $0.10 per GB
+     * ingested; `events replay` works from the state table without it).
+     */
+    eventArchive: z.boolean().default(false),
+    /** Days the event archive (when `eventArchive`) keeps events; 0 keeps them indefinitely. */
     archiveRetentionDays: z.number().int().min(0).max(3650).default(30),
     logRetentionDays: z
       .number()

@@ -55,6 +55,11 @@ describe('ChangeBridge construct', () => {
     }
   });
 
+  it('creates no event archive by default (opt-in; replay works from the state table)', () => {
+    expect(bridge.state.archive).toBeUndefined();
+    template.resourceCountIs('AWS::Events::Archive', 0);
+  });
+
   it('passes the poll settings to the functions as the variables the handlers parse', () => {
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables).toMatchObject({

@@ -28,6 +28,7 @@ beforeAll(() => {
         publishTargets: 'both',
         eventsQueueFifo: true,
         alarmEmail: 'ops@example.com',
+        eventArchive: true,
         archiveRetentionDays: 90,
         terminationProtection: false,
       },
@@ -132,7 +133,7 @@ describe('stateful stack', () => {
     expect(new Set(tlsOnly)).toEqual(new Set(Object.keys(queues)));
   });
 
-  it('archives every event on the bus for the configured retention', () => {
+  it('archives every event on the bus for the configured retention when the archive is on', () => {
     stateful.resourceCountIs('AWS::Events::EventBus', 1);
     stateful.hasResourceProperties('AWS::Events::Archive', {
       SourceArn: { 'Fn::GetAtt': [logicalId(built.stateful.state.bus), 'Arn'] },
