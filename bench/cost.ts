@@ -1,4 +1,8 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { ManualClock, systemClock, systemRandom } from '../shared/clock.ts';
 import { createConnectorClient } from '../shared/connector/connector-client.ts';
 import { startLocalDynamoDb } from '../shared/local/dynamodb.ts';
@@ -46,8 +50,10 @@ const PRICES = {
 /** Memory of the functions (infra/runtime.ts): poller 1,024 MB, dispatcher 512 MB. */
 const POLLER_GB = 1;
 const DISPATCHER_GB = 0.5;
-/** The dispatch event source mapping's batch size (infra/runtime.ts). */
-const DISPATCH_BATCH_SIZE = 10;
+/** The dispatch event source mapping's batch size (DISPATCH_BATCH_SIZE, infra/props.ts). */
+const DISPATCH_BATCH_SIZE = 16;
+/** Most messages one ReceiveMessage or DeleteMessageBatch handles (SQS limit). */
+const SQS_RECEIVE_MAX = 10;
 /** START, END and REPORT lines Lambda writes per invocation (about 90 + 60 + 270 bytes). */
 const LAMBDA_PLATFORM_LOG_BYTES = 420;
 /** The poller's `poll finished` log line and its EMF metrics document per poll (estimate). */
@@ -160,14 +166,21 @@ export async function run(): Promise<void> {
     let dispatcherInvocations = 0;
     let dispatcherSeconds = 0;
     for (let emptyReceives = 0; emptyReceives < 2; ) {
-      const received = await sqs.client.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: DISPATCH_BATCH_SIZE,
-          WaitTimeSeconds: 1,
-        }),
-      );
-      const messages = received.Messages ?? [];
+      // As Lambda's SQS poller does: receives of at most 10 until the batch is full or the
+      // queue has nothing more (the batching window).
+      const messages: Message[] = [];
+      while (messages.length < DISPATCH_BATCH_SIZE) {
+        const received = await sqs.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: Math.min(SQS_RECEIVE_MAX, DISPATCH_BATCH_SIZE - messages.length),
+            WaitTimeSeconds: messages.length === 0 ? 1 : 0,
+          }),
+        );
+        const got = received.Messages ?? [];
+        if (got.length === 0) break;
+        messages.push(...got);
+      }
       if (messages.length === 0) {
         emptyReceives += 1;
         continue;
@@ -180,11 +193,13 @@ export async function run(): Promise<void> {
       dispatcherInvocations += 1;
       const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
       const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));
-      if (done.length > 0)
+      for (let i = 0; i < done.length; i += SQS_RECEIVE_MAX)
         await sqs.client.send(
           new DeleteMessageBatchCommand({
             QueueUrl: queueUrl,
-            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+            Entries: done
+              .slice(i, i + SQS_RECEIVE_MAX)
+              .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })),
           }),
         );
     }

@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
 import {
   actionsOf,
   createFunctionsFixture,
@@ -227,11 +228,13 @@ describe('runtime stack', () => {
     });
   });
 
-  it('feeds the dispatcher with partial batch responses and the pollers with a concurrency cap', () => {
+  it("feeds the dispatcher batches as large as an endpoint's default concurrency, with partial batch responses, and the pollers with a concurrency cap", () => {
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.dispatcher) },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 10 },
+      BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
+      MaximumBatchingWindowInSeconds: 1,
     });
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.poller) },
