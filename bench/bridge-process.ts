@@ -18,19 +18,35 @@ export interface BridgeChild {
   stop(): Promise<void>;
 }
 
+/**
+ * `--cpu-prof` for the child when BENCH_CHILD_CPU_PROF names a folder (Node refuses the flag
+ * in NODE_OPTIONS), so a bench can show where the bridge's time goes.
+ */
+function childProfileArgs(): string[] {
+  const dir = process.env.BENCH_CHILD_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
+/** `start` on `port` with its data under `dataDir`, polling every second. */
+const startArgs = (port: number, dir: string) => [
+  'start',
+  '--port',
+  String(port),
+  '--data-dir',
+  dir,
+  '--poll-interval',
+  '1s',
+];
+
 /** Starts the bridge with `env` added to ours and `--poll-interval 1s`. */
 export async function startBridgeChild(env: Record<string, string>): Promise<BridgeChild> {
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-bridge-'));
   const port = 41_000 + Math.floor(Math.random() * 8_000);
-  const child = spawn(
-    process.execPath,
-    [BIN, 'start', '--port', String(port), '--data-dir', dataDir, '--poll-interval', '1s'],
-    {
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-      stdio: ['ignore', 'ignore', 'inherit'],
-      detached: true,
-    },
-  );
+  const child = spawn(process.execPath, [...childProfileArgs(), BIN, ...startArgs(port, dataDir)], {
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
   const api = `http://127.0.0.1:${port}`;
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${api}${path}`, {

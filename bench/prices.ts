@@ -26,7 +26,9 @@ export const PRICES = {
 export const POLLER_GB = 1;
 export const DISPATCHER_GB = 0.5;
 /** The dispatch event source mapping's batch size (infra/runtime.ts). */
-export const DISPATCH_BATCH_SIZE = 10;
+export const DISPATCH_BATCH_SIZE = 16;
+/** Most messages one SQS ReceiveMessage returns (Lambda's poller fills a batch of 16 with two). */
+export const SQS_RECEIVE_MAX = 10;
 /** START, END and REPORT lines Lambda writes per invocation (about 90 + 60 + 270 bytes). */
 export const LAMBDA_PLATFORM_LOG_BYTES = 420;
 /** The poller's `poll finished` log line and its EMF metrics document per poll (estimate). */

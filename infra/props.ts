@@ -31,8 +31,14 @@ const IdSchema = z.string().regex(/^[^,\s]+$/, 'must not contain commas or space
 /** A duration as the handlers parse it (`30s`, `5m`, `1h`). */
 const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration like 30s, 5m, 1h');
 
-/** Messages per dispatcher invocation (SQS event source batch size). */
-export const DISPATCH_BATCH_SIZE = 10;
+/**
+ * Messages per dispatcher invocation (SQS event source batch size): the default endpoint
+ * concurrency (16, shared/webhooks/endpoint-scheduler.ts), so one invocation can keep one
+ * endpoint's window full. Above 10, Lambda requires a batching window.
+ */
+export const DISPATCH_BATCH_SIZE = 16;
+/** Longest wait to fill a dispatcher batch (Lambda's minimum when the batch size is above 10). */
+export const DISPATCH_BATCHING_WINDOW_SECONDS = 1;
 /** Time a dispatcher batch needs besides its HTTP requests (store, queue, events). */
 const DISPATCH_TIMEOUT_MARGIN_MS = 10_000;
 
@@ -70,7 +76,12 @@ export const ChangeBridgePropsSchema = z
     eventsQueueFifo: z.boolean().default(false),
     /** `source` of every published event, and of the rule that feeds the dispatcher. */
     eventSource: z.string().min(1).max(256).default('change-bridge'),
-    /** Days the event archive keeps events for replay; 0 keeps them indefinitely. */
+    /**
+     * Archives every event on the bus for `aws events start-replay` (opt-in: $0.10 per GB
+     * ingested; `events replay` works from the state table without it).
+     */
+    eventArchive: z.boolean().default(false),
+    /** Days the event archive (when `eventArchive`) keeps events; 0 keeps them indefinitely. */
     archiveRetentionDays: z.number().int().min(0).max(3650).default(30),
     logRetentionDays: z
       .number()
@@ -86,7 +97,7 @@ export const ChangeBridgePropsSchema = z
      * The dispatcher's Lambda timeout: deliveries to one endpoint within a batch go in order, so
      * it must outlast a batch of timed-out deliveries (checked below).
      */
-    dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(120),
+    dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(180),
     /** E-mail address subscribed to the alarm topic (confirmation needed). */
     alarmEmail: z.email().optional(),
     /** Alarm when the oldest stream watermark is older than this. */

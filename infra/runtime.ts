@@ -12,7 +12,11 @@ import { Construct } from 'constructs';
 import { dispatchEventPattern } from '../shared/publish/routing-rule.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
-import { type ChangeBridgeConfig, DISPATCH_BATCH_SIZE } from './props.ts';
+import {
+  type ChangeBridgeConfig,
+  DISPATCH_BATCH_SIZE,
+  DISPATCH_BATCHING_WINDOW_SECONDS,
+} from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
 
 /** Poll jobs are taken one at a time: each is a whole window of one stream. */
@@ -126,6 +130,7 @@ export class ChangeBridgeRuntime extends Construct {
     this.dispatcher.addEventSource(
       new SqsEventSource(state.dispatchQueue, {
         batchSize: DISPATCH_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(DISPATCH_BATCHING_WINDOW_SECONDS),
         maxConcurrency: config.dispatcherMaxConcurrency,
         reportBatchItemFailures: true,
       }),

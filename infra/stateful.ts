@@ -38,7 +38,8 @@ export class ChangeBridgeState extends Construct {
   /** Single-table state store: `pk`/`sk` strings, TTL attribute `ttl`. */
   readonly table: Table;
   readonly bus: EventBus;
-  readonly archive: Archive;
+  /** The bus archive, when `eventArchive` is on (opt-in). */
+  readonly archive: Archive | undefined;
   readonly pollJobQueue: Queue;
   readonly dispatchQueue: Queue;
   /** Present when the poller publishes to SQS (`publishTargets` sqs or both). */
@@ -77,13 +78,17 @@ export class ChangeBridgeState extends Construct {
     this.bus = new EventBus(this, 'EventBus', {
       description: 'change-bridge change events (CloudEvents in detail)',
     });
-    this.archive = this.bus.archive('Archive', {
-      description: 'Every change event, for replay',
-      // Matches every event on the bus: account is set on all of them.
-      eventPattern: { account: [Stack.of(this).account] },
-      retention:
-        config.archiveRetentionDays === 0 ? undefined : Duration.days(config.archiveRetentionDays),
-    });
+    this.archive = config.eventArchive
+      ? this.bus.archive('Archive', {
+          description: 'Every change event, for replay',
+          // Matches every event on the bus: account is set on all of them.
+          eventPattern: { account: [Stack.of(this).account] },
+          retention:
+            config.archiveRetentionDays === 0
+              ? undefined
+              : Duration.days(config.archiveRetentionDays),
+        })
+      : undefined;
 
     const dlqs = new Map<string, Queue>();
     const internalQueue = (name: string, visibility: Duration, maxReceiveCount: number) => {

@@ -55,6 +55,11 @@ describe('ChangeBridge construct', () => {
     }
   });
 
+  it('creates no event archive by default (opt-in; replay works from the state table)', () => {
+    expect(bridge.state.archive).toBeUndefined();
+    template.resourceCountIs('AWS::Events::Archive', 0);
+  });
+
   it('passes the poll settings to the functions as the variables the handlers parse', () => {
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
@@ -88,19 +93,19 @@ describe('ChangeBridge construct', () => {
       resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),
     ).toThrow(/pollEntities\[0\]/);
     expect(build({ connections: [{ id: 'a' }], pollOverlap: 'soon' })).toThrow(/pollOverlap/);
-    // A batch of 10 deliveries to one hanging endpoint at 15 s each needs 160 s.
+    // A batch of 16 deliveries to one hanging endpoint at 15 s each needs 250 s.
     expect(
       build({
         connections: [{ id: 'a' }],
         deliveryTimeoutMs: 15_000,
-        dispatcherTimeoutSeconds: 120,
+        dispatcherTimeoutSeconds: 240,
       }),
     ).toThrow(/dispatcherTimeoutSeconds/);
     expect(
       build({
         connections: [{ id: 'a' }],
         deliveryTimeoutMs: 15_000,
-        dispatcherTimeoutSeconds: 160,
+        dispatcherTimeoutSeconds: 250,
       }),
     ).not.toThrow();
   });

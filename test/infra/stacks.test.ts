@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
 import {
   actionsOf,
   createFunctionsFixture,
@@ -28,6 +29,7 @@ beforeAll(() => {
         publishTargets: 'both',
         eventsQueueFifo: true,
         alarmEmail: 'ops@example.com',
+        eventArchive: true,
         archiveRetentionDays: 90,
         terminationProtection: false,
       },
@@ -132,7 +134,7 @@ describe('stateful stack', () => {
     expect(new Set(tlsOnly)).toEqual(new Set(Object.keys(queues)));
   });
 
-  it('archives every event on the bus for the configured retention', () => {
+  it('archives every event on the bus for the configured retention when the archive is on', () => {
     stateful.resourceCountIs('AWS::Events::EventBus', 1);
     stateful.hasResourceProperties('AWS::Events::Archive', {
       SourceArn: { 'Fn::GetAtt': [logicalId(built.stateful.state.bus), 'Arn'] },
@@ -226,11 +228,13 @@ describe('runtime stack', () => {
     });
   });
 
-  it('feeds the dispatcher with partial batch responses and the pollers with a concurrency cap', () => {
+  it("feeds the dispatcher batches as large as an endpoint's default concurrency, with partial batch responses, and the pollers with a concurrency cap", () => {
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.dispatcher) },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 10 },
+      BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
+      MaximumBatchingWindowInSeconds: 1,
     });
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.poller) },

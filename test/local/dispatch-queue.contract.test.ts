@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -70,6 +71,47 @@ function dispatchQueueContract(name: string, start: () => Promise<SqsEmulator>) 
           }),
         );
         expect(await counts(sqs, url)).toEqual({ visible: 0, inFlight: 0 });
+      } finally {
+        await sqs.close();
+      }
+    });
+
+    it('hands out every message across many receives, and one made visible again at once', async () => {
+      const sqs = await start();
+      try {
+        const url = await sqs.createQueue('drain');
+        for (let batch = 0; batch < 3; batch += 1)
+          await sqs.client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: url,
+              Entries: Array.from({ length: 10 }, (_, i) => ({
+                Id: String(i),
+                MessageBody: `m${batch * 10 + i}`,
+              })),
+            }),
+          );
+        const bodies: string[] = [];
+        const first = await receive(sqs, url, 30);
+        bodies.push(...first.map((m) => m.Body ?? ''));
+        await sqs.client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: url,
+            Entries: first.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+          }),
+        );
+        const second = await receive(sqs, url, 30);
+        bodies.push(...second.map((m) => m.Body ?? ''));
+        await sqs.client.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: url,
+            ReceiptHandle: second[0]?.ReceiptHandle,
+            VisibilityTimeout: 0,
+          }),
+        );
+        bodies.push(...(await receive(sqs, url, 30)).map((m) => m.Body ?? ''));
+        bodies.push(...(await receive(sqs, url, 30)).map((m) => m.Body ?? ''));
+        expect(new Set(bodies)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => `m${i}`)));
+        expect(bodies.filter((body) => body === second[0]?.Body)).toHaveLength(2);
       } finally {
         await sqs.close();
       }

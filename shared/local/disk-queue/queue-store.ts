@@ -32,9 +32,25 @@ export interface QueueCounts {
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
+/**
+ * Where the next receive may start: a full take may have left messages at the last key's
+ * time; a short one took everything visible up to `now`.
+ */
+export function nextScanFloor(taken: ReadonlyArray<[string, unknown]>, max: number, now: number) {
+  const last = taken.at(-1);
+  if (last === undefined || taken.length < max) return now + 1;
+  return Number(last[0].split('!')[1]);
+}
+
 /** A queue's messages in a LevelDB database (see the file's TSDoc). */
 export class LevelQueueStore {
   private seq = 0;
+  /**
+   * No message is visible before this time: a receive starts its scan here rather than at the
+   * queue's first key, so it does not walk the deleted keys (LevelDB tombstones) of every
+   * message already consumed. Every key written lowers it (see {@link key}).
+   */
+  private scanFloor = 0;
   private lock: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -45,6 +61,7 @@ export class LevelQueueStore {
 
   private key(visibleAt: number, state: 'q' | 'f'): string {
     this.seq += 1;
+    this.scanFloor = Math.min(this.scanFloor, visibleAt);
     return `${this.queue}!${pad(visibleAt, 15)}!${pad(this.clock.now(), 15)}${pad(this.seq, 9)}!${state}`;
   }
 
@@ -84,11 +101,12 @@ export class LevelQueueStore {
       const now = this.clock.now();
       const taken: Array<[string, StoredMessage]> = [];
       for await (const [key, value] of this.db.iterator({
-        gt: `${this.queue}!`,
+        gte: `${this.queue}!${pad(this.scanFloor, 15)}`,
         lt: `${this.queue}!${pad(now + 1, 15)}`,
         limit: max,
       }))
         taken.push([key, JSON.parse(value) as StoredMessage]);
+      this.scanFloor = nextScanFloor(taken, max, now);
       const received = taken.map(([oldKey, message]) => ({
         oldKey,
         message: {
