@@ -11,7 +11,9 @@ const env = {
 describe('connectorConfigFromEnv', () => {
   it('keeps the client budget of 200 requests per 30 s unless CONNECTOR_RATE_LIMIT is off', () => {
     expect(connectorConfigFromEnv(env).rateLimit).toBeUndefined();
-    expect(connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'on' }).rateLimit).toBeUndefined();
+    expect(
+      connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'on' }).rateLimit,
+    ).toBeUndefined();
     expect(connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'off' }).rateLimit).toBe(false);
   });
 
