@@ -43,6 +43,15 @@ export interface BridgeChildOptions {
 }
 
 /**
+ * `BENCH_BRIDGE_NODE_ARGS`: node flags for the bridge child alone, space-separated, to profile it
+ * (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`) without profiling the
+ * benchmark and the simulator beside it (Node 20 refuses `--cpu-prof` in NODE_OPTIONS).
+ */
+function bridgeNodeArgs(): string[] {
+  return (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
+/**
  * Sum of the RSS of every process in group `pgid`, in bytes (`ps` reports KiB); 0 once the
  * group is gone.
  */
@@ -78,7 +87,7 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
   const args = ['start', '--json', '--port', '0', '--data-dir', dataDir];
   const child = spawn(
     process.execPath,
-    [BIN, ...args, '--poll-interval', options.pollInterval ?? '1s'],
+    [...bridgeNodeArgs(), BIN, ...args, '--poll-interval', options.pollInterval ?? '1s'],
     {
       env: {
         ...process.env,
@@ -100,7 +109,8 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const parsed = parseLine(line);
     const message = LogLineSchema.safeParse(parsed);
-    if (!message.success) return;
+    // Not a log line (node's own output, e.g. --trace-gc): passed on for diagnosis.
+    if (!message.success) return void process.stderr.write(`${line}\n`);
     if (message.data.message === 'event') published++;
     const startedLine = StartedLineSchema.safeParse(parsed);
     if (startedLine.success) onStarted?.(startedLine.data.admin);
