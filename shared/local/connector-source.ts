@@ -9,7 +9,7 @@ import { BridgeError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
 import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
-import { type RunningSimulator, startSimulator } from '../simulator/simulator.ts';
+import type { RunningSimulator } from '../simulator/simulator.ts';
 
 const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
 
@@ -49,6 +49,8 @@ export async function openConnectorSource(
   // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks), on
   // the server and in the client alike: the client's own budget would otherwise keep to it.
   const unlimited = env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {};
+  // Loaded only when it runs: a bridge polling a real connector carries none of it.
+  const { startSimulator } = await import('../simulator/simulator.ts');
   const simulator = await startSimulator({
     seed: 1,
     size: simulatorSizeFromEnv(env.SIMULATOR_SIZE),

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { closeDynaliteIterators } from './dynalite-iterator-fix.ts';
+import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -43,6 +43,7 @@ export async function startLocalDynamoDb(
 ): Promise<LocalDynamoDb> {
   if (options.path !== undefined) await mkdir(dirname(options.path), { recursive: true });
   closeDynaliteIterators();
+  applyLocalLevelDefaults();
   const server: Server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
