@@ -47,6 +47,7 @@ async function backfillOnce(rateLimit: 'on' | 'off', repeat: boolean, deadlineMs
 }
 
 /**
+ * Part benchmark (the user's path is backfill-start.ts): the poller alone, storing silently.
  * Backfill of the 100,000 customers of the large dataset: (a) unthrottled, entities/s and
  * the poller process's peak RSS (simulator and dynalite run in another process); (b) with
  * the 200 per 30 s limit in force on both sides, customers backfilled again under new stream
@@ -54,7 +55,7 @@ async function backfillOnce(rateLimit: 'on' | 'off', repeat: boolean, deadlineMs
  */
 export async function run(): Promise<void> {
   quietAwsSdkNotice();
-  console.log('backfill (customers, size large)');
+  console.log('backfill, part benchmark: the poller alone (customers, size large)');
   const free = await backfillOnce('off', false, UNTHROTTLED_DEADLINE_MS);
   const freeRate = free.report.entities / (free.report.elapsedMs / 1000);
   const peakMb = free.report.peakRssBytes / MB;
@@ -67,16 +68,16 @@ export async function run(): Promise<void> {
       `the rest in connector pages and diffing; pages are fetched one after another`,
   );
   recordFigure({
-    figure: 'Backfill 100k customers unthrottled: rate',
+    figure: 'Part: poller alone (baseline, dynalite in another process), 100k customers: rate',
     measured: `${formatNumber(freeRate)} entities/s`,
-    target: '>= 8,000 entities/s',
-    met: freeRate >= 8000 && free.report.entities >= 100_000,
+    target: 'information (part benchmark)',
+    met: undefined,
   });
   recordFigure({
-    figure: 'Backfill 100k customers unthrottled: peak RSS',
+    figure: 'Part: poller alone, 100k customers: peak RSS of the poller process',
     measured: `${formatNumber(peakMb)} MB`,
-    target: '<= 300 MB',
-    met: peakMb <= 300,
+    target: 'information (part benchmark)',
+    met: undefined,
   });
 
   const limited = await backfillOnce('on', true, THROTTLED_SPAN_MS);
@@ -87,10 +88,10 @@ export async function run(): Promise<void> {
       `over ${limited.report.streams} backfill(s), ${limited.requests} requests (${limited.refused} answered 429)`,
   );
   recordFigure({
-    figure: 'Backfill customers, 200 req/30 s limit in force',
+    figure: 'Part: poller alone, 200 req/30 s limit in force',
     measured: `${formatNumber(limitedRate)} entities/s = ${(share * 100).toFixed(0)}% of 6,667`,
-    target: '>= 95% of 6,667/s',
-    met: share >= 0.95,
+    target: 'information (part benchmark)',
+    met: undefined,
   });
 }
 

@@ -1,12 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { z } from 'zod';
 
 const BIN = fileURLToPath(new URL('../bin/change-bridge.js', import.meta.url));
+const GROUP_RSS_SAMPLE_MS = 200;
+const KIB = 1024;
+const runFile = promisify(execFile);
 
-/** `change-bridge start` as users run it: a child process on its own port and data dir. */
+/** The `started` line of `change-bridge start --json` (the admin URL, with the port it bound). */
+const StartedLineSchema = z.object({ message: z.literal('started'), admin: z.url() });
+const LogLineSchema = z.object({ message: z.string() });
+
+/** `change-bridge start` as users run it: a child process group of its own, on its own data dir. */
 export interface BridgeChild {
   api: string;
   process: ChildProcess;
@@ -14,40 +24,115 @@ export interface BridgeChild {
   call(method: string, path: string, body?: unknown): Promise<unknown>;
   /** Resolves once every stream has finished a poll (the first sync is done). */
   caughtUp(timeoutMs: number): Promise<void>;
-  /** SIGTERM, then removes the data dir. */
+  /** Events the bridge reported as published (its `event` lines). */
+  published(): number;
+  /** Highest RSS in bytes summed over the child's process group, sampled every 200 ms. */
+  peakGroupRss(): number;
+  /** SIGTERM, waits for a clean exit; removes the data dir unless it was given. */
   stop(): Promise<void>;
 }
 
-/**
- * `--cpu-prof` for the child when BENCH_CHILD_CPU_PROF names a folder (Node refuses the flag
- * in NODE_OPTIONS), so a bench can show where the bridge's time goes.
- */
-function childProfileArgs(): string[] {
-  const dir = process.env.BENCH_CHILD_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+/** Options of {@link startBridgeChild}. */
+export interface BridgeChildOptions {
+  /** Added to this process's environment. */
+  env: Record<string, string>;
+  /** Data dir to use and keep (a restart); a fresh temporary one, removed on stop, when absent. */
+  dataDir?: string;
+  /** `--poll-interval` (default 1s). */
+  pollInterval?: string;
 }
 
-/** `start` on `port` with its data under `dataDir`, polling every second. */
-const startArgs = (port: number, dir: string) => [
-  'start',
-  '--port',
-  String(port),
-  '--data-dir',
-  dir,
-  '--poll-interval',
-  '1s',
-];
+/**
+ * `BENCH_BRIDGE_NODE_ARGS`: node flags for the bridge child alone, space-separated, to profile it
+ * (`--cpu-prof --cpu-prof-dir=/tmp/prof`, `--heapsnapshot-signal=SIGUSR2`) without profiling the
+ * benchmark and the simulator beside it (Node 20 refuses `--cpu-prof` in NODE_OPTIONS).
+ */
+function bridgeNodeArgs(): string[] {
+  return (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
 
-/** Starts the bridge with `env` added to ours and `--poll-interval 1s`. */
-export async function startBridgeChild(env: Record<string, string>): Promise<BridgeChild> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'bench-bridge-'));
-  const port = 41_000 + Math.floor(Math.random() * 8_000);
-  const child = spawn(process.execPath, [...childProfileArgs(), BIN, ...startArgs(port, dataDir)], {
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-    detached: true,
+/**
+ * Sum of the RSS of every process in group `pgid`, in bytes (`ps` reports KiB); 0 once the
+ * group is gone.
+ */
+export async function groupRssBytes(pgid: number): Promise<number> {
+  try {
+    const { stdout } = await runFile('ps', ['-o', 'rss=', '-g', String(pgid)]);
+    return stdout
+      .split('\n')
+      .map((line) => Number(line.trim()) * KIB)
+      .filter((bytes) => Number.isFinite(bytes))
+      .reduce((sum, bytes) => sum + bytes, 0);
+  } catch {
+    return 0;
+  }
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Spawns `node bin/change-bridge.js start --json --port 0` detached (its own process group, so
+ * its memory is summed over the group), samples the group's RSS from the start, counts its
+ * `event` lines, and resolves once it has printed its admin URL.
+ * @example const bridge = await startBridgeChild({ env: { POLL_ENTITIES: 'customer' } }); await bridge.stop();
+ */
+export async function startBridgeChild(options: BridgeChildOptions): Promise<BridgeChild> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'bench-bridge-')));
+  const args = ['start', '--json', '--port', '0', '--data-dir', dataDir];
+  const child = spawn(
+    process.execPath,
+    [...bridgeNodeArgs(), BIN, ...args, '--poll-interval', options.pollInterval ?? '1s'],
+    {
+      env: {
+        ...process.env,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let published = 0;
+  let peak = 0;
+  let onStarted: ((url: string) => void) | undefined;
+  const started = new Promise<string>((resolve, reject) => {
+    onStarted = resolve;
+    void exited.then(() => reject(new Error('change-bridge start exited before it was ready')));
   });
-  const api = `http://127.0.0.1:${port}`;
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const parsed = parseLine(line);
+    const message = LogLineSchema.safeParse(parsed);
+    // Not a log line (node's own output, e.g. --trace-gc): passed on for diagnosis.
+    if (!message.success) return void process.stderr.write(`${line}\n`);
+    if (message.data.message === 'event') published++;
+    const startedLine = StartedLineSchema.safeParse(parsed);
+    if (startedLine.success) onStarted?.(startedLine.data.admin);
+  });
+  const sampler = setInterval(() => {
+    void groupRssBytes(child.pid!).then((rss) => {
+      peak = Math.max(peak, rss);
+    });
+  }, GROUP_RSS_SAMPLE_MS);
+  const stop = async () => {
+    clearInterval(sampler);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+  };
+  let api: string;
+  try {
+    api = await started;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${api}${path}`, {
       method,
@@ -73,11 +158,8 @@ export async function startBridgeChild(env: Record<string, string>): Promise<Bri
       }
       throw new Error('the bridge did not finish its first sync in time');
     },
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await rm(dataDir, { recursive: true, force: true });
-    },
+    published: () => published,
+    peakGroupRss: () => peak,
+    stop,
   };
 }

@@ -1,4 +1,5 @@
 import { run as runBackfill } from './backfill.ts';
+import { run as runBackfillStart } from './backfill-start.ts';
 import { run as runCost } from './cost.ts';
 import { figuresTable, quietAwsSdkNotice } from './figures.ts';
 import { run as runLatency } from './latency.ts';
@@ -18,7 +19,8 @@ async function main(): Promise<void> {
     ['webhooks', runWebhooks],
     ['cost', runCost],
     ['scale-model', runScaleModel],
-    ['backfill', runBackfill],
+    ['backfill (change-bridge start)', runBackfillStart],
+    ['backfill (part: the poller alone)', runBackfill],
   ] as const) {
     console.log(`\n=== ${name} ===`);
     await run();

@@ -61,11 +61,13 @@ export async function run(): Promise<void> {
   const sim = await startSimulator({ seed: 5, size: 'medium', rateLimit: false });
   const receiver = await startBenchReceiver();
   const bridge = await startBridgeChild({
-    CONNECTOR_BASE_URL: sim.url,
-    CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-    CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-    POLL_ENTITIES: 'customer',
-    POLL_HISTORY_START: '400d',
+    env: {
+      CONNECTOR_BASE_URL: sim.url,
+      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      POLL_ENTITIES: 'customer',
+      POLL_HISTORY_START: '400d',
+    },
   });
   try {
     await bridge.caughtUp(180_000);

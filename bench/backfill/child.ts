@@ -15,6 +15,8 @@ export interface Child {
 export function startChild(relativePath: string, env: Record<string, string>): Child {
   const file = fileURLToPath(new URL(`../${relativePath}`, import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    // `--import tsx` resolves from the working directory: the repository's, wherever we run.
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -56,11 +56,17 @@ const ConnectorEnvSchema = z.object({
   CONNECTOR_ACCESS_TOKEN: z.string().min(1),
   CONNECTOR_CLIENT: z.string().min(1).default(DEFAULT_CLIENT_NAME),
   CONNECTOR_PORTFOLIO_SCOPE: z.string().optional(),
+  /**
+   * `off` lifts the client's 200 requests / 30 s budget, for a connector without that limit
+   * (a simulator started with its limit off, in benchmarks); the real service always has it.
+   */
+  CONNECTOR_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
 });
 
 /**
  * Reads a connection from the environment (`CONNECTOR_BASE_URL`, `CONNECTOR_CLIENT_TOKEN`,
- * `CONNECTOR_ACCESS_TOKEN`, `CONNECTOR_CLIENT`, `CONNECTOR_PORTFOLIO_SCOPE`).
+ * `CONNECTOR_ACCESS_TOKEN`, `CONNECTOR_CLIENT`, `CONNECTOR_PORTFOLIO_SCOPE`,
+ * `CONNECTOR_RATE_LIMIT`).
  * @throws ValidationError naming the missing or malformed variable.
  */
 export function connectorConfigFromEnv(env: Record<string, string | undefined>): ConnectorConfig {
@@ -73,5 +79,6 @@ export function connectorConfigFromEnv(env: Record<string, string | undefined>):
     ...(parsed.CONNECTOR_PORTFOLIO_SCOPE
       ? { portfolioScope: parsePortfolioScope(parsed.CONNECTOR_PORTFOLIO_SCOPE) }
       : {}),
+    ...(parsed.CONNECTOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {}),
   };
 }

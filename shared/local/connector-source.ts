@@ -9,7 +9,7 @@ import { BridgeError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
 import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
-import { type RunningSimulator, startSimulator } from '../simulator/simulator.ts';
+import type { RunningSimulator } from '../simulator/simulator.ts';
 
 const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
 
@@ -46,11 +46,15 @@ export async function openConnectorSource(
     const connection = connectorConfigFromEnv(env);
     return { connection, scope: {}, close: async () => undefined };
   }
+  // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks), on
+  // the server and in the client alike: the client's own budget would otherwise keep to it.
+  const unlimited = env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {};
+  // Loaded only when it runs: a bridge polling a real connector carries none of it.
+  const { startSimulator } = await import('../simulator/simulator.ts');
   const simulator = await startSimulator({
     seed: 1,
     size: simulatorSizeFromEnv(env.SIMULATOR_SIZE),
-    // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks).
-    ...(env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {}),
+    ...unlimited,
     activity: { perSecond: activityPerSecond },
     clock: systemClock,
   });
@@ -65,6 +69,7 @@ export async function openConnectorSource(
       // Access Token is refused by resourceCategoryImageAssignments and taxEnvironments.
       accessToken: simulator.tokens.accessToken,
       client: DEFAULT_CLIENT_NAME,
+      ...unlimited,
     },
     scope: { chainId: world.chainId },
     exportIds: [...simulator.controls.model.exports.all()].map((entry) => entry.record.Id),

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -41,6 +42,8 @@ export async function startLocalDynamoDb(
   options: LocalDynamoDbOptions = {},
 ): Promise<LocalDynamoDb> {
   if (options.path !== undefined) await mkdir(dirname(options.path), { recursive: true });
+  closeDynaliteIterators();
+  applyLocalLevelDefaults();
   const server: Server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,

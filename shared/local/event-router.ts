@@ -25,7 +25,7 @@ import {
   type SqsEntry,
   sendSqsBatch,
 } from '../publish/sqs-publisher.ts';
-import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './sqs-emulator.ts';
+import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
 /** One rule with an SQS target, as the infra defines it on the bus. */
 export interface EventRoute {

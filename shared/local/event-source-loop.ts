@@ -7,7 +7,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../clock.ts';
-import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './sqs-emulator.ts';
+import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
 /** A Lambda SQS handler with partial batch responses (`ReportBatchItemFailures`). */
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;

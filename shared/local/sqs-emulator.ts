@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { BridgeError } from '../errors.ts';
+import { EMULATOR_REGION } from './emulator-ids.ts';
 
 /** A running in-process SQS emulator and a real SDK client pointed at it. */
 export interface SqsEmulator {
@@ -18,11 +19,8 @@ export interface SqsEmulator {
   close(): Promise<void>;
 }
 
-/** The dummy account id in the emulator's queue URLs and ARNs. */
-export const EMULATOR_ACCOUNT_ID = '000000000000';
-
-/** The region the emulator and its client use. */
-export const EMULATOR_REGION = 'us-east-1';
+// Kept in a module of their own, so that code using them does not load fauxqs (and fastify).
+export { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
 /**
  * Starts fauxqs in this process on 127.0.0.1 and a free port: the same SQS protocol, SDK

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
 import { systemClock } from '../clock.ts';
 import { formatProductSample } from '../simulator/product-samples.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
 import { type RunningBridge, startBridge } from './runtime.ts';
@@ -81,6 +82,8 @@ export function registerStartCommand(program: Command, io: CliIo): void {
       const reporter: Reporter = config.json
         ? jsonReporter(output)
         : terminalReporter(output, paletteFor(process.stdout.isTTY, process.env));
+      // A long-running process: its heap stays near twice its live size (see heap-growth.ts).
+      limitHeapGrowth();
       const bridge = await startBridge(config, { env: process.env, reporter });
       if (config.json) {
         reporter.info('started', {

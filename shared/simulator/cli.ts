@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
-import { type RunningSimulator, startSimulator } from './simulator.ts';
+import type { RunningSimulator } from './simulator.ts';
 
 const SimulatorFlagsSchema = z.object({
   port: z.coerce.number().int().min(0).max(65_535).default(4010),
@@ -59,6 +59,8 @@ export function registerSimulatorCommand(program: Command): void {
         return;
       }
       const flags = parsed.data;
+      // Loaded when the command runs: every other command of the CLI carries none of it.
+      const { startSimulator } = await import('./simulator.ts');
       const simulator = await startSimulator({
         port: flags.port,
         seed: flags.seed,

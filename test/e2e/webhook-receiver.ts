@@ -15,6 +15,12 @@ export interface TestReceiver {
   received: ReceivedEvent[];
   rejected: number;
   setSecret(secret: string): void;
+  /** Keeps verified requests waiting, unanswered, until {@link TestReceiver.release} (a stuck endpoint). */
+  hold(): void;
+  /** Answers the waiting requests whose sender is still connected (each then counts as received) and stops holding. */
+  release(): void;
+  /** Requests waiting for an answer now. */
+  readonly waiting: number;
   close(): Promise<void>;
 }
 
@@ -22,6 +28,8 @@ export interface TestReceiver {
 export async function startTestReceiver(): Promise<TestReceiver> {
   let verifier: Webhook | undefined;
   const state = { received: [] as ReceivedEvent[], rejected: 0 };
+  let holding = false;
+  let held: Array<() => void> = [];
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -33,12 +41,18 @@ export async function startTestReceiver(): Promise<TestReceiver> {
         'webhook-timestamp': header('webhook-timestamp'),
         'webhook-signature': header('webhook-signature'),
       }) as { type: string; subject: string };
-      state.received.push({
-        webhookId: header('webhook-id'),
-        type: event.type,
-        subject: event.subject,
-      });
-      response.writeHead(204).end();
+      const answer = () => {
+        // A sender that went away (killed while waiting) never saw the answer: not received.
+        if (response.destroyed) return;
+        state.received.push({
+          webhookId: header('webhook-id'),
+          type: event.type,
+          subject: event.subject,
+        });
+        response.writeHead(204).end();
+      };
+      if (holding) held.push(answer);
+      else answer();
     } catch {
       state.rejected++;
       response.writeHead(401).end();
@@ -55,6 +69,18 @@ export async function startTestReceiver(): Promise<TestReceiver> {
     },
     setSecret(secret) {
       verifier = new Webhook(secret);
+    },
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      const waiting = held;
+      held = [];
+      for (const answer of waiting) answer();
+    },
+    get waiting() {
+      return held.length;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -143,10 +143,10 @@ dispatchQueueContract('fauxqs (in memory)', startSqsEmulator);
 dispatchQueueContract('LevelDB (on disk)', async () => startDiskQueue({ path: await tempDir() }));
 
 describe('disk queue', () => {
-  it('keeps unreceived and in-flight messages across a restart', async () => {
+  it('keeps unreceived and in-flight messages across a restart, in flight ones visible at once', async () => {
     const path = await tempDir();
     const before = await startDiskQueue({ path });
-    const url = await before.createQueue('dispatch', { VisibilityTimeout: '1' });
+    const url = await before.createQueue('dispatch', { VisibilityTimeout: '180' });
     await before.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'taken' }));
     expect((await receive(before, url)).map((m) => m.Body)).toEqual(['taken']);
     await before.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'kept' }));
@@ -154,11 +154,46 @@ describe('disk queue', () => {
 
     const after = await startDiskQueue({ path });
     try {
-      const again = await after.createQueue('dispatch', { VisibilityTimeout: '1' });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect((await receive(after, again)).map((m) => m.Body).sort()).toEqual(['kept', 'taken']);
+      const again = await after.createQueue('dispatch', { VisibilityTimeout: '180' });
+      expect(await counts(after, again)).toEqual({ visible: 2, inFlight: 0 });
+      const received = await receive(after, again);
+      expect(received.map((m) => m.Body).sort()).toEqual(['kept', 'taken']);
+      const taken = received.find((m) => m.Body === 'taken');
+      expect(taken?.Attributes?.ApproximateReceiveCount).toBe('2');
     } finally {
       await after.close();
+    }
+  });
+
+  it('counts a backlog of messages and ignores a stale receipt handle', async () => {
+    const sqs = await startDiskQueue({ path: await tempDir() });
+    try {
+      const url = await sqs.createQueue('backlog', { VisibilityTimeout: '30' });
+      const send = (count: number) =>
+        sqs.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: url,
+            Entries: Array.from({ length: count }, (_, i) => ({ Id: String(i), MessageBody: 'm' })),
+          }),
+        );
+      await send(5);
+      const stale = await receive(sqs, url, 0);
+      const current = await receive(sqs, url, 30);
+      expect(current).toHaveLength(5);
+      for (let batch = 0; batch < 30; batch++) await send(10);
+      expect(await counts(sqs, url)).toEqual({ visible: 300, inFlight: 5 });
+      const entries = (messages: typeof stale) =>
+        messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle }));
+      await sqs.client.send(
+        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries(stale) }),
+      );
+      expect(await counts(sqs, url)).toEqual({ visible: 300, inFlight: 5 });
+      await sqs.client.send(
+        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries(current) }),
+      );
+      expect(await counts(sqs, url)).toEqual({ visible: 300, inFlight: 0 });
+    } finally {
+      await sqs.close();
     }
   });
 });

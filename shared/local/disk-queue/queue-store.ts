@@ -8,6 +8,8 @@ import type { Clock } from '../../clock.ts';
  * keys up to now and moves each taken message to `now + visibility timeout` (state `f`, in
  * flight); a send puts it at `now + delay` (state `q`). The key is the receipt handle, so a
  * delete after the message was received again (its visibility expired) finds nothing, as in SQS.
+ * The number of messages is kept in memory (one process opens a data dir), so counting them
+ * reads only the keys not yet visible (in flight or delayed), never the whole backlog.
  */
 export interface StoredMessage {
   id: string;
@@ -52,6 +54,8 @@ export class LevelQueueStore {
    */
   private scanFloor = 0;
   private lock: Promise<unknown> = Promise.resolve();
+  /** Messages stored, visible or not (counted by {@link open}, then kept current). */
+  private stored = 0;
 
   constructor(
     private readonly db: ClassicLevel<string, string>,
@@ -72,6 +76,36 @@ export class LevelQueueStore {
     return next;
   }
 
+  /**
+   * Counts the stored messages and makes those left in flight visible again: one process opens
+   * a data dir at a time, so a message in flight at open was taken by a process that is gone,
+   * and waiting out its visibility timeout (minutes) would only delay its delivery.
+   */
+  open(): Promise<void> {
+    return this.serial(async () => {
+      const now = this.clock.now();
+      const released: Array<
+        { type: 'del'; key: string } | { type: 'put'; key: string; value: string }
+      > = [];
+      this.stored = 0;
+      for await (const [key, value] of this.db.iterator({ gt: this.prefix, lt: this.end })) {
+        this.stored++;
+        const [, visibleAt, , state] = key.split('!');
+        if (state === 'f' && Number(visibleAt) > now)
+          released.push({ type: 'del', key }, { type: 'put', key: this.key(now, 'q'), value });
+      }
+      await this.db.batch(released);
+    });
+  }
+
+  private get prefix(): string {
+    return `${this.queue}!`;
+  }
+
+  private get end(): string {
+    return `${this.queue}!~`;
+  }
+
   /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
   async send(entries: ReadonlyArray<{ body: string; delaySeconds: number }>) {
     const now = this.clock.now();
@@ -83,15 +117,15 @@ export class LevelQueueStore {
       receiveCount: 0,
       firstReceiveAt: 0,
     }));
-    await this.serial(() =>
-      this.db.batch(
-        stored.map((message, index) => ({
-          type: 'put' as const,
-          key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
-          value: JSON.stringify(message),
-        })),
-      ),
+    // New keys are unique, so a send needs no turn in the serial order of receives and deletes.
+    await this.db.batch(
+      stored.map((message, index) => ({
+        type: 'put' as const,
+        key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
+        value: JSON.stringify(message),
+      })),
     );
+    this.stored += stored.length;
     return stored;
   }
 
@@ -126,21 +160,22 @@ export class LevelQueueStore {
     });
   }
 
-  /** Deletes a received message; false when its handle is stale (or it is gone). */
-  delete(receiptHandle: string): Promise<boolean> {
+  /** Deletes received messages in one write; returns how many handles were current (not stale). */
+  delete(receiptHandles: readonly string[]): Promise<number> {
     return this.serial(async () => {
-      if (!receiptHandle.startsWith(`${this.queue}!`)) return false;
-      const value = await this.db.get(receiptHandle);
-      if (value === undefined) return false;
-      await this.db.del(receiptHandle);
-      return true;
+      const own = receiptHandles.filter((handle) => handle.startsWith(this.prefix));
+      const values = own.length > 0 ? await this.db.getMany(own) : [];
+      const current = own.filter((_, index) => values[index] !== undefined);
+      await this.db.batch(current.map((key) => ({ type: 'del' as const, key })));
+      this.stored -= current.length;
+      return current.length;
     });
   }
 
   /** Makes a received message visible again after `seconds`; false when the handle is stale. */
   changeVisibility(receiptHandle: string, seconds: number): Promise<string | undefined> {
     return this.serial(async () => {
-      if (!receiptHandle.startsWith(`${this.queue}!`)) return undefined;
+      if (!receiptHandle.startsWith(this.prefix)) return undefined;
       const value = await this.db.get(receiptHandle);
       if (value === undefined) return undefined;
       const key = this.key(this.clock.now() + seconds * 1000, 'f');
@@ -152,16 +187,15 @@ export class LevelQueueStore {
     });
   }
 
-  /** Visible, in-flight and delayed messages (a scan of keys only). */
+  /** Visible, in-flight and delayed messages: a scan of the keys not yet visible only. */
   async counts(): Promise<QueueCounts> {
     const now = this.clock.now();
     const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
-    for await (const key of this.db.keys({ gt: `${this.queue}!`, lt: `${this.queue}!~` })) {
-      const [, visibleAt, , state] = key.split('!');
-      if (Number(visibleAt) <= now) counts.visible++;
-      else if (state === 'f') counts.inFlight++;
+    for await (const key of this.db.keys({ gt: `${this.prefix}${pad(now, 15)}~`, lt: this.end })) {
+      if (key.endsWith('!f')) counts.inFlight++;
       else counts.delayed++;
     }
+    counts.visible = Math.max(0, this.stored - counts.inFlight - counts.delayed);
     return counts;
   }
 }

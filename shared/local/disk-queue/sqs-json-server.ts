@@ -49,11 +49,14 @@ export function sqsJsonHandlers(
     CreateQueue: async (input) => {
       const name = String(input.QueueName);
       const attributes = (input.Attributes ?? {}) as Record<string, string>;
-      if (!queues.has(name))
+      if (!queues.has(name)) {
+        const store = new LevelQueueStore(db, name, clock);
         queues.set(name, {
-          store: new LevelQueueStore(db, name, clock),
+          store,
           visibilitySeconds: Number(attributes.VisibilityTimeout ?? 30),
         });
+        await store.open();
+      }
       return { QueueUrl: `${endpoint()}/000000000000/${name}` };
     },
     SendMessage: async (input) => {
@@ -93,13 +96,12 @@ export function sqsJsonHandlers(
       }
     },
     DeleteMessage: async (input) => {
-      await queueOf(input).store.delete(String(input.ReceiptHandle));
+      await queueOf(input).store.delete([String(input.ReceiptHandle)]);
       return {};
     },
     DeleteMessageBatch: async (input) => {
       const entries = input.Entries as Array<{ Id: string; ReceiptHandle: string }>;
-      const store = queueOf(input).store;
-      for (const entry of entries) await store.delete(entry.ReceiptHandle);
+      await queueOf(input).store.delete(entries.map((entry) => entry.ReceiptHandle));
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     },
     ChangeMessageVisibility: async (input) => {

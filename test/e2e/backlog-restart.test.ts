@@ -1,0 +1,147 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  BackfillJobViewSchema,
+  StreamListSchema,
+  type StreamViewSchema,
+} from '../../shared/admin/schemas.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+type StreamView = z.infer<typeof StreamViewSchema>;
+
+/** Undelivered messages (visible or in flight) above which detection pauses in this test. */
+const MAX_BACKLOG = 20;
+const STREAM_ID = 'local:customer';
+/** Poll runs in a row without progress that count as "paused". */
+const STALLED_RUNS = 3;
+const SubscriptionSchema = z.object({ secret: z.string() });
+
+describe('backpressure of change-bridge start, across a SIGKILL', () => {
+  let sim: RunningSimulator;
+  let receiver: TestReceiver;
+  let dataDir: string;
+  let bridge: BridgeProcess;
+
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${bridge.api}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+    return response.json();
+  };
+  const customerStream = async (): Promise<StreamView | undefined> => {
+    const listing = await call('GET', '/streams').catch(() => undefined);
+    return StreamListSchema.safeParse(listing).data?.streams.find((s) => s.id === STREAM_ID);
+  };
+  /**
+   * Resolves once the stream was polled {@link STALLED_RUNS} times in a row (its lastPollAt moved)
+   * without its window or watermark moving and without an error: detection is paused.
+   */
+  const pausedStream = async (): Promise<StreamView> => {
+    let progress = '';
+    let lastPollAt: string | null = null;
+    let stalledRuns = 0;
+    return waitFor(
+      async () => {
+        const stream = await customerStream();
+        if (!stream || stream.lastError !== null) return undefined;
+        const now = JSON.stringify([stream.watermark, stream.windowInProgress]);
+        if (now !== progress) [progress, stalledRuns] = [now, 0];
+        else if (stream.lastPollAt !== lastPollAt) stalledRuns++;
+        lastPollAt = stream.lastPollAt;
+        return stalledRuns >= STALLED_RUNS ? stream : undefined;
+      },
+      8_000,
+      'the customer stream to pause',
+      50,
+    );
+  };
+  const createdSubjects = () =>
+    new Set(receiver.received.filter((e) => e.type === 'customer.created').map((e) => e.subject));
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 13, size: 'small', rateLimit: false });
+    receiver = await startTestReceiver();
+    dataDir = await mkdtemp(join(tmpdir(), 'bridge-backlog-'));
+    bridge = bridgeProcess({
+      port: 40_000 + Math.floor(Math.random() * 10_000),
+      dataDir,
+      pollInterval: '1s',
+      env: {
+        CONNECTOR_BASE_URL: sim.url,
+        CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+        CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+        POLL_ENTITIES: 'customer',
+        POLL_HISTORY_START: '400d',
+        BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG),
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await bridge?.kill();
+    await receiver?.close();
+    await sim?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain', async () => {
+    bridge.start();
+    await waitFor(async () => (await customerStream())?.initialSyncDone, 15_000, 'the first sync');
+    const subscription = SubscriptionSchema.parse(
+      await call('POST', '/subscriptions', {
+        url: receiver.url,
+        // Held deliveries time out; retries every second so none waits out a 5-minute step.
+        retrySchedule: Array.from({ length: 20 }, () => 1_000),
+      }),
+    );
+    receiver.setSecret(subscription.secret);
+
+    // The endpoint stops answering; a backfill with emit publishes a created event per customer.
+    receiver.hold();
+    const job = BackfillJobViewSchema.parse(
+      await call('POST', '/backfill', { entities: ['customer'], emit: true }),
+    );
+    const paused = await pausedStream();
+    expect(paused.initialSyncDone).toBe(false);
+    expect(receiver.received).toEqual([]);
+
+    // A crash while paused: the restarted bridge finds the undelivered backlog on disk and stays
+    // paused, at the window and cursor it saved.
+    await bridge.kill();
+    bridge.start();
+    const pausedAgain = await pausedStream();
+    expect(pausedAgain.initialSyncDone).toBe(false);
+    expect(pausedAgain.watermark).toBe(paused.watermark);
+
+    // Deliveries drain: detection resumes and the backfill finishes with every event delivered.
+    receiver.release();
+    const done = await waitFor(
+      async () => {
+        const view = BackfillJobViewSchema.safeParse(await call('GET', `/backfill/${job.id}`));
+        return view.data?.done ? view.data : undefined;
+      },
+      30_000,
+      'the backfill to finish',
+      100,
+    );
+    expect(done.streams.every((s) => s.lastError === null)).toBe(true);
+    const customers = [...sim.controls.model.customers.all()]
+      .filter((entry) => entry.record.IsActive !== false)
+      .map((entry) => entry.record.Id);
+    expect(customers.length).toBeGreaterThan(MAX_BACKLOG * 5);
+    await waitFor(() => createdSubjects().size === customers.length, 30_000, 'every delivery', 50);
+    expect(createdSubjects()).toEqual(new Set(customers));
+    expect(receiver.rejected).toBe(0);
+    expect(await bridge.stop()).toBe(0);
+  }, 120_000);
+});
