@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
 import { EventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
@@ -217,3 +218,24 @@ export const HealthSchema = z.object({ status: z.literal('ok'), time: z.string()
 
 /** `GET /openapi.json`: an OpenAPI 3.1 document. */
 export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
+
+export { ConnectionViewSchema };
+
+/** `GET /connections`: every connection, never with a token. */
+export const ConnectionListSchema = z.object({ connections: z.array(ConnectionViewSchema) });
+
+/** Query of `DELETE /connections/{id}`: `keepState=true` keeps the streams' state and snapshots. */
+export const RemoveConnectionQuerySchema = z.object({
+  keepState: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => value === 'true'),
+});
+
+/** `DELETE /connections/{id}`: what was removed. */
+export const ConnectionRemovedSchema = z.object({
+  id: z.string(),
+  removed: z.literal(true),
+  /** Streams whose state and snapshots were deleted (0 with keepState). */
+  streamsDeleted: z.number().int().nonnegative(),
+});
