@@ -62,8 +62,11 @@ export interface ConnectionAdminDeps {
   clock: Clock;
   /** Connections the environment defines (CONNECTOR_*): listed, never changed here. */
   configured: readonly ConnectionView[];
-  /** Told after every change, so a local poll loop picks it up at once. */
-  onChange?: () => void;
+  /**
+   * Told after every change, so a local poll loop picks it up at once; awaited, so a
+   * `disable` answered has stopped the connection's polls.
+   */
+  onChange?: () => void | Promise<void>;
 }
 
 /**
@@ -90,7 +93,7 @@ export async function addConnection(
     accessToken: await deps.cipher.seal(id, accessToken),
   };
   await deps.store.create(stored);
-  deps.onChange?.();
+  await deps.onChange?.();
   return toConnectionView(stored);
 }
 
@@ -124,7 +127,7 @@ export async function setConnectionEnabled(
   assertStored(id, deps);
   const updated = await deps.store.setEnabled(id, enabled);
   if (!updated) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
-  deps.onChange?.();
+  await deps.onChange?.();
   return toConnectionView(updated);
 }
 
@@ -143,7 +146,7 @@ export async function removeConnection(
   if (!(await deps.store.setEnabled(id, false))) {
     throw new ConnectionNotFoundError(`connection ${id} does not exist`);
   }
-  deps.onChange?.();
+  await deps.onChange?.();
   let streamsDeleted = 0;
   if (!options.keepState) {
     const streams = (await deps.state.listStreams()).filter((s) => s.connectionId === id);
@@ -151,7 +154,7 @@ export async function removeConnection(
     streamsDeleted = streams.length;
   }
   await deps.store.remove(id);
-  deps.onChange?.();
+  await deps.onChange?.();
   return { id, removed: true, streamsDeleted };
 }
 

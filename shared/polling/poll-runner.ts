@@ -30,8 +30,16 @@ export interface PollLoop {
 
 /** Options of {@link startPollLoop}. */
 export interface PollLoopOptions {
-  definitions: readonly StreamDefinition[];
+  /** The streams to poll, or a function read on every tick (connections added at run time). */
+  definitions: readonly StreamDefinition[] | (() => readonly StreamDefinition[]);
   deps: PollDeps;
+  /**
+   * The client and stop signal of a stream's connection (one client and budget per token);
+   * undefined when the connection left, and the stream is not started. Default: `deps.client`.
+   */
+  connectionOf?: (
+    definition: StreamDefinition,
+  ) => { client: PollDeps['client']; signal?: AbortSignal } | undefined;
   owner: string;
   /** How often the planner looks for due streams. */
   tickMs: number;
@@ -49,10 +57,23 @@ export interface PollLoopOptions {
 export function startPollLoop(options: PollLoopOptions): PollLoop {
   const controller = new AbortController();
   const deps: PollDeps = { ...options.deps, signal: controller.signal };
-  const limit = options.concurrency ?? options.definitions.length;
+  const given = options.definitions;
+  const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
   const start = (definition: StreamDefinition) => {
-    const run = pollStream(definition, deps, options.owner)
+    const connection = options.connectionOf
+      ? options.connectionOf(definition)
+      : { client: deps.client };
+    if (!connection) return;
+    const runDeps: PollDeps = {
+      ...deps,
+      client: connection.client,
+      // Stopping the process or disabling the connection both stop its poll at once.
+      signal: connection.signal
+        ? AbortSignal.any([controller.signal, connection.signal])
+        : controller.signal,
+    };
+    const run = pollStream(definition, runDeps, options.owner)
       .then((outcome) => options.onOutcome?.(outcome))
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => running.delete(definition.streamId));
@@ -64,7 +85,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         const states = new Map(
           (await deps.store.listStreams()).map((state) => [state.streamId, state]),
         );
-        for (const definition of dueStreams(options.definitions, states, deps.clock.now())) {
+        const definitions = definitionsNow();
+        const limit = options.concurrency ?? definitions.length;
+        for (const definition of dueStreams(definitions, states, deps.clock.now())) {
           if (running.size >= limit) break;
           if (!running.has(definition.streamId) && !controller.signal.aborted) start(definition);
         }
