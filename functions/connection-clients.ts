@@ -46,14 +46,7 @@ export function createConnectionClients(options: {
   const budgetLedger = new DynamoDbGrantLedger(dynamo, config.tableName);
   const clientDeps = { budgetLedger, budgetMarginMs: config.settings.budgetMarginMs };
   const clients = new Map<string, Promise<OpenConnection>>();
-  let cipher: TokenCipher | undefined;
-  const cipherOf = () => {
-    if (!config.tokenKeyArn) throw new BridgeError('CONNECTION_TOKEN_KEY_ARN is not set');
-    cipher ??= createTokenCipher(
-      new CachingDataKeyProvider(new KmsDataKeyProvider(createKmsDataKeyApi(), config.tokenKeyArn)),
-    );
-    return cipher;
-  };
+  const cipher = createKmsTokenCipher(config.tokenKeyArn);
   const cached = (key: string, load: () => Promise<OpenConnection>) => {
     let entry = clients.get(key);
     if (!entry) {
@@ -67,7 +60,7 @@ export function createConnectionClients(options: {
     if (!config.deploymentSecretArn) throw new BridgeError('DEPLOYMENT_SECRET_ARN is not set');
     const [deployment, accessToken] = await Promise.all([
       loadDeploymentSecret(secrets, config.deploymentSecretArn),
-      cipherOf().open(connection.id, connection.accessToken),
+      cipher.open(connection.id, connection.accessToken),
     ]);
     return {
       definitions: streamsOfConnection(connection, config.settings),
@@ -90,5 +83,25 @@ export function createConnectionClients(options: {
       if (!stored?.enabled) return undefined;
       return cached(`${stored.id}@${stored.createdAt}`, () => openStored(stored));
     },
+  };
+}
+
+/**
+ * The envelope cipher over the bridge's KMS key, built on first use (functions that never
+ * seal or open a token never load the KMS client). One data key per container: the
+ * CachingDataKeyProvider lives as long as the cold start.
+ */
+export function createKmsTokenCipher(tokenKeyArn: string | undefined): TokenCipher {
+  let cipher: TokenCipher | undefined;
+  const get = () => {
+    if (!tokenKeyArn) throw new BridgeError('CONNECTION_TOKEN_KEY_ARN is not set');
+    cipher ??= createTokenCipher(
+      new CachingDataKeyProvider(new KmsDataKeyProvider(createKmsDataKeyApi(), tokenKeyArn)),
+    );
+    return cipher;
+  };
+  return {
+    seal: (connectionId, accessToken) => get().seal(connectionId, accessToken),
+    open: (connectionId, sealed) => get().open(connectionId, sealed),
   };
 }
