@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { splitCommaText } from '../comma-list.ts';
 import { ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
@@ -14,15 +15,6 @@ import {
  * them and the OpenAPI document is generated from them, so the two cannot drift. Request
  * bodies are strict: a misspelt field is a 400 naming it, not a silently ignored option.
  */
-
-/** Splits comma-separated text (`'a, b,c'`) into a list; other values pass unchanged. */
-function splitCommaText(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
 
 /**
  * Event type patterns of a subscription: an array, or comma-separated text

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
+import { splitCommaText } from '../comma-list.ts';
 import { DurationSchema } from '../duration.ts';
 import { BridgeError } from '../errors.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -33,15 +34,6 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
   .strict();
 /** What `connections add` sends. */
 export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;
-
-/** Splits comma-separated text (`'a, b'`) into a list; other values pass unchanged. */
-function splitCommaText(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
 
 /** A connection that does not exist; the admin API answers 404. */
 export class ConnectionNotFoundError extends BridgeError {

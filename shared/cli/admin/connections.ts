@@ -5,6 +5,7 @@ import {
   ConnectionRemovedSchema,
   ConnectionViewSchema,
 } from '../../admin/schemas.ts';
+import { splitCommaList } from '../../comma-list.ts';
 import { parsePortfolioScope } from '../../connector/connector-config.ts';
 import { formatDuration } from '../../duration.ts';
 import type { CliIo } from '../exit-codes.ts';
@@ -36,11 +37,7 @@ const RemoveOptionsSchema = CommonOptionsSchema.extend({ keepState: z.boolean().
 type ConnectionView = z.infer<typeof ConnectionViewSchema>;
 
 function idList(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  return text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
+  return text === undefined ? undefined : splitCommaList(text);
 }
 
 function describeConnection(connection: ConnectionView): string {
