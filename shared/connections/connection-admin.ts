@@ -58,7 +58,7 @@ export interface ConnectionAdminDeps {
    * Told after every change, so a local poll loop picks it up at once; awaited, so a
    * `disable` answered has stopped the connection's polls.
    */
-  onChange?: () => void | Promise<void>;
+  onChange?: (connectionId: string) => void | Promise<void>;
 }
 
 /**
@@ -85,7 +85,7 @@ export async function addConnection(
     accessToken: await deps.cipher.seal(id, accessToken),
   };
   await deps.store.create(stored);
-  await deps.onChange?.();
+  await deps.onChange?.(id);
   return toConnectionView(stored);
 }
 
@@ -119,7 +119,7 @@ export async function setConnectionEnabled(
   assertStored(id, deps);
   const updated = await deps.store.setEnabled(id, enabled);
   if (!updated) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
-  await deps.onChange?.();
+  await deps.onChange?.(id);
   return toConnectionView(updated);
 }
 
@@ -138,7 +138,7 @@ export async function removeConnection(
   if (!(await deps.store.setEnabled(id, false))) {
     throw new ConnectionNotFoundError(`connection ${id} does not exist`);
   }
-  await deps.onChange?.();
+  await deps.onChange?.(id);
   let streamsDeleted = 0;
   if (!options.keepState) {
     const streams = (await deps.state.listStreams()).filter((s) => s.connectionId === id);
@@ -146,7 +146,7 @@ export async function removeConnection(
     streamsDeleted = streams.length;
   }
   await deps.store.remove(id);
-  await deps.onChange?.();
+  await deps.onChange?.(id);
   return { id, removed: true, streamsDeleted };
 }
 

@@ -43,6 +43,8 @@ export class ConnectionRegistry {
   >();
   private refreshing: Promise<void> | undefined;
   private again = false;
+  /** Changes to `active` run one at a time, so a full refresh and a single one never race. */
+  private changes: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: ConnectionRegistryDeps) {}
 
@@ -59,13 +61,36 @@ export class ConnectionRegistry {
       try {
         do {
           this.again = false;
-          await this.apply(await listAllConnections(this.deps.store));
+          const stored = await listAllConnections(this.deps.store);
+          await this.exclusive(() => this.apply(stored));
         } while (this.again);
       } finally {
         this.refreshing = undefined;
       }
     })();
     return this.refreshing;
+  }
+
+  /**
+   * Applies one connection's change (one GetItem, not a full read): what the admin API calls
+   * after add, disable, enable and remove, so adding the 1,000th connection costs no more
+   * than the first.
+   */
+  async refreshConnection(connectionId: string): Promise<void> {
+    const stored = await this.deps.store.get(connectionId);
+    await this.exclusive(async () => {
+      const current = this.active.get(connectionId);
+      if (current && (!stored?.enabled || keyOf(stored) !== current.key)) {
+        await this.retire(connectionId);
+      }
+      if (stored?.enabled && !this.active.has(connectionId)) await this.open(stored);
+    });
+  }
+
+  private exclusive(change: () => Promise<void>): Promise<void> {
+    const next = this.changes.then(change);
+    this.changes = next.catch(() => undefined);
+    return next;
   }
 
   /** Every polled connection, the fixed ones first. */
@@ -86,7 +111,9 @@ export class ConnectionRegistry {
   /** Stops every stored connection's polls and closes their clients. */
   async close(): Promise<void> {
     await this.refreshing?.catch(() => undefined);
-    for (const id of [...this.active.keys()]) await this.retire(id);
+    await this.exclusive(async () => {
+      for (const id of [...this.active.keys()]) await this.retire(id);
+    });
   }
 
   private async apply(stored: readonly StoredConnection[]): Promise<void> {
@@ -95,24 +122,29 @@ export class ConnectionRegistry {
       const next = wanted.get(id);
       if (!next || keyOf(next) !== connection.key) await this.retire(id);
     }
-    for (const [id, connection] of wanted) {
-      if (this.active.has(id) || this.deps.fixed.some((c) => c.id === id)) continue;
-      try {
-        const accessToken = await this.deps.cipher.open(id, connection.accessToken);
-        const stop = new AbortController();
-        this.active.set(id, {
-          id,
-          key: keyOf(connection),
-          definitions: streamsOfConnection(connection, this.deps.settings),
-          client: this.deps.createClient(
-            connectorConfigOf(this.deps.deployment, connection, accessToken),
-          ),
-          signal: stop.signal,
-          stop,
-        });
-      } catch (error) {
-        this.deps.onError?.(id, error);
-      }
+    for (const connection of wanted.values()) {
+      if (!this.active.has(connection.id)) await this.open(connection);
+    }
+  }
+
+  private async open(connection: StoredConnection): Promise<void> {
+    const { id } = connection;
+    if (this.deps.fixed.some((c) => c.id === id)) return;
+    try {
+      const accessToken = await this.deps.cipher.open(id, connection.accessToken);
+      const stop = new AbortController();
+      this.active.set(id, {
+        id,
+        key: keyOf(connection),
+        definitions: streamsOfConnection(connection, this.deps.settings),
+        client: this.deps.createClient(
+          connectorConfigOf(this.deps.deployment, connection, accessToken),
+        ),
+        signal: stop.signal,
+        stop,
+      });
+    } catch (error) {
+      this.deps.onError?.(id, error);
     }
   }
 

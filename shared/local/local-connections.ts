@@ -99,7 +99,14 @@ export async function openLocalConnections(
       state: options.state,
       clock: options.clock,
       configured: [options.fixedView],
-      onChange: refresh,
+      onChange: (connectionId) =>
+        registry
+          .refreshConnection(connectionId)
+          .catch((error: unknown) =>
+            options.onError(
+              `connection ${connectionId} refresh failed: ${(error as Error).message}`,
+            ),
+          ),
     },
     async close() {
       clearInterval(timer);

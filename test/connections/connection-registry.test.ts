@@ -94,3 +94,27 @@ describe('the registry of polled connections', () => {
     expect(errors[0]).not.toContain('token-x');
   });
 });
+
+describe('the registry told of one connection', () => {
+  it('adds, drops and re-adds a single connection without a full read', async () => {
+    const { store, registry, add } = setup();
+    await registry.refresh();
+    await add('hotel-1', 'token-1');
+    let listings = 0;
+    const listPage = store.listPage.bind(store);
+    store.listPage = (options) => {
+      listings += 1;
+      return listPage(options);
+    };
+
+    await registry.refreshConnection('hotel-1');
+    expect(registry.get('hotel-1')).toBeDefined();
+    await store.setEnabled('hotel-1', false);
+    await registry.refreshConnection('hotel-1');
+    expect(registry.get('hotel-1')).toBeUndefined();
+    await store.setEnabled('hotel-1', true);
+    await registry.refreshConnection('hotel-1');
+    expect(registry.get('hotel-1')).toBeDefined();
+    expect(listings).toBe(0);
+  });
+});
