@@ -8,10 +8,12 @@ import {
   type ConnectionJob,
   type PlannedConnection,
   planConnectionJobs,
+  planStoredConnectionJobs,
 } from '../shared/polling/plan-connections.ts';
 import type { PollJob } from '../shared/polling/poll-job.ts';
 import { chunk } from '../shared/polling/strategies/paged-records.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
+import type { StreamState } from '../shared/state/state-store.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
 /** SendMessageBatch takes at most 10 entries. */
@@ -46,6 +48,7 @@ async function enqueue(jobs: readonly ConnectionJob[]): Promise<void> {
           MessageBody: JSON.stringify({
             connectionId: job.connectionId,
             streamIds: job.streamIds,
+            dueBy: job.dueBy,
           } satisfies PollJob),
           DelaySeconds: Math.ceil(Math.min(job.delayMs, SQS_MAX_DELAY_MS) / 1000),
         })),
@@ -56,31 +59,49 @@ async function enqueue(jobs: readonly ConnectionJob[]): Promise<void> {
   }
 }
 
+/** The stream states of the props' starting set (at most 20 connections), read one by one. */
+async function propsStreamStates(): Promise<Map<string, StreamState>> {
+  const states = await Promise.all(
+    config.definitions.map((definition) => store.getStream(definition.streamId)),
+  );
+  return new Map(
+    states.filter((state) => state !== undefined).map((state) => [state.streamId, state]),
+  );
+}
+
 /**
  * Scheduled planner: one poll job per connection with due streams (jobs scale with
- * connections, not streams), read page by page from the connection store and sent in
- * SendMessageBatch calls of 10. A stream already being polled is skipped by its lease, so an
- * overlapping schedule never polls it twice.
+ * connections, not streams). Stored connections are read page by page and planned from their
+ * own `nextDueAt`, which the poller keeps, so 10,000 connections cost 10,000 item reads and
+ * 1,000 SendMessageBatch calls of 10 per run, not a read of every stream state. A stream
+ * already being polled is skipped by its lease, so an overlapping schedule never polls it twice.
  */
 export const handler = async (): Promise<{ enqueued: number; connections: number }> => {
-  const states = new Map((await store.listStreams()).map((state) => [state.streamId, state]));
   const now = systemClock.now();
   // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
   const lookaheadMs = Math.min(config.settings.intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
-  let enqueued = 0;
-  let connections = propsConnections.length;
-  const propsJobs = planConnectionJobs(propsConnections, states, now, lookaheadMs);
+  const propsJobs = planConnectionJobs(
+    propsConnections,
+    await propsStreamStates(),
+    now,
+    lookaheadMs,
+  );
   await enqueue(propsJobs);
-  enqueued += propsJobs.length;
+  let enqueued = propsJobs.length;
+  let connections = propsConnections.length;
   for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
-    const planned = page
-      .filter((connection) => connection.enabled && !config.secretArns[connection.id])
-      .map((connection) => ({
+    const stored = page.filter((connection) => !config.secretArns[connection.id]);
+    connections += stored.length;
+    const jobs = planStoredConnectionJobs(
+      stored.map((connection) => ({
         connectionId: connection.id,
-        definitions: streamsOfConnection(connection, config.settings),
-      }));
-    connections += planned.length;
-    const jobs = planConnectionJobs(planned, states, now, lookaheadMs);
+        enabled: connection.enabled,
+        ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
+        streamIds: streamsOfConnection(connection, config.settings).map((d) => d.streamId),
+      })),
+      now,
+      lookaheadMs,
+    );
     await enqueue(jobs);
     enqueued += jobs.length;
   }

@@ -31,15 +31,19 @@ const publisher = createPublisher(parsePublisherConfig(process.env), {
 });
 // Every invocation of every poller takes its grants from the token's item in the state table:
 // concurrent invocations polling one token share one budget.
+const connectionStore = new DynamoDbConnectionStore({
+  client: dynamoDb,
+  tableName: config.tableName,
+});
 const connections = createConnectionClients({
   config,
-  store: new DynamoDbConnectionStore({ client: dynamoDb, tableName: config.tableName }),
+  store: connectionStore,
   dynamo: dynamoDb,
   secrets: new SecretsManagerClient({}),
 });
 
 /** The connection and streams of a job; the one-stream form names its connection in the id. */
-function jobStreams(body: unknown): { connectionId: string; streamIds: string[] } {
+function jobStreams(body: unknown): { connectionId: string; streamIds: string[]; dueBy?: number } {
   const job = parseOrThrow(PollJobSchema, body, 'poll job');
   if ('connectionId' in job) return job;
   return { connectionId: job.streamId.split(':')[0] ?? '', streamIds: [job.streamId] };
@@ -55,13 +59,13 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
-      const { connectionId, streamIds } = jobStreams(JSON.parse(record.body));
+      const { connectionId, streamIds, dueBy } = jobStreams(JSON.parse(record.body));
       const connection = await connections.open(connectionId);
       if (!connection) {
         logger.info('poll job for a disabled or unknown connection', { connectionId });
         continue;
       }
-      const outcomes = await pollConnectionStreams(
+      const { outcomes, nextDueAt } = await pollConnectionStreams(
         streamIds,
         connection.definitions,
         {
@@ -74,7 +78,12 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           deadline: systemClock.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
         },
         context.awsRequestId,
+        dueBy,
       );
+      // The planner finds a stored connection's next job from this, not from its stream states.
+      if (!config.secretArns[connectionId] && nextDueAt !== undefined) {
+        await connectionStore.recordNextDue(connectionId, nextDueAt);
+      }
       for (const outcome of outcomes) {
         logger.info('poll finished', { ...outcome });
         if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);

@@ -15,6 +15,8 @@ export interface ConnectionStore {
   listPage(options?: ListConnectionsOptions): Promise<ConnectionPage>;
   /** Turns polling on or off; returns the updated connection, or undefined when it does not exist. */
   setEnabled(id: string, enabled: boolean): Promise<StoredConnection | undefined>;
+  /** Records when the connection's earliest stream is next due; does nothing once it is removed. */
+  recordNextDue(id: string, nextDueAt: number): Promise<void>;
   /** Deletes the connection and its sealed token; false when it did not exist. */
   remove(id: string): Promise<boolean>;
 }

@@ -66,12 +66,17 @@ export const StoredConnectionSchema = ConnectionSettingsSchema.extend({
   enabled: z.boolean(),
   createdAt: z.string(),
   accessToken: SealedTokenSchema,
+  /**
+   * Epoch ms when its earliest stream is next due, written by the AWS poller after each job,
+   * so the planner reads connections, not every stream state, to find due work.
+   */
+  nextDueAt: z.number().int().optional(),
 });
 /** A connection as the connection store keeps it. */
 export type StoredConnection = z.infer<typeof StoredConnectionSchema>;
 
 /** The view of a stored connection: the sealed token is left out. */
 export function toConnectionView(connection: StoredConnection): ConnectionView {
-  const { accessToken: _sealed, ...view } = connection;
+  const { accessToken: _sealed, nextDueAt: _due, ...view } = connection;
   return { ...view, origin: 'store' };
 }

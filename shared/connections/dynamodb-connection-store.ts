@@ -123,6 +123,25 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     }
   }
 
+  async recordNextDue(id: string, nextDueAt: number): Promise<void> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(id),
+          UpdateExpression: 'SET #nextDueAt = :nextDueAt',
+          // Never recreate a removed connection as a bare item.
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#nextDueAt': 'nextDueAt', '#pk': 'pk' },
+          ExpressionAttributeValues: { ':nextDueAt': nextDueAt },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return;
+      throw toStoreError(this.tableName, 'UpdateItem', error);
+    }
+  }
+
   async remove(id: string): Promise<boolean> {
     const output = await this.call('DeleteItem', () =>
       this.documents.send(

@@ -41,6 +41,11 @@ export class MemoryConnectionStore implements ConnectionStore {
     return structuredClone(connection);
   }
 
+  async recordNextDue(id: string, nextDueAt: number): Promise<void> {
+    const connection = this.connections.get(id);
+    if (connection) connection.nextDueAt = nextDueAt;
+  }
+
   async remove(id: string): Promise<boolean> {
     return this.connections.delete(id);
   }

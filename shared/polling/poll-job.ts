@@ -8,8 +8,10 @@ import { z } from 'zod';
 export const PollJobSchema = z.union([
   z.object({
     connectionId: z.string().min(1),
-    /** The streams due when planned; the poller re-checks each before polling. */
+    /** The connection's streams; the poller polls those due by `dueBy`. */
     streamIds: z.array(z.string().min(1)).min(1),
+    /** Epoch ms: streams due later are left for the next job (absent: poll every listed one). */
+    dueBy: z.number().int().optional(),
   }),
   z.object({ streamId: z.string().min(1) }),
 ]);

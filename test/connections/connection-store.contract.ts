@@ -76,6 +76,17 @@ export function describeConnectionStoreContract(
       expect(await store.get('nobody')).toBeUndefined();
     });
 
+    it('records when a connection is next due, and never revives a removed one', async () => {
+      const store = await create();
+      await store.create(storedConnection('hotel-1'));
+
+      await store.recordNextDue('hotel-1', 1_767_225_660_000);
+      expect((await store.get('hotel-1'))?.nextDueAt).toBe(1_767_225_660_000);
+      await store.remove('hotel-1');
+      await store.recordNextDue('hotel-1', 1_767_225_720_000);
+      expect(await store.get('hotel-1')).toBeUndefined();
+    });
+
     it('removes a connection with its sealed token, once', async () => {
       const store = await create();
       await store.create(storedConnection('hotel-1'));

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { streamsOfConnection } from '../../shared/connections/connection-streams.ts';
-import { planConnectionJobs } from '../../shared/polling/plan-connections.ts';
+import {
+  planConnectionJobs,
+  planStoredConnectionJobs,
+} from '../../shared/polling/plan-connections.ts';
 import { pollSettingsFromEnv } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import type { StreamState } from '../../shared/state/state-store.ts';
@@ -33,7 +36,12 @@ describe('planning one poll job per connection', () => {
 
     expect(hotel.definitions.length).toBeGreaterThan(10);
     expect(jobs).toEqual([
-      { connectionId: 'hotel-1', streamIds: hotel.definitions.map((d) => d.streamId), delayMs: 0 },
+      {
+        connectionId: 'hotel-1',
+        streamIds: hotel.definitions.map((d) => d.streamId),
+        delayMs: 0,
+        dueBy: NOW + 60_000,
+      },
     ]);
   });
 
@@ -52,6 +60,7 @@ describe('planning one poll job per connection', () => {
         connectionId: 'hotel-1',
         streamIds: ['hotel-1:customer', 'hotel-1:resource'],
         delayMs: 20_000,
+        dueBy: NOW + 60_000,
       },
     ]);
   });
@@ -67,5 +76,37 @@ describe('planning one poll job per connection', () => {
     });
 
     expect(planConnectionJobs([quiet, parked], states, NOW, 60_000)).toEqual([]);
+  });
+});
+
+describe('planning stored connections from their own next due time', () => {
+  const streamIds = ['h:customer', 'h:resource'];
+
+  it('plans a never-polled connection now and a due one delayed to its time, with every stream', () => {
+    const jobs = planStoredConnectionJobs(
+      [
+        { connectionId: 'new', enabled: true, streamIds },
+        { connectionId: 'soon', enabled: true, nextDueAt: NOW + 15_000, streamIds },
+      ],
+      NOW,
+      60_000,
+    );
+
+    expect(jobs).toEqual([
+      { connectionId: 'new', streamIds, delayMs: 0, dueBy: NOW + 60_000 },
+      { connectionId: 'soon', streamIds, delayMs: 15_000, dueBy: NOW + 60_000 },
+    ]);
+  });
+
+  it('plans nothing for a disabled connection or one due after the lookahead', () => {
+    const jobs = planStoredConnectionJobs(
+      [
+        { connectionId: 'off', enabled: false, streamIds },
+        { connectionId: 'later', enabled: true, nextDueAt: NOW + 90_000, streamIds },
+      ],
+      NOW,
+      60_000,
+    );
+    expect(jobs).toEqual([]);
   });
 });

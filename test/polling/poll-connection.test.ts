@@ -16,7 +16,7 @@ describe('one poll job of a connection', () => {
     const [first, second] = definitions;
     const deps = harness.deps('hotel');
 
-    const outcomes = await pollConnectionStreams(
+    const { outcomes } = await pollConnectionStreams(
       [first!.streamId, 'hotel:gone', second!.streamId],
       definitions,
       deps,
@@ -37,7 +37,7 @@ describe('one poll job of a connection', () => {
     const deps = { ...harness.deps('hotel'), deadline: harness.clock.now() };
     await harness.deps('hotel').store.deleteStream(definitions[0]!.streamId);
 
-    const outcomes = await pollConnectionStreams(
+    const { outcomes } = await pollConnectionStreams(
       [definitions[0]!.streamId],
       definitions,
       deps,
@@ -46,5 +46,30 @@ describe('one poll job of a connection', () => {
     expect(outcomes).toEqual([
       { kind: 'skipped', streamId: definitions[0]!.streamId, reason: 'stopped' },
     ]);
+  });
+
+  it('leaves streams due after dueBy for the next job, and says when the connection is next due', async () => {
+    const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
+    const deps = harness.deps('hotel');
+    const now = harness.clock.now();
+    for (const d of definitions) await deps.store.deleteStream(d.streamId);
+    await pollConnectionStreams(
+      definitions.map((d) => d.streamId),
+      definitions,
+      deps,
+      't',
+    );
+    const states = await Promise.all(definitions.map((d) => deps.store.getStream(d.streamId)));
+    const earliest = Math.min(...states.map((s) => s!.nextDueAt));
+
+    const early = await pollConnectionStreams(
+      definitions.map((d) => d.streamId),
+      definitions,
+      deps,
+      't',
+      now,
+    );
+    expect(early.outcomes).toEqual([]);
+    expect(early.nextDueAt).toBe(earliest);
   });
 });
