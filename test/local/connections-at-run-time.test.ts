@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,30 @@ import { LOCAL_KEY_FILE_NAME } from '../../shared/connections/local-key-file.ts'
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { BIN_PATH } from '../support/run-bin.ts';
 import { waitFor } from '../support/wait-for.ts';
+
+/** Runs the `change-bridge` executable with `stdin` piped in, as a user's shell would. */
+function runBinWithStdin(
+  args: readonly string[],
+  stdin: string,
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN_PATH, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+    child.stdin.end(stdin);
+  });
+}
 
 /** Tokens no other output could contain by chance, so any hit is a leak. */
 const TOKENS = {
@@ -148,4 +172,32 @@ describe('connections added, disabled and removed at run time', () => {
     expect(everything.length).toBeGreaterThan(0);
     for (const token of Object.values(TOKENS)) expect(everything).not.toContain(token);
   }, 60_000);
+
+  it('reads the token from the stdin of the real executable', async () => {
+    const added = await runBinWithStdin(
+      [
+        'connections',
+        'add',
+        '--id',
+        'hotel-3',
+        '--access-token-stdin',
+        '--entities',
+        'customer',
+        '--json',
+        '--api',
+        bridge.adminUrl,
+      ],
+      `${TOKENS.accessToken}\n`,
+    );
+    seen.push(added.output);
+
+    expect(added.code, added.output).toBe(0);
+    expect(JSON.parse(added.output)).toMatchObject({ id: 'hotel-3', enabled: true });
+    await waitFor(
+      async () => (await stream('hotel-3:customer'))?.lastSuccessAt ?? false,
+      15_000,
+      'the first poll of the connection added by the executable',
+    );
+    for (const token of Object.values(TOKENS)) expect(seen.join('\n')).not.toContain(token);
+  }, 30_000);
 });
