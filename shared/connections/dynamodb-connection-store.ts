@@ -104,42 +104,12 @@ export class DynamoDbConnectionStore implements ConnectionStore {
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<StoredConnection | undefined> {
-    try {
-      const output = await this.documents.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keyOf(id),
-          UpdateExpression: 'SET #enabled = :enabled',
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { '#enabled': 'enabled', '#pk': 'pk' },
-          ExpressionAttributeValues: { ':enabled': enabled },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return output.Attributes ? fromItem(output.Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw toStoreError(this.tableName, 'UpdateItem', error);
-    }
+    const item = await this.updateExisting(id, { enabled });
+    return item ? fromItem(item) : undefined;
   }
 
   async recordNextDue(id: string, nextDueAt: number): Promise<void> {
-    try {
-      await this.documents.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keyOf(id),
-          UpdateExpression: 'SET #nextDueAt = :nextDueAt',
-          // Never recreate a removed connection as a bare item.
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: { '#nextDueAt': 'nextDueAt', '#pk': 'pk' },
-          ExpressionAttributeValues: { ':nextDueAt': nextDueAt },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return;
-      throw toStoreError(this.tableName, 'UpdateItem', error);
-    }
+    await this.updateExisting(id, { nextDueAt });
   }
 
   async remove(id: string): Promise<boolean> {
@@ -149,6 +119,39 @@ export class DynamoDbConnectionStore implements ConnectionStore {
       ),
     );
     return output.Attributes !== undefined;
+  }
+
+  /**
+   * Sets `fields` on an existing connection and returns the updated item; undefined when it
+   * does not exist (the condition keeps a removed connection from coming back as a bare item).
+   */
+  private async updateExisting(
+    id: string,
+    fields: Record<string, unknown>,
+  ): Promise<Record<string, unknown> | undefined> {
+    const names = Object.keys(fields);
+    try {
+      const output = await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keyOf(id),
+          UpdateExpression: `SET ${names.map((_, index) => `#f${index} = :v${index}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: {
+            '#pk': 'pk',
+            ...Object.fromEntries(names.map((name, index) => [`#f${index}`, name])),
+          },
+          ExpressionAttributeValues: Object.fromEntries(
+            names.map((name, index) => [`:v${index}`, fields[name]]),
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return output.Attributes;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw toStoreError(this.tableName, 'UpdateItem', error);
+    }
   }
 
   private call<T>(operation: string, run: () => Promise<T>): Promise<T> {

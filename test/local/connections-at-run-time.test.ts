@@ -8,6 +8,7 @@ import { LOCAL_KEY_FILE_NAME } from '../../shared/connections/local-key-file.ts'
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { testLocalConfig } from '../support/local-config.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -80,30 +81,16 @@ describe('connections added, disabled and removed at run time', () => {
   beforeAll(async () => {
     sim = await startSimulator({ seed: 23, size: 'small', rateLimit: false, tokens: TOKENS });
     dataDir = await mkdtemp(join(tmpdir(), 'cb-connections-'));
-    bridge = await startBridge(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        allowedHosts: [],
-        adminToken: undefined,
-        dataDir,
-        pollIntervalMs: 1000,
-        allowPrivate: true,
-        externalConnector: true,
-        demoReceiver: false,
-        json: true,
+    bridge = await startBridge(testLocalConfig(dataDir, 1000), {
+      env: {
+        CONNECTOR_BASE_URL: sim.url,
+        CONNECTOR_CLIENT_TOKEN: TOKENS.clientToken,
+        CONNECTOR_ACCESS_TOKEN: TOKENS.accessToken,
+        POLL_ENTITIES: 'customer',
+        POLL_HISTORY_START: '30d',
       },
-      {
-        env: {
-          CONNECTOR_BASE_URL: sim.url,
-          CONNECTOR_CLIENT_TOKEN: TOKENS.clientToken,
-          CONNECTOR_ACCESS_TOKEN: TOKENS.accessToken,
-          POLL_ENTITIES: 'customer',
-          POLL_HISTORY_START: '30d',
-        },
-        reporter: jsonReporter({ write: (line) => seen.push(line), now: () => Date.now() }),
-      },
-    );
+      reporter: jsonReporter({ write: (line) => seen.push(line), now: () => Date.now() }),
+    });
   }, 30_000);
 
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { startTestReceiver, type TestReceiver } from '../e2e/webhook-receiver.ts';
+import { testLocalConfig } from '../support/local-config.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /**
@@ -27,29 +28,15 @@ describe('write-through: the six write operations through the admin API proxy', 
     sim = await startSimulator({ seed: 17 });
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'cb-writes-'));
-    bridge = await startBridge(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        allowedHosts: [],
-        adminToken: undefined,
-        dataDir,
-        pollIntervalMs: 500,
-        allowPrivate: true,
-        externalConnector: true,
-        demoReceiver: false,
-        json: true,
+    bridge = await startBridge(testLocalConfig(dataDir, 500), {
+      env: {
+        CONNECTOR_BASE_URL: sim.url,
+        CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+        CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+        POLL_ENTITIES: 'customer,paymentRequest',
       },
-      {
-        env: {
-          CONNECTOR_BASE_URL: sim.url,
-          CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-          CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-          POLL_ENTITIES: 'customer,paymentRequest',
-        },
-        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-      },
-    );
+      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+    });
     const added = await fetch(`${bridge.adminUrl}/subscriptions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
