@@ -8,7 +8,9 @@
  * Why one partition: listing is one paged Query in id order, which is what the planner and
  * `connections list` need; 10,000 connections of about 0.6 KB are 6 MB, read once a minute
  * by the planner (about 750 eventually consistent read units a minute, far under a
- * partition's 3,000 per second). Stream states and snapshots keep their own keys.
+ * partition's 3,000 per second); the pollers' `nextDueAt` updates are one write per job
+ * (10,000 a minute is about 170 a second, under a partition's 1,000 write units per second).
+ * Stream states and snapshots keep their own keys.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
