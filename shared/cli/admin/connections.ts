@@ -91,6 +91,10 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       .option('--export-ids <ids>', 'exports to follow, comma-separated'),
   ).action(async (raw: unknown) => {
     const options = AddOptionsSchema.parse(raw);
+    if (options.accessTokenStdin && !io.readStdin && process.stdin.isTTY) {
+      // Typed at a terminal: say what is awaited (the input is read, never echoed back by us).
+      io.err('Paste the AccessToken, then press Enter and Ctrl-D');
+    }
     const accessToken = await readSecret(
       {
         ...(options.accessTokenStdin ? { stdin: true } : {}),
