@@ -8,7 +8,10 @@ import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
-import { environmentConnectionView } from '../shared/connections/connection-streams.ts';
+import {
+  enabledConnectionStreams,
+  environmentConnectionView,
+} from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
@@ -78,8 +81,11 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
     writeThrough: buildAdminWriteThrough(config.poll, process.env, state, (error, operation) =>
       logger.error('write-through events not published', { error, operation }),
     ),
-    // The props' starting set; stored connections' streams are the planner's to find.
-    streams: config.poll.definitions,
+    // The props' starting set and the streams of every enabled stored connection.
+    streams: async () => [
+      ...config.poll.definitions,
+      ...(await enabledConnectionStreams(connections, config.poll.settings)),
+    ],
     connections: {
       store: connections,
       cipher: createKmsTokenCipher(config.poll.tokenKeyArn),

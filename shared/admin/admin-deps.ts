@@ -21,9 +21,9 @@ export interface AdminDeps {
   state: StateStore;
   /**
    * The configured streams (POLL_ENTITIES × enabled connections); backfill and resync choose
-   * among them. Read on every request: connections added at run time change it.
+   * among them. Called on every request that needs them: connections added at run time change it.
    */
-  streams: readonly StreamDefinition[];
+  streams(): Promise<readonly StreamDefinition[]>;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */

@@ -7,6 +7,7 @@ import {
   streamDefinitions,
 } from '../polling/poll-settings.ts';
 import type { ConnectionSettings, ConnectionView } from './connection.ts';
+import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 
 /**
  * The deployment's poll settings with a connection's own choices over them (entities,
@@ -76,4 +77,17 @@ export function environmentConnectionView(
     ...(settings.intervalMs !== undefined ? { intervalMs: settings.intervalMs } : {}),
     initialSync: settings.initialSync,
   };
+}
+
+/**
+ * The streams of every enabled connection in `store`, page by page (the admin API's stream
+ * list in AWS, where no registry is kept between requests).
+ */
+export async function enabledConnectionStreams(
+  store: ConnectionStore,
+  base: PollSettings,
+): Promise<StreamDefinition[]> {
+  return (await listAllConnections(store))
+    .filter((connection) => connection.enabled)
+    .flatMap((connection) => streamsOfConnection(connection, base));
 }

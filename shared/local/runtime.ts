@@ -266,9 +266,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         writeThrough,
         state,
         // Read per request: connections added or disabled at run time change the streams.
-        get streams() {
-          return connections.registry.definitions();
-        },
+        streams: async () => connections.registry.definitions(),
         connections: connections.admin,
         windows: settings.windows,
         deliveryCounter,

@@ -59,6 +59,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
   const errors: unknown[] = [];
   const connections = new MemoryConnectionStore();
   const connectionChanges = { count: 0 };
+  const streams = streamDefinitions('main', settings);
   const deps: AdminDeps = {
     webhooks: createWebhookService({
       ...dispatcher,
@@ -67,7 +68,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
       randomBytes: (size) => Uint8Array.from({ length: size }, () => Math.floor(bytes() * 256)),
     }),
     state,
-    streams: streamDefinitions('main', settings),
+    streams: async () => streams,
     windows: settings.windows,
     deliveryCounter,
     backfills,
@@ -123,6 +124,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     connections,
     connectionChanges,
     settings,
+    streams,
     deps,
     errors,
     call,
