@@ -31,6 +31,12 @@ export async function pollDueStreams(
  */
 export const FULL_STATE_READ_STREAMS_PER_TICK = 250;
 
+/**
+ * After a full read that took d ms, the next one waits at least d × this: full reads take at
+ * most a tenth of the loop's time, however slow the store is under load.
+ */
+export const FULL_STATE_READ_SPACING_FACTOR = 10;
+
 /** A running poll loop. */
 export interface PollLoop {
   /** Lets the in-flight tick finish, then resolves. */
@@ -108,6 +114,19 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
   let ticksSinceFullRead = Number.POSITIVE_INFINITY;
+  /** Whether a full read has completed: until then, what is due is unknown. */
+  let loaded = false;
+  let fullRead: Promise<void> | undefined;
+  let nextFullReadAt = Number.NEGATIVE_INFINITY;
+  const readAllStates = async () => {
+    rereadDuringFullRead.clear();
+    const began = deps.clock.now();
+    const listed = await deps.store.listStreams();
+    states = mergeNewer(listed, rereadDuringFullRead);
+    loaded = true;
+    const ended = deps.clock.now();
+    nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
+  };
   const start = (definition: StreamDefinition, catchingUp: boolean) => {
     const connection = options.connectionOf
       ? options.connectionOf(definition)
@@ -143,30 +162,42 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     running.set(definition.streamId, run);
     if (catchingUp) runningCatchUp.add(definition.streamId);
   };
+  /** Starts due streams: live ones first (in due order), then those catching up, within their share. */
+  const startDue = (definitions: readonly StreamDefinition[]) => {
+    const due = dueStreams(definitions, states, deps.clock.now());
+    for (const live of [true, false]) {
+      for (const definition of due) {
+        if (running.size >= limit || controller.signal.aborted) return;
+        if (running.has(definition.streamId)) continue;
+        if (isLiveStream(states.get(definition.streamId)) !== live) continue;
+        if (!live && runningCatchUp.size >= catchUpLimit) break;
+        start(definition, !live);
+      }
+    }
+  };
   const loop = (async () => {
     while (!controller.signal.aborted) {
       try {
         const definitions = definitionsNow();
-        // Admin changes (reset, backfill) reach the loop through these full reads.
+        // Admin changes (reset, backfill) reach the loop through these full reads. They run
+        // beside the ticks, so a slow read (13,000 states of a loaded store) never holds back
+        // the start of due polls; finished polls keep their own states current meanwhile.
         const fullReadEveryTicks = Math.ceil(definitions.length / FULL_STATE_READ_STREAMS_PER_TICK);
-        if (ticksSinceFullRead >= fullReadEveryTicks) {
-          rereadDuringFullRead.clear();
-          const listed = await deps.store.listStreams();
-          states = mergeNewer(listed, rereadDuringFullRead);
+        const fullReadDue =
+          !loaded ||
+          (ticksSinceFullRead >= fullReadEveryTicks && deps.clock.now() >= nextFullReadAt);
+        if (!fullRead && fullReadDue) {
           ticksSinceFullRead = 0;
+          fullRead = readAllStates()
+            .catch((error: unknown) => options.onError?.(error))
+            .finally(() => {
+              fullRead = undefined;
+            });
         }
         ticksSinceFullRead += 1;
-        const due = dueStreams(definitions, states, deps.clock.now());
-        // Live streams first (in due order), then those catching up, within their share.
-        for (const live of [true, false]) {
-          for (const definition of due) {
-            if (running.size >= limit || controller.signal.aborted) break;
-            if (running.has(definition.streamId)) continue;
-            if (isLiveStream(states.get(definition.streamId)) !== live) continue;
-            if (!live && runningCatchUp.size >= catchUpLimit) break;
-            start(definition, !live);
-          }
-        }
+        // A restart must not poll every stream at once: nothing starts before the first read.
+        if (!loaded) await fullRead;
+        if (loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error);
       }
@@ -178,6 +209,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       controller.abort();
       await loop;
       await Promise.all(running.values());
+      await fullRead;
     },
   };
 }

@@ -86,7 +86,7 @@ async function startLoop(live: number, fresh: number, concurrency: number) {
   const settle = async () => {
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 1));
   };
-  return { clock, transport, loop, settle };
+  return { clock, transport, loop, settle, store };
 }
 
 describe('the poll loop’s concurrency', () => {
@@ -121,6 +121,27 @@ describe('the poll loop’s concurrency', () => {
     ]);
     expect(started.filter((token) => token.startsWith('new-'))).toHaveLength(catchUpSlots(8));
     transport.releaseAll();
+    await loop.stop();
+  });
+
+  it('keeps starting due polls while a full read of the states hangs', async () => {
+    const { clock, transport, loop, settle, store } = await startLoop(1, 0, 8);
+    await settle();
+    expect([...transport.inFlight.keys()]).toEqual(['live-0']);
+    // From now on every full read of the states hangs (a store slowed down by load).
+    const listStreams = store.listStreams.bind(store);
+    let finishReads: () => void = () => undefined;
+    const hung = new Promise<void>((resolve) => {
+      finishReads = resolve;
+    });
+    store.listStreams = () => hung.then(listStreams);
+    transport.releaseAll();
+    await settle();
+    await clock.advance(60_000);
+    await settle();
+    expect([...transport.inFlight.keys()]).toEqual(['live-0']);
+    transport.releaseAll();
+    finishReads();
     await loop.stop();
   });
 });
