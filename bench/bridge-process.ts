@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -66,6 +66,35 @@ export async function groupRssBytes(pgid: number): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`: 100 on Linux). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds (user + system) spent so far by every live process of group `pgid`, from
+ * /proc/<pid>/stat (fields 14 and 15, after the command name's closing parenthesis); 0 once
+ * the group is gone. Sample it before and after a period to get that period's CPU.
+ */
+export async function groupCpuSeconds(pgid: number): Promise<number> {
+  let pids: number[];
+  try {
+    const { stdout } = await runFile('ps', ['-o', 'pid=', '-g', String(pgid)]);
+    pids = stdout
+      .split('\n')
+      .map(Number)
+      .filter((pid) => Number.isInteger(pid) && pid > 0);
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, stime field 15.
+    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  }
+  return ticks / CLOCK_TICKS_PER_SECOND;
 }
 
 function parseLine(line: string): unknown {

@@ -76,12 +76,8 @@ export function listStreamViews(
   nowMs: number,
 ): StreamView[] {
   const byId = new Map(states.map((s) => [s.streamId, s]));
-  const ids = new Set([...definitions.map((d) => d.streamId), ...byId.keys()]);
-  return [...ids].sort().map((id) =>
-    toStreamView(
-      definitions.find((d) => d.streamId === id),
-      byId.get(id),
-      nowMs,
-    ),
-  );
+  // By id, not a search per stream: 1,000 connections have 13,000 streams.
+  const definitionOf = new Map(definitions.map((d) => [d.streamId, d]));
+  const ids = new Set([...definitionOf.keys(), ...byId.keys()]);
+  return [...ids].sort().map((id) => toStreamView(definitionOf.get(id), byId.get(id), nowMs));
 }

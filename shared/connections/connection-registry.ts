@@ -45,6 +45,8 @@ export class ConnectionRegistry {
   private again = false;
   /** Changes to `active` run one at a time, so a full refresh and a single one never race. */
   private changes: Promise<unknown> = Promise.resolve();
+  /** {@link definitions} until `active` changes: the poll loop asks for it on every tick. */
+  private definitionsCache: readonly StreamDefinition[] | undefined;
 
   constructor(private readonly deps: ConnectionRegistryDeps) {}
 
@@ -98,9 +100,10 @@ export class ConnectionRegistry {
     return [...this.deps.fixed, ...this.active.values()];
   }
 
-  /** The streams of every polled connection. */
-  definitions(): StreamDefinition[] {
-    return this.connections().flatMap((connection) => connection.definitions);
+  /** The streams of every polled connection (the same array until a connection joins or leaves). */
+  definitions(): readonly StreamDefinition[] {
+    this.definitionsCache ??= this.connections().flatMap((connection) => connection.definitions);
+    return this.definitionsCache;
   }
 
   /** The polled connection of `connectionId`, or undefined once it left. */
@@ -133,6 +136,7 @@ export class ConnectionRegistry {
     try {
       const accessToken = await this.deps.cipher.open(id, connection.accessToken);
       const stop = new AbortController();
+      this.definitionsCache = undefined;
       this.active.set(id, {
         id,
         key: keyOf(connection),
@@ -152,6 +156,7 @@ export class ConnectionRegistry {
     const connection = this.active.get(id);
     if (!connection) return;
     this.active.delete(id);
+    this.definitionsCache = undefined;
     connection.stop.abort();
     await connection.client.close();
   }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
+import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
@@ -36,6 +37,13 @@ export const LocalEnvSchema = z.object({
     .transform((token) => (token === '' ? undefined : token)),
   BRIDGE_DATA_DIR: z.string().min(1).default(LOCAL_DEFAULTS.dataDir),
   POLL_INTERVAL: DurationSchema.default(LOCAL_DEFAULTS.pollIntervalMs),
+  /** Streams the local poll loop polls at once, over every connection. */
+  POLL_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(POLL_LOOP_CONCURRENCY_DEFAULT),
   // Local runs deliver to receivers on this machine, so loopback is allowed unless turned off.
   WEBHOOK_ALLOW_PRIVATE: BooleanText.default(true),
   CONNECTOR_BASE_URL: z.url().optional(),
@@ -62,6 +70,8 @@ export interface LocalConfig {
   adminToken: string | undefined;
   dataDir: string;
   pollIntervalMs: number;
+  /** POLL_CONCURRENCY: streams polled at once. */
+  pollConcurrency: number;
   allowPrivate: boolean;
   /** Poll an external connector instead of the built-in simulator. */
   externalConnector: boolean;
@@ -101,6 +111,7 @@ export function readLocalConfig(
     adminToken: parsed.BRIDGE_ADMIN_TOKEN,
     dataDir: parsed.BRIDGE_DATA_DIR,
     pollIntervalMs: parsed.POLL_INTERVAL,
+    pollConcurrency: parsed.POLL_CONCURRENCY,
     allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
     externalConnector: parsed.CONNECTOR_BASE_URL !== undefined,
     demoReceiver: flags.demoReceiver ?? false,

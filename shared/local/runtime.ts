@@ -238,6 +238,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       owner: LOCAL_POLL_OWNER,
       // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
       tickMs: Math.min(config.pollIntervalMs / 4, 250),
+      concurrency: config.pollConcurrency,
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
     });

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
-import type { StreamState } from '../state/state-store.ts';
+import type { StateStore, StreamState } from '../state/state-store.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
@@ -31,10 +31,40 @@ export async function pollDueStreams(
  */
 export const FULL_STATE_READ_STREAMS_PER_TICK = 250;
 
+/**
+ * After a full read that took d ms, the next one waits at least d × this: full reads take at
+ * most a tenth of the loop's time, however slow the store is under load.
+ */
+export const FULL_STATE_READ_SPACING_FACTOR = 10;
+
 /** A running poll loop. */
 export interface PollLoop {
   /** Lets the in-flight tick finish, then resolves. */
   stop(): Promise<void>;
+}
+
+/**
+ * Streams the local loop polls at once unless told otherwise (`POLL_CONCURRENCY`): enough to
+ * hide connector round trips and budget waits across many connections, few enough that a
+ * thousand first syncs do not all start (and hold their pages in memory) at once.
+ */
+export const POLL_LOOP_CONCURRENCY_DEFAULT = 64;
+
+/**
+ * Slots of `concurrency` that streams still catching up may take: half, at least one, and
+ * never all of them when there are two or more, so live polls always find a free slot.
+ * @example catchUpSlots(64) === 32
+ */
+export function catchUpSlots(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 2));
+}
+
+/**
+ * A stream past its first sync with no window in progress: its poll reads the present. A stream
+ * never polled, in its first sync, or paging through a window is catching up. Pure.
+ */
+export function isLiveStream(state: StreamState | undefined): boolean {
+  return state?.initialSyncDone === true && state.window === null;
 }
 
 /** Options of {@link startPollLoop}. */
@@ -52,16 +82,20 @@ export interface PollLoopOptions {
   owner: string;
   /** How often the planner looks for due streams. */
   tickMs: number;
+  /** Streams polled at once (default {@link POLL_LOOP_CONCURRENCY_DEFAULT}). */
   concurrency?: number;
   onOutcome?: (outcome: PollOutcome) => void;
   onError?: (error: unknown) => void;
 }
 
 /**
- * The local runtime's planner: every `tickMs`, starts each due stream that is not already
- * being polled, without waiting for the others, so a long first sync or backfill never holds
- * back a caught-up stream's next poll (the token's budget orders their requests). At most
- * `concurrency` streams poll at once (default: all of them). Runs until stopped.
+ * The local runtime's planner: every `tickMs`, starts due streams that are not already being
+ * polled, without waiting for the others. At most `concurrency` streams poll at once (default
+ * {@link POLL_LOOP_CONCURRENCY_DEFAULT}): live streams first, in due order; streams still
+ * catching up (first sync, a window in progress) take at most {@link catchUpSlots} of them, so
+ * a long first sync or backfill never holds back a caught-up stream's next poll, and 1,000
+ * connections added at once start their 13,000 first syncs a few at a time instead of all in
+ * one tick. Runs until stopped.
  */
 export function startPollLoop(options: PollLoopOptions): PollLoop {
   const controller = new AbortController();
@@ -72,17 +106,38 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const given = options.definitions;
   const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
+  /** Streams in `running` that are catching up (see {@link catchUpSlots}). */
+  const runningCatchUp = new Set<string>();
+  const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
+  const catchUpLimit = catchUpSlots(limit);
   let states = new Map<string, StreamState>();
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
   let ticksSinceFullRead = Number.POSITIVE_INFINITY;
-  const start = (definition: StreamDefinition) => {
+  /** Whether a full read has completed: until then, what is due is unknown. */
+  let loaded = false;
+  let fullRead: Promise<void> | undefined;
+  let nextFullReadAt = Number.NEGATIVE_INFINITY;
+  const readAllStates = async () => {
+    rereadDuringFullRead.clear();
+    const began = deps.clock.now();
+    const listed = await deps.store.listStreams();
+    states = mergeNewer(listed, rereadDuringFullRead);
+    loaded = true;
+    const ended = deps.clock.now();
+    nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
+  };
+  const start = (definition: StreamDefinition, catchingUp: boolean) => {
     const connection = options.connectionOf
       ? options.connectionOf(definition)
       : { client: deps.client };
     if (!connection) return;
+    let saved: StreamState | undefined;
     const runDeps: PollDeps = {
       ...deps,
+      store: withSavedStates(deps.store, (state) => {
+        if (state.streamId === definition.streamId) saved = state;
+      }),
       client: connection.client,
       // Stopping the process or disabling the connection both stop its poll at once.
       signal: connection.signal
@@ -91,35 +146,58 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     };
     const run = pollStream(definition, runDeps, options.owner)
       .then(async (outcome) => {
-        // Its next due time, without waiting for the next full read.
-        const state = await deps.store.getStream(definition.streamId);
+        // Its next due time, without waiting for the next full read: the state its poll wrote
+        // last (no read per poll), or a re-read when it wrote none (skipped).
+        const state = saved ?? (await deps.store.getStream(definition.streamId));
         if (state) states.set(definition.streamId, state);
         else states.delete(definition.streamId);
         rereadDuringFullRead.set(definition.streamId, state ?? null);
         options.onOutcome?.(outcome);
       })
       .catch((error: unknown) => options.onError?.(error))
-      .finally(() => running.delete(definition.streamId));
+      .finally(() => {
+        running.delete(definition.streamId);
+        runningCatchUp.delete(definition.streamId);
+      });
     running.set(definition.streamId, run);
+    if (catchingUp) runningCatchUp.add(definition.streamId);
+  };
+  /** Starts due streams: live ones first (in due order), then those catching up, within their share. */
+  const startDue = (definitions: readonly StreamDefinition[]) => {
+    const due = dueStreams(definitions, states, deps.clock.now());
+    for (const live of [true, false]) {
+      for (const definition of due) {
+        if (running.size >= limit || controller.signal.aborted) return;
+        if (running.has(definition.streamId)) continue;
+        if (isLiveStream(states.get(definition.streamId)) !== live) continue;
+        if (!live && runningCatchUp.size >= catchUpLimit) break;
+        start(definition, !live);
+      }
+    }
   };
   const loop = (async () => {
     while (!controller.signal.aborted) {
       try {
         const definitions = definitionsNow();
-        // Admin changes (reset, backfill) reach the loop through these full reads.
+        // Admin changes (reset, backfill) reach the loop through these full reads. They run
+        // beside the ticks, so a slow read (13,000 states of a loaded store) never holds back
+        // the start of due polls; finished polls keep their own states current meanwhile.
         const fullReadEveryTicks = Math.ceil(definitions.length / FULL_STATE_READ_STREAMS_PER_TICK);
-        if (ticksSinceFullRead >= fullReadEveryTicks) {
-          rereadDuringFullRead.clear();
-          const listed = await deps.store.listStreams();
-          states = mergeNewer(listed, rereadDuringFullRead);
+        const fullReadDue =
+          !loaded ||
+          (ticksSinceFullRead >= fullReadEveryTicks && deps.clock.now() >= nextFullReadAt);
+        if (!fullRead && fullReadDue) {
           ticksSinceFullRead = 0;
+          fullRead = readAllStates()
+            .catch((error: unknown) => options.onError?.(error))
+            .finally(() => {
+              fullRead = undefined;
+            });
         }
         ticksSinceFullRead += 1;
-        const limit = options.concurrency ?? definitions.length;
-        for (const definition of dueStreams(definitions, states, deps.clock.now())) {
-          if (running.size >= limit) break;
-          if (!running.has(definition.streamId) && !controller.signal.aborted) start(definition);
-        }
+        // A restart must not poll every stream at once: nothing starts before the first read.
+        if (!loaded) await fullRead;
+        if (loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error);
       }
@@ -131,6 +209,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       controller.abort();
       await loop;
       await Promise.all(running.values());
+      await fullRead;
     },
   };
 }
@@ -151,4 +230,24 @@ function mergeNewer(
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
   }
   return merged;
+}
+
+/** `store` with every stream state it writes also told to `onSaved` (as written, new version). */
+function withSavedStates(store: StateStore, onSaved: (state: StreamState) => void): StateStore {
+  return {
+    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
+    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
+    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
+    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
+    getStream: (streamId) => store.getStream(streamId),
+    listStreams: () => store.listStreams(),
+    saveStream: async (state, expectedVersion) => {
+      const written = await store.saveStream(state, expectedVersion);
+      onSaved(written);
+      return written;
+    },
+    deleteStream: (streamId) => store.deleteStream(streamId),
+    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
+    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
+  };
 }

@@ -52,9 +52,13 @@ export function dueStreams(
   now: number,
   lookaheadMs = 0,
 ): StreamDefinition[] {
-  return definitions
-    .map((definition) => ({ definition, state: states.get(definition.streamId) }))
-    .filter(({ state }) => !state || (!state.parked && state.nextDueAt <= now + lookaheadMs))
-    .sort((a, b) => (a.state?.nextDueAt ?? 0) - (b.state?.nextDueAt ?? 0))
-    .map(({ definition }) => definition);
+  // Runs on every tick of the local loop over every stream (13,000 for 1,000 hotels): only
+  // the due ones are collected and sorted.
+  const due: { definition: StreamDefinition; at: number }[] = [];
+  for (const definition of definitions) {
+    const state = states.get(definition.streamId);
+    if (state && (state.parked || state.nextDueAt > now + lookaheadMs)) continue;
+    due.push({ definition, at: state?.nextDueAt ?? 0 });
+  }
+  return due.sort((a, b) => a.at - b.at).map(({ definition }) => definition);
 }

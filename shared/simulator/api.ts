@@ -36,6 +36,8 @@ interface Outcome {
   headers?: Record<string, string>;
   items: number | null;
   count: number | null;
+  /** The enterprise of the AccessToken, once it is known (see RequestLogEntry). */
+  enterpriseId?: string | null;
 }
 
 const FAULT_ANSWERS: Partial<Record<FaultKind, { status: number; message: string }>> = {
@@ -103,6 +105,19 @@ function answer(state: ApiState, name: OperationName, text: string, requestId: s
   if (scope.portfolio && !PORTFOLIO_OPERATIONS.has(name)) {
     return { ...fail(401, `The token has no permission for ${name}.`, requestId), count };
   }
+  const enterpriseId = scope.portfolio ? null : (scope.enterpriseIds[0] ?? null);
+  return { ...answerInScope(state, name, raw, scope, requestId, count), enterpriseId };
+}
+
+/** The rate limit, validation and the handler, for a request whose tokens were accepted. */
+function answerInScope(
+  state: ApiState,
+  name: OperationName,
+  raw: Record<string, unknown>,
+  scope: TokenScope,
+  requestId: string,
+  count: number | null,
+): Outcome {
   const decision = state.limiter.take(String(raw.AccessToken));
   if (!decision.allowed) {
     return {
@@ -159,7 +174,7 @@ export async function serveApi(
   const requestId = randomUUID();
   const text = await readBody(request);
   const fault = state.faults.next();
-  const record = (outcome: Pick<Outcome, 'status' | 'items' | 'count'>) =>
+  const record = (outcome: Pick<Outcome, 'status' | 'items' | 'count' | 'enterpriseId'>) =>
     state.log.push({
       time: new Date(state.model.clock.now()).toISOString(),
       operation: name,
@@ -167,6 +182,7 @@ export async function serveApi(
       items: outcome.items,
       count: outcome.count,
       fault,
+      enterpriseId: outcome.enterpriseId ?? null,
     });
   if (fault === 'drop') {
     record({ status: 0, items: null, count: null });

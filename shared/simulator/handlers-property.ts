@@ -40,13 +40,18 @@ export function resourcesGetAll(ctx: SimContext, raw: Record<string, unknown>): 
   const resourceIds = new Set(page.map((entry) => entry.record.Id));
   const visible = <T extends { IsActive: boolean }>(entry: Entry<T>) =>
     inactive || entry.record.IsActive;
-  const categoryAssignments = [...model.resourceCategoryAssignments.all()]
-    .filter((entry) => resourceIds.has(entry.record.ResourceId) && visible(entry))
-    .map((entry) => entry.record);
+  // An empty page (a quiet poll) has no assignments: no scan of every enterprise's ones.
+  const assignmentsOf = <T extends { ResourceId: string; IsActive: boolean }>(
+    set: Iterable<Entry<T>>,
+  ) =>
+    resourceIds.size === 0
+      ? []
+      : [...set]
+          .filter((entry) => resourceIds.has(entry.record.ResourceId) && visible(entry))
+          .map((entry) => entry.record);
+  const categoryAssignments = assignmentsOf(model.resourceCategoryAssignments.all());
   const categoryIds = new Set(categoryAssignments.map((a) => a.CategoryId));
-  const featureAssignments = [...model.resourceFeatureAssignments.all()]
-    .filter((entry) => resourceIds.has(entry.record.ResourceId) && visible(entry))
-    .map((entry) => entry.record);
+  const featureAssignments = assignmentsOf(model.resourceFeatureAssignments.all());
   const featureIds = new Set(featureAssignments.map((a) => a.FeatureId));
   const arrays = {
     Resources: (extent.Resources ?? true) ? page.map((entry) => entry.record) : null,

@@ -11,5 +11,11 @@ export const RequestLogEntrySchema = z.object({
   count: z.number().int().nullable(),
   /** Injected fault, if any. */
   fault: z.string().nullable(),
+  /**
+   * The enterprise whose AccessToken made the request (each has its own 200 / 30 s budget), so
+   * a budget can be checked per token without recording the token; null for the Portfolio
+   * Access Token, an unknown token or an injected fault.
+   */
+  enterpriseId: z.string().nullable(),
 });
 export type RequestLogEntry = z.infer<typeof RequestLogEntrySchema>;

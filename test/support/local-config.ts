@@ -1,4 +1,5 @@
 import type { LocalConfig } from '../../shared/local/local-config.ts';
+import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../../shared/polling/poll-runner.ts';
 
 /** The configuration of an in-process `start` for tests: admin API on a free loopback port, external connector. */
 export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalConfig {
@@ -9,6 +10,7 @@ export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalC
     adminToken: undefined,
     dataDir,
     pollIntervalMs,
+    pollConcurrency: POLL_LOOP_CONCURRENCY_DEFAULT,
     allowPrivate: true,
     externalConnector: true,
     demoReceiver: false,

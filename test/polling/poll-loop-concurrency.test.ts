@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { createConnectorClient } from '../../shared/connector/connector-client.ts';
+import type { HttpTransport, RawResponse } from '../../shared/connector/http-transport.ts';
+import { catchUpSlots, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import { initialStreamState } from '../../shared/polling/poll-stream.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { CollectingPublisher } from './poll-harness.ts';
+
+const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
+const TICK_MS = 100;
+
+/** A connector whose answers wait until released: what is in flight is what the loop started. */
+class HeldTransport implements HttpTransport {
+  readonly inFlight = new Map<string, () => void>();
+  maxInFlight = 0;
+
+  postJson(url: string, body: string): Promise<RawResponse> {
+    const { AccessToken } = JSON.parse(body) as { AccessToken: string };
+    return new Promise((resolve) => {
+      this.inFlight.set(AccessToken, () => {
+        this.inFlight.delete(AccessToken);
+        resolve({ status: 200, headers: {}, text: JSON.stringify({ TaxEnvironments: [] }) });
+      });
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight.size);
+      void url;
+    });
+  }
+
+  releaseAll(): void {
+    for (const release of [...this.inFlight.values()]) release();
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Hotels `live-*` (first sync done, due now) and `new-*` (never polled), one stream each. */
+async function startLoop(live: number, fresh: number, concurrency: number) {
+  const clock = new ManualClock(T0);
+  const settings = pollSettingsFromEnv(
+    { POLL_ENTITIES: 'taxEnvironment', POLL_INTERVAL: '1m' },
+    T0,
+  );
+  const store = new MemoryStateStore();
+  const ids = [
+    ...Array.from({ length: live }, (_, i) => `live-${i}`),
+    ...Array.from({ length: fresh }, (_, i) => `new-${i}`),
+  ];
+  const definitions = ids.flatMap((id) => streamDefinitions(id, settings));
+  for (const definition of definitions.filter((d) => d.connectionId.startsWith('live-'))) {
+    const state = initialStreamState(definition, T0);
+    await store.saveStream({ ...state, initialSyncDone: true, lastPollAt: T0 - 60_000 }, 0);
+  }
+  const transport = new HeldTransport();
+  const clients = new Map(
+    ids.map((id) => [
+      id,
+      createConnectorClient(
+        {
+          baseUrl: 'http://connector.test',
+          clientToken: 'c',
+          accessToken: id,
+          client: 'test',
+          rateLimit: false,
+        },
+        { clock, transport },
+      ),
+    ]),
+  );
+  const loop = startPollLoop({
+    definitions,
+    connectionOf: (definition) => ({ client: clients.get(definition.connectionId)! }),
+    deps: {
+      store,
+      client: clients.get(ids[0]!)!,
+      publisher: new CollectingPublisher(),
+      clock,
+      windows: settings.windows,
+      pageCount: 1000,
+    },
+    owner: 'test',
+    tickMs: TICK_MS,
+    concurrency,
+  });
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  return { clock, transport, loop, settle, store };
+}
+
+describe('the poll loop’s concurrency', () => {
+  it('leaves at least one slot of every two to live streams', () => {
+    expect(catchUpSlots(64)).toBe(32);
+    expect(catchUpSlots(3)).toBe(1);
+    expect(catchUpSlots(1)).toBe(1);
+  });
+
+  it('starts a thousand first syncs a few at a time, within the catch-up share', async () => {
+    const { clock, transport, loop, settle } = await startLoop(0, 1000, 8);
+    await settle();
+    expect(transport.inFlight.size).toBe(catchUpSlots(8));
+    transport.releaseAll();
+    await settle();
+    await clock.advance(TICK_MS);
+    await settle();
+    expect(transport.inFlight.size).toBe(catchUpSlots(8));
+    expect(transport.maxInFlight).toBe(catchUpSlots(8));
+    transport.releaseAll();
+    await loop.stop();
+  });
+
+  it('polls due live streams at once while first syncs fill their share', async () => {
+    const { transport, loop, settle } = await startLoop(3, 1000, 8);
+    await settle();
+    const started = [...transport.inFlight.keys()];
+    expect(started.filter((token) => token.startsWith('live-')).sort()).toEqual([
+      'live-0',
+      'live-1',
+      'live-2',
+    ]);
+    expect(started.filter((token) => token.startsWith('new-'))).toHaveLength(catchUpSlots(8));
+    transport.releaseAll();
+    await loop.stop();
+  });
+
+  it('keeps starting due polls while a full read of the states hangs', async () => {
+    const { clock, transport, loop, settle, store } = await startLoop(1, 0, 8);
+    await settle();
+    expect([...transport.inFlight.keys()]).toEqual(['live-0']);
+    // From now on every full read of the states hangs (a store slowed down by load).
+    const listStreams = store.listStreams.bind(store);
+    let finishReads: () => void = () => undefined;
+    const hung = new Promise<void>((resolve) => {
+      finishReads = resolve;
+    });
+    store.listStreams = () => hung.then(listStreams);
+    transport.releaseAll();
+    await settle();
+    await clock.advance(60_000);
+    await settle();
+    expect([...transport.inFlight.keys()]).toEqual(['live-0']);
+    transport.releaseAll();
+    finishReads();
+    await loop.stop();
+  });
+});
