@@ -53,6 +53,14 @@ export class LevelQueueStore {
    * message already consumed. Every key written lowers it (see {@link key}).
    */
   private scanFloor = 0;
+  /**
+   * The earliest time of a key written while a receive scans: sends take no turn in the serial
+   * order, so one may land behind the scan's snapshot, and the floor the scan computes must not
+   * pass it (the message would never be seen).
+   */
+  private writtenDuringScan = Number.POSITIVE_INFINITY;
+  /** Sends whose keys are chosen and whose write has not completed: the earliest key time of each. */
+  private readonly unsettledSends = new Set<{ visibleAt: number }>();
   private lock: Promise<unknown> = Promise.resolve();
   /** Messages stored, visible or not (counted by {@link open}, then kept current). */
   private stored = 0;
@@ -66,6 +74,7 @@ export class LevelQueueStore {
   private key(visibleAt: number, state: 'q' | 'f'): string {
     this.seq += 1;
     this.scanFloor = Math.min(this.scanFloor, visibleAt);
+    this.writtenDuringScan = Math.min(this.writtenDuringScan, visibleAt);
     return `${this.queue}!${pad(visibleAt, 15)}!${pad(this.clock.now(), 15)}${pad(this.seq, 9)}!${state}`;
   }
 
@@ -117,14 +126,20 @@ export class LevelQueueStore {
       receiveCount: 0,
       firstReceiveAt: 0,
     }));
-    // New keys are unique, so a send needs no turn in the serial order of receives and deletes.
-    await this.db.batch(
-      stored.map((message, index) => ({
-        type: 'put' as const,
-        key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
-        value: JSON.stringify(message),
-      })),
-    );
+    const writes = stored.map((message, index) => ({
+      type: 'put' as const,
+      key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
+      value: JSON.stringify(message),
+    }));
+    // New keys are unique, so a send needs no turn in the serial order of receives and deletes;
+    // until its write lands, a receive's scan floor stays at or below its keys.
+    const unsettled = { visibleAt: Math.min(...entries.map((e) => now + e.delaySeconds * 1000)) };
+    this.unsettledSends.add(unsettled);
+    try {
+      await this.db.batch(writes);
+    } finally {
+      this.unsettledSends.delete(unsettled);
+    }
     this.stored += stored.length;
     return stored;
   }
@@ -134,13 +149,17 @@ export class LevelQueueStore {
     return this.serial(async () => {
       const now = this.clock.now();
       const taken: Array<[string, StoredMessage]> = [];
+      this.writtenDuringScan = Math.min(
+        Number.POSITIVE_INFINITY,
+        ...[...this.unsettledSends].map((send) => send.visibleAt),
+      );
       for await (const [key, value] of this.db.iterator({
         gte: `${this.queue}!${pad(this.scanFloor, 15)}`,
         lt: `${this.queue}!${pad(now + 1, 15)}`,
         limit: max,
       }))
         taken.push([key, JSON.parse(value) as StoredMessage]);
-      this.scanFloor = nextScanFloor(taken, max, now);
+      this.scanFloor = Math.min(nextScanFloor(taken, max, now), this.writtenDuringScan);
       const received = taken.map(([oldKey, message]) => ({
         oldKey,
         message: {

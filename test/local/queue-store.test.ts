@@ -1,0 +1,73 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { LevelQueueStore } from '../../shared/local/disk-queue/queue-store.ts';
+
+const opened: Array<{ db: ClassicLevel<string, string>; dir: string }> = [];
+afterEach(async () => {
+  for (const { db, dir } of opened.splice(0)) {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+async function openDb(): Promise<ClassicLevel<string, string>> {
+  const dir = await mkdtemp(join(tmpdir(), 'queue-store-'));
+  const db = new ClassicLevel<string, string>(dir, { valueEncoding: 'utf8' });
+  await db.open();
+  opened.push({ db, dir });
+  return db;
+}
+
+/** Holds the database's next batch write until the returned release is called. */
+function holdNextBatch(db: ClassicLevel<string, string>): () => void {
+  const batch = db.batch.bind(db) as (ops: unknown) => Promise<void>;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held = false;
+  (db as unknown as { batch: (ops: unknown) => Promise<void> }).batch = async (ops) => {
+    if (!held) {
+      held = true;
+      await gate;
+    }
+    return batch(ops);
+  };
+  return release;
+}
+
+describe('LevelQueueStore', () => {
+  it('finds a message whose send landed while a receive was scanning (no scan floor passes it)', async () => {
+    const db = await openDb();
+    const store = new LevelQueueStore(db, 'dispatch', new ManualClock());
+    await store.open();
+    const release = holdNextBatch(db);
+
+    const sending = store.send([{ body: 'late', delaySeconds: 0 }]);
+    expect(await store.receive(10, 30_000)).toEqual([]);
+    release();
+    await sending;
+
+    const received = await store.receive(10, 30_000);
+    expect(received.map((message) => message.body)).toEqual(['late']);
+  });
+
+  it('hands out messages in the order they become visible and skips those still delayed', async () => {
+    const db = await openDb();
+    const clock = new ManualClock();
+    const store = new LevelQueueStore(db, 'dispatch', clock);
+    await store.open();
+    await store.send([
+      { body: 'later', delaySeconds: 5 },
+      { body: 'now', delaySeconds: 0 },
+    ]);
+
+    expect((await store.receive(10, 30_000)).map((m) => m.body)).toEqual(['now']);
+    await clock.advance(5_000);
+    expect((await store.receive(10, 30_000)).map((m) => m.body)).toEqual(['later']);
+  });
+});
