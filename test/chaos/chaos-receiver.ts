@@ -18,6 +18,12 @@ export interface AcceptedWebhook {
   subject: string;
   /** `data.current`, or `data.previous` on a delete: what the change is about. */
   content: unknown;
+  /** `data.previous` (null on a create): what the change was measured against. */
+  previous: unknown;
+  /** The event's detection time. */
+  time: string;
+  /** When the receiver accepted it, epoch ms. */
+  acceptedAt: number;
 }
 
 /** A receiver that verifies every signature and fails a share of first attempts. */
@@ -60,7 +66,12 @@ export async function startChaosReceiver(options: {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = (name: string) => String(request.headers[name] ?? '');
-    let event: { type: string; subject: string; data: { current: unknown; previous: unknown } };
+    let event: {
+      type: string;
+      subject: string;
+      time: string;
+      data: { current: unknown; previous?: unknown };
+    };
     try {
       if (!verifier) throw new Error('no secret yet');
       event = verifier.verify(Buffer.concat(chunks).toString('utf8'), {
@@ -93,6 +104,9 @@ export async function startChaosReceiver(options: {
       type: event.type,
       subject: event.subject,
       content: event.data.current ?? event.data.previous,
+      previous: event.data.previous ?? null,
+      time: event.time,
+      acceptedAt: Date.now(),
     });
     response.writeHead(204).end();
   });
