@@ -26,12 +26,23 @@ export interface AcceptedWebhook {
   acceptedAt: number;
 }
 
+/** One request that arrived during a Retry-After pause. */
+export interface RetryAfterViolation {
+  at: number;
+  /** When the 429 was sent and until when it asked the endpoint to wait (epoch ms). */
+  pausedFrom: number;
+  pausedUntil: number;
+  webhookId: string;
+}
+
 /** A receiver that verifies every signature and fails a share of first attempts. */
 export interface ChaosReceiver {
   url: string;
   accepted: AcceptedWebhook[];
   /** Requests that arrived while a Retry-After the receiver asked for was still running. */
   retryAfterViolations: number;
+  /** When each violation arrived (epoch ms), with the 429 it broke and its webhook id. */
+  violations: RetryAfterViolation[];
   /** Requests whose signature did not verify. */
   rejected: number;
   failures: Record<ReceiverFault, number>;
@@ -56,13 +67,17 @@ export async function startChaosReceiver(options: {
   const state = {
     accepted: [] as AcceptedWebhook[],
     retryAfterViolations: 0,
+    violations: [] as RetryAfterViolation[],
     rejected: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
   };
   const server: Server = createServer(async (request, response) => {
     const arrived = Date.now();
-    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil)
+    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil) {
       state.retryAfterViolations++;
+      const webhookId = String(request.headers['webhook-id'] ?? '');
+      state.violations.push({ at: arrived, pausedFrom, pausedUntil, webhookId });
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = (name: string) => String(request.headers[name] ?? '');
@@ -70,7 +85,7 @@ export async function startChaosReceiver(options: {
       type: string;
       subject: string;
       time: string;
-      data: { current: unknown; previous?: unknown };
+      data: { current?: unknown; previous?: unknown };
     };
     try {
       if (!verifier) throw new Error('no secret yet');
@@ -103,7 +118,11 @@ export async function startChaosReceiver(options: {
       id,
       type: event.type,
       subject: event.subject,
-      content: event.data.current ?? event.data.previous,
+      // An operational event (delivery.failing, …) has neither: its data is what it says.
+      content:
+        'current' in event.data || 'previous' in event.data
+          ? (event.data.current ?? event.data.previous)
+          : event.data,
       previous: event.data.previous ?? null,
       time: event.time,
       acceptedAt: Date.now(),
@@ -118,6 +137,9 @@ export async function startChaosReceiver(options: {
     },
     get retryAfterViolations() {
       return state.retryAfterViolations;
+    },
+    get violations() {
+      return state.violations;
     },
     get rejected() {
       return state.rejected;

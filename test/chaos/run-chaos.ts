@@ -9,7 +9,12 @@ import { modelContent } from '../support/model-content.ts';
 import { runBin } from '../support/run-bin.ts';
 import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
 import { bridgeProcess } from './bridge-process.ts';
-import { type AcceptedWebhook, type ReceiverFault, startChaosReceiver } from './chaos-receiver.ts';
+import {
+  type AcceptedWebhook,
+  type ReceiverFault,
+  type RetryAfterViolation,
+  startChaosReceiver,
+} from './chaos-receiver.ts';
 import { duplicateIds, revisitedStates } from './duplicate-ids.ts';
 
 /** Settings of one chaos run. */
@@ -50,6 +55,9 @@ export interface ChaosResult {
   /** Every webhook the receiver accepted, in arrival order, and the run's journal: for a dump. */
   accepted: AcceptedWebhook[];
   journal: JournalEntry[];
+  /** When each SIGKILL hit and the bridge was started again (epoch ms). */
+  killedAt: number[];
+  violations: RetryAfterViolation[];
 }
 
 /** The one-line summary the issue asks for. */
@@ -146,11 +154,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
     const endAt = Date.now() + options.durationMs;
     let kills = 0;
+    const killedAt: number[] = [];
     for (;;) {
       const [low, high] = options.killEveryMs;
       const pause = low + random() * (high - low);
       if (Date.now() + pause >= endAt) break;
       await sleep(pause);
+      killedAt.push(Date.now());
       await bridge.kill();
       kills++;
       bridge.start();
@@ -187,6 +197,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       exitCode,
       accepted: receiver.accepted,
       journal: entries,
+      killedAt,
+      violations: [...receiver.violations],
     };
   } finally {
     await bridge.kill();

@@ -46,9 +46,15 @@ console.log(formatChaosResult(result));
 console.log(
   `receiver failures ${JSON.stringify(result.receiverFailures)}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
 );
+for (const violation of result.violations) {
+  const lastKill = result.killedAt.filter((at) => at <= violation.at).at(-1);
+  console.log(
+    `Retry-After violation: ${violation.webhookId} arrived ${violation.at - violation.pausedFrom} ms after the 429 (pause ${violation.pausedUntil - violation.pausedFrom} ms)${lastKill === undefined ? '' : `, ${violation.at - lastKill} ms after the last SIGKILL`}${lastKill !== undefined && lastKill > violation.pausedFrom ? ' (killed during the pause)' : ''}`,
+  );
+}
 if (values.dump) {
-  const { accepted, journal } = result;
-  await writeFile(values.dump, JSON.stringify({ accepted, journal }));
+  const { accepted, journal, killedAt, violations } = result;
+  await writeFile(values.dump, JSON.stringify({ accepted, journal, killedAt, violations }));
 }
 const clean =
   result.missing.length === 0 &&
