@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { RandomSource } from '../../shared/clock.ts';
+import type { DeliveredChange } from './duplicate-ids.ts';
 
 /** How the receiver answers the first attempt of a webhook it chose to fail. */
 export type ReceiverFault = '500' | '429' | 'reset' | 'hang';
@@ -12,16 +13,7 @@ const HANG_MS = 1_500;
 const IN_FLIGHT_GRACE_MS = 300;
 
 /** One webhook the receiver verified and accepted (answered 2xx). */
-export interface AcceptedWebhook {
-  id: string;
-  type: string;
-  subject: string;
-  /** `data.current`, or `data.previous` on a delete: what the change is about. */
-  content: unknown;
-  /** `data.previous` (null on a create): what the change was measured against. */
-  previous: unknown;
-  /** The event's detection time. */
-  time: string;
+export interface AcceptedWebhook extends DeliveredChange {
   /** When the receiver accepted it, epoch ms. */
   acceptedAt: number;
 }

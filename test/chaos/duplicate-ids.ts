@@ -5,9 +5,9 @@ export interface DeliveredChange {
   id: string;
   type: string;
   subject: string;
-  /** `data.current`, or `data.previous` on a delete. */
+  /** `data.current`, or `data.previous` on a delete (an operational event: its `data`). */
   content: unknown;
-  /** `data.previous` (null or absent on a create). */
+  /** `data.previous` (null on a create): what the change was measured against. */
   previous: unknown;
   /** The event's detection time (ISO 8601). */
   time: string;

@@ -1,18 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
 import { ManualClock } from '../../shared/clock.ts';
-import {
-  type ConnectorClient,
-  createConnectorClient,
-} from '../../shared/connector/connector-client.ts';
-import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
 import { type DeliveredChange, duplicateIds, revisitedStates } from '../chaos/duplicate-ids.ts';
-import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
+import {
+  type CollectingPublisher,
+  type CustomerStream,
+  customerStream,
+  POLL_TEST_START_MS,
+} from './poll-harness.ts';
 
 /**
  * A memory store that can be "killed" once in the middle of a snapshot write: the first half
@@ -44,41 +43,25 @@ const asDelivered = (event: EntityEvent): DeliveredChange => ({
 describe('a change re-detected after a crash between publish and commit', () => {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const store = new KilledMidWriteStore();
-  const publisher = new CollectingPublisher();
   let sim: RunningSimulator;
-  let client: ConnectorClient;
-  let definition: StreamDefinition;
-  let deps: PollDeps;
+  let stream: CustomerStream;
+  let publisher: CollectingPublisher;
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 16, size: 'small', clock, rateLimit: false });
-    client = createConnectorClient(
-      {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'tests',
-        rateLimit: false,
-      },
-      { clock },
-    );
-    const settings = pollSettingsFromEnv(
-      { POLL_ENTITIES: 'customer', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
-      clock.now(),
-    );
-    definition = streamDefinitions('main', settings)[0]!;
     // Pages of 10: page n+1 is published while page n's snapshots are being stored.
-    deps = { store, client, publisher, clock, windows: settings.windows, pageCount: 10 };
+    stream = customerStream(sim, clock, store, 10);
+    publisher = stream.deps.publisher;
   });
   afterAll(async () => {
-    await client.close();
+    await stream.client.close();
     await sim.close();
   });
 
   /** One poll after the clock moved past the settle lag; a failed run's retry time is waited out. */
   async function poll() {
     await clock.advance(2_000);
-    const outcome = await pollStream(definition, deps, 'poller');
+    const outcome = await pollStream(stream.definition, stream.deps, 'poller');
     if (outcome.kind === 'failed') await clock.advance(Math.max(0, outcome.retryAt - clock.now()));
     return outcome;
   }
