@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { RandomSource } from '../../shared/clock.ts';
+import type { DeliveredChange } from './duplicate-ids.ts';
 
 /** How the receiver answers the first attempt of a webhook it chose to fail. */
 export type ReceiverFault = '500' | '429' | 'reset' | 'hang';
@@ -12,12 +13,18 @@ const HANG_MS = 1_500;
 const IN_FLIGHT_GRACE_MS = 300;
 
 /** One webhook the receiver verified and accepted (answered 2xx). */
-export interface AcceptedWebhook {
-  id: string;
-  type: string;
-  subject: string;
-  /** `data.current`, or `data.previous` on a delete: what the change is about. */
-  content: unknown;
+export interface AcceptedWebhook extends DeliveredChange {
+  /** When the receiver accepted it, epoch ms. */
+  acceptedAt: number;
+}
+
+/** One request that arrived during a Retry-After pause. */
+export interface RetryAfterViolation {
+  at: number;
+  /** When the 429 was sent and until when it asked the endpoint to wait (epoch ms). */
+  pausedFrom: number;
+  pausedUntil: number;
+  webhookId: string;
 }
 
 /** A receiver that verifies every signature and fails a share of first attempts. */
@@ -26,6 +33,8 @@ export interface ChaosReceiver {
   accepted: AcceptedWebhook[];
   /** Requests that arrived while a Retry-After the receiver asked for was still running. */
   retryAfterViolations: number;
+  /** When each violation arrived (epoch ms), with the 429 it broke and its webhook id. */
+  violations: RetryAfterViolation[];
   /** Requests whose signature did not verify. */
   rejected: number;
   failures: Record<ReceiverFault, number>;
@@ -50,17 +59,26 @@ export async function startChaosReceiver(options: {
   const state = {
     accepted: [] as AcceptedWebhook[],
     retryAfterViolations: 0,
+    violations: [] as RetryAfterViolation[],
     rejected: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
   };
   const server: Server = createServer(async (request, response) => {
     const arrived = Date.now();
-    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil)
+    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil) {
       state.retryAfterViolations++;
+      const webhookId = String(request.headers['webhook-id'] ?? '');
+      state.violations.push({ at: arrived, pausedFrom, pausedUntil, webhookId });
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = (name: string) => String(request.headers[name] ?? '');
-    let event: { type: string; subject: string; data: { current: unknown; previous: unknown } };
+    let event: {
+      type: string;
+      subject: string;
+      time: string;
+      data: { current?: unknown; previous?: unknown };
+    };
     try {
       if (!verifier) throw new Error('no secret yet');
       event = verifier.verify(Buffer.concat(chunks).toString('utf8'), {
@@ -92,7 +110,14 @@ export async function startChaosReceiver(options: {
       id,
       type: event.type,
       subject: event.subject,
-      content: event.data.current ?? event.data.previous,
+      // An operational event (delivery.failing, …) has neither: its data is what it says.
+      content:
+        'current' in event.data || 'previous' in event.data
+          ? (event.data.current ?? event.data.previous)
+          : event.data,
+      previous: event.data.previous ?? null,
+      time: event.time,
+      acceptedAt: Date.now(),
     });
     response.writeHead(204).end();
   });
@@ -104,6 +129,9 @@ export async function startChaosReceiver(options: {
     },
     get retryAfterViolations() {
       return state.retryAfterViolations;
+    },
+    get violations() {
+      return state.violations;
     },
     get rejected() {
       return state.rejected;

@@ -2,13 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../shared/clock.ts';
+import type { JournalEntry } from '../../shared/simulator/journal.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
-import { compareEvents, stableContent } from '../polling/journal-oracle.ts';
+import { compareEvents } from '../polling/journal-oracle.ts';
 import { modelContent } from '../support/model-content.ts';
 import { runBin } from '../support/run-bin.ts';
 import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
 import { bridgeProcess } from './bridge-process.ts';
-import { type AcceptedWebhook, type ReceiverFault, startChaosReceiver } from './chaos-receiver.ts';
+import {
+  type AcceptedWebhook,
+  type ReceiverFault,
+  type RetryAfterViolation,
+  startChaosReceiver,
+} from './chaos-receiver.ts';
+import { duplicateIds, revisitedStates } from './duplicate-ids.ts';
 
 /** Settings of one chaos run. */
 export interface ChaosOptions {
@@ -33,8 +40,10 @@ export interface ChaosResult {
   expected: number;
   delivered: number;
   missing: string[];
-  /** Extra event ids for one change (same type, subject and content under another id). */
+  /** Extra event ids for one change: a subject's transition delivered again under another id. */
   duplicateIds: number;
+  /** New changes that put a record back to content it had before (reported, not a fault). */
+  revisitedStates: number;
   retryAfterViolations: number;
   /** Most connector requests that arrived within any 30 s, as the simulator logged them. */
   busiest30s: number;
@@ -43,6 +52,12 @@ export interface ChaosResult {
   receiverFailures: Record<ReceiverFault, number>;
   /** Exit code of the final SIGTERM stop. */
   exitCode: number | null;
+  /** Every webhook the receiver accepted, in arrival order, and the run's journal: for a dump. */
+  accepted: AcceptedWebhook[];
+  journal: JournalEntry[];
+  /** When each SIGKILL hit and the bridge was started again (epoch ms). */
+  killedAt: number[];
+  violations: RetryAfterViolation[];
 }
 
 /** The one-line summary the issue asks for. */
@@ -60,17 +75,6 @@ export function busiestWindow(times: readonly number[], windowMs: number): numbe
     best = Math.max(best, last - first + 1);
   }
   return best;
-}
-
-function duplicateIds(accepted: readonly AcceptedWebhook[]): number {
-  const idsByChange = new Map<string, Set<string>>();
-  for (const webhook of accepted) {
-    const key = `${webhook.type} ${webhook.subject} ${stableContent(webhook.content)}`;
-    const ids = idsByChange.get(key) ?? new Set<string>();
-    ids.add(webhook.id);
-    idsByChange.set(key, ids);
-  }
-  return [...idsByChange.values()].reduce((sum, ids) => sum + ids.size - 1, 0);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -150,11 +154,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 
     const endAt = Date.now() + options.durationMs;
     let kills = 0;
+    const killedAt: number[] = [];
     for (;;) {
       const [low, high] = options.killEveryMs;
       const pause = low + random() * (high - low);
       if (Date.now() + pause >= endAt) break;
       await sleep(pause);
+      killedAt.push(Date.now());
       await bridge.kill();
       kills++;
       bridge.start();
@@ -179,6 +185,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       delivered: expected.length - missing.length,
       missing,
       duplicateIds: duplicateIds(receiver.accepted),
+      revisitedStates: revisitedStates(receiver.accepted),
       retryAfterViolations: receiver.retryAfterViolations,
       busiest30s: busiestWindow(
         sim.controls.requestLog().map((entry) => Date.parse(entry.time)),
@@ -188,6 +195,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       rejectedSignatures: receiver.rejected,
       receiverFailures: { ...receiver.failures },
       exitCode,
+      accepted: receiver.accepted,
+      journal: entries,
+      killedAt,
+      violations: [...receiver.violations],
     };
   } finally {
     await bridge.kill();

@@ -1,13 +1,34 @@
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { formatChaosResult, runChaos } from './run-chaos.ts';
 
 /** `npm run soak -- --minutes 30`: the whole-bridge chaos run for as long as asked. */
 const { values } = parseArgs({
-  options: { minutes: { type: 'string', default: '30' }, seed: { type: 'string', default: '7' } },
+  options: {
+    minutes: { type: 'string', default: '30' },
+    seed: { type: 'string', default: '7' },
+    /** Seconds between SIGKILLs, `low,high` (default 20,60). */
+    'kill-every': { type: 'string', default: '20,60' },
+    /** A file to write every accepted webhook and the journal to, for diagnosis. */
+    dump: { type: 'string' },
+  },
 });
+const killEvery = String(values['kill-every'])
+  .split(',')
+  .map((seconds) => Number(seconds) * 1000);
 const minutes = Number(values.minutes);
 if (!Number.isFinite(minutes) || minutes <= 0) {
   console.error('--minutes must be a positive number');
+  process.exit(2);
+}
+const [killLow, killHigh] = killEvery;
+if (
+  killEvery.length !== 2 ||
+  killLow === undefined ||
+  killHigh === undefined ||
+  !(killLow > 0 && killHigh >= killLow)
+) {
+  console.error('--kill-every must be two seconds, low,high, with 0 < low <= high');
   process.exit(2);
 }
 const started = Date.now();
@@ -17,14 +38,24 @@ const result = await runChaos({
   activityPerSecond: 5,
   connectorFaultRate: 0.05,
   receiverFailShare: 0.1,
-  killEveryMs: [20_000, 60_000],
+  killEveryMs: [killLow, killHigh],
   drainTimeoutMs: 180_000,
   log: (line) => console.log(line),
 });
 console.log(formatChaosResult(result));
 console.log(
-  `receiver failures ${JSON.stringify(result.receiverFailures)}, rejected signatures ${result.rejectedSignatures}, final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+  `receiver failures ${JSON.stringify(result.receiverFailures)}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
 );
+for (const violation of result.violations) {
+  const lastKill = result.killedAt.filter((at) => at <= violation.at).at(-1);
+  console.log(
+    `Retry-After violation: ${violation.webhookId} arrived ${violation.at - violation.pausedFrom} ms after the 429 (pause ${violation.pausedUntil - violation.pausedFrom} ms)${lastKill === undefined ? '' : `, ${violation.at - lastKill} ms after the last SIGKILL`}${lastKill !== undefined && lastKill > violation.pausedFrom ? ' (killed during the pause)' : ''}`,
+  );
+}
+if (values.dump) {
+  const { accepted, journal, killedAt, violations } = result;
+  await writeFile(values.dump, JSON.stringify({ accepted, journal, killedAt, violations }));
+}
 const clean =
   result.missing.length === 0 &&
   result.duplicateIds === 0 &&

@@ -1,11 +1,41 @@
 import { describe, expect, it } from 'vitest';
+import { type DeliveredChange, duplicateIds, revisitedStates } from './duplicate-ids.ts';
 import { busiestWindow, formatChaosResult, runChaos } from './run-chaos.ts';
+
+const change = (
+  id: string,
+  second: number,
+  previous: string | null,
+  current: string,
+): DeliveredChange => ({
+  id,
+  type: previous === null ? 'resource.created' : 'resource.updated',
+  subject: 'r1',
+  previous: previous === null ? null : { State: previous, UpdatedUtc: `${second}` },
+  content: { State: current, UpdatedUtc: `${second}` },
+  time: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+});
 
 describe('whole-bridge chaos', () => {
   it('counts the busiest window of arrivals', () => {
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 41_000], 30_000)).toBe(3);
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 31_000], 30_000)).toBe(4);
     expect(busiestWindow([], 30_000)).toBe(0);
+  });
+
+  it('counts one change under two ids as a duplicate, not a record that went back and forth', () => {
+    const flips = [
+      change('evt_A', 1, 'Dirty', 'Clean'),
+      change('evt_B', 2, 'Clean', 'Dirty'),
+      change('evt_C', 3, 'Dirty', 'Clean'),
+    ];
+    expect(duplicateIds(flips)).toBe(0);
+    expect(revisitedStates(flips)).toBe(1);
+    // The same id again (at-least-once) is no duplicate; arrival order does not matter.
+    expect(duplicateIds([flips[2]!, flips[0]!, flips[1]!, flips[0]!])).toBe(0);
+    // One change re-detected after a crash under a new id is one.
+    expect(duplicateIds([...flips, change('evt_D', 4, 'Dirty', 'Clean')])).toBe(1);
+    expect(duplicateIds([flips[0]!, change('evt_E', 2, 'Dirty', 'Clean')])).toBe(1);
   });
 
   it('loses nothing through connector faults, receiver failures and SIGKILLs', async () => {

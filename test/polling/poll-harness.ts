@@ -12,13 +12,18 @@ import type {
   StreamDefinition,
 } from '../../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
-import { type PollSettings, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import {
+  type PollSettings,
+  pollSettingsFromEnv,
+  streamDefinitions,
+} from '../../shared/polling/poll-settings.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { DatasetSize } from '../../shared/simulator/generate.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import type { StateStore } from '../../shared/state/state-store.ts';
 
 /** Start of simulated time in poller tests. */
 export const POLL_TEST_START_MS = Date.UTC(2026, 2, 10, 9, 0, 0);
@@ -33,6 +38,40 @@ export class CollectingPublisher implements EventPublisher {
     this.events.push(...(events as EntityEvent[]));
     return { published: events.length, thinned: 0, failures: [] };
   }
+}
+
+/** One customer stream (connection `main`, plain token) over `store`, for poller tests. */
+export interface CustomerStream {
+  client: ConnectorClient;
+  definition: StreamDefinition;
+  deps: PollDeps & { publisher: CollectingPublisher };
+}
+
+/** The customer stream of connection `main` against `sim`, read by pages of `pageCount`. */
+export function customerStream(
+  sim: RunningSimulator,
+  clock: ManualClock,
+  store: StateStore,
+  pageCount = 1000,
+): CustomerStream {
+  const client = createConnectorClient(
+    {
+      baseUrl: sim.url,
+      clientToken: sim.tokens.clientToken,
+      accessToken: sim.tokens.accessToken,
+      client: 'tests',
+      rateLimit: false,
+    },
+    { clock },
+  );
+  const settings = pollSettingsFromEnv(
+    { POLL_ENTITIES: 'customer', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
+    clock.now(),
+  );
+  const [definition] = streamDefinitions('main', settings);
+  const publisher = new CollectingPublisher();
+  const deps = { store, client, publisher, clock, windows: settings.windows, pageCount };
+  return { client, definition: definition!, deps };
 }
 
 /** A simulator, dynalite and two connections wired like `npm start`, on one ManualClock. */
