@@ -35,6 +35,10 @@ const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
   metrics: new EmfPublishMetrics(metrics),
+  onRulesError: (error) =>
+    logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
+      error: error as Error,
+    }),
 });
 const secrets = new SecretsManagerClient({});
 const clients = new Map<string, Promise<ConnectorClient>>();
