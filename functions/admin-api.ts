@@ -8,6 +8,11 @@ import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
+import {
+  enabledConnectionStreams,
+  environmentConnectionView,
+} from '../shared/connections/connection-streams.ts';
+import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
@@ -15,6 +20,7 @@ import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
 import { buildAdminWriteThrough } from './admin-write-through.ts';
+import { createKmsTokenCipher } from './connection-clients.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
@@ -62,6 +68,8 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
   // The admin service only stores and enqueues; the sender is part of the shared deps.
   const dispatcher = buildWebhookDeps(config.webhooks, dynamo);
   const state = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
+  const connections = new DynamoDbConnectionStore({ client: dynamo, tableName: config.tableName });
+  const startedAt = systemClock.now();
   return {
     webhooks: createWebhookService({
       ...dispatcher,
@@ -73,7 +81,21 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
     writeThrough: buildAdminWriteThrough(config.poll, process.env, state, (error, operation) =>
       logger.error('write-through events not published', { error, operation }),
     ),
-    streams: config.poll.definitions,
+    // The props' starting set and the streams of every enabled stored connection.
+    streams: async () => [
+      ...config.poll.definitions,
+      ...(await enabledConnectionStreams(connections, config.poll.settings)),
+    ],
+    connections: {
+      store: connections,
+      cipher: createKmsTokenCipher(config.poll.tokenKeyArn),
+      state,
+      clock: systemClock,
+      // The CDK props' connections: polled from their own secrets, read-only here.
+      configured: Object.keys(config.poll.secretArns).map((id) =>
+        environmentConnectionView(id, config.poll.settings, startedAt),
+      ),
+    },
     windows: config.poll.settings.windows,
     // The counters the dispatcher adds to; the admin API only reads them (backfill progress).
     deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo, tableName: config.tableName }),

@@ -1,49 +1,109 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock } from '../shared/clock.ts';
+import { connectionPages } from '../shared/connections/connection-store.ts';
+import { streamsOfConnection } from '../shared/connections/connection-streams.ts';
+import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
+import {
+  type ConnectionJob,
+  type PlannedConnection,
+  planConnectionJobs,
+  planStoredConnectionJobs,
+} from '../shared/polling/plan-connections.ts';
 import type { PollJob } from '../shared/polling/poll-job.ts';
-import { dueStreams } from '../shared/polling/schedule.ts';
 import { chunk } from '../shared/polling/strategies/paged-records.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
+import type { StreamState } from '../shared/state/state-store.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
 /** SendMessageBatch takes at most 10 entries. */
 const SQS_BATCH_MAX_ENTRIES = 10;
 /** SQS delays a message by at most 15 minutes. */
 const SQS_MAX_DELAY_MS = 900_000;
+/** Connections read per page of the connection store. */
+const CONNECTION_PAGE_SIZE = 500;
 
 const config = readPollLambdaEnv(process.env, systemClock.now());
-const store = new DynamoDbStateStore({
-  client: new DynamoDBClient({}),
+const dynamo = new DynamoDBClient({});
+const store = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
+const connectionStore = new DynamoDbConnectionStore({
+  client: dynamo,
   tableName: config.tableName,
 });
 const sqs = new SQSClient({});
 
-/**
- * Scheduled planner: finds due streams and enqueues one poll job each. A stream already being
- * polled is skipped by its poller's lease, so an overlapping schedule never runs it twice.
- */
-export const handler = async (): Promise<{ enqueued: number }> => {
-  const states = new Map((await store.listStreams()).map((state) => [state.streamId, state]));
-  const now = systemClock.now();
-  // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
-  const lookaheadMs = Math.min(config.settings.intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
-  const due = dueStreams(config.definitions, states, now, lookaheadMs);
-  for (const batch of chunk(due, SQS_BATCH_MAX_ENTRIES)) {
+/** The props' starting set, grouped by connection. */
+const propsConnections: PlannedConnection[] = Object.keys(config.secretArns).map((id) => ({
+  connectionId: id,
+  definitions: config.definitions.filter((d) => d.connectionId === id),
+}));
+
+async function enqueue(jobs: readonly ConnectionJob[]): Promise<void> {
+  for (const batch of chunk(jobs, SQS_BATCH_MAX_ENTRIES)) {
     const result = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: config.pollJobQueueUrl,
-        Entries: batch.map((definition, index) => ({
+        Entries: batch.map((job, index) => ({
           Id: String(index),
-          MessageBody: JSON.stringify({ streamId: definition.streamId } satisfies PollJob),
-          DelaySeconds: Math.ceil(
-            Math.max(0, (states.get(definition.streamId)?.nextDueAt ?? now) - now) / 1000,
-          ),
+          MessageBody: JSON.stringify({
+            connectionId: job.connectionId,
+            streamIds: job.streamIds,
+            dueBy: job.dueBy,
+          } satisfies PollJob),
+          DelaySeconds: Math.ceil(Math.min(job.delayMs, SQS_MAX_DELAY_MS) / 1000),
         })),
       }),
     );
     if (result.Failed?.length)
       throw new Error(`could not enqueue ${result.Failed.length} poll jobs`);
   }
-  return { enqueued: due.length };
+}
+
+/** The stream states of the props' starting set (at most 20 connections), read one by one. */
+async function propsStreamStates(): Promise<Map<string, StreamState>> {
+  const states = await Promise.all(
+    config.definitions.map((definition) => store.getStream(definition.streamId)),
+  );
+  return new Map(
+    states.filter((state) => state !== undefined).map((state) => [state.streamId, state]),
+  );
+}
+
+/**
+ * Scheduled planner: one poll job per connection with due streams (jobs scale with
+ * connections, not streams). Stored connections are read page by page and planned from their
+ * own `nextDueAt`, which the poller keeps, so 10,000 connections cost 10,000 item reads and
+ * 1,000 SendMessageBatch calls of 10 per run, not a read of every stream state. A stream
+ * already being polled is skipped by its lease, so an overlapping schedule never polls it twice.
+ */
+export const handler = async (): Promise<{ enqueued: number; connections: number }> => {
+  const now = systemClock.now();
+  // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
+  const lookaheadMs = Math.min(config.settings.intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
+  const propsJobs = planConnectionJobs(
+    propsConnections,
+    await propsStreamStates(),
+    now,
+    lookaheadMs,
+  );
+  await enqueue(propsJobs);
+  let enqueued = propsJobs.length;
+  let connections = propsConnections.length;
+  for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
+    const stored = page.filter((connection) => !config.secretArns[connection.id]);
+    connections += stored.length;
+    const jobs = planStoredConnectionJobs(
+      stored.map((connection) => ({
+        connectionId: connection.id,
+        enabled: connection.enabled,
+        ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
+        streamIds: streamsOfConnection(connection, config.settings).map((d) => d.streamId),
+      })),
+      now,
+      lookaheadMs,
+    );
+    await enqueue(jobs);
+    enqueued += jobs.length;
+  }
+  return { enqueued, connections };
 };

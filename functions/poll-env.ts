@@ -25,7 +25,12 @@ const idList = z
 export const PollLambdaEnvSchema = z.object({
   STATE_TABLE_NAME: z.string().min(1),
   POLL_JOB_QUEUE_URL: z.url(),
-  CONNECTION_SECRET_ARNS: ConnectionSecretArnsSchema,
+  /** The starting set of connections from the CDK props, each with its own secret (optional). */
+  CONNECTION_SECRET_ARNS: ConnectionSecretArnsSchema.default({}),
+  /** The deployment's one secret: `{ baseUrl, clientToken, client? }` for connections stored as data. */
+  DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
+  /** The KMS key that wraps the data keys of stored AccessTokens. */
+  CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
   POLL_EXPORT_IDS: idList,
   POLL_PRODUCT_IDS: idList,
 });
@@ -35,7 +40,10 @@ export interface PollLambdaConfig {
   tableName: string;
   pollJobQueueUrl: string;
   secretArns: Record<string, string>;
+  deploymentSecretArn: string | undefined;
+  tokenKeyArn: string | undefined;
   settings: PollSettings;
+  /** The streams of the props' connections (stored connections are read from the table). */
   definitions: StreamDefinition[];
 }
 
@@ -61,6 +69,8 @@ export function readPollLambdaEnv(
     tableName: parsed.STATE_TABLE_NAME,
     pollJobQueueUrl: parsed.POLL_JOB_QUEUE_URL,
     secretArns: parsed.CONNECTION_SECRET_ARNS,
+    deploymentSecretArn: parsed.DEPLOYMENT_SECRET_ARN,
+    tokenKeyArn: parsed.CONNECTION_TOKEN_KEY_ARN,
     settings,
     definitions,
   };

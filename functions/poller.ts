@@ -6,18 +6,14 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
-import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
-import {
-  type ConnectorClient,
-  createConnectorClient,
-} from '../shared/connector/connector-client.ts';
+import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
-import { pollStream } from '../shared/polling/poll-stream.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
-import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
+import { createConnectionClients } from './connection-clients.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
 /** Stop starting pages this long before the Lambda timeout, so state is saved in time. */
@@ -28,9 +24,6 @@ const metrics = new Metrics();
 const config = readPollLambdaEnv(process.env, systemClock.now());
 const dynamoDb = new DynamoDBClient({});
 const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.tableName });
-// Every invocation of every poller takes its grants from the token's item in the state table:
-// concurrent invocations polling one connection's streams share one budget.
-const budgetLedger = new DynamoDbGrantLedger(dynamoDb, config.tableName);
 const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
@@ -40,47 +33,48 @@ const publisher = createPublisher(parsePublisherConfig(process.env), {
       error: error as Error,
     }),
 });
-const secrets = new SecretsManagerClient({});
-const clients = new Map<string, Promise<ConnectorClient>>();
+// Every invocation of every poller takes its grants from the token's item in the state table:
+// concurrent invocations polling one token share one budget.
+const connectionStore = new DynamoDbConnectionStore({
+  client: dynamoDb,
+  tableName: config.tableName,
+});
+const connections = createConnectionClients({
+  config,
+  store: connectionStore,
+  dynamo: dynamoDb,
+  secrets: new SecretsManagerClient({}),
+});
 
-function clientFor(connectionId: string): Promise<ConnectorClient> {
-  let client = clients.get(connectionId);
-  if (!client) {
-    const arn = config.secretArns[connectionId]!;
-    client = loadConnectionSecret(secrets, arn).then((connection) =>
-      createConnectorClient(connection, {
-        budgetLedger,
-        budgetMarginMs: config.settings.budgetMarginMs,
-      }),
-    );
-    client.catch(() => clients.delete(connectionId));
-    clients.set(connectionId, client);
-  }
-  return client;
+/** The connection and streams of a job; the one-stream form names its connection in the id. */
+function jobStreams(body: unknown): { connectionId: string; streamIds: string[]; dueBy?: number } {
+  const job = parseOrThrow(PollJobSchema, body, 'poll job');
+  if ('connectionId' in job) return job;
+  return { connectionId: job.streamId.split(':')[0] ?? '', streamIds: [job.streamId] };
 }
 
 /**
- * Poll-job consumer: one message per due stream. Connector failures are recorded on the
- * stream (backoff, parking) and the message succeeds; anything else (state store, publish)
- * is reported as a batch item failure so SQS redelivers the job.
+ * Poll-job consumer: one message per connection with due streams; the invocation polls each
+ * of them with one client and one budget. Connector failures are recorded on the stream
+ * (backoff, parking) and the message succeeds; anything else (state store, publish, opening
+ * the token) is reported as a batch item failure so SQS redelivers the job.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
-      const job = parseOrThrow(PollJobSchema, JSON.parse(record.body), 'poll job');
-      const definition = config.definitions.find(
-        (candidate) => candidate.streamId === job.streamId,
-      );
-      if (!definition) {
-        logger.warn('poll job for an unknown stream', { streamId: job.streamId });
+      const { connectionId, streamIds, dueBy } = jobStreams(JSON.parse(record.body));
+      const connection = await connections.open(connectionId);
+      if (!connection) {
+        logger.info('poll job for a disabled or unknown connection', { connectionId });
         continue;
       }
-      const outcome = await pollStream(
-        definition,
+      const { outcomes, nextDueAt } = await pollConnectionStreams(
+        streamIds,
+        connection.definitions,
         {
           store,
-          client: await clientFor(definition.connectionId),
+          client: connection.client,
           publisher,
           clock: systemClock,
           windows: config.settings.windows,
@@ -88,19 +82,26 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           deadline: systemClock.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
         },
         context.awsRequestId,
+        dueBy,
       );
-      logger.info('poll finished', { ...outcome });
-      if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);
-      const state = await store.getStream(definition.streamId);
-      if (state?.watermark) {
-        metrics
-          .singleMetric()
-          .addDimensions({ Stream: definition.streamId })
-          .addMetric(
-            'WatermarkAgeSeconds',
-            MetricUnit.Seconds,
-            (systemClock.now() - Date.parse(state.watermark)) / 1000,
-          );
+      // The planner finds a stored connection's next job from this, not from its stream states.
+      if (!config.secretArns[connectionId] && nextDueAt !== undefined) {
+        await connectionStore.recordNextDue(connectionId, nextDueAt);
+      }
+      for (const outcome of outcomes) {
+        logger.info('poll finished', { ...outcome });
+        if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);
+        const state = await store.getStream(outcome.streamId);
+        if (state?.watermark) {
+          metrics
+            .singleMetric()
+            .addDimensions({ Stream: outcome.streamId })
+            .addMetric(
+              'WatermarkAgeSeconds',
+              MetricUnit.Seconds,
+              (systemClock.now() - Date.parse(state.watermark)) / 1000,
+            );
+        }
       }
     } catch (error) {
       logger.error('poll job failed', { error: error as Error, messageId: record.messageId });

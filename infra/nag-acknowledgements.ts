@@ -9,7 +9,7 @@ import type { ChangeBridgeState } from './stateful.ts';
  * accepts on the stateful resources. Anything else fails synthesis.
  */
 export function acknowledgeStateFindings(state: ChangeBridgeState): void {
-  for (const secret of state.connectionSecrets.values()) {
+  for (const secret of [...state.connectionSecrets.values(), state.deploymentSecret]) {
     acknowledge(
       secret,
       'AwsSolutions-SMG4',
@@ -27,14 +27,15 @@ export function acknowledgeStateFindings(state: ChangeBridgeState): void {
 export function acknowledgeRuntimeFindings(runtime: ChangeBridgeRuntime): void {
   for (const fn of runtime.functions.values()) {
     if (!fn.role) continue;
-    // The table and the internal queues are encrypted with the data key; CDK's grant
-    // methods then add these two KMS actions, on that one key ARN only.
+    // The table and the internal queues are encrypted with the data key, and stored tokens
+    // under the connection token key; CDK's grant methods then add these two KMS actions, on
+    // those key ARNs only.
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
       acknowledge(
         fn.role,
         `AwsSolutions-IAM5[Action::${action}]`,
         `${action} is added by grants on the KMS-encrypted table and queues, and is scoped to ` +
-          'the single data key of the bridge (no other key is reachable).',
+          "the bridge's own keys (the data key, the connection token key); no other key is reachable.",
       );
     }
   }

@@ -19,6 +19,11 @@ export function addStateOutputs(state: ChangeBridgeState): void {
       value: state.eventsQueue.queueUrl,
     });
   }
+  new CfnOutput(state, 'DeploymentSecretName', {
+    description:
+      'Store { baseUrl, clientToken, client? } here once; every connection added at run time uses it',
+    value: state.deploymentSecret.secretName,
+  });
   for (const [id, name] of state.connectionSecretNames) {
     new CfnOutput(state, `ConnectionSecret-${id}`, {
       description: `Store the credentials of connection ${id} here (put-secret-value)`,

@@ -44,15 +44,21 @@ const DISPATCH_TIMEOUT_MARGIN_MS = 10_000;
 
 /**
  * Properties of the {@link ChangeBridge} construct, validated when the construct is built.
- * Every field has a production default except `connections`.
+ * Every field has a production default.
  */
 export const ChangeBridgePropsSchema = z
   .object({
-    /** Connections to poll; one Secrets Manager secret is created per connection. */
+    /**
+     * A starting set of connections, each with its own Secrets Manager secret (the migration
+     * path from connections as props). Optional: connections are data, added at run time
+     * with `change-bridge connections add` and no deploy; their tokens live sealed in the
+     * state table under {@link ChangeBridgeState.connectionTokenKey}.
+     */
     connections: z
       .array(ConnectionSchema)
-      .min(1)
-      .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'ids must be unique'),
+      .max(20, 'add more connections at run time (`connections add`), not as props')
+      .refine((list) => new Set(list.map((c) => c.id)).size === list.length, 'ids must be unique')
+      .default([]),
     /** Prefix of the connection secrets' names: `<prefix>/connections/<id>`. */
     secretNamePrefix: z
       .string()

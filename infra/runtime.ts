@@ -15,7 +15,7 @@ import {
 } from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
 
-/** Poll jobs are taken one at a time: each is a whole window of one stream. */
+/** Poll jobs are taken one at a time: each is every due stream of one connection. */
 const POLL_JOB_BATCH_SIZE = 1;
 /** SQS's largest batch for a standard queue without a batching window. */
 
@@ -68,7 +68,7 @@ export class ChangeBridgeRuntime extends Construct {
     this.poller = fn(
       'Poller',
       'poller.ts',
-      'change-bridge: polls one stream window',
+      'change-bridge: polls the due streams of one connection',
       config.pollerTimeoutSeconds,
       1024,
     );
@@ -146,7 +146,8 @@ export class ChangeBridgeRuntime extends Construct {
   private grantData(state: ChangeBridgeState): void {
     const { table, bus, pollJobQueue, dispatchQueue, eventsQueue } = state;
 
-    // Planner: reads stream states and leases, enqueues poll jobs.
+    // Planner: reads connections by page and stream states, enqueues one job per connection;
+    // it never opens a token.
     table.grantReadWriteData(this.planner);
     pollJobQueue.grantSendMessages(this.planner);
 
@@ -160,6 +161,9 @@ export class ChangeBridgeRuntime extends Construct {
     if (eventsQueue) eventsQueue.grantSendMessages(this.poller);
     pollJobQueue.grantSendMessages(this.poller);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.poller);
+    // Stored connections: the deployment's endpoint and ClientToken, and their sealed tokens.
+    state.deploymentSecret.grantRead(this.poller);
+    state.connectionTokenKey.grantDecrypt(this.poller);
 
     // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queue;
     // publishes operational events (subscription.disabled, delivery.failing).
@@ -176,6 +180,8 @@ export class ChangeBridgeRuntime extends Construct {
     grantListRules(this.adminFunction);
     if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
+    // `connections add` seals a token under a new data key (GenerateDataKey, Encrypt, Decrypt).
+    state.connectionTokenKey.grantEncryptDecrypt(this.adminFunction);
   }
 }
 
@@ -220,6 +226,8 @@ function bridgeEnvironment(
     // With the archive on, every event goes to the bus (the archive keeps them all).
     PUBLISH_EVENT_BUS_MODE: config.eventArchive ? 'all' : config.eventBusMode,
     CONNECTION_SECRET_ARNS: Stack.of(scope).toJsonString(secretArns),
+    DEPLOYMENT_SECRET_ARN: state.deploymentSecret.secretArn,
+    CONNECTION_TOKEN_KEY_ARN: state.connectionTokenKey.keyArn,
     // Each stream is due once per planner run unless told otherwise.
     POLL_INTERVAL: config.pollInterval ?? `${config.pollRateMinutes * 60}s`,
     INITIAL_SYNC: config.initialSync,

@@ -46,6 +46,18 @@ export class ChangeBridgeState extends Construct {
   readonly eventsQueue: Queue | undefined;
   /** Every dead-letter queue, by a readable name, for alarms and the dashboard. */
   readonly deadLetterQueues: ReadonlyMap<string, Queue>;
+  /**
+   * The KMS key that wraps the data keys of connection AccessTokens stored in the table
+   * (envelope encryption: one GenerateDataKey per admin invocation, one Decrypt per poller
+   * container). Apart from {@link dataKey}, so sealing and opening tokens is granted to the
+   * functions that need it and to nothing that merely reads the table.
+   */
+  readonly connectionTokenKey: Key;
+  /**
+   * The deployment's one secret: `{ baseUrl, clientToken, client? }`, shared by every
+   * connection stored as data. Created empty; the operator stores the value once.
+   */
+  readonly deploymentSecret: Secret;
   /** Connection id → its credentials secret. */
   readonly connectionSecrets: ReadonlyMap<string, Secret>;
   /** Connection id → the secret's name, `<secretNamePrefix>/connections/<id>`. */
@@ -130,6 +142,17 @@ export class ChangeBridgeState extends Construct {
     this.eventsQueue = publishesToSqs(config) ? this.createEventsQueue(config, dlqs) : undefined;
     this.deadLetterQueues = dlqs;
 
+    this.connectionTokenKey = new Key(this, 'ConnectionTokenKey', {
+      description: 'change-bridge: wraps the data keys of stored connection AccessTokens',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.deploymentSecret = this.createEmptySecret(
+      'DeploymentSecret',
+      `${config.secretNamePrefix}/deployment`,
+      'change-bridge deployment: JSON { baseUrl, clientToken, client? } shared by every connection',
+    );
+
     const secrets = new Map<string, Secret>();
     const names = new Map<string, string>();
     for (const { id: connectionId, description } of config.connections) {
@@ -177,11 +200,19 @@ export class ChangeBridgeState extends Construct {
     secretName: string,
     description: string | undefined,
   ): Secret {
-    const secret = new Secret(this, `Connection-${connectionId}`, {
+    return this.createEmptySecret(
+      `Connection-${connectionId}`,
       secretName,
-      description:
-        description ??
+      description ??
         `change-bridge connection ${connectionId}: JSON { baseUrl, clientToken, accessToken, client, portfolioScope? }`,
+    );
+  }
+
+  /** A retained secret with no value: later deploys never overwrite what the operator stored. */
+  private createEmptySecret(id: string, secretName: string, description: string): Secret {
+    const secret = new Secret(this, id, {
+      secretName,
+      description,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     const cfnSecret = secret.node.defaultChild;

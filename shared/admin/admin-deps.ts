@@ -1,4 +1,5 @@
 import type { Clock, RandomSource } from '../clock.ts';
+import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { WindowSettings } from '../polling/windows.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -18,8 +19,11 @@ export interface AdminDeps {
   webhooks: WebhookService;
   /** Stream states and snapshots, shared with the pollers. */
   state: StateStore;
-  /** The configured streams (POLL_ENTITIES × connections); backfill and resync choose among them. */
-  streams: readonly StreamDefinition[];
+  /**
+   * The configured streams (POLL_ENTITIES × enabled connections); backfill and resync choose
+   * among them. Called on every request that needs them: connections added at run time change it.
+   */
+  streams(): Promise<readonly StreamDefinition[]>;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */
@@ -31,6 +35,8 @@ export interface AdminDeps {
   random: RandomSource;
   /** The connector budget per connection (`streams list`); absent where the process has none. */
   budgets?: () => BudgetView[];
+  /** Connections as data (`/connections` routes); absent: those routes answer 404. */
+  connections?: ConnectionAdminDeps;
   /** The connector proxy (POST /api/connector/v1/…); absent: those routes answer 404. */
   writeThrough?: WriteThrough;
   /** Told about every error answered with 500 (its details never reach the caller). */

@@ -162,7 +162,7 @@ export async function startBackfill(
   input: { entities?: readonly string[] | undefined; emit: boolean },
   deps: AdminDeps,
 ): Promise<BackfillJob> {
-  const chosen = chooseStreams(deps.streams, input.entities);
+  const chosen = chooseStreams(await deps.streams(), input.entities);
   if (chosen.length === 0) {
     throw new ValidationError('backfill', [
       { path: 'entities', message: 'no stream is configured' },

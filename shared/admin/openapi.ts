@@ -71,6 +71,11 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   if (route.tag === 'subscriptions' || route.operationId === 'replayEvent') {
     responses['409'] = errorResponse('The subscription is disabled');
   }
+  if (route.tag === 'connections' && route.method !== 'GET') {
+    responses['409'] = errorResponse(
+      'The id is taken, or the connection is defined by the CONNECTOR_* variables',
+    );
+  }
   // The local server's guard (request-guard.ts); in AWS, API Gateway's IAM authorization answers 403.
   const isPage = route.operationId === 'getConsole' || route.operationId === 'getConsoleAsset';
   if (!isPage)
@@ -119,7 +124,7 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
     info: {
       ...OPENAPI_INFO,
       description:
-        'Subscriptions, events, deliveries, streams and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway.',
+        'Subscriptions, events, deliveries, streams, connections and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     paths,

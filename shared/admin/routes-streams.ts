@@ -12,7 +12,7 @@ import { listStreamViews, toStreamView } from './streams-view.ts';
 
 /** The definition and state of a stream; 404 when it is neither configured nor stored. */
 async function findStream(id: string, deps: AdminDeps) {
-  const definition = deps.streams.find((d) => d.streamId === id);
+  const definition = (await deps.streams()).find((d) => d.streamId === id);
   const state = await deps.state.getStream(id);
   if (!definition && !state) throw new AdminNotFoundError(`stream ${id} does not exist`);
   return { definition, state };
@@ -33,7 +33,11 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     handle: async (_input, deps) => ({
       status: 200,
       body: {
-        streams: listStreamViews(deps.streams, await deps.state.listStreams(), deps.clock.now()),
+        streams: listStreamViews(
+          await deps.streams(),
+          await deps.state.listStreams(),
+          deps.clock.now(),
+        ),
         ...(deps.budgets ? { budgets: deps.budgets() } : {}),
       },
     }),

@@ -158,7 +158,7 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     success: { status: 202, schema: ResyncResultSchema },
     handle: async ({ id, body }, deps) => {
       await requireEnabled(id, deps);
-      const source = stateSnapshotSource(deps.state, deps.streams);
+      const source = stateSnapshotSource(deps.state, await deps.streams());
       return { status: 202, body: { sent: await deps.webhooks.resync(id, body.entities, source) } };
     },
   }),

@@ -1,5 +1,6 @@
 import { buildOpenApiDocument } from './openapi.ts';
 import { type AdminRoute, defineRoute } from './route.ts';
+import { CONNECTION_ROUTES } from './routes-connections.ts';
 import { CONNECTOR_ROUTES } from './routes-connector.ts';
 import { CONSOLE_ROUTES } from './routes-console.ts';
 import { EVENT_ROUTES } from './routes-events.ts';
@@ -40,6 +41,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...SUBSCRIPTION_ROUTES,
   ...EVENT_ROUTES,
   ...STREAM_ROUTES,
+  ...CONNECTION_ROUTES,
   ...CONNECTOR_ROUTES,
   ...META_ROUTES,
   ...CONSOLE_ROUTES,

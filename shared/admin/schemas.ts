@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { splitCommaText } from '../comma-list.ts';
+import { ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
 import { EventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
@@ -13,15 +15,6 @@ import {
  * them and the OpenAPI document is generated from them, so the two cannot drift. Request
  * bodies are strict: a misspelt field is a 400 naming it, not a silently ignored option.
  */
-
-/** Splits comma-separated text (`'a, b,c'`) into a list; other values pass unchanged. */
-function splitCommaText(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  return value
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-}
 
 /**
  * Event type patterns of a subscription: an array, or comma-separated text
@@ -234,3 +227,24 @@ export const HealthSchema = z.object({ status: z.literal('ok'), time: z.string()
 
 /** `GET /openapi.json`: an OpenAPI 3.1 document. */
 export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
+
+export { ConnectionViewSchema };
+
+/** `GET /connections`: every connection, never with a token. */
+export const ConnectionListSchema = z.object({ connections: z.array(ConnectionViewSchema) });
+
+/** Query of `DELETE /connections/{id}`: `keepState=true` keeps the streams' state and snapshots. */
+export const RemoveConnectionQuerySchema = z.object({
+  keepState: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((value) => value === 'true'),
+});
+
+/** `DELETE /connections/{id}`: what was removed. */
+export const ConnectionRemovedSchema = z.object({
+  id: z.string(),
+  removed: z.literal(true),
+  /** Streams whose state and snapshots were deleted (0 with keepState). */
+  streamsDeleted: z.number().int().nonnegative(),
+});

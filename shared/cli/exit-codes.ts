@@ -9,6 +9,8 @@ export const EXIT_USAGE = 2;
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** Reads stdin to its end (secrets such as `--access-token-stdin`); default: the process's stdin. */
+  readStdin?(): Promise<string>;
 }
 
 /** The process's stdout and stderr. */

@@ -36,6 +36,18 @@ export const ConnectionSecretArnsSchema = z
   .pipe(z.record(z.string().regex(/^[A-Za-z0-9_-]+$/), z.string().min(1)));
 
 /**
+ * The deployment's one secret (README, "Connections"): the endpoint and the ClientToken every
+ * connection stored as data shares, `{ "baseUrl", "clientToken", "client"? }`.
+ */
+export const DeploymentSecretSchema = z.object({
+  baseUrl: z.url(),
+  clientToken: z.string().min(1),
+  client: z.string().min(1).default(DEFAULT_CLIENT_NAME),
+});
+/** The deployment's endpoint, ClientToken and Client name. */
+export type DeploymentSecret = z.output<typeof DeploymentSecretSchema>;
+
+/**
  * Reads a connection's credentials from Secrets Manager. The secret's value never appears in
  * an error message: a malformed secret is reported by field name only.
  */
@@ -43,17 +55,33 @@ export async function loadConnectionSecret(
   client: SecretsManagerClient,
   secretArn: string,
 ): Promise<ConnectorConfig> {
+  const json = await readSecretJson(client, secretArn, 'connection secret');
+  return parseOrThrow(ConnectionSecretSchema, json, `connection secret ${secretArn}`);
+}
+
+/** Reads the deployment secret; like {@link loadConnectionSecret}, never echoing its value. */
+export async function loadDeploymentSecret(
+  client: SecretsManagerClient,
+  secretArn: string,
+): Promise<DeploymentSecret> {
+  const json = await readSecretJson(client, secretArn, 'deployment secret');
+  return parseOrThrow(DeploymentSecretSchema, json, `deployment secret ${secretArn}`);
+}
+
+async function readSecretJson(
+  client: SecretsManagerClient,
+  secretArn: string,
+  what: string,
+): Promise<unknown> {
   const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
   if (!result.SecretString) {
-    throw new ValidationError('connection secret', [
+    throw new ValidationError(what, [
       { path: secretArn, message: 'has no value yet: store the credentials JSON' },
     ]);
   }
-  let json: unknown;
   try {
-    json = JSON.parse(result.SecretString);
+    return JSON.parse(result.SecretString);
   } catch {
-    throw new ValidationError('connection secret', [{ path: secretArn, message: 'is not JSON' }]);
+    throw new ValidationError(what, [{ path: secretArn, message: 'is not JSON' }]);
   }
-  return parseOrThrow(ConnectionSecretSchema, json, `connection secret ${secretArn}`);
 }

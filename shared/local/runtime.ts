@@ -5,6 +5,7 @@ import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { toBudgetView } from '../admin/streams-view.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
@@ -33,6 +34,7 @@ import { startLocalDynamoDb } from './dynamodb.ts';
 import { LocalEventRouter } from './event-router.ts';
 import { type EventSourceLoop, startEventSourceLoop } from './event-source-loop.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
+import { openLocalConnections } from './local-connections.ts';
 import { ObservedPublisher } from './observed-publisher.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
@@ -184,12 +186,33 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ...(source.products ? { products: source.products } : {}),
     });
     // Grants live in the state table, so a restart knows what the last 30 s already spent.
-    const client = createConnectorClient(source.connection, {
+    const clientDeps = {
       clock,
       random,
       budgetLedger: new DynamoDbGrantLedger(dynamo.client, LOCAL_TABLE_NAME),
       budgetMarginMs: settings.budgetMarginMs,
+    };
+    const client = createConnectorClient(source.connection, clientDeps);
+    // The CONNECTOR_* connection is `local`; connections added at run time come from the store.
+    const connections = await openLocalConnections({
+      dataDir: config.dataDir,
+      dynamo: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+      state,
+      settings,
+      deployment: source.connection,
+      fixed: {
+        id: LOCAL_CONNECTION_ID,
+        definitions: streams,
+        client,
+        signal: new AbortController().signal,
+      },
+      fixedView: environmentConnectionView(LOCAL_CONNECTION_ID, settings, clock.now()),
+      clientDeps,
+      clock,
+      onError: (message) => reporter.info(message),
     });
+    closers.push(() => connections.close());
     const publisher = new ObservedPublisher(router, (events) => reporter.events(events));
     const pollDeps: PollDeps = {
       store: state,
@@ -206,7 +229,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ),
     };
     const pollLoop: PollLoop = startPollLoop({
-      definitions: streams,
+      definitions: () => connections.registry.definitions(),
+      connectionOf: (definition) => connections.registry.get(definition.connectionId),
       deps: pollDeps,
       // One process at a time opens a data dir (LevelDB locks it), so a lease held under this
       // name was taken by this bridge or by one that died: a restart after a SIGKILL takes its
@@ -241,7 +265,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         webhooks,
         writeThrough,
         state,
-        streams,
+        // Read per request: connections added or disabled at run time change the streams.
+        streams: async () => connections.registry.definitions(),
+        connections: connections.admin,
         windows: settings.windows,
         deliveryCounter,
         backfills: new DynamoDbBackfillJobStore({
@@ -251,10 +277,11 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         }),
         clock,
         random,
-        budgets: () => {
-          const view = client.budgetView();
-          return view ? [toBudgetView(LOCAL_CONNECTION_ID, view)] : [];
-        },
+        budgets: () =>
+          connections.registry.connections().flatMap((connection) => {
+            const view = connection.client.budgetView();
+            return view ? [toBudgetView(connection.id, view)] : [];
+          }),
         onError: (error, request) =>
           reporter.info(
             `admin ${request.method} ${request.path} failed: ${(error as Error).message}`,

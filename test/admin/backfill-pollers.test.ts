@@ -60,7 +60,7 @@ describe('backfill with the real pollers against the simulator', () => {
     const deps: AdminDeps = {
       ...webhooks.deps,
       state,
-      streams,
+      streams: async () => streams,
       windows: settings.windows,
       backfills: new MemoryBackfillJobStore(),
       clock: sim.clock,

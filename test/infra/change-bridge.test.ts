@@ -94,7 +94,11 @@ describe('ChangeBridge construct', () => {
       /pollerMaxConcurrency/,
     );
     expect(build({ connections: [{ id: 'a' }, { id: 'a' }] })).toThrow(/ids must be unique/);
-    expect(build({ connections: [] })).toThrow(/connections/);
+    // Connections are data: none as props is a valid deployment; many as props is refused.
+    expect(build({})).not.toThrow();
+    expect(
+      build({ connections: Array.from({ length: 21 }, (_, index) => ({ id: `h${index}` })) }),
+    ).toThrow(/connections add/);
     // Through the schema directly: the type already rules out an unknown entity.
     expect(() =>
       resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),

@@ -136,13 +136,17 @@ describe('stateful stack', () => {
     });
   });
 
-  it('creates one empty, retained credentials secret per connection, named by stage', () => {
+  it('creates one empty, retained credentials secret per starting connection and the deployment secret, named by stage', () => {
     const secrets = stateful.findResources('AWS::SecretsManager::Secret');
     expect(
       Object.values(secrets)
         .map((s) => s.Properties.Name)
         .sort(),
-    ).toEqual(['change-bridge/test/connections/group-b', 'change-bridge/test/connections/main']);
+    ).toEqual([
+      'change-bridge/test/connections/group-b',
+      'change-bridge/test/connections/main',
+      'change-bridge/test/deployment',
+    ]);
     for (const secret of Object.values(secrets)) {
       expect(secret.DeletionPolicy).toBe('Retain');
       expect(secret.Properties.GenerateSecretString).toBeUndefined();
@@ -181,6 +185,8 @@ describe('runtime stack', () => {
           'PUBLISH_EVENT_SOURCE',
           'PUBLISH_TARGETS',
           'CONNECTION_SECRET_ARNS',
+          'DEPLOYMENT_SECRET_ARN',
+          'CONNECTION_TOKEN_KEY_ARN',
           'POLL_INTERVAL',
           'INITIAL_SYNC',
           'WEBHOOK_ALLOW_PRIVATE',
@@ -379,6 +385,43 @@ describe('runtime stack', () => {
         [{ Ref: logicalId(built.runtime.runtime.adminFunction.role!) }],
       ]),
     );
+  });
+
+  it('keeps stored AccessTokens under their own rotated KMS key: the poller decrypts, the admin API seals, the planner never touches it', () => {
+    const tokenKey = logicalId(built.stateful.state.connectionTokenKey);
+    stateful.hasResource('AWS::KMS::Key', {
+      Properties: { EnableKeyRotation: true },
+      DeletionPolicy: 'Retain',
+    });
+    const keyActionsOf = (role: IConstruct) =>
+      Object.values(runtime.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(logicalId(role)))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+        .filter((statement) => JSON.stringify(statement.Resource).includes(tokenKey))
+        .flatMap(actionsOf);
+    const { poller, adminFunction, planner } = built.runtime.runtime;
+    expect(keyActionsOf(poller.role!)).toContain('kms:Decrypt');
+    expect(keyActionsOf(poller.role!)).not.toContain('kms:GenerateDataKey*');
+    expect(keyActionsOf(adminFunction.role!)).toEqual(
+      expect.arrayContaining(['kms:Decrypt', 'kms:GenerateDataKey*']),
+    );
+    expect(keyActionsOf(planner.role!)).toEqual([]);
+  });
+
+  it('lets the planner send poll jobs (one per connection, in batches) to the poll job queue', () => {
+    const queue = logicalId(built.stateful.state.pollJobQueue);
+    const plannerStatements = Object.values(runtime.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        JSON.stringify(policy.Properties.Roles).includes(
+          logicalId(built.runtime.runtime.planner.role!),
+        ),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[]);
+    const send = plannerStatements.filter((statement) =>
+      actionsOf(statement).includes('sqs:SendMessage'),
+    );
+    expect(send).toHaveLength(1);
+    expect(JSON.stringify(send[0]!.Resource)).toContain(queue);
   });
 
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate and throttling', () => {

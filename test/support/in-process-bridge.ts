@@ -5,6 +5,7 @@ import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { TestReceiver } from '../e2e/webhook-receiver.ts';
+import { testLocalConfig } from './local-config.ts';
 
 /** A bridge started by {@link startInProcessBridge}. */
 export interface InProcessBridge {
@@ -27,29 +28,15 @@ export async function startInProcessBridge(
   pollIntervalMs = 500,
 ): Promise<InProcessBridge> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cb-bridge-'));
-  const bridge = await startBridge(
-    {
-      port: 0,
-      host: '127.0.0.1',
-      allowedHosts: [],
-      adminToken: undefined,
-      dataDir,
-      pollIntervalMs,
-      allowPrivate: true,
-      externalConnector: true,
-      demoReceiver: false,
-      json: true,
+  const bridge = await startBridge(testLocalConfig(dataDir, pollIntervalMs), {
+    env: {
+      CONNECTOR_BASE_URL: sim.url,
+      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
+      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      ...env,
     },
-    {
-      env: {
-        CONNECTOR_BASE_URL: sim.url,
-        CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-        CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-        ...env,
-      },
-      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-    },
-  );
+    reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+  });
   return {
     bridge,
     async subscribe(receiver) {

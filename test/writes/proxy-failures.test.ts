@@ -41,7 +41,7 @@ function withWriteThrough(
     scope: {},
     publisher: { publish },
     state: harness.state,
-    streams: harness.deps.streams,
+    streams: harness.streams,
     clock: harness.clock,
     transport,
     onPublishError: (error) => reported.push(error),

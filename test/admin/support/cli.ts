@@ -13,7 +13,7 @@ export interface CliRun {
 export async function startCliHarness(options: { token?: string } = {}): Promise<{
   harness: AdminHarness;
   server: AdminServer;
-  run(args: readonly string[], options?: { api?: boolean }): Promise<CliRun>;
+  run(args: readonly string[], options?: { api?: boolean; stdin?: string }): Promise<CliRun>;
   close(): Promise<void>;
 }> {
   const harness = createAdminHarness();
@@ -25,7 +25,11 @@ export async function startCliHarness(options: { token?: string } = {}): Promise
       const out: string[] = [];
       const err: string[] = [];
       const argv = options.api === false ? [...args] : [...args, '--api', server.url];
-      const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
+      const code = await runCli(argv, {
+        out: (t) => out.push(t),
+        err: (t) => err.push(t),
+        readStdin: async () => options.stdin ?? '',
+      });
       return { code, stdout: out.join('\n'), stderr: err.join('\n') };
     },
     async close() {

@@ -3,6 +3,9 @@ import { MemoryBackfillJobStore } from '../../../shared/admin/backfill-jobs.ts';
 import type { AdminResponse } from '../../../shared/admin/route.ts';
 import { handleAdminRequest } from '../../../shared/admin/router.ts';
 import { ManualClock, seededRandom } from '../../../shared/clock.ts';
+import { LocalKeyFileProvider } from '../../../shared/connections/local-key-file.ts';
+import { MemoryConnectionStore } from '../../../shared/connections/memory-connection-store.ts';
+import { createTokenCipher } from '../../../shared/connections/token-cipher.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../../shared/state/memory-state-store.ts';
 import { MemoryDeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
@@ -54,6 +57,9 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     clock.now(),
   );
   const errors: unknown[] = [];
+  const connections = new MemoryConnectionStore();
+  const connectionChanges = { count: 0 };
+  const streams = streamDefinitions('main', settings);
   const deps: AdminDeps = {
     webhooks: createWebhookService({
       ...dispatcher,
@@ -62,12 +68,29 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
       randomBytes: (size) => Uint8Array.from({ length: size }, () => Math.floor(bytes() * 256)),
     }),
     state,
-    streams: streamDefinitions('main', settings),
+    streams: async () => streams,
     windows: settings.windows,
     deliveryCounter,
     backfills,
     clock,
     random: seededRandom(3),
+    connections: {
+      store: connections,
+      cipher: createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 1))),
+      state,
+      clock,
+      configured: [
+        {
+          id: 'main',
+          enabled: true,
+          createdAt: new Date(HARNESS_START_MS).toISOString(),
+          origin: 'environment',
+        },
+      ],
+      onChange: () => {
+        connectionChanges.count += 1;
+      },
+    },
     onError: (error) => errors.push(error),
   };
 
@@ -98,7 +121,10 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     backfills,
     deliveryCounter,
     dispatcher,
+    connections,
+    connectionChanges,
     settings,
+    streams,
     deps,
     errors,
     call,

@@ -1,0 +1,107 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { StoredConnection } from '../shared/connections/connection.ts';
+import type { ConnectionStore } from '../shared/connections/connection-store.ts';
+import {
+  connectorConfigOf,
+  streamsOfConnection,
+} from '../shared/connections/connection-streams.ts';
+import { CachingDataKeyProvider } from '../shared/connections/data-key-provider.ts';
+import { KmsDataKeyProvider } from '../shared/connections/kms-data-key-provider.ts';
+import { createTokenCipher, type TokenCipher } from '../shared/connections/token-cipher.ts';
+import {
+  loadConnectionSecret,
+  loadDeploymentSecret,
+} from '../shared/connector/connection-secrets.ts';
+import {
+  type ConnectorClient,
+  createConnectorClient,
+} from '../shared/connector/connector-client.ts';
+import { BridgeError } from '../shared/errors.ts';
+import type { StreamDefinition } from '../shared/polling/poll-context.ts';
+import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
+import { createKmsDataKeyApi } from './kms-api.ts';
+import type { PollLambdaConfig } from './poll-env.ts';
+
+/** A connection ready to poll: its streams and its client (one budget per token). */
+export interface OpenConnection {
+  definitions: readonly StreamDefinition[];
+  client: ConnectorClient;
+}
+
+/**
+ * The connections a poller invocation opens: the props' starting set from their own secrets,
+ * the rest from the state table (token sealed under the KMS key, endpoint and ClientToken
+ * from the deployment secret). Clients are kept for the cold start, keyed by registration,
+ * so a token is decrypted once per container; the stored record is re-read per job, so a
+ * disabled or removed connection is never polled again.
+ */
+export function createConnectionClients(options: {
+  config: PollLambdaConfig;
+  store: ConnectionStore;
+  dynamo: DynamoDBClient;
+  secrets: SecretsManagerClient;
+}): { open(connectionId: string): Promise<OpenConnection | undefined> } {
+  const { config, store, dynamo, secrets } = options;
+  const budgetLedger = new DynamoDbGrantLedger(dynamo, config.tableName);
+  const clientDeps = { budgetLedger, budgetMarginMs: config.settings.budgetMarginMs };
+  const clients = new Map<string, Promise<OpenConnection>>();
+  const cipher = createKmsTokenCipher(config.tokenKeyArn);
+  const cached = (key: string, load: () => Promise<OpenConnection>) => {
+    let entry = clients.get(key);
+    if (!entry) {
+      entry = load();
+      entry.catch(() => clients.delete(key));
+      clients.set(key, entry);
+    }
+    return entry;
+  };
+  const openStored = async (connection: StoredConnection): Promise<OpenConnection> => {
+    if (!config.deploymentSecretArn) throw new BridgeError('DEPLOYMENT_SECRET_ARN is not set');
+    const [deployment, accessToken] = await Promise.all([
+      loadDeploymentSecret(secrets, config.deploymentSecretArn),
+      cipher.open(connection.id, connection.accessToken),
+    ]);
+    return {
+      definitions: streamsOfConnection(connection, config.settings),
+      client: createConnectorClient(
+        connectorConfigOf(deployment, connection, accessToken),
+        clientDeps,
+      ),
+    };
+  };
+  return {
+    async open(connectionId) {
+      const secretArn = config.secretArns[connectionId];
+      if (secretArn) {
+        return cached(connectionId, async () => ({
+          definitions: config.definitions.filter((d) => d.connectionId === connectionId),
+          client: createConnectorClient(await loadConnectionSecret(secrets, secretArn), clientDeps),
+        }));
+      }
+      const stored = await store.get(connectionId);
+      if (!stored?.enabled) return undefined;
+      return cached(`${stored.id}@${stored.createdAt}`, () => openStored(stored));
+    },
+  };
+}
+
+/**
+ * The envelope cipher over the bridge's KMS key, built on first use (functions that never
+ * seal or open a token never load the KMS client). One data key per container: the
+ * CachingDataKeyProvider lives as long as the cold start.
+ */
+export function createKmsTokenCipher(tokenKeyArn: string | undefined): TokenCipher {
+  let cipher: TokenCipher | undefined;
+  const get = () => {
+    if (!tokenKeyArn) throw new BridgeError('CONNECTION_TOKEN_KEY_ARN is not set');
+    cipher ??= createTokenCipher(
+      new CachingDataKeyProvider(new KmsDataKeyProvider(createKmsDataKeyApi(), tokenKeyArn)),
+    );
+    return cipher;
+  };
+  return {
+    seal: (connectionId, accessToken) => get().seal(connectionId, accessToken),
+    open: (connectionId, sealed) => get().open(connectionId, sealed),
+  };
+}

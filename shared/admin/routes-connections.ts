@@ -1,0 +1,129 @@
+import {
+  AddConnectionInputSchema,
+  addConnection,
+  type ConnectionAdminDeps,
+  ConnectionNotFoundError,
+  ConnectionReadOnlyError,
+  getConnectionView,
+  listConnectionViews,
+  removeConnection,
+  setConnectionEnabled,
+} from '../connections/connection-admin.ts';
+import { ConnectionExistsError } from '../connections/connection-store.ts';
+import type { AdminDeps } from './admin-deps.ts';
+import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
+import {
+  ConnectionListSchema,
+  ConnectionRemovedSchema,
+  ConnectionViewSchema,
+  EmptySchema,
+  RemoveConnectionQuerySchema,
+} from './schemas.ts';
+
+/**
+ * Runs a connection operation, mapping its outcomes to the router's errors: unknown id → 404;
+ * a taken id or the environment's read-only connection → 409. Never echoes a token.
+ */
+async function withConnections<T>(
+  deps: AdminDeps,
+  run: (connections: ConnectionAdminDeps) => Promise<T>,
+): Promise<T> {
+  if (!deps.connections) throw new AdminNotFoundError('connections are not managed here');
+  try {
+    return await run(deps.connections);
+  } catch (error) {
+    if (error instanceof ConnectionNotFoundError) {
+      throw new AdminNotFoundError(error.message, { cause: error });
+    }
+    if (error instanceof ConnectionExistsError || error instanceof ConnectionReadOnlyError) {
+      throw new AdminConflictError(error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+function enableRoute(enabled: boolean): AdminRoute {
+  const verb = enabled ? 'enable' : 'disable';
+  return defineRoute({
+    method: 'POST',
+    path: `/connections/{id}/${verb}`,
+    operationId: `${verb}Connection`,
+    summary: enabled
+      ? 'Resume polling a connection from its stored state'
+      : 'Stop polling a connection at once; its stream state and snapshots stay',
+    tag: 'connections',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: ConnectionViewSchema },
+    handle: async ({ id }, deps) => ({
+      status: 200,
+      body: await withConnections(deps, (c) => setConnectionEnabled(id, enabled, c)),
+    }),
+  });
+}
+
+/** Connection routes: connections are data (one hotel's AccessToken each), added at run time. */
+export const CONNECTION_ROUTES: readonly AdminRoute[] = [
+  defineRoute({
+    method: 'POST',
+    path: '/connections',
+    operationId: 'addConnection',
+    summary:
+      'Register a connection; its AccessToken is stored encrypted and never returned. Polled within one interval, no restart',
+    tag: 'connections',
+    query: EmptySchema,
+    body: AddConnectionInputSchema,
+    success: { status: 201, schema: ConnectionViewSchema },
+    handle: async ({ body }, deps) => ({
+      status: 201,
+      body: await withConnections(deps, (c) => addConnection(body, c)),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/connections',
+    operationId: 'listConnections',
+    summary: 'Every connection (the CONNECTOR_* one first), without tokens',
+    tag: 'connections',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: ConnectionListSchema },
+    handle: async (_input, deps) => ({
+      status: 200,
+      body: { connections: await withConnections(deps, listConnectionViews) },
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/connections/{id}',
+    operationId: 'getConnection',
+    summary: 'One connection, without its token',
+    tag: 'connections',
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: ConnectionViewSchema },
+    handle: async ({ id }, deps) => ({
+      status: 200,
+      body: await withConnections(deps, (c) => getConnectionView(id, c)),
+    }),
+  }),
+  enableRoute(false),
+  enableRoute(true),
+  defineRoute({
+    method: 'DELETE',
+    path: '/connections/{id}',
+    operationId: 'removeConnection',
+    summary:
+      'Stop polling and delete the connection and its stored token, and its streams’ state and snapshots unless keepState=true',
+    tag: 'connections',
+    query: RemoveConnectionQuerySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: ConnectionRemovedSchema },
+    handle: async ({ id, query }, deps) => ({
+      status: 200,
+      body: await withConnections(deps, (c) =>
+        removeConnection(id, { keepState: query.keepState }, c),
+      ),
+    }),
+  }),
+];

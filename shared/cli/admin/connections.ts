@@ -1,0 +1,211 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import {
+  ConnectionListSchema,
+  ConnectionRemovedSchema,
+  ConnectionViewSchema,
+} from '../../admin/schemas.ts';
+import { splitCommaList } from '../../comma-list.ts';
+import { parsePortfolioScope } from '../../connector/connector-config.ts';
+import { formatDuration } from '../../duration.ts';
+import type { CliIo } from '../exit-codes.ts';
+import {
+  CommonOptionsSchema,
+  clientFor,
+  formatTable,
+  segment,
+  shortTime,
+  withCommonOptions,
+  writeJson,
+} from './output.ts';
+import { readProcessStdin, readSecret } from './read-secret.ts';
+
+const AddOptionsSchema = CommonOptionsSchema.extend({
+  id: z.string(),
+  accessTokenStdin: z.boolean().optional(),
+  accessTokenFile: z.string().optional(),
+  entities: z.string().optional(),
+  interval: z.string().optional(),
+  initialSync: z.string().optional(),
+  portfolioScope: z.string().optional(),
+  productIds: z.string().optional(),
+  exportIds: z.string().optional(),
+});
+
+const RemoveOptionsSchema = CommonOptionsSchema.extend({ keepState: z.boolean().optional() });
+
+type ConnectionView = z.infer<typeof ConnectionViewSchema>;
+
+function idList(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : splitCommaList(text);
+}
+
+function describeConnection(connection: ConnectionView): string {
+  return [
+    `connection ${connection.id} (${connection.enabled ? 'enabled' : 'disabled'}, ${connection.origin})`,
+    `  entities      ${connection.entities?.join(', ') ?? 'POLL_ENTITIES'}`,
+    `  interval      ${connection.intervalMs ? formatDuration(connection.intervalMs) : 'POLL_INTERVAL'}`,
+    `  initial sync  ${connection.initialSync ?? 'INITIAL_SYNC'}`,
+    ...(connection.portfolioScope
+      ? [
+          `  portfolio     chains ${connection.portfolioScope.chainIds.join(',') || '-'}; enterprises ${connection.portfolioScope.enterpriseIds.join(',') || '-'}`,
+        ]
+      : []),
+    ...(connection.productIds ? [`  products      ${connection.productIds.join(', ')}`] : []),
+    ...(connection.exportIds ? [`  exports       ${connection.exportIds.join(', ')}`] : []),
+    `  created       ${shortTime(connection.createdAt)}`,
+  ].join('\n');
+}
+
+/**
+ * Adds `connections add --id ID --access-token-stdin [--entities ...] [--interval 1m]
+ * [--initial-sync baseline|emit] | list | show ID | disable ID | enable ID | remove ID
+ * [--keep-state]` (design.md, CLI). The AccessToken is read from stdin or a file, never a
+ * flag value, and no command prints it.
+ */
+export function registerConnectionCommands(program: Command, io: CliIo): void {
+  const group = program
+    .command('connections')
+    .description(
+      'connections as data: one hotel’s AccessToken each, polled without a restart (the ClientToken belongs to the deployment)',
+    );
+
+  withCommonOptions(
+    group
+      .command('add')
+      .description('register a connection; its AccessToken is stored encrypted and never shown')
+      .requiredOption(
+        '--id <id>',
+        'connection id: letters, digits, _ or - (stream ids start with it)',
+      )
+      .option('--access-token-stdin', 'read the AccessToken from stdin')
+      .option('--access-token-file <path>', 'read the AccessToken from a file')
+      .option('--entities <types>', 'comma-separated entity types (default: POLL_ENTITIES)')
+      .option('--interval <duration>', 'poll interval, e.g. 1m (default: POLL_INTERVAL)')
+      .option('--initial-sync <mode>', 'baseline or emit (default: INITIAL_SYNC)')
+      .option(
+        '--portfolio-scope <scope>',
+        'for a Portfolio Access Token: chain:<uuid>,enterprise:<uuid>,…',
+      )
+      .option('--product-ids <ids>', 'products whose prices are followed: id or id@Time/Zone, …')
+      .option('--export-ids <ids>', 'exports to follow, comma-separated'),
+  ).action(async (raw: unknown) => {
+    const options = AddOptionsSchema.parse(raw);
+    if (options.accessTokenStdin && !io.readStdin && process.stdin.isTTY) {
+      // Typed at a terminal: say what is awaited (the input is read, never echoed back by us).
+      io.err('Paste the AccessToken, then press Enter and Ctrl-D');
+    }
+    const accessToken = await readSecret(
+      {
+        ...(options.accessTokenStdin ? { stdin: true } : {}),
+        ...(options.accessTokenFile !== undefined ? { file: options.accessTokenFile } : {}),
+        flags: { stdin: '--access-token-stdin', file: '--access-token-file' },
+      },
+      io.readStdin ?? readProcessStdin,
+    );
+    const created = await clientFor(options).call('POST', '/connections', ConnectionViewSchema, {
+      body: {
+        id: options.id,
+        accessToken,
+        ...(options.entities !== undefined ? { entities: options.entities } : {}),
+        ...(options.interval !== undefined ? { interval: options.interval } : {}),
+        ...(options.initialSync !== undefined ? { initialSync: options.initialSync } : {}),
+        ...(options.portfolioScope !== undefined
+          ? { portfolioScope: parsePortfolioScope(options.portfolioScope) }
+          : {}),
+        ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
+        ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),
+      },
+    });
+    if (options.json) return writeJson(io, created);
+    io.out(`Added ${describeConnection(created)}\nIt is polled within one interval.`);
+  });
+
+  withCommonOptions(
+    group.command('list').description('list connections (never their tokens)'),
+  ).action(async (raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const { connections } = await clientFor(options).call(
+      'GET',
+      '/connections',
+      ConnectionListSchema,
+    );
+    if (options.json) return writeJson(io, connections);
+    if (connections.length === 0) return io.out('no connections');
+    io.out(
+      formatTable(
+        ['ID', 'STATE', 'ENTITIES', 'INTERVAL', 'ORIGIN', 'CREATED'],
+        connections.map((c) => [
+          c.id,
+          c.enabled ? 'enabled' : 'disabled',
+          c.entities ? String(c.entities.length) : 'default',
+          c.intervalMs ? formatDuration(c.intervalMs) : 'default',
+          c.origin,
+          shortTime(c.createdAt),
+        ]),
+      ),
+    );
+  });
+
+  withCommonOptions(
+    group
+      .command('show')
+      .description('one connection (never its token)')
+      .argument('<id>', 'connection id'),
+  ).action(async (id: string, raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const connection = await clientFor(options).call(
+      'GET',
+      `/connections/${segment(id)}`,
+      ConnectionViewSchema,
+    );
+    if (options.json) return writeJson(io, connection);
+    io.out(describeConnection(connection));
+  });
+
+  for (const verb of ['disable', 'enable'] as const) {
+    withCommonOptions(
+      group
+        .command(verb)
+        .description(
+          verb === 'disable'
+            ? 'stop polling at once; the stream state stays'
+            : 'resume polling from the stored state',
+        )
+        .argument('<id>', 'connection id'),
+    ).action(async (id: string, raw: unknown) => {
+      const options = CommonOptionsSchema.parse(raw);
+      const connection = await clientFor(options).call(
+        'POST',
+        `/connections/${segment(id)}/${verb}`,
+        ConnectionViewSchema,
+      );
+      if (options.json) return writeJson(io, connection);
+      io.out(`${verb === 'disable' ? 'Disabled' : 'Enabled'} connection ${connection.id}`);
+    });
+  }
+
+  withCommonOptions(
+    group
+      .command('remove')
+      .description('stop polling; delete the connection, its stored token and its streams’ state')
+      .argument('<id>', 'connection id')
+      .option('--keep-state', 'keep the streams’ state and snapshots (re-adding the id resumes)'),
+  ).action(async (id: string, raw: unknown) => {
+    const options = RemoveOptionsSchema.parse(raw);
+    const removed = await clientFor(options).call(
+      'DELETE',
+      `/connections/${segment(id)}`,
+      ConnectionRemovedSchema,
+      { query: { keepState: options.keepState ? 'true' : undefined } },
+    );
+    if (options.json) return writeJson(io, removed);
+    io.out(
+      `Removed connection ${removed.id} and its token; ${
+        options.keepState
+          ? 'its streams’ state was kept'
+          : `${removed.streamsDeleted} streams’ state deleted`
+      }`,
+    );
+  });
+}

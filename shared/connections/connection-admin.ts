@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { EntityTypeSchema } from '../changes/entity-types.ts';
+import type { Clock } from '../clock.ts';
+import { splitCommaText } from '../comma-list.ts';
+import { DurationSchema } from '../duration.ts';
+import { BridgeError } from '../errors.ts';
+import type { StateStore } from '../state/state-store.ts';
+import {
+  ConnectionIdSchema,
+  ConnectionSettingsSchema,
+  type ConnectionView,
+  type StoredConnection,
+  toConnectionView,
+} from './connection.ts';
+import { type ConnectionStore, listAllConnections } from './connection-store.ts';
+import type { TokenCipher } from './token-cipher.ts';
+
+/**
+ * What `connections add` sends. The AccessToken travels in the body only (never a URL or a
+ * flag value) and is sealed before it is stored; `interval` is duration text (`1m`).
+ */
+export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ intervalMs: true })
+  .extend({
+    id: ConnectionIdSchema,
+    entities: z
+      .preprocess(splitCommaText, z.array(EntityTypeSchema).min(1))
+      .optional()
+      .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
+    accessToken: z.string().min(1, { error: 'must not be empty' }),
+    interval: DurationSchema.pipe(
+      z.number().min(1000, { error: 'must be at least 1s' }),
+    ).optional(),
+  })
+  .strict();
+/** What `connections add` sends. */
+export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;
+
+/** A connection that does not exist; the admin API answers 404. */
+export class ConnectionNotFoundError extends BridgeError {
+  override name = 'ConnectionNotFoundError';
+}
+
+/** A change the connection does not allow (it is defined by the environment); answered with 409. */
+export class ConnectionReadOnlyError extends BridgeError {
+  override name = 'ConnectionReadOnlyError';
+}
+
+/** What the connection admin operations run on. */
+export interface ConnectionAdminDeps {
+  store: ConnectionStore;
+  cipher: TokenCipher;
+  /** Stream states and snapshots, deleted by `remove`. */
+  state: StateStore;
+  clock: Clock;
+  /** Connections the environment defines (CONNECTOR_*): listed, never changed here. */
+  configured: readonly ConnectionView[];
+  /**
+   * Told after every change, so a local poll loop picks it up at once; awaited, so a
+   * `disable` answered has stopped the connection's polls.
+   */
+  onChange?: (connectionId: string) => void | Promise<void>;
+}
+
+/**
+ * Registers a connection: seals its AccessToken and stores it enabled. The answer never
+ * carries the token.
+ * @throws ConnectionExistsError when the id is taken (by the store or the environment).
+ */
+export async function addConnection(
+  input: AddConnectionInput,
+  deps: ConnectionAdminDeps,
+): Promise<ConnectionView> {
+  if (deps.configured.some((connection) => connection.id === input.id)) {
+    throw new ConnectionReadOnlyError(
+      `connection ${input.id} is defined by the CONNECTOR_* variables; choose another id`,
+    );
+  }
+  const { accessToken, interval, id, ...settings } = input;
+  const stored: StoredConnection = {
+    id,
+    ...settings,
+    ...(interval !== undefined ? { intervalMs: interval } : {}),
+    enabled: true,
+    createdAt: new Date(deps.clock.now()).toISOString(),
+    accessToken: await deps.cipher.seal(id, accessToken),
+  };
+  await deps.store.create(stored);
+  await deps.onChange?.(id);
+  return toConnectionView(stored);
+}
+
+/** Every connection: the environment's first, then the stored ones by id. */
+export async function listConnectionViews(deps: ConnectionAdminDeps): Promise<ConnectionView[]> {
+  const stored = await listAllConnections(deps.store);
+  return [...deps.configured, ...stored.map(toConnectionView)];
+}
+
+/** One connection. @throws ConnectionNotFoundError */
+export async function getConnectionView(
+  id: string,
+  deps: ConnectionAdminDeps,
+): Promise<ConnectionView> {
+  const configured = deps.configured.find((connection) => connection.id === id);
+  if (configured) return configured;
+  const stored = await deps.store.get(id);
+  if (!stored) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
+  return toConnectionView(stored);
+}
+
+/**
+ * Turns polling of a connection on or off; its stream state stays.
+ * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection.
+ */
+export async function setConnectionEnabled(
+  id: string,
+  enabled: boolean,
+  deps: ConnectionAdminDeps,
+): Promise<ConnectionView> {
+  assertStored(id, deps);
+  const updated = await deps.store.setEnabled(id, enabled);
+  if (!updated) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
+  await deps.onChange?.(id);
+  return toConnectionView(updated);
+}
+
+/**
+ * Removes a connection: polling stops (disabled first), then its streams' state, snapshots
+ * and leases go (unless `keepState`), then the connection with its sealed token. Cut off
+ * halfway, running it again finishes it.
+ * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection.
+ */
+export async function removeConnection(
+  id: string,
+  options: { keepState: boolean },
+  deps: ConnectionAdminDeps,
+): Promise<{ id: string; removed: true; streamsDeleted: number }> {
+  assertStored(id, deps);
+  if (!(await deps.store.setEnabled(id, false))) {
+    throw new ConnectionNotFoundError(`connection ${id} does not exist`);
+  }
+  await deps.onChange?.(id);
+  let streamsDeleted = 0;
+  if (!options.keepState) {
+    const streams = (await deps.state.listStreams()).filter((s) => s.connectionId === id);
+    for (const stream of streams) await deps.state.deleteStream(stream.streamId);
+    streamsDeleted = streams.length;
+  }
+  await deps.store.remove(id);
+  await deps.onChange?.(id);
+  return { id, removed: true, streamsDeleted };
+}
+
+function assertStored(id: string, deps: ConnectionAdminDeps): void {
+  if (deps.configured.some((connection) => connection.id === id)) {
+    throw new ConnectionReadOnlyError(
+      `connection ${id} is defined by the CONNECTOR_* variables: change them and restart instead`,
+    );
+  }
+}

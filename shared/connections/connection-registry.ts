@@ -1,0 +1,163 @@
+import type { ConnectorClient } from '../connector/connector-client.ts';
+import type { ConnectorConfig } from '../connector/connector-config.ts';
+import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { PollSettings } from '../polling/poll-settings.ts';
+import type { StoredConnection } from './connection.ts';
+import { type ConnectionStore, listAllConnections } from './connection-store.ts';
+import { connectorConfigOf, streamsOfConnection } from './connection-streams.ts';
+import type { TokenCipher } from './token-cipher.ts';
+
+/** A connection being polled: its streams, its client (one budget per token) and a stop signal. */
+export interface PolledConnection {
+  id: string;
+  definitions: readonly StreamDefinition[];
+  client: ConnectorClient;
+  /** Aborted when the connection is disabled or removed: its in-flight poll stops at once. */
+  signal: AbortSignal;
+}
+
+/** What {@link ConnectionRegistry} needs. */
+export interface ConnectionRegistryDeps {
+  store: ConnectionStore;
+  cipher: TokenCipher;
+  settings: PollSettings;
+  /** The deployment's endpoint, ClientToken and Client name. */
+  deployment: Omit<ConnectorConfig, 'accessToken' | 'portfolioScope'>;
+  /** Builds the client of one connection (sharing the transport and the budget ledger). */
+  createClient(config: ConnectorConfig): ConnectorClient;
+  /** Connections that are not in the store (the CONNECTOR_* one): always polled. */
+  fixed: readonly PolledConnection[];
+  /** A connection whose token cannot be opened is left out and reported here. */
+  onError?(connectionId: string, error: unknown): void;
+}
+
+/**
+ * The enabled connections of a process and their clients, refreshed from the store: a
+ * connection added at run time joins at the next refresh, a disabled or removed one leaves
+ * and its in-flight poll is aborted. Tokens are opened once per connection (and registration).
+ */
+export class ConnectionRegistry {
+  private readonly active = new Map<
+    string,
+    PolledConnection & { key: string; stop: AbortController }
+  >();
+  private refreshing: Promise<void> | undefined;
+  private again = false;
+  /** Changes to `active` run one at a time, so a full refresh and a single one never race. */
+  private changes: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: ConnectionRegistryDeps) {}
+
+  /**
+   * Re-reads the store and applies what changed. Calls made while one runs coalesce into
+   * one more run after it, so a change told during a refresh is never missed.
+   */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      try {
+        do {
+          this.again = false;
+          const stored = await listAllConnections(this.deps.store);
+          await this.exclusive(() => this.apply(stored));
+        } while (this.again);
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /**
+   * Applies one connection's change (one GetItem, not a full read): what the admin API calls
+   * after add, disable, enable and remove, so adding the 1,000th connection costs no more
+   * than the first.
+   */
+  async refreshConnection(connectionId: string): Promise<void> {
+    const stored = await this.deps.store.get(connectionId);
+    await this.exclusive(async () => {
+      const current = this.active.get(connectionId);
+      if (current && (!stored?.enabled || keyOf(stored) !== current.key)) {
+        await this.retire(connectionId);
+      }
+      if (stored?.enabled && !this.active.has(connectionId)) await this.open(stored);
+    });
+  }
+
+  private exclusive(change: () => Promise<void>): Promise<void> {
+    const next = this.changes.then(change);
+    this.changes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Every polled connection, the fixed ones first. */
+  connections(): PolledConnection[] {
+    return [...this.deps.fixed, ...this.active.values()];
+  }
+
+  /** The streams of every polled connection. */
+  definitions(): StreamDefinition[] {
+    return this.connections().flatMap((connection) => connection.definitions);
+  }
+
+  /** The polled connection of `connectionId`, or undefined once it left. */
+  get(connectionId: string): PolledConnection | undefined {
+    return this.deps.fixed.find((c) => c.id === connectionId) ?? this.active.get(connectionId);
+  }
+
+  /** Stops every stored connection's polls and closes their clients. */
+  async close(): Promise<void> {
+    await this.refreshing?.catch(() => undefined);
+    await this.exclusive(async () => {
+      for (const id of [...this.active.keys()]) await this.retire(id);
+    });
+  }
+
+  private async apply(stored: readonly StoredConnection[]): Promise<void> {
+    const wanted = new Map(stored.filter((c) => c.enabled).map((c) => [c.id, c]));
+    for (const [id, connection] of this.active) {
+      const next = wanted.get(id);
+      if (!next || keyOf(next) !== connection.key) await this.retire(id);
+    }
+    for (const connection of wanted.values()) {
+      if (!this.active.has(connection.id)) await this.open(connection);
+    }
+  }
+
+  private async open(connection: StoredConnection): Promise<void> {
+    const { id } = connection;
+    if (this.deps.fixed.some((c) => c.id === id)) return;
+    try {
+      const accessToken = await this.deps.cipher.open(id, connection.accessToken);
+      const stop = new AbortController();
+      this.active.set(id, {
+        id,
+        key: keyOf(connection),
+        definitions: streamsOfConnection(connection, this.deps.settings),
+        client: this.deps.createClient(
+          connectorConfigOf(this.deps.deployment, connection, accessToken),
+        ),
+        signal: stop.signal,
+        stop,
+      });
+    } catch (error) {
+      this.deps.onError?.(id, error);
+    }
+  }
+
+  private async retire(id: string): Promise<void> {
+    const connection = this.active.get(id);
+    if (!connection) return;
+    this.active.delete(id);
+    connection.stop.abort();
+    await connection.client.close();
+  }
+}
+
+/** What identifies one registration: a connection removed and added again is a new one. */
+function keyOf(connection: StoredConnection): string {
+  return `${connection.id}@${connection.createdAt}`;
+}

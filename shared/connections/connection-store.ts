@@ -1,0 +1,74 @@
+import { BridgeError } from '../errors.ts';
+import type { StoredConnection } from './connection.ts';
+
+/**
+ * The connection store port: connections as data, with their sealed AccessTokens.
+ * Adapters: {@link DynamoDbConnectionStore} (AWS and dynalite, the shared state table) and
+ * {@link MemoryConnectionStore} (unit tests). Both pass test/connections/connection-store.contract.ts.
+ */
+export interface ConnectionStore {
+  /** Registers a connection. @throws ConnectionExistsError when the id is taken (conditional write). */
+  create(connection: StoredConnection): Promise<void>;
+  /** Reads one connection (strongly consistent). */
+  get(id: string): Promise<StoredConnection | undefined>;
+  /** One page of connections ordered by id, starting after `after`; `next` is set while more follow. */
+  listPage(options?: ListConnectionsOptions): Promise<ConnectionPage>;
+  /** Turns polling on or off; returns the updated connection, or undefined when it does not exist. */
+  setEnabled(id: string, enabled: boolean): Promise<StoredConnection | undefined>;
+  /** Records when the connection's earliest stream is next due; does nothing once it is removed. */
+  recordNextDue(id: string, nextDueAt: number): Promise<void>;
+  /** Deletes the connection and its sealed token; false when it did not exist. */
+  remove(id: string): Promise<boolean>;
+}
+
+/** Options of {@link ConnectionStore.listPage}. */
+export interface ListConnectionsOptions {
+  /** Most connections in the page (default {@link CONNECTION_PAGE_SIZE_DEFAULT}). */
+  limit?: number;
+  /** The `next` of the previous page. */
+  after?: string;
+}
+
+/** One page of {@link ConnectionStore.listPage}. */
+export interface ConnectionPage {
+  connections: StoredConnection[];
+  /** Pass as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
+/** Default page size of connection listings. */
+export const CONNECTION_PAGE_SIZE_DEFAULT = 100;
+
+/** A connection with this id exists already. */
+export class ConnectionExistsError extends BridgeError {
+  override name = 'ConnectionExistsError';
+  constructor(
+    readonly connectionId: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(`connection ${connectionId} exists already`, options);
+  }
+}
+
+/**
+ * Every connection of the store, page by page (`pageSize` each).
+ * @example for await (const page of connectionPages(store)) plan(page)
+ */
+export async function* connectionPages(
+  store: ConnectionStore,
+  pageSize = CONNECTION_PAGE_SIZE_DEFAULT,
+): AsyncIterable<StoredConnection[]> {
+  let after: string | undefined;
+  do {
+    const page = await store.listPage({ limit: pageSize, ...(after ? { after } : {}) });
+    if (page.connections.length > 0) yield page.connections;
+    after = page.next;
+  } while (after);
+}
+
+/** Every connection of the store, ordered by id. */
+export async function listAllConnections(store: ConnectionStore): Promise<StoredConnection[]> {
+  const all: StoredConnection[] = [];
+  for await (const page of connectionPages(store)) all.push(...page);
+  return all;
+}

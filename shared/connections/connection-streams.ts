@@ -1,0 +1,93 @@
+import type { ConnectorConfig } from '../connector/connector-config.ts';
+import type { StreamDefinition } from '../polling/poll-context.ts';
+import {
+  type PollSettings,
+  parseProductTargets,
+  type StreamExtras,
+  streamDefinitions,
+} from '../polling/poll-settings.ts';
+import type { ConnectionSettings, ConnectionView } from './connection.ts';
+import { type ConnectionStore, listAllConnections } from './connection-store.ts';
+
+/**
+ * The deployment's poll settings with a connection's own choices over them (entities,
+ * interval, initial sync). Pure.
+ */
+export function settingsOfConnection(
+  base: PollSettings,
+  connection: ConnectionSettings,
+): PollSettings {
+  return {
+    ...base,
+    ...(connection.entities ? { entities: connection.entities } : {}),
+    ...(connection.intervalMs !== undefined ? { intervalMs: connection.intervalMs } : {}),
+    ...(connection.initialSync ? { initialSync: connection.initialSync } : {}),
+  };
+}
+
+/**
+ * The streams of a stored connection: one per entity type, ids `<connectionId>:<entityType>`,
+ * with its products and exports. Pure.
+ */
+export function streamsOfConnection(
+  connection: ConnectionSettings & { id: string },
+  base: PollSettings,
+  extras: StreamExtras = {},
+): StreamDefinition[] {
+  return streamDefinitions(connection.id, settingsOfConnection(base, connection), {
+    ...extras,
+    ...(connection.exportIds ? { exportIds: connection.exportIds } : {}),
+    ...(connection.productIds
+      ? { products: parseProductTargets(connection.productIds.join(',')) }
+      : {}),
+  });
+}
+
+/**
+ * The connector configuration of a stored connection: the deployment's endpoint, ClientToken
+ * and Client name with the connection's AccessToken and Portfolio scope. Pure.
+ */
+export function connectorConfigOf(
+  deployment: Omit<ConnectorConfig, 'accessToken' | 'portfolioScope'>,
+  connection: ConnectionSettings,
+  accessToken: string,
+): ConnectorConfig {
+  return {
+    ...deployment,
+    accessToken,
+    ...(connection.portfolioScope ? { portfolioScope: connection.portfolioScope } : {}),
+  };
+}
+
+/**
+ * The view of the connection the CONNECTOR_* variables define (`local`, or `main` in AWS):
+ * read-only, polled with the deployment's settings. Pure.
+ */
+export function environmentConnectionView(
+  id: string,
+  settings: PollSettings,
+  startedAtMs: number,
+): ConnectionView {
+  return {
+    id,
+    enabled: true,
+    createdAt: new Date(startedAtMs).toISOString(),
+    origin: 'environment',
+    entities: [...settings.entities],
+    ...(settings.intervalMs !== undefined ? { intervalMs: settings.intervalMs } : {}),
+    initialSync: settings.initialSync,
+  };
+}
+
+/**
+ * The streams of every enabled connection in `store`, page by page (the admin API's stream
+ * list in AWS, where no registry is kept between requests).
+ */
+export async function enabledConnectionStreams(
+  store: ConnectionStore,
+  base: PollSettings,
+): Promise<StreamDefinition[]> {
+  return (await listAllConnections(store))
+    .filter((connection) => connection.enabled)
+    .flatMap((connection) => streamsOfConnection(connection, base));
+}

@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Clock } from '../clock.ts';
+import type { ConnectionView } from '../connections/connection.ts';
+import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
+import { ConnectionRegistry, type PolledConnection } from '../connections/connection-registry.ts';
+import { CachingDataKeyProvider } from '../connections/data-key-provider.ts';
+import { DynamoDbConnectionStore } from '../connections/dynamodb-connection-store.ts';
+import {
+  LOCAL_KEY_FILE_NAME,
+  LocalKeyFileProvider,
+  loadOrCreateKeyFile,
+} from '../connections/local-key-file.ts';
+import { createTokenCipher } from '../connections/token-cipher.ts';
+import type { ConnectorClientDeps } from '../connector/client.ts';
+import { createConnectorClient } from '../connector/connector-client.ts';
+import type { ConnectorConfig } from '../connector/connector-config.ts';
+import { createUndiciTransport, type HttpTransport } from '../connector/http-transport.ts';
+import type { PollSettings } from '../polling/poll-settings.ts';
+import type { StateStore } from '../state/state-store.ts';
+
+/**
+ * How often a local run re-reads the connection store besides being told by the admin API.
+ * Only this process opens the data dir, so the admin API is the only writer: the period is
+ * a safety net, not the path a new connection takes.
+ */
+export const LOCAL_CONNECTION_REFRESH_MS = 10_000;
+
+/** Options of {@link openLocalConnections}. */
+export interface LocalConnectionsOptions {
+  dataDir: string;
+  dynamo: DynamoDBClient;
+  tableName: string;
+  state: StateStore;
+  settings: PollSettings;
+  /** The CONNECTOR_* connection (or the simulator's): endpoint and ClientToken are the deployment's. */
+  deployment: ConnectorConfig;
+  /** The environment's connection, polled always, and its view for `connections list`. */
+  fixed: PolledConnection;
+  fixedView: ConnectionView;
+  clientDeps: ConnectorClientDeps;
+  clock: Clock;
+  onError(message: string): void;
+}
+
+/** The connections of a local run: the registry the poll loop reads and the admin API's deps. */
+export interface LocalConnections {
+  registry: ConnectionRegistry;
+  admin: ConnectionAdminDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the local connection store (the state table in dynalite), the key file in the data
+ * dir (created 0600 on first use) and the registry of polled connections, refreshed when
+ * the admin API changes a connection and every {@link LOCAL_CONNECTION_REFRESH_MS}.
+ */
+export async function openLocalConnections(
+  options: LocalConnectionsOptions,
+): Promise<LocalConnections> {
+  const keyFile = await loadOrCreateKeyFile(join(options.dataDir, LOCAL_KEY_FILE_NAME));
+  const cipher = createTokenCipher(new CachingDataKeyProvider(new LocalKeyFileProvider(keyFile)));
+  const store = new DynamoDbConnectionStore({
+    client: options.dynamo,
+    tableName: options.tableName,
+  });
+  // One keep-alive pool to the connector for every stored connection, however many.
+  const transport = createUndiciTransport();
+  const sharedTransport: HttpTransport = {
+    postJson: (url, body, callOptions) => transport.postJson(url, body, callOptions),
+    close: async () => undefined,
+  };
+  const { accessToken: _token, portfolioScope: _scope, ...deployment } = options.deployment;
+  const registry = new ConnectionRegistry({
+    store,
+    cipher,
+    settings: options.settings,
+    deployment,
+    createClient: (config) =>
+      createConnectorClient(config, { ...options.clientDeps, transport: sharedTransport }),
+    fixed: [options.fixed],
+    onError: (id, error) =>
+      options.onError(`connection ${id} is not polled: ${(error as Error).message}`),
+  });
+  await registry.refresh();
+  const refresh = () =>
+    registry
+      .refresh()
+      .catch((error: unknown) =>
+        options.onError(`connections refresh failed: ${(error as Error).message}`),
+      );
+  const timer = setInterval(refresh, LOCAL_CONNECTION_REFRESH_MS);
+  timer.unref();
+  return {
+    registry,
+    admin: {
+      store,
+      cipher,
+      state: options.state,
+      clock: options.clock,
+      configured: [options.fixedView],
+      onChange: (connectionId) =>
+        registry
+          .refreshConnection(connectionId)
+          .catch((error: unknown) =>
+            options.onError(
+              `connection ${connectionId} refresh failed: ${(error as Error).message}`,
+            ),
+          ),
+    },
+    async close() {
+      clearInterval(timer);
+      await registry.close();
+      await transport.close();
+    },
+  };
+}

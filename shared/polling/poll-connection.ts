@@ -1,0 +1,56 @@
+import type { PollDeps, StreamDefinition } from './poll-context.ts';
+import { type PollOutcome, pollStream } from './poll-stream.ts';
+
+/** What one connection job did, and when the connection is next due. */
+export interface ConnectionPollResult {
+  outcomes: PollOutcome[];
+  /** Epoch ms of the earliest next poll among its unparked streams (now for a stream never polled). */
+  nextDueAt: number | undefined;
+}
+
+/**
+ * One poll job of a connection: polls each listed stream that is due by `dueBy` (all of
+ * them when absent) in turn with one client (one budget per token) until the deadline. A
+ * stream no longer defined (entity dropped) or parked is skipped. Each stream's lease still
+ * guards it, so an overlapping job polls nothing twice. Connector failures are recorded on
+ * the stream by pollStream; store and publish failures propagate so the job is retried.
+ */
+export async function pollConnectionStreams(
+  streamIds: readonly string[],
+  definitions: readonly StreamDefinition[],
+  deps: PollDeps,
+  owner: string,
+  dueBy?: number,
+): Promise<ConnectionPollResult> {
+  const byId = new Map(definitions.map((d) => [d.streamId, d]));
+  const outcomes: PollOutcome[] = [];
+  for (const streamId of streamIds) {
+    const definition = byId.get(streamId);
+    if (!definition) continue;
+    if (dueBy !== undefined) {
+      const state = await deps.store.getStream(streamId);
+      if (state && (state.parked || state.nextDueAt > dueBy)) continue;
+    }
+    if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
+      // Out of time: the next planner run finds the rest still due.
+      outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
+      continue;
+    }
+    outcomes.push(await pollStream(definition, deps, owner));
+  }
+  return { outcomes, nextDueAt: await earliestNextDue(definitions, deps) };
+}
+
+async function earliestNextDue(
+  definitions: readonly StreamDefinition[],
+  deps: PollDeps,
+): Promise<number | undefined> {
+  let earliest: number | undefined;
+  for (const definition of definitions) {
+    const state = await deps.store.getStream(definition.streamId);
+    if (state?.parked) continue;
+    const due = state?.nextDueAt ?? deps.clock.now();
+    earliest = earliest === undefined ? due : Math.min(earliest, due);
+  }
+  return earliest;
+}

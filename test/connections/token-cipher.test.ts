@@ -1,0 +1,100 @@
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  CachingDataKeyProvider,
+  type DataKeyProvider,
+} from '../../shared/connections/data-key-provider.ts';
+import {
+  LocalKeyFileProvider,
+  loadOrCreateKeyFile,
+} from '../../shared/connections/local-key-file.ts';
+import { createTokenCipher, TokenDecryptionError } from '../../shared/connections/token-cipher.ts';
+
+const TOKEN = 'secret-access-token-7f3a';
+const KEY = Buffer.alloc(32, 7);
+
+function flipFirstByte(base64: string): string {
+  const bytes = Buffer.from(base64, 'base64');
+  bytes[0] = (bytes[0] ?? 0) ^ 1;
+  return bytes.toString('base64');
+}
+
+describe('envelope encryption of AccessTokens', () => {
+  it('opens what it sealed, and the sealed form never holds the token', async () => {
+    const cipher = createTokenCipher(new LocalKeyFileProvider(KEY));
+    const sealed = await cipher.seal('hotel-1', TOKEN);
+
+    expect(JSON.stringify(sealed)).not.toContain(TOKEN);
+    expect(await cipher.open('hotel-1', sealed)).toBe(TOKEN);
+  });
+
+  it('detects a changed ciphertext, tag, nonce or wrapped key', async () => {
+    const cipher = createTokenCipher(new LocalKeyFileProvider(KEY));
+    const sealed = await cipher.seal('hotel-1', TOKEN);
+
+    for (const field of ['ciphertext', 'tag', 'iv'] as const) {
+      await expect(
+        cipher.open('hotel-1', { ...sealed, [field]: flipFirstByte(sealed[field]) }),
+      ).rejects.toBeInstanceOf(TokenDecryptionError);
+    }
+    const [prefix, iv, tag, ciphertext] = sealed.wrappedKey.split(':');
+    const wrappedKey = [prefix, iv, tag, flipFirstByte(ciphertext!)].join(':');
+    await expect(cipher.open('hotel-1', { ...sealed, wrappedKey })).rejects.toBeInstanceOf(
+      TokenDecryptionError,
+    );
+  });
+
+  it('refuses a sealed token moved to another connection', async () => {
+    const cipher = createTokenCipher(new LocalKeyFileProvider(KEY));
+    const sealed = await cipher.seal('hotel-1', TOKEN);
+
+    const error = await cipher.open('hotel-2', sealed).catch((e) => e);
+    expect(error).toBeInstanceOf(TokenDecryptionError);
+    expect(error.message).not.toContain(TOKEN);
+  });
+
+  it('refuses to open with another key file', async () => {
+    const sealed = await createTokenCipher(new LocalKeyFileProvider(KEY)).seal('h', TOKEN);
+
+    await expect(
+      createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 8))).open('h', sealed),
+    ).rejects.toBeInstanceOf(TokenDecryptionError);
+  });
+
+  it('asks the key provider for one data key per cache, however many tokens it seals and opens', async () => {
+    const inner = new LocalKeyFileProvider(KEY);
+    const calls = { generate: 0, decrypt: 0 };
+    const counting: DataKeyProvider = {
+      generateDataKey: (context) => {
+        calls.generate += 1;
+        return inner.generateDataKey(context);
+      },
+      decryptDataKey: (wrapped, context) => {
+        calls.decrypt += 1;
+        return inner.decryptDataKey(wrapped, context);
+      },
+    };
+    const writer = createTokenCipher(new CachingDataKeyProvider(counting));
+    const sealed = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => writer.seal(`h${index}`, `${TOKEN}-${index}`)),
+    );
+    const reader = createTokenCipher(new CachingDataKeyProvider(counting));
+    const opened = await Promise.all(sealed.map((s, index) => reader.open(`h${index}`, s)));
+
+    expect(opened[19]).toBe(`${TOKEN}-19`);
+    expect(calls).toEqual({ generate: 1, decrypt: 1 });
+  });
+});
+
+describe('the local key file', () => {
+  it('is created once with mode 0600 and read back the same', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'cb-key-')), 'connections.key');
+    const created = await loadOrCreateKeyFile(path);
+
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(await loadOrCreateKeyFile(path)).toEqual(created);
+    expect(Buffer.from((await readFile(path, 'utf8')).trim(), 'base64')).toEqual(created);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import { initialStreamState } from '../../shared/polling/poll-stream.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { CollectingPublisher } from './poll-harness.ts';
+
+const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
+const TICK_MS = 100;
+
+/** Full reads of the stream states over `ticks` planner ticks of a loop with `connections` connections, none due. */
+async function fullReadsOver(connections: number, ticks: number): Promise<number> {
+  const clock = new ManualClock(T0);
+  const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer,resource,accountNote' }, T0);
+  const definitions = Array.from({ length: connections }, (_, index) =>
+    streamDefinitions(`hotel-${index}`, settings),
+  ).flat();
+  const store = new MemoryStateStore();
+  for (const definition of definitions) {
+    await store.saveStream({ ...initialStreamState(definition, T0), nextDueAt: T0 + 3_600_000 }, 0);
+  }
+  let reads = 0;
+  const listStreams = store.listStreams.bind(store);
+  store.listStreams = () => {
+    reads += 1;
+    return listStreams();
+  };
+  const loop = startPollLoop({
+    definitions: () => definitions,
+    deps: {
+      store,
+      // Nothing is due, so no stream is polled and no client is called.
+      client: {} as ConnectorClient,
+      publisher: new CollectingPublisher(),
+      clock,
+      windows: settings.windows,
+      pageCount: 1000,
+    },
+    owner: 'test',
+    tickMs: TICK_MS,
+  });
+  // The first tick runs at once; each advance lets one more run.
+  const tickDone = async () => {
+    while (clock.pendingSleeps === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  for (let tick = 1; tick < ticks; tick++) {
+    await tickDone();
+    await clock.advance(TICK_MS);
+  }
+  await tickDone();
+  await loop.stop();
+  return reads;
+}
+
+describe('the poll loop’s reads of stream states', () => {
+  it('reads every state on every tick while a process polls a few connections', async () => {
+    expect(await fullReadsOver(4, 12)).toBe(12);
+  });
+
+  it('spaces full reads by the number of streams when it polls hundreds of connections', async () => {
+    // 300 connections × 3 streams = 900 streams: a full read every ceil(900 / 250) = 4 ticks.
+    expect(await fullReadsOver(300, 12)).toBe(3);
+  });
+});
