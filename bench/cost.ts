@@ -160,8 +160,11 @@ async function idleProperty(): Promise<{ rows: string[][]; total: number }> {
       `poll job every minute (measured: ${job.streams} streams, ${formatNumber(job.dynamoWriteUnits, 1)} WRU, ${formatNumber(job.dynamoReadUnits, 1)} RRU, ${formatNumber(job.billedMs)} ms billed; planner, SQS, KMS, logs)`,
       pollJob,
     ],
-    ['KMS key (one per deployment)', MONTHLY_PRICES.kmsKey],
-    ['connection secret', MONTHLY_PRICES.secret],
+    ['KMS keys: data key and connection token key (per deployment)', 2 * MONTHLY_PRICES.kmsKey],
+    [
+      'deployment secret (ClientToken; connection tokens are sealed in the table)',
+      MONTHLY_PRICES.secret,
+    ],
     [`custom metrics (${job.streams} WatermarkAgeSeconds + ${FIXED_CUSTOM_METRICS})`, metrics],
   ];
   const sum = items.reduce((a, [, dollars]) => a + dollars, 0);
