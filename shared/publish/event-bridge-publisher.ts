@@ -106,6 +106,7 @@ export class EventBridgePublisher implements EventPublisher {
       const all = prepared.length;
       prepared = prepared.filter((item) => matches(item.entry, item.event));
       unmatched = all - prepared.length;
+      if (unmatched > 0) this.metrics.recordUnmatched('eventbridge', unmatched);
     }
     for (const failure of failures) {
       this.metrics.recordFailed('eventbridge', failure.eventType, 1, failure.code);

@@ -16,6 +16,7 @@ import {
   RULES_REFRESH_MS,
 } from '../../shared/publish/bus-rules.ts';
 import { EventBridgePublisher } from '../../shared/publish/event-bridge-publisher.ts';
+import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
 import { makeEvent } from './fixtures.ts';
 
 const eventBridge = mockClient(EventBridgeClient);
@@ -78,6 +79,7 @@ describe('EventBridgePublisher with a rule filter', () => {
   let listings: number;
   let publisher: EventBridgePublisher;
   let errors: unknown[];
+  let metrics: MemoryPublishMetrics;
 
   beforeEach(() => {
     eventBridge.reset();
@@ -85,6 +87,7 @@ describe('EventBridgePublisher with a rule filter', () => {
     clock = new ManualClock();
     listings = 0;
     errors = [];
+    metrics = new MemoryPublishMetrics();
     listed = { patterns: [], account: '123456789012', region: 'eu-west-1' };
     const filter = new BusRuleFilter({
       source: {
@@ -102,6 +105,7 @@ describe('EventBridgePublisher with a rule filter', () => {
       client,
       eventBusName: 'changes',
       clock,
+      metrics,
       ruleFilter: filter,
     });
   });
@@ -128,6 +132,8 @@ describe('EventBridgePublisher with a rule filter', () => {
     ];
     await publisher.publish(events);
     expect(putTypes()).toEqual(['customer.created', 'resource.deleted']);
+    expect(metrics.unmatchedCount()).toBe(1);
+    expect(metrics.publishedCount('eventbridge')).toBe(2);
   });
 
   it('puts every event while a rule has a pattern it cannot read', async () => {
