@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { toEventBridgeEnvelope } from '../shared/publish/event-bridge-envelope.ts';
+import {
+  EventBridgeClient,
+  type PutEventsRequestEntry,
+  type Rule,
+} from '@aws-sdk/client-eventbridge';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 
 /** DynamoDB commands and the capacity units they consumed. */
 export interface DynamoCounts {
@@ -48,14 +51,56 @@ export function countDynamoDb(client: DynamoDBClient): DynamoCounts {
   return counts;
 }
 
-/** SQS requests by API action. */
-export function countSqs(client: SQSClient): Map<string, number> {
-  const counts = new Map<string, number>();
+/** SQS requests by API action, and the requests SQS bills (one per 64 KB chunk of payload). */
+export interface SqsCounts {
+  requests: Map<string, number>;
+  billed: Map<string, number>;
+  clear(): void;
+}
+
+const CHUNK_BYTES = 65_536;
+
+function chunks(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / CHUNK_BYTES));
+}
+
+function bodyBytes(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  return messages.reduce(
+    (sum: number, message: { MessageBody?: string; Body?: string }) =>
+      sum + Buffer.byteLength(message.MessageBody ?? message.Body ?? ''),
+    0,
+  );
+}
+
+/**
+ * Counts every request an SQS client sends, and what SQS bills for it: each 64 KB chunk of
+ * a request's payload (the messages sent, or received) is one billed request.
+ */
+export function countSqs(client: SQSClient): SqsCounts {
+  const counts: SqsCounts = {
+    requests: new Map(),
+    billed: new Map(),
+    clear: () => {
+      counts.requests.clear();
+      counts.billed.clear();
+    },
+  };
+  const add = (map: Map<string, number>, name: string, n: number) =>
+    map.set(name, (map.get(name) ?? 0) + n);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return next(args);
+      const input = args.input as { Entries?: unknown; MessageBody?: string };
+      const result = await next(args);
+      const output = result.output as { Messages?: unknown };
+      let payload = 0;
+      if (name === 'SendMessageBatch') payload = bodyBytes(input.Entries);
+      else if (name === 'SendMessage') payload = Buffer.byteLength(input.MessageBody ?? '');
+      else if (name === 'ReceiveMessage') payload = bodyBytes(output.Messages);
+      add(counts.requests, name, 1);
+      add(counts.billed, name, chunks(payload));
+      return result;
     },
     { step: 'initialize', name: 'benchCountSqs' },
   );
@@ -69,15 +114,23 @@ export interface BusCounts {
   /** PutEvents bills each entry per 64 KB chunk. */
   billedChunks: number;
   entryBytes: number;
+  listRulesRequests: number;
 }
 
 /**
- * An EventBridge client whose PutEvents is answered here (no emulator exists): every entry
- * is accepted, counted, and delivered as EventBridge's SQS target does, one SendMessage of
- * the envelope per event, to `queueUrl`.
+ * An EventBridge client answered here (no emulator exists): `ListRules` returns the rules
+ * set with `setRules` (as on a bus named `bench`), and every PutEvents entry is accepted
+ * and counted. Nothing is routed on: the dispatch queue is fed by the poller itself.
  */
-export function countingBus(sqs: SQSClient, queueUrl: string) {
-  const counts: BusCounts = { putEventsRequests: 0, entries: 0, billedChunks: 0, entryBytes: 0 };
+export function countingBus() {
+  const counts: BusCounts = {
+    putEventsRequests: 0,
+    entries: 0,
+    billedChunks: 0,
+    entryBytes: 0,
+    listRulesRequests: 0,
+  };
+  let rules: Rule[] = [];
   const client = new EventBridgeClient({
     region: 'us-east-1',
     endpoint: 'http://127.0.0.1:9',
@@ -85,6 +138,11 @@ export function countingBus(sqs: SQSClient, queueUrl: string) {
   });
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (context.commandName === 'ListRulesCommand') {
+        counts.listRulesRequests += 1;
+        const output = { $metadata: {}, Rules: rules };
+        return { output, response: {} } as Awaited<ReturnType<typeof next>>;
+      }
       if (context.commandName !== 'PutEventsCommand') return next(args);
       const input = args.input as { Entries?: PutEventsRequestEntry[] };
       const entries = input.Entries ?? [];
@@ -96,16 +154,7 @@ export function countingBus(sqs: SQSClient, queueUrl: string) {
           Buffer.byteLength(entry.Source ?? '');
         counts.entries += 1;
         counts.entryBytes += bytes;
-        counts.billedChunks += Math.max(1, Math.ceil(bytes / 65_536));
-        const envelope = toEventBridgeEnvelope(entry, {
-          id: randomUUID(),
-          account: '000000000000',
-          region: 'us-east-1',
-          receivedAt: new Date(),
-        });
-        await sqs.send(
-          new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(envelope) }),
-        );
+        counts.billedChunks += chunks(bytes);
       }
       const output = {
         $metadata: {},
@@ -116,5 +165,27 @@ export function countingBus(sqs: SQSClient, queueUrl: string) {
     },
     { step: 'initialize', name: 'benchBus' },
   );
-  return { client, counts };
+  return {
+    client,
+    counts,
+    /** The rules `ListRules` answers with from now on: one per event pattern. */
+    setRules(patterns: readonly object[]): void {
+      rules = patterns.map((pattern, index) => ({
+        Name: `rule-${index}`,
+        Arn: `arn:aws:events:us-east-1:000000000000:rule/bench/rule-${index}`,
+        EventBusName: 'bench',
+        State: 'ENABLED',
+        EventPattern: JSON.stringify(pattern),
+      }));
+    },
+    reset(): void {
+      Object.assign(counts, {
+        putEventsRequests: 0,
+        entries: 0,
+        billedChunks: 0,
+        entryBytes: 0,
+        listRulesRequests: 0,
+      });
+    },
+  };
 }

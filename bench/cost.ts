@@ -1,289 +1,241 @@
-import {
-  DeleteMessageBatchCommand,
-  type Message,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
-import { ManualClock, systemClock, systemRandom } from '../shared/clock.ts';
-import { createConnectorClient } from '../shared/connector/connector-client.ts';
-import { startLocalDynamoDb } from '../shared/local/dynamodb.ts';
-import { startSqsEmulator } from '../shared/local/sqs-emulator.ts';
-import type { PollDeps } from '../shared/polling/poll-context.ts';
-import { pollSettingsFromEnv, streamDefinitions } from '../shared/polling/poll-settings.ts';
-import { pollStream } from '../shared/polling/poll-stream.ts';
-import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
-import { startSimulator } from '../shared/simulator/simulator.ts';
-import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
-import { createStateTable } from '../shared/state/dynamodb-table.ts';
-import { processDispatchBatch } from '../shared/webhooks/dispatcher.ts';
-import { createDispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
-import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
-import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
-import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
-import { MemoryOperationalEventSink } from '../shared/webhooks/operational-events.ts';
-import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
-import { createWebhookService } from '../shared/webhooks/service.ts';
-import { systemRandomBytes } from '../shared/webhooks/signing.ts';
-import { countDynamoDb, countingBus, countSqs } from './cost-counters.ts';
+import { type CostPipeline, type RoundCounts, startCostPipeline } from './cost-pipeline.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure, renderTable } from './figures.ts';
 import {
-  DISPATCH_BATCH_SIZE,
   DISPATCHER_GB,
+  FIXED_CUSTOM_METRICS,
   LAMBDA_PLATFORM_LOG_BYTES,
+  MONTHLY_PRICES,
   POLLER_GB,
   POLLER_LOG_BYTES_PER_POLL,
   PRICES,
-  SQS_RECEIVE_MAX,
 } from './prices.ts';
-import { startBenchReceiver } from './receiver.ts';
+import { scaleRow } from './scale-arithmetic.ts';
+import { measureQuietJob } from './scale-model.ts';
 
+/** Events of the headline round (one subscriber, no user rule on the bus). */
 const CHANGES = 2_000;
-/** The bus archive is opt-in (`eventArchive`, infra/props.ts); the bench prices the default. */
-const ARCHIVE_ON = false;
+/** Events of the other rounds (more subscribers, a user rule): enough for stable ratios. */
+const SMALL_CHANGES = 500;
 const GB = 1024 ** 3;
-const TABLE = 'change-bridge-cost';
+/** A user rule on the bus that matches every change event. */
+const RULE_MATCHING_ALL = { source: ['change-bridge'] };
+/** Issue 12 (dispatcher writes compacted): the stored event and its delivery in one item. */
+const EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT = 1;
 
-/**
- * AWS cost per million change events delivered to one subscriber: a small pipeline runs with
- * counters (poller → PutEvents → rule to SQS → dispatcher → webhook) on dynalite, the SQS
- * emulator and a stand-in bus, counting DynamoDB commands and consumed units, SQS requests,
- * PutEvents entries, Lambda invocations and their local wall time, logs and bytes sent; list
- * prices turn the counts into dollars per million events.
- */
-export async function run(): Promise<void> {
-  quietAwsSdkNotice();
-  console.log(`cost (one poll of ${formatNumber(CHANGES)} changed customers, one subscriber)`);
-  const clock = new ManualClock(Date.UTC(2026, 2, 10, 9, 0, 0));
-  const sim = await startSimulator({ seed: 4, size: 'medium', clock, rateLimit: false });
-  const dynamo = await startLocalDynamoDb();
-  const sqs = await startSqsEmulator();
-  const receiver = await startBenchReceiver();
-  const connector = createConnectorClient(
-    {
-      baseUrl: sim.url,
-      clientToken: sim.tokens.clientToken,
-      accessToken: sim.tokens.accessToken,
-      client: 'change-bridge bench',
-      rateLimit: false,
-    },
-    { clock },
+interface CostRow {
+  item: string;
+  counted: string;
+  perEvent: number;
+  dollars: number;
+}
+
+/** Prices one round: each item from its counted requests or units, per million events. */
+export function priceRound(r: RoundCounts): CostRow[] {
+  const perMillion = (count: number) => (count / r.events) * 1_000_000;
+  const rows: CostRow[] = [];
+  const add = (item: string, counted: string, count: number, unitPrice: number) =>
+    rows.push({
+      item,
+      counted,
+      perEvent: count / r.events,
+      dollars: perMillion(count) * unitPrice,
+    });
+  add(
+    'EventBridge PutEvents (64 KB chunks; only events a rule on the bus matches)',
+    `${r.bus.billedChunks} chunks in ${r.bus.putEventsRequests} requests`,
+    r.bus.billedChunks,
+    PRICES.putEventsPerMillion / 1e6,
   );
-  try {
-    await createStateTable(dynamo.client, TABLE);
-    const queueUrl = await sqs.createQueue('dispatch', { VisibilityTimeout: '30' });
-    const ddb = countDynamoDb(dynamo.client);
-    const sqsCounts = countSqs(sqs.client);
-    const bus = countingBus(sqs.client, queueUrl);
-    const state = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
-    const webhookStore = new DynamoDbWebhookStore({
-      client: dynamo.client,
-      tableName: TABLE,
-      clock: systemClock,
-    });
-    const settings = pollSettingsFromEnv(
-      { POLL_ENTITIES: 'customer', POLL_HISTORY_START: '400d', POLL_SETTLE_LAG: '0s' },
-      clock.now(),
-    );
-    const [definition] = streamDefinitions('main', settings);
-    const pollDeps: PollDeps = {
-      store: state,
-      client: connector,
-      publisher: new EventBridgePublisher({ client: bus.client, eventBusName: 'bench', clock }),
-      clock,
-      windows: settings.windows,
-      pageCount: settings.pageCount,
-    };
-    await pollStream(definition!, pollDeps, 'bench');
-    const deps = createDispatcherDeps({
-      store: webhookStore,
-      queue: new SqsDeliveryQueue(sqs.client, queueUrl),
-      sender: new UndiciWebhookSender({
-        policy: { allowPrivate: true },
-        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
-        clock: systemClock,
-      }),
-      sink: new MemoryOperationalEventSink(),
-      clock: systemClock,
-      random: systemRandom,
-      // As in AWS: one counter write per stream per batch (backfill progress).
-      deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo.client, tableName: TABLE }),
-    });
-    const service = createWebhookService({
-      ...deps,
-      policy: { allowPrivate: true },
-      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
-      randomBytes: systemRandomBytes,
-    });
-    const { secret } = await service.createSubscription({ url: receiver.url });
-    receiver.setSecret(secret);
+  add(
+    'EventBridge ListRules (rules listed every 60 s; no charge)',
+    `${r.bus.listRulesRequests} requests`,
+    r.bus.listRulesRequests,
+    0,
+  );
+  const billed = [...r.sqsBilled.values()].reduce((a, b) => a + b, 0);
+  add(
+    'SQS requests billed (64 KB chunks): poller SendMessageBatch, dispatcher receive + delete',
+    [...r.sqsRequests]
+      .map(([name, n]) => `${name} ${n} (billed ${r.sqsBilled.get(name)})`)
+      .join(', '),
+    billed,
+    PRICES.sqsPerMillionRequests / 1e6,
+  );
+  const writes = r.poller.writeUnits + r.dispatcher.writeUnits;
+  add(
+    'DynamoDB WRU (poller + dispatcher)',
+    `${formatNumber(r.poller.writeUnits, 1)} + ${formatNumber(r.dispatcher.writeUnits, 1)}`,
+    writes,
+    PRICES.dynamoPerMillionWru / 1e6,
+  );
+  add(
+    'DynamoDB RRU (poller + dispatcher)',
+    `${formatNumber(r.poller.readUnits, 1)} + ${formatNumber(r.dispatcher.readUnits, 1)}`,
+    r.poller.readUnits + r.dispatcher.readUnits,
+    PRICES.dynamoPerMillionRru / 1e6,
+  );
+  const gbSeconds = r.poller.seconds * POLLER_GB + r.dispatcher.seconds * DISPATCHER_GB;
+  add(
+    'Lambda GB-s (local wall time)',
+    `poller ${formatNumber(r.poller.seconds, 2)} s x ${POLLER_GB} GB, dispatcher ${formatNumber(r.dispatcher.seconds, 2)} s x ${DISPATCHER_GB} GB`,
+    gbSeconds,
+    PRICES.lambdaArmPerGbSecond,
+  );
+  const invocations = 1 + r.dispatcher.invocations;
+  add(
+    'Lambda requests',
+    `1 poller + ${r.dispatcher.invocations} dispatcher`,
+    invocations,
+    PRICES.lambdaPerMillionRequests / 1e6,
+  );
+  const logBytes = r.logBytes + invocations * LAMBDA_PLATFORM_LOG_BYTES + POLLER_LOG_BYTES_PER_POLL;
+  add(
+    'CloudWatch Logs (GB)',
+    `${formatNumber(logBytes / 1024, 1)} KB`,
+    logBytes / GB,
+    PRICES.logsPerGb,
+  );
+  add(
+    'Data transfer out (webhook bodies, GB)',
+    `${formatNumber(r.transferBytes / 1024, 0)} KB`,
+    r.transferBytes / GB,
+    PRICES.transferOutPerGb,
+  );
+  return rows;
+}
 
-    const model = sim.controls.model;
-    const ids = [...model.customers.all()]
-      .filter((entry) => entry.record.IsActive)
-      .slice(0, CHANGES)
-      .map((entry) => entry.record.Id);
-    for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `cost ${id}` });
-    await clock.advance(2_000);
-    // Only the measured pipeline is counted from here on.
-    ddb.commands.clear();
-    ddb.readUnits = 0;
-    ddb.writeUnits = 0;
-    sqsCounts.clear();
-    let logBytes = 0;
-    deps.logger = {
-      warn: (message, fields) => {
-        logBytes += JSON.stringify({ message, ...fields }).length;
-      },
-      error: (message, fields) => {
-        logBytes += JSON.stringify({ message, ...fields }).length;
-      },
-    };
+function total(rows: readonly CostRow[]): number {
+  return rows.reduce((sum, row) => sum + row.dollars, 0);
+}
 
-    const pollStarted = performance.now();
-    await pollStream(definition!, pollDeps, 'bench');
-    const pollerSeconds = (performance.now() - pollStarted) / 1000;
-    const pollerDynamo = { ...ddb, commands: new Map(ddb.commands) };
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
 
-    let dispatcherInvocations = 0;
-    let dispatcherSeconds = 0;
-    for (let emptyReceives = 0; emptyReceives < 2; ) {
-      // As Lambda's SQS poller does: receives of at most 10 until the batch is full or the
-      // queue has nothing more (the batching window).
-      const messages: Message[] = [];
-      while (messages.length < DISPATCH_BATCH_SIZE) {
-        const received = await sqs.client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: Math.min(SQS_RECEIVE_MAX, DISPATCH_BATCH_SIZE - messages.length),
-            WaitTimeSeconds: messages.length === 0 ? 1 : 0,
-          }),
-        );
-        const got = received.Messages ?? [];
-        if (got.length === 0) break;
-        messages.push(...got);
-      }
-      if (messages.length === 0) {
-        emptyReceives += 1;
-        continue;
-      }
-      emptyReceives = 0;
-      const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
-      const started = performance.now();
-      const result = await processDispatchBatch(records, deps);
-      dispatcherSeconds += (performance.now() - started) / 1000;
-      dispatcherInvocations += 1;
-      const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
-      const done = messages.filter((m) => !failed.has(m.MessageId ?? ''));
-      for (let i = 0; i < done.length; i += SQS_RECEIVE_MAX)
-        await sqs.client.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: done
-              .slice(i, i + SQS_RECEIVE_MAX)
-              .map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle })),
-          }),
-        );
-    }
-    // Empty long polls are the event source mapping's fixed cost, not a per-event one.
-    sqsCounts.set('ReceiveMessage', (sqsCounts.get('ReceiveMessage') ?? 0) - 2);
-    const events = bus.counts.entries;
-    const delivered = receiver.received - receiver.rejected;
-    const sqsRequests = [...sqsCounts.values()].reduce((a, b) => a + b, 0);
-    const perMillion = (count: number) => (count / events) * 1_000_000;
-    const rows: { item: string; counted: string; perEvent: number; dollars: number }[] = [];
-    const add = (item: string, counted: string, perEvent: number, dollars: number) =>
-      rows.push({ item, counted, perEvent, dollars });
-    add(
-      'EventBridge PutEvents (64 KB chunks)',
-      `${bus.counts.billedChunks} chunks in ${bus.counts.putEventsRequests} requests`,
-      bus.counts.billedChunks / events,
-      (perMillion(bus.counts.billedChunks) / 1e6) * PRICES.putEventsPerMillion,
-    );
-    add(
-      'EventBridge archive (GB, opt-in)',
-      ARCHIVE_ON
-        ? `${formatNumber(bus.counts.entryBytes / 1024, 0)} KB`
-        : `off by default (would be ${formatNumber(bus.counts.entryBytes / 1024, 0)} KB)`,
-      ARCHIVE_ON ? bus.counts.entryBytes / GB / events : 0,
-      ARCHIVE_ON ? (perMillion(bus.counts.entryBytes) / GB) * PRICES.archivePerGb : 0,
-    );
-    add(
-      'SQS requests',
-      [...sqsCounts].map(([k, v]) => `${k} ${v}`).join(', '),
-      sqsRequests / events,
-      (perMillion(sqsRequests) / 1e6) * PRICES.sqsPerMillionRequests,
-    );
-    const dispatchWrites = ddb.writeUnits - pollerDynamo.writeUnits;
-    const dispatchReads = ddb.readUnits - pollerDynamo.readUnits;
-    add(
-      'DynamoDB WRU (poller + dispatcher)',
-      `${formatNumber(pollerDynamo.writeUnits, 1)} + ${formatNumber(dispatchWrites, 1)}`,
-      ddb.writeUnits / events,
-      (perMillion(ddb.writeUnits) / 1e6) * PRICES.dynamoPerMillionWru,
-    );
-    add(
-      'DynamoDB RRU (poller + dispatcher)',
-      `${formatNumber(pollerDynamo.readUnits, 1)} + ${formatNumber(dispatchReads, 1)}`,
-      ddb.readUnits / events,
-      (perMillion(ddb.readUnits) / 1e6) * PRICES.dynamoPerMillionRru,
-    );
-    const gbSeconds = pollerSeconds * POLLER_GB + dispatcherSeconds * DISPATCHER_GB;
-    add(
-      'Lambda GB-s (local wall time)',
-      `poller ${formatNumber(pollerSeconds, 2)} s x 1 GB, dispatcher ${formatNumber(dispatcherSeconds, 2)} s x 0.5 GB`,
-      gbSeconds / events,
-      perMillion(gbSeconds) * PRICES.lambdaArmPerGbSecond,
-    );
-    const invocations = 1 + dispatcherInvocations;
-    add(
-      'Lambda requests',
-      `1 poller + ${dispatcherInvocations} dispatcher`,
-      invocations / events,
-      (perMillion(invocations) / 1e6) * PRICES.lambdaPerMillionRequests,
-    );
-    const totalLogBytes =
-      logBytes + invocations * LAMBDA_PLATFORM_LOG_BYTES + POLLER_LOG_BYTES_PER_POLL;
-    add(
-      'CloudWatch Logs (GB)',
-      `${formatNumber(totalLogBytes / 1024, 1)} KB`,
-      totalLogBytes / GB / events,
-      (perMillion(totalLogBytes) / GB) * PRICES.logsPerGb,
-    );
-    add(
-      'Data transfer out (webhook bodies, GB)',
-      `${formatNumber(receiver.bytes / 1024, 0)} KB`,
-      receiver.bytes / GB / events,
-      (perMillion(receiver.bytes) / GB) * PRICES.transferOutPerGb,
-    );
-    const total = rows.reduce((sum, row) => sum + row.dollars, 0);
-    console.log(
-      `  ${events} events published, ${delivered} webhooks verified; DynamoDB commands: ` +
-        [...ddb.commands].map(([k, v]) => `${k} ${v}`).join(', '),
-    );
-    console.log(
+function printRound(title: string, r: RoundCounts, rows: readonly CostRow[]): void {
+  console.log(
+    `  ${title}: ${r.events} events, ${r.delivered} webhooks verified (${r.subscribers} subscriber(s)); ` +
+      `DynamoDB commands: ${[...r.dynamoCommands].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  );
+  console.log(
+    indent(
       renderTable(
         ['item', 'counted in this run', 'per event', '$ per million events'],
         [
-          ...rows.map((r) => [r.item, r.counted, r.perEvent.toPrecision(3), r.dollars.toFixed(3)]),
-          ['total', '', '', total.toFixed(2)],
+          ...rows.map((row) => [
+            row.item,
+            row.counted,
+            row.perEvent.toPrecision(3),
+            row.dollars.toFixed(3),
+          ]),
+          ['total', '', '', total(rows).toFixed(2)],
         ],
-      )
-        .split('\n')
-        .map((line) => `  ${line}`)
-        .join('\n'),
-    );
-    recordFigure({
-      figure: 'AWS cost per million events, one subscriber',
-      measured: `$${total.toFixed(2)}`,
-      target: '<= $3.00',
-      met: total <= 3 && delivered === events,
-    });
+      ),
+    ),
+  );
+}
+
+async function measureRounds(pipeline: CostPipeline) {
+  const headline = await pipeline.round({ changes: CHANGES, subscribers: 1, rules: [] });
+  const ruleAll = await pipeline.round({
+    changes: SMALL_CHANGES,
+    subscribers: 1,
+    rules: [RULE_MATCHING_ALL],
+  });
+  const three = await pipeline.round({ changes: SMALL_CHANGES, subscribers: 3, rules: [] });
+  const ten = await pipeline.round({ changes: SMALL_CHANGES, subscribers: 10, rules: [] });
+  return { headline, ruleAll, three, ten };
+}
+
+/** Idle cost of one property at 1-minute polling: the measured quiet poll job, plus fixed items. */
+async function idleProperty(): Promise<{ rows: string[][]; total: number }> {
+  const job = await measureQuietJob();
+  const pollJob = scaleRow(job, PRICES, 1, 1, POLLER_GB).idleCostPerPropertyMonthUsd;
+  const metrics = (job.streams + FIXED_CUSTOM_METRICS) * MONTHLY_PRICES.customMetric;
+  const items: Array<[string, number]> = [
+    [
+      `poll job every minute (measured: ${job.streams} streams, ${formatNumber(job.dynamoWriteUnits, 1)} WRU, ${formatNumber(job.dynamoReadUnits, 1)} RRU, ${formatNumber(job.billedMs)} ms billed; planner, SQS, KMS, logs)`,
+      pollJob,
+    ],
+    ['KMS keys: data key and connection token key (per deployment)', 2 * MONTHLY_PRICES.kmsKey],
+    [
+      'deployment secret (ClientToken; connection tokens are sealed in the table)',
+      MONTHLY_PRICES.secret,
+    ],
+    [`custom metrics (${job.streams} WatermarkAgeSeconds + ${FIXED_CUSTOM_METRICS})`, metrics],
+  ];
+  const sum = items.reduce((a, [, dollars]) => a + dollars, 0);
+  return {
+    rows: [
+      ...items.map(([item, dollars]) => [item, `$${dollars.toFixed(2)}`]),
+      ['total', `$${sum.toFixed(2)}`],
+    ],
+    total: sum,
+  };
+}
+
+/**
+ * AWS cost per million change events: the real poller, publisher, SQS and dispatcher with
+ * counters on every AWS client (dynalite, the SQS emulator, a stand-in bus answering
+ * ListRules and PutEvents), rounds for 1, 3 and 10 subscribers and for a user rule matching
+ * every event; then the monthly cost of one idle property at 1-minute polling.
+ */
+export async function run(): Promise<void> {
+  quietAwsSdkNotice();
+  console.log('cost (the real publish path: dispatch queue direct, bus only for matching rules)');
+  const pipeline = await startCostPipeline();
+  let rounds: Awaited<ReturnType<typeof measureRounds>>;
+  try {
+    rounds = await measureRounds(pipeline);
   } finally {
-    await connector.close();
-    await receiver.close();
-    await sqs.close();
-    await dynamo.close();
-    await sim.close();
+    await pipeline.close();
   }
+  const headlineRows = priceRound(rounds.headline);
+  const headline = total(headlineRows);
+  printRound('one subscriber, no user rule on the bus', rounds.headline, headlineRows);
+  const ruleAllRows = priceRound(rounds.ruleAll);
+  printRound('one subscriber, a user rule matching every event', rounds.ruleAll, ruleAllRows);
+
+  const perSubscriber = [rounds.headline, rounds.three, rounds.ten].map((r) => [
+    String(r.subscribers),
+    `${r.events} events, ${r.delivered} webhooks`,
+    `$${total(priceRound(r)).toFixed(2)}`,
+  ]);
+  console.log('  per million events, by subscribers (no user rule):');
+  console.log(indent(renderTable(['subscribers', 'run', '$ per million events'], perSubscriber)));
+  const ruleDelta = total(ruleAllRows) - total(priceRound(rounds.headline));
+  const compacted =
+    headline -
+    (EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT * 1_000_000 * PRICES.dynamoPerMillionWru) / 1e6;
+  console.log(
+    `  a user rule matching every event (or the archive on) adds about $${ruleDelta.toFixed(2)}/M (PutEvents)`,
+  );
+  console.log(
+    `  with the dispatcher's writes compacted by ${EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT} WRU per event (issue 12, expected): $${compacted.toFixed(2)}/M`,
+  );
+
+  console.log('  one idle property, 1-minute polling, per month:');
+  const idle = await idleProperty();
+  console.log(indent(renderTable(['item', '$ per month'], idle.rows)));
+
+  const allDelivered = [rounds.headline, rounds.ruleAll, rounds.three, rounds.ten].every(
+    (r) => r.delivered === r.events * r.subscribers,
+  );
+  recordFigure({
+    figure: 'AWS cost per million events, one subscriber',
+    measured: `$${headline.toFixed(2)}`,
+    target: '<= $3.00',
+    met: headline <= 3 && allDelivered,
+  });
+  recordFigure({
+    figure: 'Fixed monthly cost of one idle property, 1-minute polling',
+    measured: `$${idle.total.toFixed(2)}`,
+    target: '(information)',
+    met: undefined,
+  });
 }
 
 if (isMain(import.meta.url)) await run();

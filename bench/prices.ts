@@ -33,3 +33,14 @@ export const SQS_RECEIVE_MAX = 10;
 export const LAMBDA_PLATFORM_LOG_BYTES = 420;
 /** The poller's `poll finished` log line and its EMF metrics document per poll (estimate). */
 export const POLLER_LOG_BYTES_PER_POLL = 900;
+/** Monthly prices of what one deployment keeps whatever it polls (list prices, us-east-1). */
+export const MONTHLY_PRICES = {
+  /** aws.amazon.com/kms/pricing: one customer-managed key. */
+  kmsKey: 1.0,
+  /** aws.amazon.com/secrets-manager/pricing: one secret (one per connection). */
+  secret: 0.4,
+  /** aws.amazon.com/cloudwatch/pricing: one custom metric (first 10,000). */
+  customMetric: 0.3,
+};
+/** Custom metrics besides one `WatermarkAgeSeconds` per stream (deliveries succeeded, failed, poll failures). */
+export const FIXED_CUSTOM_METRICS = 3;

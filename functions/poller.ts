@@ -28,6 +28,10 @@ const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
   metrics: new EmfPublishMetrics(metrics),
+  onRulesError: (error) =>
+    logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
+      error: error as Error,
+    }),
 });
 // Every invocation of every poller takes its grants from the token's item in the state table:
 // concurrent invocations polling one token share one budget.

@@ -3,12 +3,15 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { systemClock } from '../shared/clock.ts';
+import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.ts';
+import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
+import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
+import { PublisherOperationalSink } from '../shared/publish/publisher-operational-sink.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
-import { EventBridgeOperationalEventSink } from '../shared/webhooks/operational-events.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
 
@@ -32,13 +35,27 @@ export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
 /**
  * The dispatcher's dependencies on AWS: the webhook store and the delivery counter on the
  * state table, the dispatch queue, the undici sender with the SSRF policy, operational events
- * to the bus.
+ * to the dispatch queue (for subscribers) and to the bus (for rules; they are rare, so every
+ * one is put, matched or not).
  */
 export function buildWebhookDeps(
   env: WebhookLambdaEnv,
   dynamo: DynamoDBClient,
   metrics?: DispatchMetrics,
 ): DispatcherDeps {
+  const sqs = new SQSClient({});
+  const operationalEvents = new MultiPublisher([
+    createDispatchQueuePublisher({
+      client: sqs,
+      queueUrl: env.DISPATCH_QUEUE_URL,
+      source: env.EVENT_SOURCE,
+    }),
+    new EventBridgePublisher({
+      client: new EventBridgeClient({}),
+      eventBusName: env.EVENT_BUS_NAME,
+      source: env.EVENT_SOURCE,
+    }),
+  ]);
   return createDispatcherDeps({
     ...(metrics ? { metrics } : {}),
     store: new DynamoDbWebhookStore({
@@ -50,17 +67,13 @@ export function buildWebhookDeps(
       client: dynamo,
       tableName: env.STATE_TABLE_NAME,
     }),
-    queue: new SqsDeliveryQueue(new SQSClient({}), env.DISPATCH_QUEUE_URL),
+    queue: new SqsDeliveryQueue(sqs, env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
       resolve: systemResolver,
       clock: systemClock,
       timeoutMs: env.DELIVERY_TIMEOUT_MS,
     }),
-    sink: new EventBridgeOperationalEventSink(
-      new EventBridgeClient({}),
-      env.EVENT_BUS_NAME,
-      env.EVENT_SOURCE,
-    ),
+    sink: new PublisherOperationalSink(operationalEvents),
   });
 }

@@ -59,9 +59,7 @@ export class ChangeBridgeMonitoring extends Construct {
     if (config.alarmEmail)
       this.alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
 
-    const deadLetterQueues = new Map(state.deadLetterQueues);
-    deadLetterQueues.set('Rule', runtime.ruleDeadLetterQueue);
-    for (const [name, dlq] of deadLetterQueues) {
+    for (const [name, dlq] of state.deadLetterQueues) {
       this.addAlarm(`${name}DeadLetters`, {
         description: `Messages are waiting in the ${name} dead-letter queue: inspect, fix, redrive.`,
         metric: dlq.metricApproximateNumberOfMessagesVisible({
@@ -137,22 +135,6 @@ export class ChangeBridgeMonitoring extends Construct {
       evaluationPeriods: 2,
     });
 
-    this.addAlarm('RuleDeliveryFailures', {
-      description: 'EventBridge fails to put change events on the dispatch queue.',
-      metric: new Metric({
-        namespace: 'AWS/Events',
-        metricName: 'FailedInvocations',
-        dimensionsMap: {
-          EventBusName: state.bus.eventBusName,
-          RuleName: runtime.dispatchRule.ruleName,
-        },
-        statistic: 'Sum',
-        period: FIVE_MINUTES,
-      }),
-      threshold: 1,
-      evaluationPeriods: 1,
-    });
-
     this.dashboard = this.createDashboard(state, runtime, { pollFailures, failureRate, throttles });
   }
 
@@ -216,10 +198,10 @@ export class ChangeBridgeMonitoring extends Construct {
       ['Dispatch', state.dispatchQueue],
       ...(state.eventsQueue ? [['Events', state.eventsQueue] as const] : []),
     ] as const;
-    const dlqs = [...state.deadLetterQueues, ['Rule', runtime.ruleDeadLetterQueue] as const];
+    const dlqs = [...state.deadLetterQueues];
     dashboard.addWidgets(
       new TextWidget({
-        markdown: '# change-bridge\nPolling → EventBridge → SQS → webhooks',
+        markdown: '# change-bridge\nPolling → SQS → webhooks; EventBridge for the rules on the bus',
         width: 24,
         height: 1,
       }),

@@ -39,17 +39,22 @@ export function acknowledgeRuntimeFindings(runtime: ChangeBridgeRuntime): void {
       );
     }
   }
+  // The two publishers: the poller and the admin API's connector proxy.
+  for (const fn of [runtime.poller, runtime.adminFunction]) {
+    if (!fn.role) continue;
+    acknowledge(
+      fn.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'events:ListRules has no resource-level permissions (IAM evaluates it against *); the ' +
+        "publisher lists the bridge bus's rules to put only events a rule matches. It reveals " +
+        'rule names and patterns only; no other action is granted on *.',
+    );
+  }
   acknowledge(
     runtime.schedulerRole,
     `AwsSolutions-IAM5[Resource::<${logicalIdOf(runtime.planner)}.Arn>:*]`,
     'The Scheduler target grant covers the planner function and its versions/aliases ' +
       '(`<arn>:*`); no other function is reachable.',
-  );
-  acknowledge(
-    runtime.ruleDeadLetterQueue,
-    'AwsSolutions-SQS3',
-    'This queue is itself a dead-letter queue: it receives the events the EventBridge rule ' +
-      'could not put on the dispatch queue (a rule target DLQ, not an SQS redrive policy).',
   );
 }
 

@@ -80,8 +80,14 @@ export const ChangeBridgePropsSchema = z
     publishTargets: PublishTargetsSchema.default('eventbridge'),
     /** Makes the events queue (created when `publishTargets` includes `sqs`) a FIFO queue. */
     eventsQueueFifo: z.boolean().default(false),
-    /** `source` of every published event, and of the rule that feeds the dispatcher. */
+    /** `source` of every published event. */
     eventSource: z.string().min(1).max(256).default('change-bridge'),
+    /**
+     * Which events the poller puts on the bus (`PUBLISH_EVENT_BUS_MODE`): `matched`, those
+     * some rule on the bus matches (rules listed every 60 s), or `all`. The archive, when
+     * on, makes it `all`. Webhooks never depend on it: the dispatch queue gets every event.
+     */
+    eventBusMode: z.enum(['matched', 'all']).default('matched'),
     /**
      * Archives every event on the bus for `aws events start-replay` (opt-in: $0.10 per GB
      * ingested; `events replay` works from the state table without it).

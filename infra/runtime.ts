@@ -1,15 +1,11 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Rule } from 'aws-cdk-lib/aws-events';
-import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { dispatchEventPattern } from '../shared/publish/routing-rule.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
 import {
@@ -30,9 +26,10 @@ export interface ChangeBridgeRuntimeProps {
 }
 
 /**
- * The stateless half: the four functions, the planner's schedule, the rule from the bus
- * to the dispatch queue, the SQS event sources and the admin API. It can be destroyed
- * and redeployed without losing data; it reaches the state only through grants.
+ * The stateless half: the four functions, the planner's schedule, the SQS event sources
+ * and the admin API. The poller feeds the dispatch queue itself (SendMessageBatch) and puts
+ * on the bus only the events a rule there matches: no rule of ours sits on the bus. It can
+ * be destroyed and redeployed without losing data; it reaches the state only through grants.
  */
 export class ChangeBridgeRuntime extends Construct {
   readonly planner: NodejsFunction;
@@ -42,17 +39,10 @@ export class ChangeBridgeRuntime extends Construct {
   readonly schedule: Schedule;
   /** The role EventBridge Scheduler assumes to invoke the planner. */
   readonly schedulerRole: Role;
-  readonly dispatchRule: Rule;
-  /** Events the rule could not hand to the dispatch queue after EventBridge's retries. */
-  readonly ruleDeadLetterQueue: Queue;
   readonly adminApi: AdminHttpApi;
 
   constructor(scope: Construct, id: string, props: ChangeBridgeRuntimeProps) {
     super(scope, id);
-    // Scope the events→SQS grant to this account whatever the host app's feature flags:
-    // without this flag the SqsQueue target lets any account's rules send to a KMS queue.
-    // Context must be set before the first child construct.
-    this.node.setContext('@aws-cdk/aws-events:eventsTargetQueueSameAccount', true);
     const { config, state } = props;
 
     const environment = bridgeEnvironment(this, config, state);
@@ -136,19 +126,6 @@ export class ChangeBridgeRuntime extends Construct {
       }),
     );
 
-    this.ruleDeadLetterQueue = new Queue(this, 'RuleDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.dispatchRule = new Rule(this, 'DispatchRule', {
-      description: 'change-bridge: change events to the dispatch queue',
-      eventBus: state.bus,
-      eventPattern: dispatchEventPattern(config.eventSource),
-      targets: [new SqsQueue(state.dispatchQueue, { deadLetterQueue: this.ruleDeadLetterQueue })],
-    });
-
     this.adminApi = new AdminHttpApi(this, 'AdminApi', {
       handler: this.adminFunction,
       logRetention: config.logRetentionDays,
@@ -174,10 +151,13 @@ export class ChangeBridgeRuntime extends Construct {
     table.grantReadWriteData(this.planner);
     pollJobQueue.grantSendMessages(this.planner);
 
-    // Poller: leases, snapshots and watermarks; publishes; reads the credentials; may
-    // enqueue the rest of a window it could not finish before its timeout.
+    // Poller: leases, snapshots and watermarks; publishes (the dispatch queue, the bus
+    // behind its rules, the events queue); reads the credentials; may enqueue the rest of a
+    // window it could not finish before its timeout.
     table.grantReadWriteData(this.poller);
+    dispatchQueue.grantSendMessages(this.poller);
     bus.grantPutEventsTo(this.poller);
+    grantListRules(this.poller);
     if (eventsQueue) eventsQueue.grantSendMessages(this.poller);
     pollJobQueue.grantSendMessages(this.poller);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.poller);
@@ -197,11 +177,23 @@ export class ChangeBridgeRuntime extends Construct {
     dispatchQueue.grantSendMessages(this.adminFunction);
     pollJobQueue.grantSendMessages(this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
+    grantListRules(this.adminFunction);
     if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
     // `connections add` seals a token under a new data key (GenerateDataKey, Encrypt, Decrypt).
     state.connectionTokenKey.grantEncryptDecrypt(this.adminFunction);
   }
+}
+
+/**
+ * `events:ListRules`, to put on the bus only the events a rule matches. The action has no
+ * resource-level permissions (IAM evaluates it against `*`); the call names the bus, and
+ * it reveals rule names and patterns, nothing of the events.
+ */
+function grantListRules(grantee: IGrantable): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['events:ListRules'], resources: ['*'] }),
+  );
 }
 
 /** The environment every handler reads (names fixed by the handlers' zod schemas). */
@@ -231,6 +223,8 @@ function bridgeEnvironment(
     // The poller's publisher reads the PUBLISH_* names (shared/publish/publisher-config.ts).
     PUBLISH_EVENT_BUS_NAME: state.bus.eventBusName,
     PUBLISH_EVENT_SOURCE: config.eventSource,
+    // With the archive on, every event goes to the bus (the archive keeps them all).
+    PUBLISH_EVENT_BUS_MODE: config.eventArchive ? 'all' : config.eventBusMode,
     CONNECTION_SECRET_ARNS: Stack.of(scope).toJsonString(secretArns),
     DEPLOYMENT_SECRET_ARN: state.deploymentSecret.secretArn,
     CONNECTION_TOKEN_KEY_ARN: state.connectionTokenKey.keyArn,

@@ -6,7 +6,8 @@ import type { PublishTargetName } from './publisher.ts';
  * {@link PublishMetrics} as CloudWatch Embedded Metric Format through Powertools, for
  * Lambda. Counts per event type go out at once as single metrics with `target` and
  * `eventType` dimensions (`EventsPublished`, `EventsFailed` with `reason`); batch figures
- * (`PublishBatchEntries`, `PublishBatchBytes`, `PublishRetriedEntries`) are buffered in
+ * (`PublishBatchEntries`, `PublishBatchBytes`, `PublishRetriedEntries`) and
+ * `EventsUnmatched` (not put on the bus: no rule there matched them) are buffered in
  * `metrics` and leave with the handler's `publishStoredMetrics()`.
  * @example const metrics = new EmfPublishMetrics(new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' }));
  */
@@ -38,5 +39,9 @@ export class EmfPublishMetrics implements PublishMetrics {
 
   recordRetried(_target: PublishTargetName, entries: number): void {
     this.metrics.addMetric('PublishRetriedEntries', MetricUnit.Count, entries);
+  }
+
+  recordUnmatched(_target: PublishTargetName, count: number): void {
+    this.metrics.addMetric('EventsUnmatched', MetricUnit.Count, count);
   }
 }

@@ -6,6 +6,7 @@ import {
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { deliverInBatches, type EntryRefusal } from './batch-delivery.ts';
 import { type PreparedEntry, prepareWithinLimit } from './batch-packing.ts';
+import type { BusRuleFilter } from './bus-rules.ts';
 import {
   DEFAULT_EVENT_SOURCE,
   eventBridgeEntryBytes,
@@ -32,6 +33,12 @@ export interface EventBridgePublisherOptions {
   source?: string;
   /** PutEvents requests in flight at once (default 4). */
   concurrency?: number;
+  /**
+   * When set, only events some rule on the bus matches are put (see {@link BusRuleFilter});
+   * the others are accepted without a request, as EventBridge drops an event no rule
+   * matches. Absent: every event is put.
+   */
+  ruleFilter?: BusRuleFilter;
   retry?: Partial<RetryOptions>;
   clock?: Clock;
   random?: RandomSource;
@@ -65,6 +72,7 @@ export class EventBridgePublisher implements EventPublisher {
   private readonly clock: Clock;
   private readonly random: RandomSource;
   private readonly metrics: PublishMetrics;
+  private readonly ruleFilter: BusRuleFilter | undefined;
 
   constructor(options: EventBridgePublisherOptions) {
     this.client = options.client;
@@ -77,11 +85,12 @@ export class EventBridgePublisher implements EventPublisher {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? systemRandom;
     this.metrics = options.metrics ?? NO_PUBLISH_METRICS;
+    this.ruleFilter = options.ruleFilter;
   }
 
   /** See {@link EventPublisher.publish}. */
   async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
-    const prepared: PreparedEntry<PutEventsRequestEntry>[] = [];
+    let prepared: PreparedEntry<PutEventsRequestEntry>[] = [];
     const failures: PublishFailure[] = [];
     for (const event of events) {
       const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'eventbridge', (e) => {
@@ -90,6 +99,14 @@ export class EventBridgePublisher implements EventPublisher {
       });
       if ('entry' in item) prepared.push(item);
       else failures.push(item);
+    }
+    let unmatched = 0;
+    if (this.ruleFilter && prepared.length > 0) {
+      const matches = await this.ruleFilter.matcher();
+      const all = prepared.length;
+      prepared = prepared.filter((item) => matches(item.entry, item.event));
+      unmatched = all - prepared.length;
+      if (unmatched > 0) this.metrics.recordUnmatched('eventbridge', unmatched);
     }
     for (const failure of failures) {
       this.metrics.recordFailed('eventbridge', failure.eventType, 1, failure.code);
@@ -106,7 +123,7 @@ export class EventBridgePublisher implements EventPublisher {
       metrics: this.metrics,
     });
     return {
-      published: outcome.delivered.length,
+      published: outcome.delivered.length + unmatched,
       thinned: outcome.delivered.filter((item) => item.thinned).length,
       failures: [...failures, ...outcome.failures],
     };

@@ -13,6 +13,8 @@ export interface PublishMetrics {
   recordBatch(target: PublishTargetName, entries: number, bytes: number): void;
   /** `entries` entries refused for a transient reason are being sent again. */
   recordRetried(target: PublishTargetName, entries: number): void;
+  /** `count` events were not put on the bus because no rule there matched them. */
+  recordUnmatched(target: PublishTargetName, count: number): void;
 }
 
 /** A metrics sink that records nothing (for callers that do not care). */
@@ -21,6 +23,7 @@ export const NO_PUBLISH_METRICS: PublishMetrics = {
   recordFailed: () => {},
   recordBatch: () => {},
   recordRetried: () => {},
+  recordUnmatched: () => {},
 };
 
 /** One failure count, keyed by target, type and reason. */
@@ -41,6 +44,7 @@ export class MemoryPublishMetrics implements PublishMetrics {
   private readonly batches: Array<{ target: PublishTargetName; entries: number; bytes: number }> =
     [];
   private retried = 0;
+  private unmatched = 0;
 
   recordPublished(target: PublishTargetName, eventType: string, count: number): void {
     const key = `${target}\u0000${eventType}`;
@@ -60,6 +64,15 @@ export class MemoryPublishMetrics implements PublishMetrics {
 
   recordRetried(_target: PublishTargetName, entries: number): void {
     this.retried += entries;
+  }
+
+  recordUnmatched(_target: PublishTargetName, count: number): void {
+    this.unmatched += count;
+  }
+
+  /** Events no rule on the bus matched, so not put, over all targets. */
+  unmatchedCount(): number {
+    return this.unmatched;
   }
 
   /** Events of `eventType` (or of every type when omitted) published to `target`. */

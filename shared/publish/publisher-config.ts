@@ -3,6 +3,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
+import { BusRuleFilter, EventBridgeRuleSource } from './bus-rules.ts';
+import { createDispatchQueuePublisher } from './dispatch-queue.ts';
 import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
 import { EventBridgePublisher } from './event-bridge-publisher.ts';
 import { MultiPublisher } from './multi-publisher.ts';
@@ -17,15 +19,21 @@ const optional = <T extends z.ZodType>(schema: T) =>
 
 /**
  * The publishing variables: `PUBLISH_TARGETS` (`eventbridge` | `sqs` | `both`, default
- * `eventbridge`), `PUBLISH_EVENT_BUS_NAME` (default `default`), `PUBLISH_EVENT_SOURCE`
- * (default `change-bridge`), `PUBLISH_QUEUE_URL` (required with `sqs` and `both`) and
- * `PUBLISH_QUEUE_FIFO` (`true` | `false`; default: the URL ends in `.fifo`).
+ * `eventbridge`), `PUBLISH_EVENT_BUS_NAME` (default `default`), `PUBLISH_EVENT_BUS_MODE`
+ * (`matched`: only events some rule on the bus matches, the default; `all`: every event),
+ * `PUBLISH_EVENT_SOURCE` (default `change-bridge`), `PUBLISH_QUEUE_URL` (required with
+ * `sqs` and `both`), `PUBLISH_QUEUE_FIFO` (`true` | `false`; default: the URL ends in
+ * `.fifo`) and `DISPATCH_QUEUE_URL` (the webhook dispatcher's queue, fed directly with
+ * every event whatever the targets; absent: no webhooks from this publisher).
  */
 export const PublisherEnvSchema = z
   .object({
     PUBLISH_TARGETS: optional(z.enum(['eventbridge', 'sqs', 'both'])),
     PUBLISH_EVENT_BUS_NAME: optional(z.string().min(1)),
+    PUBLISH_EVENT_BUS_MODE: optional(z.enum(['matched', 'all'])),
     PUBLISH_EVENT_SOURCE: optional(z.string().min(1)),
+    // Not z.url(): local emulators hand out queue URLs that WHATWG rejects.
+    DISPATCH_QUEUE_URL: optional(z.string().min(1)),
     PUBLISH_QUEUE_URL: optional(z.url()),
     PUBLISH_QUEUE_FIFO: optional(z.enum(['true', 'false'])),
   })
@@ -41,13 +49,19 @@ export const PublisherEnvSchema = z
   })
   .transform((env) => {
     const targets = env.PUBLISH_TARGETS ?? 'eventbridge';
+    const source = env.PUBLISH_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE;
     return {
+      dispatch:
+        env.DISPATCH_QUEUE_URL === undefined
+          ? undefined
+          : { queueUrl: env.DISPATCH_QUEUE_URL, source },
       eventBridge:
         targets === 'sqs'
           ? undefined
           : {
               eventBusName: env.PUBLISH_EVENT_BUS_NAME ?? 'default',
-              source: env.PUBLISH_EVENT_SOURCE ?? DEFAULT_EVENT_SOURCE,
+              source,
+              mode: env.PUBLISH_EVENT_BUS_MODE ?? 'matched',
             },
       sqs:
         targets === 'eventbridge' || env.PUBLISH_QUEUE_URL === undefined
@@ -84,11 +98,15 @@ export interface PublisherDependencies {
   random?: RandomSource;
   metrics?: PublishMetrics;
   retry?: Partial<RetryOptions>;
+  /** Told when the bus's rules cannot be listed (every event then goes to the bus). */
+  onRulesError?: (error: unknown) => void;
 }
 
 /**
- * The publisher the configuration asks for: one adapter, or a {@link MultiPublisher} over
- * both. Throws a BridgeError when a chosen target's client is missing.
+ * The publisher the configuration asks for: the dispatch queue (when configured), the bus
+ * (in `matched` mode behind a {@link BusRuleFilter} on its rules) and the SQS events queue,
+ * one adapter or a {@link MultiPublisher} over several. Throws a BridgeError when a
+ * chosen target's client is missing.
  */
 export function createPublisher(
   config: PublisherConfig,
@@ -101,16 +119,27 @@ export function createPublisher(
     retry: deps.retry,
   };
   const targets: EventPublisher[] = [];
-  if (config.eventBridge) {
-    if (!deps.eventBridgeClient)
-      throw new BridgeError('EventBridge is a publish target but no EventBridge client was given');
+  if (config.dispatch) {
+    if (!deps.sqsClient)
+      throw new BridgeError('the dispatch queue is a publish target but no SQS client was given');
     targets.push(
-      new EventBridgePublisher({
-        client: deps.eventBridgeClient,
-        ...config.eventBridge,
-        ...shared,
-      }),
+      createDispatchQueuePublisher({ client: deps.sqsClient, ...config.dispatch, ...shared }),
     );
+  }
+  if (config.eventBridge) {
+    const client = deps.eventBridgeClient;
+    if (!client)
+      throw new BridgeError('EventBridge is a publish target but no EventBridge client was given');
+    const { mode, ...entryOptions } = config.eventBridge;
+    const ruleFilter =
+      mode === 'matched'
+        ? new BusRuleFilter({
+            source: new EventBridgeRuleSource(client, entryOptions.eventBusName),
+            clock: deps.clock,
+            onError: deps.onRulesError,
+          })
+        : undefined;
+    targets.push(new EventBridgePublisher({ client, ...entryOptions, ruleFilter, ...shared }));
   }
   if (config.sqs) {
     if (!deps.sqsClient)

@@ -9,7 +9,12 @@ import { deliverInBatches, type EntryRefusal } from './batch-delivery.ts';
 import { type PreparedEntry, prepareWithinLimit } from './batch-packing.ts';
 import { NO_PUBLISH_METRICS, type PublishMetrics } from './publish-metrics.ts';
 import { entityKeyOf, type PublishableEvent, utf8Bytes } from './publishable-event.ts';
-import type { EventPublisher, PublishFailure, PublishResult } from './publisher.ts';
+import type {
+  EventPublisher,
+  PublishFailure,
+  PublishResult,
+  PublishTargetName,
+} from './publisher.ts';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
 
 /** SendMessageBatch takes at most 10 entries (SQS quota). */
@@ -34,6 +39,10 @@ export interface SqsPublisherOptions {
   fifo?: boolean;
   /** SendMessageBatch requests in flight at once (default 4). */
   concurrency?: number;
+  /** The message of an event (default {@link toSqsEntry}). */
+  encode?: (event: PublishableEvent, fifo: boolean) => SqsEntry;
+  /** The name failures and metrics carry (default `sqs`). */
+  target?: PublishTargetName;
   retry?: Partial<RetryOptions>;
   clock?: Clock;
   random?: RandomSource;
@@ -94,17 +103,19 @@ export class SqsPublisher implements EventPublisher {
   /** See {@link EventPublisher.publish}. */
   async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
     const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
+    const target = this.options.target ?? 'sqs';
+    const encode = this.options.encode ?? toSqsEntry;
     const prepared: PreparedEntry<SqsEntry>[] = [];
     const failures: PublishFailure[] = [];
     const seenPerGroup = new Map<string, number>();
     for (const event of events) {
-      const item = prepareWithinLimit(event, SQS_MAX_BYTES, 'sqs', (e) => {
-        const entry = toSqsEntry(e, this.fifo);
+      const item = prepareWithinLimit(event, SQS_MAX_BYTES, target, (e) => {
+        const entry = encode(e, this.fifo);
         return { entry, bytes: sqsEntryBytes(entry) };
       });
       if (!('entry' in item)) {
         failures.push(item);
-        metrics.recordFailed('sqs', item.eventType, 1, item.code);
+        metrics.recordFailed(target, item.eventType, 1, item.code);
         continue;
       }
       if (this.fifo) {
@@ -115,7 +126,7 @@ export class SqsPublisher implements EventPublisher {
       prepared.push(item);
     }
     const outcome = await deliverInBatches(prepared, {
-      target: 'sqs',
+      target,
       maxEntries: SQS_BATCH_MAX_ENTRIES,
       maxBytes: SQS_MAX_BYTES,
       concurrency: this.options.concurrency ?? 4,

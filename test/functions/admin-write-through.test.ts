@@ -1,5 +1,6 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,12 +18,14 @@ const ENV = {
   CONNECTION_SECRET_ARNS: JSON.stringify({ main: ARN }),
   PUBLISH_EVENT_BUS_NAME: 'bridge-bus',
   PUBLISH_EVENT_SOURCE: 'change-bridge',
+  DISPATCH_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch',
 };
 
 describe('admin function write-through (AWS wiring)', () => {
   let sim: RunningSimulator;
   const secrets = mockClient(SecretsManagerClient);
   const events = mockClient(EventBridgeClient);
+  const sqs = mockClient(SQSClient);
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 3 });
@@ -30,6 +33,7 @@ describe('admin function write-through (AWS wiring)', () => {
   afterAll(async () => {
     secrets.restore();
     events.restore();
+    sqs.restore();
     await sim.close();
   });
 
@@ -42,7 +46,7 @@ describe('admin function write-through (AWS wiring)', () => {
     expect(buildAdminWriteThrough(two, ENV, new MemoryStateStore())).toBeUndefined();
   });
 
-  it('writes with the credentials of the connection secret and publishes to EventBridge', async () => {
+  it('writes with the credentials of the connection secret, feeds the dispatch queue and puts a rule-matched event on the bus', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
       SecretString: JSON.stringify({
         baseUrl: sim.url,
@@ -51,6 +55,19 @@ describe('admin function write-through (AWS wiring)', () => {
       }),
     });
     events.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    events.on(ListRulesCommand, { EventBusName: 'bridge-bus' }).resolves({
+      Rules: [
+        {
+          Name: 'routing-rules',
+          Arn: 'arn:aws:events:eu-west-1:123456789012:rule/bridge-bus/routing-rules',
+          State: 'ENABLED',
+          EventPattern: JSON.stringify({ 'detail-type': [{ prefix: 'routingRule.' }] }),
+        },
+      ],
+    });
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [{ Id: '0', MessageId: 'm-1', MD5OfMessageBody: '' }], Failed: [] });
     const writeThrough = buildAdminWriteThrough(
       readPollLambdaEnv(ENV, 0),
       ENV,
@@ -68,6 +85,10 @@ describe('admin function write-through (AWS wiring)', () => {
     expect(entries.map((entry) => [entry.EventBusName, entry.DetailType])).toEqual([
       ['bridge-bus', 'routingRule.updated'],
     ]);
+    const sent = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input);
+    expect(sent.map((input) => input.QueueUrl)).toEqual([ENV.DISPATCH_QUEUE_URL]);
+    const body = JSON.parse(sent[0]?.Entries?.[0]?.MessageBody ?? '{}');
+    expect(body['detail-type']).toBe('routingRule.updated');
     await writeThrough.close();
   });
 });

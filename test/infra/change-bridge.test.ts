@@ -47,8 +47,8 @@ describe('ChangeBridge construct', () => {
 
   it('publishes to EventBridge only by default: no events queue and no PUBLISH_QUEUE_URL', () => {
     expect(bridge.state.eventsQueue).toBeUndefined();
-    // Poll jobs and dispatch with their DLQs, plus the rule's DLQ.
-    template.resourceCountIs('AWS::SQS::Queue', 5);
+    // Poll jobs and dispatch with their DLQs: no rule, so no rule DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 4);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.PUBLISH_QUEUE_URL).toBeUndefined();
       expect(fn.Properties.Environment.Variables.PUBLISH_TARGETS).toBe('eventbridge');
@@ -58,6 +58,13 @@ describe('ChangeBridge construct', () => {
   it('creates no event archive by default (opt-in; replay works from the state table)', () => {
     expect(bridge.state.archive).toBeUndefined();
     template.resourceCountIs('AWS::Events::Archive', 0);
+  });
+
+  it('puts on the bus only the events its rules match by default, and has no rule of its own', () => {
+    template.resourceCountIs('AWS::Events::Rule', 0);
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.PUBLISH_EVENT_BUS_MODE).toBe('matched');
+    }
   });
 
   it('passes the poll settings to the functions as the variables the handlers parse', () => {

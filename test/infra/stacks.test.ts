@@ -3,7 +3,6 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
-import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
 import {
   actionsOf,
@@ -103,16 +102,10 @@ describe('stateful stack', () => {
       const target = queue.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
       return target ? [target] : [];
     });
-    const ruleDlqs = Object.values(runtime.findResources('AWS::Events::Rule')).flatMap((rule) =>
-      rule.Properties.Targets.map(
-        (t: { DeadLetterConfig?: { Arn: { 'Fn::GetAtt': string[] } } }) =>
-          t.DeadLetterConfig?.Arn['Fn::GetAtt'][0],
-      ),
-    );
-    // Poll jobs, dispatch, events + their three DLQs, and the rule's DLQ.
-    expect(Object.keys(queues)).toHaveLength(7);
+    // Poll jobs, dispatch, events + their three DLQs; no rule, so no rule DLQ.
+    expect(Object.keys(queues)).toHaveLength(6);
     for (const [id, queue] of Object.entries(queues)) {
-      const isDeadLetterQueue = redriveTargets.includes(id) || ruleDlqs.includes(id);
+      const isDeadLetterQueue = redriveTargets.includes(id);
       expect(isDeadLetterQueue || queue.Properties.RedrivePolicy !== undefined, id).toBe(true);
       const encrypted =
         queue.Properties.KmsMasterKeyId !== undefined ||
@@ -266,32 +259,64 @@ describe('runtime stack', () => {
     }
   });
 
-  it('routes events of source change-bridge from the bus to the dispatch queue', () => {
-    runtime.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: dispatchEventPattern('change-bridge'),
-      EventBusName: { 'Fn::ImportValue': Match.stringLikeRegexp('EventBus') },
-      Targets: [
-        Match.objectLike({
-          Arn: { 'Fn::ImportValue': Match.stringLikeRegexp('DispatchQueue') },
-          DeadLetterConfig: {
-            Arn: { 'Fn::GetAtt': [logicalId(built.runtime.runtime.ruleDeadLetterQueue), 'Arn'] },
-          },
-        }),
-      ],
-    });
-    // EventBridge may send to the KMS-encrypted dispatch queue only from this account.
-    stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [{ Ref: logicalId(built.stateful.state.dispatchQueue) }],
+  it('feeds the dispatch queue from the poller, the dispatcher and the admin API, with no rule on the bus', () => {
+    runtime.resourceCountIs('AWS::Events::Rule', 0);
+    const dispatchQueueArn = { 'Fn::ImportValue': Match.stringLikeRegexp('DispatchQueue.*Arn') };
+    const sendsToDispatch = (policy: { [key: string]: unknown }) =>
+      identityStatements({ Resources: { policy } }).some(
+        (s) =>
+          actionsOf(s).includes('sqs:SendMessage') &&
+          JSON.stringify(s.Resource).includes('DispatchQueue'),
+      );
+    const senders = Object.values(runtime.findResources('AWS::IAM::Policy'))
+      .filter(sendsToDispatch)
+      .map((policy) => policy.Properties.Roles);
+    const { poller, dispatcher, adminFunction, planner } = built.runtime.runtime;
+    expect(senders).toHaveLength(3);
+    expect(senders).toEqual(
+      expect.arrayContaining(
+        [poller, dispatcher, adminFunction].map((fn) => [{ Ref: logicalId(fn.role!) }]),
+      ),
+    );
+    expect(senders).not.toContainEqual([{ Ref: logicalId(planner.role!) }]);
+    runtime.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: logicalId(poller.role!) }],
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Principal: { Service: 'events.amazonaws.com' },
             Action: Match.arrayWith(['sqs:SendMessage']),
-            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+            Resource: dispatchQueueArn,
           }),
         ]),
       },
     });
+    // EventBridge no longer sends to the dispatch queue: its policy names no events principal.
+    const dispatchPolicies = Object.values(stateful.findResources('AWS::SQS::QueuePolicy')).filter(
+      (policy) =>
+        JSON.stringify(policy.Properties.Queues).includes(
+          logicalId(built.stateful.state.dispatchQueue),
+        ),
+    );
+    expect(JSON.stringify(dispatchPolicies)).not.toContain('events.amazonaws.com');
+  });
+
+  it('lets the publishers list the bus rules, and puts every event on the bus while the archive is on', () => {
+    const listers = Object.values(runtime.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        policy.Properties.PolicyDocument.Statement.some((s: PolicyStatement) =>
+          actionsOf(s).includes('events:ListRules'),
+        ),
+      )
+      .map((policy) => policy.Properties.Roles);
+    const { poller, adminFunction } = built.runtime.runtime;
+    expect(listers).toHaveLength(2);
+    expect(listers).toEqual(
+      expect.arrayContaining([poller, adminFunction].map((fn) => [{ Ref: logicalId(fn.role!) }])),
+    );
+    // This stage has the archive on: the archive must see every event.
+    for (const fn of Object.values(runtime.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables.PUBLISH_EVENT_BUS_MODE).toBe('all');
+    }
   });
 
   it('serves the admin API on an HTTP API with IAM authorization and access logs', () => {
@@ -332,7 +357,11 @@ describe('runtime stack', () => {
         'events:PutEvents',
       ]),
     );
-    expect(wildcardDataGrants(statements)).toEqual([]);
+    // The one exception: events:ListRules has no resource-level permissions, so it is on `*`.
+    expect(wildcardDataGrants(statements).flatMap(actionsOf)).toEqual([
+      'events:ListRules',
+      'events:ListRules',
+    ]);
     // And it would catch one.
     expect(
       wildcardDataGrants([{ Effect: 'Allow', Action: 'sqs:*', Resource: 'arn' }]),
@@ -398,7 +427,7 @@ describe('runtime stack', () => {
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
-    for (const dlq of ['PollJob', 'Dispatch', 'Events', 'Rule']) {
+    for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
       expect(
         descriptions.some((d) => d.includes(`${dlq} dead-letter queue`)),
         dlq,

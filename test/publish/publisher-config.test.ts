@@ -19,11 +19,32 @@ function caught(run: () => unknown): unknown {
 const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/changes.fifo';
 
 describe('parsePublisherConfig', () => {
-  it('defaults to EventBridge on the default bus with source change-bridge', () => {
+  it('defaults to EventBridge on the default bus with source change-bridge, matched events only', () => {
     expect(parsePublisherConfig({})).toEqual({
-      eventBridge: { eventBusName: 'default', source: 'change-bridge' },
+      dispatch: undefined,
+      eventBridge: { eventBusName: 'default', source: 'change-bridge', mode: 'matched' },
       sqs: undefined,
     });
+  });
+
+  it('feeds the dispatch queue named by DISPATCH_QUEUE_URL, whatever the targets', () => {
+    const dispatchUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch';
+    for (const targets of ['eventbridge', 'sqs', 'both']) {
+      const config = parsePublisherConfig({
+        PUBLISH_TARGETS: targets,
+        PUBLISH_QUEUE_URL: queueUrl,
+        PUBLISH_EVENT_SOURCE: 'acme',
+        DISPATCH_QUEUE_URL: dispatchUrl,
+      });
+      expect(config.dispatch).toEqual({ queueUrl: dispatchUrl, source: 'acme' });
+    }
+  });
+
+  it('puts every event on the bus with PUBLISH_EVENT_BUS_MODE=all, and names a bad mode', () => {
+    expect(parsePublisherConfig({ PUBLISH_EVENT_BUS_MODE: 'all' }).eventBridge?.mode).toBe('all');
+    expect(() => parsePublisherConfig({ PUBLISH_EVENT_BUS_MODE: 'some' })).toThrow(
+      /PUBLISH_EVENT_BUS_MODE/,
+    );
   });
 
   it('reads both targets, taking FIFO mode from the queue URL unless told', () => {
@@ -33,12 +54,14 @@ describe('parsePublisherConfig', () => {
       PUBLISH_EVENT_BUS_NAME: 'changes',
     };
     expect(parsePublisherConfig(env)).toEqual({
-      eventBridge: { eventBusName: 'changes', source: 'change-bridge' },
+      dispatch: undefined,
+      eventBridge: { eventBusName: 'changes', source: 'change-bridge', mode: 'matched' },
       sqs: { queueUrl, fifo: true },
     });
     expect(
       parsePublisherConfig({ ...env, PUBLISH_TARGETS: 'sqs', PUBLISH_QUEUE_FIFO: 'false' }),
     ).toEqual({
+      dispatch: undefined,
       eventBridge: undefined,
       sqs: { queueUrl, fifo: false },
     });
@@ -75,5 +98,7 @@ describe('createPublisher', () => {
   it('refuses a chosen target without its client', () => {
     const both = parsePublisherConfig({ PUBLISH_TARGETS: 'both', PUBLISH_QUEUE_URL: queueUrl });
     expect(() => createPublisher(both, { eventBridgeClient })).toThrow(/SQS/);
+    const dispatch = parsePublisherConfig({ DISPATCH_QUEUE_URL: queueUrl });
+    expect(() => createPublisher(dispatch, { eventBridgeClient })).toThrow(/dispatch queue/);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { dispatchEventPattern, matchesEventPattern } from '../../shared/publish/routing-rule.ts';
+import {
+  dispatchEventPattern,
+  type EventPattern,
+  matchesEventPattern,
+  parseEventPattern,
+} from '../../shared/publish/routing-rule.ts';
 
 const envelope = {
   version: '0',
@@ -98,5 +103,69 @@ describe('matchesEventPattern', () => {
     expect(
       matchesEventPattern({ detail: { data: { change: [{ exists: false }] } } }, envelope),
     ).toBe(false);
+  });
+
+  it('matches suffix, equals-ignore-case, wildcard and numeric filters', () => {
+    const cases: Array<[EventPattern, boolean]> = [
+      [{ 'detail-type': [{ suffix: '.updated' }] }, true],
+      [{ 'detail-type': [{ suffix: { 'equals-ignore-case': '.UPDATED' } }] }, true],
+      [{ 'detail-type': [{ prefix: { 'equals-ignore-case': 'CUSTOMER.' } }] }, true],
+      [{ 'detail-type': [{ 'equals-ignore-case': 'Customer.Updated' }] }, true],
+      [{ 'detail-type': [{ wildcard: 'customer.*d' }] }, true],
+      [{ 'detail-type': [{ wildcard: 'resource.*' }] }, false],
+      [{ detail: { data: { count: [{ numeric: ['>', 0, '<=', 5] }] } } }, true],
+      [{ detail: { data: { count: [{ numeric: ['>', 5] }] } } }, false],
+      [{ detail: { data: { change: [{ 'anything-but': { suffix: 'ted' } }] } } }, false],
+      [
+        {
+          detail: { data: { change: [{ 'anything-but': { 'equals-ignore-case': ['DELETED'] } }] } },
+        },
+        true,
+      ],
+    ];
+    const withCount = {
+      ...envelope,
+      detail: { ...envelope.detail, data: { ...envelope.detail.data, count: 3 } },
+    };
+    for (const [pattern, expected] of cases) {
+      expect(matchesEventPattern(pattern, withCount), JSON.stringify(pattern)).toBe(expected);
+    }
+  });
+
+  it('matches $or when any alternative does', () => {
+    const pattern: EventPattern = {
+      source: ['change-bridge'],
+      $or: [{ 'detail-type': ['resource.updated'] }, { detail: { data: { change: ['updated'] } } }],
+    };
+    expect(matchesEventPattern(pattern, envelope)).toBe(true);
+    expect(matchesEventPattern({ $or: [{ source: ['a'] }, { source: ['b'] }] }, envelope)).toBe(
+      false,
+    );
+  });
+});
+
+describe('parseEventPattern', () => {
+  it('reads the patterns ListRules returns', () => {
+    expect(
+      parseEventPattern(
+        '{"source":["change-bridge"],"detail":{"data":{"changedFields":["Email"]}}}',
+      ),
+    ).toEqual({
+      source: ['change-bridge'],
+      detail: { data: { changedFields: ['Email'] } },
+    });
+  });
+
+  it('refuses what the matcher does not know, so the caller can assume the rule matches all', () => {
+    for (const text of [
+      '{"detail":{"ip":[{"cidr":"10.0.0.0/24"}]}}',
+      '{"source":[{"prefix":"a","suffix":"b"}]}',
+      '{"source":[{"numeric":[">","x"]}]}',
+      '{"$or":[]}',
+      'not json',
+      '["source"]',
+    ]) {
+      expect(parseEventPattern(text), text).toBeUndefined();
+    }
   });
 });

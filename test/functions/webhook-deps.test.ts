@@ -1,0 +1,44 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildWebhookDeps, WebhookLambdaEnvSchema } from '../../functions/webhook-deps.ts';
+import { ManualClock } from '../../shared/clock.ts';
+import { buildOperationalEvent } from '../../shared/webhooks/operational-events.ts';
+
+const ENV = WebhookLambdaEnvSchema.parse({
+  STATE_TABLE_NAME: 'bridge',
+  DISPATCH_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch',
+  EVENT_BUS_NAME: 'bridge-bus',
+});
+
+describe('dispatcher wiring (AWS)', () => {
+  const sqs = mockClient(SQSClient);
+  const events = mockClient(EventBridgeClient);
+  afterAll(() => {
+    sqs.restore();
+    events.restore();
+  });
+
+  it('sends operational events to the dispatch queue (subscribers) and to the bus (rules)', async () => {
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [{ Id: '0', MessageId: 'm-1', MD5OfMessageBody: '' }], Failed: [] });
+    events.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    const deps = buildWebhookDeps(ENV, new DynamoDBClient({ region: 'eu-west-1' }));
+    const event = buildOperationalEvent('subscription.disabled', 'sub_1', {}, new ManualClock());
+    await deps.sink.publish(event);
+    const sent = sqs.commandCalls(SendMessageBatchCommand).map((c) => c.args[0].input);
+    expect(sent.map((input) => input.QueueUrl)).toEqual([ENV.DISPATCH_QUEUE_URL]);
+    expect(JSON.parse(sent[0]?.Entries?.[0]?.MessageBody ?? '{}')).toMatchObject({
+      'detail-type': 'subscription.disabled',
+      source: 'change-bridge',
+      detail: { id: event.id },
+    });
+    const put = events.commandCalls(PutEventsCommand).flatMap((c) => c.args[0].input.Entries ?? []);
+    expect(put.map((entry) => [entry.EventBusName, entry.DetailType])).toEqual([
+      ['bridge-bus', 'subscription.disabled'],
+    ]);
+  });
+});
