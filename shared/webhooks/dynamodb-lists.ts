@@ -18,8 +18,22 @@ const EventListItemSchema = z.union([
   z.object({ doc: EventEntrySchema }),
 ]);
 
-/** An item of a subscription's delivery list: many ids, or one id at the end of its sort key. */
-const DeliveryListItemSchema = z.object({ sk: z.string(), ids: z.array(z.string()).optional() });
+/**
+ * An item of a subscription's delivery list: many ids (with the id of each one's event in
+ * `events`, where a delivery kept on its event's item is found), or one id at the end of its
+ * sort key.
+ */
+const DeliveryListItemSchema = z.object({
+  sk: z.string(),
+  ids: z.array(z.string()).optional(),
+  events: z.array(z.string()).optional(),
+});
+
+/** One entry of a list: an event, or a delivery with its event's id when the list has it. */
+export interface ListedEntry {
+  id: string;
+  eventId?: string;
+}
 
 /** Splits `items` into chunks of at most {@link LIST_ITEM_MAX_ENTRIES}. */
 export function chunk<T>(items: readonly T[]): T[][] {
@@ -43,15 +57,20 @@ function eventEntries(item: Record<string, unknown>): { id: string; type: string
   return [...entries].sort((a, b) => (a.id < b.id ? 1 : -1));
 }
 
-/** Delivery ids of one list item. */
-function deliveryIds(item: Record<string, unknown>): string[] {
+/** Delivery entries of one list item. */
+function deliveryEntries(item: Record<string, unknown>): ListedEntry[] {
   const parsed = DeliveryListItemSchema.safeParse(item);
   if (!parsed.success) return [];
-  return parsed.data.ids ?? [parsed.data.sk.split('#').at(-1) ?? ''];
+  const { ids, events, sk } = parsed.data;
+  if (!ids) return [{ id: sk.split('#').at(-1) ?? '' }];
+  return ids.map((id, index) => {
+    const eventId = events?.[index];
+    return eventId === undefined ? { id } : { id, eventId };
+  });
 }
 
 /**
- * Reads a list partition newest first and collects distinct ids until `limit` (all when
+ * Reads a list partition newest first and collects distinct entries until `limit` (all when
  * `limit` is undefined). An id listed twice (a repeated fan-out) counts once, where it
  * was listed last.
  */
@@ -59,8 +78,8 @@ export async function collectListed(
   table: WebhookTable,
   list: { pk: string; prefix?: string; kind: 'events' | 'deliveries' },
   options: { limit?: number; type?: string },
-): Promise<string[]> {
-  const ids: string[] = [];
+): Promise<ListedEntry[]> {
+  const ids: ListedEntry[] = [];
   const seen = new Set<string>();
   let start: Record<string, unknown> | undefined;
   do {
@@ -72,16 +91,16 @@ export async function collectListed(
       start,
     });
     for (const item of page.Items ?? []) {
-      const found =
+      const found: ListedEntry[] =
         list.kind === 'events'
           ? eventEntries(item)
               .filter((entry) => options.type === undefined || entry.type === options.type)
-              .map((entry) => entry.id)
-          : deliveryIds(item);
-      for (const id of found) {
-        if (id === '' || seen.has(id)) continue;
-        seen.add(id);
-        ids.push(id);
+              .map((entry) => ({ id: entry.id }))
+          : deliveryEntries(item);
+      for (const entry of found) {
+        if (entry.id === '' || seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        ids.push(entry);
       }
     }
     start = page.LastEvaluatedKey;
