@@ -8,6 +8,7 @@ import {
   type Delivery,
   type DeliveryRecord,
   expandDeliveredAtOnce,
+  fanOutDeliveryId,
   type StoredEvent,
   type StoredEventRecord,
   StoredEventSchema,
@@ -20,16 +21,11 @@ import {
  */
 
 /**
- * A delivery kept on its event's item, as a list (names cost bytes in every item):
- * `[deliveryId, subscriptionId, attemptAt, latencyMs, status]`.
+ * A delivery kept on its event's item, as a list (names cost bytes in every item, and an item
+ * under 1 KB costs one write unit): `[subscriptionId, attempt start - event stored, latencyMs,
+ * status]`; its id is the fan-out delivery id of the event and subscription.
  */
-const DeliveredAtOnceEntrySchema = z.tuple([
-  z.string(),
-  z.string(),
-  z.number(),
-  z.number(),
-  z.number(),
-]);
+const DeliveredAtOnceEntrySchema = z.tuple([z.string(), z.number(), z.number(), z.number()]);
 
 /** An event item (older items hold the body as text in `doc`). */
 const EventItemSchema = z.object({
@@ -63,7 +59,12 @@ export function eventItem(
     dlv: deliveryIds.length > 0 ? [...deliveryIds] : undefined,
     ok:
       deliveredAtOnce.length > 0
-        ? deliveredAtOnce.map((d) => [d.id, d.subscriptionId, d.at, d.latencyMs, d.status])
+        ? deliveredAtOnce.map((d) => [
+            d.subscriptionId,
+            d.at - event.storedAt,
+            d.latencyMs,
+            d.status,
+          ])
         : undefined,
     ttl,
   };
@@ -72,12 +73,13 @@ export function eventItem(
 /** A stored event with the deliveries folded into its item. */
 export function toStoredEventRecord(item: Record<string, unknown>): StoredEventRecord {
   const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
+  const event = toStoredEvent(item);
   return {
-    event: toStoredEvent(item),
-    deliveredAtOnce: (parsed.ok ?? []).map(([id, subscriptionId, at, latencyMs, status]) => ({
-      id,
+    event,
+    deliveredAtOnce: (parsed.ok ?? []).map(([subscriptionId, offsetMs, latencyMs, status]) => ({
+      id: fanOutDeliveryId(event.id, subscriptionId),
       subscriptionId,
-      at,
+      at: event.storedAt + offsetMs,
       latencyMs,
       status,
     })),

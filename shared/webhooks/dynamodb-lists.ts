@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
+import { fanOutDeliveryId } from './store.ts';
 
 /** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
 export const LIST_ITEM_MAX_ENTRIES = 100;
@@ -19,11 +20,13 @@ const EventListItemSchema = z.union([
 ]);
 
 /**
- * An item of a subscription's delivery list: many ids (with the id of each one's event in
- * `events`, where a delivery kept on its event's item is found), or one id at the end of its
- * sort key.
+ * An item of a subscription's delivery list (pk `SUB#<subscriptionId>`): the fan-out deliveries
+ * of many events by event id (`events`: each delivery's id follows from its event and the
+ * subscription, and a delivery kept on its event's item is found there), other deliveries by
+ * id (`ids`), or one id at the end of its sort key.
  */
 const DeliveryListItemSchema = z.object({
+  pk: z.string(),
   sk: z.string(),
   ids: z.array(z.string()).optional(),
   events: z.array(z.string()).optional(),
@@ -61,12 +64,16 @@ function eventEntries(item: Record<string, unknown>): { id: string; type: string
 function deliveryEntries(item: Record<string, unknown>): ListedEntry[] {
   const parsed = DeliveryListItemSchema.safeParse(item);
   if (!parsed.success) return [];
-  const { ids, events, sk } = parsed.data;
-  if (!ids) return [{ id: sk.split('#').at(-1) ?? '' }];
-  return ids.map((id, index) => {
-    const eventId = events?.[index];
-    return eventId === undefined ? { id } : { id, eventId };
-  });
+  const { pk, ids, events, sk } = parsed.data;
+  if (!ids && !events) return [{ id: sk.split('#').at(-1) ?? '' }];
+  const subscriptionId = pk.slice('SUB#'.length);
+  return [
+    ...(events ?? []).map((eventId) => ({
+      id: fanOutDeliveryId(eventId, subscriptionId),
+      eventId,
+    })),
+    ...(ids ?? []).map((id) => ({ id })),
+  ];
 }
 
 /**

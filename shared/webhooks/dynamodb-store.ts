@@ -24,6 +24,7 @@ import {
   type EndpointState,
   EndpointStateSchema,
   type FanOutWrite,
+  fanOutDeliveryId,
   type PutEventOptions,
   type StoredEvent,
   type StoredEventRecord,
@@ -199,15 +200,19 @@ export class DynamoDbWebhookStore implements WebhookStore {
   async indexDeliveries(deliveries: readonly Delivery[]): Promise<void> {
     await Promise.all(
       [...bySubscription(deliveries)].flatMap(([subscriptionId, own]) =>
-        chunk(own).map((part) =>
-          this.table.put({
+        chunk(own).map((part) => {
+          // A fan-out delivery is listed by its event (its id follows from the event and the
+          // subscription, and the event's item is where a delivery kept compactly is read).
+          const fanOut = part.filter((d) => d.id === fanOutDeliveryId(d.eventId, subscriptionId));
+          const others = part.filter((d) => !fanOut.includes(d));
+          return this.table.put({
             pk: `SUB#${subscriptionId}`,
             sk: listSortKey('DLV#', Math.max(...part.map((d) => d.createdAt)), part[0]!.id),
-            ids: part.map((d) => d.id),
-            events: part.map((d) => d.eventId),
+            ids: others.length > 0 ? others.map((d) => d.id) : undefined,
+            events: fanOut.length > 0 ? fanOut.map((d) => d.eventId) : undefined,
             ttl: this.ttl(),
-          }),
-        ),
+          });
+        }),
       ),
     );
   }

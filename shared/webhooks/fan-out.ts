@@ -1,5 +1,5 @@
 import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
-import { fanOutDeliveryId, newDelivery } from './deliveries.ts';
+import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import type { DispatchEvent } from './messages.ts';
@@ -11,6 +11,7 @@ import {
   type Delivery,
   type DeliveryRecord,
   type FanOutWrite,
+  fanOutDeliveryId,
   type StoredEvent,
   type StoredEventRecord,
 } from './store.ts';

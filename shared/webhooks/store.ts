@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hashEventId } from '../changes/event-id.ts';
 import type { Subscription } from './subscription.ts';
 
 /** An event kept for delivery, listing and replay: the exact body bytes plus a summary. */
@@ -111,6 +112,15 @@ export const DeliveredAtOnceSchema = z.object({
 export type DeliveredAtOnce = z.infer<typeof DeliveredAtOnceSchema>;
 
 /**
+ * The id of the fan-out delivery of an event to a subscription: deterministic, so a
+ * repeated queue message (SQS delivers at least once) creates no second delivery, and a
+ * delivery kept compactly needs no id stored.
+ */
+export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
+  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
+}
+
+/**
  * The compact form of a new fan-out delivery of an event stored at `storedAtMs`, when it was
  * delivered at its first attempt; `undefined` for any other (it keeps an item of its own). Pure.
  * @example compactDelivery(record, event.storedAt) // { id, subscriptionId, at, latencyMs, status }
@@ -127,6 +137,7 @@ export function compactDelivery(
     delivery.version === 2 &&
     delivery.createdAt === storedAtMs &&
     delivery.nextAttemptAt === storedAtMs &&
+    delivery.id === fanOutDeliveryId(delivery.eventId, delivery.subscriptionId) &&
     attempts.length === 1 &&
     first?.outcome === 'delivered' &&
     first.status !== undefined;
@@ -186,7 +197,10 @@ export interface StoredEventRecord {
 /** What the fan-out of one new event leaves in the store ({@link WebhookStore.putFanOuts}). */
 export interface FanOutWrite {
   event: StoredEvent;
-  /** Its deliveries that succeeded at their first attempt: folded into the event's item. */
+  /**
+   * Its fan-out deliveries (ids from {@link fanOutDeliveryId}) that succeeded at their first
+   * attempt: folded into the event's item.
+   */
   deliveredAtOnce: readonly DeliveredAtOnce[];
   /** Its other new deliveries (a retry pending, deferred for a pause, dead): an item each. */
   others: readonly DeliveryRecord[];

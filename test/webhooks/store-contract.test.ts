@@ -3,7 +3,12 @@ import { ManualClock } from '../../shared/clock.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
-import type { Attempt, Delivery, WebhookStore } from '../../shared/webhooks/store.ts';
+import {
+  type Attempt,
+  type Delivery,
+  fanOutDeliveryId,
+  type WebhookStore,
+} from '../../shared/webhooks/store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -179,7 +184,8 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
   it('stores a fan-out in one write: deliveries that succeeded at once on the event, the others on their own', async () => {
     const store = await create();
     const event = { id: 'evt_f', type: 'customer.updated', storedAt: 10, body: '{"id":"evt_f"}' };
-    const atOnce = { id: 'dlv_a', subscriptionId: 'sub_1', at: 11, latencyMs: 4, status: 204 };
+    const atOnceId = fanOutDeliveryId('evt_f', 'sub_1');
+    const atOnce = { id: atOnceId, subscriptionId: 'sub_1', at: 11, latencyMs: 4, status: 204 };
     const retry: Attempt = {
       deliveryId: 'dlv_b',
       attempt: 1,
@@ -202,7 +208,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       lastStatus: 503,
     });
     const never = delivery('dlv_never', { eventId: 'evt_f', createdAt: 10 });
-    const listedOnce = delivery('dlv_a', { eventId: 'evt_f', createdAt: 10 });
+    const listedOnce = delivery(atOnceId, { eventId: 'evt_f', createdAt: 10 });
     // Listed before they exist (as fan-out does), then listed again: shown once, and only once stored.
     await store.indexDeliveries([listedOnce, pending, never]);
     await store.indexDeliveries([listedOnce]);
@@ -215,7 +221,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       new Map([['evt_f', { event, deliveredAtOnce: [atOnce] }]]),
     );
     const delivered = {
-      id: 'dlv_a',
+      id: atOnceId,
       eventId: 'evt_f',
       subscriptionId: 'sub_1',
       status: 'delivered',
@@ -227,7 +233,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       lastStatus: 204,
     };
     const deliveredAttempt = {
-      deliveryId: 'dlv_a',
+      deliveryId: atOnceId,
       attempt: 1,
       at: 11,
       status: 204,
@@ -243,7 +249,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     ]);
     expect((await store.listDeliveries({ eventId: 'evt_f', limit: 10 })).map((d) => d.id)).toEqual([
       'dlv_b',
-      'dlv_a',
+      atOnceId,
     ]);
     expect(await store.listDeliveryRecords({ subscriptionId: 'sub_1', limit: 10 })).toEqual([
       { delivery: delivered, attempts: [deliveredAttempt] },
@@ -257,7 +263,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       delivery: pending,
       attempts: [retry],
     });
-    expect(await store.getDelivery('dlv_a')).toBeUndefined();
+    expect(await store.getDelivery(atOnceId)).toBeUndefined();
   });
 
   it('folds the attempt log into the delivery and keeps it across updates without one', async () => {
