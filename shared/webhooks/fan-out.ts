@@ -246,13 +246,16 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
   const writes: FanOutWrite[] = fresh.map(({ event }) =>
     fanOutWrite(event, byEvent.get(event.id)!),
   );
+  // A missing delivery that a concurrent batch created meanwhile is that batch's to follow up.
+  const lost = new Set<StagedDelivery>();
   try {
     await Promise.all(staged.map((entry) => entry.listed));
     await Promise.all([
       batch.deps.store.putFanOuts(writes),
-      ...resumed.map((entry) =>
-        batch.deps.store.createDelivery(entry.delivery, { attempts: entry.attempts }),
-      ),
+      ...resumed.map(async (entry) => {
+        const options = { attempts: entry.attempts };
+        if (!(await batch.deps.store.createDelivery(entry.delivery, options))) lost.add(entry);
+      }),
     ]);
   } catch (error) {
     batch.fail(
@@ -263,6 +266,7 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     return;
   }
   for (const entry of staged) {
+    if (lost.has(entry)) continue;
     if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
     await afterDeliveryWrite(entry.delivery, batch, entry.recordIds);
