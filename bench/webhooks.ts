@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../shared/simulator/simulator.ts';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
@@ -90,16 +91,19 @@ export async function run(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     const bridgeRate = ratePerSecond(delivered);
     const bridgeCount = delivered.length;
+    const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => replayed.push(webhook);
     await replay(receiver.url, delivered.slice(0, bridgeCount), concurrency);
     const bareRate = ratePerSecond(replayed);
     const ratio = bridgeRate / bareRate;
+    // Both rates share the machine with whatever else runs: the load average says how much.
     console.log(
       `  bridge: ${bridgeCount} of ${ids.length} verified, ${formatNumber(bridgeRate)}/s; ` +
         `bare keep-alive loop (same bodies, ${concurrency} connections): ${replayed.length} verified, ${formatNumber(bareRate)}/s; ` +
-        `ratio ${ratio.toFixed(2)}; ${receiver.rejected} rejected`,
+        `ratio ${ratio.toFixed(2)}; ${receiver.rejected} rejected; ` +
+        `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
     recordFigure({
       figure: `Webhook deliveries/s to one endpoint (change-bridge start) / bare keep-alive loop, concurrency ${concurrency}`,

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
+import { cacheDynaliteTables } from './dynalite-tables.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -44,6 +45,7 @@ export async function startLocalDynamoDb(
   if (options.path !== undefined) await mkdir(dirname(options.path), { recursive: true });
   closeDynaliteIterators();
   applyLocalLevelDefaults();
+  cacheDynaliteTables();
   const server: Server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,

@@ -118,13 +118,12 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
      */
     async subscriptionHealth(id: string): Promise<SubscriptionHealth> {
       await requireSubscription(id, deps);
-      const [endpoint, deliveries] = await Promise.all([
+      const [endpoint, records] = await Promise.all([
         deps.store.getEndpointState(id),
-        deps.store.listDeliveries({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
+        deps.store.listDeliveryRecords({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
       ]);
-      const attempts = (
-        await Promise.all(deliveries.map((delivery) => deps.store.listAttempts(delivery.id)))
-      ).flat();
+      const deliveries = records.map((record) => record.delivery);
+      const attempts = records.flatMap((record) => record.attempts);
       const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
       const failure = lastOf(attempts, false);
       const now = deps.clock.now();

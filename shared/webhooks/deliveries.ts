@@ -3,14 +3,6 @@ import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type { Delivery } from './store.ts';
 
-/**
- * The id of the fan-out delivery of an event to a subscription: deterministic, so a
- * repeated queue message (SQS delivers at least once) creates no second delivery.
- */
-export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
-  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
-}
-
 /** A fresh id for an extra delivery (replay, redelivery, ping, resync). */
 export function newDeliveryId(
   eventId: string,

@@ -189,27 +189,18 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
     /** Deliveries (newest first) with their attempt logs, by subscription, by event, or all. */
     async listDeliveries(input: unknown = {}): Promise<DeliveryWithAttempts[]> {
       const query = parseOrThrow(ListDeliveriesInputSchema, input, 'delivery query');
-      let deliveries: Delivery[];
-      if (query.subscriptionId !== undefined || query.eventId !== undefined) {
-        deliveries = await deps.store.listDeliveries(query);
-      } else {
-        const subscriptions = await deps.store.listSubscriptions();
-        const perSubscription = await Promise.all(
-          subscriptions.map((s) =>
-            deps.store.listDeliveries({ subscriptionId: s.id, limit: query.limit }),
-          ),
-        );
-        deliveries = perSubscription
-          .flat()
-          .sort((a, b) => b.createdAt - a.createdAt)
-          .slice(0, query.limit);
-      }
-      return Promise.all(
-        deliveries.map(async (delivery) => ({
-          delivery,
-          attempts: await deps.store.listAttempts(delivery.id),
-        })),
+      if (query.subscriptionId !== undefined || query.eventId !== undefined)
+        return deps.store.listDeliveryRecords(query);
+      const subscriptions = await deps.store.listSubscriptions();
+      const perSubscription = await Promise.all(
+        subscriptions.map((s) =>
+          deps.store.listDeliveryRecords({ subscriptionId: s.id, limit: query.limit }),
+        ),
       );
+      return perSubscription
+        .flat()
+        .sort((a, b) => b.delivery.createdAt - a.delivery.createdAt)
+        .slice(0, query.limit);
     },
   };
 }

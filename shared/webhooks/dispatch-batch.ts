@@ -2,7 +2,13 @@ import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import type { DeliveryMessage } from './messages.ts';
 import type { QueuedDelivery } from './queue.ts';
-import { type Attempt, type Delivery, type EndpointState, freshEndpointState } from './store.ts';
+import {
+  type Attempt,
+  type Delivery,
+  type EndpointState,
+  freshEndpointState,
+  type StoredEvent,
+} from './store.ts';
 import type { Subscription } from './subscription.ts';
 
 /** A new delivery waiting for the batch's shared write. */
@@ -30,6 +36,11 @@ export class DispatchBatch {
   private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
+  /**
+   * Events of the batch not stored before, by id: stored at the end of the batch with the
+   * outcome of their first attempts (see `writeInlineDeliveries`); their records fail if not.
+   */
+  readonly freshEvents = new Map<string, { event: StoredEvent; recordIds: readonly string[] }>();
   /** New deliveries after their first attempt, written together at the end of the batch. */
   readonly stagedDeliveries: StagedDelivery[] = [];
   /** Deliveries written as delivered, per stream; added to the counter by {@link flush}. */

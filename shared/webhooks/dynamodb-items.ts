@@ -4,9 +4,13 @@ import { compressEventBody, decompressEventBody } from './event-body-codec.ts';
 import {
   type Attempt,
   AttemptSchema,
+  type DeliveredAtOnce,
   type Delivery,
-  type PutEventOptions,
+  type DeliveryRecord,
+  expandDeliveredAtOnce,
+  fanOutDeliveryId,
   type StoredEvent,
+  type StoredEventRecord,
   StoredEventSchema,
 } from './store.ts';
 
@@ -16,31 +20,76 @@ import {
  * only in the key.
  */
 
+/**
+ * A delivery kept on its event's item, as a list (names cost bytes in every item, and an item
+ * under 1 KB costs one write unit): `[subscriptionId, attempt start - event stored, latencyMs,
+ * status]`; its id is the fan-out delivery id of the event and subscription.
+ */
+const DeliveredAtOnceEntrySchema = z.tuple([z.string(), z.number(), z.number(), z.number()]);
+
 /** An event item (older items hold the body as text in `doc`). */
 const EventItemSchema = z.object({
   pk: z.string().startsWith('EVENT#'),
   doc: z.looseObject({ type: z.string(), storedAt: z.number() }),
   body: z.instanceof(Uint8Array).optional(),
+  /** Ids of the fan-out deliveries with an item of their own. */
   dlv: z.array(z.string()).optional(),
+  /** Fan-out deliveries that succeeded at their first attempt. */
+  ok: z.array(DeliveredAtOnceEntrySchema).optional(),
 });
 
 /** A delivery's folded attempt log. */
 const AttemptLogSchema = z.array(AttemptSchema);
 
-/** The item of a stored event: summary in `doc`, compressed body, ids of its fan-out deliveries. */
+/**
+ * The item of a stored event: summary in `doc`, compressed body, and what its fan-out
+ * recorded: the deliveries that succeeded at once (`ok`) and the ids of the others (`dlv`).
+ */
 export function eventItem(
   event: StoredEvent,
-  options: PutEventOptions,
+  fanOut: { deliveredAtOnce?: readonly DeliveredAtOnce[]; deliveryIds?: readonly string[] },
   ttl: number,
 ): Record<string, unknown> {
+  const { deliveredAtOnce = [], deliveryIds = [] } = fanOut;
   return {
     pk: `EVENT#${event.id}`,
     sk: 'EVENT',
     doc: { type: event.type, storedAt: event.storedAt },
     body: compressEventBody(event.body),
-    dlv: options.fanOutDeliveryIds?.length ? [...options.fanOutDeliveryIds] : undefined,
+    dlv: deliveryIds.length > 0 ? [...deliveryIds] : undefined,
+    ok:
+      deliveredAtOnce.length > 0
+        ? deliveredAtOnce.map((d) => [
+            d.subscriptionId,
+            d.at - event.storedAt,
+            d.latencyMs,
+            d.status,
+          ])
+        : undefined,
     ttl,
   };
+}
+
+/** A stored event with the deliveries folded into its item. */
+export function toStoredEventRecord(item: Record<string, unknown>): StoredEventRecord {
+  const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
+  const event = toStoredEvent(item);
+  return {
+    event,
+    deliveredAtOnce: (parsed.ok ?? []).map(([subscriptionId, offsetMs, latencyMs, status]) => ({
+      id: fanOutDeliveryId(event.id, subscriptionId),
+      subscriptionId,
+      at: event.storedAt + offsetMs,
+      latencyMs,
+      status,
+    })),
+  };
+}
+
+/** The deliveries (with their one attempt) kept compactly on an event's item. */
+export function deliveredAtOnceRecords(item: Record<string, unknown>): DeliveryRecord[] {
+  const { event, deliveredAtOnce } = toStoredEventRecord(item);
+  return deliveredAtOnce.map((entry) => expandDeliveredAtOnce(event.id, event.storedAt, entry));
 }
 
 /** A stored event from its item: the body decompressed (or, in older items, read from `doc`). */

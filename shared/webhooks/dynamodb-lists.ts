@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
+import { fanOutDeliveryId } from './store.ts';
 
 /** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
 export const LIST_ITEM_MAX_ENTRIES = 100;
@@ -18,8 +19,24 @@ const EventListItemSchema = z.union([
   z.object({ doc: EventEntrySchema }),
 ]);
 
-/** An item of a subscription's delivery list: many ids, or one id at the end of its sort key. */
-const DeliveryListItemSchema = z.object({ sk: z.string(), ids: z.array(z.string()).optional() });
+/**
+ * An item of a subscription's delivery list (pk `SUB#<subscriptionId>`): the fan-out deliveries
+ * of many events by event id (`events`: each delivery's id follows from its event and the
+ * subscription, and a delivery kept on its event's item is found there), other deliveries by
+ * id (`ids`), or one id at the end of its sort key.
+ */
+const DeliveryListItemSchema = z.object({
+  pk: z.string(),
+  sk: z.string(),
+  ids: z.array(z.string()).optional(),
+  events: z.array(z.string()).optional(),
+});
+
+/** One entry of a list: an event, or a delivery with its event's id when the list has it. */
+export interface ListedEntry {
+  id: string;
+  eventId?: string;
+}
 
 /** Splits `items` into chunks of at most {@link LIST_ITEM_MAX_ENTRIES}. */
 export function chunk<T>(items: readonly T[]): T[][] {
@@ -43,15 +60,24 @@ function eventEntries(item: Record<string, unknown>): { id: string; type: string
   return [...entries].sort((a, b) => (a.id < b.id ? 1 : -1));
 }
 
-/** Delivery ids of one list item. */
-function deliveryIds(item: Record<string, unknown>): string[] {
+/** Delivery entries of one list item. */
+function deliveryEntries(item: Record<string, unknown>): ListedEntry[] {
   const parsed = DeliveryListItemSchema.safeParse(item);
   if (!parsed.success) return [];
-  return parsed.data.ids ?? [parsed.data.sk.split('#').at(-1) ?? ''];
+  const { pk, ids, events, sk } = parsed.data;
+  if (!ids && !events) return [{ id: sk.split('#').at(-1) ?? '' }];
+  const subscriptionId = pk.slice('SUB#'.length);
+  return [
+    ...(events ?? []).map((eventId) => ({
+      id: fanOutDeliveryId(eventId, subscriptionId),
+      eventId,
+    })),
+    ...(ids ?? []).map((id) => ({ id })),
+  ];
 }
 
 /**
- * Reads a list partition newest first and collects distinct ids until `limit` (all when
+ * Reads a list partition newest first and collects distinct entries until `limit` (all when
  * `limit` is undefined). An id listed twice (a repeated fan-out) counts once, where it
  * was listed last.
  */
@@ -59,8 +85,8 @@ export async function collectListed(
   table: WebhookTable,
   list: { pk: string; prefix?: string; kind: 'events' | 'deliveries' },
   options: { limit?: number; type?: string },
-): Promise<string[]> {
-  const ids: string[] = [];
+): Promise<ListedEntry[]> {
+  const ids: ListedEntry[] = [];
   const seen = new Set<string>();
   let start: Record<string, unknown> | undefined;
   do {
@@ -72,16 +98,16 @@ export async function collectListed(
       start,
     });
     for (const item of page.Items ?? []) {
-      const found =
+      const found: ListedEntry[] =
         list.kind === 'events'
           ? eventEntries(item)
               .filter((entry) => options.type === undefined || entry.type === options.type)
-              .map((entry) => entry.id)
-          : deliveryIds(item);
-      for (const id of found) {
-        if (id === '' || seen.has(id)) continue;
-        seen.add(id);
-        ids.push(id);
+              .map((entry) => ({ id: entry.id }))
+          : deliveryEntries(item);
+      for (const entry of found) {
+        if (entry.id === '' || seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        ids.push(entry);
       }
     }
     start = page.LastEvaluatedKey;

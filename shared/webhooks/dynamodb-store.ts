@@ -6,22 +6,28 @@ import {
   attemptLogOf,
   attemptsOfDeliveryItems,
   bySubscription,
+  deliveredAtOnceRecords,
   deliveryIdsOfEventItems,
   eventItem,
   toStoredEvent,
+  toStoredEventRecord,
 } from './dynamodb-items.ts';
-import { chunk, collectListed, listSortKey } from './dynamodb-lists.ts';
+import { chunk, collectListed, type ListedEntry, listSortKey } from './dynamodb-lists.ts';
 import { isConditionFailure, iso, WebhookTable } from './dynamodb-table-access.ts';
 import {
   type Attempt,
   type CreateDeliveryOptions,
   type Delivery,
+  type DeliveryQuery,
   type DeliveryRecord,
   DeliverySchema,
   type EndpointState,
   EndpointStateSchema,
+  type FanOutWrite,
+  fanOutDeliveryId,
   type PutEventOptions,
   type StoredEvent,
+  type StoredEventRecord,
   type WebhookStore,
 } from './store.ts';
 import { type Subscription, SubscriptionSchema } from './subscription.ts';
@@ -32,22 +38,28 @@ export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /*
  * Key design in the shared single table (pk/sk strings, TTL attribute `ttl` in epoch
  * seconds; the state store owns `STREAM#…` and `STREAMS`). Records sit in a `doc` map,
- * parsed with the record's schema on the way out. Sizes matter: a write unit is 1 KB, so a
- * delivered event costs one small event item, one small delivery item and a share of two
- * list items.
+ * parsed with the record's schema on the way out. Sizes matter: a write unit is 1 KB, so an
+ * event delivered at its first attempt costs one event item (its deliveries folded in) and a
+ * share of two list items: about 1.1 WRU.
  *   SUBS              SUB#<subId>                  subscription (secrets included), no TTL
- *   EVENT#<eventId>   EVENT                        stored event: summary in `doc`, the exact
- *                                                  body compressed in `body`, ids of its
- *                                                  fan-out deliveries in `dlv`
+ *   EVENT#<eventId>   EVENT                        stored event, written once after its fan-out's
+ *                                                  first attempts: summary in `doc`, the exact
+ *                                                  body compressed in `body`, its fan-out
+ *                                                  deliveries that succeeded at once in `ok`
+ *                                                  (`[id, subId, at, latencyMs, status]`, no item
+ *                                                  of their own), ids of the others in `dlv`
  *   EVENT#<eventId>   DLV#<deliveryId>             index: other deliveries of the event (replays)
  *   EVENTS            <ISO time>#<eventId>         list: events newest first, `entries` of many
  *                                                  events per item (one write per batch; one
  *                                                  partition: ~1,000 writes/s is ample)
- *   DELIVERY#<id>     DELIVERY                     delivery, conditional on `version`, with its
- *                                                  recent attempts folded into `log`
+ *   DELIVERY#<id>     DELIVERY                     delivery not delivered at once (a retry,
+ *                                                  a deferral, a dead letter, a replay),
+ *                                                  conditional on `version`, with its recent
+ *                                                  attempts folded into `log`
  *   DELIVERY#<id>     ATTEMPT#<nnnn>               attempt log lines written on their own
  *   SUB#<subId>       DLV#<ISO time>#<id>          list: deliveries of a subscription, `ids` of
- *                                                  many per item (or the one id in the key)
+ *                                                  many per item with their `events` (or the one
+ *                                                  id in the key)
  *   DLQ#<subId>       <deadAt ISO>#<deliveryId>    dead letters by time, for redelivery
  *   ENDPOINT#<subId>  STATE                        pause and failure run of the endpoint
  *   DELIVERED#<streamId> COUNT                     succeeded deliveries of the stream's events,
@@ -99,7 +111,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
     try {
-      await this.table.put(eventItem(event, options, this.ttl()), 'attribute_not_exists(pk)');
+      await this.table.put(eventItem(event, {}, this.ttl()), 'attribute_not_exists(pk)');
     } catch (error) {
       if (isConditionFailure(error)) return false;
       throw error;
@@ -108,43 +120,22 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return true;
   }
 
-  async putEvents(
-    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
-  ): Promise<Set<string>> {
-    const existing = new Set(
-      (
-        await this.table.batchGetItems(
-          entries.map(({ event }) => ({ pk: `EVENT#${event.id}`, sk: 'EVENT' })),
-        )
-      ).map((item) => String(item.pk).slice('EVENT#'.length)),
+  async getEventRecords(ids: readonly string[]): Promise<Map<string, StoredEventRecord>> {
+    const items = await this.table.batchGetItems(
+      ids.map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
     );
-    const fresh = entries.filter(({ event }) => !existing.has(event.id));
-    await this.table.batchPut(
-      fresh.map(({ event, options }) => eventItem(event, options ?? {}, this.ttl())),
-    );
-    const listed = fresh.filter(({ options }) => !options?.deferListing).map((e) => e.event);
-    if (listed.length > 0) await this.indexEvents(listed);
-    return new Set(fresh.map(({ event }) => event.id));
+    const records = items.map(toStoredEventRecord);
+    return new Map(records.map((record) => [record.event.id, record]));
   }
 
-  async createDeliveries(
-    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
-  ): Promise<void> {
+  async putFanOuts(writes: readonly FanOutWrite[]): Promise<void> {
+    const ttl = this.ttl();
     await this.table.batchPut(
-      entries.map(({ delivery, options }) => this.deliveryItem(delivery, options ?? {})),
+      writes.flatMap(({ event, deliveredAtOnce, others }) => [
+        eventItem(event, { deliveredAtOnce, deliveryIds: others.map((o) => o.delivery.id) }, ttl),
+        ...others.map((other) => this.deliveryItem(other.delivery, { attempts: other.attempts })),
+      ]),
     );
-    const listed = entries.filter(({ options }) => !options?.deferListing).map((e) => e.delivery);
-    if (listed.length === 0) return;
-    await Promise.all([
-      this.table.batchPut(
-        listed.map((delivery) => ({
-          pk: `EVENT#${delivery.eventId}`,
-          sk: `DLV#${delivery.id}`,
-          ttl: this.ttl(),
-        })),
-      ),
-      this.indexDeliveries(listed),
-    ]);
   }
 
   private deliveryItem(delivery: Delivery, options: CreateDeliveryOptions) {
@@ -177,13 +168,13 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]> {
-    const ids = await collectListed(
+    const listed = await collectListed(
       this.table,
       { pk: 'EVENTS', kind: 'events' },
       { limit: query.limit, type: query.type },
     );
     const items = await this.table.batchGetItems(
-      ids.map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
+      listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
     );
     return items.map(toStoredEvent);
   }
@@ -195,7 +186,6 @@ export class DynamoDbWebhookStore implements WebhookStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
-    if (options.deferListing) return true;
     await Promise.all([
       this.table.put({
         pk: `EVENT#${delivery.eventId}`,
@@ -210,14 +200,19 @@ export class DynamoDbWebhookStore implements WebhookStore {
   async indexDeliveries(deliveries: readonly Delivery[]): Promise<void> {
     await Promise.all(
       [...bySubscription(deliveries)].flatMap(([subscriptionId, own]) =>
-        chunk(own).map((part) =>
-          this.table.put({
+        chunk(own).map((part) => {
+          // A fan-out delivery is listed by its event (its id follows from the event and the
+          // subscription, and the event's item is where a delivery kept compactly is read).
+          const fanOut = part.filter((d) => d.id === fanOutDeliveryId(d.eventId, subscriptionId));
+          const others = part.filter((d) => !fanOut.includes(d));
+          return this.table.put({
             pk: `SUB#${subscriptionId}`,
             sk: listSortKey('DLV#', Math.max(...part.map((d) => d.createdAt)), part[0]!.id),
-            ids: part.map((d) => d.id),
+            ids: others.length > 0 ? others.map((d) => d.id) : undefined,
+            events: fanOut.length > 0 ? fanOut.map((d) => d.eventId) : undefined,
             ttl: this.ttl(),
-          }),
-        ),
+          });
+        }),
       ),
     );
   }
@@ -261,31 +256,67 @@ export class DynamoDbWebhookStore implements WebhookStore {
     }
   }
 
-  async listDeliveries(query: {
-    subscriptionId?: string;
-    eventId?: string;
-    limit: number;
-  }): Promise<Delivery[]> {
-    let ids: string[];
+  async listDeliveries(query: DeliveryQuery): Promise<Delivery[]> {
+    const { own, atOnce } = await this.findDeliveries(query);
+    return newestFirst([...own, ...atOnce.map((record) => record.delivery)], query.limit);
+  }
+
+  async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {
+    const { own, atOnce } = await this.findDeliveries(query);
+    const records = await Promise.all(
+      own.map(async (delivery) => ({ delivery, attempts: await this.listAttempts(delivery.id) })),
+    );
+    const byId = new Map([...records, ...atOnce].map((record) => [record.delivery.id, record]));
+    return newestFirst(
+      [...byId.values()].map((record) => record.delivery),
+      query.limit,
+    ).map((delivery) => byId.get(delivery.id)!);
+  }
+
+  /**
+   * The deliveries a query matches: those with an item of their own, and those kept on their
+   * event's item (read there: by event, the event's partition holds both; by subscription, the
+   * list names each delivery's event).
+   */
+  private async findDeliveries(
+    query: DeliveryQuery,
+  ): Promise<{ own: Delivery[]; atOnce: DeliveryRecord[] }> {
+    let listed: ListedEntry[];
+    let atOnce: DeliveryRecord[] = [];
     if (query.subscriptionId !== undefined) {
-      ids = await collectListed(
+      listed = await collectListed(
         this.table,
         { pk: `SUB#${query.subscriptionId}`, prefix: 'DLV#', kind: 'deliveries' },
         { limit: query.eventId === undefined ? query.limit : undefined },
       );
     } else if (query.eventId !== undefined) {
-      ids = deliveryIdsOfEventItems(await this.table.query(`EVENT#${query.eventId}`, {}));
+      const items = await this.table.query(`EVENT#${query.eventId}`, {});
+      const stored = items.find((item) => item.sk === 'EVENT');
+      atOnce = stored ? deliveredAtOnceRecords(stored) : [];
+      listed = deliveryIdsOfEventItems(items).map((id) => ({ id }));
     } else {
-      return [];
+      return { own: [], atOnce: [] };
     }
-    const deliveries = await this.table.batchGet(
-      ids.map((id) => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' })),
+    const own = await this.table.batchGet(
+      listed.map(({ id }) => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' })),
       DeliverySchema,
     );
-    return deliveries
-      .filter((d) => query.eventId === undefined || d.eventId === query.eventId)
-      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-      .slice(0, query.limit);
+    if (query.subscriptionId !== undefined) {
+      const found = new Set(own.map((d) => d.id));
+      const missing = listed.filter((entry) => !found.has(entry.id));
+      const eventIds = new Set(missing.flatMap((entry) => (entry.eventId ? [entry.eventId] : [])));
+      const missingIds = new Set(missing.map((entry) => entry.id));
+      const events = await this.table.batchGetItems(
+        [...eventIds].map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
+      );
+      atOnce = events
+        .flatMap(deliveredAtOnceRecords)
+        .filter((record) => missingIds.has(record.delivery.id));
+    }
+    const matches = (d: Delivery) =>
+      (query.eventId === undefined || d.eventId === query.eventId) &&
+      (query.subscriptionId === undefined || d.subscriptionId === query.subscriptionId);
+    return { own: own.filter(matches), atOnce: atOnce.filter((r) => matches(r.delivery)) };
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {
@@ -330,6 +361,13 @@ export class DynamoDbWebhookStore implements WebhookStore {
   async putEndpointState(state: EndpointState): Promise<void> {
     await this.table.put({ pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE', doc: state });
   }
+}
+
+/** Deliveries newest first (ties by id, descending), at most `limit`. */
+function newestFirst(deliveries: Delivery[], limit: number): Delivery[] {
+  return deliveries
+    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+    .slice(0, limit);
 }
 
 function deadLetterSk(delivery: Delivery): string {

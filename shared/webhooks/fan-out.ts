@@ -1,10 +1,20 @@
 import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
-import { fanOutDeliveryId, newDelivery } from './deliveries.ts';
+import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
-import type { DispatchBatch } from './dispatch-batch.ts';
+import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import type { DispatchEvent } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
-import type { Attempt, Delivery, StoredEvent } from './store.ts';
+import {
+  type Attempt,
+  compactDelivery,
+  type DeliveredAtOnce,
+  type Delivery,
+  type DeliveryRecord,
+  type FanOutWrite,
+  fanOutDeliveryId,
+  type StoredEvent,
+  type StoredEventRecord,
+} from './store.ts';
 import { matchesSubscription } from './subscription.ts';
 
 /** What orders an event's deliveries: its subject, or the event itself when it has none. */
@@ -39,14 +49,14 @@ export interface InlineDelivery {
 }
 
 /**
- * Stores the batch's events and plans one inline delivery per (event, enabled matching
- * subscription). A new event is stored with the ids of its deliveries, and all of them are
- * listed in two shared writes (event list; each subscription's delivery list), so a first
- * attempt that succeeds costs one more small write. An event stored before (SQS redelivered
- * the message, or the poller published it again) is idempotent: each delivery that exists
- * is left alone (a pending one gets a message again, in case the earlier run stopped before
- * sending it) and only missing ones are planned, with the stored body.
- * Records whose storage failed are marked failed in `batch`.
+ * Plans the batch's events: one inline delivery per (new event, enabled matching
+ * subscription). Events are listed first, then looked up in one read: a new event is stored
+ * only after its first attempts, once, with their outcome folded into its item
+ * ({@link writeInlineDeliveries}), and its deliveries are listed under their subscriptions in
+ * one shared write meanwhile. An event stored before (SQS redelivered the message, or the poller
+ * published it again) is idempotent: each delivery recorded is left alone (a pending one gets a
+ * message again, in case the earlier run stopped before sending it) and only missing ones are
+ * planned, with the stored body. Records whose storage failed are marked failed in `batch`.
  */
 export async function planFanOut(
   incoming: readonly IncomingEvent[],
@@ -78,65 +88,62 @@ export async function planFanOut(
     return { item, stored, deliveries };
   });
   // Listed before stored: an event is never stored unlisted, and listing one twice is harmless.
+  let known: Map<string, StoredEventRecord>;
   try {
-    await store.indexEvents(planned.map((p) => p.stored));
+    [, known] = await Promise.all([
+      store.indexEvents(planned.map((p) => p.stored)),
+      store.getEventRecords(planned.map((p) => p.stored.id)),
+    ]);
   } catch (error) {
-    batch.fail(allRecordIds, 'event listing failed', error);
+    batch.fail(allRecordIds, 'listing or reading the events failed', error);
     return [];
   }
-  let created: Set<string>;
-  try {
-    created = await store.putEvents(
-      planned.map((p) => ({
-        event: p.stored,
-        options: { fanOutDeliveryIds: p.deliveries.map((d) => d.id), deferListing: true },
-      })),
-    );
-  } catch (error) {
-    batch.fail(allRecordIds, 'storing the events failed', error);
-    return [];
-  }
-  const stored = planned.map((p) => ({ ...p, created: created.has(p.stored.id) }));
-  const fresh = stored.filter((p) => p?.created === true);
-  const repeated = stored.filter((p) => p?.created === false);
+  const fresh = planned.filter((p) => !known.has(p.stored.id));
+  const repeated = planned.filter((p) => known.has(p.stored.id));
+  for (const p of fresh)
+    batch.freshEvents.set(p.stored.id, { event: p.stored, recordIds: p.item.recordIds });
   const listed =
-    fresh.length > 0 ? store.indexDeliveries(fresh.flatMap((p) => p!.deliveries)) : undefined;
+    fresh.length > 0 ? store.indexDeliveries(fresh.flatMap((p) => p.deliveries)) : undefined;
   // Each inline delivery awaits `listed` itself; this keeps an unawaited failure from going unhandled.
   listed?.catch(() => undefined);
   const inline: InlineDelivery[] = fresh.flatMap((p) =>
-    p!.deliveries.map((delivery) => ({
+    p.deliveries.map((delivery) => ({
       delivery,
-      subject: subjectKey(p!.item.event),
-      body: p!.item.body,
-      recordIds: p!.item.recordIds,
-      streamId: deliveryStreamId(p!.item.event),
+      subject: subjectKey(p.item.event),
+      body: p.item.body,
+      recordIds: p.item.recordIds,
+      streamId: deliveryStreamId(p.item.event),
       listed,
     })),
   );
   const resumed = await Promise.all(
-    repeated.map((p) => resumeFanOut(p!.item, p!.deliveries, batch)),
+    repeated.map((p) => resumeFanOut(p.item, p.deliveries, known.get(p.stored.id)!, batch)),
   );
   return [...inline, ...resumed.flat()];
 }
 
-/** The fan-out of an event stored before: missing deliveries are planned, pending ones re-enqueued. */
+/**
+ * The fan-out of an event stored before: deliveries it recorded are left alone (pending ones
+ * re-enqueued), missing ones are planned.
+ */
 async function resumeFanOut(
   item: IncomingEvent,
   deliveries: readonly Delivery[],
+  record: StoredEventRecord,
   batch: DispatchBatch,
 ): Promise<InlineDelivery[]> {
   const { store, clock } = batch.deps;
+  const deliveredAtOnce = new Set(record.deliveredAtOnce.map((d) => d.id));
   try {
-    const storedEvent = await store.getEvent(item.event.id);
-    const body = storedEvent?.body ?? item.body;
     const missing: InlineDelivery[] = [];
     for (const delivery of deliveries) {
+      if (deliveredAtOnce.has(delivery.id)) continue;
       const existing = await store.getDelivery(delivery.id);
       if (!existing) {
         missing.push({
           delivery,
           subject: subjectKey(item.event),
-          body,
+          body: record.event.body,
           recordIds: item.recordIds,
           streamId: deliveryStreamId(item.event),
         });
@@ -216,33 +223,65 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
 }
 
 /**
- * Writes the batch's new deliveries together (their first attempt folded in), once each is
- * listed under its subscription, then schedules what follows each: a retry message, a dead
- * letter. Runs before the batch's queue messages are sent and its records acknowledged, so a
- * crash before it repeats the batch (at-least-once). On failure the records fail.
+ * Stores the batch's new events with the outcome of their first attempts, together
+ * ({@link WebhookStore.putFanOuts}: a delivery that succeeded at once is folded into its event's
+ * item, any other gets an item of its own), once their deliveries are listed under their
+ * subscriptions; a missing delivery of an event stored before is created on its own. Then
+ * schedules what follows each delivery: a retry message, a dead letter. Runs before the batch's
+ * queue messages are sent and its records acknowledged, so a crash before it repeats the batch
+ * (at-least-once). On failure the records fail.
  */
 export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void> {
   const staged = batch.stagedDeliveries.splice(0);
-  if (staged.length === 0) return;
+  const fresh = [...batch.freshEvents.values()];
+  batch.freshEvents.clear();
+  if (staged.length === 0 && fresh.length === 0) return;
+  const byEvent = new Map(fresh.map(({ event }) => [event.id, [] as StagedDelivery[]]));
+  const resumed: StagedDelivery[] = [];
+  for (const entry of staged) {
+    const own = byEvent.get(entry.delivery.eventId);
+    if (own) own.push(entry);
+    else resumed.push(entry);
+  }
+  const writes: FanOutWrite[] = fresh.map(({ event }) =>
+    fanOutWrite(event, byEvent.get(event.id)!),
+  );
+  // A missing delivery that a concurrent batch created meanwhile is that batch's to follow up.
+  const lost = new Set<StagedDelivery>();
   try {
     await Promise.all(staged.map((entry) => entry.listed));
-    await batch.deps.store.createDeliveries(
-      staged.map((entry) => ({
-        delivery: entry.delivery,
-        options: { attempts: entry.attempts, deferListing: entry.listed !== undefined },
-      })),
-    );
+    await Promise.all([
+      batch.deps.store.putFanOuts(writes),
+      ...resumed.map(async (entry) => {
+        const options = { attempts: entry.attempts };
+        if (!(await batch.deps.store.createDelivery(entry.delivery, options))) lost.add(entry);
+      }),
+    ]);
   } catch (error) {
     batch.fail(
-      staged.flatMap((entry) => entry.recordIds),
-      'writing the deliveries failed',
+      [...fresh.flatMap((entry) => entry.recordIds), ...staged.flatMap((entry) => entry.recordIds)],
+      'writing the events and deliveries failed',
       error,
     );
     return;
   }
   for (const entry of staged) {
+    if (lost.has(entry)) continue;
     if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
     await afterDeliveryWrite(entry.delivery, batch, entry.recordIds);
   }
+}
+
+/** An event's write: its deliveries that succeeded at once folded in, the others on their own. */
+function fanOutWrite(event: StoredEvent, deliveries: readonly StagedDelivery[]): FanOutWrite {
+  const deliveredAtOnce: DeliveredAtOnce[] = [];
+  const others: DeliveryRecord[] = [];
+  for (const { delivery, attempts } of deliveries) {
+    const record: DeliveryRecord = { delivery, attempts: attempts ?? [] };
+    const compact = compactDelivery(record, event.storedAt);
+    if (compact) deliveredAtOnce.push(compact);
+    else others.push(record);
+  }
+  return { event, deliveredAtOnce, others };
 }

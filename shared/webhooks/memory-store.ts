@@ -1,12 +1,17 @@
-import type {
-  Attempt,
-  CreateDeliveryOptions,
-  Delivery,
-  DeliveryRecord,
-  EndpointState,
-  PutEventOptions,
-  StoredEvent,
-  WebhookStore,
+import {
+  type Attempt,
+  type CreateDeliveryOptions,
+  type DeliveredAtOnce,
+  type Delivery,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  type EndpointState,
+  expandDeliveredAtOnce,
+  type FanOutWrite,
+  type PutEventOptions,
+  type StoredEvent,
+  type StoredEventRecord,
+  type WebhookStore,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
@@ -16,6 +21,8 @@ export class MemoryWebhookStore implements WebhookStore {
   private readonly events = new Map<string, StoredEvent>();
   private readonly listedEvents = new Set<string>();
   private readonly deliveries = new Map<string, Delivery>();
+  /** Deliveries kept compactly, by event (as on the event's item in DynamoDB). */
+  private readonly deliveredAtOnce = new Map<string, DeliveredAtOnce[]>();
   private readonly foldedAttempts = new Map<string, Attempt[]>();
   private readonly attemptLines = new Map<string, Attempt[]>();
   private readonly deadLetters = new Map<string, Map<string, number>>();
@@ -44,21 +51,28 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
-  async putEvents(
-    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
-  ): Promise<Set<string>> {
-    const created = new Set<string>();
-    for (const { event, options } of entries)
-      if (await this.putEvent(event, options)) created.add(event.id);
-    return created;
+  async getEventRecords(ids: readonly string[]): Promise<Map<string, StoredEventRecord>> {
+    const records = new Map<string, StoredEventRecord>();
+    for (const id of ids) {
+      const event = this.events.get(id);
+      if (!event) continue;
+      const deliveredAtOnce = (this.deliveredAtOnce.get(id) ?? []).map((d) => ({ ...d }));
+      records.set(id, { event: { ...event }, deliveredAtOnce });
+    }
+    return records;
   }
 
-  async createDeliveries(
-    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
-  ): Promise<void> {
-    for (const { delivery, options } of entries) {
-      this.deliveries.delete(delivery.id);
-      await this.createDelivery(delivery, options);
+  async putFanOuts(writes: readonly FanOutWrite[]): Promise<void> {
+    for (const { event, deliveredAtOnce, others } of writes) {
+      this.events.set(event.id, { ...event });
+      this.deliveredAtOnce.set(
+        event.id,
+        deliveredAtOnce.map((d) => ({ ...d })),
+      );
+      for (const { delivery, attempts } of others) {
+        this.deliveries.set(delivery.id, { ...delivery });
+        this.foldedAttempts.set(delivery.id, attempts.map(copyAttempt));
+      }
     }
   }
 
@@ -110,20 +124,32 @@ export class MemoryWebhookStore implements WebhookStore {
     return true;
   }
 
-  async listDeliveries(query: {
-    subscriptionId?: string;
-    eventId?: string;
-    limit: number;
-  }): Promise<Delivery[]> {
-    return [...this.deliveries.values()]
+  async listDeliveries(query: DeliveryQuery): Promise<Delivery[]> {
+    return (await this.listDeliveryRecords(query)).map((record) => record.delivery);
+  }
+
+  async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {
+    const own = await Promise.all(
+      [...this.deliveries.values()].map(async (delivery) => ({
+        delivery: { ...delivery },
+        attempts: await this.listAttempts(delivery.id),
+      })),
+    );
+    const atOnce = [...this.deliveredAtOnce].flatMap(([eventId, entries]) => {
+      const storedAt = this.events.get(eventId)?.storedAt ?? 0;
+      return entries.map((entry) => expandDeliveredAtOnce(eventId, storedAt, entry));
+    });
+    return [...own, ...atOnce]
       .filter(
-        (d) =>
+        ({ delivery: d }) =>
           (query.subscriptionId === undefined || d.subscriptionId === query.subscriptionId) &&
           (query.eventId === undefined || d.eventId === query.eventId),
       )
-      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-      .slice(0, query.limit)
-      .map((d) => ({ ...d }));
+      .sort(
+        (a, b) =>
+          b.delivery.createdAt - a.delivery.createdAt || (a.delivery.id < b.delivery.id ? 1 : -1),
+      )
+      .slice(0, query.limit);
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {

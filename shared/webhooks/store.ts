@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hashEventId } from '../changes/event-id.ts';
 import type { Subscription } from './subscription.ts';
 
 /** An event kept for delivery, listing and replay: the exact body bytes plus a summary. */
@@ -92,13 +93,128 @@ export interface DeliveryRecord {
   attempts: Attempt[];
 }
 
+/**
+ * A delivery that succeeded at its first attempt, kept compactly on its event's item rather
+ * than as an item of its own: the common case of a fan-out costs no write beyond the event.
+ * Its one attempt keeps its time, latency and status; response headers and body are kept
+ * only for attempts that failed (see {@link Attempt}).
+ */
+export const DeliveredAtOnceSchema = z.object({
+  id: z.string(),
+  subscriptionId: z.string(),
+  /** Epoch ms the request started. */
+  at: z.number(),
+  latencyMs: z.number(),
+  status: z.number().int(),
+});
+
+/** A delivery recorded compactly (see {@link DeliveredAtOnceSchema}). */
+export type DeliveredAtOnce = z.infer<typeof DeliveredAtOnceSchema>;
+
+/**
+ * The id of the fan-out delivery of an event to a subscription: deterministic, so a
+ * repeated queue message (SQS delivers at least once) creates no second delivery, and a
+ * delivery kept compactly needs no id stored.
+ */
+export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
+  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
+}
+
+/**
+ * The compact form of a new fan-out delivery of an event stored at `storedAtMs`, when it was
+ * delivered at its first attempt; `undefined` for any other (it keeps an item of its own). Pure.
+ * @example compactDelivery(record, event.storedAt) // { id, subscriptionId, at, latencyMs, status }
+ */
+export function compactDelivery(
+  record: DeliveryRecord,
+  storedAtMs: number,
+): DeliveredAtOnce | undefined {
+  const { delivery, attempts } = record;
+  const [first] = attempts;
+  const atOnce =
+    delivery.status === 'delivered' &&
+    delivery.attempts === 1 &&
+    delivery.version === 2 &&
+    delivery.createdAt === storedAtMs &&
+    delivery.nextAttemptAt === storedAtMs &&
+    delivery.id === fanOutDeliveryId(delivery.eventId, delivery.subscriptionId) &&
+    attempts.length === 1 &&
+    first?.outcome === 'delivered' &&
+    first.status !== undefined;
+  if (!atOnce) return undefined;
+  return {
+    id: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    at: first.at,
+    latencyMs: first.latencyMs,
+    status: first.status!,
+  };
+}
+
+/**
+ * The delivery and attempt a {@link DeliveredAtOnce} of event `eventId` (stored at
+ * `storedAtMs`) stands for; `updatedAt` is the attempt's end (start plus latency). Pure.
+ */
+export function expandDeliveredAtOnce(
+  eventId: string,
+  storedAtMs: number,
+  entry: DeliveredAtOnce,
+): DeliveryRecord {
+  return {
+    delivery: {
+      id: entry.id,
+      eventId,
+      subscriptionId: entry.subscriptionId,
+      status: 'delivered',
+      attempts: 1,
+      nextAttemptAt: storedAtMs,
+      createdAt: storedAtMs,
+      updatedAt: entry.at + entry.latencyMs,
+      version: 2,
+      lastStatus: entry.status,
+    },
+    attempts: [
+      {
+        deliveryId: entry.id,
+        attempt: 1,
+        at: entry.at,
+        status: entry.status,
+        latencyMs: entry.latencyMs,
+        responseHeaders: {},
+        responseBody: '',
+        outcome: 'delivered',
+      },
+    ],
+  };
+}
+
+/** A stored event with the deliveries its fan-out recorded compactly on its item. */
+export interface StoredEventRecord {
+  event: StoredEvent;
+  deliveredAtOnce: DeliveredAtOnce[];
+}
+
+/** What the fan-out of one new event leaves in the store ({@link WebhookStore.putFanOuts}). */
+export interface FanOutWrite {
+  event: StoredEvent;
+  /**
+   * Its fan-out deliveries (ids from {@link fanOutDeliveryId}) that succeeded at their first
+   * attempt: folded into the event's item.
+   */
+  deliveredAtOnce: readonly DeliveredAtOnce[];
+  /** Its other new deliveries (a retry pending, deferred for a pause, dead): an item each. */
+  others: readonly DeliveryRecord[];
+}
+
+/** Which deliveries to list: of a subscription, of an event, or both; newest first, up to `limit`. */
+export interface DeliveryQuery {
+  subscriptionId?: string;
+  eventId?: string;
+  limit: number;
+}
+
 /** Options of {@link WebhookStore.putEvent}. */
 export interface PutEventOptions {
-  /**
-   * Ids of the deliveries the event fans out to, kept on the event's own item, so they list
-   * under the event without an index write each (see {@link CreateDeliveryOptions.deferListing}).
-   */
-  fanOutDeliveryIds?: readonly string[];
   /** Keep the event out of `listEvents` until {@link WebhookStore.indexEvents} lists it. */
   deferListing?: boolean;
 }
@@ -107,17 +223,17 @@ export interface PutEventOptions {
 export interface CreateDeliveryOptions {
   /** The attempt log so far, stored in the delivery's own item (one write for both). */
   attempts?: readonly Attempt[];
-  /**
-   * Write the delivery item only: its event already names it (`fanOutDeliveryIds`) and the
-   * caller lists it under its subscription with {@link WebhookStore.indexDeliveries}.
-   */
-  deferListing?: boolean;
 }
 
 /**
  * Storage of the dispatcher: subscriptions, events, deliveries, attempts, dead letters and
  * endpoint state. Implementations: {@link DynamoDbWebhookStore}, {@link MemoryWebhookStore};
  * one contract suite (test/webhooks/store-contract) runs against both. Lists are newest first.
+ *
+ * A fan-out delivery that succeeds at its first attempt is kept compactly on its event's item
+ * ({@link DeliveredAtOnce}): the delivery lists (by event, by subscription) show it like any
+ * other, but `getDelivery` and `getDeliveryRecord` find only deliveries with an item of their
+ * own, which are the ones anything acts on (pending, dead, replays and redeliveries).
  */
 export interface WebhookStore {
   putSubscription(subscription: Subscription): Promise<void>;
@@ -134,27 +250,26 @@ export interface WebhookStore {
   getEvent(id: string): Promise<StoredEvent | undefined>;
   listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]>;
   /**
-   * Stores the events of one batch in as few writes as the store allows (25 per request in
-   * DynamoDB), each with its options; returns the ids that were new. An event stored before is
-   * left as it was. Two batches storing one new event at the same moment may both see it as
-   * new (the dispatcher is at-least-once; receivers deduplicate on the webhook-id).
+   * Events stored before, by id, each with the deliveries its fan-out recorded compactly
+   * (eventually consistent: a repeated message is rare, and a miss only repeats a send).
    */
-  putEvents(
-    entries: readonly { event: StoredEvent; options?: PutEventOptions }[],
-  ): Promise<Set<string>>;
-  /** Creates a delivery unless one with its id exists; returns whether it did. */
+  getEventRecords(ids: readonly string[]): Promise<Map<string, StoredEventRecord>>;
+  /**
+   * Stores the new events of one batch with the outcome of their fan-out, in as few writes as
+   * the store allows (25 items per BatchWrite in DynamoDB): one item per event holding its body,
+   * its deliveries that succeeded at once and the ids of its other deliveries, which get an item
+   * each with their attempt log. Unconditional, for events the batch found new (two batches
+   * handling one new event at the same moment both write it: the dispatcher is at-least-once).
+   * Events are not listed here ({@link indexEvents}); the deliveries must be listed under their
+   * subscriptions ({@link indexDeliveries}) before.
+   */
+  putFanOuts(writes: readonly FanOutWrite[]): Promise<void>;
+  /** Creates a delivery (and lists it) unless one with its id exists; returns whether it did. */
   createDelivery(delivery: Delivery, options?: CreateDeliveryOptions): Promise<boolean>;
   /**
-   * Writes the new deliveries of one batch (their first attempt folded in) in as few writes as
-   * the store allows; unconditional, for deliveries this batch planned as new.
-   */
-  createDeliveries(
-    entries: readonly { delivery: Delivery; options?: CreateDeliveryOptions }[],
-  ): Promise<void>;
-  /**
-   * Lists deliveries (created with `deferListing`, or about to be) under their subscriptions,
-   * one write per subscription. Listing an id before its delivery exists is harmless: lists
-   * show only deliveries that exist, each once.
+   * Lists deliveries (of a fan-out, or about to be created) under their subscriptions, one
+   * write per subscription. Listing an id before its delivery exists is harmless: lists show
+   * only deliveries that exist, each once.
    */
   indexDeliveries(deliveries: readonly Delivery[]): Promise<void>;
   getDelivery(id: string): Promise<Delivery | undefined>;
@@ -165,11 +280,12 @@ export interface WebhookStore {
    * With `attempts`, the folded attempt log is replaced in the same write; without, it is kept.
    */
   updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean>;
-  listDeliveries(query: {
-    subscriptionId?: string;
-    eventId?: string;
-    limit: number;
-  }): Promise<Delivery[]>;
+  listDeliveries(query: DeliveryQuery): Promise<Delivery[]>;
+  /**
+   * {@link listDeliveries} with each delivery's whole attempt log (see {@link listAttempts});
+   * a delivery kept compactly has its one attempt.
+   */
+  listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]>;
   /** Adds one line to a delivery's attempt log as an item of its own (the dispatcher folds attempts instead). */
   putAttempt(attempt: Attempt): Promise<void>;
   /** The whole attempt log of a delivery, folded and separate lines alike, by attempt number. */

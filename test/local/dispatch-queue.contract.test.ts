@@ -136,11 +136,34 @@ function dispatchQueueContract(name: string, start: () => Promise<SqsEmulator>) 
         await sqs.close();
       }
     });
+
+    it('ends a long poll at once when its request is aborted', async () => {
+      const sqs = await start();
+      try {
+        const url = await sqs.createQueue('abort');
+        const abort = new AbortController();
+        const polling = sqs.client.send(
+          new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20 }),
+          { abortSignal: abort.signal },
+        );
+        setTimeout(() => abort.abort(), 100);
+        const started = Date.now();
+        await expect(polling).rejects.toMatchObject({ name: 'AbortError' });
+        expect(Date.now() - started).toBeLessThan(2000);
+      } finally {
+        await sqs.close();
+      }
+    });
   });
 }
 
 dispatchQueueContract('fauxqs (in memory)', startSqsEmulator);
-dispatchQueueContract('LevelDB (on disk)', async () => startDiskQueue({ path: await tempDir() }));
+dispatchQueueContract('LevelDB (on disk), called in process', async () =>
+  startDiskQueue({ path: await tempDir() }),
+);
+dispatchQueueContract('LevelDB (on disk), over HTTP', async () =>
+  startDiskQueue({ path: await tempDir(), inProcess: false }),
+);
 
 describe('disk queue', () => {
   it('keeps unreceived and in-flight messages across a restart, in flight ones visible at once', async () => {

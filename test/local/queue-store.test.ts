@@ -70,4 +70,23 @@ describe('LevelQueueStore', () => {
     await clock.advance(5_000);
     expect((await store.receive(10, 30_000)).map((m) => m.body)).toEqual(['later']);
   });
+
+  it('delivers and deletes a message an older store kept with its body beside its attributes', async () => {
+    const db = await openDb();
+    const clock = new ManualClock(5_000);
+    const older = { id: 'm-old', body: '{"old":true}', md5: 'x', sentAt: 1, receiveCount: 0 };
+    await db.put(
+      `dispatch!${String(1_000).padStart(15, '0')}!${'0'.repeat(24)}!q`,
+      JSON.stringify({ ...older, firstReceiveAt: 0 }),
+    );
+    const store = new LevelQueueStore(db, 'dispatch', clock);
+    await store.open();
+    const [received] = await store.receive(10, 30_000);
+    expect(received).toMatchObject({ id: 'm-old', body: '{"old":true}', receiveCount: 1 });
+    await clock.advance(30_001);
+    const [again] = await store.receive(10, 30_000);
+    expect(again?.body).toBe('{"old":true}');
+    expect(await store.delete([again!.receiptHandle])).toBe(1);
+    expect(await db.keys().all()).toEqual([]);
+  });
 });

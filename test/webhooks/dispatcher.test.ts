@@ -64,7 +64,7 @@ describe('dispatcher', () => {
     );
     expect(result.batchItemFailures).toEqual([]);
     expect(harness.metrics.counts.malformed).toBe(2);
-    harness.deps.store.putEvent = async () => {
+    harness.deps.store.putFanOuts = async () => {
       throw new Error('table unavailable');
     };
     const failed = await processDispatchBatch(

@@ -146,27 +146,47 @@ describe('inline fan-out', () => {
     expect(harness.queue.size).toBe(0);
   });
 
-  it('redoes only the delivery whose storage failed when the event comes back', async () => {
+  it('redoes only the delivery that failed when the event comes back', async () => {
     const { receiver, harness, subscribe, records } = await setup();
     await subscribe('/a');
     const b = await subscribe('/b');
-    const createDelivery = harness.store.createDelivery.bind(harness.store);
+    const getEndpointState = harness.store.getEndpointState.bind(harness.store);
     let failOnce = true;
-    harness.deps.store.createDelivery = async (delivery, options) => {
-      if (delivery.subscriptionId === b.id && failOnce) {
+    harness.deps.store.getEndpointState = async (subscriptionId) => {
+      if (subscriptionId === b.id && failOnce) {
         failOnce = false;
         throw new Error('throttled');
       }
-      return createDelivery(delivery, options);
+      return getEndpointState(subscriptionId);
     };
     const first = await processDispatchBatch(records(7, 1), harness.deps);
     expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm-7' }]);
     const second = await processDispatchBatch(records(7, 1), harness.deps);
     expect(second.batchItemFailures).toEqual([]);
-    // /a was delivered and recorded the first time; /b's request went out but was not recorded.
-    expect(receiver.log.map((r) => r.path).sort()).toEqual(['/a', '/b', '/b']);
+    // /a was delivered and recorded with the event the first time; only /b is sent again.
+    expect(receiver.log.map((r) => r.path).sort()).toEqual(['/a', '/b']);
     const deliveries = await harness.store.listDeliveries({ eventId: eventIdOf(7), limit: 10 });
     expect(deliveries.map((d) => d.status)).toEqual(['delivered', 'delivered']);
+  });
+
+  it('fails the records of a batch whose fan-out write failed, and sends their events again', async () => {
+    const { receiver, harness, subscribe, records } = await setup();
+    await subscribe('/a');
+    const putFanOuts = harness.store.putFanOuts.bind(harness.store);
+    harness.deps.store.putFanOuts = async () => {
+      throw new Error('throttled');
+    };
+    const first = await processDispatchBatch(records(8, 2), harness.deps);
+    expect(first.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-8', 'm-9']);
+    expect(harness.metrics.counts.delivered).toBe(2);
+    harness.deps.store.putFanOuts = putFanOuts;
+    const second = await processDispatchBatch(records(8, 2), harness.deps);
+    expect(second.batchItemFailures).toEqual([]);
+    // At least once: nothing was recorded, so both go out again (receivers dedupe on webhook-id).
+    expect(receiver.log).toHaveLength(4);
+    expect(await harness.store.listDeliveries({ eventId: eventIdOf(8), limit: 10 })).toHaveLength(
+      1,
+    );
   });
 
   it('sends the retries of a batch in one queue request', async () => {
@@ -230,7 +250,7 @@ describe('inline fan-out', () => {
 });
 
 describe('inline fan-out on DynamoDB (dynalite)', () => {
-  it('costs one small write per delivered event beyond the event itself, and two list writes per batch', async () => {
+  it('costs one write per delivered event (its delivery folded in) and two list writes per batch', async () => {
     const tableName = `inline-${++tableCount}`;
     await createStateTable(table.client, tableName);
     const commands = new Map<string, number>();
@@ -270,18 +290,19 @@ describe('inline fan-out on DynamoDB (dynalite)', () => {
     expect((batch[0]?.body.length ?? 0) > 3000).toBe(true);
     expect(await processDispatchBatch(batch, harness.deps)).toEqual({ batchItemFailures: [] });
     expect(receiver.log.filter((r) => r.verifiedWith === 1)).toHaveLength(10);
-    // 10 events and 10 deliveries in one batch write each (after one batch read of which
-    // events are new), the event list and the subscription's delivery list: no write between
-    // two sends.
+    // One batch read of which events are new, the event list and the subscription's delivery
+    // list, then after the sends the 10 events in one batch write, each holding its delivery:
+    // no write between two sends, no item per delivery.
     expect(Object.fromEntries(commands)).toEqual({
       Query: 1,
       GetItem: 1,
       BatchGetItem: 1,
-      BatchWriteItem: 2,
+      BatchWriteItem: 1,
       PutItem: 2,
     });
-    // Every item within one write unit: the ~3.4 KB bodies are stored compressed.
-    expect(writeUnits).toBe(22);
+    // Every event item within one write unit (the ~3.4 KB bodies are stored compressed), and
+    // one unit for each list item.
+    expect(writeUnits).toBe(12);
     const [entry] = await harness.service.listDeliveries({ eventId: eventIdOf(104) });
     expect(entry?.delivery.status).toBe('delivered');
     expect(entry?.attempts.map((a) => a.status)).toEqual([200]);

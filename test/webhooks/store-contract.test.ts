@@ -3,7 +3,12 @@ import { ManualClock } from '../../shared/clock.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
-import type { Attempt, Delivery, WebhookStore } from '../../shared/webhooks/store.ts';
+import {
+  type Attempt,
+  type Delivery,
+  fanOutDeliveryId,
+  type WebhookStore,
+} from '../../shared/webhooks/store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -176,30 +181,89 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     ).toEqual(['evt_r']);
   });
 
-  it('lists deliveries with deferred listing under their event and subscription once indexed', async () => {
+  it('stores a fan-out in one write: deliveries that succeeded at once on the event, the others on their own', async () => {
     const store = await create();
-    const first = delivery('dlv_a', { eventId: 'evt_f', createdAt: 10 });
-    const second = delivery('dlv_b', { eventId: 'evt_f', subscriptionId: 'sub_2', createdAt: 10 });
+    const event = { id: 'evt_f', type: 'customer.updated', storedAt: 10, body: '{"id":"evt_f"}' };
+    const atOnceId = fanOutDeliveryId('evt_f', 'sub_1');
+    const atOnce = { id: atOnceId, subscriptionId: 'sub_1', at: 11, latencyMs: 4, status: 204 };
+    const retry: Attempt = {
+      deliveryId: 'dlv_b',
+      attempt: 1,
+      at: 12,
+      status: 503,
+      latencyMs: 7,
+      responseHeaders: { 'retry-after': '5' },
+      responseBody: 'busy',
+      outcome: 'retry',
+      nextAttemptAt: 5012,
+    };
+    const pending = delivery('dlv_b', {
+      eventId: 'evt_f',
+      subscriptionId: 'sub_2',
+      attempts: 1,
+      version: 2,
+      createdAt: 10,
+      nextAttemptAt: 5012,
+      updatedAt: 19,
+      lastStatus: 503,
+    });
     const never = delivery('dlv_never', { eventId: 'evt_f', createdAt: 10 });
-    await store.putEvent(
-      { id: 'evt_f', type: 'customer.updated', storedAt: 10, body: '{}' },
-      { fanOutDeliveryIds: ['dlv_a', 'dlv_b', 'dlv_never'], deferListing: true },
+    const listedOnce = delivery(atOnceId, { eventId: 'evt_f', createdAt: 10 });
+    // Listed before they exist (as fan-out does), then listed again: shown once, and only once stored.
+    await store.indexDeliveries([listedOnce, pending, never]);
+    await store.indexDeliveries([listedOnce]);
+    expect(await store.getEventRecords(['evt_f'])).toEqual(new Map());
+    await store.putFanOuts([
+      { event, deliveredAtOnce: [atOnce], others: [{ delivery: pending, attempts: [retry] }] },
+    ]);
+    expect(await store.getEvent('evt_f')).toEqual(event);
+    expect(await store.getEventRecords(['evt_f', 'evt_missing'])).toEqual(
+      new Map([['evt_f', { event, deliveredAtOnce: [atOnce] }]]),
     );
-    // Listed before it exists (as fan-out does), then listed again: shown once, and only once created.
-    await store.indexDeliveries([first, second, never]);
-    await store.indexDeliveries([first]);
-    expect(await store.createDelivery(first, { deferListing: true })).toBe(true);
-    expect(await store.createDelivery(second, { deferListing: true })).toBe(true);
+    const delivered = {
+      id: atOnceId,
+      eventId: 'evt_f',
+      subscriptionId: 'sub_1',
+      status: 'delivered',
+      attempts: 1,
+      nextAttemptAt: 10,
+      createdAt: 10,
+      updatedAt: 15,
+      version: 2,
+      lastStatus: 204,
+    };
+    const deliveredAttempt = {
+      deliveryId: atOnceId,
+      attempt: 1,
+      at: 11,
+      status: 204,
+      latencyMs: 4,
+      responseHeaders: {},
+      responseBody: '',
+      outcome: 'delivered',
+    };
+    const byEvent = await store.listDeliveryRecords({ eventId: 'evt_f', limit: 10 });
+    expect(byEvent).toEqual([
+      { delivery: pending, attempts: [retry] },
+      { delivery: delivered, attempts: [deliveredAttempt] },
+    ]);
     expect((await store.listDeliveries({ eventId: 'evt_f', limit: 10 })).map((d) => d.id)).toEqual([
       'dlv_b',
-      'dlv_a',
+      atOnceId,
     ]);
+    expect(await store.listDeliveryRecords({ subscriptionId: 'sub_1', limit: 10 })).toEqual([
+      { delivery: delivered, attempts: [deliveredAttempt] },
+    ]);
+    expect(await store.listDeliveries({ subscriptionId: 'sub_2', limit: 10 })).toEqual([pending]);
     expect(
-      (await store.listDeliveries({ subscriptionId: 'sub_1', limit: 10 })).map((d) => d.id),
-    ).toEqual(['dlv_a']);
-    expect(
-      (await store.listDeliveries({ subscriptionId: 'sub_2', limit: 10 })).map((d) => d.id),
-    ).toEqual(['dlv_b']);
+      await store.listDeliveries({ subscriptionId: 'sub_2', eventId: 'evt_other', limit: 10 }),
+    ).toEqual([]);
+    // Only a delivery with an item of its own is found by id: the one with a retry to make.
+    expect(await store.getDeliveryRecord('dlv_b')).toEqual({
+      delivery: pending,
+      attempts: [retry],
+    });
+    expect(await store.getDelivery(atOnceId)).toBeUndefined();
   });
 
   it('folds the attempt log into the delivery and keeps it across updates without one', async () => {

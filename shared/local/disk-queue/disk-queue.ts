@@ -1,10 +1,11 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { ClassicLevel } from 'classic-level';
+import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
 import { EMULATOR_REGION } from '../emulator-ids.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
-import { serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
+import { type SqsJsonHandler, serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
 
 /** LevelDB block cache of the queue's database. */
 const QUEUE_CACHE_BYTES = 1024 * 1024;
@@ -19,6 +20,12 @@ const QUEUE_CACHE_BYTES = 1024 * 1024;
 export async function startDiskQueue(options: {
   path: string;
   clock?: Clock;
+  /**
+   * Whether the client calls the queue in process (default) rather than over HTTP: the SDK
+   * builds each command and reads each answer as usual, but no request is serialised, sent or
+   * parsed, which was most of the cost of a message passing through.
+   */
+  inProcess?: boolean;
 }): Promise<SqsEmulator> {
   const clock = options.clock ?? systemClock;
   const db = new ClassicLevel<string, string>(options.path, {
@@ -43,6 +50,7 @@ export async function startDiskQueue(options: {
     // No MD5 of every body sent and received: the queue is in this process, over loopback.
     md5: false,
   });
+  if (options.inProcess ?? true) callInProcess(client, handlers);
   return {
     endpoint,
     client,
@@ -59,4 +67,32 @@ export async function startDiskQueue(options: {
       await db.close();
     },
   };
+}
+
+/** The SDK's per-command context, where it keeps the request's abort signal. */
+const SmithyContextSchema = z.looseObject({
+  __smithy_context: z.looseObject({ abortSignal: z.instanceof(AbortSignal).optional() }).optional(),
+});
+
+/**
+ * Answers `client`'s commands with `handlers` directly, before the SDK serialises them (its
+ * first middleware step): the command's input is the operation's JSON input (the SDK's JSON
+ * protocol uses the same member names), and the handler's answer is the command's output.
+ * A fault surfaces as an error named for its code, as the SDK's exceptions are; an aborted
+ * request (a stopped long poll) rejects with an `AbortError`. Commands without a handler go
+ * over HTTP as before.
+ */
+function callInProcess(client: SQSClient, handlers: Record<string, SqsJsonHandler>): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const handler = handlers[String(context.commandName ?? '').replace(/Command$/, '')];
+      if (!handler) return next(args);
+      const signal = SmithyContextSchema.safeParse(context).data?.__smithy_context?.abortSignal;
+      const output = await handler(args.input as Record<string, unknown>, signal);
+      return { output: { ...output, $metadata: {} }, response: {} } as Awaited<
+        ReturnType<typeof next>
+      >;
+    },
+    { step: 'initialize', priority: 'high', name: 'diskQueueInProcess' },
+  );
 }

@@ -3,11 +3,13 @@ import type { ClassicLevel } from 'classic-level';
 import type { Clock } from '../../clock.ts';
 
 /**
- * One queue's messages on LevelDB. A message lives under one key,
+ * One queue's messages on LevelDB. A message's attributes live under one key,
  * `<queue>!<visibleAt>!<seq>!<state>`, ordered by when it becomes visible: a receive scans the
  * keys up to now and moves each taken message to `now + visibility timeout` (state `f`, in
- * flight); a send puts it at `now + delay` (state `q`). The key is the receipt handle, so a
- * delete after the message was received again (its visibility expired) finds nothing, as in SQS.
+ * flight); a send puts it at `now + delay` (state `q`). Its body lives apart, under
+ * `<queue>#<id>`, written once by the send and deleted with the message, so a receive moves only
+ * a few small attributes (bodies are kilobytes). The key is the receipt handle, so a delete
+ * after the message was received again (its visibility expired) finds nothing, as in SQS.
  * The number of messages is kept in memory (one process opens a data dir), so counting them
  * reads only the keys not yet visible (in flight or delayed), never the whole backlog.
  */
@@ -19,6 +21,9 @@ export interface StoredMessage {
   receiveCount: number;
   firstReceiveAt: number;
 }
+
+/** What the key of a message holds: everything but the body (older stores kept it there too). */
+type MessageAttributes = Omit<StoredMessage, 'body'> & { body?: string };
 
 /** A received message and the handle that deletes it. */
 export interface ReceivedMessage extends StoredMessage {
@@ -115,6 +120,11 @@ export class LevelQueueStore {
     return `${this.queue}!~`;
   }
 
+  /** Where a message's body lives (outside the `<queue>!` range of the attribute keys). */
+  private bodyKey(id: string): string {
+    return `${this.queue}#${id}`;
+  }
+
   /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
   async send(entries: ReadonlyArray<{ body: string; delaySeconds: number }>) {
     const now = this.clock.now();
@@ -126,11 +136,14 @@ export class LevelQueueStore {
       receiveCount: 0,
       firstReceiveAt: 0,
     }));
-    const writes = stored.map((message, index) => ({
-      type: 'put' as const,
-      key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
-      value: JSON.stringify(message),
-    }));
+    const writes = stored.flatMap(({ body, ...attributes }, index) => [
+      { type: 'put' as const, key: this.bodyKey(attributes.id), value: body },
+      {
+        type: 'put' as const,
+        key: this.key(now + entries[index]!.delaySeconds * 1000, 'q'),
+        value: JSON.stringify(attributes),
+      },
+    ]);
     // New keys are unique, so a send needs no turn in the serial order of receives and deletes;
     // until its write lands, a receive's scan floor stays at or below its keys.
     const unsettled = { visibleAt: Math.min(...entries.map((e) => now + e.delaySeconds * 1000)) };
@@ -148,7 +161,7 @@ export class LevelQueueStore {
   receive(max: number, visibilityMs: number): Promise<ReceivedMessage[]> {
     return this.serial(async () => {
       const now = this.clock.now();
-      const taken: Array<[string, StoredMessage]> = [];
+      const taken: Array<[string, MessageAttributes]> = [];
       this.writtenDuringScan = Math.min(
         Number.POSITIVE_INFINITY,
         ...[...this.unsettledSends].map((send) => send.visibleAt),
@@ -158,21 +171,29 @@ export class LevelQueueStore {
         lt: `${this.queue}!${pad(now + 1, 15)}`,
         limit: max,
       }))
-        taken.push([key, JSON.parse(value) as StoredMessage]);
+        taken.push([key, JSON.parse(value) as MessageAttributes]);
       this.scanFloor = Math.min(nextScanFloor(taken, max, now), this.writtenDuringScan);
-      const received = taken.map(([oldKey, message]) => ({
+      if (taken.length === 0) return [];
+      const bodies = await this.db.getMany(taken.map(([, message]) => this.bodyKey(message.id)));
+      const received = taken.map(([oldKey, { body: inline, ...message }], index) => ({
         oldKey,
+        // A message an older store kept with its body in the key moves its body out now.
+        inline,
         message: {
           ...message,
+          body: inline ?? bodies[index] ?? '',
           receiveCount: message.receiveCount + 1,
           firstReceiveAt: message.firstReceiveAt || now,
           receiptHandle: this.key(now + visibilityMs, 'f'),
         },
       }));
       await this.db.batch(
-        received.flatMap(({ oldKey, message: { receiptHandle, ...message } }) => [
+        received.flatMap(({ oldKey, inline, message: { receiptHandle, body, ...attributes } }) => [
           { type: 'del' as const, key: oldKey },
-          { type: 'put' as const, key: receiptHandle, value: JSON.stringify(message) },
+          { type: 'put' as const, key: receiptHandle, value: JSON.stringify(attributes) },
+          ...(inline === undefined
+            ? []
+            : [{ type: 'put' as const, key: this.bodyKey(attributes.id), value: body }]),
         ]),
       );
       return received.map((item) => item.message);
@@ -184,8 +205,18 @@ export class LevelQueueStore {
     return this.serial(async () => {
       const own = receiptHandles.filter((handle) => handle.startsWith(this.prefix));
       const values = own.length > 0 ? await this.db.getMany(own) : [];
-      const current = own.filter((_, index) => values[index] !== undefined);
-      await this.db.batch(current.map((key) => ({ type: 'del' as const, key })));
+      const current = own.flatMap((key, index) => {
+        const value = values[index];
+        return value === undefined
+          ? []
+          : [{ key, id: (JSON.parse(value) as MessageAttributes).id }];
+      });
+      await this.db.batch(
+        current.flatMap(({ key, id }) => [
+          { type: 'del' as const, key },
+          { type: 'del' as const, key: this.bodyKey(id) },
+        ]),
+      );
       this.stored -= current.length;
       return current.length;
     });

@@ -6,14 +6,18 @@ import { BridgeError } from '../../errors.ts';
 import { LevelQueueStore, type ReceivedMessage } from './queue-store.ts';
 
 type Json = Record<string, unknown>;
-type Handler = (input: Json) => Promise<Json>;
+/** One SQS operation: its JSON input to its JSON output; `signal` ends a long poll early. */
+export type SqsJsonHandler = (input: Json, signal?: AbortSignal) => Promise<Json>;
+type Handler = SqsJsonHandler;
 
-class SqsFault extends Error {
+/** An SQS error answer: `type` is the error code the SDK names its exception after. */
+export class SqsFault extends Error {
   constructor(
     readonly type: string,
     message: string,
   ) {
     super(message);
+    this.name = type;
   }
 }
 
@@ -83,7 +87,7 @@ export function sqsJsonHandlers(
         Failed: [],
       };
     },
-    ReceiveMessage: async (input) => {
+    ReceiveMessage: async (input, signal) => {
       const queue = queueOf(input);
       const max = Number(input.MaxNumberOfMessages ?? 1);
       const visibilityMs = Number(input.VisibilityTimeout ?? queue.visibilitySeconds) * 1000;
@@ -92,7 +96,8 @@ export function sqsJsonHandlers(
         const messages = await queue.store.receive(max, visibilityMs);
         if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
           return { Messages: messages.map(wire) };
-        await clock.sleep(50).catch(() => undefined);
+        if (signal?.aborted) throw abortError();
+        await clock.sleep(RECEIVE_POLL_MS, signal).catch(() => undefined);
       }
     },
     DeleteMessage: async (input) => {
@@ -124,6 +129,16 @@ export function sqsJsonHandlers(
       };
     },
   };
+}
+
+/** How often a long poll looks for messages again. */
+const RECEIVE_POLL_MS = 50;
+
+/** What an aborted SDK request rejects with. */
+function abortError(): Error {
+  const error = new Error('Request aborted');
+  error.name = 'AbortError';
+  return error;
 }
 
 async function readJson(request: IncomingMessage): Promise<Json> {
