@@ -8,11 +8,17 @@ const EVENTS = 1000;
 const ENDPOINTS = 5;
 const BATCH_SIZE = 50;
 
-/** Requests already on their way when a 429 was answered may arrive this long after it. */
-const IN_FLIGHT_GRACE_MS = 250;
+/**
+ * Requests already on their way when a 429 was answered may arrive this long after it: the
+ * client and the receiver share this process, so on a loaded machine a request the client
+ * started before it read the 429 can reach the receiver hundreds of ms after the answer.
+ */
+const IN_FLIGHT_GRACE_MS = 1_000;
+/** The receiver's `Retry-After` in seconds: the check covers the pause after the grace. */
+const RETRY_AFTER_SECONDS = 2;
 
 /**
- * The receiver misbehaves at random (seeded): 500s, 429 with `Retry-After: 1`, hangs past
+ * The receiver misbehaves at random (seeded): 500s, 429 with `Retry-After: 2`, hangs past
  * the client timeout and dropped connections. It keeps its own log on its own clock and
  * notes every request that reaches an endpoint before that endpoint's Retry-After passed
  * and after the requests in flight at the 429 could have arrived (deliveries to one endpoint
@@ -35,8 +41,15 @@ function chaoticReceiver() {
     if (roll < 0.07) {
       answers.tooMany += 1;
       // The deadline counts from the moment the receiver answers (now, on its own clock).
-      pausedUntil.set(request.path, { from: Date.now(), until: Date.now() + 1000 });
-      return { kind: 'respond', status: 429, headers: { 'retry-after': '1' } };
+      pausedUntil.set(request.path, {
+        from: Date.now(),
+        until: Date.now() + RETRY_AFTER_SECONDS * 1000,
+      });
+      return {
+        kind: 'respond',
+        status: 429,
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      };
     }
     if (roll < 0.08) {
       answers.hang += 1;
