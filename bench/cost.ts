@@ -19,8 +19,6 @@ const SMALL_CHANGES = 500;
 const GB = 1024 ** 3;
 /** A user rule on the bus that matches every change event. */
 const RULE_MATCHING_ALL = { source: ['change-bridge'] };
-/** Issue 12 (dispatcher writes compacted): the stored event and its delivery in one item. */
-const EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT = 1;
 
 interface CostRow {
   item: string;
@@ -207,14 +205,8 @@ export async function run(): Promise<void> {
   console.log('  per million events, by subscribers (no user rule):');
   console.log(indent(renderTable(['subscribers', 'run', '$ per million events'], perSubscriber)));
   const ruleDelta = total(ruleAllRows) - total(priceRound(rounds.headline));
-  const compacted =
-    headline -
-    (EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT * 1_000_000 * PRICES.dynamoPerMillionWru) / 1e6;
   console.log(
     `  a user rule matching every event (or the archive on) adds about $${ruleDelta.toFixed(2)}/M (PutEvents)`,
-  );
-  console.log(
-    `  with the dispatcher's writes compacted by ${EXPECTED_DISPATCH_WRU_SAVED_PER_EVENT} WRU per event (issue 12, expected): $${compacted.toFixed(2)}/M`,
   );
 
   console.log('  one idle property, 1-minute polling, per month:');
