@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
-import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
-import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
+import { collectingPollDeps, POLL_TEST_START_MS } from './poll-harness.ts';
 
 /** A memory store whose n-th snapshot write fails once. */
 class FailingOnceStore extends MemoryStateStore {
@@ -51,14 +50,7 @@ describe('a snapshot write that fails mid-window', () => {
       clock.now(),
     );
     const [definition] = streamDefinitions('main', settings);
-    const deps: PollDeps = {
-      store,
-      client,
-      publisher: new CollectingPublisher(),
-      clock,
-      windows: settings.windows,
-      pageCount: 1000,
-    };
+    const deps = collectingPollDeps(store, client, clock, settings);
 
     const failed = await pollStream(definition!, deps, 'poller');
     expect(failed).toMatchObject({ kind: 'failed', error: expect.stringContaining('disk full') });
