@@ -97,6 +97,23 @@ export async function groupCpuSeconds(pgid: number): Promise<number> {
   return ticks / CLOCK_TICKS_PER_SECOND;
 }
 
+/**
+ * Samples the RSS of process group `pgid` every `intervalMs` until stopped.
+ * @example const rss = sampleGroupPeakRss(child.pid!, 200); …; rss.stop(); rss.peak();
+ */
+export function sampleGroupPeakRss(
+  pgid: number,
+  intervalMs: number,
+): { peak(): number; stop(): void } {
+  let peak = 0;
+  const timer = setInterval(() => {
+    void groupRssBytes(pgid).then((rss) => {
+      peak = Math.max(peak, rss);
+    });
+  }, intervalMs);
+  return { peak: () => peak, stop: () => clearInterval(timer) };
+}
+
 function parseLine(line: string): unknown {
   try {
     return JSON.parse(line);
@@ -129,7 +146,6 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let published = 0;
-  let peak = 0;
   let onStarted: ((url: string) => void) | undefined;
   const started = new Promise<string>((resolve, reject) => {
     onStarted = resolve;
@@ -144,13 +160,9 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
     const startedLine = StartedLineSchema.safeParse(parsed);
     if (startedLine.success) onStarted?.(startedLine.data.admin);
   });
-  const sampler = setInterval(() => {
-    void groupRssBytes(child.pid!).then((rss) => {
-      peak = Math.max(peak, rss);
-    });
-  }, GROUP_RSS_SAMPLE_MS);
+  const rss = sampleGroupPeakRss(child.pid!, GROUP_RSS_SAMPLE_MS);
   const stop = async () => {
-    clearInterval(sampler);
+    rss.stop();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
     if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
@@ -188,7 +200,7 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
       throw new Error('the bridge did not finish its first sync in time');
     },
     published: () => published,
-    peakGroupRss: () => peak,
+    peakGroupRss: () => rss.peak(),
     stop,
   };
 }

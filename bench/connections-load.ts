@@ -25,6 +25,8 @@ const StreamListSchema = z.object({
       lastPollAt: z.string().nullable(),
       nextDueAt: z.string().nullable(),
       initialSyncDone: z.boolean(),
+      entityType: z.string(),
+      lastError: z.string().nullable(),
     }),
   ),
 });
@@ -51,6 +53,23 @@ const ms = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixe
 const lagLine = (label: string, lag: LagSummary) =>
   `  ${label}: ${formatNumber(lag.count)} polls, p50 ${ms(lag.p50)}, p99 ${ms(lag.p99)}, max ${ms(lag.max)}`;
 
+/** Streams polled but not done with their first sync at the end, by entity type, with an error. */
+function printUnsynced(streams: z.infer<typeof StreamListSchema>['streams']): void {
+  const pending = new Map<string, { count: number; error: string | null }>();
+  for (const stream of streams) {
+    if (stream.initialSyncDone || stream.lastPollAt === null) continue;
+    const seen = pending.get(stream.entityType) ?? { count: 0, error: null };
+    pending.set(stream.entityType, {
+      count: seen.count + 1,
+      error: seen.error ?? stream.lastError,
+    });
+  }
+  for (const [entityType, { count, error }] of pending)
+    console.log(
+      `  first sync polled, not done: ${entityType} ×${count}${error ? ` (${error})` : ''}`,
+    );
+}
+
 /**
  * The local load run of issue 15: `change-bridge start` (a child process) against a simulator
  * child with one enterprise per connection, N connections added through the admin API, each
@@ -62,7 +81,7 @@ const lagLine = (label: string, lag: LagSummary) =>
 async function main(): Promise<void> {
   quietAwsSdkNotice();
   console.log(
-    `connections-load: ${CONNECTIONS} connections × ${ENTITIES.length} streams (${ENTITIES.join(',')}) at 1-minute polling, ${MINUTES} min, history ${flags.history}; load average ${loadavg()
+    `connections-load: ${CONNECTIONS} connections × ${ENTITIES.length} streams (${ENTITIES.join(',')}) at 1-minute polling, ${MINUTES} min, history ${flags.history}, simulator activity ${flags.activity}/s; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
@@ -130,18 +149,21 @@ async function main(): Promise<void> {
     const end = added + MINUTES * 60_000;
     const sampleTimes: number[] = [];
     let lastWaiting: number[] = [];
+    let lastListing: z.infer<typeof StreamListSchema> = { streams: [] };
     while (Date.now() < end) {
       const next = Math.min(end, Date.now() + SAMPLE_MS);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
       const asked = Date.now();
       const listing = StreamListSchema.parse(await bridge.call('GET', '/streams'));
       sampleTimes.push(Date.now() - asked);
+      lastListing = listing;
       const found = tracker.observe(listing.streams.filter((s) => s.connectionId !== 'local'));
       lastWaiting = tracker.waiting(asked);
       console.log(
         `  +${((asked - added) / 1000).toFixed(0)} s: ${found.length} polls since last sample, first syncs done ${tracker.syncedStreams()}/${CONNECTIONS * ENTITIES.length}, due and waiting ${lastWaiting.length} (longest ${ms(Math.max(0, ...lastWaiting))}), GET /streams ${ms(Date.now() - asked)}, load ${loadavg()[0]!.toFixed(2)}`,
       );
     }
+    printUnsynced(lastListing.streams);
     const bridgeCpuEnd = await groupCpuSeconds(bridgePid);
     const simCpuEnd = await sim.cpuSeconds();
     const log = await sim.requests();
@@ -171,6 +193,7 @@ async function main(): Promise<void> {
     console.log(
       `  still due and waiting at the end: ${lastWaiting.length} streams (longest ${ms(Math.max(0, ...lastWaiting))})`,
     );
+    console.log(`  change events published by the bridge: ${formatNumber(bridge.published())}`);
     console.log(
       `  connector budget: ${budget.tokens} tokens, busiest 30 s of any token ${budget.busiestPerToken} (limit 200), ${budget.throttled} answers 429`,
     );

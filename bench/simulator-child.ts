@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { RequestLogEntrySchema } from '../shared/simulator/request-log.ts';
-import { groupCpuSeconds, groupRssBytes } from './bridge-process.ts';
+import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 
 const BIN = fileURLToPath(new URL('../bin/change-bridge.js', import.meta.url));
 const RSS_SAMPLE_MS = 500;
@@ -75,14 +75,9 @@ export async function startSimulatorChild(options: {
     });
     void exited.then(() => reject(new Error('the simulator exited before it listened')));
   });
-  let peak = 0;
-  const sampler = setInterval(() => {
-    void groupRssBytes(child.pid!).then((rss) => {
-      peak = Math.max(peak, rss);
-    });
-  }, RSS_SAMPLE_MS);
+  const rss = sampleGroupPeakRss(child.pid!, RSS_SAMPLE_MS);
   const stop = async () => {
-    clearInterval(sampler);
+    rss.stop();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
     await rm(dir, { recursive: true, force: true });
@@ -99,7 +94,7 @@ export async function startSimulatorChild(options: {
       requests: async () => RequestsSchema.parse(await get('requests')).requests,
       pid: child.pid!,
       cpuSeconds: () => groupCpuSeconds(child.pid!),
-      peakRss: () => peak,
+      peakRss: () => rss.peak(),
       stop,
     };
   } catch (error) {

@@ -74,6 +74,23 @@ export function customerStream(
   return { client, definition: definition!, deps };
 }
 
+/** Poll deps over a given store and client, publishing into a collector: poll loop tests. */
+export function collectingPollDeps(
+  store: PollDeps['store'],
+  client: PollDeps['client'],
+  clock: ManualClock,
+  settings: PollSettings,
+): PollDeps {
+  return {
+    store,
+    client,
+    publisher: new CollectingPublisher(),
+    clock,
+    windows: settings.windows,
+    pageCount: 1000,
+  };
+}
+
 /** A simulator, dynalite and two connections wired like `npm start`, on one ManualClock. */
 export interface PollHarness {
   clock: ManualClock;

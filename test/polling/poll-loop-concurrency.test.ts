@@ -6,7 +6,7 @@ import { catchUpSlots, startPollLoop } from '../../shared/polling/poll-runner.ts
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { CollectingPublisher } from './poll-harness.ts';
+import { collectingPollDeps } from './poll-harness.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
 const TICK_MS = 100;
@@ -71,14 +71,7 @@ async function startLoop(live: number, fresh: number, concurrency: number) {
   const loop = startPollLoop({
     definitions,
     connectionOf: (definition) => ({ client: clients.get(definition.connectionId)! }),
-    deps: {
-      store,
-      client: clients.get(ids[0]!)!,
-      publisher: new CollectingPublisher(),
-      clock,
-      windows: settings.windows,
-      pageCount: 1000,
-    },
+    deps: collectingPollDeps(store, clients.get(ids[0]!)!, clock, settings),
     owner: 'test',
     tickMs: TICK_MS,
     concurrency,

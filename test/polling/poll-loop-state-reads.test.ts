@@ -5,7 +5,7 @@ import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { CollectingPublisher } from './poll-harness.ts';
+import { collectingPollDeps } from './poll-harness.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
 const TICK_MS = 100;
@@ -29,15 +29,8 @@ async function fullReadsOver(connections: number, ticks: number): Promise<number
   };
   const loop = startPollLoop({
     definitions: () => definitions,
-    deps: {
-      store,
-      // Nothing is due, so no stream is polled and no client is called.
-      client: {} as ConnectorClient,
-      publisher: new CollectingPublisher(),
-      clock,
-      windows: settings.windows,
-      pageCount: 1000,
-    },
+    // Nothing is due, so no stream is polled and no client is called.
+    deps: collectingPollDeps(store, {} as ConnectorClient, clock, settings),
     owner: 'test',
     tickMs: TICK_MS,
   });
