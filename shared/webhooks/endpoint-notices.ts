@@ -30,16 +30,17 @@ export async function recordHealth(
   let disabled = false;
   const base = { url: subscription.url, consecutiveFailures: change.state.consecutiveFailures };
   for (const notice of change.notices) {
+    // Keyed on the failing run: deliveries to one endpoint run concurrently, and two that
+    // fail (or succeed) at once each see the threshold crossed; their notices share one id.
     if (notice === 'failing') {
+      const failingSince = new Date(change.state.failingSince ?? now).toISOString();
       await deps.sink.publish(
         buildOperationalEvent(
           'delivery.failing',
           subscription.id,
-          {
-            ...base,
-            failingSince: new Date(change.state.failingSince ?? now).toISOString(),
-          },
+          { ...base, failingSince },
           deps.clock,
+          failingSince,
         ),
       );
     } else if (notice === 'recovered') {
@@ -49,6 +50,7 @@ export async function recordHealth(
           subscription.id,
           { url: subscription.url },
           deps.clock,
+          endpoint.failingSince === undefined ? undefined : String(endpoint.failingSince),
         ),
       );
     } else {

@@ -31,20 +31,22 @@ export interface OperationalEventSink {
 }
 
 /**
- * Builds an operational event about `subscriptionId`; the id hashes type, subject and time,
- * so the same notice built twice at the same instant is one event.
- * @example buildOperationalEvent('delivery.failing', 'sub_1', { consecutiveFailures: 4 }, clock)
+ * Builds an operational event about `subscriptionId`. The id hashes type, subject and `key`,
+ * what the notice is about (a failing run's start): the same notice built twice, by two
+ * deliveries failing at once or a retry, is one event. Without a key, the time stands in.
+ * @example buildOperationalEvent('delivery.failing', 'sub_1', { consecutiveFailures: 4 }, clock, failingSince)
  */
 export function buildOperationalEvent(
   type: OperationalEventType,
   subscriptionId: string,
   data: Record<string, unknown>,
   clock: Clock,
+  key?: string,
 ): OperationalEvent {
   const time = new Date(clock.now()).toISOString();
   return {
     specversion: '1.0',
-    id: hashEventId(['operational/v1', type, subscriptionId, time]),
+    id: hashEventId(['operational/v1', type, subscriptionId, key ?? time]),
     type,
     source: OPERATIONAL_EVENT_SOURCE,
     subject: subscriptionId,

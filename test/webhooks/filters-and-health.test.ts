@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import {
+  DEFAULT_DISPATCHER_CONFIG,
+  type DispatcherDeps,
+} from '../../shared/webhooks/dispatcher-deps.ts';
 import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
+import { recordHealth } from '../../shared/webhooks/endpoint-notices.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { DispatchEventSchema } from '../../shared/webhooks/messages.ts';
+import { MemoryOperationalEventSink } from '../../shared/webhooks/operational-events.ts';
 import { freshEndpointState } from '../../shared/webhooks/store.ts';
 import {
   matchesEventType,
@@ -98,5 +106,36 @@ describe('endpoint health', () => {
       policy,
     );
     expect(shorter.state.pausedUntil).toBe(9000);
+  });
+});
+
+describe('endpoint notices', () => {
+  it('gives the notices of one failing run one id, however many deliveries cross the threshold at once', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const sink = new MemoryOperationalEventSink();
+    const deps = {
+      clock,
+      sink,
+      config: DEFAULT_DISPATCHER_CONFIG,
+      store: new MemoryWebhookStore(),
+    } as unknown as DispatcherDeps;
+    const sub = subscription({});
+    const failingRun = { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: 1 };
+    const failure = { kind: 'retry', at: 0 } as const;
+    // Two concurrent deliveries read the same state, fail 10 ms apart, and both announce.
+    const first = await recordHealth(sub, failingRun, failure, deps);
+    await clock.advance(10);
+    await recordHealth(sub, failingRun, failure, deps);
+    // Each success seen against the announced run says recovered: one id again.
+    await recordHealth(sub, first.state, { kind: 'delivered' }, deps);
+    await clock.advance(10);
+    await recordHealth(sub, first.state, { kind: 'delivered' }, deps);
+    // A later failing run is another notice.
+    await recordHealth(sub, { ...failingRun, failingSince: 5_000 }, failure, deps);
+    const ids = (type: string) => sink.events.filter((e) => e.type === type).map((e) => e.id);
+    expect(ids('delivery.failing')).toHaveLength(3);
+    expect(new Set(ids('delivery.failing')).size).toBe(2);
+    expect(ids('delivery.failing')[0]).toBe(ids('delivery.failing')[1]);
+    expect(new Set(ids('delivery.recovered')).size).toBe(1);
   });
 });
