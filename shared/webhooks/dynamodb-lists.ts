@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { fanOutDeliveryId } from './delivered-at-once.ts';
+import { deliveredAtOnceRecords, deliveryIdsOfEventItems } from './dynamodb-items.ts';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
-import { fanOutDeliveryId } from './store.ts';
+import { type Delivery, type DeliveryQuery, type DeliveryRecord, DeliverySchema } from './store.ts';
 
 /** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
 export const LIST_ITEM_MAX_ENTRIES = 100;
@@ -113,4 +115,58 @@ export async function collectListed(
     start = page.LastEvaluatedKey;
   } while (start && (options.limit === undefined || ids.length < options.limit));
   return options.limit === undefined ? ids : ids.slice(0, options.limit);
+}
+
+/**
+ * The deliveries a query matches: those with an item of their own, and those kept on their
+ * event's item (read there: by event, the event's partition holds both; by subscription, the
+ * list names each delivery's event).
+ */
+export async function findDeliveries(
+  table: WebhookTable,
+  query: DeliveryQuery,
+): Promise<{ own: Delivery[]; atOnce: DeliveryRecord[] }> {
+  let listed: ListedEntry[];
+  let atOnce: DeliveryRecord[] = [];
+  if (query.subscriptionId !== undefined) {
+    listed = await collectListed(
+      table,
+      { pk: `SUB#${query.subscriptionId}`, prefix: 'DLV#', kind: 'deliveries' },
+      { limit: query.eventId === undefined ? query.limit : undefined },
+    );
+  } else if (query.eventId !== undefined) {
+    const items = await table.query(`EVENT#${query.eventId}`, {});
+    const stored = items.find((item) => item.sk === 'EVENT');
+    atOnce = stored ? deliveredAtOnceRecords(stored) : [];
+    listed = deliveryIdsOfEventItems(items).map((id) => ({ id }));
+  } else {
+    return { own: [], atOnce: [] };
+  }
+  const own = await table.batchGet(
+    listed.map(({ id }) => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' })),
+    DeliverySchema,
+  );
+  if (query.subscriptionId !== undefined) {
+    const found = new Set(own.map((d) => d.id));
+    const missing = listed.filter((entry) => !found.has(entry.id));
+    const eventIds = new Set(missing.flatMap((entry) => (entry.eventId ? [entry.eventId] : [])));
+    const missingIds = new Set(missing.map((entry) => entry.id));
+    const events = await table.batchGetItems(
+      [...eventIds].map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
+    );
+    atOnce = events
+      .flatMap(deliveredAtOnceRecords)
+      .filter((record) => missingIds.has(record.delivery.id));
+  }
+  const matches = (d: Delivery) =>
+    (query.eventId === undefined || d.eventId === query.eventId) &&
+    (query.subscriptionId === undefined || d.subscriptionId === query.subscriptionId);
+  return { own: own.filter(matches), atOnce: atOnce.filter((r) => matches(r.delivery)) };
+}
+
+/** Deliveries newest first (ties by id, descending), at most `limit`. */
+export function newestFirst(deliveries: Delivery[], limit: number): Delivery[] {
+  return deliveries
+    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+    .slice(0, limit);
 }

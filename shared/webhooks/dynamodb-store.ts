@@ -2,17 +2,22 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
+import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
   attemptLogOf,
   attemptsOfDeliveryItems,
   bySubscription,
-  deliveredAtOnceRecords,
-  deliveryIdsOfEventItems,
   eventItem,
   toStoredEvent,
   toStoredEventRecord,
 } from './dynamodb-items.ts';
-import { chunk, collectListed, type ListedEntry, listSortKey } from './dynamodb-lists.ts';
+import {
+  chunk,
+  collectListed,
+  findDeliveries,
+  listSortKey,
+  newestFirst,
+} from './dynamodb-lists.ts';
 import { isConditionFailure, iso, WebhookTable } from './dynamodb-table-access.ts';
 import {
   type Attempt,
@@ -24,7 +29,6 @@ import {
   type EndpointState,
   EndpointStateSchema,
   type FanOutWrite,
-  fanOutDeliveryId,
   type PutEventOptions,
   type StoredEvent,
   type StoredEventRecord,
@@ -257,12 +261,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listDeliveries(query: DeliveryQuery): Promise<Delivery[]> {
-    const { own, atOnce } = await this.findDeliveries(query);
+    const { own, atOnce } = await findDeliveries(this.table, query);
     return newestFirst([...own, ...atOnce.map((record) => record.delivery)], query.limit);
   }
 
   async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {
-    const { own, atOnce } = await this.findDeliveries(query);
+    const { own, atOnce } = await findDeliveries(this.table, query);
     const records = await Promise.all(
       own.map(async (delivery) => ({ delivery, attempts: await this.listAttempts(delivery.id) })),
     );
@@ -271,52 +275,6 @@ export class DynamoDbWebhookStore implements WebhookStore {
       [...byId.values()].map((record) => record.delivery),
       query.limit,
     ).map((delivery) => byId.get(delivery.id)!);
-  }
-
-  /**
-   * The deliveries a query matches: those with an item of their own, and those kept on their
-   * event's item (read there: by event, the event's partition holds both; by subscription, the
-   * list names each delivery's event).
-   */
-  private async findDeliveries(
-    query: DeliveryQuery,
-  ): Promise<{ own: Delivery[]; atOnce: DeliveryRecord[] }> {
-    let listed: ListedEntry[];
-    let atOnce: DeliveryRecord[] = [];
-    if (query.subscriptionId !== undefined) {
-      listed = await collectListed(
-        this.table,
-        { pk: `SUB#${query.subscriptionId}`, prefix: 'DLV#', kind: 'deliveries' },
-        { limit: query.eventId === undefined ? query.limit : undefined },
-      );
-    } else if (query.eventId !== undefined) {
-      const items = await this.table.query(`EVENT#${query.eventId}`, {});
-      const stored = items.find((item) => item.sk === 'EVENT');
-      atOnce = stored ? deliveredAtOnceRecords(stored) : [];
-      listed = deliveryIdsOfEventItems(items).map((id) => ({ id }));
-    } else {
-      return { own: [], atOnce: [] };
-    }
-    const own = await this.table.batchGet(
-      listed.map(({ id }) => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' })),
-      DeliverySchema,
-    );
-    if (query.subscriptionId !== undefined) {
-      const found = new Set(own.map((d) => d.id));
-      const missing = listed.filter((entry) => !found.has(entry.id));
-      const eventIds = new Set(missing.flatMap((entry) => (entry.eventId ? [entry.eventId] : [])));
-      const missingIds = new Set(missing.map((entry) => entry.id));
-      const events = await this.table.batchGetItems(
-        [...eventIds].map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
-      );
-      atOnce = events
-        .flatMap(deliveredAtOnceRecords)
-        .filter((record) => missingIds.has(record.delivery.id));
-    }
-    const matches = (d: Delivery) =>
-      (query.eventId === undefined || d.eventId === query.eventId) &&
-      (query.subscriptionId === undefined || d.subscriptionId === query.subscriptionId);
-    return { own: own.filter(matches), atOnce: atOnce.filter((r) => matches(r.delivery)) };
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {
@@ -361,13 +319,6 @@ export class DynamoDbWebhookStore implements WebhookStore {
   async putEndpointState(state: EndpointState): Promise<void> {
     await this.table.put({ pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE', doc: state });
   }
-}
-
-/** Deliveries newest first (ties by id, descending), at most `limit`. */
-function newestFirst(deliveries: Delivery[], limit: number): Delivery[] {
-  return deliveries
-    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-    .slice(0, limit);
 }
 
 function deadLetterSk(delivery: Delivery): string {

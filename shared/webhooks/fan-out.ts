@@ -1,19 +1,17 @@
 import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
+import { compactDelivery, type DeliveredAtOnce, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import type { DispatchEvent } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
-import {
-  type Attempt,
-  compactDelivery,
-  type DeliveredAtOnce,
-  type Delivery,
-  type DeliveryRecord,
-  type FanOutWrite,
-  fanOutDeliveryId,
-  type StoredEvent,
-  type StoredEventRecord,
+import type {
+  Attempt,
+  Delivery,
+  DeliveryRecord,
+  FanOutWrite,
+  StoredEvent,
+  StoredEventRecord,
 } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
 

@@ -1,17 +1,16 @@
-import {
-  type Attempt,
-  type CreateDeliveryOptions,
-  type DeliveredAtOnce,
-  type Delivery,
-  type DeliveryQuery,
-  type DeliveryRecord,
-  type EndpointState,
-  expandDeliveredAtOnce,
-  type FanOutWrite,
-  type PutEventOptions,
-  type StoredEvent,
-  type StoredEventRecord,
-  type WebhookStore,
+import { type DeliveredAtOnce, expandDeliveredAtOnce } from './delivered-at-once.ts';
+import type {
+  Attempt,
+  CreateDeliveryOptions,
+  Delivery,
+  DeliveryQuery,
+  DeliveryRecord,
+  EndpointState,
+  FanOutWrite,
+  PutEventOptions,
+  StoredEvent,
+  StoredEventRecord,
+  WebhookStore,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
 

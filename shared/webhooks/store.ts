@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hashEventId } from '../changes/event-id.ts';
+import type { DeliveredAtOnce } from './delivered-at-once.ts';
 import type { Subscription } from './subscription.ts';
 
 /** An event kept for delivery, listing and replay: the exact body bytes plus a summary. */
@@ -91,101 +91,6 @@ export interface DeliveryRecord {
   delivery: Delivery;
   /** The folded log, oldest first (at most {@link ATTEMPT_LOG_MAX_ENTRIES}). */
   attempts: Attempt[];
-}
-
-/**
- * A delivery that succeeded at its first attempt, kept compactly on its event's item rather
- * than as an item of its own: the common case of a fan-out costs no write beyond the event.
- * Its one attempt keeps its time, latency and status; response headers and body are kept
- * only for attempts that failed (see {@link Attempt}).
- */
-export const DeliveredAtOnceSchema = z.object({
-  id: z.string(),
-  subscriptionId: z.string(),
-  /** Epoch ms the request started. */
-  at: z.number(),
-  latencyMs: z.number(),
-  status: z.number().int(),
-});
-
-/** A delivery recorded compactly (see {@link DeliveredAtOnceSchema}). */
-export type DeliveredAtOnce = z.infer<typeof DeliveredAtOnceSchema>;
-
-/**
- * The id of the fan-out delivery of an event to a subscription: deterministic, so a
- * repeated queue message (SQS delivers at least once) creates no second delivery, and a
- * delivery kept compactly needs no id stored.
- */
-export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
-  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
-}
-
-/**
- * The compact form of a new fan-out delivery of an event stored at `storedAtMs`, when it was
- * delivered at its first attempt; `undefined` for any other (it keeps an item of its own). Pure.
- * @example compactDelivery(record, event.storedAt) // { id, subscriptionId, at, latencyMs, status }
- */
-export function compactDelivery(
-  record: DeliveryRecord,
-  storedAtMs: number,
-): DeliveredAtOnce | undefined {
-  const { delivery, attempts } = record;
-  const [first] = attempts;
-  const atOnce =
-    delivery.status === 'delivered' &&
-    delivery.attempts === 1 &&
-    delivery.version === 2 &&
-    delivery.createdAt === storedAtMs &&
-    delivery.nextAttemptAt === storedAtMs &&
-    delivery.id === fanOutDeliveryId(delivery.eventId, delivery.subscriptionId) &&
-    attempts.length === 1 &&
-    first?.outcome === 'delivered' &&
-    first.status !== undefined;
-  if (!atOnce) return undefined;
-  return {
-    id: delivery.id,
-    subscriptionId: delivery.subscriptionId,
-    at: first.at,
-    latencyMs: first.latencyMs,
-    status: first.status!,
-  };
-}
-
-/**
- * The delivery and attempt a {@link DeliveredAtOnce} of event `eventId` (stored at
- * `storedAtMs`) stands for; `updatedAt` is the attempt's end (start plus latency). Pure.
- */
-export function expandDeliveredAtOnce(
-  eventId: string,
-  storedAtMs: number,
-  entry: DeliveredAtOnce,
-): DeliveryRecord {
-  return {
-    delivery: {
-      id: entry.id,
-      eventId,
-      subscriptionId: entry.subscriptionId,
-      status: 'delivered',
-      attempts: 1,
-      nextAttemptAt: storedAtMs,
-      createdAt: storedAtMs,
-      updatedAt: entry.at + entry.latencyMs,
-      version: 2,
-      lastStatus: entry.status,
-    },
-    attempts: [
-      {
-        deliveryId: entry.id,
-        attempt: 1,
-        at: entry.at,
-        status: entry.status,
-        latencyMs: entry.latencyMs,
-        responseHeaders: {},
-        responseBody: '',
-        outcome: 'delivered',
-      },
-    ],
-  };
 }
 
 /** A stored event with the deliveries its fan-out recorded compactly on its item. */

@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
-import {
-  type Attempt,
-  type Delivery,
-  fanOutDeliveryId,
-  type WebhookStore,
-} from '../../shared/webhooks/store.ts';
+import type { Attempt, Delivery, WebhookStore } from '../../shared/webhooks/store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
