@@ -1,4 +1,5 @@
-import type { PollDeps, StreamDefinition } from './poll-context.ts';
+import type { StreamState } from '../state/state-store.ts';
+import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 
 /** What one connection job did, and when the connection is next due. */
@@ -14,6 +15,8 @@ export interface ConnectionPollResult {
  * stream no longer defined (entity dropped) or parked is skipped. Each stream's lease still
  * guards it, so an overlapping job polls nothing twice. Connector failures are recorded on
  * the stream by pollStream; store and publish failures propagate so the job is retried.
+ * The connection's next due time comes from the states the job read and wrote: a stream is
+ * read again only when the job neither read nor wrote it.
  */
 export async function pollConnectionStreams(
   streamIds: readonly string[],
@@ -23,12 +26,18 @@ export async function pollConnectionStreams(
   dueBy?: number,
 ): Promise<ConnectionPollResult> {
   const byId = new Map(definitions.map((d) => [d.streamId, d]));
+  const known = new Map<string, StreamState | undefined>();
+  const observed: PollDeps = {
+    ...deps,
+    store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
+  };
   const outcomes: PollOutcome[] = [];
   for (const streamId of streamIds) {
     const definition = byId.get(streamId);
     if (!definition) continue;
     if (dueBy !== undefined) {
       const state = await deps.store.getStream(streamId);
+      known.set(streamId, state);
       if (state && (state.parked || state.nextDueAt > dueBy)) continue;
     }
     if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
@@ -36,18 +45,19 @@ export async function pollConnectionStreams(
       outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
       continue;
     }
-    outcomes.push(await pollStream(definition, deps, owner));
+    outcomes.push(await pollStream(definition, observed, owner));
   }
-  return { outcomes, nextDueAt: await earliestNextDue(definitions, deps) };
+  return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps) };
 }
 
 async function earliestNextDue(
   definitions: readonly StreamDefinition[],
+  known: ReadonlyMap<string, StreamState | undefined>,
   deps: PollDeps,
 ): Promise<number | undefined> {
   let earliest: number | undefined;
-  for (const definition of definitions) {
-    const state = await deps.store.getStream(definition.streamId);
+  for (const { streamId } of definitions) {
+    const state = known.has(streamId) ? known.get(streamId) : await deps.store.getStream(streamId);
     if (state?.parked) continue;
     const due = state?.nextDueAt ?? deps.clock.now();
     earliest = earliest === undefined ? due : Math.min(earliest, due);

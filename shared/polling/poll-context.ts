@@ -114,6 +114,12 @@ export function advanceCounters(
 export interface StateHandle {
   current: StreamState;
   save(patch: Partial<StreamState>): Promise<StreamState>;
+  /**
+   * Applies `patch` to `current` without a write: the next save writes it with its own patch.
+   * For a commit that another save follows at once (a strategy's last one, before the poll
+   * records its success), so a quiet poll writes its state once, not twice.
+   */
+  stage(patch: Partial<StreamState>): void;
 }
 
 /** Wraps a stream state so each save uses the version it last saw. */
@@ -127,6 +133,32 @@ export function stateHandle(store: StateStore, initial: StreamState): StateHandl
       );
       return handle.current;
     },
+    stage(patch) {
+      handle.current = { ...handle.current, ...patch };
+    },
   };
   return handle;
+}
+
+/** `store` with every stream state it writes also told to `onSaved` (as written, new version). */
+export function withSavedStates(
+  store: StateStore,
+  onSaved: (state: StreamState) => void,
+): StateStore {
+  return {
+    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
+    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
+    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
+    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
+    getStream: (streamId) => store.getStream(streamId),
+    listStreams: () => store.listStreams(),
+    saveStream: async (state, expectedVersion) => {
+      const written = await store.saveStream(state, expectedVersion);
+      onSaved(written);
+      return written;
+    },
+    deleteStream: (streamId) => store.deleteStream(streamId),
+    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
+    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
+  };
 }

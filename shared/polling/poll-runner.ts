@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
-import type { StateStore, StreamState } from '../state/state-store.ts';
-import type { PollDeps, StreamDefinition } from './poll-context.ts';
+import type { StreamState } from '../state/state-store.ts';
+import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
 
@@ -230,24 +230,4 @@ function mergeNewer(
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
   }
   return merged;
-}
-
-/** `store` with every stream state it writes also told to `onSaved` (as written, new version). */
-function withSavedStates(store: StateStore, onSaved: (state: StreamState) => void): StateStore {
-  return {
-    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
-    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
-    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
-    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
-    getStream: (streamId) => store.getStream(streamId),
-    listStreams: () => store.listStreams(),
-    saveStream: async (state, expectedVersion) => {
-      const written = await store.saveStream(state, expectedVersion);
-      onSaved(written);
-      return written;
-    },
-    deleteStream: (streamId) => store.deleteStream(streamId),
-    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
-    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
-  };
 }

@@ -15,6 +15,7 @@ const GrantsItemSchema = z.object({
   grants: z.array(z.number()),
   version: z.number().int(),
 });
+type GrantsItem = z.infer<typeof GrantsItemSchema>;
 
 /**
  * {@link GrantLedger} in the state table: one item per budget key (`BUDGET#<key>` / `GRANTS`)
@@ -23,12 +24,18 @@ const GrantsItemSchema = z.object({
  * from the same item, so concurrent invocations can never spend the token's budget twice,
  * and a new process reads what the last window already spent. A grant costs one consistent
  * read and one write (at most about 7 a second per token, since that is the whole budget);
- * the item stays under 4 KB (200 numbers). A token bucket would need the same conditional
+ * the item stays under 4 KB (200 numbers). The item this ledger wrote last is kept in memory:
+ * while it is still the stored one (one process per token, the common case), a grant is one
+ * conditional write and no read; a write another taker got in first fails its condition, and
+ * the next attempt reads. Other takers only ever add grants, so a remembered item that is
+ * full is full in the table too. A token bucket would need the same conditional
  * write but cannot say exactly when a slot frees, and SQS FIFO groups would serialize a
  * connection's streams so that a backfill page blocks a live poll.
  */
 export class DynamoDbGrantLedger implements GrantLedger {
   private readonly documentClient: DynamoDBDocumentClient;
+  /** The item as this ledger last wrote it, per key, while no conditional write said otherwise. */
+  private readonly written = new Map<string, GrantsItem>();
 
   constructor(
     client: DynamoDBClient,
@@ -39,7 +46,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
 
   async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
-      const stored = await this.read(key);
+      const stored = this.written.get(key) ?? (await this.read(key));
       const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
       if (grants.length >= capacity) return { granted: false, grants };
       grants.push(nowMs);
@@ -59,8 +66,10 @@ export class DynamoDbGrantLedger implements GrantLedger {
             ...(stored ? { ExpressionAttributeValues: { ':version': stored.version } } : {}),
           }),
         );
-        return { granted: true, grants };
+        this.written.set(key, { grants, version: (stored?.version ?? 0) + 1 });
+        return { granted: true, grants: [...grants] };
       } catch (error) {
+        this.written.delete(key);
         if (error instanceof ConditionalCheckFailedException) continue;
         throw toStoreError(this.tableName, 'PutItem', error);
       }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import type { StateStore } from '../../shared/state/state-store.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
 let harness: PollHarness;
@@ -71,5 +72,42 @@ describe('one poll job of a connection', () => {
     );
     expect(early.outcomes).toEqual([]);
     expect(early.nextDueAt).toBe(earliest);
+  });
+
+  it('spends one state write on a quiet poll of a caught-up stream, and no read to say when it is next due', async () => {
+    const definition = harness
+      .definitions()
+      .find((d) => d.spec.entityType === 'customer' && !d.streamId.startsWith('hotel:'))!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([definition.streamId], [definition], deps, 't');
+    await harness.clock.advance(5_000);
+    const calls: string[] = [];
+    const counted = new Proxy(deps.store, {
+      get(target, property: keyof StateStore) {
+        const value = target[property];
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(property);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+
+    const quiet = await pollConnectionStreams(
+      [definition.streamId],
+      [definition],
+      { ...deps, store: counted },
+      't',
+      harness.clock.now(),
+    );
+
+    expect(quiet.outcomes).toEqual([
+      { kind: 'polled', streamId: definition.streamId, caughtUp: true },
+    ]);
+    expect(calls).toEqual(['getStream', 'acquireLease', 'getStream', 'saveStream', 'releaseLease']);
+    const stored = await deps.store.getStream(definition.streamId);
+    expect(quiet.nextDueAt).toBe(stored!.nextDueAt);
+    expect(stored).toMatchObject({ window: null, lastSuccessAt: harness.clock.now() });
+    expect(Date.parse(stored!.watermark!)).toBeGreaterThan(harness.clock.now() - 5_000);
   });
 });

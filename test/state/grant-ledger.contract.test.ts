@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
@@ -42,5 +43,47 @@ describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
     const ledger = create();
     await ledger.take('key-a', 1000, 30_000, 1);
     expect((await ledger.take('key-b', 1000, 30_000, 1)).granted).toBe(true);
+  });
+});
+
+describe('DynamoDbGrantLedger', () => {
+  const ledgerWithCount = () => {
+    const client = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const sent: string[] = [];
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    return { ledger: new DynamoDbGrantLedger(client, 'ledger-test'), sent };
+  };
+
+  it('takes a grant with one conditional write, and no read, once it wrote the item itself', async () => {
+    const { ledger, sent } = ledgerWithCount();
+    const key = `k-${crypto.randomUUID()}`;
+    await ledger.take(key, 1000, 30_000, 5);
+    expect(sent).toEqual(['GetItemCommand', 'PutItemCommand']);
+    sent.length = 0;
+    await ledger.take(key, 1001, 30_000, 5);
+    expect(sent).toEqual(['PutItemCommand']);
+  });
+
+  it('shares one budget between two processes whose remembered items go stale', async () => {
+    const first = new DynamoDbGrantLedger(dynamo.client, 'ledger-test');
+    const second = new DynamoDbGrantLedger(dynamo.client, 'ledger-test');
+    const key = `k-${crypto.randomUUID()}`;
+    const granted: boolean[] = [];
+    for (let i = 0; i < 8; i++) {
+      const taker = i % 3 === 0 ? second : first;
+      granted.push((await taker.take(key, 1000 + i, 30_000, 5)).granted);
+    }
+    expect(granted).toEqual([true, true, true, true, true, false, false, false]);
+    expect(await first.recent(key, 2000, 30_000)).toEqual([1000, 1001, 1002, 1003, 1004]);
   });
 });

@@ -81,7 +81,8 @@ export async function runProductPrices(
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
-  await state.save({
+  // The poll's success save follows at once and writes it (one write per poll).
+  state.stage({
     watermark: new Date(deps.clock.now()).toISOString(),
     initialSyncDone: true,
     ...advanceCounters(state.current, { records: read, events: published }),

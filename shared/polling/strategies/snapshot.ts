@@ -62,7 +62,8 @@ export async function runSnapshot(
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
   const now = deps.clock.now();
-  await state.save({
+  // The poll's success save follows at once and writes it (one write per poll).
+  state.stage({
     watermark: new Date(now).toISOString(),
     initialSyncDone: true,
     ...advanceCounters(state.current, { records: records.length, events: changes.published }),

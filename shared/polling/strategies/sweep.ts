@@ -53,7 +53,8 @@ export async function runSweep(
     deleted += changes.events.length;
     published += changes.published;
   }
-  await state.save({
+  // The poll's success save follows at once and writes it (one write per poll).
+  state.stage({
     lastSweepAt: deps.clock.now(),
     ...advanceCounters(state.current, { records: read, events: published }),
   });

@@ -47,7 +47,8 @@ export async function runTrackedIds(
   }
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
-  await state.save({
+  // The poll's success save follows at once and writes it (one write per poll).
+  state.stage({
     watermark: new Date(deps.clock.now()).toISOString(),
     initialSyncDone: true,
     ...advanceCounters(state.current, { records: read, events: changes.published }),

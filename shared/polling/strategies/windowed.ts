@@ -1,7 +1,7 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
-import type { StreamWindow } from '../../state/state-store.ts';
+import type { StreamState, StreamWindow } from '../../state/state-store.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -93,7 +93,10 @@ export async function runWindowed(
       window = { ...next, cursor: null, count: deps.pageCount, pages: 0 };
       const firstSyncOfEmptyStream =
         state.current.watermark === null && !state.current.initialSyncDone;
-      await state.save({
+      // Written with the first page's cursor (or the watermark, for a one-page window): a
+      // poller cut off before that starts a new window from the same watermark, which reads
+      // the same records again, so a quiet poll spends no write on a window it ends at once.
+      state.stage({
         window,
         ...(firstSyncOfEmptyStream ? { initialSyncStartedAt: deps.clock.now() } : {}),
       });
@@ -159,17 +162,20 @@ export async function runWindowed(
     const caughtUp = reachesPresent(window);
     // A first sync that reaches the present has just seen every record: it counts as a sweep.
     const firstSyncDone = caughtUp && state.current.lastSweepAt === null;
-    await state.save({
+    const committed: Partial<StreamState> = {
       watermark: window.endUtc,
       window: null,
       ...advanceCounters(state.current, lastPage),
       ...(caughtUp ? { initialSyncDone: true } : {}),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
-    });
+    };
     if (caughtUp) {
+      // The poll's success save follows (after a sweep, if one is due) and writes it.
+      state.stage(committed);
       result.caughtUp = true;
       break;
     }
+    await state.save(committed);
   }
   return result;
 }
