@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dynaliteInProcessHandler, unsignedLocalSigner } from './dynalite-in-process.ts';
 import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 
@@ -22,13 +23,21 @@ const dynalite: (options: DynaliteOptions) => Server = createRequire(import.meta
 export interface LocalDynamoDbOptions {
   /** Directory of a LevelDB store that survives restarts; in memory when absent. */
   path?: string;
+  /**
+   * Whether `client` hands its requests to dynalite in this process instead of over a socket
+   * (default true; see {@link dynaliteInProcessHandler}). `endpoint` serves HTTP either way.
+   */
+  inProcess?: boolean;
 }
 
 /** A running in-process DynamoDB and a client bound to it. */
 export interface LocalDynamoDb {
   /** `http://127.0.0.1:<port>`. */
   endpoint: string;
-  /** A real SDK client configured for the endpoint (region us-east-1, dummy credentials). */
+  /**
+   * A real SDK client of this store (region us-east-1, dummy credentials): its requests go to
+   * dynalite's request listener in this process unless `inProcess: false`, then to `endpoint`.
+   */
   client: DynamoDBClient;
   /** Destroys the client and stops the server (flushing the on-disk store). */
   close(): Promise<void>;
@@ -65,6 +74,10 @@ export async function startLocalDynamoDb(
     region: 'us-east-1',
     endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...((options.inProcess ?? true) && {
+      requestHandler: dynaliteInProcessHandler(server),
+      signer: unsignedLocalSigner,
+    }),
   });
   let closed: Promise<void> | undefined;
   return {

@@ -1,7 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  GetItemCommand,
+  ListTablesCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
@@ -23,6 +29,9 @@ describe('startLocalDynamoDb', () => {
     await dynamo.close();
     await dynamo.close();
     await expect(fetch(dynamo.endpoint, { method: 'POST' })).rejects.toThrow();
+    await expect(dynamo.client.send(new ListTablesCommand({}))).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
   });
 
   it('keeps tables and items across a restart when given a path', async () => {
@@ -44,6 +53,40 @@ describe('startLocalDynamoDb', () => {
       expect((await reader.getSnapshots('main:customer', ['a'])).get('a')).toEqual(snapshot('a'));
     } finally {
       await second.close();
+    }
+  });
+
+  it('answers its in-process client as it answers HTTP: binary values, conditions and errors', async () => {
+    const dynamo = await startLocalDynamoDb();
+    const overHttp = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      await createStateTable(dynamo.client, 'both');
+      const item = { pk: { S: 'p' }, sk: { S: 's' }, body: { B: new Uint8Array([0, 1, 255]) } };
+      await dynamo.client.send(new PutItemCommand({ TableName: 'both', Item: item }));
+      const key = { pk: { S: 'p' }, sk: { S: 's' } };
+      for (const client of [dynamo.client, overHttp]) {
+        const read = await client.send(new GetItemCommand({ TableName: 'both', Key: key }));
+        expect(read.Item?.body?.B).toEqual(new Uint8Array([0, 1, 255]));
+        await expect(
+          client.send(
+            new PutItemCommand({
+              TableName: 'both',
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          ),
+        ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+        await expect(
+          client.send(new GetItemCommand({ TableName: 'missing', Key: key })),
+        ).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+      }
+    } finally {
+      overHttp.destroy();
+      await dynamo.close();
     }
   });
 });
