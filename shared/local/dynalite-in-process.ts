@@ -74,11 +74,20 @@ export function dynaliteInProcessHandler(
           ),
         });
         server.emit('request', incoming, response);
-        const body: unknown = request.body;
-        if (body !== undefined && body !== null && body !== '')
-          incoming.emit('data', Buffer.from(body as string | Uint8Array));
+        const body = requestBytes(request.body);
+        if (body.length > 0) incoming.emit('data', body);
         incoming.emit('end');
       });
     },
   };
+}
+
+/**
+ * The request body as bytes. The SDK's JSON body is a Uint8Array subclass whose `valueOf` is a
+ * string (with a warning), which `Buffer.from(body)` would call: its bytes are viewed instead.
+ */
+function requestBytes(body: unknown): Buffer {
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  return Buffer.alloc(0);
 }
