@@ -108,6 +108,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const running = new Map<string, Promise<void>>();
   /** Streams in `running` that are catching up (see {@link catchUpSlots}). */
   const runningCatchUp = new Set<string>();
+  /** How many of them each connection has: catch-up slots go round the connections. */
+  const catchUpPerConnection = new Map<string, number>();
   const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
   const catchUpLimit = catchUpSlots(limit);
   let states = new Map<string, StreamState>();
@@ -157,22 +159,41 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
         running.delete(definition.streamId);
-        runningCatchUp.delete(definition.streamId);
+        if (runningCatchUp.delete(definition.streamId))
+          countCatchUp(catchUpPerConnection, definition.connectionId, -1);
       });
     running.set(definition.streamId, run);
-    if (catchingUp) runningCatchUp.add(definition.streamId);
+    if (catchingUp) {
+      runningCatchUp.add(definition.streamId);
+      countCatchUp(catchUpPerConnection, definition.connectionId, 1);
+    }
   };
-  /** Starts due streams: live ones first (in due order), then those catching up, within their share. */
+  const full = () => running.size >= limit || controller.signal.aborted;
+  /**
+   * Starts due streams: live ones first (in due order), then those catching up, within their
+   * share, round the connections: one per connection first, then a second, and so on. The
+   * streams of one connection share its token's budget, which paces bulk requests over the
+   * window, so a slot given to a connection already catching up would mostly wait for that
+   * pace; spread over many connections, each slot's request goes out at once.
+   */
   const startDue = (definitions: readonly StreamDefinition[]) => {
     const due = dueStreams(definitions, states, deps.clock.now());
-    for (const live of [true, false]) {
-      for (const definition of due) {
-        if (running.size >= limit || controller.signal.aborted) return;
-        if (running.has(definition.streamId)) continue;
-        if (isLiveStream(states.get(definition.streamId)) !== live) continue;
-        if (!live && runningCatchUp.size >= catchUpLimit) break;
-        start(definition, !live);
+    const catchingUp: StreamDefinition[] = [];
+    for (const definition of due) {
+      if (full()) return;
+      if (running.has(definition.streamId)) continue;
+      if (isLiveStream(states.get(definition.streamId))) start(definition, false);
+      else catchingUp.push(definition);
+    }
+    for (let perConnection = 1; catchingUp.length > 0; perConnection++) {
+      const waiting: StreamDefinition[] = [];
+      for (const definition of catchingUp) {
+        if (full() || runningCatchUp.size >= catchUpLimit) return;
+        if ((catchUpPerConnection.get(definition.connectionId) ?? 0) < perConnection)
+          start(definition, true);
+        else waiting.push(definition);
       }
+      catchingUp.splice(0, catchingUp.length, ...waiting);
     }
   };
   const loop = (async () => {
@@ -230,4 +251,10 @@ function mergeNewer(
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
   }
   return merged;
+}
+
+function countCatchUp(counts: Map<string, number>, connectionId: string, by: 1 | -1): void {
+  const count = (counts.get(connectionId) ?? 0) + by;
+  if (count > 0) counts.set(connectionId, count);
+  else counts.delete(connectionId);
 }

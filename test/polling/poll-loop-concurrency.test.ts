@@ -13,14 +13,18 @@ const TICK_MS = 100;
 
 /** A connector whose answers wait until released: what is in flight is what the loop started. */
 class HeldTransport implements HttpTransport {
+  /** By AccessToken (a second request of one token in flight: `<token>#<n>`). */
   readonly inFlight = new Map<string, () => void>();
   maxInFlight = 0;
+  private requests = 0;
 
   postJson(url: string, body: string): Promise<RawResponse> {
     const { AccessToken } = JSON.parse(body) as { AccessToken: string };
+    this.requests += 1;
+    const key = this.inFlight.has(AccessToken) ? `${AccessToken}#${this.requests}` : AccessToken;
     return new Promise((resolve) => {
-      this.inFlight.set(AccessToken, () => {
-        this.inFlight.delete(AccessToken);
+      this.inFlight.set(key, () => {
+        this.inFlight.delete(key);
         resolve({ status: 200, headers: {}, text: JSON.stringify({ TaxEnvironments: [] }) });
       });
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight.size);
@@ -36,12 +40,14 @@ class HeldTransport implements HttpTransport {
 }
 
 /** Hotels `live-*` (first sync done, due now) and `new-*` (never polled), one stream each. */
-async function startLoop(live: number, fresh: number, concurrency: number) {
+async function startLoop(
+  live: number,
+  fresh: number,
+  concurrency: number,
+  entities = 'taxEnvironment',
+) {
   const clock = new ManualClock(T0);
-  const settings = pollSettingsFromEnv(
-    { POLL_ENTITIES: 'taxEnvironment', POLL_INTERVAL: '1m' },
-    T0,
-  );
+  const settings = pollSettingsFromEnv({ POLL_ENTITIES: entities, POLL_INTERVAL: '1m' }, T0);
   const store = new MemoryStateStore();
   const ids = [
     ...Array.from({ length: live }, (_, i) => `live-${i}`),
@@ -101,6 +107,32 @@ describe('the poll loop’s concurrency', () => {
     expect(transport.maxInFlight).toBe(catchUpSlots(8));
     transport.releaseAll();
     await loop.stop();
+  });
+
+  it('gives the catch-up slots to one stream of each connection before a second', async () => {
+    const { transport, loop, settle } = await startLoop(
+      0,
+      3,
+      12,
+      'taxEnvironment,billingAutomation',
+    );
+    await settle();
+    // Six slots over three hotels of two streams each: every stream, two per hotel.
+    expect([...transport.inFlight.keys()]).toHaveLength(6);
+    transport.releaseAll();
+    await loop.stop();
+
+    const spread = await startLoop(0, 10, 8, 'taxEnvironment,billingAutomation');
+    await spread.settle();
+    // Four slots over ten hotels: four hotels, one stream each (their tokens pace bulk work).
+    expect([...spread.transport.inFlight.keys()].sort()).toEqual([
+      'new-0',
+      'new-1',
+      'new-2',
+      'new-3',
+    ]);
+    spread.transport.releaseAll();
+    await spread.loop.stop();
   });
 
   it('polls due live streams at once while first syncs fill their share', async () => {
