@@ -221,6 +221,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
       windows: settings.windows,
       pageCount: settings.pageCount,
+      // One process at a time opens a data dir (LevelDB locks it) and its loop runs each stream
+      // once at a time: the poller takes no leases.
+      solePoller: true,
       // Backpressure: detection pauses while the dispatch queue holds more than the bound.
       backlog: new SqsBacklogGauge(
         sqs.client,
@@ -232,9 +235,6 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       definitions: () => connections.registry.definitions(),
       connectionOf: (definition) => connections.registry.get(definition.connectionId),
       deps: pollDeps,
-      // One process at a time opens a data dir (LevelDB locks it), so a lease held under this
-      // name was taken by this bridge or by one that died: a restart after a SIGKILL takes its
-      // streams back at once instead of waiting out the lease (6 min).
       owner: LOCAL_POLL_OWNER,
       // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
       tickMs: Math.min(config.pollIntervalMs / 4, 250),

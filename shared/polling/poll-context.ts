@@ -57,6 +57,12 @@ export interface PollDeps {
   deadline?: number;
   /** Aborts in-flight connector calls when the process stops; the window is left for a resume. */
   signal?: AbortSignal;
+  /**
+   * The caller is the store's only poller and never polls one stream twice at once (the local
+   * runtime: one process per data dir, its loop runs each stream once): no lease is taken, which
+   * saves two conditional writes per poll. Default false (Lambda pollers share the table).
+   */
+  solePoller?: boolean;
   /** Pauses detection (at a page boundary, cursor saved) while delivery lags (default: never). */
   backlog?: BacklogGauge;
 }

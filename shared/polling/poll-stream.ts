@@ -77,7 +77,7 @@ function describeError(error: unknown): string {
 
 /**
  * Polls one stream once: takes the lease (a conditional write with expiry, so two pollers
- * never run one stream), runs its strategy, then records success or failure. A failed run
+ * never run one stream; not for a {@link PollDeps.solePoller}), runs its strategy, then records success or failure. A failed run
  * keeps its watermark and backs off; an authorization error parks the stream until reset
  * (design.md, Connector errors). Never throws for connector failures: they are outcomes.
  */
@@ -87,8 +87,15 @@ export async function pollStream(
   owner: string,
 ): Promise<PollOutcome> {
   const { streamId } = definition;
-  const lease = await deps.store.acquireLease(streamId, owner, POLL_LEASE_TTL_MS, deps.clock.now());
-  if (!lease) return { kind: 'skipped', streamId, reason: 'leased' };
+  if (!deps.solePoller) {
+    const lease = await deps.store.acquireLease(
+      streamId,
+      owner,
+      POLL_LEASE_TTL_MS,
+      deps.clock.now(),
+    );
+    if (!lease) return { kind: 'skipped', streamId, reason: 'leased' };
+  }
   try {
     const stored =
       (await deps.store.getStream(streamId)) ?? initialStreamState(definition, deps.clock.now());
@@ -130,6 +137,6 @@ export async function pollStream(
       return { kind: 'failed', streamId, error: describeError(error), parked, retryAt };
     }
   } finally {
-    await deps.store.releaseLease(streamId, owner);
+    if (!deps.solePoller) await deps.store.releaseLease(streamId, owner);
   }
 }

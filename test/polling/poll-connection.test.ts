@@ -109,5 +109,16 @@ describe('one poll job of a connection', () => {
     expect(quiet.nextDueAt).toBe(stored!.nextDueAt);
     expect(stored).toMatchObject({ window: null, lastSuccessAt: harness.clock.now() });
     expect(Date.parse(stored!.watermark!)).toBeGreaterThan(harness.clock.now() - 5_000);
+
+    // The only poller of its store (the local runtime) takes no lease: a read and a write.
+    await harness.clock.advance(5_000);
+    calls.length = 0;
+    await pollConnectionStreams(
+      [definition.streamId],
+      [definition],
+      { ...deps, store: counted, solePoller: true },
+      't',
+    );
+    expect(calls).toEqual(['getStream', 'saveStream']);
   });
 });
