@@ -45,18 +45,20 @@ export interface PollLoop {
 
 /**
  * Streams the local loop polls at once unless told otherwise (`POLL_CONCURRENCY`): enough to
- * hide connector round trips and budget waits across many connections, few enough that a
- * thousand first syncs do not all start (and hold their pages in memory) at once.
+ * hide connector round trips and store calls across a thousand hotels' live polls (64 polled
+ * 6,800 streams a minute here, 128 polled 8,600), while first syncs, which hold their pages in
+ * memory, keep {@link catchUpSlots} of them (32).
  */
-export const POLL_LOOP_CONCURRENCY_DEFAULT = 64;
+export const POLL_LOOP_CONCURRENCY_DEFAULT = 128;
 
 /**
- * Slots of `concurrency` that streams still catching up may take: half, at least one, and
- * never all of them when there are two or more, so live polls always find a free slot.
- * @example catchUpSlots(64) === 32
+ * Slots of `concurrency` that streams still catching up may take: a quarter, at least one, and
+ * never all of them when there are two or more, so live polls always find a free slot and a
+ * thousand first syncs never hold more than a quarter of the slots' pages in memory.
+ * @example catchUpSlots(128) === 32
  */
 export function catchUpSlots(concurrency: number): number {
-  return Math.max(1, Math.floor(concurrency / 2));
+  return Math.max(1, Math.floor(concurrency / 4));
 }
 
 /**

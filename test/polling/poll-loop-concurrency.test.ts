@@ -89,9 +89,10 @@ async function startLoop(
 }
 
 describe('the poll loop’s concurrency', () => {
-  it('leaves at least one slot of every two to live streams', () => {
-    expect(catchUpSlots(64)).toBe(32);
+  it('leaves three slots of every four to live streams, and one to first syncs', () => {
+    expect(catchUpSlots(128)).toBe(32);
     expect(catchUpSlots(3)).toBe(1);
+    expect(catchUpSlots(2)).toBe(1);
     expect(catchUpSlots(1)).toBe(1);
   });
 
@@ -113,7 +114,7 @@ describe('the poll loop’s concurrency', () => {
     const { transport, loop, settle } = await startLoop(
       0,
       3,
-      12,
+      24,
       'taxEnvironment,billingAutomation',
     );
     await settle();
@@ -122,7 +123,7 @@ describe('the poll loop’s concurrency', () => {
     transport.releaseAll();
     await loop.stop();
 
-    const spread = await startLoop(0, 10, 8, 'taxEnvironment,billingAutomation');
+    const spread = await startLoop(0, 10, 16, 'taxEnvironment,billingAutomation');
     await spread.settle();
     // Four slots over ten hotels: four hotels, one stream each (their tokens pace bulk work).
     expect([...spread.transport.inFlight.keys()].sort()).toEqual([
