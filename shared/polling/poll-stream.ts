@@ -77,9 +77,10 @@ function describeError(error: unknown): string {
 
 /**
  * Polls one stream once: takes the lease (a conditional write with expiry, so two pollers
- * never run one stream; not for a {@link PollDeps.solePoller}), runs its strategy, then records success or failure. A failed run
- * keeps its watermark and backs off; an authorization error parks the stream until reset
- * (design.md, Connector errors). Never throws for connector failures: they are outcomes.
+ * never run one stream; a {@link PollDeps.solePoller} takes none), runs its strategy, then
+ * records success or failure. A failed run keeps its watermark and backs off; an
+ * authorization error parks the stream until reset (design.md, Connector errors). Never
+ * throws for connector failures: they are outcomes.
  */
 export async function pollStream(
   definition: StreamDefinition,
