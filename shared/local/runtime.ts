@@ -85,6 +85,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
   const random = deps.random ?? systemRandom;
   const { reporter, env } = deps;
   const closers: Array<() => Promise<void>> = [];
+  /** What `stop()` ends before the closers: on a failed start, they end here (nothing keeps running). */
+  const stopOnFailedStart: Array<() => Promise<void>> = [];
   try {
     const source: ConnectorSource = await openConnectorSource(
       env,
@@ -165,6 +167,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onError: (error) =>
         reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
     });
+    stopOnFailedStart.push(() => dispatchLoop.stop());
 
     const settings = pollSettingsFromEnv(
       {
@@ -193,6 +196,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       budgetMarginMs: settings.budgetMarginMs,
     };
     const client = createConnectorClient(source.connection, clientDeps);
+    stopOnFailedStart.push(() => client.close());
     // The CONNECTOR_* connection is `local`; connections added at run time come from the store.
     const connections = await openLocalConnections({
       dataDir: config.dataDir,
@@ -242,6 +246,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
     });
+    stopOnFailedStart.push(() => pollLoop.stop());
 
     const writeThrough = createWriteThrough({
       connectionId: LOCAL_CONNECTION_ID,
@@ -316,6 +321,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       },
     };
   } catch (error) {
+    // A start that fails (the admin port in use, say) must end what it started, or its loops
+    // would keep the process alive with nothing listening.
+    for (const stop of stopOnFailedStart.reverse()) await stop().catch(() => undefined);
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;
   }
