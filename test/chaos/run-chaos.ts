@@ -5,6 +5,7 @@ import { seededRandom } from '../../shared/clock.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { compareEvents } from '../polling/journal-oracle.ts';
+import { freePort } from '../support/free-port.ts';
 import { modelContent } from '../support/model-content.ts';
 import { runBin } from '../support/run-bin.ts';
 import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
@@ -116,7 +117,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'bridge-chaos-'));
   const bridge = bridgeProcess({
-    port: 40_000 + Math.floor(random() * 10_000),
+    port: await freePort(),
     dataDir,
     pollInterval: '2s',
     env: {

@@ -10,6 +10,7 @@ import {
 } from '../../shared/admin/schemas.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
@@ -73,7 +74,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-backlog-'));
     bridge = bridgeProcess({
-      port: 40_000 + Math.floor(Math.random() * 10_000),
+      port: await freePort(),
       dataDir,
       pollInterval: '1s',
       env: {
@@ -96,7 +97,8 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
 
   it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain', async () => {
     bridge.start();
-    await waitFor(async () => (await customerStream())?.initialSyncDone, 15_000, 'the first sync');
+    // Start-up and a first sync take a few seconds alone, several times that beside other tests.
+    await waitFor(async () => (await customerStream())?.initialSyncDone, 45_000, 'the first sync');
     const subscription = SubscriptionSchema.parse(
       await call('POST', '/subscriptions', {
         url: receiver.url,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 import { CHROMIUM_FLAGS, findChromium } from './console-browser.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -55,10 +56,12 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
   let page: Page;
   const pageErrors: string[] = [];
   const writes: { url: string; headers: Record<string, string> }[] = [];
-  const port = 40_000 + Math.floor(Math.random() * 10_000);
-  const api = `http://127.0.0.1:${port}`;
+  let port = 0;
+  let api = '';
 
   beforeAll(async () => {
+    port = await freePort();
+    api = `http://127.0.0.1:${port}`;
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-console-'));
     profileDir = await mkdtemp(join(tmpdir(), 'bridge-chromium-'));

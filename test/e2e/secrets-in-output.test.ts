@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { freePort } from '../support/free-port.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
@@ -33,11 +34,13 @@ describe('secrets in the output of a full run', () => {
   let receiver: TestReceiver;
   let dataDir: string;
   let child: ChildProcess | undefined;
-  const port = 40_000 + Math.floor(Math.random() * 10_000);
-  const api = `http://127.0.0.1:${port}`;
+  let port = 0;
+  let api = '';
   let output = '';
 
   beforeAll(async () => {
+    port = await freePort();
+    api = `http://127.0.0.1:${port}`;
     sim = await startSimulator({ seed: 5, size: 'small', rateLimit: false, tokens: TOKENS });
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-secrets-'));

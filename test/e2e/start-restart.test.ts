@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { compareEvents } from '../polling/journal-oracle.ts';
+import { freePort } from '../support/free-port.ts';
 import { modelContent } from '../support/model-content.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
 import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
@@ -16,8 +17,8 @@ describe('change-bridge start as a child process', () => {
   let receiver: TestReceiver;
   let dataDir: string;
   let child: ChildProcess | undefined;
-  const port = 40_000 + Math.floor(Math.random() * 10_000);
-  const api = `http://127.0.0.1:${port}`;
+  let port = 0;
+  let api = '';
 
   function startBridgeProcess(): ChildProcess {
     const proc = spawn(
@@ -67,6 +68,8 @@ describe('change-bridge start as a child process', () => {
   }
 
   beforeAll(async () => {
+    port = await freePort();
+    api = `http://127.0.0.1:${port}`;
     sim = await startSimulator({ seed: 3, size: 'small', rateLimit: false });
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-e2e-'));

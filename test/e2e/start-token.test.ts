@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import { BIN_PATH, runBin } from '../support/run-bin.ts';
 
 const TOKEN = 'e2e-admin-token-5f1c';
@@ -11,10 +12,12 @@ describe('change-bridge start with BRIDGE_ADMIN_TOKEN', () => {
   let child: ChildProcess | undefined;
   let dataDir: string;
   let banner = '';
-  const port = 30_000 + Math.floor(Math.random() * 10_000);
-  const api = `http://127.0.0.1:${port}`;
+  let port = 0;
+  let api = '';
 
   beforeAll(async () => {
+    port = await freePort();
+    api = `http://127.0.0.1:${port}`;
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-token-'));
     const { CONNECTOR_BASE_URL: _external, ...env } = process.env;
     child = spawn(
