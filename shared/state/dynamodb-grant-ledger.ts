@@ -22,12 +22,12 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * holding the sliding log of grant times, replaced with a conditional write on its version.
  * Why this design: every poller invocation of one AccessToken, in any Lambda, takes its grant
  * from the same item, so concurrent invocations can never spend the token's budget twice,
- * and a new process reads what the last window already spent. A grant costs one consistent
- * read and one write (at most about 7 a second per token, since that is the whole budget);
- * the item stays under 4 KB (200 numbers). The item this ledger wrote last is kept in memory:
- * while it is still the stored one (one process per token, the common case), a grant is one
- * conditional write and no read; a write another taker got in first fails its condition, and
- * the next attempt reads. Other takers only ever add grants, so a remembered item that is
+ * and a new process reads what the last window already spent. A ledger's first grant of a key
+ * costs one consistent read and one conditional write (at most about 7 a second per token,
+ * since that is the whole budget); the item stays under 4 KB (200 numbers). The item this
+ * ledger wrote last is kept in memory: while it is still the stored one (one process per
+ * token, the common case), each further grant is the conditional write alone; a write another
+ * taker got in first fails its condition, and the next attempt reads. Other takers only ever add grants, so a remembered item that is
  * full is full in the table too. A token bucket would need the same conditional
  * write but cannot say exactly when a slot frees, and SQS FIFO groups would serialize a
  * connection's streams so that a backfill page blocks a live poll.
