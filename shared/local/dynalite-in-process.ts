@@ -31,6 +31,75 @@ interface CollectedResponse {
   end(body?: string): void;
 }
 
+/** A DynamoDB request as dynalite's listener reads it: headers lower-cased, body as bytes. */
+export interface DynaliteRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+/** dynalite's answer to a {@link DynaliteRequest}. */
+export interface DynaliteAnswer {
+  statusCode: number;
+  headers: Record<string, string>;
+  /** The JSON body as dynalite wrote it. */
+  body: string;
+}
+
+/**
+ * Hands one request to dynalite's own request listener on `server`, without a socket, and
+ * collects its answer: the listener cannot tell it from an HTTP request.
+ */
+export function answerDynaliteRequest(
+  server: Server,
+  request: DynaliteRequest,
+): Promise<DynaliteAnswer> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string> = {};
+    const response: CollectedResponse = {
+      statusCode: 200,
+      setHeader(name, value) {
+        headers[name.toLowerCase()] = String(value);
+      },
+      end(body = '') {
+        resolve({ statusCode: response.statusCode, headers, body });
+      },
+    };
+    const incoming = Object.assign(new EventEmitter(), {
+      method: request.method,
+      url: request.path,
+      headers: request.headers,
+    });
+    server.emit('request', incoming, response);
+    if (request.body.length > 0)
+      incoming.emit(
+        'data',
+        Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength),
+      );
+    incoming.emit('end');
+  });
+}
+
+/** An SDK request in the form dynalite's listener reads. */
+export function dynaliteRequestOf(request: HttpRequest): DynaliteRequest {
+  return {
+    method: request.method,
+    path: request.path,
+    headers: Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+    body: requestBytes(request.body),
+  };
+}
+
+/** The error a closed local store fails a call with, as a refused socket would. */
+export function closedStoreError(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED: the local DynamoDB is closed'), {
+    code: 'ECONNREFUSED',
+  });
+}
+
 /**
  * An SDK request handler that hands each request to dynalite's own request listener in this
  * process, without a socket: the same validation, conditions and storage as over HTTP (the
@@ -42,42 +111,17 @@ export function dynaliteInProcessHandler(
   server: Server,
 ): RequestHandler<HttpRequest, HttpResponse> {
   return {
-    handle(request: HttpRequest) {
+    async handle(request: HttpRequest) {
       // As a socket would be refused: a closed store must fail the call, not the process.
-      if (!server.listening)
-        return Promise.reject(
-          Object.assign(new Error('connect ECONNREFUSED: the local DynamoDB is closed'), {
-            code: 'ECONNREFUSED',
-          }),
-        );
-      return new Promise((resolve) => {
-        const headers: Record<string, string> = {};
-        const response: CollectedResponse = {
-          statusCode: 200,
-          setHeader(name, value) {
-            headers[name.toLowerCase()] = String(value);
-          },
-          end(body = '') {
-            const answer: HttpResponse = {
-              statusCode: response.statusCode,
-              headers,
-              body: Buffer.from(body, 'utf8'),
-            };
-            resolve({ response: answer });
-          },
-        };
-        const incoming = Object.assign(new EventEmitter(), {
-          method: request.method,
-          url: request.path,
-          headers: Object.fromEntries(
-            Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
-          ),
-        });
-        server.emit('request', incoming, response);
-        const body = requestBytes(request.body);
-        if (body.length > 0) incoming.emit('data', body);
-        incoming.emit('end');
-      });
+      if (!server.listening) throw closedStoreError();
+      const answer = await answerDynaliteRequest(server, dynaliteRequestOf(request));
+      return {
+        response: {
+          statusCode: answer.statusCode,
+          headers: answer.headers,
+          body: Buffer.from(answer.body, 'utf8'),
+        },
+      };
     },
   };
 }
@@ -86,8 +130,9 @@ export function dynaliteInProcessHandler(
  * The request body as bytes. The SDK's JSON body is a Uint8Array subclass whose `valueOf` is a
  * string (with a warning), which `Buffer.from(body)` would call: its bytes are viewed instead.
  */
-function requestBytes(body: unknown): Buffer {
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+function requestBytes(body: unknown): Uint8Array {
+  if (body instanceof Uint8Array)
+    return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  return Buffer.alloc(0);
+  return new Uint8Array(0);
 }

@@ -95,7 +95,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     closers.push(() => source.close());
 
     await mkdir(config.dataDir, { recursive: true });
-    const dynamo = await startLocalDynamoDb({ path: join(config.dataDir, 'dynamodb') });
+    const dynamo = await startLocalDynamoDb({
+      path: join(config.dataDir, 'dynamodb'),
+      transport: 'thread',
+    });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
     const state = new DynamoDbStateStore({

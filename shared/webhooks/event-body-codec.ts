@@ -2,7 +2,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { BridgeError } from '../errors.ts';
 import { EVENT_BODY_DICTIONARY_V1 } from './event-body-dictionary.ts';
 
-/** First byte of a compressed body: raw deflate (level 9) with {@link EVENT_BODY_DICTIONARY_V1}. */
+/** First byte of a compressed body: raw deflate with {@link EVENT_BODY_DICTIONARY_V1}. */
 const FORMAT_DEFLATE_DICTIONARY_V1 = 1;
 
 /**
@@ -15,7 +15,9 @@ const FORMAT_DEFLATE_DICTIONARY_V1 = 1;
  */
 export function compressEventBody(body: string): Uint8Array {
   const packed = deflateRawSync(Buffer.from(body, 'utf8'), {
-    level: 9,
+    // Level 6 (zlib's default) packs these bodies as small as 9 does (a byte more in ~360) in
+    // half the time; inflating does not depend on the level.
+    level: 6,
     dictionary: EVENT_BODY_DICTIONARY_V1,
   });
   const bytes = new Uint8Array(packed.length + 1);

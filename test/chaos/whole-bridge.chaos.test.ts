@@ -50,6 +50,10 @@ describe('whole-bridge chaos', () => {
     });
     console.log(formatChaosResult(result));
     if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
+    for (const v of result.violations)
+      console.log(
+        `Retry-After violation: ${v.webhookId} arrived ${v.at - v.pausedFrom} ms into a pause of ${v.pausedUntil - v.pausedFrom} ms`,
+      );
     expect(result.kills).toBeGreaterThan(1);
     expect(result.expected).toBeGreaterThan(50);
     expect(result.missing).toEqual([]);

@@ -9,7 +9,7 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { type LocalDynamoDbTransport, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { snapshot, streamState } from './state-store.contract.ts';
@@ -20,9 +20,11 @@ afterEach(async () => {
   await Promise.all(directories.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describe('startLocalDynamoDb', () => {
+const TRANSPORTS: readonly LocalDynamoDbTransport[] = ['in-process', 'thread', 'http'];
+
+describe.each(TRANSPORTS)('startLocalDynamoDb, client %s', (transport) => {
   it('serves DynamoDB on a loopback port and stops on close', async () => {
-    const dynamo = await startLocalDynamoDb();
+    const dynamo = await startLocalDynamoDb({ transport });
     expect(dynamo.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await dynamo.client.send(new ListTablesCommand({}))).toMatchObject({ TableNames: [] });
 
@@ -39,14 +41,14 @@ describe('startLocalDynamoDb', () => {
     directories.push(dir);
     const path = join(dir, 'nested', 'dynamodb');
 
-    const first = await startLocalDynamoDb({ path });
+    const first = await startLocalDynamoDb({ path, transport });
     await createStateTable(first.client, 'state');
     const writer = new DynamoDbStateStore({ client: first.client, tableName: 'state' });
     await writer.saveStream(streamState('main:customer'), 0);
     await writer.putSnapshots('main:customer', [snapshot('a')]);
     await first.close();
 
-    const second = await startLocalDynamoDb({ path });
+    const second = await startLocalDynamoDb({ path, transport });
     try {
       const reader = new DynamoDbStateStore({ client: second.client, tableName: 'state' });
       expect(await reader.getStream('main:customer')).toMatchObject({ version: 1 });
@@ -56,8 +58,8 @@ describe('startLocalDynamoDb', () => {
     }
   });
 
-  it('answers its in-process client as it answers HTTP: binary values, conditions and errors', async () => {
-    const dynamo = await startLocalDynamoDb();
+  it('answers its client as it answers HTTP: binary values, conditions and errors', async () => {
+    const dynamo = await startLocalDynamoDb({ transport });
     const overHttp = new DynamoDBClient({
       endpoint: dynamo.endpoint,
       region: 'us-east-1',
@@ -86,6 +88,53 @@ describe('startLocalDynamoDb', () => {
       }
     } finally {
       overHttp.destroy();
+      await dynamo.close();
+    }
+  });
+});
+
+describe('startLocalDynamoDb in a thread', () => {
+  it('rejects a store whose folder another open store holds, and the holder goes on', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-dynamodb-lock-'));
+    directories.push(dir);
+    const path = join(dir, 'dynamodb');
+    const holder = await startLocalDynamoDb({ path, transport: 'thread' });
+    try {
+      await createStateTable(holder.client, 'state');
+      const second = await startLocalDynamoDb({ path, transport: 'thread' });
+      // dynalite opens LevelDB lazily: the lock fails the first request (dynalite words it as
+      // an iterator error), not the process.
+      await expect(second.client.send(new ListTablesCommand({}))).rejects.toThrow();
+      await second.close();
+      expect(await holder.client.send(new ListTablesCommand({}))).toMatchObject({
+        TableNames: ['state'],
+      });
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('answers many requests at once, each with its own answer', async () => {
+    const dynamo = await startLocalDynamoDb({ transport: 'thread' });
+    try {
+      await createStateTable(dynamo.client, 'many');
+      const ids = Array.from({ length: 200 }, (_, i) => `item-${i}`);
+      await Promise.all(
+        ids.map((id) =>
+          dynamo.client.send(
+            new PutItemCommand({ TableName: 'many', Item: { pk: { S: id }, sk: { S: id } } }),
+          ),
+        ),
+      );
+      const read = await Promise.all(
+        ids.map((id) =>
+          dynamo.client.send(
+            new GetItemCommand({ TableName: 'many', Key: { pk: { S: id }, sk: { S: id } } }),
+          ),
+        ),
+      );
+      expect(read.map((answer) => answer.Item?.pk?.S)).toEqual(ids);
+    } finally {
       await dynamo.close();
     }
   });

@@ -1,0 +1,52 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
+import { cacheDynaliteTables } from './dynalite-tables.ts';
+
+/** The part of dynalite's options used here (the package ships no types). */
+interface DynaliteOptions {
+  path?: string;
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}
+
+// dynalite is CommonJS without declarations: load it through require, typed at this boundary.
+const dynalite: (options: DynaliteOptions) => Server = createRequire(import.meta.url)('dynalite');
+
+/**
+ * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
+ * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
+ * machine, table descriptions cached). Tables become ACTIVE at once. Persisted in a LevelDB
+ * store at `path` when given (its folder is created), in memory otherwise.
+ * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
+ */
+export async function startDynaliteServer(path?: string): Promise<Server> {
+  if (path !== undefined) await mkdir(dirname(path), { recursive: true });
+  closeDynaliteIterators();
+  applyLocalLevelDefaults();
+  cacheDynaliteTables();
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(path !== undefined && { path }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
+}
+
+/** Stops the server; dynalite closes (and flushes) its LevelDB store with it. */
+export function closeDynaliteServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) =>
+    server.close((error) => (error ? reject(error) : resolve())),
+  );
+}

@@ -1,0 +1,110 @@
+import { Worker } from 'node:worker_threads';
+import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
+import { closedStoreError, dynaliteRequestOf } from './dynalite-in-process.ts';
+import {
+  type DynaliteThreadOptions,
+  type FromDynaliteThread,
+  FromDynaliteThreadSchema,
+  type ToDynaliteThread,
+} from './dynalite-thread-messages.ts';
+
+/** dynalite running in a worker thread of this process. */
+export interface DynaliteThread {
+  /** `http://127.0.0.1:<port>`: the thread serves HTTP too (tests, tools). */
+  endpoint: string;
+  /** An SDK request handler that passes each request to the thread as a message, no socket. */
+  handler: RequestHandler<HttpRequest, HttpResponse>;
+  /** Closes the store (flushing LevelDB) and ends the thread. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve(response: { response: HttpResponse }): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Starts dynalite in a worker thread of this process: its validation, conditions and LevelDB
+ * work (a third of the local runtime's CPU under load) run beside the main thread instead of
+ * on it, and the SDK client reaches it by message, without a socket. The same store as
+ * `startLocalDynamoDb`'s in-process one, on another core. Rejects when the store cannot open
+ * (its LevelDB folder locked by another process, say).
+ * @example const thread = await startDynaliteThread({ path: '.bridge/dynamodb' }); ...; await thread.close();
+ */
+export async function startDynaliteThread(
+  options: DynaliteThreadOptions = {},
+): Promise<DynaliteThread> {
+  const worker = new Worker(new URL('./dynalite-thread.boot.mjs', import.meta.url), {
+    workerData: options,
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let open = false;
+  let closed: Promise<void> | undefined;
+  const failAll = (error: Error) => {
+    open = false;
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  };
+  const send = (message: ToDynaliteThread, transfer: ArrayBuffer[] = []) =>
+    worker.postMessage(message, transfer);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const onStart = (raw: unknown) => {
+      const message = FromDynaliteThreadSchema.parse(raw);
+      if (message.kind === 'ready') resolve(message.port);
+      else if (message.kind === 'failed') reject(new Error(message.message));
+    };
+    worker.once('message', onStart);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the local DynamoDB thread exited (${code})`)));
+  });
+  worker.removeAllListeners('error');
+  worker.removeAllListeners('exit');
+  open = true;
+  worker.on('message', (raw: unknown) => answer(FromDynaliteThreadSchema.parse(raw)));
+  worker.on('error', (error) => failAll(error));
+  worker.on('exit', () => failAll(closedStoreError()));
+
+  function answer(message: FromDynaliteThread): void {
+    if (message.kind !== 'answer') return;
+    const waiting = pending.get(message.id);
+    pending.delete(message.id);
+    const { buffer, byteOffset, byteLength } = message.body;
+    waiting?.resolve({
+      response: {
+        statusCode: message.statusCode,
+        headers: message.headers,
+        body: Buffer.from(buffer, byteOffset, byteLength),
+      },
+    });
+  }
+
+  const handler: RequestHandler<HttpRequest, HttpResponse> = {
+    handle(request: HttpRequest) {
+      if (!open) return Promise.reject(closedStoreError());
+      const id = nextId++;
+      const local = dynaliteRequestOf(request);
+      // A copy the thread can own: the SDK may send its body again on a retry.
+      const body = local.body.slice();
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        send({ kind: 'request', id, ...local, body }, [body.buffer]);
+      });
+    },
+  };
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    handler,
+    close: () => {
+      closed ??= (async () => {
+        open = false;
+        const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        send({ kind: 'close' });
+        await exited;
+      })();
+      return closed;
+    },
+  };
+}

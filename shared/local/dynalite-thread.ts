@@ -1,0 +1,44 @@
+import type { Server } from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import { answerDynaliteRequest } from './dynalite-in-process.ts';
+import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
+import {
+  DynaliteThreadOptionsSchema,
+  type FromDynaliteThread,
+  ToDynaliteThreadSchema,
+} from './dynalite-thread-messages.ts';
+
+/**
+ * The local DynamoDB's own thread (see `startDynaliteThread`): runs dynalite here, answers the
+ * owner's requests through dynalite's request listener, and serves HTTP on its port as well.
+ */
+async function serve(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('dynalite-thread.ts runs as a worker thread only');
+  const post = (message: FromDynaliteThread, transfer: ArrayBuffer[] = []) =>
+    port.postMessage(message, transfer);
+  let server: Server;
+  try {
+    server = await startDynaliteServer(DynaliteThreadOptionsSchema.parse(workerData).path);
+  } catch (error) {
+    post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  const encoder = new TextEncoder();
+  port.on('message', async (raw: unknown) => {
+    const message = ToDynaliteThreadSchema.parse(raw);
+    if (message.kind === 'close') {
+      await closeDynaliteServer(server);
+      post({ kind: 'closed' });
+      port.close();
+      return;
+    }
+    const answer = await answerDynaliteRequest(server, message);
+    const body = encoder.encode(answer.body);
+    post({ kind: 'answer', id: message.id, ...answer, body }, [body.buffer as ArrayBuffer]);
+  });
+  const address = server.address();
+  post({ kind: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
+}
+
+await serve();
