@@ -13,8 +13,13 @@ interface DynaliteOptions {
   updateTableMs?: number;
 }
 
-// dynalite is CommonJS without declarations: load it through require, typed at this boundary.
-const dynalite: (options: DynaliteOptions) => Server = createRequire(import.meta.url)('dynalite');
+/**
+ * dynalite, loaded on first use (a thread that only reaches it by message never loads it). It is
+ * CommonJS without declarations: loaded through require, typed at this boundary.
+ */
+function loadDynalite(): (options: DynaliteOptions) => Server {
+  return createRequire(import.meta.url)('dynalite');
+}
 
 /**
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
@@ -28,7 +33,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   closeDynaliteIterators();
   applyLocalLevelDefaults();
   cacheDynaliteTables();
-  const server = dynalite({
+  const server = loadDynalite()({
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,

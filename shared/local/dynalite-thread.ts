@@ -2,15 +2,16 @@ import type { Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { answerDynaliteRequest } from './dynalite-in-process.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
-import {
-  DynaliteThreadOptionsSchema,
-  type FromDynaliteThread,
-  ToDynaliteThreadSchema,
+import type {
+  DynaliteThreadOptions,
+  FromDynaliteThread,
+  ToDynaliteThread,
 } from './dynalite-thread-messages.ts';
 
 /**
- * The local DynamoDB's own thread (see `startDynaliteThread`): runs dynalite here, answers the
- * owner's requests through dynalite's request listener, and serves HTTP on its port as well.
+ * The local DynamoDB's own thread (see `startDynaliteThread`, which bundles this module and
+ * starts it): runs dynalite here, answers the owner's requests through dynalite's request
+ * listener, and serves HTTP on its port as well.
  */
 async function serve(): Promise<void> {
   const port = parentPort;
@@ -19,14 +20,13 @@ async function serve(): Promise<void> {
     port.postMessage(message, transfer);
   let server: Server;
   try {
-    server = await startDynaliteServer(DynaliteThreadOptionsSchema.parse(workerData).path);
+    server = await startDynaliteServer((workerData as DynaliteThreadOptions).path);
   } catch (error) {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     return;
   }
   const encoder = new TextEncoder();
-  port.on('message', async (raw: unknown) => {
-    const message = ToDynaliteThreadSchema.parse(raw);
+  port.on('message', async (message: ToDynaliteThread) => {
     if (message.kind === 'close') {
       await closeDynaliteServer(server);
       post({ kind: 'closed' });
