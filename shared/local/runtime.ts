@@ -97,7 +97,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     await mkdir(config.dataDir, { recursive: true });
     const dynamo = await startLocalDynamoDb({
       path: join(config.dataDir, 'dynamodb'),
-      transport: 'thread',
+      transport: config.storeThread ? 'thread' : 'in-process',
     });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);

@@ -41,6 +41,8 @@ describe('change-bridge start as a child process', () => {
           CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
           CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
           POLL_HISTORY_START: '400d',
+          // The store in its own thread: closed and reopened across the SIGTERM and restart.
+          BRIDGE_STORE_THREAD: 'true',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },

@@ -12,6 +12,7 @@ export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalC
     pollIntervalMs,
     pollConcurrency: POLL_LOOP_CONCURRENCY_DEFAULT,
     allowPrivate: true,
+    storeThread: false,
     externalConnector: true,
     demoReceiver: false,
     json: true,

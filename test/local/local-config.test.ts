@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import { readLocalConfig } from '../../shared/local/local-config.ts';
+
+describe('readLocalConfig', () => {
+  it('keeps the local DynamoDB on the main thread unless BRIDGE_STORE_THREAD turns the thread on', () => {
+    expect(readLocalConfig({}, {}).storeThread).toBe(false);
+    expect(readLocalConfig({ BRIDGE_STORE_THREAD: 'true' }, {}).storeThread).toBe(true);
+    expect(readLocalConfig({ BRIDGE_STORE_THREAD: '1' }, {}).storeThread).toBe(true);
+    expect(readLocalConfig({ BRIDGE_STORE_THREAD: '0' }, {}).storeThread).toBe(false);
+  });
+
+  it('names BRIDGE_STORE_THREAD when its value is not a boolean', () => {
+    expect(() => readLocalConfig({ BRIDGE_STORE_THREAD: 'yes' }, {})).toThrow(ValidationError);
+    expect(() => readLocalConfig({ BRIDGE_STORE_THREAD: 'yes' }, {})).toThrow(
+      /BRIDGE_STORE_THREAD/,
+    );
+  });
+});
