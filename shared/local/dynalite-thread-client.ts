@@ -114,6 +114,11 @@ export async function startDynaliteThread(
   worker.on('exit', () => failAll(closedStoreError()));
 
   function answer(message: FromDynaliteThread): void {
+    if (message.kind === 'request-failed') {
+      pending.get(message.id)?.reject(new Error(`local DynamoDB: ${message.message}`));
+      pending.delete(message.id);
+      return;
+    }
     if (message.kind !== 'answer') return;
     const waiting = pending.get(message.id);
     pending.delete(message.id);

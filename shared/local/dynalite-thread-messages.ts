@@ -34,5 +34,7 @@ export type FromDynaliteThread =
       headers: Record<string, string>;
       body: Uint8Array;
     }
+  /** dynalite threw on a request instead of answering (its store not open, say): the call fails. */
+  | { kind: 'request-failed'; id: number; message: string }
   /** The server and its store are closed; the thread ends next. */
   | { kind: 'closed' };

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
-import { answerDynaliteRequest } from './dynalite-in-process.ts';
+import { answerDynaliteRequest, type DynaliteAnswer } from './dynalite-in-process.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import type {
   DynaliteThreadOptions,
@@ -33,7 +33,15 @@ async function serve(): Promise<void> {
       port.close();
       return;
     }
-    const answer = await answerDynaliteRequest(server, message);
+    let answer: DynaliteAnswer;
+    try {
+      answer = await answerDynaliteRequest(server, message);
+    } catch (error) {
+      // As on the main thread, where the same throw fails the call and nothing else.
+      const text = error instanceof Error ? error.message : String(error);
+      post({ kind: 'request-failed', id: message.id, message: text });
+      return;
+    }
     const body = encoder.encode(answer.body);
     post({ kind: 'answer', id: message.id, ...answer, body }, [body.buffer as ArrayBuffer]);
   });
