@@ -11,34 +11,24 @@ import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
-import { dispatchEventPattern } from '../publish/routing-rule.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
-import { processDispatchBatch } from '../webhooks/dispatcher.ts';
-import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
-import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
-import { SqsDeliveryQueue } from '../webhooks/queue.ts';
-import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
-import { systemRandomBytes } from '../webhooks/signing.ts';
-import { systemResolver } from '../webhooks/url-policy.ts';
+import type { WebhookService } from '../webhooks/service.ts';
 import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
-import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
-import { startDiskQueue } from './disk-queue/disk-queue.ts';
-import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
+import type { DemoReceiver } from './demo-receiver.ts';
+import { startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
-import { LocalEventRouter } from './event-router.ts';
-import { type EventSourceLoop, startEventSourceLoop } from './event-source-loop.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { openLocalConnections } from './local-connections.ts';
+import { startLocalDispatch } from './local-dispatch.ts';
 import { ObservedPublisher } from './observed-publisher.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
-import { RouterOperationalSink } from './router-operational-sink.ts';
 
 /** The lease owner of every local run's poller (see startBridge). */
 const LOCAL_POLL_OWNER = 'local';
@@ -47,8 +37,6 @@ const LOCAL_POLL_OWNER = 'local';
 export const LOCAL_TABLE_NAME = 'change-bridge';
 /** The connection id of the one connection a local run polls. */
 export const LOCAL_CONNECTION_ID = 'local';
-const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
-const DEMO_RECEIVER_DESCRIPTION = 'demo receiver (change-bridge start --demo-receiver)';
 
 /** A running local bridge. */
 export interface RunningBridge {
@@ -118,59 +106,18 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       tableName: LOCAL_TABLE_NAME,
     });
 
-    // The dispatch queue lives on disk (LevelDB under the data dir), not in the in-memory SQS
-    // emulator: a backlog costs disk, and events published but not yet fanned out survive a
-    // SIGKILL and a restart (design.md, Backpressure).
-    const sqs = await startDiskQueue({ path: join(config.dataDir, 'queue'), clock });
-    closers.push(() => sqs.close());
-    const dispatchQueueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
-      // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
-      VisibilityTimeout: '180',
-    });
-    const router = new LocalEventRouter({
-      client: sqs.client,
-      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl: dispatchQueueUrl }],
-      clock,
-      random,
-    });
-
-    const dispatcherDeps = createDispatcherDeps({
+    const dispatch = await startLocalDispatch({
+      dataDir: config.dataDir,
       store: webhookStore,
-      queue: new SqsDeliveryQueue(sqs.client, dispatchQueueUrl),
-      sender: new UndiciWebhookSender({
-        policy: { allowPrivate: config.allowPrivate },
-        resolve: systemResolver,
-        clock,
-      }),
-      sink: new RouterOperationalSink(router),
+      deliveryCounter,
+      allowPrivate: config.allowPrivate,
+      reporter,
       clock,
       random,
-      logger: reporter.dispatchLogger,
-      deliveryCounter,
     });
-    const webhooks = createWebhookService({
-      ...dispatcherDeps,
-      policy: { allowPrivate: config.allowPrivate },
-      resolve: systemResolver,
-      randomBytes: systemRandomBytes,
-    });
-    const requeued = await requeuePendingDeliveries(dispatcherDeps);
-    const dispatchLoop: EventSourceLoop = startEventSourceLoop({
-      client: sqs.client,
-      queueUrl: dispatchQueueUrl,
-      handler: (event) => processDispatchBatch(event.Records, dispatcherDeps),
-      // Long polls return as soon as messages arrive; eight batches at once keep an endpoint's
-      // 16 deliveries in flight even while some batches wait on a slow endpoint.
-      waitTimeSeconds: 20,
-      concurrency: 8,
-      // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
-      // store's reads and writes of a batch serve ten times as many deliveries.
-      batchSize: 100,
-      clock,
-      onError: (error) =>
-        reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
-    });
-    stopOnFailedStart.push(() => dispatchLoop.stop());
+    closers.push(() => dispatch.close());
+    stopOnFailedStart.push(() => dispatch.stopLoop());
+    const { router, webhooks } = dispatch;
 
     const settings = pollSettingsFromEnv(
       {
@@ -233,8 +180,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       solePoller: true,
       // Backpressure: detection pauses while the dispatch queue holds more than the bound.
       backlog: new SqsBacklogGauge(
-        sqs.client,
-        dispatchQueueUrl,
+        dispatch.sqsClient,
+        dispatch.queueUrl,
         maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG),
       ),
     };
@@ -308,13 +255,12 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       demoReceiverUrl: demo?.url,
       productSamples: source.productSamples ?? [],
       streams,
-      requeuedDeliveries: requeued,
+      requeuedDeliveries: dispatch.requeued,
       webhooks,
       stop: () => {
         stopping ??= (async () => {
           await pollLoop.stop();
-          await drainQueue(sqs.client, dispatchQueueUrl, clock, 10_000);
-          await dispatchLoop.stop();
+          await dispatch.drain(10_000);
           await admin.close();
           await demo?.close();
           await client.close();
@@ -330,28 +276,4 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;
   }
-}
-
-async function startDemoReceiverWithSubscription(
-  webhooks: WebhookService,
-  reporter: Reporter,
-): Promise<DemoReceiver> {
-  const receiver = await startDemoReceiver((webhook) =>
-    reporter.info(
-      webhook.verified
-        ? `  ↳ receiver verified ${webhook.type} ${webhook.subject} (${webhook.id})`
-        : `  ↳ receiver REJECTED ${webhook.id}: ${webhook.reason}`,
-      { receiver: webhook },
-    ),
-  );
-  for (const subscription of await webhooks.listSubscriptions()) {
-    if (subscription.description === DEMO_RECEIVER_DESCRIPTION)
-      await webhooks.removeSubscription(subscription.id);
-  }
-  const { secret } = await webhooks.createSubscription({
-    url: receiver.url,
-    description: DEMO_RECEIVER_DESCRIPTION,
-  });
-  receiver.setSecret(secret);
-  return receiver;
 }

@@ -1,0 +1,33 @@
+import type { WebhookService } from '../webhooks/service.ts';
+import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
+import type { Reporter } from './reporter.ts';
+
+const DEMO_RECEIVER_DESCRIPTION = 'demo receiver (change-bridge start --demo-receiver)';
+
+/**
+ * `start --demo-receiver`: a local receiver that verifies every webhook and reports it, and a
+ * subscription of every event to it (the previous run's demo subscription is replaced).
+ */
+export async function startDemoReceiverWithSubscription(
+  webhooks: WebhookService,
+  reporter: Reporter,
+): Promise<DemoReceiver> {
+  const receiver = await startDemoReceiver((webhook) =>
+    reporter.info(
+      webhook.verified
+        ? `  ↳ receiver verified ${webhook.type} ${webhook.subject} (${webhook.id})`
+        : `  ↳ receiver REJECTED ${webhook.id}: ${webhook.reason}`,
+      { receiver: webhook },
+    ),
+  );
+  for (const subscription of await webhooks.listSubscriptions()) {
+    if (subscription.description === DEMO_RECEIVER_DESCRIPTION)
+      await webhooks.removeSubscription(subscription.id);
+  }
+  const { secret } = await webhooks.createSubscription({
+    url: receiver.url,
+    description: DEMO_RECEIVER_DESCRIPTION,
+  });
+  receiver.setSecret(secret);
+  return receiver;
+}

@@ -1,0 +1,128 @@
+import { join } from 'node:path';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Clock, RandomSource } from '../clock.ts';
+import { dispatchEventPattern } from '../publish/routing-rule.ts';
+import { processDispatchBatch } from '../webhooks/dispatcher.ts';
+import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
+import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
+import type { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
+import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
+import { SqsDeliveryQueue } from '../webhooks/queue.ts';
+import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
+import { systemRandomBytes } from '../webhooks/signing.ts';
+import { systemResolver } from '../webhooks/url-policy.ts';
+import { startDiskQueue } from './disk-queue/disk-queue.ts';
+import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
+import { LocalEventRouter } from './event-router.ts';
+import { startEventSourceLoop } from './event-source-loop.ts';
+import type { Reporter } from './reporter.ts';
+import { RouterOperationalSink } from './router-operational-sink.ts';
+
+const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
+
+/** What {@link startLocalDispatch} needs. */
+export interface LocalDispatchOptions {
+  dataDir: string;
+  store: DynamoDbWebhookStore;
+  deliveryCounter: DynamoDbDeliveryCounter;
+  /** WEBHOOK_ALLOW_PRIVATE: loopback and private receivers allowed. */
+  allowPrivate: boolean;
+  reporter: Reporter;
+  clock: Clock;
+  random: RandomSource;
+}
+
+/** The delivery side of a local run, running. */
+export interface LocalDispatch {
+  /** Routes published events to the dispatch queue, as the infra's rule does. */
+  router: LocalEventRouter;
+  /** Subscriptions, deliveries and replays (the admin API's). */
+  webhooks: WebhookService;
+  /** The queue's client and URL (the backlog gauge reads it). */
+  sqsClient: SQSClient;
+  queueUrl: string;
+  /** Pending deliveries re-enqueued at start (left over from an earlier run). */
+  requeued: number;
+  /** Ends the queue consumer (in-flight batches finish). */
+  stopLoop(): Promise<void>;
+  /** Waits up to `timeoutMs` for queued fan-outs to be taken, then ends the consumer. */
+  drain(timeoutMs: number): Promise<void>;
+  /** Closes the queue (its LevelDB). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the delivery side of `change-bridge start`: the dispatch queue on disk (LevelDB under
+ * the data dir, not in memory: a backlog costs disk, and events published but not yet fanned out
+ * survive a SIGKILL and a restart; design.md, Backpressure), the local event routing, the
+ * dispatcher on the Lambda handler's core, and its consumer loop. Pending deliveries of an
+ * earlier run are re-enqueued first. If anything after the queue fails, the queue is closed.
+ */
+export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
+  const { clock, random, reporter, allowPrivate } = options;
+  const sqs = await startDiskQueue({ path: join(options.dataDir, 'queue'), clock });
+  try {
+    const queueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
+      // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
+      VisibilityTimeout: '180',
+    });
+    const router = new LocalEventRouter({
+      client: sqs.client,
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl }],
+      clock,
+      random,
+    });
+    const deps = createDispatcherDeps({
+      store: options.store,
+      queue: new SqsDeliveryQueue(sqs.client, queueUrl),
+      sender: new UndiciWebhookSender({
+        policy: { allowPrivate },
+        resolve: systemResolver,
+        clock,
+      }),
+      sink: new RouterOperationalSink(router),
+      clock,
+      random,
+      logger: reporter.dispatchLogger,
+      deliveryCounter: options.deliveryCounter,
+    });
+    const webhooks = createWebhookService({
+      ...deps,
+      policy: { allowPrivate },
+      resolve: systemResolver,
+      randomBytes: systemRandomBytes,
+    });
+    const requeued = await requeuePendingDeliveries(deps);
+    const loop = startEventSourceLoop({
+      client: sqs.client,
+      queueUrl,
+      handler: (event) => processDispatchBatch(event.Records, deps),
+      // Long polls return as soon as messages arrive; eight batches at once keep an endpoint's
+      // 16 deliveries in flight even while some batches wait on a slow endpoint.
+      waitTimeSeconds: 20,
+      concurrency: 8,
+      // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
+      // store's reads and writes of a batch serve ten times as many deliveries.
+      batchSize: 100,
+      clock,
+      onError: (error) =>
+        reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
+    });
+    return {
+      router,
+      webhooks,
+      sqsClient: sqs.client,
+      queueUrl,
+      requeued,
+      stopLoop: () => loop.stop(),
+      drain: async (timeoutMs) => {
+        await drainQueue(sqs.client, queueUrl, clock, timeoutMs);
+        await loop.stop();
+      },
+      close: () => sqs.close(),
+    };
+  } catch (error) {
+    await sqs.close().catch(() => undefined);
+    throw error;
+  }
+}
