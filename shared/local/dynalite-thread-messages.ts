@@ -1,7 +1,8 @@
-/**
- * The messages between the local DynamoDB thread and its owner. Both ends are this module's
+/*
+ * The messages between the local DynamoDB thread and its owner. Both ends are this folder's
  * code in one process, passed by structured clone: typed here, not parsed.
  */
+import type { DynaliteAnswer, DynaliteRequest } from './dynalite-in-process.ts';
 
 /** What the local DynamoDB thread is started with (`workerData`). */
 export interface DynaliteThreadOptions {
@@ -11,14 +12,7 @@ export interface DynaliteThreadOptions {
 
 /** A message from the owner to the thread: one request, or the order to close. */
 export type ToDynaliteThread =
-  | {
-      kind: 'request';
-      id: number;
-      method: string;
-      path: string;
-      headers: Record<string, string>;
-      body: Uint8Array;
-    }
+  | ({ kind: 'request'; id: number } & DynaliteRequest)
   | { kind: 'close' };
 
 /** A message from the thread to its owner. */
@@ -27,13 +21,8 @@ export type FromDynaliteThread =
   | { kind: 'ready'; port: number }
   /** The store could not start. */
   | { kind: 'failed'; message: string }
-  | {
-      kind: 'answer';
-      id: number;
-      statusCode: number;
-      headers: Record<string, string>;
-      body: Uint8Array;
-    }
+  /** dynalite's answer, its body as bytes (transferred, not copied). */
+  | ({ kind: 'answer'; id: number; body: Uint8Array } & Omit<DynaliteAnswer, 'body'>)
   /** dynalite threw on a request instead of answering (its store not open, say): the call fails. */
   | { kind: 'request-failed'; id: number; message: string }
   /** The server and its store are closed; the thread ends next. */

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
 import { dynaliteInProcessHandler, unsignedLocalSigner } from './dynalite-in-process.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
-import { type DynaliteThread, startDynaliteThread } from './dynalite-thread-client.ts';
+import { startDynaliteThread } from './dynalite-thread-client.ts';
 
 /**
  * How the client of {@link startLocalDynamoDb} reaches dynalite:
@@ -45,19 +46,19 @@ export async function startLocalDynamoDb(
     const thread = await startDynaliteThread({
       ...(options.path !== undefined && { path: options.path }),
     });
-    return boundTo(thread.endpoint, thread, () => thread.close());
+    return boundTo(thread.endpoint, thread.handler, () => thread.close());
   }
   const server = await startDynaliteServer(options.path);
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const direct = transport === 'in-process' ? { handler: dynaliteInProcessHandler(server) } : {};
+  const direct = transport === 'in-process' ? dynaliteInProcessHandler(server) : undefined;
   return boundTo(endpoint, direct, () => closeDynaliteServer(server));
 }
 
 /** A client of `endpoint`, through `handler` when given (unsigned: dynalite checks no signature). */
 function boundTo(
   endpoint: string,
-  { handler }: Partial<Pick<DynaliteThread, 'handler'>>,
+  handler: RequestHandler<HttpRequest, HttpResponse> | undefined,
   stop: () => Promise<void>,
 ): LocalDynamoDb {
   const client = new DynamoDBClient({

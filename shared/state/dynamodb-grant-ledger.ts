@@ -27,10 +27,10 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * since that is the whole budget); the item stays under 4 KB (200 numbers). The item this
  * ledger wrote last is kept in memory: while it is still the stored one (one process per
  * token, the common case), each further grant is the conditional write alone; a write another
- * taker got in first fails its condition, and the next attempt reads. Other takers only ever add grants, so a remembered item that is
- * full is full in the table too. A token bucket would need the same conditional
- * write but cannot say exactly when a slot frees, and SQS FIFO groups would serialize a
- * connection's streams so that a backfill page blocks a live poll.
+ * taker got in first fails its condition, and the next attempt reads. Other takers only ever
+ * add grants, so a remembered item that is full is full in the table too. A token bucket
+ * would need the same conditional write but cannot say exactly when a slot frees, and SQS FIFO
+ * groups would serialize a connection's streams so that a backfill page blocks a live poll.
  */
 export class DynamoDbGrantLedger implements GrantLedger {
   private readonly documentClient: DynamoDBDocumentClient;
