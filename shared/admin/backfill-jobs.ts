@@ -1,9 +1,10 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 
 /**
  * A backfill job: which streams were reset, when, and the numbers progress is measured
@@ -76,12 +77,12 @@ export interface DynamoDbBackfillJobStoreOptions {
  * consistent, so a job is visible to the next request right after it was started.
  */
 export class DynamoDbBackfillJobStore implements BackfillJobStore {
-  private readonly client: DynamoDBDocumentClient;
+  private readonly client: DocumentClient;
 
   constructor(private readonly options: DynamoDbBackfillJobStoreOptions) {
     // `from` stores its translate options on the shared low-level client's config, so every
     // store on one client must pass the same ones (the other stores drop undefined values).
-    this.client = DynamoDBDocumentClient.from(options.client, {
+    this.client = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
   }

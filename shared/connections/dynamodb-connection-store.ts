@@ -15,13 +15,13 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
-  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { parseOrThrow } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
 import { type StoredConnection, StoredConnectionSchema } from './connection.ts';
 import {
@@ -46,12 +46,12 @@ export interface DynamoDbConnectionStoreOptions {
  * writes, so two admins adding one id cannot both win and a removed connection is not revived.
  */
 export class DynamoDbConnectionStore implements ConnectionStore {
-  private readonly documents: DynamoDBDocumentClient;
+  private readonly documents: DocumentClient;
   private readonly tableName: string;
 
   constructor(options: DynamoDbConnectionStoreOptions) {
     this.tableName = options.tableName;
-    this.documents = DynamoDBDocumentClient.from(options.client, {
+    this.documents = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
   }

@@ -6,7 +6,7 @@ import type { HttpRequest, HttpResponse, RequestHandler, RequestSigner } from '@
  * The headers dynalite asks of every request (it checks their form, never the signature):
  * sent in place of a SigV4 signature by {@link unsignedLocalSigner}.
  */
-const LOCAL_AUTHORIZATION = {
+export const LOCAL_AUTHORIZATION = {
   authorization:
     'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=local',
   'x-amz-date': '20260101T000000Z',
@@ -100,26 +100,36 @@ export function closedStoreError(): Error {
   });
 }
 
+/** Hands one request to dynalite and returns its answer (in this thread or another). */
+export type AnswerDynalite = (request: DynaliteRequest) => Promise<DynaliteAnswer>;
+
 /**
- * An SDK request handler that hands each request to dynalite's own request listener in this
- * process, without a socket: the same validation, conditions and storage as over HTTP (the
- * listener cannot tell), minus the HTTP client and server work on both sides, which took about
- * a fifth of the local runtime's CPU when a thousand connections poll. The server keeps
- * listening on its port for anything else (tests, tools).
+ * Answers requests through dynalite's own request listener on `server`, in this thread,
+ * without a socket: the same validation, conditions and storage as over HTTP (the listener
+ * cannot tell), minus the HTTP client and server work on both sides, which took about a fifth
+ * of the local runtime's CPU when a thousand connections poll. The server keeps listening on
+ * its port for anything else (tests, tools).
  */
-export function dynaliteInProcessHandler(
-  server: Server,
+export function dynaliteInProcessAnswer(server: Server): AnswerDynalite {
+  return async (request) => {
+    // As a socket would be refused: a closed store must fail the call, not the process.
+    if (!server.listening) throw closedStoreError();
+    return answerDynaliteRequest(server, request);
+  };
+}
+
+/** An SDK request handler that passes each request to `answer` (no socket, no signature). */
+export function dynaliteRequestHandler(
+  answer: AnswerDynalite,
 ): RequestHandler<HttpRequest, HttpResponse> {
   return {
     async handle(request: HttpRequest) {
-      // As a socket would be refused: a closed store must fail the call, not the process.
-      if (!server.listening) throw closedStoreError();
-      const answer = await answerDynaliteRequest(server, dynaliteRequestOf(request));
+      const answered = await answer(dynaliteRequestOf(request));
       return {
         response: {
-          statusCode: answer.statusCode,
-          headers: answer.headers,
-          body: Buffer.from(answer.body, 'utf8'),
+          statusCode: answered.statusCode,
+          headers: answered.headers,
+          body: Buffer.from(answered.body, 'utf8'),
         },
       };
     },

@@ -1,8 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
 import { buildSync } from 'esbuild';
-import { closedStoreError, dynaliteRequestOf } from './dynalite-in-process.ts';
+import {
+  type AnswerDynalite,
+  closedStoreError,
+  type DynaliteAnswer,
+} from './dynalite-in-process.ts';
 import type {
   DynaliteThreadOptions,
   FromDynaliteThread,
@@ -47,14 +50,14 @@ function bundledThreadModule(): string {
 export interface DynaliteThread {
   /** `http://127.0.0.1:<port>`: the thread serves HTTP too (tests, tools). */
   endpoint: string;
-  /** An SDK request handler that passes each request to the thread as a message, no socket. */
-  handler: RequestHandler<HttpRequest, HttpResponse>;
+  /** Passes one request to the thread as a message (no socket) and returns its answer. */
+  answer: AnswerDynalite;
   /** Closes the store (flushing LevelDB) and ends the thread. Idempotent. */
   close(): Promise<void>;
 }
 
 interface Pending {
-  resolve(response: { response: HttpResponse }): void;
+  resolve(answer: DynaliteAnswer): void;
   reject(error: Error): void;
 }
 
@@ -124,31 +127,26 @@ export async function startDynaliteThread(
     pending.delete(message.id);
     const { buffer, byteOffset, byteLength } = message.body;
     waiting?.resolve({
-      response: {
-        statusCode: message.statusCode,
-        headers: message.headers,
-        body: Buffer.from(buffer, byteOffset, byteLength),
-      },
+      statusCode: message.statusCode,
+      headers: message.headers,
+      body: Buffer.from(buffer, byteOffset, byteLength).toString('utf8'),
     });
   }
 
-  const handler: RequestHandler<HttpRequest, HttpResponse> = {
-    handle(request: HttpRequest) {
-      if (!open) return Promise.reject(closedStoreError());
-      const id = nextId++;
-      const local = dynaliteRequestOf(request);
-      // A copy the thread can own: the SDK may send its body again on a retry.
-      const body = local.body.slice();
-      return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        send({ kind: 'request', id, ...local, body }, [body.buffer]);
-      });
-    },
+  const answerInThread: AnswerDynalite = (request) => {
+    if (!open) return Promise.reject(closedStoreError());
+    const id = nextId++;
+    // A copy the thread can own: the SDK may send its body again on a retry.
+    const body = request.body.slice();
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      send({ kind: 'request', id, ...request, body }, [body.buffer]);
+    });
   };
 
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    handler,
+    answer: answerInThread,
     close: () => {
       closed ??= (async () => {
         open = false;

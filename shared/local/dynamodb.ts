@@ -1,7 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { HttpRequest, HttpResponse, RequestHandler } from '@smithy/types';
-import { dynaliteInProcessHandler, unsignedLocalSigner } from './dynalite-in-process.ts';
+import { routeDocumentClients } from '../state/document-client.ts';
+import { directDocumentClient } from './direct-document-client.ts';
+import {
+  type AnswerDynalite,
+  dynaliteInProcessAnswer,
+  dynaliteRequestHandler,
+  unsignedLocalSigner,
+} from './dynalite-in-process.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import { startDynaliteThread } from './dynalite-thread-client.ts';
 
@@ -46,27 +52,39 @@ export async function startLocalDynamoDb(
     const thread = await startDynaliteThread({
       ...(options.path !== undefined && { path: options.path }),
     });
-    return boundTo(thread.endpoint, thread.handler, () => thread.close());
+    return boundTo(thread.endpoint, thread.answer, () => thread.close());
   }
   const server = await startDynaliteServer(options.path);
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const direct = transport === 'in-process' ? dynaliteInProcessHandler(server) : undefined;
+  const direct = transport === 'in-process' ? dynaliteInProcessAnswer(server) : undefined;
   return boundTo(endpoint, direct, () => closeDynaliteServer(server));
 }
 
-/** A client of `endpoint`, through `handler` when given (unsigned: dynalite checks no signature). */
+/**
+ * A client of `endpoint`, through `answer` when given: the SDK's requests unsigned (dynalite
+ * checks no signature), and the stores' document clients skip the SDK altogether
+ * ({@link directDocumentClient}).
+ */
 function boundTo(
   endpoint: string,
-  handler: RequestHandler<HttpRequest, HttpResponse> | undefined,
+  answer: AnswerDynalite | undefined,
   stop: () => Promise<void>,
 ): LocalDynamoDb {
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...(handler && { requestHandler: handler, signer: unsignedLocalSigner }),
+    ...(answer && { requestHandler: dynaliteRequestHandler(answer), signer: unsignedLocalSigner }),
   });
+  if (answer)
+    routeDocumentClients(client, (translateConfig) =>
+      directDocumentClient({
+        answer,
+        fallback: client,
+        ...(translateConfig && { translateConfig }),
+      }),
+    );
   let closed: Promise<void> | undefined;
   return {
     endpoint,

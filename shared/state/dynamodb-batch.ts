@@ -1,10 +1,7 @@
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError } from '../errors.ts';
+import type { DocumentClient } from './document-client.ts';
 import type { ItemKey } from './dynamodb-items.ts';
 
 /** AWS limit: keys per BatchGetItem request. */
@@ -22,7 +19,7 @@ export const BATCH_RETRY_MAX_DELAY_MS = 2_000;
 
 /** What the batch helpers need: the table, a document client, and time and randomness for backoff. */
 export interface BatchContext {
-  documentClient: DynamoDBDocumentClient;
+  documentClient: DocumentClient;
   tableName: string;
   clock: Clock;
   random: RandomSource;

@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { GrantLedger, TakeResult } from '../connector/budget/grant-ledger.ts';
 import { liveGrants } from '../connector/budget/sliding-log.ts';
 import { BridgeError } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from './document-client.ts';
 import { toStoreError } from './dynamodb-errors.ts';
 
 /** Conditional-write races lost in a row before a take gives up (each loser re-reads). */
@@ -33,7 +34,7 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * groups would serialize a connection's streams so that a backfill page blocks a live poll.
  */
 export class DynamoDbGrantLedger implements GrantLedger {
-  private readonly documentClient: DynamoDBDocumentClient;
+  private readonly documentClient: DocumentClient;
   /** The item as this ledger last wrote it, per key, while no conditional write said otherwise. */
   private readonly written = new Map<string, GrantsItem>();
 
@@ -41,7 +42,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
     client: DynamoDBClient,
     private readonly tableName: string,
   ) {
-    this.documentClient = DynamoDBDocumentClient.from(client);
+    this.documentClient = documentClientOf(client);
   }
 
   async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {

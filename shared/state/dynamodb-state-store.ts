@@ -6,7 +6,6 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
-  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   type PutCommandInput,
@@ -14,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { type BridgeError, parseOrThrow } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from './document-client.ts';
 import {
   BATCH_CONCURRENCY_DEFAULT,
   type BatchContext,
@@ -69,13 +69,13 @@ const LEASE_TTL_GRACE_SECONDS = 86_400;
  * SDK failures surface as BridgeError (`retryable` unless the request itself was wrong).
  */
 export class DynamoDbStateStore implements StateStore {
-  private readonly documentClient: DynamoDBDocumentClient;
+  private readonly documentClient: DocumentClient;
   private readonly tableName: string;
   private readonly batch: BatchContext;
 
   constructor(options: DynamoDbStateStoreOptions) {
     this.tableName = options.tableName;
-    this.documentClient = DynamoDBDocumentClient.from(options.client, {
+    this.documentClient = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
     this.batch = {

@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import type { DeliveryCounter } from './delivery-counter.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
@@ -32,13 +33,13 @@ export interface DynamoDbDeliveryCounterOptions {
  * Reads are one BatchGetItem, eventually consistent (progress may lag by a second).
  */
 export class DynamoDbDeliveryCounter implements DeliveryCounter {
-  private readonly client: DynamoDBDocumentClient;
+  private readonly client: DocumentClient;
   private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbDeliveryCounterOptions) {
     // `from` stores its translate options on the shared low-level client's config, so every
     // store on one client passes the same ones.
-    this.client = DynamoDBDocumentClient.from(options.client, {
+    this.client = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
     this.table = new WebhookTable(this.client, options.tableName);

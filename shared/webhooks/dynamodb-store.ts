@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
+import { documentClientOf } from '../state/document-client.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
   attemptLogOf,
@@ -85,7 +85,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbWebhookStoreOptions) {
-    const client = DynamoDBDocumentClient.from(options.client, {
+    const client = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
     this.table = new WebhookTable(client, options.tableName);

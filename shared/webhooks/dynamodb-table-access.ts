@@ -2,7 +2,6 @@ import {
   BatchGetCommand,
   type BatchGetCommandOutput,
   DeleteCommand,
-  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -11,6 +10,7 @@ import {
 import type { z } from 'zod';
 import { systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
+import type { DocumentClient } from '../state/document-client.ts';
 import { BATCH_CONCURRENCY_DEFAULT, batchWriteItems } from '../state/dynamodb-batch.ts';
 
 /** BatchGetItem takes at most 100 keys (DynamoDB limit). */
@@ -32,7 +32,7 @@ export function isConditionFailure(error: unknown): boolean {
  */
 export class WebhookTable {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
+    private readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
 
