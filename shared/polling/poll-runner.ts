@@ -163,6 +163,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         running.delete(definition.streamId);
         if (runningCatchUp.delete(definition.streamId))
           countCatchUp(catchUpPerConnection, definition.connectionId, -1);
+        refill();
       });
     running.set(definition.streamId, run);
     if (catchingUp) {
@@ -171,32 +172,63 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     }
   };
   const full = () => running.size >= limit || controller.signal.aborted;
+  /** Due streams of the last tick not started yet, in start order: live ones, then catch-ups. */
+  let waitingLive: StreamDefinition[] = [];
+  let waitingCatchUp: StreamDefinition[] = [];
+  let refillScheduled = false;
   /**
-   * Starts due streams: live ones first (in due order), then those catching up, within their
-   * share, round the connections: one per connection first, then a second, and so on. The
-   * streams of one connection share its token's budget, which paces bulk requests over the
-   * window, so a slot given to a connection already catching up would mostly wait for that
-   * pace; spread over many connections, each slot's request goes out at once.
+   * Starts waiting streams while slots are free: live ones first (in due order), then those
+   * catching up, within their share, round the connections: one per connection first, then a
+   * second, and so on. The streams of one connection share its token's budget, which paces
+   * bulk requests over the window, so a slot given to a connection already catching up would
+   * mostly wait for that pace; spread over many connections, each slot's request goes out at
+   * once. Started streams leave the lists; the rest wait for a free slot or the next tick.
    */
-  const startDue = (definitions: readonly StreamDefinition[]) => {
-    const due = dueStreams(definitions, states, deps.clock.now());
-    const catchingUp: StreamDefinition[] = [];
-    for (const definition of due) {
-      if (full()) return;
-      if (running.has(definition.streamId)) continue;
-      if (isLiveStream(states.get(definition.streamId))) start(definition, false);
-      else catchingUp.push(definition);
+  const startWaiting = () => {
+    let taken = 0;
+    while (taken < waitingLive.length && !full()) {
+      const definition = waitingLive[taken++]!;
+      if (!running.has(definition.streamId)) start(definition, false);
     }
-    for (let perConnection = 1; catchingUp.length > 0; perConnection++) {
-      const waiting: StreamDefinition[] = [];
-      for (const definition of catchingUp) {
-        if (full() || runningCatchUp.size >= catchUpLimit) return;
+    waitingLive.splice(0, taken);
+    for (let perConnection = 1; waitingCatchUp.length > 0; perConnection++) {
+      const passed: StreamDefinition[] = [];
+      for (const [index, definition] of waitingCatchUp.entries()) {
+        if (full() || runningCatchUp.size >= catchUpLimit) {
+          waitingCatchUp.splice(0, index, ...passed);
+          return;
+        }
+        if (running.has(definition.streamId)) continue;
         if ((catchUpPerConnection.get(definition.connectionId) ?? 0) < perConnection)
           start(definition, true);
-        else waiting.push(definition);
+        else passed.push(definition);
       }
-      catchingUp.splice(0, catchingUp.length, ...waiting);
+      waitingCatchUp = passed;
     }
+  };
+  /** The due streams of this tick, split into live and catching up, then started as slots allow. */
+  const startDue = (definitions: readonly StreamDefinition[]) => {
+    waitingLive = [];
+    waitingCatchUp = [];
+    for (const definition of dueStreams(definitions, states, deps.clock.now())) {
+      if (running.has(definition.streamId)) continue;
+      if (isLiveStream(states.get(definition.streamId))) waitingLive.push(definition);
+      else waitingCatchUp.push(definition);
+    }
+    startWaiting();
+  };
+  /**
+   * A finished poll frees its slot at once, not at the next tick: a poll takes a fraction of a
+   * tick, and a thousand connections' streams would otherwise start at most a slot's worth per
+   * tick. Polls finishing together start their successors in one pass.
+   */
+  const refill = () => {
+    if (refillScheduled) return;
+    refillScheduled = true;
+    setImmediate(() => {
+      refillScheduled = false;
+      if (loaded && !controller.signal.aborted) startWaiting();
+    });
   };
   const loop = (async () => {
     while (!controller.signal.aborted) {

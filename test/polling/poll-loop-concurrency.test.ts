@@ -110,6 +110,22 @@ describe('the poll loop’s concurrency', () => {
     await loop.stop();
   });
 
+  it('gives a finished poll’s slot to a waiting stream at once, not at the next tick', async () => {
+    const { transport, loop, settle } = await startLoop(4, 0, 2);
+    await settle();
+    expect([...transport.inFlight.keys()].sort()).toEqual(['live-0', 'live-1']);
+    // The clock stands still: no tick comes, yet each release starts the next due stream.
+    transport.inFlight.get('live-0')!();
+    await settle();
+    expect([...transport.inFlight.keys()].sort()).toEqual(['live-1', 'live-2']);
+    transport.inFlight.get('live-1')!();
+    await settle();
+    expect([...transport.inFlight.keys()].sort()).toEqual(['live-2', 'live-3']);
+    expect(transport.maxInFlight).toBe(2);
+    transport.releaseAll();
+    await loop.stop();
+  });
+
   it('gives the catch-up slots to one stream of each connection before a second', async () => {
     const { transport, loop, settle } = await startLoop(
       0,
