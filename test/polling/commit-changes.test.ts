@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { createConnectorClient } from '../../shared/connector/connector-client.ts';
+import { DIFF_SLICE_RECORDS, publishObservations } from '../../shared/polling/commit-changes.ts';
+import { observe } from '../../shared/polling/page-changes.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { collectingPollDeps } from './poll-harness.ts';
+
+const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
+
+const customers = (count: number) =>
+  Array.from({ length: count }, (_, i) => ({
+    Id: `c-${String(i).padStart(4, '0')}`,
+    LastName: `Customer ${i}`,
+    UpdatedUtc: '2026-11-25T07:59:00Z',
+  }));
+
+describe('publishObservations', () => {
+  it('diffs a full page in slices, letting the event loop turn between them, and publishes it whole in order', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const [definition] = streamDefinitions('main', settings);
+    const client = createConnectorClient(
+      { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
+      { clock },
+    );
+    const deps = collectingPollDeps(new MemoryStateStore(), client, clock, settings);
+    const page = customers(1000);
+
+    // Counts the turns of the event loop (macrotasks) while the page is diffed and published.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const changes = await publishObservations(definition!, deps, observe('customer', page), true);
+    counting = false;
+
+    expect(turns).toBeGreaterThanOrEqual(page.length / DIFF_SLICE_RECORDS - 1);
+    expect(changes.published).toBe(1000);
+    expect(changes.writes.map((w) => w.entityId)).toEqual(page.map((c) => c.Id));
+    const published = (deps.publisher as unknown as { events: { data: { entityId: string } }[] })
+      .events;
+    expect(published.map((e) => e.data.entityId)).toEqual(page.map((c) => c.Id));
+  });
+});
