@@ -10,6 +10,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
 import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
 
@@ -166,6 +167,23 @@ dispatchQueueContract('LevelDB (on disk), over HTTP', async () =>
 );
 
 describe('disk queue', () => {
+  it('wakes a waiting long poll as soon as a message is sent, without waiting for its next look', async () => {
+    // The clock never moves: only the send can end this poll before its 20 s.
+    const sqs = await startDiskQueue({ path: await tempDir(), clock: new ManualClock() });
+    try {
+      const url = await sqs.createQueue('wake');
+      const polling = sqs.client.send(
+        new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 20, MaxNumberOfMessages: 10 }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sqs.client.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'now' }));
+      const { Messages } = await polling;
+      expect(Messages?.map((m) => m.Body)).toEqual(['now']);
+    } finally {
+      await sqs.close();
+    }
+  });
+
   it('keeps unreceived and in-flight messages across a restart, in flight ones visible at once', async () => {
     const path = await tempDir();
     const before = await startDiskQueue({ path });

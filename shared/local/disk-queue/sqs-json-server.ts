@@ -28,7 +28,7 @@ export function sqsJsonHandlers(
   endpoint: () => string,
   closed: AbortSignal,
 ): Record<string, Handler> {
-  const queues = new Map<string, { store: LevelQueueStore; visibilitySeconds: number }>();
+  const queues = new Map<string, LocalQueue>();
   const queueOf = (input: Json) => {
     const name =
       String(input.QueueUrl ?? '')
@@ -58,15 +58,18 @@ export function sqsJsonHandlers(
         queues.set(name, {
           store,
           visibilitySeconds: Number(attributes.VisibilityTimeout ?? 30),
+          waiting: new Set(),
         });
         await store.open();
       }
       return { QueueUrl: `${endpoint()}/000000000000/${name}` };
     },
     SendMessage: async (input) => {
-      const [sent] = await queueOf(input).store.send([
+      const queue = queueOf(input);
+      const [sent] = await queue.store.send([
         { body: String(input.MessageBody), delaySeconds: Number(input.DelaySeconds ?? 0) },
       ]);
+      wakeReceivers(queue);
       return { MessageId: sent!.id, MD5OfMessageBody: sent!.md5 };
     },
     SendMessageBatch: async (input) => {
@@ -75,9 +78,11 @@ export function sqsJsonHandlers(
         MessageBody: string;
         DelaySeconds?: number;
       }>;
-      const sent = await queueOf(input).store.send(
+      const queue = queueOf(input);
+      const sent = await queue.store.send(
         entries.map((e) => ({ body: e.MessageBody, delaySeconds: e.DelaySeconds ?? 0 })),
       );
+      wakeReceivers(queue);
       return {
         Successful: sent.map((m, i) => ({
           Id: entries[i]!.Id,
@@ -93,11 +98,19 @@ export function sqsJsonHandlers(
       const visibilityMs = Number(input.VisibilityTimeout ?? queue.visibilitySeconds) * 1000;
       const deadline = clock.now() + Number(input.WaitTimeSeconds ?? 0) * 1000;
       for (;;) {
-        const messages = await queue.store.receive(max, visibilityMs);
-        if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
-          return { Messages: messages.map(wire) };
-        if (signal?.aborted) throw abortError();
-        await clock.sleep(RECEIVE_POLL_MS, signal).catch(() => undefined);
+        // Listening before looking: a send that lands after the look still wakes this poll.
+        const arrival = new AbortController();
+        queue.waiting.add(arrival);
+        try {
+          const messages = await queue.store.receive(max, visibilityMs);
+          if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
+            return { Messages: messages.map(wire) };
+          if (signal?.aborted) throw abortError();
+          const wake = signal ? AbortSignal.any([signal, arrival.signal]) : arrival.signal;
+          await clock.sleep(RECEIVE_POLL_MS, wake).catch(() => undefined);
+        } finally {
+          queue.waiting.delete(arrival);
+        }
       }
     },
     DeleteMessage: async (input) => {
@@ -131,8 +144,25 @@ export function sqsJsonHandlers(
   };
 }
 
-/** How often a long poll looks for messages again. */
-const RECEIVE_POLL_MS = 50;
+/**
+ * How often a waiting long poll looks for messages again when no send wakes it: delayed
+ * messages and expired visibility timeouts become visible without a send.
+ */
+const RECEIVE_POLL_MS = 250;
+
+/** A queue of the local endpoint, and the long polls waiting on it. */
+interface LocalQueue {
+  store: LevelQueueStore;
+  visibilitySeconds: number;
+  /** One per waiting long poll: aborted when a message is sent, so the poll looks at once. */
+  waiting: Set<AbortController>;
+}
+
+/** Wakes every long poll waiting on `queue` (a message was just sent to it). */
+function wakeReceivers(queue: LocalQueue): void {
+  for (const arrival of queue.waiting) arrival.abort();
+  queue.waiting.clear();
+}
 
 /** What an aborted SDK request rejects with. */
 function abortError(): Error {
