@@ -69,7 +69,7 @@ export function sqsJsonHandlers(
       const [sent] = await queue.store.send([
         { body: String(input.MessageBody), delaySeconds: Number(input.DelaySeconds ?? 0) },
       ]);
-      wakeReceivers(queue);
+      wakeReceiver(queue);
       return { MessageId: sent!.id, MD5OfMessageBody: sent!.md5 };
     },
     SendMessageBatch: async (input) => {
@@ -82,7 +82,7 @@ export function sqsJsonHandlers(
       const sent = await queue.store.send(
         entries.map((e) => ({ body: e.MessageBody, delaySeconds: e.DelaySeconds ?? 0 })),
       );
-      wakeReceivers(queue);
+      wakeReceiver(queue);
       return {
         Successful: sent.map((m, i) => ({
           Id: entries[i]!.Id,
@@ -123,12 +123,13 @@ export function sqsJsonHandlers(
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     },
     ChangeMessageVisibility: async (input) => {
-      const changed = await queueOf(input).store.changeVisibility(
-        String(input.ReceiptHandle),
-        Number(input.VisibilityTimeout ?? 0),
-      );
+      const queue = queueOf(input);
+      const timeout = Number(input.VisibilityTimeout ?? 0);
+      const changed = await queue.store.changeVisibility(String(input.ReceiptHandle), timeout);
       if (changed === undefined)
         throw new SqsFault('ReceiptHandleIsInvalid', 'stale receipt handle');
+      // Visible again at once: as good as a send for a waiting poll.
+      if (timeout === 0) wakeReceiver(queue);
       return {};
     },
     GetQueueAttributes: async (input) => {
@@ -154,14 +155,20 @@ const RECEIVE_POLL_MS = 250;
 interface LocalQueue {
   store: LevelQueueStore;
   visibilitySeconds: number;
-  /** One per waiting long poll: aborted when a message is sent, so the poll looks at once. */
+  /** One per waiting long poll, oldest first: a send aborts one, so that poll looks at once. */
   waiting: Set<AbortController>;
 }
 
-/** Wakes every long poll waiting on `queue` (a message was just sent to it). */
-function wakeReceivers(queue: LocalQueue): void {
-  for (const arrival of queue.waiting) arrival.abort();
-  queue.waiting.clear();
+/**
+ * Wakes the long poll that has waited longest on `queue` (a send just landed): it takes up to
+ * a batch's worth at once, the ten of a send among them; the others keep waiting, so a send does
+ * not make every idle consumer scan the queue.
+ */
+function wakeReceiver(queue: LocalQueue): void {
+  const [first] = queue.waiting;
+  if (!first) return;
+  queue.waiting.delete(first);
+  first.abort();
 }
 
 /** What an aborted SDK request rejects with. */
