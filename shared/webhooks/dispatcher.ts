@@ -151,6 +151,9 @@ async function runByEndpoint(tasks: readonly Task[], batch: DispatchBatch): Prom
       const endpoint = keys[index];
       if (endpoint === undefined) return;
       const subscription = await batch.subscription(endpoint).catch(() => undefined);
+      // The endpoint's state is read before a slot is taken: a slot held while a store read
+      // waits behind other batches' writes is a delivery the endpoint is not getting.
+      if (subscription?.enabled) await batch.endpoint(subscription.id).catch(() => undefined);
       await batch.deps.scheduler.run(
         endpoint,
         subjectOf(task),

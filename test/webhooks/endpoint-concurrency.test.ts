@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
@@ -96,6 +98,36 @@ describe('deliveries to one endpoint', () => {
     // The 20 other subjects went concurrently: the whole batch took far less than 25 × 50 ms.
     const all = receiver.log.map((r) => r.at);
     expect(Math.max(...all) - Math.min(...all)).toBeLessThan(1_000);
+  });
+
+  it('takes no slot while a batch still reads the endpoint’s state: another batch’s delivery goes first', async () => {
+    // The first read of the endpoint's state hangs until released (a store busy with writes).
+    const store = new MemoryWebhookStore();
+    const read = store.getEndpointState.bind(store);
+    let releaseRead!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseRead = resolve;
+    });
+    let reads = 0;
+    store.getEndpointState = async (id) => {
+      if (reads++ === 0) await held;
+      return read(id);
+    };
+    const { receiver, harness, subscribe } = await setup(undefined, { store });
+    await subscribe('/one', { maxConcurrency: 1 });
+    const batch = (n: number) => [
+      { messageId: `m${n}`, body: envelope(changeEvent(eventIdOf(n))) },
+    ];
+    const first = processDispatchBatch(batch(1), harness.deps);
+    await systemClock.sleep(20);
+    const second = processDispatchBatch(batch(2), harness.deps);
+    const started = Date.now();
+    while (receiver.log.length === 0 && Date.now() - started < 2_000) await systemClock.sleep(10);
+    // The second batch was delivered while the first still waited for its read.
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(2)]);
+    releaseRead();
+    await Promise.all([first, second]);
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(2), eventIdOf(1)]);
   });
 
   it('lets an endpoint answering in 2 s not slow a second endpoint', async () => {
