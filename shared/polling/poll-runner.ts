@@ -91,11 +91,23 @@ export interface PollLoopOptions {
 }
 
 /**
+ * Slots of `concurrency` kept for streams catching up while any wait: an eighth of the catch-up
+ * share, at least one. Live streams go first, but when their polls alone want every slot (more
+ * due each minute than the machine polls), first syncs would otherwise never start: a hotel
+ * onboarded then would never be read. These keep a few catching up, so each gets its turn.
+ * @example reservedCatchUpSlots(128) === 4
+ */
+export function reservedCatchUpSlots(concurrency: number): number {
+  return Math.max(1, Math.floor(catchUpSlots(concurrency) / 8));
+}
+
+/**
  * The local runtime's planner: every `tickMs`, starts due streams that are not already being
  * polled, without waiting for the others. At most `concurrency` streams poll at once (default
  * {@link POLL_LOOP_CONCURRENCY_DEFAULT}): live streams first, in due order; streams still
  * catching up (first sync, a window in progress) take at most {@link catchUpSlots} of them, so
- * a long first sync or backfill never holds back a caught-up stream's next poll, and 1,000
+ * a long first sync or backfill never holds back a caught-up stream's next poll, and at least
+ * {@link reservedCatchUpSlots} while any wait, so none waits for ever behind live ones; 1,000
  * connections added at once start their 13,000 first syncs a few at a time instead of all in
  * one tick. Runs until stopped.
  */
@@ -114,6 +126,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const catchUpPerConnection = new Map<string, number>();
   const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
   const catchUpLimit = catchUpSlots(limit);
+  const catchUpReserve = limit > 1 ? reservedCatchUpSlots(limit) : 0;
   let states = new Map<string, StreamState>();
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
@@ -186,7 +199,10 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
    */
   const startWaiting = () => {
     let taken = 0;
-    while (taken < waitingLive.length && !full()) {
+    // Slots live streams leave free while streams catching up wait with fewer than the reserve running.
+    const kept = () =>
+      waitingCatchUp.length > 0 ? Math.max(0, catchUpReserve - runningCatchUp.size) : 0;
+    while (taken < waitingLive.length && !full() && running.size < limit - kept()) {
       const definition = waitingLive[taken++]!;
       if (!running.has(definition.streamId)) start(definition, false);
     }

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import type { HttpTransport, RawResponse } from '../../shared/connector/http-transport.ts';
-import { catchUpSlots, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import {
+  catchUpSlots,
+  reservedCatchUpSlots,
+  startPollLoop,
+} from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
@@ -122,6 +126,18 @@ describe('the poll loop’s concurrency', () => {
     await settle();
     expect([...transport.inFlight.keys()].sort()).toEqual(['live-2', 'live-3']);
     expect(transport.maxInFlight).toBe(2);
+    transport.releaseAll();
+    await loop.stop();
+  });
+
+  it('keeps a slot for first syncs while live streams want every slot, so none waits for ever', async () => {
+    expect(reservedCatchUpSlots(128)).toBe(4);
+    expect(reservedCatchUpSlots(8)).toBe(1);
+    const { transport, loop, settle } = await startLoop(20, 5, 8);
+    await settle();
+    const started = [...transport.inFlight.keys()];
+    expect(started.filter((token) => token.startsWith('live-'))).toHaveLength(7);
+    expect(started.filter((token) => token.startsWith('new-'))).toEqual(['new-0']);
     transport.releaseAll();
     await loop.stop();
   });
