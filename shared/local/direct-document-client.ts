@@ -147,7 +147,7 @@ function bytesOf(base64: string): Uint8Array {
 }
 
 /** The SDK's error for a dynalite error answer: its modelled class when there is one. */
-export function serviceErrorOf(answer: DynaliteAnswer): Error {
+function serviceErrorOf(answer: DynaliteAnswer): Error {
   const body = JSON.parse(answer.body) as { __type?: string; message?: string; Message?: string };
   const name = (body.__type ?? 'UnknownError').split('#').pop()!;
   const message = body.message ?? body.Message ?? name;

@@ -125,11 +125,10 @@ export async function startDynaliteThread(
     if (message.kind !== 'answer') return;
     const waiting = pending.get(message.id);
     pending.delete(message.id);
-    const { buffer, byteOffset, byteLength } = message.body;
     waiting?.resolve({
       statusCode: message.statusCode,
       headers: message.headers,
-      body: Buffer.from(buffer, byteOffset, byteLength).toString('utf8'),
+      body: message.body,
     });
   }
 

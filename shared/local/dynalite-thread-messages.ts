@@ -21,8 +21,8 @@ export type FromDynaliteThread =
   | { kind: 'ready'; port: number }
   /** The store could not start. */
   | { kind: 'failed'; message: string }
-  /** dynalite's answer, its body as bytes (transferred, not copied). */
-  | ({ kind: 'answer'; id: number; body: Uint8Array } & Omit<DynaliteAnswer, 'body'>)
+  /** dynalite's answer, its JSON body as the string dynalite wrote (the owner reads it as one). */
+  | ({ kind: 'answer'; id: number } & DynaliteAnswer)
   /** dynalite threw on a request instead of answering (its store not open, say): the call fails. */
   | { kind: 'request-failed'; id: number; message: string }
   /** The server and its store are closed; the thread ends next. */

@@ -16,8 +16,7 @@ import type {
 async function serve(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('dynalite-thread.ts runs as a worker thread only');
-  const post = (message: FromDynaliteThread, transfer: ArrayBuffer[] = []) =>
-    port.postMessage(message, transfer);
+  const post = (message: FromDynaliteThread) => port.postMessage(message);
   let server: Server;
   try {
     server = await startDynaliteServer((workerData as DynaliteThreadOptions).path);
@@ -25,7 +24,6 @@ async function serve(): Promise<void> {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     return;
   }
-  const encoder = new TextEncoder();
   port.on('message', async (message: ToDynaliteThread) => {
     if (message.kind === 'close') {
       await closeDynaliteServer(server);
@@ -42,8 +40,7 @@ async function serve(): Promise<void> {
       post({ kind: 'request-failed', id: message.id, message: text });
       return;
     }
-    const body = encoder.encode(answer.body);
-    post({ kind: 'answer', id: message.id, ...answer, body }, [body.buffer as ArrayBuffer]);
+    post({ kind: 'answer', id: message.id, ...answer });
   });
   const address = server.address();
   post({ kind: 'ready', port: typeof address === 'object' && address ? address.port : 0 });
