@@ -42,6 +42,14 @@ export interface SimulatorChild {
 }
 
 /**
+ * `BENCH_SIMULATOR_NODE_ARGS`: node flags for the simulator child alone, space-separated, to
+ * profile it (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+function simulatorNodeArgs(): string[] {
+  return (process.env.BENCH_SIMULATOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
+/**
  * Spawns `change-bridge simulator --port 0 --enterprises N --activity A --tokens-file …`
  * detached and resolves once it listens, with every enterprise's AccessToken.
  * @example const sim = await startSimulatorChild({ enterprises: 10, activity: 1 }); await sim.stop();
@@ -55,6 +63,7 @@ export async function startSimulatorChild(options: {
   const child = spawn(
     process.execPath,
     [
+      ...simulatorNodeArgs(),
       BIN,
       'simulator',
       '--port',

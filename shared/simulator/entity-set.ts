@@ -20,14 +20,26 @@ export interface Entry<T> extends EntryMeta {
   removed: boolean;
 }
 
+/** Above this many enterprises or chains, a confined walk goes through the whole set. */
+const MERGE_MAX_PARTITIONS = 16;
+
+/**
+ * The enterprises or chains a read is confined to: a page walk then visits only their records
+ * (a token sees one enterprise of thousands), not the whole set.
+ */
+export type Partitions = { enterpriseIds: Iterable<string> } | { chainIds: Iterable<string> };
+
 /**
  * An insertion-ordered set of records with a Map by key. Records are never spliced out of
  * the order array (hard deletes only flag them), so a cursor keeps its position while
- * records are updated or deleted and a page walk never sees gaps or duplicates.
+ * records are updated or deleted and a page walk never sees gaps or duplicates. Each
+ * enterprise's and each chain's records are also kept in creation order of their own.
  */
 export class EntitySet<T> {
   private readonly order: Entry<T>[] = [];
   private readonly byKey = new Map<string, Entry<T>>();
+  private readonly byEnterprise = new Map<string, Entry<T>[]>();
+  private readonly byChain = new Map<string, Entry<T>[]>();
   private liveCount = 0;
 
   constructor(
@@ -48,6 +60,8 @@ export class EntitySet<T> {
     };
     this.order.push(entry);
     this.byKey.set(key, entry);
+    if (meta.enterpriseId !== null) appendTo(this.byEnterprise, meta.enterpriseId, entry);
+    appendTo(this.byChain, meta.chainId, entry);
     this.liveCount += 1;
     return entry;
   }
@@ -80,6 +94,44 @@ export class EntitySet<T> {
     }
   }
 
+  /**
+   * Live entries of the given enterprises or chains, newest first, starting just below
+   * `beforeIndex` (exclusive) when given: the same order as {@link newestFirst} filtered to
+   * them, walking only their records.
+   */
+  *newestFirstWithin(partitions: Partitions, beforeIndex = this.order.length): Generator<Entry<T>> {
+    const [index, ids] =
+      'enterpriseIds' in partitions
+        ? [this.byEnterprise, partitions.enterpriseIds]
+        : [this.byChain, partitions.chainIds];
+    const wanted = new Set(ids);
+    if (wanted.size > MERGE_MAX_PARTITIONS) {
+      // Walking many short lists in step costs more than walking the whole set once.
+      const key = 'enterpriseIds' in partitions ? 'enterpriseId' : 'chainId';
+      for (const entry of this.newestFirst(beforeIndex))
+        if (wanted.has(entry[key] ?? '')) yield entry;
+      return;
+    }
+    const lists = [...wanted].flatMap((id) => {
+      const list = index.get(id);
+      return list ? [list] : [];
+    });
+    // Per list, the position of its newest entry still to visit.
+    const heads = lists.map((list) => below(list, beforeIndex));
+    for (;;) {
+      let pick = -1;
+      for (let i = 0; i < lists.length; i += 1) {
+        const head = heads[i]!;
+        if (head >= 0 && (pick < 0 || lists[i]![head]!.index > lists[pick]![heads[pick]!]!.index))
+          pick = i;
+      }
+      if (pick < 0) return;
+      const entry = lists[pick]![heads[pick]!]!;
+      heads[pick] = heads[pick]! - 1;
+      if (!entry.removed) yield entry;
+    }
+  }
+
   /** Live entries in creation order. */
   *all(): Generator<Entry<T>> {
     for (const entry of this.order) if (!entry.removed) yield entry;
@@ -100,4 +152,22 @@ export class EntitySet<T> {
   get storedCount(): number {
     return this.order.length;
   }
+}
+
+function appendTo<T>(index: Map<string, Entry<T>[]>, id: string, entry: Entry<T>): void {
+  const list = index.get(id);
+  if (list) list.push(entry);
+  else index.set(id, [entry]);
+}
+
+/** Position of the last entry of `list` (ascending by index) whose index is below `beforeIndex`; -1 if none. */
+function below<T>(list: readonly Entry<T>[], beforeIndex: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (list[middle]!.index < beforeIndex) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
 }

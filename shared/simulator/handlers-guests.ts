@@ -58,6 +58,7 @@ export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): 
       );
     },
     body.CustomerIds,
+    { chainIds: chains },
   );
   const withCustomers = body.Extent.Customers ?? true;
   const withDocuments = body.Extent.Documents ?? false;
@@ -94,6 +95,7 @@ export function accountNotesGetAll(ctx: SimContext, raw: Record<string, unknown>
       inInterval(entry.updatedMs, body.UpdatedUtc) &&
       matches(accounts, entry.record.AccountId),
     body.AccountNoteIds,
+    { chainIds: chains },
   );
   return { AccountNotes: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -126,6 +128,7 @@ export function loyaltyMembershipsGetAll(ctx: SimContext, raw: Record<string, un
       );
     },
     body.LoyaltyMembershipIds,
+    { chainIds: chains },
   );
   return { LoyaltyMemberships: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -149,6 +152,7 @@ export function paymentRequestsGetAll(ctx: SimContext, raw: Record<string, unkno
       matches(reservations, entry.record.ReservationId ?? undefined) &&
       matches(states, entry.record.State),
     body.PaymentRequestIds,
+    { enterpriseIds: enterprises },
   );
   return { PaymentRequests: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -163,6 +167,7 @@ export function reservationGroupsGetAll(ctx: SimContext, raw: Record<string, unk
     (entry) =>
       enterprises.has(entry.enterpriseId ?? '') && inInterval(entry.updatedMs, body.UpdatedUtc),
     body.ReservationGroupIds,
+    { enterpriseIds: enterprises },
   );
   return { ReservationGroups: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }

@@ -36,6 +36,7 @@ export function resourcesGetAll(ctx: SimContext, raw: Record<string, unknown>): 
       inInterval(entry.createdMs, body.CreatedUtc) &&
       inInterval(entry.updatedMs, body.UpdatedUtc),
     body.ResourceIds,
+    { enterpriseIds: enterprises },
   );
   const resourceIds = new Set(page.map((entry) => entry.record.Id));
   const visible = <T extends { IsActive: boolean }>(entry: Entry<T>) =>
@@ -85,6 +86,7 @@ export function accountingCategoriesGetAll(ctx: SimContext, raw: Record<string, 
       activityAllows(entry, body.ActivityStates) &&
       inInterval(entry.updatedMs, body.UpdatedUtc),
     body.AccountingCategoryIds,
+    { enterpriseIds: enterprises },
   );
   return { AccountingCategories: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -101,6 +103,7 @@ export function billingAutomationsGetAll(ctx: SimContext, raw: Record<string, un
       enterprises.has(entry.enterpriseId ?? '') &&
       (!companies || entry.record.CompaniesWithRelations.some((c) => companies.has(c.CompanyId))),
     body.BillingAutomationIds,
+    { enterpriseIds: enterprises },
   );
   return { BillingAutomations: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -118,6 +121,7 @@ export function productCategoriesGetAll(ctx: SimContext, raw: Record<string, unk
       matches(services, entry.record.ServiceId) &&
       inInterval(entry.updatedMs, body.UpdatedUtc),
     body.ProductCategoryIds,
+    { enterpriseIds: enterprises },
   );
   return { ProductCategories: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -139,6 +143,7 @@ export function resourceCategoryImageAssignmentsGetAll(
       activityAllows(entry, body.ActivityStates) &&
       inInterval(entry.updatedMs, body.UpdatedUtc),
     body.ResourceCategoryImageAssignmentIds,
+    { enterpriseIds: enterprises },
   );
   return {
     ResourceCategoryImageAssignments: page.map((entry) => entry.record),

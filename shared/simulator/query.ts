@@ -1,5 +1,5 @@
 import type { ActivityState, Limitation, TimeFilterInterval } from '../connector/records/index.ts';
-import type { EntitySet, Entry } from './entity-set.ts';
+import type { EntitySet, Entry, Partitions } from './entity-set.ts';
 
 /**
  * An error answer of the simulated API: the status of the facts table in design.md and a
@@ -63,7 +63,8 @@ export function allowedChains(
  * One page of a set, newest first by creation order (Pagination rules 1-3): the entries
  * older than the cursor's record that pass `keep`, at most `Count` of them. With
  * `candidateKeys` (an id filter) only those records are considered, so a lookup by id does
- * not scan the whole set.
+ * not scan the whole set; with `within` (the enterprises or chains `keep` requires) only their
+ * records are walked.
  * @throws SimApiError 400 when the cursor identifies no record ever returned by this set.
  */
 export function pageOf<T>(
@@ -71,6 +72,7 @@ export function pageOf<T>(
   limitation: Limitation,
   keep: (entry: Entry<T>) => boolean,
   candidateKeys?: readonly string[],
+  within?: Partitions,
 ): Entry<T>[] {
   let before = Number.POSITIVE_INFINITY;
   if (limitation.Cursor) {
@@ -88,7 +90,9 @@ export function pageOf<T>(
     }
     return [...found.values()].sort((a, b) => b.index - a.index).slice(0, limitation.Count);
   }
-  for (const entry of set.newestFirst(Number.isFinite(before) ? before : undefined)) {
+  const start = Number.isFinite(before) ? before : undefined;
+  const walk = within ? set.newestFirstWithin(within, start) : set.newestFirst(start);
+  for (const entry of walk) {
     if (!keep(entry)) continue;
     page.push(entry);
     if (page.length >= limitation.Count) break;

@@ -75,4 +75,33 @@ describe('EntitySet', () => {
     expect(set.size).toBe(3);
     expect(() => set.insert({ Id: 'a' }, meta)).toThrow(/duplicate/);
   });
+
+  it('walks only the given enterprises or chains, in the order of the whole set', () => {
+    const set = new EntitySet<{ Id: string }>((r) => r.Id);
+    const enterprises = Array.from({ length: 20 }, (_, i) => `e${i}`);
+    for (let i = 0; i < 400; i += 1) {
+      const enterpriseId = i % 7 === 0 ? null : enterprises[(i * 13) % enterprises.length]!;
+      const meta = { enterpriseId, chainId: `c${i % 3}`, createdMs: i, updatedMs: i };
+      set.insert({ Id: `r${i}` }, meta);
+    }
+    for (let i = 0; i < 400; i += 11) set.remove(`r${i}`);
+    const ids = (entries: Iterable<{ record: { Id: string } }>) =>
+      [...entries].map((e) => e.record.Id);
+    const filtered = (
+      keep: (e: { enterpriseId: string | null; chainId: string }) => boolean,
+      before?: number,
+    ) => ids([...set.newestFirst(before)].filter(keep));
+    for (const before of [undefined, 0, 1, 123, 399, 400, 10_000]) {
+      // One enterprise, a few, and more than are merged list by list (the whole set is walked).
+      for (const wanted of [['e3'], ['e1', 'e5', 'e5', 'nobody'], enterprises]) {
+        expect(ids(set.newestFirstWithin({ enterpriseIds: wanted }, before))).toEqual(
+          filtered((e) => wanted.includes(e.enterpriseId ?? ''), before),
+        );
+      }
+      expect(ids(set.newestFirstWithin({ chainIds: ['c2', 'c0'] }, before))).toEqual(
+        filtered((e) => e.chainId === 'c2' || e.chainId === 'c0', before),
+      );
+    }
+    expect(ids(set.newestFirstWithin({ enterpriseIds: ['e3'] })).length).toBeGreaterThan(0);
+  });
 });
