@@ -2,7 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { applyLocalLevelDefaults, closeDynaliteIterators } from './dynalite-leveldb.ts';
+import {
+  applyLocalLevelDefaults,
+  closeDynaliteIterators,
+  readLevelSynchronously,
+} from './dynalite-leveldb.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
@@ -24,7 +28,7 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
 /**
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
  * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
- * machine, table descriptions cached). Tables become ACTIVE at once. Persisted in a LevelDB
+ * machine and read synchronously, table descriptions cached). Tables become ACTIVE at once. Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
@@ -32,6 +36,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   if (path !== undefined) await mkdir(dirname(path), { recursive: true });
   closeDynaliteIterators();
   applyLocalLevelDefaults();
+  readLevelSynchronously();
   cacheDynaliteTables();
   const server = loadDynalite()({
     createTableMs: 0,

@@ -1,3 +1,4 @@
+import { pbkdf2 } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeDynaliteIterators,
   LOCAL_LEVELDB_DEFAULTS,
+  readLevelSynchronously,
   withLocalLevelDefaults,
 } from '../../shared/local/dynalite-leveldb.ts';
 
@@ -40,5 +42,40 @@ describe('dynalite on LevelDB', () => {
       cacheSize: 1,
       valueEncoding: 'json',
     });
+  });
+
+  it('answers reads without waiting for a turn in the thread pool, with the same answers', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-sync-reads-'));
+    directories.push(dir);
+    const db = new ClassicLevel<string, string>(join(dir, 'db'));
+    await db.batch([
+      { type: 'put', key: 'a', value: '1' },
+      { type: 'put', key: 'b', value: 'two' },
+    ]);
+    readLevelSynchronously();
+    readLevelSynchronously();
+    // Every thread of libuv's pool (4) busy with a slow hash: an async read would queue behind them.
+    const order: string[] = [];
+    const hashes = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<void>((resolve) =>
+          pbkdf2('secret', 'salt', 300_000, 32, 'sha512', () => {
+            order.push('hash');
+            resolve();
+          }),
+        ),
+    );
+    const reads = Promise.all([db.get('a'), db.get('missing'), db.getMany(['b', 'missing', 'a'])]);
+    void reads.then(() => order.push('reads'));
+    expect(await reads).toEqual(['1', undefined, ['two', undefined, '1']]);
+    await Promise.all(hashes);
+    expect(order[0]).toBe('reads');
+    const snapshot = db.snapshot();
+    await db.put('a', 'changed');
+    expect(await db.get('a', { snapshot })).toBe('1');
+    expect(await db.get('a')).toBe('changed');
+    await snapshot.close();
+    await db.close();
   });
 });

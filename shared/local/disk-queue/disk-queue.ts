@@ -3,6 +3,7 @@ import { ClassicLevel } from 'classic-level';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
+import { readLevelSynchronously } from '../dynalite-leveldb.ts';
 import { EMULATOR_REGION } from '../emulator-ids.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
 import { type SqsJsonHandler, serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
@@ -28,6 +29,7 @@ export async function startDiskQueue(options: {
   inProcess?: boolean;
 }): Promise<SqsEmulator> {
   const clock = options.clock ?? systemClock;
+  readLevelSynchronously();
   const db = new ClassicLevel<string, string>(options.path, {
     valueEncoding: 'utf8',
     // Messages are read soon after they are written (mostly from the memtable) and only once,
