@@ -1,8 +1,22 @@
 #!/usr/bin/env node
-// Entry point of `npx change-bridge`: runs the TypeScript sources through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Entry point of `npx change-bridge`: runs the CLI's TypeScript sources as one bundle (see
+// cli-bundle.js), or through tsx's loader when the bundle cannot be built or written.
+import { cliBundleUrl } from './cli-bundle.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-register();
-const { runCli } = await import('../shared/cli/main.ts');
+
+async function loadCli() {
+  try {
+    return await import(await cliBundleUrl());
+  } catch (error) {
+    process.stderr.write(
+      `change-bridge: running the sources through tsx (no bundle: ${error?.message ?? error})\n`,
+    );
+    const { register } = await import('tsx/esm/api');
+    register();
+    return import('../shared/cli/main.ts');
+  }
+}
+
+const { runCli } = await loadCli();
 process.exitCode = await runCli(process.argv.slice(2));
