@@ -39,6 +39,9 @@ const { values: flags } = parseArgs({
     'sample-seconds': { type: 'string', default: '20' },
     activity: { type: 'string', default: '5' },
     history: { type: 'string', default: '1h' },
+    // The simulator's world: independent hotels (a chain each, as an integrator connects them)
+    // or one chain of them all (each chain-level change is then an event on every connection).
+    'one-chain': { type: 'boolean', default: false },
   },
 });
 const CONNECTIONS = Number(flags.connections);
@@ -81,7 +84,7 @@ function printUnsynced(streams: z.infer<typeof StreamListSchema>['streams']): vo
 async function main(): Promise<void> {
   quietAwsSdkNotice();
   console.log(
-    `connections-load: ${CONNECTIONS} connections × ${ENTITIES.length} streams (${ENTITIES.join(',')}) at 1-minute polling, ${MINUTES} min, history ${flags.history}, simulator activity ${flags.activity}/s; load average ${loadavg()
+    `connections-load: ${CONNECTIONS} connections × ${ENTITIES.length} streams (${ENTITIES.join(',')}) at 1-minute polling, ${MINUTES} min, history ${flags.history}, simulator activity ${flags.activity}/s, ${flags['one-chain'] ? 'one chain' : 'a chain per hotel'}; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
   const sim = await startSimulatorChild({
     enterprises: CONNECTIONS + 1,
     activity: Number(flags.activity),
+    chainPerEnterprise: !flags['one-chain'],
   });
   const simCpuStart = await sim.cpuSeconds();
   const bridge = await startBridgeChild({

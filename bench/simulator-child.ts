@@ -57,6 +57,8 @@ function simulatorNodeArgs(): string[] {
 export async function startSimulatorChild(options: {
   enterprises: number;
   activity: number;
+  /** Every enterprise a chain of its own (`--chain-per-enterprise`). */
+  chainPerEnterprise?: boolean;
 }): Promise<SimulatorChild> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-sim-'));
   const tokensFile = join(dir, 'tokens.json');
@@ -74,6 +76,7 @@ export async function startSimulatorChild(options: {
       String(options.activity),
       '--tokens-file',
       tokensFile,
+      ...(options.chainPerEnterprise ? ['--chain-per-enterprise'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], detached: true },
   );

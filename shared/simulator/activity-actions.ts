@@ -31,15 +31,26 @@ function sample<T>(
 
 const live = <T>(entry: Entry<T>) => entry.deletedMs === null;
 
-function meta(model: SimModel, enterpriseId: string | null) {
+/** A loyalty program of `chainId`: sampled as any when the world has one chain. */
+function programOfChain(model: SimModel, chainId: string) {
+  if (model.world.chainIds.length === 1) return sample(model, model.loyaltyPrograms);
+  const programs = [...model.loyaltyPrograms.newestFirstWithin({ chainIds: [chainId] })];
+  return programs.length > 0 ? model.random.pick(programs) : undefined;
+}
+
+/** Meta of a new record: an enterprise's (in its chain), or chain-level in `chainId`. */
+function meta(model: SimModel, enterpriseId: string | null, chainId?: string) {
   const now = model.clock.now();
-  return { enterpriseId, chainId: model.world.chainId, createdMs: now, updatedMs: now };
+  const chain =
+    enterpriseId === null ? (chainId ?? model.world.chainId) : model.chainOf(enterpriseId);
+  return { enterpriseId, chainId: chain, createdMs: now, updatedMs: now };
 }
 
 const createCustomer: Action = (model) => {
   const now = model.clock.now();
-  const customer = makeCustomer(model, now, 1000 + model.customers.storedCount);
-  model.create(model.customers, 'customer', customer, meta(model, null));
+  const chain = model.someChain();
+  const customer = makeCustomer(model, now, 1000 + model.customers.storedCount, chain);
+  model.create(model.customers, 'customer', customer, meta(model, null, chain));
   if (customer.Email) model.emailOwners.set(customer.Email.toLowerCase(), customer.Id);
   return true;
 };
@@ -83,7 +94,7 @@ const ACTIONS: readonly [number, Action][] = [
         model.accountNotes,
         'accountNote',
         makeAccountNote(model, customer?.record.Id ?? null),
-        meta(model, null),
+        meta(model, null, customer?.chainId ?? model.someChain()),
       );
       return true;
     },
@@ -148,13 +159,19 @@ const ACTIONS: readonly [number, Action][] = [
     4,
     (model) => {
       const customer = sample(model, model.customers, live);
-      const program = sample(model, model.loyaltyPrograms);
+      const program = programOfChain(model, customer?.chainId ?? model.world.chainId);
       if (!customer || !program) return false;
       model.create(
         model.loyaltyMemberships,
         'loyaltyMembership',
-        makeLoyaltyMembership(model, customer.record.Id, program.record.Id, model.clock.now()),
-        meta(model, null),
+        makeLoyaltyMembership(
+          model,
+          customer.record.Id,
+          program.record.Id,
+          model.clock.now(),
+          customer.chainId,
+        ),
+        meta(model, null, customer.chainId),
       );
       return true;
     },

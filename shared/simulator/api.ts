@@ -52,15 +52,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function scopeOf(state: ApiState, token: unknown): TokenScope | null {
   const world = state.model.world;
-  // Each AccessToken stands for its own enterprise; the Portfolio Access Token for the chain.
+  // Each AccessToken stands for its own enterprise (and its chain); the Portfolio Access Token
+  // for every enterprise and chain.
   const enterpriseId = typeof token === 'string' ? state.enterpriseOfToken.get(token) : undefined;
   if (enterpriseId !== undefined) {
-    return { portfolio: false, chainIds: [world.chainId], enterpriseIds: [enterpriseId] };
+    const chainId = state.model.chainOf(enterpriseId);
+    return { portfolio: false, chainIds: [chainId], enterpriseIds: [enterpriseId] };
   }
   if (token === state.tokens.portfolioToken) {
     return {
       portfolio: true,
-      chainIds: [world.chainId],
+      chainIds: world.chainIds,
       enterpriseIds: world.enterprises.map((e) => e.Id),
     };
   }

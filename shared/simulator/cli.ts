@@ -10,6 +10,7 @@ const SimulatorFlagsSchema = z.object({
   seed: z.coerce.number().int().default(1),
   size: z.enum(['small', 'medium', 'large']).default('small'),
   enterprises: z.coerce.number().int().min(1).max(10_000).default(3),
+  chainPerEnterprise: z.boolean().default(false),
   tokensFile: z.string().min(1).optional(),
   activity: z.coerce.number().min(0).default(1),
   faults: z.coerce.number().min(0).max(1).default(0),
@@ -24,11 +25,12 @@ const FLAG_NAMES: Readonly<Record<string, string>> = {
   accessToken: '--access-token',
   portfolioToken: '--portfolio-token',
   tokensFile: '--tokens-file',
+  chainPerEnterprise: '--chain-per-enterprise',
 };
 
 /**
  * Adds `simulator [--port 4010] [--seed N] [--size small|medium|large] [--enterprises N]
- * [--tokens-file PATH] [--activity PER_SECOND]
+ * [--chain-per-enterprise] [--tokens-file PATH] [--activity PER_SECOND]
  * [--faults RATE] [--client-token T] [--access-token T] [--portfolio-token T]` (design.md, CLI).
  * It prints the base URL and the tokens, and stops cleanly on SIGINT and SIGTERM. A bad flag
  * exits with code 2 and names the flag.
@@ -41,6 +43,10 @@ export function registerSimulatorCommand(program: Command): void {
     .option('--seed <n>', 'dataset and activity seed', '1')
     .option('--size <size>', 'dataset size: small, medium or large', 'small')
     .option('--enterprises <n>', 'enterprises (properties), each with its own AccessToken', '3')
+    .option(
+      '--chain-per-enterprise',
+      'every enterprise a chain of its own (independent hotels: own customers, notes, programs)',
+    )
     .option('--tokens-file <path>', 'write every enterprise AccessToken to this JSON file')
     .option('--activity <perSecond>', 'background mutations per second (0 for none)', '1')
     .option('--faults <rate>', 'share of requests that get an injected fault (0 to 1)', '0')
@@ -66,6 +72,7 @@ export function registerSimulatorCommand(program: Command): void {
         seed: flags.seed,
         size: flags.size,
         enterprises: flags.enterprises,
+        chainPerEnterprise: flags.chainPerEnterprise,
         activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
         faults: { rate: flags.faults },
         tokens: {
@@ -84,7 +91,7 @@ export function registerSimulatorCommand(program: Command): void {
           `  ClientToken:     ${simulator.tokens.clientToken}`,
           `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
           `  enterprises:     ${world.enterprises.length}, each with its own AccessToken: ${simulator.url}/_sim/tokens${flags.tokensFile ? ` and ${flags.tokensFile}` : ''}`,
-          `  Portfolio token: ${simulator.tokens.portfolioToken} (chain ${world.chainId})`,
+          `  Portfolio token: ${simulator.tokens.portfolioToken} (${world.chainIds.length === 1 ? `chain ${world.chainId}` : `${world.chainIds.length} chains`})`,
           `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
           '  products (products/getPricing with the AccessToken):',
           ...productSamples(world, 3).map((sample) => `    ${formatProductSample(sample)}`),

@@ -87,7 +87,12 @@ function document(
  * A realistic customer created at `createdMs`. `serial` makes Number and Email unique
  * (customers/update rule 3 relies on unique emails).
  */
-export function makeCustomer(model: SimModel, createdMs: number, serial: number): Customer {
+export function makeCustomer(
+  model: SimModel,
+  createdMs: number,
+  serial: number,
+  chainId = model.world.chainId,
+): Customer {
   const random = model.random;
   const id = random.uuid();
   const first = random.pick(FIRST_NAMES);
@@ -100,7 +105,7 @@ export function makeCustomer(model: SimModel, createdMs: number, serial: number)
   const sex = random.pick(['Male', 'Female'] as const);
   return {
     Id: id,
-    ChainId: model.world.chainId,
+    ChainId: chainId,
     Number: String(serial),
     Title: sex === 'Male' ? 'Mister' : random.pick(['Miss', 'Misses'] as const),
     Sex: sex,
@@ -189,13 +194,14 @@ export function makeLoyaltyMembership(
   customerId: string,
   programId: string,
   nowMs: number,
+  chainId = model.world.chainId,
 ): LoyaltyMembership {
   const random = model.random;
   const creator = staffProfile(model);
   const code = `${random.int(100_000, 999_999)}${random.int(1000, 9999)}`;
   return {
     Id: random.uuid(),
-    ChainId: model.world.chainId,
+    ChainId: chainId,
     AccountId: customerId,
     LoyaltyProgramId: programId,
     State: random.pick([

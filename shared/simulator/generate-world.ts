@@ -49,7 +49,8 @@ const PRODUCTS: readonly { name: string; price: number; service: 'Stay' | 'Addit
 ];
 
 /**
- * Builds the chain, its enterprises, services, products, companies and staff profiles.
+ * Builds the chain, its enterprises, services, products, companies and staff profiles; with
+ * `chainPerEnterprise`, every enterprise is a chain of its own (independent hotels).
  * `enterpriseCount` (default 3) properties cycle through the three templates; from the fourth
  * on, the name carries the property's number.
  */
@@ -57,12 +58,14 @@ export function generateWorld(
   random: SimRandom,
   companyCount: number,
   enterpriseCount = PROPERTIES.length,
+  chainPerEnterprise = false,
 ): SimWorld {
   const chainId = random.uuid();
   const enterprises: SimEnterprise[] = Array.from({ length: enterpriseCount }, (_, index) => {
     const template = PROPERTIES[index % PROPERTIES.length]!;
     const name = index < PROPERTIES.length ? template.name : `${template.name} ${index + 1}`;
     const id = random.uuid();
+    const ownChain = chainPerEnterprise && index > 0 ? random.uuid() : chainId;
     const service = (kind: 'Stay' | 'Additional', name: string): SimService => ({
       Id: random.uuid(),
       EnterpriseId: id,
@@ -73,7 +76,7 @@ export function generateWorld(
     });
     return {
       Id: id,
-      ChainId: chainId,
+      ChainId: ownChain,
       Name: name,
       timeZone: template.timeZone,
       currency: template.currency,
@@ -101,5 +104,6 @@ export function generateWorld(
   }
   const companyIds = Array.from({ length: companyCount }, () => random.uuid());
   const profileIds = Array.from({ length: 12 }, () => random.uuid());
-  return { chainId, enterprises, products, companyIds, profileIds };
+  const chainIds = [...new Set(enterprises.map((enterprise) => enterprise.ChainId))];
+  return { chainId, chainIds, enterprises, products, companyIds, profileIds };
 }

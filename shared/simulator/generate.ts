@@ -95,6 +95,11 @@ export interface DatasetOptions {
   random?: RandomSource;
   /** Number of enterprises (properties) in the chain (default 3). */
   enterprises?: number;
+  /**
+   * Every enterprise a chain of its own, with its own customers, notes and loyalty programs
+   * (independent hotels, as an integrator connects them), rather than one chain of them all.
+   */
+  chainPerEnterprise?: boolean;
 }
 
 /**
@@ -105,24 +110,31 @@ export interface DatasetOptions {
 export function generateDataset(options: DatasetOptions): SimModel {
   const profile = SIZES[options.size];
   const random = new SimRandom(options.random ?? seededRandom(options.seed));
-  const world = generateWorld(random, profile.companies, options.enterprises);
+  const world = generateWorld(
+    random,
+    profile.companies,
+    options.enterprises,
+    options.chainPerEnterprise ?? false,
+  );
   const model = new SimModel(world, options.clock, random);
   const now = options.clock.now();
   const start = now - DATASET_HISTORY_MS;
   const chainId = world.chainId;
-  const chainMeta = (createdMs: number, updatedMs = createdMs): EntryMeta => ({
+  const chainMeta = (createdMs: number, updatedMs = createdMs, chain = chainId): EntryMeta => ({
     enterpriseId: null,
-    chainId,
+    chainId: chain,
     createdMs,
     updatedMs,
   });
+  /** The chain of the i-th chain-level record: round the chains. */
+  const chainAt = (i: number) => world.chainIds[i % world.chainIds.length]!;
   const enterpriseMeta = (
     enterpriseId: string,
     createdMs: number,
     updatedMs = createdMs,
   ): EntryMeta => ({
     enterpriseId,
-    chainId,
+    chainId: model.chainOf(enterpriseId),
     createdMs,
     updatedMs,
   });
@@ -143,14 +155,14 @@ export function generateDataset(options: DatasetOptions): SimModel {
   for (let i = 0; i < profile.customers; i += 1) {
     const createdMs = at(i, profile.customers);
     const updatedMs = laterUpdate(createdMs);
-    const customer = makeCustomer(model, createdMs, 1000 + i);
+    const customer = makeCustomer(model, createdMs, 1000 + i, chainAt(i));
     const deleted = random.chance(0.02);
     const record = {
       ...customer,
       UpdatedUtc: iso(updatedMs),
       ...(deleted ? { IsActive: false, ActivityState: 'Deleted' } : {}),
     };
-    const entry = model.customers.insert(record, chainMeta(createdMs, updatedMs));
+    const entry = model.customers.insert(record, chainMeta(createdMs, updatedMs, chainAt(i)));
     if (deleted) entry.deletedMs = updatedMs;
     if (record.Email) model.emailOwners.set(record.Email.toLowerCase(), record.Id);
   }
@@ -167,32 +179,41 @@ export function generateDataset(options: DatasetOptions): SimModel {
     const updatedMs = laterUpdate(createdMs);
     const entry = model.accountNotes.insert(
       deleted ? { ...note, IsActive: false } : note,
-      chainMeta(createdMs, updatedMs),
+      chainMeta(createdMs, updatedMs, customerId ? model.customerChain(customerId) : chainAt(i)),
     );
     if (deleted) entry.deletedMs = updatedMs;
   }
 
-  for (const [name, code] of [
-    ['Sunrise Rewards', 'SUNRISE'],
-    ['Business Club', 'BIZ'],
-  ] as const) {
-    const program = {
-      Id: random.uuid(),
-      ChainId: chainId,
-      Name: name,
-      Code: code,
-      Type: 'Points',
-      Subscription: 'Free',
-    };
-    model.loyaltyPrograms.insert(program, chainMeta(start));
+  // Every chain has its own two programs.
+  const programsOf = new Map<string, string[]>();
+  for (const chain of world.chainIds) {
+    for (const [name, code] of [
+      ['Sunrise Rewards', 'SUNRISE'],
+      ['Business Club', 'BIZ'],
+    ] as const) {
+      const program = {
+        Id: random.uuid(),
+        ChainId: chain,
+        Name: name,
+        Code: code,
+        Type: 'Points',
+        Subscription: 'Free',
+      };
+      model.loyaltyPrograms.insert(program, chainMeta(start, start, chain));
+      programsOf.set(chain, [...(programsOf.get(chain) ?? []), program.Id]);
+    }
   }
-  const programIds = [...model.loyaltyPrograms.all()].map((entry) => entry.record.Id);
   for (let i = 0; i < profile.memberships; i += 1) {
     const createdMs = at(i, profile.memberships);
     const customerId = customerAt(model.customers.storedCount)!;
-    const membership = makeLoyaltyMembership(model, customerId, random.pick(programIds), now);
+    const chain = model.customerChain(customerId);
+    const programId = random.pick(programsOf.get(chain)!);
+    const membership = makeLoyaltyMembership(model, customerId, programId, now, chain);
     const updatedMs = laterUpdate(createdMs);
-    const entry = model.loyaltyMemberships.insert(membership, chainMeta(createdMs, updatedMs));
+    const entry = model.loyaltyMemberships.insert(
+      membership,
+      chainMeta(createdMs, updatedMs, chain),
+    );
     if (random.chance(0.04)) entry.deletedMs = updatedMs;
   }
 
@@ -233,7 +254,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
       profile.billingAutomationsPerEnterprise,
       (createdMs) => makeBillingAutomation(model, enterprise, accountingIds, createdMs),
       enterprise.Id,
-      chainId,
+      enterprise.ChainId,
       start,
       now,
     );
@@ -248,7 +269,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
         return category;
       },
       enterprise.Id,
-      chainId,
+      enterprise.ChainId,
       start,
       now,
     );
@@ -257,7 +278,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
       profile.routingRulesPerEnterprise,
       (createdMs) => makeRoutingRule(model, enterprise, createdMs),
       enterprise.Id,
-      chainId,
+      enterprise.ChainId,
       start,
       now,
     );

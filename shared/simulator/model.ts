@@ -103,11 +103,31 @@ export class SimModel {
   /** Creation time of exports still moving through their lifecycle. */
   readonly exportTimeline = new Map<string, number>();
 
+  private readonly chainOfEnterprise: ReadonlyMap<string, string>;
+
   constructor(
     readonly world: SimWorld,
     readonly clock: Clock,
     readonly random: SimRandom,
-  ) {}
+  ) {
+    this.chainOfEnterprise = new Map(world.enterprises.map((e) => [e.Id, e.ChainId]));
+  }
+
+  /** The chain of an enterprise (the world's first chain for one not known). */
+  chainOf(enterpriseId: string): string {
+    return this.chainOfEnterprise.get(enterpriseId) ?? this.world.chainId;
+  }
+
+  /** The chain of a customer (the world's first chain for one not known). */
+  customerChain(customerId: string): string {
+    return this.customers.locate(customerId)?.chainId ?? this.world.chainId;
+  }
+
+  /** A chain for a new chain-level record: the only one, or one drawn at random. */
+  someChain(): string {
+    const chains = this.world.chainIds;
+    return chains.length === 1 ? chains[0]! : this.random.pick(chains);
+  }
 
   /** Inserts a new record as the newest of its set and journals `created`. */
   create<T>(set: EntitySet<T>, type: JournalEntityType, record: T, meta: EntryMeta): Entry<T> {

@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   size?: DatasetSize;
   /** Enterprises (properties) in the chain, each with its own AccessToken (default 3). */
   enterprises?: number;
+  /** Every enterprise a chain of its own (independent hotels: each its own customers, notes and loyalty programs). */
+  chainPerEnterprise?: boolean;
   /** Time of the model, the rate limiter and the activity (default the system clock). */
   clock?: Clock;
   /** Source for fault draws (default derived from the seed). */
@@ -112,6 +114,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     size: options.size ?? 'small',
     clock,
     ...(options.enterprises === undefined ? {} : { enterprises: options.enterprises }),
+    chainPerEnterprise: options.chainPerEnterprise ?? false,
   });
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
@@ -270,8 +273,10 @@ async function serveControl(
       const world = state.model.world;
       return reply(200, {
         chainId: world.chainId,
+        chainIds: world.chainIds,
         enterprises: world.enterprises.map((e) => ({
           id: e.Id,
+          chainId: e.ChainId,
           name: e.Name,
           timeZone: e.timeZone,
           currency: e.currency,

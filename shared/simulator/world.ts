@@ -36,7 +36,10 @@ export interface SimEnterprise {
 
 /** The static part of the dataset: who exists, not what changes. */
 export interface SimWorld {
+  /** The first enterprise's chain (the only one unless each enterprise has its own). */
   chainId: string;
+  /** Every chain, in the order of their first enterprise. */
+  chainIds: string[];
   enterprises: SimEnterprise[];
   products: SimProduct[];
   companyIds: string[];

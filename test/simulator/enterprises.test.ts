@@ -122,4 +122,65 @@ describe('simulator with many enterprises', () => {
     });
     expect(answer.status).toBe(200);
   });
+
+  it("with a chain per enterprise, keeps each hotel's customers, notes and memberships its own", async () => {
+    const clock = new ManualClock(TEST_START_MS);
+    sim = await startSimulator({
+      seed: 5,
+      size: 'small',
+      clock,
+      enterprises: 4,
+      chainPerEnterprise: true,
+      rateLimit: false,
+    });
+    const { world } = sim.controls.model;
+    expect(new Set(world.enterprises.map((e) => e.ChainId)).size).toBe(4);
+    expect(world.chainIds).toEqual(world.enterprises.map((e) => e.ChainId));
+    await sim.controls.runActivity({ steps: 300 });
+    const seen = new Map<string, string>();
+    for (const [index, token] of sim.enterpriseTokens.entries()) {
+      const chainId = world.enterprises[index]!.ChainId;
+      for (const [operation, key] of [
+        ['customers/getAll', 'Customers'],
+        ['accountNotes/getAll', 'AccountNotes'],
+        ['loyaltyMemberships/getAll', 'LoyaltyMemberships'],
+      ] as const) {
+        const answer = await call(sim, token.accessToken, operation, {
+          ...(operation === 'customers/getAll'
+            ? { Extent: { Customers: true }, ChainIds: [chainId] }
+            : {}),
+          Limitation: { Count: 1000 },
+        });
+        expect([operation, answer.body.Message]).toEqual([operation, undefined]);
+        expect(answer.status).toBe(200);
+        const items = answer.body[key] as { Id: string; ChainId?: string }[];
+        if (operation === 'customers/getAll') expect(items.length).toBeGreaterThan(0);
+        for (const item of items) {
+          if (item.ChainId !== undefined) expect(item.ChainId).toBe(chainId);
+          // No record is seen by two hotels.
+          expect(seen.get(item.Id) ?? token.accessToken).toBe(token.accessToken);
+          seen.set(item.Id, token.accessToken);
+        }
+      }
+    }
+    const memberships = [...sim.controls.model.loyaltyMemberships.all()];
+    for (const membership of memberships) {
+      const program = sim.controls.model.loyaltyPrograms.get(membership.record.LoyaltyProgramId);
+      expect(program?.chainId).toBe(membership.chainId);
+      expect(sim.controls.model.customerChain(membership.record.AccountId)).toBe(
+        membership.chainId,
+      );
+    }
+    // The Portfolio Access Token sees every chain.
+    const portfolio = await call(sim, sim.tokens.portfolioToken, 'customers/getAll', {
+      ChainIds: world.chainIds,
+      Extent: { Customers: true },
+      Limitation: { Count: 1000 },
+    });
+    expect(portfolio.status).toBe(200);
+    const chains = new Set(
+      (portfolio.body.Customers as { ChainId: string }[]).map((c) => c.ChainId),
+    );
+    expect(chains.size).toBe(4);
+  });
 });
