@@ -7,6 +7,7 @@ import {
 } from '../shared/connector/connector-client.ts';
 import type { RateLimit } from '../shared/connector/rate-limit.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../shared/local/dynamodb.ts';
+import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import type { PollDeps, StreamDefinition } from '../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../shared/polling/poll-runner.ts';
 import type { PollSettings } from '../shared/polling/poll-settings.ts';
@@ -64,6 +65,11 @@ export interface PollBench {
   definitions: StreamDefinition[];
   /** One planner tick over every due stream, on the connection each stream uses. */
   pollAll(): Promise<PollOutcome[]>;
+  /**
+   * One poll job of the connection, as the AWS poller's handler runs it: every stream listed,
+   * each polled if due by now (`pollConnectionStreams`). The property connection only.
+   */
+  pollJob(): Promise<PollOutcome[]>;
   close(): Promise<void>;
 }
 
@@ -76,7 +82,11 @@ export async function startPollBench(options: PollBenchOptions): Promise<PollBen
     clock,
     rateLimit: options.serverRateLimit,
   });
-  const dynamo = await startLocalDynamoDb();
+  const dynamo = await startLocalDynamoDb({
+    // Through the SDK over HTTP, as Lambda reaches DynamoDB: the benchmark counts the SDK's
+    // commands and their consumed capacity (the in-process route skips the SDK).
+    transport: 'http',
+  });
   await createStateTable(dynamo.client, TABLE);
   const store = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
   const world = sim.controls.model.world;
@@ -133,6 +143,18 @@ export async function startPollBench(options: PollBenchOptions): Promise<PollBen
         ...(portfolio ? await pollDueStreams(viaPortfolio, deps(portfolio), 'bench') : []),
         ...(await pollDueStreams(viaPlain, deps(plain), 'bench')),
       ];
+    },
+    async pollJob() {
+      if (portfolio) throw new Error('pollJob models the property connection only');
+      const streamIds = definitions.map((d) => d.streamId);
+      const job = await pollConnectionStreams(
+        streamIds,
+        definitions,
+        deps(plain),
+        'bench',
+        clock.now(),
+      );
+      return job.outcomes;
     },
     async close() {
       await Promise.all([plain.close(), portfolio?.close()]);

@@ -69,7 +69,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         logger.info('poll job for a disabled or unknown connection', { connectionId });
         continue;
       }
-      const { outcomes, nextDueAt } = await pollConnectionStreams(
+      const { outcomes, nextDueAt, states } = await pollConnectionStreams(
         streamIds,
         connection.definitions,
         {
@@ -91,7 +91,10 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       for (const outcome of outcomes) {
         logger.info('poll finished', { ...outcome });
         if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);
-        const state = await store.getStream(outcome.streamId);
+        // The state the job last read or wrote; read only for a stream it never touched.
+        const state = states.has(outcome.streamId)
+          ? states.get(outcome.streamId)
+          : await store.getStream(outcome.streamId);
         if (state?.watermark) {
           metrics
             .singleMetric()

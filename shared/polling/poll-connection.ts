@@ -7,6 +7,11 @@ export interface ConnectionPollResult {
   outcomes: PollOutcome[];
   /** Epoch ms of the earliest next poll among its unparked streams (now for a stream never polled). */
   nextDueAt: number | undefined;
+  /**
+   * The state of each stream as the job last read or wrote it (`undefined`: read, never stored),
+   * so what follows the job (its metrics) needs no read of its own.
+   */
+  states: ReadonlyMap<string, StreamState | undefined>;
 }
 
 /**
@@ -47,7 +52,7 @@ export async function pollConnectionStreams(
     }
     outcomes.push(await pollStream(definition, observed, owner));
   }
-  return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps) };
+  return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps), states: known };
 }
 
 async function earliestNextDue(

@@ -109,6 +109,8 @@ describe('one poll job of a connection', () => {
     expect(quiet.nextDueAt).toBe(stored!.nextDueAt);
     expect(stored).toMatchObject({ window: null, lastSuccessAt: harness.clock.now() });
     expect(Date.parse(stored!.watermark!)).toBeGreaterThan(harness.clock.now() - 5_000);
+    // What follows the job (its metrics) reads the state it wrote, not the store again.
+    expect(quiet.states.get(definition.streamId)).toEqual(stored);
 
     // The only poller of its store (the local runtime) takes no lease: a read and a write.
     await harness.clock.advance(5_000);
