@@ -1,6 +1,6 @@
 import type { StreamState } from '../state/state-store.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
-import { type PollOutcome, pollStream } from './poll-stream.ts';
+import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -17,11 +17,13 @@ export interface ConnectionPollResult {
 /**
  * One poll job of a connection: polls each listed stream that is due by `dueBy` (all of
  * them when absent) in turn with one client (one budget per token) until the deadline. A
- * stream no longer defined (entity dropped) or parked is skipped. Each stream's lease still
- * guards it, so an overlapping job polls nothing twice. Connector failures are recorded on
- * the stream by pollStream; store and publish failures propagate so the job is retried.
- * The connection's next due time comes from the states the job read and wrote: a stream is
- * read again only when the job neither read nor wrote it.
+ * stream no longer defined (entity dropped) or parked is skipped. One lease on the connection
+ * guards the whole job (a conditional put and a delete per job, not per stream), so an
+ * overlapping job of the same connection polls nothing and reports its streams `leased`; its
+ * streams then take none of their own, and a stream's due check is its poll's read. Connector
+ * failures are recorded on the stream by pollStream; store and publish failures propagate so
+ * the job is retried. The connection's next due time comes from the states the job read and
+ * wrote: a stream is read again only when the job neither read nor wrote it.
  */
 export async function pollConnectionStreams(
   streamIds: readonly string[],
@@ -32,27 +34,66 @@ export async function pollConnectionStreams(
 ): Promise<ConnectionPollResult> {
   const byId = new Map(definitions.map((d) => [d.streamId, d]));
   const known = new Map<string, StreamState | undefined>();
-  const observed: PollDeps = {
-    ...deps,
-    store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
-  };
-  const outcomes: PollOutcome[] = [];
-  for (const streamId of streamIds) {
-    const definition = byId.get(streamId);
-    if (!definition) continue;
-    if (dueBy !== undefined) {
-      const state = await deps.store.getStream(streamId);
-      known.set(streamId, state);
-      if (state && (state.parked || state.nextDueAt > dueBy)) continue;
+  const listed = streamIds.filter((streamId) => byId.has(streamId));
+  const leaseId = connectionLeaseId(definitions[0]?.connectionId ?? '');
+  if (!deps.solePoller && listed.length > 0) {
+    const now = deps.clock.now();
+    // Until the job's deadline and a minute more (a stream's poll time without one).
+    const ttlMs = (deps.deadline ?? now + POLL_LEASE_TTL_MS) - now + LEASE_SLACK_MS;
+    if (!(await deps.store.acquireLease(leaseId, owner, ttlMs, now))) {
+      const outcomes = listed.map(
+        (streamId): PollOutcome => ({ kind: 'skipped', streamId, reason: 'leased' }),
+      );
+      return {
+        outcomes,
+        nextDueAt: await earliestNextDue(definitions, known, deps),
+        states: known,
+      };
     }
-    if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
-      // Out of time: the next planner run finds the rest still due.
-      outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
-      continue;
-    }
-    outcomes.push(await pollStream(definition, observed, owner));
   }
-  return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps), states: known };
+  try {
+    const observed: PollDeps = {
+      ...deps,
+      // The connection's lease holds every stream of the job.
+      solePoller: true,
+      store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
+    };
+    const outcomes: PollOutcome[] = [];
+    for (const streamId of listed) {
+      const definition = byId.get(streamId)!;
+      let state: StreamState | undefined;
+      if (dueBy !== undefined) {
+        state = await deps.store.getStream(streamId);
+        known.set(streamId, state);
+        if (state && (state.parked || state.nextDueAt > dueBy)) continue;
+      }
+      if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
+        // Out of time: the next planner run finds the rest still due.
+        outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
+        continue;
+      }
+      // Read under the lease: the due check's state is the poll's, no second read.
+      outcomes.push(
+        await pollStream(
+          definition,
+          observed,
+          owner,
+          dueBy === undefined ? undefined : { stored: state },
+        ),
+      );
+    }
+    return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps), states: known };
+  } finally {
+    if (!deps.solePoller && listed.length > 0) await deps.store.releaseLease(leaseId, owner);
+  }
+}
+
+/** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */
+const LEASE_SLACK_MS = 60_000;
+
+/** The lease of a connection's poll jobs (beside its streams' state items). */
+export function connectionLeaseId(connectionId: string): string {
+  return `connection:${connectionId}`;
 }
 
 async function earliestNextDue(

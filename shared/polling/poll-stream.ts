@@ -86,6 +86,8 @@ export async function pollStream(
   definition: StreamDefinition,
   deps: PollDeps,
   owner: string,
+  /** The stream's state as the caller just read it under its own lease (`undefined`: none stored). */
+  known?: { stored: StreamState | undefined },
 ): Promise<PollOutcome> {
   const { streamId } = definition;
   if (!deps.solePoller) {
@@ -99,7 +101,8 @@ export async function pollStream(
   }
   try {
     const stored =
-      (await deps.store.getStream(streamId)) ?? initialStreamState(definition, deps.clock.now());
+      (known ? known.stored : await deps.store.getStream(streamId)) ??
+      initialStreamState(definition, deps.clock.now());
     if (stored.parked) return { kind: 'skipped', streamId, reason: 'parked' };
     const state = stateHandle(deps.store, stored);
     const startedAt = deps.clock.now();

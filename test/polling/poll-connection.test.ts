@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import { connectionLeaseId, pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
@@ -104,7 +104,8 @@ describe('one poll job of a connection', () => {
     expect(quiet.outcomes).toEqual([
       { kind: 'polled', streamId: definition.streamId, caughtUp: true },
     ]);
-    expect(calls).toEqual(['getStream', 'acquireLease', 'getStream', 'saveStream', 'releaseLease']);
+    // One lease for the job, taken first: the due check's read is the poll's.
+    expect(calls).toEqual(['acquireLease', 'getStream', 'saveStream', 'releaseLease']);
     const stored = await deps.store.getStream(definition.streamId);
     expect(quiet.nextDueAt).toBe(stored!.nextDueAt);
     expect(stored).toMatchObject({ window: null, lastSuccessAt: harness.clock.now() });
@@ -122,5 +123,52 @@ describe('one poll job of a connection', () => {
       't',
     );
     expect(calls).toEqual(['getStream', 'saveStream']);
+  });
+
+  it('takes one lease for the whole job: an overlapping job of the connection polls nothing', async () => {
+    const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
+    const deps = harness.deps('hotel');
+    const streamIds = definitions.map((d) => d.streamId);
+    const leases: string[] = [];
+    const counting = new Proxy(deps.store, {
+      get(target, property: keyof StateStore) {
+        const value = target[property];
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (property === 'acquireLease') leases.push(String(args[0]));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const connectionId = definitions[0]!.connectionId;
+    // Another job of the same connection holds it.
+    const now = harness.clock.now();
+    expect(
+      await deps.store.acquireLease(connectionLeaseId(connectionId), 'other', 60_000, now),
+    ).toBeTruthy();
+    const blocked = await pollConnectionStreams(
+      streamIds,
+      definitions,
+      { ...deps, store: counting },
+      'me',
+    );
+    expect(blocked.outcomes).toEqual(
+      streamIds.map((streamId) => ({ kind: 'skipped', streamId, reason: 'leased' })),
+    );
+
+    await deps.store.releaseLease(connectionLeaseId(connectionId), 'other');
+    leases.length = 0;
+    const polled = await pollConnectionStreams(
+      streamIds,
+      definitions,
+      { ...deps, store: counting },
+      'me',
+    );
+    expect(polled.outcomes.every((o) => o.kind === 'polled')).toBe(true);
+    expect(leases).toEqual([connectionLeaseId(connectionId)]);
+    // Released at the end: the next job takes it at once.
+    expect(
+      await deps.store.acquireLease(connectionLeaseId(connectionId), 'next', 60_000, now),
+    ).toBeTruthy();
   });
 });
