@@ -11,6 +11,23 @@ afterAll(async () => {
   await harness?.close();
 });
 
+/** `store`, telling `onCall` of every method called on it, with its arguments. */
+function observedStore(
+  store: StateStore,
+  onCall: (method: keyof StateStore, args: unknown[]) => void,
+): StateStore {
+  return new Proxy(store, {
+    get(target, property: keyof StateStore) {
+      const value = target[property];
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        onCall(property, args);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 describe('one poll job of a connection', () => {
   it('polls every listed stream of the connection with one client, and skips streams it no longer defines', async () => {
     const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
@@ -82,16 +99,7 @@ describe('one poll job of a connection', () => {
     await pollConnectionStreams([definition.streamId], [definition], deps, 't');
     await harness.clock.advance(5_000);
     const calls: string[] = [];
-    const counted = new Proxy(deps.store, {
-      get(target, property: keyof StateStore) {
-        const value = target[property];
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(property);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
+    const counted = observedStore(deps.store, (method) => calls.push(method));
 
     const quiet = await pollConnectionStreams(
       [definition.streamId],
@@ -130,15 +138,8 @@ describe('one poll job of a connection', () => {
     const deps = harness.deps('hotel');
     const streamIds = definitions.map((d) => d.streamId);
     const leases: string[] = [];
-    const counting = new Proxy(deps.store, {
-      get(target, property: keyof StateStore) {
-        const value = target[property];
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (property === 'acquireLease') leases.push(String(args[0]));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
+    const counting = observedStore(deps.store, (method, args) => {
+      if (method === 'acquireLease') leases.push(String(args[0]));
     });
     const connectionId = definitions[0]!.connectionId;
     // Another job of the same connection holds it.
