@@ -6,6 +6,7 @@ import {
   type Rule,
 } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { routesDocumentClients } from '../shared/state/document-client.ts';
 
 /** DynamoDB commands and the capacity units they consumed. */
 export interface DynamoCounts {
@@ -29,6 +30,10 @@ function capacityOf(output: unknown): Capacity[] {
  * asks for `ReturnConsumedCapacity: TOTAL`, summing the units the server reports.
  */
 export function countDynamoDb(client: DynamoDBClient): DynamoCounts {
+  if (routesDocumentClients(client)) {
+    // The stores' commands would skip the SDK and its middleware: nothing would be counted.
+    throw new Error('countDynamoDb: the store answers in process; start it with transport "http"');
+  }
   const counts: DynamoCounts = { commands: new Map(), readUnits: 0, writeUnits: 0 };
   // Serialize step, high priority: after the document client has marshalled the input.
   client.middlewareStack.add(

@@ -21,6 +21,11 @@ export function routeDocumentClients(client: DynamoDBClient, factory: DocumentCl
   factories.set(client, factory);
 }
 
+/** Whether `client`'s document clients skip the SDK ({@link routeDocumentClients}). */
+export function routesDocumentClients(client: DynamoDBClient): boolean {
+  return factories.has(client);
+}
+
 /**
  * The document client the stores send their commands through: the SDK's
  * `DynamoDBDocumentClient` over `client`, unless `client` was routed elsewhere
