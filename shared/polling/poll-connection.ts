@@ -36,19 +36,20 @@ export async function pollConnectionStreams(
   const known = new Map<string, StreamState | undefined>();
   const listed = streamIds.filter((streamId) => byId.has(streamId));
   const leaseId = connectionLeaseId(definitions[0]?.connectionId ?? '');
-  if (!deps.solePoller && listed.length > 0) {
+  const takesLease = !deps.solePoller && listed.length > 0;
+  const finish = async (outcomes: PollOutcome[]): Promise<ConnectionPollResult> => ({
+    outcomes,
+    nextDueAt: await earliestNextDue(definitions, known, deps),
+    states: known,
+  });
+  if (takesLease) {
     const now = deps.clock.now();
     // Until the job's deadline and a minute more (a stream's poll time without one).
     const ttlMs = (deps.deadline ?? now + POLL_LEASE_TTL_MS) - now + LEASE_SLACK_MS;
     if (!(await deps.store.acquireLease(leaseId, owner, ttlMs, now))) {
-      const outcomes = listed.map(
-        (streamId): PollOutcome => ({ kind: 'skipped', streamId, reason: 'leased' }),
+      return finish(
+        listed.map((streamId): PollOutcome => ({ kind: 'skipped', streamId, reason: 'leased' })),
       );
-      return {
-        outcomes,
-        nextDueAt: await earliestNextDue(definitions, known, deps),
-        states: known,
-      };
     }
   }
   try {
@@ -82,9 +83,9 @@ export async function pollConnectionStreams(
         ),
       );
     }
-    return { outcomes, nextDueAt: await earliestNextDue(definitions, known, deps), states: known };
+    return await finish(outcomes);
   } finally {
-    if (!deps.solePoller && listed.length > 0) await deps.store.releaseLease(leaseId, owner);
+    if (takesLease) await deps.store.releaseLease(leaseId, owner);
   }
 }
 
