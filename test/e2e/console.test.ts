@@ -190,7 +190,8 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
 
   it('against a bridge started with BRIDGE_ADMIN_TOKEN, opens without it, asks for it and sends it as a bearer token', async () => {
     const token = 'console-test-token';
-    const tokenPort = port + 1;
+    // A free port of its own: the one beside the first bridge's may be taken by another test.
+    const tokenPort = await freePort();
     const tokenApi = `http://127.0.0.1:${tokenPort}`;
     const tokenDir = await mkdtemp(join(tmpdir(), 'bridge-console-token-'));
     const { CONNECTOR_BASE_URL: _external, ...env } = process.env;
