@@ -8,7 +8,7 @@ import type { EndpointSignal } from './endpoint-scheduler.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
-import { type Attempt, appendAttempt, type Delivery } from './store.ts';
+import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
@@ -77,8 +77,12 @@ export async function sendAttempt(
   deps.scheduler.record(subscription.id, endpointSignal(result));
   if (outcome.kind === 'retry' && outcome.pauseUntil !== undefined)
     deps.scheduler.pause(subscription.id, outcome.pauseUntil);
-  const endpoint = await batch.endpoint(subscription.id);
-  const health = await recordHealth(subscription, endpoint, outcome, deps);
+  const health = await recordHealth(
+    subscription,
+    withProcessPause(await batch.endpoint(subscription.id), deps),
+    outcome,
+    deps,
+  );
   batch.setEndpoint(health.state);
   if (health.disabled) await batch.markDisabled(subscription.id);
   const attempted: Delivery = {
@@ -108,6 +112,18 @@ export async function sendAttempt(
       deps.metrics.count('failed');
       return { next: dead(attempted, outcome.reason, doneAt), log, outcome };
   }
+}
+
+/**
+ * The batch's copy of an endpoint's state with the latest pause this process knows of: another
+ * batch may have met a 429 since this one read the state, and a write of the copy must not drop
+ * that pause (the stored pause is what holds the endpoint across a restart).
+ */
+function withProcessPause(endpoint: EndpointState, deps: DispatcherDeps): EndpointState {
+  const known = deps.scheduler.pausedUntil(endpoint.subscriptionId);
+  return known !== undefined && known > (endpoint.pausedUntil ?? 0)
+    ? { ...endpoint, pausedUntil: known }
+    : endpoint;
 }
 
 /** What a request's result says of the endpoint's load: 429, 503 and timeouts mean overloaded. */
@@ -190,14 +206,6 @@ export async function attemptDelivery(
     );
     return { kind: 'skipped', reason };
   }
-  const endpoint = await batch.endpoint(subscription.id);
-  // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
-  // batch of this process learnt of the pause.
-  const pausedUntil = Math.max(
-    endpoint.pausedUntil ?? 0,
-    deps.scheduler.pausedUntil(subscription.id) ?? 0,
-  );
-  if (pausedUntil > now) return defer(delivery, pausedUntil, batch, recordIds);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
     const reason = 'event no longer stored';
@@ -208,6 +216,15 @@ export async function attemptDelivery(
     );
     return { kind: 'skipped', reason };
   }
+  const endpoint = await batch.endpoint(subscription.id);
+  // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
+  // batch of this process learnt of the pause. Checked last, with nothing awaited between the
+  // check and the request: a 429 that comes back while this attempt read its event counts.
+  const pausedUntil = Math.max(
+    endpoint.pausedUntil ?? 0,
+    deps.scheduler.pausedUntil(subscription.id) ?? 0,
+  );
+  if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, batch, recordIds);
   const sent = await sendAttempt(
     { delivery, log: record.attempts, subscription, body: event.body },
     batch,

@@ -50,10 +50,15 @@ describe('whole-bridge chaos', () => {
     });
     console.log(formatChaosResult(result));
     if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
-    for (const v of result.violations)
+    for (const v of result.violations) {
+      // A SIGKILL inside the pause says whether the pause had to live through a restart.
+      const kill = result.killedAt.find((at) => at >= v.pausedFrom && at <= v.at);
+      const killed =
+        kill === undefined ? 'no SIGKILL in between' : `SIGKILL ${kill - v.pausedFrom} ms in`;
       console.log(
-        `Retry-After violation: ${v.webhookId} arrived ${v.at - v.pausedFrom} ms into a pause of ${v.pausedUntil - v.pausedFrom} ms`,
+        `Retry-After violation: ${v.webhookId} arrived ${v.at - v.pausedFrom} ms into a pause of ${v.pausedUntil - v.pausedFrom} ms (${killed})`,
       );
+    }
     expect(result.kills).toBeGreaterThan(1);
     expect(result.expected).toBeGreaterThan(50);
     expect(result.missing).toEqual([]);

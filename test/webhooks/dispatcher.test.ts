@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
-import type { Receiver, ReceiverAction } from './support/receiver.ts';
+import type { ReceivedRequest, Receiver, ReceiverAction } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -146,6 +148,72 @@ describe('dispatcher', () => {
     expect(receiver.log).toHaveLength(6);
     expect(new Set(receiver.log.slice(1).map((r) => r.headers['webhook-id'])).size).toBe(5);
     expect(allVerified(receiver)).toBe(true);
+  });
+
+  it('sends no retry when a 429 pauses the endpoint while the retry reads its event', async () => {
+    const store = new MemoryWebhookStore();
+    const { receiver, harness, subscribe, clock } = await setup(
+      (r) => {
+        const id = (r as ReceivedRequest).headers['webhook-id'];
+        if (id === eventIdOf(2))
+          return { kind: 'respond', status: 429, headers: { 'retry-after': '120' } };
+        return { kind: 'respond', status: id === eventIdOf(1) ? 500 : 200 };
+      },
+      { store },
+    );
+    await subscribe('/busy', { retrySchedule: [10_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
+    await harness.drainVisible();
+    await clock.advance(15_000);
+    // The retry's read of its stored event is held while another batch meets the 429.
+    const readEvent = store.getEvent.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reading = false;
+    store.getEvent = async (id) => {
+      reading = true;
+      await held;
+      return readEvent(id);
+    };
+    const retry = processDispatchBatch(harness.queue.receive(10), harness.deps);
+    while (!reading) await systemClock.sleep(5);
+    await processDispatchBatch(
+      [{ messageId: 'm2', body: envelope(changeEvent(eventIdOf(2))) }],
+      harness.deps,
+    );
+    release();
+    await retry;
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(1), eventIdOf(2)]);
+    expect(harness.metrics.counts.deferred).toBe(1);
+  });
+
+  it('keeps a stored pause when a batch that read the endpoint before it records a success', async () => {
+    const { receiver, harness, subscribe, clock } = await setup((r) => {
+      const id = (r as ReceivedRequest).headers['webhook-id'];
+      if (id === eventIdOf(1)) return { kind: 'respond', status: 500 };
+      if (id === eventIdOf(2))
+        return { kind: 'respond', status: 429, headers: { 'retry-after': '120' } };
+      return { kind: 'respond', status: 200, delayMs: 300 };
+    });
+    const { subscription } = await subscribe('/busy');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
+    await harness.drainVisible();
+    // This batch reads the endpoint (one failure, no pause) and waits 300 ms for its answer.
+    const slow = processDispatchBatch(
+      [{ messageId: 'm3', body: envelope(changeEvent(eventIdOf(3))) }],
+      harness.deps,
+    );
+    while (receiver.log.length < 2) await systemClock.sleep(5);
+    await processDispatchBatch(
+      [{ messageId: 'm2', body: envelope(changeEvent(eventIdOf(2))) }],
+      harness.deps,
+    );
+    await slow;
+    const stored = await harness.store.getEndpointState(subscription.id);
+    expect(stored?.consecutiveFailures).toBe(0);
+    expect(stored?.pausedUntil).toBeGreaterThanOrEqual(clock.now() + 119_000);
   });
 
   it('retries on the schedule, logs every attempt and dead-letters after the last one', async () => {
