@@ -58,6 +58,55 @@ function writeObject(value: Record<string, unknown>, skip: readonly string[], ou
   out.push('}');
 }
 
+/** Returned by {@link sortedCopy} when an object's keys cannot keep their sorted order in a copy. */
+const UNORDERABLE = Symbol('unorderable');
+
+/**
+ * Keys a JavaScript object enumerates before all others, in numeric order (array indices), and
+ * `__proto__`, which an assignment would not make an own member: a copy cannot hold either in
+ * code-unit order.
+ */
+function unorderableKey(key: string): boolean {
+  if (key === '__proto__') return true;
+  const code = key.charCodeAt(0);
+  return code >= 48 && code <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
+}
+
+/**
+ * A copy of `value` whose objects have their members inserted in code-unit order (undefined
+ * members and the top level's `skip` left out), for one native JSON.stringify to write the
+ * canonical string; {@link UNORDERABLE} when some object's keys cannot keep that order.
+ */
+function sortedCopy(value: unknown, skip: readonly string[]): unknown {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
+  // JSON.stringify writes -0 as 0 and NaN and the infinities as null, as writeValue does.
+  if (typeof value === 'number') return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i] === undefined ? null : sortedCopy(value[i], []);
+      if (item === UNORDERABLE) return UNORDERABLE;
+      copy[i] = item;
+    }
+    return copy;
+  }
+  if (!isPlainObject(value)) {
+    throw new BridgeError(`cannot canonicalise a value of type ${typeof value}: records are JSON`);
+  }
+  const keys = Object.keys(value);
+  keys.sort();
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    const member = value[key];
+    if (member === undefined || skip.includes(key)) continue;
+    if (unorderableKey(key)) return UNORDERABLE;
+    const item = sortedCopy(member, []);
+    if (item === UNORDERABLE) return UNORDERABLE;
+    copy[key] = item;
+  }
+  return copy;
+}
+
 /**
  * Serialises a JSON value with object keys sorted at every depth and the volatile fields
  * removed from the top level, so that equal content always gives the same string.
@@ -67,9 +116,14 @@ function writeObject(value: Record<string, unknown>, skip: readonly string[], ou
  * @example canonicalJson({ b: 1, a: { d: 2, c: 3 }, UpdatedUtc: 'x' }) // '{"a":{"c":3,"d":2},"b":1}'
  */
 export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
+  const skip = options.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
+  // Fast path: a sorted copy written by the engine's JSON.stringify (records are parsed JSON,
+  // so their objects are plain). Keys that a copy would reorder take the member-by-member writer.
+  const copy = sortedCopy(value, isPlainObject(value) ? skip : []);
+  if (copy !== UNORDERABLE) return JSON.stringify(copy);
   const out: string[] = [];
   if (isPlainObject(value)) {
-    writeObject(value, options.volatileFields ?? DEFAULT_VOLATILE_FIELDS, out);
+    writeObject(value, skip, out);
   } else {
     writeValue(value, out);
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash } from '../../shared/changes/canonical.ts';
+import { seededRandom } from '../../shared/clock.ts';
+import { randomJson } from './json-generator.ts';
 
 const customer = {
   Id: 'c1',
@@ -36,6 +38,32 @@ describe('canonicalJson', () => {
 
   it('drops undefined members as JSON does and treats -0 as 0', () => {
     expect(canonicalJson({ a: undefined, b: -0 })).toBe('{"b":0}');
+  });
+
+  it('keeps code-unit order for keys an object would enumerate first, and for __proto__', () => {
+    const parsed = JSON.parse('{"b":1,"10":2,"9":3,"__proto__":{"x":1},"a":[{"2":0,"1":0}]}');
+    expect(canonicalJson(parsed)).toBe(
+      '{"10":2,"9":3,"__proto__":{"x":1},"a":[{"1":0,"2":0}],"b":1}',
+    );
+    // Not array indices: these stay where code-unit order puts them.
+    expect(canonicalJson({ b: 1, '01': 2, '-1': 3, '4294967295': 4 })).toBe(
+      '{"-1":3,"01":2,"4294967295":4,"b":1}',
+    );
+  });
+
+  it('writes what a member-by-member sorted writer writes, for random JSON', () => {
+    const sorted = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(sorted).join(',')}]`;
+      if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+      const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${sorted(item)}`).join(',')}}`;
+    };
+    const random = seededRandom(11);
+    for (let n = 0; n < 2000; n++) {
+      const value = randomJson(random, 4);
+      const volatile = { volatileFields: [] };
+      expect(canonicalJson(value, volatile)).toBe(sorted(value));
+    }
   });
 
   it('rejects values JSON cannot hold', () => {
