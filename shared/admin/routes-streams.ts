@@ -1,3 +1,4 @@
+import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, startBackfill } from './backfill.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
@@ -5,6 +6,7 @@ import {
   BackfillBodySchema,
   BackfillJobViewSchema,
   EmptySchema,
+  StreamListQuerySchema,
   StreamListSchema,
   StreamViewSchema,
 } from './schemas.ts';
@@ -27,20 +29,28 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     summary:
       'Streams with watermark, last poll, lag, errors, parking and window in progress, and the connector budget per connection',
     tag: 'streams',
-    query: EmptySchema,
+    query: StreamListQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: StreamListSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: {
-        streams: listStreamViews(
-          await deps.streams(),
-          await deps.state.listStreams(),
-          deps.clock.now(),
-        ),
-        ...(deps.budgets ? { budgets: deps.budgets() } : {}),
-      },
-    }),
+    handle: async ({ query }, deps) => {
+      // One connection's streams are one short read, however many connections there are.
+      const filter = query.connectionId === undefined ? {} : { connectionId: query.connectionId };
+      const definitions = (await deps.streams()).filter((d) => streamMatches(d.streamId, filter));
+      const budgets = deps
+        .budgets?.()
+        .filter((b) => filter.connectionId === undefined || b.connectionId === filter.connectionId);
+      return {
+        status: 200,
+        body: {
+          streams: listStreamViews(
+            definitions,
+            await deps.state.listStreams(filter),
+            deps.clock.now(),
+          ),
+          ...(budgets ? { budgets } : {}),
+        },
+      };
+    },
   }),
   defineRoute({
     method: 'POST',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { splitCommaText } from '../comma-list.ts';
-import { ConnectionViewSchema } from '../connections/connection.ts';
+import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
 import { EventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
@@ -232,6 +232,11 @@ export { ConnectionViewSchema };
 
 /** `GET /connections`: every connection, never with a token. */
 export const ConnectionListSchema = z.object({ connections: z.array(ConnectionViewSchema) });
+
+/** `GET /streams?connectionId=…`: one connection's streams and budget instead of all. */
+export const StreamListQuerySchema = z
+  .object({ connectionId: ConnectionIdSchema.optional() })
+  .strict();
 
 /** Query of `DELETE /connections/{id}`: `keepState=true` keeps the streams' state and snapshots. */
 export const RemoveConnectionQuerySchema = z.object({

@@ -141,7 +141,7 @@ export async function removeConnection(
   await deps.onChange?.(id);
   let streamsDeleted = 0;
   if (!options.keepState) {
-    const streams = (await deps.state.listStreams()).filter((s) => s.connectionId === id);
+    const streams = await deps.state.listStreams({ connectionId: id });
     for (const stream of streams) await deps.state.deleteStream(stream.streamId);
     streamsDeleted = streams.length;
   }

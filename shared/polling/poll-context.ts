@@ -157,7 +157,7 @@ export function withSavedStates(
     deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
     scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
     getStream: (streamId) => store.getStream(streamId),
-    listStreams: () => store.listStreams(),
+    listStreams: (filter) => store.listStreams(filter),
     saveStream: async (state, expectedVersion) => {
       const written = await store.saveStream(state, expectedVersion);
       onSaved(written);

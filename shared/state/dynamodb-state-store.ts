@@ -41,6 +41,7 @@ import {
   StateConflictError,
   type StateStore,
   type StoredSnapshot,
+  type StreamFilter,
   type StreamState,
   StreamStateSchema,
   scanPageSize,
@@ -156,17 +157,24 @@ export class DynamoDbStateStore implements StateStore {
     return output.Item ? fromStreamStateItem(output.Item) : undefined;
   }
 
-  async listStreams(): Promise<StreamState[]> {
+  async listStreams(filter?: StreamFilter): Promise<StreamState[]> {
     const states: StreamState[] = [];
     let startKey: Record<string, unknown> | undefined;
+    // One connection's states are a range of the collection's sort keys: `<connectionId>:…`.
+    const prefix = filter?.connectionId === undefined ? undefined : `${filter.connectionId}:`;
     do {
       const output = await this.call('Query', () =>
         this.documentClient.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: '#pk = :pk',
-            ExpressionAttributeNames: { '#pk': 'pk' },
-            ExpressionAttributeValues: { ':pk': STREAMS_PK },
+            KeyConditionExpression:
+              prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
+            ExpressionAttributeNames:
+              prefix === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
+            ExpressionAttributeValues:
+              prefix === undefined
+                ? { ':pk': STREAMS_PK }
+                : { ':pk': STREAMS_PK, ':prefix': prefix },
             ConsistentRead: true,
             ExclusiveStartKey: startKey,
           }),

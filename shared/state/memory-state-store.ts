@@ -6,9 +6,11 @@ import {
   StateConflictError,
   type StateStore,
   type StoredSnapshot,
+  type StreamFilter,
   type StreamState,
   StreamStateSchema,
   scanPageSize,
+  streamMatches,
 } from './state-store.ts';
 
 /** A snapshot as kept in memory: the record serialized, as DynamoDB keeps it, so callers never share objects. */
@@ -81,8 +83,9 @@ export class MemoryStateStore implements StateStore {
     return state ? structuredClone(state) : undefined;
   }
 
-  async listStreams(): Promise<StreamState[]> {
+  async listStreams(filter?: StreamFilter): Promise<StreamState[]> {
     return [...this.streams.values()]
+      .filter((state) => streamMatches(state.streamId, filter))
       .sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
       .map((state) => structuredClone(state));
   }

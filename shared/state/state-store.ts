@@ -83,6 +83,16 @@ export const StreamStateSchema = z.object({
 /** Per-stream poll state. */
 export type StreamState = z.infer<typeof StreamStateSchema>;
 
+/** Which stream states a listing returns: all, or one connection's. */
+export interface StreamFilter {
+  connectionId?: string;
+}
+
+/** Whether a stream id belongs to the filter's connection (every id when it names none). */
+export function streamMatches(streamId: string, filter: StreamFilter = {}): boolean {
+  return filter.connectionId === undefined || streamId.startsWith(`${filter.connectionId}:`);
+}
+
 /** Exclusive right of one owner to poll a stream until `expiresAt` (epoch ms). */
 export interface Lease {
   streamId: string;
@@ -132,8 +142,11 @@ export interface StateStore {
   scanSnapshots(streamId: string, options?: ScanSnapshotsOptions): AsyncIterable<StoredSnapshot[]>;
   /** Reads one stream state (strongly consistent). */
   getStream(streamId: string): Promise<StreamState | undefined>;
-  /** Reads every stream state, ordered by stream id. */
-  listStreams(): Promise<StreamState[]>;
+  /**
+   * Reads every stream state, ordered by stream id; with `connectionId`, only that
+   * connection's (stream ids are `<connectionId>:<entityType>`).
+   */
+  listStreams(filter?: StreamFilter): Promise<StreamState[]>;
   /**
    * Writes the stream state if the stored version equals expectedVersion (or none exists when
    * expectedVersion is 0); returns the new state with version expectedVersion+1; throws

@@ -98,6 +98,43 @@ describe('admin API: streams', () => {
     ]);
   });
 
+  it('lists one connection’s streams and budget with ?connectionId, and refuses a malformed id', async () => {
+    harness = createAdminHarness();
+    await harness.state.saveStream(streamState('old:export'), 0);
+    await harness.state.saveStream(streamState('main-2:customer'), 0);
+    await harness.state.saveStream(streamState('main:customer'), 0);
+    const budget = (connectionId: string) =>
+      toBudgetView(
+        connectionId,
+        new TokenBudget(
+          connectionId,
+          { requests: 200, windowMs: 30_000, marginMs: 500 },
+          harness.clock,
+          new MemoryGrantLedger(),
+        ).view(),
+      );
+    harness.deps.budgets = () => [budget('main'), budget('old')];
+    const response = await harness.call('GET', '/streams', { query: { connectionId: 'main' } });
+    expect(response.status).toBe(200);
+    const body = response.body as {
+      streams: { id: string }[];
+      budgets: { connectionId: string }[];
+    };
+    // Configured streams of `main` and its stored one; not `main-2`, whose id shares the prefix.
+    expect(body.streams.map((s) => s.id)).toEqual([
+      'main:customer',
+      'main:resource',
+      'main:taxEnvironment',
+    ]);
+    expect(body.budgets.map((b) => b.connectionId)).toEqual(['main']);
+    const old = await harness.call('GET', '/streams', { query: { connectionId: 'old' } });
+    expect((old.body as { streams: { id: string }[] }).streams.map((s) => s.id)).toEqual([
+      'old:export',
+    ]);
+    const bad = await harness.call('GET', '/streams', { query: { connectionId: 'a:b' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('resets a stream (state and snapshots) and answers 404 for an unknown one', async () => {
     harness = createAdminHarness();
     await harness.state.saveStream(streamState('main:customer', { parked: true }), 0);

@@ -192,7 +192,7 @@ describe('the poll loop’s concurrency', () => {
     const hung = new Promise<void>((resolve) => {
       finishReads = resolve;
     });
-    store.listStreams = () => hung.then(listStreams);
+    store.listStreams = () => hung.then(() => listStreams());
     transport.releaseAll();
     await settle();
     await clock.advance(60_000);

@@ -306,6 +306,16 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(listed[0]).toEqual(streamState('main:customer', { version: 1 }));
     });
 
+    it('lists one connection’s streams, not those of a connection whose id starts the same', async () => {
+      const store = await createStore();
+      for (const id of ['main-2:customer', 'main:resource', 'ma:customer', 'main:customer']) {
+        await store.saveStream(streamState(id), 0);
+      }
+      const listed = await store.listStreams({ connectionId: 'main' });
+      expect(listed.map((s) => s.streamId)).toEqual(['main:customer', 'main:resource']);
+      expect(await store.listStreams({ connectionId: 'none' })).toEqual([]);
+    });
+
     it('deletes a stream with its snapshots and lease, leaving other streams alone', async () => {
       const store = await createStore();
       await store.saveStream(streamState('main:customer'), 0);

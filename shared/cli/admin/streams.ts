@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type BudgetViewSchema, StreamListSchema, StreamViewSchema } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
@@ -12,6 +12,8 @@ import {
   withCommonOptions,
   writeJson,
 } from './output.ts';
+
+const ListOptionsSchema = CommonOptionsSchema.extend({ connection: z.string().optional() });
 
 /** One word for where a stream stands. */
 function streamState(stream: z.infer<typeof StreamViewSchema>): string {
@@ -29,17 +31,27 @@ function budgetLine(budget: z.infer<typeof BudgetViewSchema>): string {
   return `connector budget of ${budget.connectionId}: ${budget.requestsInWindow} of ${budget.limit} requests in the last 30 s, live reserve ${budget.liveReserve}, queued ${budget.queued.live} live and ${budget.queued.bulk} bulk${paused}`;
 }
 
-/** Adds `streams list` and `streams reset STREAM` (design.md, CLI). */
+/** Adds `streams list [--connection ID]` and `streams reset STREAM` (design.md, CLI). */
 export function registerStreamCommands(program: Command, io: CliIo): void {
   const group = program
     .command('streams')
     .description('poll streams (one connection and entity type each): watermarks, lag, errors');
 
   withCommonOptions(
-    group.command('list').description('streams with watermark, last poll, lag and errors'),
+    group
+      .command('list')
+      .description('streams with watermark, last poll, lag and errors')
+      .option('--connection <id>', 'only this connection’s streams and budget'),
   ).action(async (raw: unknown) => {
-    const options = CommonOptionsSchema.parse(raw);
-    const { streams, budgets } = await clientFor(options).call('GET', '/streams', StreamListSchema);
+    const options = ListOptionsSchema.parse(raw);
+    const { streams, budgets } = await clientFor(options).call(
+      'GET',
+      '/streams',
+      StreamListSchema,
+      {
+        query: { connectionId: options.connection },
+      },
+    );
     if (options.json) return writeJson(io, streams);
     if (streams.length === 0) return io.out('no streams');
     for (const budget of budgets ?? []) io.out(budgetLine(budget));
