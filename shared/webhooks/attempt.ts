@@ -206,6 +206,10 @@ export async function attemptDelivery(
     );
     return { kind: 'skipped', reason };
   }
+  // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
+  // batch of this process learnt of the pause.
+  const pausedBefore = await endpointPausedUntil(subscription.id, batch);
+  if (pausedBefore > now) return defer(delivery, pausedBefore, batch, recordIds);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
     const reason = 'event no longer stored';
@@ -216,14 +220,8 @@ export async function attemptDelivery(
     );
     return { kind: 'skipped', reason };
   }
-  const endpoint = await batch.endpoint(subscription.id);
-  // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
-  // batch of this process learnt of the pause. Checked last, with nothing awaited between the
-  // check and the request: a 429 that comes back while this attempt read its event counts.
-  const pausedUntil = Math.max(
-    endpoint.pausedUntil ?? 0,
-    deps.scheduler.pausedUntil(subscription.id) ?? 0,
-  );
+  // Again just before the request: a 429 may have come back while the event was read.
+  const pausedUntil = await endpointPausedUntil(subscription.id, batch);
   if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, batch, recordIds);
   const sent = await sendAttempt(
     { delivery, log: record.attempts, subscription, body: event.body },
@@ -234,6 +232,12 @@ export async function attemptDelivery(
     await afterDeliveryWrite(sent.next, batch, recordIds);
   }
   return { kind: 'attempted', outcome: sent.outcome };
+}
+
+/** Until when the endpoint is paused (0: not), by its stored state or this process's scheduler. */
+async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch): Promise<number> {
+  const endpoint = await batch.endpoint(subscriptionId);
+  return Math.max(endpoint.pausedUntil ?? 0, batch.deps.scheduler.pausedUntil(subscriptionId) ?? 0);
 }
 
 /** Writes a delivery update (the attempt log kept) and what follows it. */
