@@ -3,6 +3,7 @@ import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
+import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
@@ -44,6 +45,13 @@ export const LocalEnvSchema = z.object({
     .min(1)
     .max(10_000)
     .default(POLL_LOOP_CONCURRENCY_DEFAULT),
+  /** Records the local poll loop's pages hold in flight at most, over every stream. */
+  POLL_MAX_RECORDS_IN_FLIGHT: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(10_000_000)
+    .default(RECORDS_IN_FLIGHT_DEFAULT),
   /** Whether dynalite runs in a worker thread of its own (see LocalConfig.storeThread). */
   BRIDGE_STORE_THREAD: BooleanText.default(false),
   // Local runs deliver to receivers on this machine, so loopback is allowed unless turned off.
@@ -74,6 +82,8 @@ export interface LocalConfig {
   pollIntervalMs: number;
   /** POLL_CONCURRENCY: streams polled at once. */
   pollConcurrency: number;
+  /** POLL_MAX_RECORDS_IN_FLIGHT: records of pages being read, diffed and stored at once. */
+  pollMaxRecordsInFlight: number;
   allowPrivate: boolean;
   /**
    * BRIDGE_STORE_THREAD: dynalite (validation, conditions, LevelDB) runs in a worker thread
@@ -121,6 +131,7 @@ export function readLocalConfig(
     dataDir: parsed.BRIDGE_DATA_DIR,
     pollIntervalMs: parsed.POLL_INTERVAL,
     pollConcurrency: parsed.POLL_CONCURRENCY,
+    pollMaxRecordsInFlight: parsed.POLL_MAX_RECORDS_IN_FLIGHT,
     allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
     storeThread: parsed.BRIDGE_STORE_THREAD,
     externalConnector: parsed.CONNECTOR_BASE_URL !== undefined,

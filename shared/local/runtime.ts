@@ -11,6 +11,7 @@ import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
+import { RecordBudget } from '../polling/record-budget.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
@@ -184,6 +185,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         dispatch.queueUrl,
         maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG),
       ),
+      // Many busy streams at once (1,000 hotels of one chain) hold a bounded share of pages.
+      records: new RecordBudget(config.pollMaxRecordsInFlight),
     };
     const pollLoop: PollLoop = startPollLoop({
       definitions: () => connections.registry.definitions(),

@@ -8,6 +8,7 @@ import type { StateStore, StreamState } from '../state/state-store.ts';
 import type { BacklogGauge } from './backlog-gauge.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
+import type { RecordBudget } from './record-budget.ts';
 import type { WindowSettings } from './windows.ts';
 
 /** A product whose prices are followed; Day units start at local midnight of `timeZone`. */
@@ -65,6 +66,11 @@ export interface PollDeps {
   solePoller?: boolean;
   /** Pauses detection (at a page boundary, cursor saved) while delivery lags (default: never). */
   backlog?: BacklogGauge;
+  /**
+   * Bounds the records the process's polls hold in flight (the local loop's; default: none, a
+   * Lambda poller runs one connection's job). Windowed pages claim it before they are read.
+   */
+  records?: RecordBudget;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { LocalConfig } from '../../shared/local/local-config.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../../shared/polling/poll-runner.ts';
+import { RECORDS_IN_FLIGHT_DEFAULT } from '../../shared/polling/record-budget.ts';
 
 /** The configuration of an in-process `start` for tests: admin API on a free loopback port, external connector. */
 export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalConfig {
@@ -11,6 +12,7 @@ export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalC
     dataDir,
     pollIntervalMs,
     pollConcurrency: POLL_LOOP_CONCURRENCY_DEFAULT,
+    pollMaxRecordsInFlight: RECORDS_IN_FLIGHT_DEFAULT,
     allowPrivate: true,
     storeThread: false,
     externalConnector: true,

@@ -4,6 +4,7 @@ import type { ConnectorClient } from '../../connector/connector-client.ts';
 import type { OperationName, PaginatedOperationName } from '../../connector/operations.ts';
 import type { Page } from '../../connector/paginate.ts';
 import type { RequestBody } from '../poll-spec.ts';
+import type { RecordBudget, RecordGrant } from '../record-budget.ts';
 
 /** A page reduced to what the poller needs. */
 export interface RecordPage {
@@ -33,6 +34,61 @@ export async function* pageRecords(
       count: page.count,
       last: page.last,
     };
+  }
+}
+
+/** A page with the claim on the poll's record budget it holds until it is stored. */
+export interface BudgetedPage extends RecordPage {
+  grant?: RecordGrant;
+}
+
+/** Whose pages {@link budgetedPages} claims, and how large they may be. */
+export interface PageClaims {
+  budget: RecordBudget | undefined;
+  streamId: string;
+  entityType: string;
+  /** The page size asked for (Limitation.Count). */
+  requested: number;
+  signal?: AbortSignal;
+  /** Every claim taken, for the caller to release whatever its pages did not. */
+  grants: Set<RecordGrant>;
+}
+
+/**
+ * The pages of `source`, each claimed from the record budget before it is asked for (what the
+ * stream's pages are expected to hold), then resized to what it holds. The caller releases a
+ * page's grant once the page is stored; a claim whose page never reached it (a failure, a
+ * page read ahead and dropped) stays in `claims.grants` for the caller to release. Without a
+ * budget the pages pass as they are.
+ */
+export async function* budgetedPages(
+  source: AsyncIterable<RecordPage>,
+  claims: PageClaims,
+): AsyncGenerator<BudgetedPage, void, undefined> {
+  const { budget, streamId, entityType } = claims;
+  if (!budget) {
+    yield* source;
+    return;
+  }
+  const iterator = source[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const grant = await budget.take(
+        budget.estimate(streamId, entityType, claims.requested),
+        claims.signal,
+      );
+      claims.grants.add(grant);
+      const result = await iterator.next();
+      if (result.done) {
+        grant.release();
+        return;
+      }
+      budget.observe(streamId, entityType, result.value.records.length);
+      grant.resize(result.value.records.length);
+      yield { ...result.value, grant };
+    }
+  } finally {
+    await iterator.return?.();
   }
 }
 

@@ -14,8 +14,9 @@ import {
   type StreamDefinition,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
+import type { RecordGrant } from '../record-budget.ts';
 import { nextWindow, reachesPresent } from '../windows.ts';
-import { allRecords, pageRecords } from './paged-records.ts';
+import { allRecords, budgetedPages, pageRecords } from './paged-records.ts';
 
 /** What a windowed run did. */
 export interface WindowedRunResult {
@@ -118,10 +119,20 @@ export async function runWindowed(
     // cursor saved is always that of a page fully published and stored.
     let storing: Promise<void> = Promise.resolve();
     let current: StreamWindow = window;
+    const grants = new Set<RecordGrant>();
+    const pages = budgetedPages(
+      pageRecords(deps.client, spec.operation, body, callOptions(deps, definition, priority)),
+      {
+        budget: deps.records,
+        streamId: definition.streamId,
+        entityType: spec.entityType,
+        requested: window.count,
+        ...(deps.signal ? { signal: deps.signal } : {}),
+        grants,
+      },
+    );
     try {
-      for await (const page of readAhead(
-        pageRecords(deps.client, spec.operation, body, callOptions(deps, definition, priority)),
-      )) {
+      for await (const page of readAhead(pages)) {
         const changes = await publishObservations(
           definition,
           deps,
@@ -136,9 +147,11 @@ export async function runWindowed(
           ? undefined
           : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
         const counts: PageCounts = { records: page.records.length, events: changes.published };
-        storing = storeChanges(definition, deps, changes).then(async () => {
-          if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
-        });
+        storing = storeChanges(definition, deps, changes)
+          .then(async () => {
+            if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
+          })
+          .finally(() => page.grant?.release());
         // Awaited before the next page or at the end; until then, a failure must not count as
         // an unhandled rejection (which would end the process).
         storing.catch(() => undefined);
@@ -153,7 +166,12 @@ export async function runWindowed(
         if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
       }
     } finally {
-      await storing;
+      try {
+        await storing;
+      } finally {
+        // Claims of pages that were not stored: a failure, or the page read ahead and dropped.
+        for (const grant of grants) grant.release();
+      }
     }
     result.records += windowRecords;
     if (!finished) break;
