@@ -107,6 +107,17 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
       .not.toBe(firstSeen);
     const streamRows = page.getByRole('table', { name: 'Streams' }).locator('tbody tr');
     expect(await streamRows.count()).toBeGreaterThan(0);
+    const streamsShown = await streamRows.count();
+
+    // One connection's streams: none of an unknown one, all of `local` (this run's only one).
+    await page.getByLabel('Connection', { exact: true }).fill('other-hotel');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect
+      .poll(() => streamRows.allTextContents(), { timeout: WAIT_MS })
+      .toEqual(['No streams configured']);
+    await page.getByLabel('Connection', { exact: true }).fill('local');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await expect.poll(() => streamRows.count(), { timeout: WAIT_MS }).toBe(streamsShown);
 
     // Filtered by a type pattern, the feed lists only those types.
     await page.getByLabel('Type', { exact: true }).fill('customer.*');

@@ -102,9 +102,39 @@ export function renderOverview(main) {
     drawFeed();
   }
 
+  const connectionInput = h('input', {
+    id: 'streams-connection',
+    name: 'connectionId',
+    placeholder: 'every connection',
+  });
+  /** The connection whose streams are shown ('' for all): one hotel of thousands at a glance. */
+  let connectionId = '';
+  let streamsGeneration = 0;
+
   async function pollStreams() {
-    replace(streamsBox, streamsTable(await api('GET', 'streams')));
+    const asked = streamsGeneration;
+    const listing = await api('GET', `streams${query({ connectionId })}`);
+    // An answer for the connection of before the last change is dropped.
+    if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing));
   }
+
+  const streamsForm = h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': 'Filter the streams',
+      onsubmit: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        connectionId = /** @type {HTMLInputElement} */ (connectionInput).value.trim();
+        streamsGeneration += 1;
+        pollStreams().catch((error) => say(error.message, true));
+      },
+    },
+    h('label', { for: 'streams-connection' }, 'Connection'),
+    connectionInput,
+    h('button', { type: 'submit' }, 'Show'),
+  );
 
   const filterForm = h(
     'form',
@@ -134,6 +164,7 @@ export function renderOverview(main) {
       'section',
       { 'aria-labelledby': 'streams-title' },
       h('h2', { id: 'streams-title' }, 'Streams'),
+      streamsForm,
       streamsBox,
     ),
     h(
