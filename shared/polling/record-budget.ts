@@ -1,8 +1,8 @@
 /**
  * Records the local poll loop holds in flight at most by default (`POLL_MAX_RECORDS_IN_FLIGHT`):
  * pages being fetched, diffed, published and stored. About 20 pages of 1,000 records, which is
- * ten busy streams with one page ahead each: more than two cores can diff at once, and a
- * bounded share of memory (a page of customers in flight holds ~2 MB with its events).
+ * ten busy streams with one page ahead each: more than two cores can diff at once, where 128
+ * polls of busy streams could otherwise hold two or three pages each.
  */
 export const RECORDS_IN_FLIGHT_DEFAULT = 20_000;
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { RecordBudget, type RecordGrant } from '../../shared/polling/record-budget.ts';
+import { budgetedPages } from '../../shared/polling/strategies/paged-records.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
@@ -89,6 +90,35 @@ describe('RecordBudget', () => {
     expect(budget.estimate('b:customer', 'customer', 1_000)).toBe(1);
     expect(budget.estimate('a:customer', 'customer', 1_000)).toBe(3);
     expect(budget.estimate('a:resource', 'resource', 100)).toBe(100);
+  });
+});
+
+describe('budgetedPages', () => {
+  it('claims each page before it is read, and nothing after the last page', async () => {
+    const budget = new RecordBudget(10);
+    async function* source() {
+      yield {
+        records: [{ Id: 'a' }, { Id: 'b' }, { Id: 'c' }],
+        cursor: null,
+        count: 5,
+        last: true,
+      };
+    }
+    const grants = new Set<RecordGrant>();
+    const pages = budgetedPages(source(), {
+      budget,
+      streamId: 's:customer',
+      entityType: 'customer',
+      requested: 5,
+      grants,
+    });
+    const first = await pages.next();
+    expect(first.done).toBe(false);
+    expect(budget.inFlight).toBe(3);
+    // The budget is full now; the source has nothing after its last page, so no claim waits.
+    await budget.take(7);
+    expect(await settled(pages.next())).toBe(true);
+    expect(grants.size).toBe(1);
   });
 });
 

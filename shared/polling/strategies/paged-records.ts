@@ -86,6 +86,8 @@ export async function* budgetedPages(
       budget.observe(streamId, entityType, result.value.records.length);
       grant.resize(result.value.records.length);
       yield { ...result.value, grant };
+      // No claim for a page after the last: the poll ends without waiting on the budget.
+      if (result.value.last) return;
     }
   } finally {
     await iterator.return?.();
