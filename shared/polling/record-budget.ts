@@ -11,8 +11,6 @@ const UNKNOWN_STREAM_ESTIMATE_FLOOR = 1;
 
 /** A claim on part of a {@link RecordBudget}, held while a page is in flight. */
 export interface RecordGrant {
-  /** Records claimed now. */
-  readonly amount: number;
   /**
    * Sets the claim to what the page turned out to hold: less gives the rest back at once;
    * more is taken without waiting (the page is already in memory, and waiting while holding it
@@ -100,9 +98,6 @@ export class RecordBudget {
     let claimed = amount;
     let released = false;
     return {
-      get amount() {
-        return claimed;
-      },
       resize: (records) => {
         if (released) return;
         this.held += records - claimed;

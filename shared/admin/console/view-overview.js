@@ -28,6 +28,29 @@ function feedRow(event) {
 }
 
 /**
+ * A filter form of the overview: on submit, `apply` takes the new filter and reads again; a
+ * failed read is said.
+ * @param {string} label
+ * @param {() => Promise<void>} apply
+ * @param {...Node} fields
+ */
+function searchForm(label, apply, ...fields) {
+  return h(
+    'form',
+    {
+      class: 'filters',
+      role: 'search',
+      'aria-label': label,
+      onsubmit: (/** @type {Event} */ e) => {
+        e.preventDefault();
+        apply().catch((error) => say(error.message, true));
+      },
+    },
+    ...fields,
+  );
+}
+
+/**
  * Renders the overview into `main`; returns a function that stops its polling.
  * @param {HTMLElement} main
  */
@@ -118,37 +141,25 @@ export function renderOverview(main) {
     if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing));
   }
 
-  const streamsForm = h(
-    'form',
-    {
-      class: 'filters',
-      role: 'search',
-      'aria-label': 'Filter the streams',
-      onsubmit: (/** @type {Event} */ e) => {
-        e.preventDefault();
-        connectionId = /** @type {HTMLInputElement} */ (connectionInput).value.trim();
-        streamsGeneration += 1;
-        pollStreams().catch((error) => say(error.message, true));
-      },
+  const streamsForm = searchForm(
+    'Filter the streams',
+    () => {
+      connectionId = /** @type {HTMLInputElement} */ (connectionInput).value.trim();
+      streamsGeneration += 1;
+      return pollStreams();
     },
     h('label', { for: 'streams-connection' }, 'Connection'),
     connectionInput,
     h('button', { type: 'submit' }, 'Show'),
   );
 
-  const filterForm = h(
-    'form',
-    {
-      class: 'filters',
-      role: 'search',
-      'aria-label': 'Filter the feed',
-      onsubmit: (/** @type {Event} */ e) => {
-        e.preventDefault();
-        events.clear();
-        since = undefined;
-        filterGeneration += 1;
-        pollFeed().catch((error) => say(error.message, true));
-      },
+  const filterForm = searchForm(
+    'Filter the feed',
+    () => {
+      events.clear();
+      since = undefined;
+      filterGeneration += 1;
+      return pollFeed();
     },
     h('label', { for: 'feed-type' }, 'Type'),
     typeInput,
