@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../shared/simulator/simulator.ts';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
-import { startBridgeChild } from './bridge-process.ts';
+import { groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
 import { startBenchReceiver, type VerifiedWebhook } from './receiver.ts';
 
@@ -85,12 +85,18 @@ export async function run(): Promise<void> {
       .filter((entry) => entry.record.IsActive)
       .slice(0, UPDATED)
       .map((entry) => entry.record.Id);
+    const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
     for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `bench ${id}` });
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (delivered.length < ids.length && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
     const bridgeRate = ratePerSecond(delivered);
     const bridgeCount = delivered.length;
+    // CPU of the bridge's process group from the updates to the last delivery, detection included:
+    // steadier than a rate on a machine the receiver and the loop share.
+    const cpuMsPerDelivery =
+      ((await groupCpuSeconds(bridge.process.pid!)) - cpuBefore) *
+      (1000 / Math.max(1, bridgeCount));
     const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
@@ -103,6 +109,7 @@ export async function run(): Promise<void> {
       `  bridge: ${bridgeCount} of ${ids.length} verified, ${formatNumber(bridgeRate)}/s; ` +
         `bare keep-alive loop (same bodies, ${concurrency} connections): ${replayed.length} verified, ${formatNumber(bareRate)}/s; ` +
         `ratio ${ratio.toFixed(2)}; ${receiver.rejected} rejected; ` +
+        `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery; ` +
         `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
     recordFigure({

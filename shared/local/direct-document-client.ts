@@ -125,12 +125,26 @@ const OPERATIONS = new Map<unknown, Operation>([
   [BatchWriteCommand, batchWrite],
 ]);
 
-/** Binary attribute values travel as base64 in DynamoDB's JSON (`Buffer#toJSON` is skipped). */
-function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const raw = this[key];
-  return raw instanceof Uint8Array
-    ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64')
-    : value;
+/**
+ * Binary attribute values travel as base64 in DynamoDB's JSON. JSON.stringify calls a value's
+ * `toJSON` before the replacer sees it (`Buffer#toJSON` writes every byte as a number in an
+ * array), so the bytes are replaced at their attribute value, `{ B: bytes }` or `{ BS: [...] }`,
+ * one level up, and `toJSON` is never called.
+ */
+function bytesAsBase64(_key: string, value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const { B, BS } = value as { B?: unknown; BS?: unknown };
+  if (B instanceof Uint8Array) return { ...value, B: base64Of(B) };
+  if (Array.isArray(BS) && BS.some((member) => member instanceof Uint8Array))
+    return {
+      ...value,
+      BS: BS.map((member) => (member instanceof Uint8Array ? base64Of(member) : member)),
+    };
+  return value;
+}
+
+function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
 /** base64 of a `B` (or each of a `BS`) attribute value back to bytes, as the SDK returns them. */

@@ -8,6 +8,7 @@ import {
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
+import { checkTypesOnce } from './dynalite-type-check.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -28,7 +29,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
 /**
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
  * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
- * machine and read synchronously, table descriptions cached). Tables become ACTIVE at once. Persisted in a LevelDB
+ * machine and read synchronously, table descriptions cached, JSON types checked without
+ * per-value parsing). Tables become ACTIVE at once. Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
@@ -38,6 +40,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   applyLocalLevelDefaults();
   readLevelSynchronously();
   cacheDynaliteTables();
+  checkTypesOnce();
   const server = loadDynalite()({
     createTableMs: 0,
     deleteTableMs: 0,

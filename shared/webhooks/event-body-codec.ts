@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { SMALL_INPUT_DEFLATE } from '../deflate-options.ts';
 import { BridgeError } from '../errors.ts';
 import { EVENT_BODY_DICTIONARY_V1 } from './event-body-dictionary.ts';
 
@@ -18,6 +19,7 @@ export function compressEventBody(body: string): Uint8Array {
     // Level 6 (zlib's default) packs these bodies as small as 9 does (a byte more in ~360) in
     // half the time; inflating does not depend on the level.
     level: 6,
+    ...SMALL_INPUT_DEFLATE,
     dictionary: EVENT_BODY_DICTIONARY_V1,
   });
   const bytes = new Uint8Array(packed.length + 1);

@@ -15,7 +15,7 @@ import {
   TransactGetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { type DocumentClient, documentClientOf } from '../../shared/state/document-client.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
@@ -31,6 +31,8 @@ const item = (pk: string, sk: string) => ({
   ratio: 0.25,
   doc: { name: 'Ada', tags: ['a', 'b'], nested: { deep: [1, { x: null }] }, empty: '' },
   body: new Uint8Array([0, 1, 2, 250, 251, 255]),
+  packed: Buffer.from('deflated bytes'),
+  blobs: new Set([Buffer.from('one'), new Uint8Array([2])]),
   ids: new Set(['x', 'y']),
   flag: true,
   gone: undefined,
@@ -137,6 +139,23 @@ describe.each(['in-process', 'thread'] as const)('the direct document client (%s
     );
     expect(deleted.Attributes).toMatchObject({ version: 4 });
     expect(sdkRequests).toBe(before + commands.length);
+  });
+
+  it('writes bytes as base64 without Buffer#toJSON (an array of numbers per byte)', async () => {
+    const toJSON = vi.spyOn(Buffer.prototype, 'toJSON');
+    try {
+      await direct.send(new PutCommand({ TableName: TABLE, Item: item('P#3', 'A') }));
+      expect(toJSON).not.toHaveBeenCalled();
+    } finally {
+      toJSON.mockRestore();
+    }
+    const got = await direct.send(
+      new GetCommand({ TableName: TABLE, Key: { pk: 'P#3', sk: 'A' } }),
+    );
+    expect(Buffer.from(got.Item!.packed as Uint8Array).toString()).toBe('deflated bytes');
+    expect(got.Item!.blobs).toEqual(
+      new Set([new Uint8Array(Buffer.from('one')), new Uint8Array([2])]),
+    );
   });
 
   it("fails as the SDK does: dynalite's errors as the SDK's exception classes", async () => {
