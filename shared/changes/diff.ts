@@ -60,8 +60,12 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * Appends the operations turning `previous` into `current` at `path`; none when they are equal.
+ * One pass: equal members add nothing and build no path, so no subtree is compared twice.
+ */
 function diffValue(previous: unknown, current: unknown, path: string, ops: JsonPatchOperation[]) {
-  if (jsonEqual(previous, current)) return;
+  if (previous === current) return;
   if (isPlainObject(previous) && isPlainObject(current)) {
     diffObject(previous, current, path, ops);
     return;
@@ -69,29 +73,51 @@ function diffValue(previous: unknown, current: unknown, path: string, ops: JsonP
   // Arrays of one length are diffed by index; a length change replaces the whole array,
   // which keeps patches readable and avoids index shifting between operations.
   if (Array.isArray(previous) && Array.isArray(current) && previous.length === current.length) {
-    previous.forEach((item, index) => {
-      diffValue(item, current[index], `${path}/${index}`, ops);
-    });
+    for (let index = 0; index < previous.length; index++) {
+      const before = previous[index];
+      const after = current[index];
+      if (before !== after) diffValue(before, after, `${path}/${index}`, ops);
+    }
     return;
   }
   ops.push({ op: 'replace', path, value: current });
 }
 
+/** The union of both objects' present keys, in code-unit order. */
+function unionOfKeys(
+  previous: Record<string, unknown>,
+  current: Record<string, unknown>,
+): string[] {
+  const keys = presentKeys(previous);
+  for (const key of Object.keys(current)) {
+    if (current[key] !== undefined && member(previous, key) === undefined) keys.push(key);
+  }
+  return keys.sort();
+}
+
+/**
+ * Appends the operations of each member of two objects, in key order; returns the keys whose
+ * members differ (an operation was added for them).
+ */
 function diffObject(
   previous: Record<string, unknown>,
   current: Record<string, unknown>,
   path: string,
   ops: JsonPatchOperation[],
-) {
-  const keys = new Set([...presentKeys(previous), ...presentKeys(current)]);
-  for (const key of [...keys].sort()) {
-    const childPath = `${path}/${escapePointerToken(key)}`;
+): string[] {
+  const changed: string[] = [];
+  for (const key of unionOfKeys(previous, current)) {
     const before = member(previous, key);
     const after = member(current, key);
+    if (before === after) continue;
+    const count = ops.length;
+    const childPath = `${path}/${escapePointerToken(key)}`;
     if (after === undefined) ops.push({ op: 'remove', path: childPath });
     else if (before === undefined) ops.push({ op: 'add', path: childPath, value: after });
     else diffValue(before, after, childPath, ops);
+    if (ops.length > count) changed.push(key);
   }
+  return changed;
 }
 
 /**
@@ -111,13 +137,9 @@ export function diffRecords(
 ): RecordDiff {
   const volatile = options.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
   const patch: JsonPatchOperation[] = [];
-  diffValue(previous, current, '', patch);
-  const fields = new Set([...presentKeys(previous), ...presentKeys(current)]);
-  const changedFields = [...fields]
-    .filter(
-      (field) =>
-        !volatile.includes(field) && !jsonEqual(member(previous, field), member(current, field)),
-    )
-    .sort();
+  // A member differs exactly when it adds an operation (equal values add none, different ones
+  // at least one), so the top level's operations name the changed fields.
+  const changed = diffObject(previous, current, '', patch);
+  const changedFields = changed.filter((field) => !volatile.includes(field));
   return { changedFields, patch };
 }

@@ -24,6 +24,11 @@ export interface EntityEventInputBase {
   volatileFields?: readonly string[];
   /** When the snapshot this change is measured against was stored (see {@link EventIdParts}). */
   previousVersion?: number | undefined;
+  /**
+   * {@link contentHash} of `current` with these volatile fields, when the caller has it (change
+   * detection does): hashing a record again is a copy, a serialisation and a SHA-256 per event.
+   */
+  currentHash?: string | undefined;
 }
 
 /** Input of {@link buildChangeEvent}: which records must be present depends on `change`. */
@@ -97,7 +102,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
     };
   }
   const current = requireRecord(input.current, 'current');
-  const hash = contentHash(current, { volatileFields });
+  const hash = input.currentHash ?? contentHash(current, { volatileFields });
   if (input.change === 'created') {
     const changedFields = fieldsOf(current, volatileFields);
     return {

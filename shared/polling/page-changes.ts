@@ -83,7 +83,11 @@ export function computeChanges(
     const record = observation.record ?? previous?.record ?? {};
     const scope = scopeOf(context.entityType, record, context.scope);
     const entityId = observation.entityId;
-    const versioned = { ...base, previousVersion: previous?.updatedAt };
+    const versioned = {
+      ...base,
+      previousVersion: previous?.updatedAt,
+      currentHash: decision.currentHash ?? undefined,
+    };
     switch (decision.change) {
       case 'created':
       case 'updated': {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash } from '../../shared/changes/canonical.ts';
+import { buildChangeEvent } from '../../shared/changes/event.ts';
 import {
   type ChangeContext,
   computeChanges,
@@ -43,6 +44,34 @@ function stored(
 }
 
 describe('computeChanges', () => {
+  it('hashes each record once: its events are the ones built from the records alone', () => {
+    const before = customer('b', { Email: 'old@example.com' });
+    const after = customer('b', { Email: 'new@example.com' });
+    const { events } = computeChanges(
+      observe('customer', [customer('a'), after]),
+      new Map([['b', stored(before, { updatedAt: 7 })]]),
+      CONTEXT,
+    );
+    const base = {
+      connectionId: 'main',
+      entityType: 'customer' as const,
+      scope: { chainId: 'chain-1' },
+      detectedAt: NOW,
+      volatileFields: ['UpdatedUtc'],
+    };
+    expect(events).toEqual([
+      buildChangeEvent({ ...base, entityId: 'a', change: 'created', current: customer('a') }),
+      buildChangeEvent({
+        ...base,
+        entityId: 'b',
+        change: 'updated',
+        current: after,
+        previous: before,
+        previousVersion: 7,
+      }),
+    ]);
+  });
+
   it('emits customer.created for a new record and stores it', () => {
     const { events, writes } = computeChanges(
       observe('customer', [customer('a')]),
