@@ -51,6 +51,21 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes members named like Object.prototype members only where they are own members', () => {
+    const value = { a: { toString: 'x', constructor: 1 }, b: { c: 1 }, d: [{ valueOf: null }, {}] };
+    expect(canonicalJson(value)).toBe(
+      '{"a":{"constructor":1,"toString":"x"},"b":{"c":1},"d":[{"valueOf":null},{}]}',
+    );
+  });
+
+  it('writes a record of many small objects sharing few keys like any other', () => {
+    const items = Array.from({ length: 50 }, (_, i) => ({ [`k${i}`]: i, Id: `i${i}` }));
+    const written = canonicalJson({ Items: items, UpdatedUtc: 'x' });
+    expect(written).toBe(
+      JSON.stringify({ Items: items.map((item, i) => ({ Id: `i${i}`, [`k${i}`]: i })) }),
+    );
+  });
+
   it('writes what a member-by-member sorted writer writes, for random JSON', () => {
     const sorted = (value: unknown): string => {
       if (Array.isArray(value)) return `[${value.map(sorted).join(',')}]`;
