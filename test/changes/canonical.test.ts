@@ -52,7 +52,11 @@ describe('canonicalJson', () => {
   });
 
   it('writes members named like Object.prototype members only where they are own members', () => {
-    const value = { a: { toString: 'x', constructor: 1 }, b: { c: 1 }, d: [{ valueOf: null }, {}] };
+    const value: Record<string, unknown> = {
+      a: { toString: 'x', constructor: 1 },
+      b: { c: 1 },
+      d: [{ valueOf: null }, {}],
+    };
     expect(canonicalJson(value)).toBe(
       '{"a":{"constructor":1,"toString":"x"},"b":{"c":1},"d":[{"valueOf":null},{}]}',
     );
@@ -62,7 +66,7 @@ describe('canonicalJson', () => {
     const items = Array.from({ length: 50 }, (_, i) => ({ [`k${i}`]: i, Id: `i${i}` }));
     const written = canonicalJson({ Items: items, UpdatedUtc: 'x' });
     expect(written).toBe(
-      JSON.stringify({ Items: items.map((item, i) => ({ Id: `i${i}`, [`k${i}`]: i })) }),
+      JSON.stringify({ Items: items.map((_item, i) => ({ Id: `i${i}`, [`k${i}`]: i })) }),
     );
   });
 
