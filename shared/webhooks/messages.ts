@@ -1,10 +1,13 @@
 import { z } from 'zod';
 
 /**
- * The fields of a CloudEvent the dispatcher reads; everything else stays opaque
- * (`looseObject` keeps unknown keys), because the body we POST is the event as received.
+ * The fields of a CloudEvent the dispatcher reads, and only those: everything else (the
+ * records in `data.current` and `data.previous`, the patch) is left out of the parsed event,
+ * because the body we store, sign and POST is the event's JSON as received, kept apart. A batch
+ * holds its events until its last delivery; holding each one's records too (tens of KB of
+ * objects per event) kept them alive long enough to be promoted to the old generation.
  */
-export const DispatchEventSchema = z.looseObject({
+export const DispatchEventSchema = z.object({
   id: z.string().min(1),
   type: z.string().min(1),
   /** `connector/<connectionId>` for change events; names the stream a delivery counts for. */
@@ -12,9 +15,9 @@ export const DispatchEventSchema = z.looseObject({
   /** The entity the event is about; operational events may have none (each is then its own). */
   subject: z.string().optional(),
   data: z
-    .looseObject({
+    .object({
       scope: z
-        .looseObject({
+        .object({
           enterpriseId: z.string().optional(),
           chainId: z.string().optional(),
         })
