@@ -22,10 +22,6 @@ export default defineConfig({
           // Most integration tests wait on sockets, child processes and timers: two files at a
           // time on two cores (vitest's default would be one).
           maxWorkers: 2,
-          // Files of a worker share its loaded modules: importing the sources anew for each file
-          // took ~90 of the suite's ~300 s. Tests restore what they change (spies, env stubs,
-          // fake timers); the local dynalite fixes they install are idempotent and process-wide.
-          isolate: false,
           sequence: { groupOrder: 0 },
         },
       },
