@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { resolveFromDynalite } from './dynalite-require.ts';
 
 /** The part of an abstract-level iterator the iterator fix uses. */
 interface ClosableIterator {
@@ -42,8 +43,7 @@ export function withLocalLevelDefaults(options: LevelOpenOptions): LevelOpenOpti
 
 /** Loads `name` as dynalite's `level` package resolves it (the copy dynalite really uses). */
 function fromDynalitesLevel(name: 'classic-level' | 'abstract-level'): unknown {
-  const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-  const fromLevel = createRequire(fromDynalite.resolve('level'));
+  const fromLevel = createRequire(resolveFromDynalite('level'));
   if (name === 'classic-level') return fromLevel('classic-level');
   return createRequire(fromLevel.resolve('classic-level'))('abstract-level');
 }

@@ -8,7 +8,7 @@ import {
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
-import { checkTypesOnce } from './dynalite-type-check.ts';
+import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -40,7 +40,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   applyLocalLevelDefaults();
   readLevelSynchronously();
   cacheDynaliteTables();
-  checkTypesOnce();
+  parseDynaliteTypesOnce();
   const server = loadDynalite()({
     createTableMs: 0,
     deleteTableMs: 0,

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireFromDynalite } from './dynalite-require.ts';
 
 type Callback = (error: Error | null, value?: unknown) => void;
 
@@ -31,9 +31,7 @@ function isActive(table: unknown): boolean {
  * Idempotent.
  */
 export function cacheDynaliteTables(): void {
-  const db = createRequire(createRequire(import.meta.url).resolve('dynalite'))(
-    './db',
-  ) as DynaliteDb;
+  const db = requireFromDynalite('./db') as DynaliteDb;
   if (db[cached]) return;
   const create = db.create;
   db.create = function createWithTableCache(options: unknown) {

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { requireFromDynalite } from './dynalite-require.ts';
 
 /**
  * A type as dynalite's validations write it: a name (`'String'`, `'Map<AttributeValue>'`,
@@ -223,12 +223,10 @@ interface DynaliteValidations {
 const original = Symbol.for('change-bridge.dynaliteCheckTypes');
 
 function dynaliteValidations(): DynaliteValidations {
-  return createRequire(createRequire(import.meta.url).resolve('dynalite'))(
-    './validations',
-  ) as DynaliteValidations;
+  return requireFromDynalite('./validations') as DynaliteValidations;
 }
 
-/** dynalite's own `checkTypes`, whether or not {@link checkTypesOnce} replaced it. */
+/** dynalite's own `checkTypes`, whether or not {@link parseDynaliteTypesOnce} replaced it. */
 export function dynaliteCheckTypes(): CheckTypes {
   const validations = dynaliteValidations();
   return validations[original] ?? validations.checkTypes;
@@ -237,7 +235,7 @@ export function dynaliteCheckTypes(): CheckTypes {
 /**
  * Makes dynalite's request handler check JSON types with {@link fastCheckTypes}. Idempotent.
  */
-export function checkTypesOnce(): void {
+export function parseDynaliteTypesOnce(): void {
   const validations = dynaliteValidations();
   if (validations[original]) return;
   validations[original] = validations.checkTypes;

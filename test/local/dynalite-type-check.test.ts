@@ -2,9 +2,9 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import {
   type CheckTypes,
-  checkTypesOnce,
   dynaliteCheckTypes,
   fastCheckTypes,
+  parseDynaliteTypesOnce,
 } from '../../shared/local/dynalite-type-check.ts';
 
 const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -162,8 +162,8 @@ describe('fastCheckTypes', () => {
   });
 
   it('is what dynalite uses once installed, and installing twice keeps the original', () => {
-    checkTypesOnce();
-    checkTypesOnce();
+    parseDynaliteTypesOnce();
+    parseDynaliteTypesOnce();
     const validations = fromDynalite('./validations') as { checkTypes: CheckTypes };
     expect(validations.checkTypes).toBe(fastCheckTypes);
     expect(dynaliteCheckTypes()).not.toBe(fastCheckTypes);
