@@ -4,8 +4,7 @@ import { z } from 'zod';
  * The fields of a CloudEvent the dispatcher reads, and only those: everything else (the
  * records in `data.current` and `data.previous`, the patch) is left out of the parsed event,
  * because the body we store, sign and POST is the event's JSON as received, kept apart. A batch
- * holds its events until its last delivery; holding each one's records too (tens of KB of
- * objects per event) kept them alive long enough to be promoted to the old generation.
+ * holds its events until its last delivery, so it need not hold each one's records too.
  */
 export const DispatchEventSchema = z.object({
   id: z.string().min(1),
