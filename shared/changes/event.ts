@@ -165,8 +165,8 @@ export interface StoredSnapshot {
 
 /** Input of {@link detectChange}. */
 export interface DetectChangeInput {
-  /** The stored snapshot, if this entity was seen before. */
-  previous?: StoredSnapshot | undefined;
+  /** The stored snapshot, if this entity was seen before: its hash decides, its record is not read. */
+  previous?: Pick<StoredSnapshot, 'hash' | 'deleted'> | undefined;
   /** The record as fetched now; absent when a full sweep no longer finds it. */
   current?: EntityRecord | undefined;
   volatileFields?: readonly string[];

@@ -74,9 +74,7 @@ export function computeChanges(
     const deletedByFlag = observation.record !== null && observation.deleted === true;
     const current = observation.record === null || deletedByFlag ? undefined : observation.record;
     const decision = detectChange({
-      previous: previous
-        ? { hash: previous.hash, record: previous.record, deleted: previous.deleted }
-        : undefined,
+      previous,
       current,
       volatileFields,
     });

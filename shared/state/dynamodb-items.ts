@@ -96,40 +96,58 @@ const RecordJsonSchema = z
   })
   .pipe(z.record(z.string(), z.unknown()));
 
-const SnapshotItemSchema = z.object({
+/** A snapshot item's fields but its record, which is parsed on first use. */
+const SnapshotFieldsSchema = z.object({
   entityId: z.string(),
   hash: z.string(),
-  record: RecordJsonSchema,
+  record: z.string().optional(),
+  recordZ: z.unknown().optional(),
   scope: SnapshotScopeSchema.optional(),
   deleted: z.boolean().optional(),
   ttl: z.number().int().optional(),
   updatedAt: z.number().int(),
 });
 
+const SnapshotRecordSchema = z.object({ record: RecordJsonSchema });
+
 /** Records longer than this (bytes of JSON) are stored deflated in `recordZ`. */
 export const SNAPSHOT_COMPRESS_ABOVE_BYTES = 600;
 
-/** Turns a deflated `recordZ` back into the `record` JSON text (unreadable: left out, so the schema names `record`). */
-function inflateRecord(item: unknown): unknown {
-  if (typeof item !== 'object' || item === null || !('recordZ' in item)) return item;
-  const { recordZ, ...rest } = item as { recordZ: unknown };
-  if (!(recordZ instanceof Uint8Array)) return rest;
+/** The `record` JSON text of an item: `record`, or `recordZ` inflated (unreadable: undefined, so the schema names `record`). */
+function recordText(fields: { record?: string; recordZ?: unknown }): string | undefined {
+  if (fields.recordZ === undefined) return fields.record;
+  if (!(fields.recordZ instanceof Uint8Array)) return undefined;
   try {
-    return { ...rest, record: inflateRawSync(recordZ).toString('utf8') };
+    return inflateRawSync(fields.recordZ).toString('utf8');
   } catch {
-    return rest;
+    return undefined;
   }
 }
 
-/** Parses a stored snapshot item; throws ValidationError naming the field (e.g. `hash`). */
+/**
+ * Parses a stored snapshot item; throws ValidationError naming the field (e.g. `hash`).
+ * Its `record` is inflated, parsed and checked on first use, and a malformed one throws the
+ * same ValidationError (path `record`) then: most reads only compare hashes (a re-read
+ * record that did not change, the overlap of every window), and the record is most of an
+ * item's bytes.
+ */
 export function fromSnapshotItem(item: unknown): StoredSnapshot {
-  const parsed = parseOrThrow(
-    SnapshotItemSchema,
-    inflateRecord(item),
-    `stored snapshot ${describeItem(item)}`,
-  );
-  const { ttl, ...rest } = parsed;
-  return ttl === undefined ? rest : { ...rest, expiresAt: ttl };
+  const what = `stored snapshot ${describeItem(item)}`;
+  const { record, recordZ, ttl, ...fields } = parseOrThrow(SnapshotFieldsSchema, item, what);
+  const snapshot = (ttl === undefined ? fields : { ...fields, expiresAt: ttl }) as StoredSnapshot;
+  let parsed: Record<string, unknown> | undefined;
+  Object.defineProperty(snapshot, 'record', {
+    enumerable: true,
+    get: () => {
+      parsed ??= parseOrThrow(
+        SnapshotRecordSchema,
+        { record: recordText({ record, recordZ }) },
+        what,
+      ).record;
+      return parsed;
+    },
+  });
+  return snapshot;
 }
 
 /** Builds the stored item of a stream state. */

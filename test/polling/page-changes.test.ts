@@ -72,6 +72,23 @@ describe('computeChanges', () => {
     ]);
   });
 
+  it('decides an unchanged record on its hash alone, never reading the stored record', () => {
+    const record = customer('a');
+    const snapshot = stored(record);
+    // A stored record is parsed on first use (dynamodb-items): an unchanged page must not use it.
+    Object.defineProperty(snapshot, 'record', {
+      get: () => {
+        throw new Error('the stored record was read');
+      },
+    });
+    const changes = computeChanges(
+      observe('customer', [customer('a', { UpdatedUtc: '2026-11-21T09:30:00Z' })]),
+      new Map([['a', snapshot]]),
+      CONTEXT,
+    );
+    expect(changes).toEqual({ events: [], writes: [] });
+  });
+
   it('emits customer.created for a new record and stores it', () => {
     const { events, writes } = computeChanges(
       observe('customer', [customer('a')]),
