@@ -74,7 +74,7 @@ export function toSnapshotItem(
   };
   // A write unit is 1 KB: a larger record is stored deflated (a customer: ~1.6 KB → ~0.6 KB).
   if (Buffer.byteLength(recordJson, 'utf8') > SNAPSHOT_COMPRESS_ABOVE_BYTES) {
-    item.recordZ = deflateRawSync(recordJson, { level: 6, ...SMALL_INPUT_DEFLATE });
+    item.recordZ = deflateRawSync(recordJson, SMALL_INPUT_DEFLATE);
   } else {
     item.record = recordJson;
   }
