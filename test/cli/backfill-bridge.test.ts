@@ -81,13 +81,17 @@ describe('change-bridge backfill against a running bridge', () => {
       expect(sample.eventsPublished).toBeGreaterThanOrEqual(before.eventsPublished);
       expect(sample.webhooksDelivered).toBeGreaterThanOrEqual(before.webhooksDelivered);
     }
-    // Records read are exactly the records the connector answered with; every active customer
-    // was published at least once (overlapping windows may publish one again, same id).
+    // Records read are records the connector answered with, every active customer among them;
+    // every active customer was published at least once (overlapping windows may publish one
+    // again, same id). Not exactly the log's sum: the ordinary poller keeps polling every
+    // 500 ms, so a poll answered after the log was cleared but before the reset (or in flight
+    // at the reset, whose save then loses to it), or after the last sample, is in the log and
+    // rightly not in the job.
     const answered = sim.controls
       .requestLog()
       .filter((entry) => entry.operation === 'customers/getAll')
       .reduce((sum, entry) => sum + (entry.items ?? 0), 0);
-    expect(last.recordsRead).toBe(answered);
+    expect(last.recordsRead).toBeLessThanOrEqual(answered);
     expect(last.recordsRead).toBeGreaterThanOrEqual(active.length);
     expect(last.eventsPublished).toBeGreaterThanOrEqual(active.length);
 

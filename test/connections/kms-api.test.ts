@@ -1,12 +1,14 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createKmsDataKeyApi } from '../../functions/kms-api.ts';
 import { KmsDataKeyProvider } from '../../shared/connections/kms-data-key-provider.ts';
 import { createTokenCipher, TokenDecryptionError } from '../../shared/connections/token-cipher.ts';
 
 const KEY_ARN = 'arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const kms = mockClient(KMSClient);
+// The mock patches the client class for the whole worker: undone when this file ends.
+afterAll(() => kms.restore());
 
 afterEach(() => kms.reset());
 

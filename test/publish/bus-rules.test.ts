@@ -7,7 +7,7 @@ import {
   type RuleState,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import {
   BusRuleFilter,
@@ -20,6 +20,8 @@ import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
 import { makeEvent } from './fixtures.ts';
 
 const eventBridge = mockClient(EventBridgeClient);
+// The mock patches the client class for the whole worker: undone when this file ends.
+afterAll(() => eventBridge.restore());
 const RULE_ARN = 'arn:aws:events:eu-west-1:123456789012:rule/changes/';
 
 function rule(name: string, pattern: unknown, state: RuleState = 'ENABLED'): Rule {

@@ -4,13 +4,15 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createDispatchQueuePublisher } from '../../shared/publish/dispatch-queue.ts';
 import { DispatchMessageSchema, isDeliveryMessage } from '../../shared/webhooks/messages.ts';
 import { makeEvent, makeEvents } from './fixtures.ts';
 
 const sqs = mockClient(SQSClient);
+// The mock patches the client class for the whole worker: undone when this file ends.
+afterAll(() => sqs.restore());
 const queueUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch';
 
 function sent(): SendMessageBatchCommandInput[] {

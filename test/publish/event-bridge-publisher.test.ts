@@ -5,7 +5,7 @@ import {
   type PutEventsRequestEntry,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { EventBridgePublisher } from '../../shared/publish/event-bridge-publisher.ts';
 import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
@@ -15,6 +15,8 @@ import { driveClock } from './clock-driver.ts';
 import { makeEvent, makeEvents } from './fixtures.ts';
 
 const eventBridge = mockClient(EventBridgeClient);
+// The mock patches the client class for the whole worker: undone when this file ends.
+afterAll(() => eventBridge.restore());
 
 /** The entry the adapter must send, written out here independently of its code. */
 function expectedEntry(event: PublishableEvent): PutEventsRequestEntry {

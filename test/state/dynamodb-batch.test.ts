@@ -7,7 +7,7 @@ import {
   DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Clock, ManualClock } from '../../shared/clock.ts';
 import { BridgeError } from '../../shared/errors.ts';
 import {
@@ -21,6 +21,8 @@ import { snapshot } from './state-store.contract.ts';
 
 const TABLE = 'state';
 const documentMock = mockClient(DynamoDBDocumentClient);
+// The mock patches the client class for the whole worker: undone when this file ends.
+afterAll(() => documentMock.restore());
 
 afterEach(() => {
   documentMock.reset();
