@@ -1,7 +1,10 @@
 import { delegatingStateStore, type StateStore, type StoredSnapshot } from './state-store.ts';
 
-/** The hashes a process remembers by default: ~4 MB (a burst of 5,000 updates needs 5,000). */
-export const SNAPSHOT_HASHES_MAX_DEFAULT = 20_000;
+/**
+ * The hashes a process remembers by default, ~2 MB: an overlap re-reads the last seconds'
+ * records (a burst of 5,000 updates needs 5,000), and memory is what a backfill is bound by.
+ */
+export const SNAPSHOT_HASHES_MAX_DEFAULT = 10_000;
 
 /** What is remembered of one stored snapshot. */
 interface RememberedSnapshot {
