@@ -17,15 +17,21 @@ const customers = (count: number) =>
     UpdatedUtc: '2026-11-25T07:59:00Z',
   }));
 
+/** The customer stream of connection `main`, its settings and a client that is never called. */
+function customerStream() {
+  const clock = new ManualClock(T0);
+  const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+  const [definition] = streamDefinitions('main', settings);
+  const client = createConnectorClient(
+    { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
+    { clock },
+  );
+  return { definition: definition!, client, clock, settings };
+}
+
 describe('publishObservations', () => {
   it('diffs a full page in slices, letting the event loop turn between them, and publishes it whole in order', async () => {
-    const clock = new ManualClock(T0);
-    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
-    const [definition] = streamDefinitions('main', settings);
-    const client = createConnectorClient(
-      { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
-      { clock },
-    );
+    const { definition, client, clock, settings } = customerStream();
     const deps = collectingPollDeps(new MemoryStateStore(), client, clock, settings);
     const page = customers(1000);
 
@@ -37,7 +43,7 @@ describe('publishObservations', () => {
       if (counting) setImmediate(tick);
     };
     setImmediate(tick);
-    const changes = await publishObservations(definition!, deps, observe('customer', page), true);
+    const changes = await publishObservations(definition, deps, observe('customer', page), true);
     counting = false;
 
     expect(turns).toBeGreaterThanOrEqual(page.length / DIFF_SLICE_RECORDS - 1);
@@ -50,13 +56,7 @@ describe('publishObservations', () => {
 
   describe('with the snapshot hashes the process remembers', () => {
     function setUp() {
-      const clock = new ManualClock(T0);
-      const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
-      const [definition] = streamDefinitions('main', settings);
-      const client = createConnectorClient(
-        { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
-        { clock },
-      );
+      const { definition, client, clock, settings } = customerStream();
       const inner = new MemoryStateStore();
       const read: string[] = [];
       const counting = Object.assign(Object.create(inner), {
@@ -78,16 +78,16 @@ describe('publishObservations', () => {
       const poll = async (page: Record<string, unknown>[]) => {
         read.length = 0;
         const changes = await publishObservations(
-          definition!,
+          definition,
           deps,
           observe('customer', page as never),
           true,
         );
         if (changes.writes.length > 0)
-          await store.putSnapshots(definition!.streamId, changes.writes);
+          await store.putSnapshots(definition.streamId, changes.writes);
         return changes;
       };
-      return { definition: definition!, store, read, published, poll };
+      return { definition, store, read, published, poll };
     }
 
     it('drops a record re-read unchanged (a touch of UpdatedUtc included) before reading the store, and reads a changed one', async () => {
@@ -118,10 +118,11 @@ describe('publishObservations', () => {
       const again = await poll(page);
       expect(read).toEqual(page.map((c) => c.Id));
       expect(again.published).toBe(2);
-      expect(published().slice(-2).map((e) => e.type)).toEqual([
-        'customer.created',
-        'customer.created',
-      ]);
+      expect(
+        published()
+          .slice(-2)
+          .map((e) => e.type),
+      ).toEqual(['customer.created', 'customer.created']);
     });
   });
 });
