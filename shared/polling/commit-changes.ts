@@ -1,3 +1,6 @@
+import { contentHash } from '../changes/canonical.ts';
+import { isSoftDeleted } from '../changes/event.ts';
+import type { SnapshotHashes } from '../state/snapshot-hashes.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
   type ChangeContext,
@@ -34,6 +37,39 @@ async function computeChangesInSlices(
     changes.writes.push(...slice.writes);
   }
   return changes;
+}
+
+/**
+ * `observations` without the records whose content hash equals their snapshot's, as
+ * `hashes` remembers it: unchanged, so neither read nor diffed (the overlap re-reads every
+ * window's last seconds). The others carry the hash computed here, so it is not computed twice.
+ * Hashes {@link DIFF_SLICE_RECORDS} records between two turns of the event loop.
+ */
+async function withoutUnchanged(
+  observations: readonly Observation[],
+  streamId: string,
+  hashes: SnapshotHashes,
+  context: ChangeContext,
+): Promise<Observation[]> {
+  const kept: Observation[] = [];
+  let hashed = 0;
+  for (const observation of observations) {
+    const remembered = hashes.liveHash(streamId, observation.entityId);
+    const { record } = observation;
+    if (
+      remembered === undefined ||
+      record === null ||
+      observation.deleted === true ||
+      isSoftDeleted(record)
+    ) {
+      kept.push(observation);
+      continue;
+    }
+    if (++hashed % DIFF_SLICE_RECORDS === 0) await new Promise<void>((r) => setImmediate(r));
+    const hash = contentHash(record, { volatileFields: context.volatileFields });
+    if (hash !== remembered) kept.push({ ...observation, hash });
+  }
+  return kept;
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -73,9 +109,7 @@ export async function publishObservations(
   needsRead: (observation: Observation) => boolean = () => true,
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
-  const toRead = observations.filter(needsRead).map((o) => o.entityId);
-  const stored =
-    toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
+  const context = changeContext(definition, deps, emitCreated);
   let seen = observations;
   if (classify) {
     // A deleted record of such an operation may look exactly like its live snapshot, so every
@@ -87,11 +121,13 @@ export async function publishObservations(
       o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
     );
   }
-  const changes = await computeChangesInSlices(
-    seen,
-    stored,
-    changeContext(definition, deps, emitCreated),
-  );
+  if (deps.snapshotHashes) {
+    seen = await withoutUnchanged(seen, definition.streamId, deps.snapshotHashes, context);
+  }
+  const toRead = seen.filter(needsRead).map((o) => o.entityId);
+  const stored =
+    toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
+  const changes = await computeChangesInSlices(seen, stored, context);
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =
     changes.events.length > 0 ? (await deps.publisher.publish(changes.events)).published : 0;

@@ -4,7 +4,8 @@ import type { BudgetPriority } from '../connector/budget/token-budget.ts';
 import type { CallOptions } from '../connector/client.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
-import type { StateStore, StreamState } from '../state/state-store.ts';
+import type { SnapshotHashes } from '../state/snapshot-hashes.ts';
+import { delegatingStateStore, type StateStore, type StreamState } from '../state/state-store.ts';
 import type { BacklogGauge } from './backlog-gauge.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
@@ -71,6 +72,13 @@ export interface PollDeps {
    * Lambda poller runs one connection's job). Windowed pages claim it before they are read.
    */
   records?: RecordBudget;
+  /**
+   * The hashes of the snapshots `store` holds, as this process wrote or read them (the local
+   * runtime's; `store` must be wrapped by `rememberingSnapshotHashes` with the same object).
+   * A fetched record whose hash equals its snapshot's is unchanged: it is dropped before the
+   * store is read. Default: none (a Lambda poller shares the table with other processes).
+   */
+  snapshotHashes?: SnapshotHashes;
 }
 
 /**
@@ -158,19 +166,11 @@ export function withSavedStates(
   onSaved: (state: StreamState) => void,
 ): StateStore {
   return {
-    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
-    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
-    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
-    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
-    getStream: (streamId) => store.getStream(streamId),
-    listStreams: (filter) => store.listStreams(filter),
+    ...delegatingStateStore(store),
     saveStream: async (state, expectedVersion) => {
       const written = await store.saveStream(state, expectedVersion);
       onSaved(written);
       return written;
     },
-    deleteStream: (streamId) => store.deleteStream(streamId),
-    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
-    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
   };
 }
