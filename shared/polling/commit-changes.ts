@@ -8,7 +8,7 @@ import {
   type Observation,
   type PageChanges,
 } from './page-changes.ts';
-import type { PollDeps, StreamDefinition } from './poll-context.ts';
+import { type PollDeps, type StreamDefinition, withoutSnapshotHashes } from './poll-context.ts';
 
 /**
  * Records diffed between two turns of the event loop. A 1,000-record page diffed at once held
@@ -72,6 +72,21 @@ async function withoutUnchanged(
   return kept;
 }
 
+/** Notes the hashes of the snapshots read that stay as they are (no write follows for them). */
+function rememberUnchanged(
+  hashes: SnapshotHashes,
+  streamId: string,
+  stored: ReadonlyMap<string, StoredSnapshot>,
+  changes: PageChanges,
+): void {
+  if (stored.size === 0) return;
+  const written = new Set(changes.writes.map((w) => w.entityId));
+  hashes.remember(
+    streamId,
+    [...stored.values()].filter((s) => !written.has(s.entityId)),
+  );
+}
+
 /** A page's changes once published: `published` counts the events the publisher accepted. */
 export interface PublishedChanges extends PageChanges {
   published: number;
@@ -128,6 +143,8 @@ export async function publishObservations(
   const stored =
     toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
   const changes = await computeChangesInSlices(seen, stored, context);
+  if (deps.snapshotHashes)
+    rememberUnchanged(deps.snapshotHashes, definition.streamId, stored, changes);
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =
     changes.events.length > 0 ? (await deps.publisher.publish(changes.events)).published : 0;
@@ -141,7 +158,9 @@ export async function storeChanges(
   deps: PollDeps,
   changes: PageChanges,
 ): Promise<void> {
-  if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
+  if (changes.writes.length === 0) return;
+  await deps.store.putSnapshots(definition.streamId, changes.writes);
+  deps.snapshotHashes?.remember(definition.streamId, changes.writes);
 }
 
 /**
@@ -156,14 +175,16 @@ export async function commitObservations(
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   needsRead?: (observation: Observation) => boolean,
 ): Promise<PublishedChanges> {
+  // Not a live window: nothing to note, and a full read's hashes would only crowd live ones out.
+  const bulk = withoutSnapshotHashes(deps);
   const changes = await publishObservations(
     definition,
-    deps,
+    bulk,
     observations,
     emitCreated,
     classify,
     needsRead,
   );
-  await storeChanges(definition, deps, changes);
+  await storeChanges(definition, bulk, changes);
   return changes;
 }

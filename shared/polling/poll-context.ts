@@ -73,12 +73,19 @@ export interface PollDeps {
    */
   records?: RecordBudget;
   /**
-   * The hashes of the snapshots `store` holds, as this process wrote or read them (the local
-   * runtime's; `store` must be wrapped by `rememberingSnapshotHashes` with the same object).
-   * A fetched record whose hash equals its snapshot's is unchanged: it is dropped before the
-   * store is read. Default: none (a Lambda poller shares the table with other processes).
+   * The hashes of snapshots that live detection stored or read (the local runtime's; `store`
+   * must be wrapped by `forgettingSnapshotHashes` with the same object). In a caught-up
+   * stream's window, a fetched record whose hash equals its snapshot's is unchanged: it is
+   * dropped before the store is read. Default: none (a Lambda poller shares the table with
+   * other processes).
    */
   snapshotHashes?: SnapshotHashes;
+}
+
+/** `deps` for bulk work (first syncs, backfills, sweeps): no snapshot hashes noted or used. */
+export function withoutSnapshotHashes(deps: PollDeps): PollDeps {
+  const { snapshotHashes: _live, ...bulk } = deps;
+  return bulk;
 }
 
 /**

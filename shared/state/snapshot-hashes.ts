@@ -1,9 +1,6 @@
 import { delegatingStateStore, type StateStore, type StoredSnapshot } from './state-store.ts';
 
-/**
- * The hashes a process remembers by default, ~2 MB: an overlap re-reads the last seconds'
- * records (a burst of 5,000 updates needs 5,000), and memory is what a backfill is bound by.
- */
+/** The hashes a process remembers by default, ~2.5 MB: a burst of 5,000 updates needs 5,000. */
 export const SNAPSHOT_HASHES_MAX_DEFAULT = 10_000;
 
 /** What is remembered of one stored snapshot. */
@@ -13,13 +10,14 @@ interface RememberedSnapshot {
 }
 
 /**
- * The content hash of snapshots as this process last wrote or read them, through
- * {@link rememberingSnapshotHashes}. Detection compares a fetched record's hash with it before
- * reading the store: a record re-read unchanged (the overlap of every window re-reads the
- * last seconds' records) needs no snapshot read. Only sound where every write of the store
- * goes through this process's wrapped store (the local runtime: one process opens a data dir,
- * and its pollers, admin API and write-through share one store); a Lambda poller does not use
- * it. Bounded: past `max` entries the oldest is forgotten (a miss only reads the store).
+ * The content hash of snapshots as live detection last stored or read them (a caught-up
+ * stream's poll; a first sync or a backfill notes nothing). Detection compares a fetched
+ * record's hash with it before reading the store: a record re-read unchanged (the overlap of
+ * every window re-reads the last seconds' records) needs no snapshot read. Only sound where
+ * every write of the store goes through this process's store wrapped by
+ * {@link forgettingSnapshotHashes} (the local runtime: one process opens a data dir, and its
+ * pollers, admin API and write-through share one store); a Lambda poller does not use it.
+ * Bounded: past `max` entries the oldest is forgotten (a miss only reads the store).
  */
 export class SnapshotHashes {
   private readonly entries = new Map<string, RememberedSnapshot>();
@@ -69,33 +67,25 @@ function keyOf(streamId: string, entityId: string): string {
 }
 
 /**
- * `store`, with every snapshot it writes or reads noted in `hashes`, and every delete
- * forgotten there: a write is noted once it succeeded; a write that failed forgets its
- * entities (it may have landed). A write that a second, concurrent one overtakes is noted in
- * the order the calls end.
+ * `store`, with every snapshot it writes or deletes forgotten in `hashes` (a write once it
+ * ended, failed or not: it may have landed), and every reset stream forgotten whole. Nothing is
+ * noted here: the caller that knows a hash is current notes it ({@link SnapshotHashes.remember})
+ * after its own write or read, so a bulk write (a backfill's pages) costs no memory.
  */
-export function rememberingSnapshotHashes(store: StateStore, hashes: SnapshotHashes): StateStore {
+export function forgettingSnapshotHashes(store: StateStore, hashes: SnapshotHashes): StateStore {
   return {
     ...delegatingStateStore(store),
-    async getSnapshots(streamId, entityIds) {
-      const snapshots = await store.getSnapshots(streamId, entityIds);
-      hashes.remember(streamId, snapshots.values());
-      return snapshots;
-    },
     async putSnapshots(streamId, snapshots) {
       try {
         await store.putSnapshots(streamId, snapshots);
-      } catch (error) {
+      } finally {
         hashes.forget(
           streamId,
           snapshots.map((s) => s.entityId),
         );
-        throw error;
       }
-      hashes.remember(streamId, snapshots);
     },
     async deleteSnapshots(streamId, entityIds) {
-      hashes.forget(streamId, entityIds);
       try {
         await store.deleteSnapshots(streamId, entityIds);
       } finally {
@@ -103,7 +93,6 @@ export function rememberingSnapshotHashes(store: StateStore, hashes: SnapshotHas
       }
     },
     async deleteStream(streamId) {
-      hashes.forgetStream(streamId);
       try {
         await store.deleteStream(streamId);
       } finally {

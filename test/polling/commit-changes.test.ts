@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
-import { DIFF_SLICE_RECORDS, publishObservations } from '../../shared/polling/commit-changes.ts';
+import {
+  commitObservations,
+  DIFF_SLICE_RECORDS,
+  publishObservations,
+  storeChanges,
+} from '../../shared/polling/commit-changes.ts';
 import { observe } from '../../shared/polling/page-changes.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { rememberingSnapshotHashes, SnapshotHashes } from '../../shared/state/snapshot-hashes.ts';
+import { forgettingSnapshotHashes, SnapshotHashes } from '../../shared/state/snapshot-hashes.ts';
 import { collectingPollDeps } from './poll-harness.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
@@ -66,7 +71,7 @@ describe('publishObservations', () => {
         },
       });
       const snapshotHashes = new SnapshotHashes();
-      const store = rememberingSnapshotHashes(counting, snapshotHashes);
+      const store = forgettingSnapshotHashes(counting, snapshotHashes);
       const deps = {
         ...collectingPollDeps(store, client, clock, settings),
         snapshotHashes,
@@ -83,11 +88,10 @@ describe('publishObservations', () => {
           observe('customer', page as never),
           true,
         );
-        if (changes.writes.length > 0)
-          await store.putSnapshots(definition.streamId, changes.writes);
+        await storeChanges(definition, deps, changes);
         return changes;
       };
-      return { definition, store, read, published, poll };
+      return { definition, deps, store, snapshotHashes, read, published, poll };
     }
 
     it('drops a record re-read unchanged (a touch of UpdatedUtc included) before reading the store, and reads a changed one', async () => {
@@ -123,6 +127,12 @@ describe('publishObservations', () => {
           .slice(-2)
           .map((e) => e.type),
       ).toEqual(['customer.created', 'customer.created']);
+    });
+
+    it('notes nothing in bulk work (a first sync, a backfill, a sweep: commitObservations)', async () => {
+      const { definition, deps, snapshotHashes } = setUp();
+      await commitObservations(definition, deps, observe('customer', customers(3)), true);
+      expect(snapshotHashes.size).toBe(0);
     });
   });
 });

@@ -12,6 +12,7 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  withoutSnapshotHashes,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { RecordGrant } from '../record-budget.ts';
@@ -107,6 +108,9 @@ export async function runWindowed(
     // Backpressure holds bulk work only: a live window is small and must not wait behind a
     // backfill's backlog (its changes are what the latency target is about).
     if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
+    // Only a live window notes and uses snapshot hashes: a first sync's or backfill's pages
+    // would churn the memory for nothing (their records are not re-read seconds later).
+    const pageDeps = priority === 'live' ? deps : withoutSnapshotHashes(deps);
     const body = spec.windowRequest(window, window.count);
     if (window.cursor !== null)
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
@@ -135,7 +139,7 @@ export async function runWindowed(
       for await (const page of readAhead(pages)) {
         const changes = await publishObservations(
           definition,
-          deps,
+          pageDeps,
           observe(spec.entityType, page.records),
           emitCreated,
           classify,
@@ -147,7 +151,7 @@ export async function runWindowed(
           ? undefined
           : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
         const counts: PageCounts = { records: page.records.length, events: changes.published };
-        storing = storeChanges(definition, deps, changes)
+        storing = storeChanges(definition, pageDeps, changes)
           .then(async () => {
             if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
           })
