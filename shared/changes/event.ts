@@ -170,8 +170,6 @@ export interface DetectChangeInput {
   /** The record as fetched now; absent when a full sweep no longer finds it. */
   current?: EntityRecord | undefined;
   volatileFields?: readonly string[];
-  /** The content hash of `current`, when the caller already computed it (with the same volatile fields). */
-  currentHash?: string | undefined;
 }
 
 /** The decision of {@link detectChange}. */
@@ -211,9 +209,7 @@ export function isSoftDeleted(record: EntityRecord): boolean {
 export function detectChange(input: DetectChangeInput): DetectedChange {
   const { previous, current } = input;
   const currentHash =
-    current === undefined
-      ? null
-      : (input.currentHash ?? contentHash(current, { volatileFields: input.volatileFields }));
+    current === undefined ? null : contentHash(current, { volatileFields: input.volatileFields });
   const live = previous !== undefined && previous.deleted !== true;
   const present = current !== undefined && !isSoftDeleted(current);
   if (!live) return { change: present ? 'created' : 'none', currentHash };

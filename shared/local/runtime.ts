@@ -16,7 +16,6 @@ import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
-import { forgettingSnapshotHashes, SnapshotHashes } from '../state/snapshot-hashes.ts';
 import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
@@ -91,14 +90,12 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
-    // Every writer of the data dir's snapshots is in this process and uses this one store, so
-    // the hashes live detection notes (and every other write forgets) stay those of the table:
-    // detection drops a record re-read unchanged (every window's overlap) before reading it.
-    const snapshotHashes = new SnapshotHashes();
-    const state = forgettingSnapshotHashes(
-      new DynamoDbStateStore({ client: dynamo.client, tableName: LOCAL_TABLE_NAME, clock, random }),
-      snapshotHashes,
-    );
+    const state = new DynamoDbStateStore({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+      clock,
+      random,
+    });
     const webhookStore = new DynamoDbWebhookStore({
       client: dynamo.client,
       tableName: LOCAL_TABLE_NAME,
@@ -190,7 +187,6 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ),
       // Many busy streams at once (1,000 hotels of one chain) hold a bounded share of pages.
       records: new RecordBudget(config.pollMaxRecordsInFlight),
-      snapshotHashes,
     };
     const pollLoop: PollLoop = startPollLoop({
       definitions: () => connections.registry.definitions(),

@@ -1,6 +1,3 @@
-import { contentHash } from '../changes/canonical.ts';
-import { isSoftDeleted } from '../changes/event.ts';
-import type { SnapshotHashes } from '../state/snapshot-hashes.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
   type ChangeContext,
@@ -8,7 +5,7 @@ import {
   type Observation,
   type PageChanges,
 } from './page-changes.ts';
-import { type PollDeps, type StreamDefinition, withoutSnapshotHashes } from './poll-context.ts';
+import type { PollDeps, StreamDefinition } from './poll-context.ts';
 
 /**
  * Records diffed between two turns of the event loop. A 1,000-record page diffed at once held
@@ -37,54 +34,6 @@ async function computeChangesInSlices(
     changes.writes.push(...slice.writes);
   }
   return changes;
-}
-
-/**
- * `observations` without the records whose content hash equals their snapshot's, as
- * `hashes` remembers it: unchanged, so neither read nor diffed (the overlap re-reads every
- * window's last seconds). The others carry the hash computed here, so it is not computed twice.
- * Hashes {@link DIFF_SLICE_RECORDS} records between two turns of the event loop.
- */
-async function withoutUnchanged(
-  observations: readonly Observation[],
-  streamId: string,
-  hashes: SnapshotHashes,
-  context: ChangeContext,
-): Promise<Observation[]> {
-  const kept: Observation[] = [];
-  let hashed = 0;
-  for (const observation of observations) {
-    const remembered = hashes.liveHash(streamId, observation.entityId);
-    const { record } = observation;
-    if (
-      remembered === undefined ||
-      record === null ||
-      observation.deleted === true ||
-      isSoftDeleted(record)
-    ) {
-      kept.push(observation);
-      continue;
-    }
-    if (++hashed % DIFF_SLICE_RECORDS === 0) await new Promise<void>((r) => setImmediate(r));
-    const hash = contentHash(record, { volatileFields: context.volatileFields });
-    if (hash !== remembered) kept.push({ ...observation, hash });
-  }
-  return kept;
-}
-
-/** Notes the hashes of the snapshots read that stay as they are (no write follows for them). */
-function rememberUnchanged(
-  hashes: SnapshotHashes,
-  streamId: string,
-  stored: ReadonlyMap<string, StoredSnapshot>,
-  changes: PageChanges,
-): void {
-  if (stored.size === 0) return;
-  const written = new Set(changes.writes.map((w) => w.entityId));
-  hashes.remember(
-    streamId,
-    [...stored.values()].filter((s) => !written.has(s.entityId)),
-  );
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -124,7 +73,9 @@ export async function publishObservations(
   needsRead: (observation: Observation) => boolean = () => true,
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
-  const context = changeContext(definition, deps, emitCreated);
+  const toRead = observations.filter(needsRead).map((o) => o.entityId);
+  const stored =
+    toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
   let seen = observations;
   if (classify) {
     // A deleted record of such an operation may look exactly like its live snapshot, so every
@@ -136,15 +87,11 @@ export async function publishObservations(
       o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
     );
   }
-  if (deps.snapshotHashes) {
-    seen = await withoutUnchanged(seen, definition.streamId, deps.snapshotHashes, context);
-  }
-  const toRead = seen.filter(needsRead).map((o) => o.entityId);
-  const stored =
-    toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
-  const changes = await computeChangesInSlices(seen, stored, context);
-  if (deps.snapshotHashes)
-    rememberUnchanged(deps.snapshotHashes, definition.streamId, stored, changes);
+  const changes = await computeChangesInSlices(
+    seen,
+    stored,
+    changeContext(definition, deps, emitCreated),
+  );
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =
     changes.events.length > 0 ? (await deps.publisher.publish(changes.events)).published : 0;
@@ -158,9 +105,7 @@ export async function storeChanges(
   deps: PollDeps,
   changes: PageChanges,
 ): Promise<void> {
-  if (changes.writes.length === 0) return;
-  await deps.store.putSnapshots(definition.streamId, changes.writes);
-  deps.snapshotHashes?.remember(definition.streamId, changes.writes);
+  if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
 }
 
 /**
@@ -175,16 +120,14 @@ export async function commitObservations(
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
   needsRead?: (observation: Observation) => boolean,
 ): Promise<PublishedChanges> {
-  // Not a live window: nothing to note, and a full read's hashes would only crowd live ones out.
-  const bulk = withoutSnapshotHashes(deps);
   const changes = await publishObservations(
     definition,
-    bulk,
+    deps,
     observations,
     emitCreated,
     classify,
     needsRead,
   );
-  await storeChanges(definition, bulk, changes);
+  await storeChanges(definition, deps, changes);
   return changes;
 }

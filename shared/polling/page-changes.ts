@@ -33,13 +33,7 @@ export interface PageChanges {
 
 /** One fetched record, or the knowledge that a stored entity no longer exists. */
 export type Observation =
-  | {
-      entityId: string;
-      record: EntityRecord;
-      deleted?: boolean;
-      /** The record's content hash, when already computed (see contentHash). */
-      hash?: string;
-    }
+  | { entityId: string; record: EntityRecord; deleted?: boolean }
   | { entityId: string; record: null };
 
 /** Reads the entity ids of fetched records, keeping the last of duplicates. */
@@ -83,9 +77,6 @@ export function computeChanges(
       previous,
       current,
       volatileFields,
-      ...(observation.record !== null && observation.hash !== undefined
-        ? { currentHash: observation.hash }
-        : {}),
     });
     const record = observation.record ?? previous?.record ?? {};
     const scope = scopeOf(context.entityType, record, context.scope);

@@ -4,8 +4,7 @@ import type { BudgetPriority } from '../connector/budget/token-budget.ts';
 import type { CallOptions } from '../connector/client.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
-import type { SnapshotHashes } from '../state/snapshot-hashes.ts';
-import { delegatingStateStore, type StateStore, type StreamState } from '../state/state-store.ts';
+import type { StateStore, StreamState } from '../state/state-store.ts';
 import type { BacklogGauge } from './backlog-gauge.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
@@ -72,20 +71,6 @@ export interface PollDeps {
    * Lambda poller runs one connection's job). Windowed pages claim it before they are read.
    */
   records?: RecordBudget;
-  /**
-   * The hashes of snapshots that live detection stored or read (the local runtime's; `store`
-   * must be wrapped by `forgettingSnapshotHashes` with the same object). In a caught-up
-   * stream's window, a fetched record whose hash equals its snapshot's is unchanged: it is
-   * dropped before the store is read. Default: none (a Lambda poller shares the table with
-   * other processes).
-   */
-  snapshotHashes?: SnapshotHashes;
-}
-
-/** `deps` for bulk work (first syncs, backfills, sweeps): no snapshot hashes noted or used. */
-export function withoutSnapshotHashes(deps: PollDeps): PollDeps {
-  const { snapshotHashes: _live, ...bulk } = deps;
-  return bulk;
 }
 
 /**
@@ -173,11 +158,19 @@ export function withSavedStates(
   onSaved: (state: StreamState) => void,
 ): StateStore {
   return {
-    ...delegatingStateStore(store),
+    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
+    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
+    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
+    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
+    getStream: (streamId) => store.getStream(streamId),
+    listStreams: (filter) => store.listStreams(filter),
     saveStream: async (state, expectedVersion) => {
       const written = await store.saveStream(state, expectedVersion);
       onSaved(written);
       return written;
     },
+    deleteStream: (streamId) => store.deleteStream(streamId),
+    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
+    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
   };
 }

@@ -164,22 +164,6 @@ export interface StateStore {
   releaseLease(streamId: string, owner: string): Promise<void>;
 }
 
-/** A store that passes every call on to `store`: the base of wrappers that change a few. */
-export function delegatingStateStore(store: StateStore): StateStore {
-  return {
-    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
-    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
-    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
-    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
-    getStream: (streamId) => store.getStream(streamId),
-    listStreams: (filter) => store.listStreams(filter),
-    saveStream: (state, expectedVersion) => store.saveStream(state, expectedVersion),
-    deleteStream: (streamId) => store.deleteStream(streamId),
-    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
-    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
-  };
-}
-
 /** A stream state changed since it was read: the save was refused. Not retryable as is. */
 export class StateConflictError extends BridgeError {
   override name = 'StateConflictError';

@@ -23,7 +23,6 @@ import type { DatasetSize } from '../../shared/simulator/generate.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
-import { forgettingSnapshotHashes, SnapshotHashes } from '../../shared/state/snapshot-hashes.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 
 /** Start of simulated time in poller tests. */
@@ -118,12 +117,7 @@ export async function startPollHarness(
   const sim = await startSimulator({ seed, size, clock, rateLimit: false });
   const dynamo = await startLocalDynamoDb();
   await createStateTable(dynamo.client, TABLE);
-  // As in the local runtime: live detection notes snapshot hashes, every write forgets them.
-  const snapshotHashes = new SnapshotHashes();
-  const store = forgettingSnapshotHashes(
-    new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock }),
-    snapshotHashes,
-  );
+  const store = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
   const world = sim.controls.model.world;
   const base = {
     baseUrl: sim.url,
@@ -171,7 +165,6 @@ export async function startPollHarness(
       windows: settings.windows,
       pageCount: 1000,
       observer,
-      snapshotHashes,
     }),
     definitions() {
       const exportIds = [...sim.controls.model.exports.all()].map((entry) => entry.record.Id);

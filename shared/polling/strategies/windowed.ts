@@ -12,7 +12,6 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
-  withoutSnapshotHashes,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { RecordGrant } from '../record-budget.ts';
@@ -108,9 +107,6 @@ export async function runWindowed(
     // Backpressure holds bulk work only: a live window is small and must not wait behind a
     // backfill's backlog (its changes are what the latency target is about).
     if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
-    // Only a live window notes and uses snapshot hashes: a first sync's or backfill's pages
-    // would churn the memory for nothing (their records are not re-read seconds later).
-    const pageDeps = priority === 'live' ? deps : withoutSnapshotHashes(deps);
     const body = spec.windowRequest(window, window.count);
     if (window.cursor !== null)
       body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
@@ -139,7 +135,7 @@ export async function runWindowed(
       for await (const page of readAhead(pages)) {
         const changes = await publishObservations(
           definition,
-          pageDeps,
+          deps,
           observe(spec.entityType, page.records),
           emitCreated,
           classify,
@@ -151,7 +147,7 @@ export async function runWindowed(
           ? undefined
           : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
         const counts: PageCounts = { records: page.records.length, events: changes.published };
-        storing = storeChanges(definition, pageDeps, changes)
+        storing = storeChanges(definition, deps, changes)
           .then(async () => {
             if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
           })
