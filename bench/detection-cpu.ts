@@ -1,7 +1,6 @@
-import { startSimulator } from '../shared/simulator/simulator.ts';
-import { groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
+import { groupCpuSeconds } from './bridge-process.ts';
+import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice } from './figures.ts';
-import { startBenchReceiver } from './receiver.ts';
 
 /** Customers updated at once. */
 const UPDATED = 5_000;
@@ -21,24 +20,9 @@ const SETTLE_MS = 15_000;
  */
 export async function run(): Promise<void> {
   quietAwsSdkNotice();
-  const sim = await startSimulator({ seed: 5, size: 'medium', rateLimit: false });
-  const receiver = await startBenchReceiver();
-  const bridge = await startBridgeChild({
-    env: {
-      CONNECTOR_BASE_URL: sim.url,
-      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-      POLL_ENTITIES: 'customer',
-      POLL_HISTORY_START: '400d',
-    },
-  });
+  const bench = await startCustomerBurstBench(['customer.created']);
+  const { receiver, bridge } = bench;
   try {
-    await bridge.caughtUp(180_000);
-    const created = (await bridge.call('POST', '/subscriptions', {
-      url: receiver.url,
-      events: ['customer.created'],
-    })) as { secret: string };
-    receiver.setSecret(created.secret);
     let sent = 0;
     receiver.onVerified = () => sent++;
     const pid = bridge.process.pid!;
@@ -46,13 +30,9 @@ export async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const quiet = (await groupCpuSeconds(pid)) - quietFrom;
 
-    const model = sim.controls.model;
-    const ids = [...model.customers.all()]
-      .filter((entry) => entry.record.IsActive)
-      .slice(0, UPDATED)
-      .map((entry) => entry.record.Id);
+    const ids = bench.activeCustomerIds(UPDATED);
     const busyFrom = await groupCpuSeconds(pid);
-    for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `bench ${id}` });
+    bench.updateCustomers(ids);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const busy = (await groupCpuSeconds(pid)) - busyFrom;
     const perUpdate = (seconds: number) => formatNumber((seconds * 1000) / ids.length, 2);
@@ -62,9 +42,7 @@ export async function run(): Promise<void> {
         `(the same span before the updates: ${perUpdate(quiet)} ms); ${sent} webhooks sent`,
     );
   } finally {
-    await bridge.stop();
-    await receiver.close();
-    await sim.close();
+    await bench.close();
   }
 }
 

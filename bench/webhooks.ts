@@ -1,10 +1,10 @@
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
-import { startSimulator } from '../shared/simulator/simulator.ts';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
-import { groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
+import { groupCpuSeconds } from './bridge-process.ts';
+import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
-import { startBenchReceiver, type VerifiedWebhook } from './receiver.ts';
+import type { VerifiedWebhook } from './receiver.ts';
 
 /** Customers updated at once. */
 const UPDATED = 5_000;
@@ -59,34 +59,15 @@ export async function run(): Promise<void> {
   console.log(
     `webhooks (one endpoint, change-bridge start as a child process, concurrency ${concurrency})`,
   );
-  const sim = await startSimulator({ seed: 5, size: 'medium', rateLimit: false });
-  const receiver = await startBenchReceiver();
-  const bridge = await startBridgeChild({
-    env: {
-      CONNECTOR_BASE_URL: sim.url,
-      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
-      POLL_ENTITIES: 'customer',
-      POLL_HISTORY_START: '400d',
-    },
-  });
+  const bench = await startCustomerBurstBench(['customer.updated']);
+  const { receiver, bridge } = bench;
   try {
-    await bridge.caughtUp(180_000);
-    const created = (await bridge.call('POST', '/subscriptions', {
-      url: receiver.url,
-      events: ['customer.updated'],
-    })) as { secret: string };
-    receiver.setSecret(created.secret);
     const delivered: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => delivered.push(webhook);
 
-    const model = sim.controls.model;
-    const ids = [...model.customers.all()]
-      .filter((entry) => entry.record.IsActive)
-      .slice(0, UPDATED)
-      .map((entry) => entry.record.Id);
+    const ids = bench.activeCustomerIds(UPDATED);
     const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
-    for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `bench ${id}` });
+    bench.updateCustomers(ids);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (delivered.length < ids.length && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -119,9 +100,7 @@ export async function run(): Promise<void> {
       met: ratio >= 0.8 && bridgeCount === ids.length,
     });
   } finally {
-    await bridge.stop();
-    await receiver.close();
-    await sim.close();
+    await bench.close();
   }
 }
 
