@@ -21,7 +21,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 import { SMALL_INPUT_DEFLATE } from '../deflate-options.ts';
-import { parseOrThrow } from '../errors.ts';
+import { parseOrThrow, toValidationError } from '../errors.ts';
 import {
   type PreparedSnapshot,
   SnapshotScopeSchema,
@@ -113,15 +113,32 @@ const SnapshotRecordSchema = z.object({ record: RecordJsonSchema });
 /** Records longer than this (bytes of JSON) are stored deflated in `recordZ`. */
 export const SNAPSHOT_COMPRESS_ABOVE_BYTES = 600;
 
-/** The `record` JSON text of an item: `record`, or `recordZ` inflated (unreadable: undefined, so the schema names `record`). */
+/**
+ * The `record` JSON text of an item: `recordZ` inflated when it is readable bytes, else
+ * `record` (undefined when neither is there, so the schema names `record`).
+ */
 function recordText(fields: { record?: string; recordZ?: unknown }): string | undefined {
-  if (fields.recordZ === undefined) return fields.record;
-  if (!(fields.recordZ instanceof Uint8Array)) return undefined;
+  if (!(fields.recordZ instanceof Uint8Array)) return fields.record;
   try {
     return inflateRawSync(fields.recordZ).toString('utf8');
   } catch {
-    return undefined;
+    return fields.record;
   }
+}
+
+/**
+ * Parses part of a stored snapshot `item`; the item's key is described only for the error
+ * (reads parse an item per snapshot, and nearly all of them are well-formed).
+ */
+function parseSnapshotPart<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  item: unknown,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success)
+    throw toValidationError(`stored snapshot ${describeItem(item)}`, result.error);
+  return result.data;
 }
 
 /**
@@ -132,17 +149,16 @@ function recordText(fields: { record?: string; recordZ?: unknown }): string | un
  * item's bytes.
  */
 export function fromSnapshotItem(item: unknown): StoredSnapshot {
-  const what = `stored snapshot ${describeItem(item)}`;
-  const { record, recordZ, ttl, ...fields } = parseOrThrow(SnapshotFieldsSchema, item, what);
+  const { record, recordZ, ttl, ...fields } = parseSnapshotPart(SnapshotFieldsSchema, item, item);
   const snapshot = (ttl === undefined ? fields : { ...fields, expiresAt: ttl }) as StoredSnapshot;
   let parsed: Record<string, unknown> | undefined;
   Object.defineProperty(snapshot, 'record', {
     enumerable: true,
     get: () => {
-      parsed ??= parseOrThrow(
+      parsed ??= parseSnapshotPart(
         SnapshotRecordSchema,
         { record: recordText({ record, recordZ }) },
-        what,
+        item,
       ).record;
       return parsed;
     },

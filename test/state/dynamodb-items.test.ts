@@ -1,0 +1,33 @@
+import { deflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import { fromSnapshotItem } from '../../shared/state/dynamodb-items.ts';
+
+const item = (fields: Record<string, unknown>) => ({
+  pk: 'STREAM#main:customer',
+  sk: 'SNAP#a',
+  entityId: 'a',
+  hash: 'h',
+  updatedAt: 1,
+  ...fields,
+});
+
+describe('fromSnapshotItem', () => {
+  it('reads the record from recordZ when it inflates, else from record', () => {
+    const z = deflateRawSync('{"Id":"z"}');
+    expect(fromSnapshotItem(item({ recordZ: new Uint8Array(z) })).record).toEqual({ Id: 'z' });
+    expect(
+      fromSnapshotItem(item({ recordZ: Uint8Array.from([255, 1]), record: '{"Id":"r"}' })).record,
+    ).toEqual({ Id: 'r' });
+    expect(fromSnapshotItem(item({ recordZ: 'not bytes', record: '{"Id":"r"}' })).record).toEqual({
+      Id: 'r',
+    });
+  });
+
+  it('names record, and the item, when neither gives a record', () => {
+    const snapshot = fromSnapshotItem(item({ recordZ: Uint8Array.from([255, 1]) }));
+    expect(() => snapshot.record).toThrow(ValidationError);
+    expect(() => snapshot.record).toThrow(expect.objectContaining({ path: 'record' }));
+    expect(() => snapshot.record).toThrow(/STREAM#main:customer\/SNAP#a/);
+  });
+});
