@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { requireFromDynalite } from '../../shared/local/dynalite-require.ts';
 import {
   type CheckTypes,
   dynaliteCheckTypes,
@@ -7,7 +7,6 @@ import {
   parseDynaliteTypesOnce,
 } from '../../shared/local/dynalite-type-check.ts';
 
-const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
 const ACTIONS = [
   'batchGetItem',
   'batchWriteItem',
@@ -22,7 +21,7 @@ const ACTIONS = [
 ] as const;
 type Types = Parameters<CheckTypes>[1];
 const typesOf = (action: string) =>
-  (fromDynalite(`./validations/${action}`) as { types: Types }).types;
+  (requireFromDynalite(`./validations/${action}`) as { types: Types }).types;
 
 /** A small deterministic generator (mulberry32), so a failure can be replayed. */
 function randomSource(seed: number) {
@@ -164,7 +163,7 @@ describe('fastCheckTypes', () => {
   it('is what dynalite uses once installed, and installing twice keeps the original', () => {
     parseDynaliteTypesOnce();
     parseDynaliteTypesOnce();
-    const validations = fromDynalite('./validations') as { checkTypes: CheckTypes };
+    const validations = requireFromDynalite('./validations') as { checkTypes: CheckTypes };
     expect(validations.checkTypes).toBe(fastCheckTypes);
     expect(dynaliteCheckTypes()).not.toBe(fastCheckTypes);
   });
