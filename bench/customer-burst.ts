@@ -1,3 +1,4 @@
+import { connectorEnvOf } from '../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../shared/simulator/simulator.ts';
 import { type BridgeChild, startBridgeChild } from './bridge-process.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
@@ -27,9 +28,7 @@ export async function startCustomerBurstBench(
   const receiver = await startBenchReceiver();
   const bridge = await startBridgeChild({
     env: {
-      CONNECTOR_BASE_URL: sim.url,
-      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      ...connectorEnvOf(sim),
       POLL_ENTITIES: 'customer',
       POLL_HISTORY_START: '400d',
     },

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { systemClock } from '../shared/clock.ts';
 import { busiestWindow } from '../shared/connector/budget/sliding-log.ts';
 import { CONNECTOR_RATE_WINDOW_MS } from '../shared/connector/rate-limit.ts';
+import { connectorEnvOf } from '../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../shared/simulator/simulator.ts';
 import { startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, percentile, quietAwsSdkNotice, recordFigure } from './figures.ts';
@@ -74,9 +75,7 @@ export async function run(): Promise<void> {
   // Five streams polled every second (150 of the 200 requests per 30 s), so a backfill of four
   // of them competes with live polls for the budget. Default overlap and settle lag.
   const env = {
-    CONNECTOR_BASE_URL: sim.url,
-    CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-    CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+    ...connectorEnvOf(sim),
     POLL_ENTITIES: ['customer', ...BACKFILLED].join(','),
     POLL_HISTORY_START: '400d',
   };

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededRandom } from '../../shared/clock.ts';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { compareEvents } from '../polling/journal-oracle.ts';
@@ -121,9 +122,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     dataDir,
     pollInterval: '2s',
     env: {
-      CONNECTOR_BASE_URL: sim.url,
-      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      ...connectorEnvOf(sim),
       POLL_HISTORY_START: '400d',
     },
   });

@@ -8,6 +8,7 @@ import {
   StreamListSchema,
   type StreamViewSchema,
 } from '../../shared/admin/schemas.ts';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
 import { freePort } from '../support/free-port.ts';
@@ -78,9 +79,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
       dataDir,
       pollInterval: '1s',
       env: {
-        CONNECTOR_BASE_URL: sim.url,
-        CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-        CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+        ...connectorEnvOf(sim),
         POLL_ENTITIES: 'customer',
         POLL_HISTORY_START: '400d',
         BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG),

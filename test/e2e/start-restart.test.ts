@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { compareEvents } from '../polling/journal-oracle.ts';
 import { freePort } from '../support/free-port.ts';
@@ -37,9 +38,7 @@ describe('change-bridge start as a child process', () => {
       {
         env: {
           ...process.env,
-          CONNECTOR_BASE_URL: sim.url,
-          CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-          CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+          ...connectorEnvOf(sim),
           POLL_HISTORY_START: '400d',
           // The store in its own thread: closed and reopened across the SIGTERM and restart.
           BRIDGE_STORE_THREAD: 'true',

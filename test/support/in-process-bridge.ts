@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { TestReceiver } from '../e2e/webhook-receiver.ts';
 import { testLocalConfig } from './local-config.ts';
@@ -30,9 +31,7 @@ export async function startInProcessBridge(
   const dataDir = await mkdtemp(join(tmpdir(), 'cb-bridge-'));
   const bridge = await startBridge(testLocalConfig(dataDir, pollIntervalMs), {
     env: {
-      CONNECTOR_BASE_URL: sim.url,
-      CONNECTOR_CLIENT_TOKEN: sim.tokens.clientToken,
-      CONNECTOR_ACCESS_TOKEN: sim.tokens.accessToken,
+      ...connectorEnvOf(sim),
       ...env,
     },
     reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
