@@ -8,6 +8,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '../clo
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
+import { OverlapMemory } from '../polling/overlap-memory.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
@@ -187,6 +188,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ),
       // Many busy streams at once (1,000 hotels of one chain) hold a bounded share of pages.
       records: new RecordBudget(config.pollMaxRecordsInFlight),
+      // A burst re-read in the next windows' overlap is passed over, not judged again.
+      overlapMemory: new OverlapMemory(),
     };
     const pollLoop: PollLoop = startPollLoop({
       definitions: () => connections.registry.definitions(),

@@ -6,6 +6,7 @@ import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
 import type { BacklogGauge } from './backlog-gauge.ts';
+import type { OverlapMemory } from './overlap-memory.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
 import type { RecordBudget } from './record-budget.ts';
@@ -71,6 +72,11 @@ export interface PollDeps {
    * Lambda poller runs one connection's job). Windowed pages claim it before they are read.
    */
   records?: RecordBudget;
+  /**
+   * Lets windowed polls pass over records the window before stored, re-read unchanged in the
+   * overlap (the local loop's; default: none).
+   */
+  overlapMemory?: OverlapMemory;
 }
 
 /**

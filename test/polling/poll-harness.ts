@@ -6,6 +6,7 @@ import {
   createConnectorClient,
 } from '../../shared/connector/connector-client.ts';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { OverlapMemory } from '../../shared/polling/overlap-memory.ts';
 import type {
   PollDeps,
   PollObserver,
@@ -97,6 +98,8 @@ export interface PollHarness {
   sim: RunningSimulator;
   publisher: CollectingPublisher;
   observer: PollObserver;
+  /** The overlap memory every poll shares, as in the local runtime. */
+  overlapMemory: OverlapMemory;
   deps(connection: 'chain' | 'hotel'): PollDeps;
   definitions(): StreamDefinition[];
   /** One planner tick over both connections. */
@@ -138,6 +141,7 @@ export async function startPollHarness(
   };
   const publisher = new CollectingPublisher();
   const observer: PollObserver = {};
+  const overlapMemory = new OverlapMemory();
   const settings: PollSettings = {
     intervalMs: 1000,
     entities: ENTITY_TYPES,
@@ -157,6 +161,7 @@ export async function startPollHarness(
     sim,
     publisher,
     observer,
+    overlapMemory,
     deps: (connection) => ({
       store,
       client: clients[connection],
@@ -165,6 +170,7 @@ export async function startPollHarness(
       windows: settings.windows,
       pageCount: 1000,
       observer,
+      overlapMemory,
     }),
     definitions() {
       const exportIds = [...sim.controls.model.exports.all()].map((entry) => entry.record.Id);

@@ -111,6 +111,10 @@ describe('poller against the simulator and dynalite', () => {
     expect(unexpected).toEqual([]);
   });
 
+  it('passes over records re-read unchanged in the overlap (the local runtime does)', () => {
+    expect(h.overlapMemory.passedOver).toBeGreaterThan(0);
+  });
+
   it('detects deletes by each strategy', () => {
     const deleted = new Set(
       h.publisher.events.filter((e) => e.data.change === 'deleted').map((e) => e.data.entityType),

@@ -3,6 +3,7 @@ import { readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamState, StreamWindow } from '../../state/state-store.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
+import { WindowOverlap } from '../overlap-memory.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   advanceCounters,
@@ -83,8 +84,15 @@ export async function runWindowed(
       }
     : undefined;
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
+  // A stream whose deletes are learnt by a second request is judged on more than its records.
+  const memory = spec.deletedAmong ? undefined : deps.overlapMemory;
   while (!pastDeadline(deps)) {
     let window = state.current.window;
+    // Only a new window from the watermark this process's last window of the stream committed
+    // may pass over what that window stored.
+    const recalled =
+      window === null ? memory?.recall(definition.streamId, state.current.watermark) : undefined;
+    memory?.forget(definition.streamId);
     if (window === null) {
       const next = nextWindow(state.current.watermark, deps.clock.now(), deps.windows);
       if (next === null) {
@@ -120,6 +128,9 @@ export async function runWindowed(
     let storing: Promise<void> = Promise.resolve();
     let current: StreamWindow = window;
     const grants = new Set<RecordGrant>();
+    const overlap = memory
+      ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs)
+      : undefined;
     const pages = budgetedPages(
       pageRecords(deps.client, spec.operation, body, callOptions(deps, definition, priority)),
       {
@@ -133,10 +144,12 @@ export async function runWindowed(
     );
     try {
       for await (const page of readAhead(pages)) {
+        const keep: Array<[string, string]> = [];
+        const observed = observe(spec.entityType, page.records);
         const changes = await publishObservations(
           definition,
           deps,
-          observe(spec.entityType, page.records),
+          overlap ? overlap.filter(observed, keep) : observed,
           emitCreated,
           classify,
           needsRead,
@@ -149,6 +162,7 @@ export async function runWindowed(
         const counts: PageCounts = { records: page.records.length, events: changes.published };
         storing = storeChanges(definition, deps, changes)
           .then(async () => {
+            for (const [entityId, print] of keep) overlap?.kept.set(entityId, print);
             if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
           })
           .finally(() => page.grant?.release());
@@ -175,6 +189,7 @@ export async function runWindowed(
     }
     result.records += windowRecords;
     if (!finished) break;
+    if (overlap) overlap.memory.remember(definition.streamId, window.endUtc, overlap.kept);
     deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
     result.windows++;
     const caughtUp = reachesPresent(window);

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityRecord } from '../../shared/changes/entity-types.ts';
+import { ManualClock } from '../../shared/clock.ts';
+import { OverlapMemory, recordFingerprint } from '../../shared/polling/overlap-memory.ts';
+import type { PollDeps } from '../../shared/polling/poll-context.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { type CustomerStream, customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
+
+const prints = (entries: Record<string, string>) => new Map(Object.entries(entries));
+
+describe('OverlapMemory', () => {
+  it('gives back what a window stored only to the window starting from its watermark', () => {
+    const memory = new OverlapMemory();
+    memory.remember('s', '2026-03-10T09:00:05.000Z', prints({ a: 'p1' }));
+    expect(memory.recall('s', '2026-03-10T09:00:05.000Z')?.get('a')).toBe('p1');
+    expect(memory.recall('s', '2026-03-10T09:00:04.000Z')).toBeUndefined();
+    expect(memory.recall('s', null)).toBeUndefined();
+    expect(memory.recall('other', '2026-03-10T09:00:05.000Z')).toBeUndefined();
+    memory.forget('s');
+    expect(memory.recall('s', '2026-03-10T09:00:05.000Z')).toBeUndefined();
+    expect(memory.entries).toBe(0);
+  });
+
+  it('keeps at most its bounds per stream and in all', () => {
+    const memory = new OverlapMemory({ maxEntriesPerStream: 2, maxEntries: 3 });
+    memory.remember('s1', 'w', prints({ a: '1', b: '2', c: '3' }));
+    expect(memory.recall('s1', 'w')?.size).toBe(2);
+    memory.remember('s2', 'w', prints({ a: '1', b: '2' }));
+    expect(memory.recall('s2', 'w')?.size).toBe(1);
+    expect(memory.entries).toBe(3);
+    // Remembering a stream again gives back what it held before.
+    memory.remember('s1', 'w2', prints({ a: '1' }));
+    expect(memory.entries).toBe(2);
+  });
+
+  it('fingerprints the whole record, UpdatedUtc included', () => {
+    const record = { Id: 'c1', Notes: 'x', UpdatedUtc: '2026-03-10T09:00:00Z' } as EntityRecord;
+    expect(recordFingerprint({ ...record })).toBe(recordFingerprint(record));
+    expect(recordFingerprint({ ...record, UpdatedUtc: '2026-03-10T09:00:01Z' })).not.toBe(
+      recordFingerprint(record),
+    );
+    expect(recordFingerprint({ ...record, Notes: 'y' })).not.toBe(recordFingerprint(record));
+  });
+});
+
+describe('a windowed poll with an overlap memory', () => {
+  const clock = new ManualClock(POLL_TEST_START_MS);
+  const store = new MemoryStateStore();
+  const memory = new OverlapMemory();
+  let sim: RunningSimulator;
+  let stream: CustomerStream;
+  let deps: PollDeps;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21, size: 'small', clock, rateLimit: false });
+    stream = customerStream(sim, clock, store, 10);
+    deps = { ...stream.deps, overlapMemory: memory };
+  });
+  afterAll(async () => {
+    await stream.client.close();
+    await sim.close();
+  });
+
+  /** One poll 2 s later: well inside the 5-second overlap of the one before. */
+  async function poll() {
+    await clock.advance(2_000);
+    const outcome = await pollStream(stream.definition, deps, 'poller');
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: true });
+  }
+
+  const published = () => stream.deps.publisher.events;
+
+  it('passes over a burst re-read unchanged, and still sees a change that kept its UpdatedUtc', async () => {
+    await poll();
+    expect(published()).toHaveLength(0);
+    const model = sim.controls.model;
+    const ids = [...model.customers.all()]
+      .filter((entry) => entry.record.IsActive)
+      .slice(0, 25)
+      .map((entry) => entry.record.Id);
+    for (const [i, id] of ids.entries())
+      model.update(model.customers, 'customer', id, { Notes: `burst ${i}` });
+
+    await poll();
+    expect(
+      published()
+        .map((event) => event.subject)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(memory.passedOver).toBe(0);
+
+    // The next poll reads the burst again (overlap): nothing to judge, nothing published.
+    await poll();
+    expect(published()).toHaveLength(25);
+    expect(memory.passedOver).toBe(25);
+
+    // A record whose content changes while its UpdatedUtc stays (the fingerprint is of the
+    // whole record, not of its id and time) is judged, and its change published.
+    const changed = model.customers.get(ids[0]!)!.record as { Notes: string | null };
+    changed.Notes = 'changed, same UpdatedUtc';
+    await poll();
+    expect(published()).toHaveLength(26);
+    expect(published().at(-1)).toMatchObject({ type: 'customer.updated', subject: ids[0] });
+    expect(memory.passedOver).toBe(25 + 24);
+  });
+
+  it('judges everything again when the stream state is not the one its last window committed', async () => {
+    const model = sim.controls.model;
+    const [id] = [...model.customers.all()]
+      .filter((e) => e.record.IsActive)
+      .map((e) => e.record.Id);
+    model.update(model.customers, 'customer', id!, { Notes: 'one more' });
+    await poll();
+    const passed = memory.passedOver;
+    // Another writer moves the watermark (a backfill's reset, another poller): the memory of
+    // this process no longer describes what is stored.
+    const state = (await store.getStream(stream.definition.streamId))!;
+    await store.saveStream(
+      { ...state, watermark: new Date(clock.now() - 3_000).toISOString() },
+      state.version,
+    );
+    await poll();
+    // The record was read again, and judged.
+    const after = (await store.getStream(stream.definition.streamId))!;
+    expect(after.recordsRead ?? 0).toBeGreaterThan(state.recordsRead ?? 0);
+    expect(memory.passedOver).toBe(passed);
+  });
+});
