@@ -8,7 +8,7 @@ import {
 } from './connector-config.ts';
 
 /**
- * The JSON a connection's Secrets Manager secret holds (README, "Storing connection
+ * The JSON a connection's Secrets Manager secret holds (README, "Store the connection
  * credentials"): `{ "baseUrl", "clientToken", "accessToken", "client"?, "portfolioScope"? }`.
  */
 export const ConnectionSecretSchema = z.object({
