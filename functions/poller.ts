@@ -8,6 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
@@ -24,6 +25,10 @@ const metrics = new Metrics();
 const config = readPollLambdaEnv(process.env, systemClock.now());
 const dynamoDb = new DynamoDBClient({});
 const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.tableName });
+// Lives as long as the container: a window is passed over only from the watermark this
+// container's last window of the stream committed, so another container's polls in between
+// disable it.
+const overlapMemory = new OverlapMemory();
 const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
@@ -79,6 +84,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           clock: systemClock,
           windows: config.settings.windows,
           pageCount: config.settings.pageCount,
+          overlapMemory,
           deadline: systemClock.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
         },
         context.awsRequestId,

@@ -74,7 +74,7 @@ export interface PollDeps {
   records?: RecordBudget;
   /**
    * Lets windowed polls pass over records the window before stored, re-read unchanged in the
-   * overlap (the local loop's; default: none).
+   * overlap (the local loop's and the poller Lambda's, for the container's life; default: none).
    */
   overlapMemory?: OverlapMemory;
 }
