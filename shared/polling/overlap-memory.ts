@@ -35,9 +35,10 @@ export interface OverlapMemoryOptions {
 /**
  * What a process's poller remembers of the records its last window of each stream stored, so
  * that the next window, which starts `overlap` before that window's end (design.md, Windows),
- * passes over the records it re-reads unchanged instead of validating, hashing and
- * comparing each with its stored snapshot again. At one-second polling with the default
- * five-second overlap, a burst of updates is otherwise read and judged three times or more.
+ * passes over the records it re-reads unchanged instead of hashing each again and reading its
+ * stored snapshot to compare (the page itself is still fetched and validated). At one-second
+ * polling with the default five-second overlap, a burst of updates is otherwise judged twice or
+ * more.
  *
  * Sound because a record is passed over only when (a) its version is byte for byte the one this
  * process stored for that stream's entity (a fingerprint of the whole record, `UpdatedUtc`
@@ -101,6 +102,11 @@ export class OverlapMemory {
     return this.#passedOver;
   }
 
+  /** Records remembered at most for one stream. */
+  get maxEntriesPerStream(): number {
+    return this.#maxPerStream;
+  }
+
   /** Records remembered now, over all streams. */
   get entries(): number {
     return this.#entries;
@@ -114,8 +120,8 @@ export class OverlapMemory {
  * overlap).
  */
 export class WindowOverlap {
-  /** Kept for the next window, once the pages that hold them are stored. */
-  readonly kept = new Map<string, string>();
+  /** Kept for the next window, once the pages that hold them are stored (within the bound). */
+  readonly #kept = new Map<string, string>();
   readonly #zoneStartMs: number;
 
   constructor(
@@ -147,5 +153,18 @@ export class WindowOverlap {
     });
     this.memory.notePassedOver(passed);
     return judged;
+  }
+
+  /** Keeps the fingerprints of a stored page, as far as one stream's bound allows. */
+  keepStored(entries: ReadonlyArray<readonly [string, string]>): void {
+    for (const [entityId, print] of entries) {
+      if (this.#kept.size >= this.memory.maxEntriesPerStream && !this.#kept.has(entityId)) return;
+      this.#kept.set(entityId, print);
+    }
+  }
+
+  /** Hands what was kept to the memory: the window committed `watermark`. */
+  commit(streamId: string, watermark: string): void {
+    this.memory.remember(streamId, watermark, this.#kept);
   }
 }

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityRecord } from '../../shared/changes/entity-types.ts';
 import { ManualClock } from '../../shared/clock.ts';
-import { OverlapMemory, recordFingerprint } from '../../shared/polling/overlap-memory.ts';
+import {
+  OverlapMemory,
+  recordFingerprint,
+  WindowOverlap,
+} from '../../shared/polling/overlap-memory.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
@@ -42,6 +46,53 @@ describe('OverlapMemory', () => {
       recordFingerprint(record),
     );
     expect(recordFingerprint({ ...record, Notes: 'y' })).not.toBe(recordFingerprint(record));
+  });
+});
+
+describe('WindowOverlap', () => {
+  const window = {
+    startUtc: '2026-03-10T08:59:50.000Z',
+    endUtc: '2026-03-10T09:00:00.000Z',
+    cursor: null,
+    count: 1000,
+    pages: 0,
+  };
+  const observation = (id: string, updatedUtc: string) => ({
+    entityId: id,
+    record: { Id: id, UpdatedUtc: updatedUtc } as EntityRecord,
+  });
+
+  it('keeps only records the next window can read again, within the bound per stream', () => {
+    const memory = new OverlapMemory({ maxEntriesPerStream: 2 });
+    const overlap = new WindowOverlap(memory, undefined, window, 5_000);
+    const keep: Array<[string, string]> = [];
+    const judged = overlap.filter(
+      [
+        observation('old', '2026-03-10T08:59:54.999Z'),
+        observation('a', '2026-03-10T08:59:55.000Z'),
+        observation('b', '2026-03-10T08:59:59.000Z'),
+        observation('c', '2026-03-10T09:00:01.000Z'),
+      ],
+      keep,
+    );
+    expect(judged).toHaveLength(4);
+    expect(keep.map(([id]) => id)).toEqual(['a', 'b', 'c']);
+    overlap.keepStored(keep);
+    overlap.commit('s', window.endUtc);
+    expect([...(memory.recall('s', window.endUtc)?.keys() ?? [])]).toEqual(['a', 'b']);
+  });
+
+  it('passes over a recalled record only when its fingerprint is the same', () => {
+    const memory = new OverlapMemory();
+    const same = observation('a', '2026-03-10T08:59:56.000Z');
+    const recalled = new Map([
+      ['a', recordFingerprint(same.record)],
+      ['b', recordFingerprint(observation('b', '2026-03-10T08:59:56.000Z').record)],
+    ]);
+    const overlap = new WindowOverlap(memory, recalled, window, 5_000);
+    const judged = overlap.filter([same, observation('b', '2026-03-10T08:59:57.000Z')], []);
+    expect(judged.map((o) => o.entityId)).toEqual(['b']);
+    expect(memory.passedOver).toBe(1);
   });
 });
 

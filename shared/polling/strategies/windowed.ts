@@ -162,7 +162,7 @@ export async function runWindowed(
         const counts: PageCounts = { records: page.records.length, events: changes.published };
         storing = storeChanges(definition, deps, changes)
           .then(async () => {
-            for (const [entityId, print] of keep) overlap?.kept.set(entityId, print);
+            overlap?.keepStored(keep);
             if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
           })
           .finally(() => page.grant?.release());
@@ -189,7 +189,7 @@ export async function runWindowed(
     }
     result.records += windowRecords;
     if (!finished) break;
-    if (overlap) overlap.memory.remember(definition.streamId, window.endUtc, overlap.kept);
+    overlap?.commit(definition.streamId, window.endUtc);
     deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
     result.windows++;
     const caughtUp = reachesPresent(window);
