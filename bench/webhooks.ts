@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
-import { groupCpuSeconds } from './bridge-process.ts';
+import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
 import type { VerifiedWebhook } from './receiver.ts';
@@ -67,6 +67,7 @@ export async function run(): Promise<void> {
 
     const ids = bench.activeCustomerIds(UPDATED);
     const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
+    const rss = sampleGroupPeakRss(bridge.process.pid!, 200);
     bench.updateCustomers(ids);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (delivered.length < ids.length && Date.now() < deadline)
@@ -78,6 +79,7 @@ export async function run(): Promise<void> {
     const cpuMsPerDelivery =
       ((await groupCpuSeconds(bridge.process.pid!)) - cpuBefore) *
       (1000 / Math.max(1, bridgeCount));
+    rss.stop();
     const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
@@ -90,7 +92,7 @@ export async function run(): Promise<void> {
       `  bridge: ${bridgeCount} of ${ids.length} verified, ${formatNumber(bridgeRate)}/s; ` +
         `bare keep-alive loop (same bodies, ${concurrency} connections): ${replayed.length} verified, ${formatNumber(bareRate)}/s; ` +
         `ratio ${ratio.toFixed(2)}; ${receiver.rejected} rejected; ` +
-        `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery; ` +
+        `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery, peak group RSS ${formatNumber(rss.peak() / (1024 * 1024))} MB; ` +
         `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
     recordFigure({
