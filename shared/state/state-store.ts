@@ -15,12 +15,23 @@ export const SnapshotScopeSchema = z.object({
   chainId: z.string().optional(),
 });
 
+/**
+ * A plain JSON object, passed through as it is: `z.record(z.string(), z.unknown())` would copy
+ * every member of every record a poll stores (a payload per member), for a record already
+ * validated by its operation's schema.
+ */
+const JsonObjectSchema = z.custom<Record<string, unknown>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  { message: 'expected a JSON object' },
+);
+
 /** The last stored version of one entity of a stream. */
 export const StoredSnapshotSchema = z.object({
   entityId: z.string(),
   /** Canonical content hash; a change is decided on it alone. */
   hash: z.string(),
-  record: z.record(z.string(), z.unknown()),
+  /** Checked as a JSON object, not copied: it comes validated from the connector. */
+  record: JsonObjectSchema,
   scope: SnapshotScopeSchema.optional(),
   /** Tombstone: the entity was deleted; kept until `expiresAt` so a late re-read emits nothing twice. */
   deleted: z.boolean().optional(),

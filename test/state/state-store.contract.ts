@@ -200,6 +200,16 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(error.path).toBe('[0].record');
     });
 
+    it('rejects a record that is not a JSON object, naming it', async () => {
+      const store = await createStore();
+      for (const record of [null, ['a'], 'text']) {
+        const invalid = { ...snapshot('c'), record } as unknown as StoredSnapshot;
+        const error = await store.putSnapshots('main:customer', [invalid]).catch((e) => e);
+        expect(error).toBeInstanceOf(ValidationError);
+        expect(error.path).toBe('[0].record');
+      }
+    });
+
     it('rejects an invalid snapshot naming the field, before writing any', async () => {
       const store = await createStore();
       const invalid = { ...snapshot('b'), hash: 42 } as unknown as StoredSnapshot;
