@@ -30,6 +30,9 @@ export async function runSweep(
   state: StateHandle,
 ): Promise<number> {
   const sweep = spec.sweep!;
+  // The sweep writes tombstones within the watermark the last window committed: what that window
+  // remembered no longer describes every stored snapshot.
+  deps.overlapMemory?.forget(definition.streamId);
   const liveIds: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) if (!snapshot.deleted) liveIds.push(snapshot.entityId);
