@@ -10,10 +10,7 @@ import {
   PUT_EVENTS_MAX_BYTES,
   toEventBridgeEntry,
 } from '../publish/event-bridge-entry.ts';
-import {
-  type EventBridgeEnvelope,
-  toEventBridgeEnvelope,
-} from '../publish/event-bridge-envelope.ts';
+import { type DeliveredEnvelope, toEventBridgeEnvelope } from '../publish/event-bridge-envelope.ts';
 import { NO_PUBLISH_METRICS, type PublishMetrics } from '../publish/publish-metrics.ts';
 import { entityKeyOf, type PublishableEvent, utf8Bytes } from '../publish/publishable-event.ts';
 import type { EventPublisher, PublishFailure, PublishResult } from '../publish/publisher.ts';
@@ -78,7 +75,7 @@ export class LocalEventRouter implements EventPublisher {
     const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
     const clock = this.options.clock ?? systemClock;
     const failures: PublishFailure[] = [];
-    const envelopes: Array<{ envelope: EventBridgeEnvelope; thinned: boolean }> = [];
+    const envelopes: Array<DeliveredEnvelope & { thinned: boolean }> = [];
     for (const event of events) {
       const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'local-router', (e) => {
         const entry: PutEventsRequestEntry = toEventBridgeEntry(e, this.entryOptions);
@@ -89,13 +86,13 @@ export class LocalEventRouter implements EventPublisher {
         metrics.recordFailed('local-router', item.eventType, 1, item.code);
         continue;
       }
-      const envelope = toEventBridgeEnvelope(item.entry, {
+      const delivered = toEventBridgeEnvelope(item.entry, item.event, {
         id: (this.options.newId ?? randomUUID)(),
         account: this.options.account ?? EMULATOR_ACCOUNT_ID,
         region: this.options.region ?? EMULATOR_REGION,
         receivedAt: new Date(clock.now()),
       });
-      envelopes.push({ envelope, thinned: item.thinned });
+      envelopes.push({ ...delivered, thinned: item.thinned });
     }
     for (const route of this.options.routes) {
       const matching = envelopes.filter((item) =>
@@ -114,16 +111,16 @@ export class LocalEventRouter implements EventPublisher {
 
   private async deliver(
     route: EventRoute,
-    matching: ReadonlyArray<{ envelope: EventBridgeEnvelope; thinned: boolean }>,
+    matching: ReadonlyArray<DeliveredEnvelope & { thinned: boolean }>,
     metrics: PublishMetrics,
   ): Promise<PublishFailure[]> {
     const fifo = route.queueUrl.endsWith('.fifo');
     const prepared: PreparedEntry<SqsEntry>[] = [];
     const failures: PublishFailure[] = [];
     const seenPerGroup = new Map<string, number>();
-    for (const { envelope, thinned } of matching) {
+    for (const { envelope, body, thinned } of matching) {
       const event = envelope.detail;
-      const entry: SqsEntry = { MessageBody: JSON.stringify(envelope) };
+      const entry: SqsEntry = { MessageBody: body };
       const bytes = utf8Bytes(entry.MessageBody ?? '');
       if (bytes > SQS_MAX_BYTES) {
         failures.push({

@@ -1,7 +1,6 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { z } from 'zod';
-import { parseOrThrow } from '../errors.ts';
-import { PublishableEventSchema } from './publishable-event.ts';
+import { type PublishableEvent, PublishableEventSchema } from './publishable-event.ts';
 
 /**
  * The envelope EventBridge wraps around a PutEvents entry when it delivers it to a target
@@ -32,22 +31,26 @@ export interface EnvelopeContext {
   receivedAt: Date;
 }
 
+/** An envelope and the JSON text EventBridge hands to an SQS target (the message body). */
+export interface DeliveredEnvelope {
+  envelope: EventBridgeEnvelope;
+  body: string;
+}
+
 /**
- * The envelope EventBridge would deliver for `entry` (whose `Detail` is a change event):
- * `time` is the entry's Time (else receipt time) to the second, as EventBridge writes it.
- * Throws a ValidationError when the Detail is not a change event.
+ * The envelope EventBridge would deliver for `entry`, whose `Detail` is the JSON of `detail`
+ * (the event the entry was built from, as publishers build it): `time` is the entry's Time
+ * (else receipt time) to the second, as EventBridge writes it. The body is the envelope's JSON
+ * with the entry's Detail text as its `detail`, so the event is neither parsed nor serialised
+ * again, and its bytes are those the publisher wrote (as on the dispatch queue in AWS). Pure.
  */
 export function toEventBridgeEnvelope(
   entry: PutEventsRequestEntry,
+  detail: PublishableEvent,
   context: EnvelopeContext,
-): EventBridgeEnvelope {
-  const detail = parseOrThrow(
-    PublishableEventSchema,
-    JSON.parse(entry.Detail ?? 'null'),
-    'PutEvents entry Detail',
-  );
-  return {
-    version: '0',
+): DeliveredEnvelope {
+  const head = {
+    version: '0' as const,
     id: context.id,
     'detail-type': entry.DetailType ?? '',
     source: entry.Source ?? '',
@@ -55,6 +58,10 @@ export function toEventBridgeEnvelope(
     time: (entry.Time ?? context.receivedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     region: context.region,
     resources: entry.Resources ?? [],
-    detail,
+  };
+  const headJson = JSON.stringify(head);
+  return {
+    envelope: { ...head, detail },
+    body: `${headJson.slice(0, -1)},"detail":${entry.Detail ?? 'null'}}`,
   };
 }
