@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BridgeError } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 
 /**
  * Top-level record fields ignored by default when deciding whether a record changed:
@@ -11,10 +12,6 @@ export const DEFAULT_VOLATILE_FIELDS: readonly string[] = ['UpdatedUtc'];
 export interface CanonicalOptions {
   /** Top-level field names left out; default {@link DEFAULT_VOLATILE_FIELDS}. */
   volatileFields?: readonly string[];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function writeValue(value: unknown, out: string[]): void {
@@ -37,7 +34,7 @@ function writeValue(value: unknown, out: string[]): void {
     out.push(']');
     return;
   }
-  if (isPlainObject(value)) {
+  if (isJsonObject(value)) {
     writeObject(value, [], out);
     return;
   }
@@ -90,7 +87,7 @@ function sortedCopy(value: unknown, skip: readonly string[]): unknown {
     }
     return copy;
   }
-  if (!isPlainObject(value)) {
+  if (!isJsonObject(value)) {
     throw new BridgeError(`cannot canonicalise a value of type ${typeof value}: records are JSON`);
   }
   const keys = Object.keys(value);
@@ -119,10 +116,10 @@ export function canonicalJson(value: unknown, options: CanonicalOptions = {}): s
   const skip = options.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
   // Fast path: a sorted copy written by the engine's JSON.stringify (records are parsed JSON,
   // so their objects are plain). Keys that a copy would reorder take the member-by-member writer.
-  const copy = sortedCopy(value, isPlainObject(value) ? skip : []);
+  const copy = sortedCopy(value, isJsonObject(value) ? skip : []);
   if (copy !== UNORDERABLE) return JSON.stringify(copy);
   const out: string[] = [];
-  if (isPlainObject(value)) {
+  if (isJsonObject(value)) {
     writeObject(value, skip, out);
   } else {
     writeValue(value, out);

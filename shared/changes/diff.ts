@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isJsonObject } from '../json-object.ts';
 import { type CanonicalOptions, DEFAULT_VOLATILE_FIELDS } from './canonical.ts';
 
 /** One RFC 6902 operation of a change event's `patch`: add, remove or replace. */
@@ -28,10 +29,6 @@ export function escapePointerToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Own keys holding a value: JSON has no undefined, so an undefined member counts as absent. */
 function presentKeys(value: Record<string, unknown>): string[] {
   return Object.keys(value).filter((key) => value[key] !== undefined);
@@ -52,7 +49,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
     return a.every((item, index) => jsonEqual(item, b[index]));
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isJsonObject(a) && isJsonObject(b)) {
     const keys = presentKeys(a);
     if (keys.length !== presentKeys(b).length) return false;
     return keys.every((key) => member(b, key) !== undefined && jsonEqual(a[key], member(b, key)));
@@ -66,7 +63,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
  */
 function diffValue(previous: unknown, current: unknown, path: string, ops: JsonPatchOperation[]) {
   if (previous === current) return;
-  if (isPlainObject(previous) && isPlainObject(current)) {
+  if (isJsonObject(previous) && isJsonObject(current)) {
     diffObject(previous, current, path, ops);
     return;
   }

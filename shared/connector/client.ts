@@ -1,5 +1,6 @@
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
 import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
 import type { BudgetClaim, BudgetView, TokenBudget } from './budget/token-budget.ts';
@@ -188,10 +189,9 @@ export function createConnectorCaller(
       }
     }
     // Scope first, so a filter the client adds (ChainIds) counts for the "some filter" rules.
-    const scoped =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? applyPortfolioScope(spec, body as Record<string, unknown>, settings.portfolioScope)
-        : body;
+    const scoped = isJsonObject(body)
+      ? applyPortfolioScope(spec, body, settings.portfolioScope)
+      : body;
     let current = parseOrThrow(spec.request, scoped, `${name} request`) as Record<string, unknown>;
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json-object.ts';
 import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
 
 /** A literal an EventBridge pattern compares a field with. */
@@ -55,7 +56,7 @@ export function dispatchEventPattern(source: string = DEFAULT_EVENT_SOURCE): { s
  * @example matchesEventPattern({ source: ['change-bridge'] }, { source: 'change-bridge' }) // true
  */
 export function matchesEventPattern(pattern: EventPattern, envelope: unknown): boolean {
-  const record = isRecord(envelope) ? envelope : {};
+  const record = isJsonObject(envelope) ? envelope : {};
   return Object.entries(pattern).every(([field, rule]) => {
     if (field === '$or' && Array.isArray(rule)) {
       return (rule as readonly EventPattern[]).some((alternative) =>
@@ -85,7 +86,7 @@ export function parseEventPattern(text: string): EventPattern | undefined {
 }
 
 function isKnownPattern(value: unknown): value is EventPattern {
-  if (!isRecord(value)) return false;
+  if (!isJsonObject(value)) return false;
   return Object.entries(value).every(([field, rule]) => {
     if (field === '$or')
       return Array.isArray(rule) && rule.length > 0 && rule.every(isKnownPattern);
@@ -95,7 +96,7 @@ function isKnownPattern(value: unknown): value is EventPattern {
 }
 
 function isKnownCondition(condition: unknown): boolean {
-  if (!isRecord(condition)) return isScalar(condition);
+  if (!isJsonObject(condition)) return isScalar(condition);
   const entries = Object.entries(condition);
   if (entries.length !== 1) return false;
   const [operator, operand] = entries[0]!;
@@ -120,7 +121,7 @@ function isKnownCondition(condition: unknown): boolean {
 function isKnownExclusion(operand: unknown): boolean {
   if (isScalar(operand)) return true;
   if (Array.isArray(operand)) return operand.every(isScalar);
-  if (!isRecord(operand) || Object.keys(operand).length !== 1) return false;
+  if (!isJsonObject(operand) || Object.keys(operand).length !== 1) return false;
   const [[operator, value]] = Object.entries(operand) as [[string, unknown]];
   if (operator === 'prefix' || operator === 'suffix') return typeof value === 'string';
   if (operator === 'equals-ignore-case') {
@@ -144,15 +145,15 @@ function isNumericOperand(operand: unknown): boolean {
 function matchesLeaf(conditions: readonly PatternCondition[], value: unknown): boolean {
   const values = Array.isArray(value) ? value : [value];
   return conditions.some((condition) => {
-    if (isRecord(condition) && 'exists' in condition) {
-      return condition.exists === (value !== undefined && !isRecord(value));
+    if (isJsonObject(condition) && 'exists' in condition) {
+      return condition.exists === (value !== undefined && !isJsonObject(value));
     }
     return values.some((item) => item !== undefined && matchesCondition(condition, item));
   });
 }
 
 function matchesCondition(condition: PatternCondition, value: unknown): boolean {
-  if (!isRecord(condition)) return condition === value;
+  if (!isJsonObject(condition)) return condition === value;
   if ('prefix' in condition) return affixMatches(condition.prefix, value, 'prefix');
   if ('suffix' in condition) return affixMatches(condition.suffix, value, 'suffix');
   if ('equals-ignore-case' in condition) {
@@ -178,7 +179,7 @@ function isExcluded(
   excluded: Extract<PatternCondition, { 'anything-but': unknown }>['anything-but'],
   value: unknown,
 ): boolean {
-  if (isRecord(excluded)) {
+  if (isJsonObject(excluded)) {
     // EventBridge: anything-but with a prefix or suffix applies to strings only.
     if (typeof value !== 'string') return true;
     if ('prefix' in excluded) return value.startsWith(excluded.prefix);
@@ -233,12 +234,8 @@ function isString(value: unknown): value is string {
 
 function isIgnoreCase(value: unknown): value is IgnoreCase {
   return (
-    isRecord(value) &&
+    isJsonObject(value) &&
     Object.keys(value).length === 1 &&
     typeof value['equals-ignore-case'] === 'string'
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fullRequestSchema, OPERATIONS, type OperationName } from '../connector/operations.ts';
 import { formatIssuePath } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { FaultInjector, FaultKind } from './faults.ts';
 import { HANDLERS, PORTFOLIO_OPERATIONS } from './handlers.ts';
@@ -46,10 +47,6 @@ const FAULT_ANSWERS: Partial<Record<FaultKind, { status: number; message: string
   conflict: { status: 409, message: 'Data changed meanwhile; refresh client data and resubmit.' },
 };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function scopeOf(state: ApiState, token: unknown): TokenScope | null {
   const world = state.model.world;
   // Each AccessToken stands for its own enterprise (and its chain); the Portfolio Access Token
@@ -70,7 +67,7 @@ function scopeOf(state: ApiState, token: unknown): TokenScope | null {
 }
 
 function primaryItems(name: OperationName, result: unknown): number | null {
-  if (!isRecord(result)) return null;
+  if (!isJsonObject(result)) return null;
   const spec = OPERATIONS[name];
   const key =
     spec.pagination?.itemsKey ?? Object.keys(result).find((k) => Array.isArray(result[k]));
@@ -95,9 +92,9 @@ function answer(state: ApiState, name: OperationName, text: string, requestId: s
   } catch {
     return fail(400, 'The request body is not valid JSON.', requestId);
   }
-  if (!isRecord(raw)) return fail(400, 'The request body must be a JSON object.', requestId);
+  if (!isJsonObject(raw)) return fail(400, 'The request body must be a JSON object.', requestId);
   const count =
-    isRecord(raw.Limitation) && typeof raw.Limitation.Count === 'number'
+    isJsonObject(raw.Limitation) && typeof raw.Limitation.Count === 'number'
       ? raw.Limitation.Count
       : null;
   const scope = scopeOf(state, raw.AccessToken);

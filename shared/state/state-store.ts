@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BridgeError, formatIssuePath, ValidationError } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 
 /**
  * The state store port: everything the poller keeps between windows, per stream
@@ -20,10 +21,9 @@ export const SnapshotScopeSchema = z.object({
  * every member of every record a poll stores (a payload per member), for a record already
  * validated by its operation's schema.
  */
-const JsonObjectSchema = z.custom<Record<string, unknown>>(
-  (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-  { message: 'expected a JSON object' },
-);
+const JsonObjectSchema = z.custom<Record<string, unknown>>(isJsonObject, {
+  message: 'expected a JSON object',
+});
 
 /** The last stored version of one entity of a stream. */
 export const StoredSnapshotSchema = z.object({

@@ -8,6 +8,7 @@ import {
 } from '../changes/envelope.ts';
 import { hashEventId } from '../changes/event-id.ts';
 import type { WriteEventType } from '../changes/write-event-schemas.ts';
+import { isJsonObject } from '../json-object.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 
 /** Who wrote and when: what every write-only event is built from. */
@@ -22,10 +23,7 @@ export interface WriteContext {
 /** Objects of a JSON value that is an array, or none. */
 export function recordsOf(value: unknown): EntityRecord[] {
   if (!Array.isArray(value)) return [];
-  return value.filter(
-    (item): item is EntityRecord =>
-      typeof item === 'object' && item !== null && !Array.isArray(item),
-  );
+  return value.filter((item): item is EntityRecord => isJsonObject(item));
 }
 
 /** The value of `key` when `value` is a JSON object, else undefined. */
