@@ -82,7 +82,7 @@ export class OverlapMemory {
     this.forget(streamId);
     const room = Math.min(this.#maxPerStream, this.#max - this.#entries);
     if (room <= 0 || prints.size === 0) return;
-    const kept = prints.size <= room ? prints : new Map([...prints].slice(0, Math.max(0, room)));
+    const kept = prints.size <= room ? prints : new Map([...prints].slice(0, room));
     this.#streams.set(streamId, { watermark, prints: kept });
     this.#entries += kept.size;
   }
@@ -125,14 +125,18 @@ export class OverlapMemory {
 export class WindowOverlap {
   /** Kept for the next window, once the pages that hold them are stored (within the bound). */
   readonly #kept = new Map<string, string>();
+  readonly #memory: OverlapMemory;
+  readonly #recalled: ReadonlyMap<string, string> | undefined;
   readonly #zoneStartMs: number;
 
   constructor(
-    readonly memory: OverlapMemory,
-    readonly recalled: ReadonlyMap<string, string> | undefined,
+    memory: OverlapMemory,
+    recalled: ReadonlyMap<string, string> | undefined,
     window: StreamWindow,
     overlapMs: number,
   ) {
+    this.#memory = memory;
+    this.#recalled = recalled;
     this.#zoneStartMs = Date.parse(window.endUtc) - overlapMs;
   }
 
@@ -144,7 +148,7 @@ export class WindowOverlap {
     let passed = 0;
     const judged = observations.filter((observation) => {
       if (observation.record === null) return true;
-      const known = this.recalled?.get(observation.entityId);
+      const known = this.#recalled?.get(observation.entityId);
       const updated = observation.record.UpdatedUtc;
       const reReadable = typeof updated === 'string' && Date.parse(updated) >= this.#zoneStartMs;
       if (known === undefined && !reReadable) return true;
@@ -154,20 +158,20 @@ export class WindowOverlap {
       passed++;
       return false;
     });
-    this.memory.notePassedOver(passed);
+    this.#memory.notePassedOver(passed);
     return judged;
   }
 
   /** Keeps the fingerprints of a stored page, as far as one stream's bound allows. */
   keepStored(entries: ReadonlyArray<readonly [string, string]>): void {
     for (const [entityId, print] of entries) {
-      if (this.#kept.size >= this.memory.maxEntriesPerStream && !this.#kept.has(entityId)) return;
+      if (this.#kept.size >= this.#memory.maxEntriesPerStream && !this.#kept.has(entityId)) return;
       this.#kept.set(entityId, print);
     }
   }
 
   /** Hands what was kept to the memory: the window committed `watermark`. */
   commit(streamId: string, watermark: string): void {
-    this.memory.remember(streamId, watermark, this.#kept);
+    this.#memory.remember(streamId, watermark, this.#kept);
   }
 }
