@@ -1,24 +1,5 @@
-import { z } from 'zod';
 import { hashEventId } from '../changes/event-id.ts';
-import type { DeliveryRecord } from './store.ts';
-
-/**
- * A delivery that succeeded at its first attempt, kept compactly on its event's item rather
- * than as an item of its own: the common case of a fan-out costs no write beyond the event.
- * Its one attempt keeps its time, latency and status; response headers and body are kept
- * only for attempts that failed (see {@link Attempt}).
- */
-export const DeliveredAtOnceSchema = z.object({
-  id: z.string(),
-  subscriptionId: z.string(),
-  /** Epoch ms the request started. */
-  at: z.number(),
-  latencyMs: z.number(),
-  status: z.number().int(),
-});
-
-/** A delivery recorded compactly (see {@link DeliveredAtOnceSchema}). */
-export type DeliveredAtOnce = z.infer<typeof DeliveredAtOnceSchema>;
+import type { DeliveredAtOnce, DeliveryRecord } from './store.ts';
 
 /**
  * The id of the fan-out delivery of an event to a subscription: deterministic, so a

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
-import {
-  type DeliveredAtOnce,
-  expandDeliveredAtOnce,
-  fanOutDeliveryId,
-} from './delivered-at-once.ts';
+import { expandDeliveredAtOnce, fanOutDeliveryId } from './delivered-at-once.ts';
 import { compressEventBody, decompressEventBody } from './event-body-codec.ts';
 import {
   type Attempt,
   AttemptSchema,
+  type DeliveredAtOnce,
   type Delivery,
   type DeliveryRecord,
   type StoredEvent,

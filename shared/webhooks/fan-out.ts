@@ -1,5 +1,5 @@
 import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
-import { compactDelivery, type DeliveredAtOnce, fanOutDeliveryId } from './delivered-at-once.ts';
+import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
@@ -7,6 +7,7 @@ import type { DispatchEvent } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type {
   Attempt,
+  DeliveredAtOnce,
   Delivery,
   DeliveryRecord,
   FanOutWrite,

@@ -1,7 +1,8 @@
-import { type DeliveredAtOnce, expandDeliveredAtOnce } from './delivered-at-once.ts';
+import { expandDeliveredAtOnce } from './delivered-at-once.ts';
 import type {
   Attempt,
   CreateDeliveryOptions,
+  DeliveredAtOnce,
   Delivery,
   DeliveryQuery,
   DeliveryRecord,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { DeliveredAtOnce } from './delivered-at-once.ts';
 import type { Subscription } from './subscription.ts';
 
 /** An event kept for delivery, listing and replay: the exact body bytes plus a summary. */
@@ -92,6 +91,24 @@ export interface DeliveryRecord {
   /** The folded log, oldest first (at most {@link ATTEMPT_LOG_MAX_ENTRIES}). */
   attempts: Attempt[];
 }
+
+/**
+ * A delivery that succeeded at its first attempt, kept compactly on its event's item rather
+ * than as an item of its own: the common case of a fan-out costs no write beyond the event.
+ * Its one attempt keeps its time, latency and status; response headers and body are kept
+ * only for attempts that failed (see {@link Attempt}).
+ */
+export const DeliveredAtOnceSchema = z.object({
+  id: z.string(),
+  subscriptionId: z.string(),
+  /** Epoch ms the request started. */
+  at: z.number(),
+  latencyMs: z.number(),
+  status: z.number().int(),
+});
+
+/** A delivery recorded compactly (see {@link DeliveredAtOnceSchema}). */
+export type DeliveredAtOnce = z.infer<typeof DeliveredAtOnceSchema>;
 
 /** A stored event with the deliveries its fan-out recorded compactly on its item. */
 export interface StoredEventRecord {
