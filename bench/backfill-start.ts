@@ -20,10 +20,18 @@ const LIFTED_SPAN_MS = Number(process.env.BENCH_START_LIFTED_SPAN_MS ?? 60_000);
 /** A bound no 100,000-record backfill reaches: detection never waits for deliveries. */
 const LIFTED_MAX_BACKLOG = '1000000';
 const PROBE_MS = 250;
+/** The runs of {@link run}, in order; `BENCH_START_RUNS` (comma-separated) picks some of them. */
+const ALL_RUNS = ['unthrottled', 'lifted', 'throttled', 'baseline'] as const;
 
 const SubscriptionSchema = z.object({ secret: z.string() });
 const StreamsSchema = z.object({
-  streams: z.array(z.object({ entityType: z.string(), initialSyncDone: z.boolean() })),
+  streams: z.array(
+    z.object({
+      entityType: z.string(),
+      initialSyncDone: z.boolean(),
+      recordsRead: z.number(),
+    }),
+  ),
 });
 
 /** What one run through `change-bridge start` measured. */
@@ -81,12 +89,18 @@ async function subscribe(
   }
 }
 
-async function customersSynced(bridge: BridgeChild): Promise<boolean> {
+/** The customer stream as `GET /streams` shows it; undefined while the bridge does not answer. */
+async function customerStream(
+  bridge: BridgeChild,
+): Promise<{ initialSyncDone: boolean; recordsRead: number } | undefined> {
   const listing = StreamsSchema.safeParse(await bridge.call('GET', '/streams').catch(() => null));
-  return (
-    listing.success &&
-    listing.data.streams.some((s) => s.entityType === 'customer' && s.initialSyncDone)
-  );
+  return listing.success
+    ? listing.data.streams.find((s) => s.entityType === 'customer')
+    : undefined;
+}
+
+async function customersSynced(bridge: BridgeChild): Promise<boolean> {
+  return (await customerStream(bridge))?.initialSyncDone === true;
 }
 
 /**
@@ -151,6 +165,49 @@ async function backfillThroughStart(
   }
 }
 
+/** What a first sync without events measured. */
+interface BaselineRun {
+  read: number;
+  readSeconds: number;
+  readAll: boolean;
+  peakGroupRss: number;
+}
+
+/**
+ * The bridge's default first sync (`INITIAL_SYNC=baseline`: snapshots stored, no events, so no
+ * subscriber) of the 100,000 customers through `change-bridge start`, with the connector's limit
+ * `rateLimit`: records read (the stream's own counter) per second from ready to the end of the
+ * first sync, or to `spanMs`.
+ */
+async function baselineSyncThroughStart(
+  rateLimit: 'on' | 'off',
+  spanMs: number,
+): Promise<BaselineRun> {
+  const backends = startChild('backfill/backends.ts', { BENCH_RATE_LIMIT: rateLimit });
+  let bridge: BridgeChild | undefined;
+  try {
+    const env = bridgeEnv(BackendsSchema.parse(JSON.parse(await backends.firstLine)), rateLimit);
+    bridge = await startBridgeChild({
+      env: { ...env, POLL_ENTITIES: 'customer', INITIAL_SYNC: 'baseline' },
+    });
+    const started = performance.now();
+    let stream = await customerStream(bridge);
+    while (performance.now() - started < spanMs && stream?.initialSyncDone !== true) {
+      await sleep(PROBE_MS);
+      stream = (await customerStream(bridge)) ?? stream;
+    }
+    return {
+      read: stream?.recordsRead ?? 0,
+      readSeconds: (performance.now() - started) / 1000,
+      readAll: stream?.initialSyncDone === true,
+      peakGroupRss: bridge.peakGroupRss(),
+    };
+  } finally {
+    await bridge?.stop();
+    await stopChild(backends);
+  }
+}
+
 function reportUnthrottled(run: StartRun): void {
   const readRate = run.read / run.readSeconds;
   const deliverRate = run.verified / run.deliverSeconds;
@@ -209,21 +266,43 @@ function reportThrottled(run: StartRun): void {
   });
 }
 
+function reportThrottledBaseline(run: BaselineRun): void {
+  const rate = run.read / run.readSeconds;
+  const share = rate / CEILING_PER_SECOND;
+  console.log(
+    `  200 per 30 s, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
+      `${run.readAll ? '' : ' (first sync not finished)'}; peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+  );
+  recordFigure({
+    figure:
+      'First sync of 100k customers via change-bridge start, INITIAL_SYNC=baseline, 200 req/30 s limit in force',
+    measured: `${formatNumber(rate)} records/s = ${(share * 100).toFixed(0)}% of 6,667`,
+    target: '>= 95% of 6,667/s',
+    met: share >= 0.95 && run.readAll,
+  });
+}
+
 /**
  * `npm run bench`: the 100,000-customer backfill through `change-bridge start`, unthrottled
  * (read rate, verified deliveries, peak group RSS over the whole run); unthrottled with
  * backpressure lifted for a bounded span (the poller's own read rate, the backlog on disk);
  * then with the connector's 200 requests per 30 s in force for a bounded span (read rate
- * against 6,667/s). Every run uses the bridge's defaults unless it says otherwise.
+ * against 6,667/s); then the default first sync (no events) with the limit in force, to its end.
+ * Every run uses the bridge's defaults unless it says otherwise.
  */
 export async function run(): Promise<void> {
   quietAwsSdkNotice();
   console.log('backfill through change-bridge start (100,000 customers, one subscriber)');
-  reportUnthrottled(await backfillThroughStart('off', UNTHROTTLED_SPAN_MS));
-  reportLifted(
-    await backfillThroughStart('off', LIFTED_SPAN_MS, { BRIDGE_MAX_BACKLOG: LIFTED_MAX_BACKLOG }),
-  );
-  reportThrottled(await backfillThroughStart('on', THROTTLED_SPAN_MS));
+  const runs = new Set((process.env.BENCH_START_RUNS ?? ALL_RUNS.join(',')).split(','));
+  if (runs.has('unthrottled'))
+    reportUnthrottled(await backfillThroughStart('off', UNTHROTTLED_SPAN_MS));
+  if (runs.has('lifted'))
+    reportLifted(
+      await backfillThroughStart('off', LIFTED_SPAN_MS, { BRIDGE_MAX_BACKLOG: LIFTED_MAX_BACKLOG }),
+    );
+  if (runs.has('throttled')) reportThrottled(await backfillThroughStart('on', THROTTLED_SPAN_MS));
+  if (runs.has('baseline'))
+    reportThrottledBaseline(await baselineSyncThroughStart('on', UNTHROTTLED_SPAN_MS));
 }
 
 if (isMain(import.meta.url)) await run();

@@ -159,6 +159,10 @@ export const StreamViewSchema = z.object({
   windowInProgress: z
     .object({ startUtc: z.string(), endUtc: z.string(), pages: z.number().int() })
     .nullable(),
+  /** Records read from the connector since the stream's state was created (a reset restarts it). */
+  recordsRead: z.number().int().nonnegative(),
+  /** Events the stream published since its state was created (a reset restarts it). */
+  eventsPublished: z.number().int().nonnegative(),
 });
 
 /** The connector budget of one connection's AccessToken, as this process sees it. */

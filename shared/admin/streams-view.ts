@@ -66,6 +66,8 @@ export function toStreamView(
     windowInProgress: state?.window
       ? { startUtc: state.window.startUtc, endUtc: state.window.endUtc, pages: state.window.pages }
       : null,
+    recordsRead: state?.recordsRead ?? 0,
+    eventsPublished: state?.eventsPublished ?? 0,
   };
 }
 

@@ -20,7 +20,7 @@ type Job = {
 };
 
 describe('admin API: streams', () => {
-  it('lists configured and stored streams with watermark, last poll, lag, errors and window', async () => {
+  it('lists configured and stored streams with watermark, last poll, lag, errors, window and counters', async () => {
     harness = createAdminHarness();
     const now = harness.clock.now();
     await harness.state.saveStream(
@@ -36,6 +36,8 @@ describe('admin API: streams', () => {
           count: 500,
           pages: 3,
         },
+        recordsRead: 2500,
+        eventsPublished: 40,
       }),
       0,
     );
@@ -62,8 +64,16 @@ describe('admin API: streams', () => {
       consecutiveFailures: 2,
       lastError: 'ConnectorError: timeout',
       windowInProgress: { startUtc: '2026-02-28T23:58:00.000Z', pages: 3 },
+      recordsRead: 2500,
+      eventsPublished: 40,
     });
-    expect(streams[1]).toMatchObject({ watermark: null, lagSeconds: null, lastPollAt: null });
+    expect(streams[1]).toMatchObject({
+      watermark: null,
+      lagSeconds: null,
+      lastPollAt: null,
+      recordsRead: 0,
+      eventsPublished: 0,
+    });
     expect(streams[2]).toMatchObject({ strategy: 'snapshot' });
     expect(streams[3]).toMatchObject({
       configured: false,
