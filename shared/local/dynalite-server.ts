@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { writeBlindWhenPossible } from './dynalite-blind-writes.ts';
 import {
   applyLocalLevelDefaults,
   closeDynaliteIterators,
@@ -30,7 +31,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
  * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
  * machine and read synchronously, table descriptions cached, JSON types checked without
- * per-value parsing). Tables become ACTIVE at once. Persisted in a LevelDB
+ * per-value parsing, writes that need nothing of the old item made without reading it).
+ * Tables become ACTIVE at once. Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
@@ -41,6 +43,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   readLevelSynchronously();
   cacheDynaliteTables();
   parseDynaliteTypesOnce();
+  writeBlindWhenPossible();
   const server = loadDynalite()({
     createTableMs: 0,
     deleteTableMs: 0,

@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BatchWriteItemCommand,
+  CreateTableCommand,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { ClassicLevel } from 'classic-level';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isBlindWrite } from '../../shared/local/dynalite-blind-writes.ts';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+
+const TableName = 'blind';
+const key = (id: string) => ({ pk: { S: 'p' }, sk: { S: id } });
+const item = (id: string, value: string) => ({ ...key(id), value: { S: value } });
+
+let dir: string;
+let dynamo: LocalDynamoDb;
+
+/**
+ * LevelDB reads of the table's items (dynalite's reads are synchronous in the local run) made
+ * while `run` runs; reads of the table's description do not count.
+ */
+async function levelReadsDuring(run: () => Promise<unknown>): Promise<number> {
+  const prototype = ClassicLevel.prototype as unknown as {
+    _getSync(...args: unknown[]): unknown;
+  };
+  const read = prototype._getSync;
+  let reads = 0;
+  prototype._getSync = function counted(this: unknown, ...args: unknown[]) {
+    if (String(args[0]).startsWith(`item-${TableName}~`)) reads++;
+    return read.apply(this, args);
+  };
+  try {
+    await run();
+  } finally {
+    prototype._getSync = read;
+  }
+  return reads;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bridge-blind-'));
+  dynamo = await startLocalDynamoDb({ path: join(dir, 'db') });
+  await dynamo.client.send(
+    new CreateTableCommand({
+      TableName,
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+});
+
+afterAll(async () => {
+  await dynamo.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('local DynamoDB writes that need nothing of the item they replace', () => {
+  it('counts as blind only a write with no condition, no old values, no capacity and no index', () => {
+    expect(isBlindWrite({ TableName }, {})).toBe(true);
+    expect(
+      isBlindWrite({ TableName, ReturnValues: 'NONE', ReturnConsumedCapacity: 'NONE' }, {}),
+    ).toBe(true);
+    expect(isBlindWrite({ TableName, _condition: {} }, {})).toBe(false);
+    expect(isBlindWrite({ TableName, Expected: {} }, {})).toBe(false);
+    expect(isBlindWrite({ TableName, ReturnValues: 'ALL_OLD' }, {})).toBe(false);
+    expect(isBlindWrite({ TableName, ReturnConsumedCapacity: 'TOTAL' }, {})).toBe(false);
+    expect(isBlindWrite({ TableName }, { GlobalSecondaryIndexes: [{}] })).toBe(false);
+    expect(isBlindWrite({ TableName }, { LocalSecondaryIndexes: [{}] })).toBe(false);
+  });
+
+  it('replaces and deletes items without reading the ones they replace', async () => {
+    await dynamo.client.send(new PutItemCommand({ TableName, Item: item('a', 'one') }));
+    const reads = await levelReadsDuring(async () => {
+      await dynamo.client.send(new PutItemCommand({ TableName, Item: item('a', 'two') }));
+      await dynamo.client.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            [TableName]: [
+              { PutRequest: { Item: item('b', 'three') } },
+              { PutRequest: { Item: item('c', 'four') } },
+              { DeleteRequest: { Key: key('a') } },
+            ],
+          },
+        }),
+      );
+    });
+    expect(reads).toBe(0);
+    const read = async (id: string) =>
+      (await dynamo.client.send(new GetItemCommand({ TableName, Key: key(id) }))).Item;
+    expect(await read('a')).toBeUndefined();
+    expect(await read('b')).toEqual(item('b', 'three'));
+    expect(await read('c')).toEqual(item('c', 'four'));
+  });
+
+  it('still reads the old item for conditions, old values and consumed capacity', async () => {
+    await dynamo.client.send(new PutItemCommand({ TableName, Item: item('d', 'one') }));
+    await expect(
+      dynamo.client.send(
+        new PutItemCommand({
+          TableName,
+          Item: item('d', 'two'),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    const replaced = await dynamo.client.send(
+      new PutItemCommand({ TableName, Item: item('d', 'three'), ReturnValues: 'ALL_OLD' }),
+    );
+    expect(replaced.Attributes).toEqual(item('d', 'one'));
+    const deleted = await dynamo.client.send(
+      new DeleteItemCommand({ TableName, Key: key('d'), ReturnValues: 'ALL_OLD' }),
+    );
+    expect(deleted.Attributes).toEqual(item('d', 'three'));
+    const large = { ...item('e', 'x'), pad: { S: 'y'.repeat(3000) } };
+    await dynamo.client.send(new PutItemCommand({ TableName, Item: large }));
+    const small = await dynamo.client.send(
+      new PutItemCommand({ TableName, Item: item('e', 'z'), ReturnConsumedCapacity: 'TOTAL' }),
+    );
+    // A put costs the larger of the old and the new item: 3 write units for the 3 KB one, not 1.
+    expect(small.ConsumedCapacity?.CapacityUnits).toBe(3);
+  });
+});
