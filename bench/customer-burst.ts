@@ -1,34 +1,54 @@
-import { connectorEnvOf } from '../shared/simulator/connector-env.ts';
-import { type RunningSimulator, startSimulator } from '../shared/simulator/simulator.ts';
+import { createInterface } from 'node:readline';
+import type { z } from 'zod';
+import { type Child, startChild, stopChild } from './backfill/child.ts';
 import { type BridgeChild, startBridgeChild } from './bridge-process.ts';
+import {
+  BurstAnswerSchema,
+  type BurstRequestSchema,
+  BurstSimulatorReadySchema,
+} from './burst/simulator.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 
 /** `change-bridge start` following a simulator's customers, with one subscriber. */
 export interface CustomerBurstBench {
-  sim: RunningSimulator;
   receiver: BenchReceiver;
   bridge: BridgeChild;
-  /** Ids of up to `count` active customers, to update at once with {@link updateCustomers}. */
-  activeCustomerIds(count: number): string[];
-  /** Updates each customer's Notes in the simulator, all at the same moment. */
-  updateCustomers(ids: readonly string[]): void;
+  /** Updates the Notes of `count` active customers in the simulator, all at the same moment; their ids. */
+  updateCustomers(count: number): Promise<string[]>;
   close(): Promise<void>;
 }
 
+/** Sends one request to the burst simulator and reads its answer line. */
+function askSimulator(
+  simulator: Child,
+): (request: z.infer<typeof BurstRequestSchema>) => Promise<string> {
+  const lines = createInterface({ input: simulator.process.stdout! });
+  const waiting: Array<(line: string) => void> = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  return (request) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      simulator.process.stdin!.write(`${JSON.stringify(request)}\n`);
+    });
+}
+
 /**
- * The setup of the burst benchmarks (webhooks, detection CPU): a medium simulator, a local
- * receiver that verifies every signature, and `change-bridge start` as a child process polling
- * the customers every second; once its first sync is done, a subscription to `events` whose
- * secret the receiver checks.
+ * The setup of the burst benchmarks (webhooks, detection CPU): a medium simulator in a process
+ * of its own (bench/burst/simulator.ts: a connector is remote, and its page serialising must
+ * not hold up the receiver), a local receiver that verifies every signature, and
+ * `change-bridge start` as a child process polling the customers every second; once its first
+ * sync is done, a subscription to `events` whose secret the receiver checks.
  */
 export async function startCustomerBurstBench(
   events: readonly string[],
 ): Promise<CustomerBurstBench> {
-  const sim = await startSimulator({ seed: 5, size: 'medium', rateLimit: false });
+  const simulator = startChild('burst/simulator.ts', {});
+  const ready = BurstSimulatorReadySchema.parse(JSON.parse(await simulator.firstLine));
+  const ask = askSimulator(simulator);
   const receiver = await startBenchReceiver();
   const bridge = await startBridgeChild({
     env: {
-      ...connectorEnvOf(sim),
+      ...ready.connectorEnv,
       POLL_ENTITIES: 'customer',
       POLL_HISTORY_START: '400d',
     },
@@ -36,7 +56,7 @@ export async function startCustomerBurstBench(
   const close = async () => {
     await bridge.stop();
     await receiver.close();
-    await sim.close();
+    await stopChild(simulator);
   };
   try {
     await bridge.caughtUp(180_000);
@@ -49,19 +69,11 @@ export async function startCustomerBurstBench(
     await close();
     throw error;
   }
-  const model = sim.controls.model;
   return {
-    sim,
     receiver,
     bridge,
-    activeCustomerIds: (count) =>
-      [...model.customers.all()]
-        .filter((entry) => entry.record.IsActive)
-        .slice(0, count)
-        .map((entry) => entry.record.Id),
-    updateCustomers(ids) {
-      for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `bench ${id}` });
-    },
+    updateCustomers: async (count) =>
+      BurstAnswerSchema.parse(JSON.parse(await ask({ update: count }))).updated,
     close,
   };
 }

@@ -30,9 +30,8 @@ export async function run(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const quiet = (await groupCpuSeconds(pid)) - quietFrom;
 
-    const ids = bench.activeCustomerIds(UPDATED);
     const busyFrom = await groupCpuSeconds(pid);
-    bench.updateCustomers(ids);
+    const ids = await bench.updateCustomers(UPDATED);
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const busy = (await groupCpuSeconds(pid)) - busyFrom;
     const perUpdate = (seconds: number) => formatNumber((seconds * 1000) / ids.length, 2);

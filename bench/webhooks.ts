@@ -65,10 +65,9 @@ export async function run(): Promise<void> {
     const delivered: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => delivered.push(webhook);
 
-    const ids = bench.activeCustomerIds(UPDATED);
     const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
     const rss = sampleGroupPeakRss(bridge.process.pid!, 200);
-    bench.updateCustomers(ids);
+    const ids = await bench.updateCustomers(UPDATED);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
     while (delivered.length < ids.length && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 100));
