@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type Backends, BackendsSchema } from './backfill/backends.ts';
 import { startChild, stopChild } from './backfill/child.ts';
-import { type BridgeChild, startBridgeChild } from './bridge-process.ts';
+import { type BridgeChild, groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 
@@ -169,6 +169,8 @@ async function backfillThroughStart(
 interface BaselineRun {
   read: number;
   readSeconds: number;
+  /** CPU seconds of the bridge's process group over the same time. */
+  cpuSeconds: number;
   readAll: boolean;
   peakGroupRss: number;
 }
@@ -191,14 +193,17 @@ async function baselineSyncThroughStart(
       env: { ...env, POLL_ENTITIES: 'customer', INITIAL_SYNC: 'baseline' },
     });
     const started = performance.now();
+    const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
     let stream = await customerStream(bridge);
     while (performance.now() - started < spanMs && stream?.initialSyncDone !== true) {
       await sleep(PROBE_MS);
       stream = (await customerStream(bridge)) ?? stream;
     }
+    const readSeconds = (performance.now() - started) / 1000;
     return {
       read: stream?.recordsRead ?? 0,
-      readSeconds: (performance.now() - started) / 1000,
+      readSeconds,
+      cpuSeconds: (await groupCpuSeconds(bridge.process.pid!)) - cpuBefore,
       readAll: stream?.initialSyncDone === true,
       peakGroupRss: bridge.peakGroupRss(),
     };
@@ -271,7 +276,8 @@ function reportThrottledBaseline(run: BaselineRun): void {
   const share = rate / CEILING_PER_SECOND;
   console.log(
     `  200 per 30 s, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
-      `${run.readAll ? '' : ' (first sync not finished)'}; peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+      `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${formatNumber((run.cpuSeconds * 1e6) / Math.max(1, run.read))} µs per record; ` +
+      `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
   );
   recordFigure({
     figure:

@@ -104,6 +104,83 @@ describe('local DynamoDB writes that need nothing of the item they replace', () 
     expect(await read('c')).toEqual(item('c', 'four'));
   });
 
+  it('writes a batch of blind writes as one LevelDB batch, and leaves a bad batch to dynalite', async () => {
+    const prototype = ClassicLevel.prototype as unknown as Record<
+      '_put' | '_batch',
+      (...args: unknown[]) => Promise<void>
+    >;
+    const calls = { put: 0, batch: 0 };
+    const originals = { put: prototype._put, batch: prototype._batch };
+    prototype._put = function countedPut(this: unknown, ...args: unknown[]) {
+      calls.put++;
+      return originals.put.apply(this, args);
+    };
+    prototype._batch = function countedBatch(this: unknown, ...args: unknown[]) {
+      calls.batch++;
+      return originals.batch.apply(this, args);
+    };
+    try {
+      const written = await dynamo.client.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            [TableName]: Array.from({ length: 25 }, (_, i) => ({
+              PutRequest: { Item: item(`batch-${i}`, String(i)) },
+            })),
+          },
+        }),
+      );
+      expect(written.UnprocessedItems).toEqual({});
+    } finally {
+      prototype._put = originals.put;
+      prototype._batch = originals.batch;
+    }
+    expect(calls).toEqual({ put: 0, batch: 1 });
+    const stored = await dynamo.client.send(
+      new GetItemCommand({ TableName, Key: key('batch-24') }),
+    );
+    expect(stored.Item).toEqual(item('batch-24', '24'));
+
+    const twice = { PutRequest: { Item: item('twice', 'x') } };
+    await expect(
+      dynamo.client.send(
+        new BatchWriteItemCommand({ RequestItems: { [TableName]: [twice, twice] } }),
+      ),
+    ).rejects.toThrow('Provided list of item keys contains duplicates');
+    await expect(
+      dynamo.client.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            [TableName]: [{ PutRequest: { Item: { pk: { N: '1' }, sk: { S: 'x' } } } }],
+          },
+        }),
+      ),
+    ).rejects.toThrow('The provided key element does not match the schema');
+    expect(
+      (await dynamo.client.send(new GetItemCommand({ TableName, Key: key('twice') }))).Item,
+    ).toBeUndefined();
+  });
+
+  it('lets batches over the same keys in any order, and single writes beside them, all finish', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `shared-${i}`);
+    const batchOf = (order: readonly string[], value: string) =>
+      new BatchWriteItemCommand({
+        RequestItems: {
+          [TableName]: order.map((id) => ({ PutRequest: { Item: item(id, value) } })),
+        },
+      });
+    await Promise.all(
+      Array.from({ length: 20 }, (_, round) => [
+        dynamo.client.send(batchOf(ids, `up-${round}`)),
+        dynamo.client.send(batchOf([...ids].reverse(), `down-${round}`)),
+        dynamo.client.send(
+          new PutItemCommand({ TableName, Item: item(ids[round % 10]!, 'single') }),
+        ),
+      ]).flat(),
+    );
+    const stored = await dynamo.client.send(new GetItemCommand({ TableName, Key: key(ids[0]!) }));
+    expect(stored.Item?.value?.S).toMatch(/^(up-|down-|single)/);
+  });
+
   it('still reads the old item for conditions, old values and consumed capacity', async () => {
     await dynamo.client.send(new PutItemCommand({ TableName, Item: item('d', 'one') }));
     await expect(
