@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BatchWriteItemCommand,
-  CreateTableCommand,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
@@ -12,6 +11,7 @@ import { ClassicLevel } from 'classic-level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBlindWrite } from '../../shared/local/dynalite-blind-writes.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 
 const TableName = 'blind';
 const key = (id: string) => ({ pk: { S: 'p' }, sk: { S: id } });
@@ -45,20 +45,8 @@ async function levelReadsDuring(run: () => Promise<unknown>): Promise<number> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bridge-blind-'));
   dynamo = await startLocalDynamoDb({ path: join(dir, 'db') });
-  await dynamo.client.send(
-    new CreateTableCommand({
-      TableName,
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  // The bridge's state table: pk and sk, no secondary index.
+  await createStateTable(dynamo.client, TableName);
 });
 
 afterAll(async () => {
