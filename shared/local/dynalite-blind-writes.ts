@@ -77,6 +77,22 @@ export function isBlindWrite(data: DynaliteWrite, table: DynaliteTable): boolean
 
 const patched = Symbol.for('change-bridge.dynaliteBlindWrites');
 
+/**
+ * The LevelDB write of a put of `item` or a delete of `key` in `table`, or the error dynalite's
+ * own validation answers it with.
+ */
+function levelWriteOf(
+  db: DynaliteDbModule,
+  table: DynaliteTable,
+  request: { item?: Record<string, unknown>; key?: Record<string, unknown> },
+): LevelWrite | Error {
+  const { item, key } = request;
+  const invalid = item ? db.validateItem(item, table) : db.validateKey(key, table);
+  if (invalid != null) return invalid;
+  const levelKey = db.createKey(item ?? key, table);
+  return item ? { type: 'put', key: levelKey, value: item } : { type: 'del', key: levelKey };
+}
+
 /** One table's part of a batch: its item database and its writes, in request order. */
 interface TableWrites {
   itemDb: ItemDb;
@@ -104,16 +120,13 @@ function blindBatchWrites(
     const writes: LevelWrite[] = [];
     const seen = new Set<string>();
     for (const request of data.RequestItems[name] ?? []) {
-      const put = request.PutRequest?.Item;
-      const del = request.DeleteRequest?.Key;
-      const item = put ?? del;
-      if (item === undefined) return undefined;
-      const invalid = put ? db.validateItem(put, table) : db.validateKey(del, table);
-      if (invalid != null) return undefined;
-      const key = db.createKey(item, table);
-      if (seen.has(key)) return undefined;
-      seen.add(key);
-      writes.push(put ? { type: 'put', key, value: put } : { type: 'del', key });
+      const item = request.PutRequest?.Item;
+      const key = request.DeleteRequest?.Key;
+      if (item === undefined && key === undefined) return undefined;
+      const write = levelWriteOf(db, table, { item, key });
+      if (write instanceof Error || seen.has(write.key)) return undefined;
+      seen.add(write.key);
+      writes.push(write);
     }
     byTable.push({ itemDb: store.getItemDb(name), writes });
   }
@@ -217,16 +230,18 @@ function withBlindWrites(action: Action, kind: 'put' | 'delete'): Action {
   return function writeWithoutReading(store, data, cb) {
     store.getTable(data.TableName, (error, table) => {
       if (error || !isBlindWrite(data, table)) return action(store, data, cb);
-      const item = kind === 'put' ? data.Item : data.Key;
-      const invalid = kind === 'put' ? db.validateItem(item, table) : db.validateKey(item, table);
-      if (invalid != null) return cb(invalid);
+      const write = levelWriteOf(
+        db,
+        table,
+        kind === 'put' ? { item: data.Item } : { key: data.Key },
+      );
+      if (write instanceof Error) return cb(write);
       const itemDb = store.getItemDb(data.TableName);
-      const key = db.createKey(item, table);
-      itemDb.lock(key, (release) => {
+      itemDb.lock(write.key, (release) => {
         const done = release(cb);
         const answer: Callback = (failed) => (failed ? done(failed) : done(null, {}));
-        if (kind === 'put') itemDb.put(key, item, answer);
-        else itemDb.del(key, answer);
+        if (write.type === 'put') itemDb.put(write.key, write.value, answer);
+        else itemDb.del(write.key, answer);
       });
     });
   };
