@@ -87,14 +87,17 @@ export async function groupCpuSeconds(pgid: number): Promise<number> {
   } catch {
     return 0;
   }
-  let ticks = 0;
-  for (const pid of pids) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, stime field 15.
-    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  }
-  return ticks / CLOCK_TICKS_PER_SECOND;
+  let seconds = 0;
+  for (const pid of pids) seconds += await processCpuSeconds(pid);
+  return seconds;
+}
+
+/** CPU seconds (user + system, all threads) process `pid` has used; 0 once it is gone. */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS_PER_SECOND;
 }
 
 /**

@@ -13,6 +13,8 @@ import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 export interface CustomerBurstBench {
   receiver: BenchReceiver;
   bridge: BridgeChild;
+  /** The simulator's process (it stands in for the remote connector, on this machine's cores). */
+  simulatorPid: number;
   /** Updates the Notes of `count` active customers in the simulator, all at the same moment; their ids. */
   updateCustomers(count: number): Promise<string[]>;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startCustomerBurstBench(
   return {
     receiver,
     bridge,
+    simulatorPid: simulator.process.pid!,
     updateCustomers: async (count) =>
       BurstAnswerSchema.parse(JSON.parse(await ask({ update: count }))).updated,
     close,

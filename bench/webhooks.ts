@@ -1,9 +1,10 @@
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
-import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
+import { groupCpuSeconds, processCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
+import { cpuBetween, type MachineCpuUse, machineCpu } from './machine-cpu.ts';
 import type { VerifiedWebhook } from './receiver.ts';
 
 /** Customers updated at once. */
@@ -15,6 +16,41 @@ function ratePerSecond(webhooks: readonly VerifiedWebhook[]): number {
   const times = webhooks.map((w) => w.at);
   const seconds = (Math.max(...times) - Math.min(...times)) / 1000;
   return seconds > 0 ? (webhooks.length - 1) / seconds : Number.NaN;
+}
+
+/** CPU seconds of the processes a run shares the machine with. */
+interface CpuParts {
+  /** The bridge's process group (absent in the bare loop's run). */
+  bridge?: number;
+  /** This process: the receiver verifying signatures, and the bare loop when it runs. */
+  bench: number;
+  /** The simulator, standing in for the remote connector. */
+  simulator: number;
+}
+
+/**
+ * Where the machine's CPU went over one run, per verified delivery: every process, and the
+ * bridge, this process and the simulator among them (the rest: other processes, and kernel work
+ * not charged to a process). Pure.
+ */
+function describeCpu(machine: MachineCpuUse, deliveries: number, parts: CpuParts): string {
+  const perDelivery = (seconds: number) => ((seconds * 1000) / Math.max(1, deliveries)).toFixed(2);
+  const named = [
+    ...(parts.bridge === undefined ? [] : [`bridge ${perDelivery(parts.bridge)}`]),
+    `receiver and benchmark ${perDelivery(parts.bench)}`,
+    `simulator ${perDelivery(parts.simulator)}`,
+    `the rest ${perDelivery(machine.busySeconds - (parts.bridge ?? 0) - parts.bench - parts.simulator)}`,
+  ];
+  return (
+    `machine ${perDelivery(machine.busySeconds)} ms of CPU per delivery (${named.join(', ')}), ` +
+    `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy, steal ${(machine.stealShare * 100).toFixed(0)} %`
+  );
+}
+
+/** This process's CPU seconds (all its threads). */
+function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 /** POSTs exactly the bodies and signature headers the bridge sent, with `concurrency` keep-alive loops. */
@@ -66,6 +102,9 @@ export async function run(): Promise<void> {
     receiver.onVerified = (webhook) => delivered.push(webhook);
 
     const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
+    const machineBefore = await machineCpu();
+    const ownBefore = ownCpuSeconds();
+    const simulatorBefore = await processCpuSeconds(bench.simulatorPid);
     const rss = sampleGroupPeakRss(bridge.process.pid!, 200);
     const ids = await bench.updateCustomers(UPDATED);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
@@ -75,15 +114,30 @@ export async function run(): Promise<void> {
     const bridgeCount = delivered.length;
     // CPU of the bridge's process group from the updates to the last delivery, detection included:
     // steadier than a rate on a machine the receiver and the loop share.
-    const cpuMsPerDelivery =
-      ((await groupCpuSeconds(bridge.process.pid!)) - cpuBefore) *
-      (1000 / Math.max(1, bridgeCount));
+    const bridgeCpuSeconds = (await groupCpuSeconds(bridge.process.pid!)) - cpuBefore;
+    const cpuMsPerDelivery = bridgeCpuSeconds * (1000 / Math.max(1, bridgeCount));
+    const bridgeCpu = describeCpu(cpuBetween(machineBefore, await machineCpu()), bridgeCount, {
+      bridge: bridgeCpuSeconds,
+      bench: ownCpuSeconds() - ownBefore,
+      simulator: (await processCpuSeconds(bench.simulatorPid)) - simulatorBefore,
+    });
     rss.stop();
     const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => replayed.push(webhook);
+    const loopMachineBefore = await machineCpu();
+    const loopOwnBefore = ownCpuSeconds();
+    const loopSimulatorBefore = await processCpuSeconds(bench.simulatorPid);
     await replay(receiver.url, delivered.slice(0, bridgeCount), concurrency);
+    const loopCpu = describeCpu(
+      cpuBetween(loopMachineBefore, await machineCpu()),
+      replayed.length,
+      {
+        bench: ownCpuSeconds() - loopOwnBefore,
+        simulator: (await processCpuSeconds(bench.simulatorPid)) - loopSimulatorBefore,
+      },
+    );
     const bareRate = ratePerSecond(replayed);
     const ratio = bridgeRate / bareRate;
     // Both rates share the machine with whatever else runs: the load average says how much.
@@ -94,6 +148,8 @@ export async function run(): Promise<void> {
         `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery, peak group RSS ${formatNumber(rss.peak() / (1024 * 1024))} MB; ` +
         `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
+    console.log(`  bridge's run: ${bridgeCpu}`);
+    console.log(`  bare loop's run: ${loopCpu}`);
     recordFigure({
       figure: `Webhook deliveries/s to one endpoint (change-bridge start) / bare keep-alive loop, concurrency ${concurrency}`,
       measured: `${ratio.toFixed(2)} (${formatNumber(bridgeRate)} / ${formatNumber(bareRate)} per s)`,
