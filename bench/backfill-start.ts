@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type Backends, BackendsSchema } from './backfill/backends.ts';
 import { startChild, stopChild } from './backfill/child.ts';
-import { type BridgeChild, groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
+import {
+  type BridgeChild,
+  groupCpuSeconds,
+  processCpuSeconds,
+  startBridgeChild,
+} from './bridge-process.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
+import { cpuBetween, type MachineCpuUse, machineCpu } from './machine-cpu.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 
 const MB = 1024 * 1024;
@@ -171,6 +177,10 @@ interface BaselineRun {
   readSeconds: number;
   /** CPU seconds of the bridge's process group over the same time. */
   cpuSeconds: number;
+  /** CPU seconds of the backends' process (the simulator serving the pages) over the same time. */
+  backendsCpuSeconds: number;
+  /** The whole machine over the same time. */
+  machine: MachineCpuUse;
   readAll: boolean;
   peakGroupRss: number;
 }
@@ -194,6 +204,8 @@ async function baselineSyncThroughStart(
     });
     const started = performance.now();
     const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
+    const backendsBefore = await processCpuSeconds(backends.process.pid!);
+    const machineBefore = await machineCpu();
     let stream = await customerStream(bridge);
     while (performance.now() - started < spanMs && stream?.initialSyncDone !== true) {
       await sleep(PROBE_MS);
@@ -204,6 +216,8 @@ async function baselineSyncThroughStart(
       read: stream?.recordsRead ?? 0,
       readSeconds,
       cpuSeconds: (await groupCpuSeconds(bridge.process.pid!)) - cpuBefore,
+      backendsCpuSeconds: (await processCpuSeconds(backends.process.pid!)) - backendsBefore,
+      machine: cpuBetween(machineBefore, await machineCpu()),
       readAll: stream?.initialSyncDone === true,
       peakGroupRss: bridge.peakGroupRss(),
     };
@@ -277,7 +291,9 @@ function reportThrottledBaseline(run: BaselineRun): void {
   console.log(
     `  200 per 30 s, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
       `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${formatNumber((run.cpuSeconds * 1e6) / Math.max(1, run.read))} µs per record; ` +
-      `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+      `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
+      `simulator ${formatNumber((run.backendsCpuSeconds * 1e6) / Math.max(1, run.read))} µs per record; ` +
+      `${(run.machine.busyShare * 100).toFixed(0)} % of ${run.machine.cores} cores busy (steal ${(run.machine.stealShare * 100).toFixed(0)} %)`,
   );
   recordFigure({
     figure:
