@@ -53,6 +53,28 @@ function ownCpuSeconds(): number {
   return (user + system) / 1e6;
 }
 
+/**
+ * Starts counting the CPU of one run: the machine's, the bridge's group (when `bridgePgid` is
+ * given), this process's and the simulator's. `end(deliveries)` gives the bridge's CPU seconds
+ * and {@link describeCpu}'s account of the run.
+ */
+async function watchCpu(bridgePgid: number | undefined, simulatorPid: number) {
+  const bridgeCpu = async () => (bridgePgid === undefined ? 0 : groupCpuSeconds(bridgePgid));
+  const bridgeBefore = await bridgeCpu();
+  const machineBefore = await machineCpu();
+  const ownBefore = ownCpuSeconds();
+  const simulatorBefore = await processCpuSeconds(simulatorPid);
+  return async (deliveries: number) => {
+    const bridgeSeconds = (await bridgeCpu()) - bridgeBefore;
+    const text = describeCpu(cpuBetween(machineBefore, await machineCpu()), deliveries, {
+      ...(bridgePgid === undefined ? {} : { bridge: bridgeSeconds }),
+      bench: ownCpuSeconds() - ownBefore,
+      simulator: (await processCpuSeconds(simulatorPid)) - simulatorBefore,
+    });
+    return { bridgeSeconds, text };
+  };
+}
+
 /** POSTs exactly the bodies and signature headers the bridge sent, with `concurrency` keep-alive loops. */
 async function replay(
   url: string,
@@ -101,10 +123,7 @@ export async function run(): Promise<void> {
     const delivered: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => delivered.push(webhook);
 
-    const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
-    const machineBefore = await machineCpu();
-    const ownBefore = ownCpuSeconds();
-    const simulatorBefore = await processCpuSeconds(bench.simulatorPid);
+    const bridgeRun = await watchCpu(bridge.process.pid!, bench.simulatorPid);
     const rss = sampleGroupPeakRss(bridge.process.pid!, 200);
     const ids = await bench.updateCustomers(UPDATED);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
@@ -114,30 +133,16 @@ export async function run(): Promise<void> {
     const bridgeCount = delivered.length;
     // CPU of the bridge's process group from the updates to the last delivery, detection included:
     // steadier than a rate on a machine the receiver and the loop share.
-    const bridgeCpuSeconds = (await groupCpuSeconds(bridge.process.pid!)) - cpuBefore;
-    const cpuMsPerDelivery = bridgeCpuSeconds * (1000 / Math.max(1, bridgeCount));
-    const bridgeCpu = describeCpu(cpuBetween(machineBefore, await machineCpu()), bridgeCount, {
-      bridge: bridgeCpuSeconds,
-      bench: ownCpuSeconds() - ownBefore,
-      simulator: (await processCpuSeconds(bench.simulatorPid)) - simulatorBefore,
-    });
+    const bridgeCpu = await bridgeRun(bridgeCount);
+    const cpuMsPerDelivery = bridgeCpu.bridgeSeconds * (1000 / Math.max(1, bridgeCount));
     rss.stop();
     const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => replayed.push(webhook);
-    const loopMachineBefore = await machineCpu();
-    const loopOwnBefore = ownCpuSeconds();
-    const loopSimulatorBefore = await processCpuSeconds(bench.simulatorPid);
+    const loopRun = await watchCpu(undefined, bench.simulatorPid);
     await replay(receiver.url, delivered.slice(0, bridgeCount), concurrency);
-    const loopCpu = describeCpu(
-      cpuBetween(loopMachineBefore, await machineCpu()),
-      replayed.length,
-      {
-        bench: ownCpuSeconds() - loopOwnBefore,
-        simulator: (await processCpuSeconds(bench.simulatorPid)) - loopSimulatorBefore,
-      },
-    );
+    const loopCpu = await loopRun(replayed.length);
     const bareRate = ratePerSecond(replayed);
     const ratio = bridgeRate / bareRate;
     // Both rates share the machine with whatever else runs: the load average says how much.
@@ -148,8 +153,8 @@ export async function run(): Promise<void> {
         `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery, peak group RSS ${formatNumber(rss.peak() / (1024 * 1024))} MB; ` +
         `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
-    console.log(`  bridge's run: ${bridgeCpu}`);
-    console.log(`  bare loop's run: ${loopCpu}`);
+    console.log(`  bridge's run: ${bridgeCpu.text}`);
+    console.log(`  bare loop's run: ${loopCpu.text}`);
     recordFigure({
       figure: `Webhook deliveries/s to one endpoint (change-bridge start) / bare keep-alive loop, concurrency ${concurrency}`,
       measured: `${ratio.toFixed(2)} (${formatNumber(bridgeRate)} / ${formatNumber(bareRate)} per s)`,
