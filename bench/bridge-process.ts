@@ -125,6 +125,33 @@ function parseLine(line: string): unknown {
   }
 }
 
+/** Bridges started and not yet exited: they have process groups of their own, so nothing ends them with ours. */
+const runningBridges = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/**
+ * Sends SIGTERM to the group of every bridge still running when this process exits, and makes
+ * SIGINT and SIGTERM exit this process (so that happens on Ctrl-C or a `timeout` too). Once.
+ */
+function stopBridgesOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const bridge of runningBridges) {
+      try {
+        process.kill(-bridge.pid!, 'SIGTERM');
+      } catch {
+        // Gone already.
+      }
+    }
+  });
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    if (process.listenerCount(signal) === 0) process.once(signal, () => process.exit(code));
+}
+
 /**
  * Spawns `node bin/change-bridge.js start --json --port 0` detached (its own process group, so
  * its memory is summed over the group), samples the group's RSS from the start, counts its
@@ -147,7 +174,14 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
       detached: true,
     },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  stopBridgesOnExit();
+  runningBridges.add(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      runningBridges.delete(child);
+      resolve();
+    }),
+  );
   let published = 0;
   let onStarted: ((url: string) => void) | undefined;
   const started = new Promise<string>((resolve, reject) => {
