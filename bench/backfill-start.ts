@@ -4,14 +4,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type Backends, BackendsSchema } from './backfill/backends.ts';
 import { startChild, stopChild } from './backfill/child.ts';
-import {
-  type BridgeChild,
-  groupCpuSeconds,
-  processCpuSeconds,
-  startBridgeChild,
-} from './bridge-process.ts';
+import { type BridgeChild, groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
-import { cpuBetween, type MachineCpuUse, machineCpu } from './machine-cpu.ts';
+import { type CpuSpan, processCpuSeconds, watchCpu } from './machine-cpu.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 
 const MB = 1024 * 1024;
@@ -175,12 +170,11 @@ async function backfillThroughStart(
 interface BaselineRun {
   read: number;
   readSeconds: number;
-  /** CPU seconds of the bridge's process group over the same time. */
-  cpuSeconds: number;
-  /** CPU seconds of the backends' process (the simulator serving the pages) over the same time. */
-  backendsCpuSeconds: number;
-  /** The whole machine over the same time. */
-  machine: MachineCpuUse;
+  /**
+   * CPU over the same time: the whole machine's, the bridge's process group's and the backends'
+   * process's (the simulator serving the pages).
+   */
+  cpu: CpuSpan<'bridge' | 'backends'>;
   readAll: boolean;
   peakGroupRss: number;
 }
@@ -203,9 +197,11 @@ async function baselineSyncThroughStart(
       env: { ...env, POLL_ENTITIES: 'customer', INITIAL_SYNC: 'baseline' },
     });
     const started = performance.now();
-    const cpuBefore = await groupCpuSeconds(bridge.process.pid!);
-    const backendsBefore = await processCpuSeconds(backends.process.pid!);
-    const machineBefore = await machineCpu();
+    const bridgePgid = bridge.process.pid!;
+    const span = await watchCpu({
+      bridge: () => groupCpuSeconds(bridgePgid),
+      backends: () => processCpuSeconds(backends.process.pid!),
+    });
     let stream = await customerStream(bridge);
     while (performance.now() - started < spanMs && stream?.initialSyncDone !== true) {
       await sleep(PROBE_MS);
@@ -215,9 +211,7 @@ async function baselineSyncThroughStart(
     return {
       read: stream?.recordsRead ?? 0,
       readSeconds,
-      cpuSeconds: (await groupCpuSeconds(bridge.process.pid!)) - cpuBefore,
-      backendsCpuSeconds: (await processCpuSeconds(backends.process.pid!)) - backendsBefore,
-      machine: cpuBetween(machineBefore, await machineCpu()),
+      cpu: await span(),
       readAll: stream?.initialSyncDone === true,
       peakGroupRss: bridge.peakGroupRss(),
     };
@@ -287,13 +281,15 @@ function reportThrottled(run: StartRun): void {
 
 function reportThrottledBaseline(run: BaselineRun): void {
   const rate = run.read / run.readSeconds;
+  const { machine } = run.cpu;
+  const perRecord = (seconds: number) => formatNumber((seconds * 1e6) / Math.max(1, run.read));
   const share = rate / CEILING_PER_SECOND;
   console.log(
     `  200 per 30 s, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
-      `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${formatNumber((run.cpuSeconds * 1e6) / Math.max(1, run.read))} µs per record; ` +
+      `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${perRecord(run.cpu.seconds.bridge)} µs per record; ` +
       `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
-      `simulator ${formatNumber((run.backendsCpuSeconds * 1e6) / Math.max(1, run.read))} µs per record; ` +
-      `${(run.machine.busyShare * 100).toFixed(0)} % of ${run.machine.cores} cores busy (steal ${(run.machine.stealShare * 100).toFixed(0)} %)`,
+      `simulator ${perRecord(run.cpu.seconds.backends)} µs per record; ` +
+      `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy (steal ${(machine.stealShare * 100).toFixed(0)} %)`,
   );
   recordFigure({
     figure:

@@ -1,11 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { z } from 'zod';
+import { processCpuSeconds } from './machine-cpu.ts';
 
 const BIN = fileURLToPath(new URL('../bin/change-bridge.js', import.meta.url));
 const GROUP_RSS_SAMPLE_MS = 200;
@@ -68,9 +69,6 @@ export async function groupRssBytes(pgid: number): Promise<number> {
   }
 }
 
-/** Clock ticks per second of /proc/<pid>/stat times (`getconf CLK_TCK`: 100 on Linux). */
-const CLOCK_TICKS_PER_SECOND = 100;
-
 /**
  * CPU seconds (user + system) spent so far by every live process of group `pgid`, from
  * /proc/<pid>/stat (fields 14 and 15, after the command name's closing parenthesis); 0 once
@@ -90,14 +88,6 @@ export async function groupCpuSeconds(pgid: number): Promise<number> {
   let seconds = 0;
   for (const pid of pids) seconds += await processCpuSeconds(pid);
   return seconds;
-}
-
-/** CPU seconds (user + system, all threads) process `pid` has used; 0 once it is gone. */
-export async function processCpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // fields[0] is field 3 (state): utime is field 14, stime field 15.
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / CLOCK_TICKS_PER_SECOND;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 
-/** Linux counts /proc/stat in clock ticks of 1/100 s. */
+/** Linux counts /proc/stat and /proc/<pid>/stat times in clock ticks (`getconf CLK_TCK`: 100). */
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds the whole machine has spent since boot, from the first line of /proc/stat. */
@@ -52,5 +52,51 @@ export function cpuBetween(before: MachineCpu, after: MachineCpu): MachineCpuUse
     busyShare: busySeconds / total,
     stealShare: (after.steal - before.steal) / total,
     cores: availableParallelism(),
+  };
+}
+
+/** CPU seconds (user + system, all threads) process `pid` has used; 0 once it is gone. */
+export async function processCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / TICKS_PER_SECOND;
+}
+
+/** This process's CPU seconds (all its threads). */
+export async function ownCpuSeconds(): Promise<number> {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/** What {@link watchCpu} counted over a span: the machine, and each named source. */
+export interface CpuSpan<K extends string> {
+  machine: MachineCpuUse;
+  seconds: Record<K, number>;
+}
+
+/**
+ * Starts counting CPU over a span: the whole machine's, and each source's (a function giving
+ * the CPU seconds something has used so far, e.g. {@link processCpuSeconds} of a pid). The
+ * returned function ends the span.
+ * @example const span = await watchCpu({ simulator: () => processCpuSeconds(pid) }); …; const { machine, seconds } = await span();
+ */
+export async function watchCpu<K extends string>(
+  sources: Record<K, () => Promise<number>>,
+): Promise<() => Promise<CpuSpan<K>>> {
+  const names = Object.keys(sources) as K[];
+  const read = async () => {
+    const seconds = {} as Record<K, number>;
+    for (const name of names) seconds[name] = await sources[name]();
+    return seconds;
+  };
+  const before = await read();
+  const machineBefore = await machineCpu();
+  return async () => {
+    const after = await read();
+    const machine = cpuBetween(machineBefore, await machineCpu());
+    const seconds = {} as Record<K, number>;
+    for (const name of names) seconds[name] = after[name] - before[name];
+    return { machine, seconds };
   };
 }

@@ -1,10 +1,10 @@
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
 import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
-import { groupCpuSeconds, processCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
+import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
-import { cpuBetween, type MachineCpuUse, machineCpu } from './machine-cpu.ts';
+import { type CpuSpan, ownCpuSeconds, processCpuSeconds, watchCpu } from './machine-cpu.ts';
 import type { VerifiedWebhook } from './receiver.ts';
 
 /** Customers updated at once. */
@@ -18,61 +18,28 @@ function ratePerSecond(webhooks: readonly VerifiedWebhook[]): number {
   return seconds > 0 ? (webhooks.length - 1) / seconds : Number.NaN;
 }
 
-/** CPU seconds of the processes a run shares the machine with. */
-interface CpuParts {
-  /** The bridge's process group (absent in the bare loop's run). */
-  bridge?: number;
-  /** This process: the receiver verifying signatures, and the bare loop when it runs. */
-  bench: number;
-  /** The simulator, standing in for the remote connector. */
-  simulator: number;
-}
-
 /**
  * Where the machine's CPU went over one run, per verified delivery: every process, and the
- * bridge, this process and the simulator among them (the rest: other processes, and kernel work
- * not charged to a process). Pure.
+ * bridge (in its run), this process (the receiver verifying signatures, and the bare loop in
+ * its run) and the simulator among them; the rest is other processes and kernel work not
+ * charged to a process. Pure.
  */
-function describeCpu(machine: MachineCpuUse, deliveries: number, parts: CpuParts): string {
-  const perDelivery = (seconds: number) => ((seconds * 1000) / Math.max(1, deliveries)).toFixed(2);
+function describeCpu(
+  { machine, seconds }: CpuSpan<'bench' | 'simulator'> & { seconds: { bridge?: number } },
+  deliveries: number,
+): string {
+  const perDelivery = (cpu: number) => ((cpu * 1000) / Math.max(1, deliveries)).toFixed(2);
+  const bridge = seconds.bridge ?? 0;
   const named = [
-    ...(parts.bridge === undefined ? [] : [`bridge ${perDelivery(parts.bridge)}`]),
-    `receiver and benchmark ${perDelivery(parts.bench)}`,
-    `simulator ${perDelivery(parts.simulator)}`,
-    `the rest ${perDelivery(machine.busySeconds - (parts.bridge ?? 0) - parts.bench - parts.simulator)}`,
+    ...(seconds.bridge === undefined ? [] : [`bridge ${perDelivery(bridge)}`]),
+    `receiver and benchmark ${perDelivery(seconds.bench)}`,
+    `simulator ${perDelivery(seconds.simulator)}`,
+    `the rest ${perDelivery(machine.busySeconds - bridge - seconds.bench - seconds.simulator)}`,
   ];
   return (
     `machine ${perDelivery(machine.busySeconds)} ms of CPU per delivery (${named.join(', ')}), ` +
     `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy, steal ${(machine.stealShare * 100).toFixed(0)} %`
   );
-}
-
-/** This process's CPU seconds (all its threads). */
-function ownCpuSeconds(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
-
-/**
- * Starts counting the CPU of one run: the machine's, the bridge's group (when `bridgePgid` is
- * given), this process's and the simulator's. `end(deliveries)` gives the bridge's CPU seconds
- * and {@link describeCpu}'s account of the run.
- */
-async function watchCpu(bridgePgid: number | undefined, simulatorPid: number) {
-  const bridgeCpu = async () => (bridgePgid === undefined ? 0 : groupCpuSeconds(bridgePgid));
-  const bridgeBefore = await bridgeCpu();
-  const machineBefore = await machineCpu();
-  const ownBefore = ownCpuSeconds();
-  const simulatorBefore = await processCpuSeconds(simulatorPid);
-  return async (deliveries: number) => {
-    const bridgeSeconds = (await bridgeCpu()) - bridgeBefore;
-    const text = describeCpu(cpuBetween(machineBefore, await machineCpu()), deliveries, {
-      ...(bridgePgid === undefined ? {} : { bridge: bridgeSeconds }),
-      bench: ownCpuSeconds() - ownBefore,
-      simulator: (await processCpuSeconds(simulatorPid)) - simulatorBefore,
-    });
-    return { bridgeSeconds, text };
-  };
 }
 
 /** POSTs exactly the bodies and signature headers the bridge sent, with `concurrency` keep-alive loops. */
@@ -123,7 +90,11 @@ export async function run(): Promise<void> {
     const delivered: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => delivered.push(webhook);
 
-    const bridgeRun = await watchCpu(bridge.process.pid!, bench.simulatorPid);
+    const bridgeRun = await watchCpu({
+      bridge: () => groupCpuSeconds(bridge.process.pid!),
+      bench: ownCpuSeconds,
+      simulator: () => processCpuSeconds(bench.simulatorPid),
+    });
     const rss = sampleGroupPeakRss(bridge.process.pid!, 200);
     const ids = await bench.updateCustomers(UPDATED);
     const deadline = Date.now() + DELIVERY_WAIT_MS;
@@ -133,16 +104,19 @@ export async function run(): Promise<void> {
     const bridgeCount = delivered.length;
     // CPU of the bridge's process group from the updates to the last delivery, detection included:
     // steadier than a rate on a machine the receiver and the loop share.
-    const bridgeCpu = await bridgeRun(bridgeCount);
-    const cpuMsPerDelivery = bridgeCpu.bridgeSeconds * (1000 / Math.max(1, bridgeCount));
+    const bridgeCpu = await bridgeRun();
+    const cpuMsPerDelivery = bridgeCpu.seconds.bridge * (1000 / Math.max(1, bridgeCount));
     rss.stop();
     const loadDuringBridge = loadavg()[0]!;
 
     const replayed: VerifiedWebhook[] = [];
     receiver.onVerified = (webhook) => replayed.push(webhook);
-    const loopRun = await watchCpu(undefined, bench.simulatorPid);
+    const loopRun = await watchCpu({
+      bench: ownCpuSeconds,
+      simulator: () => processCpuSeconds(bench.simulatorPid),
+    });
     await replay(receiver.url, delivered.slice(0, bridgeCount), concurrency);
-    const loopCpu = await loopRun(replayed.length);
+    const loopCpu = await loopRun();
     const bareRate = ratePerSecond(replayed);
     const ratio = bridgeRate / bareRate;
     // Both rates share the machine with whatever else runs: the load average says how much.
@@ -153,8 +127,8 @@ export async function run(): Promise<void> {
         `bridge CPU ${cpuMsPerDelivery.toFixed(2)} ms per delivery, peak group RSS ${formatNumber(rss.peak() / (1024 * 1024))} MB; ` +
         `1-min load average ${loadDuringBridge.toFixed(1)} after the bridge's run, ${loadavg()[0]!.toFixed(1)} after the loop's`,
     );
-    console.log(`  bridge's run: ${bridgeCpu.text}`);
-    console.log(`  bare loop's run: ${loopCpu.text}`);
+    console.log(`  bridge's run: ${describeCpu(bridgeCpu, bridgeCount)}`);
+    console.log(`  bare loop's run: ${describeCpu(loopCpu, replayed.length)}`);
     recordFigure({
       figure: `Webhook deliveries/s to one endpoint (change-bridge start) / bare keep-alive loop, concurrency ${concurrency}`,
       measured: `${ratio.toFixed(2)} (${formatNumber(bridgeRate)} / ${formatNumber(bareRate)} per s)`,
