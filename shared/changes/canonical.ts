@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { BridgeError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 
@@ -133,5 +133,5 @@ export function canonicalJson(value: unknown, options: CanonicalOptions = {}): s
  * @example contentHash({ Id: 'c1', Email: 'a@b.c', UpdatedUtc: '2026-01-01T00:00:00Z' })
  */
 export function contentHash(record: unknown, options: CanonicalOptions = {}): string {
-  return createHash('sha256').update(canonicalJson(record, options), 'utf8').digest('hex');
+  return hash('sha256', canonicalJson(record, options), 'hex');
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EntityEventKind, EntityType } from './entity-types.ts';
 
 /** Crockford's base32 alphabet (as in ULID): no I, L, O or U, so ids read back unambiguously. */
@@ -51,12 +51,8 @@ function encodeCrockford(bytes: Uint8Array, length: number): string {
  * @example hashEventId(['ping', 'sub_1', '2026-01-01T00:00:00.000Z'])
  */
 export function hashEventId(parts: readonly string[]): string {
-  const hash = createHash('sha256');
-  for (const part of parts) {
-    hash.update(`${Buffer.byteLength(part, 'utf8')}:`, 'utf8');
-    hash.update(part, 'utf8');
-  }
-  return `evt_${encodeCrockford(hash.digest(), EVENT_ID_LENGTH_CHARS)}`;
+  const prefixed = parts.map((part) => `${Buffer.byteLength(part, 'utf8')}:${part}`).join('');
+  return `evt_${encodeCrockford(hash('sha256', prefixed, 'buffer'), EVENT_ID_LENGTH_CHARS)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EntityRecord } from '../changes/entity-types.ts';
 import type { StreamWindow } from '../state/state-store.ts';
 import type { Observation } from './page-changes.ts';
@@ -13,7 +13,7 @@ export const OVERLAP_MEMORY_TOTAL_ENTRIES_DEFAULT = 50_000;
  * difference at all (`UpdatedUtc` included) gives another fingerprint.
  */
 export function recordFingerprint(record: EntityRecord): string {
-  return createHash('sha256').update(JSON.stringify(record), 'utf8').digest('base64');
+  return hash('sha256', JSON.stringify(record), 'base64');
 }
 
 /** What one stream's last committed window stored, for the window that starts from it. */

@@ -26,6 +26,7 @@ import {
   fromStreamStateItem,
   leaseKey,
   parseItemKey,
+  SNAPSHOT_COMPRESS_ABOVE_BYTES,
   SNAPSHOT_SK_PREFIX,
   STREAMS_PK,
   snapshotKey,
@@ -57,6 +58,13 @@ export interface DynamoDbStateStoreOptions {
   random?: RandomSource;
   /** Batch requests in flight per call (default {@link BATCH_CONCURRENCY_DEFAULT}). */
   concurrency?: number;
+  /**
+   * Snapshot records longer than this many bytes of JSON are stored deflated (default
+   * {@link SNAPSHOT_COMPRESS_ABOVE_BYTES}, for AWS's 1 KB write units). A store whose writes
+   * cost nothing per kilobyte (dynalite on the local disk) passes `Infinity`: deflating costs
+   * more CPU there than the smaller item saves. Items are read back whichever way they were stored.
+   */
+  compressSnapshotsAbove?: number;
 }
 
 /** Page size of the key-only Query behind a reset, in items. */
@@ -73,9 +81,11 @@ export class DynamoDbStateStore implements StateStore {
   private readonly documentClient: DocumentClient;
   private readonly tableName: string;
   private readonly batch: BatchContext;
+  private readonly compressSnapshotsAbove: number;
 
   constructor(options: DynamoDbStateStoreOptions) {
     this.tableName = options.tableName;
+    this.compressSnapshotsAbove = options.compressSnapshotsAbove ?? SNAPSHOT_COMPRESS_ABOVE_BYTES;
     this.documentClient = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
@@ -105,7 +115,7 @@ export class DynamoDbStateStore implements StateStore {
 
   async putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
     const requests = prepareSnapshots(streamId, snapshots).map((prepared) => ({
-      PutRequest: { Item: toSnapshotItem(streamId, prepared) },
+      PutRequest: { Item: toSnapshotItem(streamId, prepared, this.compressSnapshotsAbove) },
     }));
     await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
   }

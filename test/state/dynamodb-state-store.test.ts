@@ -47,12 +47,10 @@ describe('DynamoDbStateStore on dynalite: failures and tables', () => {
 });
 
 describe('DynamoDbStateStore on dynalite: item size', () => {
-  it('stores a record over 600 bytes deflated, within one write unit, and reads it back intact', async () => {
-    const { store, tableName } = await createStoreOnNewTable(dynamo.client);
-    const notes = 'Prefers a quiet room facing the courtyard; allergic to feathers. '.repeat(30);
-    const big = snapshot('big', { record: { Id: 'big', LastName: 'Dvořák', Notes: notes } });
-    await store.putSnapshots('main:customer', [big]);
+  const notes = 'Prefers a quiet room facing the courtyard; allergic to feathers. '.repeat(30);
+  const big = snapshot('big', { record: { Id: 'big', LastName: 'Dvořák', Notes: notes } });
 
+  async function storedItem(tableName: string) {
     const documents = DynamoDBDocumentClient.from(dynamo.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
@@ -60,9 +58,36 @@ describe('DynamoDbStateStore on dynalite: item size', () => {
       new GetCommand({ TableName: tableName, Key: { pk: 'STREAM#main:customer', sk: 'SNAP#big' } }),
     );
     expect(Item).toBeDefined();
-    expect(Item!.record).toBeUndefined();
-    expect(Item!.recordZ).toBeInstanceOf(Uint8Array);
-    expect((Item!.recordZ as Uint8Array).length).toBeLessThan(600);
+    return Item!;
+  }
+
+  it('stores a record over 600 bytes deflated, within one write unit, and reads it back intact', async () => {
+    const { store, tableName } = await createStoreOnNewTable(dynamo.client);
+    await store.putSnapshots('main:customer', [big]);
+
+    const item = await storedItem(tableName);
+    expect(item.record).toBeUndefined();
+    expect(item.recordZ).toBeInstanceOf(Uint8Array);
+    expect((item.recordZ as Uint8Array).length).toBeLessThan(600);
     expect((await store.getSnapshots('main:customer', ['big'])).get('big')).toEqual(big);
+  });
+
+  it('stores records as text when told never to deflate, and either store reads what the other wrote', async () => {
+    const { store: deflating, tableName } = await createStoreOnNewTable(dynamo.client);
+    const plain = new DynamoDbStateStore({
+      client: dynamo.client,
+      tableName,
+      compressSnapshotsAbove: Number.POSITIVE_INFINITY,
+    });
+    await plain.putSnapshots('main:customer', [big]);
+
+    const item = await storedItem(tableName);
+    expect(item.recordZ).toBeUndefined();
+    expect(JSON.parse(item.record as string)).toEqual(big.record);
+    expect((await deflating.getSnapshots('main:customer', ['big'])).get('big')).toEqual(big);
+
+    await deflating.putSnapshots('main:customer', [big]);
+    expect((await storedItem(tableName)).recordZ).toBeInstanceOf(Uint8Array);
+    expect((await plain.getSnapshots('main:customer', ['big'])).get('big')).toEqual(big);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { ClassicLevel } from 'classic-level';
 import type { Clock } from '../../clock.ts';
 
@@ -131,7 +131,7 @@ export class LevelQueueStore {
     const stored = entries.map(({ body }) => ({
       id: randomUUID(),
       body,
-      md5: createHash('md5').update(body).digest('hex'),
+      md5: hash('md5', body, 'hex'),
       sentAt: now,
       receiveCount: 0,
       firstReceiveAt: 0,
