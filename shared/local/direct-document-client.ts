@@ -126,21 +126,28 @@ const OPERATIONS = new Map<unknown, Operation>([
 ]);
 
 /**
- * Binary attribute values travel as base64 in DynamoDB's JSON. JSON.stringify calls a value's
- * `toJSON` before the replacer sees it (`Buffer#toJSON` writes every byte as a number in an
- * array), so the bytes are replaced at their attribute value, `{ B: bytes }` or `{ BS: [...] }`,
- * one level up, and `toJSON` is never called.
+ * Binary attribute values travel as base64 in DynamoDB's JSON: replaces, in place, every `B`
+ * (and each member of a `BS`) of the freshly marshalled `attributes` with its base64, at any
+ * depth of `M` and `L`, so the request is written by one JSON.stringify without a replacer
+ * (a replacer is called for every key and value of the request, records' text included).
+ * Returns `attributes`.
  */
-function bytesAsBase64(_key: string, value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  const { B, BS } = value as { B?: unknown; BS?: unknown };
-  if (B instanceof Uint8Array) return { ...value, B: base64Of(B) };
-  if (Array.isArray(BS) && BS.some((member) => member instanceof Uint8Array))
-    return {
-      ...value,
-      BS: BS.map((member) => (member instanceof Uint8Array ? base64Of(member) : member)),
-    };
-  return value;
+function binariesAsBase64(attributes: StoredItem): StoredItem {
+  for (const key in attributes) base64InPlace(attributes[key]);
+  return attributes;
+}
+
+function base64InPlace(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const attribute = value as { B?: unknown; BS?: unknown; M?: unknown; L?: unknown };
+  if (attribute.B instanceof Uint8Array) attribute.B = base64Of(attribute.B);
+  else if (Array.isArray(attribute.BS))
+    attribute.BS = attribute.BS.map((member) =>
+      member instanceof Uint8Array ? base64Of(member) : member,
+    );
+  else if (Array.isArray(attribute.L)) for (const member of attribute.L) base64InPlace(member);
+  else if (typeof attribute.M === 'object' && attribute.M !== null)
+    binariesAsBase64(attribute.M as StoredItem);
 }
 
 function base64Of(bytes: Uint8Array): string {
@@ -206,7 +213,7 @@ export function directDocumentClient(options: DirectDocumentClientOptions): Docu
   const { marshallOptions, unmarshallOptions } = options.translateConfig ?? {};
   // Whole records, not lib-dynamodb's one value at a time: their attributes, not one `M`.
   const recordOptions = { ...marshallOptions, convertTopLevelContainer: false } as const;
-  const toStored = (item: Item): StoredItem => marshall(item, recordOptions);
+  const toStored = (item: Item): StoredItem => binariesAsBase64(marshall(item, recordOptions));
   const fromStored = (item: StoredItem) => unmarshall(item, unmarshallOptions);
   let sdk: DocumentClient | undefined;
   const send = async (command: { input: object }): Promise<unknown> => {
@@ -224,11 +231,13 @@ export function directDocumentClient(options: DirectDocumentClientOptions): Docu
         'content-type': 'application/x-amz-json-1.0',
         'x-amz-target': `DynamoDB_20120810.${operation.target}`,
       },
-      body: Buffer.from(JSON.stringify(input, bytesAsBase64), 'utf8'),
+      body: Buffer.from(JSON.stringify(input), 'utf8'),
     });
     if (answer.statusCode !== 200) throw serviceErrorOf(answer);
-    // Most answers hold no binary value: those are parsed without the (slower) reviver.
-    const revive = answer.body.includes('"B') ? base64AsBytes : undefined;
+    // Most answers hold no binary value: those are parsed without the (slower) reviver. A `B`
+    // or `BS` key inside a stored JSON text is escaped (`\"B\":`), so it does not match.
+    const binary = answer.body.includes('"B":') || answer.body.includes('"BS":');
+    const revive = binary ? base64AsBytes : undefined;
     const output = operation.output(JSON.parse(answer.body, revive) as Fields, fromStored);
     return {
       ...output,

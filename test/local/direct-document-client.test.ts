@@ -29,7 +29,12 @@ const item = (pk: string, sk: string) => ({
   sk,
   version: 3,
   ratio: 0.25,
-  doc: { name: 'Ada', tags: ['a', 'b'], nested: { deep: [1, { x: null }] }, empty: '' },
+  doc: {
+    name: 'Ada',
+    tags: ['a', 'b'],
+    nested: { deep: [1, { x: null, bin: new Uint8Array([7, 8]) }] },
+    empty: '',
+  },
   body: new Uint8Array([0, 1, 2, 250, 251, 255]),
   packed: Buffer.from('deflated bytes'),
   blobs: new Set([Buffer.from('one'), new Uint8Array([2])]),
