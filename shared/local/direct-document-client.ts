@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import {
@@ -14,11 +15,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from '../state/document-client.ts';
-import {
-  type AnswerDynalite,
-  type DynaliteAnswer,
-  LOCAL_AUTHORIZATION,
-} from './dynalite-in-process.ts';
+import { type AnswerDynalite, LOCAL_AUTHORIZATION } from './dynalite-in-process.ts';
+import type { AnswerDynaliteObject } from './dynalite-objects.ts';
 
 type Item = Record<string, unknown>;
 type StoredItem = Record<string, AttributeValue>;
@@ -154,12 +152,27 @@ function base64Of(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
-/** base64 of a `B` (or each of a `BS`) attribute value back to bytes, as the SDK returns them. */
-function base64AsBytes(key: string, value: unknown): unknown {
-  if (key === 'B' && typeof value === 'string') return bytesOf(value);
-  if (key === 'BS' && Array.isArray(value) && value.every((v) => typeof v === 'string'))
-    return value.map(bytesOf);
-  return value;
+/**
+ * The reverse of {@link binariesAsBase64}: every `B` (and each member of a `BS`) of stored
+ * `attributes` that is still base64 text becomes bytes, as the SDK returns them, at any depth.
+ * Returns `attributes`.
+ */
+function binariesAsBytes(attributes: StoredItem): StoredItem {
+  for (const key in attributes) bytesInPlace(attributes[key]);
+  return attributes;
+}
+
+function bytesInPlace(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const attribute = value as { B?: unknown; BS?: unknown; M?: unknown; L?: unknown };
+  if (typeof attribute.B === 'string') attribute.B = bytesOf(attribute.B);
+  else if (Array.isArray(attribute.BS))
+    attribute.BS = attribute.BS.map((member) =>
+      typeof member === 'string' ? bytesOf(member) : member,
+    );
+  else if (Array.isArray(attribute.L)) for (const member of attribute.L) bytesInPlace(member);
+  else if (typeof attribute.M === 'object' && attribute.M !== null)
+    binariesAsBytes(attribute.M as StoredItem);
 }
 
 function bytesOf(base64: string): Uint8Array {
@@ -168,14 +181,14 @@ function bytesOf(base64: string): Uint8Array {
 }
 
 /** The SDK's error for a dynalite error answer: its modelled class when there is one. */
-function serviceErrorOf(answer: DynaliteAnswer): Error {
-  const body = JSON.parse(answer.body) as { __type?: string; message?: string; Message?: string };
+function serviceErrorOf(
+  statusCode: number,
+  body: { __type?: string; message?: string; Message?: string },
+  requestId: string | undefined,
+): Error {
   const name = (body.__type ?? 'UnknownError').split('#').pop()!;
   const message = body.message ?? body.Message ?? name;
-  const $metadata = {
-    httpStatusCode: answer.statusCode,
-    requestId: answer.headers['x-amzn-requestid'],
-  };
+  const $metadata = { httpStatusCode: statusCode, requestId };
   const modelled = (dynamodb as Record<string, unknown>)[name];
   if (
     typeof modelled === 'function' &&
@@ -187,7 +200,7 @@ function serviceErrorOf(answer: DynaliteAnswer): Error {
   return new dynamodb.DynamoDBServiceException({
     name,
     message,
-    $fault: answer.statusCode >= 500 ? 'server' : 'client',
+    $fault: statusCode >= 500 ? 'server' : 'client',
     $metadata,
   });
 }
@@ -195,6 +208,11 @@ function serviceErrorOf(answer: DynaliteAnswer): Error {
 /** Options of {@link directDocumentClient}. */
 export interface DirectDocumentClientOptions {
   answer: AnswerDynalite;
+  /**
+   * The same store answering on objects (dynalite in this thread): requests and answers are
+   * not written as JSON and parsed back. `answer` serves when absent (dynalite in a thread).
+   */
+  answerObject?: AnswerDynaliteObject;
   /** The SDK client of the same store, for commands not answered directly. */
   fallback: DynamoDBClient;
   translateConfig?: TranslateConfig;
@@ -214,7 +232,7 @@ export function directDocumentClient(options: DirectDocumentClientOptions): Docu
   // Whole records, not lib-dynamodb's one value at a time: their attributes, not one `M`.
   const recordOptions = { ...marshallOptions, convertTopLevelContainer: false } as const;
   const toStored = (item: Item): StoredItem => binariesAsBase64(marshall(item, recordOptions));
-  const fromStored = (item: StoredItem) => unmarshall(item, unmarshallOptions);
+  const fromStored = (item: StoredItem) => unmarshall(binariesAsBytes(item), unmarshallOptions);
   let sdk: DocumentClient | undefined;
   const send = async (command: { input: object }): Promise<unknown> => {
     const operation = OPERATIONS.get(command.constructor);
@@ -223,30 +241,32 @@ export function directDocumentClient(options: DirectDocumentClientOptions): Docu
       return sdk.send(command as never);
     }
     const input = operation.input(command.input as Fields, toStored);
+    const answer = await answerOf(operation.target, input);
+    if (answer.statusCode !== 200)
+      throw serviceErrorOf(answer.statusCode, answer.body, answer.requestId);
+    const output = operation.output(answer.body as Fields, fromStored);
+    return {
+      ...output,
+      $metadata: { httpStatusCode: 200, requestId: answer.requestId, attempts: 1 },
+    };
+  };
+  /** dynalite's answer to `input` as objects, however the store is reached. */
+  const answerOf = async (target: string, input: Fields) => {
+    if (options.answerObject) {
+      return { ...(await options.answerObject(target, input)), requestId: randomUUID() };
+    }
     const answer = await options.answer({
       method: 'POST',
       path: '/',
       headers: {
         ...LOCAL_AUTHORIZATION,
         'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': `DynamoDB_20120810.${operation.target}`,
+        'x-amz-target': `DynamoDB_20120810.${target}`,
       },
       body: Buffer.from(JSON.stringify(input), 'utf8'),
     });
-    if (answer.statusCode !== 200) throw serviceErrorOf(answer);
-    // Most answers hold no binary value: those are parsed without the (slower) reviver. A `B`
-    // or `BS` key inside a stored JSON text is escaped (`\"B\":`), so it does not match.
-    const binary = answer.body.includes('"B":') || answer.body.includes('"BS":');
-    const revive = binary ? base64AsBytes : undefined;
-    const output = operation.output(JSON.parse(answer.body, revive) as Fields, fromStored);
-    return {
-      ...output,
-      $metadata: {
-        httpStatusCode: 200,
-        requestId: answer.headers['x-amzn-requestid'],
-        attempts: 1,
-      },
-    };
+    const body = JSON.parse(answer.body) as Record<string, unknown>;
+    return { statusCode: answer.statusCode, body, requestId: answer.headers['x-amzn-requestid'] };
   };
   // One function serves every overload of the SDK's `send` (commands in, outputs out).
   return { send } as unknown as DocumentClient;

@@ -8,14 +8,17 @@ import {
   dynaliteRequestHandler,
   unsignedLocalSigner,
 } from './dynalite-in-process.ts';
+import { type AnswerDynaliteObject, dynaliteObjectAnswer } from './dynalite-objects.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import { startDynaliteThread } from './dynalite-thread-client.ts';
 
 /**
  * How the client of {@link startLocalDynamoDb} reaches dynalite:
  * - `thread`: dynalite runs in a worker thread of this process, reached by message (its work
- *   runs beside the caller's, on another core: the local runtime's choice);
- * - `in-process`: dynalite runs on the calling thread, its request listener called directly;
+ *   runs beside the caller's, on another core; `BRIDGE_STORE_THREAD=true`);
+ * - `in-process`: dynalite runs on the calling thread (the local runtime's default); the SDK's
+ *   requests reach its request listener directly, and the stores' document clients hand it
+ *   their requests as objects, past the JSON (dynalite-objects.ts);
  * - `http`: dynalite runs on the calling thread, reached over its loopback port.
  */
 export type LocalDynamoDbTransport = 'thread' | 'in-process' | 'http';
@@ -57,19 +60,21 @@ export async function startLocalDynamoDb(
   const server = await startDynaliteServer(options.path);
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const direct = transport === 'in-process' ? dynaliteInProcessAnswer(server) : undefined;
-  return boundTo(endpoint, direct, () => closeDynaliteServer(server));
+  const stop = () => closeDynaliteServer(server);
+  if (transport === 'http') return boundTo(endpoint, undefined, stop);
+  return boundTo(endpoint, dynaliteInProcessAnswer(server), stop, dynaliteObjectAnswer(server));
 }
 
 /**
  * A client of `endpoint`, through `answer` when given: the SDK's requests unsigned (dynalite
  * checks no signature), and the stores' document clients skip the SDK altogether
- * ({@link directDocumentClient}).
+ * ({@link directDocumentClient}), handing dynalite objects when `answerObject` is given.
  */
 function boundTo(
   endpoint: string,
   answer: AnswerDynalite | undefined,
   stop: () => Promise<void>,
+  answerObject?: AnswerDynaliteObject,
 ): LocalDynamoDb {
   const client = new DynamoDBClient({
     region: 'us-east-1',
@@ -81,6 +86,7 @@ function boundTo(
     routeDocumentClients(client, (translateConfig) =>
       directDocumentClient({
         answer,
+        ...(answerObject && { answerObject }),
         fallback: client,
         ...(translateConfig && { translateConfig }),
       }),

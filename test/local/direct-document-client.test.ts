@@ -203,3 +203,17 @@ describe.each(['in-process', 'thread'] as const)('the direct document client (%s
     expect(sdkRequests).toBe(before + 1);
   });
 });
+
+describe('the direct document client of a closed local store', () => {
+  it('fails the call as a refused connection would, instead of the process', async () => {
+    const db = await startLocalDynamoDb({ transport: 'in-process' });
+    await createStateTable(db.client, TABLE);
+    const direct = documentClientOf(db.client, TRANSLATE);
+    await direct.send(new PutCommand({ TableName: TABLE, Item: { pk: 'P#9', sk: 'A' } }));
+    await db.close();
+
+    await expect(
+      direct.send(new GetCommand({ TableName: TABLE, Key: { pk: 'P#9', sk: 'A' } })),
+    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+});

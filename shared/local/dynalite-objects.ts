@@ -1,0 +1,114 @@
+import type { Server } from 'node:http';
+import { closedStoreError } from './dynalite-in-process.ts';
+import { requireFromDynalite } from './dynalite-require.ts';
+
+/** A request's fields as DynamoDB's JSON would parse to (attribute values as `{ S: … }`). */
+type Fields = Record<string, unknown>;
+type Callback = (
+  error: (Error & { statusCode?: number; body?: Fields }) | null,
+  data?: Fields,
+) => void;
+
+/** dynalite's store of one server (created by its `db.create`), as its actions take it. */
+type DynaliteStore = object;
+
+interface DynaliteDbModule {
+  create(options: object): DynaliteStore;
+}
+
+interface DynaliteValidationsModule {
+  checkTypes(data: Fields, types: object): Fields;
+  checkValidations(data: Fields, types: object, custom: unknown, store: DynaliteStore): void;
+  toLowerFirst(name: string): string;
+}
+
+interface ActionValidation {
+  types: object;
+  custom?: unknown;
+}
+
+type Action = (store: DynaliteStore, data: Fields, cb: Callback) => void;
+
+/** What dynalite answers a request with, as its listener would before writing it as JSON. */
+export type DynaliteObjectAnswer =
+  | { statusCode: 200; body: Fields }
+  | { statusCode: number; body: { __type?: string; message?: string; Message?: string } };
+
+/** Answers one operation (`'BatchWriteItem'`, …) on its request fields, without JSON. */
+export type AnswerDynaliteObject = (target: string, data: Fields) => Promise<DynaliteObjectAnswer>;
+
+const storeOfServer = new WeakMap<Server, DynaliteStore>();
+let created: DynaliteStore | undefined;
+const captured = Symbol('change-bridge.storeCaptured');
+
+/**
+ * Makes dynalite's `db.create` note the store it makes, so that {@link noteDynaliteStore} can tie
+ * it to the server being started. Must run before that server is created. Idempotent.
+ */
+export function captureDynaliteStores(): void {
+  const db = requireFromDynalite('./db') as DynaliteDbModule & { [captured]?: true };
+  if (db[captured]) return;
+  const create = db.create;
+  db.create = (options) => {
+    created = create(options);
+    return created;
+  };
+  db[captured] = true;
+}
+
+/** Ties the store dynalite made last (see {@link captureDynaliteStores}) to `server`. */
+export function noteDynaliteStore(server: Server): void {
+  if (created === undefined) throw new Error('dynalite made no store: captureDynaliteStores first');
+  storeOfServer.set(server, created);
+  created = undefined;
+}
+
+function loadAction(action: string): { run: Action; validation: ActionValidation } {
+  return {
+    run: requireFromDynalite(`./actions/${action}`) as Action,
+    validation: requireFromDynalite(`./validations/${action}`) as ActionValidation,
+  };
+}
+
+/**
+ * Answers requests as dynalite's request listener on `server` does once it has parsed the JSON
+ * body (its type checks, validations and action, then the answer it would write), handed the
+ * request's fields as objects and returning the answer's: no JSON written and parsed on either
+ * side. `data` must be the caller's own (dynalite drops unknown and null members in place).
+ */
+export function dynaliteObjectAnswer(server: Server): AnswerDynaliteObject {
+  const store = storeOfServer.get(server);
+  if (store === undefined) throw new Error('no dynalite store noted for this server');
+  const validations = requireFromDynalite('./validations') as DynaliteValidationsModule;
+  const actions = new Map<string, ReturnType<typeof loadAction>>();
+  return (target, data) =>
+    new Promise((resolve, reject) => {
+      // As a socket would be refused: a closed store must fail the call, not the process.
+      if (!server.listening) return reject(closedStoreError());
+      const name = validations.toLowerFirst(target);
+      let action = actions.get(name);
+      if (action === undefined) {
+        action = loadAction(name);
+        actions.set(name, action);
+      }
+      const { run, validation } = action;
+      const failed = (error: Parameters<Callback>[0]): boolean => {
+        if (!error) return false;
+        if (error.statusCode && error.body)
+          resolve({ statusCode: error.statusCode, body: error.body });
+        else reject(error);
+        return true;
+      };
+      let checked: Fields;
+      try {
+        checked = validations.checkTypes(data, validation.types);
+        validations.checkValidations(checked, validation.types, validation.custom, store);
+      } catch (error) {
+        failed(error as Parameters<Callback>[0]);
+        return;
+      }
+      run(store, checked, (error, answer) => {
+        if (!failed(error)) resolve({ statusCode: 200, body: answer ?? {} });
+      });
+    });
+}
