@@ -1,19 +1,7 @@
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { closeDynaliteServer, startDynaliteServer } from '../../../shared/local/dynalite-server.ts';
 import { createStateTable } from '../../../shared/state/dynamodb-table.ts';
-
-interface DynaliteServer {
-  listen(port: number, host: string, callback: (error?: Error) => void): void;
-  address(): AddressInfo | string | null;
-  close(callback: () => void): void;
-}
-
-type DynaliteFactory = (options: { createTableMs: number }) => DynaliteServer;
-
-function isFactory(value: unknown): value is DynaliteFactory {
-  return typeof value === 'function';
-}
 
 /** A dynalite server on 127.0.0.1 with the state table created. */
 export interface LocalTable {
@@ -22,17 +10,15 @@ export interface LocalTable {
   stop(): Promise<void>;
 }
 
-/** Starts dynalite in-process on port 0 and creates a pk/sk table. */
+/**
+ * Starts dynalite in-process on a free port, reached over HTTP by a plain SDK client, and
+ * creates a pk/sk table. The server is the local runtime's (its fixes applied before dynalite
+ * loads: test files share a worker's modules, and a dynalite loaded without them would keep
+ * its own actions for every later file).
+ */
 export async function startLocalTable(tableName = 'webhooks-test'): Promise<LocalTable> {
-  // dynalite ships no types; load it through require and check its shape.
-  const loaded: unknown = createRequire(import.meta.url)('dynalite');
-  if (!isFactory(loaded)) throw new Error('dynalite did not export a factory');
-  const server = loaded({ createTableMs: 0 });
-  await new Promise<void>((resolve, reject) =>
-    server.listen(0, '127.0.0.1', (error) => (error ? reject(error) : resolve())),
-  );
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const server = await startDynaliteServer();
+  const { port } = server.address() as AddressInfo;
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: `http://127.0.0.1:${port}`,
@@ -44,7 +30,7 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
     tableName,
     stop: async () => {
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeDynaliteServer(server);
     },
   };
 }
