@@ -65,7 +65,11 @@ export class TokenBudget {
   private grants: number[] = [];
   /** Times of the live grants this process made: live use already spent counts against the reserve. */
   private liveGrantTimes: number[] = [];
-  private lastBulkGrantAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The pacing slot of the last bulk grant: its time on the even schedule, which a late grant
+   * (a claim that came after its slot, a timer that woke late) does not push back.
+   */
+  private lastBulkSlotAt = Number.NEGATIVE_INFINITY;
   private pausedUntilMs = 0;
   private slowedUntilMs = 0;
   private pumping = false;
@@ -181,7 +185,8 @@ export class TokenBudget {
         }
         const bulk = waiter.claim.priority === 'bulk';
         const capacity = bulk ? this.bulkCapacity(now) : this.limit(now);
-        const pacedAt = bulk ? this.lastBulkGrantAt + this.windowMs() / Math.max(1, capacity) : now;
+        const interval = this.windowMs() / Math.max(1, capacity);
+        const pacedAt = bulk ? this.lastBulkSlotAt + interval : now;
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
           continue;
@@ -194,7 +199,9 @@ export class TokenBudget {
           );
           continue;
         }
-        if (bulk) this.lastBulkGrantAt = now;
+        // A grant late by less than an interval keeps its slot, so the next comes that much
+        // sooner; later than that (a pause, the first grant), the schedule starts again at now.
+        if (bulk) this.lastBulkSlotAt = now - pacedAt < interval ? pacedAt : now;
         else this.liveGrantTimes.push(now);
         const queue = this.waiting[waiter.claim.priority];
         const index = queue.indexOf(waiter);
