@@ -21,6 +21,8 @@ const LIFTED_SPAN_MS = Number(process.env.BENCH_START_LIFTED_SPAN_MS ?? 60_000);
 /** A bound no 100,000-record backfill reaches: detection never waits for deliveries. */
 const LIFTED_MAX_BACKLOG = '1000000';
 const PROBE_MS = 250;
+/** Time the poll that ends a first sync takes to save its success after it commits, at most. */
+const SUCCESS_SAVED_MS = 100;
 /** The runs of {@link run}, in order; `BENCH_START_RUNS` (comma-separated) picks some of them. */
 const ALL_RUNS = ['unthrottled', 'lifted', 'throttled', 'baseline'] as const;
 
@@ -31,9 +33,11 @@ const StreamsSchema = z.object({
       entityType: z.string(),
       initialSyncDone: z.boolean(),
       recordsRead: z.number(),
+      lastSuccessAt: z.string().nullable(),
     }),
   ),
 });
+type CustomerStream = z.infer<typeof StreamsSchema>['streams'][number];
 
 /** What one run through `change-bridge start` measured. */
 interface StartRun {
@@ -91,17 +95,32 @@ async function subscribe(
 }
 
 /** The customer stream as `GET /streams` shows it; undefined while the bridge does not answer. */
-async function customerStream(
-  bridge: BridgeChild,
-): Promise<{ initialSyncDone: boolean; recordsRead: number } | undefined> {
+async function customerStream(bridge: BridgeChild): Promise<CustomerStream | undefined> {
   const listing = StreamsSchema.safeParse(await bridge.call('GET', '/streams').catch(() => null));
   return listing.success
     ? listing.data.streams.find((s) => s.entityType === 'customer')
     : undefined;
 }
 
-async function customersSynced(bridge: BridgeChild): Promise<boolean> {
-  return (await customerStream(bridge))?.initialSyncDone === true;
+/**
+ * Milliseconds from `startedAtMs` (epoch) to the end of the customers' first sync, which a probe
+ * found done `probedAfterMs` after the start: the stream's last success, which the poll that
+ * caught it up writes just after it commits the window (read again a moment later, so that a
+ * probe between the two cannot see the success of an earlier poll), so the probe's interval
+ * adds nothing; the probe's own time when that is missing or later (a poll after it can only
+ * move it later, never earlier).
+ */
+async function syncEndedAfterMs(
+  bridge: BridgeChild,
+  startedAtMs: number,
+  probedAfterMs: number,
+): Promise<number> {
+  await sleep(SUCCESS_SAVED_MS);
+  const lastSuccessAt = (await customerStream(bridge))?.lastSuccessAt ?? null;
+  const succeededAt = lastSuccessAt === null ? Number.NaN : Date.parse(lastSuccessAt);
+  return Number.isFinite(succeededAt)
+    ? Math.min(succeededAt - startedAtMs, probedAfterMs)
+    : probedAfterMs;
 }
 
 /**
@@ -138,13 +157,16 @@ async function backfillThroughStart(
     });
     // Timed from the moment the bridge is ready (its admin API answers), as a user sees it.
     const started = performance.now();
+    const startedAtMs = Date.now();
     let readAt = 0;
     let read = 0;
     while (performance.now() - started < spanMs) {
       await sleep(PROBE_MS);
-      if (readAt === 0 && (await customersSynced(bridge))) {
-        readAt = performance.now();
+      const stream = readAt === 0 ? await customerStream(bridge) : undefined;
+      if (stream?.initialSyncDone) {
+        const probedAfterMs = performance.now() - started;
         read = bridge.published();
+        readAt = started + (await syncEndedAfterMs(bridge, startedAtMs, probedAfterMs));
       }
       if (readAt !== 0 && verified >= read) break;
     }
@@ -197,6 +219,7 @@ async function baselineSyncThroughStart(
       env: { ...env, POLL_ENTITIES: 'customer', INITIAL_SYNC: 'baseline' },
     });
     const started = performance.now();
+    const startedAtMs = Date.now();
     const bridgePgid = bridge.process.pid!;
     const span = await watchCpu({
       bridge: () => groupCpuSeconds(bridgePgid),
@@ -207,7 +230,11 @@ async function baselineSyncThroughStart(
       await sleep(PROBE_MS);
       stream = (await customerStream(bridge)) ?? stream;
     }
-    const readSeconds = (performance.now() - started) / 1000;
+    const probedAfterMs = performance.now() - started;
+    const readSeconds =
+      (stream?.initialSyncDone
+        ? await syncEndedAfterMs(bridge, startedAtMs, probedAfterMs)
+        : probedAfterMs) / 1000;
     return {
       read: stream?.recordsRead ?? 0,
       readSeconds,
