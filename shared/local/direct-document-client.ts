@@ -124,55 +124,41 @@ const OPERATIONS = new Map<unknown, Operation>([
 ]);
 
 /**
- * Binary attribute values travel as base64 in DynamoDB's JSON: replaces, in place, every `B`
- * (and each member of a `BS`) of the freshly marshalled `attributes` with its base64, at any
- * depth of `M` and `L`, so the request is written by one JSON.stringify without a replacer
- * (a replacer is called for every key and value of the request, records' text included).
- * Returns `attributes`.
+ * Replaces, in place, every `B` and each member of a `BS` of `attributes` (attribute values as
+ * DynamoDB's JSON holds them) with `convert` of it, at any depth of `M` and `L`. Returns
+ * `attributes`.
  */
-function binariesAsBase64(attributes: StoredItem): StoredItem {
-  for (const key in attributes) base64InPlace(attributes[key]);
+function convertBinaries(attributes: StoredItem, convert: (value: unknown) => unknown): StoredItem {
+  for (const key in attributes) convertBinary(attributes[key], convert);
   return attributes;
 }
 
-function base64InPlace(value: unknown): void {
+function convertBinary(value: unknown, convert: (value: unknown) => unknown): void {
   if (typeof value !== 'object' || value === null) return;
   const attribute = value as { B?: unknown; BS?: unknown; M?: unknown; L?: unknown };
-  if (attribute.B instanceof Uint8Array) attribute.B = base64Of(attribute.B);
-  else if (Array.isArray(attribute.BS))
-    attribute.BS = attribute.BS.map((member) =>
-      member instanceof Uint8Array ? base64Of(member) : member,
-    );
-  else if (Array.isArray(attribute.L)) for (const member of attribute.L) base64InPlace(member);
+  if (attribute.B !== undefined) attribute.B = convert(attribute.B);
+  else if (Array.isArray(attribute.BS)) attribute.BS = attribute.BS.map(convert);
+  else if (Array.isArray(attribute.L))
+    for (const member of attribute.L) convertBinary(member, convert);
   else if (typeof attribute.M === 'object' && attribute.M !== null)
-    binariesAsBase64(attribute.M as StoredItem);
-}
-
-function base64Of(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    convertBinaries(attribute.M as StoredItem, convert);
 }
 
 /**
- * The reverse of {@link binariesAsBase64}: every `B` (and each member of a `BS`) of stored
- * `attributes` that is still base64 text becomes bytes, as the SDK returns them, at any depth.
- * Returns `attributes`.
+ * Binary attribute values travel as base64 in DynamoDB's JSON: the freshly marshalled
+ * `attributes` get theirs as base64 text, so a request is written by one JSON.stringify without
+ * a replacer (a replacer is called for every key and value of the request, records' text
+ * included).
  */
-function binariesAsBytes(attributes: StoredItem): StoredItem {
-  for (const key in attributes) bytesInPlace(attributes[key]);
-  return attributes;
-}
+const binariesAsBase64 = (attributes: StoredItem) =>
+  convertBinaries(attributes, (value) => (value instanceof Uint8Array ? base64Of(value) : value));
 
-function bytesInPlace(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  const attribute = value as { B?: unknown; BS?: unknown; M?: unknown; L?: unknown };
-  if (typeof attribute.B === 'string') attribute.B = bytesOf(attribute.B);
-  else if (Array.isArray(attribute.BS))
-    attribute.BS = attribute.BS.map((member) =>
-      typeof member === 'string' ? bytesOf(member) : member,
-    );
-  else if (Array.isArray(attribute.L)) for (const member of attribute.L) bytesInPlace(member);
-  else if (typeof attribute.M === 'object' && attribute.M !== null)
-    binariesAsBytes(attribute.M as StoredItem);
+/** The reverse of {@link binariesAsBase64}: stored base64 text becomes bytes, as the SDK returns them. */
+const binariesAsBytes = (attributes: StoredItem) =>
+  convertBinaries(attributes, (value) => (typeof value === 'string' ? bytesOf(value) : value));
+
+function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
 function bytesOf(base64: string): Uint8Array {
