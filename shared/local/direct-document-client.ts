@@ -206,8 +206,10 @@ export interface DirectDocumentClientOptions {
 
 /**
  * A document client of the local dynalite that skips the AWS SDK: each command's items are
- * marshalled as lib-dynamodb would (util-dynamodb, the same options), sent to dynalite's own
- * request listener as DynamoDB's JSON, and its answer unmarshalled; dynalite's error answers
+ * marshalled as lib-dynamodb would (util-dynamodb, the same options), handed to dynalite as the
+ * objects DynamoDB's JSON parses to (`answerObject`: dynalite in this thread) or sent to its
+ * request listener as that JSON (`answer`: dynalite in a thread of its own), and its answer
+ * unmarshalled; dynalite's error answers
  * become the SDK's exception classes (`ConditionalCheckFailedException`, …). The same
  * validation, conditions and storage as through the SDK, minus the SDK's middleware, which
  * cost more CPU per call than dynalite's own work. Commands other than Get, Put, Update,
