@@ -69,6 +69,33 @@ function unorderableKey(key: string): boolean {
   return code >= 48 && code <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
 }
 
+/** An object's keys in code-unit order, and whether a copy could keep that order. */
+interface KeyOrder {
+  keys: readonly string[];
+  sorted: readonly string[];
+  unorderable: boolean;
+}
+
+/**
+ * The last key order worked out for each number of keys: records of one type, and their
+ * nested objects, share their key lists, so most objects find theirs here instead of sorting.
+ */
+const keyOrders = new Map<number, KeyOrder>();
+
+/** The {@link KeyOrder} of `keys` (an object's own keys, in its order). */
+function keyOrderOf(keys: string[]): KeyOrder {
+  const known = keyOrders.get(keys.length);
+  if (known !== undefined && sameKeys(known.keys, keys)) return known;
+  const order = { keys, sorted: [...keys].sort(), unorderable: keys.some(unorderableKey) };
+  keyOrders.set(keys.length, order);
+  return order;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * A copy of `value` whose objects have their members inserted in code-unit order (undefined
  * members and the top level's `skip` left out), for one native JSON.stringify to write the
@@ -90,13 +117,12 @@ function sortedCopy(value: unknown, skip: readonly string[]): unknown {
   if (!isJsonObject(value)) {
     throw new BridgeError(`cannot canonicalise a value of type ${typeof value}: records are JSON`);
   }
-  const keys = Object.keys(value);
-  keys.sort();
+  const order = keyOrderOf(Object.keys(value));
+  if (order.unorderable) return UNORDERABLE;
   const copy: Record<string, unknown> = {};
-  for (const key of keys) {
+  for (const key of order.sorted) {
     const member = value[key];
-    if (member === undefined || skip.includes(key)) continue;
-    if (unorderableKey(key)) return UNORDERABLE;
+    if (member === undefined || (skip.length > 0 && skip.includes(key))) continue;
     const item = sortedCopy(member, []);
     if (item === UNORDERABLE) return UNORDERABLE;
     copy[key] = item;

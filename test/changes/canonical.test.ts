@@ -70,6 +70,25 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('sorts objects of one shape alike, and others with as many keys each their own way', () => {
+    const objects = [
+      { b: 1, a: 2, c: 3 },
+      { b: 4, a: 5, c: 6 },
+      { c: 7, b: 8, a: 9 },
+      { z: 1, y: 2, x: 3 },
+      { b: undefined, a: 1, c: 2 },
+      { b: 1, a: 2, c: 3 },
+    ];
+    expect(objects.map((value) => canonicalJson(value))).toEqual([
+      '{"a":2,"b":1,"c":3}',
+      '{"a":5,"b":4,"c":6}',
+      '{"a":9,"b":8,"c":7}',
+      '{"x":3,"y":2,"z":1}',
+      '{"a":1,"c":2}',
+      '{"a":2,"b":1,"c":3}',
+    ]);
+  });
+
   it('writes what a member-by-member sorted writer writes, for random JSON', () => {
     const sorted = (value: unknown): string => {
       if (Array.isArray(value)) return `[${value.map(sorted).join(',')}]`;
