@@ -62,13 +62,13 @@ export function leaseKey(streamId: string): ItemKey {
 
 /**
  * Builds the stored item of a validated snapshot (optional fields left out when absent); a
- * record longer than `compressAbove` bytes of JSON is stored deflated (default
- * {@link SNAPSHOT_COMPRESS_ABOVE_BYTES}).
+ * record longer than `compressAbove` bytes of JSON is stored deflated (AWS: {@link
+ * SNAPSHOT_COMPRESS_ABOVE_BYTES}).
  */
 export function toSnapshotItem(
   streamId: string,
   prepared: PreparedSnapshot,
-  compressAbove: number = SNAPSHOT_COMPRESS_ABOVE_BYTES,
+  compressAbove: number,
 ): Record<string, unknown> {
   const { snapshot, recordJson } = prepared;
   const item: Record<string, unknown> = {
