@@ -38,14 +38,12 @@ export type DynaliteObjectAnswer =
 export type AnswerDynaliteObject = (target: string, data: Fields) => Promise<DynaliteObjectAnswer>;
 
 const storeOfServer = new WeakMap<Server, DynaliteStore>();
+/** The store dynalite's `db.create` made last, while {@link startNotingStore} waits for it. */
 let created: DynaliteStore | undefined;
 const captured = Symbol('change-bridge.storeCaptured');
 
-/**
- * Makes dynalite's `db.create` note the store it makes, so that {@link noteDynaliteStore} can tie
- * it to the server being started. Must run before that server is created. Idempotent.
- */
-export function captureDynaliteStores(): void {
+/** Makes dynalite's `db.create` note the store it makes in {@link created}. Idempotent. */
+function captureDynaliteStores(): void {
   const db = requireFromDynalite('./db') as DynaliteDbModule & { [captured]?: true };
   if (db[captured]) return;
   const create = db.create;
@@ -56,11 +54,18 @@ export function captureDynaliteStores(): void {
   db[captured] = true;
 }
 
-/** Ties the store dynalite made last (see {@link captureDynaliteStores}) to `server`. */
-export function noteDynaliteStore(server: Server): void {
-  if (created === undefined) throw new Error('dynalite made no store: captureDynaliteStores first');
+/**
+ * Runs `start` (which makes one dynalite server) and ties the store dynalite made for it to the
+ * server, for {@link dynaliteObjectAnswer}. Returns the server.
+ */
+export function startNotingStore(start: () => Server): Server {
+  captureDynaliteStores();
+  created = undefined;
+  const server = start();
+  if (created === undefined) throw new Error('dynalite made no store for this server');
   storeOfServer.set(server, created);
   created = undefined;
+  return server;
 }
 
 function loadAction(action: string): { run: Action; validation: ActionValidation } {

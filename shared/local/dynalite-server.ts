@@ -8,7 +8,7 @@ import {
   closeDynaliteIterators,
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
-import { captureDynaliteStores, noteDynaliteStore } from './dynalite-objects.ts';
+import { startNotingStore } from './dynalite-objects.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
 
@@ -45,14 +45,14 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   cacheDynaliteTables();
   parseDynaliteTypesOnce();
   writeBlindWhenPossible();
-  captureDynaliteStores();
-  const server = loadDynalite()({
-    createTableMs: 0,
-    deleteTableMs: 0,
-    updateTableMs: 0,
-    ...(path !== undefined && { path }),
-  });
-  noteDynaliteStore(server);
+  const server = startNotingStore(() =>
+    loadDynalite()({
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+      ...(path !== undefined && { path }),
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
