@@ -19,7 +19,11 @@ export const BackendsSchema = z.object({
 });
 export type Backends = z.infer<typeof BackendsSchema>;
 
-const EnvSchema = z.object({ BENCH_RATE_LIMIT: z.enum(['on', 'off']) });
+const EnvSchema = z.object({
+  BENCH_RATE_LIMIT: z.enum(['on', 'off']),
+  /** Customers instead of the large size's 100,000. */
+  BENCH_CUSTOMERS: z.coerce.number().int().positive().optional(),
+});
 
 /**
  * The simulator (size large) and dynalite (in memory) in a process of their own, so the
@@ -30,6 +34,7 @@ async function main(): Promise<void> {
   const sim = await startSimulator({
     seed: 1,
     size: 'large',
+    ...(env.BENCH_CUSTOMERS === undefined ? {} : { customers: env.BENCH_CUSTOMERS }),
     clock: systemClock,
     // on: the service's 200 requests per 30 s per AccessToken (the simulator's default).
     ...(env.BENCH_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {}),

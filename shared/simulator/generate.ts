@@ -95,6 +95,8 @@ export interface DatasetOptions {
   random?: RandomSource;
   /** Number of enterprises (properties) in the chain (default 3). */
   enterprises?: number;
+  /** Customers instead of the size's number (a first sync longer than one budget window). */
+  customers?: number;
   /**
    * Every enterprise a chain of its own, with its own customers, notes and loyalty programs
    * (independent hotels, as an integrator connects them), rather than one chain of them all.
@@ -108,7 +110,10 @@ export interface DatasetOptions {
  * since. Nothing here is journaled: the journal records what happens after start.
  */
 export function generateDataset(options: DatasetOptions): SimModel {
-  const profile = SIZES[options.size];
+  const profile = {
+    ...SIZES[options.size],
+    customers: options.customers ?? SIZES[options.size].customers,
+  };
   const random = new SimRandom(options.random ?? seededRandom(options.seed));
   const world = generateWorld(
     random,

@@ -36,6 +36,8 @@ export interface SimulatorOptions {
   size?: DatasetSize;
   /** Enterprises (properties) in the chain, each with its own AccessToken (default 3). */
   enterprises?: number;
+  /** Customers instead of the size's number. */
+  customers?: number;
   /** Every enterprise a chain of its own (independent hotels: each its own customers, notes and loyalty programs). */
   chainPerEnterprise?: boolean;
   /** Time of the model, the rate limiter and the activity (default the system clock). */
@@ -114,6 +116,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     size: options.size ?? 'small',
     clock,
     ...(options.enterprises === undefined ? {} : { enterprises: options.enterprises }),
+    ...(options.customers === undefined ? {} : { customers: options.customers }),
     chainPerEnterprise: options.chainPerEnterprise ?? false,
   });
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };

@@ -40,6 +40,11 @@ export interface BudgetView {
 
 /** Largest share of the budget the live reserve may hold back from bulk work. */
 export const LIVE_RESERVE_MAX_SHARE = 0.5;
+/**
+ * Share of the bulk capacity a window may spend at once: a first sync smaller than a window's
+ * budget is not stretched over the window, and half of it is still spread afterwards.
+ */
+export const BULK_BURST_SHARE = 0.5;
 /** Pace after a 429: the server knows better than our count, so take this share for a while. */
 export const PACE_AFTER_THROTTLE = 0.75;
 /** How long the lower pace lasts after the Retry-After has passed, in windows. */
@@ -55,9 +60,11 @@ interface Waiter {
  * The budget of one AccessToken in one process: a priority scheduler in front of a
  * {@link GrantLedger}. Live claims are served before bulk ones at every free slot; bulk work
  * may use the budget up to the limit minus a live reserve (the requests the live streams make
- * per window at their intervals, at most half the budget), and is paced evenly over the
- * window so it never takes a burst of slots a live poll will need a moment later. A 429 pauses
- * every claim until its Retry-After, then lowers the pace for a while.
+ * per window at their intervals, at most half the budget). Bulk work may spend half its
+ * capacity at once, then the slots left are spread evenly until the window's oldest grant
+ * ages out, so the window never fills before a slot frees: a live poll the reserve did not
+ * foresee still finds one soon, and a long backfill runs at the full rate. A 429 pauses every
+ * claim until its Retry-After, then lowers the pace for a while.
  */
 export class TokenBudget {
   private readonly waiting: Record<BudgetPriority, Waiter[]> = { live: [], bulk: [] };
@@ -169,6 +176,22 @@ export class TokenBudget {
     return this.limit(now) - unusedReserve;
   }
 
+  /**
+   * When the next bulk grant may come, and the interval it keeps from the last one: at once
+   * while the window holds fewer than {@link BULK_BURST_SHARE} of the capacity; after that the
+   * free slots are spread evenly from the last bulk slot until the oldest grant ages out.
+   */
+  private bulkSlot(now: number, capacity: number): { pacedAt: number; interval: number } {
+    const counted = liveGrants(this.grants, now, this.windowMs());
+    const free = capacity - counted.length;
+    if (counted.length < Math.floor(capacity * BULK_BURST_SHARE) || free <= 0)
+      return { pacedAt: now, interval: 0 };
+    const from = Number.isFinite(this.lastBulkSlotAt) ? this.lastBulkSlotAt : now;
+    const agesOutAt = (counted[0] ?? now) + this.windowMs();
+    const interval = Math.max(0, agesOutAt - from) / free;
+    return { pacedAt: from + interval, interval };
+  }
+
   private head(): Waiter | undefined {
     return this.waiting.live[0] ?? this.waiting.bulk[0];
   }
@@ -185,8 +208,9 @@ export class TokenBudget {
         }
         const bulk = waiter.claim.priority === 'bulk';
         const capacity = bulk ? this.bulkCapacity(now) : this.limit(now);
-        const interval = this.windowMs() / Math.max(1, capacity);
-        const pacedAt = bulk ? this.lastBulkSlotAt + interval : now;
+        const { pacedAt, interval } = bulk
+          ? this.bulkSlot(now, capacity)
+          : { pacedAt: now, interval: 0 };
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
           continue;
