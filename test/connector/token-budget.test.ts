@@ -56,7 +56,7 @@ describe('TokenBudget', () => {
     await Promise.all(bulk);
   });
 
-  it('spends half the window at once on bulk work, then spreads the rest until the burst ages out', async () => {
+  it('spends half the window at once on bulk work while no live stream polls, then spreads the rest until the burst ages out', async () => {
     const clock = new ManualClock(0);
     const budget = budgetOn(clock);
     const grantedAt: number[] = [];
@@ -84,6 +84,18 @@ describe('TokenBudget', () => {
     await advanceUntil(clock, () => clock.now() >= 3 * 30_500 - 100, 50);
     expect(grantedAt.length + 1).toBeGreaterThanOrEqual(0.99 * 3 * 200);
     expect(busiestWindow([...grantedAt, liveAt], 30_500)).toBeLessThanOrEqual(200);
+  });
+
+  it('paces bulk work evenly while a live stream polls, instead of spending the window in a burst', async () => {
+    const clock = new ManualClock(0);
+    const budget = budgetOn(clock);
+    await budget.acquire(LIVE);
+    let granted = 0;
+    for (let i = 0; i < 200; i++) void budget.acquire(BULK).then(() => granted++);
+    for (let t = 0; t < 30; t++) await clock.advance(100);
+    // The live stream reserves 7 requests a window: 193 per 30.5 s is about 6.3 per second.
+    expect(granted).toBeGreaterThanOrEqual(17);
+    expect(granted).toBeLessThanOrEqual(21);
   });
 
   it('keeps a bulk claim that comes after its slot on the spread schedule: the next one makes the lateness up', async () => {

@@ -41,8 +41,8 @@ export interface BudgetView {
 /** Largest share of the budget the live reserve may hold back from bulk work. */
 export const LIVE_RESERVE_MAX_SHARE = 0.5;
 /**
- * Share of the bulk capacity a window may spend at once: a first sync smaller than a window's
- * budget is not stretched over the window, and half of it is still spread afterwards.
+ * Share of the bulk capacity a window may spend at once while no live stream polls: a first
+ * sync smaller than a window's budget is not stretched over the window.
  */
 export const BULK_BURST_SHARE = 0.5;
 /** Pace after a 429: the server knows better than our count, so take this share for a while. */
@@ -60,11 +60,13 @@ interface Waiter {
  * The budget of one AccessToken in one process: a priority scheduler in front of a
  * {@link GrantLedger}. Live claims are served before bulk ones at every free slot; bulk work
  * may use the budget up to the limit minus a live reserve (the requests the live streams make
- * per window at their intervals, at most half the budget). Bulk work may spend half its
- * capacity at once, then the slots left are spread evenly until the window's oldest grant
- * ages out, so the window never fills before a slot frees: a live poll the reserve did not
- * foresee still finds one soon, and a long backfill runs at the full rate. A 429 pauses every
- * claim until its Retry-After, then lowers the pace for a while.
+ * per window at their intervals, at most half the budget). While live streams poll, bulk work
+ * is paced evenly over the window, so it never takes a burst of slots (or of the process's CPU)
+ * a live poll needs a moment later. While none does, bulk work may spend half its capacity at
+ * once, then the slots left are spread evenly until the window's oldest grant ages out: a first
+ * sync smaller than a window is not stretched over it, a long one runs at the full rate, and a
+ * live poll that starts meanwhile still finds a slot soon. A 429 pauses every claim until its
+ * Retry-After, then lowers the pace for a while.
  */
 export class TokenBudget {
   private readonly waiting: Record<BudgetPriority, Waiter[]> = { live: [], bulk: [] };
@@ -177,11 +179,17 @@ export class TokenBudget {
   }
 
   /**
-   * When the next bulk grant may come, and the interval it keeps from the last one: at once
-   * while the window holds fewer than {@link BULK_BURST_SHARE} of the capacity; after that the
-   * free slots are spread evenly from the last bulk slot until the oldest grant ages out.
+   * When the next bulk grant may come, and the interval it keeps from the last one. While a
+   * live stream polls on this token, bulk work keeps an even pace over the window, so the live
+   * polls find a slot, and the process its CPU, at once. With no live stream: at once while the
+   * window holds fewer than {@link BULK_BURST_SHARE} of the capacity, then the free slots spread
+   * evenly from the last bulk slot until the oldest grant ages out.
    */
   private bulkSlot(now: number, capacity: number): { pacedAt: number; interval: number } {
+    if (this.liveReserve(now) > 0) {
+      const interval = this.windowMs() / Math.max(1, capacity);
+      return { pacedAt: this.lastBulkSlotAt + interval, interval };
+    }
     const counted = liveGrants(this.grants, now, this.windowMs());
     const free = capacity - counted.length;
     if (counted.length < Math.floor(capacity * BULK_BURST_SHARE) || free <= 0)
