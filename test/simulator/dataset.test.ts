@@ -48,6 +48,14 @@ describe('generateDataset', () => {
     expect(records(other.customers)[0]).not.toEqual(records(model.customers)[0]);
   });
 
+  it('takes a number of customers instead of the size’s, the rest of the size unchanged', () => {
+    const clock = new ManualClock(TEST_START_MS);
+    const more = generateDataset({ seed: 7, size: 'small', customers: 450, clock });
+    expect(more.customers.size).toBe(450);
+    expect(model.customers.size).toBe(300);
+    expect(more.resources.size).toBe(model.resources.size);
+  });
+
   it('produces records that all pass their schemas', () => {
     const checks: [unknown[], { parse(value: unknown): unknown }][] = [
       [records(model.customers), CustomerSchema],
