@@ -170,11 +170,11 @@ export class TokenBudget {
 
   /**
    * Grants in the window bulk work may bring the total to: the limit minus the part of the
-   * live reserve the live streams have not used yet in this window.
+   * live reserve (`reserve`) the live streams have not used yet in this window.
    */
-  private bulkCapacity(now: number): number {
+  private bulkCapacity(now: number, reserve: number): number {
     this.liveGrantTimes = liveGrants(this.liveGrantTimes, now, this.windowMs());
-    const unusedReserve = Math.max(0, this.liveReserve(now) - this.liveGrantTimes.length);
+    const unusedReserve = Math.max(0, reserve - this.liveGrantTimes.length);
     return this.limit(now) - unusedReserve;
   }
 
@@ -185,8 +185,12 @@ export class TokenBudget {
    * window holds fewer than {@link BULK_BURST_SHARE} of the capacity, then the free slots spread
    * evenly from the last bulk slot until the oldest grant ages out.
    */
-  private bulkSlot(now: number, capacity: number): { pacedAt: number; interval: number } {
-    if (this.liveReserve(now) > 0) {
+  private bulkSlot(
+    now: number,
+    capacity: number,
+    livePolling: boolean,
+  ): { pacedAt: number; interval: number } {
+    if (livePolling) {
       const interval = this.windowMs() / Math.max(1, capacity);
       return { pacedAt: this.lastBulkSlotAt + interval, interval };
     }
@@ -215,9 +219,11 @@ export class TokenBudget {
           continue;
         }
         const bulk = waiter.claim.priority === 'bulk';
-        const capacity = bulk ? this.bulkCapacity(now) : this.limit(now);
+        // Worked out once per bulk claim: it walks the live streams and drops those gone quiet.
+        const reserve = bulk ? this.liveReserve(now) : 0;
+        const capacity = bulk ? this.bulkCapacity(now, reserve) : this.limit(now);
         const { pacedAt, interval } = bulk
-          ? this.bulkSlot(now, capacity)
+          ? this.bulkSlot(now, capacity, reserve > 0)
           : { pacedAt: now, interval: 0 };
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
