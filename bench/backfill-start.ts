@@ -394,7 +394,9 @@ function reportUnthrottledBaseline(run: BaselineRun): void {
  * (read rate, verified deliveries, peak group RSS over the whole run); unthrottled with
  * backpressure lifted for a bounded span (the poller's own read rate, the backlog on disk);
  * then with the connector's 200 requests per 30 s in force for a bounded span (read rate
- * against 6,667/s); then the default first sync (no events) with the limit in force, to its end, and without it.
+ * against 6,667/s); then the default first sync (no events) with the limit in force, to its end:
+ * of the 100,000 customers, of 300,000 (past the first window, where the budget bounds it), and
+ * of the 100,000 without the limit.
  * Every run uses the bridge's defaults unless it says otherwise.
  */
 export async function run(): Promise<void> {
