@@ -15,6 +15,7 @@ import {
   createUndiciTransport,
   type HttpTransport,
 } from './http-transport.ts';
+import { type ItemScreen, screenBody } from './item-screen.ts';
 import {
   OPERATIONS,
   type OperationName,
@@ -36,12 +37,16 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Who asks, for the token's budget: live polls go before bulk work (default live). */
   budget?: BudgetClaim;
+  /** For a paginated operation: looks at the response's raw items before validation. */
+  screen?: ItemScreen;
 }
 
 /** A call's parsed response and the body that finally succeeded (its Count may have shrunk). */
 export interface CallResult<N extends OperationName> {
   response: OperationResponse<N>;
   sentBody: Record<string, unknown>;
+  /** Items of a paginated response that the call's screen passed over (0 without one). */
+  passedOver: number;
 }
 
 /** Injected collaborators; all optional. */
@@ -172,7 +177,19 @@ export function createConnectorCaller(
       );
     }
     deps.onRequest?.(name, raw.status);
-    return interpretResponse(name, raw, spec.response, clock.now());
+    const itemsKey = spec.pagination?.itemsKey;
+    const screen = options.screen;
+    let passedOver = 0;
+    const prepare =
+      screen && itemsKey
+        ? (body: unknown) => {
+            const screened = screenBody(body, itemsKey, screen);
+            passedOver = screened.passedOver;
+            return screened.body;
+          }
+        : undefined;
+    const response = interpretResponse(name, raw, spec.response, clock.now(), prepare);
+    return { response, passedOver };
   }
 
   async function send<N extends OperationName>(
@@ -196,8 +213,8 @@ export function createConnectorCaller(
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {
       try {
-        const response = (await attempt(spec, name, current, options)) as OperationResponse<N>;
-        return { response, sentBody: current };
+        const { response, passedOver } = await attempt(spec, name, current, options);
+        return { response: response as OperationResponse<N>, sentBody: current, passedOver };
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
         const count = limitationCount(current);

@@ -12,7 +12,7 @@ import {
   type OperationResponse,
   type PaginatedOperationName,
 } from './operations.ts';
-import { type Page, paginate } from './paginate.ts';
+import { type Page, type PaginateOptions, paginate } from './paginate.ts';
 
 type EntityOf<N> = N extends `${infer E}/${string}` ? E : never;
 type MethodsOf<E extends string> = {
@@ -32,7 +32,7 @@ export type ConnectorClient = ConnectorApi &
     paginate<N extends PaginatedOperationName>(
       name: N,
       body: OperationRequest<N>,
-      options?: CallOptions,
+      options?: PaginateOptions,
     ): AsyncGenerator<Page<N>, void, undefined>;
   };
 
@@ -58,7 +58,7 @@ export function createConnectorClient(
     paginate: <N extends PaginatedOperationName>(
       name: N,
       body: OperationRequest<N>,
-      options?: CallOptions,
+      options?: PaginateOptions,
     ) => paginate(caller, name, body, options),
   });
 }

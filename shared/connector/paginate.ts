@@ -1,5 +1,6 @@
 import type { CallOptions, ConnectorCaller } from './client.ts';
 import { limitationCount } from './client.ts';
+import type { ItemScreen } from './item-screen.ts';
 import {
   OPERATIONS,
   type OperationRequest,
@@ -28,32 +29,48 @@ export interface Page<N extends PaginatedOperationName> {
   count: number;
   /** True when this is the last page (rule 5: null Cursor or fewer items than Count). */
   last: boolean;
+  /** Items the page's screen passed over: the response held `items.length + passedOver`. */
+  passedOver: number;
+  /** The screen that looked at this page's items, when the walk was given `screens`. */
+  screen?: ItemScreen;
+}
+
+/** Options of a paginated walk. */
+export interface PaginateOptions extends Omit<CallOptions, 'screen'> {
+  /** Makes the screen of each page's request (see ItemScreen); it comes back with the page. */
+  screens?: () => ItemScreen;
 }
 
 /**
  * Walks a paginated operation page by page, following the contract's rules exactly
  * (connector-api.md, Pagination): the first request carries the given `Limitation.Cursor`
  * (absent: the newest items), each next request the Cursor of the previous response; the walk
- * stops when the response Cursor is null or fewer items than Count come back. A Count halved
- * after a 408 is kept for the following pages.
+ * stops when the response Cursor is null or fewer items than Count come back (items a screen
+ * passed over count). A Count halved after a 408 is kept for the following pages.
  */
 export async function* paginate<N extends PaginatedOperationName>(
   caller: ConnectorCaller,
   name: N,
   body: OperationRequest<N>,
-  options: CallOptions = {},
+  options: PaginateOptions = {},
 ): AsyncGenerator<Page<N>, void, undefined> {
   const itemsKey = OPERATIONS[name].pagination.itemsKey;
+  const { screens, ...callOptions } = options;
   let request = body as Record<string, unknown>;
   for (;;) {
-    const { response, sentBody } = await caller.send(name, request as OperationRequest<N>, options);
+    const screen = screens?.();
+    const { response, sentBody, passedOver } = await caller.send(
+      name,
+      request as OperationRequest<N>,
+      screen ? { ...callOptions, screen } : callOptions,
+    );
     const count = limitationCount(sentBody) ?? 0;
     const raw = (response as Record<string, unknown>)[itemsKey];
     const list: unknown[] = Array.isArray(raw) ? raw : [];
     const items = list as PageItems<N>;
     const cursor = ((response as { Cursor?: string | null }).Cursor ?? null) as string | null;
-    const last = cursor === null || list.length < count;
-    yield { response, items, cursor, count, last };
+    const last = cursor === null || list.length + passedOver < count;
+    yield { response, items, cursor, count, last, passedOver, ...(screen ? { screen } : {}) };
     if (last) return;
     request = { ...sentBody, Limitation: { ...(sentBody.Limitation as object), Cursor: cursor } };
   }

@@ -38,12 +38,15 @@ function offendingRecordId(body: unknown, path: readonly PropertyKey[]): string 
  * Turns a raw answer into the parsed response body, or throws the typed {@link ConnectorError}.
  * A 200 whose body is not JSON or breaks the response schema is a `response` error naming the
  * first offending path and, inside a record, that record's Id; unknown fields pass (the service evolves).
+ * `prepare`, when given, sees a 200's parsed JSON first and returns the body to validate (see
+ * ItemScreen).
  */
 export function interpretResponse<S extends z.ZodType>(
   operation: string,
   raw: RawResponse,
   responseSchema: S,
   nowMs: number,
+  prepare?: (body: unknown) => unknown,
 ): z.output<S> {
   const requestId = headerValue(raw.headers, 'request-id');
   const json = parseJson(raw.text);
@@ -56,11 +59,12 @@ export function interpretResponse<S extends z.ZodType>(
         requestId,
       });
     }
-    const parsed = responseSchema.safeParse(json.value);
+    const body = prepare ? prepare(json.value) : json.value;
+    const parsed = responseSchema.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue ? formatIssuePath(issue.path) : '';
-      const recordId = issue ? offendingRecordId(json.value, issue.path) : undefined;
+      const recordId = issue ? offendingRecordId(body, issue.path) : undefined;
       const record = recordId === undefined ? '' : ` (record Id ${recordId})`;
       throw new ConnectorError(
         `${operation}: the response breaks the contract at ${path || '(root)'}${record}: ${issue?.message ?? 'invalid'}`,

@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
-import type { EntityRecord } from '../changes/entity-types.ts';
+import { type EntityRecord, type EntityType, entityIdOf } from '../changes/entity-types.ts';
+import type { ItemScreen } from '../connector/item-screen.ts';
+import { isJsonObject } from '../json-object.ts';
 import type { StreamWindow } from '../state/state-store.ts';
-import type { Observation } from './page-changes.ts';
 
 /** Records remembered at most per stream by default (a burst of this many is passed over whole). */
 export const OVERLAP_MEMORY_STREAM_ENTRIES_DEFAULT = 20_000;
@@ -9,10 +10,11 @@ export const OVERLAP_MEMORY_STREAM_ENTRIES_DEFAULT = 20_000;
 export const OVERLAP_MEMORY_TOTAL_ENTRIES_DEFAULT = 50_000;
 
 /**
- * The fingerprint of one record version: SHA-256 of its JSON text as validated, so any
- * difference at all (`UpdatedUtc` included) gives another fingerprint.
+ * The fingerprint of one record version: SHA-256 of its JSON text as the connector sent it
+ * (parsed, not yet validated), so any difference at all (`UpdatedUtc` included) gives another
+ * fingerprint.
  */
-export function recordFingerprint(record: EntityRecord): string {
+export function recordFingerprint(record: unknown): string {
   return hash('sha256', JSON.stringify(record), 'base64');
 }
 
@@ -35,8 +37,9 @@ export interface OverlapMemoryOptions {
 /**
  * What a process's poller remembers of the records its last window of each stream stored, so
  * that the next window, which starts `overlap` before that window's end (design.md, Windows),
- * passes over the records it re-reads unchanged instead of hashing each again and reading its
- * stored snapshot to compare (the page itself is still fetched and validated). At one-second
+ * passes over the records it re-reads unchanged instead of validating each again and reading
+ * its stored snapshot to compare (the page itself is still fetched, parsed and each record
+ * hashed; see OverlapScreen). At one-second
  * polling with the default five-second overlap, a burst of updates is otherwise judged twice or
  * more.
  *
@@ -116,6 +119,78 @@ export class OverlapMemory {
   }
 }
 
+/** The entity id of a raw, not yet validated record, or undefined when it has none. */
+function rawEntityId(entityType: EntityType, item: unknown): string | undefined {
+  if (!isJsonObject(item)) return undefined;
+  try {
+    return entityIdOf(entityType, item as EntityRecord);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Ids that occur more than once among `items` (the connector repeats none; if it did, none of them is passed over). */
+function repeatedIds(ids: ReadonlyArray<string | undefined>): Set<string> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const id of ids) {
+    if (id === undefined) continue;
+    if (seen.has(id)) repeated.add(id);
+    else seen.add(id);
+  }
+  return repeated;
+}
+
+/**
+ * The screen of one page of a window (see ItemScreen): it passes over the raw records the
+ * window before stored byte for byte (so they are neither validated nor judged again), and
+ * notes the fingerprints of those the next window can read again, to keep once the page is
+ * stored. Fingerprints are taken of the records as the connector sent them, before validation.
+ */
+export class OverlapScreen implements ItemScreen {
+  /** Entity id and fingerprint of each record of the page the next window can read again. */
+  readonly keep: Array<[string, string]> = [];
+  #passedOver = 0;
+  readonly #entityType: EntityType;
+  readonly #recalled: ReadonlyMap<string, string> | undefined;
+  readonly #zoneStartMs: number;
+
+  constructor(
+    entityType: EntityType,
+    recalled: ReadonlyMap<string, string> | undefined,
+    zoneStartMs: number,
+  ) {
+    this.#entityType = entityType;
+    this.#recalled = recalled;
+    this.#zoneStartMs = zoneStartMs;
+  }
+
+  screen(items: readonly unknown[]): unknown[] {
+    this.keep.length = 0;
+    this.#passedOver = 0;
+    const ids = items.map((item) => rawEntityId(this.#entityType, item));
+    const repeated = repeatedIds(ids);
+    return items.filter((item, index) => {
+      const entityId = ids[index];
+      if (entityId === undefined || repeated.has(entityId)) return true;
+      const known = this.#recalled?.get(entityId);
+      const updated = (item as Record<string, unknown>).UpdatedUtc;
+      const reReadable = typeof updated === 'string' && Date.parse(updated) >= this.#zoneStartMs;
+      if (known === undefined && !reReadable) return true;
+      const print = recordFingerprint(item);
+      if (reReadable) this.keep.push([entityId, print]);
+      if (known !== print) return true;
+      this.#passedOver++;
+      return false;
+    });
+  }
+
+  /** Records of the page passed over. */
+  get passedOver(): number {
+    return this.#passedOver;
+  }
+}
+
 /**
  * What one window passes over and remembers: the fingerprints its start may pass over (those the
  * window before it stored, when it starts from that window's watermark), and those it stores or
@@ -128,43 +203,31 @@ export class WindowOverlap {
   readonly #memory: OverlapMemory;
   readonly #recalled: ReadonlyMap<string, string> | undefined;
   readonly #zoneStartMs: number;
+  readonly #entityType: EntityType;
 
   constructor(
     memory: OverlapMemory,
     recalled: ReadonlyMap<string, string> | undefined,
     window: StreamWindow,
     overlapMs: number,
+    entityType: EntityType,
   ) {
     this.#memory = memory;
     this.#recalled = recalled;
     this.#zoneStartMs = Date.parse(window.endUtc) - overlapMs;
+    this.#entityType = entityType;
   }
 
-  /**
-   * The observations to judge: those not passed over. `keep` receives the fingerprints to keep
-   * once the page is stored.
-   */
-  filter(observations: Observation[], keep: Array<[string, string]>): Observation[] {
-    let passed = 0;
-    const judged = observations.filter((observation) => {
-      if (observation.record === null) return true;
-      const known = this.#recalled?.get(observation.entityId);
-      const updated = observation.record.UpdatedUtc;
-      const reReadable = typeof updated === 'string' && Date.parse(updated) >= this.#zoneStartMs;
-      if (known === undefined && !reReadable) return true;
-      const print = recordFingerprint(observation.record);
-      if (reReadable) keep.push([observation.entityId, print]);
-      if (known !== print) return true;
-      passed++;
-      return false;
-    });
-    this.#memory.notePassedOver(passed);
-    return judged;
+  /** A screen for one page's request. */
+  pageScreen(): OverlapScreen {
+    return new OverlapScreen(this.#entityType, this.#recalled, this.#zoneStartMs);
   }
 
-  /** Keeps the fingerprints of a stored page, as far as one stream's bound allows. */
-  keepStored(entries: ReadonlyArray<readonly [string, string]>): void {
-    for (const [entityId, print] of entries) {
+  /** Keeps what a stored page's screen noted, as far as one stream's bound allows. */
+  keepStored(screen: ItemScreen | undefined): void {
+    if (!(screen instanceof OverlapScreen)) return;
+    this.#memory.notePassedOver(screen.passedOver);
+    for (const [entityId, print] of screen.keep) {
       if (this.#kept.size >= this.#memory.maxEntriesPerStream && !this.#kept.has(entityId)) return;
       this.#kept.set(entityId, print);
     }

@@ -209,6 +209,55 @@ describe('pagination', () => {
     ]);
   });
 
+  it('hands a screen each page raw, validates only what it keeps, and still walks every page', async () => {
+    server = await startJsonServer(pagedServer(2500));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const seenByScreens: number[] = [];
+    // Passes over every other record: the walk still ends on the short last page.
+    const screens = () => ({
+      screen(items: readonly unknown[]) {
+        seenByScreens.push(items.length);
+        return items.filter((_, index) => index % 2 === 0);
+      },
+    });
+    const pages = [];
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY, { screens }))
+      pages.push(page);
+    await client.close();
+    expect(seenByScreens).toEqual([1000, 1000, 500]);
+    expect(pages.map((p) => [p.items.length, p.passedOver, p.last])).toEqual([
+      [500, 500, false],
+      [500, 500, false],
+      [250, 250, true],
+    ]);
+    expect(pages.every((p) => p.screen !== undefined)).toBe(true);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('does not validate what a screen passes over', async () => {
+    const broken = { ...customer(UUIDS[7]!), CreatedUtc: 'not a date' };
+    server = await startJsonServer(() => ({
+      body: { Customers: [customer(UUIDS[6]!), broken], Cursor: null },
+    }));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const passBroken = () => ({
+      screen: (items: readonly unknown[]) =>
+        items.filter((item) => (item as { Id: string }).Id !== UUIDS[7]),
+    });
+    const screened = [];
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY, {
+      screens: passBroken,
+    }))
+      screened.push(page.items.map((item) => item.Id));
+    expect(screened).toEqual([[UUIDS[6]]]);
+    const unscreened = client.paginate('customers/getAll', CUSTOMERS_BODY).next();
+    await expect(unscreened).rejects.toMatchObject({
+      category: 'response',
+      details: { recordId: UUIDS[7] },
+    });
+    await client.close();
+  });
+
   it('costs one request for an empty window', async () => {
     server = await startJsonServer(pagedServer(0));
     const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });

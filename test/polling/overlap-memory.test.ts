@@ -57,42 +57,61 @@ describe('WindowOverlap', () => {
     count: 1000,
     pages: 0,
   };
-  const observation = (id: string, updatedUtc: string) => ({
-    entityId: id,
-    record: { Id: id, UpdatedUtc: updatedUtc } as EntityRecord,
-  });
+  const record = (id: string, updatedUtc: string) => ({ Id: id, UpdatedUtc: updatedUtc });
 
   it('keeps only records the next window can read again, within the bound per stream', () => {
     const memory = new OverlapMemory({ maxEntriesPerStream: 2 });
-    const overlap = new WindowOverlap(memory, undefined, window, 5_000);
-    const keep: Array<[string, string]> = [];
-    const judged = overlap.filter(
-      [
-        observation('old', '2026-03-10T08:59:54.999Z'),
-        observation('a', '2026-03-10T08:59:55.000Z'),
-        observation('b', '2026-03-10T08:59:59.000Z'),
-        observation('c', '2026-03-10T09:00:01.000Z'),
-      ],
-      keep,
-    );
-    expect(judged).toHaveLength(4);
-    expect(keep.map(([id]) => id)).toEqual(['a', 'b', 'c']);
-    overlap.keepStored(keep);
+    const overlap = new WindowOverlap(memory, undefined, window, 5_000, 'customer');
+    const screen = overlap.pageScreen();
+    const kept = screen.screen([
+      record('old', '2026-03-10T08:59:54.999Z'),
+      record('a', '2026-03-10T08:59:55.000Z'),
+      record('b', '2026-03-10T08:59:59.000Z'),
+      record('c', '2026-03-10T09:00:01.000Z'),
+    ]);
+    expect(kept).toHaveLength(4);
+    expect(screen.keep.map(([id]) => id)).toEqual(['a', 'b', 'c']);
+    overlap.keepStored(screen);
     overlap.commit('s', window.endUtc);
     expect([...(memory.recall('s', window.endUtc)?.keys() ?? [])]).toEqual(['a', 'b']);
   });
 
   it('passes over a recalled record only when its fingerprint is the same', () => {
     const memory = new OverlapMemory();
-    const same = observation('a', '2026-03-10T08:59:56.000Z');
+    const same = record('a', '2026-03-10T08:59:56.000Z');
     const recalled = new Map([
-      ['a', recordFingerprint(same.record)],
-      ['b', recordFingerprint(observation('b', '2026-03-10T08:59:56.000Z').record)],
+      ['a', recordFingerprint(same)],
+      ['b', recordFingerprint(record('b', '2026-03-10T08:59:56.000Z'))],
     ]);
-    const overlap = new WindowOverlap(memory, recalled, window, 5_000);
-    const judged = overlap.filter([same, observation('b', '2026-03-10T08:59:57.000Z')], []);
-    expect(judged.map((o) => o.entityId)).toEqual(['b']);
+    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const screen = overlap.pageScreen();
+    const kept = screen.screen([{ ...same }, record('b', '2026-03-10T08:59:57.000Z')]);
+    expect(kept).toEqual([record('b', '2026-03-10T08:59:57.000Z')]);
+    expect(screen.passedOver).toBe(1);
+    // Counted once the page is stored.
+    expect(memory.passedOver).toBe(0);
+    overlap.keepStored(screen);
     expect(memory.passedOver).toBe(1);
+  });
+
+  it('passes over nothing of an id the page holds twice, nor a record without an id', () => {
+    const memory = new OverlapMemory();
+    const twice = record('a', '2026-03-10T08:59:56.000Z');
+    const recalled = new Map([['a', recordFingerprint(twice)]]);
+    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const screen = overlap.pageScreen();
+    const items = [twice, { ...twice }, { UpdatedUtc: '2026-03-10T08:59:56.000Z' }, 'not a record'];
+    expect(screen.screen(items)).toEqual(items);
+    expect(screen.passedOver).toBe(0);
+  });
+
+  it('screening a response again replaces what it noted (a retried request)', () => {
+    const memory = new OverlapMemory();
+    const overlap = new WindowOverlap(memory, undefined, window, 5_000, 'customer');
+    const screen = overlap.pageScreen();
+    screen.screen([record('a', '2026-03-10T08:59:56.000Z')]);
+    screen.screen([record('b', '2026-03-10T08:59:56.000Z')]);
+    expect(screen.keep.map(([id]) => id)).toEqual(['b']);
   });
 });
 

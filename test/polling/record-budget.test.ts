@@ -102,6 +102,7 @@ describe('budgetedPages', () => {
         cursor: null,
         count: 5,
         last: true,
+        passedOver: 0,
       };
     }
     const grants = new Set<RecordGrant>();

@@ -1,8 +1,9 @@
 import type { EntityRecord } from '../../changes/entity-types.ts';
 import type { CallOptions } from '../../connector/client.ts';
 import type { ConnectorClient } from '../../connector/connector-client.ts';
+import type { ItemScreen } from '../../connector/item-screen.ts';
 import type { OperationName, PaginatedOperationName } from '../../connector/operations.ts';
-import type { Page } from '../../connector/paginate.ts';
+import type { Page, PaginateOptions } from '../../connector/paginate.ts';
 import type { RequestBody } from '../poll-spec.ts';
 import type { RecordBudget, RecordGrant } from '../record-budget.ts';
 
@@ -12,6 +13,10 @@ export interface RecordPage {
   cursor: string | null;
   count: number;
   last: boolean;
+  /** Records a screen passed over: the page held `records.length + passedOver`. */
+  passedOver: number;
+  /** The screen that looked at the page's records, if any. */
+  screen?: ItemScreen;
 }
 
 /**
@@ -22,7 +27,7 @@ export async function* pageRecords(
   client: ConnectorClient,
   operation: PaginatedOperationName,
   body: RequestBody,
-  options: CallOptions = {},
+  options: PaginateOptions = {},
 ): AsyncGenerator<RecordPage, void, undefined> {
   const pages = client.paginate(operation, body as never, options) as AsyncGenerator<
     Page<PaginatedOperationName>
@@ -33,6 +38,8 @@ export async function* pageRecords(
       cursor: page.cursor,
       count: page.count,
       last: page.last,
+      passedOver: page.passedOver,
+      ...(page.screen ? { screen: page.screen } : {}),
     };
   }
 }

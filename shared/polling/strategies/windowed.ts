@@ -129,10 +129,13 @@ export async function runWindowed(
     let current: StreamWindow = window;
     const grants = new Set<RecordGrant>();
     const overlap = memory
-      ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs)
+      ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs, spec.entityType)
       : undefined;
     const pages = budgetedPages(
-      pageRecords(deps.client, spec.operation, body, callOptions(deps, definition, priority)),
+      pageRecords(deps.client, spec.operation, body, {
+        ...callOptions(deps, definition, priority),
+        ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
+      }),
       {
         budget: deps.records,
         streamId: definition.streamId,
@@ -144,25 +147,24 @@ export async function runWindowed(
     );
     try {
       for await (const page of readAhead(pages)) {
-        const keep: Array<[string, string]> = [];
-        const observed = observe(spec.entityType, page.records);
         const changes = await publishObservations(
           definition,
           deps,
-          overlap ? overlap.filter(observed, keep) : observed,
+          observe(spec.entityType, page.records),
           emitCreated,
           classify,
           needsRead,
         );
         await storing;
-        windowRecords += page.records.length;
+        const read = page.records.length + page.passedOver;
+        windowRecords += read;
         const next: StreamWindow | undefined = page.last
           ? undefined
           : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
-        const counts: PageCounts = { records: page.records.length, events: changes.published };
+        const counts: PageCounts = { records: read, events: changes.published };
         storing = storeChanges(definition, deps, changes)
           .then(async () => {
-            overlap?.keepStored(keep);
+            overlap?.keepStored(page.screen);
             if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
           })
           .finally(() => page.grant?.release());
