@@ -121,6 +121,25 @@ describe('budgetedPages', () => {
     expect(await settled(pages.next())).toBe(true);
     expect(grants.size).toBe(1);
   });
+
+  it('holds what a page kept, and expects the next page as large as this one arrived', async () => {
+    const budget = new RecordBudget(1000);
+    async function* source() {
+      const page = { cursor: 'c', count: 500, last: false, passedOver: 498 };
+      yield { ...page, records: [{ Id: 'a' }, { Id: 'b' }] };
+      yield { ...page, records: [], passedOver: 500, last: true };
+    }
+    const pages = budgetedPages(source(), {
+      budget,
+      streamId: 's:customer',
+      entityType: 'customer',
+      requested: 500,
+      grants: new Set<RecordGrant>(),
+    });
+    await pages.next();
+    expect(budget.inFlight).toBe(2);
+    expect(budget.estimate('s:customer', 'customer', 500)).toBe(500);
+  });
 });
 
 describe('windowed polls sharing a record budget', () => {

@@ -90,7 +90,9 @@ export async function* budgetedPages(
         grant.release();
         return;
       }
-      budget.observe(streamId, entityType, result.value.records.length);
+      // The next page is expected to arrive as large as this one did (it is parsed whole before a
+      // screen passes records over); this one holds only what was not passed over.
+      budget.observe(streamId, entityType, result.value.records.length + result.value.passedOver);
       grant.resize(result.value.records.length);
       yield { ...result.value, grant };
       // No claim for a page after the last: the poll ends without waiting on the budget.
