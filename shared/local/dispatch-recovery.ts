@@ -1,7 +1,8 @@
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { delaySecondsUntil } from '../webhooks/queue.ts';
+import { queueDepth } from './queue-backlog-gauge.ts';
 
 /** Deliveries listed per subscription when recovering (the store's listing bound). */
 const RECOVERY_LIST_LIMIT = 1000;
@@ -42,16 +43,7 @@ export async function drainQueue(
 ): Promise<boolean> {
   const deadline = clock.now() + timeoutMs;
   while (clock.now() < deadline) {
-    const { Attributes } = await client.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    const waiting =
-      Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-    if (waiting === 0) return true;
+    if ((await queueDepth(client, queueUrl)) === 0) return true;
     await clock.sleep(100);
   }
   return false;

@@ -13,7 +13,13 @@ import {
 import { type DeliveredEnvelope, toEventBridgeEnvelope } from '../publish/event-bridge-envelope.ts';
 import { NO_PUBLISH_METRICS, type PublishMetrics } from '../publish/publish-metrics.ts';
 import { entityKeyOf, type PublishableEvent, utf8Bytes } from '../publish/publishable-event.ts';
-import type { EventPublisher, PublishFailure, PublishResult } from '../publish/publisher.ts';
+import type {
+  DispatchLane,
+  EventPublisher,
+  PublishFailure,
+  PublishOptions,
+  PublishResult,
+} from '../publish/publisher.ts';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from '../publish/retry-backoff.ts';
 import { type EventPattern, matchesEventPattern } from '../publish/routing-rule.ts';
 import {
@@ -22,6 +28,7 @@ import {
   type SqsEntry,
   sendSqsBatch,
 } from '../publish/sqs-publisher.ts';
+import { type DispatchLanes, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
 /** One rule with an SQS target, as the infra defines it on the bus. */
@@ -30,7 +37,21 @@ export interface EventRoute {
   name: string;
   pattern: EventPattern;
   queueUrl: string;
+  /**
+   * Where bulk work's events wait (see DispatchLanes): a lane of their own, so live changes
+   * are not queued behind them. Without it every event takes `queueUrl`.
+   */
+  bulkQueueUrl?: string;
 }
+
+/** The two dispatch lanes' state, and a look at whether the bulk lane is empty. */
+export interface RouterLanes {
+  state: DispatchLanes;
+  /** True when the bulk lane holds nothing, visible or in flight. */
+  bulkEmpty: () => Promise<boolean>;
+}
+
+type RoutedEnvelope = DeliveredEnvelope & { thinned: boolean };
 
 /** Options of {@link LocalEventRouter}. */
 export interface LocalEventRouterOptions {
@@ -47,6 +68,8 @@ export interface LocalEventRouterOptions {
   random?: RandomSource;
   retry?: Partial<RetryOptions>;
   metrics?: PublishMetrics;
+  /** The lanes of routes with a `bulkQueueUrl`. */
+  lanes?: RouterLanes;
 }
 
 /**
@@ -70,12 +93,16 @@ export class LocalEventRouter implements EventPublisher {
     };
   }
 
-  /** See {@link EventPublisher.publish}. */
-  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+  /** See {@link EventPublisher.publish}; `options.lane` picks a route's lane (see EventRoute). */
+  async publish(
+    events: readonly PublishableEvent[],
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
+    await this.lookForDrainedLane();
     const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
     const clock = this.options.clock ?? systemClock;
     const failures: PublishFailure[] = [];
-    const envelopes: Array<DeliveredEnvelope & { thinned: boolean }> = [];
+    const envelopes: RoutedEnvelope[] = [];
     for (const event of events) {
       const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'local-router', (e) => {
         const entry: PutEventsRequestEntry = toEventBridgeEntry(e, this.entryOptions);
@@ -98,7 +125,9 @@ export class LocalEventRouter implements EventPublisher {
       const matching = envelopes.filter((item) =>
         matchesEventPattern(route.pattern, item.envelope),
       );
-      failures.push(...(await this.deliver(route, matching, metrics)));
+      failures.push(
+        ...(await this.deliverByLane(route, matching, options.lane ?? 'live', metrics)),
+      );
     }
     const failedIds = new Set(failures.map((failure) => failure.eventId));
     const accepted = envelopes.filter((item) => !failedIds.has(item.envelope.detail.id));
@@ -109,12 +138,52 @@ export class LocalEventRouter implements EventPublisher {
     };
   }
 
-  private async deliver(
+  /** While the lanes are unsure, one look at the bulk lane: empty, they are sure again. */
+  private async lookForDrainedLane(): Promise<void> {
+    const lanes = this.options.lanes;
+    const token = lanes?.state.drainCheck();
+    if (lanes === undefined || token === undefined) return;
+    if (await lanes.bulkEmpty()) lanes.state.drained(token);
+  }
+
+  /** Sends each envelope to its lane's queue (the route's only queue when it has one lane). */
+  private async deliverByLane(
     route: EventRoute,
-    matching: ReadonlyArray<DeliveredEnvelope & { thinned: boolean }>,
+    matching: readonly RoutedEnvelope[],
+    requested: DispatchLane,
     metrics: PublishMetrics,
   ): Promise<PublishFailure[]> {
-    const fifo = route.queueUrl.endsWith('.fifo');
+    const lanes = this.options.lanes?.state;
+    if (route.bulkQueueUrl === undefined || lanes === undefined)
+      return this.deliver(route, route.queueUrl, matching, metrics);
+    const live: RoutedEnvelope[] = [];
+    const bulk: RoutedEnvelope[] = [];
+    for (const item of matching)
+      (lanes.laneOf(laneKey(item.envelope.detail), requested) === 'bulk' ? bulk : live).push(item);
+    const failures = await this.deliver(route, route.queueUrl, live, metrics);
+    if (bulk.length === 0) return failures;
+    const keyOf = new Map(
+      bulk.map((item) => [item.envelope.detail.id, laneKey(item.envelope.detail)]),
+    );
+    lanes.sending([...keyOf.values()]);
+    try {
+      const refused = await this.deliver(route, route.bulkQueueUrl, bulk, metrics);
+      lanes.sent({ refused: refused.flatMap((failure) => keyOf.get(failure.eventId) ?? []) });
+      return [...failures, ...refused];
+    } catch (error) {
+      lanes.sent('failed');
+      throw error;
+    }
+  }
+
+  private async deliver(
+    route: EventRoute,
+    queueUrl: string,
+    matching: readonly RoutedEnvelope[],
+    metrics: PublishMetrics,
+  ): Promise<PublishFailure[]> {
+    if (matching.length === 0) return [];
+    const fifo = queueUrl.endsWith('.fifo');
     const prepared: PreparedEntry<SqsEntry>[] = [];
     const failures: PublishFailure[] = [];
     const seenPerGroup = new Map<string, number>();
@@ -147,7 +216,7 @@ export class LocalEventRouter implements EventPublisher {
       maxEntries: SQS_BATCH_MAX_ENTRIES,
       maxBytes: SQS_MAX_BYTES,
       concurrency: 4,
-      send: (entries) => sendSqsBatch(this.options.client, route.queueUrl, entries),
+      send: (entries) => sendSqsBatch(this.options.client, queueUrl, entries),
       clock: this.options.clock ?? systemClock,
       random: this.options.random ?? systemRandom,
       retry: { ...DEFAULT_RETRY_OPTIONS, ...this.options.retry },

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, RandomSource } from '../clock.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
-import { processDispatchBatch } from '../webhooks/dispatcher.ts';
+import { type DispatchBatchOptions, processDispatchBatch } from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import type { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
@@ -12,13 +12,22 @@ import { createWebhookService, type WebhookService } from '../webhooks/service.t
 import { systemRandomBytes } from '../webhooks/signing.ts';
 import { systemResolver } from '../webhooks/url-policy.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
+import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
 import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
 import { LocalEventRouter } from './event-router.ts';
 import { startEventSourceLoop } from './event-source-loop.ts';
+import { queueDepth } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
 
 const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
+/** Where the events bulk work found wait (see DispatchLanes). */
+const BULK_DISPATCH_QUEUE_NAME = 'change-bridge-dispatch-bulk';
+/**
+ * Batches taken at once per lane: eight keep an endpoint's 16 deliveries in flight even while
+ * some batches wait on a slow endpoint.
+ */
+const LANE_CONCURRENCY = 8;
 
 /** What {@link startLocalDispatch} needs. */
 export interface LocalDispatchOptions {
@@ -38,9 +47,9 @@ export interface LocalDispatch {
   router: LocalEventRouter;
   /** Subscriptions, deliveries and replays (the admin API's). */
   webhooks: WebhookService;
-  /** The queue's client and URL (the backlog gauge reads it). */
+  /** The queues' client and URLs, live lane first (the backlog gauge reads them). */
   sqsClient: SQSClient;
-  queueUrl: string;
+  queueUrls: readonly string[];
   /** Pending deliveries re-enqueued at start (left over from an earlier run). */
   requeued: number;
   /** Ends the queue consumer (in-flight batches finish). */
@@ -55,20 +64,26 @@ export interface LocalDispatch {
  * Starts the delivery side of `change-bridge start`: the dispatch queue on disk (LevelDB under
  * the data dir, not in memory: a backlog costs disk, and events published but not yet fanned out
  * survive a SIGKILL and a restart; design.md, Backpressure), the local event routing, the
- * dispatcher on the Lambda handler's core, and its consumer loop. Pending deliveries of an
- * earlier run are re-enqueued first. If anything after the queue fails, the queue is closed.
+ * dispatcher on the Lambda handler's core, and its consumer loops. The queue has two lanes:
+ * events that bulk work found (a first sync, a backfill) wait in a queue of their own, so live
+ * changes are not delivered behind a backlog of thousands (see DispatchLanes). Pending
+ * deliveries of an earlier run are re-enqueued first. If anything after the queue fails, the
+ * queue is closed.
  */
 export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
   const { clock, random, reporter, allowPrivate } = options;
   const sqs = await startDiskQueue({ path: join(options.dataDir, 'queue'), clock });
   try {
-    const queueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, {
-      // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
-      VisibilityTimeout: '180',
-    });
+    // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
+    const attributes = { VisibilityTimeout: '180' };
+    const queueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, attributes);
+    const bulkQueueUrl = await sqs.createQueue(BULK_DISPATCH_QUEUE_NAME, attributes);
+    const bulkEmpty = async () => (await queueDepth(sqs.client, bulkQueueUrl)) === 0;
+    const lanes = new DispatchLanes(!(await bulkEmpty()));
     const router = new LocalEventRouter({
       client: sqs.client,
-      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl }],
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl, bulkQueueUrl }],
+      lanes: { state: lanes, bulkEmpty },
       clock,
       random,
     });
@@ -93,31 +108,45 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       randomBytes: systemRandomBytes,
     });
     const requeued = await requeuePendingDeliveries(deps);
-    const loop = startEventSourceLoop({
-      client: sqs.client,
-      queueUrl,
-      handler: (event) => processDispatchBatch(event.Records, deps),
-      // Long polls return as soon as messages arrive; eight batches at once keep an endpoint's
-      // 16 deliveries in flight even while some batches wait on a slow endpoint.
-      waitTimeSeconds: 20,
-      concurrency: 8,
-      // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
-      // store's reads and writes of a batch serve ten times as many deliveries.
-      batchSize: 100,
-      clock,
-      onError: (error) =>
-        reporter.dispatchLogger.error('dispatch batch failed', { error: (error as Error).message }),
-    });
+    const consume = (url: string, options: DispatchBatchOptions) =>
+      startEventSourceLoop({
+        client: sqs.client,
+        queueUrl: url,
+        handler: (event) => processDispatchBatch(event.Records, deps, options),
+        // Long polls return as soon as messages arrive.
+        waitTimeSeconds: 20,
+        concurrency: LANE_CONCURRENCY,
+        // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
+        // store's reads and writes of a batch serve ten times as many deliveries.
+        batchSize: 100,
+        clock,
+        onError: (error) =>
+          reporter.dispatchLogger.error('dispatch batch failed', {
+            error: (error as Error).message,
+          }),
+      });
+    const loops = [
+      consume(queueUrl, { lane: 'live' }),
+      consume(bulkQueueUrl, {
+        lane: 'bulk',
+        onEventHandled: (event) => lanes.handled(laneKey(event)),
+      }),
+    ];
+    const stopLoops = async () => {
+      await Promise.all(loops.map((loop) => loop.stop()));
+    };
     return {
       router,
       webhooks,
       sqsClient: sqs.client,
-      queueUrl,
+      queueUrls: [queueUrl, bulkQueueUrl],
       requeued,
-      stopLoop: () => loop.stop(),
+      stopLoop: stopLoops,
       drain: async (timeoutMs) => {
-        await drainQueue(sqs.client, queueUrl, clock, timeoutMs);
-        await loop.stop();
+        const deadline = clock.now() + timeoutMs;
+        await drainQueue(sqs.client, bulkQueueUrl, clock, timeoutMs);
+        await drainQueue(sqs.client, queueUrl, clock, Math.max(0, deadline - clock.now()));
+        await stopLoops();
       },
       close: () => sqs.close(),
     };

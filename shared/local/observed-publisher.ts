@@ -1,5 +1,5 @@
 import type { PublishableEvent } from '../publish/publishable-event.ts';
-import type { EventPublisher, PublishResult } from '../publish/publisher.ts';
+import type { EventPublisher, PublishOptions, PublishResult } from '../publish/publisher.ts';
 
 /**
  * Wraps a publisher and reports each event once it is accepted (the terminal's event lines,
@@ -14,8 +14,11 @@ export class ObservedPublisher implements EventPublisher {
     ) => void,
   ) {}
 
-  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
-    const result = await this.inner.publish(events);
+  async publish(
+    events: readonly PublishableEvent[],
+    options?: PublishOptions,
+  ): Promise<PublishResult> {
+    const result = await this.inner.publish(events, options);
     const failed = new Set(result.failures.map((failure) => failure.eventId));
     try {
       this.onPublished(

@@ -1,32 +1,42 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { BacklogGauge } from '../polling/backlog-gauge.ts';
 
+/** Messages of a queue visible or in flight now (delayed ones left out). */
+export async function queueDepth(client: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
+}
+
 /**
- * The local run's undelivered backlog: messages of the dispatch queue that are visible or in
- * flight (envelopes not yet fanned out, deliveries due now). Delayed retries are left out: they
- * are pending deliveries kept in the store, and one dead endpoint must not stop detection for
- * every other subscriber. Bounding this count bounds what the in-process queue holds in memory;
- * the rest waits at the source, behind the poller's saved window and cursor.
+ * The local run's undelivered backlog: messages of the dispatch queues (both lanes) that are
+ * visible or in flight (envelopes not yet fanned out, deliveries due now). Delayed retries are
+ * left out: they are pending deliveries kept in the store, and one dead endpoint must not stop
+ * detection for every other subscriber. Bounding this count bounds how far detection runs
+ * ahead of delivery; the rest waits at the source, behind the poller's saved window and cursor.
  */
 export class SqsBacklogGauge implements BacklogGauge {
+  private readonly queueUrls: readonly string[];
+
   constructor(
     private readonly client: SQSClient,
-    private readonly queueUrl: string,
+    queueUrls: string | readonly string[],
     private readonly bound: number,
-  ) {}
+  ) {
+    this.queueUrls = typeof queueUrls === 'string' ? [queueUrls] : queueUrls;
+  }
 
-  /** Messages visible or in flight now. */
+  /** Messages visible or in flight now, over the queues. */
   async depth(): Promise<number> {
-    const { Attributes } = await this.client.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: this.queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    return (
-      Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
-      Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
-    );
+    const depths = await Promise.all(this.queueUrls.map((url) => queueDepth(this.client, url)));
+    return depths.reduce((sum, depth) => sum + depth, 0);
   }
 
   async aboveBound(): Promise<boolean> {

@@ -186,7 +186,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // Backpressure: detection pauses while the dispatch queue holds more than the bound.
       backlog: new SqsBacklogGauge(
         dispatch.sqsClient,
-        dispatch.queueUrl,
+        dispatch.queueUrls,
         maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG),
       ),
       // Many busy streams at once (1,000 hotels of one chain) hold a bounded share of pages.

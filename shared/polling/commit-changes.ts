@@ -1,3 +1,4 @@
+import type { DispatchLane } from '../publish/publisher.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
   type ChangeContext,
@@ -36,6 +37,16 @@ async function computeChangesInSlices(
   return changes;
 }
 
+/** What {@link publishObservations} may also be given. */
+export interface PublishObservationsOptions {
+  /** Marks the records that are deleted, for operations whose deleted records carry no flag. */
+  classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
+  /** Whether a record's snapshot must be read (a first sync may spare it); default always. */
+  needsRead?: (observation: Observation) => boolean;
+  /** The dispatch lane of the events: bulk work's wait behind live polls' (default live). */
+  lane?: DispatchLane;
+}
+
 /** A page's changes once published: `published` counts the events the publisher accepted. */
 export interface PublishedChanges extends PageChanges {
   published: number;
@@ -61,16 +72,14 @@ export function changeContext(
  * Diffs observations against the stored snapshots (one batched read) and publishes the
  * events; the changed snapshots are returned for {@link storeChanges}, which must follow
  * (publish first, commit after: design.md, The flow).
- * `classify` marks the records that are deleted, for operations whose deleted records carry no flag.
- * `needsRead` may spare the read of records that cannot have a snapshot yet (a first sync).
+ * See {@link PublishObservationsOptions} for what else it takes.
  */
 export async function publishObservations(
   definition: StreamDefinition,
   deps: PollDeps,
   observations: readonly Observation[],
   emitCreated: boolean,
-  classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
-  needsRead: (observation: Observation) => boolean = () => true,
+  { classify, needsRead = () => true, lane = 'live' }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
   const toRead = observations.filter(needsRead).map((o) => o.entityId);
@@ -94,7 +103,9 @@ export async function publishObservations(
   );
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =
-    changes.events.length > 0 ? (await deps.publisher.publish(changes.events)).published : 0;
+    changes.events.length > 0
+      ? (await deps.publisher.publish(changes.events, { lane })).published
+      : 0;
   await deps.observer?.afterPublish?.(definition.streamId, changes);
   return { ...changes, published };
 }
@@ -117,17 +128,9 @@ export async function commitObservations(
   deps: PollDeps,
   observations: readonly Observation[],
   emitCreated: boolean,
-  classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>,
-  needsRead?: (observation: Observation) => boolean,
+  options: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
-  const changes = await publishObservations(
-    definition,
-    deps,
-    observations,
-    emitCreated,
-    classify,
-    needsRead,
-  );
+  const changes = await publishObservations(definition, deps, observations, emitCreated, options);
   await storeChanges(definition, deps, changes);
   return changes;
 }

@@ -4,6 +4,7 @@ import {
   type EventPublisher,
   PublishError,
   type PublishFailure,
+  type PublishOptions,
   type PublishResult,
 } from './publisher.ts';
 
@@ -26,9 +27,14 @@ export class MultiPublisher implements EventPublisher {
    * accepted; `failures` lists each target's refusals; `thinned` is the most events any
    * one target accepted only thin.
    */
-  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+  async publish(
+    events: readonly PublishableEvent[],
+    options?: PublishOptions,
+  ): Promise<PublishResult> {
     if (events.length === 0) return EMPTY_PUBLISH_RESULT;
-    const settled = await Promise.allSettled(this.targets.map((target) => target.publish(events)));
+    const settled = await Promise.allSettled(
+      this.targets.map((target) => target.publish(events, options)),
+    );
     const errors = settled.flatMap((outcome) =>
       outcome.status === 'rejected' ? [outcome.reason] : [],
     );

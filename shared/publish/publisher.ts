@@ -32,6 +32,18 @@ export interface PublishResult {
 }
 
 /**
+ * The dispatch lane an event takes where a runtime keeps two (the local one): changes found by
+ * live polls go before those of a first sync or backfill, which wait in a lane of their own.
+ */
+export type DispatchLane = 'live' | 'bulk';
+
+/** Options of {@link EventPublisher.publish}. */
+export interface PublishOptions {
+  /** Who found the events: a live poll (default) or bulk work. Targets with one lane ignore it. */
+  lane?: DispatchLane;
+}
+
+/**
  * The publisher port. `publish` returns once every event is accepted by its target(s) or
  * refused for good (see {@link PublishResult.failures}). When it cannot finish (throttling
  * or service faults outlasting the bounded retries, a network failure) it throws a
@@ -39,7 +51,7 @@ export interface PublishResult {
  * (publish first, commit after). Repeating a call republishes events with the same ids.
  */
 export interface EventPublisher {
-  publish(events: readonly PublishableEvent[]): Promise<PublishResult>;
+  publish(events: readonly PublishableEvent[], options?: PublishOptions): Promise<PublishResult>;
 }
 
 /** A publish that could not complete. `retryable` says whether a later attempt may succeed. */

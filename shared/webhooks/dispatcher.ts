@@ -1,5 +1,6 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { BridgeError, formatIssuePath } from '../errors.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
 import { attemptDelivery } from './attempt.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -30,6 +31,17 @@ interface QueuedAttempt {
   recordIds: readonly string[];
 }
 
+/** How a consumer of one dispatch lane runs its batches (the local run has two lanes). */
+export interface DispatchBatchOptions {
+  /** The lane the batch came from: live work starts before bulk work at an endpoint. */
+  lane?: DispatchLane;
+  /**
+   * Told of each event whose fan-out and first attempts are done, once per record that carried
+   * it and did not fail (a record that failed comes back later).
+   */
+  onEventHandled?: (event: DispatchEvent) => void;
+}
+
 /** One unit of work, run in its endpoint's queue. */
 type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queued: QueuedAttempt };
 
@@ -52,6 +64,7 @@ type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queue
 export async function processDispatchBatch(
   records: readonly DispatchRecord[],
   deps: DispatcherDeps,
+  options: DispatchBatchOptions = {},
 ): Promise<SQSBatchResponse> {
   const batch = new DispatchBatch(deps);
   const events = new Map<string, IncomingEvent>();
@@ -73,9 +86,12 @@ export async function processDispatchBatch(
     ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
     ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
   ];
-  await runByEndpoint(tasks, batch);
+  await runByEndpoint(tasks, batch, options.lane);
   await writeInlineDeliveries(batch);
   await batch.flush();
+  if (options.onEventHandled)
+    for (const { event, recordIds } of events.values())
+      for (const id of recordIds) if (!batch.failures.has(id)) options.onEventHandled(event);
   return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
@@ -144,7 +160,11 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
  * concurrency at once, never two of one subject at once, a subject's tasks in batch order
  * (which is detection order), and different endpoints independently of each other.
  */
-async function runByEndpoint(tasks: readonly Task[], batch: DispatchBatch): Promise<void> {
+async function runByEndpoint(
+  tasks: readonly Task[],
+  batch: DispatchBatch,
+  lane: DispatchLane = 'live',
+): Promise<void> {
   const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
   await Promise.all(
     tasks.map(async (task, index) => {
@@ -164,6 +184,7 @@ async function runByEndpoint(tasks: readonly Task[], batch: DispatchBatch): Prom
             : {}),
         },
         () => runTask(task, batch),
+        lane,
       );
     }),
   );

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
 export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
@@ -8,6 +9,7 @@ export type EndpointSignal = 'success' | 'overloaded' | 'failure';
 
 interface Slot {
   subject: string;
+  lane: DispatchLane;
   start: () => void;
 }
 
@@ -19,6 +21,8 @@ interface EndpointLane {
   successes: number;
   busySubjects: Set<string>;
   waiting: Slot[];
+  /** Slots of the live lane among `waiting`. */
+  liveWaiting: number;
   /** Deliveries per second at most (token spacing), when the subscription sets a rate. */
   minGapMs: number;
   lastStartAt: number;
@@ -34,7 +38,9 @@ interface EndpointLane {
  * second, and adaptive limits: a 429, 503 or timeout halves the endpoint's limit, and a
  * limit's worth of successes in a row adds one, up to its maximum (AIMD, as TCP does).
  * Also remembers an endpoint's Retry-After pause and which subjects wait for a retry, so a
- * batch that read the endpoint earlier still sends nothing before the pause ends.
+ * batch that read the endpoint earlier still sends nothing before the pause ends. Work of the
+ * live lane starts before bulk work waiting at the same endpoint (the lanes keep one subject's
+ * events in one lane while its bulk events wait; see DispatchLanes).
  */
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
@@ -43,17 +49,19 @@ export class EndpointScheduler {
 
   /**
    * Runs `work` when the endpoint has room and `subject` has nothing in flight there. Work for
-   * one subject starts in the order it was asked for.
+   * one subject starts in the order it was asked for; live work before bulk work.
    */
   async run<T>(
     endpoint: string,
     subject: string,
     settings: { maxConcurrency?: number; ratePerSecond?: number },
     work: () => Promise<T>,
+    priority: DispatchLane = 'live',
   ): Promise<T> {
     const lane = this.lane(endpoint, settings);
     await new Promise<void>((start) => {
-      lane.waiting.push({ subject, start });
+      lane.waiting.push({ subject, lane: priority, start });
+      if (priority === 'live') lane.liveWaiting++;
       this.pump(endpoint, lane);
     });
     try {
@@ -132,6 +140,7 @@ export class EndpointScheduler {
         successes: 0,
         busySubjects: new Set(),
         waiting: [],
+        liveWaiting: 0,
         minGapMs,
         lastStartAt: Number.NEGATIVE_INFINITY,
         pausedUntil: 0,
@@ -149,7 +158,7 @@ export class EndpointScheduler {
 
   private pump(endpoint: string, lane: EndpointLane): void {
     while (lane.inFlight < lane.limit) {
-      const index = lane.waiting.findIndex((slot) => !lane.busySubjects.has(slot.subject));
+      const index = nextSlot(lane);
       if (index < 0) return;
       const now = this.clock.now();
       const spacedAt = lane.lastStartAt + lane.minGapMs;
@@ -158,10 +167,29 @@ export class EndpointScheduler {
         return;
       }
       const [slot] = lane.waiting.splice(index, 1);
+      if (slot!.lane === 'live') lane.liveWaiting--;
       lane.inFlight++;
       lane.busySubjects.add(slot!.subject);
       lane.lastStartAt = now;
       slot!.start();
     }
   }
+}
+
+/**
+ * The waiting slot to start next, or -1: the first whose subject has nothing in flight, unless a
+ * live slot can start before it, one whose subject has no earlier slot waiting (a subject's
+ * work keeps its order whatever its lane).
+ */
+function nextSlot(lane: EndpointLane): number {
+  const first = lane.waiting.findIndex((slot) => !lane.busySubjects.has(slot.subject));
+  if (first < 0 || lane.liveWaiting === 0 || lane.waiting[first]!.lane === 'live') return first;
+  const earlier = new Set<string>();
+  for (let i = 0; i < lane.waiting.length; i++) {
+    const slot = lane.waiting[i]!;
+    const free = !lane.busySubjects.has(slot.subject) && !earlier.has(slot.subject);
+    if (i > first && slot.lane === 'live' && free) return i;
+    earlier.add(slot.subject);
+  }
+  return first;
 }

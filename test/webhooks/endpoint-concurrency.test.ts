@@ -178,6 +178,40 @@ describe('EndpointScheduler', () => {
     expect(harness.deps.scheduler.limitOf(subscription.id)).toBe(8);
   });
 
+  it('starts live work before bulk work waiting at the same endpoint, and a subject’s work in order', async () => {
+    const scheduler = new EndpointScheduler(new ManualClock(0));
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const settings = { maxConcurrency: 1 };
+    const runs = [
+      scheduler.run('e', 'first', settings, () => held),
+      ...['b1', 'b2'].map((name) =>
+        scheduler.run(
+          'e',
+          name,
+          settings,
+          async () => {
+            started.push(name);
+          },
+          'bulk',
+        ),
+      ),
+      scheduler.run('e', 'l1', settings, async () => {
+        started.push('l1');
+      }),
+      // A second live task of a subject already waiting in the bulk lane keeps its place behind it.
+      scheduler.run('e', 'b1', settings, async () => {
+        started.push('b1 again');
+      }),
+    ];
+    release();
+    await Promise.all(runs);
+    expect(started).toEqual(['l1', 'b1', 'b1 again', 'b2']);
+  });
+
   it('spaces requests to honour a rate limit in deliveries per second', async () => {
     const clock = new ManualClock(0);
     const scheduler = new EndpointScheduler(clock);

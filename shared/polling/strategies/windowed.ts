@@ -152,8 +152,7 @@ export async function runWindowed(
           deps,
           observe(spec.entityType, page.records),
           emitCreated,
-          classify,
-          needsRead,
+          { ...(classify ? { classify } : {}), needsRead, lane: priority },
         );
         await storing;
         const read = page.records.length + page.passedOver;

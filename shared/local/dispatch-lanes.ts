@@ -1,0 +1,90 @@
+import type { DispatchLane } from '../publish/publisher.ts';
+
+/**
+ * The key that orders a subject's events: the dispatcher runs one delivery per subject at a
+ * time, in the order it is asked (see EndpointScheduler), so both lanes must agree on it.
+ */
+export function laneKey(event: { source?: string; subject?: string; id: string }): string {
+  return `${event.source ?? ''}|${event.subject ?? event.id}`;
+}
+
+/**
+ * Which dispatch lane each event of a local run takes. Events that bulk work found (a first
+ * sync, a backfill) wait in a lane of their own, so the live polls' changes are not queued
+ * behind a backlog of thousands. A subject's events keep their order across the lanes: while
+ * any bulk event of a subject is queued and not yet handled, its live events take the bulk lane
+ * too (a stream that turns live after its first sync cannot overtake its own `created` events).
+ * Where that is not known for sure (a restart with bulk events on disk, a bulk send that failed
+ * half way), every event takes the bulk lane until it has been seen empty. Pure state; the
+ * router and the bulk lane's consumer report to it.
+ * @example const lane = lanes.laneOf(laneKey(event), 'live');
+ */
+export class DispatchLanes {
+  /** Bulk events queued and not yet handled, per {@link laneKey}. */
+  readonly #pending = new Map<string, number>();
+  /** Bulk sends under way: the lane cannot be judged empty while one is. */
+  #sending = 0;
+  /** Bulk sends ever started: a look at the lane is stale once another has started since. */
+  #started = 0;
+  #unsure: boolean;
+
+  /** `bulkQueued`: whether the bulk lane held messages when the run started. */
+  constructor(bulkQueued: boolean) {
+    this.#unsure = bulkQueued;
+  }
+
+  /** The lane of an event of `key` that `requested` work found. */
+  laneOf(key: string, requested: DispatchLane): DispatchLane {
+    if (requested === 'bulk' || this.#unsure || this.#pending.has(key)) return 'bulk';
+    return 'live';
+  }
+
+  /** Notes bulk events about to be sent (before the send: a handler may finish first). */
+  sending(keys: readonly string[]): void {
+    this.#sending++;
+    this.#started++;
+    for (const key of keys) this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * Ends a bulk send. `refused` are the keys of events refused for good (never queued); when the
+   * send failed as a whole, what it queued is not known, so the lanes stay unsure until the
+   * bulk lane drains.
+   */
+  sent(outcome: { refused: readonly string[] } | 'failed'): void {
+    this.#sending--;
+    if (outcome === 'failed') this.#unsure = true;
+    else for (const key of outcome.refused) this.handled(key);
+  }
+
+  /** A bulk event of `key` was handled (fanned out and attempted) and left the lane. */
+  handled(key: string): void {
+    const count = this.#pending.get(key);
+    if (count === undefined) return;
+    if (count <= 1) this.#pending.delete(key);
+    else this.#pending.set(key, count - 1);
+  }
+
+  /**
+   * When the lanes wait to see the bulk lane empty and no bulk send is under way: a token to
+   * hand to {@link drained} with what a look at the lane then finds; otherwise undefined.
+   */
+  drainCheck(): number | undefined {
+    return this.#unsure && this.#sending === 0 ? this.#started : undefined;
+  }
+
+  /**
+   * The bulk lane was seen empty (nothing visible or in flight) by the look `token` stands for:
+   * nothing is pending, unless a bulk send started since that look.
+   */
+  drained(token: number): void {
+    if (token !== this.#started || this.#sending > 0) return;
+    this.#pending.clear();
+    this.#unsure = false;
+  }
+
+  /** Subjects with bulk events pending (for tests and diagnostics). */
+  get pendingSubjects(): number {
+    return this.#pending.size;
+  }
+}

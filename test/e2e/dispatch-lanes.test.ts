@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { StreamListSchema } from '../../shared/admin/schemas.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+const SubscriptionSchema = z.object({ secret: z.string() });
+
+describe('the dispatch lanes of change-bridge start', () => {
+  let sim: RunningSimulator;
+  let receiver: TestReceiver;
+  let running: InProcessBridge;
+
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${running.bridge.adminUrl}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+    return response.json();
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 31, size: 'small', rateLimit: false });
+    receiver = await startTestReceiver();
+    running = await startInProcessBridge(sim, {
+      POLL_ENTITIES: 'customer,accountNote',
+      POLL_HISTORY_START: '400d',
+    });
+  });
+  afterAll(async () => {
+    await running?.close();
+    await receiver?.close();
+    await sim?.close();
+  }, 60_000);
+
+  it('delivers a live change before the events a backfill found, at the same endpoint', async () => {
+    await waitFor(
+      async () => {
+        const streams = StreamListSchema.safeParse(await call('GET', '/streams')).data?.streams;
+        return streams?.length === 2 && streams.every((s) => s.initialSyncDone) ? true : undefined;
+      },
+      30_000,
+      'the first syncs',
+    );
+    // One delivery at a time, and the first held: everything else waits at the endpoint.
+    const { secret } = SubscriptionSchema.parse(
+      await call('POST', '/subscriptions', { url: receiver.url, maxConcurrency: 1 }),
+    );
+    receiver.setSecret(secret);
+    receiver.hold();
+    await call('POST', '/backfill', { entities: ['accountNote'], emit: true });
+    await waitFor(async () => receiver.waiting > 0 || undefined, 30_000, 'a held delivery');
+
+    const publishedBefore =
+      StreamListSchema.parse(await call('GET', '/streams')).streams.find(
+        (s) => s.entityType === 'customer',
+      )?.eventsPublished ?? 0;
+    const model = sim.controls.model;
+    const [customer] = [...model.customers.all()].filter((e) => e.record.IsActive !== false);
+    model.update(model.customers, 'customer', customer!.record.Id, { Notes: 'live change' });
+    // Published (the poll saved its count), then given a moment to be fanned out and queued
+    // at the endpoint, well inside the held request's 15-second timeout.
+    await waitFor(
+      async () => {
+        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
+        const stream = streams.find((s) => s.entityType === 'customer');
+        return (stream?.eventsPublished ?? 0) > publishedBefore || undefined;
+      },
+      10_000,
+      'the live change to be published',
+    );
+    // A note whose `created` still waits: its stream is live again, yet its change must follow.
+    const notePublished = await waitFor(
+      async () => {
+        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
+        const stream = streams.find((s) => s.entityType === 'accountNote');
+        return stream?.initialSyncDone ? stream.eventsPublished : undefined;
+      },
+      10_000,
+      'the backfill to reach the present',
+    );
+    const note = [...model.accountNotes.all()].filter((e) => e.record.IsActive !== false).at(-1)!;
+    model.update(model.accountNotes, 'accountNote', note.record.Id, { Content: 'changed' });
+    await waitFor(
+      async () => {
+        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
+        const stream = streams.find((s) => s.entityType === 'accountNote');
+        return (stream?.eventsPublished ?? 0) > notePublished || undefined;
+      },
+      10_000,
+      'the note change to be published',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.waiting).toBe(1);
+    receiver.release();
+    await waitFor(
+      async () => receiver.received.some((e) => e.type === 'customer.updated') || undefined,
+      30_000,
+      'the live change to arrive',
+    );
+    const order = receiver.received.map((e) => e.type);
+    const notes = [...model.accountNotes.all()].filter((e) => e.record.IsActive !== false).length;
+    expect(notes).toBeGreaterThan(20);
+    // The held delivery went first; the live change came next, before the backfill's others.
+    expect(order.indexOf('customer.updated')).toBeLessThanOrEqual(2);
+    await waitFor(
+      async () =>
+        receiver.received.filter((e) => e.type === 'accountNote.created').length === notes ||
+        undefined,
+      30_000,
+      'every created event of the backfill',
+    );
+    await waitFor(
+      async () => receiver.received.some((e) => e.type === 'accountNote.updated') || undefined,
+      30_000,
+      'the note change',
+    );
+    const ofNote = receiver.received.filter((e) => e.subject === note.record.Id).map((e) => e.type);
+    expect(ofNote).toEqual(['accountNote.created', 'accountNote.updated']);
+  }, 90_000);
+});

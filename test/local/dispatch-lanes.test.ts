@@ -1,0 +1,96 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DispatchLanes, laneKey } from '../../shared/local/dispatch-lanes.ts';
+import { LocalEventRouter } from '../../shared/local/event-router.ts';
+import { queueDepth } from '../../shared/local/queue-backlog-gauge.ts';
+import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
+import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import { makeEvent } from '../publish/fixtures.ts';
+
+describe('DispatchLanes', () => {
+  const key = (subject: string) => laneKey({ source: 'connector/c1', subject, id: 'e' });
+
+  it('sends live work live, bulk work bulk, and a subject with bulk events queued bulk until they are handled', () => {
+    const lanes = new DispatchLanes(false);
+    expect(lanes.laneOf(key('a'), 'live')).toBe('live');
+    expect(lanes.laneOf(key('a'), 'bulk')).toBe('bulk');
+    lanes.sending([key('a'), key('a')]);
+    lanes.sent({ refused: [] });
+    expect(lanes.laneOf(key('a'), 'live')).toBe('bulk');
+    expect(lanes.laneOf(key('b'), 'live')).toBe('live');
+    lanes.handled(key('a'));
+    expect(lanes.laneOf(key('a'), 'live')).toBe('bulk');
+    lanes.handled(key('a'));
+    expect(lanes.laneOf(key('a'), 'live')).toBe('live');
+  });
+
+  it('forgets events refused for good: they were never queued', () => {
+    const lanes = new DispatchLanes(false);
+    lanes.sending([key('a')]);
+    lanes.sent({ refused: [key('a')] });
+    expect(lanes.laneOf(key('a'), 'live')).toBe('live');
+  });
+
+  it('sends everything bulk after a restart with bulk events queued, or a failed bulk send, until the bulk lane is seen empty', () => {
+    const restarted = new DispatchLanes(true);
+    expect(restarted.laneOf(key('a'), 'live')).toBe('bulk');
+    restarted.drained(restarted.drainCheck()!);
+    expect(restarted.laneOf(key('a'), 'live')).toBe('live');
+
+    const failed = new DispatchLanes(false);
+    expect(failed.drainCheck()).toBeUndefined();
+    failed.sending([key('a')]);
+    failed.sent('failed');
+    expect(failed.laneOf(key('b'), 'live')).toBe('bulk');
+    failed.drained(failed.drainCheck()!);
+    expect(failed.laneOf(key('a'), 'live')).toBe('live');
+  });
+
+  it('does not trust a look at an empty bulk lane taken before a bulk send started', () => {
+    const lanes = new DispatchLanes(true);
+    const token = lanes.drainCheck()!;
+    lanes.sending([key('a')]);
+    expect(lanes.drainCheck()).toBeUndefined();
+    lanes.sent({ refused: [] });
+    lanes.drained(token);
+    expect(lanes.laneOf(key('b'), 'live')).toBe('bulk');
+    lanes.drained(lanes.drainCheck()!);
+    expect(lanes.laneOf(key('b'), 'live')).toBe('live');
+  });
+});
+
+describe('LocalEventRouter with two lanes', () => {
+  let sqs: SqsEmulator;
+  beforeAll(async () => {
+    sqs = await startSqsEmulator();
+  });
+  afterAll(() => sqs.close());
+
+  async function subjectsIn(queueUrl: string): Promise<string[]> {
+    const { Messages = [] } = await sqs.client.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }),
+    );
+    return Messages.map(
+      (m) => (JSON.parse(m.Body ?? '{}') as { detail: { subject: string } }).detail.subject,
+    ).sort();
+  }
+
+  it('queues bulk work apart, and a live change of a subject whose bulk event waits behind it', async () => {
+    const queueUrl = await sqs.createQueue('lanes-live');
+    const bulkQueueUrl = await sqs.createQueue('lanes-bulk');
+    const lanes = new DispatchLanes(false);
+    const router = new LocalEventRouter({
+      client: sqs.client,
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl, bulkQueueUrl }],
+      lanes: {
+        state: lanes,
+        bulkEmpty: async () => (await queueDepth(sqs.client, bulkQueueUrl)) === 0,
+      },
+    });
+    await router.publish([makeEvent(1), makeEvent(2)], { lane: 'bulk' });
+    await router.publish([makeEvent(3, { entityId: 'c1' }), makeEvent(4)], { lane: 'live' });
+    expect(await subjectsIn(bulkQueueUrl)).toEqual(['c1', 'c1', 'c2']);
+    expect(await subjectsIn(queueUrl)).toEqual(['c4']);
+    expect(lanes.pendingSubjects).toBe(2);
+  });
+});
