@@ -165,7 +165,7 @@ export class LocalEventRouter implements EventPublisher {
     const keyOf = new Map(
       bulk.map((item) => [item.envelope.detail.id, laneKey(item.envelope.detail)]),
     );
-    lanes.sending([...keyOf.values()]);
+    lanes.sending(bulk.map((item) => laneKey(item.envelope.detail)));
     try {
       const refused = await this.deliver(route, route.bulkQueueUrl, bulk, metrics);
       lanes.sent({ refused: refused.flatMap((failure) => keyOf.get(failure.eventId) ?? []) });
