@@ -11,6 +11,7 @@ import {
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import { adminCaller } from '../support/admin-call.ts';
 import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -30,16 +31,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
   let dataDir: string;
   let bridge: BridgeProcess;
 
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${bridge.api}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
-    return response.json();
-  };
+  const call = adminCaller(() => bridge.api);
   const customerStream = async (): Promise<StreamView | undefined> => {
     const listing = await call('GET', '/streams').catch(() => undefined);
     return StreamListSchema.safeParse(listing).data?.streams.find((s) => s.id === STREAM_ID);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { StreamListSchema } from '../../shared/admin/schemas.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { adminCaller } from '../support/admin-call.ts';
 import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -13,16 +14,18 @@ describe('the dispatch lanes of change-bridge start', () => {
   let receiver: TestReceiver;
   let running: InProcessBridge;
 
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${running.bridge.adminUrl}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
-    return response.json();
-  };
+  const call = adminCaller(() => running.bridge.adminUrl);
+  const streamOf = async (entityType: string) =>
+    StreamListSchema.parse(await call('GET', '/streams')).streams.find(
+      (stream) => stream.entityType === entityType,
+    );
+  /** Resolves once the stream has published more than `before` events (its poll saved them). */
+  const publishedPast = (entityType: string, before: number, what: string) =>
+    waitFor(
+      async () => ((await streamOf(entityType))?.eventsPublished ?? 0) > before || undefined,
+      10_000,
+      what,
+    );
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 31, size: 'small', rateLimit: false });
@@ -56,29 +59,17 @@ describe('the dispatch lanes of change-bridge start', () => {
     await call('POST', '/backfill', { entities: ['accountNote'], emit: true });
     await waitFor(async () => receiver.waiting > 0 || undefined, 30_000, 'a held delivery');
 
-    const publishedBefore =
-      StreamListSchema.parse(await call('GET', '/streams')).streams.find(
-        (s) => s.entityType === 'customer',
-      )?.eventsPublished ?? 0;
+    const publishedBefore = (await streamOf('customer'))?.eventsPublished ?? 0;
     const model = sim.controls.model;
     const [customer] = [...model.customers.all()].filter((e) => e.record.IsActive !== false);
     model.update(model.customers, 'customer', customer!.record.Id, { Notes: 'live change' });
     // Published (the poll saved its count), then given a moment to be fanned out and queued
     // at the endpoint, well inside the held request's 15-second timeout.
-    await waitFor(
-      async () => {
-        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
-        const stream = streams.find((s) => s.entityType === 'customer');
-        return (stream?.eventsPublished ?? 0) > publishedBefore || undefined;
-      },
-      10_000,
-      'the live change to be published',
-    );
+    await publishedPast('customer', publishedBefore, 'the live change to be published');
     // A note whose `created` still waits: its stream is live again, yet its change must follow.
     const notePublished = await waitFor(
       async () => {
-        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
-        const stream = streams.find((s) => s.entityType === 'accountNote');
+        const stream = await streamOf('accountNote');
         return stream?.initialSyncDone ? stream.eventsPublished : undefined;
       },
       10_000,
@@ -86,15 +77,7 @@ describe('the dispatch lanes of change-bridge start', () => {
     );
     const note = [...model.accountNotes.all()].filter((e) => e.record.IsActive !== false).at(-1)!;
     model.update(model.accountNotes, 'accountNote', note.record.Id, { Content: 'changed' });
-    await waitFor(
-      async () => {
-        const streams = StreamListSchema.parse(await call('GET', '/streams')).streams;
-        const stream = streams.find((s) => s.entityType === 'accountNote');
-        return (stream?.eventsPublished ?? 0) > notePublished || undefined;
-      },
-      10_000,
-      'the note change to be published',
-    );
+    await publishedPast('accountNote', notePublished, 'the note change to be published');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(receiver.waiting).toBe(1);
     receiver.release();
