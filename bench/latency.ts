@@ -128,7 +128,7 @@ export async function run(): Promise<void> {
     report('Mutation -> verified webhook, 1 s polling, during a backfill', during);
 
     // And while the same streams sync again from scratch with events (`emit`): ~10,000
-    // `created` events, delivered to the same endpoint, ahead of the live changes in the queue.
+    // `created` events, delivered to the same endpoint as the live changes measured.
     await bridge.call('POST', '/backfill', { entities: BACKFILLED, emit: true });
     const duringEmit = await measureLatencies(
       model,

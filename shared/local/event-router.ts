@@ -158,14 +158,19 @@ export class LocalEventRouter implements EventPublisher {
       return this.deliver(route, route.queueUrl, matching, metrics);
     const live: RoutedEnvelope[] = [];
     const bulk: RoutedEnvelope[] = [];
-    for (const item of matching)
-      (lanes.laneOf(laneKey(item.envelope.detail), requested) === 'bulk' ? bulk : live).push(item);
+    const bulkKeys: string[] = [];
+    for (const item of matching) {
+      const key = laneKey(item.envelope.detail);
+      if (lanes.laneOf(key, requested) === 'live') live.push(item);
+      else {
+        bulk.push(item);
+        bulkKeys.push(key);
+      }
+    }
     const failures = await this.deliver(route, route.queueUrl, live, metrics);
     if (bulk.length === 0) return failures;
-    const keyOf = new Map(
-      bulk.map((item) => [item.envelope.detail.id, laneKey(item.envelope.detail)]),
-    );
-    lanes.sending(bulk.map((item) => laneKey(item.envelope.detail)));
+    const keyOf = new Map(bulk.map((item, index) => [item.envelope.detail.id, bulkKeys[index]!]));
+    lanes.sending(bulkKeys);
     try {
       const refused = await this.deliver(route, route.bulkQueueUrl, bulk, metrics);
       lanes.sent({ refused: refused.flatMap((failure) => keyOf.get(failure.eventId) ?? []) });

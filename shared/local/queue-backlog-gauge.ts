@@ -23,15 +23,11 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<n
  * ahead of delivery; the rest waits at the source, behind the poller's saved window and cursor.
  */
 export class SqsBacklogGauge implements BacklogGauge {
-  private readonly queueUrls: readonly string[];
-
   constructor(
     private readonly client: SQSClient,
-    queueUrls: string | readonly string[],
+    private readonly queueUrls: readonly string[],
     private readonly bound: number,
-  ) {
-    this.queueUrls = typeof queueUrls === 'string' ? [queueUrls] : queueUrls;
-  }
+  ) {}
 
   /** Messages visible or in flight now, over the queues. */
   async depth(): Promise<number> {

@@ -39,9 +39,8 @@ export interface OverlapMemoryOptions {
  * that the next window, which starts `overlap` before that window's end (design.md, Windows),
  * passes over the records it re-reads unchanged instead of validating each again and reading
  * its stored snapshot to compare (the page itself is still fetched, parsed and each record
- * hashed; see OverlapScreen). At one-second
- * polling with the default five-second overlap, a burst of updates is otherwise judged twice or
- * more.
+ * hashed; see OverlapScreen). At one-second polling with the default five-second overlap, a
+ * burst of updates is otherwise judged twice or more.
  *
  * Sound because a record is passed over only when (a) its version is byte for byte the one this
  * process stored for that stream's entity (a fingerprint of the whole record, `UpdatedUtc`
