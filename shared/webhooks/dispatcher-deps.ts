@@ -12,6 +12,7 @@ import {
   FAILING_AFTER_FAILURES,
 } from './retry-policy.ts';
 import type { WebhookStore } from './store.ts';
+import { SubjectTurns } from './subject-turns.ts';
 
 /** Tunables of the dispatcher; every one has a default. */
 export interface DispatcherConfig {
@@ -58,6 +59,8 @@ export interface DispatcherDeps {
   config: DispatcherConfig;
   /** Concurrency, order and pauses per endpoint, shared by every batch of this process. */
   scheduler: EndpointScheduler;
+  /** A subject's events on their way to the scheduler, in the order the queue handed them over. */
+  turns: SubjectTurns;
   /** Succeeded deliveries per stream, added once per batch (backfill progress); absent: not counted. */
   deliveryCounter?: DeliveryCounter;
 }
@@ -79,6 +82,7 @@ export function createDispatcherDeps(input: DispatcherDepsInput): DispatcherDeps
     metrics: new CountingMetrics(),
     logger: consoleDispatchLogger,
     scheduler: new EndpointScheduler(clock),
+    turns: new SubjectTurns(),
     ...input,
     config: { ...DEFAULT_DISPATCHER_CONFIG, ...input.config },
   };

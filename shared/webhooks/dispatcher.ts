@@ -9,6 +9,7 @@ import {
   type IncomingEvent,
   type InlineDelivery,
   planFanOut,
+  subjectKey,
   writeInlineDeliveries,
 } from './fan-out.ts';
 import {
@@ -17,6 +18,7 @@ import {
   DispatchMessageSchema,
   isDeliveryMessage,
 } from './messages.ts';
+import type { SubjectTurn } from './subject-turns.ts';
 
 /** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
 export interface DispatchRecord {
@@ -81,12 +83,18 @@ export async function processDispatchBatch(
       else events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
     }
   }
-  const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
-  const tasks: Task[] = [
-    ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
-    ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
-  ];
-  await runByEndpoint(tasks, batch, options.lane);
+  // Taken before the batch awaits anything: in the order the queue handed the events over.
+  const turns = new Map([...events.values()].map(({ event }) => [event.id, takeTurn(event, deps)]));
+  try {
+    const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
+    const tasks: Task[] = [
+      ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
+      ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
+    ];
+    await runByEndpoint(tasks, batch, options.lane, turns);
+  } finally {
+    for (const turn of turns.values()) turn.pass();
+  }
   await writeInlineDeliveries(batch);
   await batch.flush();
   if (options.onEventHandled)
@@ -164,17 +172,23 @@ async function runByEndpoint(
   tasks: readonly Task[],
   batch: DispatchBatch,
   lane: DispatchLane = 'live',
+  turns: ReadonlyMap<string, SubjectTurn> = new Map(),
 ): Promise<void> {
+  const handOff = new TurnHandOff(turns, tasks.flatMap(eventIdOf));
   const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
   await Promise.all(
     tasks.map(async (task, index) => {
       const endpoint = keys[index];
-      if (endpoint === undefined) return;
+      if (endpoint === undefined) {
+        handOff.handedOver(task);
+        return;
+      }
       const subscription = await batch.subscription(endpoint).catch(() => undefined);
       // The endpoint's state is read before a slot is taken: a slot held while a store read
       // waits behind other batches' writes is a delivery the endpoint is not getting.
       if (subscription?.enabled) await batch.endpoint(subscription.id).catch(() => undefined);
-      await batch.deps.scheduler.run(
+      await handOff.turnOf(task)?.ready;
+      const running = batch.deps.scheduler.run(
         endpoint,
         subjectOf(task),
         {
@@ -186,8 +200,50 @@ async function runByEndpoint(
         () => runTask(task, batch),
         lane,
       );
+      // The scheduler queued the task as it was called: the subject's next event may follow.
+      handOff.handedOver(task);
+      await running;
     }),
   );
+}
+
+/** The event a task delivers for the first time (a queued retry orders by itself). */
+function eventIdOf(task: Task): string[] {
+  return task.kind === 'inline' ? [task.inline.delivery.eventId] : [];
+}
+
+/** Takes the turn of an event's subject (see SubjectTurns). */
+function takeTurn(event: DispatchEvent, deps: DispatcherDeps): SubjectTurn {
+  return deps.turns.take(subjectKey(event));
+}
+
+/**
+ * Passes each event's turn once every task of it has been handed to the scheduler (or given
+ * up); an event with no task passes at once.
+ */
+class TurnHandOff {
+  private readonly remaining = new Map<string, number>();
+
+  constructor(
+    private readonly turns: ReadonlyMap<string, SubjectTurn>,
+    eventIds: readonly string[],
+  ) {
+    for (const id of eventIds) this.remaining.set(id, (this.remaining.get(id) ?? 0) + 1);
+    for (const [id, turn] of turns) if (!this.remaining.has(id)) turn.pass();
+  }
+
+  turnOf(task: Task): SubjectTurn | undefined {
+    const [id] = eventIdOf(task);
+    return id === undefined ? undefined : this.turns.get(id);
+  }
+
+  handedOver(task: Task): void {
+    const [id] = eventIdOf(task);
+    if (id === undefined) return;
+    const left = (this.remaining.get(id) ?? 1) - 1;
+    this.remaining.set(id, left);
+    if (left === 0) this.turns.get(id)?.pass();
+  }
 }
 
 /** What orders a task among its endpoint's: the event's subject; a retry is its own. */

@@ -17,7 +17,7 @@ import type {
 import { matchesSubscription } from './subscription.ts';
 
 /** What orders an event's deliveries: its subject, or the event itself when it has none. */
-function subjectKey(event: DispatchEvent): string {
+export function subjectKey(event: DispatchEvent): string {
   return event.subject ?? event.id;
 }
 

@@ -130,6 +130,35 @@ describe('deliveries to one endpoint', () => {
     expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(2), eventIdOf(1)]);
   });
 
+  it('keeps a subject’s order across batches: a later batch’s event waits while an earlier one still reads', async () => {
+    // The first read of the endpoint's state hangs until released, as in the test above, but
+    // both events are about the same customer.
+    const store = new MemoryWebhookStore();
+    const read = store.getEndpointState.bind(store);
+    let releaseRead!: () => void;
+    const held = new Promise<void>((resolve) => {
+      releaseRead = resolve;
+    });
+    let reads = 0;
+    store.getEndpointState = async (id) => {
+      if (reads++ === 0) await held;
+      return read(id);
+    };
+    const { receiver, harness, subscribe } = await setup(undefined, { store });
+    await subscribe('/one');
+    const batch = (n: number) => [
+      { messageId: `m${n}`, body: envelope(changeEvent(eventIdOf(n), { subject: 'c-same' })) },
+    ];
+    const first = processDispatchBatch(batch(1), harness.deps);
+    await systemClock.sleep(20);
+    const second = processDispatchBatch(batch(2), harness.deps);
+    await systemClock.sleep(300);
+    expect(receiver.log).toEqual([]);
+    releaseRead();
+    await Promise.all([first, second]);
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(1), eventIdOf(2)]);
+  });
+
   it('lets an endpoint answering in 2 s not slow a second endpoint', async () => {
     const { receiver, harness, subscribe } = await setup(
       (request) =>
