@@ -4,7 +4,8 @@ import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
-import type { EndpointSignal } from './endpoint-scheduler.ts';
+import { afterPredecessors, type EndpointSignal } from './endpoint-scheduler.ts';
+import { subjectOfBody } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
@@ -146,11 +147,17 @@ export async function afterDeliveryWrite(
   written: Delivery,
   batch: DispatchBatch,
   recordIds: readonly string[],
+  subject?: string,
 ): Promise<void> {
   const { deps } = batch;
   if (written.status === 'pending') {
     batch.enqueue(
-      { kind: 'delivery', deliveryId: written.id, subscriptionId: written.subscriptionId },
+      {
+        kind: 'delivery',
+        deliveryId: written.id,
+        subscriptionId: written.subscriptionId,
+        ...(subject === undefined ? {} : { subject }),
+      },
       delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
       recordIds,
     );
@@ -161,8 +168,20 @@ export async function afterDeliveryWrite(
 }
 
 /**
- * Handles one delivery message (a retry, a deferral, a replay): re-defers it while not due
- * or while its endpoint is paused (no request, no attempt counted), otherwise signs and
+ * Notes in the process's scheduler whether a delivery of `subject` still waits for a later
+ * attempt (pending) or no longer (delivered, dead): a subject's later events wait behind the
+ * waiting ones (see EndpointScheduler.dueAhead).
+ */
+export function noteNextAttempt(next: Delivery, subject: string, deps: DispatcherDeps): void {
+  if (next.status === 'pending')
+    deps.scheduler.noteWaiting(next.subscriptionId, subject, next.id, next.nextAttemptAt);
+  else deps.scheduler.noteSettled(next.subscriptionId, subject, next.id);
+}
+
+/**
+ * Handles one delivery message (a retry, a deferral, a replay): re-defers it while not due,
+ * while its endpoint is paused or while an earlier delivery of its subject to the endpoint
+ * waits for a later attempt (no request, no attempt counted), otherwise signs and
  * POSTs the stored event, folds the attempt into the delivery, updates the endpoint's health
  * and schedules what comes next. Safe to repeat: a delivery that is no longer pending is
  * skipped, and every delivery update is conditional on its version, so a duplicate message
@@ -174,10 +193,11 @@ export async function attemptDelivery(
   deps: DispatcherDeps,
   batch?: DispatchBatch,
   recordIds: readonly string[] = [deliveryId],
+  messageSubject?: string,
 ): Promise<AttemptResult> {
   if (!batch) {
     const own = new DispatchBatch(deps);
-    const result = await attemptDelivery(deliveryId, deps, own, recordIds);
+    const result = await attemptDelivery(deliveryId, deps, own, recordIds, messageSubject);
     await own.flush();
     if (own.failures.size > 0) {
       throw new BridgeError(`could not enqueue the next step of ${deliveryId}`, {
@@ -190,48 +210,58 @@ export async function attemptDelivery(
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
   const { delivery } = record;
-  if (delivery.status !== 'pending')
+  const place: Place = { batch, recordIds, subject: messageSubject };
+  if (delivery.status !== 'pending') {
+    if (messageSubject !== undefined) noteNextAttempt(delivery, messageSubject, deps);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
+  }
   const now = clock.now();
   if (delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS) {
-    return defer(delivery, delivery.nextAttemptAt, batch, recordIds);
+    return defer(delivery, delivery.nextAttemptAt, place);
   }
   const subscription = await batch.subscription(delivery.subscriptionId);
   if (!subscription?.enabled) {
     const reason = subscription ? 'subscription disabled' : 'subscription removed';
-    await update(
-      dead({ ...delivery, version: delivery.version + 1 }, reason, now),
-      batch,
-      recordIds,
-    );
+    await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place);
     return { kind: 'skipped', reason };
   }
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
   // batch of this process learnt of the pause.
   const pausedBefore = await endpointPausedUntil(subscription.id, batch);
-  if (pausedBefore > now) return defer(delivery, pausedBefore, batch, recordIds);
+  if (pausedBefore > now) return defer(delivery, pausedBefore, place);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
     const reason = 'event no longer stored';
-    await update(
-      dead({ ...delivery, version: delivery.version + 1 }, reason, now),
-      batch,
-      recordIds,
-    );
+    await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place);
     return { kind: 'skipped', reason };
   }
+  place.subject ??= subjectOfBody(event.body);
+  // Not before this subject's earlier deliveries that wait for a later attempt.
+  const ahead =
+    place.subject === undefined
+      ? undefined
+      : deps.scheduler.dueAhead(subscription.id, place.subject, delivery.id);
+  if (ahead !== undefined) return defer(delivery, afterPredecessors(ahead, clock.now()), place);
   // Again just before the request: a 429 may have come back while the event was read.
   const pausedUntil = await endpointPausedUntil(subscription.id, batch);
-  if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, batch, recordIds);
+  if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, place);
   const sent = await sendAttempt(
     { delivery, log: record.attempts, subscription, body: event.body },
     batch,
   );
+  if (place.subject !== undefined) noteNextAttempt(sent.next, place.subject, deps);
   if (await store.updateDelivery(sent.next, sent.log)) {
     if (sent.next.status === 'delivered') batch.delivered.count(streamOfBody(event.body));
-    await afterDeliveryWrite(sent.next, batch, recordIds);
+    await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
   }
   return { kind: 'attempted', outcome: sent.outcome };
+}
+
+/** Where a delivery message's work stands: its batch, its records, its event's subject if known. */
+interface Place {
+  batch: DispatchBatch;
+  recordIds: readonly string[];
+  subject: string | undefined;
 }
 
 /** Until when the endpoint is paused (0: not), by its stored state or this process's scheduler. */
@@ -240,29 +270,22 @@ async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch)
   return Math.max(endpoint.pausedUntil ?? 0, batch.deps.scheduler.pausedUntil(subscriptionId) ?? 0);
 }
 
-/** Writes a delivery update (the attempt log kept) and what follows it. */
-async function update(
-  delivery: Delivery,
-  batch: DispatchBatch,
-  recordIds: readonly string[],
-): Promise<boolean> {
+/** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */
+async function update(delivery: Delivery, place: Place): Promise<boolean> {
+  const { batch, recordIds, subject } = place;
+  if (subject !== undefined) noteNextAttempt(delivery, subject, batch.deps);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
-  await afterDeliveryWrite(delivery, batch, recordIds);
+  await afterDeliveryWrite(delivery, batch, recordIds, subject);
   return true;
 }
 
-async function defer(
-  delivery: Delivery,
-  until: number,
-  batch: DispatchBatch,
-  recordIds: readonly string[],
-): Promise<AttemptResult> {
+async function defer(delivery: Delivery, until: number, place: Place): Promise<AttemptResult> {
   const updated = {
     ...delivery,
     nextAttemptAt: until,
-    updatedAt: batch.deps.clock.now(),
+    updatedAt: place.batch.deps.clock.now(),
     version: delivery.version + 1,
   };
-  if (await update(updated, batch, recordIds)) batch.deps.metrics.count('deferred');
+  if (await update(updated, place)) place.batch.deps.metrics.count('deferred');
   return { kind: 'deferred', until };
 }

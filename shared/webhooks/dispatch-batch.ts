@@ -18,6 +18,8 @@ export interface StagedDelivery {
   /** Settles once it is listed under its subscription (written only after). */
   listed: Promise<void> | undefined;
   deferred: boolean;
+  /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
+  subject: string;
   recordIds: readonly string[];
   /** The stream of the delivery's event, counted once the delivery is written as delivered. */
   streamId: string | undefined;

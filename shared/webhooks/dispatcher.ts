@@ -4,12 +4,12 @@ import type { DispatchLane } from '../publish/publisher.ts';
 import { attemptDelivery } from './attempt.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { subjectKey } from './event-subject.ts';
 import {
   deliverInline,
   type IncomingEvent,
   type InlineDelivery,
   planFanOut,
-  subjectKey,
   writeInlineDeliveries,
 } from './fan-out.ts';
 import {
@@ -30,6 +30,8 @@ export interface DispatchRecord {
 interface QueuedAttempt {
   deliveryId: string;
   subscriptionId?: string;
+  /** The subject of the delivery's event, when the message names it (see DeliveryMessage). */
+  subject?: string;
   recordIds: readonly string[];
 }
 
@@ -71,20 +73,26 @@ export async function processDispatchBatch(
   const batch = new DispatchBatch(deps);
   const events = new Map<string, IncomingEvent>();
   const queued: QueuedAttempt[] = [];
+  // Taken before the batch awaits anything: in the order the queue handed the records over.
+  const turns = new Map<string, SubjectTurn>();
   for (const record of records) {
     const parsed = parseBody(record, deps);
     if (!parsed) continue;
     if (parsed.kind === 'delivery') {
-      queued.push({ ...parsed, recordIds: [record.messageId] });
+      const item = { ...parsed, recordIds: [record.messageId] };
+      queued.push(item);
+      if (item.subject !== undefined)
+        turns.set(turnKey({ kind: 'queued', queued: item }), deps.turns.take(item.subject));
     } else {
       // The same event twice in one batch is fanned out once; both records share the result.
       const seen = events.get(parsed.event.id);
       if (seen) seen.recordIds.push(record.messageId);
-      else events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
+      else {
+        events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
+        turns.set(`event:${parsed.event.id}`, deps.turns.take(subjectKey(parsed.event)));
+      }
     }
   }
-  // Taken before the batch awaits anything: in the order the queue handed the events over.
-  const turns = new Map([...events.values()].map(({ event }) => [event.id, takeTurn(event, deps)]));
   try {
     const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
     const tasks: Task[] = [
@@ -132,7 +140,7 @@ export async function fanOutEvent(
 }
 
 type ParsedBody =
-  | { kind: 'delivery'; deliveryId: string; subscriptionId?: string }
+  | { kind: 'delivery'; deliveryId: string; subscriptionId?: string; subject?: string }
   | { kind: 'event'; event: DispatchEvent; body: string };
 
 function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | undefined {
@@ -154,8 +162,8 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
     return undefined;
   }
   if (isDeliveryMessage(message.data)) {
-    const { deliveryId, subscriptionId } = message.data;
-    return { kind: 'delivery', deliveryId, subscriptionId };
+    const { deliveryId, subscriptionId, subject } = message.data;
+    return { kind: 'delivery', deliveryId, subscriptionId, subject };
   }
   // Serialise the event as received (the raw `detail`, not the parsed copy, which may reorder
   // keys): these exact bytes are stored, signed and POSTed.
@@ -174,7 +182,7 @@ async function runByEndpoint(
   lane: DispatchLane = 'live',
   turns: ReadonlyMap<string, SubjectTurn> = new Map(),
 ): Promise<void> {
-  const handOff = new TurnHandOff(turns, tasks.flatMap(eventIdOf));
+  const handOff = new TurnHandOff(turns, tasks.map(turnKey));
   const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
   await Promise.all(
     tasks.map(async (task, index) => {
@@ -207,50 +215,52 @@ async function runByEndpoint(
   );
 }
 
-/** The event a task delivers for the first time (a queued retry orders by itself). */
-function eventIdOf(task: Task): string[] {
-  return task.kind === 'inline' ? [task.inline.delivery.eventId] : [];
-}
-
-/** Takes the turn of an event's subject (see SubjectTurns). */
-function takeTurn(event: DispatchEvent, deps: DispatcherDeps): SubjectTurn {
-  return deps.turns.take(subjectKey(event));
+/**
+ * Whose turn a task takes part in (see SubjectTurns): its event's (an event's tasks for every
+ * subscription share one), or its delivery message's record's.
+ */
+function turnKey(task: Task): string {
+  return task.kind === 'inline'
+    ? `event:${task.inline.delivery.eventId}`
+    : `record:${task.queued.recordIds[0]}`;
 }
 
 /**
- * Passes each event's turn once every task of it has been handed to the scheduler (or given
- * up); an event with no task passes at once.
+ * Passes each turn once every task that takes part in it has been handed to the scheduler (or
+ * given up); a turn with no task passes at once.
  */
 class TurnHandOff {
   private readonly remaining = new Map<string, number>();
 
   constructor(
     private readonly turns: ReadonlyMap<string, SubjectTurn>,
-    eventIds: readonly string[],
+    keys: readonly string[],
   ) {
-    for (const id of eventIds) this.remaining.set(id, (this.remaining.get(id) ?? 0) + 1);
-    for (const [id, turn] of turns) if (!this.remaining.has(id)) turn.pass();
+    for (const key of keys) this.remaining.set(key, (this.remaining.get(key) ?? 0) + 1);
+    for (const [key, turn] of turns) if (!this.remaining.has(key)) turn.pass();
   }
 
   turnOf(task: Task): SubjectTurn | undefined {
-    const [id] = eventIdOf(task);
-    return id === undefined ? undefined : this.turns.get(id);
+    return this.turns.get(turnKey(task));
   }
 
   handedOver(task: Task): void {
-    const [id] = eventIdOf(task);
-    if (id === undefined) return;
-    const left = (this.remaining.get(id) ?? 1) - 1;
-    this.remaining.set(id, left);
-    if (left === 0) this.turns.get(id)?.pass();
+    const key = turnKey(task);
+    const left = (this.remaining.get(key) ?? 1) - 1;
+    this.remaining.set(key, left);
+    if (left === 0) this.turns.get(key)?.pass();
   }
 }
 
-/** What orders a task among its endpoint's: the event's subject; a retry is its own. */
+/**
+ * What orders a task among its endpoint's: its event's subject (a retry whose message names
+ * it shares it: it keeps its place among the subject's deliveries); an older retry message
+ * is its own.
+ */
 function subjectOf(task: Task): string {
-  return task.kind === 'inline'
-    ? `subject:${task.inline.subject}`
-    : `delivery:${task.queued.deliveryId}`;
+  if (task.kind === 'inline') return `subject:${task.inline.subject}`;
+  const { subject, deliveryId } = task.queued;
+  return subject === undefined ? `delivery:${deliveryId}` : `subject:${subject}`;
 }
 
 /** The subscription a task goes to; a delivery message without one is looked up (older messages). */
@@ -271,7 +281,10 @@ async function runTask(task: Task, batch: DispatchBatch): Promise<void> {
   const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
   try {
     if (task.kind === 'inline') await deliverInline(task.inline, batch);
-    else await attemptDelivery(task.queued.deliveryId, batch.deps, batch, recordIds);
+    else {
+      const { deliveryId, subject } = task.queued;
+      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject);
+    }
   } catch (error) {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;
     batch.fail(recordIds, `delivery ${deliveryId} failed`, error);

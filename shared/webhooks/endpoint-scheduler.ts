@@ -4,6 +4,27 @@ import type { DispatchLane } from '../publish/publisher.ts';
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
 export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
 
+/**
+ * A subject's delivery overdue by this long is no longer waited for: its retry is handled
+ * within a second or so of its due time, so one this late was handled out of this process's
+ * sight (a replay, another process) and would otherwise hold its subject back for good.
+ */
+export const FORGOTTEN_AFTER_MS = 60_000;
+
+/** How long a delivery waits behind an earlier one of its subject that is due but not yet sent. */
+export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
+
+/**
+ * When a delivery may go after earlier deliveries of its subject due at `dueAhead`: just after
+ * them, or, if they are already due (their attempt is on its way), a moment from now. Pure.
+ * @example afterPredecessors(10_000, 5_000) === 10_001
+ */
+export function afterPredecessors(dueAhead: number, now: number): number {
+  return dueAhead > now ? dueAhead + 1 : now + OVERDUE_PREDECESSOR_WAIT_MS;
+}
+
+const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
 
@@ -27,8 +48,6 @@ interface EndpointLane {
   minGapMs: number;
   lastStartAt: number;
   pausedUntil: number;
-  /** Subjects whose last delivery is waiting for a retry, and until when. */
-  retrying: Map<string, number>;
 }
 
 /**
@@ -37,13 +56,16 @@ interface EndpointLane {
  * one after another, in the order they were asked for), an optional rate in deliveries per
  * second, and adaptive limits: a 429, 503 or timeout halves the endpoint's limit, and a
  * limit's worth of successes in a row adds one, up to its maximum (AIMD, as TCP does).
- * Also remembers an endpoint's Retry-After pause and which subjects wait for a retry, so a
+ * Also remembers an endpoint's Retry-After pause and which deliveries of each subject wait for
+ * a later attempt (a subject's later event waits behind them), so a
  * batch that read the endpoint earlier still sends nothing before the pause ends. Work of the
  * live lane starts before bulk work waiting at the same endpoint (the lanes keep one subject's
  * events in one lane while its bulk events wait; see DispatchLanes).
  */
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
+  /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
+  private readonly waitingBySubject = new Map<string, Map<string, number>>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -106,23 +128,45 @@ export class EndpointScheduler {
     return until > this.clock.now() ? until : undefined;
   }
 
-  /** Notes that `subject`'s last delivery to the endpoint waits for a retry until `atMs` (or no longer). */
-  setRetrying(endpoint: string, subject: string, atMs: number | undefined): void {
-    const lane = this.lanes.get(endpoint);
-    if (!lane) return;
-    if (atMs === undefined) lane.retrying.delete(subject);
-    else lane.retrying.set(subject, atMs);
+  /**
+   * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
+   * (a retry, a deferral). A subject's waiting deliveries keep the order in which they were
+   * first noted, which is the order their events were detected in.
+   */
+  noteWaiting(endpoint: string, subject: string, deliveryId: string, dueAt: number): void {
+    const key = subjectKeyAt(endpoint, subject);
+    const waiting = this.waitingBySubject.get(key) ?? new Map<string, number>();
+    waiting.set(deliveryId, dueAt);
+    this.waitingBySubject.set(key, waiting);
   }
 
-  /** When the subject's pending retry to the endpoint is due, if one is. */
-  retryingUntil(endpoint: string, subject: string): number | undefined {
-    const at = this.lanes.get(endpoint)?.retrying.get(subject);
-    if (at === undefined) return undefined;
-    if (at <= this.clock.now()) {
-      this.lanes.get(endpoint)?.retrying.delete(subject);
-      return undefined;
+  /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */
+  noteSettled(endpoint: string, subject: string, deliveryId: string): void {
+    const key = subjectKeyAt(endpoint, subject);
+    const waiting = this.waitingBySubject.get(key);
+    if (!waiting?.delete(deliveryId) || waiting.size > 0) return;
+    this.waitingBySubject.delete(key);
+  }
+
+  /**
+   * When the deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if
+   * it was never noted) are due: the latest of their times, or undefined when none waits. One
+   * overdue by more than {@link FORGOTTEN_AFTER_MS} is forgotten (this process lost track of
+   * it), so a subject is never held back for good.
+   */
+  dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
+    const key = subjectKeyAt(endpoint, subject);
+    const waiting = this.waitingBySubject.get(key);
+    if (!waiting) return undefined;
+    const now = this.clock.now();
+    let latest: number | undefined;
+    for (const [id, dueAt] of waiting) {
+      if (id === deliveryId) break;
+      if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
+      else latest = Math.max(latest ?? dueAt, dueAt);
     }
-    return at;
+    if (waiting.size === 0) this.waitingBySubject.delete(key);
+    return latest;
   }
 
   private lane(
@@ -144,7 +188,6 @@ export class EndpointScheduler {
         minGapMs,
         lastStartAt: Number.NEGATIVE_INFINITY,
         pausedUntil: 0,
-        retrying: new Map(),
       };
       this.lanes.set(endpoint, lane);
     } else {

@@ -1,8 +1,10 @@
-import { afterDeliveryWrite, dead, sendAttempt } from './attempt.ts';
+import { afterDeliveryWrite, dead, noteNextAttempt, sendAttempt } from './attempt.ts';
 import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
+import { afterPredecessors } from './endpoint-scheduler.ts';
+import { subjectKey } from './event-subject.ts';
 import type { DispatchEvent } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type {
@@ -15,11 +17,6 @@ import type {
   StoredEventRecord,
 } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
-
-/** What orders an event's deliveries: its subject, or the event itself when it has none. */
-export function subjectKey(event: DispatchEvent): string {
-  return event.subject ?? event.id;
-}
 
 /** An event from the queue, once per batch however many records carried it. */
 export interface IncomingEvent {
@@ -148,7 +145,12 @@ async function resumeFanOut(
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(
-          { kind: 'delivery', deliveryId: existing.id, subscriptionId: existing.subscriptionId },
+          {
+            kind: 'delivery',
+            deliveryId: existing.id,
+            subscriptionId: existing.subscriptionId,
+            subject: subjectKey(item.event),
+          },
           delaySecondsUntil(existing.nextAttemptAt, clock.now()),
           item.recordIds,
         );
@@ -183,15 +185,18 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     );
   } else {
     const endpoint = await batch.endpoint(subscription.id);
-    // Not before the endpoint's Retry-After, nor before this subject's earlier event, which
-    // waits for a retry: a subject's events arrive in the order they were detected (it goes
-    // a moment after that retry).
+    // Not before the endpoint's Retry-After, nor before this subject's earlier events that wait
+    // for a later attempt: a subject's events arrive in the order they were detected (it goes
+    // just after the last of them).
     const pausedUntil = Math.max(
       endpoint.pausedUntil ?? 0,
       deps.scheduler.pausedUntil(subscription.id) ?? 0,
     );
-    const behind = deps.scheduler.retryingUntil(subscription.id, task.subject);
-    const waitUntil = Math.max(pausedUntil, behind === undefined ? 0 : behind + 1);
+    const ahead = deps.scheduler.dueAhead(subscription.id, task.subject, task.delivery.id);
+    const waitUntil = Math.max(
+      pausedUntil,
+      ahead === undefined ? 0 : afterPredecessors(ahead, now),
+    );
     if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
@@ -203,12 +208,8 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
       next = sent.next;
       log = sent.log;
     }
-    deps.scheduler.setRetrying(
-      subscription.id,
-      task.subject,
-      next.status === 'pending' ? next.nextAttemptAt : undefined,
-    );
   }
+  noteNextAttempt(next, task.subject, deps);
   // Written with the rest of the batch's new deliveries (writeInlineDeliveries): no write
   // between two sends.
   batch.stagedDeliveries.push({
@@ -216,6 +217,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     attempts: log,
     listed: task.listed,
     deferred,
+    subject: task.subject,
     recordIds: task.recordIds,
     streamId: task.streamId,
   });
@@ -268,7 +270,7 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     if (lost.has(entry)) continue;
     if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
-    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds);
+    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds, entry.subject);
   }
 }
 

@@ -47,6 +47,11 @@ export const DeliveryMessageSchema = z.object({
   deliveryId: z.string().min(1),
   /** The delivery's subscription, so a batch groups messages by endpoint without a read. */
   subscriptionId: z.string().min(1).optional(),
+  /**
+   * The subject of the delivery's event (its `subject`, else its id), so its attempt keeps its
+   * place among the subject's deliveries without a read. Older messages have none.
+   */
+  subject: z.string().min(1).optional(),
 });
 
 /** A delivery message (see {@link DeliveryMessageSchema}). */

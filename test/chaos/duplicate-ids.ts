@@ -57,6 +57,27 @@ export function duplicateIds(accepted: readonly DeliveredChange[]): number {
 }
 
 /**
+ * First arrivals that came before a change of their subject detected earlier: per subject, in
+ * arrival order (a redelivered id counts where it first arrived), each id detected before the
+ * latest detection time already seen. Events of one poll share a detection time, so only
+ * changes of different polls can be out of order.
+ */
+export function outOfOrderArrivals(accepted: readonly DeliveredChange[]): number {
+  const seen = new Set<string>();
+  const latestBySubject = new Map<string, number>();
+  let outOfOrder = 0;
+  for (const change of accepted) {
+    if (seen.has(change.id)) continue;
+    seen.add(change.id);
+    const at = Date.parse(change.time);
+    const latest = latestBySubject.get(change.subject) ?? Number.NEGATIVE_INFINITY;
+    if (at < latest) outOfOrder++;
+    else latestBySubject.set(change.subject, at);
+  }
+  return outOfOrder;
+}
+
+/**
  * Extra ids of the same type, subject and resulting content, whatever came between: a record
  * that came back to content it had before (a resource's State toggled back, a customer
  * deleted and restored unchanged). These are new changes with new ids, counted for the report

@@ -17,7 +17,7 @@ import {
   type RetryAfterViolation,
   startChaosReceiver,
 } from './chaos-receiver.ts';
-import { duplicateIds, revisitedStates } from './duplicate-ids.ts';
+import { duplicateIds, outOfOrderArrivals, revisitedStates } from './duplicate-ids.ts';
 
 /** Settings of one chaos run. */
 export interface ChaosOptions {
@@ -46,6 +46,8 @@ export interface ChaosResult {
   duplicateIds: number;
   /** New changes that put a record back to content it had before (reported, not a fault). */
   revisitedStates: number;
+  /** Changes that first arrived after a later change of their subject (see outOfOrderArrivals). */
+  outOfOrder: number;
   retryAfterViolations: number;
   /** Most connector requests that arrived within any 30 s, as the simulator logged them. */
   busiest30s: number;
@@ -64,7 +66,7 @@ export interface ChaosResult {
 
 /** The one-line summary the issue asks for. */
 export function formatChaosResult(result: ChaosResult): string {
-  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, Retry-After violations ${result.retryAfterViolations}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
+  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
 }
 
 /** Most timestamps inside any window of `windowMs`. */
@@ -186,6 +188,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       missing,
       duplicateIds: duplicateIds(receiver.accepted),
       revisitedStates: revisitedStates(receiver.accepted),
+      outOfOrder: outOfOrderArrivals(receiver.accepted),
       retryAfterViolations: receiver.retryAfterViolations,
       busiest30s: busiestWindow(
         sim.controls.requestLog().map((entry) => Date.parse(entry.time)),

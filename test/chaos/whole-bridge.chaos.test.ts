@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type DeliveredChange, duplicateIds, revisitedStates } from './duplicate-ids.ts';
+import {
+  type DeliveredChange,
+  duplicateIds,
+  outOfOrderArrivals,
+  revisitedStates,
+} from './duplicate-ids.ts';
 import { busiestWindow, formatChaosResult, runChaos } from './run-chaos.ts';
 
 const change = (
@@ -36,6 +41,19 @@ describe('whole-bridge chaos', () => {
     // One change re-detected after a crash under a new id is one.
     expect(duplicateIds([...flips, change('evt_D', 4, 'Dirty', 'Clean')])).toBe(1);
     expect(duplicateIds([flips[0]!, change('evt_E', 2, 'Dirty', 'Clean')])).toBe(1);
+  });
+
+  it('counts a change that first arrived after a later change of its subject', () => {
+    const [a, b, c] = [
+      change('evt_A', 1, 'Dirty', 'Clean'),
+      change('evt_B', 2, 'Clean', 'Dirty'),
+      change('evt_C', 3, 'Dirty', 'Clean'),
+    ] as const;
+    expect(outOfOrderArrivals([a, b, c])).toBe(0);
+    // A redelivery of an earlier id after later ones is at-least-once, not disorder.
+    expect(outOfOrderArrivals([a, b, c, a])).toBe(0);
+    expect(outOfOrderArrivals([a, c, b])).toBe(1);
+    expect(outOfOrderArrivals([{ ...c, subject: 'r2' }, a, b])).toBe(0);
   });
 
   it('loses nothing through connector faults, receiver failures and SIGKILLs', async () => {

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import {
+  afterPredecessors,
+  EndpointScheduler,
+  FORGOTTEN_AFTER_MS,
+  OVERDUE_PREDECESSOR_WAIT_MS,
+} from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
@@ -197,6 +202,37 @@ describe('EndpointScheduler', () => {
     expect(scheduler.limitOf('e')).toBe(16);
     scheduler.record('e', 'success');
     expect(scheduler.limitOf('e')).toBe(16);
+  });
+
+  it('tells a subject’s delivery when the deliveries noted before it are due, never its own or later ones', async () => {
+    const clock = new ManualClock(1_000);
+    const scheduler = new EndpointScheduler(clock);
+    scheduler.noteWaiting('e', 's', 'd1', 10_000);
+    scheduler.noteWaiting('e', 's', 'd2', 10_001);
+    expect(scheduler.dueAhead('e', 's', 'd1')).toBeUndefined();
+    expect(scheduler.dueAhead('e', 's', 'd2')).toBe(10_000);
+    // A delivery never noted comes after all of them; another subject or endpoint waits for none.
+    expect(scheduler.dueAhead('e', 's', 'd3')).toBe(10_001);
+    expect(scheduler.dueAhead('e', 'other', 'd3')).toBeUndefined();
+    expect(scheduler.dueAhead('e2', 's', 'd3')).toBeUndefined();
+    // A retry moves d1 later; it keeps its place before d2.
+    scheduler.noteWaiting('e', 's', 'd1', 70_000);
+    expect(scheduler.dueAhead('e', 's', 'd2')).toBe(70_000);
+    scheduler.noteSettled('e', 's', 'd1');
+    expect(scheduler.dueAhead('e', 's', 'd2')).toBeUndefined();
+    expect(scheduler.dueAhead('e', 's', 'd3')).toBe(10_001);
+  });
+
+  it('forgets a waiting delivery long overdue (handled out of its sight), so its subject is not held for good', async () => {
+    const clock = new ManualClock(0);
+    const scheduler = new EndpointScheduler(clock);
+    scheduler.noteWaiting('e', 's', 'd1', 5_000);
+    await clock.advance(5_000 + FORGOTTEN_AFTER_MS);
+    expect(scheduler.dueAhead('e', 's', 'd2')).toBe(5_000);
+    await clock.advance(1);
+    expect(scheduler.dueAhead('e', 's', 'd2')).toBeUndefined();
+    expect(afterPredecessors(10_000, 5_000)).toBe(10_001);
+    expect(afterPredecessors(5_000, 10_000)).toBe(10_000 + OVERDUE_PREDECESSOR_WAIT_MS);
   });
 
   it('halves on a real 503 from the endpoint', async () => {

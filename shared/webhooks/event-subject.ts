@@ -1,0 +1,22 @@
+import { type DispatchEvent, DispatchEventSchema } from './messages.ts';
+
+/**
+ * What orders an event's deliveries: its subject, or the event itself when it has none. Pure.
+ * @example subjectKey({ id: 'evt_1', type: 'customer.updated', subject: 'c-1' }) === 'c-1'
+ */
+export function subjectKey(event: DispatchEvent): string {
+  return event.subject ?? event.id;
+}
+
+/**
+ * The {@link subjectKey} of a stored event body; undefined when the body is not an event (it
+ * then keeps no place among other deliveries). Pure.
+ */
+export function subjectOfBody(body: string): string | undefined {
+  try {
+    const event = DispatchEventSchema.safeParse(JSON.parse(body));
+    return event.success ? subjectKey(event.data) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const idOf = (request: ReceivedRequest) => request.headers['webhook-id'];
+
+describe('a subject’s order through retries', () => {
+  it('holds a subject’s later event back for as long as an earlier one is retrying, over several retries', async () => {
+    // The first event of the customer fails twice, then goes through; everything else succeeds.
+    let firstEventFailures = 0;
+    const answered: Array<[string | undefined, number]> = [];
+    const { harness, subscribe, clock } = await startDispatchFixture(cleanup, (request) => {
+      const id = idOf(request as ReceivedRequest);
+      const status = id === eventIdOf(1) && firstEventFailures++ < 2 ? 500 : 200;
+      answered.push([id, status]);
+      return { kind: 'respond', status } satisfies ReceiverAction;
+    });
+    await subscribe('/ordered', { retrySchedule: [10_000, 60_000, 60_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1), { subject: 'c-1' })));
+    await harness.drainVisible();
+    await clock.advance(1_000);
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2), { subject: 'c-1' })));
+    await harness.drainVisible();
+    // Through the first retry (~10 s), past the second (~60 s after it) and a little beyond.
+    for (let step = 0; step < 120; step++) {
+      await clock.advance(1_000);
+      await harness.drainVisible();
+    }
+
+    expect(answered).toEqual([
+      [eventIdOf(1), 500],
+      [eventIdOf(1), 500],
+      [eventIdOf(1), 200],
+      [eventIdOf(2), 200],
+    ]);
+  }, 20_000);
+
+  it('keeps three events of a subject in order when the first fails twice and the others arrive meanwhile', async () => {
+    let firstEventFailures = 0;
+    const answered: Array<string | undefined> = [];
+    const { harness, subscribe, clock } = await startDispatchFixture(cleanup, (request) => {
+      const id = idOf(request as ReceivedRequest);
+      answered.push(id);
+      const failing = id === eventIdOf(1) && firstEventFailures++ < 2;
+      return { kind: 'respond', status: failing ? 500 : 200 } satisfies ReceiverAction;
+    });
+    await subscribe('/ordered', { retrySchedule: [10_000, 60_000, 60_000] });
+    const arrivals = new Map([
+      [0, 1],
+      [1, 2],
+      [30, 3],
+    ]);
+    for (let second = 0; second < 120; second++) {
+      const n = arrivals.get(second);
+      if (n !== undefined)
+        harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n), { subject: 'c-1' })));
+      await harness.drainVisible();
+      await clock.advance(1_000);
+    }
+
+    expect(answered).toEqual([1, 1, 1, 2, 3].map(eventIdOf));
+  }, 20_000);
+});
