@@ -82,14 +82,14 @@ export async function processDispatchBatch(
       const item = { ...parsed, recordIds: [record.messageId] };
       queued.push(item);
       if (item.subject !== undefined)
-        turns.set(turnKey({ kind: 'queued', queued: item }), deps.turns.take(item.subject));
+        turns.set(recordTurn(record.messageId), deps.turns.take(item.subject));
     } else {
       // The same event twice in one batch is fanned out once; both records share the result.
       const seen = events.get(parsed.event.id);
       if (seen) seen.recordIds.push(record.messageId);
       else {
         events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
-        turns.set(`event:${parsed.event.id}`, deps.turns.take(subjectKey(parsed.event)));
+        turns.set(eventTurn(parsed.event.id), deps.turns.take(subjectKey(parsed.event)));
       }
     }
   }
@@ -173,8 +173,9 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
 
 /**
  * Runs every task through the process's endpoint scheduler: up to the endpoint's (adaptive)
- * concurrency at once, never two of one subject at once, a subject's tasks in batch order
- * (which is detection order), and different endpoints independently of each other.
+ * concurrency at once, never two of one subject at once, a subject's tasks in the order the
+ * queue handed them over (which is detection order; `turns` keep it across the batches running
+ * at once), and different endpoints independently of each other.
  */
 async function runByEndpoint(
   tasks: readonly Task[],
@@ -221,9 +222,12 @@ async function runByEndpoint(
  */
 function turnKey(task: Task): string {
   return task.kind === 'inline'
-    ? `event:${task.inline.delivery.eventId}`
-    : `record:${task.queued.recordIds[0]}`;
+    ? eventTurn(task.inline.delivery.eventId)
+    : recordTurn(task.queued.recordIds[0]!);
 }
+
+const eventTurn = (eventId: string) => `event:${eventId}`;
+const recordTurn = (messageId: string) => `record:${messageId}`;
 
 /**
  * Passes each turn once every task that takes part in it has been handed to the scheduler (or
