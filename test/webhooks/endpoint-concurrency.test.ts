@@ -45,6 +45,22 @@ function peakInFlight(spans: readonly { start: number; end: number }[]): number 
   return peak;
 }
 
+/** A store whose first read of an endpoint's state hangs until released (busy with writes). */
+function storeHoldingFirstEndpointRead() {
+  const store = new MemoryWebhookStore();
+  const read = store.getEndpointState.bind(store);
+  let releaseRead!: () => void;
+  const held = new Promise<void>((resolve) => {
+    releaseRead = resolve;
+  });
+  let reads = 0;
+  store.getEndpointState = async (id) => {
+    if (reads++ === 0) await held;
+    return read(id);
+  };
+  return { store, releaseRead };
+}
+
 describe('deliveries to one endpoint', () => {
   it('keeps up to 16 in flight at once to one endpoint', async () => {
     const spans: { start: number; end: number }[] = [];
@@ -106,18 +122,7 @@ describe('deliveries to one endpoint', () => {
   });
 
   it('takes no slot while a batch still reads the endpoint’s state: another batch’s delivery goes first', async () => {
-    // The first read of the endpoint's state hangs until released (a store busy with writes).
-    const store = new MemoryWebhookStore();
-    const read = store.getEndpointState.bind(store);
-    let releaseRead!: () => void;
-    const held = new Promise<void>((resolve) => {
-      releaseRead = resolve;
-    });
-    let reads = 0;
-    store.getEndpointState = async (id) => {
-      if (reads++ === 0) await held;
-      return read(id);
-    };
+    const { store, releaseRead } = storeHoldingFirstEndpointRead();
     const { receiver, harness, subscribe } = await setup(undefined, { store });
     await subscribe('/one', { maxConcurrency: 1 });
     const batch = (n: number) => [
@@ -136,19 +141,8 @@ describe('deliveries to one endpoint', () => {
   });
 
   it('keeps a subject’s order across batches: a later batch’s event waits while an earlier one still reads', async () => {
-    // The first read of the endpoint's state hangs until released, as in the test above, but
-    // both events are about the same customer.
-    const store = new MemoryWebhookStore();
-    const read = store.getEndpointState.bind(store);
-    let releaseRead!: () => void;
-    const held = new Promise<void>((resolve) => {
-      releaseRead = resolve;
-    });
-    let reads = 0;
-    store.getEndpointState = async (id) => {
-      if (reads++ === 0) await held;
-      return read(id);
-    };
+    // As in the test above, but both events are about the same customer.
+    const { store, releaseRead } = storeHoldingFirstEndpointRead();
     const { receiver, harness, subscribe } = await setup(undefined, { store });
     await subscribe('/one');
     const batch = (n: number) => [
