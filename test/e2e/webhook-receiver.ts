@@ -21,6 +21,10 @@ export interface TestReceiver {
   release(): void;
   /** Requests waiting for an answer now. */
   readonly waiting: number;
+  /** Answers the next `times` verified requests that `matches` with a 500 (a failing endpoint). */
+  failNext(times: number, matches: (event: ReceivedEvent) => boolean): void;
+  /** Every verified request in arrival order, with the status it was answered with. */
+  readonly attempts: ReadonlyArray<ReceivedEvent & { status: number }>;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ export interface TestReceiver {
 export async function startTestReceiver(): Promise<TestReceiver> {
   let verifier: Webhook | undefined;
   const state = { received: [] as ReceivedEvent[], rejected: 0 };
+  const attempts: Array<ReceivedEvent & { status: number }> = [];
+  let failing = { times: 0, matches: (_event: ReceivedEvent) => false };
   let holding = false;
   let held: Array<() => void> = [];
   const server = createServer(async (request, response) => {
@@ -41,14 +47,18 @@ export async function startTestReceiver(): Promise<TestReceiver> {
         'webhook-timestamp': header('webhook-timestamp'),
         'webhook-signature': header('webhook-signature'),
       }) as { type: string; subject: string };
+      const got = { webhookId: header('webhook-id'), type: event.type, subject: event.subject };
+      if (failing.times > 0 && failing.matches(got)) {
+        failing.times--;
+        attempts.push({ ...got, status: 500 });
+        response.writeHead(500).end();
+        return;
+      }
       const answer = () => {
         // A sender that went away (killed while waiting) never saw the answer: not received.
         if (response.destroyed) return;
-        state.received.push({
-          webhookId: header('webhook-id'),
-          type: event.type,
-          subject: event.subject,
-        });
+        state.received.push(got);
+        attempts.push({ ...got, status: 204 });
         response.writeHead(204).end();
       };
       if (holding) held.push(answer);
@@ -82,6 +92,10 @@ export async function startTestReceiver(): Promise<TestReceiver> {
     get waiting() {
       return held.length;
     },
+    failNext(times, matches) {
+      failing = { times, matches };
+    },
+    attempts,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
