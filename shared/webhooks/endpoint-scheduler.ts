@@ -23,6 +23,9 @@ export function afterPredecessors(dueAhead: number, now: number): number {
   return dueAhead > now ? dueAhead + 1 : now + OVERDUE_PREDECESSOR_WAIT_MS;
 }
 
+/** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */
+const SWEEP_EVERY_NOTES = 1000;
+
 const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
 
 /** How one request to an endpoint went, for its adaptive concurrency. */
@@ -66,6 +69,7 @@ export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
   /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
   private readonly waitingBySubject = new Map<string, Map<string, number>>();
+  private notesSinceSweep = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -138,6 +142,28 @@ export class EndpointScheduler {
     const waiting = this.waitingBySubject.get(key) ?? new Map<string, number>();
     waiting.set(deliveryId, dueAt);
     this.waitingBySubject.set(key, waiting);
+    if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.forgetOverdue();
+  }
+
+  /** Deliveries noted as waiting now, over every endpoint and subject. */
+  get waitingDeliveries(): number {
+    let count = 0;
+    for (const waiting of this.waitingBySubject.values()) count += waiting.size;
+    return count;
+  }
+
+  /**
+   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}, as
+   * {@link dueAhead} does for one subject: those of subjects no later event asks about (their
+   * retry handled out of this process's sight) would otherwise stay for the process's life.
+   */
+  private forgetOverdue(): void {
+    this.notesSinceSweep = 0;
+    const now = this.clock.now();
+    for (const [key, waiting] of this.waitingBySubject) {
+      for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
+      if (waiting.size === 0) this.waitingBySubject.delete(key);
+    }
   }
 
   /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */
