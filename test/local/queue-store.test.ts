@@ -89,4 +89,22 @@ describe('LevelQueueStore', () => {
     expect(await store.delete([again!.receiptHandle])).toBe(1);
     expect(await db.keys().all()).toEqual([]);
   });
+
+  it('hands a message left in flight by a process that is gone out again in its first place, before later ones', async () => {
+    const db = await openDb();
+    const clock = new ManualClock(1_000);
+    const before = new LevelQueueStore(db, 'dispatch', clock);
+    await before.open();
+    await before.send([{ body: 'first', delaySeconds: 0 }]);
+    await clock.advance(10);
+    await before.send([{ body: 'second', delaySeconds: 0 }]);
+    await clock.advance(10);
+    expect((await before.receive(1, 180_000)).map((m) => m.body)).toEqual(['first']);
+
+    // A restart: the new process releases what the old one had in flight.
+    await clock.advance(10);
+    const after = new LevelQueueStore(db, 'dispatch', clock);
+    await after.open();
+    expect((await after.receive(10, 30_000)).map((m) => m.body)).toEqual(['first', 'second']);
+  });
 });

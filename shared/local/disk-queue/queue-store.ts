@@ -93,7 +93,9 @@ export class LevelQueueStore {
   /**
    * Counts the stored messages and makes those left in flight visible again: one process opens
    * a data dir at a time, so a message in flight at open was taken by a process that is gone,
-   * and waiting out its visibility timeout (minutes) would only delay its delivery.
+   * and waiting out its visibility timeout (minutes) would only delay its delivery. Each goes
+   * back in its first place (visible from when it was sent), ahead of messages sent after it:
+   * at the end of the queue, an event could follow a later event of its own subject.
    */
   open(): Promise<void> {
     return this.serial(async () => {
@@ -105,8 +107,10 @@ export class LevelQueueStore {
       for await (const [key, value] of this.db.iterator({ gt: this.prefix, lt: this.end })) {
         this.stored++;
         const [, visibleAt, , state] = key.split('!');
-        if (state === 'f' && Number(visibleAt) > now)
-          released.push({ type: 'del', key }, { type: 'put', key: this.key(now, 'q'), value });
+        if (state !== 'f' || Number(visibleAt) <= now) continue;
+        const { sentAt } = JSON.parse(value) as Partial<MessageAttributes>;
+        const firstPlace = typeof sentAt === 'number' ? Math.min(sentAt, now) : now;
+        released.push({ type: 'del', key }, { type: 'put', key: this.key(firstPlace, 'q'), value });
       }
       await this.db.batch(released);
     });
