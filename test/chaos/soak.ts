@@ -59,6 +59,7 @@ if (values.dump) {
 const clean =
   result.missing.length === 0 &&
   result.duplicateIds === 0 &&
+  result.outOfOrder === 0 &&
   result.retryAfterViolations === 0 &&
   result.busiest30s <= 200;
 process.exitCode = clean ? 0 : 1;
