@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import { noteNextAttempt } from '../webhooks/attempt.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { subjectOfBody } from '../webhooks/event-subject.ts';
+import { deliveryMessage } from '../webhooks/messages.ts';
 import { delaySecondsUntil } from '../webhooks/queue.ts';
 import type { Delivery } from '../webhooks/store.ts';
 import { queueDepth } from './queue-backlog-gauge.ts';
@@ -30,14 +31,9 @@ export async function requeuePendingDeliveries(deps: DispatcherDeps): Promise<nu
   for (const delivery of pending) {
     const event = await deps.store.getEvent(delivery.eventId);
     const subject = event === undefined ? undefined : subjectOfBody(event.body);
-    if (subject !== undefined) noteNextAttempt(delivery, subject, deps);
+    noteNextAttempt(delivery, subject, deps);
     await deps.queue.send(
-      {
-        kind: 'delivery',
-        deliveryId: delivery.id,
-        subscriptionId: delivery.subscriptionId,
-        ...(subject === undefined ? {} : { subject }),
-      },
+      deliveryMessage(delivery, subject),
       delaySecondsUntil(delivery.nextAttemptAt, deps.clock.now()),
     );
   }

@@ -7,6 +7,7 @@ import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import { afterPredecessors, type EndpointSignal } from './endpoint-scheduler.ts';
 import { subjectOfBody } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
+import { deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
@@ -152,12 +153,7 @@ export async function afterDeliveryWrite(
   const { deps } = batch;
   if (written.status === 'pending') {
     batch.enqueue(
-      {
-        kind: 'delivery',
-        deliveryId: written.id,
-        subscriptionId: written.subscriptionId,
-        ...(subject === undefined ? {} : { subject }),
-      },
+      deliveryMessage(written, subject),
       delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
       recordIds,
     );
@@ -170,9 +166,15 @@ export async function afterDeliveryWrite(
 /**
  * Notes in the process's scheduler whether a delivery of `subject` still waits for a later
  * attempt (pending) or no longer (delivered, dead): a subject's later events wait behind the
- * waiting ones (see EndpointScheduler.dueAhead).
+ * waiting ones (see EndpointScheduler.dueAhead). A delivery whose subject is not known keeps
+ * no place.
  */
-export function noteNextAttempt(next: Delivery, subject: string, deps: DispatcherDeps): void {
+export function noteNextAttempt(
+  next: Delivery,
+  subject: string | undefined,
+  deps: DispatcherDeps,
+): void {
+  if (subject === undefined) return;
   if (next.status === 'pending')
     deps.scheduler.noteWaiting(next.subscriptionId, subject, next.id, next.nextAttemptAt);
   else deps.scheduler.noteSettled(next.subscriptionId, subject, next.id);
@@ -212,7 +214,7 @@ export async function attemptDelivery(
   const { delivery } = record;
   const place: Place = { batch, recordIds, subject: messageSubject };
   if (delivery.status !== 'pending') {
-    if (messageSubject !== undefined) noteNextAttempt(delivery, messageSubject, deps);
+    noteNextAttempt(delivery, messageSubject, deps);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
   }
   const now = clock.now();
@@ -249,7 +251,7 @@ export async function attemptDelivery(
     { delivery, log: record.attempts, subscription, body: event.body },
     batch,
   );
-  if (place.subject !== undefined) noteNextAttempt(sent.next, place.subject, deps);
+  noteNextAttempt(sent.next, place.subject, deps);
   if (await store.updateDelivery(sent.next, sent.log)) {
     if (sent.next.status === 'delivered') batch.delivered.count(streamOfBody(event.body));
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
@@ -273,7 +275,7 @@ async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch)
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */
 async function update(delivery: Delivery, place: Place): Promise<boolean> {
   const { batch, recordIds, subject } = place;
-  if (subject !== undefined) noteNextAttempt(delivery, subject, batch.deps);
+  noteNextAttempt(delivery, subject, batch.deps);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
   await afterDeliveryWrite(delivery, batch, recordIds, subject);
   return true;

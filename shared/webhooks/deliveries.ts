@@ -1,5 +1,6 @@
 import { hashEventId } from '../changes/event-id.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type { Delivery } from './store.ts';
 
@@ -44,7 +45,7 @@ export async function startDelivery(delivery: Delivery, deps: DispatcherDeps): P
   const pending = created || (await deps.store.getDelivery(delivery.id))?.status === 'pending';
   if (pending) {
     await deps.queue.send(
-      { kind: 'delivery', deliveryId: delivery.id, subscriptionId: delivery.subscriptionId },
+      deliveryMessage(delivery),
       delaySecondsUntil(delivery.nextAttemptAt, deps.clock.now()),
     );
   }

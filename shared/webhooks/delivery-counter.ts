@@ -1,5 +1,5 @@
 import { CONNECTOR_SOURCE_PREFIX } from '../changes/envelope.ts';
-import { DispatchEventSchema } from './messages.ts';
+import { eventOfBody } from './messages.ts';
 
 /**
  * Succeeded deliveries counted per stream (`<connectionId>:<entityType>`), for progress: a
@@ -42,14 +42,8 @@ export function deliveryStreamId(event: {
  * `undefined` when the body is not a change event. Pure.
  */
 export function streamOfBody(body: string): string | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const event = DispatchEventSchema.safeParse(json);
-  return event.success ? deliveryStreamId(event.data) : undefined;
+  const event = eventOfBody(body);
+  return event === undefined ? undefined : deliveryStreamId(event);
 }
 
 /**

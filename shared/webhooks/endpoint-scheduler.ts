@@ -160,10 +160,20 @@ export class EndpointScheduler {
   private forgetOverdue(): void {
     this.notesSinceSweep = 0;
     const now = this.clock.now();
-    for (const [key, waiting] of this.waitingBySubject) {
-      for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
-      if (waiting.size === 0) this.waitingBySubject.delete(key);
-    }
+    for (const key of this.waitingBySubject.keys()) this.waitingOf(key, now);
+  }
+
+  /**
+   * The deliveries of one endpoint and subject still waited for at `now`: those overdue by more
+   * than {@link FORGOTTEN_AFTER_MS} are forgotten first (and the entry, once empty).
+   */
+  private waitingOf(key: string, now: number): Map<string, number> | undefined {
+    const waiting = this.waitingBySubject.get(key);
+    if (!waiting) return undefined;
+    for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
+    if (waiting.size > 0) return waiting;
+    this.waitingBySubject.delete(key);
+    return undefined;
   }
 
   /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */
@@ -181,17 +191,12 @@ export class EndpointScheduler {
    * it), so a subject is never held back for good.
    */
   dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
-    const key = subjectKeyAt(endpoint, subject);
-    const waiting = this.waitingBySubject.get(key);
-    if (!waiting) return undefined;
-    const now = this.clock.now();
+    const waiting = this.waitingOf(subjectKeyAt(endpoint, subject), this.clock.now());
     let latest: number | undefined;
-    for (const [id, dueAt] of waiting) {
+    for (const [id, dueAt] of waiting ?? []) {
       if (id === deliveryId) break;
-      if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
-      else latest = Math.max(latest ?? dueAt, dueAt);
+      latest = Math.max(latest ?? dueAt, dueAt);
     }
-    if (waiting.size === 0) this.waitingBySubject.delete(key);
     return latest;
   }
 

@@ -1,4 +1,4 @@
-import { type DispatchEvent, DispatchEventSchema } from './messages.ts';
+import { type DispatchEvent, eventOfBody } from './messages.ts';
 
 /**
  * What orders an event's deliveries: its subject, or the event itself when it has none. Pure.
@@ -13,10 +13,6 @@ export function subjectKey(event: DispatchEvent): string {
  * then keeps no place among other deliveries). Pure.
  */
 export function subjectOfBody(body: string): string | undefined {
-  try {
-    const event = DispatchEventSchema.safeParse(JSON.parse(body));
-    return event.success ? subjectKey(event.data) : undefined;
-  } catch {
-    return undefined;
-  }
+  const event = eventOfBody(body);
+  return event === undefined ? undefined : subjectKey(event);
 }

@@ -5,7 +5,7 @@ import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { afterPredecessors } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
-import type { DispatchEvent } from './messages.ts';
+import { type DispatchEvent, deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type {
   Attempt,
@@ -145,12 +145,7 @@ async function resumeFanOut(
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(
-          {
-            kind: 'delivery',
-            deliveryId: existing.id,
-            subscriptionId: existing.subscriptionId,
-            subject: subjectKey(item.event),
-          },
+          deliveryMessage(existing, subjectKey(item.event)),
           delaySecondsUntil(existing.nextAttemptAt, clock.now()),
           item.recordIds,
         );

@@ -57,6 +57,35 @@ export const DeliveryMessageSchema = z.object({
 /** A delivery message (see {@link DeliveryMessageSchema}). */
 export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
+/**
+ * The message that makes the next attempt of `delivery`, naming its event's subject when known.
+ * Pure.
+ * @example deliveryMessage({ id: 'd1', subscriptionId: 's1' }, 'c-1')
+ */
+export function deliveryMessage(
+  delivery: { id: string; subscriptionId: string },
+  subject?: string,
+): DeliveryMessage {
+  return {
+    kind: 'delivery',
+    deliveryId: delivery.id,
+    subscriptionId: delivery.subscriptionId,
+    ...(subject === undefined ? {} : { subject }),
+  };
+}
+
+/**
+ * A stored event body as far as the dispatcher reads it; undefined when it is not an event
+ * (a retry has the body, not the parsed event). Pure.
+ */
+export function eventOfBody(body: string): DispatchEvent | undefined {
+  try {
+    return DispatchEventSchema.safeParse(JSON.parse(body)).data;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Either kind of body found on the dispatch queue. */
 export const DispatchMessageSchema = z.union([DeliveryMessageSchema, EventBridgeEnvelopeSchema]);
 
