@@ -18,7 +18,9 @@ import { createStateTable } from '../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../shared/webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
+import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import { MemoryOperationalEventSink } from '../shared/webhooks/operational-events.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
@@ -129,6 +131,17 @@ export async function startCostPipeline(): Promise<CostPipeline> {
     sink: new MemoryOperationalEventSink(),
     clock: systemClock,
     random: systemRandom,
+    // As in AWS: the endpoints' slots shared through the table (read and written when an
+    // invocation takes its share and when it gives it back).
+    scheduler: new EndpointScheduler(
+      systemClock,
+      new DynamoDbEndpointSlots({
+        client: dynamo.client,
+        tableName: TABLE,
+        clock: systemClock,
+        random: systemRandom,
+      }),
+    ),
     // As in AWS: one counter write per stream per batch (backfill progress).
     deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo.client, tableName: TABLE }),
     logger: {
@@ -178,6 +191,7 @@ export async function startCostPipeline(): Promise<CostPipeline> {
       const records = messages.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' }));
       const started = performance.now();
       const result = await processDispatchBatch(records, deps);
+      await deps.scheduler.releaseIdleSlots();
       seconds += (performance.now() - started) / 1000;
       invocations += 1;
       const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));

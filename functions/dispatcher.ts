@@ -12,7 +12,7 @@ const metrics = new Metrics();
 
 /**
  * SQS-triggered dispatcher (report batch item failures must be on in the event source
- * mapping). Dependencies are built on the first invocation and reused while warm; a missing
+ * mapping). Before it returns, it gives back the endpoints' slots it held for the batch. Dependencies are built on the first invocation and reused while warm; a missing
  * variable fails fast, named.
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -21,9 +21,16 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     new DynamoDBClient({}),
     new EmfDispatchMetrics(metrics),
   );
+  const current = deps;
   try {
-    return await processDispatchBatch(event.Records, deps);
+    return await processDispatchBatch(event.Records, current);
   } finally {
+    // A frozen container would hold its share of the endpoints' slots until it lapses.
+    await current.scheduler.releaseIdleSlots().catch((error: unknown) => {
+      current.logger.warn('could not give back endpoint slots (they lapse on their own)', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    });
     metrics.publishStoredMetrics();
   }
 };

@@ -2,14 +2,16 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
-import { systemClock } from '../shared/clock.ts';
+import { systemClock, systemRandom } from '../shared/clock.ts';
 import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.ts';
 import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
 import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
 import { PublisherOperationalSink } from '../shared/publish/publisher-operational-sink.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
+import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
 import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
@@ -33,8 +35,9 @@ export const WebhookLambdaEnvSchema = z.object({
 export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
 
 /**
- * The dispatcher's dependencies on AWS: the webhook store and the delivery counter on the
- * state table, the dispatch queue, the undici sender with the SSRF policy, operational events
+ * The dispatcher's dependencies on AWS: the webhook store, the delivery counter and the
+ * endpoints' slots on the state table (each container holds a share of an endpoint's
+ * concurrency, so the limit holds across the containers), the dispatch queue, the undici sender with the SSRF policy, operational events
  * to the dispatch queue (for subscribers) and to the bus (for rules; they are rare, so every
  * one is put, matched or not).
  */
@@ -67,6 +70,15 @@ export function buildWebhookDeps(
       client: dynamo,
       tableName: env.STATE_TABLE_NAME,
     }),
+    scheduler: new EndpointScheduler(
+      systemClock,
+      new DynamoDbEndpointSlots({
+        client: dynamo,
+        tableName: env.STATE_TABLE_NAME,
+        clock: systemClock,
+        random: systemRandom,
+      }),
+    ),
     queue: new SqsDeliveryQueue(sqs, env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },

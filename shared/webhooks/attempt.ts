@@ -4,7 +4,7 @@ import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
-import { afterPredecessors, type EndpointSignal } from './endpoint-scheduler.ts';
+import type { EndpointSignal } from './endpoint-scheduler.ts';
 import { subjectOfBody } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
 import { deliveryMessage } from './messages.ts';
@@ -12,6 +12,7 @@ import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
+import { afterPredecessors } from './waiting-deliveries.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
 const EARLY_ARRIVAL_SLACK_MS = 1000;

@@ -1,32 +1,11 @@
 import type { Clock } from '../clock.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
+import type { EndpointSlots } from './endpoint-slots.ts';
+import { HeldSlots } from './held-slots.ts';
+import { WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
 export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
-
-/**
- * A subject's delivery overdue by this long is no longer waited for: its retry is handled
- * within a second or so of its due time, so one this late was handled out of this process's
- * sight (a replay, another process) and would otherwise hold its subject back for good.
- */
-export const FORGOTTEN_AFTER_MS = 60_000;
-
-/** How long a delivery waits behind an earlier one of its subject that is due but not yet sent. */
-export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
-
-/**
- * When a delivery may go after earlier deliveries of its subject due at `dueAhead`: just after
- * them, or, if they are already due (their attempt is on its way), a moment from now. Pure.
- * @example afterPredecessors(10_000, 5_000) === 10_001
- */
-export function afterPredecessors(dueAhead: number, now: number): number {
-  return dueAhead > now ? dueAhead + 1 : now + OVERDUE_PREDECESSOR_WAIT_MS;
-}
-
-/** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */
-const SWEEP_EVERY_NOTES = 1000;
-
-const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
 
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
@@ -47,8 +26,10 @@ interface EndpointLane {
   waiting: Slot[];
   /** Slots of the live lane among `waiting`. */
   liveWaiting: number;
-  /** Deliveries per second at most (token spacing), when the subscription sets a rate. */
-  minGapMs: number;
+  /** Deliveries per second at most over every process, when the subscription sets one. */
+  ratePerSecond: number | undefined;
+  /** This process's share of the endpoint's slots, when processes share the endpoint. */
+  slots: HeldSlots | undefined;
   lastStartAt: number;
   pausedUntil: number;
 }
@@ -63,15 +44,25 @@ interface EndpointLane {
  * a later attempt (a subject's later event waits behind them), so a
  * batch that read the endpoint earlier still sends nothing before the pause ends. Work of the
  * live lane starts before bulk work waiting at the same endpoint (the lanes keep one subject's
- * events in one lane while its bulk events wait; see DispatchLanes).
+ * events in one lane while its bulk events wait; see DispatchLanes). Given {@link EndpointSlots},
+ * the limit and the rate hold across every process that shares them: this one starts no more
+ * than its share (see HeldSlots).
  */
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
-  /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
-  private readonly waitingBySubject = new Map<string, Map<string, number>>();
-  private notesSinceSweep = 0;
+  private readonly waiting: WaitingDeliveries;
 
-  constructor(private readonly clock: Clock) {}
+  /**
+   * @param slots Where processes that deliver to the same endpoints share its slots (in AWS,
+   *   the dispatcher's containers, through the table); without it the limits hold within this
+   *   process only (the local runtime is one process).
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly slots?: EndpointSlots,
+  ) {
+    this.waiting = new WaitingDeliveries(clock);
+  }
 
   /**
    * Runs `work` when the endpoint has room and `subject` has nothing in flight there. Work for
@@ -96,7 +87,17 @@ export class EndpointScheduler {
       lane.inFlight--;
       lane.busySubjects.delete(subject);
       this.pump(endpoint, lane);
+      if (lane.inFlight === 0 && lane.waiting.length === 0) lane.slots?.idle();
     }
+  }
+
+  /**
+   * Gives back the slots of every endpoint that has no work now (see EndpointSlots), so other
+   * processes may use them at once: a Lambda invocation calls it before it ends (a frozen
+   * container would otherwise hold them until they lapse). Throws when the store failed.
+   */
+  async releaseIdleSlots(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((lane) => lane.slots?.releaseIfIdle()));
   }
 
   /** Feeds one request's result into the endpoint's adaptive limit. */
@@ -134,70 +135,25 @@ export class EndpointScheduler {
 
   /**
    * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
-   * (a retry, a deferral). A subject's waiting deliveries keep the order in which they were
-   * first noted, which is the order their events were detected in.
+   * (see WaitingDeliveries.note).
    */
   noteWaiting(endpoint: string, subject: string, deliveryId: string, dueAt: number): void {
-    const key = subjectKeyAt(endpoint, subject);
-    const waiting = this.waitingBySubject.get(key) ?? new Map<string, number>();
-    waiting.set(deliveryId, dueAt);
-    this.waitingBySubject.set(key, waiting);
-    if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.forgetOverdue();
+    this.waiting.note(endpoint, subject, deliveryId, dueAt);
   }
 
   /** Deliveries noted as waiting now, over every endpoint and subject. */
   get waitingDeliveries(): number {
-    let count = 0;
-    for (const waiting of this.waitingBySubject.values()) count += waiting.size;
-    return count;
-  }
-
-  /**
-   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}, as
-   * {@link dueAhead} does for one subject: those of subjects no later event asks about (their
-   * retry handled out of this process's sight) would otherwise stay for the process's life.
-   */
-  private forgetOverdue(): void {
-    this.notesSinceSweep = 0;
-    const now = this.clock.now();
-    for (const key of this.waitingBySubject.keys()) this.waitingOf(key, now);
-  }
-
-  /**
-   * The deliveries of one endpoint and subject still waited for at `now`: those overdue by more
-   * than {@link FORGOTTEN_AFTER_MS} are forgotten first (and the entry, once empty).
-   */
-  private waitingOf(key: string, now: number): Map<string, number> | undefined {
-    const waiting = this.waitingBySubject.get(key);
-    if (!waiting) return undefined;
-    for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
-    if (waiting.size > 0) return waiting;
-    this.waitingBySubject.delete(key);
-    return undefined;
+    return this.waiting.size;
   }
 
   /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */
   noteSettled(endpoint: string, subject: string, deliveryId: string): void {
-    const key = subjectKeyAt(endpoint, subject);
-    const waiting = this.waitingBySubject.get(key);
-    if (!waiting?.delete(deliveryId) || waiting.size > 0) return;
-    this.waitingBySubject.delete(key);
+    this.waiting.settle(endpoint, subject, deliveryId);
   }
 
-  /**
-   * When the deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if
-   * it was never noted) are due: the latest of their times, or undefined when none waits. One
-   * overdue by more than {@link FORGOTTEN_AFTER_MS} is forgotten (this process lost track of
-   * it), so a subject is never held back for good.
-   */
+  /** When the deliveries of `subject` noted before `deliveryId` are due (see WaitingDeliveries.dueAhead). */
   dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
-    const waiting = this.waitingOf(subjectKeyAt(endpoint, subject), this.clock.now());
-    let latest: number | undefined;
-    for (const [id, dueAt] of waiting ?? []) {
-      if (id === deliveryId) break;
-      latest = Math.max(latest ?? dueAt, dueAt);
-    }
-    return latest;
+    return this.waiting.dueAhead(endpoint, subject, deliveryId);
   }
 
   private lane(
@@ -205,10 +161,10 @@ export class EndpointScheduler {
     settings: { maxConcurrency?: number; ratePerSecond?: number },
   ): EndpointLane {
     const max = settings.maxConcurrency ?? ENDPOINT_CONCURRENCY_DEFAULT;
-    const minGapMs = settings.ratePerSecond ? 1000 / settings.ratePerSecond : 0;
+    const ratePerSecond = settings.ratePerSecond || undefined;
     let lane = this.lanes.get(endpoint);
     if (!lane) {
-      lane = {
+      const created: EndpointLane = {
         limit: max,
         max,
         inFlight: 0,
@@ -216,26 +172,45 @@ export class EndpointScheduler {
         busySubjects: new Set(),
         waiting: [],
         liveWaiting: 0,
-        minGapMs,
+        ratePerSecond,
+        slots: undefined,
         lastStartAt: Number.NEGATIVE_INFINITY,
         pausedUntil: 0,
       };
-      this.lanes.set(endpoint, lane);
+      if (this.slots)
+        created.slots = new HeldSlots(
+          this.slots,
+          endpoint,
+          this.clock,
+          () => slotDemand(created),
+          () => this.pump(endpoint, created),
+        );
+      this.lanes.set(endpoint, created);
+      lane = created;
     } else {
       // The subscription was changed: new bounds apply from now on.
       lane.max = max;
       lane.limit = Math.min(lane.limit, max);
-      lane.minGapMs = minGapMs;
+      lane.ratePerSecond = ratePerSecond;
     }
     return lane;
   }
 
+  /** Starts what the lane's limits allow, and asks for more slots when they are what holds work back. */
   private pump(endpoint: string, lane: EndpointLane): void {
-    while (lane.inFlight < lane.limit) {
+    this.startWhatMay(endpoint, lane);
+    const usable = lane.slots?.usable ?? Number.POSITIVE_INFINITY;
+    if (lane.inFlight >= usable && usable < lane.limit && nextSlot(lane) >= 0)
+      lane.slots?.askForMore();
+  }
+
+  private startWhatMay(endpoint: string, lane: EndpointLane): void {
+    const usable = lane.slots?.usable ?? Number.POSITIVE_INFINITY;
+    while (lane.inFlight < Math.min(lane.limit, usable)) {
       const index = nextSlot(lane);
       if (index < 0) return;
       const now = this.clock.now();
-      const spacedAt = lane.lastStartAt + lane.minGapMs;
+      const spacedAt = lane.lastStartAt + minGapMs(lane);
       if (spacedAt > now) {
         void this.clock.sleep(spacedAt - now).then(() => this.pump(endpoint, lane));
         return;
@@ -248,6 +223,23 @@ export class EndpointScheduler {
       slot!.start();
     }
   }
+}
+
+/** What a lane asks of its share of slots: room for what is in flight and waiting, within its limit. */
+function slotDemand(lane: EndpointLane): { wanted: number; max: number } {
+  const busy = lane.inFlight + lane.waiting.length;
+  const wanted = busy === 0 ? 0 : Math.max(lane.inFlight, Math.min(lane.limit, busy));
+  return { wanted, max: lane.max };
+}
+
+/**
+ * The spacing of a lane's starts that keeps its subscription's rate: over every process, each
+ * process takes the part of the rate that its share is of the endpoint's slots.
+ */
+function minGapMs(lane: EndpointLane): number {
+  if (!lane.ratePerSecond) return 0;
+  const share = lane.slots ? Math.min(lane.slots.usable, lane.max) / lane.max : 1;
+  return share > 0 ? 1000 / (lane.ratePerSecond * share) : 0;
 }
 
 /**

@@ -3,7 +3,6 @@ import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
-import { afterPredecessors } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import { type DispatchEvent, deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
@@ -17,6 +16,7 @@ import type {
   StoredEventRecord,
 } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
+import { afterPredecessors } from './waiting-deliveries.ts';
 
 /** An event from the queue, once per batch however many records carried it. */
 export interface IncomingEvent {

@@ -147,6 +147,9 @@ describe('functions/dispatcher handler', () => {
       const { DynamoDbWebhookStore } = await import('../../shared/webhooks/dynamodb-store.ts');
       const { createWebhookService } = await import('../../shared/webhooks/service.ts');
       const { createDispatcherDeps } = await import('../../shared/webhooks/dispatcher-deps.ts');
+      const { DynamoDbEndpointSlots } = await import(
+        '../../shared/webhooks/dynamodb-endpoint-slots.ts'
+      );
       const clock = new ManualClock(Date.now());
       const store = new DynamoDbWebhookStore({
         client: table.client,
@@ -172,7 +175,9 @@ describe('functions/dispatcher handler', () => {
         resolve: async () => [{ address: '127.0.0.1', family: 4 }],
         randomBytes: (size) => new Uint8Array(size).fill(9),
       });
-      const { secret } = await admin.createSubscription({ url: receiver.url('/lambda') });
+      const { subscription, secret } = await admin.createSubscription({
+        url: receiver.url('/lambda'),
+      });
       receiver.secrets.set('/lambda', [secret]);
 
       const { handler } = await import('../../functions/dispatcher.ts');
@@ -206,6 +211,15 @@ describe('functions/dispatcher handler', () => {
         [eventIdOf(90), 1],
       ]);
       expect(await receiveAll(queueUrl)).toEqual([]);
+      // The invocation gave its share of the endpoint's slots back before it returned.
+      const otherContainer = new DynamoDbEndpointSlots({
+        client: table.client,
+        tableName: table.tableName,
+        clock,
+        random: () => 0.5,
+      });
+      expect((await otherContainer.hold(subscription.id, 16, 16)).slots).toBe(16);
+      await otherContainer.hold(subscription.id, 0, 16);
       // A replay goes through a delivery message, handled by the same handler.
       await admin.replayEvent(eventIdOf(90));
       const deliveryMessages = await receiveAll(queueUrl);

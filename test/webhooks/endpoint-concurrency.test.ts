@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import {
   afterPredecessors,
-  EndpointScheduler,
   FORGOTTEN_AFTER_MS,
   OVERDUE_PREDECESSOR_WAIT_MS,
-} from '../../shared/webhooks/endpoint-scheduler.ts';
-import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
+} from '../../shared/webhooks/waiting-deliveries.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';

@@ -5,6 +5,7 @@ import {
   createDispatcherDeps,
   type DispatcherConfig,
 } from '../../../shared/webhooks/dispatcher-deps.ts';
+import type { EndpointScheduler } from '../../../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../../../shared/webhooks/http-sender.ts';
 import { MemoryWebhookStore } from '../../../shared/webhooks/memory-store.ts';
 import { CountingMetrics } from '../../../shared/webhooks/metrics.ts';
@@ -25,6 +26,8 @@ export interface HarnessOptions {
   store?: WebhookStore;
   seed?: number;
   deliveryCounter?: DeliveryCounter;
+  /** The process's endpoint scheduler (one sharing slots with other harnesses, say). */
+  scheduler?: EndpointScheduler;
 }
 
 let byteSeed = 1;
@@ -54,6 +57,7 @@ export function createHarness(options: HarnessOptions = {}) {
     logger: { warn: () => {}, error: () => {} },
     config: options.config,
     ...(options.deliveryCounter ? { deliveryCounter: options.deliveryCounter } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
   });
   const bytes = seededRandom(byteSeed++);
   const service = createWebhookService({

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Clock, RandomSource } from '../clock.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
+import {
+  type EndpointSlots,
+  type SlotHold,
+  SlotHoldersSchema,
+  shareSlots,
+} from './endpoint-slots.ts';
+
+/** Sort key of an endpoint's slots item, beside its state (`ENDPOINT#<subId>`, `STATE`). */
+export const SLOTS_SK = 'SLOTS';
+
+/** Reads and conditional writes one share of an endpoint's slots may take before giving up. */
+const HOLD_TRIES = 5;
+
+/** An abandoned slots item goes after a day (the table's TTL); every write pushes this on. */
+const SLOTS_ITEM_TTL_SECONDS = 86_400;
+
+const SlotsItemSchema = z.object({
+  holders: SlotHoldersSchema,
+  version: z.number().int(),
+});
+
+/** Options of {@link DynamoDbEndpointSlots}. */
+export interface DynamoDbEndpointSlotsOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  clock: Clock;
+  random: RandomSource;
+  /** This process's holder id; a fresh UUID unless given (tests name theirs). */
+  holder?: string;
+}
+
+/**
+ * {@link EndpointSlots} in the state table: one item per endpoint (pk `ENDPOINT#<subId>`, sk
+ * `SLOTS`) with every holder's share and a version. A share is taken by reading the item and
+ * writing it back on the condition that its version has not moved, so two dispatchers never
+ * both take the same free slot; one that loses reads again (strongly consistent), after a
+ * short random wait. A share is given back with one update that removes it. An invocation
+ * that delivers to an endpoint costs about one read and two writes. The item stays under 1 KB while fewer than ~20 processes hold shares (one
+ * write unit; in AWS at most `dispatcherMaxConcurrency` containers do).
+ */
+export class DynamoDbEndpointSlots implements EndpointSlots {
+  private readonly client: DocumentClient;
+  private readonly table: WebhookTable;
+  readonly holder: string;
+
+  constructor(private readonly options: DynamoDbEndpointSlotsOptions) {
+    // Same translate options as the other stores on this client (`from` keeps them on it).
+    this.client = documentClientOf(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    this.table = new WebhookTable(this.client, options.tableName);
+    this.holder = options.holder ?? randomUUID();
+  }
+
+  async hold(endpoint: string, want: number, max: number): Promise<SlotHold> {
+    const { tableName, clock, random } = this.options;
+    const pk = `ENDPOINT#${endpoint}`;
+    if (want === 0) return this.release(pk);
+    for (let attempt = 1; attempt <= HOLD_TRIES; attempt++) {
+      // A stale read loses the conditional write below and is read again, consistently.
+      const item = await withStoreErrors(tableName, 'GetItem', () =>
+        this.table.getItem(pk, SLOTS_SK, attempt > 1),
+      );
+      const stored = item
+        ? parseOrThrow(SlotsItemSchema, item, 'stored endpoint slots')
+        : { holders: {}, version: 0 };
+      const now = clock.now();
+      const shared = shareSlots(stored.holders, this.holder, want, max, now);
+      if (!shared.changed) return shared.hold;
+      const written = await withStoreErrors(tableName, 'PutItem', async () => {
+        try {
+          await this.table.put(
+            {
+              pk,
+              sk: SLOTS_SK,
+              holders: shared.holders,
+              version: stored.version + 1,
+              ttl: Math.floor(now / 1000) + SLOTS_ITEM_TTL_SECONDS,
+            },
+            'attribute_not_exists(pk) OR version = :version',
+            { ':version': stored.version },
+          );
+          return true;
+        } catch (error) {
+          if (isConditionFailure(error)) return false;
+          throw error;
+        }
+      });
+      if (written) return shared.hold;
+      await clock.sleep(10 + random() * 40 * attempt);
+    }
+    throw new BridgeError(`slots of endpoint ${endpoint} stayed contended`, { retryable: true });
+  }
+
+  /**
+   * Gives this holder's share back in one write, without reading: the version moves too, so a
+   * holder that read the share before cannot write it back.
+   */
+  private async release(pk: string): Promise<SlotHold> {
+    const { tableName, clock } = this.options;
+    await withStoreErrors(tableName, 'UpdateItem', async () => {
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk, sk: SLOTS_SK },
+            UpdateExpression: 'REMOVE holders.#holder ADD version :one',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeNames: { '#holder': this.holder },
+            ExpressionAttributeValues: { ':one': 1 },
+          }),
+        );
+      } catch (error) {
+        // No item: nothing was held.
+        if (!isConditionFailure(error)) throw error;
+      }
+    });
+    return { slots: 0, until: clock.now() };
+  }
+}

@@ -1,0 +1,106 @@
+import type { Clock } from '../clock.ts';
+
+/**
+ * A subject's delivery overdue by this long is no longer waited for: its retry is handled
+ * within a second or so of its due time, so one this late was handled out of this process's
+ * sight (a replay, another process) and would otherwise hold its subject back for good.
+ */
+export const FORGOTTEN_AFTER_MS = 60_000;
+
+/** How long a delivery waits behind an earlier one of its subject that is due but not yet sent. */
+export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
+
+/**
+ * When a delivery may go after earlier deliveries of its subject due at `dueAhead`: just after
+ * them, or, if they are already due (their attempt is on its way), a moment from now. Pure.
+ * @example afterPredecessors(10_000, 5_000) === 10_001
+ */
+export function afterPredecessors(dueAhead: number, now: number): number {
+  return dueAhead > now ? dueAhead + 1 : now + OVERDUE_PREDECESSOR_WAIT_MS;
+}
+
+/** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */
+const SWEEP_EVERY_NOTES = 1000;
+
+const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+
+/**
+ * Per endpoint and subject, the deliveries that wait for a later attempt (a retry, a deferral
+ * behind a pause), in the order they were first noted, which is the order their events were
+ * detected in: a subject's later delivery waits behind them (see EndpointScheduler).
+ */
+export class WaitingDeliveries {
+  /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
+  private readonly bySubject = new Map<string, Map<string, number>>();
+  private notesSinceSweep = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  /**
+   * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
+   * (a retry, a deferral). A subject's waiting deliveries keep the order in which they were
+   * first noted, which is the order their events were detected in.
+   */
+  note(endpoint: string, subject: string, deliveryId: string, dueAt: number): void {
+    const key = subjectKeyAt(endpoint, subject);
+    const waiting = this.bySubject.get(key) ?? new Map<string, number>();
+    waiting.set(deliveryId, dueAt);
+    this.bySubject.set(key, waiting);
+    if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.forgetOverdue();
+  }
+
+  /** Deliveries noted as waiting now, over every endpoint and subject. */
+  get size(): number {
+    let count = 0;
+    for (const waiting of this.bySubject.values()) count += waiting.size;
+    return count;
+  }
+
+  /**
+   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}, as
+   * {@link dueAhead} does for one subject: those of subjects no later event asks about (their
+   * retry handled out of this process's sight) would otherwise stay for the process's life.
+   */
+  private forgetOverdue(): void {
+    this.notesSinceSweep = 0;
+    const now = this.clock.now();
+    for (const key of this.bySubject.keys()) this.waitingOf(key, now);
+  }
+
+  /**
+   * The deliveries of one endpoint and subject still waited for at `now`: those overdue by more
+   * than {@link FORGOTTEN_AFTER_MS} are forgotten first (and the entry, once empty).
+   */
+  private waitingOf(key: string, now: number): Map<string, number> | undefined {
+    const waiting = this.bySubject.get(key);
+    if (!waiting) return undefined;
+    for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
+    if (waiting.size > 0) return waiting;
+    this.bySubject.delete(key);
+    return undefined;
+  }
+
+  /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */
+  settle(endpoint: string, subject: string, deliveryId: string): void {
+    const key = subjectKeyAt(endpoint, subject);
+    const waiting = this.bySubject.get(key);
+    if (!waiting?.delete(deliveryId) || waiting.size > 0) return;
+    this.bySubject.delete(key);
+  }
+
+  /**
+   * When the deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if
+   * it was never noted) are due: the latest of their times, or undefined when none waits. One
+   * overdue by more than {@link FORGOTTEN_AFTER_MS} is forgotten (this process lost track of
+   * it), so a subject is never held back for good.
+   */
+  dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
+    const waiting = this.waitingOf(subjectKeyAt(endpoint, subject), this.clock.now());
+    let latest: number | undefined;
+    for (const [id, dueAt] of waiting ?? []) {
+      if (id === deliveryId) break;
+      latest = Math.max(latest ?? dueAt, dueAt);
+    }
+    return latest;
+  }
+}

@@ -1,0 +1,193 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, seededRandom, systemClock } from '../../shared/clock.ts';
+import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-slots.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { MemoryEndpointSlots, SLOT_HOLD_MS } from '../../shared/webhooks/endpoint-slots.ts';
+import { SLOT_IDLE_RELEASE_MS, SLOT_RETRY_MS } from '../../shared/webhooks/held-slots.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+
+/** Work that runs until `finish` is called; `started` tells whether it began. */
+function heldWork() {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const work = { started: false, finish, run: async () => {} };
+  work.run = async () => {
+    work.started = true;
+    await done;
+  };
+  return work;
+}
+
+/** Two processes' schedulers sharing one endpoint's slots (as two dispatcher containers do). */
+function twoProcesses() {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const slots = new MemoryEndpointSlots(clock);
+  return {
+    clock,
+    a: new EndpointScheduler(clock, slots.holder('a')),
+    b: new EndpointScheduler(clock, slots.holder('b')),
+  };
+}
+
+describe('an endpoint’s concurrency across processes', () => {
+  it('starts no more requests in two processes together than the endpoint’s maximum', async () => {
+    const { clock, a, b } = twoProcesses();
+    const inA = Array.from({ length: 4 }, heldWork);
+    const inB = Array.from({ length: 4 }, heldWork);
+    const running = [
+      ...inA.map((work, n) => a.run('e', `a${n}`, { maxConcurrency: 4 }, work.run)),
+      ...inB.map((work, n) => b.run('e', `b${n}`, { maxConcurrency: 4 }, work.run)),
+    ];
+    await clock.advance(0);
+    expect(inA.filter((work) => work.started)).toHaveLength(4);
+    expect(inB.filter((work) => work.started)).toHaveLength(0);
+    // B asks again every SLOT_RETRY_MS; A's slots come back once its work is done and it has
+    // been idle for SLOT_IDLE_RELEASE_MS.
+    for (const work of inA) work.finish();
+    await clock.advance(SLOT_IDLE_RELEASE_MS - 1);
+    expect(inB.filter((work) => work.started)).toHaveLength(0);
+    await clock.advance(SLOT_RETRY_MS + 1);
+    expect(inB.filter((work) => work.started)).toHaveLength(4);
+    for (const work of inB) work.finish();
+    await Promise.all(running);
+  });
+
+  it('gives slots back at once when told to (a Lambda invocation’s end)', async () => {
+    const { clock, a, b } = twoProcesses();
+    const first = heldWork();
+    const running = a.run('e', 's1', { maxConcurrency: 1 }, first.run);
+    await clock.advance(0);
+    first.finish();
+    await running;
+    await a.releaseIdleSlots();
+    const second = heldWork();
+    const next = b.run('e', 's2', { maxConcurrency: 1 }, second.run);
+    await clock.advance(0);
+    expect(second.started).toBe(true);
+    second.finish();
+    await next;
+  });
+
+  it('renews a share while its work goes on, so it does not lapse to another process', async () => {
+    const { clock, a, b } = twoProcesses();
+    const long = heldWork();
+    const running = a.run('e', 's1', { maxConcurrency: 1 }, long.run);
+    await clock.advance(0);
+    const waiting = heldWork();
+    const next = b.run('e', 's2', { maxConcurrency: 1 }, waiting.run);
+    await clock.advance(3 * SLOT_HOLD_MS);
+    expect(waiting.started).toBe(false);
+    long.finish();
+    await running;
+    await clock.advance(SLOT_IDLE_RELEASE_MS + SLOT_RETRY_MS);
+    expect(waiting.started).toBe(true);
+    waiting.finish();
+    await next;
+  });
+
+  it('spaces a process’s starts by its part of the rate: half the slots, half the rate', async () => {
+    const { clock, a, b } = twoProcesses();
+    const settings = { maxConcurrency: 4, ratePerSecond: 10 };
+    const inB = Array.from({ length: 2 }, heldWork);
+    const holding = inB.map((work, n) => b.run('e', `b${n}`, settings, work.run));
+    await clock.advance(100);
+    const starts: number[] = [];
+    const inA = Array.from({ length: 3 }, (_, n) =>
+      a.run('e', `a${n}`, settings, async () => {
+        starts.push(clock.now());
+      }),
+    );
+    await clock.advance(1000);
+    await Promise.all(inA);
+    // A holds 2 of 4 slots: 5 per second, one start every 200 ms.
+    expect(starts.slice(1).map((at, i) => at - starts[i]!)).toEqual([200, 200]);
+    for (const work of inB) work.finish();
+    await Promise.all(holding);
+  });
+});
+
+let table: LocalTable;
+beforeAll(async () => {
+  table = await startLocalTable('slots-across-processes');
+});
+afterAll(async () => {
+  await table?.stop();
+});
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** Most requests that were in flight at once, from arrival and answer times. */
+function peakInFlight(spans: readonly { start: number; end: number }[]): number {
+  const edges = spans.flatMap((s) => [
+    { at: s.start, delta: 1 },
+    { at: s.end, delta: -1 },
+  ]);
+  edges.sort((x, y) => x.at - y.at || x.delta - y.delta);
+  let current = 0;
+  let peak = 0;
+  for (const edge of edges) {
+    current += edge.delta;
+    peak = Math.max(peak, current);
+  }
+  return peak;
+}
+
+describe('two dispatcher processes on one table', () => {
+  async function deliverThroughTwo(share: boolean) {
+    const spans: { start: number; end: number }[] = [];
+    const store = new MemoryWebhookStore();
+    const slotsOf = (holder: string) =>
+      share
+        ? new DynamoDbEndpointSlots({
+            client: table.client,
+            tableName: table.tableName,
+            clock: systemClock,
+            random: seededRandom(holder.length),
+            holder: `${holder}-${Date.now()}`,
+          })
+        : undefined;
+    const { harness: first, subscribe } = await startDispatchFixture(
+      cleanup,
+      (request) => {
+        spans.push({ start: Date.now(), end: Date.now() + 150 });
+        void request;
+        return { kind: 'respond', status: 200, delayMs: 150 };
+      },
+      { clock: systemClock, store, scheduler: new EndpointScheduler(systemClock, slotsOf('a')) },
+    );
+    const second = createHarness({
+      clock: systemClock,
+      store,
+      scheduler: new EndpointScheduler(systemClock, slotsOf('b')),
+    });
+    cleanup.push(() => second.sender.close());
+    await subscribe('/shared');
+    for (let n = 0; n < 32; n++) {
+      const harness = n % 2 === 0 ? first : second;
+      harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+    }
+    await Promise.all([first.drainVisible(16), second.drainVisible(16)]);
+    return spans;
+  }
+
+  it('keeps one endpoint’s 16 across both when they share slots through the table', async () => {
+    const spans = await deliverThroughTwo(true);
+    expect(spans).toHaveLength(32);
+    expect(peakInFlight(spans)).toBe(16);
+  }, 20_000);
+
+  it('reaches 32 at once without shared slots (each process counts only its own)', async () => {
+    const spans = await deliverThroughTwo(false);
+    expect(spans).toHaveLength(32);
+    expect(peakInFlight(spans)).toBe(32);
+  }, 20_000);
+});
