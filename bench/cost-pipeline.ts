@@ -11,6 +11,7 @@ import type { PollDeps, StreamDefinition } from '../shared/polling/poll-context.
 import { pollSettingsFromEnv, streamDefinitions } from '../shared/polling/poll-settings.ts';
 import { pollStream } from '../shared/polling/poll-stream.ts';
 import { RULES_REFRESH_MS } from '../shared/publish/bus-rules.ts';
+import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import { startSimulator } from '../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
@@ -93,6 +94,7 @@ export async function startCostPipeline(): Promise<CostPipeline> {
   );
   await createStateTable(dynamo.client, TABLE);
   const queueUrl = await sqs.createQueue('dispatch', { VisibilityTimeout: '30' });
+  const bulkQueueUrl = await sqs.createQueue('bulk-dispatch', { VisibilityTimeout: '30' });
   const ddb = countDynamoDb(dynamo.client);
   const sqsCounts = countSqs(sqs.client);
   const bus = countingBus();
@@ -102,9 +104,24 @@ export async function startCostPipeline(): Promise<CostPipeline> {
     clock.now(),
   );
   const definition: StreamDefinition = streamDefinitions('main', settings)[0]!;
+  // As in AWS: the bulk dispatch lane configured, so each publish of live events reads the
+  // stream's bulk-lane counts (no bulk work here: every event goes to the dispatch queue).
   const publisher = createPublisher(
-    parsePublisherConfig({ DISPATCH_QUEUE_URL: queueUrl, PUBLISH_EVENT_BUS_NAME: 'bench' }),
-    { eventBridgeClient: bus.client, sqsClient: sqs.client, clock },
+    parsePublisherConfig({
+      DISPATCH_QUEUE_URL: queueUrl,
+      BULK_DISPATCH_QUEUE_URL: bulkQueueUrl,
+      PUBLISH_EVENT_BUS_NAME: 'bench',
+    }),
+    {
+      eventBridgeClient: bus.client,
+      sqsClient: sqs.client,
+      clock,
+      bulkLaneLedger: new DynamoDbBulkLaneLedger({
+        client: dynamo.client,
+        tableName: TABLE,
+        clock,
+      }),
+    },
   );
   const pollDeps: PollDeps = {
     store: state,

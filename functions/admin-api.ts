@@ -78,8 +78,13 @@ function buildDeps(config: AdminApiConfig): AdminDeps {
       randomBytes: systemRandomBytes,
     }),
     state,
-    writeThrough: buildAdminWriteThrough(config.poll, process.env, state, (error, operation) =>
-      logger.error('write-through events not published', { error, operation }),
+    writeThrough: buildAdminWriteThrough(
+      config.poll,
+      process.env,
+      state,
+      dynamo,
+      (error, operation) =>
+        logger.error('write-through events not published', { error, operation }),
     ),
     // The props' starting set and the streams of every enabled stored connection.
     streams: async () => [

@@ -1,8 +1,10 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock } from '../shared/clock.ts';
 import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
+import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import type { StateStore } from '../shared/state/state-store.ts';
 import {
@@ -24,13 +26,15 @@ export function writeThroughConnection(config: PollLambdaConfig): string | undef
 /**
  * The write-through of the admin function: the connection's credentials from Secrets
  * Manager (loaded on the first proxied call, as the poller loads them), and the poller's
- * publisher (PUBLISH_* variables: EventBridge, and SQS when configured). Undefined when
+ * publisher (PUBLISH_* variables: EventBridge, and SQS when configured; the dispatch queues
+ * with the bulk lane's counts in the table). Undefined when
  * no single connection is configured.
  */
 export function buildAdminWriteThrough(
   config: PollLambdaConfig,
   env: Readonly<Record<string, string | undefined>>,
   state: StateStore,
+  dynamo: DynamoDBClient,
   onPublishError?: WriteThroughOptions['onPublishError'],
 ): WriteThrough | undefined {
   const connectionId = writeThroughConnection(config);
@@ -38,6 +42,11 @@ export function buildAdminWriteThrough(
   const publisher = createPublisher(parsePublisherConfig(env), {
     eventBridgeClient: new EventBridgeClient({}),
     sqsClient: new SQSClient({}),
+    bulkLaneLedger: new DynamoDbBulkLaneLedger({
+      client: dynamo,
+      tableName: config.tableName,
+      clock: systemClock,
+    }),
   });
   const scope = config.definitions.find((d) => d.connectionId === connectionId)?.scope ?? {};
   let loaded: Promise<WriteThrough> | undefined;

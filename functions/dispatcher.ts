@@ -1,29 +1,44 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { systemClock } from '../shared/clock.ts';
 import { parseOrThrow } from '../shared/errors.ts';
-import { processDispatchBatch } from '../shared/webhooks/dispatcher.ts';
+import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
+import { processLaneBatch } from '../shared/webhooks/bulk-lane-batch.ts';
 import type { DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
-import { buildWebhookDeps, WebhookLambdaEnvSchema } from './webhook-deps.ts';
+import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 let deps: DispatcherDeps | undefined;
+let env: WebhookLambdaEnv | undefined;
+let ledger: DynamoDbBulkLaneLedger | undefined;
 const metrics = new Metrics();
 
 /**
  * SQS-triggered dispatcher (report batch item failures must be on in the event source
- * mapping). Before it returns, it gives back the endpoints' slots it held for the batch. Dependencies are built on the first invocation and reused while warm; a missing
- * variable fails fast, named.
+ * mapping), of the dispatch queue or of the bulk one (its batches run behind live work and
+ * are counted per stream: see processLaneBatch). Before it returns, it gives back the
+ * endpoints' slots it held for the batch. Dependencies are built on the first invocation and
+ * reused while warm; a missing variable fails fast, named.
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  deps ??= buildWebhookDeps(
-    parseOrThrow(WebhookLambdaEnvSchema, process.env, 'environment'),
-    new DynamoDBClient({}),
-    new EmfDispatchMetrics(metrics),
-  );
+  if (!deps) {
+    env = parseOrThrow(WebhookLambdaEnvSchema, process.env, 'environment');
+    const dynamo = new DynamoDBClient({});
+    deps = buildWebhookDeps(env, dynamo, new EmfDispatchMetrics(metrics));
+    ledger = new DynamoDbBulkLaneLedger({
+      client: dynamo,
+      tableName: env.STATE_TABLE_NAME,
+      clock: systemClock,
+    });
+  }
   const current = deps;
+  // An event source mapping hands over the records of one queue: the bulk one, or the other.
+  const bulkArn = env?.BULK_DISPATCH_QUEUE_ARN;
+  const lane =
+    bulkArn !== undefined && event.Records[0]?.eventSourceARN === bulkArn ? 'bulk' : 'live';
   try {
-    return await processDispatchBatch(event.Records, current);
+    return await processLaneBatch(event.Records, current, lane, ledger);
   } finally {
     // A frozen container would hold its share of the endpoints' slots until it lapses.
     await current.scheduler.releaseIdleSlots().catch((error: unknown) => {

@@ -11,6 +11,7 @@ import { parseOrThrow } from '../shared/errors.ts';
 import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
+import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
@@ -32,6 +33,13 @@ const overlapMemory = new OverlapMemory();
 const publisher = createPublisher(parsePublisherConfig(process.env), {
   eventBridgeClient: new EventBridgeClient({}),
   sqsClient: new SQSClient({}),
+  // Bulk work's events wait in a dispatch queue of their own; a stream's live events join them
+  // while it has some on their way (the counts in the table).
+  bulkLaneLedger: new DynamoDbBulkLaneLedger({
+    client: dynamoDb,
+    tableName: config.tableName,
+    clock: systemClock,
+  }),
   metrics: new EmfPublishMetrics(metrics),
   onRulesError: (error) =>
     logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {

@@ -22,6 +22,11 @@ export const WebhookLambdaEnvSchema = z.object({
   STATE_TABLE_NAME: z.string().min(1),
   // Not z.url(): local emulators hand out queue URLs (`sqs.us-east-1.127.0.0.1`) that WHATWG rejects.
   DISPATCH_QUEUE_URL: z.string().min(1),
+  /** The bulk dispatch queue's ARN: the dispatcher tells its batches by their source. */
+  BULK_DISPATCH_QUEUE_ARN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().min(1).optional(),
+  ),
   EVENT_BUS_NAME: z.string().min(1),
   EVENT_SOURCE: z.string().min(1).default('change-bridge'),
   WEBHOOK_ALLOW_PRIVATE: z

@@ -196,6 +196,7 @@ export class ChangeBridgeMonitoring extends Construct {
     const queues = [
       ['Poll jobs', state.pollJobQueue],
       ['Dispatch', state.dispatchQueue],
+      ['Bulk dispatch', state.bulkDispatchQueue],
       ...(state.eventsQueue ? [['Events', state.eventsQueue] as const] : []),
     ] as const;
     const dlqs = [...state.deadLetterQueues];

@@ -104,6 +104,11 @@ export const ChangeBridgePropsSchema = z
     pollerMaxConcurrency: z.number().int().min(2).max(1000).default(5),
     /** Most concurrent dispatchers (Lambda SQS `maxConcurrency`, 2 to 1000). */
     dispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(10),
+    /**
+     * Most concurrent dispatchers on the bulk dispatch queue (bulk work's events: a first sync
+     * or backfill that emits), beside `dispatcherMaxConcurrency`; 2 to 1000.
+     */
+    bulkDispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(2),
     pollerTimeoutSeconds: z.number().int().min(10).max(900).default(120),
     /**
      * The dispatcher's Lambda timeout: deliveries to one endpoint within a batch go in order, so

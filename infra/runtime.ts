@@ -125,6 +125,16 @@ export class ChangeBridgeRuntime extends Construct {
         reportBatchItemFailures: true,
       }),
     );
+    // Bulk work's events: the same function, fewer containers (it tells the lanes apart by
+    // the records' source queue).
+    this.dispatcher.addEventSource(
+      new SqsEventSource(state.bulkDispatchQueue, {
+        batchSize: DISPATCH_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(DISPATCH_BATCHING_WINDOW_SECONDS),
+        maxConcurrency: config.bulkDispatcherMaxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
 
     this.adminApi = new AdminHttpApi(this, 'AdminApi', {
       handler: this.adminFunction,
@@ -144,7 +154,7 @@ export class ChangeBridgeRuntime extends Construct {
 
   /** Least privilege: each function gets the actions its job needs, on our resources only. */
   private grantData(state: ChangeBridgeState): void {
-    const { table, bus, pollJobQueue, dispatchQueue, eventsQueue } = state;
+    const { table, bus, pollJobQueue, dispatchQueue, bulkDispatchQueue, eventsQueue } = state;
 
     // Planner: reads connections by page and stream states, enqueues one job per connection;
     // it never opens a token.
@@ -156,6 +166,7 @@ export class ChangeBridgeRuntime extends Construct {
     // window it could not finish before its timeout.
     table.grantReadWriteData(this.poller);
     dispatchQueue.grantSendMessages(this.poller);
+    bulkDispatchQueue.grantSendMessages(this.poller);
     bus.grantPutEventsTo(this.poller);
     grantListRules(this.poller);
     if (eventsQueue) eventsQueue.grantSendMessages(this.poller);
@@ -175,6 +186,7 @@ export class ChangeBridgeRuntime extends Construct {
     // connector proxy writes with the connection's credentials and publishes like the poller.
     table.grantReadWriteData(this.adminFunction);
     dispatchQueue.grantSendMessages(this.adminFunction);
+    bulkDispatchQueue.grantSendMessages(this.adminFunction);
     pollJobQueue.grantSendMessages(this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
     grantListRules(this.adminFunction);
@@ -219,6 +231,9 @@ function bridgeEnvironment(
     EVENT_SOURCE: config.eventSource,
     POLL_JOB_QUEUE_URL: state.pollJobQueue.queueUrl,
     DISPATCH_QUEUE_URL: state.dispatchQueue.queueUrl,
+    // Bulk work's events go here (publisher), and the dispatcher knows its batches by the ARN.
+    BULK_DISPATCH_QUEUE_URL: state.bulkDispatchQueue.queueUrl,
+    BULK_DISPATCH_QUEUE_ARN: state.bulkDispatchQueue.queueArn,
     PUBLISH_TARGETS: config.publishTargets,
     // The poller's publisher reads the PUBLISH_* names (shared/publish/publisher-config.ts).
     PUBLISH_EVENT_BUS_NAME: state.bus.eventBusName,

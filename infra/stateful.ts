@@ -42,6 +42,11 @@ export class ChangeBridgeState extends Construct {
   readonly archive: Archive | undefined;
   readonly pollJobQueue: Queue;
   readonly dispatchQueue: Queue;
+  /**
+   * The dispatcher's queue for bulk work's events (a first sync or backfill that emits), read
+   * with fewer consumers, so live changes are not delivered behind a backlog of thousands.
+   */
+  readonly bulkDispatchQueue: Queue;
   /** Present when the poller publishes to SQS (`publishTargets` sqs or both). */
   readonly eventsQueue: Queue | undefined;
   /** Every dead-letter queue, by a readable name, for alarms and the dashboard. */
@@ -136,6 +141,11 @@ export class ChangeBridgeState extends Construct {
     // counts as a receive: 10 leaves room for the 7-step retry schedule plus crashes.
     this.dispatchQueue = internalQueue(
       'Dispatch',
+      Duration.seconds(config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
+      10,
+    );
+    this.bulkDispatchQueue = internalQueue(
+      'BulkDispatch',
       Duration.seconds(config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
       10,
     );

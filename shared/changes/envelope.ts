@@ -21,6 +21,23 @@ export function connectorSource(connectionId: string): string {
   return `${CONNECTOR_SOURCE_PREFIX}${connectionId}`;
 }
 
+/**
+ * The stream a change event came from: `<connectionId>:<entityType>` from its `source`
+ * (`connector/<connectionId>`) and the entity part of its `type`; `undefined` for events of
+ * other sources (operational events). Pure.
+ * @example eventStreamId({ source: 'connector/main', type: 'customer.created' }) // 'main:customer'
+ */
+export function eventStreamId(event: {
+  source?: string | undefined;
+  type: string;
+}): string | undefined {
+  const { source, type } = event;
+  if (source === undefined || !source.startsWith(CONNECTOR_SOURCE_PREFIX)) return undefined;
+  const dot = type.indexOf('.');
+  if (dot <= 0) return undefined;
+  return `${source.slice(CONNECTOR_SOURCE_PREFIX.length)}:${type.slice(0, dot)}`;
+}
+
 /** `source` of a change event: `connector/<connectionId>`. */
 // A plain regex rather than startsWith: zod writes startsWith as a non-standard JSON Schema
 // `format`, which strict validators reject.

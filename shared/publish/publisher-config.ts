@@ -3,10 +3,12 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
+import type { BulkLaneLedger } from './bulk-lane.ts';
 import { BusRuleFilter, EventBridgeRuleSource } from './bus-rules.ts';
 import { createDispatchQueuePublisher } from './dispatch-queue.ts';
 import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
 import { EventBridgePublisher } from './event-bridge-publisher.ts';
+import { LaneRoutingPublisher } from './lane-routing-publisher.ts';
 import { MultiPublisher } from './multi-publisher.ts';
 import type { PublishMetrics } from './publish-metrics.ts';
 import type { EventPublisher } from './publisher.ts';
@@ -23,8 +25,10 @@ const optional = <T extends z.ZodType>(schema: T) =>
  * (`matched`: only events some rule on the bus matches, the default; `all`: every event),
  * `PUBLISH_EVENT_SOURCE` (default `change-bridge`), `PUBLISH_QUEUE_URL` (required with
  * `sqs` and `both`), `PUBLISH_QUEUE_FIFO` (`true` | `false`; default: the URL ends in
- * `.fifo`) and `DISPATCH_QUEUE_URL` (the webhook dispatcher's queue, fed directly with
- * every event whatever the targets; absent: no webhooks from this publisher).
+ * `.fifo`), `DISPATCH_QUEUE_URL` (the webhook dispatcher's queue, fed directly with
+ * every event whatever the targets; absent: no webhooks from this publisher) and
+ * `BULK_DISPATCH_QUEUE_URL` (the dispatcher's queue for bulk work's events; absent: they share
+ * the dispatch queue; see LaneRoutingPublisher).
  */
 export const PublisherEnvSchema = z
   .object({
@@ -34,6 +38,7 @@ export const PublisherEnvSchema = z
     PUBLISH_EVENT_SOURCE: optional(z.string().min(1)),
     // Not z.url(): local emulators hand out queue URLs that WHATWG rejects.
     DISPATCH_QUEUE_URL: optional(z.string().min(1)),
+    BULK_DISPATCH_QUEUE_URL: optional(z.string().min(1)),
     PUBLISH_QUEUE_URL: optional(z.url()),
     PUBLISH_QUEUE_FIFO: optional(z.enum(['true', 'false'])),
   })
@@ -54,7 +59,13 @@ export const PublisherEnvSchema = z
       dispatch:
         env.DISPATCH_QUEUE_URL === undefined
           ? undefined
-          : { queueUrl: env.DISPATCH_QUEUE_URL, source },
+          : {
+              queueUrl: env.DISPATCH_QUEUE_URL,
+              source,
+              ...(env.BULK_DISPATCH_QUEUE_URL === undefined
+                ? {}
+                : { bulkQueueUrl: env.BULK_DISPATCH_QUEUE_URL }),
+            },
       eventBridge:
         targets === 'sqs'
           ? undefined
@@ -100,10 +111,13 @@ export interface PublisherDependencies {
   retry?: Partial<RetryOptions>;
   /** Told when the bus's rules cannot be listed (every event then goes to the bus). */
   onRulesError?: (error: unknown) => void;
+  /** The per-stream counts of the bulk dispatch lane; required with a bulk dispatch queue. */
+  bulkLaneLedger?: BulkLaneLedger;
 }
 
 /**
- * The publisher the configuration asks for: the dispatch queue (when configured), the bus
+ * The publisher the configuration asks for: the dispatch queue (when configured; with a bulk
+ * dispatch queue, a {@link LaneRoutingPublisher} over both), the bus
  * (in `matched` mode behind a {@link BusRuleFilter} on its rules) and the SQS events queue,
  * one adapter or a {@link MultiPublisher} over several. Throws a BridgeError when a
  * chosen target's client is missing.
@@ -120,11 +134,25 @@ export function createPublisher(
   };
   const targets: EventPublisher[] = [];
   if (config.dispatch) {
-    if (!deps.sqsClient)
+    const client = deps.sqsClient;
+    if (!client)
       throw new BridgeError('the dispatch queue is a publish target but no SQS client was given');
-    targets.push(
-      createDispatchQueuePublisher({ client: deps.sqsClient, ...config.dispatch, ...shared }),
-    );
+    const { bulkQueueUrl, ...dispatch } = config.dispatch;
+    const live = createDispatchQueuePublisher({ client, ...dispatch, ...shared });
+    if (bulkQueueUrl === undefined) targets.push(live);
+    else {
+      if (!deps.bulkLaneLedger)
+        throw new BridgeError(
+          'a bulk dispatch queue is configured but no bulk lane ledger was given',
+        );
+      const bulk = createDispatchQueuePublisher({
+        client,
+        ...dispatch,
+        queueUrl: bulkQueueUrl,
+        ...shared,
+      });
+      targets.push(new LaneRoutingPublisher({ live, bulk, ledger: deps.bulkLaneLedger }));
+    }
   }
   if (config.eventBridge) {
     const client = deps.eventBridgeClient;

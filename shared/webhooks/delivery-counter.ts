@@ -1,4 +1,4 @@
-import { CONNECTOR_SOURCE_PREFIX } from '../changes/envelope.ts';
+import { eventStreamId } from '../changes/envelope.ts';
 import { eventOfBody } from './messages.ts';
 
 /**
@@ -21,21 +21,11 @@ export interface DeliveryCounter {
 }
 
 /**
- * The stream a change event came from: `<connectionId>:<entityType>` from its `source`
- * (`connector/<connectionId>`) and the entity part of its `type`; `undefined` for events of
- * other sources (operational events). Pure.
+ * The stream a delivered event came from (see {@link eventStreamId}): `<connectionId>:<entityType>`,
+ * `undefined` for operational events. Pure.
  * @example deliveryStreamId({ source: 'connector/main', type: 'customer.created' }) // 'main:customer'
  */
-export function deliveryStreamId(event: {
-  source?: string | undefined;
-  type: string;
-}): string | undefined {
-  const { source, type } = event;
-  if (source === undefined || !source.startsWith(CONNECTOR_SOURCE_PREFIX)) return undefined;
-  const dot = type.indexOf('.');
-  if (dot <= 0) return undefined;
-  return `${source.slice(CONNECTOR_SOURCE_PREFIX.length)}:${type.slice(0, dot)}`;
-}
+export const deliveryStreamId = eventStreamId;
 
 /**
  * {@link deliveryStreamId} of a stored event body (a retry has the body, not the parsed event);

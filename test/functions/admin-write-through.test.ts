@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -11,6 +12,8 @@ import { readPollLambdaEnv } from '../../functions/poll-env.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 
+// Not contacted: no bulk dispatch queue is configured here.
+const dynamo = new DynamoDBClient({ region: 'eu-west-1' });
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:main';
 const ENV = {
   STATE_TABLE_NAME: 'bridge',
@@ -43,7 +46,7 @@ describe('admin function write-through (AWS wiring)', () => {
       { ...ENV, CONNECTION_SECRET_ARNS: JSON.stringify({ a: ARN, b: ARN }) },
       0,
     );
-    expect(buildAdminWriteThrough(two, ENV, new MemoryStateStore())).toBeUndefined();
+    expect(buildAdminWriteThrough(two, ENV, new MemoryStateStore(), dynamo)).toBeUndefined();
   });
 
   it('writes with the credentials of the connection secret, feeds the dispatch queue and puts a rule-matched event on the bus', async () => {
@@ -72,6 +75,7 @@ describe('admin function write-through (AWS wiring)', () => {
       readPollLambdaEnv(ENV, 0),
       ENV,
       new MemoryStateStore(),
+      dynamo,
     )!;
     const rule = [...sim.controls.model.routingRules.all()][0]!.record;
     const result = await writeThrough.forward('routingRules/update', {

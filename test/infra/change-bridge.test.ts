@@ -47,8 +47,8 @@ describe('ChangeBridge construct', () => {
 
   it('publishes to EventBridge only by default: no events queue and no PUBLISH_QUEUE_URL', () => {
     expect(bridge.state.eventsQueue).toBeUndefined();
-    // Poll jobs and dispatch with their DLQs: no rule, so no rule DLQ.
-    template.resourceCountIs('AWS::SQS::Queue', 4);
+    // Poll jobs, dispatch and bulk dispatch with their DLQs: no rule, so no rule DLQ.
+    template.resourceCountIs('AWS::SQS::Queue', 6);
     for (const fn of Object.values(template.findResources('AWS::Lambda::Function'))) {
       expect(fn.Properties.Environment.Variables.PUBLISH_QUEUE_URL).toBeUndefined();
       expect(fn.Properties.Environment.Variables.PUBLISH_TARGETS).toBe('eventbridge');

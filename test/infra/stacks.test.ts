@@ -102,8 +102,8 @@ describe('stateful stack', () => {
       const target = queue.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
       return target ? [target] : [];
     });
-    // Poll jobs, dispatch, events + their three DLQs; no rule, so no rule DLQ.
-    expect(Object.keys(queues)).toHaveLength(6);
+    // Poll jobs, dispatch, bulk dispatch, events + their four DLQs; no rule, so no rule DLQ.
+    expect(Object.keys(queues)).toHaveLength(8);
     for (const [id, queue] of Object.entries(queues)) {
       const isDeadLetterQueue = redriveTargets.includes(id);
       expect(isDeadLetterQueue || queue.Properties.RedrivePolicy !== undefined, id).toBe(true);
@@ -180,6 +180,8 @@ describe('runtime stack', () => {
           'EVENT_SOURCE',
           'POLL_JOB_QUEUE_URL',
           'DISPATCH_QUEUE_URL',
+          'BULK_DISPATCH_QUEUE_URL',
+          'BULK_DISPATCH_QUEUE_ARN',
           'PUBLISH_QUEUE_URL',
           'PUBLISH_EVENT_BUS_NAME',
           'PUBLISH_EVENT_SOURCE',
@@ -234,6 +236,16 @@ describe('runtime stack', () => {
       ScalingConfig: { MaximumConcurrency: 10 },
       BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
       MaximumBatchingWindowInSeconds: 1,
+    });
+    // The bulk dispatch queue feeds the same function with fewer containers.
+    runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(built.runtime.runtime.dispatcher) },
+      EventSourceArn: {
+        'Fn::ImportValue': Match.stringLikeRegexp('BulkDispatchQueue'),
+      },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+      BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
     });
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.poller) },

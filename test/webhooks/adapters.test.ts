@@ -117,6 +117,8 @@ describe('SqsDeliveryQueue.sendBatch (fauxqs)', () => {
   });
 });
 
+const BULK_ARN = 'arn:aws:sqs:us-east-1:000000000000:bulk-dispatch';
+
 describe('functions/dispatcher handler', () => {
   it('fails fast naming a missing environment variable', async () => {
     const saved = { ...process.env };
@@ -142,6 +144,7 @@ describe('functions/dispatcher handler', () => {
       EVENT_SOURCE: 'change-bridge',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       DELIVERY_TIMEOUT_MS: '2000',
+      BULK_DISPATCH_QUEUE_ARN: BULK_ARN,
     });
     try {
       const { DynamoDbWebhookStore } = await import('../../shared/webhooks/dynamodb-store.ts');
@@ -181,7 +184,10 @@ describe('functions/dispatcher handler', () => {
       receiver.secrets.set('/lambda', [secret]);
 
       const { handler } = await import('../../functions/dispatcher.ts');
-      const toSqsEvent = (messages: { messageId: string; body: string }[]): SQSEvent => ({
+      const toSqsEvent = (
+        messages: { messageId: string; body: string }[],
+        eventSourceARN = 'arn:aws:sqs:us-east-1:000000000000:dispatch',
+      ): SQSEvent => ({
         Records: messages.map((m) => ({
           messageId: m.messageId,
           receiptHandle: 'r',
@@ -195,7 +201,7 @@ describe('functions/dispatcher handler', () => {
           messageAttributes: {},
           md5OfBody: '',
           eventSource: 'aws:sqs',
-          eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:dispatch',
+          eventSourceARN,
           awsRegion: 'us-east-1',
         })),
       });
@@ -229,6 +235,22 @@ describe('functions/dispatcher handler', () => {
         [eventIdOf(90), 1],
         [eventIdOf(90), 1],
       ]);
+      // Batches of the bulk dispatch queue are counted per stream as handled; others are not.
+      const { DynamoDbBulkLaneLedger } = await import(
+        '../../shared/publish/dynamodb-bulk-lane-ledger.ts'
+      );
+      const ledger = new DynamoDbBulkLaneLedger({
+        client: table.client,
+        tableName: table.tableName,
+        clock,
+      });
+      await ledger.queued(new Map([['main:customer', 1]]));
+      const liveBatch = [{ messageId: 'env-2', body: envelope(changeEvent(eventIdOf(91))) }];
+      expect(await handler(toSqsEvent(liveBatch))).toEqual({ batchItemFailures: [] });
+      expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
+      const bulkBatch = [{ messageId: 'env-3', body: envelope(changeEvent(eventIdOf(92))) }];
+      expect(await handler(toSqsEvent(bulkBatch, BULK_ARN))).toEqual({ batchItemFailures: [] });
+      expect(await ledger.pending(['main:customer'])).toEqual(new Set());
     } finally {
       restoreEnv(saved);
       await receiver.close();

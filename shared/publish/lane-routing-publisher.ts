@@ -1,0 +1,81 @@
+import { eventStreamId } from '../changes/envelope.ts';
+import { type BulkLaneLedger, countByStream } from './bulk-lane.ts';
+import type { PublishableEvent } from './publishable-event.ts';
+import {
+  type DispatchLane,
+  EMPTY_PUBLISH_RESULT,
+  type EventPublisher,
+  type PublishOptions,
+  type PublishResult,
+} from './publisher.ts';
+
+/** Options of {@link LaneRoutingPublisher}. */
+export interface LaneRoutingPublisherOptions {
+  /** Where live polls' events go (the dispatch queue). */
+  live: EventPublisher;
+  /** Where bulk work's events go (the bulk dispatch queue, with fewer consumers). */
+  bulk: EventPublisher;
+  ledger: BulkLaneLedger;
+}
+
+/**
+ * Sends the events of bulk work (a first sync or backfill that emits) to a dispatch queue of
+ * their own, so that in AWS live changes are not delivered behind a backlog of thousands (the
+ * local runtime does the same with its two lanes, see DispatchLanes). A subject's events keep
+ * their order across the lanes: while a stream has bulk events on their way (the ledger's
+ * counts), its live events take the bulk lane too. Bulk events are counted before they are
+ * sent (a crash in between leaves the stream in the bulk lane, never a live event ahead), and
+ * those refused for good are counted as handled at once. When the ledger cannot be read, live
+ * events take the bulk lane (late rather than out of order).
+ */
+export class LaneRoutingPublisher implements EventPublisher {
+  constructor(private readonly options: LaneRoutingPublisherOptions) {}
+
+  async publish(
+    events: readonly PublishableEvent[],
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
+    if (events.length === 0) return EMPTY_PUBLISH_RESULT;
+    const lanes = await this.lanesOf(events, options.lane ?? 'live');
+    const bulk = events.filter((_, index) => lanes[index] === 'bulk');
+    const live = events.filter((_, index) => lanes[index] === 'live');
+    const { ledger } = this.options;
+    if (bulk.length > 0) await ledger.queued(countByStream(bulk, eventStreamId));
+    const [liveResult, bulkResult] = await Promise.all([
+      live.length > 0 ? this.options.live.publish(live, { lane: 'live' }) : EMPTY_PUBLISH_RESULT,
+      bulk.length > 0 ? this.options.bulk.publish(bulk, { lane: 'bulk' }) : EMPTY_PUBLISH_RESULT,
+    ]);
+    const refused = new Set(bulkResult.failures.map((failure) => failure.eventId));
+    if (refused.size > 0)
+      await ledger.handled(
+        countByStream(
+          bulk.filter((event) => refused.has(event.id)),
+          eventStreamId,
+        ),
+      );
+    return {
+      published: liveResult.published + bulkResult.published,
+      thinned: liveResult.thinned + bulkResult.thinned,
+      failures: [...liveResult.failures, ...bulkResult.failures],
+    };
+  }
+
+  /** Each event's lane: bulk work's events, and live ones of streams with bulk events on their way. */
+  private async lanesOf(
+    events: readonly PublishableEvent[],
+    requested: DispatchLane,
+  ): Promise<DispatchLane[]> {
+    if (requested === 'bulk') return events.map(() => 'bulk');
+    const streams = [...new Set(events.map(eventStreamId))].filter(
+      (id): id is string => id !== undefined,
+    );
+    const pending =
+      streams.length === 0
+        ? new Set<string>()
+        : await this.options.ledger.pending(streams).catch(() => new Set(streams));
+    return events.map((event) => {
+      const streamId = eventStreamId(event);
+      return streamId !== undefined && pending.has(streamId) ? 'bulk' : 'live';
+    });
+  }
+}

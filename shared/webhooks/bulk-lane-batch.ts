@@ -1,0 +1,39 @@
+import type { SQSBatchResponse } from 'aws-lambda';
+import { eventStreamId } from '../changes/envelope.ts';
+import type { BulkLaneLedger } from '../publish/bulk-lane.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
+import { type DispatchRecord, processDispatchBatch } from './dispatcher.ts';
+import type { DispatcherDeps } from './dispatcher-deps.ts';
+
+/**
+ * Handles one batch of a dispatch lane (in AWS each lane is a queue of its own): a batch of
+ * the bulk lane runs behind live work at each endpoint, and the events it handled are counted
+ * per stream in the ledger, so the streams' live events leave the bulk lane once their bulk
+ * events are all handled (see LaneRoutingPublisher). A failure to count is logged, not thrown:
+ * the events were delivered, and a stream left counted as pending takes the bulk lane a while
+ * longer (at most BULK_LANE_STALL_MS).
+ * @example await processLaneBatch(event.Records, deps, 'bulk', ledger)
+ */
+export async function processLaneBatch(
+  records: readonly DispatchRecord[],
+  deps: DispatcherDeps,
+  lane: DispatchLane,
+  ledger: BulkLaneLedger | undefined,
+): Promise<SQSBatchResponse> {
+  if (lane === 'live' || ledger === undefined) return processDispatchBatch(records, deps, { lane });
+  const handled = new Map<string, number>();
+  const result = await processDispatchBatch(records, deps, {
+    lane,
+    onEventHandled: (event) => {
+      const streamId = eventStreamId(event);
+      if (streamId !== undefined) handled.set(streamId, (handled.get(streamId) ?? 0) + 1);
+    },
+  });
+  await ledger.handled(handled).catch((error: unknown) => {
+    deps.logger.warn('could not count the bulk lane events handled', {
+      streams: [...handled.keys()],
+      error: error instanceof Error ? error.message : String(error),
+    });
+  });
+  return result;
+}
