@@ -1,8 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { BulkLaneCountSchema, type BulkLaneLedger, isBulkPending } from './bulk-lane.ts';
 
@@ -73,31 +74,17 @@ export class DynamoDbBulkLaneLedger implements BulkLaneLedger {
     return pending;
   }
 
-  private async add(
-    counts: ReadonlyMap<string, number>,
-    field: 'queued' | 'handled',
-  ): Promise<void> {
-    const { tableName, clock } = this.options;
-    await Promise.all(
-      [...counts]
-        .filter(([, count]) => count > 0)
-        .map(([streamId, count]) =>
-          withStoreErrors(tableName, 'UpdateItem', () =>
-            this.client.send(
-              new UpdateCommand({
-                TableName: tableName,
-                Key: { pk: `${BULK_LANE_PK_PREFIX}${streamId}`, sk: BULK_LANE_SK },
-                // Both counters exist from the first update, so a read always finds both.
-                UpdateExpression: 'ADD #field :count, #other :zero SET movedAt = :now',
-                ExpressionAttributeNames: {
-                  '#field': field,
-                  '#other': field === 'queued' ? 'handled' : 'queued',
-                },
-                ExpressionAttributeValues: { ':count': count, ':zero': 0, ':now': clock.now() },
-              }),
-            ),
-          ),
-        ),
-    );
+  private add(counts: ReadonlyMap<string, number>, field: 'queued' | 'handled'): Promise<void> {
+    const now = this.options.clock.now();
+    return addCounts(this.client, this.options.tableName, counts, (streamId, count) => ({
+      Key: { pk: `${BULK_LANE_PK_PREFIX}${streamId}`, sk: BULK_LANE_SK },
+      // Both counters exist from the first update, so a read always finds both.
+      UpdateExpression: 'ADD #field :count, #other :zero SET movedAt = :now',
+      ExpressionAttributeNames: {
+        '#field': field,
+        '#other': field === 'queued' ? 'handled' : 'queued',
+      },
+      ExpressionAttributeValues: { ':count': count, ':zero': 0, ':now': now },
+    }));
   }
 }

@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import type { DeliveryCounter } from './delivery-counter.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
@@ -46,23 +46,11 @@ export class DynamoDbDeliveryCounter implements DeliveryCounter {
   }
 
   async add(counts: ReadonlyMap<string, number>): Promise<void> {
-    const { tableName } = this.options;
-    await Promise.all(
-      [...counts]
-        .filter(([, count]) => count > 0)
-        .map(([streamId, count]) =>
-          withStoreErrors(tableName, 'UpdateItem', () =>
-            this.client.send(
-              new UpdateCommand({
-                TableName: tableName,
-                Key: { pk: `${DELIVERED_PK_PREFIX}${streamId}`, sk: DELIVERED_SK },
-                UpdateExpression: 'ADD delivered :count',
-                ExpressionAttributeValues: { ':count': count },
-              }),
-            ),
-          ),
-        ),
-    );
+    await addCounts(this.client, this.options.tableName, counts, (streamId, count) => ({
+      Key: { pk: `${DELIVERED_PK_PREFIX}${streamId}`, sk: DELIVERED_SK },
+      UpdateExpression: 'ADD delivered :count',
+      ExpressionAttributeValues: { ':count': count },
+    }));
   }
 
   async read(streamIds: readonly string[]): Promise<Map<string, number>> {

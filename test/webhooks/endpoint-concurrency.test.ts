@@ -10,6 +10,7 @@ import {
 } from '../../shared/webhooks/waiting-deliveries.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { peakInFlight } from './support/peak-in-flight.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -27,22 +28,6 @@ function setup(
     decide as ((request: { path: string }) => ReceiverAction) | undefined,
     { clock: systemClock, ...options },
   );
-}
-
-/** Most requests that were in flight at one endpoint at once, from arrival and answer times. */
-function peakInFlight(spans: readonly { start: number; end: number }[]): number {
-  const edges = spans.flatMap((s) => [
-    { at: s.start, delta: 1 },
-    { at: s.end, delta: -1 },
-  ]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let current = 0;
-  let peak = 0;
-  for (const edge of edges) {
-    current += edge.delta;
-    peak = Math.max(peak, current);
-  }
-  return peak;
 }
 
 /** A store whose first read of an endpoint's state hangs until released (busy with writes). */

@@ -8,6 +8,7 @@ import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+import { peakInFlight } from './support/peak-in-flight.ts';
 
 /** Work that runs until `finish` is called; `started` tells whether it began. */
 function heldWork() {
@@ -124,22 +125,6 @@ afterEach(async () => {
   for (const step of cleanup.reverse()) await step();
   cleanup = [];
 });
-
-/** Most requests that were in flight at once, from arrival and answer times. */
-function peakInFlight(spans: readonly { start: number; end: number }[]): number {
-  const edges = spans.flatMap((s) => [
-    { at: s.start, delta: 1 },
-    { at: s.end, delta: -1 },
-  ]);
-  edges.sort((x, y) => x.at - y.at || x.delta - y.delta);
-  let current = 0;
-  let peak = 0;
-  for (const edge of edges) {
-    current += edge.delta;
-    peak = Math.max(peak, current);
-  }
-  return peak;
-}
 
 describe('two dispatcher processes on one table', () => {
   async function deliverThroughTwo(share: boolean) {
