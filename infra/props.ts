@@ -106,9 +106,10 @@ export const ChangeBridgePropsSchema = z
     dispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(10),
     /**
      * Most concurrent dispatchers on the bulk dispatch queue (bulk work's events: a first sync
-     * or backfill that emits), beside `dispatcherMaxConcurrency`; 2 to 1000.
+     * or backfill that emits), beside `dispatcherMaxConcurrency`'s on the live one; 2 to 1000.
+     * A backfill's webhooks go about as fast as this many containers deliver them.
      */
-    bulkDispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(2),
+    bulkDispatcherMaxConcurrency: z.number().int().min(2).max(1000).default(5),
     pollerTimeoutSeconds: z.number().int().min(10).max(900).default(120),
     /**
      * The dispatcher's Lambda timeout: deliveries to one endpoint within a batch go in order, so

@@ -199,9 +199,10 @@ export class EndpointScheduler {
   /** Starts what the lane's limits allow, and asks for more slots when they are what holds work back. */
   private pump(endpoint: string, lane: EndpointLane): void {
     this.startWhatMay(endpoint, lane);
-    const usable = lane.slots?.usable ?? Number.POSITIVE_INFINITY;
-    if (lane.inFlight >= usable && usable < lane.limit && nextSlot(lane) >= 0)
-      lane.slots?.askForMore();
+    if (!lane.slots) return;
+    const usable = lane.slots.usable;
+    if (lane.inFlight >= usable && slotDemand(lane).wanted > usable && nextSlot(lane) >= 0)
+      lane.slots.askForMore();
   }
 
   private startWhatMay(endpoint: string, lane: EndpointLane): void {
@@ -225,11 +226,25 @@ export class EndpointScheduler {
   }
 }
 
-/** What a lane asks of its share of slots: room for what is in flight and waiting, within its limit. */
+/**
+ * What a lane asks of its share of slots: room for what is in flight and waiting, within its
+ * limit; while only bulk work waits, it leaves a quarter of the endpoint's slots to processes
+ * with live work (in AWS the bulk dispatch queue's containers, beside the live ones).
+ */
 function slotDemand(lane: EndpointLane): { wanted: number; max: number } {
   const busy = lane.inFlight + lane.waiting.length;
-  const wanted = busy === 0 ? 0 : Math.max(lane.inFlight, Math.min(lane.limit, busy));
+  const cap = lane.liveWaiting > 0 ? lane.limit : Math.min(lane.limit, bulkShare(lane.max));
+  const wanted = busy === 0 ? 0 : Math.max(lane.inFlight, Math.min(cap, busy));
   return { wanted, max: lane.max };
+}
+
+/**
+ * The slots bulk work may hold of an endpoint's `max`: all but a quarter (rounded down, so an
+ * endpoint of 1 to 3 slots keeps none back). Pure.
+ * @example bulkShare(16) === 12
+ */
+export function bulkShare(max: number): number {
+  return max - Math.floor(max / 4);
 }
 
 /**

@@ -244,7 +244,7 @@ describe('runtime stack', () => {
         'Fn::ImportValue': Match.stringLikeRegexp('BulkDispatchQueue'),
       },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 2 },
+      ScalingConfig: { MaximumConcurrency: 5 },
       BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
     });
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededRandom, systemClock } from '../../shared/clock.ts';
 import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-slots.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { bulkShare, EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryEndpointSlots, SLOT_HOLD_MS } from '../../shared/webhooks/endpoint-slots.ts';
 import { SLOT_IDLE_RELEASE_MS, SLOT_RETRY_MS } from '../../shared/webhooks/held-slots.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
@@ -175,4 +175,35 @@ describe('two dispatcher processes on one table', () => {
     expect(spans).toHaveLength(32);
     expect(peakInFlight(spans)).toBe(32);
   }, 20_000);
+});
+
+describe('live work at an endpoint shared with bulk work', () => {
+  it('finds a quarter of the endpoint’s slots left by a process with only bulk work', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const slots = new MemoryEndpointSlots(clock);
+    const bulkHolder = slots.holder('bulk');
+    let bulkAsks = 0;
+    const b = new EndpointScheduler(clock, {
+      hold: (endpoint, want, max) => {
+        bulkAsks++;
+        return bulkHolder.hold(endpoint, want, max);
+      },
+    });
+    const a = new EndpointScheduler(clock, slots.holder('live'));
+    const bulkWork = Array.from({ length: 16 }, heldWork);
+    const bulkRuns = bulkWork.map((work, n) => b.run('e', `b${n}`, {}, work.run, 'bulk'));
+    await clock.advance(0);
+    expect(bulkWork.filter((work) => work.started)).toHaveLength(bulkShare(16));
+    const liveWork = Array.from({ length: 4 }, heldWork);
+    const liveRuns = liveWork.map((work, n) => a.run('e', `a${n}`, {}, work.run));
+    await clock.advance(0);
+    expect(liveWork.filter((work) => work.started)).toHaveLength(4);
+    // Holding its part, the bulk process does not ask again and again.
+    const asked = bulkAsks;
+    await clock.advance(5 * SLOT_RETRY_MS);
+    expect(bulkAsks).toBe(asked);
+    expect(bulkWork.filter((work) => work.started)).toHaveLength(12);
+    for (const work of [...bulkWork, ...liveWork]) work.finish();
+    await Promise.all([...bulkRuns, ...liveRuns]);
+  });
 });
