@@ -267,10 +267,13 @@ interface Place {
   subject: string | undefined;
 }
 
-/** Until when the endpoint is paused (0: not), by its stored state or this process's scheduler. */
+/**
+ * Until when nothing may be sent to the endpoint (0: now), by its stored pause or this
+ * process's scheduler (its pause, or a deferral for want of slots).
+ */
 async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch): Promise<number> {
   const endpoint = await batch.endpoint(subscriptionId);
-  return Math.max(endpoint.pausedUntil ?? 0, batch.deps.scheduler.pausedUntil(subscriptionId) ?? 0);
+  return Math.max(endpoint.pausedUntil ?? 0, batch.deps.scheduler.holdUntil(subscriptionId) ?? 0);
 }
 
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */

@@ -10,9 +10,20 @@ export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
 
+/**
+ * Longest a delivery waits for a share of its endpoint's slots (other processes hold them all)
+ * before it is deferred instead: a Lambda invocation must not wait until its timeout.
+ */
+export const SLOT_WAIT_LIMIT_MS = 60_000;
+
+/** How far a delivery that waited too long for slots is deferred (a delayed message). */
+export const SLOT_DEFER_MS = 5_000;
+
 interface Slot {
   subject: string;
   lane: DispatchLane;
+  /** When it began to wait (epoch ms). */
+  since: number;
   start: () => void;
 }
 
@@ -32,6 +43,11 @@ interface EndpointLane {
   slots: HeldSlots | undefined;
   lastStartAt: number;
   pausedUntil: number;
+  /**
+   * Until when its deliveries are deferred because they waited too long for slots (this process
+   * only; not a pause of the endpoint's): work starts without a share and defers itself.
+   */
+  deferUntil: number;
 }
 
 /**
@@ -77,7 +93,7 @@ export class EndpointScheduler {
   ): Promise<T> {
     const lane = this.lane(endpoint, settings);
     await new Promise<void>((start) => {
-      lane.waiting.push({ subject, lane: priority, start });
+      lane.waiting.push({ subject, lane: priority, since: this.clock.now(), start });
       if (priority === 'live') lane.liveWaiting++;
       this.pump(endpoint, lane);
     });
@@ -127,9 +143,20 @@ export class EndpointScheduler {
     if (lane) lane.pausedUntil = Math.max(lane.pausedUntil, untilMs);
   }
 
-  /** Until when the endpoint is paused in this process, if it is. */
+  /** Until when the endpoint is paused in this process (a `Retry-After`), if it is. */
   pausedUntil(endpoint: string): number | undefined {
     const until = this.lanes.get(endpoint)?.pausedUntil ?? 0;
+    return until > this.clock.now() ? until : undefined;
+  }
+
+  /**
+   * Until when this process sends nothing to the endpoint, if it does not now: its pause, or
+   * the deferral of work that waited too long for slots ({@link SLOT_WAIT_LIMIT_MS}; this
+   * process's own, never stored as the endpoint's pause).
+   */
+  holdUntil(endpoint: string): number | undefined {
+    const lane = this.lanes.get(endpoint);
+    const until = Math.max(lane?.pausedUntil ?? 0, lane?.deferUntil ?? 0);
     return until > this.clock.now() ? until : undefined;
   }
 
@@ -176,6 +203,7 @@ export class EndpointScheduler {
         slots: undefined,
         lastStartAt: Number.NEGATIVE_INFINITY,
         pausedUntil: 0,
+        deferUntil: 0,
       };
       if (this.slots)
         created.slots = new HeldSlots(
@@ -196,17 +224,30 @@ export class EndpointScheduler {
     return lane;
   }
 
-  /** Starts what the lane's limits allow, and asks for more slots when they are what holds work back. */
+  /**
+   * Starts what the lane's limits allow, and asks for more slots when they are what holds work
+   * back; when the oldest waiting work has waited {@link SLOT_WAIT_LIMIT_MS}, defers it instead.
+   */
   private pump(endpoint: string, lane: EndpointLane): void {
     this.startWhatMay(endpoint, lane);
     if (!lane.slots) return;
     const usable = lane.slots.usable;
-    if (lane.inFlight >= usable && slotDemand(lane).wanted > usable && nextSlot(lane) >= 0)
+    if (lane.inFlight < usable || slotDemand(lane).wanted <= usable || nextSlot(lane) < 0) return;
+    const now = this.clock.now();
+    if (now - lane.waiting[0]!.since < SLOT_WAIT_LIMIT_MS) {
       lane.slots.askForMore();
+      return;
+    }
+    // Waited too long: what waits starts now without a share and defers itself (no request).
+    lane.deferUntil = now + SLOT_DEFER_MS;
+    this.startWhatMay(endpoint, lane);
   }
 
   private startWhatMay(endpoint: string, lane: EndpointLane): void {
-    const usable = lane.slots?.usable ?? Number.POSITIVE_INFINITY;
+    const deferring = lane.deferUntil > this.clock.now();
+    const usable = deferring
+      ? Number.POSITIVE_INFINITY
+      : (lane.slots?.usable ?? Number.POSITIVE_INFINITY);
     while (lane.inFlight < Math.min(lane.limit, usable)) {
       const index = nextSlot(lane);
       if (index < 0) return;

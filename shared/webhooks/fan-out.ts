@@ -180,12 +180,12 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     );
   } else {
     const endpoint = await batch.endpoint(subscription.id);
-    // Not before the endpoint's Retry-After, nor before this subject's earlier events that wait
-    // for a later attempt: a subject's events arrive in the order they were detected (it goes
-    // just after the last of them).
+    // Not before the endpoint's Retry-After (nor this process's deferral for want of slots),
+    // nor before this subject's earlier events that wait for a later attempt: a subject's events
+    // arrive in the order they were detected (it goes just after the last of them).
     const pausedUntil = Math.max(
       endpoint.pausedUntil ?? 0,
-      deps.scheduler.pausedUntil(subscription.id) ?? 0,
+      deps.scheduler.holdUntil(subscription.id) ?? 0,
     );
     const ahead = deps.scheduler.dueAhead(subscription.id, task.subject, task.delivery.id);
     const waitUntil = Math.max(

@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededRandom, systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-slots.ts';
-import { bulkShare, EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import {
+  bulkShare,
+  EndpointScheduler,
+  SLOT_DEFER_MS,
+  SLOT_WAIT_LIMIT_MS,
+} from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryEndpointSlots, SLOT_HOLD_MS } from '../../shared/webhooks/endpoint-slots.ts';
 import { SLOT_IDLE_RELEASE_MS, SLOT_RETRY_MS } from '../../shared/webhooks/held-slots.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
@@ -81,7 +87,9 @@ describe('an endpoint’s concurrency across processes', () => {
     await clock.advance(0);
     const waiting = heldWork();
     const next = b.run('e', 's2', { maxConcurrency: 1 }, waiting.run);
-    await clock.advance(3 * SLOT_HOLD_MS);
+    // Past the first hold's end (and short of SLOT_WAIT_LIMIT_MS, when the waiting work would
+    // be deferred).
+    await clock.advance(1.5 * SLOT_HOLD_MS);
     expect(waiting.started).toBe(false);
     long.finish();
     await running;
@@ -205,5 +213,44 @@ describe('live work at an endpoint shared with bulk work', () => {
     expect(bulkWork.filter((work) => work.started)).toHaveLength(12);
     for (const work of [...bulkWork, ...liveWork]) work.finish();
     await Promise.all([...bulkRuns, ...liveRuns]);
+  });
+});
+
+describe('work that waits too long for slots', () => {
+  it('is deferred after SLOT_WAIT_LIMIT_MS instead of waiting on (no request sent, the endpoint not paused)', async () => {
+    const clock = new ManualClock(Date.now());
+    const slots = new MemoryEndpointSlots(clock);
+    const other = slots.holder('other-container');
+    const { receiver, harness, subscribe } = await startDispatchFixture(cleanup, undefined, {
+      clock,
+      scheduler: new EndpointScheduler(clock, slots.holder('this-container')),
+    });
+    const { subscription } = await subscribe('/busy');
+    // Another container holds all 16 of the endpoint's slots and keeps renewing them.
+    await other.hold(subscription.id, 16, 16);
+    const batch = processDispatchBatch(
+      [{ messageId: 'm1', body: envelope(changeEvent(eventIdOf(1))) }],
+      harness.deps,
+    );
+    const started = clock.now();
+    let settledAt: number | undefined;
+    void batch.then(() => {
+      settledAt = clock.now();
+    });
+    for (let waited = 0; settledAt === undefined && waited <= SLOT_WAIT_LIMIT_MS + 10_000; ) {
+      if (waited % 10_000 === 0) await other.hold(subscription.id, 16, 16);
+      await clock.advance(1_000);
+      waited += 1_000;
+    }
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    expect(settledAt! - started).toBeGreaterThanOrEqual(SLOT_WAIT_LIMIT_MS);
+    expect(receiver.log).toEqual([]);
+    const [delivery] = await harness.store.listDeliveries({
+      subscriptionId: subscription.id,
+      limit: 10,
+    });
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(delivery!.nextAttemptAt - clock.now()).toBeGreaterThan(SLOT_DEFER_MS - 2_000);
+    expect(harness.deps.scheduler.pausedUntil(subscription.id)).toBeUndefined();
   });
 });
