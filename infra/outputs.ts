@@ -13,6 +13,10 @@ export function addStateOutputs(state: ChangeBridgeState): void {
   new CfnOutput(state, 'StateTableName', { value: state.table.tableName });
   new CfnOutput(state, 'PollJobQueueUrl', { value: state.pollJobQueue.queueUrl });
   new CfnOutput(state, 'DispatchQueueUrl', { value: state.dispatchQueue.queueUrl });
+  new CfnOutput(state, 'BulkDispatchQueueUrl', {
+    description: 'Dispatch queue of bulk work (a first sync or backfill that emits)',
+    value: state.bulkDispatchQueue.queueUrl,
+  });
   if (state.eventsQueue) {
     new CfnOutput(state, 'EventsQueueUrl', {
       description: 'SQS queue receiving every change event (PUBLISH_TARGETS sqs or both)',

@@ -474,6 +474,7 @@ describe('runtime stack', () => {
       'EventBusName',
       'PollJobQueueUrl',
       'DispatchQueueUrl',
+      'BulkDispatchQueueUrl',
       'EventsQueueUrl',
       'AdminApiUrl',
     ]) {
