@@ -9,6 +9,7 @@ import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
 import {
   type EndpointSlots,
+  SLOT_HOLD_MS,
   type SlotHold,
   SlotHoldersSchema,
   shareSlots,
@@ -18,7 +19,7 @@ import {
 export const SLOTS_SK = 'SLOTS';
 
 /** Reads and conditional writes one share of an endpoint's slots may take before giving up. */
-const HOLD_TRIES = 5;
+const HOLD_TRIES = 10;
 
 /** An abandoned slots item goes after a day (the table's TTL); every write pushes this on. */
 const SLOTS_ITEM_TTL_SECONDS = 86_400;
@@ -61,7 +62,7 @@ export class DynamoDbEndpointSlots implements EndpointSlots {
     this.holder = options.holder ?? randomUUID();
   }
 
-  async hold(endpoint: string, want: number, max: number): Promise<SlotHold> {
+  async hold(endpoint: string, want: number, max: number, inUse = 0): Promise<SlotHold> {
     const { tableName, clock, random } = this.options;
     const pk = `ENDPOINT#${endpoint}`;
     if (want === 0) return this.release(pk);
@@ -74,7 +75,7 @@ export class DynamoDbEndpointSlots implements EndpointSlots {
         ? parseOrThrow(SlotsItemSchema, item, 'stored endpoint slots')
         : { holders: {}, version: 0 };
       const now = clock.now();
-      const shared = shareSlots(stored.holders, this.holder, want, max, now);
+      const shared = shareSlots(stored.holders, this.holder, want, max, now, SLOT_HOLD_MS, inUse);
       if (!shared.changed) return shared.hold;
       const written = await withStoreErrors(tableName, 'PutItem', async () => {
         try {

@@ -272,11 +272,11 @@ export class EndpointScheduler {
  * limit; while only bulk work waits, it leaves a quarter of the endpoint's slots to processes
  * with live work (in AWS the bulk dispatch queue's containers, beside the live ones).
  */
-function slotDemand(lane: EndpointLane): { wanted: number; max: number } {
+function slotDemand(lane: EndpointLane): { wanted: number; max: number; inUse: number } {
   const busy = lane.inFlight + lane.waiting.length;
   const cap = lane.liveWaiting > 0 ? lane.limit : Math.min(lane.limit, bulkShare(lane.max));
   const wanted = busy === 0 ? 0 : Math.max(lane.inFlight, Math.min(cap, busy));
-  return { wanted, max: lane.max };
+  return { wanted, max: lane.max, inUse: lane.inFlight };
 }
 
 /**

@@ -13,6 +13,8 @@ export interface SlotDemand {
   wanted: number;
   /** The endpoint's maximum across every process (its subscription's `maxConcurrency`). */
   max: number;
+  /** Requests in flight from this process: a share never drops below them. */
+  inUse: number;
 }
 
 /**
@@ -27,6 +29,8 @@ export class HeldSlots {
   /** Slots held (or last held, when a renewal failed): what is asked for or given back. */
   private held = 0;
   private until = 0;
+  /** The store lists this process for the endpoint (a share, or a want granted nothing yet). */
+  private listed = false;
   private request: Promise<void> | undefined;
   private retryPending = false;
   private renewalPending = false;
@@ -60,9 +64,9 @@ export class HeldSlots {
     });
   }
 
-  /** The endpoint has no work now: its share goes back unless work comes soon. */
+  /** The endpoint has no work now: its share (or its want) goes back unless work comes soon. */
   idle(): void {
-    if (this.held === 0 || this.releasePending) return;
+    if (!this.listed || this.releasePending) return;
     this.releasePending = true;
     void this.clock.sleep(SLOT_IDLE_RELEASE_MS).then(() => {
       this.releasePending = false;
@@ -70,9 +74,9 @@ export class HeldSlots {
     });
   }
 
-  /** Gives the share back now if the endpoint has no work (a Lambda invocation's end). */
+  /** Gives the share (or the want) back now if the endpoint has no work (a Lambda invocation's end). */
   async releaseIfIdle(): Promise<void> {
-    while (this.held > 0 && this.demand().wanted === 0) await this.adjust(undefined, true);
+    while (this.listed && this.demand().wanted === 0) await this.adjust(undefined, true);
   }
 
   /**
@@ -85,10 +89,11 @@ export class HeldSlots {
     this.request ??= (async () => {
       try {
         await Promise.resolve();
-        const { wanted, max } = this.demand();
-        const hold = await this.port.hold(this.endpoint, wanted, max);
+        const { wanted, max, inUse } = this.demand();
+        const hold = await this.port.hold(this.endpoint, wanted, max, inUse);
         this.held = hold.slots;
         this.until = hold.until;
+        this.listed = (hold.wants ?? hold.slots) > 0;
       } finally {
         this.request = undefined;
         answered?.();

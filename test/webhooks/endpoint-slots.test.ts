@@ -14,19 +14,46 @@ describe('shareSlots', () => {
 
   it('grants what the other holders leave free, at most what is asked for', () => {
     const holders = { a: { slots: 10, until: far } };
-    expect(shareSlots(holders, 'b', 16, 16, 0).hold).toEqual({ slots: 6, until: SLOT_HOLD_MS });
+    expect(shareSlots(holders, 'b', 16, 16, 0).hold).toEqual({
+      slots: 6,
+      until: SLOT_HOLD_MS,
+      wants: 16,
+    });
     expect(shareSlots(holders, 'b', 4, 16, 0).hold.slots).toBe(4);
     expect(shareSlots({ a: { slots: 16, until: far } }, 'b', 4, 16, 0).hold.slots).toBe(0);
   });
 
-  it('drops lapsed shares, and removes a holder granted none', () => {
+  it('drops lapsed shares, and removes a holder that wants none', () => {
     const holders = { a: { slots: 16, until: 1000 }, b: { slots: 3, until: far } };
     const shared = shareSlots(holders, 'b', 0, 16, 1000);
     expect(shared.holders).toEqual({});
     expect(shareSlots(holders, 'c', 16, 16, 1000).holders).toEqual({
       b: { slots: 3, until: far },
-      c: { slots: 13, until: 1000 + SLOT_HOLD_MS },
+      c: { slots: 8, until: 1000 + SLOT_HOLD_MS, wants: 16 },
     });
+  });
+
+  it('grants at most a fair part among the holders that want slots, and lists one granted none', () => {
+    // Alone, a holder may take them all; a second one that wants some is listed with its want.
+    const alone = shareSlots({}, 'a', 16, 16, 0);
+    expect(alone.hold.slots).toBe(16);
+    const waiting = shareSlots(alone.holders, 'b', 16, 16, 0);
+    expect(waiting.hold).toEqual({ slots: 0, until: SLOT_HOLD_MS, wants: 16 });
+    // When the first asks again (its next invocation, a renewal), it keeps half; then the
+    // second gets the other half.
+    const shrunk = shareSlots(waiting.holders, 'a', 16, 16, 1);
+    expect(shrunk.hold.slots).toBe(8);
+    expect(shareSlots(shrunk.holders, 'b', 16, 16, 2).hold.slots).toBe(8);
+  });
+
+  it('never grants fewer than the slots a holder has requests in flight on', () => {
+    const holders = {
+      a: { slots: 16, until: far, wants: 16 },
+      b: { slots: 0, until: far, wants: 16 },
+    };
+    expect(shareSlots(holders, 'a', 16, 16, 0, SLOT_HOLD_MS, 16).hold.slots).toBe(16);
+    expect(shareSlots(holders, 'a', 16, 16, 0, SLOT_HOLD_MS, 11).hold.slots).toBe(11);
+    expect(shareSlots(holders, 'a', 16, 16, 0, SLOT_HOLD_MS, 0).hold.slots).toBe(8);
   });
 
   it('grants none when the maximum shrank below what others hold', () => {

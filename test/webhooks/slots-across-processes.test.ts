@@ -64,6 +64,30 @@ describe('an endpoint’s concurrency across processes', () => {
     await Promise.all(running);
   });
 
+  it('leaves a process that waits its fair part when another asks again (its next invocation)', async () => {
+    const { clock, a, b } = twoProcesses();
+    const settings = { maxConcurrency: 4 };
+    const first = Array.from({ length: 4 }, heldWork);
+    const firstRuns = first.map((work, n) => a.run('e', `a${n}`, settings, work.run));
+    await clock.advance(0);
+    const waiting = Array.from({ length: 2 }, heldWork);
+    const waitingRuns = waiting.map((work, n) => b.run('e', `b${n}`, settings, work.run));
+    await clock.advance(0);
+    expect(waiting.filter((work) => work.started)).toHaveLength(0);
+    // A's invocation ends and gives its slots back; its next one asks before B asks again.
+    for (const work of first) work.finish();
+    await Promise.all(firstRuns);
+    await a.releaseIdleSlots();
+    const second = Array.from({ length: 4 }, heldWork);
+    const secondRuns = second.map((work, n) => a.run('e', `a${n}`, settings, work.run));
+    await clock.advance(0);
+    expect(second.filter((work) => work.started)).toHaveLength(2);
+    await clock.advance(SLOT_RETRY_MS);
+    expect(waiting.filter((work) => work.started)).toHaveLength(2);
+    for (const work of [...second, ...waiting]) work.finish();
+    await Promise.all([...secondRuns, ...waitingRuns]);
+  });
+
   it('gives slots back at once when told to (a Lambda invocation’s end)', async () => {
     const { clock, a, b } = twoProcesses();
     const first = heldWork();
@@ -220,14 +244,16 @@ describe('work that waits too long for slots', () => {
   it('is deferred after SLOT_WAIT_LIMIT_MS instead of waiting on (no request sent, the endpoint not paused)', async () => {
     const clock = new ManualClock(Date.now());
     const slots = new MemoryEndpointSlots(clock);
-    const other = slots.holder('other-container');
     const { receiver, harness, subscribe } = await startDispatchFixture(cleanup, undefined, {
       clock,
       scheduler: new EndpointScheduler(clock, slots.holder('this-container')),
     });
     const { subscription } = await subscribe('/busy');
-    // Another container holds all 16 of the endpoint's slots and keeps renewing them.
-    await other.hold(subscription.id, 16, 16);
+    // Sixteen other containers hold one slot each of the endpoint's 16 and keep renewing them:
+    // a fair part of 16 among 17 is 1, so this container gets none.
+    const others = Array.from({ length: 16 }, (_, n) => slots.holder(`other-${n}`));
+    const renewOthers = () => Promise.all(others.map((o) => o.hold(subscription.id, 1, 16)));
+    await renewOthers();
     const batch = processDispatchBatch(
       [{ messageId: 'm1', body: envelope(changeEvent(eventIdOf(1))) }],
       harness.deps,
@@ -238,7 +264,7 @@ describe('work that waits too long for slots', () => {
       settledAt = clock.now();
     });
     for (let waited = 0; settledAt === undefined && waited <= SLOT_WAIT_LIMIT_MS + 10_000; ) {
-      if (waited % 10_000 === 0) await other.hold(subscription.id, 16, 16);
+      if (waited % 10_000 === 0) await renewOthers();
       await clock.advance(1_000);
       waited += 1_000;
     }
