@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { MemoryBulkLaneLedger } from '../../shared/publish/bulk-lane.ts';
+import { processLaneBatch } from '../../shared/webhooks/bulk-lane-batch.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
+
+const record = (n: number, connection = 'main') => ({
+  messageId: `m${n}`,
+  body: envelope({ ...changeEvent(eventIdOf(n)), source: `connector/${connection}` }),
+});
+
+describe('processLaneBatch', () => {
+  it('counts a bulk batch’s handled events per stream, and a live batch’s not at all', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const ledger = new MemoryBulkLaneLedger(clock);
+    await ledger.queued(
+      new Map([
+        ['main:customer', 3],
+        ['hotel-7:customer', 1],
+      ]),
+    );
+    const { deps } = createHarness({ clock });
+    await processLaneBatch([record(1), record(2, 'hotel-7')], deps, 'live', ledger);
+    expect(await ledger.pending(['main:customer', 'hotel-7:customer'])).toEqual(
+      new Set(['main:customer', 'hotel-7:customer']),
+    );
+    await processLaneBatch([record(3), record(4), record(5, 'hotel-7')], deps, 'bulk', ledger);
+    expect(await ledger.pending(['main:customer', 'hotel-7:customer'])).toEqual(
+      new Set(['main:customer']),
+    );
+  });
+
+  it('logs a failure to count and still answers the batch (its events were handled)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const warnings: string[] = [];
+    const { deps } = createHarness({ clock });
+    deps.logger = { warn: (message) => warnings.push(message), error: () => {} };
+    const ledger = new MemoryBulkLaneLedger(clock);
+    ledger.handled = async () => {
+      throw new Error('table unavailable');
+    };
+    const result = await processLaneBatch([record(1)], deps, 'bulk', ledger);
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(warnings).toEqual(['could not count the bulk lane events handled']);
+  });
+});
