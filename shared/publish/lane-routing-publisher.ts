@@ -1,10 +1,13 @@
 import { eventStreamId } from '../changes/envelope.ts';
+import { BridgeError } from '../errors.ts';
 import { type BulkLaneLedger, countByStream } from './bulk-lane.ts';
+import { DISPATCH_QUEUE_TARGET } from './dispatch-queue.ts';
 import type { PublishableEvent } from './publishable-event.ts';
 import {
   type DispatchLane,
   EMPTY_PUBLISH_RESULT,
   type EventPublisher,
+  PublishError,
   type PublishOptions,
   type PublishResult,
 } from './publisher.ts';
@@ -40,19 +43,29 @@ export class LaneRoutingPublisher implements EventPublisher {
     const bulk = events.filter((_, index) => lanes[index] === 'bulk');
     const live = events.filter((_, index) => lanes[index] === 'live');
     const { ledger } = this.options;
-    if (bulk.length > 0) await ledger.queued(countByStream(bulk, eventStreamId));
+    if (bulk.length > 0)
+      await ledger.queued(countByStream(bulk, eventStreamId)).catch((error: unknown) => {
+        throw new PublishError(DISPATCH_QUEUE_TARGET, 'could not count the bulk lane’s events', {
+          cause: error,
+          retryable: !(error instanceof BridgeError) || error.retryable,
+        });
+      });
     const [liveResult, bulkResult] = await Promise.all([
       live.length > 0 ? this.options.live.publish(live, { lane: 'live' }) : EMPTY_PUBLISH_RESULT,
       bulk.length > 0 ? this.options.bulk.publish(bulk, { lane: 'bulk' }) : EMPTY_PUBLISH_RESULT,
     ]);
     const refused = new Set(bulkResult.failures.map((failure) => failure.eventId));
+    // Not counted when the table fails: the stream then takes the bulk lane until its counts
+    // stall (BULK_LANE_STALL_MS), which delays no event; failing the publish would repeat it.
     if (refused.size > 0)
-      await ledger.handled(
-        countByStream(
-          bulk.filter((event) => refused.has(event.id)),
-          eventStreamId,
-        ),
-      );
+      await ledger
+        .handled(
+          countByStream(
+            bulk.filter((event) => refused.has(event.id)),
+            eventStreamId,
+          ),
+        )
+        .catch(() => undefined);
     return {
       published: liveResult.published + bulkResult.published,
       thinned: liveResult.thinned + bulkResult.thinned,

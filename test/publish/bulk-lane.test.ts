@@ -12,10 +12,11 @@ import {
   type PublishableEvent,
   PublishableEventSchema,
 } from '../../shared/publish/publishable-event.ts';
-import type {
-  EventPublisher,
-  PublishOptions,
-  PublishResult,
+import {
+  type EventPublisher,
+  PublishError,
+  type PublishOptions,
+  type PublishResult,
 } from '../../shared/publish/publisher.ts';
 import { changeEvent, eventIdOf } from '../webhooks/support/harness.ts';
 import { type LocalTable, startLocalTable } from '../webhooks/support/local-dynamodb.ts';
@@ -144,6 +145,17 @@ describe('LaneRoutingPublisher', () => {
     expect(result.failures.map((failure) => failure.eventId)).toEqual([eventIdOf(2)]);
     await ledger.handled(new Map([['main:customer', 1]]));
     expect(await ledger.pending(['main:customer'])).toEqual(new Set());
+  });
+
+  it('sends nothing and throws a PublishError when the bulk events cannot be counted', async () => {
+    const { ledger, live, bulk, publisher } = setup();
+    ledger.queued = async () => {
+      throw new Error('table unavailable');
+    };
+    await expect(publisher.publish([event(1)], { lane: 'bulk' })).rejects.toBeInstanceOf(
+      PublishError,
+    );
+    expect([...bulk.ids(), ...live.ids()]).toEqual([]);
   });
 
   it('sends live events to the bulk queue when the counts cannot be read (late, not out of order)', async () => {
