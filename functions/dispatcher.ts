@@ -7,11 +7,11 @@ import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-led
 import { processLaneBatch } from '../shared/webhooks/bulk-lane-batch.ts';
 import type { DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
-import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
+import { buildWebhookDeps, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 let deps: DispatcherDeps | undefined;
-let env: WebhookLambdaEnv | undefined;
-let ledger: DynamoDbBulkLaneLedger | undefined;
+/** The bulk dispatch queue (when the stack has one) and where its handled events are counted. */
+let bulkLane: { arn: string; ledger: DynamoDbBulkLaneLedger } | undefined;
 const metrics = new Metrics();
 
 /**
@@ -23,22 +23,24 @@ const metrics = new Metrics();
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   if (!deps) {
-    env = parseOrThrow(WebhookLambdaEnvSchema, process.env, 'environment');
+    const env = parseOrThrow(WebhookLambdaEnvSchema, process.env, 'environment');
     const dynamo = new DynamoDBClient({});
     deps = buildWebhookDeps(env, dynamo, new EmfDispatchMetrics(metrics));
-    ledger = new DynamoDbBulkLaneLedger({
-      client: dynamo,
-      tableName: env.STATE_TABLE_NAME,
-      clock: systemClock,
-    });
+    if (env.BULK_DISPATCH_QUEUE_ARN !== undefined)
+      bulkLane = {
+        arn: env.BULK_DISPATCH_QUEUE_ARN,
+        ledger: new DynamoDbBulkLaneLedger({
+          client: dynamo,
+          tableName: env.STATE_TABLE_NAME,
+          clock: systemClock,
+        }),
+      };
   }
   const current = deps;
   // An event source mapping hands over the records of one queue: the bulk one, or the other.
-  const bulkArn = env?.BULK_DISPATCH_QUEUE_ARN;
-  const lane =
-    bulkArn !== undefined && event.Records[0]?.eventSourceARN === bulkArn ? 'bulk' : 'live';
+  const lane = bulkLane && event.Records[0]?.eventSourceARN === bulkLane.arn ? 'bulk' : 'live';
   try {
-    return await processLaneBatch(event.Records, current, lane, ledger);
+    return await processLaneBatch(event.Records, current, lane, bulkLane?.ledger);
   } finally {
     // A frozen container would hold its share of the endpoints' slots until it lapses.
     await current.scheduler.releaseIdleSlots().catch((error: unknown) => {

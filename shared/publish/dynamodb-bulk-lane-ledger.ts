@@ -1,8 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock.ts';
+import { type Clock, systemRandom } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { batchGetItems } from '../state/dynamodb-batch.ts';
 import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { BulkLaneCountSchema, type BulkLaneLedger, isBulkPending } from './bulk-lane.ts';
@@ -10,9 +10,6 @@ import { BulkLaneCountSchema, type BulkLaneLedger, isBulkPending } from './bulk-
 /** Partition key prefix of a stream's bulk-lane counts: `BULKLANE#<streamId>`, sort key `COUNT`. */
 export const BULK_LANE_PK_PREFIX = 'BULKLANE#';
 const BULK_LANE_SK = 'COUNT';
-
-/** BatchGetItem takes at most 100 keys (DynamoDB limit). */
-const BATCH_GET_MAX_KEYS = 100;
 
 /** Options of {@link DynamoDbBulkLaneLedger}. */
 export interface DynamoDbBulkLaneLedgerOptions {
@@ -47,29 +44,28 @@ export class DynamoDbBulkLaneLedger implements BulkLaneLedger {
 
   async pending(streamIds: readonly string[]): Promise<Set<string>> {
     const { tableName, clock } = this.options;
-    const unique = [...new Set(streamIds)];
+    const keys = [...new Set(streamIds)].map((id) => ({
+      pk: `${BULK_LANE_PK_PREFIX}${id}`,
+      sk: BULK_LANE_SK,
+    }));
+    const items = await withStoreErrors(tableName, 'BatchGetItem', () =>
+      batchGetItems(
+        {
+          documentClient: this.client,
+          tableName,
+          clock,
+          random: systemRandom,
+          concurrency: 1,
+          consistentRead: true,
+        },
+        keys,
+      ),
+    );
+    const now = clock.now();
     const pending = new Set<string>();
-    for (let index = 0; index < unique.length; index += BATCH_GET_MAX_KEYS) {
-      let keys: Record<string, unknown>[] | undefined = unique
-        .slice(index, index + BATCH_GET_MAX_KEYS)
-        .map((id) => ({ pk: `${BULK_LANE_PK_PREFIX}${id}`, sk: BULK_LANE_SK }));
-      while (keys && keys.length > 0) {
-        const request: Record<string, unknown>[] = keys;
-        const result: BatchGetCommandOutput = await withStoreErrors(tableName, 'BatchGetItem', () =>
-          this.client.send(
-            new BatchGetCommand({
-              RequestItems: { [tableName]: { Keys: request, ConsistentRead: true } },
-            }),
-          ),
-        );
-        const now = clock.now();
-        for (const item of result.Responses?.[tableName] ?? []) {
-          const count = parseOrThrow(BulkLaneCountSchema, item, 'stored bulk lane count');
-          if (isBulkPending(count, now))
-            pending.add(String(item.pk).slice(BULK_LANE_PK_PREFIX.length));
-        }
-        keys = result.UnprocessedKeys?.[tableName]?.Keys;
-      }
+    for (const item of items) {
+      const count = parseOrThrow(BulkLaneCountSchema, item, 'stored bulk lane count');
+      if (isBulkPending(count, now)) pending.add(String(item.pk).slice(BULK_LANE_PK_PREFIX.length));
     }
     return pending;
   }

@@ -1,9 +1,10 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { eventStreamId } from '../changes/envelope.ts';
-import type { BulkLaneLedger } from '../publish/bulk-lane.ts';
+import { type BulkLaneLedger, countByStream } from '../publish/bulk-lane.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import { type DispatchRecord, processDispatchBatch } from './dispatcher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import type { DispatchEvent } from './messages.ts';
 
 /**
  * Handles one batch of a dispatch lane (in AWS each lane is a queue of its own): a batch of
@@ -21,14 +22,12 @@ export async function processLaneBatch(
   ledger: BulkLaneLedger | undefined,
 ): Promise<SQSBatchResponse> {
   if (lane === 'live' || ledger === undefined) return processDispatchBatch(records, deps, { lane });
-  const handled = new Map<string, number>();
+  const events: DispatchEvent[] = [];
   const result = await processDispatchBatch(records, deps, {
     lane,
-    onEventHandled: (event) => {
-      const streamId = eventStreamId(event);
-      if (streamId !== undefined) handled.set(streamId, (handled.get(streamId) ?? 0) + 1);
-    },
+    onEventHandled: (event) => events.push(event),
   });
+  const handled = countByStream(events, eventStreamId);
   await ledger.handled(handled).catch((error: unknown) => {
     deps.logger.warn('could not count the bulk lane events handled', {
       streams: [...handled.keys()],
