@@ -79,25 +79,19 @@ export class DynamoDbEndpointSlots implements EndpointSlots {
       const now = clock.now();
       const shared = shareSlots(stored.holders, this.holder, want, max, now, SLOT_HOLD_MS, inUse);
       if (!shared.changed) return shared.hold;
-      const written = await withStoreErrors(tableName, 'PutItem', async () => {
-        try {
-          await this.table.put(
-            {
-              pk,
-              sk: SLOTS_SK,
-              holders: shared.holders,
-              version: stored.version + 1,
-              ttl: Math.floor(now / 1000) + SLOTS_ITEM_TTL_SECONDS,
-            },
-            'attribute_not_exists(pk) OR version = :version',
-            { ':version': stored.version },
-          );
-          return true;
-        } catch (error) {
-          if (isConditionFailure(error)) return false;
-          throw error;
-        }
-      });
+      const written = await withStoreErrors(tableName, 'PutItem', () =>
+        this.table.tryPut(
+          {
+            pk,
+            sk: SLOTS_SK,
+            holders: shared.holders,
+            version: stored.version + 1,
+            ttl: Math.floor(now / 1000) + SLOTS_ITEM_TTL_SECONDS,
+          },
+          'attribute_not_exists(pk) OR version = :version',
+          { ':version': stored.version },
+        ),
+      );
       if (written) return shared.hold;
       await clock.sleep(10 + random() * 40 * attempt);
     }

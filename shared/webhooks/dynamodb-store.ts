@@ -114,12 +114,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
-    try {
-      await this.table.put(eventItem(event, {}, this.ttl()), 'attribute_not_exists(pk)');
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    if (!(await this.table.tryPut(eventItem(event, {}, this.ttl()), 'attribute_not_exists(pk)')))
+      return false;
     if (!options.deferListing) await this.indexEvents([event]);
     return true;
   }
@@ -184,12 +180,11 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {
-    try {
-      await this.table.put(this.deliveryItem(delivery, options), 'attribute_not_exists(pk)');
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const created = await this.table.tryPut(
+      this.deliveryItem(delivery, options),
+      'attribute_not_exists(pk)',
+    );
+    if (!created) return false;
     await Promise.all([
       this.table.put({
         pk: `EVENT#${delivery.eventId}`,

@@ -48,6 +48,21 @@ export class WebhookTable {
     );
   }
 
+  /** PutItem on a condition: true when written, false when the condition did not hold. */
+  async tryPut(
+    item: Record<string, unknown>,
+    condition: string,
+    values?: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.put(item, condition, values);
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff. */
   async batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
     if (items.length === 0) return;
