@@ -21,6 +21,7 @@ import { createDispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import { MemoryOperationalEventSink } from '../shared/webhooks/operational-events.ts';
@@ -159,6 +160,8 @@ export async function startCostPipeline(): Promise<CostPipeline> {
         random: systemRandom,
       }),
     ),
+    // As in AWS: one read per batch and endpoint of its count of waiting deliveries.
+    waitingLedger: new DynamoDbWaitingLedger({ client: dynamo.client, tableName: TABLE }),
     // As in AWS: one counter write per stream per batch (backfill progress).
     deliveryCounter: new DynamoDbDeliveryCounter({ client: dynamo.client, tableName: TABLE }),
     logger: {

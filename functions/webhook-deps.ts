@@ -11,6 +11,7 @@ import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/di
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
+import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
 import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
@@ -40,9 +41,10 @@ export const WebhookLambdaEnvSchema = z.object({
 export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
 
 /**
- * The dispatcher's dependencies on AWS: the webhook store, the delivery counter and the
- * endpoints' slots on the state table (each container holds a share of an endpoint's
- * concurrency, so the limit holds across the containers), the dispatch queue, the undici sender with the SSRF policy, operational events
+ * The dispatcher's dependencies on AWS: the webhook store, the delivery counter, the
+ * endpoints' slots (each container holds a share of an endpoint's concurrency, so the limit
+ * holds across the containers) and the waiting ledger (a subject's later event waits for an
+ * earlier one's retry whichever container has it) on the state table, the dispatch queue, the undici sender with the SSRF policy, operational events
  * to the dispatch queue (for subscribers) and to the bus (for rules; they are rare, so every
  * one is put, matched or not).
  */
@@ -84,6 +86,7 @@ export function buildWebhookDeps(
         random: systemRandom,
       }),
     ),
+    waitingLedger: new DynamoDbWaitingLedger({ client: dynamo, tableName: env.STATE_TABLE_NAME }),
     queue: new SqsDeliveryQueue(sqs, env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },

@@ -182,6 +182,21 @@ export function noteNextAttempt(
 }
 
 /**
+ * {@link noteNextAttempt}, and the same for the batch's waiting ledger (see
+ * DispatchBatch.shareWaiting): `waited` says the delivery was pending before (a retry, a
+ * deferral), so that it is removed from the ledger once settled.
+ */
+export function noteNextAttemptInBatch(
+  next: Delivery,
+  subject: string | undefined,
+  batch: DispatchBatch,
+  waited: boolean,
+): void {
+  noteNextAttempt(next, subject, batch.deps);
+  batch.shareWaiting(next, subject, waited);
+}
+
+/**
  * Handles one delivery message (a retry, a deferral, a replay): re-defers it while not due,
  * while its endpoint is paused or while an earlier delivery of its subject to the endpoint
  * waits for a later attempt (no request, no attempt counted), otherwise signs and
@@ -215,7 +230,7 @@ export async function attemptDelivery(
   const { delivery } = record;
   const place: Place = { batch, recordIds, subject: messageSubject };
   if (delivery.status !== 'pending') {
-    noteNextAttempt(delivery, messageSubject, deps);
+    noteNextAttemptInBatch(delivery, messageSubject, batch, true);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
   }
   const now = clock.now();
@@ -243,7 +258,7 @@ export async function attemptDelivery(
   const ahead =
     place.subject === undefined
       ? undefined
-      : deps.scheduler.dueAhead(subscription.id, place.subject, delivery.id);
+      : await batch.dueAhead(subscription.id, place.subject, delivery.id);
   if (ahead !== undefined) return defer(delivery, afterPredecessors(ahead, clock.now()), place);
   // Again just before the request: a 429 may have come back while the event was read.
   const pausedUntil = await endpointPausedUntil(subscription.id, batch);
@@ -252,7 +267,7 @@ export async function attemptDelivery(
     { delivery, log: record.attempts, subscription, body: event.body },
     batch,
   );
-  noteNextAttempt(sent.next, place.subject, deps);
+  noteNextAttemptInBatch(sent.next, place.subject, batch, true);
   if (await store.updateDelivery(sent.next, sent.log)) {
     if (sent.next.status === 'delivered') batch.delivered.count(streamOfBody(event.body));
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
@@ -279,7 +294,7 @@ async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch)
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */
 async function update(delivery: Delivery, place: Place): Promise<boolean> {
   const { batch, recordIds, subject } = place;
-  noteNextAttempt(delivery, subject, batch.deps);
+  noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
   await afterDeliveryWrite(delivery, batch, recordIds, subject);
   return true;

@@ -13,6 +13,7 @@ import {
 } from './retry-policy.ts';
 import type { WebhookStore } from './store.ts';
 import { SubjectTurns } from './subject-turns.ts';
+import type { WaitingLedger } from './waiting-ledger.ts';
 
 /** Tunables of the dispatcher; every one has a default. */
 export interface DispatcherConfig {
@@ -63,6 +64,11 @@ export interface DispatcherDeps {
   turns: SubjectTurns;
   /** Succeeded deliveries per stream, added once per batch (backfill progress); absent: not counted. */
   deliveryCounter?: DeliveryCounter;
+  /**
+   * Which deliveries wait for a later attempt, shared by every process that delivers (in AWS,
+   * the dispatcher's containers); absent: the scheduler's memory of this process alone.
+   */
+  waitingLedger?: WaitingLedger;
 }
 
 /** What {@link createDispatcherDeps} needs; the rest has defaults. */

@@ -195,7 +195,14 @@ async function runByEndpoint(
       const subscription = await batch.subscription(endpoint).catch(() => undefined);
       // The endpoint's state is read before a slot is taken: a slot held while a store read
       // waits behind other batches' writes is a delivery the endpoint is not getting.
-      if (subscription?.enabled) await batch.endpoint(subscription.id).catch(() => undefined);
+      // So is what the waiting ledger lists for the task's subject there (read where it has any).
+      if (subscription?.enabled) {
+        const subject = ledgerSubjectOf(task);
+        await Promise.all([
+          batch.endpoint(subscription.id),
+          subject === undefined ? undefined : batch.sharedWaiting(subscription.id, subject),
+        ]).catch(() => undefined);
+      }
       await handOff.turnOf(task)?.ready;
       const running = batch.deps.scheduler.run(
         endpoint,
@@ -265,6 +272,11 @@ function subjectOf(task: Task): string {
   if (task.kind === 'inline') return `subject:${task.inline.subject}`;
   const { subject, deliveryId } = task.queued;
   return subject === undefined ? `delivery:${deliveryId}` : `subject:${subject}`;
+}
+
+/** The subject a task's delivery is noted under in the waiting ledger, when known. */
+function ledgerSubjectOf(task: Task): string | undefined {
+  return task.kind === 'inline' ? task.inline.subject : task.queued.subject;
 }
 
 /** The subscription a task goes to; a delivery message without one is looked up (older messages). */

@@ -1,4 +1,4 @@
-import { afterDeliveryWrite, dead, noteNextAttempt, sendAttempt } from './attempt.ts';
+import { afterDeliveryWrite, dead, noteNextAttemptInBatch, sendAttempt } from './attempt.ts';
 import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
@@ -187,7 +187,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
       endpoint.pausedUntil ?? 0,
       deps.scheduler.holdUntil(subscription.id) ?? 0,
     );
-    const ahead = deps.scheduler.dueAhead(subscription.id, task.subject, task.delivery.id);
+    const ahead = await batch.dueAhead(subscription.id, task.subject, task.delivery.id);
     const waitUntil = Math.max(
       pausedUntil,
       ahead === undefined ? 0 : afterPredecessors(ahead, now),
@@ -204,7 +204,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
       log = sent.log;
     }
   }
-  noteNextAttempt(next, task.subject, deps);
+  noteNextAttemptInBatch(next, task.subject, batch, false);
   // Written with the rest of the batch's new deliveries (writeInlineDeliveries): no write
   // between two sends.
   batch.stagedDeliveries.push({

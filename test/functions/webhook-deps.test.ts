@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildWebhookDeps, WebhookLambdaEnvSchema } from '../../functions/webhook-deps.ts';
 import { ManualClock } from '../../shared/clock.ts';
+import { DynamoDbWaitingLedger } from '../../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { buildOperationalEvent } from '../../shared/webhooks/operational-events.ts';
 
 const ENV = WebhookLambdaEnvSchema.parse({
@@ -40,5 +41,10 @@ describe('dispatcher wiring (AWS)', () => {
     expect(put.map((entry) => [entry.EventBusName, entry.DetailType])).toEqual([
       ['bridge-bus', 'subscription.disabled'],
     ]);
+  });
+
+  it('shares which deliveries wait for a retry through the state table (a subject’s order across containers)', () => {
+    const deps = buildWebhookDeps(ENV, new DynamoDBClient({ region: 'eu-west-1' }));
+    expect(deps.waitingLedger).toBeInstanceOf(DynamoDbWaitingLedger);
   });
 });

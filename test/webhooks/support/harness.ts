@@ -4,6 +4,7 @@ import { processDispatchBatch } from '../../../shared/webhooks/dispatcher.ts';
 import {
   createDispatcherDeps,
   type DispatcherConfig,
+  type DispatcherDeps,
 } from '../../../shared/webhooks/dispatcher-deps.ts';
 import type { EndpointScheduler } from '../../../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../../../shared/webhooks/http-sender.ts';
@@ -14,6 +15,7 @@ import { MemoryDeliveryQueue } from '../../../shared/webhooks/queue.ts';
 import { createWebhookService } from '../../../shared/webhooks/service.ts';
 import type { WebhookStore } from '../../../shared/webhooks/store.ts';
 import type { HostResolver } from '../../../shared/webhooks/url-policy.ts';
+import type { WaitingLedger } from '../../../shared/webhooks/waiting-ledger.ts';
 
 /** Resolves every name to 127.0.0.1 (tests need no DNS). */
 export const loopbackResolver: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
@@ -28,6 +30,8 @@ export interface HarnessOptions {
   deliveryCounter?: DeliveryCounter;
   /** The process's endpoint scheduler (one sharing slots with other harnesses, say). */
   scheduler?: EndpointScheduler;
+  /** Which deliveries wait, shared with other processes (none: this process's memory alone). */
+  waitingLedger?: WaitingLedger;
 }
 
 let byteSeed = 1;
@@ -58,6 +62,7 @@ export function createHarness(options: HarnessOptions = {}) {
     config: options.config,
     ...(options.deliveryCounter ? { deliveryCounter: options.deliveryCounter } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.waitingLedger ? { waitingLedger: options.waitingLedger } : {}),
   });
   const bytes = seededRandom(byteSeed++);
   const service = createWebhookService({
@@ -67,13 +72,16 @@ export function createHarness(options: HarnessOptions = {}) {
     randomBytes: (size) => Uint8Array.from({ length: size }, () => Math.floor(bytes() * 256)),
   });
 
-  /** Processes the messages visible now, in batches of `batchSize`, until none is visible. */
-  async function drainVisible(batchSize = 10): Promise<number> {
+  /**
+   * Processes the messages visible now, in batches of `batchSize`, until none is visible; by
+   * this harness's dispatcher, or by `by` (another process's, on the same store and queue).
+   */
+  async function drainVisible(batchSize = 10, by: DispatcherDeps = deps): Promise<number> {
     let processed = 0;
     for (;;) {
       const batch = queue.receive(batchSize);
       if (batch.length === 0) return processed;
-      const result = await processDispatchBatch(batch, deps);
+      const result = await processDispatchBatch(batch, by);
       for (const failure of result.batchItemFailures) {
         const failed = batch.find((m) => m.messageId === failure.itemIdentifier);
         if (failed) queue.sendRaw(failed.body, 1);

@@ -1,0 +1,154 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandOutput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import {
+  inNotedOrder,
+  type WaitingChange,
+  type WaitingLedger,
+  type WaitingMark,
+} from './waiting-ledger.ts';
+
+/** Sort key of an endpoint's count of waiting deliveries, beside its state (`ENDPOINT#<subId>`). */
+export const WAITING_COUNT_SK = 'WAITING';
+
+/** A mark outlives its due time by this long at most (the table's TTL); long overdue ones are passed over anyway. */
+const MARK_TTL_AFTER_DUE_SECONDS = 86_400;
+
+/** Options of {@link DynamoDbWaitingLedger}. */
+export interface DynamoDbWaitingLedgerOptions {
+  client: DynamoDBClient;
+  tableName: string;
+}
+
+const markPk = (endpoint: string, subject: string) => `WAITING#${endpoint}#${subject}`;
+const countKey = (endpoint: string) => ({ pk: `ENDPOINT#${endpoint}`, sk: WAITING_COUNT_SK });
+
+/**
+ * {@link WaitingLedger} in the state table: one item per waiting delivery (pk
+ * `WAITING#<subId>#<subject>`, sk the delivery id; its due time and when it was first noted),
+ * and per endpoint a count of them (pk `ENDPOINT#<subId>`, sk `WAITING`), so a batch reads the
+ * marks of its subjects only at an endpoint where something waits: a healthy endpoint costs one
+ * strongly consistent read per batch. The count is raised before marks are written and lowered
+ * after they are removed (atomic `ADD`s), so it never reads lower than the marks there are.
+ * Only failing deliveries write (two count updates per batch and endpoint, one write per mark).
+ */
+export class DynamoDbWaitingLedger implements WaitingLedger {
+  private readonly client: DocumentClient;
+
+  constructor(private readonly options: DynamoDbWaitingLedgerOptions) {
+    this.client = documentClientOf(options.client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
+
+  async countAt(endpoint: string): Promise<number> {
+    const { tableName } = this.options;
+    const result = await withStoreErrors(tableName, 'GetItem', () =>
+      this.client.send(
+        new GetCommand({ TableName: tableName, Key: countKey(endpoint), ConsistentRead: true }),
+      ),
+    );
+    return Number(result.Item?.waiting ?? 0);
+  }
+
+  async waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]> {
+    const { tableName } = this.options;
+    const marks: WaitingMark[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page: QueryCommandOutput = await withStoreErrors(tableName, 'Query', () =>
+        this.client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': markPk(endpoint, subject) },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? [])
+        marks.push({
+          deliveryId: String(item.sk),
+          dueAt: Number(item.dueAt),
+          notedAt: Number(item.notedAt),
+        });
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return inNotedOrder(marks);
+  }
+
+  async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
+    const byEndpoint = new Map<string, WaitingChange[]>();
+    for (const change of changes) {
+      const own = byEndpoint.get(change.endpoint) ?? [];
+      own.push(change);
+      byEndpoint.set(change.endpoint, own);
+    }
+    await Promise.all([...byEndpoint].map(([endpoint, own]) => this.applyAt(endpoint, own, now)));
+  }
+
+  /**
+   * Raises the endpoint's count by every note first, writes and removes the marks, then lowers
+   * the count by the notes that only moved a mark and the marks removed: a crash in between
+   * leaves it high, never low.
+   */
+  private async applyAt(endpoint: string, changes: WaitingChange[], now: number): Promise<void> {
+    const notes = changes.filter((change) => change.dueAt !== undefined).length;
+    if (notes > 0) await this.addToCount(endpoint, notes);
+    const existed = await Promise.all(changes.map((change) => this.writeMark(change, now)));
+    const lower = existed.filter(Boolean).length;
+    if (lower > 0) await this.addToCount(endpoint, -lower);
+  }
+
+  /** Writes (or removes) one mark; true when it was there before. */
+  private async writeMark(change: WaitingChange, now: number): Promise<boolean> {
+    const { tableName } = this.options;
+    const Key = { pk: markPk(change.endpoint, change.subject), sk: change.deliveryId };
+    const { dueAt } = change;
+    if (dueAt === undefined) {
+      const removed = await withStoreErrors(tableName, 'DeleteItem', () =>
+        this.client.send(new DeleteCommand({ TableName: tableName, Key, ReturnValues: 'ALL_OLD' })),
+      );
+      return removed.Attributes !== undefined;
+    }
+    const written = await withStoreErrors(tableName, 'UpdateItem', () =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key,
+          UpdateExpression: 'SET dueAt = :due, notedAt = if_not_exists(notedAt, :now), #ttl = :ttl',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':due': dueAt,
+            ':now': now,
+            ':ttl': Math.floor(dueAt / 1000) + MARK_TTL_AFTER_DUE_SECONDS,
+          },
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      ),
+    );
+    return written.Attributes?.notedAt !== undefined;
+  }
+
+  private async addToCount(endpoint: string, by: number): Promise<void> {
+    const { tableName } = this.options;
+    await withStoreErrors(tableName, 'UpdateItem', () =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: countKey(endpoint),
+          UpdateExpression: 'ADD waiting :by',
+          ExpressionAttributeValues: { ':by': by },
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,109 @@
+import { FORGOTTEN_AFTER_MS } from './waiting-deliveries.ts';
+
+/** One delivery that waits for a later attempt at an endpoint, as the ledger keeps it. */
+export interface WaitingMark {
+  deliveryId: string;
+  /** When its next attempt is due (epoch ms). */
+  dueAt: number;
+  /** When it was first noted as waiting (epoch ms): a subject's deliveries wait in this order. */
+  notedAt: number;
+}
+
+/** A delivery of `subject` at `endpoint` (a subscription id) that waits until `dueAt`, or no longer. */
+export interface WaitingChange {
+  endpoint: string;
+  subject: string;
+  deliveryId: string;
+  /** Its next attempt's due time; absent: it waits no longer (delivered, dead-lettered, gone). */
+  dueAt?: number;
+}
+
+/**
+ * Which deliveries wait for a later attempt, per endpoint and subject, shared by every process
+ * that delivers (in AWS, the dispatcher's containers): a container that receives a subject's
+ * later event learns that an earlier one waits for a retry that another container scheduled,
+ * and sends it after that one. Each process still keeps its own memory of the same
+ * (WaitingDeliveries); this is what the others noted.
+ */
+export interface WaitingLedger {
+  /**
+   * How many deliveries to the endpoint may wait: never fewer than do (0: none, and nothing
+   * more need be read for the endpoint), possibly more after a crash between two writes.
+   */
+  countAt(endpoint: string): Promise<number>;
+  /** The deliveries of `subject` that wait at the endpoint, in the order they were first noted. */
+  waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]>;
+  /**
+   * Notes deliveries as waiting (with `dueAt`; one noted before keeps its place) or as waiting
+   * no longer (without). Throws when the store failed (some may be written).
+   */
+  apply(changes: readonly WaitingChange[], now: number): Promise<void>;
+}
+
+/**
+ * When the deliveries noted before `deliveryId` (all of them, if it is not among `marks`) are
+ * due: the latest of their times, or undefined when none waits. One overdue by more than
+ * {@link FORGOTTEN_AFTER_MS} is passed over (its retry was lost), so a subject is never held
+ * back for good. `marks` are in the order they were noted. Pure.
+ * @example dueAheadOf([{ deliveryId: 'd1', dueAt: 9_000, notedAt: 1 }], 'd2', 5_000) === 9_000
+ */
+export function dueAheadOf(
+  marks: readonly WaitingMark[],
+  deliveryId: string,
+  now: number,
+): number | undefined {
+  let latest: number | undefined;
+  for (const mark of marks) {
+    if (mark.deliveryId === deliveryId) break;
+    if (mark.dueAt + FORGOTTEN_AFTER_MS < now) continue;
+    latest = Math.max(latest ?? mark.dueAt, mark.dueAt);
+  }
+  return latest;
+}
+
+/** Orders marks as they were first noted (ties by delivery id, as a store lists them). Pure. */
+export function inNotedOrder(marks: WaitingMark[]): WaitingMark[] {
+  return marks.sort(
+    (a, b) =>
+      a.notedAt - b.notedAt || (a.deliveryId < b.deliveryId ? -1 : +(a.deliveryId > b.deliveryId)),
+  );
+}
+
+const keyOf = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+
+/** {@link WaitingLedger} in memory, for tests of processes that share one. */
+export class MemoryWaitingLedger implements WaitingLedger {
+  private readonly marks = new Map<string, Map<string, WaitingMark>>();
+  /** Reads and writes it answered, for tests that count them. */
+  readonly calls = { countAt: 0, waitingOf: 0, apply: 0 };
+
+  async countAt(endpoint: string): Promise<number> {
+    this.calls.countAt++;
+    let count = 0;
+    for (const [key, marks] of this.marks)
+      if (key.startsWith(`${endpoint}\u0000`)) count += marks.size;
+    return count;
+  }
+
+  async waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]> {
+    this.calls.waitingOf++;
+    return inNotedOrder([...(this.marks.get(keyOf(endpoint, subject))?.values() ?? [])]);
+  }
+
+  async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
+    this.calls.apply++;
+    for (const { endpoint, subject, deliveryId, dueAt } of changes) {
+      const key = keyOf(endpoint, subject);
+      const marks = this.marks.get(key) ?? new Map<string, WaitingMark>();
+      if (dueAt === undefined) marks.delete(deliveryId);
+      else
+        marks.set(deliveryId, {
+          deliveryId,
+          dueAt,
+          notedAt: marks.get(deliveryId)?.notedAt ?? now,
+        });
+      if (marks.size > 0) this.marks.set(key, marks);
+      else this.marks.delete(key);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClientOf } from '../../shared/state/document-client.ts';
+import {
+  DynamoDbWaitingLedger,
+  WAITING_COUNT_SK,
+} from '../../shared/webhooks/dynamodb-waiting-ledger.ts';
+import { FORGOTTEN_AFTER_MS } from '../../shared/webhooks/waiting-deliveries.ts';
+import {
+  dueAheadOf,
+  MemoryWaitingLedger,
+  type WaitingLedger,
+} from '../../shared/webhooks/waiting-ledger.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+
+describe('dueAheadOf', () => {
+  const marks = [
+    { deliveryId: 'd1', dueAt: 9_000, notedAt: 1 },
+    { deliveryId: 'd2', dueAt: 4_000, notedAt: 2 },
+    { deliveryId: 'd3', dueAt: 20_000, notedAt: 3 },
+  ];
+
+  it('is the latest due time of the deliveries noted before the one asked about', () => {
+    expect(dueAheadOf(marks, 'd1', 0)).toBeUndefined();
+    expect(dueAheadOf(marks, 'd2', 0)).toBe(9_000);
+    expect(dueAheadOf(marks, 'd3', 0)).toBe(9_000);
+    // A delivery not among them waits behind all of them.
+    expect(dueAheadOf(marks, 'd9', 0)).toBe(20_000);
+  });
+
+  it('passes over a delivery overdue by more than the forgetting limit', () => {
+    const now = 9_000 + FORGOTTEN_AFTER_MS + 1;
+    expect(dueAheadOf(marks, 'd3', now)).toBeUndefined();
+    expect(dueAheadOf(marks, 'd9', now)).toBe(20_000);
+  });
+});
+
+/** The contract every ledger keeps. */
+function ledgerContract(name: string, make: () => WaitingLedger) {
+  describe(`${name}: the waiting ledger`, () => {
+    it('lists a subject’s waiting deliveries in the order first noted, and keeps a re-noted one’s place', async () => {
+      const ledger = make();
+      await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'b', dueAt: 5_000 }], 100);
+      await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'a', dueAt: 6_000 }], 200);
+      // Re-deferred later: it keeps its place before `a`.
+      await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'b', dueAt: 7_000 }], 300);
+      expect(await ledger.waitingOf('e1', 'c-1')).toEqual([
+        { deliveryId: 'b', dueAt: 7_000, notedAt: 100 },
+        { deliveryId: 'a', dueAt: 6_000, notedAt: 200 },
+      ]);
+      expect(await ledger.waitingOf('e1', 'c-2')).toEqual([]);
+      expect(await ledger.waitingOf('e2', 'c-1')).toEqual([]);
+    });
+
+    it('counts the deliveries waiting at an endpoint, up on a note and down once settled', async () => {
+      const ledger = make();
+      expect(await ledger.countAt('e3')).toBe(0);
+      await ledger.apply(
+        [
+          { endpoint: 'e3', subject: 'c-1', deliveryId: 'x', dueAt: 5_000 },
+          { endpoint: 'e3', subject: 'c-2', deliveryId: 'y', dueAt: 5_000 },
+          { endpoint: 'e4', subject: 'c-1', deliveryId: 'z', dueAt: 5_000 },
+        ],
+        0,
+      );
+      expect(await ledger.countAt('e3')).toBe(2);
+      // A re-note is not counted twice; a settle of one never noted changes nothing.
+      await ledger.apply(
+        [
+          { endpoint: 'e3', subject: 'c-1', deliveryId: 'x', dueAt: 9_000 },
+          { endpoint: 'e3', subject: 'c-9', deliveryId: 'never' },
+        ],
+        1,
+      );
+      expect(await ledger.countAt('e3')).toBe(2);
+      await ledger.apply([{ endpoint: 'e3', subject: 'c-1', deliveryId: 'x' }], 2);
+      expect(await ledger.countAt('e3')).toBe(1);
+      expect(await ledger.waitingOf('e3', 'c-1')).toEqual([]);
+      await ledger.apply([{ endpoint: 'e3', subject: 'c-2', deliveryId: 'y' }], 3);
+      expect(await ledger.countAt('e3')).toBe(0);
+      expect(await ledger.countAt('e4')).toBe(1);
+    });
+  });
+}
+
+ledgerContract('memory', () => new MemoryWaitingLedger());
+
+let table: LocalTable;
+beforeAll(async () => {
+  table = await startLocalTable('waiting-ledger-test');
+});
+afterAll(async () => table.stop());
+
+// Each test of the contract uses endpoints of its own, so they share the table.
+ledgerContract(
+  'DynamoDB (dynalite)',
+  () => new DynamoDbWaitingLedger({ client: table.client, tableName: table.tableName }),
+);
+
+describe('DynamoDB waiting ledger', () => {
+  it('raises the count before it writes the marks: a failed mark write leaves the count high, never low', async () => {
+    const ledger = new DynamoDbWaitingLedger({ client: table.client, tableName: table.tableName });
+    // A client of its own whose writes of marks (items `WAITING#…`) fail; the count's go through.
+    const failingClient = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: await table.client.config
+        .endpoint?.()
+        .then((url) => `${url.protocol}//${url.hostname}:${url.port}`),
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const sent: string[] = [];
+    failingClient.middlewareStack.add(
+      (next) => async (args) => {
+        // Before the document client marshals it, the key is plain (`{ pk: 'WAITING#…' }`).
+        const pk = String((args.input as { Key?: { pk?: unknown } }).Key?.pk ?? '');
+        sent.push(pk);
+        if (pk.startsWith('WAITING#')) throw new Error('throttled');
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const failing = new DynamoDbWaitingLedger({
+      client: failingClient,
+      tableName: table.tableName,
+    });
+    await expect(
+      failing.apply([{ endpoint: 'e9', subject: 'c-1', deliveryId: 'd1', dueAt: 5_000 }], 0),
+    ).rejects.toThrow();
+    failingClient.destroy();
+    expect(sent).toEqual(['ENDPOINT#e9', 'WAITING#e9#c-1']);
+    expect(await ledger.countAt('e9')).toBe(1);
+    expect(await ledger.waitingOf('e9', 'c-1')).toEqual([]);
+    const stored = await documentClientOf(table.client, {}).send(
+      new GetCommand({
+        TableName: table.tableName,
+        Key: { pk: 'ENDPOINT#e9', sk: WAITING_COUNT_SK },
+      }),
+    );
+    expect(stored.Item?.waiting).toBe(1);
+  });
+});
