@@ -3,6 +3,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { systemClock, systemRandom } from '../shared/clock.ts';
+import { optionalVariable } from '../shared/optional-variable.ts';
 import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.ts';
 import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
 import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
@@ -24,10 +25,7 @@ export const WebhookLambdaEnvSchema = z.object({
   // Not z.url(): local emulators hand out queue URLs (`sqs.us-east-1.127.0.0.1`) that WHATWG rejects.
   DISPATCH_QUEUE_URL: z.string().min(1),
   /** The bulk dispatch queue's ARN: the dispatcher tells its batches by their source. */
-  BULK_DISPATCH_QUEUE_ARN: z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z.string().min(1).optional(),
-  ),
+  BULK_DISPATCH_QUEUE_ARN: optionalVariable(z.string().min(1)),
   EVENT_BUS_NAME: z.string().min(1),
   EVENT_SOURCE: z.string().min(1).default('change-bridge'),
   WEBHOOK_ALLOW_PRIVATE: z

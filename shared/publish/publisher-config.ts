@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
+import { optionalVariable } from '../optional-variable.ts';
 import type { BulkLaneLedger } from './bulk-lane.ts';
 import { BusRuleFilter, EventBridgeRuleSource } from './bus-rules.ts';
 import { createDispatchQueuePublisher } from './dispatch-queue.ts';
@@ -14,10 +15,6 @@ import type { PublishMetrics } from './publish-metrics.ts';
 import type { EventPublisher } from './publisher.ts';
 import type { RetryOptions } from './retry-backoff.ts';
 import { SqsPublisher } from './sqs-publisher.ts';
-
-/** An unset variable and an empty one mean the same: use the default. */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 /**
  * The publishing variables: `PUBLISH_TARGETS` (`eventbridge` | `sqs` | `both`, default
@@ -32,15 +29,15 @@ const optional = <T extends z.ZodType>(schema: T) =>
  */
 export const PublisherEnvSchema = z
   .object({
-    PUBLISH_TARGETS: optional(z.enum(['eventbridge', 'sqs', 'both'])),
-    PUBLISH_EVENT_BUS_NAME: optional(z.string().min(1)),
-    PUBLISH_EVENT_BUS_MODE: optional(z.enum(['matched', 'all'])),
-    PUBLISH_EVENT_SOURCE: optional(z.string().min(1)),
+    PUBLISH_TARGETS: optionalVariable(z.enum(['eventbridge', 'sqs', 'both'])),
+    PUBLISH_EVENT_BUS_NAME: optionalVariable(z.string().min(1)),
+    PUBLISH_EVENT_BUS_MODE: optionalVariable(z.enum(['matched', 'all'])),
+    PUBLISH_EVENT_SOURCE: optionalVariable(z.string().min(1)),
     // Not z.url(): local emulators hand out queue URLs that WHATWG rejects.
-    DISPATCH_QUEUE_URL: optional(z.string().min(1)),
-    BULK_DISPATCH_QUEUE_URL: optional(z.string().min(1)),
-    PUBLISH_QUEUE_URL: optional(z.url()),
-    PUBLISH_QUEUE_FIFO: optional(z.enum(['true', 'false'])),
+    DISPATCH_QUEUE_URL: optionalVariable(z.string().min(1)),
+    BULK_DISPATCH_QUEUE_URL: optionalVariable(z.string().min(1)),
+    PUBLISH_QUEUE_URL: optionalVariable(z.url()),
+    PUBLISH_QUEUE_FIFO: optionalVariable(z.enum(['true', 'false'])),
   })
   .superRefine((env, context) => {
     const targets = env.PUBLISH_TARGETS ?? 'eventbridge';
