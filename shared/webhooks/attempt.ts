@@ -1,13 +1,13 @@
 import { BridgeError } from '../errors.ts';
-import { streamOfBody } from './delivery-counter.ts';
+import { deliveryStreamId } from './delivery-counter.ts';
 import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import type { EndpointSignal } from './endpoint-scheduler.ts';
-import { subjectOfBody } from './event-subject.ts';
+import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
-import { deliveryMessage } from './messages.ts';
+import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
@@ -253,7 +253,16 @@ export async function attemptDelivery(
     await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place);
     return { kind: 'skipped', reason };
   }
-  place.subject ??= subjectOfBody(event.body);
+  // The stored body is parsed at most once, for the subject (older messages lack it) or the stream.
+  let parsed: { event: DispatchEvent | undefined } | undefined;
+  const storedEvent = () => {
+    parsed ??= { event: eventOfBody(event.body) };
+    return parsed.event;
+  };
+  if (place.subject === undefined) {
+    const stored = storedEvent();
+    place.subject = stored === undefined ? undefined : subjectKey(stored);
+  }
   // Not before this subject's earlier deliveries that wait for a later attempt.
   const ahead =
     place.subject === undefined
@@ -269,7 +278,10 @@ export async function attemptDelivery(
   );
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);
   if (await store.updateDelivery(sent.next, sent.log)) {
-    if (sent.next.status === 'delivered') batch.delivered.count(streamOfBody(event.body));
+    if (sent.next.status === 'delivered') {
+      const stored = storedEvent();
+      batch.delivered.count(stored === undefined ? undefined : deliveryStreamId(stored));
+    }
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
   }
   return { kind: 'attempted', outcome: sent.outcome };

@@ -1,5 +1,4 @@
 import { eventStreamId } from '../changes/envelope.ts';
-import { eventOfBody } from './messages.ts';
 
 /**
  * Succeeded deliveries counted per stream (`<connectionId>:<entityType>`), for progress: a
@@ -26,15 +25,6 @@ export interface DeliveryCounter {
  * @example deliveryStreamId({ source: 'connector/main', type: 'customer.created' }) // 'main:customer'
  */
 export const deliveryStreamId = eventStreamId;
-
-/**
- * {@link deliveryStreamId} of a stored event body (a retry has the body, not the parsed event);
- * `undefined` when the body is not a change event. Pure.
- */
-export function streamOfBody(body: string): string | undefined {
-  const event = eventOfBody(body);
-  return event === undefined ? undefined : deliveryStreamId(event);
-}
 
 /**
  * Counts in memory, to be added later with {@link DeliveryCounter.add}: a batch's tally.

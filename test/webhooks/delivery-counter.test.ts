@@ -4,9 +4,9 @@ import {
   DeliveryTally,
   deliveryStreamId,
   MemoryDeliveryCounter,
-  streamOfBody,
 } from '../../shared/webhooks/delivery-counter.ts';
 import { DynamoDbDeliveryCounter } from '../../shared/webhooks/dynamodb-delivery-counter.ts';
+import { eventOfBody } from '../../shared/webhooks/messages.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -27,10 +27,11 @@ describe('the stream of a delivered event', () => {
     expect(deliveryStreamId({ source: 'connector/main', type: 'ping' })).toBeUndefined();
   });
 
-  it('is read from a stored body, and undefined for a body that is not an event', () => {
-    expect(streamOfBody(JSON.stringify(changeEvent(eventIdOf(1))))).toBe('main:customer');
-    expect(streamOfBody('not json')).toBeUndefined();
-    expect(streamOfBody('{"id":1}')).toBeUndefined();
+  it('is read from a stored body once parsed; a body that is not an event gives none', () => {
+    const stored = eventOfBody(JSON.stringify(changeEvent(eventIdOf(1))));
+    expect(stored && deliveryStreamId(stored)).toBe('main:customer');
+    expect(eventOfBody('not json')).toBeUndefined();
+    expect(eventOfBody('{"id":1}')).toBeUndefined();
   });
 });
 
