@@ -40,6 +40,10 @@ export class EntitySet<T> {
   private readonly byKey = new Map<string, Entry<T>>();
   private readonly byEnterprise = new Map<string, Entry<T>[]>();
   private readonly byChain = new Map<string, Entry<T>[]>();
+  /** Every update time an entry was given, with the entry (see {@link updatedWithin}). */
+  private updates: UpdateMark<T>[] = [];
+  /** Whether {@link updates} is in order of time (updates come at the current time; a dataset's do not). */
+  private updatesSorted = true;
   private liveCount = 0;
 
   constructor(
@@ -62,8 +66,60 @@ export class EntitySet<T> {
     this.byKey.set(key, entry);
     if (meta.enterpriseId !== null) appendTo(this.byEnterprise, meta.enterpriseId, entry);
     appendTo(this.byChain, meta.chainId, entry);
+    this.noteUpdate(entry);
     this.liveCount += 1;
     return entry;
+  }
+
+  /** Moves an entry's update time (every change of a record's `updatedMs` goes through here). */
+  touch(entry: Entry<T>, updatedMs: number): void {
+    entry.updatedMs = updatedMs;
+    this.noteUpdate(entry);
+  }
+
+  private noteUpdate(entry: Entry<T>): void {
+    const last = this.updates.at(-1);
+    if (last && last.ms > entry.updatedMs) this.updatesSorted = false;
+    this.updates.push({ ms: entry.updatedMs, entry });
+    // Marks of entries updated since are dropped now and then, so the list stays near the set's size.
+    if (this.updates.length > 2 * this.order.length + 1024) this.compactUpdates();
+  }
+
+  private compactUpdates(): void {
+    this.updates = this.updates.filter((mark) => mark.entry.updatedMs === mark.ms);
+    this.sortUpdates();
+  }
+
+  private sortUpdates(): void {
+    if (this.updatesSorted) return;
+    this.updates.sort((a, b) => a.ms - b.ms);
+    this.updatesSorted = true;
+  }
+
+  /**
+   * The live entries whose update time is in `[startMs, endMs)`, in no particular order, found
+   * by update time rather than by walking the set: a live poll's window over 100,000 records
+   * holds a few of them. Undefined when more than `atMost` are (a walk costs less then).
+   */
+  updatedWithin(startMs: number, endMs: number, atMost: number): Entry<T>[] | undefined {
+    this.sortUpdates();
+    let low = 0;
+    let high = this.updates.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.updates[middle]!.ms < startMs) low = middle + 1;
+      else high = middle;
+    }
+    const found = new Set<Entry<T>>();
+    for (let i = low; i < this.updates.length; i += 1) {
+      const { ms, entry } = this.updates[i]!;
+      if (ms >= endMs) break;
+      // A mark of an update time the entry has since left is passed over.
+      if (entry.updatedMs !== ms || entry.removed) continue;
+      found.add(entry);
+      if (found.size > atMost) return undefined;
+    }
+    return [...found];
   }
 
   /** The live (not hard-deleted) entry with this key. */
@@ -100,11 +156,7 @@ export class EntitySet<T> {
    * them, walking only their records.
    */
   *newestFirstWithin(partitions: Partitions, beforeIndex = this.order.length): Generator<Entry<T>> {
-    const [index, ids] =
-      'enterpriseIds' in partitions
-        ? [this.byEnterprise, partitions.enterpriseIds]
-        : [this.byChain, partitions.chainIds];
-    const wanted = new Set(ids);
+    const [index, wanted] = this.partitionsOf(partitions);
     if (wanted.size > MERGE_MAX_PARTITIONS) {
       // Walking many short lists in step costs more than walking the whole set once.
       const key = 'enterpriseIds' in partitions ? 'enterpriseId' : 'chainId';
@@ -132,6 +184,50 @@ export class EntitySet<T> {
     }
   }
 
+  /**
+   * Up to `count` live entries that pass `keep`, newest first, below `beforeIndex` (exclusive)
+   * and within `partitions` when given: a page walk, the same entries as taking from
+   * {@link newestFirst} or {@link newestFirstWithin}, with plain loops where it can (the whole
+   * set, or one enterprise or chain): a window over 100,000 records visits every one of them.
+   */
+  page(
+    keep: (entry: Entry<T>) => boolean,
+    count: number,
+    beforeIndex = this.order.length,
+    partitions?: Partitions,
+  ): Entry<T>[] {
+    const page: Entry<T>[] = [];
+    const list = partitions === undefined ? this.order : this.onlyList(partitions);
+    if (list === undefined) {
+      for (const entry of this.newestFirstWithin(partitions!, beforeIndex)) {
+        if (!keep(entry)) continue;
+        page.push(entry);
+        if (page.length >= count) break;
+      }
+      return page;
+    }
+    for (let i = below(list, beforeIndex); i >= 0 && page.length < count; i -= 1) {
+      const entry = list[i]!;
+      if (!entry.removed && keep(entry)) page.push(entry);
+    }
+    return page;
+  }
+
+  /** The one enterprise's or chain's list a read is confined to (empty if it has none); undefined for several. */
+  private onlyList(partitions: Partitions): readonly Entry<T>[] | undefined {
+    const [index, wanted] = this.partitionsOf(partitions);
+    if (wanted.size !== 1) return undefined;
+    const [id] = wanted;
+    return index.get(id!) ?? [];
+  }
+
+  /** The per-partition lists a read confined to `partitions` uses, and which of them. */
+  private partitionsOf(partitions: Partitions): [Map<string, Entry<T>[]>, Set<string>] {
+    return 'enterpriseIds' in partitions
+      ? [this.byEnterprise, new Set(partitions.enterpriseIds)]
+      : [this.byChain, new Set(partitions.chainIds)];
+  }
+
   /** Live entries in creation order. */
   *all(): Generator<Entry<T>> {
     for (const entry of this.order) if (!entry.removed) yield entry;
@@ -152,6 +248,12 @@ export class EntitySet<T> {
   get storedCount(): number {
     return this.order.length;
   }
+}
+
+/** An update time an entry was given. */
+interface UpdateMark<T> {
+  ms: number;
+  entry: Entry<T>;
 }
 
 function appendTo<T>(index: Map<string, Entry<T>[]>, id: string, entry: Entry<T>): void {

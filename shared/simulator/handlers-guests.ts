@@ -44,11 +44,12 @@ export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): 
     body.Limitation,
     (entry) => {
       const c = entry.record;
+      // The time windows first: a live poll's window passes over nearly every record.
       return (
+        inInterval(entry.updatedMs, body.UpdatedUtc) &&
+        inInterval(entry.createdMs, body.CreatedUtc) &&
         chains.has(entry.chainId) &&
         activityAllows(entry, body.ActivityStates) &&
-        inInterval(entry.createdMs, body.CreatedUtc) &&
-        inInterval(entry.updatedMs, body.UpdatedUtc) &&
         (!body.DeletedUtc || inInterval(entry.deletedMs, body.DeletedUtc)) &&
         matches(emails, c.Email?.toLowerCase()) &&
         matches(firsts, c.FirstName ?? undefined) &&
@@ -59,6 +60,7 @@ export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): 
     },
     body.CustomerIds,
     { chainIds: chains },
+    body.UpdatedUtc,
   );
   const withCustomers = body.Extent.Customers ?? true;
   const withDocuments = body.Extent.Documents ?? false;

@@ -138,6 +138,7 @@ export class SimModel {
 
   /** Merges `patch` at the current time, moving `UpdatedUtc` (when the shape has one) and the update time. */
   private applyPatch<T extends object>(
+    set: EntitySet<T>,
     entry: Entry<T>,
     patch: Partial<T>,
   ): { now: number; changed: string[] } {
@@ -146,7 +147,7 @@ export class SimModel {
     const next: T = { ...entry.record, ...patch };
     if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
     entry.record = next;
-    entry.updatedMs = now;
+    set.touch(entry, now);
     return { now, changed };
   }
 
@@ -164,7 +165,7 @@ export class SimModel {
   ): string[] | null {
     const entry = set.get(key);
     if (!entry) return null;
-    const { now, changed } = this.applyPatch(entry, patch);
+    const { now, changed } = this.applyPatch(set, entry, patch);
     this.journal.append(now, type, key, changed.length > 0 ? 'updated' : 'touched', changed);
     return changed;
   }
@@ -178,7 +179,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs !== null) return false;
-    const { now, changed } = this.applyPatch(entry, patch);
+    const { now, changed } = this.applyPatch(set, entry, patch);
     entry.deletedMs = now;
     this.journal.append(now, type, key, 'soft-deleted', changed);
     return true;
@@ -193,7 +194,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs === null) return false;
-    const { now, changed } = this.applyPatch(entry, patch);
+    const { now, changed } = this.applyPatch(set, entry, patch);
     entry.deletedMs = null;
     this.journal.append(now, type, key, 'restored', changed);
     return true;

@@ -23,21 +23,36 @@ export interface TokenScope {
   enterpriseIds: readonly string[];
 }
 
+/** The last time bounds parsed: a page walk tests every record against the same two. */
+const parsedBounds = { start: { text: '', ms: 0 }, end: { text: '', ms: 0 } };
+
+/** `Date.parse(text)`, remembered for the last text of each bound (a walk asks millions of times). */
+function boundMs(which: 'start' | 'end', text: string): number {
+  const bound = parsedBounds[which];
+  if (bound.text !== text) {
+    bound.text = text;
+    bound.ms = Date.parse(text);
+  }
+  return bound.ms;
+}
+
 /** Half-open test `StartUtc <= t < EndUtc`; a missing bound is open (design.md, Time filters). */
 export function inInterval(ms: number | null, interval: TimeFilterInterval | undefined): boolean {
   if (!interval) return true;
   if (ms === null) return false;
-  if (interval.StartUtc && ms < Date.parse(interval.StartUtc)) return false;
-  if (interval.EndUtc && ms >= Date.parse(interval.EndUtc)) return false;
+  if (interval.StartUtc && ms < boundMs('start', interval.StartUtc)) return false;
+  if (interval.EndUtc && ms >= boundMs('end', interval.EndUtc)) return false;
   return true;
 }
+
+const ACTIVE_ONLY: readonly ActivityState[] = ['Active'];
 
 /** ActivityStates filter; the default is Active only, so deleted records need Deleted asked for. */
 export function activityAllows<T>(
   entry: Entry<T>,
   states: readonly ActivityState[] | undefined,
 ): boolean {
-  const wanted = states && states.length > 0 ? states : ['Active'];
+  const wanted = states && states.length > 0 ? states : ACTIVE_ONLY;
   return wanted.includes(entry.deletedMs === null ? 'Active' : 'Deleted');
 }
 
@@ -64,7 +79,8 @@ export function allowedChains(
  * older than the cursor's record that pass `keep`, at most `Count` of them. With
  * `candidateKeys` (an id filter) only those records are considered, so a lookup by id does
  * not scan the whole set; with `within` (the enterprises or chains `keep` requires) only their
- * records are walked.
+ * records are walked; with `updatedUtc` (the update window `keep` requires), a window that
+ * holds few records (a live poll's) finds them by update time instead of walking the set.
  * @throws SimApiError 400 when the cursor identifies no record ever returned by this set.
  */
 export function pageOf<T>(
@@ -73,6 +89,7 @@ export function pageOf<T>(
   keep: (entry: Entry<T>) => boolean,
   candidateKeys?: readonly string[],
   within?: Partitions,
+  updatedUtc?: TimeFilterInterval,
 ): Entry<T>[] {
   let before = Number.POSITIVE_INFINITY;
   if (limitation.Cursor) {
@@ -81,23 +98,36 @@ export function pageOf<T>(
       throw new SimApiError(400, 'Limitation.Cursor: does not identify a record of this operation');
     before = anchor.index;
   }
-  const page: Entry<T>[] = [];
   if (candidateKeys) {
-    const found = new Map<number, Entry<T>>();
+    const found = new Set<Entry<T>>();
     for (const key of candidateKeys) {
       const entry = set.get(key);
-      if (entry && entry.index < before && keep(entry)) found.set(entry.index, entry);
+      if (entry) found.add(entry);
     }
-    return [...found.values()].sort((a, b) => b.index - a.index).slice(0, limitation.Count);
+    return newestPassing([...found], before, keep, limitation.Count);
   }
-  const start = Number.isFinite(before) ? before : undefined;
-  const walk = within ? set.newestFirstWithin(within, start) : set.newestFirst(start);
-  for (const entry of walk) {
-    if (!keep(entry)) continue;
-    page.push(entry);
-    if (page.length >= limitation.Count) break;
-  }
-  return page;
+  const updated = updatedUtc?.StartUtc
+    ? set.updatedWithin(
+        Date.parse(updatedUtc.StartUtc),
+        updatedUtc.EndUtc ? Date.parse(updatedUtc.EndUtc) : Number.POSITIVE_INFINITY,
+        Math.max(limitation.Count, set.storedCount >>> 4),
+      )
+    : undefined;
+  if (updated) return newestPassing(updated, before, keep, limitation.Count);
+  return set.page(keep, limitation.Count, Number.isFinite(before) ? before : undefined, within);
+}
+
+/** The entries older than `before` that pass `keep`, newest first, at most `count`. Pure. */
+function newestPassing<T>(
+  entries: readonly Entry<T>[],
+  before: number,
+  keep: (entry: Entry<T>) => boolean,
+  count: number,
+): Entry<T>[] {
+  return entries
+    .filter((entry) => entry.index < before && keep(entry))
+    .sort((a, b) => b.index - a.index)
+    .slice(0, count);
 }
 
 /** Pagination rule 4: the id of the last (oldest) returned item, null only when none came back. */
