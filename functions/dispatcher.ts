@@ -7,6 +7,7 @@ import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-led
 import { processLaneBatch } from '../shared/webhooks/bulk-lane-batch.ts';
 import type { DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
+import { keepGroupOrder } from '../shared/webhooks/fifo-group-order.ts';
 import { buildWebhookDeps, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 let deps: DispatcherDeps | undefined;
@@ -40,7 +41,11 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   // An event source mapping hands over the records of one queue: the bulk one, or the other.
   const lane = bulkLane && event.Records[0]?.eventSourceARN === bulkLane.arn ? 'bulk' : 'live';
   try {
-    return await processLaneBatch(event.Records, current, lane, bulkLane?.ledger);
+    // From FIFO dispatch queues, a group's records after a failed one come back with it.
+    return keepGroupOrder(
+      event.Records,
+      await processLaneBatch(event.Records, current, lane, bulkLane?.ledger),
+    );
   } finally {
     // A frozen container would hold its share of the endpoints' slots until it lapses.
     await current.scheduler.releaseIdleSlots().catch((error: unknown) => {

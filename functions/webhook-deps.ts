@@ -24,6 +24,11 @@ export const WebhookLambdaEnvSchema = z.object({
   STATE_TABLE_NAME: z.string().min(1),
   // Not z.url(): local emulators hand out queue URLs (`sqs.us-east-1.127.0.0.1`) that WHATWG rejects.
   DISPATCH_QUEUE_URL: z.string().min(1),
+  /**
+   * Where delivery messages (retries, deferrals, replays) go when the dispatch queues are FIFO
+   * (they have no per-message delay); absent: the dispatch queue itself.
+   */
+  DISPATCH_RETRY_QUEUE_URL: optionalVariable(z.string().min(1)),
   /** The bulk dispatch queue's ARN: the dispatcher tells its batches by their source. */
   BULK_DISPATCH_QUEUE_ARN: optionalVariable(z.string().min(1)),
   EVENT_BUS_NAME: z.string().min(1),
@@ -85,7 +90,7 @@ export function buildWebhookDeps(
       }),
     ),
     waitingLedger: new DynamoDbWaitingLedger({ client: dynamo, tableName: env.STATE_TABLE_NAME }),
-    queue: new SqsDeliveryQueue(sqs, env.DISPATCH_QUEUE_URL),
+    queue: new SqsDeliveryQueue(sqs, env.DISPATCH_RETRY_QUEUE_URL ?? env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
       resolve: systemResolver,

@@ -197,6 +197,9 @@ export class ChangeBridgeMonitoring extends Construct {
       ['Poll jobs', state.pollJobQueue],
       ['Dispatch', state.dispatchQueue],
       ['Bulk dispatch', state.bulkDispatchQueue],
+      ...(state.dispatchRetryQueue
+        ? [['Dispatch retries', state.dispatchRetryQueue] as const]
+        : []),
       ...(state.eventsQueue ? [['Events', state.eventsQueue] as const] : []),
     ] as const;
     const dlqs = [...state.deadLetterQueues];

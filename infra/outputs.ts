@@ -17,6 +17,13 @@ export function addStateOutputs(state: ChangeBridgeState): void {
     description: 'Dispatch queue of bulk work (a first sync or backfill that emits)',
     value: state.bulkDispatchQueue.queueUrl,
   });
+  if (state.dispatchRetryQueue) {
+    new CfnOutput(state, 'DispatchRetryQueueUrl', {
+      description:
+        'Queue of the dispatcher’s delivery messages (retries) beside FIFO dispatch queues',
+      value: state.dispatchRetryQueue.queueUrl,
+    });
+  }
   if (state.eventsQueue) {
     new CfnOutput(state, 'EventsQueueUrl', {
       description: 'SQS queue receiving every change event (PUBLISH_TARGETS sqs or both)',

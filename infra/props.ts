@@ -39,6 +39,8 @@ const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration
 export const DISPATCH_BATCH_SIZE = 16;
 /** Longest wait to fill a dispatcher batch (Lambda's minimum when the batch size is above 10). */
 export const DISPATCH_BATCHING_WINDOW_SECONDS = 1;
+/** Records per dispatcher batch from a FIFO dispatch queue (Lambda's most; no batching window there). */
+export const FIFO_DISPATCH_BATCH_SIZE = 10;
 /** Time a dispatcher batch needs besides its HTTP requests (store, queue, events). */
 const DISPATCH_TIMEOUT_MARGIN_MS = 10_000;
 
@@ -80,6 +82,13 @@ export const ChangeBridgePropsSchema = z
     publishTargets: PublishTargetsSchema.default('eventbridge'),
     /** Makes the events queue (created when `publishTargets` includes `sqs`) a FIFO queue. */
     eventsQueueFifo: z.boolean().default(false),
+    /**
+     * Makes the two dispatch queues FIFO queues grouped by entity, so two events of one
+     * subject are never handed to two dispatcher containers at once; retries then go to a
+     * standard queue of their own (FIFO queues have no per-message delay). Opt-in: switching
+     * an existing stack replaces its dispatch queues (drain them first).
+     */
+    dispatchQueueFifo: z.boolean().default(false),
     /** `source` of every published event. */
     eventSource: z.string().min(1).max(256).default('change-bridge'),
     /**

@@ -12,6 +12,7 @@ import {
   type ChangeBridgeConfig,
   DISPATCH_BATCH_SIZE,
   DISPATCH_BATCHING_WINDOW_SECONDS,
+  FIFO_DISPATCH_BATCH_SIZE,
 } from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
 
@@ -117,10 +118,18 @@ export class ChangeBridgeRuntime extends Construct {
         reportBatchItemFailures: true,
       }),
     );
+    // A standard queue's batches: 16 records, gathered for up to a second. A FIFO queue's: 10
+    // at most, with no batching window (Lambda's limits for FIFO).
+    const standardBatches = {
+      batchSize: DISPATCH_BATCH_SIZE,
+      maxBatchingWindow: Duration.seconds(DISPATCH_BATCHING_WINDOW_SECONDS),
+    };
+    const dispatchBatches = config.dispatchQueueFifo
+      ? { batchSize: FIFO_DISPATCH_BATCH_SIZE }
+      : standardBatches;
     this.dispatcher.addEventSource(
       new SqsEventSource(state.dispatchQueue, {
-        batchSize: DISPATCH_BATCH_SIZE,
-        maxBatchingWindow: Duration.seconds(DISPATCH_BATCHING_WINDOW_SECONDS),
+        ...dispatchBatches,
         maxConcurrency: config.dispatcherMaxConcurrency,
         reportBatchItemFailures: true,
       }),
@@ -129,12 +138,20 @@ export class ChangeBridgeRuntime extends Construct {
     // the records' source queue).
     this.dispatcher.addEventSource(
       new SqsEventSource(state.bulkDispatchQueue, {
-        batchSize: DISPATCH_BATCH_SIZE,
-        maxBatchingWindow: Duration.seconds(DISPATCH_BATCHING_WINDOW_SECONDS),
+        ...dispatchBatches,
         maxConcurrency: config.bulkDispatcherMaxConcurrency,
         reportBatchItemFailures: true,
       }),
     );
+    // With FIFO dispatch queues, the delivery messages (retries, deferrals) on their own queue.
+    if (state.dispatchRetryQueue)
+      this.dispatcher.addEventSource(
+        new SqsEventSource(state.dispatchRetryQueue, {
+          ...standardBatches,
+          maxConcurrency: config.dispatcherMaxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
 
     this.adminApi = new AdminHttpApi(this, 'AdminApi', {
       handler: this.adminFunction,
@@ -180,12 +197,14 @@ export class ChangeBridgeRuntime extends Construct {
     // publishes operational events (subscription.disabled, delivery.failing).
     table.grantReadWriteData(this.dispatcher);
     dispatchQueue.grantSendMessages(this.dispatcher);
+    state.dispatchRetryQueue?.grantSendMessages(this.dispatcher);
     bus.grantPutEventsTo(this.dispatcher);
 
     // Admin API: manages subscriptions and streams, replays events, starts backfills; its
     // connector proxy writes with the connection's credentials and publishes like the poller.
     table.grantReadWriteData(this.adminFunction);
     dispatchQueue.grantSendMessages(this.adminFunction);
+    state.dispatchRetryQueue?.grantSendMessages(this.adminFunction);
     bulkDispatchQueue.grantSendMessages(this.adminFunction);
     pollJobQueue.grantSendMessages(this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
@@ -219,6 +238,8 @@ function bridgeEnvironment(
   );
   const optional: Record<string, string | undefined> = {
     PUBLISH_QUEUE_URL: state.eventsQueue?.queueUrl,
+    // Where the dispatcher sends delivery messages when the dispatch queues are FIFO.
+    DISPATCH_RETRY_QUEUE_URL: state.dispatchRetryQueue?.queueUrl,
     POLL_OVERLAP: config.pollOverlap,
     POLL_SETTLE_LAG: config.pollSettleLag,
     POLL_ENTITIES: config.pollEntities?.join(','),

@@ -3,7 +3,13 @@ import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/
 import { type Archive, EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { type DeadLetterQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import {
+  type DeadLetterQueue,
+  DeduplicationScope,
+  FifoThroughputLimit,
+  Queue,
+  QueueEncryption,
+} from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type ChangeBridgeConfig, publishesToSqs } from './props.ts';
 
@@ -47,6 +53,11 @@ export class ChangeBridgeState extends Construct {
    * with fewer consumers, so live changes are not delivered behind a backlog of thousands.
    */
   readonly bulkDispatchQueue: Queue;
+  /**
+   * With FIFO dispatch queues (`dispatchQueueFifo`), where the dispatcher sends its delivery
+   * messages (retries, deferrals, replays: each with its own delay, which FIFO queues lack).
+   */
+  readonly dispatchRetryQueue: Queue | undefined;
   /** Present when the poller publishes to SQS (`publishTargets` sqs or both). */
   readonly eventsQueue: Queue | undefined;
   /** Every dead-letter queue, by a readable name, for alarms and the dashboard. */
@@ -108,8 +119,23 @@ export class ChangeBridgeState extends Construct {
       : undefined;
 
     const dlqs = new Map<string, Queue>();
-    const internalQueue = (name: string, visibility: Duration, maxReceiveCount: number) => {
+    const internalQueue = (
+      name: string,
+      visibility: Duration,
+      maxReceiveCount: number,
+      fifo = false,
+    ) => {
+      // High-throughput FIFO: deduplication and the throughput limit per message group.
+      const fifoProps = fifo
+        ? {
+            fifo: true,
+            contentBasedDeduplication: false,
+            deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {};
       const dlq = new Queue(this, `${name}DeadLetterQueue`, {
+        ...(fifo ? { fifo: true } : {}),
         encryption: QueueEncryption.KMS,
         encryptionMasterKey: this.dataKey,
         enforceSSL: true,
@@ -119,6 +145,7 @@ export class ChangeBridgeState extends Construct {
       dlqs.set(name, dlq);
       const deadLetterQueue: DeadLetterQueue = { queue: dlq, maxReceiveCount };
       return new Queue(this, `${name}Queue`, {
+        ...fifoProps,
         encryption: QueueEncryption.KMS,
         encryptionMasterKey: this.dataKey,
         // One data key serves 5 minutes of messages, keeping KMS calls (and cost) low.
@@ -139,16 +166,15 @@ export class ChangeBridgeState extends Construct {
     );
     // The dispatcher may defer a delivery by changing its visibility, and every deferral
     // counts as a receive: 10 leaves room for the 7-step retry schedule plus crashes.
-    this.dispatchQueue = internalQueue(
-      'Dispatch',
-      Duration.seconds(config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
-      10,
+    const dispatchVisibility = Duration.seconds(
+      config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR,
     );
-    this.bulkDispatchQueue = internalQueue(
-      'BulkDispatch',
-      Duration.seconds(config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
-      10,
-    );
+    const fifo = config.dispatchQueueFifo;
+    this.dispatchQueue = internalQueue('Dispatch', dispatchVisibility, 10, fifo);
+    this.bulkDispatchQueue = internalQueue('BulkDispatch', dispatchVisibility, 10, fifo);
+    this.dispatchRetryQueue = fifo
+      ? internalQueue('DispatchRetry', dispatchVisibility, 10)
+      : undefined;
     this.eventsQueue = publishesToSqs(config) ? this.createEventsQueue(config, dlqs) : undefined;
     this.deadLetterQueues = dlqs;
 

@@ -1,18 +1,20 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildWebhookDeps, WebhookLambdaEnvSchema } from '../../functions/webhook-deps.ts';
 import { ManualClock } from '../../shared/clock.ts';
 import { DynamoDbWaitingLedger } from '../../shared/webhooks/dynamodb-waiting-ledger.ts';
+import { deliveryMessage } from '../../shared/webhooks/messages.ts';
 import { buildOperationalEvent } from '../../shared/webhooks/operational-events.ts';
 
-const ENV = WebhookLambdaEnvSchema.parse({
+const VARIABLES = {
   STATE_TABLE_NAME: 'bridge',
   DISPATCH_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch',
   EVENT_BUS_NAME: 'bridge-bus',
-});
+};
+const ENV = WebhookLambdaEnvSchema.parse(VARIABLES);
 
 describe('dispatcher wiring (AWS)', () => {
   const sqs = mockClient(SQSClient);
@@ -46,5 +48,24 @@ describe('dispatcher wiring (AWS)', () => {
   it('shares which deliveries wait for a retry through the state table (a subject’s order across containers)', () => {
     const deps = buildWebhookDeps(ENV, new DynamoDBClient({ region: 'eu-west-1' }));
     expect(deps.waitingLedger).toBeInstanceOf(DynamoDbWaitingLedger);
+  });
+
+  it('sends delivery messages to the retry queue when the stack has one (FIFO dispatch queues)', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-2' });
+    const retries = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch-retries';
+    const env = WebhookLambdaEnvSchema.parse({
+      ...VARIABLES,
+      DISPATCH_QUEUE_URL: `${VARIABLES.DISPATCH_QUEUE_URL}.fifo`,
+      DISPATCH_RETRY_QUEUE_URL: retries,
+    });
+    const deps = buildWebhookDeps(env, new DynamoDBClient({ region: 'eu-west-1' }));
+    await deps.queue.send(deliveryMessage({ id: 'd-1', subscriptionId: 's-1' }, 'c-1'), 30);
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent).toMatchObject([{ QueueUrl: retries, DelaySeconds: 30 }]);
+    // Without one (standard dispatch queues), an empty value included: the dispatch queue.
+    expect(
+      WebhookLambdaEnvSchema.parse({ ...VARIABLES, DISPATCH_RETRY_QUEUE_URL: '' })
+        .DISPATCH_RETRY_QUEUE_URL,
+    ).toBeUndefined();
   });
 });

@@ -1,0 +1,110 @@
+import { CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
+import { FIFO_DISPATCH_BATCH_SIZE } from '../../infra/props.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { createFunctionsFixture } from './synth-fixture.ts';
+
+const fixture = createFunctionsFixture();
+let fifo: ChangeBridgeApp;
+let standard: ChangeBridgeApp;
+
+function build(dispatchQueueFifo: boolean): ChangeBridgeApp {
+  const app = fixture.app({
+    stage: 'test',
+    functionsDir: fixture.functionsDir,
+    changeBridge: { test: { dispatchQueueFifo, terminationProtection: false } },
+  });
+  return createChangeBridgeApp(app, {});
+}
+
+beforeAll(() => {
+  fifo = build(true);
+  standard = build(false);
+});
+afterAll(() => fixture.remove());
+
+function logicalId(construct: IConstruct): string {
+  const child = construct.node.defaultChild;
+  if (!(child instanceof CfnElement)) throw new Error(`${construct.node.path} has no CfnElement`);
+  return Stack.of(construct).getLogicalId(child);
+}
+
+/** The environment of the dispatcher function. */
+function dispatcherEnvironment(built: ChangeBridgeApp): Record<string, unknown> {
+  const functions = Template.fromStack(built.runtime).findResources('AWS::Lambda::Function');
+  const dispatcher = functions[logicalId(built.runtime.runtime.dispatcher)];
+  return dispatcher?.Properties.Environment.Variables ?? {};
+}
+
+describe('FIFO dispatch queues (dispatchQueueFifo)', () => {
+  it('makes both dispatch queues and their dead-letter queues high-throughput FIFO queues', () => {
+    const { state } = fifo.stateful;
+    const queues = Template.fromStack(fifo.stateful).findResources('AWS::SQS::Queue');
+    for (const queue of [state.dispatchQueue, state.bulkDispatchQueue]) {
+      expect(queues[logicalId(queue)]?.Properties).toMatchObject({
+        FifoQueue: true,
+        ContentBasedDeduplication: false,
+        DeduplicationScope: 'messageGroup',
+        FifoThroughputLimit: 'perMessageGroupId',
+      });
+      const dlqArn = queues[logicalId(queue)]?.Properties.RedrivePolicy.deadLetterTargetArn;
+      const dlqId = dlqArn['Fn::GetAtt'][0] as string;
+      expect(queues[dlqId]?.Properties.FifoQueue).toBe(true);
+    }
+    // Retries go to a standard queue (per-message delays), alarmed like the others.
+    const retry = state.dispatchRetryQueue;
+    expect(retry).toBeDefined();
+    expect(queues[logicalId(retry!)]?.Properties.FifoQueue).toBeUndefined();
+    expect([...state.deadLetterQueues.keys()]).toContain('DispatchRetry');
+  });
+
+  it('reads the FIFO queues 10 records a batch without a batching window, and the retry queue as a standard one', () => {
+    const runtime = Template.fromStack(fifo.runtime);
+    const dispatcher = { Ref: logicalId(fifo.runtime.runtime.dispatcher) };
+    const mappings = Object.values(
+      runtime.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: dispatcher },
+      }),
+    );
+    expect(mappings).toHaveLength(3);
+    for (const queue of ['DispatchQueue', 'BulkDispatchQueue'])
+      runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: dispatcher,
+        EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp(`${queue}[A-F0-9]`) },
+        BatchSize: FIFO_DISPATCH_BATCH_SIZE,
+        MaximumBatchingWindowInSeconds: Match.absent(),
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: dispatcher,
+      EventSourceArn: { 'Fn::ImportValue': Match.stringLikeRegexp('DispatchRetryQueue') },
+      BatchSize: ENDPOINT_CONCURRENCY_DEFAULT,
+      MaximumBatchingWindowInSeconds: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('tells the dispatcher and the admin API where delivery messages go, and lets them send there', () => {
+    expect(dispatcherEnvironment(fifo).DISPATCH_RETRY_QUEUE_URL).toBeDefined();
+    const runtime = Template.fromStack(fifo.runtime);
+    const policies = JSON.stringify(runtime.findResources('AWS::IAM::Policy'));
+    // The retry queue's ARN is imported from the stateful stack into the grants.
+    expect(policies).toMatch(/DispatchRetryQueue/);
+  });
+
+  it('leaves a stack without it as it was: standard queues, two mappings, no retry queue', () => {
+    const { state } = standard.stateful;
+    expect(state.dispatchRetryQueue).toBeUndefined();
+    const queues = Template.fromStack(standard.stateful).findResources('AWS::SQS::Queue');
+    expect(queues[logicalId(state.dispatchQueue)]?.Properties.FifoQueue).toBeUndefined();
+    expect(dispatcherEnvironment(standard).DISPATCH_RETRY_QUEUE_URL).toBeUndefined();
+    const mappings = Template.fromStack(standard.runtime).findResources(
+      'AWS::Lambda::EventSourceMapping',
+      { Properties: { FunctionName: { Ref: logicalId(standard.runtime.runtime.dispatcher) } } },
+    );
+    expect(Object.keys(mappings)).toHaveLength(2);
+  });
+});
