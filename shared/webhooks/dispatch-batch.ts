@@ -1,3 +1,4 @@
+import { BatchWaiting } from './batch-waiting.ts';
 import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import type { DeliveryMessage } from './messages.ts';
@@ -10,9 +11,7 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { dueAheadOf, type WaitingChange, type WaitingMark } from './waiting-ledger.ts';
-
-const waitingKey = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+import type { WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
 export interface StagedDelivery {
@@ -50,19 +49,14 @@ export class DispatchBatch {
   readonly stagedDeliveries: StagedDelivery[] = [];
   /** Deliveries written as delivered, per stream; added to the counter by {@link flush}. */
   readonly delivered = new DeliveryTally();
-  /** Per endpoint, how many deliveries the waiting ledger says may wait there (read once). */
-  private readonly waitingCounts = new Map<string, Promise<number>>();
-  /** Per endpoint and subject, the ledger's waiting deliveries (read once per batch). */
-  private readonly waitingMarks = new Map<string, Promise<WaitingMark[]>>();
-  /** What the batch's deliveries change in the waiting ledger; written by {@link flush}. */
-  private readonly waitingChanges: WaitingChange[] = [];
-  /**
-   * Per endpoint and subject, what this batch noted since it read the ledger: a delivery's due
-   * time while it waits, `undefined` once it waits no longer (the ledger read before lists it).
-   */
-  private readonly notedHere = new Map<string, Map<string, number | undefined>>();
+  /** The batch's view of the waiting ledger, when the process has one. */
+  private readonly waiting: BatchWaiting | undefined;
 
-  constructor(readonly deps: DispatcherDeps) {}
+  constructor(readonly deps: DispatcherDeps) {
+    this.waiting = deps.waitingLedger
+      ? new BatchWaiting(deps.waitingLedger, deps.clock, deps.logger)
+      : undefined;
+  }
 
   /** Every subscription by id, read once per batch (eventually consistent: fine for fan-out). */
   subscriptions(): Promise<Map<string, Subscription>> {
@@ -112,20 +106,7 @@ export class DispatchBatch {
    * ledger): read once per batch, and only where the endpoint's count says something waits.
    */
   sharedWaiting(endpoint: string, subject: string): Promise<WaitingMark[]> {
-    const ledger = this.deps.waitingLedger;
-    if (!ledger) return Promise.resolve([]);
-    let count = this.waitingCounts.get(endpoint);
-    if (!count) {
-      count = ledger.countAt(endpoint);
-      this.waitingCounts.set(endpoint, count);
-    }
-    const key = waitingKey(endpoint, subject);
-    let marks = this.waitingMarks.get(key);
-    if (!marks) {
-      marks = count.then((waiting) => (waiting > 0 ? ledger.waitingOf(endpoint, subject) : []));
-      this.waitingMarks.set(key, marks);
-    }
-    return marks;
+    return this.waiting?.read(endpoint, subject) ?? Promise.resolve([]);
   }
 
   /**
@@ -135,27 +116,9 @@ export class DispatchBatch {
    * noted since (the process's own memory may be stale: another process may have delivered
    * what it remembers as waiting).
    */
-  async dueAhead(
-    endpoint: string,
-    subject: string,
-    deliveryId: string,
-  ): Promise<number | undefined> {
-    const { scheduler, waitingLedger, clock } = this.deps;
-    if (!waitingLedger) return scheduler.dueAhead(endpoint, subject, deliveryId);
-    const read = await this.sharedWaiting(endpoint, subject);
-    const noted = this.notedHere.get(waitingKey(endpoint, subject));
-    const marks: WaitingMark[] = [];
-    for (const mark of read) {
-      if (!noted?.has(mark.deliveryId)) marks.push(mark);
-      else if (noted.get(mark.deliveryId) !== undefined)
-        marks.push({ ...mark, dueAt: noted.get(mark.deliveryId)! });
-    }
-    const now = clock.now();
-    // Noted first by this batch: after everything the ledger listed.
-    for (const [id, dueAt] of noted ?? [])
-      if (dueAt !== undefined && !read.some((mark) => mark.deliveryId === id))
-        marks.push({ deliveryId: id, dueAt, notedAt: now });
-    return dueAheadOf(marks, deliveryId, now);
+  dueAhead(endpoint: string, subject: string, deliveryId: string): Promise<number | undefined> {
+    if (this.waiting) return this.waiting.dueAhead(endpoint, subject, deliveryId);
+    return Promise.resolve(this.deps.scheduler.dueAhead(endpoint, subject, deliveryId));
   }
 
   /**
@@ -163,16 +126,7 @@ export class DispatchBatch {
    * (pending) or, if it `waited` before, waits no longer; written by {@link flush}.
    */
   shareWaiting(delivery: Delivery, subject: string | undefined, waited: boolean): void {
-    if (!this.deps.waitingLedger || subject === undefined) return;
-    const { subscriptionId: endpoint, id: deliveryId } = delivery;
-    const pending = delivery.status === 'pending';
-    if (!pending && !waited) return;
-    const dueAt = pending ? delivery.nextAttemptAt : undefined;
-    this.waitingChanges.push({ endpoint, subject, deliveryId, ...(pending ? { dueAt } : {}) });
-    const key = waitingKey(endpoint, subject);
-    const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
-    noted.set(deliveryId, dueAt);
-    this.notedHere.set(key, noted);
+    if (subject !== undefined) this.waiting?.note(delivery, subject, waited);
   }
 
   /** Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. */
@@ -192,10 +146,10 @@ export class DispatchBatch {
    * Then adds the batch's succeeded deliveries to the delivery counter (one increment per
    * stream). Counting is best effort: a failed increment is logged and fails no record, since
    * retrying the batch would not deliver those webhooks again (progress then reads a little low).
-   * Before the messages, the batch's changes to the waiting ledger are written (see writeWaiting).
+   * Before the messages, the batch's changes to the waiting ledger are written (BatchWaiting.write).
    */
   async flush(): Promise<void> {
-    await this.writeWaiting();
+    await this.waiting?.write();
     const pending = this.outbox.splice(0);
     if (pending.length > 0) {
       const failed = await this.deps.queue.sendBatch(pending.map((p) => p.entry));
@@ -210,25 +164,6 @@ export class DispatchBatch {
       await this.deps.deliveryCounter.add(delivered);
     } catch (error) {
       this.deps.logger.warn('counting delivered webhooks failed', { error: String(error) });
-    }
-  }
-
-  /**
-   * Writes the batch's changes to the waiting ledger before its retry messages go out, so
-   * another process that receives a later event of a waiting subject finds the earlier one. A
-   * failed write is logged and fails no record: redoing the batch would not note the deliveries
-   * again (they are stored already), and the subject's order then rests on this process's memory.
-   */
-  private async writeWaiting(): Promise<void> {
-    const changes = this.waitingChanges.splice(0);
-    if (changes.length === 0 || !this.deps.waitingLedger) return;
-    try {
-      await this.deps.waitingLedger.apply(changes, this.deps.clock.now());
-    } catch (error) {
-      this.deps.logger.error('noting waiting deliveries failed', {
-        deliveries: changes.map((change) => change.deliveryId),
-        error: String(error),
-      });
     }
   }
 }

@@ -1,0 +1,112 @@
+import type { Clock } from '../clock.ts';
+import type { DispatchLogger } from './dispatcher-deps.ts';
+import type { Delivery } from './store.ts';
+import {
+  dueAheadOf,
+  type WaitingChange,
+  type WaitingLedger,
+  type WaitingMark,
+} from './waiting-ledger.ts';
+
+const waitingKey = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+
+/**
+ * One dispatch batch's view of the waiting ledger: what every process had noted as waiting
+ * when the batch read it (each endpoint's count once, and only where something waits each
+ * subject's marks), with what the batch noted since; and the batch's own notes, written
+ * together by {@link write}.
+ */
+export class BatchWaiting {
+  /** Per endpoint, how many deliveries the ledger says may wait there. */
+  private readonly counts = new Map<string, Promise<number>>();
+  /** Per endpoint and subject, the ledger's waiting deliveries as read. */
+  private readonly marks = new Map<string, Promise<WaitingMark[]>>();
+  /** What the batch's deliveries change in the ledger. */
+  private readonly changes: WaitingChange[] = [];
+  /**
+   * Per endpoint and subject, what this batch noted since it read the ledger: a delivery's due
+   * time while it waits, `undefined` once it waits no longer (the ledger read before lists it).
+   */
+  private readonly notedHere = new Map<string, Map<string, number | undefined>>();
+
+  constructor(
+    private readonly ledger: WaitingLedger,
+    private readonly clock: Clock,
+    private readonly logger: DispatchLogger,
+  ) {}
+
+  /** The ledger's waiting deliveries of `subject` at the endpoint, read once per batch. */
+  read(endpoint: string, subject: string): Promise<WaitingMark[]> {
+    let count = this.counts.get(endpoint);
+    if (!count) {
+      count = this.ledger.countAt(endpoint);
+      this.counts.set(endpoint, count);
+    }
+    const key = waitingKey(endpoint, subject);
+    let marks = this.marks.get(key);
+    if (!marks) {
+      marks = count.then((waiting) =>
+        waiting > 0 ? this.ledger.waitingOf(endpoint, subject) : [],
+      );
+      this.marks.set(key, marks);
+    }
+    return marks;
+  }
+
+  /**
+   * When the deliveries of `subject` that wait at the endpoint ahead of `deliveryId` are due,
+   * by the ledger as read and the batch's notes since (see dueAheadOf); undefined when none.
+   */
+  async dueAhead(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+  ): Promise<number | undefined> {
+    const read = await this.read(endpoint, subject);
+    const noted = this.notedHere.get(waitingKey(endpoint, subject));
+    const marks: WaitingMark[] = [];
+    for (const mark of read) {
+      if (!noted?.has(mark.deliveryId)) marks.push(mark);
+      else if (noted.get(mark.deliveryId) !== undefined)
+        marks.push({ ...mark, dueAt: noted.get(mark.deliveryId)! });
+    }
+    const now = this.clock.now();
+    // Noted first by this batch: after everything the ledger listed.
+    for (const [id, dueAt] of noted ?? [])
+      if (dueAt !== undefined && !read.some((mark) => mark.deliveryId === id))
+        marks.push({ deliveryId: id, dueAt, notedAt: now });
+    return dueAheadOf(marks, deliveryId, now);
+  }
+
+  /** Notes that `delivery` waits for its next attempt (pending) or, if it `waited`, no longer. */
+  note(delivery: Delivery, subject: string, waited: boolean): void {
+    const { subscriptionId: endpoint, id: deliveryId } = delivery;
+    const pending = delivery.status === 'pending';
+    if (!pending && !waited) return;
+    const dueAt = pending ? delivery.nextAttemptAt : undefined;
+    this.changes.push({ endpoint, subject, deliveryId, ...(pending ? { dueAt } : {}) });
+    const key = waitingKey(endpoint, subject);
+    const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
+    noted.set(deliveryId, dueAt);
+    this.notedHere.set(key, noted);
+  }
+
+  /**
+   * Writes the batch's notes, before its retry messages go out, so another process that
+   * receives a later event of a waiting subject finds the earlier one. A failed write is logged
+   * and fails no record: redoing the batch would not note the deliveries again (they are stored
+   * already), and the subject's order then rests on this process's memory.
+   */
+  async write(): Promise<void> {
+    const changes = this.changes.splice(0);
+    if (changes.length === 0) return;
+    try {
+      await this.ledger.apply(changes, this.clock.now());
+    } catch (error) {
+      this.logger.error('noting waiting deliveries failed', {
+        deliveries: changes.map((change) => change.deliveryId),
+        error: String(error),
+      });
+    }
+  }
+}
