@@ -1,7 +1,7 @@
 import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { DynamoDbBulkLaneLedger } from '../../shared/publish/dynamodb-bulk-lane-ledger.ts';
@@ -10,27 +10,25 @@ import { createPublisher, parsePublisherConfig } from '../../shared/publish/publ
 import { processLaneBatch } from '../../shared/webhooks/bulk-lane-batch.ts';
 import { changeEvent, createHarness, eventIdOf } from '../webhooks/support/harness.ts';
 import { type LocalTable, startLocalTable } from '../webhooks/support/local-dynamodb.ts';
+import { type LocalSqs, startLocalSqs } from '../webhooks/support/local-sqs.ts';
 
+let local: LocalSqs;
 let sqsServer: FauxqsServer;
 let sqs: SQSClient;
 let table: LocalTable;
 const bus = mockClient(EventBridgeClient);
 
 beforeAll(async () => {
-  sqsServer = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
-  sqs = new SQSClient({
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${sqsServer.port}`,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  local = await startLocalSqs();
+  sqsServer = local.server;
+  sqs = local.client;
   table = await startLocalTable('bulk-lane-aws-test');
   // No rule on the bus: events go to the dispatch queues only.
   bus.on(ListRulesCommand).resolves({ Rules: [] });
 });
 afterAll(async () => {
   bus.restore();
-  sqs.destroy();
-  await sqsServer.stop();
+  await local.stop();
   await table?.stop();
 });
 

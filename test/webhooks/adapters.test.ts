@@ -1,8 +1,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import {
@@ -12,6 +12,7 @@ import {
 import { SqsDeliveryQueue } from '../../shared/webhooks/queue.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+import { type LocalSqs, startLocalSqs } from './support/local-sqs.ts';
 import { startReceiver } from './support/receiver.ts';
 
 /** Puts the environment back as it was (keys added since are removed). */
@@ -20,22 +21,19 @@ function restoreEnv(saved: NodeJS.ProcessEnv): void {
   Object.assign(process.env, saved);
 }
 
+let local: LocalSqs;
 let sqsServer: FauxqsServer;
 let table: LocalTable;
 let sqs: SQSClient;
 beforeAll(async () => {
-  sqsServer = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+  local = await startLocalSqs();
+  sqsServer = local.server;
+  sqs = local.client;
   table = await startLocalTable('webhooks-handler');
-  sqs = new SQSClient({
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${sqsServer.port}`,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 afterAll(async () => {
-  sqs.destroy();
   await table.stop();
-  await sqsServer.stop();
+  await local.stop();
 });
 
 async function receiveAll(queueUrl: string): Promise<{ messageId: string; body: string }[]> {

@@ -1,7 +1,7 @@
 import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import type { FauxqsServer } from 'fauxqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PublishableEventSchema } from '../../shared/publish/publishable-event.ts';
 import { createPublisher, parsePublisherConfig } from '../../shared/publish/publisher-config.ts';
@@ -10,20 +10,19 @@ import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
 import { SqsDeliveryQueue } from '../../shared/webhooks/queue.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, eventIdOf } from './support/harness.ts';
+import { type LocalSqs, startLocalSqs } from './support/local-sqs.ts';
 import type { ReceiverAction } from './support/receiver.ts';
 
+let local: LocalSqs;
 let sqsServer: FauxqsServer;
 let sqs: SQSClient;
 const bus = mockClient(EventBridgeClient);
 let cleanup: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  sqsServer = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
-  sqs = new SQSClient({
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${sqsServer.port}`,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  local = await startLocalSqs();
+  sqsServer = local.server;
+  sqs = local.client;
   bus.on(ListRulesCommand).resolves({ Rules: [] });
 });
 afterEach(async () => {
@@ -32,8 +31,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   bus.restore();
-  sqs.destroy();
-  await sqsServer.stop();
+  await local.stop();
 });
 
 /** Every message visible on a queue now, with its message group (FIFO) and body. */
