@@ -1,5 +1,5 @@
 import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,21 +32,7 @@ afterAll(async () => {
   await table?.stop();
 });
 
-async function receiveAll(queueUrl: string): Promise<{ messageId: string; body: string }[]> {
-  const messages: { messageId: string; body: string }[] = [];
-  for (;;) {
-    const result = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-      }),
-    );
-    const got = result.Messages ?? [];
-    if (got.length === 0) return messages;
-    messages.push(...got.map((m) => ({ messageId: m.MessageId ?? '', body: m.Body ?? '' })));
-  }
-}
+const receiveAll = (queueUrl: string) => local.receiveAll(queueUrl);
 
 const idsOf = (messages: { body: string }[]) => messages.map((m) => JSON.parse(m.body).id);
 

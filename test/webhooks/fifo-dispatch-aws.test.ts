@@ -1,5 +1,5 @@
 import { EventBridgeClient, ListRulesCommand } from '@aws-sdk/client-eventbridge';
-import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -34,30 +34,6 @@ afterAll(async () => {
   await local.stop();
 });
 
-/** Every message visible on a queue now, with its message group (FIFO) and body. */
-async function receiveAll(queueUrl: string) {
-  const messages: { messageId: string; body: string; attributes: { MessageGroupId?: string } }[] =
-    [];
-  for (;;) {
-    const result = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: 10,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['MessageGroupId'],
-      }),
-    );
-    const got = result.Messages ?? [];
-    if (got.length === 0) return messages;
-    for (const message of got)
-      messages.push({
-        messageId: message.MessageId ?? '',
-        body: message.Body ?? '',
-        attributes: { MessageGroupId: message.Attributes?.MessageGroupId },
-      });
-  }
-}
-
 /**
  * The poller's publisher on a FIFO dispatch queue (through fauxqs), and the dispatcher on its
  * batch with its delivery messages going to `retryQueueUrl`; the receiver fails every first
@@ -77,7 +53,7 @@ async function fifoRound(retryQueueUrl: (fifoUrl: string, standardUrl: string) =
     PublishableEventSchema.parse(changeEvent(eventIdOf(n), { subject }));
   const published = await publisher.publish([event(1, 'c-1'), event(2, 'c-2'), event(3, 'c-1')]);
   expect(published.failures).toEqual([]);
-  const records = await receiveAll(fifoUrl);
+  const records = await local.receiveAll(fifoUrl);
 
   const { harness, subscribe } = await startDispatchFixture(
     cleanup,
