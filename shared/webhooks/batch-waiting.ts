@@ -3,6 +3,7 @@ import type { DispatchLogger } from './dispatcher-deps.ts';
 import type { Delivery } from './store.ts';
 import {
   dueAheadOf,
+  isLost,
   type WaitingChange,
   type WaitingLedger,
   type WaitingMark,
@@ -45,12 +46,22 @@ export class BatchWaiting {
     const key = waitingKey(endpoint, subject);
     let marks = this.marks.get(key);
     if (!marks) {
-      marks = count.then((waiting) =>
-        waiting > 0 ? this.ledger.waitingOf(endpoint, subject) : [],
-      );
+      marks = count.then((waiting) => (waiting > 0 ? this.readMarks(endpoint, subject) : []));
       this.marks.set(key, marks);
     }
     return marks;
+  }
+
+  /**
+   * The ledger's marks of one subject; lost ones (see isLost) are left out and removed with the
+   * batch's notes, so the endpoint's count comes back down and later batches read no more.
+   */
+  private async readMarks(endpoint: string, subject: string): Promise<WaitingMark[]> {
+    const now = this.clock.now();
+    const marks = await this.ledger.waitingOf(endpoint, subject);
+    for (const mark of marks)
+      if (isLost(mark, now)) this.changes.push({ endpoint, subject, deliveryId: mark.deliveryId });
+    return marks.filter((mark) => !isLost(mark, now));
   }
 
   /**

@@ -1,4 +1,10 @@
-import { FORGOTTEN_AFTER_MS } from './waiting-deliveries.ts';
+/**
+ * With a waiting ledger, a delivery overdue by this long is no longer waited for, and its mark
+ * is removed when a batch reads it: its retry was lost (dead-lettered, its delivery gone). Far
+ * longer than a process's own memory allows (FORGOTTEN_AFTER_MS, one minute): the marks are
+ * settled by whichever process delivers, and a busy queue can hand a retry over minutes late.
+ */
+export const LEDGER_FORGOTTEN_AFTER_MS = 15 * 60_000;
 
 /** One delivery that waits for a later attempt at an endpoint, as the ledger keeps it. */
 export interface WaitingMark {
@@ -43,7 +49,7 @@ export interface WaitingLedger {
 /**
  * When the deliveries noted before `deliveryId` (all of them, if it is not among `marks`) are
  * due: the latest of their times, or undefined when none waits. One overdue by more than
- * {@link FORGOTTEN_AFTER_MS} is passed over (its retry was lost), so a subject is never held
+ * {@link LEDGER_FORGOTTEN_AFTER_MS} is passed over (see isLost), so a subject is never held
  * back for good. `marks` are in the order they were noted. Pure.
  * @example dueAheadOf([{ deliveryId: 'd1', dueAt: 9_000, notedAt: 1 }], 'd2', 5_000) === 9_000
  */
@@ -55,10 +61,15 @@ export function dueAheadOf(
   let latest: number | undefined;
   for (const mark of marks) {
     if (mark.deliveryId === deliveryId) break;
-    if (mark.dueAt + FORGOTTEN_AFTER_MS < now) continue;
+    if (isLost(mark, now)) continue;
     latest = Math.max(latest ?? mark.dueAt, mark.dueAt);
   }
   return latest;
+}
+
+/** Whether a mark is overdue by more than {@link LEDGER_FORGOTTEN_AFTER_MS}: its retry was lost. Pure. */
+export function isLost(mark: WaitingMark, now: number): boolean {
+  return mark.dueAt + LEDGER_FORGOTTEN_AFTER_MS < now;
 }
 
 /** Orders marks as they were first noted (ties by delivery id, as a store lists them). Pure. */
