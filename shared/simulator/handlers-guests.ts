@@ -98,6 +98,7 @@ export function accountNotesGetAll(ctx: SimContext, raw: Record<string, unknown>
       matches(accounts, entry.record.AccountId),
     body.AccountNoteIds,
     { chainIds: chains },
+    body.UpdatedUtc,
   );
   return { AccountNotes: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -131,6 +132,7 @@ export function loyaltyMembershipsGetAll(ctx: SimContext, raw: Record<string, un
     },
     body.LoyaltyMembershipIds,
     { chainIds: chains },
+    body.UpdatedUtc,
   );
   return { LoyaltyMemberships: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -155,6 +157,7 @@ export function paymentRequestsGetAll(ctx: SimContext, raw: Record<string, unkno
       matches(states, entry.record.State),
     body.PaymentRequestIds,
     { enterpriseIds: enterprises },
+    body.UpdatedUtc,
   );
   return { PaymentRequests: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
@@ -170,6 +173,7 @@ export function reservationGroupsGetAll(ctx: SimContext, raw: Record<string, unk
       enterprises.has(entry.enterpriseId ?? '') && inInterval(entry.updatedMs, body.UpdatedUtc),
     body.ReservationGroupIds,
     { enterpriseIds: enterprises },
+    body.UpdatedUtc,
   );
   return { ReservationGroups: page.map((entry) => entry.record), Cursor: cursorAfter(page) };
 }
