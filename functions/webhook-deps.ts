@@ -44,12 +44,13 @@ export const WebhookLambdaEnvSchema = z.object({
 export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
 
 /**
- * The dispatcher's dependencies on AWS: the webhook store, the delivery counter, the
- * endpoints' slots (each container holds a share of an endpoint's concurrency, so the limit
- * holds across the containers) and the waiting ledger (a subject's later event waits for an
- * earlier one's retry whichever container has it) on the state table, the dispatch queue, the undici sender with the SSRF policy, operational events
- * to the dispatch queue (for subscribers) and to the bus (for rules; they are rare, so every
- * one is put, matched or not).
+ * The dispatcher's dependencies on AWS. On the state table: the webhook store, the delivery
+ * counter, the endpoints' slots (each container holds a share of an endpoint's concurrency, so
+ * the limit holds across the containers) and the waiting ledger (a subject's later event waits
+ * for an earlier one's retry whichever container has it). The queue of delivery messages (the
+ * retry queue beside FIFO dispatch queues, else the dispatch queue), the undici sender with the
+ * SSRF policy, and operational events to the dispatch queue (for subscribers) and to the bus
+ * (for rules; they are rare, so every one is put, matched or not).
  */
 export function buildWebhookDeps(
   env: WebhookLambdaEnv,
