@@ -95,6 +95,17 @@ describe('FIFO dispatch queues (dispatchQueueFifo)', () => {
     expect(policies).toMatch(/DispatchRetryQueue/);
   });
 
+  it('passes the cdk-nag checks of a whole synthesis', () => {
+    const app = fixture.app({
+      stage: 'test',
+      functionsDir: fixture.functionsDir,
+      changeBridge: { test: { dispatchQueueFifo: true, terminationProtection: false } },
+    });
+    createChangeBridgeApp(app, {});
+    // synth() throws ValidationFailed when a plugin (cdk-nag) reports a violation.
+    expect(app.synth().stacks).toHaveLength(2);
+  });
+
   it('leaves a stack without it as it was: standard queues, two mappings, no retry queue', () => {
     const { state } = standard.stateful;
     expect(state.dispatchRetryQueue).toBeUndefined();
