@@ -12,7 +12,6 @@ import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { afterPredecessors } from './waiting-deliveries.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
 const EARLY_ARRIVAL_SLACK_MS = 1000;
@@ -264,11 +263,11 @@ export async function attemptDelivery(
     place.subject = stored === undefined ? undefined : subjectKey(stored);
   }
   // Not before this subject's earlier deliveries that wait for a later attempt.
-  const ahead =
+  const after =
     place.subject === undefined
       ? undefined
-      : await batch.dueAhead(subscription.id, place.subject, delivery.id);
-  if (ahead !== undefined) return defer(delivery, afterPredecessors(ahead, clock.now()), place);
+      : await batch.notBefore(subscription.id, place.subject, delivery.id);
+  if (after !== undefined) return defer(delivery, after, place);
   // Again just before the request: a 429 may have come back while the event was read.
   const pausedUntil = await endpointPausedUntil(subscription.id, batch);
   if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, place);

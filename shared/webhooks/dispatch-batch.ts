@@ -11,7 +11,8 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import type { WaitingMark } from './waiting-ledger.ts';
+import { afterPredecessors, OVERDUE_PREDECESSOR_WAIT_MS } from './waiting-deliveries.ts';
+import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
 export interface StagedDelivery {
@@ -116,9 +117,32 @@ export class DispatchBatch {
    * noted since (the process's own memory may be stale: another process may have delivered
    * what it remembers as waiting).
    */
-  dueAhead(endpoint: string, subject: string, deliveryId: string): Promise<number | undefined> {
+  private dueAhead(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+  ): Promise<number | undefined> {
     if (this.waiting) return this.waiting.dueAhead(endpoint, subject, deliveryId);
     return Promise.resolve(this.deps.scheduler.dueAhead(endpoint, subject, deliveryId));
+  }
+
+  /**
+   * When a delivery of `subject` may go after the deliveries of its subject that wait ahead of
+   * it at the endpoint (see afterPredecessors), or undefined when none does. One already due
+   * is looked at again after a second, or after {@link LEDGER_OVERDUE_PREDECESSOR_WAIT_MS} with
+   * a waiting ledger (its attempt may be in flight in another container).
+   */
+  async notBefore(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+  ): Promise<number | undefined> {
+    const ahead = await this.dueAhead(endpoint, subject, deliveryId);
+    if (ahead === undefined) return undefined;
+    const overdueWait = this.waiting
+      ? LEDGER_OVERDUE_PREDECESSOR_WAIT_MS
+      : OVERDUE_PREDECESSOR_WAIT_MS;
+    return afterPredecessors(ahead, this.deps.clock.now(), overdueWait);
   }
 
   /**

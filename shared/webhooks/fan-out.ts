@@ -16,7 +16,6 @@ import type {
   StoredEventRecord,
 } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
-import { afterPredecessors } from './waiting-deliveries.ts';
 
 /** An event from the queue, once per batch however many records carried it. */
 export interface IncomingEvent {
@@ -187,11 +186,8 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
       endpoint.pausedUntil ?? 0,
       deps.scheduler.holdUntil(subscription.id) ?? 0,
     );
-    const ahead = await batch.dueAhead(subscription.id, task.subject, task.delivery.id);
-    const waitUntil = Math.max(
-      pausedUntil,
-      ahead === undefined ? 0 : afterPredecessors(ahead, now),
-    );
+    const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
+    const waitUntil = Math.max(pausedUntil, after ?? 0);
     if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;

@@ -12,11 +12,16 @@ export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
 
 /**
  * When a delivery may go after earlier deliveries of its subject due at `dueAhead`: just after
- * them, or, if they are already due (their attempt is on its way), a moment from now. Pure.
+ * them, or, if they are already due (their attempt is on its way), `overdueWaitMs` from now.
+ * Pure.
  * @example afterPredecessors(10_000, 5_000) === 10_001
  */
-export function afterPredecessors(dueAhead: number, now: number): number {
-  return dueAhead > now ? dueAhead + 1 : now + OVERDUE_PREDECESSOR_WAIT_MS;
+export function afterPredecessors(
+  dueAhead: number,
+  now: number,
+  overdueWaitMs = OVERDUE_PREDECESSOR_WAIT_MS,
+): number {
+  return dueAhead > now ? dueAhead + 1 : now + overdueWaitMs;
 }
 
 /** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */

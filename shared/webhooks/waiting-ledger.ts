@@ -6,6 +6,13 @@
  */
 export const LEDGER_FORGOTTEN_AFTER_MS = 15 * 60_000;
 
+/**
+ * With a waiting ledger, how long a delivery waits behind an earlier one of its subject that is
+ * due but not yet settled: its attempt may be in flight in another container (up to the
+ * delivery timeout), and every look again costs a delayed message and writes.
+ */
+export const LEDGER_OVERDUE_PREDECESSOR_WAIT_MS = 5_000;
+
 /** One delivery that waits for a later attempt at an endpoint, as the ledger keeps it. */
 export interface WaitingMark {
   deliveryId: string;

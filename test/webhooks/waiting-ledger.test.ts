@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { documentClientOf } from '../../shared/state/document-client.ts';
 import { BatchWaiting } from '../../shared/webhooks/batch-waiting.ts';
+import { DispatchBatch } from '../../shared/webhooks/dispatch-batch.ts';
 import {
   DynamoDbWaitingLedger,
   WAITING_COUNT_SK,
@@ -14,6 +15,7 @@ import {
   MemoryWaitingLedger,
   type WaitingLedger,
 } from '../../shared/webhooks/waiting-ledger.ts';
+import { createHarness } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
 describe('dueAheadOf', () => {
@@ -130,6 +132,26 @@ describe('a batch’s view of the ledger', () => {
     expect(await batch.dueAhead('e1', 'c-1', 'd2')).toBeUndefined();
     await batch.write();
     expect((await ledger.waitingOf('e1', 'c-1')).map((mark) => mark.deliveryId)).toEqual(['d2']);
+  });
+});
+
+describe('when a delivery may go behind a predecessor due but not yet settled', () => {
+  it('is 5 s on with a waiting ledger (its attempt may be in flight elsewhere), 1 s without', async () => {
+    const clock = new ManualClock(100_000);
+    const ledger = new MemoryWaitingLedger();
+    await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'd1', dueAt: 98_000 }], 0);
+    const shared = createHarness({ clock, waitingLedger: ledger });
+    const alone = createHarness({ clock });
+    alone.deps.scheduler.noteWaiting('e1', 'c-1', 'd1', 98_000);
+    try {
+      expect(await new DispatchBatch(shared.deps).notBefore('e1', 'c-1', 'd2')).toBe(105_000);
+      expect(await new DispatchBatch(alone.deps).notBefore('e1', 'c-1', 'd2')).toBe(101_000);
+      // Not yet due: just after it, either way.
+      await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'd1', dueAt: 130_000 }], 0);
+      expect(await new DispatchBatch(shared.deps).notBefore('e1', 'c-1', 'd2')).toBe(130_001);
+    } finally {
+      await Promise.all([shared.sender.close(), alone.sender.close()]);
+    }
   });
 });
 
