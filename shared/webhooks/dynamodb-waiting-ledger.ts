@@ -21,6 +21,15 @@ export const WAITING_COUNT_SK = 'WAITING';
 /** A mark outlives its due time by this long at most (the table's TTL); long overdue ones are passed over anyway. */
 const MARK_TTL_AFTER_DUE_SECONDS = 86_400;
 
+/**
+ * An endpoint's count goes this long after its last raise (the table's TTL). Every note raises
+ * it, and a noted delivery is due at most a retry step (24 h, +20 %) or a pause (1 h) later and
+ * lost 15 minutes after that, so a count this old counts nothing still waited for: a count
+ * left high (a crash between writes, marks lost and never read again) does not cost reads for
+ * good.
+ */
+const COUNT_TTL_AFTER_RAISE_SECONDS = 2 * 86_400;
+
 /** Options of {@link DynamoDbWaitingLedger}. */
 export interface DynamoDbWaitingLedgerOptions {
   client: DynamoDBClient;
@@ -102,7 +111,12 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
    */
   private async applyAt(endpoint: string, changes: WaitingChange[], now: number): Promise<void> {
     const notes = changes.filter((change) => change.dueAt !== undefined).length;
-    if (notes > 0) await this.addToCount(endpoint, notes);
+    if (notes > 0)
+      await this.addToCount(
+        endpoint,
+        notes,
+        Math.floor(now / 1000) + COUNT_TTL_AFTER_RAISE_SECONDS,
+      );
     const existed = await Promise.all(changes.map((change) => this.writeMark(change, now)));
     const lower = existed.filter(Boolean).length;
     if (lower > 0) await this.addToCount(endpoint, -lower);
@@ -138,15 +152,24 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
     return written.Attributes?.notedAt !== undefined;
   }
 
-  private async addToCount(endpoint: string, by: number): Promise<void> {
+  /** Adds `by` to the endpoint's count; a raise also moves its expiry (`ttl`, epoch seconds). */
+  private async addToCount(endpoint: string, by: number, ttl?: number): Promise<void> {
     const { tableName } = this.options;
     await withStoreErrors(tableName, 'UpdateItem', () =>
       this.client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: countKey(endpoint),
-          UpdateExpression: 'ADD waiting :by',
-          ExpressionAttributeValues: { ':by': by },
+          ...(ttl === undefined
+            ? {
+                UpdateExpression: 'ADD waiting :by',
+                ExpressionAttributeValues: { ':by': by },
+              }
+            : {
+                UpdateExpression: 'ADD waiting :by SET #ttl = :ttl',
+                ExpressionAttributeNames: { '#ttl': 'ttl' },
+                ExpressionAttributeValues: { ':by': by, ':ttl': ttl },
+              }),
         }),
       ),
     );

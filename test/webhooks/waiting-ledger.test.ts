@@ -195,5 +195,7 @@ describe('DynamoDB waiting ledger', () => {
       }),
     );
     expect(stored.Item?.waiting).toBe(1);
+    // The raise set the count's expiry two days on (after the last raise nothing it counts waits).
+    expect(stored.Item?.ttl).toBe(2 * 86_400);
   });
 });
