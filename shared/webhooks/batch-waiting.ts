@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { DispatchLogger } from './dispatcher-deps.ts';
 import type { Delivery } from './store.ts';
+import { subjectKeyAt } from './waiting-deliveries.ts';
 import {
   dueAheadOf,
   isLost,
@@ -8,8 +9,6 @@ import {
   type WaitingLedger,
   type WaitingMark,
 } from './waiting-ledger.ts';
-
-const waitingKey = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
 
 /**
  * One dispatch batch's view of the waiting ledger: what every process had noted as waiting
@@ -43,7 +42,7 @@ export class BatchWaiting {
       count = this.ledger.countAt(endpoint);
       this.counts.set(endpoint, count);
     }
-    const key = waitingKey(endpoint, subject);
+    const key = subjectKeyAt(endpoint, subject);
     let marks = this.marks.get(key);
     if (!marks) {
       marks = count.then((waiting) => (waiting > 0 ? this.readMarks(endpoint, subject) : []));
@@ -74,7 +73,7 @@ export class BatchWaiting {
     deliveryId: string,
   ): Promise<number | undefined> {
     const read = await this.read(endpoint, subject);
-    const noted = this.notedHere.get(waitingKey(endpoint, subject));
+    const noted = this.notedHere.get(subjectKeyAt(endpoint, subject));
     const marks: WaitingMark[] = [];
     for (const mark of read) {
       if (!noted?.has(mark.deliveryId)) marks.push(mark);
@@ -96,7 +95,7 @@ export class BatchWaiting {
     if (!pending && !waited) return;
     const dueAt = pending ? delivery.nextAttemptAt : undefined;
     this.changes.push({ endpoint, subject, deliveryId, ...(pending ? { dueAt } : {}) });
-    const key = waitingKey(endpoint, subject);
+    const key = subjectKeyAt(endpoint, subject);
     const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
     noted.set(deliveryId, dueAt);
     this.notedHere.set(key, noted);

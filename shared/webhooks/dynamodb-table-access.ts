@@ -127,10 +127,19 @@ export class WebhookTable {
     );
   }
 
-  /** Every item of a partition (by sort-key prefix or from a sort key), paging until `limit`. */
+  /**
+   * Every item of a partition (by sort-key prefix or from a sort key), paging until `limit`;
+   * eventually consistent unless `consistent`.
+   */
   async query(
     pk: string,
-    options: { prefix?: string; from?: string; newestFirst?: boolean; limit?: number },
+    options: {
+      prefix?: string;
+      from?: string;
+      newestFirst?: boolean;
+      limit?: number;
+      consistent?: boolean;
+    },
   ): Promise<Record<string, unknown>[]> {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
@@ -152,6 +161,7 @@ export class WebhookTable {
           ScanIndexForward: !options.newestFirst,
           ExclusiveStartKey: start,
           Limit: options.limit,
+          ConsistentRead: options.consistent,
         }),
       );
       items.push(...(page.Items ?? []));

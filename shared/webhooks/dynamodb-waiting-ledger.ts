@@ -1,13 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandOutput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { WebhookTable } from './dynamodb-table-access.ts';
 import {
   inNotedOrder,
   type WaitingChange,
@@ -50,48 +45,34 @@ const countKey = (endpoint: string) => ({ pk: `ENDPOINT#${endpoint}`, sk: WAITIN
  */
 export class DynamoDbWaitingLedger implements WaitingLedger {
   private readonly client: DocumentClient;
+  private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbWaitingLedgerOptions) {
     this.client = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
+    this.table = new WebhookTable(this.client, options.tableName);
   }
 
   async countAt(endpoint: string): Promise<number> {
-    const { tableName } = this.options;
-    const result = await withStoreErrors(tableName, 'GetItem', () =>
-      this.client.send(
-        new GetCommand({ TableName: tableName, Key: countKey(endpoint), ConsistentRead: true }),
-      ),
+    const { pk, sk } = countKey(endpoint);
+    const item = await withStoreErrors(this.options.tableName, 'GetItem', () =>
+      this.table.getItem(pk, sk),
     );
-    return Number(result.Item?.waiting ?? 0);
+    return Number(item?.waiting ?? 0);
   }
 
   async waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]> {
-    const { tableName } = this.options;
-    const marks: WaitingMark[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page: QueryCommandOutput = await withStoreErrors(tableName, 'Query', () =>
-        this.client.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': markPk(endpoint, subject) },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? [])
-        marks.push({
-          deliveryId: String(item.sk),
-          dueAt: Number(item.dueAt),
-          notedAt: Number(item.notedAt),
-        });
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return inNotedOrder(marks);
+    const items = await withStoreErrors(this.options.tableName, 'Query', () =>
+      this.table.query(markPk(endpoint, subject), { consistent: true }),
+    );
+    return inNotedOrder(
+      items.map((item) => ({
+        deliveryId: String(item.sk),
+        dueAt: Number(item.dueAt),
+        notedAt: Number(item.notedAt),
+      })),
+    );
   }
 
   async apply(changes: readonly WaitingChange[], now: number): Promise<void> {

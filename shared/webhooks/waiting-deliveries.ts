@@ -27,7 +27,8 @@ export function afterPredecessors(
 /** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */
 const SWEEP_EVERY_NOTES = 1000;
 
-const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+/** The key of one endpoint's subject in maps of waiting deliveries (this memory, the ledger's). Pure. */
+export const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
 
 /**
  * Per endpoint and subject, the deliveries that wait for a later attempt (a retry, a deferral

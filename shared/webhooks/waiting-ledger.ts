@@ -1,3 +1,5 @@
+import { subjectKeyAt } from './waiting-deliveries.ts';
+
 /**
  * With a waiting ledger, a delivery overdue by this long is no longer waited for, and its mark
  * is removed when a batch reads it: its retry was lost (dead-lettered, its delivery gone). Far
@@ -87,31 +89,24 @@ export function inNotedOrder(marks: WaitingMark[]): WaitingMark[] {
   );
 }
 
-const keyOf = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
-
 /** {@link WaitingLedger} in memory, for tests of processes that share one. */
 export class MemoryWaitingLedger implements WaitingLedger {
   private readonly marks = new Map<string, Map<string, WaitingMark>>();
-  /** Reads and writes it answered, for tests that count them. */
-  readonly calls = { countAt: 0, waitingOf: 0, apply: 0 };
 
   async countAt(endpoint: string): Promise<number> {
-    this.calls.countAt++;
     let count = 0;
     for (const [key, marks] of this.marks)
-      if (key.startsWith(`${endpoint}\u0000`)) count += marks.size;
+      if (key.startsWith(subjectKeyAt(endpoint, ''))) count += marks.size;
     return count;
   }
 
   async waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]> {
-    this.calls.waitingOf++;
-    return inNotedOrder([...(this.marks.get(keyOf(endpoint, subject))?.values() ?? [])]);
+    return inNotedOrder([...(this.marks.get(subjectKeyAt(endpoint, subject))?.values() ?? [])]);
   }
 
   async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
-    this.calls.apply++;
     for (const { endpoint, subject, deliveryId, dueAt } of changes) {
-      const key = keyOf(endpoint, subject);
+      const key = subjectKeyAt(endpoint, subject);
       const marks = this.marks.get(key) ?? new Map<string, WaitingMark>();
       if (dueAt === undefined) marks.delete(deliveryId);
       else
