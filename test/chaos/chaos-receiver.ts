@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { RandomSource } from '../../shared/clock.ts';
+import { receiverPath } from '../support/receiver-path.ts';
 import type { DeliveredChange } from './duplicate-ids.ts';
 
 /** How the receiver answers the first attempt of a webhook it chose to fail. */
@@ -63,7 +64,12 @@ export async function startChaosReceiver(options: {
     rejected: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
   };
+  const path = receiverPath('hook');
   const server: Server = createServer(async (request, response) => {
+    if (request.url !== path) {
+      response.writeHead(404).end();
+      return;
+    }
     const arrived = Date.now();
     if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil) {
       state.retryAfterViolations++;
@@ -123,7 +129,7 @@ export async function startChaosReceiver(options: {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     get accepted() {
       return state.accepted;
     },

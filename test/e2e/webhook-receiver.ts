@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { receiverPath } from '../support/receiver-path.ts';
 
 /** One verified webhook as the receiver got it. */
 export interface ReceivedEvent {
@@ -36,7 +37,12 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   let failing = { times: 0, matches: (_event: ReceivedEvent) => false };
   let holding = false;
   let held: Array<() => void> = [];
+  const path = receiverPath('hook');
   const server = createServer(async (request, response) => {
+    if (request.url !== path) {
+      response.writeHead(404).end();
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = (name: string) => String(request.headers[name] ?? '');
@@ -70,7 +76,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     get received() {
       return state.received;
     },

@@ -137,9 +137,10 @@ describe('subscription URL policy (SSRF)', () => {
       clock: systemClock,
       timeoutMs: 2000,
     });
-    const port = new URL(receiver.url('/')).port;
+    const own = new URL(receiver.url('/in'));
+    own.hostname = 'receiver.test';
     const result = await sender.send({
-      url: `http://receiver.test:${port}/in`,
+      url: own.href,
       headers: {},
       body: '{}',
     });

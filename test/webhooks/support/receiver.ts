@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { receiverPath } from '../../support/receiver-path.ts';
 
 /** One request as the receiver saw it. */
 export interface ReceivedRequest {
@@ -27,6 +28,7 @@ export type ReceiverAction =
 
 /** An in-process webhook receiver on 127.0.0.1. */
 export interface Receiver {
+  /** The URL of `path` at this receiver (carrying its own prefix; see {@link startReceiver}). */
   url(path: string): string;
   /** Secrets a path's requests are verified with (all must verify). */
   secrets: Map<string, string[]>;
@@ -60,19 +62,30 @@ export function verifyWithAll(
   return verified;
 }
 
-/** Starts a receiver; `decide` picks the action for each request after it is logged. */
+/**
+ * Starts a receiver; `decide` picks the action for each request after it is logged.
+ *
+ * Its URLs carry a prefix of its own ({@link receiverPath}); a request without it is answered
+ * 404, neither logged nor decided. The log's paths are the test's, the prefix removed.
+ */
 export async function startReceiver(
   decide: (request: ReceivedRequest) => ReceiverAction = () => ({ kind: 'respond', status: 200 }),
 ): Promise<Receiver> {
   const log: ReceivedRequest[] = [];
   const secrets = new Map<string, string[]>();
+  const prefix = receiverPath('receiver');
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    if (!request.url?.startsWith(`${prefix}/`)) {
+      response.writeHead(404);
+      response.end();
+      return;
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = headerMap(request);
-      const path = request.url ?? '/';
+      const path = (request.url ?? prefix).slice(prefix.length);
       const entry: ReceivedRequest = {
         at: Date.now(),
         path,
@@ -99,7 +112,7 @@ export async function startReceiver(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    url: (path) => `http://127.0.0.1:${port}${prefix}${path}`,
     secrets,
     log,
     close: async () => {
