@@ -12,7 +12,7 @@ import {
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
 import { afterPredecessors, OVERDUE_PREDECESSOR_WAIT_MS } from './waiting-deliveries.ts';
-import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
+import { ledgerOverdueWaitMs, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
 export interface StagedDelivery {
@@ -129,8 +129,8 @@ export class DispatchBatch {
   /**
    * When a delivery of `subject` may go after the deliveries of its subject that wait ahead of
    * it at the endpoint (see afterPredecessors), or undefined when none does. One already due
-   * is looked at again after a second, or after {@link LEDGER_OVERDUE_PREDECESSOR_WAIT_MS} with
-   * a waiting ledger (its attempt may be in flight in another container).
+   * is looked at again after a second, or with a waiting ledger after 5 s and less often the
+   * later it is (its attempt may be in flight in another container; see ledgerOverdueWaitMs).
    */
   async notBefore(
     endpoint: string,
@@ -139,10 +139,11 @@ export class DispatchBatch {
   ): Promise<number | undefined> {
     const ahead = await this.dueAhead(endpoint, subject, deliveryId);
     if (ahead === undefined) return undefined;
+    const now = this.deps.clock.now();
     const overdueWait = this.waiting
-      ? LEDGER_OVERDUE_PREDECESSOR_WAIT_MS
+      ? ledgerOverdueWaitMs(now - ahead)
       : OVERDUE_PREDECESSOR_WAIT_MS;
-    return afterPredecessors(ahead, this.deps.clock.now(), overdueWait);
+    return afterPredecessors(ahead, now, overdueWait);
   }
 
   /**

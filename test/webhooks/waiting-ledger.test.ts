@@ -153,6 +153,37 @@ describe('when a delivery may go behind a predecessor due but not yet settled', 
       await Promise.all([shared.sender.close(), alone.sender.close()]);
     }
   });
+
+  it('looks again less often the later the predecessor is with a ledger: a quarter of its lateness, a minute at most', async () => {
+    const clock = new ManualClock(1_000_000);
+    const ledger = new MemoryWaitingLedger();
+    const shared = createHarness({ clock, waitingLedger: ledger });
+    const alone = createHarness({ clock });
+    const lateBy = async (ms: number) => {
+      await ledger.apply(
+        [{ endpoint: 'e1', subject: 'c-1', deliveryId: 'd1', dueAt: clock.now() - ms }],
+        0,
+      );
+      alone.deps.scheduler.noteWaiting('e1', 'c-1', 'd1', clock.now() - ms);
+      const [withLedger, without] = await Promise.all([
+        new DispatchBatch(shared.deps).notBefore('e1', 'c-1', 'd2'),
+        new DispatchBatch(alone.deps).notBefore('e1', 'c-1', 'd2'),
+      ]);
+      // Without a ledger, a process forgets a predecessor a minute overdue (FORGOTTEN_AFTER_MS).
+      return [
+        (withLedger ?? 0) - clock.now(),
+        without === undefined ? 'forgotten' : without - clock.now(),
+      ];
+    };
+    try {
+      expect(await lateBy(10_000)).toEqual([5_000, 1_000]);
+      expect(await lateBy(40_000)).toEqual([10_000, 1_000]);
+      expect(await lateBy(120_000)).toEqual([30_000, 'forgotten']);
+      expect(await lateBy(600_000)).toEqual([60_000, 'forgotten']);
+    } finally {
+      await Promise.all([shared.sender.close(), alone.sender.close()]);
+    }
+  });
 });
 
 describe('DynamoDB waiting ledger', () => {
