@@ -29,15 +29,25 @@ export interface StagedDelivery {
 }
 
 /**
+ * How long a batch goes by its read of an endpoint's state. In AWS another container may be
+ * answered a `429` with `Retry-After` meanwhile and store the pause; a batch that runs longer
+ * (a slow endpoint, a large batch) reads the state again before its next request to the
+ * endpoint, so that pause holds here within about this long, at one read a second at most per
+ * endpoint and batch (batches shorter than this read once, as before).
+ */
+export const ENDPOINT_STATE_FRESH_MS = 1_000;
+
+/**
  * What the work on one SQS batch shares, so each read and each queue request serves many
- * deliveries: the subscriptions (one Query per batch), each endpoint's state (one read per
- * endpoint per batch, then kept current in memory: the batch's deliveries to one endpoint
- * run in order, so only they change it here), and the queue messages, sent together by
- * {@link DispatchBatch.flush}. Records whose work failed are collected for SQS to retry.
+ * deliveries: the subscriptions (one Query per batch), each endpoint's state (read when the
+ * batch first needs it, then kept current in memory with the batch's own changes, and read
+ * again once {@link ENDPOINT_STATE_FRESH_MS} old: another process may have paused the endpoint
+ * meanwhile), and the queue messages, sent together by {@link DispatchBatch.flush}. Records
+ * whose work failed are collected for SQS to retry.
  */
 export class DispatchBatch {
   private subscriptionList?: Promise<Map<string, Subscription>>;
-  private readonly endpoints = new Map<string, Promise<EndpointState>>();
+  private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
   private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
@@ -85,21 +95,28 @@ export class DispatchBatch {
     if (listed) (await this.subscriptions()).set(id, { ...listed, enabled: false });
   }
 
-  /** An endpoint's state: read once (strongly consistent: pauses must hold), then as this batch left it. */
+  /**
+   * An endpoint's state: read (strongly consistent: pauses must hold), then as this batch left
+   * it, and read again once {@link ENDPOINT_STATE_FRESH_MS} old (another process's pause).
+   */
   endpoint(subscriptionId: string): Promise<EndpointState> {
-    let state = this.endpoints.get(subscriptionId);
-    if (!state) {
-      state = this.deps.store
-        .getEndpointState(subscriptionId)
-        .then((stored) => stored ?? freshEndpointState(subscriptionId));
-      this.endpoints.set(subscriptionId, state);
-    }
+    const now = this.deps.clock.now();
+    const known = this.endpoints.get(subscriptionId);
+    if (known && now - known.readAt < ENDPOINT_STATE_FRESH_MS) return known.state;
+    const state = this.deps.store
+      .getEndpointState(subscriptionId)
+      .then((stored) => stored ?? freshEndpointState(subscriptionId));
+    this.endpoints.set(subscriptionId, { state, readAt: now });
     return state;
   }
 
-  /** Records an endpoint's new state (already stored) for the rest of the batch. */
+  /**
+   * Records an endpoint's new state (already stored) for the rest of the batch. It is as fresh
+   * as the read it was made from: what other processes stored since is still unknown.
+   */
   setEndpoint(state: EndpointState): void {
-    this.endpoints.set(state.subscriptionId, Promise.resolve(state));
+    const readAt = this.endpoints.get(state.subscriptionId)?.readAt ?? this.deps.clock.now();
+    this.endpoints.set(state.subscriptionId, { state: Promise.resolve(state), readAt });
   }
 
   /**

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { SubjectTurns } from '../../shared/webhooks/subject-turns.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import type { ReceivedRequest } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** A request the receiver answers slowly: the long batch's deliveries take this long each. */
+const ANSWER_MS = 250;
+const RETRY_AFTER_SECONDS = 3;
+
+describe('a Retry-After answered to another process (AWS: another dispatcher container)', () => {
+  it('holds in a batch already running there within about a second, not only from its next batch', async () => {
+    let pausedAt = 0;
+    const { receiver, harness, subscribe } = await startDispatchFixture(
+      cleanup,
+      (request) => {
+        if ((request as ReceivedRequest).headers['webhook-id'] === eventIdOf(999)) {
+          pausedAt = Date.now();
+          return {
+            kind: 'respond',
+            status: 429,
+            headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+          };
+        }
+        return { kind: 'respond', status: 200, delayMs: ANSWER_MS };
+      },
+      { clock: systemClock },
+    );
+    await subscribe('/shared', { maxConcurrency: 2 });
+    // Process A: one batch of 30 events, two at a time, ~4 s of sending.
+    const processA = harness.deps;
+    const processB = createDispatcherDeps({
+      ...harness.deps,
+      scheduler: new EndpointScheduler(systemClock),
+      turns: new SubjectTurns(),
+    });
+    const batchOfA = Array.from({ length: 30 }, (_, n) => ({
+      messageId: `a-${n}`,
+      body: envelope(changeEvent(eventIdOf(n))),
+    }));
+    const runningA = processDispatchBatch(batchOfA, processA);
+    await systemClock.sleep(600);
+    // Process B: one event, answered 429 with Retry-After 3 s; B stores the endpoint's pause.
+    await processDispatchBatch(
+      [{ messageId: 'b-1', body: envelope(changeEvent(eventIdOf(999))) }],
+      processB,
+    );
+    await runningA;
+
+    expect(pausedAt).toBeGreaterThan(0);
+    // A reads the endpoint's state again once its read is a second old (ENDPOINT_STATE_FRESH_MS);
+    // a request it had started before then may still arrive one answer later.
+    const heldFrom = pausedAt + 1_000 + ANSWER_MS + 250;
+    const tooEarly = receiver.log.filter(
+      (r) => r.at > heldFrom && r.at < pausedAt + RETRY_AFTER_SECONDS * 1000,
+    );
+    expect(tooEarly.map((r) => r.headers['webhook-id'])).toEqual([]);
+    // A went on sending after the 429 until its read was renewed: the pause reached a running batch.
+    expect(receiver.log.filter((r) => r.at > pausedAt).length).toBeGreaterThan(0);
+    // What A did not send waits for the pause to end; nothing is lost.
+    const [subscription] = await harness.service.listSubscriptions();
+    const deliveries = await harness.store.listDeliveries({
+      subscriptionId: subscription!.id,
+      limit: 100,
+    });
+    expect(deliveries).toHaveLength(31);
+    const waiting = deliveries.filter((d) => d.status !== 'delivered');
+    expect(waiting.length).toBeGreaterThan(1);
+    for (const delivery of waiting) {
+      expect(delivery.status).toBe('pending');
+      expect(delivery.nextAttemptAt).toBeGreaterThanOrEqual(pausedAt + 2_000);
+    }
+  }, 20_000);
+});
