@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
-import { parseOrThrow } from '../errors.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
 import { documentClientOf } from '../state/document-client.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
@@ -311,10 +311,36 @@ export class DynamoDbWebhookStore implements WebhookStore {
     );
   }
 
-  async putEndpointState(state: EndpointState): Promise<void> {
-    await this.table.put({ pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE', doc: state });
+  async putEndpointState(
+    state: EndpointState,
+    options: { keepLaterPause?: boolean } = {},
+  ): Promise<EndpointState> {
+    const key = { pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE' };
+    if (!options.keepLaterPause) {
+      await this.table.put({ ...key, doc: state });
+      return state;
+    }
+    // Written on the condition that no later pause is stored; one that is joins the state.
+    let next = state;
+    for (let attempt = 1; attempt <= KEEP_PAUSE_TRIES; attempt++) {
+      const written = await this.table.tryPut(
+        { ...key, doc: next },
+        'attribute_not_exists(doc.pausedUntil) OR doc.pausedUntil <= :pause',
+        { ':pause': next.pausedUntil ?? 0 },
+      );
+      if (written) return next;
+      const stored = await this.getEndpointState(state.subscriptionId);
+      next = { ...next, pausedUntil: Math.max(next.pausedUntil ?? 0, stored?.pausedUntil ?? 0) };
+    }
+    throw new BridgeError(
+      `endpoint state of ${state.subscriptionId} not stored: its pause kept moving`,
+      { retryable: true },
+    );
   }
 }
+
+/** Conditional writes of an endpoint's state that keep a later stored pause, before giving up. */
+const KEEP_PAUSE_TRIES = 5;
 
 function deadLetterSk(delivery: Delivery): string {
   return `${iso(delivery.deadAt ?? delivery.updatedAt)}#${delivery.id}`;

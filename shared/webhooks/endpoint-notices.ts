@@ -26,14 +26,17 @@ export async function recordHealth(
 ): Promise<HealthRecorded> {
   const now = deps.clock.now();
   const change = applyOutcome(endpoint, outcome, now, deps.config);
-  if (change.changed) await deps.store.putEndpointState(change.state);
+  // A later pause another process stored since `endpoint` was read is kept (and learnt here).
+  const state = change.changed
+    ? await deps.store.putEndpointState(change.state, { keepLaterPause: true })
+    : change.state;
   let disabled = false;
-  const base = { url: subscription.url, consecutiveFailures: change.state.consecutiveFailures };
+  const base = { url: subscription.url, consecutiveFailures: state.consecutiveFailures };
   for (const notice of change.notices) {
     // Keyed on the failing run: deliveries to one endpoint run concurrently, and two that
     // fail (or succeed) at once each see the threshold crossed; their notices share one id.
     if (notice === 'failing') {
-      const failingSince = new Date(change.state.failingSince ?? now).toISOString();
+      const failingSince = new Date(state.failingSince ?? now).toISOString();
       await deps.sink.publish(
         buildOperationalEvent(
           'delivery.failing',
@@ -58,7 +61,7 @@ export async function recordHealth(
       disabled = true;
     }
   }
-  return { state: change.state, disabled };
+  return { state, disabled };
 }
 
 /** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */

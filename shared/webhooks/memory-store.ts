@@ -190,8 +190,17 @@ export class MemoryWebhookStore implements WebhookStore {
     return copy(this.endpoints.get(subscriptionId));
   }
 
-  async putEndpointState(state: EndpointState): Promise<void> {
-    this.endpoints.set(state.subscriptionId, { ...state });
+  async putEndpointState(
+    state: EndpointState,
+    options: { keepLaterPause?: boolean } = {},
+  ): Promise<EndpointState> {
+    const storedPause = this.endpoints.get(state.subscriptionId)?.pausedUntil;
+    const stored =
+      options.keepLaterPause && storedPause !== undefined && storedPause > (state.pausedUntil ?? 0)
+        ? { ...state, pausedUntil: storedPause }
+        : { ...state };
+    this.endpoints.set(state.subscriptionId, stored);
+    return { ...stored };
   }
 }
 

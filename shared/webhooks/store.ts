@@ -218,7 +218,17 @@ export interface WebhookStore {
   listDeadLetters(subscriptionId: string, sinceMs: number): Promise<string[]>;
   removeDeadLetter(delivery: Delivery): Promise<void>;
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined>;
-  putEndpointState(state: EndpointState): Promise<void>;
+  /**
+   * Stores an endpoint's state and returns what was stored. With `keepLaterPause`, a later
+   * pause that another process stored meanwhile is kept: a `Retry-After` is never cut short by
+   * a state made from an older read (a success in one container must not erase the pause a
+   * `429` in another just stored). Without it the state replaces the stored one (enabling a
+   * subscription starts it healthy, its pause cleared).
+   */
+  putEndpointState(
+    state: EndpointState,
+    options?: { keepLaterPause?: boolean },
+  ): Promise<EndpointState>;
 }
 
 /**

@@ -81,4 +81,46 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
       expect(delivery.nextAttemptAt).toBeGreaterThanOrEqual(pausedAt + 2_000);
     }
   }, 20_000);
+
+  it('is not erased by a success in another process that read the state before the pause', async () => {
+    let pausedAt = 0;
+    const { harness, subscribe } = await startDispatchFixture(
+      cleanup,
+      (request) => {
+        if ((request as ReceivedRequest).headers['webhook-id'] === eventIdOf(2)) {
+          pausedAt = Date.now();
+          return { kind: 'respond', status: 429, headers: { 'retry-after': '30' } };
+        }
+        return { kind: 'respond', status: 200, delayMs: 400 };
+      },
+      { clock: systemClock },
+    );
+    const { subscription } = await subscribe('/shared');
+    const processB = createDispatcherDeps({
+      ...harness.deps,
+      scheduler: new EndpointScheduler(systemClock),
+      turns: new SubjectTurns(),
+    });
+    // The endpoint failed once before: A's success will clear that (a change it stores).
+    await harness.store.putEndpointState({
+      subscriptionId: subscription.id,
+      consecutiveFailures: 1,
+      failingSince: Date.now() - 1_000,
+      failingNotified: false,
+    });
+    const event = (n: number) => [
+      { messageId: `m-${n}`, body: envelope(changeEvent(eventIdOf(n))) },
+    ];
+    // A reads the state and sends; while its request waits for the answer, B is answered 429.
+    const runningA = processDispatchBatch(event(1), harness.deps);
+    await systemClock.sleep(150);
+    await processDispatchBatch(event(2), processB);
+    await runningA;
+
+    expect(pausedAt).toBeGreaterThan(0);
+    const stored = await harness.store.getEndpointState(subscription.id);
+    // A's success reset the run of failures, and B's pause still stands.
+    expect(stored?.consecutiveFailures).toBe(0);
+    expect(stored?.pausedUntil).toBeGreaterThanOrEqual(pausedAt + 29_000);
+  });
 });

@@ -318,6 +318,22 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     await store.putEndpointState(state);
     expect(await store.getEndpointState('sub_1')).toEqual(state);
   });
+
+  it('keeps a later pause stored by another process when asked to, and replaces it when not', async () => {
+    const store = await create();
+    const base = { subscriptionId: 'sub_1', consecutiveFailures: 0, failingNotified: false };
+    // Another process stored a pause (a 429) after this one read the state without it.
+    await store.putEndpointState({ ...base, consecutiveFailures: 1, pausedUntil: 9_000 });
+    const kept = await store.putEndpointState(base, { keepLaterPause: true });
+    expect(kept).toEqual({ ...base, pausedUntil: 9_000 });
+    expect(await store.getEndpointState('sub_1')).toEqual({ ...base, pausedUntil: 9_000 });
+    // Its own later pause wins.
+    await store.putEndpointState({ ...base, pausedUntil: 12_000 }, { keepLaterPause: true });
+    expect((await store.getEndpointState('sub_1'))?.pausedUntil).toBe(12_000);
+    // Without the option (enabling a subscription), the state replaces the stored one.
+    expect(await store.putEndpointState(base)).toEqual(base);
+    expect(await store.getEndpointState('sub_1')).toEqual(base);
+  });
 });
 
 describe('dispatcher on DynamoDB (dynalite)', () => {
