@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
+import { parseOrThrow } from '../errors.ts';
 import { documentClientOf } from '../state/document-client.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
@@ -332,10 +332,9 @@ export class DynamoDbWebhookStore implements WebhookStore {
       const stored = await this.getEndpointState(state.subscriptionId);
       next = { ...next, pausedUntil: Math.max(next.pausedUntil ?? 0, stored?.pausedUntil ?? 0) };
     }
-    throw new BridgeError(
-      `endpoint state of ${state.subscriptionId} not stored: its pause kept moving`,
-      { retryable: true },
-    );
+    // Later pauses kept landing (many 429s at once): each stored one is later than this state's,
+    // so what is left unwritten is the run of failures, counted by the writes that won.
+    return next;
   }
 }
 

@@ -222,8 +222,10 @@ export interface WebhookStore {
    * Stores an endpoint's state and returns what was stored. With `keepLaterPause`, a later
    * pause that another process stored meanwhile is kept: a `Retry-After` is never cut short by
    * a state made from an older read (a success in one container must not erase the pause a
-   * `429` in another just stored). Without it the state replaces the stored one (enabling a
-   * subscription starts it healthy, its pause cleared).
+   * `429` in another just stored); should later pauses keep landing, it gives up after a few
+   * tries and returns the state joined with the last pause it read, unwritten (the stored pause
+   * is later still; only this write's count of failures is lost). Without it the state
+   * replaces the stored one (enabling a subscription starts it healthy, its pause cleared).
    */
   putEndpointState(
     state: EndpointState,
