@@ -29,6 +29,23 @@ const BULK_DISPATCH_QUEUE_NAME = 'change-bridge-dispatch-bulk';
  */
 const LANE_CONCURRENCY = 8;
 
+/**
+ * Messages one invocation of the live lane gathers at most (a long poll returns as soon as any
+ * arrive, so a quiet lane's batches stay small). A burst's batches then share their store reads,
+ * writes and queue deletes among more deliveries: against 100, six alternating runs of the
+ * webhook benchmark delivered 1,451/s on average against 1,339/s, better in every pair, for
+ * ~10 MB more resident memory (500: ~1,600/s, ~40 MB more).
+ */
+const LIVE_BATCH_SIZE = 250;
+
+/**
+ * Messages one invocation of the bulk lane (a backfill's events) gathers at most, as Lambda's
+ * batching window does: the store's reads and writes of a batch serve a hundred deliveries.
+ * Kept at 100: a backfill holds the backlog bound's worth of events besides, and 250 cost it
+ * 10–20 MB of its 300 MB for 2–3 % more.
+ */
+const BULK_BATCH_SIZE = 100;
+
 /** What {@link startLocalDispatch} needs. */
 export interface LocalDispatchOptions {
   dataDir: string;
@@ -108,7 +125,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       randomBytes: systemRandomBytes,
     });
     const requeued = await requeuePendingDeliveries(deps);
-    const consume = (url: string, options: DispatchBatchOptions) =>
+    const consume = (url: string, options: DispatchBatchOptions, batchSize: number) =>
       startEventSourceLoop({
         client: sqs.client,
         queueUrl: url,
@@ -116,9 +133,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         // Long polls return as soon as messages arrive.
         waitTimeSeconds: 20,
         concurrency: LANE_CONCURRENCY,
-        // Up to 100 messages per invocation, as Lambda's batching window gathers them: the
-        // store's reads and writes of a batch serve ten times as many deliveries.
-        batchSize: 100,
+        batchSize,
         clock,
         onError: (error) =>
           reporter.dispatchLogger.error('dispatch batch failed', {
@@ -126,11 +141,12 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
           }),
       });
     const loops = [
-      consume(queueUrl, { lane: 'live' }),
-      consume(bulkQueueUrl, {
-        lane: 'bulk',
-        onEventHandled: (event) => lanes.handled(laneKey(event)),
-      }),
+      consume(queueUrl, { lane: 'live' }, LIVE_BATCH_SIZE),
+      consume(
+        bulkQueueUrl,
+        { lane: 'bulk', onEventHandled: (event) => lanes.handled(laneKey(event)) },
+        BULK_BATCH_SIZE,
+      ),
     ];
     const stopLoops = async () => {
       await Promise.all(loops.map((loop) => loop.stop()));
