@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
-import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import type { DeliveryCounter } from './delivery-counter.ts';
@@ -33,20 +32,14 @@ export interface DynamoDbDeliveryCounterOptions {
  * Reads are one BatchGetItem, eventually consistent (progress may lag by a second).
  */
 export class DynamoDbDeliveryCounter implements DeliveryCounter {
-  private readonly client: DocumentClient;
   private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbDeliveryCounterOptions) {
-    // `from` stores its translate options on the shared low-level client's config, so every
-    // store on one client passes the same ones.
-    this.client = documentClientOf(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    this.table = new WebhookTable(this.client, options.tableName);
+    this.table = WebhookTable.on(options.client, options.tableName);
   }
 
   async add(counts: ReadonlyMap<string, number>): Promise<void> {
-    await addCounts(this.client, this.options.tableName, counts, (streamId, count) => ({
+    await addCounts(this.table.client, this.options.tableName, counts, (streamId, count) => ({
       Key: { pk: `${DELIVERED_PK_PREFIX}${streamId}`, sk: DELIVERED_SK },
       UpdateExpression: 'ADD delivered :count',
       ExpressionAttributeValues: { ':count': count },

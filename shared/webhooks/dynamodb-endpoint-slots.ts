@@ -4,7 +4,6 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
-import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
 import {
@@ -49,16 +48,11 @@ export interface DynamoDbEndpointSlotsOptions {
  * write unit; in AWS at most `dispatcherMaxConcurrency` containers do).
  */
 export class DynamoDbEndpointSlots implements EndpointSlots {
-  private readonly client: DocumentClient;
   private readonly table: WebhookTable;
   readonly holder: string;
 
   constructor(private readonly options: DynamoDbEndpointSlotsOptions) {
-    // Same translate options as the other stores on this client (`from` keeps them on it).
-    this.client = documentClientOf(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    this.table = new WebhookTable(this.client, options.tableName);
+    this.table = WebhookTable.on(options.client, options.tableName);
     // 48 random bits: unique enough among a deployment's containers, and short, since every
     // holder's name is in the item (under 1 KB, one write unit, with ~15 holders).
     this.holder = options.holder ?? randomBytes(6).toString('base64url');
@@ -106,7 +100,7 @@ export class DynamoDbEndpointSlots implements EndpointSlots {
     const { tableName, clock } = this.options;
     await withStoreErrors(tableName, 'UpdateItem', async () => {
       try {
-        await this.client.send(
+        await this.table.client.send(
           new UpdateCommand({
             TableName: tableName,
             Key: { pk, sk: SLOTS_SK },

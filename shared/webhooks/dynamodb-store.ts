@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
-import { documentClientOf } from '../state/document-client.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
   attemptLogOf,
@@ -85,10 +84,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbWebhookStoreOptions) {
-    const client = documentClientOf(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    this.table = new WebhookTable(client, options.tableName);
+    this.table = WebhookTable.on(options.client, options.tableName);
   }
 
   private ttl(): number {

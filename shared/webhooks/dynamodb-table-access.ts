@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandOutput,
@@ -10,7 +11,7 @@ import {
 import type { z } from 'zod';
 import { systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
-import type { DocumentClient } from '../state/document-client.ts';
+import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { BATCH_CONCURRENCY_DEFAULT, batchWriteItems } from '../state/dynamodb-batch.ts';
 
 /** BatchGetItem takes at most 100 keys (DynamoDB limit). */
@@ -32,9 +33,22 @@ export function isConditionFailure(error: unknown): boolean {
  */
 export class WebhookTable {
   constructor(
-    private readonly client: DocumentClient,
+    /** The document client the table's operations use (commands of its own go through it too). */
+    readonly client: DocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /**
+   * The table `tableName` on the low-level `client`, through the document client every webhook
+   * adapter shares: `from` keeps its translate options on the client's config, so every store
+   * on one client must pass the same ones (undefined values removed).
+   */
+  static on(client: DynamoDBClient, tableName: string): WebhookTable {
+    const documents = documentClientOf(client, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+    return new WebhookTable(documents, tableName);
+  }
 
   /** PutItem, optionally conditional (throws ConditionalCheckFailedException when it loses). */
   async put(item: Record<string, unknown>, condition?: string, values?: Record<string, unknown>) {

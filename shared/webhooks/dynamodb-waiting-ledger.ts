@@ -1,6 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
 import {
@@ -44,14 +43,10 @@ const countKey = (endpoint: string) => ({ pk: `ENDPOINT#${endpoint}`, sk: WAITIN
  * Only failing deliveries write (two count updates per batch and endpoint, one write per mark).
  */
 export class DynamoDbWaitingLedger implements WaitingLedger {
-  private readonly client: DocumentClient;
   private readonly table: WebhookTable;
 
   constructor(private readonly options: DynamoDbWaitingLedgerOptions) {
-    this.client = documentClientOf(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    this.table = new WebhookTable(this.client, options.tableName);
+    this.table = WebhookTable.on(options.client, options.tableName);
   }
 
   async countAt(endpoint: string): Promise<number> {
@@ -110,12 +105,14 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
     const { dueAt } = change;
     if (dueAt === undefined) {
       const removed = await withStoreErrors(tableName, 'DeleteItem', () =>
-        this.client.send(new DeleteCommand({ TableName: tableName, Key, ReturnValues: 'ALL_OLD' })),
+        this.table.client.send(
+          new DeleteCommand({ TableName: tableName, Key, ReturnValues: 'ALL_OLD' }),
+        ),
       );
       return removed.Attributes !== undefined;
     }
     const written = await withStoreErrors(tableName, 'UpdateItem', () =>
-      this.client.send(
+      this.table.client.send(
         new UpdateCommand({
           TableName: tableName,
           Key,
@@ -137,7 +134,7 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
   private async addToCount(endpoint: string, by: number, ttl?: number): Promise<void> {
     const { tableName } = this.options;
     await withStoreErrors(tableName, 'UpdateItem', () =>
-      this.client.send(
+      this.table.client.send(
         new UpdateCommand({
           TableName: tableName,
           Key: countKey(endpoint),
