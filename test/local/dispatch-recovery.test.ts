@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
-import { SubjectTurns } from '../../shared/webhooks/subject-turns.ts';
 import { startDispatchFixture } from '../webhooks/support/fixture.ts';
-import { changeEvent, envelope, eventIdOf } from '../webhooks/support/harness.ts';
+import { anotherProcess, changeEvent, envelope, eventIdOf } from '../webhooks/support/harness.ts';
 import type { ReceivedRequest } from '../webhooks/support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -30,11 +27,7 @@ describe('requeuePendingDeliveries', () => {
     await harness.drainVisible();
 
     // A new process: the same store and queue, a scheduler that knows nothing yet.
-    const restarted = createDispatcherDeps({
-      ...harness.deps,
-      scheduler: new EndpointScheduler(clock),
-      turns: new SubjectTurns(),
-    });
+    const restarted = anotherProcess(harness.deps);
     expect(await requeuePendingDeliveries(restarted)).toBe(1);
     await clock.advance(1_000);
     await processDispatchBatch(

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
 import { DynamoDbWaitingLedger } from '../../shared/webhooks/dynamodb-waiting-ledger.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
-import { SubjectTurns } from '../../shared/webhooks/subject-turns.ts';
 import { MemoryWaitingLedger, type WaitingLedger } from '../../shared/webhooks/waiting-ledger.ts';
 import { startDispatchFixture } from './support/fixture.ts';
-import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { startLocalTable } from './support/local-dynamodb.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
 
@@ -39,11 +36,7 @@ async function twoProcesses(ledger?: WaitingLedger) {
     { clock: undefined, ...(ledger ? { waitingLedger: ledger } : {}) },
   );
   const processA = harness.deps;
-  const processB = createDispatcherDeps({
-    ...harness.deps,
-    scheduler: new EndpointScheduler(clock),
-    turns: new SubjectTurns(),
-  });
+  const processB = anotherProcess(harness.deps);
   const subscription = await subscribe('/ordered', { retrySchedule: [10_000, 60_000] });
   const event = (n: number) => envelope(changeEvent(eventIdOf(n), { subject: 'c-1' }));
 

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
-import { SubjectTurns } from '../../shared/webhooks/subject-turns.ts';
 import { startDispatchFixture } from './support/fixture.ts';
-import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceivedRequest } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -39,11 +36,7 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
     await subscribe('/shared', { maxConcurrency: 2 });
     // Process A: one batch of 40 events, two at a time, ~5 s of sending.
     const processA = harness.deps;
-    const processB = createDispatcherDeps({
-      ...harness.deps,
-      scheduler: new EndpointScheduler(systemClock),
-      turns: new SubjectTurns(),
-    });
+    const processB = anotherProcess(harness.deps);
     const batchOfA = Array.from({ length: 40 }, (_, n) => ({
       messageId: `a-${n}`,
       body: envelope(changeEvent(eventIdOf(n))),
@@ -97,11 +90,7 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
       { clock: systemClock },
     );
     const { subscription } = await subscribe('/shared');
-    const processB = createDispatcherDeps({
-      ...harness.deps,
-      scheduler: new EndpointScheduler(systemClock),
-      turns: new SubjectTurns(),
-    });
+    const processB = anotherProcess(harness.deps);
     // The endpoint failed once before: A's success will clear that (a change it stores).
     await harness.store.putEndpointState({
       subscriptionId: subscription.id,

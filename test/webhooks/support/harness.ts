@@ -6,7 +6,7 @@ import {
   type DispatcherConfig,
   type DispatcherDeps,
 } from '../../../shared/webhooks/dispatcher-deps.ts';
-import type { EndpointScheduler } from '../../../shared/webhooks/endpoint-scheduler.ts';
+import { EndpointScheduler } from '../../../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../../../shared/webhooks/http-sender.ts';
 import { MemoryWebhookStore } from '../../../shared/webhooks/memory-store.ts';
 import { CountingMetrics } from '../../../shared/webhooks/metrics.ts';
@@ -14,6 +14,7 @@ import { MemoryOperationalEventSink } from '../../../shared/webhooks/operational
 import { MemoryDeliveryQueue } from '../../../shared/webhooks/queue.ts';
 import { createWebhookService } from '../../../shared/webhooks/service.ts';
 import type { WebhookStore } from '../../../shared/webhooks/store.ts';
+import { SubjectTurns } from '../../../shared/webhooks/subject-turns.ts';
 import type { HostResolver } from '../../../shared/webhooks/url-policy.ts';
 import type { WaitingLedger } from '../../../shared/webhooks/waiting-ledger.ts';
 
@@ -91,6 +92,19 @@ export function createHarness(options: HarnessOptions = {}) {
   }
 
   return { clock, store, queue, sink, metrics, sender, deps, service, drainVisible };
+}
+
+/**
+ * Another dispatcher process on the same store, queue and ledger as `deps` (another Lambda
+ * container, or the same process after a restart): its own scheduler and subject turns, which
+ * know nothing yet.
+ */
+export function anotherProcess(deps: DispatcherDeps): DispatcherDeps {
+  return createDispatcherDeps({
+    ...deps,
+    scheduler: new EndpointScheduler(deps.clock),
+    turns: new SubjectTurns(),
+  });
 }
 
 /** A change event like the catalogue's, wrapped in the EventBridge envelope the rule delivers. */
