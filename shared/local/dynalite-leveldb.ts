@@ -103,8 +103,8 @@ interface ReadableLevel {
 const syncReads = Symbol.for('change-bridge.syncLevelReads');
 
 /**
- * Makes every read of a classic-level database of dynalite's copy (dynalite's store and the
- * local queue share it) a synchronous LevelDB read, still answered as a promise. An async read
+ * Makes every read of a classic-level database of dynalite's copy (dynalite's store) a
+ * synchronous LevelDB read, still answered as a promise. An async read
  * hands each key to libuv's thread pool and back: a CPU profile of `change-bridge start` with
  * 1,000 connections spent 14 % of its main thread in that hand-off, for reads that LevelDB
  * answers from its memtable, its block cache or the OS page cache in microseconds (the local

@@ -73,12 +73,12 @@ export interface LocalDispatch {
   stopLoop(): Promise<void>;
   /** Waits up to `timeoutMs` for queued fan-outs to be taken, then ends the consumer. */
   drain(timeoutMs: number): Promise<void>;
-  /** Closes the queue (its LevelDB). */
+  /** Closes the queue (its log files). */
   close(): Promise<void>;
 }
 
 /**
- * Starts the delivery side of `change-bridge start`: the dispatch queue on disk (LevelDB under
+ * Starts the delivery side of `change-bridge start`: the dispatch queue on disk (log files under
  * the data dir, not in memory: a backlog costs disk, and events published but not yet fanned out
  * survive a SIGKILL and a restart; design.md, Backpressure), the local event routing, the
  * dispatcher on the Lambda handler's core, and its consumer loops. The queue has two lanes:

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +9,7 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
+import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
@@ -159,10 +160,10 @@ function dispatchQueueContract(name: string, start: () => Promise<SqsEmulator>) 
 }
 
 dispatchQueueContract('fauxqs (in memory)', startSqsEmulator);
-dispatchQueueContract('LevelDB (on disk), called in process', async () =>
+dispatchQueueContract('log files (on disk), called in process', async () =>
   startDiskQueue({ path: await tempDir() }),
 );
-dispatchQueueContract('LevelDB (on disk), over HTTP', async () =>
+dispatchQueueContract('log files (on disk), over HTTP', async () =>
   startDiskQueue({ path: await tempDir(), inProcess: false }),
 );
 
@@ -233,6 +234,52 @@ describe('disk queue', () => {
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries(current) }),
       );
       expect(await counts(sqs, url)).toEqual({ visible: 300, inFlight: 0 });
+    } finally {
+      await sqs.close();
+    }
+  });
+
+  it('moves a backlog an earlier version left in LevelDB into the logs, then deletes the database', async () => {
+    const path = await tempDir();
+    const now = Date.now();
+    const key = (visibleAt: number, order: number, state: 'q' | 'f') =>
+      `dispatch!${String(visibleAt).padStart(15, '0')}!${String(order).padStart(24, '0')}!${state}`;
+    const attributes = (id: string, extra: object = {}) =>
+      JSON.stringify({
+        id,
+        md5: 'x',
+        sentAt: now - 5_000,
+        receiveCount: 1,
+        firstReceiveAt: 0,
+        ...extra,
+      });
+    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+    await db.batch([
+      { type: 'put', key: key(now - 5_000, 1, 'q'), value: attributes('waiting') },
+      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
+      { type: 'put', key: key(now + 170_000, 2, 'f'), value: attributes('in-flight') },
+      { type: 'put', key: 'dispatch#in-flight', value: 'in-flight body' },
+      {
+        type: 'put',
+        key: key(now - 6_000, 3, 'q'),
+        value: attributes('inline', { body: 'inline body' }),
+      },
+      { type: 'put', key: key(now + 600_000, 4, 'q'), value: attributes('delayed') },
+      { type: 'put', key: 'dispatch#delayed', value: 'delayed body' },
+    ]);
+    await db.close();
+
+    const sqs = await startDiskQueue({ path });
+    try {
+      const url = await sqs.createQueue('dispatch');
+      const received = await receive(sqs, url);
+      expect(received.map((m) => [m.MessageId, m.Body]).sort()).toEqual([
+        ['in-flight', 'in-flight body'],
+        ['inline', 'inline body'],
+        ['waiting', 'waiting body'],
+      ]);
+      expect(await counts(sqs, url)).toEqual({ visible: 0, inFlight: 3 });
+      expect((await readdir(path, { withFileTypes: true })).filter((e) => e.isFile())).toEqual([]);
     } finally {
       await sqs.close();
     }

@@ -1,21 +1,21 @@
+import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { ClassicLevel } from 'classic-level';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
-import { readLevelSynchronously } from '../dynalite-leveldb.ts';
 import { EMULATOR_REGION } from '../emulator-ids.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
+import { importLevelQueue } from './level-queue-import.ts';
+import { LogQueueStore } from './log-queue-store.ts';
 import { type SqsJsonHandler, serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
-
-/** LevelDB block cache of the queue's database. */
-const QUEUE_CACHE_BYTES = 1024 * 1024;
 
 /**
  * The local dispatch queue on disk: a small SQS endpoint (the operations the adapters use, over
- * the SDK's JSON protocol) whose messages live in LevelDB under `path`. Unlike the in-memory
- * emulator, a backlog costs disk rather than memory, and messages published but not yet fanned
- * out survive a SIGKILL and a restart (design.md, Backpressure: the rest waits on disk).
+ * the SDK's JSON protocol) whose messages live in a log of files a queue under `path` (see
+ * LogQueueStore). Unlike the in-memory emulator, a backlog costs disk rather than memory, and
+ * messages published but not yet fanned out survive a SIGKILL and a restart (design.md,
+ * Backpressure: the rest waits on disk). A backlog an earlier version left in LevelDB at `path`
+ * moves into the logs at start.
  * @example const queue = await startDiskQueue({ path: join(dataDir, 'queue') });
  */
 export async function startDiskQueue(options: {
@@ -29,21 +29,28 @@ export async function startDiskQueue(options: {
   inProcess?: boolean;
 }): Promise<SqsEmulator> {
   const clock = options.clock ?? systemClock;
-  readLevelSynchronously();
-  const db = new ClassicLevel<string, string>(options.path, {
-    valueEncoding: 'utf8',
-    // Messages are read soon after they are written (mostly from the memtable) and only once,
-    // so a small block cache serves them; LevelDB's default is 8 MB.
-    cacheSize: QUEUE_CACHE_BYTES,
-  });
-  await db.open();
+  const stores = new Map<string, LogQueueStore>();
+  const storeOf = (queue: string) => {
+    let store = stores.get(queue);
+    if (store === undefined) {
+      store = new LogQueueStore(join(options.path, queue), queue, clock);
+      store.open();
+      stores.set(queue, store);
+    }
+    return store;
+  };
+  const closeStores = () => {
+    for (const store of stores.values()) store.close();
+  };
   const closing = new AbortController();
   let endpoint = '';
-  const handlers = sqsJsonHandlers(db, clock, () => endpoint, closing.signal);
-  const served = await serveSqsJson(handlers).catch(async (error: unknown) => {
-    await db.close();
-    throw error;
-  });
+  const handlers = sqsJsonHandlers(storeOf, clock, () => endpoint, closing.signal);
+  const served = await importLevelQueue(options.path, storeOf, clock.now())
+    .then(() => serveSqsJson(handlers))
+    .catch((error: unknown) => {
+      closeStores();
+      throw error;
+    });
   endpoint = served.endpoint;
   const client = new SQSClient({
     region: EMULATOR_REGION,
@@ -66,7 +73,7 @@ export async function startDiskQueue(options: {
       client.destroy();
       served.server.closeAllConnections();
       await new Promise<void>((resolve) => served.server.close(() => resolve()));
-      await db.close();
+      closeStores();
     },
   };
 }

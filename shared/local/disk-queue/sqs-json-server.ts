@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ClassicLevel } from 'classic-level';
 import type { Clock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
-import { LevelQueueStore, type ReceivedMessage } from './queue-store.ts';
+import type { LogQueueStore, ReceivedMessage } from './log-queue-store.ts';
 
 type Json = Record<string, unknown>;
 /** One SQS operation: its JSON input to its JSON output; `signal` ends a long poll early. */
@@ -23,7 +22,7 @@ export class SqsFault extends Error {
 
 /** The SQS operations the local adapters use, over the AWS JSON 1.0 protocol of the SDK. */
 export function sqsJsonHandlers(
-  db: ClassicLevel<string, string>,
+  openStore: (queueName: string) => LogQueueStore,
   clock: Clock,
   endpoint: () => string,
   closed: AbortSignal,
@@ -54,19 +53,17 @@ export function sqsJsonHandlers(
       const name = String(input.QueueName);
       const attributes = (input.Attributes ?? {}) as Record<string, string>;
       if (!queues.has(name)) {
-        const store = new LevelQueueStore(db, name, clock);
         queues.set(name, {
-          store,
+          store: openStore(name),
           visibilitySeconds: Number(attributes.VisibilityTimeout ?? 30),
           waiting: new Set(),
         });
-        await store.open();
       }
       return { QueueUrl: `${endpoint()}/000000000000/${name}` };
     },
     SendMessage: async (input) => {
       const queue = queueOf(input);
-      const [sent] = await queue.store.send([
+      const [sent] = queue.store.send([
         { body: String(input.MessageBody), delaySeconds: Number(input.DelaySeconds ?? 0) },
       ]);
       wakeReceiver(queue);
@@ -79,7 +76,7 @@ export function sqsJsonHandlers(
         DelaySeconds?: number;
       }>;
       const queue = queueOf(input);
-      const sent = await queue.store.send(
+      const sent = queue.store.send(
         entries.map((e) => ({ body: e.MessageBody, delaySeconds: e.DelaySeconds ?? 0 })),
       );
       wakeReceiver(queue);
@@ -102,7 +99,8 @@ export function sqsJsonHandlers(
         const arrival = new AbortController();
         queue.waiting.add(arrival);
         try {
-          const messages = await queue.store.receive(max, visibilityMs);
+          // A poll woken by the queue's closing takes nothing: its files are about to close.
+          const messages = closed.aborted ? [] : queue.store.receive(max, visibilityMs);
           if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
             return { Messages: messages.map(wire) };
           if (signal?.aborted) throw abortError();
@@ -114,18 +112,18 @@ export function sqsJsonHandlers(
       }
     },
     DeleteMessage: async (input) => {
-      await queueOf(input).store.delete([String(input.ReceiptHandle)]);
+      queueOf(input).store.delete([String(input.ReceiptHandle)]);
       return {};
     },
     DeleteMessageBatch: async (input) => {
       const entries = input.Entries as Array<{ Id: string; ReceiptHandle: string }>;
-      await queueOf(input).store.delete(entries.map((entry) => entry.ReceiptHandle));
+      queueOf(input).store.delete(entries.map((entry) => entry.ReceiptHandle));
       return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
     },
     ChangeMessageVisibility: async (input) => {
       const queue = queueOf(input);
       const timeout = Number(input.VisibilityTimeout ?? 0);
-      const changed = await queue.store.changeVisibility(String(input.ReceiptHandle), timeout);
+      const changed = queue.store.changeVisibility(String(input.ReceiptHandle), timeout);
       if (changed === undefined)
         throw new SqsFault('ReceiptHandleIsInvalid', 'stale receipt handle');
       // Visible again at once: as good as a send for a waiting poll.
@@ -133,7 +131,7 @@ export function sqsJsonHandlers(
       return {};
     },
     GetQueueAttributes: async (input) => {
-      const counts = await queueOf(input).store.counts();
+      const counts = queueOf(input).store.counts();
       return {
         Attributes: {
           ApproximateNumberOfMessages: String(counts.visible),
@@ -153,7 +151,7 @@ const RECEIVE_POLL_MS = 250;
 
 /** A queue of the local endpoint, and the long polls waiting on it. */
 interface LocalQueue {
-  store: LevelQueueStore;
+  store: LogQueueStore;
   visibilitySeconds: number;
   /** One per waiting long poll, oldest first: a send aborts one, so that poll looks at once. */
   waiting: Set<AbortController>;

@@ -1,0 +1,66 @@
+import { existsSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { z } from 'zod';
+import type { LogQueueStore } from './log-queue-store.ts';
+
+/** The attributes a message's key held in the LevelDB queue of earlier versions. */
+const LevelMessageSchema = z.object({
+  id: z.string(),
+  md5: z.string(),
+  sentAt: z.number(),
+  /** Older stores kept the body here too. */
+  body: z.string().optional(),
+});
+
+/** Bodies read from LevelDB at a time while moving a backlog. */
+const BODIES_PER_READ = 500;
+
+interface LevelMessage extends z.infer<typeof LevelMessageSchema> {
+  queue: string;
+  visibleAt: number;
+}
+
+/**
+ * Moves the messages that earlier versions kept in one LevelDB database at `path` (a key
+ * `<queue>!<visibleAt>!<order>!<state>` a message, its body under `<queue>#<id>`) into each
+ * queue's log (`storeOf`), then deletes the database's files; does nothing where there is no
+ * database. A message that was in flight (state `f`) becomes visible from when it was sent, as
+ * the LevelDB queue released it at open; a delayed one keeps its time. Should the process stop
+ * before the files are deleted, the next start moves the messages again (at least once, as
+ * SQS). Returns how many messages it moved.
+ */
+export async function importLevelQueue(
+  path: string,
+  storeOf: (queue: string) => LogQueueStore,
+  now: number,
+): Promise<number> {
+  if (!existsSync(join(path, 'CURRENT'))) return 0;
+  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  await db.open();
+  const messages: LevelMessage[] = [];
+  try {
+    for await (const [key, value] of db.iterator()) {
+      const [queue, visibleAt, , state] = key.split('!');
+      if (queue === undefined || state === undefined || queue.includes('#')) continue;
+      const message = LevelMessageSchema.parse(JSON.parse(value));
+      const first = state === 'f' ? Math.min(message.sentAt, now) : Number(visibleAt);
+      messages.push({ ...message, queue, visibleAt: first });
+    }
+    for (let start = 0; start < messages.length; start += BODIES_PER_READ) {
+      const chunk = messages.slice(start, start + BODIES_PER_READ);
+      const bodies = await db.getMany(chunk.map(({ queue, id }) => `${queue}#${id}`));
+      chunk.forEach(({ queue, body, ...header }, index) => {
+        storeOf(queue).restore([{ ...header, body: body ?? bodies[index] ?? '' }]);
+      });
+    }
+  } finally {
+    await db.close();
+  }
+  const entries = await readdir(path, { withFileTypes: true });
+  await Promise.all(
+    entries.filter((entry) => entry.isFile()).map((entry) => rm(join(path, entry.name))),
+  );
+  return messages.length;
+}

@@ -1,0 +1,164 @@
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { LogQueueStore } from '../../shared/local/disk-queue/log-queue-store.ts';
+
+const dirs: string[] = [];
+const stores: LogQueueStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'log-queue-'));
+  dirs.push(dir);
+  return dir;
+}
+
+function openStore(dir: string, clock: ManualClock, segmentBytes?: number): LogQueueStore {
+  const store = new LogQueueStore(dir, 'dispatch', clock, segmentBytes);
+  store.open();
+  stores.push(store);
+  return store;
+}
+
+/** Closes `store` as a process that stops would (its files stay). */
+function stop(store: LogQueueStore): void {
+  store.close();
+  stores.splice(stores.indexOf(store), 1);
+}
+
+const bodies = (messages: ReadonlyArray<{ body: string }>) => messages.map((m) => m.body);
+const logFiles = (dir: string) => readdirSync(dir).sort();
+
+describe('LogQueueStore', () => {
+  it('hands out messages in the order they become visible and skips those still delayed', async () => {
+    const clock = new ManualClock();
+    const store = openStore(await tempDir(), clock);
+    store.send([
+      { body: 'later', delaySeconds: 5 },
+      { body: 'now', delaySeconds: 0 },
+      { body: 'next', delaySeconds: 0 },
+    ]);
+
+    expect(bodies(store.receive(10, 30_000))).toEqual(['now', 'next']);
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 2, delayed: 1 });
+    await clock.advance(5_000);
+    expect(bodies(store.receive(10, 30_000))).toEqual(['later']);
+  });
+
+  it('hands a message out again once its visibility timeout passes, with a new handle; the old one deletes nothing', async () => {
+    const clock = new ManualClock();
+    const store = openStore(await tempDir(), clock);
+    store.send([{ body: 'm', delaySeconds: 0 }]);
+    const [first] = store.receive(1, 1_000);
+    expect(store.receive(1, 1_000)).toEqual([]);
+    await clock.advance(1_000);
+    const [second] = store.receive(1, 1_000);
+
+    expect(second).toMatchObject({ id: first!.id, body: 'm', receiveCount: 2 });
+    expect(store.delete([first!.receiptHandle])).toBe(0);
+    expect(store.delete([second!.receiptHandle])).toBe(1);
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+  });
+
+  it('keeps a received message invisible for as long as its visibility is changed to, and its handle current', async () => {
+    const clock = new ManualClock();
+    const store = openStore(await tempDir(), clock);
+    store.send([{ body: 'retry', delaySeconds: 0 }]);
+    const [message] = store.receive(1, 30_000);
+
+    expect(store.changeVisibility(message!.receiptHandle, 60)).toBe(message!.receiptHandle);
+    await clock.advance(59_999);
+    expect(store.receive(1, 30_000)).toEqual([]);
+    await clock.advance(1);
+    expect(bodies(store.receive(1, 30_000))).toEqual(['retry']);
+    expect(store.changeVisibility('dispatch!0!999', 0)).toBeUndefined();
+  });
+
+  it('hands a message left in flight by a process that is gone out again in its first place, before later ones', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock(1_000);
+    const before = openStore(dir, clock);
+    before.send([{ body: 'first', delaySeconds: 0 }]);
+    await clock.advance(10);
+    before.send([{ body: 'second', delaySeconds: 0 }]);
+    const [taken] = before.receive(1, 180_000);
+    before.delete(before.receive(1, 180_000).map((m) => m.receiptHandle));
+    before.send([
+      { body: 'third', delaySeconds: 0 },
+      { body: 'delayed', delaySeconds: 60 },
+    ]);
+    stop(before);
+
+    const after = openStore(dir, clock);
+    expect(after.counts()).toEqual({ visible: 2, inFlight: 0, delayed: 1 });
+    const received = after.receive(10, 30_000);
+    expect(bodies(received)).toEqual(['first', 'third']);
+    expect(received[0]).toMatchObject({ id: taken!.id, md5: taken!.md5, sentAt: 1_000 });
+  });
+
+  it('drops a record the last write left short and appends after the last whole one', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock);
+    before.send([{ body: 'whole', delaySeconds: 0 }]);
+    stop(before);
+    const [file] = logFiles(dir);
+    appendFileSync(join(dir, file!), Buffer.from([200, 0, 0, 0, 0x53, 1, 2]));
+
+    const after = openStore(dir, clock);
+    after.send([{ body: 'after', delaySeconds: 0 }]);
+    stop(after);
+    const again = openStore(dir, clock);
+    expect(bodies(again.receive(10, 30_000))).toEqual(['whole', 'after']);
+  });
+
+  it('removes a file once every message in it is deleted, and copies forward the few an old file still holds', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const store = openStore(dir, clock, 4_096);
+    const body = 'x'.repeat(1_000);
+    store.send([{ body: 'held back', delaySeconds: 3_600 }]);
+    for (let round = 0; round < 12; round++) {
+      store.send([{ body, delaySeconds: 0 }]);
+      store.delete(store.receive(10, 30_000).map((m) => m.receiptHandle));
+    }
+
+    // Twelve 1 KB messages went through 4 KB files; only the newest files remain, the delayed
+    // message copied into one of them.
+    expect(logFiles(dir).length).toBeLessThanOrEqual(3);
+    stop(store);
+    const after = openStore(dir, clock, 4_096);
+    expect(after.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 1 });
+    await clock.advance(3_600_000);
+    expect(bodies(after.receive(10, 30_000))).toEqual(['held back']);
+  });
+
+  it('keeps a message copied forward once, should the old file outlive the copy', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const store = openStore(dir, clock, 4_096);
+    store.send([{ body: 'kept', delaySeconds: 0 }]);
+    for (const fill of ['x', 'y', 'z']) store.send([{ body: fill.repeat(5_000), delaySeconds: 0 }]);
+    const [oldest, ...newer] = logFiles(dir);
+    expect(newer).toHaveLength(2);
+    const oldestBytes = readFileSync(join(dir, oldest!));
+
+    // The big ones go; the oldest file, holding only 'kept' then, is copied forward and removed.
+    const received = store.receive(4, 30_000);
+    store.delete(received.filter((m) => m.body !== 'kept').map((m) => m.receiptHandle));
+    expect(logFiles(dir)).toHaveLength(1);
+    expect(logFiles(dir)).not.toContain(oldest);
+    stop(store);
+
+    writeFileSync(join(dir, oldest!), oldestBytes);
+    const after = openStore(dir, clock, 4_096);
+    expect(after.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
+    expect(bodies(after.receive(10, 30_000))).toEqual(['kept']);
+  });
+});
