@@ -1,31 +1,11 @@
 import { hash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import type { Clock } from '../../clock.ts';
+import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
 import { decodeSent, RecordWriter, readRecords, type SentHeader } from './queue-records.ts';
 import { QueueSegment, segmentNumbers } from './queue-segment.ts';
+import { SegmentReader } from './segment-reader.ts';
 import { VisibilityHeap } from './visibility-heap.ts';
-
-/** A message as the queue hands it out. */
-export interface StoredMessage {
-  id: string;
-  body: string;
-  md5: string;
-  sentAt: number;
-  receiveCount: number;
-  firstReceiveAt: number;
-}
-
-/** A received message and the handle that deletes it. */
-export interface ReceivedMessage extends StoredMessage {
-  receiptHandle: string;
-}
-
-/** Counts as SQS reports them. */
-export interface QueueCounts {
-  visible: number;
-  inFlight: number;
-  delayed: number;
-}
 
 /** A message the log holds: where its record is, when it is visible, its receipts. */
 interface QueuedMessage {
@@ -50,10 +30,6 @@ const SEGMENT_BYTES = 8 * 1024 * 1024;
  * every file written after it.
  */
 const COMPACT_LIVE_SHARE = 1 / 8;
-/** Records of one receive read together when this close in a file (one `pread` for a batch). */
-const READ_GAP_BYTES = 64 * 1024;
-/** Bytes read at most in one go, into a buffer the store reuses (it grows for a larger record). */
-const READ_BYTES = 1024 * 1024;
 
 /**
  * One queue's messages, kept in an append-only log of files under `dir` (one directory a
@@ -76,7 +52,7 @@ export class LogQueueStore {
   private nextSeq = 0;
   private receipts = 0;
   private readonly writer = new RecordWriter();
-  private readBuffer = Buffer.allocUnsafeSlow(READ_BYTES);
+  private readonly reader = new SegmentReader();
 
   constructor(
     private readonly dir: string,
@@ -189,7 +165,7 @@ export class LogQueueStore {
     }
     if (taken.length === 0) return [];
     const received = new Array<ReceivedMessage>(taken.length);
-    this.readRecordsOf(taken, (message, record, index) => {
+    this.reader.readEach(taken, (message, record, index) => {
       const { header, body } = decodeSent(record);
       this.countReceive(message, now);
       message.receipt = `${this.queue}!${message.seq}!${++this.receipts}`;
@@ -341,7 +317,7 @@ export class LogQueueStore {
     const kept = [...this.messages.values()].filter((message) => message.segment === segment);
     const offsets = new Array<number>(kept.length);
     let bytes = 0;
-    this.readRecordsOf(kept, (_, record, index) => {
+    this.reader.readEach(kept, (_, record, index) => {
       this.writer.copy(record);
       offsets[index] = bytes;
       bytes += record.length;
@@ -356,43 +332,5 @@ export class LogQueueStore {
       target.live += 1;
       target.liveBytes += message.length;
     });
-  }
-
-  /**
-   * Hands each record of `messages` to `visit` with the message's index; neighbours in a file
-   * are read in one go, into a buffer reused for the next read (a record is valid only during
-   * its visit).
-   */
-  private readRecordsOf(
-    messages: readonly QueuedMessage[],
-    visit: (message: QueuedMessage, record: Buffer, index: number) => void,
-  ): void {
-    const order = messages
-      .map((message, index) => ({ message, index }))
-      .sort(
-        (a, b) =>
-          a.message.segment.number - b.message.segment.number ||
-          a.message.offset - b.message.offset,
-      );
-    for (let start = 0; start < order.length; ) {
-      const { segment, offset: from, length } = order[start]!.message;
-      if (length > this.readBuffer.length) this.readBuffer = Buffer.allocUnsafeSlow(length);
-      let end = start + 1;
-      let to = from + length;
-      while (end < order.length) {
-        const next = order[end]!.message;
-        const reach = Math.max(to, next.offset + next.length);
-        if (next.segment !== segment || next.offset > to + READ_GAP_BYTES) break;
-        if (reach - from > this.readBuffer.length) break;
-        to = reach;
-        end++;
-      }
-      const span = segment.read(from, to - from, this.readBuffer);
-      for (const { message, index } of order.slice(start, end)) {
-        const at = message.offset - from;
-        visit(message, span.subarray(at, at + message.length), index);
-      }
-      start = end;
-    }
   }
 }

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
-import type { LogQueueStore, ReceivedMessage } from './log-queue-store.ts';
+import type { LogQueueStore } from './log-queue-store.ts';
+import type { ReceivedMessage } from './queue-messages.ts';
 
 type Json = Record<string, unknown>;
 /** One SQS operation: its JSON input to its JSON output; `signal` ends a long poll early. */
