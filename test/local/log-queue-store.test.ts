@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,10 @@ function stop(store: LogQueueStore): void {
 }
 
 const bodies = (messages: ReadonlyArray<{ body: string }>) => messages.map((m) => m.body);
-const logFiles = (dir: string) => readdirSync(dir).sort();
+const logFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.log'))
+    .sort();
 
 describe('LogQueueStore', () => {
   it('hands out messages in the order they become visible and skips those still delayed', async () => {
@@ -160,5 +164,25 @@ describe('LogQueueStore', () => {
     const after = openStore(dir, clock, 4_096);
     expect(after.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
     expect(bodies(after.receive(10, 30_000))).toEqual(['kept']);
+  });
+
+  it('refuses a directory another running process has open, and takes over the lock of one that stopped', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const running = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    const stopped = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => stopped.once('exit', resolve));
+    try {
+      writeFileSync(join(dir, 'LOCK'), String(running.pid));
+      expect(() => openStore(dir, clock)).toThrow(/in use by process/);
+
+      writeFileSync(join(dir, 'LOCK'), String(stopped.pid));
+      const store = openStore(dir, clock);
+      expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toBe(String(process.pid));
+      stop(store);
+      expect(readdirSync(dir)).not.toContain('LOCK');
+    } finally {
+      running.kill();
+    }
   });
 });

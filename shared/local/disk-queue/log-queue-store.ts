@@ -1,6 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import type { Clock } from '../../clock.ts';
+import { lockQueueDir } from './queue-lock.ts';
 import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
 import { decodeSent, RecordWriter, readRecords, type SentHeader } from './queue-records.ts';
 import { QueueSegment, segmentNumbers } from './queue-segment.ts';
@@ -53,6 +54,7 @@ export class LogQueueStore {
   private receipts = 0;
   private readonly writer = new RecordWriter();
   private readonly reader = new SegmentReader();
+  private unlock: (() => void) | undefined;
 
   constructor(
     private readonly dir: string,
@@ -62,9 +64,14 @@ export class LogQueueStore {
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {}
 
-  /** Reads the log through (see the class's TSDoc); cuts a record the last write left short. */
+  /**
+   * Locks the directory and reads the log through (see the class's TSDoc); cuts a record the
+   * last write left short.
+   * @throws BridgeError when another running process has the directory open.
+   */
   open(): void {
     mkdirSync(this.dir, { recursive: true });
+    this.unlock = lockQueueDir(this.dir);
     for (const number of segmentNumbers(readdirSync(this.dir))) {
       const segment = QueueSegment.open(this.dir, number);
       this.segments.push(segment);
@@ -99,10 +106,12 @@ export class LogQueueStore {
     this.reclaim();
   }
 
-  /** Closes the log's files. */
+  /** Closes the log's files and releases the directory's lock. */
   close(): void {
     for (const segment of this.segments) segment.close();
     this.segments = [];
+    this.unlock?.();
+    this.unlock = undefined;
   }
 
   /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
