@@ -24,6 +24,7 @@ import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
 import { startDemoReceiverWithSubscription } from './demo-subscription.ts';
+import { lockDirectory } from './directory-lock.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { openLocalConnections } from './local-connections.ts';
@@ -85,6 +86,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     closers.push(() => source.close());
 
     await mkdir(config.dataDir, { recursive: true });
+    // Before the store and the queue open: a second process on the same data dir would write
+    // beside this one (the queue's log, the store's LevelDB).
+    const unlockDataDir = lockDirectory(config.dataDir, 'the data dir');
+    closers.push(async () => unlockDataDir());
     const dynamo = await startLocalDynamoDb({
       path: join(config.dataDir, 'dynamodb'),
       transport: config.storeThread ? 'thread' : 'in-process',

@@ -179,6 +179,7 @@ describe('LogQueueStore', () => {
       writeFileSync(join(dir, 'LOCK'), String(stopped.pid));
       const store = openStore(dir, clock);
       expect(readFileSync(join(dir, 'LOCK'), 'utf8')).toBe(String(process.pid));
+      expect(() => openStore(dir, clock)).toThrow(/already open in this process/);
       stop(store);
       expect(readdirSync(dir)).not.toContain('LOCK');
     } finally {

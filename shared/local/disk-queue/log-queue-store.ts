@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import type { Clock } from '../../clock.ts';
-import { lockQueueDir } from './queue-lock.ts';
+import { lockDirectory } from '../directory-lock.ts';
 import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
 import { decodeSent, RecordWriter, readRecords, type SentHeader } from './queue-records.ts';
 import { QueueSegment, segmentNumbers } from './queue-segment.ts';
@@ -71,7 +71,7 @@ export class LogQueueStore {
    */
   open(): void {
     mkdirSync(this.dir, { recursive: true });
-    this.unlock = lockQueueDir(this.dir);
+    this.unlock = lockDirectory(this.dir, 'the queue directory');
     for (const number of segmentNumbers(readdirSync(this.dir))) {
       const segment = QueueSegment.open(this.dir, number);
       this.segments.push(segment);
