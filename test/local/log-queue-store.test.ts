@@ -186,4 +186,20 @@ describe('LogQueueStore', () => {
       running.kill();
     }
   });
+
+  it('numbers a message sent after a restart above every earlier one, though their files are gone', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock, 1_024);
+    before.send([{ body: 'x'.repeat(2_000), delaySeconds: 0 }]);
+    before.send([{ body: 'y'.repeat(2_000), delaySeconds: 0 }]);
+    before.delete(before.receive(10, 30_000).map((m) => m.receiptHandle));
+    expect(logFiles(dir)).toHaveLength(1);
+    stop(before);
+
+    const after = openStore(dir, clock, 1_024);
+    after.send([{ body: 'z', delaySeconds: 0 }]);
+    const [message] = after.receive(10, 30_000);
+    expect(message!.receiptHandle.split('!')[1]).toBe('2');
+  });
 });

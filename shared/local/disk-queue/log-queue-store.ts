@@ -78,6 +78,9 @@ export class LogQueueStore {
       const { records, end } = readRecords(readFileSync(segment.path));
       if (end < segment.size) segment.truncate(end);
       for (const record of records) {
+        // Numbers only grow, even where the files holding the last messages sent are gone.
+        if (record.kind !== 'sent')
+          this.nextSeq = Math.max(this.nextSeq, ...record.seqs.map((seq) => seq + 1));
         if (record.kind === 'deleted') {
           for (const seq of record.seqs) this.forget(seq);
           continue;
