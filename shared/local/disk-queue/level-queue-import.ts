@@ -51,9 +51,14 @@ export async function importLevelQueue(
     for (let start = 0; start < messages.length; start += BODIES_PER_READ) {
       const chunk = messages.slice(start, start + BODIES_PER_READ);
       const bodies = await db.getMany(chunk.map(({ queue, id }) => `${queue}#${id}`));
+      // One write a queue for the chunk's messages, in their order.
+      const byQueue = new Map<string, Array<Omit<LevelMessage, 'queue'> & { body: string }>>();
       chunk.forEach(({ queue, body, ...header }, index) => {
-        storeOf(queue).restore([{ ...header, body: body ?? bodies[index] ?? '' }]);
+        const restored = byQueue.get(queue) ?? [];
+        restored.push({ ...header, body: body ?? bodies[index] ?? '' });
+        byQueue.set(queue, restored);
       });
+      for (const [queue, restored] of byQueue) storeOf(queue).restore(restored);
     }
   } finally {
     await db.close();
