@@ -28,7 +28,7 @@ import {
   type SqsEntry,
   sendSqsBatch,
 } from '../publish/sqs-publisher.ts';
-import { type DispatchLanes, laneKey } from './dispatch-lanes.ts';
+import { type DispatchLanes, type LaneKey, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
 /** One rule with an SQS target, as the infra defines it on the bus. */
@@ -158,7 +158,7 @@ export class LocalEventRouter implements EventPublisher {
       return this.deliver(route, route.queueUrl, matching, metrics);
     const live: RoutedEnvelope[] = [];
     const bulk: RoutedEnvelope[] = [];
-    const bulkKeys: string[] = [];
+    const bulkKeys: LaneKey[] = [];
     for (const item of matching) {
       const key = laneKey(item.envelope.detail);
       if (lanes.laneOf(key, requested) === 'live') live.push(item);

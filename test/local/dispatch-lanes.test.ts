@@ -24,6 +24,19 @@ describe('DispatchLanes', () => {
     expect(lanes.laneOf(key('a'), 'live')).toBe('live');
   });
 
+  it('keys a subject by a number that tells subjects apart and is the same for each of its events', () => {
+    expect(key('customer/1')).toBe(key('customer/1'));
+    expect(laneKey({ source: 'connector/c2', subject: 'customer/1', id: 'e' })).not.toBe(
+      key('customer/1'),
+    );
+    expect(laneKey({ source: 'connector/c1', id: 'evt_1' })).toBe(
+      laneKey({ source: 'connector/c1', subject: 'evt_1', id: 'other' }),
+    );
+    const subjects = Array.from({ length: 100_000 }, (_, i) => key(`customer/${i}`));
+    expect(subjects.every(Number.isInteger)).toBe(true);
+    expect(new Set(subjects).size).toBeGreaterThan(99_990);
+  });
+
   it('forgets events refused for good: they were never queued', () => {
     const lanes = new DispatchLanes(false);
     lanes.sending([key('a')]);

@@ -2,26 +2,12 @@ import { hash, randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import type { Clock } from '../../clock.ts';
 import { lockDirectory } from '../directory-lock.ts';
+import { MessageTable } from './message-table.ts';
 import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
 import { decodeSent, RecordWriter, readRecords, type SentHeader } from './queue-records.ts';
 import { QueueSegment, segmentNumbers } from './queue-segment.ts';
-import { SegmentReader } from './segment-reader.ts';
+import { type RecordPlace, SegmentReader } from './segment-reader.ts';
 import { VisibilityHeap } from './visibility-heap.ts';
-
-/** A message the log holds: where its record is, when it is visible, its receipts. */
-interface QueuedMessage {
-  seq: number;
-  visibleAt: number;
-  /** Bumped with each change of `visibleAt`: older marks in the heap are stale. */
-  version: number;
-  segment: QueueSegment;
-  offset: number;
-  length: number;
-  receiveCount: number;
-  firstReceiveAt: number;
-  /** The handle of its current receipt, while received. */
-  receipt: string | undefined;
-}
 
 /** A log file is closed for appends once it reaches this size, and a new one started. */
 const SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -37,9 +23,9 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * queue): a send appends its messages' records (header and body), a delete appends the
  * deleted messages' numbers; a file whose messages are all deleted is removed, oldest first.
  * What decides the order of receives (when each message becomes visible, its receipt) lives
- * in memory, about 250 bytes a message with V8's overhead: a receive takes the earliest
- * visible messages from a heap and reads their records back from the files, so bodies of a
- * backlog cost disk, not resident memory. One process opens a data dir at a time: at open the log is read through
+ * in memory, in typed arrays (MessageTable, VisibilityHeap: about 110 bytes a message): a
+ * receive takes the earliest visible messages from a heap and reads their records back from
+ * the files, so bodies of a backlog cost disk, not resident memory. One process opens a data dir at a time: at open the log is read through
  * and every message not deleted is visible again from when it was sent (in flight in a process
  * that is gone, waiting out its visibility timeout would only delay it), in its first place,
  * ahead of messages sent after it. Receives are noted in the log too (a message's receive count
@@ -47,9 +33,10 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * @example const store = new LogQueueStore(join(dataDir, 'queue', name), name, clock); store.open();
  */
 export class LogQueueStore {
-  private readonly messages = new Map<number, QueuedMessage>();
+  private readonly messages = new MessageTable();
   private readonly heap = new VisibilityHeap();
   private segments: QueueSegment[] = [];
+  private readonly segmentsByNumber = new Map<number, QueueSegment>();
   private nextSeq = 0;
   private receipts = 0;
   private readonly writer = new RecordWriter();
@@ -73,8 +60,7 @@ export class LogQueueStore {
     mkdirSync(this.dir, { recursive: true });
     this.unlock = lockDirectory(this.dir, 'the queue directory');
     for (const number of segmentNumbers(readdirSync(this.dir))) {
-      const segment = QueueSegment.open(this.dir, number);
-      this.segments.push(segment);
+      const segment = this.addSegment(QueueSegment.open(this.dir, number));
       const { records, end } = readRecords(readFileSync(segment.path));
       if (end < segment.size) segment.truncate(end);
       for (const record of records) {
@@ -86,15 +72,17 @@ export class LogQueueStore {
           continue;
         }
         if (record.kind === 'received') {
-          for (const seq of record.seqs) this.countReceive(this.messages.get(seq), record.at);
+          for (const seq of record.seqs) {
+            const row = this.messages.rowOf(seq);
+            if (row !== undefined) this.messages.countReceive(row, record.at);
+          }
           continue;
         }
         const { seq, visibleAt } = record.header;
         // A second record of one message is its copy forward (see reclaim): it moves there.
-        const copied = this.messages.get(seq);
-        if (copied) this.move(copied, segment, record.offset);
-        else
-          this.remember({ seq, visibleAt, segment, offset: record.offset, length: record.length });
+        const copied = this.messages.rowOf(seq);
+        if (copied !== undefined) this.move(copied, segment, record.offset);
+        else this.remember(seq, visibleAt, segment, record.offset, record.length);
         this.nextSeq = Math.max(this.nextSeq, seq + 1);
       }
     }
@@ -106,6 +94,7 @@ export class LogQueueStore {
   close(): void {
     for (const segment of this.segments) segment.close();
     this.segments = [];
+    this.segmentsByNumber.clear();
     this.unlock?.();
     this.unlock = undefined;
   }
@@ -148,45 +137,46 @@ export class LogQueueStore {
     if (sent.length === 0) return;
     const places = sent.map(({ header, body }) => this.writer.sent(header, body));
     const { segment, start } = this.writeOut();
-    sent.forEach(({ header }, index) => {
+    sent.forEach(({ header: { seq, visibleAt } }, index) => {
       const { at, length } = places[index]!;
-      const place = { seq: header.seq, visibleAt: header.visibleAt, segment, offset: start + at };
-      const message = this.remember({ ...place, length });
-      this.heap.push({ visibleAt: message.visibleAt, seq: message.seq, version: message.version });
+      this.remember(seq, visibleAt, segment, start + at, length);
+      this.heap.push(visibleAt, seq, 0);
     });
   }
 
   /** Takes up to `max` visible messages, invisible for `visibilityMs` from now. */
   receive(max: number, visibilityMs: number): ReceivedMessage[] {
     const now = this.clock.now();
-    const taken: QueuedMessage[] = [];
+    const messages = this.messages;
+    const taken: number[] = [];
     while (taken.length < max) {
-      const mark = this.heap.peek();
-      if (mark === undefined || mark.visibleAt > now) break;
+      const visibleAt = this.heap.peekVisibleAt();
+      if (visibleAt === undefined || visibleAt > now) break;
+      const row = messages.rowOf(this.heap.peekSeq());
+      if (row !== undefined && messages.version(row) === this.heap.peekVersion()) taken.push(row);
       this.heap.pop();
-      const message = this.messages.get(mark.seq);
-      if (message !== undefined && message.version === mark.version) taken.push(message);
     }
     if (taken.length === 0) return [];
     const received = new Array<ReceivedMessage>(taken.length);
-    this.reader.readEach(taken, (message, record, index) => {
+    this.reader.readEach(taken.map(this.placeOf), (_, record, index) => {
+      const row = taken[index]!;
       const { header, body } = decodeSent(record);
-      this.countReceive(message, now);
-      message.receipt = `${this.queue}!${message.seq}!${++this.receipts}`;
-      this.setVisibleAt(message, now + visibilityMs);
+      messages.countReceive(row, now);
+      messages.setReceipt(row, ++this.receipts);
+      this.setVisibleAt(row, now + visibilityMs);
       received[index] = {
         id: header.id,
         body,
         md5: header.md5,
         sentAt: header.sentAt,
-        receiveCount: message.receiveCount,
-        firstReceiveAt: message.firstReceiveAt,
-        receiptHandle: message.receipt,
+        receiveCount: messages.receiveCount(row),
+        firstReceiveAt: messages.firstReceiveAt(row),
+        receiptHandle: `${this.queue}!${header.seq}!${this.receipts}`,
       };
     });
     this.writer.received(
       now,
-      taken.map((message) => message.seq),
+      taken.map((row) => messages.seq(row)),
     );
     this.writeOut();
     return received;
@@ -196,10 +186,11 @@ export class LogQueueStore {
   delete(receiptHandles: readonly string[]): number {
     const seqs: number[] = [];
     for (const handle of receiptHandles) {
-      const message = this.received(handle);
-      if (message === undefined) continue;
-      this.forget(message.seq);
-      seqs.push(message.seq);
+      const row = this.received(handle);
+      if (row === undefined) continue;
+      const seq = this.messages.seq(row);
+      this.forget(seq);
+      seqs.push(seq);
     }
     if (seqs.length > 0) {
       this.writer.deleted(seqs);
@@ -214,9 +205,9 @@ export class LogQueueStore {
    * SQS. Returns the handle, or undefined when it is stale.
    */
   changeVisibility(receiptHandle: string, seconds: number): string | undefined {
-    const message = this.received(receiptHandle);
-    if (message === undefined) return undefined;
-    this.setVisibleAt(message, this.clock.now() + seconds * 1000);
+    const row = this.received(receiptHandle);
+    if (row === undefined) return undefined;
+    this.setVisibleAt(row, this.clock.now() + seconds * 1000);
     return receiptHandle;
   }
 
@@ -224,69 +215,76 @@ export class LogQueueStore {
   counts(): QueueCounts {
     const now = this.clock.now();
     const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
-    for (const message of this.messages.values()) {
-      if (message.visibleAt <= now) counts.visible++;
-      else if (message.receipt !== undefined) counts.inFlight++;
+    for (const row of this.messages.allRows()) {
+      if (this.messages.visibleAt(row) <= now) counts.visible++;
+      else if (this.messages.receipt(row) !== 0) counts.inFlight++;
       else counts.delayed++;
     }
     return counts;
   }
 
-  /** The message `handle` is the current receipt of: an older receipt's handle finds nothing. */
-  private received(handle: string): QueuedMessage | undefined {
+  /**
+   * The row of the message `handle` is the current receipt of (`queue!seq!receipt`): an older
+   * receipt's handle finds nothing.
+   */
+  private received(handle: string): number | undefined {
     if (!handle.startsWith(`${this.queue}!`)) return undefined;
-    const seq = Number(handle.slice(this.queue.length + 1, handle.lastIndexOf('!')));
-    const message = this.messages.get(seq);
-    return message?.receipt === handle ? message : undefined;
+    const last = handle.lastIndexOf('!');
+    const seq = Number(handle.slice(this.queue.length + 1, last));
+    const receipt = Number(handle.slice(last + 1));
+    const row = this.messages.rowOf(seq);
+    return row !== undefined && receipt > 0 && this.messages.receipt(row) === receipt
+      ? row
+      : undefined;
   }
 
+  /** Where the record of the message in `row` lies (for the reader). */
+  private readonly placeOf = (row: number): RecordPlace => ({
+    segment: this.segmentsByNumber.get(this.messages.segment(row))!,
+    offset: this.messages.offset(row),
+    length: this.messages.length(row),
+  });
+
   private remember(
-    place: Pick<QueuedMessage, 'seq' | 'visibleAt' | 'segment' | 'offset' | 'length'>,
-  ) {
-    const message: QueuedMessage = {
-      ...place,
-      version: 0,
-      receiveCount: 0,
-      firstReceiveAt: 0,
-      receipt: undefined,
-    };
-    this.messages.set(message.seq, message);
-    message.segment.live += 1;
-    message.segment.liveBytes += message.length;
-    return message;
+    seq: number,
+    visibleAt: number,
+    segment: QueueSegment,
+    offset: number,
+    length: number,
+  ): void {
+    this.messages.add(seq, visibleAt, segment.number, offset, length);
+    segment.live += 1;
+    segment.liveBytes += length;
   }
 
   private forget(seq: number): void {
-    const message = this.messages.get(seq);
-    if (message === undefined) return;
-    this.messages.delete(seq);
-    message.segment.live -= 1;
-    message.segment.liveBytes -= message.length;
+    const row = this.messages.rowOf(seq);
+    if (row === undefined) return;
+    const segment = this.segmentsByNumber.get(this.messages.segment(row))!;
+    segment.live -= 1;
+    segment.liveBytes -= this.messages.length(row);
+    this.messages.remove(seq);
   }
 
-  private countReceive(message: QueuedMessage | undefined, at: number): void {
-    if (message === undefined) return;
-    message.receiveCount += 1;
-    message.firstReceiveAt ||= at;
-  }
-
-  private setVisibleAt(message: QueuedMessage, visibleAt: number): void {
-    message.visibleAt = visibleAt;
-    message.version += 1;
-    this.heap.push({ visibleAt, seq: message.seq, version: message.version });
+  private setVisibleAt(row: number, visibleAt: number): void {
+    const version = this.messages.setVisibleAt(row, visibleAt);
+    this.heap.push(visibleAt, this.messages.seq(row), version);
     // Stale marks (deleted messages, older visibilities) are skipped when met; once they
     // outnumber the live ones, the heap is built again from the messages.
     if (this.heap.size > 2 * this.messages.size + 1024) this.rebuildHeap();
   }
 
   private rebuildHeap(): void {
-    this.heap.reset(
-      [...this.messages.values()].map(({ visibleAt, seq, version }) => ({
-        visibleAt,
-        seq,
-        version,
-      })),
-    );
+    const messages = this.messages;
+    this.heap.clear();
+    for (const row of messages.allRows())
+      this.heap.push(messages.visibleAt(row), messages.seq(row), messages.version(row));
+  }
+
+  private addSegment(segment: QueueSegment): QueueSegment {
+    this.segments.push(segment);
+    this.segmentsByNumber.set(segment.number, segment);
+    return segment;
   }
 
   /** Appends the records the writer holds to the file appends go to; says where they start. */
@@ -299,9 +297,7 @@ export class LogQueueStore {
   private writableSegment(): QueueSegment {
     const newest = this.segments.at(-1);
     if (newest !== undefined && newest.size < this.segmentBytes) return newest;
-    const segment = QueueSegment.open(this.dir, (newest?.number ?? -1) + 1);
-    this.segments.push(segment);
-    return segment;
+    return this.addSegment(QueueSegment.open(this.dir, (newest?.number ?? -1) + 1));
   }
 
   /**
@@ -318,33 +314,37 @@ export class LogQueueStore {
         this.copyForward(oldest);
       }
       this.segments.shift();
+      this.segmentsByNumber.delete(oldest.number);
       oldest.remove();
     }
   }
 
   /** Appends the records of `segment`'s remaining messages, unchanged, to the newest file. */
   private copyForward(segment: QueueSegment): void {
-    const kept = [...this.messages.values()].filter((message) => message.segment === segment);
+    const kept = [...this.messages.allRows()].filter(
+      (row) => this.messages.segment(row) === segment.number,
+    );
     const offsets = new Array<number>(kept.length);
     let bytes = 0;
-    this.reader.readEach(kept, (_, record, index) => {
+    this.reader.readEach(kept.map(this.placeOf), (_, record, index) => {
       this.writer.copy(record);
       offsets[index] = bytes;
       bytes += record.length;
     });
     const { segment: target, start } = this.writeOut();
-    kept.forEach((message, index) => {
-      this.move(message, target, start + offsets[index]!);
+    kept.forEach((row, index) => {
+      this.move(row, target, start + offsets[index]!);
     });
   }
 
-  /** Points `message` at its record's copy at `offset` in `segment`; each file's counts follow. */
-  private move(message: QueuedMessage, segment: QueueSegment, offset: number): void {
-    message.segment.live -= 1;
-    message.segment.liveBytes -= message.length;
-    message.segment = segment;
-    message.offset = offset;
+  /** Points the message in `row` at its record's copy at `offset` in `segment`; each file's counts follow. */
+  private move(row: number, segment: QueueSegment, offset: number): void {
+    const length = this.messages.length(row);
+    const from = this.segmentsByNumber.get(this.messages.segment(row))!;
+    from.live -= 1;
+    from.liveBytes -= length;
+    this.messages.move(row, segment.number, offset);
     segment.live += 1;
-    segment.liveBytes += message.length;
+    segment.liveBytes += length;
   }
 }

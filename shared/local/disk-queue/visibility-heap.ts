@@ -1,67 +1,103 @@
-/** A message's place in the order of visibility: when it becomes visible, then its seq. */
-export interface VisibilityMark {
-  visibleAt: number;
-  seq: number;
-  /** Which of the message's marks this is: a later change of its visibility makes it stale. */
-  version: number;
-}
+import { grown } from './typed-columns.ts';
 
-const before = (a: VisibilityMark, b: VisibilityMark) =>
-  a.visibleAt < b.visibleAt || (a.visibleAt === b.visibleAt && a.seq < b.seq);
+/** Marks the heap has room for before it first grows. */
+const INITIAL_CAPACITY = 1024;
 
 /**
- * A binary min-heap of visibility marks, earliest first (ties by seq: the order sent). Marks
- * are not removed when a message is deleted or its visibility changes; the reader skips the
- * stale ones it meets (see LogQueueStore) and rebuilds the heap when they outnumber the rest.
+ * A binary min-heap of visibility marks (when a message becomes visible, its seq, and which of
+ * its marks this is: a later change of its visibility makes an older mark stale), earliest
+ * first, ties by seq (the order sent). The marks live in three typed arrays, 20 bytes a mark:
+ * a backlog of 100,000 messages costs 2 MB here, not a hundred bytes an object. Marks are not
+ * removed when a message is deleted or its visibility changes; the reader skips the stale ones
+ * it meets (see LogQueueStore) and rebuilds the heap when they outnumber the rest.
  */
 export class VisibilityHeap {
-  private marks: VisibilityMark[] = [];
+  private visibleAts = new Float64Array(INITIAL_CAPACITY);
+  private seqs = new Float64Array(INITIAL_CAPACITY);
+  private versions = new Uint32Array(INITIAL_CAPACITY);
+  private count = 0;
 
   get size(): number {
-    return this.marks.length;
+    return this.count;
   }
 
-  push(mark: VisibilityMark): void {
-    const marks = this.marks;
-    marks.push(mark);
-    let index = marks.length - 1;
+  push(visibleAt: number, seq: number, version: number): void {
+    if (this.count === this.visibleAts.length) this.grow();
+    let index = this.count++;
     while (index > 0) {
       const parent = (index - 1) >> 1;
-      if (!before(mark, marks[parent]!)) break;
-      marks[index] = marks[parent]!;
+      if (!this.markBefore(visibleAt, seq, parent)) break;
+      this.copy(parent, index);
       index = parent;
     }
-    marks[index] = mark;
+    this.set(index, visibleAt, seq, version);
   }
 
-  /** The earliest mark, left in place. */
-  peek(): VisibilityMark | undefined {
-    return this.marks[0];
+  /** When the earliest mark's message becomes visible; undefined when the heap is empty. */
+  peekVisibleAt(): number | undefined {
+    return this.count === 0 ? undefined : this.visibleAts[0];
   }
 
-  /** Removes and returns the earliest mark. */
-  pop(): VisibilityMark | undefined {
-    const marks = this.marks;
-    const top = marks[0];
-    const last = marks.pop();
-    if (top === undefined || last === undefined || marks.length === 0) return top;
+  /** The earliest mark's seq and version (the heap is not empty). */
+  peekSeq(): number {
+    return this.seqs[0]!;
+  }
+
+  peekVersion(): number {
+    return this.versions[0]!;
+  }
+
+  /** Removes the earliest mark. */
+  pop(): void {
+    if (this.count === 0) return;
+    const last = --this.count;
+    if (last === 0) return;
+    const visibleAt = this.visibleAts[last]!;
+    const seq = this.seqs[last]!;
+    const version = this.versions[last]!;
     let index = 0;
     for (;;) {
       const left = 2 * index + 1;
-      if (left >= marks.length) break;
+      if (left >= last) break;
       const right = left + 1;
-      const child = right < marks.length && before(marks[right]!, marks[left]!) ? right : left;
-      if (!before(marks[child]!, last)) break;
-      marks[index] = marks[child]!;
+      const child = right < last && this.before(right, left) ? right : left;
+      if (this.markBefore(visibleAt, seq, child)) break;
+      this.copy(child, index);
       index = child;
     }
-    marks[index] = last;
-    return top;
+    this.set(index, visibleAt, seq, version);
   }
 
-  /** Replaces every mark by `marks` (a rebuild without the stale ones). */
-  reset(marks: Iterable<VisibilityMark>): void {
-    this.marks = [];
-    for (const mark of marks) this.push(mark);
+  /** Empties the heap (before a rebuild without the stale marks). */
+  clear(): void {
+    this.count = 0;
+  }
+
+  /** Whether mark `a` comes before mark `b` (both indices). */
+  private before(a: number, b: number): boolean {
+    return this.markBefore(this.visibleAts[a]!, this.seqs[a]!, b);
+  }
+
+  /** Whether a mark (`visibleAt`, `seq`) comes before the mark at `index`. */
+  private markBefore(visibleAt: number, seq: number, index: number): boolean {
+    const other = this.visibleAts[index]!;
+    return visibleAt < other || (visibleAt === other && seq < this.seqs[index]!);
+  }
+
+  private copy(from: number, to: number): void {
+    this.set(to, this.visibleAts[from]!, this.seqs[from]!, this.versions[from]!);
+  }
+
+  private set(index: number, visibleAt: number, seq: number, version: number): void {
+    this.visibleAts[index] = visibleAt;
+    this.seqs[index] = seq;
+    this.versions[index] = version;
+  }
+
+  private grow(): void {
+    const capacity = this.visibleAts.length * 2;
+    this.visibleAts = grown(this.visibleAts, capacity);
+    this.seqs = grown(this.seqs, capacity);
+    this.versions = grown(this.versions, capacity);
   }
 }

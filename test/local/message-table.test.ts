@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { MessageTable } from '../../shared/local/disk-queue/message-table.ts';
+
+describe('MessageTable', () => {
+  it('keeps each message its own row, past the room it starts with, and reuses a removed one afresh', () => {
+    const table = new MessageTable();
+    for (let seq = 0; seq < 3_000; seq++)
+      table.add(seq, 1_000 + seq, seq % 4, seq * 100, 90 + (seq % 7));
+    expect(table.size).toBe(3_000);
+    const row = table.rowOf(2_500)!;
+    expect([
+      table.seq(row),
+      table.visibleAt(row),
+      table.segment(row),
+      table.offset(row),
+      table.length(row),
+    ]).toEqual([2_500, 3_500, 0, 250_000, 90 + (2_500 % 7)]);
+
+    table.countReceive(row, 42);
+    table.countReceive(row, 99);
+    table.setReceipt(row, 7);
+    expect(table.setVisibleAt(row, 5_000)).toBe(1);
+    expect([
+      table.receiveCount(row),
+      table.firstReceiveAt(row),
+      table.receipt(row),
+      table.version(row),
+    ]).toEqual([2, 42, 7, 1]);
+
+    table.remove(2_500);
+    expect(table.rowOf(2_500)).toBeUndefined();
+    const reused = table.add(9_000, 1, 3, 8, 9);
+    expect(reused).toBe(row);
+    expect([
+      table.receiveCount(reused),
+      table.firstReceiveAt(reused),
+      table.receipt(reused),
+      table.version(reused),
+    ]).toEqual([0, 0, 0, 0]);
+    expect([...table.allRows()]).toHaveLength(3_000);
+  });
+
+  it('moves a message to its record copy', () => {
+    const table = new MessageTable();
+    const row = table.add(1, 0, 2, 10, 50);
+    table.move(row, 5, 300);
+    expect([table.segment(row), table.offset(row), table.length(row)]).toEqual([5, 300, 50]);
+  });
+});
