@@ -14,11 +14,11 @@ export const NO_BACKLOG_BOUND: BacklogGauge = { aboveBound: async () => false };
 
 /**
  * Default `BRIDGE_MAX_BACKLOG`: queued messages (envelopes and deliveries) before detection
- * pauses. A waiting message costs its record on disk and ~120–240 bytes of memory (the queue's
- * index, the lanes' key; typed arrays and maps that double as they fill): 50,000 waiting take
- * ~12 MB. Measured through `change-bridge start` (docs/benchmarks.md): a 100,000-record
+ * pauses. A waiting message costs its record on disk and ~100–200 bytes of memory (the queue's
+ * index, the lanes' key; typed arrays and a map that double as they fill): 50,000 waiting take
+ * ~10 MB. Measured through `change-bridge start` (docs/benchmarks.md): a 100,000-record
  * backfill peaks at ~260 MB with this bound or with 100,000; a 300,000-record one, whose
- * backlog sits at the bound for minutes, at 262 MB with 5,000 and 286 MB with 100,000.
+ * backlog sits at the bound for minutes, at 262 MB with 5,000 and 280 MB with 100,000.
  */
 export const DEFAULT_MAX_BACKLOG = 50_000;
 

@@ -187,6 +187,22 @@ describe('LogQueueStore', () => {
     }
   });
 
+  it('a handle of a deleted message touches nothing, though a later message took its place in memory', async () => {
+    const clock = new ManualClock();
+    const store = openStore(await tempDir(), clock);
+    store.send([{ body: 'first', delaySeconds: 0 }]);
+    const [first] = store.receive(1, 30_000);
+    expect(store.delete([first!.receiptHandle])).toBe(1);
+
+    store.send([{ body: 'second', delaySeconds: 0 }]);
+    const [second] = store.receive(1, 30_000);
+    expect(second!.body).toBe('second');
+    expect(store.delete([first!.receiptHandle])).toBe(0);
+    expect(store.changeVisibility(first!.receiptHandle, 0)).toBeUndefined();
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
+    expect(store.delete([second!.receiptHandle])).toBe(1);
+  });
+
   it('numbers a message sent after a restart above every earlier one, though their files are gone', async () => {
     const dir = await tempDir();
     const clock = new ManualClock();
@@ -200,6 +216,7 @@ describe('LogQueueStore', () => {
     const after = openStore(dir, clock, 1_024);
     after.send([{ body: 'z', delaySeconds: 0 }]);
     const [message] = after.receive(10, 30_000);
-    expect(message!.receiptHandle.split('!')[1]).toBe('2');
+    // The handle names the queue, the message's row, its number and the receipt's.
+    expect(message!.receiptHandle.split('!')[2]).toBe('2');
   });
 });

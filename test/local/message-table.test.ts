@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { MessageTable } from '../../shared/local/disk-queue/message-table.ts';
 
 describe('MessageTable', () => {
-  it('keeps each message its own row, past the room it starts with, and reuses a removed one afresh', () => {
+  it('keeps each message its own row, past the room it starts with, and hands a removed row afresh to the next', () => {
     const table = new MessageTable();
-    for (let seq = 0; seq < 3_000; seq++)
-      table.add(seq, 1_000 + seq, seq % 4, seq * 100, 90 + (seq % 7));
+    const rows = Array.from({ length: 3_000 }, (_, seq) =>
+      table.add(seq, 1_000 + seq, seq % 4, seq * 100, 90 + (seq % 7)),
+    );
     expect(table.size).toBe(3_000);
-    const row = table.rowOf(2_500)!;
+    const row = rows[2_500]!;
+    expect(table.holds(row, 2_500)).toBe(true);
     expect([
       table.seq(row),
       table.visibleAt(row),
@@ -27,22 +29,28 @@ describe('MessageTable', () => {
       table.version(row),
     ]).toEqual([2, 42, 7, 1]);
 
-    table.remove(2_500);
-    expect(table.rowOf(2_500)).toBeUndefined();
+    table.remove(row);
+    expect(table.holds(row, 2_500)).toBe(false);
+    expect(table.size).toBe(2_999);
+    expect([...table.allRows()]).not.toContain(row);
+
     const reused = table.add(9_000, 1, 3, 8, 9);
     expect(reused).toBe(row);
+    expect(table.holds(reused, 2_500)).toBe(false);
+    expect(table.holds(reused, 9_000)).toBe(true);
     expect([
       table.receiveCount(reused),
       table.firstReceiveAt(reused),
       table.receipt(reused),
       table.version(reused),
     ]).toEqual([0, 0, 0, 0]);
-    expect([...table.allRows()]).toHaveLength(3_000);
+    expect(new Set(table.allRows()).size).toBe(3_000);
   });
 
-  it('moves a message to its record copy', () => {
+  it('holds no row it never handed out, and moves a message to its record copy', () => {
     const table = new MessageTable();
-    const row = table.add(1, 0, 2, 10, 50);
+    const row = table.add(0, 0, 2, 10, 50);
+    expect(table.holds(row + 1, 0)).toBe(false);
     table.move(row, 5, 300);
     expect([table.segment(row), table.offset(row), table.length(row)]).toEqual([5, 300, 50]);
   });

@@ -23,7 +23,7 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * queue): a send appends its messages' records (header and body), a delete appends the
  * deleted messages' numbers; a file whose messages are all deleted is removed, oldest first.
  * What decides the order of receives (when each message becomes visible, its receipt) lives
- * in memory, in typed arrays (MessageTable, VisibilityHeap: about 110 bytes a message): a
+ * in memory, in typed arrays (MessageTable, VisibilityHeap: about 80 bytes a message): a
  * receive takes the earliest visible messages from a heap and reads their records back from
  * the files, so bodies of a backlog cost disk, not resident memory. One process opens a data dir at a time: at open the log is read through
  * and every message not deleted is visible again from when it was sent (in flight in a process
@@ -59,6 +59,9 @@ export class LogQueueStore {
   open(): void {
     mkdirSync(this.dir, { recursive: true });
     this.unlock = lockDirectory(this.dir, 'the queue directory');
+    // Rows by message number, while the log is read through (afterwards a row travels with
+    // its number: receipt handles and the heap's marks carry both).
+    const rows = new Map<number, number>();
     for (const number of segmentNumbers(readdirSync(this.dir))) {
       const segment = this.addSegment(QueueSegment.open(this.dir, number));
       const { records, end } = readRecords(readFileSync(segment.path));
@@ -68,21 +71,26 @@ export class LogQueueStore {
         if (record.kind !== 'sent')
           this.nextSeq = Math.max(this.nextSeq, ...record.seqs.map((seq) => seq + 1));
         if (record.kind === 'deleted') {
-          for (const seq of record.seqs) this.forget(seq);
+          for (const seq of record.seqs) {
+            const row = rows.get(seq);
+            if (row === undefined) continue;
+            this.forget(row);
+            rows.delete(seq);
+          }
           continue;
         }
         if (record.kind === 'received') {
           for (const seq of record.seqs) {
-            const row = this.messages.rowOf(seq);
+            const row = rows.get(seq);
             if (row !== undefined) this.messages.countReceive(row, record.at);
           }
           continue;
         }
         const { seq, visibleAt } = record.header;
         // A second record of one message is its copy forward (see reclaim): it moves there.
-        const copied = this.messages.rowOf(seq);
+        const copied = rows.get(seq);
         if (copied !== undefined) this.move(copied, segment, record.offset);
-        else this.remember(seq, visibleAt, segment, record.offset, record.length);
+        else rows.set(seq, this.remember(seq, visibleAt, segment, record.offset, record.length));
         this.nextSeq = Math.max(this.nextSeq, seq + 1);
       }
     }
@@ -139,8 +147,8 @@ export class LogQueueStore {
     const { segment, start } = this.writeOut();
     sent.forEach(({ header: { seq, visibleAt } }, index) => {
       const { at, length } = places[index]!;
-      this.remember(seq, visibleAt, segment, start + at, length);
-      this.heap.push(visibleAt, seq, 0);
+      const row = this.remember(seq, visibleAt, segment, start + at, length);
+      this.heap.push(visibleAt, seq, row, 0);
     });
   }
 
@@ -152,8 +160,11 @@ export class LogQueueStore {
     while (taken.length < max) {
       const visibleAt = this.heap.peekVisibleAt();
       if (visibleAt === undefined || visibleAt > now) break;
-      const row = messages.rowOf(this.heap.peekSeq());
-      if (row !== undefined && messages.version(row) === this.heap.peekVersion()) taken.push(row);
+      const row = this.heap.peekRow();
+      const current =
+        messages.holds(row, this.heap.peekSeq()) &&
+        messages.version(row) === this.heap.peekVersion();
+      if (current) taken.push(row);
       this.heap.pop();
     }
     if (taken.length === 0) return [];
@@ -171,7 +182,7 @@ export class LogQueueStore {
         sentAt: header.sentAt,
         receiveCount: messages.receiveCount(row),
         firstReceiveAt: messages.firstReceiveAt(row),
-        receiptHandle: `${this.queue}!${header.seq}!${this.receipts}`,
+        receiptHandle: `${this.queue}!${row}!${header.seq}!${this.receipts}`,
       };
     });
     this.writer.received(
@@ -188,9 +199,8 @@ export class LogQueueStore {
     for (const handle of receiptHandles) {
       const row = this.received(handle);
       if (row === undefined) continue;
-      const seq = this.messages.seq(row);
-      this.forget(seq);
-      seqs.push(seq);
+      seqs.push(this.messages.seq(row));
+      this.forget(row);
     }
     if (seqs.length > 0) {
       this.writer.deleted(seqs);
@@ -224,18 +234,19 @@ export class LogQueueStore {
   }
 
   /**
-   * The row of the message `handle` is the current receipt of (`queue!seq!receipt`): an older
-   * receipt's handle finds nothing.
+   * The row of the message `handle` is the current receipt of (`queue!row!seq!receipt`): an
+   * older receipt's handle, or one of a message deleted since, finds nothing.
    */
   private received(handle: string): number | undefined {
     if (!handle.startsWith(`${this.queue}!`)) return undefined;
-    const last = handle.lastIndexOf('!');
-    const seq = Number(handle.slice(this.queue.length + 1, last));
-    const receipt = Number(handle.slice(last + 1));
-    const row = this.messages.rowOf(seq);
-    return row !== undefined && receipt > 0 && this.messages.receipt(row) === receipt
-      ? row
-      : undefined;
+    const [row, seq, receipt] = handle
+      .slice(this.queue.length + 1)
+      .split('!')
+      .map(Number);
+    if (row === undefined || seq === undefined || receipt === undefined || !(receipt > 0))
+      return undefined;
+    const current = this.messages.holds(row, seq) && this.messages.receipt(row) === receipt;
+    return current ? row : undefined;
   }
 
   /** Where the record of the message in `row` lies (for the reader). */
@@ -245,30 +256,29 @@ export class LogQueueStore {
     length: this.messages.length(row),
   });
 
+  /** Adds a message to the table and its file's counts; returns its row. */
   private remember(
     seq: number,
     visibleAt: number,
     segment: QueueSegment,
     offset: number,
     length: number,
-  ): void {
-    this.messages.add(seq, visibleAt, segment.number, offset, length);
+  ): number {
     segment.live += 1;
     segment.liveBytes += length;
+    return this.messages.add(seq, visibleAt, segment.number, offset, length);
   }
 
-  private forget(seq: number): void {
-    const row = this.messages.rowOf(seq);
-    if (row === undefined) return;
+  private forget(row: number): void {
     const segment = this.segmentsByNumber.get(this.messages.segment(row))!;
     segment.live -= 1;
     segment.liveBytes -= this.messages.length(row);
-    this.messages.remove(seq);
+    this.messages.remove(row);
   }
 
   private setVisibleAt(row: number, visibleAt: number): void {
     const version = this.messages.setVisibleAt(row, visibleAt);
-    this.heap.push(visibleAt, this.messages.seq(row), version);
+    this.heap.push(visibleAt, this.messages.seq(row), row, version);
     // Stale marks (deleted messages, older visibilities) are skipped when met; once they
     // outnumber the live ones, the heap is built again from the messages.
     if (this.heap.size > 2 * this.messages.size + 1024) this.rebuildHeap();
@@ -278,7 +288,7 @@ export class LogQueueStore {
     const messages = this.messages;
     this.heap.clear();
     for (const row of messages.allRows())
-      this.heap.push(messages.visibleAt(row), messages.seq(row), messages.version(row));
+      this.heap.push(messages.visibleAt(row), messages.seq(row), row, messages.version(row));
   }
 
   private addSegment(segment: QueueSegment): QueueSegment {

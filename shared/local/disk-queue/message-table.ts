@@ -2,20 +2,24 @@ import { grown } from './typed-columns.ts';
 
 /** Rows the table has room for before it first grows. */
 const INITIAL_CAPACITY = 1024;
+/** The number in a free row (message numbers start at 0). */
+const FREE = -1;
 
 /**
  * What a queue's log knows of each message it holds, one row a message in typed-array columns:
- * where its record is (file number, offset, length), when it is visible and which change of
- * that this is, its receive count and first receive, and the number of its current receipt (0
- * while never received). About 90 bytes a message with the map from a message's number to its
- * row: the index of a backlog of 100,000 messages takes ~9 MB of memory, not the ~35 MB that
- * an object a message took (with its receipt handle's string). Rows of deleted messages are
- * reused. Pure state; LogQueueStore gives it meaning.
+ * its number, where its record is (file number, offset, length), when it is visible and which
+ * change of that this is, its receive count and first receive, and the number of its current
+ * receipt (0 while never received). 56 bytes a message, and no map: whoever holds a row (a
+ * receipt handle, a mark of the visibility heap) keeps the message's number beside it and asks
+ * {@link MessageTable.holds} whether the row is still that message's. The index of a backlog
+ * of 100,000 messages takes ~6 MB (~35 MB as an object a message with its receipt handle's
+ * string). Rows of removed messages are reused. Pure state; LogQueueStore gives it meaning.
  */
 export class MessageTable {
-  private readonly rows = new Map<number, number>();
   private readonly freeRows: number[] = [];
+  /** Rows ever handed out (the rest of the columns is room to grow). */
   private used = 0;
+  private count = 0;
   private seqs = new Float64Array(INITIAL_CAPACITY);
   private visibleAts = new Float64Array(INITIAL_CAPACITY);
   private versions = new Uint32Array(INITIAL_CAPACITY);
@@ -28,23 +32,23 @@ export class MessageTable {
 
   /** Messages held. */
   get size(): number {
-    return this.rows.size;
+    return this.count;
   }
 
-  /** The row of message `seq`, or undefined when the table does not hold it. */
-  rowOf(seq: number): number | undefined {
-    return this.rows.get(seq);
+  /** Whether `row` holds message `seq` (and not a message that took the row since). */
+  holds(row: number, seq: number): boolean {
+    return row >= 0 && row < this.used && this.seqs[row] === seq;
   }
 
-  /** Rows of every message held, in the order they were added. */
-  allRows(): IterableIterator<number> {
-    return this.rows.values();
+  /** Rows of every message held, in no particular order. */
+  *allRows(): IterableIterator<number> {
+    for (let row = 0; row < this.used; row++) if (this.seqs[row]! >= 0) yield row;
   }
 
   /** Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns its row. */
   add(seq: number, visibleAt: number, segment: number, offset: number, length: number): number {
     const row = this.freeRows.pop() ?? this.newRow();
-    this.rows.set(seq, row);
+    this.count++;
     this.seqs[row] = seq;
     this.visibleAts[row] = visibleAt;
     this.versions[row] = 0;
@@ -57,11 +61,11 @@ export class MessageTable {
     return row;
   }
 
-  /** Drops message `seq`; its row is reused. */
-  remove(seq: number): void {
-    const row = this.rows.get(seq);
-    if (row === undefined) return;
-    this.rows.delete(seq);
+  /** Drops the message in `row`; the row is reused. */
+  remove(row: number): void {
+    if (this.seqs[row]! < 0) return;
+    this.seqs[row] = FREE;
+    this.count--;
     this.freeRows.push(row);
   }
 

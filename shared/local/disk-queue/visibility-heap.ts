@@ -4,16 +4,18 @@ import { grown } from './typed-columns.ts';
 const INITIAL_CAPACITY = 1024;
 
 /**
- * A binary min-heap of visibility marks (when a message becomes visible, its seq, and which of
- * its marks this is: a later change of its visibility makes an older mark stale), earliest
- * first, ties by seq (the order sent). The marks live in three typed arrays, 20 bytes a mark:
- * a backlog of 100,000 messages costs 2 MB here, not a hundred bytes an object. Marks are not
+ * A binary min-heap of visibility marks (when a message becomes visible, its seq, its row in the
+ * MessageTable, and which of its marks this is: a later change of its visibility makes an older
+ * mark stale), earliest first, ties by seq (the order sent). The marks live in four typed
+ * arrays, 24 bytes a mark: a backlog of 100,000 messages costs ~2.4 MB here, not a hundred
+ * bytes an object. Marks are not
  * removed when a message is deleted or its visibility changes; the reader skips the stale ones
  * it meets (see LogQueueStore) and rebuilds the heap when they outnumber the rest.
  */
 export class VisibilityHeap {
   private visibleAts = new Float64Array(INITIAL_CAPACITY);
   private seqs = new Float64Array(INITIAL_CAPACITY);
+  private rows = new Uint32Array(INITIAL_CAPACITY);
   private versions = new Uint32Array(INITIAL_CAPACITY);
   private count = 0;
 
@@ -21,7 +23,7 @@ export class VisibilityHeap {
     return this.count;
   }
 
-  push(visibleAt: number, seq: number, version: number): void {
+  push(visibleAt: number, seq: number, row: number, version: number): void {
     if (this.count === this.visibleAts.length) this.grow();
     let index = this.count++;
     while (index > 0) {
@@ -30,7 +32,7 @@ export class VisibilityHeap {
       this.copy(parent, index);
       index = parent;
     }
-    this.set(index, visibleAt, seq, version);
+    this.set(index, visibleAt, seq, row, version);
   }
 
   /** When the earliest mark's message becomes visible; undefined when the heap is empty. */
@@ -38,9 +40,13 @@ export class VisibilityHeap {
     return this.count === 0 ? undefined : this.visibleAts[0];
   }
 
-  /** The earliest mark's seq and version (the heap is not empty). */
+  /** The earliest mark's seq, row and version (the heap is not empty). */
   peekSeq(): number {
     return this.seqs[0]!;
+  }
+
+  peekRow(): number {
+    return this.rows[0]!;
   }
 
   peekVersion(): number {
@@ -54,6 +60,7 @@ export class VisibilityHeap {
     if (last === 0) return;
     const visibleAt = this.visibleAts[last]!;
     const seq = this.seqs[last]!;
+    const row = this.rows[last]!;
     const version = this.versions[last]!;
     let index = 0;
     for (;;) {
@@ -65,7 +72,7 @@ export class VisibilityHeap {
       this.copy(child, index);
       index = child;
     }
-    this.set(index, visibleAt, seq, version);
+    this.set(index, visibleAt, seq, row, version);
   }
 
   /** Empties the heap (before a rebuild without the stale marks). */
@@ -85,12 +92,13 @@ export class VisibilityHeap {
   }
 
   private copy(from: number, to: number): void {
-    this.set(to, this.visibleAts[from]!, this.seqs[from]!, this.versions[from]!);
+    this.set(to, this.visibleAts[from]!, this.seqs[from]!, this.rows[from]!, this.versions[from]!);
   }
 
-  private set(index: number, visibleAt: number, seq: number, version: number): void {
+  private set(index: number, visibleAt: number, seq: number, row: number, version: number): void {
     this.visibleAts[index] = visibleAt;
     this.seqs[index] = seq;
+    this.rows[index] = row;
     this.versions[index] = version;
   }
 
@@ -98,6 +106,7 @@ export class VisibilityHeap {
     const capacity = this.visibleAts.length * 2;
     this.visibleAts = grown(this.visibleAts, capacity);
     this.seqs = grown(this.seqs, capacity);
+    this.rows = grown(this.rows, capacity);
     this.versions = grown(this.versions, capacity);
   }
 }
