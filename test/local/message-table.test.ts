@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MessageTable } from '../../shared/local/disk-queue/message-table.ts';
 
+function rowsOf(table: MessageTable): number[] {
+  const rows: number[] = [];
+  table.forEachRow((row) => {
+    rows.push(row);
+  });
+  return rows;
+}
+
 describe('MessageTable', () => {
   it('keeps each message its own row, past the room it starts with, and hands a removed row afresh to the next', () => {
     const table = new MessageTable();
@@ -32,7 +40,7 @@ describe('MessageTable', () => {
     table.remove(row);
     expect(table.holds(row, 2_500)).toBe(false);
     expect(table.size).toBe(2_999);
-    expect([...table.allRows()]).not.toContain(row);
+    expect(rowsOf(table)).not.toContain(row);
 
     const reused = table.add(9_000, 1, 3, 8, 9);
     expect(reused).toBe(row);
@@ -44,7 +52,7 @@ describe('MessageTable', () => {
       table.receipt(reused),
       table.version(reused),
     ]).toEqual([0, 0, 0, 0]);
-    expect(new Set(table.allRows()).size).toBe(3_000);
+    expect(new Set(rowsOf(table)).size).toBe(3_000);
   });
 
   it('holds no row it never handed out, and moves a message to its record copy', () => {

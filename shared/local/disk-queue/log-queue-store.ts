@@ -225,11 +225,12 @@ export class LogQueueStore {
   counts(): QueueCounts {
     const now = this.clock.now();
     const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
-    for (const row of this.messages.allRows()) {
-      if (this.messages.visibleAt(row) <= now) counts.visible++;
-      else if (this.messages.receipt(row) !== 0) counts.inFlight++;
+    const messages = this.messages;
+    messages.forEachRow((row) => {
+      if (messages.visibleAt(row) <= now) counts.visible++;
+      else if (messages.receipt(row) !== 0) counts.inFlight++;
       else counts.delayed++;
-    }
+    });
     return counts;
   }
 
@@ -287,8 +288,9 @@ export class LogQueueStore {
   private rebuildHeap(): void {
     const messages = this.messages;
     this.heap.clear();
-    for (const row of messages.allRows())
+    messages.forEachRow((row) => {
       this.heap.push(messages.visibleAt(row), messages.seq(row), row, messages.version(row));
+    });
   }
 
   private addSegment(segment: QueueSegment): QueueSegment {
@@ -331,9 +333,10 @@ export class LogQueueStore {
 
   /** Appends the records of `segment`'s remaining messages, unchanged, to the newest file. */
   private copyForward(segment: QueueSegment): void {
-    const kept = [...this.messages.allRows()].filter(
-      (row) => this.messages.segment(row) === segment.number,
-    );
+    const kept: number[] = [];
+    this.messages.forEachRow((row) => {
+      if (this.messages.segment(row) === segment.number) kept.push(row);
+    });
     const offsets = new Array<number>(kept.length);
     let bytes = 0;
     this.reader.readEach(kept.map(this.placeOf), (_, record, index) => {

@@ -40,9 +40,13 @@ export class MessageTable {
     return row >= 0 && row < this.used && this.seqs[row] === seq;
   }
 
-  /** Rows of every message held, in no particular order. */
-  *allRows(): IterableIterator<number> {
-    for (let row = 0; row < this.used; row++) if (this.seqs[row]! >= 0) yield row;
+  /**
+   * Calls `visit` with the row of every message held, in no particular order (a plain loop: a
+   * walk over a backlog allocates nothing per row, as a generator would).
+   */
+  forEachRow(visit: (row: number) => void): void {
+    const seqs = this.seqs;
+    for (let row = 0; row < this.used; row++) if (seqs[row]! >= 0) visit(row);
   }
 
   /** Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns its row. */
