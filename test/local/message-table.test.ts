@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MessageTable } from '../../shared/local/disk-queue/message-table.ts';
 
-function rowsOf(table: MessageTable): number[] {
+function rowsOf(table: MessageTable<number>): number[] {
   const rows: number[] = [];
   table.forEachRow((row) => {
     rows.push(row);
@@ -11,7 +11,7 @@ function rowsOf(table: MessageTable): number[] {
 
 describe('MessageTable', () => {
   it('keeps each message its own row, past the room it starts with, and hands a removed row afresh to the next', () => {
-    const table = new MessageTable();
+    const table = new MessageTable<number>();
     const rows = Array.from({ length: 3_000 }, (_, seq) =>
       table.add(seq, 1_000 + seq, seq % 4, seq * 100, 90 + (seq % 7)),
     );
@@ -56,7 +56,7 @@ describe('MessageTable', () => {
   });
 
   it('holds no row it never handed out, and moves a message to its record copy', () => {
-    const table = new MessageTable();
+    const table = new MessageTable<number>();
     const row = table.add(0, 0, 2, 10, 50);
     expect(table.holds(row + 1, 0)).toBe(false);
     table.move(row, 5, 300);

@@ -23,7 +23,7 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * queue): a send appends its messages' records (header and body), a delete appends the
  * deleted messages' numbers; a file whose messages are all deleted is removed, oldest first.
  * What decides the order of receives (when each message becomes visible, its receipt) lives
- * in memory, in typed arrays (MessageTable, VisibilityHeap: about 80 bytes a message): a
+ * in memory, mostly in typed arrays (MessageTable, VisibilityHeap: about 85 bytes a message): a
  * receive takes the earliest visible messages from a heap and reads their records back from
  * the files, so bodies of a backlog cost disk, not resident memory. One process opens a data dir at a time: at open the log is read through
  * and every message not deleted is visible again from when it was sent (in flight in a process
@@ -33,10 +33,9 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * @example const store = new LogQueueStore(join(dataDir, 'queue', name), name, clock); store.open();
  */
 export class LogQueueStore {
-  private readonly messages = new MessageTable();
+  private readonly messages = new MessageTable<QueueSegment>();
   private readonly heap = new VisibilityHeap();
   private segments: QueueSegment[] = [];
-  private readonly segmentsByNumber = new Map<number, QueueSegment>();
   private nextSeq = 0;
   private receipts = 0;
   private readonly writer = new RecordWriter();
@@ -63,7 +62,8 @@ export class LogQueueStore {
     // its number: receipt handles and the heap's marks carry both).
     const rows = new Map<number, number>();
     for (const number of segmentNumbers(readdirSync(this.dir))) {
-      const segment = this.addSegment(QueueSegment.open(this.dir, number));
+      const segment = QueueSegment.open(this.dir, number);
+      this.segments.push(segment);
       const { records, end } = readRecords(readFileSync(segment.path));
       if (end < segment.size) segment.truncate(end);
       for (const record of records) {
@@ -102,7 +102,6 @@ export class LogQueueStore {
   close(): void {
     for (const segment of this.segments) segment.close();
     this.segments = [];
-    this.segmentsByNumber.clear();
     this.unlock?.();
     this.unlock = undefined;
   }
@@ -252,7 +251,7 @@ export class LogQueueStore {
 
   /** Where the record of the message in `row` lies (for the reader). */
   private readonly placeOf = (row: number): RecordPlace => ({
-    segment: this.segmentsByNumber.get(this.messages.segment(row))!,
+    segment: this.messages.segment(row),
     offset: this.messages.offset(row),
     length: this.messages.length(row),
   });
@@ -267,11 +266,11 @@ export class LogQueueStore {
   ): number {
     segment.live += 1;
     segment.liveBytes += length;
-    return this.messages.add(seq, visibleAt, segment.number, offset, length);
+    return this.messages.add(seq, visibleAt, segment, offset, length);
   }
 
   private forget(row: number): void {
-    const segment = this.segmentsByNumber.get(this.messages.segment(row))!;
+    const segment = this.messages.segment(row);
     segment.live -= 1;
     segment.liveBytes -= this.messages.length(row);
     this.messages.remove(row);
@@ -293,12 +292,6 @@ export class LogQueueStore {
     });
   }
 
-  private addSegment(segment: QueueSegment): QueueSegment {
-    this.segments.push(segment);
-    this.segmentsByNumber.set(segment.number, segment);
-    return segment;
-  }
-
   /** Appends the records the writer holds to the file appends go to; says where they start. */
   private writeOut(): { segment: QueueSegment; start: number } {
     const segment = this.writableSegment();
@@ -309,7 +302,9 @@ export class LogQueueStore {
   private writableSegment(): QueueSegment {
     const newest = this.segments.at(-1);
     if (newest !== undefined && newest.size < this.segmentBytes) return newest;
-    return this.addSegment(QueueSegment.open(this.dir, (newest?.number ?? -1) + 1));
+    const segment = QueueSegment.open(this.dir, (newest?.number ?? -1) + 1);
+    this.segments.push(segment);
+    return segment;
   }
 
   /**
@@ -326,7 +321,6 @@ export class LogQueueStore {
         this.copyForward(oldest);
       }
       this.segments.shift();
-      this.segmentsByNumber.delete(oldest.number);
       oldest.remove();
     }
   }
@@ -335,7 +329,7 @@ export class LogQueueStore {
   private copyForward(segment: QueueSegment): void {
     const kept: number[] = [];
     this.messages.forEachRow((row) => {
-      if (this.messages.segment(row) === segment.number) kept.push(row);
+      if (this.messages.segment(row) === segment) kept.push(row);
     });
     const offsets = new Array<number>(kept.length);
     let bytes = 0;
@@ -353,10 +347,10 @@ export class LogQueueStore {
   /** Points the message in `row` at its record's copy at `offset` in `segment`; each file's counts follow. */
   private move(row: number, segment: QueueSegment, offset: number): void {
     const length = this.messages.length(row);
-    const from = this.segmentsByNumber.get(this.messages.segment(row))!;
+    const from = this.messages.segment(row);
     from.live -= 1;
     from.liveBytes -= length;
-    this.messages.move(row, segment.number, offset);
+    this.messages.move(row, segment, offset);
     segment.live += 1;
     segment.liveBytes += length;
   }

@@ -6,16 +6,16 @@ const INITIAL_CAPACITY = 1024;
 const FREE = -1;
 
 /**
- * What a queue's log knows of each message it holds, one row a message in typed-array columns:
- * its number, where its record is (file number, offset, length), when it is visible and which
- * change of that this is, its receive count and first receive, and the number of its current
- * receipt (0 while never received). 56 bytes a message, and no map: whoever holds a row (a
+ * What a queue's log knows of each message it holds, one row a message in columns: its number,
+ * where its record is (its file, offset, length), when it is visible and which change of that
+ * this is, its receive count and first receive, and the number of its current receipt (0 while
+ * never received). Typed arrays but for the file (a reference): 60 bytes a message, and no map: whoever holds a row (a
  * receipt handle, a mark of the visibility heap) keeps the message's number beside it and asks
  * {@link MessageTable.holds} whether the row is still that message's. The index of a backlog
  * of 100,000 messages takes ~6 MB (~35 MB as an object a message with its receipt handle's
  * string). Rows of removed messages are reused. Pure state; LogQueueStore gives it meaning.
  */
-export class MessageTable {
+export class MessageTable<Segment> {
   private readonly freeRows: number[] = [];
   /** Rows ever handed out (the rest of the columns is room to grow). */
   private used = 0;
@@ -23,7 +23,8 @@ export class MessageTable {
   private seqs = new Float64Array(INITIAL_CAPACITY);
   private visibleAts = new Float64Array(INITIAL_CAPACITY);
   private versions = new Uint32Array(INITIAL_CAPACITY);
-  private segments = new Uint32Array(INITIAL_CAPACITY);
+  /** Each row's file; a removed message's is dropped (its file may be gone). */
+  private readonly segments: Array<Segment | undefined> = [];
   private offsets = new Float64Array(INITIAL_CAPACITY);
   private lengths = new Uint32Array(INITIAL_CAPACITY);
   private receiveCounts = new Uint32Array(INITIAL_CAPACITY);
@@ -50,7 +51,7 @@ export class MessageTable {
   }
 
   /** Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns its row. */
-  add(seq: number, visibleAt: number, segment: number, offset: number, length: number): number {
+  add(seq: number, visibleAt: number, segment: Segment, offset: number, length: number): number {
     const row = this.freeRows.pop() ?? this.newRow();
     this.count++;
     this.seqs[row] = seq;
@@ -69,6 +70,7 @@ export class MessageTable {
   remove(row: number): void {
     if (this.seqs[row]! < 0) return;
     this.seqs[row] = FREE;
+    this.segments[row] = undefined;
     this.count--;
     this.freeRows.push(row);
   }
@@ -93,7 +95,7 @@ export class MessageTable {
     return this.versions[row]!;
   }
 
-  segment(row: number): number {
+  segment(row: number): Segment {
     return this.segments[row]!;
   }
 
@@ -106,7 +108,7 @@ export class MessageTable {
   }
 
   /** Points the message at its record's copy at `offset` of file `segment`. */
-  move(row: number, segment: number, offset: number): void {
+  move(row: number, segment: Segment, offset: number): void {
     this.segments[row] = segment;
     this.offsets[row] = offset;
   }
@@ -143,7 +145,6 @@ export class MessageTable {
     this.seqs = grown(this.seqs, capacity);
     this.visibleAts = grown(this.visibleAts, capacity);
     this.versions = grown(this.versions, capacity);
-    this.segments = grown(this.segments, capacity);
     this.offsets = grown(this.offsets, capacity);
     this.lengths = grown(this.lengths, capacity);
     this.receiveCounts = grown(this.receiveCounts, capacity);

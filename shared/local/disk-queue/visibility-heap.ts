@@ -8,9 +8,9 @@ const INITIAL_CAPACITY = 1024;
  * MessageTable, and which of its marks this is: a later change of its visibility makes an older
  * mark stale), earliest first, ties by seq (the order sent). The marks live in four typed
  * arrays, 24 bytes a mark: a backlog of 100,000 messages costs ~2.4 MB here, not a hundred
- * bytes an object. Marks are not
- * removed when a message is deleted or its visibility changes; the reader skips the stale ones
- * it meets (see LogQueueStore) and rebuilds the heap when they outnumber the rest.
+ * bytes an object. Marks are not removed when a message is deleted or its visibility changes;
+ * the reader skips the stale ones it meets (see LogQueueStore) and rebuilds the heap when they
+ * outnumber the rest.
  */
 export class VisibilityHeap {
   private visibleAts = new Float64Array(INITIAL_CAPACITY);
