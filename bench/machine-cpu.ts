@@ -57,7 +57,20 @@ export function cpuBetween(before: MachineCpu, after: MachineCpu): MachineCpuUse
 
 /** CPU seconds (user + system, all threads) process `pid` has used; 0 once it is gone. */
 export async function processCpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds the main thread of process `pid` has used (its JavaScript, and garbage collection
+ * on that thread; not V8's helper threads, LevelDB's or libuv's pool); 0 once it is gone.
+ */
+export async function mainThreadCpuSeconds(pid: number): Promise<number> {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** User + system seconds of a /proc `stat` file (a process's or a thread's); 0 when unreadable. */
+async function statCpuSeconds(path: string): Promise<number> {
+  const stat = await readFile(path, 'utf8').catch(() => '');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state): utime is field 14, stime field 15.
   return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / TICKS_PER_SECOND;

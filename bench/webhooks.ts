@@ -4,7 +4,13 @@ import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-schedu
 import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
-import { type CpuSpan, ownCpuSeconds, processCpuSeconds, watchCpu } from './machine-cpu.ts';
+import {
+  type CpuSpan,
+  mainThreadCpuSeconds,
+  ownCpuSeconds,
+  processCpuSeconds,
+  watchCpu,
+} from './machine-cpu.ts';
 import type { VerifiedWebhook } from './receiver.ts';
 
 /** Customers updated at once. */
@@ -20,18 +26,28 @@ function ratePerSecond(webhooks: readonly VerifiedWebhook[]): number {
 
 /**
  * Where the machine's CPU went over one run, per verified delivery: every process, and the
- * bridge (in its run), this process (the receiver verifying signatures, and the bare loop in
+ * bridge (in its run, its main thread apart: the one thread its JavaScript runs on), this process (the receiver verifying signatures, and the bare loop in
  * its run) and the simulator among them; the rest is other processes and kernel work not
  * charged to a process. Pure.
  */
 function describeCpu(
-  { machine, seconds }: CpuSpan<'bench' | 'simulator'> & { seconds: { bridge?: number } },
+  {
+    machine,
+    seconds,
+  }: CpuSpan<'bench' | 'simulator'> & { seconds: { bridge?: number; bridgeMain?: number } },
   deliveries: number,
 ): string {
   const perDelivery = (cpu: number) => ((cpu * 1000) / Math.max(1, deliveries)).toFixed(2);
   const bridge = seconds.bridge ?? 0;
   const named = [
-    ...(seconds.bridge === undefined ? [] : [`bridge ${perDelivery(bridge)}`]),
+    ...(seconds.bridge === undefined
+      ? []
+      : [
+          `bridge ${perDelivery(bridge)}` +
+            (seconds.bridgeMain === undefined
+              ? ''
+              : ` (its main thread ${perDelivery(seconds.bridgeMain)})`),
+        ]),
     `receiver and benchmark ${perDelivery(seconds.bench)}`,
     `simulator ${perDelivery(seconds.simulator)}`,
     `the rest ${perDelivery(machine.busySeconds - bridge - seconds.bench - seconds.simulator)}`,
@@ -92,6 +108,7 @@ export async function run(): Promise<void> {
 
     const bridgeRun = await watchCpu({
       bridge: () => groupCpuSeconds(bridge.process.pid!),
+      bridgeMain: () => mainThreadCpuSeconds(bridge.process.pid!),
       bench: ownCpuSeconds,
       simulator: () => processCpuSeconds(bench.simulatorPid),
     });
