@@ -26,9 +26,9 @@ function ratePerSecond(webhooks: readonly VerifiedWebhook[]): number {
 
 /**
  * Where the machine's CPU went over one run, per verified delivery: every process, and the
- * bridge (in its run, its main thread apart: the one thread its JavaScript runs on), this process (the receiver verifying signatures, and the bare loop in
- * its run) and the simulator among them; the rest is other processes and kernel work not
- * charged to a process. Pure.
+ * bridge (in its run, its main thread apart: the one thread its JavaScript runs on), this
+ * process (the receiver verifying signatures, and the bare loop in its run) and the simulator
+ * among them; the rest is other processes and kernel work not charged to a process. Pure.
  */
 function describeCpu(
   {
@@ -39,15 +39,10 @@ function describeCpu(
 ): string {
   const perDelivery = (cpu: number) => ((cpu * 1000) / Math.max(1, deliveries)).toFixed(2);
   const bridge = seconds.bridge ?? 0;
+  const mainThread =
+    seconds.bridgeMain === undefined ? '' : ` (its main thread ${perDelivery(seconds.bridgeMain)})`;
   const named = [
-    ...(seconds.bridge === undefined
-      ? []
-      : [
-          `bridge ${perDelivery(bridge)}` +
-            (seconds.bridgeMain === undefined
-              ? ''
-              : ` (its main thread ${perDelivery(seconds.bridgeMain)})`),
-        ]),
+    ...(seconds.bridge === undefined ? [] : [`bridge ${perDelivery(bridge)}${mainThread}`]),
     `receiver and benchmark ${perDelivery(seconds.bench)}`,
     `simulator ${perDelivery(seconds.simulator)}`,
     `the rest ${perDelivery(machine.busySeconds - bridge - seconds.bench - seconds.simulator)}`,

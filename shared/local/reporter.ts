@@ -30,17 +30,17 @@ function writeLines(output: ReporterOutput, lines: readonly string[]): void {
 
 /** One JSON object per line: `{ time, level, message, ...fields }`. */
 export function jsonReporter(output: ReporterOutput): Reporter {
-  const line = (level: string, message: string, fields: Record<string, unknown> = {}) =>
+  const jsonLine = (level: string, message: string, fields: Record<string, unknown> = {}) =>
     JSON.stringify({ time: new Date(output.now()).toISOString(), level, message, ...fields });
   const emit = (level: string, message: string, fields?: Record<string, unknown>) =>
-    output.write(line(level, message, fields));
+    output.write(jsonLine(level, message, fields));
   return {
     info: (message, fields) => emit('info', message, fields),
     events: (events) =>
       writeLines(
         output,
         events.map((event) =>
-          line('info', 'event', {
+          jsonLine('info', 'event', {
             id: event.id,
             type: event.type,
             subject: event.subject,

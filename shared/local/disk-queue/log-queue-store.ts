@@ -23,13 +23,13 @@ const COMPACT_LIVE_SHARE = 1 / 8;
  * queue): a send appends its messages' records (header and body), a delete appends the
  * deleted messages' numbers; a file whose messages are all deleted is removed, oldest first.
  * What decides the order of receives (when each message becomes visible, its receipt) lives
- * in memory, mostly in typed arrays (MessageTable, VisibilityHeap: about 85 bytes a message): a
- * receive takes the earliest visible messages from a heap and reads their records back from
- * the files, so bodies of a backlog cost disk, not resident memory. One process opens a data dir at a time: at open the log is read through
- * and every message not deleted is visible again from when it was sent (in flight in a process
- * that is gone, waiting out its visibility timeout would only delay it), in its first place,
- * ahead of messages sent after it. Receives are noted in the log too (a message's receive count
- * survives a restart).
+ * in memory, mostly in typed arrays (MessageTable, VisibilityHeap: about 85 bytes a message):
+ * a receive takes the earliest visible messages from a heap and reads their records back from
+ * the files, so bodies of a backlog cost disk, not resident memory. One process opens a data
+ * dir at a time: at open the log is read through and every message not deleted is visible
+ * again from when it was sent (in flight in a process that is gone, waiting out its visibility
+ * timeout would only delay it), in its first place, ahead of messages sent after it. Receives
+ * are noted in the log too (a message's receive count survives a restart).
  * @example const store = new LogQueueStore(join(dataDir, 'queue', name), name, clock); store.open();
  */
 export class LogQueueStore {
@@ -344,7 +344,10 @@ export class LogQueueStore {
     });
   }
 
-  /** Points the message in `row` at its record's copy at `offset` in `segment`; each file's counts follow. */
+  /**
+   * Points the message in `row` at its record's copy at `offset` in `segment`; each file's
+   * counts follow.
+   */
   private move(row: number, segment: QueueSegment, offset: number): void {
     const length = this.messages.length(row);
     const from = this.messages.segment(row);

@@ -9,11 +9,12 @@ const FREE = -1;
  * What a queue's log knows of each message it holds, one row a message in columns: its number,
  * where its record is (its file, offset, length), when it is visible and which change of that
  * this is, its receive count and first receive, and the number of its current receipt (0 while
- * never received). Typed arrays but for the file (a reference): 60 bytes a message, and no map: whoever holds a row (a
- * receipt handle, a mark of the visibility heap) keeps the message's number beside it and asks
- * {@link MessageTable.holds} whether the row is still that message's. The index of a backlog
- * of 100,000 messages takes ~6 MB (~35 MB as an object a message with its receipt handle's
- * string). Rows of removed messages are reused. Pure state; LogQueueStore gives it meaning.
+ * never received). Typed arrays but for the file (a reference): 60 bytes a message, and no map:
+ * whoever holds a row (a receipt handle, a mark of the visibility heap) keeps the message's
+ * number beside it and asks {@link MessageTable.holds} whether the row is still that
+ * message's. The index of a backlog of 100,000 messages takes ~6 MB (~35 MB as an object a
+ * message with its receipt handle's string). Rows of removed messages are reused. Pure state;
+ * LogQueueStore gives it meaning.
  */
 export class MessageTable<Segment> {
   private readonly freeRows: number[] = [];
@@ -50,7 +51,10 @@ export class MessageTable<Segment> {
     for (let row = 0; row < this.used; row++) if (seqs[row]! >= 0) visit(row);
   }
 
-  /** Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns its row. */
+  /**
+   * Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns
+   * its row.
+   */
   add(seq: number, visibleAt: number, segment: Segment, offset: number, length: number): number {
     const row = this.freeRows.pop() ?? this.newRow();
     this.count++;
