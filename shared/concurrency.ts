@@ -42,3 +42,34 @@ export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T,
     await iterator.return?.();
   }
 }
+
+/**
+ * Runs work one at a time per key, in the order it is handed over; work of different keys runs
+ * concurrently. A failure settles only its own call: the key's next work still runs. A key is
+ * forgotten once its work is done.
+ * @example await writes.run(endpointId, () => storeEndpointState(...))
+ */
+export class KeyedSerial {
+  /** Per key, the promise the next work waits for (the latest work's settling). */
+  private readonly tails = new Map<string, Promise<void>>();
+
+  /** Runs `work` once every earlier work of `key` has settled; its result or failure. */
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work);
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, settled);
+    void settled.then(() => {
+      if (this.tails.get(key) === settled) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  /** Keys with work not yet settled (for tests). */
+  get busyKeys(): number {
+    return this.tails.size;
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWithConcurrency, readAhead } from '../shared/concurrency.ts';
+import { KeyedSerial, mapWithConcurrency, readAhead } from '../shared/concurrency.ts';
 
 describe('readAhead', () => {
   it('starts producing the next item while the caller works on the current one', async () => {
@@ -62,5 +62,37 @@ describe('mapWithConcurrency', () => {
     });
     expect(results).toEqual([50, 10, 30, 20]);
     expect(peak).toBe(2);
+  });
+});
+
+describe('KeyedSerial', () => {
+  it('runs the work of one key one at a time in order, and other keys beside it', async () => {
+    const serial = new KeyedSerial();
+    const log: string[] = [];
+    const step = (name: string, ms: number) => async () => {
+      log.push(`${name} start`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      log.push(`${name} end`);
+      return name;
+    };
+    const results = await Promise.all([
+      serial.run('a', step('a1', 20)),
+      serial.run('a', step('a2', 1)),
+      serial.run('b', step('b1', 5)),
+    ]);
+    expect(results).toEqual(['a1', 'a2', 'b1']);
+    expect(log.indexOf('a2 start')).toBeGreaterThan(log.indexOf('a1 end'));
+    expect(log.indexOf('b1 end')).toBeLessThan(log.indexOf('a1 end'));
+    expect(serial.busyKeys).toBe(0);
+  });
+
+  it("runs a key's next work after a failure, which settles only its own call", async () => {
+    const serial = new KeyedSerial();
+    const failed = serial.run('a', async () => {
+      throw new Error('boom');
+    });
+    const next = serial.run('a', async () => 'next');
+    await expect(failed).rejects.toThrow('boom');
+    await expect(next).resolves.toBe('next');
   });
 });

@@ -10,7 +10,7 @@ import type { HttpAttemptResult } from './http-sender.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
-import { type Attempt, appendAttempt, type Delivery, type EndpointState } from './store.ts';
+import { type Attempt, appendAttempt, type Delivery } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
@@ -81,7 +81,7 @@ export async function sendAttempt(
     deps.scheduler.pause(subscription.id, outcome.pauseUntil);
   const health = await recordHealth(
     subscription,
-    withProcessPause(await batch.endpoint(subscription.id), deps),
+    await batch.endpoint(subscription.id),
     outcome,
     deps,
   );
@@ -114,18 +114,6 @@ export async function sendAttempt(
       deps.metrics.count('failed');
       return { next: dead(attempted, outcome.reason, doneAt), log, outcome };
   }
-}
-
-/**
- * The batch's copy of an endpoint's state with the latest pause this process knows of: another
- * batch may have met a 429 since this one read the state, and a write of the copy must not drop
- * that pause (the stored pause is what holds the endpoint across a restart).
- */
-function withProcessPause(endpoint: EndpointState, deps: DispatcherDeps): EndpointState {
-  const known = deps.scheduler.pausedUntil(endpoint.subscriptionId);
-  return known !== undefined && known > (endpoint.pausedUntil ?? 0)
-    ? { ...endpoint, pausedUntil: known }
-    : endpoint;
 }
 
 /** What a request's result says of the endpoint's load: 429, 503 and timeouts mean overloaded. */

@@ -1,4 +1,5 @@
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { KeyedSerial } from '../concurrency.ts';
 import type { DeliveryCounter } from './delivery-counter.ts';
 import { EndpointScheduler } from './endpoint-scheduler.ts';
 import type { WebhookSender } from './http-sender.ts';
@@ -62,6 +63,8 @@ export interface DispatcherDeps {
   scheduler: EndpointScheduler;
   /** A subject's events on their way to the scheduler, in the order the queue handed them over. */
   turns: SubjectTurns;
+  /** Writes of an endpoint's state, one at a time per endpoint in this process. */
+  endpointWrites: KeyedSerial;
   /** Succeeded deliveries per stream, added once per batch (backfill progress); absent: not counted. */
   deliveryCounter?: DeliveryCounter;
   /**
@@ -89,6 +92,7 @@ export function createDispatcherDeps(input: DispatcherDepsInput): DispatcherDeps
     logger: consoleDispatchLogger,
     scheduler: new EndpointScheduler(clock),
     turns: new SubjectTurns(),
+    endpointWrites: new KeyedSerial(),
     ...input,
     config: { ...DEFAULT_DISPATCHER_CONFIG, ...input.config },
   };

@@ -309,33 +309,19 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   async putEndpointState(
     state: EndpointState,
-    options: { keepLaterPause?: boolean } = {},
-  ): Promise<EndpointState> {
-    const key = { pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE' };
-    if (!options.keepLaterPause) {
-      await this.table.put({ ...key, doc: state });
-      return state;
-    }
-    // Written on the condition that no later pause is stored; one that is joins the state.
-    let next = state;
-    for (let attempt = 1; attempt <= KEEP_PAUSE_TRIES; attempt++) {
-      const written = await this.table.tryPut(
-        { ...key, doc: next },
-        'attribute_not_exists(doc.pausedUntil) OR doc.pausedUntil <= :pause',
-        { ':pause': next.pausedUntil ?? 0 },
-      );
-      if (written) return next;
-      const stored = await this.getEndpointState(state.subscriptionId);
-      next = { ...next, pausedUntil: Math.max(next.pausedUntil ?? 0, stored?.pausedUntil ?? 0) };
-    }
-    // Later pauses kept landing (many 429s at once): each stored one is later than this state's,
-    // so what is left unwritten is the run of failures, counted by the writes that won.
-    return next;
+    options: { ifVersion: number | undefined },
+  ): Promise<EndpointState | undefined> {
+    const { ifVersion } = options;
+    const stored = { ...state, version: (ifVersion ?? 0) + 1 };
+    // A state never written, or written before versions, has no `doc.version`.
+    const written = await this.table.tryPut(
+      { pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE', doc: stored },
+      ifVersion === undefined ? 'attribute_not_exists(doc.version)' : 'doc.version = :version',
+      ifVersion === undefined ? undefined : { ':version': ifVersion },
+    );
+    return written ? stored : undefined;
   }
 }
-
-/** Conditional writes of an endpoint's state that keep a later stored pause, before giving up. */
-const KEEP_PAUSE_TRIES = 5;
 
 function deadLetterSk(delivery: Delivery): string {
   return `${iso(delivery.deadAt ?? delivery.updatedAt)}#${delivery.id}`;

@@ -1,6 +1,7 @@
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { applyOutcome } from './endpoint-health.ts';
+import { foldEndpointState } from './endpoint-state-fold.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
@@ -15,8 +16,11 @@ export interface HealthRecorded {
 
 /**
  * Folds an attempt's outcome into the endpoint's stored health and acts on what it calls
- * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription. A success
- * on a healthy endpoint writes nothing.
+ * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription. `endpoint` is
+ * the caller's copy of the state; the outcome is stored over the latest state whatever other
+ * deliveries, batches or processes wrote since (`foldEndpointState`), one fold at a time per
+ * endpoint in this process, so every failure counts and a notice is decided on the state that
+ * was stored. A success on a healthy endpoint writes nothing.
  */
 export async function recordHealth(
   subscription: Subscription,
@@ -25,16 +29,24 @@ export async function recordHealth(
   deps: DispatcherDeps,
 ): Promise<HealthRecorded> {
   const now = deps.clock.now();
-  const change = applyOutcome(endpoint, outcome, now, deps.config);
-  // A later pause another process stored since `endpoint` was read is kept (and learnt here).
-  const state = change.changed
-    ? await deps.store.putEndpointState(change.state, { keepLaterPause: true })
-    : change.state;
+  /** The state the outcome was last folded into: the caller's copy, or one read back. */
+  let before = endpoint;
+  const fold = (current: EndpointState) => {
+    before = current;
+    return applyOutcome(withProcessPause(current, deps), outcome, now, deps.config);
+  };
+  // The common case, a success on a healthy endpoint, changes nothing and waits for nothing.
+  const onCopy = fold(endpoint);
+  const { state, notices } = onCopy.changed
+    ? await deps.endpointWrites.run(subscription.id, () =>
+        foldEndpointState(deps.store, endpoint, fold),
+      )
+    : onCopy;
   let disabled = false;
   const base = { url: subscription.url, consecutiveFailures: state.consecutiveFailures };
-  for (const notice of change.notices) {
-    // Keyed on the failing run: deliveries to one endpoint run concurrently, and two that
-    // fail (or succeed) at once each see the threshold crossed; their notices share one id.
+  for (const notice of notices) {
+    // Keyed on the failing run: should a fold give up unwritten, another delivery may see the
+    // same threshold crossed; their notices share one id.
     if (notice === 'failing') {
       const failingSince = new Date(state.failingSince ?? now).toISOString();
       await deps.sink.publish(
@@ -53,7 +65,7 @@ export async function recordHealth(
           subscription.id,
           { url: subscription.url },
           deps.clock,
-          endpoint.failingSince === undefined ? undefined : String(endpoint.failingSince),
+          before.failingSince === undefined ? undefined : String(before.failingSince),
         ),
       );
     } else {
@@ -87,4 +99,16 @@ export async function disableSubscription(
       deps.clock,
     ),
   );
+}
+
+/**
+ * `endpoint` with the latest pause this process knows of: another batch may have met a 429
+ * whose pause is not in `endpoint` (read before, or its write gave up), and a write of the state
+ * must not drop that pause (the stored pause is what holds the endpoint across a restart).
+ */
+function withProcessPause(endpoint: EndpointState, deps: DispatcherDeps): EndpointState {
+  const known = deps.scheduler.pausedUntil(endpoint.subscriptionId);
+  return known !== undefined && known > (endpoint.pausedUntil ?? 0)
+    ? { ...endpoint, pausedUntil: known }
+    : endpoint;
 }

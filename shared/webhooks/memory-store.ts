@@ -192,13 +192,10 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async putEndpointState(
     state: EndpointState,
-    options: { keepLaterPause?: boolean } = {},
-  ): Promise<EndpointState> {
-    const storedPause = this.endpoints.get(state.subscriptionId)?.pausedUntil;
-    const stored =
-      options.keepLaterPause && storedPause !== undefined && storedPause > (state.pausedUntil ?? 0)
-        ? { ...state, pausedUntil: storedPause }
-        : { ...state };
+    options: { ifVersion: number | undefined },
+  ): Promise<EndpointState | undefined> {
+    if (this.endpoints.get(state.subscriptionId)?.version !== options.ifVersion) return undefined;
+    const stored = { ...state, version: (options.ifVersion ?? 0) + 1 };
     this.endpoints.set(state.subscriptionId, stored);
     return { ...stored };
   }

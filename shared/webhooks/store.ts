@@ -72,6 +72,11 @@ export const EndpointStateSchema = z.object({
   failingSince: z.number().optional(),
   /** `delivery.failing` was published for the current run of failures. */
   failingNotified: z.boolean(),
+  /**
+   * Counts the writes of this state (absent before the first): a write goes through only over
+   * the version it was made from ({@link WebhookStore.putEndpointState}).
+   */
+  version: z.number().int().nonnegative().optional(),
 });
 
 /** Endpoint health (see {@link EndpointStateSchema}). */
@@ -219,18 +224,17 @@ export interface WebhookStore {
   removeDeadLetter(delivery: Delivery): Promise<void>;
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined>;
   /**
-   * Stores an endpoint's state and returns what was stored. With `keepLaterPause`, a later
-   * pause that another process stored meanwhile is kept: a `Retry-After` is never cut short by
-   * a state made from an older read (a success in one container must not erase the pause a
-   * `429` in another just stored); should later pauses keep landing, it gives up after a few
-   * tries and returns the state joined with the last pause it read, unwritten (the stored pause
-   * is later still; only this write's count of failures is lost). Without it the state
-   * replaces the stored one (enabling a subscription starts it healthy, its pause cleared).
+   * Stores `state` as the endpoint's state if the stored one is still at `ifVersion`, the
+   * version the caller's state was made from (`undefined`: none stored, or one stored before
+   * states had versions): concurrent writers (deliveries of one batch, other batches, other
+   * containers) never overwrite each other's changes. Returns the stored state, its version one
+   * more than `ifVersion`, or `undefined` when the stored version differs (nothing written:
+   * read it and fold again, see `foldEndpointState`).
    */
   putEndpointState(
     state: EndpointState,
-    options?: { keepLaterPause?: boolean },
-  ): Promise<EndpointState>;
+    options: { ifVersion: number | undefined },
+  ): Promise<EndpointState | undefined>;
 }
 
 /**

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { hashEventId } from '../changes/event-id.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { foldEndpointState } from './endpoint-state-fold.ts';
 import { generateSecret, type RandomBytes } from './signing.ts';
-import { freshEndpointState } from './store.ts';
+import { freshEndpointState, type WebhookStore } from './store.ts';
 import {
   EventTypePatternSchema,
   RetryScheduleSchema,
@@ -112,7 +113,7 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
       if (fields.enabled === true && !current.enabled) {
         next.disabledReason = undefined;
-        await deps.store.putEndpointState(freshEndpointState(id));
+        await startHealthy(id, deps.store);
       }
       await deps.store.putSubscription(next);
       return toSubscriptionView(next);
@@ -146,4 +147,20 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       return { subscription: toSubscriptionView(next), secret };
     },
   };
+}
+
+/**
+ * Clears an endpoint's failure history and pause (enabling a subscription starts it healthy),
+ * over whatever a dispatcher wrote meanwhile.
+ */
+async function startHealthy(
+  subscriptionId: string,
+  store: Pick<WebhookStore, 'getEndpointState' | 'putEndpointState'>,
+): Promise<void> {
+  const known =
+    (await store.getEndpointState(subscriptionId)) ?? freshEndpointState(subscriptionId);
+  await foldEndpointState(store, known, () => ({
+    state: freshEndpointState(subscriptionId),
+    changed: true,
+  }));
 }

@@ -110,13 +110,16 @@ describe('admin API: the operator console', () => {
       attempt(deliveryId, 3, { at: now - 1000, error: 'timeout', outcome: 'retry' }),
     );
     await harness.store.putAttempt(attempt(deliveryId, 4, { at: now - 500 }));
-    await harness.store.putEndpointState({
-      subscriptionId: id,
-      pausedUntil: now + 60_000,
-      consecutiveFailures: 2,
-      failingSince: now - 2000,
-      failingNotified: false,
-    });
+    await harness.store.putEndpointState(
+      {
+        subscriptionId: id,
+        pausedUntil: now + 60_000,
+        consecutiveFailures: 2,
+        failingSince: now - 2000,
+        failingNotified: false,
+      },
+      { ifVersion: undefined },
+    );
 
     const health = await harness.call('GET', `/subscriptions/${id}/health`);
     expect(health).toMatchObject({

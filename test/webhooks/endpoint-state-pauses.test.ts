@@ -3,7 +3,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
-import type { EndpointState } from '../../shared/webhooks/store.ts';
+import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
+import { foldEndpointState } from '../../shared/webhooks/endpoint-state-fold.ts';
+import { type EndpointState, freshEndpointState } from '../../shared/webhooks/store.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
 let table: LocalTable;
@@ -13,11 +15,13 @@ beforeAll(async () => {
 afterAll(() => table.stop());
 
 /**
- * A client on which another process stores the endpoint's state with a pause a second later
- * than the last, just before each write of that state: every conditional write then loses.
+ * A client on which another process stores the endpoint's state, a failure counted and a pause
+ * a second later than the last, just before each of the first `races` writes of that state:
+ * each of those writes then loses.
  */
-async function clientRacedByLaterPauses(base: EndpointState) {
+async function clientRacedByOtherWriters(base: EndpointState, races: number) {
   let pause = 10_000;
+  let version = 0;
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: await table.client.config.endpoint?.(),
@@ -27,9 +31,13 @@ async function clientRacedByLaterPauses(base: EndpointState) {
     (next) => async (args) => {
       const input = args.input as { TableName?: string; Item?: { sk?: unknown } };
       const sk = input.Item?.sk;
-      if (sk === 'STATE' || (sk as { S?: string } | undefined)?.S === 'STATE') {
+      if (
+        (sk === 'STATE' || (sk as { S?: string } | undefined)?.S === 'STATE') &&
+        version < races
+      ) {
         pause += 1_000;
-        const doc = { ...base, consecutiveFailures: 9, pausedUntil: pause };
+        version += 1;
+        const doc = { ...base, consecutiveFailures: version, pausedUntil: pause, version };
         await table.client.send(
           new PutItemCommand({
             TableName: input.TableName,
@@ -39,10 +47,10 @@ async function clientRacedByLaterPauses(base: EndpointState) {
       }
       return next(args);
     },
-    { step: 'initialize', name: 'laterPauseBeforeEachWrite' },
+    { step: 'initialize', name: 'otherWriterBeforeEachWrite' },
   );
   cleanupClients.push(client);
-  return { client, lastPause: () => pause };
+  return client;
 }
 
 const cleanupClients: DynamoDBClient[] = [];
@@ -50,24 +58,53 @@ afterAll(() => {
   for (const client of cleanupClients) client.destroy();
 });
 
-describe('an endpoint state written while later pauses keep landing', () => {
-  it('gives up after a few tries with the last pause it read, leaving the stored one standing', async () => {
-    const base = { subscriptionId: 'sub_raced', consecutiveFailures: 0, failingNotified: false };
-    const { client: raced, lastPause } = await clientRacedByLaterPauses(base);
-    const clock = new ManualClock(0);
-    const store = new DynamoDbWebhookStore({ client: raced, tableName: table.tableName, clock });
-    const returned = await store.putEndpointState(
-      { ...base, consecutiveFailures: 1, pausedUntil: 5_000 },
-      { keepLaterPause: true },
+/** A failure with a pause until `pauseUntil`, folded into a state as the dispatcher does. */
+const failWithPause = (pauseUntil: number) => (state: EndpointState) =>
+  applyOutcome(state, { kind: 'retry', at: pauseUntil, pauseUntil }, 0, {
+    failingAfterFailures: 100,
+    disableAfterMs: Number.MAX_SAFE_INTEGER,
+  });
+
+describe('an endpoint state folded while other processes write it', () => {
+  it('folds its failure onto what another process stored meanwhile: both count, the later pause stays', async () => {
+    const base = { subscriptionId: 'sub_once', consecutiveFailures: 0, failingNotified: false };
+    const client = await clientRacedByOtherWriters(base, 1);
+    const store = new DynamoDbWebhookStore({ client, tableName: table.tableName, clock });
+    // This process read no state; the other stores a failure with a pause until 11,000 first.
+    const folded = await foldEndpointState(
+      store,
+      freshEndpointState('sub_once'),
+      failWithPause(5_000),
     );
-    // Five conditional writes lost, each to a pause a second later; the last one read is joined.
-    expect(lastPause()).toBe(15_000);
-    expect(returned).toMatchObject({ consecutiveFailures: 1, pausedUntil: 15_000 });
-    const reader = new DynamoDbWebhookStore({
-      client: table.client,
-      tableName: table.tableName,
-      clock,
+    expect(folded).toMatchObject({
+      written: true,
+      state: { consecutiveFailures: 2, pausedUntil: 11_000, version: 2 },
     });
-    expect((await reader.getEndpointState('sub_raced'))?.pausedUntil).toBe(15_000);
+    expect(await reader().getEndpointState('sub_once')).toEqual(folded.state);
+  });
+
+  it('gives up after a few lost writes, leaving the stored state and its later pause standing', async () => {
+    const base = { subscriptionId: 'sub_raced', consecutiveFailures: 0, failingNotified: false };
+    const client = await clientRacedByOtherWriters(base, 100);
+    const store = new DynamoDbWebhookStore({ client, tableName: table.tableName, clock });
+    const folded = await foldEndpointState(
+      store,
+      freshEndpointState('sub_raced'),
+      failWithPause(5_000),
+    );
+    // Five writes lost, each to a pause a second later; the last fold is of the fourth one read.
+    expect(folded).toMatchObject({
+      written: false,
+      state: { consecutiveFailures: 5, pausedUntil: 14_000 },
+    });
+    expect(await reader().getEndpointState('sub_raced')).toMatchObject({
+      consecutiveFailures: 5,
+      pausedUntil: 15_000,
+      version: 5,
+    });
   });
 });
+
+const clock = new ManualClock(0);
+const reader = () =>
+  new DynamoDbWebhookStore({ client: table.client, tableName: table.tableName, clock });

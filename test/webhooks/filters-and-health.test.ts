@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import {
-  DEFAULT_DISPATCHER_CONFIG,
-  type DispatcherDeps,
-} from '../../shared/webhooks/dispatcher-deps.ts';
+import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
 import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
 import { recordHealth } from '../../shared/webhooks/endpoint-notices.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
@@ -110,32 +107,39 @@ describe('endpoint health', () => {
 });
 
 describe('endpoint notices', () => {
-  it('gives the notices of one failing run one id, however many deliveries cross the threshold at once', async () => {
+  it('counts every failure of deliveries that read the same state, and announces a run once', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const sink = new MemoryOperationalEventSink();
-    const deps = {
+    const store = new MemoryWebhookStore();
+    const deps = createDispatcherDeps({
       clock,
       sink,
-      config: DEFAULT_DISPATCHER_CONFIG,
-      store: new MemoryWebhookStore(),
-    } as unknown as DispatcherDeps;
+      store,
+      queue: undefined as never,
+      sender: undefined as never,
+    });
     const sub = subscription({});
-    const failingRun = { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: 1 };
     const failure = { kind: 'retry', at: 0 } as const;
-    // Two concurrent deliveries read the same state, fail 10 ms apart, and both announce.
-    const first = await recordHealth(sub, failingRun, failure, deps);
+    const stored = async () => (await store.getEndpointState(sub.id))!;
+    await store.putEndpointState(
+      { ...freshEndpointState(sub.id), consecutiveFailures: 2, failingSince: 1 },
+      { ifVersion: undefined },
+    );
+    // Three concurrent deliveries read the same state and fail at once: all three count.
+    const read = await stored();
+    await Promise.all([1, 2, 3].map(() => recordHealth(sub, read, failure, deps)));
+    expect(await stored()).toMatchObject({ consecutiveFailures: 5, failingNotified: true });
+    // Two successes read the announced run: it is cleared, and recovery is said once.
+    const announced = await stored();
+    await Promise.all([1, 2].map(() => recordHealth(sub, announced, { kind: 'delivered' }, deps)));
+    expect(await stored()).toMatchObject({ consecutiveFailures: 0, failingNotified: false });
+    // A later failing run, crossed from a stale read of the cleared state, is another notice.
     await clock.advance(10);
-    await recordHealth(sub, failingRun, failure, deps);
-    // Each success seen against the announced run says recovered: one id again.
-    await recordHealth(sub, first.state, { kind: 'delivered' }, deps);
-    await clock.advance(10);
-    await recordHealth(sub, first.state, { kind: 'delivered' }, deps);
-    // A later failing run is another notice.
-    await recordHealth(sub, { ...failingRun, failingSince: 5_000 }, failure, deps);
+    await Promise.all([1, 2, 3, 4].map(() => recordHealth(sub, read, failure, deps)));
     const ids = (type: string) => sink.events.filter((e) => e.type === type).map((e) => e.id);
-    expect(ids('delivery.failing')).toHaveLength(3);
+    expect(ids('delivery.failing')).toHaveLength(2);
     expect(new Set(ids('delivery.failing')).size).toBe(2);
-    expect(ids('delivery.failing')[0]).toBe(ids('delivery.failing')[1]);
-    expect(new Set(ids('delivery.recovered')).size).toBe(1);
+    expect(ids('delivery.recovered')).toHaveLength(1);
+    expect(await stored()).toMatchObject({ consecutiveFailures: 4, failingSince: clock.now() });
   });
 });

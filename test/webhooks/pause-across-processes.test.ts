@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { startLocalTable } from './support/local-dynamodb.ts';
 import type { ReceivedRequest } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -92,12 +94,15 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
     const { subscription } = await subscribe('/shared');
     const processB = anotherProcess(harness.deps);
     // The endpoint failed once before: A's success will clear that (a change it stores).
-    await harness.store.putEndpointState({
-      subscriptionId: subscription.id,
-      consecutiveFailures: 1,
-      failingSince: Date.now() - 1_000,
-      failingNotified: false,
-    });
+    await harness.store.putEndpointState(
+      {
+        subscriptionId: subscription.id,
+        consecutiveFailures: 1,
+        failingSince: Date.now() - 1_000,
+        failingNotified: false,
+      },
+      { ifVersion: undefined },
+    );
     const event = (n: number) => [
       { messageId: `m-${n}`, body: envelope(changeEvent(eventIdOf(n))) },
     ];
@@ -112,4 +117,40 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
     // B's pause still stands after A's success was stored.
     expect(stored?.pausedUntil).toBeGreaterThanOrEqual(pausedAt + 29_000);
   });
+
+  it('counts every failure that deliveries in two processes meet at once', async () => {
+    const { harness, subscribe } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 500, delayMs: 50 }),
+      { clock: systemClock, store: await dynaliteStore() },
+    );
+    const { subscription } = await subscribe('/failing', { maxConcurrency: 4 });
+    const batch = (process: string) =>
+      Array.from({ length: 4 }, (_, n) => ({
+        messageId: `${process}-${n}`,
+        body: envelope(changeEvent(eventIdOf(process === 'a' ? n : 100 + n))),
+      }));
+    // Each process reads the endpoint healthy, then its four deliveries fail together.
+    await Promise.all([
+      processDispatchBatch(batch('a'), harness.deps),
+      processDispatchBatch(batch('b'), anotherProcess(harness.deps)),
+    ]);
+    expect(await harness.store.getEndpointState(subscription.id)).toMatchObject({
+      consecutiveFailures: 8,
+      failingNotified: true,
+    });
+    const failing = harness.sink.events.filter((e) => e.type === 'delivery.failing');
+    expect(failing).toHaveLength(1);
+  });
 });
+
+/** A webhook store on a dynalite table of its own, stopped with the test's cleanup. */
+async function dynaliteStore(): Promise<DynamoDbWebhookStore> {
+  const table = await startLocalTable('failures-across-processes');
+  cleanup.push(() => table.stop());
+  return new DynamoDbWebhookStore({
+    client: table.client,
+    tableName: table.tableName,
+    clock: systemClock,
+  });
+}

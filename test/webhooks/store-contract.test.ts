@@ -305,7 +305,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     expect(await store.listDeadLetters('sub_2', 0)).toEqual([]);
   });
 
-  it('stores endpoint state', async () => {
+  it('stores endpoint state over the version it was made from, and no other', async () => {
     const store = await create();
     expect(await store.getEndpointState('sub_1')).toBeUndefined();
     const state = {
@@ -315,24 +315,19 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       failingSince: 1,
       failingNotified: false,
     };
-    await store.putEndpointState(state);
-    expect(await store.getEndpointState('sub_1')).toEqual(state);
-  });
-
-  it('keeps a later pause stored by another process when asked to, and replaces it when not', async () => {
-    const store = await create();
-    const base = { subscriptionId: 'sub_1', consecutiveFailures: 0, failingNotified: false };
-    // Another process stored a pause (a 429) after this one read the state without it.
-    await store.putEndpointState({ ...base, consecutiveFailures: 1, pausedUntil: 9_000 });
-    const kept = await store.putEndpointState(base, { keepLaterPause: true });
-    expect(kept).toEqual({ ...base, pausedUntil: 9_000 });
-    expect(await store.getEndpointState('sub_1')).toEqual({ ...base, pausedUntil: 9_000 });
-    // Its own later pause wins.
-    await store.putEndpointState({ ...base, pausedUntil: 12_000 }, { keepLaterPause: true });
-    expect((await store.getEndpointState('sub_1'))?.pausedUntil).toBe(12_000);
-    // Without the option (enabling a subscription), the state replaces the stored one.
-    expect(await store.putEndpointState(base)).toEqual(base);
-    expect(await store.getEndpointState('sub_1')).toEqual(base);
+    const first = await store.putEndpointState(state, { ifVersion: undefined });
+    expect(first).toEqual({ ...state, version: 1 });
+    expect(await store.getEndpointState('sub_1')).toEqual({ ...state, version: 1 });
+    // A second writer that also read no state loses; one made from version 1 wins.
+    expect(await store.putEndpointState(state, { ifVersion: undefined })).toBeUndefined();
+    const second = { ...state, consecutiveFailures: 3 };
+    expect(await store.putEndpointState(second, { ifVersion: 1 })).toEqual({
+      ...second,
+      version: 2,
+    });
+    // A writer still at version 1 loses to it, and the stored state stays.
+    expect(await store.putEndpointState(state, { ifVersion: 1 })).toBeUndefined();
+    expect(await store.getEndpointState('sub_1')).toEqual({ ...second, version: 2 });
   });
 });
 

@@ -1,4 +1,5 @@
 import { type Clock, ManualClock, seededRandom } from '../../../shared/clock.ts';
+import { KeyedSerial } from '../../../shared/concurrency.ts';
 import type { DeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
 import { processDispatchBatch } from '../../../shared/webhooks/dispatcher.ts';
 import {
@@ -104,6 +105,7 @@ export function anotherProcess(deps: DispatcherDeps): DispatcherDeps {
     ...deps,
     scheduler: new EndpointScheduler(deps.clock),
     turns: new SubjectTurns(),
+    endpointWrites: new KeyedSerial(),
   });
 }
 
