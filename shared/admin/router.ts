@@ -1,7 +1,7 @@
-import type { z } from 'zod';
-import { formatIssuePath, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import { WebhookNotFoundError } from '../webhooks/subscription-admin.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { firstInputIssue } from './input-issue.ts';
 import {
   AdminConflictError,
   AdminNotFoundError,
@@ -32,20 +32,10 @@ export function matchPath(template: string, path: string): string | undefined {
   return id;
 }
 
-/** The field a zod issue is about: its path, or the unknown key it reports. */
-function issueField(issue: z.core.$ZodIssue, location: string): string {
-  const keys = issue.code === 'unrecognized_keys' ? [issue.keys[0] ?? ''] : [];
-  return formatIssuePath([...issue.path, ...keys]) || location;
-}
-
 function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): AdminResponse {
   if (error instanceof RouteInputError) {
-    const issue = error.error.issues[0];
-    const field = issue ? issueField(issue, error.location) : error.location;
-    return {
-      status: 400,
-      body: { error: `${field}: ${issue?.message ?? 'invalid'}`, field },
-    };
+    const { field, message } = firstInputIssue(error.error, error.location);
+    return { status: 400, body: { error: `${field}: ${message}`, field } };
   }
   if (error instanceof ValidationError) {
     return {

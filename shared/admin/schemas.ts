@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { EventTypeSchema } from '../changes/catalogue.ts';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
-import { EventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
+import { KnownEventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
 import {
   CreateSubscriptionInputSchema,
   UpdateSubscriptionInputSchema,
@@ -21,7 +22,7 @@ import {
  * (`'customer.*,resource.updated'`). An invalid item is named by index (`events[1]`).
  */
 export const EventPatternListSchema = z
-  .preprocess(splitCommaText, z.array(EventTypePatternSchema).min(1).max(100))
+  .preprocess(splitCommaText, z.array(KnownEventTypePatternSchema).min(1).max(100))
   .meta({
     description:
       "Event type patterns; comma-separated text such as 'customer.*,resource.updated' is accepted too",
@@ -61,7 +62,11 @@ export const ResyncBodySchema = z.object({ entities: EntityTypeListSchema }).str
 
 /** Query of `GET /events`. */
 export const ListEventsQuerySchema = z.object({
-  type: z.string().min(1).optional(),
+  type: z
+    .enum(EventTypeSchema.options, {
+      error: 'must be an event type such as customer.updated (README, Events)',
+    })
+    .optional(),
   limit: LimitQuerySchema,
 });
 

@@ -20,14 +20,26 @@ export async function startDemoReceiverWithSubscription(
       { receiver: webhook },
     ),
   );
-  for (const subscription of await webhooks.listSubscriptions()) {
-    if (subscription.description === DEMO_RECEIVER_DESCRIPTION)
-      await webhooks.removeSubscription(subscription.id);
-  }
+  await removeDemoSubscriptions(webhooks);
   const { secret } = await webhooks.createSubscription({
     url: receiver.url,
     description: DEMO_RECEIVER_DESCRIPTION,
   });
   receiver.setSecret(secret);
   return receiver;
+}
+
+/**
+ * Removes the demo subscriptions of earlier runs: their receiver stopped with the run that
+ * started it, so every delivery to it would fail (and, in time, disable it noisily). Returns
+ * how many were removed.
+ */
+export async function removeDemoSubscriptions(webhooks: WebhookService): Promise<number> {
+  let removed = 0;
+  for (const subscription of await webhooks.listSubscriptions()) {
+    if (subscription.description !== DEMO_RECEIVER_DESCRIPTION) continue;
+    await webhooks.removeSubscription(subscription.id);
+    removed += 1;
+  }
+  return removed;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
-import { parseOrThrow, ValidationError } from '../errors.ts';
+import { formatIssuePath, ValidationError } from '../errors.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
 
@@ -18,9 +18,16 @@ const BooleanText = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+const PORT_MESSAGE = 'must be a port number from 0 to 65535';
+
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
-  BRIDGE_PORT: z.coerce.number().int().min(0).max(65_535).default(LOCAL_DEFAULTS.port),
+  BRIDGE_PORT: z.coerce
+    .number({ error: PORT_MESSAGE })
+    .int({ error: PORT_MESSAGE })
+    .min(0, { error: PORT_MESSAGE })
+    .max(65_535, { error: PORT_MESSAGE })
+    .default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
   BRIDGE_ALLOWED_HOSTS: z
     .string()
@@ -98,23 +105,43 @@ export interface LocalConfig {
   json: boolean;
 }
 
+/** The flag of `start` that sets each variable. */
+const FLAG_OF_VARIABLE = {
+  BRIDGE_PORT: '--port',
+  BRIDGE_HOST: '--host',
+  BRIDGE_DATA_DIR: '--data-dir',
+  POLL_INTERVAL: '--poll-interval',
+} as const;
+
 /**
  * Reads the local configuration: flags over environment over defaults.
- * @throws ValidationError naming the flag's variable, e.g. `POLL_INTERVAL: "soon" is not a duration`,
+ * @throws ValidationError naming the flag or the variable that was set, e.g.
+ * `--poll-interval: "soon" is not a duration` or `POLL_INTERVAL: "soon" is not a duration`,
  * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it.
  */
 export function readLocalConfig(
   env: Record<string, string | undefined>,
   flags: StartFlags,
 ): LocalConfig {
-  const merged = {
-    ...env,
+  const fromFlags = {
     ...(flags.port !== undefined ? { BRIDGE_PORT: flags.port } : {}),
     ...(flags.host !== undefined ? { BRIDGE_HOST: flags.host } : {}),
     ...(flags.dataDir !== undefined ? { BRIDGE_DATA_DIR: flags.dataDir } : {}),
     ...(flags.pollInterval !== undefined ? { POLL_INTERVAL: flags.pollInterval } : {}),
   };
-  const parsed = parseOrThrow(LocalEnvSchema, merged, 'configuration');
+  const result = LocalEnvSchema.safeParse({ ...env, ...fromFlags });
+  if (!result.success) {
+    // A value given as a flag is named by the flag the user typed, not the variable it sets.
+    throw new ValidationError(
+      'configuration',
+      result.error.issues.map((issue) => {
+        const path = formatIssuePath(issue.path);
+        const flag = path in fromFlags ? FLAG_OF_VARIABLE[path as keyof typeof fromFlags] : path;
+        return { path: flag, message: issue.message };
+      }),
+    );
+  }
+  const parsed = result.data;
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     throw new ValidationError('configuration', [
       {

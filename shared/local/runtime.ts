@@ -23,7 +23,7 @@ import type { WebhookService } from '../webhooks/service.ts';
 import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
-import { startDemoReceiverWithSubscription } from './demo-subscription.ts';
+import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
@@ -261,6 +261,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
 
     let demo: DemoReceiver | undefined;
     if (config.demoReceiver) demo = await startDemoReceiverWithSubscription(webhooks, reporter);
+    else if ((await removeDemoSubscriptions(webhooks)) > 0)
+      reporter.info("removed the last run's demo subscription: its receiver stopped with that run");
 
     let stopping: Promise<void> | undefined;
     return {

@@ -6,7 +6,7 @@ import { foldEndpointState } from './endpoint-state-fold.ts';
 import { generateSecret, type RandomBytes } from './signing.ts';
 import { freshEndpointState, type WebhookStore } from './store.ts';
 import {
-  EventTypePatternSchema,
+  KnownEventTypePatternSchema,
   RetryScheduleSchema,
   ScopeFilterSchema,
   type Subscription,
@@ -20,8 +20,16 @@ export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** Input of `createSubscription`. `events` defaults to every event (`*`). */
 export const CreateSubscriptionInputSchema = z.object({
-  url: z.string().min(1).max(2048),
-  events: z.array(EventTypePatternSchema).min(1).max(100).default(['*']),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    // The form only: the address policy (https off loopback, no private hosts) is the service's.
+    .refine((url) => URL.canParse(url), { message: 'is not an absolute URL', abort: true })
+    .refine((url) => /^https?:$/.test(new URL(url).protocol), {
+      message: 'must use http or https',
+    }),
+  events: z.array(KnownEventTypePatternSchema).min(1).max(100).default(['*']),
   scope: ScopeFilterSchema.optional(),
   changedFields: z.array(z.string().min(1)).max(100).optional(),
   description: z.string().max(500).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EventTypeSchema } from '../changes/catalogue.ts';
 import type { DispatchEvent } from './messages.ts';
 
 /** Longest retry schedule a subscription may set (attempts after the first). */
@@ -6,12 +7,27 @@ export const RETRY_SCHEDULE_MAX_STEPS = 20;
 /** Longest single step of a retry schedule: 1 day. */
 export const RETRY_STEP_MAX_MS = 24 * 60 * 60 * 1000;
 
-/** An event type filter: `customer.updated`, `customer.*`, `*.deleted` or `*`. */
+const PATTERN_MESSAGE = 'must be an event type such as customer.updated, customer.* or *';
+
+/**
+ * An event type filter as stored: `customer.updated`, `customer.*`, `*.deleted` or `*`. New
+ * filters are checked against the catalogue too ({@link KnownEventTypePatternSchema}).
+ */
 export const EventTypePatternSchema = z
   .string()
   .regex(/^(\*|[A-Za-z][A-Za-z0-9]*)(\.(\*|[A-Za-z][A-Za-z0-9]*))*$/, {
-    message: 'must be an event type such as customer.updated, customer.* or *',
+    message: PATTERN_MESSAGE,
   });
+
+/**
+ * An event type filter given by a user: an {@link EventTypePatternSchema} that matches at least
+ * one event type of the catalogue (`Customer.Updated` or `custmer.*` would never match: an
+ * error naming the field, not a subscription that silently receives nothing).
+ */
+export const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
+  (pattern) => EventTypeSchema.options.some((type) => matchesEventType(pattern, type)),
+  { message: `${PATTERN_MESSAGE}, of the catalogue (README, Events): it matches no event type` },
+);
 
 /** Optional scope filter: an event matches when its enterprise or chain id is listed. */
 export const ScopeFilterSchema = z

@@ -43,6 +43,12 @@ describe('admin API: events and deliveries', () => {
     expect((limited.body as { events: unknown[] }).events).toHaveLength(1);
   });
 
+  it('answers 400 naming type for a type that is not in the catalogue', async () => {
+    harness = createAdminHarness();
+    const response = await harness.call('GET', '/events', { query: { type: 'customer.renamed' } });
+    expect(response).toMatchObject({ status: 400, body: { field: 'type' } });
+  });
+
   it.each(['0', 'ten', '1001', '1.5'])('answers 400 naming limit for limit=%s', async (limit) => {
     harness = createAdminHarness();
     const response = await harness.call('GET', '/events', { query: { limit } });

@@ -63,6 +63,11 @@ describe('admin API: subscriptions', () => {
       'scope.enterpriseIds[0]',
     ],
     [{ url: 'not a url' }, 'url'],
+    [
+      { url: 'http://127.0.0.1:9000/hook', events: ['customer.*', 'Customer.Updated'] },
+      'events[1]',
+    ],
+    [{ url: 'http://127.0.0.1:9000/hook', events: 'custmer.*' }, 'events[0]'],
   ])('answers 400 naming the field for %j', async (body, field) => {
     harness = createAdminHarness();
     const response = await harness.call('POST', '/subscriptions', { body });

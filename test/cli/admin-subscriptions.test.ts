@@ -98,6 +98,68 @@ describe('change-bridge subscriptions', () => {
     expect(result.stderr).toContain(`cannot reach the admin API at ${gone.url}`);
   });
 
+  it('exits 2 naming the field of invalid input even when no bridge answers', async () => {
+    const gone = await startAdminServer({ port: 0, deps: cli.harness.deps });
+    await gone.close();
+    const run = (args: string[]) => cli.run([...args, '--api', gone.url], { api: false });
+    const cases: [string[], string][] = [
+      [['events', 'list', '--limit', 'abc'], 'limit: must be a whole number from 1 to 1000'],
+      [['events', 'list', '--type', 'nonsense'], 'type: must be an event type'],
+      [['deliveries', 'list', '--limit', '0'], 'limit: must be a whole number from 1 to 1000'],
+      [['subscriptions', 'add', '--url', 'notaurl'], 'url: is not an absolute URL'],
+      [['subscriptions', 'add', '--url', 'ftp://x'], 'url: must use http or https'],
+      [
+        [
+          'subscriptions',
+          'add',
+          '--url',
+          'https://x.example',
+          '--events',
+          'customer.*,Customer.Updated',
+        ],
+        'events[1]: must be an event type',
+      ],
+      [['backfill', '--entities', 'nope'], 'entities[0]'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(args);
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).not.toContain('cannot reach');
+    }
+  });
+
+  it('refuses event patterns that match no event type of the catalogue, and takes those that do', async () => {
+    for (const pattern of ['bogus.thing', 'Customer.Updated', 'customer.renamed', 'customer']) {
+      const refused = await cli.run([
+        'subscriptions',
+        'add',
+        '--url',
+        'http://127.0.0.1:9000/h',
+        '--events',
+        pattern,
+      ]);
+      expect({ pattern, code: refused.code }).toEqual({ pattern, code: 2 });
+      expect(refused.stderr).toContain('it matches no event type');
+    }
+    const taken = await cli.run([
+      'subscriptions',
+      'add',
+      '--url',
+      'http://127.0.0.1:9000/h',
+      '--events',
+      '*.deleted,customer.*,delivery.failing,accountNote.snapshot',
+      '--json',
+    ]);
+    expect(taken.code).toBe(0);
+    expect(JSON.parse(taken.stdout).events).toEqual([
+      '*.deleted',
+      'customer.*',
+      'delivery.failing',
+      'accountNote.snapshot',
+    ]);
+  });
+
   it('defaults --api to 127.0.0.1:$BRIDGE_PORT, and exits 2 naming a bad BRIDGE_PORT or --api', async () => {
     const saved = process.env.BRIDGE_PORT;
     try {

@@ -17,3 +17,16 @@ describe('readLocalConfig', () => {
     );
   });
 });
+
+describe('a bad value of a start flag', () => {
+  it('is named by the flag when given as one, and by the variable when set in the environment', () => {
+    expect(() => readLocalConfig({}, { port: 'abc' })).toThrow(
+      'configuration is invalid: --port: must be a port number from 0 to 65535',
+    );
+    expect(() => readLocalConfig({}, { pollInterval: 'xyz' })).toThrow(/--poll-interval: /);
+    expect(() => readLocalConfig({ BRIDGE_PORT: 'abc' }, {})).toThrow(
+      'configuration is invalid: BRIDGE_PORT: must be a port number from 0 to 65535',
+    );
+    expect(() => readLocalConfig({ POLL_INTERVAL: 'xyz' }, {})).toThrow(/POLL_INTERVAL: /);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 
@@ -45,6 +46,12 @@ const FetchFailureSchema = z.object({ cause: z.object({ code: z.string() }) });
 export interface CallOptions {
   query?: Record<string, string | undefined>;
   body?: unknown;
+  /**
+   * The route's own schemas of its query and body (shared/admin/schemas.ts): the input is
+   * checked with them before anything is sent, so invalid input exits 2 naming the field as
+   * the API would, whether or not a bridge is running.
+   */
+  check?: { query?: z.ZodType; body?: z.ZodType };
 }
 
 /** Options of {@link AdminApiClient}. */
@@ -99,10 +106,13 @@ export class AdminApiClient {
     path: string,
     options: CallOptions,
   ): Promise<{ status: number; json: unknown }> {
+    const query = Object.fromEntries(
+      Object.entries(options.query ?? {}).filter(([, value]) => value !== undefined),
+    );
+    checkInput(options.check?.query, query, 'query');
+    checkInput(options.check?.body, options.body, 'body');
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, value);
-    }
+    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value as string);
     let response: Response;
     try {
       response = await fetch(url, {
@@ -154,4 +164,12 @@ export class AdminApiClient {
     }
     throw new CliExit(EXIT_FAILURE, `${message} (HTTP ${response.status} from ${this.baseUrl})`);
   }
+}
+
+/** Exits 2 naming the field, as the API's 400 would, when `value` breaks `schema`. */
+function checkInput(schema: z.ZodType | undefined, value: unknown, location: string): void {
+  const result = schema?.safeParse(value);
+  if (result === undefined || result.success) return;
+  const { field, message } = firstInputIssue(result.error, location);
+  throw new CliExit(EXIT_USAGE, `${field}: ${message}`);
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { BackfillJobViewSchema } from '../../admin/schemas.ts';
+import { BackfillBodySchema, BackfillJobViewSchema } from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
 import { paletteFor } from '../../local/terminal.ts';
@@ -53,6 +53,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         ...(options.entities !== undefined ? { entities: options.entities } : {}),
         emit: options.emit === true,
       },
+      check: { body: BackfillBodySchema },
     });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';

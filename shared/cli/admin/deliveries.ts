@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DeliveryLogSchema } from '../../admin/schemas.ts';
+import { DeliveryLogSchema, ListDeliveriesQuerySchema } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
@@ -32,6 +32,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     const options = ListOptionsSchema.parse(raw);
     const { deliveries } = await clientFor(options).call('GET', '/deliveries', DeliveryLogSchema, {
       query: { subscription: options.subscription, event: options.event, limit: options.limit },
+      check: { query: ListDeliveriesQuerySchema },
     });
     if (options.json) return writeJson(io, deliveries);
     if (deliveries.length === 0) return io.out('no deliveries');

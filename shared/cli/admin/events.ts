@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DeliveryListSchema, EventListSchema, StoredEventBodySchema } from '../../admin/schemas.ts';
+import {
+  DeliveryListSchema,
+  EventListSchema,
+  ListEventsQuerySchema,
+  StoredEventBodySchema,
+} from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
@@ -20,8 +25,8 @@ const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string(
 
 /**
  * Adds `events list [--type T] [--limit N]`, `events show ID` and
- * `events replay ID [--subscription ID]` (design.md, CLI). `--limit` is validated by the
- * API: a bad one exits 2 naming `limit`.
+ * `events replay ID [--subscription ID]` (design.md, CLI). `--type` and `--limit` are checked
+ * with the API's own schema before the call: a bad one exits 2 naming it.
  */
 export function registerEventCommands(program: Command, io: CliIo): void {
   const group = program.command('events').description('list, show and replay stored events');
@@ -36,6 +41,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const options = ListOptionsSchema.parse(raw);
     const { events } = await clientFor(options).call('GET', '/events', EventListSchema, {
       query: { type: options.type, limit: options.limit },
+      check: { query: ListEventsQuerySchema },
     });
     if (options.json) return writeJson(io, events);
     if (events.length === 0) return io.out('no events');

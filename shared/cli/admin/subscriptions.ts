@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { SubscriptionListSchema, SubscriptionWithSecretSchema } from '../../admin/schemas.ts';
+import {
+  CreateSubscriptionBodySchema,
+  SubscriptionListSchema,
+  SubscriptionWithSecretSchema,
+} from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
@@ -50,6 +54,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
           url: options.url,
           ...(options.events !== undefined ? { events: options.events } : {}),
         },
+        check: { body: CreateSubscriptionBodySchema },
       },
     );
     if (options.json) {
