@@ -26,7 +26,8 @@ function commonData<E extends z.ZodType<string>>(entityType: E) {
 /**
  * The four event schemas of one entity type (`<entity>.created`, `.updated`, `.deleted`,
  * `.snapshot`), with `data.current` and `data.previous` checked by `record`.
- * `previous` is optional on updates and deletes because a thin event drops it.
+ * `previous` is null on creates and snapshots (as `current` is on deletes), and optional
+ * everywhere because a thin event drops it.
  * @example entityEventSchemas('customer', CustomerSchema).updated.parse(event)
  */
 export function entityEventSchemas<E extends EntityType, R extends z.ZodType>(
@@ -38,7 +39,12 @@ export function entityEventSchemas<E extends EntityType, R extends z.ZodType>(
     created: cloudEventSchema(
       z.literal(`${entityType}.created` as const),
       ConnectorSourceSchema,
-      z.object({ ...common, change: z.literal('created'), current: record }),
+      z.object({
+        ...common,
+        change: z.literal('created'),
+        current: record,
+        previous: z.null().optional(),
+      }),
     ),
     updated: cloudEventSchema(
       z.literal(`${entityType}.updated` as const),
@@ -63,7 +69,12 @@ export function entityEventSchemas<E extends EntityType, R extends z.ZodType>(
     snapshot: cloudEventSchema(
       z.literal(`${entityType}.snapshot` as const),
       ConnectorSourceSchema,
-      z.object({ ...common, change: z.literal('snapshot'), current: record }),
+      z.object({
+        ...common,
+        change: z.literal('snapshot'),
+        current: record,
+        previous: z.null().optional(),
+      }),
     ),
   };
 }
@@ -82,7 +93,7 @@ export const EntityEventSchema = cloudEventSchema(
     ...commonData(EntityTypeSchema),
     change: EntityEventKindSchema,
     current: AnyRecordSchema.nullable(),
-    previous: AnyRecordSchema.optional(),
+    previous: AnyRecordSchema.nullable().optional(),
   }),
 );
 

@@ -78,7 +78,7 @@ function fieldsOf(record: EntityRecord, volatileFields: readonly string[]): stri
 /**
  * Builds the CloudEvents envelope of one change (design.md, Public contracts). Pure.
  *
- * - created: `current` set, no `previous`; `changedFields` lists every non-volatile field
+ * - created: `current` set, `previous` null; `changedFields` lists every non-volatile field
  *   of the new record and `patch` is empty (there is nothing to patch from).
  * - updated: `current` and `previous`; `changedFields` and `patch` from {@link diffRecords}.
  * - deleted: `current` null, `previous` the last stored snapshot; `changedFields` and
@@ -107,7 +107,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
     const changedFields = fieldsOf(current, volatileFields);
     return {
       ...envelope(input, 'created', hash),
-      data: { ...base, change: 'created', current, changedFields, patch: [] },
+      data: { ...base, change: 'created', current, previous: null, changedFields, patch: [] },
     };
   }
   const previous = requireRecord(input.previous, 'previous');
@@ -120,7 +120,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
 
 /**
  * Builds a `<entity>.snapshot` event for a resync: the current state of one entity, with
- * no `previous`, no changed fields and an empty patch. Its id is deterministic like a
+ * `previous` null, no changed fields and an empty patch. Its id is deterministic like a
  * change event's (kind `snapshot`, content hash of `current`), so resending the same
  * state gives the same id. Pure.
  */
@@ -134,6 +134,7 @@ export function buildSnapshotEvent(input: SnapshotEventInput): EntityEvent {
       scope: input.scope,
       change: 'snapshot',
       current: input.current,
+      previous: null,
       changedFields: [],
       patch: [],
     },

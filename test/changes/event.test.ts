@@ -60,10 +60,10 @@ describe('buildChangeEvent', () => {
     expect(EntityEventSchema.parse(event)).toEqual(event);
   });
 
-  it('builds a create without previous, listing every non-volatile field', () => {
+  it('builds a create with previous null, listing every non-volatile field', () => {
     const event = buildChangeEvent({ ...common, change: 'created', current });
     expect(event.type).toBe('customer.created');
-    expect(event.data).not.toHaveProperty('previous');
+    expect(event.data.previous).toBeNull();
     expect(event.data.current).toBe(current);
     expect(event.data.changedFields).toEqual(['ChainId', 'Email', 'Id', 'IsActive', 'LastName']);
     expect(event.data.patch).toEqual([]);
@@ -125,7 +125,7 @@ describe('buildSnapshotEvent', () => {
     expect(event.type).toBe('customer.snapshot');
     expect(event.data.change).toBe('snapshot');
     expect(event.data.current).toBe(current);
-    expect(event.data).not.toHaveProperty('previous');
+    expect(event.data.previous).toBeNull();
     expect(event.id).toBe(buildSnapshotEvent({ ...common, current: { ...current } }).id);
     expect(event.id).not.toBe(buildChangeEvent({ ...common, change: 'created', current }).id);
     expect(EntityEventSchema.parse(event)).toEqual(event);
