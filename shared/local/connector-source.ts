@@ -1,5 +1,5 @@
 import type { Scope } from '../changes/entity-types.ts';
-import { systemClock } from '../clock.ts';
+import { type RandomSource, systemClock } from '../clock.ts';
 import {
   type ConnectorConfig,
   connectorConfigFromEnv,
@@ -34,13 +34,25 @@ export interface ConnectorSource {
   close(): Promise<void>;
 }
 
+/** Where and how {@link openConnectorSource} runs the built-in simulator. */
+export interface BuiltInSimulatorOptions {
+  /** Background mutations per second. */
+  activityPerSecond: number;
+  /** The bridge's data dir, locked by this process: it keeps the simulator's seed anchor. */
+  dataDir: string;
+  /** Draws the activity's seed, a new one each run. */
+  random: RandomSource;
+}
+
 /**
  * The built-in simulator with background activity (a seeded hotel chain), or the endpoint
- * named by the CONNECTOR_* variables.
+ * named by the CONNECTOR_* variables. The simulator is seeded at the data dir's seed anchor,
+ * so a restart serves the same seeded records (same ids, times and content) as the run before.
+ * @throws BridgeError when the seed anchor cannot be read or written, or SIMULATOR_SIZE is bad.
  */
 export async function openConnectorSource(
   env: Record<string, string | undefined>,
-  activityPerSecond: number,
+  options: BuiltInSimulatorOptions,
 ): Promise<ConnectorSource> {
   if (env.CONNECTOR_BASE_URL) {
     const connection = connectorConfigFromEnv(env);
@@ -51,12 +63,26 @@ export async function openConnectorSource(
   const unlimited = env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {};
   // Loaded only when it runs: a bridge polling a real connector carries none of it.
   const { startSimulator } = await import('../simulator/simulator.ts');
+  const { readOrCreateSeedAnchor } = await import('../simulator/seed-anchor.ts');
+  // The simulator keeps its records in memory and re-seeds at every start. Seeded at the data
+  // dir's anchor, its seeded records come back exactly as the last run served them, so the
+  // bridge sees no change in them. What the last run's activity did is not kept: records it
+  // created are gone, and records it updated or deleted are back to their seeded state. Most
+  // of that goes unreported (the seeded UpdatedUtc is older than the bridge's watermarks), but
+  // a price the activity changed reverts as a productPrice update (prices are read afresh),
+  // and a sweep reports a vanished payment request, reservation group or product category
+  // as deleted.
+  const { seededAtMs } = await readOrCreateSeedAnchor(options.dataDir, systemClock);
   const simulator = await startSimulator({
     seed: 1,
     size: simulatorSizeFromEnv(env.SIMULATOR_SIZE),
     ...unlimited,
-    activity: { perSecond: activityPerSecond },
+    activity: { perSecond: options.activityPerSecond },
     clock: systemClock,
+    seededAtMs,
+    // A new activity stream each run: replaying the last run's would create records again under
+    // the ids that run's activity gave its own, at other times (phantom updates of CreatedUtc).
+    activitySeed: Math.floor(options.random() * 0x1_0000_0000),
   });
   const world = simulator.controls.model.world;
   const samples = productSamples(world, 3);

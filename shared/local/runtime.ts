@@ -79,17 +79,18 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
   /** What `stop()` ends before the closers: on a failed start, they end here (nothing keeps running). */
   const stopOnFailedStart: Array<() => Promise<void>> = [];
   try {
-    const source: ConnectorSource = await openConnectorSource(
-      env,
-      LOCAL_DEFAULTS.simulatorActivityPerSecond,
-    );
-    closers.push(() => source.close());
-
     await mkdir(config.dataDir, { recursive: true });
-    // Before the store and the queue open: a second process on the same data dir would write
-    // beside this one (the queue's log, the store's LevelDB).
+    // Before the simulator's seed anchor, the store and the queue open: a second process on the
+    // same data dir would write beside this one (the anchor, the queue's log, the store's LevelDB).
     const unlockDataDir = lockDirectory(config.dataDir, 'the data dir');
     closers.push(async () => unlockDataDir());
+    const source: ConnectorSource = await openConnectorSource(env, {
+      activityPerSecond: LOCAL_DEFAULTS.simulatorActivityPerSecond,
+      dataDir: config.dataDir,
+      random,
+    });
+    closers.push(() => source.close());
+
     const dynamo = await startLocalDynamoDb({
       path: join(config.dataDir, 'dynamodb'),
       transport: config.storeThread ? 'thread' : 'in-process',

@@ -22,11 +22,10 @@ export function accountingByEnterprise(model: SimModel): Map<string, Entry<Accou
 /**
  * Reservations (one or two per reservation group, up to `count`) with nights and product
  * order items, for the deprecated reservations/getAllItems. Amounts stay in the enterprise
- * currency and are converted on read.
+ * currency and are converted on read. Arrivals are relative to `nowMs`, the dataset's now.
  */
-export function generateReservations(model: SimModel, count: number): void {
+export function generateReservations(model: SimModel, count: number, nowMs: number): void {
   const random = model.random;
-  const now = model.clock.now();
   const customers = model.customers.storedCount;
   let made = 0;
   const accountingOf = accountingByEnterprise(model);
@@ -41,9 +40,9 @@ export function generateReservations(model: SimModel, count: number): void {
       const reservationId = random.uuid();
       const accountId =
         model.customers.at(random.int(0, customers - 1))?.record.Id ?? random.uuid();
-      const arrival = now - random.int(-30, 300) * DAY_MS;
+      const arrival = nowMs - random.int(-30, 300) * DAY_MS;
       const nights = random.int(1, 5);
-      const closed = arrival + nights * DAY_MS < now;
+      const closed = arrival + nights * DAY_MS < nowMs;
       const items: SimOrderItem[] = [];
       const item = (
         gross: number,

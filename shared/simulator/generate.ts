@@ -26,7 +26,7 @@ import {
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
 import { SimModel } from './model.ts';
-import { DAY_MS, iso, SimRandom } from './sim-random.ts';
+import { DAY_MS, iso, SimRandom, switchableRandom } from './sim-random.ts';
 
 /** Dataset sizes: small (hundreds of records), medium (~10k customers), large (~100k). */
 export type DatasetSize = 'small' | 'medium' | 'large';
@@ -90,9 +90,22 @@ export const DATASET_HISTORY_MS = 365 * DAY_MS;
 export interface DatasetOptions {
   seed: number;
   size: DatasetSize;
+  /** The model's clock: activity and API writes after seeding take their times from it. */
   clock: Clock;
-  /** Random source for activity after generation; defaults to a stream derived from the seed. */
+  /**
+   * The dataset's "now" (epoch ms), default `clock.now()`: every seeded time (creations,
+   * updates, exports' ages, reservations, restrictions) is relative to it, so the same seed,
+   * size and `seededAtMs` give the same records whatever the clock says.
+   */
+  seededAtMs?: number;
+  /** Random source of the dataset (and of what follows it); defaults to a stream derived from the seed. */
   random?: RandomSource;
+  /**
+   * Seed of the stream the model draws from once the dataset is built (activity, API writes);
+   * default: the dataset's stream goes on. A run that re-seeds the same dataset gives it a new
+   * one, so its activity does not replay the ids an earlier run's activity created.
+   */
+  activitySeed?: number;
   /** Number of enterprises (properties) in the chain (default 3). */
   enterprises?: number;
   /** Customers instead of the size's number (a first sync longer than one budget window). */
@@ -105,7 +118,8 @@ export interface DatasetOptions {
 }
 
 /**
- * Builds a deterministic model: the same seed, size and start time give the same records.
+ * Builds a deterministic model: the same seed, size and `seededAtMs` (default the clock's
+ * now) give the same records.
  * Records are created in time order over the past year; some were updated or soft-deleted
  * since. Nothing here is journaled: the journal records what happens after start.
  */
@@ -114,7 +128,8 @@ export function generateDataset(options: DatasetOptions): SimModel {
     ...SIZES[options.size],
     customers: options.customers ?? SIZES[options.size].customers,
   };
-  const random = new SimRandom(options.random ?? seededRandom(options.seed));
+  const stream = switchableRandom(options.random ?? seededRandom(options.seed));
+  const random = new SimRandom(stream.source);
   const world = generateWorld(
     random,
     profile.companies,
@@ -122,7 +137,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
     options.chainPerEnterprise ?? false,
   );
   const model = new SimModel(world, options.clock, random);
-  const now = options.clock.now();
+  const now = options.seededAtMs ?? options.clock.now();
   const start = now - DATASET_HISTORY_MS;
   const chainId = world.chainId;
   const chainMeta = (createdMs: number, updatedMs = createdMs, chain = chainId): EntryMeta => ({
@@ -248,7 +263,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
       enterpriseMeta(group.EnterpriseId, createdMs, laterUpdate(createdMs)),
     );
   }
-  generateReservations(model, Math.min(profile.reservationGroups, 2000));
+  generateReservations(model, Math.min(profile.reservationGroups, 2000), now);
   linkPaymentRequests(model);
 
   const accountingOf = accountingByEnterprise(model);
@@ -316,6 +331,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
   for (const environment of taxEnvironments(start)) {
     model.taxEnvironments.insert(environment, chainMeta(start));
   }
+  if (options.activitySeed !== undefined) stream.switchTo(seededRandom(options.activitySeed));
   return model;
 }
 

@@ -53,6 +53,29 @@ export class SimRandom {
   }
 }
 
+/** A random source whose stream can be replaced while its users keep drawing from it. */
+export interface SwitchableRandom {
+  /** Draws from the current stream. */
+  readonly source: RandomSource;
+  /** Makes every later draw come from `next`. */
+  switchTo(next: RandomSource): void;
+}
+
+/**
+ * A {@link SwitchableRandom} starting on `initial`: the dataset is drawn from the seed's stream,
+ * and what follows it (activity, API writes) may be drawn from another.
+ * @example const stream = switchableRandom(seededRandom(1)); stream.switchTo(seededRandom(2));
+ */
+export function switchableRandom(initial: RandomSource): SwitchableRandom {
+  let current = initial;
+  return {
+    source: () => current(),
+    switchTo: (next) => {
+      current = next;
+    },
+  };
+}
+
 /** Milliseconds per day. */
 export const DAY_MS = 86_400_000;
 

@@ -42,6 +42,13 @@ export interface SimulatorOptions {
   chainPerEnterprise?: boolean;
   /** Time of the model, the rate limiter and the activity (default the system clock). */
   clock?: Clock;
+  /**
+   * The dataset's "now" (epoch ms; default `clock.now()`): the same seed, size and
+   * `seededAtMs` seed the same records at any real time (`start` keeps it in its data dir).
+   */
+  seededAtMs?: number;
+  /** Seed of the activity's and API writes' random stream (default: the dataset's stream goes on). */
+  activitySeed?: number;
   /** Source for fault draws (default derived from the seed). */
   random?: RandomSource;
   /** Background activity at `perSecond` mutations per clock second; false (default) for none. */
@@ -115,6 +122,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     seed,
     size: options.size ?? 'small',
     clock,
+    ...(options.seededAtMs === undefined ? {} : { seededAtMs: options.seededAtMs }),
+    ...(options.activitySeed === undefined ? {} : { activitySeed: options.activitySeed }),
     ...(options.enterprises === undefined ? {} : { enterprises: options.enterprises }),
     ...(options.customers === undefined ? {} : { customers: options.customers }),
     chainPerEnterprise: options.chainPerEnterprise ?? false,
