@@ -9,12 +9,13 @@ import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.t
 import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
 import { PublisherOperationalSink } from '../shared/publish/publisher-operational-sink.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
+import { DispatcherEnvSchema, dispatcherSettings } from '../shared/webhooks/dispatcher-env.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
-import { DELIVERY_TIMEOUT_MS, UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
+import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
@@ -37,7 +38,7 @@ export const WebhookLambdaEnvSchema = z.object({
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
-  DELIVERY_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(DELIVERY_TIMEOUT_MS),
+  ...DispatcherEnvSchema.shape,
 });
 
 /** Parsed {@link WebhookLambdaEnvSchema}. */
@@ -70,8 +71,10 @@ export function buildWebhookDeps(
       source: env.EVENT_SOURCE,
     }),
   ]);
+  const settings = dispatcherSettings(env);
   return createDispatcherDeps({
     ...(metrics ? { metrics } : {}),
+    config: settings.config,
     store: new DynamoDbWebhookStore({
       client: dynamo,
       tableName: env.STATE_TABLE_NAME,
@@ -96,7 +99,7 @@ export function buildWebhookDeps(
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
       resolve: systemResolver,
       clock: systemClock,
-      timeoutMs: env.DELIVERY_TIMEOUT_MS,
+      timeoutMs: settings.deliveryTimeoutMs,
     }),
     sink: new PublisherOperationalSink(operationalEvents),
   });

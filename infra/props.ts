@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
+import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 
 /** The repository's `functions/` folder, where the four Lambda entry files live. */
 export const DEFAULT_FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
@@ -109,6 +111,18 @@ export const ChangeBridgePropsSchema = z
       .refine((days) => RETENTION_DAYS.has(days), 'must be a CloudWatch Logs retention value')
       .default(RetentionDays.ONE_MONTH),
     deliveryTimeoutMs: z.number().int().min(1000).max(30_000).default(10_000),
+    /** Consecutive failed attempts to an endpoint before `delivery.failing` (`WEBHOOK_FAILING_AFTER`). */
+    endpointFailingAfter: z.number().int().min(1).max(1000).default(FAILING_AFTER_FAILURES),
+    /**
+     * How long an endpoint may fail without a success before its subscription is disabled
+     * (`subscription.disabled`; `WEBHOOK_DISABLE_AFTER`): a duration such as `5d` or `12h`.
+     */
+    endpointDisableAfter: z
+      .string()
+      .refine((text) => (parseDuration(text) ?? 0) >= 1000, {
+        message: 'must be a duration of at least 1s, such as 5d or 12h',
+      })
+      .default('5d'),
     /** Most concurrent pollers (Lambda SQS `maxConcurrency`, 2 to 1000). */
     pollerMaxConcurrency: z.number().int().min(2).max(1000).default(5),
     /** Most concurrent dispatchers (Lambda SQS `maxConcurrency`, 2 to 1000). */

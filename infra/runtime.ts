@@ -270,6 +270,8 @@ function bridgeEnvironment(
     // Subscribers in AWS must be public endpoints: no loopback, link-local or VPC ranges.
     WEBHOOK_ALLOW_PRIVATE: 'false',
     DELIVERY_TIMEOUT_MS: String(config.deliveryTimeoutMs),
+    WEBHOOK_FAILING_AFTER: String(config.endpointFailingAfter),
+    WEBHOOK_DISABLE_AFTER: config.endpointDisableAfter,
     POWERTOOLS_SERVICE_NAME: config.serviceName,
     POWERTOOLS_METRICS_NAMESPACE: config.metricsNamespace,
     POWERTOOLS_LOG_LEVEL: 'INFO',

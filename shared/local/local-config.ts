@@ -4,6 +4,11 @@ import { DurationSchema } from '../duration.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
+import {
+  DispatcherEnvSchema,
+  type DispatcherSettings,
+  dispatcherSettings,
+} from '../webhooks/dispatcher-env.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
@@ -101,9 +106,14 @@ export interface LocalConfig {
   storeThread: boolean;
   /** Poll an external connector instead of the built-in simulator. */
   externalConnector: boolean;
+  /** The dispatcher's timeout and endpoint health thresholds (DELIVERY_TIMEOUT_MS, WEBHOOK_*). */
+  dispatch: DispatcherSettings;
   demoReceiver: boolean;
   json: boolean;
 }
+
+/** Every variable `start` reads here: its own and the dispatcher's (shared with AWS). */
+const StartEnvSchema = LocalEnvSchema.extend(DispatcherEnvSchema.shape);
 
 /** The flag of `start` that sets each variable. */
 const FLAG_OF_VARIABLE = {
@@ -129,7 +139,7 @@ export function readLocalConfig(
     ...(flags.dataDir !== undefined ? { BRIDGE_DATA_DIR: flags.dataDir } : {}),
     ...(flags.pollInterval !== undefined ? { POLL_INTERVAL: flags.pollInterval } : {}),
   };
-  const result = LocalEnvSchema.safeParse({ ...env, ...fromFlags });
+  const result = StartEnvSchema.safeParse({ ...env, ...fromFlags });
   if (!result.success) {
     // A value given as a flag is named by the flag the user typed, not the variable it sets.
     throw new ValidationError(
@@ -162,6 +172,7 @@ export function readLocalConfig(
     allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE,
     storeThread: parsed.BRIDGE_STORE_THREAD,
     externalConnector: parsed.CONNECTOR_BASE_URL !== undefined,
+    dispatch: dispatcherSettings(parsed),
     demoReceiver: flags.demoReceiver ?? false,
     json: flags.json ?? false,
   };

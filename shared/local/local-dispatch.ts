@@ -4,6 +4,7 @@ import type { Clock, RandomSource } from '../clock.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
 import { type DispatchBatchOptions, processDispatchBatch } from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
+import type { DispatcherSettings } from '../webhooks/dispatcher-env.ts';
 import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import type { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
@@ -53,6 +54,8 @@ export interface LocalDispatchOptions {
   deliveryCounter: DynamoDbDeliveryCounter;
   /** WEBHOOK_ALLOW_PRIVATE: loopback and private receivers allowed. */
   allowPrivate: boolean;
+  /** The request timeout and endpoint health thresholds (DELIVERY_TIMEOUT_MS, WEBHOOK_*). */
+  settings: DispatcherSettings;
   reporter: Reporter;
   clock: Clock;
   random: RandomSource;
@@ -111,8 +114,10 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         policy: { allowPrivate },
         resolve: systemResolver,
         clock,
+        timeoutMs: options.settings.deliveryTimeoutMs,
       }),
       sink: new RouterOperationalSink(router),
+      config: options.settings.config,
       clock,
       random,
       logger: reporter.dispatchLogger,

@@ -122,6 +122,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       store: webhookStore,
       deliveryCounter,
       allowPrivate: config.allowPrivate,
+      settings: config.dispatch,
       reporter,
       clock,
       random,

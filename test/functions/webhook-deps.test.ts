@@ -68,4 +68,24 @@ describe('dispatcher wiring (AWS)', () => {
         .DISPATCH_RETRY_QUEUE_URL,
     ).toBeUndefined();
   });
+
+  it('takes the endpoint health thresholds from WEBHOOK_FAILING_AFTER and WEBHOOK_DISABLE_AFTER', () => {
+    const client = new DynamoDBClient({ region: 'eu-west-1' });
+    expect(buildWebhookDeps(ENV, client).config).toMatchObject({
+      failingAfterFailures: 4,
+      disableAfterMs: 5 * 86_400_000,
+    });
+    const env = WebhookLambdaEnvSchema.parse({
+      ...VARIABLES,
+      WEBHOOK_FAILING_AFTER: '10',
+      WEBHOOK_DISABLE_AFTER: '12h',
+    });
+    expect(buildWebhookDeps(env, client).config).toMatchObject({
+      failingAfterFailures: 10,
+      disableAfterMs: 12 * 3_600_000,
+    });
+    expect(() =>
+      WebhookLambdaEnvSchema.parse({ ...VARIABLES, WEBHOOK_DISABLE_AFTER: 'soon' }),
+    ).toThrow(/not a duration/);
+  });
 });

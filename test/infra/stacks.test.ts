@@ -193,6 +193,8 @@ describe('runtime stack', () => {
           'INITIAL_SYNC',
           'WEBHOOK_ALLOW_PRIVATE',
           'DELIVERY_TIMEOUT_MS',
+          'WEBHOOK_FAILING_AFTER',
+          'WEBHOOK_DISABLE_AFTER',
           'POWERTOOLS_SERVICE_NAME',
           'POWERTOOLS_METRICS_NAMESPACE',
         ]),
@@ -202,6 +204,8 @@ describe('runtime stack', () => {
         PUBLISH_TARGETS: 'both',
         POLL_INTERVAL: '60s',
         WEBHOOK_ALLOW_PRIVATE: 'false',
+        WEBHOOK_FAILING_AFTER: '4',
+        WEBHOOK_DISABLE_AFTER: '5d',
         POWERTOOLS_SERVICE_NAME: 'change-bridge-test',
         POWERTOOLS_METRICS_NAMESPACE: 'ChangeBridge',
       });

@@ -30,3 +30,27 @@ describe('a bad value of a start flag', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: 'xyz' }, {})).toThrow(/POLL_INTERVAL: /);
   });
 });
+
+describe('the dispatcher settings of start', () => {
+  it('default to 15 s requests, failing after 4 failures, disabled after 5 days, and follow the variables', () => {
+    expect(readLocalConfig({}, {}).dispatch).toEqual({
+      deliveryTimeoutMs: 15_000,
+      config: { failingAfterFailures: 4, disableAfterMs: 5 * 86_400_000 },
+    });
+    const env = {
+      DELIVERY_TIMEOUT_MS: '2000',
+      WEBHOOK_FAILING_AFTER: '2',
+      WEBHOOK_DISABLE_AFTER: '30m',
+    };
+    expect(readLocalConfig(env, {}).dispatch).toEqual({
+      deliveryTimeoutMs: 2000,
+      config: { failingAfterFailures: 2, disableAfterMs: 30 * 60_000 },
+    });
+    expect(() => readLocalConfig({ WEBHOOK_DISABLE_AFTER: '10ms' }, {})).toThrow(
+      'WEBHOOK_DISABLE_AFTER: must be at least 1s',
+    );
+    expect(() => readLocalConfig({ WEBHOOK_FAILING_AFTER: '0' }, {})).toThrow(
+      /WEBHOOK_FAILING_AFTER/,
+    );
+  });
+});

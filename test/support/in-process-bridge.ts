@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LocalConfig } from '../../shared/local/local-config.ts';
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import { type RunningBridge, startBridge } from '../../shared/local/runtime.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
@@ -20,22 +21,27 @@ export interface InProcessBridge {
 /**
  * `change-bridge start`'s runtime in this process (dynalite in a temporary data dir, the SQS
  * emulator, pollers, dispatcher, admin API on a free port) polling `sim`, quiet, loopback
- * receivers allowed. `env` adds variables such as POLL_ENTITIES.
+ * receivers allowed. `env` adds variables such as POLL_ENTITIES; `config` overrides the
+ * configuration `start` would read (the dispatcher's settings, …).
  * @example const { bridge, subscribe, close } = await startInProcessBridge(sim, { POLL_ENTITIES: 'customer' })
  */
 export async function startInProcessBridge(
   sim: RunningSimulator,
   env: Record<string, string> = {},
   pollIntervalMs = 500,
+  config: Partial<LocalConfig> = {},
 ): Promise<InProcessBridge> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cb-bridge-'));
-  const bridge = await startBridge(testLocalConfig(dataDir, pollIntervalMs), {
-    env: {
-      ...connectorEnvOf(sim),
-      ...env,
+  const bridge = await startBridge(
+    { ...testLocalConfig(dataDir, pollIntervalMs), ...config },
+    {
+      env: {
+        ...connectorEnvOf(sim),
+        ...env,
+      },
+      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
     },
-    reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-  });
+  );
   return {
     bridge,
     async subscribe(receiver) {

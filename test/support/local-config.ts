@@ -1,6 +1,7 @@
 import type { LocalConfig } from '../../shared/local/local-config.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../../shared/polling/poll-runner.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../../shared/polling/record-budget.ts';
+import { DispatcherEnvSchema, dispatcherSettings } from '../../shared/webhooks/dispatcher-env.ts';
 
 /** The configuration of an in-process `start` for tests: admin API on a free loopback port, external connector. */
 export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalConfig {
@@ -16,6 +17,7 @@ export function testLocalConfig(dataDir: string, pollIntervalMs: number): LocalC
     allowPrivate: true,
     storeThread: false,
     externalConnector: true,
+    dispatch: dispatcherSettings(DispatcherEnvSchema.parse({})),
     demoReceiver: false,
     json: true,
   };
