@@ -106,13 +106,13 @@ export class AdminApiClient {
     path: string,
     options: CallOptions,
   ): Promise<{ status: number; json: unknown }> {
-    const query = Object.fromEntries(
-      Object.entries(options.query ?? {}).filter(([, value]) => value !== undefined),
+    const query = Object.entries(options.query ?? {}).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
     );
-    checkInput(options.check?.query, query, 'query');
+    checkInput(options.check?.query, Object.fromEntries(query), 'query');
     checkInput(options.check?.body, options.body, 'body');
     const url = new URL(`${this.baseUrl}${path}`);
-    for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value as string);
+    for (const [key, value] of query) url.searchParams.set(key, value);
     let response: Response;
     try {
       response = await fetch(url, {
