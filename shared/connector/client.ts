@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
@@ -81,6 +82,12 @@ export interface ConnectorCaller {
   ): Promise<OperationResponse<N>>;
   /** The token's budget as this process sees it; undefined when limiting is off. */
   budgetView(): BudgetView | undefined;
+  /**
+   * A fingerprint of what this client authenticates with (endpoint, ClientToken, AccessToken;
+   * never the tokens themselves): a stream parked by an authorization error under another
+   * fingerprint is polled again. Absent: unknown (a test double).
+   */
+  readonly credential?: string;
   close(): Promise<void>;
 }
 
@@ -240,8 +247,25 @@ export function createConnectorCaller(
     send,
     call: async (name, body, options) => (await send(name, body, options)).response,
     budgetView: () => budget?.view(),
+    credential: credentialFingerprint(baseUrl, settings.clientToken, settings.accessToken),
     close: () => transport.close(),
   };
+}
+
+/**
+ * A short one-way fingerprint of a connector endpoint and its tokens, kept with a parked stream
+ * to tell whether the credentials changed since they were refused. Pure.
+ * @example credentialFingerprint('https://api.example.com', 'client', 'access').length === 16
+ */
+export function credentialFingerprint(
+  baseUrl: string,
+  clientToken: string,
+  accessToken: string,
+): string {
+  return createHash('sha256')
+    .update(`${baseUrl}\n${clientToken}\n${accessToken}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** Reads `Limitation.Count` from a request body, if it has one. */

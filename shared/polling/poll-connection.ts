@@ -5,7 +5,7 @@ import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.t
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
   outcomes: PollOutcome[];
-  /** Epoch ms of the earliest next poll among its unparked streams (now for a stream never polled). */
+  /** Epoch ms of the earliest next poll among its streams (now for a stream never polled). */
   nextDueAt: number | undefined;
   /**
    * The state of each stream as the job last read or wrote it (`undefined`: read, never stored),
@@ -17,7 +17,8 @@ export interface ConnectionPollResult {
 /**
  * One poll job of a connection: polls each listed stream that is due by `dueBy` (all of
  * them when absent) in turn with one client (one budget per token) until the deadline. A
- * stream no longer defined (entity dropped) or parked is skipped. One lease on the connection
+ * stream no longer defined (entity dropped) is skipped; a parked one makes no request unless its
+ * credentials changed (`staysParked`). One lease on the connection
  * guards the whole job (a conditional put and a delete per job, not per stream), so an
  * overlapping job of the same connection polls nothing and reports its streams `leased`; its
  * streams then take none of their own, and a stream's due check is its poll's read. Connector
@@ -66,7 +67,7 @@ export async function pollConnectionStreams(
       if (dueBy !== undefined) {
         state = await deps.store.getStream(streamId);
         known.set(streamId, state);
-        if (state && (state.parked || state.nextDueAt > dueBy)) continue;
+        if (state && state.nextDueAt > dueBy) continue;
       }
       if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
         // Out of time: the next planner run finds the rest still due.
@@ -105,7 +106,6 @@ async function earliestNextDue(
   let earliest: number | undefined;
   for (const { streamId } of definitions) {
     const state = known.has(streamId) ? known.get(streamId) : await deps.store.getStream(streamId);
-    if (state?.parked) continue;
     const due = state?.nextDueAt ?? deps.clock.now();
     earliest = earliest === undefined ? due : Math.min(earliest, due);
   }

@@ -76,10 +76,27 @@ function describeError(error: unknown): string {
 }
 
 /**
+ * Whether a parked stream stays parked for a client authenticating with `credential`: it does
+ * when that is the credential that was refused, or when the client's is unknown (a test
+ * double). A stream parked under other credentials (fixed since), or before the refused ones
+ * were noted, is polled again, from its kept watermark. Pure.
+ * @example staysParked({ parked: true, parkedCredential: 'a' }, 'b') === false
+ */
+export function staysParked(
+  state: Pick<StreamState, 'parked' | 'parkedCredential'>,
+  credential: string | undefined,
+): boolean {
+  if (!state.parked) return false;
+  return credential === undefined || state.parkedCredential === credential;
+}
+
+/**
  * Polls one stream once: takes the lease (a conditional write with expiry, so two pollers
  * never run one stream; a {@link PollDeps.solePoller} takes none), runs its strategy, then
  * records success or failure. A failed run keeps its watermark and backs off; an
- * authorization error parks the stream until reset (design.md, Connector errors). Never
+ * authorization error parks the stream (design.md, Connector errors) while its connection's
+ * credentials stay those refused ({@link staysParked}): no request is made, and the stream is
+ * looked at again at its due times, so fixed credentials resume it from its watermark. Never
  * throws for connector failures: they are outcomes.
  */
 export async function pollStream(
@@ -103,8 +120,16 @@ export async function pollStream(
     const stored =
       (known ? known.stored : await deps.store.getStream(streamId)) ??
       initialStreamState(definition, deps.clock.now());
-    if (stored.parked) return { kind: 'skipped', streamId, reason: 'parked' };
     const state = stateHandle(deps.store, stored);
+    if (staysParked(stored, deps.client.credential)) {
+      // Nothing to ask the connector with the credentials it refused: looked at again at the
+      // stream's next due time (in case they change meanwhile), without a request.
+      const now = deps.clock.now();
+      await state.save({
+        nextDueAt: nextDueTime(now, definition.intervalMs, definition.phaseMs ?? 0),
+      });
+      return { kind: 'skipped', streamId, reason: 'parked' };
+    }
     const startedAt = deps.clock.now();
     try {
       const caughtUp = await runStrategy(definition, deps, state);
@@ -114,6 +139,8 @@ export async function pollStream(
         lastSuccessAt: now,
         consecutiveFailures: 0,
         lastError: null,
+        parked: false,
+        parkedReason: null,
         nextDueAt: caughtUp
           ? nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0)
           : now,
@@ -135,6 +162,9 @@ export async function pollStream(
           nextDueAt: retryAt,
           parked,
           parkedReason: parked ? `authorization failed: ${describeError(error)}` : null,
+          ...(parked && deps.client.credential !== undefined
+            ? { parkedCredential: deps.client.credential }
+            : {}),
         },
         latest.version,
       );

@@ -43,7 +43,8 @@ export function nextDueTime(startedAt: number, intervalMs: number, phaseMs: numb
 
 /**
  * The planner's choice: streams due by `now + lookaheadMs` — never polled, or reaching
- * `nextDueAt` — and not parked. Pure; ordered by due time. The AWS planner runs once per
+ * `nextDueAt`. A parked stream is due too: its poll makes no request unless its connection's
+ * credentials changed since they were refused (`staysParked`), and moves it to its next due time. Pure; ordered by due time. The AWS planner runs once per
  * schedule period, so it looks one period ahead and delays each poll job to its due time.
  */
 export function dueStreams(
@@ -57,7 +58,7 @@ export function dueStreams(
   const due: { definition: StreamDefinition; at: number }[] = [];
   for (const definition of definitions) {
     const state = states.get(definition.streamId);
-    if (state && (state.parked || state.nextDueAt > now + lookaheadMs)) continue;
+    if (state && state.nextDueAt > now + lookaheadMs) continue;
     due.push({ definition, at: state?.nextDueAt ?? 0 });
   }
   return due.sort((a, b) => a.at - b.at).map(({ definition }) => definition);

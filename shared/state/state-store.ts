@@ -70,9 +70,16 @@ export const StreamStateSchema = z.object({
   nextDueAt: z.number().int(),
   consecutiveFailures: z.number().int(),
   lastError: z.string().nullable(),
-  /** Authorization errors park a stream until an operator acts. */
+  /**
+   * An authorization error parks a stream: it makes no connector request while its connection
+   * still authenticates with the credentials that were refused ({@link parkedCredential}), and
+   * is polled again, from its kept watermark, once they changed (a fixed token, a restart with
+   * other CONNECTOR_* values) or after a reset.
+   */
   parked: z.boolean(),
   parkedReason: z.string().nullable(),
+  /** The fingerprint of the credentials refused when the stream was parked (`ConnectorCaller.credential`). */
+  parkedCredential: z.string().optional(),
   /** Epoch ms of the last reconciliation sweep. */
   lastSweepAt: z.number().int().nullable(),
   initialSyncDone: z.boolean(),

@@ -42,18 +42,29 @@ describe('stream schedule', () => {
     expect(nextDueTime(125_000, 5_000, 0)).toBe(130_000);
   });
 
-  it('looks ahead for the planner and skips parked streams', () => {
+  it('looks ahead for the planner; a parked stream is due at its time like any other', () => {
     const now = 1_000_000;
     const soon = { ...initialStreamState(definition('main:a'), now), nextDueAt: now + 20_000 };
+    // Its poll asks the connector nothing unless the credentials changed (pollStream).
     const parked = { ...initialStreamState(definition('main:b'), now), parked: true };
+    const parkedLater = {
+      ...initialStreamState(definition('main:d'), now),
+      parked: true,
+      nextDueAt: now + 600_000,
+    };
     const states = new Map([
       ['main:a', soon],
       ['main:b', parked],
+      ['main:d', parkedLater],
     ]);
-    const definitions = [definition('main:a'), definition('main:b'), definition('main:c')];
-    expect(dueStreams(definitions, states, now).map((d) => d.streamId)).toEqual(['main:c']);
+    const definitions = ['main:a', 'main:b', 'main:c', 'main:d'].map(definition);
+    expect(dueStreams(definitions, states, now).map((d) => d.streamId)).toEqual([
+      'main:c',
+      'main:b',
+    ]);
     expect(dueStreams(definitions, states, now, 60_000).map((d) => d.streamId)).toEqual([
       'main:c',
+      'main:b',
       'main:a',
     ]);
   });
