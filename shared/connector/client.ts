@@ -10,6 +10,7 @@ import {
   ConnectorConfigSchema,
   type PortfolioScope,
 } from './connector-config.ts';
+import { CountCeilings } from './count-ceilings.ts';
 import { ConnectorError } from './errors.ts';
 import {
   CONNECTOR_DEFAULT_TIMEOUT_MS,
@@ -148,6 +149,8 @@ export function createConnectorCaller(
           clock,
           deps.budgetLedger,
         );
+  // What this token's requests learnt of the Count answered in time (the timeout error).
+  const ceilings = new CountCeilings();
   const envelope = {
     ClientToken: settings.clientToken,
     AccessToken: settings.accessToken,
@@ -216,11 +219,17 @@ export function createConnectorCaller(
     const scoped = isJsonObject(body)
       ? applyPortfolioScope(spec, body, settings.portfolioScope)
       : body;
-    let current = parseOrThrow(spec.request, scoped, `${name} request`) as Record<string, unknown>;
+    let current = withCount(
+      parseOrThrow(spec.request, scoped, `${name} request`) as Record<string, unknown>,
+      (requested) => ceilings.countFor(name, requested),
+    );
+    const asked = limitationCount(current);
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {
       try {
         const { response, passedOver } = await attempt(spec, name, current, options);
+        const answered = limitationCount(current);
+        if (asked !== undefined && answered !== undefined) ceilings.answered(name, asked, answered);
         return { response: response as OperationResponse<N>, sentBody: current, passedOver };
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
@@ -228,10 +237,7 @@ export function createConnectorCaller(
         const decision = decideRetry(error, history, count, limits, random);
         if (decision.kind === 'fail') throw error;
         if (decision.kind === 'shrink') {
-          current = {
-            ...current,
-            Limitation: { ...(current.Limitation as object), Count: decision.count },
-          };
+          current = withCount(current, () => decision.count);
           continue;
         }
         if (error.category === 'rate-limit') {
@@ -266,6 +272,18 @@ export function credentialFingerprint(
     .update(`${baseUrl}\n${clientToken}\n${accessToken}`)
     .digest('hex')
     .slice(0, 16);
+}
+
+/** `body` with its `Limitation.Count` replaced by `count` of it (the body itself when it has none or keeps it). */
+function withCount(
+  body: Record<string, unknown>,
+  count: (current: number) => number,
+): Record<string, unknown> {
+  const current = limitationCount(body);
+  if (current === undefined) return body;
+  const next = count(current);
+  if (next === current) return body;
+  return { ...body, Limitation: { ...(body.Limitation as object), Count: next } };
 }
 
 /** Reads `Limitation.Count` from a request body, if it has one. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
+import { COUNT_REGROW_AFTER } from '../../shared/connector/count-ceilings.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
 import {
   envelope,
@@ -117,6 +118,50 @@ describe('conformance: error categories', () => {
       [408, 500],
       [200, 250],
     ]);
+  });
+
+  it('keeps the Count a 408 taught for the next requests, and tries twice as many after a run of successes', async () => {
+    const client = createConnectorClient(
+      {
+        baseUrl: h.sim.url,
+        clientToken: h.sim.tokens.clientToken,
+        accessToken: h.sim.tokens.accessToken,
+        client: 'tests',
+        rateLimit: false,
+      },
+      { clock: h.clock },
+    );
+    const page = () =>
+      client.send('customers/getAll', {
+        Limitation: { Count: 1000 },
+        Extent: { Customers: true },
+        UpdatedUtc: interval(TEST_START_MS - 80 * 86_400_000, TEST_START_MS),
+      });
+    const counts = (requests: number) =>
+      h.sim.controls
+        .requestLog()
+        .slice(-requests)
+        .map((r) => [r.status, r.count]);
+    try {
+      h.sim.controls.setFaults({ timeoutAboveCount: 250 });
+      await page();
+      expect(counts(3)).toEqual([
+        [408, 1000],
+        [408, 500],
+        [200, 250],
+      ]);
+      // The next requests ask 250 at once: no request spent on a 408.
+      for (let n = 0; n < COUNT_REGROW_AFTER; n++) await page();
+      expect(
+        counts(COUNT_REGROW_AFTER).every(([status, count]) => status === 200 && count === 250),
+      ).toBe(true);
+      // After COUNT_REGROW_AFTER successes at 250 it tries 500 (the server's load may have passed).
+      h.sim.controls.setFaults({ timeoutAboveCount: null });
+      expect((await page()).sentBody.Limitation).toMatchObject({ Count: 500 });
+    } finally {
+      h.sim.controls.setFaults({ timeoutAboveCount: null });
+      await client.close();
+    }
   });
 
   it('429 with Retry-After from the sliding window of 200 per AccessToken per 30 s', async () => {
