@@ -60,7 +60,9 @@ export function registerCallCommand(
     .command('call')
     .description(
       'Call one Connector API operation (e.g. customers/getAll): validates the body, adds the credentials ' +
-        'from CONNECTOR_* variables (default: the local simulator at http://127.0.0.1:4010), prints the response JSON.',
+        'from CONNECTOR_* variables (default: the local simulator at http://127.0.0.1:4010), prints the response JSON. ' +
+        "A direct call keeps its own count of the token's 200 requests per 30 s: while a bridge polls the same " +
+        'token, use --via-bridge so its calls take from the budget the bridge keeps.',
     )
     .argument('<operation>', `one of: ${OPERATION_NAMES.join(', ')}`)
     .option('--data <json>', 'request body as JSON, or @file.json', '{}')
