@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { StreamListSchema } from '../../shared/admin/schemas.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { adminCaller } from '../support/admin-call.ts';
+import { adminCaller, waitForFirstSync } from '../support/admin-call.ts';
 import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -37,13 +36,7 @@ describe('an endpoint failing longer than WEBHOOK_DISABLE_AFTER, through change-
   }, 60_000);
 
   it('disables its subscription once it has failed that long without a success', async () => {
-    await waitFor(
-      async () =>
-        StreamListSchema.safeParse(await call('GET', '/streams')).data?.streams[0]
-          ?.initialSyncDone || undefined,
-      30_000,
-      'the first sync',
-    );
+    await waitForFirstSync(call);
     const { id, secret } = CreatedSchema.parse(
       await call('POST', '/subscriptions', { url: receiver.url, retrySchedule: [1_000, 1_000] }),
     );

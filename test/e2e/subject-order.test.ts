@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { StreamListSchema } from '../../shared/admin/schemas.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { adminCaller } from '../support/admin-call.ts';
+import { adminCaller, waitForFirstSync } from '../support/admin-call.ts';
 import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -27,13 +26,7 @@ describe('a subject’s order through change-bridge start', () => {
   }, 60_000);
 
   it('holds a customer’s second change until its first, failing twice, is delivered', async () => {
-    await waitFor(
-      async () =>
-        StreamListSchema.safeParse(await call('GET', '/streams')).data?.streams[0]
-          ?.initialSyncDone || undefined,
-      30_000,
-      'the first sync',
-    );
+    await waitForFirstSync(call);
     // The first retry 2 s after a failure, the next 8 s after that.
     const { secret } = SubscriptionSchema.parse(
       await call('POST', '/subscriptions', { url: receiver.url, retrySchedule: [2_000, 8_000] }),

@@ -1,3 +1,6 @@
+import { StreamListSchema } from '../../shared/admin/schemas.ts';
+import { waitFor } from './wait-for.ts';
+
 /** Calls one admin API route and returns its JSON answer; a status other than 2xx throws. */
 export type AdminCall = (method: string, path: string, body?: unknown) => Promise<unknown>;
 
@@ -17,4 +20,15 @@ export function adminCaller(baseUrl: () => string): AdminCall {
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
     return response.json();
   };
+}
+
+/** Waits until the first stream the admin API lists has finished its first sync. */
+export async function waitForFirstSync(call: AdminCall, timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    async () =>
+      StreamListSchema.safeParse(await call('GET', '/streams')).data?.streams[0]?.initialSyncDone ||
+      undefined,
+    timeoutMs,
+    'the first sync',
+  );
 }
