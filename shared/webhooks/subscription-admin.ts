@@ -38,8 +38,12 @@ export const CreateSubscriptionInputSchema = z.object({
   rateLimitPerSecond: z.number().positive().max(10_000).optional(),
 });
 
-/** Input of `updateSubscription`: any field of the create input, and `enabled`. */
+/**
+ * Input of `updateSubscription`: any field of the create input, and `enabled`. A field left out
+ * stays as it is: no default of the create input applies (`events` would become `*`).
+ */
 export const UpdateSubscriptionInputSchema = CreateSubscriptionInputSchema.partial().extend({
+  events: z.array(KnownEventTypePatternSchema).min(1).max(100).optional(),
   enabled: z.boolean().optional(),
 });
 

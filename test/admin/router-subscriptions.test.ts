@@ -101,6 +101,29 @@ describe('admin API: subscriptions', () => {
     expect(invalid).toMatchObject({ status: 400, body: { field: 'enabled' } });
   });
 
+  it('leaves every field a PATCH does not name as it was, the event filter included', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    await harness.call('PATCH', `/subscriptions/${id}`, {
+      body: { events: ['customer.*', '*.deleted'], retrySchedule: [1_000, 2_000] },
+    });
+    // As the console's pause button and a description edit send them.
+    for (const body of [{ enabled: false }, { description: 'billing team' }, {}]) {
+      const response = await harness.call('PATCH', `/subscriptions/${id}`, { body });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({
+        events: ['customer.*', '*.deleted'],
+        retrySchedule: [1_000, 2_000],
+      });
+    }
+    const stored = await harness.call('GET', `/subscriptions/${id}`);
+    expect(stored.body).toMatchObject({
+      events: ['customer.*', '*.deleted'],
+      enabled: false,
+      description: 'billing team',
+    });
+  });
+
   it('removes a subscription with 204, then answers 404 for it', async () => {
     harness = createAdminHarness();
     const { id } = await created(harness);
