@@ -3,10 +3,13 @@ import { parseOrThrow } from '../errors.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 /** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
-export const PortfolioScopeSchema = z.object({
-  chainIds: z.array(z.uuid()).default([]),
-  enterpriseIds: z.array(z.uuid()).default([]),
-});
+export const PortfolioScopeSchema = z
+  .object({
+    chainIds: z.array(z.uuid()).default([]),
+    enterpriseIds: z.array(z.uuid()).default([]),
+  })
+  // A misspelt key would leave the token's scope silently empty.
+  .strict();
 export type PortfolioScope = z.infer<typeof PortfolioScopeSchema>;
 
 /** One connection's credentials and client behaviour. */

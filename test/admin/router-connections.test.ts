@@ -67,7 +67,7 @@ describe('connections admin API', () => {
     expect((await harness.call('DELETE', '/connections/nobody')).status).toBe(404);
   });
 
-  it('answers 400 naming the field for a bad id, interval or entity, without echoing the token', async () => {
+  it('answers 400 naming the field for a bad id, interval, entity or scope, without echoing the token', async () => {
     harness = createAdminHarness();
     const cases: [Record<string, unknown>, string][] = [
       [{ id: 'no spaces' }, 'id'],
@@ -75,6 +75,7 @@ describe('connections admin API', () => {
       [{ entities: 'customer,guest' }, 'entities[1]'],
       [{ accessToken: '' }, 'accessToken'],
       [{ token: 'x' }, 'token'],
+      [{ portfolioScope: { chainIDs: [] } }, 'portfolioScope.chainIDs'],
     ];
     for (const [extra, field] of cases) {
       const response = await addHotel('hotel-1', extra);
