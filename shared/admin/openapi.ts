@@ -52,6 +52,21 @@ function queryParameters(query: z.ZodObject) {
   }));
 }
 
+const DISABLED_SUBSCRIPTION = 'The subscription is disabled';
+const ENVIRONMENT_CONNECTION = 'The connection is defined by the CONNECTOR_* variables';
+
+/** What each route that can answer 409 means by it (the routes' own checks). */
+const CONFLICTS: Readonly<Record<string, string>> = {
+  pingSubscription: DISABLED_SUBSCRIPTION,
+  redeliverDeadLetters: DISABLED_SUBSCRIPTION,
+  resyncSubscription: DISABLED_SUBSCRIPTION,
+  replayEvent: 'The subscription named is disabled',
+  addConnection: 'The id is taken (by a stored connection, or by the CONNECTOR_* variables)',
+  enableConnection: ENVIRONMENT_CONNECTION,
+  disableConnection: ENVIRONMENT_CONNECTION,
+  removeConnection: ENVIRONMENT_CONNECTION,
+};
+
 function operationOf(route: AdminRoute): Record<string, unknown> {
   const success: Record<string, unknown> = {
     description: route.success.schema ? 'Success' : 'Success, no content',
@@ -68,14 +83,8 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
     '400': errorResponse('Invalid input: `field` names the offending field'),
   };
   if (route.path.includes('{')) responses['404'] = errorResponse('Unknown id');
-  if (route.tag === 'subscriptions' || route.operationId === 'replayEvent') {
-    responses['409'] = errorResponse('The subscription is disabled');
-  }
-  if (route.tag === 'connections' && route.method !== 'GET') {
-    responses['409'] = errorResponse(
-      'The id is taken, or the connection is defined by the CONNECTOR_* variables',
-    );
-  }
+  const conflict = CONFLICTS[route.operationId];
+  if (conflict) responses['409'] = errorResponse(conflict);
   // The local server's guard (request-guard.ts); in AWS, API Gateway's IAM authorization answers 403.
   const isPage = route.operationId === 'getConsole' || route.operationId === 'getConsoleAsset';
   if (!isPage)

@@ -128,6 +128,32 @@ describe('OpenAPI document', () => {
     });
   });
 
+  it('lists 409 only on the routes that answer it, and no format JSON Schema does not define', () => {
+    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    const with409 = ADMIN_ROUTES.filter(
+      (route) => operation(doc, route.method.toLowerCase(), route.path).responses['409'],
+    ).map((route) => route.operationId);
+    expect(with409.sort()).toEqual(
+      [
+        'addConnection',
+        'disableConnection',
+        'enableConnection',
+        'pingSubscription',
+        'redeliverDeadLetters',
+        'removeConnection',
+        'replayEvent',
+        'resyncSubscription',
+      ].sort(),
+    );
+    const formats = [...JSON.stringify(doc).matchAll(/"format":"([^"]+)"/g)].map((m) => m[1]);
+    // JSON Schema 2020-12's formats and OpenAPI's numeric ones.
+    const known = new Set([
+      ...['date-time', 'date', 'time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6'],
+      ...['uri', 'uri-reference', 'uuid', 'regex', 'int32', 'int64', 'float', 'double'],
+    ]);
+    expect(formats.filter((format) => !known.has(format!))).toEqual([]);
+  });
+
   it('describes what the routes really answer: each success body parses with its documented schema', async () => {
     harness = createAdminHarness();
     const event = storedChangeEvent('evt_1', 'customer.updated');
