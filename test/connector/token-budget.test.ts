@@ -98,6 +98,44 @@ describe('TokenBudget', () => {
     expect(granted).toBeLessThanOrEqual(21);
   });
 
+  it('spreads live grants over the window when the live streams ask more than the budget, instead of stalling them all', async () => {
+    const clock = new ManualClock(0);
+    const grantedAt: number[] = [];
+    const ledger = new MemoryGrantLedger();
+    const budget = budgetOn(clock, {
+      async take(key, nowMs, windowMs, capacity) {
+        const result = await ledger.take(key, nowMs, windowMs, capacity);
+        if (result.granted) grantedAt.push(nowMs);
+        return result;
+      },
+      recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
+    });
+    // Eleven streams polled every second ask 11 × 31 = 341 requests a window of 200.
+    const grants = new Map<string, number[]>();
+    let running = true;
+    const streams = Array.from({ length: 11 }, async (_, n) => {
+      const streamId = `live-${n}`;
+      const own: number[] = [];
+      grants.set(streamId, own);
+      while (running) {
+        await budget.acquire({ priority: 'live', streamId, intervalMs: 1_000 });
+        own.push(clock.now());
+        await clock.sleep(1_000);
+      }
+    });
+    for (let t = 0; t < 1_200; t++) await clock.advance(50);
+    running = false;
+    expect(busiestWindow(grantedAt, 30_500)).toBeLessThanOrEqual(200);
+    // The budget is used (about 200 a window over the minute), and no stream waits long.
+    expect(grantedAt.length).toBeGreaterThan(370);
+    for (const own of grants.values()) {
+      const gaps = own.slice(1).map((at, i) => at - own[i]!);
+      expect(Math.max(...gaps)).toBeLessThan(2_500);
+    }
+    await clock.advance(5_000);
+    await Promise.all(streams);
+  });
+
   it('keeps a bulk claim that comes after its slot on the spread schedule: the next one makes the lateness up', async () => {
     const clock = new ManualClock(0);
     const budget = budgetOn(clock);

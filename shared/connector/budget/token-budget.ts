@@ -58,7 +58,8 @@ interface Waiter {
 
 /**
  * The budget of one AccessToken in one process: a priority scheduler in front of a
- * {@link GrantLedger}. Live claims are served before bulk ones at every free slot; bulk work
+ * {@link GrantLedger}. Live claims are served before bulk ones at every free slot (spread evenly
+ * over the window when the live streams alone ask more than the budget); bulk work
  * may use the budget up to the limit minus a live reserve (the requests the live streams make
  * per window at their intervals, at most half the budget). While live streams poll, bulk work
  * is paced evenly over the window, so it never takes a burst of slots (or of the process's CPU)
@@ -79,6 +80,8 @@ export class TokenBudget {
    * (a claim that came after its slot, a timer that woke late) does not push back.
    */
   private lastBulkSlotAt = Number.NEGATIVE_INFINITY;
+  /** The pacing slot of the last live grant, while live streams ask more than the budget. */
+  private lastLiveSlotAt = Number.NEGATIVE_INFINITY;
   private pausedUntilMs = 0;
   private slowedUntilMs = 0;
   private pumping = false;
@@ -157,15 +160,34 @@ export class TokenBudget {
     return Math.max(1, Math.floor(this.limits.requests * pace));
   }
 
-  /** Requests the live streams make per window at their intervals, capped at half the budget. */
-  private liveReserve(now: number): number {
-    let reserve = 0;
+  /** Requests the live streams make per window at their intervals. */
+  private liveDemand(now: number): number {
+    let demand = 0;
     for (const [streamId, { intervalMs, seenAt }] of this.liveStreams) {
       // A stream not seen live for three intervals and a window has left live polling.
       if (now - seenAt > 3 * intervalMs + this.windowMs()) this.liveStreams.delete(streamId);
-      else reserve += Math.ceil(this.windowMs() / intervalMs);
+      else demand += Math.ceil(this.windowMs() / intervalMs);
     }
-    return Math.min(reserve, Math.floor(this.limit(now) * LIVE_RESERVE_MAX_SHARE));
+    return demand;
+  }
+
+  /** The live streams' demand, capped at half the budget. */
+  private liveReserve(now: number): number {
+    return Math.min(this.liveDemand(now), Math.floor(this.limit(now) * LIVE_RESERVE_MAX_SHARE));
+  }
+
+  /**
+   * When the next live grant may come: at once while the live streams ask no more than the
+   * budget per window; when they ask more (eleven streams polled every second on one token ask
+   * 341), evenly over the window. Served at once, they would spend the window in its first
+   * 17 s and then every live poll would wait 13 s for it to roll over; spread, each stream
+   * polls every 1.7 s or so, never stalled.
+   */
+  private liveSlot(now: number): { pacedAt: number; interval: number } {
+    const limit = this.limit(now);
+    if (this.liveDemand(now) <= limit) return { pacedAt: now, interval: 0 };
+    const interval = this.windowMs() / limit;
+    return { pacedAt: this.lastLiveSlotAt + interval, interval };
   }
 
   /**
@@ -224,7 +246,7 @@ export class TokenBudget {
         const capacity = bulk ? this.bulkCapacity(now, reserve) : this.limit(now);
         const { pacedAt, interval } = bulk
           ? this.bulkSlot(now, capacity, reserve > 0)
-          : { pacedAt: now, interval: 0 };
+          : this.liveSlot(now);
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
           continue;
@@ -239,8 +261,12 @@ export class TokenBudget {
         }
         // A grant late by less than an interval keeps its slot, so the next comes that much
         // sooner; later than that (a pause, the first grant), the schedule starts again at now.
-        if (bulk) this.lastBulkSlotAt = now - pacedAt < interval ? pacedAt : now;
-        else this.liveGrantTimes.push(now);
+        const slot = now - pacedAt < interval ? pacedAt : now;
+        if (bulk) this.lastBulkSlotAt = slot;
+        else {
+          this.lastLiveSlotAt = slot;
+          this.liveGrantTimes.push(now);
+        }
         const queue = this.waiting[waiter.claim.priority];
         const index = queue.indexOf(waiter);
         // Aborted while the ledger answered: the grant is spent, the next waiter gets the next one.
