@@ -1,5 +1,5 @@
 import { ConnectorError } from '../connector/errors.ts';
-import type { StreamState } from '../state/state-store.ts';
+import { StateConflictError, type StreamState } from '../state/state-store.ts';
 import {
   type PollDeps,
   type StateHandle,
@@ -19,7 +19,7 @@ export const POLL_LEASE_TTL_MS = 6 * 60_000;
 /** What one poll run of a stream ended with. */
 export type PollOutcome =
   | { kind: 'polled'; streamId: string; caughtUp: boolean }
-  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' }
+  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' | 'changed' }
   | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
 
 /** The state of a stream never polled before. */
@@ -149,6 +149,11 @@ export async function pollStream(
     } catch (error) {
       // Stopping the process is not the stream's fault: its state already holds the resume point.
       if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
+      // The stream's state changed under the poll (a reset or a backfill started meanwhile): what
+      // it read is void and the new state stands, to be polled from at its next due time. Not a
+      // failure of the stream: an event it published keeps its id if the change is found again.
+      if (error instanceof StateConflictError)
+        return { kind: 'skipped', streamId, reason: 'changed' };
       const parked = error instanceof ConnectorError && error.isAuthorization;
       const failures = state.current.consecutiveFailures + 1;
       const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);

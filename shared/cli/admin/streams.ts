@@ -18,7 +18,7 @@ const ListOptionsSchema = CommonOptionsSchema.extend({ connection: z.string().op
 /** One word for where a stream stands. */
 function streamState(stream: z.infer<typeof StreamViewSchema>): string {
   if (stream.parked) return 'parked';
-  if (!stream.configured) return 'not configured';
+  if (!stream.configured) return 'not polled';
   if (stream.lastPollAt === null) return 'never polled';
   if (stream.windowInProgress) return `window (${stream.windowInProgress.pages} pages)`;
   if (!stream.initialSyncDone) return 'first sync';
