@@ -13,6 +13,19 @@ function budgetOn(clock: ManualClock, ledger: GrantLedger = new MemoryGrantLedge
   return new TokenBudget('key', LIMITS, clock, ledger);
 }
 
+/** A memory ledger that notes the time of every grant it makes in `grantedAt`. */
+function countingLedger(grantedAt: number[]): GrantLedger {
+  const ledger = new MemoryGrantLedger();
+  return {
+    async take(key, nowMs, windowMs, capacity) {
+      const result = await ledger.take(key, nowMs, windowMs, capacity);
+      if (result.granted) grantedAt.push(nowMs);
+      return result;
+    },
+    recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
+  };
+}
+
 async function advanceUntil(clock: ManualClock, done: () => boolean, stepMs = 100) {
   for (let i = 0; i < 100_000 && !done(); i++) await clock.advance(stepMs);
 }
@@ -21,15 +34,7 @@ describe('TokenBudget', () => {
   it('never grants more than 200 in any window of 30 s plus the margin, under a burst of 1,000', async () => {
     const clock = new ManualClock(0);
     const grantedAt: number[] = [];
-    const ledger = new MemoryGrantLedger();
-    const budget = budgetOn(clock, {
-      async take(key, nowMs, windowMs, capacity) {
-        const result = await ledger.take(key, nowMs, windowMs, capacity);
-        if (result.granted) grantedAt.push(nowMs);
-        return result;
-      },
-      recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
-    });
+    const budget = budgetOn(clock, countingLedger(grantedAt));
     const all = Array.from({ length: 1000 }, (_, i) => budget.acquire(i % 3 === 0 ? LIVE : BULK));
     await advanceUntil(clock, () => grantedAt.length === 1000, 250);
     await Promise.all(all);
@@ -101,15 +106,7 @@ describe('TokenBudget', () => {
   it('spreads live grants over the window when the live streams ask more than the budget, instead of stalling them all', async () => {
     const clock = new ManualClock(0);
     const grantedAt: number[] = [];
-    const ledger = new MemoryGrantLedger();
-    const budget = budgetOn(clock, {
-      async take(key, nowMs, windowMs, capacity) {
-        const result = await ledger.take(key, nowMs, windowMs, capacity);
-        if (result.granted) grantedAt.push(nowMs);
-        return result;
-      },
-      recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
-    });
+    const budget = budgetOn(clock, countingLedger(grantedAt));
     // Eleven streams polled every second ask 11 × 31 = 341 requests a window of 200.
     const grants = new Map<string, number[]>();
     let running = true;
