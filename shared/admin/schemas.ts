@@ -5,7 +5,7 @@ import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
-import { KnownEventTypePatternSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
+import { EventPatternsInputSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
 import {
   CreateSubscriptionInputSchema,
   UpdateSubscriptionInputSchema,
@@ -21,12 +21,10 @@ import {
  * Event type patterns of a subscription: an array, or comma-separated text
  * (`'customer.*,resource.updated'`). An invalid item is named by index (`events[1]`).
  */
-export const EventPatternListSchema = z
-  .preprocess(splitCommaText, z.array(KnownEventTypePatternSchema).min(1).max(100))
-  .meta({
-    description:
-      "Event type patterns; comma-separated text such as 'customer.*,resource.updated' is accepted too",
-  });
+export const EventPatternListSchema = z.preprocess(splitCommaText, EventPatternsInputSchema).meta({
+  description:
+    "Event type patterns; comma-separated text such as 'customer.*,resource.updated' is accepted too",
+});
 
 /** Entity types: an array, or comma-separated text (`customer,resource`). */
 export const EntityTypeListSchema = z

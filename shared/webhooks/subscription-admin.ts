@@ -6,7 +6,7 @@ import { foldEndpointState } from './endpoint-state-fold.ts';
 import { generateSecret, type RandomBytes } from './signing.ts';
 import { freshEndpointState, type WebhookStore } from './store.ts';
 import {
-  KnownEventTypePatternSchema,
+  EventPatternsInputSchema,
   RetryScheduleSchema,
   ScopeFilterSchema,
   type Subscription,
@@ -29,7 +29,7 @@ export const CreateSubscriptionInputSchema = z.object({
     .refine((url) => /^https?:$/.test(new URL(url).protocol), {
       message: 'must use http or https',
     }),
-  events: z.array(KnownEventTypePatternSchema).min(1).max(100).default(['*']),
+  events: EventPatternsInputSchema.default(['*']),
   scope: ScopeFilterSchema.optional(),
   changedFields: z.array(z.string().min(1)).max(100).optional(),
   description: z.string().max(500).optional(),
@@ -43,7 +43,7 @@ export const CreateSubscriptionInputSchema = z.object({
  * stays as it is: no default of the create input applies (`events` would become `*`).
  */
 export const UpdateSubscriptionInputSchema = CreateSubscriptionInputSchema.partial().extend({
-  events: z.array(KnownEventTypePatternSchema).min(1).max(100).optional(),
+  events: EventPatternsInputSchema.optional(),
   enabled: z.boolean().optional(),
 });
 

@@ -24,10 +24,13 @@ export const EventTypePatternSchema = z
  * one event type of the catalogue (`Customer.Updated` or `custmer.*` would never match: an
  * error naming the field, not a subscription that silently receives nothing).
  */
-export const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
+const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
   (pattern) => EventTypeSchema.options.some((type) => matchesEventType(pattern, type)),
   { message: `${PATTERN_MESSAGE}, of the catalogue (README, Events): it matches no event type` },
 );
+
+/** The event type filters a user gives a subscription: 1 to 100 {@link KnownEventTypePatternSchema}. */
+export const EventPatternsInputSchema = z.array(KnownEventTypePatternSchema).min(1).max(100);
 
 /** Optional scope filter: an event matches when its enterprise or chain id is listed. */
 export const ScopeFilterSchema = z
