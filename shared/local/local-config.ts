@@ -115,13 +115,15 @@ export interface LocalConfig {
 /** Every variable `start` reads here: its own and the dispatcher's (shared with AWS). */
 const StartEnvSchema = LocalEnvSchema.extend(DispatcherEnvSchema.shape);
 
-/** The flag of `start` that sets each variable. */
+/** The variables the flags of `start` set: each flag's option key and its name on the command line. */
 const FLAG_OF_VARIABLE = {
-  BRIDGE_PORT: '--port',
-  BRIDGE_HOST: '--host',
-  BRIDGE_DATA_DIR: '--data-dir',
-  POLL_INTERVAL: '--poll-interval',
-} as const;
+  BRIDGE_PORT: { key: 'port', flag: '--port' },
+  BRIDGE_HOST: { key: 'host', flag: '--host' },
+  BRIDGE_DATA_DIR: { key: 'dataDir', flag: '--data-dir' },
+  POLL_INTERVAL: { key: 'pollInterval', flag: '--poll-interval' },
+} as const satisfies Record<string, { key: keyof StartFlags; flag: string }>;
+
+type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
 
 /**
  * Reads the local configuration: flags over environment over defaults.
@@ -133,12 +135,11 @@ export function readLocalConfig(
   env: Record<string, string | undefined>,
   flags: StartFlags,
 ): LocalConfig {
-  const fromFlags = {
-    ...(flags.port !== undefined ? { BRIDGE_PORT: flags.port } : {}),
-    ...(flags.host !== undefined ? { BRIDGE_HOST: flags.host } : {}),
-    ...(flags.dataDir !== undefined ? { BRIDGE_DATA_DIR: flags.dataDir } : {}),
-    ...(flags.pollInterval !== undefined ? { POLL_INTERVAL: flags.pollInterval } : {}),
-  };
+  const fromFlags = Object.fromEntries(
+    Object.entries(FLAG_OF_VARIABLE)
+      .map(([variable, { key }]) => [variable, flags[key]])
+      .filter(([, value]) => value !== undefined),
+  );
   const result = StartEnvSchema.safeParse({ ...env, ...fromFlags });
   if (!result.success) {
     // A value given as a flag is named by the flag the user typed, not the variable it sets.
@@ -146,7 +147,7 @@ export function readLocalConfig(
       'configuration',
       result.error.issues.map((issue) => {
         const path = formatIssuePath(issue.path);
-        const flag = path in fromFlags ? FLAG_OF_VARIABLE[path as keyof typeof fromFlags] : path;
+        const flag = path in fromFlags ? FLAG_OF_VARIABLE[path as FlagVariable].flag : path;
         return { path: flag, message: issue.message };
       }),
     );
