@@ -65,17 +65,21 @@ const failWithPause = (pauseUntil: number) => (state: EndpointState) =>
     disableAfterMs: Number.MAX_SAFE_INTEGER,
   });
 
+/**
+ * A failure with a pause until 5,000 folded into `subscriptionId`'s state, read as none stored,
+ * while another process writes the state before each of the fold's first `races` writes.
+ */
+async function failureFoldedRacedBy(subscriptionId: string, races: number) {
+  const base = { subscriptionId, consecutiveFailures: 0, failingNotified: false };
+  const client = await clientRacedByOtherWriters(base, races);
+  const store = new DynamoDbWebhookStore({ client, tableName: table.tableName, clock });
+  return foldEndpointState(store, freshEndpointState(subscriptionId), failWithPause(5_000));
+}
+
 describe('an endpoint state folded while other processes write it', () => {
   it('folds its failure onto what another process stored meanwhile: both count, the later pause stays', async () => {
-    const base = { subscriptionId: 'sub_once', consecutiveFailures: 0, failingNotified: false };
-    const client = await clientRacedByOtherWriters(base, 1);
-    const store = new DynamoDbWebhookStore({ client, tableName: table.tableName, clock });
     // This process read no state; the other stores a failure with a pause until 11,000 first.
-    const folded = await foldEndpointState(
-      store,
-      freshEndpointState('sub_once'),
-      failWithPause(5_000),
-    );
+    const folded = await failureFoldedRacedBy('sub_once', 1);
     expect(folded).toMatchObject({
       written: true,
       state: { consecutiveFailures: 2, pausedUntil: 11_000, version: 2 },
@@ -84,14 +88,7 @@ describe('an endpoint state folded while other processes write it', () => {
   });
 
   it('gives up after a few lost writes, leaving the stored state and its later pause standing', async () => {
-    const base = { subscriptionId: 'sub_raced', consecutiveFailures: 0, failingNotified: false };
-    const client = await clientRacedByOtherWriters(base, 100);
-    const store = new DynamoDbWebhookStore({ client, tableName: table.tableName, clock });
-    const folded = await foldEndpointState(
-      store,
-      freshEndpointState('sub_raced'),
-      failWithPause(5_000),
-    );
+    const folded = await failureFoldedRacedBy('sub_raced', 100);
     // Five writes lost, each to a pause a second later; the last fold is of the fourth one read.
     expect(folded).toMatchObject({
       written: false,
