@@ -11,6 +11,7 @@ import {
 import { startNotingStore } from './dynalite-objects.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
+import { refuseForeignCallers } from './loopback-only.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -33,7 +34,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
  * machine and read synchronously, table descriptions cached, JSON types checked without
  * per-value parsing, writes that need nothing of the old item made without reading it).
- * Tables become ACTIVE at once. Persisted in a LevelDB
+ * Tables become ACTIVE at once. Only the bridge's own clients are answered over the network
+ * (`refuseForeignCallers`: no web page, even through DNS rebinding). Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
@@ -46,12 +48,14 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
   parseDynaliteTypesOnce();
   writeBlindWhenPossible();
   const server = startNotingStore(() =>
-    loadDynalite()({
-      createTableMs: 0,
-      deleteTableMs: 0,
-      updateTableMs: 0,
-      ...(path !== undefined && { path }),
-    }),
+    refuseForeignCallers(
+      loadDynalite()({
+        createTableMs: 0,
+        deleteTableMs: 0,
+        updateTableMs: 0,
+        ...(path !== undefined && { path }),
+      }),
+    ),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
+import { refuseForeignCallers } from '../loopback-only.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
 import type { ReceivedMessage } from './queue-messages.ts';
 
@@ -183,30 +184,35 @@ async function readJson(request: IncomingMessage): Promise<Json> {
   return chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json);
 }
 
-/** Serves `handlers` on 127.0.0.1 and a free port; resolves with the server and its URL. */
+/**
+ * Serves `handlers` on 127.0.0.1 and a free port, to the bridge's own clients only
+ * (`refuseForeignCallers`); resolves with the server and its URL.
+ */
 export async function serveSqsJson(
   handlers: Record<string, Handler>,
 ): Promise<{ server: Server; endpoint: string }> {
-  const server = createServer((request, response) => {
-    const operation = String(request.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
-    const reply = (status: number, body: Json) => {
-      response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-      response.end(JSON.stringify(body));
-    };
-    void (async () => {
-      try {
-        const handler = handlers[operation];
-        if (!handler) throw new SqsFault('UnsupportedOperation', `${operation} is not offered`);
-        reply(200, await handler(await readJson(request)));
-      } catch (error) {
-        const type = error instanceof SqsFault ? error.type : 'InternalError';
-        reply(error instanceof SqsFault ? 400 : 500, {
-          __type: `com.amazonaws.sqs#${type}`,
-          message: (error as Error).message,
-        });
-      }
-    })();
-  });
+  const server = refuseForeignCallers(
+    createServer((request, response) => {
+      const operation = String(request.headers['x-amz-target'] ?? '').replace('AmazonSQS.', '');
+      const reply = (status: number, body: Json) => {
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify(body));
+      };
+      void (async () => {
+        try {
+          const handler = handlers[operation];
+          if (!handler) throw new SqsFault('UnsupportedOperation', `${operation} is not offered`);
+          reply(200, await handler(await readJson(request)));
+        } catch (error) {
+          const type = error instanceof SqsFault ? error.type : 'InternalError';
+          reply(error instanceof SqsFault ? 400 : 500, {
+            __type: `com.amazonaws.sqs#${type}`,
+            message: (error as Error).message,
+          });
+        }
+      })();
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string')
