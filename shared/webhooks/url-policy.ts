@@ -51,6 +51,9 @@ const PRIVATE = blockList([
   ['::1', 128, 'ipv6'],
   ['fc00::', 7, 'ipv6'], // unique local
   ['fe80::', 10, 'ipv6'], // link-local
+  ['fec0::', 10, 'ipv6'], // site-local (deprecated, RFC 3879; still routed inside sites)
+  ['100::', 64, 'ipv6'], // discard-only, RFC 6666
+  ['2001:db8::', 32, 'ipv6'], // documentation
   ['ff00::', 8, 'ipv6'], // multicast
 ]);
 

@@ -43,6 +43,9 @@ const cases: [url: string, allowPrivate: boolean, allowed: boolean][] = [
   ['https://169.254.10.10/in', false, false],
   ['https://[fd12:3456::1]/in', false, false],
   ['https://[fe80::1]/in', false, false],
+  ['https://[fec0::1]/in', false, false], // site-local
+  ['https://[100::1]/in', false, false], // discard-only
+  ['https://[2001:db8::1]/in', false, false], // documentation
   ['https://[::ffff:127.0.0.1]/in', false, false],
   ['https://0.0.0.0/in', false, false],
   ['https://2130706433/', false, false], // 127.0.0.1 in decimal
