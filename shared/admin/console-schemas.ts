@@ -22,7 +22,10 @@ export const FeedQuerySchema = z.object({
     .string()
     .min(1)
     .optional()
-    .meta({ description: 'Part of the subject (entity id), case-insensitive' }),
+    .meta({
+      description:
+        'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',
+    }),
   limit: LimitQuerySchema,
 });
 

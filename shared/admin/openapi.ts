@@ -10,6 +10,9 @@ export const OPENAPI_INFO = { title: 'change-bridge admin API', version: '0.1.0'
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
+/** The security scheme of the local admin API's bearer token. */
+const ADMIN_TOKEN_SCHEME = 'adminToken';
+
 /**
  * The JSON Schema of a zod schema, as requests send it (`input`: before defaults and
  * transforms) or as responses carry it (`output`), without `$schema` (OpenAPI 3.1 sets the
@@ -104,6 +107,8 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
+    // The bearer token only where BRIDGE_ADMIN_TOKEN is set (`{}`: none needed otherwise).
+    security: isPage ? [] : [{ [ADMIN_TOKEN_SCHEME]: [] }, {}],
     parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
     responses,
   };
@@ -137,6 +142,16 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     paths,
-    components: { schemas: { Error: toOpenApiSchema(ErrorBodySchema, 'output') } },
+    components: {
+      schemas: { Error: toOpenApiSchema(ErrorBodySchema, 'output') },
+      securitySchemes: {
+        [ADMIN_TOKEN_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'BRIDGE_ADMIN_TOKEN of the local API (`change-bridge start`); required off loopback. Behind API Gateway, requests are signed with IAM (SigV4) instead.',
+        },
+      },
+    },
   };
 }

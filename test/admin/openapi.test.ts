@@ -154,6 +154,23 @@ describe('OpenAPI document', () => {
     expect(formats.filter((format) => !known.has(format!))).toEqual([]);
   });
 
+  it('declares the bearer token (BRIDGE_ADMIN_TOKEN) on every route but the console page and its assets', () => {
+    const doc = buildOpenApiDocument(ADMIN_ROUTES) as {
+      components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+    };
+    expect(doc.components.securitySchemes.adminToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    for (const route of ADMIN_ROUTES) {
+      const { security } = operation(doc, route.method.toLowerCase(), route.path) as Operation & {
+        security: Record<string, string[]>[];
+      };
+      const isPage = route.path === '/' || route.path === '/console/{id}';
+      expect(security, route.operationId).toEqual(isPage ? [] : [{ adminToken: [] }, {}]);
+    }
+  });
+
   it('describes what the routes really answer: each success body parses with its documented schema', async () => {
     harness = createAdminHarness();
     const event = storedChangeEvent('evt_1', 'customer.updated');

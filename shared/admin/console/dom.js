@@ -163,3 +163,14 @@ export function say(message, isError = false) {
   status.textContent = message;
   status.classList.toggle('status-error', isError);
 }
+
+/**
+ * Clears the status line when it still shows `message` (a later message stays).
+ * @param {string} message
+ */
+export function unsay(message) {
+  const status = document.getElementById('status');
+  if (!status || status.textContent !== message) return;
+  status.textContent = '';
+  status.classList.remove('status-error');
+}

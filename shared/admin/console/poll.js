@@ -1,10 +1,11 @@
 /** Polling for the views: one task, run again a while after each run ends. */
 
-import { say } from './dom.js';
+import { say, unsay } from './dom.js';
 
 /**
  * Runs `task` now and again `everyMs` after each run ends, until `stop()`; a failure is
- * shown in the status line and the polling goes on. `now()` runs it at once (after an
+ * shown in the status line and the polling goes on, and the next run that succeeds clears it
+ * (unless another message has replaced it). `now()` runs it at once (after an
  * action) and restarts the wait.
  * @param {() => Promise<void>} task
  * @param {number} everyMs
@@ -15,13 +16,18 @@ export function every(task, everyMs) {
   let stopped = false;
   /** @type {number | undefined} */
   let timer;
+  /** @type {string | undefined} */
+  let failure;
   const run = async () => {
     clearTimeout(timer);
     if (stopped) return;
     try {
       await task();
+      if (failure !== undefined) unsay(failure);
+      failure = undefined;
     } catch (error) {
-      say(String(/** @type {Error} */ (error).message ?? error), true);
+      failure = String(/** @type {Error} */ (error).message ?? error);
+      say(failure, true);
     }
     if (stopped) return;
     clearTimeout(timer);

@@ -11,6 +11,8 @@ const STREAMS_POLL_MS = 5000;
 /** Events are listed once they are indexed, which may lag their storage time a little. */
 const FEED_OVERLAP_MS = 10_000;
 const FEED_KEEP = 500;
+/** The most events the API lists in one answer (LIST_LIMIT_MAX). */
+const FEED_PAGE_MAX = 1000;
 
 /** @param {any} event */
 function feedRow(event) {
@@ -75,6 +77,7 @@ export function renderOverview(main) {
   const events = new Map();
   /** @type {string | undefined} */
   let since;
+  let skipped = false;
   let filterGeneration = 0;
 
   const filters = () => ({
@@ -88,16 +91,21 @@ export function renderOverview(main) {
     );
     if (list.length === 0) replace(feedBody, emptyRow(3, 'No events yet'));
     else keyedChildren(feedBody, list.slice(0, 100), (event) => event.id, feedRow);
-    feedCount.textContent = `${list.length} events shown`;
+    feedCount.textContent = skipped
+      ? `${list.length} events shown; more than ${FEED_PAGE_MAX} arrived between two refreshes, the feed shows the newest of them`
+      : `${list.length} events shown`;
     const types = [...new Set(list.map((e) => e.type))].sort();
     replace(typeList, ...types.map((type) => h('option', { value: type })));
     const perMinute = eventsPerMinute(list, Date.now());
-    const total = list.length;
+    const total = perMinute.buckets.reduce(
+      (sum, bucket) => sum + Object.values(bucket.values).reduce((a, b) => a + b, 0),
+      0,
+    );
     replace(
       chartBox,
       stackedBars({
         title: 'Events per minute by type',
-        summary: `${total} events in the feed, last 30 minutes`,
+        summary: `${total} of the newest ${FEED_KEEP} events the feed holds fall in the last 30 minutes`,
         ...perMinute,
         unit: 'events',
       }),
@@ -112,10 +120,12 @@ export function renderOverview(main) {
       : undefined;
     const feed = await api(
       'GET',
-      `feed${query({ type, subject, since: sinceParam, limit: since ? 100 : 500 })}`,
+      `feed${query({ type, subject, since: sinceParam, limit: since ? FEED_PAGE_MAX : FEED_KEEP })}`,
     );
     // An answer to the filters of before the last change is dropped.
     if (asked !== filterGeneration) return;
+    // A full answer to a `since` poll: more arrived than one answer lists, the older ones are not shown.
+    skipped = since !== undefined && feed.events.length >= FEED_PAGE_MAX;
     for (const event of feed.events) events.set(event.id, event);
     const excess = [...events.values()]
       .sort((a, b) => a.storedAt.localeCompare(b.storedAt))
