@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { hashEventId } from '../changes/event-id.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
+import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import { newDelivery, newDeliveryId, startDelivery } from './deliveries.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { DispatchEventSchema } from './messages.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { Attempt, Delivery } from './store.ts';
-import { matchesSubscription, type Subscription } from './subscription.ts';
+import {
+  matchesSubscription,
+  type Subscription,
+  takesEntity,
+  withinScope,
+} from './subscription.ts';
 import { requireSubscription, WebhookNotFoundError } from './subscription-admin.ts';
 
 /** Longest list the admin API returns. */
@@ -130,7 +135,9 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
     /**
      * Sends the current stored snapshot of each entity type to one subscription as
      * `<entity>.snapshot` events (change `snapshot`, no previous, no patch), so a new
-     * subscriber starts with the full picture. Returns the number of events sent.
+     * subscriber starts with the full picture. The subscription's filters hold: an entity type
+     * none of its patterns names is refused (ValidationError), and records outside its scope
+     * filter are not sent. Returns the number of events sent.
      */
     async resync(
       subscriptionId: string,
@@ -138,11 +145,21 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
       source: SnapshotSource,
     ): Promise<number> {
       const types = parseOrThrow(z.array(z.string().min(1)).min(1), entityTypes, 'entityTypes');
-      await requireEnabled(subscriptionId);
+      const subscription = await requireEnabled(subscriptionId);
+      const refused = types.findIndex((type) => !takesEntity(subscription, type));
+      if (refused >= 0)
+        throw new ValidationError('resync', [
+          {
+            path: `entities[${refused}]`,
+            message: `the subscription takes no ${types[refused]} events (events: ${subscription.events.join(', ')})`,
+          },
+        ]);
       const time = new Date(deps.clock.now()).toISOString();
       let sent = 0;
       for (const entityType of types) {
         for await (const snapshot of source.list(entityType)) {
+          // Its scope filter holds for snapshots as for changes: no other hotel's records.
+          if (!withinScope(subscription, snapshot.scope)) continue;
           const event = {
             specversion: '1.0',
             id: hashEventId(['snapshot/v1', subscriptionId, entityType, snapshot.entityId, time]),

@@ -94,6 +94,33 @@ export function matchesEventType(pattern: string, type: string): boolean {
 }
 
 /**
+ * True when a record of `scope` passes the subscription's scope filter (an enterprise or a
+ * chain it names); always true without one.
+ */
+export function withinScope(
+  subscription: Subscription,
+  scope: { enterpriseId?: string | undefined; chainId?: string | undefined } | null | undefined,
+): boolean {
+  const filter = subscription.scope;
+  if (!filter || !(filter.enterpriseIds?.length || filter.chainIds?.length)) return true;
+  const inEnterprise =
+    scope?.enterpriseId !== undefined && (filter.enterpriseIds ?? []).includes(scope.enterpriseId);
+  const inChain = scope?.chainId !== undefined && (filter.chainIds ?? []).includes(scope.chainId);
+  return inEnterprise || inChain;
+}
+
+/**
+ * True when the subscription takes some event of `entityType` (a pattern naming it or `*` as
+ * its entity): what a resync of that entity may send it.
+ */
+export function takesEntity(subscription: Subscription, entityType: string): boolean {
+  return subscription.events.some((pattern) => {
+    const [entity] = pattern.split('.');
+    return pattern === '*' || entity === '*' || entity === entityType;
+  });
+}
+
+/**
  * True when the event passes every filter of the subscription (enabled state is not checked).
  * A changed-field filter narrows events that carry `changedFields` (updates) to those where a
  * listed field changed; creates, deletes and snapshots carry none and pass, since for them
@@ -101,16 +128,7 @@ export function matchesEventType(pattern: string, type: string): boolean {
  */
 export function matchesSubscription(subscription: Subscription, event: DispatchEvent): boolean {
   if (!subscription.events.some((pattern) => matchesEventType(pattern, event.type))) return false;
-  const scopeFilter = subscription.scope;
-  if (scopeFilter && (scopeFilter.enterpriseIds?.length || scopeFilter.chainIds?.length)) {
-    const scope = event.data?.scope;
-    const inEnterprise =
-      scope?.enterpriseId !== undefined &&
-      (scopeFilter.enterpriseIds ?? []).includes(scope.enterpriseId);
-    const inChain =
-      scope?.chainId !== undefined && (scopeFilter.chainIds ?? []).includes(scope.chainId);
-    if (!inEnterprise && !inChain) return false;
-  }
+  if (!withinScope(subscription, event.data?.scope)) return false;
   const fields = subscription.changedFields;
   const changed = event.data?.changedFields;
   if (fields?.length && changed?.length) {

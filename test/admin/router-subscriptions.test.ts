@@ -237,6 +237,53 @@ describe('admin API: subscriptions', () => {
     });
     expect(invalid).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
   });
+
+  it("resyncs only what the subscription's filters take: its entity types, its scope", async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness, {
+      events: ['customer.updated'],
+      scope: { enterpriseIds: ['hotel-a'] },
+    });
+    await harness.state.putSnapshots('main:customer', [
+      {
+        entityId: 'c-a',
+        hash: 'h1',
+        record: { Id: 'c-a' },
+        scope: { enterpriseId: 'hotel-a' },
+        updatedAt: 1,
+      },
+      {
+        entityId: 'c-b',
+        hash: 'h2',
+        record: { Id: 'c-b' },
+        scope: { enterpriseId: 'hotel-b' },
+        updatedAt: 1,
+      },
+    ]);
+    await harness.state.putSnapshots('main:accountNote', [
+      {
+        entityId: 'n-a',
+        hash: 'h3',
+        record: { Id: 'n-a' },
+        scope: { enterpriseId: 'hotel-a' },
+        updatedAt: 1,
+      },
+    ]);
+
+    const response = await harness.call('POST', `/subscriptions/${id}/resync`, {
+      body: { entities: ['customer'] },
+    });
+    expect(response).toEqual({ status: 202, body: { sent: 1 } });
+    const events = await harness.store.listEvents({ limit: 10 });
+    expect(events.map((e) => JSON.parse(e.body).subject)).toEqual(['c-a']);
+
+    const refused = await harness.call('POST', `/subscriptions/${id}/resync`, {
+      body: { entities: ['customer', 'accountNote'] },
+    });
+    expect(refused).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
+    expect((refused.body as { error: string }).error).toContain('takes no accountNote events');
+    expect(await harness.store.listEvents({ limit: 10 })).toHaveLength(1);
+  });
 });
 
 describe('admin API: routing', () => {

@@ -141,7 +141,7 @@ describe('webhook admin service', () => {
 
   it('resyncs stored snapshots to one subscription as <entity>.snapshot events', async () => {
     const { receiver, harness, service, subscribe } = await setup();
-    const target = await subscribe('/new', { events: ['customer.updated'] });
+    const target = await subscribe('/new', { events: ['customer.updated', 'resource.*'] });
     await subscribe('/other');
     const source = {
       async *list(entityType: string) {

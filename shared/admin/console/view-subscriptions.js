@@ -36,13 +36,24 @@ export function renderSubscriptions(main) {
     await poller.now();
   };
 
+  /**
+   * Whether the subscription takes events of `entityType` (what a resync may send it).
+   * @param {any} s
+   * @param {string} entityType
+   */
+  const takesEntity = (s, entityType) =>
+    s.events.some((/** @type {string} */ pattern) => {
+      const entity = pattern.split('.')[0];
+      return entity === '*' || entity === entityType;
+    });
+
   /** @param {any} s */
   function actions(s) {
     const path = `subscriptions/${encodeURIComponent(s.id)}`;
     const entity = h(
       'select',
       { 'aria-label': `Entity type to resync to ${s.url}` },
-      ...entityTypes.map((t) => h('option', { value: t }, t)),
+      ...entityTypes.filter((t) => takesEntity(s, t)).map((t) => h('option', { value: t }, t)),
     );
     return h(
       'div',
