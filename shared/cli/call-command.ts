@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
+import { applyPortfolioScope } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
-import { connectorConfigFromEnv } from '../connector/connector-config.ts';
+import {
+  connectorConfigFromEnv,
+  type PortfolioScope,
+  parsePortfolioScope,
+} from '../connector/connector-config.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import {
   isOperationName,
@@ -9,6 +14,7 @@ import {
   type OperationName,
 } from '../connector/operations.ts';
 import { parseOrThrow } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import { resolveApiUrl } from './admin/api-client.ts';
 import { bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
@@ -22,12 +28,26 @@ export const SIMULATOR_DEFAULT_ENV = {
 } as const;
 
 /**
- * Validates `body` for `operation` without sending anything.
+ * Whose Portfolio Access Token scope completes the body before it is checked, as the client
+ * completes it before sending: the scope configured here (a direct call), or one the bridge
+ * holds and the CLI does not know (`bridge`: any scope value counts as given).
+ */
+export type CallScope = PortfolioScope | 'bridge' | undefined;
+
+/** A stand-in id for a scope field the bridge will fill in. */
+const BRIDGE_FILLS = '00000000-0000-4000-8000-000000000000';
+
+/**
+ * Validates `body` for `operation` without sending anything, as the client would send it:
+ * completed with the Portfolio Access Token scope (`scope`) first, so a body that leaves
+ * `ChainIds` to the configured scope is not refused for naming no filter. Returns the body
+ * as given.
  * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise.
  */
 export function validateCallBody(
   operation: string,
   body: unknown,
+  scope?: CallScope,
 ): { name: OperationName; body: object } {
   if (!isOperationName(operation)) {
     throw new CliExit(
@@ -35,7 +55,12 @@ export function validateCallBody(
       `unknown operation "${operation}"; one of: ${OPERATION_NAMES.join(', ')}`,
     );
   }
-  parseOrThrow(OPERATIONS[operation].request, body, `${operation} request`);
+  const spec = OPERATIONS[operation];
+  const bridgeScope = { chainIds: [BRIDGE_FILLS], enterpriseIds: [BRIDGE_FILLS] };
+  const completed = isJsonObject(body)
+    ? applyPortfolioScope(spec, body, scope === 'bridge' ? bridgeScope : scope)
+    : body;
+  parseOrThrow(spec.request, completed, `${operation} request`);
   return { name: operation, body: body as object };
 }
 
@@ -77,10 +102,10 @@ export function registerCallCommand(
     )
     .action(async (operation: string, options: CallFlags) => {
       const body = await readJsonArgument(options.data);
-      const valid = validateCallBody(operation, body);
       const print = (value: unknown) =>
         io.out(options.json ? JSON.stringify(value) : JSON.stringify(value, null, 2));
       if (options.viaBridge || options.api !== undefined) {
+        const valid = validateCallBody(operation, body, 'bridge');
         const api = resolveApiUrl(options.api, process.env);
         const result = await callViaBridge(api, valid.name, valid.body, process.env);
         if (result.status !== 200) throw bridgeCallFailure(valid.name, result);
@@ -90,6 +115,9 @@ export function registerCallCommand(
       const env = process.env.CONNECTOR_BASE_URL
         ? process.env
         : { ...SIMULATOR_DEFAULT_ENV, ...process.env };
+      const scopeText = env.CONNECTOR_PORTFOLIO_SCOPE;
+      const scope = scopeText ? parsePortfolioScope(scopeText) : undefined;
+      const valid = validateCallBody(operation, body, scope);
       const client = createConnectorClient(connectorConfigFromEnv(env));
       try {
         const response = await client.call(valid.name, valid.body as never);

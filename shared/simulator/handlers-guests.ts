@@ -12,7 +12,7 @@ import type {
 } from '../connector/records/index.ts';
 import { grossAmount } from './amount.ts';
 import type { SimContext } from './context.ts';
-import { requireEnterprise } from './context.ts';
+import { requireChain, requireEnterprise } from './context.ts';
 import {
   activityAllows,
   allowedChains,
@@ -227,9 +227,11 @@ export function paymentRequestsAdd(ctx: SimContext, raw: Record<string, unknown>
 export function loyaltyProgramsUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = LoyaltyProgramsUpdateRequestSchema.parse(raw);
   const model = ctx.model;
+  // A Portfolio Access Token names the chain (Authentication 3); another token has one.
+  const chainId = requireChain(ctx, body.ChainId, 'ChainId');
   body.LoyaltyProgramUpdates.forEach((update, index) => {
     const entry = model.loyaltyPrograms.get(update.LoyaltyProgramId);
-    if (!entry || !ctx.scope.chainIds.includes(entry.chainId)) {
+    if (!entry || entry.chainId !== chainId) {
       throw new SimApiError(
         400,
         `LoyaltyProgramUpdates[${index}].LoyaltyProgramId: no such loyalty program`,

@@ -129,10 +129,14 @@ export class SimModel {
     return chains.length === 1 ? chains[0]! : this.random.pick(chains);
   }
 
-  /** Inserts a new record as the newest of its set and journals `created`. */
+  /**
+   * Inserts a new record as the newest of its set and journals `created`. The record's own
+   * `CreatedUtc` and `UpdatedUtc`, when it has them, are the times the filters test: the
+   * caller's meta may have read the clock a millisecond apart.
+   */
   create<T>(set: EntitySet<T>, type: JournalEntityType, record: T, meta: EntryMeta): Entry<T> {
-    const entry = set.insert(record, meta);
-    this.journal.append(meta.createdMs, type, set.keyOf(record), 'created');
+    const entry = set.insert(record, { ...meta, ...ownTimes(record) });
+    this.journal.append(entry.createdMs, type, set.keyOf(record), 'created');
     return entry;
   }
 
@@ -227,4 +231,16 @@ export function changedFields(record: object, patch: object): string[] {
     )
     .map(([field]) => field)
     .sort();
+}
+
+/** The creation and update times a record states itself, as epoch ms (those it has). */
+function ownTimes(record: unknown): Partial<Pick<EntryMeta, 'createdMs' | 'updatedMs'>> {
+  const fields = record as { CreatedUtc?: unknown; UpdatedUtc?: unknown };
+  const at = (value: unknown) => (typeof value === 'string' ? Date.parse(value) : Number.NaN);
+  const created = at(fields.CreatedUtc);
+  const updated = at(fields.UpdatedUtc);
+  return {
+    ...(Number.isNaN(created) ? {} : { createdMs: created }),
+    ...(Number.isNaN(updated) ? {} : { updatedMs: updated }),
+  };
 }

@@ -73,6 +73,26 @@ describe('change-bridge call', () => {
     expect(err.join('')).toContain('Invalid AccessToken');
   });
 
+  it('checks a body as the client sends it: completed with the Portfolio Access Token scope first', async () => {
+    const chain = '4d0201db-36f5-428b-8d11-4f0a65e960cc';
+    const body = '{"Limitation":{"Count":2},"Extent":{"Customers":true}}';
+    const env = { CONNECTOR_BASE_URL: server.url, CONNECTOR_ACCESS_TOKEN: 'portfolio' };
+    // A plain token: no filter at all is refused before anything is sent.
+    const plain = await runBin(['call', 'customers/getAll', '--data', body], env);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('CustomerIds');
+    // A Portfolio Access Token: ChainIds comes from the configured scope, and is a filter.
+    const sent = server.requests.length;
+    const scoped = await runBin(['call', 'customers/getAll', '--data', body], {
+      ...env,
+      CONNECTOR_PORTFOLIO_SCOPE: `chain:${chain}`,
+    });
+    expect(scoped.code, scoped.stderr).toBe(1); // the test server refuses the token
+    expect(server.requests.slice(sent).map((r) => r.body)).toEqual([
+      expect.objectContaining({ ChainIds: [chain], Limitation: { Count: 2 } }),
+    ]);
+  });
+
   it('exits 2 for an unknown operation and for malformed JSON', async () => {
     const first = capture();
     expect(await runCli(['call', 'customers/nope'], first.io)).toBe(2);

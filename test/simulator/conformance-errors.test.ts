@@ -342,6 +342,28 @@ describe('conformance: contract limits answer 400 naming the field', () => {
     expect(JSON.parse(answer.text).Message).toContain('ChainIds');
   });
 
+  it('a Portfolio token without ChainId on customers/update and loyaltyPrograms/update → 400 naming ChainId, nothing changed', async () => {
+    const program = [...h.sim.controls.model.loyaltyPrograms.all()][0]!.record;
+    const customer = [...h.sim.controls.model.customers.all()][0]!.record;
+    const before = { program: program.Name, customer: customer.Notes };
+    for (const [operation, body] of [
+      [
+        'loyaltyPrograms/update',
+        { LoyaltyProgramUpdates: [{ LoyaltyProgramId: program.Id, Name: { Value: 'Renamed' } }] },
+      ],
+      ['customers/update', { CustomerId: customer.Id, Notes: 'Changed' }],
+    ] as const) {
+      const answer = await postRaw(h.sim, operation, {
+        ...envelope(h.sim, h.sim.tokens.portfolioToken),
+        ...body,
+      });
+      expect(answer.status, operation).toBe(400);
+      expect(JSON.parse(answer.text).Message, operation).toContain('ChainId');
+    }
+    expect(h.sim.controls.model.loyaltyPrograms.get(program.Id)!.record.Name).toBe(before.program);
+    expect(h.sim.controls.model.customers.get(customer.Id)!.record.Notes).toBe(before.customer);
+  });
+
   it('every answer, success or error, carries a Request-Id header; bad JSON is a 400', async () => {
     const bad = await postRaw(h.sim, 'taxEnvironments/getAll', '{"ClientToken":');
     expect(bad.status).toBe(400);
