@@ -18,14 +18,10 @@ export const FeedQuerySchema = z.object({
     .min(1)
     .optional()
     .meta({ description: 'An event type or pattern: customer.updated, customer.*, *.deleted' }),
-  subject: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({
-      description:
-        'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',
-    }),
+  subject: z.string().min(1).optional().meta({
+    description:
+      'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',
+  }),
   limit: LimitQuerySchema,
 });
 
