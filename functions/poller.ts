@@ -8,6 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-deadline.ts';
 import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
@@ -17,9 +18,6 @@ import { createPublisher, parsePublisherConfig } from '../shared/publish/publish
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
-
-/** Stop starting pages this long before the Lambda timeout, so state is saved in time. */
-const DEADLINE_MARGIN_MS = 30_000;
 
 const logger = new Logger();
 const metrics = new Metrics();
@@ -93,7 +91,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           windows: config.settings.windows,
           pageCount: config.settings.pageCount,
           overlapMemory,
-          deadline: systemClock.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
+          deadline: pollDeadline(systemClock.now(), context.getRemainingTimeInMillis()),
         },
         context.awsRequestId,
         dueBy,
@@ -109,7 +107,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         const state = states.has(outcome.streamId)
           ? states.get(outcome.streamId)
           : await store.getStream(outcome.streamId);
-        if (state?.watermark) {
+        if (reportsWatermarkAge(state)) {
           metrics
             .singleMetric()
             .addDimensions({ Stream: outcome.streamId })
@@ -122,6 +120,8 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       }
     } catch (error) {
       logger.error('poll job failed', { error: error as Error, messageId: record.messageId });
+      // The poll failure alarm counts these too: the job is retried, its streams are not polled.
+      metrics.addMetric('PollFailures', MetricUnit.Count, 1);
       failures.push({ itemIdentifier: record.messageId });
     }
   }
