@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
@@ -210,14 +211,16 @@ async function route(
   response: ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://simulator');
+  // Every answer carries a Request-Id (design.md), those that reach no operation too.
+  const requestId = randomUUID();
   if (url.pathname.startsWith(SIM_API_PREFIX)) {
     const name = url.pathname.slice(SIM_API_PREFIX.length);
     if (!isOperationName(name)) {
-      sendJson(response, 404, errorBody(`Unknown operation ${name}.`, 'none'), 'none');
+      sendJson(response, 404, errorBody(`Unknown operation ${name}.`, requestId), requestId);
       return;
     }
     if (request.method !== 'POST') {
-      sendJson(response, 405, errorBody('Operations are called with POST.', 'none'), 'none', {
+      sendJson(response, 405, errorBody('Operations are called with POST.', requestId), requestId, {
         allow: 'POST',
       });
       return;
@@ -229,7 +232,7 @@ async function route(
     await serveControl(state, controls, url, request, response);
     return;
   }
-  sendJson(response, 404, errorBody('Not found.', 'none'), 'none');
+  sendJson(response, 404, errorBody('Not found.', requestId), requestId);
 }
 
 async function serveControl(

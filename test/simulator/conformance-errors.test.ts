@@ -370,5 +370,20 @@ describe('conformance: contract limits answer 400 naming the field', () => {
     expect(bad.headers.get('request-id')).toBeTruthy();
     const ok = await postRaw(h.sim, 'taxEnvironments/getAll', envelope(h.sim));
     expect(ok.headers.get('request-id')).toBeTruthy();
+    // An unknown operation, a wrong method, an unknown path: a real id, repeated in the body.
+    const got = async (response: Response) => ({
+      headers: response.headers,
+      text: await response.text(),
+    });
+    const answers = [
+      await postRaw(h.sim, 'customers/nope', envelope(h.sim)),
+      await got(await fetch(`${h.sim.url}/api/connector/v1/customers/getAll`)),
+      await got(await fetch(`${h.sim.url}/elsewhere`)),
+    ];
+    for (const answer of answers) {
+      const id = answer.headers.get('request-id');
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(JSON.parse(answer.text).RequestId).toBe(id);
+    }
   });
 });
