@@ -99,41 +99,6 @@ export function stackedBars({ title, summary, buckets, series, unit, colors }) {
   );
 }
 
-/**
- * Counts of events per minute by type over the last `minutes` minutes; the busiest types
- * get their own series, the rest share `other`.
- * @param {{ type: string, storedAt: string }[]} events
- * @param {number} nowMs
- * @param {number} [minutes]
- */
-export function eventsPerMinute(events, nowMs, minutes = 30) {
-  const start = Math.floor(nowMs / 60_000) * 60_000 - (minutes - 1) * 60_000;
-  /** @type {Map<string, number>} */
-  const totals = new Map();
-  for (const event of events) totals.set(event.type, (totals.get(event.type) ?? 0) + 1);
-  const top = [...totals.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 5)
-    .map(([type]) => type);
-  const series = totals.size > top.length ? [...top, 'other'] : top;
-  /** @type {Bucket[]} */
-  const buckets = Array.from({ length: minutes }, (_, index) => ({
-    label: new Date(start + index * 60_000).toLocaleTimeString([], {
-      hour: '2-digit',
-      minute: '2-digit',
-    }),
-    values: {},
-  }));
-  for (const event of events) {
-    const index = Math.floor((Date.parse(event.storedAt) - start) / 60_000);
-    const bucket = buckets[index];
-    if (!bucket) continue;
-    const name = top.includes(event.type) ? event.type : 'other';
-    bucket.values[name] = (bucket.values[name] ?? 0) + 1;
-  }
-  return { buckets, series };
-}
-
 const LATENCY_EDGES_MS = [10, 25, 50, 100, 250, 500, 1000, 2500];
 
 /**

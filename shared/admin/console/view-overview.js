@@ -1,8 +1,9 @@
 /** Overview: streams, events per minute, and the live event feed with its filters. */
 
 import { api, query } from './api.js';
-import { eventsPerMinute, stackedBars } from './charts.js';
+import { stackedBars } from './charts.js';
 import { emptyRow, h, keyedChildren, replace, say, time } from './dom.js';
+import { createFeedTally, eventsPerMinute } from './feed-tally.js';
 import { every } from './poll.js';
 import { streamsTable } from './streams-table.js';
 
@@ -78,6 +79,7 @@ export function renderOverview(main) {
   /** @type {string | undefined} */
   let since;
   let skipped = false;
+  let tally = createFeedTally({ overlapMs: 3 * FEED_OVERLAP_MS });
   let filterGeneration = 0;
 
   const filters = () => ({
@@ -96,16 +98,18 @@ export function renderOverview(main) {
       : `${list.length} events shown`;
     const types = [...new Set(list.map((e) => e.type))].sort();
     replace(typeList, ...types.map((type) => h('option', { value: type })));
-    const perMinute = eventsPerMinute(list, Date.now());
-    const total = perMinute.buckets.reduce(
-      (sum, bucket) => sum + Object.values(bucket.values).reduce((a, b) => a + b, 0),
-      0,
-    );
+    const nowMs = since ? Date.parse(since) : Date.now();
+    const { total, ...perMinute } = eventsPerMinute(tally.perMinute, nowMs);
+    const partFrom = tally.completeFrom();
+    const partly =
+      partFrom !== undefined && partFrom > nowMs - 30 * 60_000
+        ? `; before ${new Date(partFrom).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })} only some were fetched`
+        : '';
     replace(
       chartBox,
       stackedBars({
         title: 'Events per minute by type',
-        summary: `${total} of the newest ${FEED_KEEP} events the feed holds fall in the last 30 minutes`,
+        summary: `${total} events in the last 30 minutes${partly}`,
         ...perMinute,
         unit: 'events',
       }),
@@ -120,12 +124,14 @@ export function renderOverview(main) {
       : undefined;
     const feed = await api(
       'GET',
-      `feed${query({ type, subject, since: sinceParam, limit: since ? FEED_PAGE_MAX : FEED_KEEP })}`,
+      `feed${query({ type, subject, since: sinceParam, limit: FEED_PAGE_MAX })}`,
     );
     // An answer to the filters of before the last change is dropped.
     if (asked !== filterGeneration) return;
-    // A full answer to a `since` poll: more arrived than one answer lists, the older ones are not shown.
-    skipped = since !== undefined && feed.events.length >= FEED_PAGE_MAX;
+    // A full answer: more arrived than one answer lists, the older ones are not fetched.
+    const full = feed.events.length >= FEED_PAGE_MAX;
+    skipped = since !== undefined && full;
+    tally.add(feed.events, full, Date.parse(feed.now));
     for (const event of feed.events) events.set(event.id, event);
     const excess = [...events.values()]
       .sort((a, b) => a.storedAt.localeCompare(b.storedAt))
@@ -167,6 +173,7 @@ export function renderOverview(main) {
     'Filter the feed',
     () => {
       events.clear();
+      tally = createFeedTally({ overlapMs: 3 * FEED_OVERLAP_MS });
       since = undefined;
       filterGeneration += 1;
       return pollFeed();
