@@ -1,7 +1,8 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toSqsRecord } from '../../shared/local/event-source-loop.ts';
 
 const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:main';
 
@@ -25,22 +26,17 @@ afterAll(() => {
   Object.assign(process.env, saved);
 });
 
-const job = (messageId: string): SQSEvent['Records'][number] => ({
-  messageId,
-  receiptHandle: 'r',
-  body: JSON.stringify({ connectionId: 'main', streamIds: ['main:customer'] }),
-  attributes: {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: '0',
-    SenderId: 'x',
-    ApproximateFirstReceiveTimestamp: '0',
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:poll-jobs',
-  awsRegion: 'us-east-1',
-});
+/** A poll job as Lambda hands it over (the local event source builds records the same way). */
+const job = (messageId: string) =>
+  toSqsRecord(
+    {
+      MessageId: messageId,
+      ReceiptHandle: 'r',
+      Body: JSON.stringify({ connectionId: 'main', streamIds: ['main:customer'] }),
+    },
+    'arn:aws:sqs:us-east-1:000000000000:poll-jobs',
+    'us-east-1',
+  );
 
 describe('functions/poller handler', () => {
   it('counts a poll job that fails (an empty connection secret) in PollFailures, the alarm’s metric', async () => {
