@@ -31,7 +31,20 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       z.number().min(1000, { error: 'must be at least 1s' }),
     ).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    // customers/getAll requires ChainIds with a Portfolio Access Token: a scope of enterprises
+    // alone would fail every poll of the customer stream (the default entities include it).
+    const scope = input.portfolioScope;
+    const pollsCustomers = input.entities === undefined || input.entities.includes('customer');
+    if (scope && scope.chainIds.length === 0 && pollsCustomers)
+      context.addIssue({
+        code: 'custom',
+        path: ['portfolioScope', 'chainIds'],
+        message:
+          'customer needs a chain (customers/getAll requires ChainIds with a Portfolio Access Token): add chain:<uuid> to the scope, or list entities without customer',
+      });
+  });
 /** What `connections add` sends. */
 export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;
 

@@ -95,9 +95,12 @@ export interface ConnectorCaller {
 const ENVELOPE_FIELDS = ['ClientToken', 'AccessToken', 'Client'] as const;
 
 /**
- * Adds the Portfolio Access Token scope where the contract requires it (ChainIds for
- * customers/getAll, ChainId for customers/update and loyaltyPrograms/update, EnterpriseId for
- * paymentRequests/add and vouchers/add). A value the caller gave wins.
+ * Adds the Portfolio Access Token scope to a request: where the contract requires it
+ * (ChainIds for customers/getAll, ChainId for customers/update and loyaltyPrograms/update,
+ * EnterpriseId for paymentRequests/add and vouchers/add), and as the `EnterpriseIds` or
+ * `ChainIds` filter of every read that takes one, so a connection scoped to some of the
+ * token's enterprises reads only theirs (omitted, the service answers for every enterprise
+ * the token reaches). A value the caller gave wins.
  * @throws ValidationError when the scope is needed but cannot be chosen unambiguously.
  */
 export function applyPortfolioScope(
@@ -105,17 +108,31 @@ export function applyPortfolioScope(
   body: Record<string, unknown>,
   scope: PortfolioScope | undefined,
 ): Record<string, unknown> {
-  if (!scope || !spec.portfolioScope || body[spec.portfolioScope] !== undefined) return body;
+  if (!scope) return body;
+  const scoped = { ...body };
+  for (const [filter, ids] of [
+    ['EnterpriseIds', scope.enterpriseIds],
+    ['ChainIds', scope.chainIds],
+  ] as const) {
+    if (ids.length > 0 && scoped[filter] === undefined && takesField(spec, filter))
+      scoped[filter] = ids;
+  }
   const field = spec.portfolioScope;
+  if (!field || scoped[field] !== undefined) return scoped;
   const ids = field === 'EnterpriseId' ? scope.enterpriseIds : scope.chainIds;
-  if (field === 'ChainIds' && ids.length > 0) return { ...body, ChainIds: ids };
-  if (ids.length === 1) return { ...body, [field]: ids[0] };
+  if (ids.length === 1) return { ...scoped, [field]: ids[0] };
   throw new ValidationError(`${spec.name} request`, [
     {
       path: field,
-      message: `required with a Portfolio Access Token (configure exactly one ${field === 'EnterpriseId' ? 'enterprise' : 'chain'} or pass ${field})`,
+      message: `required with a Portfolio Access Token (configure ${field === 'ChainIds' ? 'a chain' : `exactly one ${field === 'EnterpriseId' ? 'enterprise' : 'chain'}`} or pass ${field})`,
     },
   ]);
+}
+
+/** Whether the operation's request has `field` (its schemas are zod objects). */
+function takesField(spec: OperationSpec, field: string): boolean {
+  const shape = (spec.request as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && field in shape;
 }
 
 /**

@@ -85,6 +85,20 @@ describe('connections admin API', () => {
     }
   });
 
+  it('refuses an enterprise-only portfolio scope for a connection that polls customers (they need a chain)', async () => {
+    harness = createAdminHarness();
+    const enterprise = {
+      portfolioScope: { enterpriseIds: ['8f7b1c84-61b5-4b52-9c29-6a4d3c0e1f11'] },
+    };
+    for (const extra of [enterprise, { ...enterprise, entities: 'resource,customer' }]) {
+      const response = await addHotel('hotel-1', extra);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ field: 'portfolioScope.chainIds' });
+      expect((response.body as { error: string }).error).toContain('customer needs a chain');
+    }
+    expect((await addHotel('hotel-1', { ...enterprise, entities: 'resource' })).status).toBe(201);
+  });
+
   it('disables and enables a connection, keeping its stream state', async () => {
     harness = createAdminHarness();
     await addHotel();

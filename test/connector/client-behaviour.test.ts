@@ -287,4 +287,32 @@ describe('Portfolio Access Token scope', () => {
     expect(server.requests[0]!.body).toMatchObject({ ChainIds: [UUIDS[0]] });
     expect(server.requests[1]!.body).toMatchObject({ ChainId: UUIDS[0] });
   });
+
+  it('narrows every read that takes EnterpriseIds or ChainIds to the configured scope; a given filter wins', async () => {
+    server = await startJsonServer(() => ({
+      body: { Resources: [], AccountNotes: [], Cursor: null },
+    }));
+    const client = createConnectorClient({
+      ...CONFIG,
+      baseUrl: server.url,
+      rateLimit: false,
+      portfolioScope: { chainIds: [UUIDS[0]!], enterpriseIds: [UUIDS[1]!] },
+    });
+    await client.call('resources/getAll', { Limitation: { Count: 10 } });
+    await client.call('accountNotes/getAll', { Limitation: { Count: 10 } });
+    await client.call('resources/getAll', {
+      Limitation: { Count: 10 },
+      EnterpriseIds: [UUIDS[2]!],
+    });
+    await client.close();
+    const filters = (body: unknown) => {
+      const { EnterpriseIds, ChainIds } = body as Record<string, unknown>;
+      return [EnterpriseIds, ChainIds];
+    };
+    expect(server.requests.map((r) => filters(r.body))).toEqual([
+      [[UUIDS[1]], undefined],
+      [undefined, [UUIDS[0]]],
+      [[UUIDS[2]], undefined],
+    ]);
+  });
 });

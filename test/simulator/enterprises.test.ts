@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { TEST_START_MS } from './harness.ts';
 
@@ -61,6 +62,38 @@ describe('simulator with many enterprises', () => {
       const resources = answer.body.Resources as { EnterpriseId: string }[];
       expect(resources.length).toBeGreaterThan(0);
       expect(new Set(resources.map((r) => r.EnterpriseId))).toEqual(new Set([token.enterpriseId]));
+    }
+  });
+
+  it('a portfolio connection scoped to one enterprise reads only its records, whatever the token reaches', async () => {
+    const { sim } = await start(5);
+    const enterprise = sim.controls.model.world.enterprises[3]!.Id;
+    const client = createConnectorClient({
+      baseUrl: sim.url,
+      clientToken: sim.tokens.clientToken,
+      accessToken: sim.tokens.portfolioToken,
+      client: 'enterprises test',
+      rateLimit: false,
+      portfolioScope: { chainIds: [], enterpriseIds: [enterprise] },
+    });
+    try {
+      for (const [operation, key] of [
+        ['resources/getAll', 'Resources'],
+        ['accountingCategories/getAll', 'AccountingCategories'],
+        ['paymentRequests/getAll', 'PaymentRequests'],
+        ['productCategories/getAll', 'ProductCategories'],
+      ] as const) {
+        const answer = (await client.call(operation, {
+          Limitation: { Count: 1000 },
+        } as never)) as Record<string, { EnterpriseId: string }[]>;
+        const records = answer[key]!;
+        expect(records.length, operation).toBeGreaterThan(0);
+        expect(new Set(records.map((r) => r.EnterpriseId)), operation).toEqual(
+          new Set([enterprise]),
+        );
+      }
+    } finally {
+      await client.close();
     }
   });
 

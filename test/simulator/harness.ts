@@ -42,7 +42,8 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<Harn
     {
       ...base,
       accessToken: sim.tokens.portfolioToken,
-      portfolioScope: { chainIds: [world.chainId], enterpriseIds: [world.enterprises[1]!.Id] },
+      // The whole chain: its reads cover every enterprise (an enterprise scope narrows them).
+      portfolioScope: { chainIds: [world.chainId], enterpriseIds: [] },
     },
     { retryLimits: NO_RETRIES },
   );
