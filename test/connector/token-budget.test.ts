@@ -133,6 +133,42 @@ describe('TokenBudget', () => {
     await Promise.all(streams);
   });
 
+  it('leaves bulk work (a first sync, a sweep) its half while the live streams ask more than the budget', async () => {
+    const clock = new ManualClock(0);
+    const grantedAt: number[] = [];
+    const budget = budgetOn(clock, countingLedger(grantedAt));
+    const lastLive = new Map<string, number>();
+    let longestLiveGap = 0;
+    let running = true;
+    const streams = Array.from({ length: 11 }, async (_, n) => {
+      const streamId = `live-${n}`;
+      while (running) {
+        await budget.acquire({ priority: 'live', streamId, intervalMs: 1_000 });
+        const last = lastLive.get(streamId);
+        if (last !== undefined) longestLiveGap = Math.max(longestLiveGap, clock.now() - last);
+        lastLive.set(streamId, clock.now());
+        await clock.sleep(1_000);
+      }
+    });
+    let bulkGranted = 0;
+    const firstSync = (async () => {
+      while (running) {
+        await budget.acquire(BULK);
+        bulkGranted += 1;
+      }
+    })();
+    for (let t = 0; t < 1_220; t++) await clock.advance(50);
+    running = false;
+    expect(busiestWindow(grantedAt, 30_500)).toBeLessThanOrEqual(200);
+    // About 100 a window each over two windows: the first sync is not starved (it got 0).
+    expect(bulkGranted).toBeGreaterThan(170);
+    expect(grantedAt.length - bulkGranted).toBeGreaterThan(170);
+    // Eleven streams share 100 a window: each polls every 3.4 s or so, none stalls.
+    expect(longestLiveGap).toBeLessThan(4_500);
+    for (let t = 0; t < 100; t++) await clock.advance(100);
+    await Promise.all([...streams, firstSync]);
+  });
+
   it('keeps a bulk claim that comes after its slot on the spread schedule: the next one makes the lateness up', async () => {
     const clock = new ManualClock(0);
     const budget = budgetOn(clock);

@@ -45,6 +45,8 @@ export const LIVE_RESERVE_MAX_SHARE = 0.5;
  * sync smaller than a window's budget is not stretched over the window.
  */
 export const BULK_BURST_SHARE = 0.5;
+/** How long after its last grant bulk work counts as running (its loop asks again at once). */
+export const BULK_RUNNING_MS = 1_000;
 /** Pace after a 429: the server knows better than our count, so take this share for a while. */
 export const PACE_AFTER_THROTTLE = 0.75;
 /** How long the lower pace lasts after the Retry-After has passed, in windows. */
@@ -56,10 +58,19 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** The next claim to serve, the capacity it is taken against, and its paced slot. */
+interface Turn {
+  waiter: Waiter;
+  capacity: number;
+  pacedAt: number;
+  interval: number;
+}
+
 /**
  * The budget of one AccessToken in one process: a priority scheduler in front of a
  * {@link GrantLedger}. Live claims are served before bulk ones at every free slot (spread evenly
- * over the window when the live streams alone ask more than the budget); bulk work
+ * over the window when the live streams alone ask more than the budget, over half of it while
+ * bulk work waits too); bulk work
  * may use the budget up to the limit minus a live reserve (the requests the live streams make
  * per window at their intervals, at most half the budget). While live streams poll, bulk work
  * is paced evenly over the window, so it never takes a burst of slots (or of the process's CPU)
@@ -179,15 +190,43 @@ export class TokenBudget {
   /**
    * When the next live grant may come: at once while the live streams ask no more than the
    * budget per window; when they ask more (eleven streams polled every second on one token ask
-   * 341), evenly over the window. Served at once, they would spend the window in its first
-   * 17 s and then every live poll would wait 13 s for it to roll over; spread, each stream
-   * polls every 1.7 s or so, never stalled.
+   * 341), evenly over `share` grants a window. Served at once, they would spend the window in
+   * its first 17 s and then every live poll would wait 13 s for it to roll over; spread over the
+   * budget, each stream polls every 1.7 s or so, never stalled.
    */
-  private liveSlot(now: number): { pacedAt: number; interval: number } {
-    const limit = this.limit(now);
-    if (this.liveDemand(now) <= limit) return { pacedAt: now, interval: 0 };
-    const interval = this.windowMs() / limit;
+  private liveSlot(now: number, share: number | undefined): { pacedAt: number; interval: number } {
+    if (share === undefined) return { pacedAt: now, interval: 0 };
+    const interval = this.windowMs() / share;
     return { pacedAt: this.lastLiveSlotAt + interval, interval };
+  }
+
+  /**
+   * Whose turn it is, and when: the first live claim at its slot (at once unless the live
+   * streams ask more than the budget); the first bulk claim when its slot comes first. When the
+   * live streams ask more than the budget while bulk work runs (a first sync, a backfill, a
+   * sweep), each side is paced over its half ({@link LIVE_RESERVE_MAX_SHARE}): live polls over
+   * the whole budget left bulk work nothing, and first syncs and sweeps never ran.
+   */
+  private nextTurn(now: number): Turn | undefined {
+    const live = this.waiting.live[0];
+    const bulk = this.waiting.bulk[0];
+    const limit = this.limit(now);
+    const contended = this.liveDemand(now) > limit;
+    // Between two claims of a bulk loop its queue is empty for a moment: it still runs.
+    const bulkRuns = bulk !== undefined || now - this.lastBulkSlotAt < BULK_RUNNING_MS;
+    const liveShare = Math.max(1, Math.floor(limit * LIVE_RESERVE_MAX_SHARE));
+    const liveTurn: Turn | undefined = live && {
+      waiter: live,
+      capacity: limit,
+      ...this.liveSlot(now, contended ? (bulkRuns ? liveShare : limit) : undefined),
+    };
+    if (!bulk || (liveTurn && liveTurn.pacedAt <= now)) return liveTurn;
+    // Worked out once per turn: it walks the live streams and drops those gone quiet.
+    const reserve = this.liveReserve(now);
+    const capacity = this.bulkCapacity(now, reserve);
+    const paceOver = contended ? limit - liveShare : capacity;
+    const bulkTurn: Turn = { waiter: bulk, capacity, ...this.bulkSlot(now, paceOver, reserve > 0) };
+    return liveTurn && liveTurn.pacedAt < bulkTurn.pacedAt ? liveTurn : bulkTurn;
   }
 
   /**
@@ -226,27 +265,20 @@ export class TokenBudget {
     return { pacedAt: from + interval, interval };
   }
 
-  private head(): Waiter | undefined {
-    return this.waiting.live[0] ?? this.waiting.bulk[0];
-  }
-
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      for (let waiter = this.head(); waiter; waiter = this.head()) {
+      for (;;) {
         const now = this.clock.now();
         if (now < this.pausedUntilMs) {
           await this.sleep(this.pausedUntilMs - now);
           continue;
         }
+        const turn = this.nextTurn(now);
+        if (!turn) break;
+        const { waiter, capacity, pacedAt, interval } = turn;
         const bulk = waiter.claim.priority === 'bulk';
-        // Worked out once per bulk claim: it walks the live streams and drops those gone quiet.
-        const reserve = bulk ? this.liveReserve(now) : 0;
-        const capacity = bulk ? this.bulkCapacity(now, reserve) : this.limit(now);
-        const { pacedAt, interval } = bulk
-          ? this.bulkSlot(now, capacity, reserve > 0)
-          : this.liveSlot(now);
         if (pacedAt > now) {
           await this.sleep(pacedAt - now);
           continue;
