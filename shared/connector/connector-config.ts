@@ -5,8 +5,9 @@ import type { RateLimit } from './rate-limit.ts';
 /** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
 export const PortfolioScopeSchema = z
   .object({
-    chainIds: z.array(z.uuid()).default([]),
-    enterpriseIds: z.array(z.uuid()).default([]),
+    // Sent as the ChainIds and EnterpriseIds filters of reads: 1 to 1000 each (connector-api.md).
+    chainIds: z.array(z.uuid()).max(1000).default([]),
+    enterpriseIds: z.array(z.uuid()).max(1000).default([]),
   })
   // A misspelt key would leave the token's scope silently empty.
   .strict();

@@ -17,6 +17,17 @@ describe('connectorConfigFromEnv', () => {
     expect(connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'off' }).rateLimit).toBe(false);
   });
 
+  it('takes a portfolio scope of at most 1,000 chains and 1,000 enterprises (the filters it becomes)', () => {
+    const ids = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) => `enterprise:${`${i}`.padStart(8, '0')}-0000-4000-8000-000000000000`,
+      );
+    const scope = (n: number) => ({ ...env, CONNECTOR_PORTFOLIO_SCOPE: ids(n).join(',') });
+    expect(connectorConfigFromEnv(scope(1000)).portfolioScope?.enterpriseIds).toHaveLength(1000);
+    expect(() => connectorConfigFromEnv(scope(1001))).toThrow(/enterpriseIds/);
+  });
+
   it('names CONNECTOR_RATE_LIMIT when its value is neither on nor off', () => {
     expect(() => connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'fast' })).toThrow(
       ValidationError,
