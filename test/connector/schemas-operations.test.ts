@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
+import { PhoneNumberSchema } from '../../shared/connector/operations/customers-update.ts';
 import { productPricesFromPricing } from '../../shared/connector/operations/products-get-pricing.ts';
 import {
   fullRequestSchema,
@@ -77,6 +78,13 @@ describe('the operation registry', () => {
       'paymentRequests/add': 'EnterpriseId',
       'vouchers/add': 'EnterpriseId',
     });
+  });
+
+  it('takes telephone numbers in their usual forms and refuses other text', () => {
+    for (const phone of ['+420 601 234 567', '(555) 123-4567', '+1 (555) 123-4567', '030/1234.56'])
+      expect(PhoneNumberSchema.safeParse(phone).success, phone).toBe(true);
+    for (const phone of ['call me', '', '()', '+', 'x123'])
+      expect(PhoneNumberSchema.safeParse(phone).success, phone).toBe(false);
   });
 
   it('recognises operation names', () => {

@@ -11,10 +11,13 @@ import {
 
 const text = z.string().nullable().optional();
 
-/** A telephone number: digits with the usual separators and an optional leading `+`. */
+/**
+ * A telephone number: digits with the usual separators, an optional leading `+`, and an area
+ * code in parentheses at the start (`(555) 123-4567`).
+ */
 export const PhoneNumberSchema = z
   .string()
-  .regex(/^\+?[0-9][0-9 ()./-]*$/, 'must be a telephone number');
+  .regex(/^\+?\(?[0-9][0-9 ()./-]*$/, 'must be a telephone number');
 
 const identityDocument = z
   .strictObject({
