@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
 import { splitCommaText } from '../comma-list.ts';
+import { portfolioScopeProblem } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { BridgeError } from '../errors.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -33,17 +34,10 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
   })
   .strict()
   .superRefine((input, context) => {
-    // customers/getAll requires ChainIds with a Portfolio Access Token: a scope of enterprises
-    // alone would fail every poll of the customer stream (the default entities include it).
-    const scope = input.portfolioScope;
-    const pollsCustomers = input.entities === undefined || input.entities.includes('customer');
-    if (scope && scope.chainIds.length === 0 && pollsCustomers)
-      context.addIssue({
-        code: 'custom',
-        path: ['portfolioScope', 'chainIds'],
-        message:
-          'customer needs a chain (customers/getAll requires ChainIds with a Portfolio Access Token): add chain:<uuid> to the scope, or list entities without customer',
-      });
+    // Left out, the entities are the deployment's, which include customer by default.
+    const problem = portfolioScopeProblem(input.portfolioScope, input.entities ?? ['customer']);
+    if (problem)
+      context.addIssue({ code: 'custom', path: ['portfolioScope', 'chainIds'], message: problem });
   });
 /** What `connections add` sends. */
 export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;

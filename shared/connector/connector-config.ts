@@ -13,6 +13,20 @@ export const PortfolioScopeSchema = z
   .strict();
 export type PortfolioScope = z.infer<typeof PortfolioScopeSchema>;
 
+/**
+ * Why a connection with `scope` cannot poll `entities`, or undefined when it can: customers
+ * need a chain (customers/getAll requires ChainIds with a Portfolio Access Token), so a scope
+ * of enterprises alone would fail every poll of the customer stream. Pure.
+ */
+export function portfolioScopeProblem(
+  scope: { chainIds?: readonly string[] | undefined } | undefined,
+  entities: readonly string[],
+): string | undefined {
+  if (!scope || (scope.chainIds?.length ?? 0) > 0 || !entities.includes('customer'))
+    return undefined;
+  return 'customer needs a chain (customers/getAll requires ChainIds with a Portfolio Access Token): add chain:<uuid> to the scope, or poll entities without customer';
+}
+
 /** One connection's credentials and client behaviour. */
 export const ConnectorConfigSchema = z.object({
   baseUrl: z.url(),

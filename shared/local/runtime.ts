@@ -7,6 +7,8 @@ import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
+import { portfolioScopeProblem } from '../connector/connector-config.ts';
+import { ValidationError } from '../errors.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { OverlapMemory } from '../polling/overlap-memory.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
@@ -145,6 +147,11 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       },
       clock.now(),
     );
+    const scopeProblem = portfolioScopeProblem(source.connection.portfolioScope, settings.entities);
+    if (scopeProblem)
+      throw new ValidationError('environment', [
+        { path: 'CONNECTOR_PORTFOLIO_SCOPE', message: scopeProblem },
+      ]);
     const streams = streamDefinitions(LOCAL_CONNECTION_ID, settings, {
       scope: source.scope,
       ...(source.exportIds ? { exportIds: source.exportIds } : {}),
