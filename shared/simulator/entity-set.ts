@@ -122,6 +122,21 @@ export class EntitySet<T> {
     return [...found];
   }
 
+  /**
+   * Puts the entries in order of creation time (ties keep their insertion order): a dataset
+   * generated enterprise by enterprise inserts each one's records as a block whose times
+   * overlap the next one's, and pages are newest first by position (connector-api.md,
+   * Pagination 3). For a freshly generated set only: positions change, so no cursor may exist.
+   */
+  orderByCreation(): void {
+    this.order.sort((a, b) => a.createdMs - b.createdMs || a.index - b.index);
+    this.order.forEach((entry, position) => {
+      entry.index = position;
+    });
+    for (const index of [this.byEnterprise, this.byChain])
+      for (const list of index.values()) list.sort((a, b) => a.index - b.index);
+  }
+
   /** The live (not hard-deleted) entry with this key. */
   get(key: string): Entry<T> | undefined {
     const entry = this.byKey.get(key);

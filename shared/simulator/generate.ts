@@ -331,6 +331,8 @@ export function generateDataset(options: DatasetOptions): SimModel {
   for (const environment of taxEnvironments(start)) {
     model.taxEnvironments.insert(environment, chainMeta(start));
   }
+  // Generated enterprise by enterprise: pages are newest first across all of them.
+  model.orderByCreation();
   if (options.activitySeed !== undefined) stream.switchTo(seededRandom(options.activitySeed));
   return model;
 }

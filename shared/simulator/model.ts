@@ -94,6 +94,35 @@ export class SimModel {
   readonly vouchers = new EntitySet<Voucher>((r) => r.Id);
   readonly exports = new EntitySet<Export>((r) => r.Id);
   readonly taxEnvironments = new EntitySet<TaxEnvironment>((r) => r.Code);
+
+  /**
+   * Puts every set's seeded records in order of creation time (see
+   * {@link EntitySet.orderByCreation}); a generated dataset calls it once, before any read.
+   */
+  orderByCreation(): void {
+    for (const set of [
+      this.customers,
+      this.resources,
+      this.resourceCategories,
+      this.resourceCategoryAssignments,
+      this.resourceCategoryImageAssignments,
+      this.resourceFeatures,
+      this.resourceFeatureAssignments,
+      this.accountNotes,
+      this.accountingCategories,
+      this.billingAutomations,
+      this.loyaltyPrograms,
+      this.loyaltyMemberships,
+      this.paymentRequests,
+      this.reservationGroups,
+      this.productCategories,
+      this.routingRules,
+      this.vouchers,
+      this.exports,
+      this.taxEnvironments,
+    ])
+      set.orderByCreation();
+  }
   readonly restrictions: SimRestriction[] = [];
   readonly reservations = new Map<string, SimReservation>();
   /** Key `${ProductId}:${TimeUnitStartUtc}`. */

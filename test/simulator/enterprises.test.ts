@@ -97,6 +97,25 @@ describe('simulator with many enterprises', () => {
     }
   });
 
+  it('pages records newest first by creation across every enterprise a portfolio token reaches', async () => {
+    const { sim } = await start(5);
+    for (const [operation, key] of [
+      ['resources/getAll', 'Resources'],
+      ['paymentRequests/getAll', 'PaymentRequests'],
+    ] as const) {
+      const answer = await call(sim, sim.tokens.portfolioToken, operation, {
+        Limitation: { Count: 1000 },
+        ...(key === 'Resources' ? { Extent: { Resources: true } } : {}),
+      });
+      expect(answer.status, operation).toBe(200);
+      const created = (answer.body[key] as { CreatedUtc: string }[]).map((r) =>
+        Date.parse(r.CreatedUtc),
+      );
+      expect(new Set(created).size, operation).toBeGreaterThan(1);
+      expect(created, operation).toEqual([...created].sort((a, b) => b - a));
+    }
+  });
+
   it('refuses a token that no enterprise holds', async () => {
     const { sim } = await start(4);
     expect(
