@@ -160,9 +160,18 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
         for await (const snapshot of source.list(entityType)) {
           // Its scope filter holds for snapshots as for changes: no other hotel's records.
           if (!withinScope(subscription, snapshot.scope)) continue;
+          // Two connections may hold the same record (an enterprise and its portfolio): each
+          // sends its own snapshot, with its own source, under its own id.
           const event = {
             specversion: '1.0',
-            id: hashEventId(['snapshot/v1', subscriptionId, entityType, snapshot.entityId, time]),
+            id: hashEventId([
+              'snapshot/v2',
+              subscriptionId,
+              snapshot.connectionId ?? '',
+              entityType,
+              snapshot.entityId,
+              time,
+            ]),
             type: `${entityType}.snapshot`,
             source: snapshot.connectionId ? `connector/${snapshot.connectionId}` : 'change-bridge',
             subject: snapshot.entityId,

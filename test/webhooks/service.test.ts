@@ -171,6 +171,23 @@ describe('webhook admin service', () => {
     expect(new Set(bodies.map((b) => b.id)).size).toBe(6);
   });
 
+  it('resyncs a record two connections hold once per connection, each with its own source', async () => {
+    const { receiver, harness, service, subscribe } = await setup();
+    const target = await subscribe('/both', { events: ['customer.*'] });
+    const source = {
+      async *list(entityType: string) {
+        for (const connectionId of ['hotel', 'portfolio'])
+          yield { entityId: 'cus-1', record: { Id: 'cus-1', entityType }, connectionId };
+      },
+    };
+    expect(await service.resync(target.id, ['customer'], source)).toBe(2);
+    await harness.drainVisible();
+    const bodies = receiver.log.map((r) => JSON.parse(r.body));
+    expect(bodies.map((b) => b.source).sort()).toEqual(['connector/hotel', 'connector/portfolio']);
+    expect(new Set(receiver.log.map((r) => r.headers['webhook-id'])).size).toBe(2);
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(2);
+  });
+
   it('sends a ping to one subscription only', async () => {
     const { receiver, harness, service, subscribe } = await setup();
     const sub = await subscribe('/ping');
