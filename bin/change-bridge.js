@@ -4,6 +4,11 @@
 import { cliBundleUrl } from './cli-bundle.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// A reader that stopped early (`change-bridge streams list | head -1`) is no failure: the rest
+// of the output is dropped, the command ends as it would have (before, an unhandled EPIPE).
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 
 async function loadCli() {
   try {

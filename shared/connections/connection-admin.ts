@@ -5,6 +5,7 @@ import { splitCommaText } from '../comma-list.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { BridgeError } from '../errors.ts';
+import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
   ConnectionIdSchema,
@@ -38,6 +39,16 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
     const problem = portfolioScopeProblem(input.portfolioScope, input.entities ?? ['customer']);
     if (problem)
       context.addIssue({ code: 'custom', path: ['portfolioScope', 'chainIds'], message: problem });
+    // Left out, the deployment's entities are narrowed to those the token can read.
+    const unreadable = input.portfolioScope
+      ? entitiesWithoutPortfolioRead(input.entities ?? [])
+      : [];
+    if (unreadable.length > 0)
+      context.addIssue({
+        code: 'custom',
+        path: ['entities'],
+        message: `a Portfolio Access Token cannot read ${unreadable.join(', ')} (connector-api.md grants it no such operation): leave them out`,
+      });
   });
 /** What `connections add` sends. */
 export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;

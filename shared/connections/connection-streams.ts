@@ -6,20 +6,23 @@ import {
   type StreamExtras,
   streamDefinitions,
 } from '../polling/poll-settings.ts';
+import { entitiesWithPortfolioRead } from '../polling/portfolio-entities.ts';
 import type { ConnectionSettings, ConnectionView } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 
 /**
  * The deployment's poll settings with a connection's own choices over them (entities,
- * interval, initial sync). Pure.
+ * interval, initial sync). A portfolio connection leaves out the entity types a Portfolio
+ * Access Token cannot read (their every poll would be refused). Pure.
  */
 export function settingsOfConnection(
   base: PollSettings,
   connection: ConnectionSettings,
 ): PollSettings {
+  const entities = connection.entities ?? base.entities;
   return {
     ...base,
-    ...(connection.entities ? { entities: connection.entities } : {}),
+    entities: connection.portfolioScope ? entitiesWithPortfolioRead(entities) : entities,
     ...(connection.intervalMs !== undefined ? { intervalMs: connection.intervalMs } : {}),
     ...(connection.initialSync ? { initialSync: connection.initialSync } : {}),
   };

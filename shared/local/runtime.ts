@@ -14,6 +14,10 @@ import { OverlapMemory } from '../polling/overlap-memory.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
 import { type PollLoop, startPollLoop } from '../polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../polling/poll-settings.ts';
+import {
+  entitiesWithoutPortfolioRead,
+  entitiesWithPortfolioRead,
+} from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
@@ -147,12 +151,25 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       },
       clock.now(),
     );
-    const scopeProblem = portfolioScopeProblem(source.connection.portfolioScope, settings.entities);
+    const { portfolioScope } = source.connection;
+    const scopeProblem = portfolioScopeProblem(portfolioScope, settings.entities);
     if (scopeProblem)
       throw new ValidationError('environment', [
         { path: 'CONNECTOR_PORTFOLIO_SCOPE', message: scopeProblem },
       ]);
-    const streams = streamDefinitions(LOCAL_CONNECTION_ID, settings, {
+    const unreadable = portfolioScope ? entitiesWithoutPortfolioRead(settings.entities) : [];
+    if (unreadable.length > 0 && env.POLL_ENTITIES !== undefined)
+      throw new ValidationError('environment', [
+        {
+          path: 'POLL_ENTITIES',
+          message: `a Portfolio Access Token (CONNECTOR_PORTFOLIO_SCOPE) cannot read ${unreadable.join(', ')}: leave them out`,
+        },
+      ]);
+    // Left to the defaults, a portfolio connection polls what its token can read.
+    const localSettings = portfolioScope
+      ? { ...settings, entities: entitiesWithPortfolioRead(settings.entities) }
+      : settings;
+    const streams = streamDefinitions(LOCAL_CONNECTION_ID, localSettings, {
       scope: source.scope,
       ...(source.exportIds ? { exportIds: source.exportIds } : {}),
       ...(source.products ? { products: source.products } : {}),
@@ -180,7 +197,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         client,
         signal: new AbortController().signal,
       },
-      fixedView: environmentConnectionView(LOCAL_CONNECTION_ID, settings, clock.now()),
+      fixedView: environmentConnectionView(LOCAL_CONNECTION_ID, localSettings, clock.now()),
       clientDeps,
       clock,
       onError: (message) => reporter.info(message),

@@ -48,26 +48,3 @@ export const HANDLERS: Readonly<Record<OperationName, SimHandler>> = {
   'exports/getAll': exportsGetAll,
   'taxEnvironments/getAll': taxEnvironmentsGetAll,
 };
-
-/**
- * Operations that accept a Portfolio Access Token: the paginated ones except
- * resourceCategoryImageAssignments/getAll (no support stated), and those marked "Supports
- * Portfolio Access Tokens" or carrying a scope field (connector-api.md, Authentication 3).
- */
-export const PORTFOLIO_OPERATIONS: ReadonlySet<OperationName> = new Set<OperationName>([
-  'customers/getAll',
-  'customers/update',
-  'resources/getAll',
-  'accountNotes/getAll',
-  'accountingCategories/getAll',
-  'billingAutomations/getAll',
-  'loyaltyMemberships/getAll',
-  'loyaltyPrograms/update',
-  'paymentRequests/getAll',
-  'paymentRequests/add',
-  'reservationGroups/getAll',
-  'productCategories/getAll',
-  'products/getPricing',
-  'vouchers/add',
-  'exports/getAll',
-]);

@@ -99,6 +99,27 @@ describe('connections admin API', () => {
     expect((await addHotel('hotel-1', { ...enterprise, entities: 'resource' })).status).toBe(201);
   });
 
+  it('refuses a portfolio connection naming an entity its token cannot read, 400 naming entities', async () => {
+    harness = createAdminHarness();
+    const portfolioScope = { chainIds: ['4d0201db-36f6-4ad5-8b0b-1a7fa9e8a5c2'] };
+    const response = await addHotel('group', {
+      portfolioScope,
+      entities: 'customer,taxEnvironment',
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ field: 'entities' });
+    expect((response.body as { error: string }).error).toContain('cannot read taxEnvironment');
+    expect((await addHotel('group', { portfolioScope, entities: 'customer' })).status).toBe(201);
+    // Left to the deployment's entities, it is accepted (and polls what its token reads).
+    expect(
+      (
+        await harness.call('POST', '/connections', {
+          body: { id: 'group-2', accessToken: TOKEN, portfolioScope },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
   it('disables and enables a connection, keeping its stream state', async () => {
     harness = createAdminHarness();
     await addHotel();

@@ -25,4 +25,20 @@ describe('change-bridge start with a Portfolio Access Token', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('CONNECTOR_PORTFOLIO_SCOPE: customer needs a chain');
   });
+
+  it('refuses POLL_ENTITIES naming an entity a Portfolio Access Token cannot read, exit 2 naming the variable', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'start-scope-'));
+    dirs.push(dir);
+    const result = await runBin(['start', '--port', '0'], {
+      BRIDGE_DATA_DIR: dir,
+      CONNECTOR_BASE_URL: 'http://127.0.0.1:9',
+      CONNECTOR_CLIENT_TOKEN: 'client',
+      CONNECTOR_ACCESS_TOKEN: 'portfolio',
+      CONNECTOR_PORTFOLIO_SCOPE: 'chain:4d0201db-36f6-4ad5-8b0b-1a7fa9e8a5c2',
+      POLL_ENTITIES: 'resource,taxEnvironment',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('POLL_ENTITIES: a Portfolio Access Token');
+    expect(result.stderr).toContain('cannot read taxEnvironment');
+  });
 });
