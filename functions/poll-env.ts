@@ -4,22 +4,10 @@ import { parseOrThrow } from '../shared/errors.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import {
   type PollSettings,
-  parseProductTargets,
   pollSettingsFromEnv,
   streamDefinitions,
 } from '../shared/polling/poll-settings.ts';
-
-const idList = z
-  .string()
-  .optional()
-  .transform((text) =>
-    text
-      ? text
-          .split(',')
-          .map((id) => id.trim())
-          .filter(Boolean)
-      : undefined,
-  );
+import { trackedTargetsFromEnv } from '../shared/polling/tracked-targets.ts';
 
 /** Variables the planner and poller Lambdas read (set by infra/). */
 export const PollLambdaEnvSchema = z.object({
@@ -31,8 +19,6 @@ export const PollLambdaEnvSchema = z.object({
   DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
   /** The KMS key that wraps the data keys of stored AccessTokens. */
   CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
-  POLL_EXPORT_IDS: idList,
-  POLL_PRODUCT_IDS: idList,
 });
 
 /** Parsed poll Lambda configuration. */
@@ -57,13 +43,9 @@ export function readPollLambdaEnv(
 ): PollLambdaConfig {
   const parsed = parseOrThrow(PollLambdaEnvSchema, env, 'environment');
   const settings = pollSettingsFromEnv(env, nowMs);
+  const tracked = trackedTargetsFromEnv(env);
   const definitions = Object.keys(parsed.CONNECTION_SECRET_ARNS).flatMap((connectionId) =>
-    streamDefinitions(connectionId, settings, {
-      ...(parsed.POLL_EXPORT_IDS ? { exportIds: parsed.POLL_EXPORT_IDS } : {}),
-      ...(parsed.POLL_PRODUCT_IDS
-        ? { products: parseProductTargets(parsed.POLL_PRODUCT_IDS.join(',')) }
-        : {}),
-    }),
+    streamDefinitions(connectionId, settings, tracked),
   );
   return {
     tableName: parsed.STATE_TABLE_NAME,

@@ -6,6 +6,7 @@ import { portfolioScopeProblem } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { BridgeError } from '../errors.ts';
 import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
+import { ExportIdSchema, ProductTargetTextSchema } from '../polling/tracked-targets.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
   ConnectionIdSchema,
@@ -29,6 +30,9 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       .optional()
       .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
     accessToken: z.string().min(1, { error: 'must not be empty' }),
+    // Checked here, so a typo is refused at once instead of failing every poll.
+    productIds: z.preprocess(splitCommaText, z.array(ProductTargetTextSchema)).optional(),
+    exportIds: z.preprocess(splitCommaText, z.array(ExportIdSchema)).optional(),
     interval: DurationSchema.pipe(
       z.number().min(1000, { error: 'must be at least 1s' }),
     ).optional(),

@@ -2,11 +2,11 @@ import type { ConnectorConfig } from '../connector/connector-config.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import {
   type PollSettings,
-  parseProductTargets,
   type StreamExtras,
   streamDefinitions,
 } from '../polling/poll-settings.ts';
 import { entitiesWithPortfolioRead } from '../polling/portfolio-entities.ts';
+import { productTargetsOf } from '../polling/tracked-targets.ts';
 import type { ConnectionSettings, ConnectionView } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 
@@ -40,9 +40,7 @@ export function streamsOfConnection(
   return streamDefinitions(connection.id, settingsOfConnection(base, connection), {
     ...extras,
     ...(connection.exportIds ? { exportIds: connection.exportIds } : {}),
-    ...(connection.productIds
-      ? { products: parseProductTargets(connection.productIds.join(',')) }
-      : {}),
+    ...(connection.productIds ? { products: productTargetsOf(connection.productIds) } : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import {
   entitiesWithPortfolioRead,
 } from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
+import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
@@ -169,10 +170,15 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const localSettings = portfolioScope
       ? { ...settings, entities: entitiesWithPortfolioRead(settings.entities) }
       : settings;
+    // POLL_EXPORT_IDS and POLL_PRODUCT_IDS name what to follow; left unset with the built-in
+    // simulator, its exports and sample products are followed.
+    const tracked = trackedTargetsFromEnv(env);
+    const exportIds = tracked.exportIds ?? source.exportIds;
+    const products = tracked.products ?? source.products;
     const streams = streamDefinitions(LOCAL_CONNECTION_ID, localSettings, {
       scope: source.scope,
-      ...(source.exportIds ? { exportIds: source.exportIds } : {}),
-      ...(source.products ? { products: source.products } : {}),
+      ...(exportIds ? { exportIds } : {}),
+      ...(products ? { products } : {}),
     });
     // Grants live in the state table, so a restart knows what the last 30 s already spent.
     const clientDeps = {
@@ -295,7 +301,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       adminUrl: admin.url,
       simulatorUrl: source.simulator?.url,
       demoReceiverUrl: demo?.url,
-      productSamples: source.productSamples ?? [],
+      // The banner names the simulator's sample products only when they are the ones followed.
+      productSamples: tracked.products ? [] : (source.productSamples ?? []),
       streams,
       requeuedDeliveries: dispatch.requeued,
       webhooks,

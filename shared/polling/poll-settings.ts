@@ -125,21 +125,6 @@ export function streamDefinitions(
   });
 }
 
-/**
- * Parses product targets: comma-separated `productId` or `productId@Time/Zone` entries
- * (`POLL_PRODUCT_IDS`), e.g. `4f1c…@Europe/Prague,9a2e…`. A missing zone means UTC.
- */
-export function parseProductTargets(text: string): ProductTarget[] {
-  return text
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const [productId = '', timeZone = 'UTC'] = entry.split('@');
-      return { productId, timeZone };
-    });
-}
-
 function historyStartOf(text: string, nowMs: number): number {
   const ago = parseDuration(text);
   return ago === undefined ? Date.parse(text) : nowMs - ago;

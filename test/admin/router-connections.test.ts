@@ -76,6 +76,10 @@ describe('connections admin API', () => {
       [{ accessToken: '' }, 'accessToken'],
       [{ token: 'x' }, 'token'],
       [{ portfolioScope: { chainIDs: [] } }, 'portfolioScope.chainIDs'],
+      // Refused at once, not accepted and then failing every poll.
+      [{ productIds: 'not-a-product' }, 'productIds[0]'],
+      [{ productIds: `${crypto.randomUUID()}@Europe/Pargue` }, 'productIds[0]'],
+      [{ exportIds: [crypto.randomUUID(), 'x'] }, 'exportIds[1]'],
     ];
     for (const [extra, field] of cases) {
       const response = await addHotel('hotel-1', extra);

@@ -24,6 +24,23 @@ describe('poll Lambda environment', () => {
     expect(config.settings.windows.settleLagMs).toBe(500);
   });
 
+  it('gives every connection the exports and products the variables name', () => {
+    const [exportId, productId] = [crypto.randomUUID(), crypto.randomUUID()];
+    const config = readPollLambdaEnv(
+      {
+        ...BASE_ENV,
+        POLL_ENTITIES: 'export,productPrice',
+        POLL_EXPORT_IDS: ` ${exportId} ,`,
+        POLL_PRODUCT_IDS: `${productId}@Europe/Prague`,
+      },
+      Date.UTC(2026, 10, 21),
+    );
+    expect(config.definitions.map((d) => [d.trackedIds, d.products])).toEqual([
+      [[exportId], [{ productId, timeZone: 'Europe/Prague' }]],
+      [[exportId], [{ productId, timeZone: 'Europe/Prague' }]],
+    ]);
+  });
+
   it('names the bad variable', () => {
     const attempt = () => readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: 'soon' }, 0);
     expect(attempt).toThrow(ValidationError);
@@ -31,6 +48,9 @@ describe('poll Lambda environment', () => {
     expect(() => readPollLambdaEnv({ ...BASE_ENV, POLL_ENTITIES: 'customer,guest' }, 0)).toThrow(
       /POLL_ENTITIES/,
     );
+    expect(() =>
+      readPollLambdaEnv({ ...BASE_ENV, POLL_PRODUCT_IDS: 'p1@Europe/Prague' }, 0),
+    ).toThrow(/POLL_PRODUCT_IDS/);
     expect(() => readPollLambdaEnv({ ...BASE_ENV, CONNECTION_SECRET_ARNS: 'nope' }, 0)).toThrow(
       /CONNECTION_SECRET_ARNS/,
     );
