@@ -54,7 +54,10 @@ export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
  * Parses `CONNECTOR_PORTFOLIO_SCOPE`: comma-separated `chain:<uuid>` and `enterprise:<uuid>`
  * entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`.
  */
-export function parsePortfolioScope(text: string): PortfolioScope {
+export function parsePortfolioScope(
+  text: string,
+  source = 'CONNECTOR_PORTFOLIO_SCOPE',
+): PortfolioScope {
   const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
   for (const entry of text
     .split(',')
@@ -65,7 +68,7 @@ export function parsePortfolioScope(text: string): PortfolioScope {
     else if (kind === 'enterprise' && id) scope.enterpriseIds.push(id);
     else scope.chainIds.push(entry);
   }
-  return parseOrThrow(PortfolioScopeSchema, scope, 'CONNECTOR_PORTFOLIO_SCOPE');
+  return parseOrThrow(PortfolioScopeSchema, scope, source);
 }
 
 const ConnectorEnvSchema = z.object({

@@ -102,6 +102,9 @@ describe('change-bridge connections', () => {
     expect((await run(['connections', 'show', 'hotel-1'])).stdout).toContain(
       'entities      customer',
     );
+    expect((await run(['connections', 'show', 'main'])).stdout).toContain(
+      "initial sync  the deployment's (INITIAL_SYNC)",
+    );
 
     expect((await run(['connections', 'disable', 'hotel-1'])).stdout).toBe(
       'Disabled connection hotel-1',

@@ -101,7 +101,8 @@ describe('change-bridge subscriptions', () => {
   it('exits 2 naming the field of invalid input even when no bridge answers', async () => {
     const gone = await startAdminServer({ port: 0, deps: cli.harness.deps });
     await gone.close();
-    const run = (args: string[]) => cli.run([...args, '--api', gone.url], { api: false });
+    const run = (args: string[]) =>
+      cli.run([...args, '--api', gone.url], { api: false, stdin: 'token\n' });
     const cases: [string[], string][] = [
       [['events', 'list', '--limit', 'abc'], 'limit: must be a whole number from 1 to 1000'],
       [['events', 'list', '--type', 'nonsense'], 'type: must be an event type'],
@@ -120,6 +121,18 @@ describe('change-bridge subscriptions', () => {
         'events[1]: must be an event type',
       ],
       [['backfill', '--entities', 'nope'], 'entities[0]'],
+      [['connections', 'show', 'no spaces'], 'id: must be 1 to 64 letters'],
+      [['connections', 'remove', 'a/b'], 'id: must be 1 to 64 letters'],
+      [['streams', 'list', '--connection', 'a b'], 'connectionId: must be 1 to 64 letters'],
+      [['events', 'replay', 'evt_1', '--subscription', ''], 'subscriptionId'],
+      [
+        ['connections', 'add', '--id', 'h', '--access-token-stdin', '--product-ids', 'nope'],
+        'productIds[0]: nope: the product id must be a uuid',
+      ],
+      [
+        ['connections', 'add', '--id', 'h', '--access-token-stdin', '--portfolio-scope', 'x:1'],
+        '--portfolio-scope is invalid',
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await run(args);

@@ -166,8 +166,12 @@ export class AdminApiClient {
   }
 }
 
-/** Exits 2 naming the field, as the API's 400 would, when `value` breaks `schema`. */
-function checkInput(schema: z.ZodType | undefined, value: unknown, location: string): void {
+/**
+ * Exits 2 naming the field, as the API's 400 would, when `value` breaks `schema`: invalid input
+ * is refused whether or not a bridge is running.
+ * @example checkInput(z.object({ id: ConnectionIdSchema }), { id: 'no spaces' }, 'id') // exits 2: "id: …"
+ */
+export function checkInput(schema: z.ZodType | undefined, value: unknown, location: string): void {
   const result = schema?.safeParse(value);
   if (result === undefined || result.success) return;
   const { field, message } = firstInputIssue(result.error, location);

@@ -6,9 +6,12 @@ import {
   ConnectionViewSchema,
 } from '../../admin/schemas.ts';
 import { splitCommaList } from '../../comma-list.ts';
+import { ConnectionIdSchema } from '../../connections/connection.ts';
+import { AddConnectionInputSchema } from '../../connections/connection-admin.ts';
 import { parsePortfolioScope } from '../../connector/connector-config.ts';
 import { formatDuration } from '../../duration.ts';
 import type { CliIo } from '../exit-codes.ts';
+import { checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -40,12 +43,17 @@ function idList(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : splitCommaList(text);
 }
 
+/** Exits 2 naming `id` when it cannot be a connection id, bridge or no bridge. */
+function checkConnectionId(id: string): void {
+  checkInput(z.object({ id: ConnectionIdSchema }), { id }, 'id');
+}
+
 function describeConnection(connection: ConnectionView): string {
   return [
     `connection ${connection.id} (${connection.enabled ? 'enabled' : 'disabled'}, ${connection.origin})`,
-    `  entities      ${connection.entities?.join(', ') ?? 'POLL_ENTITIES'}`,
-    `  interval      ${connection.intervalMs ? formatDuration(connection.intervalMs) : 'POLL_INTERVAL'}`,
-    `  initial sync  ${connection.initialSync ?? 'INITIAL_SYNC'}`,
+    `  entities      ${connection.entities?.join(', ') ?? "the deployment's (POLL_ENTITIES)"}`,
+    `  interval      ${connection.intervalMs ? formatDuration(connection.intervalMs) : "the deployment's (POLL_INTERVAL)"}`,
+    `  initial sync  ${connection.initialSync ?? "the deployment's (INITIAL_SYNC)"}`,
     ...(connection.portfolioScope
       ? [
           `  portfolio     chains ${connection.portfolioScope.chainIds.join(',') || '-'}; enterprises ${connection.portfolioScope.enterpriseIds.join(',') || '-'}`,
@@ -104,6 +112,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       io.readStdin ?? readProcessStdin,
     );
     const created = await clientFor(options).call('POST', '/connections', ConnectionViewSchema, {
+      check: { body: AddConnectionInputSchema },
       body: {
         id: options.id,
         accessToken,
@@ -111,7 +120,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
         ...(options.interval !== undefined ? { interval: options.interval } : {}),
         ...(options.initialSync !== undefined ? { initialSync: options.initialSync } : {}),
         ...(options.portfolioScope !== undefined
-          ? { portfolioScope: parsePortfolioScope(options.portfolioScope) }
+          ? { portfolioScope: parsePortfolioScope(options.portfolioScope, '--portfolio-scope') }
           : {}),
         ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
         ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),
@@ -154,6 +163,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       .argument('<id>', 'connection id'),
   ).action(async (id: string, raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
+    checkConnectionId(id);
     const connection = await clientFor(options).call(
       'GET',
       `/connections/${segment(id)}`,
@@ -175,6 +185,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
         .argument('<id>', 'connection id'),
     ).action(async (id: string, raw: unknown) => {
       const options = CommonOptionsSchema.parse(raw);
+      checkConnectionId(id);
       const connection = await clientFor(options).call(
         'POST',
         `/connections/${segment(id)}/${verb}`,
@@ -193,6 +204,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       .option('--keep-state', 'keep the streams’ state and snapshots (re-adding the id resumes)'),
   ).action(async (id: string, raw: unknown) => {
     const options = RemoveOptionsSchema.parse(raw);
+    checkConnectionId(id);
     const removed = await clientFor(options).call(
       'DELETE',
       `/connections/${segment(id)}`,

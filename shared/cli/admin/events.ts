@@ -4,6 +4,7 @@ import {
   DeliveryListSchema,
   EventListSchema,
   ListEventsQuerySchema,
+  ReplayBodySchema,
   StoredEventBodySchema,
 } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
@@ -80,7 +81,10 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       'POST',
       `/events/${segment(id)}/replay`,
       DeliveryListSchema,
-      { body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {} },
+      {
+        body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
+        check: { body: ReplayBodySchema },
+      },
     );
     if (options.json) return writeJson(io, deliveries);
     if (deliveries.length === 0) return io.out(`Event ${id} matches no enabled subscription`);

@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { type BudgetViewSchema, StreamListSchema, StreamViewSchema } from '../../admin/schemas.ts';
+import {
+  type BudgetViewSchema,
+  StreamListQuerySchema,
+  StreamListSchema,
+  StreamViewSchema,
+} from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
@@ -48,9 +53,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
       'GET',
       '/streams',
       StreamListSchema,
-      {
-        query: { connectionId: options.connection },
-      },
+      { query: { connectionId: options.connection }, check: { query: StreamListQuerySchema } },
     );
     if (options.json) return writeJson(io, streams);
     if (streams.length === 0) return io.out('no streams');
