@@ -5,7 +5,7 @@ import {
   connectorConfigFromEnv,
   DEFAULT_CLIENT_NAME,
 } from '../connector/connector-config.ts';
-import { BridgeError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
 import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
@@ -17,7 +17,9 @@ const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
 export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
   const size = (value ?? 'small') as DatasetSize;
   if (!SIZES.includes(size))
-    throw new BridgeError(`SIMULATOR_SIZE must be one of ${SIZES.join(', ')}, not ${value}`);
+    throw new ValidationError('environment', [
+      { path: 'SIMULATOR_SIZE', message: `must be one of ${SIZES.join(', ')}, not ${value}` },
+    ]);
   return size;
 }
 
@@ -48,7 +50,7 @@ export interface BuiltInSimulatorOptions {
  * The built-in simulator with background activity (a seeded hotel chain), or the endpoint
  * named by the CONNECTOR_* variables. The simulator is seeded at the data dir's seed anchor,
  * so a restart serves the same seeded records (same ids, times and content) as the run before.
- * @throws BridgeError when the seed anchor cannot be read or written, or SIMULATOR_SIZE is bad.
+ * @throws BridgeError when the seed anchor cannot be read or written; ValidationError when SIMULATOR_SIZE is bad.
  */
 export async function openConnectorSource(
   env: Record<string, string | undefined>,

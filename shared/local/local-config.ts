@@ -49,7 +49,11 @@ export const LocalEnvSchema = z.object({
     .optional()
     .transform((token) => (token === '' ? undefined : token)),
   BRIDGE_DATA_DIR: z.string().min(1).default(LOCAL_DEFAULTS.dataDir),
-  POLL_INTERVAL: DurationSchema.default(LOCAL_DEFAULTS.pollIntervalMs),
+  // A bare number is milliseconds: `5` would poll every 5 ms, so intervals below 100ms are
+  // refused (the shortest a connection may have) rather than taken.
+  POLL_INTERVAL: DurationSchema.pipe(
+    z.number().min(100, { error: 'must be at least 100ms (a bare number is milliseconds)' }),
+  ).default(LOCAL_DEFAULTS.pollIntervalMs),
   /** Streams the local poll loop polls at once, over every connection. */
   POLL_CONCURRENCY: z.coerce
     .number()

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.ts';
 /**
  * How far delivery lags detection: the undelivered backlog against its bound. The windowed
  * poller asks before each page; while the backlog is above the bound it stops at the page
@@ -22,11 +23,16 @@ export const NO_BACKLOG_BOUND: BacklogGauge = { aboveBound: async () => false };
  */
 export const DEFAULT_MAX_BACKLOG = 50_000;
 
-/** The bound from `BRIDGE_MAX_BACKLOG` (a positive integer), else {@link DEFAULT_MAX_BACKLOG}. */
+/**
+ * The bound from `BRIDGE_MAX_BACKLOG` (a positive integer), else {@link DEFAULT_MAX_BACKLOG}.
+ * @throws ValidationError naming the variable.
+ */
 export function maxBacklogFromEnv(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_MAX_BACKLOG;
   const bound = Number(value);
   if (!Number.isInteger(bound) || bound < 1)
-    throw new Error(`BRIDGE_MAX_BACKLOG must be a positive integer, not ${value}`);
+    throw new ValidationError('environment', [
+      { path: 'BRIDGE_MAX_BACKLOG', message: `must be a positive integer, not ${value}` },
+    ]);
   return bound;
 }

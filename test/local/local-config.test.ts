@@ -29,6 +29,15 @@ describe('a bad value of a start flag', () => {
     );
     expect(() => readLocalConfig({ POLL_INTERVAL: 'xyz' }, {})).toThrow(/POLL_INTERVAL: /);
   });
+
+  it('refuses a poll interval under 100ms: a bare 5 is 5 ms, not 5 s', () => {
+    expect(() => readLocalConfig({ POLL_INTERVAL: '5' }, {})).toThrow(
+      'POLL_INTERVAL: must be at least 100ms (a bare number is milliseconds)',
+    );
+    expect(() => readLocalConfig({}, { pollInterval: '50ms' })).toThrow(/--poll-interval: /);
+    expect(readLocalConfig({ POLL_INTERVAL: '5s' }, {}).pollIntervalMs).toBe(5000);
+    expect(readLocalConfig({ POLL_INTERVAL: '100' }, {}).pollIntervalMs).toBe(100);
+  });
 });
 
 describe('the dispatcher settings of start', () => {

@@ -1,0 +1,46 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBin } from '../support/run-bin.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** Nothing listens there: a start refused for its configuration makes no request. */
+const CONNECTOR = {
+  CONNECTOR_BASE_URL: 'http://127.0.0.1:9',
+  CONNECTOR_CLIENT_TOKEN: 'client',
+  CONNECTOR_ACCESS_TOKEN: 'access',
+};
+
+/** `start` with these variables in a data dir of its own. */
+async function startWith(variables: Record<string, string>) {
+  const dir = await mkdtemp(join(tmpdir(), 'start-env-'));
+  dirs.push(dir);
+  return runBin(['start', '--port', '0'], { BRIDGE_DATA_DIR: dir, ...variables });
+}
+
+describe('change-bridge start with a bad variable', () => {
+  it('exits 2 naming the variable, as it does for every configuration error', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ ...CONNECTOR, POLL_INTERVAL: '5' }, 'POLL_INTERVAL: must be at least 100ms'],
+      [{ ...CONNECTOR, BRIDGE_MAX_BACKLOG: 'abc' }, 'BRIDGE_MAX_BACKLOG: must be a positive'],
+      [
+        { ...CONNECTOR, POLL_ENTITIES: 'productPrice', POLL_PRODUCT_IDS: 'not-a-product' },
+        'POLL_PRODUCT_IDS[0]: not-a-product: the product id must be a uuid',
+      ],
+      [{ ...CONNECTOR, POLL_ENTITIES: 'export', POLL_EXPORT_IDS: 'x' }, 'POLL_EXPORT_IDS[0]'],
+      // The built-in simulator's own variable (no CONNECTOR_BASE_URL).
+      [{ SIMULATOR_SIZE: 'huge' }, 'SIMULATOR_SIZE: must be one of'],
+    ];
+    const results = await Promise.all(cases.map(([variables]) => startWith(variables)));
+    for (const [index, [variables, message]] of cases.entries()) {
+      const result = results[index]!;
+      expect({ variables, code: result.code }).toEqual({ variables, code: 2 });
+      expect(result.stderr).toContain(message);
+    }
+  });
+});
