@@ -92,6 +92,7 @@ export const ErrorBodySchema = z.object({ error: z.string(), field: z.string().o
 /** A subscription as the API shows it: no secrets. */
 export const SubscriptionViewSchema = SubscriptionSchema.omit({
   secret: true,
+  previousSecrets: true,
   previousSecret: true,
   previousSecretExpiresAt: true,
 });

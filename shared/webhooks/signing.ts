@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { BridgeError } from '../errors.ts';
+import type { RetiringSecret } from './subscription.ts';
 
 /** Prefix of every signing secret (Standard Webhooks). */
 export const SECRET_PREFIX = 'whsec_';
@@ -55,20 +56,40 @@ export function signatureHeader(input: SignInput): string {
     .join(' ');
 }
 
-/** The secrets that sign at `nowMs`: the current one, plus the previous one during its grace period. */
-export function activeSecrets(
-  subscription: { secret: string; previousSecret?: string; previousSecretExpiresAt?: number },
+/** Where a subscription keeps its secrets (the current one and those retiring). */
+export interface SubscriptionSecrets {
+  secret: string;
+  previousSecrets?: readonly RetiringSecret[];
+  /** The single earlier secret of subscriptions stored before previousSecrets. */
+  previousSecret?: string;
+  previousSecretExpiresAt?: number;
+}
+
+/** Earlier secrets still within their grace period at `nowMs`, newest first. */
+export function retiringSecrets(
+  subscription: SubscriptionSecrets,
   nowMs: number,
-): string[] {
-  const secrets = [subscription.secret];
-  if (
-    subscription.previousSecret &&
-    subscription.previousSecretExpiresAt !== undefined &&
-    nowMs < subscription.previousSecretExpiresAt
-  ) {
-    secrets.push(subscription.previousSecret);
-  }
-  return secrets;
+): RetiringSecret[] {
+  const earlier = [...(subscription.previousSecrets ?? [])];
+  if (subscription.previousSecret && subscription.previousSecretExpiresAt !== undefined)
+    earlier.push({
+      secret: subscription.previousSecret,
+      expiresAt: subscription.previousSecretExpiresAt,
+    });
+  return earlier.filter(
+    (entry, index) =>
+      nowMs < entry.expiresAt &&
+      entry.secret !== subscription.secret &&
+      earlier.findIndex((other) => other.secret === entry.secret) === index,
+  );
+}
+
+/** The secrets that sign at `nowMs`: the current one, then each earlier one during its grace period. */
+export function activeSecrets(subscription: SubscriptionSecrets, nowMs: number): string[] {
+  return [
+    subscription.secret,
+    ...retiringSecrets(subscription, nowMs).map((entry) => entry.secret),
+  ];
 }
 
 /**

@@ -3,10 +3,11 @@ import { hashEventId } from '../changes/event-id.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
-import { generateSecret, type RandomBytes } from './signing.ts';
+import { generateSecret, type RandomBytes, retiringSecrets } from './signing.ts';
 import { freshEndpointState, type WebhookStore } from './store.ts';
 import {
   EventPatternsInputSchema,
+  PREVIOUS_SECRETS_MAX,
   RetryScheduleSchema,
   ScopeFilterSchema,
   type Subscription,
@@ -139,7 +140,8 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
 
     /**
      * Issues a new secret. The old one keeps signing (beside the new) for `graceMs`
-     * (default 24 h), so receivers can switch without missing a delivery.
+     * (default 24 h), so receivers can switch without missing a delivery; earlier secrets
+     * still in their grace period keep signing too (at most {@link PREVIOUS_SECRETS_MAX}).
      */
     async rotateSecret(
       id: string,
@@ -148,11 +150,17 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       const grace = parseOrThrow(z.number().int().nonnegative(), graceMs, 'graceMs');
       const current = await requireSubscription(id, deps);
       const secret = generateSecret(deps.randomBytes);
+      const now = deps.clock.now();
+      // Every earlier secret still in its grace period keeps signing until its own expiry, so
+      // rotating twice in a day does not drop the secret receivers may still be verifying with.
+      const { previousSecret: _legacy, previousSecretExpiresAt: _legacyExpiry, ...rest } = current;
       const next: Subscription = {
-        ...current,
+        ...rest,
         secret,
-        previousSecret: current.secret,
-        previousSecretExpiresAt: deps.clock.now() + grace,
+        previousSecrets: [
+          { secret: current.secret, expiresAt: now + grace },
+          ...retiringSecrets(current, now),
+        ].slice(0, PREVIOUS_SECRETS_MAX),
         updatedAt: nowIso(),
       };
       await deps.store.putSubscription(next);

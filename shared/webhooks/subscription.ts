@@ -46,6 +46,18 @@ export const RetryScheduleSchema = z
   .min(1)
   .max(RETRY_SCHEDULE_MAX_STEPS);
 
+/** Earlier secrets kept signing at most: rotating more often drops the oldest. */
+export const PREVIOUS_SECRETS_MAX = 5;
+
+/** An earlier secret during its grace period. */
+export const RetiringSecretSchema = z.object({
+  secret: z.string().startsWith('whsec_'),
+  /** Epoch ms until which it still signs. */
+  expiresAt: z.number(),
+});
+/** An earlier secret during its grace period. */
+export type RetiringSecret = z.infer<typeof RetiringSecretSchema>;
+
 /** A stored subscription, secrets included (never returned by the admin API: see {@link toSubscriptionView}). */
 export const SubscriptionSchema = z.object({
   id: z.string().min(1),
@@ -64,6 +76,9 @@ export const SubscriptionSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   secret: z.string().startsWith('whsec_'),
+  /** Earlier secrets that still sign beside the current one, newest first, each until its expiry. */
+  previousSecrets: z.array(RetiringSecretSchema).max(PREVIOUS_SECRETS_MAX).optional(),
+  /** Written before previousSecrets (one earlier secret); still read, never written. */
   previousSecret: z.string().startsWith('whsec_').optional(),
   /** Epoch ms until which {@link previousSecret} still signs. */
   previousSecretExpiresAt: z.number().optional(),
@@ -75,12 +90,18 @@ export type Subscription = z.infer<typeof SubscriptionSchema>;
 /** What the admin API shows of a subscription: everything but the secrets. */
 export type SubscriptionView = Omit<
   Subscription,
-  'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+  'secret' | 'previousSecrets' | 'previousSecret' | 'previousSecretExpiresAt'
 >;
 
 /** Strips the secrets from a subscription. */
 export function toSubscriptionView(subscription: Subscription): SubscriptionView {
-  const { secret: _s, previousSecret: _p, previousSecretExpiresAt: _e, ...view } = subscription;
+  const {
+    secret: _s,
+    previousSecrets: _ps,
+    previousSecret: _p,
+    previousSecretExpiresAt: _e,
+    ...view
+  } = subscription;
   return view;
 }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AdminHarness, createAdminHarness } from './support/harness.ts';
+import { activeSecrets } from '../../shared/webhooks/signing.ts';
+import { type AdminHarness, createAdminHarness, HARNESS_START_MS } from './support/harness.ts';
 
 let harness: AdminHarness;
 afterEach(async () => {
@@ -151,7 +152,29 @@ describe('admin API: subscriptions', () => {
     expect(body.secret).toMatch(/^whsec_/);
     expect(body.secret).not.toBe(first.secret);
     const stored = await harness.store.getSubscription(first.id);
-    expect(stored).toMatchObject({ secret: body.secret, previousSecret: first.secret });
+    expect(stored?.secret).toBe(body.secret);
+    expect(stored?.previousSecrets?.map((entry) => entry.secret)).toEqual([first.secret]);
+  });
+
+  it('rotated twice within a day, the first secret still signs until its own 24 hours are up', async () => {
+    harness = createAdminHarness();
+    const first = await created(harness);
+    const rotate = async () =>
+      (
+        (await harness.call('POST', `/subscriptions/${first.id}/rotate-secret`)).body as {
+          secret: string;
+        }
+      ).secret;
+    const second = await rotate();
+    await harness.clock.advance(60 * 60 * 1000);
+    const third = await rotate();
+    const stored = await harness.store.getSubscription(first.id);
+    if (!stored) throw new Error('the subscription is gone');
+    // Before, the second rotation replaced the one earlier secret: the first stopped signing.
+    expect(activeSecrets(stored, harness.clock.now())).toEqual([third, second, first.secret]);
+    const firstExpiry = stored.previousSecrets?.find((e) => e.secret === first.secret)?.expiresAt;
+    expect(firstExpiry).toBe(HARNESS_START_MS + 24 * 60 * 60 * 1000);
+    expect(activeSecrets(stored, firstExpiry ?? 0)).toEqual([third, second]);
   });
 
   it('pings an enabled subscription (a queued delivery) and answers 409 for a disabled one', async () => {

@@ -48,6 +48,25 @@ describe('webhook signing', () => {
     expect(activeSecrets(subscription, now + 1000)).toEqual([newSecret]);
   });
 
+  it('signs with every earlier secret still in its grace period, each until its own expiry', () => {
+    const [a, b, c, d] = [4, 5, 6, 7].map((seed) => generateSecret(bytes(seed)));
+    const now = Date.now();
+    const subscription = {
+      secret: a!,
+      previousSecrets: [
+        { secret: b!, expiresAt: now + 2000 },
+        { secret: c!, expiresAt: now + 1000 },
+      ],
+      // A subscription stored before the list: its one earlier secret still counts.
+      previousSecret: d!,
+      previousSecretExpiresAt: now + 500,
+    };
+    expect(activeSecrets(subscription, now)).toEqual([a, b, c, d]);
+    expect(activeSecrets(subscription, now + 500)).toEqual([a, b, c]);
+    expect(activeSecrets(subscription, now + 1500)).toEqual([a, b]);
+    expect(activeSecrets(subscription, now + 2000)).toEqual([a]);
+  });
+
   it('produces a signature that fails verification under another secret or another body', () => {
     const secret = generateSecret(bytes(4));
     const body = '{"id":"evt_3"}';
