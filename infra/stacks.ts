@@ -22,7 +22,8 @@ export class StatefulStack extends Stack {
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
     this.state = new ChangeBridgeState(this, 'State', { config: props.config });
-    addStateOutputs(this.state);
+    // Outputs on the stack itself: their keys are plain names (EventBusName, AdminApiUrl, …).
+    addStateOutputs(this.state, this);
     acknowledgeStateFindings(this.state);
   }
 }
@@ -50,7 +51,7 @@ export class RuntimeStack extends Stack {
       state,
       runtime: this.runtime,
     });
-    addRuntimeOutputs(this.runtime, this.monitoring);
+    addRuntimeOutputs(this.runtime, this.monitoring, this);
     acknowledgeRuntimeFindings(this.runtime);
   }
 }

@@ -471,18 +471,25 @@ describe('runtime stack', () => {
     runtime.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
 
-  it('outputs the bus name, the queue URLs and the admin API URL', () => {
+  it('outputs the bus name, the queue URLs and the admin API URL under the names README gives', () => {
     const outputs = { ...stateful.toJSON().Outputs, ...runtime.toJSON().Outputs };
-    const names = Object.keys(outputs).join(' ');
-    for (const name of [
-      'EventBusName',
-      'PollJobQueueUrl',
-      'DispatchQueueUrl',
-      'BulkDispatchQueueUrl',
-      'EventsQueueUrl',
-      'AdminApiUrl',
-    ]) {
-      expect(names).toContain(name);
-    }
+    // Plain keys, as README names them (before: StateEventBusNameAE58D09B and the like).
+    expect(Object.keys(outputs)).toEqual(
+      expect.arrayContaining([
+        'EventBusName',
+        'EventBusArn',
+        'StateTableName',
+        'PollJobQueueUrl',
+        'DispatchQueueUrl',
+        'BulkDispatchQueueUrl',
+        'EventsQueueUrl',
+        'DeploymentSecretName',
+        'AdminApiUrl',
+        'AlarmTopicArn',
+        'DashboardName',
+        'ConnectionSecretmain',
+        'ConnectionSecretgroupb',
+      ]),
+    );
   });
 });
