@@ -14,10 +14,22 @@ export function addStateOutputs(state: ChangeBridgeState, scope: Construct = sta
     description: 'EventBridge bus carrying change events; write rules on it',
     value: state.bus.eventBusName,
   });
-  new CfnOutput(scope, 'EventBusArn', { value: state.bus.eventBusArn });
-  new CfnOutput(scope, 'StateTableName', { value: state.table.tableName });
-  new CfnOutput(scope, 'PollJobQueueUrl', { value: state.pollJobQueue.queueUrl });
-  new CfnOutput(scope, 'DispatchQueueUrl', { value: state.dispatchQueue.queueUrl });
+  new CfnOutput(scope, 'EventBusArn', {
+    description: 'ARN of the change event bus (cross-account rules, resource policies)',
+    value: state.bus.eventBusArn,
+  });
+  new CfnOutput(scope, 'StateTableName', {
+    description: 'DynamoDB table of watermarks, snapshots, subscriptions and deliveries',
+    value: state.table.tableName,
+  });
+  new CfnOutput(scope, 'PollJobQueueUrl', {
+    description: 'Queue of poll jobs the planner sends to the pollers',
+    value: state.pollJobQueue.queueUrl,
+  });
+  new CfnOutput(scope, 'DispatchQueueUrl', {
+    description: 'Dispatch queue of live webhook deliveries',
+    value: state.dispatchQueue.queueUrl,
+  });
   new CfnOutput(scope, 'BulkDispatchQueueUrl', {
     description: 'Dispatch queue of bulk work (a first sync or backfill that emits)',
     value: state.bulkDispatchQueue.queueUrl,
