@@ -38,6 +38,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         'after',
         '\nWith --json, prints one JSON object per progress sample (NDJSON), the last line the final state.',
       ),
+    'print one JSON object per progress sample (NDJSON) instead of the progress line',
   ).action(async (raw: unknown) => {
     const options = BackfillOptionsSchema.parse(raw);
     const interval = DurationSchema.safeParse(options.pollInterval);

@@ -13,16 +13,19 @@ export const CommonOptionsSchema = z.object({
 export type CommonOptions = z.infer<typeof CommonOptionsSchema>;
 
 /**
- * Adds `--api URL` and `--json` to an admin command.
+ * Adds `--api URL` and `--json` to an admin command (`jsonHelp` says what `--json` prints).
  * @example withCommonOptions(group.command('list').description('…'))
  */
-export function withCommonOptions(command: Command): Command {
+export function withCommonOptions(
+  command: Command,
+  jsonHelp = 'print one JSON document instead of a table',
+): Command {
   return command
     .option(
       '--api <url>',
       'admin API of a running `change-bridge start` (default http://127.0.0.1:$BRIDGE_PORT, port 4000)',
     )
-    .option('--json', 'print one JSON document instead of a table');
+    .option('--json', jsonHelp);
 }
 
 /**
