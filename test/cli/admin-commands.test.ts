@@ -141,6 +141,32 @@ describe('change-bridge streams', () => {
     ]);
   });
 
+  it('list says "not polled" of a stream parked before its entity was dropped, not "parked"', async () => {
+    const now = cli.harness.clock.now();
+    await cli.harness.state.saveStream(
+      {
+        streamId: 'main:paymentRequest',
+        connectionId: 'main',
+        entityType: 'paymentRequest',
+        watermark: null,
+        window: null,
+        lastPollAt: now - 1000,
+        lastSuccessAt: null,
+        nextDueAt: now,
+        consecutiveFailures: 3,
+        lastError: 'HTTP 403',
+        parked: true,
+        parkedReason: 'HTTP 403: the token may not read payment requests',
+        lastSweepAt: null,
+        initialSyncDone: false,
+        version: 0,
+      },
+      0,
+    );
+    const table = await cli.run(['streams', 'list']);
+    expect(table.stdout).toMatch(/main:paymentRequest\s.*\snot polled\s+HTTP 403/);
+  });
+
   it('reset forgets the stream; an unknown stream exits 1', async () => {
     const reset = await cli.run(['streams', 'reset', 'main:customer']);
     expect(reset.code).toBe(0);

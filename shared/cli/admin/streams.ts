@@ -22,8 +22,9 @@ const ListOptionsSchema = CommonOptionsSchema.extend({ connection: z.string().op
 
 /** One word for where a stream stands. */
 function streamState(stream: z.infer<typeof StreamViewSchema>): string {
-  if (stream.parked) return 'parked';
+  // A stream whose entity was dropped is not polled at all, whatever it last was.
   if (!stream.configured) return 'not polled';
+  if (stream.parked) return 'parked';
   if (stream.lastPollAt === null) return 'never polled';
   if (stream.windowInProgress) return `window (${stream.windowInProgress.pages} pages)`;
   if (!stream.initialSyncDone) return 'first sync';
