@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { ExportIdSchema, ProductTargetTextSchema } from '../shared/polling/tracked-targets.ts';
 import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 
 /** The repository's `functions/` folder, where the four Lambda entry files live. */
@@ -26,9 +27,6 @@ export const ConnectionSchema = z.object({
 
 /** Where the poller publishes change events (the `PUBLISH_TARGETS` variable). */
 export const PublishTargetsSchema = z.enum(['eventbridge', 'sqs', 'both']);
-
-/** An id passed in a comma-separated variable: no commas or spaces. */
-const IdSchema = z.string().regex(/^[^,\s]+$/, 'must not contain commas or spaces');
 
 /** A duration as the handlers parse it (`30s`, `5m`, `1h`). */
 const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration like 30s, 5m, 1h');
@@ -77,9 +75,9 @@ export const ChangeBridgePropsSchema = z
     /** Entity types to poll (`POLL_ENTITIES`); the poller's default set when absent. */
     pollEntities: z.array(EntityTypeSchema).min(1).optional(),
     /** Export ids the poller tracks (`POLL_EXPORT_IDS`). */
-    pollExportIds: z.array(IdSchema).min(1).optional(),
+    pollExportIds: z.array(ExportIdSchema).min(1).optional(),
     /** Products whose prices the poller tracks (`POLL_PRODUCT_IDS`): `uuid` or `uuid@Europe/Prague` (the enterprise time zone). */
-    pollProductIds: z.array(IdSchema).min(1).optional(),
+    pollProductIds: z.array(ProductTargetTextSchema).min(1).optional(),
     initialSync: z.enum(['baseline', 'emit']).default('baseline'),
     publishTargets: PublishTargetsSchema.default('eventbridge'),
     /** Makes the events queue (created when `publishTargets` includes `sqs`) a FIFO queue. */

@@ -13,6 +13,8 @@ import { createFunctionsFixture } from './synth-fixture.ts';
 const fixture = createFunctionsFixture();
 let template: Template;
 let bridge: ChangeBridge;
+const EXPORT_1 = '2f0c7a52-1c1e-4d0b-9a53-4b9e0d3e8a11';
+const EXPORT_2 = '7d3e2b90-5a4f-4c61-8f0e-2c8b9a6d4e22';
 
 beforeAll(() => {
   // A user's own app: the construct embedded in one of their stacks, region-agnostic,
@@ -24,7 +26,7 @@ beforeAll(() => {
     connections: [{ id: 'main' }],
     pollRateMinutes: 5,
     pollEntities: ['customer', 'resource'],
-    pollExportIds: ['exp-1', 'exp-2'],
+    pollExportIds: [EXPORT_1, EXPORT_2],
     pollSettleLag: '10s',
     functionsDir: fixture.functionsDir,
   });
@@ -73,7 +75,7 @@ describe('ChangeBridge construct', () => {
         POLL_INTERVAL: '300s',
         POLL_SETTLE_LAG: '10s',
         POLL_ENTITIES: 'customer,resource',
-        POLL_EXPORT_IDS: 'exp-1,exp-2',
+        POLL_EXPORT_IDS: `${EXPORT_1},${EXPORT_2}`,
         INITIAL_SYNC: 'baseline',
       });
       expect(fn.Properties.Environment.Variables.POLL_PRODUCT_IDS).toBeUndefined();
@@ -104,6 +106,13 @@ describe('ChangeBridge construct', () => {
       resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),
     ).toThrow(/pollEntities\[0\]/);
     expect(build({ connections: [{ id: 'a' }], pollOverlap: 'soon' })).toThrow(/pollOverlap/);
+    // The poll Lambdas would refuse them at every cold start: refused at synth instead.
+    expect(build({ connections: [{ id: 'a' }], pollExportIds: ['exp-1'] })).toThrow(
+      /pollExportIds\[0\]/,
+    );
+    expect(
+      build({ connections: [{ id: 'a' }], pollProductIds: [`${EXPORT_1}@Europe/Pargue`] }),
+    ).toThrow(/pollProductIds\[0\]/);
     // A batch of 16 deliveries to one hanging endpoint at 15 s each needs 250 s.
     expect(
       build({
