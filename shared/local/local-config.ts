@@ -2,13 +2,16 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
+import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
+import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
 import {
   DispatcherEnvSchema,
   type DispatcherSettings,
   dispatcherSettings,
 } from '../webhooks/dispatcher-env.ts';
+import { simulatorSizeFromEnv } from './connector-source.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
@@ -133,7 +136,8 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
  * Reads the local configuration: flags over environment over defaults.
  * @throws ValidationError naming the flag or the variable that was set, e.g.
  * `--poll-interval: "soon" is not a duration` or `POLL_INTERVAL: "soon" is not a duration`,
- * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it.
+ * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it;
+ * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or SIMULATOR_SIZE is bad.
  */
 export function readLocalConfig(
   env: Record<string, string | undefined>,
@@ -157,6 +161,11 @@ export function readLocalConfig(
     );
   }
   const parsed = result.data;
+  // Variables the runtime reads where it uses them, checked here as well: a bad one stops
+  // start before anything opens (the data dir, the store, the simulator).
+  maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG);
+  trackedTargetsFromEnv(env);
+  if (parsed.CONNECTOR_BASE_URL === undefined) simulatorSizeFromEnv(env.SIMULATOR_SIZE);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     throw new ValidationError('configuration', [
       {

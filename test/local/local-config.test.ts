@@ -38,6 +38,17 @@ describe('a bad value of a start flag', () => {
     expect(readLocalConfig({ POLL_INTERVAL: '5s' }, {}).pollIntervalMs).toBe(5000);
     expect(readLocalConfig({ POLL_INTERVAL: '100' }, {}).pollIntervalMs).toBe(100);
   });
+
+  it('checks the variables the runtime reads later, so a bad one stops start before anything opens', () => {
+    expect(() => readLocalConfig({ BRIDGE_MAX_BACKLOG: 'abc' }, {})).toThrow(/BRIDGE_MAX_BACKLOG/);
+    expect(() => readLocalConfig({ POLL_PRODUCT_IDS: 'x@Mars/Base' }, {})).toThrow(
+      /POLL_PRODUCT_IDS/,
+    );
+    expect(() => readLocalConfig({ SIMULATOR_SIZE: 'huge' }, {})).toThrow(/SIMULATOR_SIZE/);
+    // SIMULATOR_SIZE means nothing with a connector of one's own.
+    const external = { CONNECTOR_BASE_URL: 'https://api.example.com', SIMULATOR_SIZE: 'huge' };
+    expect(readLocalConfig(external, {}).externalConnector).toBe(true);
+  });
 });
 
 describe('the dispatcher settings of start', () => {
