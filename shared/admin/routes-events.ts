@@ -16,19 +16,18 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
     method: 'GET',
     path: '/events',
     operationId: 'listEvents',
-    summary: 'Stored events, newest first, optionally of one type',
+    summary: 'Stored events, newest first, optionally of one type; a full page gives nextCursor',
     tag: 'events',
     query: ListEventsQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: EventListSchema },
     handle: async ({ query }, deps) => ({
       status: 200,
-      body: {
-        events: await deps.webhooks.listEvents({
-          ...(query.type !== undefined ? { type: query.type } : {}),
-          ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        }),
-      },
+      body: await deps.webhooks.listEventPage({
+        ...(query.type !== undefined ? { type: query.type } : {}),
+        ...(query.limit !== undefined ? { limit: query.limit } : {}),
+        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+      }),
     }),
   }),
   defineRoute({

@@ -4,6 +4,7 @@ import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
+import { EventCursorSchema } from '../webhooks/event-cursor.ts';
 import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
 import { EventPatternsInputSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
 import {
@@ -66,6 +67,13 @@ export const ListEventsQuerySchema = z.object({
     })
     .optional(),
   limit: LimitQuerySchema,
+  cursor: z
+    .string()
+    .refine((text) => EventCursorSchema.safeParse(text).success, {
+      error: 'must be a nextCursor a previous page gave',
+    })
+    .optional()
+    .meta({ description: "The page after a previous one: that page's nextCursor" }),
 });
 
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
@@ -129,7 +137,11 @@ export const EventSummarySchema = z.object({
 });
 
 /** `GET /events`. */
-export const EventListSchema = z.object({ events: z.array(EventSummarySchema) });
+export const EventListSchema = z.object({
+  events: z.array(EventSummarySchema),
+  /** Present when the page is full: pass it as `cursor` for the next (older) page. */
+  nextCursor: z.string().optional(),
+});
 
 /** `GET /events/{id}`: the event exactly as delivered (CloudEvents JSON). */
 export const StoredEventBodySchema = z.looseObject({

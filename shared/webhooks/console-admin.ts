@@ -95,7 +95,7 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
       const query = parseOrThrow(FeedInputSchema, input, 'feed query');
       const exactType = query.type !== undefined && !query.type.includes('*');
       const filtered = query.type !== undefined || query.subject !== undefined;
-      const stored = await deps.store.listEvents({
+      const { events: stored } = await deps.store.listEvents({
         ...(exactType ? { type: query.type } : {}),
         limit: filtered ? LIST_LIMIT_MAX : query.limit,
       });

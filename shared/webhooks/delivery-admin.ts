@@ -3,6 +3,7 @@ import { hashEventId } from '../changes/event-id.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import { newDelivery, newDeliveryId, startDelivery } from './deliveries.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { EventCursorSchema, encodeEventCursor } from './event-cursor.ts';
 import { DispatchEventSchema } from './messages.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { Attempt, Delivery } from './store.ts';
@@ -20,6 +21,8 @@ export const LIST_LIMIT_MAX = 1000;
 const ListEventsInputSchema = z.object({
   type: z.string().min(1).optional(),
   limit: z.number().int().positive().max(LIST_LIMIT_MAX).default(50),
+  /** A page's `nextCursor`: the page after it. */
+  cursor: EventCursorSchema.optional(),
 });
 
 const ListDeliveriesInputSchema = z.object({
@@ -48,6 +51,12 @@ export interface EventSummary {
   id: string;
   type: string;
   storedAt: string;
+}
+
+/** A page of the event list, and the cursor of the next when the page is full. */
+export interface EventSummaryPage {
+  events: EventSummary[];
+  nextCursor?: string;
 }
 
 /** A delivery with its attempt log. */
@@ -81,17 +90,31 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
     await deps.store.putEvent({ id: event.id, type: event.type, storedAt: deps.clock.now(), body });
   };
 
-  return {
-    /** Stored events, newest first, optionally of one type. */
-    async listEvents(input: unknown = {}): Promise<EventSummary[]> {
-      const query = parseOrThrow(ListEventsInputSchema, input, 'event query');
-      const events = await deps.store.listEvents(query);
-      return events.map((e) => ({
+  /**
+   * A page of stored events, newest first, optionally of one type, and when the page is full
+   * the cursor of the next (`nextCursor`; a later page may be empty).
+   */
+  const listEventPage = async (input: unknown = {}): Promise<EventSummaryPage> => {
+    const { cursor, ...query } = parseOrThrow(ListEventsInputSchema, input, 'event query');
+    const page = await deps.store.listEvents({ ...query, ...(cursor ? { after: cursor } : {}) });
+    return {
+      events: page.events.map((e) => ({
         id: e.id,
         type: e.type,
         storedAt: new Date(e.storedAt).toISOString(),
-      }));
+      })),
+      ...(page.next ? { nextCursor: encodeEventCursor(page.next) } : {}),
+    };
+  };
+
+  return {
+    /** Stored events, newest first, optionally of one type. */
+    async listEvents(input: unknown = {}): Promise<EventSummary[]> {
+      return (await listEventPage(input)).events;
     },
+
+    /** A page of stored events and the next page's cursor (see listEventPage above). */
+    listEventPage,
 
     /** One stored event as JSON; throws {@link WebhookNotFoundError}. */
     async getEvent(id: string): Promise<unknown> {

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import { deliveredAtOnceRecords, deliveryIdsOfEventItems } from './dynamodb-items.ts';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
-import { type Delivery, type DeliveryQuery, type DeliveryRecord, DeliverySchema } from './store.ts';
+import {
+  type Delivery,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  DeliverySchema,
+  type EventListPosition,
+  isAfterPosition,
+} from './store.ts';
 
 /** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
 export const LIST_ITEM_MAX_ENTRIES = 100;
@@ -10,7 +17,14 @@ export const LIST_ITEM_MAX_ENTRIES = 100;
 /** Items read per Query page while paging through a list. */
 const LIST_PAGE_ITEMS = 25;
 
-const EventEntrySchema = z.object({ id: z.string(), type: z.string() });
+/** An event in the list: `at` is when it was listed (absent in items written before paging). */
+const EventEntrySchema = z.object({ id: z.string(), type: z.string(), at: z.number().optional() });
+
+/**
+ * How far an item's sort-key time may lie after its entries' `at`: a list item's key takes the
+ * newest of its entries, which one fan-out lists at one instant.
+ */
+const LIST_ITEM_SPAN_MS = 60_000;
 
 /**
  * An item of the event list: many events (`entries`, written by `indexEvents`), or one
@@ -38,6 +52,8 @@ const DeliveryListItemSchema = z.object({
 export interface ListedEntry {
   id: string;
   eventId?: string;
+  /** When it was listed (events). */
+  at?: number;
 }
 
 /** Splits `items` into chunks of at most {@link LIST_ITEM_MAX_ENTRIES}. */
@@ -54,12 +70,19 @@ export function listSortKey(prefix: string, atMs: number, firstId: string): stri
   return `${prefix}${iso(atMs)}#${firstId}`;
 }
 
-/** Event entries of one list item, newest first within it (by id, descending, as the memory store sorts ties). */
-function eventEntries(item: Record<string, unknown>): { id: string; type: string }[] {
+/**
+ * Event entries of one list item with the time each was listed (the item's key time when the
+ * entry has none), newest first within it (by time, then id descending, as the memory store
+ * sorts ties).
+ */
+function eventEntries(item: Record<string, unknown>): { id: string; type: string; at: number }[] {
   const parsed = EventListItemSchema.safeParse(item);
   if (!parsed.success) return [];
   const entries = 'entries' in parsed.data ? parsed.data.entries : [parsed.data.doc];
-  return [...entries].sort((a, b) => (a.id < b.id ? 1 : -1));
+  const itemAt = Date.parse(String(item.sk).split('#')[0] ?? '');
+  return entries
+    .map((entry) => ({ id: entry.id, type: entry.type, at: entry.at ?? itemAt }))
+    .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1));
 }
 
 /** Delivery entries of one list item. */
@@ -86,15 +109,18 @@ function deliveryEntries(item: Record<string, unknown>): ListedEntry[] {
 export async function collectListed(
   table: WebhookTable,
   list: { pk: string; prefix?: string; kind: 'events' | 'deliveries' },
-  options: { limit?: number; type?: string },
+  options: { limit?: number; type?: string; after?: EventListPosition },
 ): Promise<ListedEntry[]> {
   const ids: ListedEntry[] = [];
   const seen = new Set<string>();
+  const { after } = options;
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.queryPage({
       pk: list.pk,
       prefix: list.prefix,
+      // Items keyed later than the position (plus an item's span) hold nothing after it.
+      ...(after ? { below: iso(after.at + LIST_ITEM_SPAN_MS) } : {}),
       newestFirst: true,
       limit: LIST_PAGE_ITEMS,
       start,
@@ -104,7 +130,8 @@ export async function collectListed(
         list.kind === 'events'
           ? eventEntries(item)
               .filter((entry) => options.type === undefined || entry.type === options.type)
-              .map((entry) => ({ id: entry.id }))
+              .filter((entry) => !after || isAfterPosition(entry, after))
+              .map((entry) => ({ id: entry.id, at: entry.at }))
           : deliveryEntries(item);
       for (const entry of found) {
         if (entry.id === '' || seen.has(entry.id)) continue;

@@ -27,6 +27,8 @@ import {
   DeliverySchema,
   type EndpointState,
   EndpointStateSchema,
+  type EventListQuery,
+  type EventPage,
   type FanOutWrite,
   type PutEventOptions,
   type StoredEvent,
@@ -151,7 +153,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
         this.table.put({
           pk: 'EVENTS',
           sk: listSortKey('', Math.max(...part.map((e) => e.storedAt)), part[0]!.id),
-          entries: part.map((e) => ({ id: e.id, type: e.type })),
+          entries: part.map((e) => ({ id: e.id, type: e.type, at: e.storedAt })),
           ttl: this.ttl(),
         }),
       ),
@@ -163,16 +165,22 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return item ? toStoredEvent(item) : undefined;
   }
 
-  async listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]> {
+  async listEvents(query: EventListQuery): Promise<EventPage> {
     const listed = await collectListed(
       this.table,
       { pk: 'EVENTS', kind: 'events' },
-      { limit: query.limit, type: query.type },
+      { limit: query.limit, type: query.type, ...(query.after ? { after: query.after } : {}) },
     );
     const items = await this.table.batchGetItems(
       listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
     );
-    return items.map(toStoredEvent);
+    const last = listed.at(-1);
+    return {
+      events: items.map(toStoredEvent),
+      ...(last?.at !== undefined && listed.length === query.limit
+        ? { next: { at: last.at, id: last.id } }
+        : {}),
+    };
   }
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {

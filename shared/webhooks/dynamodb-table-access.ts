@@ -230,18 +230,27 @@ export class WebhookTable {
   async queryPage(input: {
     pk: string;
     prefix?: string;
+    /** Only sort keys below this (not with `prefix`). */
+    below?: string;
     newestFirst: boolean;
     limit: number;
     start?: Record<string, unknown>;
   }) {
     const prefixed = input.prefix !== undefined;
+    const bounded = !prefixed && input.below !== undefined;
     return this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: prefixed ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        KeyConditionExpression: prefixed
+          ? 'pk = :pk AND begins_with(sk, :prefix)'
+          : bounded
+            ? 'pk = :pk AND sk < :below'
+            : 'pk = :pk',
         ExpressionAttributeValues: prefixed
           ? { ':pk': input.pk, ':prefix': input.prefix }
-          : { ':pk': input.pk },
+          : bounded
+            ? { ':pk': input.pk, ':below': input.below }
+            : { ':pk': input.pk },
         ScanIndexForward: !input.newestFirst,
         ExclusiveStartKey: input.start,
         Limit: input.limit,

@@ -1,17 +1,20 @@
 import { expandDeliveredAtOnce } from './delivered-at-once.ts';
-import type {
-  Attempt,
-  CreateDeliveryOptions,
-  DeliveredAtOnce,
-  Delivery,
-  DeliveryQuery,
-  DeliveryRecord,
-  EndpointState,
-  FanOutWrite,
-  PutEventOptions,
-  StoredEvent,
-  StoredEventRecord,
-  WebhookStore,
+import {
+  type Attempt,
+  type CreateDeliveryOptions,
+  type DeliveredAtOnce,
+  type Delivery,
+  type DeliveryQuery,
+  type DeliveryRecord,
+  type EndpointState,
+  type EventListQuery,
+  type EventPage,
+  type FanOutWrite,
+  isAfterPosition,
+  type PutEventOptions,
+  type StoredEvent,
+  type StoredEventRecord,
+  type WebhookStore,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
@@ -84,13 +87,22 @@ export class MemoryWebhookStore implements WebhookStore {
     return copy(this.events.get(id));
   }
 
-  async listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]> {
-    return [...this.events.values()]
+  async listEvents(query: EventListQuery): Promise<EventPage> {
+    const { after } = query;
+    const events = [...this.events.values()]
       .filter((event) => this.listedEvents.has(event.id))
       .filter((event) => query.type === undefined || event.type === query.type)
+      .filter((e) => !after || isAfterPosition({ at: e.storedAt, id: e.id }, after))
       .sort((a, b) => b.storedAt - a.storedAt || (a.id < b.id ? 1 : -1))
       .slice(0, query.limit)
       .map((event) => ({ ...event }));
+    const last = events.at(-1);
+    return {
+      events,
+      ...(last && events.length === query.limit
+        ? { next: { at: last.storedAt, id: last.id } }
+        : {}),
+    };
   }
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {

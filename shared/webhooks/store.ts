@@ -140,6 +140,33 @@ export interface DeliveryQuery {
   limit: number;
 }
 
+/**
+ * Where a page of the event list ended: the last event's place in the list (the time it was
+ * listed, then its id; newest first). The next page starts after it.
+ */
+export interface EventListPosition {
+  at: number;
+  id: string;
+}
+
+/** What {@link WebhookStore.listEvents} reads: newest first, optionally of one type, after a position. */
+export interface EventListQuery {
+  type?: string;
+  limit: number;
+  after?: EventListPosition;
+}
+
+/** One page of the event list, and where it ended when the list may go on. */
+export interface EventPage {
+  events: StoredEvent[];
+  next?: EventListPosition;
+}
+
+/** True when `position` comes after `after` in the list (older, or as old with a smaller id). */
+export function isAfterPosition(position: EventListPosition, after: EventListPosition): boolean {
+  return position.at < after.at || (position.at === after.at && position.id < after.id);
+}
+
 /** Options of {@link WebhookStore.putEvent}. */
 export interface PutEventOptions {
   /** Keep the event out of `listEvents` until {@link WebhookStore.indexEvents} lists it. */
@@ -175,7 +202,8 @@ export interface WebhookStore {
    */
   indexEvents(events: readonly StoredEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | undefined>;
-  listEvents(query: { type?: string; limit: number }): Promise<StoredEvent[]>;
+  /** Listed events, newest first: a page of `limit` and, when it is full, where it ended. */
+  listEvents(query: EventListQuery): Promise<EventPage>;
   /**
    * Events stored before, by id, each with the deliveries its fan-out recorded compactly
    * (eventually consistent: a repeated message is rare, and a miss only repeats a send).

@@ -95,6 +95,7 @@ describe('OpenAPI document', () => {
     expect(events.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
       ['type', 'query', false],
       ['limit', 'query', false],
+      ['cursor', 'query', false],
     ]);
     expect(events.parameters[1]!.schema).toMatchObject({ type: 'integer', maximum: 1000 });
 

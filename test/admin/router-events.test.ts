@@ -43,6 +43,26 @@ describe('admin API: events and deliveries', () => {
     expect((limited.body as { events: unknown[] }).events).toHaveLength(1);
   });
 
+  it('pages past a full page with nextCursor, each event once, and refuses a made-up cursor', async () => {
+    harness = createAdminHarness();
+    await withEvents(harness);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 5; page += 1) {
+      const response = await harness.call('GET', '/events', {
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
+      expect(response.status).toBe(200);
+      const body = response.body as { events: { id: string }[]; nextCursor?: string };
+      seen.push(...body.events.map((event) => event.id));
+      cursor = body.nextCursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(['evt_2', 'evt_1', 'evt_0']);
+    const bad = await harness.call('GET', '/events', { query: { cursor: 'nonsense' } });
+    expect(bad).toMatchObject({ status: 400, body: { field: 'cursor' } });
+  });
+
   it('answers 400 naming type for a type that is not in the catalogue', async () => {
     harness = createAdminHarness();
     const response = await harness.call('GET', '/events', { query: { type: 'customer.renamed' } });

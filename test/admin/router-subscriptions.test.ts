@@ -249,7 +249,7 @@ describe('admin API: subscriptions', () => {
       body: { entities: ['customer'] },
     });
     expect(response).toEqual({ status: 202, body: { sent: 2 } });
-    const events = await harness.store.listEvents({ limit: 10 });
+    const events = (await harness.store.listEvents({ limit: 10 })).events;
     expect(events.map((e) => e.type)).toEqual(['customer.snapshot', 'customer.snapshot']);
     const subjects = events.map((e) => JSON.parse(e.body).subject).sort();
     expect(subjects).toEqual(['c-1', 'c-2']);
@@ -297,7 +297,7 @@ describe('admin API: subscriptions', () => {
       body: { entities: ['customer'] },
     });
     expect(response).toEqual({ status: 202, body: { sent: 1 } });
-    const events = await harness.store.listEvents({ limit: 10 });
+    const events = (await harness.store.listEvents({ limit: 10 })).events;
     expect(events.map((e) => JSON.parse(e.body).subject)).toEqual(['c-a']);
 
     const refused = await harness.call('POST', `/subscriptions/${id}/resync`, {
@@ -305,7 +305,7 @@ describe('admin API: subscriptions', () => {
     });
     expect(refused).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
     expect((refused.body as { error: string }).error).toContain('takes no accountNote events');
-    expect(await harness.store.listEvents({ limit: 10 })).toHaveLength(1);
+    expect((await harness.store.listEvents({ limit: 10 })).events).toHaveLength(1);
   });
 });
 

@@ -51,6 +51,19 @@ describe('change-bridge events', () => {
     expect(limited).toHaveLength(2);
   });
 
+  it('list says on stderr how to get the older events past a full page, and --cursor gets them', async () => {
+    const first = await cli.run(['events', 'list', '--limit', '2']);
+    const cursor = /add --cursor (\S+)/.exec(first.stderr)?.[1];
+    expect(cursor).toBeDefined();
+    const older = await cli.run(['events', 'list', '--limit', '2', '--cursor', cursor!, '--json']);
+    expect(older.code).toBe(0);
+    expect(JSON.parse(older.stdout).map((e: { id: string }) => e.id)).toEqual(['evt_0']);
+    expect(older.stderr).toBe('');
+    const bad = await cli.run(['events', 'list', '--cursor', 'nonsense']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cursor: must be a nextCursor a previous page gave');
+  });
+
   it('list exits 2 naming limit when it is not a count', async () => {
     const result = await cli.run(['events', 'list', '--limit', 'lots']);
     expect(result.code).toBe(2);

@@ -4,7 +4,12 @@ import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
-import type { Attempt, Delivery, WebhookStore } from '../../shared/webhooks/store.ts';
+import type {
+  Attempt,
+  Delivery,
+  EventListPosition,
+  WebhookStore,
+} from '../../shared/webhooks/store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -84,15 +89,39 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
       storedAt: 1,
       body: '{"a":1}',
     });
-    expect((await store.listEvents({ limit: 10 })).map((e) => e.id)).toEqual([
+    expect((await store.listEvents({ limit: 10 })).events.map((e) => e.id)).toEqual([
       'evt_c',
       'evt_b',
       'evt_a',
     ]);
     expect(
-      (await store.listEvents({ limit: 1, type: 'customer.updated' })).map((e) => e.id),
+      (await store.listEvents({ limit: 1, type: 'customer.updated' })).events.map((e) => e.id),
     ).toEqual(['evt_c']);
     expect(await store.getEvent('evt_missing')).toBeUndefined();
+  });
+
+  it('pages through the event list from where the last page ended, each event once', async () => {
+    const store = await create();
+    const event = (id: string, storedAt: number) => ({
+      id,
+      type: 'customer.updated',
+      storedAt,
+      body: `{"id":"${id}"}`,
+    });
+    // Three listed one by one, then a fan-out of four listed together at one instant.
+    for (const [index, id] of ['evt_a', 'evt_b', 'evt_c'].entries())
+      await store.putEvent(event(id, 100 + index));
+    const batch = ['evt_d', 'evt_e', 'evt_f', 'evt_g'].map((id) => event(id, 200));
+    for (const stored of batch) await store.putEvent(stored, { deferListing: true });
+    await store.indexEvents(batch);
+    const pages: string[][] = [];
+    let after: EventListPosition | undefined;
+    do {
+      const page = await store.listEvents({ limit: 3, ...(after ? { after } : {}) });
+      pages.push(page.events.map((e) => e.id));
+      after = page.next;
+    } while (after && pages.length < 5);
+    expect(pages).toEqual([['evt_g', 'evt_f', 'evt_e'], ['evt_d', 'evt_c', 'evt_b'], ['evt_a']]);
   });
 
   it('creates a delivery once and updates it only from the version it was read at', async () => {
@@ -165,15 +194,15 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     });
     await store.putEvent(event('evt_1', 1), { deferListing: true });
     await store.putEvent(event('evt_2', 1), { deferListing: true });
-    expect(await store.listEvents({ limit: 10 })).toEqual([]);
+    expect((await store.listEvents({ limit: 10 })).events).toEqual([]);
     await store.indexEvents([event('evt_1', 1), event('evt_2', 1), event('evt_r', 1)]);
     await store.indexEvents([event('evt_1', 2)]);
     await store.putEvent(event('evt_r', 3), { deferListing: true });
-    const listed = await store.listEvents({ limit: 10 });
+    const listed = (await store.listEvents({ limit: 10 })).events;
     expect(listed.map((e) => e.id).sort()).toEqual(['evt_1', 'evt_2', 'evt_r']);
     expect(listed.find((e) => e.id === 'evt_1')?.body).toBe('{"id":"evt_1"}');
     expect(
-      (await store.listEvents({ limit: 10, type: 'resource.updated' })).map((e) => e.id),
+      (await store.listEvents({ limit: 10, type: 'resource.updated' })).events.map((e) => e.id),
     ).toEqual(['evt_r']);
   });
 

@@ -21,11 +21,12 @@ import {
 const ListOptionsSchema = CommonOptionsSchema.extend({
   type: z.string().optional(),
   limit: z.string().optional(),
+  cursor: z.string().optional(),
 });
 const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string().optional() });
 
 /**
- * Adds `events list [--type T] [--limit N]`, `events show ID` and
+ * Adds `events list [--type T] [--limit N] [--cursor C]`, `events show ID` and
  * `events replay ID [--subscription ID]` (design.md, CLI). `--type` and `--limit` are checked
  * with the API's own schema before the call: a bad one exits 2 naming it.
  */
@@ -37,14 +38,27 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       .command('list')
       .description('stored events, newest first')
       .option('--type <type>', 'only events of this type, e.g. customer.updated')
-      .option('--limit <n>', 'at most this many (1-1000, default 50)'),
+      .option('--limit <n>', 'at most this many (1-1000, default 50)')
+      .option('--cursor <cursor>', 'the page after the last one (the cursor it printed)'),
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
-    const { events } = await clientFor(options).call('GET', '/events', EventListSchema, {
-      query: { type: options.type, limit: options.limit },
-      check: { query: ListEventsQuerySchema },
-    });
-    if (options.json) return writeJson(io, events);
+    const { events, nextCursor } = await clientFor(options).call(
+      'GET',
+      '/events',
+      EventListSchema,
+      {
+        query: { type: options.type, limit: options.limit, cursor: options.cursor },
+        check: { query: ListEventsQuerySchema },
+      },
+    );
+    // Said on stderr, so stdout stays the page (one JSON document with --json).
+    const more = () => {
+      if (nextCursor) io.err(`older events: add --cursor ${nextCursor}`);
+    };
+    if (options.json) {
+      writeJson(io, events);
+      return more();
+    }
     if (events.length === 0) return io.out('no events');
     io.out(
       formatTable(
@@ -52,6 +66,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
         events.map((e) => [e.id, e.type, shortTime(e.storedAt)]),
       ),
     );
+    more();
   });
 
   withCommonOptions(
