@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { EntityType } from '../../shared/changes/entity-types.ts';
+import type { StreamState } from '../../shared/state/state-store.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 import { storedChangeEvent } from '../admin/support/harness.ts';
 
@@ -117,27 +119,39 @@ describe('change-bridge deliveries', () => {
   });
 });
 
+/** A stream of connection `main` as the state store keeps it, never polled unless `fields` say. */
+function streamState(entityType: EntityType, fields: Partial<StreamState>): StreamState {
+  return {
+    streamId: `main:${entityType}`,
+    connectionId: 'main',
+    entityType,
+    watermark: null,
+    window: null,
+    lastPollAt: null,
+    lastSuccessAt: null,
+    nextDueAt: 0,
+    consecutiveFailures: 0,
+    lastError: null,
+    parked: false,
+    parkedReason: null,
+    lastSweepAt: null,
+    initialSyncDone: false,
+    version: 0,
+    ...fields,
+  };
+}
+
 describe('change-bridge streams', () => {
   it('list shows every stream with watermark, lag and state; --json parses', async () => {
     const now = cli.harness.clock.now();
     await cli.harness.state.saveStream(
-      {
-        streamId: 'main:customer',
-        connectionId: 'main',
-        entityType: 'customer',
+      streamState('customer', {
         watermark: new Date(now - 30_000).toISOString(),
-        window: null,
         lastPollAt: now - 1000,
         lastSuccessAt: now - 1000,
         nextDueAt: now,
-        consecutiveFailures: 0,
-        lastError: null,
-        parked: false,
-        parkedReason: null,
-        lastSweepAt: null,
         initialSyncDone: true,
-        version: 0,
-      },
+      }),
       0,
     );
     const table = await cli.run(['streams', 'list']);
@@ -157,23 +171,14 @@ describe('change-bridge streams', () => {
   it('list says "not polled" of a stream parked before its entity was dropped, not "parked"', async () => {
     const now = cli.harness.clock.now();
     await cli.harness.state.saveStream(
-      {
-        streamId: 'main:paymentRequest',
-        connectionId: 'main',
-        entityType: 'paymentRequest',
-        watermark: null,
-        window: null,
+      streamState('paymentRequest', {
         lastPollAt: now - 1000,
-        lastSuccessAt: null,
         nextDueAt: now,
         consecutiveFailures: 3,
         lastError: 'HTTP 403',
         parked: true,
         parkedReason: 'HTTP 403: the token may not read payment requests',
-        lastSweepAt: null,
-        initialSyncDone: false,
-        version: 0,
-      },
+      }),
       0,
     );
     const table = await cli.run(['streams', 'list']);
