@@ -122,6 +122,10 @@ describe('change-bridge subscriptions', () => {
       ],
       [['backfill', '--entities', 'nope'], 'entities[0]'],
       [['connections', 'show', 'no spaces'], 'id: must be 1 to 64 letters'],
+      // Empty, an id would name another route (DELETE /subscriptions/ is DELETE /subscriptions).
+      [['subscriptions', 'remove', ''], 'id: must not be empty'],
+      [['events', 'show', ' '], 'id: must not be empty'],
+      [['streams', 'reset', ''], 'id: must not be empty'],
       [['connections', 'remove', 'a/b'], 'id: must be 1 to 64 letters'],
       [['streams', 'list', '--connection', 'a b'], 'connectionId: must be 1 to 64 letters'],
       [['events', 'replay', 'evt_1', '--subscription', ''], 'subscriptionId'],

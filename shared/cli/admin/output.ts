@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import type { CliIo } from '../exit-codes.ts';
+import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import { AdminApiClient, resolveApiUrl } from './api-client.ts';
 
 /** Options every admin command takes. */
@@ -81,7 +81,11 @@ export function shortLag(seconds: number | null): string {
   return `${Math.round(seconds / 86_400)}d`;
 }
 
-/** Path segment for an id (stream ids hold `:`). */
+/**
+ * Path segment for an id (stream ids hold `:`); an empty id exits 2, bridge or no bridge
+ * (it would name another route).
+ */
 export function segment(id: string): string {
+  if (id.trim() === '') throw new CliExit(EXIT_USAGE, 'id: must not be empty');
   return encodeURIComponent(id);
 }
