@@ -22,6 +22,16 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+/** True when the runtime knows `timeZone` as an IANA zone (`Europe/Prague`, `UTC`). */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    formatterFor(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Wall-clock fields of an instant in a time zone (month 1-based). */
 export interface LocalTime {
   year: number;

@@ -22,8 +22,13 @@ export type PollOutcome =
   | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' | 'changed' }
   | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
 
-/** The state of a stream never polled before. */
-export function initialStreamState(definition: StreamDefinition, now: number): StreamState {
+/** The state of a stream never polled before (its ids and entity type are all it takes). */
+export function initialStreamState(
+  definition: Pick<StreamDefinition, 'streamId' | 'connectionId'> & {
+    spec: Pick<StreamDefinition['spec'], 'entityType'>;
+  },
+  now: number,
+): StreamState {
   return {
     streamId: definition.streamId,
     connectionId: definition.connectionId,

@@ -1,17 +1,8 @@
 import { z } from 'zod';
 import { splitCommaText } from '../comma-list.ts';
 import { parseOrThrow } from '../errors.ts';
+import { isKnownTimeZone } from '../time-zone.ts';
 import type { ProductTarget } from './poll-context.ts';
-
-/** True when the runtime knows `timeZone` as an IANA zone (`Europe/Prague`, `UTC`). */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** An export id to follow: a uuid, as the Connector API gives ids. */
 export const ExportIdSchema = z.guid({ message: 'must be an export id (uuid)' });

@@ -236,21 +236,20 @@ export class WebhookTable {
     limit: number;
     start?: Record<string, unknown>;
   }) {
-    const prefixed = input.prefix !== undefined;
-    const bounded = !prefixed && input.below !== undefined;
+    const values: Record<string, unknown> = { ':pk': input.pk };
+    let condition = 'pk = :pk';
+    if (input.prefix !== undefined) {
+      condition += ' AND begins_with(sk, :prefix)';
+      values[':prefix'] = input.prefix;
+    } else if (input.below !== undefined) {
+      condition += ' AND sk < :below';
+      values[':below'] = input.below;
+    }
     return this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: prefixed
-          ? 'pk = :pk AND begins_with(sk, :prefix)'
-          : bounded
-            ? 'pk = :pk AND sk < :below'
-            : 'pk = :pk',
-        ExpressionAttributeValues: prefixed
-          ? { ':pk': input.pk, ':prefix': input.prefix }
-          : bounded
-            ? { ':pk': input.pk, ':below': input.below }
-            : { ':pk': input.pk },
+        KeyConditionExpression: condition,
+        ExpressionAttributeValues: values,
         ScanIndexForward: !input.newestFirst,
         ExclusiveStartKey: input.start,
         Limit: input.limit,

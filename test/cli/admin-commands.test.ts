@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EntityType } from '../../shared/changes/entity-types.ts';
+import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import type { StreamState } from '../../shared/state/state-store.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 import { storedChangeEvent } from '../admin/support/harness.ts';
@@ -121,24 +122,8 @@ describe('change-bridge deliveries', () => {
 
 /** A stream of connection `main` as the state store keeps it, never polled unless `fields` say. */
 function streamState(entityType: EntityType, fields: Partial<StreamState>): StreamState {
-  return {
-    streamId: `main:${entityType}`,
-    connectionId: 'main',
-    entityType,
-    watermark: null,
-    window: null,
-    lastPollAt: null,
-    lastSuccessAt: null,
-    nextDueAt: 0,
-    consecutiveFailures: 0,
-    lastError: null,
-    parked: false,
-    parkedReason: null,
-    lastSweepAt: null,
-    initialSyncDone: false,
-    version: 0,
-    ...fields,
-  };
+  const definition = { streamId: `main:${entityType}`, connectionId: 'main', spec: { entityType } };
+  return { ...initialStreamState(definition, 0), ...fields };
 }
 
 describe('change-bridge streams', () => {
