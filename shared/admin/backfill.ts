@@ -21,7 +21,7 @@ const RESET_ATTEMPTS_MAX = 3;
  * 0..1; done once the watermark reaches the job start minus the settle lag (the pollers
  * never place a window end later than now − settle lag). No watermark yet: 0. Records read
  * and events published are the stream state's counters (the backfill's reset restarted
- * them); webhooks delivered is the stream's delivery counter now (`delivered`) less its
+ * them), as they stood when its first sync completed once it did (`firstSync`); webhooks delivered is the stream's delivery counter now (`delivered`) less its
  * value when the job started. Pure.
  * @example streamProgress(job, 'main:customer', 'customer', state, 1200).fraction // 0.42
  */
@@ -33,6 +33,8 @@ export function streamProgress(
   delivered = 0,
 ): BackfillStreamProgress {
   const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
+  // Once the first sync is done, its own figures: the stream goes on reading live changes.
+  const counters = state?.firstSync ?? state;
   const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
   const span = job.startedAt - job.historyStartMs;
   let fraction = 0;
@@ -48,8 +50,8 @@ export function streamProgress(
     watermark: state?.watermark ?? null,
     parked: state?.parked ?? false,
     lastError: state?.lastError ?? null,
-    recordsRead: state?.recordsRead ?? 0,
-    eventsPublished: state?.eventsPublished ?? 0,
+    recordsRead: counters?.recordsRead ?? 0,
+    eventsPublished: counters?.eventsPublished ?? 0,
     // A counter read before the job's own start value (eventually consistent) is no progress yet.
     webhooksDelivered: Math.max(0, delivered - (job.deliveredAtStart?.[streamId] ?? 0)),
   };
@@ -88,7 +90,8 @@ export async function backfillProgress(
   const fraction = streams.length
     ? streams.reduce((sum, s) => sum + s.fraction, 0) / streams.length
     : 1;
-  const elapsedMs = Math.max(0, deps.clock.now() - job.startedAt);
+  const finishedAtMs = done ? lastFirstSyncEnd(states) : undefined;
+  const elapsedMs = Math.max(0, (finishedAtMs ?? deps.clock.now()) - job.startedAt);
   const sum = (pick: (s: BackfillStreamProgress) => number) =>
     streams.reduce((total, s) => total + pick(s), 0);
   return {
@@ -102,8 +105,19 @@ export async function backfillProgress(
     eventsPublished: sum((s) => s.eventsPublished),
     webhooksDelivered: sum((s) => s.webhooksDelivered),
     elapsedSeconds: Math.floor(elapsedMs / 1000),
+    finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
     etaSeconds: estimateSecondsLeft(done ? 1 : fraction, elapsedMs),
   };
+}
+
+/** When the last of the streams' first syncs completed; undefined unless every one recorded it. */
+function lastFirstSyncEnd(states: readonly (StreamState | undefined)[]): number | undefined {
+  let last = Number.NEGATIVE_INFINITY;
+  for (const state of states) {
+    if (state?.firstSync === undefined) return undefined;
+    last = Math.max(last, state.firstSync.doneAt);
+  }
+  return Number.isFinite(last) ? last : undefined;
 }
 
 function entityTypeOf(streamId: string): string {

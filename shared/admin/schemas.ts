@@ -237,8 +237,10 @@ export const BackfillJobViewSchema = z.object({
   streams: z.array(BackfillStreamProgressSchema),
   /** Sums over the streams. */
   ...BackfillCountsSchema.shape,
-  /** Seconds since the job started. */
+  /** Seconds from the start to the end of the last stream's first sync, or to now while one runs. */
   elapsedSeconds: z.number().int().nonnegative(),
+  /** When the last stream's first sync completed; null while one still runs. */
+  finishedAt: z.string().nullable(),
   /** Seconds until every stream catches up at the pace so far; null until progress shows (0 when done). */
   etaSeconds: z.number().int().nonnegative().nullable(),
 });

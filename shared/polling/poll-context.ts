@@ -128,6 +128,30 @@ export function advanceCounters(
   };
 }
 
+/**
+ * The patch of a save that completes the first sync (or a poll after it): `initialSyncDone`,
+ * the advanced counters, and, when this save is the one completing it, the first sync's
+ * figures (`firstSync`: now and those counters). Pure.
+ * @example state.stage({ watermark, ...syncCompleted(state.current, { records: 12, events: 12 }, now) })
+ */
+export function syncCompleted(
+  state: StreamState,
+  counts: PageCounts,
+  now: number,
+): Pick<StreamState, 'initialSyncDone' | 'recordsRead' | 'eventsPublished' | 'firstSync'> {
+  const counters = advanceCounters(state, counts);
+  if (state.initialSyncDone) return { initialSyncDone: true, ...counters };
+  return {
+    initialSyncDone: true,
+    ...counters,
+    firstSync: {
+      doneAt: now,
+      recordsRead: counters.recordsRead ?? 0,
+      eventsPublished: counters.eventsPublished ?? 0,
+    },
+  };
+}
+
 /** Mutable view of the stream state that saves itself with optimistic concurrency. */
 export interface StateHandle {
   current: StreamState;

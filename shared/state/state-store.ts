@@ -95,6 +95,18 @@ export const StreamStateSchema = z.object({
   recordsRead: z.number().int().nonnegative().optional(),
   /** Events published since the state was created, saved like {@link recordsRead}. */
   eventsPublished: z.number().int().nonnegative().optional(),
+  /**
+   * The first sync's figures, kept by the save that completed it: when (epoch ms) and the
+   * counters then, so a finished backfill reports what it did, not what the stream read since.
+   * Absent until the first sync completes, and on states stored before it existed.
+   */
+  firstSync: z
+    .object({
+      doneAt: z.number().int(),
+      recordsRead: z.number().int().nonnegative(),
+      eventsPublished: z.number().int().nonnegative(),
+    })
+    .optional(),
   /** Optimistic concurrency: incremented by every successful save. */
   version: z.number().int().nonnegative(),
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { estimateSecondsLeft, streamProgress } from '../../shared/admin/backfill.ts';
+import {
+  backfillProgress,
+  estimateSecondsLeft,
+  streamProgress,
+} from '../../shared/admin/backfill.ts';
 import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
+import { ManualClock } from '../../shared/clock.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { streamState } from '../state/state-store.contract.ts';
 
 const HISTORY = Date.UTC(2021, 0, 1);
@@ -92,6 +99,57 @@ describe('backfill counts of a stream', () => {
     );
     // A job stored before the start values existed counts from 0.
     expect(streamProgress(job, 'main:customer', 'customer', state, 30).webhooksDelivered).toBe(30);
+  });
+});
+
+describe('a finished backfill', () => {
+  const firstSync = { doneAt: START + 42_000, recordsRead: 300, eventsPublished: 294 };
+  const finished = streamState('main:customer', {
+    watermark: new Date(START + 3_600_000).toISOString(),
+    initialSyncDone: true,
+    firstSync,
+    // An hour of live polling after the first sync.
+    recordsRead: 5_300,
+    eventsPublished: 5_294,
+  });
+
+  it("reports its stream's first sync figures, not what the stream read since", () => {
+    expect(streamProgress(job, 'main:customer', 'customer', finished)).toMatchObject({
+      done: true,
+      recordsRead: 300,
+      eventsPublished: 294,
+    });
+  });
+
+  it('stops its elapsed time where the last first sync completed', async () => {
+    const state = new MemoryStateStore();
+    await state.saveStream(finished, 0);
+    const clock = new ManualClock(START + 3_600_000);
+    const counter = new MemoryDeliveryCounter();
+    const view = await backfillProgress(job, { state, deliveryCounter: counter, clock });
+    expect(view).toMatchObject({
+      done: true,
+      recordsRead: 300,
+      eventsPublished: 294,
+      elapsedSeconds: 42,
+      finishedAt: new Date(START + 42_000).toISOString(),
+      etaSeconds: 0,
+    });
+  });
+
+  it('runs on, with no end, while a stream is still reading', async () => {
+    const state = new MemoryStateStore();
+    await state.saveStream(
+      streamState('main:customer', { watermark: new Date(HISTORY).toISOString() }),
+      0,
+    );
+    const clock = new ManualClock(START + 30_000);
+    const view = await backfillProgress(job, {
+      state,
+      deliveryCounter: new MemoryDeliveryCounter(),
+      clock,
+    });
+    expect(view).toMatchObject({ done: false, elapsedSeconds: 30, finishedAt: null });
   });
 });
 

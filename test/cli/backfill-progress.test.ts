@@ -39,6 +39,7 @@ function job(more: Partial<BackfillJobView> = {}): BackfillJobView {
     eventsPublished: 41_200,
     webhooksDelivered: 39_870,
     elapsedSeconds: 8,
+    finishedAt: null,
     etaSeconds: 12,
     ...more,
   };

@@ -4,11 +4,12 @@ import {
   type PollDeps,
   type PollObserver,
   type StreamDefinition,
+  syncCompleted,
 } from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { type Harness, startHarness } from '../simulator/harness.ts';
+import { envelope, type Harness, postRaw, startHarness } from '../simulator/harness.ts';
 import { streamState } from '../state/state-store.contract.ts';
 import { CollectingPublisher } from './poll-harness.ts';
 
@@ -25,6 +26,27 @@ describe('advanceCounters', () => {
     expect(advanceCounters(state, { records: 1000, events: 0 })).toEqual({
       recordsRead: 2000,
       eventsPublished: 7,
+    });
+  });
+});
+
+describe('syncCompleted', () => {
+  it('keeps the first sync figures on the save that completes it', () => {
+    const state = streamState('main:customer', { recordsRead: 900, eventsPublished: 880 });
+    expect(syncCompleted(state, { records: 100, events: 20 }, 1234)).toEqual({
+      initialSyncDone: true,
+      recordsRead: 1000,
+      eventsPublished: 900,
+      firstSync: { doneAt: 1234, recordsRead: 1000, eventsPublished: 900 },
+    });
+  });
+
+  it('leaves them alone on a later poll', () => {
+    const state = streamState('main:customer', { initialSyncDone: true, recordsRead: 1000 });
+    expect(syncCompleted(state, { records: 5, events: 5 }, 9999)).toEqual({
+      initialSyncDone: true,
+      recordsRead: 1005,
+      eventsPublished: 5,
     });
   });
 });
@@ -78,6 +100,27 @@ describe('progress counters on the stream state, against the simulator', () => {
       recordsRead: read,
       eventsPublished: sync.publisher.events.length,
     });
+  });
+
+  it('keeps the first sync figures while later polls count on', async () => {
+    const sync = firstSync();
+    const customers = sync.streams.find((s) => s.spec.entityType === 'customer')!;
+    await sync.run(customers);
+    const done = await sync.store.getStream(customers.streamId);
+    expect(done?.firstSync).toEqual({
+      doneAt: expect.any(Number),
+      recordsRead: done?.recordsRead,
+      eventsPublished: done?.eventsPublished,
+    });
+    const customer = [...sim.sim.controls.model.customers.all()][0]!.record;
+    sim.clock.advance(10_000);
+    const update = { ...envelope(sim.sim), CustomerId: customer.Id, Notes: 'later change' };
+    expect((await postRaw(sim.sim, 'customers/update', update)).status).toBe(200);
+    sim.clock.advance(60_000);
+    await sync.run(customers);
+    const later = await sync.store.getStream(customers.streamId);
+    expect(later?.recordsRead).toBeGreaterThan(done?.recordsRead ?? 0);
+    expect(later?.firstSync).toEqual(done?.firstSync);
   });
 
   it('counts a snapshot stream the same way', async () => {

@@ -3,12 +3,12 @@ import { dayStartUtc } from '../../time-zone.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
-  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  syncCompleted,
 } from '../poll-context.ts';
 
 /** products/getPricing spans at most 100 day units (connector-api.md, operation 14, rule 2). */
@@ -82,10 +82,10 @@ export async function runProductPrices(
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
   // The poll's success save follows at once and writes it (one write per poll).
+  const now = deps.clock.now();
   state.stage({
-    watermark: new Date(deps.clock.now()).toISOString(),
-    initialSyncDone: true,
-    ...advanceCounters(state.current, { records: read, events: published }),
+    watermark: new Date(now).toISOString(),
+    ...syncCompleted(state.current, { records: read, events: published }, now),
   });
   return events;
 }

@@ -4,12 +4,12 @@ import { BridgeError } from '../../errors.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
-  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { allRecords, callForRecords } from './paged-records.ts';
@@ -65,8 +65,7 @@ export async function runSnapshot(
   // The poll's success save follows at once and writes it (one write per poll).
   state.stage({
     watermark: new Date(now).toISOString(),
-    initialSyncDone: true,
-    ...advanceCounters(state.current, { records: records.length, events: changes.published }),
+    ...syncCompleted(state.current, { records: records.length, events: changes.published }, now),
   });
   return changes.events.length;
 }

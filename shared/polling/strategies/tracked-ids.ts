@@ -1,12 +1,12 @@
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
-  advanceCounters,
   callOptions,
   emitsCreated,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
 import { callForRecords, chunk } from './paged-records.ts';
@@ -48,10 +48,10 @@ export async function runTrackedIds(
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated);
   // The poll's success save follows at once and writes it (one write per poll).
+  const now = deps.clock.now();
   state.stage({
-    watermark: new Date(deps.clock.now()).toISOString(),
-    initialSyncDone: true,
-    ...advanceCounters(state.current, { records: read, events: changes.published }),
+    watermark: new Date(now).toISOString(),
+    ...syncCompleted(state.current, { records: read, events: changes.published }, now),
   });
   return changes.events.length;
 }

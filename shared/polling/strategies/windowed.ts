@@ -13,6 +13,7 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  syncCompleted,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { RecordGrant } from '../record-budget.ts';
@@ -199,8 +200,9 @@ export async function runWindowed(
     const committed: Partial<StreamState> = {
       watermark: window.endUtc,
       window: null,
-      ...advanceCounters(state.current, lastPage),
-      ...(caughtUp ? { initialSyncDone: true } : {}),
+      ...(caughtUp
+        ? syncCompleted(state.current, lastPage, deps.clock.now())
+        : advanceCounters(state.current, lastPage)),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
     };
     if (caughtUp) {
