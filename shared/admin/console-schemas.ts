@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KnownEventTypePatternSchema } from '../webhooks/subscription.ts';
 import { LimitQuerySchema } from './schemas.ts';
 
 /*
@@ -13,11 +14,10 @@ export const FeedQuerySchema = z.object({
     .datetime({ offset: true })
     .optional()
     .meta({ description: 'Only events stored at or after this instant (ISO 8601)' }),
-  type: z
-    .string()
-    .min(1)
-    .optional()
-    .meta({ description: 'An event type or pattern: customer.updated, customer.*, *.deleted' }),
+  type: KnownEventTypePatternSchema.optional().meta({
+    description:
+      'An event type or pattern of the catalogue: customer.updated, customer.*, *.deleted (400 when it matches no event type)',
+  }),
   subject: z.string().min(1).optional().meta({
     description:
       'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',

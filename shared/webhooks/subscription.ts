@@ -24,7 +24,7 @@ export const EventTypePatternSchema = z
  * one event type of the catalogue (`Customer.Updated` or `custmer.*` would never match: an
  * error naming the field, not a subscription that silently receives nothing).
  */
-const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
+export const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
   (pattern) => EventTypeSchema.options.some((type) => matchesEventType(pattern, type)),
   { message: `${PATTERN_MESSAGE}, of the catalogue (README, Events): it matches no event type` },
 );

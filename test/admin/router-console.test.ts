@@ -87,6 +87,11 @@ describe('admin API: the operator console', () => {
     expect(await ids({ limit: '1' })).toEqual(['evt_c']);
     const bad = await harness.call('GET', '/feed', { query: { since: 'yesterday' } });
     expect(bad).toMatchObject({ status: 400, body: { field: 'since' } });
+    // A type no event can have is a typo to report, not an empty feed.
+    for (const type of ['Bad.Type', 'custmer.*', 'customer']) {
+      const unknown = await harness.call('GET', '/feed', { query: { type } });
+      expect(unknown).toMatchObject({ status: 400, body: { field: 'type' } });
+    }
   });
 
   it('sums up a subscription health: success rate, last failure, pause and failures in a row', async () => {
