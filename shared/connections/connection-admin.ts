@@ -31,8 +31,23 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
     accessToken: z.string().min(1, { error: 'must not be empty' }),
     // Checked here, so a typo is refused at once instead of failing every poll.
-    productIds: z.preprocess(splitCommaText, z.array(ProductTargetTextSchema)).optional(),
-    exportIds: z.preprocess(splitCommaText, z.array(ExportIdSchema)).optional(),
+    // An empty list follows nothing: a mistake (`--export-ids ,`), not a setting.
+    productIds: z
+      .preprocess(
+        splitCommaText,
+        z.array(ProductTargetTextSchema).min(1, {
+          error: 'must list at least one product id (leave it out to follow POLL_PRODUCT_IDS)',
+        }),
+      )
+      .optional(),
+    exportIds: z
+      .preprocess(
+        splitCommaText,
+        z.array(ExportIdSchema).min(1, {
+          error: 'must list at least one export id (leave it out to follow POLL_EXPORT_IDS)',
+        }),
+      )
+      .optional(),
     interval: DurationSchema.pipe(
       z.number().min(1000, { error: 'must be at least 1s' }),
     ).optional(),

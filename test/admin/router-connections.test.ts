@@ -80,6 +80,9 @@ describe('connections admin API', () => {
       [{ productIds: 'not-a-product' }, 'productIds[0]'],
       [{ productIds: `${crypto.randomUUID()}@Europe/Pargue` }, 'productIds[0]'],
       [{ exportIds: [crypto.randomUUID(), 'x'] }, 'exportIds[1]'],
+      // An empty list (`--export-ids ,`) would follow nothing.
+      [{ exportIds: ',' }, 'exportIds'],
+      [{ productIds: [] }, 'productIds'],
     ];
     for (const [extra, field] of cases) {
       const response = await addHotel('hotel-1', extra);
