@@ -77,7 +77,14 @@ export const ListEventsQuerySchema = z.object({
 });
 
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
-export const ReplayBodySchema = z.object({ subscriptionId: z.string().min(1).optional() }).strict();
+export const ReplayBodySchema = z
+  .object({
+    subscriptionId: z.string().min(1).optional().meta({
+      description:
+        'Only this subscription; it must take the event (its type, scope and changed-field filters), else 400',
+    }),
+  })
+  .strict();
 
 /** Query of `GET /deliveries`. */
 export const ListDeliveriesQuerySchema = z.object({

@@ -125,16 +125,25 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
 
     /**
      * Sends a stored event again, with its original id, to one subscription or to every
-     * enabled subscription it matches now. Returns the new deliveries.
+     * enabled subscription it matches now. Returns the new deliveries. A subscription named
+     * must take the event: one its filters (types, scope, changed fields) refuse is a
+     * ValidationError naming `subscriptionId`, never a webhook its receiver did not ask for.
      */
     async replayEvent(eventId: string, subscriptionId?: string): Promise<Delivery[]> {
       const stored = await deps.store.getEvent(eventId);
       if (!stored) throw new WebhookNotFoundError(`event ${eventId} is not stored`);
+      const event = DispatchEventSchema.parse(JSON.parse(stored.body));
       if (subscriptionId !== undefined) {
-        await requireEnabled(subscriptionId);
+        const subscription = await requireEnabled(subscriptionId);
+        if (!matchesSubscription(subscription, event))
+          throw new ValidationError('replay', [
+            {
+              path: 'subscriptionId',
+              message: `subscription ${subscriptionId} does not take this ${event.type} event (its filters: ${filtersOf(subscription)})`,
+            },
+          ]);
         return [await deliverStored(eventId, subscriptionId)];
       }
-      const event = DispatchEventSchema.parse(JSON.parse(stored.body));
       const targets = (await deps.store.listSubscriptions()).filter(
         (s) => s.enabled && matchesSubscription(s, event),
       );
@@ -252,4 +261,17 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
         .slice(0, query.limit);
     },
   };
+}
+
+/** A subscription's filters in a phrase, for a refusal. */
+function filtersOf(subscription: Subscription): string {
+  const parts = [`events ${subscription.events.join(', ')}`];
+  const scope = [
+    ...(subscription.scope?.enterpriseIds ?? []),
+    ...(subscription.scope?.chainIds ?? []),
+  ];
+  if (scope.length > 0) parts.push(`scope ${scope.join(', ')}`);
+  if (subscription.changedFields?.length)
+    parts.push(`changed fields ${subscription.changedFields.join(', ')}`);
+  return parts.join('; ');
 }

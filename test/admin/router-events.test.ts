@@ -95,8 +95,13 @@ describe('admin API: events and deliveries', () => {
     expect(matching.body).toMatchObject({ deliveries: [{ eventId: 'evt_1', subscriptionId }] });
     const none = await harness.call('POST', '/events/evt_2/replay', { body: {} });
     expect(none.body).toEqual({ deliveries: [] });
-    const named = await harness.call('POST', '/events/evt_2/replay', { body: { subscriptionId } });
-    expect(named.body).toMatchObject({ deliveries: [{ eventId: 'evt_2', subscriptionId }] });
+    const named = await harness.call('POST', '/events/evt_0/replay', { body: { subscriptionId } });
+    expect(named.body).toMatchObject({ deliveries: [{ eventId: 'evt_0', subscriptionId }] });
+    // Named, a subscription still gets only what its filters take (customer.* here).
+    const refused = await harness.call('POST', '/events/evt_2/replay', {
+      body: { subscriptionId },
+    });
+    expect(refused).toMatchObject({ status: 400, body: { field: 'subscriptionId' } });
 
     expect(await harness.call('POST', '/events/evt_none/replay')).toMatchObject({ status: 404 });
     const unknownTarget = await harness.call('POST', '/events/evt_1/replay', {

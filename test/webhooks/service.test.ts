@@ -80,7 +80,7 @@ describe('webhook admin service', () => {
     const { receiver, harness, service, subscribe } = await setup();
     const a = await subscribe('/a');
     await subscribe('/b', { events: ['customer.updated'] });
-    await subscribe('/c', { events: ['resource.*'] });
+    const c = await subscribe('/c', { events: ['resource.*'] });
     harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
     harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2), { type: 'customer.created' })));
     await harness.drainVisible();
@@ -98,6 +98,11 @@ describe('webhook admin service', () => {
     expect(receiver.log.map((r) => [r.path, r.headers['webhook-id']])).toEqual([
       ['/a', eventIdOf(1)],
     ]);
+    // Named, a subscription whose filters refuse the event is refused, not sent it.
+    await expect(service.replayEvent(eventIdOf(1), c.id)).rejects.toMatchObject({
+      path: 'subscriptionId',
+      message: expect.stringContaining('its filters: events resource.*'),
+    });
     receiver.log.length = 0;
     await service.replayEvent(eventIdOf(1));
     await harness.drainVisible();
