@@ -17,6 +17,25 @@ const ListOptionsSchema = CommonOptionsSchema.extend({
   limit: z.string().optional(),
 });
 
+type DeliveryLog = z.infer<typeof DeliveryLogSchema>['deliveries'][number];
+
+/**
+ * The LAST RESULT of a delivery: its last attempt's status (or error) and outcome, and for a
+ * dead letter why it died, which the last attempt need not say (its subscription was
+ * disabled or removed, its event expired). Pure.
+ * @example lastResult(dead, attempts) // '503 retry, dead: subscription disabled'
+ */
+export function lastResult(
+  delivery: DeliveryLog['delivery'],
+  attempts: DeliveryLog['attempts'],
+): string {
+  const last = attempts.at(-1);
+  const attempt = last ? `${last.status ?? last.error ?? '-'} ${last.outcome}` : undefined;
+  if (delivery.status !== 'dead' || delivery.deadReason === undefined) return attempt ?? '-';
+  const dead = `dead: ${delivery.deadReason}`;
+  return attempt ? `${attempt}, ${dead}` : dead;
+}
+
 /** Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI); `--json` includes the attempt logs. */
 export function registerDeliveryCommands(program: Command, io: CliIo): void {
   const group = program.command('deliveries').description('the webhook delivery log');
@@ -40,10 +59,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
       formatTable(
         ['DELIVERY', 'EVENT', 'SUBSCRIPTION', 'STATUS', 'ATTEMPTS', 'LAST RESULT', 'CREATED'],
         deliveries.map(({ delivery, attempts }) => {
-          const last = attempts.at(-1);
-          const result = last
-            ? `${last.status ?? last.error ?? '-'} ${last.outcome}`
-            : (delivery.deadReason ?? '-');
+          const result = lastResult(delivery, attempts);
           return [
             delivery.id,
             delivery.eventId,
