@@ -56,6 +56,8 @@ export interface RunningBridge {
   /** With the simulator: products to try products/getPricing on, with their time units. */
   productSamples: readonly ProductSample[];
   streams: readonly StreamDefinition[];
+  /** The connections added at run time and polled at start (enabled), with their stream counts. */
+  storedConnections: readonly { id: string; streams: number }[];
   /** Pending deliveries re-enqueued at start (left over from an earlier run). */
   requeuedDeliveries: number;
   webhooks: WebhookService;
@@ -304,6 +306,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // The banner names the simulator's sample products only when they are the ones followed.
       productSamples: tracked.products ? [] : (source.productSamples ?? []),
       streams,
+      storedConnections: connections.registry
+        .connections()
+        .filter((connection) => connection.id !== LOCAL_CONNECTION_ID)
+        .map((connection) => ({ id: connection.id, streams: connection.definitions.length })),
       requeuedDeliveries: dispatch.requeued,
       webhooks,
       stop: () => {

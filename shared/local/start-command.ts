@@ -1,44 +1,12 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
 import { systemClock } from '../clock.ts';
-import { formatProductSample } from '../simulator/product-samples.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
-import { type RunningBridge, startBridge } from './runtime.ts';
+import { startBridge } from './runtime.ts';
+import { startBanner } from './start-banner.ts';
 import { paletteFor } from './terminal.ts';
-
-function banner(
-  bridge: RunningBridge,
-  flags: StartFlags,
-  pollIntervalMs: number,
-  dataDir: string,
-): string[] {
-  const lines = ['change-bridge is running'];
-  if (bridge.simulatorUrl) {
-    lines.push(`  simulator      ${bridge.simulatorUrl}  (built-in hotel chain with activity)`);
-    for (const [index, sample] of bridge.productSamples.entries()) {
-      const label = index === 0 ? 'products       ' : '               ';
-      lines.push(`  ${label}${formatProductSample(sample)}`);
-    }
-  } else lines.push('  connector      CONNECTOR_BASE_URL');
-  lines.push(`  admin API      ${bridge.adminUrl}  (${bridge.adminUrl}/openapi.json)`);
-  lines.push(`  polling        ${bridge.streams.length} streams every ${pollIntervalMs / 1000}s`);
-  lines.push(`  data           ${dataDir}/`);
-  if (bridge.demoReceiverUrl)
-    lines.push(
-      `  demo receiver  ${bridge.demoReceiverUrl}  (verifies signatures with standardwebhooks)`,
-    );
-  if (!flags.demoReceiver) {
-    lines.push(
-      '',
-      'Send webhooks to your endpoint:',
-      `  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook`,
-    );
-  }
-  lines.push('', 'Events:');
-  return lines;
-}
 
 /** Resolves on the first SIGINT or SIGTERM. */
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -91,14 +59,23 @@ export function registerStartCommand(program: Command, io: CliIo): void {
           admin: bridge.adminUrl,
           dataDir: config.dataDir,
           streams: bridge.streams.length,
+          storedConnections: bridge.storedConnections,
           pollIntervalMs: config.pollIntervalMs,
           demoReceiver: bridge.demoReceiverUrl,
           products: bridge.productSamples,
           requeuedDeliveries: bridge.requeuedDeliveries,
         });
       } else {
-        for (const line of banner(bridge, flags, config.pollIntervalMs, config.dataDir))
-          io.out(line);
+        const banner = startBanner({
+          ...bridge,
+          localStreams: bridge.streams.length,
+          storedConnections: bridge.storedConnections.length,
+          storedStreams: bridge.storedConnections.reduce((sum, c) => sum + c.streams, 0),
+          pollIntervalMs: config.pollIntervalMs,
+          dataDir: config.dataDir,
+          demoReceiver: flags.demoReceiver === true,
+        });
+        for (const line of banner) io.out(line);
       }
       const signal = await untilSignal();
       reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`);

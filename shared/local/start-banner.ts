@@ -1,0 +1,59 @@
+import { formatProductSample, type ProductSample } from '../simulator/product-samples.ts';
+
+/** What the banner of `change-bridge start` tells. */
+export interface BannerFacts {
+  adminUrl: string;
+  simulatorUrl: string | undefined;
+  demoReceiverUrl: string | undefined;
+  productSamples: readonly ProductSample[];
+  /** Streams of the CONNECTOR_* (or simulator) connection. */
+  localStreams: number;
+  /** Enabled connections added at run time (`connections add`), and their streams. */
+  storedConnections: number;
+  storedStreams: number;
+  pollIntervalMs: number;
+  dataDir: string;
+  /** `--demo-receiver` given: no hint to subscribe an endpoint of one's own. */
+  demoReceiver: boolean;
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/**
+ * The lines `change-bridge start` prints once it runs: where each part listens, what it polls,
+ * where data is kept, and how to subscribe. Pure.
+ * @example startBanner(facts).join('\n')
+ */
+export function startBanner(facts: BannerFacts): string[] {
+  const lines = ['change-bridge is running'];
+  if (facts.simulatorUrl) {
+    lines.push(`  simulator      ${facts.simulatorUrl}  (built-in hotel chain with activity)`);
+    for (const [index, sample] of facts.productSamples.entries()) {
+      const label = index === 0 ? 'products       ' : '               ';
+      lines.push(`  ${label}${formatProductSample(sample)}`);
+    }
+  } else lines.push('  connector      CONNECTOR_BASE_URL');
+  lines.push(`  admin API      ${facts.adminUrl}  (${facts.adminUrl}/openapi.json)`);
+  lines.push(`  console        ${facts.adminUrl}/`);
+  const stored =
+    facts.storedConnections > 0
+      ? `; ${plural(facts.storedStreams, 'stream')} of ${plural(facts.storedConnections, 'stored connection')}`
+      : '';
+  lines.push(
+    `  polling        ${plural(facts.localStreams, 'stream')} every ${facts.pollIntervalMs / 1000}s${stored}`,
+  );
+  lines.push(`  data           ${facts.dataDir}/`);
+  if (facts.demoReceiverUrl)
+    lines.push(
+      `  demo receiver  ${facts.demoReceiverUrl}  (verifies signatures with standardwebhooks)`,
+    );
+  if (!facts.demoReceiver) {
+    lines.push(
+      '',
+      'Send webhooks to your endpoint:',
+      `  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook`,
+    );
+  }
+  lines.push('', 'Events:');
+  return lines;
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { type BannerFacts, startBanner } from '../../shared/local/start-banner.ts';
+
+const facts: BannerFacts = {
+  adminUrl: 'http://127.0.0.1:4000',
+  simulatorUrl: 'http://127.0.0.1:4010',
+  demoReceiverUrl: undefined,
+  productSamples: [],
+  localStreams: 13,
+  storedConnections: 0,
+  storedStreams: 0,
+  pollIntervalMs: 5000,
+  dataDir: '.bridge',
+  demoReceiver: false,
+};
+
+describe('the banner of change-bridge start', () => {
+  it('names the admin API, the console, what is polled and where data is kept', () => {
+    const lines = startBanner(facts);
+    expect(lines).toContain(
+      '  admin API      http://127.0.0.1:4000  (http://127.0.0.1:4000/openapi.json)',
+    );
+    expect(lines).toContain('  console        http://127.0.0.1:4000/');
+    expect(lines).toContain('  polling        13 streams every 5s');
+    expect(lines).toContain('  data           .bridge/');
+    expect(lines).toContain(
+      '  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook',
+    );
+  });
+
+  it('counts the connections added at run time beside the local one', () => {
+    const lines = startBanner({ ...facts, storedConnections: 2, storedStreams: 26 });
+    expect(lines).toContain(
+      '  polling        13 streams every 5s; 26 streams of 2 stored connections',
+    );
+    const one = startBanner({ ...facts, storedConnections: 1, storedStreams: 1 });
+    expect(one).toContain('  polling        13 streams every 5s; 1 stream of 1 stored connection');
+  });
+
+  it('names the connector instead of the simulator, and the demo receiver when it runs', () => {
+    const lines = startBanner({
+      ...facts,
+      simulatorUrl: undefined,
+      demoReceiverUrl: 'http://127.0.0.1:4001',
+      demoReceiver: true,
+    });
+    expect(lines).toContain('  connector      CONNECTOR_BASE_URL');
+    expect(lines.join('\n')).toContain('demo receiver  http://127.0.0.1:4001');
+    expect(lines.join('\n')).not.toContain('subscriptions add');
+  });
+});
