@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
@@ -28,6 +29,10 @@ const BooleanText = z
 
 const PORT_MESSAGE = 'must be a port number from 0 to 65535';
 
+/** A DNS host name: labels of letters, digits and inner hyphens, separated by dots. */
+const HOST_NAME =
+  /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   BRIDGE_PORT: z.coerce
@@ -36,7 +41,12 @@ export const LocalEnvSchema = z.object({
     .min(0, { error: PORT_MESSAGE })
     .max(65_535, { error: PORT_MESSAGE })
     .default(LOCAL_DEFAULTS.port),
-  BRIDGE_HOST: z.string().min(1).default(LOCAL_DEFAULTS.host),
+  BRIDGE_HOST: z
+    .string()
+    .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host), {
+      error: 'must be an IP address or a host name, e.g. 127.0.0.1, 0.0.0.0, ::1 or localhost',
+    })
+    .default(LOCAL_DEFAULTS.host),
   BRIDGE_ALLOWED_HOSTS: z
     .string()
     .default('')
@@ -167,10 +177,12 @@ export function readLocalConfig(
   trackedTargetsFromEnv(env);
   if (parsed.CONNECTOR_BASE_URL === undefined) simulatorSizeFromEnv(env.SIMULATOR_SIZE);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
+    const hostSource =
+      'BRIDGE_HOST' in fromFlags ? FLAG_OF_VARIABLE.BRIDGE_HOST.flag : 'BRIDGE_HOST';
     throw new ValidationError('configuration', [
       {
         path: 'BRIDGE_ADMIN_TOKEN',
-        message: `required when the admin API binds ${parsed.BRIDGE_HOST}, a non-loopback interface (BRIDGE_HOST)`,
+        message: `required when the admin API binds ${parsed.BRIDGE_HOST}, a non-loopback interface (${hostSource})`,
       },
     ]);
   }

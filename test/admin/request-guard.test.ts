@@ -166,6 +166,30 @@ describe('admin API with BRIDGE_ADMIN_TOKEN', () => {
     });
     expect(readLocalConfig({}, {})).toMatchObject({ host: '127.0.0.1', adminToken: undefined });
   });
+
+  it('names where the interface came from: --host or BRIDGE_HOST', () => {
+    const messageOf = (env: Record<string, string>, flags: { host?: string }) => {
+      try {
+        readLocalConfig(env, flags);
+      } catch (caught) {
+        return (caught as Error).message;
+      }
+    };
+    expect(messageOf({}, { host: '0.0.0.0' })).toMatch(
+      /binds 0\.0\.0\.0, a non-loopback interface \(--host\)/,
+    );
+    expect(messageOf({ BRIDGE_HOST: '0.0.0.0' }, {})).toMatch(/\(BRIDGE_HOST\)/);
+  });
+
+  it('refuses an interface that is neither an address nor a host name', () => {
+    for (const host of ['nonsense!', 'http://0.0.0.0', '0.0.0.0:4000', ' ']) {
+      expect(() => readLocalConfig({}, { host })).toThrow(
+        /--host: must be an IP address or a host name/,
+      );
+    }
+    for (const host of ['::', '::1', 'localhost', 'bridge.internal', '10.0.0.5'])
+      expect(readLocalConfig({ BRIDGE_ADMIN_TOKEN: 't' }, { host }).host).toBe(host);
+  });
 });
 
 describe('allowedHostsFor', () => {
