@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../shared/polling/tracked-targets.ts';
 import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 
@@ -30,6 +31,12 @@ export const PublishTargetsSchema = z.enum(['eventbridge', 'sqs', 'both']);
 
 /** A duration as the handlers parse it (`30s`, `5m`, `1h`). */
 const DurationTextSchema = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'use a duration like 30s, 5m, 1h');
+
+/** A window's overlap or settle lag as text: a duration of at most a day (poll-settings.ts). */
+const WindowMarginTextSchema = DurationTextSchema.refine(
+  (text) => (parseDuration(text) ?? 0) <= WINDOW_MARGIN_MAX_MS,
+  'must be at most 1d',
+);
 
 /**
  * Messages per dispatcher invocation (SQS event source batch size): the default endpoint
@@ -70,8 +77,9 @@ export const ChangeBridgePropsSchema = z
     pollRateMinutes: z.number().int().min(1).max(1440).default(1),
     /** `POLL_INTERVAL` per stream; defaults to the planner rate. */
     pollInterval: DurationTextSchema.optional(),
-    pollOverlap: DurationTextSchema.optional(),
-    pollSettleLag: DurationTextSchema.optional(),
+    /** `POLL_OVERLAP` and `POLL_SETTLE_LAG`: at most a day each. */
+    pollOverlap: WindowMarginTextSchema.optional(),
+    pollSettleLag: WindowMarginTextSchema.optional(),
     /** Entity types to poll (`POLL_ENTITIES`); the poller's default set when absent. */
     pollEntities: z.array(EntityTypeSchema).min(1).optional(),
     /** Export ids the poller tracks (`POLL_EXPORT_IDS`). */

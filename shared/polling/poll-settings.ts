@@ -23,14 +23,26 @@ const EntityListSchema = z
   )
   .pipe(z.array(EntityTypeSchema).min(1));
 
+/** The longest overlap or settle lag: a day (a window spans up to three months). */
+export const WINDOW_MARGIN_MAX_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * POLL_OVERLAP or POLL_SETTLE_LAG: a duration of at most a day. An overlap as long as the
+ * three-month window would start every window before the last one's start, and the
+ * watermark would move back for ever.
+ */
+export const WindowMarginSchema = DurationSchema.pipe(
+  z.number().max(WINDOW_MARGIN_MAX_MS, { error: 'must be at most 1d' }),
+);
+
 /** The POLL_* and INITIAL_SYNC variables (design.md, Configuration). */
 export const PollEnvSchema = z.object({
   POLL_INTERVAL: DurationSchema.optional(),
   // The settle lag keeps the last instants (still being written) out of a window; the overlap
   // re-reads a little before the watermark, so a record committed up to overlap + lag late is
   // still seen. Kept short: a webhook follows a mutation within about lag + interval.
-  POLL_OVERLAP: DurationSchema.default(5_000),
-  POLL_SETTLE_LAG: DurationSchema.default(500),
+  POLL_OVERLAP: WindowMarginSchema.default(5_000),
+  POLL_SETTLE_LAG: WindowMarginSchema.default(500),
   POLL_ENTITIES: EntityListSchema.optional(),
   INITIAL_SYNC: z.enum(['baseline', 'emit']).default('baseline'),
   /** Where a first sync starts: an ISO date-time, or a duration back from now (`400d`). */

@@ -45,6 +45,16 @@ describe('poll Lambda environment', () => {
     const attempt = () => readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: 'soon' }, 0);
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(/POLL_OVERLAP/);
+    // As long as a window, the overlap would move the watermark back for ever.
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: '200d' }, 0)).toThrow(
+      /POLL_OVERLAP: must be at most 1d/,
+    );
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, POLL_SETTLE_LAG: '25h' }, 0)).toThrow(
+      /POLL_SETTLE_LAG: must be at most 1d/,
+    );
+    expect(
+      readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: '1d' }, 0).settings.windows.overlapMs,
+    ).toBe(86_400_000);
     expect(() => readPollLambdaEnv({ ...BASE_ENV, POLL_ENTITIES: 'customer,guest' }, 0)).toThrow(
       /POLL_ENTITIES/,
     );

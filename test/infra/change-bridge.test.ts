@@ -106,6 +106,9 @@ describe('ChangeBridge construct', () => {
       resolveChangeBridgeProps({ connections: [{ id: 'a' }], pollEntities: ['guest'] }),
     ).toThrow(/pollEntities\[0\]/);
     expect(build({ connections: [{ id: 'a' }], pollOverlap: 'soon' })).toThrow(/pollOverlap/);
+    expect(build({ connections: [{ id: 'a' }], pollOverlap: '95d' })).toThrow(
+      /pollOverlap: must be at most 1d/,
+    );
     // The poll Lambdas would refuse them at every cold start: refused at synth instead.
     expect(build({ connections: [{ id: 'a' }], pollExportIds: ['exp-1'] })).toThrow(
       /pollExportIds\[0\]/,
