@@ -10,6 +10,28 @@ export const ConnectionIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' });
 
+/** Why `text` is no stream id (`<connectionId>:<entityType>`), or undefined when it is one. */
+function streamIdProblem(text: string): string | undefined {
+  const colon = text.indexOf(':');
+  if (colon < 0) return 'must be <connectionId>:<entityType>, e.g. local:customer';
+  const connectionId = text.slice(0, colon);
+  if (!ConnectionIdSchema.safeParse(connectionId).success)
+    return `${connectionId || '(empty)'} is not a connection id (1 to 64 letters, digits, _ or -)`;
+  const entityType = text.slice(colon + 1);
+  if (!EntityTypeSchema.safeParse(entityType).success)
+    return `${entityType || '(empty)'} is not an entity type (README, Events)`;
+  return undefined;
+}
+
+/**
+ * A stream id: `<connectionId>:<entityType>`, e.g. `local:customer` (a connection id has no
+ * colon, so the first one splits it).
+ */
+export const StreamIdSchema = z.string().superRefine((text, context) => {
+  const problem = streamIdProblem(text);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
+
 /**
  * An AccessToken sealed with envelope encryption (AES-256-GCM): the token encrypted under a
  * data key, and the data key encrypted (wrapped) by the key provider (KMS in AWS, the data

@@ -170,12 +170,15 @@ describe('change-bridge streams', () => {
     expect(table.stdout).toMatch(/main:paymentRequest\s.*\snot polled\s+HTTP 403/);
   });
 
-  it('reset forgets the stream; an unknown stream exits 1', async () => {
+  it('reset forgets the stream; an unknown stream exits 1, a malformed id 2', async () => {
     const reset = await cli.run(['streams', 'reset', 'main:customer']);
     expect(reset.code).toBe(0);
     expect(reset.stdout).toContain('Reset main:customer');
     expect(await cli.harness.state.getStream('main:customer')).toBeUndefined();
-    expect((await cli.run(['streams', 'reset', 'main:nothing'])).code).toBe(1);
+    expect((await cli.run(['streams', 'reset', 'other:customer'])).code).toBe(1);
+    const malformed = await cli.run(['streams', 'reset', 'main:nothing']);
+    expect(malformed).toMatchObject({ code: 2, stdout: '' });
+    expect(malformed.stderr).toContain('stream: nothing is not an entity type');
   });
 });
 

@@ -6,7 +6,9 @@ import {
   StreamListSchema,
   StreamViewSchema,
 } from '../../admin/schemas.ts';
+import { StreamIdSchema } from '../../connections/connection.ts';
 import type { CliIo } from '../exit-codes.ts';
+import { checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -79,14 +81,12 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
     group
       .command('reset')
       .description('forget a stream (state, snapshots): its next poll is a first sync; unparks it')
-      .argument('<stream>', 'stream id, <connectionId>:<entityType>, e.g. main:customer'),
+      .argument('<stream>', 'stream id, <connectionId>:<entityType>, e.g. local:customer'),
   ).action(async (stream: string, raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
-    const view = await clientFor(options).call(
-      'POST',
-      `/streams/${segment(stream)}/reset`,
-      StreamViewSchema,
-    );
+    const path = `/streams/${segment(stream)}/reset`;
+    checkInput(z.object({ stream: StreamIdSchema }), { stream }, 'stream');
+    const view = await clientFor(options).call('POST', path, StreamViewSchema);
     if (options.json) return writeJson(io, view);
     io.out(`Reset ${view.id}: its next poll starts a first sync`);
   });
