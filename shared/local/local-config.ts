@@ -35,12 +35,16 @@ const HOST_NAME =
 
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
-  BRIDGE_PORT: z.coerce
-    .number({ error: PORT_MESSAGE })
-    .int({ error: PORT_MESSAGE })
-    .min(0, { error: PORT_MESSAGE })
-    .max(65_535, { error: PORT_MESSAGE })
-    .default(LOCAL_DEFAULTS.port),
+  // Empty is unset, as for the admin commands (their --api default): both then use port 4000.
+  BRIDGE_PORT: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
+      .transform(Number)
+      .pipe(z.number().max(65_535, { error: PORT_MESSAGE }))
+      .default(LOCAL_DEFAULTS.port),
+  ),
   BRIDGE_HOST: z
     .string()
     .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host), {

@@ -30,6 +30,17 @@ describe('a bad value of a start flag', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: 'xyz' }, {})).toThrow(/POLL_INTERVAL: /);
   });
 
+  it('takes an empty BRIDGE_PORT as unset (port 4000, as the admin commands do), and only whole ports', () => {
+    expect(readLocalConfig({ BRIDGE_PORT: '' }, {}).port).toBe(4000);
+    expect(readLocalConfig({ BRIDGE_PORT: '4100' }, {}).port).toBe(4100);
+    expect(readLocalConfig({}, { port: '0' }).port).toBe(0);
+    for (const port of [' ', '4.5', '-1', '65536', '0x10', ' 4100']) {
+      expect(() => readLocalConfig({ BRIDGE_PORT: port }, {})).toThrow(
+        /BRIDGE_PORT: must be a port/,
+      );
+    }
+  });
+
   it('refuses a poll interval under 100ms: a bare 5 is 5 ms, not 5 s', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: '5' }, {})).toThrow(
       'POLL_INTERVAL: must be at least 100ms (a bare number is milliseconds)',
