@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
@@ -82,7 +83,18 @@ export function registerSimulatorCommand(program: Command): void {
         },
       });
       const world = simulator.controls.model.world;
-      if (flags.tokensFile) await writeTokensFile(flags.tokensFile, simulator);
+      if (flags.tokensFile) {
+        try {
+          await writeTokensFile(flags.tokensFile, simulator);
+        } catch (error) {
+          // Nothing half-started is left running: the simulator stops, the command fails.
+          await simulator.close();
+          throw new CliExit(
+            EXIT_FAILURE,
+            `--tokens-file: cannot write ${flags.tokensFile}: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
       process.stdout.write(
         [
           `Connector API simulator listening on ${simulator.url}`,

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { CliExit } from '../../shared/cli/exit-codes.ts';
 import { registerSimulatorCommand } from '../../shared/simulator/cli.ts';
 
 function program(): Command {
@@ -36,5 +37,29 @@ describe('simulator --enterprises', () => {
 
   it('refuses a count that is not a whole number', async () => {
     expect((await exitOf(['--enterprises', '2.5']))?.exitCode).toBe(2);
+  });
+
+  it('fails with exit 1 naming --tokens-file when it cannot write it, and leaves nothing running', async () => {
+    const run = program().parseAsync([
+      'node',
+      'change-bridge',
+      'simulator',
+      '--port',
+      '0',
+      '--activity',
+      '0',
+      '--tokens-file',
+      '/nonexistent/dir/tokens.json',
+    ]);
+    // Before, the simulator kept listening and the command waited for a signal.
+    const error = await run.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CliExit);
+    expect(error).toMatchObject({ code: 1 });
+    expect((error as Error).message).toMatch(
+      /^--tokens-file: cannot write \/nonexistent\/dir\/tokens\.json: ENOENT/,
+    );
   });
 });
