@@ -23,6 +23,36 @@ export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
   return size;
 }
 
+/** Variables that name a connection of one's own: without CONNECTOR_BASE_URL they would go unused. */
+const OWN_CONNECTION_VARIABLES = [
+  'CONNECTOR_ACCESS_TOKEN',
+  'CONNECTOR_CLIENT_TOKEN',
+  'CONNECTOR_PORTFOLIO_SCOPE',
+] as const;
+
+/**
+ * Checks what a run on the built-in simulator (no CONNECTOR_BASE_URL) reads: SIMULATOR_SIZE,
+ * SIMULATOR_RATE_LIMIT (`on` or `off`), and that no variable of a connection of one's own is
+ * set, since the simulator would be polled in its stead with no word said.
+ * @throws ValidationError naming the variable.
+ */
+export function checkSimulatorEnv(env: Record<string, string | undefined>): void {
+  simulatorSizeFromEnv(env.SIMULATOR_SIZE);
+  const rateLimit = env.SIMULATOR_RATE_LIMIT;
+  if (rateLimit !== undefined && rateLimit !== 'on' && rateLimit !== 'off')
+    throw new ValidationError('environment', [
+      { path: 'SIMULATOR_RATE_LIMIT', message: `must be on or off, not ${rateLimit}` },
+    ]);
+  const orphan = OWN_CONNECTION_VARIABLES.find((name) => env[name]);
+  if (orphan)
+    throw new ValidationError('environment', [
+      {
+        path: 'CONNECTOR_BASE_URL',
+        message: `required with ${orphan}: without it start polls its built-in simulator (unset ${orphan} for that)`,
+      },
+    ]);
+}
+
 /** The connector a local run polls, and what its streams need to know about it. */
 export interface ConnectorSource {
   connection: ConnectorConfig;

@@ -12,7 +12,7 @@ import {
   type DispatcherSettings,
   dispatcherSettings,
 } from '../webhooks/dispatcher-env.ts';
-import { simulatorSizeFromEnv } from './connector-source.ts';
+import { checkSimulatorEnv } from './connector-source.ts';
 
 /** Defaults of `change-bridge start` (design.md, CLI and Configuration). */
 export const LOCAL_DEFAULTS = {
@@ -151,7 +151,8 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
  * @throws ValidationError naming the flag or the variable that was set, e.g.
  * `--poll-interval: "soon" is not a duration` or `POLL_INTERVAL: "soon" is not a duration`,
  * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it;
- * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or SIMULATOR_SIZE is bad.
+ * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or a simulator variable is bad
+ * (or a CONNECTOR_* token is set without CONNECTOR_BASE_URL).
  */
 export function readLocalConfig(
   env: Record<string, string | undefined>,
@@ -179,7 +180,7 @@ export function readLocalConfig(
   // start before anything opens (the data dir, the store, the simulator).
   maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG);
   trackedTargetsFromEnv(env);
-  if (parsed.CONNECTOR_BASE_URL === undefined) simulatorSizeFromEnv(env.SIMULATOR_SIZE);
+  if (parsed.CONNECTOR_BASE_URL === undefined) checkSimulatorEnv(env);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     const hostSource =
       'BRIDGE_HOST' in fromFlags ? FLAG_OF_VARIABLE.BRIDGE_HOST.flag : 'BRIDGE_HOST';

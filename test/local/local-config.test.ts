@@ -30,6 +30,22 @@ describe('a bad value of a start flag', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: 'xyz' }, {})).toThrow(/POLL_INTERVAL: /);
   });
 
+  it('refuses, on the built-in simulator, a token of a connection of one own and a bad SIMULATOR_RATE_LIMIT', () => {
+    // Without CONNECTOR_BASE_URL the simulator would be polled instead, with no word said.
+    expect(() => readLocalConfig({ CONNECTOR_ACCESS_TOKEN: 'mine' }, {})).toThrow(
+      'CONNECTOR_BASE_URL: required with CONNECTOR_ACCESS_TOKEN',
+    );
+    expect(() => readLocalConfig({ CONNECTOR_PORTFOLIO_SCOPE: 'chain:x' }, {})).toThrow(
+      /CONNECTOR_BASE_URL: required with CONNECTOR_PORTFOLIO_SCOPE/,
+    );
+    expect(() => readLocalConfig({ SIMULATOR_RATE_LIMIT: 'maybe' }, {})).toThrow(
+      'SIMULATOR_RATE_LIMIT: must be on or off, not maybe',
+    );
+    expect(
+      readLocalConfig({ SIMULATOR_RATE_LIMIT: 'off', CONNECTOR_ACCESS_TOKEN: '' }, {}),
+    ).toMatchObject({ externalConnector: false });
+  });
+
   it('takes an empty BRIDGE_PORT as unset (port 4000, as the admin commands do), and only whole ports', () => {
     expect(readLocalConfig({ BRIDGE_PORT: '' }, {}).port).toBe(4000);
     expect(readLocalConfig({ BRIDGE_PORT: '4100' }, {}).port).toBe(4100);
