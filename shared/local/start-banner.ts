@@ -15,6 +15,24 @@ export interface BannerFacts {
   dataDir: string;
   /** `--demo-receiver` given: no hint to subscribe an endpoint of one's own. */
   demoReceiver: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: whether a receiver on 127.0.0.1 may be subscribed. */
+  allowPrivate: boolean;
+}
+
+/** Where the admin commands go when neither --api nor BRIDGE_PORT says otherwise. */
+const CLI_DEFAULT_API = 'http://127.0.0.1:4000';
+
+/**
+ * The command that subscribes an endpoint of one's own to this bridge: a local receiver
+ * where private addresses are allowed (https elsewhere), and `--api` unless the bridge is
+ * where the admin commands go by default.
+ */
+function subscribeCommand(facts: BannerFacts): string {
+  const url = facts.allowPrivate
+    ? 'http://127.0.0.1:9000/hook'
+    : 'https://receiver.example.com/hook';
+  const api = facts.adminUrl === CLI_DEFAULT_API ? '' : ` --api ${facts.adminUrl}`;
+  return `  npx change-bridge subscriptions add --url ${url}${api}`;
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -48,11 +66,7 @@ export function startBanner(facts: BannerFacts): string[] {
       `  demo receiver  ${facts.demoReceiverUrl}  (verifies signatures with standardwebhooks)`,
     );
   if (!facts.demoReceiver) {
-    lines.push(
-      '',
-      'Send webhooks to your endpoint:',
-      `  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook`,
-    );
+    lines.push('', 'Send webhooks to your endpoint:', subscribeCommand(facts));
   }
   lines.push('', 'Events:');
   return lines;

@@ -74,6 +74,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
           pollIntervalMs: config.pollIntervalMs,
           dataDir: config.dataDir,
           demoReceiver: flags.demoReceiver === true,
+          allowPrivate: config.allowPrivate,
         });
         for (const line of banner) io.out(line);
       }

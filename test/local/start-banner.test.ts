@@ -12,6 +12,7 @@ const facts: BannerFacts = {
   pollIntervalMs: 5000,
   dataDir: '.bridge',
   demoReceiver: false,
+  allowPrivate: true,
 };
 
 describe('the banner of change-bridge start', () => {
@@ -47,5 +48,16 @@ describe('the banner of change-bridge start', () => {
     expect(lines).toContain('  connector      CONNECTOR_BASE_URL');
     expect(lines.join('\n')).toContain('demo receiver  http://127.0.0.1:4001');
     expect(lines.join('\n')).not.toContain('subscriptions add');
+  });
+
+  it('subscribes through --api when the bridge is not where the admin commands go by default, and over https when private addresses are refused', () => {
+    const elsewhere = startBanner({ ...facts, adminUrl: 'http://127.0.0.1:4100' });
+    expect(elsewhere).toContain(
+      '  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook --api http://127.0.0.1:4100',
+    );
+    const strict = startBanner({ ...facts, allowPrivate: false });
+    expect(strict).toContain(
+      '  npx change-bridge subscriptions add --url https://receiver.example.com/hook',
+    );
   });
 });
