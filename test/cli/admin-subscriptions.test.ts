@@ -130,11 +130,19 @@ describe('change-bridge subscriptions', () => {
       [['streams', 'reset', 'local:foo'], 'stream: foo is not an entity type'],
       [['streams', 'reset', 'a b:customer'], 'stream: a b is not a connection id'],
       [['connections', 'remove', 'a/b'], 'id: must be 1 to 64 letters'],
-      [['streams', 'list', '--connection', 'a b'], 'connectionId: must be 1 to 64 letters'],
-      [['events', 'replay', 'evt_1', '--subscription', ''], 'subscriptionId'],
+      // Led by the flag the user typed where the field has another name.
+      [
+        ['streams', 'list', '--connection', 'a b'],
+        '--connection: connectionId: must be 1 to 64 letters',
+      ],
+      [['events', 'replay', 'evt_1', '--subscription', ''], '--subscription: subscriptionId'],
       [
         ['connections', 'add', '--id', 'h', '--access-token-stdin', '--product-ids', 'nope'],
-        'productIds[0]: nope: the product id must be a uuid',
+        '--product-ids: productIds[0]: nope: the product id must be a uuid',
+      ],
+      [
+        ['connections', 'add', '--id', 'h', '--access-token-stdin', '--initial-sync', 'bogus'],
+        '--initial-sync: initialSync: ',
       ],
       [
         ['connections', 'add', '--id', 'h', '--access-token-stdin', '--portfolio-scope', 'x:1'],

@@ -52,6 +52,26 @@ export interface CallOptions {
    * the API would, whether or not a bridge is running.
    */
   check?: { query?: z.ZodType; body?: z.ZodType };
+  /**
+   * The command-line flag of each top-level field whose name is not the flag's
+   * (`{ initialSync: '--initial-sync' }`): a refusal of that field names the flag the user
+   * typed first, then the field (`--initial-sync: initialSync: …`).
+   */
+  flags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A refusal's text (`field: message`), led by the flag that set the field when `flags` names
+ * one, so the user reads what they typed.
+ * @example withFlag('productIds[0]: must be a uuid', 'productIds[0]', { productIds: '--product-ids' }) // '--product-ids: productIds[0]: must be a uuid'
+ */
+export function withFlag(
+  text: string,
+  field: string,
+  flags: Readonly<Record<string, string>> = {},
+): string {
+  const flag = flags[/^[^[.]*/.exec(field)?.[0] ?? ''];
+  return flag ? `${flag}: ${text}` : text;
 }
 
 /** Options of {@link AdminApiClient}. */
@@ -109,8 +129,8 @@ export class AdminApiClient {
     const query = Object.entries(options.query ?? {}).filter(
       (entry): entry is [string, string] => entry[1] !== undefined,
     );
-    checkInput(options.check?.query, Object.fromEntries(query), 'query');
-    checkInput(options.check?.body, options.body, 'body');
+    checkInput(options.check?.query, Object.fromEntries(query), 'query', options.flags);
+    checkInput(options.check?.body, options.body, 'body', options.flags);
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [key, value] of query) url.searchParams.set(key, value);
     let response: Response;
@@ -160,7 +180,8 @@ export class AdminApiClient {
     if (response.status === 400) {
       const field = error.success && error.data.field ? error.data.field : 'input';
       // The API's message names the field already (`url: must use https`); say it once.
-      throw new CliExit(EXIT_USAGE, message.includes(field) ? message : `${field}: ${message}`);
+      const text = message.includes(field) ? message : `${field}: ${message}`;
+      throw new CliExit(EXIT_USAGE, withFlag(text, field, options.flags));
     }
     throw new CliExit(EXIT_FAILURE, `${message} (HTTP ${response.status} from ${this.baseUrl})`);
   }
@@ -171,9 +192,14 @@ export class AdminApiClient {
  * is refused whether or not a bridge is running.
  * @example checkInput(z.object({ id: ConnectionIdSchema }), { id: 'no spaces' }, 'id') // exits 2: "id: …"
  */
-export function checkInput(schema: z.ZodType | undefined, value: unknown, location: string): void {
+export function checkInput(
+  schema: z.ZodType | undefined,
+  value: unknown,
+  location: string,
+  flags?: Readonly<Record<string, string>>,
+): void {
   const result = schema?.safeParse(value);
   if (result === undefined || result.success) return;
   const { field, message } = firstInputIssue(result.error, location);
-  throw new CliExit(EXIT_USAGE, `${field}: ${message}`);
+  throw new CliExit(EXIT_USAGE, withFlag(`${field}: ${message}`, field, flags));
 }

@@ -43,6 +43,15 @@ function idList(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : splitCommaList(text);
 }
 
+/** The flags of `connections add` whose names are not their fields'. */
+const ADD_FLAGS = {
+  accessToken: '--access-token-stdin or --access-token-file',
+  initialSync: '--initial-sync',
+  portfolioScope: '--portfolio-scope',
+  productIds: '--product-ids',
+  exportIds: '--export-ids',
+};
+
 /** Exits 2 naming `id` when it cannot be a connection id, bridge or no bridge. */
 function checkConnectionId(id: string): void {
   checkInput(z.object({ id: ConnectionIdSchema }), { id }, 'id');
@@ -113,6 +122,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
     );
     const created = await clientFor(options).call('POST', '/connections', ConnectionViewSchema, {
       check: { body: AddConnectionInputSchema },
+      flags: ADD_FLAGS,
       body: {
         id: options.id,
         accessToken,

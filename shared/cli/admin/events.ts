@@ -99,6 +99,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       {
         body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
         check: { body: ReplayBodySchema },
+        flags: { subscriptionId: '--subscription' },
       },
     );
     if (options.json) return writeJson(io, deliveries);

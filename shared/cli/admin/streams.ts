@@ -56,7 +56,11 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
       'GET',
       '/streams',
       StreamListSchema,
-      { query: { connectionId: options.connection }, check: { query: StreamListQuerySchema } },
+      {
+        query: { connectionId: options.connection },
+        check: { query: StreamListQuerySchema },
+        flags: { connectionId: '--connection' },
+      },
     );
     if (options.json) return writeJson(io, streams);
     if (streams.length === 0) return io.out('no streams');
