@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { ValidationError } from '../errors.ts';
+import { CliExit, EXIT_USAGE } from './exit-codes.ts';
 
 /**
  * Reads a `--data` argument: inline JSON, or `@path/to/file.json`.
- * @throws ValidationError naming `--data` when the text is not JSON or the file is unreadable.
+ * @throws CliExit(2) naming `--data` when the text is not JSON or the file is unreadable
+ * (`--data: cannot read req.json (ENOENT)`).
  */
 export async function readJsonArgument(
   value: string | undefined,
@@ -15,20 +16,13 @@ export async function readJsonArgument(
     try {
       text = await readFile(value.slice(1), 'utf8');
     } catch (cause) {
-      throw new ValidationError(flag, [{ path: flag, message: `cannot read ${value.slice(1)}` }], {
-        cause,
-      });
+      const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+      throw new CliExit(EXIT_USAGE, `${flag}: cannot read ${value.slice(1)} (${code})`);
     }
   }
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ValidationError(
-      flag,
-      [{ path: flag, message: `not valid JSON (${(cause as Error).message})` }],
-      {
-        cause,
-      },
-    );
+    throw new CliExit(EXIT_USAGE, `${flag}: not valid JSON (${(cause as Error).message})`);
   }
 }

@@ -41,6 +41,22 @@ describe('change-bridge subscriptions', () => {
     });
   });
 
+  it('add takes --events repeated as one list', async () => {
+    const result = await cli.run([
+      'subscriptions',
+      'add',
+      '--url',
+      'http://127.0.0.1:9000/hook',
+      '--events',
+      'customer.*',
+      '--events',
+      'resource.updated',
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).events).toEqual(['customer.*', 'resource.updated']);
+  });
+
   it('add exits 2 naming the field the API refused, and 2 without --url', async () => {
     const badEvents = await cli.run([
       'subscriptions',

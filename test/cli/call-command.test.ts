@@ -98,6 +98,12 @@ describe('change-bridge call', () => {
     expect(await runCli(['call', 'customers/nope'], first.io)).toBe(2);
     const second = capture();
     expect(await runCli(['call', 'customers/getAll', '--data', '{oops'], second.io)).toBe(2);
-    expect(second.err.join('')).toContain('--data');
+    expect(second.err.join('')).toContain('--data: not valid JSON');
+    const third = capture();
+    expect(
+      await runCli(['call', 'customers/getAll', '--data', '@/nonexistent.json'], third.io),
+    ).toBe(2);
+    // Named once: before, '--data is invalid: --data: cannot read …'.
+    expect(third.err.join('')).toContain('error: --data: cannot read /nonexistent.json (ENOENT)');
   });
 });

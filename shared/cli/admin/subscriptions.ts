@@ -21,6 +21,11 @@ const AddOptionsSchema = CommonOptionsSchema.extend({
   events: z.string().optional(),
 });
 
+/** Commander's parser of a repeatable list flag: `--events a --events b` is `a,b`, not `b`. */
+function joinRepeated(value: string, previous: string | undefined): string {
+  return previous === undefined ? value : `${previous},${value}`;
+}
+
 /**
  * Adds `subscriptions add --url URL [--events 'customer.*,resource.updated'] [--json]`,
  * `subscriptions list`, `subscriptions remove ID` and `subscriptions rotate-secret ID`
@@ -41,7 +46,8 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       .requiredOption('--url <url>', 'receiver URL (https; http and loopback allowed locally)')
       .option(
         '--events <patterns>',
-        "comma-separated event types, e.g. 'customer.*,resource.updated' (default: all)",
+        "comma-separated event types, e.g. 'customer.*,resource.updated' (default: all); may be repeated",
+        joinRepeated,
       ),
   ).action(async (raw: unknown) => {
     const options = AddOptionsSchema.parse(raw);
