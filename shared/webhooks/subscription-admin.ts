@@ -14,7 +14,7 @@ import {
   type SubscriptionView,
   toSubscriptionView,
 } from './subscription.ts';
-import { checkWebhookUrl, type HostResolver, type UrlPolicy } from './url-policy.ts';
+import { checkWebhookUrl, everRefused, type HostResolver, type UrlPolicy } from './url-policy.ts';
 
 /** Default grace period of a rotated secret: 24 h. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -25,10 +25,16 @@ export const CreateSubscriptionInputSchema = z.object({
     .string()
     .min(1)
     .max(2048)
-    // The form only: the address policy (https off loopback, no private hosts) is the service's.
+    // The form, and what no policy allows: the address policy (https off loopback, no private
+    // hosts, what the host resolves to) is the service's.
     .refine((url) => URL.canParse(url), { message: 'is not an absolute URL', abort: true })
     .refine((url) => /^https?:$/.test(new URL(url).protocol), {
       message: 'must use http or https',
+      abort: true,
+    })
+    .superRefine((url, context) => {
+      const refusal = everRefused(new URL(url));
+      if (refusal) context.addIssue({ code: 'custom', message: refusal });
     }),
   events: EventPatternsInputSchema.default(['*']),
   scope: ScopeFilterSchema.optional(),

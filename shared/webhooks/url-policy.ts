@@ -82,6 +82,18 @@ function refusedKind(ip: string, family: number, policy: UrlPolicy): string | un
   return undefined;
 }
 
+/**
+ * What refuses a URL under any policy, without resolving its host: credentials in it, or a
+ * host that is an always-blocked address literal (the unspecified address, cloud metadata).
+ * Lets a client refuse those before asking the service. Pure.
+ * @example everRefused(new URL('http://169.254.169.254/x')) // '169.254.169.254 is a blocked address'
+ */
+export function everRefused(url: URL): string | undefined {
+  if (url.username || url.password) return 'must not carry credentials';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? addressRefusal(host, { allowPrivate: true }) : undefined;
+}
+
 /** Result of {@link checkWebhookUrl}. */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
@@ -102,7 +114,8 @@ export async function checkWebhookUrl(
   if (!schemeOk) {
     return { ok: false, reason: policy.allowPrivate ? 'must use http or https' : 'must use https' };
   }
-  if (url.username || url.password) return { ok: false, reason: 'must not carry credentials' };
+  const ever = everRefused(url);
+  if (ever) return { ok: false, reason: ever };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
     const refusal = addressRefusal(host, policy);

@@ -143,6 +143,19 @@ describe('change-bridge subscriptions', () => {
       [['events', 'show', ' '], 'id: must not be empty'],
       [['streams', 'reset', ''], 'id: must not be empty'],
       [['streams', 'reset', 'nocolon'], 'stream: must be <connectionId>:<entityType>'],
+      // Refused under any policy, so without asking the bridge.
+      [
+        ['subscriptions', 'add', '--url', 'http://169.254.169.254/x'],
+        'url: 169.254.169.254 is a blocked address',
+      ],
+      [
+        ['subscriptions', 'add', '--url', 'https://user:pw@hooks.example.com/x'],
+        'url: must not carry credentials',
+      ],
+      [
+        ['subscriptions', 'add', '--url', 'ftp://hooks.example.com/x'],
+        'url: must use http or https',
+      ],
       [['streams', 'reset', 'local:foo'], 'stream: foo is not an entity type'],
       [['streams', 'reset', 'a b:customer'], 'stream: a b is not a connection id'],
       [['connections', 'remove', 'a/b'], 'id: must be 1 to 64 letters'],
