@@ -14,6 +14,7 @@ import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
+import { describeRefusal, ObservedPublisher } from '../shared/publish/observed-publisher.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
@@ -28,22 +29,31 @@ const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.table
 // container's last window of the stream committed, so another container's polls in between
 // disable it.
 const overlapMemory = new OverlapMemory();
-const publisher = createPublisher(parsePublisherConfig(process.env), {
-  eventBridgeClient: new EventBridgeClient({}),
-  sqsClient: new SQSClient({}),
-  // Bulk work's events wait in a dispatch queue of their own; a stream's live events join them
-  // while it has some on their way (the counts in the table).
-  bulkLaneLedger: new DynamoDbBulkLaneLedger({
-    client: dynamoDb,
-    tableName: config.tableName,
-    clock: systemClock,
-  }),
-  metrics: new EmfPublishMetrics(metrics),
-  onRulesError: (error) =>
-    logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
-      error: error as Error,
+// An event refused for good (too large even thin) carries a change no target takes: an error
+// in the log beside the PublishFailed metric, never a silent loss.
+const publisher = new ObservedPublisher(
+  createPublisher(parsePublisherConfig(process.env), {
+    eventBridgeClient: new EventBridgeClient({}),
+    sqsClient: new SQSClient({}),
+    // Bulk work's events wait in a dispatch queue of their own; a stream's live events join them
+    // while it has some on their way (the counts in the table).
+    bulkLaneLedger: new DynamoDbBulkLaneLedger({
+      client: dynamoDb,
+      tableName: config.tableName,
+      clock: systemClock,
     }),
-});
+    metrics: new EmfPublishMetrics(metrics),
+    onRulesError: (error) =>
+      logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
+        error: error as Error,
+      }),
+  }),
+  () => undefined,
+  (refusals) => {
+    for (const { failure, subject } of refusals)
+      logger.error(describeRefusal(failure, subject), { ...failure, subject });
+  },
+);
 // Every invocation of every poller takes its grants from the token's item in the state table:
 // concurrent invocations polling one token share one budget.
 const connectionStore = new DynamoDbConnectionStore({

@@ -20,6 +20,7 @@ import {
 } from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
 import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
+import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
@@ -36,7 +37,6 @@ import { startLocalDynamoDb } from './dynamodb.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { openLocalConnections } from './local-connections.ts';
 import { startLocalDispatch } from './local-dispatch.ts';
-import { ObservedPublisher } from './observed-publisher.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -211,7 +211,14 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onError: (message) => reporter.info(message),
     });
     closers.push(() => connections.close());
-    const publisher = new ObservedPublisher(router, (events) => reporter.events(events));
+    const publisher = new ObservedPublisher(
+      router,
+      (events) => reporter.events(events),
+      (refusals) => {
+        for (const { failure, subject } of refusals)
+          reporter.info(describeRefusal(failure, subject), { ...failure });
+      },
+    );
     const pollDeps: PollDeps = {
       store: state,
       client,
