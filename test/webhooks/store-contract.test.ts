@@ -157,6 +157,24 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     ).toEqual(['dlv_2']);
   });
 
+  it('fills a page of a subscription past listed deliveries that have no record yet (in flight)', async () => {
+    const store = await create();
+    for (let n = 1; n <= 3; n++) await store.createDelivery(delivery(`dlv_${n}`, { createdAt: n }));
+    clock.advance(1000);
+    // Listed before they exist, as a fan-out lists its deliveries before their outcomes.
+    await store.indexDeliveries(
+      Array.from({ length: 8 }, (_, n) => delivery(`dlv_new${n}`, { createdAt: 100 + n })),
+    );
+    expect(
+      (await store.listDeliveries({ subscriptionId: 'sub_1', limit: 3 })).map((d) => d.id),
+    ).toEqual(['dlv_3', 'dlv_2', 'dlv_1']);
+    expect(
+      (await store.listDeliveryRecords({ subscriptionId: 'sub_1', limit: 2 })).map(
+        (r) => r.delivery.id,
+      ),
+    ).toEqual(['dlv_3', 'dlv_2']);
+  });
+
   it('keeps the attempt log in order', async () => {
     const store = await create();
     const attempt = (n: number): Attempt => ({
