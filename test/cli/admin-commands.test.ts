@@ -120,6 +120,72 @@ describe('change-bridge deliveries', () => {
   });
 });
 
+describe('change-bridge deliveries redeliver and subscriptions enable/disable', () => {
+  it("redelivers a subscription's dead letters with their event ids; --since a duration or an instant", async () => {
+    const dead = {
+      id: 'dlv_dead',
+      eventId: 'evt_0',
+      subscriptionId,
+      status: 'dead' as const,
+      attempts: 8,
+      nextAttemptAt: 0,
+      createdAt: 0,
+      updatedAt: 0,
+      version: 1,
+      deadReason: 'no success after 8 attempts',
+      deadAt: cli.harness.clock.now() - 3 * 3_600_000,
+    };
+    await cli.harness.store.createDelivery(dead);
+    await cli.harness.store.addDeadLetter(dead);
+    // Dead three hours ago: not within the last hour.
+    const recent = await cli.run([
+      'deliveries',
+      'redeliver',
+      '--subscription',
+      subscriptionId,
+      '--since',
+      '1h',
+    ]);
+    expect(recent).toMatchObject({ code: 0 });
+    expect(recent.stdout).toContain(`No dead letters of ${subscriptionId}`);
+    const all = await cli.run([
+      'deliveries',
+      'redeliver',
+      '--subscription',
+      subscriptionId,
+      '--json',
+    ]);
+    expect(all.code).toBe(0);
+    expect(JSON.parse(all.stdout)).toMatchObject([
+      { eventId: 'evt_0', subscriptionId, status: 'pending' },
+    ]);
+    const bad = await cli.run([
+      'deliveries',
+      'redeliver',
+      '--subscription',
+      subscriptionId,
+      '--since',
+      'soon',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--since: "soon" is neither a duration');
+  });
+
+  it('disables and enables a subscription', async () => {
+    const disabled = await cli.run(['subscriptions', 'disable', subscriptionId, '--json']);
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ id: subscriptionId, enabled: false });
+    // A disabled subscription takes no redelivery: exit 1 with the API's reason.
+    expect(
+      (await cli.run(['deliveries', 'redeliver', '--subscription', subscriptionId])).code,
+    ).toBe(1);
+    const enabled = await cli.run(['subscriptions', 'enable', subscriptionId]);
+    expect(enabled).toMatchObject({ code: 0 });
+    expect(enabled.stdout).toContain(`Enabled subscription ${subscriptionId}`);
+    expect((await cli.run(['subscriptions', 'enable', 'sub_none'])).code).toBe(1);
+  });
+});
+
 /** A stream of connection `main` as the state store keeps it, never polled unless `fields` say. */
 function streamState(entityType: EntityType, fields: Partial<StreamState>): StreamState {
   const definition = { streamId: `main:${entityType}`, connectionId: 'main', spec: { entityType } };

@@ -1,15 +1,43 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { DeliveryLogSchema, ListDeliveriesQuerySchema } from '../../admin/schemas.ts';
-import type { CliIo } from '../exit-codes.ts';
+import {
+  DeliveryListSchema,
+  DeliveryLogSchema,
+  ListDeliveriesQuerySchema,
+  RedeliverBodySchema,
+} from '../../admin/schemas.ts';
+import { parseDuration } from '../../duration.ts';
+import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import {
   CommonOptionsSchema,
   clientFor,
   formatTable,
+  segment,
   shortTime,
   withCommonOptions,
   writeJson,
 } from './output.ts';
+
+const RedeliverOptionsSchema = CommonOptionsSchema.extend({
+  subscription: z.string(),
+  since: z.string().optional(),
+});
+
+/**
+ * The instant `--since` names: an ISO 8601 date-time, or a duration back from `now` (`2h`);
+ * absent, every dead letter kept. Exits 2 naming `--since` otherwise.
+ * @example sinceInstant('2h', Date.UTC(2026, 0, 1, 12)) // '2026-01-01T10:00:00.000Z'
+ */
+export function sinceInstant(text: string | undefined, now: number): string {
+  if (text === undefined) return new Date(0).toISOString();
+  const ms = parseDuration(text);
+  if (ms !== undefined) return new Date(now - ms).toISOString();
+  if (RedeliverBodySchema.shape.since.safeParse(text).success) return text;
+  throw new CliExit(
+    EXIT_USAGE,
+    `--since: "${text}" is neither a duration such as 2h nor an ISO 8601 date-time`,
+  );
+}
 
 const ListOptionsSchema = CommonOptionsSchema.extend({
   subscription: z.string().optional(),
@@ -36,7 +64,7 @@ export function lastResult(
   return attempt ? `${attempt}, ${dead}` : dead;
 }
 
-/** Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI); `--json` includes the attempt logs. */
+/** Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI; `--json` includes the attempt logs) and `deliveries redeliver --subscription ID [--since]`. */
 export function registerDeliveryCommands(program: Command, io: CliIo): void {
   const group = program.command('deliveries').description('the webhook delivery log');
 
@@ -71,6 +99,32 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
           ];
         }),
       ),
+    );
+  });
+
+  withCommonOptions(
+    group
+      .command('redeliver')
+      .description("deliver again a subscription's dead letters (same event ids), oldest first")
+      .requiredOption('--subscription <id>', 'the subscription whose dead letters go again')
+      .option(
+        '--since <when>',
+        'only those dead-lettered since: a duration back (2h) or an ISO date-time (default: all kept)',
+      ),
+  ).action(async (raw: unknown) => {
+    const options = RedeliverOptionsSchema.parse(raw);
+    const since = sinceInstant(options.since, Date.now());
+    const { deliveries } = await clientFor(options).call(
+      'POST',
+      `/subscriptions/${segment(options.subscription)}/redeliver`,
+      DeliveryListSchema,
+      { body: { since }, check: { body: RedeliverBodySchema } },
+    );
+    if (options.json) return writeJson(io, deliveries);
+    io.out(
+      deliveries.length === 0
+        ? `No dead letters of ${options.subscription} since ${since}`
+        : `Delivering again ${deliveries.length} dead letters of ${options.subscription}:\n${deliveries.map((d) => `  ${d.id}  ${d.eventId}`).join('\n')}`,
     );
   });
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   CreateSubscriptionBodySchema,
   SubscriptionListSchema,
+  SubscriptionViewSchema,
   SubscriptionWithSecretSchema,
 } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
@@ -115,6 +116,32 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
     if (options.json) return writeJson(io, { id, removed: true });
     io.out(`Removed subscription ${id}`);
   });
+
+  for (const [verb, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
+    withCommonOptions(
+      group
+        .command(verb)
+        .description(
+          enabled
+            ? 'deliver to a subscription again (after a 410 or WEBHOOK_DISABLE_AFTER); it starts healthy'
+            : 'stop delivering to a subscription; its events are kept for replay',
+        )
+        .argument('<id>', 'subscription id'),
+    ).action(async (id: string, raw: unknown) => {
+      const options = CommonOptionsSchema.parse(raw);
+      const view = await clientFor(options).call(
+        'PATCH',
+        `/subscriptions/${segment(id)}`,
+        SubscriptionViewSchema,
+        { body: { enabled } },
+      );
+      if (options.json) return writeJson(io, view);
+      io.out(`${enabled ? 'Enabled' : 'Disabled'} subscription ${view.id} (${view.url})`);
+    });
+  }
 
   withCommonOptions(
     group
