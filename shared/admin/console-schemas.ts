@@ -40,7 +40,11 @@ export const FeedSchema = z.object({ events: z.array(FeedEventSchema), now: z.st
 /** `GET /subscriptions/{id}/health`. Times are ISO 8601 UTC. */
 export const SubscriptionHealthSchema = z.object({
   subscriptionId: z.string(),
-  attempts: z.number().int().nonnegative(),
+  /** Attempts of the subscription's newest 50 deliveries (HEALTH_SAMPLE_DELIVERIES), as the rates and counts below. */
+  attempts: z.number().int().nonnegative().meta({
+    description:
+      "Attempts of the subscription's newest 50 deliveries: attempts, successRate, the last success and failure, pending and dead are over those; pausedUntil, consecutiveFailures and failingSince are the endpoint's own",
+  }),
   successRate: z.number().min(0).max(1).nullable(),
   lastSuccessAt: z.string().nullable(),
   lastFailureAt: z.string().nullable(),

@@ -34,7 +34,7 @@ export function healthCell(health) {
   const rate =
     health.successRate === null
       ? 'no attempts'
-      : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts`;
+      : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts (newest 50 deliveries)`;
   return h(
     'span',
     { class: 'health' },
