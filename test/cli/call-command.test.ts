@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
 import { type JsonServer, startJsonServer } from '../support/json-server.ts';
 import { runBin } from '../support/run-bin.ts';
@@ -29,7 +29,10 @@ beforeAll(async () => {
       : { status: 401, body: { Message: 'Invalid AccessToken', RequestId: 'r-1' } },
   );
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await server.close();
+});
 
 describe('change-bridge call', () => {
   it('exits 2 naming Limitation.Count and sends nothing (real executable)', async () => {
@@ -50,7 +53,9 @@ describe('change-bridge call', () => {
       CONNECTOR_CLIENT_TOKEN: 'ct',
       CONNECTOR_ACCESS_TOKEN: 'at',
     };
-    Object.assign(process.env, env);
+    // Stubbed, and restored after the file: the files of a worker share one process (isolate:
+    // false), and a connector left in process.env would reach every later `start` it spawns.
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     const { io, out } = capture();
     const code = await runCli(['call', 'taxEnvironments/getAll', '--json'], io);
     expect(code).toBe(0);
