@@ -81,7 +81,7 @@ export const ReplayBodySchema = z
   .object({
     subscriptionId: z.string().min(1).optional().meta({
       description:
-        'Only this subscription; it must take the event (its type, scope and changed-field filters), else 400',
+        'Only this subscription; it must take the event (its type, scope and changed-field filters) or have been sent it before (a ping, a snapshot), else 400',
     }),
   })
   .strict();

@@ -126,8 +126,9 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
     /**
      * Sends a stored event again, with its original id, to one subscription or to every
      * enabled subscription it matches now. Returns the new deliveries. A subscription named
-     * must take the event: one its filters (types, scope, changed fields) refuse is a
-     * ValidationError naming `subscriptionId`, never a webhook its receiver did not ask for.
+     * must take the event (its filters: types, scope, changed fields) or have been sent it
+     * before (a ping, a resync's snapshot, filters changed since); otherwise a ValidationError
+     * naming `subscriptionId`, never a webhook its receiver did not ask for.
      */
     async replayEvent(eventId: string, subscriptionId?: string): Promise<Delivery[]> {
       const stored = await deps.store.getEvent(eventId);
@@ -135,7 +136,9 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
       const event = DispatchEventSchema.parse(JSON.parse(stored.body));
       if (subscriptionId !== undefined) {
         const subscription = await requireEnabled(subscriptionId);
-        if (!matchesSubscription(subscription, event))
+        const sentBefore = async () =>
+          (await deps.store.listDeliveries({ eventId, subscriptionId, limit: 1 })).length > 0;
+        if (!matchesSubscription(subscription, event) && !(await sentBefore()))
           throw new ValidationError('replay', [
             {
               path: 'subscriptionId',

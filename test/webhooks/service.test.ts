@@ -208,4 +208,19 @@ describe('webhook admin service', () => {
     expect(receiver.log[0]?.headers['webhook-id']).toBe(delivery.eventId);
     expect(receiver.log[0]?.verifiedWith).toBe(1);
   });
+
+  it('replays to a named subscription an event it was sent before, though its filters take no such type (a ping)', async () => {
+    const { receiver, harness, service, subscribe } = await setup();
+    const sub = await subscribe('/customers', { events: ['customer.*'] });
+    const ping = await service.ping(sub.id);
+    await harness.drainVisible();
+    await service.replayEvent(ping.eventId, sub.id);
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([ping.eventId, ping.eventId]);
+    // Another subscription, never sent it and not taking pings, is refused.
+    const other = await subscribe('/other', { events: ['customer.*'] });
+    await expect(service.replayEvent(ping.eventId, other.id)).rejects.toMatchObject({
+      path: 'subscriptionId',
+    });
+  });
 });
