@@ -21,16 +21,19 @@ describe('change-bridge subscriptions', () => {
     expect(await cli.harness.store.getSubscription(id)).toMatchObject({ events: ['*'] });
   });
 
-  it('add --json prints exactly {"id","url","events","secret"} with the events split', async () => {
-    const result = await cli.run([
+  /** `subscriptions add --json` of a local hook, with one `--events` per list given. */
+  const addJson = (...eventLists: string[]) =>
+    cli.run([
       'subscriptions',
       'add',
       '--url',
       'http://127.0.0.1:9000/hook',
-      '--events',
-      'customer.*,resource.updated',
+      ...eventLists.flatMap((list) => ['--events', list]),
       '--json',
     ]);
+
+  it('add --json prints exactly {"id","url","events","secret"} with the events split', async () => {
+    const result = await addJson('customer.*,resource.updated');
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);
     expect(Object.keys(body)).toEqual(['id', 'url', 'events', 'secret']);
@@ -42,17 +45,7 @@ describe('change-bridge subscriptions', () => {
   });
 
   it('add takes --events repeated as one list', async () => {
-    const result = await cli.run([
-      'subscriptions',
-      'add',
-      '--url',
-      'http://127.0.0.1:9000/hook',
-      '--events',
-      'customer.*',
-      '--events',
-      'resource.updated',
-      '--json',
-    ]);
+    const result = await addJson('customer.*', 'resource.updated');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).events).toEqual(['customer.*', 'resource.updated']);
   });
