@@ -12,7 +12,14 @@ import {
 } from './route.ts';
 import { ADMIN_ROUTES } from './routes.ts';
 
-/** The `{id}` segment of `path` when it fits `template`, '' for a template without one, undefined otherwise. */
+/**
+ * The longest `{id}` any route serves: every id the bridge gives is far shorter (a stream id
+ * is at most 64 + 1 + 35 characters), and the store refuses keys over 1 KB, so a longer one
+ * names nothing: 404, not a store error.
+ */
+export const PATH_ID_MAX_LENGTH = 256;
+
+/** The `{id}` segment of `path` when it fits `template` (and {@link PATH_ID_MAX_LENGTH}), '' for a template without one, undefined otherwise. */
 export function matchPath(template: string, path: string): string | undefined {
   const want = template.split('/');
   const have = path.split('/');
@@ -27,6 +34,7 @@ export function matchPath(template: string, path: string): string | undefined {
       } catch {
         return undefined;
       }
+      if (id.length > PATH_ID_MAX_LENGTH) return undefined;
     } else if (part !== segment) return undefined;
   }
   return id;

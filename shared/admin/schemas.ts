@@ -79,7 +79,7 @@ export const ListEventsQuerySchema = z.object({
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
 export const ReplayBodySchema = z
   .object({
-    subscriptionId: z.string().min(1).optional().meta({
+    subscriptionId: z.string().min(1).max(256).optional().meta({
       description:
         'Only this subscription; it must take the event (its type, scope and changed-field filters) or have been sent it before (a ping, a snapshot), else 400',
     }),
