@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Clock } from '../clock.ts';
 import { BridgeError } from '../errors.ts';
-import { addressRefusal, type HostResolver, type UrlPolicy } from './url-policy.ts';
+import { addressRefusal, type HostResolver, hostOf, type UrlPolicy } from './url-policy.ts';
 
 /** Default time allowed for one webhook request, connect to last body byte: 15 s. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -119,7 +119,7 @@ export class UndiciWebhookSender implements WebhookSender {
     let target = this.targets.get(raw);
     if (!target) {
       const url = new URL(raw);
-      const host = url.hostname.replace(/^\[|\]$/g, '');
+      const host = hostOf(url);
       target = { url, refusal: isIP(host) ? addressRefusal(host, this.options.policy) : undefined };
       if (this.targets.size >= TARGET_CACHE_MAX_ENTRIES) this.targets.clear();
       this.targets.set(raw, target);

@@ -82,6 +82,11 @@ function refusedKind(ip: string, family: number, policy: UrlPolicy): string | un
   return undefined;
 }
 
+/** A URL's host as an address or name: an IPv6 literal without its brackets. Pure. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
+}
+
 /**
  * What refuses a URL under any policy, without resolving its host: credentials in it, or a
  * host that is an always-blocked address literal (the unspecified address, cloud metadata).
@@ -90,7 +95,7 @@ function refusedKind(ip: string, family: number, policy: UrlPolicy): string | un
  */
 export function everRefused(url: URL): string | undefined {
   if (url.username || url.password) return 'must not carry credentials';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   return isIP(host) ? addressRefusal(host, { allowPrivate: true }) : undefined;
 }
 
@@ -116,7 +121,7 @@ export async function checkWebhookUrl(
   }
   const ever = everRefused(url);
   if (ever) return { ok: false, reason: ever };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (isIP(host)) {
     const refusal = addressRefusal(host, policy);
     return refusal ? { ok: false, reason: refusal } : { ok: true, url };
