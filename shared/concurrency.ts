@@ -19,26 +19,38 @@ export async function mapWithConcurrency<T, R>(
   return results;
 }
 
+/** Options of {@link readAhead}. */
+export interface ReadAheadOptions {
+  /**
+   * Asked as each item arrives: false produces the next item only once the caller asks for it
+   * (a caller about to stop wastes no item). Default: always ahead.
+   */
+  ahead?: () => boolean;
+}
+
 /**
  * Iterates `source` one item ahead: while the caller works on item n, item n+1 is already
  * being produced (for a paginated API: the next page is fetched while this one is stored).
  * Stopping early leaves at most one item produced and unused; its failure is ignored.
  * @example for await (const page of readAhead(pages)) await store(page);
  */
-export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+export async function* readAhead<T>(
+  source: AsyncIterable<T>,
+  { ahead = () => true }: ReadAheadOptions = {},
+): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]();
-  let pending = iterator.next();
+  let pending: Promise<IteratorResult<T>> | undefined = iterator.next();
   try {
     for (;;) {
-      const result = await pending;
+      const result: IteratorResult<T> = await (pending ?? iterator.next());
       if (result.done) return;
-      pending = iterator.next();
+      pending = ahead() ? iterator.next() : undefined;
       // The caller may stop before awaiting it: never leave an unhandled rejection behind.
-      pending.catch(() => undefined);
+      pending?.catch(() => undefined);
       yield result.value;
     }
   } finally {
-    await pending.catch(() => undefined);
+    await pending?.catch(() => undefined);
     await iterator.return?.();
   }
 }

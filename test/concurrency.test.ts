@@ -17,6 +17,24 @@ describe('readAhead', () => {
     expect(log).toEqual(['produce 1', 'produce 2', 'use 1', 'produce 3', 'use 2', 'use 3']);
   });
 
+  it('produces nothing ahead while `ahead` says no, so a caller about to stop wastes no item', async () => {
+    const log: string[] = [];
+    async function* produce() {
+      for (let i = 1; i <= 3; i++) {
+        log.push(`produce ${i}`);
+        yield i;
+      }
+    }
+    let ahead = true;
+    for await (const item of readAhead(produce(), { ahead: () => ahead })) {
+      log.push(`use ${item}`);
+      ahead = false;
+      if (item === 2) break;
+    }
+    // Item 2 was produced ahead while 1 was used; nothing was produced ahead of 2.
+    expect(log).toEqual(['produce 1', 'produce 2', 'use 1', 'use 2']);
+  });
+
   it('stops the source when the caller stops early, swallowing the unused item', async () => {
     let closed = false;
     async function* produce() {

@@ -7,10 +7,27 @@ import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 
 /**
- * A backfill job: which streams were reset, when, and the numbers progress is measured
- * against. Progress itself is not stored: it is derived from the stream states the
- * pollers keep and the dispatcher's delivery counters (see backfill.ts), so a job item is
- * written once and never updated.
+ * How one stream's part of a job ended, kept on the job the first time it is read as ended:
+ * the stream's own figures go on (a later backfill of the stream starts them again), the job's
+ * stay. `endedBy`: null when the stream completed its part; `superseded` when a later backfill
+ * or reset of the stream took over before; `removed` when its connection was removed or
+ * disabled before.
+ */
+export const BackfillStreamOutcomeSchema = z.object({
+  /** Epoch ms the part completed (or was first seen ended). */
+  doneAt: z.number().int(),
+  recordsRead: z.number().int().nonnegative(),
+  eventsPublished: z.number().int().nonnegative(),
+  endedBy: z.enum(['superseded', 'removed']).nullable(),
+});
+/** How one stream's part of a job ended (see {@link BackfillStreamOutcomeSchema}). */
+export type BackfillStreamOutcome = z.infer<typeof BackfillStreamOutcomeSchema>;
+
+/**
+ * A backfill job: which streams it started backfills of, when, and the numbers progress is
+ * measured against. Progress is derived from the stream states the pollers keep and the
+ * dispatcher's delivery counters (see backfill.ts); the item is written when the job starts and
+ * again as its streams are first read as ended ({@link BackfillStreamOutcomeSchema}).
  */
 export const BackfillJobSchema = z.object({
   id: z.string().min(1),
@@ -28,6 +45,8 @@ export const BackfillJobSchema = z.object({
    * the job's deliveries are the difference). Absent on jobs stored before it existed: 0.
    */
   deliveredAtStart: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /** Each ended stream's outcome, by stream id; absent until one is read as ended. */
+  outcomes: z.record(z.string(), BackfillStreamOutcomeSchema).optional(),
 });
 
 /** A backfill job (see {@link BackfillJobSchema}). */

@@ -3,9 +3,14 @@ import { hashEventId } from '../changes/event-id.ts';
 import { ValidationError } from '../errors.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
-import { StateConflictError, type StateStore, type StreamState } from '../state/state-store.ts';
+import {
+  type BackfillPass,
+  StateConflictError,
+  type StateStore,
+  type StreamState,
+} from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import type { BackfillJob } from './backfill-jobs.ts';
+import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -16,44 +21,105 @@ export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
 /** Attempts at replacing a stream state that a poller keeps writing meanwhile. */
 const RESET_ATTEMPTS_MAX = 3;
 
+/** What a job's reading of one stream found: its progress, and when its part ended. */
+interface StreamReading {
+  progress: BackfillStreamProgress;
+  /** The outcome to keep on the job: set once the part ended, until it is kept. */
+  outcome?: BackfillStreamOutcome;
+}
+
+/** Where the stream's own backfill state says its part of `job` is; undefined: not the job's. */
+function partOf(
+  job: BackfillJob,
+  state: StreamState | undefined,
+):
+  | { fraction: number; doneAt: number | null; recordsRead: number; eventsPublished: number }
+  | undefined {
+  const backfill = state?.backfill;
+  if (state === undefined || backfill?.jobId !== job.id) return undefined;
+  if (backfill.kind === 'pass') {
+    const span = Date.parse(backfill.endUtc) - job.historyStartMs;
+    const read =
+      backfill.watermark === null ? 0 : Date.parse(backfill.watermark) - job.historyStartMs;
+    return {
+      fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
+      doneAt: backfill.doneAt,
+      recordsRead: backfill.recordsRead,
+      eventsPublished: backfill.eventsPublished,
+    };
+  }
+  // A first sync: done once its watermark reaches the job start minus the settle lag (the
+  // pollers never place a window end later than now − settle lag), then with its own figures.
+  const watermarkMs = state.watermark ? Date.parse(state.watermark) : Number.NaN;
+  const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
+  const span = job.startedAt - job.historyStartMs;
+  const counters = state.firstSync ?? state;
+  return {
+    fraction: done
+      ? 1
+      : Number.isFinite(watermarkMs) && span > 0
+        ? clamp01((watermarkMs - job.historyStartMs) / span)
+        : 0,
+    doneAt: done ? (state.firstSync?.doneAt ?? state.lastSuccessAt ?? job.startedAt) : null,
+    recordsRead: counters.recordsRead ?? 0,
+    eventsPublished: counters.eventsPublished ?? 0,
+  };
+}
+
+function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}
+
 /**
- * Progress of one stream: (watermark − historyStart) / (jobStart − historyStart), clamped to
- * 0..1; done once the watermark reaches the job start minus the settle lag (the pollers
- * never place a window end later than now − settle lag). No watermark yet: 0. Records read
- * and events published are the stream state's counters (the backfill's reset restarted
- * them), as they stood when its first sync completed once it did (`firstSync`); webhooks delivered is the stream's delivery counter now (`delivered`) less its
- * value when the job started. Pure.
- * @example streamProgress(job, 'main:customer', 'customer', state, 1200).fraction // 0.42
+ * Progress of one stream's part of a job, from the outcome kept on the job once the part ended,
+ * or else from the stream's backfill state (see StreamBackfillSchema): a pass's own watermark
+ * over `[history start, its end)` and its own counters; a first sync's watermark and counters.
+ * A stream no longer configured (its connection removed or disabled) or whose backfill state
+ * belongs to another job (a later backfill or reset took over) has ended (`endedBy`). Webhooks
+ * delivered is the stream's delivery counter now (`delivered`) less its value when the job
+ * started. `now` dates an end first seen. Pure.
+ * @example readStream(job, 'main:customer', 'customer', state, 1200, true, now).progress.fraction // 0.42
  */
-export function streamProgress(
+export function readStream(
   job: BackfillJob,
   streamId: string,
   entityType: string,
   state: StreamState | undefined,
-  delivered = 0,
-): BackfillStreamProgress {
-  const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
-  // Once the first sync is done, its own figures: the stream goes on reading live changes.
-  const counters = state?.firstSync ?? state;
-  const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
-  const span = job.startedAt - job.historyStartMs;
-  let fraction = 0;
-  if (done) fraction = 1;
-  else if (Number.isFinite(watermarkMs)) {
-    fraction = span > 0 ? Math.min(1, Math.max(0, (watermarkMs - job.historyStartMs) / span)) : 0;
+  delivered: number,
+  configured: boolean,
+  now: number,
+): StreamReading {
+  const kept = job.outcomes?.[streamId];
+  const part = partOf(job, state);
+  let outcome: BackfillStreamOutcome | undefined;
+  if (kept === undefined) {
+    const endedBy = !configured ? 'removed' : part === undefined ? 'superseded' : null;
+    if (endedBy !== null || part?.doneAt != null) {
+      outcome = {
+        doneAt: part?.doneAt ?? now,
+        recordsRead: part?.recordsRead ?? 0,
+        eventsPublished: part?.eventsPublished ?? 0,
+        endedBy: part?.doneAt != null ? null : endedBy,
+      };
+    }
   }
+  const ended = kept ?? outcome;
   return {
-    streamId,
-    entityType,
-    fraction,
-    done,
-    watermark: state?.watermark ?? null,
-    parked: state?.parked ?? false,
-    lastError: state?.lastError ?? null,
-    recordsRead: counters?.recordsRead ?? 0,
-    eventsPublished: counters?.eventsPublished ?? 0,
-    // A counter read before the job's own start value (eventually consistent) is no progress yet.
-    webhooksDelivered: Math.max(0, delivered - (job.deliveredAtStart?.[streamId] ?? 0)),
+    progress: {
+      streamId,
+      entityType,
+      fraction: ended ? 1 : (part?.fraction ?? 0),
+      done: ended !== undefined,
+      watermark: state?.watermark ?? null,
+      parked: state?.parked ?? false,
+      lastError: state?.lastError ?? null,
+      endedBy: ended?.endedBy ?? null,
+      recordsRead: ended?.recordsRead ?? part?.recordsRead ?? 0,
+      eventsPublished: ended?.eventsPublished ?? part?.eventsPublished ?? 0,
+      // A counter read before the job's own start value (eventually consistent) is no progress yet.
+      webhooksDelivered: Math.max(0, delivered - (job.deliveredAtStart?.[streamId] ?? 0)),
+    },
+    ...(outcome ? { outcome } : {}),
   };
 }
 
@@ -70,28 +136,48 @@ export function estimateSecondsLeft(fraction: number, elapsedMs: number): number
 }
 
 /**
- * The job with each stream's progress: the stream states (one strongly consistent read each)
- * and the delivery counters (one batched read). The figures are sums over the streams.
+ * The job with each stream's progress: the stream states (one strongly consistent read each),
+ * the delivery counters (one batched read) and the configured streams. The figures are sums
+ * over the streams. Streams first read as ended have their outcome kept on the job (one write).
  */
 export async function backfillProgress(
   job: BackfillJob,
-  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'clock'>,
+  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'clock' | 'streams' | 'backfills'>,
 ): Promise<BackfillJobView> {
-  const [states, delivered] = await Promise.all([
+  const [states, delivered, configured] = await Promise.all([
     Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
     deps.deliveryCounter.read(job.streamIds),
+    deps.streams(),
   ]);
-  const streams = job.streamIds.map((streamId, index) => {
+  const configuredIds = new Set(configured.map((d) => d.streamId));
+  const now = deps.clock.now();
+  const readings = job.streamIds.map((streamId, index) => {
     const state = states[index];
     const entityType = state?.entityType ?? entityTypeOf(streamId);
-    return streamProgress(job, streamId, entityType, state, delivered.get(streamId) ?? 0);
+    return readStream(
+      job,
+      streamId,
+      entityType,
+      state,
+      delivered.get(streamId) ?? 0,
+      configuredIds.has(streamId),
+      now,
+    );
   });
+  const outcomes = { ...job.outcomes };
+  for (const [index, reading] of readings.entries()) {
+    if (reading.outcome) outcomes[job.streamIds[index] as string] = reading.outcome;
+  }
+  if (readings.some((r) => r.outcome)) await deps.backfills.put({ ...job, outcomes });
+  const streams = readings.map((r) => r.progress);
   const done = streams.every((s) => s.done);
   const fraction = streams.length
     ? streams.reduce((sum, s) => sum + s.fraction, 0) / streams.length
     : 1;
-  const finishedAtMs = done ? lastFirstSyncEnd(states) : undefined;
-  const elapsedMs = Math.max(0, (finishedAtMs ?? deps.clock.now()) - job.startedAt);
+  const finishedAtMs = done
+    ? Math.max(job.startedAt, ...Object.values(outcomes).map((o) => o.doneAt))
+    : undefined;
+  const elapsedMs = Math.max(0, (finishedAtMs ?? now) - job.startedAt);
   const sum = (pick: (s: BackfillStreamProgress) => number) =>
     streams.reduce((total, s) => total + pick(s), 0);
   return {
@@ -108,16 +194,6 @@ export async function backfillProgress(
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
     etaSeconds: estimateSecondsLeft(done ? 1 : fraction, elapsedMs),
   };
-}
-
-/** When the last of the streams' first syncs completed; undefined unless every one recorded it. */
-function lastFirstSyncEnd(states: readonly (StreamState | undefined)[]): number | undefined {
-  let last = Number.NEGATIVE_INFINITY;
-  for (const state of states) {
-    if (state?.firstSync === undefined) return undefined;
-    last = Math.max(last, state.firstSync.doneAt);
-  }
-  return Number.isFinite(last) ? last : undefined;
 }
 
 function entityTypeOf(streamId: string): string {
@@ -141,22 +217,46 @@ export function chooseStreams(
 }
 
 /**
- * Resets one stream for a first sync: drops its state, snapshots and lease, then stores the
- * initial state with its own first-sync mode (`emit`: the first sync publishes `created`
- * events; `baseline`: it stores silently), whatever INITIAL_SYNC says. A poller saving meanwhile makes the conditional save
- * lose; the reset is then repeated.
+ * Starts one stream's part of a backfill. A stream that completed its first sync keeps its
+ * state and snapshots and gets a pass (see BackfillPassSchema) from the history start to the
+ * job's start, read beside its live polls, which go on: no live change is lost or waits.
+ * Any other stream is reset (state, snapshots and lease dropped) and its first sync is the
+ * backfill, in the job's mode (`emit`: `created` events; `baseline`: stored silently) whatever
+ * INITIAL_SYNC says. A poller saving meanwhile makes the conditional save lose; the start is
+ * then repeated.
  */
-export async function resetStreamForBackfill(
+export async function startStreamBackfill(
   store: StateStore,
   definition: StreamDefinition,
-  now: number,
-  emit: boolean,
+  job: Pick<BackfillJob, 'id' | 'emit' | 'startedAt'>,
 ): Promise<void> {
+  const now = job.startedAt;
   for (let attempt = 1; ; attempt++) {
-    await store.deleteStream(definition.streamId);
+    const stored = await store.getStream(definition.streamId);
     try {
+      if (stored?.initialSyncDone && stored.watermark !== null) {
+        const pass: BackfillPass = {
+          kind: 'pass',
+          jobId: job.id,
+          emit: job.emit,
+          startedAt: now,
+          endUtc: new Date(now).toISOString(),
+          watermark: null,
+          window: null,
+          recordsRead: 0,
+          eventsPublished: 0,
+          doneAt: null,
+        };
+        await store.saveStream({ ...stored, backfill: pass, nextDueAt: now }, stored.version);
+        return;
+      }
+      await store.deleteStream(definition.streamId);
       await store.saveStream(
-        { ...initialStreamState(definition, now), initialSync: emit ? 'emit' : 'baseline' },
+        {
+          ...initialStreamState(definition, now),
+          initialSync: job.emit ? 'emit' : 'baseline',
+          backfill: { kind: 'first-sync', jobId: job.id },
+        },
         0,
       );
       return;
@@ -167,8 +267,8 @@ export async function resetStreamForBackfill(
 }
 
 /**
- * Starts a backfill: notes each chosen stream's delivery counter, resets the streams (see
- * {@link resetStreamForBackfill}) and stores a job. The ordinary pollers then do the work,
+ * Starts a backfill: notes each chosen stream's delivery counter, starts each stream's part
+ * (see {@link startStreamBackfill}) and stores a job. The ordinary pollers then do the work,
  * locally and in AWS alike; progress is read back with {@link backfillProgress}.
  * @throws ValidationError naming `entities[i]` for an entity type that is not polled.
  */
@@ -184,11 +284,11 @@ export async function startBackfill(
   }
   const now = deps.clock.now();
   const streamIds = chosen.map((d) => d.streamId);
-  // Read before the reset, so no delivery of the backfill's own events is left out.
+  const id = `bf_${hashEventId(['backfill/v1', String(now), String(deps.random())]).slice('evt_'.length)}`;
+  // Read before the streams start, so no delivery of the backfill's own events is left out.
   const deliveredAtStart = Object.fromEntries(await deps.deliveryCounter.read(streamIds));
-  await Promise.all(chosen.map((d) => resetStreamForBackfill(deps.state, d, now, input.emit)));
   const job: BackfillJob = {
-    id: `bf_${hashEventId(['backfill/v1', String(now), String(deps.random())]).slice('evt_'.length)}`,
+    id,
     startedAt: now,
     emit: input.emit,
     entities: [...new Set(chosen.map((d) => d.spec.entityType))],
@@ -197,6 +297,8 @@ export async function startBackfill(
     doneAtMs: now - deps.windows.settleLagMs - deps.windows.minWindowMs,
     deliveredAtStart,
   };
+  // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);
+  await Promise.all(chosen.map((d) => startStreamBackfill(deps.state, d, job)));
   return job;
 }

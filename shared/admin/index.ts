@@ -6,9 +6,9 @@
 export type { AdminDeps } from './admin-deps.ts';
 export {
   backfillProgress,
-  resetStreamForBackfill,
+  readStream,
   startBackfill,
-  streamProgress,
+  startStreamBackfill,
 } from './backfill.ts';
 export {
   BACKFILL_JOB_RETENTION_MS,

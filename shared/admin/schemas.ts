@@ -160,6 +160,13 @@ export const StoredEventBodySchema = z.looseObject({
 /** `POST /subscriptions/{id}/resync`: how many snapshot events were sent. */
 export const ResyncResultSchema = z.object({ sent: z.number().int().nonnegative() });
 
+/** A window being paged through, as the streams view shows it. */
+const WindowInProgressSchema = z.object({
+  startUtc: z.string(),
+  endUtc: z.string(),
+  pages: z.number().int(),
+});
+
 /** One stream: its watermark, schedule and health. Times are ISO 8601 UTC. */
 export const StreamViewSchema = z.object({
   id: z.string(),
@@ -180,13 +187,25 @@ export const StreamViewSchema = z.object({
   parked: z.boolean(),
   parkedReason: z.string().nullable(),
   initialSyncDone: z.boolean(),
-  windowInProgress: z
-    .object({ startUtc: z.string(), endUtc: z.string(), pages: z.number().int() })
-    .nullable(),
+  windowInProgress: WindowInProgressSchema.nullable(),
   /** Records read from the connector since the stream's state was created (a reset restarts it). */
   recordsRead: z.number().int().nonnegative(),
   /** Events the stream published since its state was created (a reset restarts it). */
   eventsPublished: z.number().int().nonnegative(),
+  /**
+   * The backfill pass the stream runs beside its live polls (a backfill of a synced stream),
+   * while it runs; null otherwise. Its window and watermark are its own, over the history.
+   */
+  backfillPass: z
+    .object({
+      jobId: z.string(),
+      watermark: z.string().nullable(),
+      windowInProgress: WindowInProgressSchema.nullable(),
+      recordsRead: z.number().int().nonnegative(),
+      eventsPublished: z.number().int().nonnegative(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** The connector budget of one connection's AccessToken, as this process sees it. */
@@ -212,11 +231,14 @@ export const StreamListSchema = z.object({
 
 /** What a backfill did since it started: records read, events published, webhooks delivered. */
 export const BackfillCountsSchema = z.object({
-  /** Records read from the connector (the streams' counters, restarted by the backfill's reset). */
+  /** Records the backfill read from the connector (its pass's counters, or its first sync's). */
   recordsRead: z.number().int().nonnegative(),
-  /** Events the pollers published. */
+  /** Events the backfill published. */
   eventsPublished: z.number().int().nonnegative(),
-  /** Succeeded deliveries of the streams' events, one per event and subscription. */
+  /**
+   * Succeeded deliveries of the streams' events since the job started, one per event and
+   * subscription: live changes of those streams delivered meanwhile are counted too.
+   */
   webhooksDelivered: z.number().int().nonnegative(),
 });
 
@@ -224,12 +246,17 @@ export const BackfillCountsSchema = z.object({
 export const BackfillStreamProgressSchema = z.object({
   streamId: z.string(),
   entityType: z.string(),
-  /** 0..1 of the history between the first-sync start and the job start. */
+  /** 0..1 of the history the backfill reads (from the history start to where it ends). */
   fraction: z.number().min(0).max(1),
   done: z.boolean(),
   watermark: z.string().nullable(),
   parked: z.boolean(),
   lastError: z.string().nullable(),
+  /**
+   * Why the stream's part ended without completing: `superseded` (a later backfill or reset of
+   * the stream took over), `removed` (its connection was removed or disabled); null otherwise.
+   */
+  endedBy: z.enum(['superseded', 'removed']).nullable(),
   ...BackfillCountsSchema.shape,
 });
 
@@ -244,9 +271,9 @@ export const BackfillJobViewSchema = z.object({
   streams: z.array(BackfillStreamProgressSchema),
   /** Sums over the streams. */
   ...BackfillCountsSchema.shape,
-  /** Seconds from the start to the end of the last stream's first sync, or to now while one runs. */
+  /** Seconds from the start to when the last stream's part ended, or to now while one runs. */
   elapsedSeconds: z.number().int().nonnegative(),
-  /** When the last stream's first sync completed; null while one still runs. */
+  /** When the last stream's part ended; null while one still runs. */
   finishedAt: z.string().nullable(),
   /** Seconds until every stream catches up at the pace so far; null until progress shows (0 when done). */
   etaSeconds: z.number().int().nonnegative().nullable(),

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
+import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
-import type { StreamState } from '../state/state-store.ts';
+import type { StreamState, StreamWindow } from '../state/state-store.ts';
 import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';
 
 /** One stream as `GET /streams` shows it. */
@@ -45,6 +46,7 @@ export function toStreamView(
 ): StreamView {
   const id = state?.streamId ?? definition?.streamId ?? '';
   const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
+  const pass = state ? activePass(state) : undefined;
   return {
     id,
     connectionId: state?.connectionId ?? definition?.connectionId ?? '',
@@ -63,12 +65,23 @@ export function toStreamView(
     parked: state?.parked ?? false,
     parkedReason: state?.parkedReason ?? null,
     initialSyncDone: state?.initialSyncDone ?? false,
-    windowInProgress: state?.window
-      ? { startUtc: state.window.startUtc, endUtc: state.window.endUtc, pages: state.window.pages }
-      : null,
+    windowInProgress: windowView(state?.window ?? null),
     recordsRead: state?.recordsRead ?? 0,
     eventsPublished: state?.eventsPublished ?? 0,
+    backfillPass: pass
+      ? {
+          jobId: pass.jobId,
+          watermark: pass.watermark,
+          windowInProgress: windowView(pass.window),
+          recordsRead: pass.recordsRead,
+          eventsPublished: pass.eventsPublished,
+        }
+      : null,
   };
+}
+
+function windowView(window: StreamWindow | null): StreamView['windowInProgress'] {
+  return window ? { startUtc: window.startUtc, endUtc: window.endUtc, pages: window.pages } : null;
 }
 
 /** Every configured stream and every stored one (a stream no longer configured still shows), by id. */

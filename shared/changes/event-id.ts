@@ -25,6 +25,12 @@ export interface EventIdParts {
    * newer snapshot each time, so a receiver deduplicating on ids never drops a real change.
    */
   previousVersion?: number | undefined;
+  /**
+   * The backfill that published this event (a `created` of `backfill --emit`): each backfill's
+   * events get ids of their own, so a subscriber that received an entity's earlier `created`
+   * is sent the backfill's too, while a backfill resumed after a crash keeps its ids.
+   */
+  backfillId?: string | undefined;
 }
 
 function encodeCrockford(bytes: Uint8Array, length: number): string {
@@ -57,7 +63,7 @@ export function hashEventId(parts: readonly string[]): string {
 
 /**
  * The id of a change event: a hash of connection, entity type, entity id, change kind and
- * content hash. The same change detected twice (a repeated window, a retried poll) gets
+ * content hash (and the backfill that published it again, if one did). The same change detected twice (a repeated window, a retried poll) gets
  * the same id, so consumers can deduplicate on it; a change in any part gives another id.
  * @example eventId({ connectionId: 'main', entityType: 'customer', entityId: 'c1', change: 'updated', contentHash: 'ab12…' })
  */
@@ -70,5 +76,6 @@ export function eventId(parts: EventIdParts): string {
     parts.change,
     parts.contentHash,
     ...(parts.previousVersion === undefined ? [] : [`after:${parts.previousVersion}`]),
+    ...(parts.backfillId === undefined ? [] : [`backfill:${parts.backfillId}`]),
   ]);
 }

@@ -29,6 +29,8 @@ export interface EntityEventInputBase {
    * detection does): hashing a record again is a copy, a serialisation and a SHA-256 per event.
    */
   currentHash?: string | undefined;
+  /** The backfill that published this event again (see {@link EventIdParts.backfillId}). */
+  backfillId?: string | undefined;
 }
 
 /** Input of {@link buildChangeEvent}: which records must be present depends on `change`. */
@@ -53,6 +55,7 @@ function envelope(input: EntityEventInputBase, change: EntityEventKind, hash: st
       change,
       contentHash: hash,
       previousVersion: input.previousVersion,
+      backfillId: input.backfillId,
     }),
     type: `${entityType}.${change}`,
     source: connectorSource(connectionId),

@@ -45,6 +45,8 @@ export interface PublishObservationsOptions {
   needsRead?: (observation: Observation) => boolean;
   /** The dispatch lane of the events: bulk work's wait behind live polls' (default live). */
   lane?: DispatchLane;
+  /** The backfill publishing what it reads, if any (see {@link ChangeContext.backfill}). */
+  backfill?: ChangeContext['backfill'];
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -57,6 +59,7 @@ export function changeContext(
   definition: StreamDefinition,
   deps: PollDeps,
   emitCreated: boolean,
+  backfill?: ChangeContext['backfill'],
 ): ChangeContext {
   return {
     connectionId: definition.connectionId,
@@ -64,6 +67,7 @@ export function changeContext(
     scope: definition.scope,
     volatileFields: definition.spec.volatileFields,
     emitCreated,
+    backfill,
     now: deps.clock.now(),
   };
 }
@@ -79,7 +83,7 @@ export async function publishObservations(
   deps: PollDeps,
   observations: readonly Observation[],
   emitCreated: boolean,
-  { classify, needsRead = () => true, lane = 'live' }: PublishObservationsOptions = {},
+  { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
   const toRead = observations.filter(needsRead).map((o) => o.entityId);
@@ -99,7 +103,7 @@ export async function publishObservations(
   const changes = await computeChangesInSlices(
     seen,
     stored,
-    changeContext(definition, deps, emitCreated),
+    changeContext(definition, deps, emitCreated, backfill),
   );
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =

@@ -12,6 +12,39 @@ import type { StoredSnapshot } from '../state/state-store.ts';
 /** Tombstones are kept this long, so a deleted record re-read in an overlap emits nothing twice. */
 export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
 
+/**
+ * How a backfill that publishes (`backfill --emit`) judges records. Its `created` events carry
+ * its id (ids of their own, see EventIdParts.backfillId). An entity whose snapshot was stored
+ * before the backfill began (`startedAt`) is published once as `created`, with the record the
+ * backfill found it in:
+ * - by the pass reading it unchanged (`republish`);
+ * - by a live poll changing or deleting it before the pass read it (`unreadFrom`: where the
+ *   pass reads now, epoch ms of UpdatedUtc; a stored record updated at or after it, or without
+ *   UpdatedUtc, is unread): its `created` of the stored record goes just before the change.
+ * Both give the same id, so a receiver deduplicating on ids gets one.
+ */
+export interface BackfillContext {
+  id: string;
+  /** Epoch ms the backfill began. */
+  startedAt: number;
+  republish: boolean;
+  unreadFrom?: number | undefined;
+}
+
+/** Whether a snapshot's entity is still to be published as `created` by the backfill. Pure. */
+function awaitsBackfill(previous: StoredSnapshot | undefined, backfill: BackfillContext): boolean {
+  return (
+    previous !== undefined && previous.deleted !== true && previous.updatedAt <= backfill.startedAt
+  );
+}
+
+/** Whether the pass has not read the stored record yet (see {@link BackfillContext.unreadFrom}). Pure. */
+function unreadByPass(previous: StoredSnapshot, backfill: BackfillContext): boolean {
+  if (backfill.unreadFrom === undefined) return false;
+  const updated = previous.record.UpdatedUtc;
+  return typeof updated !== 'string' || !(Date.parse(updated) < backfill.unreadFrom);
+}
+
 /** Who the changes belong to and how they are judged. */
 export interface ChangeContext {
   connectionId: string;
@@ -21,6 +54,8 @@ export interface ChangeContext {
   volatileFields: readonly string[];
   /** False during a `baseline` initial sync: records are stored silently. */
   emitCreated: boolean;
+  /** A backfill publishing what it reads (`backfill --emit`): see {@link BackfillContext}. */
+  backfill?: BackfillContext | undefined;
   /** Detection time, epoch ms. */
   now: number;
 }
@@ -52,7 +87,8 @@ export function observe(
 
 /**
  * Decides the events and snapshot writes of one page (or sweep, or listing). Pure.
- * Unchanged records produce neither an event nor a write; a delete writes a tombstone that
+ * Unchanged records produce neither an event nor a write (but a `created` event in a backfill
+ * that republishes, see {@link ChangeContext.backfill}); a delete writes a tombstone that
  * keeps the last record and expires after {@link TOMBSTONE_TTL_MS}.
  */
 export function computeChanges(
@@ -86,6 +122,27 @@ export function computeChanges(
       previousVersion: previous?.updatedAt,
       currentHash: decision.currentHash ?? undefined,
     };
+    const republished = { ...versioned, backfillId: context.backfill?.id };
+    const backfill = context.backfill;
+    if (
+      backfill !== undefined &&
+      (decision.change === 'updated' || decision.change === 'deleted') &&
+      awaitsBackfill(previous, backfill) &&
+      unreadByPass(previous!, backfill)
+    ) {
+      // The backfill's `created` of the entity as it stood, before the change that moves it
+      // out of the pass's reach (the pass would have sent this very event).
+      events.push(
+        buildChangeEvent({
+          ...republished,
+          currentHash: previous!.hash,
+          entityId,
+          scope,
+          change: 'created',
+          current: previous!.record,
+        }),
+      );
+    }
     switch (decision.change) {
       case 'created':
       case 'updated': {
@@ -104,7 +161,7 @@ export function computeChanges(
         } else if (context.emitCreated) {
           events.push(
             buildChangeEvent({
-              ...versioned,
+              ...republished,
               entityId,
               scope,
               change: 'created',
@@ -142,6 +199,18 @@ export function computeChanges(
         });
         break;
       case 'none':
+        // Unchanged, live and stored before the backfill (one stored since was published since).
+        if (backfill?.republish && current !== undefined && awaitsBackfill(previous, backfill)) {
+          events.push(
+            buildChangeEvent({
+              ...republished,
+              entityId,
+              scope,
+              change: 'created',
+              current,
+            }),
+          );
+        }
         break;
     }
   }

@@ -119,7 +119,7 @@ export interface PageCounts {
  * @example await state.save({ window: next, ...advanceCounters(state.current, { records: 1000, events: 1000 }) })
  */
 export function advanceCounters(
-  state: StreamState,
+  state: Pick<StreamState, 'recordsRead' | 'eventsPublished'>,
   counts: PageCounts,
 ): Pick<StreamState, 'recordsRead' | 'eventsPublished'> {
   return {

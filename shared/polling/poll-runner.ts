@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
 import type { StreamState } from '../state/state-store.ts';
+import { activePass } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
@@ -62,11 +63,12 @@ export function catchUpSlots(concurrency: number): number {
 }
 
 /**
- * A stream past its first sync with no window in progress: its poll reads the present. A stream
- * never polled, in its first sync, or paging through a window is catching up. Pure.
+ * A stream past its first sync with no window or backfill pass in progress: its poll reads the
+ * present. A stream never polled, in its first sync, paging through a window or running a
+ * backfill pass is catching up. Pure.
  */
 export function isLiveStream(state: StreamState | undefined): boolean {
-  return state?.initialSyncDone === true && state.window === null;
+  return state?.initialSyncDone === true && state.window === null && !activePass(state);
 }
 
 /** Options of {@link startPollLoop}. */

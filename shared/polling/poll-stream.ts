@@ -7,6 +7,7 @@ import {
   stateHandle,
 } from './poll-context.ts';
 import { failureBackoffMs, nextDueTime } from './schedule.ts';
+import { runBackfillPass } from './strategies/backfill-pass.ts';
 import { runProductPrices } from './strategies/product-prices.ts';
 import { runSnapshot } from './strategies/snapshot.ts';
 import { runSweep, sweepDue } from './strategies/sweep.ts';
@@ -57,9 +58,11 @@ async function runStrategy(
   switch (spec.strategy) {
     case 'windowed': {
       const result = await runWindowed(definition, spec, deps, state);
-      if (result.caughtUp && sweepDue(spec, state, deps.clock.now()))
-        await runSweep(definition, spec, deps, state);
-      return result.caughtUp;
+      if (!result.caughtUp) return false;
+      if (sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
+      // A backfill pass takes a slice of the run once the live windows caught up; the stream is
+      // due again at once until the pass is done.
+      return (await runBackfillPass(definition, spec, deps, state)).done;
     }
     case 'snapshot':
       await runSnapshot(definition, spec, deps, state);

@@ -54,6 +54,45 @@ export const StreamWindowSchema = z.object({
 /** A window being paged through. */
 export type StreamWindow = z.infer<typeof StreamWindowSchema>;
 
+/**
+ * A backfill of a stream that had completed its first sync: a second, bulk read of the history
+ * `[history start, endUtc)` beside the stream's live polls, which go on from their own
+ * watermark, so no live change waits or is lost meanwhile. The pass keeps its own window,
+ * watermark and counters; its records are judged against the kept snapshots (a stale one gives
+ * `updated`), and with `emit` every entity that existed when the backfill began is published
+ * once as `created` under an id of this backfill (see ChangeContext.backfill in polling).
+ */
+export const BackfillPassSchema = z.object({
+  kind: z.literal('pass'),
+  jobId: z.string().min(1),
+  emit: z.boolean(),
+  /** Epoch ms the backfill began. */
+  startedAt: z.number().int(),
+  /** ISO instant: the pass reads UpdatedUtc up to here (when the backfill began). */
+  endUtc: z.string(),
+  /** ISO instant the pass has read up to; null before its first window. */
+  watermark: z.string().nullable(),
+  window: StreamWindowSchema.nullable(),
+  recordsRead: z.number().int().nonnegative(),
+  eventsPublished: z.number().int().nonnegative(),
+  /** Epoch ms the pass completed; null while it runs. */
+  doneAt: z.number().int().nullable(),
+});
+/** A backfill pass beside live polls (see {@link BackfillPassSchema}). */
+export type BackfillPass = z.infer<typeof BackfillPassSchema>;
+
+/**
+ * The backfill a stream is doing or last did: a `pass` beside live polls, or, for a stream that
+ * had not completed a first sync, `first-sync` (the state was reset and its first sync is the
+ * backfill: progress is its watermark, figures its counters and `firstSync`).
+ */
+export const StreamBackfillSchema = z.discriminatedUnion('kind', [
+  BackfillPassSchema,
+  z.object({ kind: z.literal('first-sync'), jobId: z.string().min(1) }),
+]);
+/** The backfill a stream is doing or last did. */
+export type StreamBackfill = z.infer<typeof StreamBackfillSchema>;
+
 /** Per-stream poll state: watermark, window in progress, schedule, health. */
 export const StreamStateSchema = z.object({
   streamId: z.string().min(1),
@@ -107,6 +146,8 @@ export const StreamStateSchema = z.object({
       eventsPublished: z.number().int().nonnegative(),
     })
     .optional(),
+  /** The backfill this stream is doing or last did; absent when none touched it. */
+  backfill: StreamBackfillSchema.optional(),
   /** Optimistic concurrency: incremented by every successful save. */
   version: z.number().int().nonnegative(),
 });

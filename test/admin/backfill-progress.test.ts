@@ -1,17 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backfillProgress,
-  estimateSecondsLeft,
-  streamProgress,
-} from '../../shared/admin/backfill.ts';
-import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
+import { backfillProgress, estimateSecondsLeft, readStream } from '../../shared/admin/backfill.ts';
+import { type BackfillJob, MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { ManualClock } from '../../shared/clock.ts';
+import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import type { BackfillPass, StreamState } from '../../shared/state/state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { streamState } from '../state/state-store.contract.ts';
 
 const HISTORY = Date.UTC(2021, 0, 1);
 const START = Date.UTC(2026, 0, 1);
+const NOW = START + 60_000;
 const job: BackfillJob = {
   id: 'bf_1',
   startedAt: START,
@@ -21,112 +20,165 @@ const job: BackfillJob = {
   historyStartMs: HISTORY,
   doneAtMs: START - 5000,
 };
-const at = (ms: number) => streamState('main:customer', { watermark: new Date(ms).toISOString() });
+const FIRST_SYNC = { backfill: { kind: 'first-sync', jobId: 'bf_1' } } as const;
+/** A stream reset by job bf_1, its first sync at `ms`. */
+const at = (ms: number) =>
+  streamState('main:customer', { watermark: new Date(ms).toISOString(), ...FIRST_SYNC });
+/** A stream on a pass of bf_1 ending at the job start. */
+const onPass = (pass: Partial<BackfillPass>, state: Partial<StreamState> = {}) =>
+  streamState('main:customer', {
+    watermark: new Date(START + 30_000).toISOString(),
+    initialSyncDone: true,
+    backfill: {
+      kind: 'pass',
+      jobId: 'bf_1',
+      emit: true,
+      startedAt: START,
+      endUtc: new Date(START).toISOString(),
+      watermark: null,
+      window: null,
+      recordsRead: 0,
+      eventsPublished: 0,
+      doneAt: null,
+      ...pass,
+    },
+    ...state,
+  });
+const read = (state: StreamState | undefined, delivered = 0, configured = true, of = job) =>
+  readStream(of, 'main:customer', 'customer', state, delivered, configured, NOW);
 
-describe('backfill progress of a stream', () => {
-  it('is 0 and not done before the first window (no state or no watermark)', () => {
-    expect(streamProgress(job, 'main:customer', 'customer', undefined)).toMatchObject({
+describe('backfill progress of a stream reset for a first sync', () => {
+  it('is 0 and not done before the first window', () => {
+    expect(read(streamState('main:customer', FIRST_SYNC)).progress).toMatchObject({
       fraction: 0,
       done: false,
       watermark: null,
-    });
-    expect(
-      streamProgress(job, 'main:customer', 'customer', streamState('main:customer')),
-    ).toMatchObject({
-      fraction: 0,
-      done: false,
+      endedBy: null,
     });
   });
 
   it('is (watermark − history start) / (job start − history start) on the way', () => {
     const quarter = HISTORY + (START - HISTORY) / 4;
-    expect(streamProgress(job, 'main:customer', 'customer', at(quarter)).fraction).toBeCloseTo(
-      0.25,
-      10,
-    );
-    expect(streamProgress(job, 'main:customer', 'customer', at(HISTORY)).fraction).toBe(0);
+    expect(read(at(quarter)).progress.fraction).toBeCloseTo(0.25, 10);
+    expect(read(at(HISTORY)).progress.fraction).toBe(0);
   });
 
   it('is done at 1 once the watermark reaches the job start minus the settle lag', () => {
-    expect(streamProgress(job, 'main:customer', 'customer', at(START - 5001)).done).toBe(false);
-    expect(streamProgress(job, 'main:customer', 'customer', at(START - 5000))).toMatchObject({
-      fraction: 1,
-      done: true,
-    });
-    expect(streamProgress(job, 'main:customer', 'customer', at(START + 60_000)).fraction).toBe(1);
+    expect(read(at(START - 5001)).progress.done).toBe(false);
+    expect(read(at(START - 5000)).progress).toMatchObject({ fraction: 1, done: true });
   });
 
   it('clamps a watermark before the history start to 0 and reports parking and errors', () => {
-    const parked = streamState('main:customer', {
-      watermark: new Date(HISTORY - 1000).toISOString(),
-      parked: true,
-      lastError: 'authorization failed',
-    });
-    expect(streamProgress(job, 'main:customer', 'customer', parked)).toMatchObject({
+    const parked = { ...at(HISTORY - 1000), parked: true, lastError: 'authorization failed' };
+    expect(read(parked).progress).toMatchObject({
       fraction: 0,
       parked: true,
       lastError: 'authorization failed',
     });
   });
+
+  it("reports the first sync's figures, not what the stream read since", () => {
+    const finished = streamState('main:customer', {
+      ...FIRST_SYNC,
+      watermark: new Date(START + 3_600_000).toISOString(),
+      initialSyncDone: true,
+      firstSync: { doneAt: START + 42_000, recordsRead: 300, eventsPublished: 294 },
+      // An hour of live polling after the first sync.
+      recordsRead: 5_300,
+      eventsPublished: 5_294,
+    });
+    expect(read(finished)).toMatchObject({
+      progress: { done: true, recordsRead: 300, eventsPublished: 294 },
+      outcome: { doneAt: START + 42_000, recordsRead: 300, eventsPublished: 294, endedBy: null },
+    });
+  });
+});
+
+describe('backfill progress of a stream on a pass beside its live polls', () => {
+  it("is the pass's watermark over [history start, its end), with the pass's own counters", () => {
+    const quarter = new Date(HISTORY + (START - HISTORY) / 4).toISOString();
+    const reading = read(onPass({ watermark: quarter, recordsRead: 1000, eventsPublished: 990 }));
+    expect(reading.progress.fraction).toBeCloseTo(0.25, 10);
+    expect(reading.progress).toMatchObject({
+      done: false,
+      recordsRead: 1000,
+      eventsPublished: 990,
+    });
+    expect(reading.outcome).toBeUndefined();
+  });
+
+  it('is done once the pass is, with its figures kept as the outcome', () => {
+    const done = onPass({ doneAt: START + 9_000, recordsRead: 5000, eventsPublished: 5000 });
+    expect(read(done)).toMatchObject({
+      progress: { fraction: 1, done: true, endedBy: null, recordsRead: 5000 },
+      outcome: { doneAt: START + 9_000, recordsRead: 5000, eventsPublished: 5000, endedBy: null },
+    });
+  });
+});
+
+describe('a stream whose part ended without completing', () => {
+  it('was superseded when its backfill state names another job, or it has none', () => {
+    const later = onPass({ jobId: 'bf_2', recordsRead: 7 });
+    expect(read(later)).toMatchObject({
+      progress: { done: true, fraction: 1, endedBy: 'superseded', recordsRead: 0 },
+      outcome: { doneAt: NOW, endedBy: 'superseded' },
+    });
+    expect(read(undefined).progress).toMatchObject({ done: true, endedBy: 'superseded' });
+  });
+
+  it('was removed when the stream is no longer configured (connection removed or disabled)', () => {
+    expect(read(onPass({ recordsRead: 12 }), 0, false)).toMatchObject({
+      progress: { done: true, endedBy: 'removed', recordsRead: 12 },
+      outcome: { endedBy: 'removed', recordsRead: 12 },
+    });
+  });
+
+  it('keeps what the job kept, whatever the stream does later', () => {
+    const kept = {
+      ...job,
+      outcomes: {
+        'main:customer': { doneAt: START + 1, recordsRead: 3, eventsPublished: 2, endedBy: null },
+      },
+    };
+    const reading = read(onPass({ jobId: 'bf_2', recordsRead: 99 }), 0, true, kept);
+    expect(reading.progress).toMatchObject({ done: true, endedBy: null, recordsRead: 3 });
+    expect(reading.outcome).toBeUndefined();
+  });
 });
 
 describe('backfill counts of a stream', () => {
-  it('are 0 before the stream is polled', () => {
-    expect(streamProgress(job, 'main:customer', 'customer', undefined)).toMatchObject({
-      recordsRead: 0,
-      eventsPublished: 0,
-      webhooksDelivered: 0,
-    });
-  });
-
-  it('take records read and events published from the stream state', () => {
-    const state = streamState('main:customer', { recordsRead: 41_200, eventsPublished: 41_000 });
-    expect(streamProgress(job, 'main:customer', 'customer', state)).toMatchObject({
-      recordsRead: 41_200,
-      eventsPublished: 41_000,
-    });
-  });
-
   it('count webhooks delivered from the delivery counter at the job start', () => {
     const started = { ...job, deliveredAtStart: { 'main:customer': 500 } };
-    const state = streamState('main:customer');
-    expect(streamProgress(started, 'main:customer', 'customer', state, 1700)).toMatchObject({
-      webhooksDelivered: 1200,
-    });
+    const state = onPass({});
+    expect(read(state, 1700, true, started).progress.webhooksDelivered).toBe(1200);
     // A counter read that lags behind the job's start value shows no progress, never less.
-    expect(streamProgress(started, 'main:customer', 'customer', state, 400).webhooksDelivered).toBe(
-      0,
-    );
+    expect(read(state, 400, true, started).progress.webhooksDelivered).toBe(0);
     // A job stored before the start values existed counts from 0.
-    expect(streamProgress(job, 'main:customer', 'customer', state, 30).webhooksDelivered).toBe(30);
+    expect(read(state, 30).progress.webhooksDelivered).toBe(30);
   });
 });
 
-describe('a finished backfill', () => {
-  const firstSync = { doneAt: START + 42_000, recordsRead: 300, eventsPublished: 294 };
-  const finished = streamState('main:customer', {
-    watermark: new Date(START + 3_600_000).toISOString(),
-    initialSyncDone: true,
-    firstSync,
-    // An hour of live polling after the first sync.
-    recordsRead: 5_300,
-    eventsPublished: 5_294,
-  });
+describe('backfillProgress', () => {
+  const customer = { streamId: 'main:customer' } as StreamDefinition;
+  const deps = async (state: StreamState, streams = [customer]) => {
+    const store = new MemoryStateStore();
+    await store.saveStream(state, 0);
+    const backfills = new MemoryBackfillJobStore();
+    await backfills.put(job);
+    return {
+      state: store,
+      deliveryCounter: new MemoryDeliveryCounter(),
+      clock: new ManualClock(START + 3_600_000),
+      streams: async () => streams,
+      backfills,
+    };
+  };
 
-  it("reports its stream's first sync figures, not what the stream read since", () => {
-    expect(streamProgress(job, 'main:customer', 'customer', finished)).toMatchObject({
-      done: true,
-      recordsRead: 300,
-      eventsPublished: 294,
-    });
-  });
-
-  it('stops its elapsed time where the last first sync completed', async () => {
-    const state = new MemoryStateStore();
-    await state.saveStream(finished, 0);
-    const clock = new ManualClock(START + 3_600_000);
-    const counter = new MemoryDeliveryCounter();
-    const view = await backfillProgress(job, { state, deliveryCounter: counter, clock });
+  it('stops its elapsed time where the last part ended, and keeps the outcome on the job', async () => {
+    const d = await deps(
+      onPass({ doneAt: START + 42_000, recordsRead: 300, eventsPublished: 294 }),
+    );
+    const view = await backfillProgress(job, d);
     expect(view).toMatchObject({
       done: true,
       recordsRead: 300,
@@ -135,21 +187,28 @@ describe('a finished backfill', () => {
       finishedAt: new Date(START + 42_000).toISOString(),
       etaSeconds: 0,
     });
+    expect((await d.backfills.get(job.id))?.outcomes?.['main:customer']).toEqual({
+      doneAt: START + 42_000,
+      recordsRead: 300,
+      eventsPublished: 294,
+      endedBy: null,
+    });
   });
 
-  it('runs on, with no end, while a stream is still reading', async () => {
-    const state = new MemoryStateStore();
-    await state.saveStream(
-      streamState('main:customer', { watermark: new Date(HISTORY).toISOString() }),
-      0,
-    );
-    const clock = new ManualClock(START + 30_000);
-    const view = await backfillProgress(job, {
-      state,
-      deliveryCounter: new MemoryDeliveryCounter(),
-      clock,
-    });
+  it('runs on, with no end and nothing kept, while a stream is still reading', async () => {
+    const d = await deps(onPass({ watermark: new Date(HISTORY + 1).toISOString() }));
+    d.clock = new ManualClock(START + 30_000);
+    const view = await backfillProgress(job, d);
     expect(view).toMatchObject({ done: false, elapsedSeconds: 30, finishedAt: null });
+    expect((await d.backfills.get(job.id))?.outcomes).toBeUndefined();
+  });
+
+  it('ends a job whose only stream left (its connection removed), rather than waiting for ever', async () => {
+    const d = await deps(onPass({}), []);
+    expect(await backfillProgress(job, d)).toMatchObject({
+      done: true,
+      streams: [{ endedBy: 'removed' }],
+    });
   });
 });
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toBudgetView } from '../../shared/admin/streams-view.ts';
 import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
+import type { BackfillPass } from '../../shared/state/state-store.ts';
 import { streamState } from '../state/state-store.contract.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
@@ -169,7 +170,7 @@ describe('admin API: streams', () => {
 });
 
 describe('admin API: backfill', () => {
-  it('resets the chosen streams for a first sync and reports progress from their watermarks', async () => {
+  it('gives a synced stream a pass beside its live polls (state and snapshots kept), resets the others, and reports progress', async () => {
     harness = createAdminHarness();
     await harness.state.saveStream(
       streamState('main:customer', {
@@ -194,22 +195,44 @@ describe('admin API: backfill', () => {
       fraction: 0,
     });
     expect(job.streams.map((s) => s.streamId)).toEqual(['main:customer', 'main:taxEnvironment']);
-    const reset = await harness.state.getStream('main:customer');
-    expect(reset).toMatchObject({
+    // The synced stream keeps its watermark, live state and snapshots; its pass reads the
+    // history up to the job's start.
+    const passEnd = Date.parse(job.startedAt);
+    expect(await harness.state.getStream('main:customer')).toMatchObject({
+      watermark: '2026-02-28T00:00:00.000Z',
+      initialSyncDone: true,
+      backfill: {
+        kind: 'pass',
+        jobId: job.id,
+        emit: true,
+        startedAt: Date.parse(job.startedAt),
+        endUtc: new Date(passEnd).toISOString(),
+        watermark: null,
+        doneAt: null,
+      },
+    });
+    expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(1);
+    // The stream that never synced is reset: its first sync is the backfill.
+    expect(await harness.state.getStream('main:taxEnvironment')).toMatchObject({
       watermark: null,
       initialSyncDone: false,
       initialSync: 'emit',
-      version: 1,
+      backfill: { kind: 'first-sync', jobId: job.id },
     });
-    expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(0);
     expect(await harness.state.getStream('main:resource')).toBeUndefined();
 
-    // The pollers move the watermarks: customer halfway through history, taxEnvironment done.
+    // The pollers move on: the customer pass halfway through its history, taxEnvironment done.
     const history = harness.settings.windows.historyStartMs;
-    const halfway = history + (harness.clock.now() - history) / 2;
+    const halfway = history + (passEnd - history) / 2;
     const customer = (await harness.state.getStream('main:customer'))!;
     await harness.state.saveStream(
-      { ...customer, watermark: new Date(halfway).toISOString() },
+      {
+        ...customer,
+        backfill: {
+          ...(customer.backfill as BackfillPass),
+          watermark: new Date(halfway).toISOString(),
+        },
+      },
       customer.version,
     );
     const tax = (await harness.state.getStream('main:taxEnvironment'))!;

@@ -19,6 +19,7 @@ function stream(streamId: string, fraction: number, more: Partial<StreamView> = 
     watermark: null,
     parked: false,
     lastError: null,
+    endedBy: null,
     recordsRead: 0,
     eventsPublished: 0,
     webhooksDelivered: 0,

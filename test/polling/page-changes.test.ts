@@ -204,3 +204,74 @@ describe('computeChanges', () => {
     expect(again.id).not.toBe(first.id);
   });
 });
+
+describe('computeChanges in a backfill that emits', () => {
+  const STARTED = NOW - 60_000;
+  const backfill = { id: 'bf_1', startedAt: STARTED, republish: true };
+  const kept = (record: Record<string, unknown>, updatedAt = STARTED - 1) =>
+    stored(record, { updatedAt });
+  const types = (events: { type: string; subject: string }[]) =>
+    events.map((e) => `${e.type} ${e.subject}`);
+
+  it('republishes an unchanged entity stored before it began as created, with no write, under an id of its own', () => {
+    const record = customer('a');
+    const plain = computeChanges(
+      observe('customer', [record]),
+      new Map([['a', kept(record)]]),
+      CONTEXT,
+    );
+    expect(plain.events).toEqual([]);
+    const { events, writes } = computeChanges(
+      observe('customer', [record]),
+      new Map([['a', kept(record)]]),
+      { ...CONTEXT, backfill },
+    );
+    expect(types(events)).toEqual(['customer.created a']);
+    expect(writes).toEqual([]);
+    const again = computeChanges(observe('customer', [record]), new Map([['a', kept(record)]]), {
+      ...CONTEXT,
+      backfill: { ...backfill, id: 'bf_2' },
+    });
+    expect(again.events[0]!.id).not.toBe(events[0]!.id);
+  });
+
+  it('does not republish an entity stored since it began (already published since), nor a tombstone', () => {
+    const record = customer('a');
+    const { events } = computeChanges(
+      observe('customer', [record, customer('d')]),
+      new Map([
+        ['a', kept(record, STARTED + 1)],
+        ['d', stored(customer('d'), { updatedAt: STARTED - 1, deleted: true })],
+      ]),
+      { ...CONTEXT, emitCreated: false, backfill },
+    );
+    expect(types(events)).toEqual([]);
+  });
+
+  it("announces an unread entity's created, as it was, before its change; the pass's own event has the same id", () => {
+    const before = customer('a', { UpdatedUtc: '2026-11-21T09:59:00Z' });
+    const after = customer('a', { Email: 'new@example.com', UpdatedUtc: '2026-11-21T09:59:30Z' });
+    const live = { ...backfill, republish: false, unreadFrom: Date.parse('2026-11-21T09:00:00Z') };
+    const { events } = computeChanges(
+      observe('customer', [after]),
+      new Map([['a', kept(before)]]),
+      {
+        ...CONTEXT,
+        backfill: live,
+      },
+    );
+    expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
+    expect(events[0]!.data.current).toEqual(before);
+    const byPass = computeChanges(observe('customer', [before]), new Map([['a', kept(before)]]), {
+      ...CONTEXT,
+      backfill,
+    });
+    expect(byPass.events[0]!.id).toBe(events[0]!.id);
+    // Read by the pass already (updated before where it reads now): the change alone.
+    const read = computeChanges(observe('customer', [after]), new Map([['a', kept(before)]]), {
+      ...CONTEXT,
+      backfill: { ...live, unreadFrom: Date.parse('2026-11-21T09:59:10Z') },
+    });
+    expect(types(read.events)).toEqual(['customer.updated a']);
+  });
+});

@@ -32,13 +32,17 @@ export function progressSummary(job: BackfillJobView): string {
   ].join(' · ');
 }
 
-/** The TTY drawing: a bar per stream (green when done, red when parked), the total, the figures. */
+/**
+ * The TTY drawing: a bar per stream (green when done, red when parked or ended without
+ * completing: superseded, removed), the total, the figures.
+ */
 export function progressLines(job: BackfillJobView, palette: Palette): string[] {
   const width = Math.max(5, ...job.streams.map((s) => s.streamId.length));
   return [
     ...job.streams.map((s) => {
       const line = progressBar(s.fraction, BAR_WIDTH, s.streamId.padEnd(width));
       if (s.parked) return palette.red(`${line}  parked`);
+      if (s.endedBy) return palette.red(`${line}  ${s.endedBy}`);
       return s.done ? palette.green(line) : line;
     }),
     palette.bold(progressBar(job.fraction, BAR_WIDTH, 'total')),
@@ -81,7 +85,8 @@ export function progressRenderer(
       const moved = last === undefined || fraction - last >= PLAIN_STEP;
       if (!moved && !(stream.done && last !== 1)) continue;
       shown.set(stream.streamId, fraction);
-      lines.push(progressBar(fraction, BAR_WIDTH, stream.streamId));
+      const bar = progressBar(fraction, BAR_WIDTH, stream.streamId);
+      lines.push(stream.endedBy ? `${bar}  ${stream.endedBy}` : bar);
     }
     const due = summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
     if (lines.length > 0 || due || job.done) {

@@ -5,7 +5,7 @@ import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
 import { paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
-import { type ProgressMode, progressRenderer } from './backfill-progress.ts';
+import { type BackfillJobView, type ProgressMode, progressRenderer } from './backfill-progress.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
 const BackfillOptionsSchema = CommonOptionsSchema.extend({
@@ -14,12 +14,20 @@ const BackfillOptionsSchema = CommonOptionsSchema.extend({
   pollInterval: z.string().default('1s'),
 });
 
+/** Why a stream's part ended without completing, for the exit message. */
+function describeEnd(stream: BackfillJobView['streams'][number]): string {
+  return stream.endedBy === 'removed'
+    ? `${stream.streamId} (its connection was removed or disabled)`
+    : `${stream.streamId} (a later backfill or reset of the stream took over)`;
+}
+
 /**
  * Adds `backfill [--entities customer,resource] [--emit]` (design.md, CLI): resets the
  * chosen streams for a first sync through the admin API, then polls the job until every
  * stream has caught up, showing a bar per stream, records read, events published, webhooks
  * delivered and the time left (see {@link progressRenderer}); with `--json`, one JSON line
- * per sample, the last one the final state. Exits 1 when a stream parks.
+ * per sample, the last one the final state. Exits 1 when a stream parks, or when a stream's
+ * part ended without completing (its connection removed, or a later backfill took over).
  */
 export function registerBackfillCommand(program: Command, io: CliIo): void {
   withCommonOptions(
@@ -76,6 +84,13 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       }
       await systemClock.sleep(interval.data);
       job = await client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema);
+    }
+    const ended = job.streams.filter((s) => s.endedBy !== null);
+    if (ended.length > 0) {
+      throw new CliExit(
+        EXIT_FAILURE,
+        `backfill ${job.id} ended without completing ${ended.map(describeEnd).join(', ')}`,
+      );
     }
     if (options.json) return;
     io.out(`Backfill ${job.id} done: every stream has caught up`);

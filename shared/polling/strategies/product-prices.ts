@@ -1,5 +1,6 @@
 import { productPricesFromPricing } from '../../connector/operations/products-get-pricing.ts';
 import { dayStartUtc } from '../../time-zone.ts';
+import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
@@ -45,6 +46,7 @@ export async function runProductPrices(
 ): Promise<number> {
   const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
   const emitCreated = emitsCreated(definition, state.current);
+  const backfill = listingJudging(state.current);
   let events = 0;
   let read = 0;
   let published = 0;
@@ -68,6 +70,7 @@ export async function runProductPrices(
       deps,
       observe('productPrice', prices),
       emitCreated,
+      { backfill },
     );
     events += changes.events.length;
     published += changes.published;
@@ -86,6 +89,7 @@ export async function runProductPrices(
   state.stage({
     watermark: new Date(now).toISOString(),
     ...syncCompleted(state.current, { records: read, events: published }, now),
+    ...listingPassDone(state.current, { records: read, events: published }, now),
   });
   return events;
 }

@@ -1,6 +1,7 @@
 import type { EntityRecord } from '../../changes/entity-types.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import { BridgeError } from '../../errors.ts';
+import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -60,12 +61,15 @@ export async function runSnapshot(
     }
   }
   const emitCreated = emitsCreated(definition, state.current);
-  const changes = await commitObservations(definition, deps, observations, emitCreated);
+  const changes = await commitObservations(definition, deps, observations, emitCreated, {
+    backfill: listingJudging(state.current),
+  });
   const now = deps.clock.now();
   // The poll's success save follows at once and writes it (one write per poll).
   state.stage({
     watermark: new Date(now).toISOString(),
     ...syncCompleted(state.current, { records: records.length, events: changes.published }, now),
+    ...listingPassDone(state.current, { records: records.length, events: changes.published }, now),
   });
   return changes.events.length;
 }

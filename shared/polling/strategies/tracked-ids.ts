@@ -1,3 +1,4 @@
+import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -46,12 +47,15 @@ export async function runTrackedIds(
       if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
   }
   const emitCreated = emitsCreated(definition, state.current);
-  const changes = await commitObservations(definition, deps, observations, emitCreated);
+  const changes = await commitObservations(definition, deps, observations, emitCreated, {
+    backfill: listingJudging(state.current),
+  });
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
     watermark: new Date(now).toISOString(),
     ...syncCompleted(state.current, { records: read, events: changes.published }, now),
+    ...listingPassDone(state.current, { records: read, events: changes.published }, now),
   });
   return changes.events.length;
 }

@@ -1,24 +1,19 @@
-import { entityIdOf } from '../../changes/entity-types.ts';
-import { readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
-import type { StreamState, StreamWindow } from '../../state/state-store.ts';
-import { publishObservations, storeChanges } from '../commit-changes.ts';
+import type { StreamState } from '../../state/state-store.ts';
+import { liveJudging } from '../backfill-state.ts';
 import { WindowOverlap } from '../overlap-memory.ts';
-import { type Observation, observe } from '../page-changes.ts';
+import type { Observation } from '../page-changes.ts';
 import {
   advanceCounters,
-  callOptions,
   emitsCreated,
-  type PageCounts,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
   syncCompleted,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
-import type { RecordGrant } from '../record-budget.ts';
 import { nextWindow, reachesPresent } from '../windows.ts';
-import { allRecords, budgetedPages, pageRecords } from './paged-records.ts';
+import { readWindow } from './window-pages.ts';
 
 /** What a windowed run did. */
 export interface WindowedRunResult {
@@ -44,13 +39,17 @@ function mayHaveSnapshot(observation: Observation, state: StateHandle, deps: Pol
 }
 
 /** Whether delivery lags past its bound; the run then stops with its cursor saved. */
-async function backlogAboveBound(deps: PollDeps, result: { paused?: boolean }): Promise<boolean> {
+export async function backlogAboveBound(
+  deps: PollDeps,
+  result: { paused?: boolean },
+): Promise<boolean> {
   if (!deps.backlog || !(await deps.backlog.aboveBound())) return false;
   result.paused = true;
   return true;
 }
 
-function pastDeadline(deps: PollDeps): boolean {
+/** Whether the run must stop: the process stops, or the invocation's deadline passed. */
+export function pastDeadline(deps: PollDeps): boolean {
   if (deps.signal?.aborted) return true;
   return deps.deadline !== undefined && deps.clock.now() >= deps.deadline;
 }
@@ -70,20 +69,6 @@ export async function runWindowed(
   state: StateHandle,
 ): Promise<WindowedRunResult> {
   const result: WindowedRunResult = { windows: 0, records: 0, caughtUp: false };
-  // A caught-up stream's window reaching the present is a live poll; anything else (a first
-  // sync, a backfill, a catch-up window cut at three months) is bulk work behind it.
-  let priority: BudgetPriority = 'bulk';
-  const classify = spec.deletedAmong
-    ? async (ids: readonly string[]) => {
-        const deleted = await allRecords(
-          deps.client,
-          spec.operation,
-          spec.deletedAmong!(ids, deps.pageCount),
-          callOptions(deps, definition, priority),
-        );
-        return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
-      }
-    : undefined;
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
   // A stream whose deletes are learnt by a second request is judged on more than its records.
   const memory = spec.deletedAmong ? undefined : deps.overlapMemory;
@@ -111,88 +96,32 @@ export async function runWindowed(
         ...(firstSyncOfEmptyStream ? { initialSyncStartedAt: deps.clock.now() } : {}),
       });
     }
-    const emitCreated = emitsCreated(definition, state.current);
-    priority = state.current.initialSyncDone && reachesPresent(window) ? 'live' : 'bulk';
+    // A caught-up stream's window reaching the present is a live poll; anything else (a first
+    // sync, a backfill, a catch-up window cut at three months) is bulk work behind it.
+    const priority: BudgetPriority =
+      state.current.initialSyncDone && reachesPresent(window) ? 'live' : 'bulk';
     // Backpressure holds bulk work only: a live window is small and must not wait behind a
     // backfill's backlog (its changes are what the latency target is about).
     if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
-    const body = spec.windowRequest(window, window.count);
-    if (window.cursor !== null)
-      body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
-    let windowRecords = 0;
-    let finished = false;
-    // The last page saves no cursor: its counts go with the watermark instead.
-    let lastPage: PageCounts = { records: 0, events: 0 };
-    // Page n is stored (snapshots, then its cursor) while page n+1 is fetched, diffed and
-    // published. Its events go out before page n's snapshots land, which the flow allows: the
-    // cursor saved is always that of a page fully published and stored.
-    let storing: Promise<void> = Promise.resolve();
-    let current: StreamWindow = window;
-    const grants = new Set<RecordGrant>();
     const overlap = memory
       ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs, spec.entityType)
       : undefined;
-    const pages = budgetedPages(
-      pageRecords(deps.client, spec.operation, body, {
-        ...callOptions(deps, definition, priority),
-        ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
-      }),
-      {
-        budget: deps.records,
-        streamId: definition.streamId,
-        entityType: spec.entityType,
-        requested: window.count,
-        ...(deps.signal ? { signal: deps.signal } : {}),
-        grants,
+    const read = await readWindow(definition, spec, deps, window, {
+      emitCreated: emitsCreated(definition, state.current),
+      priority,
+      backfill: liveJudging(state.current, window),
+      needsRead,
+      overlap,
+      savePage: async (next, counts) => {
+        await state.save({ window: next, ...advanceCounters(state.current, counts) });
       },
-    );
-    try {
-      for await (const page of readAhead(pages)) {
-        const changes = await publishObservations(
-          definition,
-          deps,
-          observe(spec.entityType, page.records),
-          emitCreated,
-          { ...(classify ? { classify } : {}), needsRead, lane: priority },
-        );
-        await storing;
-        const read = page.records.length + page.passedOver;
-        windowRecords += read;
-        const next: StreamWindow | undefined = page.last
-          ? undefined
-          : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
-        const counts: PageCounts = { records: read, events: changes.published };
-        storing = storeChanges(definition, deps, changes)
-          .then(async () => {
-            overlap?.keepStored(page.screen);
-            if (next) await state.save({ window: next, ...advanceCounters(state.current, counts) });
-          })
-          .finally(() => page.grant?.release());
-        // Awaited before the next page or at the end; until then, a failure must not count as
-        // an unhandled rejection (which would end the process).
-        storing.catch(() => undefined);
-        if (!next) {
-          finished = true;
-          lastPage = counts;
-          break;
-        }
-        current = next;
-        if (pastDeadline(deps)) break;
-        // The next page is already being read (one page ahead); no further one until it drains.
-        if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
-      }
-    } finally {
-      try {
-        await storing;
-      } finally {
-        // Claims of pages that were not stored: a failure, or the page read ahead and dropped.
-        for (const grant of grants) grant.release();
-      }
-    }
-    result.records += windowRecords;
-    if (!finished) break;
+      stopAfterPage: async () =>
+        pastDeadline(deps) || (priority === 'bulk' && (await backlogAboveBound(deps, result))),
+    });
+    result.records += read.records;
+    if (!read.finished) break;
     overlap?.commit(definition.streamId, window.endUtc);
-    deps.observer?.onWindow?.(definition.streamId, window, windowRecords);
+    deps.observer?.onWindow?.(definition.streamId, window, read.records);
     result.windows++;
     const caughtUp = reachesPresent(window);
     // A first sync that reaches the present has just seen every record: it counts as a sweep.
@@ -201,8 +130,8 @@ export async function runWindowed(
       watermark: window.endUtc,
       window: null,
       ...(caughtUp
-        ? syncCompleted(state.current, lastPage, deps.clock.now())
-        : advanceCounters(state.current, lastPage)),
+        ? syncCompleted(state.current, read.lastPage, deps.clock.now())
+        : advanceCounters(state.current, read.lastPage)),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
     };
     if (caughtUp) {

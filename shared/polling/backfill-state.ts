@@ -1,0 +1,100 @@
+import type { BackfillPass, StreamState, StreamWindow } from '../state/state-store.ts';
+import type { ChangeContext } from './page-changes.ts';
+import { advanceCounters, type PageCounts } from './poll-context.ts';
+
+/** How a backfill judges what it reads (see ChangeContext.backfill); undefined: as live polls do. */
+export type BackfillJudging = ChangeContext['backfill'];
+
+/** The stream's backfill pass while it runs; undefined when there is none or it is done. Pure. */
+export function activePass(state: StreamState): BackfillPass | undefined {
+  const backfill = state.backfill;
+  return backfill?.kind === 'pass' && backfill.doneAt === null ? backfill : undefined;
+}
+
+/**
+ * How a pass judges its records: with `emit`, each entity stored before the backfill is
+ * published as `created` under the backfill's id (before its change, if it changed); without,
+ * records are judged as live polls judge them. Pure.
+ */
+export function passJudging(pass: BackfillPass): BackfillJudging {
+  if (!pass.emit) return undefined;
+  // Whatever the pass reads it has not published yet: a changed record's `created` goes first.
+  return {
+    id: pass.jobId,
+    startedAt: pass.startedAt,
+    republish: true,
+    unreadFrom: Number.NEGATIVE_INFINITY,
+  };
+}
+
+/**
+ * How a stream's first sync judges its records: a backfill's first sync (a stream reset by
+ * `backfill` before it had completed one) gives its `created` events the backfill's id. Pure.
+ */
+export function firstSyncJudging(state: StreamState): BackfillJudging {
+  const backfill = state.backfill;
+  if (state.initialSyncDone || backfill?.kind !== 'first-sync') return undefined;
+  // Nothing was stored before: its records are all `created`, none awaits a republish.
+  return { id: backfill.jobId, startedAt: Number.NEGATIVE_INFINITY, republish: false };
+}
+
+/**
+ * How a windowed stream's live window judges records: as a first sync does (above), or, after
+ * a backfill that emits began, announcing the backfill's `created` of an entity it has not
+ * published yet before the entity's live change (see BackfillContext.unreadFrom). That holds
+ * while the pass runs, and for windows starting before it completed: a record can move out of
+ * the pass's reach (a change) just before the pass reads it, and its change be found after.
+ * An entity the pass did publish gets the same id again, which receivers deduplicate. Pure.
+ */
+export function liveJudging(
+  state: StreamState,
+  window: Pick<StreamWindow, 'startUtc'>,
+): BackfillJudging {
+  const pass = state.backfill;
+  if (pass?.kind !== 'pass' || !pass.emit) return firstSyncJudging(state);
+  if (pass.doneAt !== null && Date.parse(window.startUtc) >= pass.doneAt) return undefined;
+  const position = pass.doneAt === null ? (pass.window?.startUtc ?? pass.watermark) : null;
+  return {
+    id: pass.jobId,
+    startedAt: pass.startedAt,
+    republish: false,
+    unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
+  };
+}
+
+/**
+ * How a strategy that lists every record on each poll (snapshot, tracked ids, prices) judges
+ * them: its next poll after a backfill began is the whole pass. Pure.
+ */
+export function listingJudging(state: StreamState): BackfillJudging {
+  const pass = activePass(state);
+  return pass ? passJudging(pass) : firstSyncJudging(state);
+}
+
+/** The pass with `counts` added to its counters and `patch` applied. Pure. */
+export function passAdvanced(
+  pass: BackfillPass,
+  counts: PageCounts,
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt'>> = {},
+): BackfillPass {
+  const counters = advanceCounters(pass, counts);
+  return {
+    ...pass,
+    ...patch,
+    recordsRead: counters.recordsRead ?? 0,
+    eventsPublished: counters.eventsPublished ?? 0,
+  };
+}
+
+/**
+ * The state patch of a listing poll that was a whole pass (see {@link listingJudging}): the
+ * pass done now with this poll's counts; nothing when no pass runs. Pure.
+ */
+export function listingPassDone(
+  state: StreamState,
+  counts: PageCounts,
+  now: number,
+): Pick<StreamState, 'backfill'> | Record<string, never> {
+  const pass = activePass(state);
+  return pass ? { backfill: passAdvanced(pass, counts, { doneAt: now }) } : {};
+}

@@ -1,0 +1,155 @@
+import { entityIdOf } from '../../changes/entity-types.ts';
+import { readAhead } from '../../concurrency.ts';
+import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
+import type { StreamWindow } from '../../state/state-store.ts';
+import type { BackfillJudging } from '../backfill-state.ts';
+import { publishObservations, storeChanges } from '../commit-changes.ts';
+import type { WindowOverlap } from '../overlap-memory.ts';
+import { type Observation, observe } from '../page-changes.ts';
+import {
+  callOptions,
+  type PageCounts,
+  type PollDeps,
+  type StreamDefinition,
+} from '../poll-context.ts';
+import type { WindowedPollSpec } from '../poll-spec.ts';
+import type { RecordGrant } from '../record-budget.ts';
+import { allRecords, budgetedPages, pageRecords } from './paged-records.ts';
+
+/** How one window is read: what judges its records and where its progress goes. */
+export interface WindowReading {
+  emitCreated: boolean;
+  priority: BudgetPriority;
+  /** A backfill judging the records (see ChangeContext.backfill). */
+  backfill?: BackfillJudging;
+  /** Whether a record's snapshot must be read (default always). */
+  needsRead?: (observation: Observation) => boolean;
+  /** What this process remembers of the window's overlap, for the live reads. */
+  overlap?: WindowOverlap | undefined;
+  /** Saves the cursor of the next page with the counts of the page stored before it. */
+  savePage(next: StreamWindow, counts: PageCounts): Promise<void>;
+  /** Asked after each page but the last: true stops the window there (its cursor is saved). */
+  stopAfterPage(): Promise<boolean>;
+  /** Asked as each page arrives: false reads no page ahead (a caller about to stop). */
+  ahead?: () => boolean;
+}
+
+/** What reading a window did. */
+export interface WindowRead {
+  /** The last page was read: the window is done. */
+  finished: boolean;
+  /** Records read (passed over included). */
+  records: number;
+  /** The last page's counts, which no cursor save carried: they go with the watermark. */
+  lastPage: PageCounts;
+}
+
+/**
+ * Asks the connector which of `ids` are deleted, for operations whose deleted records carry no
+ * flag (the spec's `deletedAmong`); undefined for the others.
+ */
+export function deletedClassifier(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  priority: BudgetPriority,
+): ((ids: readonly string[]) => Promise<ReadonlySet<string>>) | undefined {
+  const deletedAmong = spec.deletedAmong;
+  if (!deletedAmong) return undefined;
+  return async (ids) => {
+    const deleted = await allRecords(
+      deps.client,
+      spec.operation,
+      deletedAmong(ids, deps.pageCount),
+      callOptions(deps, definition, priority),
+    );
+    return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
+  };
+}
+
+/**
+ * Pages through one window from its cursor: each page is diffed and published, then stored
+ * (snapshots, then the next page's cursor through {@link WindowReading.savePage}) while the
+ * next page is fetched, diffed and published. Its events go out before the previous page's
+ * snapshots land, which the flow allows: the cursor saved is always that of a page fully
+ * published and stored (design.md, Windows).
+ */
+export async function readWindow(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  window: StreamWindow,
+  reading: WindowReading,
+): Promise<WindowRead> {
+  const { priority } = reading;
+  const classify = deletedClassifier(definition, spec, deps, priority);
+  const body = spec.windowRequest(window, window.count);
+  if (window.cursor !== null)
+    body.Limitation = { ...(body.Limitation as object), Cursor: window.cursor };
+  const read: WindowRead = { finished: false, records: 0, lastPage: { records: 0, events: 0 } };
+  let storing: Promise<void> = Promise.resolve();
+  let current: StreamWindow = window;
+  const grants = new Set<RecordGrant>();
+  const { overlap } = reading;
+  const pages = budgetedPages(
+    pageRecords(deps.client, spec.operation, body, {
+      ...callOptions(deps, definition, priority),
+      ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
+    }),
+    {
+      budget: deps.records,
+      streamId: definition.streamId,
+      entityType: spec.entityType,
+      requested: window.count,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      grants,
+    },
+  );
+  try {
+    for await (const page of readAhead(pages, reading.ahead ? { ahead: reading.ahead } : {})) {
+      const changes = await publishObservations(
+        definition,
+        deps,
+        observe(spec.entityType, page.records),
+        reading.emitCreated,
+        {
+          ...(classify ? { classify } : {}),
+          ...(reading.needsRead ? { needsRead: reading.needsRead } : {}),
+          lane: priority,
+          backfill: reading.backfill,
+        },
+      );
+      await storing;
+      const records = page.records.length + page.passedOver;
+      read.records += records;
+      const next: StreamWindow | undefined = page.last
+        ? undefined
+        : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
+      const counts: PageCounts = { records, events: changes.published };
+      storing = storeChanges(definition, deps, changes)
+        .then(async () => {
+          overlap?.keepStored(page.screen);
+          if (next) await reading.savePage(next, counts);
+        })
+        .finally(() => page.grant?.release());
+      // Awaited before the next page or at the end; until then, a failure must not count as
+      // an unhandled rejection (which would end the process).
+      storing.catch(() => undefined);
+      if (!next) {
+        read.finished = true;
+        read.lastPage = counts;
+        break;
+      }
+      current = next;
+      if (await reading.stopAfterPage()) break;
+    }
+  } finally {
+    try {
+      await storing;
+    } finally {
+      // Claims of pages that were not stored: a failure, or the page read ahead and dropped.
+      for (const grant of grants) grant.release();
+    }
+  }
+  return read;
+}

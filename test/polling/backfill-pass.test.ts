@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
+import { backfillProgress, startBackfill } from '../../shared/admin/backfill.ts';
+import { MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
+import { seededRandom } from '../../shared/clock.ts';
+import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { nextPassWindow } from '../../shared/polling/strategies/backfill-pass.ts';
+import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
+import type { EventPublisher } from '../../shared/publish/publisher.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
+import { type Harness, startHarness } from '../simulator/harness.ts';
+
+/** Keeps what the pollers publish. */
+class CollectingPublisher implements EventPublisher {
+  readonly events: PublishableEvent[] = [];
+  async publish(events: readonly PublishableEvent[]) {
+    this.events.push(...events);
+    return { published: events.length, thinned: 0, failures: [] };
+  }
+}
+
+let sim: Harness;
+beforeAll(async () => {
+  sim = await startHarness({ activity: false });
+});
+afterAll(async () => {
+  await sim?.close();
+});
+
+/** A customer stream synced (baseline) against the simulator, and a backfill to start on it. */
+async function syncedCustomers() {
+  const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, sim.clock.now());
+  const streams: StreamDefinition[] = streamDefinitions('main', settings);
+  const state = new MemoryStateStore();
+  const publisher = new CollectingPublisher();
+  const pollDeps: PollDeps = {
+    store: state,
+    client: sim.client,
+    publisher,
+    clock: sim.clock,
+    windows: settings.windows,
+    pageCount: settings.pageCount,
+  };
+  const poll = () => pollStream(streams[0]!, pollDeps, 'test');
+  expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+  expect(publisher.events).toEqual([]);
+  const backfills = new MemoryBackfillJobStore();
+  const deps = {
+    state,
+    streams: async () => streams,
+    windows: settings.windows,
+    backfills,
+    deliveryCounter: new MemoryDeliveryCounter(),
+    clock: sim.clock,
+    random: seededRandom(7),
+  } as unknown as AdminDeps;
+  const model = sim.sim.controls.model;
+  // The customers the stream holds (those updated since the history start).
+  const held: string[] = [];
+  for await (const page of state.scanSnapshots(streams[0]!.streamId))
+    held.push(...page.filter((s) => !s.deleted).map((s) => s.entityId));
+  const customers = () => held;
+  const update = (id: string, notes: string) =>
+    model.update(model.customers, 'customer', id, { Notes: notes });
+  return { state, publisher, poll, deps, customers, update };
+}
+
+describe('a backfill of a synced stream runs beside its live polls', () => {
+  it('loses no change made as it starts or while it runs, and publishes each once', async () => {
+    const { publisher, poll, deps, customers, update } = await syncedCustomers();
+    const [first, second] = customers();
+    await sim.clock.advance(5_000);
+    update(first!, 'just before the backfill');
+    const job = await startBackfill({ emit: false }, deps);
+    await sim.clock.advance(2_000);
+    update(second!, 'while it runs');
+    await sim.clock.advance(2_000);
+    // One run: the live window first (both changes), then the pass over the history.
+    expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    const view = await backfillProgress(job, deps);
+    expect(view).toMatchObject({ done: true, streams: [{ done: true, endedBy: null }] });
+    expect(view.recordsRead).toBeGreaterThanOrEqual(customers().length);
+    const changed = publisher.events.map((e) => `${e.type} ${e.subject}`);
+    expect(changed.sort()).toEqual(
+      [`customer.updated ${first}`, `customer.updated ${second}`].sort(),
+    );
+  });
+
+  it('with --emit publishes every customer once as created, before any change of it, under ids of its own', async () => {
+    const { publisher, poll, deps, customers, update } = await syncedCustomers();
+    const all = customers();
+    await sim.clock.advance(5_000);
+    const job = await startBackfill({ emit: true }, deps);
+    // A change the live window sees before the pass reaches the record.
+    await sim.clock.advance(2_000);
+    update(all[0]!, 'changed during the emit backfill');
+    await sim.clock.advance(2_000);
+    expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    const created = publisher.events.filter((e) => e.type === 'customer.created');
+    expect(new Set(created.map((e) => e.subject))).toEqual(new Set(all));
+    expect(created).toHaveLength(all.length);
+    const ofChanged = publisher.events.filter((e) => e.subject === all[0]).map((e) => e.type);
+    expect(ofChanged).toEqual(['customer.created', 'customer.updated']);
+    expect((await backfillProgress(job, deps)).eventsPublished).toBe(all.length - 1);
+
+    // A second backfill sends them all again (new ids), and the first job keeps its figures.
+    publisher.events.length = 0;
+    const firstView = await backfillProgress(job, deps);
+    await sim.clock.advance(5_000);
+    const again = await startBackfill({ emit: true }, deps);
+    await sim.clock.advance(2_000);
+    expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    const resent = publisher.events.filter((e) => e.type === 'customer.created');
+    expect(resent).toHaveLength(all.length);
+    const firstIds = new Set(created.map((e) => e.id));
+    expect(resent.filter((e) => firstIds.has(e.id))).toEqual([]);
+    // As GET /backfill/{id} reads it: the job as stored, with the outcome its first read kept.
+    const stored = (await deps.backfills.get(job.id))!;
+    expect(await backfillProgress(stored, deps)).toMatchObject({
+      recordsRead: firstView.recordsRead,
+      eventsPublished: firstView.eventsPublished,
+      finishedAt: firstView.finishedAt,
+    });
+    expect(await backfillProgress(again, deps)).toMatchObject({
+      done: true,
+      eventsPublished: all.length,
+    });
+  });
+});
+
+describe('nextPassWindow', () => {
+  const windows = { overlapMs: 5_000, settleLagMs: 1_000, historyStartMs: 0, minWindowMs: 0 };
+  const settings = { windows, pageCount: 1000 };
+  const pass = {
+    kind: 'pass' as const,
+    jobId: 'bf_1',
+    emit: true,
+    startedAt: 100_000,
+    endUtc: new Date(100_000).toISOString(),
+    watermark: null,
+    window: null,
+    recordsRead: 0,
+    eventsPublished: 0,
+    doneAt: null,
+  };
+
+  it('reads from the history start to its end, and waits for the settle lag before its last window', () => {
+    expect(nextPassWindow(pass, 100_500, settings)).toBe('wait');
+    expect(nextPassWindow(pass, 101_000, settings)).toMatchObject({
+      startUtc: new Date(0).toISOString(),
+      endUtc: pass.endUtc,
+      cursor: null,
+    });
+  });
+
+  it('resumes its window in progress, and is done once its watermark reaches its end', () => {
+    const window = { startUtc: 'a', endUtc: 'b', cursor: 'c', count: 1000, pages: 3 };
+    expect(nextPassWindow({ ...pass, window }, 0, settings)).toBe(window);
+    expect(nextPassWindow({ ...pass, watermark: pass.endUtc }, 200_000, settings)).toBe('done');
+  });
+});
