@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
 import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
+import { streamDueAt } from '../polling/schedule.ts';
 import type { StreamState, StreamWindow } from '../state/state-store.ts';
 import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';
 
@@ -37,7 +38,8 @@ function strategyOf(definition: StreamDefinition | undefined): string | null {
 
 /**
  * The view of a stream: its stored state, or (never polled) its definition alone. Lag is
- * now − watermark in seconds, null without a watermark. Pure: `nowMs` is given.
+ * now − watermark in seconds, null without a watermark; `nextDueAt` is when the planner polls
+ * it under its current definition ({@link streamDueAt}). Pure: `nowMs` is given.
  */
 export function toStreamView(
   definition: StreamDefinition | undefined,
@@ -56,7 +58,10 @@ export function toStreamView(
     watermark: state?.watermark ?? null,
     lastPollAt: isoOrNull(state?.lastPollAt ?? null),
     lastSuccessAt: isoOrNull(state?.lastSuccessAt ?? null),
-    nextDueAt: isoOrNull(state?.nextDueAt ?? null),
+    // When the planner will poll it: a kept due time beyond the current interval counts no more.
+    nextDueAt: isoOrNull(
+      state ? (definition ? streamDueAt(definition, state) : state.nextDueAt) : null,
+    ),
     lagSeconds: Number.isFinite(watermarkMs)
       ? Math.max(0, Math.round((nowMs - watermarkMs) / 1000))
       : null,

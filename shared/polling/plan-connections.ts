@@ -1,6 +1,6 @@
 import type { StreamState } from '../state/state-store.ts';
 import type { StreamDefinition } from './poll-context.ts';
-import { dueStreams } from './schedule.ts';
+import { dueStreams, streamDueAt } from './schedule.ts';
 
 /** A connection as the planner sees it: its id and its streams. */
 export interface PlannedConnection {
@@ -35,7 +35,12 @@ export function planConnectionJobs(
   for (const connection of connections) {
     const due = dueStreams(connection.definitions, states, now, lookaheadMs);
     if (due.length === 0) continue;
-    const earliest = Math.min(...due.map((d) => states.get(d.streamId)?.nextDueAt ?? now));
+    const earliest = Math.min(
+      ...due.map((d) => {
+        const state = states.get(d.streamId);
+        return state ? streamDueAt(d, state) : now;
+      }),
+    );
     jobs.push({
       connectionId: connection.connectionId,
       streamIds: due.map((d) => d.streamId),

@@ -1,6 +1,7 @@
 import type { StreamState } from '../state/state-store.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
+import { streamDueAt } from './schedule.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -24,7 +25,7 @@ export interface ConnectionPollResult {
  * streams then take none of their own, and a stream's due check is its poll's read. Connector
  * failures are recorded on the stream by pollStream; store and publish failures propagate so
  * the job is retried. The connection's next due time comes from the states the job read and
- * wrote: a stream is read again only when the job neither read nor wrote it.
+ * wrote ({@link streamDueAt}): a stream is read again only when the job neither read nor wrote it.
  */
 export async function pollConnectionStreams(
   streamIds: readonly string[],
@@ -67,7 +68,7 @@ export async function pollConnectionStreams(
       if (dueBy !== undefined) {
         state = await deps.store.getStream(streamId);
         known.set(streamId, state);
-        if (state && state.nextDueAt > dueBy) continue;
+        if (state && streamDueAt(definition, state) > dueBy) continue;
       }
       if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
         // Out of time: the next planner run finds the rest still due.
@@ -104,9 +105,10 @@ async function earliestNextDue(
   deps: PollDeps,
 ): Promise<number | undefined> {
   let earliest: number | undefined;
-  for (const { streamId } of definitions) {
+  for (const definition of definitions) {
+    const { streamId } = definition;
     const state = known.has(streamId) ? known.get(streamId) : await deps.store.getStream(streamId);
-    const due = state?.nextDueAt ?? deps.clock.now();
+    const due = state ? streamDueAt(definition, state) : deps.clock.now();
     earliest = earliest === undefined ? due : Math.min(earliest, due);
   }
   return earliest;

@@ -42,8 +42,28 @@ export function nextDueTime(startedAt: number, intervalMs: number, phaseMs: numb
 }
 
 /**
+ * When a stream is due under its current definition: its stored `nextDueAt`, brought forward
+ * to the slot its last poll would have set with the definition's interval and phase. So a
+ * shorter interval (a connection re-added with its state kept, a changed POLL_INTERVAL) takes
+ * effect at once instead of after the old one; an unchanged definition keeps the stored time.
+ * Never later than stored. A failing stream (its backoff counts from the failure's end, which
+ * the state does not hold, so it would be cut short), a parked one (its skip moves the due time
+ * but not `lastPollAt`) and one never polled keep their stored time. Pure.
+ * @example streamDueAt({ intervalMs: 10_000 }, { ...state, lastPollAt: 0, nextDueAt: 60_000 }) === 10_000
+ */
+export function streamDueAt(
+  definition: Pick<StreamDefinition, 'intervalMs' | 'phaseMs'>,
+  state: Pick<StreamState, 'nextDueAt' | 'lastPollAt' | 'consecutiveFailures' | 'parked'>,
+): number {
+  if (state.lastPollAt === null || state.consecutiveFailures > 0 || state.parked)
+    return state.nextDueAt;
+  const current = nextDueTime(state.lastPollAt, definition.intervalMs, definition.phaseMs ?? 0);
+  return Math.min(state.nextDueAt, current);
+}
+
+/**
  * The planner's choice: streams due by `now + lookaheadMs` — never polled, or reaching
- * `nextDueAt`. A parked stream is due too: its poll makes no request unless its connection's
+ * their {@link streamDueAt}. A parked stream is due too: its poll makes no request unless its connection's
  * credentials changed since they were refused (`staysParked`), and moves it to its next due time. Pure; ordered by due time. The AWS planner runs once per
  * schedule period, so it looks one period ahead and delays each poll job to its due time.
  */
@@ -58,8 +78,9 @@ export function dueStreams(
   const due: { definition: StreamDefinition; at: number }[] = [];
   for (const definition of definitions) {
     const state = states.get(definition.streamId);
-    if (state && state.nextDueAt > now + lookaheadMs) continue;
-    due.push({ definition, at: state?.nextDueAt ?? 0 });
+    const at = state ? streamDueAt(definition, state) : 0;
+    if (at > now + lookaheadMs) continue;
+    due.push({ definition, at });
   }
   return due.sort((a, b) => a.at - b.at).map(({ definition }) => definition);
 }

@@ -46,6 +46,8 @@ type StreamRow = {
   connectionId: string;
   lastPollAt: string | null;
   lastSuccessAt: string | null;
+  nextDueAt: string | null;
+  initialSyncDone: boolean;
 };
 
 describe('connections added, disabled and removed at run time', () => {
@@ -159,6 +161,45 @@ describe('connections added, disabled and removed at run time', () => {
     expect(everything.length).toBeGreaterThan(0);
     for (const token of Object.values(TOKENS)) expect(everything).not.toContain(token);
   }, 60_000);
+
+  it('polls a connection re-added with --keep-state and a shorter --interval within the new interval', async () => {
+    const addArgs = (interval: string) => [
+      'connections',
+      'add',
+      '--id',
+      'hotel-4',
+      '--access-token-stdin',
+      '--entities',
+      'customer',
+      '--interval',
+      interval,
+    ];
+    expect((await cli(addArgs('1m'), `${TOKENS.accessToken}\n`)).code).toBe(0);
+    // Caught up under 1 minute: its next poll a minute after its last.
+    const synced = await waitFor(
+      async () => {
+        const row = await stream('hotel-4:customer');
+        return row?.initialSyncDone &&
+          row.nextDueAt &&
+          Date.parse(row.nextDueAt) > Date.now() + 30_000
+          ? row
+          : false;
+      },
+      15_000,
+      'the first sync of the connection polled every minute',
+    );
+    const removed = await cli(['connections', 'remove', 'hotel-4', '--keep-state', '--json']);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ streamsDeleted: 0 });
+
+    expect((await cli(addArgs('1s'), `${TOKENS.accessToken}\n`)).code).toBe(0);
+
+    await waitFor(
+      async () => (await stream('hotel-4:customer'))?.lastPollAt !== synced.lastPollAt,
+      10_000,
+      'a poll of the re-added connection within its new interval, not its kept minute',
+    );
+    expect((await cli(['connections', 'remove', 'hotel-4'])).code).toBe(0);
+  }, 40_000);
 
   it('reads the token from the stdin of the real executable', async () => {
     const added = await runBinWithStdin(

@@ -91,6 +91,32 @@ describe('one poll job of a connection', () => {
     expect(early.nextDueAt).toBe(earliest);
   });
 
+  it('polls a stream whose kept state is due after its current interval (re-added with a shorter one) within that interval', async () => {
+    const definition = harness
+      .definitions()
+      .find((d) => d.spec.entityType === 'customer' && !d.streamId.startsWith('hotel:'))!;
+    const deps = harness.deps('chain');
+    const minute = { ...definition, intervalMs: 60_000, phaseMs: 0 };
+    await pollConnectionStreams([minute.streamId], [minute], deps, 't');
+    const kept = await deps.store.getStream(minute.streamId);
+    expect(kept!.nextDueAt).toBe(kept!.lastPollAt! + 60_000);
+    await harness.clock.advance(5_000);
+    const fiveSeconds = { ...definition, intervalMs: 5_000, phaseMs: 0 };
+
+    const job = await pollConnectionStreams(
+      [fiveSeconds.streamId],
+      [fiveSeconds],
+      deps,
+      't',
+      harness.clock.now(),
+    );
+
+    expect(job.outcomes).toEqual([
+      { kind: 'polled', streamId: fiveSeconds.streamId, caughtUp: true },
+    ]);
+    expect(job.nextDueAt).toBe(harness.clock.now() + 5_000);
+  });
+
   it('spends one state write on a quiet poll of a caught-up stream, and no read to say when it is next due', async () => {
     const definition = harness
       .definitions()

@@ -6,6 +6,7 @@ import {
   dueStreams,
   failureBackoffMs,
   nextDueTime,
+  streamDueAt,
   streamPhaseMs,
 } from '../../shared/polling/schedule.ts';
 import { customerSpec } from '../../shared/polling/specs/customer.ts';
@@ -67,6 +68,42 @@ describe('stream schedule', () => {
       'main:b',
       'main:a',
     ]);
+  });
+
+  it('brings a kept due time forward to the current interval after the last poll (a connection re-added with a shorter interval)', () => {
+    const now = 1_000_000;
+    // Polled 5 s ago under a 1 minute interval, then re-added with --keep-state and 10 s.
+    const kept = {
+      ...initialStreamState(definition('main:a'), now),
+      lastPollAt: now - 5_000,
+      nextDueAt: now + 55_000,
+    };
+    const shorter = { ...definition('main:a'), intervalMs: 10_000 };
+
+    expect(streamDueAt(shorter, kept)).toBe(now + 5_000);
+    expect(dueStreams([shorter], new Map([['main:a', kept]]), now + 4_999)).toEqual([]);
+    expect(dueStreams([shorter], new Map([['main:a', kept]]), now + 5_000)).toEqual([shorter]);
+  });
+
+  it('keeps the stored due time of an unchanged phased stream, a failure backoff and a parked stream', () => {
+    const now = 1_000_000;
+    const base = initialStreamState(definition('main:a'), now);
+    const phased = { ...definition('main:a'), phaseMs: 5_000 };
+    // Its phase slot lies 85 s after the poll: a clamp to one interval would move it.
+    const slot = nextDueTime(100_000, 60_000, 5_000);
+    expect(slot).toBe(185_000);
+    expect(streamDueAt(phased, { ...base, lastPollAt: 100_000, nextDueAt: slot })).toBe(slot);
+
+    const shorter = { ...definition('main:a'), intervalMs: 10_000 };
+    const backingOff = {
+      ...base,
+      lastPollAt: now,
+      consecutiveFailures: 3,
+      nextDueAt: now + failureBackoffMs(3, 60_000),
+    };
+    expect(streamDueAt(shorter, backingOff)).toBe(now + 240_000);
+    const parked = { ...base, lastPollAt: now - 600_000, parked: true, nextDueAt: now + 60_000 };
+    expect(streamDueAt(shorter, parked)).toBe(now + 60_000);
   });
 
   it('backs off by doubling the interval up to 30 minutes', () => {
