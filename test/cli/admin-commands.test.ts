@@ -219,6 +219,40 @@ describe('change-bridge streams', () => {
     ]);
   });
 
+  it('list shows a stream whose first poll run is still reading as in its first sync, not "never polled"', async () => {
+    const now = cli.harness.clock.now();
+    // Saved page by page while the run goes on: lastPollAt waits for the run's end.
+    await cli.harness.state.saveStream(
+      streamState('resource', {
+        watermark: new Date(now - 86_400_000).toISOString(),
+        window: {
+          startUtc: new Date(now - 86_400_000).toISOString(),
+          endUtc: new Date(now).toISOString(),
+          cursor: 'c-7',
+          count: 1000,
+          pages: 7,
+        },
+        recordsRead: 57_000,
+      }),
+      0,
+    );
+    try {
+      const table = await cli.run(['streams', 'list']);
+      expect(table.stdout).toMatch(
+        /main:resource\s+2026-02-28 00:00:00\s+-\s+24h\s+0\s+first sync \(57,000 records, window 7 pages\)/,
+      );
+      const json = JSON.parse((await cli.run(['streams', 'list', '--json'])).stdout);
+      expect(json.find((s: { id: string }) => s.id === 'main:resource')).toMatchObject({
+        lastPollAt: null,
+        initialSyncDone: false,
+        windowInProgress: { pages: 7 },
+        recordsRead: 57_000,
+      });
+    } finally {
+      await cli.harness.state.deleteStream('main:resource');
+    }
+  });
+
   it('list says "not polled" of a stream parked before its entity was dropped, not "parked"', async () => {
     const now = cli.harness.clock.now();
     await cli.harness.state.saveStream(

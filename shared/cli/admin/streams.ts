@@ -19,19 +19,9 @@ import {
   withCommonOptions,
   writeJson,
 } from './output.ts';
+import { streamStateText } from './stream-state.ts';
 
 const ListOptionsSchema = CommonOptionsSchema.extend({ connection: z.string().optional() });
-
-/** One word for where a stream stands. */
-function streamState(stream: z.infer<typeof StreamViewSchema>): string {
-  // A stream whose entity was dropped is not polled at all, whatever it last was.
-  if (!stream.configured) return 'not polled';
-  if (stream.parked) return 'parked';
-  if (stream.lastPollAt === null) return 'never polled';
-  if (stream.windowInProgress) return `window (${stream.windowInProgress.pages} pages)`;
-  if (!stream.initialSyncDone) return 'first sync';
-  return 'ok';
-}
 
 /** One connection's connector budget in a line: used of the limit, live reserve, queued, pause. */
 function budgetLine(budget: z.infer<typeof BudgetViewSchema>): string {
@@ -74,7 +64,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
           shortTime(s.lastPollAt),
           shortLag(s.lagSeconds),
           String(s.consecutiveFailures),
-          streamState(s),
+          streamStateText(s),
           (s.parkedReason ?? s.lastError ?? '').slice(0, 80),
         ]),
       ),
