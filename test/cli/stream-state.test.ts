@@ -33,6 +33,19 @@ function view(fields: Partial<StreamView>): StreamView {
 const WINDOW = { startUtc: '2025-01-01T00:00:00.000Z', endUtc: '2025-04-01T00:00:00.000Z' };
 
 describe('the STATE column of streams list', () => {
+  it('shows a backfill pass beside the live polls with its own records read', () => {
+    const pass = {
+      jobId: 'bf_1',
+      watermark: null,
+      windowInProgress: null,
+      recordsRead: 4_000,
+      eventsPublished: 4_000,
+    };
+    const live = { initialSyncDone: true, lastPollAt: '2026-01-01T00:00:00.000Z' };
+    expect(streamStateText(view({ ...live, backfillPass: pass }))).toBe('backfill (4,000 records)');
+    expect(streamStateText(view({ ...live, backfillPass: null }))).toBe('ok');
+  });
+
   it('says "never polled" of a stream nothing was read for', () => {
     expect(streamStateText(view({}))).toBe('never polled');
   });

@@ -29,7 +29,8 @@ export function inFirstSync(
 
 /**
  * The STATE column of `streams list`: where a stream stands, in a few words. A first sync shows
- * its records read and the pages of its window in progress, from its first page on.
+ * its records read and the pages of its window in progress, from its first page on; a backfill
+ * pass beside the live polls, its own records read.
  * Pure.
  * @example streamStateText({ ...view, recordsRead: 12_000 }) === 'first sync (12,000 records)'
  */
@@ -46,5 +47,8 @@ export function streamStateText(stream: StreamView): string {
   }
   if (stream.lastPollAt === null) return 'never polled';
   if (stream.windowInProgress) return `window (${stream.windowInProgress.pages} pages)`;
+  // A backfill's pass beside the live polls: its own records read.
+  if (stream.backfillPass)
+    return `backfill (${formatCount(stream.backfillPass.recordsRead)} records)`;
   return 'ok';
 }
