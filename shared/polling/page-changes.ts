@@ -122,8 +122,18 @@ export function computeChanges(
       previousVersion: previous?.updatedAt,
       currentHash: decision.currentHash ?? undefined,
     };
-    const republished = { ...versioned, backfillId: context.backfill?.id };
     const backfill = context.backfill;
+    /** A `created` of `current` (with its hash when it is not the observed record's). */
+    const created = (current: EntityRecord, currentHash = versioned.currentHash) =>
+      buildChangeEvent({
+        ...versioned,
+        currentHash,
+        backfillId: backfill?.id,
+        entityId,
+        scope,
+        change: 'created',
+        current,
+      });
     if (
       backfill !== undefined &&
       (decision.change === 'updated' || decision.change === 'deleted') &&
@@ -132,16 +142,7 @@ export function computeChanges(
     ) {
       // The backfill's `created` of the entity as it stood, before the change that moves it
       // out of the pass's reach (the pass would have sent this very event).
-      events.push(
-        buildChangeEvent({
-          ...republished,
-          currentHash: previous!.hash,
-          entityId,
-          scope,
-          change: 'created',
-          current: previous!.record,
-        }),
-      );
+      events.push(created(previous!.record, previous!.hash));
     }
     switch (decision.change) {
       case 'created':
@@ -159,15 +160,7 @@ export function computeChanges(
             }),
           );
         } else if (context.emitCreated) {
-          events.push(
-            buildChangeEvent({
-              ...republished,
-              entityId,
-              scope,
-              change: 'created',
-              current: currentRecord,
-            }),
-          );
+          events.push(created(currentRecord));
         }
         writes.push({
           entityId,
@@ -200,17 +193,8 @@ export function computeChanges(
         break;
       case 'none':
         // Unchanged, live and stored before the backfill (one stored since was published since).
-        if (backfill?.republish && current !== undefined && awaitsBackfill(previous, backfill)) {
-          events.push(
-            buildChangeEvent({
-              ...republished,
-              entityId,
-              scope,
-              change: 'created',
-              current,
-            }),
-          );
-        }
+        if (backfill?.republish && current !== undefined && awaitsBackfill(previous, backfill))
+          events.push(created(current));
         break;
     }
   }

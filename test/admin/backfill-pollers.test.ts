@@ -6,20 +6,10 @@ import { seededRandom } from '../../shared/clock.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
-import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { CollectingPublisher } from '../polling/poll-harness.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
 import { createAdminHarness } from './support/harness.ts';
-
-/** Keeps what the pollers publish. */
-class CollectingPublisher implements EventPublisher {
-  readonly events: PublishableEvent[] = [];
-  async publish(events: readonly PublishableEvent[]) {
-    this.events.push(...events);
-    return { published: events.length, thinned: 0, failures: [] };
-  }
-}
 
 let sim: Harness;
 beforeAll(async () => {

@@ -7,20 +7,10 @@ import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-conte
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { nextPassWindow } from '../../shared/polling/strategies/backfill-pass.ts';
-import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
-import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
-
-/** Keeps what the pollers publish. */
-class CollectingPublisher implements EventPublisher {
-  readonly events: PublishableEvent[] = [];
-  async publish(events: readonly PublishableEvent[]) {
-    this.events.push(...events);
-    return { published: events.length, thinned: 0, failures: [] };
-  }
-}
+import { CollectingPublisher } from './poll-harness.ts';
 
 let sim: Harness;
 beforeAll(async () => {
