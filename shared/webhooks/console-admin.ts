@@ -102,7 +102,10 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
       const needle = query.subject?.toLowerCase();
       const feed: FeedEvent[] = [];
       for (const event of stored) {
-        if (query.sinceMs !== undefined && event.storedAt < query.sinceMs) break;
+        // Skipped, not the end: an event listed twice (two batches fanning it out at once, or
+        // lists written before new events alone were listed) stands at its last listing with
+        // the `storedAt` of its first, so newer events may follow it. The read is one page.
+        if (query.sinceMs !== undefined && event.storedAt < query.sinceMs) continue;
         if (query.type !== undefined && !matchesEventType(query.type, event.type)) continue;
         const fields = readFeedFields(event.body);
         if (needle !== undefined && !fields.subject?.toLowerCase().includes(needle)) continue;

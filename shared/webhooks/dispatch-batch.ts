@@ -53,9 +53,13 @@ export class DispatchBatch {
   readonly failures = new Set<string>();
   /**
    * Events of the batch not stored before, by id: stored at the end of the batch with the
-   * outcome of their first attempts (see `writeInlineDeliveries`); their records fail if not.
+   * outcome of their first attempts (see `writeInlineDeliveries`), once `listed` settles; their
+   * records fail if not.
    */
-  readonly freshEvents = new Map<string, { event: StoredEvent; recordIds: readonly string[] }>();
+  readonly freshEvents = new Map<
+    string,
+    { event: StoredEvent; recordIds: readonly string[]; listed: Promise<void> }
+  >();
   /** New deliveries after their first attempt, written together at the end of the batch. */
   readonly stagedDeliveries: StagedDelivery[] = [];
   /** Deliveries written as delivered, per stream; added to the counter by {@link flush}. */

@@ -45,10 +45,9 @@ export interface InlineDelivery {
 
 /**
  * Plans the batch's events: one inline delivery per (new event, enabled matching
- * subscription). Events are listed first, then looked up in one read: a new event is stored
- * only after its first attempts, once, with their outcome folded into its item
- * ({@link writeInlineDeliveries}), and its deliveries are listed under their subscriptions in
- * one shared write meanwhile. An event stored before (SQS redelivered the message, or the poller
+ * subscription). Events are looked up in one read: a new event is stored only after its first
+ * attempts, once, with their outcome folded into its item ({@link writeInlineDeliveries}), and
+ * it is listed, and its deliveries under their subscriptions, in shared writes meanwhile. An event stored before (SQS redelivered the message, or the poller
  * published it again) is idempotent: each delivery recorded is left alone (a pending one gets a
  * message again, in case the earlier run stopped before sending it) and only missing ones are
  * planned, with the stored body. Records whose storage failed are marked failed in `batch`.
@@ -82,25 +81,30 @@ export async function planFanOut(
     );
     return { item, stored, deliveries };
   });
-  // Listed before stored: an event is never stored unlisted, and listing one twice is harmless.
   let known: Map<string, StoredEventRecord>;
   try {
-    [, known] = await Promise.all([
-      store.indexEvents(planned.map((p) => p.stored)),
-      store.getEventRecords(planned.map((p) => p.stored.id)),
-    ]);
+    known = await store.getEventRecords(planned.map((p) => p.stored.id));
   } catch (error) {
-    batch.fail(allRecordIds, 'listing or reading the events failed', error);
+    batch.fail(allRecordIds, 'reading the events failed', error);
     return [];
   }
   const fresh = planned.filter((p) => !known.has(p.stored.id));
   const repeated = planned.filter((p) => known.has(p.stored.id));
-  for (const p of fresh)
-    batch.freshEvents.set(p.stored.id, { event: p.stored, recordIds: p.item.recordIds });
-  const listed =
-    fresh.length > 0 ? store.indexDeliveries(fresh.flatMap((p) => p.deliveries)) : undefined;
-  // Each inline delivery awaits `listed` itself; this keeps an unawaited failure from going unhandled.
-  listed?.catch(() => undefined);
+  // Only new events are listed, at their `storedAt`: an event published again keeps its one
+  // place in the list (a second listing would put it first with its old `storedAt`, out of
+  // order for `GET /feed?since=` and `events list`). Listed before stored (writeInlineDeliveries
+  // awaits this): an event is never stored unlisted.
+  let listed: Promise<void> | undefined;
+  if (fresh.length > 0) {
+    listed = Promise.all([
+      store.indexEvents(fresh.map((p) => p.stored)),
+      store.indexDeliveries(fresh.flatMap((p) => p.deliveries)),
+    ]).then(() => undefined);
+    // Awaited before the batch's writes; this keeps an unawaited failure from going unhandled.
+    listed.catch(() => undefined);
+    for (const p of fresh)
+      batch.freshEvents.set(p.stored.id, { event: p.stored, recordIds: p.item.recordIds, listed });
+  }
   const inline: InlineDelivery[] = fresh.flatMap((p) =>
     p.deliveries.map((delivery) => ({
       delivery,
@@ -241,7 +245,7 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
   // A missing delivery that a concurrent batch created meanwhile is that batch's to follow up.
   const lost = new Set<StagedDelivery>();
   try {
-    await Promise.all(staged.map((entry) => entry.listed));
+    await Promise.all([...staged, ...fresh].map((entry) => entry.listed));
     await Promise.all([
       batch.deps.store.putFanOuts(writes),
       ...resumed.map(async (entry) => {

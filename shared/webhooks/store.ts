@@ -198,7 +198,8 @@ export interface WebhookStore {
   putEvent(event: StoredEvent, options?: PutEventOptions): Promise<boolean>;
   /**
    * Lists events (stored with `deferListing`) in `listEvents`, all in one write. Listing an
-   * event twice is harmless: lists show each event once.
+   * event twice shows it once, but DynamoDB places it at its last listing (the memory store by
+   * `storedAt`): list an event when it is stored, not again.
    */
   indexEvents(events: readonly StoredEvent[]): Promise<void>;
   getEvent(id: string): Promise<StoredEvent | undefined>;
