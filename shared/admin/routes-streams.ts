@@ -65,7 +65,8 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     handle: async ({ id }, deps) => {
       const { definition } = await findStream(id, deps);
       await deps.state.deleteStream(id);
-      return { status: 200, body: toStreamView(definition, undefined, deps.clock.now()) };
+      // A stream whose connection is gone has no definition: its id is all that remains.
+      return { status: 200, body: toStreamView(definition, undefined, deps.clock.now(), id) };
     },
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { splitStreamId } from '../connections/connection.ts';
 import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
 import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
@@ -37,22 +38,25 @@ function strategyOf(definition: StreamDefinition | undefined): string | null {
 }
 
 /**
- * The view of a stream: its stored state, or (never polled) its definition alone. Lag is
- * now − watermark in seconds, null without a watermark; `nextDueAt` is when the planner polls
- * it under its current definition ({@link streamDueAt}). Pure: `nowMs` is given.
+ * The view of a stream: its stored state, or (never polled) its definition alone, or (reset
+ * and no longer configured) `streamId` alone, its connection and entity type read from it.
+ * Lag is now − watermark in seconds, null without a watermark; `nextDueAt` is when the planner
+ * polls it under its current definition ({@link streamDueAt}). Pure: `nowMs` is given.
  */
 export function toStreamView(
   definition: StreamDefinition | undefined,
   state: StreamState | undefined,
   nowMs: number,
+  streamId?: string,
 ): StreamView {
-  const id = state?.streamId ?? definition?.streamId ?? '';
+  const id = state?.streamId ?? definition?.streamId ?? streamId ?? '';
+  const parts = splitStreamId(id);
   const watermarkMs = state?.watermark ? Date.parse(state.watermark) : Number.NaN;
   const pass = state ? activePass(state) : undefined;
   return {
     id,
-    connectionId: state?.connectionId ?? definition?.connectionId ?? '',
-    entityType: state?.entityType ?? definition?.spec.entityType ?? '',
+    connectionId: state?.connectionId ?? definition?.connectionId ?? parts.connectionId,
+    entityType: state?.entityType ?? definition?.spec.entityType ?? parts.entityType,
     configured: definition !== undefined,
     strategy: strategyOf(definition),
     watermark: state?.watermark ?? null,

@@ -33,6 +33,17 @@ export const StreamIdSchema = z.string().superRefine((text, context) => {
 });
 
 /**
+ * The parts of a stream id: the connection id before the first colon, the entity type after.
+ * Pure; does not check the parts (see {@link StreamIdSchema}).
+ * @example splitStreamId('chain-eu:customer') // { connectionId: 'chain-eu', entityType: 'customer' }
+ */
+export function splitStreamId(streamId: string): { connectionId: string; entityType: string } {
+  const colon = streamId.indexOf(':');
+  if (colon < 0) return { connectionId: streamId, entityType: '' };
+  return { connectionId: streamId.slice(0, colon), entityType: streamId.slice(colon + 1) };
+}
+
+/**
  * An AccessToken sealed with envelope encryption (AES-256-GCM): the token encrypted under a
  * data key, and the data key encrypted (wrapped) by the key provider (KMS in AWS, the data
  * dir's key file locally). All binary fields are base64.

@@ -167,6 +167,23 @@ describe('admin API: streams', () => {
       status: 404,
     });
   });
+
+  it('answers a reset of a stream no longer configured with its id, connection and entity type', async () => {
+    harness = createAdminHarness();
+    await harness.state.saveStream(streamState('chain-eu:customer', { parked: true }), 0);
+    const response = await harness.call('POST', '/streams/chain-eu:customer/reset');
+    expect(response).toMatchObject({
+      status: 200,
+      body: {
+        id: 'chain-eu:customer',
+        connectionId: 'chain-eu',
+        entityType: 'customer',
+        configured: false,
+        watermark: null,
+      },
+    });
+    expect(await harness.state.getStream('chain-eu:customer')).toBeUndefined();
+  });
 });
 
 describe('admin API: backfill', () => {
