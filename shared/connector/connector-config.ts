@@ -71,17 +71,20 @@ export function parsePortfolioScope(
   return parseOrThrow(PortfolioScopeSchema, scope, source);
 }
 
+/**
+ * `CONNECTOR_RATE_LIMIT`: `off` lifts the client's 200 requests / 30 s budget, for a connector
+ * without that limit (a simulator started with its limit off, in benchmarks); the real service
+ * always has it. Checked also on the built-in simulator, which does not read it.
+ */
+export const ConnectorRateLimitSchema = z.enum(['on', 'off']).default('on');
+
 const ConnectorEnvSchema = z.object({
   CONNECTOR_BASE_URL: z.url(),
   CONNECTOR_CLIENT_TOKEN: z.string().min(1),
   CONNECTOR_ACCESS_TOKEN: z.string().min(1),
   CONNECTOR_CLIENT: z.string().min(1).default(DEFAULT_CLIENT_NAME),
   CONNECTOR_PORTFOLIO_SCOPE: z.string().optional(),
-  /**
-   * `off` lifts the client's 200 requests / 30 s budget, for a connector without that limit
-   * (a simulator started with its limit off, in benchmarks); the real service always has it.
-   */
-  CONNECTOR_RATE_LIMIT: z.enum(['on', 'off']).default('on'),
+  CONNECTOR_RATE_LIMIT: ConnectorRateLimitSchema,
 });
 
 /**

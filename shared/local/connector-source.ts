@@ -1,11 +1,13 @@
+import { z } from 'zod';
 import type { Scope } from '../changes/entity-types.ts';
 import { type RandomSource, systemClock } from '../clock.ts';
 import {
   type ConnectorConfig,
+  ConnectorRateLimitSchema,
   connectorConfigFromEnv,
   DEFAULT_CLIENT_NAME,
 } from '../connector/connector-config.ts';
-import { ValidationError } from '../errors.ts';
+import { parseOrThrow, ValidationError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
 import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
@@ -23,6 +25,9 @@ export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
   return size;
 }
 
+/** The CONNECTOR_* variables checked on the built-in simulator as with a connector of one's own. */
+const SimulatorRunEnvSchema = z.object({ CONNECTOR_RATE_LIMIT: ConnectorRateLimitSchema });
+
 /** Variables that name a connection of one's own: without CONNECTOR_BASE_URL they would go unused. */
 const OWN_CONNECTION_VARIABLES = [
   'CONNECTOR_ACCESS_TOKEN',
@@ -33,11 +38,13 @@ const OWN_CONNECTION_VARIABLES = [
 /**
  * Checks what a run on the built-in simulator (no CONNECTOR_BASE_URL) reads: SIMULATOR_SIZE,
  * SIMULATOR_RATE_LIMIT (`on` or `off`), and that no variable of a connection of one's own is
- * set, since the simulator would be polled in its stead with no word said.
+ * set, since the simulator would be polled in its stead with no word said. CONNECTOR_RATE_LIMIT,
+ * unread here, must still be valid: a value refused with CONNECTOR_BASE_URL is refused without.
  * @throws ValidationError naming the variable.
  */
 export function checkSimulatorEnv(env: Record<string, string | undefined>): void {
   simulatorSizeFromEnv(env.SIMULATOR_SIZE);
+  parseOrThrow(SimulatorRunEnvSchema, env, 'environment');
   const rateLimit = env.SIMULATOR_RATE_LIMIT;
   if (rateLimit !== undefined && rateLimit !== 'on' && rateLimit !== 'off')
     throw new ValidationError('environment', [

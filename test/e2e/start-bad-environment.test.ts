@@ -35,6 +35,8 @@ describe('change-bridge start with a bad variable', () => {
       [{ ...CONNECTOR, POLL_ENTITIES: 'export', POLL_EXPORT_IDS: 'x' }, 'POLL_EXPORT_IDS[0]'],
       // The built-in simulator's own variable (no CONNECTOR_BASE_URL).
       [{ SIMULATOR_SIZE: 'huge' }, 'SIMULATOR_SIZE: must be one of'],
+      // A connector variable the simulator does not read is checked all the same.
+      [{ CONNECTOR_RATE_LIMIT: 'maybe' }, 'CONNECTOR_RATE_LIMIT: Invalid option'],
     ];
     const results = await Promise.all(cases.map(([variables]) => startWith(variables)));
     for (const [index, [variables, message]] of cases.entries()) {

@@ -46,6 +46,15 @@ describe('a bad value of a start flag', () => {
     ).toMatchObject({ externalConnector: false });
   });
 
+  it('refuses on the built-in simulator a CONNECTOR_RATE_LIMIT it would refuse with CONNECTOR_BASE_URL', () => {
+    expect(() => readLocalConfig({ CONNECTOR_RATE_LIMIT: 'maybe' }, {})).toThrow(
+      /CONNECTOR_RATE_LIMIT: Invalid option/,
+    );
+    expect(readLocalConfig({ CONNECTOR_RATE_LIMIT: 'off' }, {})).toMatchObject({
+      externalConnector: false,
+    });
+  });
+
   it('takes an empty BRIDGE_PORT as unset (port 4000, as the admin commands do), and only whole ports', () => {
     expect(readLocalConfig({ BRIDGE_PORT: '' }, {}).port).toBe(4000);
     expect(readLocalConfig({ BRIDGE_PORT: '4100' }, {}).port).toBe(4100);
