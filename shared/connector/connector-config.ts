@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../errors.ts';
+import { parseOrThrow, ValidationError, type ValidationIssue } from '../errors.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 /** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
@@ -50,24 +50,42 @@ export type ResolvedRateLimit = RateLimit | false;
 /** The name and version this bridge reports in the envelope's `Client` field. */
 export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
 
+const UuidSchema = z.uuid();
+
 /**
- * Parses `CONNECTOR_PORTFOLIO_SCOPE`: comma-separated `chain:<uuid>` and `enterprise:<uuid>`
- * entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`.
+ * Parses `CONNECTOR_PORTFOLIO_SCOPE` (or the flag named by `source`): comma-separated
+ * `chain:<uuid>` and `enterprise:<uuid>` entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`;
+ * a bare uuid is a chain.
+ * @throws ValidationError naming `source` and each entry without a known prefix or a uuid.
  */
 export function parsePortfolioScope(
   text: string,
   source = 'CONNECTOR_PORTFOLIO_SCOPE',
 ): PortfolioScope {
   const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
-  for (const entry of text
+  const issues: ValidationIssue[] = [];
+  const entries = text
     .split(',')
     .map((part) => part.trim())
-    .filter(Boolean)) {
-    const [kind, id] = entry.split(':');
-    if (kind === 'chain' && id) scope.chainIds.push(id);
-    else if (kind === 'enterprise' && id) scope.enterpriseIds.push(id);
-    else scope.chainIds.push(entry);
+    .filter(Boolean);
+  for (const [index, entry] of entries.entries()) {
+    const colon = entry.indexOf(':');
+    const kind = colon < 0 ? undefined : entry.slice(0, colon);
+    const id = entry.slice(colon + 1);
+    const isUuid = UuidSchema.safeParse(id).success;
+    const path = `[${index}]`;
+    // A bare uuid stands for a chain, as it always has; anything else needs its prefix.
+    if (kind === 'chain' || kind === 'enterprise') {
+      if (isUuid) (kind === 'chain' ? scope.chainIds : scope.enterpriseIds).push(id);
+      else issues.push({ path, message: `${entry}: the ${kind} id must be a uuid` });
+    } else if (kind === undefined && isUuid) scope.chainIds.push(id);
+    else
+      issues.push({
+        path,
+        message: `${entry}: needs the chain:<uuid> or enterprise:<uuid> prefix`,
+      });
   }
+  if (issues.length > 0) throw new ValidationError(source, issues);
   return parseOrThrow(PortfolioScopeSchema, scope, source);
 }
 

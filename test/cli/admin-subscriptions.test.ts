@@ -168,7 +168,11 @@ describe('change-bridge subscriptions', () => {
       ],
       [
         ['connections', 'add', '--id', 'h', '--access-token-stdin', '--portfolio-scope', 'x:1'],
-        '--portfolio-scope is invalid',
+        '--portfolio-scope is invalid: [0]: x:1: needs the chain:<uuid> or enterprise:<uuid> prefix',
+      ],
+      [
+        ['connections', 'add', '--id', 'h', '--access-token-stdin', '--portfolio-scope', 'bogus'],
+        '--portfolio-scope is invalid: [0]: bogus: needs the chain:<uuid> or enterprise:<uuid> prefix',
       ],
     ];
     for (const [args, message] of cases) {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { connectorConfigFromEnv } from '../../shared/connector/connector-config.ts';
+import {
+  connectorConfigFromEnv,
+  parsePortfolioScope,
+} from '../../shared/connector/connector-config.ts';
 import { ValidationError } from '../../shared/errors.ts';
 
 const env = {
@@ -34,6 +37,36 @@ describe('connectorConfigFromEnv', () => {
     );
     expect(() => connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'fast' })).toThrow(
       /CONNECTOR_RATE_LIMIT/,
+    );
+  });
+});
+
+describe('parsePortfolioScope', () => {
+  const chain = '4d0201db-6bb9-4c9d-8bd0-3a1a0e7d0b5f';
+  const enterprise = '8f7b0c1e-2d3a-4b5c-9d6e-7f8091a2b3c4';
+
+  it('reads chain: and enterprise: entries, and a bare uuid as a chain', () => {
+    expect(parsePortfolioScope(`chain:${chain}, enterprise:${enterprise}`)).toEqual({
+      chainIds: [chain],
+      enterpriseIds: [enterprise],
+    });
+    expect(parsePortfolioScope(chain).chainIds).toEqual([chain]);
+  });
+
+  it('names the source and the entry that lacks its prefix, not a chain id never given', () => {
+    const prefix = 'needs the chain:<uuid> or enterprise:<uuid> prefix';
+    const cases: [string, string][] = [
+      ['bogus', `[0]: bogus: ${prefix}`],
+      ['x:y', `[0]: x:y: ${prefix}`],
+      [`chain:${chain},team:${enterprise}`, `[1]: team:${enterprise}: ${prefix}`],
+    ];
+    for (const [text, message] of cases) {
+      expect(() => parsePortfolioScope(text, '--portfolio-scope')).toThrow(
+        `--portfolio-scope is invalid: ${message}`,
+      );
+    }
+    expect(() => parsePortfolioScope('enterprise:nope')).toThrow(
+      'CONNECTOR_PORTFOLIO_SCOPE is invalid: [0]: enterprise:nope: the enterprise id must be a uuid',
     );
   });
 });
