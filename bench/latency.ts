@@ -137,6 +137,19 @@ export async function run(): Promise<void> {
     );
     console.log(`  created events verified by the end of that run: ${formatNumber(created)}`);
     report('Mutation -> verified webhook, 1 s polling, during a backfill with events', duringEmit);
+
+    // And while the customer stream itself is backfilled with events: its pass re-reads the
+    // customers' history beside the live polls that find the changes measured.
+    await bridge.call('POST', '/backfill', { entities: ['customer'], emit: true });
+    const duringOwn = await measureLatencies(
+      model,
+      ids.slice(3 * MUTATIONS + 1, 4 * MUTATIONS + 1),
+      arrived,
+    );
+    report(
+      'Mutation -> verified webhook, 1 s polling, during a backfill with events of the same stream',
+      duringOwn,
+    );
     const log = sim.controls.requestLog();
     const busiest = busiestWindow(
       log.map((entry) => Date.parse(entry.time)),

@@ -37,6 +37,11 @@ import {
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Aborts only the wait for the budget's grant, never a request sent: a bulk caller that gives
+   * up its turn when its time is over (a backfill pass between two live polls).
+   */
+  waitSignal?: AbortSignal;
   /** Who asks, for the token's budget: live polls go before bulk work (default live). */
   budget?: BudgetClaim;
   /** For a paginated operation: looks at the response's raw items before validation. */
@@ -180,7 +185,7 @@ export function createConnectorCaller(
     body: Record<string, unknown>,
     options: CallOptions,
   ) {
-    await budget?.acquire(options.budget ?? { priority: 'live' }, options.signal);
+    await budget?.acquire(options.budget ?? { priority: 'live' }, waitSignalOf(options));
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
       raw = await transport.postJson(
@@ -309,4 +314,10 @@ export function limitationCount(body: Record<string, unknown>): number | undefin
   if (typeof limitation !== 'object' || limitation === null) return undefined;
   const count = (limitation as { Count?: unknown }).Count;
   return typeof count === 'number' ? count : undefined;
+}
+
+/** What aborts a call's wait for the budget: its own signal, or its wait signal. */
+function waitSignalOf(options: CallOptions): AbortSignal | undefined {
+  const signals = [options.signal, options.waitSignal].filter((s) => s !== undefined);
+  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }

@@ -12,19 +12,13 @@ export function activePass(state: StreamState): BackfillPass | undefined {
 }
 
 /**
- * How a pass judges its records: with `emit`, each entity stored before the backfill is
- * published as `created` under the backfill's id (before its change, if it changed); without,
- * records are judged as live polls judge them. Pure.
+ * How a windowed stream's pass publishes: with `emit`, every present record it reads as
+ * `created` under the backfill's id (see republishedChanges); without, records are judged as
+ * live polls judge them (a stale snapshot gives `updated`). Pure.
  */
 export function passJudging(pass: BackfillPass): BackfillJudging {
   if (!pass.emit) return undefined;
-  // Whatever the pass reads it has not published yet: a changed record's `created` goes first.
-  return {
-    id: pass.jobId,
-    startedAt: pass.startedAt,
-    republish: true,
-    unreadFrom: Number.NEGATIVE_INFINITY,
-  };
+  return { id: pass.jobId, startedAt: pass.startedAt, republish: 'records' };
 }
 
 /**
@@ -41,7 +35,8 @@ export function firstSyncJudging(state: StreamState): BackfillJudging {
 /**
  * How a windowed stream's live window judges records: as a first sync does (above), or, after
  * a backfill that emits began, announcing the backfill's `created` of an entity it has not
- * published yet before the entity's live change (see BackfillContext.unreadFrom). That holds
+ * published yet before the entity's live change, or when it was only touched past the pass's
+ * end (see BackfillContext). That holds
  * while the pass runs, and for windows starting before it completed: a record can move out of
  * the pass's reach (a change) just before the pass reads it, and its change be found after.
  * An entity the pass did publish gets the same id again, which receivers deduplicate. Pure.
@@ -59,6 +54,7 @@ export function liveJudging(
     startedAt: pass.startedAt,
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
+    passEnd: Date.parse(pass.endUtc),
   };
 }
 
@@ -68,7 +64,16 @@ export function liveJudging(
  */
 export function listingJudging(state: StreamState): BackfillJudging {
   const pass = activePass(state);
-  return pass ? passJudging(pass) : firstSyncJudging(state);
+  if (!pass) return firstSyncJudging(state);
+  if (!pass.emit) return undefined;
+  // Judged as every poll is, and what did not change is republished; a change gets the
+  // entity's `created` as it was first (nothing was read before it).
+  return {
+    id: pass.jobId,
+    startedAt: pass.startedAt,
+    republish: 'unchanged',
+    unreadFrom: Number.NEGATIVE_INFINITY,
+  };
 }
 
 /** The pass with `counts` added to its counters and `patch` applied. Pure. */

@@ -1,10 +1,10 @@
 import type { DispatchLane } from '../publish/publisher.ts';
-import type { StoredSnapshot } from '../state/state-store.ts';
 import {
   type ChangeContext,
   computeChanges,
   type Observation,
   type PageChanges,
+  republishedChanges,
 } from './page-changes.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
 
@@ -15,22 +15,16 @@ import type { PollDeps, StreamDefinition } from './poll-context.ts';
  */
 export const DIFF_SLICE_RECORDS = 100;
 
-/** {@link computeChanges} over slices of {@link DIFF_SLICE_RECORDS}, yielding between them. */
+/** `compute` over slices of {@link DIFF_SLICE_RECORDS}, yielding between them. */
 async function computeChangesInSlices(
   observations: readonly Observation[],
-  stored: ReadonlyMap<string, StoredSnapshot>,
-  context: ChangeContext,
+  compute: (slice: readonly Observation[]) => PageChanges,
 ): Promise<PageChanges> {
-  if (observations.length <= DIFF_SLICE_RECORDS)
-    return computeChanges(observations, stored, context);
+  if (observations.length <= DIFF_SLICE_RECORDS) return compute(observations);
   const changes: PageChanges = { events: [], writes: [] };
   for (let start = 0; start < observations.length; start += DIFF_SLICE_RECORDS) {
     if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const slice = computeChanges(
-      observations.slice(start, start + DIFF_SLICE_RECORDS),
-      stored,
-      context,
-    );
+    const slice = compute(observations.slice(start, start + DIFF_SLICE_RECORDS));
     changes.events.push(...slice.events);
     changes.writes.push(...slice.writes);
   }
@@ -86,7 +80,9 @@ export async function publishObservations(
   { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
-  const toRead = observations.filter(needsRead).map((o) => o.entityId);
+  // A pass that republishes reads no snapshot (see republishedChanges).
+  const toRead =
+    backfill?.republish === 'records' ? [] : observations.filter(needsRead).map((o) => o.entityId);
   const stored =
     toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
   let seen = observations;
@@ -100,10 +96,11 @@ export async function publishObservations(
       o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
     );
   }
-  const changes = await computeChangesInSlices(
-    seen,
-    stored,
-    changeContext(definition, deps, emitCreated, backfill),
+  const context = changeContext(definition, deps, emitCreated, backfill);
+  const changes = await computeChangesInSlices(seen, (slice) =>
+    backfill?.republish === 'records'
+      ? republishedChanges(slice, { ...context, backfill })
+      : computeChanges(slice, stored, context),
   );
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =

@@ -6,7 +6,7 @@ import {
   type Scope,
   scopeOf,
 } from '../changes/entity-types.ts';
-import { buildChangeEvent, detectChange } from '../changes/event.ts';
+import { buildChangeEvent, detectChange, isSoftDeleted } from '../changes/event.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 
 /** Tombstones are kept this long, so a deleted record re-read in an overlap emits nothing twice. */
@@ -14,21 +14,32 @@ export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
 
 /**
  * How a backfill that publishes (`backfill --emit`) judges records. Its `created` events carry
- * its id (ids of their own, see EventIdParts.backfillId). An entity whose snapshot was stored
- * before the backfill began (`startedAt`) is published once as `created`, with the record the
- * backfill found it in:
- * - by the pass reading it unchanged (`republish`);
+ * its id (ids of their own, see EventIdParts.backfillId, with no snapshot version: the same
+ * content gives the same id within one backfill). Every entity that existed when it began
+ * (`startedAt`) is published once as `created`, with the record the backfill found it in:
+ * - by the pass reading it (`republish`, see there);
  * - by a live poll changing or deleting it before the pass read it (`unreadFrom`: where the
  *   pass reads now, epoch ms of UpdatedUtc; a stored record updated at or after it, or without
  *   UpdatedUtc, is unread): its `created` of the stored record goes just before the change.
- * Both give the same id, so a receiver deduplicating on ids gets one.
+ * Both give the same id for the same record, so a receiver deduplicating on ids gets one.
  */
 export interface BackfillContext {
   id: string;
   /** Epoch ms the backfill began. */
   startedAt: number;
-  republish: boolean;
+  /**
+   * Publishing what the pass reads: `records`, a windowed stream's pass, republishes every
+   * present record without judging it (no snapshot read or write: its live polls judge
+   * changes); `unchanged`, a listing's poll that is the whole pass, judges as usual and also
+   * republishes each unchanged entity stored before the backfill. False: a live poll.
+   */
+  republish: false | 'records' | 'unchanged';
   unreadFrom?: number | undefined;
+  /**
+   * Epoch ms the pass reads UpdatedUtc up to: an unchanged record a live poll finds updated at
+   * or after it (only "touched") has left the pass's reach, and gets its `created` there.
+   */
+  passEnd?: number | undefined;
 }
 
 /** Whether a snapshot's entity is still to be published as `created` by the backfill. Pure. */
@@ -43,6 +54,13 @@ function unreadByPass(previous: StoredSnapshot, backfill: BackfillContext): bool
   if (backfill.unreadFrom === undefined) return false;
   const updated = previous.record.UpdatedUtc;
   return typeof updated !== 'string' || !(Date.parse(updated) < backfill.unreadFrom);
+}
+
+/** Whether a record a live poll found unchanged left the pass's reach (see BackfillContext.passEnd). Pure. */
+function movedPastPass(current: EntityRecord, backfill: BackfillContext): boolean {
+  if (backfill.passEnd === undefined) return false;
+  const updated = current.UpdatedUtc;
+  return typeof updated !== 'string' || !(Date.parse(updated) < backfill.passEnd);
 }
 
 /** Who the changes belong to and how they are judged. */
@@ -87,8 +105,7 @@ export function observe(
 
 /**
  * Decides the events and snapshot writes of one page (or sweep, or listing). Pure.
- * Unchanged records produce neither an event nor a write (but a `created` event in a backfill
- * that republishes, see {@link ChangeContext.backfill}); a delete writes a tombstone that
+ * Unchanged records produce neither an event nor a write; a delete writes a tombstone that
  * keeps the last record and expires after {@link TOMBSTONE_TTL_MS}.
  */
 export function computeChanges(
@@ -127,8 +144,9 @@ export function computeChanges(
     const created = (current: EntityRecord, currentHash = versioned.currentHash) =>
       buildChangeEvent({
         ...versioned,
+        // A backfill's `created` is named by its content alone (see BackfillContext).
+        ...(backfill ? { previousVersion: undefined, backfillId: backfill.id } : {}),
         currentHash,
-        backfillId: backfill?.id,
         entityId,
         scope,
         change: 'created',
@@ -192,11 +210,55 @@ export function computeChanges(
         });
         break;
       case 'none':
+        if (current === undefined || backfill === undefined || !awaitsBackfill(previous, backfill))
+          break;
         // Unchanged, live and stored before the backfill (one stored since was published since).
-        if (backfill?.republish && current !== undefined && awaitsBackfill(previous, backfill))
+        if (backfill.republish === 'unchanged') events.push(created(current));
+        else if (unreadByPass(previous!, backfill) && movedPastPass(current, backfill)) {
+          // Touched (only UpdatedUtc moved) before the pass read it: the pass will not find it.
+          // Stored again, so it is announced once.
           events.push(created(current));
+          writes.push({
+            entityId,
+            hash: decision.currentHash!,
+            record: current,
+            scope,
+            updatedAt: context.now,
+          });
+        }
         break;
     }
   }
   return { events, writes };
+}
+
+/**
+ * What a backfill pass that emits publishes of its records (see BackfillContext): a `created`
+ * event of each present record (neither flagged deleted nor soft-deleted) under the backfill's
+ * id, with no snapshot read or written. The stream's live polls judge changes; the pass only
+ * sends again what exists. Pure.
+ */
+export function republishedChanges(
+  observations: readonly Observation[],
+  context: ChangeContext & { backfill: BackfillContext },
+): PageChanges {
+  const events: EntityEvent[] = [];
+  for (const observation of observations) {
+    const record = observation.record;
+    if (record === null || observation.deleted === true || isSoftDeleted(record)) continue;
+    events.push(
+      buildChangeEvent({
+        connectionId: context.connectionId,
+        entityType: context.entityType,
+        detectedAt: context.now,
+        volatileFields: context.volatileFields,
+        backfillId: context.backfill.id,
+        entityId: observation.entityId,
+        scope: scopeOf(context.entityType, record, context.scope),
+        change: 'created',
+        current: record,
+      }),
+    );
+  }
+  return { events, writes: [] };
 }

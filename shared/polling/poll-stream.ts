@@ -12,7 +12,7 @@ import { runProductPrices } from './strategies/product-prices.ts';
 import { runSnapshot } from './strategies/snapshot.ts';
 import { runSweep, sweepDue } from './strategies/sweep.ts';
 import { runTrackedIds } from './strategies/tracked-ids.ts';
-import { runWindowed } from './strategies/windowed.ts';
+import { pastDeadline, runWindowed } from './strategies/windowed.ts';
 
 /** Default lease: longer than any single poll run (a Lambda poller times out after 5 minutes). */
 export const POLL_LEASE_TTL_MS = 6 * 60_000;
@@ -57,12 +57,17 @@ async function runStrategy(
   const spec = definition.spec;
   switch (spec.strategy) {
     case 'windowed': {
-      const result = await runWindowed(definition, spec, deps, state);
-      if (!result.caughtUp) return false;
-      if (sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
-      // A backfill pass takes a slice of the run once the live windows caught up; the stream is
-      // due again at once until the pass is done.
-      return (await runBackfillPass(definition, spec, deps, state)).done;
+      // A backfill pass takes the time between two live polls once the live windows caught up,
+      // until it is done (or the run must stop: the stream is then due again at once).
+      for (;;) {
+        const liveStartedAt = deps.clock.now();
+        const result = await runWindowed(definition, spec, deps, state);
+        if (!result.caughtUp) return false;
+        if (sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
+        const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
+        if (pass.done) return true;
+        if (pass.paused || pastDeadline(deps)) return false;
+      }
     }
     case 'snapshot':
       await runSnapshot(definition, spec, deps, state);

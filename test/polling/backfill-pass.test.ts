@@ -1,12 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
 import { backfillProgress, startBackfill } from '../../shared/admin/backfill.ts';
 import { MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
-import { seededRandom } from '../../shared/clock.ts';
-import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
+import { ManualClock, seededRandom } from '../../shared/clock.ts';
+import type { CallOptions } from '../../shared/connector/client.ts';
+import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
+import { activePass } from '../../shared/polling/backfill-state.ts';
+import {
+  type PollDeps,
+  type StreamDefinition,
+  stateHandle,
+} from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
-import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { nextPassWindow } from '../../shared/polling/strategies/backfill-pass.ts';
+import type { WindowedPollSpec } from '../../shared/polling/poll-spec.ts';
+import { initialStreamState, pollStream } from '../../shared/polling/poll-stream.ts';
+import { nextPassWindow, runBackfillPass } from '../../shared/polling/strategies/backfill-pass.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
@@ -152,5 +160,59 @@ describe('nextPassWindow', () => {
     const window = { startUtc: 'a', endUtc: 'b', cursor: 'c', count: 1000, pages: 3 };
     expect(nextPassWindow({ ...pass, window }, 0, settings)).toBe(window);
     expect(nextPassWindow({ ...pass, watermark: pass.endUtc }, 200_000, settings)).toBe('done');
+  });
+});
+
+describe('a slice of a pass', () => {
+  it('gives up a page still waiting for the budget when the live poll is due, so the live poll never waits behind it', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 10));
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'customer', POLL_INTERVAL: '1s' },
+      clock.now(),
+    );
+    const [definition] = streamDefinitions('main', settings);
+    let waiting = 0;
+    // A connector whose budget never grants a bulk request: the page waits until its wait is given up.
+    const client = {
+      async *paginate(_operation: string, _body: unknown, options: CallOptions) {
+        waiting++;
+        await new Promise((_, reject) =>
+          options.waitSignal?.addEventListener('abort', () => reject(options.waitSignal?.reason)),
+        );
+      },
+    } as unknown as ConnectorClient;
+    const store = new MemoryStateStore();
+    const pass = {
+      kind: 'pass' as const,
+      jobId: 'bf_1',
+      emit: true,
+      startedAt: clock.now() - 60_000,
+      endUtc: new Date(clock.now() - 60_000).toISOString(),
+      watermark: null,
+      window: null,
+      recordsRead: 0,
+      eventsPublished: 0,
+      doneAt: null,
+    };
+    const saved = await store.saveStream(
+      { ...initialStreamState(definition!, clock.now()), initialSyncDone: true, backfill: pass },
+      0,
+    );
+    const deps: PollDeps = {
+      store,
+      client,
+      publisher: new CollectingPublisher(),
+      clock,
+      windows: settings.windows,
+      pageCount: 1000,
+    };
+    const spec = definition!.spec as WindowedPollSpec;
+    const slice = runBackfillPass(definition!, spec, deps, stateHandle(store, saved));
+    await vi.waitFor(() => expect(waiting).toBe(1));
+    await clock.advance(1_000);
+    expect(await slice).toEqual({ done: false });
+    expect(activePass((await store.getStream(definition!.streamId))!)).toMatchObject({
+      window: null,
+    });
   });
 });

@@ -5,6 +5,7 @@ import {
   type ChangeContext,
   computeChanges,
   observe,
+  republishedChanges,
   TOMBSTONE_TTL_MS,
 } from '../../shared/polling/page-changes.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
@@ -205,15 +206,34 @@ describe('computeChanges', () => {
   });
 });
 
-describe('computeChanges in a backfill that emits', () => {
+describe('changes in a backfill that emits', () => {
   const STARTED = NOW - 60_000;
-  const backfill = { id: 'bf_1', startedAt: STARTED, republish: true };
+  const unchanged = { id: 'bf_1', startedAt: STARTED, republish: 'unchanged' as const };
   const kept = (record: Record<string, unknown>, updatedAt = STARTED - 1) =>
     stored(record, { updatedAt });
   const types = (events: { type: string; subject: string }[]) =>
     events.map((e) => `${e.type} ${e.subject}`);
 
-  it('republishes an unchanged entity stored before it began as created, with no write, under an id of its own', () => {
+  it("a windowed stream's pass republishes every present record as created, reading and writing nothing", () => {
+    const pass = { id: 'bf_1', startedAt: STARTED, republish: 'records' as const };
+    const { events, writes } = republishedChanges(
+      [
+        ...observe('customer', [customer('a'), customer('s', { IsActive: false })]),
+        { entityId: 'gone', record: null },
+        { entityId: 'f', record: customer('f'), deleted: true },
+      ],
+      { ...CONTEXT, backfill: pass },
+    );
+    expect(types(events)).toEqual(['customer.created a']);
+    expect(writes).toEqual([]);
+    const again = republishedChanges(observe('customer', [customer('a')]), {
+      ...CONTEXT,
+      backfill: { ...pass, id: 'bf_2' },
+    });
+    expect(again.events[0]!.id).not.toBe(events[0]!.id);
+  });
+
+  it('a listing that is the whole pass republishes an unchanged entity stored before it began, with no write', () => {
     const record = customer('a');
     const plain = computeChanges(
       observe('customer', [record]),
@@ -224,15 +244,10 @@ describe('computeChanges in a backfill that emits', () => {
     const { events, writes } = computeChanges(
       observe('customer', [record]),
       new Map([['a', kept(record)]]),
-      { ...CONTEXT, backfill },
+      { ...CONTEXT, backfill: unchanged },
     );
     expect(types(events)).toEqual(['customer.created a']);
     expect(writes).toEqual([]);
-    const again = computeChanges(observe('customer', [record]), new Map([['a', kept(record)]]), {
-      ...CONTEXT,
-      backfill: { ...backfill, id: 'bf_2' },
-    });
-    expect(again.events[0]!.id).not.toBe(events[0]!.id);
   });
 
   it('does not republish an entity stored since it began (already published since), nor a tombstone', () => {
@@ -243,15 +258,20 @@ describe('computeChanges in a backfill that emits', () => {
         ['a', kept(record, STARTED + 1)],
         ['d', stored(customer('d'), { updatedAt: STARTED - 1, deleted: true })],
       ]),
-      { ...CONTEXT, emitCreated: false, backfill },
+      { ...CONTEXT, emitCreated: false, backfill: unchanged },
     );
     expect(types(events)).toEqual([]);
   });
 
-  it("announces an unread entity's created, as it was, before its change; the pass's own event has the same id", () => {
+  it("announces an unread entity's created, as it was, before its change, with the id the pass gives it", () => {
     const before = customer('a', { UpdatedUtc: '2026-11-21T09:59:00Z' });
     const after = customer('a', { Email: 'new@example.com', UpdatedUtc: '2026-11-21T09:59:30Z' });
-    const live = { ...backfill, republish: false, unreadFrom: Date.parse('2026-11-21T09:00:00Z') };
+    const live = {
+      id: 'bf_1',
+      startedAt: STARTED,
+      republish: false as const,
+      unreadFrom: Date.parse('2026-11-21T09:00:00Z'),
+    };
     const { events } = computeChanges(
       observe('customer', [after]),
       new Map([['a', kept(before)]]),
@@ -262,9 +282,9 @@ describe('computeChanges in a backfill that emits', () => {
     );
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
-    const byPass = computeChanges(observe('customer', [before]), new Map([['a', kept(before)]]), {
+    const byPass = republishedChanges(observe('customer', [before]), {
       ...CONTEXT,
-      backfill,
+      backfill: { ...live, republish: 'records' },
     });
     expect(byPass.events[0]!.id).toBe(events[0]!.id);
     // Read by the pass already (updated before where it reads now): the change alone.
@@ -273,5 +293,41 @@ describe('computeChanges in a backfill that emits', () => {
       backfill: { ...live, unreadFrom: Date.parse('2026-11-21T09:59:10Z') },
     });
     expect(types(read.events)).toEqual(['customer.updated a']);
+  });
+
+  it('announces, once, the created of an entity only touched (UpdatedUtc moved) past the pass end before the pass read it', () => {
+    const before = customer('a', { UpdatedUtc: '2026-11-21T09:00:00Z' });
+    const touched = customer('a', { UpdatedUtc: '2026-11-21T09:59:30Z' });
+    const live = {
+      id: 'bf_1',
+      startedAt: STARTED,
+      republish: false as const,
+      unreadFrom: Date.parse('2026-11-21T08:00:00Z'),
+      passEnd: STARTED,
+    };
+    const { events, writes } = computeChanges(
+      observe('customer', [touched]),
+      new Map([['a', kept(before)]]),
+      { ...CONTEXT, backfill: live },
+    );
+    expect(types(events)).toEqual(['customer.created a']);
+    // Stored again (now, after the start): the next re-read announces nothing.
+    expect(writes).toMatchObject([{ entityId: 'a', updatedAt: NOW }]);
+    const again = computeChanges(
+      observe('customer', [touched]),
+      new Map([['a', stored(touched, { updatedAt: NOW })]]),
+      {
+        ...CONTEXT,
+        backfill: live,
+      },
+    );
+    expect(again.events).toEqual([]);
+    // Still within the pass's reach (updated before its end): the pass will publish it.
+    const within = computeChanges(
+      observe('customer', [customer('a', { UpdatedUtc: '2026-11-21T09:30:00Z' })]),
+      new Map([['a', kept(before)]]),
+      { ...CONTEXT, backfill: live },
+    );
+    expect(within.events).toEqual([]);
   });
 });

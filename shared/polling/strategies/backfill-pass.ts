@@ -42,23 +42,61 @@ export function nextPassWindow(
 }
 
 /**
- * Runs the stream's backfill pass (see BackfillPassSchema) for one slice of the run: about one
- * poll interval, at least {@link PASS_SLICE_MIN_MS}, after the stream's live windows caught up.
+ * Runs the stream's backfill pass (see BackfillPassSchema) for one slice: until the stream's
+ * next live poll is due (one interval, at least {@link PASS_SLICE_MIN_MS}, after its live
+ * windows began), once they caught up.
  * Windows go from the history start to the pass's end like a first sync's, as bulk work on the
- * bulk lane, each page's cursor and counters saved in the pass so a cut-off run resumes; every
- * record is judged against the kept snapshots. The pass is done once its watermark reaches its
- * end. Live polls are never held: between two slices the stream's next run reads its live
- * window first.
+ * bulk lane, each page's cursor and counters saved in the pass so a cut-off run resumes; with
+ * `emit` its records are republished, without they are judged against the kept snapshots (see
+ * passJudging). The pass is done once its watermark reaches its end. Live polls wait at most
+ * for the page in hand: a page still waiting for the budget when the slice ends gives up, and
+ * the stream's live windows are read between two slices (poll-stream's runStrategy).
  */
 export async function runBackfillPass(
   definition: StreamDefinition,
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
+  /** When the live windows before this slice began: the next ones are due an interval later. */
+  liveStartedAt: number = deps.clock.now(),
 ): Promise<PassSliceResult> {
   const result: PassSliceResult = { done: false };
-  const sliceEndsAt = deps.clock.now() + Math.max(PASS_SLICE_MIN_MS, definition.intervalMs);
+  const sliceEndsAt = liveStartedAt + Math.max(PASS_SLICE_MIN_MS, definition.intervalMs);
   const sliceOver = () => pastDeadline(deps) || deps.clock.now() >= sliceEndsAt;
+  // A page waiting for the connector's budget at the slice's end gives up its turn: the live
+  // poll due then must not wait behind it (bulk requests wait while live ones go first).
+  const slice = new AbortController();
+  const timer = new AbortController();
+  deps.clock
+    .sleep(Math.max(0, sliceEndsAt - deps.clock.now()), timer.signal)
+    .then(() => slice.abort(new SliceOver()))
+    .catch(() => undefined);
+  try {
+    return await runSlice(definition, spec, deps, state, result, sliceOver, slice.signal);
+  } catch (error) {
+    if (slice.signal.aborted && !deps.signal?.aborted) return result;
+    throw error;
+  } finally {
+    timer.abort();
+  }
+}
+
+/** Why a pass's wait was aborted: its slice is over. */
+class SliceOver extends Error {
+  constructor() {
+    super('the backfill pass slice is over');
+  }
+}
+
+async function runSlice(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+  result: PassSliceResult,
+  sliceOver: () => boolean,
+  waitSignal: AbortSignal,
+): Promise<PassSliceResult> {
   for (;;) {
     const pass = activePass(state.current);
     if (!pass) return { ...result, done: true };
@@ -80,6 +118,7 @@ export async function runBackfillPass(
       },
       stopAfterPage: async () => sliceOver() || (await backlogAboveBound(deps, result)),
       ahead: () => !sliceOver(),
+      waitSignal,
     });
     if (!read.finished) return result;
     const current = activePass(state.current) ?? pass;

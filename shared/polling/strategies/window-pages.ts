@@ -32,6 +32,8 @@ export interface WindowReading {
   stopAfterPage(): Promise<boolean>;
   /** Asked as each page arrives: false reads no page ahead (a caller about to stop). */
   ahead?: () => boolean;
+  /** Aborts a page's wait for the budgets (never a request sent): the caller's time is over. */
+  waitSignal?: AbortSignal;
 }
 
 /** What reading a window did. */
@@ -91,9 +93,15 @@ export async function readWindow(
   let current: StreamWindow = window;
   const grants = new Set<RecordGrant>();
   const { overlap } = reading;
+  const { waitSignal } = reading;
+  const claimSignal =
+    waitSignal && deps.signal
+      ? AbortSignal.any([deps.signal, waitSignal])
+      : (waitSignal ?? deps.signal);
   const pages = budgetedPages(
     pageRecords(deps.client, spec.operation, body, {
       ...callOptions(deps, definition, priority),
+      ...(waitSignal ? { waitSignal } : {}),
       ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
     }),
     {
@@ -101,7 +109,7 @@ export async function readWindow(
       streamId: definition.streamId,
       entityType: spec.entityType,
       requested: window.count,
-      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(claimSignal ? { signal: claimSignal } : {}),
       grants,
     },
   );
