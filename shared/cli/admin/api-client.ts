@@ -151,8 +151,7 @@ export class AdminApiClient {
         : error instanceof Error
           ? error.message
           : String(error);
-      throw new CliExit(
-        EXIT_FAILURE,
+      throw new AdminUnreachable(
         `cannot reach the admin API at ${this.baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
       );
     }
@@ -202,4 +201,12 @@ export function checkInput(
   if (result === undefined || result.success) return;
   const { field, message } = firstInputIssue(result.error, location);
   throw new CliExit(EXIT_USAGE, withFlag(`${field}: ${message}`, field, flags));
+}
+
+/** The admin API could not be reached at all (no answer): exit 1, or a caller waiting may retry. */
+export class AdminUnreachable extends CliExit {
+  override name = 'AdminUnreachable';
+  constructor(message: string) {
+    super(EXIT_FAILURE, message);
+  }
 }

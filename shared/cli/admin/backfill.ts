@@ -5,6 +5,7 @@ import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
 import { paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
+import { AdminUnreachable } from './api-client.ts';
 import { type BackfillJobView, type ProgressMode, progressRenderer } from './backfill-progress.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
@@ -13,6 +14,32 @@ const BackfillOptionsSchema = CommonOptionsSchema.extend({
   emit: z.boolean().optional(),
   pollInterval: z.string().default('1s'),
 });
+
+/** How long `backfill` waits for a bridge that stopped answering (a restart) before it gives up. */
+export const BRIDGE_RESTART_WAIT_MS = 60_000;
+
+/**
+ * Reads the job, waiting out a bridge restart: while the admin API gives no answer at all, the
+ * read is retried every second for up to {@link BRIDGE_RESTART_WAIT_MS} (the job resumes with
+ * the bridge), with one notice on stderr; then the unreachable error stands.
+ */
+async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<T> {
+  let giveUpAt: number | undefined;
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!(error instanceof AdminUnreachable)) throw error;
+      const now = systemClock.now();
+      if (giveUpAt === undefined) {
+        giveUpAt = now + BRIDGE_RESTART_WAIT_MS;
+        io.err('the bridge does not answer; waiting for it to come back (the job resumes with it)');
+      }
+      if (now >= giveUpAt) throw error;
+      await systemClock.sleep(1_000);
+    }
+  }
+}
 
 /** Why a stream's part ended without completing, for the exit message. */
 function describeEnd(stream: BackfillJobView['streams'][number]): string {
@@ -83,7 +110,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         );
       }
       await systemClock.sleep(interval.data);
-      job = await client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema);
+      job = await readAcrossRestart(
+        () => client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema),
+        io,
+      );
     }
     const ended = job.streams.filter((s) => s.endedBy !== null);
     if (ended.length > 0) {

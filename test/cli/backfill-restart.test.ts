@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
+import { runCli } from '../../shared/cli/main.ts';
+
+/** A job view as the admin API answers it, done or not. */
+function jobView(done: boolean): BackfillJobView {
+  const stream = {
+    streamId: 'local:customer',
+    entityType: 'customer',
+    fraction: done ? 1 : 0.5,
+    done,
+    watermark: null,
+    parked: false,
+    lastError: null,
+    endedBy: null,
+    recordsRead: 10,
+    eventsPublished: 10,
+    webhooksDelivered: 0,
+  };
+  return {
+    id: 'bf_1',
+    startedAt: '2026-11-29T00:00:00.000Z',
+    emit: true,
+    fraction: stream.fraction,
+    done,
+    streams: [stream],
+    recordsRead: 10,
+    eventsPublished: 10,
+    webhooksDelivered: 0,
+    elapsedSeconds: 1,
+    finishedAt: done ? '2026-11-29T00:00:01.000Z' : null,
+    etaSeconds: done ? 0 : 1,
+  };
+}
+
+/** An admin API answering POST /backfill with a running job and GET with `get()`. */
+function adminApi(get: () => BackfillJobView, port = 0): Promise<Server> {
+  const server = createServer((request, response) => {
+    const body = request.method === 'POST' ? jobView(false) : get();
+    response.writeHead(request.method === 'POST' ? 202 : 200, {
+      'content-type': 'application/json',
+    });
+    response.end(JSON.stringify(body));
+  });
+  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+describe('backfill across a restart of the bridge', () => {
+  it('waits for the bridge to answer again and follows the job to its end, instead of exiting 1', async () => {
+    let gets = 0;
+    const first = await adminApi(() => {
+      gets++;
+      return jobView(false);
+    });
+    servers.push(first);
+    const { port } = first.address() as AddressInfo;
+    const errors: string[] = [];
+    const out: string[] = [];
+    const running = runCli(
+      ['backfill', '--api', `http://127.0.0.1:${port}`, '--poll-interval', '100ms', '--json'],
+      { out: (text) => out.push(text), err: (text) => errors.push(text) },
+    );
+    // The bridge stops (a restart) after answering a read, and comes back 1.5 s later, done.
+    while (gets === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    first.closeAllConnections();
+    await new Promise((resolve) => first.close(resolve));
+    servers.splice(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    servers.push(await adminApi(() => jobView(true), port));
+    expect(await running).toBe(0);
+    expect(errors.join('\n')).toContain('waiting for it to come back');
+    expect(JSON.parse(out.at(-1)!)).toMatchObject({ id: 'bf_1', done: true });
+  });
+});
