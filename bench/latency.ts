@@ -20,6 +20,8 @@ const SUBSCRIBED = ['customer.updated', ...BACKFILLED.map((entity) => `${entity}
 
 interface LatencyRun {
   latencies: number[];
+  /** Mutation to detection (the event's `time`), wall clock, ms, sorted. */
+  detections: number[];
   lost: number;
 }
 
@@ -28,11 +30,14 @@ async function measureLatencies(
   model: RunningSimulator['controls']['model'],
   ids: readonly string[],
   arrived: ReadonlyMap<string, number>,
+  detected: ReadonlyMap<string, number>,
 ): Promise<LatencyRun> {
   const mutatedAt = new Map<string, number>();
+  const mutatedWall = new Map<string, number>();
   for (const id of ids) {
     model.update(model.customers, 'customer', id, { Notes: `bench latency ${id}` });
     mutatedAt.set(id, performance.now());
+    mutatedWall.set(id, Date.now());
     await sleep(MUTATION_SPACING_MS);
   }
   const deadline = performance.now() + WAIT_LIMIT_MS;
@@ -42,7 +47,11 @@ async function measureLatencies(
     .filter(([id]) => arrived.has(id))
     .map(([id, at]) => arrived.get(id)! - at)
     .sort((a, b) => a - b);
-  return { latencies, lost: mutatedAt.size - latencies.length };
+  const detections = [...mutatedWall]
+    .filter(([id]) => detected.has(id))
+    .map(([id, at]) => detected.get(id)! - at)
+    .sort((a, b) => a - b);
+  return { latencies, detections, lost: mutatedAt.size - latencies.length };
 }
 
 function report(figure: string, run: LatencyRun): void {
@@ -50,7 +59,8 @@ function report(figure: string, run: LatencyRun): void {
   const p99 = percentile(run.latencies, 99);
   console.log(
     `  ${figure}: ${run.latencies.length} of ${run.latencies.length + run.lost} delivered and verified; ` +
-      `p50 ${formatNumber(p50)} ms, p99 ${formatNumber(p99)} ms, max ${formatNumber(run.latencies.at(-1) ?? Number.NaN)} ms`,
+      `p50 ${formatNumber(p50)} ms, p99 ${formatNumber(p99)} ms, max ${formatNumber(run.latencies.at(-1) ?? Number.NaN)} ms; ` +
+      `of which to detection p50 ${formatNumber(percentile(run.detections, 50))} ms, p99 ${formatNumber(percentile(run.detections, 99))} ms`,
   );
   recordFigure({
     figure,
@@ -83,11 +93,14 @@ export async function run(): Promise<void> {
   };
   const bridge = await startBridgeChild({ env, pollInterval: '1s' });
   const arrived = new Map<string, number>();
+  const detected = new Map<string, number>();
   let created = 0;
   receiver.onVerified = (webhook) => {
     if (webhook.type.endsWith('.created')) created++;
-    if (webhook.type === 'customer.updated' && !arrived.has(webhook.subject))
+    if (webhook.type === 'customer.updated' && !arrived.has(webhook.subject)) {
       arrived.set(webhook.subject, webhook.at);
+      detected.set(webhook.subject, Date.parse(JSON.parse(webhook.body).time));
+    }
   };
   try {
     const { secret } = SubscriptionSchema.parse(
@@ -114,7 +127,7 @@ export async function run(): Promise<void> {
       throw new Error('warm-up change never arrived');
     }
 
-    const quiet = await measureLatencies(model, ids.slice(1, MUTATIONS + 1), arrived);
+    const quiet = await measureLatencies(model, ids.slice(1, MUTATIONS + 1), arrived, detected);
     report('Mutation -> verified webhook, 1 s polling', quiet);
 
     // The same again while a backfill of the other streams re-reads their whole history.
@@ -124,6 +137,7 @@ export async function run(): Promise<void> {
       model,
       ids.slice(MUTATIONS + 1, 2 * MUTATIONS + 1),
       arrived,
+      detected,
     );
     report('Mutation -> verified webhook, 1 s polling, during a backfill', during);
 
@@ -134,6 +148,7 @@ export async function run(): Promise<void> {
       model,
       ids.slice(2 * MUTATIONS + 1, 3 * MUTATIONS + 1),
       arrived,
+      detected,
     );
     console.log(`  created events verified by the end of that run: ${formatNumber(created)}`);
     report('Mutation -> verified webhook, 1 s polling, during a backfill with events', duringEmit);
@@ -145,6 +160,7 @@ export async function run(): Promise<void> {
       model,
       ids.slice(3 * MUTATIONS + 1, 4 * MUTATIONS + 1),
       arrived,
+      detected,
     );
     report(
       'Mutation -> verified webhook, 1 s polling, during a backfill with events of the same stream',
