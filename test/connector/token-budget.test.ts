@@ -169,6 +169,38 @@ describe('TokenBudget', () => {
     await Promise.all([...streams, firstSync]);
   });
 
+  it('keeps live streams asking three quarters of the budget on time beside bulk work, which keeps the rest', async () => {
+    const clock = new ManualClock(0);
+    const grantedAt: number[] = [];
+    const budget = budgetOn(clock, countingLedger(grantedAt));
+    let longestLiveWait = 0;
+    let running = true;
+    // Five streams polled every second ask 150 of 200 a window (a backfill's streams polling live).
+    const streams = Array.from({ length: 5 }, async (_, n) => {
+      while (running) {
+        const asked = clock.now();
+        await budget.acquire({ priority: 'live', streamId: `live-${n}`, intervalMs: 1_000 });
+        longestLiveWait = Math.max(longestLiveWait, clock.now() - asked);
+        await clock.sleep(1_000);
+      }
+    });
+    let bulkGranted = 0;
+    const backfill = (async () => {
+      while (running) {
+        await budget.acquire(BULK);
+        bulkGranted += 1;
+      }
+    })();
+    for (let t = 0; t < 1_220; t++) await clock.advance(50);
+    running = false;
+    expect(busiestWindow(grantedAt, 30_500)).toBeLessThanOrEqual(200);
+    // Half the budget held back for them left a live poll waiting behind bulk work for 10.5 s.
+    expect(longestLiveWait).toBeLessThanOrEqual(500);
+    expect(bulkGranted).toBeGreaterThan(60);
+    for (let t = 0; t < 100; t++) await clock.advance(100);
+    await Promise.all([...streams, backfill]);
+  });
+
   it('keeps a bulk claim that comes after its slot on the spread schedule: the next one makes the lateness up', async () => {
     const clock = new ManualClock(0);
     const budget = budgetOn(clock);

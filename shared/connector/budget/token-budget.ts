@@ -38,8 +38,18 @@ export interface BudgetView {
   slowedUntil: number | null;
 }
 
-/** Largest share of the budget the live reserve may hold back from bulk work. */
+/**
+ * Each side's share when the live streams alone ask more than the budget while bulk work runs
+ * (see nextTurn): live polls and bulk work are then paced over half the budget each.
+ */
 export const LIVE_RESERVE_MAX_SHARE = 0.5;
+/**
+ * Largest share of the budget the live reserve may hold back from bulk work while the live
+ * streams ask no more than the budget: three quarters, so live streams asking between half and
+ * three quarters (five streams polled every second ask 150 of 200) never wait behind bulk
+ * work, which keeps at least a quarter.
+ */
+export const LIVE_RESERVE_CAP_SHARE = 0.75;
 /**
  * Share of the bulk capacity a window may spend at once while no live stream polls: a first
  * sync smaller than a window's budget is not stretched over the window.
@@ -182,9 +192,16 @@ export class TokenBudget {
     return demand;
   }
 
-  /** The live streams' demand, capped at half the budget. */
+  /**
+   * The live streams' demand, capped at {@link LIVE_RESERVE_CAP_SHARE} of the budget; at half
+   * ({@link LIVE_RESERVE_MAX_SHARE}) when they ask more than the budget, the halves nextTurn
+   * paces each side over.
+   */
   private liveReserve(now: number): number {
-    return Math.min(this.liveDemand(now), Math.floor(this.limit(now) * LIVE_RESERVE_MAX_SHARE));
+    const demand = this.liveDemand(now);
+    const limit = this.limit(now);
+    const share = demand > limit ? LIVE_RESERVE_MAX_SHARE : LIVE_RESERVE_CAP_SHARE;
+    return Math.min(demand, Math.floor(limit * share));
   }
 
   /**
