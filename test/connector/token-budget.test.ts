@@ -133,17 +133,24 @@ describe('TokenBudget', () => {
     await Promise.all(streams);
   });
 
-  it('leaves bulk work (a first sync, a sweep) its half while the live streams ask more than the budget', async () => {
+  /**
+   * `streams` live streams polled every second beside a bulk loop for two windows (50 ms steps):
+   * the grants, the bulk ones, and each live stream's longest gap between polls and wait.
+   */
+  async function liveBesideBulk(streams: number) {
     const clock = new ManualClock(0);
     const grantedAt: number[] = [];
     const budget = budgetOn(clock, countingLedger(grantedAt));
     const lastLive = new Map<string, number>();
     let longestLiveGap = 0;
+    let longestLiveWait = 0;
     let running = true;
-    const streams = Array.from({ length: 11 }, async (_, n) => {
+    const live = Array.from({ length: streams }, async (_, n) => {
       const streamId = `live-${n}`;
       while (running) {
+        const asked = clock.now();
         await budget.acquire({ priority: 'live', streamId, intervalMs: 1_000 });
+        longestLiveWait = Math.max(longestLiveWait, clock.now() - asked);
         const last = lastLive.get(streamId);
         if (last !== undefined) longestLiveGap = Math.max(longestLiveGap, clock.now() - last);
         lastLive.set(streamId, clock.now());
@@ -151,7 +158,7 @@ describe('TokenBudget', () => {
       }
     });
     let bulkGranted = 0;
-    const firstSync = (async () => {
+    const bulk = (async () => {
       while (running) {
         await budget.acquire(BULK);
         bulkGranted += 1;
@@ -159,46 +166,30 @@ describe('TokenBudget', () => {
     })();
     for (let t = 0; t < 1_220; t++) await clock.advance(50);
     running = false;
-    expect(busiestWindow(grantedAt, 30_500)).toBeLessThanOrEqual(200);
-    // About 100 a window each over two windows: the first sync is not starved (it got 0).
-    expect(bulkGranted).toBeGreaterThan(170);
-    expect(grantedAt.length - bulkGranted).toBeGreaterThan(170);
-    // Eleven streams share 100 a window: each polls every 3.4 s or so, none stalls.
-    expect(longestLiveGap).toBeLessThan(4_500);
+    const busiest = busiestWindow(grantedAt, 30_500);
+    const granted = grantedAt.length;
     for (let t = 0; t < 100; t++) await clock.advance(100);
-    await Promise.all([...streams, firstSync]);
+    await Promise.all([...live, bulk]);
+    return { busiest, granted, bulkGranted, longestLiveGap, longestLiveWait };
+  }
+
+  it('leaves bulk work (a first sync, a sweep) its half while the live streams ask more than the budget', async () => {
+    const run = await liveBesideBulk(11);
+    expect(run.busiest).toBeLessThanOrEqual(200);
+    // About 100 a window each over two windows: the first sync is not starved (it got 0).
+    expect(run.bulkGranted).toBeGreaterThan(170);
+    expect(run.granted - run.bulkGranted).toBeGreaterThan(170);
+    // Eleven streams share 100 a window: each polls every 3.4 s or so, none stalls.
+    expect(run.longestLiveGap).toBeLessThan(4_500);
   });
 
   it('keeps live streams asking three quarters of the budget on time beside bulk work, which keeps the rest', async () => {
-    const clock = new ManualClock(0);
-    const grantedAt: number[] = [];
-    const budget = budgetOn(clock, countingLedger(grantedAt));
-    let longestLiveWait = 0;
-    let running = true;
     // Five streams polled every second ask 150 of 200 a window (a backfill's streams polling live).
-    const streams = Array.from({ length: 5 }, async (_, n) => {
-      while (running) {
-        const asked = clock.now();
-        await budget.acquire({ priority: 'live', streamId: `live-${n}`, intervalMs: 1_000 });
-        longestLiveWait = Math.max(longestLiveWait, clock.now() - asked);
-        await clock.sleep(1_000);
-      }
-    });
-    let bulkGranted = 0;
-    const backfill = (async () => {
-      while (running) {
-        await budget.acquire(BULK);
-        bulkGranted += 1;
-      }
-    })();
-    for (let t = 0; t < 1_220; t++) await clock.advance(50);
-    running = false;
-    expect(busiestWindow(grantedAt, 30_500)).toBeLessThanOrEqual(200);
+    const run = await liveBesideBulk(5);
+    expect(run.busiest).toBeLessThanOrEqual(200);
     // Half the budget held back for them left a live poll waiting behind bulk work for 10.5 s.
-    expect(longestLiveWait).toBeLessThanOrEqual(500);
-    expect(bulkGranted).toBeGreaterThan(60);
-    for (let t = 0; t < 100; t++) await clock.advance(100);
-    await Promise.all([...streams, backfill]);
+    expect(run.longestLiveWait).toBeLessThanOrEqual(500);
+    expect(run.bulkGranted).toBeGreaterThan(60);
   });
 
   it('keeps a bulk claim that comes after its slot on the spread schedule: the next one makes the lateness up', async () => {

@@ -18,7 +18,7 @@ import { nextPassWindow, runBackfillPass } from '../../shared/polling/strategies
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
-import { CollectingPublisher } from './poll-harness.ts';
+import { CollectingPublisher, collectingPollDeps } from './poll-harness.ts';
 
 let sim: Harness;
 beforeAll(async () => {
@@ -198,14 +198,7 @@ describe('a slice of a pass', () => {
       { ...initialStreamState(definition!, clock.now()), initialSyncDone: true, backfill: pass },
       0,
     );
-    const deps: PollDeps = {
-      store,
-      client,
-      publisher: new CollectingPublisher(),
-      clock,
-      windows: settings.windows,
-      pageCount: 1000,
-    };
+    const deps = collectingPollDeps(store, client, clock, settings);
     const spec = definition!.spec as WindowedPollSpec;
     const slice = runBackfillPass(definition!, spec, deps, stateHandle(store, saved));
     await vi.waitFor(() => expect(waiting).toBe(1));
