@@ -103,3 +103,16 @@ export function listingPassDone(
   const pass = activePass(state);
   return pass ? { backfill: passAdvanced(pass, counts, { doneAt: now }) } : {};
 }
+
+/**
+ * The patch counting a live page's announced `created` events (see PageCounts.announced) as the
+ * backfill pass's, for the save that commits that page; nothing without any. Pure.
+ */
+export function announcedToPass(
+  state: StreamState,
+  counts: PageCounts,
+): Pick<StreamState, 'backfill'> | Record<string, never> {
+  const pass = state.backfill;
+  if (!counts.announced || pass?.kind !== 'pass') return {};
+  return { backfill: passAdvanced(pass, { records: 0, events: counts.announced }) };
+}

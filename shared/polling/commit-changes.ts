@@ -27,6 +27,7 @@ async function computeChangesInSlices(
     const slice = compute(observations.slice(start, start + DIFF_SLICE_RECORDS));
     changes.events.push(...slice.events);
     changes.writes.push(...slice.writes);
+    if (slice.announced) changes.announced = (changes.announced ?? 0) + slice.announced;
   }
   return changes;
 }

@@ -82,6 +82,8 @@ export interface ChangeContext {
 export interface PageChanges {
   events: EntityEvent[];
   writes: StoredSnapshot[];
+  /** Of `events`, the backfill's `created` a live poll sent ahead of a change (see BackfillContext). */
+  announced?: number;
 }
 
 /** One fetched record, or the knowledge that a stored entity no longer exists. */
@@ -115,6 +117,7 @@ export function computeChanges(
 ): PageChanges {
   const events: EntityEvent[] = [];
   const writes: StoredSnapshot[] = [];
+  let announced = 0;
   const { volatileFields } = context;
   const base = {
     connectionId: context.connectionId,
@@ -161,6 +164,7 @@ export function computeChanges(
       // The backfill's `created` of the entity as it stood, before the change that moves it
       // out of the pass's reach (the pass would have sent this very event).
       events.push(created(previous!.record, previous!.hash));
+      announced++;
     }
     switch (decision.change) {
       case 'created':
@@ -218,6 +222,7 @@ export function computeChanges(
           // Touched (only UpdatedUtc moved) before the pass read it: the pass will not find it.
           // Stored again, so it is announced once.
           events.push(created(current));
+          announced++;
           writes.push({
             entityId,
             hash: decision.currentHash!,
@@ -229,7 +234,7 @@ export function computeChanges(
         break;
     }
   }
-  return { events, writes };
+  return announced > 0 ? { events, writes, announced } : { events, writes };
 }
 
 /**

@@ -110,6 +110,8 @@ export function callOptions(
 export interface PageCounts {
   records: number;
   events: number;
+  /** Of `events`, the backfill's `created` sent ahead of a live change: the pass's events. */
+  announced?: number;
 }
 
 /**

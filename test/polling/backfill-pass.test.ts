@@ -104,7 +104,8 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
     expect(created).toHaveLength(all.length);
     const ofChanged = publisher.events.filter((e) => e.subject === all[0]).map((e) => e.type);
     expect(ofChanged).toEqual(['customer.created', 'customer.updated']);
-    expect((await backfillProgress(job, deps)).eventsPublished).toBe(all.length - 1);
+    // The created the live poll sent ahead of the change counts as the backfill's.
+    expect((await backfillProgress(job, deps)).eventsPublished).toBe(all.length);
 
     // A second backfill sends them all again (new ids), and the first job keeps its figures.
     publisher.events.length = 0;

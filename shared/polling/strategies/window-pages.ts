@@ -133,7 +133,11 @@ export async function readWindow(
       const next: StreamWindow | undefined = page.last
         ? undefined
         : { ...current, cursor: page.cursor, count: page.count, pages: current.pages + 1 };
-      const counts: PageCounts = { records, events: changes.published };
+      const counts: PageCounts = {
+        records,
+        events: changes.published,
+        ...(changes.announced ? { announced: changes.announced } : {}),
+      };
       storing = storeChanges(definition, deps, changes)
         .then(async () => {
           overlap?.keepStored(page.screen);

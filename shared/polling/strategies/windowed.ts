@@ -1,6 +1,6 @@
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamState } from '../../state/state-store.ts';
-import { liveJudging } from '../backfill-state.ts';
+import { announcedToPass, liveJudging } from '../backfill-state.ts';
 import { WindowOverlap } from '../overlap-memory.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -113,7 +113,11 @@ export async function runWindowed(
       needsRead,
       overlap,
       savePage: async (next, counts) => {
-        await state.save({ window: next, ...advanceCounters(state.current, counts) });
+        await state.save({
+          window: next,
+          ...advanceCounters(state.current, counts),
+          ...announcedToPass(state.current, counts),
+        });
       },
       stopAfterPage: async () =>
         pastDeadline(deps) || (priority === 'bulk' && (await backlogAboveBound(deps, result))),
@@ -133,6 +137,7 @@ export async function runWindowed(
         ? syncCompleted(state.current, read.lastPage, deps.clock.now())
         : advanceCounters(state.current, read.lastPage)),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
+      ...announcedToPass(state.current, read.lastPage),
     };
     if (caughtUp) {
       // The poll's success save follows (after a sweep, if one is due) and writes it.
