@@ -1,3 +1,4 @@
+import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, startBackfill } from './backfill.ts';
@@ -66,7 +67,20 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       const { definition } = await findStream(id, deps);
       await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
-      return { status: 200, body: toStreamView(definition, undefined, deps.clock.now(), id) };
+      if (!definition)
+        return { status: 200, body: toStreamView(undefined, undefined, deps.clock.now(), id) };
+      const now = deps.clock.now();
+      // Its first sync names its `created` events after the reset (with INITIAL_SYNC=emit): an
+      // entity deleted before the reset and there again after it is sent again, where the same
+      // content's old id would have been taken for a repeat.
+      const state = await deps.state.saveStream(
+        {
+          ...initialStreamState(definition, now),
+          backfill: { kind: 'first-sync', jobId: `reset_${now}` },
+        },
+        0,
+      );
+      return { status: 200, body: toStreamView(definition, state, now, id) };
     },
   }),
   defineRoute({
@@ -74,7 +88,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     path: '/backfill',
     operationId: 'startBackfill',
     summary:
-      'Reset streams for a first sync from the history start; with emit, it publishes created events',
+      'Read streams again from the history start (beside their live polls once synced); with emit, every entity is published as created',
     tag: 'backfill',
     query: EmptySchema,
     body: BackfillBodySchema,

@@ -161,7 +161,13 @@ describe('admin API: streams', () => {
       status: 200,
       body: { id: 'main:customer', parked: false, watermark: null },
     });
-    expect(await harness.state.getStream('main:customer')).toBeUndefined();
+    // A fresh state whose first sync names its created events after the reset.
+    expect(await harness.state.getStream('main:customer')).toMatchObject({
+      watermark: null,
+      parked: false,
+      initialSyncDone: false,
+      backfill: { kind: 'first-sync', jobId: expect.stringMatching(/^reset_/) },
+    });
     expect((await harness.state.getSnapshots('main:customer', ['c-1'])).size).toBe(0);
     expect(await harness.call('POST', '/streams/main:nothing/reset')).toMatchObject({
       status: 404,

@@ -274,7 +274,12 @@ describe('change-bridge streams', () => {
     const reset = await cli.run(['streams', 'reset', 'main:customer']);
     expect(reset.code).toBe(0);
     expect(reset.stdout).toContain('Reset main:customer');
-    expect(await cli.harness.state.getStream('main:customer')).toBeUndefined();
+    // Started again: a fresh state marked as the reset's first sync.
+    expect(await cli.harness.state.getStream('main:customer')).toMatchObject({
+      watermark: null,
+      initialSyncDone: false,
+      backfill: { kind: 'first-sync', jobId: expect.stringMatching(/^reset_/) },
+    });
     expect((await cli.run(['streams', 'reset', 'other:customer'])).code).toBe(1);
     const malformed = await cli.run(['streams', 'reset', 'main:nothing']);
     expect(malformed).toMatchObject({ code: 2, stdout: '' });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
 import { backfillProgress, startBackfill } from '../../shared/admin/backfill.ts';
 import { MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
+import { handleAdminRequest } from '../../shared/admin/router.ts';
 import { ManualClock, seededRandom } from '../../shared/clock.ts';
 import type { CallOptions } from '../../shared/connector/client.ts';
 import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
@@ -208,5 +209,33 @@ describe('a slice of a pass', () => {
     expect(activePass((await store.getStream(definition!.streamId))!)).toMatchObject({
       window: null,
     });
+  });
+});
+
+describe('a stream reset', () => {
+  it('sends its created events again after the reset (INITIAL_SYNC=emit), under ids of their own', async () => {
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'customer', INITIAL_SYNC: 'emit' },
+      sim.clock.now(),
+    );
+    const streams = streamDefinitions('main', settings);
+    const state = new MemoryStateStore();
+    const deps = collectingPollDeps(state, sim.client, sim.clock, settings);
+    const publisher = deps.publisher as CollectingPublisher;
+    await pollStream(streams[0]!, deps, 'test');
+    const before = new Set(publisher.events.map((e) => e.id));
+    expect(before.size).toBeGreaterThan(0);
+    publisher.events.length = 0;
+
+    const admin = { state, streams: async () => streams, clock: sim.clock } as unknown as AdminDeps;
+    const reset = await handleAdminRequest(
+      { method: 'POST', path: '/streams/main:customer/reset', query: {}, body: undefined },
+      admin,
+    );
+    expect(reset.status).toBe(200);
+    await sim.clock.advance(1_000);
+    await pollStream(streams[0]!, deps, 'test');
+    expect(publisher.events).toHaveLength(before.size);
+    expect(publisher.events.filter((e) => before.has(e.id))).toEqual([]);
   });
 });
