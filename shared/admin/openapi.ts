@@ -97,11 +97,13 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   responses['403'] = errorResponse(
     'Local API: a foreign Host or Origin; AWS: not authorized (IAM)',
   );
-  if (route.body !== EmptySchema) {
-    responses['415'] = errorResponse(
-      'Local API: the body is not sent as content-type: application/json',
-    );
-  }
+  // The local server checks every request's body this way, a route that takes none included.
+  responses['413'] = errorResponse('Local API: the body is larger than 1 MB');
+  responses['415'] = errorResponse(
+    route.body !== EmptySchema
+      ? 'Local API: the body is not sent as content-type: application/json'
+      : 'Local API: a body sent, not as content-type: application/json (this route takes none)',
+  );
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
   const operation: Record<string, unknown> = {
     operationId: route.operationId,
