@@ -45,6 +45,11 @@ export const BackfillJobSchema = z.object({
    * the job's deliveries are the difference). Absent on jobs stored before it existed: 0.
    */
   deliveredAtStart: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  /**
+   * The delivery counter of each stream when a later backfill took it over: the job's webhooks
+   * delivered stop there (the later job's are its own). Absent until one is taken over.
+   */
+  deliveredUntil: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Each ended stream's outcome, by stream id; absent until one is read as ended. */
   outcomes: z.record(z.string(), BackfillStreamOutcomeSchema).optional(),
 });

@@ -76,8 +76,8 @@ function clamp01(value: number): number {
  * over `[history start, its end)` and its own counters; a first sync's watermark and counters.
  * A stream no longer configured (its connection removed or disabled) or whose backfill state
  * belongs to another job (a later backfill or reset took over) has ended (`endedBy`). Webhooks
- * delivered is the stream's delivery counter now (`delivered`) less its value when the job
- * started. `now` dates an end first seen. Pure.
+ * delivered is the stream's delivery counter now (`delivered`; or when a later backfill took
+ * the stream over, `deliveredUntil`) less its value when the job started. `now` dates an end first seen. Pure.
  * @example readStream(job, 'main:customer', 'customer', state, 1200, true, now).progress.fraction // 0.42
  */
 export function readStream(
@@ -117,7 +117,11 @@ export function readStream(
       recordsRead: ended?.recordsRead ?? part?.recordsRead ?? 0,
       eventsPublished: ended?.eventsPublished ?? part?.eventsPublished ?? 0,
       // A counter read before the job's own start value (eventually consistent) is no progress yet.
-      webhooksDelivered: Math.max(0, delivered - (job.deliveredAtStart?.[streamId] ?? 0)),
+      webhooksDelivered: Math.max(
+        0,
+        Math.min(delivered, job.deliveredUntil?.[streamId] ?? Number.POSITIVE_INFINITY) -
+          (job.deliveredAtStart?.[streamId] ?? 0),
+      ),
     },
     ...(outcome ? { outcome } : {}),
   };
@@ -299,6 +303,34 @@ export async function startBackfill(
   };
   // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);
+  await closeEarlierJobs(streamIds, deliveredAtStart, deps);
   await Promise.all(chosen.map((d) => startStreamBackfill(deps.state, d, job)));
   return job;
+}
+
+/**
+ * Notes on each earlier job of the streams (their backfill state names it) the delivery counter
+ * where this job takes over, so the earlier job's webhooks delivered stop there: one read per
+ * stream, and one write per earlier job.
+ */
+async function closeEarlierJobs(
+  streamIds: readonly string[],
+  delivered: Readonly<Record<string, number>>,
+  deps: Pick<AdminDeps, 'state' | 'backfills'>,
+): Promise<void> {
+  const states = await Promise.all(streamIds.map((streamId) => deps.state.getStream(streamId)));
+  const byJob = new Map<string, string[]>();
+  for (const state of states) {
+    const jobId = state?.backfill?.jobId;
+    if (state && jobId) byJob.set(jobId, [...(byJob.get(jobId) ?? []), state.streamId]);
+  }
+  await Promise.all(
+    [...byJob].map(async ([jobId, taken]) => {
+      const earlier = await deps.backfills.get(jobId);
+      if (!earlier) return;
+      const until = { ...earlier.deliveredUntil };
+      for (const streamId of taken) until[streamId] ??= delivered[streamId] ?? 0;
+      await deps.backfills.put({ ...earlier, deliveredUntil: until });
+    }),
+  );
 }

@@ -110,25 +110,32 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
 
     // A second backfill sends them all again (new ids), and the first job keeps its figures.
     publisher.events.length = 0;
+    // The dispatcher delivered the first job's events to one subscriber.
+    await deps.deliveryCounter.add(new Map([['main:customer', all.length]]));
     const firstView = await backfillProgress(job, deps);
+    expect(firstView.webhooksDelivered).toBe(all.length);
     await sim.clock.advance(5_000);
     const again = await startBackfill({ emit: true }, deps);
     await sim.clock.advance(2_000);
     expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    await deps.deliveryCounter.add(new Map([['main:customer', all.length]]));
     const resent = publisher.events.filter((e) => e.type === 'customer.created');
     expect(resent).toHaveLength(all.length);
     const firstIds = new Set(created.map((e) => e.id));
     expect(resent.filter((e) => firstIds.has(e.id))).toEqual([]);
     // As GET /backfill/{id} reads it: the job as stored, with the outcome its first read kept.
     const stored = (await deps.backfills.get(job.id))!;
+    // Its webhooks delivered stop where the second job took the stream over.
     expect(await backfillProgress(stored, deps)).toMatchObject({
       recordsRead: firstView.recordsRead,
       eventsPublished: firstView.eventsPublished,
       finishedAt: firstView.finishedAt,
+      webhooksDelivered: all.length,
     });
     expect(await backfillProgress(again, deps)).toMatchObject({
       done: true,
       eventsPublished: all.length,
+      webhooksDelivered: all.length,
     });
   });
 });
