@@ -65,8 +65,10 @@ async function runStrategy(
         if (!result.caughtUp) return false;
         if (sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
         const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
-        if (pass.done) return true;
-        if (pass.paused || pastDeadline(deps)) return false;
+        // Paused by the backlog: the stream is live and caught up, due again at its interval
+        // (not at once: each run reads its live window first, a request).
+        if (pass.done || pass.paused) return true;
+        if (pastDeadline(deps)) return false;
       }
     }
     case 'snapshot':

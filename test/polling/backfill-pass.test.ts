@@ -17,6 +17,7 @@ import type { WindowedPollSpec } from '../../shared/polling/poll-spec.ts';
 import { initialStreamState, pollStream } from '../../shared/polling/poll-stream.ts';
 import { nextPassWindow, runBackfillPass } from '../../shared/polling/strategies/backfill-pass.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import type { BackfillPass } from '../../shared/state/state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
 import { CollectingPublisher, collectingPollDeps } from './poll-harness.ts';
@@ -64,7 +65,7 @@ async function syncedCustomers() {
   const customers = () => held;
   const update = (id: string, notes: string) =>
     model.update(model.customers, 'customer', id, { Notes: notes });
-  return { state, publisher, poll, deps, customers, update };
+  return { state, publisher, poll, pollDeps, deps, customers, update };
 }
 
 describe('a backfill of a synced stream runs beside its live polls', () => {
@@ -140,6 +141,23 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
   });
 });
 
+describe('a pass paused by the backlog', () => {
+  it('leaves the stream due at its interval (each run reads its live window first), not at once', async () => {
+    const { state, poll, pollDeps, deps } = await syncedCustomers();
+    await sim.clock.advance(5_000);
+    await startBackfill({ emit: true }, deps);
+    pollDeps.backlog = { aboveBound: async () => true } as PollDeps['backlog'];
+    try {
+      expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+      const stream = (await state.getStream('main:customer'))!;
+      expect(stream.nextDueAt).toBeGreaterThan(sim.clock.now());
+      expect(activePass(stream)).toMatchObject({ watermark: null, recordsRead: 0 });
+    } finally {
+      delete pollDeps.backlog;
+    }
+  });
+});
+
 describe('nextPassWindow', () => {
   const windows = { overlapMs: 5_000, settleLagMs: 1_000, historyStartMs: 0, minWindowMs: 0 };
   const settings = { windows, pageCount: 1000 };
@@ -173,26 +191,26 @@ describe('nextPassWindow', () => {
 });
 
 describe('a slice of a pass', () => {
-  it('gives up a page still waiting for the budget when the live poll is due, so the live poll never waits behind it', async () => {
+  /** A pass of the customer stream in `store`, over a connector whose budget never grants a bulk request. */
+  async function passOnStalledConnector(passFields: Partial<BackfillPass> = {}) {
     const clock = new ManualClock(Date.UTC(2026, 2, 10));
     const settings = pollSettingsFromEnv(
       { POLL_ENTITIES: 'customer', POLL_INTERVAL: '1s' },
       clock.now(),
     );
     const [definition] = streamDefinitions('main', settings);
-    let waiting = 0;
-    // A connector whose budget never grants a bulk request: the page waits until its wait is given up.
+    const asked = { pages: 0 };
     const client = {
       async *paginate(_operation: string, _body: unknown, options: CallOptions) {
-        waiting++;
+        asked.pages++;
         await new Promise((_, reject) =>
           options.waitSignal?.addEventListener('abort', () => reject(options.waitSignal?.reason)),
         );
       },
     } as unknown as ConnectorClient;
     const store = new MemoryStateStore();
-    const pass = {
-      kind: 'pass' as const,
+    const pass: BackfillPass = {
+      kind: 'pass',
       jobId: 'bf_1',
       emit: true,
       startedAt: clock.now() - 60_000,
@@ -202,20 +220,52 @@ describe('a slice of a pass', () => {
       recordsRead: 0,
       eventsPublished: 0,
       doneAt: null,
+      ...passFields,
     };
     const saved = await store.saveStream(
       { ...initialStreamState(definition!, clock.now()), initialSyncDone: true, backfill: pass },
       0,
     );
     const deps = collectingPollDeps(store, client, clock, settings);
-    const spec = definition!.spec as WindowedPollSpec;
-    const slice = runBackfillPass(definition!, spec, deps, stateHandle(store, saved));
-    await vi.waitFor(() => expect(waiting).toBe(1));
+    const slice = runBackfillPass(
+      definition!,
+      definition!.spec as WindowedPollSpec,
+      deps,
+      stateHandle(store, saved),
+    );
+    return { clock, store, definition: definition!, asked, slice };
+  }
+
+  it('gives up a page still waiting for the budget when the live poll is due, so the live poll never waits behind it', async () => {
+    const { clock, store, definition, asked, slice } = await passOnStalledConnector();
+    await vi.waitFor(() => expect(asked.pages).toBe(1));
     await clock.advance(1_000);
     expect(await slice).toEqual({ done: false });
-    expect(activePass((await store.getStream(definition!.streamId))!)).toMatchObject({
+    expect(activePass((await store.getStream(definition.streamId))!)).toMatchObject({
       window: null,
     });
+  });
+
+  it('waits, asking nothing, while its last window waits out the settle lag, then reads it', async () => {
+    const now = Date.UTC(2026, 2, 10);
+    const { clock, asked, slice } = await passOnStalledConnector({
+      startedAt: now,
+      endUtc: new Date(now).toISOString(),
+      watermark: new Date(now - 1_000).toISOString(),
+    });
+    let ended = false;
+    void slice.then(() => {
+      ended = true;
+    });
+    // Until the settle lag (500 ms) has passed over its end: no request, and no return either.
+    await clock.advance(400);
+    expect({ ended, pages: asked.pages }).toEqual({ ended: false, pages: 0 });
+    // Then its last window is asked for, once.
+    await clock.advance(100);
+    await vi.waitFor(() => expect(asked.pages).toBe(1));
+    await clock.advance(500);
+    expect(await slice).toEqual({ done: false });
+    expect(asked.pages).toBe(1);
   });
 });
 

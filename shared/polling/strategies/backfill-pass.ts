@@ -62,7 +62,6 @@ export async function runBackfillPass(
 ): Promise<PassSliceResult> {
   const result: PassSliceResult = { done: false };
   const sliceEndsAt = liveStartedAt + Math.max(PASS_SLICE_MIN_MS, definition.intervalMs);
-  const sliceOver = () => pastDeadline(deps) || deps.clock.now() >= sliceEndsAt;
   // A page waiting for the connector's budget at the slice's end gives up its turn: the live
   // poll due then must not wait behind it (bulk requests wait while live ones go first).
   const slice = new AbortController();
@@ -72,7 +71,7 @@ export async function runBackfillPass(
     .then(() => slice.abort(new SliceOver()))
     .catch(() => undefined);
   try {
-    return await runSlice(definition, spec, deps, state, result, sliceOver, slice.signal);
+    return await runSlice(definition, spec, deps, state, result, sliceEndsAt, slice.signal);
   } catch (error) {
     if (slice.signal.aborted && !deps.signal?.aborted) return result;
     throw error;
@@ -94,14 +93,25 @@ async function runSlice(
   deps: PollDeps,
   state: StateHandle,
   result: PassSliceResult,
-  sliceOver: () => boolean,
+  sliceEndsAt: number,
   waitSignal: AbortSignal,
 ): Promise<PassSliceResult> {
+  const sliceOver = () => pastDeadline(deps) || deps.clock.now() >= sliceEndsAt;
   for (;;) {
     const pass = activePass(state.current);
     if (!pass) return { ...result, done: true };
     const window = nextPassWindow(pass, deps.clock.now(), deps);
-    if (window === 'wait') return result;
+    if (window === 'wait') {
+      // The slice's time is spent waiting (the next live poll comes when it ends), not in a loop
+      // of live polls.
+      const settled = Date.parse(pass.endUtc) + deps.windows.settleLagMs;
+      const until = Math.min(sliceEndsAt, settled);
+      await deps.clock
+        .sleep(Math.max(0, until - deps.clock.now()), deps.signal)
+        .catch(() => undefined);
+      if (sliceOver()) return result;
+      continue;
+    }
     if (window === 'done') {
       const doneAt = deps.clock.now();
       await state.save({ backfill: passAdvanced(pass, { records: 0, events: 0 }, { doneAt }) });
