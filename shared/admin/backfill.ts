@@ -204,20 +204,35 @@ function entityTypeOf(streamId: string): string {
   return streamId.slice(streamId.lastIndexOf(':') + 1);
 }
 
-/** The configured streams of the chosen entity types; throws ValidationError naming `entities[i]`. */
+/**
+ * The configured streams of the chosen connections and entity types (each list: all when
+ * absent); throws ValidationError naming `connections[i]` or `entities[i]` for one that has no
+ * configured stream. Pure.
+ */
 export function chooseStreams(
   streams: readonly StreamDefinition[],
   entities: readonly string[] | undefined,
+  connections?: readonly string[] | undefined,
 ): StreamDefinition[] {
-  if (entities === undefined) return [...streams];
+  connections?.forEach((connectionId, index) => {
+    if (!streams.some((s) => s.connectionId === connectionId)) {
+      throw new ValidationError('backfill', [
+        { path: `connections[${index}]`, message: `${connectionId} is no enabled connection` },
+      ]);
+    }
+  });
+  const ofConnections = connections
+    ? streams.filter((s) => connections.includes(s.connectionId))
+    : [...streams];
+  if (entities === undefined) return ofConnections;
   entities.forEach((entityType, index) => {
-    if (!streams.some((s) => s.spec.entityType === entityType)) {
+    if (!ofConnections.some((s) => s.spec.entityType === entityType)) {
       throw new ValidationError('backfill', [
         { path: `entities[${index}]`, message: `${entityType} is not polled here (POLL_ENTITIES)` },
       ]);
     }
   });
-  return streams.filter((s) => entities.includes(s.spec.entityType));
+  return ofConnections.filter((s) => entities.includes(s.spec.entityType));
 }
 
 /**
@@ -274,13 +289,17 @@ export async function startStreamBackfill(
  * Starts a backfill: notes each chosen stream's delivery counter, starts each stream's part
  * (see {@link startStreamBackfill}) and stores a job. The ordinary pollers then do the work,
  * locally and in AWS alike; progress is read back with {@link backfillProgress}.
- * @throws ValidationError naming `entities[i]` for an entity type that is not polled.
+ * @throws ValidationError naming `entities[i]` or `connections[i]` for one with no stream.
  */
 export async function startBackfill(
-  input: { entities?: readonly string[] | undefined; emit: boolean },
+  input: {
+    entities?: readonly string[] | undefined;
+    connections?: readonly string[] | undefined;
+    emit: boolean;
+  },
   deps: AdminDeps,
 ): Promise<BackfillJob> {
-  const chosen = chooseStreams(await deps.streams(), input.entities);
+  const chosen = chooseStreams(await deps.streams(), input.entities, input.connections);
   if (chosen.length === 0) {
     throw new ValidationError('backfill', [
       { path: 'entities', message: 'no stream is configured' },

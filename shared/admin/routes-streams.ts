@@ -94,7 +94,10 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     body: BackfillBodySchema,
     success: { status: 202, schema: BackfillJobViewSchema },
     handle: async ({ body }, deps) => {
-      const job = await startBackfill({ entities: body.entities, emit: body.emit }, deps);
+      const job = await startBackfill(
+        { entities: body.entities, connections: body.connections, emit: body.emit },
+        deps,
+      );
       return { status: 202, body: await backfillProgress(job, deps) };
     },
   }),

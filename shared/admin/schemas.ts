@@ -95,7 +95,18 @@ export const ListDeliveriesQuerySchema = z.object({
 
 /** Body of `POST /backfill`: which entity types (default: every polled one), and whether to emit `created` events. */
 export const BackfillBodySchema = z
-  .object({ entities: EntityTypeListSchema.optional(), emit: z.boolean().default(false) })
+  .object({
+    entities: EntityTypeListSchema.optional(),
+    /** Only these connections' streams (default: every enabled connection's). */
+    connections: z
+      .preprocess(splitCommaText, z.array(ConnectionIdSchema).min(1))
+      .meta({
+        description:
+          "Connection ids; comma-separated text such as 'local,chain-eu' is accepted too",
+      })
+      .optional(),
+    emit: z.boolean().default(false),
+  })
   .strict();
 
 /** No query parameters, or no body. */

@@ -328,6 +328,10 @@ describe('admin API: backfill', () => {
     const started = await harness.call('POST', '/backfill');
     expect(started.status).toBe(202);
     expect((started.body as Job).streams).toHaveLength(3);
+    const ofMain = await harness.call('POST', '/backfill', {
+      body: { connections: 'main', entities: 'customer' },
+    });
+    expect((ofMain.body as Job).streams.map((s) => s.streamId)).toEqual(['main:customer']);
     expect(await harness.state.getStream('main:resource')).toMatchObject({
       initialSyncDone: false,
     });
@@ -341,6 +345,11 @@ describe('admin API: backfill', () => {
     expect(notPolled).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
     const unknown = await harness.call('POST', '/backfill', { body: { entities: 'guest' } });
     expect(unknown).toMatchObject({ status: 400, body: { field: 'entities[0]' } });
+    // Connections: only those with a configured stream (a parked one can be left out).
+    const other = await harness.call('POST', '/backfill', { body: { connections: 'main,other' } });
+    expect(other).toMatchObject({ status: 400, body: { field: 'connections[1]' } });
+    const malformed = await harness.call('POST', '/backfill', { body: { connections: ['a b'] } });
+    expect(malformed).toMatchObject({ status: 400, body: { field: 'connections[0]' } });
     const badEmit = await harness.call('POST', '/backfill', { body: { emit: 'yes' } });
     expect(badEmit).toMatchObject({ status: 400, body: { field: 'emit' } });
     expect(await harness.call('GET', '/backfill/bf_none')).toMatchObject({ status: 404 });

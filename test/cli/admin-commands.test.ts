@@ -375,12 +375,18 @@ describe('change-bridge backfill', () => {
     const interval = await cli.run(['backfill', '--poll-interval', 'soon']);
     expect(interval.code).toBe(2);
     expect(interval.stderr).toContain('--poll-interval');
+    // One connection's streams only: another connection that parks is no concern of the job.
+    const noSuch = await cli.run(['backfill', '--connection', 'other']);
+    expect(noSuch.code).toBe(2);
+    expect(noSuch.stderr).toContain('--connection');
+    expect(noSuch.stderr).toContain('other is no enabled connection');
   });
 
   it('has --help listing its flags', async () => {
     const help = await cli.run(['backfill', '--help'], { api: false });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--entities <types>');
+    expect(help.stdout).toContain('--connection <ids>');
     expect(help.stdout).toContain('--emit');
   });
 });

@@ -11,6 +11,7 @@ import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './ou
 
 const BackfillOptionsSchema = CommonOptionsSchema.extend({
   entities: z.string().optional(),
+  connection: z.string().optional(),
   emit: z.boolean().optional(),
   pollInterval: z.string().default('1s'),
 });
@@ -67,6 +68,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         '--entities <types>',
         'comma-separated entity types, e.g. customer,resource (default: all polled)',
       )
+      .option(
+        '--connection <ids>',
+        'comma-separated connection ids, e.g. local,chain-eu (default: every enabled connection)',
+      )
       .option('--emit', 'publish created events for every record (default: store silently)')
       .option('--poll-interval <duration>', 'how often progress is read, e.g. 500ms, 2s', '1s')
       .addHelpText(
@@ -87,9 +92,11 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     let job = await client.call('POST', '/backfill', BackfillJobViewSchema, {
       body: {
         ...(options.entities !== undefined ? { entities: options.entities } : {}),
+        ...(options.connection !== undefined ? { connections: options.connection } : {}),
         emit: options.emit === true,
       },
       check: { body: BackfillBodySchema },
+      flags: { connections: '--connection' },
     });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';
