@@ -12,6 +12,14 @@ import { backlogAboveBound, pastDeadline } from './windowed.ts';
  */
 export const PASS_SLICE_MIN_MS = 1_000;
 
+/**
+ * Records per page of a pass that emits. Each record becomes an event (a fraction of a
+ * millisecond to publish locally), and the stream's live poll waits for the page in hand, so a
+ * page's work stays well under a one-second interval; half a full page doubles the pass's
+ * requests, where a quarter cost the live polls of other streams their budget.
+ */
+export const PASS_EMIT_PAGE_COUNT = 500;
+
 /** What a slice of a pass did. */
 export interface PassSliceResult {
   /** No pass is left to run: none was started, or this slice completed it. */
@@ -38,7 +46,8 @@ export function nextPassWindow(
   if (next === null) return 'done';
   if (Date.parse(next.endUtc) >= endMs && nowMs - settings.windows.settleLagMs < endMs)
     return 'wait';
-  return { ...next, cursor: null, count: settings.pageCount, pages: 0 };
+  const count = pass.emit ? Math.min(settings.pageCount, PASS_EMIT_PAGE_COUNT) : settings.pageCount;
+  return { ...next, cursor: null, count, pages: 0 };
 }
 
 /**
