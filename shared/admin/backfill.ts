@@ -237,8 +237,9 @@ export function chooseStreams(
 
 /**
  * Starts one stream's part of a backfill. A stream that completed its first sync keeps its
- * state and snapshots and gets a pass (see BackfillPassSchema) from the history start to the
- * job's start, read beside its live polls, which go on: no live change is lost or waits.
+ * state and snapshots and gets a pass (see BackfillPassSchema) from the history start to its
+ * watermark (where its live polls had read), read beside its live polls, which go on: no live
+ * change is lost or waits.
  * Any other stream is reset (state, snapshots and lease dropped) and its first sync is the
  * backfill, in the job's mode (`emit`: `created` events; `baseline`: stored silently) whatever
  * INITIAL_SYNC says. A poller saving meanwhile makes the conditional save lose; the start is
@@ -259,7 +260,10 @@ export async function startStreamBackfill(
           jobId: job.id,
           emit: job.emit,
           startedAt: now,
-          endUtc: new Date(now).toISOString(),
+          // Up to where its live polls had read: what changed since is theirs to publish (an
+          // entity changed just before the start would otherwise also be read by the pass, in
+          // its new form, after the live poll's `created` and `updated`).
+          endUtc: stored.watermark,
           watermark: null,
           window: null,
           recordsRead: 0,

@@ -68,7 +68,7 @@ export const BackfillPassSchema = z.object({
   emit: z.boolean(),
   /** Epoch ms the backfill began. */
   startedAt: z.number().int(),
-  /** ISO instant: the pass reads UpdatedUtc up to here (when the backfill began). */
+  /** ISO instant: the pass reads UpdatedUtc up to here (the stream's watermark when the backfill began). */
   endUtc: z.string(),
   /** ISO instant the pass has read up to; null before its first window. */
   watermark: z.string().nullable(),

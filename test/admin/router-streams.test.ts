@@ -219,8 +219,8 @@ describe('admin API: backfill', () => {
     });
     expect(job.streams.map((s) => s.streamId)).toEqual(['main:customer', 'main:taxEnvironment']);
     // The synced stream keeps its watermark, live state and snapshots; its pass reads the
-    // history up to the job's start.
-    const passEnd = Date.parse(job.startedAt);
+    // history up to its watermark (what its live polls had read).
+    const passEnd = Date.parse('2026-02-28T00:00:00.000Z');
     expect(await harness.state.getStream('main:customer')).toMatchObject({
       watermark: '2026-02-28T00:00:00.000Z',
       initialSyncDone: true,

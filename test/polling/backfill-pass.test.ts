@@ -93,7 +93,10 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
   it('with --emit publishes every customer once as created, before any change of it, under ids of its own', async () => {
     const { publisher, poll, deps, customers, update } = await syncedCustomers();
     const all = customers();
-    await sim.clock.advance(5_000);
+    await sim.clock.advance(4_000);
+    // A change made just before the backfill, which the live polls had not read yet.
+    update(all[1]!, 'changed just before the emit backfill');
+    await sim.clock.advance(1_000);
     const job = await startBackfill({ emit: true }, deps);
     // A change the live window sees before the pass reaches the record.
     await sim.clock.advance(2_000);
@@ -104,9 +107,11 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
     const created = publisher.events.filter((e) => e.type === 'customer.created');
     expect(new Set(created.map((e) => e.subject))).toEqual(new Set(all));
     expect(created).toHaveLength(all.length);
-    const ofChanged = publisher.events.filter((e) => e.subject === all[0]).map((e) => e.type);
-    expect(ofChanged).toEqual(['customer.created', 'customer.updated']);
-    // The created the live poll sent ahead of the change counts as the backfill's.
+    for (const changed of [all[0]!, all[1]!]) {
+      const types = publisher.events.filter((e) => e.subject === changed).map((e) => e.type);
+      expect(types).toEqual(['customer.created', 'customer.updated']);
+    }
+    // The created events the live poll sent ahead of the changes count as the backfill's.
     expect((await backfillProgress(job, deps)).eventsPublished).toBe(all.length);
 
     // A second backfill sends them all again (new ids), and the first job keeps its figures.
