@@ -333,10 +333,10 @@ export async function startBackfill(
 
 /**
  * Notes on each earlier job of the streams (their backfill state names it) the delivery counter
- * where this job takes over, so the earlier job's webhooks delivered stop there: one read per
- * stream, and one write per earlier job.
+ * where a backfill or reset takes over, so the earlier job's webhooks delivered stop there: one
+ * read per stream, and one write per earlier job.
  */
-async function closeEarlierJobs(
+export async function closeEarlierJobs(
   streamIds: readonly string[],
   delivered: Readonly<Record<string, number>>,
   deps: Pick<AdminDeps, 'state' | 'backfills'>,

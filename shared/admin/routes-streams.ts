@@ -1,7 +1,7 @@
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { backfillProgress, startBackfill } from './backfill.ts';
+import { backfillProgress, closeEarlierJobs, startBackfill } from './backfill.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   BackfillBodySchema,
@@ -65,6 +65,8 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: StreamViewSchema },
     handle: async ({ id }, deps) => {
       const { definition } = await findStream(id, deps);
+      // A backfill job of the stream counts its deliveries up to here, not the next job's.
+      await closeEarlierJobs([id], Object.fromEntries(await deps.deliveryCounter.read([id])), deps);
       await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
       if (!definition)

@@ -174,6 +174,21 @@ describe('admin API: streams', () => {
     });
   });
 
+  it("ends a backfill job's count of webhooks delivered where a reset of its stream takes over", async () => {
+    harness = createAdminHarness();
+    const started = await harness.call('POST', '/backfill', { body: { entities: 'customer' } });
+    const job = started.body as Job;
+    await harness.deliveryCounter.add(new Map([['main:customer', 40]]));
+    await harness.call('POST', '/streams/main:customer/reset');
+    // The deliveries of what follows the reset are not the job's.
+    await harness.deliveryCounter.add(new Map([['main:customer', 500]]));
+    const view = await harness.call('GET', `/backfill/${job.id}`);
+    expect(view.body).toMatchObject({
+      webhooksDelivered: 40,
+      streams: [{ endedBy: 'superseded' }],
+    });
+  });
+
   it('answers a reset of a stream no longer configured with its id, connection and entity type', async () => {
     harness = createAdminHarness();
     await harness.state.saveStream(streamState('chain-eu:customer', { parked: true }), 0);
