@@ -289,7 +289,13 @@ describe('a stream reset', () => {
     expect(before.size).toBeGreaterThan(0);
     publisher.events.length = 0;
 
-    const admin = { state, streams: async () => streams, clock: sim.clock } as unknown as AdminDeps;
+    const admin = {
+      state,
+      streams: async () => streams,
+      clock: sim.clock,
+      deliveryCounter: new MemoryDeliveryCounter(),
+      backfills: new MemoryBackfillJobStore(),
+    } as unknown as AdminDeps;
     const reset = await handleAdminRequest(
       { method: 'POST', path: '/streams/main:customer/reset', query: {}, body: undefined },
       admin,
