@@ -79,12 +79,22 @@ function send(response: ServerResponse, result: AdminResponse): void {
     .end(text);
 }
 
+/**
+ * The request's URL. A path is appended to the base rather than resolved against it: resolved,
+ * `//subscriptions` would read as a host named `subscriptions` (and serve `/`), and
+ * `//host/subscriptions` as `/subscriptions`. Those paths match no route now.
+ */
+function requestUrl(target: string | undefined): URL {
+  const base = 'http://admin.invalid';
+  return target?.startsWith('/') ? new URL(`${base}${target}`) : new URL(target ?? '/', base);
+}
+
 async function serve(
   request: IncomingMessage,
   deps: AdminDeps,
   access: AdminAccess,
 ): Promise<AdminResponse> {
-  const url = new URL(request.url ?? '/', 'http://admin.invalid');
+  const url = requestUrl(request.url);
   const method = request.method ?? 'GET';
   const refused = guardAdminRequest(
     { method, path: url.pathname, headers: request.headers },

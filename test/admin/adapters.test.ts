@@ -172,6 +172,9 @@ describe('node:http admin server', () => {
     const query = await fetch(`${server.url}/events?limit=0`);
     expect(await query.json()).toMatchObject({ field: 'limit' });
     expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+    // A path that starts with two slashes is a path, not a host: no route matches it.
+    expect((await fetch(`${server.url}//subscriptions`)).status).toBe(404);
+    expect((await fetch(`${server.url}//evil.example/subscriptions`)).status).toBe(404);
   });
 
   it('refuses a body over the size limit with 413', async () => {
