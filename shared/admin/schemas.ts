@@ -35,12 +35,16 @@ export const EntityTypeListSchema = z
   });
 
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
-/** The `limit` query parameter of list routes. */
-export const LimitQuerySchema = z.coerce
-  .number({ error: LIMIT_MESSAGE })
-  .int({ error: LIMIT_MESSAGE })
-  .positive({ error: LIMIT_MESSAGE })
-  .max(LIST_LIMIT_MAX, { error: LIMIT_MESSAGE })
+/** The `limit` query parameter of list routes: plain digits (not `1e2`, `0x10` or ` 5`). */
+export const LimitQuerySchema = z
+  .preprocess(
+    (value) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: LIMIT_MESSAGE })
+      .int({ error: LIMIT_MESSAGE })
+      .positive({ error: LIMIT_MESSAGE })
+      .max(LIST_LIMIT_MAX, { error: LIMIT_MESSAGE }),
+  )
   .optional();
 
 /** Body of `POST /subscriptions`. */

@@ -171,6 +171,12 @@ describe('node:http admin server', () => {
 
     const query = await fetch(`${server.url}/events?limit=0`);
     expect(await query.json()).toMatchObject({ field: 'limit' });
+    // Plain digits only: not a number JavaScript would read (1e2 = 100, 0x10 = 16).
+    for (const limit of ['1e2', '0x10', '%205'])
+      expect(await (await fetch(`${server.url}/events?limit=${limit}`)).json()).toMatchObject({
+        field: 'limit',
+      });
+    expect((await fetch(`${server.url}/events?limit=100`)).status).toBe(200);
     expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
     // A path that starts with two slashes is a path, not a host: no route matches it.
     expect((await fetch(`${server.url}//subscriptions`)).status).toBe(404);
