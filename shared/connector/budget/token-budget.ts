@@ -197,8 +197,7 @@ export class TokenBudget {
    * ({@link LIVE_RESERVE_MAX_SHARE}) when they ask more than the budget, the halves nextTurn
    * paces each side over.
    */
-  private liveReserve(now: number): number {
-    const demand = this.liveDemand(now);
+  private liveReserve(now: number, demand = this.liveDemand(now)): number {
     const limit = this.limit(now);
     const share = demand > limit ? LIVE_RESERVE_MAX_SHARE : LIVE_RESERVE_CAP_SHARE;
     return Math.min(demand, Math.floor(limit * share));
@@ -228,7 +227,9 @@ export class TokenBudget {
     const live = this.waiting.live[0];
     const bulk = this.waiting.bulk[0];
     const limit = this.limit(now);
-    const contended = this.liveDemand(now) > limit;
+    // Worked out once per turn: it walks the live streams and drops those gone quiet.
+    const demand = this.liveDemand(now);
+    const contended = demand > limit;
     // Between two claims of a bulk loop its queue is empty for a moment: it still runs.
     const bulkRuns = bulk !== undefined || now - this.lastBulkSlotAt < BULK_RUNNING_MS;
     const liveShare = Math.max(1, Math.floor(limit * LIVE_RESERVE_MAX_SHARE));
@@ -238,8 +239,7 @@ export class TokenBudget {
       ...this.liveSlot(now, contended ? (bulkRuns ? liveShare : limit) : undefined),
     };
     if (!bulk || (liveTurn && liveTurn.pacedAt <= now)) return liveTurn;
-    // Worked out once per turn: it walks the live streams and drops those gone quiet.
-    const reserve = this.liveReserve(now);
+    const reserve = this.liveReserve(now, demand);
     const capacity = this.bulkCapacity(now, reserve);
     const paceOver = contended ? limit - liveShare : capacity;
     const bulkTurn: Turn = { waiter: bulk, capacity, ...this.bulkSlot(now, paceOver, reserve > 0) };
