@@ -85,3 +85,13 @@ export class KeyedSerial {
     return this.tails.size;
   }
 }
+
+/**
+ * One signal that aborts when any of `signals` does; undefined when none is given, the signal
+ * itself when one is (no listener added). Pure.
+ * @example anySignal(deps.signal, waitSignal)
+ */
+export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((signal) => signal !== undefined);
+  return given.length > 1 ? AbortSignal.any(given) : given[0];
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { anySignal } from '../concurrency.ts';
 import { parseOrThrow, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
@@ -185,7 +186,11 @@ export function createConnectorCaller(
     body: Record<string, unknown>,
     options: CallOptions,
   ) {
-    await budget?.acquire(options.budget ?? { priority: 'live' }, waitSignalOf(options));
+    // Its own signal, or its wait signal, aborts the wait for the budget.
+    await budget?.acquire(
+      options.budget ?? { priority: 'live' },
+      anySignal(options.signal, options.waitSignal),
+    );
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
       raw = await transport.postJson(
@@ -314,10 +319,4 @@ export function limitationCount(body: Record<string, unknown>): number | undefin
   if (typeof limitation !== 'object' || limitation === null) return undefined;
   const count = (limitation as { Count?: unknown }).Count;
   return typeof count === 'number' ? count : undefined;
-}
-
-/** What aborts a call's wait for the budget: its own signal, or its wait signal. */
-function waitSignalOf(options: CallOptions): AbortSignal | undefined {
-  const signals = [options.signal, options.waitSignal].filter((s) => s !== undefined);
-  return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
 }

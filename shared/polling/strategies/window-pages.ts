@@ -1,5 +1,5 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
-import { readAhead } from '../../concurrency.ts';
+import { anySignal, readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamWindow } from '../../state/state-store.ts';
 import type { BackfillJudging } from '../backfill-state.ts';
@@ -94,10 +94,7 @@ export async function readWindow(
   const grants = new Set<RecordGrant>();
   const { overlap } = reading;
   const { waitSignal } = reading;
-  const claimSignal =
-    waitSignal && deps.signal
-      ? AbortSignal.any([deps.signal, waitSignal])
-      : (waitSignal ?? deps.signal);
+  const claimSignal = anySignal(deps.signal, waitSignal);
   const pages = budgetedPages(
     pageRecords(deps.client, spec.operation, body, {
       ...callOptions(deps, definition, priority),
