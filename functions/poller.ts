@@ -6,6 +6,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
+import { splitStreamId } from '../shared/connections/connection.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-deadline.ts';
@@ -71,7 +72,7 @@ const connections = createConnectionClients({
 function jobStreams(body: unknown): { connectionId: string; streamIds: string[]; dueBy?: number } {
   const job = parseOrThrow(PollJobSchema, body, 'poll job');
   if ('connectionId' in job) return job;
-  return { connectionId: job.streamId.split(':')[0] ?? '', streamIds: [job.streamId] };
+  return { connectionId: splitStreamId(job.streamId).connectionId, streamIds: [job.streamId] };
 }
 
 /**

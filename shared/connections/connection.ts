@@ -12,12 +12,10 @@ export const ConnectionIdSchema = z
 
 /** Why `text` is no stream id (`<connectionId>:<entityType>`), or undefined when it is one. */
 function streamIdProblem(text: string): string | undefined {
-  const colon = text.indexOf(':');
-  if (colon < 0) return 'must be <connectionId>:<entityType>, e.g. local:customer';
-  const connectionId = text.slice(0, colon);
+  if (!text.includes(':')) return 'must be <connectionId>:<entityType>, e.g. local:customer';
+  const { connectionId, entityType } = splitStreamId(text);
   if (!ConnectionIdSchema.safeParse(connectionId).success)
     return `${connectionId || '(empty)'} is not a connection id (1 to 64 letters, digits, _ or -)`;
-  const entityType = text.slice(colon + 1);
   if (!EntityTypeSchema.safeParse(entityType).success)
     return `${entityType || '(empty)'} is not an entity type (README, Events)`;
   return undefined;
