@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { hashEventId } from '../changes/event-id.ts';
+import { splitStreamId } from '../connections/connection.ts';
 import { ValidationError } from '../errors.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
@@ -157,7 +158,7 @@ export async function backfillProgress(
   const now = deps.clock.now();
   const readings = job.streamIds.map((streamId, index) => {
     const state = states[index];
-    const entityType = state?.entityType ?? entityTypeOf(streamId);
+    const entityType = state?.entityType ?? splitStreamId(streamId).entityType;
     return readStream(
       job,
       streamId,
@@ -198,10 +199,6 @@ export async function backfillProgress(
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
     etaSeconds: estimateSecondsLeft(done ? 1 : fraction, elapsedMs),
   };
-}
-
-function entityTypeOf(streamId: string): string {
-  return streamId.slice(streamId.lastIndexOf(':') + 1);
 }
 
 /**
@@ -249,10 +246,13 @@ export async function startStreamBackfill(
   store: StateStore,
   definition: StreamDefinition,
   job: Pick<BackfillJob, 'id' | 'emit' | 'startedAt'>,
+  /** The stream's state as the caller just read it, for the first attempt (`undefined`: none). */
+  known?: { stored: StreamState | undefined },
 ): Promise<void> {
   const now = job.startedAt;
   for (let attempt = 1; ; attempt++) {
-    const stored = await store.getStream(definition.streamId);
+    const stored =
+      attempt === 1 && known ? known.stored : await store.getStream(definition.streamId);
     try {
       if (stored?.initialSyncDone && stored.watermark !== null) {
         const pass: BackfillPass = {
@@ -326,22 +326,24 @@ export async function startBackfill(
   };
   // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);
-  await closeEarlierJobs(streamIds, deliveredAtStart, deps);
-  await Promise.all(chosen.map((d) => startStreamBackfill(deps.state, d, job)));
+  const states = await Promise.all(streamIds.map((streamId) => deps.state.getStream(streamId)));
+  await closeEarlierJobs(states, deliveredAtStart, deps);
+  await Promise.all(
+    chosen.map((d, index) => startStreamBackfill(deps.state, d, job, { stored: states[index] })),
+  );
   return job;
 }
 
 /**
- * Notes on each earlier job of the streams (their backfill state names it) the delivery counter
- * where a backfill or reset takes over, so the earlier job's webhooks delivered stop there: one
- * read per stream, and one write per earlier job.
+ * Notes on each earlier job of the streams (their backfill state, as the caller read it, names
+ * it) the delivery counter where a backfill or reset takes over, so the earlier job's webhooks
+ * delivered stop there: one write per earlier job.
  */
 export async function closeEarlierJobs(
-  streamIds: readonly string[],
+  states: readonly (StreamState | undefined)[],
   delivered: Readonly<Record<string, number>>,
-  deps: Pick<AdminDeps, 'state' | 'backfills'>,
+  deps: Pick<AdminDeps, 'backfills'>,
 ): Promise<void> {
-  const states = await Promise.all(streamIds.map((streamId) => deps.state.getStream(streamId)));
   const byJob = new Map<string, string[]>();
   for (const state of states) {
     const jobId = state?.backfill?.jobId;

@@ -64,9 +64,10 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     body: EmptySchema,
     success: { status: 200, schema: StreamViewSchema },
     handle: async ({ id }, deps) => {
-      const { definition } = await findStream(id, deps);
+      const { definition, state: before } = await findStream(id, deps);
       // A backfill job of the stream counts its deliveries up to here, not the next job's.
-      await closeEarlierJobs([id], Object.fromEntries(await deps.deliveryCounter.read([id])), deps);
+      const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
+      await closeEarlierJobs([before], delivered, deps);
       await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
       if (!definition)
