@@ -3,11 +3,10 @@ import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
 import { MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { handleAdminRequest } from '../../shared/admin/router.ts';
 import { seededRandom } from '../../shared/clock.ts';
-import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { CollectingPublisher } from '../polling/poll-harness.ts';
+import { collectingPollDeps } from '../polling/poll-harness.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
 import { createAdminHarness } from './support/harness.ts';
 
@@ -27,15 +26,8 @@ describe('backfill with the real pollers against the simulator', () => {
     );
     const streams = streamDefinitions('main', settings);
     const state = new MemoryStateStore();
-    const publisher = new CollectingPublisher();
-    const pollDeps: PollDeps = {
-      store: state,
-      client: sim.client,
-      publisher,
-      clock: sim.clock,
-      windows: settings.windows,
-      pageCount: settings.pageCount,
-    };
+    const pollDeps = collectingPollDeps(state, sim.client, sim.clock, settings);
+    const { publisher } = pollDeps;
     const pollAll = async () => {
       for (const definition of streams) {
         const outcome = await pollStream(definition, pollDeps, 'test');

@@ -20,7 +20,7 @@ import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { BackfillPass } from '../../shared/state/state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
-import { CollectingPublisher, collectingPollDeps } from './poll-harness.ts';
+import { collectingPollDeps } from './poll-harness.ts';
 
 let sim: Harness;
 beforeAll(async () => {
@@ -35,15 +35,8 @@ async function syncedCustomers() {
   const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, sim.clock.now());
   const streams: StreamDefinition[] = streamDefinitions('main', settings);
   const state = new MemoryStateStore();
-  const publisher = new CollectingPublisher();
-  const pollDeps: PollDeps = {
-    store: state,
-    client: sim.client,
-    publisher,
-    clock: sim.clock,
-    windows: settings.windows,
-    pageCount: settings.pageCount,
-  };
+  const pollDeps = collectingPollDeps(state, sim.client, sim.clock, settings);
+  const { publisher } = pollDeps;
   const poll = () => pollStream(streams[0]!, pollDeps, 'test');
   expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
   expect(publisher.events).toEqual([]);
@@ -283,7 +276,7 @@ describe('a stream reset', () => {
     const streams = streamDefinitions('main', settings);
     const state = new MemoryStateStore();
     const deps = collectingPollDeps(state, sim.client, sim.clock, settings);
-    const publisher = deps.publisher as CollectingPublisher;
+    const { publisher } = deps;
     await pollStream(streams[0]!, deps, 'test');
     const before = new Set(publisher.events.map((e) => e.id));
     expect(before.size).toBeGreaterThan(0);

@@ -81,14 +81,14 @@ export function collectingPollDeps(
   client: PollDeps['client'],
   clock: ManualClock,
   settings: PollSettings,
-): PollDeps {
+): PollDeps & { publisher: CollectingPublisher } {
   return {
     store,
     client,
     publisher: new CollectingPublisher(),
     clock,
     windows: settings.windows,
-    pageCount: 1000,
+    pageCount: settings.pageCount,
   };
 }
 
