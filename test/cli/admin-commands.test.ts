@@ -354,6 +354,38 @@ describe('change-bridge backfill', () => {
     });
   });
 
+  it('watches the other streams to their end when one parks, then exits 1 naming it', async () => {
+    await cli.harness.state.deleteStream('main:resource');
+    await cli.harness.state.deleteStream('main:taxEnvironment');
+    const run = cli.run([
+      'backfill',
+      '--entities',
+      'resource,taxEnvironment',
+      '--poll-interval',
+      '10ms',
+    ]);
+    await vi.waitFor(async () => {
+      const state = await cli.harness.state.getStream('main:resource');
+      if (!state) throw new Error('not reset yet');
+      await cli.harness.state.saveStream(
+        { ...state, parked: true, lastError: 'authorization failed' },
+        state.version,
+      );
+    });
+    // The parked stream does not end the watch while another is still reading.
+    const early = await Promise.race([
+      run.then(() => 'exited'),
+      new Promise((resolve) => setTimeout(() => resolve('watching'), 150)),
+    ]);
+    expect(early).toBe('watching');
+    await catchUp('main:taxEnvironment');
+    const result = await run;
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('100%  main:taxEnvironment');
+    expect(result.stderr).toContain('main:resource (parked: authorization failed)');
+    expect(result.stderr).toContain('(1 of 2 streams caught up)');
+  });
+
   it('exits 1 when a stream parks, and 2 naming an entity type or interval that is invalid', async () => {
     await cli.harness.state.deleteStream('main:resource');
     const run = cli.run(['backfill', '--entities', 'resource', '--poll-interval', '10ms']);
@@ -367,7 +399,8 @@ describe('change-bridge backfill', () => {
     });
     const parked = await run;
     expect(parked.code).toBe(1);
-    expect(parked.stderr).toContain('main:resource is parked: authorization failed');
+    expect(parked.stderr).toContain('main:resource (parked: authorization failed)');
+    expect(parked.stderr).toContain('(0 of 1 streams caught up)');
 
     const unknown = await cli.run(['backfill', '--entities', 'customer,guest']);
     expect(unknown.code).toBe(2);

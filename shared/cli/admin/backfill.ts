@@ -42,8 +42,9 @@ async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<
   }
 }
 
-/** Why a stream's part ended without completing, for the exit message. */
+/** Why a stream's part ended (or waits) without completing, for the exit message. */
 function describeEnd(stream: BackfillJobView['streams'][number]): string {
+  if (!stream.done) return `${stream.streamId} (parked: ${stream.lastError ?? 'see streams list'})`;
   return stream.endedBy === 'removed'
     ? `${stream.streamId} (its connection was removed or disabled)`
     : `${stream.streamId} (a later backfill or reset of the stream took over)`;
@@ -54,8 +55,9 @@ function describeEnd(stream: BackfillJobView['streams'][number]): string {
  * chosen streams for a first sync through the admin API, then polls the job until every
  * stream has caught up, showing a bar per stream, records read, events published, webhooks
  * delivered and the time left (see {@link progressRenderer}); with `--json`, one JSON line
- * per sample, the last one the final state. Exits 1 when a stream parks, or when a stream's
- * part ended without completing (its connection removed, or a later backfill took over).
+ * per sample, the last one the final state. Exits 1 once only parked streams are left (the
+ * others are watched to the end first), or when a stream's part ended without completing (its
+ * connection removed, or a later backfill took over).
  */
 export function registerBackfillCommand(program: Command, io: CliIo): void {
   withCommonOptions(
@@ -109,24 +111,20 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     for (;;) {
       render(job);
       if (job.done) break;
-      const parked = job.streams.find((s) => s.parked);
-      if (parked) {
-        throw new CliExit(
-          EXIT_FAILURE,
-          `stream ${parked.streamId} is parked: ${parked.lastError ?? 'see streams list'}`,
-        );
-      }
+      // Parked streams wait for an operator; the others are watched to their end first.
+      if (job.streams.every((s) => s.done || s.parked)) break;
       await systemClock.sleep(interval.data);
       job = await readAcrossRestart(
         () => client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema),
         io,
       );
     }
-    const ended = job.streams.filter((s) => s.endedBy !== null);
-    if (ended.length > 0) {
+    const unfinished = job.streams.filter((s) => !s.done || s.endedBy !== null);
+    if (unfinished.length > 0) {
+      const caughtUp = job.streams.length - unfinished.length;
       throw new CliExit(
         EXIT_FAILURE,
-        `backfill ${job.id} ended without completing ${ended.map(describeEnd).join(', ')}`,
+        `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')} (${caughtUp} of ${job.streams.length} streams caught up)`,
       );
     }
     if (options.json) return;
