@@ -13,6 +13,8 @@ export const BRIDGE_METRICS = {
   deliveriesSucceeded: 'DeliveriesSucceeded',
   /** Delivery attempts that failed (non-2xx, timeout, network), from the dispatcher. */
   deliveriesFailed: 'DeliveriesFailed',
+  /** Dispatch queue messages that were not an event and were dropped, from the dispatcher. */
+  dispatchMessagesMalformed: 'DispatchMessagesMalformed',
 } as const;
 
 /** The dimension that names the stream (`<connectionId>:<entityType>`) on per-stream metrics. */

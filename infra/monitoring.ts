@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -12,7 +12,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
@@ -51,10 +51,25 @@ export class ChangeBridgeMonitoring extends Construct {
       enforceSSL: true,
     });
     // CloudWatch alarms publish to an encrypted topic only if they may use its key.
-    state.dataKey.grant(
-      new ServicePrincipal('cloudwatch.amazonaws.com'),
-      'kms:Decrypt',
-      'kms:GenerateDataKey',
+    // Only on behalf of this account's alarms (confused deputy): the key guards the table too.
+    const stack = Stack.of(state.dataKey);
+    state.dataKey.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
     );
     if (config.alarmEmail)
       this.alarmTopic.addSubscription(new EmailSubscription(config.alarmEmail));
@@ -127,6 +142,16 @@ export class ChangeBridgeMonitoring extends Construct {
       ),
       period: FIVE_MINUTES,
     });
+    // A message that is not an event is dropped (redriving it could not help): someone sends
+    // to the dispatch queue what the bridge did not write, or a version mismatch. Say so at once.
+    this.addAlarm('MalformedDispatchMessages', {
+      description:
+        'The dispatcher dropped dispatch queue messages that were not events: see its WARN logs.',
+      metric: this.customMetric(BRIDGE_METRICS.dispatchMessagesMalformed),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
     this.addAlarm('Throttles', {
       description:
         'Lambda throttles the bridge: raise the account concurrency or lower maxConcurrency.',

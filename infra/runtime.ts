@@ -174,8 +174,8 @@ export class ChangeBridgeRuntime extends Construct {
     const { table, bus, pollJobQueue, dispatchQueue, bulkDispatchQueue, eventsQueue } = state;
 
     // Planner: reads connections by page and stream states, enqueues one job per connection;
-    // it never opens a token.
-    table.grantReadWriteData(this.planner);
+    // it writes nothing and never opens a token.
+    table.grantReadData(this.planner);
     pollJobQueue.grantSendMessages(this.planner);
 
     // Poller: leases, snapshots and watermarks; publishes (the dispatch queue, the bus

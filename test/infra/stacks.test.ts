@@ -440,7 +440,41 @@ describe('runtime stack', () => {
     expect(JSON.stringify(send[0]!.Resource)).toContain(queue);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate and throttling', () => {
+  it('gives the planner read-only access to the table: it writes nothing', () => {
+    const table = logicalId(built.stateful.state.table);
+    const plannerTableActions = Object.values(runtime.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        JSON.stringify(policy.Properties.Roles).includes(
+          logicalId(built.runtime.runtime.planner.role!),
+        ),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+      .filter((statement) => JSON.stringify(statement.Resource).includes(table))
+      .flatMap(actionsOf);
+    expect(plannerTableActions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']),
+    );
+    for (const write of ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']) {
+      expect(plannerTableActions).not.toContain(`dynamodb:${write}`);
+    }
+  });
+
+  it("lets CloudWatch use the data key for the alarm topic only on behalf of this account's alarms", () => {
+    const keys = Object.values(stateful.findResources('AWS::KMS::Key'));
+    const cloudWatch = keys
+      .flatMap((key) => key.Properties.KeyPolicy.Statement as PolicyStatement[])
+      .filter((statement) => JSON.stringify(statement).includes('cloudwatch.amazonaws.com'));
+    expect(cloudWatch).toHaveLength(1);
+    expect(cloudWatch[0]).toMatchObject({
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        ArnLike: { 'aws:SourceArn': expect.anything() },
+      },
+    });
+    expect(JSON.stringify(cloudWatch[0])).toContain(':alarm:*');
+  });
+
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -458,6 +492,14 @@ describe('runtime stack', () => {
     expect(expressions.some((e: string) => e.includes('100 * FILL(failed, 0)'))).toBe(true);
     expect(expressions.some((e: string) => e.includes('FILL(failures, 0)'))).toBe(true);
     expect(expressions.some((e: string) => /FILL\(t0, 0\) \+ .*FILL\(t3, 0\)/.test(e))).toBe(true);
+    // A dropped message that was not an event alarms at once.
+    expect(
+      alarms.some(
+        (alarm) =>
+          alarm.Properties.MetricName === 'DispatchMessagesMalformed' &&
+          alarm.Properties.Threshold === 1,
+      ),
+    ).toBe(true);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([
         { Ref: logicalId(built.runtime.monitoring.alarmTopic) },
