@@ -52,17 +52,34 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
     .join('');
 }
 
+/**
+ * The issues of a zod error, each naming its field. A union that matched none of its members
+ * reports the issues of the member that came closest (fewest issues; the first on a tie)
+ * instead of one "Invalid input" at the union, so `streamIds: expected array` rather than
+ * `(root): Invalid input`.
+ * @example fieldIssues(PollJobSchema.safeParse(body).error!)
+ */
+export function fieldIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.flatMap((issue) => issuesAt(issue, []));
+}
+
+function issuesAt(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): ValidationIssue[] {
+  const path = [...prefix, ...issue.path];
+  const members = issue.code === 'invalid_union' ? issue.errors.filter((m) => m.length > 0) : [];
+  if (members.length > 0) {
+    const closest = members.reduce((best, member) => (member.length < best.length ? member : best));
+    return closest.flatMap((inner) => issuesAt(inner, path));
+  }
+  return [{ path: formatIssuePath(path), message: issue.message }];
+}
+
 /** Turns a zod error into a {@link ValidationError} that names each offending field. */
 export function toValidationError(
   what: string,
   error: z.ZodError,
   cause?: unknown,
 ): ValidationError {
-  const issues = error.issues.map((issue) => ({
-    path: formatIssuePath(issue.path),
-    message: issue.message,
-  }));
-  return new ValidationError(what, issues, { cause: cause ?? error });
+  return new ValidationError(what, fieldIssues(error), { cause: cause ?? error });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { BridgeError, formatIssuePath } from '../errors.ts';
+import { BridgeError, fieldIssues } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import { attemptDelivery } from './attempt.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
@@ -155,9 +155,9 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
     deps.metrics.count('malformed');
     deps.logger.warn('dropping malformed dispatch message', {
       messageId: record.messageId,
-      issues: message.error.issues
+      issues: fieldIssues(message.error)
         .slice(0, 3)
-        .map((i) => `${formatIssuePath(i.path) || '(root)'}: ${i.message}`),
+        .map((i) => `${i.path || '(root)'}: ${i.message}`),
     });
     return undefined;
   }
