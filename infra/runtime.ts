@@ -1,11 +1,19 @@
 import { join } from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
-import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  Effect,
+  type IGrantable,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
+import { SUBSCRIPTIONS_PARTITION } from '../shared/webhooks/dynamodb-store.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
 import {
@@ -193,6 +201,10 @@ export class ChangeBridgeRuntime extends Construct {
     state.deploymentSecret.grantRead(this.poller);
     state.connectionTokenKey.grantDecrypt(this.poller);
 
+    // Neither reads a subscription: their grants stop short of the signing secrets.
+    denySubscriptionItems(this.planner, table);
+    denySubscriptionItems(this.poller, table);
+
     // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queue;
     // publishes operational events (subscription.disabled, delivery.failing).
     table.grantReadWriteData(this.dispatcher);
@@ -214,6 +226,40 @@ export class ChangeBridgeRuntime extends Construct {
     // `connections add` seals a token under a new data key (GenerateDataKey, Encrypt, Decrypt).
     state.connectionTokenKey.grantEncryptDecrypt(this.adminFunction);
   }
+}
+
+/**
+ * The subscriptions' partition (`SUBS`, where the `whsec_` signing secrets are) is denied to a
+ * function whose table grant would otherwise reach it: key reads and writes whose partition key
+ * is `SUBS` (`dynamodb:LeadingKeys`), and `Scan`, which names no key (the bridge never scans).
+ */
+function denySubscriptionItems(fn: IGrantable, table: ITable): void {
+  fn.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+      ],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': [SUBSCRIPTIONS_PARTITION] },
+      },
+    }),
+  );
+  fn.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: ['dynamodb:Scan'],
+      resources: [table.tableArn, `${table.tableArn}/index/*`],
+    }),
+  );
 }
 
 /**

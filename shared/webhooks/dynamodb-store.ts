@@ -40,6 +40,9 @@ import { type Subscription, SubscriptionSchema } from './subscription.ts';
 /** How long events, deliveries, attempts and dead letters are kept: 30 days. */
 export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
+/** The partition key of every subscription item (their signing secrets included): infra denies it to the planner and poller. */
+export const SUBSCRIPTIONS_PARTITION = 'SUBS';
+
 /*
  * Key design in the shared single table (pk/sk strings, TTL attribute `ttl` in epoch
  * seconds; the state store owns `STREAM#…` and `STREAMS`). Records sit in a `doc` map,
@@ -95,20 +98,29 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async putSubscription(subscription: Subscription): Promise<void> {
-    await this.table.put({ pk: 'SUBS', sk: `SUB#${subscription.id}`, doc: subscription });
+    await this.table.put({
+      pk: SUBSCRIPTIONS_PARTITION,
+      sk: `SUB#${subscription.id}`,
+      doc: subscription,
+    });
   }
 
   getSubscription(id: string): Promise<Subscription | undefined> {
-    return this.table.getDoc('SUBS', `SUB#${id}`, SubscriptionSchema, 'stored subscription');
+    return this.table.getDoc(
+      SUBSCRIPTIONS_PARTITION,
+      `SUB#${id}`,
+      SubscriptionSchema,
+      'stored subscription',
+    );
   }
 
   async listSubscriptions(): Promise<Subscription[]> {
-    const items = await this.table.query('SUBS', { prefix: 'SUB#' });
+    const items = await this.table.query(SUBSCRIPTIONS_PARTITION, { prefix: 'SUB#' });
     return items.map((item) => parseOrThrow(SubscriptionSchema, item.doc, 'stored subscription'));
   }
 
   async deleteSubscription(id: string): Promise<void> {
-    await this.table.delete('SUBS', `SUB#${id}`);
+    await this.table.delete(SUBSCRIPTIONS_PARTITION, `SUB#${id}`);
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {

@@ -449,7 +449,10 @@ describe('runtime stack', () => {
         ),
       )
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
-      .filter((statement) => JSON.stringify(statement.Resource).includes(table))
+      .filter(
+        (statement) =>
+          statement.Effect === 'Allow' && JSON.stringify(statement.Resource).includes(table),
+      )
       .flatMap(actionsOf);
     expect(plannerTableActions).toEqual(
       expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']),
@@ -457,6 +460,34 @@ describe('runtime stack', () => {
     for (const write of ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']) {
       expect(plannerTableActions).not.toContain(`dynamodb:${write}`);
     }
+  });
+
+  it('denies the planner and the poller the subscriptions (their signing secrets) and any scan', () => {
+    const table = logicalId(built.stateful.state.table);
+    const { planner, poller, dispatcher, adminFunction } = built.runtime.runtime;
+    const denialsOf = (role: IConstruct) =>
+      Object.values(runtime.findResources('AWS::IAM::Policy'))
+        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(logicalId(role)))
+        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+        .filter(
+          (statement) =>
+            statement.Effect === 'Deny' && JSON.stringify(statement.Resource).includes(table),
+        );
+    for (const role of [planner.role!, poller.role!]) {
+      const denials = denialsOf(role);
+      const keyed = denials.find((statement) => actionsOf(statement).includes('dynamodb:Query'));
+      expect(keyed).toMatchObject({
+        Condition: { 'ForAnyValue:StringEquals': { 'dynamodb:LeadingKeys': ['SUBS'] } },
+      });
+      expect(actionsOf(keyed!)).toEqual(
+        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem']),
+      );
+      const scan = denials.find((statement) => actionsOf(statement).includes('dynamodb:Scan'));
+      expect(scan).toBeDefined();
+      expect(scan!.Condition).toBeUndefined();
+    }
+    expect(denialsOf(dispatcher.role!)).toEqual([]);
+    expect(denialsOf(adminFunction.role!)).toEqual([]);
   });
 
   it("lets CloudWatch use the data key for the alarm topic only on behalf of this account's alarms", () => {

@@ -44,6 +44,7 @@ const StatementSchema = z.object({
   Effect: z.string(),
   Action: z.union([z.string(), z.array(z.string())]).optional(),
   Resource: z.unknown(),
+  Condition: z.record(z.string(), z.unknown()).optional(),
 });
 const PolicyDocumentSchema = z.object({ Statement: z.array(StatementSchema) });
 const TemplateSchema = z.object({
