@@ -43,7 +43,7 @@ describe('the change-bridge/events package entry', () => {
   });
 
   it('is built before packing, and its exports name the built JavaScript and declarations', () => {
-    expect(PACKAGE.scripts.prepack).toContain('build');
+    expect(PACKAGE.scripts.prepare).toBe(PACKAGE.scripts.build);
     const entry = PACKAGE.exports['./events'];
     expect(entry).toEqual({ types: expect.any(String), default: expect.any(String) });
     if (entry === undefined || typeof entry === 'string') return;

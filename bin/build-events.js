@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Builds `change-bridge/events` (compiled JavaScript and declarations in dist/events) on
+// `npm ci`, `npm install` and `npm pack` (the `prepare` script), so a consumer of this checkout
+// or of its tarball imports it in plain Node. A production install (`--omit=dev`) has no
+// TypeScript compiler and needs no build: it says so and succeeds.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+let tsc;
+try {
+  tsc = join(
+    dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
+    'bin',
+    'tsc',
+  );
+} catch {
+  process.stderr.write('change-bridge: TypeScript is not installed; dist/events not built\n');
+  process.exit(0);
+}
+const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.events.json')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+process.exit(result.status ?? 1);
