@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import packageJson from '../../package.json' with { type: 'json' };
 import { registerCallCommand } from './call-command.ts';
 import { type CliIo, EXIT_OK, EXIT_USAGE, exitCodeFor, processIo } from './exit-codes.ts';
 import { registerExtraCommands } from './registry.ts';
@@ -9,6 +10,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description(
       'Push events from a polling-only hotel Connector API: EventBridge, SQS and signed webhooks.',
     )
+    .version(packageJson.version, '-V, --version', 'print the version of change-bridge')
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
@@ -30,6 +29,7 @@ import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
+import { ensureDataDir } from './data-dir.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
 import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { lockDirectory } from './directory-lock.ts';
@@ -88,7 +88,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
   /** What `stop()` ends before the closers: on a failed start, they end here (nothing keeps running). */
   const stopOnFailedStart: Array<() => Promise<void>> = [];
   try {
-    await mkdir(config.dataDir, { recursive: true });
+    await ensureDataDir(config.dataDir);
     // Before the simulator's seed anchor, the store and the queue open: a second process on the
     // same data dir would write beside this one (the anchor, the queue's log, the store's LevelDB).
     const unlockDataDir = lockDirectory(config.dataDir, 'the data dir');

@@ -21,4 +21,26 @@ describe('change-bridge start on a data dir another process has open', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
+
+  it('exits 2 naming --data-dir when the path is a file, as for any bad input', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'bridge-file-'));
+    try {
+      const file = join(parent, 'not-a-dir');
+      await writeFile(file, '');
+      const result = await runBin(['start', '--port', '0', '--data-dir', file], {}, 60_000);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `--data-dir (BRIDGE_DATA_DIR): ${file} is a file, not a directory`,
+      );
+      const below = await runBin(
+        ['start', '--port', '0', '--data-dir', join(file, 'sub')],
+        {},
+        60_000,
+      );
+      expect(below.code).toBe(2);
+      expect(below.stderr).toContain('has a file where a parent directory should be');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
