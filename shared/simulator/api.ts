@@ -109,6 +109,22 @@ function answer(state: ApiState, name: OperationName, text: string, requestId: s
   return { ...answerInScope(state, name, raw, scope, requestId, count), enterpriseId };
 }
 
+/**
+ * The body as the service reads it. customers/getAll's `ChainIds` is "required with Portfolio
+ * Access Tokens, ignored otherwise" (connector-api.md #1; Authentication 3: "These are ignored
+ * for other tokens"), so another token's ChainIds is dropped: it neither filters the customers
+ * nor counts as the filter that spares CustomerIds.
+ */
+function withoutIgnoredChainIds(
+  name: OperationName,
+  raw: Record<string, unknown>,
+  scope: TokenScope,
+): Record<string, unknown> {
+  if (scope.portfolio || OPERATIONS[name].portfolioScope !== 'ChainIds') return raw;
+  const { ChainIds: _ignored, ...rest } = raw;
+  return rest;
+}
+
 /** The rate limit, validation and the handler, for a request whose tokens were accepted. */
 function answerInScope(
   state: ApiState,
@@ -126,7 +142,8 @@ function answerInScope(
       count,
     };
   }
-  const parsed = fullRequestSchema(name).safeParse(raw);
+  const read = withoutIgnoredChainIds(name, raw, scope);
+  const parsed = fullRequestSchema(name).safeParse(read);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({
       Path: formatIssuePath(issue.path),
@@ -135,7 +152,7 @@ function answerInScope(
     const message = issues.map((issue) => `${issue.Path || '(body)'}: ${issue.Message}`).join('; ');
     return { ...fail(400, `Invalid request: ${message}`, requestId, { Issues: issues }), count };
   }
-  const body = withoutEnvelope(raw);
+  const body = withoutEnvelope(read);
   if (
     scope.portfolio &&
     OPERATIONS[name].portfolioScope === 'ChainIds' &&
