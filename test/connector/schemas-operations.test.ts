@@ -361,6 +361,43 @@ describe('request bounds', () => {
     expect(failurePath(update, request('customers/update', { Phone: 'call me' }))).toBe('Phone');
   });
 
+  it('takes customers/update country codes only as ISO 3166-1 alpha-2, blank still allowed', () => {
+    const update = OPERATIONS['customers/update'].request;
+    const message = (value: unknown) => {
+      const result = update.safeParse(value);
+      if (result.success) throw new Error('expected the value to be rejected');
+      return toValidationError('value', result.error).message;
+    };
+    // The contract says "ISO 3166-1"; the seeded customers carry the alpha-2 form (CZ, DE).
+    for (const code of ['CZ', 'DE', 'GB', 'JP', '', '  ', null])
+      expect(update.safeParse(request('customers/update', { NationalityCode: code })).success).toBe(
+        true,
+      );
+    for (const code of ['XXX', 'CZE', 'cz', 'XX', 'ZZ', 'EU', 'Czechia', '1'])
+      expect(
+        failurePath(update, request('customers/update', { NationalityCode: code })),
+        code,
+      ).toBe('NationalityCode');
+    expect(message(request('customers/update', { NationalityCode: 'XXX' }))).toContain(
+      'ISO 3166-1 alpha-2',
+    );
+    expect(
+      failurePath(update, request('customers/update', { Address: { CountryCode: 'XXX' } })),
+    ).toBe('Address.CountryCode');
+    expect(
+      failurePath(
+        update,
+        request('customers/update', { Passport: { Number: 'P1', IssuingCountryCode: 'XXX' } }),
+      ),
+    ).toBe('Passport.IssuingCountryCode');
+  });
+
+  it('parses customer records with any country code text a real server may send', () => {
+    const response = OPERATIONS['customers/update'].response;
+    const customer = SAMPLE_RESPONSES['customers/update'];
+    expect(response.safeParse({ ...customer, NationalityCode: 'CZE' }).success).toBe(true);
+  });
+
   it('keeps pricing intervals ordered and within 24 months', () => {
     const pricing = OPERATIONS['products/getPricing'].request;
     const base = SAMPLE_REQUESTS['products/getPricing'];

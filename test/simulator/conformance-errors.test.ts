@@ -364,6 +364,25 @@ describe('conformance: contract limits answer 400 naming the field', () => {
     expect(h.sim.controls.model.customers.get(customer.Id)!.record.Notes).toBe(before.customer);
   });
 
+  it('customers/update country codes that are not ISO 3166-1 alpha-2 → 400 naming the field, nothing stored', async () => {
+    const customer = [...h.sim.controls.model.customers.all()][0]!.record;
+    const before = structuredClone(customer);
+    for (const [field, body] of [
+      ['NationalityCode', { NationalityCode: 'XXX' }],
+      ['Address.CountryCode', { Address: { CountryCode: 'XXX' } }],
+      ['Passport.IssuingCountryCode', { Passport: { Number: 'P1', IssuingCountryCode: 'XXX' } }],
+    ] as const) {
+      const answer = await postRaw(h.sim, 'customers/update', {
+        ...envelope(h.sim),
+        CustomerId: customer.Id,
+        ...body,
+      });
+      expect(answer.status, field).toBe(400);
+      expect(JSON.parse(answer.text).Message, field).toContain(`${field}: must be an ISO 3166-1`);
+    }
+    expect(h.sim.controls.model.customers.get(customer.Id)!.record).toEqual(before);
+  });
+
   it('every answer, success or error, carries a Request-Id header; bad JSON is a 400', async () => {
     const bad = await postRaw(h.sim, 'taxEnvironments/getAll', '{"ClientToken":');
     expect(bad.status).toBe(400);

@@ -8,8 +8,10 @@ import {
   CustomerSexSchema,
   CustomerTitleSchema,
 } from '../records/customer.ts';
+import { CountryCodeRequestSchema } from './country-code.ts';
 
 const text = z.string().nullable().optional();
+const countryCode = CountryCodeRequestSchema.nullable().optional();
 
 /**
  * A telephone number: digits with the usual separators, an optional leading `+`, and an area
@@ -24,7 +26,7 @@ const identityDocument = z
     Number: text,
     Expiration: DateSchema.nullable().optional(),
     Issuance: DateSchema.nullable().optional(),
-    IssuingCountryCode: text,
+    IssuingCountryCode: countryCode,
     IssuingCity: text,
   })
   .optional();
@@ -49,7 +51,7 @@ export const CustomersUpdateRequestSchema = z.strictObject({
   FirstName: text,
   LastName: text,
   SecondLastName: text,
-  NationalityCode: text,
+  NationalityCode: countryCode,
   Sex: CustomerSexSchema.optional(),
   BirthDate: DateSchema.nullable().optional(),
   BirthPlace: text,
@@ -68,7 +70,7 @@ export const CustomersUpdateRequestSchema = z.strictObject({
       Line2: text,
       City: text,
       PostalCode: text,
-      CountryCode: text,
+      CountryCode: countryCode,
       CountrySubdivisionCode: text,
     })
     .optional(),

@@ -1,6 +1,7 @@
 export * from './account-notes-get-all.ts';
 export * from './accounting-categories-get-all.ts';
 export * from './billing-automations-get-all.ts';
+export * from './country-code.ts';
 export * from './customers-get-all.ts';
 export * from './customers-update.ts';
 export * from './exports-get-all.ts';
