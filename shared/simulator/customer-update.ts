@@ -65,10 +65,17 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
   for (const kind of DOCUMENT_KINDS) {
     const fields = nonBlank(body[kind]);
     if (Object.keys(fields).length === 0) continue;
+    // A new document has every nullable field of the contract, null until given (as seeded ones).
     const base: IdentityDocument = current[kind] ?? {
       Id: model.random.uuid(),
       CustomerId: current.Id,
       Type: kind,
+      Number: null,
+      Expiration: null,
+      Issuance: null,
+      IssuingCountryCode: null,
+      IssuingCity: null,
+      IdentityDocumentSupportNumber: null,
     };
     patch[kind] = { ...base, ...fields };
   }
