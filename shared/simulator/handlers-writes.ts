@@ -57,11 +57,15 @@ export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>
   return { RoutingRules: rules, Cursor: rules.at(-1)?.Id ?? null };
 }
 
-/** vouchers/add: adds vouchers to services of the enterprise; a public voucher has no company. */
+/**
+ * vouchers/add: adds vouchers to services of the enterprise; a public voucher has no company,
+ * another one names a company that exists.
+ */
 export function vouchersAdd(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = VouchersAddRequestSchema.parse(raw);
   const model = ctx.model;
   const enterprise = requireEnterprise(ctx, body.EnterpriseId, 'EnterpriseId');
+  const companies = new Set(model.world.companyIds);
   body.VoucherParameters.forEach((item, index) => {
     if (!enterprise.services.some((service) => service.Id === item.ServiceId)) {
       throw new SimApiError(
@@ -80,6 +84,10 @@ export function vouchersAdd(ctx: SimContext, raw: Record<string, unknown>): unkn
         403,
         `VoucherParameters[${index}].CompanyId: required for a ${item.Type} voucher`,
       );
+    }
+    // An identifier that names nothing is a client error, as for ServiceId.
+    if (item.CompanyId && !companies.has(item.CompanyId)) {
+      throw new SimApiError(400, `VoucherParameters[${index}].CompanyId: no such company`);
     }
   });
   const now = model.clock.now();
