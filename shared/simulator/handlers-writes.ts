@@ -8,7 +8,10 @@ import type { SimRestriction } from './model.ts';
 import { SimApiError } from './query.ts';
 import { iso } from './sim-random.ts';
 
-/** routingRules/update: applies `{Value}` updates; SelectedStayItems exists only for that RouteType. */
+/**
+ * routingRules/update: applies `{Value}` updates in order; SelectedStayItems exists only for
+ * that RouteType. Each returned rule is its final state, also for a rule named twice.
+ */
 export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = RoutingRulesUpdateRequestSchema.parse(raw);
   const model = ctx.model;
@@ -21,7 +24,7 @@ export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>
       );
     }
   });
-  const rules: RoutingRule[] = body.RoutingRuleUpdates.map((update) => {
+  for (const update of body.RoutingRuleUpdates) {
     const current = model.routingRules.get(update.RoutingRuleId)!.record;
     const patch: Partial<RoutingRule> = {};
     if (update.CompanyId) patch.CompanyId = update.CompanyId.Value;
@@ -52,8 +55,12 @@ export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>
       const { SelectedStayItems: _dropped, ...rest } = entry.record;
       entry.record = rest;
     }
-    return model.routingRules.get(current.Id)!.record;
-  });
+  }
+  // Updates apply in order; a rule named twice is returned as the request leaves it, in each
+  // element that names it (an element read before a later update would show a stale rule).
+  const rules: RoutingRule[] = body.RoutingRuleUpdates.map(
+    (update) => model.routingRules.get(update.RoutingRuleId)!.record,
+  );
   return { RoutingRules: rules, Cursor: rules.at(-1)?.Id ?? null };
 }
 
