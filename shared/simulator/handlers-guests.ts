@@ -223,7 +223,10 @@ export function paymentRequestsAdd(ctx: SimContext, raw: Record<string, unknown>
   return { PaymentRequests: created, Cursor: created.at(-1)?.Id ?? null };
 }
 
-/** loyaltyPrograms/update: applies `{Value}` updates to the chain's programs; journaled. */
+/**
+ * loyaltyPrograms/update: applies `{Value}` updates to the chain's programs in order; journaled.
+ * Each returned program is its final state, also for a program named twice.
+ */
 export function loyaltyProgramsUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = LoyaltyProgramsUpdateRequestSchema.parse(raw);
   const model = ctx.model;
@@ -238,14 +241,18 @@ export function loyaltyProgramsUpdate(ctx: SimContext, raw: Record<string, unkno
       );
     }
   });
-  const updated: LoyaltyProgram[] = body.LoyaltyProgramUpdates.map((update) => {
+  for (const update of body.LoyaltyProgramUpdates) {
     const patch: Partial<LoyaltyProgram> = {};
     if (update.Name) patch.Name = update.Name.Value;
     if (update.Type) patch.Type = update.Type.Value;
     if (update.Subscription) patch.Subscription = update.Subscription.Value;
     model.update(model.loyaltyPrograms, 'loyaltyProgram', update.LoyaltyProgramId, patch);
-    return model.loyaltyPrograms.get(update.LoyaltyProgramId)!.record;
-  });
+  }
+  // Updates apply in order; a program named twice is returned as the request leaves it, in each
+  // element that names it (an element read before a later update would show a stale program).
+  const updated: LoyaltyProgram[] = body.LoyaltyProgramUpdates.map(
+    (update) => model.loyaltyPrograms.get(update.LoyaltyProgramId)!.record,
+  );
   return { LoyaltyPrograms: updated, Cursor: updated.at(-1)?.Id ?? null };
 }
 
