@@ -58,7 +58,18 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
   if (body.ItalianFiscalCode) patch.ItalianFiscalCode = body.ItalianFiscalCode.Value;
   const address = nonBlank(body.Address);
   if (Object.keys(address).length > 0) {
-    const base: Address = current.Address ?? { Id: model.random.uuid() };
+    // A new address has every field of the contract, null until given (as seeded ones).
+    const base: Address = current.Address ?? {
+      Id: model.random.uuid(),
+      Line1: null,
+      Line2: null,
+      City: null,
+      PostalCode: null,
+      CountryCode: null,
+      CountrySubdivisionCode: null,
+      Latitude: null,
+      Longitude: null,
+    };
     patch.Address = { ...base, ...address };
     patch.AddressId = patch.Address.Id;
   }
