@@ -27,7 +27,8 @@ const SCALARS = [
 /**
  * customers/update (connector-api.md #2): rule 1, a left-out or blank field keeps the stored
  * value; rule 2, `Notes` replaces the old value; rule 3, an email already used by another
- * customer is a server-side validation error (403). Journaled as updated or touched.
+ * customer is a server-side validation error (403). A CustomerId or CompanyId that names
+ * nothing is a client error (400) and changes nothing. Journaled as updated or touched.
  */
 export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = CustomersUpdateRequestSchema.parse(raw);
@@ -36,6 +37,9 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
   const entry = model.customers.get(body.CustomerId);
   if (!entry || entry.chainId !== chainId)
     throw new SimApiError(400, 'CustomerId: no such customer');
+  // An identifier that names nothing is a client error, as for CustomerId.
+  if (!isBlank(body.CompanyId) && !model.world.companyIds.includes(body.CompanyId))
+    throw new SimApiError(400, 'CompanyId: no such company');
   const current = entry.record;
   const patch: Partial<Customer> = {};
   for (const field of SCALARS) {

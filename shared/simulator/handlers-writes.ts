@@ -11,16 +11,32 @@ import { iso } from './sim-random.ts';
 /**
  * routingRules/update: applies `{Value}` updates in order; SelectedStayItems exists only for
  * that RouteType. Each returned rule is its final state, also for a rule named twice.
+ * @throws SimApiError 400 naming the field for a rule, company or service (of the rule's
+ * enterprise) that does not exist; nothing is updated then.
  */
 export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = RoutingRulesUpdateRequestSchema.parse(raw);
   const model = ctx.model;
+  const companies = new Set(model.world.companyIds);
+  // Every identifier is checked before any update applies, so a refused request changes nothing.
   body.RoutingRuleUpdates.forEach((update, index) => {
     const entry = model.routingRules.get(update.RoutingRuleId);
     if (!entry || !ctx.scope.enterpriseIds.includes(entry.enterpriseId ?? '')) {
       throw new SimApiError(
         400,
         `RoutingRuleUpdates[${index}].RoutingRuleId: no such routing rule`,
+      );
+    }
+    if (update.CompanyId && !companies.has(update.CompanyId.Value)) {
+      throw new SimApiError(400, `RoutingRuleUpdates[${index}].CompanyId: no such company`);
+    }
+    if (
+      update.ServiceId &&
+      model.enterpriseOfService(update.ServiceId.Value) !== entry.enterpriseId
+    ) {
+      throw new SimApiError(
+        400,
+        `RoutingRuleUpdates[${index}].ServiceId: no such service in the enterprise`,
       );
     }
   });
