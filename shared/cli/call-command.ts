@@ -7,13 +7,13 @@ import {
   parsePortfolioScope,
 } from '../connector/connector-config.ts';
 import { ConnectorError } from '../connector/errors.ts';
+import { parseRequestFor } from '../connector/ignored-scope.ts';
 import {
   isOperationName,
   OPERATION_NAMES,
   OPERATIONS,
   type OperationName,
 } from '../connector/operations.ts';
-import { parseOrThrow } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import { resolveApiUrl } from './admin/api-client.ts';
 import { bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
@@ -40,8 +40,9 @@ const BRIDGE_FILLS = '00000000-0000-4000-8000-000000000000';
 /**
  * Validates `body` for `operation` without sending anything, as the client would send it:
  * completed with the Portfolio Access Token scope (`scope`) first, so a body that leaves
- * `ChainIds` to the configured scope is not refused for naming no filter. Returns the body
- * as given.
+ * `ChainIds` to the configured scope is not refused for naming no filter. Without a scope the
+ * token is an ordinary AccessToken, whose `ChainIds` is no filter (connector-api.md #1).
+ * Returns the body as given.
  * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise.
  */
 export function validateCallBody(
@@ -60,7 +61,9 @@ export function validateCallBody(
   const completed = isJsonObject(body)
     ? applyPortfolioScope(spec, body, scope === 'bridge' ? bridgeScope : scope)
     : body;
-  parseOrThrow(spec.request, completed, `${operation} request`);
+  // No scope: CONNECTOR_PORTFOLIO_SCOPE is unset, so the token is an ordinary AccessToken.
+  const credential = scope === undefined ? 'ordinary' : 'portfolio-or-unknown';
+  parseRequestFor(spec, completed, credential, `${operation} request`);
   return { name: operation, body: body as object };
 }
 

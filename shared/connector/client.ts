@@ -18,6 +18,7 @@ import {
   createUndiciTransport,
   type HttpTransport,
 } from './http-transport.ts';
+import { parseRequestFor } from './ignored-scope.ts';
 import { type ItemScreen, screenBody } from './item-screen.ts';
 import {
   OPERATIONS,
@@ -246,8 +247,11 @@ export function createConnectorCaller(
     const scoped = isJsonObject(body)
       ? applyPortfolioScope(spec, body, settings.portfolioScope)
       : body;
+    // Without a configured scope the AccessToken is an ordinary one (ConnectorConfig), whose
+    // ignored fields the service does not count as filters.
+    const credential = settings.portfolioScope ? 'portfolio-or-unknown' : 'ordinary';
     let current = withCount(
-      parseOrThrow(spec.request, scoped, `${name} request`) as Record<string, unknown>,
+      parseRequestFor(spec, scoped, credential, `${name} request`),
       (requested) => ceilings.countFor(name, requested),
     );
     const asked = limitationCount(current);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
+import { readByOrdinaryToken } from '../connector/ignored-scope.ts';
 import { fullRequestSchema, OPERATIONS, type OperationName } from '../connector/operations.ts';
 import { PORTFOLIO_OPERATIONS } from '../connector/portfolio-operations.ts';
 import { formatIssuePath } from '../errors.ts';
@@ -109,22 +110,6 @@ function answer(state: ApiState, name: OperationName, text: string, requestId: s
   return { ...answerInScope(state, name, raw, scope, requestId, count), enterpriseId };
 }
 
-/**
- * The body as the service reads it. customers/getAll's `ChainIds` is "required with Portfolio
- * Access Tokens, ignored otherwise" (connector-api.md #1; Authentication 3: "These are ignored
- * for other tokens"), so another token's ChainIds is dropped: it neither filters the customers
- * nor counts as the filter that spares CustomerIds.
- */
-function withoutIgnoredChainIds(
-  name: OperationName,
-  raw: Record<string, unknown>,
-  scope: TokenScope,
-): Record<string, unknown> {
-  if (scope.portfolio || OPERATIONS[name].portfolioScope !== 'ChainIds') return raw;
-  const { ChainIds: _ignored, ...rest } = raw;
-  return rest;
-}
-
 /** The rate limit, validation and the handler, for a request whose tokens were accepted. */
 function answerInScope(
   state: ApiState,
@@ -142,7 +127,9 @@ function answerInScope(
       count,
     };
   }
-  const read = withoutIgnoredChainIds(name, raw, scope);
+  // An ordinary token's ChainIds (customers/getAll) is ignored: it neither filters the
+  // customers nor counts as the filter that spares CustomerIds (connector-api.md #1).
+  const read = scope.portfolio ? raw : readByOrdinaryToken(OPERATIONS[name], raw);
   const parsed = fullRequestSchema(name).safeParse(read);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { validateCallBody } from '../../shared/cli/call-command.ts';
 import { runCli } from '../../shared/cli/main.ts';
 import { type JsonServer, startJsonServer } from '../support/json-server.ts';
 import { runBin } from '../support/run-bin.ts';
@@ -96,6 +97,20 @@ describe('change-bridge call', () => {
     expect(server.requests.slice(sent).map((r) => r.body)).toEqual([
       expect.objectContaining({ ChainIds: [chain], Limitation: { Count: 2 } }),
     ]);
+  });
+
+  it('does not take ChainIds as the filter of customers/getAll without a Portfolio Access Token scope', () => {
+    const chain = '4d0201db-36f5-428b-8d11-4f0a65e960cc';
+    const body = { Limitation: { Count: 2 }, Extent: { Customers: true }, ChainIds: [chain] };
+    // No scope configured: an ordinary AccessToken, whose ChainIds the service ignores (#1).
+    expect(() => validateCallBody('customers/getAll', body)).toThrow(
+      /CustomerIds: required when no other filter/,
+    );
+    // A scope configured here, or one the bridge holds: a Portfolio Access Token's ChainIds.
+    expect(
+      validateCallBody('customers/getAll', body, { chainIds: [chain], enterpriseIds: [] }),
+    ).toMatchObject({ name: 'customers/getAll', body });
+    expect(validateCallBody('customers/getAll', body, 'bridge')).toMatchObject({ body });
   });
 
   it('exits 2 for an unknown operation and for malformed JSON', async () => {

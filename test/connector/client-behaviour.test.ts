@@ -269,6 +269,38 @@ describe('pagination', () => {
 });
 
 describe('Portfolio Access Token scope', () => {
+  // connector-api.md #1: ChainIds is "required with Portfolio Access Tokens, ignored otherwise",
+  // so for an ordinary AccessToken (no portfolioScope configured) it is not a filter.
+  it('refuses customers/getAll whose only filter is ChainIds for an ordinary AccessToken, sending nothing', async () => {
+    server = await startJsonServer(() => ({ body: { Customers: [], Cursor: null } }));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const { CustomerIds: _ids, ...noFilter } = CUSTOMERS_BODY;
+    const chainOnly = client.call('customers/getAll', { ...noFilter, ChainIds: [UUIDS[0]!] });
+    await expect(chainOnly).rejects.toMatchObject({
+      name: 'ValidationError',
+      message: expect.stringContaining('CustomerIds: required when no other filter'),
+    });
+    await client.call('customers/getAll', { ...CUSTOMERS_BODY, ChainIds: [UUIDS[0]!] });
+    await client.close();
+    expect(server.requests.map((r) => r.body)).toEqual([
+      expect.objectContaining({ CustomerIds: CUSTOMERS_BODY.CustomerIds, ChainIds: [UUIDS[0]] }),
+    ]);
+  });
+
+  it('takes a given ChainIds as the filter of customers/getAll for a Portfolio Access Token', async () => {
+    server = await startJsonServer(() => ({ body: { Customers: [], Cursor: null } }));
+    const client = createConnectorClient({
+      ...CONFIG,
+      baseUrl: server.url,
+      rateLimit: false,
+      portfolioScope: { chainIds: [UUIDS[0]!, UUIDS[1]!] },
+    });
+    const { CustomerIds: _ids, ...noFilter } = CUSTOMERS_BODY;
+    await client.call('customers/getAll', { ...noFilter, ChainIds: [UUIDS[1]!] });
+    await client.close();
+    expect(server.requests[0]!.body).toMatchObject({ ChainIds: [UUIDS[1]] });
+  });
+
   it('adds ChainIds to customers/getAll and ChainId to customers/update', async () => {
     server = await startJsonServer((request) =>
       request.path.endsWith('getAll')

@@ -8,7 +8,11 @@ import {
 import { CustomerSchema, IdentityDocumentSchema } from '../records/customer.ts';
 import { idFilter, PageCursorSchema, requireSomeFilter, stringFilter } from './filters.ts';
 
-/** The filters of customers/getAll; CustomerIds is required when none of the others is given. */
+/**
+ * The filters of customers/getAll; CustomerIds is required when none of the others is given.
+ * ChainIds counts only for a Portfolio Access Token: another token's is ignored (see
+ * readByOrdinaryToken).
+ */
 export const CUSTOMER_FILTERS = [
   'CustomerIds',
   'CreatedUtc',
