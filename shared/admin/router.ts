@@ -63,8 +63,9 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
 /**
  * Serves one admin API request: finds the route, validates query and body with zod, runs
  * it, and maps failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for
- * unknown routes and ids, 405 (with `allow`) for a wrong method, 409 for a disabled
- * subscription, 500 `{ error: 'internal error' }` otherwise. Never throws.
+ * unknown paths (paths match exactly: `/events/` is unknown) and ids, 405 (with `allow`) for
+ * a wrong method, 409 for a disabled subscription, 500 `{ error: 'internal error' }`
+ * otherwise. Never throws.
  * @example await handleAdminRequest({ method: 'GET', path: '/streams', query: {}, body: undefined }, deps)
  */
 export async function handleAdminRequest(
@@ -72,7 +73,8 @@ export async function handleAdminRequest(
   deps: AdminDeps,
   routes: readonly AdminRoute[] = ADMIN_ROUTES,
 ): Promise<AdminResponse> {
-  const path = request.path.length > 1 ? request.path.replace(/\/+$/, '') : request.path;
+  // A trailing slash is not stripped: `/events/` names no route (404) like any unknown path.
+  const { path } = request;
   const method = request.method.toUpperCase();
   const candidates = routes.flatMap((route) => {
     const id = matchPath(route.path, path);

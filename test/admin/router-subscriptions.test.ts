@@ -318,6 +318,22 @@ describe('admin API: routing', () => {
     expect(wrong.headers).toEqual({ allow: 'GET, POST' });
   });
 
+  it('answers 404 with an error for a path with a trailing slash, as for any unknown path', async () => {
+    harness = createAdminHarness();
+    for (const [method, path] of [
+      ['GET', '/events/'],
+      ['GET', '/subscriptions//'],
+      ['POST', '/subscriptions/'],
+      ['DELETE', '/subscriptions/'],
+      ['GET', '/health/'],
+    ] as const) {
+      const response = await harness.call(method, path);
+      expect(response, `${method} ${path}`).toMatchObject({ status: 404 });
+      expect((response.body as { error: string }).error, `${method} ${path}`).toContain(path);
+    }
+    expect(await harness.call('GET', '/')).toMatchObject({ status: 200 });
+  });
+
   it('answers 400 naming an unexpected body or query field on routes that take none', async () => {
     harness = createAdminHarness();
     const body = await harness.call('GET', '/streams', { query: { verbose: '1' } });
