@@ -77,7 +77,10 @@ export const ListEventsQuerySchema = z.object({
       error: 'must be a nextCursor a previous page gave',
     })
     .optional()
-    .meta({ description: "The page after a previous one: that page's nextCursor" }),
+    .meta({
+      description:
+        "The page after a previous one: that page's nextCursor, opaque (it encodes where that page ended in the list, which every caller may read whole)",
+    }),
 });
 
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */

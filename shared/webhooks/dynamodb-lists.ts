@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import { deliveredAtOnceRecords, deliveryIdsOfEventItems } from './dynamodb-items.ts';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
+import { LATEST_LISTED_AT_MS } from './event-cursor.ts';
 import {
   type Delivery,
   type DeliveryQuery,
@@ -114,13 +115,16 @@ export async function collectListed(
   const ids: ListedEntry[] = [];
   const seen = new Set<string>();
   const { after } = options;
+  // Items keyed later than the position (plus an item's span) hold nothing after it; a key past
+  // year 9999 would not sort as text, so near that end the list is read from its newest item.
+  const belowMs = after ? after.at + LIST_ITEM_SPAN_MS : undefined;
+  const below = belowMs !== undefined && belowMs <= LATEST_LISTED_AT_MS ? iso(belowMs) : undefined;
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.queryPage({
       pk: list.pk,
       prefix: list.prefix,
-      // Items keyed later than the position (plus an item's span) hold nothing after it.
-      ...(after ? { below: iso(after.at + LIST_ITEM_SPAN_MS) } : {}),
+      ...(below !== undefined ? { below } : {}),
       newestFirst: true,
       limit: LIST_PAGE_ITEMS,
       start,

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeEventCursor } from '../../shared/webhooks/event-cursor.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
 let harness: AdminHarness;
@@ -61,6 +62,21 @@ describe('admin API: events and deliveries', () => {
     expect(seen).toEqual(['evt_2', 'evt_1', 'evt_0']);
     const bad = await harness.call('GET', '/events', { query: { cursor: 'nonsense' } });
     expect(bad).toMatchObject({ status: 400, body: { field: 'cursor' } });
+  });
+
+  it('takes a well-formed cursor as a position in the list only, and refuses one at no instant', async () => {
+    harness = createAdminHarness();
+    await withEvents(harness);
+    // A cursor names a place in the one list every caller may read: forged, it moves the page.
+    const forged = encodeEventCursor({ at: 1001, id: 'evt_1' });
+    const page = await harness.call('GET', '/events', { query: { cursor: forged } });
+    expect(page).toMatchObject({ status: 200, body: { events: [{ id: 'evt_0' }] } });
+    for (const at of [Number.MAX_SAFE_INTEGER, -5]) {
+      const response = await harness.call('GET', '/events', {
+        query: { cursor: encodeEventCursor({ at, id: 'evt_1' }) },
+      });
+      expect(response, String(at)).toMatchObject({ status: 400, body: { field: 'cursor' } });
+    }
   });
 
   it('answers 400 naming type for a type that is not in the catalogue', async () => {

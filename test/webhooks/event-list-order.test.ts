@@ -3,6 +3,7 @@ import { ManualClock } from '../../shared/clock.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import { encodeEventCursor, LATEST_LISTED_AT_MS } from '../../shared/webhooks/event-cursor.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -71,5 +72,24 @@ describe('event list order on DynamoDB (dynalite)', () => {
     await store.indexEvents([stored(1, 3000)]);
     const feed = await harness.service.feedEvents({ sinceMs: 2000 });
     expect(feed.map((e) => e.id)).toEqual([eventIdOf(2)]);
+  });
+
+  it('pages after a forged cursor within the list only: one at the last instant of year 9999 lists every event, one past it or before 1970 is refused', async () => {
+    const { harness, store } = await setup();
+    await store.putEvent({
+      id: eventIdOf(1),
+      type: 'customer.updated',
+      storedAt: 1000,
+      body: envelope(changeEvent(eventIdOf(1))),
+    });
+    const latest = encodeEventCursor({ at: LATEST_LISTED_AT_MS, id: 'evt_~' });
+    const page = await harness.service.listEventPage({ cursor: latest });
+    expect(page.events.map((e) => e.id)).toEqual([eventIdOf(1)]);
+    for (const at of [LATEST_LISTED_AT_MS + 1, 8.64e15, Number.MAX_SAFE_INTEGER, -1]) {
+      const forged = encodeEventCursor({ at, id: 'evt_1' });
+      await expect(harness.service.listEventPage({ cursor: forged }), String(at)).rejects.toThrow(
+        /cursor/,
+      );
+    }
   });
 });
