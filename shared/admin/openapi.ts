@@ -10,6 +10,9 @@ export const OPENAPI_INFO = { title: 'change-bridge admin API', version: '0.1.0'
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
+/** Any other error an operation answers: what `default` points at. */
+const ERROR_RESPONSE_REF = { $ref: '#/components/responses/Error' };
+
 /** The security scheme of the local admin API's bearer token. */
 const ADMIN_TOKEN_SCHEME = 'adminToken';
 
@@ -86,6 +89,11 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
     '400': errorResponse('Invalid input: `field` names the offending field'),
   };
   if (route.path.includes('{')) responses['404'] = errorResponse('Unknown id');
+  if (route.tag === 'connector') {
+    responses['404'] = errorResponse(
+      'No connection for the proxy (none configured; in AWS, several connections)',
+    );
+  }
   const conflict = CONFLICTS[route.operationId];
   if (conflict) responses['409'] = errorResponse(conflict);
   // The local server's guard (request-guard.ts); in AWS, API Gateway's IAM authorization answers 403.
@@ -105,6 +113,12 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
       : 'Local API: a body sent, not as content-type: application/json (this route takes none)',
   );
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
+  if (route.tag === 'connector') {
+    responses['502'] = errorResponse(
+      'The connector did not answer (network, timeout after retries)',
+    );
+  }
+  responses.default = ERROR_RESPONSE_REF;
   const operation: Record<string, unknown> = {
     operationId: route.operationId,
     summary: route.summary,
@@ -140,12 +154,17 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
     info: {
       ...OPENAPI_INFO,
       description:
-        'Subscriptions, events, deliveries, streams, connections and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway.',
+        'Subscriptions, events, deliveries, streams, connections and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway. Every error the bridge answers is JSON `{error}` (a 400 adds `field`). Paths match exactly: a path this document does not list, one with a trailing slash included, is answered 404, and a method a path does not take 405 with an `allow` header listing those it does; both are the `Error` response.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     paths,
     components: {
       schemas: { Error: toOpenApiSchema(ErrorBodySchema, 'output') },
+      responses: {
+        Error: errorResponse(
+          'An error: any status an operation does not list, an unknown path (404) or a method its path does not take (405, with `allow`)',
+        ),
+      },
       securitySchemes: {
         [ADMIN_TOKEN_SCHEME]: {
           type: 'http',
