@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConnectorErrorBodySchema } from '../connector/records/common.ts';
 import type { AdminRoute } from './route.ts';
 import { EmptySchema, ErrorBodySchema } from './schemas.ts';
 
@@ -30,8 +31,47 @@ export function toOpenApiSchema(schema: z.ZodType, io: 'input' | 'output'): Json
   return rest;
 }
 
-function errorResponse(description: string) {
-  return { description, content: { 'application/json': { schema: ERROR_REF } } };
+const CONNECTOR_ERROR_REF = { $ref: '#/components/schemas/ConnectorError' };
+
+/** The bridge's own error or the connector's, passed through (the two may overlap: anyOf). */
+const EITHER_ERROR = { anyOf: [ERROR_REF, CONNECTOR_ERROR_REF] };
+
+function errorResponse(description: string, schema: JsonSchemaObject = ERROR_REF) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+const PASSED_THROUGH =
+  "the connector's error, passed through unchanged (`{Message, RequestId, Details}`)";
+
+/**
+ * The connector proxy's error statuses: the connector's own (connector-api.md, Errors, with
+ * design.md's statuses) come back unchanged; 400, 401, 403 and 500 may be the bridge's too.
+ */
+function connectorErrorResponses(operationId: string): Record<string, unknown> {
+  return {
+    // connector-api.md, Errors: the conflict error is listed only for restrictions/clear.
+    ...(operationId === 'connectorRestrictionsClear'
+      ? { '409': errorResponse(`Conflict: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF) }
+      : {}),
+    '400': errorResponse(
+      `The body refused by the bridge before anything is sent (\`{error, field}\`), or ${PASSED_THROUGH}: a client error`,
+      EITHER_ERROR,
+    ),
+    '401': errorResponse(
+      `Local API with BRIDGE_ADMIN_TOKEN: bearer token missing or wrong (\`{error}\`); or ${PASSED_THROUGH}: the connection's tokens were refused`,
+      EITHER_ERROR,
+    ),
+    '403': errorResponse(
+      `Local API: a foreign Host or Origin (\`{error}\`); or ${PASSED_THROUGH}: server-side validation, e.g. an email another customer uses`,
+      EITHER_ERROR,
+    ),
+    '408': errorResponse(`Timeout: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
+    '429': errorResponse(`Too many requests: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
+    '500': errorResponse(
+      `Internal error of the bridge (\`{error}\`, details logged), or ${PASSED_THROUGH}`,
+      EITHER_ERROR,
+    ),
+  };
 }
 
 function pathParameters(path: string) {
@@ -114,6 +154,7 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   );
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
   if (route.tag === 'connector') {
+    Object.assign(responses, connectorErrorResponses(route.operationId));
     responses['502'] = errorResponse(
       'The connector did not answer (network, timeout after retries)',
     );
@@ -159,7 +200,14 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     paths,
     components: {
-      schemas: { Error: toOpenApiSchema(ErrorBodySchema, 'output') },
+      schemas: {
+        Error: toOpenApiSchema(ErrorBodySchema, 'output'),
+        ConnectorError: {
+          ...toOpenApiSchema(ConnectorErrorBodySchema, 'output'),
+          description:
+            "The Connector API's error body (ConnectorApiExceptionResult), as the connector proxy passes it through",
+        },
+      },
       responses: {
         Error: errorResponse(
           'An error: any status an operation does not list, an unknown path (404) or a method its path does not take (405, with `allow`)',

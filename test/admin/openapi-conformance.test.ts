@@ -1,6 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { matchPath } from '../../shared/admin/router.ts';
+import type { HttpTransport } from '../../shared/connector/http-transport.ts';
+import { createWriteThrough } from '../../shared/writes/write-through.ts';
+import { driveClock } from '../support/drive-clock.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
 let harness: AdminHarness;
@@ -94,5 +97,44 @@ describe('OpenAPI document against the answers', () => {
       expect(schema, label).toBeDefined();
       expect(validates(doc, schema!, response.body), label).toBeUndefined();
     }
+  });
+
+  it('documents the connector errors the proxy passes through, beside its own {error, field}', async () => {
+    harness = createAdminHarness();
+    const doc = await served(harness);
+    const path = '/api/connector/v1/restrictions/clear';
+    const body = { ServiceId: SERVICE, Data: [{ Type: 'Stay' }] };
+    for (const status of [400, 401, 403, 408, 409, 429, 500]) {
+      const answer = { Message: `refused ${status}`, RequestId: 'r-1', Details: null };
+      const transport: HttpTransport = {
+        postJson: async () => ({ status, headers: {}, text: JSON.stringify(answer) }),
+        close: async () => {},
+      };
+      harness.deps.writeThrough = createWriteThrough({
+        connectionId: 'main',
+        connector: {
+          baseUrl: 'http://connector.invalid',
+          clientToken: 'ct',
+          accessToken: 'at',
+          client: 'test',
+          rateLimit: false,
+        },
+        scope: {},
+        publisher: { publish: async () => ({ published: 0, thinned: 0, failures: [] }) },
+        state: harness.state,
+        streams: harness.streams,
+        clock: harness.clock,
+        transport,
+        onPublishError: () => {},
+      });
+      const response = await driveClock(harness.clock, harness.call('POST', path, { body }));
+      expect(response, String(status)).toEqual({ status, body: answer });
+      const schema = documentedSchema(doc, 'POST', path, status);
+      expect(validates(doc, schema!, response.body), String(status)).toBeUndefined();
+    }
+    // The bridge's own refusal of the body, before anything is sent.
+    const own = await harness.call('POST', path, { body: { ...body, AccessToken: 'x' } });
+    expect(own).toMatchObject({ status: 400, body: { field: 'AccessToken' } });
+    expect(validates(doc, documentedSchema(doc, 'POST', path, 400)!, own.body)).toBeUndefined();
   });
 });
