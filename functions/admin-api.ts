@@ -62,7 +62,7 @@ export function readAdminApiEnv(
 
 const logger = new Logger();
 
-function buildDeps(config: AdminApiConfig): AdminDeps {
+function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dynamo = new DynamoDBClient({});
   const policy = { allowPrivate: config.allowPrivate };
   // The admin service only stores and enqueues; the sender is part of the shared deps.
@@ -128,9 +128,10 @@ function toResult(response: AdminResponse): APIGatewayProxyStructuredResultV2 {
 
 /**
  * An API Gateway HTTP API (payload format 2.0) handler over the admin router: the routes of
- * the local `start` admin API, unchanged. `getDeps` is called per request; let it cache.
+ * the local `start` admin API, unchanged, behind API Gateway's IAM authorization (SigV4), as
+ * its `/openapi.json` says. `getDeps` is called per request; let it cache.
  */
-export function createAdminApiHandler(getDeps: () => AdminDeps) {
+export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentication'>) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const raw = event.body
       ? event.isBase64Encoded
@@ -146,13 +147,13 @@ export function createAdminApiHandler(getDeps: () => AdminDeps) {
         query: event.queryStringParameters ?? {},
         body: body.value,
       },
-      getDeps(),
+      { ...getDeps(), authentication: 'iam' },
     );
     return toResult(response);
   };
 }
 
-let deps: AdminDeps | undefined;
+let deps: Omit<AdminDeps, 'authentication'> | undefined;
 
 /** The Lambda entry point: dependencies are built from the environment on the first request. */
 export const handler = createAdminApiHandler(() => {

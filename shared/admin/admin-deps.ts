@@ -10,6 +10,12 @@ import type { BackfillJobStore } from './backfill-jobs.ts';
 import type { BudgetView } from './streams-view.ts';
 
 /**
+ * How callers authenticate to the admin API: `bearer` (the local API with BRIDGE_ADMIN_TOKEN),
+ * `none` (the local API on loopback without it), `iam` (behind API Gateway, SigV4).
+ */
+export type AdminAuthentication = 'none' | 'bearer' | 'iam';
+
+/**
  * Everything the admin API runs on. The same object is built by `change-bridge start`
  * (dynalite, the SQS emulator) and by the API Gateway handler (DynamoDB, SQS), so every
  * route behaves the same locally and in AWS.
@@ -39,6 +45,11 @@ export interface AdminDeps {
   connections?: ConnectionAdminDeps;
   /** The connector proxy (POST /api/connector/v1/…); absent: those routes answer 404. */
   writeThrough?: WriteThrough;
+  /**
+   * How callers authenticate, as `/openapi.json` states it. Set by the server that serves the
+   * API (startAdminServer from its token, the API Gateway handler), never by the caller.
+   */
+  authentication: AdminAuthentication;
   /** Told about every error answered with 500 (its details never reach the caller). */
   onError?: (error: unknown, request: { method: string; path: string }) => void;
 }

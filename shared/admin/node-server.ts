@@ -24,7 +24,8 @@ export interface AdminServerOptions {
   token?: string | undefined;
   /** More `Host` values to answer to (`host:port`) besides the listening address. */
   allowedHosts?: readonly string[];
-  deps: AdminDeps;
+  /** The routes' dependencies; `authentication` follows from `token`. */
+  deps: Omit<AdminDeps, 'authentication'>;
 }
 
 /** A running admin server. */
@@ -132,8 +133,12 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     ]);
   }
   const access: AdminAccess = { allowedHosts: [], token: options.token || undefined };
+  const deps: AdminDeps = {
+    ...options.deps,
+    authentication: access.token !== undefined ? 'bearer' : 'none',
+  };
   const server = createServer((request, response) => {
-    serve(request, options.deps, access).then(
+    serve(request, deps, access).then(
       (result) => send(response, result),
       (error: unknown) => {
         options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConnectorErrorBodySchema } from '../connector/records/common.ts';
+import type { AdminAuthentication } from './admin-deps.ts';
 import type { AdminRoute } from './route.ts';
 import { EmptySchema, ErrorBodySchema } from './schemas.ts';
 
@@ -16,6 +17,20 @@ const ERROR_RESPONSE_REF = { $ref: '#/components/responses/Error' };
 
 /** The security scheme of the local admin API's bearer token. */
 const ADMIN_TOKEN_SCHEME = 'adminToken';
+
+/** The security scheme of the admin API behind API Gateway: IAM, requests signed with SigV4. */
+const SIGV4_SCHEME = 'sigv4';
+
+const GATEWAY_ERROR_REF = { $ref: '#/components/schemas/GatewayError' };
+
+const IAM_REFUSAL =
+  'API Gateway (IAM): the request is not signed, or its principal may not call execute-api:Invoke on this API';
+const FOREIGN_CALLER = 'A foreign Host or Origin';
+
+/** The console's page and assets: the local API serves them without the token (they hold no data). */
+function isConsolePage(route: AdminRoute): boolean {
+  return route.operationId === 'getConsole' || route.operationId === 'getConsoleAsset';
+}
 
 /**
  * The JSON Schema of a zod schema, as requests send it (`input`: before defaults and
@@ -47,7 +62,12 @@ const PASSED_THROUGH =
  * The connector proxy's error statuses: the connector's own (connector-api.md, Errors, with
  * design.md's statuses) come back unchanged; 400, 401, 403 and 500 may be the bridge's too.
  */
-function connectorErrorResponses(operationId: string): Record<string, unknown> {
+function connectorErrorResponses(
+  operationId: string,
+  authentication: AdminAuthentication,
+): Record<string, unknown> {
+  const refused = `${PASSED_THROUGH}: the connection's tokens were refused`;
+  const validation = `${PASSED_THROUGH}: server-side validation, e.g. an email another customer uses`;
   return {
     // connector-api.md, Errors: the conflict error is listed only for restrictions/clear.
     ...(operationId === 'connectorRestrictionsClear'
@@ -57,14 +77,19 @@ function connectorErrorResponses(operationId: string): Record<string, unknown> {
       `The body refused by the bridge before anything is sent (\`{error, field}\`), or ${PASSED_THROUGH}: a client error`,
       EITHER_ERROR,
     ),
-    '401': errorResponse(
-      `Local API with BRIDGE_ADMIN_TOKEN: bearer token missing or wrong (\`{error}\`); or ${PASSED_THROUGH}: the connection's tokens were refused`,
-      EITHER_ERROR,
-    ),
-    '403': errorResponse(
-      `Local API: a foreign Host or Origin (\`{error}\`); or ${PASSED_THROUGH}: server-side validation, e.g. an email another customer uses`,
-      EITHER_ERROR,
-    ),
+    '401':
+      authentication === 'bearer'
+        ? errorResponse(
+            `Bearer token (BRIDGE_ADMIN_TOKEN) missing or wrong (\`{error}\`), or ${refused}`,
+            EITHER_ERROR,
+          )
+        : errorResponse(`Authorization error: ${refused}`, CONNECTOR_ERROR_REF),
+    '403':
+      authentication === 'iam'
+        ? errorResponse(`${IAM_REFUSAL} (\`{message}\`), or ${validation}`, {
+            anyOf: [GATEWAY_ERROR_REF, CONNECTOR_ERROR_REF],
+          })
+        : errorResponse(`${FOREIGN_CALLER} (\`{error}\`), or ${validation}`, EITHER_ERROR),
     '408': errorResponse(`Timeout: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
     '429': errorResponse(`Too many requests: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
     '500': errorResponse(
@@ -113,7 +138,10 @@ const CONFLICTS: Readonly<Record<string, string>> = {
   removeConnection: ENVIRONMENT_CONNECTION,
 };
 
-function operationOf(route: AdminRoute): Record<string, unknown> {
+function operationOf(
+  route: AdminRoute,
+  authentication: AdminAuthentication,
+): Record<string, unknown> {
   const success: Record<string, unknown> = {
     description: route.success.schema ? 'Success' : 'Success, no content',
   };
@@ -136,25 +164,27 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   }
   const conflict = CONFLICTS[route.operationId];
   if (conflict) responses['409'] = errorResponse(conflict);
-  // The local server's guard (request-guard.ts); in AWS, API Gateway's IAM authorization answers 403.
-  const isPage = route.operationId === 'getConsole' || route.operationId === 'getConsoleAsset';
-  if (!isPage)
-    responses['401'] = errorResponse(
-      'Local API with BRIDGE_ADMIN_TOKEN: bearer token missing or wrong',
+  const isPage = isConsolePage(route);
+  if (authentication === 'iam') {
+    // API Gateway refuses unsigned or unauthorized requests itself: the bridge never sees them.
+    responses['403'] = errorResponse(IAM_REFUSAL, GATEWAY_ERROR_REF);
+  } else {
+    // The local server's guard (request-guard.ts).
+    if (authentication === 'bearer' && !isPage) {
+      responses['401'] = errorResponse('Bearer token (BRIDGE_ADMIN_TOKEN) missing or wrong');
+    }
+    responses['403'] = errorResponse(FOREIGN_CALLER);
+    // The local server checks every request's body this way, a route that takes none included.
+    responses['413'] = errorResponse('The body is larger than 1 MB');
+    responses['415'] = errorResponse(
+      route.body !== EmptySchema
+        ? 'The body is not sent as content-type: application/json'
+        : 'A body sent, not as content-type: application/json (this route takes none)',
     );
-  responses['403'] = errorResponse(
-    'Local API: a foreign Host or Origin; AWS: not authorized (IAM)',
-  );
-  // The local server checks every request's body this way, a route that takes none included.
-  responses['413'] = errorResponse('Local API: the body is larger than 1 MB');
-  responses['415'] = errorResponse(
-    route.body !== EmptySchema
-      ? 'Local API: the body is not sent as content-type: application/json'
-      : 'Local API: a body sent, not as content-type: application/json (this route takes none)',
-  );
+  }
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
   if (route.tag === 'connector') {
-    Object.assign(responses, connectorErrorResponses(route.operationId));
+    Object.assign(responses, connectorErrorResponses(route.operationId, authentication));
     responses['502'] = errorResponse(
       'The connector did not answer (network, timeout after retries)',
     );
@@ -164,8 +194,8 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
     operationId: route.operationId,
     summary: route.summary,
     tags: [route.tag],
-    // The bearer token only where BRIDGE_ADMIN_TOKEN is set (`{}`: none needed otherwise).
-    security: isPage ? [] : [{ [ADMIN_TOKEN_SCHEME]: [] }, {}],
+    // The document's `security` covers the rest; the console's page and assets hold no data.
+    ...(authentication === 'bearer' && isPage ? { security: [] } : {}),
     parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
     responses,
   };
@@ -179,16 +209,54 @@ function operationOf(route: AdminRoute): Record<string, unknown> {
   return operation;
 }
 
+/** API Gateway's own error body (its refusals never reach the bridge). */
+const GATEWAY_ERROR_SCHEMA = {
+  type: 'object',
+  properties: { message: { type: 'string' } },
+  required: ['message'],
+  description: "API Gateway's own answer, e.g. `{message: 'Forbidden'}`",
+};
+
+function securitySchemes(authentication: AdminAuthentication): Record<string, unknown> {
+  if (authentication === 'iam') {
+    return {
+      [SIGV4_SCHEME]: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        'x-amazon-apigateway-authtype': 'awsSigv4',
+        description:
+          'IAM authorization: every request is signed with SigV4 for the execute-api service by a principal allowed execute-api:Invoke on this API (e.g. awscurl --service execute-api)',
+      },
+    };
+  }
+  return {
+    [ADMIN_TOKEN_SCHEME]: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        authentication === 'bearer'
+          ? 'BRIDGE_ADMIN_TOKEN of the local API (`change-bridge start`), as `authorization: Bearer …`: required by every route but the console page and assets. A bridge on loopback without BRIDGE_ADMIN_TOKEN takes no token.'
+          : 'BRIDGE_ADMIN_TOKEN of the local API (`change-bridge start`), as `authorization: Bearer …`. This bridge listens on loopback without BRIDGE_ADMIN_TOKEN and takes no token: no operation requires it. Set BRIDGE_ADMIN_TOKEN (required off loopback) and every route but the console page and assets does.',
+    },
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the admin API, generated from the routes' zod schemas: the
  * same schemas validate requests, so the document cannot drift from the behaviour.
- * @example buildOpenApiDocument(ADMIN_ROUTES).paths['/subscriptions'].post.operationId // 'createSubscription'
+ * `authentication` is how this API's callers authenticate (the served document tells the truth
+ * of the running configuration): its security and the guard's statuses (401, 403, 413, 415).
+ * @example buildOpenApiDocument(ADMIN_ROUTES, 'bearer').paths['/subscriptions'].post.operationId // 'createSubscription'
  */
-export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaObject {
+export function buildOpenApiDocument(
+  routes: readonly AdminRoute[],
+  authentication: AdminAuthentication,
+): JsonSchemaObject {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     paths[route.path] ??= {};
-    paths[route.path]![route.method.toLowerCase()] = operationOf(route);
+    paths[route.path]![route.method.toLowerCase()] = operationOf(route, authentication);
   }
   return {
     openapi: '3.1.0',
@@ -198,6 +266,8 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
         'Subscriptions, events, deliveries, streams, connections and backfills of change-bridge. The same routes run in `change-bridge start` and behind API Gateway. Every error the bridge answers is JSON `{error}` (a 400 adds `field`). Paths match exactly: a path this document does not list, one with a trailing slash included, is answered 404, and a method a path does not take 405 with an `allow` header listing those it does; both are the `Error` response.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    ...(authentication === 'bearer' ? { security: [{ [ADMIN_TOKEN_SCHEME]: [] }] } : {}),
+    ...(authentication === 'iam' ? { security: [{ [SIGV4_SCHEME]: [] }] } : {}),
     paths,
     components: {
       schemas: {
@@ -207,20 +277,14 @@ export function buildOpenApiDocument(routes: readonly AdminRoute[]): JsonSchemaO
           description:
             "The Connector API's error body (ConnectorApiExceptionResult), as the connector proxy passes it through",
         },
+        ...(authentication === 'iam' ? { GatewayError: GATEWAY_ERROR_SCHEMA } : {}),
       },
       responses: {
         Error: errorResponse(
           'An error: any status an operation does not list, an unknown path (404) or a method its path does not take (405, with `allow`)',
         ),
       },
-      securitySchemes: {
-        [ADMIN_TOKEN_SCHEME]: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'BRIDGE_ADMIN_TOKEN of the local API (`change-bridge start`); required off loopback. Behind API Gateway, requests are signed with IAM (SigV4) instead.',
-        },
-      },
+      securitySchemes: securitySchemes(authentication),
     },
   };
 }

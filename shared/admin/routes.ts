@@ -1,3 +1,4 @@
+import type { AdminAuthentication } from './admin-deps.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { type AdminRoute, defineRoute } from './route.ts';
 import { CONNECTION_ROUTES } from './routes-connections.ts';
@@ -32,7 +33,10 @@ const META_ROUTES: readonly AdminRoute[] = [
     query: EmptySchema,
     body: EmptySchema,
     success: { status: 200, schema: OpenApiDocumentSchema },
-    handle: async () => ({ status: 200, body: openApiDocument() }),
+    handle: async (_input, deps) => ({
+      status: 200,
+      body: openApiDocument(deps.authentication),
+    }),
   }),
 ];
 
@@ -47,10 +51,14 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...CONSOLE_ROUTES,
 ];
 
-let cachedDocument: Record<string, unknown> | undefined;
+const cachedDocuments = new Map<AdminAuthentication, Record<string, unknown>>();
 
-/** The OpenAPI document of {@link ADMIN_ROUTES}, generated once per process. */
-export function openApiDocument(): Record<string, unknown> {
-  cachedDocument ??= buildOpenApiDocument(ADMIN_ROUTES);
-  return cachedDocument;
+/** The OpenAPI document of {@link ADMIN_ROUTES} for callers who authenticate so; generated once per process. */
+export function openApiDocument(authentication: AdminAuthentication): Record<string, unknown> {
+  let document = cachedDocuments.get(authentication);
+  if (!document) {
+    document = buildOpenApiDocument(ADMIN_ROUTES, authentication);
+    cachedDocuments.set(authentication, document);
+  }
+  return document;
 }

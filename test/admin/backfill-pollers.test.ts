@@ -47,6 +47,7 @@ describe('backfill with the real pollers against the simulator', () => {
       backfills: new MemoryBackfillJobStore(),
       clock: sim.clock,
       random: seededRandom(1),
+      authentication: 'none',
     };
     const call = (method: string, path: string, body?: unknown) =>
       handleAdminRequest({ method, path, query: {}, body }, deps);

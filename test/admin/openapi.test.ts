@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAdminApiHandler } from '../../functions/admin-api.ts';
+import { startAdminServer } from '../../shared/admin/node-server.ts';
 import { buildOpenApiDocument } from '../../shared/admin/openapi.ts';
 import { matchPath } from '../../shared/admin/router.ts';
 import { ADMIN_ROUTES } from '../../shared/admin/routes.ts';
@@ -67,7 +69,7 @@ describe('OpenAPI document', () => {
     const response = await harness.call('GET', '/openapi.json');
     expect(response.status).toBe(200);
     const doc = JSON.parse(JSON.stringify(response.body));
-    expect(doc).toEqual(buildOpenApiDocument(ADMIN_ROUTES));
+    expect(doc).toEqual(buildOpenApiDocument(ADMIN_ROUTES, 'none'));
     expect(doc.openapi).toBe('3.1.0');
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
       ([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`),
@@ -81,7 +83,7 @@ describe('OpenAPI document', () => {
   });
 
   it('carries the request schemas generated from zod: body fields, required ones, query parameters', () => {
-    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    const doc = buildOpenApiDocument(ADMIN_ROUTES, 'bearer');
     const create = operation(doc, 'post', '/subscriptions');
     const body = create.requestBody!.content['application/json'].schema;
     expect(create.requestBody!.required).toBe(true);
@@ -112,7 +114,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents a JSON response schema for every success with a body, and errors by reference', () => {
-    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    const doc = buildOpenApiDocument(ADMIN_ROUTES, 'bearer');
     for (const route of ADMIN_ROUTES) {
       const op = operation(doc, route.method.toLowerCase(), route.path);
       const success = op.responses[String(route.success.status)]!;
@@ -134,7 +136,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lists 409 only on the routes that answer it, and no format JSON Schema does not define', () => {
-    const doc = buildOpenApiDocument(ADMIN_ROUTES);
+    const doc = buildOpenApiDocument(ADMIN_ROUTES, 'bearer');
     const with409 = ADMIN_ROUTES.filter(
       (route) => operation(doc, route.method.toLowerCase(), route.path).responses['409'],
     ).map((route) => route.operationId);
@@ -160,20 +162,78 @@ describe('OpenAPI document', () => {
     expect(formats.filter((format) => !known.has(format!))).toEqual([]);
   });
 
-  it('declares the bearer token (BRIDGE_ADMIN_TOKEN) on every route but the console page and its assets', () => {
-    const doc = buildOpenApiDocument(ADMIN_ROUTES) as {
-      components: { securitySchemes: Record<string, { type: string; scheme: string }> };
+  it('requires the bearer token where BRIDGE_ADMIN_TOKEN is set, none without it, and SigV4 behind API Gateway', async () => {
+    harness = createAdminHarness();
+    type Doc = {
+      security?: Record<string, string[]>[];
+      components: { securitySchemes: Record<string, Record<string, string>> };
+      paths: Record<string, Record<string, Operation & { security?: unknown[] }>>;
     };
-    expect(doc.components.securitySchemes.adminToken).toMatchObject({
+    const fetchDocument = async (token?: string): Promise<Doc> => {
+      const server = await startAdminServer({ port: 0, deps: harness.deps, token });
+      try {
+        const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+        return (await (await fetch(`${server.url}/openapi.json`, { headers })).json()) as Doc;
+      } finally {
+        await server.close();
+      }
+    };
+    const isPage = (route: { path: string }) =>
+      route.path === '/' || route.path === '/console/{id}';
+    // Without the token the bridge never answers 401; the connector proxy still passes on the connector's.
+    const connectorOnly401 = (route: { tag: string }) =>
+      route.tag === 'connector'
+        ? {
+            description: expect.any(String),
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/ConnectorError' } },
+            },
+          }
+        : undefined;
+    const opOf = (doc: Doc, route: (typeof ADMIN_ROUTES)[number]) =>
+      doc.paths[route.path]![route.method.toLowerCase()]!;
+
+    const withToken = await fetchDocument('s3cret-token');
+    expect(withToken.components.securitySchemes.adminToken).toMatchObject({
       type: 'http',
       scheme: 'bearer',
     });
+    expect(withToken.security).toEqual([{ adminToken: [] }]);
     for (const route of ADMIN_ROUTES) {
-      const { security } = operation(doc, route.method.toLowerCase(), route.path) as Operation & {
-        security: Record<string, string[]>[];
-      };
-      const isPage = route.path === '/' || route.path === '/console/{id}';
-      expect(security, route.operationId).toEqual(isPage ? [] : [{ adminToken: [] }, {}]);
+      const op = opOf(withToken, route);
+      // The console's page and assets hold no data: served without the token.
+      expect(op.security, route.operationId).toEqual(isPage(route) ? [] : undefined);
+      expect(Boolean(op.responses['401']), route.operationId).toBe(!isPage(route));
+    }
+
+    const loopback = await fetchDocument();
+    expect(loopback.security).toBeUndefined();
+    expect(loopback.components.securitySchemes.adminToken!.description).toMatch(
+      /loopback without BRIDGE_ADMIN_TOKEN/,
+    );
+    for (const route of ADMIN_ROUTES) {
+      const op = opOf(loopback, route);
+      expect(op.security, route.operationId).toBeUndefined();
+      expect(op.responses['401'], route.operationId).toEqual(connectorOnly401(route));
+    }
+
+    const lambda = createAdminApiHandler(() => harness.deps);
+    const served = await lambda({
+      rawPath: '/openapi.json',
+      requestContext: { http: { method: 'GET' } },
+    } as never);
+    const aws = JSON.parse(served.body!) as Doc;
+    expect(aws.security).toEqual([{ sigv4: [] }]);
+    expect(aws.components.securitySchemes).toEqual({
+      sigv4: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+    });
+    for (const route of ADMIN_ROUTES) {
+      const op = opOf(aws, route);
+      // IAM authorizes every route, the console's page too; the local guard's statuses do not apply.
+      expect(op.security, route.operationId).toBeUndefined();
+      expect(op.responses['401'], route.operationId).toEqual(connectorOnly401(route));
+      expect(op.responses['415'], route.operationId).toBeUndefined();
+      expect(JSON.stringify(op.responses['403']), route.operationId).toContain('GatewayError');
     }
   });
 

@@ -74,6 +74,8 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     backfills,
     clock,
     random: seededRandom(3),
+    // As `change-bridge start` on loopback without BRIDGE_ADMIN_TOKEN (the servers set their own).
+    authentication: 'none',
     connections: {
       store: connections,
       cipher: createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 1))),
