@@ -16,6 +16,13 @@ let built: ChangeBridgeApp;
 let stateful: Template;
 let runtime: Template;
 
+/** Every statement of the runtime stack's identity policies attached to `role`. */
+function statementsOf(role: IConstruct): PolicyStatement[] {
+  return Object.values(runtime.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(logicalId(role)))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[]);
+}
+
 beforeAll(() => {
   // One synthesis for the whole file: a stage with two connections, SQS publishing to a
   // FIFO events queue, and an alarm e-mail, so every optional resource exists.
@@ -410,9 +417,7 @@ describe('runtime stack', () => {
       DeletionPolicy: 'Retain',
     });
     const keyActionsOf = (role: IConstruct) =>
-      Object.values(runtime.findResources('AWS::IAM::Policy'))
-        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(logicalId(role)))
-        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+      statementsOf(role)
         .filter((statement) => JSON.stringify(statement.Resource).includes(tokenKey))
         .flatMap(actionsOf);
     const { poller, adminFunction, planner } = built.runtime.runtime;
@@ -426,13 +431,7 @@ describe('runtime stack', () => {
 
   it('lets the planner send poll jobs (one per connection, in batches) to the poll job queue', () => {
     const queue = logicalId(built.stateful.state.pollJobQueue);
-    const plannerStatements = Object.values(runtime.findResources('AWS::IAM::Policy'))
-      .filter((policy) =>
-        JSON.stringify(policy.Properties.Roles).includes(
-          logicalId(built.runtime.runtime.planner.role!),
-        ),
-      )
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[]);
+    const plannerStatements = statementsOf(built.runtime.runtime.planner.role!);
     const send = plannerStatements.filter((statement) =>
       actionsOf(statement).includes('sqs:SendMessage'),
     );
@@ -442,13 +441,7 @@ describe('runtime stack', () => {
 
   it('gives the planner read-only access to the table: it writes nothing', () => {
     const table = logicalId(built.stateful.state.table);
-    const plannerTableActions = Object.values(runtime.findResources('AWS::IAM::Policy'))
-      .filter((policy) =>
-        JSON.stringify(policy.Properties.Roles).includes(
-          logicalId(built.runtime.runtime.planner.role!),
-        ),
-      )
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
+    const plannerTableActions = statementsOf(built.runtime.runtime.planner.role!)
       .filter(
         (statement) =>
           statement.Effect === 'Allow' && JSON.stringify(statement.Resource).includes(table),
@@ -466,13 +459,10 @@ describe('runtime stack', () => {
     const table = logicalId(built.stateful.state.table);
     const { planner, poller, dispatcher, adminFunction } = built.runtime.runtime;
     const denialsOf = (role: IConstruct) =>
-      Object.values(runtime.findResources('AWS::IAM::Policy'))
-        .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(logicalId(role)))
-        .flatMap((policy) => policy.Properties.PolicyDocument.Statement as PolicyStatement[])
-        .filter(
-          (statement) =>
-            statement.Effect === 'Deny' && JSON.stringify(statement.Resource).includes(table),
-        );
+      statementsOf(role).filter(
+        (statement) =>
+          statement.Effect === 'Deny' && JSON.stringify(statement.Resource).includes(table),
+      );
     for (const role of [planner.role!, poller.role!]) {
       const denials = denialsOf(role);
       const keyed = denials.find((statement) => actionsOf(statement).includes('dynamodb:Query'));
