@@ -8,6 +8,7 @@ import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from
 import { z } from 'zod';
 import { type Clock, systemClock } from '../clock.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
+import { MessageBudget } from './message-budget.ts';
 
 /** A Lambda SQS handler with partial batch responses (`ReportBatchItemFailures`). */
 export type SqsBatchHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
@@ -30,6 +31,12 @@ export interface EventSourceLoopOptions {
   waitTimeSeconds?: number;
   /** Receive-and-invoke workers running at once (default 1). */
   concurrency?: number;
+  /**
+   * Messages held at once over every worker (default: `concurrency` × `batchSize`, no bound
+   * beyond the workers'): with more workers than that many full batches, small batches run
+   * many at once while large ones stay as few as this allows (see MessageBudget).
+   */
+  maxMessagesInFlight?: number;
   /** `eventSourceARN` of the records (default: derived from the queue URL). */
   queueArn?: string;
   region?: string;
@@ -68,18 +75,30 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
   const queueArn = options.queueArn ?? queueArnOf(options.queueUrl, region);
   const report = (error: unknown): void => options.onError?.(error);
 
+  const batchSize = options.batchSize ?? SQS_RECEIVE_MAX;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const budget = new MessageBudget(options.maxMessagesInFlight ?? concurrency * batchSize);
+
   const worker = async (): Promise<void> => {
     while (!abort.signal.aborted) {
+      const reserved = await budget.take(batchSize, abort.signal);
+      if (reserved === 0) return;
       let messages: Message[];
       try {
-        messages = await receiveBatch();
+        messages = await receiveBatch(reserved);
       } catch (error) {
+        budget.give(reserved);
         if (abort.signal.aborted) return;
         report(error);
         await clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => {});
         continue;
       }
-      if (messages.length > 0) await invokeAndSettle(messages);
+      budget.give(reserved - messages.length);
+      try {
+        if (messages.length > 0) await invokeAndSettle(messages);
+      } finally {
+        budget.give(messages.length);
+      }
     }
   };
 
@@ -97,14 +116,11 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
     return response.Messages ?? [];
   };
 
-  const receiveBatch = async (): Promise<Message[]> => {
-    const batchSize = options.batchSize ?? SQS_RECEIVE_MAX;
-    const messages = await receive(
-      Math.min(batchSize, SQS_RECEIVE_MAX),
-      options.waitTimeSeconds ?? 20,
-    );
-    while (messages.length > 0 && messages.length < batchSize) {
-      const more = await receive(Math.min(batchSize - messages.length, SQS_RECEIVE_MAX), 0);
+  /** At most `limit` messages: the first receive long-polls, the next take what is there. */
+  const receiveBatch = async (limit: number): Promise<Message[]> => {
+    const messages = await receive(Math.min(limit, SQS_RECEIVE_MAX), options.waitTimeSeconds ?? 20);
+    while (messages.length > 0 && messages.length < limit) {
+      const more = await receive(Math.min(limit - messages.length, SQS_RECEIVE_MAX), 0);
       messages.push(...more);
       if (more.length < SQS_RECEIVE_MAX) break;
     }
@@ -148,7 +164,7 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
     }
   };
 
-  const workers = Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker);
+  const workers = Array.from({ length: concurrency }, worker);
   const done = Promise.all(workers).then(() => undefined);
   return {
     stop() {

@@ -25,10 +25,17 @@ const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
 /** Where the events bulk work found wait (see DispatchLanes). */
 const BULK_DISPATCH_QUEUE_NAME = 'change-bridge-dispatch-bulk';
 /**
- * Batches taken at once per lane: eight keep an endpoint's 16 deliveries in flight even while
- * some batches wait on a slow endpoint.
+ * Batches run at once per lane, at most. A batch holds its worker until its deliveries are
+ * done, so one that waits on a slow endpoint's answer holds it: 32 let a quiet lane's small
+ * batches (an event each) run beside as many as an endpoint's 16 slow requests hold.
  */
-const LANE_CONCURRENCY = 8;
+const LANE_CONCURRENCY = 32;
+
+/**
+ * Full batches' worth of messages a lane holds at once (see MessageBudget): what it holds in
+ * memory stays that of eight batches, however many small ones run.
+ */
+const LANE_FULL_BATCHES = 8;
 
 /**
  * Messages one invocation of the live lane gathers at most (a long poll returns as soon as any
@@ -138,6 +145,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         // Long polls return as soon as messages arrive.
         waitTimeSeconds: 20,
         concurrency: LANE_CONCURRENCY,
+        maxMessagesInFlight: LANE_FULL_BATCHES * batchSize,
         batchSize,
         clock,
         onError: (error) =>
