@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -70,6 +71,8 @@ const BatchResponseSchema = z
  */
 export function startEventSourceLoop(options: EventSourceLoopOptions): EventSourceLoop {
   const abort = new AbortController();
+  // Each worker's receive listens on the signal while it long-polls (and the budget once).
+  setMaxListeners(Math.max(1, options.concurrency ?? 1) + 10, abort.signal);
   const clock = options.clock ?? systemClock;
   const region = options.region ?? EMULATOR_REGION;
   const queueArn = options.queueArn ?? queueArnOf(options.queueUrl, region);
@@ -77,11 +80,14 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
 
   const batchSize = options.batchSize ?? SQS_RECEIVE_MAX;
   const concurrency = Math.max(1, options.concurrency ?? 1);
-  const budget = new MessageBudget(options.maxMessagesInFlight ?? concurrency * batchSize);
+  const budget = new MessageBudget(
+    options.maxMessagesInFlight ?? concurrency * batchSize,
+    abort.signal,
+  );
 
   const worker = async (): Promise<void> => {
     while (!abort.signal.aborted) {
-      const reserved = await budget.take(batchSize, abort.signal);
+      const reserved = await budget.take(batchSize);
       if (reserved === 0) return;
       let messages: Message[];
       try {

@@ -10,26 +10,25 @@ export class MessageBudget {
   private available: number;
   private readonly waiters: Array<() => void> = [];
 
-  constructor(readonly total: number) {
+  /** @param signal Ends every wait when it aborts (one listener for all waiting workers). */
+  constructor(
+    readonly total: number,
+    private readonly signal?: AbortSignal,
+  ) {
     this.available = total;
+    signal?.addEventListener('abort', () => this.wakeAll(), { once: true });
   }
 
   /**
    * Takes up to `wanted` messages' worth (at least one), waiting while none is left; resolves 0
-   * when `signal` aborts first.
+   * once the signal has aborted.
    */
-  async take(wanted: number, signal?: AbortSignal): Promise<number> {
+  async take(wanted: number): Promise<number> {
     while (this.available <= 0) {
-      if (signal?.aborted) return 0;
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          signal?.removeEventListener('abort', wake);
-          resolve();
-        };
-        this.waiters.push(wake);
-        signal?.addEventListener('abort', wake, { once: true });
-      });
+      if (this.signal?.aborted) return 0;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
     }
+    if (this.signal?.aborted) return 0;
     const taken = Math.min(wanted, this.available);
     this.available -= taken;
     return taken;
@@ -39,6 +38,10 @@ export class MessageBudget {
   give(count: number): void {
     if (count <= 0) return;
     this.available += count;
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
     for (const wake of this.waiters.splice(0)) wake();
   }
 }
