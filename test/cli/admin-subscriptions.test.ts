@@ -99,6 +99,23 @@ describe('change-bridge subscriptions', () => {
     expect(again.stderr).toContain(`subscription ${added.id} does not exist`);
   });
 
+  it('ping sends a signed ping and prints its delivery; an unknown id exits 1', async () => {
+    const added = JSON.parse(
+      (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9/ping', '--json']))
+        .stdout,
+    );
+    const ping = await cli.run(['subscriptions', 'ping', added.id]);
+    expect(ping.code).toBe(0);
+    expect(ping.stdout).toMatch(
+      new RegExp(`^Ping of ${added.id}: delivery \\S+ (delivered|pending)`),
+    );
+    const json = await cli.run(['subscriptions', 'ping', added.id, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ subscriptionId: added.id });
+    const unknown = await cli.run(['subscriptions', 'ping', 'sub_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('sub_nope');
+  });
+
   it('exits 1 saying where it tried when the API is unreachable', async () => {
     const gone = await startAdminServer({ port: 0, deps: cli.harness.deps });
     await gone.close();
@@ -233,7 +250,7 @@ describe('change-bridge subscriptions', () => {
   });
 
   it('has --help on every subcommand (exit 0)', async () => {
-    for (const command of ['add', 'list', 'remove', 'rotate-secret']) {
+    for (const command of ['add', 'list', 'remove', 'rotate-secret', 'ping']) {
       const help = await cli.run(['subscriptions', command, '--help'], { api: false });
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toContain('--api <url>');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import {
   CreateSubscriptionBodySchema,
+  PingResultSchema,
   SubscriptionListSchema,
   SubscriptionViewSchema,
   SubscriptionWithSecretSchema,
@@ -29,7 +30,8 @@ function joinRepeated(value: string, previous: string | undefined): string {
 
 /**
  * Adds `subscriptions add --url URL [--events 'customer.*,resource.updated'] [--json]`,
- * `subscriptions list`, `subscriptions remove ID` and `subscriptions rotate-secret ID`
+ * `subscriptions list`, `subscriptions remove ID`, `subscriptions rotate-secret ID` and
+ * `subscriptions ping ID`
  * (design.md, CLI). `add` prints the id and the whsec_ secret; with `--json`
  * `{"id","url","events","secret"}`.
  */
@@ -162,5 +164,25 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
         'The previous secret keeps signing beside it for 24 h, so receivers can switch without a gap.',
       ].join('\n'),
     );
+  });
+
+  withCommonOptions(
+    group
+      .command('ping')
+      .description('send a signed ping event to the subscription; prints its delivery')
+      .argument('<id>', 'subscription id'),
+  ).action(async (id: string, raw: unknown) => {
+    const options = CommonOptionsSchema.parse(raw);
+    const { delivery } = await clientFor(options).call(
+      'POST',
+      `/subscriptions/${segment(id)}/ping`,
+      PingResultSchema,
+    );
+    if (options.json) return writeJson(io, delivery);
+    const outcome =
+      delivery.status === 'delivered'
+        ? `delivered (HTTP ${delivery.lastStatus ?? 200})`
+        : `${delivery.status}${delivery.lastError ? `: ${delivery.lastError}` : delivery.lastStatus ? ` (HTTP ${delivery.lastStatus})` : ''}`;
+    io.out(`Ping of ${id}: delivery ${delivery.id} ${outcome}`);
   });
 }
