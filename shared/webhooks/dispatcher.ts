@@ -58,9 +58,8 @@ type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queue
  * Delivery messages make one attempt each. Deliveries to one endpoint run concurrently up
  * to its adaptive limit (the process-wide endpoint scheduler), one at a time per subject and
  * in detection order; a 429's pause holds for every batch of the process; different
- * endpoints run independently: what waits at a slow endpoint is deferred (see
- * EndpointScheduler), so a batch does not hold its worker, and with it other endpoints'
- * deliveries, for a slow endpoint's line. Queue
+ * endpoints run independently (the batch waits for all of them: a slow endpoint delays
+ * another only when batches waiting on it take every worker the consumer runs). Queue
  * messages of the whole batch go out together (SendMessageBatch). Malformed bodies are
  * logged and dropped (retrying cannot fix them); records that failed on storage or the
  * queue are returned as `batchItemFailures` for SQS to retry, which is safe: fan-out and

@@ -19,28 +19,12 @@ export const SLOT_WAIT_LIMIT_MS = 60_000;
 /** How far a delivery that waited too long for slots is deferred (a delayed message). */
 export const SLOT_DEFER_MS = 5_000;
 
-/**
- * Longest a delivery waits at an endpoint whose requests are slow (the oldest in flight has run
- * this long too) before it is deferred (a delayed message) for {@link SLOT_DEFER_MS}: the batch
- * that carries it, and the worker that runs the batch, are then free for other endpoints'
- * deliveries. An endpoint that answers fast but has many deliveries queued is not slow.
- */
-export const SLOW_ENDPOINT_WAIT_MS = 1_000;
-
-/**
- * Longest deferral at an endpoint that stays slow: each deferral in a row doubles the last,
- * from {@link SLOT_DEFER_MS}, so a stuck endpoint's line comes back ever less often instead of
- * every few seconds; a request answered within {@link SLOW_ENDPOINT_WAIT_MS} starts over.
- */
-export const SLOW_DEFER_MAX_MS = 300_000;
-
 interface Slot {
   subject: string;
   lane: DispatchLane;
   /** When it began to wait (epoch ms). */
   since: number;
-  /** Starts the work; `at` is when (epoch ms). */
-  start: (at: number) => void;
+  start: () => void;
 }
 
 interface EndpointLane {
@@ -48,12 +32,6 @@ interface EndpointLane {
   limit: number;
   max: number;
   inFlight: number;
-  /** When each delivery in flight started (epoch ms), in start order. */
-  inFlightSince: number[];
-  /** When a check for slow requests is due (a timer is set for it), if one is. */
-  slowCheckAt: number | undefined;
-  /** Deferrals for slowness since a request was last answered fast. */
-  slowDeferrals: number;
   successes: number;
   busySubjects: Set<string>;
   waiting: Slot[];
@@ -114,18 +92,14 @@ export class EndpointScheduler {
     priority: DispatchLane = 'live',
   ): Promise<T> {
     const lane = this.lane(endpoint, settings);
-    const startedAt = await new Promise<number>((start) => {
+    await new Promise<void>((start) => {
       lane.waiting.push({ subject, lane: priority, since: this.clock.now(), start });
       if (priority === 'live') lane.liveWaiting++;
       this.pump(endpoint, lane);
     });
-    // Work started while the endpoint is held defers itself: it tells nothing of the endpoint.
-    const sends = lane.deferUntil <= startedAt;
     try {
       return await work();
     } finally {
-      if (sends && this.clock.now() - startedAt < SLOW_ENDPOINT_WAIT_MS) lane.slowDeferrals = 0;
-      lane.inFlightSince.splice(lane.inFlightSince.indexOf(startedAt), 1);
       lane.inFlight--;
       lane.busySubjects.delete(subject);
       this.pump(endpoint, lane);
@@ -221,9 +195,6 @@ export class EndpointScheduler {
         limit: max,
         max,
         inFlight: 0,
-        inFlightSince: [],
-        slowCheckAt: undefined,
-        slowDeferrals: 0,
         successes: 0,
         busySubjects: new Set(),
         waiting: [],
@@ -259,7 +230,6 @@ export class EndpointScheduler {
    */
   private pump(endpoint: string, lane: EndpointLane): void {
     this.startWhatMay(endpoint, lane);
-    this.deferAtSlowEndpoint(endpoint, lane);
     if (!lane.slots) return;
     const usable = lane.slots.usable;
     if (lane.inFlight < usable || slotDemand(lane).wanted <= usable || nextSlot(lane) < 0) return;
@@ -273,40 +243,12 @@ export class EndpointScheduler {
     this.startWhatMay(endpoint, lane);
   }
 
-  /**
-   * When the endpoint's oldest request in flight and its oldest waiting delivery have both
-   * waited {@link SLOW_ENDPOINT_WAIT_MS}, defers what waits there (it starts and defers itself,
-   * sending nothing): for {@link SLOT_DEFER_MS}, twice as long each time in a row, up to
-   * {@link SLOW_DEFER_MAX_MS}; until then, looks again when that is due.
-   */
-  private deferAtSlowEndpoint(endpoint: string, lane: EndpointLane): void {
-    const oldestWaiting = lane.waiting[0]?.since;
-    const oldestInFlight = lane.inFlightSince[0];
-    if (oldestWaiting === undefined || oldestInFlight === undefined) return;
-    const now = this.clock.now();
-    const due = Math.max(oldestWaiting, oldestInFlight) + SLOW_ENDPOINT_WAIT_MS;
-    if (due <= now) {
-      if (lane.deferUntil > now) return;
-      lane.deferUntil = now + Math.min(SLOW_DEFER_MAX_MS, SLOT_DEFER_MS * 2 ** lane.slowDeferrals);
-      lane.slowDeferrals++;
-      this.startWhatMay(endpoint, lane);
-      return;
-    }
-    if (lane.slowCheckAt !== undefined && lane.slowCheckAt <= due) return;
-    lane.slowCheckAt = due;
-    void this.clock.sleep(due - now).then(() => {
-      if (lane.slowCheckAt === due) lane.slowCheckAt = undefined;
-      this.pump(endpoint, lane);
-    });
-  }
-
   private startWhatMay(endpoint: string, lane: EndpointLane): void {
     const deferring = lane.deferUntil > this.clock.now();
-    // Work that defers itself sends nothing: neither the limit nor the slots hold it back.
-    const cap = deferring
+    const usable = deferring
       ? Number.POSITIVE_INFINITY
-      : Math.min(lane.limit, lane.slots?.usable ?? Number.POSITIVE_INFINITY);
-    while (lane.inFlight < cap) {
+      : (lane.slots?.usable ?? Number.POSITIVE_INFINITY);
+    while (lane.inFlight < Math.min(lane.limit, usable)) {
       const index = nextSlot(lane);
       if (index < 0) return;
       const now = this.clock.now();
@@ -318,10 +260,9 @@ export class EndpointScheduler {
       const [slot] = lane.waiting.splice(index, 1);
       if (slot!.lane === 'live') lane.liveWaiting--;
       lane.inFlight++;
-      lane.inFlightSince.push(now);
       lane.busySubjects.add(slot!.subject);
       lane.lastStartAt = now;
-      slot!.start(now);
+      slot!.start();
     }
   }
 }
