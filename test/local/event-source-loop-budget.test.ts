@@ -1,6 +1,9 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startEventSourceLoop } from '../../shared/local/event-source-loop.ts';
+import {
+  type SqsBatchHandler,
+  startEventSourceLoop,
+} from '../../shared/local/event-source-loop.ts';
 import { MessageBudget } from '../../shared/local/message-budget.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
 
@@ -43,19 +46,24 @@ function holdingHandler() {
   };
 }
 
+/** Six workers, batches of up to 10, and a budget of two full batches' messages. */
+function budgetedLoop(queueUrl: string, handler: SqsBatchHandler) {
+  return startEventSourceLoop({
+    client: sqs.client,
+    queueUrl,
+    handler,
+    waitTimeSeconds: 1,
+    concurrency: 6,
+    batchSize: 10,
+    maxMessagesInFlight: 20,
+  });
+}
+
 describe('the event source loop with a message budget', () => {
   it('runs many small batches at once: a batch that waits does not hold the others', async () => {
     const queueUrl = await sqs.createQueue('budget-small');
     const { held, release, handler } = holdingHandler();
-    const loop = startEventSourceLoop({
-      client: sqs.client,
-      queueUrl,
-      handler,
-      waitTimeSeconds: 1,
-      concurrency: 6,
-      batchSize: 10,
-      maxMessagesInFlight: 20,
-    });
+    const loop = budgetedLoop(queueUrl, handler);
     // One message at a time, as a quiet lane gets them: each is a batch of its own.
     for (let n = 0; n < 6; n++) {
       await send(queueUrl, 1);
@@ -70,15 +78,7 @@ describe('the event source loop with a message budget', () => {
     const queueUrl = await sqs.createQueue('budget-burst');
     await send(queueUrl, 60);
     const { held, release, handler } = holdingHandler();
-    const loop = startEventSourceLoop({
-      client: sqs.client,
-      queueUrl,
-      handler,
-      waitTimeSeconds: 1,
-      concurrency: 6,
-      batchSize: 10,
-      maxMessagesInFlight: 20,
-    });
+    const loop = budgetedLoop(queueUrl, handler);
     await vi.waitFor(() => expect(held.messages).toBe(20), { timeout: 5_000, interval: 10 });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(held.messages).toBe(20);
