@@ -63,6 +63,11 @@ export interface DispatcherDeps {
   scheduler: EndpointScheduler;
   /** A subject's events on their way to the scheduler, in the order the queue handed them over. */
   turns: SubjectTurns;
+  /**
+   * Ids of the events a batch of this process is fanning out and delivering now: another copy
+   * of one (a republished event, same id) is left to that batch (see processDispatchBatch).
+   */
+  eventsInFlight: Set<string>;
   /** Writes of an endpoint's state, one at a time per endpoint in this process. */
   endpointWrites: KeyedSerial;
   /** Succeeded deliveries per stream, added once per batch (backfill progress); absent: not counted. */
@@ -92,6 +97,7 @@ export function createDispatcherDeps(input: DispatcherDepsInput): DispatcherDeps
     logger: consoleDispatchLogger,
     scheduler: new EndpointScheduler(clock),
     turns: new SubjectTurns(),
+    eventsInFlight: new Set(),
     endpointWrites: new KeyedSerial(),
     ...input,
     config: { ...DEFAULT_DISPATCHER_CONFIG, ...input.config },

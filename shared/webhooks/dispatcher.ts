@@ -73,6 +73,8 @@ export async function processDispatchBatch(
 ): Promise<SQSBatchResponse> {
   const batch = new DispatchBatch(deps);
   const events = new Map<string, IncomingEvent>();
+  /** Copies of events another batch of this process holds: acknowledged, left to that batch. */
+  const heldElsewhere: DispatchEvent[] = [];
   const queued: QueuedAttempt[] = [];
   // Taken before the batch awaits anything: in the order the queue handed the records over.
   const turns = new Map<string, SubjectTurn>();
@@ -88,27 +90,40 @@ export async function processDispatchBatch(
       // The same event twice in one batch is fanned out once; both records share the result.
       const seen = events.get(parsed.event.id);
       if (seen) seen.recordIds.push(record.messageId);
-      else {
+      else if (deps.eventsInFlight.has(parsed.event.id)) {
+        // Published again (same change, same id) while a batch of this process still fans the
+        // first copy out or waits at an endpoint, before it is stored: sending it again would
+        // deliver it twice. That batch's own record keeps the event until it is done (a failure
+        // there brings it back), so this copy is acknowledged.
+        heldElsewhere.push(parsed.event);
+      } else {
         events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
+        deps.eventsInFlight.add(parsed.event.id);
         turns.set(eventTurn(parsed.event.id), deps.turns.take(subjectKey(parsed.event)));
       }
     }
   }
   try {
-    const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
-    const tasks: Task[] = [
-      ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
-      ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
-    ];
-    await runByEndpoint(tasks, batch, options.lane, turns);
+    try {
+      const inline = events.size > 0 ? await planFanOut([...events.values()], batch) : [];
+      const tasks: Task[] = [
+        ...inline.map((item): Task => ({ kind: 'inline', inline: item })),
+        ...queued.map((item): Task => ({ kind: 'queued', queued: item })),
+      ];
+      await runByEndpoint(tasks, batch, options.lane, turns);
+    } finally {
+      for (const turn of turns.values()) turn.pass();
+    }
+    await writeInlineDeliveries(batch);
+    await batch.flush();
   } finally {
-    for (const turn of turns.values()) turn.pass();
+    for (const id of events.keys()) deps.eventsInFlight.delete(id);
   }
-  await writeInlineDeliveries(batch);
-  await batch.flush();
-  if (options.onEventHandled)
+  if (options.onEventHandled) {
     for (const { event, recordIds } of events.values())
       for (const id of recordIds) if (!batch.failures.has(id)) options.onEventHandled(event);
+    for (const event of heldElsewhere) options.onEventHandled(event);
+  }
   return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 

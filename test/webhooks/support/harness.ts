@@ -105,6 +105,7 @@ export function anotherProcess(deps: DispatcherDeps): DispatcherDeps {
     ...deps,
     scheduler: new EndpointScheduler(deps.clock),
     turns: new SubjectTurns(),
+    eventsInFlight: new Set(),
     endpointWrites: new KeyedSerial(),
   });
 }
