@@ -38,7 +38,7 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
   if (!entry || entry.chainId !== chainId)
     throw new SimApiError(400, 'CustomerId: no such customer');
   // An identifier that names nothing is a client error, as for CustomerId.
-  if (!isBlank(body.CompanyId) && !model.world.companyIds.includes(body.CompanyId))
+  if (!isBlank(body.CompanyId) && !model.hasCompany(body.CompanyId))
     throw new SimApiError(400, 'CompanyId: no such company');
   const current = entry.record;
   const patch: Partial<Customer> = {};

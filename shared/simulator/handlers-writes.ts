@@ -17,7 +17,6 @@ import { iso } from './sim-random.ts';
 export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = RoutingRulesUpdateRequestSchema.parse(raw);
   const model = ctx.model;
-  const companies = new Set(model.world.companyIds);
   // Every identifier is checked before any update applies, so a refused request changes nothing.
   body.RoutingRuleUpdates.forEach((update, index) => {
     const entry = model.routingRules.get(update.RoutingRuleId);
@@ -27,7 +26,7 @@ export function routingRulesUpdate(ctx: SimContext, raw: Record<string, unknown>
         `RoutingRuleUpdates[${index}].RoutingRuleId: no such routing rule`,
       );
     }
-    if (update.CompanyId && !companies.has(update.CompanyId.Value)) {
+    if (update.CompanyId && !model.hasCompany(update.CompanyId.Value)) {
       throw new SimApiError(400, `RoutingRuleUpdates[${index}].CompanyId: no such company`);
     }
     if (
@@ -88,7 +87,6 @@ export function vouchersAdd(ctx: SimContext, raw: Record<string, unknown>): unkn
   const body = VouchersAddRequestSchema.parse(raw);
   const model = ctx.model;
   const enterprise = requireEnterprise(ctx, body.EnterpriseId, 'EnterpriseId');
-  const companies = new Set(model.world.companyIds);
   body.VoucherParameters.forEach((item, index) => {
     if (!enterprise.services.some((service) => service.Id === item.ServiceId)) {
       throw new SimApiError(
@@ -109,7 +107,7 @@ export function vouchersAdd(ctx: SimContext, raw: Record<string, unknown>): unkn
       );
     }
     // An identifier that names nothing is a client error, as for ServiceId.
-    if (item.CompanyId && !companies.has(item.CompanyId)) {
+    if (item.CompanyId && !model.hasCompany(item.CompanyId)) {
       throw new SimApiError(400, `VoucherParameters[${index}].CompanyId: no such company`);
     }
   });

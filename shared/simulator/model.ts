@@ -241,6 +241,11 @@ export class SimModel {
     return true;
   }
 
+  /** Whether `companyId` names one of the world's companies. */
+  hasCompany(companyId: string): boolean {
+    return this.world.companyIds.includes(companyId);
+  }
+
   /** The enterprise a service belongs to. */
   enterpriseOfService(serviceId: string): string | undefined {
     for (const enterprise of this.world.enterprises) {
