@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { readByOrdinaryToken } from '../connector/ignored-scope.ts';
 import { fullRequestSchema, OPERATIONS, type OperationName } from '../connector/operations.ts';
 import { PORTFOLIO_OPERATIONS } from '../connector/portfolio-operations.ts';
-import { formatIssuePath } from '../errors.ts';
+import { fieldIssues } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { FaultInjector, FaultKind } from './faults.ts';
@@ -132,8 +132,8 @@ function answerInScope(
   const read = scope.portfolio ? raw : readByOrdinaryToken(OPERATIONS[name], raw);
   const parsed = fullRequestSchema(name).safeParse(read);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({
-      Path: formatIssuePath(issue.path),
+    const issues = fieldIssues(parsed.error).map((issue) => ({
+      Path: issue.path,
       Message: issue.message,
     }));
     const message = issues.map((issue) => `${issue.Path || '(body)'}: ${issue.Message}`).join('; ');
