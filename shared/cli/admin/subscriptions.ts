@@ -179,10 +179,14 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       PingResultSchema,
     );
     if (options.json) return writeJson(io, delivery);
-    const outcome =
-      delivery.status === 'delivered'
-        ? `delivered (HTTP ${delivery.lastStatus ?? 200})`
-        : `${delivery.status}${delivery.lastError ? `: ${delivery.lastError}` : delivery.lastStatus ? ` (HTTP ${delivery.lastStatus})` : ''}`;
-    io.out(`Ping of ${id}: delivery ${delivery.id} ${outcome}`);
+    io.out(`Ping of ${id}: delivery ${delivery.id} ${pingOutcome(delivery)}`);
   });
+}
+
+/** How a ping's delivery went: its status, with the HTTP status or the error of its attempt. */
+function pingOutcome(delivery: z.infer<typeof PingResultSchema>['delivery']): string {
+  if (delivery.status === 'delivered') return `delivered (HTTP ${delivery.lastStatus ?? 200})`;
+  if (delivery.lastError) return `${delivery.status}: ${delivery.lastError}`;
+  if (delivery.lastStatus) return `${delivery.status} (HTTP ${delivery.lastStatus})`;
+  return delivery.status;
 }
