@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { encodeEventCursor, LATEST_LISTED_AT_MS } from '../../shared/webhooks/event-cursor.ts';
@@ -9,7 +8,6 @@ import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
 let table: LocalTable;
-let tableCount = 0;
 beforeAll(async () => {
   table = await startLocalTable('webhooks-event-order');
 });
@@ -25,8 +23,7 @@ afterEach(async () => {
 
 /** A dispatcher on a fresh DynamoDB (dynalite) table, its clock at 2026-01-01. */
 async function setup() {
-  const tableName = `order-${++tableCount}`;
-  await createStateTable(table.client, tableName);
+  const tableName = await table.freshTable('order');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const store = new DynamoDbWebhookStore({ client: table.client, tableName, clock });
   const fixture = await startDispatchFixture(cleanup, undefined, { clock, store });

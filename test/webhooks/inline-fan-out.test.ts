@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { QueuedDelivery } from '../../shared/webhooks/queue.ts';
@@ -10,7 +9,6 @@ import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 import type { ReceiverAction } from './support/receiver.ts';
 
 let table: LocalTable;
-let tableCount = 0;
 beforeAll(async () => {
   table = await startLocalTable('webhooks-inline');
 });
@@ -251,8 +249,7 @@ describe('inline fan-out', () => {
 
 describe('inline fan-out on DynamoDB (dynalite)', () => {
   it('costs one write per delivered event (its delivery folded in) and two list writes per batch', async () => {
-    const tableName = `inline-${++tableCount}`;
-    await createStateTable(table.client, tableName);
+    const tableName = await table.freshTable('inline');
     const commands = new Map<string, number>();
     let writeUnits = 0;
     table.client.middlewareStack.add(

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
@@ -16,7 +15,6 @@ import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 import { startReceiver } from './support/receiver.ts';
 
 let table: LocalTable;
-let tableCount = 0;
 beforeAll(async () => {
   table = await startLocalTable('webhooks-contract');
 });
@@ -31,8 +29,7 @@ const implementations: [string, () => Promise<WebhookStore>][] = [
     'DynamoDbWebhookStore',
     async () => {
       // A fresh table per test keeps the tests independent on one dynalite server.
-      const tableName = `contract-${++tableCount}`;
-      await createStateTable(table.client, tableName);
+      const tableName = await table.freshTable('contract');
       return new DynamoDbWebhookStore({ client: table.client, tableName, clock });
     },
   ],

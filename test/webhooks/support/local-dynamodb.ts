@@ -7,6 +7,8 @@ import { createStateTable } from '../../../shared/state/dynamodb-table.ts';
 export interface LocalTable {
   client: DynamoDBClient;
   tableName: string;
+  /** Creates another pk/sk table on the same server, named `prefix-N`, and returns its name. */
+  freshTable(prefix: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -25,9 +27,15 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   await createStateTable(client, tableName);
+  let created = 0;
   return {
     client,
     tableName,
+    async freshTable(prefix) {
+      const name = `${prefix}-${++created}`;
+      await createStateTable(client, name);
+      return name;
+    },
     stop: async () => {
       client.destroy();
       await closeDynaliteServer(server);
