@@ -12,7 +12,7 @@ export class MessageBudget {
 
   /** @param signal Ends every wait when it aborts (one listener for all waiting workers). */
   constructor(
-    readonly total: number,
+    total: number,
     private readonly signal?: AbortSignal,
   ) {
     this.available = total;
