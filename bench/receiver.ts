@@ -43,8 +43,11 @@ function eventFields(body: string): { type: string; subject: string } {
   return { type, subject };
 }
 
-/** Starts a receiver; with `verify` false it only reads bodies (the bare POST baseline). */
-export async function startBenchReceiver(verify = true): Promise<BenchReceiver> {
+/**
+ * Starts a receiver; with `verify` false it only reads bodies (the bare POST baseline). With
+ * `answerDelayMs` it answers each request that long after it arrived (a slow endpoint).
+ */
+export async function startBenchReceiver(verify = true, answerDelayMs = 0): Promise<BenchReceiver> {
   let webhook: Webhook | undefined;
   const receiver: BenchReceiver = {
     url: '',
@@ -83,7 +86,8 @@ export async function startBenchReceiver(verify = true): Promise<BenchReceiver> 
           receiver.rejected += 1;
         }
       }
-      response.writeHead(204).end();
+      if (answerDelayMs > 0) setTimeout(() => response.writeHead(204).end(), answerDelayMs);
+      else response.writeHead(204).end();
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -6,6 +6,7 @@ import { run as runLatency } from './latency.ts';
 import { run as runPollCost } from './poll-cost.ts';
 import { run as runScaleModel } from './scale-model.ts';
 import { run as runSimulator } from './simulator.ts';
+import { run as runSlowEndpoint } from './slow-endpoint.ts';
 import { run as runWebhooks } from './webhooks.ts';
 
 /** `npm run bench`: every benchmark in sequence, then the table of figures against design.md. */
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     ['poll-cost', runPollCost],
     ['latency', runLatency],
     ['webhooks', runWebhooks],
+    ['slow endpoint', runSlowEndpoint],
     ['cost', runCost],
     ['scale-model', runScaleModel],
     ['backfill (change-bridge start)', runBackfillStart],

@@ -1,5 +1,6 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { BacklogGauge } from '../polling/backlog-gauge.ts';
+import { DELAYED_IN_LINE_ATTRIBUTE } from './disk-queue/sqs-json-server.ts';
 
 /** Messages of a queue visible or in flight now (delayed ones left out). */
 export async function queueDepth(client: SQSClient, queueUrl: string): Promise<number> {
@@ -16,10 +17,28 @@ export async function queueDepth(client: SQSClient, queueUrl: string): Promise<n
 }
 
 /**
+ * Messages of a local disk queue that are undelivered backlog: visible, in flight, or delayed
+ * while waiting for their turn in a slow endpoint's line (delayed retries left out).
+ */
+export async function undeliveredDepth(client: SQSClient, queueUrl: string): Promise<number> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
+  );
+  // The disk queue's own attribute, outside the SDK's names of SQS's.
+  const counts: Record<string, string | undefined> = Attributes ?? {};
+  return (
+    Number(counts.ApproximateNumberOfMessages ?? 0) +
+    Number(counts.ApproximateNumberOfMessagesNotVisible ?? 0) +
+    Number(counts[DELAYED_IN_LINE_ATTRIBUTE] ?? 0)
+  );
+}
+
+/**
  * The local run's undelivered backlog: messages of the dispatch queues (both lanes) that are
- * visible or in flight (envelopes not yet fanned out, deliveries due now). Delayed retries are
- * left out: they are pending deliveries kept in the store, and one dead endpoint must not stop
- * detection for every other subscriber. Bounding this count bounds how far detection runs
+ * visible or in flight (envelopes not yet fanned out, deliveries due now), and deliveries
+ * deferred for their turn in a slow endpoint's line (they would otherwise wait in it, holding
+ * batches). Delayed retries are left out: they are pending deliveries kept in the store, and
+ * one dead endpoint must not stop detection for every other subscriber. Bounding this count bounds how far detection runs
  * ahead of delivery; the rest waits at the source, behind the poller's saved window and cursor.
  */
 export class SqsBacklogGauge implements BacklogGauge {
@@ -29,9 +48,11 @@ export class SqsBacklogGauge implements BacklogGauge {
     private readonly bound: number,
   ) {}
 
-  /** Messages visible or in flight now, over the queues. */
+  /** Undelivered messages now, over the queues (see {@link undeliveredDepth}). */
   async depth(): Promise<number> {
-    const depths = await Promise.all(this.queueUrls.map((url) => queueDepth(this.client, url)));
+    const depths = await Promise.all(
+      this.queueUrls.map((url) => undeliveredDepth(this.client, url)),
+    );
     return depths.reduce((sum, depth) => sum + depth, 0);
   }
 

@@ -137,6 +137,7 @@ export async function afterDeliveryWrite(
   batch: DispatchBatch,
   recordIds: readonly string[],
   subject?: string,
+  waitsInLine = false,
 ): Promise<void> {
   const { deps } = batch;
   if (written.status === 'pending') {
@@ -144,6 +145,7 @@ export async function afterDeliveryWrite(
       deliveryMessage(written, subject),
       delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
       recordIds,
+      waitsInLine,
     );
   } else if (written.status === 'dead') {
     await deps.store.addDeadLetter(written);
@@ -199,10 +201,18 @@ export async function attemptDelivery(
   batch?: DispatchBatch,
   recordIds: readonly string[] = [deliveryId],
   messageSubject?: string,
+  deferUntil?: number,
 ): Promise<AttemptResult> {
   if (!batch) {
     const own = new DispatchBatch(deps);
-    const result = await attemptDelivery(deliveryId, deps, own, recordIds, messageSubject);
+    const result = await attemptDelivery(
+      deliveryId,
+      deps,
+      own,
+      recordIds,
+      messageSubject,
+      deferUntil,
+    );
     await own.flush();
     if (own.failures.size > 0) {
       throw new BridgeError(`could not enqueue the next step of ${deliveryId}`, {
@@ -215,7 +225,12 @@ export async function attemptDelivery(
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
   const { delivery } = record;
-  const place: Place = { batch, recordIds, subject: messageSubject };
+  const place: Place = {
+    batch,
+    recordIds,
+    subject: messageSubject,
+    waitsInLine: deferUntil !== undefined,
+  };
   if (delivery.status !== 'pending') {
     noteNextAttemptInBatch(delivery, messageSubject, batch, true);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
@@ -232,7 +247,8 @@ export async function attemptDelivery(
   }
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
   // batch of this process learnt of the pause.
-  const pausedBefore = await endpointPausedUntil(subscription.id, batch);
+  // Nor while it waited too long in a slow endpoint's line (`deferUntil`): not an attempt.
+  const pausedBefore = Math.max(await endpointPausedUntil(subscription.id, batch), deferUntil ?? 0);
   if (pausedBefore > now) return defer(delivery, pausedBefore, place);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
@@ -279,6 +295,8 @@ interface Place {
   batch: DispatchBatch;
   recordIds: readonly string[];
   subject: string | undefined;
+  /** Started to defer itself for its place in a slow endpoint's line. */
+  waitsInLine?: boolean;
 }
 
 /**
@@ -295,7 +313,7 @@ async function update(delivery: Delivery, place: Place): Promise<boolean> {
   const { batch, recordIds, subject } = place;
   noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
-  await afterDeliveryWrite(delivery, batch, recordIds, subject);
+  await afterDeliveryWrite(delivery, batch, recordIds, subject, place.waitsInLine);
   return true;
 }
 

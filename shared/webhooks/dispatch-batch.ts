@@ -21,6 +21,8 @@ export interface StagedDelivery {
   /** Settles once it is listed under its subscription (written only after). */
   listed: Promise<void> | undefined;
   deferred: boolean;
+  /** Deferred for its place in a slow endpoint's line (its message says so). */
+  waitsInLine: boolean;
   /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
   subject: string;
   recordIds: readonly string[];
@@ -175,9 +177,18 @@ export class DispatchBatch {
     if (subject !== undefined) this.waiting?.note(delivery, subject, waited);
   }
 
-  /** Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. */
-  enqueue(message: DeliveryMessage, delaySeconds: number, recordIds: readonly string[]): void {
-    this.outbox.push({ entry: { message, delaySeconds }, recordIds });
+  /**
+   * Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. `waitsInLine`
+   * marks a deferral for a place in a slow endpoint's line (see QueuedDelivery).
+   */
+  enqueue(
+    message: DeliveryMessage,
+    delaySeconds: number,
+    recordIds: readonly string[],
+    waitsInLine = false,
+  ): void {
+    const entry = waitsInLine ? { message, delaySeconds, waitsInLine } : { message, delaySeconds };
+    this.outbox.push({ entry, recordIds });
   }
 
   /** Marks records failed and logs why. */

@@ -58,8 +58,9 @@ type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queue
  * Delivery messages make one attempt each. Deliveries to one endpoint run concurrently up
  * to its adaptive limit (the process-wide endpoint scheduler), one at a time per subject and
  * in detection order; a 429's pause holds for every batch of the process; different
- * endpoints run independently (the batch waits for all of them: a slow endpoint delays
- * another only when batches waiting on it take every worker the consumer runs). Queue
+ * endpoints run independently: what would wait too long at a slow endpoint is deferred to
+ * about its turn (see planLineDeferrals), so a batch does not hold its worker, and with it
+ * other endpoints' deliveries, for a slow endpoint's line. Queue
  * messages of the whole batch go out together (SendMessageBatch). Malformed bodies are
  * logged and dropped (retrying cannot fix them); records that failed on storage or the
  * queue are returned as `batchItemFailures` for SQS to retry, which is safe: fan-out and
@@ -229,7 +230,7 @@ async function runByEndpoint(
             ? { ratePerSecond: subscription.rateLimitPerSecond }
             : {}),
         },
-        () => runTask(task, batch),
+        (deferUntil) => runTask(task, batch, deferUntil),
         lane,
       );
       // The scheduler queued the task as it was called: the subject's next event may follow.
@@ -309,13 +310,14 @@ async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | u
   }
 }
 
-async function runTask(task: Task, batch: DispatchBatch): Promise<void> {
+/** Runs a task: its attempt, or with `deferUntil` (a slow endpoint's line) its deferral. */
+async function runTask(task: Task, batch: DispatchBatch, deferUntil?: number): Promise<void> {
   const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
   try {
-    if (task.kind === 'inline') await deliverInline(task.inline, batch);
+    if (task.kind === 'inline') await deliverInline(task.inline, batch, deferUntil);
     else {
       const { deliveryId, subject } = task.queued;
-      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject);
+      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, deferUntil);
     }
   } catch (error) {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;

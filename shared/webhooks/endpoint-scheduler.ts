@@ -2,6 +2,13 @@ import type { Clock } from '../clock.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
+import {
+  deferralHorizonMs,
+  type LineBookings,
+  nextMeanMs,
+  planLineDeferrals,
+  slowLineStepMs,
+} from './line-wait.ts';
 import { WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
@@ -19,12 +26,22 @@ export const SLOT_WAIT_LIMIT_MS = 60_000;
 /** How far a delivery that waited too long for slots is deferred (a delayed message). */
 export const SLOT_DEFER_MS = 5_000;
 
+/** How often the line of an endpoint where work waits is checked for work to defer. */
+export const LINE_CHECK_MS = 250;
+
 interface Slot {
   subject: string;
   lane: DispatchLane;
   /** When it began to wait (epoch ms). */
   since: number;
-  start: () => void;
+  /** Starts the work (see {@link Started}). */
+  start: (started: Started) => void;
+}
+
+/** How a waiting slot was started: to send (at `at`), or to defer itself until `deferUntil`. */
+interface Started {
+  at: number;
+  deferUntil?: number;
 }
 
 interface EndpointLane {
@@ -32,6 +49,16 @@ interface EndpointLane {
   limit: number;
   max: number;
   inFlight: number;
+  /** When each delivery in flight started (epoch ms), in start order. */
+  inFlightSince: number[];
+  /** The mean time its recent requests took (see nextMeanMs), once one has finished. */
+  meanMs: number | undefined;
+  /** Whether a check of its line is due (a timer is set for it). */
+  lineCheckDue: boolean;
+  /** When the last deliveries deferred for their place in its line are expected to start. */
+  booked: LineBookings;
+  /** Since when it has deferred work for its line, if it does (until all of it is due again). */
+  deferringSince: number | undefined;
   successes: number;
   busySubjects: Set<string>;
   waiting: Slot[];
@@ -82,25 +109,32 @@ export class EndpointScheduler {
 
   /**
    * Runs `work` when the endpoint has room and `subject` has nothing in flight there. Work for
-   * one subject starts in the order it was asked for; live work before bulk work.
+   * one subject starts in the order it was asked for; live work before bulk work. Work expected
+   * to wait too long in the endpoint's line is started with `deferUntil`: it must send nothing
+   * and defer itself until then (see planLineDeferrals); it takes none of the limit.
    */
   async run<T>(
     endpoint: string,
     subject: string,
     settings: { maxConcurrency?: number; ratePerSecond?: number },
-    work: () => Promise<T>,
+    work: (deferUntil?: number) => Promise<T>,
     priority: DispatchLane = 'live',
   ): Promise<T> {
     const lane = this.lane(endpoint, settings);
-    await new Promise<void>((start) => {
+    const started = await new Promise<Started>((start) => {
       lane.waiting.push({ subject, lane: priority, since: this.clock.now(), start });
       if (priority === 'live') lane.liveWaiting++;
       this.pump(endpoint, lane);
     });
+    const sends = started.deferUntil === undefined;
     try {
-      return await work();
+      return await work(started.deferUntil);
     } finally {
-      lane.inFlight--;
+      if (sends) {
+        lane.inFlightSince.splice(lane.inFlightSince.indexOf(started.at), 1);
+        lane.inFlight--;
+        lane.meanMs = nextMeanMs(lane.meanMs, this.clock.now() - started.at);
+      }
       lane.busySubjects.delete(subject);
       this.pump(endpoint, lane);
       if (lane.inFlight === 0 && lane.waiting.length === 0) lane.slots?.idle();
@@ -195,6 +229,11 @@ export class EndpointScheduler {
         limit: max,
         max,
         inFlight: 0,
+        inFlightSince: [],
+        meanMs: undefined,
+        lineCheckDue: false,
+        booked: { live: 0, bulk: 0 },
+        deferringSince: undefined,
         successes: 0,
         busySubjects: new Set(),
         waiting: [],
@@ -230,6 +269,7 @@ export class EndpointScheduler {
    */
   private pump(endpoint: string, lane: EndpointLane): void {
     this.startWhatMay(endpoint, lane);
+    this.checkLineSoon(endpoint, lane);
     if (!lane.slots) return;
     const usable = lane.slots.usable;
     if (lane.inFlight < usable || slotDemand(lane).wanted <= usable || nextSlot(lane) < 0) return;
@@ -241,6 +281,61 @@ export class EndpointScheduler {
     // Waited too long: what waits starts now without a share and defers itself (no request).
     lane.deferUntil = now + SLOT_DEFER_MS;
     this.startWhatMay(endpoint, lane);
+  }
+
+  /**
+   * Checks the endpoint's line every {@link LINE_CHECK_MS} while work waits there, and starts
+   * what is expected to wait too long to defer itself (sending nothing) to about its turn (see
+   * planLineDeferrals): the batches that carry it then end instead of holding their workers, and
+   * other endpoints' deliveries with them. A timer, not every start and finish, runs the check:
+   * a line of thousands at a fast endpoint costs one pass a quarter second.
+   */
+  private checkLineSoon(endpoint: string, lane: EndpointLane): void {
+    if (lane.lineCheckDue || lane.waiting.length === 0) return;
+    lane.lineCheckDue = true;
+    void this.clock.sleep(LINE_CHECK_MS).then(() => {
+      lane.lineCheckDue = false;
+      this.deferWhatWaitsTooLong(lane);
+      this.pump(endpoint, lane);
+    });
+  }
+
+  private deferWhatWaitsTooLong(lane: EndpointLane): void {
+    const now = this.clock.now();
+    const usable = lane.slots?.usable;
+    const step = slowLineStepMs({
+      meanMs: lane.meanMs,
+      inFlightSince: lane.inFlightSince,
+      now,
+      concurrency: usable === undefined || usable === 0 ? lane.limit : Math.min(lane.limit, usable),
+      minGapMs: minGapMs(lane),
+    });
+    const plan =
+      step === undefined
+        ? undefined
+        : planLineDeferrals({
+            slots: lane.waiting,
+            busySubjects: lane.busySubjects,
+            stepMs: step,
+            booked: lane.booked,
+            horizonMs: deferralHorizonMs(now - (lane.deferringSince ?? now)),
+            now,
+          });
+    if (!plan || plan.deferrals.length === 0) {
+      if (lane.booked.live <= now && lane.booked.bulk <= now) lane.deferringSince = undefined;
+      return;
+    }
+    lane.deferringSince ??= now;
+    lane.booked = plan.booked;
+    const deferred = new Set(plan.deferrals.map((deferral) => deferral.index));
+    const slots = lane.waiting;
+    lane.waiting = slots.filter((_, index) => !deferred.has(index));
+    for (const { index, until } of plan.deferrals) {
+      const slot = slots[index]!;
+      if (slot.lane === 'live') lane.liveWaiting--;
+      lane.busySubjects.add(slot.subject);
+      slot.start({ at: now, deferUntil: until });
+    }
   }
 
   private startWhatMay(endpoint: string, lane: EndpointLane): void {
@@ -260,9 +355,10 @@ export class EndpointScheduler {
       const [slot] = lane.waiting.splice(index, 1);
       if (slot!.lane === 'live') lane.liveWaiting--;
       lane.inFlight++;
+      lane.inFlightSince.push(now);
       lane.busySubjects.add(slot!.subject);
       lane.lastStartAt = now;
-      slot!.start();
+      slot!.start({ at: now });
     }
   }
 }

@@ -164,11 +164,17 @@ async function resumeFanOut(
 /**
  * Makes the first attempt of a planned delivery and creates it, in one write, with the
  * attempt folded in: delivered, pending a retry (message enqueued), or dead-lettered. While
- * the endpoint is paused (`Retry-After`) no request is sent: the delivery is created pending
- * until the pause ends. A subscription disabled earlier in the batch dead-letters it.
+ * the endpoint is paused (`Retry-After`), or `deferUntil` is given (it would wait too long in a
+ * slow endpoint's line), no request is sent: the delivery is created pending until then, its
+ * message marked as waiting in line. A subscription disabled earlier in the batch dead-letters
+ * it.
  * Creation is conditional, so a concurrent duplicate cannot create it twice.
  */
-export async function deliverInline(task: InlineDelivery, batch: DispatchBatch): Promise<void> {
+export async function deliverInline(
+  task: InlineDelivery,
+  batch: DispatchBatch,
+  deferUntil?: number,
+): Promise<void> {
   const { deps } = batch;
   const now = deps.clock.now();
   const subscription = await batch.subscription(task.delivery.subscriptionId);
@@ -189,6 +195,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     const pausedUntil = Math.max(
       endpoint.pausedUntil ?? 0,
       deps.scheduler.holdUntil(subscription.id) ?? 0,
+      deferUntil ?? 0,
     );
     const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
     const waitUntil = Math.max(pausedUntil, after ?? 0);
@@ -212,6 +219,7 @@ export async function deliverInline(task: InlineDelivery, batch: DispatchBatch):
     attempts: log,
     listed: task.listed,
     deferred,
+    waitsInLine: deferred && deferUntil !== undefined,
     subject: task.subject,
     recordIds: task.recordIds,
     streamId: task.streamId,
@@ -265,7 +273,13 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     if (lost.has(entry)) continue;
     if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
-    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds, entry.subject);
+    await afterDeliveryWrite(
+      entry.delivery,
+      batch,
+      entry.recordIds,
+      entry.subject,
+      entry.waitsInLine,
+    );
   }
 }
 

@@ -8,10 +8,19 @@ export const SQS_MAX_DELAY_SECONDS = 900;
 /** Most entries of one SQS `SendMessageBatch` request (SQS limit). */
 export const SQS_SEND_BATCH_MAX_ENTRIES = 10;
 
+/**
+ * The message attribute that marks a delivery deferred for its place in a slow endpoint's line
+ * (see planLineDeferrals), value `line`: the local queue counts such messages, while delayed,
+ * as undelivered backlog (retries it does not count). SQS keeps it as any attribute.
+ */
+export const WAITS_IN_LINE_ATTRIBUTE = 'bridge-waits';
+
 /** One message of {@link DeliveryQueue.sendBatch}. */
 export interface QueuedDelivery {
   message: DeliveryMessage;
   delaySeconds: number;
+  /** Deferred for its place in a slow endpoint's line (see {@link WAITS_IN_LINE_ATTRIBUTE}). */
+  waitsInLine?: boolean;
 }
 
 /** The dispatch queue as the dispatcher writes to it. */
@@ -29,6 +38,10 @@ export interface DeliveryQueue {
 export function delaySecondsUntil(dueAt: number, nowMs: number): number {
   return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - nowMs) / 1000)));
 }
+
+const WAITS_IN_LINE = {
+  [WAITS_IN_LINE_ATTRIBUTE]: { DataType: 'String', StringValue: 'line' },
+};
 
 /** Whole seconds SQS accepts as `DelaySeconds`. */
 function clampDelay(delaySeconds: number): number {
@@ -78,6 +91,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
             Id: String(index),
             MessageBody: JSON.stringify(entries[index]!.message),
             DelaySeconds: clampDelay(entries[index]!.delaySeconds),
+            ...(entries[index]!.waitsInLine ? { MessageAttributes: WAITS_IN_LINE } : {}),
           })),
         }),
       );
@@ -104,6 +118,7 @@ export interface QueuedMessage {
 export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly messages: (QueuedMessage & { visibleAt: number; seq: number })[] = [];
   private seq = 0;
+  private readonly inLine = new Set<string>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -112,8 +127,16 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   }
 
   async sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]> {
-    for (const entry of entries) this.sendRaw(JSON.stringify(entry.message), entry.delaySeconds);
+    for (const entry of entries) {
+      this.sendRaw(JSON.stringify(entry.message), entry.delaySeconds);
+      if (entry.waitsInLine) this.inLine.add(`msg-${this.seq}`);
+    }
     return [];
+  }
+
+  /** Messages waiting that were sent as waiting in an endpoint's line (see QueuedDelivery). */
+  get waitingInLine(): number {
+    return this.messages.filter((message) => this.inLine.has(message.messageId)).length;
   }
 
   /** Enqueues any body (an EventBridge envelope, a malformed body in tests). */
@@ -143,7 +166,10 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     while (count < max && count < this.messages.length && this.messages[count]!.visibleAt <= now) {
       count += 1;
     }
-    return this.messages.splice(0, count).map(({ messageId, body }) => ({ messageId, body }));
+    return this.messages.splice(0, count).map(({ messageId, body }) => {
+      this.inLine.delete(messageId);
+      return { messageId, body };
+    });
   }
 
   /** Messages waiting, visible or not. */

@@ -9,8 +9,8 @@ import { type InProcessBridge, startInProcessBridge } from '../support/in-proces
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
-const CHANGES = 60;
-const TIMEOUT_MS = 12_000;
+const CHANGES = 100;
+const TIMEOUT_MS = 16_000;
 
 // design.md: deliveries to one endpoint run concurrently; README: "a slow endpoint never delays
 // another". A stuck endpoint's requests hold the batches that carry them until they time out.
@@ -52,7 +52,10 @@ describe('a stuck endpoint beside a healthy one, through the runtime of change-b
     const customers = [...model.customers.all()].filter((e) => e.record.IsActive !== false);
     expect(customers.length).toBeGreaterThanOrEqual(CHANGES);
     const started = Date.now();
-    // One change every 100 ms, each its own subject: a quiet lane's batches of a few events.
+    // One change every 100 ms for 10 s, each its own subject: a quiet lane's batches of a few
+    // events, more of them than the lane runs at once. Each carries a request to the stuck
+    // endpoint: the first 16 hang (its limit); the rest are deferred once the hung requests make
+    // their expected wait over 2 s.
     for (const customer of customers.slice(0, CHANGES)) {
       model.update(model.customers, 'customer', customer.record.Id, { Notes: `n${started}` });
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -22,6 +22,8 @@ export interface TestReceiver {
   release(): void;
   /** Requests waiting for an answer now. */
   readonly waiting: number;
+  /** Answers each verified request `ms` after it arrived (0: at once), a slow endpoint. */
+  slow(ms: number): void;
   /** Answers the next `times` verified requests that `matches` with a 500 (a failing endpoint). */
   failNext(times: number, matches: (event: ReceivedEvent) => boolean): void;
   /** Every verified request in arrival order, with the status it was answered with. */
@@ -36,6 +38,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   const attempts: Array<ReceivedEvent & { status: number }> = [];
   let failing = { times: 0, matches: (_event: ReceivedEvent) => false };
   let holding = false;
+  let delayMs = 0;
   let held: Array<() => void> = [];
   const path = receiverPath('hook');
   const server = createServer(async (request, response) => {
@@ -68,6 +71,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
         response.writeHead(204).end();
       };
       if (holding) held.push(answer);
+      else if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     } catch {
       state.rejected++;
@@ -97,6 +101,9 @@ export async function startTestReceiver(): Promise<TestReceiver> {
     },
     get waiting() {
       return held.length;
+    },
+    slow(ms) {
+      delayMs = ms;
     },
     failNext(times, matches) {
       failing = { times, matches };

@@ -50,9 +50,27 @@ describe('LogQueueStore', () => {
     ]);
 
     expect(bodies(store.receive(10, 30_000))).toEqual(['now', 'next']);
-    expect(store.counts()).toEqual({ visible: 0, inFlight: 2, delayed: 1 });
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 2, delayed: 1, delayedInLine: 0 });
     await clock.advance(5_000);
     expect(bodies(store.receive(10, 30_000))).toEqual(['later']);
+  });
+
+  it("counts delayed messages waiting in an endpoint's line apart from delayed retries, also after a restart", async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock);
+    before.send([
+      { body: 'retry', delaySeconds: 5 },
+      { body: 'in line', delaySeconds: 5, inLine: true },
+      { body: 'due', delaySeconds: 0, inLine: true },
+    ]);
+    expect(before.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 2, delayedInLine: 1 });
+    stop(before);
+
+    const after = openStore(dir, clock);
+    expect(after.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 2, delayedInLine: 1 });
+    await clock.advance(5_000);
+    expect(after.counts()).toEqual({ visible: 3, inFlight: 0, delayed: 0, delayedInLine: 0 });
   });
 
   it('hands a message out again once its visibility timeout passes, with a new handle; the old one deletes nothing', async () => {
@@ -67,7 +85,7 @@ describe('LogQueueStore', () => {
     expect(second).toMatchObject({ id: first!.id, body: 'm', receiveCount: 2 });
     expect(store.delete([first!.receiptHandle])).toBe(0);
     expect(store.delete([second!.receiptHandle])).toBe(1);
-    expect(store.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, delayedInLine: 0 });
   });
 
   it('keeps a received message invisible for as long as its visibility is changed to, and its handle current', async () => {
@@ -100,7 +118,7 @@ describe('LogQueueStore', () => {
     stop(before);
 
     const after = openStore(dir, clock);
-    expect(after.counts()).toEqual({ visible: 2, inFlight: 0, delayed: 1 });
+    expect(after.counts()).toEqual({ visible: 2, inFlight: 0, delayed: 1, delayedInLine: 0 });
     const received = after.receive(10, 30_000);
     expect(bodies(received)).toEqual(['first', 'third']);
     expect(received[0]).toMatchObject({ id: taken!.id, md5: taken!.md5, sentAt: 1_000 });
@@ -138,7 +156,7 @@ describe('LogQueueStore', () => {
     expect(logFiles(dir).length).toBeLessThanOrEqual(3);
     stop(store);
     const after = openStore(dir, clock, 4_096);
-    expect(after.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 1 });
+    expect(after.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 1, delayedInLine: 0 });
     await clock.advance(3_600_000);
     expect(bodies(after.receive(10, 30_000))).toEqual(['held back']);
   });
@@ -162,7 +180,7 @@ describe('LogQueueStore', () => {
 
     writeFileSync(join(dir, oldest!), oldestBytes);
     const after = openStore(dir, clock, 4_096);
-    expect(after.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 0 });
+    expect(after.counts()).toEqual({ visible: 1, inFlight: 0, delayed: 0, delayedInLine: 0 });
     expect(bodies(after.receive(10, 30_000))).toEqual(['kept']);
   });
 
@@ -199,7 +217,7 @@ describe('LogQueueStore', () => {
     expect(second!.body).toBe('second');
     expect(store.delete([first!.receiptHandle])).toBe(0);
     expect(store.changeVisibility(first!.receiptHandle, 0)).toBeUndefined();
-    expect(store.counts()).toEqual({ visible: 0, inFlight: 1, delayed: 0 });
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 1, delayed: 0, delayedInLine: 0 });
     expect(store.delete([second!.receiptHandle])).toBe(1);
   });
 

@@ -36,12 +36,13 @@ describe('a Retry-After answered to another process (AWS: another dispatcher con
       { clock: systemClock },
     );
     await subscribe('/shared', { maxConcurrency: 2 });
-    // Process A: one batch of 40 events, two at a time, ~5 s of sending.
+    // Process A: one batch of 40 events, two at a time, ~5 s of sending. Of two subjects, each
+    // with one in flight at all times: none is deferred for its place in the endpoint's line.
     const processA = harness.deps;
     const processB = anotherProcess(harness.deps);
     const batchOfA = Array.from({ length: 40 }, (_, n) => ({
       messageId: `a-${n}`,
-      body: envelope(changeEvent(eventIdOf(n))),
+      body: envelope(changeEvent(eventIdOf(n), { subject: `c-${n % 2}` })),
     }));
     const runningA = processDispatchBatch(batchOfA, processA);
     await systemClock.sleep(600);

@@ -86,11 +86,15 @@ export class LogQueueStore {
           }
           continue;
         }
-        const { seq, visibleAt } = record.header;
+        const { seq, visibleAt, inLine } = record.header;
         // A second record of one message is its copy forward (see reclaim): it moves there.
         const copied = rows.get(seq);
         if (copied !== undefined) this.move(copied, segment, record.offset);
-        else rows.set(seq, this.remember(seq, visibleAt, segment, record.offset, record.length));
+        else
+          rows.set(
+            seq,
+            this.remember(seq, visibleAt, segment, record.offset, record.length, inLine),
+          );
         this.nextSeq = Math.max(this.nextSeq, seq + 1);
       }
     }
@@ -107,15 +111,18 @@ export class LogQueueStore {
   }
 
   /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
-  send(entries: ReadonlyArray<{ body: string; delaySeconds: number }>): StoredMessage[] {
+  send(
+    entries: ReadonlyArray<{ body: string; delaySeconds: number; inLine?: boolean }>,
+  ): StoredMessage[] {
     const now = this.clock.now();
-    const sent = entries.map(({ body, delaySeconds }) => ({
+    const sent = entries.map(({ body, delaySeconds, inLine }) => ({
       header: {
         seq: this.nextSeq++,
         id: randomUUID(),
         md5: hash('md5', body, 'hex'),
         sentAt: now,
         visibleAt: now + delaySeconds * 1000,
+        ...(inLine ? { inLine: true as const } : {}),
       },
       body,
     }));
@@ -144,9 +151,9 @@ export class LogQueueStore {
     if (sent.length === 0) return;
     const places = sent.map(({ header, body }) => this.writer.sent(header, body));
     const { segment, start } = this.writeOut();
-    sent.forEach(({ header: { seq, visibleAt } }, index) => {
+    sent.forEach(({ header: { seq, visibleAt, inLine } }, index) => {
       const { at, length } = places[index]!;
-      const row = this.remember(seq, visibleAt, segment, start + at, length);
+      const row = this.remember(seq, visibleAt, segment, start + at, length, inLine);
       this.heap.push(visibleAt, seq, row, 0);
     });
   }
@@ -220,15 +227,21 @@ export class LogQueueStore {
     return receiptHandle;
   }
 
-  /** Visible, in-flight (received, not yet visible again) and delayed messages. */
+  /**
+   * Visible, in-flight (received, not yet visible again) and delayed messages, and of the
+   * delayed ones those waiting in an endpoint's line.
+   */
   counts(): QueueCounts {
     const now = this.clock.now();
-    const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0 };
+    const counts: QueueCounts = { visible: 0, inFlight: 0, delayed: 0, delayedInLine: 0 };
     const messages = this.messages;
     messages.forEachRow((row) => {
       if (messages.visibleAt(row) <= now) counts.visible++;
       else if (messages.receipt(row) !== 0) counts.inFlight++;
-      else counts.delayed++;
+      else {
+        counts.delayed++;
+        if (messages.inLine(row)) counts.delayedInLine++;
+      }
     });
     return counts;
   }
@@ -263,10 +276,11 @@ export class LogQueueStore {
     segment: QueueSegment,
     offset: number,
     length: number,
+    inLine?: boolean,
   ): number {
     segment.live += 1;
     segment.liveBytes += length;
-    return this.messages.add(seq, visibleAt, segment, offset, length);
+    return this.messages.add(seq, visibleAt, segment, offset, length, inLine);
   }
 
   private forget(row: number): void {

@@ -8,8 +8,9 @@ const FREE = -1;
 /**
  * What a queue's log knows of each message it holds, one row a message in columns: its number,
  * where its record is (its file, offset, length), when it is visible and which change of that
- * this is, its receive count and first receive, and the number of its current receipt (0 while
- * never received). Typed arrays but for the file (a reference): 60 bytes a message, and no map:
+ * this is, its receive count and first receive, the number of its current receipt (0 while
+ * never received) and whether it waits in an endpoint's line. Typed arrays but for the file (a
+ * reference): 61 bytes a message, and no map:
  * whoever holds a row (a receipt handle, a mark of the visibility heap) keeps the message's
  * number beside it and asks {@link MessageTable.holds} whether the row is still that
  * message's. The index of a backlog of 100,000 messages takes ~6 MB (~35 MB as an object a
@@ -31,6 +32,8 @@ export class MessageTable<Segment> {
   private receiveCounts = new Uint32Array(INITIAL_CAPACITY);
   private firstReceiveAts = new Float64Array(INITIAL_CAPACITY);
   private receipts = new Float64Array(INITIAL_CAPACITY);
+  /** 1 for a message sent as waiting in an endpoint's line (see SentHeader.inLine). */
+  private inLines = new Uint8Array(INITIAL_CAPACITY);
 
   /** Messages held. */
   get size(): number {
@@ -55,7 +58,14 @@ export class MessageTable<Segment> {
    * Adds message `seq`, never received, whose record is at `offset` of file `segment`; returns
    * its row.
    */
-  add(seq: number, visibleAt: number, segment: Segment, offset: number, length: number): number {
+  add(
+    seq: number,
+    visibleAt: number,
+    segment: Segment,
+    offset: number,
+    length: number,
+    inLine = false,
+  ): number {
     const row = this.freeRows.pop() ?? this.newRow();
     this.count++;
     this.seqs[row] = seq;
@@ -67,6 +77,7 @@ export class MessageTable<Segment> {
     this.receiveCounts[row] = 0;
     this.firstReceiveAts[row] = 0;
     this.receipts[row] = 0;
+    this.inLines[row] = inLine ? 1 : 0;
     return row;
   }
 
@@ -131,6 +142,11 @@ export class MessageTable<Segment> {
     if (this.firstReceiveAts[row] === 0) this.firstReceiveAts[row] = at;
   }
 
+  /** Whether it was sent as waiting in an endpoint's line (see SentHeader.inLine). */
+  inLine(row: number): boolean {
+    return this.inLines[row] === 1;
+  }
+
   /** The number of the message's current receipt; 0 while it was never received. */
   receipt(row: number): number {
     return this.receipts[row]!;
@@ -154,5 +170,6 @@ export class MessageTable<Segment> {
     this.receiveCounts = grown(this.receiveCounts, capacity);
     this.firstReceiveAts = grown(this.firstReceiveAts, capacity);
     this.receipts = grown(this.receipts, capacity);
+    this.inLines = grown(this.inLines, capacity);
   }
 }

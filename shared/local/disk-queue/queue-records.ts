@@ -16,6 +16,11 @@ export const SentHeaderSchema = z.object({
   sentAt: z.number(),
   /** When the message first became visible: sent plus its delay. */
   visibleAt: z.number(),
+  /**
+   * Counted as undelivered backlog even while delayed (a delivery deferred for its place in a
+   * slow endpoint's line; see QueueCounts.delayedInLine). Absent in logs of earlier versions.
+   */
+  inLine: z.literal(true).optional(),
 });
 export type SentHeader = z.infer<typeof SentHeaderSchema>;
 

@@ -1,10 +1,27 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
+import { WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
 import { refuseForeignCallers } from '../loopback-only.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
 import type { ReceivedMessage } from './queue-messages.ts';
+
+/**
+ * This queue's own attribute in `GetQueueAttributes` answers (SQS has none like it): of the
+ * delayed messages, those sent as waiting for their turn in a slow endpoint's line.
+ */
+export const DELAYED_IN_LINE_ATTRIBUTE = 'BridgeApproximateNumberOfMessagesDelayedInLine';
+
+const InLineAttributesSchema = z.looseObject({
+  [WAITS_IN_LINE_ATTRIBUTE]: z.looseObject({ StringValue: z.literal('line') }),
+});
+
+/** Whether a sent message's attributes mark it as waiting in an endpoint's line. */
+function waitsInLine(attributes: unknown): boolean {
+  return attributes !== undefined && InLineAttributesSchema.safeParse(attributes).success;
+}
 
 type Json = Record<string, unknown>;
 /** One SQS operation: its JSON input to its JSON output; `signal` ends a long poll early. */
@@ -66,7 +83,11 @@ export function sqsJsonHandlers(
     SendMessage: async (input) => {
       const queue = queueOf(input);
       const [sent] = queue.store.send([
-        { body: String(input.MessageBody), delaySeconds: Number(input.DelaySeconds ?? 0) },
+        {
+          body: String(input.MessageBody),
+          delaySeconds: Number(input.DelaySeconds ?? 0),
+          inLine: waitsInLine(input.MessageAttributes),
+        },
       ]);
       wakeReceiver(queue);
       return { MessageId: sent!.id, MD5OfMessageBody: sent!.md5 };
@@ -76,10 +97,15 @@ export function sqsJsonHandlers(
         Id: string;
         MessageBody: string;
         DelaySeconds?: number;
+        MessageAttributes?: unknown;
       }>;
       const queue = queueOf(input);
       const sent = queue.store.send(
-        entries.map((e) => ({ body: e.MessageBody, delaySeconds: e.DelaySeconds ?? 0 })),
+        entries.map((e) => ({
+          body: e.MessageBody,
+          delaySeconds: e.DelaySeconds ?? 0,
+          inLine: waitsInLine(e.MessageAttributes),
+        })),
       );
       wakeReceiver(queue);
       return {
@@ -139,6 +165,7 @@ export function sqsJsonHandlers(
           ApproximateNumberOfMessages: String(counts.visible),
           ApproximateNumberOfMessagesNotVisible: String(counts.inFlight),
           ApproximateNumberOfMessagesDelayed: String(counts.delayed),
+          [DELAYED_IN_LINE_ATTRIBUTE]: String(counts.delayedInLine),
         },
       };
     },

@@ -1,5 +1,5 @@
 /** A column of numbers: one of the typed arrays the queue's in-memory index keeps. */
-export type NumberColumn = Float64Array | Uint32Array;
+export type NumberColumn = Float64Array | Uint32Array | Uint8Array;
 
 /**
  * `column` copied into a new array of the same kind with room for `capacity` rows (the rows it

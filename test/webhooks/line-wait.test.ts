@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import {
+  deferralHorizonMs,
+  LINE_DEFER_FIRST_MAX_MS,
+  LINE_DEFER_MAX_MS,
+  LINE_WAIT_LIMIT_MS,
+  type LineSlot,
+  nextMeanMs,
+  planLineDeferrals,
+  SLOW_REQUEST_MS,
+  slowLineStepMs,
+} from '../../shared/webhooks/line-wait.ts';
+
+const NOW = 1_000_000;
+const live = (subject: string): LineSlot => ({ subject, lane: 'live' });
+const bulk = (subject: string): LineSlot => ({ subject, lane: 'bulk' });
+const subjects = (count: number, make = live) =>
+  Array.from({ length: count }, (_, n) => make(`s${n}`));
+
+describe('how long a slow endpoint takes a delivery', () => {
+  const input = { meanMs: 2_000, inFlightSince: [], now: NOW, concurrency: 16, minGapMs: 0 };
+
+  it('is its mean request time shared by the requests that run at once', () => {
+    expect(slowLineStepMs(input)).toBe(125);
+  });
+
+  it('grows with the median request in flight when nothing comes back (a stuck endpoint)', () => {
+    const inFlightSince = [NOW - 9_000, NOW - 8_000, NOW - 7_000];
+    expect(slowLineStepMs({ ...input, meanMs: 20, inFlightSince, concurrency: 4 })).toBe(2_000);
+  });
+
+  it('does not grow for one hung request among many answering fast: the endpoint is not slow', () => {
+    const inFlightSince = [NOW - 10_000, ...Array.from({ length: 15 }, () => NOW - 5)];
+    expect(slowLineStepMs({ ...input, meanMs: 20, inFlightSince })).toBeUndefined();
+  });
+
+  it('is nothing for an endpoint answering within a second, however long its line', () => {
+    expect(slowLineStepMs({ ...input, meanMs: SLOW_REQUEST_MS - 1 })).toBeUndefined();
+    expect(slowLineStepMs({ ...input, meanMs: undefined })).toBeUndefined();
+  });
+
+  it("is at least the gap the subscription's rate limit sets, which alone can make it slow", () => {
+    // 10 a second over 16 slots: each slot sends every 1.6 s.
+    expect(slowLineStepMs({ ...input, meanMs: 10, minGapMs: 100 })).toBe(100);
+  });
+
+  it('averages request times, recent ones weighing most', () => {
+    expect(nextMeanMs(undefined, 100)).toBe(100);
+    expect(nextMeanMs(100, 600)).toBe(200);
+  });
+});
+
+describe("the deliveries deferred for their place in an endpoint's line", () => {
+  const plan = (slots: LineSlot[], step: number, busy: string[] = [], bookedUntil = 0) =>
+    planLineDeferrals({
+      slots,
+      busySubjects: new Set(busy),
+      stepMs: step,
+      booked: { live: bookedUntil, bulk: 0 },
+      horizonMs: LINE_DEFER_MAX_MS,
+      now: NOW,
+    });
+
+  it('are none while the whole line is expected to move within the limit', () => {
+    // 1,000 waiting at an endpoint taking a delivery every millisecond: a second's wait.
+    expect(plan(subjects(1_000), 1).deferrals).toEqual([]);
+  });
+
+  it('are those expected to wait past the limit, each until shortly before its turn', () => {
+    // One delivery every 500 ms: four wait at most 2 s; the fifth and sixth are deferred.
+    const { deferrals, booked } = plan(subjects(6), 500);
+    expect(deferrals).toEqual([
+      { index: 4, until: NOW + 5 * 500 - LINE_WAIT_LIMIT_MS / 2 },
+      { index: 5, until: NOW + 6 * 500 - LINE_WAIT_LIMIT_MS / 2 },
+    ]);
+    expect(booked).toEqual({ live: NOW + 6 * 500, bulk: 0 });
+  });
+
+  it('come back after the turns of those deferred before them', () => {
+    const booked = NOW + 60_000;
+    const { deferrals } = plan(subjects(6), 500, [], booked);
+    expect(deferrals.map((d) => d.until)).toEqual([
+      booked + 500 - LINE_WAIT_LIMIT_MS / 2,
+      booked + 1_000 - LINE_WAIT_LIMIT_MS / 2,
+    ]);
+  });
+
+  it('book live work apart from bulk work deferred before it', () => {
+    const slots = [live('l1'), live('l2'), live('l3'), live('l4'), live('l5')];
+    const { deferrals } = planLineDeferrals({
+      slots,
+      busySubjects: new Set(),
+      stepMs: 500,
+      booked: { live: 0, bulk: NOW + 600_000 },
+      horizonMs: LINE_DEFER_MAX_MS,
+      now: NOW,
+    });
+    expect(deferrals).toEqual([{ index: 4, until: NOW + 5 * 500 - LINE_WAIT_LIMIT_MS / 2 }]);
+  });
+
+  it('count live work before bulk work, as the line starts it', () => {
+    const slots = [...subjects(4, bulk), live('l1'), live('l2')];
+    const { deferrals } = plan(
+      slots.map((s, n) => ({ ...s, subject: `x${n}` })),
+      500,
+    );
+    // The two live ones go first; the last two bulk ones are past the limit.
+    expect(deferrals.map((d) => d.index)).toEqual([2, 3]);
+  });
+
+  it("defer only a subject's first waiting delivery, and none of a subject in flight", () => {
+    const slots = [live('a'), live('b'), live('c'), live('d'), live('e'), live('e'), live('f')];
+    const { deferrals } = plan(slots, 500, ['f']);
+    expect(deferrals.map((d) => d.index)).toEqual([4]);
+  });
+
+  it('are deferred no further than the horizon', () => {
+    const { deferrals } = plan(subjects(10), 60_000);
+    expect(Math.max(...deferrals.map((d) => d.until))).toBe(NOW + LINE_DEFER_MAX_MS);
+  });
+
+  it('reach half a minute ahead at first, and as far as the endpoint has been slow, up to five minutes', () => {
+    expect(deferralHorizonMs(0)).toBe(LINE_DEFER_FIRST_MAX_MS);
+    expect(deferralHorizonMs(120_000)).toBe(120_000);
+    expect(deferralHorizonMs(3_600_000)).toBe(LINE_DEFER_MAX_MS);
+  });
+});

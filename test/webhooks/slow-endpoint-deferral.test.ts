@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { EndpointScheduler, LINE_CHECK_MS } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { LINE_WAIT_LIMIT_MS } from '../../shared/webhooks/line-wait.ts';
+
+/** Work that runs until `finish`; `deferUntil` is what it was started with, `null` before it starts. */
+function work() {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const held = {
+    deferUntil: null as number | undefined | null,
+    finish,
+    run: async (deferUntil?: number) => {
+      held.deferUntil = deferUntil;
+      await done;
+    },
+  };
+  return held;
+}
+
+type Work = ReturnType<typeof work>;
+
+function endpoint(maxConcurrency: number) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const scheduler = new EndpointScheduler(clock);
+  const run = (subject: string, w: Work, lane: 'live' | 'bulk' = 'live') =>
+    scheduler.run('e', subject, { maxConcurrency }, w.run, lane);
+  return { clock, scheduler, run };
+}
+
+// A batch waits for its deliveries; one waiting in a slow endpoint's line holds the batch, and
+// with it the worker other endpoints' deliveries need. What is expected to wait too long there
+// is deferred (a delayed message) to about its turn instead.
+describe("deliveries waiting in a slow endpoint's line", () => {
+  it('are deferred once a stuck request makes their wait too long, to about their turn', async () => {
+    const { clock, run } = endpoint(1);
+    const stuck = work();
+    const waiting = [work(), work()];
+    const runs = [run('a', stuck), run('b', waiting[0]!), run('c', waiting[1]!)];
+    await clock.advance(0);
+    expect(stuck.deferUntil).toBeUndefined();
+    const started = clock.now();
+    // The second in line waits for two requests: deferred once the stuck one has run over 1 s.
+    await clock.advance(LINE_WAIT_LIMIT_MS / 2);
+    expect(waiting[1]!.deferUntil).toBeNull();
+    await clock.advance(LINE_CHECK_MS);
+    let ranFor = clock.now() - started;
+    expect(waiting[1]!.deferUntil).toBe(clock.now() + 2 * ranFor - LINE_WAIT_LIMIT_MS / 2);
+    // The first in line once the stuck one has run over 2 s; it comes back after the turn booked
+    // for the one deferred before it, so the two do not return at once.
+    await clock.advance(LINE_WAIT_LIMIT_MS / 2 - LINE_CHECK_MS);
+    expect(waiting[0]!.deferUntil).toBeNull();
+    await clock.advance(LINE_CHECK_MS);
+    ranFor = clock.now() - started;
+    const turnOfSecond = (waiting[1]!.deferUntil as number) + LINE_WAIT_LIMIT_MS / 2;
+    expect(waiting[0]!.deferUntil).toBe(turnOfSecond + ranFor - LINE_WAIT_LIMIT_MS / 2);
+    for (const w of [stuck, ...waiting]) w.finish();
+    await Promise.all(runs);
+  });
+
+  it('wait their turn at an endpoint whose line moves within the limit, however slow each answer', async () => {
+    // 16 at once, each answered in 1.5 s: 16 waiting behind them wait 1.5 s.
+    const { clock, run } = endpoint(16);
+    const works = Array.from({ length: 32 }, work);
+    const runs = works.map((w, n) => run(`s${n}`, w));
+    await clock.advance(1_500);
+    for (const w of works.slice(0, 16)) w.finish();
+    await clock.advance(0);
+    expect(works.every((w) => w.deferUntil === undefined)).toBe(true);
+    await clock.advance(1_500);
+    for (const w of works.slice(16)) w.finish();
+    await Promise.all(runs);
+  });
+
+  it('wait as long as they must at an endpoint answering every 100 ms, however long the line', async () => {
+    // 30 in line, one at a time: the last waits 3 s, but the endpoint is busy, not slow.
+    const { clock, run } = endpoint(1);
+    const works = Array.from({ length: 30 }, work);
+    const runs = works.map((w, n) => run(`s${n}`, w));
+    for (const w of works) {
+      await clock.advance(0);
+      expect(w.deferUntil).toBeUndefined();
+      await clock.advance(100);
+      w.finish();
+    }
+    await Promise.all(runs);
+    expect(works.every((w) => w.deferUntil === undefined)).toBe(true);
+  });
+
+  it('are deferred at an endpoint whose rate limit makes the line slow', async () => {
+    // One delivery a second at most: the fourth in line would wait 3 s.
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const scheduler = new EndpointScheduler(clock);
+    const works = Array.from({ length: 4 }, work);
+    const runs = works.map((w, n) =>
+      scheduler.run('e', `s${n}`, { maxConcurrency: 16, ratePerSecond: 1 }, w.run),
+    );
+    await clock.advance(LINE_CHECK_MS);
+    expect(works[0]!.deferUntil).toBeUndefined();
+    expect(typeof works[3]!.deferUntil).toBe('number');
+    for (const w of works) w.finish();
+    await clock.advance(5_000);
+    await Promise.all(runs);
+  });
+
+  it("keep a subject's order: one in flight keeps its next waiting, and only a subject's first defers", async () => {
+    const { clock, run } = endpoint(1);
+    const [stuck, sameSubject, first, second] = [work(), work(), work(), work()];
+    const runs = [run('a', stuck), run('a', sameSubject), run('b', first), run('b', second)];
+    await clock.advance(2 * LINE_WAIT_LIMIT_MS);
+    // 'a' is in flight: its next one keeps its place. Of 'b', only the first defers now.
+    expect(sameSubject.deferUntil).toBeNull();
+    expect(typeof first.deferUntil).toBe('number');
+    expect(second.deferUntil).toBeNull();
+    first.finish();
+    await runs[2];
+    await clock.advance(LINE_CHECK_MS);
+    // Then the next of 'b' (it finds the first waiting, as behind a retry, and follows it).
+    expect(typeof second.deferUntil).toBe('number');
+    second.finish();
+    stuck.finish();
+    await clock.advance(0);
+    expect(sameSubject.deferUntil).toBeUndefined();
+    sameSubject.finish();
+    await Promise.all(runs);
+  });
+});
