@@ -7,6 +7,7 @@ import { type RunningSimulator, startSimulator } from '../shared/simulator/simul
 import { startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, percentile, quietAwsSdkNotice, recordFigure } from './figures.ts';
 import { startBenchReceiver } from './receiver.ts';
+import { activeCustomerIds, warmUp } from './warm-up.ts';
 
 const MUTATIONS = 300;
 const SubscriptionSchema = z.object({ secret: z.string() });
@@ -111,21 +112,8 @@ export async function run(): Promise<void> {
     );
     receiver.setSecret(secret);
     const model = sim.controls.model;
-    const ids = [...model.customers.all()]
-      .filter((entry) => entry.record.IsActive)
-      .map((entry) => entry.record.Id);
-    // Warm-up: a change made during the silent (baseline) first sync emits nothing, so the
-    // warm-up customer is changed every 2 s until one change has travelled end to end.
-    const warmId = ids[0]!;
-    const warmDeadline = performance.now() + WAIT_LIMIT_MS;
-    for (let n = 0; !arrived.has(warmId) && performance.now() < warmDeadline; n++) {
-      if (n % 40 === 0)
-        model.update(model.customers, 'customer', warmId, { Notes: `warm-up ${n}` });
-      await sleep(50);
-    }
-    if (!arrived.has(warmId)) {
-      throw new Error('warm-up change never arrived');
-    }
+    const ids = activeCustomerIds(model);
+    await warmUp(model, ids[0]!, () => arrived.has(ids[0]!), WAIT_LIMIT_MS);
 
     const quiet = await measureLatencies(model, ids.slice(1, MUTATIONS + 1), arrived, detected);
     report('Mutation -> verified webhook, 1 s polling', quiet);

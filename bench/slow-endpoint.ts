@@ -5,6 +5,7 @@ import { startSimulator } from '../shared/simulator/simulator.ts';
 import { startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, percentile, quietAwsSdkNotice, recordFigure } from './figures.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
+import { activeCustomerIds, warmUp } from './warm-up.ts';
 
 /**
  * Changes made: at one every 37 ms (~27 a second, over three times what the slow endpoint
@@ -65,18 +66,10 @@ export async function run(): Promise<void> {
       receiver.setSecret(secret);
     }
     const model = sim.controls.model;
-    const ids = [...model.customers.all()]
-      .filter((entry) => entry.record.IsActive)
-      .map((entry) => entry.record.Id);
-    // Warm-up: one change end to end to both endpoints (the first sync emits nothing).
-    const warmId = ids[0]!;
-    const warmDeadline = performance.now() + 60_000;
-    for (let n = 0; !(toHealthy.has(warmId) && toSlow.has(warmId)); n++) {
-      if (performance.now() > warmDeadline) throw new Error('warm-up change never arrived');
-      if (n % 40 === 0)
-        model.update(model.customers, 'customer', warmId, { Notes: `warm-up ${n}` });
-      await sleep(50);
-    }
+    const ids = activeCustomerIds(model);
+    // Warm-up: one change end to end to both endpoints.
+    const warmed = () => toHealthy.has(ids[0]!) && toSlow.has(ids[0]!);
+    await warmUp(model, ids[0]!, warmed, WAIT_LIMIT_MS);
 
     const measured = ids.slice(1, MUTATIONS + 1);
     const mutatedAt = new Map<string, number>();
