@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastResult } from '../../shared/cli/admin/deliveries.ts';
+import { lastResult, nextAttempt } from '../../shared/cli/admin/deliveries.ts';
 
 const delivery = {
   id: 'dlv_1',
@@ -33,5 +33,14 @@ describe('the LAST RESULT of deliveries list', () => {
     const dead = { ...delivery, status: 'dead' as const, deadReason: 'subscription disabled' };
     expect(lastResult(dead, [attempt])).toBe('503 retry, dead: subscription disabled');
     expect(lastResult(dead, [])).toBe('dead: subscription disabled');
+  });
+});
+
+describe('the NEXT ATTEMPT of deliveries list', () => {
+  it('is when a pending delivery is sent next, and nothing for one delivered or dead', () => {
+    const at = Date.UTC(2026, 0, 1, 12, 30, 5);
+    expect(nextAttempt({ ...delivery, nextAttemptAt: at })).toBe('2026-01-01 12:30:05');
+    expect(nextAttempt({ ...delivery, status: 'delivered', nextAttemptAt: at })).toBe('-');
+    expect(nextAttempt({ ...delivery, status: 'dead', nextAttemptAt: at })).toBe('-');
   });
 });

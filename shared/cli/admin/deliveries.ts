@@ -64,6 +64,17 @@ export function lastResult(
   return attempt ? `${attempt}, ${dead}` : dead;
 }
 
+/**
+ * The NEXT ATTEMPT of a delivery: when a pending one is sent next (after a retry's wait, a
+ * `Retry-After` pause, or its turn at a slow endpoint), `-` for one delivered or dead. Pure.
+ * @example nextAttempt({ status: 'pending', nextAttemptAt: Date.UTC(2026, 0, 1) }) // '2026-01-01 00:00:00'
+ */
+export function nextAttempt(
+  delivery: Pick<DeliveryLog['delivery'], 'status' | 'nextAttemptAt'>,
+): string {
+  return delivery.status === 'pending' ? shortTime(delivery.nextAttemptAt) : '-';
+}
+
 /** Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI; `--json` includes the attempt logs) and `deliveries redeliver --subscription ID [--since]`. */
 export function registerDeliveryCommands(program: Command, io: CliIo): void {
   const group = program.command('deliveries').description('the webhook delivery log');
@@ -85,7 +96,16 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     if (deliveries.length === 0) return io.out('no deliveries');
     io.out(
       formatTable(
-        ['DELIVERY', 'EVENT', 'SUBSCRIPTION', 'STATUS', 'ATTEMPTS', 'LAST RESULT', 'CREATED'],
+        [
+          'DELIVERY',
+          'EVENT',
+          'SUBSCRIPTION',
+          'STATUS',
+          'ATTEMPTS',
+          'LAST RESULT',
+          'NEXT ATTEMPT',
+          'CREATED',
+        ],
         deliveries.map(({ delivery, attempts }) => {
           const result = lastResult(delivery, attempts);
           return [
@@ -95,6 +115,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
             delivery.status,
             String(delivery.attempts),
             result,
+            nextAttempt(delivery),
             shortTime(delivery.createdAt),
           ];
         }),
