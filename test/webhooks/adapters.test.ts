@@ -9,7 +9,7 @@ import {
   buildOperationalEvent,
   EventBridgeOperationalEventSink,
 } from '../../shared/webhooks/operational-events.ts';
-import { SqsDeliveryQueue } from '../../shared/webhooks/queue.ts';
+import { SqsDeliveryQueue, WAITS_IN_LINE_ATTRIBUTE } from '../../shared/webhooks/queue.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 import { type LocalSqs, startLocalSqs } from './support/local-sqs.ts';
@@ -53,6 +53,34 @@ describe('SqsDeliveryQueue (fauxqs)', () => {
     expect(received.map((m) => JSON.parse(m.body))).toEqual([
       { kind: 'delivery', deliveryId: 'dlv_now' },
     ]);
+  });
+
+  it("marks a delivery deferred for its turn in a slow endpoint's line with an attribute", async () => {
+    const { queueUrl } = sqsServer.createQueue('delivery-queue-in-line');
+    const queue = new SqsDeliveryQueue(sqs, queueUrl);
+    const failed = await queue.sendBatch([
+      { message: { kind: 'delivery', deliveryId: 'dlv_retry' }, delaySeconds: 0 },
+      {
+        message: { kind: 'delivery', deliveryId: 'dlv_in_line' },
+        delaySeconds: 0,
+        waitsInLine: true,
+      },
+    ]);
+    expect(failed).toEqual([]);
+    const result = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    const marks = Object.fromEntries(
+      (result.Messages ?? []).map((m) => [
+        JSON.parse(m.Body ?? '{}').deliveryId,
+        m.MessageAttributes?.[WAITS_IN_LINE_ATTRIBUTE]?.StringValue,
+      ]),
+    );
+    expect(marks).toEqual({ dlv_retry: undefined, dlv_in_line: 'line' });
   });
 });
 
