@@ -111,10 +111,12 @@ describe('change-bridge start with the built-in simulator, restarted on the same
         .slice(0, eventsOfFirstRun)
         .map((event) => entityKey(event.type.split('.')[0]!, event.subject)),
     ]);
+    // A `created` event lists every field (CreatedUtc among them): the second run's activity may
+    // create a record before its journal is read. An update of CreatedUtc would be a phantom.
     const phantoms = afterRestart.filter(
       (event) =>
         !changed.has(entityKey(event.type.split('.')[0]!, event.subject)) ||
-        event.changedFields.includes('CreatedUtc'),
+        (!event.type.endsWith('.created') && event.changedFields.includes('CreatedUtc')),
     );
     expect(phantoms).toEqual([]);
     // A new activity stream each run: the second does not create records under the first's ids.
