@@ -1,10 +1,17 @@
 import type { Clock } from '../clock.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
+import {
+  type EndpointLane,
+  minGapMs,
+  newEndpointLane,
+  nextSlot,
+  type Started,
+  slotDemand,
+} from './endpoint-lane.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
 import {
   deferralHorizonMs,
-  type LineBookings,
   nextMeanMs,
   planLineDeferrals,
   slowLineStepMs,
@@ -28,54 +35,6 @@ export const SLOT_DEFER_MS = 5_000;
 
 /** How often the line of an endpoint where work waits is checked for work to defer. */
 export const LINE_CHECK_MS = 250;
-
-interface Slot {
-  subject: string;
-  lane: DispatchLane;
-  /** When it began to wait (epoch ms). */
-  since: number;
-  /** Starts the work (see {@link Started}). */
-  start: (started: Started) => void;
-}
-
-/** How a waiting slot was started: to send (at `at`), or to defer itself until `deferUntil`. */
-interface Started {
-  at: number;
-  deferUntil?: number;
-}
-
-interface EndpointLane {
-  /** The current limit: halves on overload, grows by one after a limit's worth of successes. */
-  limit: number;
-  max: number;
-  inFlight: number;
-  /** When each delivery in flight started (epoch ms), in start order. */
-  inFlightSince: number[];
-  /** The mean time its recent requests took (see nextMeanMs), once one has finished. */
-  meanMs: number | undefined;
-  /** Whether a check of its line is due (a timer is set for it). */
-  lineCheckDue: boolean;
-  /** When the last deliveries deferred for their place in its line are expected to start. */
-  booked: LineBookings;
-  /** Since when it has deferred work for its line, if it does (until all of it is due again). */
-  deferringSince: number | undefined;
-  successes: number;
-  busySubjects: Set<string>;
-  waiting: Slot[];
-  /** Slots of the live lane among `waiting`. */
-  liveWaiting: number;
-  /** Deliveries per second at most over every process, when the subscription sets one. */
-  ratePerSecond: number | undefined;
-  /** This process's share of the endpoint's slots, when processes share the endpoint. */
-  slots: HeldSlots | undefined;
-  lastStartAt: number;
-  pausedUntil: number;
-  /**
-   * Until when its deliveries are deferred because they waited too long for slots (this process
-   * only; not a pause of the endpoint's): work starts without a share and defers itself.
-   */
-  deferUntil: number;
-}
 
 /**
  * Concurrency per endpoint, shared by every batch and worker of a process: at most `limit`
@@ -225,25 +184,7 @@ export class EndpointScheduler {
     const ratePerSecond = settings.ratePerSecond || undefined;
     let lane = this.lanes.get(endpoint);
     if (!lane) {
-      const created: EndpointLane = {
-        limit: max,
-        max,
-        inFlight: 0,
-        inFlightSince: [],
-        meanMs: undefined,
-        lineCheckDue: false,
-        booked: { live: 0, bulk: 0 },
-        deferringSince: undefined,
-        successes: 0,
-        busySubjects: new Set(),
-        waiting: [],
-        liveWaiting: 0,
-        ratePerSecond,
-        slots: undefined,
-        lastStartAt: Number.NEGATIVE_INFINITY,
-        pausedUntil: 0,
-        deferUntil: 0,
-      };
+      const created = newEndpointLane(max, ratePerSecond);
       if (this.slots)
         created.slots = new HeldSlots(
           this.slots,
@@ -361,53 +302,4 @@ export class EndpointScheduler {
       slot!.start({ at: now });
     }
   }
-}
-
-/**
- * What a lane asks of its share of slots: room for what is in flight and waiting, within its
- * limit; while only bulk work waits, it leaves a quarter of the endpoint's slots to processes
- * with live work (in AWS the bulk dispatch queue's containers, beside the live ones).
- */
-function slotDemand(lane: EndpointLane): { wanted: number; max: number; inUse: number } {
-  const busy = lane.inFlight + lane.waiting.length;
-  const cap = lane.liveWaiting > 0 ? lane.limit : Math.min(lane.limit, bulkShare(lane.max));
-  const wanted = busy === 0 ? 0 : Math.max(lane.inFlight, Math.min(cap, busy));
-  return { wanted, max: lane.max, inUse: lane.inFlight };
-}
-
-/**
- * The slots bulk work may hold of an endpoint's `max`: all but a quarter (rounded down, so an
- * endpoint of 1 to 3 slots keeps none back). Pure.
- * @example bulkShare(16) === 12
- */
-export function bulkShare(max: number): number {
-  return max - Math.floor(max / 4);
-}
-
-/**
- * The spacing of a lane's starts that keeps its subscription's rate: over every process, each
- * process takes the part of the rate that its share is of the endpoint's slots.
- */
-function minGapMs(lane: EndpointLane): number {
-  if (!lane.ratePerSecond) return 0;
-  const share = lane.slots ? Math.min(lane.slots.usable, lane.max) / lane.max : 1;
-  return share > 0 ? 1000 / (lane.ratePerSecond * share) : 0;
-}
-
-/**
- * The waiting slot to start next, or -1: the first whose subject has nothing in flight, unless a
- * live slot can start before it, one whose subject has no earlier slot waiting (a subject's
- * work keeps its order whatever its lane).
- */
-function nextSlot(lane: EndpointLane): number {
-  const first = lane.waiting.findIndex((slot) => !lane.busySubjects.has(slot.subject));
-  if (first < 0 || lane.liveWaiting === 0 || lane.waiting[first]!.lane === 'live') return first;
-  const earlier = new Set<string>();
-  for (let i = 0; i < lane.waiting.length; i++) {
-    const slot = lane.waiting[i]!;
-    const free = !lane.busySubjects.has(slot.subject) && !earlier.has(slot.subject);
-    if (i > first && slot.lane === 'live' && free) return i;
-    earlier.add(slot.subject);
-  }
-  return first;
 }

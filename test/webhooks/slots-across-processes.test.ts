@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededRandom, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-slots.ts';
+import { bulkShare } from '../../shared/webhooks/endpoint-lane.ts';
 import {
-  bulkShare,
   EndpointScheduler,
   SLOT_DEFER_MS,
   SLOT_WAIT_LIMIT_MS,
