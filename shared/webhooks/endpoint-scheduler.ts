@@ -10,12 +10,7 @@ import {
 } from './endpoint-lane.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
-import {
-  deferralHorizonMs,
-  nextMeanMs,
-  planLineDeferrals,
-  slowLineStepMs,
-} from './line-wait.ts';
+import { deferralHorizonMs, nextMeanMs, planLineDeferrals, slowLineStepMs } from './line-wait.ts';
 import { WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
