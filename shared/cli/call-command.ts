@@ -67,6 +67,21 @@ export function validateCallBody(
   return { name: operation, body: body as object };
 }
 
+/**
+ * A hint for an error that asks for a Portfolio Access Token's scope while
+ * `CONNECTOR_PORTFOLIO_SCOPE` is unset (the bridge then sends the token as an ordinary one,
+ * without the scope), or an empty string. Pure.
+ * @example portfolioScopeHint({ status: 400, message: 'ChainIds: required with a Portfolio Access Token' })
+ */
+export function portfolioScopeHint(error: { status?: number; message: string }): string {
+  if (error.status !== undefined && error.status !== 400 && error.status !== 403) return '';
+  if (!/portfolio/i.test(error.message)) return '';
+  return (
+    '\nhint: a Portfolio Access Token needs its scope: set CONNECTOR_PORTFOLIO_SCOPE to ' +
+    'chain:<uuid>,enterprise:<uuid>,… (its chains and enterprises), or pass them in --data'
+  );
+}
+
 /** Flags of `change-bridge call`. */
 interface CallFlags {
   data: string;
@@ -128,7 +143,8 @@ export function registerCallCommand(
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
         io.err(
-          `error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}`,
+          `error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}` +
+            (scope === undefined ? portfolioScopeHint(error) : ''),
         );
         setExit(EXIT_FAILURE);
       } finally {

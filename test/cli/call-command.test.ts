@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { validateCallBody } from '../../shared/cli/call-command.ts';
+import { portfolioScopeHint, validateCallBody } from '../../shared/cli/call-command.ts';
 import { runCli } from '../../shared/cli/main.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
+import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { type JsonServer, startJsonServer } from '../support/json-server.ts';
 import { runBin } from '../support/run-bin.ts';
 
@@ -125,5 +128,38 @@ describe('change-bridge call', () => {
     ).toBe(2);
     // Named once: before, '--data is invalid: --data: cannot read …'.
     expect(third.err.join('')).toContain('error: --data: cannot read /nonexistent.json (ENOENT)');
+  });
+});
+
+describe('change-bridge call with a Portfolio Access Token and no CONNECTOR_PORTFOLIO_SCOPE', () => {
+  it('exits 1 with the API message and a hint naming CONNECTOR_PORTFOLIO_SCOPE (simulator)', async () => {
+    const sim = await startSimulator({ seed: 5, size: 'small', clock: systemClock });
+    try {
+      const customerId = [...sim.controls.model.customers.all()][0]!.record.Id;
+      const result = await runBin(
+        [
+          'call',
+          'customers/getAll',
+          '--data',
+          JSON.stringify({
+            CustomerIds: [customerId],
+            Extent: { Customers: true },
+            Limitation: { Count: 1 },
+          }),
+        ],
+        { ...connectorEnvOf(sim), CONNECTOR_ACCESS_TOKEN: sim.tokens.portfolioToken },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('required with a Portfolio Access Token');
+      expect(result.stderr).toContain('hint: a Portfolio Access Token needs its scope');
+      expect(result.stderr).toContain('CONNECTOR_PORTFOLIO_SCOPE');
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('gives no such hint for other failures', () => {
+    expect(portfolioScopeHint({ status: 401, message: 'Invalid AccessToken' })).toBe('');
+    expect(portfolioScopeHint({ status: 400, message: 'Limitation.Count: too big' })).toBe('');
   });
 });
