@@ -28,6 +28,16 @@ export interface RetryAfterViolation {
   webhookId: string;
 }
 
+/**
+ * Spells during which the receiver answers each request `answerMs` after it came (a slow
+ * endpoint): the first `forMs` of every `everyMs` from its start.
+ */
+export interface SlowSpells {
+  everyMs: number;
+  forMs: number;
+  answerMs: number;
+}
+
 /** A receiver that verifies every signature and fails a share of first attempts. */
 export interface ChaosReceiver {
   url: string;
@@ -39,6 +49,8 @@ export interface ChaosReceiver {
   /** Requests whose signature did not verify. */
   rejected: number;
   failures: Record<ReceiverFault, number>;
+  /** Requests answered slowly, in a slow spell. */
+  slowAnswers: number;
   setSecret(secret: string): void;
   close(): Promise<void>;
 }
@@ -46,13 +58,19 @@ export interface ChaosReceiver {
 /**
  * Starts the receiver on 127.0.0.1. The first attempt of a webhook id fails with probability
  * `failShare` (500, 429 with `Retry-After: retryAfterSeconds`, a connection reset, or a hang
- * that ends in a reset); every later attempt of that id is accepted, so retries converge.
+ * that ends in a reset); every later attempt of that id is accepted, so retries converge. In a
+ * slow spell (`slow`) a request is answered late, and accepted only if its connection is still
+ * open then (a bridge killed meanwhile sends it again, which is no duplicate).
  */
 export async function startChaosReceiver(options: {
   failShare: number;
   retryAfterSeconds: number;
   random: RandomSource;
+  slow?: SlowSpells;
 }): Promise<ChaosReceiver> {
+  const startedAt = Date.now();
+  const inSlowSpell = (at: number) =>
+    options.slow !== undefined && (at - startedAt) % options.slow.everyMs < options.slow.forMs;
   let verifier: Webhook | undefined;
   const seen = new Set<string>();
   let pausedFrom = 0;
@@ -63,6 +81,7 @@ export async function startChaosReceiver(options: {
     violations: [] as RetryAfterViolation[],
     rejected: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
+    slowAnswers: 0,
   };
   const path = receiverPath('hook');
   const server: Server = createServer(async (request, response) => {
@@ -112,6 +131,11 @@ export async function startChaosReceiver(options: {
       else setTimeout(() => request.socket.destroy(), HANG_MS);
       return;
     }
+    if (options.slow && inSlowSpell(arrived)) {
+      state.slowAnswers++;
+      await new Promise((resolve) => setTimeout(resolve, options.slow!.answerMs));
+      if (request.socket.destroyed) return;
+    }
     state.accepted.push({
       id,
       type: event.type,
@@ -144,6 +168,9 @@ export async function startChaosReceiver(options: {
     },
     get failures() {
       return state.failures;
+    },
+    get slowAnswers() {
+      return state.slowAnswers;
     },
     setSecret(secret) {
       verifier = new Webhook(secret);

@@ -15,6 +15,7 @@ import {
   type AcceptedWebhook,
   type ReceiverFault,
   type RetryAfterViolation,
+  type SlowSpells,
   startChaosReceiver,
 } from './chaos-receiver.ts';
 import { duplicateIds, outOfOrderArrivals, revisitedStates } from './duplicate-ids.ts';
@@ -29,6 +30,8 @@ export interface ChaosOptions {
   connectorFaultRate: number;
   /** Share of first delivery attempts the receiver fails (500, 429, reset, hang). */
   receiverFailShare: number;
+  /** Spells in which the receiver answers slowly (see SlowSpells), if any. */
+  slowSpells?: SlowSpells;
   /** A SIGKILL comes after a random pause in this range, and the bridge restarts at once. */
   killEveryMs: readonly [number, number];
   /** How long the bridge gets, after activity stops, to deliver everything. */
@@ -54,6 +57,8 @@ export interface ChaosResult {
   kills: number;
   rejectedSignatures: number;
   receiverFailures: Record<ReceiverFault, number>;
+  /** Requests the receiver answered slowly, in its slow spells. */
+  slowAnswers: number;
   /** Exit code of the final SIGTERM stop. */
   exitCode: number | null;
   /** Every webhook the receiver accepted, in arrival order, and the run's journal: for a dump. */
@@ -117,6 +122,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     failShare: options.receiverFailShare,
     retryAfterSeconds: 2,
     random: seededRandom(options.seed + 1),
+    ...(options.slowSpells ? { slow: options.slowSpells } : {}),
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'bridge-chaos-'));
   const bridge = bridgeProcess({
@@ -197,6 +203,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       kills,
       rejectedSignatures: receiver.rejected,
       receiverFailures: { ...receiver.failures },
+      slowAnswers: receiver.slowAnswers,
       exitCode,
       accepted: receiver.accepted,
       journal: entries,

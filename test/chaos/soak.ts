@@ -11,6 +11,11 @@ const { values } = parseArgs({
     'kill-every': { type: 'string', default: '20,60' },
     /** A file to write every accepted webhook and the journal to, for diagnosis. */
     dump: { type: 'string' },
+    /**
+     * Slow spells of the receiver, `every,for,answer` in seconds (e.g. 60,20,4: for 20 s of each
+     * minute it answers each request 4 s late, slower than the activity: its line is deferred).
+     */
+    'slow-spells': { type: 'string' },
   },
 });
 const killEvery = String(values['kill-every'])
@@ -31,8 +36,16 @@ if (
   console.error('--kill-every must be two seconds, low,high, with 0 < low <= high');
   process.exit(2);
 }
+const spells = values['slow-spells']?.split(',').map((seconds) => Number(seconds) * 1000);
+if (spells && (spells.length !== 3 || spells.some((ms) => !(ms > 0)) || spells[1]! > spells[0]!)) {
+  console.error('--slow-spells must be three seconds, every,for,answer, with 0 < for <= every');
+  process.exit(2);
+}
 const started = Date.now();
 const result = await runChaos({
+  ...(spells
+    ? { slowSpells: { everyMs: spells[0]!, forMs: spells[1]!, answerMs: spells[2]! } }
+    : {}),
   durationMs: minutes * 60_000,
   seed: Number(values.seed),
   activityPerSecond: 5,
@@ -44,7 +57,7 @@ const result = await runChaos({
 });
 console.log(formatChaosResult(result));
 console.log(
-  `receiver failures ${JSON.stringify(result.receiverFailures)}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
+  `receiver failures ${JSON.stringify(result.receiverFailures)}, slow answers ${result.slowAnswers}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
 );
 for (const violation of result.violations) {
   const lastKill = result.killedAt.filter((at) => at <= violation.at).at(-1);
