@@ -1,4 +1,5 @@
 import { BridgeError } from '../errors.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
@@ -7,6 +8,7 @@ import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import type { EndpointSignal } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
+import type { TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
@@ -137,15 +139,15 @@ export async function afterDeliveryWrite(
   batch: DispatchBatch,
   recordIds: readonly string[],
   subject?: string,
-  waitsInLine = false,
+  inLine?: DispatchLane,
 ): Promise<void> {
   const { deps } = batch;
   if (written.status === 'pending') {
     batch.enqueue(
-      deliveryMessage(written, subject),
+      deliveryMessage(written, subject, inLine),
       delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
       recordIds,
-      waitsInLine,
+      inLine !== undefined,
     );
   } else if (written.status === 'dead') {
     await deps.store.addDeadLetter(written);
@@ -201,18 +203,11 @@ export async function attemptDelivery(
   batch?: DispatchBatch,
   recordIds: readonly string[] = [deliveryId],
   messageSubject?: string,
-  deferUntil?: number,
+  line?: TurnDeferral,
 ): Promise<AttemptResult> {
   if (!batch) {
     const own = new DispatchBatch(deps);
-    const result = await attemptDelivery(
-      deliveryId,
-      deps,
-      own,
-      recordIds,
-      messageSubject,
-      deferUntil,
-    );
+    const result = await attemptDelivery(deliveryId, deps, own, recordIds, messageSubject, line);
     await own.flush();
     if (own.failures.size > 0) {
       throw new BridgeError(`could not enqueue the next step of ${deliveryId}`, {
@@ -225,12 +220,7 @@ export async function attemptDelivery(
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
   const { delivery } = record;
-  const place: Place = {
-    batch,
-    recordIds,
-    subject: messageSubject,
-    waitsInLine: deferUntil !== undefined,
-  };
+  const place: Place = { batch, recordIds, subject: messageSubject, line };
   if (delivery.status !== 'pending') {
     noteNextAttemptInBatch(delivery, messageSubject, batch, true);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
@@ -247,8 +237,11 @@ export async function attemptDelivery(
   }
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
   // batch of this process learnt of the pause.
-  // Nor while it waited too long in a slow endpoint's line (`deferUntil`): not an attempt.
-  const pausedBefore = Math.max(await endpointPausedUntil(subscription.id, batch), deferUntil ?? 0);
+  // Nor while it would wait too long in a slow endpoint's line (`line`): not an attempt.
+  const pausedBefore = Math.max(
+    await endpointPausedUntil(subscription.id, batch),
+    line?.until ?? 0,
+  );
   if (pausedBefore > now) return defer(delivery, pausedBefore, place);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
@@ -295,8 +288,8 @@ interface Place {
   batch: DispatchBatch;
   recordIds: readonly string[];
   subject: string | undefined;
-  /** Started to defer itself for its place in a slow endpoint's line. */
-  waitsInLine?: boolean;
+  /** Started to defer itself for its turn in a slow endpoint's line (see TurnDeferral). */
+  line?: TurnDeferral;
 }
 
 /**
@@ -310,10 +303,16 @@ async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch)
 
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */
 async function update(delivery: Delivery, place: Place): Promise<boolean> {
-  const { batch, recordIds, subject } = place;
+  const { batch, recordIds, subject, line } = place;
   noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
-  await afterDeliveryWrite(delivery, batch, recordIds, subject, place.waitsInLine);
+  // Waiting in the line only when its turn there is what it waits for (not a retry's time, a
+  // pause or a subject's earlier delivery that wait longer).
+  const inLine =
+    line !== undefined && delivery.status === 'pending' && delivery.nextAttemptAt <= line.until
+      ? line.lane
+      : undefined;
+  await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine);
   return true;
 }
 

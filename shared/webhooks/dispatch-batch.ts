@@ -1,3 +1,4 @@
+import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchWaiting } from './batch-waiting.ts';
 import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -21,8 +22,8 @@ export interface StagedDelivery {
   /** Settles once it is listed under its subscription (written only after). */
   listed: Promise<void> | undefined;
   deferred: boolean;
-  /** Deferred for its place in a slow endpoint's line (its message says so). */
-  waitsInLine: boolean;
+  /** The lane whose line it was deferred from, for its turn at a slow endpoint (its message says so). */
+  inLine: DispatchLane | undefined;
   /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
   subject: string;
   recordIds: readonly string[];

@@ -12,6 +12,7 @@ import {
   planFanOut,
   writeInlineDeliveries,
 } from './fan-out.ts';
+import type { TurnDeferral } from './line-wait.ts';
 import {
   type DispatchEvent,
   DispatchEventSchema,
@@ -32,6 +33,8 @@ interface QueuedAttempt {
   subscriptionId?: string;
   /** The subject of the delivery's event, when the message names it (see DeliveryMessage). */
   subject?: string;
+  /** `bulk` for bulk work deferred for its turn at a slow endpoint (see DeliveryMessage). */
+  lane?: DispatchLane;
   recordIds: readonly string[];
 }
 
@@ -157,7 +160,13 @@ export async function fanOutEvent(
 }
 
 type ParsedBody =
-  | { kind: 'delivery'; deliveryId: string; subscriptionId?: string; subject?: string }
+  | {
+      kind: 'delivery';
+      deliveryId: string;
+      subscriptionId?: string;
+      subject?: string;
+      lane?: DispatchLane;
+    }
   | { kind: 'event'; event: DispatchEvent; body: string };
 
 function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | undefined {
@@ -179,8 +188,8 @@ function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | u
     return undefined;
   }
   if (isDeliveryMessage(message.data)) {
-    const { deliveryId, subscriptionId, subject } = message.data;
-    return { kind: 'delivery', deliveryId, subscriptionId, subject };
+    const { deliveryId, subscriptionId, subject, lane } = message.data;
+    return { kind: 'delivery', deliveryId, subscriptionId, subject, lane };
   }
   // Serialise the event as received (the raw `detail`, not the parsed copy, which may reorder
   // keys): these exact bytes are stored, signed and POSTed.
@@ -221,6 +230,8 @@ async function runByEndpoint(
         ]).catch(() => undefined);
       }
       await handOff.turnOf(task)?.ready;
+      // A bulk delivery deferred for its turn comes back on this queue, still behind live work.
+      const taskLane = task.kind === 'queued' ? (task.queued.lane ?? lane) : lane;
       const running = batch.deps.scheduler.run(
         endpoint,
         subjectOf(task),
@@ -230,8 +241,13 @@ async function runByEndpoint(
             ? { ratePerSecond: subscription.rateLimitPerSecond }
             : {}),
         },
-        (deferUntil) => runTask(task, batch, deferUntil),
-        lane,
+        (deferUntil) =>
+          runTask(
+            task,
+            batch,
+            deferUntil === undefined ? undefined : { until: deferUntil, lane: taskLane },
+          ),
+        taskLane,
       );
       // The scheduler queued the task as it was called: the subject's next event may follow.
       handOff.handedOver(task);
@@ -310,14 +326,14 @@ async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | u
   }
 }
 
-/** Runs a task: its attempt, or with `deferUntil` (a slow endpoint's line) its deferral. */
-async function runTask(task: Task, batch: DispatchBatch, deferUntil?: number): Promise<void> {
+/** Runs a task: its attempt, or with `line` (a slow endpoint's line) its deferral. */
+async function runTask(task: Task, batch: DispatchBatch, line?: TurnDeferral): Promise<void> {
   const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
   try {
-    if (task.kind === 'inline') await deliverInline(task.inline, batch, deferUntil);
+    if (task.kind === 'inline') await deliverInline(task.inline, batch, line);
     else {
       const { deliveryId, subject } = task.queued;
-      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, deferUntil);
+      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, line);
     }
   } catch (error) {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;

@@ -34,6 +34,10 @@ export interface EndpointLane {
   booked: LineBookings;
   /** Since when it has deferred work for its line, if it does (until all of it is due again). */
   deferringSince: number | undefined;
+  /** Since when every check of its line has judged it slow, if the last one did. */
+  slowSince: number | undefined;
+  /** When its line was last checked (epoch ms). */
+  lastLineCheckAt: number;
   successes: number;
   busySubjects: Set<string>;
   waiting: Slot[];
@@ -63,6 +67,8 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     lineCheckDue: false,
     booked: { live: 0, bulk: 0 },
     deferringSince: undefined,
+    slowSince: undefined,
+    lastLineCheckAt: Number.NEGATIVE_INFINITY,
     successes: 0,
     busySubjects: new Set(),
     waiting: [],

@@ -10,7 +10,13 @@ import {
 } from './endpoint-lane.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
-import { deferralHorizonMs, nextMeanMs, planLineDeferrals, slowLineStepMs } from './line-wait.ts';
+import {
+  deferralHorizonMs,
+  nextMeanMs,
+  planLineDeferrals,
+  SLOW_FOR_MS,
+  slowLineStepMs,
+} from './line-wait.ts';
 import { WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
@@ -246,8 +252,9 @@ export class EndpointScheduler {
       concurrency: usable === undefined || usable === 0 ? lane.limit : Math.min(lane.limit, usable),
       minGapMs: minGapMs(lane),
     });
+    const slowLongEnough = this.judgedSlow(lane, step !== undefined, now);
     const plan =
-      step === undefined
+      step === undefined || !slowLongEnough
         ? undefined
         : planLineDeferrals({
             slots: lane.waiting,
@@ -272,6 +279,21 @@ export class EndpointScheduler {
       lane.busySubjects.add(slot.subject);
       slot.start({ at: now, deferUntil: until });
     }
+  }
+
+  /**
+   * Notes this check's judgement of the endpoint (`slow` or not); whether it has been judged slow
+   * at every check for {@link SLOW_FOR_MS}. Checks that stopped (nothing waited) start it over.
+   */
+  private judgedSlow(lane: EndpointLane, slow: boolean, now: number): boolean {
+    const continued = now - lane.lastLineCheckAt <= 2 * LINE_CHECK_MS;
+    lane.lastLineCheckAt = now;
+    if (!slow) {
+      lane.slowSince = undefined;
+      return false;
+    }
+    if (lane.slowSince === undefined || !continued) lane.slowSince = now;
+    return now - lane.slowSince >= SLOW_FOR_MS;
   }
 
   private startWhatMay(endpoint: string, lane: EndpointLane): void {

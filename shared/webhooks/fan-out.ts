@@ -1,9 +1,11 @@
+import type { DispatchLane } from '../publish/publisher.ts';
 import { afterDeliveryWrite, dead, noteNextAttemptInBatch, sendAttempt } from './attempt.ts';
 import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { subjectKey } from './event-subject.ts';
+import type { TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type {
@@ -164,16 +166,16 @@ async function resumeFanOut(
 /**
  * Makes the first attempt of a planned delivery and creates it, in one write, with the
  * attempt folded in: delivered, pending a retry (message enqueued), or dead-lettered. While
- * the endpoint is paused (`Retry-After`), or `deferUntil` is given (it would wait too long in a
- * slow endpoint's line), no request is sent: the delivery is created pending until then, its
- * message marked as waiting in line. A subscription disabled earlier in the batch dead-letters
+ * the endpoint is paused (`Retry-After`), or `line` is given (it would wait too long in a slow
+ * endpoint's line), no request is sent: the delivery is created pending until then, its message
+ * marked as waiting in that line when its turn there is what it waits for. A subscription disabled earlier in the batch dead-letters
  * it.
  * Creation is conditional, so a concurrent duplicate cannot create it twice.
  */
 export async function deliverInline(
   task: InlineDelivery,
   batch: DispatchBatch,
-  deferUntil?: number,
+  line?: TurnDeferral,
 ): Promise<void> {
   const { deps } = batch;
   const now = deps.clock.now();
@@ -181,6 +183,7 @@ export async function deliverInline(
   let next: Delivery;
   let log: Attempt[] | undefined;
   let deferred = false;
+  let inLine: DispatchLane | undefined;
   if (!subscription?.enabled) {
     next = dead(
       task.delivery,
@@ -195,13 +198,14 @@ export async function deliverInline(
     const pausedUntil = Math.max(
       endpoint.pausedUntil ?? 0,
       deps.scheduler.holdUntil(subscription.id) ?? 0,
-      deferUntil ?? 0,
+      line?.until ?? 0,
     );
     const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
     const waitUntil = Math.max(pausedUntil, after ?? 0);
     if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
+      if (line !== undefined && waitUntil <= line.until) inLine = line.lane;
     } else {
       const sent = await sendAttempt(
         { delivery: task.delivery, log: [], subscription, body: task.body },
@@ -219,7 +223,7 @@ export async function deliverInline(
     attempts: log,
     listed: task.listed,
     deferred,
-    waitsInLine: deferred && deferUntil !== undefined,
+    inLine,
     subject: task.subject,
     recordIds: task.recordIds,
     streamId: task.streamId,
@@ -273,13 +277,7 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     if (lost.has(entry)) continue;
     if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
     if (entry.deferred) batch.deps.metrics.count('deferred');
-    await afterDeliveryWrite(
-      entry.delivery,
-      batch,
-      entry.recordIds,
-      entry.subject,
-      entry.waitsInLine,
-    );
+    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds, entry.subject, entry.inLine);
   }
 }
 

@@ -31,6 +31,22 @@ export interface LineSlot {
  */
 export type LineBookings = Record<DispatchLane, number>;
 
+/**
+ * A task started to defer itself for its turn in a slow endpoint's line: until when, and the
+ * lane whose line it waited in (a bulk one comes back behind live work).
+ */
+export interface TurnDeferral {
+  until: number;
+  lane: DispatchLane;
+}
+
+/**
+ * How long an endpoint must have been judged slow, at every check, before its line is
+ * deferred. After a stall of the event loop every request in flight looks as old as the stall
+ * until the answers that came meanwhile are read; a fast endpoint looks slow for that moment.
+ */
+export const SLOW_FOR_MS = 500;
+
 /** A waiting delivery to defer: its index in the line, and until when. */
 export interface LineDeferral {
   index: number;

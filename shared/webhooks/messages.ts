@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { DispatchLane } from '../publish/publisher.ts';
 
 /**
  * The fields of a CloudEvent the dispatcher reads, and only those: everything else (the
@@ -52,6 +53,11 @@ export const DeliveryMessageSchema = z.object({
    * place among the subject's deliveries without a read. Older messages have none.
    */
   subject: z.string().min(1).optional(),
+  /**
+   * `bulk` for a bulk delivery deferred for its turn in a slow endpoint's line: it comes back
+   * on the dispatch queue yet keeps its place behind live work at the endpoint.
+   */
+  lane: z.literal('bulk').optional(),
 });
 
 /** A delivery message (see {@link DeliveryMessageSchema}). */
@@ -65,12 +71,14 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 export function deliveryMessage(
   delivery: { id: string; subscriptionId: string },
   subject?: string,
+  lane?: DispatchLane,
 ): DeliveryMessage {
   return {
     kind: 'delivery',
     deliveryId: delivery.id,
     subscriptionId: delivery.subscriptionId,
     ...(subject === undefined ? {} : { subject }),
+    ...(lane === 'bulk' ? { lane } : {}),
   };
 }
 

@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../shared/clock.ts';
+import { ManualClock, systemClock } from '../../shared/clock.ts';
+import type { DispatchLane } from '../../shared/publish/publisher.ts';
+import { attemptDelivery } from '../../shared/webhooks/attempt.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { deliveryMessage } from '../../shared/webhooks/messages.ts';
 import { startDispatchFixture } from './support/fixture.ts';
-import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -47,4 +51,64 @@ describe("a batch's deliveries to an endpoint answering in 1.5 s, one at a time"
     // Their messages say they wait in the endpoint's line: the local run counts them as backlog.
     expect(harness.queue.waitingInLine).toBe(3);
   }, 20_000);
+});
+
+/** A scheduler that notes the lane each piece of work was queued in at its endpoint. */
+class LaneRecordingScheduler extends EndpointScheduler {
+  readonly queuedIn: DispatchLane[] = [];
+
+  override run<T>(
+    endpoint: string,
+    subject: string,
+    settings: { maxConcurrency?: number; ratePerSecond?: number },
+    work: (deferUntil?: number) => Promise<T>,
+    priority: DispatchLane = 'live',
+  ): Promise<T> {
+    this.queuedIn.push(priority);
+    return super.run(endpoint, subject, settings, work, priority);
+  }
+}
+
+describe('a bulk delivery deferred for its turn at a slow endpoint', () => {
+  it('comes back on the dispatch queue marked bulk, and waits there behind live work', async () => {
+    const scheduler = new LaneRecordingScheduler(new ManualClock());
+    const harness = createHarness({ scheduler });
+    const message = { ...deliveryMessage({ id: 'dlv_1', subscriptionId: 'sub_1' }, 'c-1', 'bulk') };
+    expect(message.lane).toBe('bulk');
+    await processDispatchBatch(
+      [{ messageId: 'm-1', body: JSON.stringify(message) }],
+      harness.deps,
+      {
+        lane: 'live',
+      },
+    );
+    expect(scheduler.queuedIn).toEqual(['bulk']);
+  });
+});
+
+describe('a retry started to defer itself for its turn', () => {
+  it('is not marked as waiting in line when its own retry time is later than its turn', async () => {
+    const { harness, subscribe } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 500 }),
+      { clock: systemClock },
+    );
+    const { subscription } = await subscribe('/failing', { maxConcurrency: 1 });
+    await processDispatchBatch(
+      [{ messageId: 'm-0', body: envelope(changeEvent(eventIdOf(0))) }],
+      harness.deps,
+    );
+    const [pending] = await harness.store.listDeliveries({
+      subscriptionId: subscription.id,
+      limit: 10,
+    });
+    expect(pending?.status).toBe('pending');
+    expect(harness.queue.size).toBe(1);
+    // Its retry is due in about 5 s; its message arrives early, started to defer itself for a
+    // turn 1 s ahead: it waits for its retry time, not in the line.
+    const line = { until: Date.now() + 1_000, lane: 'live' as const };
+    await attemptDelivery(pending!.id, harness.deps, undefined, [pending!.id], undefined, line);
+    expect(harness.queue.size).toBe(2);
+    expect(harness.queue.waitingInLine).toBe(0);
+  });
 });

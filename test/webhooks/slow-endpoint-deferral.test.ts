@@ -1,7 +1,13 @@
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../shared/clock.ts';
+import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { EndpointScheduler, LINE_CHECK_MS } from '../../shared/webhooks/endpoint-scheduler.ts';
-import { LINE_WAIT_LIMIT_MS } from '../../shared/webhooks/line-wait.ts';
+import {
+  LINE_WAIT_LIMIT_MS,
+  SLOW_FOR_MS,
+  SLOW_REQUEST_MS,
+} from '../../shared/webhooks/line-wait.ts';
 
 /** Work that runs until `finish`; `deferUntil` is what it was started with, `null` before it starts. */
 function work() {
@@ -34,7 +40,7 @@ function endpoint(maxConcurrency: number) {
 // with it the worker other endpoints' deliveries need. What is expected to wait too long there
 // is deferred (a delayed message) to about its turn instead.
 describe("deliveries waiting in a slow endpoint's line", () => {
-  it('are deferred once a stuck request makes their wait too long, to about their turn', async () => {
+  it('are deferred once a stuck request has made the endpoint slow for a while and their wait too long, to about their turn', async () => {
     const { clock, run } = endpoint(1);
     const stuck = work();
     const waiting = [work(), work()];
@@ -42,15 +48,18 @@ describe("deliveries waiting in a slow endpoint's line", () => {
     await clock.advance(0);
     expect(stuck.deferUntil).toBeUndefined();
     const started = clock.now();
-    // The second in line waits for two requests: deferred once the stuck one has run over 1 s.
-    await clock.advance(LINE_WAIT_LIMIT_MS / 2);
+    // Slow from the check where the stuck request has run 1 s; the second in line, waiting for
+    // two such requests, would wait too long from then, but a moment's slowness may be a stall.
+    await clock.advance(SLOW_REQUEST_MS + LINE_CHECK_MS);
     expect(waiting[1]!.deferUntil).toBeNull();
-    await clock.advance(LINE_CHECK_MS);
+    // Slow for SLOW_FOR_MS: deferred to half the limit before its turn.
+    await clock.advance(SLOW_FOR_MS - LINE_CHECK_MS);
     let ranFor = clock.now() - started;
     expect(waiting[1]!.deferUntil).toBe(clock.now() + 2 * ranFor - LINE_WAIT_LIMIT_MS / 2);
+    expect(waiting[0]!.deferUntil).toBeNull();
     // The first in line once the stuck one has run over 2 s; it comes back after the turn booked
     // for the one deferred before it, so the two do not return at once.
-    await clock.advance(LINE_WAIT_LIMIT_MS / 2 - LINE_CHECK_MS);
+    await clock.advance(LINE_WAIT_LIMIT_MS - ranFor);
     expect(waiting[0]!.deferUntil).toBeNull();
     await clock.advance(LINE_CHECK_MS);
     ranFor = clock.now() - started;
@@ -58,6 +67,37 @@ describe("deliveries waiting in a slow endpoint's line", () => {
     expect(waiting[0]!.deferUntil).toBe(turnOfSecond + ranFor - LINE_WAIT_LIMIT_MS / 2);
     for (const w of [stuck, ...waiting]) w.finish();
     await Promise.all(runs);
+  });
+
+  it('are not deferred at a fast endpoint after a stall of the event loop (real clock and HTTP)', async () => {
+    const server = createServer((_, response) => response.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const scheduler = new EndpointScheduler(systemClock);
+    const deferred: number[] = [];
+    const request = () =>
+      new Promise<void>((resolve, reject) => {
+        get({ host: '127.0.0.1', port, agent: false }, (response) => {
+          response.resume();
+          response.on('end', resolve);
+        }).on('error', reject);
+      });
+    try {
+      const runs = Array.from({ length: 200 }, (_, n) =>
+        scheduler.run('fast', `s${n}`, {}, async (deferUntil) => {
+          if (deferUntil !== undefined) deferred.push(deferUntil);
+          else await request();
+        }),
+      );
+      // 1.3 s of synchronous work (a large batch's JSON, a collection): every request in flight
+      // then looks 1.3 s old to the first check, though the endpoint answers at once.
+      const until = Date.now() + 1_300;
+      while (Date.now() < until) {}
+      await Promise.all(runs);
+      expect(deferred).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('wait their turn at an endpoint whose line moves within the limit, however slow each answer', async () => {
@@ -97,7 +137,7 @@ describe("deliveries waiting in a slow endpoint's line", () => {
     const runs = works.map((w, n) =>
       scheduler.run('e', `s${n}`, { maxConcurrency: 16, ratePerSecond: 1 }, w.run),
     );
-    await clock.advance(LINE_CHECK_MS);
+    await clock.advance(LINE_CHECK_MS + SLOW_FOR_MS);
     expect(works[0]!.deferUntil).toBeUndefined();
     expect(typeof works[3]!.deferUntil).toBe('number');
     for (const w of works) w.finish();
