@@ -19,14 +19,14 @@ const ANSWER_MS = 1_500;
 
 // README: a slow endpoint does not hold the batches, and the workers, other endpoints need.
 describe("a batch's deliveries to an endpoint answering in 1.5 s, one at a time", () => {
-  it('end within two answers: the far end of the line is deferred to about its turns, marked as waiting in line', async () => {
+  it('end within three answers: the far end of the line is deferred to about its turns, marked as waiting in line', async () => {
     const { receiver, harness, subscribe } = await startDispatchFixture(
       cleanup,
       () => ({ kind: 'respond', status: 200, delayMs: ANSWER_MS }),
       { clock: systemClock },
     );
     await subscribe('/slow', { maxConcurrency: 1 });
-    const batch = Array.from({ length: 5 }, (_, n) => ({
+    const batch = Array.from({ length: 7 }, (_, n) => ({
       messageId: `m-${n}`,
       body: envelope(changeEvent(eventIdOf(n))),
     }));
@@ -36,20 +36,22 @@ describe("a batch's deliveries to an endpoint answering in 1.5 s, one at a time"
     const tookMs = Date.now() - started;
 
     expect(result.batchItemFailures).toEqual([]);
-    // Five in line would have held the batch 7.5 s; the first two go, the rest are deferred.
-    expect(tookMs).toBeLessThan(2 * ANSWER_MS + 1_000);
-    expect(receiver.log).toHaveLength(2);
+    // Seven in line would have held the batch 10.5 s. The endpoint is judged slow once its first
+    // request has run a second, and acted on half a second later: two or three requests go (as
+    // that check falls before or after the first answer), the rest are deferred.
+    expect(tookMs).toBeLessThan(3 * ANSWER_MS + 1_000);
+    const sent = receiver.log.length;
+    expect([2, 3]).toContain(sent);
     const deliveries = await harness.store.listDeliveries({ limit: 10 });
     const pending = deliveries.filter((d) => d.status === 'pending');
-    expect(pending).toHaveLength(3);
-    // Each comes back at about its turn as the endpoint's pace was known then: after the second
-    // answer, one after another (not all at once).
+    expect(pending).toHaveLength(7 - sent);
+    // Each comes back at about its turn as the endpoint's pace was known then: after the
+    // answers before it, one after another (not all at once).
     const turns = pending.map((d) => d.nextAttemptAt - started).sort((x, y) => x - y);
     expect(turns[0]).toBeGreaterThan(ANSWER_MS);
-    expect(turns[1]).toBeGreaterThan(turns[0]!);
-    expect(turns[2]).toBeGreaterThan(turns[1]!);
+    for (let n = 1; n < turns.length; n++) expect(turns[n]).toBeGreaterThan(turns[n - 1]!);
     // Their messages say they wait in the endpoint's line: the local run counts them as backlog.
-    expect(harness.queue.waitingInLine).toBe(3);
+    expect(harness.queue.waitingInLine).toBe(7 - sent);
   }, 20_000);
 });
 
