@@ -114,7 +114,9 @@ export function slowLineStepMs(input: {
  * half that limit before its expected turn, and after the turns of the deliveries of its lane
  * deferred before it (`booked`, returned moved on), so deferred work comes back spread over the
  * time the endpoint needs for it rather than all at once, and live work ahead of bulk work; but
- * no further than `horizonMs` (those come back then and take their place again). Only a subject's first slot, and only
+ * no further than `horizonMs` (those come back then and take their place again). A subject's
+ * first slot is its first in the line's own order: a subject's bulk delivery that waits ahead of
+ * its live one goes first (see nextSlot), so the live one never defers ahead of it. Only a subject's first slot, and only
  * while the subject has nothing in flight, is deferred: its later ones follow it when they
  * reach the front (they find it waiting, as behind a retry). Pure.
  */
@@ -131,13 +133,16 @@ export function planLineDeferrals(input: {
   const booked = { ...input.booked };
   const deferrals: LineDeferral[] = [];
   if (slots.length * step <= LINE_WAIT_LIMIT_MS) return { deferrals, booked };
-  const seen = new Set<string>();
+  // A subject's first slot in the line's own order: its later ones, live or bulk, start after it.
+  const firstOfSubject = new Map<string, number>();
+  slots.forEach((slot, index) => {
+    if (!firstOfSubject.has(slot.subject)) firstOfSubject.set(slot.subject, index);
+  });
   let position = 0;
   for (const index of startOrder(slots)) {
     const slot = slots[index]!;
     position++;
-    const first = !seen.has(slot.subject) && !busySubjects.has(slot.subject);
-    seen.add(slot.subject);
+    const first = firstOfSubject.get(slot.subject) === index && !busySubjects.has(slot.subject);
     const expectedWait = position * step;
     if (!first || expectedWait <= LINE_WAIT_LIMIT_MS) continue;
     const turn = Math.max(now + expectedWait, booked[slot.lane] + step);

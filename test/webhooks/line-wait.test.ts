@@ -114,6 +114,15 @@ describe("the deliveries deferred for their place in an endpoint's line", () => 
     expect(deferrals.map((d) => d.index)).toEqual([4]);
   });
 
+  it("take a subject's first slot in the line's own order, though live slots count first", () => {
+    // A subject's bulk delivery came back from a deferral before its live change was detected:
+    // the bulk one goes first at the endpoint, so only it may be deferred, never the live one
+    // ahead of it (it would then wait behind the live one: the subject's order inverted).
+    const slots = [bulk('s'), live('a'), live('b'), live('c'), live('d'), live('s')];
+    const { deferrals } = plan(slots, 500);
+    expect(deferrals.map((d) => d.index)).toEqual([0]);
+  });
+
   it('are deferred no further than the horizon', () => {
     const { deferrals } = plan(subjects(10), 60_000);
     expect(Math.max(...deferrals.map((d) => d.until))).toBe(NOW + LINE_DEFER_MAX_MS);
