@@ -1,6 +1,6 @@
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { applyOutcome } from './endpoint-health.ts';
+import { applyOutcome, type HealthNotice } from './endpoint-health.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';
@@ -20,7 +20,9 @@ export interface HealthRecorded {
  * the caller's copy of the state; the outcome is stored over the latest state whatever other
  * deliveries, batches or processes wrote since (`foldEndpointState`), one fold at a time per
  * endpoint in this process, so every failure counts and a notice is decided on the state that
- * was stored. A success on a healthy endpoint writes nothing.
+ * was stored. Its notices are published before the next fold of the endpoint starts, so they
+ * reach the queue, and the subscribers, in the order they were decided (a `delivery.recovered`
+ * never ahead of the `delivery.failing` it ends). A success on a healthy endpoint writes nothing.
  */
 export async function recordHealth(
   subscription: Subscription,
@@ -37,11 +39,25 @@ export async function recordHealth(
   };
   // The common case, a success on a healthy endpoint, changes nothing and waits for nothing.
   const onCopy = fold(endpoint);
-  const { state, notices } = onCopy.changed
-    ? await deps.endpointWrites.run(subscription.id, () =>
-        foldEndpointState(deps.store, endpoint, fold),
-      )
-    : onCopy;
+  if (!onCopy.changed) return { state: onCopy.state, disabled: false };
+  return deps.endpointWrites.run(subscription.id, async () => {
+    const { state, notices } = await foldEndpointState(deps.store, endpoint, fold);
+    return { state, disabled: await actOnNotices(subscription, state, before, notices, deps) };
+  });
+}
+
+/**
+ * Publishes what the notices of a fold call for, and disables the subscription when one says
+ * so; returns whether it did. `before` is the state the outcome was folded into.
+ */
+async function actOnNotices(
+  subscription: Subscription,
+  state: EndpointState,
+  before: EndpointState,
+  notices: readonly HealthNotice[],
+  deps: DispatcherDeps,
+): Promise<boolean> {
+  const now = deps.clock.now();
   let disabled = false;
   const base = { url: subscription.url, consecutiveFailures: state.consecutiveFailures };
   for (const notice of notices) {
@@ -73,7 +89,7 @@ export async function recordHealth(
       disabled = true;
     }
   }
-  return { state, disabled };
+  return disabled;
 }
 
 /** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */

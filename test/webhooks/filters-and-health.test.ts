@@ -142,4 +142,40 @@ describe('endpoint notices', () => {
     expect(ids('delivery.recovered')).toHaveLength(1);
     expect(await stored()).toMatchObject({ consecutiveFailures: 4, failingSince: clock.now() });
   });
+
+  it('are published in the order they were decided, though the first one publishes slowly', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    let release!: () => void;
+    const slowFirst = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const published: string[] = [];
+    const sink = {
+      async publish(event: { type: string }) {
+        if (published.length === 0 && event.type === 'delivery.failing') await slowFirst;
+        published.push(event.type);
+      },
+    };
+    const store = new MemoryWebhookStore();
+    const deps = createDispatcherDeps({
+      clock,
+      sink,
+      store,
+      queue: undefined as never,
+      sender: undefined as never,
+    });
+    const sub = subscription({});
+    await store.putEndpointState(
+      { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: 1 },
+      { ifVersion: undefined },
+    );
+    const read = (await store.getEndpointState(sub.id))!;
+    // A fourth failure announces the run; a success folded right after it ends the run.
+    const failing = recordHealth(sub, read, { kind: 'retry', at: 0 }, deps);
+    const recovered = recordHealth(sub, read, { kind: 'delivered' }, deps);
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    await Promise.all([failing, recovered]);
+    expect(published).toEqual(['delivery.failing', 'delivery.recovered']);
+  });
 });
