@@ -5,7 +5,10 @@ import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
 import { recordHealth } from '../../shared/webhooks/endpoint-notices.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { DispatchEventSchema } from '../../shared/webhooks/messages.ts';
-import { MemoryOperationalEventSink } from '../../shared/webhooks/operational-events.ts';
+import {
+  MemoryOperationalEventSink,
+  type OperationalEventSink,
+} from '../../shared/webhooks/operational-events.ts';
 import { freshEndpointState } from '../../shared/webhooks/store.ts';
 import {
   matchesEventType,
@@ -106,18 +109,24 @@ describe('endpoint health', () => {
   });
 });
 
+/** A dispatcher's parts for its endpoints' health: a manual clock, a memory store, `sink`. */
+function healthDeps(sink: OperationalEventSink) {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const store = new MemoryWebhookStore();
+  const deps = createDispatcherDeps({
+    clock,
+    sink,
+    store,
+    queue: undefined as never,
+    sender: undefined as never,
+  });
+  return { clock, store, deps };
+}
+
 describe('endpoint notices', () => {
   it('counts every failure of deliveries that read the same state, and announces a run once', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const sink = new MemoryOperationalEventSink();
-    const store = new MemoryWebhookStore();
-    const deps = createDispatcherDeps({
-      clock,
-      sink,
-      store,
-      queue: undefined as never,
-      sender: undefined as never,
-    });
+    const { clock, store, deps } = healthDeps(sink);
     const sub = subscription({});
     const failure = { kind: 'retry', at: 0 } as const;
     const stored = async () => (await store.getEndpointState(sub.id))!;
@@ -144,7 +153,6 @@ describe('endpoint notices', () => {
   });
 
   it('are published in the order they were decided, though the first one publishes slowly', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 0, 1));
     let release!: () => void;
     const slowFirst = new Promise<void>((resolve) => {
       release = resolve;
@@ -156,14 +164,7 @@ describe('endpoint notices', () => {
         published.push(event.type);
       },
     };
-    const store = new MemoryWebhookStore();
-    const deps = createDispatcherDeps({
-      clock,
-      sink,
-      store,
-      queue: undefined as never,
-      sender: undefined as never,
-    });
+    const { store, deps } = healthDeps(sink);
     const sub = subscription({});
     await store.putEndpointState(
       { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: 1 },
