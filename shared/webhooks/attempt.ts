@@ -147,7 +147,6 @@ export async function afterDeliveryWrite(
       deliveryMessage(written, subject, inLine),
       delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
       recordIds,
-      inLine !== undefined,
     );
   } else if (written.status === 'dead') {
     await deps.store.addDeadLetter(written);

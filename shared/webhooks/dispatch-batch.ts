@@ -178,18 +178,9 @@ export class DispatchBatch {
     if (subject !== undefined) this.waiting?.note(delivery, subject, waited);
   }
 
-  /**
-   * Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. `waitsInLine`
-   * marks a deferral for a place in a slow endpoint's line (see QueuedDelivery).
-   */
-  enqueue(
-    message: DeliveryMessage,
-    delaySeconds: number,
-    recordIds: readonly string[],
-    waitsInLine = false,
-  ): void {
-    const entry = waitsInLine ? { message, delaySeconds, waitsInLine } : { message, delaySeconds };
-    this.outbox.push({ entry, recordIds });
+  /** Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. */
+  enqueue(message: DeliveryMessage, delaySeconds: number, recordIds: readonly string[]): void {
+    this.outbox.push({ entry: { message, delaySeconds }, recordIds });
   }
 
   /** Marks records failed and logs why. */

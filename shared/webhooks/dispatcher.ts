@@ -33,7 +33,7 @@ interface QueuedAttempt {
   subscriptionId?: string;
   /** The subject of the delivery's event, when the message names it (see DeliveryMessage). */
   subject?: string;
-  /** `bulk` for bulk work deferred for its turn at a slow endpoint (see DeliveryMessage). */
+  /** The lane of work deferred for its turn at a slow endpoint (see DeliveryMessage). */
   lane?: DispatchLane;
   recordIds: readonly string[];
 }

@@ -54,18 +54,20 @@ export const DeliveryMessageSchema = z.object({
    */
   subject: z.string().min(1).optional(),
   /**
-   * `bulk` for a bulk delivery deferred for its turn in a slow endpoint's line: it comes back
-   * on the dispatch queue yet keeps its place behind live work at the endpoint.
+   * The lane whose line at a slow endpoint the delivery was deferred from, for its turn there
+   * (absent for any other message). A bulk one comes back on the dispatch queue yet keeps its
+   * place behind live work at the endpoint; the queue marks the message as waiting in line
+   * (WAITS_IN_LINE_ATTRIBUTE).
    */
-  lane: z.literal('bulk').optional(),
+  lane: z.enum(['live', 'bulk']).optional(),
 });
 
 /** A delivery message (see {@link DeliveryMessageSchema}). */
 export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
 /**
- * The message that makes the next attempt of `delivery`, naming its event's subject when known.
- * Pure.
+ * The message that makes the next attempt of `delivery`, naming its event's subject when known,
+ * and with `lane` the line it was deferred from for its turn at a slow endpoint. Pure.
  * @example deliveryMessage({ id: 'd1', subscriptionId: 's1' }, 'c-1')
  */
 export function deliveryMessage(
@@ -78,7 +80,7 @@ export function deliveryMessage(
     deliveryId: delivery.id,
     subscriptionId: delivery.subscriptionId,
     ...(subject === undefined ? {} : { subject }),
-    ...(lane === 'bulk' ? { lane } : {}),
+    ...(lane === undefined ? {} : { lane }),
   };
 }
 

@@ -19,8 +19,6 @@ export const WAITS_IN_LINE_ATTRIBUTE = 'bridge-waits';
 export interface QueuedDelivery {
   message: DeliveryMessage;
   delaySeconds: number;
-  /** Deferred for its place in a slow endpoint's line (see {@link WAITS_IN_LINE_ATTRIBUTE}). */
-  waitsInLine?: boolean;
 }
 
 /** The dispatch queue as the dispatcher writes to it. */
@@ -91,7 +89,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
             Id: String(index),
             MessageBody: JSON.stringify(entries[index]!.message),
             DelaySeconds: clampDelay(entries[index]!.delaySeconds),
-            ...(entries[index]!.waitsInLine ? { MessageAttributes: WAITS_IN_LINE } : {}),
+            ...(entries[index]!.message.lane ? { MessageAttributes: WAITS_IN_LINE } : {}),
           })),
         }),
       );
@@ -129,7 +127,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   async sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]> {
     for (const entry of entries) {
       this.sendRaw(JSON.stringify(entry.message), entry.delaySeconds);
-      if (entry.waitsInLine) this.inLine.add(`msg-${this.seq}`);
+      if (entry.message.lane) this.inLine.add(`msg-${this.seq}`);
     }
     return [];
   }

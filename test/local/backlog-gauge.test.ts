@@ -35,9 +35,8 @@ describe("the local run's backlog gauge", () => {
 
     // Three deferred for their turn at a slow endpoint: they would otherwise wait in its line.
     const inLine = [4, 5, 6].map((n) => ({
-      message: message(n),
+      message: { ...message(n), lane: 'live' as const },
       delaySeconds: 60,
-      waitsInLine: true,
     }));
     expect(await deliveries.sendBatch(inLine)).toEqual([]);
     expect(await gauge.depth()).toBe(3);

@@ -60,11 +60,7 @@ describe('SqsDeliveryQueue (fauxqs)', () => {
     const queue = new SqsDeliveryQueue(sqs, queueUrl);
     const failed = await queue.sendBatch([
       { message: { kind: 'delivery', deliveryId: 'dlv_retry' }, delaySeconds: 0 },
-      {
-        message: { kind: 'delivery', deliveryId: 'dlv_in_line' },
-        delaySeconds: 0,
-        waitsInLine: true,
-      },
+      { message: { kind: 'delivery', deliveryId: 'dlv_in_line', lane: 'live' }, delaySeconds: 0 },
     ]);
     expect(failed).toEqual([]);
     const result = await sqs.send(
