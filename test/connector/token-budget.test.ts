@@ -183,12 +183,14 @@ describe('TokenBudget', () => {
     expect(run.longestLiveGap).toBeLessThan(4_500);
   });
 
-  it('keeps live streams asking three quarters of the budget on time beside bulk work, which keeps the rest', async () => {
-    // Five streams polled every second ask 150 of 200 a window (a backfill's streams polling live).
+  it('keeps live streams asking four fifths of the budget on time beside bulk work, which keeps the rest', async () => {
+    // Five streams polled every second ask 155 of 200 a window (a backfill's streams polling live).
     const run = await liveBesideBulk(5);
     expect(run.busiest).toBeLessThanOrEqual(200);
-    // Half the budget held back for them left a live poll waiting behind bulk work for 10.5 s.
-    expect(run.longestLiveWait).toBeLessThanOrEqual(500);
+    // Half the budget held back for them left a live poll waiting behind bulk work for 10.5 s;
+    // three quarters, 0.5 s (a poll every 1.5 s). The clock moves in steps of 50 ms.
+    expect(run.longestLiveWait).toBeLessThanOrEqual(50);
+    expect(run.longestLiveGap).toBeLessThanOrEqual(1_050);
     expect(run.bulkGranted).toBeGreaterThan(60);
   });
 
