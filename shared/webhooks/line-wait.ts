@@ -114,7 +114,8 @@ export function slowLineStepMs(input: {
  * half that limit before its expected turn, and after the turns of the deliveries of its lane
  * deferred before it (`booked`, returned moved on), so deferred work comes back spread over the
  * time the endpoint needs for it rather than all at once, and live work ahead of bulk work; but
- * no further than `horizonMs` (those come back then and take their place again). A subject's
+ * no further than `horizonMs` (those come back then and take their place again: their booking
+ * ends there, not at the turn they would have had). A subject's
  * first slot is its first in the line's own order: a subject's bulk delivery that waits ahead of
  * its live one goes first (see nextSlot), so the live one never defers ahead of it. Only a subject's first slot, and only
  * while the subject has nothing in flight, is deferred: its later ones follow it when they
@@ -146,8 +147,10 @@ export function planLineDeferrals(input: {
     const expectedWait = position * step;
     if (!first || expectedWait <= LINE_WAIT_LIMIT_MS) continue;
     const turn = Math.max(now + expectedWait, booked[slot.lane] + step);
-    booked[slot.lane] = turn;
     const until = Math.min(now + input.horizonMs, turn - LINE_WAIT_LIMIT_MS / 2);
+    // Booked where it comes back: one deferred to the horizon takes its place in the line again
+    // then, and must not find its own later turn booked ahead of it (it would go round again).
+    booked[slot.lane] = until + LINE_WAIT_LIMIT_MS / 2;
     deferrals.push({ index, until });
   }
   return { deferrals, booked };

@@ -123,6 +123,34 @@ describe("the deliveries deferred for their place in an endpoint's line", () => 
     expect(deferrals.map((d) => d.index)).toEqual([0]);
   });
 
+  it('come back from the horizon spread over their turns from then, not behind their own bookings', () => {
+    // 100 waiting, one moving every second: about 70 are deferred to the 30 s horizon.
+    const slots = subjects(100);
+    const first = planLineDeferrals({
+      slots,
+      busySubjects: new Set(),
+      stepMs: 1_000,
+      booked: { live: 0, bulk: 0 },
+      horizonMs: 30_000,
+      now: 0,
+    });
+    const returning = first.deferrals.filter((d) => d.until === 30_000).map((d) => slots[d.index]!);
+    expect(returning.length).toBeGreaterThan(60);
+    // At the horizon, those deferred before them have gone: they are now the front of the line.
+    const second = planLineDeferrals({
+      slots: returning,
+      busySubjects: new Set(),
+      stepMs: 1_000,
+      booked: first.booked,
+      horizonMs: 30_000,
+      now: 30_000,
+    });
+    // The first two wait in line; the next come back a second apart. Before, every one went
+    // to the horizon again (booked after the turns they would have had): the line barely moved.
+    expect(second.deferrals[0]!.until).toBe(30_000 + 3 * 1_000 - LINE_WAIT_LIMIT_MS / 2);
+    expect(second.deferrals.filter((d) => d.until < 60_000).length).toBeGreaterThan(25);
+  });
+
   it('are deferred no further than the horizon', () => {
     const { deferrals } = plan(subjects(10), 60_000);
     expect(Math.max(...deferrals.map((d) => d.until))).toBe(NOW + LINE_DEFER_MAX_MS);
