@@ -30,6 +30,8 @@ export interface EndpointLane {
   meanMs: number | undefined;
   /** Whether a check of its line is due (a timer is set for it). */
   lineCheckDue: boolean;
+  /** Whether a start held back by its rate limit's spacing is due (a timer is set for it). */
+  spacingDue: boolean;
   /** When the last deliveries deferred for their place in its line are expected to start. */
   booked: LineBookings;
   /** Since when it has deferred work for its line, if it does (until all of it is due again). */
@@ -65,6 +67,7 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     inFlightSince: [],
     meanMs: undefined,
     lineCheckDue: false,
+    spacingDue: false,
     booked: { live: 0, bulk: 0 },
     deferringSince: undefined,
     slowSince: undefined,

@@ -307,7 +307,13 @@ export class EndpointScheduler {
       const now = this.clock.now();
       const spacedAt = lane.lastStartAt + minGapMs(lane);
       if (spacedAt > now) {
-        void this.clock.sleep(spacedAt - now).then(() => this.pump(endpoint, lane));
+        // One timer per endpoint: every finish and every check pumps, and each would add one.
+        if (lane.spacingDue) return;
+        lane.spacingDue = true;
+        void this.clock.sleep(spacedAt - now).then(() => {
+          lane.spacingDue = false;
+          this.pump(endpoint, lane);
+        });
         return;
       }
       const [slot] = lane.waiting.splice(index, 1);

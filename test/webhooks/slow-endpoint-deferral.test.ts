@@ -129,6 +129,50 @@ describe("deliveries waiting in a slow endpoint's line", () => {
     expect(works.every((w) => w.deferUntil === undefined)).toBe(true);
   });
 
+  it('drain at the pace of the endpoint, however far beyond the horizon the line reaches', async () => {
+    // 100 deliveries, one at a time, each answered in 1.5 s: 150 s of work. A deferred one
+    // comes back at its time (its delayed message) and waits in line again.
+    const { clock, run } = endpoint(1);
+    const deliveredAt: number[] = [];
+    const pending: Promise<void>[] = [];
+    const submit = (subject: string): void => {
+      pending.push(
+        run(subject, {
+          run: async (deferUntil?: number) => {
+            if (deferUntil !== undefined) {
+              void clock.sleep(deferUntil - clock.now()).then(() => submit(subject));
+              return;
+            }
+            await clock.sleep(1_500);
+            deliveredAt.push(clock.now());
+          },
+        } as Work),
+      );
+    };
+    for (let n = 0; n < 100; n++) submit(`s${n}`);
+    const start = clock.now();
+    // Ten minutes. Before, a line deferred to the horizon went round again behind its own
+    // bookings: 44 of 100 delivered in ten minutes.
+    for (let t = 0; t < 2_400; t++) await clock.advance(250);
+    expect(deliveredAt.length).toBe(100);
+    expect(Math.max(...deliveredAt) - start).toBeLessThan(200_000);
+    await Promise.all(pending);
+  });
+
+  it('keep one timer for the spacing of a rate-limited endpoint, not one per waiting delivery', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const scheduler = new EndpointScheduler(clock);
+    // A fast endpoint (never slow, so nothing defers) taking 20 a second.
+    const runs = Array.from({ length: 300 }, (_, n) =>
+      scheduler.run('e', `s${n}`, { ratePerSecond: 20 }, async () => {}),
+    );
+    for (let t = 0; t < 3; t++) await clock.advance(60);
+    // The spacing and the line check. Before, each pump that met the spacing set a timer: 303.
+    expect(clock.pendingSleeps).toBeLessThanOrEqual(2);
+    for (let t = 0; t < 400; t++) await clock.advance(50);
+    await Promise.all(runs);
+  });
+
   it('are deferred at an endpoint whose rate limit makes the line slow', async () => {
     // One delivery a second at most: the fourth in line would wait 3 s.
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
