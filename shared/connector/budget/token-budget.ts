@@ -39,16 +39,12 @@ export interface BudgetView {
 }
 
 /**
- * Each side's share when the live streams alone ask more than the budget while bulk work runs
- * (see nextTurn): live polls and bulk work are then paced over half the budget each.
- */
-export const LIVE_RESERVE_MAX_SHARE = 0.5;
-/**
- * Largest share of the budget the live reserve may hold back from bulk work while the live
- * streams ask no more than the budget: four fifths, so live streams asking up to that never
- * wait behind bulk work, which keeps at least a fifth. Five streams polled every second ask 155
- * of 200: 31 each in the 30.5 s the budget counts. Capped at three quarters (150), bulk work
- * filled the window to 200 and their polls waited up to 0.55 s for a slot to free.
+ * Largest share of the budget the live reserve may hold back from bulk work: four fifths, so
+ * live streams asking up to that never wait behind bulk work, which keeps at least a fifth.
+ * Five streams polled every second ask 155 of 200: 31 each in the 30.5 s the budget counts.
+ * Capped at three quarters (150), bulk work filled the window to 200 and their polls waited up
+ * to 0.55 s for a slot to free. While bulk work runs beside live streams asking more than this
+ * share, each side is paced over its own: live polls over four fifths, bulk work over a fifth.
  */
 export const LIVE_RESERVE_CAP_SHARE = 0.8;
 /**
@@ -80,10 +76,10 @@ interface Turn {
 /**
  * The budget of one AccessToken in one process: a priority scheduler in front of a
  * {@link GrantLedger}. Live claims are served before bulk ones at every free slot (spread evenly
- * over the window when the live streams alone ask more than the budget, over half of it while
- * bulk work waits too); bulk work
- * may use the budget up to the limit minus a live reserve (the requests the live streams make
- * per window at their intervals, at most half the budget). While live streams poll, bulk work
+ * over the window when the live streams alone ask more than the budget, and over four fifths of
+ * it while bulk work runs and they ask more than that); bulk work may use the budget up to the
+ * limit minus a live reserve (the requests the live streams make per window at their intervals,
+ * at most four fifths of the budget: {@link LIVE_RESERVE_CAP_SHARE}). While live streams poll, bulk work
  * is paced evenly over the window, so it never takes a burst of slots (or of the process's CPU)
  * a live poll needs a moment later. While none does, bulk work may spend half its capacity at
  * once, then the slots left are spread evenly until the window's oldest grant ages out: a first
@@ -193,15 +189,14 @@ export class TokenBudget {
     return demand;
   }
 
-  /**
-   * The live streams' demand, capped at {@link LIVE_RESERVE_CAP_SHARE} of the budget; at half
-   * ({@link LIVE_RESERVE_MAX_SHARE}) when they ask more than the budget, the halves nextTurn
-   * paces each side over.
-   */
+  /** The live streams' demand, capped at {@link LIVE_RESERVE_CAP_SHARE} of the budget. */
   private liveReserve(now: number, demand = this.liveDemand(now)): number {
-    const limit = this.limit(now);
-    const share = demand > limit ? LIVE_RESERVE_MAX_SHARE : LIVE_RESERVE_CAP_SHARE;
-    return Math.min(demand, Math.floor(limit * share));
+    return Math.min(demand, this.liveShare(now));
+  }
+
+  /** The most live polls may take of a window while bulk work runs: the reserve's cap. */
+  private liveShare(now: number): number {
+    return Math.max(1, Math.floor(this.limit(now) * LIVE_RESERVE_CAP_SHARE));
   }
 
   /**
@@ -219,10 +214,13 @@ export class TokenBudget {
 
   /**
    * Whose turn it is, and when: the first live claim at its slot (at once unless the live
-   * streams ask more than the budget); the first bulk claim when its slot comes first. When the
-   * live streams ask more than the budget while bulk work runs (a first sync, a backfill, a
-   * sweep), each side is paced over its half ({@link LIVE_RESERVE_MAX_SHARE}): live polls over
-   * the whole budget left bulk work nothing, and first syncs and sweeps never ran.
+   * streams ask more than they may take); the first bulk claim when its slot comes first. While
+   * bulk work runs (a first sync, a backfill, a sweep) beside live streams asking more than
+   * {@link LIVE_RESERVE_CAP_SHARE} of the budget, each side is paced over its share: served at
+   * once, live polls filled the window and then each waited seconds for a slot to free (six
+   * streams polled every second, 4.5 s); over the whole budget, they left bulk work nothing, and
+   * first syncs and sweeps never ran. Without bulk work, live polls are paced over the whole
+   * budget once they ask more than it.
    */
   private nextTurn(now: number): Turn | undefined {
     const live = this.waiting.live[0];
@@ -230,19 +228,19 @@ export class TokenBudget {
     const limit = this.limit(now);
     // Worked out once per turn: it walks the live streams and drops those gone quiet.
     const demand = this.liveDemand(now);
-    const contended = demand > limit;
     // Between two claims of a bulk loop its queue is empty for a moment: it still runs.
     const bulkRuns = bulk !== undefined || now - this.lastBulkSlotAt < BULK_RUNNING_MS;
-    const liveShare = Math.max(1, Math.floor(limit * LIVE_RESERVE_MAX_SHARE));
+    const liveShare = this.liveShare(now);
+    const livePacedOver = bulkRuns ? liveShare : limit;
     const liveTurn: Turn | undefined = live && {
       waiter: live,
       capacity: limit,
-      ...this.liveSlot(now, contended ? (bulkRuns ? liveShare : limit) : undefined),
+      ...this.liveSlot(now, demand > livePacedOver ? livePacedOver : undefined),
     };
     if (!bulk || (liveTurn && liveTurn.pacedAt <= now)) return liveTurn;
     const reserve = this.liveReserve(now, demand);
     const capacity = this.bulkCapacity(now, reserve);
-    const paceOver = contended ? limit - liveShare : capacity;
+    const paceOver = demand > liveShare ? limit - liveShare : capacity;
     const bulkTurn: Turn = { waiter: bulk, capacity, ...this.bulkSlot(now, paceOver, reserve > 0) };
     return liveTurn && liveTurn.pacedAt < bulkTurn.pacedAt ? liveTurn : bulkTurn;
   }
@@ -303,6 +301,9 @@ export class TokenBudget {
         }
         const taken = await this.ledger.take(this.key, now, this.windowMs(), capacity);
         this.grants = taken.grants;
+        // A 429 came back while the ledger answered: nothing goes before its Retry-After (the
+        // grant taken is spent, which only errs on the safe side).
+        if (this.clock.now() < this.pausedUntilMs) continue;
         if (!taken.granted) {
           await this.sleep(
             Math.max(1, slotFreeAt(taken.grants, capacity, now, this.windowMs()) - now),
@@ -315,6 +316,8 @@ export class TokenBudget {
         if (bulk) this.lastBulkSlotAt = slot;
         else {
           this.lastLiveSlotAt = slot;
+          // Kept to one window: a process that only polls live never asks for bulk capacity.
+          this.liveGrantTimes = liveGrants(this.liveGrantTimes, now, this.windowMs());
           this.liveGrantTimes.push(now);
         }
         const queue = this.waiting[waiter.claim.priority];
