@@ -266,7 +266,12 @@ export function createConnectorCaller(
         if (!(error instanceof ConnectorError)) throw error;
         const count = limitationCount(current);
         const decision = decideRetry(error, history, count, limits, random);
-        if (decision.kind === 'fail') throw error;
+        if (decision.kind === 'fail') {
+          // This call gives up, but the server's pause holds for every caller of the token.
+          if (error.category === 'rate-limit' && error.retryAfterMs !== undefined)
+            budget?.throttled(clock.now() + error.retryAfterMs);
+          throw error;
+        }
         if (decision.kind === 'shrink') {
           current = withCount(current, () => decision.count);
           continue;

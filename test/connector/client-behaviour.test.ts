@@ -59,6 +59,31 @@ describe('429 Too many requests', () => {
     expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(2000);
   });
 
+  it('holds the token for the Retry-After of the 429 it gives up on', async () => {
+    const clock = new ManualClock();
+    const seenAt: number[] = [];
+    server = await startJsonServer(() => {
+      seenAt.push(clock.now());
+      return seenAt.length === 1
+        ? { status: 429, headers: { 'retry-after': '3' }, body: { Message: 'slow down' } }
+        : { body: { TaxEnvironments: [] } };
+    });
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url },
+      {
+        clock,
+        random: () => 0.5,
+        retryLimits: { maxServerRetries: 0, maxRateLimitRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    const error = await client.call('taxEnvironments/getAll', {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ category: 'rate-limit' });
+    // The next call of the same token waits for the server's pause all the same.
+    await driveClock(clock, client.call('taxEnvironments/getAll', {}));
+    await client.close();
+    expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(3000);
+  });
+
   it('accepts Retry-After as an HTTP date', async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
     const seenAt: number[] = [];
