@@ -15,6 +15,8 @@ const GRANTS_TTL_SECONDS = 3600;
 const GrantsItemSchema = z.object({
   grants: z.array(z.number()),
   version: z.number().int(),
+  /** A server's pause of the token (a 429's Retry-After), epoch ms; every taker waits for it. */
+  pausedUntil: z.number().optional(),
 });
 type GrantsItem = z.infer<typeof GrantsItemSchema>;
 
@@ -29,7 +31,9 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * ledger wrote last is kept in memory: while it is still the stored one (one process per
  * token, the common case), each further grant is the conditional write alone; a write another
  * taker got in first fails its condition, and the next attempt reads. Other takers only ever
- * add grants, so a remembered item that is full is full in the table too. A token bucket
+ * add grants (or a pause), so a remembered item that is full is full in the table too. A 429's
+ * Retry-After is kept in the same item (`pausedUntil`): a pause written by another taker moves
+ * the version, so the next conditional write fails, reads, and finds it. A token bucket
  * would need the same conditional write but cannot say exactly when a slot frees, and SQS FIFO
  * groups would serialize a connection's streams so that a backfill page blocks a live poll.
  */
@@ -49,37 +53,71 @@ export class DynamoDbGrantLedger implements GrantLedger {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       const stored = this.written.get(key) ?? (await this.read(key));
       const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
+      const pausedUntil = stored?.pausedUntil ?? 0;
+      if (pausedUntil > nowMs) return { granted: false, grants, pausedUntil };
       if (grants.length >= capacity) return { granted: false, grants };
       grants.push(nowMs);
-      try {
-        await this.documentClient.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: {
-              pk: budgetPk(key),
-              sk: GRANTS_SK,
-              grants,
-              version: (stored?.version ?? 0) + 1,
-              ttl: Math.ceil(nowMs / 1000) + GRANTS_TTL_SECONDS,
-            },
-            ConditionExpression: stored ? '#version = :version' : 'attribute_not_exists(#pk)',
-            ExpressionAttributeNames: stored ? { '#version': 'version' } : { '#pk': 'pk' },
-            ...(stored ? { ExpressionAttributeValues: { ':version': stored.version } } : {}),
-          }),
-        );
-        this.written.set(key, { grants, version: (stored?.version ?? 0) + 1 });
+      if (await this.replace(key, stored, { grants, pausedUntil: stored?.pausedUntil }, nowMs))
         return { granted: true, grants: [...grants] };
-      } catch (error) {
-        this.written.delete(key);
-        if (error instanceof ConditionalCheckFailedException) continue;
-        throw toStoreError(this.tableName, 'PutItem', error);
-      }
     }
-    throw new BridgeError(
+    throw this.lostRaces(key);
+  }
+
+  async pause(key: string, untilMs: number): Promise<void> {
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
+      // Read, not remembered: the pause must land on what other takers wrote since.
+      const stored = await this.read(key);
+      if ((stored?.pausedUntil ?? 0) >= untilMs) return;
+      const item = { grants: stored?.grants ?? [], pausedUntil: untilMs };
+      if (await this.replace(key, stored, item, untilMs)) return;
+    }
+    throw this.lostRaces(key);
+  }
+
+  /**
+   * Writes the key's item in place of `stored` (the next version), on the condition that it is
+   * still the stored one; false when another taker wrote first.
+   */
+  private async replace(
+    key: string,
+    stored: GrantsItem | undefined,
+    item: Pick<GrantsItem, 'grants' | 'pausedUntil'>,
+    newestMs: number,
+  ): Promise<boolean> {
+    const version = (stored?.version ?? 0) + 1;
+    const written: GrantsItem = {
+      grants: item.grants,
+      version,
+      ...(item.pausedUntil === undefined ? {} : { pausedUntil: item.pausedUntil }),
+    };
+    try {
+      await this.documentClient.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: budgetPk(key),
+            sk: GRANTS_SK,
+            ...written,
+            ttl: Math.ceil(newestMs / 1000) + GRANTS_TTL_SECONDS,
+          },
+          ConditionExpression: stored ? '#version = :version' : 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: stored ? { '#version': 'version' } : { '#pk': 'pk' },
+          ...(stored ? { ExpressionAttributeValues: { ':version': stored.version } } : {}),
+        }),
+      );
+      this.written.set(key, written);
+      return true;
+    } catch (error) {
+      this.written.delete(key);
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw toStoreError(this.tableName, 'PutItem', error);
+    }
+  }
+
+  private lostRaces(key: string): BridgeError {
+    return new BridgeError(
       `connector budget ${key}: lost ${TAKE_ATTEMPTS_MAX} write races in a row`,
-      {
-        retryable: true,
-      },
+      { retryable: true },
     );
   }
 

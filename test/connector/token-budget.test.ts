@@ -23,6 +23,7 @@ function countingLedger(grantedAt: number[]): GrantLedger {
       return result;
     },
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
+    pause: (key, untilMs) => ledger.pause(key, untilMs),
   };
 }
 
@@ -272,6 +273,7 @@ describe('TokenBudget', () => {
         return memory.take(key, nowMs, windowMs, capacity);
       },
       recent: (key, nowMs, windowMs) => memory.recent(key, nowMs, windowMs),
+      pause: (key, untilMs) => memory.pause(key, untilMs),
     };
     const budget = budgetOn(clock, slowLedger);
     let grantedAt = -1;
@@ -290,6 +292,24 @@ describe('TokenBudget', () => {
     await advanceUntil(clock, () => grantedAt >= 0);
     await granted;
     expect(grantedAt).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('holds every process of the token for a Retry-After another process was answered', async () => {
+    const clock = new ManualClock(0);
+    const ledger = new MemoryGrantLedger();
+    const answered = budgetOn(clock, ledger);
+    const other = budgetOn(clock, ledger);
+    answered.throttled(4_000);
+    await clock.advance(0);
+    let grantedAt = -1;
+    const granted = other.acquire(LIVE).then(() => {
+      grantedAt = clock.now();
+    });
+    await advanceUntil(clock, () => grantedAt >= 0);
+    await granted;
+    expect(grantedAt).toBeGreaterThanOrEqual(4_000);
+    // It keeps the lower pace after the pause too, as the process answered 429 does.
+    expect(other.view().limit).toBe(150);
   });
 
   it('keeps no more than a window of live grants in a process that only polls live', async () => {

@@ -39,6 +39,21 @@ describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
     expect(await ledger.recent(key, 6000, 30_000)).toHaveLength(5);
   });
 
+  it('refuses every take until a pause ends, and never shortens a pause', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    await ledger.take(key, 1000, 30_000, 5);
+    await ledger.pause(key, 9000);
+    await ledger.pause(key, 4000);
+    expect(await ledger.take(key, 5000, 30_000, 5)).toEqual({
+      granted: false,
+      grants: [1000],
+      pausedUntil: 9000,
+    });
+    expect((await ledger.take(key, 9000, 30_000, 5)).granted).toBe(true);
+    expect(await ledger.recent(key, 9000, 30_000)).toEqual([1000, 9000]);
+  });
+
   it('keeps separate logs per key', async () => {
     const ledger = create();
     await ledger.take('key-a', 1000, 30_000, 1);
@@ -85,5 +100,18 @@ describe('DynamoDbGrantLedger', () => {
     }
     expect(granted).toEqual([true, true, true, true, true, false, false, false]);
     expect(await first.recent(key, 2000, 30_000)).toEqual([1000, 1001, 1002, 1003, 1004]);
+  });
+
+  it('shows a pause written by one process to another that remembers its own last write', async () => {
+    const answered = new DynamoDbGrantLedger(dynamo.client, 'ledger-test');
+    const other = new DynamoDbGrantLedger(dynamo.client, 'ledger-test');
+    const key = `k-${crypto.randomUUID()}`;
+    await other.take(key, 1000, 30_000, 5);
+    await answered.pause(key, 6000);
+    expect(await other.take(key, 2000, 30_000, 5)).toMatchObject({
+      granted: false,
+      pausedUntil: 6000,
+    });
+    expect((await other.take(key, 6000, 30_000, 5)).granted).toBe(true);
   });
 });

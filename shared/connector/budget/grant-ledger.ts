@@ -5,6 +5,8 @@ export interface TakeResult {
   granted: boolean;
   /** The live grants after the attempt (with the new one when granted), oldest first. */
   grants: number[];
+  /** Refused for a server's pause of the token (a 429's Retry-After) lasting until then. */
+  pausedUntil?: number;
 }
 
 /**
@@ -15,9 +17,16 @@ export interface TakeResult {
 export interface GrantLedger {
   /**
    * Atomically records a grant at `nowMs` if fewer than `capacity` grants lie within the last
-   * `windowMs`. Two concurrent takers never both get the last slot.
+   * `windowMs` and no pause of the key lasts past `nowMs`. Two concurrent takers never both get
+   * the last slot.
    */
   take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult>;
+  /**
+   * Records that the server paused the key's token until `untilMs` (a 429's Retry-After), so
+   * every taker of the key waits for it, not only the one that was answered 429. Never
+   * shortens a longer pause.
+   */
+  pause(key: string, untilMs: number): Promise<void>;
   /** The live grants of `key` at `nowMs`, oldest first. */
   recent(key: string, nowMs: number, windowMs: number): Promise<number[]>;
 }
@@ -25,9 +34,12 @@ export interface GrantLedger {
 /** A ledger in this process's memory (one process; tests). */
 export class MemoryGrantLedger implements GrantLedger {
   private readonly logs = new Map<string, number[]>();
+  private readonly pauses = new Map<string, number>();
 
   async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {
     const grants = liveGrants(this.logs.get(key) ?? [], nowMs, windowMs);
+    const pausedUntil = this.pauses.get(key) ?? 0;
+    if (pausedUntil > nowMs) return { granted: false, grants, pausedUntil };
     const granted = grants.length < capacity;
     if (granted) grants.push(nowMs);
     this.logs.set(key, grants);
@@ -36,5 +48,9 @@ export class MemoryGrantLedger implements GrantLedger {
 
   async recent(key: string, nowMs: number, windowMs: number): Promise<number[]> {
     return liveGrants(this.logs.get(key) ?? [], nowMs, windowMs);
+  }
+
+  async pause(key: string, untilMs: number): Promise<void> {
+    this.pauses.set(key, Math.max(this.pauses.get(key) ?? 0, untilMs));
   }
 }

@@ -6,8 +6,21 @@ import { type BudgetLimits, TokenBudget } from './token-budget.ts';
 /** Margin added to the server's window by default (see {@link BudgetLimits.marginMs}). */
 export const BUDGET_MARGIN_MS_DEFAULT = 500;
 
-/** The ledger of a process that was given none: budgets shared within the process only. */
-const processLedger = new MemoryGrantLedger();
+/**
+ * The ledgers of a process that was given none, one per clock: budgets shared within the
+ * process only. Grant times and pauses are times of their clock, meaningless on another (a
+ * test's manual clock).
+ */
+const processLedgers = new WeakMap<Clock, MemoryGrantLedger>();
+
+function processLedgerOf(clock: Clock): MemoryGrantLedger {
+  let ledger = processLedgers.get(clock);
+  if (!ledger) {
+    ledger = new MemoryGrantLedger();
+    processLedgers.set(clock, ledger);
+  }
+  return ledger;
+}
 const budgets = new WeakMap<Clock, WeakMap<GrantLedger, Map<string, TokenBudget>>>();
 
 /**
@@ -27,7 +40,7 @@ export function sharedBudgetFor(
   accessToken: string,
   limits: BudgetLimits,
   clock: Clock,
-  ledger: GrantLedger = processLedger,
+  ledger: GrantLedger = processLedgerOf(clock),
 ): TokenBudget {
   let byLedger = budgets.get(clock);
   if (!byLedger) {

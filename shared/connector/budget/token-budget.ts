@@ -147,8 +147,18 @@ export class TokenBudget {
     });
   }
 
-  /** The server answered 429: nothing is sent before `untilMs`, and the pace stays lower for a while. */
+  /**
+   * The server answered 429: nothing is sent before `untilMs`, and the pace stays lower for a
+   * while. The pause is also written to the ledger, so every process taking grants of this
+   * token waits for it (a failed write leaves the pause to this process).
+   */
   throttled(untilMs: number): void {
+    this.pauseUntil(untilMs);
+    this.ledger.pause(this.key, untilMs).catch(() => undefined);
+  }
+
+  /** Holds every claim until `untilMs`, then keeps a lower pace for a while. */
+  private pauseUntil(untilMs: number): void {
     this.pausedUntilMs = Math.max(this.pausedUntilMs, untilMs);
     this.slowedUntilMs = Math.max(
       this.slowedUntilMs,
@@ -301,6 +311,8 @@ export class TokenBudget {
         }
         const taken = await this.ledger.take(this.key, now, this.windowMs(), capacity);
         this.grants = taken.grants;
+        // Another process was answered 429: its Retry-After holds here too.
+        if (taken.pausedUntil !== undefined) this.pauseUntil(taken.pausedUntil);
         // A 429 came back while the ledger answered: nothing goes before its Retry-After (the
         // grant taken is spent, which only errs on the safe side).
         if (this.clock.now() < this.pausedUntilMs) continue;
