@@ -1,5 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer } from '../../shared/admin/node-server.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 import { runBin } from '../support/run-bin.ts';
 
@@ -99,21 +102,58 @@ describe('change-bridge subscriptions', () => {
     expect(again.stderr).toContain(`subscription ${added.id} does not exist`);
   });
 
-  it('ping sends a signed ping and prints its delivery; an unknown id exits 1', async () => {
+  /** Runs `run` while the harness's dispatcher delivers what its queue holds, as `start` does. */
+  async function whileDispatching<T>(run: () => Promise<T>): Promise<T> {
+    let done = false;
+    const dispatching = (async () => {
+      while (!done) {
+        const records = cli.harness.queue.receive(10);
+        if (records.length > 0) await processDispatchBatch(records, cli.harness.dispatcher);
+        else await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      return await run();
+    } finally {
+      done = true;
+      await dispatching;
+    }
+  }
+
+  it('ping waits for the first attempt and prints how it went; an unknown id exits 1', async () => {
+    const receiver = createServer((_request, response) => response.writeHead(204).end());
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/ping`;
+    const added = JSON.parse(
+      (await cli.run(['subscriptions', 'add', '--url', url, '--json'])).stdout,
+    );
+    const ping = await whileDispatching(() => cli.run(['subscriptions', 'ping', added.id]));
+    receiver.close();
+    expect(ping.code).toBe(0);
+    expect(ping.stdout).toMatch(
+      new RegExp(`^Ping of ${added.id}: delivery \\S+ delivered \\(HTTP 204\\)$`),
+    );
+    const json = await whileDispatching(() =>
+      cli.run(['subscriptions', 'ping', added.id, '--json']),
+    );
+    expect(JSON.parse(json.stdout)).toMatchObject({ subscriptionId: added.id, attempts: 1 });
+    const unknown = await cli.run(['subscriptions', 'ping', 'sub_nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('sub_nope');
+  });
+
+  it('ping prints a refused first attempt, and the delivery as queued with --wait 0', async () => {
     const added = JSON.parse(
       (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9/ping', '--json']))
         .stdout,
     );
-    const ping = await cli.run(['subscriptions', 'ping', added.id]);
-    expect(ping.code).toBe(0);
-    expect(ping.stdout).toMatch(
-      new RegExp(`^Ping of ${added.id}: delivery \\S+ (delivered|pending)`),
-    );
-    const json = await cli.run(['subscriptions', 'ping', added.id, '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ subscriptionId: added.id });
-    const unknown = await cli.run(['subscriptions', 'ping', 'sub_nope']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('sub_nope');
+    const refused = await whileDispatching(() => cli.run(['subscriptions', 'ping', added.id]));
+    expect(refused.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending: `));
+    const queued = await cli.run(['subscriptions', 'ping', added.id, '--wait', '0']);
+    expect(queued.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending$`));
+    const bad = await cli.run(['subscriptions', 'ping', added.id, '--wait', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--wait');
   });
 
   it('exits 1 saying where it tried when the API is unreachable', async () => {

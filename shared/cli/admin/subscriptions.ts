@@ -2,12 +2,16 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import {
   CreateSubscriptionBodySchema,
+  DeliveryLogSchema,
   PingResultSchema,
   SubscriptionListSchema,
   SubscriptionViewSchema,
   SubscriptionWithSecretSchema,
 } from '../../admin/schemas.ts';
-import type { CliIo } from '../exit-codes.ts';
+import { systemClock } from '../../clock.ts';
+import { formatDuration, parseDuration } from '../../duration.ts';
+import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
+import type { AdminApiClient } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -17,6 +21,15 @@ import {
   withCommonOptions,
   writeJson,
 } from './output.ts';
+
+const PingOptionsSchema = CommonOptionsSchema.extend({ wait: z.string().optional() });
+
+/** How long `subscriptions ping` waits for its delivery's first attempt by default. */
+export const PING_WAIT_DEFAULT_MS = 15_000;
+/** How often `subscriptions ping` looks at its delivery while it waits. */
+const PING_LOOK_EVERY_MS = 250;
+
+type PingDelivery = z.infer<typeof PingResultSchema>['delivery'];
 
 const AddOptionsSchema = CommonOptionsSchema.extend({
   url: z.string(),
@@ -169,22 +182,60 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
   withCommonOptions(
     group
       .command('ping')
-      .description('send a signed ping event to the subscription; prints its delivery')
-      .argument('<id>', 'subscription id'),
+      .description(
+        'send a signed ping event to the subscription; waits for its first attempt and prints how it went',
+      )
+      .argument('<id>', 'subscription id')
+      .option(
+        '--wait <duration>',
+        `longest wait for the first attempt, e.g. 30s (default ${formatDuration(PING_WAIT_DEFAULT_MS)}; 0 prints it queued)`,
+      ),
   ).action(async (id: string, raw: unknown) => {
-    const options = CommonOptionsSchema.parse(raw);
-    const { delivery } = await clientFor(options).call(
+    const options = PingOptionsSchema.parse(raw);
+    const waitMs = options.wait === undefined ? PING_WAIT_DEFAULT_MS : parseDuration(options.wait);
+    if (waitMs === undefined)
+      throw new CliExit(EXIT_USAGE, `--wait: "${options.wait}" is not a duration such as 15s`);
+    const client = clientFor(options);
+    const { delivery: queued } = await client.call(
       'POST',
       `/subscriptions/${segment(id)}/ping`,
       PingResultSchema,
     );
+    const delivery = await firstAttemptOf(client, queued, waitMs);
     if (options.json) return writeJson(io, delivery);
-    io.out(`Ping of ${id}: delivery ${delivery.id} ${pingOutcome(delivery)}`);
+    const outcome = pingOutcome(delivery);
+    const waited =
+      delivery.attempts === 0 && delivery.status === 'pending' && waitMs > 0
+        ? ` (no attempt within ${formatDuration(waitMs)}; see \`deliveries list --event ${delivery.eventId}\`)`
+        : '';
+    io.out(`Ping of ${id}: delivery ${delivery.id} ${outcome}${waited}`);
   });
 }
 
+/**
+ * The ping's delivery once its first attempt is made (delivered, failed and pending a retry,
+ * or given up), or as it stands after `waitMs`: the dispatcher sends it moments after the
+ * API queued it.
+ */
+async function firstAttemptOf(
+  client: AdminApiClient,
+  queued: PingDelivery,
+  waitMs: number,
+): Promise<PingDelivery> {
+  const deadline = Date.now() + waitMs;
+  let latest = queued;
+  while (latest.status === 'pending' && latest.attempts === 0 && Date.now() < deadline) {
+    await systemClock.sleep(Math.min(PING_LOOK_EVERY_MS, Math.max(0, deadline - Date.now())));
+    const { deliveries } = await client.call('GET', '/deliveries', DeliveryLogSchema, {
+      query: { event: queued.eventId, subscription: queued.subscriptionId },
+    });
+    latest = deliveries.find(({ delivery }) => delivery.id === queued.id)?.delivery ?? latest;
+  }
+  return latest;
+}
+
 /** How a ping's delivery went: its status, with the HTTP status or the error of its attempt. */
-function pingOutcome(delivery: z.infer<typeof PingResultSchema>['delivery']): string {
+function pingOutcome(delivery: PingDelivery): string {
   if (delivery.status === 'delivered') return `delivered (HTTP ${delivery.lastStatus ?? 200})`;
   if (delivery.lastError) return `${delivery.status}: ${delivery.lastError}`;
   if (delivery.lastStatus) return `${delivery.status} (HTTP ${delivery.lastStatus})`;
