@@ -60,7 +60,18 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
  * @example fieldIssues(PollJobSchema.safeParse(body).error!)
  */
 export function fieldIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.flatMap((issue) => issuesAt(issue, []));
+  return unknownKeysFirst(error.issues).flatMap((issue) => issuesAt(issue, []));
+}
+
+/**
+ * The issues with unknown keys first: an unknown field usually explains the rest (a misspelt
+ * or misplaced one, a credential the caller must not send), so it is the one to name. Pure.
+ */
+export function unknownKeysFirst<T extends { code: string }>(issues: readonly T[]): T[] {
+  return [
+    ...issues.filter((issue) => issue.code === 'unrecognized_keys'),
+    ...issues.filter((issue) => issue.code !== 'unrecognized_keys'),
+  ];
 }
 
 function issuesAt(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): ValidationIssue[] {
@@ -70,6 +81,11 @@ function issuesAt(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): Vali
     const closest = members.reduce((best, member) => (member.length < best.length ? member : best));
     return closest.flatMap((inner) => issuesAt(inner, path));
   }
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({
+      path: formatIssuePath([...path, key]),
+      message: 'unknown field',
+    }));
   return [{ path: formatIssuePath(path), message: issue.message }];
 }
 

@@ -136,5 +136,8 @@ describe('OpenAPI document against the answers', () => {
     const own = await harness.call('POST', path, { body: { ...body, AccessToken: 'x' } });
     expect(own).toMatchObject({ status: 400, body: { field: 'AccessToken' } });
     expect(validates(doc, documentedSchema(doc, 'POST', path, 400)!, own.body)).toBeUndefined();
+    // Named though the rest of the body is wrong too: the credential is the mistake to fix.
+    const alone = await harness.call('POST', path, { body: { AccessToken: 'x' } });
+    expect(alone).toMatchObject({ status: 400, body: { field: 'AccessToken' } });
   });
 });
