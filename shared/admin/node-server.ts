@@ -149,9 +149,11 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (error: NodeJS.ErrnoException) =>
+      reject(listenError(error, host, options.port));
+    server.once('error', refused);
     server.listen(options.port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
@@ -168,4 +170,18 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * The error of a port already taken, saying what to do about it (another `start`, or another
+ * program, listens there); other errors unchanged.
+ */
+function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code !== 'EADDRINUSE') return error;
+  return new Error(
+    `${host.includes(':') ? `[${host}]` : host}:${port} is in use (EADDRINUSE: another ` +
+      'change-bridge start, or another program, listens there); choose another port with ' +
+      '--port or BRIDGE_PORT',
+    { cause: error },
+  );
 }

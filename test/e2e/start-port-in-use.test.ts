@@ -21,7 +21,8 @@ describe('change-bridge start on an admin port already in use', () => {
       );
       expect(result.code).toBe(1);
       expect(`${result.stdout}${result.stderr}`).toContain(`EADDRINUSE`);
-      expect(`${result.stdout}${result.stderr}`).toContain(`127.0.0.1:${port}`);
+      expect(`${result.stdout}${result.stderr}`).toContain(`127.0.0.1:${port} is in use`);
+      expect(`${result.stdout}${result.stderr}`).toContain('--port or BRIDGE_PORT');
     } finally {
       await new Promise((resolve) => taken.close(resolve));
       await rm(dataDir, { recursive: true, force: true });
