@@ -1,3 +1,4 @@
+import { attemptView, deliveryView } from './delivery-view.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
   DeliveryListSchema,
@@ -58,7 +59,9 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
       }
       return {
         status: 202,
-        body: { deliveries: await deps.webhooks.replayEvent(id, body.subscriptionId) },
+        body: {
+          deliveries: (await deps.webhooks.replayEvent(id, body.subscriptionId)).map(deliveryView),
+        },
       };
     },
   }),
@@ -74,11 +77,16 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
     handle: async ({ query }, deps) => ({
       status: 200,
       body: {
-        deliveries: await deps.webhooks.listDeliveries({
-          ...(query.subscription !== undefined ? { subscriptionId: query.subscription } : {}),
-          ...(query.event !== undefined ? { eventId: query.event } : {}),
-          ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        }),
+        deliveries: (
+          await deps.webhooks.listDeliveries({
+            ...(query.subscription !== undefined ? { subscriptionId: query.subscription } : {}),
+            ...(query.event !== undefined ? { eventId: query.event } : {}),
+            ...(query.limit !== undefined ? { limit: query.limit } : {}),
+          })
+        ).map(({ delivery, attempts }) => ({
+          delivery: deliveryView(delivery),
+          attempts: attempts.map(attemptView),
+        })),
       },
     }),
   }),

@@ -1,4 +1,5 @@
 import type { AdminDeps } from './admin-deps.ts';
+import { deliveryView } from './delivery-view.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
   CreateSubscriptionBodySchema,
@@ -129,7 +130,7 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     success: { status: 202, schema: PingResultSchema },
     handle: async ({ id }, deps) => {
       await requireEnabled(id, deps);
-      return { status: 202, body: { delivery: await deps.webhooks.ping(id) } };
+      return { status: 202, body: { delivery: deliveryView(await deps.webhooks.ping(id)) } };
     },
   }),
   defineRoute({
@@ -144,7 +145,7 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     handle: async ({ id, body }, deps) => {
       await requireEnabled(id, deps);
       const deliveries = await deps.webhooks.redeliverDeadLetters(id, Date.parse(body.since));
-      return { status: 202, body: { deliveries } };
+      return { status: 202, body: { deliveries: deliveries.map(deliveryView) } };
     },
   }),
   defineRoute({

@@ -5,12 +5,12 @@ import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { EventCursorSchema } from '../webhooks/event-cursor.ts';
-import { AttemptSchema, DeliverySchema } from '../webhooks/store.ts';
 import { EventPatternsInputSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
 import {
   CreateSubscriptionInputSchema,
   UpdateSubscriptionInputSchema,
 } from '../webhooks/subscription-admin.ts';
+import { AttemptViewSchema, DeliveryViewSchema } from './delivery-view.ts';
 
 /*
  * Request and response schemas of the admin API. The router validates every input with
@@ -141,15 +141,15 @@ export const SubscriptionListSchema = z.object({ subscriptions: z.array(Subscrip
 
 /** A delivery with its attempt log. */
 export const DeliveryWithAttemptsSchema = z.object({
-  delivery: DeliverySchema,
-  attempts: z.array(AttemptSchema),
+  delivery: DeliveryViewSchema,
+  attempts: z.array(AttemptViewSchema),
 });
 
 /** New deliveries (replay, redeliver, ping). */
-export const DeliveryListSchema = z.object({ deliveries: z.array(DeliverySchema) });
+export const DeliveryListSchema = z.object({ deliveries: z.array(DeliveryViewSchema) });
 
 /** `POST /subscriptions/{id}/ping`: the delivery of the ping event. */
-export const PingResultSchema = z.object({ delivery: DeliverySchema });
+export const PingResultSchema = z.object({ delivery: DeliveryViewSchema });
 
 /** `GET /deliveries`. */
 export const DeliveryLogSchema = z.object({ deliveries: z.array(DeliveryWithAttemptsSchema) });

@@ -117,6 +117,24 @@ describe('change-bridge deliveries', () => {
       (await cli.run(['deliveries', 'list', '--event', first!.eventId, '--json'])).stdout,
     );
     expect(json).toMatchObject([{ delivery: { id: first!.id }, attempts: [{ status: 500 }] }]);
+    // Times in ISO 8601, as in every other --json output.
+    expect(json[0].attempts[0].at).toBe('1970-01-01T00:00:00.000Z');
+    expect(json[0].delivery.createdAt).toBe(new Date(first!.createdAt).toISOString());
+    expect(json[0].delivery.nextAttemptAt).toBe(new Date(first!.nextAttemptAt).toISOString());
+  });
+
+  it('--json shows no next attempt for a delivery that has none to make', async () => {
+    const [first] = await cli.harness.store.listDeliveries({ subscriptionId, limit: 10 });
+    const { deadAt: _none, ...pending } = first!;
+    await cli.harness.store.createDelivery({ ...pending, id: 'dlv_done', status: 'delivered' });
+    const json = JSON.parse(
+      (await cli.run(['deliveries', 'list', '--event', first!.eventId, '--json'])).stdout,
+    );
+    const done = json.find(
+      ({ delivery }: { delivery: { id: string } }) => delivery.id === 'dlv_done',
+    );
+    expect(done.delivery).toMatchObject({ status: 'delivered', updatedAt: expect.any(String) });
+    expect(done.delivery).not.toHaveProperty('nextAttemptAt');
   });
 });
 

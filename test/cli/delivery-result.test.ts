@@ -7,9 +7,9 @@ const delivery = {
   subscriptionId: 'sub_1',
   status: 'pending' as const,
   attempts: 1,
-  nextAttemptAt: 0,
-  createdAt: 0,
-  updatedAt: 0,
+  nextAttemptAt: '1970-01-01T00:00:00.000Z',
+  createdAt: '1970-01-01T00:00:00.000Z',
+  updatedAt: '1970-01-01T00:00:00.000Z',
   version: 1,
 };
 const attempt = {
@@ -17,7 +17,7 @@ const attempt = {
   attempt: 1,
   responseHeaders: {},
   responseBody: 'busy',
-  at: 0,
+  at: '1970-01-01T00:00:00.000Z',
   status: 503,
   latencyMs: 12,
   outcome: 'retry' as const,
@@ -38,7 +38,7 @@ describe('the LAST RESULT of deliveries list', () => {
 
 describe('the NEXT ATTEMPT of deliveries list', () => {
   it('is when a pending delivery is sent next, and nothing for one delivered or dead', () => {
-    const at = Date.UTC(2026, 0, 1, 12, 30, 5);
+    const at = new Date(Date.UTC(2026, 0, 1, 12, 30, 5)).toISOString();
     expect(nextAttempt({ ...delivery, nextAttemptAt: at })).toBe('2026-01-01 12:30:05');
     expect(nextAttempt({ ...delivery, status: 'delivered', nextAttemptAt: at })).toBe('-');
     expect(nextAttempt({ ...delivery, status: 'dead', nextAttemptAt: at })).toBe('-');

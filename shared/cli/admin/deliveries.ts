@@ -67,7 +67,7 @@ export function lastResult(
 /**
  * The NEXT ATTEMPT of a delivery: when a pending one is sent next (after a retry's wait, a
  * `Retry-After` pause, or its turn at a slow endpoint), `-` for one delivered or dead. Pure.
- * @example nextAttempt({ status: 'pending', nextAttemptAt: Date.UTC(2026, 0, 1) }) // '2026-01-01 00:00:00'
+ * @example nextAttempt({ status: 'pending', nextAttemptAt: '2026-01-01T00:00:00.000Z' }) // '2026-01-01 00:00:00'
  */
 export function nextAttempt(
   delivery: Pick<DeliveryLog['delivery'], 'status' | 'nextAttemptAt'>,
