@@ -267,9 +267,10 @@ export function createConnectorCaller(
         const count = limitationCount(current);
         const decision = decideRetry(error, history, count, limits, random);
         if (decision.kind === 'fail') {
-          // This call gives up, but the server's pause holds for every caller of the token.
+          // This call gives up, but the server's pause holds for every caller of the token:
+          // written before the error ends the caller (a Lambda invocation, frozen after it).
           if (error.category === 'rate-limit' && error.retryAfterMs !== undefined)
-            budget?.throttled(clock.now() + error.retryAfterMs);
+            await budget?.throttled(clock.now() + error.retryAfterMs);
           throw error;
         }
         if (decision.kind === 'shrink') {
@@ -278,7 +279,7 @@ export function createConnectorCaller(
         }
         if (error.category === 'rate-limit') {
           history.rateLimitRetries++;
-          budget?.throttled(clock.now() + decision.delayMs);
+          void budget?.throttled(clock.now() + decision.delayMs);
         } else history.serverRetries++;
         await clock.sleep(decision.delayMs, options.signal);
       }

@@ -151,9 +151,11 @@ describe('change-bridge subscriptions', () => {
     expect(refused.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending: `));
     const queued = await cli.run(['subscriptions', 'ping', added.id, '--wait', '0']);
     expect(queued.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending$`));
-    const bad = await cli.run(['subscriptions', 'ping', added.id, '--wait', 'soon']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--wait');
+    for (const wait of ['soon', '15']) {
+      const bad = await cli.run(['subscriptions', 'ping', added.id, '--wait', wait]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--wait');
+    }
   });
 
   it('exits 1 saying where it tried when the API is unreachable', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
 import { driveClock } from '../support/drive-clock.ts';
@@ -82,6 +83,41 @@ describe('429 Too many requests', () => {
     await driveClock(clock, client.call('taxEnvironments/getAll', {}));
     await client.close();
     expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(3000);
+  });
+
+  it('gives up on a 429 only once the token’s shared ledger holds its pause (a Lambda ends then)', async () => {
+    server = await startJsonServer(() => ({ status: 429, headers: { 'retry-after': '3' } }));
+    const memory = new MemoryGrantLedger();
+    let written: (() => void) | undefined;
+    const slowLedger = {
+      take: memory.take.bind(memory),
+      recent: memory.recent.bind(memory),
+      pause: async (key: string, untilMs: number) => {
+        await new Promise<void>((resolve) => {
+          written = resolve;
+        });
+        await memory.pause(key, untilMs);
+      },
+    };
+    const client = createConnectorClient(
+      { ...CONFIG, baseUrl: server.url },
+      {
+        clock: new ManualClock(),
+        budgetLedger: slowLedger,
+        retryLimits: { maxServerRetries: 0, maxRateLimitRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+      },
+    );
+    let settled = false;
+    const call = client.call('taxEnvironments/getAll', {}).catch((e: unknown) => {
+      settled = true;
+      return e;
+    });
+    while (!written) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    written();
+    expect(await call).toMatchObject({ category: 'rate-limit' });
+    await client.close();
   });
 
   it('accepts Retry-After as an HTTP date', async () => {

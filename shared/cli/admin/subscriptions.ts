@@ -192,9 +192,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       ),
   ).action(async (id: string, raw: unknown) => {
     const options = PingOptionsSchema.parse(raw);
-    const waitMs = options.wait === undefined ? PING_WAIT_DEFAULT_MS : parseDuration(options.wait);
-    if (waitMs === undefined)
-      throw new CliExit(EXIT_USAGE, `--wait: "${options.wait}" is not a duration such as 15s`);
+    const waitMs = pingWaitMs(options.wait);
     const client = clientFor(options);
     const { delivery: queued } = await client.call(
       'POST',
@@ -213,6 +211,19 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
 }
 
 /**
+ * `--wait` in ms: a duration with its unit (`15s`; a bare `15` would be 15 ms), or `0`.
+ * Exits 2 naming `--wait` otherwise.
+ * @example pingWaitMs('30s') === 30_000
+ */
+export function pingWaitMs(text: string | undefined): number {
+  if (text === undefined) return PING_WAIT_DEFAULT_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || (ms > 0 && /^\s*[\d.]+\s*$/.test(text)))
+    throw new CliExit(EXIT_USAGE, `--wait: "${text}" is not a duration with its unit, such as 15s`);
+  return ms;
+}
+
+/**
  * The ping's delivery once its first attempt is made (delivered, failed and pending a retry,
  * or given up), or as it stands after `waitMs`: the dispatcher sends it moments after the
  * API queued it.
@@ -226,10 +237,14 @@ async function firstAttemptOf(
   let latest = queued;
   while (latest.status === 'pending' && latest.attempts === 0 && Date.now() < deadline) {
     await systemClock.sleep(Math.min(PING_LOOK_EVERY_MS, Math.max(0, deadline - Date.now())));
-    const { deliveries } = await client.call('GET', '/deliveries', DeliveryLogSchema, {
-      query: { event: queued.eventId, subscription: queued.subscriptionId },
-    });
-    latest = deliveries.find(({ delivery }) => delivery.id === queued.id)?.delivery ?? latest;
+    const log = await client
+      .call('GET', '/deliveries', DeliveryLogSchema, {
+        query: { event: queued.eventId, subscription: queued.subscriptionId },
+      })
+      // The ping is queued whatever the look finds: shown as it stands.
+      .catch(() => undefined);
+    if (!log) break;
+    latest = log.deliveries.find(({ delivery }) => delivery.id === queued.id)?.delivery ?? latest;
   }
   return latest;
 }

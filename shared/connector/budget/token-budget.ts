@@ -150,11 +150,12 @@ export class TokenBudget {
   /**
    * The server answered 429: nothing is sent before `untilMs`, and the pace stays lower for a
    * while. The pause is also written to the ledger, so every process taking grants of this
-   * token waits for it (a failed write leaves the pause to this process).
+   * token waits for it (a failed write leaves the pause to this process). Resolves once the
+   * ledger has it (never rejects): a caller about to end (a Lambda invocation) awaits it.
    */
-  throttled(untilMs: number): void {
+  throttled(untilMs: number): Promise<void> {
     this.pauseUntil(untilMs);
-    this.ledger.pause(this.key, untilMs).catch(() => undefined);
+    return this.ledger.pause(this.key, untilMs).catch(() => undefined);
   }
 
   /** Holds every claim until `untilMs`, then keeps a lower pace for a while. */
