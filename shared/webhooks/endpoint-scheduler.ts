@@ -87,13 +87,16 @@ export class EndpointScheduler {
       this.pump(endpoint, lane);
     });
     const sends = started.deferUntil === undefined;
+    // Work started while the endpoint is held (a Retry-After pause) defers itself and sends
+    // nothing: its moment says nothing of how long the endpoint takes to answer.
+    const held = Math.max(lane.pausedUntil, lane.deferUntil) > started.at;
     try {
       return await work(started.deferUntil);
     } finally {
       if (sends) {
         lane.inFlightSince.splice(lane.inFlightSince.indexOf(started.at), 1);
         lane.inFlight--;
-        lane.meanMs = nextMeanMs(lane.meanMs, this.clock.now() - started.at);
+        if (!held) lane.meanMs = nextMeanMs(lane.meanMs, this.clock.now() - started.at);
       }
       lane.busySubjects.delete(subject);
       this.pump(endpoint, lane);

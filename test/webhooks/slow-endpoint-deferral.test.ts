@@ -159,6 +159,40 @@ describe("deliveries waiting in a slow endpoint's line", () => {
     await Promise.all(pending);
   });
 
+  it('are deferred as soon after a Retry-After pause as before it: work that only deferred itself does not make the endpoint look fast', async () => {
+    const { clock, scheduler, run } = endpoint(1);
+    /** Work answered in 1.5 s when sent; `deferUntil` what it was started with. */
+    const answered = () => {
+      const held = {
+        deferUntil: null as number | undefined | null,
+        run: async (deferUntil?: number) => {
+          held.deferUntil = deferUntil;
+          if (deferUntil === undefined) await clock.sleep(1_500);
+        },
+      };
+      return held;
+    };
+    // Three answers of 1.5 s: the endpoint is slow.
+    const first = [0, 1, 2].map((n) => run(`a${n}`, answered() as Work));
+    for (let t = 0; t < 20; t++) await clock.advance(250);
+    await Promise.all(first);
+    // A 429 pauses it; what starts meanwhile sends nothing and ends at once (it defers itself).
+    scheduler.pause('e', clock.now() + 3_000);
+    await Promise.all(
+      Array.from({ length: 30 }, (_, n) => run(`p${n}`, { run: async () => {} } as Work)),
+    );
+    await clock.advance(3_000);
+    // After the pause, ten more at 1.5 s each: the line is deferred at the first checks, as
+    // before the pause. Before, thirty instant ends had brought its mean near 0: nothing was
+    // deferred until the request in flight had itself run for a second.
+    const works = Array.from({ length: 10 }, answered);
+    const runs = works.map((w, n) => run(`b${n}`, w as Work));
+    await clock.advance(LINE_CHECK_MS + SLOW_FOR_MS + LINE_CHECK_MS);
+    expect(works.some((w) => typeof w.deferUntil === 'number')).toBe(true);
+    for (let t = 0; t < 80; t++) await clock.advance(250);
+    await Promise.all(runs);
+  });
+
   it('keep one timer for the spacing of a rate-limited endpoint, not one per waiting delivery', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const scheduler = new EndpointScheduler(clock);
