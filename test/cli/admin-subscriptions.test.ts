@@ -148,7 +148,9 @@ describe('change-bridge subscriptions', () => {
         .stdout,
     );
     const refused = await whileDispatching(() => cli.run(['subscriptions', 'ping', added.id]));
-    expect(refused.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending: `));
+    expect(refused.stdout).toMatch(
+      new RegExp(`^Ping of ${added.id}: delivery \\S+ pending: network: .*ECONNREFUSED`),
+    );
     const queued = await cli.run(['subscriptions', 'ping', added.id, '--wait', '0']);
     expect(queued.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending$`));
     for (const wait of ['soon', '15']) {

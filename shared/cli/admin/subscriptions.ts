@@ -30,6 +30,13 @@ export const PING_WAIT_DEFAULT_MS = 15_000;
 const PING_LOOK_EVERY_MS = 250;
 
 type PingDelivery = z.infer<typeof PingResultSchema>['delivery'];
+type PingAttempt = z.infer<typeof DeliveryLogSchema>['deliveries'][number]['attempts'][number];
+
+/** The ping's delivery as it stands, and its last attempt when one was made. */
+interface PingSeen {
+  delivery: PingDelivery;
+  attempt?: PingAttempt;
+}
 
 const AddOptionsSchema = CommonOptionsSchema.extend({
   url: z.string(),
@@ -199,9 +206,10 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       `/subscriptions/${segment(id)}/ping`,
       PingResultSchema,
     );
-    const delivery = await firstAttemptOf(client, queued, waitMs);
+    const seen = await firstAttemptOf(client, queued, waitMs);
+    const { delivery } = seen;
     if (options.json) return writeJson(io, delivery);
-    const outcome = pingOutcome(delivery);
+    const outcome = pingOutcome(seen);
     const waited =
       delivery.attempts === 0 && delivery.status === 'pending' && waitMs > 0
         ? ` (no attempt within ${formatDuration(waitMs)}; see \`deliveries list --event ${delivery.eventId}\`)`
@@ -232,10 +240,11 @@ async function firstAttemptOf(
   client: AdminApiClient,
   queued: PingDelivery,
   waitMs: number,
-): Promise<PingDelivery> {
+): Promise<PingSeen> {
   const deadline = Date.now() + waitMs;
-  let latest = queued;
-  while (latest.status === 'pending' && latest.attempts === 0 && Date.now() < deadline) {
+  let latest: PingSeen = { delivery: queued };
+  const waiting = () => latest.delivery.status === 'pending' && latest.delivery.attempts === 0;
+  while (waiting() && Date.now() < deadline) {
     await systemClock.sleep(Math.min(PING_LOOK_EVERY_MS, Math.max(0, deadline - Date.now())));
     const log = await client
       .call('GET', '/deliveries', DeliveryLogSchema, {
@@ -244,15 +253,20 @@ async function firstAttemptOf(
       // The ping is queued whatever the look finds: shown as it stands.
       .catch(() => undefined);
     if (!log) break;
-    latest = log.deliveries.find(({ delivery }) => delivery.id === queued.id)?.delivery ?? latest;
+    const found = log.deliveries.find(({ delivery }) => delivery.id === queued.id);
+    if (found) latest = { delivery: found.delivery, attempt: found.attempts.at(-1) };
   }
   return latest;
 }
 
-/** How a ping's delivery went: its status, with the HTTP status or the error of its attempt. */
-function pingOutcome(delivery: PingDelivery): string {
+/**
+ * How a ping's delivery went: its status, with the HTTP status or the error of its attempt (the
+ * attempt log's, which says what failed: `network: connect ECONNREFUSED …`).
+ */
+function pingOutcome({ delivery, attempt }: PingSeen): string {
   if (delivery.status === 'delivered') return `delivered (HTTP ${delivery.lastStatus ?? 200})`;
-  if (delivery.lastError) return `${delivery.status}: ${delivery.lastError}`;
+  const error = attempt?.error ?? delivery.lastError;
+  if (error) return `${delivery.status}: ${error}`;
   if (delivery.lastStatus) return `${delivery.status} (HTTP ${delivery.lastStatus})`;
   return delivery.status;
 }
