@@ -8,7 +8,7 @@ import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import type { EndpointSignal } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
-import type { TurnDeferral } from './line-wait.ts';
+import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
@@ -305,12 +305,8 @@ async function update(delivery: Delivery, place: Place): Promise<boolean> {
   const { batch, recordIds, subject, line } = place;
   noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
-  // Waiting in the line only when its turn there is what it waits for (not a retry's time, a
-  // pause or a subject's earlier delivery that wait longer).
   const inLine =
-    line !== undefined && delivery.status === 'pending' && delivery.nextAttemptAt <= line.until
-      ? line.lane
-      : undefined;
+    delivery.status === 'pending' ? laneWaitedIn(line, delivery.nextAttemptAt) : undefined;
   await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine);
   return true;
 }

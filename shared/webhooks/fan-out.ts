@@ -5,7 +5,7 @@ import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { subjectKey } from './event-subject.ts';
-import type { TurnDeferral } from './line-wait.ts';
+import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import type {
@@ -205,7 +205,7 @@ export async function deliverInline(
     if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
-      if (line !== undefined && waitUntil <= line.until) inLine = line.lane;
+      inLine = laneWaitedIn(line, waitUntil);
     } else {
       const sent = await sendAttempt(
         { delivery: task.delivery, log: [], subscription, body: task.body },

@@ -41,6 +41,19 @@ export interface TurnDeferral {
 }
 
 /**
+ * The lane whose line a delivery started with `line` waits in, now due at `dueAt`: its lane when
+ * its turn there is what it waits for, else undefined (a retry's time, a pause or a subject's
+ * earlier delivery that waits longer is not a wait in the line). Pure.
+ * @example laneWaitedIn({ until: 5_000, lane: 'bulk' }, 5_000) === 'bulk'
+ */
+export function laneWaitedIn(
+  line: TurnDeferral | undefined,
+  dueAt: number,
+): DispatchLane | undefined {
+  return line !== undefined && dueAt <= line.until ? line.lane : undefined;
+}
+
+/**
  * How long an endpoint must have been judged slow, at every check, before its line is
  * deferred. After a stall of the event loop every request in flight looks as old as the stall
  * until the answers that came meanwhile are read; a fast endpoint looks slow for that moment.
