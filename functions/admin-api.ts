@@ -89,7 +89,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     // The props' starting set and the streams of every enabled stored connection.
     streams: async () => [
       ...config.poll.definitions,
-      ...(await enabledConnectionStreams(connections, config.poll.settings)),
+      ...(await enabledConnectionStreams(connections, config.poll.settings, config.poll.tracked)),
     ],
     connections: {
       store: connections,

@@ -63,7 +63,7 @@ export function createConnectionClients(options: {
       cipher.open(connection.id, connection.accessToken),
     ]);
     return {
-      definitions: streamsOfConnection(connection, config.settings),
+      definitions: streamsOfConnection(connection, config.settings, config.tracked),
       client: createConnectorClient(
         connectorConfigOf(deployment, connection, accessToken),
         clientDeps,

@@ -97,7 +97,9 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
         connectionId: connection.id,
         enabled: connection.enabled,
         ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
-        streamIds: streamsOfConnection(connection, config.settings).map((d) => d.streamId),
+        streamIds: streamsOfConnection(connection, config.settings, config.tracked).map(
+          (d) => d.streamId,
+        ),
       })),
       now,
       lookaheadMs,

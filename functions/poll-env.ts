@@ -7,7 +7,7 @@ import {
   pollSettingsFromEnv,
   streamDefinitions,
 } from '../shared/polling/poll-settings.ts';
-import { trackedTargetsFromEnv } from '../shared/polling/tracked-targets.ts';
+import { type TrackedTargets, trackedTargetsFromEnv } from '../shared/polling/tracked-targets.ts';
 
 /** Variables the planner and poller Lambdas read (set by infra/). */
 export const PollLambdaEnvSchema = z.object({
@@ -29,6 +29,8 @@ export interface PollLambdaConfig {
   deploymentSecretArn: string | undefined;
   tokenKeyArn: string | undefined;
   settings: PollSettings;
+  /** POLL_EXPORT_IDS and POLL_PRODUCT_IDS: followed by every connection that names none of its own. */
+  tracked: TrackedTargets;
   /** The streams of the props' connections (stored connections are read from the table). */
   definitions: StreamDefinition[];
 }
@@ -54,6 +56,7 @@ export function readPollLambdaEnv(
     deploymentSecretArn: parsed.DEPLOYMENT_SECRET_ARN,
     tokenKeyArn: parsed.CONNECTION_TOKEN_KEY_ARN,
     settings,
+    tracked,
     definitions,
   };
 }

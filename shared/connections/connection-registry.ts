@@ -2,6 +2,7 @@ import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
+import type { TrackedTargets } from '../polling/tracked-targets.ts';
 import type { StoredConnection } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 import { connectorConfigOf, streamsOfConnection } from './connection-streams.ts';
@@ -21,6 +22,8 @@ export interface ConnectionRegistryDeps {
   store: ConnectionStore;
   cipher: TokenCipher;
   settings: PollSettings;
+  /** The deployment's exports and products, for connections that name none of their own. */
+  tracked?: TrackedTargets;
   /** The deployment's endpoint, ClientToken and Client name. */
   deployment: Omit<ConnectorConfig, 'accessToken' | 'portfolioScope'>;
   /** Builds the client of one connection (sharing the transport and the budget ledger). */
@@ -140,7 +143,7 @@ export class ConnectionRegistry {
       this.active.set(id, {
         id,
         key: keyOf(connection),
-        definitions: streamsOfConnection(connection, this.deps.settings),
+        definitions: streamsOfConnection(connection, this.deps.settings, this.deps.tracked),
         client: this.deps.createClient(
           connectorConfigOf(this.deps.deployment, connection, accessToken),
         ),

@@ -6,7 +6,7 @@ import {
   streamDefinitions,
 } from '../polling/poll-settings.ts';
 import { entitiesWithPortfolioRead } from '../polling/portfolio-entities.ts';
-import { productTargetsOf } from '../polling/tracked-targets.ts';
+import { productTargetsOf, type TrackedTargets } from '../polling/tracked-targets.ts';
 import type { ConnectionSettings, ConnectionView } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 
@@ -30,7 +30,8 @@ export function settingsOfConnection(
 
 /**
  * The streams of a stored connection: one per entity type, ids `<connectionId>:<entityType>`,
- * with its products and exports. Pure.
+ * with its products and exports, else those of `extras` (the deployment's POLL_PRODUCT_IDS and
+ * POLL_EXPORT_IDS). Pure.
  */
 export function streamsOfConnection(
   connection: ConnectionSettings & { id: string },
@@ -87,8 +88,9 @@ export function environmentConnectionView(
 export async function enabledConnectionStreams(
   store: ConnectionStore,
   base: PollSettings,
+  tracked: TrackedTargets = {},
 ): Promise<StreamDefinition[]> {
   return (await listAllConnections(store))
     .filter((connection) => connection.enabled)
-    .flatMap((connection) => streamsOfConnection(connection, base));
+    .flatMap((connection) => streamsOfConnection(connection, base, tracked));
 }

@@ -17,6 +17,7 @@ import { createConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import { createUndiciTransport, type HttpTransport } from '../connector/http-transport.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
+import type { TrackedTargets } from '../polling/tracked-targets.ts';
 import type { StateStore } from '../state/state-store.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface LocalConnectionsOptions {
   tableName: string;
   state: StateStore;
   settings: PollSettings;
+  /** The exports and products a connection follows when it names none of its own. */
+  tracked: TrackedTargets;
   /** The CONNECTOR_* connection (or the simulator's): endpoint and ClientToken are the deployment's. */
   deployment: ConnectorConfig;
   /** The environment's connection, polled always, and its view for `connections list`. */
@@ -75,6 +78,7 @@ export async function openLocalConnections(
     store,
     cipher,
     settings: options.settings,
+    tracked: options.tracked,
     deployment,
     createClient: (config) =>
       createConnectorClient(config, { ...options.clientDeps, transport: sharedTransport }),

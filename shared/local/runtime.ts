@@ -198,6 +198,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       tableName: LOCAL_TABLE_NAME,
       state,
       settings,
+      tracked: { ...(exportIds ? { exportIds } : {}), ...(products ? { products } : {}) },
       deployment: source.connection,
       fixed: {
         id: LOCAL_CONNECTION_ID,

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { readPollLambdaEnv } from '../../functions/poll-env.ts';
+import { AddConnectionInputSchema } from '../../shared/connections/connection-admin.ts';
+import { ConnectionRegistry } from '../../shared/connections/connection-registry.ts';
+import { streamsOfConnection } from '../../shared/connections/connection-streams.ts';
+import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts';
+import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
+import { createTokenCipher } from '../../shared/connections/token-cipher.ts';
+import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
+import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
+
+const PRODUCT = '5a1c6b0e-2f4d-4c1e-9d33-7b2a8e6f4c10';
+const EXPORT = '0f7b1e2c-3a4d-4b5e-8c6f-9d0a1b2c3d4e';
+const OWN_EXPORT = '1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516';
+const env = {
+  STATE_TABLE_NAME: 'state',
+  POLL_JOB_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/poll-jobs',
+  POLL_ENTITIES: 'customer,productPrice,export',
+  POLL_PRODUCT_IDS: `${PRODUCT}@Europe/Prague`,
+  POLL_EXPORT_IDS: EXPORT,
+};
+const config = readPollLambdaEnv(env, Date.UTC(2026, 0, 1));
+const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 5)));
+
+/** What the product price and export streams of `streams` follow. */
+function followed(streams: readonly StreamDefinition[]) {
+  return {
+    products: streams
+      .find((d) => d.spec.entityType === 'productPrice')
+      ?.products?.map((p) => `${p.productId}@${p.timeZone}`),
+    exports: streams.find((d) => d.spec.entityType === 'export')?.trackedIds,
+  };
+}
+
+/** The local registry of a store holding `hotel-1` with `extra` settings, refreshed once. */
+async function registryStreams(extra: object): Promise<StreamDefinition[]> {
+  const store = new MemoryConnectionStore();
+  await store.create({
+    id: 'hotel-1',
+    enabled: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    accessToken: await cipher.seal('hotel-1', 'token-1'),
+    ...extra,
+  });
+  const registry = new ConnectionRegistry({
+    store,
+    cipher,
+    settings: config.settings,
+    tracked: config.tracked,
+    deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
+    createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
+    fixed: [],
+  });
+  await registry.refresh();
+  return registry.definitions();
+}
+
+describe('a stored connection and POLL_PRODUCT_IDS / POLL_EXPORT_IDS', () => {
+  it('the add refusal of an empty list says that leaving it out follows POLL_PRODUCT_IDS', () => {
+    const refused = AddConnectionInputSchema.safeParse({
+      id: 'hotel-1',
+      accessToken: 't',
+      productIds: ',',
+    });
+    expect(refused.error?.issues[0]?.message).toContain('leave it out to follow POLL_PRODUCT_IDS');
+  });
+
+  it('a connection that names no products or exports follows the deployment ones, locally and in AWS', async () => {
+    const want = { products: [`${PRODUCT}@Europe/Prague`], exports: [EXPORT] };
+    expect(followed(await registryStreams({}))).toEqual(want);
+    // The planner, the poller and the admin API in AWS (functions/*) pass the config's targets.
+    expect(config.tracked).toEqual({
+      exportIds: [EXPORT],
+      products: [{ productId: PRODUCT, timeZone: 'Europe/Prague' }],
+    });
+    const stored = { id: 'hotel-1', enabled: true, createdAt: '2026-01-01T00:00:00.000Z' };
+    expect(followed(streamsOfConnection(stored, config.settings, config.tracked))).toEqual(want);
+  });
+
+  it('a connection that names its own exports follows those, and the deployment products', async () => {
+    expect(followed(await registryStreams({ exportIds: [OWN_EXPORT] }))).toEqual({
+      products: [`${PRODUCT}@Europe/Prague`],
+      exports: [OWN_EXPORT],
+    });
+  });
+});
