@@ -24,6 +24,23 @@ export const EntityTypeSchema = z.enum([
 /** One of the 13 watched entity types. */
 export type EntityType = z.infer<typeof EntityTypeSchema>;
 
+/**
+ * A list of entity types to poll, at least one, each once: a type named twice would be two
+ * streams with one id, each polled and stored in turn.
+ * @example EntityTypeListSchema.safeParse(['customer', 'customer']).success === false
+ */
+export const EntityTypeListSchema = z
+  .array(EntityTypeSchema)
+  .min(1)
+  .superRefine((types, context) => {
+    const repeated = types.filter((type, index) => types.indexOf(type) !== index);
+    if (repeated.length > 0)
+      context.addIssue({
+        code: 'custom',
+        message: `lists ${[...new Set(repeated)].join(', ')} more than once`,
+      });
+  });
+
 /** Every entity type, in catalogue order. */
 export const ENTITY_TYPES: readonly EntityType[] = EntityTypeSchema.options;
 

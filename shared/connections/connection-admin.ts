@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { EntityTypeListSchema } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
@@ -26,7 +26,7 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
   .extend({
     id: ConnectionIdSchema,
     entities: z
-      .preprocess(splitCommaText, z.array(EntityTypeSchema).min(1))
+      .preprocess(splitCommaText, EntityTypeListSchema)
       .optional()
       .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
     accessToken: z.string().min(1, { error: 'must not be empty' }),

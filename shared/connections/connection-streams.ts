@@ -19,7 +19,8 @@ export function settingsOfConnection(
   base: PollSettings,
   connection: ConnectionSettings,
 ): PollSettings {
-  const entities = connection.entities ?? base.entities;
+  // A connection stored before repeated types were refused is polled once per type.
+  const entities = [...new Set(connection.entities ?? base.entities)];
   return {
     ...base,
     entities: connection.portfolioScope ? entitiesWithPortfolioRead(entities) : entities,

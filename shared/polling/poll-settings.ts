@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTITY_TYPES, type EntityType, EntityTypeSchema } from '../changes/entity-types.ts';
+import { ENTITY_TYPES, type EntityType, EntityTypeListSchema } from '../changes/entity-types.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseOrThrow } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
@@ -21,7 +21,7 @@ const EntityListSchema = z
       .map((part) => part.trim())
       .filter(Boolean),
   )
-  .pipe(z.array(EntityTypeSchema).min(1));
+  .pipe(EntityTypeListSchema);
 
 /** The longest overlap or settle lag: a day (a window spans up to three months). */
 export const WINDOW_MARGIN_MAX_MS = 24 * 60 * 60 * 1000;

@@ -73,6 +73,8 @@ describe('connections admin API', () => {
       [{ id: 'no spaces' }, 'id'],
       [{ interval: 'soon' }, 'interval'],
       [{ entities: 'customer,guest' }, 'entities[1]'],
+      // Two streams with one id, each polled and stored in turn.
+      [{ entities: 'customer,resource,customer' }, 'entities'],
       [{ accessToken: '' }, 'accessToken'],
       [{ token: 'x' }, 'token'],
       [{ portfolioScope: { chainIDs: [] } }, 'portfolioScope.chainIDs'],

@@ -33,7 +33,7 @@ function followed(streams: readonly StreamDefinition[]) {
 }
 
 /** The local registry of a store holding `hotel-1` with `extra` settings, refreshed once. */
-async function registryStreams(extra: object): Promise<StreamDefinition[]> {
+async function registryStreams(extra: object): Promise<readonly StreamDefinition[]> {
   const store = new MemoryConnectionStore();
   await store.create({
     id: 'hotel-1',
@@ -75,6 +75,13 @@ describe('a stored connection and POLL_PRODUCT_IDS / POLL_EXPORT_IDS', () => {
     });
     const stored = { id: 'hotel-1', enabled: true, createdAt: '2026-01-01T00:00:00.000Z' };
     expect(followed(streamsOfConnection(stored, config.settings, config.tracked))).toEqual(want);
+  });
+
+  it('a connection stored with a type named twice (before that was refused) has one stream of it', () => {
+    const stored = { id: 'hotel-1', entities: ['customer' as const, 'customer' as const] };
+    expect(streamsOfConnection(stored, config.settings).map((d) => d.streamId)).toEqual([
+      'hotel-1:customer',
+    ]);
   });
 
   it('a connection that names its own exports follows those, and the deployment products', async () => {

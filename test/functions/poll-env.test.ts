@@ -59,6 +59,9 @@ describe('poll Lambda environment', () => {
       /POLL_ENTITIES/,
     );
     expect(() =>
+      readPollLambdaEnv({ ...BASE_ENV, POLL_ENTITIES: 'customer,resource,customer' }, 0),
+    ).toThrow(/POLL_ENTITIES: lists customer more than once/);
+    expect(() =>
       readPollLambdaEnv({ ...BASE_ENV, POLL_PRODUCT_IDS: 'p1@Europe/Prague' }, 0),
     ).toThrow(/POLL_PRODUCT_IDS/);
     expect(() => readPollLambdaEnv({ ...BASE_ENV, CONNECTION_SECRET_ARNS: 'nope' }, 0)).toThrow(
