@@ -48,6 +48,12 @@ export class ConnectionRegistry {
   private again = false;
   /** Changes to `active` run one at a time, so a full refresh and a single one never race. */
   private changes: Promise<unknown> = Promise.resolve();
+  /** Numbers the store reads (full and single), so an older read never undoes a newer one. */
+  private reads = 0;
+  /** The reads started and not yet applied. */
+  private readonly pendingReads = new Set<number>();
+  /** The read each connection's state was last applied from, while an older read is pending. */
+  private readonly appliedFrom = new Map<string, number>();
   /** {@link definitions} until `active` changes: the poll loop asks for it on every tick. */
   private definitionsCache: readonly StreamDefinition[] | undefined;
 
@@ -66,8 +72,9 @@ export class ConnectionRegistry {
       try {
         do {
           this.again = false;
-          const stored = await listAllConnections(this.deps.store);
-          await this.exclusive(() => this.apply(stored));
+          const read = this.startRead();
+          const stored = await this.endReadOnError(read, listAllConnections(this.deps.store));
+          await this.exclusive(() => this.apply(stored, read));
         } while (this.again);
       } finally {
         this.refreshing = undefined;
@@ -82,14 +89,55 @@ export class ConnectionRegistry {
    * than the first.
    */
   async refreshConnection(connectionId: string): Promise<void> {
-    const stored = await this.deps.store.get(connectionId);
+    const read = this.startRead();
+    const stored = await this.endReadOnError(read, this.deps.store.get(connectionId));
     await this.exclusive(async () => {
-      const current = this.active.get(connectionId);
-      if (current && (!stored?.enabled || keyOf(stored) !== current.key)) {
-        await this.retire(connectionId);
+      try {
+        if (this.isNewest(connectionId, read)) await this.applyOne(connectionId, stored);
+      } finally {
+        this.endRead(read);
       }
-      if (stored?.enabled && !this.active.has(connectionId)) await this.open(stored);
     });
+  }
+
+  /** Brings one connection in line with what the store held for it. */
+  private async applyOne(id: string, stored: StoredConnection | undefined): Promise<void> {
+    const current = this.active.get(id);
+    if (current && (!stored?.enabled || keyOf(stored) !== current.key)) await this.retire(id);
+    if (stored?.enabled && !this.active.has(id)) await this.open(stored);
+  }
+
+  private startRead(): number {
+    this.reads += 1;
+    this.pendingReads.add(this.reads);
+    return this.reads;
+  }
+
+  private async endReadOnError<T>(read: number, reading: Promise<T>): Promise<T> {
+    try {
+      return await reading;
+    } catch (error) {
+      this.endRead(read);
+      throw error;
+    }
+  }
+
+  /**
+   * Whether `read` is at least as new as what `id` was last applied from; if so, it is now.
+   * A full refresh that listed thousands of connections must not bring back one disabled or
+   * removed while it read, nor drop one added meanwhile.
+   */
+  private isNewest(id: string, read: number): boolean {
+    if ((this.appliedFrom.get(id) ?? 0) > read) return false;
+    this.appliedFrom.set(id, read);
+    return true;
+  }
+
+  /** Forgets what no pending read is older than: only a read started before it could undo it. */
+  private endRead(read: number): void {
+    this.pendingReads.delete(read);
+    const oldest = Math.min(...this.pendingReads);
+    for (const [id, from] of this.appliedFrom) if (from < oldest) this.appliedFrom.delete(id);
   }
 
   private exclusive(change: () => Promise<void>): Promise<void> {
@@ -122,14 +170,14 @@ export class ConnectionRegistry {
     });
   }
 
-  private async apply(stored: readonly StoredConnection[]): Promise<void> {
-    const wanted = new Map(stored.filter((c) => c.enabled).map((c) => [c.id, c]));
-    for (const [id, connection] of this.active) {
-      const next = wanted.get(id);
-      if (!next || keyOf(next) !== connection.key) await this.retire(id);
-    }
-    for (const connection of wanted.values()) {
-      if (!this.active.has(connection.id)) await this.open(connection);
+  /** Applies a full listing from `read`, except to connections a newer read has applied. */
+  private async apply(stored: readonly StoredConnection[], read: number): Promise<void> {
+    try {
+      const listed = new Map(stored.map((c) => [c.id, c]));
+      const ids = new Set([...this.active.keys(), ...listed.keys()]);
+      for (const id of ids) if (this.isNewest(id, read)) await this.applyOne(id, listed.get(id));
+    } finally {
+      this.endRead(read);
     }
   }
 
