@@ -12,6 +12,7 @@ import {
 } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
+import { endedOutcome, partOf } from './backfill-part.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -27,48 +28,6 @@ interface StreamReading {
   progress: BackfillStreamProgress;
   /** The outcome to keep on the job: set once the part ended, until it is kept. */
   outcome?: BackfillStreamOutcome;
-}
-
-/** Where the stream's own backfill state says its part of `job` is; undefined: not the job's. */
-function partOf(
-  job: BackfillJob,
-  state: StreamState | undefined,
-):
-  | { fraction: number; doneAt: number | null; recordsRead: number; eventsPublished: number }
-  | undefined {
-  const backfill = state?.backfill;
-  if (state === undefined || backfill?.jobId !== job.id) return undefined;
-  if (backfill.kind === 'pass') {
-    const span = Date.parse(backfill.endUtc) - job.historyStartMs;
-    const read =
-      backfill.watermark === null ? 0 : Date.parse(backfill.watermark) - job.historyStartMs;
-    return {
-      fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
-      doneAt: backfill.doneAt,
-      recordsRead: backfill.recordsRead,
-      eventsPublished: backfill.eventsPublished,
-    };
-  }
-  // A first sync: done once its watermark reaches the job start minus the settle lag (the
-  // pollers never place a window end later than now − settle lag), then with its own figures.
-  const watermarkMs = state.watermark ? Date.parse(state.watermark) : Number.NaN;
-  const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
-  const span = job.startedAt - job.historyStartMs;
-  const counters = state.firstSync ?? state;
-  return {
-    fraction: done
-      ? 1
-      : Number.isFinite(watermarkMs) && span > 0
-        ? clamp01((watermarkMs - job.historyStartMs) / span)
-        : 0,
-    doneAt: done ? (state.firstSync?.doneAt ?? state.lastSuccessAt ?? job.startedAt) : null,
-    recordsRead: counters.recordsRead ?? 0,
-    eventsPublished: counters.eventsPublished ?? 0,
-  };
-}
-
-function clamp01(value: number): number {
-  return Math.min(1, Math.max(0, value));
 }
 
 /**
@@ -90,21 +49,9 @@ export function readStream(
   configured: boolean,
   now: number,
 ): StreamReading {
-  const kept = job.outcomes?.[streamId];
   const part = partOf(job, state);
-  let outcome: BackfillStreamOutcome | undefined;
-  if (kept === undefined) {
-    const endedBy = !configured ? 'removed' : part === undefined ? 'superseded' : null;
-    if (endedBy !== null || part?.doneAt != null) {
-      outcome = {
-        doneAt: part?.doneAt ?? now,
-        recordsRead: part?.recordsRead ?? 0,
-        eventsPublished: part?.eventsPublished ?? 0,
-        endedBy: part?.doneAt != null ? null : endedBy,
-      };
-    }
-  }
-  const ended = kept ?? outcome;
+  const outcome = endedOutcome(job, streamId, state, configured, now);
+  const ended = job.outcomes?.[streamId] ?? outcome;
   return {
     progress: {
       streamId,
@@ -156,24 +103,34 @@ export async function backfillProgress(
   ]);
   const configuredIds = new Set(configured.map((d) => d.streamId));
   const now = deps.clock.now();
-  const readings = job.streamIds.map((streamId, index) => {
-    const state = states[index];
-    const entityType = state?.entityType ?? splitStreamId(streamId).entityType;
-    return readStream(
-      job,
-      streamId,
-      entityType,
-      state,
-      delivered.get(streamId) ?? 0,
-      configuredIds.has(streamId),
-      now,
-    );
-  });
-  const outcomes = { ...job.outcomes };
+  const readAll = (of: BackfillJob) =>
+    job.streamIds.map((streamId, index) => {
+      const state = states[index];
+      const entityType = state?.entityType ?? splitStreamId(streamId).entityType;
+      return readStream(
+        of,
+        streamId,
+        entityType,
+        state,
+        delivered.get(streamId) ?? 0,
+        configuredIds.has(streamId),
+        now,
+      );
+    });
+  let kept = job;
+  let readings = readAll(kept);
+  if (readings.some((r) => r.outcome)) {
+    // A connection's removal keeps its streams' outcomes on the job just before it deletes their
+    // states (backfill-removal.ts): a state read as gone may have had its outcome kept since
+    // `job` was read, and that one stands.
+    kept = (await deps.backfills.get(job.id)) ?? job;
+    readings = readAll(kept);
+  }
+  const outcomes = { ...kept.outcomes };
   for (const [index, reading] of readings.entries()) {
     if (reading.outcome) outcomes[job.streamIds[index] as string] = reading.outcome;
   }
-  if (readings.some((r) => r.outcome)) await deps.backfills.put({ ...job, outcomes });
+  if (readings.some((r) => r.outcome)) await deps.backfills.put({ ...kept, outcomes });
   const streams = readings.map((r) => r.progress);
   const done = streams.every((s) => s.done);
   const fraction = streams.length

@@ -11,6 +11,7 @@ import {
 } from '../connections/connection-admin.ts';
 import { ConnectionExistsError } from '../connections/connection-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { keepRemovedStreamOutcomes } from './backfill-removal.ts';
 import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   ConnectionListSchema,
@@ -122,7 +123,12 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
     handle: async ({ id, query }, deps) => ({
       status: 200,
       body: await withConnections(deps, (c) =>
-        removeConnection(id, { keepState: query.keepState }, c),
+        removeConnection(
+          id,
+          { keepState: query.keepState },
+          // A backfill of the streams keeps what they read and published before their state goes.
+          { ...c, beforeStreamsDeleted: (states) => keepRemovedStreamOutcomes(states, deps) },
+        ),
       ),
     }),
   }),

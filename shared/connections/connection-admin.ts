@@ -7,7 +7,7 @@ import { DurationSchema } from '../duration.ts';
 import { BridgeError } from '../errors.ts';
 import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../polling/tracked-targets.ts';
-import type { StateStore } from '../state/state-store.ts';
+import type { StateStore, StreamState } from '../state/state-store.ts';
 import {
   ConnectionIdSchema,
   ConnectionSettingsSchema,
@@ -96,6 +96,12 @@ export interface ConnectionAdminDeps {
    * `disable` answered has stopped the connection's polls.
    */
   onChange?: (connectionId: string) => void | Promise<void>;
+  /**
+   * Told the stream states `remove` is about to delete (connection disabled), before it deletes any:
+   * a backfill job of the streams keeps their figures (they live in the states). Awaited; a
+   * throw stops the removal with nothing deleted, and running it again retries.
+   */
+  beforeStreamsDeleted?: (states: readonly StreamState[]) => Promise<void>;
 }
 
 /**
@@ -162,8 +168,8 @@ export async function setConnectionEnabled(
 
 /**
  * Removes a connection: polling stops (disabled first), then its streams' state, snapshots
- * and leases go (unless `keepState`), then the connection with its sealed token. Cut off
- * halfway, running it again finishes it.
+ * and leases go (unless `keepState`; told first to `beforeStreamsDeleted`), then the
+ * connection with its sealed token. Cut off halfway, running it again finishes it.
  * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection.
  */
 export async function removeConnection(
@@ -179,6 +185,7 @@ export async function removeConnection(
   let streamsDeleted = 0;
   if (!options.keepState) {
     const streams = await deps.state.listStreams({ connectionId: id });
+    if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
     for (const stream of streams) await deps.state.deleteStream(stream.streamId);
     streamsDeleted = streams.length;
   }

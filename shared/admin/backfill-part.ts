@@ -1,0 +1,81 @@
+import type { StreamState } from '../state/state-store.ts';
+import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
+
+/** Where one stream's part of a backfill job is, as its own backfill state says. */
+export interface BackfillPart {
+  /** Share of the part's history read, 0 to 1 (1 once done). */
+  fraction: number;
+  /** Epoch ms the part completed; null while it runs. */
+  doneAt: number | null;
+  recordsRead: number;
+  eventsPublished: number;
+}
+
+/**
+ * Where the stream's own backfill state says its part of `job` is (see StreamBackfillSchema):
+ * a pass's own watermark over `[history start, its end)` and its own counters; a first sync's
+ * watermark and counters. Undefined when the state is gone or its backfill is not the job's. Pure.
+ * @example partOf(job, state)?.recordsRead // 120
+ */
+export function partOf(job: BackfillJob, state: StreamState | undefined): BackfillPart | undefined {
+  const backfill = state?.backfill;
+  if (state === undefined || backfill?.jobId !== job.id) return undefined;
+  if (backfill.kind === 'pass') {
+    const span = Date.parse(backfill.endUtc) - job.historyStartMs;
+    const read =
+      backfill.watermark === null ? 0 : Date.parse(backfill.watermark) - job.historyStartMs;
+    return {
+      fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
+      doneAt: backfill.doneAt,
+      recordsRead: backfill.recordsRead,
+      eventsPublished: backfill.eventsPublished,
+    };
+  }
+  // A first sync: done once its watermark reaches the job start minus the settle lag (the
+  // pollers never place a window end later than now − settle lag), then with its own figures.
+  const watermarkMs = state.watermark ? Date.parse(state.watermark) : Number.NaN;
+  const done = Number.isFinite(watermarkMs) && watermarkMs >= job.doneAtMs;
+  const span = job.startedAt - job.historyStartMs;
+  const counters = state.firstSync ?? state;
+  return {
+    fraction: done
+      ? 1
+      : Number.isFinite(watermarkMs) && span > 0
+        ? clamp01((watermarkMs - job.historyStartMs) / span)
+        : 0,
+    doneAt: done ? (state.firstSync?.doneAt ?? state.lastSuccessAt ?? job.startedAt) : null,
+    recordsRead: counters.recordsRead ?? 0,
+    eventsPublished: counters.eventsPublished ?? 0,
+  };
+}
+
+function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}
+
+/**
+ * The outcome to keep on `job` for one stream's part, first seen ended at `now`: completed
+ * (`endedBy` null, with its own `doneAt`), or ended early with its figures as `state` holds
+ * them: `removed` when the stream is no longer `configured`, `superseded` when its backfill
+ * state is not the job's (see readStream in backfill.ts). Undefined while the part runs, and
+ * once an outcome is kept (the first one stays). Pure.
+ * @example endedOutcome(job, 'hotel-1:customer', state, false, now) // { endedBy: 'removed', recordsRead: 120, … }
+ */
+export function endedOutcome(
+  job: BackfillJob,
+  streamId: string,
+  state: StreamState | undefined,
+  configured: boolean,
+  now: number,
+): BackfillStreamOutcome | undefined {
+  if (job.outcomes?.[streamId] !== undefined) return undefined;
+  const part = partOf(job, state);
+  const endedBy = !configured ? 'removed' : part === undefined ? 'superseded' : null;
+  if (endedBy === null && part?.doneAt == null) return undefined;
+  return {
+    doneAt: part?.doneAt ?? now,
+    recordsRead: part?.recordsRead ?? 0,
+    eventsPublished: part?.eventsPublished ?? 0,
+    endedBy: part?.doneAt != null ? null : endedBy,
+  };
+}
