@@ -178,18 +178,26 @@ export async function removeConnection(
   deps: ConnectionAdminDeps,
 ): Promise<{ id: string; removed: true; streamsDeleted: number }> {
   assertStored(id, deps);
-  if (!(await deps.store.setEnabled(id, false))) {
-    throw new ConnectionNotFoundError(`connection ${id} does not exist`);
-  }
+  const disabled = await deps.store.setEnabled(id, false);
+  if (!disabled) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
   await deps.onChange?.(id);
+  // A removal slow enough to be given up on and run again must not, when it goes on, delete
+  // the connection added again meanwhile, nor the state of its streams.
+  const stillThisOne = async () => {
+    const stored = await deps.store.get(id);
+    return stored === undefined || stored.createdAt === disabled.createdAt;
+  };
   let streamsDeleted = 0;
   if (!options.keepState) {
     const streams = await deps.state.listStreams({ connectionId: id });
     if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
-    for (const stream of streams) await deps.state.deleteStream(stream.streamId);
-    streamsDeleted = streams.length;
+    for (const stream of streams) {
+      if (!(await stillThisOne())) break;
+      await deps.state.deleteStream(stream.streamId);
+      streamsDeleted += 1;
+    }
   }
-  await deps.store.remove(id);
+  await deps.store.remove(id, disabled.createdAt);
   await deps.onChange?.(id);
   return { id, removed: true, streamsDeleted };
 }

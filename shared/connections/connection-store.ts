@@ -17,8 +17,11 @@ export interface ConnectionStore {
   setEnabled(id: string, enabled: boolean): Promise<StoredConnection | undefined>;
   /** Records when the connection's earliest stream is next due; does nothing once it is removed. */
   recordNextDue(id: string, nextDueAt: number): Promise<void>;
-  /** Deletes the connection and its sealed token; false when it did not exist. */
-  remove(id: string): Promise<boolean>;
+  /**
+   * Deletes the connection and its sealed token; false when it did not exist. With
+   * `registeredAt`, only the registration created then: a connection added again since stays.
+   */
+  remove(id: string, registeredAt?: string): Promise<boolean>;
 }
 
 /** Options of {@link ConnectionStore.listPage}. */

@@ -114,13 +114,27 @@ export class DynamoDbConnectionStore implements ConnectionStore {
     await this.updateExisting(id, { nextDueAt });
   }
 
-  async remove(id: string): Promise<boolean> {
-    const output = await this.call('DeleteItem', () =>
-      this.documents.send(
-        new DeleteCommand({ TableName: this.tableName, Key: keyOf(id), ReturnValues: 'ALL_OLD' }),
-      ),
-    );
-    return output.Attributes !== undefined;
+  async remove(id: string, registeredAt?: string): Promise<boolean> {
+    try {
+      const output = await this.documents.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keyOf(id),
+          ReturnValues: 'ALL_OLD',
+          ...(registeredAt === undefined
+            ? {}
+            : {
+                ConditionExpression: '#createdAt = :registeredAt',
+                ExpressionAttributeNames: { '#createdAt': 'createdAt' },
+                ExpressionAttributeValues: { ':registeredAt': registeredAt },
+              }),
+        }),
+      );
+      return output.Attributes !== undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw toStoreError(this.tableName, 'DeleteItem', error);
+    }
   }
 
   /**

@@ -46,7 +46,9 @@ export class MemoryConnectionStore implements ConnectionStore {
     if (connection) connection.nextDueAt = nextDueAt;
   }
 
-  async remove(id: string): Promise<boolean> {
+  async remove(id: string, registeredAt?: string): Promise<boolean> {
+    const connection = this.connections.get(id);
+    if (registeredAt !== undefined && connection?.createdAt !== registeredAt) return false;
     return this.connections.delete(id);
   }
 }

@@ -96,5 +96,15 @@ export function describeConnectionStoreContract(
       expect(await store.remove('hotel-1')).toBe(false);
       expect(await listAllConnections(store)).toEqual([]);
     });
+
+    it('removes only the registration named, never one added again since', async () => {
+      const store = await create();
+      await store.create(storedConnection('hotel-1', { createdAt: '2026-01-02T00:00:00.000Z' }));
+
+      expect(await store.remove('hotel-1', '2026-01-01T00:00:00.000Z')).toBe(false);
+      expect(await store.get('hotel-1')).toBeDefined();
+      expect(await store.remove('hotel-1', '2026-01-02T00:00:00.000Z')).toBe(true);
+      expect(await store.remove('hotel-1', '2026-01-02T00:00:00.000Z')).toBe(false);
+    });
   });
 }
