@@ -27,6 +27,8 @@ import type { PollLambdaConfig } from './poll-env.ts';
 export interface OpenConnection {
   definitions: readonly StreamDefinition[];
   client: ConnectorClient;
+  /** A stored connection's registration (its `createdAt`), watched while a job polls it. */
+  registeredAt?: string;
 }
 
 /**
@@ -63,6 +65,7 @@ export function createConnectionClients(options: {
       cipher.open(connection.id, connection.accessToken),
     ]);
     return {
+      registeredAt: connection.createdAt,
       definitions: streamsOfConnection(connection, config.settings, config.tracked),
       client: createConnectorClient(
         connectorConfigOf(deployment, connection, accessToken),

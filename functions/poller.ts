@@ -7,6 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
 import { splitStreamId } from '../shared/connections/connection.ts';
+import { watchConnection } from '../shared/connections/connection-watch.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-deadline.ts';
@@ -91,10 +92,16 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         logger.info('poll job for a disabled or unknown connection', { connectionId });
         continue;
       }
+      // A stored connection disabled or removed while the job runs stops its polls at once.
+      const watch =
+        connection.registeredAt === undefined
+          ? undefined
+          : watchConnection(connectionStore, connectionId, connection.registeredAt, systemClock);
       const { outcomes, nextDueAt, states } = await pollConnectionStreams(
         streamIds,
         connection.definitions,
         {
+          ...(watch ? { signal: watch.signal } : {}),
           store,
           client: connection.client,
           publisher,
@@ -106,7 +113,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         },
         context.awsRequestId,
         dueBy,
-      );
+      ).finally(() => watch?.stop());
       // The planner finds a stored connection's next job from this, not from its stream states.
       if (!config.secretArns[connectionId] && nextDueAt !== undefined) {
         await connectionStore.recordNextDue(connectionId, nextDueAt);

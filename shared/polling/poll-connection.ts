@@ -70,8 +70,11 @@ export async function pollConnectionStreams(
         known.set(streamId, state);
         if (state && streamDueAt(definition, state) > dueBy) continue;
       }
-      if (deps.deadline !== undefined && deps.clock.now() >= deps.deadline) {
-        // Out of time: the next planner run finds the rest still due.
+      if (
+        deps.signal?.aborted ||
+        (deps.deadline !== undefined && deps.clock.now() >= deps.deadline)
+      ) {
+        // Stopped or out of time: the next planner run finds the rest still due.
         outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
         continue;
       }

@@ -135,6 +135,8 @@ export async function pollStream(
     const stored =
       (known ? known.stored : await deps.store.getStream(streamId)) ??
       initialStreamState(definition, deps.clock.now());
+    // Stopped before anything is written (a stored connection disabled or removed meanwhile).
+    if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
     const state = stateHandle(deps.store, stored);
     if (staysParked(stored, deps.client.credential)) {
       // Nothing to ask the connector with the credentials it refused: looked at again at the
