@@ -24,7 +24,10 @@ import type { TokenCipher } from './token-cipher.ts';
  */
 export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ intervalMs: true })
   .extend({
-    id: ConnectionIdSchema,
+    // Its streams' ids (`connection:customer`) would be those of other connections' job leases.
+    id: ConnectionIdSchema.refine((id) => id !== 'connection', {
+      error: 'connection is reserved: choose another id',
+    }),
     entities: z
       .preprocess(splitCommaText, EntityTypeListSchema)
       .optional()

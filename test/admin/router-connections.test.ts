@@ -71,6 +71,7 @@ describe('connections admin API', () => {
     harness = createAdminHarness();
     const cases: [Record<string, unknown>, string][] = [
       [{ id: 'no spaces' }, 'id'],
+      [{ id: 'connection' }, 'id'],
       [{ interval: 'soon' }, 'interval'],
       [{ entities: 'customer,guest' }, 'entities[1]'],
       // Two streams with one id, each polled and stored in turn.
