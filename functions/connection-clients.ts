@@ -17,11 +17,19 @@ import {
   type ConnectorClient,
   createConnectorClient,
 } from '../shared/connector/connector-client.ts';
+import { borrowedTransport, createUndiciTransport } from '../shared/connector/http-transport.ts';
 import { BridgeError } from '../shared/errors.ts';
+import { LoadingCache } from '../shared/loading-cache.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import { createKmsDataKeyApi } from './kms-api.ts';
 import type { PollLambdaConfig } from './poll-env.ts';
+
+/**
+ * Connections a container keeps open (token decrypted, client and budget built), the least
+ * recently polled let go first: a container may serve thousands of connections over its life.
+ */
+export const OPEN_CONNECTIONS_MAX = 1_000;
 
 /** A connection ready to poll: its streams and its client (one budget per token). */
 export interface OpenConnection {
@@ -34,9 +42,10 @@ export interface OpenConnection {
 /**
  * The connections a poller invocation opens: the props' starting set from their own secrets,
  * the rest from the state table (token sealed under the KMS key, endpoint and ClientToken
- * from the deployment secret). Clients are kept for the cold start, keyed by registration,
- * so a token is decrypted once per container; the stored record is re-read per job, so a
- * disabled or removed connection is never polled again.
+ * from the deployment secret). Clients share one keep-alive pool and are kept for the cold
+ * start (up to {@link OPEN_CONNECTIONS_MAX}), keyed by registration, so a token is decrypted once
+ * per container; the stored record is re-read per job, so a disabled or removed connection is
+ * never polled again.
  */
 export function createConnectionClients(options: {
   config: PollLambdaConfig;
@@ -46,18 +55,14 @@ export function createConnectionClients(options: {
 }): { open(connectionId: string): Promise<OpenConnection | undefined> } {
   const { config, store, dynamo, secrets } = options;
   const budgetLedger = new DynamoDbGrantLedger(dynamo, config.tableName);
-  const clientDeps = { budgetLedger, budgetMarginMs: config.settings.budgetMarginMs };
-  const clients = new Map<string, Promise<OpenConnection>>();
+  // One keep-alive pool to the connector for every connection the container polls.
+  const transport = borrowedTransport(createUndiciTransport());
+  const clientDeps = { budgetLedger, budgetMarginMs: config.settings.budgetMarginMs, transport };
+  const clients = new LoadingCache<OpenConnection>(OPEN_CONNECTIONS_MAX, (open) =>
+    open.client.close(),
+  );
   const cipher = createKmsTokenCipher(config.tokenKeyArn);
-  const cached = (key: string, load: () => Promise<OpenConnection>) => {
-    let entry = clients.get(key);
-    if (!entry) {
-      entry = load();
-      entry.catch(() => clients.delete(key));
-      clients.set(key, entry);
-    }
-    return entry;
-  };
+  const cached = (key: string, load: () => Promise<OpenConnection>) => clients.get(key, load);
   const openStored = async (connection: StoredConnection): Promise<OpenConnection> => {
     if (!config.deploymentSecretArn) throw new BridgeError('DEPLOYMENT_SECRET_ARN is not set');
     const [deployment, accessToken] = await Promise.all([

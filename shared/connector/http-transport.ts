@@ -48,3 +48,14 @@ export function createUndiciTransport(): HttpTransport {
     close: () => agent.close(),
   };
 }
+
+/**
+ * `transport` for one of the clients that share it (one keep-alive pool for every connection
+ * to the connector): closing the client leaves it open, for its owner to close. Pure.
+ */
+export function borrowedTransport(transport: HttpTransport): HttpTransport {
+  return {
+    postJson: (url, body, options) => transport.postJson(url, body, options),
+    close: async () => undefined,
+  };
+}

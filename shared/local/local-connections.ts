@@ -15,7 +15,7 @@ import { createTokenCipher } from '../connections/token-cipher.ts';
 import type { ConnectorClientDeps } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
-import { createUndiciTransport, type HttpTransport } from '../connector/http-transport.ts';
+import { borrowedTransport, createUndiciTransport } from '../connector/http-transport.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -69,10 +69,7 @@ export async function openLocalConnections(
   });
   // One keep-alive pool to the connector for every stored connection, however many.
   const transport = createUndiciTransport();
-  const sharedTransport: HttpTransport = {
-    postJson: (url, body, callOptions) => transport.postJson(url, body, callOptions),
-    close: async () => undefined,
-  };
+  const sharedTransport = borrowedTransport(transport);
   const { accessToken: _token, portfolioScope: _scope, ...deployment } = options.deployment;
   const registry = new ConnectionRegistry({
     store,
