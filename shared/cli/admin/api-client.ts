@@ -145,6 +145,13 @@ export class AdminApiClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
+      if (error instanceof Error && error.name === 'TimeoutError') {
+        // Reached, but slow: a change it was making (a remove deleting snapshots) may go on.
+        throw new CliExit(
+          EXIT_FAILURE,
+          `the admin API at ${this.baseUrl} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s; what it was doing may still be under way: look before you run it again`,
+        );
+      }
       const failure = FetchFailureSchema.safeParse(error);
       const reason = failure.success
         ? failure.data.cause.code
