@@ -39,6 +39,12 @@ export const CONNECTIONS_PK = 'CONNECTIONS';
 export interface DynamoDbConnectionStoreOptions {
   client: DynamoDBClient;
   tableName: string;
+  /**
+   * Told of a stored connection a listing leaves out because it cannot be read (edited by hand,
+   * or written by another version): one such item must not stop the polls of every other
+   * connection. Default: a warning on stderr.
+   */
+  onUnreadable?: (id: string, error: unknown) => void;
 }
 
 /**
@@ -49,8 +55,14 @@ export class DynamoDbConnectionStore implements ConnectionStore {
   private readonly documents: DocumentClient;
   private readonly tableName: string;
 
+  private readonly onUnreadable: (id: string, error: unknown) => void;
+
   constructor(options: DynamoDbConnectionStoreOptions) {
     this.tableName = options.tableName;
+    this.onUnreadable =
+      options.onUnreadable ??
+      ((id, error) =>
+        console.warn(`connection ${id} is left out: ${(error as Error).message ?? String(error)}`));
     this.documents = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
@@ -99,10 +111,19 @@ export class DynamoDbConnectionStore implements ConnectionStore {
         }),
       ),
     );
-    const connections = (output.Items ?? []).map(fromItem);
-    const last = connections.at(-1);
+    const connections = (output.Items ?? []).flatMap((item) => {
+      try {
+        return [fromItem(item)];
+      } catch (error) {
+        this.onUnreadable(String(item.sk), error);
+        return [];
+      }
+    });
+    const last = output.Items?.at(-1)?.sk;
     // A page may end at the limit with nothing after it; the next (empty) page says so.
-    return output.LastEvaluatedKey && last ? { connections, next: last.id } : { connections };
+    return output.LastEvaluatedKey && last !== undefined
+      ? { connections, next: String(last) }
+      : { connections };
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<StoredConnection | undefined> {

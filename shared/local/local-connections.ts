@@ -66,6 +66,8 @@ export async function openLocalConnections(
   const store = new DynamoDbConnectionStore({
     client: options.dynamo,
     tableName: options.tableName,
+    onUnreadable: (id, error) =>
+      options.onError(`connection ${id} is not polled: ${(error as Error).message}`),
   });
   // One keep-alive pool to the connector for every stored connection, however many.
   const transport = createUndiciTransport();

@@ -1,11 +1,12 @@
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listAllConnections } from '../../shared/connections/connection-store.ts';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
 import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
-import { describeConnectionStoreContract } from './connection-store.contract.ts';
+import { describeConnectionStoreContract, storedConnection } from './connection-store.contract.ts';
 
 let dynamo: LocalDynamoDb;
 let tables = 0;
@@ -44,5 +45,34 @@ describe('DynamoDbConnectionStore on dynalite: stored items', () => {
     const error = await store.get('bad').catch((e) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.path).toBe('accessToken');
+  });
+
+  it('leaves an unreadable connection out of a listing, saying which, and lists the others', async () => {
+    const { tableName } = await storeOnNewTable();
+    const unreadable: string[] = [];
+    const store = new DynamoDbConnectionStore({
+      client: dynamo.client,
+      tableName,
+      onUnreadable: (id) => void unreadable.push(id),
+    });
+    for (const id of ['hotel-1', 'hotel-3']) await store.create(storedConnection(id));
+    await DynamoDBDocumentClient.from(dynamo.client).send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: 'CONNECTIONS', sk: 'hotel-2', id: 'hotel-2', enabled: true, createdAt: 'x' },
+      }),
+    );
+
+    expect((await listAllConnections(store)).map((c) => c.id)).toEqual(['hotel-1', 'hotel-3']);
+    expect(unreadable).toEqual(['hotel-2']);
+    // Paged one at a time, the page that held only the unreadable one still leads on.
+    const pages = [];
+    let after: string | undefined;
+    do {
+      const page = await store.listPage({ limit: 1, ...(after ? { after } : {}) });
+      pages.push(page.connections.map((c) => c.id));
+      after = page.next;
+    } while (after);
+    expect(pages.flat()).toEqual(['hotel-1', 'hotel-3']);
   });
 });
