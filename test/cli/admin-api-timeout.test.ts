@@ -22,4 +22,24 @@ describe('the CLI admin client and a slow answer', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('waits longer for a request that deletes snapshots when asked to', async () => {
+    const server = createServer((_request, response) => {
+      setTimeout(() => response.writeHead(204).end(), 400);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = new AdminApiClient(url, { timeoutMs: 200 });
+      await expect(
+        client.callNoContent('DELETE', '/connections/hotel-1', { timeoutMs: 2_000 }),
+      ).resolves.toBeUndefined();
+      await expect(client.callNoContent('DELETE', '/connections/hotel-1')).rejects.toThrow(
+        'did not answer DELETE /connections/hotel-1 within 0.2 s',
+      );
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });

@@ -9,6 +9,13 @@ export const DEFAULT_BRIDGE_PORT = 4000;
 /** How long one admin API request may take before the command gives up. */
 export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * How long a request that deletes a stream's snapshots may take (`connections remove`,
+ * `streams reset`): a hotel's 100,000 snapshots take seconds, and a minute while a backfill
+ * keeps the store busy.
+ */
+export const ADMIN_DELETE_TIMEOUT_MS = 10 * 60_000;
+
 const BridgePortSchema = z.coerce.number().int().min(1).max(65_535);
 
 /**
@@ -58,6 +65,8 @@ export interface CallOptions {
    * typed first, then the field (`--initial-sync: initialSync: …`).
    */
   flags?: Readonly<Record<string, string>>;
+  /** Longest wait for the answer (default: the client's, {@link ADMIN_REQUEST_TIMEOUT_MS}). */
+  timeoutMs?: number;
 }
 
 /**
@@ -131,6 +140,7 @@ export class AdminApiClient {
     );
     checkInput(options.check?.query, Object.fromEntries(query), 'query', options.flags);
     checkInput(options.check?.body, options.body, 'body', options.flags);
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [key, value] of query) url.searchParams.set(key, value);
     let response: Response;
@@ -142,14 +152,14 @@ export class AdminApiClient {
           ...(this.token === undefined ? {} : { authorization: `Bearer ${this.token}` }),
         },
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
       if (error instanceof Error && error.name === 'TimeoutError') {
         // Reached, but slow: a change it was making (a remove deleting snapshots) may go on.
         throw new CliExit(
           EXIT_FAILURE,
-          `the admin API at ${this.baseUrl} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s; what it was doing may still be under way: look before you run it again`,
+          `the admin API at ${this.baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s; what it was doing may still be under way: look before you run it again`,
         );
       }
       const failure = FetchFailureSchema.safeParse(error);

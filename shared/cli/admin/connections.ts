@@ -11,7 +11,7 @@ import { AddConnectionInputSchema } from '../../connections/connection-admin.ts'
 import { parsePortfolioScope } from '../../connector/connector-config.ts';
 import { formatDuration } from '../../duration.ts';
 import type { CliIo } from '../exit-codes.ts';
-import { checkInput } from './api-client.ts';
+import { ADMIN_DELETE_TIMEOUT_MS, checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -219,7 +219,10 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       'DELETE',
       `/connections/${segment(id)}`,
       ConnectionRemovedSchema,
-      { query: { keepState: options.keepState ? 'true' : undefined } },
+      {
+        query: { keepState: options.keepState ? 'true' : undefined },
+        timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
+      },
     );
     if (options.json) return writeJson(io, removed);
     io.out(

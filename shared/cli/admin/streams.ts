@@ -8,7 +8,7 @@ import {
 } from '../../admin/schemas.ts';
 import { StreamIdSchema } from '../../connections/connection.ts';
 import type { CliIo } from '../exit-codes.ts';
-import { checkInput } from './api-client.ts';
+import { ADMIN_DELETE_TIMEOUT_MS, checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -80,7 +80,9 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
     const options = CommonOptionsSchema.parse(raw);
     const path = `/streams/${segment(stream)}/reset`;
     checkInput(z.object({ stream: StreamIdSchema }), { stream }, 'stream');
-    const view = await clientFor(options).call('POST', path, StreamViewSchema);
+    const view = await clientFor(options).call('POST', path, StreamViewSchema, {
+      timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
+    });
     if (options.json) return writeJson(io, view);
     io.out(`Reset ${view.id}: its next poll starts a first sync`);
   });
