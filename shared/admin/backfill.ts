@@ -182,7 +182,12 @@ export function chooseStreams(
   entities.forEach((entityType, index) => {
     if (!ofConnections.some((s) => s.spec.entityType === entityType)) {
       throw new ValidationError('backfill', [
-        { path: `entities[${index}]`, message: `${entityType} is not polled here (POLL_ENTITIES)` },
+        {
+          path: `entities[${index}]`,
+          message: connections
+            ? `${entityType} is not polled by ${connections.join(', ')} (its --entities, else POLL_ENTITIES)`
+            : `${entityType} is not polled here (POLL_ENTITIES, or a connection's --entities)`,
+        },
       ]);
     }
   });

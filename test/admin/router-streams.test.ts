@@ -358,6 +358,14 @@ describe('admin API: backfill', () => {
       body: { entities: ['customer', 'export'] },
     });
     expect(notPolled).toMatchObject({ status: 400, body: { field: 'entities[1]' } });
+    // Named with its connections, the refusal names them: their --entities may be the cause.
+    const notByMain = await harness.call('POST', '/backfill', {
+      body: { entities: 'export', connections: 'main' },
+    });
+    expect(notByMain).toMatchObject({
+      status: 400,
+      body: { field: 'entities[0]', error: expect.stringContaining('is not polled by main') },
+    });
     const unknown = await harness.call('POST', '/backfill', { body: { entities: 'guest' } });
     expect(unknown).toMatchObject({ status: 400, body: { field: 'entities[0]' } });
     // Connections: only those with a configured stream (a parked one can be left out).
