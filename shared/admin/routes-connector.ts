@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refuseCredentialFields } from '../connector/credential-fields.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
 import { isWriteOperation } from '../writes/events-of-write.ts';
@@ -19,7 +20,7 @@ function operationId(name: string): string {
 function proxyRoute(name: OperationName): AdminRoute {
   const spec = OPERATIONS[name];
   const write = isWriteOperation(name);
-  return defineRoute({
+  const route = defineRoute({
     method: 'POST',
     path: spec.path,
     operationId: operationId(name),
@@ -47,6 +48,14 @@ function proxyRoute(name: OperationName): AdminRoute {
       }
     },
   });
+  return {
+    ...route,
+    // A credential in the body is named with why, before the schema calls it an unknown field.
+    invoke(request, id, deps) {
+      refuseCredentialFields(request.body, `${name} request`);
+      return route.invoke(request, id, deps);
+    },
+  };
 }
 
 /**

@@ -69,7 +69,7 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       context.addIssue({
         code: 'custom',
         path: ['entities'],
-        message: `a Portfolio Access Token cannot read ${unreadable.join(', ')} (connector-api.md grants it no such operation): leave them out`,
+        message: `a Portfolio Access Token cannot read ${unreadable.join(', ')} (the Connector API has no portfolio read of them): leave them out`,
       });
   });
 /** What `connections add` sends. */

@@ -17,7 +17,7 @@ function streamIdProblem(text: string): string | undefined {
   if (!ConnectionIdSchema.safeParse(connectionId).success)
     return `${connectionId || '(empty)'} is not a connection id (1 to 64 letters, digits, _ or -)`;
   if (!EntityTypeSchema.safeParse(entityType).success)
-    return `${entityType || '(empty)'} is not an entity type (README, Events)`;
+    return `${entityType || '(empty)'} is not an entity type (one of ${EntityTypeSchema.options.join(', ')})`;
   return undefined;
 }
 

@@ -1,4 +1,5 @@
 import { parseOrThrow } from '../errors.ts';
+import { refuseCredentialFields } from './credential-fields.ts';
 import type { OperationSpec } from './operations.ts';
 
 /**
@@ -30,6 +31,7 @@ export function parseRequestFor(
   credential: 'ordinary' | 'portfolio-or-unknown',
   what: string,
 ): Record<string, unknown> {
+  refuseCredentialFields(body, what);
   const parsed = parseOrThrow(spec.request, body, what) as Record<string, unknown>;
   if (credential === 'ordinary') {
     const read = readByOrdinaryToken(spec, parsed);

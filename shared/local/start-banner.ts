@@ -4,6 +4,8 @@ import { formatProductSample, type ProductSample } from '../simulator/product-sa
 export interface BannerFacts {
   adminUrl: string;
   simulatorUrl: string | undefined;
+  /** CONNECTOR_BASE_URL, when it is polled instead of the simulator. */
+  connectorUrl?: string | undefined;
   demoReceiverUrl: string | undefined;
   productSamples: readonly ProductSample[];
   /** Streams of the CONNECTOR_* (or simulator) connection. */
@@ -35,6 +37,15 @@ function subscribeCommand(facts: BannerFacts): string {
   return `  npx change-bridge subscriptions add --url ${url}${api}`;
 }
 
+/** A URL as the banner shows it: without credentials a user put in it. Pure. */
+function shownUrl(url: string | undefined): string | undefined {
+  if (url === undefined || !URL.canParse(url)) return url;
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return shown.href;
+}
+
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /**
@@ -50,7 +61,7 @@ export function startBanner(facts: BannerFacts): string[] {
       const label = index === 0 ? 'products       ' : '               ';
       lines.push(`  ${label}${formatProductSample(sample)}`);
     }
-  } else lines.push('  connector      CONNECTOR_BASE_URL');
+  } else lines.push(`  connector      ${shownUrl(facts.connectorUrl) ?? 'CONNECTOR_BASE_URL'}`);
   lines.push(`  admin API      ${facts.adminUrl}  (${facts.adminUrl}/openapi.json)`);
   lines.push(`  console        ${facts.adminUrl}/`);
   const stored =

@@ -68,6 +68,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
       } else {
         const banner = startBanner({
           ...bridge,
+          connectorUrl: process.env.CONNECTOR_BASE_URL,
           localStreams: bridge.streams.length,
           storedConnections: bridge.storedConnections.length,
           storedStreams: bridge.storedConnections.reduce((sum, c) => sum + c.streams, 0),

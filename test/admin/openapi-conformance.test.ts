@@ -139,5 +139,9 @@ describe('OpenAPI document against the answers', () => {
     // Named though the rest of the body is wrong too: the credential is the mistake to fix.
     const alone = await harness.call('POST', path, { body: { AccessToken: 'x' } });
     expect(alone).toMatchObject({ status: 400, body: { field: 'AccessToken' } });
+    // Named with why: the bridge adds the credentials itself.
+    expect((alone.body as { error: string }).error).toContain(
+      'AccessToken: leave it out: ClientToken, AccessToken and Client are added from the configured connection',
+    );
   });
 });

@@ -102,6 +102,13 @@ describe('change-bridge call', () => {
     ]);
   });
 
+  it('refuses a body carrying a connector credential, saying they are added from the configuration', () => {
+    const body = { Limitation: { Count: 2 }, Extent: { Customers: true }, ClientToken: 'ct' };
+    expect(() => validateCallBody('customers/getAll', body, 'bridge')).toThrow(
+      'ClientToken: leave it out: ClientToken, AccessToken and Client are added from the configured connection (the CONNECTOR_* variables)',
+    );
+  });
+
   it('does not take ChainIds as the filter of customers/getAll without a Portfolio Access Token scope', () => {
     const chain = '4d0201db-36f5-428b-8d11-4f0a65e960cc';
     const body = { Limitation: { Count: 2 }, Extent: { Customers: true }, ChainIds: [chain] };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { StreamViewSchema } from '../../shared/admin/schemas.ts';
 import { streamStateText } from '../../shared/cli/admin/stream-state.ts';
+import { clip } from '../../shared/cli/admin/streams.ts';
 
 type StreamView = z.infer<typeof StreamViewSchema>;
 
@@ -84,5 +85,16 @@ describe('the STATE column of streams list', () => {
     expect(streamStateText(view({ ...synced, configured: false, parked: true }))).toBe(
       'not polled',
     );
+  });
+});
+
+describe('the LAST ERROR column of streams list', () => {
+  it('shows an error up to 80 characters whole, and a longer one cut with an ellipsis', () => {
+    expect(clip('HTTP 401', 80)).toBe('HTTP 401');
+    const long = `connector refused the request (authorization, HTTP 401): ${'Invalid token. '.repeat(5)}`;
+    const shown = clip(long, 80);
+    expect(shown).toHaveLength(80);
+    expect(shown.endsWith('…')).toBe(true);
+    expect(long.startsWith(shown.slice(0, -1))).toBe(true);
   });
 });

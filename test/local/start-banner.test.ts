@@ -46,6 +46,12 @@ describe('the banner of change-bridge start', () => {
       demoReceiver: true,
     });
     expect(lines).toContain('  connector      CONNECTOR_BASE_URL');
+    const named = startBanner({
+      ...facts,
+      simulatorUrl: undefined,
+      connectorUrl: 'https://user:secret@connector.example.com/api',
+    });
+    expect(named).toContain('  connector      https://connector.example.com/api');
     expect(lines.join('\n')).toContain('demo receiver  http://127.0.0.1:4001');
     expect(lines.join('\n')).not.toContain('subscriptions add');
   });

@@ -35,7 +35,7 @@ export function inFirstSync(
  * @example streamStateText({ ...view, recordsRead: 12_000 }) === 'first sync (12,000 records)'
  */
 export function streamStateText(stream: StreamView): string {
-  // A stream whose entity was dropped is not polled at all, whatever it last was.
+  // A stream whose entity was dropped, or whose connection is disabled, is not polled at all.
   if (!stream.configured) return 'not polled';
   if (stream.parked) return 'parked';
   if (inFirstSync(stream)) {

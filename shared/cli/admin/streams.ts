@@ -65,7 +65,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
           shortLag(s.lagSeconds),
           String(s.consecutiveFailures),
           streamStateText(s),
-          (s.parkedReason ?? s.lastError ?? '').slice(0, 80),
+          clip(s.parkedReason ?? s.lastError ?? '', LAST_ERROR_CHARS),
         ]),
       ),
     );
@@ -86,4 +86,15 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
     if (options.json) return writeJson(io, view);
     io.out(`Reset ${view.id}: its next poll starts a first sync`);
   });
+}
+
+/** The most of a stream's last error `streams list` shows in its row. */
+const LAST_ERROR_CHARS = 80;
+
+/**
+ * `text` within `max` characters, ending in `…` where it was cut. Pure.
+ * @example clip('abcdef', 4) === 'abc…'
+ */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
