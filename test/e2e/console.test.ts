@@ -114,7 +114,7 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     await page.getByRole('button', { name: 'Show' }).click();
     await expect
       .poll(() => streamRows.allTextContents(), { timeout: WAIT_MS })
-      .toEqual(['No streams configured']);
+      .toEqual(['No streams of connection other-hotel']);
     await page.getByLabel('Connection', { exact: true }).fill('local');
     await page.getByRole('button', { name: 'Show' }).click();
     await expect.poll(() => streamRows.count(), { timeout: WAIT_MS }).toBe(streamsShown);
@@ -133,6 +133,18 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
         { timeout: WAIT_MS },
       )
       .toBe(true);
+
+    // A subject found nowhere says how far the search went, not that there are no events.
+    await page.getByLabel('Subject', { exact: true }).fill('no-such-entity');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect
+      .poll(() => page.locator('#feed tbody tr').allTextContents(), { timeout: WAIT_MS })
+      .toEqual([
+        'No match among the newest 1,000 events (of the type, when it is exact): older events are not searched',
+      ]);
+    await page.getByLabel('Subject', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await feedRows.first().waitFor();
 
     // An event opens on its diff of previous to current, and its record.
     await feedRows.first().getByRole('link').click();

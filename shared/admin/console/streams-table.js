@@ -35,10 +35,11 @@ function streamStatus(stream) {
 }
 
 /**
- * The streams table of `GET /streams`.
+ * The streams table of `GET /streams`, of one connection when `connectionId` is given.
  * @param {any} listing
+ * @param {string} [connectionId]
  */
-export function streamsTable(listing) {
+export function streamsTable(listing, connectionId = '') {
   const rows = listing.streams.map((/** @type {any} */ s) => [
     h('span', {}, h('strong', {}, s.entityType), ' ', h('small', {}, s.connectionId)),
     s.strategy ?? '—',
@@ -62,7 +63,7 @@ export function streamsTable(listing) {
       'Last error',
     ],
     rows,
-    'No streams configured',
+    connectionId ? `No streams of connection ${connectionId}` : 'No streams configured',
     true,
   );
 }

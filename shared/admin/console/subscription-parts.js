@@ -31,9 +31,11 @@ export function secretPanel(title, secret) {
 /** @param {any} health */
 export function healthCell(health) {
   if (!health) return '—';
+  // The rate reads the newest 50 deliveries; the failures in a row are counted since the last
+  // success, however long ago: said apart, so 0 % of 5 beside 1,514 in a row is not a puzzle.
   const rate =
     health.successRate === null
-      ? 'no attempts'
+      ? 'no attempts among the newest 50 deliveries'
       : `${Math.round(health.successRate * 100)}% of ${health.attempts} attempts (newest 50 deliveries)`;
   return h(
     'span',
@@ -53,7 +55,11 @@ export function healthCell(health) {
       : null,
     health.pausedUntil ? h('small', {}, 'Paused until ', time(health.pausedUntil)) : null,
     health.consecutiveFailures
-      ? h('small', {}, `${health.consecutiveFailures} failures in a row`)
+      ? h(
+          'small',
+          {},
+          `${health.consecutiveFailures} failed attempts in a row since the last success`,
+        )
       : null,
   );
 }

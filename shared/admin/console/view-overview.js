@@ -91,7 +91,20 @@ export function renderOverview(main) {
     const list = [...events.values()].sort(
       (a, b) => b.storedAt.localeCompare(a.storedAt) || (a.id < b.id ? 1 : -1),
     );
-    if (list.length === 0) replace(feedBody, emptyRow(3, 'No events yet'));
+    const { type, subject } = filters();
+    const searched = subject !== '' || type.includes('*');
+    if (list.length === 0)
+      replace(
+        feedBody,
+        emptyRow(
+          3,
+          searched
+            ? 'No match among the newest 1,000 events (of the type, when it is exact): older events are not searched'
+            : type !== ''
+              ? 'No events of this type yet'
+              : 'No events yet',
+        ),
+      );
     else keyedChildren(feedBody, list.slice(0, 100), (event) => event.id, feedRow);
     feedCount.textContent = skipped
       ? `${list.length} events shown; more than ${FEED_PAGE_MAX} arrived between two refreshes, the feed shows the newest of them`
@@ -154,7 +167,7 @@ export function renderOverview(main) {
     const asked = streamsGeneration;
     const listing = await api('GET', `streams${query({ connectionId })}`);
     // An answer for the connection of before the last change is dropped.
-    if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing));
+    if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing, connectionId));
   }
 
   const streamsForm = searchForm(
