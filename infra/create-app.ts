@@ -16,7 +16,8 @@ export interface ChangeBridgeApp {
  * Builds one stage of change-bridge into `app`: `ChangeBridge-<stage>-Stateful` and
  * `ChangeBridge-<stage>-Runtime`, with the cdk-nag AwsSolutions pack running inside
  * synthesis (an unacknowledged finding fails `cdk synth`).
- * @throws ValidationError when the stage configuration is invalid, naming the field.
+ * @throws ValidationError when the stage configuration is invalid, naming the field (or the
+ * context key the app does not read).
  */
 export function createChangeBridgeApp(
   app: App,
@@ -27,7 +28,11 @@ export function createChangeBridgeApp(
   if (app.node.tryGetContext(CROSS_STACK_REFERENCES_FLAG) === undefined) {
     app.node.setContext(CROSS_STACK_REFERENCES_FLAG, 'strong');
   }
-  const config = loadStageConfig((key) => app.node.tryGetContext(key), env);
+  const config = loadStageConfig(
+    (key) => app.node.tryGetContext(key),
+    env,
+    Object.keys(app.node.getAllContext()),
+  );
   const stackEnv = { account: config.account, region: config.region };
   const prefix = `ChangeBridge-${config.stage}`;
   const stateful = new StatefulStack(app, `${prefix}-Stateful`, {

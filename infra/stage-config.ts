@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseOrThrow } from '../shared/errors.ts';
+import { parseOrThrow, ValidationError } from '../shared/errors.ts';
 import { type ChangeBridgeConfig, ChangeBridgePropsSchema, ConnectionIdSchema } from './props.ts';
 
 /** Context key (in cdk.json or `-c`) holding per-stage settings: `{ "<stage>": { …ChangeBridgeProps } }`. */
@@ -22,18 +22,42 @@ const StageSettingsSchema = z.looseObject({
 
 /**
  * Overrides given on the command line (`-c pollRateMinutes=5`): context values from the
- * CLI are strings, so numbers are coerced and connections are a comma-separated list.
+ * CLI are strings, so numbers are coerced and connections are a comma-separated list
+ * (empty: none, `-c connections=`).
  */
 const CommandLineOverridesSchema = z.object({
-  pollRateMinutes: z.coerce.number().int().optional(),
+  pollRateMinutes: z.coerce
+    .number({ error: 'use a whole number of minutes, e.g. -c pollRateMinutes=5' })
+    .int('use a whole number of minutes, e.g. -c pollRateMinutes=5')
+    .optional(),
   alarmEmail: z.string().optional(),
   functionsDir: z.string().optional(),
   connections: z
     .string()
-    .transform((list) => list.split(',').map((id) => ({ id: id.trim() })))
+    .transform((list) =>
+      list
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== '')
+        .map((id) => ({ id })),
+    )
     .pipe(z.array(z.object({ id: ConnectionIdSchema })))
     .optional(),
 });
+
+/** Every context key the app reads. */
+const APP_CONTEXT_KEYS = [
+  'stage',
+  STAGES_CONTEXT_KEY,
+  ...Object.keys(CommandLineOverridesSchema.shape),
+] as const;
+
+/**
+ * A key of the app's own form (camelCase, like every key it reads). The CDK's keys have a
+ * colon or a dash (`@aws-cdk/…:flag`, `aws:cdk:…`, lookups, `acknowledged-issue-numbers`),
+ * so they are never taken for a misspelt setting.
+ */
+const APP_KEY_FORM = /^[a-z][A-Za-z0-9]*$/;
 
 /** The environment variables the app reads (CDK_DEFAULT_* are set by the CDK CLI). */
 const AppEnvSchema = z.object({
@@ -55,13 +79,16 @@ export interface StageConfig {
  * Reads the stage configuration: the stage from context `stage` or `BRIDGE_STAGE`
  * (default `dev`), its settings from context `changeBridge.<stage>`, then command-line
  * overrides. Stage-dependent defaults keep two stages in one account apart: secrets under
- * `change-bridge/<stage>`, metrics under service `change-bridge-<stage>`.
- * @throws ValidationError naming the offending field.
- * @example loadStageConfig((key) => app.node.tryGetContext(key), process.env)
+ * `change-bridge/<stage>`, metrics under service `change-bridge-<stage>`. `contextKeys`, the
+ * keys set in context, lets it refuse a camelCase key it does not read (`-c pollRateMinute=5`
+ * would otherwise be ignored without a word).
+ * @throws ValidationError naming the offending field or key.
+ * @example loadStageConfig((key) => app.node.tryGetContext(key), process.env, Object.keys(app.node.getAllContext()))
  */
 export function loadStageConfig(
   context: (key: string) => unknown,
   env: Record<string, string | undefined>,
+  contextKeys: Iterable<string> = [],
 ): StageConfig {
   const appEnv = parseOrThrow(AppEnvSchema, env, 'environment');
   const stage = parseOrThrow(
@@ -79,6 +106,7 @@ export function loadStageConfig(
     stages[stage] ?? {},
     `context ${STAGES_CONTEXT_KEY}.${stage}`,
   );
+  refuseUnknownKeys(contextKeys, stage);
   const overrides = parseOrThrow(
     CommandLineOverridesSchema,
     Object.fromEntries(
@@ -107,6 +135,28 @@ export function loadStageConfig(
     terminationProtection,
     bridge,
   };
+}
+
+/**
+ * Throws naming each context key of the app's form that it does not read: a misspelt `-c`
+ * key, or a ChangeBridge prop given where only the stage settings take it.
+ */
+function refuseUnknownKeys(contextKeys: Iterable<string>, stage: string): void {
+  const known = new Set<string>(APP_CONTEXT_KEYS);
+  const unknown = [...contextKeys].filter((key) => APP_KEY_FORM.test(key) && !known.has(key));
+  if (unknown.length === 0) return;
+  const props = new Set(Object.keys(ChangeBridgePropsSchema.shape));
+  const commandLine = `the command line takes ${APP_CONTEXT_KEYS.filter((key) => key !== STAGES_CONTEXT_KEY).join(', ')}`;
+  throw new ValidationError(
+    'context',
+    unknown.map((key) => ({
+      path: key,
+      message:
+        props.has(key) || key === 'terminationProtection'
+          ? `set it in cdk.json under context.${STAGES_CONTEXT_KEY}.${stage} (${commandLine})`
+          : `unknown key (${commandLine})`,
+    })),
+  );
 }
 
 /** `-c changeBridge='{"prod":{…}}'` arrives as a string; cdk.json gives an object. */

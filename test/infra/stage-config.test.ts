@@ -68,4 +68,56 @@ describe('loadStageConfig', () => {
     expect(load({ changeBridge: { dev: { logRetentionDays: 45 } } })).toThrow(/logRetentionDays/);
     expect(load({ connections: 'ok,Not OK' })).toThrow(/connections\[1\]\.id/);
   });
+
+  it('keeps connections given in the stage settings or with -c connections=main', () => {
+    const fromSettings = loadStageConfig(
+      contextOf({ changeBridge: { dev: { connections: [{ id: 'main' }] } } }),
+      {},
+    );
+    expect(fromSettings.bridge.connections).toEqual([{ id: 'main' }]);
+    const fromCommandLine = loadStageConfig(contextOf({ connections: 'main' }), {});
+    expect(fromCommandLine.bridge.connections).toEqual([{ id: 'main' }]);
+  });
+
+  it('reads an empty -c connections= as no props connections, also over the stage settings', () => {
+    const config = loadStageConfig(
+      contextOf({ connections: '', changeBridge: { dev: { connections: [{ id: 'main' }] } } }),
+      {},
+    );
+    expect(config.bridge.connections).toEqual([]);
+    expect(loadStageConfig(contextOf({ connections: ' ' }), {}).bridge.connections).toEqual([]);
+    expect(loadStageConfig(contextOf({ connections: 'main,' }), {}).bridge.connections).toEqual([
+      { id: 'main' },
+    ]);
+  });
+
+  it('refuses a -c pollRateMinutes that is not a number, naming the key', () => {
+    const load = () => loadStageConfig(contextOf({ pollRateMinutes: 'abc' }), {});
+    expect(load).toThrow(ValidationError);
+    expect(load).toThrow(/^context is invalid: pollRateMinutes: use a whole number of minutes/);
+  });
+
+  it('refuses an unknown plain context key (a misspelt -c), naming it', () => {
+    const values = { pollRateMinute: '5' };
+    const load = () => loadStageConfig(contextOf(values), {}, Object.keys(values));
+    expect(load).toThrow(ValidationError);
+    expect(load).toThrow(/^context is invalid: pollRateMinute: unknown key/);
+  });
+
+  it('points a ChangeBridge prop given with -c to the stage settings', () => {
+    const values = { eventArchive: 'true' };
+    const load = () => loadStageConfig(contextOf(values), {}, Object.keys(values));
+    expect(load).toThrow(/eventArchive: .*changeBridge\.dev/);
+  });
+
+  it("leaves the CDK's own context keys alone (feature flags, aws:cdk:*, lookups)", () => {
+    const values = {
+      '@aws-cdk/aws-lambda-nodejs:useLatestRuntimeVersion': true,
+      'aws:cdk:bundling-stacks': ['**'],
+      'availability-zones:account=123456789012:region=eu-west-1': ['eu-west-1a'],
+      'acknowledged-issue-numbers': [32775],
+      stage: 'dev',
+    };
+    expect(loadStageConfig(contextOf(values), {}, Object.keys(values)).stage).toBe('dev');
+  });
 });
