@@ -7,6 +7,14 @@ import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 
 /**
+ * What ended a stream's part of a job before it completed: `superseded`, a later backfill or
+ * reset of the stream took over; `removed`, its connection was removed or disabled.
+ */
+export const BackfillEndingSchema = z.enum(['superseded', 'removed']);
+/** What ended a part early (see {@link BackfillEndingSchema}). */
+export type BackfillEnding = z.infer<typeof BackfillEndingSchema>;
+
+/**
  * How one stream's part of a job ended, kept on the job the first time it is read as ended:
  * the stream's own figures go on (a later backfill of the stream starts them again), the job's
  * stay. `endedBy`: null when the stream completed its part; `superseded` when a later backfill
@@ -18,7 +26,7 @@ export const BackfillStreamOutcomeSchema = z.object({
   doneAt: z.number().int(),
   recordsRead: z.number().int().nonnegative(),
   eventsPublished: z.number().int().nonnegative(),
-  endedBy: z.enum(['superseded', 'removed']).nullable(),
+  endedBy: BackfillEndingSchema.nullable(),
 });
 /** How one stream's part of a job ended (see {@link BackfillStreamOutcomeSchema}). */
 export type BackfillStreamOutcome = z.infer<typeof BackfillStreamOutcomeSchema>;

@@ -1,5 +1,5 @@
 import type { StreamState } from '../state/state-store.ts';
-import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
+import type { BackfillEnding, BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
 
 /** Where one stream's part of a backfill job is, as its own backfill state says. */
 export interface BackfillPart {
@@ -56,21 +56,22 @@ function clamp01(value: number): number {
 /**
  * The outcome to keep on `job` for one stream's part, first seen ended at `now`: completed
  * (`endedBy` null, with its own `doneAt`), or ended early with its figures as `state` holds
- * them: `removed` when the stream is no longer `configured`, `superseded` when its backfill
- * state is not the job's (see readStream in backfill.ts). Undefined while the part runs, and
- * once an outcome is kept (the first one stays). Pure.
- * @example endedOutcome(job, 'hotel-1:customer', state, false, now) // { endedBy: 'removed', recordsRead: 120, … }
+ * them: `ending` when the caller knows what ends it (its connection removed, a takeover about
+ * to replace the state), else `superseded` when its backfill state is not the job's (see
+ * readStream in backfill.ts). Undefined while the part runs with nothing ending it, and once an
+ * outcome is kept (the first one stays). Pure.
+ * @example endedOutcome(job, 'hotel-1:customer', state, 'removed', now) // { endedBy: 'removed', recordsRead: 120, … }
  */
 export function endedOutcome(
   job: BackfillJob,
   streamId: string,
   state: StreamState | undefined,
-  configured: boolean,
+  ending: BackfillEnding | null,
   now: number,
 ): BackfillStreamOutcome | undefined {
   if (job.outcomes?.[streamId] !== undefined) return undefined;
   const part = partOf(job, state);
-  const endedBy = !configured ? 'removed' : part === undefined ? 'superseded' : null;
+  const endedBy = ending ?? (part === undefined ? 'superseded' : null);
   if (endedBy === null && part?.doneAt == null) return undefined;
   return {
     doneAt: part?.doneAt ?? now,
@@ -78,4 +79,27 @@ export function endedOutcome(
     eventsPublished: part?.eventsPublished ?? 0,
     endedBy: part?.doneAt != null ? null : endedBy,
   };
+}
+
+/**
+ * The outcomes `job` is to keep for those of `states` whose backfill part is the job's, as
+ * `endedBy` ends them at `now` (a connection's removal, or a later backfill or reset taking the
+ * streams over), just before their states are deleted or replaced: a running part ends with the
+ * figures its state holds, a completed one keeps its own end (see {@link endedOutcome}). Streams
+ * with an outcome kept already, or whose part belongs to another job, are left out. Pure.
+ * @example endingOutcomes(job, [state], 'removed', now) // { 'hotel-1:customer': { endedBy: 'removed', recordsRead: 120, … } }
+ */
+export function endingOutcomes(
+  job: BackfillJob,
+  states: readonly (StreamState | undefined)[],
+  endedBy: BackfillEnding,
+  now: number,
+): Record<string, BackfillStreamOutcome> {
+  const outcomes: Record<string, BackfillStreamOutcome> = {};
+  for (const state of states) {
+    if (state?.backfill?.jobId !== job.id || !job.streamIds.includes(state.streamId)) continue;
+    const outcome = endedOutcome(job, state.streamId, state, endedBy, now);
+    if (outcome) outcomes[state.streamId] = outcome;
+  }
+  return outcomes;
 }

@@ -1,32 +1,10 @@
 import type { StreamState } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
-import { endedOutcome } from './backfill-part.ts';
+import { endingOutcomes } from './backfill-part.ts';
 
 /**
- * The outcomes `job` is to keep for those of `states` whose backfill part is the job's, as their
- * connection is removed at `now`: a running part ends `removed` with the figures its state
- * holds, a completed one keeps its own end (see {@link endedOutcome}). Streams with an outcome
- * kept already, or whose part belongs to another job, are left out. Pure.
- * @example removalOutcomes(job, [state], now) // { 'hotel-1:customer': { endedBy: 'removed', recordsRead: 120, … } }
- */
-export function removalOutcomes(
-  job: BackfillJob,
-  states: readonly StreamState[],
-  now: number,
-): Record<string, BackfillStreamOutcome> {
-  const outcomes: Record<string, BackfillStreamOutcome> = {};
-  for (const state of states) {
-    if (state.backfill?.jobId !== job.id || !job.streamIds.includes(state.streamId)) continue;
-    const outcome = endedOutcome(job, state.streamId, state, false, now);
-    if (outcome) outcomes[state.streamId] = outcome;
-  }
-  return outcomes;
-}
-
-/**
- * Keeps, on each backfill job that `states` name, the outcome of their parts (see
- * {@link removalOutcomes}), before a connection's removal deletes those states, which hold the
+ * Keeps, on each backfill job that `states` name, the outcome of their parts (`removed`, see
+ * {@link endingOutcomes}), before a connection's removal deletes those states, which hold the
  * parts' counters: the job's totals keep what the streams read and published until then. One
  * strongly consistent read and at most one write per job; a job gone (expired, or a reset's
  * `reset_…` id) is skipped. Safe to repeat: an outcome kept stays as it was.
@@ -41,7 +19,7 @@ export async function keepRemovedStreamOutcomes(
     [...jobIds].map(async (jobId) => {
       const job = await deps.backfills.get(jobId);
       if (!job) return;
-      const outcomes = removalOutcomes(job, states, now);
+      const outcomes = endingOutcomes(job, states, 'removed', now);
       if (Object.keys(outcomes).length === 0) return;
       await deps.backfills.put({ ...job, outcomes: { ...job.outcomes, ...outcomes } });
     }),

@@ -13,6 +13,7 @@ import {
 import type { AdminDeps } from './admin-deps.ts';
 import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
+import { closeEarlierJobs } from './backfill-takeover.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -50,7 +51,7 @@ export function readStream(
   now: number,
 ): StreamReading {
   const part = partOf(job, state);
-  const outcome = endedOutcome(job, streamId, state, configured, now);
+  const outcome = endedOutcome(job, streamId, state, configured ? null : 'removed', now);
   const ended = job.outcomes?.[streamId] ?? outcome;
   return {
     progress: {
@@ -252,7 +253,8 @@ export async function startStreamBackfill(
 }
 
 /**
- * Starts a backfill: notes each chosen stream's delivery counter, starts each stream's part
+ * Starts a backfill: notes each chosen stream's delivery counter, ends the parts of earlier
+ * jobs it takes over (each keeps its figures, see closeEarlierJobs), starts each stream's part
  * (see {@link startStreamBackfill}) and stores a job. The ordinary pollers then do the work,
  * locally and in AWS alike; progress is read back with {@link backfillProgress}.
  * @throws ValidationError naming `entities[i]` or `connections[i]` for one with no stream.
@@ -294,30 +296,4 @@ export async function startBackfill(
     chosen.map((d, index) => startStreamBackfill(deps.state, d, job, { stored: states[index] })),
   );
   return job;
-}
-
-/**
- * Notes on each earlier job of the streams (their backfill state, as the caller read it, names
- * it) the delivery counter where a backfill or reset takes over, so the earlier job's webhooks
- * delivered stop there: one write per earlier job.
- */
-export async function closeEarlierJobs(
-  states: readonly (StreamState | undefined)[],
-  delivered: Readonly<Record<string, number>>,
-  deps: Pick<AdminDeps, 'backfills'>,
-): Promise<void> {
-  const byJob = new Map<string, string[]>();
-  for (const state of states) {
-    const jobId = state?.backfill?.jobId;
-    if (state && jobId) byJob.set(jobId, [...(byJob.get(jobId) ?? []), state.streamId]);
-  }
-  await Promise.all(
-    [...byJob].map(async ([jobId, taken]) => {
-      const earlier = await deps.backfills.get(jobId);
-      if (!earlier) return;
-      const until = { ...earlier.deliveredUntil };
-      for (const streamId of taken) until[streamId] ??= delivered[streamId] ?? 0;
-      await deps.backfills.put({ ...earlier, deliveredUntil: until });
-    }),
-  );
 }

@@ -1,7 +1,8 @@
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { backfillProgress, closeEarlierJobs, startBackfill } from './backfill.ts';
+import { backfillProgress, startBackfill } from './backfill.ts';
+import { closeEarlierJobs } from './backfill-takeover.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   BackfillBodySchema,
@@ -65,9 +66,10 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: StreamViewSchema },
     handle: async ({ id }, deps) => {
       const { definition, state: before } = await findStream(id, deps);
-      // A backfill job of the stream counts its deliveries up to here, not the next job's.
+      // A backfill job of the stream keeps its part's figures and counts its deliveries up to
+      // here, not the next job's; a stream no longer configured had ended it by its removal.
       const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
-      await closeEarlierJobs([before], delivered, deps);
+      await closeEarlierJobs([before], delivered, deps, definition ? 'superseded' : 'removed');
       await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
       if (!definition)

@@ -1,17 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
 import { backfillProgress } from '../../shared/admin/backfill.ts';
-import { type BackfillJob, DynamoDbBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
-import { removalOutcomes } from '../../shared/admin/backfill-removal.ts';
-import { handleAdminRequest } from '../../shared/admin/router.ts';
-import { enabledConnectionStreams } from '../../shared/connections/connection-streams.ts';
-import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
+import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
+import { endingOutcomes } from '../../shared/admin/backfill-part.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
-import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
-import { createStateTable } from '../../shared/state/dynamodb-table.ts';
-import type { BackfillPass, StateStore } from '../../shared/state/state-store.ts';
 import { streamState } from '../state/state-store.contract.ts';
-import { type AdminHarness, createAdminHarness, HARNESS_START_MS } from './support/harness.ts';
+import {
+  bridgeWithHotel as bridgeWithDynamoHotel,
+  SYNCED_UNTIL,
+  savePass,
+} from './support/dynamo-bridge.ts';
+import { type AdminHarness, HARNESS_START_MS } from './support/harness.ts';
 
 let dynamo: LocalDynamoDb;
 let tables = 0;
@@ -27,58 +25,12 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-/** Where the hotel's live polls had read when the backfill starts: its passes end here. */
-const SYNCED_UNTIL = new Date(HARNESS_START_MS - 60_000).toISOString();
-
-/**
- * The admin API with its state, backfill jobs and connections in one dynalite table (as
- * `change-bridge start` keeps them), and a stored connection `hotel-1` (customers and
- * resources) whose two streams completed their first sync.
- */
+/** The dynalite bridge with `hotel-1` in a table of its own; its harness closes after the test. */
 async function bridgeWithHotel() {
-  harness = createAdminHarness();
   tables += 1;
-  const tableName = `removed-${process.pid}-${tables}`;
-  await createStateTable(dynamo.client, tableName);
-  const { clock, settings } = harness;
-  const state = new DynamoDbStateStore({ client: dynamo.client, tableName, clock });
-  const connections = new DynamoDbConnectionStore({ client: dynamo.client, tableName });
-  const mainStreams = harness.streams;
-  const deps: AdminDeps = {
-    ...harness.deps,
-    state,
-    backfills: new DynamoDbBackfillJobStore({ client: dynamo.client, tableName, clock }),
-    streams: async () => [
-      ...mainStreams,
-      ...(await enabledConnectionStreams(connections, settings)),
-    ],
-    connections: { ...harness.deps.connections!, store: connections, state },
-  };
-  const call = (method: string, path: string, body?: unknown) =>
-    handleAdminRequest({ method, path, query: {}, body }, deps);
-  const added = await call('POST', '/connections', {
-    id: 'hotel-1',
-    accessToken: 'hotel-access-token-4b7d',
-    entities: 'customer,resource',
-  });
-  expect(added.status).toBe(201);
-  for (const streamId of ['hotel-1:customer', 'hotel-1:resource']) {
-    await state.saveStream(
-      streamState(streamId, { initialSyncDone: true, watermark: SYNCED_UNTIL }),
-      0,
-    );
-  }
-  return { deps, state, call };
-}
-
-/** Saves a stream's backfill pass as its poller does after a page: counters with the cursor. */
-async function savePass(state: StateStore, streamId: string, change: Partial<BackfillPass>) {
-  const stored = await state.getStream(streamId);
-  if (stored?.backfill?.kind !== 'pass') throw new Error(`${streamId} has no backfill pass`);
-  await state.saveStream(
-    { ...stored, backfill: { ...stored.backfill, ...change } },
-    stored.version,
-  );
+  const bridge = await bridgeWithDynamoHotel(dynamo, `removed-${process.pid}-${tables}`);
+  harness = bridge.harness;
+  return bridge;
 }
 
 describe('a backfill whose connection is removed without --keep-state', () => {
@@ -144,7 +96,7 @@ describe('a backfill whose connection is removed without --keep-state', () => {
   });
 });
 
-describe('removalOutcomes', () => {
+describe('endingOutcomes', () => {
   const job: BackfillJob = {
     id: 'bf_1',
     startedAt: HARNESS_START_MS,
@@ -178,13 +130,38 @@ describe('removalOutcomes', () => {
         backfill: { kind: 'first-sync', jobId: 'bf_1' },
       }),
     ];
-    expect(removalOutcomes(job, states, NOW)).toEqual({
+    expect(endingOutcomes(job, states, 'removed', NOW)).toEqual({
       'hotel-1:customer': { doneAt: NOW, recordsRead: 12, eventsPublished: 1, endedBy: 'removed' },
       'hotel-1:taxEnvironment': {
         doneAt: NOW,
         recordsRead: 7,
         eventsPublished: 7,
         endedBy: 'removed',
+      },
+    });
+  });
+
+  it('ends a part taken over as superseded, keeps a completed one as completed, skips no state', () => {
+    const states = [
+      streamState('hotel-1:customer', { initialSyncDone: true, backfill: pass('bf_1', 12) }),
+      streamState('hotel-1:resource', {
+        initialSyncDone: true,
+        backfill: { ...pass('bf_1', 30), doneAt: HARNESS_START_MS + 1_000 },
+      }),
+      undefined,
+    ];
+    expect(endingOutcomes(job, states, 'superseded', NOW)).toEqual({
+      'hotel-1:customer': {
+        doneAt: NOW,
+        recordsRead: 12,
+        eventsPublished: 1,
+        endedBy: 'superseded',
+      },
+      'hotel-1:resource': {
+        doneAt: HARNESS_START_MS + 1_000,
+        recordsRead: 30,
+        eventsPublished: 1,
+        endedBy: null,
       },
     });
   });
@@ -196,7 +173,7 @@ describe('removalOutcomes', () => {
       streamState('hotel-1:resource', { initialSyncDone: true, backfill: pass('bf_0', 5) }),
     ];
     expect(
-      removalOutcomes({ ...job, outcomes: { 'hotel-1:customer': kept } }, states, NOW),
+      endingOutcomes({ ...job, outcomes: { 'hotel-1:customer': kept } }, states, 'removed', NOW),
     ).toEqual({});
   });
 });
