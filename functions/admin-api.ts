@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
-import { DynamoDbBackfillJobStore } from '../shared/admin/backfill-jobs.ts';
+import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { parseJsonBody } from '../shared/admin/node-server.ts';
 import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';

@@ -1,10 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
-import type { Clock } from '../clock.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
-import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { parseOrThrow } from '../errors.ts';
 
 /**
  * What ended a stream's part of a job before it completed: `superseded`, a later backfill or
@@ -34,8 +30,9 @@ export type BackfillStreamOutcome = z.infer<typeof BackfillStreamOutcomeSchema>;
 /**
  * A backfill job: which streams it started backfills of, when, and the numbers progress is
  * measured against. Progress is derived from the stream states the pollers keep and the
- * dispatcher's delivery counters (see backfill.ts); the item is written when the job starts and
- * again as its streams are first read as ended ({@link BackfillStreamOutcomeSchema}).
+ * dispatcher's delivery counters (see backfill.ts); the item is written whole when the job
+ * starts, and entries are added to its `outcomes` and `deliveredUntil` as its streams end
+ * ({@link BackfillJobStore.keep}): an entry once there is never replaced.
  */
 export const BackfillJobSchema = z.object({
   id: z.string().min(1),
@@ -65,12 +62,54 @@ export const BackfillJobSchema = z.object({
 /** A backfill job (see {@link BackfillJobSchema}). */
 export type BackfillJob = z.infer<typeof BackfillJobSchema>;
 
-/** Storage of backfill jobs. Implementations: {@link MemoryBackfillJobStore}, {@link DynamoDbBackfillJobStore}. */
+/**
+ * Entries to add to a job's `outcomes` and `deliveredUntil` ({@link BackfillJobStore.keep}).
+ */
+export const BackfillJobEntriesSchema = BackfillJobSchema.pick({
+  outcomes: true,
+  deliveredUntil: true,
+});
+/** Entries to add to a job (see {@link BackfillJobEntriesSchema}). */
+export type BackfillJobEntries = z.infer<typeof BackfillJobEntriesSchema>;
+
+/**
+ * `job` with those of `entries` it lacks added to its `outcomes` and `deliveredUntil`; an entry
+ * the job has stays as it is (the first kept wins). A map left empty is absent. Pure.
+ * @example withEntries(job, { outcomes: { 'main:customer': outcome } }).outcomes
+ */
+export function withEntries(job: BackfillJob, entries: BackfillJobEntries): BackfillJob {
+  const outcomes = { ...entries.outcomes, ...job.outcomes };
+  const deliveredUntil = { ...entries.deliveredUntil, ...job.deliveredUntil };
+  return {
+    ...job,
+    outcomes: Object.keys(outcomes).length > 0 ? outcomes : undefined,
+    deliveredUntil: Object.keys(deliveredUntil).length > 0 ? deliveredUntil : undefined,
+  };
+}
+
+/**
+ * Storage of backfill jobs. Several writers change a running job at once (its progress
+ * readings, a connection's removal, a later backfill or reset taking its streams over), each
+ * from the copy it read: they add entries ({@link BackfillJobStore.keep}), which never replace
+ * one another's. Implementations: {@link MemoryBackfillJobStore}, DynamoDbBackfillJobStore.
+ */
 export interface BackfillJobStore {
-  /** Stores a job (replacing one with the same id). */
+  /**
+   * Stores a job just started (replacing one with the same id, which a new job's random id
+   * never has). A running job is changed with {@link BackfillJobStore.keep} only.
+   * @throws ValidationError naming the field of a malformed job, before writing.
+   */
   put(job: BackfillJob): Promise<void>;
   /** Reads a job; `undefined` when unknown or expired. */
   get(id: string): Promise<BackfillJob | undefined>;
+  /**
+   * Adds to the stored job those of `entries` its `outcomes` and `deliveredUntil` lack, each on
+   * its own and whatever other writers add meanwhile; an entry already there stays as it is.
+   * Answers the job as stored after it; `undefined` for a job unknown or expired (nothing is
+   * written). Safe to repeat.
+   * @throws ValidationError naming the field of a malformed entry, before writing.
+   */
+  keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined>;
 }
 
 /** Jobs in memory: tests, and runs that need no history across restarts. Values are copies. */
@@ -85,85 +124,13 @@ export class MemoryBackfillJobStore implements BackfillJobStore {
     const job = this.jobs.get(id);
     return job ? structuredClone(job) : undefined;
   }
-}
 
-/** How long a job item stays in the table: 7 days (TTL). */
-export const BACKFILL_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** Partition key prefix of job items in the shared state table (beside `STREAM#`, `SUB#`…). */
-export const BACKFILL_PK_PREFIX = 'BACKFILL#';
-/** Sort key of a job item. */
-export const BACKFILL_JOB_SK = 'JOB';
-
-/** Options of {@link DynamoDbBackfillJobStore}. */
-export interface DynamoDbBackfillJobStoreOptions {
-  client: DynamoDBClient;
-  tableName: string;
-  clock: Clock;
-  retentionMs?: number;
-}
-
-/**
- * Jobs in the shared state table, one small item each: pk `BACKFILL#<id>`, sk `JOB`, the
- * job in `doc`, and `ttl` (epoch seconds) so old jobs expire. Reads are strongly
- * consistent, so a job is visible to the next request right after it was started.
- */
-export class DynamoDbBackfillJobStore implements BackfillJobStore {
-  private readonly client: DocumentClient;
-
-  constructor(private readonly options: DynamoDbBackfillJobStoreOptions) {
-    // `from` stores its translate options on the shared low-level client's config, so every
-    // store on one client must pass the same ones (the other stores drop undefined values).
-    this.client = documentClientOf(options.client, {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-  }
-
-  async put(job: BackfillJob): Promise<void> {
-    const doc = parseOrThrow(BackfillJobSchema, job, 'backfill job');
-    const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
-    await this.send('PutItem', () =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.options.tableName,
-          Item: {
-            pk: `${BACKFILL_PK_PREFIX}${doc.id}`,
-            sk: BACKFILL_JOB_SK,
-            doc,
-            ttl: Math.floor((this.options.clock.now() + retention) / 1000),
-          },
-        }),
-      ),
-    );
-  }
-
-  async get(id: string): Promise<BackfillJob | undefined> {
-    const key = { pk: `${BACKFILL_PK_PREFIX}${id}`, sk: BACKFILL_JOB_SK };
-    const result = await this.send('GetItem', () =>
-      this.client.send(
-        new GetCommand({ TableName: this.options.tableName, Key: key, ConsistentRead: true }),
-      ),
-    );
-    const item = result.Item;
-    // TTL deletes lazily (up to days late): an expired item is treated as gone.
-    if (!item || (typeof item.ttl === 'number' && item.ttl * 1000 <= this.options.clock.now())) {
-      return undefined;
-    }
-    return parseOrThrow(BackfillJobSchema, item.doc, `backfill job ${key.pk}`);
-  }
-
-  private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const name = error instanceof Error ? error.name : 'Error';
-      throw new BridgeError(
-        `${operation} of a backfill job on table ${this.options.tableName} failed (${name})`,
-        {
-          cause: error,
-          retryable: name !== 'ResourceNotFoundException' && name !== 'ValidationException',
-        },
-      );
-    }
+  async keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined> {
+    const parsed = parseOrThrow(BackfillJobEntriesSchema, entries, 'backfill job entries');
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    const stored = structuredClone(withEntries(job, parsed));
+    this.jobs.set(id, stored);
+    return structuredClone(stored);
   }
 }

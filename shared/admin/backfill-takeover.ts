@@ -9,8 +9,8 @@ import { endingOutcomes } from './backfill-part.ts';
  * or deletes their states: the job keeps each part's outcome (`endedBy`, default `superseded`,
  * with the figures its state holds; see {@link endingOutcomes}) and the delivery counter in
  * `delivered`, where its webhooks delivered stop. One strongly consistent read and one write
- * per earlier job; a job gone (expired, or a reset's `reset_…` id) is skipped. What a job kept
- * first stays.
+ * per earlier job, adding only entries the job lacks (see BackfillJobStore.keep): what a job
+ * kept first stays. A job gone (expired, or a reset's `reset_…` id) is skipped.
  */
 export async function closeEarlierJobs(
   states: readonly (StreamState | undefined)[],
@@ -28,13 +28,11 @@ export async function closeEarlierJobs(
     [...byJob].map(async ([jobId, taken]) => {
       const earlier = await deps.backfills.get(jobId);
       if (!earlier) return;
-      const until = { ...earlier.deliveredUntil };
-      for (const { streamId } of taken) until[streamId] ??= delivered[streamId] ?? 0;
-      const outcomes = endingOutcomes(earlier, taken, endedBy, now);
-      await deps.backfills.put({
-        ...earlier,
-        deliveredUntil: until,
-        outcomes: { ...outcomes, ...earlier.outcomes },
+      await deps.backfills.keep(jobId, {
+        deliveredUntil: Object.fromEntries(
+          taken.map(({ streamId }) => [streamId, delivered[streamId] ?? 0]),
+        ),
+        outcomes: endingOutcomes(earlier, taken, endedBy, now),
       });
     }),
   );

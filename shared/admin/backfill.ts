@@ -11,7 +11,7 @@ import {
   type StreamState,
 } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import type { BackfillJob, BackfillStreamOutcome } from './backfill-jobs.ts';
+import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
 import { closeEarlierJobs } from './backfill-takeover.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
@@ -91,7 +91,8 @@ export function estimateSecondsLeft(fraction: number, elapsedMs: number): number
 /**
  * The job with each stream's progress: the stream states (one strongly consistent read each),
  * the delivery counters (one batched read) and the configured streams. The figures are sums
- * over the streams. Streams first read as ended have their outcome kept on the job (one write).
+ * over the streams. Streams first read as ended have their outcome kept on the job (one write,
+ * adding only outcomes not kept meanwhile; see BackfillJobStore.keep).
  */
 export async function backfillProgress(
   job: BackfillJob,
@@ -118,20 +119,23 @@ export async function backfillProgress(
         now,
       );
     });
+  let readings = readAll(job);
+  const found: Record<string, BackfillStreamOutcome> = {};
+  for (const [index, { outcome }] of readings.entries()) {
+    if (outcome) found[job.streamIds[index] as string] = outcome;
+  }
   let kept = job;
-  let readings = readAll(kept);
-  if (readings.some((r) => r.outcome)) {
-    // A connection's removal keeps its streams' outcomes on the job just before it deletes their
-    // states (backfill-removal.ts): a state read as gone may have had its outcome kept since
-    // `job` was read, and that one stands.
-    kept = (await deps.backfills.get(job.id)) ?? job;
+  if (Object.keys(found).length > 0) {
+    // Only the outcomes the stored job lacks are added, and the view is read against the job as
+    // stored: one kept since `job` was read stands (a connection's removal or a takeover keeps
+    // its streams' figures just before it deletes or replaces their states, which then read
+    // as ended with nothing read).
+    kept =
+      (await deps.backfills.keep(job.id, { outcomes: found })) ??
+      withEntries(job, { outcomes: found });
     readings = readAll(kept);
   }
-  const outcomes = { ...kept.outcomes };
-  for (const [index, reading] of readings.entries()) {
-    if (reading.outcome) outcomes[job.streamIds[index] as string] = reading.outcome;
-  }
-  if (readings.some((r) => r.outcome)) await deps.backfills.put({ ...kept, outcomes });
+  const outcomes = kept.outcomes ?? {};
   const streams = readings.map((r) => r.progress);
   const done = streams.every((s) => s.done);
   const fraction = streams.length

@@ -11,12 +11,14 @@ export {
   startStreamBackfill,
 } from './backfill.ts';
 export {
-  BACKFILL_JOB_RETENTION_MS,
   type BackfillJob,
   type BackfillJobStore,
-  DynamoDbBackfillJobStore,
   MemoryBackfillJobStore,
 } from './backfill-jobs.ts';
+export {
+  BACKFILL_JOB_RETENTION_MS,
+  DynamoDbBackfillJobStore,
+} from './dynamodb-backfill-job-store.ts';
 export {
   ADMIN_BODY_MAX_BYTES,
   type AdminServer,

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { DynamoDbBackfillJobStore } from '../admin/backfill-jobs.ts';
+import { DynamoDbBackfillJobStore } from '../admin/dynamodb-backfill-job-store.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { toBudgetView } from '../admin/streams-view.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';

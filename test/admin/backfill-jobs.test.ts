@@ -1,10 +1,13 @@
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BackfillJob,
   type BackfillJobStore,
-  DynamoDbBackfillJobStore,
+  type BackfillStreamOutcome,
   MemoryBackfillJobStore,
 } from '../../shared/admin/backfill-jobs.ts';
+import { DynamoDbBackfillJobStore } from '../../shared/admin/dynamodb-backfill-job-store.ts';
 import { ManualClock } from '../../shared/clock.ts';
 import { BridgeError, ValidationError } from '../../shared/errors.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
@@ -19,6 +22,14 @@ const job: BackfillJob = {
   historyStartMs: Date.UTC(2021, 0, 1),
   doneAtMs: Date.UTC(2026, 0, 1) - 5000,
 };
+
+/** 120 streams: more than one update expression of the DynamoDB store holds. */
+const STREAMS = Array.from({ length: 120 }, (_, index) => `hotel-${index}:customer`);
+
+/** An outcome with `recordsRead` records read. */
+function outcome(recordsRead: number, endedBy: BackfillStreamOutcome['endedBy']) {
+  return { doneAt: job.startedAt + 1_000, recordsRead, eventsPublished: 0, endedBy };
+}
 
 let dynamo: LocalDynamoDb;
 let tables = 0;
@@ -61,6 +72,73 @@ describe.each(implementations)('%s', (_name, create) => {
     expect(error.path).toBe('id');
     expect(await store.get('')).toBeUndefined();
   });
+
+  it('adds the outcomes and delivery counters a job lacks, keeps those it has, and answers the job', async () => {
+    const store = await create();
+    await store.put({ ...job, deliveredUntil: { 'main:customer': 12 } });
+    const first = await store.keep('bf_1', {
+      outcomes: { 'main:customer': outcome(120, 'superseded') },
+      deliveredUntil: { 'main:customer': 40, 'main:resource': 7 },
+    });
+    const expected = {
+      ...job,
+      outcomes: { 'main:customer': outcome(120, 'superseded') },
+      deliveredUntil: { 'main:customer': 12, 'main:resource': 7 },
+    };
+    expect(first).toEqual(expected);
+    // A later writer never replaces what was kept; its new entries are added.
+    const second = await store.keep('bf_1', {
+      outcomes: { 'main:customer': outcome(0, 'removed'), 'main:resource': outcome(9, null) },
+      deliveredUntil: { 'main:resource': 99 },
+    });
+    const both = {
+      ...expected,
+      outcomes: { ...expected.outcomes, 'main:resource': outcome(9, null) },
+    };
+    expect(second).toEqual(both);
+    expect(await store.get('bf_1')).toEqual(both);
+  });
+
+  it('keeps every entry of writers adding at once, and of one adding more than an update holds', async () => {
+    const store = await create();
+    const many = { ...job, streamIds: STREAMS };
+    await store.put(many);
+    await Promise.all(
+      STREAMS.map((streamId, index) =>
+        store.keep('bf_1', { outcomes: { [streamId]: outcome(index, 'removed') } }),
+      ),
+    );
+    // Then one writer with every stream: more entries than one DynamoDB update expression holds.
+    await store.keep('bf_1', {
+      outcomes: Object.fromEntries(STREAMS.map((streamId) => [streamId, outcome(0, null)])),
+      deliveredUntil: Object.fromEntries(STREAMS.map((streamId, index) => [streamId, index])),
+    });
+    const stored = await store.get('bf_1');
+    expect(Object.keys(stored?.outcomes ?? {})).toHaveLength(STREAMS.length);
+    STREAMS.forEach((streamId, index) => {
+      expect(stored?.outcomes?.[streamId]).toEqual(outcome(index, 'removed'));
+      expect(stored?.deliveredUntil?.[streamId]).toBe(index);
+    });
+  });
+
+  it('answers an unknown job as undefined and stores nothing for it', async () => {
+    const store = await create();
+    expect(await store.keep('bf_2', { outcomes: { 'main:customer': outcome(1, null) } })).toBe(
+      undefined,
+    );
+    expect(await store.get('bf_2')).toBeUndefined();
+  });
+
+  it('refuses a malformed entry naming the field, before writing', async () => {
+    const store = await create();
+    await store.put(job);
+    const error = await store
+      .keep('bf_1', { outcomes: { 'main:customer': { ...outcome(1, null), recordsRead: -1 } } })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.path).toBe('outcomes.main:customer.recordsRead');
+    expect(await store.get('bf_1')).toEqual(job);
+  });
 });
 
 describe('DynamoDbBackfillJobStore', () => {
@@ -70,6 +148,39 @@ describe('DynamoDbBackfillJobStore', () => {
     await store.put(job);
     await clock.advance(60_001);
     expect(await store.get('bf_1')).toBeUndefined();
+  });
+
+  it('adds entries to a job stored with them in its document, keeping those it had', async () => {
+    const tableName = `backfill-${process.pid}-${++tables}`;
+    await createStateTable(dynamo.client, tableName);
+    const clock = new ManualClock();
+    const store = new DynamoDbBackfillJobStore({ client: dynamo.client, tableName, clock });
+    // As the store wrote a job before its outcomes and delivery counters lived beside `doc`.
+    const stored = {
+      ...job,
+      outcomes: { 'main:customer': outcome(120, 'superseded') },
+      deliveredUntil: { 'main:customer': 40 },
+    };
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: marshall(
+          { pk: 'BACKFILL#bf_1', sk: 'JOB', doc: stored, ttl: 1_000_000_000_000 },
+          { removeUndefinedValues: true },
+        ),
+      }),
+    );
+    const kept = await store.keep('bf_1', {
+      outcomes: { 'main:customer': outcome(0, 'removed'), 'main:resource': outcome(9, null) },
+      deliveredUntil: { 'main:customer': 500, 'main:resource': 3 },
+    });
+    const expected = {
+      ...stored,
+      outcomes: { ...stored.outcomes, 'main:resource': outcome(9, null) },
+      deliveredUntil: { 'main:customer': 40, 'main:resource': 3 },
+    };
+    expect(kept).toEqual(expected);
+    expect(await store.get('bf_1')).toEqual(expected);
   });
 
   it('reports a missing table as a non-retryable BridgeError naming the table', async () => {

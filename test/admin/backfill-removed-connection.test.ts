@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { backfillProgress } from '../../shared/admin/backfill.ts';
-import type { BackfillJob } from '../../shared/admin/backfill-jobs.ts';
+import type { BackfillJob, BackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { endingOutcomes } from '../../shared/admin/backfill-part.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { streamState } from '../state/state-store.contract.ts';
@@ -92,6 +92,63 @@ describe('a backfill whose connection is removed without --keep-state', () => {
     expect((await deps.backfills.get(id))?.outcomes).toMatchObject({
       'hotel-1:customer': { endedBy: 'removed', recordsRead: 75, eventsPublished: 3 },
       'hotel-1:resource': { endedBy: 'removed', recordsRead: 9, eventsPublished: 0 },
+    });
+  });
+});
+
+/**
+ * `store` whose first write (a whole job, or entries kept) waits until `before` has run: a
+ * writer that read the job, and the states, before `before` wrote.
+ */
+function writingAfter(store: BackfillJobStore, before: () => Promise<unknown>): BackfillJobStore {
+  let pending: (() => Promise<unknown>) | undefined = before;
+  const first = async () => {
+    const run = pending;
+    pending = undefined;
+    await run?.();
+  };
+  return {
+    get: (id) => store.get(id),
+    put: async (job) => {
+      await first();
+      return store.put(job);
+    },
+    keep: async (id, kept) => {
+      await first();
+      return store.keep(id, kept);
+    },
+  };
+}
+
+describe('a backfill reading that writes the job after a removal kept its outcomes', () => {
+  it('leaves the outcomes the removal kept as they were', async () => {
+    const { deps, state, call } = await bridgeWithHotel();
+    const started = await call('POST', '/backfill', { connections: ['hotel-1'], emit: false });
+    const { id } = started.body as { id: string };
+    await savePass(state, 'hotel-1:customer', { recordsRead: 75, eventsPublished: 3 });
+    // The resources' pass completed: the reading keeps its outcome.
+    await savePass(state, 'hotel-1:resource', {
+      watermark: SYNCED_UNTIL,
+      recordsRead: 9,
+      eventsPublished: 0,
+      doneAt: HARNESS_START_MS + 1_000,
+    });
+    await harness!.clock.advance(5_000);
+
+    // The reading has read the job and both states; the removal answers before it writes.
+    const removal = () => call('DELETE', '/connections/hotel-1');
+    const job = await deps.backfills.get(id);
+    await backfillProgress(job!, { ...deps, backfills: writingAfter(deps.backfills, removal) });
+    expect(await state.getStream('hotel-1:customer')).toBeUndefined();
+
+    expect((await call('GET', `/backfill/${id}`)).body).toMatchObject({
+      done: true,
+      recordsRead: 84,
+      eventsPublished: 3,
+      streams: [
+        { streamId: 'hotel-1:customer', endedBy: 'removed', recordsRead: 75, eventsPublished: 3 },
+        { streamId: 'hotel-1:resource', endedBy: null, recordsRead: 9, eventsPublished: 0 },
+      ],
     });
   });
 });

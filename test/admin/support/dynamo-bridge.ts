@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { AdminDeps } from '../../../shared/admin/admin-deps.ts';
-import { DynamoDbBackfillJobStore } from '../../../shared/admin/backfill-jobs.ts';
+// The admin API's composition-root exports, as `change-bridge start` builds its store.
+import { DynamoDbBackfillJobStore } from '../../../shared/admin/index.ts';
 import { handleAdminRequest } from '../../../shared/admin/router.ts';
 import { enabledConnectionStreams } from '../../../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../../../shared/connections/dynamodb-connection-store.ts';
