@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { systemClock } from '../../shared/clock.ts';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { isMain } from '../figures.ts';
@@ -16,6 +17,7 @@ export const BackendsSchema = z.object({
   accessToken: z.string(),
   chainId: z.string(),
   dynamoEndpoint: z.url(),
+  dynamoAccessKeyId: z.string(),
 });
 export type Backends = z.infer<typeof BackendsSchema>;
 
@@ -47,6 +49,8 @@ async function main(): Promise<void> {
     accessToken: sim.tokens.accessToken,
     chainId: sim.controls.model.world.chainId,
     dynamoEndpoint: dynamo.endpoint,
+    // The store's port answers only clients signed with this process's local credential.
+    dynamoAccessKeyId: LOCAL_CREDENTIALS.accessKeyId,
   };
   process.stdout.write(`${JSON.stringify(announced)}\n`);
   await untilStdinEnds();

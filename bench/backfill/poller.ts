@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   const dynamo = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: backends.dynamoEndpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: { accessKeyId: backends.dynamoAccessKeyId, secretAccessKey: 'local' },
   });
   const store = new TimedStateStore({ client: dynamo, tableName: BACKFILL_TABLE, clock });
   // on: the client's own limiter keeps to 200 per 30 s (the default), as in production.

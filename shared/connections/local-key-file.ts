@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { BridgeError } from '../errors.ts';
 import type { DataKey, DataKeyProvider } from './data-key-provider.ts';
 import { decryptWithKey, encryptWithKey, TokenDecryptionError } from './token-cipher.ts';
@@ -47,6 +47,8 @@ export async function loadOrCreateKeyFile(
   if (key.length !== KEY_BYTES) {
     throw new BridgeError(`the connection key file ${path} does not hold a 32-byte base64 key`);
   }
+  // A file copied or restored without its mode (cp -r, unzip, a backup tool) is closed again.
+  if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, KEY_FILE_MODE);
   return key;
 }
 

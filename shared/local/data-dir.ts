@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
 import { ValidationError } from '../errors.ts';
 
 /** What a failed `mkdir` of the data dir says about the path the user gave. */
@@ -11,13 +11,29 @@ const UNUSABLE_PATH: Readonly<Record<string, string>> = {
 };
 
 /**
- * Creates the data dir (and its parents) if missing. A path that cannot be a directory is bad
- * input, named by its flag and variable (exit 2), not a raw `EEXIST` from `mkdir`.
+ * The data dir's mode: its owner's alone. It holds every subscription's signing secret and the
+ * stored snapshots (guest data) in clear, in files LevelDB makes readable to all (0644).
+ */
+export const DATA_DIR_MODE = 0o700;
+
+/** What `start` keeps in a data dir: one holding any of them is the bridge's own. */
+const DATA_DIR_CONTENTS = ['dynamodb', 'queue', 'connections.key'];
+
+/**
+ * Creates the data dir (and its parents) if missing, for its owner alone
+ * ({@link DATA_DIR_MODE}); one that other users may enter is closed to them when it is empty or
+ * the bridge's own (made by an earlier release), and left as it is when it holds other things.
+ * A path that cannot be a directory is bad input, named by its flag and variable (exit 2), not
+ * a raw `EEXIST` from `mkdir`.
  * @example await ensureDataDir('.bridge')
  */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+    if (((await stat(dataDir)).mode & 0o077) === 0) return;
+    const entries = await readdir(dataDir);
+    if (entries.length === 0 || entries.some((entry) => DATA_DIR_CONTENTS.includes(entry)))
+      await chmod(dataDir, DATA_DIR_MODE);
   } catch (error) {
     const reason = UNUSABLE_PATH[(error as NodeJS.ErrnoException).code ?? ''];
     if (reason === undefined) throw error;

@@ -11,6 +11,7 @@ import {
 import { startNotingStore } from './dynalite-objects.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { refuseForeignCallers } from './loopback-only.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
@@ -39,7 +40,10 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * store at `path` when given (its folder is created), in memory otherwise.
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
-export async function startDynaliteServer(path?: string): Promise<Server> {
+export async function startDynaliteServer(
+  path?: string,
+  accessKeyId: string = LOCAL_CREDENTIALS.accessKeyId,
+): Promise<Server> {
   if (path !== undefined) await mkdir(dirname(path), { recursive: true });
   closeDynaliteIterators();
   applyLocalLevelDefaults();
@@ -55,6 +59,7 @@ export async function startDynaliteServer(path?: string): Promise<Server> {
         updateTableMs: 0,
         ...(path !== undefined && { path }),
       }),
+      accessKeyId,
     ),
   );
   await new Promise<void>((resolve, reject) => {

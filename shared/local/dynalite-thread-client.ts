@@ -11,6 +11,7 @@ import type {
   FromDynaliteThread,
   ToDynaliteThread,
 } from './dynalite-thread-messages.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 
 /**
  * The thread's young generation, in MB. V8 grows it up to 16 MB a semi-space for a busy
@@ -74,7 +75,8 @@ export async function startDynaliteThread(
 ): Promise<DynaliteThread> {
   const code = bundledThreadModule();
   const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(code)}`), {
-    workerData: options,
+    // The thread draws no credential of its own: its port answers this thread's clients.
+    workerData: { accessKeyId: LOCAL_CREDENTIALS.accessKeyId, ...options },
     // Not the starting thread's loader flags (`--import tsx` under tsx or vitest): the bundle is
     // plain JavaScript.
     execArgv: [],

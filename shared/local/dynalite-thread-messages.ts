@@ -8,6 +8,8 @@ import type { DynaliteAnswer, DynaliteRequest } from './dynalite-in-process.ts';
 export interface DynaliteThreadOptions {
   /** LevelDB directory; in memory when absent. */
   path?: string;
+  /** The owner's local credential, which the thread's HTTP port requires (see LOCAL_CREDENTIALS). */
+  accessKeyId?: string;
 }
 
 /** A message from the owner to the thread: one request, or the order to close. */

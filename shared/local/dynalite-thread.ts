@@ -19,7 +19,8 @@ async function serve(): Promise<void> {
   const post = (message: FromDynaliteThread) => port.postMessage(message);
   let server: Server;
   try {
-    server = await startDynaliteServer((workerData as DynaliteThreadOptions).path);
+    const options = workerData as DynaliteThreadOptions;
+    server = await startDynaliteServer(options.path, options.accessKeyId);
   } catch (error) {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     return;

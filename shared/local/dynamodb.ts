@@ -11,6 +11,7 @@ import {
 import { type AnswerDynaliteObject, dynaliteObjectAnswer } from './dynalite-objects.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import { startDynaliteThread } from './dynalite-thread-client.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 
 /**
  * How the client of {@link startLocalDynamoDb} reaches dynalite:
@@ -79,7 +80,7 @@ function boundTo(
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
     ...(answer && { requestHandler: dynaliteRequestHandler(answer), signer: unsignedLocalSigner }),
   });
   if (answer)

@@ -3,6 +3,7 @@ import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildApp } from 'fauxqs';
 import { BridgeError } from '../errors.ts';
 import { EMULATOR_REGION } from './emulator-ids.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 
 /** A running in-process SQS emulator and a real SDK client pointed at it. */
 export interface SqsEmulator {
@@ -40,7 +41,7 @@ export async function startSqsEmulator(): Promise<SqsEmulator> {
   const client = new SQSClient({
     region: EMULATOR_REGION,
     endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
   });
   return {
     endpoint,

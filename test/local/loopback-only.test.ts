@@ -7,6 +7,7 @@ import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import type { SqsEmulator } from '../../shared/local/sqs-emulator.ts';
 
 /** A raw POST to `endpoint` with the headers a browser page would send (fetch cannot set Host). */
@@ -32,16 +33,20 @@ function post(
   });
 }
 
+/** A SigV4 authorization header naming `accessKeyId` (the servers check whose, not the signature). */
+const signedBy = (accessKeyId: string, service: string) => ({
+  authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyId}/20260101/us-east-1/${service}/aws4_request, SignedHeaders=host, Signature=0`,
+  'x-amz-date': '20260101T000000Z',
+});
 const dynamoTarget = {
   'content-type': 'application/x-amz-json-1.0',
   'x-amz-target': 'DynamoDB_20120810.ListTables',
-  authorization:
-    'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
-  'x-amz-date': '20260101T000000Z',
+  ...signedBy(LOCAL_CREDENTIALS.accessKeyId, 'dynamodb'),
 };
 const sqsTarget = {
   'content-type': 'application/x-amz-json-1.0',
   'x-amz-target': 'AmazonSQS.CreateQueue',
+  ...signedBy(LOCAL_CREDENTIALS.accessKeyId, 'sqs'),
 };
 
 describe("the local runtime's inner servers answer only the bridge", () => {
@@ -86,6 +91,19 @@ describe("the local runtime's inner servers answer only the bridge", () => {
         '{}',
       );
       expect(answer.status, server.name).toBe(403);
+    }
+  });
+
+  it('refuses another local process: a request not signed with this bridge credential', async () => {
+    for (const server of servers()) {
+      const host = new URL(server.endpoint).host;
+      for (const other of ['local', 'x', LOCAL_CREDENTIALS.accessKeyId.slice(0, -1)]) {
+        const headers = { ...server.headers, ...signedBy(other, 'dynamodb'), host };
+        const answer = await post(server.endpoint, headers, server.body);
+        expect(answer.status, `${server.name} ${other}`).toBe(403);
+      }
+      const { authorization: _none, ...unsigned } = server.headers;
+      expect((await post(server.endpoint, { ...unsigned, host }, server.body)).status).toBe(403);
     }
   });
 

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbGrantLedger } from '../../shared/state/dynamodb-grant-ledger.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 
@@ -66,7 +67,7 @@ describe('DynamoDbGrantLedger', () => {
     const client = new DynamoDBClient({
       endpoint: dynamo.endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: LOCAL_CREDENTIALS,
     });
     const sent: string[] = [];
     client.middlewareStack.add(

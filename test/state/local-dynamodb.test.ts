@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type LocalDynamoDbTransport, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { snapshot, streamState } from './state-store.contract.ts';
@@ -63,7 +64,7 @@ describe.each(TRANSPORTS)('startLocalDynamoDb, client %s', (transport) => {
     const overHttp = new DynamoDBClient({
       endpoint: dynamo.endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: LOCAL_CREDENTIALS,
     });
     try {
       await createStateTable(dynamo.client, 'both');

@@ -5,6 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import {
   buildOperationalEvent,
   EventBridgeOperationalEventSink,
@@ -156,7 +157,8 @@ describe('functions/dispatcher handler', () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
+      // The local store answers only clients signed with this process's local credential.
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${(await table.client.config.endpoint?.())?.port}`,
       AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${sqsServer.port}`,

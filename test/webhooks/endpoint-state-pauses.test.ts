@@ -2,6 +2,7 @@ import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
 import { foldEndpointState } from '../../shared/webhooks/endpoint-state-fold.ts';
@@ -25,7 +26,7 @@ async function clientRacedByOtherWriters(base: EndpointState, races: number) {
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: await table.client.config.endpoint?.(),
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
   });
   client.middlewareStack.add(
     (next) => async (args) => {

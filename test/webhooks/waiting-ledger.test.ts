@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { documentClientOf } from '../../shared/state/document-client.ts';
 import { BatchWaiting } from '../../shared/webhooks/batch-waiting.ts';
 import { DispatchBatch } from '../../shared/webhooks/dispatch-batch.ts';
@@ -195,7 +196,7 @@ describe('DynamoDB waiting ledger', () => {
       endpoint: await table.client.config
         .endpoint?.()
         .then((url) => `${url.protocol}//${url.hostname}:${url.port}`),
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: LOCAL_CREDENTIALS,
     });
     const sent: string[] = [];
     failingClient.middlewareStack.add(

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
 import { EMULATOR_REGION } from '../emulator-ids.ts';
+import { LOCAL_CREDENTIALS } from '../local-credentials.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
 import { importLevelQueue } from './level-queue-import.ts';
 import { LogQueueStore } from './log-queue-store.ts';
@@ -55,7 +56,7 @@ export async function startDiskQueue(options: {
   const client = new SQSClient({
     region: EMULATOR_REGION,
     endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
     // No MD5 of every body sent and received: the queue is in this process, over loopback.
     md5: false,
   });

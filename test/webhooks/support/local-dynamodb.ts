@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { closeDynaliteServer, startDynaliteServer } from '../../../shared/local/dynalite-server.ts';
+import { LOCAL_CREDENTIALS } from '../../../shared/local/local-credentials.ts';
 import { createStateTable } from '../../../shared/state/dynamodb-table.ts';
 
 /** A dynalite server on 127.0.0.1 with the state table created. */
@@ -24,7 +25,7 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
   const client = new DynamoDBClient({
     region: 'us-east-1',
     endpoint: `http://127.0.0.1:${port}`,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: LOCAL_CREDENTIALS,
   });
   await createStateTable(client, tableName);
   let created = 0;
