@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import {
+  type ConnectionAdminDeps,
   removeConnection,
   setConnectionEnabled,
 } from '../../shared/connections/connection-admin.ts';
@@ -137,58 +138,71 @@ describe('watching a stored connection while its job runs', () => {
   });
 });
 
+/**
+ * An AWS poll job of stored connection `id` (two streams) under a watch of its registration;
+ * `change` runs (with the watch's next re-read after it) when the job reaches the second
+ * stream. The job's outcomes, the connection's id of its second stream and the stores.
+ */
+async function jobChangedMidway(
+  id: string,
+  change: (admin: ConnectionAdminDeps) => Promise<unknown>,
+) {
+  const state = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
+  const connections = new MemoryConnectionStore();
+  const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 4)));
+  await connections.create({
+    id,
+    enabled: true,
+    createdAt: new Date(clock.now()).toISOString(),
+    accessToken: await cipher.seal(id, sim.tokens.accessToken),
+    entities: ['customer', 'resource'],
+  });
+  const stored = (await connections.get(id))!;
+  const definitions = streamsOfConnection(stored, settings);
+  const [first, second] = definitions.map((d) => d.streamId);
+  const admin: ConnectionAdminDeps = { store: connections, cipher, state, clock, configured: [] };
+  let changed: unknown;
+  const observed = new Proxy(state, {
+    get(target, property: keyof StateStore) {
+      const value = target[property];
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        if (property === 'getStream' && args[0] === second && changed === undefined) {
+          changed = (await change(admin)) ?? true;
+          await watchReads();
+        }
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  }) as StateStore;
+  const watch = watchConnection(connections, id, stored.createdAt, clock);
+  const { outcomes } = await pollConnectionStreams(
+    [first!, second!],
+    definitions,
+    {
+      signal: watch.signal,
+      store: observed,
+      client,
+      publisher: new CollectingPublisher(),
+      clock,
+      windows: settings.windows,
+      pageCount: settings.pageCount,
+    },
+    `job-${id}`,
+  );
+  watch.stop();
+  return { outcomes, second: second!, changed, state, connections };
+}
+
 describe('an AWS poll job of a connection disabled or removed while it runs', () => {
   it('a connection removed while its poll job is on its first stream gets no stream polled or stored after the removal', async () => {
-    const state = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
-    const connections = new MemoryConnectionStore();
-    const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 4)));
-    await connections.create({
-      id: 'hotel-1',
-      enabled: true,
-      createdAt: new Date(clock.now()).toISOString(),
-      accessToken: await cipher.seal('hotel-1', sim.tokens.accessToken),
-      entities: ['customer', 'resource'],
-    });
-    const stored = (await connections.get('hotel-1'))!;
-    const definitions = streamsOfConnection(stored, settings);
-    const [first, second] = definitions.map((d) => d.streamId);
-    const admin = { store: connections, cipher, state, clock, configured: [] };
-
     // The admin runs `connections remove hotel-1` while the job polls its first stream: the
     // removal is done by the time the job reads the second stream.
-    let removed: Awaited<ReturnType<typeof removeConnection>> | undefined;
-    const observed = new Proxy(state, {
-      get(target, property: keyof StateStore) {
-        const value = target[property];
-        if (typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          if (property === 'getStream' && args[0] === second && !removed) {
-            removed = await removeConnection('hotel-1', { keepState: false }, admin);
-            await watchReads();
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as StateStore;
-
-    const watch = watchConnection(connections, 'hotel-1', stored.createdAt, clock);
-    const { outcomes } = await pollConnectionStreams(
-      [first!, second!],
-      definitions,
-      {
-        signal: watch.signal,
-        store: observed,
-        client,
-        publisher: new CollectingPublisher(),
-        clock,
-        windows: settings.windows,
-        pageCount: settings.pageCount,
-      },
-      'job-1',
+    const { outcomes, second, changed, state, connections } = await jobChangedMidway(
+      'hotel-1',
+      (admin) => removeConnection('hotel-1', { keepState: false }, admin),
     );
-    watch.stop();
-
-    expect(removed?.removed).toBe(true);
+    expect((changed as { removed: boolean }).removed).toBe(true);
     expect(await connections.get('hotel-1')).toBeUndefined();
     // No state of the removed connection comes back after `remove` answered that it deleted it...
     expect((await state.listStreams({ connectionId: 'hotel-1' })).map((s) => s.streamId)).toEqual(
@@ -197,55 +211,12 @@ describe('an AWS poll job of a connection disabled or removed while it runs', ()
     // ...and its second stream is not polled with the removed connection's token.
     expect(outcomes.find((o) => o.streamId === second)?.kind).not.toBe('polled');
   });
+
   it('a connection disabled while its poll job is on its first stream has no further stream polled by that job', async () => {
-    const state = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
-    const connections = new MemoryConnectionStore();
-    const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 4)));
-    await connections.create({
-      id: 'hotel-2',
-      enabled: true,
-      createdAt: new Date(clock.now()).toISOString(),
-      accessToken: await cipher.seal('hotel-2', sim.tokens.accessToken),
-      entities: ['customer', 'resource'],
-    });
-    const stored = (await connections.get('hotel-2'))!;
-    const definitions = streamsOfConnection(stored, settings);
-    const [first, second] = definitions.map((d) => d.streamId);
-    const admin = { store: connections, cipher, state, clock, configured: [] };
-    let disabled = false;
-    const observed = new Proxy(state, {
-      get(target, property: keyof StateStore) {
-        const value = target[property];
-        if (typeof value !== 'function') return value;
-        return async (...args: unknown[]) => {
-          if (property === 'getStream' && args[0] === second && !disabled) {
-            await setConnectionEnabled('hotel-2', false, admin);
-            disabled = true;
-            await watchReads();
-          }
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as StateStore;
-
-    const watch = watchConnection(connections, 'hotel-2', stored.createdAt, clock);
-    const { outcomes } = await pollConnectionStreams(
-      [first!, second!],
-      definitions,
-      {
-        signal: watch.signal,
-        store: observed,
-        client,
-        publisher: new CollectingPublisher(),
-        clock,
-        windows: settings.windows,
-        pageCount: settings.pageCount,
-      },
-      'job-2',
+    const { outcomes, second, changed } = await jobChangedMidway('hotel-2', (admin) =>
+      setConnectionEnabled('hotel-2', false, admin),
     );
-    watch.stop();
-
-    expect(disabled).toBe(true);
+    expect(changed).toBeTruthy();
     // README: `disable` "stops its polls at once": the job does not go on to the next stream.
     expect(outcomes.find((o) => o.streamId === second)?.kind).not.toBe('polled');
   });

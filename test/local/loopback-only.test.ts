@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -9,29 +8,7 @@ import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import type { SqsEmulator } from '../../shared/local/sqs-emulator.ts';
-
-/** A raw POST to `endpoint` with the headers a browser page would send (fetch cannot set Host). */
-function post(
-  endpoint: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; body: string }> {
-  const url = new URL(endpoint);
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      { host: url.hostname, port: url.port, method: 'POST', path: '/', headers },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => {
-          text += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      },
-    );
-    sent.on('error', reject);
-    sent.end(body);
-  });
-}
+import { rawPost } from '../support/raw-post.ts';
 
 /** A SigV4 authorization header naming `accessKeyId` (the servers check whose, not the signature). */
 const signedBy = (accessKeyId: string, service: string) => ({
@@ -72,7 +49,7 @@ describe("the local runtime's inner servers answer only the bridge", () => {
   it('refuses a request under a rebound name (DNS rebinding) with 403', async () => {
     for (const server of servers()) {
       const port = new URL(server.endpoint).port;
-      const answer = await post(
+      const answer = await rawPost(
         server.endpoint,
         { ...server.headers, host: `attacker.example:${port}` },
         '{}',
@@ -85,7 +62,7 @@ describe("the local runtime's inner servers answer only the bridge", () => {
   it('refuses a request that carries an Origin, even under its own Host', async () => {
     for (const server of servers()) {
       const host = new URL(server.endpoint).host;
-      const answer = await post(
+      const answer = await rawPost(
         server.endpoint,
         { ...server.headers, host, origin: 'http://attacker.example' },
         '{}',
@@ -99,11 +76,11 @@ describe("the local runtime's inner servers answer only the bridge", () => {
       const host = new URL(server.endpoint).host;
       for (const other of ['local', 'x', LOCAL_CREDENTIALS.accessKeyId.slice(0, -1)]) {
         const headers = { ...server.headers, ...signedBy(other, 'dynamodb'), host };
-        const answer = await post(server.endpoint, headers, server.body);
+        const answer = await rawPost(server.endpoint, headers, server.body);
         expect(answer.status, `${server.name} ${other}`).toBe(403);
       }
       const { authorization: _none, ...unsigned } = server.headers;
-      expect((await post(server.endpoint, { ...unsigned, host }, server.body)).status).toBe(403);
+      expect((await rawPost(server.endpoint, { ...unsigned, host }, server.body)).status).toBe(403);
     }
   });
 
@@ -115,7 +92,7 @@ describe("the local runtime's inner servers answer only the bridge", () => {
     for (const server of servers()) {
       const port = new URL(server.endpoint).port;
       for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
-        const answer = await post(server.endpoint, { ...server.headers, host }, server.body);
+        const answer = await rawPost(server.endpoint, { ...server.headers, host }, server.body);
         expect(`${answer.status} ${answer.body}`, `${server.name} ${host}`).toMatch(/^200/);
       }
     }

@@ -1,5 +1,4 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { LOCAL_TABLE_NAME } from '../../shared/local/runtime.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
+import { rawPost } from '../support/raw-post.ts';
 
 /*
  * What `change-bridge start` leaves readable to other users and processes of the machine:
@@ -34,28 +34,6 @@ function subscription(): Subscription {
     updatedAt: '2026-01-01T00:00:00.000Z',
     secret: SECRET,
   } as Subscription;
-}
-
-function rawPost(
-  endpoint: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; body: string }> {
-  const url = new URL(endpoint);
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      { host: url.hostname, port: url.port, method: 'POST', path: '/', headers },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => {
-          text += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      },
-    );
-    sent.on('error', reject);
-    sent.end(body);
-  });
 }
 
 /**
