@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
+import { withoutReservedId } from '../shared/connections/connection.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
@@ -16,9 +17,9 @@ const RETENTION_DAYS = new Set<number>(
 );
 
 /** A connection id: it names a Secrets Manager secret and prefixes stream ids (`main:customer`). */
-export const ConnectionIdSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1-40 lowercase letters, digits or dashes');
+export const ConnectionIdSchema = withoutReservedId(
+  z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'use 1-40 lowercase letters, digits or dashes'),
+);
 
 /** One connection (one set of Connector API credentials) the bridge polls. */
 export const ConnectionSchema = z.object({

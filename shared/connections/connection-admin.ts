@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, ValidationError } from '../errors.ts';
 import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../polling/tracked-targets.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
@@ -14,6 +14,7 @@ import {
   type ConnectionView,
   type StoredConnection,
   toConnectionView,
+  withoutReservedId,
 } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 import type { TokenCipher } from './token-cipher.ts';
@@ -24,10 +25,7 @@ import type { TokenCipher } from './token-cipher.ts';
  */
 export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ intervalMs: true })
   .extend({
-    // Its streams' ids (`connection:customer`) would be those of other connections' job leases.
-    id: ConnectionIdSchema.refine((id) => id !== 'connection', {
-      error: 'connection is reserved: choose another id',
-    }),
+    id: withoutReservedId(ConnectionIdSchema),
     entities: z
       .preprocess(splitCommaText, EntityTypeListSchema)
       .optional()
@@ -181,14 +179,13 @@ export async function removeConnection(
   deps: ConnectionAdminDeps,
 ): Promise<{ id: string; removed: true; streamsDeleted: number }> {
   assertStored(id, deps);
-  const disabled = await deps.store.setEnabled(id, false);
-  if (!disabled) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
+  const registeredAt = await disableForRemoval(id, deps.store);
   await deps.onChange?.(id);
   // A removal slow enough to be given up on and run again must not, when it goes on, delete
   // the connection added again meanwhile, nor the state of its streams.
   const stillThisOne = async () => {
-    const stored = await deps.store.get(id);
-    return stored === undefined || stored.createdAt === disabled.createdAt;
+    const stored = await deps.store.get(id).catch(unlessUnreadable);
+    return stored === undefined || registeredAt === undefined || stored.createdAt === registeredAt;
   };
   let streamsDeleted = 0;
   if (!options.keepState) {
@@ -200,9 +197,31 @@ export async function removeConnection(
       streamsDeleted += 1;
     }
   }
-  await deps.store.remove(id, disabled.createdAt);
+  await deps.store.remove(id, registeredAt);
   await deps.onChange?.(id);
   return { id, removed: true, streamsDeleted };
+}
+
+/**
+ * Disables connection `id` before its removal; its registration (`createdAt`), or undefined
+ * for an item that cannot be read (listings leave it out and report it: removing it is how it
+ * goes away, so it is removed as it is).
+ * @throws ConnectionNotFoundError when there is no such connection.
+ */
+async function disableForRemoval(id: string, store: ConnectionStore): Promise<string | undefined> {
+  try {
+    const disabled = await store.setEnabled(id, false);
+    if (!disabled) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
+    return disabled.createdAt;
+  } catch (error) {
+    return unlessUnreadable(error);
+  }
+}
+
+/** Undefined for the ValidationError of an unreadable stored item; anything else is thrown again. */
+function unlessUnreadable(error: unknown): undefined {
+  if (error instanceof ValidationError) return undefined;
+  throw error;
 }
 
 function assertStored(id: string, deps: ConnectionAdminDeps): void {

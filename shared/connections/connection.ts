@@ -10,6 +10,18 @@ export const ConnectionIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'must be 1 to 64 letters, digits, _ or -' });
 
+/**
+ * Refuses the id `connection` for a new connection (added at run time or a CDK props one): its
+ * streams' ids (`connection:customer`) would be the job leases of other connections
+ * (`connection:<id>`), and removing or resetting one would drop another's lease. Stored
+ * connections are not re-checked, so one stored before stays readable.
+ */
+export function withoutReservedId<T extends z.ZodType<string>>(schema: T) {
+  return schema.refine((id) => id !== 'connection', {
+    error: 'connection is reserved: choose another id',
+  });
+}
+
 /** Why `text` is no stream id (`<connectionId>:<entityType>`), or undefined when it is one. */
 function streamIdProblem(text: string): string | undefined {
   if (!text.includes(':')) return 'must be <connectionId>:<entityType>, e.g. local:customer';

@@ -1,11 +1,17 @@
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { removeConnection } from '../../shared/connections/connection-admin.ts';
 import { listAllConnections } from '../../shared/connections/connection-store.ts';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
+import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts';
 import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
+import { createTokenCipher } from '../../shared/connections/token-cipher.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { streamState } from '../state/state-store.contract.ts';
 import { describeConnectionStoreContract, storedConnection } from './connection-store.contract.ts';
 
 let dynamo: LocalDynamoDb;
@@ -74,5 +80,32 @@ describe('DynamoDbConnectionStore on dynalite: stored items', () => {
       after = page.next;
     } while (after);
     expect(pages.flat()).toEqual(['hotel-1', 'hotel-3']);
+  });
+
+  it('removes an unreadable connection a listing reported, as it is', async () => {
+    const { store, tableName } = await storeOnNewTable();
+    await store.create(storedConnection('hotel-1'));
+    await DynamoDBDocumentClient.from(dynamo.client).send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { pk: 'CONNECTIONS', sk: 'hotel-2', id: 'hotel-2', enabled: true, createdAt: 'x' },
+      }),
+    );
+    const state = new MemoryStateStore();
+    await state.saveStream(streamState('hotel-2:customer'), 0);
+    const removed = await removeConnection(
+      'hotel-2',
+      { keepState: false },
+      {
+        store,
+        cipher: createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 2))),
+        state,
+        clock: new ManualClock(),
+        configured: [],
+      },
+    );
+    expect(removed).toEqual({ id: 'hotel-2', removed: true, streamsDeleted: 1 });
+    expect((await listAllConnections(store)).map((c) => c.id)).toEqual(['hotel-1']);
+    expect(await store.get('hotel-2')).toBeUndefined();
   });
 });

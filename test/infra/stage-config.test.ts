@@ -120,4 +120,16 @@ describe('loadStageConfig', () => {
     };
     expect(loadStageConfig(contextOf(values), {}, Object.keys(values)).stage).toBe('dev');
   });
+
+  it('refuses a props connection named connection, as connections add does (its streams would be lease ids)', () => {
+    expect(() => loadStageConfig(contextOf({ connections: 'connection' }), {})).toThrow(
+      /connection is reserved/,
+    );
+    expect(() =>
+      loadStageConfig(
+        contextOf({ changeBridge: { dev: { connections: [{ id: 'connection' }] } } }),
+        {},
+      ),
+    ).toThrow(/connection is reserved/);
+  });
 });
