@@ -1,3 +1,4 @@
+import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
 import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
@@ -144,8 +145,12 @@ export class AdminApiClient {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [key, value] of query) url.searchParams.set(key, value);
     let response: Response;
+    // The request's own timeout is `timeoutMs` alone: fetch's agent would stop waiting for the
+    // answer's headers after 300 s (UND_ERR_HEADERS_TIMEOUT), under the 10 minutes of a removal.
+    const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
     try {
       response = await fetch(url, {
+        dispatcher,
         method,
         headers: {
           ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -155,6 +160,7 @@ export class AdminApiClient {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      dispatcher.close().catch(() => undefined);
       if (error instanceof Error && error.name === 'TimeoutError') {
         // Reached, but slow: a change it was making (a remove deleting snapshots) may go on.
         throw new CliExit(
@@ -172,7 +178,7 @@ export class AdminApiClient {
         `cannot reach the admin API at ${this.baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
       );
     }
-    const text = await response.text();
+    const text = await response.text().finally(() => dispatcher.close());
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
