@@ -48,7 +48,9 @@ export async function loadOrCreateKeyFile(
     throw new BridgeError(`the connection key file ${path} does not hold a 32-byte base64 key`);
   }
   // A file copied or restored without its mode (cp -r, unzip, a backup tool) is closed again.
-  if (((await stat(path)).mode & 0o077) !== 0) await chmod(path, KEY_FILE_MODE);
+  // Best effort: a key file the bridge may read but not change (a read-only mount) still serves.
+  if (((await stat(path)).mode & 0o077) !== 0)
+    await chmod(path, KEY_FILE_MODE).catch(() => undefined);
   return key;
 }
 

@@ -30,10 +30,6 @@ const DATA_DIR_CONTENTS = ['dynamodb', 'queue', 'connections.key'];
 export async function ensureDataDir(dataDir: string): Promise<void> {
   try {
     await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
-    if (((await stat(dataDir)).mode & 0o077) === 0) return;
-    const entries = await readdir(dataDir);
-    if (entries.length === 0 || entries.some((entry) => DATA_DIR_CONTENTS.includes(entry)))
-      await chmod(dataDir, DATA_DIR_MODE);
   } catch (error) {
     const reason = UNUSABLE_PATH[(error as NodeJS.ErrnoException).code ?? ''];
     if (reason === undefined) throw error;
@@ -42,5 +38,22 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
       [{ path: '--data-dir (BRIDGE_DATA_DIR)', message: `${dataDir} ${reason}` }],
       { cause: error },
     );
+  }
+  await closeToOthers(dataDir);
+}
+
+/**
+ * Closes an existing data dir that other users may enter, when it is empty or the bridge's own.
+ * Best effort: a dir the bridge may use but not change (a volume owned by another user, a
+ * read-only mount's parent) is used as it is.
+ */
+async function closeToOthers(dataDir: string): Promise<void> {
+  try {
+    if (((await stat(dataDir)).mode & 0o077) === 0) return;
+    const entries = await readdir(dataDir);
+    if (entries.length === 0 || entries.some((entry) => DATA_DIR_CONTENTS.includes(entry)))
+      await chmod(dataDir, DATA_DIR_MODE);
+  } catch {
+    // Left as it is: see above.
   }
 }
