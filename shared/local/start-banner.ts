@@ -37,12 +37,13 @@ function subscribeCommand(facts: BannerFacts): string {
   return `  npx change-bridge subscriptions add --url ${url}${api}`;
 }
 
-/** A URL as the banner shows it: without credentials a user put in it. Pure. */
+/** A URL as the banner shows it: without credentials or a query a user put in it. Pure. */
 function shownUrl(url: string | undefined): string | undefined {
   if (url === undefined || !URL.canParse(url)) return url;
   const shown = new URL(url);
   shown.username = '';
   shown.password = '';
+  shown.search = '';
   return shown.href;
 }
 

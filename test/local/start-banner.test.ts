@@ -49,7 +49,7 @@ describe('the banner of change-bridge start', () => {
     const named = startBanner({
       ...facts,
       simulatorUrl: undefined,
-      connectorUrl: 'https://user:secret@connector.example.com/api',
+      connectorUrl: 'https://user:secret@connector.example.com/api?token=secret',
     });
     expect(named).toContain('  connector      https://connector.example.com/api');
     expect(lines.join('\n')).toContain('demo receiver  http://127.0.0.1:4001');
