@@ -58,7 +58,21 @@ export function localTime(epochMs: number, timeZone: string): LocalTime {
   };
 }
 
-/** UTC epoch of local midnight of a calendar date in `timeZone` (month 1-based). */
+const MINUTE_MS = 60_000;
+
+/** The calendar day of `epochMs` in `timeZone` as a UTC-midnight epoch, for comparing days. */
+function localDay(epochMs: number, timeZone: string): number {
+  const local = localTime(epochMs, timeZone);
+  return Date.UTC(local.year, local.month - 1, local.day);
+}
+
+/**
+ * UTC epoch of the start of a calendar date in `timeZone` (month 1-based): local midnight, or
+ * where a zone's clocks jump over midnight (DST starting at 00:00, as in America/Santiago or
+ * America/Havana), the first instant of the day, 01:00 local. Either is the day's "local
+ * midnight converted to UTC" that products/getPricing's rule 1 asks for.
+ * @example localMidnightUtc(2026, 9, 6, 'America/Santiago') // 2026-09-06T04:00:00Z (01:00 local)
+ */
 export function localMidnightUtc(
   year: number,
   month: number,
@@ -66,7 +80,7 @@ export function localMidnightUtc(
   timeZone: string,
 ): number {
   const wall = Date.UTC(year, month - 1, day);
-  // Two passes settle the zone offset, also on DST change days (midnight itself never moves).
+  // Two passes settle the zone offset on ordinary days and on days whose change is not at midnight.
   let guess = wall;
   for (let pass = 0; pass < 2; pass += 1) {
     const local = localTime(guess, timeZone);
@@ -75,14 +89,27 @@ export function localMidnightUtc(
       guess;
     guess = wall - offset;
   }
-  return guess;
+  if (localDay(guess, timeZone) === wall && localDay(guess - 1000, timeZone) < wall) return guess;
+  // Midnight did not exist (the guess fell in the day before, or after the day's start): the
+  // day starts at the jump, on a whole minute within a few hours of the guess.
+  let low = guess - 3 * 60 * MINUTE_MS;
+  let high = guess + 3 * 60 * MINUTE_MS;
+  while (high - low > MINUTE_MS) {
+    const middle = low + Math.floor((high - low) / 2 / MINUTE_MS) * MINUTE_MS;
+    if (localDay(middle, timeZone) < wall) low = middle;
+    else high = middle;
+  }
+  return high;
 }
 
-/** True when `epochMs` is exactly local midnight in `timeZone` (products/getPricing rule 1). */
+/**
+ * True when `epochMs` is exactly the start of a calendar day in `timeZone` (see
+ * {@link localMidnightUtc}; products/getPricing rule 1).
+ */
 export function isLocalMidnight(epochMs: number, timeZone: string): boolean {
   if (epochMs % 1000 !== 0) return false;
   const local = localTime(epochMs, timeZone);
-  return local.hour === 0 && local.minute === 0 && local.second === 0;
+  return epochMs === localMidnightUtc(local.year, local.month, local.day, timeZone);
 }
 
 /** Every local-midnight start from `firstMs` to `lastMs` inclusive (both are midnights). */
