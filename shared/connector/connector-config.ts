@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { parseOrThrow, ValidationError, type ValidationIssue } from '../errors.ts';
 import type { RateLimit } from './rate-limit.ts';
+import { UuidSchema } from './records/common.ts';
 
 /** Chain or enterprise scope of a Portfolio Access Token (connector-api.md, Authentication rule 3). */
 export const PortfolioScopeSchema = z
   .object({
     // Sent as the ChainIds and EnterpriseIds filters of reads: 1 to 1000 each (connector-api.md).
-    chainIds: z.array(z.uuid()).max(1000).default([]),
-    enterpriseIds: z.array(z.uuid()).max(1000).default([]),
+    // Any GUID the service issues, as its records' ids (records/common.ts).
+    chainIds: z.array(UuidSchema).max(1000).default([]),
+    enterpriseIds: z.array(UuidSchema).max(1000).default([]),
   })
   // A misspelt key would leave the token's scope silently empty.
   .strict();
@@ -49,8 +51,6 @@ export type ResolvedRateLimit = RateLimit | false;
 
 /** The name and version this bridge reports in the envelope's `Client` field. */
 export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
-
-const UuidSchema = z.uuid();
 
 /**
  * Parses `CONNECTOR_PORTFOLIO_SCOPE` (or the flag named by `source`): comma-separated

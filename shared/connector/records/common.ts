@@ -9,8 +9,13 @@ export const UuidSchema = z.guid();
 /** A Connector API identifier. */
 export type Uuid = z.infer<typeof UuidSchema>;
 
-/** An ISO 8601 timestamp in UTC (`Z` suffix; any fraction of a second, .NET sends up to 7 digits). */
-export const DateTimeSchema = z.iso.datetime();
+/**
+ * An ISO 8601 timestamp in UTC: `Z`, or an offset such as `+00:00` (ISO 8601's other spelling,
+ * what .NET writes for a DateTimeOffset; one record so written must not stop a stream); any
+ * fraction of a second, .NET sends up to 7 digits. Compared as instants (Date.parse), never as
+ * text.
+ */
+export const DateTimeSchema = z.iso.datetime({ offset: true });
 /** An ISO 8601 UTC timestamp string. */
 export type DateTime = z.infer<typeof DateTimeSchema>;
 
