@@ -106,8 +106,10 @@ const ENVELOPE_FIELDS = ['ClientToken', 'AccessToken', 'Client'] as const;
  * (ChainIds for customers/getAll, ChainId for customers/update and loyaltyPrograms/update,
  * EnterpriseId for paymentRequests/add and vouchers/add), and as the `EnterpriseIds` or
  * `ChainIds` filter of every read that takes one, so a connection scoped to some of the
- * token's enterprises reads only theirs (omitted, the service answers for every enterprise
- * the token reaches). A value the caller gave wins.
+ * token's enterprises reads only theirs, and one scoped to some chains reads only their
+ * chain-level records. Omitted, the service answers for every enterprise or chain the token
+ * reaches: a scope naming chains alone does not narrow enterprise-level reads, since no
+ * operation tells a chain's enterprises (README, Connections). A value the caller gave wins.
  * @throws ValidationError when the scope is needed but cannot be chosen unambiguously.
  */
 export function applyPortfolioScope(
