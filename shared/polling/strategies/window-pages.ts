@@ -1,6 +1,7 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { anySignal, readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
+import { ConnectorError } from '../../connector/errors.ts';
 import type { StreamWindow } from '../../state/state-store.ts';
 import type { BackfillJudging } from '../backfill-state.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
@@ -74,7 +75,10 @@ export function deletedClassifier(
  * (snapshots, then the next page's cursor through {@link WindowReading.savePage}) while the
  * next page is fetched, diffed and published. Its events go out before the previous page's
  * snapshots land, which the flow allows: the cursor saved is always that of a page fully
- * published and stored (design.md, Windows).
+ * published and stored (design.md, Windows). A saved cursor the connector refuses (400: the
+ * record it names was deleted for good since, an "invalid resource identifier") would fail the
+ * window at every poll: the window is read again from its newest page instead, which judges
+ * the records already read as unchanged.
  */
 export async function readWindow(
   definition: StreamDefinition,
@@ -82,6 +86,30 @@ export async function readWindow(
   deps: PollDeps,
   window: StreamWindow,
   reading: WindowReading,
+): Promise<WindowRead> {
+  const progress = { pages: 0 };
+  try {
+    return await readWindowPages(definition, spec, deps, window, reading, progress);
+  } catch (error) {
+    const cursorRefused =
+      window.cursor !== null &&
+      progress.pages === 0 &&
+      error instanceof ConnectorError &&
+      error.status === 400;
+    if (!cursorRefused) throw error;
+    return readWindowPages(definition, spec, deps, { ...window, cursor: null, pages: 0 }, reading, {
+      pages: 0,
+    });
+  }
+}
+
+async function readWindowPages(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  window: StreamWindow,
+  reading: WindowReading,
+  progress: { pages: number },
 ): Promise<WindowRead> {
   const { priority } = reading;
   const classify = deletedClassifier(definition, spec, deps, priority);
@@ -112,6 +140,7 @@ export async function readWindow(
   );
   try {
     for await (const page of readAhead(pages, reading.ahead ? { ahead: reading.ahead } : {})) {
+      progress.pages += 1;
       const changes = await publishObservations(
         definition,
         deps,
