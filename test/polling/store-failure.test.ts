@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { type PollOutcome, pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
@@ -22,7 +23,7 @@ class FailingOnceStore extends MemoryStateStore {
   }
 }
 
-describe('a snapshot write that fails mid-window', () => {
+describe('a window stopped mid-way', () => {
   let sim: RunningSimulator;
   const clock = new ManualClock(POLL_TEST_START_MS);
 
@@ -31,16 +32,20 @@ describe('a snapshot write that fails mid-window', () => {
   });
   afterAll(() => sim.close());
 
-  it('fails the run, keeps the last stored page as the resume point, and the next run completes', async () => {
+  /** The customer stream's first run, failed by its second snapshot write after one page. */
+  async function failedAfterFirstPage() {
     const store = new FailingOnceStore(2);
-    const { client, definition, deps } = customerStream(sim, clock, store);
-
-    const failed = await pollStream(definition, deps, 'poller');
+    const stream = customerStream(sim, clock, store);
+    const failed = await pollStream(stream.definition, stream.deps, 'poller');
     expect(failed).toMatchObject({ kind: 'failed', error: expect.stringContaining('disk full') });
-    const afterFailure = await store.getStream('main:customer');
-    expect(afterFailure).toMatchObject({ consecutiveFailures: 1, window: { pages: 1 } });
-    expect(afterFailure?.window?.cursor).not.toBeNull();
+    return { ...stream, store, failed };
+  }
 
+  /** Runs the stream again once its backoff is over: it must complete with every record stored. */
+  async function completesOnRetry(
+    { store, definition, deps, client }: Awaited<ReturnType<typeof failedAfterFirstPage>>,
+    failed: PollOutcome,
+  ): Promise<void> {
     await clock.advance(failed.kind === 'failed' ? failed.retryAt - clock.now() : 0);
     expect(await pollStream(definition, deps, 'poller')).toMatchObject({
       kind: 'polled',
@@ -53,6 +58,28 @@ describe('a snapshot write that fails mid-window', () => {
       (entry) => entry.record.IsActive,
     ).length;
     expect(stored).toBe(active);
+    expect((await store.getStream('main:customer'))?.consecutiveFailures).toBe(0);
     await client.close();
+  }
+
+  it('by a failed snapshot write fails the run, keeps the last stored page as the resume point, and the next run completes', async () => {
+    const stream = await failedAfterFirstPage();
+    const afterFailure = await stream.store.getStream('main:customer');
+    expect(afterFailure).toMatchObject({ consecutiveFailures: 1, window: { pages: 1 } });
+    expect(afterFailure?.window?.cursor).not.toBeNull();
+    await completesOnRetry(stream, stream.failed);
+  }, 60_000);
+
+  it('whose saved cursor the connector then refuses is read again from its newest page, and completes', async () => {
+    const stream = await failedAfterFirstPage();
+    // The record the saved cursor names is deleted for good meanwhile: the connector answers
+    // 400 (an invalid resource identifier) to a page asked from it.
+    const stopped = (await stream.store.getStream('main:customer'))!;
+    expect(stopped.window?.cursor).not.toBeNull();
+    await stream.store.saveStream(
+      { ...stopped, window: { ...stopped.window!, cursor: randomUUID() } },
+      stopped.version,
+    );
+    await completesOnRetry(stream, stream.failed);
   }, 60_000);
 });
