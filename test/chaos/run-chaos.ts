@@ -20,6 +20,27 @@ import {
 } from './chaos-receiver.ts';
 import { duplicateIds, outOfOrderArrivals, revisitedStates } from './duplicate-ids.ts';
 
+/**
+ * How long after a 429 the bridge may still not know of its pause: the answer read and the
+ * endpoint's pause written to its store. A SIGKILL within it may take the pause with it, and
+ * the bridge started again cannot honour a pause it never learned.
+ */
+export const PAUSE_LEARNING_MS = 100;
+
+/**
+ * The Retry-After violations the bridge could have avoided: those whose pause it had time to
+ * learn before any SIGKILL ({@link PAUSE_LEARNING_MS}). Pure.
+ * @example bindingViolations([{ at: 600, pausedFrom: 0, pausedUntil: 2000, webhookId: 'w' }], [0]) // []
+ */
+export function bindingViolations(
+  violations: readonly RetryAfterViolation[],
+  killedAt: readonly number[],
+): RetryAfterViolation[] {
+  return violations.filter(
+    (v) => !killedAt.some((at) => at >= v.pausedFrom && at <= v.pausedFrom + PAUSE_LEARNING_MS),
+  );
+}
+
 /** Settings of one chaos run. */
 export interface ChaosOptions {
   /** How long activity, connector faults and kills go on. */
@@ -51,7 +72,10 @@ export interface ChaosResult {
   revisitedStates: number;
   /** Changes that first arrived after a later change of their subject (see outOfOrderArrivals). */
   outOfOrder: number;
+  /** Requests inside a pause the bridge had learned (see bindingViolations). */
   retryAfterViolations: number;
+  /** Requests inside a pause a SIGKILL took before the bridge could learn it (not counted above). */
+  unlearnedPauseArrivals: number;
   /** Most connector requests that arrived within any 30 s, as the simulator logged them. */
   busiest30s: number;
   kills: number;
@@ -71,7 +95,7 @@ export interface ChaosResult {
 
 /** The one-line summary the issue asks for. */
 export function formatChaosResult(result: ChaosResult): string {
-  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
+  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations}${result.unlearnedPauseArrivals > 0 ? ` (and ${result.unlearnedPauseArrivals} in pauses a SIGKILL took within ${PAUSE_LEARNING_MS} ms of their 429)` : ''}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
 }
 
 /** Most timestamps inside any window of `windowMs`. */
@@ -195,7 +219,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       duplicateIds: duplicateIds(receiver.accepted),
       revisitedStates: revisitedStates(receiver.accepted),
       outOfOrder: outOfOrderArrivals(receiver.accepted),
-      retryAfterViolations: receiver.retryAfterViolations,
+      retryAfterViolations: bindingViolations(receiver.violations, killedAt).length,
+      unlearnedPauseArrivals:
+        receiver.violations.length - bindingViolations(receiver.violations, killedAt).length,
       busiest30s: busiestWindow(
         sim.controls.requestLog().map((entry) => Date.parse(entry.time)),
         30_000,

@@ -5,7 +5,13 @@ import {
   outOfOrderArrivals,
   revisitedStates,
 } from './duplicate-ids.ts';
-import { busiestWindow, formatChaosResult, runChaos } from './run-chaos.ts';
+import {
+  bindingViolations,
+  busiestWindow,
+  formatChaosResult,
+  PAUSE_LEARNING_MS,
+  runChaos,
+} from './run-chaos.ts';
 
 const change = (
   id: string,
@@ -22,6 +28,17 @@ const change = (
 });
 
 describe('whole-bridge chaos', () => {
+  it('holds the bridge to a pause it had time to learn, not to one a SIGKILL took with the 429', () => {
+    const violation = { at: 600, pausedFrom: 1_000, pausedUntil: 3_000, webhookId: 'w' };
+    const late = { ...violation, at: 1_600 };
+    expect(bindingViolations([late], [])).toEqual([late]);
+    expect(bindingViolations([late], [1_000])).toEqual([]);
+    expect(bindingViolations([late], [1_000 + PAUSE_LEARNING_MS])).toEqual([]);
+    // Killed after the bridge could have written the pause: it had to live through the restart.
+    expect(bindingViolations([late], [1_000 + PAUSE_LEARNING_MS + 1])).toEqual([late]);
+    expect(bindingViolations([late], [999])).toEqual([late]);
+  });
+
   it('counts the busiest window of arrivals', () => {
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 41_000], 30_000)).toBe(3);
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 31_000], 30_000)).toBe(4);
