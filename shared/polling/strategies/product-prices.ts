@@ -1,3 +1,4 @@
+import { ConnectorError } from '../../connector/errors.ts';
 import { productPricesFromPricing } from '../../connector/operations/products-get-pricing.ts';
 import { dayStartUtc } from '../../time-zone.ts';
 import { listingJudging, listingPassDone } from '../backfill-state.ts';
@@ -50,19 +51,31 @@ export async function runProductPrices(
   let events = 0;
   let read = 0;
   let published = 0;
-  let earliestFirst: string | undefined;
+  let earliestFirst: number | undefined;
+  /** The first product the connector refused: the poll fails with it once the others are priced. */
+  let refused: ConnectorError | undefined;
   for (const { productId, timeZone } of definition.products ?? []) {
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
-    if (earliestFirst === undefined || horizon.first < earliestFirst) earliestFirst = horizon.first;
-    const response = await deps.client.call(
-      'products/getPricing',
-      {
-        ProductId: productId,
-        FirstTimeUnitStartUtc: horizon.first,
-        LastTimeUnitStartUtc: horizon.last,
-      },
-      callOptions(deps, definition, 'live'),
-    );
+    const first = Date.parse(horizon.first);
+    if (earliestFirst === undefined || first < earliestFirst) earliestFirst = first;
+    const response = await deps.client
+      .call(
+        'products/getPricing',
+        {
+          ProductId: productId,
+          FirstTimeUnitStartUtc: horizon.first,
+          LastTimeUnitStartUtc: horizon.last,
+        },
+        callOptions(deps, definition, 'live'),
+      )
+      .catch((error: unknown) => {
+        // A product the connector refuses (one deleted since it was configured, say) must not
+        // keep the products after it from their prices at every poll.
+        if (!(error instanceof ConnectorError) || error.status !== 400) throw error;
+        refused ??= error;
+        return undefined;
+      });
+    if (response === undefined) continue;
     const prices = productPricesFromPricing(response);
     read += prices.length;
     const changes = await commitObservations(
@@ -78,12 +91,14 @@ export async function runProductPrices(
   const expired: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) {
-      if (earliestFirst !== undefined && String(snapshot.record.TimeUnitStartUtc) < earliestFirst) {
+      const unitStart = Date.parse(String(snapshot.record.TimeUnitStartUtc));
+      if (earliestFirst !== undefined && unitStart < earliestFirst) {
         expired.push(snapshot.entityId);
       }
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
+  if (refused) throw refused;
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
