@@ -12,6 +12,7 @@ import {
   type PortfolioScope,
 } from './connector-config.ts';
 import { CountCeilings } from './count-ceilings.ts';
+import { refuseCredentialFields } from './credential-fields.ts';
 import { ConnectorError } from './errors.ts';
 import {
   CONNECTOR_DEFAULT_TIMEOUT_MS,
@@ -98,8 +99,6 @@ export interface ConnectorCaller {
   readonly credential?: string;
   close(): Promise<void>;
 }
-
-const ENVELOPE_FIELDS = ['ClientToken', 'AccessToken', 'Client'] as const;
 
 /**
  * Adds the Portfolio Access Token scope to a request: where the contract requires it
@@ -238,13 +237,7 @@ export function createConnectorCaller(
     options: CallOptions = {},
   ) {
     const spec: OperationSpec = OPERATIONS[name];
-    for (const field of ENVELOPE_FIELDS) {
-      if (typeof body === 'object' && body !== null && field in body) {
-        throw new ValidationError(`${name} request`, [
-          { path: field, message: 'comes from configuration; remove it from the body' },
-        ]);
-      }
-    }
+    refuseCredentialFields(body, `${name} request`);
     // Scope first, so a filter the client adds (ChainIds) counts for the "some filter" rules.
     const scoped = isJsonObject(body)
       ? applyPortfolioScope(spec, body, settings.portfolioScope)
