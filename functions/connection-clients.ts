@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { StoredConnection } from '../shared/connections/connection.ts';
+import { registrationKey, type StoredConnection } from '../shared/connections/connection.ts';
 import type { ConnectionStore } from '../shared/connections/connection-store.ts';
 import {
   connectorConfigOf,
@@ -62,7 +62,6 @@ export function createConnectionClients(options: {
     open.client.close(),
   );
   const cipher = createKmsTokenCipher(config.tokenKeyArn);
-  const cached = (key: string, load: () => Promise<OpenConnection>) => clients.get(key, load);
   const openStored = async (connection: StoredConnection): Promise<OpenConnection> => {
     if (!config.deploymentSecretArn) throw new BridgeError('DEPLOYMENT_SECRET_ARN is not set');
     const [deployment, accessToken] = await Promise.all([
@@ -82,14 +81,14 @@ export function createConnectionClients(options: {
     async open(connectionId) {
       const secretArn = config.secretArns[connectionId];
       if (secretArn) {
-        return cached(connectionId, async () => ({
+        return clients.get(connectionId, async () => ({
           definitions: config.definitions.filter((d) => d.connectionId === connectionId),
           client: createConnectorClient(await loadConnectionSecret(secrets, secretArn), clientDeps),
         }));
       }
       const stored = await store.get(connectionId);
       if (!stored?.enabled) return undefined;
-      return cached(`${stored.id}@${stored.createdAt}`, () => openStored(stored));
+      return clients.get(registrationKey(stored), () => openStored(stored));
     },
   };
 }

@@ -3,7 +3,7 @@ import type { ConnectorConfig } from '../connector/connector-config.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
-import type { StoredConnection } from './connection.ts';
+import { registrationKey, type StoredConnection } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 import { connectorConfigOf, streamsOfConnection } from './connection-streams.ts';
 import type { TokenCipher } from './token-cipher.ts';
@@ -103,7 +103,8 @@ export class ConnectionRegistry {
   /** Brings one connection in line with what the store held for it. */
   private async applyOne(id: string, stored: StoredConnection | undefined): Promise<void> {
     const current = this.active.get(id);
-    if (current && (!stored?.enabled || keyOf(stored) !== current.key)) await this.retire(id);
+    if (current && (!stored?.enabled || registrationKey(stored) !== current.key))
+      await this.retire(id);
     if (stored?.enabled && !this.active.has(id)) await this.open(stored);
   }
 
@@ -190,7 +191,7 @@ export class ConnectionRegistry {
       this.definitionsCache = undefined;
       this.active.set(id, {
         id,
-        key: keyOf(connection),
+        key: registrationKey(connection),
         definitions: streamsOfConnection(connection, this.deps.settings, this.deps.tracked),
         client: this.deps.createClient(
           connectorConfigOf(this.deps.deployment, connection, accessToken),
@@ -211,9 +212,4 @@ export class ConnectionRegistry {
     connection.stop.abort();
     await connection.client.close();
   }
-}
-
-/** What identifies one registration: a connection removed and added again is a new one. */
-function keyOf(connection: StoredConnection): string {
-  return `${connection.id}@${connection.createdAt}`;
 }

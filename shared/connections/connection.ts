@@ -123,3 +123,12 @@ export function toConnectionView(connection: StoredConnection): ConnectionView {
   const { accessToken: _sealed, nextDueAt: _due, ...view } = connection;
   return { ...view, origin: 'store' };
 }
+
+/**
+ * What identifies one registration of a stored connection: one removed and added again is a
+ * new one (its client and token opened anew). Pure.
+ * @example registrationKey({ id: 'hotel-1', createdAt: '2026-01-01T00:00:00.000Z' }) === 'hotel-1@2026-01-01T00:00:00.000Z'
+ */
+export function registrationKey(connection: Pick<StoredConnection, 'id' | 'createdAt'>): string {
+  return `${connection.id}@${connection.createdAt}`;
+}
