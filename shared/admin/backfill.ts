@@ -11,9 +11,9 @@ import {
   type StreamState,
 } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { endBackfillParts } from './backfill-ending.ts';
 import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
-import { closeEarlierJobs } from './backfill-takeover.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -258,7 +258,7 @@ export async function startStreamBackfill(
 
 /**
  * Starts a backfill: notes each chosen stream's delivery counter, ends the parts of earlier
- * jobs it takes over (each keeps its figures, see closeEarlierJobs), starts each stream's part
+ * jobs it takes over (each keeps its figures, see endBackfillParts), starts each stream's part
  * (see {@link startStreamBackfill}) and stores a job. The ordinary pollers then do the work,
  * locally and in AWS alike; progress is read back with {@link backfillProgress}.
  * @throws ValidationError naming `entities[i]` or `connections[i]` for one with no stream.
@@ -295,7 +295,7 @@ export async function startBackfill(
   // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);
   const states = await Promise.all(streamIds.map((streamId) => deps.state.getStream(streamId)));
-  await closeEarlierJobs(states, deliveredAtStart, deps);
+  await endBackfillParts(states, 'superseded', deps, deliveredAtStart);
   await Promise.all(
     chosen.map((d, index) => startStreamBackfill(deps.state, d, job, { stored: states[index] })),
   );

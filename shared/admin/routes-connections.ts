@@ -11,7 +11,7 @@ import {
 } from '../connections/connection-admin.ts';
 import { ConnectionExistsError } from '../connections/connection-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { keepRemovedStreamOutcomes } from './backfill-removal.ts';
+import { endBackfillParts } from './backfill-ending.ts';
 import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   ConnectionListSchema,
@@ -127,7 +127,7 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
           id,
           { keepState: query.keepState },
           // A backfill of the streams keeps what they read and published before their state goes.
-          { ...c, beforeStreamsDeleted: (states) => keepRemovedStreamOutcomes(states, deps) },
+          { ...c, beforeStreamsDeleted: (states) => endBackfillParts(states, 'removed', deps) },
         ),
       ),
     }),

@@ -2,7 +2,7 @@ import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, startBackfill } from './backfill.ts';
-import { closeEarlierJobs } from './backfill-takeover.ts';
+import { endBackfillParts } from './backfill-ending.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   BackfillBodySchema,
@@ -69,7 +69,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       // A backfill job of the stream keeps its part's figures and counts its deliveries up to
       // here, not the next job's; a stream no longer configured had ended it by its removal.
       const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
-      await closeEarlierJobs([before], delivered, deps, definition ? 'superseded' : 'removed');
+      await endBackfillParts([before], definition ? 'superseded' : 'removed', deps, delivered);
       await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
       if (!definition)
