@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { splitCommaList } from '../shared/comma-list.ts';
 import { parseOrThrow, ValidationError } from '../shared/errors.ts';
 import { type ChangeBridgeConfig, ChangeBridgePropsSchema, ConnectionIdSchema } from './props.ts';
 
@@ -34,13 +35,7 @@ const CommandLineOverridesSchema = z.object({
   functionsDir: z.string().optional(),
   connections: z
     .string()
-    .transform((list) =>
-      list
-        .split(',')
-        .map((id) => id.trim())
-        .filter((id) => id !== '')
-        .map((id) => ({ id })),
-    )
+    .transform((list) => splitCommaList(list).map((id) => ({ id })))
     .pipe(z.array(z.object({ id: ConnectionIdSchema })))
     .optional(),
 });
