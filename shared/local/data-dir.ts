@@ -1,4 +1,5 @@
 import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { LOCAL_KEY_FILE_NAME } from '../connections/local-key-file.ts';
 import { ValidationError } from '../errors.ts';
 
 /** What a failed `mkdir` of the data dir says about the path the user gave. */
@@ -16,8 +17,13 @@ const UNUSABLE_PATH: Readonly<Record<string, string>> = {
  */
 export const DATA_DIR_MODE = 0o700;
 
+/** The folder of the data dir that holds the local DynamoDB (dynalite's LevelDB). */
+export const STORE_FOLDER = 'dynamodb';
+/** The folder of the data dir that holds the dispatch queue's log files. */
+export const QUEUE_FOLDER = 'queue';
+
 /** What `start` keeps in a data dir: one holding any of them is the bridge's own. */
-const DATA_DIR_CONTENTS = ['dynamodb', 'queue', 'connections.key'];
+const DATA_DIR_CONTENTS = [STORE_FOLDER, QUEUE_FOLDER, LOCAL_KEY_FILE_NAME];
 
 /**
  * Creates the data dir (and its parents) if missing, for its owner alone

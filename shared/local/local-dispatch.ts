@@ -12,6 +12,7 @@ import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
 import { systemResolver } from '../webhooks/url-policy.ts';
+import { QUEUE_FOLDER } from './data-dir.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
 import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
@@ -99,7 +100,7 @@ export interface LocalDispatch {
  */
 export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
   const { clock, random, reporter, allowPrivate } = options;
-  const sqs = await startDiskQueue({ path: join(options.dataDir, 'queue'), clock });
+  const sqs = await startDiskQueue({ path: join(options.dataDir, QUEUE_FOLDER), clock });
   try {
     // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
     const attributes = { VisibilityTimeout: '180' };

@@ -29,7 +29,7 @@ import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
-import { ensureDataDir } from './data-dir.ts';
+import { ensureDataDir, STORE_FOLDER } from './data-dir.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
 import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { lockDirectory } from './directory-lock.ts';
@@ -101,7 +101,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     closers.push(() => source.close());
 
     const dynamo = await startLocalDynamoDb({
-      path: join(config.dataDir, 'dynamodb'),
+      path: join(config.dataDir, STORE_FOLDER),
       transport: config.storeThread ? 'thread' : 'in-process',
     });
     closers.push(() => dynamo.close());
