@@ -1,41 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { backfillProgress } from '../../shared/admin/backfill.ts';
 import type { BackfillJob, BackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { endingOutcomes } from '../../shared/admin/backfill-part.ts';
-import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { streamState } from '../state/state-store.contract.ts';
-import {
-  bridgeWithHotel as bridgeWithDynamoHotel,
-  SYNCED_UNTIL,
-  savePass,
-} from './support/dynamo-bridge.ts';
-import { type AdminHarness, HARNESS_START_MS } from './support/harness.ts';
-
-let dynamo: LocalDynamoDb;
-let tables = 0;
-let harness: AdminHarness | undefined;
-beforeAll(async () => {
-  dynamo = await startLocalDynamoDb();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-afterAll(async () => {
-  await dynamo?.close();
-});
+import { SYNCED_UNTIL, savePass, useDynamoBridges } from './support/dynamo-bridge.ts';
+import { HARNESS_START_MS } from './support/harness.ts';
 
 /** The dynalite bridge with `hotel-1` in a table of its own; its harness closes after the test. */
-async function bridgeWithHotel() {
-  tables += 1;
-  const bridge = await bridgeWithDynamoHotel(dynamo, `removed-${process.pid}-${tables}`);
-  harness = bridge.harness;
-  return bridge;
-}
+const bridgeWithHotel = useDynamoBridges('removed');
 
 describe('a backfill whose connection is removed without --keep-state', () => {
   it('keeps in its totals what the removed streams read and published before the removal', async () => {
-    const { deps, state, call } = await bridgeWithHotel();
+    const { deps, state, call, harness } = await bridgeWithHotel();
     const started = await call('POST', '/backfill', { connections: ['hotel-1'], emit: true });
     expect(started.status).toBe(202);
     const { id } = started.body as { id: string };
@@ -52,7 +28,7 @@ describe('a backfill whose connection is removed without --keep-state', () => {
       eventsPublished: 40,
       doneAt: HARNESS_START_MS + 1_000,
     });
-    await harness!.clock.advance(5_000);
+    await harness.clock.advance(5_000);
 
     const removed = await call('DELETE', '/connections/hotel-1');
     expect(removed.body).toMatchObject({ removed: true, streamsDeleted: 2 });
@@ -122,7 +98,7 @@ function writingAfter(store: BackfillJobStore, before: () => Promise<unknown>): 
 
 describe('a backfill reading that writes the job after a removal kept its outcomes', () => {
   it('leaves the outcomes the removal kept as they were', async () => {
-    const { deps, state, call } = await bridgeWithHotel();
+    const { deps, state, call, harness } = await bridgeWithHotel();
     const started = await call('POST', '/backfill', { connections: ['hotel-1'], emit: false });
     const { id } = started.body as { id: string };
     await savePass(state, 'hotel-1:customer', { recordsRead: 75, eventsPublished: 3 });
@@ -133,7 +109,7 @@ describe('a backfill reading that writes the job after a removal kept its outcom
       eventsPublished: 0,
       doneAt: HARNESS_START_MS + 1_000,
     });
-    await harness!.clock.advance(5_000);
+    await harness.clock.advance(5_000);
 
     // The reading has read the job and both states; the removal answers before it writes.
     const removal = () => call('DELETE', '/connections/hotel-1');

@@ -1,22 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { handleAdminRequest } from '../../shared/admin/router.ts';
-import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
-import { bridgeWithHotel, SYNCED_UNTIL, savePass } from './support/dynamo-bridge.ts';
-import { type AdminHarness, HARNESS_START_MS } from './support/harness.ts';
+import { SYNCED_UNTIL, savePass, useDynamoBridges } from './support/dynamo-bridge.ts';
+import { HARNESS_START_MS } from './support/harness.ts';
 
-let dynamo: LocalDynamoDb;
-let tables = 0;
-let harness: AdminHarness | undefined;
-beforeAll(async () => {
-  dynamo = await startLocalDynamoDb();
-});
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
-afterAll(async () => {
-  await dynamo?.close();
-});
+const newBridge = useDynamoBridges('superseded');
 
 /**
  * The dynalite bridge with `hotel-1`, a backfill of its streams (the customers' pass halfway
@@ -24,10 +11,8 @@ afterAll(async () => {
  * clock 5 s on.
  */
 async function bridgeWithRunningBackfill() {
-  tables += 1;
-  const bridge = await bridgeWithHotel(dynamo, `superseded-${process.pid}-${tables}`);
-  harness = bridge.harness;
-  const { deps, state, call } = bridge;
+  const bridge = await newBridge();
+  const { deps, state, call, harness } = bridge;
   const started = await call('POST', '/backfill', { connections: ['hotel-1'], emit: true });
   expect(started.status).toBe(202);
   const { id } = started.body as { id: string };
@@ -76,7 +61,7 @@ describe('a backfill part taken over while it runs', () => {
   });
 
   it('keeps what it read and published before a streams reset took its stream over', async () => {
-    const { call, id } = await bridgeWithRunningBackfill();
+    const { call, id, harness } = await bridgeWithRunningBackfill();
     expect((await call('POST', '/streams/hotel-1:customer/reset')).status).toBe(200);
 
     const earlier = await call('GET', `/backfill/${id}`);
@@ -89,7 +74,7 @@ describe('a backfill part taken over while it runs', () => {
       ],
     });
     // The figures stay as they were at the takeover, whatever the stream does next.
-    await harness!.clock.advance(60_000);
+    await harness.clock.advance(60_000);
     expect((await call('GET', `/backfill/${id}`)).body).toMatchObject({
       streams: [{ endedBy: 'superseded', recordsRead: 120, eventsPublished: 118 }, {}],
     });

@@ -36,6 +36,24 @@ function subscription(): Subscription {
   } as Subscription;
 }
 
+/** A local DynamoDB (in `path` when given) whose table holds one subscription with SECRET. */
+async function storeHoldingSecret(options: { path?: string } = {}) {
+  const db = await startLocalDynamoDb(options);
+  try {
+    await createStateTable(db.client, LOCAL_TABLE_NAME);
+    const store = new DynamoDbWebhookStore({
+      client: db.client,
+      tableName: LOCAL_TABLE_NAME,
+      clock: systemClock,
+    });
+    await store.putSubscription(subscription());
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
 /**
  * Whether users other than the owner may read `file` under `root`: the file grants them read,
  * and every folder from `root` down to it lets them in.
@@ -96,18 +114,8 @@ describe('local secrets are not readable by other local users or processes', () 
     dirs.push(dataDir);
     await chmod(dataDir, 0o755); // as mkdir makes it under the usual umask (mkdtemp: 0700)
     await ensureDataDir(dataDir);
-    const db = await startLocalDynamoDb({ path: join(dataDir, 'dynamodb') });
-    try {
-      await createStateTable(db.client, LOCAL_TABLE_NAME);
-      const store = new DynamoDbWebhookStore({
-        client: db.client,
-        tableName: LOCAL_TABLE_NAME,
-        clock: systemClock,
-      });
-      await store.putSubscription(subscription());
-    } finally {
-      await db.close();
-    }
+    const db = await storeHoldingSecret({ path: join(dataDir, 'dynamodb') });
+    await db.close();
     const holding: string[] = [];
     const exposed: string[] = [];
     for (const file of await filesUnder(dataDir)) {
@@ -122,15 +130,8 @@ describe('local secrets are not readable by other local users or processes', () 
   });
 
   it('does not hand subscription secrets to a local caller without any credential', async () => {
-    const db = await startLocalDynamoDb();
+    const db = await storeHoldingSecret();
     try {
-      await createStateTable(db.client, LOCAL_TABLE_NAME);
-      const store = new DynamoDbWebhookStore({
-        client: db.client,
-        tableName: LOCAL_TABLE_NAME,
-        clock: systemClock,
-      });
-      await store.putSubscription(subscription());
       // Any local process (another user, a script): no admin token, a made-up signature.
       const answer = await rawPost(
         db.endpoint,

@@ -1,11 +1,11 @@
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { AdminDeps } from '../../../shared/admin/admin-deps.ts';
 // The admin API's composition-root exports, as `change-bridge start` builds its store.
 import { DynamoDbBackfillJobStore } from '../../../shared/admin/index.ts';
 import { handleAdminRequest } from '../../../shared/admin/router.ts';
 import { enabledConnectionStreams } from '../../../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../../../shared/connections/dynamodb-connection-store.ts';
-import type { LocalDynamoDb } from '../../../shared/local/dynamodb.ts';
+import { type LocalDynamoDb, startLocalDynamoDb } from '../../../shared/local/dynamodb.ts';
 import { DynamoDbStateStore } from '../../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../../shared/state/dynamodb-table.ts';
 import type { BackfillPass, StateStore } from '../../../shared/state/state-store.ts';
@@ -67,4 +67,30 @@ export async function savePass(
     { ...stored, backfill: { ...stored.backfill, ...change } },
     stored.version,
   );
+}
+
+/**
+ * For a test file: one dynalite for the file, and a maker of {@link bridgeWithHotel}s, each in
+ * a table of its own (`<name>-<pid>-<n>`) and closed after its test.
+ */
+export function useDynamoBridges(name: string): () => ReturnType<typeof bridgeWithHotel> {
+  let dynamo: LocalDynamoDb | undefined;
+  let tables = 0;
+  let harness: AdminHarness | undefined;
+  beforeAll(async () => {
+    dynamo = await startLocalDynamoDb();
+  });
+  afterEach(async () => {
+    await harness?.close();
+    harness = undefined;
+  });
+  afterAll(async () => {
+    await dynamo?.close();
+  });
+  return async () => {
+    tables += 1;
+    const bridge = await bridgeWithHotel(dynamo!, `${name}-${process.pid}-${tables}`);
+    harness = bridge.harness;
+    return bridge;
+  };
 }
