@@ -16,8 +16,9 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
+import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
+import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import {
   type BackfillJob,
   type BackfillJobEntries,
@@ -223,18 +224,8 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
     return { pk: `${BACKFILL_PK_PREFIX}${id}`, sk: BACKFILL_JOB_SK };
   }
 
-  private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      const name = error instanceof Error ? error.name : 'Error';
-      throw new BridgeError(
-        `${operation} of a backfill job on table ${this.options.tableName} failed (${name})`,
-        {
-          cause: error,
-          retryable: name !== 'ResourceNotFoundException' && name !== 'ValidationException',
-        },
-      );
-    }
+  /** Runs one request, its failure a BridgeError (`toStoreError`) naming the operation and table. */
+  private send<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    return withStoreErrors(this.options.tableName, operation, call);
   }
 }

@@ -1,4 +1,4 @@
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -193,5 +193,32 @@ describe('DynamoDbBackfillJobStore', () => {
     expect(error).toBeInstanceOf(BridgeError);
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('no-such-table');
+  });
+
+  it('reports denied access as a non-retryable BridgeError, and a throttle as retryable, as the other stores do', async () => {
+    const failing = (name: string) => {
+      const client = new DynamoDBClient({
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      });
+      client.middlewareStack.add(
+        () => async () => {
+          throw Object.assign(new Error(`${name} here`), { name });
+        },
+        { step: 'initialize' },
+      );
+      return new DynamoDbBackfillJobStore({ client, tableName: 'jobs', clock: new ManualClock() });
+    };
+    const denied = await failing('AccessDeniedException')
+      .get('bf_1')
+      .catch((e) => e);
+    expect(denied).toBeInstanceOf(BridgeError);
+    expect(denied).toMatchObject({ retryable: false });
+    expect(denied.message).toContain('AccessDeniedException');
+    const throttled = await failing('ThrottlingException')
+      .put(job)
+      .catch((e) => e);
+    expect(throttled).toMatchObject({ retryable: true });
+    expect(throttled.message).toContain('jobs');
   });
 });
