@@ -6,7 +6,7 @@ const BridgeSourceSchema = z.literal(BRIDGE_EVENT_SOURCE);
 /** What every subscription event names: the subscription and its endpoint. */
 const SubscriptionData = {
   subscriptionId: z.string().min(1),
-  /** The subscription's endpoint URL. */
+  /** The origin of the subscription's endpoint URL (its path, query and user info may hold a secret). */
   url: z.url(),
 };
 

@@ -31,7 +31,8 @@ export interface OperationalEventSink {
 }
 
 /**
- * Builds an operational event about `subscriptionId`. The id hashes type, subject and `key`,
+ * Builds an operational event about `subscriptionId`; a `url` in `data` is cut to its origin
+ * ({@link originOf}). The id hashes type, subject and `key`,
  * what the notice is about (a failing run's start): the same notice built twice, by two
  * deliveries failing at once or a retry, is one event. Without a key, the time stands in.
  * @example buildOperationalEvent('delivery.failing', 'sub_1', { consecutiveFailures: 4 }, clock, failingSince)
@@ -52,8 +53,22 @@ export function buildOperationalEvent(
     subject: subscriptionId,
     time,
     datacontenttype: 'application/json',
-    data: { subscriptionId, ...data },
+    data: {
+      subscriptionId,
+      ...data,
+      ...(typeof data.url === 'string' && { url: originOf(data.url) }),
+    },
   };
+}
+
+/**
+ * The origin of an endpoint URL (scheme, host and port). Operational events reach every
+ * subscriber to them, and an endpoint's path, query or user info often carries its own secret
+ * (`/services/T0/B0/XXXX`, `?code=`), which design.md keeps out of events.
+ * @example originOf('https://user:pw@hooks.example.com/services/x?token=y') // 'https://hooks.example.com'
+ */
+export function originOf(url: string): string {
+  return new URL(url).origin;
 }
 
 /** Collects published events, for tests and the one-process runtime. */

@@ -258,6 +258,37 @@ describe('dispatcher', () => {
     expect(harness.metrics.counts.deadLettered).toBe(1);
   });
 
+  it('names only the endpoint origin in operational events, which every subscriber to them receives', async () => {
+    let failuresLeft = 4;
+    const { receiver, harness, subscribe, clock } = await setup((r) =>
+      r.path.startsWith('/gone')
+        ? { kind: 'respond', status: 410 }
+        : failuresLeft-- > 0
+          ? { kind: 'respond', status: 502 }
+          : { kind: 'respond', status: 200 },
+    );
+    await subscribe('/flaky/T0/path-secret?token=query-secret', {
+      retrySchedule: [1000, 1000, 1000, 1000, 1000],
+    });
+    await subscribe('/gone/other-path-secret?sig=other-query-secret');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(31))));
+    await harness.drainVisible();
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(2_000);
+      await harness.drainVisible();
+    }
+    expect(harness.sink.events.map((e) => e.type).sort()).toEqual([
+      'delivery.failing',
+      'delivery.recovered',
+      'subscription.disabled',
+    ]);
+    const origin = new URL(receiver.url('/')).origin;
+    for (const event of harness.sink.events) {
+      expect(event.data.url).toBe(origin);
+      expect(JSON.stringify(event)).not.toMatch(/secret/);
+    }
+  });
+
   it('publishes delivery.failing after 4 failures, delivery.recovered on the next success', async () => {
     let failuresLeft = 4;
     const { harness, subscribe, clock } = await setup(() =>
