@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { LogQueueStore } from '../../shared/local/disk-queue/log-queue-store.ts';
 
@@ -138,6 +139,39 @@ describe('LogQueueStore', () => {
     stop(after);
     const again = openStore(dir, clock);
     expect(bodies(again.receive(10, 30_000))).toEqual(['whole', 'after']);
+  });
+
+  it('takes back what a write the disk cut short left in the file: later sends are read back, also after a restart', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock);
+    before.send([{ body: 'first', delaySeconds: 0 }]);
+    // The disk fills during the next write: half of it reaches the file, then ENOSPC.
+    const writeSync = fs.writeSync;
+    const spy = vi
+      .spyOn(fs, 'writeSync')
+      .mockImplementation((fd: number, buffer: NodeJS.ArrayBufferView | string, offset, length) => {
+        if (typeof buffer === 'string' || typeof length !== 'number') throw new Error('unexpected');
+        writeSync(fd, buffer, offset, Math.floor(length / 2));
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+          code: 'ENOSPC',
+        });
+      });
+    // The ESM named export `writeSync` the segment calls follows the module object's.
+    syncBuiltinESMExports();
+    try {
+      expect(() => before.send([{ body: 'refused', delaySeconds: 0 }])).toThrow(/ENOSPC/);
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
+
+    // Space is back: the next send is stored, and read back where it was written.
+    before.send([{ body: 'after', delaySeconds: 0 }]);
+    expect(bodies(before.receive(10, 30_000))).toEqual(['first', 'after']);
+    stop(before);
+    const after = openStore(dir, clock);
+    expect(bodies(after.receive(10, 30_000))).toEqual(['first', 'after']);
   });
 
   it('removes a file once every message in it is deleted, and copies forward the few an old file still holds', async () => {

@@ -34,6 +34,8 @@ export class QueueSegment {
   /** Messages of this file not yet deleted, and their records' bytes. */
   live = 0;
   liveBytes = 0;
+  /** Whether a failed append may have left bytes past {@link size} (see {@link append}). */
+  private cutShort = false;
 
   private constructor(
     readonly number: number,
@@ -54,12 +56,29 @@ export class QueueSegment {
     return this.length;
   }
 
-  /** Appends `records` in one write; returns the offset they start at. */
+  /**
+   * Appends `records` in one write; returns the offset they start at. A write that fails part
+   * way (the disk full) is taken back before the error is thrown: a record left short there
+   * would put every later append at another offset than the one noted for it, and a restart
+   * would cut the log at it, dropping those appends. Should taking it back fail too, the next
+   * append takes it back first.
+   */
   append(records: Buffer): number {
     const at = this.length;
-    // A regular file takes a whole write; should one come back short, the rest follows it.
-    for (let done = 0; done < records.length; )
-      done += writeSync(this.fd, records, done, records.length - done);
+    if (this.cutShort) this.truncate(at);
+    try {
+      // A regular file takes a whole write; should one come back short, the rest follows it.
+      for (let done = 0; done < records.length; )
+        done += writeSync(this.fd, records, done, records.length - done);
+    } catch (error) {
+      this.cutShort = true;
+      try {
+        this.truncate(at);
+      } catch {
+        // Left to the next append (see above).
+      }
+      throw error;
+    }
     this.length += records.length;
     return at;
   }
@@ -79,6 +98,7 @@ export class QueueSegment {
   truncate(length: number): void {
     ftruncateSync(this.fd, length);
     this.length = length;
+    this.cutShort = false;
   }
 
   close(): void {
