@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import fsPromises, { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -10,7 +11,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { ClassicLevel } from 'classic-level';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
@@ -234,6 +235,44 @@ describe('disk queue', () => {
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: entries(current) }),
       );
       expect(await counts(sqs, url)).toEqual({ visible: 300, inFlight: 0 });
+    } finally {
+      await sqs.close();
+    }
+  });
+
+  it('leaves the database of an earlier version whole or gone when its deletion stops part way, so the next start moves its backlog', async () => {
+    const path = await tempDir();
+    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+    await db.batch([
+      {
+        type: 'put',
+        key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
+        value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
+      },
+      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
+    ]);
+    await db.close();
+
+    // The process stops while the database's files are deleted: all but CURRENT are gone.
+    const remove = fsPromises.rm;
+    const spy = vi.spyOn(fsPromises, 'rm').mockImplementation(async (file, options) => {
+      if (String(file).endsWith('CURRENT')) throw new Error('stopped');
+      await remove(file, options);
+    });
+    syncBuiltinESMExports();
+    try {
+      await expect(startDiskQueue({ path })).rejects.toThrow('stopped');
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
+
+    const sqs = await startDiskQueue({ path });
+    try {
+      const url = await sqs.createQueue('dispatch');
+      const received = await receive(sqs, url);
+      expect(new Set(received.map((m) => m.Body))).toEqual(new Set(['waiting body']));
+      expect((await readdir(path, { withFileTypes: true })).filter((e) => e.isFile())).toEqual([]);
     } finally {
       await sqs.close();
     }

@@ -14,6 +14,9 @@ const LevelMessageSchema = z.object({
   body: z.string().optional(),
 });
 
+/** The names of a LevelDB database's files (but CURRENT). */
+const LEVEL_FILE = /^(LOCK|LOG|LOG\.old|MANIFEST-\d+|\d+\.(log|ldb|sst|dbtmp))$/;
+
 /** Bodies read from LevelDB at a time while moving a backlog. */
 const BODIES_PER_READ = 500;
 
@@ -25,18 +28,22 @@ interface LevelMessage extends z.infer<typeof LevelMessageSchema> {
 /**
  * Moves the messages that earlier versions kept in one LevelDB database at `path` (a key
  * `<queue>!<visibleAt>!<order>!<state>` a message, its body under `<queue>#<id>`) into each
- * queue's log (`storeOf`), then deletes the database's files; does nothing where there is no
- * database. A message that was in flight (state `f`) becomes visible from when it was sent, as
- * the LevelDB queue released it at open; a delayed one keeps its time. Should the process stop
- * before the files are deleted, the next start moves the messages again (at least once, as
- * SQS). Returns how many messages it moved.
+ * queue's log (`storeOf`), then deletes the database's files, CURRENT first; where there is no
+ * database, does nothing but delete the files a deletion stopped part way left. A message that
+ * was in flight (state `f`) becomes visible from when it was sent, as the LevelDB queue released
+ * it at open; a delayed one keeps its time. Should the process stop before CURRENT is deleted,
+ * the next start moves the messages again (at least once, as SQS). Returns how many messages it
+ * moved.
  */
 export async function importLevelQueue(
   path: string,
   storeOf: (queue: string) => LogQueueStore,
   now: number,
 ): Promise<number> {
-  if (!existsSync(join(path, 'CURRENT'))) return 0;
+  if (!existsSync(join(path, 'CURRENT'))) {
+    await removeFiles(path, LEVEL_FILE);
+    return 0;
+  }
   const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
   await db.open();
   const messages: LevelMessage[] = [];
@@ -63,9 +70,23 @@ export async function importLevelQueue(
   } finally {
     await db.close();
   }
-  const entries = await readdir(path, { withFileTypes: true });
-  await Promise.all(
-    entries.filter((entry) => entry.isFile()).map((entry) => rm(join(path, entry.name))),
-  );
+  // CURRENT goes first: without it there is no database, so a process stopped before the rest
+  // are deleted leaves files no start opens (the next one deletes them); any other file gone
+  // first would leave a database LevelDB refuses to open, and every start failing on it.
+  await rm(join(path, 'CURRENT'));
+  await removeFiles(path, LEVEL_FILE);
   return messages.length;
+}
+
+/** Deletes the files in `path` (not the folders: the queues' logs) whose names match `names`. */
+async function removeFiles(path: string, names: RegExp): Promise<void> {
+  const entries = await readdir(path, { withFileTypes: true }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  });
+  await Promise.all(
+    entries
+      .filter((entry) => entry.isFile() && names.test(entry.name))
+      .map((entry) => rm(join(path, entry.name))),
+  );
 }
