@@ -19,10 +19,46 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * Takes the lock of directory `dir` for this process: a file `LOCK` in it holding the pid,
- * created exclusively. A lock whose process no longer runs (a SIGKILL leaves it behind) is
- * taken over; so is one naming this process's pid that it does not hold (a container restarts
- * with the same pid). Returns the function that releases it.
+ * Which process runs as `pid`, beyond its pid: the boot it runs in and when it started then
+ * (`/proc/<pid>/stat`, in clock ticks since boot: no wall clock). A pid used again, after its
+ * process stopped or after a reboot, names another process. Undefined where there is no
+ * `/proc` (not Linux) or no such process.
+ */
+function processIdentity(pid: number | 'self'): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command's name (which may hold spaces) in parentheses: state is the
+    // 3rd field, the start time the 22nd.
+    const startTicks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    return startTicks === undefined ? undefined : `${boot} ${startTicks}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the lock file's `content` names a process that runs, other than this one: its pid
+ * (first line) runs, and is the process that wrote it (second line, its identity, where both
+ * are known; a lock of an earlier version holds only the pid).
+ */
+function heldByAnother(content: string): number | undefined {
+  const [pid = '', identity] = content.split('\n');
+  const holder = Number(pid);
+  if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || !isRunning(holder))
+    return undefined;
+  const written = identity?.trim() || undefined;
+  const current = written === undefined ? undefined : processIdentity(holder);
+  return current === undefined || current === written ? holder : undefined;
+}
+
+/**
+ * Takes the lock of directory `dir` for this process: a file `LOCK` in it holding the pid (and
+ * on a second line which process that pid is, see {@link processIdentity}), created
+ * exclusively. A lock whose process no longer runs (a SIGKILL leaves it behind) is taken over,
+ * also where its pid names another process since (after a reboot, say); so is one naming this
+ * process's pid that it does not hold (a container restarts with the same pid). Returns the
+ * function that releases it.
  * @throws BridgeError naming the holder when another running process, or this one, holds it:
  * `what` says what the directory is (`the data dir`).
  * @example const release = lockDirectory(dataDir, 'the data dir'); … release();
@@ -31,10 +67,11 @@ export function lockDirectory(dir: string, what: string): () => void {
   const path = join(dir, LOCK_FILE);
   const key = resolve(dir);
   if (heldHere.has(key)) throw new BridgeError(`${what} ${dir} is already open in this process`);
+  const identity = processIdentity('self');
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
+      writeSync(fd, identity === undefined ? String(process.pid) : `${process.pid}\n${identity}`);
       closeSync(fd);
       heldHere.add(key);
       return () => {
@@ -44,8 +81,8 @@ export function lockDirectory(dir: string, what: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
     }
-    const holder = Number(readFileSync(path, 'utf8'));
-    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isRunning(holder))
+    const holder = heldByAnother(readFileSync(path, 'utf8'));
+    if (holder !== undefined)
       throw new BridgeError(
         `${what} ${dir} is in use by process ${holder} (one change-bridge opens it at a time; if that process is not one, delete ${path})`,
       );
