@@ -16,7 +16,8 @@ export const LOCAL_KEY_FILE_NAME = 'connections.key';
 
 /**
  * Reads the data dir's key-encryption key, creating it (32 random bytes, base64, mode 0600)
- * on first use. Refuses a key file of the wrong length: that would fail every token later.
+ * on first use, or where a process stopped while creating it left it empty. Refuses a key file
+ * of the wrong length: that would fail every token later.
  * @throws BridgeError naming the file when it is unreadable or malformed.
  */
 export async function loadOrCreateKeyFile(
@@ -31,11 +32,17 @@ export async function loadOrCreateKeyFile(
       throw new BridgeError(`cannot read the connection key file ${path}`, { cause: error });
     }
   }
-  if (text === undefined) {
+  // An empty file is one a process stopped while creating it (between the file's creation and
+  // its write): no key was ever read from it, so it is created again rather than refused.
+  const leftEmpty = text !== undefined && text.trim() === '';
+  if (text === undefined || leftEmpty) {
     const key = random(KEY_BYTES);
     // `wx`: two processes racing to create it cannot both win; the loser reads the winner's key.
     try {
-      await writeFile(path, `${key.toString('base64')}\n`, { mode: KEY_FILE_MODE, flag: 'wx' });
+      await writeFile(path, `${key.toString('base64')}\n`, {
+        mode: KEY_FILE_MODE,
+        flag: leftEmpty ? 'w' : 'wx',
+      });
       await chmod(path, KEY_FILE_MODE);
       return key;
     } catch (error) {

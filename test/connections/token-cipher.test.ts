@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -96,5 +96,15 @@ describe('the local key file', () => {
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await loadOrCreateKeyFile(path)).toEqual(created);
     expect(Buffer.from((await readFile(path, 'utf8')).trim(), 'base64')).toEqual(created);
+  });
+
+  it('is created again where a process stopped while creating it left it empty', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'cb-key-')), 'connections.key');
+    await writeFile(path, '', { mode: 0o600 });
+
+    const created = await loadOrCreateKeyFile(path);
+    expect(created).toHaveLength(32);
+    expect(await loadOrCreateKeyFile(path)).toEqual(created);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 });
