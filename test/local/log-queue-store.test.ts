@@ -218,6 +218,40 @@ describe('LogQueueStore', () => {
     expect(bodies(after.receive(10, 30_000))).toEqual(['kept']);
   });
 
+  it('has a copied forward message on the device before the file it leaves is removed', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const store = openStore(dir, clock, 4_096);
+    store.send([{ body: 'kept', delaySeconds: 0 }]);
+    for (const fill of ['x', 'y', 'z']) store.send([{ body: fill.repeat(5_000), delaySeconds: 0 }]);
+    const [oldest] = logFiles(dir);
+    const received = store.receive(4, 30_000);
+
+    // A power loss may keep a removal yet lose data written just before it that was not synced:
+    // the copy must be synced first, or the message, on disk for hours, would go with its file.
+    const calls: string[] = [];
+    const { fdatasyncSync, rmSync } = fs;
+    const syncs = vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd) => {
+      calls.push('sync');
+      fdatasyncSync(fd);
+    });
+    const removes = vi.spyOn(fs, 'rmSync').mockImplementation((path, options) => {
+      calls.push(`rm ${String(path).split('/').at(-1)}`);
+      rmSync(path, options);
+    });
+    syncBuiltinESMExports();
+    try {
+      store.delete(received.filter((m) => m.body !== 'kept').map((m) => m.receiptHandle));
+    } finally {
+      syncs.mockRestore();
+      removes.mockRestore();
+      syncBuiltinESMExports();
+    }
+    expect(logFiles(dir)).not.toContain(oldest);
+    expect(calls.indexOf('sync')).toBeGreaterThanOrEqual(0);
+    expect(calls.indexOf('sync')).toBeLessThan(calls.indexOf(`rm ${oldest}`));
+  });
+
   it('refuses a directory another running process has open, and takes over the lock of one that stopped', async () => {
     const dir = await tempDir();
     const clock = new ManualClock();

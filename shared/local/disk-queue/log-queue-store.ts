@@ -339,7 +339,12 @@ export class LogQueueStore {
     }
   }
 
-  /** Appends the records of `segment`'s remaining messages, unchanged, to the newest file. */
+  /**
+   * Appends the records of `segment`'s remaining messages, unchanged, to the newest file, and
+   * syncs it: a power loss may keep the removal of `segment` that follows and lose writes not
+   * synced before it, and these messages may have been on disk for hours (the one sync a
+   * file's life at most).
+   */
   private copyForward(segment: QueueSegment): void {
     const kept: number[] = [];
     this.messages.forEachRow((row) => {
@@ -353,6 +358,7 @@ export class LogQueueStore {
       bytes += record.length;
     });
     const { segment: target, start } = this.writeOut();
+    target.sync();
     kept.forEach((row, index) => {
       this.move(row, target, start + offsets[index]!);
     });

@@ -1,5 +1,6 @@
 import {
   closeSync,
+  fdatasyncSync,
   fstatSync,
   ftruncateSync,
   openSync,
@@ -92,6 +93,11 @@ export class QueueSegment {
       done += read;
     }
     return into.subarray(0, length);
+  }
+
+  /** Waits until what was written to the file is on the device (`fdatasync`). */
+  sync(): void {
+    fdatasyncSync(this.fd);
   }
 
   /** Cuts the file to `length` bytes (a record cut short at its end). */
