@@ -262,6 +262,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       state,
       streams,
       clock,
+      // The pollers' budget of the token: the proxy's requests count in it.
+      clientDeps,
       onPublishError: (error, operation) =>
         reporter.info(
           `write-through ${operation}: events not published: ${(error as Error).message}`,

@@ -1,7 +1,7 @@
 import { DEFAULT_VOLATILE_FIELDS } from '../changes/canonical.ts';
 import type { EntityRecord, Scope } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
-import { createConnectorCaller } from '../connector/client.ts';
+import { type ConnectorClientDeps, createConnectorCaller } from '../connector/client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import {
@@ -37,6 +37,12 @@ export interface WriteThroughOptions {
   clock: Clock;
   /** The HTTP transport (default: undici). */
   transport?: HttpTransport;
+  /**
+   * What the pollers' clients of the connection are built with: the ledger and margin of the
+   * token's budget, so the proxy's requests draw from the budget the pollers spend (one budget
+   * per AccessToken, design.md); without them, a budget of this process's own.
+   */
+  clientDeps?: Pick<ConnectorClientDeps, 'budgetLedger' | 'budgetMarginMs' | 'random'>;
   /**
    * Told when the events of a successful write could not be published; the connector's
    * answer is still returned (the write happened, and repeating an add would add twice).
@@ -125,6 +131,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         close: async () => {},
       };
       const caller = createConnectorCaller(options.connector, {
+        ...options.clientDeps,
         clock: options.clock,
         transport: recording,
       });
