@@ -6,6 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
+import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import type { StateStore } from '../shared/state/state-store.ts';
 import {
   createWriteThrough,
@@ -49,6 +50,12 @@ export function buildAdminWriteThrough(
     }),
   });
   const scope = config.definitions.find((d) => d.connectionId === connectionId)?.scope ?? {};
+  // The token's budget in the state table, as the pollers keep it (connection-clients.ts): the
+  // proxy's requests count in the one budget of the AccessToken.
+  const clientDeps = {
+    budgetLedger: new DynamoDbGrantLedger(dynamo, config.tableName),
+    budgetMarginMs: config.settings.budgetMarginMs,
+  };
   let loaded: Promise<WriteThrough> | undefined;
   const load = () => {
     loaded ??= loadConnectionSecret(
@@ -63,6 +70,7 @@ export function buildAdminWriteThrough(
         state,
         streams: config.definitions,
         clock: systemClock,
+        clientDeps,
         ...(onPublishError ? { onPublishError } : {}),
       }),
     );

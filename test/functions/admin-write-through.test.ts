@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -29,14 +30,19 @@ describe('admin function write-through (AWS wiring)', () => {
   const secrets = mockClient(SecretsManagerClient);
   const events = mockClient(EventBridgeClient);
   const sqs = mockClient(SQSClient);
+  // The state table: the connector budget's ledger (an empty one, taking every grant).
+  const table = mockClient(DynamoDBDocumentClient);
 
   beforeAll(async () => {
+    table.on(GetCommand).resolves({});
+    table.on(PutCommand).resolves({});
     sim = await startSimulator({ seed: 3 });
   });
   afterAll(async () => {
     secrets.restore();
     events.restore();
     sqs.restore();
+    table.restore();
     await sim.close();
   });
 
@@ -94,5 +100,32 @@ describe('admin function write-through (AWS wiring)', () => {
     const body = JSON.parse(sent[0]?.Entries?.[0]?.MessageBody ?? '{}');
     expect(body['detail-type']).toBe('routingRule.updated');
     await writeThrough.close();
+  });
+
+  it('spends the connection token budget the pollers keep in the state table', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
+      SecretString: JSON.stringify({
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken: sim.tokens.accessToken,
+      }),
+    });
+    table.resetHistory();
+    const writeThrough = buildAdminWriteThrough(
+      readPollLambdaEnv(ENV, 0),
+      ENV,
+      new MemoryStateStore(),
+      dynamo,
+    )!;
+    const result = await writeThrough.forward('taxEnvironments/getAll', {});
+    expect(result.status).toBe(200);
+    await writeThrough.close();
+    // Before, the proxy's grant went to a budget in the function's memory: the pollers of the
+    // token (in other invocations) never counted it.
+    const grants = table
+      .commandCalls(PutCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => String(input.Item?.pk).startsWith('BUDGET#'));
+    expect(grants.map((input) => input.TableName)).toEqual([ENV.STATE_TABLE_NAME]);
   });
 });
