@@ -1,4 +1,5 @@
 import type { StreamState } from '../state/state-store.ts';
+import { activePass } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
@@ -17,7 +18,9 @@ export interface ConnectionPollResult {
 
 /**
  * One poll job of a connection: polls each listed stream that is due by `dueBy` (all of
- * them when absent) in turn with one client (one budget per token) until the deadline. A
+ * them when absent) in turn with one client (one budget per token) until the deadline, the
+ * caught-up streams first when their states are read for `dueBy` (a stream with bulk work runs
+ * until the deadline, so it goes last and takes what the invocation has left). A
  * stream no longer defined (entity dropped) is skipped; a parked one makes no request unless its
  * credentials changed (`staysParked`). One lease on the connection
  * guards the whole job (a conditional put and a delete per job, not per stream), so an
@@ -61,15 +64,28 @@ export async function pollConnectionStreams(
       solePoller: true,
       store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
     };
-    const outcomes: PollOutcome[] = [];
+    const due: { streamId: string; state: StreamState | undefined }[] = [];
     for (const streamId of listed) {
-      const definition = byId.get(streamId)!;
       let state: StreamState | undefined;
       if (dueBy !== undefined) {
         state = await deps.store.getStream(streamId);
         known.set(streamId, state);
-        if (state && streamDueAt(definition, state) > dueBy) continue;
+        if (state && streamDueAt(byId.get(streamId)!, state) > dueBy) continue;
       }
+      due.push({ streamId, state });
+    }
+    // Live polls go first (design.md, Connector budget): a stream with bulk work (a first sync,
+    // a catch-up window, a backfill pass) runs until it is done or the deadline, so it goes
+    // after the caught-up streams, and takes what the invocation has left.
+    const ordered =
+      dueBy === undefined
+        ? due
+        : [
+            ...due.filter(({ state }) => isLive(state)),
+            ...due.filter(({ state }) => !isLive(state)),
+          ];
+    const outcomes: PollOutcome[] = [];
+    for (const { streamId, state } of ordered) {
       if (
         deps.signal?.aborted ||
         (deps.deadline !== undefined && deps.clock.now() >= deps.deadline)
@@ -78,10 +94,11 @@ export async function pollConnectionStreams(
         outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
         continue;
       }
-      // Read under the lease: the due check's state is the poll's, no second read.
+      // Read under the lease at the job's start: the due check's state is the poll's, no second
+      // read (a state changed since by the admin API fails the poll's first save: `changed`).
       outcomes.push(
         await pollStream(
-          definition,
+          byId.get(streamId)!,
           observed,
           owner,
           dueBy === undefined ? undefined : { stored: state },
@@ -92,6 +109,15 @@ export async function pollConnectionStreams(
   } finally {
     if (takesLease) await deps.store.releaseLease(leaseId, owner);
   }
+}
+
+/**
+ * Whether a stream's next poll is a live one alone: caught up, no window in progress and no
+ * backfill pass to run. Pure.
+ */
+function isLive(state: StreamState | undefined): boolean {
+  if (state === undefined) return false;
+  return state.initialSyncDone && state.window === null && activePass(state) === undefined;
 }
 
 /** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */

@@ -159,6 +159,49 @@ describe('one poll job of a connection', () => {
     expect(calls).toEqual(['getStream', 'saveStream']);
   });
 
+  it('polls its caught-up streams before a first sync, which takes what the invocation has left', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const customer = definitions.find((d) => d.spec.entityType === 'customer')!;
+    const resource = definitions.find((d) => d.spec.entityType === 'resource')!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([resource.streamId], definitions, deps, 't');
+    await deps.store.deleteStream(customer.streamId);
+    await harness.clock.advance(60_000);
+    // Each window of the first sync (three months of history from 2020) takes a minute here:
+    // the job's four minutes end long before it is caught up.
+    let spent = 0;
+    const clock = {
+      now: () => harness.clock.now() + spent,
+      sleep: (ms: number, signal?: AbortSignal) => harness.clock.sleep(ms, signal),
+    };
+    const job = await pollConnectionStreams(
+      [customer.streamId, resource.streamId],
+      definitions,
+      {
+        ...deps,
+        clock,
+        deadline: clock.now() + 4 * 60_000,
+        observer: {
+          onWindow: () => {
+            spent += 60_000;
+          },
+        },
+      },
+      't',
+      clock.now(),
+    );
+
+    // Before, the first sync (due first) ran to the deadline and the live stream was left for
+    // the next job, again and again until the first sync was done.
+    expect(job.outcomes).toEqual([
+      { kind: 'polled', streamId: resource.streamId, caughtUp: true },
+      { kind: 'polled', streamId: customer.streamId, caughtUp: false },
+    ]);
+  });
+
   it('takes one lease for the whole job: an overlapping job of the connection polls nothing', async () => {
     const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
     const deps = harness.deps('hotel');
