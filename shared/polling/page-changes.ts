@@ -63,6 +63,18 @@ function movedPastPass(current: EntityRecord, backfill: BackfillContext): boolea
   return typeof updated !== 'string' || !(Date.parse(updated) < backfill.passEnd);
 }
 
+/**
+ * Whether `record` is an older version than the live stored snapshot: its UpdatedUtc is before
+ * the snapshot's (records without UpdatedUtc are never judged older). Pure.
+ */
+function readBefore(record: EntityRecord, previous: StoredSnapshot | undefined): boolean {
+  if (previous === undefined || previous.deleted === true) return false;
+  const read = record.UpdatedUtc;
+  const kept = previous.record.UpdatedUtc;
+  if (typeof read !== 'string' || typeof kept !== 'string') return false;
+  return Date.parse(read) < Date.parse(kept);
+}
+
 /** Who the changes belong to and how they are judged. */
 export interface ChangeContext {
   connectionId: string;
@@ -134,6 +146,15 @@ export function computeChanges(
       current,
       volatileFields,
     });
+    // A changed record read before a newer version was stored (by the write-through proxy,
+    // between this page's read and its judging) is not news: judged, it would move the
+    // snapshot back in time and send its subject back, then forward again at the next poll.
+    if (
+      decision.change !== 'none' &&
+      observation.record !== null &&
+      readBefore(observation.record, previous)
+    )
+      continue;
     const record = observation.record ?? previous?.record ?? {};
     const scope = scopeOf(context.entityType, record, context.scope);
     const entityId = observation.entityId;
