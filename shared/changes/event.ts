@@ -185,10 +185,13 @@ export interface DetectedChange {
 
 /**
  * True when a record is soft-deleted: `IsActive === false` or `ActivityState` `Deleted`
- * (connector-api.md, States and transitions).
+ * (connector-api.md, States and transitions), in any letter case: the record's field is a free
+ * string that the contract describes as "active or deleted", its filter values as `Deleted`.
  */
 export function isSoftDeleted(record: EntityRecord): boolean {
-  return record.IsActive === false || record.ActivityState === 'Deleted';
+  if (record.IsActive === false) return true;
+  const state = record.ActivityState;
+  return typeof state === 'string' && state.toLowerCase() === 'deleted';
 }
 
 /**

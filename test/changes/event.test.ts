@@ -154,6 +154,13 @@ describe('isSoftDeleted', () => {
     expect(isSoftDeleted({ IsActive: true, ActivityState: 'Active' })).toBe(false);
     expect(isSoftDeleted({ Id: 'no flags' })).toBe(false);
   });
+
+  it('reads ActivityState in any letter case: the contract writes the values as active or deleted', () => {
+    expect(isSoftDeleted({ ActivityState: 'deleted', IsActive: true })).toBe(true);
+    expect(isSoftDeleted({ ActivityState: 'DELETED' })).toBe(true);
+    expect(isSoftDeleted({ ActivityState: 'active', IsActive: true })).toBe(false);
+    expect(isSoftDeleted({ ActivityState: null, IsActive: true })).toBe(false);
+  });
 });
 
 describe('detectChange', () => {
