@@ -52,10 +52,16 @@ export function dispatchEventPattern(source: string = DEFAULT_EVENT_SOURCE): { s
  * Whether an event envelope matches `pattern`, with EventBridge's rules: every field of the
  * pattern must match; a leaf matches when the value (or, for an array value, any element)
  * meets any of its conditions; a missing field matches only `{ exists: false }`; `$or`
- * matches when any of its patterns does.
+ * matches when any of its patterns does. A nested pattern facing an array (of objects, or of
+ * arrays of them) matches when one of its objects matches it whole, as EventBridge's Event
+ * Ruler reads arrays: never with fields taken from two different elements.
  * @example matchesEventPattern({ source: ['change-bridge'] }, { source: 'change-bridge' }) // true
  */
 export function matchesEventPattern(pattern: EventPattern, envelope: unknown): boolean {
+  // An empty array holds no field: it is read as an empty object, as before any array was.
+  if (Array.isArray(envelope) && envelope.length > 0) {
+    return envelope.some((element) => matchesEventPattern(pattern, element));
+  }
   const record = isJsonObject(envelope) ? envelope : {};
   return Object.entries(pattern).every(([field, rule]) => {
     if (field === '$or' && Array.isArray(rule)) {

@@ -144,6 +144,57 @@ describe('matchesEventPattern', () => {
   });
 });
 
+describe('matchesEventPattern on arrays of objects', () => {
+  // EventBridge (its Event Ruler) treats the objects of an array as values of the parent
+  // field, each object on its own: a rule on `detail.data.patch.op` sees every operation.
+  const withPatch = {
+    ...envelope,
+    detail: {
+      ...envelope.detail,
+      data: {
+        ...envelope.detail.data,
+        patch: [
+          { op: 'replace', path: '/Email', value: 'a@b.c' },
+          { op: 'remove', path: '/Phone' },
+        ],
+        current: { Addresses: [[{ City: 'Prague' }], [{ City: 'Brno' }]] },
+      },
+    },
+  };
+
+  it('matches a field of any object in an array, nested arrays included', () => {
+    expect(
+      matchesEventPattern({ detail: { data: { patch: { op: ['remove'] } } } }, withPatch),
+    ).toBe(true);
+    expect(
+      matchesEventPattern(
+        { detail: { data: { patch: { path: [{ prefix: '/Ph' }] } } } },
+        withPatch,
+      ),
+    ).toBe(true);
+    expect(
+      matchesEventPattern(
+        { detail: { data: { current: { Addresses: { City: ['Brno'] } } } } },
+        withPatch,
+      ),
+    ).toBe(true);
+    expect(matchesEventPattern({ detail: { data: { patch: { op: ['add'] } } } }, withPatch)).toBe(
+      false,
+    );
+    const emptyPatch = { ...envelope, detail: { ...envelope.detail, data: { patch: [] } } };
+    expect(
+      matchesEventPattern({ detail: { data: { patch: { op: [{ exists: false }] } } } }, emptyPatch),
+    ).toBe(true);
+  });
+
+  it('matches the fields of one pattern within one object of the array, never across two', () => {
+    const pattern = { detail: { data: { patch: { op: ['remove'], path: ['/Phone'] } } } };
+    expect(matchesEventPattern(pattern, withPatch)).toBe(true);
+    const across = { detail: { data: { patch: { op: ['remove'], path: ['/Email'] } } } };
+    expect(matchesEventPattern(across, withPatch)).toBe(false);
+  });
+});
+
 describe('parseEventPattern', () => {
   it('reads the patterns ListRules returns', () => {
     expect(
