@@ -1,7 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -9,13 +7,21 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
-import { systemClock, systemRandom } from '../clock.ts';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
-import { BATCH_CONCURRENCY_DEFAULT, batchWriteItems } from '../state/dynamodb-batch.ts';
+import {
+  BATCH_CONCURRENCY_DEFAULT,
+  type BatchContext,
+  batchGetItems,
+  batchWriteItems,
+} from '../state/dynamodb-batch.ts';
 
-/** BatchGetItem takes at most 100 keys (DynamoDB limit). */
-const BATCH_GET_MAX_KEYS = 100;
+/** Waits between retries of unprocessed batch work, and their jitter. */
+export interface BatchTiming {
+  clock: Clock;
+  random: RandomSource;
+}
 
 /** An epoch-ms time as an ISO string, which sorts as text in time order (sort keys). */
 export function iso(ms: number): string {
@@ -36,6 +42,8 @@ export class WebhookTable {
     /** The document client the table's operations use (commands of its own go through it too). */
     readonly client: DocumentClient,
     private readonly tableName: string,
+    /** Backoff of batch retries (default: the wall clock, Math.random). */
+    private readonly timing: BatchTiming = { clock: systemClock, random: systemRandom },
   ) {}
 
   /**
@@ -81,16 +89,19 @@ export class WebhookTable {
   async batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
     if (items.length === 0) return;
     await batchWriteItems(
-      {
-        documentClient: this.client,
-        tableName: this.tableName,
-        clock: systemClock,
-        random: systemRandom,
-        concurrency: BATCH_CONCURRENCY_DEFAULT,
-        consistentRead: true,
-      },
+      this.batchContext(true),
       items.map((Item) => ({ PutRequest: { Item } })),
     );
+  }
+
+  private batchContext(consistentRead: boolean): BatchContext {
+    return {
+      documentClient: this.client,
+      tableName: this.tableName,
+      ...this.timing,
+      concurrency: BATCH_CONCURRENCY_DEFAULT,
+      consistentRead,
+    };
   }
 
   /** GetItem (strongly consistent) of one item's `doc`, parsed; `undefined` when absent. */
@@ -194,25 +205,15 @@ export class WebhookTable {
   }
 
   /**
-   * BatchGetItem (eventually consistent) in chunks of 100, retrying unprocessed keys; whole
-   * items in the order of `keys`, absent ones left out. Keys must differ in `pk`.
+   * BatchGetItem (eventually consistent) in chunks of 100, retrying unprocessed keys after a
+   * backoff (a throttled table answers with them), up to the attempts of batchGetItems, then
+   * throwing a retryable BridgeError; whole items in the order of `keys`, absent ones left
+   * out. Keys must differ in `pk`.
    */
   async batchGetItems(keys: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
     const found = new Map<string, Record<string, unknown>>();
-    for (let index = 0; index < keys.length; index += BATCH_GET_MAX_KEYS) {
-      let pending: Record<string, unknown>[] | undefined = keys.slice(
-        index,
-        index + BATCH_GET_MAX_KEYS,
-      );
-      while (pending && pending.length > 0) {
-        const result: BatchGetCommandOutput = await this.client.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: pending } } }),
-        );
-        for (const item of result.Responses?.[this.tableName] ?? []) {
-          found.set(String(item.pk), item);
-        }
-        pending = result.UnprocessedKeys?.[this.tableName]?.Keys;
-      }
+    for (const item of await batchGetItems(this.batchContext(false), keys)) {
+      found.set(String(item.pk), item);
     }
     // BatchGet returns items in no particular order: restore the order of `keys`.
     return keys.flatMap((key) => {

@@ -17,6 +17,7 @@ import {
   forEachConcurrently,
 } from '../../shared/state/dynamodb-batch.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
+import { WebhookTable } from '../../shared/webhooks/dynamodb-table-access.ts';
 import { snapshot } from './state-store.contract.ts';
 
 const TABLE = 'state';
@@ -190,5 +191,64 @@ describe('forEachConcurrently', () => {
 
     await expect(running).rejects.toThrow('first');
     expect(started).toEqual([1, 2]);
+  });
+});
+
+describe('WebhookTable batch reads', () => {
+  function tableWith(clock: Clock): WebhookTable {
+    const client = new DynamoDBClient({
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    return new WebhookTable(DynamoDBDocumentClient.from(client), TABLE, {
+      clock,
+      random: () => 0.5,
+    });
+  }
+
+  it('waits a backoff before asking again for UnprocessedKeys, and gives up after the last attempt', async () => {
+    const clock = new RecordingClock();
+    const key = { pk: 'SUB#s1', sk: 'SUB' };
+    let asked = 0;
+    // A throttled table answers every request with the key unprocessed; a loop that never
+    // pauses would spin here until the Lambda timeout (the guard ends it for the test).
+    documentMock.on(BatchGetCommand).callsFake(() => {
+      asked += 1;
+      if (asked > 50) throw new Error('asked 50 times without a pause');
+      return { Responses: { [TABLE]: [] }, UnprocessedKeys: { [TABLE]: { Keys: [key] } } };
+    });
+
+    const reading = tableWith(clock)
+      .batchGetItems([key])
+      .catch((error: unknown) => error);
+    for (let retry = 1; retry < BATCH_MAX_ATTEMPTS; retry++) {
+      await untilSleeping(clock.manual);
+      expect(asked).toBe(retry);
+      await clock.manual.advance(clock.sleeps[retry - 1]!);
+    }
+    const error = await reading;
+
+    expect(error).toBeInstanceOf(BridgeError);
+    expect(error).toMatchObject({ retryable: true });
+    expect(asked).toBe(BATCH_MAX_ATTEMPTS);
+  });
+
+  it('returns the items of keys unprocessed at first, in the order of the keys', async () => {
+    const clock = new RecordingClock();
+    const keys = ['a', 'b', 'c'].map((id) => ({ pk: `SUB#${id}`, sk: 'SUB' }));
+    documentMock
+      .on(BatchGetCommand)
+      .resolvesOnce({
+        Responses: { [TABLE]: [{ ...keys[2], doc: 'c' }] },
+        UnprocessedKeys: { [TABLE]: { Keys: [keys[0]!] } },
+      })
+      .resolves({ Responses: { [TABLE]: [{ ...keys[0], doc: 'a' }] } });
+
+    const reading = tableWith(clock).batchGetItems(keys);
+    await untilSleeping(clock.manual);
+    await clock.manual.advance(clock.sleeps[0]!);
+
+    expect((await reading).map((item) => item.doc)).toEqual(['a', 'c']);
   });
 });
