@@ -1,4 +1,6 @@
+import { ValidationError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
+import { snapshotFits } from '../state/state-store.ts';
 import {
   type ChangeContext,
   computeChanges,
@@ -112,13 +114,29 @@ export async function publishObservations(
   return { ...changes, published };
 }
 
-/** Stores the snapshots of published changes. */
+/**
+ * Stores the snapshots of published changes. A record too large for a stored item (400 KB
+ * of JSON, far past the 256 KB an event may hold: its event was refused as EventTooLarge
+ * and reported) keeps no snapshot, and the others are stored: the store refuses a whole
+ * batch for one such record, which would fail the page, and with it every later poll of the
+ * stream, for good. That entity is then judged against its last stored snapshot, or as new.
+ */
 export async function storeChanges(
   definition: StreamDefinition,
   deps: PollDeps,
   changes: PageChanges,
 ): Promise<void> {
-  if (changes.writes.length > 0) await deps.store.putSnapshots(definition.streamId, changes.writes);
+  if (changes.writes.length === 0) return;
+  const { streamId } = definition;
+  try {
+    await deps.store.putSnapshots(streamId, changes.writes);
+  } catch (error) {
+    // Sizes are checked only once the store refused: the usual batch pays nothing for them.
+    if (!(error instanceof ValidationError)) throw error;
+    const fitting = changes.writes.filter((write) => snapshotFits(streamId, write));
+    if (fitting.length === changes.writes.length) throw error;
+    if (fitting.length > 0) await deps.store.putSnapshots(streamId, fitting);
+  }
 }
 
 /**

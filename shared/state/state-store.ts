@@ -291,6 +291,20 @@ export function assertSnapshotFits(
   ]);
 }
 
+/**
+ * Whether a snapshot fits in one stored item (see {@link SNAPSHOT_MAX_BYTES}); false too for a
+ * record that cannot be serialized. Pure.
+ */
+export function snapshotFits(streamId: string, snapshot: StoredSnapshot): boolean {
+  let recordJson: string;
+  try {
+    recordJson = JSON.stringify(snapshot.record);
+  } catch {
+    return false;
+  }
+  return snapshotItemBytes(streamId, snapshot, recordJson) <= SNAPSHOT_MAX_BYTES;
+}
+
 /** A validated snapshot with its record serialized, ready to store. */
 export interface PreparedSnapshot {
   snapshot: StoredSnapshot;

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
-import { DIFF_SLICE_RECORDS, publishObservations } from '../../shared/polling/commit-changes.ts';
+import {
+  commitObservations,
+  DIFF_SLICE_RECORDS,
+  publishObservations,
+} from '../../shared/polling/commit-changes.ts';
 import { observe } from '../../shared/polling/page-changes.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { SNAPSHOT_MAX_BYTES } from '../../shared/state/state-store.ts';
 import { collectingPollDeps } from './poll-harness.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
@@ -45,5 +50,31 @@ describe('publishObservations', () => {
     const published = (deps.publisher as unknown as { events: { data: { entityId: string } }[] })
       .events;
     expect(published.map((e) => e.data.entityId)).toEqual(page.map((c) => c.Id));
+  });
+
+  it('stores the rest of a page when one record is too large for a stored item, so the page commits', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const [definition] = streamDefinitions('main', settings);
+    const client = createConnectorClient(
+      { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
+      { clock },
+    );
+    const store = new MemoryStateStore();
+    const deps = collectingPollDeps(store, client, clock, settings);
+    const huge = {
+      Id: 'c-huge',
+      LastName: 'Huge',
+      Notes: 'x'.repeat(SNAPSHOT_MAX_BYTES),
+      UpdatedUtc: '2026-11-25T07:59:00Z',
+    };
+    const page = [...customers(2), huge];
+
+    // A store refuses the whole batch for one record over the item limit: the page, and with
+    // it the window and every later change of the stream, would fail on every poll.
+    await commitObservations(definition!, deps, observe('customer', page), true);
+    const stored = await store.getSnapshots(definition!.streamId, ['c-0000', 'c-0001', 'c-huge']);
+
+    expect([...stored.keys()].sort()).toEqual(['c-0000', 'c-0001']);
   });
 });
