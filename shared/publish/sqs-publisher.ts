@@ -49,6 +49,24 @@ export interface SqsPublisherOptions {
   metrics?: PublishMetrics;
 }
 
+/** The two characters JSON.stringify leaves raw that an SQS body may not hold. */
+const SQS_REFUSED_CHARACTERS = /[\uFFFE\uFFFF]/g;
+
+/**
+ * `value` as JSON text SQS accepts as a message body: SQS takes only #x9, #xA, #xD,
+ * #x20-#xD7FF, #xE000-#xFFFD and #x10000-#x10FFFF, and refuses a message holding any other
+ * for good (InvalidMessageContents). JSON.stringify escapes control characters and lone
+ * surrogates, but not U+FFFE and U+FFFF: those are written as `\ufffe` and `\uffff`, which
+ * parse back to the same string. Pure.
+ * @example sqsJson({ note: 'a\uFFFF' }) // '{"note":"a\\uffff"}'
+ */
+export function sqsJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    SQS_REFUSED_CHARACTERS,
+    (character) => `\\u${character.charCodeAt(0).toString(16)}`,
+  );
+}
+
 /**
  * The SQS message of an event: body = the event JSON, attributes `eventType`,
  * `entityType`, `entityId` (for consumers and SNS-style filtering); in FIFO mode
@@ -58,7 +76,7 @@ export interface SqsPublisherOptions {
  */
 export function toSqsEntry(event: PublishableEvent, fifo: boolean): SqsEntry {
   const entry: SqsEntry = {
-    MessageBody: JSON.stringify(event),
+    MessageBody: sqsJson(event),
     MessageAttributes: {
       eventType: stringAttribute(event.type),
       ...(event.data.entityType ? { entityType: stringAttribute(event.data.entityType) } : {}),

@@ -9,6 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
+import { createDispatchQueuePublisher } from '../../shared/publish/dispatch-queue.ts';
 import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
 import { PublishableEventSchema } from '../../shared/publish/publishable-event.ts';
 import { SqsPublisher } from '../../shared/publish/sqs-publisher.ts';
@@ -150,6 +151,28 @@ describe('SqsPublisher against the SQS emulator', () => {
     expect(thin.data.truncated).toBe(true);
     expect(thin.data.previous).toBeUndefined();
     expect(thin.data.patch).toBeUndefined();
+  });
+
+  it('sends a record holding characters SQS refuses raw (U+FFFE, U+FFFF) as JSON escapes', async () => {
+    // SQS takes #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF in a body;
+    // JSON.stringify leaves U+FFFE and U+FFFF raw, and SQS refuses such a message for good.
+    const queueUrl = await sqs.createQueue('characters-test');
+    const dispatchUrl = await sqs.createQueue('characters-dispatch-test');
+    const event = makeEvent(4);
+    const current = { ...(event.data.current as object), Notes: 'a\uFFFEb\uFFFFc' };
+    const odd = { ...event, data: { ...event.data, current } };
+
+    const results = await Promise.all([
+      new SqsPublisher({ client: sqs.client, queueUrl }).publish([odd]),
+      createDispatchQueuePublisher({ client: sqs.client, queueUrl: dispatchUrl }).publish([odd]),
+    ]);
+
+    for (const result of results)
+      expect(result).toEqual({ published: 1, thinned: 0, failures: [] });
+    const [message] = await receiveAll(sqs, queueUrl, 1);
+    expect(JSON.parse(message?.Body ?? '')).toEqual(odd);
+    const [dispatched] = await receiveAll(sqs, dispatchUrl, 1);
+    expect(JSON.parse(dispatched?.Body ?? '').detail).toEqual(odd);
   });
 });
 
