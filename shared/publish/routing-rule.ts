@@ -149,7 +149,8 @@ function isNumericOperand(operand: unknown): boolean {
 }
 
 function matchesLeaf(conditions: readonly PatternCondition[], value: unknown): boolean {
-  const values = Array.isArray(value) ? value : [value];
+  // Arrays of arrays are read as one flat array, as EventBridge does.
+  const values = Array.isArray(value) ? value.flat(Number.POSITIVE_INFINITY) : [value];
   return conditions.some((condition) => {
     if (isJsonObject(condition) && 'exists' in condition) {
       return condition.exists === (value !== undefined && !isJsonObject(value));

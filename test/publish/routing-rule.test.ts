@@ -187,6 +187,22 @@ describe('matchesEventPattern on arrays of objects', () => {
     ).toBe(true);
   });
 
+  it('matches a value inside nested arrays of values', () => {
+    const nested = {
+      ...envelope,
+      detail: { ...envelope.detail, data: { current: { Tags: [['vip'], ['late', 'quiet']] } } },
+    };
+    expect(matchesEventPattern({ detail: { data: { current: { Tags: ['late'] } } } }, nested)).toBe(
+      true,
+    );
+    expect(
+      matchesEventPattern({ detail: { data: { current: { Tags: [{ prefix: 'qu' }] } } } }, nested),
+    ).toBe(true);
+    expect(matchesEventPattern({ detail: { data: { current: { Tags: ['none'] } } } }, nested)).toBe(
+      false,
+    );
+  });
+
   it('matches the fields of one pattern within one object of the array, never across two', () => {
     const pattern = { detail: { data: { patch: { op: ['remove'], path: ['/Phone'] } } } };
     expect(matchesEventPattern(pattern, withPatch)).toBe(true);
