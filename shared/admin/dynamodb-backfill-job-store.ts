@@ -1,24 +1,30 @@
 /**
- * DynamoDbBackfillJobStore: backfill jobs in the shared state table, one small item each.
+ * DynamoDbBackfillJobStore: backfill jobs in the shared state table, each an item collection,
+ * so a job of thousands of streams fits: DynamoDB caps an item at 400 KB, and the stream ids
+ * and counters of 500 hotels' 6,500 streams alone pass it.
  *
- * | Item | pk              | sk    | Other attributes                                            |
- * |------|-----------------|-------|-------------------------------------------------------------|
- * | job  | `BACKFILL#<id>` | `JOB` | `doc` (the job but its two maps), `outcomes`, `deliveredUntil` (maps by stream id), `ttl` |
+ * | Item              | pk              | sk                 | Other attributes                                         |
+ * |-------------------|-----------------|--------------------|----------------------------------------------------------|
+ * | job               | `BACKFILL#<id>` | `JOB`              | `doc` (the job but its streams and entries), `parts` (the number of stream items), `ttl` |
+ * | streams           | `BACKFILL#<id>` | `STREAMS#<nnnnnn>` | `streamIds` (a slice, in order), `deliveredAtStart` (theirs, when the job has it), `ttl` |
+ * | outcome           | `BACKFILL#<id>` | `OUT#<streamId>`   | `value` (the stream's outcome), `ttl`                    |
+ * | delivered until   | `BACKFILL#<id>` | `UNTIL#<streamId>` | `value` (the stream's counter), `ttl`                    |
  *
- * Why the two maps sit beside `doc`: writers add their entries with one UpdateItem each
- * (`SET outcomes.#s = if_not_exists(outcomes.#s, :o)`), so an entry another writer added since
- * the job was read is neither erased nor replaced, with no read before the write and no retry.
- * A nested path can only be set in a map that exists: both maps are written (empty) with the
- * job. A job written before they moved out of `doc` keeps its entries there; they are read as
- * the first kept, and its first {@link DynamoDbBackfillJobStore.keep} gives it empty maps.
+ * The stream items are written before the job item, so a job that can be read has them all.
+ * Writers add an entry as an item of its own on the condition that none is there, so an entry
+ * another writer added since the job was read is neither erased nor replaced, with no retry. A
+ * job is read with one Query of its collection. A job written before this layout (its streams
+ * in `doc`; its entries in `doc` or in `outcomes` and `deliveredUntil` maps beside it) is read
+ * as it was, its entries first kept.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
-import { parseOrThrow } from '../errors.ts';
+import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
-import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { forEachConcurrently } from '../state/dynamodb-batch.ts';
+import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
 import {
   type BackfillJob,
   type BackfillJobEntries,
@@ -36,21 +42,29 @@ export const BACKFILL_PK_PREFIX = 'BACKFILL#';
 /** Sort key of a job item. */
 export const BACKFILL_JOB_SK = 'JOB';
 
-/**
- * Entries one UpdateItem adds at most: DynamoDB refuses an expression over 4 KB, and each
- * entry's clause (`#outcomes.#k49 = if_not_exists(#outcomes.#k49, :v49), `) is under 60 bytes.
- */
-const ENTRIES_PER_UPDATE_MAX = 50;
+/** Streams per stream item: ids of up to ~90 bytes and their counters stay far below 400 KB. */
+const STREAMS_PER_ITEM = 1000;
+/** Writes of one call in flight at once. */
+const WRITES_IN_FLIGHT = 16;
 
-/** A job item as stored (see the table above). */
-const BackfillJobItemSchema = z.object({
-  doc: BackfillJobSchema,
+const STREAMS_SK_PREFIX = 'STREAMS#';
+const ENTRY_SK_PREFIX = { outcomes: 'OUT#', deliveredUntil: 'UNTIL#' } as const;
+
+/** The job item: `doc` holds the whole job in the first layout, the job but its streams and entries since. */
+const JobItemSchema = z.object({
+  doc: z.looseObject({}),
+  parts: z.number().int().nonnegative().optional(),
   outcomes: BackfillJobSchema.shape.outcomes,
   deliveredUntil: BackfillJobSchema.shape.deliveredUntil,
   ttl: z.number().optional(),
 });
 
-/** The two maps of a job item that writers add entries to. */
+const StreamsItemSchema = z.object({
+  streamIds: BackfillJobSchema.shape.streamIds,
+  deliveredAtStart: BackfillJobSchema.shape.deliveredAtStart,
+});
+
+/** The two maps of a job that writers add entries to. */
 type EntryMap = keyof BackfillJobEntries;
 
 /** Options of {@link DynamoDbBackfillJobStore}. */
@@ -78,154 +92,197 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
   }
 
   async put(job: BackfillJob): Promise<void> {
-    const { outcomes, deliveredUntil, ...doc } = parseOrThrow(
+    const { outcomes, deliveredUntil, streamIds, deliveredAtStart, ...doc } = parseOrThrow(
       BackfillJobSchema,
       job,
       'backfill job',
     );
     const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
-    await this.send('PutItem', () =>
-      this.client.send(
-        new PutCommand({
-          TableName: this.options.tableName,
-          Item: {
-            ...this.keyOf(doc.id),
-            doc,
-            outcomes: outcomes ?? {},
-            deliveredUntil: deliveredUntil ?? {},
-            ttl: Math.floor((this.options.clock.now() + retention) / 1000),
-          },
-        }),
-      ),
-    );
+    const ttl = Math.floor((this.options.clock.now() + retention) / 1000);
+    const parts: Record<string, unknown>[] = [];
+    for (let start = 0; start < streamIds.length; start += STREAMS_PER_ITEM) {
+      const slice = streamIds.slice(start, start + STREAMS_PER_ITEM);
+      parts.push({
+        sk: `${STREAMS_SK_PREFIX}${String(parts.length).padStart(6, '0')}`,
+        streamIds: slice,
+        deliveredAtStart: deliveredAtStart
+          ? Object.fromEntries(
+              slice.flatMap((id) =>
+                deliveredAtStart[id] === undefined ? [] : [[id, deliveredAtStart[id]]],
+              ),
+            )
+          : undefined,
+      });
+    }
+    // Stream items and entries first: a job that can be read has all of them.
+    await forEachConcurrently(parts, WRITES_IN_FLIGHT, async (part) => {
+      await this.putItem({ ...this.keyOf(doc.id), ...part, ttl });
+    });
+    await this.addEntries(doc.id, { outcomes, deliveredUntil }, ttl);
+    await this.putItem({
+      ...this.keyOf(doc.id),
+      sk: BACKFILL_JOB_SK,
+      doc,
+      parts: parts.length,
+      ttl,
+    });
   }
 
   async get(id: string): Promise<BackfillJob | undefined> {
-    const result = await this.send('GetItem', () =>
-      this.client.send(
-        new GetCommand({
-          TableName: this.options.tableName,
-          Key: this.keyOf(id),
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return this.jobOf(id, result.Item);
+    const items = await this.collection(id);
+    const jobItem = items.find((item) => item.sk === BACKFILL_JOB_SK);
+    if (!jobItem || this.expired(jobItem)) return undefined;
+    const what = `backfill job ${BACKFILL_PK_PREFIX}${id}`;
+    const { doc, parts, outcomes, deliveredUntil } = parseOrThrow(JobItemSchema, jobItem, what);
+    const job =
+      parts === undefined
+        ? // The first layout: the whole job in `doc`, entries there or in the maps beside it.
+          withEntries(parseOrThrow(BackfillJobSchema, doc, what), { outcomes, deliveredUntil })
+        : this.assemble(doc, items, parts, what);
+    return withEntries(job, entriesOf(items, what));
   }
 
   async keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined> {
     const parsed = parseOrThrow(BackfillJobEntriesSchema, entries, 'backfill job entries');
-    const all = (['outcomes', 'deliveredUntil'] as const).flatMap((map) =>
-      Object.entries(parsed[map] ?? {}).map(([streamId, value]) => ({ map, streamId, value })),
+    const jobItem = await this.send('GetItem', () =>
+      this.client.send(
+        new GetCommand({
+          TableName: this.options.tableName,
+          Key: { ...this.keyOf(id), sk: BACKFILL_JOB_SK },
+          ConsistentRead: true,
+        }),
+      ),
     );
-    if (all.length === 0) return this.get(id);
-    let stored: BackfillJob | undefined;
-    for (let start = 0; start < all.length; start += ENTRIES_PER_UPDATE_MAX) {
-      stored = await this.addEntries(id, all.slice(start, start + ENTRIES_PER_UPDATE_MAX));
-      if (!stored) return undefined;
+    const item = jobItem.Item;
+    if (!item || this.expired(item)) return undefined;
+    const ttl = typeof item.ttl === 'number' ? item.ttl : undefined;
+    await this.addEntries(id, parsed, ttl);
+    return this.get(id);
+  }
+
+  /** The job of the current layout: `doc`, its stream items in order, read back whole. */
+  private assemble(
+    doc: Record<string, unknown>,
+    items: readonly Record<string, unknown>[],
+    parts: number,
+    what: string,
+  ): BackfillJob {
+    const slices = items
+      .filter((item) => String(item.sk).startsWith(STREAMS_SK_PREFIX))
+      .sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))
+      .map((item) => parseOrThrow(StreamsItemSchema, item, what));
+    if (slices.length !== parts) {
+      throw new BridgeError(`${what} has ${slices.length} of its ${parts} stream items`, {
+        retryable: true,
+      });
     }
-    return stored;
+    const counted = slices.some((slice) => slice.deliveredAtStart !== undefined);
+    return parseOrThrow(
+      BackfillJobSchema,
+      {
+        ...doc,
+        streamIds: slices.flatMap((slice) => slice.streamIds),
+        ...(counted
+          ? {
+              deliveredAtStart: Object.assign(
+                {},
+                ...slices.map((slice) => slice.deliveredAtStart ?? {}),
+              ),
+            }
+          : {}),
+      },
+      what,
+    );
   }
 
   /**
-   * Adds `entries` absent from the item's maps in one UpdateItem; the job after, or undefined
-   * when there is none. An item without the maps (written before they left `doc`) gets empty
-   * ones first.
+   * Adds each entry as an item of its own, unless one is there already (the first kept
+   * stands): a conditional put each, `WRITES_IN_FLIGHT` at a time.
    */
   private async addEntries(
     id: string,
-    entries: readonly { map: EntryMap; streamId: string; value: unknown }[],
-  ): Promise<BackfillJob | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      const item = await this.send('UpdateItem', () =>
-        this.updated(id, {
-          UpdateExpression: `SET ${entries
-            .map(({ map }, i) => `#${map}.#k${i} = if_not_exists(#${map}.#k${i}, :v${i})`)
-            .join(', ')}`,
-          // Absent maps fail the condition (setting a path in them would be refused), as does an
-          // absent item (an update would create one).
-          ConditionExpression: 'attribute_exists(#outcomes) AND attribute_exists(#deliveredUntil)',
-          ExpressionAttributeNames: {
-            '#outcomes': 'outcomes',
-            '#deliveredUntil': 'deliveredUntil',
-            ...Object.fromEntries(entries.map(({ streamId }, i) => [`#k${i}`, streamId])),
-          },
-          ExpressionAttributeValues: Object.fromEntries(
-            entries.map(({ value }, i) => [`:v${i}`, value]),
-          ),
-        }),
-      );
-      if (item) return this.jobOf(id, item);
-      if (attempt > 1 || !(await this.addMaps(id))) return undefined;
-    }
-  }
-
-  /** Gives an existing item the maps it lacks (empty); false when there is no item. */
-  private async addMaps(id: string): Promise<boolean> {
-    const item = await this.send('UpdateItem', () =>
-      this.updated(id, {
-        UpdateExpression:
-          'SET #outcomes = if_not_exists(#outcomes, :empty), #deliveredUntil = if_not_exists(#deliveredUntil, :empty)',
-        ConditionExpression: 'attribute_exists(#pk)',
-        ExpressionAttributeNames: {
-          '#pk': 'pk',
-          '#outcomes': 'outcomes',
-          '#deliveredUntil': 'deliveredUntil',
-        },
-        ExpressionAttributeValues: { ':empty': {} },
-      }),
+    entries: BackfillJobEntries,
+    ttl: number | undefined,
+  ): Promise<void> {
+    const writes = (['outcomes', 'deliveredUntil'] as const).flatMap((map: EntryMap) =>
+      Object.entries(entries[map] ?? {}).map(([streamId, value]) => ({
+        ...this.keyOf(id),
+        sk: `${ENTRY_SK_PREFIX[map]}${streamId}`,
+        value,
+        ttl,
+      })),
     );
-    return item !== undefined;
+    await forEachConcurrently(writes, WRITES_IN_FLIGHT, async (item) => {
+      try {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.options.tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return;
+        throw toStoreError(this.options.tableName, 'PutItem', error);
+      }
+    });
   }
 
-  /** Runs a conditional UpdateItem on the job's item: the item after, or undefined when the condition failed. */
-  private async updated(
-    id: string,
-    update: Pick<
-      ConstructorParameters<typeof UpdateCommand>[0],
-      | 'UpdateExpression'
-      | 'ConditionExpression'
-      | 'ExpressionAttributeNames'
-      | 'ExpressionAttributeValues'
-    >,
-  ): Promise<Record<string, unknown> | undefined> {
-    try {
-      const output = await this.client.send(
-        new UpdateCommand({
-          TableName: this.options.tableName,
-          Key: this.keyOf(id),
-          ...update,
-          ReturnValues: 'ALL_NEW',
-        }),
+  /** Every item of a job's collection (Query pages followed to the end). */
+  private async collection(id: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.send('Query', () =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.options.tableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+            ExpressionAttributeValues: { ':pk': this.keyOf(id).pk },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
       );
-      return output.Attributes;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
   }
 
-  /** The job an item holds: its document with the entries of its maps; undefined when none or expired. */
-  private jobOf(id: string, item: Record<string, unknown> | undefined): BackfillJob | undefined {
-    // TTL deletes lazily (up to days late): an expired item is treated as gone.
-    if (!item || (typeof item.ttl === 'number' && item.ttl * 1000 <= this.options.clock.now())) {
-      return undefined;
-    }
-    const { doc, outcomes, deliveredUntil } = parseOrThrow(
-      BackfillJobItemSchema,
-      item,
-      `backfill job ${BACKFILL_PK_PREFIX}${id}`,
+  /** TTL deletes lazily (up to days late): an expired item is treated as gone. */
+  private expired(item: Record<string, unknown>): boolean {
+    return typeof item.ttl === 'number' && item.ttl * 1000 <= this.options.clock.now();
+  }
+
+  private putItem(item: Record<string, unknown>): Promise<unknown> {
+    return this.send('PutItem', () =>
+      this.client.send(new PutCommand({ TableName: this.options.tableName, Item: item })),
     );
-    // Entries an item written before the maps left `doc` keeps there were kept first.
-    return withEntries(doc, { outcomes, deliveredUntil });
   }
 
   private keyOf(id: string) {
-    return { pk: `${BACKFILL_PK_PREFIX}${id}`, sk: BACKFILL_JOB_SK };
+    return { pk: `${BACKFILL_PK_PREFIX}${id}` };
   }
 
   /** Runs one request, its failure a BridgeError (`toStoreError`) naming the operation and table. */
   private send<T>(operation: string, call: () => Promise<T>): Promise<T> {
     return withStoreErrors(this.options.tableName, operation, call);
   }
+}
+
+/** The entries kept as items of their own in a job's collection. */
+function entriesOf(items: readonly Record<string, unknown>[], what: string): BackfillJobEntries {
+  const outcomes: Record<string, unknown> = {};
+  const deliveredUntil: Record<string, unknown> = {};
+  for (const item of items) {
+    const sk = String(item.sk);
+    if (sk.startsWith(ENTRY_SK_PREFIX.outcomes))
+      outcomes[sk.slice(ENTRY_SK_PREFIX.outcomes.length)] = item.value;
+    else if (sk.startsWith(ENTRY_SK_PREFIX.deliveredUntil))
+      deliveredUntil[sk.slice(ENTRY_SK_PREFIX.deliveredUntil.length)] = item.value;
+  }
+  return parseOrThrow(BackfillJobEntriesSchema, { outcomes, deliveredUntil }, what);
 }

@@ -121,6 +121,30 @@ describe.each(implementations)('%s', (_name, create) => {
     });
   });
 
+  it('stores a job over thousands of streams and keeps their entries, past one item of 400 KB', async () => {
+    const store = await create();
+    // 500 connections of 13 streams: the stream ids and counters alone pass DynamoDB's item limit.
+    const entityTypes = ['customer', 'reservationGroup', 'resourceCategoryImageAssignment'];
+    const streamIds = Array.from(
+      { length: 500 * 13 },
+      (_, index) =>
+        `hotel-prague-${String(Math.floor(index / 13)).padStart(4, '0')}:${entityTypes[index % 3]}${index % 13}`,
+    );
+    const deliveredAtStart = Object.fromEntries(streamIds.map((id, index) => [id, index]));
+    const large = { ...job, streamIds, deliveredAtStart };
+    await store.put(large);
+    expect(await store.get('bf_1')).toEqual(large);
+
+    const ended = streamIds.slice(0, 300);
+    const kept = await store.keep('bf_1', {
+      outcomes: Object.fromEntries(ended.map((id, index) => [id, outcome(index, null)])),
+      deliveredUntil: Object.fromEntries(ended.map((id) => [id, 1_000_000])),
+    });
+    expect(Object.keys(kept?.outcomes ?? {}).sort()).toEqual([...ended].sort());
+    expect(kept?.streamIds).toEqual(streamIds);
+    expect((await store.get('bf_1'))?.deliveredUntil?.[ended[299]!]).toBe(1_000_000);
+  });
+
   it('answers an unknown job as undefined and stores nothing for it', async () => {
     const store = await create();
     expect(await store.keep('bf_2', { outcomes: { 'main:customer': outcome(1, null) } })).toBe(
@@ -177,6 +201,41 @@ describe('DynamoDbBackfillJobStore', () => {
     const expected = {
       ...stored,
       outcomes: { ...stored.outcomes, 'main:resource': outcome(9, null) },
+      deliveredUntil: { 'main:customer': 40, 'main:resource': 3 },
+    };
+    expect(kept).toEqual(expected);
+    expect(await store.get('bf_1')).toEqual(expected);
+  });
+
+  it('adds entries to a job stored with them in maps beside its document, keeping those it had', async () => {
+    const tableName = `backfill-${process.pid}-${++tables}`;
+    await createStateTable(dynamo.client, tableName);
+    const store = new DynamoDbBackfillJobStore({
+      client: dynamo.client,
+      tableName,
+      clock: new ManualClock(),
+    });
+    // As the store wrote a job while its entries lived in two maps of the job item.
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: marshall({
+          pk: 'BACKFILL#bf_1',
+          sk: 'JOB',
+          doc: job,
+          outcomes: { 'main:customer': outcome(120, 'superseded') },
+          deliveredUntil: { 'main:customer': 40 },
+          ttl: 1_000_000_000_000,
+        }),
+      }),
+    );
+    const kept = await store.keep('bf_1', {
+      outcomes: { 'main:customer': outcome(0, 'removed'), 'main:resource': outcome(9, null) },
+      deliveredUntil: { 'main:customer': 500, 'main:resource': 3 },
+    });
+    const expected = {
+      ...job,
+      outcomes: { 'main:customer': outcome(120, 'superseded'), 'main:resource': outcome(9, null) },
       deliveredUntil: { 'main:customer': 40, 'main:resource': 3 },
     };
     expect(kept).toEqual(expected);
