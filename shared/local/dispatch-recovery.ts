@@ -3,41 +3,108 @@ import type { Clock } from '../clock.ts';
 import { noteNextAttempt } from '../webhooks/attempt.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { subjectOfBody } from '../webhooks/event-subject.ts';
-import { deliveryMessage } from '../webhooks/messages.ts';
+import { DeliveryMessageSchema, deliveryMessage } from '../webhooks/messages.ts';
 import { delaySecondsUntil } from '../webhooks/queue.ts';
 import type { Delivery } from '../webhooks/store.ts';
 import { queueDepth } from './queue-backlog-gauge.ts';
 
-/** Deliveries listed per subscription when recovering (the store's listing bound). */
+/**
+ * Deliveries listed per subscription when recovering (the store's listing bound): the newest
+ * ones, where a delivery whose message was never sent (the process stopped between its write
+ * and its send) is found.
+ */
 const RECOVERY_LIST_LIMIT = 1000;
 
+/** Deliveries read from the store at once while recovering. */
+const RECOVERY_READS_AT_ONCE = 100;
+
 /**
- * Re-enqueues every pending delivery and tells the endpoint scheduler which deliveries of each
- * subject wait, oldest first, so a subject's new events still wait behind them after a
- * restart (its order holds across one). The disk queue keeps its messages across a restart;
- * this covers those lost with an older in-memory queue or never sent. A duplicate message is
- * harmless (delivery updates are conditional on their version). Returns how many were enqueued.
+ * What every delivery message's body holds (its JSON, as the queue adapters write it): a pass
+ * over the queue decodes only the bodies holding it (an envelope that holds it deeper down is
+ * then skipped by the parse), not a backlog of envelopes.
  */
-export async function requeuePendingDeliveries(deps: DispatcherDeps): Promise<number> {
-  const pending: Delivery[] = [];
+export const DELIVERY_MESSAGE_MARKER = JSON.stringify({ kind: 'delivery' }).slice(1, -1);
+
+/**
+ * Deliveries whose message waits in the dispatch queue: per delivery id, the subject one of its
+ * messages names (undefined when none does: a message of an older version).
+ */
+export type QueuedDeliveries = ReadonlyMap<string, string | undefined>;
+
+/**
+ * The deliveries named by the delivery messages among `bodies` (queue message bodies; the
+ * others, envelopes of events not yet fanned out, are skipped), each with its subject. Pure.
+ * @example queuedDeliveries([JSON.stringify(deliveryMessage({ id: 'd1', subscriptionId: 's1' }, 'c-1'))]) // d1 → c-1
+ */
+export function queuedDeliveries(bodies: Iterable<string>): Map<string, string | undefined> {
+  const queued = new Map<string, string | undefined>();
+  for (const body of bodies) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      continue;
+    }
+    const message = DeliveryMessageSchema.safeParse(parsed).data;
+    if (message === undefined) continue;
+    queued.set(message.deliveryId, message.subject ?? queued.get(message.deliveryId));
+  }
+  return queued;
+}
+
+/**
+ * Tells the endpoint scheduler which deliveries of each subject wait for a later attempt,
+ * oldest first, so a subject's new events still wait behind them after a restart (its order
+ * holds across one), and re-enqueues those whose message the queue no longer holds. Which
+ * deliveries wait comes from two places: the delivery messages waiting in the dispatch queue
+ * (`queued`: on disk, every pending delivery has one, however old, each read back here), and
+ * the newest deliveries of each subscription, for a pending one whose message was lost (with an
+ * older in-memory queue) or never sent. A delivery no longer pending (its message not yet
+ * deleted) is left to its message. Returns how many were enqueued.
+ */
+export async function requeuePendingDeliveries(
+  deps: DispatcherDeps,
+  queued: QueuedDeliveries = new Map(),
+): Promise<number> {
+  const pending = new Map<string, Delivery>();
   for (const subscription of await deps.store.listSubscriptions()) {
     const deliveries = await deps.store.listDeliveries({
       subscriptionId: subscription.id,
       limit: RECOVERY_LIST_LIMIT,
     });
-    pending.push(...deliveries.filter((delivery) => delivery.status === 'pending'));
+    for (const delivery of deliveries)
+      if (delivery.status === 'pending') pending.set(delivery.id, delivery);
   }
-  pending.sort((a, b) => a.createdAt - b.createdAt);
-  for (const delivery of pending) {
-    const event = await deps.store.getEvent(delivery.eventId);
-    const subject = event === undefined ? undefined : subjectOfBody(event.body);
+  const unread = [...queued.keys()].filter((id) => !pending.has(id));
+  for (let first = 0; first < unread.length; first += RECOVERY_READS_AT_ONCE) {
+    const ids = unread.slice(first, first + RECOVERY_READS_AT_ONCE);
+    for (const delivery of await Promise.all(ids.map((id) => deps.store.getDelivery(id))))
+      if (delivery?.status === 'pending') pending.set(delivery.id, delivery);
+  }
+  const oldestFirst = [...pending.values()].sort(
+    (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+  );
+  let requeued = 0;
+  for (const delivery of oldestFirst) {
+    const subject = queued.get(delivery.id) ?? (await storedSubject(delivery, deps));
     noteNextAttempt(delivery, subject, deps);
+    if (queued.has(delivery.id)) continue;
     await deps.queue.send(
       deliveryMessage(delivery, subject),
       delaySecondsUntil(delivery.nextAttemptAt, deps.clock.now()),
     );
+    requeued++;
   }
-  return pending.length;
+  return requeued;
+}
+
+/** The subject of a delivery's stored event; undefined when the event is gone. */
+async function storedSubject(
+  delivery: Delivery,
+  deps: DispatcherDeps,
+): Promise<string | undefined> {
+  const event = await deps.store.getEvent(delivery.eventId);
+  return event === undefined ? undefined : subjectOfBody(event.body);
 }
 
 /**

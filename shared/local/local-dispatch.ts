@@ -15,7 +15,12 @@ import { systemResolver } from '../webhooks/url-policy.ts';
 import { QUEUE_FOLDER } from './data-dir.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
-import { drainQueue, requeuePendingDeliveries } from './dispatch-recovery.ts';
+import {
+  DELIVERY_MESSAGE_MARKER,
+  drainQueue,
+  queuedDeliveries,
+  requeuePendingDeliveries,
+} from './dispatch-recovery.ts';
 import { LocalEventRouter } from './event-router.ts';
 import { startEventSourceLoop } from './event-source-loop.ts';
 import { queueDepth } from './queue-backlog-gauge.ts';
@@ -78,7 +83,10 @@ export interface LocalDispatch {
   /** The queues' client and URLs, live lane first (the backlog gauge reads them). */
   sqsClient: SQSClient;
   queueUrls: readonly string[];
-  /** Pending deliveries re-enqueued at start (left over from an earlier run). */
+  /**
+   * Pending deliveries of an earlier run re-enqueued at start: those whose message the queue no
+   * longer held (the others wait for their message, as before the restart).
+   */
   requeued: number;
   /** Ends the queue consumer (in-flight batches finish). */
   stopLoop(): Promise<void>;
@@ -95,7 +103,8 @@ export interface LocalDispatch {
  * dispatcher on the Lambda handler's core, and its consumer loops. The queue has two lanes:
  * events that bulk work found (a first sync, a backfill) wait in a queue of their own, so live
  * changes are not delivered behind a backlog of thousands (see DispatchLanes). Pending
- * deliveries of an earlier run are re-enqueued first. If anything after the queue fails, the
+ * deliveries of an earlier run are noted as waiting first (their retry messages read from the
+ * queue), and re-enqueued where their message is missing. If anything after the queue fails, the
  * queue is closed.
  */
 export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
@@ -137,7 +146,11 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       resolve: systemResolver,
       randomBytes: systemRandomBytes,
     });
-    const requeued = await requeuePendingDeliveries(deps);
+    // The deliveries whose messages wait in the queue (retries, however old), read before
+    // anything is received.
+    const waiting: string[] = [];
+    sqs.forEachBody(DISPATCH_QUEUE_NAME, (body) => waiting.push(body), DELIVERY_MESSAGE_MARKER);
+    const requeued = await requeuePendingDeliveries(deps, queuedDeliveries(waiting));
     const consume = (url: string, options: DispatchBatchOptions, batchSize: number) =>
       startEventSourceLoop({
         client: sqs.client,

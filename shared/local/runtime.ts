@@ -58,7 +58,10 @@ export interface RunningBridge {
   streams: readonly StreamDefinition[];
   /** The connections added at run time and polled at start (enabled), with their stream counts. */
   storedConnections: readonly { id: string; streams: number }[];
-  /** Pending deliveries re-enqueued at start (left over from an earlier run). */
+  /**
+   * Pending deliveries of an earlier run re-enqueued at start, their message missing from the
+   * queue (see LocalDispatch.requeued).
+   */
   requeuedDeliveries: number;
   webhooks: WebhookService;
   /** Stops cleanly: polls and in-flight deliveries finish, queued fan-outs drain, data is flushed. */
@@ -78,7 +81,7 @@ export interface BridgeDeps {
  * CONNECTOR_BASE_URL is set), dynalite persisted under the data dir, the SQS emulator, the
  * pollers, the local event routing (the infra's rule), the dispatcher on the same Lambda
  * handler core, and the admin HTTP API. A restart resumes from the stored watermarks and
- * re-enqueues pending deliveries.
+ * reads pending deliveries back (see startLocalDispatch).
  */
 export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promise<RunningBridge> {
   const clock = deps.clock ?? systemClock;

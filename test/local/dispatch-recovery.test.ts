@@ -1,9 +1,22 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { seededRandom, systemClock } from '../../shared/clock.ts';
 import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
+import { startLocalDispatch } from '../../shared/local/local-dispatch.ts';
+import { jsonReporter } from '../../shared/local/reporter.ts';
+import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
+import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { DispatcherEnvSchema, dispatcherSettings } from '../../shared/webhooks/dispatcher-env.ts';
+import { DynamoDbDeliveryCounter } from '../../shared/webhooks/dynamodb-delivery-counter.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { startDispatchFixture } from '../webhooks/support/fixture.ts';
 import { anotherProcess, changeEvent, envelope, eventIdOf } from '../webhooks/support/harness.ts';
-import type { ReceivedRequest } from '../webhooks/support/receiver.ts';
+import { startLocalTable } from '../webhooks/support/local-dynamodb.ts';
+import { type ReceivedRequest, startReceiver } from '../webhooks/support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -41,5 +54,107 @@ describe('requeuePendingDeliveries', () => {
       await processDispatchBatch(harness.queue.receive(10), restarted);
     }
     expect(answered).toEqual([1, 1, 2].map(eventIdOf));
+  });
+});
+
+describe('change-bridge start reading pending deliveries back', () => {
+  it('keeps a subject’s new event behind its retry older than the newest 1,000 deliveries of its subscription', async () => {
+    const table = await startLocalTable('recovery-restart');
+    const dataDir = await mkdtemp(join(tmpdir(), 'recovery-'));
+    let failFirst = true;
+    const receiver = await startReceiver((request) => {
+      const status = request.headers['webhook-id'] === eventIdOf(1) && failFirst ? 500 : 200;
+      failFirst = false;
+      return { kind: 'respond', status };
+    });
+    cleanup.push(
+      () => table.stop(),
+      () => rm(dataDir, { recursive: true, force: true }),
+      () => receiver.close(),
+    );
+    const store = new DynamoDbWebhookStore({
+      client: table.client,
+      tableName: table.tableName,
+      clock: systemClock,
+    });
+    const start = async () => {
+      const dispatch = await startLocalDispatch({
+        dataDir,
+        store,
+        deliveryCounter: new DynamoDbDeliveryCounter({
+          client: table.client,
+          tableName: table.tableName,
+        }),
+        allowPrivate: true,
+        settings: dispatcherSettings(DispatcherEnvSchema.parse({})),
+        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+        clock: systemClock,
+        random: seededRandom(3),
+      });
+      const stop = async () => {
+        await dispatch.stopLoop();
+        await dispatch.close();
+      };
+      cleanup.push(stop);
+      return { dispatch, stop };
+    };
+    const ids = () => receiver.log.map((request) => request.headers['webhook-id']);
+    const ofC1 = (n: number) => changeEvent(eventIdOf(n), { subject: 'c-1' }) as PublishableEvent;
+
+    // A first run: event 1 of c-1 fails and waits 3 s for its retry (its message on disk).
+    const first = await start();
+    const created = await first.dispatch.webhooks.createSubscription({
+      url: receiver.url('/ordered'),
+      retrySchedule: [3_000],
+    });
+    const subscriptionId = created.subscription.id;
+    receiver.secrets.set('/ordered', [created.secret]);
+    await first.dispatch.router.publish([ofC1(1)]);
+    await waitFor(() => receiver.log.length === 1, 10_000, 'the first attempt');
+    await first.stop();
+    cleanup.pop();
+
+    // While it waits, 1,000 later events of other subjects were delivered at once.
+    const later = Array.from({ length: 1_000 }, (_, index) => {
+      const eventId = eventIdOf(100 + index);
+      const at = Date.now() + index;
+      return {
+        eventId,
+        at,
+        delivery: {
+          id: fanOutDeliveryId(eventId, subscriptionId),
+          eventId,
+          subscriptionId,
+          status: 'delivered' as const,
+          attempts: 1,
+          nextAttemptAt: at,
+          createdAt: at,
+          updatedAt: at,
+          version: 2,
+        },
+      };
+    });
+    await store.indexDeliveries(later.map((entry) => entry.delivery));
+    await store.putFanOuts(
+      later.map(({ eventId, at, delivery }) => ({
+        event: {
+          id: eventId,
+          type: 'customer.updated',
+          storedAt: at,
+          body: JSON.stringify(changeEvent(eventId)),
+        },
+        deliveredAtOnce: [{ id: delivery.id, subscriptionId, at, latencyMs: 1, status: 200 }],
+        others: [],
+      })),
+    );
+    const listed = await store.listDeliveries({ subscriptionId, limit: 1_000 });
+    expect(listed.some((delivery) => delivery.eventId === eventIdOf(1))).toBe(false);
+
+    // A restart, then a new event of c-1: it goes after the retry of event 1, not before it.
+    const second = await start();
+    expect(second.dispatch.requeued).toBe(0);
+    await second.dispatch.router.publish([ofC1(2)]);
+    await waitFor(() => receiver.log.length >= 3, 15_000, 'the retry and the new event');
+    expect(ids()).toEqual([1, 1, 2].map(eventIdOf));
   });
 });

@@ -41,6 +41,41 @@ const logFiles = (dir: string) =>
     .sort();
 
 describe('LogQueueStore', () => {
+  it('shows the bodies of every message held, delayed and in flight too, after a restart, changing nothing', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const first = openStore(dir, clock);
+    first.send([
+      { body: '{"kind":"delivery","deliveryId":"d1"}', delaySeconds: 900 },
+      { body: 'envelope', delaySeconds: 0 },
+      { body: '{"kind":"delivery","deliveryId":"d2"}', delaySeconds: 0 },
+      { body: '{"kind":"delivery","deliveryId":"d3"}', delaySeconds: 0 },
+    ]);
+    const taken = first.receive(2, 30_000);
+    expect(first.delete([taken[0]!.receiptHandle])).toBe(1);
+    stop(first);
+
+    const store = openStore(dir, clock);
+    const shown = (marker?: string) => {
+      const seen: string[] = [];
+      store.forEachBody((body) => seen.push(body), marker);
+      return seen.sort();
+    };
+    expect(shown()).toEqual([
+      '{"kind":"delivery","deliveryId":"d1"}',
+      '{"kind":"delivery","deliveryId":"d2"}',
+      '{"kind":"delivery","deliveryId":"d3"}',
+    ]);
+    expect(shown('"deliveryId":"d3"')).toEqual(['{"kind":"delivery","deliveryId":"d3"}']);
+    expect(store.counts()).toEqual({ visible: 2, inFlight: 0, delayed: 1, delayedInLine: 0 });
+    const received = store.receive(10, 30_000);
+    expect(bodies(received)).toEqual([
+      '{"kind":"delivery","deliveryId":"d2"}',
+      '{"kind":"delivery","deliveryId":"d3"}',
+    ]);
+    expect(received.map((message) => message.receiveCount)).toEqual([2, 1]);
+  });
+
   it('hands out messages in the order they become visible and skips those still delayed', async () => {
     const clock = new ManualClock();
     const store = openStore(await tempDir(), clock);

@@ -10,6 +10,17 @@ import { importLevelQueue } from './level-queue-import.ts';
 import { LogQueueStore } from './log-queue-store.ts';
 import { type SqsJsonHandler, serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
 
+/** The dispatch queue on disk (see {@link startDiskQueue}). */
+export interface DiskQueue extends SqsEmulator {
+  /**
+   * Calls `visit` with the body of every message queue `name` (once created) holds now
+   * (visible, in flight or delayed), in no particular order, changing nothing; with `marker`,
+   * only bodies holding it.
+   * What no SQS operation offers: a look at delayed messages (retries waiting for their time).
+   */
+  forEachBody(name: string, visit: (body: string) => void, marker?: string): void;
+}
+
 /**
  * The local dispatch queue on disk: a small SQS endpoint (the operations the adapters use, over
  * the SDK's JSON protocol) whose messages live in a log of files a queue under `path` (see
@@ -28,7 +39,7 @@ export async function startDiskQueue(options: {
    * parsed, which was most of the cost of a message passing through.
    */
   inProcess?: boolean;
-}): Promise<SqsEmulator> {
+}): Promise<DiskQueue> {
   const clock = options.clock ?? systemClock;
   const stores = new Map<string, LogQueueStore>();
   const storeOf = (queue: string) => {
@@ -68,6 +79,9 @@ export async function startDiskQueue(options: {
       const { QueueUrl } = await handlers.CreateQueue!({ QueueName: name, Attributes: attributes });
       if (typeof QueueUrl !== 'string') throw new BridgeError(`no URL for queue ${name}`);
       return QueueUrl;
+    },
+    forEachBody(name, visit, marker) {
+      stores.get(name)?.forEachBody(visit, marker);
     },
     async close() {
       closing.abort();

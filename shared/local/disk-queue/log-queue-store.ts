@@ -4,7 +4,13 @@ import type { Clock } from '../../clock.ts';
 import { lockDirectory } from '../directory-lock.ts';
 import { MessageTable } from './message-table.ts';
 import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
-import { decodeSent, RecordWriter, readRecords, type SentHeader } from './queue-records.ts';
+import {
+  decodeSent,
+  RecordWriter,
+  readRecords,
+  type SentHeader,
+  sentBodyStart,
+} from './queue-records.ts';
 import { QueueSegment, segmentNumbers } from './queue-segment.ts';
 import { type RecordPlace, SegmentReader } from './segment-reader.ts';
 import { VisibilityHeap } from './visibility-heap.ts';
@@ -225,6 +231,26 @@ export class LogQueueStore {
     if (row === undefined) return undefined;
     this.setVisibleAt(row, this.clock.now() + seconds * 1000);
     return receiptHandle;
+  }
+
+  /**
+   * Calls `visit` with the body of every message held (visible, in flight or delayed), in no
+   * particular order, and changes nothing (no receive is counted, no visibility changes). With
+   * `marker`, only the bodies that hold it, looked for in the records' bytes: a pass over a
+   * backlog decodes only the messages asked for. The records are read back as a receive reads
+   * them (neighbours in one `pread`).
+   */
+  forEachBody(visit: (body: string) => void, marker?: string): void {
+    const rows: number[] = [];
+    this.messages.forEachRow((row) => {
+      rows.push(row);
+    });
+    const needle = marker === undefined ? undefined : Buffer.from(marker);
+    this.reader.readEach(rows.map(this.placeOf), (_, record) => {
+      const start = sentBodyStart(record);
+      if (needle === undefined || record.indexOf(needle, start) >= 0)
+        visit(record.toString('utf8', start));
+    });
   }
 
   /**

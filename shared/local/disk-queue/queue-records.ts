@@ -108,9 +108,14 @@ export class RecordWriter {
   }
 }
 
+/** Where a sent record's body starts, from its header's length alone (no header decoded). */
+export function sentBodyStart(record: Buffer): number {
+  return RECORD_HEAD_BYTES + 4 + record.readUInt32LE(RECORD_HEAD_BYTES);
+}
+
 /** A sent record's header, and where its body starts. */
 function decodeHeader(record: Buffer): { header: SentHeader; bodyStart: number } {
-  const bodyStart = RECORD_HEAD_BYTES + 4 + record.readUInt32LE(RECORD_HEAD_BYTES);
+  const bodyStart = sentBodyStart(record);
   const json = record.toString('utf8', RECORD_HEAD_BYTES + 4, bodyStart);
   return { header: SentHeaderSchema.parse(JSON.parse(json)), bodyStart };
 }
