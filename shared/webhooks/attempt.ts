@@ -1,7 +1,7 @@
 import { BridgeError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
-import { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
+import { type DeliveryOutcome, decideOutcome, outcomePause } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
@@ -79,8 +79,8 @@ export async function sendAttempt(
   });
 
   deps.scheduler.record(subscription.id, endpointSignal(result));
-  if (outcome.kind === 'retry' && outcome.pauseUntil !== undefined)
-    deps.scheduler.pause(subscription.id, outcome.pauseUntil);
+  const pauseUntil = outcomePause(outcome);
+  if (pauseUntil !== undefined) deps.scheduler.pause(subscription.id, pauseUntil);
   const health = await recordHealth(
     subscription,
     await batch.endpoint(subscription.id),

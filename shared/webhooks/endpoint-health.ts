@@ -1,4 +1,4 @@
-import type { DeliveryOutcome } from './delivery-outcome.ts';
+import { type DeliveryOutcome, outcomePause } from './delivery-outcome.ts';
 import type { EndpointState } from './store.ts';
 
 /** Thresholds of endpoint health. */
@@ -48,9 +48,8 @@ export function applyOutcome(
     consecutiveFailures: state.consecutiveFailures + 1,
     failingSince: state.failingSince ?? nowMs,
   };
-  if (outcome.kind === 'retry' && outcome.pauseUntil !== undefined) {
-    next.pausedUntil = Math.max(state.pausedUntil ?? 0, outcome.pauseUntil);
-  }
+  const pauseUntil = outcomePause(outcome);
+  if (pauseUntil !== undefined) next.pausedUntil = Math.max(state.pausedUntil ?? 0, pauseUntil);
   const notices: HealthNotice[] = [];
   if (!next.failingNotified && next.consecutiveFailures >= policy.failingAfterFailures) {
     next.failingNotified = true;

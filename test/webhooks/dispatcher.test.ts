@@ -150,6 +150,41 @@ describe('dispatcher', () => {
     expect(allVerified(receiver)).toBe(true);
   });
 
+  it('pauses the endpoint on a 429 with Retry-After that answers the last attempt of a delivery', async () => {
+    const { receiver, harness, subscribe, clock } = await setup((r) => {
+      const id = (r as ReceivedRequest).headers['webhook-id'];
+      if (id === eventIdOf(1)) {
+        return { kind: 'respond', status: 429, headers: { 'retry-after': '120' } };
+      }
+      return { kind: 'respond', status: 200 };
+    });
+    const { subscription } = await subscribe('/busy', { retrySchedule: [10_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
+    await harness.drainVisible();
+    // The retry, due after the pause, is the last attempt the schedule allows: it meets a 429 again.
+    await clock.advance(120_000);
+    await harness.drainVisible();
+    const [dead] = await harness.store.listDeliveries({
+      subscriptionId: subscription.id,
+      limit: 5,
+    });
+    expect(dead).toMatchObject({ status: 'dead', attempts: 2 });
+    // The endpoint asked for 120 s more: another event waits for them.
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2))));
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([eventIdOf(1), eventIdOf(1)]);
+    expect((await harness.store.getEndpointState(subscription.id))?.pausedUntil).toBe(
+      clock.now() + 120_000,
+    );
+    await clock.advance(120_000);
+    await harness.drainVisible();
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([
+      eventIdOf(1),
+      eventIdOf(1),
+      eventIdOf(2),
+    ]);
+  });
+
   it('sends no retry when a 429 pauses the endpoint while the retry reads its event', async () => {
     const store = new MemoryWebhookStore();
     const { receiver, harness, subscribe, clock } = await setup(

@@ -92,6 +92,12 @@ describe('delivery outcome', () => {
       kind: 'rejected',
       reason: 'no success after 3 attempts',
     });
+    // A last attempt answered 429 with Retry-After still pauses the endpoint.
+    expect(decideOutcome(response(429, { 'retry-after': '7' }), context(3))).toEqual({
+      kind: 'rejected',
+      reason: 'no success after 3 attempts',
+      pauseUntil: NOW + 7000,
+    });
     const blocked = {
       kind: 'error',
       error: 'blocked',
