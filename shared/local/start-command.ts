@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
+import { watchStopSignal } from '../cli/stop-signal.ts';
 import { systemClock } from '../clock.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
@@ -7,19 +8,6 @@ import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
 import { startBridge } from './runtime.ts';
 import { startBanner } from './start-banner.ts';
 import { paletteFor } from './terminal.ts';
-
-/** Resolves on the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
 
 /** Registers `change-bridge start` (design.md, CLI). */
 export function registerStartCommand(program: Command, io: CliIo): void {
@@ -45,43 +33,58 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     )
     .option('--json', 'log one JSON object per line')
     .action(async (flags: StartFlags) => {
-      const config = readLocalConfig(process.env, flags);
-      const output = { write: (line: string) => io.out(line), now: () => systemClock.now() };
-      const reporter: Reporter = config.json
-        ? jsonReporter(output)
-        : terminalReporter(output, paletteFor(process.stdout.isTTY, process.env));
-      // A long-running process: its heap stays near twice its live size (see heap-growth.ts).
-      limitHeapGrowth();
-      const bridge = await startBridge(config, { env: process.env, reporter });
-      if (config.json) {
-        reporter.info('started', {
-          simulator: bridge.simulatorUrl,
-          admin: bridge.adminUrl,
-          dataDir: config.dataDir,
-          streams: bridge.streams.length,
-          storedConnections: bridge.storedConnections,
-          pollIntervalMs: config.pollIntervalMs,
-          demoReceiver: bridge.demoReceiverUrl,
-          products: bridge.productSamples,
-          requeuedDeliveries: bridge.requeuedDeliveries,
-        });
-      } else {
-        const banner = startBanner({
-          ...bridge,
-          connectorUrl: process.env.CONNECTOR_BASE_URL,
-          localStreams: bridge.streams.length,
-          storedConnections: bridge.storedConnections.length,
-          storedStreams: bridge.storedConnections.reduce((sum, c) => sum + c.streams, 0),
-          pollIntervalMs: config.pollIntervalMs,
-          dataDir: config.dataDir,
-          demoReceiver: flags.demoReceiver === true,
-          allowPrivate: config.allowPrivate,
-        });
-        for (const line of banner) io.out(line);
+      // Watched from the first moment: a signal while the bridge starts stops it once started.
+      const stopSignal = watchStopSignal();
+      try {
+        await runStart(flags, io, stopSignal.received);
+      } finally {
+        stopSignal.dispose();
       }
-      const signal = await untilSignal();
-      reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`);
-      await bridge.stop();
-      reporter.info('stopped');
     });
+}
+
+/** Starts the bridge, prints its banner, and stops it cleanly on `stopSignal`. */
+async function runStart(
+  flags: StartFlags,
+  io: CliIo,
+  stopSignal: Promise<NodeJS.Signals>,
+): Promise<void> {
+  const config = readLocalConfig(process.env, flags);
+  const output = { write: (line: string) => io.out(line), now: () => systemClock.now() };
+  const reporter: Reporter = config.json
+    ? jsonReporter(output)
+    : terminalReporter(output, paletteFor(process.stdout.isTTY, process.env));
+  // A long-running process: its heap stays near twice its live size (see heap-growth.ts).
+  limitHeapGrowth();
+  const bridge = await startBridge(config, { env: process.env, reporter });
+  if (config.json) {
+    reporter.info('started', {
+      simulator: bridge.simulatorUrl,
+      admin: bridge.adminUrl,
+      dataDir: config.dataDir,
+      streams: bridge.streams.length,
+      storedConnections: bridge.storedConnections,
+      pollIntervalMs: config.pollIntervalMs,
+      demoReceiver: bridge.demoReceiverUrl,
+      products: bridge.productSamples,
+      requeuedDeliveries: bridge.requeuedDeliveries,
+    });
+  } else {
+    const banner = startBanner({
+      ...bridge,
+      connectorUrl: process.env.CONNECTOR_BASE_URL,
+      localStreams: bridge.streams.length,
+      storedConnections: bridge.storedConnections.length,
+      storedStreams: bridge.storedConnections.reduce((sum, c) => sum + c.streams, 0),
+      pollIntervalMs: config.pollIntervalMs,
+      dataDir: config.dataDir,
+      demoReceiver: flags.demoReceiver === true,
+      allowPrivate: config.allowPrivate,
+    });
+    for (const line of banner) io.out(line);
+  }
+  const signal = await stopSignal;
+  reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`);
+  await bridge.stop();
+  reporter.info('stopped');
 }

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
+import { watchStopSignal } from '../cli/stop-signal.ts';
 import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
@@ -55,73 +56,80 @@ export function registerSimulatorCommand(program: Command): void {
     .option('--access-token <token>', 'accepted AccessToken', 'sim-access-token')
     .option('--portfolio-token <token>', 'accepted Portfolio Access Token', 'sim-portfolio-token')
     .action(async (raw: unknown, command: Command) => {
-      const parsed = SimulatorFlagsSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const key = issue ? formatIssuePath(issue.path) : '';
-        const flag = FLAG_NAMES[key] ?? `--${key}`;
-        command.error(`error: invalid ${flag}: ${issue?.message ?? 'invalid value'}`, {
-          exitCode: 2,
-        });
-        return;
+      // Watched from the first moment: a signal while the simulator starts stops it once started.
+      const stopSignal = watchStopSignal();
+      try {
+        await runSimulator(raw, command, stopSignal.received);
+      } finally {
+        stopSignal.dispose();
       }
-      const flags = parsed.data;
-      // Loaded when the command runs: every other command of the CLI carries none of it.
-      const { startSimulator } = await import('./simulator.ts');
-      const simulator = await startSimulator({
-        port: flags.port,
-        seed: flags.seed,
-        size: flags.size,
-        enterprises: flags.enterprises,
-        chainPerEnterprise: flags.chainPerEnterprise,
-        activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
-        faults: { rate: flags.faults },
-        tokens: {
-          clientToken: flags.clientToken,
-          accessToken: flags.accessToken,
-          portfolioToken: flags.portfolioToken,
-        },
-      });
-      const world = simulator.controls.model.world;
-      if (flags.tokensFile) {
-        try {
-          await writeTokensFile(flags.tokensFile, simulator);
-        } catch (error) {
-          // Nothing half-started is left running: the simulator stops, the command fails.
-          await simulator.close();
-          throw new CliExit(
-            EXIT_FAILURE,
-            `--tokens-file: cannot write ${flags.tokensFile}: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-      }
-      process.stdout.write(
-        [
-          `Connector API simulator listening on ${simulator.url}`,
-          `  operations:      ${simulator.url}/api/connector/v1/<entity>/<operation>`,
-          `  journal:         ${simulator.url}/_sim/journal?since=0`,
-          `  ClientToken:     ${simulator.tokens.clientToken}`,
-          `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
-          `  enterprises:     ${world.enterprises.length}, each with its own AccessToken: ${simulator.url}/_sim/tokens${flags.tokensFile ? ` and ${flags.tokensFile}` : ''}`,
-          `  Portfolio token: ${simulator.tokens.portfolioToken} (${world.chainIds.length === 1 ? `chain ${world.chainId}` : `${world.chainIds.length} chains`})`,
-          `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
-          '  products (products/getPricing with the AccessToken):',
-          ...productSamples(world, 3).map((sample) => `    ${formatProductSample(sample)}`),
-          '',
-        ].join('\n'),
-      );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      await simulator.close();
-      process.stdout.write('simulator stopped\n');
     });
+}
+
+/** Starts the simulator, prints its URL and tokens, and stops it on `stopSignal`. */
+async function runSimulator(
+  raw: unknown,
+  command: Command,
+  stopSignal: Promise<NodeJS.Signals>,
+): Promise<void> {
+  const parsed = SimulatorFlagsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue ? formatIssuePath(issue.path) : '';
+    const flag = FLAG_NAMES[key] ?? `--${key}`;
+    command.error(`error: invalid ${flag}: ${issue?.message ?? 'invalid value'}`, {
+      exitCode: 2,
+    });
+    return;
+  }
+  const flags = parsed.data;
+  // Loaded when the command runs: every other command of the CLI carries none of it.
+  const { startSimulator } = await import('./simulator.ts');
+  const simulator = await startSimulator({
+    port: flags.port,
+    seed: flags.seed,
+    size: flags.size,
+    enterprises: flags.enterprises,
+    chainPerEnterprise: flags.chainPerEnterprise,
+    activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
+    faults: { rate: flags.faults },
+    tokens: {
+      clientToken: flags.clientToken,
+      accessToken: flags.accessToken,
+      portfolioToken: flags.portfolioToken,
+    },
+  });
+  const world = simulator.controls.model.world;
+  if (flags.tokensFile) {
+    try {
+      await writeTokensFile(flags.tokensFile, simulator);
+    } catch (error) {
+      // Nothing half-started is left running: the simulator stops, the command fails.
+      await simulator.close();
+      throw new CliExit(
+        EXIT_FAILURE,
+        `--tokens-file: cannot write ${flags.tokensFile}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  process.stdout.write(
+    [
+      `Connector API simulator listening on ${simulator.url}`,
+      `  operations:      ${simulator.url}/api/connector/v1/<entity>/<operation>`,
+      `  journal:         ${simulator.url}/_sim/journal?since=0`,
+      `  ClientToken:     ${simulator.tokens.clientToken}`,
+      `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
+      `  enterprises:     ${world.enterprises.length}, each with its own AccessToken: ${simulator.url}/_sim/tokens${flags.tokensFile ? ` and ${flags.tokensFile}` : ''}`,
+      `  Portfolio token: ${simulator.tokens.portfolioToken} (${world.chainIds.length === 1 ? `chain ${world.chainId}` : `${world.chainIds.length} chains`})`,
+      `  dataset: ${flags.size}, seed ${flags.seed}; activity ${flags.activity}/s; faults ${flags.faults}`,
+      '  products (products/getPricing with the AccessToken):',
+      ...productSamples(world, 3).map((sample) => `    ${formatProductSample(sample)}`),
+      '',
+    ].join('\n'),
+  );
+  await stopSignal;
+  await simulator.close();
+  process.stdout.write('simulator stopped\n');
 }
 
 /** Writes the same JSON as `GET /_sim/tokens` (mode 0600: the file holds tokens). */

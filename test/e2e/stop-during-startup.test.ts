@@ -1,0 +1,111 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SEED_ANCHOR_FILE_NAME } from '../../shared/simulator/seed-anchor.ts';
+import { BIN_PATH } from '../support/run-bin.ts';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** A named pipe at `path`: whoever opens it waits for the other end, which holds a start there. */
+function makeFifo(path: string): void {
+  execFileSync('mkfifo', [path]);
+}
+
+/** `change-bridge ARGS` as a child process; resolves to how it ended and what it printed. */
+function spawnBin(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN_PATH, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return {
+    child,
+    output: () => output,
+    ended: ended.finally(() => clearTimeout(timer)),
+  };
+}
+
+/**
+ * Opens the pipe at `path` (`'w'` or `'r'`) once the command opens its other end. A command
+ * that ends first releases the open (the other end opened without waiting) and fails the test
+ * with what it printed, so no open waits for ever in the test process.
+ */
+async function openWhenTheCommandDoes(
+  path: string,
+  flags: 'w' | 'r',
+  run: ReturnType<typeof spawnBin>,
+): Promise<FileHandle> {
+  const opening = open(path, flags);
+  const first = await Promise.race([
+    opening.then((handle) => ({ handle })),
+    run.ended.then((ended) => ({ ended })),
+  ]);
+  if ('handle' in first) return first.handle;
+  const otherEnd = flags === 'w' ? constants.O_RDONLY : constants.O_WRONLY;
+  const release = await open(path, otherEnd | constants.O_NONBLOCK);
+  await (await opening).close();
+  await release.close();
+  throw new Error(
+    `the command ended (${JSON.stringify(first.ended)}) before it opened ${path}: ${run.output()}`,
+  );
+}
+
+describe.skipIf(process.platform === 'win32')('a stop signal while a command starts', () => {
+  it('stops start cleanly, exit 0, when SIGTERM arrives before it has started', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'start-signal-'));
+    dirs.push(dataDir);
+    // The built-in simulator reads its seed anchor early in the start: a pipe holds it there.
+    const anchor = join(dataDir, SEED_ANCHOR_FILE_NAME);
+    makeFifo(anchor);
+    const run = spawnBin(['start', '--port', '0', '--data-dir', dataDir]);
+    const writer = await openWhenTheCommandDoes(anchor, 'w', run);
+    run.child.kill('SIGTERM');
+    await writer.write(`${JSON.stringify({ seededAtMs: Date.now() })}\n`);
+    await writer.close();
+    const ended = await run.ended;
+    expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
+    expect(run.output()).toContain('SIGTERM: stopping');
+    expect(run.output()).toContain('stopped');
+  }, 90_000);
+
+  it('stops simulator cleanly, exit 0, when SIGINT arrives before it has started', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simulator-signal-'));
+    dirs.push(dir);
+    // The tokens file is written before the simulator says it listens: a pipe holds it there.
+    const tokensFile = join(dir, 'tokens.json');
+    makeFifo(tokensFile);
+    const run = spawnBin([
+      'simulator',
+      '--port',
+      '0',
+      '--activity',
+      '0',
+      '--tokens-file',
+      tokensFile,
+    ]);
+    const reader = await openWhenTheCommandDoes(tokensFile, 'r', run);
+    run.child.kill('SIGINT');
+    const tokens = await readFile(reader, 'utf8');
+    await reader.close();
+    expect(JSON.parse(tokens)).toMatchObject({ clientToken: 'sim-client-token' });
+    const ended = await run.ended;
+    expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
+    expect(run.output()).toContain('simulator stopped');
+  }, 90_000);
+});
