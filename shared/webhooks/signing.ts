@@ -93,12 +93,19 @@ export function activeSecrets(subscription: SubscriptionSecrets, nowMs: number):
 }
 
 /**
+ * The `user-agent` of every webhook request: names the sender to the receiver's logs, and
+ * passes the web firewalls that refuse requests without one.
+ */
+export const WEBHOOK_USER_AGENT = 'change-bridge-webhooks/1';
+
+/**
  * All headers of one webhook request (design.md "Webhook request").
  * @example webhookHeaders({ id, timestampSeconds, body, secrets })['webhook-signature']
  */
 export function webhookHeaders(input: SignInput): Record<string, string> {
   return {
     'content-type': 'application/json',
+    'user-agent': WEBHOOK_USER_AGENT,
     'webhook-id': input.id,
     'webhook-timestamp': String(input.timestampSeconds),
     'webhook-signature': signatureHeader(input),

@@ -37,6 +37,7 @@ describe('dispatcher', () => {
     for (const request of receiver.log) {
       expect(request.headers['webhook-id']).toBe(eventIdOf(1));
       expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['user-agent']).toBe('change-bridge-webhooks/1');
       expect(request.body).toBe(JSON.stringify(event));
     }
     expect(harness.metrics.counts.delivered).toBe(2);

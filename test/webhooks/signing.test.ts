@@ -19,6 +19,7 @@ describe('webhook signing', () => {
     expect(headers['webhook-id']).toBe('evt_1');
     expect(headers['webhook-timestamp']).toBe(String(timestampSeconds));
     expect(headers['content-type']).toBe('application/json');
+    expect(headers['user-agent']).toBe('change-bridge-webhooks/1');
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     expect(headers['webhook-signature']).toBe(
       new Webhook(secret).sign('evt_1', new Date(timestampSeconds * 1000), body),
