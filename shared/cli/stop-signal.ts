@@ -31,3 +31,19 @@ export function watchStopSignal(): StopSignalWatch {
   });
   return { received, dispose };
 }
+
+/**
+ * Runs a long-running command under a {@link watchStopSignal} begun before it: `run` gets the
+ * promise of the first SIGINT or SIGTERM, and the watch ends when `run` does.
+ * @example await withStopSignal((stopSignal) => runStart(flags, io, stopSignal));
+ */
+export async function withStopSignal<T>(
+  run: (stopSignal: Promise<NodeJS.Signals>) => Promise<T>,
+): Promise<T> {
+  const watch = watchStopSignal();
+  try {
+    return await run(watch.received);
+  } finally {
+    watch.dispose();
+  }
+}

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
-import { watchStopSignal } from '../cli/stop-signal.ts';
+import { withStopSignal } from '../cli/stop-signal.ts';
 import { systemClock } from '../clock.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
@@ -32,15 +32,8 @@ export function registerStartCommand(program: Command, io: CliIo): void {
       'also run a receiver that verifies signatures and prints each webhook',
     )
     .option('--json', 'log one JSON object per line')
-    .action(async (flags: StartFlags) => {
-      // Watched from the first moment: a signal while the bridge starts stops it once started.
-      const stopSignal = watchStopSignal();
-      try {
-        await runStart(flags, io, stopSignal.received);
-      } finally {
-        stopSignal.dispose();
-      }
-    });
+    // Watched from the first moment: a signal while the bridge starts stops it once started.
+    .action((flags: StartFlags) => withStopSignal((stopSignal) => runStart(flags, io, stopSignal)));
 }
 
 /** Starts the bridge, prints its banner, and stops it cleanly on `stopSignal`. */

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
-import { watchStopSignal } from '../cli/stop-signal.ts';
+import { withStopSignal } from '../cli/stop-signal.ts';
 import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
@@ -55,15 +55,10 @@ export function registerSimulatorCommand(program: Command): void {
     .option('--client-token <token>', 'accepted ClientToken', 'sim-client-token')
     .option('--access-token <token>', 'accepted AccessToken', 'sim-access-token')
     .option('--portfolio-token <token>', 'accepted Portfolio Access Token', 'sim-portfolio-token')
-    .action(async (raw: unknown, command: Command) => {
-      // Watched from the first moment: a signal while the simulator starts stops it once started.
-      const stopSignal = watchStopSignal();
-      try {
-        await runSimulator(raw, command, stopSignal.received);
-      } finally {
-        stopSignal.dispose();
-      }
-    });
+    // Watched from the first moment: a signal while the simulator starts stops it once started.
+    .action((raw: unknown, command: Command) =>
+      withStopSignal((stopSignal) => runSimulator(raw, command, stopSignal)),
+    );
 }
 
 /** Starts the simulator, prints its URL and tokens, and stops it on `stopSignal`. */
