@@ -5,6 +5,7 @@ import { activePass } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
+import { reachesPresent } from './windows.ts';
 
 /** Streams polled at once by one process. */
 export const POLL_CONCURRENCY_DEFAULT = 4;
@@ -224,14 +225,20 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       waitingCatchUp = passed;
     }
   };
-  /** The due streams of this tick, split into live and catching up, then started as slots allow. */
-  const startDue = (definitions: readonly StreamDefinition[]) => {
+  /**
+   * The due streams of this tick, split into live and catching up, then started as slots allow;
+   * with `backlogHigh`, those whose poll would only find the backlog above its bound are left
+   * for a later tick (see {@link waitsForBacklog}).
+   */
+  const startDue = (definitions: readonly StreamDefinition[], backlogHigh: boolean) => {
     waitingLive = [];
     waitingCatchUp = [];
     for (const definition of dueStreams(definitions, states, deps.clock.now())) {
       if (running.has(definition.streamId)) continue;
-      if (isLiveStream(states.get(definition.streamId))) waitingLive.push(definition);
-      else waitingCatchUp.push(definition);
+      const state = states.get(definition.streamId);
+      if (isLiveStream(state)) waitingLive.push(definition);
+      else if (!(backlogHigh && waitsForBacklog(definition, state)))
+        waitingCatchUp.push(definition);
     }
     startWaiting();
   };
@@ -270,7 +277,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         ticksSinceFullRead += 1;
         // A restart must not poll every stream at once: nothing starts before the first read.
         if (!loaded) await fullRead;
-        if (loaded) startDue(definitions);
+        if (loaded) startDue(definitions, await backlogAboveBound(deps));
       } catch (error) {
         options.onError?.(error);
       }
@@ -285,6 +292,31 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       await fullRead;
     },
   };
+}
+
+/**
+ * Whether the undelivered backlog is above its bound now; false without a gauge, or when it
+ * cannot tell (each poll asks again before its bulk pages).
+ */
+async function backlogAboveBound(deps: PollDeps): Promise<boolean> {
+  return (await deps.backlog?.aboveBound().catch(() => false)) ?? false;
+}
+
+/**
+ * Whether a stream catching up (see {@link isLiveStream}) does nothing but bulk windowed work
+ * now (a first sync, or a window that ends before the present), which pauses while the
+ * undelivered backlog is above its bound: its poll would find the backlog high at once, save,
+ * and be due again, so the loop leaves it until the backlog drains rather than start it at every
+ * free slot (13,000 first syncs of 1,000 hotels added at once would otherwise poll the store in
+ * a loop). A stream running a backfill pass reads its live window first, and is started. Pure.
+ */
+export function waitsForBacklog(
+  definition: StreamDefinition,
+  state: StreamState | undefined,
+): boolean {
+  if (definition.spec.strategy !== 'windowed') return false;
+  if (state === undefined || !state.initialSyncDone) return true;
+  return state.window !== null && !reachesPresent(state.window);
 }
 
 /**
