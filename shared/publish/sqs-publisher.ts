@@ -163,9 +163,36 @@ export class SqsPublisher implements EventPublisher {
 }
 
 /**
+ * Per-entry codes that pass if sent again later, whatever `SenderFault` says: SQS models its
+ * throttling errors as client faults (`KMS.ThrottlingException`, HTTP 400, when the queue's
+ * KMS key is throttled; `RequestThrottled`, 403, over the queue's request rate), so they come
+ * back with `SenderFault: true`, yet they are transient, as are the common AWS errors
+ * `ThrottlingException`, `ServiceUnavailable` and `InternalFailure`.
+ */
+const TRANSIENT_ENTRY_CODES = new Set([
+  'KMS.ThrottlingException',
+  'KmsThrottled',
+  'RequestThrottled',
+  'ThrottlingException',
+  'Throttling',
+  'ServiceUnavailable',
+  'InternalFailure',
+  'InternalError',
+]);
+
+/** Whether SQS may accept an entry it refused with `code` when it is sent again. */
+export function isRetryableSqsEntry(
+  code: string | undefined,
+  senderFault: boolean | undefined,
+): boolean {
+  return !senderFault || (code !== undefined && TRANSIENT_ENTRY_CODES.has(code));
+}
+
+/**
  * Sends one SendMessageBatch and returns the refusals by position: `Failed[]` entries
- * with `SenderFault: false` are retryable; sender faults repeat on every attempt and are
- * not. Throws when the request itself fails.
+ * with `SenderFault: false` or a throttling code ({@link isRetryableSqsEntry}) are
+ * retryable; other sender faults repeat on every attempt and are not. Throws when the
+ * request itself fails.
  */
 export async function sendSqsBatch(
   client: SQSClient,
@@ -186,7 +213,7 @@ export async function sendSqsBatch(
     refusals.set(index, {
       code: failed.Code ?? 'Unknown',
       message: failed.Message ?? 'no message',
-      retryable: !failed.SenderFault,
+      retryable: isRetryableSqsEntry(failed.Code, failed.SenderFault),
     });
   }
   return refusals;

@@ -220,6 +220,32 @@ describe('SqsPublisher partial failures', () => {
     expect(result).toEqual({ published: 3, thinned: 0, failures: [] });
   });
 
+  it.each(['KMS.ThrottlingException', 'RequestThrottled', 'ThrottlingException'])(
+    'retries an entry refused with %s even though SQS marks it a sender fault',
+    async (code) => {
+      sqsMock.reset();
+      sqsMock
+        .on(SendMessageBatchCommand)
+        .resolvesOnce({
+          Successful: [],
+          Failed: [{ Id: '0', SenderFault: true, Code: code, Message: 'slow down' }],
+        })
+        .resolves({ Successful: [], Failed: [] });
+      const clock = new ManualClock();
+      const publisher = createDispatchQueuePublisher({
+        client,
+        queueUrl: 'https://q/1/standard',
+        clock,
+        random: () => 0,
+      });
+
+      const result = await driveClock(clock, publisher.publish([makeEvent(0)]));
+
+      expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
+      expect(result).toEqual({ published: 1, thinned: 0, failures: [] });
+    },
+  );
+
   it('reports a sender fault as a failure without retrying it', async () => {
     sqsMock.reset();
     sqsMock.on(SendMessageBatchCommand).resolves({
