@@ -89,7 +89,7 @@ export const ChangeBridgePropsSchema = z
     pollProductIds: z.array(ProductTargetTextSchema).min(1).optional(),
     initialSync: z.enum(['baseline', 'emit']).default('baseline'),
     publishTargets: PublishTargetsSchema.default('eventbridge'),
-    /** Makes the events queue (created when `publishTargets` includes `sqs`) a FIFO queue. */
+    /** Makes the events queue (created when `publishTargets` includes `sqs`) a high-throughput FIFO queue. */
     eventsQueueFifo: z.boolean().default(false),
     /**
      * Makes the two dispatch queues FIFO queues grouped by entity, so two events of one

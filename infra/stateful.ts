@@ -218,6 +218,15 @@ export class ChangeBridgeState extends Construct {
       fifo: fifo || undefined,
       // The publisher sets MessageDeduplicationId to the event id: no content-based dedupe.
       contentBasedDeduplication: fifo ? false : undefined,
+      // High-throughput FIFO, as the FIFO dispatch queues: the limit is per message group (one
+      // entity), not 300 requests/s for the queue, which an emitting backfill would exceed. An
+      // event id belongs to one entity, so deduplicating within its group drops the same events.
+      ...(fifo
+        ? {
+            deduplicationScope: DeduplicationScope.MESSAGE_GROUP,
+            fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+          }
+        : {}),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: DLQ_RETENTION,

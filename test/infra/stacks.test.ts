@@ -170,6 +170,16 @@ describe('stateful stack', () => {
       RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
     });
   });
+
+  it('makes the FIFO events queue a high-throughput one, as the FIFO dispatch queues are', () => {
+    // Without it SQS caps a FIFO queue at 300 requests/s, so an emitting backfill is throttled.
+    stateful.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+  });
 });
 
 describe('runtime stack', () => {
