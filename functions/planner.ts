@@ -1,23 +1,21 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock } from '../shared/clock.ts';
 import { connectionPages } from '../shared/connections/connection-store.ts';
 import { streamsOfConnection } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
+import { enqueuePollJobs } from '../shared/polling/enqueue-poll-jobs.ts';
 import {
   type ConnectionJob,
   type PlannedConnection,
   planConnectionJobs,
   planStoredConnectionJobs,
+  type StoredConnectionDue,
 } from '../shared/polling/plan-connections.ts';
-import type { PollJob } from '../shared/polling/poll-job.ts';
-import { chunk } from '../shared/polling/strategies/paged-records.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
-/** SendMessageBatch takes at most 10 entries. */
-const SQS_BATCH_MAX_ENTRIES = 10;
 /** SQS delays a message by at most 15 minutes. */
 const SQS_MAX_DELAY_MS = 900_000;
 /** Connections read per page of the connection store. */
@@ -38,26 +36,8 @@ const propsConnections: PlannedConnection[] = Object.keys(config.secretArns).map
   definitions: config.definitions.filter((d) => d.connectionId === id),
 }));
 
-async function enqueue(jobs: readonly ConnectionJob[]): Promise<void> {
-  for (const batch of chunk(jobs, SQS_BATCH_MAX_ENTRIES)) {
-    const result = await sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: config.pollJobQueueUrl,
-        Entries: batch.map((job, index) => ({
-          Id: String(index),
-          MessageBody: JSON.stringify({
-            connectionId: job.connectionId,
-            streamIds: job.streamIds,
-            dueBy: job.dueBy,
-          } satisfies PollJob),
-          DelaySeconds: Math.ceil(Math.min(job.delayMs, SQS_MAX_DELAY_MS) / 1000),
-        })),
-      }),
-    );
-    if (result.Failed?.length)
-      throw new Error(`could not enqueue ${result.Failed.length} poll jobs`);
-  }
-}
+const enqueue = (jobs: readonly ConnectionJob[]): Promise<void> =>
+  enqueuePollJobs(jobs, { client: sqs, queueUrl: config.pollJobQueueUrl });
 
 /** The stream states of the props' starting set (at most 20 connections), read one by one. */
 async function propsStreamStates(): Promise<Map<string, StreamState>> {
@@ -73,7 +53,8 @@ async function propsStreamStates(): Promise<Map<string, StreamState>> {
  * Scheduled planner: one poll job per connection with due streams (jobs scale with
  * connections, not streams). Stored connections are read page by page and planned from their
  * own `nextDueAt`, which the poller keeps, so 10,000 connections cost 10,000 item reads and
- * 1,000 SendMessageBatch calls of 10 per run, not a read of every stream state. A stream
+ * 1,000 SendMessageBatch calls of 10 per run (ten at a time, most overdue first, refused
+ * entries sent again), not a read of every stream state. A stream
  * already being polled is skipped by its lease, so an overlapping schedule never polls it twice.
  */
 export const handler = async (): Promise<{ enqueued: number; connections: number }> => {
@@ -86,26 +67,24 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
     now,
     lookaheadMs,
   );
-  await enqueue(propsJobs);
-  let enqueued = propsJobs.length;
-  let connections = propsConnections.length;
+  // Every page first, so the jobs go out most overdue first across the whole listing.
+  const stored: StoredConnectionDue[] = [];
   for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
-    const stored = page.filter((connection) => !config.secretArns[connection.id]);
-    connections += stored.length;
-    const jobs = planStoredConnectionJobs(
-      stored.map((connection) => ({
+    for (const connection of page) {
+      if (config.secretArns[connection.id]) continue;
+      stored.push({
         connectionId: connection.id,
         enabled: connection.enabled,
         ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
         streamIds: streamsOfConnection(connection, config.settings, config.tracked).map(
           (d) => d.streamId,
         ),
-      })),
-      now,
-      lookaheadMs,
-    );
-    await enqueue(jobs);
-    enqueued += jobs.length;
+      });
+    }
   }
+  const storedJobs = planStoredConnectionJobs(stored, now, lookaheadMs);
+  await enqueue([...propsJobs, ...storedJobs]);
+  const enqueued = propsJobs.length + storedJobs.length;
+  const connections = propsConnections.length + stored.length;
   return { enqueued, connections };
 };

@@ -64,7 +64,10 @@ export interface StoredConnectionDue {
  * The planner's choice among stored connections, from their own `nextDueAt` (kept by the
  * poller), so planning 10,000 connections reads 10,000 items, not 130,000 stream states.
  * Each job lists all of the connection's streams; the poller polls those due by `dueBy`.
- * Pure.
+ * Jobs come most overdue first (then by id): a run cut short (a timeout, a failed request)
+ * leaves out the connections due last, and those it left out, their `nextDueAt` unmoved, are
+ * then the most overdue and go first on the next run, so no connection is left out run after
+ * run, as it would be in id order. Pure.
  */
 export function planStoredConnectionJobs(
   connections: readonly StoredConnectionDue[],
@@ -73,6 +76,11 @@ export function planStoredConnectionJobs(
 ): ConnectionJob[] {
   return connections
     .filter((c) => c.enabled && c.streamIds.length > 0 && (c.nextDueAt ?? now) <= now + lookaheadMs)
+    .sort(
+      (a, b) =>
+        (a.nextDueAt ?? now) - (b.nextDueAt ?? now) ||
+        (a.connectionId < b.connectionId ? -1 : a.connectionId > b.connectionId ? 1 : 0),
+    )
     .map((c) => ({
       connectionId: c.connectionId,
       streamIds: [...c.streamIds],

@@ -94,6 +94,22 @@ describe('planning stored connections from their own next due time', () => {
     ]);
   });
 
+  it('plans the most overdue connections first, whatever their ids, so a cut-short run leaves out the least overdue', () => {
+    const jobs = planStoredConnectionJobs(
+      [
+        { connectionId: 'a', enabled: true, nextDueAt: NOW + 10_000, streamIds },
+        { connectionId: 'b', enabled: true, streamIds },
+        { connectionId: 'c', enabled: true, nextDueAt: NOW - 120_000, streamIds },
+        { connectionId: 'd', enabled: true, nextDueAt: NOW - 60_000, streamIds },
+        { connectionId: 'e', enabled: true, nextDueAt: NOW - 120_000, streamIds },
+      ],
+      NOW,
+      60_000,
+    );
+
+    expect(jobs.map((job) => job.connectionId)).toEqual(['c', 'e', 'd', 'b', 'a']);
+  });
+
   it('plans nothing for a disabled connection or one due after the lookahead', () => {
     const jobs = planStoredConnectionJobs(
       [

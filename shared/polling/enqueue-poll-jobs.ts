@@ -1,0 +1,111 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { BridgeError } from '../errors.ts';
+import type { EntryRefusal } from '../publish/batch-delivery.ts';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_OPTIONS,
+  type RetryOptions,
+} from '../publish/retry-backoff.ts';
+import { SQS_BATCH_MAX_ENTRIES, sendSqsBatch } from '../publish/sqs-publisher.ts';
+import type { ConnectionJob } from './plan-connections.ts';
+import type { PollJob } from './poll-job.ts';
+import { chunk } from './strategies/paged-records.ts';
+
+/** SQS delays a message by at most 15 minutes. */
+const SQS_MAX_DELAY_MS = 900_000;
+
+/**
+ * SendMessageBatch requests in flight at once: 10,000 jobs are 1,000 requests, about 20 s one
+ * after another at 20 ms each (most of the planner's 30 s timeout), about 2 s ten at a time.
+ */
+export const POLL_JOB_SEND_CONCURRENCY = 10;
+
+/** Options of {@link enqueuePollJobs}. */
+export interface EnqueuePollJobsOptions {
+  client: SQSClient;
+  queueUrl: string;
+  /** Requests in flight at once (default {@link POLL_JOB_SEND_CONCURRENCY}). */
+  concurrency?: number;
+  retry?: Partial<RetryOptions>;
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+/**
+ * Sends one poll job message per job, 10 per SendMessageBatch, `concurrency` requests at once,
+ * in the order given (the planner puts the most overdue first). Entries SQS refuses for a
+ * transient reason (throttling, internal failure) are sent again alone with jittered backoff,
+ * up to `retry.maxAttempts` attempts; a refused entry never stops the other jobs.
+ * @throws BridgeError (retryable) naming how many jobs stayed unsent, once every other job is
+ * sent; the error of a whole request that failed (after the SDK's retries), which stops sending.
+ */
+export async function enqueuePollJobs(
+  jobs: readonly ConnectionJob[],
+  options: EnqueuePollJobsOptions,
+): Promise<void> {
+  const retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? systemRandom;
+  const unsent: { job: ConnectionJob; refusal: EntryRefusal }[] = [];
+  const sendBatch = async (batch: readonly ConnectionJob[]): Promise<void> => {
+    let pending = batch;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const refusals = await sendSqsBatch(options.client, options.queueUrl, pending.map(toEntry));
+      const again: ConnectionJob[] = [];
+      pending.forEach((job, index) => {
+        const refusal = refusals.get(index);
+        if (!refusal) return;
+        if (refusal.retryable && attempt < retry.maxAttempts) again.push(job);
+        else unsent.push({ job, refusal });
+      });
+      if (again.length > 0) await clock.sleep(backoffDelayMs(attempt, random, retry));
+      pending = again;
+    }
+  };
+  await forEachLimited(
+    chunk(jobs, SQS_BATCH_MAX_ENTRIES),
+    options.concurrency ?? POLL_JOB_SEND_CONCURRENCY,
+    sendBatch,
+  );
+  if (unsent.length > 0) {
+    const { job, refusal } = unsent[0]!;
+    throw new BridgeError(
+      `could not enqueue ${unsent.length} poll job(s), the first for connection ${job.connectionId} (${refusal.code}: ${refusal.message})`,
+      { retryable: true },
+    );
+  }
+}
+
+function toEntry(job: ConnectionJob) {
+  return {
+    MessageBody: JSON.stringify({
+      connectionId: job.connectionId,
+      streamIds: job.streamIds,
+      dueBy: job.dueBy,
+    } satisfies PollJob),
+    DelaySeconds: Math.ceil(Math.min(job.delayMs, SQS_MAX_DELAY_MS) / 1000),
+  };
+}
+
+/** Runs `run` over `items`, at most `limit` at once, in order; stops at the first that throws. */
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (!failure && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await run(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure) throw failure.error;
+}

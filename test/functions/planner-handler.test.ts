@@ -1,0 +1,201 @@
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandInput,
+  type SendMessageBatchCommandOutput,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+/** A poll job message as the planner writes it. */
+interface SentJob {
+  connectionId: string;
+  streamIds: string[];
+  dueBy: number;
+}
+
+/** The planner's Lambda timeout (infra/runtime.ts). */
+const PLANNER_TIMEOUT_MS = 30_000;
+/** What one SendMessageBatch costs from a Lambda in the queue's region, about. */
+const SQS_CALL_MS = 20;
+
+const saved = { ...process.env };
+const documents = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+
+/** The connection items of the table, by id; `nextDueAt` as the pollers last wrote it. */
+let table: Map<string, { nextDueAt?: number }>;
+/** Connection ids of every job enqueued, in order of acceptance. */
+let enqueued: string[];
+let inFlight = 0;
+let peakInFlight = 0;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function item(id: string, nextDueAt: number | undefined): Record<string, unknown> {
+  return {
+    pk: 'CONNECTIONS',
+    sk: id,
+    id,
+    enabled: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    entities: ['customer', 'resource'],
+    accessToken: { v: 1, wrappedKey: 'k', iv: 'i', tag: 't', ciphertext: 'c' },
+    ...(nextDueAt !== undefined ? { nextDueAt } : {}),
+  };
+}
+
+/** The connection store's paged Query, answered from `table` in id order. */
+function answerQuery(input: QueryCommandInput) {
+  const ids = [...table.keys()].sort();
+  const after = input.ExclusiveStartKey?.sk as string | undefined;
+  const start = after === undefined ? 0 : ids.findIndex((id) => id > after);
+  const from = start < 0 ? ids.length : start;
+  const page = ids.slice(from, from + (input.Limit ?? 500));
+  const more = from + page.length < ids.length;
+  return {
+    Items: page.map((id) => item(id, table.get(id)?.nextDueAt)),
+    ...(more ? { LastEvaluatedKey: { pk: 'CONNECTIONS', sk: page.at(-1) } } : {}),
+  };
+}
+
+/** SendMessageBatch taking {@link SQS_CALL_MS}; `refuse` picks entries to fail. */
+function answerSend(
+  refuse: (
+    body: SentJob,
+    call: number,
+  ) => { Code: string; SenderFault: boolean } | undefined = () => undefined,
+  dieAfterCalls = Number.POSITIVE_INFINITY,
+) {
+  let calls = 0;
+  sqs.on(SendMessageBatchCommand).callsFake(async (input: SendMessageBatchCommandInput) => {
+    const call = ++calls;
+    if (call > dieAfterCalls) throw new Error('Task timed out after 30.00 seconds');
+    inFlight++;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    await sleep(SQS_CALL_MS);
+    inFlight--;
+    const output: Pick<SendMessageBatchCommandOutput, 'Successful' | 'Failed'> = {
+      Successful: [],
+      Failed: [],
+    };
+    for (const entry of input.Entries ?? []) {
+      const body = JSON.parse(entry.MessageBody ?? '{}') as SentJob;
+      const refusal = refuse(body, call);
+      if (refusal) output.Failed!.push({ Id: entry.Id, Message: 'refused', ...refusal });
+      else {
+        enqueued.push(body.connectionId);
+        output.Successful!.push({ Id: entry.Id, MessageId: 'm', MD5OfMessageBody: '' });
+      }
+    }
+    return output;
+  });
+}
+
+async function plan(): Promise<unknown> {
+  const { handler } = await import('../../functions/planner.ts');
+  return handler();
+}
+
+const ids = (count: number) =>
+  Array.from({ length: count }, (_, index) => `hotel-${String(index).padStart(5, '0')}`);
+
+beforeAll(() => {
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    STATE_TABLE_NAME: 'state',
+    POLL_JOB_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/poll-jobs',
+  });
+  delete process.env.CONNECTION_SECRET_ARNS;
+});
+beforeEach(() => {
+  documents.reset();
+  sqs.reset();
+  documents.on(QueryCommand).callsFake(answerQuery);
+  enqueued = [];
+  inFlight = 0;
+  peakInFlight = 0;
+});
+afterAll(() => {
+  documents.restore();
+  sqs.restore();
+  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+  Object.assign(process.env, saved);
+});
+
+describe('functions/planner handler at scale', () => {
+  it('enqueues the jobs of 10,000 due connections well inside its 30 s timeout, sending batches concurrently', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(10_000).map((id) => [id, { nextDueAt: due }]));
+    answerSend();
+
+    const started = performance.now();
+    const result = await plan();
+    const elapsed = performance.now() - started;
+
+    expect(result).toEqual({ enqueued: 10_000, connections: 10_000 });
+    expect(new Set(enqueued).size).toBe(10_000);
+    expect(peakInFlight).toBeGreaterThan(1);
+    // A third of the timeout: room for slower SQS answers and the table's pages.
+    expect(elapsed).toBeLessThan(PLANNER_TIMEOUT_MS / 3);
+  }, 60_000);
+
+  it('sends again the entries SQS refused for a transient reason and enqueues every job', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(100).map((id) => [id, { nextDueAt: due }]));
+    // The first attempt at hotel-00005 is throttled, once, as SQS reports it in Failed[].
+    let throttled = false;
+    answerSend((body) => {
+      if (body.connectionId !== 'hotel-00005' || throttled) return undefined;
+      throttled = true;
+      return { Code: 'RequestThrottled', SenderFault: true };
+    });
+
+    await expect(plan()).resolves.toEqual({ enqueued: 100, connections: 100 });
+    expect([...enqueued].sort()).toEqual(ids(100));
+  });
+
+  it('still enqueues every other job when one entry is refused for good, and then fails the run', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(100).map((id) => [id, { nextDueAt: due }]));
+    answerSend((body) =>
+      body.connectionId === 'hotel-00005'
+        ? { Code: 'InvalidParameterValue', SenderFault: true }
+        : undefined,
+    );
+
+    await expect(plan()).rejects.toThrow(/1 poll job/);
+    expect([...enqueued].sort()).toEqual(ids(100).filter((id) => id !== 'hotel-00005'));
+  });
+
+  it('sends first the connections a cut-short run left out, so none is left out run after run', async () => {
+    const start = Date.now();
+    table = new Map(ids(100).map((id) => [id, { nextDueAt: start - 60_000 }]));
+    const polledAfterRun = () => {
+      // The pollers poll what was enqueued and move those connections' nextDueAt on.
+      for (const id of enqueued) table.set(id, { nextDueAt: Date.now() + 30_000 });
+    };
+    const reached = new Set<string>();
+
+    // Each run dies (its Lambda times out) after 5 SendMessageBatch calls: 50 of 100 jobs.
+    answerSend(undefined, 5);
+    await expect(plan()).rejects.toThrow();
+    for (const id of enqueued) reached.add(id);
+    polledAfterRun();
+
+    enqueued = [];
+    sqs.reset();
+    answerSend(undefined, 5);
+    await expect(plan()).rejects.toThrow();
+    for (const id of enqueued) reached.add(id);
+
+    expect(reached.size).toBe(100);
+  });
+});
