@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.ts';
 import type { StreamState } from '../state/state-store.ts';
 
 /** The most a poll invocation keeps back before its timeout to save state and answer. */
@@ -12,6 +13,31 @@ export const DEADLINE_MARGIN_MAX_MS = 30_000;
  */
 export function pollDeadline(nowMs: number, remainingMs: number): number {
   return nowMs + remainingMs - Math.min(DEADLINE_MARGIN_MAX_MS, remainingMs / 4);
+}
+
+/** The reason a poll's signal gives when its invocation's deadline comes. */
+export class PollDeadlineReached extends Error {
+  override name = 'PollDeadlineReached';
+}
+
+/**
+ * A signal that aborts when `clock` reaches `deadline`, so what a poll waits for past it (a
+ * 429's Retry-After, the token budget's pause, a request in flight) ends there, within the
+ * margin kept to save state and answer: a wait of 120 s at a 120 s timeout otherwise ran past
+ * the timeout and Lambda ended the invocation mid-wait. `cancel` drops the timer.
+ * @example const stop = abortAtDeadline(clock, deadline); try { ... } finally { stop.cancel(); }
+ */
+export function abortAtDeadline(
+  clock: Clock,
+  deadline: number,
+): { signal: AbortSignal; cancel: () => void } {
+  const controller = new AbortController();
+  const timer = new AbortController();
+  clock.sleep(Math.max(0, deadline - clock.now()), timer.signal).then(
+    () => controller.abort(new PollDeadlineReached('the poll invocation reached its deadline')),
+    () => undefined,
+  );
+  return { signal: controller.signal, cancel: () => timer.abort() };
 }
 
 /**

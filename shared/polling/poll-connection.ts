@@ -1,5 +1,7 @@
+import { anySignal } from '../concurrency.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { activePass } from './backfill-state.ts';
+import { abortAtDeadline } from './invocation-deadline.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
@@ -57,9 +59,14 @@ export async function pollConnectionStreams(
       );
     }
   }
+  // Waits and requests past the deadline stop there (a long Retry-After, the budget's pause):
+  // their stream is left as its last page saved it, for the next job.
+  const stop = deps.deadline === undefined ? undefined : abortAtDeadline(deps.clock, deps.deadline);
+  const signal = anySignal(deps.signal, stop?.signal);
   try {
     const observed: PollDeps = {
       ...deps,
+      ...(signal ? { signal } : {}),
       // The connection's lease holds every stream of the job.
       solePoller: true,
       store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
@@ -86,10 +93,7 @@ export async function pollConnectionStreams(
           ];
     const outcomes: PollOutcome[] = [];
     for (const { streamId, state } of ordered) {
-      if (
-        deps.signal?.aborted ||
-        (deps.deadline !== undefined && deps.clock.now() >= deps.deadline)
-      ) {
+      if (signal?.aborted || (deps.deadline !== undefined && deps.clock.now() >= deps.deadline)) {
         // Stopped or out of time: the next planner run finds the rest still due.
         outcomes.push({ kind: 'skipped', streamId, reason: 'stopped' });
         continue;
@@ -107,6 +111,7 @@ export async function pollConnectionStreams(
     }
     return await finish(outcomes);
   } finally {
+    stop?.cancel();
     if (takesLease) await deps.store.releaseLease(leaseId, owner);
   }
 }
