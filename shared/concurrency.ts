@@ -95,3 +95,28 @@ export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal 
   const given = signals.filter((signal) => signal !== undefined);
   return given.length > 1 ? AbortSignal.any(given) : given[0];
 }
+
+/**
+ * Runs `task` on every item with at most `limit` in flight. After the first failure no new
+ * task starts; it waits for the running ones, then throws that first error.
+ */
+export async function forEachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    while (failure === undefined && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await task(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure) throw failure.error;
+}

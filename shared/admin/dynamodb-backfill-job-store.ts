@@ -21,9 +21,9 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
+import { forEachConcurrently } from '../concurrency.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
-import { forEachConcurrently } from '../state/dynamodb-batch.ts';
 import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
 import {
   type BackfillJob,

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { forEachConcurrently } from '../concurrency.ts';
 import { BridgeError } from '../errors.ts';
 import type { EntryRefusal } from '../publish/batch-delivery.ts';
 import {
@@ -63,7 +64,7 @@ export async function enqueuePollJobs(
       pending = again;
     }
   };
-  await forEachLimited(
+  await forEachConcurrently(
     chunk(jobs, SQS_BATCH_MAX_ENTRIES),
     options.concurrency ?? POLL_JOB_SEND_CONCURRENCY,
     sendBatch,
@@ -86,26 +87,4 @@ function toEntry(job: ConnectionJob) {
     } satisfies PollJob),
     DelaySeconds: Math.ceil(Math.min(job.delayMs, SQS_MAX_DELAY_MS) / 1000),
   };
-}
-
-/** Runs `run` over `items`, at most `limit` at once, in order; stops at the first that throws. */
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (!failure && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await run(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.error;
 }

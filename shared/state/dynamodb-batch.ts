@@ -1,5 +1,6 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock, RandomSource } from '../clock.ts';
+import { forEachConcurrently } from '../concurrency.ts';
 import { BridgeError } from '../errors.ts';
 import type { DocumentClient } from './document-client.ts';
 import type { ItemKey } from './dynamodb-items.ts';
@@ -137,29 +138,4 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
     parts.push(items.slice(start, start + size));
   }
   return parts;
-}
-
-/**
- * Runs `task` on every item with at most `limit` in flight. After the first failure no new
- * task starts; it waits for the running ones, then throws that first error.
- */
-export async function forEachConcurrently<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await task(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.error;
 }

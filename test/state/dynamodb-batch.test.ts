@@ -9,12 +9,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type Clock, ManualClock } from '../../shared/clock.ts';
+import { forEachConcurrently } from '../../shared/concurrency.ts';
 import { BridgeError } from '../../shared/errors.ts';
 import {
   BATCH_MAX_ATTEMPTS,
   BATCH_RETRY_MAX_DELAY_MS,
   batchRetryDelayMs,
-  forEachConcurrently,
 } from '../../shared/state/dynamodb-batch.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { WebhookTable } from '../../shared/webhooks/dynamodb-table-access.ts';
