@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
+import { sqsJson } from '../publish/sqs-publisher.ts';
 import type { DeliveryMessage } from './messages.ts';
 
 /** Longest `DelaySeconds` SQS accepts: 900 s (15 min). Longer waits re-defer on receipt. */
@@ -48,7 +49,8 @@ function clampDelay(delaySeconds: number): number {
 
 /**
  * The SQS adapter: `SendMessage` for one message, `SendMessageBatch` (10 per request, each
- * entry with its own delay) for many.
+ * entry with its own delay) for many. Bodies are written with sqsJson: a subject (an entity
+ * id) holding U+FFFE or U+FFFF would have SQS refuse the message for good.
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
@@ -60,7 +62,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: JSON.stringify(message),
+        MessageBody: sqsJson(message),
         DelaySeconds: clampDelay(delaySeconds),
       }),
     );
@@ -87,7 +89,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
           QueueUrl: this.queueUrl,
           Entries: indexes.map((index) => ({
             Id: String(index),
-            MessageBody: JSON.stringify(entries[index]!.message),
+            MessageBody: sqsJson(entries[index]!.message),
             DelaySeconds: clampDelay(entries[index]!.delaySeconds),
             ...(entries[index]!.message.lane ? { MessageAttributes: WAITS_IN_LINE } : {}),
           })),

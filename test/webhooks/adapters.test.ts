@@ -130,6 +130,27 @@ describe('SqsDeliveryQueue.sendBatch (fauxqs)', () => {
     );
   });
 
+  it('sends a subject holding characters SQS refuses raw (U+FFFE, U+FFFF) as JSON escapes', async () => {
+    // A subject is an entity id (a tax environment's Code, a record's Id): SQS refuses a body
+    // holding U+FFFE or U+FFFF for good, and JSON.stringify leaves them raw.
+    const { queueUrl } = sqsServer.createQueue('delivery-batch-characters');
+    const queue = new SqsDeliveryQueue(sqs, queueUrl);
+    const message = {
+      kind: 'delivery' as const,
+      deliveryId: 'dlv_odd',
+      subscriptionId: 'sub_1',
+      subject: 'AT\uFFFE-\uFFFF',
+    };
+    expect(await queue.sendBatch([{ message, delaySeconds: 0 }])).toEqual([]);
+    await queue.send({ ...message, deliveryId: 'dlv_odd_retry' }, 0);
+    const received = [...(await receiveAll(queueUrl)), ...(await receiveAll(queueUrl))];
+    expect(
+      received
+        .map((m) => JSON.parse(m.body))
+        .sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1)),
+    ).toEqual([message, { ...message, deliveryId: 'dlv_odd_retry' }]);
+  });
+
   it('reports every entry of a request that failed as unsent', async () => {
     const queue = new SqsDeliveryQueue(
       sqs,
