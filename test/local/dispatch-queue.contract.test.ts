@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsPromises, { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -273,6 +274,58 @@ describe('disk queue', () => {
       const received = await receive(sqs, url);
       expect(new Set(received.map((m) => m.Body))).toEqual(new Set(['waiting body']));
       expect((await readdir(path, { withFileTypes: true })).filter((e) => e.isFile())).toEqual([]);
+    } finally {
+      await sqs.close();
+    }
+  });
+
+  it('has the backlog it moves from the database of an earlier version on the device before it deletes that database', async () => {
+    const path = await tempDir();
+    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+    await db.batch([
+      {
+        type: 'put',
+        key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
+        value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
+      },
+      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
+    ]);
+    await db.close();
+
+    // A power loss may keep the database's deletion yet lose the moved messages' writes that
+    // were not synced before it: the messages, on disk for as long as the backlog waited, would
+    // be gone from both.
+    const calls: string[] = [];
+    const { fdatasyncSync, fsyncSync } = fs;
+    const remove = fsPromises.rm;
+    const syncs = vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd) => {
+      calls.push('sync');
+      fdatasyncSync(fd);
+    });
+    const fullSyncs = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+      calls.push('sync');
+      fsyncSync(fd);
+    });
+    const removes = vi.spyOn(fsPromises, 'rm').mockImplementation(async (file, options) => {
+      calls.push(`rm ${String(file).split('/').at(-1)}`);
+      await remove(file, options);
+    });
+    syncBuiltinESMExports();
+    let sqs: Awaited<ReturnType<typeof startDiskQueue>> | undefined;
+    try {
+      sqs = await startDiskQueue({ path });
+    } finally {
+      syncs.mockRestore();
+      fullSyncs.mockRestore();
+      removes.mockRestore();
+      syncBuiltinESMExports();
+    }
+    try {
+      expect(calls).toContain('rm CURRENT');
+      expect(calls.indexOf('sync')).toBeGreaterThanOrEqual(0);
+      expect(calls.indexOf('sync')).toBeLessThan(calls.indexOf('rm CURRENT'));
+      const url = await sqs.createQueue('dispatch');
+      expect((await receive(sqs, url)).map((m) => m.Body)).toEqual(['waiting body']);
     } finally {
       await sqs.close();
     }

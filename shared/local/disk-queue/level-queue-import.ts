@@ -28,8 +28,9 @@ interface LevelMessage extends z.infer<typeof LevelMessageSchema> {
 /**
  * Moves the messages that earlier versions kept in one LevelDB database at `path` (a key
  * `<queue>!<visibleAt>!<order>!<state>` a message, its body under `<queue>#<id>`) into each
- * queue's log (`storeOf`), then deletes the database's files, CURRENT first; where there is no
- * database, does nothing but delete the files a deletion stopped part way left. A message that
+ * queue's log (`storeOf`), syncs those logs to the device, then deletes the database's files,
+ * CURRENT first; where there is no database, does nothing but delete the files a deletion
+ * stopped part way left. A message that
  * was in flight (state `f`) becomes visible from when it was sent, as the LevelDB queue released
  * it at open; a delayed one keeps its time. Should the process stop before CURRENT is deleted,
  * the next start moves the messages again (at least once, as SQS). Returns how many messages it
@@ -70,6 +71,10 @@ export async function importLevelQueue(
   } finally {
     await db.close();
   }
+  // The moved messages reach the device before their database goes: a power loss may keep a
+  // removal yet lose writes not synced before it, and these waited on disk (in LevelDB) for as
+  // long as the backlog did.
+  for (const queue of new Set(messages.map((message) => message.queue))) storeOf(queue).sync();
   // CURRENT goes first: without it there is no database, so a process stopped before the rest
   // are deleted leaves files no start opens (the next one deletes them); any other file gone
   // first would leave a database LevelDB refuses to open, and every start failing on it.

@@ -153,6 +153,15 @@ export class LogQueueStore {
     );
   }
 
+  /**
+   * Waits until every file of the queue is on the device (`fdatasync`): before the caller
+   * removes another copy of what was written here (a backlog {@link restore}d from elsewhere),
+   * which a power loss could otherwise keep removed while these writes are lost.
+   */
+  sync(): void {
+    for (const segment of this.segments) segment.sync();
+  }
+
   private append(sent: ReadonlyArray<{ header: SentHeader; body: string }>): void {
     if (sent.length === 0) return;
     const places = sent.map(({ header, body }) => this.writer.sent(header, body));
