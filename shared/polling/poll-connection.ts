@@ -5,6 +5,7 @@ import { abortAtDeadline } from './invocation-deadline.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
+import { sweepDueIn } from './strategies/sweep.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -82,15 +83,13 @@ export async function pollConnectionStreams(
       due.push({ streamId, state });
     }
     // Live polls go first (design.md, Connector budget): a stream with bulk work (a first sync,
-    // a catch-up window, a backfill pass) runs until it is done or the deadline, so it goes
-    // after the caught-up streams, and takes what the invocation has left.
+    // a catch-up window, a backfill pass, a sweep) runs until it is done or the deadline, so it
+    // goes after the caught-up streams, and takes what the invocation has left.
+    const now = deps.clock.now();
+    const live = ({ streamId, state }: (typeof due)[number]) =>
+      isLive(byId.get(streamId)!, state, now);
     const ordered =
-      dueBy === undefined
-        ? due
-        : [
-            ...due.filter(({ state }) => isLive(state)),
-            ...due.filter(({ state }) => !isLive(state)),
-          ];
+      dueBy === undefined ? due : [...due.filter(live), ...due.filter((stream) => !live(stream))];
     const outcomes: PollOutcome[] = [];
     for (const { streamId, state } of ordered) {
       if (signal?.aborted || (deps.deadline !== undefined && deps.clock.now() >= deps.deadline)) {
@@ -117,12 +116,20 @@ export async function pollConnectionStreams(
 }
 
 /**
- * Whether a stream's next poll is a live one alone: caught up, no window in progress and no
- * backfill pass to run. Pure.
+ * Whether a stream's next poll is a live one alone: caught up, no window in progress, no
+ * backfill pass to run and no sweep due at `now` (a sweep asks for every stored id, and runs to
+ * its end once begun). Pure.
  */
-function isLive(state: StreamState | undefined): boolean {
+function isLive(
+  definition: StreamDefinition,
+  state: StreamState | undefined,
+  now: number,
+): boolean {
   if (state === undefined) return false;
-  return state.initialSyncDone && state.window === null && activePass(state) === undefined;
+  if (!state.initialSyncDone || state.window !== null || activePass(state) !== undefined)
+    return false;
+  const { spec } = definition;
+  return !(spec.strategy === 'windowed' && sweepDueIn(spec, state, now));
 }
 
 /** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */

@@ -202,6 +202,52 @@ describe('one poll job of a connection', () => {
     ]);
   });
 
+  it('polls its caught-up streams before one whose sweep is due, which takes what the invocation has left', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
+    const resource = definitions.find((d) => d.spec.entityType === 'resource')!;
+    const deps = harness.deps('chain');
+    // Both caught up (the payment requests swept once), then the hourly sweep falls due.
+    await pollConnectionStreams([payment.streamId, resource.streamId], definitions, deps, 't');
+    await harness.clock.advance(61 * 60_000);
+    // Each request of the sweep (1,000 ids each, all the stored payment requests) takes a
+    // minute here: the job's four minutes end during it.
+    let spent = 0;
+    const clock = {
+      now: () => harness.clock.now() + spent,
+      sleep: (ms: number, signal?: AbortSignal) => harness.clock.sleep(ms, signal),
+    };
+    const client = new Proxy(deps.client, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'paginate' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if ((args[1] as Record<string, unknown> | undefined)?.PaymentRequestIds)
+            spent += 5 * 60_000;
+          return value.apply(target, args);
+        };
+      },
+    });
+    const job = await pollConnectionStreams(
+      [payment.streamId, resource.streamId],
+      definitions,
+      { ...deps, client, clock, deadline: clock.now() + 4 * 60_000 },
+      't',
+      clock.now(),
+    );
+
+    // Sweeps use what live polls leave (design.md, Connector budget): before, the stream due
+    // first ran its sweep past the deadline and the live stream was left for the next job.
+    expect(job.outcomes).toEqual([
+      { kind: 'polled', streamId: resource.streamId, caughtUp: true },
+      { kind: 'polled', streamId: payment.streamId, caughtUp: true },
+    ]);
+    expect(spent).toBeGreaterThan(0);
+  });
+
   it('takes one lease for the whole job: an overlapping job of the connection polls nothing', async () => {
     const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
     const deps = harness.deps('hotel');

@@ -1,4 +1,5 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
+import type { StreamState } from '../../state/state-store.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -13,8 +14,13 @@ import { allRecords, chunk } from './paged-records.ts';
 
 /** True when the stream's sweep is due. */
 export function sweepDue(spec: WindowedPollSpec, state: StateHandle, now: number): boolean {
-  if (!spec.sweep || !state.current.initialSyncDone) return false;
-  const last = state.current.lastSweepAt;
+  return sweepDueIn(spec, state.current, now);
+}
+
+/** True when a stream in `state` has its sweep due at `now` (see {@link sweepDue}). Pure. */
+export function sweepDueIn(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
+  if (!spec.sweep || !state.initialSyncDone) return false;
+  const last = state.lastSweepAt;
   return last === null || now - last >= spec.sweep.intervalMs;
 }
 
