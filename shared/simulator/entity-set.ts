@@ -16,7 +16,7 @@ export interface Entry<T> extends EntryMeta {
   index: number;
   /** Soft deletes (IsActive false / ActivityState Deleted) set this; restores clear it. */
   deletedMs: number | null;
-  /** Hard deletes set this: the record vanishes from every answer but cursors still resolve. */
+  /** Hard deletes set this: the record vanishes from every answer, and a cursor naming it is refused. */
   removed: boolean;
 }
 
@@ -143,7 +143,7 @@ export class EntitySet<T> {
     return entry && !entry.removed ? entry : undefined;
   }
 
-  /** Any entry ever stored with this key, hard-deleted ones included (cursor resolution). */
+  /** Any entry ever stored with this key, hard-deleted ones included. */
   locate(key: string): Entry<T> | undefined {
     return this.byKey.get(key);
   }

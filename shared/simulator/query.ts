@@ -81,7 +81,9 @@ export function allowedChains(
  * not scan the whole set; with `within` (the enterprises or chains `keep` requires) only their
  * records are walked; with `updatedUtc` (the update window `keep` requires), a window that
  * holds few records (a live poll's) finds them by update time instead of walking the set.
- * @throws SimApiError 400 when the cursor identifies no record ever returned by this set.
+ * @throws SimApiError 400 when the cursor identifies no record of this set: one never stored, or
+ * one deleted for good since (an invalid resource identifier, connector-api.md Errors; a soft-
+ * deleted record still exists and still anchors a page).
  */
 export function pageOf<T>(
   set: EntitySet<T>,
@@ -93,9 +95,12 @@ export function pageOf<T>(
 ): Entry<T>[] {
   let before = Number.POSITIVE_INFINITY;
   if (limitation.Cursor) {
-    const anchor = set.locate(limitation.Cursor);
+    const anchor = set.get(limitation.Cursor);
     if (!anchor)
-      throw new SimApiError(400, 'Limitation.Cursor: does not identify a record of this operation');
+      throw new SimApiError(
+        400,
+        'Limitation.Cursor: does not identify a record of this operation (unknown or deleted)',
+      );
     before = anchor.index;
   }
   if (candidateKeys) {
