@@ -62,9 +62,11 @@ export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): 
     { chainIds: chains },
     body.UpdatedUtc,
   );
-  const withCustomers = body.Extent.Customers ?? true;
-  const withDocuments = body.Extent.Documents ?? false;
-  const withAddresses = body.Extent.Addresses ?? false;
+  // Only an extent set to true returns its data: the contract gives no default, and a null or
+  // left-out one is read as "not asked" (a client must ask for customers to get them).
+  const withCustomers = body.Extent.Customers === true;
+  const withDocuments = body.Extent.Documents === true;
+  const withAddresses = body.Extent.Addresses === true;
   const customers = withCustomers
     ? page.map((entry) => {
         if (withAddresses) return entry.record;

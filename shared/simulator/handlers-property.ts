@@ -55,7 +55,8 @@ export function resourcesGetAll(ctx: SimContext, raw: Record<string, unknown>): 
   const featureAssignments = assignmentsOf(model.resourceFeatureAssignments.all());
   const featureIds = new Set(featureAssignments.map((a) => a.FeatureId));
   const arrays = {
-    Resources: (extent.Resources ?? true) ? page.map((entry) => entry.record) : null,
+    // Like every extent, only a true one returns its entities (the contract gives no default).
+    Resources: extent.Resources ? page.map((entry) => entry.record) : null,
     ResourceCategories: extent.ResourceCategories
       ? [...categoryIds].flatMap((id) => model.resourceCategories.get(id)?.record ?? [])
       : null,

@@ -58,6 +58,7 @@ describe('simulator with many enterprises', () => {
     for (const token of [sim.enterpriseTokens[0]!, sim.enterpriseTokens[7]!]) {
       const answer = await call(sim, token.accessToken, 'resources/getAll', {
         Limitation: { Count: 1000 },
+        Extent: { Resources: true },
       });
       expect(answer.status).toBe(200);
       const resources = answer.body.Resources as { EnterpriseId: string }[];
@@ -86,6 +87,7 @@ describe('simulator with many enterprises', () => {
       ] as const) {
         const answer = (await client.call(operation, {
           Limitation: { Count: 1000 },
+          ...(key === 'Resources' ? { Extent: { Resources: true } } : {}),
         } as never)) as Record<string, { EnterpriseId: string }[]>;
         const records = answer[key]!;
         expect(records.length, operation).toBeGreaterThan(0);
