@@ -12,7 +12,7 @@ import { HANDLERS } from './handlers.ts';
 import { errorBody, readBody, sendJson } from './http-util.ts';
 import type { SimModel } from './model.ts';
 import { SimApiError, type TokenScope, withoutEnvelope } from './query.ts';
-import type { SimRateLimiter } from './rate-limit.ts';
+import type { RateDecision, SimRateLimiter } from './rate-limit.ts';
 import type { RequestLogEntry } from './request-log.ts';
 
 /** The three tokens the simulator accepts. */
@@ -84,6 +84,35 @@ function fail(
   details: unknown = null,
 ): Outcome {
   return { status, text: errorBody(message, requestId, details), items: null, count: null };
+}
+
+/** Injected faults that stand for an answer of the service (or a connection it dropped after reading the request). */
+const CHARGED_FAULTS: ReadonlySet<FaultKind> = new Set(['timeout', 'internal', 'conflict', 'drop']);
+
+/**
+ * Counts a request an injected fault answers against its AccessToken's budget, as the service
+ * counts every arrival of an accepted token whatever it answers (design.md facts: 200 requests
+ * per AccessToken in any 30 s). Null when the body names no token accepted for the operation
+ * (such a request is not counted, as in {@link answer}).
+ */
+function chargeFaulted(
+  state: ApiState,
+  name: OperationName,
+  text: string,
+): { decision: RateDecision; enterpriseId: string | null } | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isJsonObject(raw) || raw.ClientToken !== state.tokens.clientToken) return null;
+  const scope = scopeOf(state, raw.AccessToken);
+  if (scope === null || (scope.portfolio && !PORTFOLIO_OPERATIONS.has(name))) return null;
+  return {
+    decision: state.limiter.take(String(raw.AccessToken)),
+    enterpriseId: scope.portfolio ? null : (scope.enterpriseIds[0] ?? null),
+  };
 }
 
 /** Runs authentication, the rate limit, validation and the handler: everything but faults. */
@@ -177,7 +206,12 @@ export async function serveApi(
 ): Promise<void> {
   const requestId = randomUUID();
   const text = await readBody(request);
-  const fault = state.faults.next();
+  let fault = state.faults.next();
+  // A faulted arrival of an accepted token spends its budget; one over the budget gets the 429
+  // the service puts in front of everything else, not the fault.
+  const charged =
+    fault !== null && CHARGED_FAULTS.has(fault) ? chargeFaulted(state, name, text) : null;
+  if (charged && !charged.decision.allowed) fault = null;
   const record = (outcome: Pick<Outcome, 'status' | 'items' | 'count' | 'enterpriseId'>) =>
     state.log.push({
       time: new Date(state.model.clock.now()).toISOString(),
@@ -186,8 +220,15 @@ export async function serveApi(
       items: outcome.items,
       count: outcome.count,
       fault,
-      enterpriseId: outcome.enterpriseId ?? null,
+      enterpriseId: outcome.enterpriseId ?? charged?.enterpriseId ?? null,
     });
+  if (charged && !charged.decision.allowed) {
+    record({ status: 429, items: null, count: null });
+    sendJson(response, 429, errorBody('Too many requests.', requestId), requestId, {
+      'retry-after': String(charged.decision.retryAfterSeconds),
+    });
+    return;
+  }
   if (fault === 'drop') {
     record({ status: 0, items: null, count: null });
     request.socket.destroy();

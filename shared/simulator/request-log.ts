@@ -14,7 +14,8 @@ export const RequestLogEntrySchema = z.object({
   /**
    * The enterprise whose AccessToken made the request (each has its own 200 / 30 s budget), so
    * a budget can be checked per token without recording the token; null for the Portfolio
-   * Access Token, an unknown token or an injected fault.
+   * Access Token, an unknown token or an injected 429 (a fault standing for an answer, which
+   * spends the budget, names it too).
    */
   enterpriseId: z.string().nullable(),
 });
