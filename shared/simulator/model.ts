@@ -134,6 +134,14 @@ export class SimModel {
 
   private readonly chainOfEnterprise: ReadonlyMap<string, string>;
 
+  /**
+   * Whether a soft delete or a restore moves the record's `UpdatedUtc` and update time (default
+   * true). The contract leaves it open: customers/getAll has a DeletedUtc filter of its own,
+   * which suggests the service may keep `UpdatedUtc` on a delete; false simulates that reading,
+   * in which an `UpdatedUtc` window never shows a delete or a restore.
+   */
+  deletesMoveUpdatedUtc = true;
+
   constructor(
     readonly world: SimWorld,
     readonly clock: Clock,
@@ -174,13 +182,15 @@ export class SimModel {
     set: EntitySet<T>,
     entry: Entry<T>,
     patch: Partial<T>,
+    movesUpdate = true,
   ): { now: number; changed: string[] } {
     const now = this.clock.now();
     const changed = changedFields(entry.record, patch);
     const next: T = { ...entry.record, ...patch };
-    if ('UpdatedUtc' in next) Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+    if (movesUpdate && 'UpdatedUtc' in next)
+      Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
     entry.record = next;
-    set.touch(entry, now);
+    if (movesUpdate) set.touch(entry, now);
     return { now, changed };
   }
 
@@ -203,7 +213,10 @@ export class SimModel {
     return changed;
   }
 
-  /** Marks a record deleted (its patch sets IsActive false or similar); journals `soft-deleted`. */
+  /**
+   * Marks a record deleted (its patch sets IsActive false or similar); journals `soft-deleted`.
+   * Moves `UpdatedUtc` only when {@link deletesMoveUpdatedUtc}.
+   */
   softDelete<T extends object>(
     set: EntitySet<T>,
     type: JournalEntityType,
@@ -212,7 +225,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs !== null) return false;
-    const { now, changed } = this.applyPatch(set, entry, patch);
+    const { now, changed } = this.applyPatch(set, entry, patch, this.deletesMoveUpdatedUtc);
     entry.deletedMs = now;
     this.journal.append(now, type, key, 'soft-deleted', changed);
     return true;
@@ -227,7 +240,7 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs === null) return false;
-    const { now, changed } = this.applyPatch(set, entry, patch);
+    const { now, changed } = this.applyPatch(set, entry, patch, this.deletesMoveUpdatedUtc);
     entry.deletedMs = null;
     this.journal.append(now, type, key, 'restored', changed);
     return true;

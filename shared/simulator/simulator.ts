@@ -62,6 +62,11 @@ export interface SimulatorOptions {
   /** Interface to listen on (default 127.0.0.1). */
   host?: string;
   tokens?: Partial<SimTokens>;
+  /**
+   * Whether a soft delete or a restore moves the record's `UpdatedUtc` (default true; the
+   * contract leaves it open, see SimModel.deletesMoveUpdatedUtc).
+   */
+  deletesMoveUpdatedUtc?: boolean;
 }
 
 /** How much simulated activity {@link SimulatorControls.runActivity} performs. */
@@ -129,6 +134,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     ...(options.customers === undefined ? {} : { customers: options.customers }),
     chainPerEnterprise: options.chainPerEnterprise ?? false,
   });
+  model.deletesMoveUpdatedUtc = options.deletesMoveUpdatedUtc ?? true;
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
   const state: ApiState = {
