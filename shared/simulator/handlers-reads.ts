@@ -41,7 +41,7 @@ export function taxEnvironmentsGetAll(ctx: SimContext, raw: Record<string, unkno
 
 /**
  * products/getPricing: rule 1, both timestamps must be the start of a Day unit (local
- * midnight of the product's enterprise, in UTC); rule 2, at most 100 days apart.
+ * midnight of the product's enterprise, in UTC); rule 2, at most 100 day units.
  */
 export function productsGetPricing(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = ProductsGetPricingRequestSchema.parse(raw);
@@ -64,10 +64,11 @@ export function productsGetPricing(ctx: SimContext, raw: Record<string, unknown>
       );
     }
   }
-  if (localDaysBetween(first, last, enterprise.timeZone) > PRICING_MAX_DAYS) {
+  // The interval runs to the end of the last unit: 100 days hold 100 day units, not 101.
+  if (localDaysBetween(first, last, enterprise.timeZone) + 1 > PRICING_MAX_DAYS) {
     throw new SimApiError(
       400,
-      `LastTimeUnitStartUtc: the interval may span at most ${PRICING_MAX_DAYS} days`,
+      `LastTimeUnitStartUtc: the interval may span at most ${PRICING_MAX_DAYS} days (day units)`,
     );
   }
   const starts = dayStartsBetween(first, last, enterprise.timeZone);
