@@ -142,6 +142,14 @@ export class SimModel {
    */
   deletesMoveUpdatedUtc = true;
 
+  /**
+   * Commit lag (ms, default 0): each mutation is stamped this long before it becomes visible, as
+   * a database stamps a record at the start of a transaction that commits later. A record then
+   * shows up with `CreatedUtc`/`UpdatedUtc` (and the filters' times) in a window a poll may
+   * already have read; the bridge's overlap is there for it (POLL_OVERLAP + POLL_SETTLE_LAG).
+   */
+  commitLagMs = 0;
+
   constructor(
     readonly world: SimWorld,
     readonly clock: Clock,
@@ -172,7 +180,11 @@ export class SimModel {
    * caller's meta may have read the clock a millisecond apart.
    */
   create<T>(set: EntitySet<T>, type: JournalEntityType, record: T, meta: EntryMeta): Entry<T> {
-    const entry = set.insert(record, { ...meta, ...ownTimes(record) });
+    const lag = this.commitLagMs;
+    const stamped = lag > 0 ? backdated(record, lag) : record;
+    const times =
+      lag > 0 ? { createdMs: meta.createdMs - lag, updatedMs: meta.updatedMs - lag } : {};
+    const entry = set.insert(stamped, { ...meta, ...times, ...ownTimes(stamped) });
     this.journal.append(entry.createdMs, type, set.keyOf(record), 'created');
     return entry;
   }
@@ -183,15 +195,16 @@ export class SimModel {
     entry: Entry<T>,
     patch: Partial<T>,
     movesUpdate = true,
-  ): { now: number; changed: string[] } {
+  ): { now: number; stamp: number; changed: string[] } {
     const now = this.clock.now();
+    const stamp = now - this.commitLagMs;
     const changed = changedFields(entry.record, patch);
     const next: T = { ...entry.record, ...patch };
     if (movesUpdate && 'UpdatedUtc' in next)
-      Object.assign(next, { UpdatedUtc: new Date(now).toISOString() });
+      Object.assign(next, { UpdatedUtc: new Date(stamp).toISOString() });
     entry.record = next;
-    if (movesUpdate) set.touch(entry, now);
-    return { now, changed };
+    if (movesUpdate) set.touch(entry, stamp);
+    return { now, stamp, changed };
   }
 
   /**
@@ -225,8 +238,8 @@ export class SimModel {
   ): boolean {
     const entry = set.get(key);
     if (!entry || entry.deletedMs !== null) return false;
-    const { now, changed } = this.applyPatch(set, entry, patch, this.deletesMoveUpdatedUtc);
-    entry.deletedMs = now;
+    const { now, stamp, changed } = this.applyPatch(set, entry, patch, this.deletesMoveUpdatedUtc);
+    entry.deletedMs = stamp;
     this.journal.append(now, type, key, 'soft-deleted', changed);
     return true;
   }
@@ -278,6 +291,20 @@ export function changedFields(record: object, patch: object): string[] {
     )
     .map(([field]) => field)
     .sort();
+}
+
+/**
+ * Moves a new record's own `CreatedUtc` and `UpdatedUtc` (those it has) `lagMs` earlier, in
+ * place: a write's response shows the record as stored.
+ */
+function backdated<T>(record: T, lagMs: number): T {
+  const fields = record as { CreatedUtc?: unknown; UpdatedUtc?: unknown };
+  for (const key of ['CreatedUtc', 'UpdatedUtc'] as const) {
+    const value = fields[key];
+    if (typeof value === 'string' && !Number.isNaN(Date.parse(value)))
+      fields[key] = new Date(Date.parse(value) - lagMs).toISOString();
+  }
+  return record;
 }
 
 /** The creation and update times a record states itself, as epoch ms (those it has). */

@@ -67,6 +67,11 @@ export interface SimulatorOptions {
    * contract leaves it open, see SimModel.deletesMoveUpdatedUtc).
    */
   deletesMoveUpdatedUtc?: boolean;
+  /**
+   * Commit lag in ms (default 0): every mutation is stamped this long before it shows (see
+   * SimModel.commitLagMs).
+   */
+  commitLagMs?: number;
 }
 
 /** How much simulated activity {@link SimulatorControls.runActivity} performs. */
@@ -135,6 +140,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     chainPerEnterprise: options.chainPerEnterprise ?? false,
   });
   model.deletesMoveUpdatedUtc = options.deletesMoveUpdatedUtc ?? true;
+  model.commitLagMs = options.commitLagMs ?? 0;
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
   const state: ApiState = {

@@ -21,7 +21,11 @@ import {
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { DatasetSize } from '../../shared/simulator/generate.ts';
-import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import {
+  type RunningSimulator,
+  type SimulatorOptions,
+  startSimulator,
+} from '../../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
@@ -115,9 +119,10 @@ export interface PollHarness {
 export async function startPollHarness(
   size: DatasetSize = 'small',
   seed = 11,
+  simulator: Pick<SimulatorOptions, 'commitLagMs' | 'deletesMoveUpdatedUtc'> = {},
 ): Promise<PollHarness> {
   const clock = new ManualClock(POLL_TEST_START_MS);
-  const sim = await startSimulator({ seed, size, clock, rateLimit: false });
+  const sim = await startSimulator({ seed, size, clock, rateLimit: false, ...simulator });
   const dynamo = await startLocalDynamoDb();
   await createStateTable(dynamo.client, TABLE);
   const store = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });

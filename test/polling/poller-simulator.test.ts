@@ -44,13 +44,23 @@ function asExpected(events: readonly EntityEvent[]): ExpectedEvent[] {
   return events.map((event) => ({ type: event.type, subject: event.subject }));
 }
 
-describe('poller against the simulator and dynalite', () => {
+/**
+ * The overlap of the harness's windows (2 s, no settle lag): a simulator whose mutations show
+ * this long after their stamp (a commit lag) puts each in a window already read, and the next
+ * window, starting an overlap before, must still find it.
+ */
+const HARNESS_OVERLAP_MS = 2000;
+
+describe.each([
+  { commitLagMs: 0, label: 'without a commit lag' },
+  { commitLagMs: HARNESS_OVERLAP_MS, label: 'with a commit lag as long as the overlap' },
+])('poller against the simulator and dynalite, $label', ({ commitLagMs }) => {
   let h: PollHarness;
   const expected: ExpectedEvent[] = [];
   const journaled: JournalEntry[] = [];
 
   beforeAll(async () => {
-    h = await startPollHarness();
+    h = await startPollHarness('small', 11, { commitLagMs });
     const baseline = await h.pollAll();
     expect(baseline.filter((o) => o.kind !== 'polled')).toEqual([]);
     expect(h.publisher.events).toEqual([]);
@@ -111,9 +121,14 @@ describe('poller against the simulator and dynalite', () => {
     expect(unexpected).toEqual([]);
   });
 
-  it('passes over records re-read unchanged in the overlap (the local runtime does)', () => {
-    expect(h.overlapMemory.passedOver).toBeGreaterThan(0);
-  });
+  // With the lag, each mutation is first read at the very start of a window's overlap, and not
+  // again: nothing is re-read to pass over.
+  it.runIf(commitLagMs === 0)(
+    'passes over records re-read unchanged in the overlap (the local runtime does)',
+    () => {
+      expect(h.overlapMemory.passedOver).toBeGreaterThan(0);
+    },
+  );
 
   it('detects deletes by each strategy', () => {
     const deleted = new Set(
