@@ -206,3 +206,16 @@ export function withSavedStates(
     releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
   };
 }
+
+/**
+ * What a strategy throws when it did its work but one part of it was refused (a product the
+ * connector no longer knows, among others it priced): its state is staged as after a success,
+ * and the poll is recorded as failed with `refusal` while it stays due at its interval, not
+ * after a growing backoff, so the parts that work keep their pace.
+ */
+export class PartialPollFailure extends Error {
+  override name = 'PartialPollFailure';
+  constructor(readonly refusal: Error) {
+    super(refusal.message, { cause: refusal });
+  }
+}

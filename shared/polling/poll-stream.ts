@@ -1,6 +1,7 @@
 import { ConnectorError } from '../connector/errors.ts';
 import { StateConflictError, type StreamState } from '../state/state-store.ts';
 import {
+  PartialPollFailure,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -171,8 +172,24 @@ export async function pollStream(
       // failure of the stream: an event it published keeps its id if the change is found again.
       if (error instanceof StateConflictError)
         return { kind: 'skipped', streamId, reason: 'changed' };
-      const parked = error instanceof ConnectorError && error.isAuthorization;
       const failures = state.current.consecutiveFailures + 1;
+      if (error instanceof PartialPollFailure) {
+        // Its work is staged in `state` as after a success: saved, and due at its interval.
+        await state.save({
+          lastPollAt: startedAt,
+          consecutiveFailures: failures,
+          lastError: describeError(error.refusal),
+          nextDueAt: nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0),
+        });
+        return {
+          kind: 'failed',
+          streamId,
+          error: describeError(error.refusal),
+          parked: false,
+          retryAt: state.current.nextDueAt,
+        };
+      }
+      const parked = error instanceof ConnectorError && error.isAuthorization;
       const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
       const latest = (await deps.store.getStream(streamId)) ?? state.current;
       await deps.store.saveStream(

@@ -26,4 +26,32 @@ describe('product prices with a product the connector refuses', () => {
     // Seven days of each product that exists.
     expect(stored).toBe(known.length * 7);
   });
+
+  it('keeps polling the other products at the stream interval, past its first sync, while one stays refused', async () => {
+    const prices = h.definitions().find((d) => d.spec.entityType === 'productPrice')!;
+    const gone = { productId: randomUUID(), timeZone: 'UTC' };
+    const definition = {
+      ...prices,
+      streamId: 'sim:refused-product-again',
+      products: [gone, ...prices.products!],
+    };
+    const deps = h.deps('chain');
+    for (let poll = 1; poll <= 3; poll++) {
+      const startedAt = h.clock.now();
+      const outcome = await pollStream(definition, deps, 'test');
+      expect(outcome).toMatchObject({
+        kind: 'failed',
+        error: expect.stringContaining('ProductId'),
+      });
+      const state = (await deps.store.getStream(definition.streamId))!;
+      // Due again at its interval, not after a backoff growing with each poll: the other
+      // products' prices are news to follow at the stream's pace.
+      expect(state.nextDueAt - startedAt).toBeLessThanOrEqual(definition.intervalMs);
+      expect(state.consecutiveFailures).toBe(poll);
+      expect(state.lastError).toContain('ProductId');
+      // Its first sync is done: prices of days entering the horizon are news.
+      expect(state.initialSyncDone).toBe(true);
+      await h.clock.advance(definition.intervalMs);
+    }
+  });
 });

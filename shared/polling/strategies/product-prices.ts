@@ -7,6 +7,7 @@ import { observe } from '../page-changes.ts';
 import {
   callOptions,
   emitsCreated,
+  PartialPollFailure,
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
@@ -52,7 +53,10 @@ export async function runProductPrices(
   let read = 0;
   let published = 0;
   let earliestFirst: number | undefined;
-  /** The first product the connector refused: the poll fails with it once the others are priced. */
+  /**
+   * The first product the connector refused: the poll fails with it once the others are priced
+   * (a {@link PartialPollFailure} when any were).
+   */
   let refused: ConnectorError | undefined;
   for (const { productId, timeZone } of definition.products ?? []) {
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
@@ -98,7 +102,8 @@ export async function runProductPrices(
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
-  if (refused) throw refused;
+  // Nothing priced: the refusal is the poll's failure, with its backoff.
+  if (refused && read === 0) throw refused;
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
@@ -106,5 +111,6 @@ export async function runProductPrices(
     ...syncCompleted(state.current, { records: read, events: published }, now),
     ...listingPassDone(state.current, { records: read, events: published }, now),
   });
+  if (refused) throw new PartialPollFailure(refused);
   return events;
 }
