@@ -67,23 +67,30 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
     now,
     lookaheadMs,
   );
-  // Every page first, so the jobs go out most overdue first across the whole listing.
+  // Every page first, so the jobs go out most overdue first across the whole listing; a
+  // listing that fails part way still sends the jobs of the pages it read, then fails the run.
   const stored: StoredConnectionDue[] = [];
-  for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
-    for (const connection of page) {
-      if (config.secretArns[connection.id]) continue;
-      stored.push({
-        connectionId: connection.id,
-        enabled: connection.enabled,
-        ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
-        streamIds: streamsOfConnection(connection, config.settings, config.tracked).map(
-          (d) => d.streamId,
-        ),
-      });
+  let listingFailure: { error: unknown } | undefined;
+  try {
+    for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
+      for (const connection of page) {
+        if (config.secretArns[connection.id]) continue;
+        stored.push({
+          connectionId: connection.id,
+          enabled: connection.enabled,
+          ...(connection.nextDueAt !== undefined ? { nextDueAt: connection.nextDueAt } : {}),
+          streamIds: streamsOfConnection(connection, config.settings, config.tracked).map(
+            (d) => d.streamId,
+          ),
+        });
+      }
     }
+  } catch (error) {
+    listingFailure = { error };
   }
   const storedJobs = planStoredConnectionJobs(stored, now, lookaheadMs);
   await enqueue([...propsJobs, ...storedJobs]);
+  if (listingFailure) throw listingFailure.error;
   const enqueued = propsJobs.length + storedJobs.length;
   const connections = propsConnections.length + stored.length;
   return { enqueued, connections };

@@ -199,3 +199,20 @@ describe('functions/planner handler at scale', () => {
     expect(reached.size).toBe(100);
   });
 });
+
+describe('functions/planner handler when the connection listing fails', () => {
+  it('still enqueues the jobs of the pages it read before the listing failed, then fails the run', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(1_500).map((id) => [id, { nextDueAt: due }]));
+    let queries = 0;
+    documents.on(QueryCommand).callsFake((input: QueryCommandInput) => {
+      // The third page of 500 is throttled past the SDK retries.
+      if (++queries === 3) throw new Error('ProvisionedThroughputExceededException');
+      return answerQuery(input);
+    });
+    answerSend();
+
+    await expect(plan()).rejects.toThrow(/ProvisionedThroughputExceeded/);
+    expect([...enqueued].sort()).toEqual(ids(1_000));
+  });
+});
