@@ -64,7 +64,13 @@ async function runStrategy(
         const liveStartedAt = deps.clock.now();
         const result = await runWindowed(definition, spec, deps, state);
         if (!result.caughtUp) return false;
-        if (sweepDue(spec, state, deps.clock.now())) await runSweep(definition, spec, deps, state);
+        if (sweepDue(spec, state, deps.clock.now())) {
+          // The live windows' commit (staged for the success save) is written first: a sweep
+          // runs to its end or is cut (at the invocation's deadline, or a stop) with nothing
+          // saved, and the next run would read those windows again.
+          await state.save({});
+          await runSweep(definition, spec, deps, state);
+        }
         const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
         // Paused by the backlog: the stream is live and caught up, due again at its interval
         // (not at once: each run reads its live window first, a request).

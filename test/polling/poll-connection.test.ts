@@ -248,6 +248,55 @@ describe('one poll job of a connection', () => {
     expect(spent).toBeGreaterThan(0);
   });
 
+  it('keeps the live window its stream committed when the sweep after it is cut at the deadline', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([payment.streamId], definitions, deps, 't');
+    // Its hourly sweep falls due (counted from the last one, whichever test ran it).
+    const swept = (await deps.store.getStream(payment.streamId))!.lastSweepAt!;
+    await harness.clock.advance(Math.max(0, swept - harness.clock.now()) + 61 * 60_000);
+    const before = (await deps.store.getStream(payment.streamId))!;
+    // Each sweep request (by PaymentRequestIds) waits five minutes for its answer, on the
+    // clock and the request's signal; the job's deadline comes two minutes in.
+    const client = new Proxy(deps.client, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'paginate' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (!(args[1] as Record<string, unknown> | undefined)?.PaymentRequestIds)
+            return value.apply(target, args);
+          const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
+          return (async function* () {
+            await harness.clock.sleep(5 * 60_000, signal);
+            yield* value.apply(target, args) as AsyncIterable<unknown>;
+          })();
+        };
+      },
+    });
+    let ended = false;
+    const job = pollConnectionStreams(
+      [payment.streamId],
+      definitions,
+      { ...deps, client, deadline: harness.clock.now() + 2 * 60_000 },
+      't',
+      harness.clock.now(),
+    ).finally(() => {
+      ended = true;
+    });
+    for (let step = 0; !ended && step < 600; step++) await harness.clock.advance(1_000);
+    await job;
+
+    // Its live window was read, published and stored before the sweep began: the next job
+    // must start from there, not read it again (and again, while each sweep is cut short).
+    const after = (await deps.store.getStream(payment.streamId))!;
+    expect(Date.parse(after.watermark!)).toBeGreaterThan(Date.parse(before.watermark!));
+    expect(after.window).toBeNull();
+  });
+
   it('takes one lease for the whole job: an overlapping job of the connection polls nothing', async () => {
     const definitions = harness.definitions().filter((d) => d.streamId.startsWith('hotel:'));
     const deps = harness.deps('hotel');
