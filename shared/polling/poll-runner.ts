@@ -204,7 +204,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     let taken = 0;
     // Slots live streams leave free while streams catching up wait with fewer than the reserve running.
     const kept = () =>
-      waitingCatchUp.length > 0 ? Math.max(0, catchUpReserve - runningCatchUp.size) : 0;
+      waitingCatchUp.length > 0 || askingGauge.length > 0
+        ? Math.max(0, catchUpReserve - runningCatchUp.size)
+        : 0;
     while (taken < waitingLive.length && !full() && running.size < limit - kept()) {
       const definition = waitingLive[taken++]!;
       if (!running.has(definition.streamId)) start(definition, false);
@@ -225,22 +227,56 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       waitingCatchUp = passed;
     }
   };
+  /** Streams of this tick that wait for the gauge's answer (see {@link waitsForBacklog}). */
+  let askingGauge: StreamDefinition[] = [];
+  /** Whether the gauge's answer is awaited (never two questions at once). */
+  let gaugeInFlight = false;
+  let tickNumber = 0;
   /**
-   * The due streams of this tick, split into live and catching up, then started as slots allow;
-   * with `backlogHigh`, those whose poll would only find the backlog above its bound are left
-   * for a later tick (see {@link waitsForBacklog}).
+   * The due streams of this tick, split into live and catching up, then started as slots allow.
+   * Those whose poll would only find the backlog above its bound (see {@link waitsForBacklog})
+   * join the others once the gauge says it is not: live streams never wait for the gauge, nor
+   * does the next tick (a gauge slow or stalled under load would otherwise hold every poll), and
+   * a tick with none of them asks nothing.
    */
-  const startDue = (definitions: readonly StreamDefinition[], backlogHigh: boolean) => {
+  const startDue = (definitions: readonly StreamDefinition[]) => {
+    const tick = ++tickNumber;
     waitingLive = [];
     waitingCatchUp = [];
+    const catchingUp: StreamDefinition[] = [];
+    const held = new Set<StreamDefinition>();
     for (const definition of dueStreams(definitions, states, deps.clock.now())) {
       if (running.has(definition.streamId)) continue;
       const state = states.get(definition.streamId);
       if (isLiveStream(state)) waitingLive.push(definition);
-      else if (!(backlogHigh && waitsForBacklog(definition, state)))
-        waitingCatchUp.push(definition);
+      else {
+        catchingUp.push(definition);
+        if (deps.backlog && waitsForBacklog(definition, state)) held.add(definition);
+        else waitingCatchUp.push(definition);
+      }
     }
+    // An earlier question still unanswered: those streams wait for its answer or a later tick.
+    if (gaugeInFlight) held.clear();
+    const asked = [...held];
+    askingGauge = asked;
     startWaiting();
+    if (asked.length === 0) return;
+    gaugeInFlight = true;
+    void backlogAboveBound(deps).then((high) => {
+      gaugeInFlight = false;
+      const sameTick = tick === tickNumber;
+      if (sameTick) askingGauge = [];
+      if (!high && !controller.signal.aborted) {
+        const waiting = new Set(waitingCatchUp);
+        const joining = asked.filter((d) => !running.has(d.streamId) && !waiting.has(d));
+        const joins = new Set(joining);
+        // In due order with the tick's others; asked a tick ago, they were due before them.
+        waitingCatchUp = sameTick
+          ? catchingUp.filter((d) => waiting.has(d) || joins.has(d))
+          : [...joining, ...waitingCatchUp];
+      }
+      startWaiting();
+    });
   };
   /**
    * A finished poll frees its slot at once, not at the next tick: a poll takes a fraction of a
@@ -277,7 +313,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         ticksSinceFullRead += 1;
         // A restart must not poll every stream at once: nothing starts before the first read.
         if (!loaded) await fullRead;
-        if (loaded) startDue(definitions, await backlogAboveBound(deps));
+        if (loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error);
       }

@@ -54,4 +54,88 @@ describe('the poll loop while the undelivered backlog is above its bound', () =>
     await loop.stop();
     expect(saves).toBeGreaterThan(0);
   });
+
+  it('starts live streams without waiting for the gauge, and asks it only when a stream could wait for the backlog', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const definitions = streamDefinitions('hotel-0', settings);
+    const store = new MemoryStateStore();
+    // Caught up and parked: its poll makes no request, only a save (due again at its interval).
+    for (const definition of definitions)
+      await store.saveStream(
+        {
+          ...initialStreamState(definition, T0),
+          initialSyncDone: true,
+          watermark: new Date(T0 - 60_000).toISOString(),
+          parked: true,
+          nextDueAt: T0,
+        },
+        0,
+      );
+    let saves = 0;
+    const saveStream = store.saveStream.bind(store);
+    store.saveStream = (state, version) => {
+      saves += 1;
+      return saveStream(state, version);
+    };
+    // A gauge that never answers (the local queue server stalled under load).
+    let asked = 0;
+    const backlog: BacklogGauge = {
+      aboveBound: () => {
+        asked += 1;
+        return new Promise<boolean>(() => undefined);
+      },
+    };
+    const loop = startPollLoop({
+      definitions: () => definitions,
+      deps: { ...collectingPollDeps(store, {} as ConnectorClient, clock, settings), backlog },
+      owner: 'test',
+      tickMs: TICK_MS,
+    });
+    for (let step = 0; step < 50 && saves === 0; step++)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(saves).toBe(definitions.length);
+    expect(asked).toBe(0);
+    await loop.stop();
+  });
+
+  it('starts the first syncs a slow gauge clears, even when its answer comes ticks later', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer', INITIAL_SYNC: 'emit' }, T0);
+    const definitions = streamDefinitions('hotel-0', settings);
+    const store = new MemoryStateStore();
+    for (const definition of definitions)
+      await store.saveStream({ ...initialStreamState(definition, T0), nextDueAt: T0 }, 0);
+    // Each poll that starts finds the stream leased (no request), then the loop re-reads it.
+    const started: string[] = [];
+    const getStream = store.getStream.bind(store);
+    store.getStream = (id) => {
+      started.push(id);
+      return getStream(id);
+    };
+    store.acquireLease = async () => null;
+    const answers: ((high: boolean) => void)[] = [];
+    const backlog: BacklogGauge = {
+      aboveBound: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+    };
+    const loop = startPollLoop({
+      definitions: () => definitions,
+      deps: { ...collectingPollDeps(store, {} as ConnectorClient, clock, settings), backlog },
+      owner: 'test',
+      tickMs: TICK_MS,
+    });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
+    for (let tick = 0; tick < 3; tick++) {
+      await clock.advance(TICK_MS);
+      await settle();
+    }
+    // One question at a time, however many ticks it takes.
+    expect(answers).toHaveLength(1);
+    expect(started).toEqual([]);
+    answers[0]!(false);
+    await settle();
+    await loop.stop();
+    expect(started).toContain(definitions[0]!.streamId);
+  });
 });
