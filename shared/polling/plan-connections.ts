@@ -67,7 +67,9 @@ export interface StoredConnectionDue {
  * Jobs come most overdue first (then by id): a run cut short (a timeout, a failed request)
  * leaves out the connections due last, and those it left out, their `nextDueAt` unmoved, are
  * then the most overdue and go first on the next run, so no connection is left out run after
- * run, as it would be in id order. Pure.
+ * run, as it would be in id order. A connection never polled (no `nextDueAt`) goes first: at
+ * `now` it would sort after every connection due since it was added, and when more is due than
+ * a run sends, its first poll would be left out run after run. Pure.
  */
 export function planStoredConnectionJobs(
   connections: readonly StoredConnectionDue[],
@@ -78,7 +80,7 @@ export function planStoredConnectionJobs(
     .filter((c) => c.enabled && c.streamIds.length > 0 && (c.nextDueAt ?? now) <= now + lookaheadMs)
     .sort(
       (a, b) =>
-        (a.nextDueAt ?? now) - (b.nextDueAt ?? now) ||
+        overdueRank(a.nextDueAt) - overdueRank(b.nextDueAt) ||
         (a.connectionId < b.connectionId ? -1 : a.connectionId > b.connectionId ? 1 : 0),
     )
     .map((c) => ({
@@ -87,4 +89,9 @@ export function planStoredConnectionJobs(
       delayMs: Math.max(0, (c.nextDueAt ?? now) - now),
       dueBy: now + lookaheadMs,
     }));
+}
+
+/** Where a connection's `nextDueAt` puts it among jobs, most overdue first: never polled first. */
+function overdueRank(nextDueAt: number | undefined): number {
+  return nextDueAt ?? Number.MIN_SAFE_INTEGER;
 }

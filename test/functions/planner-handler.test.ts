@@ -200,6 +200,29 @@ describe('functions/planner handler at scale', () => {
   });
 });
 
+describe('functions/planner handler cut short run after run', () => {
+  it('sends a connection never polled (no nextDueAt) before those polled since, so its first poll is not left out for ever', async () => {
+    const start = Date.now();
+    table = new Map<string, { nextDueAt?: number }>(
+      ids(100).map((id) => [id, { nextDueAt: start - 60_000 }]),
+    );
+    table.set('hotel-new', {});
+    let reached = false;
+    for (let run = 0; run < 6 && !reached; run++) {
+      enqueued = [];
+      sqs.reset();
+      // More is due each minute than a run sends: each one dies after 5 calls, 50 jobs.
+      answerSend(undefined, 5);
+      await expect(plan()).rejects.toThrow();
+      reached = enqueued.includes('hotel-new');
+      // A minute later, the connections polled are due again (just), those left out still are.
+      for (const id of enqueued)
+        if (id !== 'hotel-new') table.set(id, { nextDueAt: Date.now() - 1 });
+    }
+    expect(reached).toBe(true);
+  });
+});
+
 describe('functions/planner handler when the connection listing fails', () => {
   it('still enqueues the jobs of the pages it read before the listing failed, then fails the run', async () => {
     const due = Date.now() - 1_000;
