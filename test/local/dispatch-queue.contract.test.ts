@@ -331,6 +331,53 @@ describe('disk queue', () => {
     }
   });
 
+  it('has the names of the files it moves the backlog into on the device before it deletes the database', async () => {
+    const path = await tempDir();
+    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+    await db.batch([
+      {
+        type: 'put',
+        key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
+        value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
+      },
+      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
+    ]);
+    await db.close();
+
+    // The queue's directory and its first file are new: until the directories holding their
+    // names are synced, a power loss may lose those names (the synced data unreachable) yet
+    // keep the database's deletion.
+    const calls: string[] = [];
+    const { fsyncSync } = fs;
+    const remove = fsPromises.rm;
+    const syncs = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+      if (fs.fstatSync(fd).isDirectory()) calls.push('directory sync');
+      fsyncSync(fd);
+    });
+    const removes = vi.spyOn(fsPromises, 'rm').mockImplementation(async (file, options) => {
+      calls.push(`rm ${String(file).split('/').at(-1)}`);
+      await remove(file, options);
+    });
+    syncBuiltinESMExports();
+    let sqs: Awaited<ReturnType<typeof startDiskQueue>> | undefined;
+    try {
+      sqs = await startDiskQueue({ path });
+    } finally {
+      syncs.mockRestore();
+      removes.mockRestore();
+      syncBuiltinESMExports();
+    }
+    try {
+      expect(calls).toContain('rm CURRENT');
+      expect(calls.indexOf('directory sync')).toBeGreaterThanOrEqual(0);
+      expect(calls.indexOf('directory sync')).toBeLessThan(calls.indexOf('rm CURRENT'));
+      const url = await sqs.createQueue('dispatch');
+      expect((await receive(sqs, url)).map((m) => m.Body)).toEqual(['waiting body']);
+    } finally {
+      await sqs.close();
+    }
+  });
+
   it('moves a backlog an earlier version left in LevelDB into the logs, then deletes the database', async () => {
     const path = await tempDir();
     const now = Date.now();

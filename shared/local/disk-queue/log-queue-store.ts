@@ -1,5 +1,6 @@
 import { hash, randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Clock } from '../../clock.ts';
 import { lockDirectory } from '../directory-lock.ts';
 import { MessageTable } from './message-table.ts';
@@ -160,6 +161,10 @@ export class LogQueueStore {
    */
   sync(): void {
     for (const segment of this.segments) segment.sync();
+    // Their names too: a file new since (or the queue's directory, new on a first start) is
+    // reachable after a power loss only once the directory holding its name is synced.
+    syncDirectory(this.dir);
+    syncDirectory(dirname(this.dir));
   }
 
   private append(sent: ReadonlyArray<{ header: SentHeader; body: string }>): void {
@@ -411,5 +416,16 @@ export class LogQueueStore {
     this.messages.move(row, segment, offset);
     segment.live += 1;
     segment.liveBytes += length;
+  }
+}
+
+/** Waits until the names in directory `path` are on the device (no-op where it cannot: Windows). */
+function syncDirectory(path: string): void {
+  if (process.platform === 'win32') return;
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
