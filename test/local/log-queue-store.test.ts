@@ -264,11 +264,17 @@ describe('LogQueueStore', () => {
 
     // A power loss may keep a removal yet lose data written just before it that was not synced:
     // the copy must be synced first, or the message, on disk for hours, would go with its file.
+    // The file the copy goes to was created since the directory was last synced: its name, in
+    // the directory, must be on the device too before the removal.
     const calls: string[] = [];
-    const { fdatasyncSync, rmSync } = fs;
+    const { fdatasyncSync, fsyncSync, rmSync } = fs;
     const syncs = vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd) => {
       calls.push('sync');
       fdatasyncSync(fd);
+    });
+    const directorySyncs = vi.spyOn(fs, 'fsyncSync').mockImplementation((fd) => {
+      if (fs.fstatSync(fd).isDirectory()) calls.push('directory sync');
+      fsyncSync(fd);
     });
     const removes = vi.spyOn(fs, 'rmSync').mockImplementation((path, options) => {
       calls.push(`rm ${String(path).split('/').at(-1)}`);
@@ -279,12 +285,15 @@ describe('LogQueueStore', () => {
       store.delete(received.filter((m) => m.body !== 'kept').map((m) => m.receiptHandle));
     } finally {
       syncs.mockRestore();
+      directorySyncs.mockRestore();
       removes.mockRestore();
       syncBuiltinESMExports();
     }
     expect(logFiles(dir)).not.toContain(oldest);
     expect(calls.indexOf('sync')).toBeGreaterThanOrEqual(0);
     expect(calls.indexOf('sync')).toBeLessThan(calls.indexOf(`rm ${oldest}`));
+    expect(calls.indexOf('directory sync')).toBeGreaterThanOrEqual(0);
+    expect(calls.indexOf('directory sync')).toBeLessThan(calls.indexOf(`rm ${oldest}`));
   });
 
   it('refuses a directory another running process has open, and takes over the lock of one that stopped', async () => {

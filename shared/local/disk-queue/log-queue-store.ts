@@ -381,7 +381,7 @@ export class LogQueueStore {
 
   /**
    * Appends the records of `segment`'s remaining messages, unchanged, to the newest file, and
-   * syncs it: a power loss may keep the removal of `segment` that follows and lose writes not
+   * syncs it and the directory naming it: a power loss may keep the removal of `segment` that follows and lose writes not
    * synced before it, and these messages may have been on disk for hours (the one sync a
    * file's life at most).
    */
@@ -399,6 +399,9 @@ export class LogQueueStore {
     });
     const { segment: target, start } = this.writeOut();
     target.sync();
+    // The file copied to may be new since the directory was last synced: its name must be on
+    // the device too, or a power loss could keep the removal and lose the file.
+    syncDirectory(this.dir);
     kept.forEach((row, index) => {
       this.move(row, target, start + offsets[index]!);
     });
