@@ -1,4 +1,5 @@
 import type { Clock, RandomSource } from '../clock.ts';
+import { forEachConcurrently } from '../concurrency.ts';
 import { type PreparedEntry, packBatches } from './batch-packing.ts';
 import type { PublishMetrics } from './publish-metrics.ts';
 import type { PublishableEvent } from './publishable-event.ts';
@@ -99,7 +100,7 @@ async function sendOnce<E>(
 ): Promise<Refused<E>[]> {
   const again: Refused<E>[] = [];
   const batches = packBatches(pending, options.maxEntries, options.maxBytes);
-  await forEachLimited(batches, options.concurrency, async (batch) => {
+  await forEachConcurrently(batches, options.concurrency, async (batch) => {
     const bytes = batch.reduce((sum, item) => sum + item.bytes, 0);
     options.metrics.recordBatch(options.target, batch.length, bytes);
     let refusals: ReadonlyMap<number, EntryRefusal>;
@@ -158,27 +159,6 @@ function faultOf(error: unknown): { kind: string | undefined; retryable: boolean
   const kind = '$fault' in error && typeof error.$fault === 'string' ? error.$fault : undefined;
   const retryable = '$retryable' in error && error.$retryable !== undefined;
   return { kind, retryable };
-}
-
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (!failure && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await run(item);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.error;
 }
 
 function recordOutcome<E>(
