@@ -5,6 +5,15 @@ import { advanceCounters, type PageCounts } from './poll-context.ts';
 /** How a backfill judges what it reads (see ChangeContext.backfill); undefined: as live polls do. */
 export type BackfillJudging = ChangeContext['backfill'];
 
+/**
+ * A stream past its first sync with no window or backfill pass in progress: its poll reads the
+ * present. A stream never polled, in its first sync, paging through a window or running a
+ * backfill pass is catching up. Pure.
+ */
+export function isLiveStream(state: StreamState | undefined): boolean {
+  return state?.initialSyncDone === true && state.window === null && !activePass(state);
+}
+
 /** The stream's backfill pass while it runs; undefined when there is none or it is done. Pure. */
 export function activePass(state: StreamState): BackfillPass | undefined {
   const backfill = state.backfill;

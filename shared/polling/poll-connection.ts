@@ -1,11 +1,11 @@
 import { anySignal } from '../concurrency.ts';
 import type { StreamState } from '../state/state-store.ts';
-import { activePass } from './backfill-state.ts';
+import { isLiveStream } from './backfill-state.ts';
 import { abortAtDeadline } from './invocation-deadline.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
-import { sweepDueIn } from './strategies/sweep.ts';
+import { sweepDue } from './strategies/sweep.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -116,20 +116,17 @@ export async function pollConnectionStreams(
 }
 
 /**
- * Whether a stream's next poll is a live one alone: caught up, no window in progress, no
- * backfill pass to run and no sweep due at `now` (a sweep asks for every stored id, and runs to
- * its end once begun). Pure.
+ * Whether a stream's next poll is a live one alone: a live stream ({@link isLiveStream}) with no
+ * sweep due at `now` (a sweep asks for every stored id, and runs to its end once begun). Pure.
  */
 function isLive(
   definition: StreamDefinition,
   state: StreamState | undefined,
   now: number,
 ): boolean {
-  if (state === undefined) return false;
-  if (!state.initialSyncDone || state.window !== null || activePass(state) !== undefined)
-    return false;
+  if (state === undefined || !isLiveStream(state)) return false;
   const { spec } = definition;
-  return !(spec.strategy === 'windowed' && sweepDueIn(spec, state, now));
+  return !(spec.strategy === 'windowed' && sweepDue(spec, state, now));
 }
 
 /** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */

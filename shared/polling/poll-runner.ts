@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
 import type { StreamState } from '../state/state-store.ts';
-import { activePass } from './backfill-state.ts';
+import { isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
@@ -61,15 +61,6 @@ export const POLL_LOOP_CONCURRENCY_DEFAULT = 128;
  */
 export function catchUpSlots(concurrency: number): number {
   return Math.max(1, Math.floor(concurrency / 4));
-}
-
-/**
- * A stream past its first sync with no window or backfill pass in progress: its poll reads the
- * present. A stream never polled, in its first sync, paging through a window or running a
- * backfill pass is catching up. Pure.
- */
-export function isLiveStream(state: StreamState | undefined): boolean {
-  return state?.initialSyncDone === true && state.window === null && !activePass(state);
 }
 
 /** Options of {@link startPollLoop}. */

@@ -64,7 +64,7 @@ async function runStrategy(
         const liveStartedAt = deps.clock.now();
         const result = await runWindowed(definition, spec, deps, state);
         if (!result.caughtUp) return false;
-        if (sweepDue(spec, state, deps.clock.now())) {
+        if (sweepDue(spec, state.current, deps.clock.now())) {
           // The live windows' commit (staged for the success save) is written first: a sweep
           // runs to its end or is cut (at the invocation's deadline, or a stop) with nothing
           // saved, and the next run would read those windows again.
@@ -181,19 +181,15 @@ export async function pollStream(
       const failures = state.current.consecutiveFailures + 1;
       if (error instanceof PartialPollFailure) {
         // Its work is staged in `state` as after a success: saved, and due at its interval.
+        const refusal = describeError(error.refusal);
+        const retryAt = nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0);
         await state.save({
           lastPollAt: startedAt,
           consecutiveFailures: failures,
-          lastError: describeError(error.refusal),
-          nextDueAt: nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0),
+          lastError: refusal,
+          nextDueAt: retryAt,
         });
-        return {
-          kind: 'failed',
-          streamId,
-          error: describeError(error.refusal),
-          parked: false,
-          retryAt: state.current.nextDueAt,
-        };
+        return { kind: 'failed', streamId, error: refusal, parked: false, retryAt };
       }
       const parked = error instanceof ConnectorError && error.isAuthorization;
       const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);

@@ -12,13 +12,8 @@ import {
 import { PAGE_COUNT_MAX, type WindowedPollSpec } from '../poll-spec.ts';
 import { allRecords, chunk } from './paged-records.ts';
 
-/** True when the stream's sweep is due. */
-export function sweepDue(spec: WindowedPollSpec, state: StateHandle, now: number): boolean {
-  return sweepDueIn(spec, state.current, now);
-}
-
-/** True when a stream in `state` has its sweep due at `now` (see {@link sweepDue}). Pure. */
-export function sweepDueIn(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
+/** True when a stream in `state` has its sweep due at `now`. Pure. */
+export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
   if (!spec.sweep || !state.initialSyncDone) return false;
   const last = state.lastSweepAt;
   return last === null || now - last >= spec.sweep.intervalMs;
