@@ -4,7 +4,7 @@ import { systemClock } from '../shared/clock.ts';
 import { connectionPages } from '../shared/connections/connection-store.ts';
 import { streamsOfConnection } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
-import { enqueuePollJobs } from '../shared/polling/enqueue-poll-jobs.ts';
+import { enqueuePollJobs, SQS_MAX_DELAY_MS } from '../shared/polling/enqueue-poll-jobs.ts';
 import {
   type ConnectionJob,
   type PlannedConnection,
@@ -16,8 +16,6 @@ import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
-/** SQS delays a message by at most 15 minutes. */
-const SQS_MAX_DELAY_MS = 900_000;
 /** Connections read per page of the connection store. */
 const CONNECTION_PAGE_SIZE = 500;
 

@@ -14,7 +14,7 @@ import type { PollJob } from './poll-job.ts';
 import { chunk } from './strategies/paged-records.ts';
 
 /** SQS delays a message by at most 15 minutes. */
-const SQS_MAX_DELAY_MS = 900_000;
+export const SQS_MAX_DELAY_MS = 900_000;
 
 /**
  * SendMessageBatch requests in flight at once: 10,000 jobs are 1,000 requests, about 20 s one
