@@ -1,5 +1,5 @@
 /** A watch for the first SIGINT or SIGTERM, from {@link watchStopSignal}. */
-export interface StopSignalWatch {
+interface StopSignalWatch {
   /** Resolves with the first SIGINT or SIGTERM received since the watch began. */
   received: Promise<NodeJS.Signals>;
   /** Stops watching (idempotent): a later signal has Node's default effect again. */
@@ -15,7 +15,7 @@ export interface StopSignalWatch {
  * process at once.
  * @example const stop = watchStopSignal(); try { await begin(); await stop.received; } finally { stop.dispose(); }
  */
-export function watchStopSignal(): StopSignalWatch {
+function watchStopSignal(): StopSignalWatch {
   let dispose = () => {};
   const received = new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {

@@ -148,7 +148,7 @@ export class EntitySet<T> {
     return this.byKey.get(key);
   }
 
-  /** Hard-deletes a record: it disappears from answers, its position stays for cursors. */
+  /** Hard-deletes a record: it disappears from answers (a cursor naming it is refused); its position stays. */
   remove(key: string): Entry<T> | undefined {
     const entry = this.get(key);
     if (!entry) return undefined;

@@ -381,9 +381,9 @@ export class LogQueueStore {
 
   /**
    * Appends the records of `segment`'s remaining messages, unchanged, to the newest file, and
-   * syncs it and the directory naming it: a power loss may keep the removal of `segment` that follows and lose writes not
-   * synced before it, and these messages may have been on disk for hours (the one sync a
-   * file's life at most).
+   * syncs it and the directory naming it: a power loss may keep the removal of `segment` that
+   * follows and lose writes not synced before it, and these messages may have been on disk for
+   * hours (the one sync a file's life at most).
    */
   private copyForward(segment: QueueSegment): void {
     const kept: number[] = [];
