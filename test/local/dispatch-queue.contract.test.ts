@@ -27,6 +27,22 @@ const tempDir = async () => {
   return dir;
 };
 
+/** A data dir's queue as an earlier version kept it, in LevelDB: one message, `waiting body`, visible. */
+async function earlierQueueDatabase(): Promise<string> {
+  const path = await tempDir();
+  const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
+  await db.batch([
+    {
+      type: 'put',
+      key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
+      value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
+    },
+    { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
+  ]);
+  await db.close();
+  return path;
+}
+
 const receive = (sqs: SqsEmulator, url: string, visibility?: number) =>
   sqs.client
     .send(
@@ -242,17 +258,7 @@ describe('disk queue', () => {
   });
 
   it('leaves the database of an earlier version whole or gone when its deletion stops part way, so the next start moves its backlog', async () => {
-    const path = await tempDir();
-    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
-    await db.batch([
-      {
-        type: 'put',
-        key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
-        value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
-      },
-      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
-    ]);
-    await db.close();
+    const path = await earlierQueueDatabase();
 
     // The process stops while the database's files are deleted: all but CURRENT are gone.
     const remove = fsPromises.rm;
@@ -280,17 +286,7 @@ describe('disk queue', () => {
   });
 
   it('has the backlog it moves from the database of an earlier version, and the names of its files, on the device before it deletes that database', async () => {
-    const path = await tempDir();
-    const db = new ClassicLevel<string, string>(path, { valueEncoding: 'utf8' });
-    await db.batch([
-      {
-        type: 'put',
-        key: `dispatch!${String(Date.now()).padStart(15, '0')}!${'1'.padStart(24, '0')}!q`,
-        value: JSON.stringify({ id: 'waiting', md5: 'x', sentAt: Date.now() }),
-      },
-      { type: 'put', key: 'dispatch#waiting', value: 'waiting body' },
-    ]);
-    await db.close();
+    const path = await earlierQueueDatabase();
 
     // A power loss may keep the database's deletion yet lose the moved messages' writes that
     // were not synced before it, and the names of the queue's new directory and first file until
