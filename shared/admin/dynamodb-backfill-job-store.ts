@@ -24,7 +24,7 @@ import type { Clock } from '../clock.ts';
 import { forEachConcurrently } from '../concurrency.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
-import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
+import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import {
   type BackfillJob,
   type BackfillJobEntries,
@@ -213,19 +213,21 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
       })),
     );
     await forEachConcurrently(writes, WRITES_IN_FLIGHT, async (item) => {
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.options.tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': 'pk' },
+      await this.send('PutItem', () =>
+        this.client
+          .send(
+            new PutCommand({
+              TableName: this.options.tableName,
+              Item: item,
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': 'pk' },
+            }),
+          )
+          .catch((error: unknown) => {
+            // One is there: the first kept stands.
+            if (!(error instanceof ConditionalCheckFailedException)) throw error;
           }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return;
-        throw toStoreError(this.options.tableName, 'PutItem', error);
-      }
+      );
     });
   }
 
