@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type CliRun, startCliHarness } from '../admin/support/cli.ts';
 
 const TOKEN = 'cli-hotel-token-51b0';
@@ -50,7 +50,9 @@ describe('change-bridge connections', () => {
   });
 
   it('add reads the token from a file, and --json prints one document', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'cb-token-')), 'token');
+    const dir = await mkdtemp(join(tmpdir(), 'cb-token-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'token');
     await writeFile(file, `${TOKEN}\n`, { mode: 0o600 });
     const added = await run([
       'connections',

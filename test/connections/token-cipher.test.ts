@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   CachingDataKeyProvider,
   type DataKeyProvider,
@@ -89,8 +89,18 @@ describe('envelope encryption of AccessTokens', () => {
 });
 
 describe('the local key file', () => {
+  const dirs: string[] = [];
+  const keyPath = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cb-key-'));
+    dirs.push(dir);
+    return join(dir, 'connections.key');
+  };
+  afterAll(async () => {
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
   it('is created once with mode 0600 and read back the same', async () => {
-    const path = join(await mkdtemp(join(tmpdir(), 'cb-key-')), 'connections.key');
+    const path = await keyPath();
     const created = await loadOrCreateKeyFile(path);
 
     expect((await stat(path)).mode & 0o777).toBe(0o600);
@@ -99,7 +109,7 @@ describe('the local key file', () => {
   });
 
   it('is created again where a process stopped while creating it left it empty', async () => {
-    const path = join(await mkdtemp(join(tmpdir(), 'cb-key-')), 'connections.key');
+    const path = await keyPath();
     await writeFile(path, '', { mode: 0o600 });
 
     const created = await loadOrCreateKeyFile(path);

@@ -41,7 +41,11 @@ export async function startInProcessBridge(
       },
       reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
     },
-  );
+  ).catch(async (error: unknown) => {
+    // A start refused (a test of its validation) leaves no data dir behind in the temp dir.
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   return {
     bridge,
     async subscribe(receiver) {
