@@ -132,7 +132,8 @@ export class DynamoDbStateStore implements StateStore {
     options: ScanSnapshotsOptions = {},
   ): AsyncIterable<StoredSnapshot[]> {
     const pageSize = scanPageSize(options);
-    let startKey: Record<string, unknown> | undefined;
+    let startKey: Record<string, unknown> | undefined =
+      options.after === undefined ? undefined : snapshotKey(streamId, options.after);
     do {
       const output = await this.call('Query', () =>
         this.documentClient.send(

@@ -67,7 +67,10 @@ export class MemoryStateStore implements StateStore {
     const pageSize = scanPageSize(options);
     // Sorted like DynamoDB's sort key order; the id list is taken up front, as a Query
     // pages through what exists when each page is read.
-    const ids = [...(this.snapshots.get(streamId)?.keys() ?? [])].sort();
+    const after = options.after;
+    const ids = [...(this.snapshots.get(streamId)?.keys() ?? [])]
+      .filter((id) => after === undefined || id > after)
+      .sort();
     for (let start = 0; start < ids.length; start += pageSize) {
       const page: StoredSnapshot[] = [];
       for (const entityId of ids.slice(start, start + pageSize)) {

@@ -121,6 +121,12 @@ export const StreamStateSchema = z.object({
   parkedCredential: z.string().optional(),
   /** Epoch ms of the last reconciliation sweep. */
   lastSweepAt: z.number().int().nullable(),
+  /**
+   * The last entity id a sweep still in progress has checked: a sweep asks for the stored ids
+   * in their sort order, 1,000 a request, and one cut short (a Lambda's deadline, a stop)
+   * resumes after it. Null or absent when no sweep is in progress.
+   */
+  sweepPosition: z.string().nullable().optional(),
   initialSyncDone: z.boolean(),
   /** Epoch ms when the first sync of an empty stream began (records older than it need no read). */
   initialSyncStartedAt: z.number().int().nullable().optional(),
@@ -175,6 +181,8 @@ export interface Lease {
 export interface ScanSnapshotsOptions {
   /** Upper bound of snapshots per yielded page (default {@link SCAN_PAGE_SIZE_DEFAULT}). */
   pageSize?: number;
+  /** Only the snapshots whose entity id sorts after this one (in the store's key order). */
+  after?: string;
 }
 
 /** Default page size of {@link StateStore.scanSnapshots}, in snapshots. */
@@ -209,7 +217,10 @@ export interface StateStore {
   putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void>;
   /** Removes snapshots for good (unknown ids are ignored). */
   deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void>;
-  /** Yields every snapshot of the stream, tombstones included, in pages of at most `pageSize`. */
+  /**
+   * Yields every snapshot of the stream (after `options.after`, if given), tombstones included,
+   * in entity id order, in pages of at most `pageSize`.
+   */
   scanSnapshots(streamId: string, options?: ScanSnapshotsOptions): AsyncIterable<StoredSnapshot[]>;
   /** Reads one stream state (strongly consistent). */
   getStream(streamId: string): Promise<StreamState | undefined>;

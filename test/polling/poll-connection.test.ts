@@ -11,6 +11,13 @@ afterAll(async () => {
   await harness?.close();
 });
 
+/** Every snapshot of a stream, tombstones included. */
+async function allSnapshots(store: StateStore, streamId: string) {
+  const all = [];
+  for await (const page of store.scanSnapshots(streamId)) all.push(...page);
+  return all;
+}
+
 /** `store`, telling `onCall` of every method called on it, with its arguments. */
 function observedStore(
   store: StateStore,
@@ -295,6 +302,87 @@ describe('one poll job of a connection', () => {
     const after = (await deps.store.getStream(payment.streamId))!;
     expect(Date.parse(after.watermark!)).toBeGreaterThan(Date.parse(before.watermark!));
     expect(after.window).toBeNull();
+  });
+
+  it('goes on with a sweep cut at the deadline from the last id it checked, not from the first', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([payment.streamId], definitions, deps, 't');
+    // 2,500 more stored payment requests: a sweep of three requests (1,000 ids each).
+    const stored = Array.from({ length: 2_500 }, (_, i) => ({
+      entityId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      hash: 'h',
+      record: {},
+      updatedAt: harness.clock.now(),
+    }));
+    await deps.store.putSnapshots(payment.streamId, stored);
+    const swept = (await deps.store.getStream(payment.streamId))!.lastSweepAt!;
+    await harness.clock.advance(Math.max(0, swept - harness.clock.now()) + 61 * 60_000);
+    // Every id asked for exists (the answer is made up from the request); from the second
+    // request of the first job on, each answer takes five minutes, past that job's deadline.
+    const asked: string[][] = [];
+    let stall = true;
+    const client = new Proxy(deps.client, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'paginate' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const ids = (args[1] as { PaymentRequestIds?: string[] } | undefined)?.PaymentRequestIds;
+          if (!ids) return value.apply(target, args);
+          const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
+          asked.push(ids);
+          const slow = stall && asked.length > 1;
+          return (async function* () {
+            if (slow) await harness.clock.sleep(5 * 60_000, signal);
+            yield {
+              items: ids.map((Id) => ({ Id })),
+              cursor: null,
+              count: ids.length,
+              last: true,
+              passedOver: 0,
+            };
+          })();
+        };
+      },
+    });
+    const runJob = async (deadlineInMs: number) => {
+      let ended = false;
+      const job = pollConnectionStreams(
+        [payment.streamId],
+        definitions,
+        { ...deps, client, deadline: harness.clock.now() + deadlineInMs },
+        't',
+        harness.clock.now(),
+      ).finally(() => {
+        ended = true;
+      });
+      for (let step = 0; !ended && step < 600; step++) await harness.clock.advance(1_000);
+      await job;
+    };
+    await runJob(2 * 60_000);
+    const firstRequest = new Set(asked[0]);
+    expect(firstRequest.size).toBe(1_000);
+
+    stall = false;
+    asked.length = 0;
+    await runJob(10 * 60_000);
+    // The second job asks only for the ids after those the first job checked, and ends the sweep.
+    const second = asked.flat();
+    expect(second.filter((id) => firstRequest.has(id))).toEqual([]);
+    expect(new Set([...firstRequest, ...second])).toEqual(
+      new Set(
+        (await allSnapshots(deps.store, payment.streamId))
+          .filter((snapshot) => !snapshot.deleted)
+          .map((snapshot) => snapshot.entityId),
+      ),
+    );
+    const after = (await deps.store.getStream(payment.streamId))!;
+    expect(after.lastSweepAt).toBeGreaterThan(swept);
+    expect(after.sweepPosition ?? null).toBeNull();
   });
 
   it('takes one lease for the whole job: an overlapping job of the connection polls nothing', async () => {

@@ -180,6 +180,22 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(await collect(store.scanSnapshots('unknown:stream'))).toEqual([]);
     });
 
+    it('scans in entity id order from after a given id, whether or not that id is stored', async () => {
+      const store = await createStore();
+      await store.putSnapshots(
+        'main:customer',
+        ids(23).map((id) => snapshot(id)),
+      );
+      const scan = async (after: string) =>
+        (await collect(store.scanSnapshots('main:customer', { after, pageSize: 5 })))
+          .flat()
+          .map((s) => s.entityId);
+
+      expect(await scan('e0009')).toEqual(ids(23).slice(10));
+      expect(await scan('e0009x')).toEqual(ids(23).slice(10));
+      expect(await scan('e0022')).toEqual([]);
+    });
+
     it('refuses a scan page size that is not a positive integer', async () => {
       const store = await createStore();
       await store.putSnapshots('main:customer', [snapshot('a')]);
