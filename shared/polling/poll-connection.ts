@@ -117,7 +117,8 @@ export async function pollConnectionStreams(
 
 /**
  * Whether a stream's next poll is a live one alone: a live stream ({@link isLiveStream}) with no
- * sweep due at `now` (a sweep asks for every stored id, and runs to its end once begun). Pure.
+ * sweep due at `now` (a sweep asks for every stored id it has not checked yet, and runs until
+ * it is done or the deadline). Pure.
  */
 function isLive(
   definition: StreamDefinition,
