@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionLeaseId, pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
@@ -16,6 +17,76 @@ async function allSnapshots(store: StateStore, streamId: string) {
   const all = [];
   for await (const page of store.scanSnapshots(streamId)) all.push(...page);
   return all;
+}
+
+/**
+ * The chain connection's payment request stream, polled once, with `extraIds` stored as more
+ * of its snapshots, and the clock moved on until its hourly sweep is due (counted from the
+ * last one, whichever test ran it).
+ */
+async function paymentStreamWithSweepDue(extraIds: readonly string[] = []) {
+  const definitions = harness
+    .definitions()
+    .filter((d) => !d.streamId.startsWith('hotel:'))
+    .map((d) => ({ ...d, phaseMs: 0 }));
+  const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
+  const deps = harness.deps('chain');
+  await pollConnectionStreams([payment.streamId], definitions, deps, 't');
+  const now = harness.clock.now();
+  await deps.store.putSnapshots(
+    payment.streamId,
+    extraIds.map((entityId) => ({ entityId, hash: 'h', record: {}, updatedAt: now })),
+  );
+  const swept = (await deps.store.getStream(payment.streamId))!.lastSweepAt!;
+  await harness.clock.advance(Math.max(0, swept - harness.clock.now()) + 61 * 60_000);
+  return { definitions, payment, deps, swept };
+}
+
+/**
+ * `client` with its sweep requests (by PaymentRequestIds) answered by `answer`, given the ids,
+ * the request's signal and the real answer; every other request goes through.
+ */
+function answeringSweeps(
+  client: PollDeps['client'],
+  answer: (
+    ids: string[],
+    signal: AbortSignal | undefined,
+    asked: () => AsyncIterable<unknown>,
+  ) => AsyncIterable<unknown>,
+): PollDeps['client'] {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== 'paginate' || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const ids = (args[1] as { PaymentRequestIds?: string[] } | undefined)?.PaymentRequestIds;
+        if (!ids) return value.apply(target, args);
+        const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
+        return answer(ids, signal, () => value.apply(target, args) as AsyncIterable<unknown>);
+      };
+    },
+  });
+}
+
+/** One job of `streamId` with a deadline `deadlineInMs` away, the clock driven until it ends. */
+async function runJobToEnd(
+  streamId: string,
+  definitions: Parameters<typeof pollConnectionStreams>[1],
+  deps: PollDeps,
+  deadlineInMs: number,
+): Promise<void> {
+  let ended = false;
+  const job = pollConnectionStreams(
+    [streamId],
+    definitions,
+    { ...deps, deadline: harness.clock.now() + deadlineInMs },
+    't',
+    harness.clock.now(),
+  ).finally(() => {
+    ended = true;
+  });
+  for (let step = 0; !ended && step < 600; step++) await harness.clock.advance(1_000);
+  await job;
 }
 
 /** `store`, telling `onCall` of every method called on it, with its arguments. */
@@ -256,46 +327,15 @@ describe('one poll job of a connection', () => {
   });
 
   it('keeps the live window its stream committed when the sweep after it is cut at the deadline', async () => {
-    const definitions = harness
-      .definitions()
-      .filter((d) => !d.streamId.startsWith('hotel:'))
-      .map((d) => ({ ...d, phaseMs: 0 }));
-    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
-    const deps = harness.deps('chain');
-    await pollConnectionStreams([payment.streamId], definitions, deps, 't');
-    // Its hourly sweep falls due (counted from the last one, whichever test ran it).
-    const swept = (await deps.store.getStream(payment.streamId))!.lastSweepAt!;
-    await harness.clock.advance(Math.max(0, swept - harness.clock.now()) + 61 * 60_000);
+    const { definitions, payment, deps } = await paymentStreamWithSweepDue();
     const before = (await deps.store.getStream(payment.streamId))!;
     // Each sweep request (by PaymentRequestIds) waits five minutes for its answer, on the
     // clock and the request's signal; the job's deadline comes two minutes in.
-    const client = new Proxy(deps.client, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'paginate' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          if (!(args[1] as Record<string, unknown> | undefined)?.PaymentRequestIds)
-            return value.apply(target, args);
-          const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
-          return (async function* () {
-            await harness.clock.sleep(5 * 60_000, signal);
-            yield* value.apply(target, args) as AsyncIterable<unknown>;
-          })();
-        };
-      },
+    const client = answeringSweeps(deps.client, async function* (_ids, signal, asked) {
+      await harness.clock.sleep(5 * 60_000, signal);
+      yield* asked();
     });
-    let ended = false;
-    const job = pollConnectionStreams(
-      [payment.streamId],
-      definitions,
-      { ...deps, client, deadline: harness.clock.now() + 2 * 60_000 },
-      't',
-      harness.clock.now(),
-    ).finally(() => {
-      ended = true;
-    });
-    for (let step = 0; !ended && step < 600; step++) await harness.clock.advance(1_000);
-    await job;
+    await runJobToEnd(payment.streamId, definitions, { ...deps, client }, 2 * 60_000);
 
     // Its live window was read, published and stored before the sweep began: the next job
     // must start from there, not read it again (and again, while each sweep is cut short).
@@ -305,71 +345,35 @@ describe('one poll job of a connection', () => {
   });
 
   it('goes on with a sweep cut at the deadline from the last id it checked, not from the first', async () => {
-    const definitions = harness
-      .definitions()
-      .filter((d) => !d.streamId.startsWith('hotel:'))
-      .map((d) => ({ ...d, phaseMs: 0 }));
-    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
-    const deps = harness.deps('chain');
-    await pollConnectionStreams([payment.streamId], definitions, deps, 't');
     // 2,500 more stored payment requests: a sweep of three requests (1,000 ids each).
-    const stored = Array.from({ length: 2_500 }, (_, i) => ({
-      entityId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      hash: 'h',
-      record: {},
-      updatedAt: harness.clock.now(),
-    }));
-    await deps.store.putSnapshots(payment.streamId, stored);
-    const swept = (await deps.store.getStream(payment.streamId))!.lastSweepAt!;
-    await harness.clock.advance(Math.max(0, swept - harness.clock.now()) + 61 * 60_000);
+    const { definitions, payment, deps, swept } = await paymentStreamWithSweepDue(
+      Array.from(
+        { length: 2_500 },
+        (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      ),
+    );
     // Every id asked for exists (the answer is made up from the request); from the second
     // request of the first job on, each answer takes five minutes, past that job's deadline.
     const asked: string[][] = [];
     let stall = true;
-    const client = new Proxy(deps.client, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'paginate' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          const ids = (args[1] as { PaymentRequestIds?: string[] } | undefined)?.PaymentRequestIds;
-          if (!ids) return value.apply(target, args);
-          const signal = (args[2] as { signal?: AbortSignal } | undefined)?.signal;
-          asked.push(ids);
-          const slow = stall && asked.length > 1;
-          return (async function* () {
-            if (slow) await harness.clock.sleep(5 * 60_000, signal);
-            yield {
-              items: ids.map((Id) => ({ Id })),
-              cursor: null,
-              count: ids.length,
-              last: true,
-              passedOver: 0,
-            };
-          })();
-        };
-      },
+    const client = answeringSweeps(deps.client, async function* (ids, signal) {
+      asked.push(ids);
+      if (stall && asked.length > 1) await harness.clock.sleep(5 * 60_000, signal);
+      yield {
+        items: ids.map((Id) => ({ Id })),
+        cursor: null,
+        count: ids.length,
+        last: true,
+        passedOver: 0,
+      };
     });
-    const runJob = async (deadlineInMs: number) => {
-      let ended = false;
-      const job = pollConnectionStreams(
-        [payment.streamId],
-        definitions,
-        { ...deps, client, deadline: harness.clock.now() + deadlineInMs },
-        't',
-        harness.clock.now(),
-      ).finally(() => {
-        ended = true;
-      });
-      for (let step = 0; !ended && step < 600; step++) await harness.clock.advance(1_000);
-      await job;
-    };
-    await runJob(2 * 60_000);
+    await runJobToEnd(payment.streamId, definitions, { ...deps, client }, 2 * 60_000);
     const firstRequest = new Set(asked[0]);
     expect(firstRequest.size).toBe(1_000);
 
     stall = false;
     asked.length = 0;
-    await runJob(10 * 60_000);
+    await runJobToEnd(payment.streamId, definitions, { ...deps, client }, 10 * 60_000);
     // The second job asks only for the ids after those the first job checked, and ends the sweep.
     const second = asked.flat();
     expect(second.filter((id) => firstRequest.has(id))).toEqual([]);
