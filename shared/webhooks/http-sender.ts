@@ -56,7 +56,11 @@ export interface UndiciWebhookSenderOptions {
   resolve: HostResolver;
   clock: Clock;
   timeoutMs?: number;
-  /** Open connections per origin (keep-alive pool size). */
+  /**
+   * Open connections per origin at most (keep-alive pool size); by default as many as requests
+   * run at once. The endpoint scheduler bounds those (a subscription's `maxConcurrency`, up to
+   * 256): a smaller pool would queue requests inside the sender, their timeout running.
+   */
   connectionsPerOrigin?: number;
 }
 
@@ -94,7 +98,10 @@ export class UndiciWebhookSender implements WebhookSender {
       );
     };
     this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 32,
+      // Unbounded by default: the endpoint scheduler decides how many requests run at once, and
+      // a request queued here for a free connection would spend its timeout waiting (several
+      // subscriptions may share one origin, each with up to 256 in flight).
+      connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 30_000,
       connect: { lookup, timeout: this.timeoutMs },
     });
