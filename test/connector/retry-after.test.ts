@@ -14,7 +14,34 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(value, now)).toBe(expected);
   });
 
-  it.each([undefined, '', 'soon'])('returns undefined for %s', (value) => {
+  it.each([
+    ['Sunday, 21-Nov-26 10:00:07 GMT', 7000],
+    ['Sat Nov 21 10:00:07 2026', 7000],
+  ])(
+    'reads the obsolete HTTP date %s as %i ms, in GMT whatever the local time zone',
+    (value, expected) => {
+      const zone = process.env.TZ;
+      process.env.TZ = 'America/New_York';
+      try {
+        expect(parseRetryAfter(value, now)).toBe(expected);
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
+    },
+  );
+
+  it.each([
+    undefined,
+    '',
+    'soon',
+    '-5',
+    '+60',
+    '1e3',
+    '10 20 30',
+    'Dec 2027',
+    '2027-01-01T00:00:00Z',
+  ])('returns undefined for %s', (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
 });

@@ -87,6 +87,15 @@ describe('delivery outcome', () => {
     });
   });
 
+  it('ignores a malformed Retry-After that only looks like a date to a lenient parser', () => {
+    for (const value of ['10 20 30', 'retry 2030', 'Dec 2030', '-5', '+60']) {
+      expect(decideOutcome(response(429, { 'retry-after': value }), context(1))).toEqual({
+        kind: 'retry',
+        at: NOW + 1000,
+      });
+    }
+  });
+
   it('rejects when the schedule is used up or the address is refused', () => {
     expect(decideOutcome(response(500), context(3))).toEqual({
       kind: 'rejected',
