@@ -12,7 +12,7 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { afterPredecessors, OVERDUE_PREDECESSOR_WAIT_MS } from './waiting-deliveries.ts';
+import { afterPredecessors, overdueWaitMs } from './waiting-deliveries.ts';
 import { ledgerOverdueWaitMs, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
@@ -153,8 +153,9 @@ export class DispatchBatch {
   /**
    * When a delivery of `subject` may go after the deliveries of its subject that wait ahead of
    * it at the endpoint (see afterPredecessors), or undefined when none does. One already due
-   * is looked at again after a second, or with a waiting ledger after 5 s and less often the
-   * later it is (its attempt may be in flight in another container; see ledgerOverdueWaitMs).
+   * is looked at again after a second, or with a waiting ledger after 5 s (its attempt may be
+   * in flight in another container), and less often the later it is (see overdueWaitMs and
+   * ledgerOverdueWaitMs).
    */
   async notBefore(
     endpoint: string,
@@ -166,7 +167,7 @@ export class DispatchBatch {
     const now = this.deps.clock.now();
     const overdueWait = this.waiting
       ? ledgerOverdueWaitMs(now - ahead)
-      : OVERDUE_PREDECESSOR_WAIT_MS;
+      : overdueWaitMs(now - ahead);
     return afterPredecessors(ahead, now, overdueWait);
   }
 

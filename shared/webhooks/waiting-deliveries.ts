@@ -1,14 +1,32 @@
 import type { Clock } from '../clock.ts';
 
 /**
- * A subject's delivery overdue by this long is no longer waited for: its retry is handled
- * within a second or so of its due time, so one this late was handled out of this process's
- * sight (a replay, another process) and would otherwise hold its subject back for good.
+ * A subject's delivery overdue by this long is no longer waited for: one this late was handled
+ * out of this process's sight (its message lost) and would otherwise hold its subject back for
+ * good. As long as the waiting ledger's (LEDGER_FORGOTTEN_AFTER_MS): a busy queue (a backlog
+ * of live events) hands a retry over minutes after its due time, and its subject's later
+ * events, queued ahead of it, must still wait for it.
  */
-export const FORGOTTEN_AFTER_MS = 60_000;
+export const FORGOTTEN_AFTER_MS = 15 * 60_000;
 
 /** How long a delivery waits behind an earlier one of its subject that is due but not yet sent. */
 export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
+
+/** The longest a delivery waits before it looks again behind a predecessor long overdue. */
+const OVERDUE_PREDECESSOR_MAX_WAIT_MS = 60_000;
+
+/**
+ * How long a delivery waits, by this process's memory, before it looks again behind a
+ * predecessor overdue by `overdueByMs`: {@link OVERDUE_PREDECESSOR_WAIT_MS}, and once the
+ * predecessor is later than four times that, a quarter of its lateness, up to a minute (a
+ * retry handed over minutes late costs its successors a few dozen looks, not one a second).
+ * Pure.
+ * @example overdueWaitMs(120_000) === 30_000
+ */
+export function overdueWaitMs(overdueByMs: number): number {
+  const quarter = Math.floor(overdueByMs / 4);
+  return Math.min(OVERDUE_PREDECESSOR_MAX_WAIT_MS, Math.max(OVERDUE_PREDECESSOR_WAIT_MS, quarter));
+}
 
 /**
  * When a delivery may go after earlier deliveries of its subject due at `dueAhead`: just after

@@ -2,9 +2,9 @@ import { subjectKeyAt } from './waiting-deliveries.ts';
 
 /**
  * With a waiting ledger, a delivery overdue by this long is no longer waited for, and its mark
- * is removed when a batch reads it: its retry was lost (dead-lettered, its delivery gone). Far
- * longer than a process's own memory allows (FORGOTTEN_AFTER_MS, one minute): the marks are
- * settled by whichever process delivers, and a busy queue can hand a retry over minutes late.
+ * is removed when a batch reads it: its retry was lost (dead-lettered, its delivery gone). As
+ * long as a process's own memory waits (FORGOTTEN_AFTER_MS): the marks are settled by whichever
+ * process delivers, and a busy queue can hand a retry over minutes late.
  */
 export const LEDGER_FORGOTTEN_AFTER_MS = 15 * 60_000;
 

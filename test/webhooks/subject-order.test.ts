@@ -67,4 +67,33 @@ describe('a subject’s order through retries', () => {
 
     expect(answered).toEqual([1, 1, 1, 2, 3].map(eventIdOf));
   }, 20_000);
+
+  it('holds a subject’s later event behind a retry that a backlogged queue hands over minutes late', async () => {
+    let firstEventFailures = 0;
+    const answered: Array<[string | undefined, number]> = [];
+    const { harness, subscribe, clock } = await startDispatchFixture(cleanup, (request) => {
+      const id = idOf(request as ReceivedRequest);
+      const status = id === eventIdOf(1) && firstEventFailures++ < 1 ? 500 : 200;
+      answered.push([id, status]);
+      return { kind: 'respond', status } satisfies ReceiverAction;
+    });
+    await subscribe('/ordered', { retrySchedule: [10_000, 60_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1), { subject: 'c-1' })));
+    await harness.drainVisible();
+    // The second change is queued a second later, ahead of the first one's retry (due in ~10 s);
+    // then the consumer falls two minutes behind its queue (a backlog), and takes one at a time.
+    await clock.advance(1_000);
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(2), { subject: 'c-1' })));
+    await clock.advance(120_000);
+    for (let step = 0; step < 120; step++) {
+      await harness.drainVisible(1);
+      await clock.advance(1_000);
+    }
+
+    expect(answered).toEqual([
+      [eventIdOf(1), 500],
+      [eventIdOf(1), 200],
+      [eventIdOf(2), 200],
+    ]);
+  }, 20_000);
 });

@@ -155,7 +155,7 @@ describe('when a delivery may go behind a predecessor due but not yet settled', 
     }
   });
 
-  it('looks again less often the later the predecessor is with a ledger: a quarter of its lateness, a minute at most', async () => {
+  it('looks again less often the later the predecessor is, with a ledger or without: a quarter of its lateness, a minute at most', async () => {
     const clock = new ManualClock(1_000_000);
     const ledger = new MemoryWaitingLedger();
     const shared = createHarness({ clock, waitingLedger: ledger });
@@ -170,17 +170,19 @@ describe('when a delivery may go behind a predecessor due but not yet settled', 
         new DispatchBatch(shared.deps).notBefore('e1', 'c-1', 'd2'),
         new DispatchBatch(alone.deps).notBefore('e1', 'c-1', 'd2'),
       ]);
-      // Without a ledger, a process forgets a predecessor a minute overdue (FORGOTTEN_AFTER_MS).
+      // Without a ledger, a process forgets a predecessor 15 minutes overdue (FORGOTTEN_AFTER_MS).
       return [
         (withLedger ?? 0) - clock.now(),
         without === undefined ? 'forgotten' : without - clock.now(),
       ];
     };
     try {
-      expect(await lateBy(10_000)).toEqual([5_000, 1_000]);
-      expect(await lateBy(40_000)).toEqual([10_000, 1_000]);
-      expect(await lateBy(120_000)).toEqual([30_000, 'forgotten']);
-      expect(await lateBy(600_000)).toEqual([60_000, 'forgotten']);
+      expect(await lateBy(2_000)).toEqual([5_000, 1_000]);
+      expect(await lateBy(10_000)).toEqual([5_000, 2_500]);
+      expect(await lateBy(40_000)).toEqual([10_000, 10_000]);
+      expect(await lateBy(120_000)).toEqual([30_000, 30_000]);
+      expect(await lateBy(600_000)).toEqual([60_000, 60_000]);
+      expect((await lateBy(16 * 60_000))[1]).toBe('forgotten');
     } finally {
       await Promise.all([shared.sender.close(), alone.sender.close()]);
     }
