@@ -50,6 +50,10 @@ export const ENDPOINT_STATE_FRESH_MS = 1_000;
  */
 export class DispatchBatch {
   private subscriptionList?: Promise<Map<string, Subscription>>;
+  /** When the batch read its list of subscriptions (epoch ms). */
+  private subscriptionsReadAt: number | undefined;
+  /** Subscriptions read again (or disabled) by this batch since its list was read. */
+  private readonly reread = new Set<string>();
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
   private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
@@ -78,26 +82,50 @@ export class DispatchBatch {
 
   /** Every subscription by id, read once per batch (eventually consistent: fine for fan-out). */
   subscriptions(): Promise<Map<string, Subscription>> {
-    this.subscriptionList ??= this.deps.store
-      .listSubscriptions()
-      .then((all) => new Map(all.map((s) => [s.id, s])));
+    if (!this.subscriptionList) {
+      this.subscriptionsReadAt = this.deps.clock.now();
+      this.subscriptionList = this.deps.store
+        .listSubscriptions()
+        .then((all) => new Map(all.map((s) => [s.id, s])));
+    }
     return this.subscriptionList;
   }
 
   /**
    * One subscription: from the batch's list, or read on its own when the list lacks it (a
    * list read a moment before the subscription was made), so a missing one is really gone.
+   * Read again, once, when another batch of the process has disabled it since the list was
+   * read (a 410): no request goes to an endpoint after it answered 410, from whichever batch.
    */
   async subscription(id: string): Promise<Subscription | undefined> {
-    const listed = (await this.subscriptions()).get(id);
-    if (listed) return listed;
+    const list = await this.subscriptions();
+    const listed = list.get(id);
+    if (listed && !(listed.enabled && this.disabledSinceRead(id))) return listed;
+    this.reread.add(id);
     const read = await this.deps.store.getSubscription(id);
-    if (read) (await this.subscriptions()).set(id, read);
+    if (read) list.set(id, read);
+    else list.delete(id);
     return read;
   }
 
-  /** Notes that a subscription was disabled during this batch; its later deliveries see it. */
+  /** Whether this process disabled the subscription after the batch read it (and it has not read it again). */
+  private disabledSinceRead(id: string): boolean {
+    const disabledAt = this.deps.scheduler.disabledAt(id);
+    return (
+      disabledAt !== undefined &&
+      this.subscriptionsReadAt !== undefined &&
+      disabledAt >= this.subscriptionsReadAt &&
+      !this.reread.has(id)
+    );
+  }
+
+  /**
+   * Notes that a subscription was disabled during this batch; its later deliveries see it, and
+   * so do those of the process's other batches (see {@link subscription}).
+   */
   async markDisabled(id: string): Promise<void> {
+    this.deps.scheduler.noteDisabled(id);
+    this.reread.add(id);
     const listed = (await this.subscriptions()).get(id);
     if (listed) (await this.subscriptions()).set(id, { ...listed, enabled: false });
   }

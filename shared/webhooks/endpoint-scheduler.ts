@@ -54,6 +54,8 @@ export const LINE_CHECK_MS = 250;
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
   private readonly waiting: WaitingDeliveries;
+  /** When this process disabled each subscription it disabled (one entry per such endpoint). */
+  private readonly disabledSince = new Map<string, number>();
 
   /**
    * @param slots Where processes that deliver to the same endpoints share its slots (in AWS,
@@ -127,6 +129,19 @@ export class EndpointScheduler {
         lane.successes = 0;
       }
     }
+  }
+
+  /**
+   * Notes that this process disabled the endpoint's subscription (a 410, failing too long):
+   * batches that read the subscription before then read it again before their next request.
+   */
+  noteDisabled(endpoint: string): void {
+    this.disabledSince.set(endpoint, this.clock.now());
+  }
+
+  /** When this process last disabled the endpoint's subscription, if it did (epoch ms). */
+  disabledAt(endpoint: string): number | undefined {
+    return this.disabledSince.get(endpoint);
   }
 
   /** The endpoint's current concurrency limit (for metrics and tests). */

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { peakInFlight } from './support/peak-in-flight.ts';
@@ -45,5 +46,30 @@ describe('deliveries to receivers that misbehave or are merely slow', () => {
     );
     expect(receiver.log).toHaveLength(128);
     expect(peakInFlight(spans)).toBeGreaterThan(32);
+  });
+
+  it('sends nothing more to an endpoint that answered 410, from any batch the process runs at once', async () => {
+    const { receiver, harness, subscribe } = await setup(() => ({
+      kind: 'respond',
+      status: 410,
+      delayMs: 50,
+    }));
+    const { subscription } = await subscribe('/gone', { maxConcurrency: 1 });
+    const records = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        messageId: `m-${from + i}`,
+        body: envelope(changeEvent(eventIdOf(from + i))),
+      }));
+    // Two batches at once, as the local consumer runs them: each has read the subscription
+    // (enabled) before the first 410 comes back.
+    await Promise.all([
+      processDispatchBatch(records(0, 3), harness.deps),
+      processDispatchBatch(records(3, 3), harness.deps),
+    ]);
+    expect(receiver.log).toHaveLength(1);
+    expect((await harness.service.getSubscription(subscription.id)).enabled).toBe(false);
+    const deliveries = await harness.service.listDeliveries({ subscriptionId: subscription.id });
+    expect(deliveries.map((d) => d.delivery.status)).toEqual(Array(6).fill('dead'));
+    expect(harness.sink.events.map((e) => e.type)).toEqual(['subscription.disabled']);
   });
 });
