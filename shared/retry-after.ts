@@ -25,7 +25,7 @@ function parseHttpDate(text: string): number {
 /**
  * Reads an HTTP `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
  * Returns the wait in milliseconds from `nowMs` (never negative, at most `maxMs`), or
- * `undefined` when the header is absent or unreadable (anything else, such as `-5` or `2027`,
+ * `undefined` when the header is absent or unreadable (anything else, such as `-5` or `Dec 2030`,
  * which a lenient date parser would read as some year).
  * @example parseRetryAfter('2', now) === 2000; parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', now)
  */
