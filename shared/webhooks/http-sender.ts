@@ -195,21 +195,33 @@ function hasEmptyBody(response: {
   );
 }
 
+/**
+ * The first {@link RESPONSE_BODY_KEEP_BYTES} of a response body, read up to
+ * {@link RESPONSE_BODY_DRAIN_MAX_BYTES}. A body that stalls past the timeout or breaks off ends
+ * the read with what came: the status already arrived within the timeout, and it alone decides
+ * the attempt (design.md: success is any 2xx within the timeout), so a receiver that took the
+ * event is not sent it again.
+ */
 async function readBodyPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let readBytes = 0;
-  for await (const chunk of body) {
-    readBytes += chunk.length;
-    if (keptBytes < RESPONSE_BODY_KEEP_BYTES) {
-      const part = chunk.subarray(0, RESPONSE_BODY_KEEP_BYTES - keptBytes);
-      kept.push(part);
-      keptBytes += part.length;
+  try {
+    for await (const chunk of body) {
+      readBytes += chunk.length;
+      if (keptBytes < RESPONSE_BODY_KEEP_BYTES) {
+        const part = chunk.subarray(0, RESPONSE_BODY_KEEP_BYTES - keptBytes);
+        kept.push(part);
+        keptBytes += part.length;
+      }
+      if (readBytes > RESPONSE_BODY_DRAIN_MAX_BYTES) {
+        body.destroy();
+        break;
+      }
     }
-    if (readBytes > RESPONSE_BODY_DRAIN_MAX_BYTES) {
-      body.destroy();
-      break;
-    }
+  } catch {
+    // Stalled (the request's timeout aborted it) or broken off: keep what came.
+    body.destroy();
   }
   return Buffer.concat(kept).toString('utf8');
 }

@@ -71,4 +71,39 @@ describe('what a webhook endpoint answers cannot steer the bridge', () => {
       await new Promise((resolve) => endless.close(resolve));
     }
   });
+
+  it('takes the status that came within the timeout, whatever becomes of the body after it', async () => {
+    // 200 then part of a body that never ends; 200 then the connection reset mid-body.
+    const server = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.write('accepted, and then');
+      if (request.url === '/reset') setTimeout(() => response.destroy(), 50);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopback,
+      clock: systemClock,
+      timeoutMs: 500,
+    });
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (const path of ['/stall', '/reset']) {
+        const result = await client.send({
+          url: `http://127.0.0.1:${port}${path}`,
+          headers: {},
+          body: '{}',
+        });
+        // design.md: success is any 2xx within the timeout. Counting it a timeout or a network
+        // error would send the receiver, which took the event, the same event again.
+        expect(result).toMatchObject({ kind: 'response', status: 200 });
+        if (result.kind === 'response') expect(result.body).toContain('accepted, and then');
+      }
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
