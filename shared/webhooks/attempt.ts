@@ -78,7 +78,7 @@ export async function sendAttempt(
     nextAttemptAt: outcome.kind === 'retry' ? outcome.at : undefined,
   });
 
-  deps.scheduler.record(subscription.id, endpointSignal(result));
+  deps.scheduler.record(subscription.id, endpointSignal(result), now);
   const pauseUntil = outcomePause(outcome);
   if (pauseUntil !== undefined) deps.scheduler.pause(subscription.id, pauseUntil);
   const health = await recordHealth(

@@ -41,6 +41,8 @@ export interface EndpointLane {
   /** When its line was last checked (epoch ms). */
   lastLineCheckAt: number;
   successes: number;
+  /** When its limit last halved (epoch ms): overloads of requests sent before it are that one. */
+  lastHalvedAt: number;
   busySubjects: Set<string>;
   waiting: Slot[];
   /** Slots of the live lane among `waiting`. */
@@ -73,6 +75,7 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     slowSince: undefined,
     lastLineCheckAt: Number.NEGATIVE_INFINITY,
     successes: 0,
+    lastHalvedAt: Number.NEGATIVE_INFINITY,
     busySubjects: new Set(),
     waiting: [],
     liveWaiting: 0,

@@ -115,13 +115,20 @@ export class EndpointScheduler {
     await Promise.all([...this.lanes.values()].map((lane) => lane.slots?.releaseIfIdle()));
   }
 
-  /** Feeds one request's result into the endpoint's adaptive limit. */
-  record(endpoint: string, signal: EndpointSignal): void {
+  /**
+   * Feeds one request's result into the endpoint's adaptive limit. `startedAt` is when that
+   * request was sent: an overload answered to a request already in flight when the limit last
+   * halved is the same overload (16 requests timing out together halve 16 to 8, not to 1), as
+   * TCP halves its window once per loss, not once per lost packet.
+   */
+  record(endpoint: string, signal: EndpointSignal, startedAt?: number): void {
     const lane = this.lanes.get(endpoint);
     if (!lane) return;
     if (signal === 'overloaded') {
+      if (startedAt !== undefined && startedAt < lane.lastHalvedAt) return;
       lane.limit = Math.max(1, Math.floor(lane.limit / 2));
       lane.successes = 0;
+      lane.lastHalvedAt = this.clock.now();
     } else if (signal === 'success') {
       lane.successes++;
       if (lane.successes >= lane.limit && lane.limit < lane.max) {

@@ -183,6 +183,22 @@ describe('EndpointScheduler', () => {
     expect(scheduler.limitOf('e')).toBe(16);
   });
 
+  it('halves once for the requests that were in flight together, again for one sent after', async () => {
+    const clock = new ManualClock(0);
+    const scheduler = new EndpointScheduler(clock);
+    void scheduler.run('e', 's', {}, async () => undefined);
+    // 16 requests sent at 0 all time out at 10 s: one overload, not sixteen.
+    await clock.set(10_000);
+    for (let i = 0; i < 16; i++) scheduler.record('e', 'overloaded', 0);
+    expect(scheduler.limitOf('e')).toBe(8);
+    // One sent after that halving that is answered 503 is a new overload.
+    await clock.set(12_000);
+    scheduler.record('e', 'overloaded', 10_500);
+    expect(scheduler.limitOf('e')).toBe(4);
+    scheduler.record('e', 'overloaded', 11_000);
+    expect(scheduler.limitOf('e')).toBe(4);
+  });
+
   it('tells a subject’s delivery when the deliveries noted before it are due, never its own or later ones', async () => {
     const clock = new ManualClock(1_000);
     const scheduler = new EndpointScheduler(clock);
