@@ -118,6 +118,10 @@ export class ChangeBridgeRuntime extends Construct {
         maxEventAge: Duration.minutes(1),
       }),
     });
+    // The Scheduler invokes the planner asynchronously: the retry policy above covers only its
+    // delivery to Lambda, and Lambda itself would retry a failed run twice (1 and 2 minutes on,
+    // beside the next scheduled runs) and keep a throttled one up to 6 hours. Neither, here.
+    this.planner.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
 
     this.poller.addEventSource(
       new SqsEventSource(state.pollJobQueue, {

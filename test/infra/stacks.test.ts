@@ -250,6 +250,18 @@ describe('runtime stack', () => {
     });
   });
 
+  it('leaves a failed or late planner run to the next schedule: Lambda retries none of its asynchronous invocations', () => {
+    // The Scheduler invokes the planner asynchronously, so Lambda's own retries (2 by default,
+    // events kept up to 6 h) would run it again beside the next scheduled runs.
+    runtime.resourceCountIs('AWS::Lambda::EventInvokeConfig', 1);
+    runtime.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: logicalId(built.runtime.runtime.planner) },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+
   it("feeds the dispatcher batches as large as an endpoint's default concurrency, with partial batch responses, and the pollers with a concurrency cap", () => {
     runtime.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId(built.runtime.runtime.dispatcher) },
