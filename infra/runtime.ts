@@ -191,15 +191,14 @@ export class ChangeBridgeRuntime extends Construct {
     pollJobQueue.grantSendMessages(this.planner);
 
     // Poller: leases, snapshots and watermarks; publishes (the dispatch queue, the bus
-    // behind its rules, the events queue); reads the credentials; may enqueue the rest of a
-    // window it could not finish before its timeout.
+    // behind its rules, the events queue); reads the credentials. It sends no poll job: a
+    // window cut off by its timeout resumes from the cursor saved in the table.
     table.grantReadWriteData(this.poller);
     dispatchQueue.grantSendMessages(this.poller);
     bulkDispatchQueue.grantSendMessages(this.poller);
     bus.grantPutEventsTo(this.poller);
     grantListRules(this.poller);
     if (eventsQueue) eventsQueue.grantSendMessages(this.poller);
-    pollJobQueue.grantSendMessages(this.poller);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.poller);
     // Stored connections: the deployment's endpoint and ClientToken, and their sealed tokens.
     state.deploymentSecret.grantRead(this.poller);
@@ -216,13 +215,13 @@ export class ChangeBridgeRuntime extends Construct {
     state.dispatchRetryQueue?.grantSendMessages(this.dispatcher);
     bus.grantPutEventsTo(this.dispatcher);
 
-    // Admin API: manages subscriptions and streams, replays events, starts backfills; its
-    // connector proxy writes with the connection's credentials and publishes like the poller.
+    // Admin API: manages subscriptions and streams, replays events, starts backfills (state the
+    // planner picks up: it sends no poll job); its connector proxy writes with the connection's
+    // credentials and publishes like the poller.
     table.grantReadWriteData(this.adminFunction);
     dispatchQueue.grantSendMessages(this.adminFunction);
     state.dispatchRetryQueue?.grantSendMessages(this.adminFunction);
     bulkDispatchQueue.grantSendMessages(this.adminFunction);
-    pollJobQueue.grantSendMessages(this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
     grantListRules(this.adminFunction);
     if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);

@@ -461,6 +461,24 @@ describe('runtime stack', () => {
     expect(JSON.stringify(send[0]!.Resource)).toContain(queue);
   });
 
+  it('lets no other function send poll jobs: the planner is the only one that enqueues them', () => {
+    // A window cut off by the poller's timeout resumes from the cursor saved in the table, and
+    // a backfill is state the planner picks up: neither the poller nor the admin API sends jobs.
+    const queue = logicalId(built.stateful.state.pollJobQueue);
+    const { planner, poller, dispatcher, adminFunction } = built.runtime.runtime;
+    const sendsPollJobs = (role: IConstruct) =>
+      statementsOf(role).some(
+        (statement) =>
+          statement.Effect === 'Allow' &&
+          actionsOf(statement).includes('sqs:SendMessage') &&
+          JSON.stringify(statement.Resource).includes(queue),
+      );
+    expect(sendsPollJobs(planner.role!)).toBe(true);
+    for (const fn of [poller, dispatcher, adminFunction]) {
+      expect(sendsPollJobs(fn.role!), fn.node.id).toBe(false);
+    }
+  });
+
   it('gives the planner read-only access to the table: it writes nothing', () => {
     const table = logicalId(built.stateful.state.table);
     const plannerTableActions = statementsOf(built.runtime.runtime.planner.role!)
