@@ -27,15 +27,15 @@ export function acknowledgeStateFindings(state: ChangeBridgeState): void {
 export function acknowledgeRuntimeFindings(runtime: ChangeBridgeRuntime): void {
   for (const fn of runtime.functions.values()) {
     if (!fn.role) continue;
-    // The table and the internal queues are encrypted with the data key, and stored tokens
-    // under the connection token key; CDK's grant methods then add these two KMS actions, on
-    // those key ARNs only.
+    // The table and the internal queues are encrypted with the data key; CDK's grant methods
+    // on them add these two KMS actions, on that key's ARN only (the connection token key is
+    // granted named actions: kms:GenerateDataKey and kms:Decrypt).
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
       acknowledge(
         fn.role,
         `AwsSolutions-IAM5[Action::${action}]`,
         `${action} is added by grants on the KMS-encrypted table and queues, and is scoped to ` +
-          "the bridge's own keys (the data key, the connection token key); no other key is reachable.",
+          "the bridge's own data key; no other key is reachable.",
       );
     }
   }

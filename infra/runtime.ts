@@ -226,8 +226,9 @@ export class ChangeBridgeRuntime extends Construct {
     grantListRules(this.adminFunction);
     if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
-    // `connections add` seals a token under a new data key (GenerateDataKey, Encrypt, Decrypt).
-    state.connectionTokenKey.grantEncryptDecrypt(this.adminFunction);
+    // `connections add` seals a token under a new data key (GenerateDataKey); README lets the
+    // admin API open one too (Decrypt): the two calls of KmsDataKeyProvider, nothing more.
+    state.connectionTokenKey.grant(this.adminFunction, 'kms:GenerateDataKey', 'kms:Decrypt');
   }
 }
 
