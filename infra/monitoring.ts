@@ -31,8 +31,9 @@ export interface ChangeBridgeMonitoringProps {
 }
 
 /**
- * Alarms (dead letters, poll failures, watermark age, delivery failure rate, throttling,
- * rule delivery failures) publishing to an encrypted SNS topic, and one dashboard.
+ * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
+ * malformed dispatch messages, throttling) publishing to an encrypted SNS topic, and one
+ * dashboard.
  */
 export class ChangeBridgeMonitoring extends Construct {
   readonly alarmTopic: Topic;
@@ -100,6 +101,18 @@ export class ChangeBridgeMonitoring extends Construct {
     this.addAlarm('PollFailures', {
       description: 'Polls keep failing (poller or planner errors, or PollFailures).',
       metric: pollFailures,
+      threshold: 1,
+      evaluationPeriods: 3,
+    });
+
+    // The dispatcher answers a record it could not handle with a batch item failure, so a failed
+    // invocation means it cannot work at all (a bad setting, a missing permission): it then makes
+    // no attempt (the failure rate stays empty) and its messages reach the dead-letter queue only
+    // after 10 receives of its visibility timeout, hours later. Three periods, as for polls.
+    this.addAlarm('DispatcherErrors', {
+      description:
+        'Dispatcher invocations keep failing: webhooks are not delivered (see its ERROR logs).',
+      metric: runtime.dispatcher.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
       threshold: 1,
       evaluationPeriods: 3,
     });

@@ -536,6 +536,25 @@ describe('runtime stack', () => {
     expect(JSON.stringify(cloudWatch[0])).toContain(':alarm:*');
   });
 
+  it('alarms when dispatcher invocations keep failing, long before their messages reach a dead-letter queue', () => {
+    // A dispatcher failing whole invocations (a bad setting, a missing permission) makes no
+    // delivery attempt, so the failure rate stays empty, and its messages take 10 receives of
+    // an 18-minute visibility timeout (3 hours) to reach the dead-letter queue.
+    const dispatcher = logicalId(built.runtime.runtime.dispatcher);
+    const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
+    const readsDispatcherErrors = (alarm: (typeof alarms)[number]) =>
+      JSON.stringify(alarm.Properties).includes('"Errors"') &&
+      JSON.stringify(alarm.Properties).includes(dispatcher);
+    const errorAlarms = alarms.filter(readsDispatcherErrors);
+    expect(errorAlarms).toHaveLength(1);
+    expect(errorAlarms[0]!.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      AlarmActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+    });
+    expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
+  });
+
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
