@@ -14,7 +14,8 @@ export interface StatefulStackProps extends StackProps {
 
 /**
  * The data: table, bus and archive, queues, key and secrets. Deployed first and rarely;
- * every resource is retained if the stack is deleted.
+ * every resource holding data (all but the bus and the queue policies) is retained if the
+ * stack is deleted.
  */
 export class StatefulStack extends Stack {
   readonly state: ChangeBridgeState;

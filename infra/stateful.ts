@@ -117,6 +117,9 @@ export class ChangeBridgeState extends Construct {
               : Duration.days(config.archiveRetentionDays),
         })
       : undefined;
+    // The archived events are data (what `aws events start-replay` replays): kept, as the table
+    // and the queues are, when the stack is deleted or the archive turned off.
+    this.archive?.applyRemovalPolicy(RemovalPolicy.RETAIN);
 
     const dlqs = new Map<string, Queue>();
     const internalQueue = (

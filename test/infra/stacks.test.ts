@@ -143,6 +143,15 @@ describe('stateful stack', () => {
     });
   });
 
+  it('retains the event archive, as every other resource holding data, if the stack is deleted', () => {
+    // The archived events are what `aws events start-replay` replays: deleting the Stateful stack
+    // (or turning the archive off) must not delete them with it.
+    stateful.hasResource('AWS::Events::Archive', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
   it('creates one empty, retained credentials secret per starting connection and the deployment secret, named by stage', () => {
     const secrets = stateful.findResources('AWS::SecretsManager::Secret');
     expect(
