@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import {
   Effect,
   type IGrantable,
@@ -187,13 +187,13 @@ export class ChangeBridgeRuntime extends Construct {
 
     // Planner: reads connections by page and stream states, enqueues one job per connection;
     // it writes nothing and never opens a token.
-    table.grantReadData(this.planner);
+    grantTableItems(this.planner, table, 'read');
     pollJobQueue.grantSendMessages(this.planner);
 
     // Poller: leases, snapshots and watermarks; publishes (the dispatch queue, the bus
     // behind its rules, the events queue); reads the credentials. It sends no poll job: a
     // window cut off by its timeout resumes from the cursor saved in the table.
-    table.grantReadWriteData(this.poller);
+    grantTableItems(this.poller, table, 'readWrite');
     dispatchQueue.grantSendMessages(this.poller);
     bulkDispatchQueue.grantSendMessages(this.poller);
     bus.grantPutEventsTo(this.poller);
@@ -210,7 +210,7 @@ export class ChangeBridgeRuntime extends Construct {
 
     // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queue;
     // publishes operational events (subscription.disabled, delivery.failing).
-    table.grantReadWriteData(this.dispatcher);
+    grantTableItems(this.dispatcher, table, 'readWrite');
     dispatchQueue.grantSendMessages(this.dispatcher);
     state.dispatchRetryQueue?.grantSendMessages(this.dispatcher);
     bus.grantPutEventsTo(this.dispatcher);
@@ -218,7 +218,7 @@ export class ChangeBridgeRuntime extends Construct {
     // Admin API: manages subscriptions and streams, replays events, starts backfills (state the
     // planner picks up: it sends no poll job); its connector proxy writes with the connection's
     // credentials and publishes like the poller.
-    table.grantReadWriteData(this.adminFunction);
+    grantTableItems(this.adminFunction, table, 'readWrite');
     dispatchQueue.grantSendMessages(this.adminFunction);
     state.dispatchRetryQueue?.grantSendMessages(this.adminFunction);
     bulkDispatchQueue.grantSendMessages(this.adminFunction);
@@ -230,6 +230,32 @@ export class ChangeBridgeRuntime extends Construct {
     // admin API open one too (Decrypt): the two calls of KmsDataKeyProvider, nothing more.
     state.connectionTokenKey.grant(this.adminFunction, 'kms:GenerateDataKey', 'kms:Decrypt');
   }
+}
+
+/** The item calls the stores make (GetItem, BatchGetItem, Query; and the writes). */
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
+
+/**
+ * The table actions the code makes, and its key's, as grantReadData and grantReadWriteData give
+ * them but for what no store calls: `Scan` (it would read every guest record and signing secret
+ * at once), stream reads (the table has no stream), `DescribeTable` and `ConditionCheckItem`
+ * (no transactions).
+ */
+function grantTableItems(fn: IGrantable, table: Table, access: 'read' | 'readWrite'): void {
+  const write = access === 'readWrite';
+  table.grant(fn, ...TABLE_READ_ACTIONS, ...(write ? TABLE_WRITE_ACTIONS : []));
+  table.encryptionKey?.grant(
+    fn,
+    'kms:Decrypt',
+    'kms:DescribeKey',
+    ...(write ? ['kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'] : []),
+  );
 }
 
 /**

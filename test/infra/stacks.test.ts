@@ -505,6 +505,29 @@ describe('runtime stack', () => {
     }
   });
 
+  it('grants every function only the table actions the code makes: no Scan, stream reads, DescribeTable or ConditionCheckItem', () => {
+    // The stores make GetItem, BatchGetItem, Query, PutItem, UpdateItem, DeleteItem and
+    // BatchWriteItem calls only; a Scan would read every guest record and signing secret at once.
+    const table = logicalId(built.stateful.state.table);
+    const unused = [
+      'dynamodb:Scan',
+      'dynamodb:GetRecords',
+      'dynamodb:GetShardIterator',
+      'dynamodb:DescribeTable',
+      'dynamodb:ConditionCheckItem',
+    ];
+    for (const fn of built.runtime.runtime.functions.values()) {
+      const allowed = statementsOf(fn.role!)
+        .filter(
+          (statement) =>
+            statement.Effect === 'Allow' && JSON.stringify(statement.Resource).includes(table),
+        )
+        .flatMap(actionsOf);
+      expect(allowed, fn.node.id).toEqual(expect.arrayContaining(['dynamodb:Query']));
+      for (const action of unused) expect(allowed, fn.node.id).not.toContain(action);
+    }
+  });
+
   it('denies the planner and the poller the subscriptions (their signing secrets) and any scan', () => {
     const table = logicalId(built.stateful.state.table);
     const { planner, poller, dispatcher, adminFunction } = built.runtime.runtime;
