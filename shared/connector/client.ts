@@ -22,6 +22,7 @@ import {
 import { parseRequestFor } from './ignored-scope.ts';
 import { type ItemScreen, screenBody } from './item-screen.ts';
 import {
+  isRepeatableOperation,
   OPERATIONS,
   type OperationName,
   type OperationRequest,
@@ -206,8 +207,12 @@ export function createConnectorCaller(
     } catch (cause) {
       deps.onRequest?.(name, 'network');
       if (options.signal?.aborted) throw cause;
+      // An add is not sent again (decideRetry): whoever repeats it must first look for its effect.
+      const unknown = isRepeatableOperation(name)
+        ? ''
+        : '; it may have been applied: check for its records before sending it again';
       throw new ConnectorError(
-        `${name}: no answer from the Connector API (${(cause as Error).message})`,
+        `${name}: no answer from the Connector API (${(cause as Error).message})${unknown}`,
         {
           category: 'network',
           operation: name,
@@ -260,7 +265,14 @@ export function createConnectorCaller(
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
         const count = limitationCount(current);
-        const decision = decideRetry(error, history, count, limits, random);
+        const decision = decideRetry(
+          error,
+          history,
+          count,
+          limits,
+          random,
+          isRepeatableOperation(name),
+        );
         if (decision.kind === 'fail') {
           // This call gives up, but the server's pause holds for every caller of the token:
           // written before the error ends the caller (a Lambda invocation, frozen after it).

@@ -185,6 +185,22 @@ export const OPERATIONS = {
 /** The name of one of the 20 operations, e.g. `customers/getAll`. */
 export type OperationName = keyof typeof OPERATIONS;
 
+/**
+ * Operations that create records (paymentRequests/add, vouchers/add): sent twice, they create
+ * twice. Every other operation is repeatable: a read, or an update or clear that applied twice
+ * leaves what applying it once left.
+ */
+const ADDING_OPERATIONS: ReadonlySet<string> = new Set(['paymentRequests/add', 'vouchers/add']);
+
+/**
+ * True when sending the operation again after an answer that may hide its effect (no answer,
+ * the timeout error, an internal error) cannot apply it twice. Pure.
+ * @example isRepeatableOperation('customers/update') === true
+ */
+export function isRepeatableOperation(name: string): boolean {
+  return !ADDING_OPERATIONS.has(name);
+}
+
 /** The names of the paginated operations (marked P). */
 export type PaginatedOperationName = {
   [N in OperationName]: (typeof OPERATIONS)[N]['pagination'] extends null ? never : N;

@@ -37,7 +37,10 @@ export interface AttemptHistory {
  * `Retry-After`, or backs off exponentially with full jitter when it is missing; the 408
  * timeout error halves `Limitation.Count` (when there is one above 1) and retries at once;
  * 500 and network failures back off a bounded number of times; 400, 401, 403, 409 and
- * contract violations never retry. Pure: the random source is injected.
+ * contract violations never retry. An operation that is not `repeatable` (an add) retries
+ * only 429, which the server answers before doing anything: after no answer, the timeout
+ * error or an internal error it may have been applied, and a second send would add twice.
+ * Pure: the random source is injected.
  */
 export function decideRetry(
   error: ConnectorError,
@@ -45,7 +48,9 @@ export function decideRetry(
   currentCount: number | undefined,
   limits: RetryLimits,
   random: RandomSource,
+  repeatable = true,
 ): RetryDecision {
+  if (!repeatable && error.category !== 'rate-limit') return { kind: 'fail' };
   switch (error.category) {
     case 'rate-limit':
       if (history.rateLimitRetries >= limits.maxRateLimitRetries) return { kind: 'fail' };
