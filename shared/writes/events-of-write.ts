@@ -169,19 +169,29 @@ function updatedEvents(
   updates: unknown,
   idField: string,
 ): PublishableEvent[] {
-  const byId = new Map(recordsOf(updates).map((item) => [String(item[idField]), item]));
-  return recordsOf(returned).map((record) =>
+  // What the updates of each record set: every update that names it (a record may be named
+  // twice), without the values sent as null, which change nothing.
+  const setById = new Map<string, Set<string>>();
+  for (const item of recordsOf(updates)) {
+    const id = String(item[idField]);
+    const fields = setById.get(id) ?? new Set<string>();
+    for (const field of setFields(item, idField)) if (item[field] !== null) fields.add(field);
+    setById.set(id, fields);
+  }
+  // The connector answers a record named twice in each element that names it: one event each.
+  const byId = new Map(recordsOf(returned).map((record) => [String(record.Id), record]));
+  return [...byId].map(([id, record]) =>
     buildWriteEvent(
       context,
       `${entityType}.updated`,
-      String(record.Id),
+      id,
       record,
       writtenEntityData(
         context,
         entityType,
         'updated',
         record,
-        setFields(byId.get(String(record.Id)), idField),
+        [...(setById.get(id) ?? [])].sort(),
       ),
     ),
   );

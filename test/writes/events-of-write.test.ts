@@ -9,7 +9,7 @@ import { computeChanges, observe } from '../../shared/polling/page-changes.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
 import { polledWriteChanges, writeOnlyEvents } from '../../shared/writes/events-of-write.ts';
 import { SAMPLE_RECORDS } from '../changes/sample-records.ts';
-import { sampleWriteEvents } from '../changes/sample-write-events.ts';
+import { sampleWriteEvents, WRITTEN_RECORDS } from '../changes/sample-write-events.ts';
 
 const context = {
   connectionId: 'main',
@@ -115,5 +115,38 @@ describe('events of a write', () => {
     expect(isRestrictionClearedEvent(event)).toBe(true);
     expect(event!.subject).toBe('svc-1');
     expect(event!.data).toMatchObject({ serviceId: 'svc-1', conditions, change: 'cleared' });
+  });
+
+  it('publishes one routingRule.updated for a rule named twice, naming what both updates set', () => {
+    const rule = WRITTEN_RECORDS.routingRule;
+    const events = writeOnlyEvents(
+      context,
+      'routingRules/update',
+      {
+        RoutingRuleUpdates: [
+          { RoutingRuleId: rule.Id, Applicability: { Value: 'Always' } },
+          { RoutingRuleId: rule.Id, CompanyRelation: { Value: 'TravelAgency' } },
+        ],
+      },
+      // The connector answers the rule's final state in each element that names it.
+      { RoutingRules: [rule, rule] },
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]!.data).toMatchObject({ changedFields: ['Applicability', 'CompanyRelation'] });
+  });
+
+  it('leaves out of changedFields the update values sent as null, which change nothing', () => {
+    const program = WRITTEN_RECORDS.loyaltyProgram;
+    const [event] = writeOnlyEvents(
+      context,
+      'loyaltyPrograms/update',
+      {
+        LoyaltyProgramUpdates: [
+          { LoyaltyProgramId: program.Id, Name: { Value: 'Gold' }, Type: null },
+        ],
+      },
+      { LoyaltyPrograms: [program] },
+    );
+    expect(event!.data).toMatchObject({ changedFields: ['Name'] });
   });
 });
