@@ -38,7 +38,9 @@ function proxyRoute(name: OperationName): AdminRoute {
       }
       try {
         const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
-        return { status: result.status, body: result.body };
+        // A 429's Retry-After tells the caller when to come back, as it told the bridge.
+        const headers = Object.keys(result.headers).length > 0 ? { headers: result.headers } : {};
+        return { status: result.status, body: result.body, ...headers };
       } catch (error) {
         // No answer at all (network, timeout after retries): a gateway error, not ours.
         if (error instanceof ConnectorError && error.status === undefined) {

@@ -55,7 +55,22 @@ export interface WriteThroughOptions {
 export interface ForwardResult {
   status: number;
   body: unknown;
+  /** The connector's `Retry-After` (a 429's wait) and `Request-Id`, when it sent them. */
+  headers: Record<string, string>;
   events: number;
+}
+
+/** Headers of the connector's answer that the caller needs as they are. */
+const PASSED_HEADERS = ['retry-after', 'request-id'] as const;
+
+function passedHeaders(raw: RawResponse | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of PASSED_HEADERS) {
+    const value = raw?.headers[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) headers[name] = first;
+  }
+  return headers;
 }
 
 /** Forwards connector operations and publishes the events of successful writes. */
@@ -143,7 +158,12 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         sent = result.sentBody;
       } catch (error) {
         if (error instanceof ConnectorError && last !== undefined && error.status === last.status) {
-          return { status: last.status, body: parseBody(last), events: 0 };
+          return {
+            status: last.status,
+            body: parseBody(last),
+            headers: passedHeaders(last),
+            events: 0,
+          };
         }
         throw error;
       }
@@ -154,7 +174,12 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         if (!options.onPublishError) throw error;
         options.onPublishError(error, operation);
       }
-      return { status: last?.status ?? 200, body: last ? parseBody(last) : response, events };
+      return {
+        status: last?.status ?? 200,
+        body: last ? parseBody(last) : response,
+        headers: passedHeaders(last),
+        events,
+      };
     },
     close: () => transport.close(),
   };
