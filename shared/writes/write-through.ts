@@ -153,7 +153,11 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
       let response: unknown;
       let sent: EntityRecord;
       try {
-        const result = await caller.send(operation, body as OperationRequest<typeof operation>);
+        // Live polls go first (design.md, Connector budget): a burst of proxied calls takes
+        // what they leave, as bulk work does, and never holds a poll back a window or more.
+        const result = await caller.send(operation, body as OperationRequest<typeof operation>, {
+          budget: { priority: 'bulk' },
+        });
         response = result.response;
         sent = result.sentBody;
       } catch (error) {
