@@ -46,6 +46,12 @@ export interface CallOptions {
    * up its turn when its time is over (a backfill pass between two live polls).
    */
   waitSignal?: AbortSignal;
+  /**
+   * Epoch ms of the client's clock that no retry wait may pass: a failed attempt whose wait
+   * (a 429's Retry-After, a backoff) would end after it throws its error at once, so a caller
+   * that gives up at a time of its own (a proxied call) gets the answer before then.
+   */
+  retryDeadline?: number;
   /** Who asks, for the token's budget: live polls go before bulk work (default live). */
   budget?: BudgetClaim;
   /** For a paginated operation: looks at the response's raw items before validation. */
@@ -273,7 +279,11 @@ export function createConnectorCaller(
           random,
           isRepeatableOperation(name),
         );
-        if (decision.kind === 'fail') {
+        const pastDeadline =
+          decision.kind === 'wait' &&
+          options.retryDeadline !== undefined &&
+          clock.now() + decision.delayMs > options.retryDeadline;
+        if (decision.kind === 'fail' || pastDeadline) {
           // This call gives up, but the server's pause holds for every caller of the token:
           // written before the error ends the caller (a Lambda invocation, frozen after it).
           if (error.category === 'rate-limit' && error.retryAfterMs !== undefined)

@@ -60,6 +60,15 @@ export interface ForwardResult {
   events: number;
 }
 
+/**
+ * Longest a proxied call waits to retry (429 Retry-After, backoffs): its caller gives up after
+ * 29 s in AWS (API Gateway's integration timeout, the admin function's) and 30 s with the CLI
+ * (ADMIN_REQUEST_TIMEOUT_MS), and must have the answer before then, not a write sent after it
+ * stopped listening. A wait that would end later is not taken: the caller gets the 429 and its
+ * Retry-After.
+ */
+export const PROXY_RETRY_WAIT_MS = 20_000;
+
 /** Headers of the connector's answer that the caller needs as they are. */
 const PASSED_HEADERS = ['retry-after', 'request-id'] as const;
 
@@ -157,6 +166,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         // what they leave, as bulk work does, and never holds a poll back a window or more.
         const result = await caller.send(operation, body as OperationRequest<typeof operation>, {
           budget: { priority: 'bulk' },
+          retryDeadline: options.clock.now() + PROXY_RETRY_WAIT_MS,
         });
         response = result.response;
         sent = result.sentBody;

@@ -56,4 +56,24 @@ describe('the connector proxy and 429 answers', () => {
     // Before, the caller got the 429 without it, and could only guess when to come back.
     expect(response.headers?.['retry-after']).toBe(String(RETRY_AFTER_SECONDS));
   });
+
+  it('answers a 429 whose wait would keep the caller past its own timeout, instead of waiting', async () => {
+    // The CLI gives up after 30 s and API Gateway after 29 s, while the bridge would still send.
+    sim.controls.setFaults({ script: ['rate-limit', 'rate-limit'], retryAfterSeconds: 20 });
+    const service = sim.controls.model.world.enterprises[0]!.services[0]!;
+    const startedAt = harness.clock.now();
+    const response = await driveClock(
+      harness.clock,
+      harness.call('POST', '/api/connector/v1/restrictions/clear', {
+        body: { ServiceId: service.Id, Data: [{ Type: 'Stay' }] },
+      }),
+      1_000,
+    );
+    const waitedMs = harness.clock.now() - startedAt;
+    sim.controls.setFaults({ script: [] });
+    // Before, it waited 20 s twice and sent the clear 40 s after the caller asked.
+    expect(waitedMs).toBeLessThan(29_000);
+    expect(response.status).toBe(429);
+    expect(response.headers?.['retry-after']).toBe('20');
+  });
 });
