@@ -44,9 +44,10 @@ export interface WriteThroughOptions {
    */
   clientDeps?: Pick<ConnectorClientDeps, 'budgetLedger' | 'budgetMarginMs' | 'random'>;
   /**
-   * Told when the events of a successful write could not be published; the connector's
-   * answer is still returned (the write happened, and repeating an add would add twice).
-   * Without it such a failure throws.
+   * Told when the events of a successful write could not be published (the publisher failed,
+   * or the connector's 200 broke the contract, so there is nothing to build them from); the
+   * connector's answer is still returned (the write happened, and repeating an add would add
+   * twice). Without it such a failure throws.
    */
   onPublishError?: (error: unknown, operation: OperationName) => void;
 }
@@ -144,6 +145,11 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
     return events.length;
   }
 
+  function reportUnpublished(error: unknown, operation: OperationName): void {
+    if (!options.onPublishError) throw error;
+    options.onPublishError(error, operation);
+  }
+
   return {
     async forward(operation, body) {
       let last: RawResponse | undefined;
@@ -172,6 +178,11 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         sent = result.sentBody;
       } catch (error) {
         if (error instanceof ConnectorError && last !== undefined && error.status === last.status) {
+          // A write the connector applied (200) whose answer breaks the contract: its events
+          // cannot be built, and are lost unless someone is told (the next poll of a polled
+          // entity finds the change; nothing else would).
+          if (error.category === 'response' && isWriteOperation(operation))
+            reportUnpublished(error, operation);
           return {
             status: last.status,
             body: parseBody(last),
@@ -185,8 +196,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
       try {
         events = await publishWrite(operation, sent, response);
       } catch (error) {
-        if (!options.onPublishError) throw error;
-        options.onPublishError(error, operation);
+        reportUnpublished(error, operation);
       }
       return {
         status: last?.status ?? 200,
