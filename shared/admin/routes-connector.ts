@@ -42,8 +42,11 @@ function proxyRoute(name: OperationName): AdminRoute {
         const headers = Object.keys(result.headers).length > 0 ? { headers: result.headers } : {};
         return { status: result.status, body: result.body, ...headers };
       } catch (error) {
-        // No answer at all (network, timeout after retries): a gateway error, not ours.
         if (error instanceof ConnectorError && error.status === undefined) {
+          // Not sent: no slot of the token's budget before the call's deadline.
+          if (error.category === 'rate-limit')
+            return { status: 429, body: { error: error.message } };
+          // No answer at all (network, timeout after retries): a gateway error, not ours.
           return { status: 502, body: { error: error.message } };
         }
         throw error;

@@ -47,11 +47,13 @@ export interface CallOptions {
    */
   waitSignal?: AbortSignal;
   /**
-   * Epoch ms of the client's clock that no retry wait may pass: a failed attempt whose wait
-   * (a 429's Retry-After, a backoff) would end after it throws its error at once, so a caller
-   * that gives up at a time of its own (a proxied call) gets the answer before then.
+   * Epoch ms of the client's clock by which the caller needs the answer (a proxied call, whose
+   * own caller stops listening then): each attempt's timeout ends by it, and no attempt starts
+   * later than {@link DEADLINE_ATTEMPT_MIN_MS} before it. A failure whose retry would start
+   * later is thrown at once (a 429 with its Retry-After); a grant of the budget that comes too
+   * late sends nothing (a `rate-limit` error without a status).
    */
-  retryDeadline?: number;
+  deadline?: number;
   /** Who asks, for the token's budget: live polls go before bulk work (default live). */
   budget?: BudgetClaim;
   /** For a paginated operation: looks at the response's raw items before validation. */
@@ -65,6 +67,9 @@ export interface CallResult<N extends OperationName> {
   /** Items of a paginated response that the call's screen passed over (0 without one). */
   passedOver: number;
 }
+
+/** The least time an attempt is given before a call's {@link CallOptions.deadline}. */
+export const DEADLINE_ATTEMPT_MIN_MS = 5_000;
 
 /** Injected collaborators; all optional. */
 export interface ConnectorClientDeps {
@@ -200,13 +205,21 @@ export function createConnectorCaller(
       options.budget ?? { priority: 'live' },
       anySignal(options.signal, options.waitSignal),
     );
+    const left = options.deadline === undefined ? timeoutMs : options.deadline - clock.now();
+    if (left < Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS)) {
+      // Sent now, it could be applied after its caller stopped listening: it is not sent.
+      throw new ConnectorError(
+        `${name}: not sent: too little time was left before the call's deadline (waiting for the token's connector budget, or earlier attempts, took it); try again later`,
+        { category: 'rate-limit', operation: name },
+      );
+    }
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
       raw = await transport.postJson(
         baseUrl + spec.path,
         JSON.stringify({ ...envelope, ...body }),
         {
-          timeoutMs,
+          timeoutMs: Math.min(timeoutMs, left),
           ...(options.signal ? { signal: options.signal } : {}),
         },
       );
@@ -281,8 +294,8 @@ export function createConnectorCaller(
         );
         const pastDeadline =
           decision.kind === 'wait' &&
-          options.retryDeadline !== undefined &&
-          clock.now() + decision.delayMs > options.retryDeadline;
+          options.deadline !== undefined &&
+          clock.now() + decision.delayMs > options.deadline - DEADLINE_ATTEMPT_MIN_MS;
         if (decision.kind === 'fail' || pastDeadline) {
           // This call gives up, but the server's pause holds for every caller of the token:
           // written before the error ends the caller (a Lambda invocation, frozen after it).

@@ -62,13 +62,13 @@ export interface ForwardResult {
 }
 
 /**
- * Longest a proxied call waits to retry (429 Retry-After, backoffs): its caller gives up after
- * 29 s in AWS (API Gateway's integration timeout, the admin function's) and 30 s with the CLI
- * (ADMIN_REQUEST_TIMEOUT_MS), and must have the answer before then, not a write sent after it
- * stopped listening. A wait that would end later is not taken: the caller gets the 429 and its
- * Retry-After.
+ * When a proxied call's answer is due: its caller gives up after 29 s in AWS (API Gateway's
+ * integration timeout, the admin function's) and 30 s with the CLI (ADMIN_REQUEST_TIMEOUT_MS),
+ * and must have the answer before then, not a write applied after it stopped listening. Each
+ * request's timeout ends by then, and retries start by 5 s before (DEADLINE_ATTEMPT_MIN_MS): a
+ * 429 whose Retry-After would end later is answered with it.
  */
-export const PROXY_RETRY_WAIT_MS = 20_000;
+export const PROXY_ANSWER_MS = 25_000;
 
 /** Headers of the connector's answer that the caller needs as they are. */
 const PASSED_HEADERS = ['retry-after', 'request-id'] as const;
@@ -172,7 +172,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         // what they leave, as bulk work does, and never holds a poll back a window or more.
         const result = await caller.send(operation, body as OperationRequest<typeof operation>, {
           budget: { priority: 'bulk' },
-          retryDeadline: options.clock.now() + PROXY_RETRY_WAIT_MS,
+          deadline: options.clock.now() + PROXY_ANSWER_MS,
         });
         response = result.response;
         sent = result.sentBody;

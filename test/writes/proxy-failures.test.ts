@@ -109,4 +109,37 @@ describe('connector proxy failures', () => {
     });
     expect(response.status).toBe(404);
   });
+
+  it('gives the connector request a timeout that ends before its caller stops listening', async () => {
+    const timeouts: number[] = [];
+    const sentAt: number[] = [];
+    withWriteThrough(
+      {
+        postJson: async (_url, _text, options) => {
+          timeouts.push(options.timeoutMs);
+          sentAt.push(harness.clock.now());
+          // The first attempt meets an internal error; the retry is answered.
+          const status = timeouts.length === 1 ? 500 : 200;
+          return { status, headers: {}, text: '{}' };
+        },
+        close: async () => {},
+      },
+      async () => ({ published: 0, thinned: 0, failures: [] }),
+    );
+    const response = await driveClock(
+      harness.clock,
+      harness.call('POST', '/api/connector/v1/restrictions/clear', {
+        body: { ServiceId: SERVICE, Data: [{ Type: 'Stay' }] },
+      }),
+    );
+    expect(response.status).toBe(200);
+    // API Gateway and the admin function end a call at 29 s, the CLI at 30 s. Before, each
+    // request waited 60 s (the connector timeout): a write answered after 29 s was applied,
+    // its caller told nothing, and its events never published.
+    expect(timeouts).toHaveLength(2);
+    expect(timeouts[0]).toBeLessThanOrEqual(25_000);
+    // The retry has what is left of the same 25 s.
+    expect(sentAt[1]).toBeGreaterThan(sentAt[0]!);
+    expect(timeouts[1]).toBe(timeouts[0]! - (sentAt[1]! - sentAt[0]!));
+  });
 });
