@@ -73,10 +73,10 @@ export const PROXY_ANSWER_MS = 25_000;
 /** Headers of the connector's answer that the caller needs as they are. */
 const PASSED_HEADERS = ['retry-after', 'request-id'] as const;
 
-function passedHeaders(raw: RawResponse | undefined): Record<string, string> {
+function passedHeaders(raw: RawResponse): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of PASSED_HEADERS) {
-    const value = raw?.headers[name];
+    const value = raw.headers[name];
     const first = Array.isArray(value) ? value[0] : value;
     if (first !== undefined) headers[name] = first;
   }
@@ -89,11 +89,19 @@ export interface WriteThrough {
   close(): Promise<void>;
 }
 
-function parseBody(raw: RawResponse): unknown {
+/**
+ * The connector's answer as the caller gets it: the parsed JSON body, or a body that is not
+ * JSON (a cut-off answer) as its text with the connector's media type, so it goes out as it
+ * came instead of as a JSON string.
+ */
+function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, string> } {
+  const headers = passedHeaders(raw);
   try {
-    return JSON.parse(raw.text);
+    return { body: JSON.parse(raw.text), headers };
   } catch {
-    return raw.text;
+    const type = raw.headers['content-type'];
+    const contentType = (Array.isArray(type) ? type[0] : type) ?? 'text/plain; charset=utf-8';
+    return { body: raw.text, headers: { ...headers, 'content-type': contentType } };
   }
 }
 
@@ -183,12 +191,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
           // entity finds the change; nothing else would).
           if (error.category === 'response' && isWriteOperation(operation))
             reportUnpublished(error, operation);
-          return {
-            status: last.status,
-            body: parseBody(last),
-            headers: passedHeaders(last),
-            events: 0,
-          };
+          return { status: last.status, ...answerOf(last), events: 0 };
         }
         throw error;
       }
@@ -198,12 +201,9 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
       } catch (error) {
         reportUnpublished(error, operation);
       }
-      return {
-        status: last?.status ?? 200,
-        body: last ? parseBody(last) : response,
-        headers: passedHeaders(last),
-        events,
-      };
+      return last
+        ? { status: last.status, ...answerOf(last), events }
+        : { status: 200, body: response, headers: {}, events };
     },
     close: () => transport.close(),
   };

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serializeAdminBody } from '../../shared/admin/response-body.ts';
 import type { OperationName } from '../../shared/connector/operations.ts';
 import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
@@ -73,5 +74,15 @@ describe('the connector proxy and a write whose answer breaks the contract', () 
     expect(reported).toHaveLength(1);
     expect(reported[0]!.operation).toBe('vouchers/add');
     expect(String(reported[0]!.error)).toMatch(/not JSON/);
+  });
+
+  it('answers a body that is not JSON as the connector sent it, not as a JSON string', async () => {
+    sim.controls.setFaults({ script: ['malformed'] });
+    const response = await addVoucher('cut answer, as sent');
+    expect(response.status).toBe(200);
+    const sent = serializeAdminBody(response);
+    // Before, the half answer went out quoted and escaped: "{\"Vouchers\":[…".
+    expect(sent?.text.startsWith('{"Vouchers":[{"Id":')).toBe(true);
+    expect(sent?.contentType).toMatch(/^application\/json/);
   });
 });
