@@ -82,6 +82,13 @@ export function polledWriteChanges(input: PolledWriteInput): PageChanges {
   return { events, writes: changes.writes };
 }
 
+/** A value customers/update leaves the stored one for (rule 1: left out or blank). */
+function isBlank(value: unknown): boolean {
+  return (
+    value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+  );
+}
+
 /** The `<entity>.updated` of a record that had no snapshot: no `previous`, the request's fields. */
 function updateWithoutSnapshot(event: EntityEvent, input: PolledWriteInput): EntityEvent {
   const { context, volatileFields } = input;
@@ -98,7 +105,10 @@ function updateWithoutSnapshot(event: EntityEvent, input: PolledWriteInput): Ent
     previous: current,
   });
   const { previous: _previous, ...data } = built.data;
-  const changedFields = setFields(input.request, 'CustomerId').filter((f) => f !== 'ChainId');
+  // customers/update rule 1: a blank field keeps the stored value; rule 2: Notes replaces it.
+  const changedFields = setFields(input.request, 'CustomerId').filter(
+    (field) => field !== 'ChainId' && (field === 'Notes' || !isBlank(input.request[field])),
+  );
   return { ...built, data: { ...data, changedFields } };
 }
 

@@ -72,6 +72,20 @@ describe('events of a write', () => {
     expect(changes.writes.map((write) => write.entityId)).toEqual([customer.Id]);
   });
 
+  it('names without a snapshot only the fields the update changes: blanks keep the stored value', () => {
+    const changes = polledWriteChanges({
+      context,
+      entityType: 'customer',
+      volatileFields,
+      records: [updated],
+      stored: new Map(),
+      // customers/update rule 1: a field left out or blank keeps its value; rule 2: Notes
+      // replaces it, a null Notes included.
+      request: { CustomerId: customer.Id, Notes: null, Email: null, FirstName: ' ', Phone: '1' },
+    });
+    expect(changes.events[0]!.data.changedFields).toEqual(['Notes', 'Phone']);
+  });
+
   it('publishes paymentRequest.created for an added request, as a poll would', () => {
     const changes = polledWriteChanges({
       context,
