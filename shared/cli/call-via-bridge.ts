@@ -15,6 +15,8 @@ const BridgeErrorSchema = z.looseObject({ error: z.string(), field: z.string().o
 export interface BridgeCallResult {
   status: number;
   body: unknown;
+  /** The `Retry-After` of the answer (the connector's, of a 429), when it carried one. */
+  retryAfter?: string;
 }
 
 /**
@@ -49,8 +51,13 @@ export async function callViaBridge(
     );
   }
   const text = await response.text();
+  const retryAfter = response.headers.get('retry-after');
   try {
-    return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+    return {
+      status: response.status,
+      body: text === '' ? undefined : JSON.parse(text),
+      ...(retryAfter === null ? {} : { retryAfter }),
+    };
   } catch {
     throw new CliExit(
       EXIT_FAILURE,
@@ -72,8 +79,13 @@ export function bridgeCallFailure(operation: string, result: BridgeCallResult): 
   const message = connector.success ? (connector.data.Message ?? '') : '';
   const requestId =
     connector.success && connector.data.RequestId ? ` (RequestId ${connector.data.RequestId})` : '';
+  // Seconds or an HTTP date (RFC 9110): when the token's budget has room again.
+  const wait =
+    result.retryAfter === undefined
+      ? ''
+      : `; retry after ${/^\d+$/.test(result.retryAfter) ? `${result.retryAfter} s` : result.retryAfter}`;
   return new CliExit(
     EXIT_FAILURE,
-    `${operation} failed (HTTP ${result.status}): ${message}${requestId}`,
+    `${operation} failed (HTTP ${result.status}): ${message}${requestId}${wait}`,
   );
 }
