@@ -29,7 +29,9 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * The `Host` values an API listening on `host:port` answers to: that address, and
- * `localhost:port` too when it is loopback; plus `extra` (a configured list).
+ * `localhost:port` too when it is loopback (and, listening on `localhost`, the loopback
+ * addresses it stands for: the CLI's default `--api` names 127.0.0.1); plus `extra` (a
+ * configured list).
  * @example allowedHostsFor('127.0.0.1', 4000) // ['127.0.0.1:4000', 'localhost:4000']
  */
 export function allowedHostsFor(
@@ -40,6 +42,7 @@ export function allowedHostsFor(
   const shown = isIP(host) === 6 ? `[${host}]` : host;
   const own = [`${shown}:${port}`];
   if (isLoopbackHost(host) && host !== 'localhost') own.push(`localhost:${port}`);
+  if (host.toLowerCase() === 'localhost') own.push(`127.0.0.1:${port}`, `[::1]:${port}`);
   // Bound to every interface: loopback reaches it too.
   if (host === '0.0.0.0' || host === '::') own.push(`127.0.0.1:${port}`, `localhost:${port}`);
   return [...new Set([...own, ...extra].map((entry) => entry.toLowerCase()))];

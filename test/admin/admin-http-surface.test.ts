@@ -1,0 +1,73 @@
+import { lookup } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
+import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
+
+let harness: AdminHarness | undefined;
+let server: AdminServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  await harness?.close();
+  server = undefined;
+  harness = undefined;
+});
+
+async function start(options: { host?: string; token?: string } = {}): Promise<AdminServer> {
+  harness = createAdminHarness();
+  server = await startAdminServer({ port: 0, deps: harness.deps, ...options });
+  return server;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  headers: Record<string, unknown>;
+}
+
+/** One raw request to the server's port on `address`, with the Host header it is given. */
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  address = '127.0.0.1',
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: address,
+        port: server!.port,
+        method,
+        path,
+        headers: { host: `${address}:${server!.port}`, ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            headers: response.headers,
+          }),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+describe('admin HTTP surface', () => {
+  it('answers to the loopback address it listens on when started on localhost', async () => {
+    await start({ host: 'localhost' });
+    // The CLI's default --api is http://127.0.0.1:$BRIDGE_PORT: it names the address, not localhost.
+    const { address } = await lookup('localhost');
+    const host = address === '::1' ? `[::1]:${server!.port}` : `${address}:${server!.port}`;
+    const answer = await send('GET', '/streams', { host }, address);
+    expect(answer.status, answer.text).toBe(200);
+    expect(
+      (await send('GET', '/streams', { host: `localhost:${server!.port}` }, address)).status,
+    ).toBe(200);
+  });
+});
