@@ -10,8 +10,11 @@ import { requireSubscription } from './subscription-admin.ts';
 export const HEALTH_SAMPLE_DELIVERIES = 50;
 
 const FeedInputSchema = z.object({
-  /** Epoch ms: only events stored at or after it (the caller drops ids it already has). */
-  sinceMs: z.number().nonnegative().optional(),
+  /**
+   * Epoch ms: only events stored at or after it (the caller drops ids it already has). Before
+   * 1970 it is negative, and every stored event is after it.
+   */
+  sinceMs: z.number().optional(),
   /** An event type or pattern (`customer.*`). */
   type: z.string().min(1).optional(),
   /** Part of the subject (entity id), case-insensitive. */

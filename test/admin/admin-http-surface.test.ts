@@ -70,4 +70,18 @@ describe('admin HTTP surface', () => {
       (await send('GET', '/streams', { host: `localhost:${server!.port}` }, address)).status,
     ).toBe(200);
   });
+
+  it('takes any ISO instant as the feed since, one before 1970 too', async () => {
+    await start();
+    const event = storedChangeEvent('evt_1', 'customer.updated');
+    await harness!.store.putEvent({
+      id: 'evt_1',
+      type: 'customer.updated',
+      storedAt: Date.UTC(2026, 0, 1),
+      body: JSON.stringify(event),
+    });
+    const answer = await send('GET', '/feed?since=1969-12-31T23:59:59Z');
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.parse(answer.text).events.map((e: { id: string }) => e.id)).toEqual(['evt_1']);
+  });
 });
