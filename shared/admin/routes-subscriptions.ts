@@ -144,7 +144,9 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     success: { status: 202, schema: DeliveryListSchema },
     handle: async ({ id, body }, deps) => {
       await requireEnabled(id, deps);
-      const deliveries = await deps.webhooks.redeliverDeadLetters(id, Date.parse(body.since));
+      // Nothing died before 1970: an earlier instant asks for every dead letter, as 0 does.
+      const sinceMs = Math.max(0, Date.parse(body.since));
+      const deliveries = await deps.webhooks.redeliverDeadLetters(id, sinceMs);
       return { status: 202, body: { deliveries: deliveries.map(deliveryView) } };
     },
   }),

@@ -31,6 +31,7 @@ function send(
   path: string,
   headers: Record<string, string> = {},
   address = '127.0.0.1',
+  body?: string,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(
@@ -54,7 +55,7 @@ function send(
       },
     );
     outgoing.on('error', reject);
-    outgoing.end();
+    outgoing.end(body);
   });
 }
 
@@ -83,5 +84,42 @@ describe('admin HTTP surface', () => {
     const answer = await send('GET', '/feed?since=1969-12-31T23:59:59Z');
     expect(answer.status, answer.text).toBe(200);
     expect(JSON.parse(answer.text).events.map((e: { id: string }) => e.id)).toEqual(['evt_1']);
+  });
+
+  it('redelivers every dead letter since an instant before 1970', async () => {
+    await start();
+    const { subscription } = await harness!.deps.webhooks.createSubscription({
+      url: 'http://127.0.0.1:9/hook',
+    });
+    await harness!.store.putEvent({
+      id: 'evt_1',
+      type: 'customer.updated',
+      storedAt: 1,
+      body: '{}',
+    });
+    const now = harness!.clock.now();
+    const dead = {
+      id: 'dlv_dead',
+      eventId: 'evt_1',
+      subscriptionId: subscription.id,
+      status: 'dead' as const,
+      attempts: 8,
+      nextAttemptAt: 0,
+      createdAt: now - 1000,
+      updatedAt: now,
+      version: 9,
+      deadAt: now,
+    };
+    await harness!.store.createDelivery(dead);
+    await harness!.store.addDeadLetter(dead);
+    const answer = await send(
+      'POST',
+      `/subscriptions/${subscription.id}/redeliver`,
+      { 'content-type': 'application/json' },
+      '127.0.0.1',
+      JSON.stringify({ since: '1969-07-20T20:17:40Z' }),
+    );
+    expect(answer.status, answer.text).toBe(202);
+    expect(JSON.parse(answer.text).deliveries).toMatchObject([{ eventId: 'evt_1' }]);
   });
 });
