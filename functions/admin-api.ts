@@ -115,10 +115,17 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   };
 }
 
-function toResult(response: AdminResponse): APIGatewayProxyStructuredResultV2 {
+function toResult(response: AdminResponse, method: string): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...response.headers, 'cache-control': 'no-store' };
   const serialized = serializeAdminBody(response);
   if (serialized === undefined) return { statusCode: response.status, headers };
+  // A HEAD answer is the GET one without its body (RFC 9110, 9.3.2).
+  if (method.toUpperCase() === 'HEAD') {
+    return {
+      statusCode: response.status,
+      headers: { ...headers, 'content-type': serialized.contentType },
+    };
+  }
   return {
     statusCode: response.status,
     headers: { ...headers, 'content-type': serialized.contentType },
@@ -139,17 +146,18 @@ export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentica
         : event.body
       : '';
     const body = parseJsonBody(raw);
-    if (!body.ok) return toResult(body.response);
+    const { method } = event.requestContext.http;
+    if (!body.ok) return toResult(body.response, method);
     const response = await handleAdminRequest(
       {
-        method: event.requestContext.http.method,
+        method,
         path: event.rawPath,
         query: event.queryStringParameters ?? {},
         body: body.value,
       },
       { ...getDeps(), authentication: 'iam' },
     );
-    return toResult(response);
+    return toResult(response, method);
   };
 }
 

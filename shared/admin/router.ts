@@ -62,10 +62,11 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
 
 /**
  * Serves one admin API request: finds the route, validates query and body with zod, runs
- * it, and maps failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for
- * unknown paths (paths match exactly: `/events/` is unknown) and ids, 405 (with `allow`) for
- * a wrong method, 409 for a disabled subscription, 500 `{ error: 'internal error' }`
- * otherwise. Never throws.
+ * it (HEAD runs the GET route; the server sending the answer drops its body), and maps
+ * failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for unknown paths
+ * (paths match exactly: `/events/` is unknown) and ids, 405 (with `allow`) for a wrong
+ * method, 409 for a disabled subscription, 500 `{ error: 'internal error' }` otherwise.
+ * Never throws.
  * @example await handleAdminRequest({ method: 'GET', path: '/streams', query: {}, body: undefined }, deps)
  */
 export async function handleAdminRequest(
@@ -83,7 +84,9 @@ export async function handleAdminRequest(
   if (candidates.length === 0) {
     return { status: 404, body: { error: `no route ${method} ${path}` } };
   }
-  const hit = candidates.find((candidate) => candidate.route.method === method);
+  // HEAD is GET without the body (RFC 9110, 9.3.2): the server sending the answer leaves it out.
+  const served = method === 'HEAD' ? 'GET' : method;
+  const hit = candidates.find((candidate) => candidate.route.method === served);
   if (!hit) {
     const allow = candidates.map((candidate) => candidate.route.method).join(', ');
     return {

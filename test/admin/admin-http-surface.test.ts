@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAdminApiHandler } from '../../functions/admin-api.ts';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
@@ -121,5 +122,33 @@ describe('admin HTTP surface', () => {
     );
     expect(answer.status, answer.text).toBe(202);
     expect(JSON.parse(answer.text).deliveries).toMatchObject([{ eventId: 'evt_1' }]);
+  });
+
+  it('answers HEAD as GET without a body, the console page under a token included', async () => {
+    await start({ token: 'tok' });
+    const page = await send('HEAD', '/');
+    expect(page.status, page.text).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.text).toBe('');
+    const health = await send('HEAD', '/health', { authorization: 'Bearer tok' });
+    expect(health.status).toBe(200);
+    expect(health.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect((await send('HEAD', '/health')).status).toBe(401);
+    expect(
+      (await send('HEAD', '/subscriptions/x/ping', { authorization: 'Bearer tok' })).status,
+    ).toBe(405);
+  });
+
+  it('answers HEAD behind API Gateway as GET without a body', async () => {
+    harness = createAdminHarness();
+    const lambda = createAdminApiHandler(() => harness!.deps);
+    const page = await lambda({
+      rawPath: '/',
+      headers: {},
+      requestContext: { http: { method: 'HEAD' } },
+    } as never);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers?.['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toBeUndefined();
   });
 });
