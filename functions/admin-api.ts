@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { parseJsonBody } from '../shared/admin/node-server.ts';
+import { guardSignedRequest } from '../shared/admin/request-guard.ts';
 import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
@@ -136,7 +137,8 @@ function toResult(response: AdminResponse, method: string): APIGatewayProxyStruc
 /**
  * An API Gateway HTTP API (payload format 2.0) handler over the admin router: the routes of
  * the local `start` admin API, unchanged, behind API Gateway's IAM authorization (SigV4), as
- * its `/openapi.json` says. `getDeps` is called per request; let it cache.
+ * its `/openapi.json` says, and {@link guardSignedRequest} (what a web page sends through a
+ * signing proxy is refused). `getDeps` is called per request; let it cache.
  */
 export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentication'>) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
@@ -147,6 +149,8 @@ export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentica
       : '';
     const body = parseJsonBody(raw);
     const { method } = event.requestContext.http;
+    const refused = guardSignedRequest({ headers: event.headers ?? {}, hasBody: raw !== '' });
+    if (refused) return toResult(refused, method);
     if (!body.ok) return toResult(body.response, method);
     const response = await handleAdminRequest(
       {

@@ -26,6 +26,7 @@ const GATEWAY_ERROR_REF = { $ref: '#/components/schemas/GatewayError' };
 const IAM_REFUSAL =
   'API Gateway (IAM): the request is not signed, or its principal may not call execute-api:Invoke on this API';
 const FOREIGN_CALLER = 'A foreign Host or Origin';
+const CROSS_SITE = 'a request a browser sent for another site (`Sec-Fetch-Site`)';
 
 /** The console's page and assets: the local API serves them without the token (they hold no data). */
 function isConsolePage(route: AdminRoute): boolean {
@@ -86,9 +87,12 @@ function connectorErrorResponses(
         : errorResponse(`Authorization error: ${refused}`, CONNECTOR_ERROR_REF),
     '403':
       authentication === 'iam'
-        ? errorResponse(`${IAM_REFUSAL} (\`{message}\`), or ${validation}`, {
-            anyOf: [GATEWAY_ERROR_REF, CONNECTOR_ERROR_REF],
-          })
+        ? errorResponse(
+            `${IAM_REFUSAL} (\`{message}\`), ${CROSS_SITE} (\`{error}\`), or ${validation}`,
+            {
+              anyOf: [GATEWAY_ERROR_REF, ERROR_REF, CONNECTOR_ERROR_REF],
+            },
+          )
         : errorResponse(`${FOREIGN_CALLER} (\`{error}\`), or ${validation}`, EITHER_ERROR),
     '408': errorResponse(`Timeout: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
     '429': errorResponse(`Too many requests: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
@@ -166,8 +170,14 @@ function operationOf(
   if (conflict) responses['409'] = errorResponse(conflict);
   const isPage = isConsolePage(route);
   if (authentication === 'iam') {
-    // API Gateway refuses unsigned or unauthorized requests itself: the bridge never sees them.
-    responses['403'] = errorResponse(IAM_REFUSAL, GATEWAY_ERROR_REF);
+    // API Gateway refuses unsigned or unauthorized requests itself: the bridge never sees them;
+    // the handler refuses what a browser marks as another site's (guardSignedRequest).
+    responses['403'] = errorResponse(
+      `${IAM_REFUSAL} (\`{message}\`), or ${CROSS_SITE} (\`{error}\`)`,
+      {
+        anyOf: [GATEWAY_ERROR_REF, ERROR_REF],
+      },
+    );
   } else {
     // The local server's guard (request-guard.ts).
     if (authentication === 'bearer' && !isPage) {
@@ -176,12 +186,13 @@ function operationOf(
     responses['403'] = errorResponse(FOREIGN_CALLER);
     // The local server checks every request's body this way, a route that takes none included.
     responses['413'] = errorResponse('The body is larger than 1 MB');
-    responses['415'] = errorResponse(
-      route.body !== EmptySchema
-        ? 'The body is not sent as content-type: application/json'
-        : 'A body sent, not as content-type: application/json (this route takes none)',
-    );
   }
+  // Both servers check every request's body this way, a route that takes none included.
+  responses['415'] = errorResponse(
+    route.body !== EmptySchema
+      ? 'The body is not sent as content-type: application/json'
+      : 'A body sent, not as content-type: application/json (this route takes none)',
+  );
   responses['500'] = errorResponse('Internal error (details are logged, never returned)');
   if (route.tag === 'connector') {
     Object.assign(responses, connectorErrorResponses(route.operationId, authentication));

@@ -102,14 +102,37 @@ export function guardAdminRequest(
       };
     }
   }
-  if (hasBody(request.headers)) {
-    const mediaType = header(request.headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
-    if (mediaType !== 'application/json') {
-      return {
-        status: 415,
-        body: { error: 'a request body must be sent as content-type: application/json' },
-      };
-    }
+  return bodyTypeRefusal(request.headers, hasBody(request.headers));
+}
+
+/** 415 for a body not sent as `application/json`: a page cannot send that cross-site without a preflight. */
+function bodyTypeRefusal(headers: GuardHeaders, withBody: boolean): AdminResponse | undefined {
+  if (!withBody) return undefined;
+  const mediaType = header(headers, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (mediaType === 'application/json') return undefined;
+  return {
+    status: 415,
+    body: { error: 'a request body must be sent as content-type: application/json' },
+  };
+}
+
+/**
+ * Why a request API Gateway has authorized may still not reach the admin routes, or undefined
+ * when it may. IAM authorizes the signer, not the sender: a local SigV4 proxy (how README has
+ * the console opened in AWS) signs whatever reaches it, a web page's requests too. Such a page
+ * cannot send a JSON body without a preflight (415 for any other), and its browser marks what
+ * it sends with `Sec-Fetch-Site` (403 unless `same-origin` or `none`); the CLI and other SigV4
+ * clients send neither. The Host and Origin the proxy passes on are not the page's, so the
+ * local guard's checks of them do not apply.
+ * @example guardSignedRequest({ headers: { 'content-type': 'text/plain' }, hasBody: true }) // 415
+ */
+export function guardSignedRequest(request: {
+  headers: GuardHeaders;
+  hasBody: boolean;
+}): AdminResponse | undefined {
+  const site = header(request.headers, 'sec-fetch-site')?.trim().toLowerCase();
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+    return forbidden(`requests another site sends are refused (sec-fetch-site "${site}")`);
   }
-  return undefined;
+  return bodyTypeRefusal(request.headers, request.hasBody);
 }

@@ -151,4 +151,49 @@ describe('admin HTTP surface', () => {
     expect(page.headers?.['content-type']).toBe('text/html; charset=utf-8');
     expect(page.body).toBeUndefined();
   });
+
+  it('behind API Gateway refuses what a web page can send through a local SigV4 proxy', async () => {
+    harness = createAdminHarness();
+    const lambda = createAdminApiHandler(() => harness!.deps);
+    const call = (
+      method: string,
+      rawPath: string,
+      headers: Record<string, string>,
+      body?: string,
+    ) =>
+      lambda({
+        rawPath,
+        headers: { host: 'abc123.execute-api.eu-west-1.amazonaws.com', ...headers },
+        requestContext: { http: { method } },
+        isBase64Encoded: false,
+        ...(body !== undefined ? { body } : {}),
+      } as never);
+    const hook = JSON.stringify({ url: 'http://127.0.0.1:9/hook' });
+    // A cross-site no-cors fetch or form post: a body as text/plain, no preflight.
+    const posted = await call('POST', '/subscriptions', { 'content-type': 'text/plain' }, hook);
+    expect(posted.statusCode).toBe(415);
+    expect(await harness!.deps.webhooks.listSubscriptions()).toEqual([]);
+    // The console through the proxy: same origin, JSON.
+    const own = await call(
+      'POST',
+      '/subscriptions',
+      { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      hook,
+    );
+    expect(own.statusCode).toBe(201);
+    const { id, secret } = JSON.parse(own.body!) as { id: string; secret: string };
+    // A bodiless POST another site sends: the browser marks it cross-site.
+    for (const site of ['cross-site', 'same-site']) {
+      const rotated = await call('POST', `/subscriptions/${id}/rotate-secret`, {
+        'sec-fetch-site': site,
+        origin: 'https://evil.example',
+      });
+      expect(rotated.statusCode, site).toBe(403);
+      expect(JSON.parse(rotated.body!)).toMatchObject({ error: expect.any(String) });
+    }
+    const stored = await harness!.store.getSubscription(id);
+    expect(stored?.secret).toBe(secret);
+    // The CLI and awscurl send no Sec-Fetch-Site and no Origin.
+    expect((await call('POST', `/subscriptions/${id}/rotate-secret`, {})).statusCode).toBe(200);
+  });
 });

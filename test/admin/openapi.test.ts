@@ -229,11 +229,14 @@ describe('OpenAPI document', () => {
     });
     for (const route of ADMIN_ROUTES) {
       const op = opOf(aws, route);
-      // IAM authorizes every route, the console's page too; the local guard's statuses do not apply.
+      // IAM authorizes every route, the console's page too; of the local guard's statuses only
+      // those of guardSignedRequest apply (a body not sent as JSON, a cross-site browser request).
       expect(op.security, route.operationId).toBeUndefined();
       expect(op.responses['401'], route.operationId).toEqual(connectorOnly401(route));
-      expect(op.responses['415'], route.operationId).toBeUndefined();
+      expect(op.responses['413'], route.operationId).toBeUndefined();
+      expect(op.responses['415'], route.operationId).toBeDefined();
       expect(JSON.stringify(op.responses['403']), route.operationId).toContain('GatewayError');
+      expect(JSON.stringify(op.responses['403']), route.operationId).toContain('Sec-Fetch-Site');
     }
   });
 
