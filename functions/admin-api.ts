@@ -149,7 +149,11 @@ export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentica
       : '';
     const body = parseJsonBody(raw);
     const { method } = event.requestContext.http;
-    const refused = guardSignedRequest({ headers: event.headers ?? {}, hasBody: raw !== '' });
+    const refused = guardSignedRequest({
+      method,
+      headers: event.headers ?? {},
+      hasBody: raw !== '',
+    });
     if (refused) return toResult(refused, method);
     if (!body.ok) return toResult(body.response, method);
     const response = await handleAdminRequest(

@@ -121,17 +121,21 @@ function bodyTypeRefusal(headers: GuardHeaders, withBody: boolean): AdminRespons
  * when it may. IAM authorizes the signer, not the sender: a local SigV4 proxy (how README has
  * the console opened in AWS) signs whatever reaches it, a web page's requests too. Such a page
  * cannot send a JSON body without a preflight (415 for any other), and its browser marks what
- * it sends with `Sec-Fetch-Site` (403 unless `same-origin` or `none`); the CLI and other SigV4
- * clients send neither. The Host and Origin the proxy passes on are not the page's, so the
+ * it sends with `Sec-Fetch-Site` (403 for a write unless `same-origin` or `none`); the CLI and
+ * other SigV4 clients send neither. The Host and Origin the proxy passes on are not the page's, so the
  * local guard's checks of them do not apply.
- * @example guardSignedRequest({ headers: { 'content-type': 'text/plain' }, hasBody: true }) // 415
+ * @example guardSignedRequest({ method: 'POST', headers: { 'content-type': 'text/plain' }, hasBody: true }) // 415
  */
 export function guardSignedRequest(request: {
+  method: string;
   headers: GuardHeaders;
   hasBody: boolean;
 }): AdminResponse | undefined {
   const site = header(request.headers, 'sec-fetch-site')?.trim().toLowerCase();
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+  // GET and HEAD change nothing, and a page cannot read another site's answer: a link from
+  // another site to the console still opens it.
+  const reads = ['GET', 'HEAD'].includes(request.method.toUpperCase());
+  if (!reads && site !== undefined && site !== 'same-origin' && site !== 'none') {
     return forbidden(`requests another site sends are refused (sec-fetch-site "${site}")`);
   }
   return bodyTypeRefusal(request.headers, request.hasBody);

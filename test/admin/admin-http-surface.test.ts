@@ -193,6 +193,12 @@ describe('admin HTTP surface', () => {
     }
     const stored = await harness!.store.getSubscription(id);
     expect(stored?.secret).toBe(secret);
+    // A link from another site opens the console: reads change nothing.
+    const page = await call('GET', '/', {
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'navigate',
+    });
+    expect(page.statusCode).toBe(200);
     // The CLI and awscurl send no Sec-Fetch-Site and no Origin.
     expect((await call('POST', `/subscriptions/${id}/rotate-secret`, {})).statusCode).toBe(200);
   });
