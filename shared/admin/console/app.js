@@ -3,6 +3,7 @@
 import { onUnauthorized, storeToken } from './api.js';
 import { deliveriesPanel } from './deliveries.js';
 import { h, replace, say } from './dom.js';
+import { renderApi } from './view-api.js';
 import { renderEvent } from './view-event.js';
 import { renderOverview } from './view-overview.js';
 import { renderSubscriptions } from './view-subscriptions.js';
@@ -74,6 +75,7 @@ function route() {
   if (eventMatch) stopView = renderEvent(main, decodeURIComponent(eventMatch[1] ?? ''));
   else if (path === '/subscriptions') stopView = renderSubscriptions(main);
   else if (path === '/deliveries') stopView = renderDeliveries(main, params);
+  else if (path === '/api') stopView = renderApi(main);
   else stopView = renderOverview(main);
   for (const link of document.querySelectorAll('nav a')) {
     const target = link.getAttribute('href') ?? '';
