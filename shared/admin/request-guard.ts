@@ -43,8 +43,9 @@ export function allowedHostsFor(
   const own = [`${shown}:${port}`];
   if (isLoopbackHost(host) && host !== 'localhost') own.push(`localhost:${port}`);
   if (host.toLowerCase() === 'localhost') own.push(`127.0.0.1:${port}`, `[::1]:${port}`);
-  // Bound to every interface: loopback reaches it too.
+  // Bound to every interface: loopback reaches it too (over IPv6 as well when bound to `::`).
   if (host === '0.0.0.0' || host === '::') own.push(`127.0.0.1:${port}`, `localhost:${port}`);
+  if (host === '::') own.push(`[::1]:${port}`);
   return [...new Set([...own, ...extra].map((entry) => entry.toLowerCase()))];
 }
 

@@ -202,4 +202,13 @@ describe('admin HTTP surface', () => {
     // The CLI and awscurl send no Sec-Fetch-Site and no Origin.
     expect((await call('POST', `/subscriptions/${id}/rotate-secret`, {})).statusCode).toBe(200);
   });
+
+  it('bound to every interface, answers to each loopback address under its own name', async () => {
+    await start({ host: '::', token: 'tok' });
+    const auth = { authorization: 'Bearer tok' };
+    const ipv6 = await send('GET', '/streams', { ...auth, host: `[::1]:${server!.port}` }, '::1');
+    expect(ipv6.status, ipv6.text).toBe(200);
+    const ipv4 = await send('GET', '/streams', auth, '127.0.0.1');
+    expect(ipv4.status, ipv4.text).toBe(200);
+  });
 });
