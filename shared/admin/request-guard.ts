@@ -87,7 +87,10 @@ export function guardAdminRequest(
 ): AdminResponse | undefined {
   const host = header(request.headers, 'host')?.toLowerCase();
   if (!host || !access.allowedHosts.includes(host)) {
-    return forbidden(`the admin API does not answer to host "${host ?? ''}"`);
+    // The names it answers to are not listed: a rebinding page reads this answer.
+    return forbidden(
+      `the admin API does not answer to host "${host ?? ''}" (to answer to it, add it to BRIDGE_ALLOWED_HOSTS)`,
+    );
   }
   const origin = header(request.headers, 'origin')?.toLowerCase();
   if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {

@@ -211,4 +211,14 @@ describe('admin HTTP surface', () => {
     const ipv4 = await send('GET', '/streams', auth, '127.0.0.1');
     expect(ipv4.status, ipv4.text).toBe(200);
   });
+
+  it('names BRIDGE_ALLOWED_HOSTS when it refuses a Host, so the operator knows what to set', async () => {
+    await start({ host: '0.0.0.0', token: 'tok' });
+    const refused = await send('GET', '/streams', {
+      authorization: 'Bearer tok',
+      host: `192.0.2.10:${server!.port}`,
+    });
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text).error).toMatch(/BRIDGE_ALLOWED_HOSTS/);
+  });
 });
