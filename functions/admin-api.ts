@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
-import { parseJsonBody } from '../shared/admin/node-server.ts';
+import { firstQueryValues, parseJsonBody } from '../shared/admin/node-server.ts';
 import { guardSignedRequest } from '../shared/admin/request-guard.ts';
 import { serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
@@ -160,7 +160,11 @@ export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentica
       {
         method,
         path: event.rawPath,
-        query: event.queryStringParameters ?? {},
+        // API Gateway joins a repeated parameter's values with commas; the raw query keeps them apart.
+        query:
+          event.rawQueryString !== undefined
+            ? firstQueryValues(new URLSearchParams(event.rawQueryString))
+            : (event.queryStringParameters ?? {}),
         body: body.value,
       },
       { ...getDeps(), authentication: 'iam' },

@@ -52,6 +52,17 @@ export function parseJsonBody(
   }
 }
 
+/**
+ * Query parameters as the admin routes take them: a repeated one by its first value, as own
+ * properties (`constructor` and `__proto__` are parameters like any other).
+ * @example firstQueryValues(new URLSearchParams('limit=1&limit=2')) // { limit: '1' }
+ */
+export function firstQueryValues(params: URLSearchParams): Record<string, string> {
+  const first = new Map<string, string>();
+  for (const [key, value] of params) if (!first.has(key)) first.set(key, value);
+  return Object.fromEntries(first);
+}
+
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -111,8 +122,7 @@ async function serve(
   }
   const body = parseJsonBody(text);
   if (!body.ok) return body.response;
-  const query: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) query[key] ??= value;
+  const query = firstQueryValues(url.searchParams);
   return handleAdminRequest({ method, path: url.pathname, query, body: body.value }, deps);
 }
 

@@ -221,4 +221,20 @@ describe('admin HTTP surface', () => {
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.text).error).toMatch(/BRIDGE_ALLOWED_HOSTS/);
   });
+
+  it('reads a repeated query parameter behind API Gateway as the local server does: its first value', async () => {
+    await start();
+    const local = await send('GET', '/events?limit=1&limit=2&type=customer.updated');
+    expect(local.status, local.text).toBe(200);
+    const lambda = createAdminApiHandler(() => harness!.deps);
+    // API Gateway (payload 2.0) joins the values of a repeated parameter with commas.
+    const answer = await lambda({
+      rawPath: '/events',
+      rawQueryString: 'limit=1&limit=2&type=customer.updated',
+      queryStringParameters: { limit: '1,2', type: 'customer.updated' },
+      headers: {},
+      requestContext: { http: { method: 'GET' } },
+    } as never);
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
 });
