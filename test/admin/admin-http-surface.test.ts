@@ -237,4 +237,13 @@ describe('admin HTTP surface', () => {
     } as never);
     expect(answer.statusCode, answer.body).toBe(200);
   });
+
+  it('names an unknown query parameter even when Object.prototype has a property of its name', async () => {
+    await start();
+    for (const name of ['x', 'constructor', 'toString']) {
+      const answer = await send('GET', `/subscriptions?${name}=1`);
+      expect(answer.status, name).toBe(400);
+      expect(JSON.parse(answer.text).field, name).toBe(name);
+    }
+  });
 });
