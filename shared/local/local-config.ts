@@ -33,6 +33,16 @@ const PORT_MESSAGE = 'must be a port number from 0 to 65535';
 const HOST_NAME =
   /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
+/** True for `host` or `host:port` as a `Host` header carries it: a name, an IPv4 address or a bracketed IPv6 one. */
+function isHostHeaderValue(entry: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(entry);
+  if (!match) return false;
+  const [, ipv6, name, port] = match;
+  if (port !== undefined && Number(port) > 65_535) return false;
+  if (ipv6 !== undefined) return isIP(ipv6) === 6;
+  return isIP(name!) === 4 || HOST_NAME.test(name!);
+}
+
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   // Empty is unset, as for the admin commands (their --api default): both then use port 4000.
@@ -54,12 +64,21 @@ export const LocalEnvSchema = z.object({
   BRIDGE_ALLOWED_HOSTS: z
     .string()
     .default('')
-    .transform((text) =>
-      text
+    .transform((text, context) => {
+      const entries = text
         .split(',')
         .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    ),
+        .filter((entry) => entry !== '');
+      // A URL or a pattern never equals a Host header: every request under it would get 403.
+      const bad = entries.find((entry) => !isHostHeaderValue(entry));
+      if (bad !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: `"${bad}" is not a Host header value: give host or host:port, e.g. bridge.internal:4000 or [::1]:4000`,
+        });
+      }
+      return entries;
+    }),
   // An empty value counts as unset (no token).
   BRIDGE_ADMIN_TOKEN: z
     .string()

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdminApiHandler } from '../../functions/admin-api.ts';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
+import { readLocalConfig } from '../../shared/local/local-config.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
 let harness: AdminHarness | undefined;
@@ -245,5 +246,20 @@ describe('admin HTTP surface', () => {
       expect(answer.status, name).toBe(400);
       expect(JSON.parse(answer.text).field, name).toBe(name);
     }
+  });
+
+  it('refuses a BRIDGE_ALLOWED_HOSTS entry no Host header can equal, naming the variable', () => {
+    for (const entry of ['http://bridge.internal:4000', 'bridge.internal:4000/', '*', 'a b:4000']) {
+      expect(() => readLocalConfig({ BRIDGE_ALLOWED_HOSTS: entry }, {}), entry).toThrow(
+        /BRIDGE_ALLOWED_HOSTS/,
+      );
+    }
+    const hosts = 'bridge.internal:4000, 10.0.0.5:4000,[::1]:4000,Bridge.Internal';
+    expect(readLocalConfig({ BRIDGE_ALLOWED_HOSTS: hosts }, {}).allowedHosts).toEqual([
+      'bridge.internal:4000',
+      '10.0.0.5:4000',
+      '[::1]:4000',
+      'Bridge.Internal',
+    ]);
   });
 });
