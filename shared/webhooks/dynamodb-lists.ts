@@ -102,10 +102,23 @@ function deliveryEntries(item: Record<string, unknown>): ListedEntry[] {
   ];
 }
 
+/** The time in an event list item's sort key (`<ISO time>#<first id>`): the newest of its entries' `at`. */
+function itemKeyTime(item: Record<string, unknown>): number {
+  return Date.parse(String(item.sk).split('#')[0] ?? '');
+}
+
+/** Newest first: by `at`, then id descending (the order cursors follow: isAfterPosition). */
+function byListPosition(a: ListedEntry, b: ListedEntry): number {
+  return (b.at ?? 0) - (a.at ?? 0) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
 /**
  * Reads a list partition newest first and collects distinct entries until `limit` (all when
  * `limit` is undefined). An id listed twice (a repeated fan-out) counts once, where it
- * was listed last.
+ * was listed last. Events come in list order (time, then id descending): fan-outs listed in
+ * the same millisecond are items of their own whose ids interleave, so the list is read on
+ * until an item keyed before the `limit`-th entry's time (it and every later item hold only
+ * older entries), and the entries are sorted before they are cut.
  */
 export async function collectListed(
   table: WebhookTable,
@@ -114,11 +127,19 @@ export async function collectListed(
 ): Promise<ListedEntry[]> {
   const ids: ListedEntry[] = [];
   const seen = new Set<string>();
-  const { after } = options;
+  const { after, limit } = options;
+  const events = list.kind === 'events';
   // Items keyed later than the position (plus an item's span) hold nothing after it; a key past
   // year 9999 would not sort as text, so near that end the list is read from its newest item.
   const belowMs = after ? after.at + LIST_ITEM_SPAN_MS : undefined;
   const below = belowMs !== undefined && belowMs <= LATEST_LISTED_AT_MS ? iso(belowMs) : undefined;
+  /** True once no item still unread can hold an entry among the first `limit`. */
+  const complete = (lastItem: Record<string, unknown> | undefined): boolean => {
+    if (limit === undefined || ids.length < limit) return false;
+    if (!events) return true;
+    ids.sort(byListPosition);
+    return lastItem !== undefined && itemKeyTime(lastItem) < (ids[limit - 1]!.at ?? 0);
+  };
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.queryPage({
@@ -130,13 +151,12 @@ export async function collectListed(
       start,
     });
     for (const item of page.Items ?? []) {
-      const found: ListedEntry[] =
-        list.kind === 'events'
-          ? eventEntries(item)
-              .filter((entry) => options.type === undefined || entry.type === options.type)
-              .filter((entry) => !after || isAfterPosition(entry, after))
-              .map((entry) => ({ id: entry.id, at: entry.at }))
-          : deliveryEntries(item);
+      const found: ListedEntry[] = events
+        ? eventEntries(item)
+            .filter((entry) => options.type === undefined || entry.type === options.type)
+            .filter((entry) => !after || isAfterPosition(entry, after))
+            .map((entry) => ({ id: entry.id, at: entry.at }))
+        : deliveryEntries(item);
       for (const entry of found) {
         if (entry.id === '' || seen.has(entry.id)) continue;
         seen.add(entry.id);
@@ -144,8 +164,10 @@ export async function collectListed(
       }
     }
     start = page.LastEvaluatedKey;
-  } while (start && (options.limit === undefined || ids.length < options.limit));
-  return options.limit === undefined ? ids : ids.slice(0, options.limit);
+    if (complete(page.Items?.at(-1))) break;
+  } while (start);
+  if (events) ids.sort(byListPosition);
+  return limit === undefined ? ids : ids.slice(0, limit);
 }
 
 /** Found deliveries: those with an item of their own, and those kept on their event's item. */

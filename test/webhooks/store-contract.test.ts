@@ -121,6 +121,25 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     expect(pages).toEqual([['evt_g', 'evt_f', 'evt_e'], ['evt_d', 'evt_c', 'evt_b'], ['evt_a']]);
   });
 
+  it('pages through fan-outs listed in the same millisecond (two lanes at once) in one order, each event once', async () => {
+    const store = await create();
+    const event = (id: string) => ({ id, type: 'customer.updated', storedAt: 300, body: '{}' });
+    // Each fan-out is listed on its own; their ids interleave.
+    for (const ids of [['evt_9', 'evt_1'], ['evt_5'], ['evt_7', 'evt_3']]) {
+      const batch = ids.map(event);
+      for (const stored of batch) await store.putEvent(stored, { deferListing: true });
+      await store.indexEvents(batch);
+    }
+    const pages: string[][] = [];
+    let after: EventListPosition | undefined;
+    do {
+      const page = await store.listEvents({ limit: 2, ...(after ? { after } : {}) });
+      pages.push(page.events.map((e) => e.id));
+      after = page.next;
+    } while (after && pages.length < 5);
+    expect(pages).toEqual([['evt_9', 'evt_7'], ['evt_5', 'evt_3'], ['evt_1']]);
+  });
+
   it('creates a delivery once and updates it only from the version it was read at', async () => {
     const store = await create();
     expect(await store.createDelivery(delivery('dlv_1'))).toBe(true);
