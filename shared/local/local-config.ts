@@ -79,11 +79,12 @@ export const LocalEnvSchema = z.object({
       }
       return entries;
     }),
-  // An empty value counts as unset (no token).
+  // Trimmed, as every client sends it (fetch and the console trim it; a header cannot carry a
+  // newline read from a file); an empty value counts as unset (no token).
   BRIDGE_ADMIN_TOKEN: z
     .string()
     .optional()
-    .transform((token) => (token === '' ? undefined : token)),
+    .transform((token) => (token?.trim() ? token.trim() : undefined)),
   BRIDGE_DATA_DIR: z.string().min(1).default(LOCAL_DEFAULTS.dataDir),
   // A bare number is milliseconds: `5` would poll every 5 ms, so intervals below 100ms are
   // refused (the shortest a connection may have) rather than taken.

@@ -262,4 +262,13 @@ describe('admin HTTP surface', () => {
       'Bridge.Internal',
     ]);
   });
+
+  it('takes a BRIDGE_ADMIN_TOKEN with a trailing newline as the CLI sends it: a header cannot carry the newline', async () => {
+    const { adminToken } = readLocalConfig({ BRIDGE_ADMIN_TOKEN: 'tok-from-a-file\n' }, {});
+    await start({ token: adminToken });
+    // What the CLI sends from the same variable, as the server's parser reads it.
+    const answer = await send('GET', '/streams', { authorization: 'Bearer tok-from-a-file' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(readLocalConfig({ BRIDGE_ADMIN_TOKEN: ' \n' }, {}).adminToken).toBeUndefined();
+  });
 });
