@@ -9,7 +9,7 @@ import {
   EventPatternsInputSchema,
   PREVIOUS_SECRETS_MAX,
   RetryScheduleSchema,
-  ScopeFilterSchema,
+  type ScopeFilterSchema,
   type Subscription,
   type SubscriptionView,
   toSubscriptionView,
@@ -18,6 +18,23 @@ import { checkWebhookUrl, everRefused, type HostResolver, type UrlPolicy } from 
 
 /** Default grace period of a rotated secret: 24 h. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The longest scope id or changed-field path a subscription takes: far past any real one
+ * (ids are GUIDs), and 100 of each stay well inside one stored item (DynamoDB: 400 KB), where
+ * longer ones fit the request body but made the store refuse the item (a 500).
+ */
+export const FILTER_TEXT_MAX_LENGTH = 256;
+
+const FilterTextSchema = z.string().min(1).max(FILTER_TEXT_MAX_LENGTH);
+
+/** The scope filter as a caller gives it: {@link ScopeFilterSchema} with ids of bounded length. */
+const ScopeFilterInputSchema = z
+  .object({
+    enterpriseIds: z.array(FilterTextSchema).max(100).optional(),
+    chainIds: z.array(FilterTextSchema).max(100).optional(),
+  })
+  .strict() satisfies z.ZodType<z.infer<typeof ScopeFilterSchema>>;
 
 /** Input of `createSubscription`. `events` defaults to every event (`*`). */
 export const CreateSubscriptionInputSchema = z.object({
@@ -37,8 +54,8 @@ export const CreateSubscriptionInputSchema = z.object({
       if (refusal) context.addIssue({ code: 'custom', message: refusal });
     }),
   events: EventPatternsInputSchema.default(['*']),
-  scope: ScopeFilterSchema.optional(),
-  changedFields: z.array(z.string().min(1)).max(100).optional(),
+  scope: ScopeFilterInputSchema.optional(),
+  changedFields: z.array(FilterTextSchema).max(100).optional(),
   description: z.string().max(500).optional(),
   retrySchedule: RetryScheduleSchema.optional(),
   maxConcurrency: z.number().int().min(1).max(256).optional(),

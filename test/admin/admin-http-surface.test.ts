@@ -271,4 +271,27 @@ describe('admin HTTP surface', () => {
     expect(answer.status, answer.text).toBe(200);
     expect(readLocalConfig({ BRIDGE_ADMIN_TOKEN: ' \n' }, {}).adminToken).toBeUndefined();
   });
+
+  it('refuses subscription filters too long to store, naming the field, instead of a 500 from the store', async () => {
+    await start();
+    const long = 'x'.repeat(5000);
+    const json = { 'content-type': 'application/json' };
+    // 100 such fields fit the 1 MiB body but not DynamoDB's 400 KB item: the store threw, a 500.
+    for (const [body, field] of [
+      [{ changedFields: Array.from({ length: 100 }, (_, i) => `${long}${i}`) }, 'changedFields[0]'],
+      [{ scope: { enterpriseIds: [long] } }, 'scope.enterpriseIds[0]'],
+      [{ scope: { chainIds: [long] } }, 'scope.chainIds[0]'],
+    ] as const) {
+      const answer = await send(
+        'POST',
+        '/subscriptions',
+        json,
+        '127.0.0.1',
+        JSON.stringify({ url: 'http://127.0.0.1:9/hook', ...body }),
+      );
+      expect(answer.status, field).toBe(400);
+      expect(JSON.parse(answer.text).field).toBe(field);
+    }
+    expect(await harness!.deps.webhooks.listSubscriptions()).toEqual([]);
+  });
 });
