@@ -20,6 +20,14 @@ import { type ConnectionStore, listAllConnections } from './connection-store.ts'
 import type { TokenCipher } from './token-cipher.ts';
 
 /**
+ * Bounds that keep a stored connection inside one DynamoDB item (400 KB): an AccessToken is
+ * far shorter than 4,096 characters, and every product followed is a request per poll. Past
+ * them the request fit the 1 MiB body but the store refused the item, a 500.
+ */
+const ACCESS_TOKEN_MAX_LENGTH = 4096;
+const TRACKED_IDS_MAX = 1000;
+
+/**
  * What `connections add` sends. The AccessToken travels in the body only (never a URL or a
  * flag value) and is sealed before it is stored; `interval` is duration text (`1m`).
  */
@@ -30,23 +38,34 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       .preprocess(splitCommaText, EntityTypeListSchema)
       .optional()
       .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
-    accessToken: z.string().min(1, { error: 'must not be empty' }),
+    accessToken: z
+      .string()
+      .min(1, { error: 'must not be empty' })
+      .max(ACCESS_TOKEN_MAX_LENGTH, {
+        error: `must be at most ${ACCESS_TOKEN_MAX_LENGTH} characters`,
+      }),
     // Checked here, so a typo is refused at once instead of failing every poll.
     // An empty list follows nothing: a mistake (`--export-ids ,`), not a setting.
     productIds: z
       .preprocess(
         splitCommaText,
-        z.array(ProductTargetTextSchema).min(1, {
-          error: 'must list at least one product id (leave it out to follow POLL_PRODUCT_IDS)',
-        }),
+        z
+          .array(ProductTargetTextSchema)
+          .min(1, {
+            error: 'must list at least one product id (leave it out to follow POLL_PRODUCT_IDS)',
+          })
+          .max(TRACKED_IDS_MAX, { error: `must list at most ${TRACKED_IDS_MAX} products` }),
       )
       .optional(),
     exportIds: z
       .preprocess(
         splitCommaText,
-        z.array(ExportIdSchema).min(1, {
-          error: 'must list at least one export id (leave it out to follow POLL_EXPORT_IDS)',
-        }),
+        z
+          .array(ExportIdSchema)
+          .min(1, {
+            error: 'must list at least one export id (leave it out to follow POLL_EXPORT_IDS)',
+          })
+          .max(TRACKED_IDS_MAX, { error: `must list at most ${TRACKED_IDS_MAX} exports` }),
       )
       .optional(),
     interval: DurationSchema.pipe(
