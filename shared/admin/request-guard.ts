@@ -126,8 +126,8 @@ function bodyTypeRefusal(headers: GuardHeaders, withBody: boolean): AdminRespons
  * the console opened in AWS) signs whatever reaches it, a web page's requests too. Such a page
  * cannot send a JSON body without a preflight (415 for any other), and its browser marks what
  * it sends with `Sec-Fetch-Site` (403 for a write unless `same-origin` or `none`); the CLI and
- * other SigV4 clients send neither. The Host and Origin the proxy passes on are not the page's, so the
- * local guard's checks of them do not apply.
+ * other SigV4 clients send neither. The local guard's Host and Origin checks do not apply: the
+ * proxy sends the API's Host, and the console's own Origin is the proxy's address.
  * @example guardSignedRequest({ method: 'POST', headers: { 'content-type': 'text/plain' }, hasBody: true }) // 415
  */
 export function guardSignedRequest(request: {
