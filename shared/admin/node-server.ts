@@ -30,7 +30,7 @@ export interface AdminServerOptions {
 
 /** A running admin server. */
 export interface AdminServer {
-  /** `http://<host>:<port>`. */
+  /** `http://<host>:<port>`; `http://127.0.0.1:<port>` when bound to every interface. */
   url: string;
   port: number;
   /** Stops accepting, ends idle keep-alive connections and resolves once closed. */
@@ -170,7 +170,9 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   access.allowedHosts = allowedHostsFor(host, port, options.allowedHosts);
-  const shownHost = host.includes(':') ? `[${host}]` : host;
+  // Bound to every interface, it is reached on loopback: browsers refuse the wildcard address.
+  const reachedAt = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const shownHost = reachedAt.includes(':') ? `[${reachedAt}]` : reachedAt;
   return {
     url: `http://${shownHost}:${port}`,
     port,

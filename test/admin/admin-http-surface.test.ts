@@ -294,4 +294,19 @@ describe('admin HTTP surface', () => {
     }
     expect(await harness!.deps.webhooks.listSubscriptions()).toEqual([]);
   });
+
+  it('bound to every interface, gives a loopback URL a browser opens, not the wildcard address', async () => {
+    for (const host of ['0.0.0.0', '::']) {
+      await start({ host, token: 'tok' });
+      expect(server!.url, host).toBe(`http://127.0.0.1:${server!.port}`);
+      const health = await fetch(`${server!.url}/health`, {
+        headers: { authorization: 'Bearer tok' },
+      });
+      expect(health.status, host).toBe(200);
+      await server!.close();
+      await harness!.close();
+      server = undefined;
+      harness = undefined;
+    }
+  });
 });
