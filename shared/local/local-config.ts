@@ -40,7 +40,8 @@ function isHostHeaderValue(entry: string): boolean {
   const [, ipv6, name, port] = match;
   if (port !== undefined && Number(port) > 65_535) return false;
   if (ipv6 !== undefined) return isIP(ipv6) === 6;
-  return isIP(name!) === 4 || HOST_NAME.test(name!);
+  // Looser than HOST_NAME: container names (`my_bridge`) reach a server under their own name.
+  return /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$/.test(name!);
 }
 
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */

@@ -254,12 +254,13 @@ describe('admin HTTP surface', () => {
         /BRIDGE_ALLOWED_HOSTS/,
       );
     }
-    const hosts = 'bridge.internal:4000, 10.0.0.5:4000,[::1]:4000,Bridge.Internal';
+    const hosts = 'bridge.internal:4000, 10.0.0.5:4000,[::1]:4000,Bridge.Internal,my_bridge:4000';
     expect(readLocalConfig({ BRIDGE_ALLOWED_HOSTS: hosts }, {}).allowedHosts).toEqual([
       'bridge.internal:4000',
       '10.0.0.5:4000',
       '[::1]:4000',
       'Bridge.Internal',
+      'my_bridge:4000',
     ]);
   });
 
