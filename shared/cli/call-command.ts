@@ -82,6 +82,23 @@ export function portfolioScopeHint(error: { status?: number; message: string }):
   );
 }
 
+/**
+ * A hint for a direct call that found nothing at {@link SIMULATOR_DEFAULT_ENV}'s address
+ * (CONNECTOR_BASE_URL unset): the simulator inside `change-bridge start` listens on a port of
+ * its own, so beside `npm start` the call goes through the bridge instead. Pure.
+ * @example defaultSimulatorHint({ category: 'network' }, {}).startsWith('\nhint:')
+ */
+export function defaultSimulatorHint(
+  error: { category: string },
+  env: Record<string, string | undefined>,
+): string {
+  if (error.category !== 'network' || env.CONNECTOR_BASE_URL) return '';
+  return (
+    `\nhint: without CONNECTOR_BASE_URL, call goes to a \`change-bridge simulator\` at ` +
+    `${SIMULATOR_DEFAULT_ENV.CONNECTOR_BASE_URL}: start one, or beside \`npm start\` add --via-bridge`
+  );
+}
+
 /** Flags of `change-bridge call`. */
 interface CallFlags {
   data: string;
@@ -144,7 +161,8 @@ export function registerCallCommand(
         if (!(error instanceof ConnectorError)) throw error;
         io.err(
           `error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}` +
-            (scope === undefined ? portfolioScopeHint(error) : ''),
+            (scope === undefined ? portfolioScopeHint(error) : '') +
+            defaultSimulatorHint(error, process.env),
         );
         setExit(EXIT_FAILURE);
       } finally {

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { portfolioScopeHint, validateCallBody } from '../../shared/cli/call-command.ts';
+import {
+  defaultSimulatorHint,
+  portfolioScopeHint,
+  validateCallBody,
+} from '../../shared/cli/call-command.ts';
 import { runCli } from '../../shared/cli/main.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
@@ -168,5 +172,20 @@ describe('change-bridge call with a Portfolio Access Token and no CONNECTOR_PORT
   it('gives no such hint for other failures', () => {
     expect(portfolioScopeHint({ status: 401, message: 'Invalid AccessToken' })).toBe('');
     expect(portfolioScopeHint({ status: 400, message: 'Limitation.Count: too big' })).toBe('');
+  });
+});
+
+describe('change-bridge call without CONNECTOR_BASE_URL', () => {
+  it('hints at change-bridge simulator and --via-bridge when nothing answers at its default address', () => {
+    const hint = defaultSimulatorHint({ category: 'network' }, { CONNECTOR_BASE_URL: undefined });
+    expect(hint).toContain('change-bridge simulator');
+    expect(hint).toContain('http://127.0.0.1:4010');
+    expect(hint).toContain('--via-bridge');
+  });
+
+  it('gives no such hint when CONNECTOR_BASE_URL is set or the connector answered', () => {
+    const set = { CONNECTOR_BASE_URL: 'https://api.example.com' };
+    expect(defaultSimulatorHint({ category: 'network' }, set)).toBe('');
+    expect(defaultSimulatorHint({ category: 'authorization' }, {})).toBe('');
   });
 });
