@@ -336,7 +336,7 @@ describe('change-bridge backfill', () => {
     const result = await run;
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Backfill bf_\w+: 1 streams, emitting created events/);
+    expect(result.stdout).toMatch(/^Backfill bf_\w+: 1 stream, emitting created events/);
     expect(result.stdout).toContain('[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:taxEnvironment');
     expect(result.stdout).toContain('[██████████████████████████████] 100%  main:taxEnvironment');
     expect(result.stdout).toMatch(

@@ -105,7 +105,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     const render = progressRenderer(mode, (text) => io.out(text), paletteFor(tty, process.env));
     if (!options.json) {
       io.out(
-        `Backfill ${job.id}: ${job.streams.length} streams${job.emit ? ', emitting created events' : ''}`,
+        `Backfill ${job.id}: ${job.streams.length} stream${job.streams.length === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
       );
     }
     for (;;) {
