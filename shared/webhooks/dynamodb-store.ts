@@ -178,21 +178,29 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async listEvents(query: EventListQuery): Promise<EventPage> {
-    const listed = await collectListed(
-      this.table,
-      { pk: 'EVENTS', kind: 'events' },
-      { limit: query.limit, type: query.type, ...(query.after ? { after: query.after } : {}) },
-    );
-    const items = await this.table.batchGetItems(
-      listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
-    );
-    const last = listed.at(-1);
-    return {
-      events: items.map(toStoredEvent),
-      ...(last?.at !== undefined && listed.length === query.limit
-        ? { next: { at: last.at, id: last.id } }
-        : {}),
-    };
+    const events: StoredEvent[] = [];
+    let after = query.after;
+    // A fan-out lists its new events before it stores them (after its sends), so a listed event
+    // may not be readable yet: it is passed over and the page filled from older entries, as the
+    // memory store's list of stored events does (before, such a page came back short, even
+    // empty with a cursor). Each round reads only as many entries as the page still lacks.
+    for (;;) {
+      const wanted = query.limit - events.length;
+      const listed = await collectListed(
+        this.table,
+        { pk: 'EVENTS', kind: 'events' },
+        { limit: wanted, type: query.type, ...(after ? { after } : {}) },
+      );
+      const items = await this.table.batchGetItems(
+        listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
+      );
+      events.push(...items.map(toStoredEvent));
+      const last = listed.at(-1);
+      // The list ends here (or its items predate positions): no page follows.
+      if (last?.at === undefined || listed.length < wanted) return { events };
+      after = { at: last.at, id: last.id };
+      if (events.length === query.limit) return { events, next: after };
+    }
   }
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {

@@ -140,6 +140,27 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     expect(pages).toEqual([['evt_9', 'evt_7'], ['evt_5', 'evt_3'], ['evt_1']]);
   });
 
+  it('fills a page with stored events when a newer one is listed and not yet stored', async () => {
+    const store = await create();
+    const event = (id: string, storedAt: number) => ({
+      id,
+      type: 'customer.updated',
+      storedAt,
+      body: `{"id":"${id}"}`,
+    });
+    await store.putEvent(event('evt_a', 100));
+    await store.putEvent(event('evt_b', 101));
+    // A fan-out lists its new events before it stores them (after its sends): in between, the
+    // list holds an event that cannot be read yet.
+    await store.indexEvents([event('evt_c', 102)]);
+    const first = await store.listEvents({ limit: 1 });
+    expect(first.events.map((e) => e.id)).toEqual(['evt_b']);
+    expect(first.next).toEqual({ at: 101, id: 'evt_b' });
+    const rest = await store.listEvents({ limit: 5, ...(first.next ? { after: first.next } : {}) });
+    expect(rest.events.map((e) => e.id)).toEqual(['evt_a']);
+    expect(rest.next).toBeUndefined();
+  });
+
   it('creates a delivery once and updates it only from the version it was read at', async () => {
     const store = await create();
     expect(await store.createDelivery(delivery('dlv_1'))).toBe(true);
