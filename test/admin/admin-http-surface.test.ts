@@ -1,9 +1,9 @@
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdminApiHandler } from '../../functions/admin-api.ts';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
 import { readLocalConfig } from '../../shared/local/local-config.ts';
+import { type RawAnswer, rawRequest } from '../support/raw-post.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
 let harness: AdminHarness | undefined;
@@ -21,12 +21,6 @@ async function start(options: { host?: string; token?: string } = {}): Promise<A
   return server;
 }
 
-interface Answer {
-  status: number;
-  text: string;
-  headers: Record<string, unknown>;
-}
-
 /** One raw request to the server's port on `address`, with the Host header it is given. */
 function send(
   method: string,
@@ -34,30 +28,14 @@ function send(
   headers: Record<string, string> = {},
   address = '127.0.0.1',
   body?: string,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: address,
-        port: server!.port,
-        method,
-        path,
-        headers: { host: `${address}:${server!.port}`, ...headers },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            headers: response.headers,
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
+): Promise<RawAnswer> {
+  return rawRequest({
+    host: address,
+    port: server!.port,
+    method,
+    path,
+    headers: { host: `${address}:${server!.port}`, ...headers },
+    body,
   });
 }
 

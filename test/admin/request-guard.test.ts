@@ -1,9 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
 import { allowedHostsFor } from '../../shared/admin/request-guard.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { readLocalConfig } from '../../shared/local/local-config.ts';
+import { type RawAnswer, rawRequest } from '../support/raw-post.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
 let harness: AdminHarness | undefined;
@@ -27,25 +27,15 @@ function send(
   path: string,
   headers: Record<string, string>,
   body?: string,
-): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
+): Promise<RawAnswer> {
   const url = new URL(server!.url);
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      { host: url.hostname, port: url.port, method, path, headers: { host: url.host, ...headers } },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            headers: response.headers,
-          }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
+  return rawRequest({
+    host: url.hostname,
+    port: url.port,
+    method,
+    path,
+    headers: { host: url.host, ...headers },
+    body,
   });
 }
 

@@ -5,6 +5,7 @@ import type { PublishableEvent } from '../../shared/publish/publishable-event.ts
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { createWriteThrough } from '../../shared/writes/write-through.ts';
 import { type AdminHarness, createAdminHarness } from '../admin/support/harness.ts';
+import { collectingPublisher, simulatorConnector } from './support/simulator-writes.ts';
 
 describe('the connector proxy and a write whose answer breaks the contract', () => {
   let sim: RunningSimulator;
@@ -17,20 +18,9 @@ describe('the connector proxy and a write whose answer breaks the contract', () 
     harness = createAdminHarness();
     harness.deps.writeThrough = createWriteThrough({
       connectionId: 'main',
-      connector: {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'test',
-        rateLimit: false,
-      },
+      connector: simulatorConnector(sim),
       scope: {},
-      publisher: {
-        publish: async (events) => {
-          published.push(...events);
-          return { published: events.length, thinned: 0, failures: [] };
-        },
-      },
+      publisher: collectingPublisher(published),
       state: harness.state,
       streams: harness.streams,
       clock: harness.clock,

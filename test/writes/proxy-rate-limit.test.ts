@@ -3,6 +3,7 @@ import { type RunningSimulator, startSimulator } from '../../shared/simulator/si
 import { createWriteThrough } from '../../shared/writes/write-through.ts';
 import { type AdminHarness, createAdminHarness } from '../admin/support/harness.ts';
 import { driveClock } from '../support/drive-clock.ts';
+import { collectingPublisher, simulatorConnector } from './support/simulator-writes.ts';
 
 /** The Retry-After every injected 429 carries, in seconds. */
 const RETRY_AFTER_SECONDS = 7;
@@ -16,15 +17,9 @@ describe('the connector proxy and 429 answers', () => {
     harness = createAdminHarness();
     harness.deps.writeThrough = createWriteThrough({
       connectionId: 'main',
-      connector: {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'test',
-        rateLimit: false,
-      },
+      connector: simulatorConnector(sim),
       scope: {},
-      publisher: { publish: async () => ({ published: 0, thinned: 0, failures: [] }) },
+      publisher: collectingPublisher(),
       state: harness.state,
       streams: harness.streams,
       clock: harness.clock,

@@ -5,6 +5,7 @@ import type { PublishableEvent } from '../../shared/publish/publishable-event.ts
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { createWriteThrough, type WriteThrough } from '../../shared/writes/write-through.ts';
+import { collectingPublisher, simulatorConnector } from './support/simulator-writes.ts';
 
 /** The client gives up on an answer after this long; the simulator's slow answer takes longer. */
 const CLIENT_TIMEOUT_MS = 150;
@@ -19,21 +20,9 @@ describe('write-through retries against the simulator', () => {
     sim = await startSimulator({ seed: 41, rateLimit: false });
     writeThrough = createWriteThrough({
       connectionId: 'main',
-      connector: {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'test',
-        timeoutMs: CLIENT_TIMEOUT_MS,
-        rateLimit: false,
-      },
+      connector: simulatorConnector(sim, { timeoutMs: CLIENT_TIMEOUT_MS }),
       scope: {},
-      publisher: {
-        publish: async (events) => {
-          published.push(...events);
-          return { published: events.length, thinned: 0, failures: [] };
-        },
-      },
+      publisher: collectingPublisher(published),
       state: new MemoryStateStore(),
       streams: [],
       clock: systemClock,
