@@ -34,8 +34,17 @@ export const FeedEventSchema = z.object({
   storedAt: z.string(),
 });
 
-/** `GET /feed`: events newest first, and the server time to pass as `since` next. */
-export const FeedSchema = z.object({ events: z.array(FeedEventSchema), now: z.string() });
+/**
+ * `GET /feed`: events newest first, and the server time to pass as `since` next (held back to
+ * the time of an event listed and not stored yet, so the next read finds it).
+ */
+export const FeedSchema = z.object({
+  events: z.array(FeedEventSchema),
+  now: z.string().meta({
+    description:
+      'Pass as since next: the time of the read, or earlier while an event of before it is listed and not stored yet (its batch stores it after its sends), so that event comes in a later read',
+  }),
+});
 
 /** `GET /subscriptions/{id}/health`. Times are ISO 8601 UTC. */
 export const SubscriptionHealthSchema = z.object({

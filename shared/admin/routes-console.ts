@@ -97,13 +97,16 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
     body: EmptySchema,
     success: { status: 200, schema: FeedSchema },
     handle: async ({ query }, deps) => {
-      const now = new Date(deps.clock.now()).toISOString();
-      const events = await deps.webhooks.feedEvents({
+      const readAt = deps.clock.now();
+      const { events, until } = await deps.webhooks.feedEvents({
         ...(query.since !== undefined ? { sinceMs: Date.parse(query.since) } : {}),
         ...(query.type !== undefined ? { type: query.type } : {}),
         ...(query.subject !== undefined ? { subject: query.subject } : {}),
         ...(query.limit !== undefined ? { limit: query.limit } : {}),
       });
+      // `now` is the `since` of the next read: never past an event listed and not stored yet,
+      // which shows with its list time once its batch stores it (seconds after its sends).
+      const now = new Date(Math.min(readAt, until ?? readAt)).toISOString();
       return { status: 200, body: { events, now } };
     },
   }),

@@ -85,6 +85,25 @@ function describeFailure(attempt: Attempt): string {
   return attempt.error ?? 'failed';
 }
 
+/**
+ * How long an event listed and not stored yet holds the feed's `until` back: a fan-out stores its
+ * new events after its sends, seconds later (minutes with slow endpoints); one listed longer ago
+ * was lost with its batch (a crash between the two writes; the batch runs again under new ids
+ * only if its events were not stored) and must not hold the feed for good.
+ */
+export const FEED_UNSTORED_WAIT_MS = 5 * 60_000;
+
+/** One read of the live feed ({@link createConsoleAdmin}'s `feedEvents`). */
+export interface Feed {
+  events: FeedEvent[];
+  /**
+   * Epoch ms before which the next read's `since` must not go: the list time of the oldest
+   * event listed and not yet stored (within {@link FEED_UNSTORED_WAIT_MS}), which will show
+   * with that time once stored; absent when there is none.
+   */
+  until?: number;
+}
+
 /** What the operator console reads beyond the other admin calls: the live feed and health. */
 export function createConsoleAdmin(deps: DispatcherDeps) {
   return {
@@ -94,11 +113,11 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
      * the same millisecond as the last poll come again, and the caller keeps each id once).
      * Filters apply to the newest {@link LIST_LIMIT_MAX} events of the type.
      */
-    async feedEvents(input: unknown = {}): Promise<FeedEvent[]> {
+    async feedEvents(input: unknown = {}): Promise<Feed> {
       const query = parseOrThrow(FeedInputSchema, input, 'feed query');
       const exactType = query.type !== undefined && !query.type.includes('*');
       const filtered = query.type !== undefined || query.subject !== undefined;
-      const { events: stored } = await deps.store.listEvents({
+      const { events: stored, listedUnstored = [] } = await deps.store.listEvents({
         ...(exactType ? { type: query.type } : {}),
         limit: filtered ? LIST_LIMIT_MAX : query.limit,
       });
@@ -115,7 +134,9 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
         feed.push({ id: event.id, type: event.type, ...fields, storedAt: iso(event.storedAt)! });
         if (feed.length >= query.limit) break;
       }
-      return feed;
+      const recent = deps.clock.now() - FEED_UNSTORED_WAIT_MS;
+      const waited = listedUnstored.filter((at) => at >= recent);
+      return { events: feed, ...(waited.length > 0 ? { until: Math.min(...waited) } : {}) };
     },
 
     /**

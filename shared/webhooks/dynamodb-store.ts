@@ -27,6 +27,7 @@ import {
   DeliverySchema,
   type EndpointState,
   EndpointStateSchema,
+  type EventListPosition,
   type EventListQuery,
   type EventPage,
   type FanOutWrite,
@@ -179,6 +180,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   async listEvents(query: EventListQuery): Promise<EventPage> {
     const events: StoredEvent[] = [];
+    const listedUnstored: number[] = [];
+    const page = (next?: EventListPosition): EventPage => ({
+      events,
+      ...(next ? { next } : {}),
+      ...(listedUnstored.length > 0 ? { listedUnstored } : {}),
+    });
     let after = query.after;
     // A fan-out lists its new events before it stores them (after its sends), so a listed event
     // may not be readable yet: it is passed over and the page filled from older entries, as the
@@ -194,12 +201,16 @@ export class DynamoDbWebhookStore implements WebhookStore {
       const items = await this.table.batchGetItems(
         listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
       );
-      events.push(...items.map(toStoredEvent));
+      const read = items.map(toStoredEvent);
+      events.push(...read);
+      const readIds = new Set(read.map((event) => event.id));
+      for (const entry of listed)
+        if (!readIds.has(entry.id) && entry.at !== undefined) listedUnstored.push(entry.at);
       const last = listed.at(-1);
       // The list ends here (or its items predate positions): no page follows.
-      if (last?.at === undefined || listed.length < wanted) return { events };
+      if (last?.at === undefined || listed.length < wanted) return page();
       after = { at: last.at, id: last.id };
-      if (events.length === query.limit) return { events, next: after };
+      if (events.length === query.limit) return page(after);
     }
   }
 

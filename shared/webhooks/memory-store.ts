@@ -22,7 +22,8 @@ import type { Subscription } from './subscription.ts';
 export class MemoryWebhookStore implements WebhookStore {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly events = new Map<string, StoredEvent>();
-  private readonly listedEvents = new Set<string>();
+  /** Listed events by id, with their list time and type (listed before stored, by a fan-out). */
+  private readonly listedEvents = new Map<string, { at: number; type: string }>();
   private readonly deliveries = new Map<string, Delivery>();
   /** Deliveries kept compactly, by event (as on the event's item in DynamoDB). */
   private readonly deliveredAtOnce = new Map<string, DeliveredAtOnce[]>();
@@ -50,7 +51,8 @@ export class MemoryWebhookStore implements WebhookStore {
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
     if (this.events.has(event.id)) return false;
     this.events.set(event.id, { ...event });
-    if (!options.deferListing) this.listedEvents.add(event.id);
+    if (!options.deferListing)
+      this.listedEvents.set(event.id, { at: event.storedAt, type: event.type });
     return true;
   }
 
@@ -80,7 +82,8 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async indexEvents(events: readonly StoredEvent[]): Promise<void> {
-    for (const event of events) this.listedEvents.add(event.id);
+    for (const event of events)
+      this.listedEvents.set(event.id, { at: event.storedAt, type: event.type });
   }
 
   async getEvent(id: string): Promise<StoredEvent | undefined> {
@@ -97,11 +100,17 @@ export class MemoryWebhookStore implements WebhookStore {
       .slice(0, query.limit)
       .map((event) => ({ ...event }));
     const last = events.at(-1);
+    const full = last !== undefined && events.length === query.limit;
+    const listedUnstored = [...this.listedEvents]
+      .filter(([id]) => !this.events.has(id))
+      .filter(([, listed]) => query.type === undefined || listed.type === query.type)
+      .filter(([id, listed]) => !after || isAfterPosition({ at: listed.at, id }, after))
+      .filter(([, listed]) => !full || listed.at >= last.storedAt)
+      .map(([, listed]) => listed.at);
     return {
       events,
-      ...(last && events.length === query.limit
-        ? { next: { at: last.storedAt, id: last.id } }
-        : {}),
+      ...(full ? { next: { at: last.storedAt, id: last.id } } : {}),
+      ...(listedUnstored.length > 0 ? { listedUnstored } : {}),
     };
   }
 

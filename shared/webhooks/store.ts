@@ -160,6 +160,12 @@ export interface EventListQuery {
 export interface EventPage {
   events: StoredEvent[];
   next?: EventListPosition;
+  /**
+   * The list times (`storedAt`) of events the read passed over because they are listed and not
+   * stored yet (a fan-out lists its new events before its sends and stores them after), those
+   * newer than the page's last event at least; absent when there were none.
+   */
+  listedUnstored?: number[];
 }
 
 /** True when `position` comes after `after` in the list (older, or as old with a smaller id). */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { FEED_UNSTORED_WAIT_MS } from '../../shared/webhooks/console-admin.ts';
 import type { Attempt } from '../../shared/webhooks/store.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
 
@@ -92,6 +93,38 @@ describe('admin API: the operator console', () => {
       const unknown = await harness.call('GET', '/feed', { query: { type } });
       expect(unknown).toMatchObject({ status: 400, body: { field: 'type' } });
     }
+  });
+
+  it('gives as now no later than an event listed and not stored yet, so a read from it finds that event', async () => {
+    harness = createAdminHarness();
+    const at = harness.clock.now();
+    const body = JSON.stringify(storedChangeEvent('evt_slow', 'customer.updated', 'cust-1'));
+    const slow = { id: 'evt_slow', type: 'customer.updated', storedAt: at, body };
+    // A fan-out lists its new event, then sends (a slow endpoint: 20 s) and only then stores it.
+    await harness.store.indexEvents([slow]);
+    await harness.clock.advance(2_000);
+    const during = (await harness.call('GET', '/feed')).body as { events: unknown[]; now: string };
+    expect(during.events).toEqual([]);
+    expect(Date.parse(during.now)).toBeLessThanOrEqual(at);
+    await harness.clock.advance(18_000);
+    await harness.store.putEvent(slow, { deferListing: true });
+    const after = (await harness.call('GET', '/feed', { query: { since: during.now } })).body as {
+      events: { id: string }[];
+      now: string;
+    };
+    expect(after.events.map((event) => event.id)).toEqual(['evt_slow']);
+    expect(after.now).toBe(new Date(harness.clock.now()).toISOString());
+  });
+
+  it('no longer holds now back for an event listed longer ago than a batch can take, lost with its batch', async () => {
+    harness = createAdminHarness();
+    const body = JSON.stringify(storedChangeEvent('evt_lost', 'customer.updated', 'cust-1'));
+    await harness.store.indexEvents([
+      { id: 'evt_lost', type: 'customer.updated', storedAt: harness.clock.now(), body },
+    ]);
+    await harness.clock.advance(FEED_UNSTORED_WAIT_MS + 1);
+    const feed = (await harness.call('GET', '/feed')).body as { now: string };
+    expect(feed.now).toBe(new Date(harness.clock.now()).toISOString());
   });
 
   it('sums up a subscription health: success rate, last failure, pause and failures in a row', async () => {

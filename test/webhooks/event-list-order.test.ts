@@ -50,7 +50,7 @@ describe('event list order on DynamoDB (dynalite)', () => {
       eventIdOf(2),
       eventIdOf(1),
     ]);
-    const feed = await harness.service.feedEvents({ sinceMs: afterFirst });
+    const { events: feed } = await harness.service.feedEvents({ sinceMs: afterFirst });
     expect(feed.map((e) => e.id)).toEqual([eventIdOf(2)]);
   });
 
@@ -67,7 +67,7 @@ describe('event list order on DynamoDB (dynalite)', () => {
     // Listed again later (two batches fanning it out at once, or a list written before only
     // new events were listed): it stands first, with the `storedAt` it was stored with.
     await store.indexEvents([stored(1, 3000)]);
-    const feed = await harness.service.feedEvents({ sinceMs: 2000 });
+    const { events: feed } = await harness.service.feedEvents({ sinceMs: 2000 });
     expect(feed.map((e) => e.id)).toEqual([eventIdOf(2)]);
   });
 

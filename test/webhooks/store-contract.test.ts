@@ -156,6 +156,7 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     const first = await store.listEvents({ limit: 1 });
     expect(first.events.map((e) => e.id)).toEqual(['evt_b']);
     expect(first.next).toEqual({ at: 101, id: 'evt_b' });
+    expect(first.listedUnstored).toEqual([102]);
     const rest = await store.listEvents({ limit: 5, ...(first.next ? { after: first.next } : {}) });
     expect(rest.events.map((e) => e.id)).toEqual(['evt_a']);
     expect(rest.next).toBeUndefined();
