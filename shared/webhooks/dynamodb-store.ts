@@ -86,6 +86,12 @@ export interface DynamoDbWebhookStoreOptions {
 }
 
 /** The DynamoDB {@link WebhookStore} (AWS and dynalite alike), on the key design above. */
+/**
+ * The most event list entries one round of {@link DynamoDbWebhookStore.listEvents} reads: a
+ * round after events passed over (listed, not stored yet) reads as many more as were passed.
+ */
+const LIST_ROUND_MAX_ENTRIES = 1000;
+
 export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
 
@@ -190,27 +196,41 @@ export class DynamoDbWebhookStore implements WebhookStore {
     // A fan-out lists its new events before it stores them (after its sends), so a listed event
     // may not be readable yet: it is passed over and the page filled from older entries, as the
     // memory store's list of stored events does (before, such a page came back short, even
-    // empty with a cursor). Each round reads only as many entries as the page still lacks.
+    // empty with a cursor). A round reads the entries the page still lacks plus as many as were
+    // passed over so far, so a run of such events (a fan-out lists hundreds) costs a few rounds,
+    // not a Query and a BatchGetItem each; entries read past the page's last event are left to
+    // the next page, whose cursor is that event.
     for (;;) {
       const wanted = query.limit - events.length;
+      const asked = Math.max(
+        wanted,
+        Math.min(wanted + listedUnstored.length, LIST_ROUND_MAX_ENTRIES),
+      );
       const listed = await collectListed(
         this.table,
         { pk: 'EVENTS', kind: 'events' },
-        { limit: wanted, type: query.type, ...(after ? { after } : {}) },
+        { limit: asked, type: query.type, ...(after ? { after } : {}) },
       );
       const items = await this.table.batchGetItems(
         listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
       );
-      const read = items.map(toStoredEvent);
-      events.push(...read);
-      const readIds = new Set(read.map((event) => event.id));
-      for (const entry of listed)
-        if (!readIds.has(entry.id) && entry.at !== undefined) listedUnstored.push(entry.at);
+      const read = new Map(items.map(toStoredEvent).map((event) => [event.id, event]));
+      for (const entry of listed) {
+        const event = read.get(entry.id);
+        if (!event) {
+          if (entry.at !== undefined) listedUnstored.push(entry.at);
+          continue;
+        }
+        events.push(event);
+        if (events.length === query.limit) {
+          // Items written before entries carried their time predate positions: no page follows.
+          return page(entry.at === undefined ? undefined : { at: entry.at, id: entry.id });
+        }
+      }
       const last = listed.at(-1);
       // The list ends here (or its items predate positions): no page follows.
-      if (last?.at === undefined || listed.length < wanted) return page();
+      if (last?.at === undefined || listed.length < asked) return page();
       after = { at: last.at, id: last.id };
-      if (events.length === query.limit) return page(after);
     }
   }
 

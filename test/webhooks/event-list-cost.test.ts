@@ -1,0 +1,95 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+
+let table: LocalTable;
+beforeAll(async () => {
+  table = await startLocalTable('webhooks-list-cost');
+});
+afterAll(async () => {
+  await table.stop();
+});
+
+/** A store on a fresh table whose client counts the requests it sends. */
+async function countedStore() {
+  const tableName = await table.freshTable('cost');
+  const endpoint = await table.client.config.endpoint!();
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const sent = { count: 0 };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      sent.count += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRequests' },
+  );
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const store = new DynamoDbWebhookStore({ client, tableName, clock });
+  return { store, sent, close: () => client.destroy() };
+}
+
+const event = (id: string, storedAt: number) => ({
+  id,
+  type: 'customer.updated',
+  storedAt,
+  body: `{"id":"${id}"}`,
+});
+
+describe('event list on DynamoDB past events listed and not stored yet (dynalite)', () => {
+  it('reads a page of 1 behind 300 listed and not stored events in a few requests, not two per such event', async () => {
+    const { store, sent, close } = await countedStore();
+    try {
+      await store.putEvent(event('evt_old', 1_000));
+      // One fan-out lists its 300 new events before its sends, and stores them after.
+      await store.indexEvents(
+        Array.from({ length: 300 }, (_, i) =>
+          event(`evt_new_${String(i).padStart(3, '0')}`, 2_000),
+        ),
+      );
+      sent.count = 0;
+      const page = await store.listEvents({ limit: 1 });
+      expect(page.events.map((e) => e.id)).toEqual(['evt_old']);
+      expect(page.listedUnstored).toHaveLength(300);
+      expect(sent.count).toBeLessThanOrEqual(30);
+    } finally {
+      close();
+    }
+  });
+
+  it('pages past listed and not stored events without skipping or repeating a stored one', async () => {
+    const { store, close } = await countedStore();
+    try {
+      // Stored and not stored events alternate in the list, in runs of growing length.
+      const ids: string[] = [];
+      let at = 1_000;
+      for (let run = 0; run < 12; run++) {
+        const stored = event(`evt_s${String(run).padStart(2, '0')}`, at++);
+        await store.putEvent(stored);
+        ids.unshift(stored.id);
+        await store.indexEvents(
+          Array.from({ length: run * 3 }, (_, i) => event(`evt_u${run}_${i}`, at++)),
+        );
+      }
+      for (const limit of [1, 2, 5]) {
+        const seen: string[] = [];
+        let after: { at: number; id: string } | undefined;
+        for (let pages = 0; pages < 50; pages++) {
+          const page = await store.listEvents({ limit, ...(after ? { after } : {}) });
+          seen.push(...page.events.map((e) => e.id));
+          if (!page.next) break;
+          after = page.next;
+        }
+        expect(seen).toEqual(ids);
+      }
+    } finally {
+      close();
+    }
+  });
+});
