@@ -187,6 +187,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   async listEvents(query: EventListQuery): Promise<EventPage> {
     const events: StoredEvent[] = [];
     const listedUnstored: number[] = [];
+    /** Ids the page took or passed over: an id listed twice counts once (collectListed's rule). */
+    const seen = new Set<string>();
     const page = (next?: EventListPosition): EventPage => ({
       events,
       ...(next ? { next } : {}),
@@ -216,6 +218,9 @@ export class DynamoDbWebhookStore implements WebhookStore {
       );
       const read = new Map(items.map(toStoredEvent).map((event) => [event.id, event]));
       for (const entry of listed) {
+        // Listed again further down (two batches fanned it out at once): read in an earlier round.
+        if (seen.has(entry.id)) continue;
+        seen.add(entry.id);
         const event = read.get(entry.id);
         if (!event) {
           if (entry.at !== undefined) listedUnstored.push(entry.at);

@@ -92,4 +92,19 @@ describe('event list on DynamoDB past events listed and not stored yet (dynalite
       close();
     }
   });
+
+  it('gives an event listed twice once in a page that reads past an event not stored yet', async () => {
+    const { store, close } = await countedStore();
+    try {
+      await store.putEvent(event('evt_b', 500));
+      await store.putEvent(event('evt_a', 1_000));
+      // Not stored yet, and evt_a listed again after it (two batches fanned it out at once).
+      await store.indexEvents([event('evt_u', 2_500)]);
+      await store.indexEvents([event('evt_a', 3_000)]);
+      const page = await store.listEvents({ limit: 2 });
+      expect(page.events.map((e) => e.id)).toEqual(['evt_a', 'evt_b']);
+    } finally {
+      close();
+    }
+  });
 });
