@@ -101,8 +101,9 @@ export class DispatchBatch {
     const list = await this.subscriptions();
     const listed = list.get(id);
     if (listed && !(listed.enabled && this.disabledSinceRead(id))) return listed;
-    this.reread.add(id);
     const read = await this.deps.store.getSubscription(id);
+    // Noted once read: a read that failed (its record fails) leaves the next delivery to read it.
+    this.reread.add(id);
     if (read) list.set(id, read);
     else list.delete(id);
     return read;

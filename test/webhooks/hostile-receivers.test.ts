@@ -72,4 +72,41 @@ describe('deliveries to receivers that misbehave or are merely slow', () => {
     expect(deliveries.map((d) => d.delivery.status)).toEqual(Array(6).fill('dead'));
     expect(harness.sink.events.map((e) => e.type)).toEqual(['subscription.disabled']);
   });
+
+  it('sends nothing more to an endpoint that answered 410 when a batch could not read the subscription again once', async () => {
+    const { receiver, harness, subscribe } = await setup(() => ({
+      kind: 'respond',
+      status: 410,
+      delayMs: 50,
+    }));
+    const { subscription } = await subscribe('/gone-throttled', { maxConcurrency: 1 });
+    // The first read of the subscription after the process disabled it fails (a throttled
+    // GetItem): the batch that made it fails that record, and reads it again for the next.
+    const store = harness.deps.store;
+    const getSubscription = store.getSubscription.bind(store);
+    let failed = false;
+    store.getSubscription = async (id) => {
+      if (!failed && harness.deps.scheduler.disabledAt(id) !== undefined) {
+        failed = true;
+        throw new Error('ProvisionedThroughputExceededException');
+      }
+      return getSubscription(id);
+    };
+    try {
+      const records = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => ({
+          messageId: `m-${from + i}`,
+          body: envelope(changeEvent(eventIdOf(from + i))),
+        }));
+      await Promise.all([
+        processDispatchBatch(records(0, 3), harness.deps),
+        processDispatchBatch(records(3, 3), harness.deps),
+      ]);
+      expect(failed).toBe(true);
+      expect(receiver.log).toHaveLength(1);
+      expect((await harness.service.getSubscription(subscription.id)).enabled).toBe(false);
+    } finally {
+      store.getSubscription = getSubscription;
+    }
+  });
 });
