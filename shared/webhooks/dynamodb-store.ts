@@ -85,13 +85,13 @@ export interface DynamoDbWebhookStoreOptions {
   retentionMs?: number;
 }
 
-/** The DynamoDB {@link WebhookStore} (AWS and dynalite alike), on the key design above. */
 /**
  * The most event list entries one round of {@link DynamoDbWebhookStore.listEvents} reads: a
  * round after events passed over (listed, not stored yet) reads as many more as were passed.
  */
 const LIST_ROUND_MAX_ENTRIES = 1000;
 
+/** The DynamoDB {@link WebhookStore} (AWS and dynalite alike), on the key design above. */
 export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
 
