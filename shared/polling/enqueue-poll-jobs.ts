@@ -22,6 +22,13 @@ export const SQS_MAX_DELAY_MS = 900_000;
  */
 export const POLL_JOB_SEND_CONCURRENCY = 10;
 
+/**
+ * Whole SendMessageBatch requests that may fail (after the SDK's own retries) before the rest
+ * are left unsent: one failure leaves its ten jobs to the next run and the others are still
+ * sent; this many mean SQS is out of reach, and the next run (a minute on) tries them all.
+ */
+export const POLL_JOB_REQUEST_FAILURES_MAX = 3;
+
 /** Options of {@link enqueuePollJobs}. */
 export interface EnqueuePollJobsOptions {
   client: SQSClient;
@@ -37,9 +44,12 @@ export interface EnqueuePollJobsOptions {
  * Sends one poll job message per job, 10 per SendMessageBatch, `concurrency` requests at once,
  * in the order given (the planner puts the most overdue first). Entries SQS refuses for a
  * transient reason (throttling, internal failure) are sent again alone with jittered backoff,
- * up to `retry.maxAttempts` attempts; a refused entry never stops the other jobs.
+ * up to `retry.maxAttempts` attempts; a refused entry, or a whole request that failed (after
+ * the SDK's retries), never stops the other jobs, until {@link POLL_JOB_REQUEST_FAILURES_MAX}
+ * requests have failed.
  * @throws BridgeError (retryable) naming how many jobs stayed unsent, once every other job is
- * sent; the error of a whole request that failed (after the SDK's retries), which stops sending.
+ * sent; the error of the request that made {@link POLL_JOB_REQUEST_FAILURES_MAX} failures,
+ * which stops sending.
  */
 export async function enqueuePollJobs(
   jobs: readonly ConnectionJob[],
@@ -49,10 +59,23 @@ export async function enqueuePollJobs(
   const clock = options.clock ?? systemClock;
   const random = options.random ?? systemRandom;
   const unsent: { job: ConnectionJob; refusal: EntryRefusal }[] = [];
+  let failedRequests = 0;
   const sendBatch = async (batch: readonly ConnectionJob[]): Promise<void> => {
     let pending = batch;
     for (let attempt = 1; pending.length > 0; attempt++) {
-      const refusals = await sendSqsBatch(options.client, options.queueUrl, pending.map(toEntry));
+      let refusals: Awaited<ReturnType<typeof sendSqsBatch>>;
+      try {
+        refusals = await sendSqsBatch(options.client, options.queueUrl, pending.map(toEntry));
+      } catch (error) {
+        if (++failedRequests >= POLL_JOB_REQUEST_FAILURES_MAX) throw error;
+        const refusal = {
+          code: error instanceof Error ? error.name : 'Error',
+          message: error instanceof Error ? error.message : String(error),
+          retryable: true,
+        };
+        for (const job of pending) unsent.push({ job, refusal });
+        return;
+      }
       const again: ConnectionJob[] = [];
       pending.forEach((job, index) => {
         const refusal = refusals.get(index);

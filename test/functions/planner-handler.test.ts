@@ -175,6 +175,19 @@ describe('functions/planner handler at scale', () => {
     expect([...enqueued].sort()).toEqual(ids(100).filter((id) => id !== 'hotel-00005'));
   });
 
+  it('still sends the other batches when one whole request fails, and then fails the run naming its jobs', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(300).map((id) => [id, { nextDueAt: due }]));
+    // The second request fails whole, after the SDK's retries (a network error, a 5xx).
+    answerSend((_body, call) => {
+      if (call === 2) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      return undefined;
+    });
+
+    await expect(plan()).rejects.toThrow(/10 poll job/);
+    expect(enqueued).toHaveLength(290);
+  });
+
   it('sends first the connections a cut-short run left out, so none is left out run after run', async () => {
     const start = Date.now();
     table = new Map(ids(100).map((id) => [id, { nextDueAt: start - 60_000 }]));
