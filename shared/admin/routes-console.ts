@@ -47,6 +47,9 @@ function consoleAssets(): Map<string, string> {
   return assets;
 }
 
+/** The page's own file: served at `/` only (see the `/console/{id}` route). */
+const CONSOLE_PAGE = 'index.html';
+
 function serveAsset(name: string) {
   const text = consoleAssets().get(name);
   if (text === undefined) throw new AdminNotFoundError(`console asset ${name} does not exist`);
@@ -73,7 +76,7 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
     query: AnyQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: ConsoleAssetSchema, mediaType: 'text/html' },
-    handle: async () => serveAsset('index.html'),
+    handle: async () => serveAsset(CONSOLE_PAGE),
   }),
   defineRoute({
     method: 'GET',
@@ -84,7 +87,13 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
     query: AnyQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: ConsoleAssetSchema, mediaType: 'text/*' },
-    handle: async ({ id }) => serveAsset(id),
+    handle: async ({ id }) => {
+      // The page links its scripts and styles relative to `/` (`console/app.js`): served from
+      // here, they would resolve under /console/console/ and the page would come up bare.
+      if (id === CONSOLE_PAGE)
+        throw new AdminNotFoundError(`the console page is served at /, not /console/${id}`);
+      return serveAsset(id);
+    },
   }),
   defineRoute({
     method: 'GET',

@@ -54,6 +54,14 @@ describe('admin API: the operator console', () => {
     }
   });
 
+  it('serves the page at / only: under /console/ its relative links would miss its scripts', async () => {
+    harness = createAdminHarness();
+    const misplaced = await harness.call('GET', '/console/index.html');
+    expect(misplaced).toMatchObject({ status: 404 });
+    expect((misplaced.body as { error: string }).error).toContain('served at /');
+    expect((await harness.call('GET', '/')).status).toBe(200);
+  });
+
   it('lists the feed newest first with subjects, by type pattern, part of the subject and since', async () => {
     harness = createAdminHarness();
     await storeEvents(harness, [
