@@ -88,7 +88,11 @@ export async function handleAdminRequest(
   const served = method === 'HEAD' ? 'GET' : method;
   const hit = candidates.find((candidate) => candidate.route.method === served);
   if (!hit) {
-    const allow = candidates.map((candidate) => candidate.route.method).join(', ');
+    // HEAD is answered wherever GET is (above), so `allow` lists it too (RFC 9110, 10.2.1).
+    const methods = candidates.flatMap(({ route }) =>
+      route.method === 'GET' ? ['GET', 'HEAD'] : [route.method],
+    );
+    const allow = [...new Set(methods)].join(', ');
     return {
       status: 405,
       body: { error: `${method} is not allowed on ${path} (allowed: ${allow})` },

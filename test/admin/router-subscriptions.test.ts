@@ -315,7 +315,17 @@ describe('admin API: routing', () => {
     expect(await harness.call('GET', '/nope')).toMatchObject({ status: 404 });
     const wrong = await harness.call('PUT', '/subscriptions');
     expect(wrong.status).toBe(405);
-    expect(wrong.headers).toEqual({ allow: 'GET, POST' });
+    expect(wrong.headers).toEqual({ allow: 'GET, HEAD, POST' });
+  });
+
+  it('lists HEAD in allow wherever GET is allowed, since HEAD is answered as GET', async () => {
+    harness = createAdminHarness();
+    const getOnly = await harness.call('DELETE', '/streams');
+    expect(getOnly).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
+    expect((getOnly.body as { error: string }).error).toContain('(allowed: GET, HEAD)');
+    expect((await harness.call('HEAD', '/streams')).status).toBe(200);
+    const postOnly = await harness.call('GET', '/subscriptions/sub_1/ping');
+    expect(postOnly).toMatchObject({ status: 405, headers: { allow: 'POST' } });
   });
 
   it('answers 404 with an error for a path with a trailing slash, as for any unknown path', async () => {
