@@ -11,13 +11,14 @@ import {
   RouteInputError,
 } from './route.ts';
 import { ADMIN_ROUTES } from './routes.ts';
+import { ID_MAX_LENGTH } from './schemas.ts';
 
 /**
  * The longest `{id}` any route serves: every id the bridge gives is far shorter (a stream id
  * is at most 64 + 1 + 35 characters), and the store refuses keys over 1 KB, so a longer one
- * names nothing: 404, not a store error.
+ * names nothing: 404, not a store error. The same as an id in a query or body takes.
  */
-export const PATH_ID_MAX_LENGTH = 256;
+export const PATH_ID_MAX_LENGTH = ID_MAX_LENGTH;
 
 /** The `{id}` segment of `path` when it fits `template` (and {@link PATH_ID_MAX_LENGTH}), '' for a template without one, undefined otherwise. */
 export function matchPath(template: string, path: string): string | undefined {

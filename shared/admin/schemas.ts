@@ -34,6 +34,19 @@ export const EntityTypeListSchema = z
     description: "Entity types; comma-separated text such as 'customer,resource' is accepted too",
   });
 
+/**
+ * The longest id the routes take, in a path or a query: every id the bridge gives is far
+ * shorter, and DynamoDB refuses a key over 2048 bytes (partition) or 1024 (sort) with a
+ * ValidationException, a 500 here, so a longer one names nothing.
+ */
+export const ID_MAX_LENGTH = 256;
+
+/** An id named by a query parameter or a body field: 400 naming it when longer than any id. */
+const IdInputSchema = z
+  .string()
+  .min(1)
+  .max(ID_MAX_LENGTH, { error: `must be at most ${ID_MAX_LENGTH} characters: no id is longer` });
+
 const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
 /** The `limit` query parameter of list routes: plain digits (not `1e2`, `0x10` or ` 5`). */
 export const LimitQuerySchema = z
@@ -86,7 +99,7 @@ export const ListEventsQuerySchema = z.object({
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
 export const ReplayBodySchema = z
   .object({
-    subscriptionId: z.string().min(1).max(256).optional().meta({
+    subscriptionId: IdInputSchema.optional().meta({
       description:
         'Only this subscription; it must take the event (its type, scope and changed-field filters) or have been sent it before (a ping, a snapshot), else 400',
     }),
@@ -95,8 +108,8 @@ export const ReplayBodySchema = z
 
 /** Query of `GET /deliveries`. */
 export const ListDeliveriesQuerySchema = z.object({
-  subscription: z.string().min(1).optional(),
-  event: z.string().min(1).optional(),
+  subscription: IdInputSchema.optional(),
+  event: IdInputSchema.optional(),
   limit: LimitQuerySchema,
 });
 

@@ -27,4 +27,18 @@ describe('an id longer than any the bridge gives', () => {
     });
     expect(replay).toMatchObject({ status: 400, body: { field: 'subscriptionId' } });
   });
+
+  it('is answered 400 naming the parameter as a deliveries filter (DynamoDB refuses such a Query key)', async () => {
+    // dynalite answers a Query of an oversized partition key with nothing; DynamoDB refuses it
+    // with a ValidationException, which answered 500 in AWS.
+    const harness = createAdminHarness();
+    for (const field of ['subscription', 'event']) {
+      const refused = await harness.call('GET', '/deliveries', { query: { [field]: long } });
+      expect(refused, field).toMatchObject({ status: 400, body: { field } });
+      const fits = 'a'.repeat(PATH_ID_MAX_LENGTH);
+      expect((await harness.call('GET', '/deliveries', { query: { [field]: fits } })).status).toBe(
+        200,
+      );
+    }
+  });
 });
