@@ -142,7 +142,7 @@ describe('change-bridge subscriptions', () => {
     expect(unknown.stderr).toContain('sub_nope');
   });
 
-  it('ping prints a refused first attempt, and the delivery as queued with --wait 0', async () => {
+  it('ping prints a refused first attempt and exits 1, and the delivery as queued with --wait 0, exit 0', async () => {
     const added = JSON.parse(
       (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9/ping', '--json']))
         .stdout,
@@ -151,8 +151,26 @@ describe('change-bridge subscriptions', () => {
     expect(refused.stdout).toMatch(
       new RegExp(`^Ping of ${added.id}: delivery \\S+ pending: network: .*ECONNREFUSED`),
     );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`ping of ${added.id} not delivered`);
     const queued = await cli.run(['subscriptions', 'ping', added.id, '--wait', '0']);
-    expect(queued.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ pending$`));
+    expect(queued).toMatchObject({ code: 0, stderr: '' });
+    expect(queued.stdout).toMatch(new RegExp(`^Ping of ${added.id}: delivery \\S+ queued$`));
+    // No dispatcher runs: no attempt comes within the wait, which says nothing of the endpoint.
+    const unseen = await cli.run(['subscriptions', 'ping', added.id, '--wait', '300ms']);
+    expect(unseen.code).toBe(1);
+    expect(unseen.stdout).toMatch(/ queued \(no attempt within 300ms; see `deliveries list/);
+    expect(unseen.stderr).toContain('no attempt within 300ms');
+    const unseenJson = await cli.run([
+      'subscriptions',
+      'ping',
+      added.id,
+      '--wait',
+      '300ms',
+      '--json',
+    ]);
+    expect(unseenJson.code).toBe(1);
+    expect(JSON.parse(unseenJson.stdout)).toMatchObject({ status: 'pending', attempts: 0 });
     for (const wait of ['soon', '15']) {
       const bad = await cli.run(['subscriptions', 'ping', added.id, '--wait', wait]);
       expect(bad.code).toBe(2);

@@ -10,7 +10,7 @@ import {
 } from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
 import { formatDuration, parseDuration } from '../../duration.ts';
-import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
+import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import type { AdminApiClient } from './api-client.ts';
 import {
   CommonOptionsSchema,
@@ -32,10 +32,11 @@ const PING_LOOK_EVERY_MS = 250;
 type PingDelivery = z.infer<typeof PingResultSchema>['delivery'];
 type PingAttempt = z.infer<typeof DeliveryLogSchema>['deliveries'][number]['attempts'][number];
 
-/** The ping's delivery as it stands, and its last attempt when one was made. */
+/** The ping's delivery as it stands, its last attempt if any, and why it could not be followed. */
 interface PingSeen {
   delivery: PingDelivery;
   attempt?: PingAttempt;
+  lookFailed?: string;
 }
 
 const AddOptionsSchema = CommonOptionsSchema.extend({
@@ -190,12 +191,12 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
     group
       .command('ping')
       .description(
-        'send a signed ping event to the subscription; waits for its first attempt and prints how it went',
+        'send a signed ping event to the subscription; waits for its first attempt and prints how it went (exit 1 unless delivered)',
       )
       .argument('<id>', 'subscription id')
       .option(
         '--wait <duration>',
-        `longest wait for the first attempt, e.g. 30s (default ${formatDuration(PING_WAIT_DEFAULT_MS)}; 0 prints it queued)`,
+        `longest wait for the first attempt, e.g. 30s (default ${formatDuration(PING_WAIT_DEFAULT_MS)}; 0 prints it queued and exits 0)`,
       ),
   ).action(async (id: string, raw: unknown) => {
     const options = PingOptionsSchema.parse(raw);
@@ -208,13 +209,25 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
     );
     const seen = await firstAttemptOf(client, queued, waitMs);
     const { delivery } = seen;
-    if (options.json) return writeJson(io, delivery);
-    const outcome = pingOutcome(seen);
-    const waited =
-      delivery.attempts === 0 && delivery.status === 'pending' && waitMs > 0
-        ? ` (no attempt within ${formatDuration(waitMs)}; see \`deliveries list --event ${delivery.eventId}\`)`
-        : '';
-    io.out(`Ping of ${id}: delivery ${delivery.id} ${outcome}${waited}`);
+    const unattempted = delivery.attempts === 0 && delivery.status === 'pending';
+    const follow = `see \`deliveries list --event ${delivery.eventId}\``;
+    const notSeen = seen.lookFailed
+      ? `could not follow it: ${seen.lookFailed}`
+      : `no attempt within ${formatDuration(waitMs)}`;
+    if (options.json) writeJson(io, delivery);
+    else {
+      const waited = unattempted && waitMs > 0 ? ` (${notSeen}; ${follow})` : '';
+      io.out(`Ping of ${id}: delivery ${delivery.id} ${pingOutcome(seen)}${waited}`);
+    }
+    // Exit 1 unless the endpoint took it (design.md, CLI: 1 for a remote failure); with --wait 0
+    // the ping was only asked to be queued, which it is.
+    if (delivery.status === 'delivered' || waitMs === 0) return;
+    throw new CliExit(
+      EXIT_FAILURE,
+      unattempted
+        ? `ping of ${id}: ${notSeen}`
+        : `ping of ${id} not delivered (retried on its schedule while pending; ${follow})`,
+    );
   });
 }
 
@@ -251,7 +264,10 @@ async function firstAttemptOf(
         query: { event: queued.eventId, subscription: queued.subscriptionId },
       })
       // The ping is queued whatever the look finds: shown as it stands.
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        latest = { ...latest, lookFailed: error instanceof Error ? error.message : String(error) };
+        return undefined;
+      });
     if (!log) break;
     const found = log.deliveries.find(({ delivery }) => delivery.id === queued.id);
     if (found) latest = { delivery: found.delivery, attempt: found.attempts.at(-1) };
@@ -268,5 +284,6 @@ function pingOutcome({ delivery, attempt }: PingSeen): string {
   const error = attempt?.error ?? delivery.lastError;
   if (error) return `${delivery.status}: ${error}`;
   if (delivery.lastStatus) return `${delivery.status} (HTTP ${delivery.lastStatus})`;
-  return delivery.status;
+  // Pending without an attempt: queued for the dispatcher, not yet tried.
+  return delivery.status === 'pending' && delivery.attempts === 0 ? 'queued' : delivery.status;
 }
