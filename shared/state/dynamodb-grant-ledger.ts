@@ -1,7 +1,13 @@
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { GrantLedger, TakeResult } from '../connector/budget/grant-ledger.ts';
+import {
+  type GrantLedger,
+  type LedgerEntry,
+  type TakeClaim,
+  type TakeResult,
+  takeFromEntry,
+} from '../connector/budget/grant-ledger.ts';
 import { liveGrants } from '../connector/budget/sliding-log.ts';
 import { BridgeError } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from './document-client.ts';
@@ -17,6 +23,13 @@ const GrantsItemSchema = z.object({
   version: z.number().int(),
   /** A server's pause of the token (a 429's Retry-After), epoch ms; every taker waits for it. */
   pausedUntil: z.number().optional(),
+  /** Live reserves by taker, which other takers' bulk work leaves free (takeFromEntry). */
+  reserves: z
+    .record(
+      z.string(),
+      z.object({ requests: z.number(), untilMs: z.number(), live: z.array(z.number()) }),
+    )
+    .optional(),
 });
 type GrantsItem = z.infer<typeof GrantsItemSchema>;
 
@@ -27,7 +40,10 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * from the same item, so concurrent invocations can never spend the token's budget twice,
  * and a new process reads what the last window already spent. A ledger's first grant of a key
  * costs one consistent read and one conditional write (at most about 7 a second per token,
- * since that is the whole budget); the item stays under 4 KB (200 numbers). The item this
+ * since that is the whole budget); the item stays under 4 KB (200 numbers) plus the live grant
+ * times of the takers' reserves (at most as many again, a few with minute polling). It also
+ * keeps each taker's live reserve, so bulk takes of one process leave another's live polls
+ * their slots (takeFromEntry). The item this
  * ledger wrote last is kept in memory: while it is still the stored one (one process per
  * token, the common case), each further grant is the conditional write alone; a write another
  * taker got in first fails its condition, and the next attempt reads. Other takers only ever
@@ -49,16 +65,18 @@ export class DynamoDbGrantLedger implements GrantLedger {
     this.documentClient = documentClientOf(client);
   }
 
-  async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {
+  async take(
+    key: string,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       const stored = this.written.get(key) ?? (await this.read(key));
-      const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
-      const pausedUntil = stored?.pausedUntil ?? 0;
-      if (pausedUntil > nowMs) return { granted: false, grants, pausedUntil };
-      if (grants.length >= capacity) return { granted: false, grants };
-      grants.push(nowMs);
-      if (await this.replace(key, stored, { grants, pausedUntil: stored?.pausedUntil }, nowMs))
-        return { granted: true, grants: [...grants] };
+      const { result, entry } = takeFromEntry(stored, nowMs, windowMs, capacity, claim);
+      if (!entry) return result;
+      if (await this.replace(key, stored, entry, nowMs)) return result;
     }
     throw this.lostRaces(key);
   }
@@ -68,7 +86,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
       // Read, not remembered: the pause must land on what other takers wrote since.
       const stored = await this.read(key);
       if ((stored?.pausedUntil ?? 0) >= untilMs) return;
-      const item = { grants: stored?.grants ?? [], pausedUntil: untilMs };
+      const item = { ...stored, grants: stored?.grants ?? [], pausedUntil: untilMs };
       if (await this.replace(key, stored, item, untilMs)) return;
     }
     throw this.lostRaces(key);
@@ -81,7 +99,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
   private async replace(
     key: string,
     stored: GrantsItem | undefined,
-    item: Pick<GrantsItem, 'grants' | 'pausedUntil'>,
+    item: LedgerEntry,
     newestMs: number,
   ): Promise<boolean> {
     const version = (stored?.version ?? 0) + 1;
@@ -89,6 +107,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
       grants: item.grants,
       version,
       ...(item.pausedUntil === undefined ? {} : { pausedUntil: item.pausedUntil }),
+      ...(item.reserves === undefined ? {} : { reserves: item.reserves }),
     };
     try {
       await this.documentClient.send(

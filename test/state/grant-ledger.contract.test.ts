@@ -60,6 +60,35 @@ describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
     await ledger.take('key-a', 1000, 30_000, 1);
     expect((await ledger.take('key-b', 1000, 30_000, 1)).granted).toBe(true);
   });
+
+  it('keeps bulk takes off the unused live reserve of other takers, through a pause', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    const reserve = { requests: 3, untilMs: 3000 };
+    const poller = { taker: 'poller', reserve };
+    // The poller spends one of its three: two stay held from the proxy's bulk takes.
+    expect((await ledger.take(key, 1000, 30_000, 10, { ...poller, live: true })).granted).toBe(
+      true,
+    );
+    await ledger.pause(key, 1500);
+    const proxy = { taker: 'proxy', live: false };
+    for (let i = 0; i < 7; i++)
+      expect((await ledger.take(key, 2000 + i, 30_000, 10, proxy)).granted).toBe(true);
+    const refused = await ledger.take(key, 2100, 30_000, 10, proxy);
+    expect(refused).toMatchObject({ granted: false, heldForOthers: 2 });
+    // Never below the floor it keeps, and a taker's own reserve is its own to spend.
+    expect((await ledger.take(key, 2101, 30_000, 10, { ...proxy, bulkFloor: 9 })).granted).toBe(
+      true,
+    );
+    expect((await ledger.take(key, 2102, 30_000, 10, { ...poller, live: false })).granted).toBe(
+      true,
+    );
+    // Once the reserve lapses, nothing is held.
+    expect(await ledger.take(key, 3000, 30_000, 11, proxy)).toEqual({
+      granted: true,
+      grants: [1000, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2101, 2102, 3000],
+    });
+  });
 });
 
 describe('DynamoDbGrantLedger', () => {

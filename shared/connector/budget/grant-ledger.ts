@@ -7,6 +7,89 @@ export interface TakeResult {
   grants: number[];
   /** Refused for a server's pause of the token (a 429's Retry-After) lasting until then. */
   pausedUntil?: number;
+  /**
+   * Slots a bulk take was kept from: the live reserves other takers recorded and have not used
+   * in the window (present when more than 0). A bulk take is refused at `capacity` minus this.
+   */
+  heldForOthers?: number;
+}
+
+/**
+ * Who takes, for the live reserve across processes: a live take, and the taker's own live
+ * reserve (the requests its live streams make per window, until they count as gone), which bulk
+ * takes of other takers leave free.
+ */
+export interface TakeClaim {
+  /** This taker (one budget in one process), stable while it runs. */
+  taker: string;
+  live: boolean;
+  /** The taker's live reserve and until when it holds; absent or 0 requests: none. */
+  reserve?: { requests: number; untilMs: number };
+  /** The least capacity a bulk take keeps whatever others reserve (bulk work keeps a fifth). */
+  bulkFloor?: number;
+}
+
+/** A taker's live reserve as a ledger keeps it, with the times of its live grants. */
+export interface RecordedReserve {
+  requests: number;
+  untilMs: number;
+  /** Its live grants within the window, oldest first. */
+  live: number[];
+}
+
+/** What a ledger holds per key. */
+export interface LedgerEntry {
+  grants: number[];
+  pausedUntil?: number;
+  /** Live reserves by taker (a process whose live streams poll the token). */
+  reserves?: Record<string, RecordedReserve>;
+}
+
+/**
+ * One take against a key's entry, pure: the result, and the entry to store when granted.
+ * Bulk takes leave free what other takers' live reserves have not used in the window, so live
+ * polls in one process go before bulk work in another (design.md, Connector budget); each
+ * taker's own reserve is its budget's business (it passes `capacity` without it).
+ */
+export function takeFromEntry(
+  stored: LedgerEntry | undefined,
+  nowMs: number,
+  windowMs: number,
+  capacity: number,
+  claim?: TakeClaim,
+): { result: TakeResult; entry?: LedgerEntry } {
+  const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
+  const pausedUntil = stored?.pausedUntil ?? 0;
+  if (pausedUntil > nowMs) return { result: { granted: false, grants, pausedUntil } };
+  const reserves: Record<string, RecordedReserve> = {};
+  let heldForOthers = 0;
+  for (const [taker, reserve] of Object.entries(stored?.reserves ?? {})) {
+    if (reserve.untilMs <= nowMs) continue;
+    const live = liveGrants(reserve.live, nowMs, windowMs);
+    reserves[taker] = { ...reserve, live };
+    if (taker !== claim?.taker) heldForOthers += Math.max(0, reserve.requests - live.length);
+  }
+  const floor = Math.min(capacity, claim?.bulkFloor ?? 0);
+  const held = claim && !claim.live ? Math.min(heldForOthers, capacity - floor) : 0;
+  const refusal = held > 0 ? { heldForOthers: held } : {};
+  if (grants.length >= capacity - held) return { result: { granted: false, grants, ...refusal } };
+  grants.push(nowMs);
+  if (claim) {
+    const own = reserves[claim.taker];
+    if (claim.reserve && claim.reserve.requests > 0) {
+      const live = own?.live ?? [];
+      reserves[claim.taker] = {
+        ...claim.reserve,
+        live: claim.live ? [...live, nowMs] : live,
+      };
+    } else delete reserves[claim.taker];
+  }
+  const entry: LedgerEntry = {
+    grants,
+    ...(stored?.pausedUntil === undefined ? {} : { pausedUntil: stored.pausedUntil }),
+    ...(Object.keys(reserves).length > 0 ? { reserves } : {}),
+  };
+  return { result: { granted: true, grants: [...grants], ...refusal }, entry };
 }
 
 /**
@@ -18,9 +101,16 @@ export interface GrantLedger {
   /**
    * Atomically records a grant at `nowMs` if fewer than `capacity` grants lie within the last
    * `windowMs` and no pause of the key lasts past `nowMs`. Two concurrent takers never both get
-   * the last slot.
+   * the last slot. With a `claim`, records the taker's live reserve, and a bulk take also leaves
+   * free what other takers' reserves have not used (see {@link takeFromEntry}).
    */
-  take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult>;
+  take(
+    key: string,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult>;
   /**
    * Records that the server paused the key's token until `untilMs` (a 429's Retry-After), so
    * every taker of the key waits for it, not only the one that was answered 429. Never
@@ -33,24 +123,35 @@ export interface GrantLedger {
 
 /** A ledger in this process's memory (one process; tests). */
 export class MemoryGrantLedger implements GrantLedger {
-  private readonly logs = new Map<string, number[]>();
-  private readonly pauses = new Map<string, number>();
+  private readonly entries = new Map<string, LedgerEntry>();
 
-  async take(key: string, nowMs: number, windowMs: number, capacity: number): Promise<TakeResult> {
-    const grants = liveGrants(this.logs.get(key) ?? [], nowMs, windowMs);
-    const pausedUntil = this.pauses.get(key) ?? 0;
-    if (pausedUntil > nowMs) return { granted: false, grants, pausedUntil };
-    const granted = grants.length < capacity;
-    if (granted) grants.push(nowMs);
-    this.logs.set(key, grants);
-    return { granted, grants: [...grants] };
+  async take(
+    key: string,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult> {
+    const { result, entry } = takeFromEntry(
+      this.entries.get(key),
+      nowMs,
+      windowMs,
+      capacity,
+      claim,
+    );
+    if (entry) this.entries.set(key, entry);
+    return result;
   }
 
   async recent(key: string, nowMs: number, windowMs: number): Promise<number[]> {
-    return liveGrants(this.logs.get(key) ?? [], nowMs, windowMs);
+    return liveGrants(this.entries.get(key)?.grants ?? [], nowMs, windowMs);
   }
 
   async pause(key: string, untilMs: number): Promise<void> {
-    this.pauses.set(key, Math.max(this.pauses.get(key) ?? 0, untilMs));
+    const stored = this.entries.get(key) ?? { grants: [] };
+    this.entries.set(key, {
+      ...stored,
+      pausedUntil: Math.max(stored.pausedUntil ?? 0, untilMs),
+    });
   }
 }

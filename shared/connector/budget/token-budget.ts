@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
-import type { GrantLedger } from './grant-ledger.ts';
+import type { GrantLedger, TakeClaim } from './grant-ledger.ts';
 import { liveGrants, slotFreeAt } from './sliding-log.ts';
 
 /** Who asks: polls of caught-up streams (`live`) go first; first syncs, backfills, catch-up windows and sweeps (`bulk`) take what remains. */
@@ -104,6 +105,8 @@ export class TokenBudget {
   private slowedUntilMs = 0;
   private pumping = false;
   private wake: AbortController | undefined;
+  /** This budget as a taker of the ledger, under which its live reserve is recorded. */
+  private readonly taker = randomUUID();
 
   constructor(
     private readonly key: string,
@@ -310,7 +313,13 @@ export class TokenBudget {
           await this.sleep(pacedAt - now);
           continue;
         }
-        const taken = await this.ledger.take(this.key, now, this.windowMs(), capacity);
+        const taken = await this.ledger.take(
+          this.key,
+          now,
+          this.windowMs(),
+          capacity,
+          this.claimOf(bulk, now),
+        );
         this.grants = taken.grants;
         // Another process was answered 429: its Retry-After holds here too.
         if (taken.pausedUntil !== undefined) this.pauseUntil(taken.pausedUntil);
@@ -318,9 +327,9 @@ export class TokenBudget {
         // grant taken is spent, which only errs on the safe side).
         if (this.clock.now() < this.pausedUntilMs) continue;
         if (!taken.granted) {
-          await this.sleep(
-            Math.max(1, slotFreeAt(taken.grants, capacity, now, this.windowMs()) - now),
-          );
+          // Other processes' live reserves held back (bulk): their slots are not for us.
+          const open = capacity - (taken.heldForOthers ?? 0);
+          await this.sleep(Math.max(1, slotFreeAt(taken.grants, open, now, this.windowMs()) - now));
           continue;
         }
         // A grant late by less than an interval keeps its slot, so the next comes that much
@@ -347,6 +356,20 @@ export class TokenBudget {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /**
+   * What the ledger learns of this take: live or bulk, and this process's live reserve until
+   * its live streams count as gone, so bulk work of other processes (another poller of the
+   * token, the admin API's connector proxy) leaves it free as this process's own bulk work does.
+   */
+  private claimOf(bulk: boolean, now: number): TakeClaim {
+    const requests = this.liveReserve(now);
+    let untilMs = now;
+    for (const { intervalMs, seenAt } of this.liveStreams.values())
+      untilMs = Math.max(untilMs, seenAt + 3 * intervalMs + this.windowMs());
+    const bulkFloor = this.limit(now) - this.liveShare(now);
+    return { taker: this.taker, live: !bulk, reserve: { requests, untilMs }, bulkFloor };
   }
 
   /** Sleeps, cut short when a live claim arrives. */
