@@ -10,7 +10,7 @@ const LIMITS = { requests: 200, windowMs: 30_000, marginMs: 500 };
 /** A poll job of one connection: 13 live streams polled every minute. */
 const STREAMS = 13;
 const INTERVAL_MS = 60_000;
-const STEP_MS = 50;
+const STEP_MS = 100;
 
 let dynamo: LocalDynamoDb;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import {
   FORGOTTEN_AFTER_MS,
   OVERDUE_PREDECESSOR_WAIT_MS,
 } from '../../shared/webhooks/waiting-deliveries.ts';
-import { startDispatchFixture } from './support/fixture.ts';
+import { startRealTimeFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { peakInFlight } from './support/peak-in-flight.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
@@ -19,16 +19,10 @@ afterEach(async () => {
   cleanup = [];
 });
 
-function setup(
+const setup = (
   decide?: (request: ReceivedRequest) => ReceiverAction,
   options: Parameters<typeof createHarness>[0] = {},
-) {
-  return startDispatchFixture(
-    cleanup,
-    decide as ((request: { path: string }) => ReceiverAction) | undefined,
-    { clock: systemClock, ...options },
-  );
-}
+) => startRealTimeFixture(cleanup, decide, options);
 
 /** A store whose first read of an endpoint's state hangs until released (busy with writes). */
 function storeHoldingFirstEndpointRead() {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { startDispatchFixture } from './support/fixture.ts';
+import { startRealTimeFixture } from './support/fixture.ts';
 import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { peakInFlight } from './support/peak-in-flight.ts';
 import type { ReceivedRequest, ReceiverAction } from './support/receiver.ts';
@@ -12,16 +11,10 @@ afterEach(async () => {
   cleanup = [];
 });
 
-function setup(
+const setup = (
   decide?: (request: ReceivedRequest) => ReceiverAction,
   options: Parameters<typeof createHarness>[0] = {},
-) {
-  return startDispatchFixture(
-    cleanup,
-    decide as ((request: { path: string }) => ReceiverAction) | undefined,
-    { clock: systemClock, ...options },
-  );
-}
+) => startRealTimeFixture(cleanup, decide, options);
 
 describe('deliveries to receivers that misbehave or are merely slow', () => {
   it('runs a subscription maxConcurrency of 128 at once, none queued in the sender past its timeout', async () => {
@@ -48,6 +41,13 @@ describe('deliveries to receivers that misbehave or are merely slow', () => {
     expect(peakInFlight(spans)).toBeGreaterThan(32);
   });
 
+  /** Queue records of the change events `from` … `from + count - 1`. */
+  const records = (from: number, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      messageId: `m-${from + i}`,
+      body: envelope(changeEvent(eventIdOf(from + i))),
+    }));
+
   it('sends nothing more to an endpoint that answered 410, from any batch the process runs at once', async () => {
     const { receiver, harness, subscribe } = await setup(() => ({
       kind: 'respond',
@@ -55,11 +55,6 @@ describe('deliveries to receivers that misbehave or are merely slow', () => {
       delayMs: 50,
     }));
     const { subscription } = await subscribe('/gone', { maxConcurrency: 1 });
-    const records = (from: number, count: number) =>
-      Array.from({ length: count }, (_, i) => ({
-        messageId: `m-${from + i}`,
-        body: envelope(changeEvent(eventIdOf(from + i))),
-      }));
     // Two batches at once, as the local consumer runs them: each has read the subscription
     // (enabled) before the first 410 comes back.
     await Promise.all([
@@ -93,11 +88,6 @@ describe('deliveries to receivers that misbehave or are merely slow', () => {
       return getSubscription(id);
     };
     try {
-      const records = (from: number, count: number) =>
-        Array.from({ length: count }, (_, i) => ({
-          messageId: `m-${from + i}`,
-          body: envelope(changeEvent(eventIdOf(from + i))),
-        }));
       await Promise.all([
         processDispatchBatch(records(0, 3), harness.deps),
         processDispatchBatch(records(3, 3), harness.deps),

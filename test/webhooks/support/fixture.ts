@@ -1,6 +1,6 @@
-import type { ManualClock } from '../../../shared/clock.ts';
+import { type ManualClock, systemClock } from '../../../shared/clock.ts';
 import { createHarness } from './harness.ts';
-import { type ReceiverAction, startReceiver } from './receiver.ts';
+import { type ReceivedRequest, type ReceiverAction, startReceiver } from './receiver.ts';
 
 /**
  * A verifying receiver and a dispatcher harness, closed by the caller's `cleanup` steps;
@@ -26,4 +26,20 @@ export async function startDispatchFixture(
     return created;
   };
   return { receiver, harness, subscribe, clock: harness.clock as ManualClock };
+}
+
+/**
+ * {@link startDispatchFixture} on the system clock, its receiver deciding on each whole request:
+ * for tests of real time (timeouts, slow answers, requests at once).
+ */
+export function startRealTimeFixture(
+  cleanup: (() => Promise<void>)[],
+  decide?: (request: ReceivedRequest) => ReceiverAction,
+  options: Parameters<typeof createHarness>[0] = {},
+) {
+  return startDispatchFixture(
+    cleanup,
+    decide as ((request: { path: string }) => ReceiverAction) | undefined,
+    { clock: systemClock, ...options },
+  );
 }
