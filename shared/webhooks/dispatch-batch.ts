@@ -13,7 +13,7 @@ import {
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
 import { afterPredecessors, overdueWaitMs } from './waiting-deliveries.ts';
-import { ledgerOverdueWaitMs, type WaitingMark } from './waiting-ledger.ts';
+import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
 export interface StagedDelivery {
@@ -183,8 +183,7 @@ export class DispatchBatch {
    * When a delivery of `subject` may go after the deliveries of its subject that wait ahead of
    * it at the endpoint (see afterPredecessors), or undefined when none does. One already due
    * is looked at again after a second, or with a waiting ledger after 5 s (its attempt may be
-   * in flight in another container), and less often the later it is (see overdueWaitMs and
-   * ledgerOverdueWaitMs).
+   * in flight in another container), and less often the later it is (see overdueWaitMs).
    */
   async notBefore(
     endpoint: string,
@@ -195,7 +194,7 @@ export class DispatchBatch {
     if (ahead === undefined) return undefined;
     const now = this.deps.clock.now();
     const overdueWait = this.waiting
-      ? ledgerOverdueWaitMs(now - ahead)
+      ? overdueWaitMs(now - ahead, LEDGER_OVERDUE_PREDECESSOR_WAIT_MS)
       : overdueWaitMs(now - ahead);
     return afterPredecessors(ahead, now, overdueWait);
   }

@@ -13,19 +13,21 @@ export const FORGOTTEN_AFTER_MS = 15 * 60_000;
 export const OVERDUE_PREDECESSOR_WAIT_MS = 1000;
 
 /** The longest a delivery waits before it looks again behind a predecessor long overdue. */
-const OVERDUE_PREDECESSOR_MAX_WAIT_MS = 60_000;
+export const OVERDUE_PREDECESSOR_MAX_WAIT_MS = 60_000;
 
 /**
- * How long a delivery waits, by this process's memory, before it looks again behind a
- * predecessor overdue by `overdueByMs`: {@link OVERDUE_PREDECESSOR_WAIT_MS}, and once the
- * predecessor is later than four times that, a quarter of its lateness, up to a minute (a
- * retry handed over minutes late costs its successors a few dozen looks, not one a second).
- * Pure.
+ * How long a delivery waits before it looks again behind a predecessor overdue by
+ * `overdueByMs`: `leastMs` ({@link OVERDUE_PREDECESSOR_WAIT_MS} by this process's memory, more
+ * with a waiting ledger), and once the predecessor is later than four times that, a quarter of
+ * its lateness, up to {@link OVERDUE_PREDECESSOR_MAX_WAIT_MS}. A retry a busy queue hands over
+ * minutes late then costs its successors a few dozen looks until it is settled or forgotten
+ * (15 minutes), not one every `leastMs`, and a successor follows it within a quarter of the
+ * delay it already had. Pure.
  * @example overdueWaitMs(120_000) === 30_000
  */
-export function overdueWaitMs(overdueByMs: number): number {
+export function overdueWaitMs(overdueByMs: number, leastMs = OVERDUE_PREDECESSOR_WAIT_MS): number {
   const quarter = Math.floor(overdueByMs / 4);
-  return Math.min(OVERDUE_PREDECESSOR_MAX_WAIT_MS, Math.max(OVERDUE_PREDECESSOR_WAIT_MS, quarter));
+  return Math.min(OVERDUE_PREDECESSOR_MAX_WAIT_MS, Math.max(leastMs, quarter));
 }
 
 /**

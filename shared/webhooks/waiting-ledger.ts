@@ -1,4 +1,4 @@
-import { subjectKeyAt } from './waiting-deliveries.ts';
+import { FORGOTTEN_AFTER_MS, subjectKeyAt } from './waiting-deliveries.ts';
 
 /**
  * With a waiting ledger, a delivery overdue by this long is no longer waited for, and its mark
@@ -6,34 +6,15 @@ import { subjectKeyAt } from './waiting-deliveries.ts';
  * long as a process's own memory waits (FORGOTTEN_AFTER_MS): the marks are settled by whichever
  * process delivers, and a busy queue can hand a retry over minutes late.
  */
-export const LEDGER_FORGOTTEN_AFTER_MS = 15 * 60_000;
+export const LEDGER_FORGOTTEN_AFTER_MS = FORGOTTEN_AFTER_MS;
 
 /**
  * With a waiting ledger, how long a delivery waits behind an earlier one of its subject that is
  * due but not yet settled: its attempt may be in flight in another container (up to the
- * delivery timeout), and every look again costs a delayed message and writes.
+ * delivery timeout), and every look again costs a delayed message and writes (the least wait
+ * of overdueWaitMs with a ledger).
  */
 export const LEDGER_OVERDUE_PREDECESSOR_WAIT_MS = 5_000;
-
-/** The longest a delivery waits before it looks again behind a predecessor long overdue. */
-export const LEDGER_OVERDUE_PREDECESSOR_MAX_WAIT_MS = 60_000;
-
-/**
- * How long a delivery waits, with a waiting ledger, before it looks again behind a predecessor
- * overdue by `overdueByMs`: {@link LEDGER_OVERDUE_PREDECESSOR_WAIT_MS}, and once the predecessor
- * is later than four times that, a quarter of its lateness, up to
- * {@link LEDGER_OVERDUE_PREDECESSOR_MAX_WAIT_MS}. A retry a busy queue hands over minutes late
- * then costs its successors a few dozen looks until it is settled or lost (15 minutes), not one
- * every 5 s, and a successor follows it within a quarter of the delay it already had. Pure.
- * @example ledgerOverdueWaitMs(120_000) === 30_000
- */
-export function ledgerOverdueWaitMs(overdueByMs: number): number {
-  const quarter = Math.floor(overdueByMs / 4);
-  return Math.min(
-    LEDGER_OVERDUE_PREDECESSOR_MAX_WAIT_MS,
-    Math.max(LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, quarter),
-  );
-}
 
 /** One delivery that waits for a later attempt at an endpoint, as the ledger keeps it. */
 export interface WaitingMark {
