@@ -66,8 +66,8 @@ async function runStrategy(
         if (!result.caughtUp) return false;
         if (sweepDue(spec, state.current, deps.clock.now())) {
           // The live windows' commit (staged for the success save) is written first: a sweep
-          // runs to its end or is cut (at the invocation's deadline, or a stop) with nothing
-          // saved, and the next run would read those windows again.
+          // cut at the invocation's deadline (or a stop) saves only its own position, and the
+          // next run would read those windows again.
           await state.save({});
           await runSweep(definition, spec, deps, state);
         }
