@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import { eventListPages, listedEvent } from './support/event-list.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
 let table: LocalTable;
@@ -35,22 +36,15 @@ async function countedStore() {
   return { store, sent, close: () => client.destroy() };
 }
 
-const event = (id: string, storedAt: number) => ({
-  id,
-  type: 'customer.updated',
-  storedAt,
-  body: `{"id":"${id}"}`,
-});
-
 describe('event list on DynamoDB past events listed and not stored yet (dynalite)', () => {
   it('reads a page of 1 behind 300 listed and not stored events in a few requests, not two per such event', async () => {
     const { store, sent, close } = await countedStore();
     try {
-      await store.putEvent(event('evt_old', 1_000));
+      await store.putEvent(listedEvent('evt_old', 1_000));
       // One fan-out lists its 300 new events before its sends, and stores them after.
       await store.indexEvents(
         Array.from({ length: 300 }, (_, i) =>
-          event(`evt_new_${String(i).padStart(3, '0')}`, 2_000),
+          listedEvent(`evt_new_${String(i).padStart(3, '0')}`, 2_000),
         ),
       );
       sent.count = 0;
@@ -70,23 +64,15 @@ describe('event list on DynamoDB past events listed and not stored yet (dynalite
       const ids: string[] = [];
       let at = 1_000;
       for (let run = 0; run < 12; run++) {
-        const stored = event(`evt_s${String(run).padStart(2, '0')}`, at++);
+        const stored = listedEvent(`evt_s${String(run).padStart(2, '0')}`, at++);
         await store.putEvent(stored);
         ids.unshift(stored.id);
         await store.indexEvents(
-          Array.from({ length: run * 3 }, (_, i) => event(`evt_u${run}_${i}`, at++)),
+          Array.from({ length: run * 3 }, (_, i) => listedEvent(`evt_u${run}_${i}`, at++)),
         );
       }
       for (const limit of [1, 2, 5]) {
-        const seen: string[] = [];
-        let after: { at: number; id: string } | undefined;
-        for (let pages = 0; pages < 50; pages++) {
-          const page = await store.listEvents({ limit, ...(after ? { after } : {}) });
-          seen.push(...page.events.map((e) => e.id));
-          if (!page.next) break;
-          after = page.next;
-        }
-        expect(seen).toEqual(ids);
+        expect((await eventListPages(store, limit, 50)).flat()).toEqual(ids);
       }
     } finally {
       close();
@@ -96,11 +82,11 @@ describe('event list on DynamoDB past events listed and not stored yet (dynalite
   it('gives an event listed twice once in a page that reads past an event not stored yet', async () => {
     const { store, close } = await countedStore();
     try {
-      await store.putEvent(event('evt_b', 500));
-      await store.putEvent(event('evt_a', 1_000));
+      await store.putEvent(listedEvent('evt_b', 500));
+      await store.putEvent(listedEvent('evt_a', 1_000));
       // Not stored yet, and evt_a listed again after it (two batches fanned it out at once).
-      await store.indexEvents([event('evt_u', 2_500)]);
-      await store.indexEvents([event('evt_a', 3_000)]);
+      await store.indexEvents([listedEvent('evt_u', 2_500)]);
+      await store.indexEvents([listedEvent('evt_a', 3_000)]);
       const page = await store.listEvents({ limit: 2 });
       expect(page.events.map((e) => e.id)).toEqual(['evt_a', 'evt_b']);
     } finally {

@@ -3,13 +3,9 @@ import { ManualClock } from '../../shared/clock.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
-import type {
-  Attempt,
-  Delivery,
-  EventListPosition,
-  WebhookStore,
-} from '../../shared/webhooks/store.ts';
+import type { Attempt, Delivery, WebhookStore } from '../../shared/webhooks/store.ts';
 import type { Subscription } from '../../shared/webhooks/subscription.ts';
+import { eventListPages, listedEvent } from './support/event-list.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 import { startReceiver } from './support/receiver.ts';
@@ -99,60 +95,41 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
 
   it('pages through the event list from where the last page ended, each event once', async () => {
     const store = await create();
-    const event = (id: string, storedAt: number) => ({
-      id,
-      type: 'customer.updated',
-      storedAt,
-      body: `{"id":"${id}"}`,
-    });
     // Three listed one by one, then a fan-out of four listed together at one instant.
     for (const [index, id] of ['evt_a', 'evt_b', 'evt_c'].entries())
-      await store.putEvent(event(id, 100 + index));
-    const batch = ['evt_d', 'evt_e', 'evt_f', 'evt_g'].map((id) => event(id, 200));
+      await store.putEvent(listedEvent(id, 100 + index));
+    const batch = ['evt_d', 'evt_e', 'evt_f', 'evt_g'].map((id) => listedEvent(id, 200));
     for (const stored of batch) await store.putEvent(stored, { deferListing: true });
     await store.indexEvents(batch);
-    const pages: string[][] = [];
-    let after: EventListPosition | undefined;
-    do {
-      const page = await store.listEvents({ limit: 3, ...(after ? { after } : {}) });
-      pages.push(page.events.map((e) => e.id));
-      after = page.next;
-    } while (after && pages.length < 5);
-    expect(pages).toEqual([['evt_g', 'evt_f', 'evt_e'], ['evt_d', 'evt_c', 'evt_b'], ['evt_a']]);
+    expect(await eventListPages(store, 3, 5)).toEqual([
+      ['evt_g', 'evt_f', 'evt_e'],
+      ['evt_d', 'evt_c', 'evt_b'],
+      ['evt_a'],
+    ]);
   });
 
   it('pages through fan-outs listed in the same millisecond (two lanes at once) in one order, each event once', async () => {
     const store = await create();
-    const event = (id: string) => ({ id, type: 'customer.updated', storedAt: 300, body: '{}' });
     // Each fan-out is listed on its own; their ids interleave.
     for (const ids of [['evt_9', 'evt_1'], ['evt_5'], ['evt_7', 'evt_3']]) {
-      const batch = ids.map(event);
+      const batch = ids.map((id) => listedEvent(id, 300));
       for (const stored of batch) await store.putEvent(stored, { deferListing: true });
       await store.indexEvents(batch);
     }
-    const pages: string[][] = [];
-    let after: EventListPosition | undefined;
-    do {
-      const page = await store.listEvents({ limit: 2, ...(after ? { after } : {}) });
-      pages.push(page.events.map((e) => e.id));
-      after = page.next;
-    } while (after && pages.length < 5);
-    expect(pages).toEqual([['evt_9', 'evt_7'], ['evt_5', 'evt_3'], ['evt_1']]);
+    expect(await eventListPages(store, 2, 5)).toEqual([
+      ['evt_9', 'evt_7'],
+      ['evt_5', 'evt_3'],
+      ['evt_1'],
+    ]);
   });
 
   it('fills a page with stored events when a newer one is listed and not yet stored', async () => {
     const store = await create();
-    const event = (id: string, storedAt: number) => ({
-      id,
-      type: 'customer.updated',
-      storedAt,
-      body: `{"id":"${id}"}`,
-    });
-    await store.putEvent(event('evt_a', 100));
-    await store.putEvent(event('evt_b', 101));
+    await store.putEvent(listedEvent('evt_a', 100));
+    await store.putEvent(listedEvent('evt_b', 101));
     // A fan-out lists its new events before it stores them (after its sends): in between, the
     // list holds an event that cannot be read yet.
-    await store.indexEvents([event('evt_c', 102)]);
+    await store.indexEvents([listedEvent('evt_c', 102)]);
     const first = await store.listEvents({ limit: 1 });
     expect(first.events.map((e) => e.id)).toEqual(['evt_b']);
     expect(first.next).toEqual({ at: 101, id: 'evt_b' });
