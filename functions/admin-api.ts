@@ -5,7 +5,7 @@ import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { firstQueryValues, parseJsonBody } from '../shared/admin/node-server.ts';
 import { guardSignedRequest } from '../shared/admin/request-guard.ts';
-import { serializeAdminBody } from '../shared/admin/response-body.ts';
+import { adminResponseHeaders, serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
@@ -117,7 +117,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
 }
 
 function toResult(response: AdminResponse, method: string): APIGatewayProxyStructuredResultV2 {
-  const headers: Record<string, string> = { ...response.headers, 'cache-control': 'no-store' };
+  const headers = adminResponseHeaders(response);
   const serialized = serializeAdminBody(response);
   if (serialized === undefined) return { statusCode: response.status, headers };
   // A HEAD answer is the GET one without its body (RFC 9110, 9.3.2).

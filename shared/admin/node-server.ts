@@ -7,7 +7,7 @@ import {
   guardAdminRequest,
   isLoopbackHost,
 } from './request-guard.ts';
-import { serializeAdminBody } from './response-body.ts';
+import { adminResponseHeaders, serializeAdminBody } from './response-body.ts';
 import type { AdminResponse } from './route.ts';
 import { handleAdminRequest } from './router.ts';
 
@@ -76,7 +76,7 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
 }
 
 function send(response: ServerResponse, result: AdminResponse): void {
-  const headers: Record<string, string> = { ...result.headers, 'cache-control': 'no-store' };
+  const headers = adminResponseHeaders(result);
   if (result.body === undefined) {
     response.writeHead(result.status, headers).end();
     return;

@@ -21,3 +21,14 @@ export function serializeAdminBody(response: AdminResponse): SerializedBody | un
   }
   return { contentType: 'application/json; charset=utf-8', text: JSON.stringify(response.body) };
 }
+
+/**
+ * The headers every admin answer carries, the same on node:http and API Gateway, besides its
+ * body's `content-type`: never cached (answers hold tokens' metadata, deliveries and events),
+ * and never sniffed as another media type than the one sent (a JSON answer that echoes a
+ * caller's text must not be read as HTML).
+ * @example adminResponseHeaders({ status: 204 }) // { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+ */
+export function adminResponseHeaders(response: AdminResponse): Record<string, string> {
+  return { ...response.headers, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+}

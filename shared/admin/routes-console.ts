@@ -59,7 +59,6 @@ function serveAsset(name: string) {
     headers: {
       'content-type': MEDIA_TYPES[extname(name)]!,
       'content-security-policy': CONTENT_SECURITY_POLICY,
-      'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     },
   };

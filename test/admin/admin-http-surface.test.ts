@@ -131,6 +131,24 @@ describe('admin HTTP surface', () => {
     expect(page.body).toBeUndefined();
   });
 
+  it('marks every answer, JSON and errors too, as not to be cached or sniffed, locally and behind API Gateway', async () => {
+    await start();
+    for (const path of ['/streams', '/subscriptions/sub_missing', '/no-such-route']) {
+      const answer = await send('GET', path);
+      expect(answer.headers['x-content-type-options'], path).toBe('nosniff');
+      expect(answer.headers['cache-control'], path).toBe('no-store');
+    }
+    const lambda = createAdminApiHandler(() => harness!.deps);
+    const streams = await lambda({
+      rawPath: '/streams',
+      headers: {},
+      requestContext: { http: { method: 'GET' } },
+    } as never);
+    expect(streams.statusCode).toBe(200);
+    expect(streams.headers?.['x-content-type-options']).toBe('nosniff');
+    expect(streams.headers?.['cache-control']).toBe('no-store');
+  });
+
   it('behind API Gateway refuses what a web page can send through a local SigV4 proxy', async () => {
     harness = createAdminHarness();
     const lambda = createAdminApiHandler(() => harness!.deps);
