@@ -1,5 +1,6 @@
 import type { CallOptions, ConnectorCaller } from './client.ts';
 import { limitationCount } from './client.ts';
+import { ConnectorError } from './errors.ts';
 import type { ItemScreen } from './item-screen.ts';
 import {
   OPERATIONS,
@@ -47,6 +48,9 @@ export interface PaginateOptions extends Omit<CallOptions, 'screen'> {
  * (absent: the newest items), each next request the Cursor of the previous response; the walk
  * stops when the response Cursor is null or fewer items than Count come back (items a screen
  * passed over count). A Count halved after a 408 is kept for the following pages.
+ * @throws ConnectorError (`response`, naming `Cursor`) for a full page whose Cursor the walk
+ * already asked with: it names no older item (rule 2), and following it would ask for the same
+ * pages for ever.
  */
 export async function* paginate<N extends PaginatedOperationName>(
   caller: ConnectorCaller,
@@ -57,7 +61,10 @@ export async function* paginate<N extends PaginatedOperationName>(
   const itemsKey = OPERATIONS[name].pagination.itemsKey;
   const { screens, ...callOptions } = options;
   let request = body as Record<string, unknown>;
+  const asked = new Set<string>();
   for (;;) {
+    const askedWith = (request.Limitation as { Cursor?: unknown } | undefined)?.Cursor;
+    if (typeof askedWith === 'string') asked.add(askedWith);
     const screen = screens?.();
     const { response, sentBody, passedOver } = await caller.send(
       name,
@@ -70,6 +77,12 @@ export async function* paginate<N extends PaginatedOperationName>(
     const items = list as PageItems<N>;
     const cursor = ((response as { Cursor?: string | null }).Cursor ?? null) as string | null;
     const last = cursor === null || list.length + passedOver < count;
+    if (!last && asked.has(cursor)) {
+      throw new ConnectorError(
+        `${name}: the response breaks the contract at Cursor: ${cursor} was already asked with in this walk, so it names no older items (connector-api.md, Pagination 2 and 4)`,
+        { category: 'response', operation: name, details: { path: 'Cursor' } },
+      );
+    }
     yield { response, items, cursor, count, last, passedOver, ...(screen ? { screen } : {}) };
     if (last) return;
     request = { ...sentBody, Limitation: { ...(sentBody.Limitation as object), Cursor: cursor } };
