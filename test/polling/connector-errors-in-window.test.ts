@@ -90,4 +90,30 @@ describe('connector errors in the middle of a window', () => {
     ]);
     expectEachChangeOnce();
   });
+
+  it('refused the Cursor of a record deleted for good between pages, reads the window again from its newest page in the same run', async () => {
+    const model = h.sim.controls.model;
+    h.afterNextAnswer(() => {
+      // The page's oldest record, which its Cursor names, is removed for good.
+      const pageOne = [...model.customers.all()]
+        .filter((e) => changed.includes(e.record.Id))
+        .sort((a, b) => b.index - a.index)
+        .slice(0, 10);
+      model.customers.remove(pageOne.at(-1)!.record.Id);
+    });
+    const outcome = await pollStream(h.definition, h.deps, 'test');
+    // Not a failure of the stream (no error, no backoff, no alarm): nothing was wrong.
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(h.requests.map(cursorOf)).toEqual([
+      null,
+      cursorOf(h.requests[1]!),
+      null,
+      ...h.requests.slice(3).map(cursorOf),
+    ]);
+    const stored = (await h.deps.store.getStream(h.definition.streamId))!;
+    expect(stored).toMatchObject({ consecutiveFailures: 0, lastError: null, window: null });
+    expect(stored.watermark).not.toBe(synced.watermark);
+    // The removed customer's change came with the first page, read before its removal.
+    expectEachChangeOnce();
+  });
 });

@@ -15,7 +15,7 @@ import {
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { RecordGrant } from '../record-budget.ts';
-import { allRecords, budgetedPages, pageRecords } from './paged-records.ts';
+import { allRecords, budgetedPages, pageRecords, type RecordPage } from './paged-records.ts';
 
 /** How one window is read: what judges its records and where its progress goes. */
 export interface WindowReading {
@@ -75,10 +75,11 @@ export function deletedClassifier(
  * (snapshots, then the next page's cursor through {@link WindowReading.savePage}) while the
  * next page is fetched, diffed and published. Its events go out before the previous page's
  * snapshots land, which the flow allows: the cursor saved is always that of a page fully
- * published and stored (design.md, Windows). A saved cursor the connector refuses (400: the
- * record it names was deleted for good since, an "invalid resource identifier") would fail the
- * window at every poll: the window is read again from its newest page instead, which judges
- * the records already read as unchanged.
+ * published and stored (design.md, Windows). A cursor the connector refuses (400: the record
+ * it names was deleted for good since, an "invalid resource identifier"), whether saved by an
+ * earlier run or returned by the page before, would fail the window (at every poll, for a saved
+ * one): the window is read again from its newest page instead, once, which judges the records
+ * already read as unchanged.
  */
 export async function readWindow(
   definition: StreamDefinition,
@@ -87,19 +88,56 @@ export async function readWindow(
   window: StreamWindow,
   reading: WindowReading,
 ): Promise<WindowRead> {
-  const progress = { pages: 0 };
+  const progress: WindowProgress = {};
   try {
     return await readWindowPages(definition, spec, deps, window, reading, progress);
   } catch (error) {
-    const cursorRefused =
-      window.cursor !== null &&
-      progress.pages === 0 &&
-      error instanceof ConnectorError &&
-      error.status === 400;
-    if (!cursorRefused) throw error;
-    return readWindowPages(definition, spec, deps, { ...window, cursor: null, pages: 0 }, reading, {
-      pages: 0,
-    });
+    if (progress.refusedCursor === undefined || error !== progress.refusedCursor) throw error;
+    return readWindowPages(
+      definition,
+      spec,
+      deps,
+      { ...window, cursor: null, pages: 0 },
+      reading,
+      {},
+    );
+  }
+}
+
+/** What a window's walk noted of its page requests. */
+interface WindowProgress {
+  /** The 400 answer to a page asked with a Cursor: the cursor was refused. */
+  refusedCursor?: ConnectorError;
+}
+
+/**
+ * The pages of `source`, noting in `progress` a 400 answer to a page asked with a Cursor (the
+ * saved one, or the Cursor of the page before). The rest of that request is the one the walk's
+ * first page was asked with, so the Cursor is what the connector refused.
+ */
+async function* notingRefusedCursor<P extends RecordPage>(
+  source: AsyncIterable<P>,
+  firstCursor: string | null,
+  progress: WindowProgress,
+): AsyncGenerator<P, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]();
+  let cursor = firstCursor;
+  try {
+    for (;;) {
+      let result: IteratorResult<P>;
+      try {
+        result = await iterator.next();
+      } catch (error) {
+        if (cursor !== null && error instanceof ConnectorError && error.status === 400)
+          progress.refusedCursor = error;
+        throw error;
+      }
+      if (result.done) return;
+      cursor = result.value.last ? null : result.value.cursor;
+      yield result.value;
+    }
+  } finally {
+    await iterator.return?.();
   }
 }
 
@@ -109,7 +147,7 @@ async function readWindowPages(
   deps: PollDeps,
   window: StreamWindow,
   reading: WindowReading,
-  progress: { pages: number },
+  progress: WindowProgress,
 ): Promise<WindowRead> {
   const { priority } = reading;
   const classify = deletedClassifier(definition, spec, deps, priority);
@@ -124,11 +162,15 @@ async function readWindowPages(
   const { waitSignal } = reading;
   const claimSignal = anySignal(deps.signal, waitSignal);
   const pages = budgetedPages(
-    pageRecords(deps.client, spec.operation, body, {
-      ...callOptions(deps, definition, priority),
-      ...(waitSignal ? { waitSignal } : {}),
-      ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
-    }),
+    notingRefusedCursor(
+      pageRecords(deps.client, spec.operation, body, {
+        ...callOptions(deps, definition, priority),
+        ...(waitSignal ? { waitSignal } : {}),
+        ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
+      }),
+      window.cursor,
+      progress,
+    ),
     {
       budget: deps.records,
       streamId: definition.streamId,
@@ -140,7 +182,6 @@ async function readWindowPages(
   );
   try {
     for await (const page of readAhead(pages, reading.ahead ? { ahead: reading.ahead } : {})) {
-      progress.pages += 1;
       const changes = await publishObservations(
         definition,
         deps,
