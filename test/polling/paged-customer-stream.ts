@@ -1,4 +1,4 @@
-import { ManualClock } from '../../shared/clock.ts';
+import { type Clock, ManualClock } from '../../shared/clock.ts';
 import {
   type ConnectorClient,
   createConnectorClient,
@@ -29,21 +29,42 @@ export interface PagedCustomerStream {
   close(): Promise<void>;
 }
 
+/** Options of {@link startPagedCustomerStream}. */
+export interface PagedCustomerStreamOptions {
+  /** POLL_OVERLAP (default 5s). */
+  overlap?: string;
+  /** POLL_SETTLE_LAG (default 0s). */
+  settleLag?: string;
+  /** Limitation.Count of each page (default 10). */
+  pageCount?: number;
+  /** How far the connector's clock runs behind the bridge's (default 0; negative: ahead). */
+  connectorBehindMs?: number;
+}
+
 /**
- * Starts a simulator of 60 customers, dynalite and the customer stream (POLL_INTERVAL 1s, no
- * settle lag, `overlap` as POLL_OVERLAP, pages of `pageCount`) on one manual clock, with a
- * transport that lets a test act between two pages.
+ * Starts a simulator of 60 customers, dynalite and the customer stream (POLL_INTERVAL 1s) on
+ * one manual clock (the connector's may run `connectorBehindMs` behind it), with a transport
+ * that lets a test act between two pages.
  */
-export async function startPagedCustomerStream(
+export async function startPagedCustomerStream({
   overlap = '5s',
+  settleLag = '0s',
   pageCount = 10,
-): Promise<PagedCustomerStream> {
+  connectorBehindMs = 0,
+}: PagedCustomerStreamOptions = {}): Promise<PagedCustomerStream> {
   const clock = new ManualClock(POLL_TEST_START_MS);
+  const connectorClock: Clock =
+    connectorBehindMs === 0
+      ? clock
+      : {
+          now: () => clock.now() - connectorBehindMs,
+          sleep: (ms, signal) => clock.sleep(ms, signal),
+        };
   const sim = await startSimulator({
     seed: 21,
     size: 'small',
     customers: 60,
-    clock,
+    clock: connectorClock,
     rateLimit: false,
   });
   let dynamo: LocalDynamoDb;
@@ -91,7 +112,7 @@ export async function startPagedCustomerStream(
       POLL_HISTORY_START: '400d',
       POLL_INTERVAL: '1s',
       POLL_OVERLAP: overlap,
-      POLL_SETTLE_LAG: '0s',
+      POLL_SETTLE_LAG: settleLag,
     },
     clock.now(),
   );

@@ -16,7 +16,7 @@ describe.each([
   let h: PagedCustomerStream;
 
   beforeAll(async () => {
-    h = await startPagedCustomerStream(overlap);
+    h = await startPagedCustomerStream({ overlap });
     expect(await pollStream(h.definition, h.deps, 'test')).toMatchObject({ caughtUp: true });
     expect(h.deps.publisher.events).toEqual([]);
   }, 60_000);
