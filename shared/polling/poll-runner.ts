@@ -5,7 +5,7 @@ import { isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
-import { reachesPresent } from './windows.ts';
+import { isLiveWindow } from './windows.ts';
 
 /** Streams polled at once by one process. */
 export const POLL_CONCURRENCY_DEFAULT = 4;
@@ -242,7 +242,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       if (isLiveStream(state)) waitingLive.push(definition);
       else {
         catchingUp.push(definition);
-        if (deps.backlog && waitsForBacklog(definition, state)) held.add(definition);
+        if (deps.backlog && waitsForBacklog(definition, state, deps.windows.overlapMs))
+          held.add(definition);
         else waitingCatchUp.push(definition);
       }
     }
@@ -331,7 +332,7 @@ async function backlogAboveBound(deps: PollDeps): Promise<boolean> {
 
 /**
  * Whether a stream catching up (see {@link isLiveStream}) does nothing but bulk windowed work
- * now (a first sync, or a window that ends before the present), which pauses while the
+ * now (a first sync, or a window that is not a live one: see {@link isLiveWindow}), which pauses while the
  * undelivered backlog is above its bound: its poll would find the backlog high at once, save,
  * and be due again, so the loop leaves it until the backlog drains rather than start it at every
  * free slot (13,000 first syncs of 1,000 hotels added at once would otherwise poll the store in
@@ -340,10 +341,11 @@ async function backlogAboveBound(deps: PollDeps): Promise<boolean> {
 export function waitsForBacklog(
   definition: StreamDefinition,
   state: StreamState | undefined,
+  overlapMs: number,
 ): boolean {
   if (definition.spec.strategy !== 'windowed') return false;
   if (state === undefined || !state.initialSyncDone) return true;
-  return state.window !== null && !reachesPresent(state.window);
+  return state.window !== null && !isLiveWindow(state.window, overlapMs, definition.intervalMs);
 }
 
 /**

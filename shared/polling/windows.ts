@@ -58,3 +58,23 @@ export function reachesPresent(window: PollWindow): boolean {
     Date.parse(window.endUtc) < addUtcMonths(Date.parse(window.startUtc), TIME_FILTER_MAX_MONTHS)
   );
 }
+
+/** A window reaching the present is catch-up work past this many of its stream's intervals behind… */
+export const CATCH_UP_INTERVALS = 10;
+/** …and past this long behind at the least (a stream polled every 5 s is not catching up after a minute). */
+export const CATCH_UP_LEAST_MS = 15 * 60_000;
+
+/**
+ * True when a window is a live poll's: it reaches the present ({@link reachesPresent}) from a
+ * watermark (its start plus the overlap) at most {@link CATCH_UP_INTERVALS} of the stream's
+ * intervals behind, and never less than {@link CATCH_UP_LEAST_MS}. A window from further back
+ * follows a stopped bridge or an outage and may hold any number of pages: it is catch-up work,
+ * which takes what live polls leave of the budget and waits while the undelivered backlog is
+ * above its bound (design.md, Rules of behaviour). Pure.
+ * @example isLiveWindow({ startUtc: '2026-01-01T09:59:55.000Z', endUtc: '2026-01-01T10:00:05.000Z' }, 5_000, 5_000) // true
+ */
+export function isLiveWindow(window: PollWindow, overlapMs: number, intervalMs: number): boolean {
+  if (!reachesPresent(window)) return false;
+  const behindMs = Date.parse(window.endUtc) - Date.parse(window.startUtc) - overlapMs;
+  return behindMs <= Math.max(CATCH_UP_INTERVALS * intervalMs, CATCH_UP_LEAST_MS);
+}

@@ -12,7 +12,7 @@ import {
   syncCompleted,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
-import { nextWindow, reachesPresent } from '../windows.ts';
+import { isLiveWindow, nextWindow, reachesPresent } from '../windows.ts';
 import { readWindow } from './window-pages.ts';
 
 /** What a windowed run did. */
@@ -96,10 +96,14 @@ export async function runWindowed(
         ...(firstSyncOfEmptyStream ? { initialSyncStartedAt: deps.clock.now() } : {}),
       });
     }
-    // A caught-up stream's window reaching the present is a live poll; anything else (a first
-    // sync, a backfill, a catch-up window cut at three months) is bulk work behind it.
+    // A caught-up stream's window reaching the present from not far back is a live poll;
+    // anything else (a first sync, a backfill, a catch-up window after an outage or cut at
+    // three months) is bulk work behind it.
     const priority: BudgetPriority =
-      state.current.initialSyncDone && reachesPresent(window) ? 'live' : 'bulk';
+      state.current.initialSyncDone &&
+      isLiveWindow(window, deps.windows.overlapMs, definition.intervalMs)
+        ? 'live'
+        : 'bulk';
     // Backpressure holds bulk work only: a live window is small and must not wait behind a
     // backfill's backlog (its changes are what the latency target is about).
     if (priority === 'bulk' && (await backlogAboveBound(deps, result))) break;
