@@ -2,7 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import { decideOutcome } from '../../shared/webhooks/delivery-outcome.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
+import { DEFAULT_RETRY_SCHEDULE_MS } from '../../shared/webhooks/retry-policy.ts';
 import type { HostResolver } from '../../shared/webhooks/url-policy.ts';
 import { startReceiver } from '../webhooks/support/receiver.ts';
 
@@ -100,6 +102,42 @@ describe('what a webhook endpoint answers cannot steer the bridge', () => {
         expect(result).toMatchObject({ kind: 'response', status: 200 });
         if (result.kind === 'response') expect(result.body).toContain('accepted, and then');
       }
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('what a webhook endpoint asks of the bridge', () => {
+  it('pauses for a Retry-After that the response repeats, as HTTP reads a singleton field', async () => {
+    // A proxy in front of the receiver may add its own Retry-After beside the origin's. Joined
+    // into one value ("8, 8") it read as no Retry-After, and the 429 paused nothing.
+    const server = createServer((request, response) => {
+      request.resume();
+      response.setHeader('retry-after', ['8', '8']);
+      response.writeHead(429).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = sender(true);
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const result = await client.send({
+        url: `http://127.0.0.1:${port}/hook`,
+        headers: {},
+        body: '{}',
+      });
+      expect(result).toMatchObject({ kind: 'response', status: 429 });
+      const nowMs = 1_000_000;
+      const outcome = decideOutcome(result, {
+        attemptsMade: 1,
+        schedule: DEFAULT_RETRY_SCHEDULE_MS,
+        nowMs,
+        random: () => 0.5,
+        maxPauseMs: 3_600_000,
+      });
+      expect(outcome).toEqual({ kind: 'retry', at: nowMs + 8000, pauseUntil: nowMs + 8000 });
     } finally {
       await client.close();
       server.closeAllConnections();
