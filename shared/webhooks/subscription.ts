@@ -143,16 +143,17 @@ export function takesEntity(subscription: Subscription, entityType: string): boo
 
 /**
  * True when the event passes every filter of the subscription (enabled state is not checked).
- * A changed-field filter narrows events that carry `changedFields` (updates) to those where a
- * listed field changed; creates, deletes and snapshots carry none and pass, since for them
- * every field is new (or gone).
+ * A changed-field filter narrows updates to those where a listed field changed; creates,
+ * deletes and snapshots pass, since for them every field is new (or gone). A create's
+ * `changedFields` names every field of its record, so it is not read: a record without the
+ * listed field (an account note under an `Email` filter) is created all the same.
  */
 export function matchesSubscription(subscription: Subscription, event: DispatchEvent): boolean {
   if (!subscription.events.some((pattern) => matchesEventType(pattern, event.type))) return false;
   if (!withinScope(subscription, event.data?.scope)) return false;
   const fields = subscription.changedFields;
   const changed = event.data?.changedFields;
-  if (fields?.length && changed?.length) {
+  if (fields?.length && changed?.length && !event.type.endsWith('.created')) {
     if (!changed.some((field) => fields.includes(field))) return false;
   }
   return true;

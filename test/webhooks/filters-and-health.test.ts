@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildChangeEvent } from '../../shared/changes/event.ts';
 import { ManualClock } from '../../shared/clock.ts';
 import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
 import { applyOutcome } from '../../shared/webhooks/endpoint-health.ts';
@@ -59,6 +60,32 @@ describe('subscription filters', () => {
       matchesSubscription(onlyEmail, event({ type: 'customer.created', changedFields: [] })),
     ).toBe(true);
     expect(matchesSubscription(onlyEmail, event({ type: 'resource.updated' }))).toBe(false);
+  });
+
+  it('lets a created event through a changed-field filter whether or not its record has the field', () => {
+    // A real created event names every field of its record in changedFields; one of a record
+    // without the filtered field (an account note has no Email) was dropped, its delete sent.
+    const onlyEmail = subscription({ events: ['accountNote.*'], changedFields: ['Email'] });
+    const note = { Id: 'n1', Content: 'Late check-in', IsActive: true };
+    const base = {
+      connectionId: 'local',
+      entityType: 'accountNote',
+      entityId: 'n1',
+      scope: {},
+      detectedAt: 0,
+    } as const;
+    const created = buildChangeEvent({ ...base, change: 'created', current: note });
+    const deleted = buildChangeEvent({ ...base, change: 'deleted', previous: note });
+    const updated = buildChangeEvent({
+      ...base,
+      change: 'updated',
+      previous: note,
+      current: { ...note, Content: 'Early check-in' },
+    });
+    expect(created.data.changedFields).toEqual(['Content', 'Id', 'IsActive']);
+    expect(matchesSubscription(onlyEmail, DispatchEventSchema.parse(created))).toBe(true);
+    expect(matchesSubscription(onlyEmail, DispatchEventSchema.parse(deleted))).toBe(true);
+    expect(matchesSubscription(onlyEmail, DispatchEventSchema.parse(updated))).toBe(false);
   });
 });
 
