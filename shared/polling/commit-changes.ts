@@ -1,6 +1,8 @@
 import { ValidationError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
-import { snapshotFits } from '../state/state-store.ts';
+import { type StoredSnapshot, snapshotFits } from '../state/state-store.ts';
+import { POLLED_WRITES } from '../writes/events-of-write.ts';
+import { storeGuarded } from './guarded-snapshots.ts';
 import {
   type ChangeContext,
   computeChanges,
@@ -49,7 +51,16 @@ export interface PublishObservationsOptions {
 /** A page's changes once published: `published` counts the events the publisher accepted. */
 export interface PublishedChanges extends PageChanges {
   published: number;
+  /**
+   * Set when the snapshots must be stored only over the ones read (see guarded-snapshots.ts):
+   * a live page of an entity the write-through proxy also stores. What was read, when the
+   * publish ended (epoch ms) and in which lane corrections go.
+   */
+  guard?: { read: ReadonlyMap<string, StoredSnapshot>; publishedAt: number; lane: DispatchLane };
 }
+
+/** Entity types whose snapshots the write-through proxy stores too. */
+const WRITTEN_THROUGH: ReadonlySet<string> = new Set(Object.values(POLLED_WRITES));
 
 /** The change context of a stream at this moment. */
 export function changeContext(
@@ -110,8 +121,13 @@ export async function publishObservations(
     changes.events.length > 0
       ? (await deps.publisher.publish(changes.events, { lane })).published
       : 0;
+  const guarded =
+    lane === 'live' &&
+    backfill?.republish !== 'records' &&
+    WRITTEN_THROUGH.has(definition.spec.entityType);
+  const guard = guarded ? { read: stored, publishedAt: deps.clock.now(), lane } : undefined;
   await deps.observer?.afterPublish?.(definition.streamId, changes);
-  return { ...changes, published };
+  return guard ? { ...changes, published, guard } : { ...changes, published };
 }
 
 /**
@@ -124,18 +140,38 @@ export async function publishObservations(
 export async function storeChanges(
   definition: StreamDefinition,
   deps: PollDeps,
-  changes: PageChanges,
+  changes: PageChanges & Pick<PublishedChanges, 'guard'>,
 ): Promise<void> {
   if (changes.writes.length === 0) return;
   const { streamId } = definition;
+  const { guard } = changes;
+  const put = (writes: readonly StoredSnapshot[]) =>
+    guard
+      ? storeGuarded({
+          store: deps.store,
+          streamId,
+          connectionId: definition.connectionId,
+          entityType: definition.spec.entityType,
+          scope: definition.scope,
+          volatileFields: definition.spec.volatileFields,
+          read: guard.read,
+          writes,
+          published: new Set(changes.events.map((event) => event.subject)),
+          publishedAt: guard.publishedAt,
+          now: deps.clock.now(),
+          publish: async (events) => {
+            await deps.publisher.publish(events, { lane: guard.lane });
+          },
+        }).then(() => undefined)
+      : deps.store.putSnapshots(streamId, writes);
   try {
-    await deps.store.putSnapshots(streamId, changes.writes);
+    await put(changes.writes);
   } catch (error) {
     // Sizes are checked only once the store refused: the usual batch pays nothing for them.
     if (!(error instanceof ValidationError)) throw error;
     const fitting = changes.writes.filter((write) => snapshotFits(streamId, write));
     if (fitting.length === changes.writes.length) throw error;
-    if (fitting.length > 0) await deps.store.putSnapshots(streamId, fitting);
+    if (fitting.length > 0) await put(fitting);
   }
 }
 

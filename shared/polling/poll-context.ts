@@ -192,6 +192,7 @@ export function withSavedStates(
   return {
     getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
     putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
+    replaceSnapshots: (streamId, replacements) => store.replaceSnapshots(streamId, replacements),
     deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
     scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
     getStream: (streamId) => store.getStream(streamId),

@@ -12,6 +12,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { mapWithConcurrency } from '../concurrency.ts';
 import { type BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from './document-client.ts';
 import {
@@ -39,6 +40,7 @@ import {
   type Lease,
   prepareSnapshots,
   type ScanSnapshotsOptions,
+  type SnapshotReplacement,
   StateConflictError,
   type StateStore,
   type StoredSnapshot,
@@ -67,6 +69,8 @@ export interface DynamoDbStateStoreOptions {
   compressSnapshotsAbove?: number;
 }
 
+/** Conditional snapshot puts in flight per batch request a plain write would have in flight. */
+const SNAPSHOT_PUTS_PER_BATCH = 4;
 /** Page size of the key-only Query behind a reset, in items. */
 const DELETE_QUERY_PAGE_ITEMS = 1000;
 /** Leases are checked on `expiresAt`; TTL only cleans up abandoned ones, a day later (s). */
@@ -118,6 +122,53 @@ export class DynamoDbStateStore implements StateStore {
       PutRequest: { Item: toSnapshotItem(streamId, prepared, this.compressSnapshotsAbove) },
     }));
     await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
+  }
+
+  async replaceSnapshots(
+    streamId: string,
+    replacements: readonly SnapshotReplacement[],
+  ): Promise<string[]> {
+    const prepared = prepareSnapshots(
+      streamId,
+      replacements.map((replacement) => replacement.snapshot),
+    );
+    const expected = new Map(
+      replacements.map((replacement) => [replacement.snapshot.entityId, replacement.expected]),
+    );
+    // BatchWriteItem takes no condition: one conditional PutItem per snapshot, a few at a time.
+    const refused = await mapWithConcurrency(
+      prepared,
+      this.batch.concurrency * SNAPSHOT_PUTS_PER_BATCH,
+      async (snapshot) => {
+        const version = expected.get(snapshot.snapshot.entityId);
+        try {
+          await this.documentClient.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: toSnapshotItem(streamId, snapshot, this.compressSnapshotsAbove),
+              ...(version === undefined
+                ? {
+                    ConditionExpression: 'attribute_not_exists(#pk)',
+                    ExpressionAttributeNames: { '#pk': 'pk' },
+                  }
+                : {
+                    ConditionExpression: '#updatedAt = :updatedAt AND #hash = :hash',
+                    ExpressionAttributeNames: { '#updatedAt': 'updatedAt', '#hash': 'hash' },
+                    ExpressionAttributeValues: {
+                      ':updatedAt': version.updatedAt,
+                      ':hash': version.hash,
+                    },
+                  }),
+            }),
+          );
+          return undefined;
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) return snapshot.snapshot.entityId;
+          throw this.toStoreError('PutItem', error);
+        }
+      },
+    );
+    return refused.filter((id) => id !== undefined);
   }
 
   async deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void> {

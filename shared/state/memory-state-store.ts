@@ -1,8 +1,11 @@
 import { parseOrThrow } from '../errors.ts';
 import {
+  isSnapshotVersion,
   type Lease,
+  type PreparedSnapshot,
   prepareSnapshots,
   type ScanSnapshotsOptions,
+  type SnapshotReplacement,
   StateConflictError,
   type StateStore,
   type StoredSnapshot,
@@ -43,7 +46,10 @@ export class MemoryStateStore implements StateStore {
   }
 
   async putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
-    const prepared = prepareSnapshots(streamId, snapshots);
+    this.store(streamId, prepareSnapshots(streamId, snapshots));
+  }
+
+  private store(streamId: string, prepared: readonly PreparedSnapshot[]): void {
     let stored = this.snapshots.get(streamId);
     if (!stored) {
       stored = new Map();
@@ -53,6 +59,25 @@ export class MemoryStateStore implements StateStore {
       const { record: _record, ...rest } = snapshot;
       stored.set(snapshot.entityId, { snapshot: structuredClone(rest), recordJson });
     }
+  }
+
+  async replaceSnapshots(
+    streamId: string,
+    replacements: readonly SnapshotReplacement[],
+  ): Promise<string[]> {
+    const expected = new Map(replacements.map((r) => [r.snapshot.entityId, r.expected]));
+    const prepared = prepareSnapshots(
+      streamId,
+      replacements.map((replacement) => replacement.snapshot),
+    );
+    const refused: string[] = [];
+    for (const item of prepared) {
+      const { entityId } = item.snapshot;
+      const entry = this.snapshots.get(streamId)?.get(entityId);
+      if (isSnapshotVersion(entry?.snapshot, expected.get(entityId))) this.store(streamId, [item]);
+      else refused.push(entityId);
+    }
+    return refused;
   }
 
   async deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void> {

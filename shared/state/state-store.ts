@@ -206,6 +206,25 @@ export function scanPageSize(options: ScanSnapshotsOptions = {}): number {
  */
 export const SNAPSHOT_MAX_BYTES = 400 * 1024;
 
+/** Which stored snapshot a writer read: its store time and hash name it. */
+export type SnapshotVersion = Pick<StoredSnapshot, 'updatedAt' | 'hash'>;
+
+/** A snapshot to store only over the one its writer read ({@link StateStore.replaceSnapshots}). */
+export interface SnapshotReplacement {
+  snapshot: StoredSnapshot;
+  /** The snapshot the writer read; undefined when none was stored. */
+  expected: SnapshotVersion | undefined;
+}
+
+/** Whether a stored snapshot is the version a writer read (undefined: none). Pure. */
+export function isSnapshotVersion(
+  stored: SnapshotVersion | undefined,
+  expected: SnapshotVersion | undefined,
+): boolean {
+  if (stored === undefined || expected === undefined) return stored === expected;
+  return stored.updatedAt === expected.updatedAt && stored.hash === expected.hash;
+}
+
 /** Storage of snapshots, stream states and leases. All methods are safe to repeat. */
 export interface StateStore {
   /** Reads the snapshots of `entityIds` (duplicates allowed); unknown ids are absent from the map. */
@@ -215,6 +234,16 @@ export interface StateStore {
   ): Promise<Map<string, StoredSnapshot>>;
   /** Stores snapshots, replacing any with the same entity id. Throws ValidationError on a bad or oversized snapshot, before writing any. */
   putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void>;
+  /**
+   * Stores each snapshot only over the one its writer read: a conditional write per snapshot,
+   * refused when another writer (a poll, the write-through proxy) stored one of that entity
+   * since. Returns the entity ids refused; the others are stored. Throws ValidationError as
+   * {@link putSnapshots} does, before writing any.
+   */
+  replaceSnapshots(
+    streamId: string,
+    replacements: readonly SnapshotReplacement[],
+  ): Promise<string[]>;
   /** Removes snapshots for good (unknown ids are ignored). */
   deleteSnapshots(streamId: string, entityIds: readonly string[]): Promise<void>;
   /**

@@ -10,6 +10,7 @@ import {
   type RawResponse,
 } from '../connector/http-transport.ts';
 import type { OperationName, OperationRequest } from '../connector/operations.ts';
+import { storeGuarded } from '../polling/guarded-snapshots.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -136,17 +137,35 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
       const streamId = stream?.streamId ?? `${options.connectionId}:${entityType}`;
       const records = polledRecords(operation, response);
       const ids = records.map((record) => String(record.Id));
+      const volatileFields = stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
+      const stored = await options.state.getSnapshots(streamId, ids);
       const changes = polledWriteChanges({
         context: context(),
         entityType,
-        volatileFields: stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS,
+        volatileFields,
         records,
-        stored: await options.state.getSnapshots(streamId, ids),
+        stored,
         request,
       });
       if (changes.events.length > 0) await options.publisher.publish(changes.events);
-      if (changes.writes.length > 0) await options.state.putSnapshots(streamId, changes.writes);
-      return changes.events.length;
+      // A poll of the stream may store the same entities meanwhile: only over what was read.
+      const corrections = await storeGuarded({
+        store: options.state,
+        streamId,
+        connectionId: options.connectionId,
+        entityType,
+        scope: options.scope,
+        volatileFields,
+        read: stored,
+        writes: changes.writes,
+        published: new Set(changes.events.map((event) => event.subject)),
+        publishedAt: options.clock.now(),
+        now: options.clock.now(),
+        publish: async (events) => {
+          await options.publisher.publish(events);
+        },
+      });
+      return changes.events.length + corrections;
     }
     const events = writeOnlyEvents(context(), operation, request, response);
     if (events.length > 0) await options.publisher.publish(events);

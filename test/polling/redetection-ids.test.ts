@@ -4,7 +4,7 @@ import { ManualClock } from '../../shared/clock.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import type { StoredSnapshot } from '../../shared/state/state-store.ts';
+import type { SnapshotReplacement, StoredSnapshot } from '../../shared/state/state-store.ts';
 import { type DeliveredChange, duplicateIds, revisitedStates } from '../chaos/duplicate-ids.ts';
 import {
   type CollectingPublisher,
@@ -16,7 +16,9 @@ import {
 /**
  * A memory store that can be "killed" once in the middle of a snapshot write: the first half
  * of the batch lands, the rest does not, and the poller sees the write fail (as a SIGKILL
- * leaves it: events published, snapshots partly stored, cursor not saved).
+ * leaves it: events published, snapshots partly stored, cursor not saved). A live customer
+ * page stores with replaceSnapshots (guarded against the write-through proxy), others with
+ * putSnapshots: either is killed so.
  */
 class KilledMidWriteStore extends MemoryStateStore {
   killNextWrite = false;
@@ -27,6 +29,18 @@ class KilledMidWriteStore extends MemoryStateStore {
     if (!this.killNextWrite) return super.putSnapshots(streamId, snapshots);
     this.killNextWrite = false;
     await super.putSnapshots(streamId, snapshots.slice(0, Math.floor(snapshots.length / 2)));
+    throw new Error('killed between publish and commit');
+  }
+  override async replaceSnapshots(
+    streamId: string,
+    replacements: readonly SnapshotReplacement[],
+  ): Promise<string[]> {
+    if (!this.killNextWrite) return super.replaceSnapshots(streamId, replacements);
+    this.killNextWrite = false;
+    await super.replaceSnapshots(
+      streamId,
+      replacements.slice(0, Math.floor(replacements.length / 2)),
+    );
     throw new Error('killed between publish and commit');
   }
 }

@@ -120,6 +120,40 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(read.size).toBe(2);
     });
 
+    it('replaces snapshots only over the version their writer read, and names those refused', async () => {
+      const store = await createStore();
+      const read = snapshot('a', { hash: 'v1', updatedAt: 1 });
+      await store.putSnapshots('main:customer', [read, snapshot('b', { hash: 'v1' })]);
+      // Another writer stores b after it was read.
+      await store.putSnapshots('main:customer', [snapshot('b', { hash: 'v2', updatedAt: 2 })]);
+      const refused = await store.replaceSnapshots('main:customer', [
+        { snapshot: snapshot('a', { hash: 'v3', updatedAt: 3 }), expected: read },
+        { snapshot: snapshot('b', { hash: 'v3', updatedAt: 3 }), expected: snapshot('b') },
+        { snapshot: snapshot('c', { hash: 'v3', updatedAt: 3 }), expected: undefined },
+        { snapshot: snapshot('d', { hash: 'v3', updatedAt: 3 }), expected: read },
+      ]);
+      expect(refused.sort()).toEqual(['b', 'd']);
+      const stored = await store.getSnapshots('main:customer', ['a', 'b', 'c', 'd']);
+      expect(stored.get('a')?.hash).toBe('v3');
+      expect(stored.get('b')?.hash).toBe('v2');
+      expect(stored.get('c')?.hash).toBe('v3');
+      expect(stored.has('d')).toBe(false);
+      // None expected where one is stored: refused.
+      expect(
+        await store.replaceSnapshots('main:customer', [
+          { snapshot: snapshot('c', { hash: 'v4' }), expected: undefined },
+        ]),
+      ).toEqual(['c']);
+      // A bad snapshot is refused before any is written.
+      await expect(
+        store.replaceSnapshots('main:customer', [
+          { snapshot: snapshot('e'), expected: undefined },
+          { snapshot: snapshot('f', { updatedAt: 1.5 }), expected: undefined },
+        ]),
+      ).rejects.toBeInstanceOf(ValidationError);
+      expect((await store.getSnapshots('main:customer', ['e'])).size).toBe(0);
+    });
+
     it('stores a snapshot without optional fields exactly as given', async () => {
       const store = await createStore();
       const bare: StoredSnapshot = { entityId: 'bare', hash: 'h', record: {}, updatedAt: 5 };

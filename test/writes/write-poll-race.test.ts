@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import type { EventPublisher } from '../../shared/publish/publisher.ts';
+import type { StateStore } from '../../shared/state/state-store.ts';
+import { createWriteThrough, type WriteThrough } from '../../shared/writes/write-through.ts';
+import { type PollHarness, startPollHarness } from '../polling/poll-harness.ts';
+
+/**
+ * A write through the proxy and a poll of the same stream at the same moment, against the
+ * simulator and dynalite: each test places the proxy's whole write (connector, snapshot read,
+ * publish, snapshot write) at one point of a poll's page (before it is judged, between its
+ * judging and its publishing, between its publishing and its storing), or a poll at one point
+ * of the proxy's write, and looks at what subscribers got and what the next poll emits.
+ */
+describe('a write through the proxy racing a poll of the same stream', () => {
+  let h: PollHarness;
+  let definition: StreamDefinition;
+  let deps: PollDeps;
+  const notesOf = (events: readonly EntityEvent[], subject: string) =>
+    events
+      .filter((event) => event.subject === subject)
+      .map((event) => (event.data.current as { Notes?: string } | null)?.Notes);
+
+  beforeAll(async () => {
+    h = await startPollHarness('small', 47);
+    definition = h.definitions().find((d) => d.streamId === 'sim:customer')!;
+    deps = h.deps('chain');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ caughtUp: true });
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  let customers: string[] = [];
+  beforeEach(() => {
+    if (customers.length === 0)
+      customers = [...h.sim.controls.model.customers.all()]
+        .filter((entry) => entry.deletedMs === null && entry.record.IsActive)
+        .map((entry) => entry.record.Id as string);
+  });
+  const HOTEL = 'changed in the hotel';
+  const PROXY = 'written through the proxy';
+  const LATER = 'changed in the hotel after the write';
+
+  async function write(writeThrough: WriteThrough, customer: string) {
+    await h.clock.advance(1_000);
+    const result = await writeThrough.forward('customers/update', {
+      CustomerId: customer,
+      Notes: PROXY,
+    });
+    expect(result.status).toBe(200);
+  }
+
+  /** A customer no other test touched. */
+  const nextCustomer = () => customers.shift()!;
+
+  const connector = () => ({
+    baseUrl: h.sim.url,
+    clientToken: h.sim.tokens.clientToken,
+    accessToken: h.sim.tokens.accessToken,
+    client: 'tests',
+    rateLimit: false as const,
+  });
+
+  function proxy(overrides: { state?: StateStore; publisher?: EventPublisher } = {}): WriteThrough {
+    return createWriteThrough({
+      connectionId: definition.connectionId,
+      connector: connector(),
+      scope: definition.scope,
+      publisher: overrides.publisher ?? h.publisher,
+      state: overrides.state ?? deps.store,
+      streams: h.definitions(),
+      clock: h.clock,
+    });
+  }
+
+  /** A change made in the hotel's own application (not through the bridge). */
+  async function hotelChange(customerId: string, notes: string) {
+    const response = await fetch(`${h.sim.url}/api/connector/v1/customers/update`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ClientToken: h.sim.tokens.clientToken,
+        AccessToken: h.sim.tokens.accessToken,
+        Client: 'hotel',
+        CustomerId: customerId,
+        Notes: notes,
+      }),
+    });
+    expect(response.status).toBe(200);
+  }
+
+  /** Polls the customers until a poll covers the present, with `overrides` for this poll. */
+  async function poll(overrides: Partial<PollDeps> = {}) {
+    await h.clock.advance(2_000);
+    return pollStream(definition, { ...deps, ...overrides }, 't');
+  }
+
+  /** The stored snapshot's Notes. */
+  async function storedNotes(customerId: string) {
+    const stored = await deps.store.getSnapshots(definition.streamId, [customerId]);
+    return (stored.get(customerId)?.record as { Notes?: string } | undefined)?.Notes;
+  }
+
+  /**
+   * `at` runs once, at one point of the poll's page of the customer: `judged` (after the page's
+   * snapshots were read and judged, before its events are published), `published` (after the
+   * publish, before the snapshots are stored).
+   */
+  async function pollWith(
+    at: 'judged' | 'published',
+    customerId: string,
+    run: () => Promise<void>,
+  ) {
+    let ran = false;
+    const once = async (events: readonly unknown[]) => {
+      if (ran || !(events as EntityEvent[]).some((e) => e.subject === customerId)) return;
+      ran = true;
+      await run();
+    };
+    const publisher: EventPublisher = {
+      publish: async (events) => {
+        if (at === 'judged') await once(events);
+        return h.publisher.publish(events);
+      },
+    };
+    const observer = {
+      afterPublish: async (_streamId: string, changes: { events: EntityEvent[] }) => {
+        if (at === 'published') await once(changes.events);
+      },
+    };
+    await poll({ publisher, observer });
+    expect(ran).toBe(true);
+  }
+
+  it('a write between a page being judged and published: the stale page event is followed by the write again at once, and the snapshot keeps the write', async () => {
+    const customer = nextCustomer();
+    const writeThrough = proxy();
+    try {
+      await h.clock.advance(10_000);
+      await hotelChange(customer, HOTEL);
+      const from = h.publisher.events.length;
+      await h.clock.advance(2_000);
+      await pollWith('judged', customer, () => write(writeThrough, customer));
+      // The page judged the hotel change against the older snapshot before the proxy stored:
+      // its event went out after the write's. The subject's last word is the write again.
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+      // Before, the page stored its older record over the write's: the next poll found the
+      // connector ahead of the snapshot (here it emitted the write a third time).
+      expect(await storedNotes(customer)).toBe(PROXY);
+      await poll();
+      await poll();
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
+  it('a write between a page being published and stored: each version once, in order, and the snapshot keeps the write', async () => {
+    const customer = nextCustomer();
+    const writeThrough = proxy();
+    try {
+      await h.clock.advance(10_000);
+      await hotelChange(customer, HOTEL);
+      const from = h.publisher.events.length;
+      await h.clock.advance(2_000);
+      await pollWith('published', customer, () => write(writeThrough, customer));
+      expect(await storedNotes(customer)).toBe(PROXY);
+      await poll();
+      await poll();
+      // Before, the page stored its older record over the write's, and the next poll
+      // published the write a second time.
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([HOTEL, PROXY]);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
+  /**
+   * The proxy writes; a hotel change after it and a whole poll of it run at `at` of the
+   * proxy's recording: before it publishes, or between its publishing and its storing.
+   */
+  async function pollDuringRecording(at: 'publish' | 'store', customer: string) {
+    let ran = false;
+    const interleave = async () => {
+      if (ran) return;
+      ran = true;
+      await h.clock.advance(1_000);
+      await hotelChange(customer, LATER);
+      await poll();
+    };
+    const store = deps.store;
+    const writeThrough = proxy({
+      state: new Proxy(store, {
+        get(target, property, receiver) {
+          const stores = property === 'replaceSnapshots' || property === 'putSnapshots';
+          const method = Reflect.get(target, property, receiver);
+          if (at !== 'store' || !stores) return method;
+          return async (...args: unknown[]) => {
+            await interleave();
+            return Reflect.apply(method as (...a: unknown[]) => unknown, target, args);
+          };
+        },
+      }),
+      publisher: {
+        publish: async (events) => {
+          if (at === 'publish') await interleave();
+          return h.publisher.publish(events);
+        },
+      },
+    });
+    try {
+      await h.clock.advance(10_000);
+      await write(writeThrough, customer);
+      expect(ran).toBe(true);
+    } finally {
+      await writeThrough.close();
+    }
+  }
+
+  it('a poll of a later hotel change before the proxy publishes: the later version is published again after the write, and stays stored', async () => {
+    const customer = nextCustomer();
+    const from = h.publisher.events.length;
+    await pollDuringRecording('publish', customer);
+    // The write's event went out after the poll's of a later version: before, that was the
+    // subject's last word, and the proxy stored its older record over the poll's, so no poll
+    // ever told the later version again (it had left the windows).
+    expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([LATER, PROXY, LATER]);
+    expect(await storedNotes(customer)).toBe(LATER);
+    await poll();
+    await poll();
+    expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([LATER, PROXY, LATER]);
+  });
+
+  it('a poll of a later hotel change between the proxy publishing and storing: each version once, in order, and the later one stays stored', async () => {
+    const customer = nextCustomer();
+    const from = h.publisher.events.length;
+    await pollDuringRecording('store', customer);
+    // Before, the proxy stored its older record over the poll's: the connector stayed ahead of
+    // the snapshot, so a later change was judged against the wrong record.
+    expect(await storedNotes(customer)).toBe(LATER);
+    await poll();
+    await poll();
+    expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, LATER]);
+  });
+});
