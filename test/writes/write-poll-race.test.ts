@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import { ConnectorError } from '../../shared/connector/errors.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 import { createWriteThrough, type WriteThrough } from '../../shared/writes/write-through.ts';
 import { type PollHarness, startPollHarness } from '../polling/poll-harness.ts';
+import { driveClock } from '../support/drive-clock.ts';
 
 /**
  * A write through the proxy and a poll of the same stream at the same moment, against the
@@ -242,5 +244,184 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     await poll();
     await poll();
     expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, LATER]);
+  });
+
+  it('a poll of a later hotel change between the write and the proxy reading its snapshot: the write is no news, the later version is told once', async () => {
+    const customer = nextCustomer();
+    let ran = false;
+    const writeThrough = proxy({
+      state: new Proxy(deps.store, {
+        get(target, property, receiver) {
+          const method = Reflect.get(target, property, receiver);
+          if (property !== 'getSnapshots') return method;
+          return async (...args: Parameters<StateStore['getSnapshots']>) => {
+            if (!ran) {
+              ran = true;
+              await h.clock.advance(1_000);
+              await hotelChange(customer, LATER);
+              await poll();
+            }
+            return target.getSnapshots(...args);
+          };
+        },
+      }),
+    });
+    try {
+      await h.clock.advance(10_000);
+      const from = h.publisher.events.length;
+      await write(writeThrough, customer);
+      expect(ran).toBe(true);
+      await poll();
+      await poll();
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([LATER]);
+      expect(await storedNotes(customer)).toBe(LATER);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
+  it('a poll reading the written record before the proxy stores it: both tell it with one id', async () => {
+    const customer = nextCustomer();
+    let ran = false;
+    const writeThrough = proxy({
+      publisher: {
+        publish: async (events) => {
+          if (!ran) {
+            ran = true;
+            await poll();
+          }
+          return h.publisher.publish(events);
+        },
+      },
+    });
+    try {
+      await h.clock.advance(10_000);
+      const from = h.publisher.events.length;
+      await write(writeThrough, customer);
+      expect(ran).toBe(true);
+      await poll();
+      const events = h.publisher.events.slice(from).filter((e) => e.subject === customer);
+      expect(notesOf(events, customer)).toEqual([PROXY, PROXY]);
+      expect(new Set(events.map((event) => event.id)).size).toBe(1);
+      expect(await storedNotes(customer)).toBe(PROXY);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
+  it('a write the connector refuses records nothing: no event, the snapshot as it was', async () => {
+    const [customer, other] = [nextCustomer(), nextCustomer()];
+    const email = h.sim.controls.model.customers.get(other)!.record.Email ?? 'taken@example.com';
+    if (!h.sim.controls.model.customers.get(other)!.record.Email)
+      h.sim.controls.model.update(h.sim.controls.model.customers, 'customer', other, {
+        Email: email,
+      });
+    await poll();
+    const writeThrough = proxy();
+    try {
+      const from = h.publisher.events.length;
+      const before = await deps.store.getSnapshots(definition.streamId, [customer]);
+      const result = await writeThrough.forward('customers/update', {
+        CustomerId: customer,
+        Email: email,
+      });
+      expect(result.status).toBe(403);
+      expect(result.events).toBe(0);
+      expect(await deps.store.getSnapshots(definition.streamId, [customer])).toEqual(before);
+      await poll();
+      expect(h.publisher.events.slice(from).filter((e) => e.subject === customer)).toEqual([]);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
+  it('a write whose answer is lost after the connector applied it is told once, by the next poll', async () => {
+    const customer = nextCustomer();
+    const writeThrough = createWriteThrough({
+      connectionId: definition.connectionId,
+      connector: { ...connector(), timeoutMs: 150 },
+      scope: definition.scope,
+      publisher: h.publisher,
+      state: deps.store,
+      streams: h.definitions(),
+      clock: h.clock,
+    });
+    try {
+      await h.clock.advance(10_000);
+      const from = h.publisher.events.length;
+      // Every attempt (an update is retried) is applied, and answered after the client gave up.
+      h.sim.controls.setFaults({ script: Array(10).fill('slow'), slowMs: 2_500 });
+      const error = await driveClock(
+        h.clock,
+        writeThrough.forward('customers/update', { CustomerId: customer, Notes: PROXY }),
+      ).catch((caught: unknown) => caught);
+      h.sim.controls.setFaults({ script: [] });
+      expect(error).toBeInstanceOf(ConnectorError);
+      expect(h.sim.controls.model.customers.get(customer)!.record.Notes).toBe(PROXY);
+      expect(h.publisher.events.slice(from)).toEqual([]);
+      await poll();
+      await poll();
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY]);
+    } finally {
+      h.sim.controls.setFaults({ script: [] });
+      await writeThrough.close();
+    }
+  });
+
+  it('an add whose answer is lost is sent once and told once, by the next poll of payment requests', async () => {
+    const payments = h.definitions().find((d) => d.streamId === 'sim:paymentRequest')!;
+    await h.clock.advance(2_000);
+    expect(await pollStream(payments, deps, 't')).toMatchObject({ caughtUp: true });
+    const writeThrough = createWriteThrough({
+      connectionId: definition.connectionId,
+      connector: { ...connector(), timeoutMs: 150 },
+      scope: definition.scope,
+      publisher: h.publisher,
+      state: deps.store,
+      streams: h.definitions(),
+      clock: h.clock,
+    });
+    try {
+      await h.clock.advance(10_000);
+      const from = h.publisher.events.length;
+      h.sim.controls.clearRequestLog();
+      h.sim.controls.setFaults({ script: Array(10).fill('slow'), slowMs: 2_500 });
+      const enterprise = h.sim.controls.model.world.enterprises[0]!;
+      const error = await driveClock(
+        h.clock,
+        writeThrough.forward('paymentRequests/add', {
+          EnterpriseId: enterprise.Id,
+          PaymentRequests: [
+            {
+              AccountId: nextCustomer(),
+              Amount: { Currency: 'EUR', Value: 40 },
+              Type: 'Payment',
+              Reason: 'Deposit',
+              ExpirationUtc: new Date(h.clock.now() + 86_400_000).toISOString(),
+              Description: 'lost answer through the proxy',
+            },
+          ],
+        }),
+      ).catch((caught: unknown) => caught);
+      h.sim.controls.setFaults({ script: [] });
+      expect(error).toBeInstanceOf(ConnectorError);
+      expect(h.sim.controls.requestLog()).toHaveLength(1);
+      const added = [...h.sim.controls.model.paymentRequests.all()].filter(
+        (entry) => entry.record.Description === 'lost answer through the proxy',
+      );
+      expect(added).toHaveLength(1);
+      expect(h.publisher.events.slice(from)).toEqual([]);
+      for (let i = 0; i < 3; i++) {
+        await h.clock.advance(2_000);
+        await pollStream(payments, deps, 't');
+      }
+      const told = h.publisher.events
+        .slice(from)
+        .filter((event) => event.subject === added[0]!.record.Id);
+      expect(told.map((event) => event.type)).toEqual(['paymentRequest.created']);
+    } finally {
+      h.sim.controls.setFaults({ script: [] });
+      await writeThrough.close();
+    }
   });
 });
