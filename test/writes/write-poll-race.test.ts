@@ -424,4 +424,51 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       await writeThrough.close();
     }
   });
+
+  it('an add answered 429 is sent again once, adds one record and is told once (the next poll adds nothing)', async () => {
+    const payments = h.definitions().find((d) => d.streamId === 'sim:paymentRequest')!;
+    await h.clock.advance(2_000);
+    await pollStream(payments, deps, 't');
+    const writeThrough = proxy();
+    try {
+      await h.clock.advance(10_000);
+      const from = h.publisher.events.length;
+      h.sim.controls.clearRequestLog();
+      h.sim.controls.setFaults({ script: ['rate-limit'] });
+      const enterprise = h.sim.controls.model.world.enterprises[0]!;
+      const result = await driveClock(
+        h.clock,
+        writeThrough.forward('paymentRequests/add', {
+          EnterpriseId: enterprise.Id,
+          PaymentRequests: [
+            {
+              AccountId: nextCustomer(),
+              Amount: { Currency: 'EUR', Value: 41 },
+              Type: 'Payment',
+              Reason: 'Deposit',
+              ExpirationUtc: new Date(h.clock.now() + 86_400_000).toISOString(),
+              Description: 'rate limited through the proxy',
+            },
+          ],
+        }),
+      );
+      expect(result.status).toBe(200);
+      expect(h.sim.controls.requestLog()).toHaveLength(2);
+      const added = [...h.sim.controls.model.paymentRequests.all()].filter(
+        (entry) => entry.record.Description === 'rate limited through the proxy',
+      );
+      expect(added).toHaveLength(1);
+      for (let i = 0; i < 2; i++) {
+        await h.clock.advance(2_000);
+        await pollStream(payments, deps, 't');
+      }
+      const told = h.publisher.events
+        .slice(from)
+        .filter((event) => event.subject === added[0]!.record.Id);
+      expect(told.map((event) => event.type)).toEqual(['paymentRequest.created']);
+    } finally {
+      h.sim.controls.setFaults({ script: [] });
+      await writeThrough.close();
+    }
+  });
 });
