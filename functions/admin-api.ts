@@ -98,7 +98,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
       state,
       clock: systemClock,
       // The CDK props' connections: polled from their own secrets, read-only here.
-      configured: Object.keys(config.poll.secretArns).map((id) =>
+      configured: Object.keys(config.poll.secretIds).map((id) =>
         environmentConnectionView(id, config.poll.settings, startedAt),
       ),
     },

@@ -20,7 +20,7 @@ import type { PollLambdaConfig } from './poll-env.ts';
  * With several connections the proxy is off (its routes answer 404) rather than guessing.
  */
 export function writeThroughConnection(config: PollLambdaConfig): string | undefined {
-  const ids = Object.keys(config.secretArns);
+  const ids = Object.keys(config.secretIds);
   return ids.length === 1 ? ids[0] : undefined;
 }
 
@@ -60,7 +60,7 @@ export function buildAdminWriteThrough(
   const load = () => {
     loaded ??= loadConnectionSecret(
       new SecretsManagerClient({}),
-      config.secretArns[connectionId]!,
+      config.secretIds[connectionId]!,
     ).then((connector) =>
       createWriteThrough({
         connectionId,

@@ -79,7 +79,7 @@ export function createConnectionClients(options: {
   };
   return {
     async open(connectionId) {
-      const secretArn = config.secretArns[connectionId];
+      const secretArn = config.secretIds[connectionId];
       if (secretArn) {
         return clients.get(connectionId, async () => ({
           definitions: config.definitions.filter((d) => d.connectionId === connectionId),

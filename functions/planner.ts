@@ -29,7 +29,7 @@ const connectionStore = new DynamoDbConnectionStore({
 const sqs = new SQSClient({});
 
 /** The props' starting set, grouped by connection. */
-const propsConnections: PlannedConnection[] = Object.keys(config.secretArns).map((id) => ({
+const propsConnections: PlannedConnection[] = Object.keys(config.secretIds).map((id) => ({
   connectionId: id,
   definitions: config.definitions.filter((d) => d.connectionId === id),
 }));
@@ -72,7 +72,7 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
   try {
     for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
       for (const connection of page) {
-        if (config.secretArns[connection.id]) continue;
+        if (config.secretIds[connection.id]) continue;
         stored.push({
           connectionId: connection.id,
           enabled: connection.enabled,

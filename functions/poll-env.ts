@@ -1,5 +1,9 @@
 import { z } from 'zod';
-import { ConnectionSecretArnsSchema } from '../shared/connector/connection-secrets.ts';
+import { splitCommaText } from '../shared/comma-list.ts';
+import {
+  ConnectionSecretArnsSchema,
+  connectionSecretName,
+} from '../shared/connector/connection-secrets.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import {
@@ -10,22 +14,37 @@ import {
 import { type TrackedTargets, trackedTargetsFromEnv } from '../shared/polling/tracked-targets.ts';
 
 /** Variables the planner and poller Lambdas read (set by infra/). */
-export const PollLambdaEnvSchema = z.object({
-  STATE_TABLE_NAME: z.string().min(1),
-  POLL_JOB_QUEUE_URL: z.url(),
-  /** The starting set of connections from the CDK props, each with its own secret (optional). */
-  CONNECTION_SECRET_ARNS: ConnectionSecretArnsSchema.default({}),
-  /** The deployment's one secret: `{ baseUrl, clientToken, client? }` for connections stored as data. */
-  DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
-  /** The KMS key that wraps the data keys of stored AccessTokens. */
-  CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
-});
+export const PollLambdaEnvSchema = z
+  .object({
+    STATE_TABLE_NAME: z.string().min(1),
+    POLL_JOB_QUEUE_URL: z.url(),
+    /**
+     * The starting set of connections from the CDK props, each with its own secret (optional),
+     * named `<CONNECTION_SECRET_PREFIX>/connections/<id>`: the ids and the prefix, not an ARN
+     * per connection, keep the environment within Lambda's 4 KB.
+     */
+    CONNECTION_IDS: z
+      .preprocess(splitCommaText, z.array(z.string().regex(/^[A-Za-z0-9_-]+$/)))
+      .default([]),
+    CONNECTION_SECRET_PREFIX: z.string().min(1).optional(),
+    /** The same as a JSON object of connection id to secret ARN (the form stacks set before). */
+    CONNECTION_SECRET_ARNS: ConnectionSecretArnsSchema.default({}),
+    /** The deployment's one secret: `{ baseUrl, clientToken, client? }` for connections stored as data. */
+    DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
+    /** The KMS key that wraps the data keys of stored AccessTokens. */
+    CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
+  })
+  .refine((env) => env.CONNECTION_IDS.length === 0 || env.CONNECTION_SECRET_PREFIX, {
+    path: ['CONNECTION_SECRET_PREFIX'],
+    message: 'required with CONNECTION_IDS: the connection secrets are <prefix>/connections/<id>',
+  });
 
 /** Parsed poll Lambda configuration. */
 export interface PollLambdaConfig {
   tableName: string;
   pollJobQueueUrl: string;
-  secretArns: Record<string, string>;
+  /** Connection id → its secret, as GetSecretValue takes it (the secret's name or ARN). */
+  secretIds: Record<string, string>;
   deploymentSecretArn: string | undefined;
   tokenKeyArn: string | undefined;
   settings: PollSettings;
@@ -46,13 +65,20 @@ export function readPollLambdaEnv(
   const parsed = parseOrThrow(PollLambdaEnvSchema, env, 'environment');
   const settings = pollSettingsFromEnv(env, nowMs);
   const tracked = trackedTargetsFromEnv(env);
-  const definitions = Object.keys(parsed.CONNECTION_SECRET_ARNS).flatMap((connectionId) =>
+  const prefix = parsed.CONNECTION_SECRET_PREFIX ?? '';
+  const secretIds: Record<string, string> = {
+    ...Object.fromEntries(
+      parsed.CONNECTION_IDS.map((id) => [id, connectionSecretName(prefix, id)] as const),
+    ),
+    ...parsed.CONNECTION_SECRET_ARNS,
+  };
+  const definitions = Object.keys(secretIds).flatMap((connectionId) =>
     streamDefinitions(connectionId, settings, tracked),
   );
   return {
     tableName: parsed.STATE_TABLE_NAME,
     pollJobQueueUrl: parsed.POLL_JOB_QUEUE_URL,
-    secretArns: parsed.CONNECTION_SECRET_ARNS,
+    secretIds,
     deploymentSecretArn: parsed.DEPLOYMENT_SECRET_ARN,
     tokenKeyArn: parsed.CONNECTION_TOKEN_KEY_ARN,
     settings,

@@ -115,7 +115,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         dueBy,
       ).finally(() => watch?.stop());
       // The planner finds a stored connection's next job from this, not from its stream states.
-      if (!config.secretArns[connectionId] && nextDueAt !== undefined) {
+      if (!config.secretIds[connectionId] && nextDueAt !== undefined) {
         await connectionStore.recordNextDue(connectionId, nextDueAt);
       }
       for (const outcome of outcomes) {

@@ -54,7 +54,7 @@ export class ChangeBridgeRuntime extends Construct {
     super(scope, id);
     const { config, state } = props;
 
-    const environment = bridgeEnvironment(this, config, state);
+    const environment = bridgeEnvironment(config, state);
     const fn = (
       name: string,
       file: string,
@@ -305,14 +305,15 @@ function grantListRules(grantee: IGrantable): void {
 
 /** The environment every handler reads (names fixed by the handlers' zod schemas). */
 function bridgeEnvironment(
-  scope: Construct,
   config: ChangeBridgeConfig,
   state: ChangeBridgeState,
 ): Record<string, string> {
-  const secretArns = Object.fromEntries(
-    [...state.connectionSecrets].map(([id, secret]) => [id, secret.secretArn]),
-  );
+  const connectionIds = [...state.connectionSecrets.keys()];
   const optional: Record<string, string | undefined> = {
+    // The props' connections and their secrets' names (`<prefix>/connections/<id>`): an ARN per
+    // connection would not fit Lambda's 4 KB for 20 connections of long ids.
+    CONNECTION_IDS: connectionIds.length > 0 ? connectionIds.join(',') : undefined,
+    CONNECTION_SECRET_PREFIX: connectionIds.length > 0 ? config.secretNamePrefix : undefined,
     PUBLISH_QUEUE_URL: state.eventsQueue?.queueUrl,
     // Where the dispatcher sends delivery messages when the dispatch queues are FIFO.
     DISPATCH_RETRY_QUEUE_URL: state.dispatchRetryQueue?.queueUrl,
@@ -337,7 +338,6 @@ function bridgeEnvironment(
     PUBLISH_EVENT_SOURCE: config.eventSource,
     // With the archive on, every event goes to the bus (the archive keeps them all).
     PUBLISH_EVENT_BUS_MODE: config.eventArchive ? 'all' : config.eventBusMode,
-    CONNECTION_SECRET_ARNS: Stack.of(scope).toJsonString(secretArns),
     DEPLOYMENT_SECRET_ARN: state.deploymentSecret.secretArn,
     CONNECTION_TOKEN_KEY_ARN: state.connectionTokenKey.keyArn,
     // Each stream is due once per planner run unless told otherwise.

@@ -11,6 +11,7 @@ import {
   QueueEncryption,
 } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { connectionSecretName } from '../shared/connector/connection-secrets.ts';
 import { type ChangeBridgeConfig, publishesToSqs } from './props.ts';
 
 /** SQS's longest retention (14 days): dead letters wait that long for a redrive. */
@@ -195,7 +196,7 @@ export class ChangeBridgeState extends Construct {
     const secrets = new Map<string, Secret>();
     const names = new Map<string, string>();
     for (const { id: connectionId, description } of config.connections) {
-      const name = `${config.secretNamePrefix}/connections/${connectionId}`;
+      const name = connectionSecretName(config.secretNamePrefix, connectionId);
       names.set(connectionId, name);
       secrets.set(connectionId, this.createConnectionSecret(connectionId, name, description));
     }

@@ -19,7 +19,22 @@ export const ConnectionSecretSchema = z.object({
   portfolioScope: PortfolioScopeSchema.optional(),
 });
 
-/** `CONNECTION_SECRET_ARNS`: a JSON object from connection id to secret ARN. */
+/**
+ * The name of a props connection's Secrets Manager secret: `<secretNamePrefix>/connections/<id>`.
+ * The stack creates it under this name and the handlers ask for it by this name
+ * (GetSecretValue takes a secret's name as well as its ARN), so the functions' environment
+ * carries the ids and the prefix once instead of an ARN per connection: 20 ARNs of 40-character
+ * ids would pass Lambda's 4 KB for a function's environment on their own.
+ * @example connectionSecretName('change-bridge/prod', 'main') // 'change-bridge/prod/connections/main'
+ */
+export function connectionSecretName(secretNamePrefix: string, connectionId: string): string {
+  return `${secretNamePrefix}/connections/${connectionId}`;
+}
+
+/**
+ * `CONNECTION_SECRET_ARNS`: a JSON object from connection id to secret ARN (or name). The stack
+ * sets `CONNECTION_IDS` and `CONNECTION_SECRET_PREFIX` instead; this form is still read.
+ */
 export const ConnectionSecretArnsSchema = z
   .string()
   .transform((text, context) => {

@@ -2,7 +2,10 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { readPollLambdaEnv } from '../../functions/poll-env.ts';
-import { loadConnectionSecret } from '../../shared/connector/connection-secrets.ts';
+import {
+  connectionSecretName,
+  loadConnectionSecret,
+} from '../../shared/connector/connection-secrets.ts';
 import { ValidationError } from '../../shared/errors.ts';
 
 const BASE_ENV = {
@@ -39,6 +42,30 @@ describe('poll Lambda environment', () => {
       [[exportId], [{ productId, timeZone: 'Europe/Prague' }]],
       [[exportId], [{ productId, timeZone: 'Europe/Prague' }]],
     ]);
+  });
+
+  it('asks for the props connections secrets by name, as the stack names them', () => {
+    const config = readPollLambdaEnv(
+      {
+        STATE_TABLE_NAME: 'bridge',
+        POLL_JOB_QUEUE_URL: BASE_ENV.POLL_JOB_QUEUE_URL,
+        CONNECTION_IDS: 'main,group-b',
+        CONNECTION_SECRET_PREFIX: 'change-bridge/prod',
+        POLL_ENTITIES: 'customer',
+      },
+      0,
+    );
+    expect(config.secretIds).toEqual({
+      main: connectionSecretName('change-bridge/prod', 'main'),
+      'group-b': 'change-bridge/prod/connections/group-b',
+    });
+    expect(config.definitions.map((d) => d.streamId)).toEqual([
+      'main:customer',
+      'group-b:customer',
+    ]);
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, CONNECTION_IDS: 'main' }, 0)).toThrow(
+      /CONNECTION_SECRET_PREFIX/,
+    );
   });
 
   it('names the bad variable', () => {

@@ -212,7 +212,8 @@ describe('runtime stack', () => {
           'PUBLISH_EVENT_BUS_NAME',
           'PUBLISH_EVENT_SOURCE',
           'PUBLISH_TARGETS',
-          'CONNECTION_SECRET_ARNS',
+          'CONNECTION_IDS',
+          'CONNECTION_SECRET_PREFIX',
           'DEPLOYMENT_SECRET_ARN',
           'CONNECTION_TOKEN_KEY_ARN',
           'POLL_INTERVAL',
@@ -234,7 +235,11 @@ describe('runtime stack', () => {
         WEBHOOK_DISABLE_AFTER: '5d',
         POWERTOOLS_SERVICE_NAME: 'change-bridge-test',
         POWERTOOLS_METRICS_NAMESPACE: 'ChangeBridge',
+        // The props' connections by id; their secrets by name, `<prefix>/connections/<id>`.
+        CONNECTION_IDS: 'main,group-b',
+        CONNECTION_SECRET_PREFIX: 'change-bridge/test',
       });
+      expect(fn.Properties.Environment.Variables).not.toHaveProperty('CONNECTION_SECRET_ARNS');
     }
   });
 

@@ -1,0 +1,97 @@
+import { type App, Stack } from 'aws-cdk-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChangeBridge } from '../../infra/change-bridge.ts';
+import { createChangeBridgeApp } from '../../infra/create-app.ts';
+import { type Assembly, longestEnvironment, type TemplateJson } from './resolved-size.ts';
+import { createFunctionsFixture } from './synth-fixture.ts';
+
+/** Lambda's limit on a function's environment variables, keys and values together. */
+const LAMBDA_ENVIRONMENT_BYTES = 4096;
+
+const fixture = createFunctionsFixture();
+
+/** As many connections as props take (20), each with the longest id they take (40). */
+const CONNECTIONS = Array.from({ length: 20 }, (_, index) => ({
+  id: `hotel-${String(index).padStart(2, '0')}-${'x'.repeat(31)}`,
+}));
+/** The longest stage the app takes (20): its stacks are `ChangeBridge-<stage>-Stateful`, … */
+const STAGE = 'a'.repeat(20);
+/** Every optional queue and variable the runtime sets, at its longest. */
+const EXTREME_PROPS = {
+  connections: CONNECTIONS,
+  secretNamePrefix: 'p'.repeat(200),
+  publishTargets: 'both' as const,
+  eventsQueueFifo: true,
+  dispatchQueueFifo: true,
+  eventArchive: true,
+  alarmEmail: 'ops@example.com',
+};
+
+let app: Assembly;
+let embedded: Assembly;
+
+function assemblyOf(cdkApp: App): Assembly {
+  const stacks = new Map<string, TemplateJson>();
+  for (const stack of cdkApp.synth().stacks) stacks.set(stack.stackName, stack.template);
+  return { stacks };
+}
+
+/** Each Lambda function of the assembly: its stack, logical id and environment variables. */
+function functionsOf(assembly: Assembly) {
+  return [...assembly.stacks].flatMap(([stackName, template]) =>
+    Object.entries(template.Resources ?? {})
+      .filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')
+      .map(([logicalId, resource]) => {
+        const environment = resource.Properties?.Environment as { Variables: object };
+        return {
+          stackName,
+          logicalId,
+          variables: environment.Variables as Record<string, unknown>,
+        };
+      }),
+  );
+}
+
+beforeAll(() => {
+  // The bundled app: two stacks, the runtime importing the stateful stack's exports.
+  const cdkApp = fixture.app({
+    stage: STAGE,
+    functionsDir: fixture.functionsDir,
+    changeBridge: { [STAGE]: { ...EXTREME_PROPS, terminationProtection: false } },
+  });
+  createChangeBridgeApp(cdkApp, {});
+  app = assemblyOf(cdkApp);
+  // The construct in a stack of the longest name CloudFormation takes (128).
+  const host = fixture.app();
+  const stack = new Stack(host, `S${'x'.repeat(127)}`);
+  new ChangeBridge(stack, 'Bridge', { ...EXTREME_PROPS, functionsDir: fixture.functionsDir });
+  embedded = assemblyOf(host);
+}, 120_000);
+
+afterAll(() => fixture.remove());
+
+describe('Lambda environment at the extreme props allow', () => {
+  it('keeps every function of the app within 4 KB at 20 connections of 40-character ids', () => {
+    const functions = functionsOf(app);
+    expect(functions).toHaveLength(4);
+    for (const { stackName, logicalId, variables } of functions) {
+      const bytes = longestEnvironment(app, stackName, variables);
+      expect({ logicalId, bytes }).toEqual({
+        logicalId,
+        bytes: expect.toSatisfy((n: number) => n <= LAMBDA_ENVIRONMENT_BYTES),
+      });
+    }
+  });
+
+  it('keeps every function of the construct within 4 KB in a stack of the longest name', () => {
+    const functions = functionsOf(embedded);
+    expect(functions.length).toBeGreaterThanOrEqual(4);
+    for (const { stackName, logicalId, variables } of functions) {
+      const bytes = longestEnvironment(embedded, stackName, variables);
+      expect({ logicalId, bytes }).toEqual({
+        logicalId,
+        bytes: expect.toSatisfy((n: number) => n <= LAMBDA_ENVIRONMENT_BYTES),
+      });
+    }
+  });
+});
