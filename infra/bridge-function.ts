@@ -6,6 +6,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { environmentProblems, type ResolvedLengths } from './environment-limit.ts';
 
 /** The Lambda runtime of every function: the newest Node.js that aws-cdk-lib 2.276 offers. */
 export const BRIDGE_RUNTIME = Runtime.NODEJS_24_X;
@@ -28,6 +29,11 @@ export interface BridgeFunctionOptions {
   timeout: Duration;
   memorySize: number;
   environment: Record<string, string>;
+  /**
+   * The longest each token of `environment` resolves to: synth fails when the environment can
+   * pass Lambda's 4 KB, which would otherwise fail the deploy.
+   */
+  resolvedLengths: ResolvedLengths;
   logRetention: RetentionDays;
   /**
    * Folders copied beside the bundle (`to` is relative to it), for files the code reads at
@@ -83,7 +89,9 @@ export function createBridgeFunction(
   logGroup.grantWrite(role);
 
   const { projectRoot, depsLockFilePath } = findProjectRoot(dirname(options.entry));
-  return new NodejsFunction(scope, id, {
+  // Stack traces point into the TypeScript sources through the bundled source maps.
+  const environment = { ...options.environment, NODE_OPTIONS: '--enable-source-maps' };
+  const fn = new NodejsFunction(scope, id, {
     entry: options.entry,
     handler: 'handler',
     description: options.description,
@@ -93,8 +101,7 @@ export function createBridgeFunction(
     timeout: options.timeout,
     role,
     logGroup,
-    // Stack traces point into the TypeScript sources through the bundled source maps.
-    environment: { ...options.environment, NODE_OPTIONS: '--enable-source-maps' },
+    environment,
     projectRoot,
     depsLockFilePath,
     bundling: {
@@ -120,4 +127,8 @@ export function createBridgeFunction(
         : {}),
     },
   });
+  fn.node.addValidation({
+    validate: () => environmentProblems(environment, options.resolvedLengths),
+  });
+  return fn;
 }

@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { SUBSCRIPTIONS_PARTITION } from '../shared/webhooks/dynamodb-store.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
+import { ResolvedLengths } from './environment-limit.ts';
 import {
   type ChangeBridgeConfig,
   DISPATCH_BATCH_SIZE,
@@ -54,7 +55,8 @@ export class ChangeBridgeRuntime extends Construct {
     super(scope, id);
     const { config, state } = props;
 
-    const environment = bridgeEnvironment(config, state);
+    const resolvedLengths = new ResolvedLengths();
+    const environment = bridgeEnvironment(config, state, resolvedLengths);
     const fn = (
       name: string,
       file: string,
@@ -69,6 +71,7 @@ export class ChangeBridgeRuntime extends Construct {
         timeout: Duration.seconds(timeoutSeconds),
         memorySize,
         environment,
+        resolvedLengths,
         logRetention: config.logRetentionDays,
         ...(copyDirs ? { copyDirs } : {}),
       });
@@ -303,10 +306,15 @@ function grantListRules(grantee: IGrantable): void {
   );
 }
 
-/** The environment every handler reads (names fixed by the handlers' zod schemas). */
+/**
+ * The environment every handler reads (names fixed by the handlers' zod schemas). Each value
+ * the stack resolves at deploy time goes through `lengths`, which bounds it for the check
+ * against Lambda's 4 KB.
+ */
 function bridgeEnvironment(
   config: ChangeBridgeConfig,
   state: ChangeBridgeState,
+  lengths: ResolvedLengths,
 ): Record<string, string> {
   const connectionIds = [...state.connectionSecrets.keys()];
   const optional: Record<string, string | undefined> = {
@@ -314,9 +322,10 @@ function bridgeEnvironment(
     // connection would not fit Lambda's 4 KB for 20 connections of long ids.
     CONNECTION_IDS: connectionIds.length > 0 ? connectionIds.join(',') : undefined,
     CONNECTION_SECRET_PREFIX: connectionIds.length > 0 ? config.secretNamePrefix : undefined,
-    PUBLISH_QUEUE_URL: state.eventsQueue?.queueUrl,
+    PUBLISH_QUEUE_URL: state.eventsQueue && lengths.queueUrl(state.eventsQueue),
     // Where the dispatcher sends delivery messages when the dispatch queues are FIFO.
-    DISPATCH_RETRY_QUEUE_URL: state.dispatchRetryQueue?.queueUrl,
+    DISPATCH_RETRY_QUEUE_URL:
+      state.dispatchRetryQueue && lengths.queueUrl(state.dispatchRetryQueue),
     POLL_OVERLAP: config.pollOverlap,
     POLL_SETTLE_LAG: config.pollSettleLag,
     POLL_ENTITIES: config.pollEntities?.join(','),
@@ -324,22 +333,22 @@ function bridgeEnvironment(
     POLL_PRODUCT_IDS: config.pollProductIds?.join(','),
   };
   return {
-    STATE_TABLE_NAME: state.table.tableName,
-    EVENT_BUS_NAME: state.bus.eventBusName,
+    STATE_TABLE_NAME: lengths.tableName(state.table),
+    EVENT_BUS_NAME: lengths.busName(state.bus),
     EVENT_SOURCE: config.eventSource,
-    POLL_JOB_QUEUE_URL: state.pollJobQueue.queueUrl,
-    DISPATCH_QUEUE_URL: state.dispatchQueue.queueUrl,
+    POLL_JOB_QUEUE_URL: lengths.queueUrl(state.pollJobQueue),
+    DISPATCH_QUEUE_URL: lengths.queueUrl(state.dispatchQueue),
     // Bulk work's events go here (publisher), and the dispatcher knows its batches by the ARN.
-    BULK_DISPATCH_QUEUE_URL: state.bulkDispatchQueue.queueUrl,
-    BULK_DISPATCH_QUEUE_ARN: state.bulkDispatchQueue.queueArn,
+    BULK_DISPATCH_QUEUE_URL: lengths.queueUrl(state.bulkDispatchQueue),
+    BULK_DISPATCH_QUEUE_ARN: lengths.queueArn(state.bulkDispatchQueue),
     PUBLISH_TARGETS: config.publishTargets,
     // The poller's publisher reads the PUBLISH_* names (shared/publish/publisher-config.ts).
-    PUBLISH_EVENT_BUS_NAME: state.bus.eventBusName,
+    PUBLISH_EVENT_BUS_NAME: lengths.busName(state.bus),
     PUBLISH_EVENT_SOURCE: config.eventSource,
     // With the archive on, every event goes to the bus (the archive keeps them all).
     PUBLISH_EVENT_BUS_MODE: config.eventArchive ? 'all' : config.eventBusMode,
-    DEPLOYMENT_SECRET_ARN: state.deploymentSecret.secretArn,
-    CONNECTION_TOKEN_KEY_ARN: state.connectionTokenKey.keyArn,
+    DEPLOYMENT_SECRET_ARN: lengths.secretArn(state.deploymentSecret),
+    CONNECTION_TOKEN_KEY_ARN: lengths.keyArn(state.connectionTokenKey),
     // Each stream is due once per planner run unless told otherwise.
     POLL_INTERVAL: config.pollInterval ?? `${config.pollRateMinutes * 60}s`,
     INITIAL_SYNC: config.initialSync,

@@ -2,6 +2,7 @@ import { type App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeBridge } from '../../infra/change-bridge.ts';
 import { createChangeBridgeApp } from '../../infra/create-app.ts';
+import { ENTITY_TYPES } from '../../shared/changes/entity-types.ts';
 import { type Assembly, longestEnvironment, type TemplateJson } from './resolved-size.ts';
 import { createFunctionsFixture } from './synth-fixture.ts';
 
@@ -93,5 +94,44 @@ describe('Lambda environment at the extreme props allow', () => {
         bytes: expect.toSatisfy((n: number) => n <= LAMBDA_ENVIRONMENT_BYTES),
       });
     }
+  });
+
+  it('refuses at synth a stage whose environment can pass 4 KB, naming its longest variables', () => {
+    // 60 tracked products: about 3.8 KB of POLL_PRODUCT_IDS, which CloudFormation would only
+    // have refused at deploy, after the stateful stack.
+    const products = Array.from(
+      { length: 60 },
+      (_, index) =>
+        `${crypto.randomUUID().slice(0, -2)}${String(index).padStart(2, '0')}@America/Argentina/Buenos_Aires`,
+    );
+    const cdkApp = fixture.app({
+      stage: 'prod',
+      functionsDir: fixture.functionsDir,
+      changeBridge: { prod: { pollProductIds: products, terminationProtection: false } },
+    });
+    createChangeBridgeApp(cdkApp, {});
+    expect(() => cdkApp.synth()).toThrow(
+      /can reach \d+ bytes once deployed, past Lambda's 4096: .*POLL_PRODUCT_IDS \(\d+\)/,
+    );
+  });
+
+  it('refuses the longest value of every string prop at once, which passes 4 KB too', () => {
+    // 4,170 bytes at the longest: 20 connections, a 200-character secret prefix, a 256-character
+    // event source, a 255-character metrics namespace and every entity type.
+    const cdkApp = fixture.app({
+      stage: STAGE,
+      functionsDir: fixture.functionsDir,
+      changeBridge: {
+        [STAGE]: {
+          ...EXTREME_PROPS,
+          eventSource: 's'.repeat(256),
+          metricsNamespace: 'm'.repeat(255),
+          pollEntities: [...ENTITY_TYPES],
+          terminationProtection: false,
+        },
+      },
+    });
+    createChangeBridgeApp(cdkApp, {});
+    expect(() => cdkApp.synth()).toThrow(/past Lambda's 4096/);
   });
 });
