@@ -3,11 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChangeBridge } from '../../infra/change-bridge.ts';
 import { createChangeBridgeApp } from '../../infra/create-app.ts';
 import { ENTITY_TYPES } from '../../shared/changes/entity-types.ts';
-import { type Assembly, longestEnvironment, type TemplateJson } from './resolved-size.ts';
+import {
+  type Assembly,
+  longestEnvironment,
+  longestJson,
+  type TemplateJson,
+} from './resolved-size.ts';
 import { createFunctionsFixture } from './synth-fixture.ts';
 
 /** Lambda's limit on a function's environment variables, keys and values together. */
 const LAMBDA_ENVIRONMENT_BYTES = 4096;
+
+/** IAM's limits, counted without whitespace: a role's inline policies together, a managed policy. */
+const ROLE_INLINE_POLICY_CHARACTERS = 10_240;
+const MANAGED_POLICY_CHARACTERS = 6_144;
+/** Managed policies attached to one role without a quota increase. */
+const MANAGED_POLICIES_PER_ROLE = 10;
 
 const fixture = createFunctionsFixture();
 
@@ -133,5 +144,58 @@ describe('Lambda environment at the extreme props allow', () => {
     });
     createChangeBridgeApp(cdkApp, {});
     expect(() => cdkApp.synth()).toThrow(/past Lambda's 4096/);
+  });
+});
+
+/** Each role of the assembly with the longest its inline policies (together) and managed ones get. */
+function rolePolicySizes(assembly: Assembly) {
+  return [...assembly.stacks].flatMap(([stackName, template]) => {
+    const resources = Object.entries(template.Resources ?? {});
+    const sizeOf = (document: unknown) => longestJson(assembly, stackName, document);
+    return resources
+      .filter(([, resource]) => resource.Type === 'AWS::IAM::Role')
+      .map(([roleId, role]) => {
+        const own = (role.Properties?.Policies ?? []) as { PolicyDocument: unknown }[];
+        const attached = (type: string) =>
+          resources
+            .filter(([, policy]) => policy.Type === type)
+            .filter(([, policy]) =>
+              JSON.stringify(policy.Properties?.Roles).includes(`"${roleId}"`),
+            )
+            .map(([, policy]) => sizeOf(policy.Properties?.PolicyDocument));
+        const inline = [
+          ...own.map((policy) => sizeOf(policy.PolicyDocument)),
+          ...attached('AWS::IAM::Policy'),
+        ];
+        return {
+          roleId,
+          inline: inline.reduce((a, b) => a + b, 0),
+          managed: attached('AWS::IAM::ManagedPolicy'),
+        };
+      });
+  });
+}
+
+describe('IAM policy sizes at the extreme props allow', () => {
+  it.each([
+    ['the app', () => app],
+    ['the construct in a stack of the longest name', () => embedded],
+  ])('keeps every role of %s within IAM limits with 20 connection secrets', (_, assembly) => {
+    const roles = rolePolicySizes(assembly());
+    expect(roles.length).toBeGreaterThanOrEqual(5);
+    for (const { roleId, inline, managed } of roles) {
+      expect({ roleId, inline }).toEqual({
+        roleId,
+        inline: expect.toSatisfy((n: number) => n <= ROLE_INLINE_POLICY_CHARACTERS),
+      });
+      expect({ roleId, managed }).toEqual({
+        roleId,
+        managed: expect.toSatisfy(
+          (sizes: number[]) =>
+            sizes.length <= MANAGED_POLICIES_PER_ROLE &&
+            sizes.every((n) => n <= MANAGED_POLICY_CHARACTERS),
+        ),
+      });
+    }
   });
 });

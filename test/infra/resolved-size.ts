@@ -205,6 +205,19 @@ function longestAttribute(
       return arnPrefix('events') + 'event-bus/'.length + String(properties.Name).length;
     case 'AWS::Events::EventBus.Name':
       return String(properties.Name).length;
+    case 'AWS::Logs::LogGroup.Arn': {
+      // arn:…:logs:<region>:<account>:log-group:<name>:*
+      const name = properties.LogGroupName;
+      const length =
+        typeof name === 'string' ? name.length : generatedName(stackName, logicalId, 512);
+      return arnPrefix('logs') + 'log-group:'.length + length + ':*'.length;
+    }
+    case 'AWS::Lambda::Function.Arn': {
+      const name = properties.FunctionName;
+      const length =
+        typeof name === 'string' ? name.length : generatedName(stackName, logicalId, 64);
+      return arnPrefix('lambda') + 'function:'.length + length;
+    }
     default:
       throw new Error(`no bound for ${key} of ${logicalId}`);
   }
@@ -224,4 +237,27 @@ export function longestEnvironment(
       JSON.stringify(key).length + ':""'.length + longestValue(assembly, stackName, value, true),
   );
   return 2 + sum(entries) + Math.max(0, entries.length - 1);
+}
+
+/**
+ * The longest JSON of `value` (a policy document, say) once its intrinsics are resolved, with
+ * no whitespace: how IAM counts a policy's size.
+ */
+export function longestJson(assembly: Assembly, stackName: string, value: unknown): Bound {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => longestJson(assembly, stackName, item));
+    return 2 + sum(items) + Math.max(0, items.length - 1);
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const [first] = entries;
+    if (entries.length === 1 && first && (first[0] === 'Ref' || first[0].startsWith('Fn::'))) {
+      return 2 + longestValue(assembly, stackName, value, true);
+    }
+    const sizes = entries.map(
+      ([key, item]) => JSON.stringify(key).length + 1 + longestJson(assembly, stackName, item),
+    );
+    return 2 + sum(sizes) + Math.max(0, sizes.length - 1);
+  }
+  return JSON.stringify(value).length;
 }
