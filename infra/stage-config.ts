@@ -123,6 +123,7 @@ export function loadStageConfig(
     },
     `stage ${stage}`,
   );
+  refuseSharedOutputKeys(bridge, stage);
   return {
     stage,
     account: appEnv.CDK_DEFAULT_ACCOUNT,
@@ -152,6 +153,28 @@ function refuseUnknownKeys(contextKeys: Iterable<string>, stage: string): void {
           : `unknown key (${commandLine})`,
     })),
   );
+}
+
+/**
+ * Throws when two props connections would share a Stateful stack output: its key is
+ * `ConnectionSecret<id>` without the id's dashes (README), so `a-b` and `ab` would both be
+ * `ConnectionSecretab`, which CloudFormation cannot hold twice.
+ */
+function refuseSharedOutputKeys(bridge: ChangeBridgeConfig, stage: string): void {
+  const keys = new Map<string, string>();
+  bridge.connections.forEach(({ id }, index) => {
+    const key = `ConnectionSecret${id.replaceAll('-', '')}`;
+    const other = keys.get(key);
+    if (other !== undefined) {
+      throw new ValidationError(`stage ${stage}`, [
+        {
+          path: `connections[${index}].id`,
+          message: `${id} and ${other} would share the stack output ${key}: use ids that differ in more than dashes`,
+        },
+      ]);
+    }
+    keys.set(key, id);
+  });
 }
 
 /** `-c changeBridge='{"prod":{…}}'` arrives as a string; cdk.json gives an object. */

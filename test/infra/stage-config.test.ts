@@ -132,4 +132,16 @@ describe('loadStageConfig', () => {
       ),
     ).toThrow(/connection is reserved/);
   });
+
+  it('refuses two connections whose ids differ only in dashes, naming the output they share', () => {
+    // The Stateful stack's output of a connection secret is ConnectionSecret<id without ->: both
+    // would be ConnectionSecretab, which synth refused only as a raw CDK error.
+    const attempt = () => loadStageConfig(contextOf({ connections: 'a-b,ab' }), {});
+    expect(attempt).toThrow(ValidationError);
+    expect(attempt).toThrow(/connections\[1\]\.id: .*ConnectionSecretab/);
+    expect(loadStageConfig(contextOf({ connections: 'a-b,abc' }), {}).bridge.connections).toEqual([
+      { id: 'a-b' },
+      { id: 'abc' },
+    ]);
+  });
 });
