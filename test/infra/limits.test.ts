@@ -37,6 +37,14 @@ const EXTREME_PROPS = {
   dispatchQueueFifo: true,
   eventArchive: true,
   alarmEmail: 'ops@example.com',
+  // The longest timeouts and the most concurrency props take.
+  pollerTimeoutSeconds: 900,
+  dispatcherTimeoutSeconds: 900,
+  deliveryTimeoutMs: 30_000,
+  pollerMaxConcurrency: 1000,
+  dispatcherMaxConcurrency: 1000,
+  bulkDispatcherMaxConcurrency: 1000,
+  archiveRetentionDays: 3650,
 };
 
 let app: Assembly;
@@ -197,5 +205,111 @@ describe('IAM policy sizes at the extreme props allow', () => {
         ),
       });
     }
+  });
+});
+
+/** CloudFormation's quotas: a template body from S3, resources, outputs, parameters. */
+const TEMPLATE_BODY_BYTES = 1_000_000;
+const RESOURCES_PER_STACK = 500;
+const OUTPUTS_PER_STACK = 200;
+const PARAMETERS_PER_STACK = 200;
+/** SQS: the longest visibility timeout and retention. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+const MAX_RETENTION_SECONDS = 1_209_600;
+
+/**
+ * The queue behind an event source's or a redrive policy's ARN, through an export if need be,
+ * with the stack that holds it.
+ */
+function queueOf(
+  assembly: Assembly,
+  stackName: string,
+  arn: unknown,
+): { stackName: string; properties: Record<string, unknown> } {
+  const value = arn as Record<string, unknown>;
+  const imported = value['Fn::ImportValue'];
+  if (typeof imported === 'string') {
+    for (const [name, template] of assembly.stacks) {
+      const output = Object.values(template.Outputs ?? {}).find((o) => o.Export?.Name === imported);
+      if (output) return queueOf(assembly, name, output.Value);
+    }
+  }
+  const [logicalId] = value['Fn::GetAtt'] as [string, string];
+  const queue = assembly.stacks.get(stackName)?.Resources?.[logicalId];
+  if (queue?.Type !== 'AWS::SQS::Queue') throw new Error(`no queue behind ${JSON.stringify(arn)}`);
+  return { stackName, properties: queue.Properties ?? {} };
+}
+
+describe('CloudFormation, SQS and Lambda limits at the extreme props allow', () => {
+  it.each([
+    ['the app', () => app],
+    ['the construct in a stack of the longest name', () => embedded],
+  ])('keeps each stack of %s within CloudFormation quotas', (_, assembly) => {
+    for (const [stackName, template] of assembly().stacks) {
+      const quotas = {
+        stackName,
+        // As cdk.out holds it: the CLI uploads a body past 51,200 bytes to S3 (up to 1 MB).
+        bodyBytes: Buffer.byteLength(JSON.stringify(template, undefined, 1)),
+        resources: Object.keys(template.Resources ?? {}).length,
+        outputs: Object.keys(template.Outputs ?? {}).length,
+        parameters: Object.keys((template as { Parameters?: object }).Parameters ?? {}).length,
+      };
+      expect(quotas).toEqual({
+        stackName,
+        bodyBytes: expect.toSatisfy((n: number) => n <= TEMPLATE_BODY_BYTES),
+        resources: expect.toSatisfy((n: number) => n <= RESOURCES_PER_STACK),
+        outputs: expect.toSatisfy((n: number) => n <= OUTPUTS_PER_STACK),
+        parameters: expect.toSatisfy((n: number) => n <= PARAMETERS_PER_STACK),
+      });
+    }
+  });
+
+  it.each([
+    ['the app', () => app],
+    ['the construct in a stack of the longest name', () => embedded],
+  ])('sets every SQS event source of %s within what SQS and Lambda take', (_, assembly) => {
+    let mappings = 0;
+    for (const [stackName, template] of assembly().stacks) {
+      const resources = template.Resources ?? {};
+      for (const mapping of Object.values(resources)) {
+        if (mapping.Type !== 'AWS::Lambda::EventSourceMapping') continue;
+        mappings += 1;
+        const p = mapping.Properties ?? {};
+        const fnId = (p.FunctionName as { Ref: string }).Ref;
+        const timeout = Number(resources[fnId]?.Properties?.Timeout);
+        const source = queueOf(assembly(), stackName, p.EventSourceArn);
+        const queue = source.properties;
+        const batchSize = Number(p.BatchSize);
+        const window = Number(p.MaximumBatchingWindowInSeconds ?? 0);
+        const concurrency = Number(
+          (p.ScalingConfig as { MaximumConcurrency?: number }).MaximumConcurrency,
+        );
+        // AWS recommends a visibility timeout of six function timeouts; SQS takes up to 12 h.
+        expect(Number(queue.VisibilityTimeout)).toBeGreaterThanOrEqual(6 * timeout);
+        expect(Number(queue.VisibilityTimeout)).toBeLessThanOrEqual(MAX_VISIBILITY_SECONDS);
+        // FIFO: at most 10 records and no batching window; standard: a window past 10.
+        if (queue.FifoQueue) expect([batchSize, window]).toEqual([batchSize, 0]);
+        if (queue.FifoQueue) expect(batchSize).toBeLessThanOrEqual(10);
+        else if (batchSize > 10) expect(window).toBeGreaterThanOrEqual(1);
+        expect(concurrency).toBeGreaterThanOrEqual(2);
+        expect(concurrency).toBeLessThanOrEqual(1000);
+        expect(p.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+        // The redrive: a receive count SQS takes, to a dead-letter queue of the same kind.
+        const redrive = queue.RedrivePolicy as {
+          deadLetterTargetArn: unknown;
+          maxReceiveCount: number;
+        };
+        expect(redrive.maxReceiveCount).toBeGreaterThanOrEqual(1);
+        expect(redrive.maxReceiveCount).toBeLessThanOrEqual(1000);
+        const dlq = queueOf(assembly(), source.stackName, redrive.deadLetterTargetArn).properties;
+        expect(Boolean(dlq.FifoQueue)).toBe(Boolean(queue.FifoQueue));
+        expect(Number(dlq.MessageRetentionPeriod)).toBeLessThanOrEqual(MAX_RETENTION_SECONDS);
+        expect(Number(dlq.MessageRetentionPeriod)).toBeGreaterThanOrEqual(
+          Number(queue.MessageRetentionPeriod ?? 345_600),
+        );
+      }
+    }
+    // The poll jobs, the two dispatch queues and the retry queue beside FIFO ones.
+    expect(mappings).toBe(4);
   });
 });
