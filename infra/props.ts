@@ -152,8 +152,11 @@ export const ChangeBridgePropsSchema = z
     watermarkAgeAlarmSeconds: z.number().int().min(60).default(900),
     /** Alarm when more than this share of delivery attempts fails over 15 minutes. */
     deliveryFailureAlarmPercent: z.number().min(1).max(100).default(20),
-    /** `POWERTOOLS_SERVICE_NAME` and the `service` dimension of custom metrics. */
-    serviceName: z.string().min(1).default('change-bridge'),
+    /**
+     * `POWERTOOLS_SERVICE_NAME` and the `service` dimension of custom metrics (a CloudWatch
+     * dimension value: at most 255 characters).
+     */
+    serviceName: z.string().min(1).max(255).default('change-bridge'),
     /** `POWERTOOLS_METRICS_NAMESPACE` of custom metrics. */
     metricsNamespace: z
       .string()

@@ -96,6 +96,9 @@ describe('ChangeBridge construct', () => {
       /pollerMaxConcurrency/,
     );
     expect(build({ connections: [{ id: 'a' }, { id: 'a' }] })).toThrow(/ids must be unique/);
+    // A CloudWatch dimension value: past 255 characters CDK refused it with its own error.
+    expect(build({ serviceName: 'n'.repeat(256) })).toThrow(/serviceName/);
+    expect(build({ serviceName: 'n'.repeat(255) })).not.toThrow();
     // Connections are data: none as props is a valid deployment; many as props is refused.
     expect(build({})).not.toThrow();
     expect(
