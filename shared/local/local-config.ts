@@ -46,16 +46,13 @@ function isHostHeaderValue(entry: string): boolean {
 
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
-  // Empty is unset, as for the admin commands (their --api default): both then use port 4000.
-  BRIDGE_PORT: z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z
-      .string()
-      .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
-      .transform(Number)
-      .pipe(z.number().max(65_535, { error: PORT_MESSAGE }))
-      .default(LOCAL_DEFAULTS.port),
-  ),
+  // An empty BRIDGE_PORT is unset (readLocalConfig drops it), an empty --port a bad port.
+  BRIDGE_PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
+    .transform(Number)
+    .pipe(z.number().max(65_535, { error: PORT_MESSAGE }))
+    .default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z
     .string()
     .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host), {
@@ -184,7 +181,10 @@ export function readLocalConfig(
       .map(([variable, { key }]) => [variable, flags[key]])
       .filter(([, value]) => value !== undefined),
   );
-  const result = StartEnvSchema.safeParse({ ...env, ...fromFlags });
+  // An empty BRIDGE_PORT is unset, as for the admin commands (their --api default): both then
+  // use port 4000. An empty --port stays, and is refused: it names no port.
+  const variables = env.BRIDGE_PORT === '' ? { ...env, BRIDGE_PORT: undefined } : env;
+  const result = StartEnvSchema.safeParse({ ...variables, ...fromFlags });
   if (!result.success) {
     // A value given as a flag is named by the flag the user typed, not the variable it sets.
     throw new ValidationError(

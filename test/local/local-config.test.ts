@@ -66,6 +66,16 @@ describe('a bad value of a start flag', () => {
     }
   });
 
+  it('refuses an empty --port, which names no port, instead of taking it for unset', () => {
+    // Before, `--port ''` listened on 4000 whatever BRIDGE_PORT said.
+    for (const env of [{}, { BRIDGE_PORT: '4100' }]) {
+      expect(() => readLocalConfig(env, { port: '' })).toThrow(
+        'configuration is invalid: --port: must be a port number from 0 to 65535',
+      );
+    }
+    expect(readLocalConfig({ BRIDGE_PORT: '' }, { port: '4100' }).port).toBe(4100);
+  });
+
   it('refuses a poll interval under 100ms: a bare 5 is 5 ms, not 5 s', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: '5' }, {})).toThrow(
       'POLL_INTERVAL: must be at least 100ms (a bare number is milliseconds)',
