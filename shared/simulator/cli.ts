@@ -7,15 +7,27 @@ import { formatIssuePath } from '../errors.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
 
+/**
+ * A flag's number written in decimal (`4010`, `-3`, `0.5`, `1e3`). Coercion took `''` and
+ * `' '` for 0 and `0x1f` for 31: `--port ''` listened on a random port.
+ */
+function decimal<T extends z.ZodNumber>(number: T) {
+  return z
+    .string()
+    .regex(/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/, { error: 'must be a decimal number' })
+    .transform(Number)
+    .pipe(number);
+}
+
 const SimulatorFlagsSchema = z.object({
-  port: z.coerce.number().int().min(0).max(65_535).default(4010),
-  seed: z.coerce.number().int().default(1),
+  port: decimal(z.number().int().min(0).max(65_535)).default(4010),
+  seed: decimal(z.number().int()).default(1),
   size: z.enum(['small', 'medium', 'large']).default('small'),
-  enterprises: z.coerce.number().int().min(1).max(10_000).default(3),
+  enterprises: decimal(z.number().int().min(1).max(10_000)).default(3),
   chainPerEnterprise: z.boolean().default(false),
   tokensFile: z.string().min(1).optional(),
-  activity: z.coerce.number().min(0).default(1),
-  faults: z.coerce.number().min(0).max(1).default(0),
+  activity: decimal(z.number().min(0)).default(1),
+  faults: decimal(z.number().min(0).max(1)).default(0),
   clientToken: z.string().min(1).default('sim-client-token'),
   accessToken: z.string().min(1).default('sim-access-token'),
   portfolioToken: z.string().min(1).default('sim-portfolio-token'),

@@ -63,3 +63,28 @@ describe('simulator --enterprises', () => {
     );
   });
 });
+
+describe('simulator numeric flags', () => {
+  it('refuses an empty or non-decimal value with exit code 2 naming the flag, where coercion took it', async () => {
+    // Before, `--port ''` listened on a random port, `--port 0x1f` on port 31, and an empty
+    // --seed, --activity or --faults ran with 0.
+    const cases: [string, string][] = [
+      ['--port', ''],
+      ['--port', ' '],
+      ['--port', '0x1f'],
+      ['--seed', ''],
+      ['--activity', ''],
+      ['--activity', 'Infinity'],
+      ['--faults', ''],
+      ['--faults', '0x1'],
+      ['--enterprises', '0b11'],
+    ];
+    // A value taken starts the simulator, which then fails fast on the unwritable tokens file.
+    const base = ['--port', '0', '--activity', '0', '--tokens-file', '/nonexistent/dir/t.json'];
+    for (const [flag, value] of cases) {
+      const error = await exitOf([...base, flag, value]);
+      expect({ flag, value, exitCode: error?.exitCode }).toEqual({ flag, value, exitCode: 2 });
+      expect(error?.message).toContain(`invalid ${flag}:`);
+    }
+  });
+});
