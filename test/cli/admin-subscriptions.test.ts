@@ -311,6 +311,23 @@ describe('change-bridge subscriptions', () => {
     expect(badApi.stderr).toContain('--api');
   });
 
+  it('exits 2 for a BRIDGE_PORT that start refuses too (hex, spaces), where coercion took it', async () => {
+    const saved = process.env.BRIDGE_PORT;
+    try {
+      // Before, 0x10 went to port 16 and " 4100" to port 4100 (exit 1: nothing there), while
+      // start refuses both: the two named different ports for one variable.
+      for (const port of ['0x10', ` ${cli.server.port}`, `${cli.server.port} `, '1e3']) {
+        process.env.BRIDGE_PORT = port;
+        const result = await cli.run(['subscriptions', 'list'], { api: false });
+        expect({ port, code: result.code }).toEqual({ port, code: 2 });
+        expect(result.stderr).toContain('BRIDGE_PORT');
+      }
+    } finally {
+      if (saved === undefined) delete process.env.BRIDGE_PORT;
+      else process.env.BRIDGE_PORT = saved;
+    }
+  });
+
   it('has --help on every subcommand (exit 0)', async () => {
     for (const command of ['add', 'list', 'remove', 'rotate-secret', 'ping']) {
       const help = await cli.run(['subscriptions', command, '--help'], { api: false });

@@ -17,7 +17,12 @@ export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
  */
 export const ADMIN_DELETE_TIMEOUT_MS = 10 * 60_000;
 
-const BridgePortSchema = z.coerce.number().int().min(1).max(65_535);
+/** Whole digits, as `start` reads BRIDGE_PORT: coercion took `0x10` for port 16 and ` 4100` for 4100. */
+const BridgePortSchema = z
+  .string()
+  .regex(/^\d{1,5}$/)
+  .transform(Number)
+  .pipe(z.number().min(1).max(65_535));
 
 /**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
