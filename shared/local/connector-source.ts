@@ -26,7 +26,11 @@ export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
 }
 
 /** The CONNECTOR_* variables checked on the built-in simulator as with a connector of one's own. */
-const SimulatorRunEnvSchema = z.object({ CONNECTOR_RATE_LIMIT: ConnectorRateLimitSchema });
+const SimulatorRunEnvSchema = z.object({
+  CONNECTOR_RATE_LIMIT: ConnectorRateLimitSchema,
+  // The Client field of every request (README, Configuration): the simulator's requests too.
+  CONNECTOR_CLIENT: z.string().min(1).default(DEFAULT_CLIENT_NAME),
+});
 
 /** Variables that name a connection of one's own: without CONNECTOR_BASE_URL they would go unused. */
 const OWN_CONNECTION_VARIABLES = [
@@ -37,8 +41,8 @@ const OWN_CONNECTION_VARIABLES = [
 
 /**
  * Checks what a run on the built-in simulator (no CONNECTOR_BASE_URL) reads: SIMULATOR_SIZE,
- * SIMULATOR_RATE_LIMIT (`on` or `off`), and that no variable of a connection of one's own is
- * set, since the simulator would be polled in its stead with no word said. CONNECTOR_RATE_LIMIT,
+ * SIMULATOR_RATE_LIMIT (`on` or `off`), CONNECTOR_CLIENT, and that no variable of a connection
+ * of one's own is set, since the simulator would be polled in its stead with no word said. CONNECTOR_RATE_LIMIT,
  * unread here, must still be valid: a value refused with CONNECTOR_BASE_URL is refused without.
  * @throws ValidationError naming the variable.
  */
@@ -100,6 +104,7 @@ export async function openConnectorSource(
   // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks), on
   // the server and in the client alike: the client's own budget would otherwise keep to it.
   const unlimited = env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {};
+  const { CONNECTOR_CLIENT } = parseOrThrow(SimulatorRunEnvSchema, env, 'environment');
   // Loaded only when it runs: a bridge polling a real connector carries none of it.
   const { startSimulator } = await import('../simulator/simulator.ts');
   const { readOrCreateSeedAnchor } = await import('../simulator/seed-anchor.ts');
@@ -133,7 +138,7 @@ export async function openConnectorSource(
       // The plain token (one hotel of the chain): every operation accepts it, while a Portfolio
       // Access Token is refused by resourceCategoryImageAssignments and taxEnvironments.
       accessToken: simulator.tokens.accessToken,
-      client: DEFAULT_CLIENT_NAME,
+      client: CONNECTOR_CLIENT,
       ...unlimited,
     },
     scope: { chainId: world.chainId },
