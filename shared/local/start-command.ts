@@ -25,7 +25,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     .option('--data-dir <dir>', 'where state is kept (BRIDGE_DATA_DIR, default .bridge)')
     .option(
       '--poll-interval <duration>',
-      'how often each stream is polled, e.g. 5s (POLL_INTERVAL)',
+      'how often each stream is polled, e.g. 2s or 1m (POLL_INTERVAL, default 5s)',
     )
     .option(
       '--demo-receiver',
