@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeListSchema } from '../changes/entity-types.ts';
 import { splitCommaList } from '../comma-list.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
-import { parseOrThrow } from '../errors.ts';
+import { parseOrThrow, ValidationError } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { streamPhaseMs } from './schedule.ts';
@@ -69,7 +69,8 @@ export const DEFAULT_HISTORY_YEARS = 5;
 
 /**
  * Reads poll settings from environment-like input.
- * @throws ValidationError naming the variable, e.g. `POLL_INTERVAL: "fast" is not a duration`.
+ * @throws ValidationError naming the variable, e.g. `POLL_INTERVAL: "fast" is not a duration`,
+ * or `POLL_HISTORY_START` when it is in the future.
  */
 export function pollSettingsFromEnv(
   env: Record<string, string | undefined>,
@@ -81,6 +82,15 @@ export function pollSettingsFromEnv(
   const historyStartMs = parsed.POLL_HISTORY_START
     ? historyStartOf(parsed.POLL_HISTORY_START, nowMs)
     : Date.UTC(history.getUTCFullYear(), 0, 1);
+  // A first sync's window would start after its end: it would read nothing, with no error,
+  // until that time came.
+  if (historyStartMs > nowMs)
+    throw new ValidationError('environment', [
+      {
+        path: 'POLL_HISTORY_START',
+        message: `must not be in the future (${parsed.POLL_HISTORY_START} is after ${new Date(nowMs).toISOString()})`,
+      },
+    ]);
   return {
     intervalMs: parsed.POLL_INTERVAL,
     entities: parsed.POLL_ENTITIES ?? DEFAULT_POLL_ENTITIES,

@@ -33,6 +33,11 @@ describe('change-bridge start with a bad variable', () => {
         'POLL_PRODUCT_IDS[0]: not-a-product: the product id must be a uuid',
       ],
       [{ ...CONNECTOR, POLL_ENTITIES: 'export', POLL_EXPORT_IDS: 'x' }, 'POLL_EXPORT_IDS[0]'],
+      // Before, a future history start was taken: every first sync waited for it, silently.
+      [
+        { ...CONNECTOR, POLL_HISTORY_START: '2999-01-01' },
+        'POLL_HISTORY_START: must not be in the future',
+      ],
       // The built-in simulator's own variable (no CONNECTOR_BASE_URL).
       [{ SIMULATOR_SIZE: 'huge' }, 'SIMULATOR_SIZE: must be one of'],
       // A connector variable the simulator does not read is checked all the same.

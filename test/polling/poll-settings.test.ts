@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.ts';
+import { pollSettingsFromEnv } from '../../shared/polling/poll-settings.ts';
+
+const NOW = Date.parse('2026-12-02T03:00:00Z');
+
+describe('POLL_HISTORY_START', () => {
+  it('takes an ISO date-time or a duration back from now', () => {
+    const at = (value: string) =>
+      pollSettingsFromEnv({ POLL_HISTORY_START: value }, NOW).windows.historyStartMs;
+    expect(at('2021-01-01T00:00:00Z')).toBe(Date.parse('2021-01-01T00:00:00Z'));
+    expect(at('400d')).toBe(NOW - 400 * 86_400_000);
+    expect(at('2026-12-02T03:00:00Z')).toBe(NOW);
+  });
+
+  it('refuses a time in the future, which would leave every first sync waiting until then', () => {
+    // Before, a stream's first sync read nothing (its window starts after its end) and stayed
+    // in `first sync` with no request, no event and no error until that time came.
+    expect(() => pollSettingsFromEnv({ POLL_HISTORY_START: '2030-01-01' }, NOW)).toThrow(
+      ValidationError,
+    );
+    expect(() => pollSettingsFromEnv({ POLL_HISTORY_START: '2030-01-01' }, NOW)).toThrow(
+      /POLL_HISTORY_START: must not be in the future/,
+    );
+  });
+});
