@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { DurationSchema } from '../duration.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
+import { wholeNumberVariable } from '../optional-variable.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
@@ -90,19 +91,13 @@ export const LocalEnvSchema = z.object({
     z.number().min(100, { error: 'must be at least 100ms (a bare number is milliseconds)' }),
   ).default(LOCAL_DEFAULTS.pollIntervalMs),
   /** Streams the local poll loop polls at once, over every connection. */
-  POLL_CONCURRENCY: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(POLL_LOOP_CONCURRENCY_DEFAULT),
+  POLL_CONCURRENCY: wholeNumberVariable(z.number().min(1).max(10_000)).default(
+    POLL_LOOP_CONCURRENCY_DEFAULT,
+  ),
   /** Records the local poll loop's pages hold in flight at most, over every stream. */
-  POLL_MAX_RECORDS_IN_FLIGHT: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .max(10_000_000)
-    .default(RECORDS_IN_FLIGHT_DEFAULT),
+  POLL_MAX_RECORDS_IN_FLIGHT: wholeNumberVariable(z.number().min(1_000).max(10_000_000)).default(
+    RECORDS_IN_FLIGHT_DEFAULT,
+  ),
   /** Whether dynalite runs in a worker thread of its own (see LocalConfig.storeThread). */
   BRIDGE_STORE_THREAD: BooleanText.default(false),
   // Local runs deliver to receivers on this machine, so loopback is allowed unless turned off.

@@ -29,8 +29,9 @@ export const DEFAULT_MAX_BACKLOG = 50_000;
  */
 export function maxBacklogFromEnv(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_MAX_BACKLOG;
-  const bound = Number(value);
-  if (!Number.isInteger(bound) || bound < 1)
+  // Decimal digits only: Number() took `0x10` for 16 and `1e3` for 1000.
+  const bound = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(bound) || bound < 1)
     throw new ValidationError('environment', [
       { path: 'BRIDGE_MAX_BACKLOG', message: `must be a positive integer, not ${value}` },
     ]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DurationSchema } from '../duration.ts';
+import { wholeNumberVariable } from '../optional-variable.ts';
 import type { DispatcherConfig } from './dispatcher-deps.ts';
 import { DELIVERY_TIMEOUT_MS } from './http-sender.ts';
 import { DISABLE_AFTER_FAILING_MS, FAILING_AFTER_FAILURES } from './retry-policy.ts';
@@ -10,9 +11,13 @@ import { DISABLE_AFTER_FAILING_MS, FAILING_AFTER_FAILURES } from './retry-policy
  */
 export const DispatcherEnvSchema = z.object({
   /** Webhook request timeout, ms. */
-  DELIVERY_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(DELIVERY_TIMEOUT_MS),
+  DELIVERY_TIMEOUT_MS: wholeNumberVariable(z.number().positive().max(60_000)).default(
+    DELIVERY_TIMEOUT_MS,
+  ),
   /** Consecutive failed attempts to an endpoint before `delivery.failing` is published. */
-  WEBHOOK_FAILING_AFTER: z.coerce.number().int().min(1).max(1000).default(FAILING_AFTER_FAILURES),
+  WEBHOOK_FAILING_AFTER: wholeNumberVariable(z.number().min(1).max(1000)).default(
+    FAILING_AFTER_FAILURES,
+  ),
   /** How long an endpoint may fail without a success before its subscription is disabled. */
   WEBHOOK_DISABLE_AFTER: DurationSchema.pipe(
     z.number().min(1000, { error: 'must be at least 1s' }),

@@ -120,3 +120,42 @@ describe('the dispatcher settings of start', () => {
     );
   });
 });
+
+describe('the whole-number variables of start', () => {
+  it('take decimal digits only, as BRIDGE_PORT does, where coercion took hex, exponents and blanks', () => {
+    // Before, POLL_CONCURRENCY=0x10 polled 16 streams at once, DELIVERY_TIMEOUT_MS=1e3 waited
+    // 1 s and WEBHOOK_FAILING_AFTER=" 2" counted 2.
+    const variables = [
+      'POLL_CONCURRENCY',
+      'POLL_MAX_RECORDS_IN_FLIGHT',
+      'DELIVERY_TIMEOUT_MS',
+      'WEBHOOK_FAILING_AFTER',
+    ];
+    for (const variable of variables) {
+      for (const value of ['0x10', '2e3', ' 2000', '2000 ', '2000.0']) {
+        expect(() => readLocalConfig({ [variable]: value }, {}), `${variable}=${value}`).toThrow(
+          new RegExp(`${variable}: must be a whole number in decimal digits`),
+        );
+      }
+    }
+    const config = readLocalConfig(
+      {
+        POLL_CONCURRENCY: '16',
+        POLL_MAX_RECORDS_IN_FLIGHT: '5000',
+        DELIVERY_TIMEOUT_MS: '2000',
+        WEBHOOK_FAILING_AFTER: '2',
+      },
+      {},
+    );
+    expect(config).toMatchObject({
+      pollConcurrency: 16,
+      pollMaxRecordsInFlight: 5000,
+      dispatch: { deliveryTimeoutMs: 2000, config: { failingAfterFailures: 2 } },
+    });
+    for (const value of ['0x10', '2e3', ' 2000']) {
+      expect(() => readLocalConfig({ BRIDGE_MAX_BACKLOG: value }, {}), value).toThrow(
+        `BRIDGE_MAX_BACKLOG: must be a positive integer, not ${value}`,
+      );
+    }
+  });
+});
