@@ -28,6 +28,13 @@ export const WindowMarginSchema = DurationSchema.pipe(
   z.number().max(WINDOW_MARGIN_MAX_MS, { error: 'must be at most 1d' }),
 );
 
+/**
+ * Most CONNECTOR_BUDGET_MARGIN may add to the server's 30 s window: transit and clock skew are
+ * far below it, and a margin of a day would space the token's 200 requests over a day, with
+ * no word said.
+ */
+export const BUDGET_MARGIN_MAX_MS = 30_000;
+
 /** The POLL_* and INITIAL_SYNC variables (design.md, Configuration). */
 export const PollEnvSchema = z.object({
   POLL_INTERVAL: DurationSchema.optional(),
@@ -49,7 +56,9 @@ export const PollEnvSchema = z.object({
    * Added to the Connector API's 30 s window when the token's budget spaces its requests, so
    * that transit and clock skew never let the server count more than 200 in its own window.
    */
-  CONNECTOR_BUDGET_MARGIN: DurationSchema.default(500),
+  CONNECTOR_BUDGET_MARGIN: DurationSchema.pipe(
+    z.number().max(BUDGET_MARGIN_MAX_MS, { error: 'must be at most 30s' }),
+  ).default(500),
 });
 
 /** Parsed poll settings. */

@@ -24,3 +24,16 @@ describe('POLL_HISTORY_START', () => {
     );
   });
 });
+
+describe('CONNECTOR_BUDGET_MARGIN', () => {
+  it('takes a margin up to 30s and refuses a longer one, naming the variable', () => {
+    expect(pollSettingsFromEnv({}, NOW).budgetMarginMs).toBe(500);
+    expect(pollSettingsFromEnv({ CONNECTOR_BUDGET_MARGIN: '30s' }, NOW).budgetMarginMs).toBe(
+      30_000,
+    );
+    // A day would space the token's 200 requests over a day: polling all but stopped.
+    expect(() => pollSettingsFromEnv({ CONNECTOR_BUDGET_MARGIN: '1d' }, NOW)).toThrow(
+      /CONNECTOR_BUDGET_MARGIN: must be at most 30s/,
+    );
+  });
+});
