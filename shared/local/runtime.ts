@@ -18,6 +18,7 @@ import {
   entitiesWithPortfolioRead,
 } from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
+import { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
 import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
 import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
@@ -223,6 +224,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
           reporter.info(describeRefusal(failure, subject), { ...failure });
       },
     );
+    const snapshotGate = new SnapshotWriteGate();
     const pollDeps: PollDeps = {
       store: state,
       client,
@@ -243,6 +245,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       records: new RecordBudget(config.pollMaxRecordsInFlight),
       // A burst re-read in the next windows' overlap is passed over, not judged again.
       overlapMemory: new OverlapMemory(),
+      // The write-through proxy below shares this process: live pages store in batches unless
+      // a proxied write of their stream overlaps them.
+      snapshotGate,
     };
     const pollLoop: PollLoop = startPollLoop({
       definitions: () => connections.registry.definitions(),
@@ -258,6 +263,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     stopOnFailedStart.push(() => pollLoop.stop());
 
     const writeThrough = createWriteThrough({
+      snapshotGate,
       connectionId: LOCAL_CONNECTION_ID,
       connector: source.connection,
       scope: source.scope,

@@ -57,6 +57,12 @@ export interface PublishedChanges extends PageChanges {
    * publish ended (epoch ms) and in which lane corrections go.
    */
   guard?: { read: ReadonlyMap<string, StoredSnapshot>; publishedAt: number; lane: DispatchLane };
+  /**
+   * Set for a live page the process's gate let store without conditions: called once its
+   * snapshots are stored or will not be ({@link storeChanges} calls it), so a proxied write of
+   * the stream waiting for it goes on.
+   */
+  closeGate?: () => void;
 }
 
 /** Entity types whose snapshots the write-through proxy stores too. */
@@ -94,10 +100,49 @@ export async function publishObservations(
   { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
+  // A live page of an entity the write-through proxy stores too: with conditions, unless this
+  // process's gate says no proxied write of the stream overlaps it (opened before its reads).
+  const guardable =
+    lane === 'live' &&
+    backfill?.republish !== 'records' &&
+    WRITTEN_THROUGH.has(definition.spec.entityType);
+  const ticket = guardable ? deps.snapshotGate?.openPage(definition.streamId) : undefined;
+  try {
+    const changes = await judgeAndPublish(definition, deps, observations, emitCreated, {
+      classify,
+      needsRead,
+      lane,
+      backfill,
+    });
+    const guarded = guardable && (ticket?.guarded ?? true);
+    const guard = guarded
+      ? { read: changes.stored, publishedAt: deps.clock.now(), lane }
+      : undefined;
+    await deps.observer?.afterPublish?.(definition.streamId, changes);
+    const { stored: _stored, ...published } = changes;
+    return {
+      ...published,
+      ...(guard ? { guard } : {}),
+      ...(ticket && !ticket.guarded ? { closeGate: ticket.close } : {}),
+    };
+  } catch (error) {
+    ticket?.close();
+    throw error;
+  }
+}
+
+/** Reads the snapshots a page needs, judges its records and publishes their events. */
+async function judgeAndPublish(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  observations: readonly Observation[],
+  emitCreated: boolean,
+  { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions,
+): Promise<PageChanges & { published: number; stored: Map<string, StoredSnapshot> }> {
   // A pass that republishes reads no snapshot (see republishedChanges).
   const toRead =
     backfill?.republish === 'records' ? [] : observations.filter(needsRead).map((o) => o.entityId);
-  const stored =
+  const stored: Map<string, StoredSnapshot> =
     toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
   let seen = observations;
   if (classify) {
@@ -121,13 +166,7 @@ export async function publishObservations(
     changes.events.length > 0
       ? (await deps.publisher.publish(changes.events, { lane })).published
       : 0;
-  const guarded =
-    lane === 'live' &&
-    backfill?.republish !== 'records' &&
-    WRITTEN_THROUGH.has(definition.spec.entityType);
-  const guard = guarded ? { read: stored, publishedAt: deps.clock.now(), lane } : undefined;
-  await deps.observer?.afterPublish?.(definition.streamId, changes);
-  return guard ? { ...changes, published, guard } : { ...changes, published };
+  return { ...changes, published, stored };
 }
 
 /**
@@ -138,6 +177,18 @@ export async function publishObservations(
  * stream, for good. That entity is then judged against its last stored snapshot, or as new.
  */
 export async function storeChanges(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'closeGate'>,
+): Promise<void> {
+  try {
+    await storePageSnapshots(definition, deps, changes);
+  } finally {
+    changes.closeGate?.();
+  }
+}
+
+async function storePageSnapshots(
   definition: StreamDefinition,
   deps: PollDeps,
   changes: PageChanges & Pick<PublishedChanges, 'guard'>,

@@ -10,6 +10,7 @@ import type { OverlapMemory } from './overlap-memory.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
 import type { RecordBudget } from './record-budget.ts';
+import type { SnapshotWriteGate } from './snapshot-write-gate.ts';
 import type { WindowSettings } from './windows.ts';
 
 /** A product whose prices are followed; Day units start at local midnight of `timeZone`. */
@@ -55,6 +56,12 @@ export interface PollDeps {
   /** Limitation.Count of each page (1..1000). */
   pageCount: number;
   observer?: PollObserver;
+  /**
+   * The process's gate between live pages and the write-through proxy (`start`): without one
+   * (AWS, where the proxy runs elsewhere), live pages of the entities the proxy writes store
+   * their snapshots with conditions.
+   */
+  snapshotGate?: SnapshotWriteGate;
   /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */
   deadline?: number;
   /** Aborts in-flight connector calls when the process stops; the window is left for a resume. */

@@ -12,6 +12,7 @@ import {
 import type { OperationName, OperationRequest } from '../connector/operations.ts';
 import { storeGuarded } from '../polling/guarded-snapshots.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
@@ -51,6 +52,12 @@ export interface WriteThroughOptions {
    * twice). Without it such a failure throws.
    */
   onPublishError?: (error: unknown, operation: OperationName) => void;
+  /**
+   * The pollers' gate in this process (`start`): a write waits for the live pages of its
+   * stream in flight to store, and pages opened meanwhile store with conditions. Without one
+   * (the AWS admin Lambda), the pollers' live pages of these entities are always guarded.
+   */
+  snapshotGate?: SnapshotWriteGate;
 }
 
 /** The connector's answer, passed on unchanged; `events` counts what was published. */
@@ -135,37 +142,43 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         (s) => s.connectionId === options.connectionId && s.spec.entityType === entityType,
       );
       const streamId = stream?.streamId ?? `${options.connectionId}:${entityType}`;
-      const records = polledRecords(operation, response);
-      const ids = records.map((record) => String(record.Id));
-      const volatileFields = stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
-      const stored = await options.state.getSnapshots(streamId, ids);
-      const changes = polledWriteChanges({
-        context: context(),
-        entityType,
-        volatileFields,
-        records,
-        stored,
-        request,
-      });
-      if (changes.events.length > 0) await options.publisher.publish(changes.events);
-      // A poll of the stream may store the same entities meanwhile: only over what was read.
-      const corrections = await storeGuarded({
-        store: options.state,
-        streamId,
-        connectionId: options.connectionId,
-        entityType,
-        scope: options.scope,
-        volatileFields,
-        read: stored,
-        writes: changes.writes,
-        published: new Set(changes.events.map((event) => event.subject)),
-        publishedAt: options.clock.now(),
-        now: options.clock.now(),
-        publish: async (events) => {
-          await options.publisher.publish(events);
-        },
-      });
-      return changes.events.length + corrections;
+      // Live pages of the stream in flight in this process store first; later ones are guarded.
+      const endWrite = await options.snapshotGate?.openWrite(streamId);
+      try {
+        const records = polledRecords(operation, response);
+        const ids = records.map((record) => String(record.Id));
+        const volatileFields = stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
+        const stored = await options.state.getSnapshots(streamId, ids);
+        const changes = polledWriteChanges({
+          context: context(),
+          entityType,
+          volatileFields,
+          records,
+          stored,
+          request,
+        });
+        if (changes.events.length > 0) await options.publisher.publish(changes.events);
+        // A poll of the stream may store the same entities meanwhile: only over what was read.
+        const corrections = await storeGuarded({
+          store: options.state,
+          streamId,
+          connectionId: options.connectionId,
+          entityType,
+          scope: options.scope,
+          volatileFields,
+          read: stored,
+          writes: changes.writes,
+          published: new Set(changes.events.map((event) => event.subject)),
+          publishedAt: options.clock.now(),
+          now: options.clock.now(),
+          publish: async (events) => {
+            await options.publisher.publish(events);
+          },
+        });
+        return changes.events.length + corrections;
+      } finally {
+        endWrite?.();
+      }
     }
     const events = writeOnlyEvents(context(), operation, request, response);
     if (events.length > 0) await options.publisher.publish(events);

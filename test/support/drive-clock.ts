@@ -13,6 +13,8 @@ export async function driveClock<T>(
   const done = work.finally(() => {
     settled = true;
   });
+  // Handled here while the loop turns: a rejection is the caller's, once `done` is returned.
+  done.catch(() => undefined);
   while (!settled) {
     if (clock.pendingSleeps > 0) await clock.advance(stepMs);
     else await new Promise((resolve) => setTimeout(resolve, 1));

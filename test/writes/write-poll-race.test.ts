@@ -3,6 +3,7 @@ import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { SnapshotWriteGate } from '../../shared/polling/snapshot-write-gate.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 import { createWriteThrough, type WriteThrough } from '../../shared/writes/write-through.ts';
@@ -470,5 +471,97 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       h.sim.controls.setFaults({ script: [] });
       await writeThrough.close();
     }
+  });
+
+  describe('in one process, through its gate (change-bridge start)', () => {
+    /** The store of `deps`, counting the conditional snapshot writes. */
+    function countingStore(counts: { replaced: number }): StateStore {
+      return new Proxy(deps.store, {
+        get(target, property, receiver) {
+          const method = Reflect.get(target, property, receiver);
+          if (property !== 'replaceSnapshots') return method;
+          return (...args: unknown[]) => {
+            counts.replaced += 1;
+            return Reflect.apply(method as (...a: unknown[]) => unknown, target, args);
+          };
+        },
+      });
+    }
+
+    it('a live page with no proxied write of its stream stores its snapshots in batches, without conditions', async () => {
+      const customer = nextCustomer();
+      const gate = new SnapshotWriteGate();
+      const counts = { replaced: 0 };
+      await h.clock.advance(10_000);
+      await hotelChange(customer, HOTEL);
+      const from = h.publisher.events.length;
+      await poll({ snapshotGate: gate, store: countingStore(counts) });
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([HOTEL]);
+      expect(await storedNotes(customer)).toBe(HOTEL);
+      expect(counts.replaced).toBe(0);
+      // Without a gate (AWS: the proxy in another process) the same page is stored with conditions.
+      await hotelChange(customer, LATER);
+      await poll({ store: countingStore(counts) });
+      expect(counts.replaced).toBeGreaterThan(0);
+    });
+
+    it('a write while a page is between judging and publishing waits until the page is stored, then tells the write after it', async () => {
+      const customer = nextCustomer();
+      const gate = new SnapshotWriteGate();
+      const writeThrough = createWriteThrough({
+        connectionId: definition.connectionId,
+        connector: connector(),
+        scope: definition.scope,
+        publisher: h.publisher,
+        state: deps.store,
+        streams: h.definitions(),
+        clock: h.clock,
+        snapshotGate: gate,
+      });
+      try {
+        await h.clock.advance(10_000);
+        await hotelChange(customer, HOTEL);
+        const from = h.publisher.events.length;
+        let reached!: () => void;
+        const atPublish = new Promise<void>((resolve) => {
+          reached = resolve;
+        });
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const holding: EventPublisher = {
+          publish: async (events) => {
+            if (events.some((event) => event.subject === customer)) {
+              reached();
+              await released;
+            }
+            return h.publisher.publish(events);
+          },
+        };
+        const polled = poll({ snapshotGate: gate, publisher: holding });
+        await atPublish;
+        let written = false;
+        const writing = writeThrough
+          .forward('customers/update', { CustomerId: customer, Notes: PROXY })
+          .then((result) => {
+            written = true;
+            return result;
+          });
+        // The connector applies the write; the proxy then waits for the page held at its publish.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(written).toBe(false);
+        release();
+        await polled;
+        expect((await writing).status).toBe(200);
+        expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([HOTEL, PROXY]);
+        expect(await storedNotes(customer)).toBe(PROXY);
+        await poll({ snapshotGate: gate });
+        await poll({ snapshotGate: gate });
+        expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([HOTEL, PROXY]);
+      } finally {
+        await writeThrough.close();
+      }
+    });
   });
 });

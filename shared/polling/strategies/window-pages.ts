@@ -194,7 +194,13 @@ async function readWindowPages(
           backfill: reading.backfill,
         },
       );
-      await storing;
+      try {
+        await storing;
+      } catch (error) {
+        // This page's snapshots will not be stored now: its hold on proxied writes ends.
+        changes.closeGate?.();
+        throw error;
+      }
       const records = page.records.length + page.passedOver;
       read.records += records;
       const next: StreamWindow | undefined = page.last

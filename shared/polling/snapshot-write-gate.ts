@@ -1,0 +1,92 @@
+/**
+ * The write-through proxy and a stream's live polls both store snapshots of the entities the
+ * proxy writes (customers, payment requests); run at the same moment, they must store them with
+ * conditions over the versions they read (see guarded-snapshots.ts), one conditional write a
+ * snapshot. Within one process (`change-bridge start`, where the proxy and the pollers share
+ * the store) this gate lets a live page store its snapshots in batches, as any other page,
+ * whenever no proxied write of its stream overlaps it: a page opened while a write of its
+ * stream runs is guarded, and a write waits for the unguarded pages of its stream in flight to
+ * store theirs before it reads the snapshots. Where the proxy runs in another process (AWS),
+ * there is no gate and every such page is guarded.
+ */
+export class SnapshotWriteGate {
+  /** Proxied writes in progress, per stream. */
+  readonly #writing = new Map<string, number>();
+  /** Pages in flight that store without conditions, per stream: each resolves when stored. */
+  readonly #unguarded = new Map<string, Set<UnguardedPage>>();
+
+  /**
+   * A live page of `streamId` about to read its stored snapshots. Guarded (store with
+   * conditions) while a proxied write of the stream runs; otherwise it stores in batches and
+   * must call `close()` once stored or failed.
+   */
+  openPage(streamId: string): PageTicket {
+    if ((this.#writing.get(streamId) ?? 0) > 0) return { guarded: true, close: () => undefined };
+    let resolve!: () => void;
+    const page: UnguardedPage = {
+      stored: new Promise<void>((done) => {
+        resolve = done;
+      }),
+    };
+    const pages = this.#unguarded.get(streamId) ?? new Set<UnguardedPage>();
+    pages.add(page);
+    this.#unguarded.set(streamId, pages);
+    let closed = false;
+    return {
+      guarded: false,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        pages.delete(page);
+        if (pages.size === 0 && this.#unguarded.get(streamId) === pages)
+          this.#unguarded.delete(streamId);
+        resolve();
+      },
+    };
+  }
+
+  /**
+   * A proxied write of `streamId` about to read its stored snapshots: pages opened from now on
+   * are guarded, and this waits until the unguarded pages in flight have stored (at most
+   * `waitMs`: past it the write goes on, guarded itself, as in another process). Returns what
+   * ends the write.
+   */
+  async openWrite(streamId: string, waitMs = WRITE_WAITS_FOR_PAGES_MS): Promise<() => void> {
+    this.#writing.set(streamId, (this.#writing.get(streamId) ?? 0) + 1);
+    const inFlight = [...(this.#unguarded.get(streamId) ?? [])].map((page) => page.stored);
+    if (inFlight.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(inFlight),
+        new Promise<void>((done) => {
+          timer = setTimeout(done, waitMs);
+          timer.unref();
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#writing.get(streamId) ?? 1) - 1;
+      if (left > 0) this.#writing.set(streamId, left);
+      else this.#writing.delete(streamId);
+    };
+  }
+}
+
+/** How long a proxied write waits for the unguarded pages of its stream to store, at most. */
+export const WRITE_WAITS_FOR_PAGES_MS = 30_000;
+
+/** A live page's standing at the gate. */
+export interface PageTicket {
+  /** Whether the page stores its snapshots with conditions (a proxied write overlaps it). */
+  guarded: boolean;
+  /** Called once the page's snapshots are stored or will not be: ends its hold on writes. */
+  close(): void;
+}
+
+interface UnguardedPage {
+  stored: Promise<void>;
+}
