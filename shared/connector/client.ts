@@ -30,7 +30,7 @@ import {
   type OperationSpec,
 } from './operations.ts';
 import { CONNECTOR_RATE_WINDOW_MS, CONNECTOR_REQUESTS_PER_WINDOW } from './rate-limit.ts';
-import { interpretResponse } from './response.ts';
+import { interpretResponse, type PageReading, type SetAsideRecord } from './response.ts';
 import {
   type AttemptHistory,
   DEFAULT_RETRY_LIMITS,
@@ -58,6 +58,13 @@ export interface CallOptions {
   budget?: BudgetClaim;
   /** For a paginated operation: looks at the response's raw items before validation. */
   screen?: ItemScreen;
+  /**
+   * For a paginated operation: a record that breaks its schema is set aside (left out of the
+   * items and told in {@link CallResult.setAside}) instead of failing the call, so one bad record
+   * does not stop a stream's window. The rest of the response is held to the contract as
+   * always. Default false: a call fails on any record that breaks the contract.
+   */
+  setAside?: boolean;
 }
 
 /** A call's parsed response and the body that finally succeeded (its Count may have shrunk). */
@@ -66,6 +73,8 @@ export interface CallResult<N extends OperationName> {
   sentBody: Record<string, unknown>;
   /** Items of a paginated response that the call's screen passed over (0 without one). */
   passedOver: number;
+  /** Records of a paginated response set aside ({@link CallOptions.setAside}); empty without. */
+  setAside: SetAsideRecord[];
 }
 
 /** The least time an attempt is given before a call's {@link CallOptions.deadline}. */
@@ -243,16 +252,35 @@ export function createConnectorCaller(
     const itemsKey = spec.pagination?.itemsKey;
     const screen = options.screen;
     let passedOver = 0;
+    let setAside: SetAsideRecord[] = [];
+    // The items as the connector sent them, for the place in the page of a record set aside.
+    let sentItems: readonly unknown[] = [];
     const prepare =
-      screen && itemsKey
+      itemsKey && (screen || options.setAside)
         ? (body: unknown) => {
+            const items = isJsonObject(body) ? body[itemsKey] : undefined;
+            sentItems = Array.isArray(items) ? items : [];
+            if (!screen) return body;
             const screened = screenBody(body, itemsKey, screen);
             passedOver = screened.passedOver;
             return screened.body;
           }
         : undefined;
-    const response = interpretResponse(name, raw, spec.response, clock.now(), prepare);
-    return { response, passedOver };
+    const page: PageReading | undefined =
+      itemsKey && options.setAside
+        ? {
+            itemsKey,
+            placeOf: (item, index) => {
+              const place = sentItems.indexOf(item);
+              return place === -1 ? index : place;
+            },
+            onSetAside: (records) => {
+              setAside = records;
+            },
+          }
+        : undefined;
+    const response = interpretResponse(name, raw, spec.response, clock.now(), prepare, page);
+    return { response, passedOver, setAside };
   }
 
   async function send<N extends OperationName>(
@@ -277,10 +305,15 @@ export function createConnectorCaller(
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
     for (;;) {
       try {
-        const { response, passedOver } = await attempt(spec, name, current, options);
+        const { response, passedOver, setAside } = await attempt(spec, name, current, options);
         const answered = limitationCount(current);
         if (asked !== undefined && answered !== undefined) ceilings.answered(name, asked, answered);
-        return { response: response as OperationResponse<N>, sentBody: current, passedOver };
+        return {
+          response: response as OperationResponse<N>,
+          sentBody: current,
+          passedOver,
+          setAside,
+        };
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
         const count = limitationCount(current);

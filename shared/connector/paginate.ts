@@ -8,6 +8,7 @@ import {
   type OperationResponse,
   type PaginatedOperationName,
 } from './operations.ts';
+import type { SetAsideRecord } from './response.ts';
 
 type ItemsKeyOf<N extends PaginatedOperationName> = (typeof OPERATIONS)[N]['pagination'] extends {
   itemsKey: infer K;
@@ -30,8 +31,10 @@ export interface Page<N extends PaginatedOperationName> {
   count: number;
   /** True when this is the last page (rule 5: null Cursor or fewer items than Count). */
   last: boolean;
-  /** Items the page's screen passed over: the response held `items.length + passedOver`. */
+  /** Items the page's screen passed over: the response held `items.length + passedOver + setAside.length`. */
   passedOver: number;
+  /** Records that broke their schema and were left out (only with the `setAside` option). */
+  setAside: SetAsideRecord[];
   /** The screen that looked at this page's items, when the walk was given `screens`. */
   screen?: ItemScreen;
 }
@@ -47,7 +50,7 @@ export interface PaginateOptions extends Omit<CallOptions, 'screen'> {
  * (connector-api.md, Pagination): the first request carries the given `Limitation.Cursor`
  * (absent: the newest items), each next request the Cursor of the previous response; the walk
  * stops when the response Cursor is null or fewer items than Count come back (items a screen
- * passed over count). A Count halved after a 408 is kept for the following pages.
+ * passed over, and records set aside with the `setAside` option, count). A Count halved after a 408 is kept for the following pages.
  * @throws ConnectorError (`response`, naming `Cursor`) for a full page whose Cursor the walk
  * already asked with: it names no older item (rule 2), and following it would ask for the same
  * pages for ever.
@@ -66,7 +69,7 @@ export async function* paginate<N extends PaginatedOperationName>(
     const askedWith = (request.Limitation as { Cursor?: unknown } | undefined)?.Cursor;
     if (typeof askedWith === 'string') asked.add(askedWith);
     const screen = screens?.();
-    const { response, sentBody, passedOver } = await caller.send(
+    const { response, sentBody, passedOver, setAside } = await caller.send(
       name,
       request as OperationRequest<N>,
       screen ? { ...callOptions, screen } : callOptions,
@@ -76,14 +79,23 @@ export async function* paginate<N extends PaginatedOperationName>(
     const list: unknown[] = Array.isArray(raw) ? raw : [];
     const items = list as PageItems<N>;
     const cursor = ((response as { Cursor?: string | null }).Cursor ?? null) as string | null;
-    const last = cursor === null || list.length + passedOver < count;
+    const last = cursor === null || list.length + passedOver + setAside.length < count;
     if (!last && asked.has(cursor)) {
       throw new ConnectorError(
         `${name}: the response breaks the contract at Cursor: ${cursor} was already asked with in this walk, so it names no older items (connector-api.md, Pagination 2 and 4)`,
         { category: 'response', operation: name, details: { path: 'Cursor' } },
       );
     }
-    yield { response, items, cursor, count, last, passedOver, ...(screen ? { screen } : {}) };
+    yield {
+      response,
+      items,
+      cursor,
+      count,
+      last,
+      passedOver,
+      setAside,
+      ...(screen ? { screen } : {}),
+    };
     if (last) return;
     request = { ...sentBody, Limitation: { ...(sentBody.Limitation as object), Cursor: cursor } };
   }

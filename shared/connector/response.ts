@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import { parseRetryAfter } from '../retry-after.ts';
 import { ConnectorError, categoryOfStatus } from './errors.ts';
 import type { RawResponse } from './http-transport.ts';
@@ -34,12 +35,38 @@ function offendingRecordId(body: unknown, path: readonly PropertyKey[]): string 
   return typeof id === 'string' && id.length <= 100 ? id : undefined;
 }
 
+/** A record of a paginated response left out because it breaks its schema (see {@link PageReading}). */
+export interface SetAsideRecord {
+  /** The first offending field, with the record's place in the page: `Customers[3].Email`. */
+  path: string;
+  /** The record's `Id`, when it has one. */
+  recordId?: string;
+  /** What was wrong, naming the operation, the field and the record. */
+  error: string;
+}
+
+/** How a paginated response's records are read (see {@link interpretResponse}). */
+export interface PageReading {
+  /** The response field holding the page's records. */
+  itemsKey: string;
+  /**
+   * The place in the page as the connector sent it of `item`, found at `index` of the items
+   * validated (a screen may have passed over some before them).
+   */
+  placeOf?: (item: unknown, index: number) => number;
+  /** Told the records set aside, when there are any. */
+  onSetAside: (records: SetAsideRecord[]) => void;
+}
+
 /**
  * Turns a raw answer into the parsed response body, or throws the typed {@link ConnectorError}.
  * A 200 whose body is not JSON or breaks the response schema is a `response` error naming the
  * first offending path and, inside a record, that record's Id; unknown fields pass (the service evolves).
  * `prepare`, when given, sees a 200's parsed JSON first and returns the body to validate (see
- * ItemScreen).
+ * ItemScreen). With `page`, a record under its items key that breaks its schema is set aside
+ * (left out of the body returned and told to `page.onSetAside`) instead of failing the response:
+ * one bad record must not stop its stream (design.md, Bad input). The rest of the body (the
+ * items array itself, the Cursor, other fields) is held to the contract as without it.
  */
 export function interpretResponse<S extends z.ZodType>(
   operation: string,
@@ -47,6 +74,7 @@ export function interpretResponse<S extends z.ZodType>(
   responseSchema: S,
   nowMs: number,
   prepare?: (body: unknown) => unknown,
+  page?: PageReading,
 ): z.output<S> {
   const requestId = headerValue(raw.headers, 'request-id');
   const json = parseJson(raw.text);
@@ -60,7 +88,14 @@ export function interpretResponse<S extends z.ZodType>(
       });
     }
     const body = prepare ? prepare(json.value) : json.value;
-    const parsed = responseSchema.safeParse(body);
+    let parsed = responseSchema.safeParse(body);
+    if (!parsed.success && page) {
+      const kept = setAsideBrokenRecords(operation, body, responseSchema, parsed.error, page);
+      if (kept) {
+        parsed = kept.parsed;
+        page.onSetAside(kept.records);
+      }
+    }
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = issue ? formatIssuePath(issue.path) : '';
@@ -110,4 +145,49 @@ function throwError(
     retryAfterMs:
       category === 'rate-limit' ? parseRetryAfter(raw.headers['retry-after'], nowMs) : undefined,
   });
+}
+
+/**
+ * The body without the records under `page.itemsKey` that break their schema, parsed, and those
+ * records; undefined when an issue lies outside them (the page's envelope is broken: the whole
+ * response fails). Parsed again after each removal (a record's issues may hide behind another's),
+ * at most once per record.
+ */
+function setAsideBrokenRecords<S extends z.ZodType>(
+  operation: string,
+  body: unknown,
+  responseSchema: S,
+  error: z.ZodError,
+  page: PageReading,
+): { parsed: z.ZodSafeParseResult<z.output<S>>; records: SetAsideRecord[] } | undefined {
+  const records: SetAsideRecord[] = [];
+  let current = body;
+  let issues = error.issues;
+  for (;;) {
+    if (!isJsonObject(current)) return undefined;
+    const items = current[page.itemsKey];
+    if (!Array.isArray(items)) return undefined;
+    const broken = new Map<number, (typeof issues)[number]>();
+    for (const issue of issues) {
+      const [key, index] = issue.path;
+      if (key !== page.itemsKey || typeof index !== 'number') return undefined;
+      if (!broken.has(index)) broken.set(index, issue);
+    }
+    if (broken.size === 0) return undefined;
+    for (const [index, issue] of broken) {
+      const place = page.placeOf?.(items[index], index) ?? index;
+      const path = formatIssuePath([page.itemsKey, place, ...issue.path.slice(2)]);
+      const recordId = offendingRecordId(current, issue.path);
+      const record = recordId === undefined ? '' : ` (record Id ${recordId})`;
+      records.push({
+        path,
+        ...(recordId === undefined ? {} : { recordId }),
+        error: `${operation}: record set aside: the response breaks the contract at ${path}${record}: ${issue.message}`,
+      });
+    }
+    current = { ...current, [page.itemsKey]: items.filter((_, index) => !broken.has(index)) };
+    const parsed = responseSchema.safeParse(current);
+    if (parsed.success) return { parsed, records };
+    issues = parsed.error.issues;
+  }
 }
