@@ -120,6 +120,9 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       }
       for (const outcome of outcomes) {
         logger.info('poll finished', { ...outcome });
+        // A record that broke its schema was left out: its change is not published.
+        if (outcome.kind === 'polled' && outcome.setAside)
+          logger.warn('records set aside', { streamId: outcome.streamId, ...outcome.setAside });
         if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);
         // The state the job last read or wrote; read only for a stream it never touched.
         const state = states.has(outcome.streamId)

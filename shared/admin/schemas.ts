@@ -224,6 +224,16 @@ export const StreamViewSchema = z.object({
   /** Events the stream published since its state was created (a reset restarts it). */
   eventsPublished: z.number().int().nonnegative(),
   /**
+   * Records set aside since the state was created (a reset restarts it): records that broke
+   * their schema, left out of their page while its other records were published.
+   */
+  recordsSetAside: z.number().int().nonnegative(),
+  /**
+   * The latest record set aside: the error naming its field and the record (its Id, or its place
+   * in the page), and when; kept until a reset (its change was not published). Null when none.
+   */
+  lastSetAside: z.object({ error: z.string(), at: z.string() }).nullable(),
+  /**
    * The backfill pass the stream runs beside its live polls (a backfill of a synced stream),
    * while it runs; null otherwise. Its window and watermark are its own, over the history.
    */

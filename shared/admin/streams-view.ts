@@ -77,6 +77,10 @@ export function toStreamView(
     windowInProgress: windowView(state?.window ?? null),
     recordsRead: state?.recordsRead ?? 0,
     eventsPublished: state?.eventsPublished ?? 0,
+    recordsSetAside: state?.recordsSetAside ?? 0,
+    lastSetAside: state?.lastSetAside
+      ? { error: state.lastSetAside.error, at: new Date(state.lastSetAside.at).toISOString() }
+      : null,
     backfillPass: pass
       ? {
           jobId: pass.jobId,

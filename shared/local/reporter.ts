@@ -50,6 +50,12 @@ export function jsonReporter(output: ReporterOutput): Reporter {
       ),
     pollOutcome: (outcome) => {
       if (outcome.kind === 'failed') emit('warn', 'poll failed', { ...outcome });
+      if (outcome.kind === 'polled' && outcome.setAside)
+        emit('warn', 'records set aside', {
+          streamId: outcome.streamId,
+          records: outcome.setAside.records,
+          error: outcome.setAside.error,
+        });
     },
     dispatchLogger: {
       warn: (message, fields) => emit('warn', message, fields),
@@ -92,6 +98,13 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
         problem(
           palette.red(outcome.parked ? 'stream parked' : 'poll failed'),
           `${outcome.streamId}: ${outcome.error}`,
+        );
+      }
+      if (outcome.kind === 'polled' && outcome.setAside) {
+        const { records, error } = outcome.setAside;
+        problem(
+          palette.yellow(records === 1 ? 'record set aside' : `${records} records set aside`),
+          `${outcome.streamId}: ${error}`,
         );
       }
     },

@@ -119,6 +119,25 @@ export interface PageCounts {
   events: number;
   /** Of `events`, the backfill's `created` sent ahead of a live change: the pass's events. */
   announced?: number;
+  /** Of `records`, those set aside for breaking their schema, and the last one's error. */
+  setAside?: { records: number; error: string; at: number };
+}
+
+/**
+ * The patch noting a page's records set aside on the stream (see StreamState.recordsSetAside),
+ * for the save that commits that page; nothing without any. Pure.
+ * @example await state.save({ window: next, ...setAsideNoted(state.current, counts) })
+ */
+export function setAsideNoted(
+  state: Pick<StreamState, 'recordsSetAside'>,
+  counts: PageCounts,
+): Pick<StreamState, 'recordsSetAside' | 'lastSetAside'> | Record<string, never> {
+  const setAside = counts.setAside;
+  if (!setAside || setAside.records === 0) return {};
+  return {
+    recordsSetAside: (state.recordsSetAside ?? 0) + setAside.records,
+    lastSetAside: { error: setAside.error, at: setAside.at },
+  };
 }
 
 /**

@@ -20,7 +20,16 @@ export const POLL_LEASE_TTL_MS = 6 * 60_000;
 
 /** What one poll run of a stream ended with. */
 export type PollOutcome =
-  | { kind: 'polled'; streamId: string; caughtUp: boolean }
+  | {
+      kind: 'polled';
+      streamId: string;
+      caughtUp: boolean;
+      /**
+       * Records this run set aside for breaking their schema (see StreamState.lastSetAside), and
+       * the last one's error: logged once per poll. Absent when it set none aside.
+       */
+      setAside?: { records: number; error: string };
+    }
   | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' | 'changed' }
   | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
 
@@ -155,6 +164,7 @@ export async function pollStream(
       return { kind: 'skipped', streamId, reason: 'parked' };
     }
     const startedAt = deps.clock.now();
+    const setAsideBefore = stored.recordsSetAside ?? 0;
     try {
       const caughtUp = await runStrategy(definition, deps, state);
       const now = deps.clock.now();
@@ -169,7 +179,16 @@ export async function pollStream(
           ? nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0)
           : now,
       });
-      return { kind: 'polled', streamId, caughtUp };
+      const setAside = (state.current.recordsSetAside ?? 0) - setAsideBefore;
+      const lastSetAside = state.current.lastSetAside;
+      return {
+        kind: 'polled',
+        streamId,
+        caughtUp,
+        ...(setAside > 0 && lastSetAside
+          ? { setAside: { records: setAside, error: lastSetAside.error } }
+          : {}),
+      };
     } catch (error) {
       // Stopping the process is not the stream's fault: its state already holds the resume point.
       if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };

@@ -141,6 +141,18 @@ export const StreamStateSchema = z.object({
   /** Events published since the state was created, saved like {@link recordsRead}. */
   eventsPublished: z.number().int().nonnegative().optional(),
   /**
+   * Records set aside since the state was created, saved like {@link recordsRead}: records that
+   * broke their schema, left out of their page while its other records were published (no event
+   * for them until they change again). Absent: none.
+   */
+  recordsSetAside: z.number().int().nonnegative().optional(),
+  /**
+   * The latest record set aside: the error naming its field and the record (its Id, or its
+   * place in the page), and when (epoch ms). Kept until a reset: the change it carried was not
+   * published, whatever later windows read. Absent: none.
+   */
+  lastSetAside: z.object({ error: z.string(), at: z.number().int() }).optional(),
+  /**
    * The first sync's figures, kept by the save that completed it: when (epoch ms) and the
    * counters then, so a finished backfill reports what it did, not what the stream read since.
    * Absent until the first sync completes, and on states stored before it existed.

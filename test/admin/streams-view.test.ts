@@ -33,4 +33,23 @@ describe('the view of a stream', () => {
     );
     expect(toStreamView(undefined, kept, NOW).nextDueAt).toBe(new Date(NOW + 55_000).toISOString());
   });
+
+  it('shows the records set aside and the latest one, and none for a stream that set none aside', () => {
+    const state = initialStreamState(definition(60_000), NOW);
+    expect(toStreamView(definition(60_000), state, NOW)).toMatchObject({
+      recordsSetAside: 0,
+      lastSetAside: null,
+    });
+    const error =
+      'customers/getAll: record set aside: the response breaks the contract at Customers[3].Email';
+    const view = toStreamView(
+      definition(60_000),
+      { ...state, recordsSetAside: 2, lastSetAside: { error, at: NOW - 1_000 } },
+      NOW,
+    );
+    expect(view).toMatchObject({
+      recordsSetAside: 2,
+      lastSetAside: { error, at: new Date(NOW - 1_000).toISOString() },
+    });
+  });
 });

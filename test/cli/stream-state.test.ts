@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { StreamViewSchema } from '../../shared/admin/schemas.ts';
 import { streamStateText } from '../../shared/cli/admin/stream-state.ts';
-import { clip } from '../../shared/cli/admin/streams.ts';
+import { clip, lastErrorText } from '../../shared/cli/admin/streams.ts';
 
 type StreamView = z.infer<typeof StreamViewSchema>;
 
@@ -27,6 +27,8 @@ function view(fields: Partial<StreamView>): StreamView {
     windowInProgress: null,
     recordsRead: 0,
     eventsPublished: 0,
+    recordsSetAside: 0,
+    lastSetAside: null,
     ...fields,
   };
 }
@@ -96,5 +98,29 @@ describe('the LAST ERROR column of streams list', () => {
     expect(shown).toHaveLength(80);
     expect(shown.endsWith('…')).toBe(true);
     expect(long.startsWith(shown.slice(0, -1))).toBe(true);
+  });
+});
+
+describe('the LAST ERROR column of streams list', () => {
+  const setAside = {
+    error:
+      'customers/getAll: record set aside: the response breaks the contract at Customers[1].Email',
+    at: '2026-03-01T00:00:00.000Z',
+  };
+
+  it('shows the latest record set aside when the polls succeed', () => {
+    expect(lastErrorText(view({ lastSetAside: setAside, recordsSetAside: 1 }))).toBe(
+      setAside.error,
+    );
+    expect(lastErrorText(view({}))).toBe('');
+  });
+
+  it('shows a failed poll or a parked stream before a record set aside', () => {
+    expect(lastErrorText(view({ lastSetAside: setAside, lastError: 'poll failed' }))).toBe(
+      'poll failed',
+    );
+    expect(
+      lastErrorText(view({ lastSetAside: setAside, parked: true, parkedReason: 'refused' })),
+    ).toBe('refused');
   });
 });

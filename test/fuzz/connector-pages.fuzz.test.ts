@@ -105,7 +105,7 @@ describe('connector pages fuzz', () => {
     }
   });
 
-  it('keeps polling the other streams while one stream gets broken pages, and says why it failed', async () => {
+  it('keeps polling every stream when a record breaks its schema, publishing the valid records of its page and naming the record set aside', async () => {
     const clock = new ManualClock(START_MS);
     const client = createConnectorClient(connection(), { clock });
     const published: unknown[] = [];
@@ -137,11 +137,20 @@ describe('connector pages fuzz', () => {
       );
       const customer = outcomes.find((outcome) => outcome.streamId.endsWith('customer'));
       expect(categories, JSON.stringify(outcomes)).toMatchObject({ kind: 'polled' });
-      expect(published).toHaveLength(1);
-      expect(customer).toMatchObject({ kind: 'failed', parked: false });
-      const message = (customer as { error: string }).error;
-      expect(message).toContain('Customers[1].Email');
-      expect(message).toContain(String(broken[1]!.Id));
+      // The broken record is set aside, not its page: the stream polls and publishes the other.
+      expect(customer).toMatchObject({ kind: 'polled', setAside: { records: 1 } });
+      expect(published.map((event) => (event as { subject: string }).subject).sort()).toEqual(
+        [SAMPLE_ACCOUNTING_CATEGORY.Id, String(broken[0]!.Id)].sort(),
+      );
+      const state = await deps.store.getStream(customer!.streamId);
+      expect(state).toMatchObject({ lastError: null, recordsSetAside: 1 });
+      for (const message of [
+        (customer as { setAside: { error: string } }).setAside.error,
+        state?.lastSetAside?.error,
+      ]) {
+        expect(message).toContain('Customers[1].Email');
+        expect(message).toContain(String(broken[1]!.Id));
+      }
     } finally {
       await client.close();
     }

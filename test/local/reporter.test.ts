@@ -44,3 +44,40 @@ describe('terminalReporter', () => {
     expect(lines[1]).toMatch(/c2/);
   });
 });
+
+describe('records set aside in a poll', () => {
+  const outcome = {
+    kind: 'polled' as const,
+    streamId: 'local:customer',
+    caughtUp: true,
+    setAside: {
+      records: 2,
+      error:
+        'customers/getAll: record set aside: the response breaks the contract at Customers[1].Email (record Id c0ffee00-0000-4000-8000-000000000001): Invalid input',
+    },
+  };
+
+  it('are one warning line of the JSON reporter, naming the field and the record', () => {
+    const { writes, output } = recordingOutput();
+    const reporter = jsonReporter(output);
+    reporter.pollOutcome(outcome);
+    reporter.pollOutcome({ kind: 'polled', streamId: 'local:resource', caughtUp: true });
+    expect(writes.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        message: 'records set aside',
+        streamId: 'local:customer',
+        records: 2,
+        error: outcome.setAside.error,
+      }),
+    ]);
+  });
+
+  it('are one line of the terminal reporter', () => {
+    const { writes, output } = recordingOutput();
+    terminalReporter(output, PLAIN_PALETTE).pollOutcome(outcome);
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toContain('2 records set aside');
+    expect(writes[0]).toContain('Customers[1].Email');
+  });
+});

@@ -365,6 +365,7 @@ describe('one poll job of a connection', () => {
         count: ids.length,
         last: true,
         passedOver: 0,
+        setAside: [],
       };
     });
     await runJobToEnd(payment.streamId, definitions, { ...deps, client }, 2 * 60_000);

@@ -65,7 +65,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
           shortLag(s.lagSeconds),
           String(s.consecutiveFailures),
           streamStateText(s),
-          clip(s.parkedReason ?? s.lastError ?? '', LAST_ERROR_CHARS),
+          clip(lastErrorText(s), LAST_ERROR_CHARS),
         ]),
       ),
     );
@@ -86,6 +86,18 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
     if (options.json) return writeJson(io, view);
     io.out(`Reset ${view.id}: its next poll starts a first sync`);
   });
+}
+
+/**
+ * The LAST ERROR column of `streams list`: why the stream is parked, else its last poll's error,
+ * else the latest record it set aside (kept until a reset: that record's change was not
+ * published), else nothing. Pure.
+ * @example lastErrorText({ parkedReason: null, lastError: null, lastSetAside: null }) === ''
+ */
+export function lastErrorText(
+  stream: Pick<z.infer<typeof StreamViewSchema>, 'parkedReason' | 'lastError' | 'lastSetAside'>,
+): string {
+  return stream.parkedReason ?? stream.lastError ?? stream.lastSetAside?.error ?? '';
 }
 
 /** The most of a stream's last error `streams list` shows in its row. */

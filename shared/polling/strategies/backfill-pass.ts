@@ -1,6 +1,11 @@
 import type { BackfillPass, StreamWindow } from '../../state/state-store.ts';
 import { activePass, passAdvanced, passJudging } from '../backfill-state.ts';
-import type { PollDeps, StateHandle, StreamDefinition } from '../poll-context.ts';
+import {
+  type PollDeps,
+  type StateHandle,
+  type StreamDefinition,
+  setAsideNoted,
+} from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import { nextWindow } from '../windows.ts';
 import { readWindow } from './window-pages.ts';
@@ -133,7 +138,10 @@ async function runSlice(
       backfill: passJudging(pass),
       savePage: async (next, counts) => {
         const current = activePass(state.current) ?? pass;
-        await state.save({ backfill: passAdvanced(current, counts, { window: next }) });
+        await state.save({
+          backfill: passAdvanced(current, counts, { window: next }),
+          ...setAsideNoted(state.current, counts),
+        });
       },
       stopAfterPage: async () => sliceOver() || (await backlogAboveBound(deps, result)),
       ahead: () => !sliceOver(),
@@ -143,6 +151,7 @@ async function runSlice(
     const current = activePass(state.current) ?? pass;
     await state.save({
       backfill: passAdvanced(current, read.lastPage, { watermark: window.endUtc, window: null }),
+      ...setAsideNoted(state.current, read.lastPage),
     });
   }
 }

@@ -4,6 +4,7 @@ import type { ConnectorClient } from '../../connector/connector-client.ts';
 import type { ItemScreen } from '../../connector/item-screen.ts';
 import type { OperationName, PaginatedOperationName } from '../../connector/operations.ts';
 import type { Page, PaginateOptions } from '../../connector/paginate.ts';
+import type { SetAsideRecord } from '../../connector/response.ts';
 import type { RequestBody } from '../poll-spec.ts';
 import type { RecordBudget, RecordGrant } from '../record-budget.ts';
 
@@ -13,8 +14,10 @@ export interface RecordPage {
   cursor: string | null;
   count: number;
   last: boolean;
-  /** Records a screen passed over: the page held `records.length + passedOver`. */
+  /** Records a screen passed over: the page held `records.length + passedOver` (+ set aside). */
   passedOver: number;
+  /** Records that broke their schema, left out (pages asked with the `setAside` option). */
+  setAside?: readonly SetAsideRecord[];
   /** The screen that looked at the page's records, if any. */
   screen?: ItemScreen;
 }
@@ -39,6 +42,7 @@ export async function* pageRecords(
       count: page.count,
       last: page.last,
       passedOver: page.passedOver,
+      ...(page.setAside.length > 0 ? { setAside: page.setAside } : {}),
       ...(page.screen ? { screen: page.screen } : {}),
     };
   }
@@ -92,8 +96,9 @@ export async function* budgetedPages(
       }
       // The next page is expected to arrive as large as this one did (it is parsed whole before a
       // screen passes records over); this one holds only what was not passed over.
-      budget.observe(streamId, entityType, result.value.records.length + result.value.passedOver);
-      grant.resize(result.value.records.length);
+      const { records, passedOver, setAside } = result.value;
+      budget.observe(streamId, entityType, records.length + passedOver + (setAside?.length ?? 0));
+      grant.resize(records.length);
       yield { ...result.value, grant };
       // No claim for a page after the last: the poll ends without waiting on the budget.
       if (result.value.last) return;

@@ -41,7 +41,7 @@ export interface WindowReading {
 export interface WindowRead {
   /** The last page was read: the window is done. */
   finished: boolean;
-  /** Records read (passed over included). */
+  /** Records read (passed over and set aside included). */
   records: number;
   /** The last page's counts, which no cursor save carried: they go with the watermark. */
   lastPage: PageCounts;
@@ -167,6 +167,8 @@ async function readWindowPages(
         ...callOptions(deps, definition, priority),
         ...(waitSignal ? { waitSignal } : {}),
         ...(overlap ? { screens: () => overlap.pageScreen() } : {}),
+        // A record that breaks its schema is left out; the page's others are judged as usual.
+        setAside: true,
       }),
       window.cursor,
       progress,
@@ -201,7 +203,8 @@ async function readWindowPages(
         changes.closeGate?.();
         throw error;
       }
-      const records = page.records.length + page.passedOver;
+      const setAside = page.setAside ?? [];
+      const records = page.records.length + page.passedOver + setAside.length;
       read.records += records;
       const next: StreamWindow | undefined = page.last
         ? undefined
@@ -210,6 +213,15 @@ async function readWindowPages(
         records,
         events: changes.published,
         ...(changes.announced ? { announced: changes.announced } : {}),
+        ...(setAside.length > 0
+          ? {
+              setAside: {
+                records: setAside.length,
+                error: setAside.at(-1)?.error ?? '',
+                at: deps.clock.now(),
+              },
+            }
+          : {}),
       };
       storing = storeChanges(definition, deps, changes)
         .then(async () => {

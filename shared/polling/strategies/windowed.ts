@@ -9,6 +9,7 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  setAsideNoted,
   syncCompleted,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
@@ -120,6 +121,7 @@ export async function runWindowed(
         await state.save({
           window: next,
           ...advanceCounters(state.current, counts),
+          ...setAsideNoted(state.current, counts),
           ...announcedToPass(state.current, counts),
         });
       },
@@ -141,6 +143,7 @@ export async function runWindowed(
         ? syncCompleted(state.current, read.lastPage, deps.clock.now())
         : advanceCounters(state.current, read.lastPage)),
       ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
+      ...setAsideNoted(state.current, read.lastPage),
       ...announcedToPass(state.current, read.lastPage),
     };
     if (caughtUp) {

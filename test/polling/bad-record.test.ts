@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConnectorError } from '../../shared/connector/errors.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import type { StreamState } from '../../shared/state/state-store.ts';
+import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
+
+/**
+ * design.md, Bad input: a record that breaks its schema gets a clear error naming the field, and
+ * no other change is lost because of it (simulator, dynalite, pages of 10). The record is set
+ * aside: its page's other records are published and stored, paging goes on, the window completes
+ * and moves the watermark, and the stream's state names the field and the record.
+ */
+describe('a record that breaks its schema', () => {
+  let h: PagedCustomerStream;
+  let synced: StreamState;
+
+  beforeEach(async () => {
+    h = await startPagedCustomerStream();
+    expect(await pollStream(h.definition, h.deps, 'test')).toMatchObject({ caughtUp: true });
+    synced = (await h.deps.store.getStream(h.definition.streamId))!;
+  }, 60_000);
+
+  afterEach(() => h.close());
+
+  /** Gives customer `id` a Classifications value the contract does not list. */
+  function breakCustomer(id: string) {
+    const model = h.sim.controls.model;
+    model.update(model.customers, 'customer', id, {
+      Classifications: ['FutureClassification'],
+    } as never);
+  }
+
+  const stored = async () => (await h.deps.store.getStream(h.definition.streamId))!;
+
+  it('is set aside while the other changes of its window are published and the watermark moves', async () => {
+    const model = h.sim.controls.model;
+    const [bad, ...good] = [...model.customers.all()].slice(0, 5).map((e) => e.record.Id);
+    for (const id of good) model.update(model.customers, 'customer', id, { Notes: 'changed' });
+    breakCustomer(bad!);
+    await h.clock.advance(1000);
+
+    const outcome = await pollStream(h.definition, h.deps, 'test');
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: true, setAside: { records: 1 } });
+    expect(h.deps.publisher.events.map((e) => e.subject).sort()).toEqual([...good].sort());
+    const state = await stored();
+    expect(state).toMatchObject({ lastError: null, consecutiveFailures: 0, window: null });
+    expect(Date.parse(state.watermark!)).toBeGreaterThan(Date.parse(synced.watermark!));
+    expect(state.recordsSetAside).toBe(1);
+    expect(state.lastSetAside?.error).toMatch(/Customers\[\d+\]\.Classifications\[0\]/);
+    expect(state.lastSetAside?.error).toContain(bad);
+    expect(state.lastSetAside?.at).toBe(h.clock.now());
+
+    // Later polls that set nothing aside keep the note: the record's change was not published.
+    await h.clock.advance(10_000);
+    const later = await pollStream(h.definition, h.deps, 'test');
+    expect(later).toMatchObject({ kind: 'polled' });
+    expect(later).not.toHaveProperty('setAside');
+    expect(await stored()).toMatchObject({
+      recordsSetAside: 1,
+      lastSetAside: state.lastSetAside,
+    });
+
+    // Once the record is valid again, its change is published like any other.
+    model.update(model.customers, 'customer', bad!, { Classifications: ['Returning'] });
+    await h.clock.advance(1000);
+    await pollStream(h.definition, h.deps, 'test');
+    expect(h.deps.publisher.events.map((e) => e.subject)).toContain(bad);
+  });
+
+  it('on the first page of three lets the second and third pages be read', async () => {
+    const model = h.sim.controls.model;
+    const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
+    // Pages are newest first by creation: the last of the 25 is on the first page.
+    const bad = changed.at(-1)!;
+    for (const id of changed.slice(0, -1))
+      model.update(model.customers, 'customer', id, { Notes: 'changed' });
+    breakCustomer(bad);
+    await h.clock.advance(1000);
+    h.requests.length = 0;
+
+    expect(await pollStream(h.definition, h.deps, 'test')).toMatchObject({
+      kind: 'polled',
+      caughtUp: true,
+      setAside: { records: 1 },
+    });
+    // Pages of 10, 10 and 5: the set-aside record counts toward the first page's length.
+    expect(h.requests).toHaveLength(3);
+    const events = h.deps.publisher.events;
+    expect(events.map((e) => e.subject).sort()).toEqual(changed.slice(0, -1).sort());
+    const state = await stored();
+    expect(state.window).toBeNull();
+    expect(Date.parse(state.watermark!)).toBeGreaterThan(Date.parse(synced.watermark!));
+    expect(state.lastSetAside?.error).toContain(bad);
+
+    // The record was on the first page: asked for strictly, that page fails naming it.
+    const { ClientToken: _c, AccessToken: _a, Client: _n, ...first } = h.requests[0]!;
+    const strict = await h.client.call('customers/getAll', first as never).catch((e) => e);
+    expect(strict).toBeInstanceOf(ConnectorError);
+    expect((strict as ConnectorError).message).toContain(bad);
+    expect((strict as ConnectorError).message).toMatch(/Customers\[\d\]\.Classifications\[0\]/);
+  });
+});
