@@ -1,4 +1,7 @@
-import { entityIdOf } from '../../changes/entity-types.ts';
+import { type EntityRecord, entityIdOf } from '../../changes/entity-types.ts';
+import type { CallOptions } from '../../connector/client.ts';
+import { ConnectorError } from '../../connector/errors.ts';
+import type { PaginatedOperationName } from '../../connector/operations.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
@@ -9,8 +12,8 @@ import {
   type StateHandle,
   type StreamDefinition,
 } from '../poll-context.ts';
-import { PAGE_COUNT_MAX, type WindowedPollSpec } from '../poll-spec.ts';
-import { allRecords, chunk } from './paged-records.ts';
+import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
+import { chunk, pageRecords } from './paged-records.ts';
 
 /** True when a stream in `state` has its sweep due at `now`. Pure. */
 export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
@@ -25,7 +28,10 @@ export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number
  * and the stored ones it no longer returns are swept as deleted. After each request but the
  * last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
- * starting again from the first id every run and never ending.
+ * starting again from the first id every run and never ending. A record returned that breaks its
+ * schema still exists: marked by its Id, it is not swept (its content is the windows' business,
+ * which set it aside). One without an Id among those asked fails the sweep, as it would be
+ * swept in error.
  */
 export async function runSweep(
   definition: StreamDefinition,
@@ -45,20 +51,22 @@ export async function runSweep(
   const chunks = chunk(liveIds, PAGE_COUNT_MAX);
   let deleted = 0;
   for (const [index, ids] of chunks.entries()) {
-    const found = await allRecords(
-      deps.client,
+    const { found, present } = await sweepChunk(
+      deps,
       spec.operation,
       sweep.request(ids, PAGE_COUNT_MAX),
       callOptions(deps, definition, 'bulk'),
+      new Set(ids),
     );
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
+    for (const id of present) marked.add(id);
     const missing: Observation[] = ids
       .filter((id) => !marked.has(id))
       .map((entityId) => ({ entityId, record: null }));
     const changes = await commitObservations(definition, deps, missing, true);
     deleted += changes.events.length;
     const counters = advanceCounters(state.current, {
-      records: found.length,
+      records: found.length + present.length,
       events: changes.published,
     });
     if (index < chunks.length - 1) {
@@ -70,4 +78,37 @@ export async function runSweep(
   }
   if (chunks.length === 0) state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
   return deleted;
+}
+
+/**
+ * The records the connector returns for one sweep request, and the asked ids of those it
+ * returned breaking their schema (set aside: they exist all the same).
+ * @throws ConnectorError (`response`) for a record set aside whose Id is not one of `asked`.
+ */
+async function sweepChunk(
+  deps: PollDeps,
+  operation: PaginatedOperationName,
+  body: RequestBody,
+  options: CallOptions,
+  asked: ReadonlySet<string>,
+): Promise<{ found: EntityRecord[]; present: string[] }> {
+  const found: EntityRecord[] = [];
+  const present: string[] = [];
+  for await (const page of pageRecords(deps.client, operation, body, {
+    ...options,
+    setAside: true,
+  })) {
+    found.push(...page.records);
+    for (const record of page.setAside ?? []) {
+      if (record.recordId === undefined || !asked.has(record.recordId)) {
+        throw new ConnectorError(record.error, {
+          category: 'response',
+          operation,
+          details: { path: record.path },
+        });
+      }
+      present.push(record.recordId);
+    }
+  }
+  return { found, present };
 }

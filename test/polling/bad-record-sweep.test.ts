@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import { type PollHarness, startPollHarness } from './poll-harness.ts';
+
+let harness: PollHarness;
+beforeAll(async () => {
+  harness = await startPollHarness('small', 31);
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/**
+ * design.md, Bad input, in a reconciliation sweep (simulator, dynalite): a payment request that
+ * breaks its schema still exists, so the sweep marks it by its Id instead of failing (which left
+ * every sweep of the stream failing, and its removed records never swept) or sweeping it.
+ */
+describe('a record that breaks its schema in a sweep', () => {
+  it('is marked present, while a record removed for good is swept as deleted', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const payment = definitions.find((d) => d.spec.entityType === 'paymentRequest')!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([payment.streamId], definitions, deps, 't');
+    const synced = (await deps.store.getStream(payment.streamId))!;
+
+    const model = harness.sim.controls.model;
+    const stored = [];
+    for await (const page of deps.store.scanSnapshots(payment.streamId)) stored.push(...page);
+    const [broken, removed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    model.update(model.paymentRequests, 'paymentRequest', broken!, {
+      State: 'FutureState',
+    } as never);
+    model.hardDelete(model.paymentRequests, 'paymentRequest', removed!);
+    await harness.clock.advance(61 * 60_000);
+    harness.publisher.events.length = 0;
+
+    const { outcomes } = await pollConnectionStreams([payment.streamId], definitions, deps, 't');
+    expect(outcomes).toMatchObject([{ kind: 'polled', setAside: { records: 1 } }]);
+    const state = (await deps.store.getStream(payment.streamId))!;
+    expect(state).toMatchObject({ lastError: null, consecutiveFailures: 0 });
+    expect(state.lastSweepAt).toBeGreaterThan(synced.lastSweepAt!);
+    expect(state.lastSetAside?.error).toContain(broken);
+    const deleted = harness.publisher.events.filter((e) => e.type === 'paymentRequest.deleted');
+    expect(deleted.map((e) => e.subject)).toEqual([removed]);
+  });
+});
