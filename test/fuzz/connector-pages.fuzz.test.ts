@@ -155,4 +155,62 @@ describe('connector pages fuzz', () => {
       await client.close();
     }
   });
+
+  it('polls the stream of any broken page to its end or fails it with a response error, never more: a broken record is set aside and its page-mates published', async () => {
+    const clock = new ManualClock(START_MS);
+    const client = createConnectorClient(connection(), { clock });
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'customer,accountingCategory', INITIAL_SYNC: 'emit' },
+      START_MS,
+    );
+    const definitions = streamDefinitions('fuzz', settings);
+    try {
+      await fc.assert(
+        fc.asyncProperty(brokenPage, async (page) => {
+          customerAnswer = { rawBody: page.text };
+          const subjects: string[] = [];
+          const publisher: EventPublisher = {
+            async publish(events) {
+              for (const event of events) subjects.push((event as { subject: string }).subject);
+              return { published: events.length, thinned: 0, failures: [] };
+            },
+          };
+          const deps = {
+            store: new MemoryStateStore(),
+            client,
+            publisher,
+            clock,
+            windows: { ...settings.windows, historyStartMs: START_MS - 86_400_000 },
+            pageCount: 100,
+          };
+          const outcomes = await pollDueStreams(definitions, deps, 'fuzz');
+          const byEntity = (entity: string) =>
+            outcomes.find((outcome) => outcome.streamId.endsWith(`:${entity}`));
+          expect(byEntity('accountingCategory')).toMatchObject({ kind: 'polled' });
+          const customer = byEntity('customer')!;
+          if (customer.kind === 'failed') {
+            // Only a page broken beyond its records fails: its error says what broke.
+            expect(page.recordIndex).toBeUndefined();
+            expect(customer.error).toMatch(/^customers\/getAll: /);
+            return;
+          }
+          expect(customer.kind).toBe('polled');
+          if (page.recordIndex === undefined) return;
+          expect(customer).toMatchObject({ setAside: { records: 1 } });
+          const error = customer.kind === 'polled' ? customer.setAside?.error : undefined;
+          expect(error).toContain(`Customers[${page.recordIndex}].${page.field}`);
+          const ids = customers(3).map((c) => c.Id);
+          if (page.field !== 'Id') expect(error).toContain(ids[page.recordIndex]);
+          const state = await deps.store.getStream(customer.streamId);
+          expect(state?.lastSetAside?.error).toBe(error);
+          expect(subjects.filter((subject) => ids.includes(subject)).sort()).toEqual(
+            ids.filter((_, index) => index !== page.recordIndex).sort(),
+          );
+        }),
+        { numRuns: 60 },
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });
