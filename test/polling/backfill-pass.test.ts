@@ -139,6 +139,37 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
   });
 });
 
+describe('a change set aside for breaking its schema', () => {
+  it('is published as updated by a backfill once the record reads as valid, though it did not change again', async () => {
+    const { state, publisher, poll, deps, customers } = await syncedCustomers();
+    const model = sim.sim.controls.model;
+    const [broken] = customers();
+    await sim.clock.advance(5_000);
+    model.update(model.customers, 'customer', broken!, {
+      Notes: 'changed while unreadable',
+      Classifications: ['FutureClassification'],
+    } as never);
+    // Past the overlap (5 s), so the next live window no longer reads the record.
+    await sim.clock.advance(10_000);
+    expect(await poll()).toMatchObject({ kind: 'polled', setAside: { records: 1 } });
+    expect(publisher.events).toEqual([]);
+
+    // What a bridge that reads the new value sees: the same record, valid, UpdatedUtc unchanged.
+    model.customers.get(broken!)!.record.Classifications = [];
+    await sim.clock.advance(60_000);
+    expect(await poll()).toMatchObject({ kind: 'polled' });
+    expect(publisher.events).toEqual([]);
+    await startBackfill({ emit: false }, deps);
+    expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `customer.updated ${broken}`,
+    ]);
+    expect(publisher.events[0]!.data.changedFields).toContain('Notes');
+    const stream = (await state.listStreams())[0]!;
+    expect(stream.recordsSetAside).toBe(1);
+  });
+});
+
 describe('a pass paused by the backlog', () => {
   it('leaves the stream due at its interval (each run reads its live window first), not at once', async () => {
     const { state, poll, pollDeps, deps } = await syncedCustomers();
