@@ -35,6 +35,16 @@ function streamStatus(stream) {
 }
 
 /**
+ * What the Last error column shows: the last poll's error, else the latest record the stream set
+ * aside for breaking its schema (kept until a reset: its change was not published); '' for none.
+ * @param {any} stream
+ * @returns {string}
+ */
+export function streamLastError(stream) {
+  return stream.lastError ?? stream.lastSetAside?.error ?? '';
+}
+
+/**
  * The streams table of `GET /streams`, of one connection when `connectionId` is given.
  * @param {any} listing
  * @param {string} [connectionId]
@@ -48,7 +58,7 @@ export function streamsTable(listing, connectionId = '') {
     duration(s.lagSeconds),
     budgetOf(s, listing),
     streamStatus(s),
-    s.lastError ? h('span', { class: 'error-text' }, s.lastError) : '—',
+    streamLastError(s) ? h('span', { class: 'error-text' }, streamLastError(s)) : '—',
   ]);
   return table(
     'Streams',
