@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
 let harness: PollHarness;
@@ -45,5 +46,42 @@ describe('a record that breaks its schema in a sweep', () => {
     expect(state.lastSetAside?.error).toContain(broken);
     const deleted = harness.publisher.events.filter((e) => e.type === 'paymentRequest.deleted');
     expect(deleted.map((e) => e.subject)).toEqual([removed]);
+  });
+});
+
+/**
+ * The same in a snapshot listing (billing automations, listed whole each poll): a record that
+ * breaks its schema keeps its snapshot as it was instead of failing every poll of the stream,
+ * and is not taken for deleted.
+ */
+describe('a record that breaks its schema in a snapshot listing', () => {
+  it('is set aside and kept, while a record no longer listed is deleted', async () => {
+    const definition = harness
+      .definitions()
+      .find((d) => d.spec.entityType === 'billingAutomation')!;
+    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    const stored = [];
+    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
+    const [broken, removed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const model = harness.sim.controls.model;
+    model.update(model.billingAutomations, 'billingAutomation', broken!, { Name: '' });
+    model.hardDelete(model.billingAutomations, 'billingAutomation', removed!);
+    await harness.clock.advance(10 * 60_000);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, recordsSetAside: 1 });
+    expect(state.lastSetAside?.error).toMatch(/BillingAutomations\[\d+\]\.Name/);
+    expect(state.lastSetAside?.error).toContain(broken);
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `billingAutomation.deleted ${removed}`,
+    ]);
+    const kept = (await deps.store.getSnapshots(definition.streamId, [broken!])).get(broken!);
+    expect(kept?.deleted ?? false).toBe(false);
   });
 });

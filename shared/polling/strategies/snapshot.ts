@@ -1,5 +1,7 @@
 import type { EntityRecord } from '../../changes/entity-types.ts';
+import { ConnectorError } from '../../connector/errors.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
+import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError } from '../../errors.ts';
 import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
@@ -10,40 +12,72 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  setAsideNoted,
   syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
-import { allRecords, callForRecords } from './paged-records.ts';
+import { callForRecords, pageRecords } from './paged-records.ts';
+
+/** A listing: its records, and those set aside for breaking their schema (paginated only). */
+interface Listing {
+  records: EntityRecord[];
+  setAside: SetAsideRecord[];
+}
 
 async function listAll(
   definition: StreamDefinition,
   spec: SnapshotPollSpec,
   deps: PollDeps,
-): Promise<EntityRecord[]> {
+): Promise<Listing> {
   if (!isOperationName(spec.operation))
     throw new BridgeError(`unknown operation ${spec.operation}`);
   const operation = OPERATIONS[spec.operation];
   if (operation.pagination) {
-    return allRecords(
+    const listing: Listing = { records: [], setAside: [] };
+    for await (const page of pageRecords(
       deps.client,
       spec.operation as never,
       spec.request(PAGE_COUNT_MAX),
-      callOptions(deps, definition, 'live'),
-    );
+      { ...callOptions(deps, definition, 'live'), setAside: true },
+    )) {
+      listing.records.push(...page.records);
+      listing.setAside.push(...(page.setAside ?? []));
+    }
+    return listing;
   }
-  return callForRecords(
+  const records = await callForRecords(
     deps.client,
     spec.operation,
     spec.request(PAGE_COUNT_MAX),
     spec.itemsKey,
     callOptions(deps, definition, 'live'),
   );
+  return { records, setAside: [] };
+}
+
+/**
+ * The ids of the records set aside, which are listed all the same (their snapshots stay, as
+ * they are: not deleted).
+ * @throws ConnectorError (`response`) for one without an Id: which stored record it is cannot be
+ * told, and each would read as deleted.
+ */
+function setAsideIds(operation: string, setAside: readonly SetAsideRecord[]): string[] {
+  return setAside.map((record) => {
+    if (record.recordId !== undefined) return record.recordId;
+    throw new ConnectorError(record.error, {
+      category: 'response',
+      operation,
+      details: { path: record.path },
+    });
+  });
 }
 
 /**
  * Snapshot diff for operations without a time filter (billing automations, tax environments):
  * list everything, diff each record, and treat stored live records that are no longer listed
- * as deleted.
+ * as deleted. A record of a paginated listing that breaks its schema is set aside (noted on the
+ * stream, see StreamState.lastSetAside): its snapshot stays as it was, neither changed nor
+ * deleted.
  */
 export async function runSnapshot(
   definition: StreamDefinition,
@@ -51,9 +85,12 @@ export async function runSnapshot(
   deps: PollDeps,
   state: StateHandle,
 ): Promise<number> {
-  const records = await listAll(definition, spec, deps);
+  const { records, setAside } = await listAll(definition, spec, deps);
   const observations: Observation[] = observe(spec.entityType, records);
-  const listed = new Set(observations.map((o) => o.entityId));
+  const listed = new Set([
+    ...observations.map((o) => o.entityId),
+    ...setAsideIds(spec.operation, setAside),
+  ]);
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) {
       if (!snapshot.deleted && !listed.has(snapshot.entityId))
@@ -65,11 +102,19 @@ export async function runSnapshot(
     backfill: listingJudging(state.current),
   });
   const now = deps.clock.now();
+  const counts = { records: records.length + setAside.length, events: changes.published };
+  const last = setAside.at(-1);
   // The poll's success save follows at once and writes it (one write per poll).
   state.stage({
     watermark: new Date(now).toISOString(),
-    ...syncCompleted(state.current, { records: records.length, events: changes.published }, now),
-    ...listingPassDone(state.current, { records: records.length, events: changes.published }, now),
+    ...syncCompleted(state.current, counts, now),
+    ...listingPassDone(state.current, counts, now),
+    ...(last
+      ? setAsideNoted(state.current, {
+          ...counts,
+          setAside: { records: setAside.length, error: last.error, at: now },
+        })
+      : {}),
   });
   return changes.events.length;
 }
