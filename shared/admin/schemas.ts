@@ -225,14 +225,15 @@ export const StreamViewSchema = z.object({
   eventsPublished: z.number().int().nonnegative(),
   /**
    * Records set aside since the state was created (a reset restarts it): records that broke
-   * their schema, left out of their page while its other records were published.
+   * their schema, left out of their page while its other records were published. Absent from
+   * a bridge older than the field: read as 0.
    */
-  recordsSetAside: z.number().int().nonnegative(),
+  recordsSetAside: z.number().int().nonnegative().default(0),
   /**
    * The latest record set aside: the error naming its field and the record (its Id, or its place
    * in the page), and when; kept until a reset (its change was not published). Null when none.
    */
-  lastSetAside: z.object({ error: z.string(), at: z.string() }).nullable(),
+  lastSetAside: z.object({ error: z.string(), at: z.string() }).nullable().default(null),
   /**
    * The backfill pass the stream runs beside its live polls (a backfill of a synced stream),
    * while it runs; null otherwise. Its window and watermark are its own, over the history.
