@@ -23,19 +23,23 @@ class FailingOnceStore extends MemoryStateStore {
   }
 }
 
+const PAGE_COUNT = 100;
+
 describe('a window stopped mid-way', () => {
   let sim: RunningSimulator;
   const clock = new ManualClock(POLL_TEST_START_MS);
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 9, size: 'medium', clock, rateLimit: false });
+    // A tenth of a medium dataset's customers read by pages of a tenth of 1,000: the same
+    // windows of several pages, for a tenth of the time.
+    sim = await startSimulator({ seed: 9, customers: 1_000, clock, rateLimit: false });
   });
   afterAll(() => sim.close());
 
   /** The customer stream's first run, failed by its second snapshot write after one page. */
   async function failedAfterFirstPage() {
     const store = new FailingOnceStore(2);
-    const stream = customerStream(sim, clock, store);
+    const stream = customerStream(sim, clock, store, PAGE_COUNT);
     const failed = await pollStream(stream.definition, stream.deps, 'poller');
     expect(failed).toMatchObject({ kind: 'failed', error: expect.stringContaining('disk full') });
     return { ...stream, store, failed };
