@@ -119,7 +119,7 @@ export interface PollHarness {
 export async function startPollHarness(
   size: DatasetSize = 'small',
   seed = 11,
-  simulator: Pick<SimulatorOptions, 'commitLagMs' | 'deletesMoveUpdatedUtc'> = {},
+  simulator: Pick<SimulatorOptions, 'commitLagMs' | 'customers' | 'deletesMoveUpdatedUtc'> = {},
 ): Promise<PollHarness> {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const sim = await startSimulator({ seed, size, clock, rateLimit: false, ...simulator });

@@ -69,7 +69,9 @@ describe('publish first, commit after', () => {
 
 describe('connector requests per cycle', () => {
   it('costs one request per quiet windowed stream and ceil(k/1000) for k changes', async () => {
-    h = await startPollHarness('medium', 5);
+    // 2,000 customers on the small dataset: enough for 1,500 changes to span two pages of
+    // 1,000; a medium dataset's first sync would only cost time.
+    h = await startPollHarness('small', 5, { customers: 2_000 });
     const harness = h;
     await harness.pollAll();
 
