@@ -4,7 +4,8 @@ import { BIN_PATH } from '../support/run-bin.ts';
 /** `change-bridge start` as a child process that can be killed and started again on its data dir. */
 export interface BridgeProcess {
   readonly api: string;
-  start(): void;
+  /** Starts the bridge, polling at `pollInterval` if given (else the options' interval). */
+  start(pollInterval?: string): void;
   /** SIGKILL of the whole process group: no handler runs, nothing is flushed. */
   kill(): Promise<void>;
   /** SIGTERM, resolving with the exit code. */
@@ -37,7 +38,7 @@ export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
     });
   return {
     api: `http://127.0.0.1:${options.port}`,
-    start() {
+    start(pollInterval = options.pollInterval) {
       child = spawn(
         process.execPath,
         [
@@ -48,7 +49,7 @@ export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
           '--data-dir',
           options.dataDir,
           '--poll-interval',
-          options.pollInterval,
+          pollInterval,
         ],
         {
           env: { ...process.env, ...options.env },
