@@ -63,6 +63,11 @@ export interface PublishedChanges extends PageChanges {
    * the stream waiting for it goes on.
    */
   closeGate?: () => void;
+  /**
+   * Set with `closeGate`: called as the page starts storing, it gives the guard after all when
+   * a proxied write of the stream stopped waiting for the page (see SnapshotWriteGate).
+   */
+  guardIfOvertaken?: () => PublishedChanges['guard'];
 }
 
 /** Entity types whose snapshots the write-through proxy stores too. */
@@ -115,15 +120,18 @@ export async function publishObservations(
       backfill,
     });
     const guarded = guardable && (ticket?.guarded ?? true);
-    const guard = guarded
-      ? { read: changes.stored, publishedAt: deps.clock.now(), lane }
-      : undefined;
+    const conditions = { read: changes.stored, publishedAt: deps.clock.now(), lane };
     await deps.observer?.afterPublish?.(definition.streamId, changes);
     const { stored: _stored, ...published } = changes;
     return {
       ...published,
-      ...(guard ? { guard } : {}),
-      ...(ticket && !ticket.guarded ? { closeGate: ticket.close } : {}),
+      ...(guarded ? { guard: conditions } : {}),
+      ...(ticket && !ticket.guarded
+        ? {
+            closeGate: ticket.close,
+            guardIfOvertaken: () => (ticket.beginStore() ? conditions : undefined),
+          }
+        : {}),
     };
   } catch (error) {
     ticket?.close();
@@ -179,7 +187,7 @@ async function judgeAndPublish(
 export async function storeChanges(
   definition: StreamDefinition,
   deps: PollDeps,
-  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'closeGate'>,
+  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'closeGate' | 'guardIfOvertaken'>,
 ): Promise<void> {
   try {
     await storePageSnapshots(definition, deps, changes);
@@ -191,11 +199,11 @@ export async function storeChanges(
 async function storePageSnapshots(
   definition: StreamDefinition,
   deps: PollDeps,
-  changes: PageChanges & Pick<PublishedChanges, 'guard'>,
+  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'guardIfOvertaken'>,
 ): Promise<void> {
   if (changes.writes.length === 0) return;
   const { streamId } = definition;
-  const { guard } = changes;
+  const guard = changes.guard ?? changes.guardIfOvertaken?.();
   const put = (writes: readonly StoredSnapshot[]) =>
     guard
       ? storeGuarded({

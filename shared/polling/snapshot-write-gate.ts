@@ -21,12 +21,15 @@ export class SnapshotWriteGate {
    * must call `close()` once stored or failed.
    */
   openPage(streamId: string): PageTicket {
-    if ((this.#writing.get(streamId) ?? 0) > 0) return { guarded: true, close: () => undefined };
+    if ((this.#writing.get(streamId) ?? 0) > 0)
+      return { guarded: true, beginStore: () => true, close: () => undefined };
     let resolve!: () => void;
     const page: UnguardedPage = {
       stored: new Promise<void>((done) => {
         resolve = done;
       }),
+      storing: false,
+      overtaken: false,
     };
     const pages = this.#unguarded.get(streamId) ?? new Set<UnguardedPage>();
     pages.add(page);
@@ -34,6 +37,10 @@ export class SnapshotWriteGate {
     let closed = false;
     return {
       guarded: false,
+      beginStore: () => {
+        page.storing = true;
+        return page.overtaken;
+      },
       close: () => {
         if (closed) return;
         closed = true;
@@ -48,22 +55,22 @@ export class SnapshotWriteGate {
   /**
    * A proxied write of `streamId` about to read its stored snapshots: pages opened from now on
    * are guarded, and this waits until the unguarded pages in flight have stored (at most
-   * `waitMs`: past it the write goes on, guarded itself, as in another process). Returns what
-   * ends the write.
+   * `waitMs`: past it the write goes on, guarded itself, and the pages it stopped waiting for
+   * store with conditions too, as in another process). Returns what ends the write.
    */
   async openWrite(streamId: string, waitMs = WRITE_WAITS_FOR_PAGES_MS): Promise<() => void> {
     this.#writing.set(streamId, (this.#writing.get(streamId) ?? 0) + 1);
-    const inFlight = [...(this.#unguarded.get(streamId) ?? [])].map((page) => page.stored);
-    if (inFlight.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all(inFlight),
-        new Promise<void>((done) => {
-          timer = setTimeout(done, waitMs);
-          timer.unref();
-        }),
-      ]);
-      clearTimeout(timer);
+    const inFlight = [...(this.#unguarded.get(streamId) ?? [])];
+    if (inFlight.length > 0 && !(await storedWithin(inFlight, waitMs))) {
+      // Pages still in flight past the wait store with conditions over what they read, as in
+      // another process (a page storing without them after this write would put its older
+      // version over the write's); those already storing are waited for once more.
+      const open = inFlight.filter((page) => this.#unguarded.get(streamId)?.has(page));
+      for (const page of open) if (!page.storing) page.overtaken = true;
+      await storedWithin(
+        open.filter((page) => page.storing),
+        waitMs,
+      );
     }
     let ended = false;
     return () => {
@@ -79,14 +86,38 @@ export class SnapshotWriteGate {
 /** How long a proxied write waits for the unguarded pages of its stream to store, at most. */
 export const WRITE_WAITS_FOR_PAGES_MS = 30_000;
 
+/** Whether every page of `pages` stored within `waitMs`. */
+async function storedWithin(pages: readonly UnguardedPage[], waitMs: number): Promise<boolean> {
+  if (pages.length === 0) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const stored = await Promise.race([
+    Promise.all(pages.map((page) => page.stored)).then(() => true),
+    new Promise<boolean>((done) => {
+      timer = setTimeout(() => done(false), waitMs);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+  return stored;
+}
+
 /** A live page's standing at the gate. */
 export interface PageTicket {
   /** Whether the page stores its snapshots with conditions (a proxied write overlaps it). */
   guarded: boolean;
+  /**
+   * Called as an unguarded page starts storing its snapshots: true when it must store them with
+   * conditions after all, since a proxied write of its stream stopped waiting for it and went on.
+   */
+  beginStore(): boolean;
   /** Called once the page's snapshots are stored or will not be: ends its hold on writes. */
   close(): void;
 }
 
 interface UnguardedPage {
   stored: Promise<void>;
+  /** Its snapshots are being stored (without conditions, unless overtaken). */
+  storing: boolean;
+  /** A write stopped waiting for it before it stored: it stores with conditions. */
+  overtaken: boolean;
 }

@@ -563,5 +563,70 @@ describe('a write through the proxy racing a poll of the same stream', () => {
         await writeThrough.close();
       }
     });
+
+    it('a write that stops waiting for a page held past its wait leaves that page to store with conditions: the snapshot and the last event keep the write', async () => {
+      const customer = nextCustomer();
+      // The gate of start, with the write's wait for pages cut from 30 s to 200 ms.
+      class ShortWaits extends SnapshotWriteGate {
+        override openWrite(streamId: string) {
+          return super.openWrite(streamId, 200);
+        }
+      }
+      const gate = new ShortWaits();
+      const writeThrough = createWriteThrough({
+        connectionId: definition.connectionId,
+        connector: connector(),
+        scope: definition.scope,
+        publisher: h.publisher,
+        state: deps.store,
+        streams: h.definitions(),
+        clock: h.clock,
+        snapshotGate: gate,
+      });
+      try {
+        await h.clock.advance(10_000);
+        await hotelChange(customer, HOTEL);
+        const from = h.publisher.events.length;
+        let reached!: () => void;
+        const atPublish = new Promise<void>((resolve) => {
+          reached = resolve;
+        });
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const holding: EventPublisher = {
+          publish: async (events) => {
+            if (notesOf(events as EntityEvent[], customer).includes(HOTEL)) {
+              reached();
+              await released;
+            }
+            return h.publisher.publish(events);
+          },
+        };
+        const polled = poll({ snapshotGate: gate, publisher: holding });
+        await atPublish;
+        // The page is held (its publisher stalls) past the write's wait: the write goes on.
+        expect(
+          (await writeThrough.forward('customers/update', { CustomerId: customer, Notes: PROXY }))
+            .status,
+        ).toBe(200);
+        expect(await storedNotes(customer)).toBe(PROXY);
+        release();
+        await polled;
+        // The page's older version went out after the write's: the write is told again last,
+        // and the page did not store its older version over the write's.
+        expect(await storedNotes(customer)).toBe(PROXY);
+        expect(notesOf(h.publisher.events.slice(from), customer).at(-1)).toBe(PROXY);
+        const settled = h.publisher.events.length;
+        await poll({ snapshotGate: gate });
+        await poll({ snapshotGate: gate });
+        // Before, the page stored its older version over the write's, and the next poll
+        // published the write a second time.
+        expect(notesOf(h.publisher.events.slice(settled), customer)).toEqual([]);
+      } finally {
+        await writeThrough.close();
+      }
+    });
   });
 });
