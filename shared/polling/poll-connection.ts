@@ -6,6 +6,7 @@ import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-co
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
 import { sweepDue } from './strategies/sweep.ts';
+import { isLiveWindow, nextWindow, type WindowSettings } from './windows.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -87,7 +88,7 @@ export async function pollConnectionStreams(
     // goes after the caught-up streams, and takes what the invocation has left.
     const now = deps.clock.now();
     const live = ({ streamId, state }: (typeof due)[number]) =>
-      isLive(byId.get(streamId)!, state, now);
+      isLive(byId.get(streamId)!, state, now, deps.windows);
     const ordered =
       dueBy === undefined ? due : [...due.filter(live), ...due.filter((stream) => !live(stream))];
     const outcomes: PollOutcome[] = [];
@@ -118,16 +119,22 @@ export async function pollConnectionStreams(
 /**
  * Whether a stream's next poll is a live one alone: a live stream ({@link isLiveStream}) with no
  * sweep due at `now` (a sweep asks for every stored id it has not checked yet, and runs until
- * it is done or the deadline). Pure.
+ * it is done or the deadline), whose next window is a live one ({@link isLiveWindow}: one from
+ * further back, after its polls failed or stopped for a while, is catch-up work of any number
+ * of pages). Pure.
  */
 function isLive(
   definition: StreamDefinition,
   state: StreamState | undefined,
   now: number,
+  windows: WindowSettings,
 ): boolean {
   if (state === undefined || !isLiveStream(state)) return false;
   const { spec } = definition;
-  return !(spec.strategy === 'windowed' && sweepDue(spec, state, now));
+  if (spec.strategy !== 'windowed') return true;
+  if (sweepDue(spec, state, now)) return false;
+  const next = nextWindow(state.watermark, now, windows);
+  return next === null || isLiveWindow(next, windows.overlapMs, definition.intervalMs);
 }
 
 /** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */

@@ -280,6 +280,60 @@ describe('one poll job of a connection', () => {
     ]);
   });
 
+  it('polls its caught-up streams before one whose next window is catch-up work after hours away', async () => {
+    const definitions = harness
+      .definitions()
+      .filter((d) => !d.streamId.startsWith('hotel:'))
+      .map((d) => ({ ...d, phaseMs: 0 }));
+    const customer = definitions.find((d) => d.spec.entityType === 'customer')!;
+    const resource = definitions.find((d) => d.spec.entityType === 'resource')!;
+    const deps = harness.deps('chain');
+    await pollConnectionStreams([customer.streamId, resource.streamId], definitions, deps, 't');
+    // The customer stream is not polled for two hours (its poller failed, or was away); the
+    // resource stream is, and is caught up. The customers changed meanwhile.
+    await harness.clock.advance(2 * 60 * 60_000);
+    await pollConnectionStreams([resource.streamId], definitions, deps, 't');
+    const model = harness.sim.controls.model;
+    const ids = [...model.customers.all()]
+      .filter((e) => e.record.IsActive)
+      .slice(0, 5)
+      .map((e) => e.record.Id);
+    for (const id of ids) model.update(model.customers, 'customer', id, { Notes: 'while away' });
+    await harness.clock.advance(1000);
+    const before = await deps.store.getStream(customer.streamId);
+    expect(before?.window).toBeNull();
+    // Each page of the customers' catch-up window takes five minutes here: the job's four
+    // minutes end after its first page.
+    let spent = 0;
+    const clock = {
+      now: () => harness.clock.now() + spent,
+      sleep: (ms: number, signal?: AbortSignal) => harness.clock.sleep(ms, signal),
+    };
+    const job = await pollConnectionStreams(
+      [customer.streamId, resource.streamId],
+      definitions,
+      {
+        ...deps,
+        clock,
+        deadline: clock.now() + 4 * 60_000,
+        observer: {
+          onChanges: (streamId) => {
+            if (streamId === customer.streamId) spent += 5 * 60_000;
+          },
+        },
+      },
+      't',
+      clock.now(),
+    );
+
+    // Before, the customer stream (no window in progress, so taken for live) went first, read
+    // its two hours past the deadline and the caught-up resource stream was left for the next job.
+    expect(job.outcomes.map((o) => [o.streamId, o.kind])).toEqual([
+      [resource.streamId, 'polled'],
+      [customer.streamId, 'polled'],
+    ]);
+  });
+
   it('polls its caught-up streams before one whose sweep is due, which takes what the invocation has left', async () => {
     const definitions = harness
       .definitions()
@@ -291,6 +345,10 @@ describe('one poll job of a connection', () => {
     // Both caught up (the payment requests swept once), then the hourly sweep falls due.
     await pollConnectionStreams([payment.streamId, resource.streamId], definitions, deps, 't');
     await harness.clock.advance(61 * 60_000);
+    // The resource stream is polled meanwhile (an hour unpolled would make its next window
+    // catch-up work, which goes after caught-up streams too).
+    await pollConnectionStreams([resource.streamId], definitions, deps, 't');
+    await harness.clock.advance(1_000);
     // Each request of the sweep (1,000 ids each, all the stored payment requests) takes a
     // minute here: the job's four minutes end during it.
     let spent = 0;
