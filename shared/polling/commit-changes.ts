@@ -46,6 +46,12 @@ export interface PublishObservationsOptions {
   lane?: DispatchLane;
   /** The backfill publishing what it reads, if any (see {@link ChangeContext.backfill}). */
   backfill?: ChangeContext['backfill'];
+  /**
+   * Whether the page is a caught-up stream's, whose snapshots of the entities the write-through
+   * proxy stores too are stored only over those read (see guarded-snapshots.ts): a live window's
+   * or a catch-up window's, whichever lane its events take. Default: the live lane's pages.
+   */
+  caughtUp?: boolean;
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -102,13 +108,20 @@ export async function publishObservations(
   deps: PollDeps,
   observations: readonly Observation[],
   emitCreated: boolean,
-  { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions = {},
+  {
+    classify,
+    needsRead = () => true,
+    lane = 'live',
+    backfill,
+    caughtUp = lane === 'live',
+  }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
-  // A live page of an entity the write-through proxy stores too: with conditions, unless this
-  // process's gate says no proxied write of the stream overlaps it (opened before its reads).
+  // A caught-up stream's page of an entity the write-through proxy stores too: with conditions,
+  // unless this process's gate says no proxied write of the stream overlaps it (opened before
+  // its reads).
   const guardable =
-    lane === 'live' &&
+    caughtUp &&
     backfill?.republish !== 'records' &&
     WRITTEN_THROUGH.has(definition.spec.entityType);
   const ticket = guardable ? deps.snapshotGate?.openPage(definition.streamId) : undefined;

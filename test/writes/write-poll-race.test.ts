@@ -473,6 +473,29 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     }
   });
 
+  it('a write between a page of a catch-up window (the stream unpolled for hours) being judged and published: the snapshot keeps the write, as in a live window', async () => {
+    const customer = nextCustomer();
+    const writeThrough = proxy();
+    try {
+      // Two hours unpolled: the next window is catch-up work (bulk), not a live poll.
+      await h.clock.advance(2 * 60 * 60_000);
+      await hotelChange(customer, HOTEL);
+      const from = h.publisher.events.length;
+      await h.clock.advance(2_000);
+      await pollWith('judged', customer, () => write(writeThrough, customer));
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+      // Before, the catch-up page stored its older record over the write's (its pages were
+      // stored without conditions since 19bfdc6 made them bulk), and the next poll published
+      // the write again.
+      expect(await storedNotes(customer)).toBe(PROXY);
+      await poll();
+      await poll();
+      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+    } finally {
+      await writeThrough.close();
+    }
+  });
+
   describe('in one process, through its gate (change-bridge start)', () => {
     /** The store of `deps`, counting the conditional snapshot writes. */
     function countingStore(counts: { replaced: number }): StateStore {

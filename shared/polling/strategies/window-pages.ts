@@ -23,6 +23,11 @@ export interface WindowReading {
   priority: BudgetPriority;
   /** A backfill judging the records (see ChangeContext.backfill). */
   backfill?: BackfillJudging;
+  /**
+   * A caught-up stream's window, live or catch-up (see PublishObservationsOptions.caughtUp);
+   * default: a live one.
+   */
+  caughtUp?: boolean;
   /** Whether a record's snapshot must be read (default always). */
   needsRead?: (observation: Observation) => boolean;
   /** What this process remembers of the window's overlap, for the live reads. */
@@ -194,6 +199,7 @@ async function readWindowPages(
           ...(reading.needsRead ? { needsRead: reading.needsRead } : {}),
           lane: priority,
           backfill: reading.backfill,
+          ...(reading.caughtUp === undefined ? {} : { caughtUp: reading.caughtUp }),
         },
       );
       try {
