@@ -154,6 +154,37 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect((await store.getSnapshots('main:customer', ['e'])).size).toBe(0);
     });
 
+    it('replaces large snapshots (stored deflated by DynamoDB) over the version read, as small ones, and refuses an oversized one before any write', async () => {
+      const store = await createStore();
+      const large = (hash: string, updatedAt: number) =>
+        snapshot('big', { hash, updatedAt, record: { Id: 'big', Notes: hash.repeat(20_000) } });
+      const read = large('v1', 1);
+      await store.putSnapshots('main:customer', [read]);
+      await store.putSnapshots('main:customer', [large('v2', 2)]);
+      // Read before the v2 store: refused; over v2: stored, record and all.
+      expect(
+        await store.replaceSnapshots('main:customer', [
+          { snapshot: large('v3', 3), expected: read },
+        ]),
+      ).toEqual(['big']);
+      expect(
+        await store.replaceSnapshots('main:customer', [
+          { snapshot: large('v3', 3), expected: large('v2', 2) },
+        ]),
+      ).toEqual([]);
+      expect((await store.getSnapshots('main:customer', ['big'])).get('big')).toEqual(
+        large('v3', 3),
+      );
+      const oversized = snapshot('huge', { record: { Id: 'huge', Notes: 'x'.repeat(420_000) } });
+      await expect(
+        store.replaceSnapshots('main:customer', [
+          { snapshot: snapshot('small'), expected: undefined },
+          { snapshot: oversized, expected: undefined },
+        ]),
+      ).rejects.toBeInstanceOf(ValidationError);
+      expect((await store.getSnapshots('main:customer', ['small', 'huge'])).size).toBe(0);
+    });
+
     it('stores a snapshot without optional fields exactly as given', async () => {
       const store = await createStore();
       const bare: StoredSnapshot = { entityId: 'bare', hash: 'h', record: {}, updatedAt: 5 };
