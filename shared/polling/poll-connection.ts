@@ -6,7 +6,7 @@ import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-co
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
 import { streamDueAt } from './schedule.ts';
 import { sweepDue } from './strategies/sweep.ts';
-import { isLiveWindow, nextWindow, type WindowSettings } from './windows.ts';
+import { plansLiveWindow, type WindowSettings } from './windows.ts';
 
 /** What one connection job did, and when the connection is next due. */
 export interface ConnectionPollResult {
@@ -133,8 +133,7 @@ function isLive(
   const { spec } = definition;
   if (spec.strategy !== 'windowed') return true;
   if (sweepDue(spec, state, now)) return false;
-  const next = nextWindow(state.watermark, now, windows);
-  return next === null || isLiveWindow(next, windows.overlapMs, definition.intervalMs);
+  return plansLiveWindow(state.watermark, now, windows, definition.intervalMs);
 }
 
 /** How long a connection's lease outlasts its job's deadline (a job killed at its timeout). */

@@ -5,7 +5,7 @@ import { isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams } from './schedule.ts';
-import { isLiveWindow } from './windows.ts';
+import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
 
 /** Streams polled at once by one process. */
 export const POLL_CONCURRENCY_DEFAULT = 4;
@@ -236,13 +236,15 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     waitingCatchUp = [];
     const catchingUp: StreamDefinition[] = [];
     const held = new Set<StreamDefinition>();
-    for (const definition of dueStreams(definitions, states, deps.clock.now())) {
+    const now = deps.clock.now();
+    for (const definition of dueStreams(definitions, states, now)) {
       if (running.has(definition.streamId)) continue;
       const state = states.get(definition.streamId);
-      if (isLiveStream(state)) waitingLive.push(definition);
+      if (isLiveStream(state) && !waitsForBacklog(definition, state, deps.windows, now))
+        waitingLive.push(definition);
       else {
         catchingUp.push(definition);
-        if (deps.backlog && waitsForBacklog(definition, state, deps.windows.overlapMs))
+        if (deps.backlog && waitsForBacklog(definition, state, deps.windows, now))
           held.add(definition);
         else waitingCatchUp.push(definition);
       }
@@ -331,21 +333,26 @@ async function backlogAboveBound(deps: PollDeps): Promise<boolean> {
 }
 
 /**
- * Whether a stream catching up (see {@link isLiveStream}) does nothing but bulk windowed work
- * now (a first sync, or a window that is not a live one: see {@link isLiveWindow}), which pauses while the
- * undelivered backlog is above its bound: its poll would find the backlog high at once, save,
- * and be due again, so the loop leaves it until the backlog drains rather than start it at every
- * free slot (13,000 first syncs of 1,000 hotels added at once would otherwise poll the store in
- * a loop). A stream running a backfill pass reads its live window first, and is started. Pure.
+ * Whether a stream does nothing but bulk windowed work now (a first sync, a window in progress
+ * that is not a live one: see {@link isLiveWindow}, or, with none in progress, the window it
+ * would plan now after its polls stopped or failed for a while: see {@link plansLiveWindow}),
+ * which pauses while the undelivered backlog is above its bound: its poll would find the backlog
+ * high at once, save, and be due again, so the loop leaves it until the backlog drains rather
+ * than start it at every free slot (13,000 first syncs of 1,000 hotels added at once would
+ * otherwise poll the store in a loop). A stream running a backfill pass reads its live window
+ * first, and is started. Such a stream is catching up, not live, whatever its state. Pure.
  */
 export function waitsForBacklog(
   definition: StreamDefinition,
   state: StreamState | undefined,
-  overlapMs: number,
+  windows: WindowSettings,
+  nowMs: number,
 ): boolean {
   if (definition.spec.strategy !== 'windowed') return false;
   if (state === undefined || !state.initialSyncDone) return true;
-  return state.window !== null && !isLiveWindow(state.window, overlapMs, definition.intervalMs);
+  if (state.window !== null)
+    return !isLiveWindow(state.window, windows.overlapMs, definition.intervalMs);
+  return !plansLiveWindow(state.watermark, nowMs, windows, definition.intervalMs);
 }
 
 /**

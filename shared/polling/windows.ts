@@ -78,3 +78,19 @@ export function isLiveWindow(window: PollWindow, overlapMs: number, intervalMs: 
   const behindMs = Date.parse(window.endUtc) - Date.parse(window.startUtc) - overlapMs;
   return behindMs <= Math.max(CATCH_UP_INTERVALS * intervalMs, CATCH_UP_LEAST_MS);
 }
+
+/**
+ * Whether the next poll of a caught-up windowed stream with no window in progress reads a live
+ * window: none is due yet, or the one it would plan now ({@link nextWindow}) is a live poll's
+ * ({@link isLiveWindow}). False after its polls stopped or failed for a while: that window is
+ * catch-up work. Pure.
+ */
+export function plansLiveWindow(
+  watermark: string | null,
+  nowMs: number,
+  settings: WindowSettings,
+  intervalMs: number,
+): boolean {
+  const next = nextWindow(watermark, nowMs, settings);
+  return next === null || isLiveWindow(next, settings.overlapMs, intervalMs);
+}

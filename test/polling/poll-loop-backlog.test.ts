@@ -55,6 +55,58 @@ describe('the poll loop while the undelivered backlog is above its bound', () =>
     expect(saves).toBeGreaterThan(0);
   });
 
+  it('starts no caught-up stream hours behind (its next window is catch-up work) until the backlog drains', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const definitions = Array.from({ length: CONNECTIONS }, (_, index) =>
+      streamDefinitions(`hotel-${index}`, settings),
+    ).flat();
+    const store = new MemoryStateStore();
+    // Caught up, no window in progress, but two hours since their last poll (a stopped bridge).
+    for (const definition of definitions)
+      await store.saveStream(
+        {
+          ...initialStreamState(definition, T0),
+          initialSyncDone: true,
+          watermark: new Date(T0 - 2 * 60 * 60_000).toISOString(),
+          nextDueAt: T0,
+        },
+        0,
+      );
+    let saves = 0;
+    const saveStream = store.saveStream.bind(store);
+    store.saveStream = (state, version) => {
+      saves += 1;
+      return saveStream(state, version);
+    };
+    let above = true;
+    const backlog: BacklogGauge = { aboveBound: async () => above };
+    const loop = startPollLoop({
+      definitions: () => definitions,
+      // Nothing may reach the connector while the backlog holds: any call fails the stream.
+      deps: { ...collectingPollDeps(store, {} as ConnectorClient, clock, settings), backlog },
+      owner: 'test',
+      tickMs: TICK_MS,
+    });
+    const tickDone = async () => {
+      while (clock.pendingSleeps === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    for (let tick = 0; tick < 10; tick++) {
+      await tickDone();
+      await clock.advance(TICK_MS);
+    }
+    await tickDone();
+    // Before, each was started as a live poll (no window in progress), planned its catch-up
+    // window, found the backlog high and saved it: 40 polls the gauge would have held.
+    expect(saves).toBe(0);
+    above = false;
+    await clock.advance(TICK_MS);
+    await tickDone();
+    await loop.stop();
+    expect(saves).toBeGreaterThan(0);
+  });
+
   it('starts live streams without waiting for the gauge, and asks it only when a stream could wait for the backlog', async () => {
     const clock = new ManualClock(T0);
     const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
