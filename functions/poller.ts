@@ -21,6 +21,7 @@ import { createPublisher, parsePublisherConfig } from '../shared/publish/publish
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
+import { reportPollOutcome } from './poll-outcome-report.ts';
 
 const logger = new Logger();
 const metrics = new Metrics();
@@ -119,11 +120,8 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         await connectionStore.recordNextDue(connectionId, nextDueAt);
       }
       for (const outcome of outcomes) {
-        logger.info('poll finished', { ...outcome });
         // A record that broke its schema was left out: its change is not published.
-        if (outcome.kind === 'polled' && outcome.setAside)
-          logger.warn('records set aside', { streamId: outcome.streamId, ...outcome.setAside });
-        if (outcome.kind === 'failed') metrics.addMetric('PollFailures', MetricUnit.Count, 1);
+        reportPollOutcome(outcome, logger, metrics);
         // The state the job last read or wrote; read only for a stream it never touched.
         const state = states.has(outcome.streamId)
           ? states.get(outcome.streamId)

@@ -32,7 +32,7 @@ export interface ChangeBridgeMonitoringProps {
 
 /**
  * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
- * malformed dispatch messages, throttling) publishing to an encrypted SNS topic, and one
+ * malformed dispatch messages, records set aside, throttling) publishing to an encrypted SNS topic, and one
  * dashboard.
  */
 export class ChangeBridgeMonitoring extends Construct {
@@ -161,6 +161,16 @@ export class ChangeBridgeMonitoring extends Construct {
       description:
         'The dispatcher dropped dispatch queue messages that were not events: see its WARN logs.',
       metric: this.customMetric(BRIDGE_METRICS.dispatchMessagesMalformed),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    // A record that broke its schema was set aside: its change was not published, and no later
+    // poll publishes it unless the record changes again (README: recover with a backfill).
+    this.addAlarm('RecordsSetAside', {
+      description:
+        'Polls set aside records that broke their schema, unpublished: see the poller WARN logs and GET /streams.',
+      metric: this.customMetric(BRIDGE_METRICS.recordsSetAside),
       threshold: 1,
       evaluationPeriods: 1,
     });

@@ -592,7 +592,7 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages and throttling', () => {
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -618,6 +618,18 @@ describe('runtime stack', () => {
           alarm.Properties.Threshold === 1,
       ),
     ).toBe(true);
+    // A record set aside for breaking its schema (its change unpublished) alarms at once.
+    const setAside = alarms.filter((alarm) => alarm.Properties.MetricName === 'RecordsSetAside');
+    expect(setAside).toHaveLength(1);
+    expect(setAside[0]!.Properties).toMatchObject({
+      Namespace: 'ChangeBridge',
+      Dimensions: [{ Name: 'service', Value: 'change-bridge-test' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([
         { Ref: logicalId(built.runtime.monitoring.alarmTopic) },

@@ -1,0 +1,74 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { reportPollOutcome } from '../../functions/poll-outcome-report.ts';
+import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The JSON documents (logs and EMF) Powertools printed to either stream while `run` ran. */
+function printed(run: () => void): Record<string, unknown>[] {
+  const lines: string[] = [];
+  const capture = (chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split('\n'));
+    return true;
+  };
+  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    run();
+  } finally {
+    vi.restoreAllMocks();
+  }
+  return lines.flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function report(outcomes: PollOutcome[]): Record<string, unknown>[] {
+  return printed(() => {
+    const logger = new Logger({ serviceName: 'poller' });
+    const metrics = new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' });
+    for (const outcome of outcomes) reportPollOutcome(outcome, logger, metrics);
+    metrics.publishStoredMetrics();
+  });
+}
+
+describe('reportPollOutcome', () => {
+  it('counts records set aside in RecordsSetAside, the metric of the set-aside alarm, and warns', () => {
+    const documents = report([
+      {
+        kind: 'polled',
+        streamId: 'main:customer',
+        caughtUp: true,
+        setAside: { records: 2, error: 'Customers[3].Classifications[0]: invalid (Id c-1)' },
+      },
+      { kind: 'polled', streamId: 'main:reservation', caughtUp: true },
+    ]);
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ RecordsSetAside: 2, service: 'poller' })]);
+    expect(documents).toContainEqual(
+      expect.objectContaining({
+        level: 'WARN',
+        message: 'records set aside',
+        streamId: 'main:customer',
+        records: 2,
+      }),
+    );
+  });
+
+  it('counts a failed poll in PollFailures and nothing set aside', () => {
+    const documents = report([
+      { kind: 'failed', streamId: 'main:customer', error: 'boom', parked: false, retryAt: 0 },
+    ]);
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ PollFailures: 1 })]);
+    expect(emf[0]).not.toHaveProperty('RecordsSetAside');
+  });
+});
