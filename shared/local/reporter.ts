@@ -6,6 +6,8 @@ import { clockTime, formatEventLine, type Palette } from './terminal.ts';
 /** Where the local runtime reports what happens: people on a TTY, machines with `--json`. */
 export interface Reporter {
   info(message: string, fields?: Record<string, unknown>): void;
+  /** Something the operator should act on (a setting that does nothing, say); the bridge runs on. */
+  warn(message: string, fields?: Record<string, unknown>): void;
   events(events: readonly PublishableEvent[]): void;
   pollOutcome(outcome: PollOutcome): void;
   /** The dispatcher's logger (delivery failures). */
@@ -36,6 +38,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
     output.write(jsonLine(level, message, fields));
   return {
     info: (message, fields) => emit('info', message, fields),
+    warn: (message, fields) => emit('warn', message, fields),
     events: (events) =>
       writeLines(
         output,
@@ -78,6 +81,7 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
   };
   return {
     info: (message) => line(message),
+    warn: (message, fields) => problem(palette.yellow('warning'), message, fields),
     events: (events) =>
       writeLines(
         output,

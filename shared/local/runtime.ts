@@ -19,7 +19,7 @@ import {
 } from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
 import { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
-import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
+import { trackedTargetsFromEnv, untrackedStreamWarnings } from '../polling/tracked-targets.ts';
 import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
@@ -181,6 +181,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const tracked = trackedTargetsFromEnv(env);
     const exportIds = tracked.exportIds ?? source.exportIds;
     const products = tracked.products ?? source.products;
+    // An export or productPrice stream with nothing to follow would poll nothing, with no word.
+    for (const warning of untrackedStreamWarnings(localSettings.entities, { exportIds, products }))
+      reporter.warn(warning);
     const streams = streamDefinitions(LOCAL_CONNECTION_ID, localSettings, {
       scope: source.scope,
       ...(exportIds ? { exportIds } : {}),

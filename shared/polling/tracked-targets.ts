@@ -58,3 +58,24 @@ export function trackedTargetsFromEnv(env: Record<string, string | undefined>): 
     ...(products.length > 0 ? { products } : {}),
   };
 }
+
+/**
+ * Why a connection's export or productPrice stream would poll nothing: its entity type is
+ * among `entities` while `targets` name no export (no product). One line for each. Pure.
+ * @example untrackedStreamWarnings(['customer', 'export'], {}) // ['export is polled, but …']
+ */
+export function untrackedStreamWarnings(
+  entities: readonly string[],
+  targets: TrackedTargets,
+): string[] {
+  const warnings: string[] = [];
+  if (entities.includes('export') && !targets.exportIds?.length)
+    warnings.push(
+      'export is polled (POLL_ENTITIES), but POLL_EXPORT_IDS names no export: the export stream of the CONNECTOR_* connection polls nothing (a connection added with --export-ids follows its own)',
+    );
+  if (entities.includes('productPrice') && !targets.products?.length)
+    warnings.push(
+      'productPrice is polled (POLL_ENTITIES), but POLL_PRODUCT_IDS names no product: the productPrice stream of the CONNECTOR_* connection polls nothing (a connection added with --product-ids follows its own)',
+    );
+  return warnings;
+}
