@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
 import { parseOrThrow, ValidationError, type ValidationIssue } from '../errors.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { UuidSchema } from './records/common.ts';
@@ -49,8 +50,11 @@ export const ConnectorConfigSchema = z.object({
 export type ConnectorConfig = z.input<typeof ConnectorConfigSchema>;
 export type ResolvedRateLimit = RateLimit | false;
 
-/** The name and version this bridge reports in the envelope's `Client` field. */
-export const DEFAULT_CLIENT_NAME = 'change-bridge 0.1.0';
+/**
+ * The name and version this bridge reports in the envelope's `Client` field: the version is
+ * package.json's (esbuild inlines the JSON into the Lambda bundles), so a release names itself.
+ */
+export const DEFAULT_CLIENT_NAME = `change-bridge ${packageJson.version}`;
 
 /**
  * Parses `CONNECTOR_PORTFOLIO_SCOPE` (or the flag named by `source`): comma-separated
