@@ -7,11 +7,18 @@ export type ReceivedWebhook =
   | { verified: true; id: string; type: string; subject: string }
   | { verified: false; id: string; reason: string };
 
+/** Reads the secret the receiver's subscription signs with now (undefined: it is gone). */
+export type SecretSource = () => Promise<string | undefined>;
+
 /** A running demo receiver. */
 export interface DemoReceiver {
   url: string;
-  /** Verifies with this secret from now on (set once its subscription exists; rotation adds one). */
-  setSecret(secret: string): void;
+  /**
+   * Verifies with the secret `read` gives from now on (set once its subscription exists). It is
+   * read again when a signature does not verify, so a secret rotated since (`subscriptions
+   * rotate-secret`) is taken up at its first webhook, before the old one stops signing.
+   */
+  useSecretSource(read: SecretSource): void;
   close(): Promise<void>;
 }
 
@@ -23,13 +30,34 @@ function headerOf(request: IncomingMessage, name: string): string {
 /**
  * A webhook receiver on 127.0.0.1 that verifies every request with the official
  * `standardwebhooks` package — the same code a subscriber would write — and reports it.
- * Answers 204 when the signature verifies, 401 otherwise.
+ * Answers 204 when the signature verifies with the subscription's current secret, 401 otherwise.
  */
 export async function startDemoReceiver(
   onWebhook: (webhook: ReceivedWebhook) => void,
   port = 0,
 ): Promise<DemoReceiver> {
-  let verifier: Webhook | undefined;
+  let read: SecretSource | undefined;
+  let current: { secret: string; webhook: Webhook } | undefined;
+  /** Reads the secret again; the verifier is kept while the secret is the same. */
+  const reread = async () => {
+    if (!read) throw new Error('no secret yet');
+    const secret = await read();
+    if (secret === undefined) throw new Error('its subscription is gone');
+    if (current?.secret !== secret) current = { secret, webhook: new Webhook(secret) };
+    return current;
+  };
+  const verify = async (payload: string, headers: Record<string, string>) => {
+    const cached = current;
+    if (!cached) return (await reread()).webhook.verify(payload, headers);
+    try {
+      return cached.webhook.verify(payload, headers);
+    } catch (error) {
+      // Rotated since: the new secret signs every webhook (the old one only during its grace).
+      const fresh = await reread();
+      if (fresh.secret === cached.secret) throw error;
+      return fresh.webhook.verify(payload, headers);
+    }
+  };
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -40,8 +68,7 @@ export async function startDemoReceiver(
       'webhook-signature': headerOf(request, 'webhook-signature'),
     };
     try {
-      if (!verifier) throw new Error('no secret yet');
-      const event = verifier.verify(payload, headers) as { type?: string; subject?: string };
+      const event = (await verify(payload, headers)) as { type?: string; subject?: string };
       onWebhook({
         verified: true,
         id: headers['webhook-id'],
@@ -58,8 +85,9 @@ export async function startDemoReceiver(
   const address = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${address.port}/hook`,
-    setSecret(secret) {
-      verifier = new Webhook(secret);
+    useSecretSource(source) {
+      read = source;
+      current = undefined;
     },
     close: () =>
       new Promise<void>((resolve) => {

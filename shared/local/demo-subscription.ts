@@ -1,4 +1,5 @@
 import type { WebhookService } from '../webhooks/service.ts';
+import type { WebhookStore } from '../webhooks/store.ts';
 import { type DemoReceiver, startDemoReceiver } from './demo-receiver.ts';
 import type { Reporter } from './reporter.ts';
 
@@ -6,10 +7,12 @@ const DEMO_RECEIVER_DESCRIPTION = 'demo receiver (change-bridge start --demo-rec
 
 /**
  * `start --demo-receiver`: a local receiver that verifies every webhook and reports it, and a
- * subscription of every event to it (the previous run's demo subscription is replaced).
+ * subscription of every event to it (the previous run's demo subscription is replaced). The
+ * receiver verifies with the subscription's secret as `store` holds it, so it follows a rotation.
  */
 export async function startDemoReceiverWithSubscription(
   webhooks: WebhookService,
+  store: Pick<WebhookStore, 'getSubscription'>,
   reporter: Reporter,
 ): Promise<DemoReceiver> {
   const receiver = await startDemoReceiver((webhook) =>
@@ -21,11 +24,13 @@ export async function startDemoReceiverWithSubscription(
     ),
   );
   await removeDemoSubscriptions(webhooks);
-  const { secret } = await webhooks.createSubscription({
+  const { subscription } = await webhooks.createSubscription({
     url: receiver.url,
     description: DEMO_RECEIVER_DESCRIPTION,
   });
-  receiver.setSecret(secret);
+  // Read from the store, not kept from here: `subscriptions rotate-secret` stores a new secret
+  // that signs every webhook from then on, the old one only until its grace period ends.
+  receiver.useSecretSource(async () => (await store.getSubscription(subscription.id))?.secret);
   return receiver;
 }
 

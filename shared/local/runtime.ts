@@ -316,7 +316,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     });
 
     let demo: DemoReceiver | undefined;
-    if (config.demoReceiver) demo = await startDemoReceiverWithSubscription(webhooks, reporter);
+    if (config.demoReceiver)
+      demo = await startDemoReceiverWithSubscription(webhooks, webhookStore, reporter);
     else if ((await removeDemoSubscriptions(webhooks)) > 0)
       reporter.info("removed the last run's demo subscription: its receiver stopped with that run");
 
