@@ -12,8 +12,11 @@ import type { IConstruct } from 'constructs';
  */
 export const LAMBDA_ENVIRONMENT_MAX_BYTES = 4096;
 
-/** The longest values AWS gives what the stack leaves to deploy time. */
-const LONGEST = {
+/**
+ * The longest values AWS gives what the stack leaves to deploy time (pseudo parameters,
+ * generated names): the synth check here and the limits tests bound resolved values by them.
+ */
+export const LONGEST = {
   /** `aws-us-gov`. */
   partition: 10,
   /** `us-isof-south-1`. */

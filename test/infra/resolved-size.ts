@@ -6,26 +6,7 @@
  * environment, the 10,240 characters of a role's inline policies) without deploying.
  */
 
-/** The longest values of the pseudo parameters and of the generated names. */
-export const LONGEST = {
-  /** `aws-us-gov` (aws, aws-cn, aws-us-gov, aws-iso, aws-iso-b, aws-iso-e, aws-iso-f). */
-  partition: 10,
-  /** `us-isof-south-1`, one longer than `ap-southeast-2` or `us-gov-west-1`. */
-  region: 15,
-  account: 12,
-  /** `amazonaws.com.cn`. */
-  urlSuffix: 16,
-  /** SQS's longest queue name (a CloudFormation-generated one is cut to it). */
-  queueName: 80,
-  /** A key id: a uuid. */
-  keyId: 36,
-  /** The suffix Secrets Manager adds to a secret's name in its ARN: `-` and six characters. */
-  secretSuffix: 7,
-  /** The random part CloudFormation appends to a generated name (`-` and 12 or 13 characters). */
-  generatedSuffix: 14,
-  /** DynamoDB's longest table name. */
-  tableName: 255,
-} as const;
+import { LONGEST } from '../../infra/environment-limit.ts';
 
 /** One stack's template, as synthesized. */
 export interface TemplateJson {

@@ -65,7 +65,13 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     rateLimit: false as const,
   });
 
-  function proxy(overrides: { state?: StateStore; publisher?: EventPublisher } = {}): WriteThrough {
+  function proxy(
+    overrides: {
+      state?: StateStore;
+      publisher?: EventPublisher;
+      snapshotGate?: SnapshotWriteGate;
+    } = {},
+  ): WriteThrough {
     return createWriteThrough({
       connectionId: definition.connectionId,
       connector: connector(),
@@ -74,7 +80,33 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       state: overrides.state ?? deps.store,
       streams: h.definitions(),
       clock: h.clock,
+      ...(overrides.snapshotGate ? { snapshotGate: overrides.snapshotGate } : {}),
     });
+  }
+
+  /**
+   * A publisher that holds the page carrying the customer's hotel change at its publish:
+   * `atPublish` resolves once it is held, `release` lets it go on.
+   */
+  function pageHeldAtPublish(customer: string) {
+    let reached!: () => void;
+    const atPublish = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const publisher: EventPublisher = {
+      publish: async (events) => {
+        if (notesOf(events as EntityEvent[], customer).includes(HOTEL)) {
+          reached();
+          await released;
+        }
+        return h.publisher.publish(events);
+      },
+    };
+    return { publisher, atPublish, release };
   }
 
   /** A change made in the hotel's own application (not through the bridge). */
@@ -531,37 +563,12 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     it('a write while a page is between judging and publishing waits until the page is stored, then tells the write after it', async () => {
       const customer = nextCustomer();
       const gate = new SnapshotWriteGate();
-      const writeThrough = createWriteThrough({
-        connectionId: definition.connectionId,
-        connector: connector(),
-        scope: definition.scope,
-        publisher: h.publisher,
-        state: deps.store,
-        streams: h.definitions(),
-        clock: h.clock,
-        snapshotGate: gate,
-      });
+      const writeThrough = proxy({ snapshotGate: gate });
       try {
         await h.clock.advance(10_000);
         await hotelChange(customer, HOTEL);
         const from = h.publisher.events.length;
-        let reached!: () => void;
-        const atPublish = new Promise<void>((resolve) => {
-          reached = resolve;
-        });
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        const holding: EventPublisher = {
-          publish: async (events) => {
-            if (events.some((event) => event.subject === customer)) {
-              reached();
-              await released;
-            }
-            return h.publisher.publish(events);
-          },
-        };
+        const { publisher: holding, atPublish, release } = pageHeldAtPublish(customer);
         const polled = poll({ snapshotGate: gate, publisher: holding });
         await atPublish;
         let written = false;
@@ -596,37 +603,12 @@ describe('a write through the proxy racing a poll of the same stream', () => {
         }
       }
       const gate = new ShortWaits();
-      const writeThrough = createWriteThrough({
-        connectionId: definition.connectionId,
-        connector: connector(),
-        scope: definition.scope,
-        publisher: h.publisher,
-        state: deps.store,
-        streams: h.definitions(),
-        clock: h.clock,
-        snapshotGate: gate,
-      });
+      const writeThrough = proxy({ snapshotGate: gate });
       try {
         await h.clock.advance(10_000);
         await hotelChange(customer, HOTEL);
         const from = h.publisher.events.length;
-        let reached!: () => void;
-        const atPublish = new Promise<void>((resolve) => {
-          reached = resolve;
-        });
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        const holding: EventPublisher = {
-          publish: async (events) => {
-            if (notesOf(events as EntityEvent[], customer).includes(HOTEL)) {
-              reached();
-              await released;
-            }
-            return h.publisher.publish(events);
-          },
-        };
+        const { publisher: holding, atPublish, release } = pageHeldAtPublish(customer);
         const polled = poll({ snapshotGate: gate, publisher: holding });
         await atPublish;
         // The page is held (its publisher stalls) past the write's wait: the write goes on.
