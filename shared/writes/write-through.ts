@@ -12,7 +12,10 @@ import {
 import type { OperationName, OperationRequest } from '../connector/operations.ts';
 import { storeGuarded } from '../polling/guarded-snapshots.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
-import type { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
+import {
+  type SnapshotWriteGate,
+  WRITE_WAITS_FOR_PAGES_MS,
+} from '../polling/snapshot-write-gate.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
@@ -134,6 +137,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
     operation: OperationName,
     request: EntityRecord,
     response: unknown,
+    answerDue: number,
   ): Promise<number> {
     if (!isWriteOperation(operation)) return 0;
     if (operation === 'customers/update' || operation === 'paymentRequests/add') {
@@ -142,8 +146,12 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         (s) => s.connectionId === options.connectionId && s.spec.entityType === entityType,
       );
       const streamId = stream?.streamId ?? `${options.connectionId}:${entityType}`;
-      // Live pages of the stream in flight in this process store first; later ones are guarded.
-      const endWrite = await options.snapshotGate?.openWrite(streamId);
+      // Live pages of the stream in flight in this process store first (those it stops waiting
+      // for, when the answer falls due, store with conditions); later ones are guarded.
+      const endWrite = await options.snapshotGate?.openWrite(
+        streamId,
+        Math.min(WRITE_WAITS_FOR_PAGES_MS, Math.max(0, answerDue - options.clock.now())),
+      );
       try {
         const records = polledRecords(operation, response);
         const ids = records.map((record) => String(record.Id));
@@ -192,6 +200,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
 
   return {
     async forward(operation, body) {
+      const answerDue = options.clock.now() + PROXY_ANSWER_MS;
       let last: RawResponse | undefined;
       const recording: HttpTransport = {
         postJson: async (url, text, init) => {
@@ -212,7 +221,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         // what they leave, as bulk work does, and never holds a poll back a window or more.
         const result = await caller.send(operation, body as OperationRequest<typeof operation>, {
           budget: { priority: 'bulk' },
-          deadline: options.clock.now() + PROXY_ANSWER_MS,
+          deadline: answerDue,
         });
         response = result.response;
         sent = result.sentBody;
@@ -229,7 +238,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
       }
       let events = 0;
       try {
-        events = await publishWrite(operation, sent, response);
+        events = await publishWrite(operation, sent, response, answerDue);
       } catch (error) {
         reportUnpublished(error, operation);
       }

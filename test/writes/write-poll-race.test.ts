@@ -1,12 +1,20 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
+import {
+  createUndiciTransport,
+  type HttpTransport,
+} from '../../shared/connector/http-transport.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { SnapshotWriteGate } from '../../shared/polling/snapshot-write-gate.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
-import { createWriteThrough, type WriteThrough } from '../../shared/writes/write-through.ts';
+import {
+  createWriteThrough,
+  PROXY_ANSWER_MS,
+  type WriteThrough,
+} from '../../shared/writes/write-through.ts';
 import { type PollHarness, startPollHarness } from '../polling/poll-harness.ts';
 import { driveClock } from '../support/drive-clock.ts';
 
@@ -70,6 +78,7 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       state?: StateStore;
       publisher?: EventPublisher;
       snapshotGate?: SnapshotWriteGate;
+      transport?: HttpTransport;
     } = {},
   ): WriteThrough {
     return createWriteThrough({
@@ -81,6 +90,7 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       streams: h.definitions(),
       clock: h.clock,
       ...(overrides.snapshotGate ? { snapshotGate: overrides.snapshotGate } : {}),
+      ...(overrides.transport ? { transport: overrides.transport } : {}),
     });
   }
 
@@ -629,6 +639,43 @@ describe('a write through the proxy racing a poll of the same stream', () => {
         // Before, the page stored its older version over the write's, and the next poll
         // published the write a second time.
         expect(notesOf(h.publisher.events.slice(settled), customer)).toEqual([]);
+      } finally {
+        await writeThrough.close();
+      }
+    });
+
+    it('a write whose connector call took the time its answer had does not wait for a page: it answers, and the page stores with conditions', async () => {
+      const customer = nextCustomer();
+      const gate = new SnapshotWriteGate();
+      const http = createUndiciTransport();
+      // The connector answers as the proxy's answer falls due (25 s on the test's clock).
+      const slowConnector: HttpTransport = {
+        postJson: async (url, text, init) => {
+          const answer = await http.postJson(url, text, init);
+          await h.clock.advance(PROXY_ANSWER_MS);
+          return answer;
+        },
+        close: () => http.close(),
+      };
+      const writeThrough = proxy({ snapshotGate: gate, transport: slowConnector });
+      try {
+        await h.clock.advance(10_000);
+        await hotelChange(customer, HOTEL);
+        const from = h.publisher.events.length;
+        const { publisher: holding, atPublish, release } = pageHeldAtPublish(customer);
+        const polled = poll({ snapshotGate: gate, publisher: holding });
+        await atPublish;
+        const result = await writeThrough.forward('customers/update', {
+          CustomerId: customer,
+          Notes: PROXY,
+        });
+        // Answered with the page still held: no wait past the answer's time.
+        expect(result.status).toBe(200);
+        release();
+        await polled;
+        expect(await storedNotes(customer)).toBe(PROXY);
+        const told = notesOf(h.publisher.events.slice(from), customer);
+        expect(told.at(-1)).toBe(PROXY);
       } finally {
         await writeThrough.close();
       }
