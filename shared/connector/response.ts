@@ -43,6 +43,11 @@ export interface SetAsideRecord {
   recordId?: string;
   /** What was wrong, naming the operation, the field and the record. */
   error: string;
+  /**
+   * The record as the connector sent it, when it is a JSON object: unvalidated, so only a field
+   * checked by hand may be read from it (as whether it is soft-deleted, see window-pages.ts).
+   */
+  sent?: Record<string, unknown>;
 }
 
 /** How a paginated response's records are read (see {@link interpretResponse}). */
@@ -179,9 +184,11 @@ function setAsideBrokenRecords<S extends z.ZodType>(
       const path = formatIssuePath([page.itemsKey, place, ...issue.path.slice(2)]);
       const recordId = offendingRecordId(current, issue.path);
       const record = recordId === undefined ? '' : ` (record Id ${recordId})`;
+      const sent: unknown = items[index];
       records.push({
         path,
         ...(recordId === undefined ? {} : { recordId }),
+        ...(isJsonObject(sent) ? { sent } : {}),
         error: `${operation}: record set aside: the response breaks the contract at ${path}${record}: ${issue.message}`,
       });
     }

@@ -67,6 +67,39 @@ describe('a record that breaks its schema', () => {
     expect(h.deps.publisher.events.map((e) => e.subject)).toContain(bad);
   });
 
+  it('that its own flag reads as deleted is published as deleted, from the stored snapshot', async () => {
+    const model = h.sim.controls.model;
+    const [gone, other] = [...model.customers.all()].slice(0, 2).map((e) => e.record.Id);
+    const before = (await h.deps.store.getSnapshots(h.definition.streamId, [gone!])).get(gone!)!;
+    breakCustomer(gone!);
+    model.softDelete(model.customers, 'customer', gone!, {
+      IsActive: false,
+      ActivityState: 'Deleted',
+    } as never);
+    model.update(model.customers, 'customer', other!, { Notes: 'changed' });
+    await h.clock.advance(1000);
+
+    const outcome = await pollStream(h.definition, h.deps, 'test');
+    // Customers have no sweep: set aside, this deletion would never be published.
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: true, setAside: { records: 1 } });
+    const events = h.deps.publisher.events;
+    expect(events.map((e) => `${e.type} ${e.subject}`).sort()).toEqual(
+      [`customer.deleted ${gone}`, `customer.updated ${other}`].sort(),
+    );
+    const deleted = events.find((e) => e.type === 'customer.deleted')!;
+    // The event and the tombstone carry the record as it was last valid, not the broken one.
+    expect(JSON.stringify(deleted)).not.toContain('FutureClassification');
+    const tombstone = (await h.deps.store.getSnapshots(h.definition.streamId, [gone!])).get(gone!)!;
+    expect(tombstone).toMatchObject({ deleted: true, hash: before.hash, record: before.record });
+    expect((await stored()).lastSetAside?.error).toContain(gone);
+
+    // Read again in the next window's overlap, it is not deleted twice.
+    await h.clock.advance(1000);
+    h.deps.publisher.events.length = 0;
+    await pollStream(h.definition, h.deps, 'test');
+    expect(h.deps.publisher.events).toEqual([]);
+  });
+
   it('on the first page of three lets the second and third pages be read', async () => {
     const model = h.sim.controls.model;
     const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);

@@ -1,7 +1,9 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
+import { isSoftDeleted } from '../../changes/event.ts';
 import { anySignal, readAhead } from '../../concurrency.ts';
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import { ConnectorError } from '../../connector/errors.ts';
+import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamWindow } from '../../state/state-store.ts';
 import type { BackfillJudging } from '../backfill-state.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
@@ -73,6 +75,33 @@ export function deletedClassifier(
     );
     return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
   };
+}
+
+/**
+ * The page's observations: its records, and each record set aside whose own delete flag reads it
+ * as deleted (`IsActive` false, or an `ActivityState` of Deleted, checked by hand on the record
+ * as sent) and whose `Id` is known, as deleted. Whatever else of it broke, its deletion is not in
+ * doubt, and it is judged against the stored snapshot (whose record its event and tombstone
+ * carry): set aside, it would never be published, as a deleted record does not change again and
+ * a stream without a sweep (customers) learns of deletes from its windows alone.
+ */
+function pageObservations(
+  entityType: WindowedPollSpec['entityType'],
+  page: RecordPage,
+): Observation[] {
+  const observations = observe(entityType, page.records);
+  const deleted = (page.setAside ?? []).filter(
+    (record): record is SetAsideRecord & Required<Pick<SetAsideRecord, 'recordId' | 'sent'>> =>
+      record.recordId !== undefined && record.sent !== undefined && isSoftDeleted(record.sent),
+  );
+  if (deleted.length === 0) return observations;
+  const read = new Set(observations.map((o) => o.entityId));
+  for (const { recordId, sent } of deleted) {
+    if (read.has(recordId)) continue;
+    read.add(recordId);
+    observations.push({ entityId: recordId, record: sent, deleted: true });
+  }
+  return observations;
 }
 
 /**
@@ -192,7 +221,7 @@ async function readWindowPages(
       const changes = await publishObservations(
         definition,
         deps,
-        observe(spec.entityType, page.records),
+        pageObservations(spec.entityType, page),
         reading.emitCreated,
         {
           ...(classify ? { classify } : {}),
