@@ -54,8 +54,8 @@ export async function runProductPrices(
   let published = 0;
   let earliestFirst: number | undefined;
   /**
-   * The first product the connector refused: the poll fails with it once the others are priced
-   * (a {@link PartialPollFailure} when any were).
+   * The first product the connector refused, or whose pricing broke the contract: the poll
+   * fails with it once the others are priced (a {@link PartialPollFailure} when any were).
    */
   let refused: ConnectorError | undefined;
   for (const { productId, timeZone } of definition.products ?? []) {
@@ -73,9 +73,16 @@ export async function runProductPrices(
         callOptions(deps, definition, 'live'),
       )
       .catch((error: unknown) => {
-        // A product the connector refuses (one deleted since it was configured, say) must not
-        // keep the products after it from their prices at every poll.
-        if (!(error instanceof ConnectorError) || error.status !== 400) throw error;
+        // A product the connector refuses (one deleted since it was configured, say), or whose
+        // pricing breaks the contract (one price of the wrong type: its time units are parallel
+        // arrays, so none of its prices can be trusted), must not keep the products after it
+        // from their prices at every poll (design.md, Bad input). Its stored prices stay as they
+        // were: a price is never taken for deleted.
+        if (
+          !(error instanceof ConnectorError) ||
+          (error.status !== 400 && error.category !== 'response')
+        )
+          throw error;
         refused ??= error;
         return undefined;
       });
