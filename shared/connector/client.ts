@@ -65,6 +65,11 @@ export interface CallOptions {
    * always. Default false: a call fails on any record that breaks the contract.
    */
   setAside?: boolean;
+  /**
+   * With `setAside`, for an unpaginated operation: the response field holding its records (a
+   * paginated operation's is its pagination's items key, and this is ignored).
+   */
+  itemsKey?: string;
 }
 
 /** A call's parsed response and the body that finally succeeded (its Count may have shrunk). */
@@ -249,7 +254,7 @@ export function createConnectorCaller(
       );
     }
     deps.onRequest?.(name, raw.status);
-    const itemsKey = spec.pagination?.itemsKey;
+    const itemsKey = spec.pagination?.itemsKey ?? (options.setAside ? options.itemsKey : undefined);
     const screen = options.screen;
     let passedOver = 0;
     let setAside: SetAsideRecord[] = [];

@@ -85,3 +85,47 @@ describe('a record that breaks its schema in a snapshot listing', () => {
     expect(kept?.deleted ?? false).toBe(false);
   });
 });
+
+/**
+ * The same among tracked exports (fetched by id each poll, unpaginated): a record that breaks its
+ * schema keeps its snapshot as it was instead of failing every poll of the stream, and is not
+ * taken for deleted.
+ */
+describe('a record that breaks its schema among tracked exports', () => {
+  it('is set aside and kept, while another export changing is published', async () => {
+    const exports = harness.definitions().find((d) => d.spec.entityType === 'export')!;
+    const model = harness.sim.controls.model;
+    // Two exports still followed (an Expired one is no longer asked for), on a stream of their own.
+    const [broken, changed] = [...model.exports.all()].slice(0, 2).map((e) => e.record.Id);
+    expect(changed).toBeDefined();
+    for (const id of [broken!, changed!]) {
+      model.exportTimeline.delete(id);
+      model.update(model.exports, 'export', id, { Status: 'Success' });
+    }
+    const definition = {
+      ...exports,
+      streamId: `${exports.streamId}:broken`,
+      trackedIds: [broken!, changed!],
+    };
+    const deps = harness.deps(exports.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    model.update(model.exports, 'export', broken!, { Status: 42 } as never);
+    model.update(model.exports, 'export', changed!, { Status: 'SomethingNew' });
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, recordsSetAside: 1 });
+    expect(state.lastSetAside?.error).toMatch(/Exports\[\d+\]\.Status/);
+    expect(state.lastSetAside?.error).toContain(broken);
+    const events = harness.publisher.events.map((e) => `${e.type} ${e.subject}`);
+    expect(events).toContain(`export.updated ${changed}`);
+    expect(events.filter((e) => e.endsWith(broken!))).toEqual([]);
+    const kept = (await deps.store.getSnapshots(definition.streamId, [broken!])).get(broken!);
+    expect(kept).toMatchObject({ record: { Status: expect.any(String) } });
+    expect(kept?.deleted ?? false).toBe(false);
+  });
+});

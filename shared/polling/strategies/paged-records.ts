@@ -139,10 +139,24 @@ export async function callForRecords(
   itemsKey: string,
   options: CallOptions = {},
 ): Promise<EntityRecord[]> {
-  const response = (await client.call(operation, body as never, options)) as Record<
-    string,
-    unknown
-  >;
-  const items = response[itemsKey];
-  return Array.isArray(items) ? (items as EntityRecord[]) : [];
+  return (await callForListing(client, operation, body, itemsKey, options)).records;
+}
+
+/**
+ * {@link callForRecords}, with the records under `itemsKey` that break their schema set aside
+ * (left out and returned apart) when `options.setAside` is set.
+ */
+export async function callForListing(
+  client: ConnectorClient,
+  operation: OperationName,
+  body: RequestBody,
+  itemsKey: string,
+  options: CallOptions = {},
+): Promise<{ records: EntityRecord[]; setAside: SetAsideRecord[] }> {
+  const { response, setAside } = await client.send(operation, body as never, {
+    ...options,
+    ...(options.setAside ? { itemsKey } : {}),
+  });
+  const items = (response as Record<string, unknown>)[itemsKey];
+  return { records: Array.isArray(items) ? (items as EntityRecord[]) : [], setAside };
 }

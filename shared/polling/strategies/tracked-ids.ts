@@ -1,3 +1,5 @@
+import { ConnectorError } from '../../connector/errors.ts';
+import type { SetAsideRecord } from '../../connector/response.ts';
 import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
@@ -7,15 +9,19 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  setAsideNoted,
   syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
-import { callForRecords, chunk } from './paged-records.ts';
+import { callForListing, chunk } from './paged-records.ts';
 
 /**
  * Tracked ids (exports): the configured ids are fetched by id each cycle; an id whose stored
  * record reached a final state (Expired) is no longer asked for; an id the API stops
- * returning is deleted.
+ * returning is deleted. A record returned that breaks its schema is set aside (noted on the
+ * stream, see StreamState.lastSetAside) and counted as returned by its Id: its snapshot stays as
+ * it was, neither changed nor deleted. One whose Id is missing or was not asked for fails the
+ * poll, as the record it stands for could read as deleted.
  */
 export async function runTrackedIds(
   definition: StreamDefinition,
@@ -30,18 +36,32 @@ export async function runTrackedIds(
     return !snapshot || (!snapshot.deleted && !spec.isFinal(snapshot.record));
   });
   const observations: Observation[] = [];
+  const setAside: SetAsideRecord[] = [];
   let read = 0;
   for (const ids of chunk(active, PAGE_COUNT_MAX)) {
-    const records = await callForRecords(
+    const listing = await callForListing(
       deps.client,
       spec.operation,
       spec.request(ids),
       spec.itemsKey,
-      callOptions(deps, definition, 'live'),
+      { ...callOptions(deps, definition, 'live'), setAside: true },
     );
-    read += records.length;
+    const { records } = listing;
+    read += records.length + listing.setAside.length;
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));
+    const asked = new Set(ids);
+    for (const record of listing.setAside) {
+      if (record.recordId === undefined || !asked.has(record.recordId)) {
+        throw new ConnectorError(record.error, {
+          category: 'response',
+          operation: spec.operation,
+          details: { path: record.path },
+        });
+      }
+      returned.add(record.recordId);
+      setAside.push(record);
+    }
     observations.push(...found);
     for (const id of ids)
       if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
@@ -52,10 +72,18 @@ export async function runTrackedIds(
   });
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
+  const counts = { records: read, events: changes.published };
+  const last = setAside.at(-1);
   state.stage({
     watermark: new Date(now).toISOString(),
-    ...syncCompleted(state.current, { records: read, events: changes.published }, now),
-    ...listingPassDone(state.current, { records: read, events: changes.published }, now),
+    ...syncCompleted(state.current, counts, now),
+    ...listingPassDone(state.current, counts, now),
+    ...(last
+      ? setAsideNoted(state.current, {
+          ...counts,
+          setAside: { records: setAside.length, error: last.error, at: now },
+        })
+      : {}),
   });
   return changes.events.length;
 }
