@@ -129,3 +129,54 @@ describe('a record that breaks its schema among tracked exports', () => {
     expect(kept?.deleted ?? false).toBe(false);
   });
 });
+
+/**
+ * The same in the request that tells deleted loyalty memberships (their deleted records carry no
+ * flag, so a page's records are classified by a second request returning only the deleted ones):
+ * a membership changed, then broken and deleted between its page and that request, is deleted all
+ * the same instead of failing the page.
+ */
+describe('a record that breaks its schema in the deleted-classification answer', () => {
+  it('is classified as deleted by its Id, and published from the stored snapshot', async () => {
+    const definition = harness
+      .definitions()
+      .find((d) => d.spec.entityType === 'loyaltyMembership')!;
+    const base = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    for (let poll = 0; poll < 20; poll++) {
+      const outcome = await pollStream(definition, base, 't');
+      if (outcome.kind === 'polled' && outcome.caughtUp) break;
+    }
+    const stored = [];
+    for await (const page of base.store.scanSnapshots(definition.streamId)) stored.push(...page);
+    const gone = stored.find((s) => !s.deleted)!.entityId;
+    const model = harness.sim.controls.model;
+    model.update(model.loyaltyMemberships, 'loyaltyMembership', gone, { Points: 4242 });
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+
+    // As the classification is asked for, the membership breaks its schema and is deleted.
+    let raced = false;
+    const client = {
+      ...base.client,
+      paginate: ((name, body, options) => {
+        const ids = (body as { LoyaltyMembershipIds?: string[] }).LoyaltyMembershipIds;
+        if (!raced && ids?.includes(gone)) {
+          raced = true;
+          model.update(model.loyaltyMemberships, 'loyaltyMembership', gone, {
+            IsPrimary: 'yes',
+          } as never);
+          model.softDelete(model.loyaltyMemberships, 'loyaltyMembership', gone, {});
+        }
+        return base.client.paginate(name, body, options);
+      }) as typeof base.client.paginate,
+    };
+    const outcome = await pollStream(definition, { ...base, client }, 't');
+    expect(raced).toBe(true);
+    expect(outcome).toMatchObject({ kind: 'polled' });
+    const events = harness.publisher.events.filter((e) => e.subject === gone);
+    expect(events.map((e) => e.type)).toEqual(['loyaltyMembership.deleted']);
+    expect(JSON.stringify(events[0])).not.toContain('"yes"');
+    const tombstone = (await base.store.getSnapshots(definition.streamId, [gone])).get(gone);
+    expect(tombstone).toMatchObject({ deleted: true });
+  });
+});

@@ -17,7 +17,7 @@ import {
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { RecordGrant } from '../record-budget.ts';
-import { allRecords, budgetedPages, pageRecords, type RecordPage } from './paged-records.ts';
+import { budgetedPages, pageRecords, type RecordPage } from './paged-records.ts';
 
 /** How one window is read: what judges its records and where its progress goes. */
 export interface WindowReading {
@@ -56,7 +56,10 @@ export interface WindowRead {
 
 /**
  * Asks the connector which of `ids` are deleted, for operations whose deleted records carry no
- * flag (the spec's `deletedAmong`); undefined for the others.
+ * flag (the spec's `deletedAmong`); undefined for the others. The request returns only deleted
+ * records, so one that breaks its schema (set aside) is deleted all the same by its Id, which
+ * must be one of `ids`: one without an Id, or with another, fails the classification, as which
+ * record it stands for cannot be told (read as live, a deleted one would be published as changed).
  */
 export function deletedClassifier(
   definition: StreamDefinition,
@@ -67,13 +70,27 @@ export function deletedClassifier(
   const deletedAmong = spec.deletedAmong;
   if (!deletedAmong) return undefined;
   return async (ids) => {
-    const deleted = await allRecords(
+    const asked = new Set(ids);
+    const deleted = new Set<string>();
+    for await (const page of pageRecords(
       deps.client,
       spec.operation,
       deletedAmong(ids, deps.pageCount),
-      callOptions(deps, definition, priority),
-    );
-    return new Set(deleted.map((record) => entityIdOf(spec.entityType, record)));
+      { ...callOptions(deps, definition, priority), setAside: true },
+    )) {
+      for (const record of page.records) deleted.add(entityIdOf(spec.entityType, record));
+      for (const record of page.setAside ?? []) {
+        if (record.recordId === undefined || !asked.has(record.recordId)) {
+          throw new ConnectorError(record.error, {
+            category: 'response',
+            operation: spec.operation,
+            details: { path: record.path },
+          });
+        }
+        deleted.add(record.recordId);
+      }
+    }
+    return deleted;
   };
 }
 
