@@ -180,3 +180,40 @@ describe('a record that breaks its schema in the deleted-classification answer',
     expect(tombstone).toMatchObject({ deleted: true });
   });
 });
+
+/**
+ * The same among tax environments (unpaginated, keyed by Code): a record that breaks its schema
+ * keeps its snapshot by its Code instead of failing every poll of the stream.
+ */
+describe('a record that breaks its schema among tax environments', () => {
+  it('is set aside and kept by its Code, while another one changing is published', async () => {
+    const definition = harness.definitions().find((d) => d.spec.entityType === 'taxEnvironment')!;
+    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    const stored = [];
+    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
+    const [broken, changed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    expect(changed).toBeDefined();
+    const model = harness.sim.controls.model;
+    model.update(model.taxEnvironments, 'taxEnvironment', broken!, { CountryCode: 'xx' });
+    model.update(model.taxEnvironments, 'taxEnvironment', changed!, {
+      TaxationCodes: ['SIM-NEW'],
+    });
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, recordsSetAside: 1 });
+    expect(state.lastSetAside?.error).toMatch(/TaxEnvironments\[\d+\]\.CountryCode/);
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `taxEnvironment.updated ${changed}`,
+    ]);
+    const kept = (await deps.store.getSnapshots(definition.streamId, [broken!])).get(broken!);
+    expect(kept?.deleted ?? false).toBe(false);
+    expect(kept?.record.CountryCode).not.toBe('xx');
+  });
+});

@@ -1,8 +1,8 @@
-import type { EntityRecord } from '../../changes/entity-types.ts';
+import { type EntityRecord, type EntityType, entityIdOf } from '../../changes/entity-types.ts';
 import { ConnectorError } from '../../connector/errors.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
-import { BridgeError } from '../../errors.ts';
+import { BridgeError, ValidationError } from '../../errors.ts';
 import { listingJudging, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
@@ -16,9 +16,9 @@ import {
   syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
-import { callForRecords, pageRecords } from './paged-records.ts';
+import { callForListing, pageRecords } from './paged-records.ts';
 
-/** A listing: its records, and those set aside for breaking their schema (paginated only). */
+/** A listing: its records, and those set aside for breaking their schema. */
 interface Listing {
   records: EntityRecord[];
   setAside: SetAsideRecord[];
@@ -45,28 +45,39 @@ async function listAll(
     }
     return listing;
   }
-  const records = await callForRecords(
-    deps.client,
-    spec.operation,
-    spec.request(PAGE_COUNT_MAX),
-    spec.itemsKey,
-    callOptions(deps, definition, 'live'),
-  );
-  return { records, setAside: [] };
+  return callForListing(deps.client, spec.operation, spec.request(PAGE_COUNT_MAX), spec.itemsKey, {
+    ...callOptions(deps, definition, 'live'),
+    setAside: true,
+  });
+}
+
+/**
+ * The entity id of a record set aside, read by hand from the record as sent (its `Id`, or a tax
+ * environment's `Code`): undefined when that field is itself missing or not a string.
+ */
+function setAsideKey(entityType: EntityType, record: SetAsideRecord): string | undefined {
+  if (record.sent === undefined) return record.recordId;
+  try {
+    return entityIdOf(entityType, record.sent);
+  } catch (error) {
+    if (error instanceof ValidationError) return undefined;
+    throw error;
+  }
 }
 
 /**
  * The ids of the records set aside, which are listed all the same (their snapshots stay, as
  * they are: not deleted).
- * @throws ConnectorError (`response`) for one without an Id: which stored record it is cannot be
+ * @throws ConnectorError (`response`) for one without an id: which stored record it is cannot be
  * told, and each would read as deleted.
  */
-function setAsideIds(operation: string, setAside: readonly SetAsideRecord[]): string[] {
+function setAsideIds(spec: SnapshotPollSpec, setAside: readonly SetAsideRecord[]): string[] {
   return setAside.map((record) => {
-    if (record.recordId !== undefined) return record.recordId;
+    const key = setAsideKey(spec.entityType, record);
+    if (key !== undefined) return key;
     throw new ConnectorError(record.error, {
       category: 'response',
-      operation,
+      operation: spec.operation,
       details: { path: record.path },
     });
   });
@@ -75,9 +86,8 @@ function setAsideIds(operation: string, setAside: readonly SetAsideRecord[]): st
 /**
  * Snapshot diff for operations without a time filter (billing automations, tax environments):
  * list everything, diff each record, and treat stored live records that are no longer listed
- * as deleted. A record of a paginated listing that breaks its schema is set aside (noted on the
- * stream, see StreamState.lastSetAside): its snapshot stays as it was, neither changed nor
- * deleted.
+ * as deleted. A record that breaks its schema is set aside (noted on the stream, see
+ * StreamState.lastSetAside): its snapshot stays as it was, neither changed nor deleted.
  */
 export async function runSnapshot(
   definition: StreamDefinition,
@@ -87,10 +97,7 @@ export async function runSnapshot(
 ): Promise<number> {
   const { records, setAside } = await listAll(definition, spec, deps);
   const observations: Observation[] = observe(spec.entityType, records);
-  const listed = new Set([
-    ...observations.map((o) => o.entityId),
-    ...setAsideIds(spec.operation, setAside),
-  ]);
+  const listed = new Set([...observations.map((o) => o.entityId), ...setAsideIds(spec, setAside)]);
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
     for (const snapshot of snapshots) {
       if (!snapshot.deleted && !listed.has(snapshot.entityId))
