@@ -108,19 +108,6 @@ export async function* budgetedPages(
   }
 }
 
-/** Every record of a paginated listing (small sets: sweeps by id, snapshot listings). */
-export async function allRecords(
-  client: ConnectorClient,
-  operation: PaginatedOperationName,
-  body: RequestBody,
-  options: CallOptions = {},
-): Promise<EntityRecord[]> {
-  const records: EntityRecord[] = [];
-  for await (const page of pageRecords(client, operation, body, options))
-    records.push(...page.records);
-  return records;
-}
-
 /** Splits ids into chunks of at most `size` (filter arrays hold 1..1000 items). */
 export function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
@@ -130,21 +117,8 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Calls an unpaginated operation and returns the records under `itemsKey` (an absent or null
- * list is empty). The body is validated by the client like any other.
- */
-export async function callForRecords(
-  client: ConnectorClient,
-  operation: OperationName,
-  body: RequestBody,
-  itemsKey: string,
-  options: CallOptions = {},
-): Promise<EntityRecord[]> {
-  return (await callForListing(client, operation, body, itemsKey, options)).records;
-}
-
-/**
- * {@link callForRecords}, with the records under `itemsKey` that break their schema set aside
- * (left out and returned apart) when `options.setAside` is set.
+ * list is empty), with those that break their schema set aside (left out and returned apart)
+ * when `options.setAside` is set. The body is validated by the client like any other.
  */
 export async function callForListing(
   client: ConnectorClient,
