@@ -217,3 +217,47 @@ describe('a record that breaks its schema among tax environments', () => {
     expect(kept?.record.CountryCode).not.toBe('xx');
   });
 });
+
+/**
+ * A loyalty membership that breaks its schema and is deleted (its deleted records carry no flag,
+ * and its stream has no sweep): the window sets it aside, and asks whether it is deleted.
+ */
+describe('a deleted loyalty membership that breaks its schema', () => {
+  it('is published as deleted from the stored snapshot', async () => {
+    const definition = harness
+      .definitions()
+      .find((d) => d.spec.entityType === 'loyaltyMembership')!;
+    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    for (let poll = 0; poll < 20; poll++) {
+      const outcome = await pollStream(definition, deps, 't');
+      if (outcome.kind === 'polled' && outcome.caughtUp) break;
+    }
+    const stored = [];
+    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
+    const [gone, kept] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const model = harness.sim.controls.model;
+    for (const id of [gone!, kept!]) {
+      model.update(model.loyaltyMemberships, 'loyaltyMembership', id, {
+        IsPrimary: 'yes',
+      } as never);
+    }
+    model.softDelete(model.loyaltyMemberships, 'loyaltyMembership', gone!, {});
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+
+    // Both are set aside (and the membership the test before broke and deleted, read again).
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: expect.any(Number) },
+    });
+    // The broken one still there is set aside, unpublished and kept as it was.
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `loyaltyMembership.deleted ${gone}`,
+    ]);
+    expect(JSON.stringify(harness.publisher.events)).not.toContain('"yes"');
+    const snapshots = await deps.store.getSnapshots(definition.streamId, [gone!, kept!]);
+    expect(snapshots.get(gone!)).toMatchObject({ deleted: true });
+    expect(snapshots.get(kept!)?.deleted ?? false).toBe(false);
+    expect(snapshots.get(kept!)?.record.IsPrimary).not.toBe('yes');
+  });
+});

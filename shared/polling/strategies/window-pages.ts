@@ -95,24 +95,34 @@ export function deletedClassifier(
 }
 
 /**
- * The page's observations: its records, and each record set aside whose own delete flag reads it
- * as deleted (`IsActive` false, or an `ActivityState` of Deleted, checked by hand on the record
- * as sent) and whose `Id` is known, as deleted. Whatever else of it broke, its deletion is not in
- * doubt, and it is judged against the stored snapshot (whose record its event and tombstone
- * carry): set aside, it would never be published, as a deleted record does not change again and
- * a stream without a sweep (customers) learns of deletes from its windows alone.
+ * The page's observations: its records, and each record set aside whose `Id` is known and that
+ * reads as deleted, as deleted: by its own delete flag (`IsActive` false, or an `ActivityState`
+ * of Deleted, checked by hand on the record as sent), or, for an operation whose deleted records
+ * carry no flag (loyalty memberships), by `classify` (one more request, only for a page that set
+ * records aside). Whatever else of it broke, its deletion is not in doubt, and it is judged
+ * against the stored snapshot (whose record its event and tombstone carry): set aside, it would
+ * never be published, as a deleted record does not change again and a stream without a sweep
+ * (customers, loyalty memberships) learns of deletes from its windows alone.
  */
-function pageObservations(
+async function pageObservations(
   entityType: WindowedPollSpec['entityType'],
   page: RecordPage,
-): Observation[] {
+  classify: ((ids: readonly string[]) => Promise<ReadonlySet<string>>) | undefined,
+): Promise<Observation[]> {
   const observations = observe(entityType, page.records);
-  const deleted = (page.setAside ?? []).filter(
-    (record): record is SetAsideRecord & Required<Pick<SetAsideRecord, 'recordId' | 'sent'>> =>
-      record.recordId !== undefined && record.sent !== undefined && isSoftDeleted(record.sent),
-  );
-  if (deleted.length === 0) return observations;
   const read = new Set(observations.map((o) => o.entityId));
+  const candidates = (page.setAside ?? []).filter(
+    (record): record is SetAsideRecord & Required<Pick<SetAsideRecord, 'recordId' | 'sent'>> =>
+      record.recordId !== undefined && record.sent !== undefined && !read.has(record.recordId),
+  );
+  if (candidates.length === 0) return observations;
+  const flagged = candidates.filter(({ sent }) => isSoftDeleted(sent));
+  const unflagged = candidates.filter(({ sent }) => !isSoftDeleted(sent));
+  const classified =
+    classify && unflagged.length > 0
+      ? await classify(unflagged.map(({ recordId }) => recordId))
+      : new Set<string>();
+  const deleted = [...flagged, ...unflagged.filter(({ recordId }) => classified.has(recordId))];
   for (const { recordId, sent } of deleted) {
     if (read.has(recordId)) continue;
     read.add(recordId);
@@ -238,7 +248,7 @@ async function readWindowPages(
       const changes = await publishObservations(
         definition,
         deps,
-        pageObservations(spec.entityType, page),
+        await pageObservations(spec.entityType, page, classify),
         reading.emitCreated,
         {
           ...(classify ? { classify } : {}),
