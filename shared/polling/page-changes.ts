@@ -155,7 +155,13 @@ export function computeChanges(
       readBefore(observation.record, previous)
     )
       continue;
-    const record = observation.record ?? previous?.record ?? {};
+    // A deletion is of the entity as it was stored (a record set aside for breaking its schema
+    // may be judged deleted: its own fields are not to be trusted).
+    const record =
+      (decision.change === 'deleted' ? previous?.record : undefined) ??
+      observation.record ??
+      previous?.record ??
+      {};
     const scope = scopeOf(context.entityType, record, context.scope);
     const entityId = observation.entityId;
     const versioned = {

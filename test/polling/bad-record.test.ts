@@ -100,6 +100,26 @@ describe('a record that breaks its schema', () => {
     expect(h.deps.publisher.events).toEqual([]);
   });
 
+  it('whose broken field is its scope is published as deleted in the scope it was stored with', async () => {
+    const model = h.sim.controls.model;
+    const [gone] = [...model.customers.all()].slice(0, 1).map((e) => e.record.Id);
+    const before = (await h.deps.store.getSnapshots(h.definition.streamId, [gone!])).get(gone!)!;
+    model.update(model.customers, 'customer', gone!, { ChainId: 'not-a-chain' } as never);
+    model.softDelete(model.customers, 'customer', gone!, {
+      IsActive: false,
+      ActivityState: 'Deleted',
+    } as never);
+    await h.clock.advance(1000);
+
+    await pollStream(h.definition, h.deps, 'test');
+    const deleted = h.deps.publisher.events.find((e) => e.type === 'customer.deleted')!;
+    expect(deleted.subject).toBe(gone);
+    // A subscriber scoped to the customer's chain is sent its deletion, not one of a chain
+    // named by the broken record.
+    expect(deleted.data.scope).toEqual(before.scope);
+    expect(JSON.stringify(deleted)).not.toContain('not-a-chain');
+  });
+
   it('on the first page of three lets the second and third pages be read', async () => {
     const model = h.sim.controls.model;
     const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
