@@ -63,7 +63,8 @@ export function buildOperationalEvent(
 
 /**
  * The origin of an endpoint URL (scheme, host and port). Operational events reach every
- * subscriber to them, and an endpoint's path, query or user info often carries its own secret
+ * subscription without a scope filter that takes them (matchesSubscription), not only the one
+ * they name, and an endpoint's path, query or user info often carries its own secret
  * (`/services/T0/B0/XXXX`, `?code=`), which design.md keeps out of events.
  * @example originOf('https://user:pw@hooks.example.com/services/x?token=y') // 'https://hooks.example.com'
  */
