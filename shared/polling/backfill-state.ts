@@ -1,6 +1,7 @@
+import type { SetAsideRecord } from '../connector/response.ts';
 import type { BackfillPass, StreamState, StreamWindow } from '../state/state-store.ts';
 import type { ChangeContext } from './page-changes.ts';
-import { advanceCounters, type PageCounts } from './poll-context.ts';
+import { advanceCounters, type PageCounts, setAsideNoted, syncCompleted } from './poll-context.ts';
 
 /** How a backfill judges what it reads (see ChangeContext.backfill); undefined: as live polls do. */
 export type BackfillJudging = ChangeContext['backfill'];
@@ -124,4 +125,29 @@ export function announcedToPass(
   const pass = state.backfill;
   if (!counts.announced || pass?.kind !== 'pass') return {};
   return { backfill: passAdvanced(pass, { records: 0, events: counts.announced }) };
+}
+
+/**
+ * The patch of a listing poll (a snapshot listing, tracked ids) that read its whole set at
+ * `now`: the watermark, the first sync and the backfill pass it completes, and the records it
+ * set aside for breaking their schema. Staged: the poll's success save writes it. Pure.
+ */
+export function listingCommitted(
+  state: StreamState,
+  counts: PageCounts,
+  setAside: readonly SetAsideRecord[],
+  now: number,
+): Partial<StreamState> {
+  const last = setAside.at(-1);
+  return {
+    watermark: new Date(now).toISOString(),
+    ...syncCompleted(state, counts, now),
+    ...listingPassDone(state, counts, now),
+    ...(last
+      ? setAsideNoted(state, {
+          ...counts,
+          setAside: { records: setAside.length, error: last.error, at: now },
+        })
+      : {}),
+  };
 }

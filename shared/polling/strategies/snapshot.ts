@@ -3,7 +3,7 @@ import { ConnectorError } from '../../connector/errors.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError, ValidationError } from '../../errors.ts';
-import { listingJudging, listingPassDone } from '../backfill-state.ts';
+import { listingCommitted, listingJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -12,8 +12,6 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
-  setAsideNoted,
-  syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { callForListing, pageRecords } from './paged-records.ts';
@@ -110,18 +108,7 @@ export async function runSnapshot(
   });
   const now = deps.clock.now();
   const counts = { records: records.length + setAside.length, events: changes.published };
-  const last = setAside.at(-1);
   // The poll's success save follows at once and writes it (one write per poll).
-  state.stage({
-    watermark: new Date(now).toISOString(),
-    ...syncCompleted(state.current, counts, now),
-    ...listingPassDone(state.current, counts, now),
-    ...(last
-      ? setAsideNoted(state.current, {
-          ...counts,
-          setAside: { records: setAside.length, error: last.error, at: now },
-        })
-      : {}),
-  });
+  state.stage(listingCommitted(state.current, counts, setAside, now));
   return changes.events.length;
 }

@@ -1,6 +1,6 @@
 import { ConnectorError } from '../../connector/errors.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
-import { listingJudging, listingPassDone } from '../backfill-state.ts';
+import { listingCommitted, listingJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -9,8 +9,6 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
-  setAsideNoted,
-  syncCompleted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
 import { callForListing, chunk } from './paged-records.ts';
@@ -73,17 +71,6 @@ export async function runTrackedIds(
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   const counts = { records: read, events: changes.published };
-  const last = setAside.at(-1);
-  state.stage({
-    watermark: new Date(now).toISOString(),
-    ...syncCompleted(state.current, counts, now),
-    ...listingPassDone(state.current, counts, now),
-    ...(last
-      ? setAsideNoted(state.current, {
-          ...counts,
-          setAside: { records: setAside.length, error: last.error, at: now },
-        })
-      : {}),
-  });
+  state.stage(listingCommitted(state.current, counts, setAside, now));
   return changes.events.length;
 }
