@@ -178,28 +178,39 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     expect(ran).toBe(true);
   }
 
-  it('a write between a page being judged and published: the stale page event is followed by the write again at once, and the snapshot keeps the write', async () => {
-    const customer = nextCustomer();
-    const writeThrough = proxy();
-    try {
-      await h.clock.advance(10_000);
-      await hotelChange(customer, HOTEL);
-      const from = h.publisher.events.length;
-      await h.clock.advance(2_000);
-      await pollWith('judged', customer, () => write(writeThrough, customer));
-      // The page judged the hotel change against the older snapshot before the proxy stored:
-      // its event went out after the write's. The subject's last word is the write again.
-      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
-      // Before, the page stored its older record over the write's: the next poll found the
-      // connector ahead of the snapshot (here it emitted the write a third time).
-      expect(await storedNotes(customer)).toBe(PROXY);
-      await poll();
-      await poll();
-      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
-    } finally {
-      await writeThrough.close();
-    }
-  });
+  it.each([
+    { window: 'a live window', unpolledMs: 10_000 },
+    // Two hours unpolled: the next window is catch-up work (bulk), not a live poll; its pages
+    // were stored without conditions once 19bfdc6 made them bulk.
+    {
+      window: 'a catch-up window (the stream unpolled for two hours)',
+      unpolledMs: 2 * 60 * 60_000,
+    },
+  ])(
+    'a write between a page of $window being judged and published: the stale page event is followed by the write again at once, and the snapshot keeps the write',
+    async ({ unpolledMs }) => {
+      const customer = nextCustomer();
+      const writeThrough = proxy();
+      try {
+        await h.clock.advance(unpolledMs);
+        await hotelChange(customer, HOTEL);
+        const from = h.publisher.events.length;
+        await h.clock.advance(2_000);
+        await pollWith('judged', customer, () => write(writeThrough, customer));
+        // The page judged the hotel change against the older snapshot before the proxy stored:
+        // its event went out after the write's. The subject's last word is the write again.
+        expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+        // Before, the page stored its older record over the write's: the next poll found the
+        // connector ahead of the snapshot (here it emitted the write a third time).
+        expect(await storedNotes(customer)).toBe(PROXY);
+        await poll();
+        await poll();
+        expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
+      } finally {
+        await writeThrough.close();
+      }
+    },
+  );
 
   it('a write between a page being published and stored: each version once, in order, and the snapshot keeps the write', async () => {
     const customer = nextCustomer();
@@ -511,29 +522,6 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       expect(told.map((event) => event.type)).toEqual(['paymentRequest.created']);
     } finally {
       h.sim.controls.setFaults({ script: [] });
-      await writeThrough.close();
-    }
-  });
-
-  it('a write between a page of a catch-up window (the stream unpolled for hours) being judged and published: the snapshot keeps the write, as in a live window', async () => {
-    const customer = nextCustomer();
-    const writeThrough = proxy();
-    try {
-      // Two hours unpolled: the next window is catch-up work (bulk), not a live poll.
-      await h.clock.advance(2 * 60 * 60_000);
-      await hotelChange(customer, HOTEL);
-      const from = h.publisher.events.length;
-      await h.clock.advance(2_000);
-      await pollWith('judged', customer, () => write(writeThrough, customer));
-      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
-      // Before, the catch-up page stored its older record over the write's (its pages were
-      // stored without conditions since 19bfdc6 made them bulk), and the next poll published
-      // the write again.
-      expect(await storedNotes(customer)).toBe(PROXY);
-      await poll();
-      await poll();
-      expect(notesOf(h.publisher.events.slice(from), customer)).toEqual([PROXY, HOTEL, PROXY]);
-    } finally {
       await writeThrough.close();
     }
   });
