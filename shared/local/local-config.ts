@@ -6,6 +6,7 @@ import { formatIssuePath, ValidationError } from '../errors.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
+import { pollSettingsFromEnv } from '../polling/poll-settings.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
 import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
 import {
@@ -196,6 +197,7 @@ export function readLocalConfig(
   // start before anything opens (the data dir, the store, the simulator).
   maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG);
   trackedTargetsFromEnv(env);
+  pollSettingsFromEnv({ ...env, POLL_INTERVAL: `${parsed.POLL_INTERVAL}ms` }, Date.now());
   if (parsed.CONNECTOR_BASE_URL === undefined) checkSimulatorEnv(env);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     const hostSource =

@@ -159,3 +159,23 @@ describe('the whole-number variables of start', () => {
     }
   });
 });
+
+describe('the poll settings of start', () => {
+  it('are checked with the rest of the configuration, before anything opens', () => {
+    // Before, they were read only once the data dir, the store and the queue were open: a start
+    // refused for them left a new data dir behind, and a locked one was reported first.
+    for (const [variable, value] of [
+      ['POLL_OVERLAP', '2d'],
+      ['POLL_SETTLE_LAG', 'soon'],
+      ['CONNECTOR_BUDGET_MARGIN', '1d'],
+      ['POLL_HISTORY_START', '2999-01-01'],
+      ['INITIAL_SYNC', 'everything'],
+    ] as const) {
+      expect(() => readLocalConfig({ [variable]: value }, {}), variable).toThrow(ValidationError);
+      expect(() => readLocalConfig({ [variable]: value }, {}), variable).toThrow(
+        new RegExp(variable),
+      );
+    }
+    expect(() => readLocalConfig({ POLL_OVERLAP: '10s' }, {})).not.toThrow();
+  });
+});
