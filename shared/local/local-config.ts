@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isLoopbackHost } from '../admin/request-guard.ts';
+import { connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
@@ -199,6 +200,7 @@ export function readLocalConfig(
   trackedTargetsFromEnv(env);
   pollSettingsFromEnv({ ...env, POLL_INTERVAL: `${parsed.POLL_INTERVAL}ms` }, Date.now());
   if (parsed.CONNECTOR_BASE_URL === undefined) checkSimulatorEnv(env);
+  else connectorConfigFromEnv(env);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     const hostSource =
       'BRIDGE_HOST' in fromFlags ? FLAG_OF_VARIABLE.BRIDGE_HOST.flag : 'BRIDGE_HOST';

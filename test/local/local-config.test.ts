@@ -92,7 +92,12 @@ describe('a bad value of a start flag', () => {
     );
     expect(() => readLocalConfig({ SIMULATOR_SIZE: 'huge' }, {})).toThrow(/SIMULATOR_SIZE/);
     // SIMULATOR_SIZE means nothing with a connector of one's own.
-    const external = { CONNECTOR_BASE_URL: 'https://api.example.com', SIMULATOR_SIZE: 'huge' };
+    const external = {
+      CONNECTOR_BASE_URL: 'https://api.example.com',
+      CONNECTOR_CLIENT_TOKEN: 'client',
+      CONNECTOR_ACCESS_TOKEN: 'access',
+      SIMULATOR_SIZE: 'huge',
+    };
     expect(readLocalConfig(external, {}).externalConnector).toBe(true);
   });
 });
@@ -177,5 +182,24 @@ describe('the poll settings of start', () => {
       );
     }
     expect(() => readLocalConfig({ POLL_OVERLAP: '10s' }, {})).not.toThrow();
+  });
+});
+
+describe('a connector of one own, named by CONNECTOR_BASE_URL', () => {
+  it('needs its tokens, checked before anything opens', () => {
+    // Before, start created the data dir, then found the tokens missing (exit 2 all the same).
+    expect(() => readLocalConfig({ CONNECTOR_BASE_URL: 'http://127.0.0.1:9' }, {})).toThrow(
+      /CONNECTOR_ACCESS_TOKEN/,
+    );
+    expect(() =>
+      readLocalConfig(
+        {
+          CONNECTOR_BASE_URL: 'http://127.0.0.1:9',
+          CONNECTOR_CLIENT_TOKEN: 'client',
+          CONNECTOR_ACCESS_TOKEN: 'access',
+        },
+        {},
+      ),
+    ).not.toThrow();
   });
 });
