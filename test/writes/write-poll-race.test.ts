@@ -79,11 +79,16 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       publisher?: EventPublisher;
       snapshotGate?: SnapshotWriteGate;
       transport?: HttpTransport;
+      /** The connector requests' timeout (ms). */
+      timeoutMs?: number;
     } = {},
   ): WriteThrough {
     return createWriteThrough({
       connectionId: definition.connectionId,
-      connector: connector(),
+      connector: {
+        ...connector(),
+        ...(overrides.timeoutMs === undefined ? {} : { timeoutMs: overrides.timeoutMs }),
+      },
       scope: definition.scope,
       publisher: overrides.publisher ?? h.publisher,
       state: overrides.state ?? deps.store,
@@ -117,6 +122,23 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       },
     };
     return { publisher, atPublish, release };
+  }
+
+  /** A payment request of `value` EUR for a customer no other test touched, added through the proxy. */
+  function addPayment(writeThrough: WriteThrough, value: number, description: string) {
+    return writeThrough.forward('paymentRequests/add', {
+      EnterpriseId: h.sim.controls.model.world.enterprises[0]!.Id,
+      PaymentRequests: [
+        {
+          AccountId: nextCustomer(),
+          Amount: { Currency: 'EUR', Value: value },
+          Type: 'Payment',
+          Reason: 'Deposit',
+          ExpirationUtc: new Date(h.clock.now() + 86_400_000).toISOString(),
+          Description: description,
+        },
+      ],
+    });
   }
 
   /** A change made in the hotel's own application (not through the bridge). */
@@ -391,15 +413,7 @@ describe('a write through the proxy racing a poll of the same stream', () => {
 
   it('a write whose answer is lost after the connector applied it is told once, by the next poll', async () => {
     const customer = nextCustomer();
-    const writeThrough = createWriteThrough({
-      connectionId: definition.connectionId,
-      connector: { ...connector(), timeoutMs: 150 },
-      scope: definition.scope,
-      publisher: h.publisher,
-      state: deps.store,
-      streams: h.definitions(),
-      clock: h.clock,
-    });
+    const writeThrough = proxy({ timeoutMs: 150 });
     try {
       await h.clock.advance(10_000);
       const from = h.publisher.events.length;
@@ -426,36 +440,15 @@ describe('a write through the proxy racing a poll of the same stream', () => {
     const payments = h.definitions().find((d) => d.streamId === 'sim:paymentRequest')!;
     await h.clock.advance(2_000);
     expect(await pollStream(payments, deps, 't')).toMatchObject({ caughtUp: true });
-    const writeThrough = createWriteThrough({
-      connectionId: definition.connectionId,
-      connector: { ...connector(), timeoutMs: 150 },
-      scope: definition.scope,
-      publisher: h.publisher,
-      state: deps.store,
-      streams: h.definitions(),
-      clock: h.clock,
-    });
+    const writeThrough = proxy({ timeoutMs: 150 });
     try {
       await h.clock.advance(10_000);
       const from = h.publisher.events.length;
       h.sim.controls.clearRequestLog();
       h.sim.controls.setFaults({ script: Array(10).fill('slow'), slowMs: 2_500 });
-      const enterprise = h.sim.controls.model.world.enterprises[0]!;
       const error = await driveClock(
         h.clock,
-        writeThrough.forward('paymentRequests/add', {
-          EnterpriseId: enterprise.Id,
-          PaymentRequests: [
-            {
-              AccountId: nextCustomer(),
-              Amount: { Currency: 'EUR', Value: 40 },
-              Type: 'Payment',
-              Reason: 'Deposit',
-              ExpirationUtc: new Date(h.clock.now() + 86_400_000).toISOString(),
-              Description: 'lost answer through the proxy',
-            },
-          ],
-        }),
+        addPayment(writeThrough, 40, 'lost answer through the proxy'),
       ).catch((caught: unknown) => caught);
       h.sim.controls.setFaults({ script: [] });
       expect(error).toBeInstanceOf(ConnectorError);
@@ -489,22 +482,9 @@ describe('a write through the proxy racing a poll of the same stream', () => {
       const from = h.publisher.events.length;
       h.sim.controls.clearRequestLog();
       h.sim.controls.setFaults({ script: ['rate-limit'] });
-      const enterprise = h.sim.controls.model.world.enterprises[0]!;
       const result = await driveClock(
         h.clock,
-        writeThrough.forward('paymentRequests/add', {
-          EnterpriseId: enterprise.Id,
-          PaymentRequests: [
-            {
-              AccountId: nextCustomer(),
-              Amount: { Currency: 'EUR', Value: 41 },
-              Type: 'Payment',
-              Reason: 'Deposit',
-              ExpirationUtc: new Date(h.clock.now() + 86_400_000).toISOString(),
-              Description: 'rate limited through the proxy',
-            },
-          ],
-        }),
+        addPayment(writeThrough, 41, 'rate limited through the proxy'),
       );
       expect(result.status).toBe(200);
       expect(h.sim.controls.requestLog()).toHaveLength(2);
