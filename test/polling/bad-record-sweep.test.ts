@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
+import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
@@ -10,6 +11,28 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
+
+/** The harness's stream of `entityType` and the deps of the connection whose token it takes. */
+function streamOf(entityType: string) {
+  const definition = harness.definitions().find((d) => d.spec.entityType === entityType)!;
+  const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+  return { definition, deps };
+}
+
+/** The ids of the stream's stored snapshots that are not tombstones. */
+async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
+  const stored = [];
+  for await (const page of deps.store.scanSnapshots(streamId)) stored.push(...page);
+  return stored.filter((s) => !s.deleted).map((s) => s.entityId);
+}
+
+/** Polls the stream until it has caught up (at most 20 polls). */
+async function pollUntilCaughtUp(definition: StreamDefinition, deps: PollDeps) {
+  for (let poll = 0; poll < 20; poll++) {
+    const outcome = await pollStream(definition, deps, 't');
+    if (outcome.kind === 'polled' && outcome.caughtUp) break;
+  }
+}
 
 /**
  * design.md, Bad input, in a reconciliation sweep (simulator, dynalite): a payment request that
@@ -28,9 +51,7 @@ describe('a record that breaks its schema in a sweep', () => {
     const synced = (await deps.store.getStream(payment.streamId))!;
 
     const model = harness.sim.controls.model;
-    const stored = [];
-    for await (const page of deps.store.scanSnapshots(payment.streamId)) stored.push(...page);
-    const [broken, removed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const [broken, removed] = await storedIds(deps, payment.streamId);
     model.update(model.paymentRequests, 'paymentRequest', broken!, {
       State: 'FutureState',
     } as never);
@@ -56,14 +77,9 @@ describe('a record that breaks its schema in a sweep', () => {
  */
 describe('a record that breaks its schema in a snapshot listing', () => {
   it('is set aside and kept, while a record no longer listed is deleted', async () => {
-    const definition = harness
-      .definitions()
-      .find((d) => d.spec.entityType === 'billingAutomation')!;
-    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    const { definition, deps } = streamOf('billingAutomation');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
-    const stored = [];
-    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
-    const [broken, removed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const [broken, removed] = await storedIds(deps, definition.streamId);
     const model = harness.sim.controls.model;
     model.update(model.billingAutomations, 'billingAutomation', broken!, { Name: '' });
     model.hardDelete(model.billingAutomations, 'billingAutomation', removed!);
@@ -138,17 +154,10 @@ describe('a record that breaks its schema among tracked exports', () => {
  */
 describe('a record that breaks its schema in the deleted-classification answer', () => {
   it('is classified as deleted by its Id, and published from the stored snapshot', async () => {
-    const definition = harness
-      .definitions()
-      .find((d) => d.spec.entityType === 'loyaltyMembership')!;
-    const base = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
-    for (let poll = 0; poll < 20; poll++) {
-      const outcome = await pollStream(definition, base, 't');
-      if (outcome.kind === 'polled' && outcome.caughtUp) break;
-    }
-    const stored = [];
-    for await (const page of base.store.scanSnapshots(definition.streamId)) stored.push(...page);
-    const gone = stored.find((s) => !s.deleted)!.entityId;
+    const { definition, deps: base } = streamOf('loyaltyMembership');
+    await pollUntilCaughtUp(definition, base);
+    const gone = (await storedIds(base, definition.streamId))[0]!;
+    expect(gone).toBeDefined();
     const model = harness.sim.controls.model;
     model.update(model.loyaltyMemberships, 'loyaltyMembership', gone, { Points: 4242 });
     await harness.clock.advance(definition.intervalMs);
@@ -187,12 +196,9 @@ describe('a record that breaks its schema in the deleted-classification answer',
  */
 describe('a record that breaks its schema among tax environments', () => {
   it('is set aside and kept by its Code, while another one changing is published', async () => {
-    const definition = harness.definitions().find((d) => d.spec.entityType === 'taxEnvironment')!;
-    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    const { definition, deps } = streamOf('taxEnvironment');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
-    const stored = [];
-    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
-    const [broken, changed] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const [broken, changed] = await storedIds(deps, definition.streamId);
     expect(changed).toBeDefined();
     const model = harness.sim.controls.model;
     model.update(model.taxEnvironments, 'taxEnvironment', broken!, { CountryCode: 'xx' });
@@ -224,17 +230,9 @@ describe('a record that breaks its schema among tax environments', () => {
  */
 describe('a deleted loyalty membership that breaks its schema', () => {
   it('is published as deleted from the stored snapshot', async () => {
-    const definition = harness
-      .definitions()
-      .find((d) => d.spec.entityType === 'loyaltyMembership')!;
-    const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
-    for (let poll = 0; poll < 20; poll++) {
-      const outcome = await pollStream(definition, deps, 't');
-      if (outcome.kind === 'polled' && outcome.caughtUp) break;
-    }
-    const stored = [];
-    for await (const page of deps.store.scanSnapshots(definition.streamId)) stored.push(...page);
-    const [gone, kept] = stored.filter((s) => !s.deleted).map((s) => s.entityId);
+    const { definition, deps } = streamOf('loyaltyMembership');
+    await pollUntilCaughtUp(definition, deps);
+    const [gone, kept] = await storedIds(deps, definition.streamId);
     const model = harness.sim.controls.model;
     for (const id of [gone!, kept!]) {
       model.update(model.loyaltyMemberships, 'loyaltyMembership', id, {
