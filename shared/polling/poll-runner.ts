@@ -240,12 +240,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     for (const definition of dueStreams(definitions, states, now)) {
       if (running.has(definition.streamId)) continue;
       const state = states.get(definition.streamId);
-      if (isLiveStream(state) && !waitsForBacklog(definition, state, deps.windows, now))
-        waitingLive.push(definition);
+      const bulkOnly = waitsForBacklog(definition, state, deps.windows, now);
+      if (isLiveStream(state) && !bulkOnly) waitingLive.push(definition);
       else {
         catchingUp.push(definition);
-        if (deps.backlog && waitsForBacklog(definition, state, deps.windows, now))
-          held.add(definition);
+        if (deps.backlog && bulkOnly) held.add(definition);
         else waitingCatchUp.push(definition);
       }
     }
