@@ -58,22 +58,32 @@ export interface PublishObservationsOptions {
 export interface PublishedChanges extends PageChanges {
   published: number;
   /**
-   * Set when the snapshots must be stored only over the ones read (see guarded-snapshots.ts):
-   * a live page of an entity the write-through proxy also stores. What was read, when the
-   * publish ended (epoch ms) and in which lane corrections go.
+   * Set for a caught-up page of an entity the write-through proxy also stores (see
+   * guarded-snapshots.ts): whether its snapshots are stored only over the ones read, and when
+   * a proxied write of the stream waiting for the page may go on.
    */
-  guard?: { read: ReadonlyMap<string, StoredSnapshot>; publishedAt: number; lane: DispatchLane };
-  /**
-   * Set for a live page the process's gate let store without conditions: called once its
-   * snapshots are stored or will not be ({@link storeChanges} calls it), so a proxied write of
-   * the stream waiting for it goes on.
-   */
-  closeGate?: () => void;
-  /**
-   * Set with `closeGate`: called as the page starts storing, it gives the guard after all when
-   * a proxied write of the stream stopped waiting for the page (see SnapshotWriteGate).
-   */
-  guardIfOvertaken?: () => PublishedChanges['guard'];
+  storeGuard?: PageStoreGuard;
+}
+
+/** What a page's snapshots are stored under, when the write-through proxy may store them too. */
+export interface GuardConditions {
+  /** The snapshots the page read before judging. */
+  read: ReadonlyMap<string, StoredSnapshot>;
+  /** Epoch ms the page's publish ended. */
+  publishedAt: number;
+  /** The lane corrections go in. */
+  lane: DispatchLane;
+}
+
+/**
+ * A guardable page's hold on its stream's stored snapshots: {@link storeChanges} calls `begin`
+ * as the page starts storing (the conditions to store under, or `undefined` where this
+ * process's gate let it store in batches and no proxied write overtook it) and `end` once its
+ * snapshots are stored or will not be, so a proxied write waiting for the page goes on.
+ */
+export interface PageStoreGuard {
+  begin(): GuardConditions | undefined;
+  end(): void;
 }
 
 /** Entity types whose snapshots the write-through proxy stores too. */
@@ -132,20 +142,21 @@ export async function publishObservations(
       lane,
       backfill,
     });
-    const guarded = guardable && (ticket?.guarded ?? true);
-    const conditions = { read: changes.stored, publishedAt: deps.clock.now(), lane };
+    const conditions: GuardConditions = {
+      read: changes.stored,
+      publishedAt: deps.clock.now(),
+      lane,
+    };
     await deps.observer?.afterPublish?.(definition.streamId, changes);
     const { stored: _stored, ...published } = changes;
-    return {
-      ...published,
-      ...(guarded ? { guard: conditions } : {}),
-      ...(ticket && !ticket.guarded
-        ? {
-            closeGate: ticket.close,
-            guardIfOvertaken: () => (ticket.beginStore() ? conditions : undefined),
-          }
-        : {}),
+    if (!guardable) return published;
+    // Without a gate (the proxy in another process) or with a guarded ticket, always under
+    // conditions; an unguarded ticket's page only when a proxied write stopped waiting for it.
+    const storeGuard: PageStoreGuard = {
+      begin: () => ((ticket?.beginStore() ?? true) ? conditions : undefined),
+      end: () => ticket?.close(),
     };
+    return { ...published, storeGuard };
   } catch (error) {
     ticket?.close();
     throw error;
@@ -200,23 +211,23 @@ async function judgeAndPublish(
 export async function storeChanges(
   definition: StreamDefinition,
   deps: PollDeps,
-  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'closeGate' | 'guardIfOvertaken'>,
+  changes: PageChanges & Pick<PublishedChanges, 'storeGuard'>,
 ): Promise<void> {
   try {
     await storePageSnapshots(definition, deps, changes);
   } finally {
-    changes.closeGate?.();
+    changes.storeGuard?.end();
   }
 }
 
 async function storePageSnapshots(
   definition: StreamDefinition,
   deps: PollDeps,
-  changes: PageChanges & Pick<PublishedChanges, 'guard' | 'guardIfOvertaken'>,
+  changes: PageChanges & Pick<PublishedChanges, 'storeGuard'>,
 ): Promise<void> {
   if (changes.writes.length === 0) return;
   const { streamId } = definition;
-  const guard = changes.guard ?? changes.guardIfOvertaken?.();
+  const guard = changes.storeGuard?.begin();
   const put = (writes: readonly StoredSnapshot[]) =>
     guard
       ? storeGuarded({

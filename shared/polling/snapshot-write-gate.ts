@@ -22,7 +22,7 @@ export class SnapshotWriteGate {
    */
   openPage(streamId: string): PageTicket {
     if ((this.#writing.get(streamId) ?? 0) > 0)
-      return { guarded: true, beginStore: () => true, close: () => undefined };
+      return { beginStore: () => true, close: () => undefined };
     let resolve!: () => void;
     const page: UnguardedPage = {
       stored: new Promise<void>((done) => {
@@ -36,7 +36,6 @@ export class SnapshotWriteGate {
     this.#unguarded.set(streamId, pages);
     let closed = false;
     return {
-      guarded: false,
       beginStore: () => {
         page.storing = true;
         return page.overtaken;
@@ -103,11 +102,10 @@ async function storedWithin(pages: readonly UnguardedPage[], waitMs: number): Pr
 
 /** A live page's standing at the gate. */
 export interface PageTicket {
-  /** Whether the page stores its snapshots with conditions (a proxied write overlaps it). */
-  guarded: boolean;
   /**
-   * Called as an unguarded page starts storing its snapshots: true when it must store them with
-   * conditions after all, since a proxied write of its stream stopped waiting for it and went on.
+   * Called as the page starts storing its snapshots: true when it must store them with
+   * conditions, since a proxied write of its stream overlaps it (it was opened during the
+   * write, or the write stopped waiting for it and went on).
    */
   beginStore(): boolean;
   /** Called once the page's snapshots are stored or will not be: ends its hold on writes. */

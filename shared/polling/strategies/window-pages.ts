@@ -262,7 +262,7 @@ async function readWindowPages(
         await storing;
       } catch (error) {
         // This page's snapshots will not be stored now: its hold on proxied writes ends.
-        changes.closeGate?.();
+        changes.storeGuard?.end();
         throw error;
       }
       const setAside = page.setAside ?? [];
