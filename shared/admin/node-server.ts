@@ -148,15 +148,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     authentication: access.token !== undefined ? 'bearer' : 'none',
   };
   const server = createServer((request, response) => {
-    serve(request, deps, access).then(
-      (result) => send(response, result),
-      (error: unknown) => {
+    // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
+    // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
+    serve(request, deps, access)
+      .then((result) => send(response, result))
+      .catch((error: unknown) => {
         options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });
         if (!response.headersSent)
           send(response, { status: 500, body: { error: 'internal error' } });
         else response.destroy();
-      },
-    );
+      });
   });
   await new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) =>

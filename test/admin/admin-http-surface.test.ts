@@ -307,3 +307,36 @@ describe('admin HTTP surface', () => {
     }
   });
 });
+
+describe('admin HTTP server answering what it cannot send', () => {
+  it('answers 500 and keeps serving when an answer cannot be serialized (a connector answer nested too deep)', async () => {
+    harness = createAdminHarness();
+    const errors: unknown[] = [];
+    // JSON.parse takes nesting this deep; JSON.stringify overflows the stack on it.
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    server = await startAdminServer({
+      port: 0,
+      deps: {
+        ...harness.deps,
+        onError: (error) => errors.push(error),
+        writeThrough: {
+          forward: async () => ({ status: 200, body: deep, headers: {}, events: 0 }),
+          close: async () => {},
+        },
+      },
+    });
+    const answer = await fetch(`${server.url}/api/connector/v1/taxEnvironments/getAll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+      signal: AbortSignal.timeout(5000),
+    });
+    expect(answer.status).toBe(500);
+    expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await answer.json()).toEqual({ error: 'internal error' });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(RangeError);
+    const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5000) });
+    expect(health.status).toBe(200);
+  });
+});
