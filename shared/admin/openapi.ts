@@ -26,7 +26,8 @@ const GATEWAY_ERROR_REF = { $ref: '#/components/schemas/GatewayError' };
 const IAM_REFUSAL =
   'API Gateway (IAM): the request is not signed, or its principal may not call execute-api:Invoke on this API';
 const FOREIGN_CALLER = 'A foreign Host or Origin';
-const CROSS_SITE = 'a write a browser sent for another site (`Sec-Fetch-Site`)';
+const CROSS_SITE =
+  'a write a browser sent for another site (`Sec-Fetch-Site`) or from a page not on loopback (`Origin`)';
 
 /** The console's page and assets: the local API serves them without the token (they hold no data). */
 function isConsolePage(route: AdminRoute): boolean {

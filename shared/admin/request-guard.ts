@@ -120,14 +120,23 @@ function bodyTypeRefusal(headers: GuardHeaders, withBody: boolean): AdminRespons
   };
 }
 
+/** True for the Origin of a page on loopback (`http://127.0.0.1:8080`, `http://localhost:8080`, `http://[::1]:8080`). */
+function isLoopbackOrigin(origin: string): boolean {
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.hostname);
+}
+
 /**
  * Why a request API Gateway has authorized may still not reach the admin routes, or undefined
  * when it may. IAM authorizes the signer, not the sender: a local SigV4 proxy (how README has
  * the console opened in AWS) signs whatever reaches it, a web page's requests too. Such a page
  * cannot send a JSON body without a preflight (415 for any other), and its browser marks what
- * it sends with `Sec-Fetch-Site` (403 for a write unless `same-origin` or `none`); the CLI and
- * other SigV4 clients send neither. The local guard's Host and Origin checks do not apply: the
- * proxy sends the API's Host, and the console's own Origin is the proxy's address.
+ * it sends with `Sec-Fetch-Site` (403 for a write unless `same-origin` or `none`) and, on a
+ * write, with its `Origin` (403 for a write unless a loopback page's, where README has the
+ * proxy bound: browsers without `Sec-Fetch-Site`, Safari before 16.4, send a bodiless
+ * cross-site POST with only that); the CLI and other SigV4 clients send neither. The local
+ * guard's Host check does not apply: the proxy sends the API's Host.
  * @example guardSignedRequest({ method: 'POST', headers: { 'content-type': 'text/plain' }, hasBody: true }) // 415
  */
 export function guardSignedRequest(request: {
@@ -141,6 +150,12 @@ export function guardSignedRequest(request: {
   const reads = ['GET', 'HEAD'].includes(request.method.toUpperCase());
   if (!reads && site !== undefined && site !== 'same-origin' && site !== 'none') {
     return forbidden(`requests another site sends are refused (sec-fetch-site "${site}")`);
+  }
+  const origin = header(request.headers, 'origin')?.trim().toLowerCase();
+  if (!reads && origin !== undefined && !isLoopbackOrigin(origin)) {
+    return forbidden(
+      `writes from a page not on loopback are refused (origin "${origin}"): open the console through a proxy bound to loopback`,
+    );
   }
   return bodyTypeRefusal(request.headers, request.hasBody);
 }
