@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
 import { allowedHostsFor } from '../../shared/admin/request-guard.ts';
@@ -99,6 +100,46 @@ describe('admin API against cross-site requests', () => {
     expect((await send('GET', '/', {})).status).toBe(200);
     expect((await send('GET', '/', { host: 'evil.example' })).status).toBe(403);
     expect((await send('GET', '/console/app.js', { host: 'evil.example' })).status).toBe(403);
+  });
+
+  it('refuses Host values that are not exactly its own: trailing dot, other port, other spellings, none', async () => {
+    await start();
+    const { port } = server!;
+    const hosts = [
+      `localhost.:${port}`,
+      `127.0.0.1.:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `localhost:0${port}`,
+      `[::1]:${port}`,
+      `127.1:${port}`,
+      `2130706433:${port}`,
+      '127.0.0.1',
+      'localhost',
+    ];
+    for (const host of hosts) {
+      const created = await send(
+        'POST',
+        '/subscriptions',
+        { 'content-type': 'application/json', host },
+        subscription,
+      );
+      expect(created.status, host).toBe(403);
+    }
+    // HTTP/1.0 without a Host header at all.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.end(
+        `POST /subscriptions HTTP/1.0\r\ncontent-type: application/json\r\ncontent-length: ${subscription.length}\r\n\r\n${subscription}`,
+      );
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 403 /);
+    expect(await subscriptionCount()).toBe(0);
   });
 });
 
