@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
@@ -33,7 +34,10 @@ export interface AdminServer {
   /** `http://<host>:<port>`; `http://127.0.0.1:<port>` when bound to every interface. */
   url: string;
   port: number;
-  /** Stops accepting, ends idle keep-alive connections and resolves once closed. */
+  /**
+   * Stops accepting, ends every connection but those of requests being served (read whole,
+   * their route running: they get their answer), and resolves once closed.
+   */
   close(): Promise<void>;
 }
 
@@ -105,6 +109,7 @@ async function serve(
   request: IncomingMessage,
   deps: AdminDeps,
   access: AdminAccess,
+  onRead: () => void,
 ): Promise<AdminResponse> {
   const url = requestUrl(request.url);
   const method = request.method ?? 'GET';
@@ -117,6 +122,7 @@ async function serve(
     return refused;
   }
   const text = await readBody(request);
+  onRead();
   if (text === undefined) {
     return { status: 413, body: { error: `the body exceeds ${ADMIN_BODY_MAX_BYTES} bytes` } };
   }
@@ -147,17 +153,32 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     ...options.deps,
     authentication: access.token !== undefined ? 'bearer' : 'none',
   };
+  // Connections, and those whose request is read whole and being served: closing ends the
+  // others at once, a request half sent included (node:http would wait for the rest until its
+  // headersTimeout, 60 s, or requestTimeout, 300 s, and `start` would not stop meanwhile).
+  const sockets = new Set<Socket>();
+  const serving = new Set<Socket>();
+  let closing = false;
   const server = createServer((request, response) => {
+    const { socket } = request;
     // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
     // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
-    serve(request, deps, access)
+    serve(request, deps, access, () => serving.add(socket))
       .then((result) => send(response, result))
       .catch((error: unknown) => {
         options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });
         if (!response.headersSent)
           send(response, { status: 500, body: { error: 'internal error' } });
         else response.destroy();
+      })
+      .finally(() => {
+        serving.delete(socket);
+        if (closing) socket.end();
       });
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) =>
@@ -179,8 +200,9 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        closing = true;
         server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
+        for (const socket of sockets) if (!serving.has(socket)) socket.destroy();
       }),
   };
 }

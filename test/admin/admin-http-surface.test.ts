@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdminApiHandler } from '../../functions/admin-api.ts';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
@@ -338,5 +339,56 @@ describe('admin HTTP server answering what it cannot send', () => {
     expect(errors[0]).toBeInstanceOf(RangeError);
     const health = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(5000) });
     expect(health.status).toBe(200);
+  });
+});
+
+describe('admin HTTP server closing', () => {
+  it('closes at once despite clients holding a request half sent, and lets a request it is serving finish', async () => {
+    harness = createAdminHarness();
+    let answer: (() => void) | undefined;
+    const forwarded = new Promise<void>((called) => {
+      harness!.deps.writeThrough = {
+        forward: async () => {
+          called();
+          await new Promise<void>((resolve) => {
+            answer = resolve;
+          });
+          return { status: 200, body: { TaxEnvironments: [] }, headers: {}, events: 0 };
+        },
+        close: async () => {},
+      };
+    });
+    server = await startAdminServer({ port: 0, deps: harness.deps });
+    const { port } = server;
+    const host = `127.0.0.1:${port}`;
+    // Another local process: headers cut short, and a body cut short. Node keeps waiting for
+    // the rest until its headersTimeout (60 s) and requestTimeout (300 s).
+    const halfHeaders = connect(port, '127.0.0.1');
+    halfHeaders.on('error', () => {});
+    halfHeaders.write(`GET /health HTTP/1.1\r\nhost: ${host}\r\n`);
+    const halfBody = connect(port, '127.0.0.1');
+    halfBody.on('error', () => {});
+    halfBody.write(
+      `POST /subscriptions HTTP/1.1\r\nhost: ${host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+    );
+    const served = fetch(`${server.url}/api/connector/v1/taxEnvironments/getAll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    await forwarded;
+    const closed = server.close();
+    server = undefined;
+    answer!();
+    const response = await served;
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ TaxEnvironments: [] });
+    const within = await Promise.race([
+      closed.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 5000, 'still open')),
+    ]);
+    halfHeaders.destroy();
+    halfBody.destroy();
+    expect(within).toBe('closed');
   });
 });
