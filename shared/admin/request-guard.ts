@@ -30,8 +30,8 @@ export function isLoopbackHost(host: string): boolean {
 /**
  * The `Host` values an API listening on `host:port` answers to: that address, and
  * `localhost:port` too when it is loopback (and, listening on `localhost`, the loopback
- * addresses it stands for: the CLI's default `--api` names 127.0.0.1); plus `extra` (a
- * configured list).
+ * addresses it stands for: the CLI's default `--api` names 127.0.0.1); each without the port
+ * too on port 80; plus `extra` (a configured list).
  * @example allowedHostsFor('127.0.0.1', 4000) // ['127.0.0.1:4000', 'localhost:4000']
  */
 export function allowedHostsFor(
@@ -46,6 +46,8 @@ export function allowedHostsFor(
   // Bound to every interface: loopback reaches it too (over IPv6 as well when bound to `::`).
   if (host === '0.0.0.0' || host === '::') own.push(`127.0.0.1:${port}`, `localhost:${port}`);
   if (host === '::') own.push(`[::1]:${port}`);
+  // On HTTP's default port a browser's Host leaves the port out (RFC 9110, 7.2): `localhost`.
+  if (port === 80) own.push(...own.map((entry) => entry.replace(/:80$/, '')));
   return [...new Set([...own, ...extra].map((entry) => entry.toLowerCase()))];
 }
 

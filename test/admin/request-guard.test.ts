@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
-import { allowedHostsFor } from '../../shared/admin/request-guard.ts';
+import { allowedHostsFor, guardAdminRequest } from '../../shared/admin/request-guard.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { readLocalConfig } from '../../shared/local/local-config.ts';
 import { type RawAnswer, rawRequest } from '../support/raw-post.ts';
@@ -231,5 +231,20 @@ describe('allowedHostsFor', () => {
       '192.168.1.5:4000',
       'bridge.internal',
     ]);
+  });
+
+  it('on port 80 answers to the Host a browser sends, which leaves the default port out', () => {
+    const access = { allowedHosts: allowedHostsFor('127.0.0.1', 80) };
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const headers = { host, origin: `http://${host}` };
+      expect(guardAdminRequest({ method: 'POST', path: '/backfill', headers }, access), host).toBe(
+        undefined,
+      );
+    }
+    const explicit = { host: '127.0.0.1:80' };
+    expect(guardAdminRequest({ method: 'GET', path: '/', headers: explicit }, access)).toBe(
+      undefined,
+    );
+    expect(allowedHostsFor('127.0.0.1', 8080)).not.toContain('127.0.0.1');
   });
 });
