@@ -1,8 +1,9 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { Clock } from '../clock.ts';
 import { BridgeError } from '../errors.ts';
+import { skipContinueAnswers } from './interim-continue.ts';
 import { addressRefusal, type HostResolver, hostOf, type UrlPolicy } from './url-policy.ts';
 
 /** Default time allowed for one webhook request, connect to last body byte: 15 s. */
@@ -72,7 +73,8 @@ type LookupCallback = (
 
 /**
  * Posts webhooks with undici: one keep-alive pool per origin, no redirects followed (no
- * redirect interceptor is installed, so a 3xx is just a status), a total timeout per
+ * redirect interceptor is installed, so a 3xx is just a status), interim 1xx answers read past
+ * to the final one (a `100 Continue` too: see skipContinueAnswers), a total timeout per
  * request, and the SSRF check at connect time: the socket connects to the address our
  * `lookup` resolved and checked, so DNS cannot change between check and connect.
  */
@@ -97,13 +99,19 @@ export class UndiciWebhookSender implements WebhookSender {
         (error: NodeJS.ErrnoException) => callback(error, []),
       );
     };
+    const connect = buildConnector({ lookup, timeout: this.timeoutMs });
     this.agent = new Agent({
       // Unbounded by default: the endpoint scheduler decides how many requests run at once, and
       // a request queued here for a free connection would spend its timeout waiting (several
       // subscriptions may share one origin, each with up to 256 in flight).
       connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 30_000,
-      connect: { lookup, timeout: this.timeoutMs },
+      // An unasked-for `100 Continue` before the final answer is dropped (see skipContinueAnswers).
+      connect: (connectOptions, callback) =>
+        connect(connectOptions, (...args) => {
+          if (args[1]) skipContinueAnswers(args[1]);
+          callback(...args);
+        }),
     });
   }
 
