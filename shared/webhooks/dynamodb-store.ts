@@ -345,12 +345,33 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return attemptsOfDeliveryItems(await this.table.query(`DELIVERY#${deliveryId}`, {}));
   }
 
+  /**
+   * Lists the dead letter for {@link WEBHOOK_RETENTION_MS} from now, and keeps its event (the body
+   * a redelivery sends) as long: the event item's expiry was counted from when the event was
+   * stored, a day or more before the last attempt (longer for a replayed event), so a dead letter
+   * could outlive its body and a redelivery find no event.
+   */
   async addDeadLetter(delivery: Delivery): Promise<void> {
-    await this.table.put({
-      pk: `DLQ#${delivery.subscriptionId}`,
-      sk: deadLetterSk(delivery),
-      ttl: this.ttl(),
-    });
+    const ttl = this.ttl();
+    await Promise.all([
+      this.table.put({ pk: `DLQ#${delivery.subscriptionId}`, sk: deadLetterSk(delivery), ttl }),
+      this.keepEventUntil(delivery.eventId, ttl),
+    ]);
+  }
+
+  /** Moves the event's expiry to `ttl` (epoch s) if it is sooner; nothing for an event gone. */
+  private async keepEventUntil(eventId: string, ttl: number): Promise<void> {
+    try {
+      await this.table.set(
+        { pk: `EVENT#${eventId}`, sk: 'EVENT' },
+        { ttl },
+        // `#a0`, `:a0`: the attribute `ttl` (a reserved word) and its new value.
+        'attribute_exists(pk) AND (attribute_not_exists(#a0) OR #a0 < :a0)',
+        {},
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   async listDeadLetters(subscriptionId: string, sinceMs: number): Promise<string[]> {

@@ -124,7 +124,8 @@ export class WebhookTable {
 
   /**
    * UpdateItem that sets the given attributes (others are kept), on a condition (throws
-   * ConditionalCheckFailedException when it loses).
+   * ConditionalCheckFailedException when it loses). The condition may name the i-th attribute
+   * and its new value as `#a<i>` and `:a<i>`.
    */
   async set(
     key: { pk: string; sk: string },
