@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../shared/clock.ts';
 import { decideOutcome } from '../../shared/webhooks/delivery-outcome.ts';
 import type { HttpAttemptResult } from '../../shared/webhooks/http-sender.ts';
-import { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from '../../shared/webhooks/retry-policy.ts';
+import {
+  DEFAULT_RETRY_SCHEDULE_MS,
+  ENDPOINT_PAUSE_MAX_MS,
+  nextRetryDelay,
+} from '../../shared/webhooks/retry-policy.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const response = (status: number, headers: Record<string, string> = {}): HttpAttemptResult => ({
@@ -85,6 +89,28 @@ describe('delivery outcome', () => {
       kind: 'retry',
       at: NOW + 1000,
     });
+  });
+
+  it('takes a Retry-After of 0 or a date past as no pause, and one of 10 years as the longest pause', () => {
+    const past = new Date(NOW - 3_600_000).toUTCString();
+    for (const value of ['0', past]) {
+      expect(decideOutcome(response(429, { 'retry-after': value }), context(1))).toEqual({
+        kind: 'retry',
+        at: NOW + 1000,
+      });
+    }
+    // The real bound (1 h), far below setTimeout's 2^31-1 ms: nothing overflows into firing at once.
+    const tenYears = 10 * 365 * 86_400;
+    const inTenYears = new Date(NOW + tenYears * 1000).toUTCString();
+    for (const value of [String(tenYears), inTenYears, '9'.repeat(400)]) {
+      expect(
+        decideOutcome(response(503, { 'retry-after': value }), {
+          ...context(1),
+          maxPauseMs: ENDPOINT_PAUSE_MAX_MS,
+        }),
+      ).toEqual({ kind: 'retry', at: NOW + 3_600_000, pauseUntil: NOW + 3_600_000 });
+    }
+    expect(ENDPOINT_PAUSE_MAX_MS).toBeLessThan(2 ** 31 - 1);
   });
 
   it('ignores a malformed Retry-After that only looks like a date to a lenient parser', () => {
