@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { decideOutcome } from '../../shared/webhooks/delivery-outcome.ts';
@@ -105,6 +105,61 @@ describe('what a webhook endpoint answers cannot steer the bridge', () => {
     } finally {
       await client.close();
       server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('a receiver that dribbles its answer', () => {
+  it('is cut off at the timeout, its socket closed, whether the status came or not', async () => {
+    // A byte every 20 ms, forever: of the body after the 200 (/body), or of the headers (/head).
+    const open = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+      socket.on('error', () => {});
+      socket.once('data', (request) => {
+        const head = request.toString('latin1').startsWith('POST /head');
+        socket.write(
+          head ? 'HTTP/1.1 200 OK\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n',
+        );
+        const drip = setInterval(() => {
+          if (socket.destroyed) clearInterval(drip);
+          else socket.write(head ? 'x-drip: 1\r\n' : 'x');
+        }, 20);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopback,
+      clock: systemClock,
+      timeoutMs: 400,
+    });
+    try {
+      const port = (server.address() as AddressInfo).port;
+      for (const [path, expected] of [
+        // The 200 came within the timeout: it decides (see the test above).
+        ['/body', { kind: 'response', status: 200 }],
+        ['/head', { kind: 'error', error: 'timeout' }],
+      ] as const) {
+        const started = Date.now();
+        const result = await client.send({
+          url: `http://127.0.0.1:${port}${path}`,
+          headers: {},
+          body: '{}',
+        });
+        expect(result).toMatchObject(expected);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+        expect(Date.now() - started).toBeLessThan(2_000);
+        for (let waited = 0; open.size > 0 && waited < 2_000; waited += 20) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(open.size).toBe(0);
+      }
+    } finally {
+      await client.close();
+      for (const socket of open) socket.destroy();
       await new Promise((resolve) => server.close(resolve));
     }
   });
