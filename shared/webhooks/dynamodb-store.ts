@@ -56,7 +56,9 @@ export const SUBSCRIPTIONS_PARTITION = 'SUBS';
  *                                                  body compressed in `body`, its fan-out
  *                                                  deliveries that succeeded at once in `ok`
  *                                                  (`[id, subId, at, latencyMs, status]`, no item
- *                                                  of their own), ids of the others in `dlv`
+ *                                                  of their own), ids of the others in `dlv`;
+ *                                                  its `ttl` moved on to that of a later
+ *                                                  delivery or dead letter of it
  *   EVENT#<eventId>   DLV#<deliveryId>             index: other deliveries of the event (replays)
  *   EVENTS            <ISO time>#<eventId>         list: events newest first, `entries` of many
  *                                                  events per item (one write per batch; one
@@ -245,13 +247,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
       'attribute_not_exists(pk)',
     );
     if (!created) return false;
+    const ttl = this.ttl();
     await Promise.all([
-      this.table.put({
-        pk: `EVENT#${delivery.eventId}`,
-        sk: `DLV#${delivery.id}`,
-        ttl: this.ttl(),
-      }),
+      this.table.put({ pk: `EVENT#${delivery.eventId}`, sk: `DLV#${delivery.id}`, ttl }),
       this.indexDeliveries([delivery]),
+      // A replay or a redelivery of an old event: its attempts need the body as long as it lives.
+      this.keepEventUntil(delivery.eventId, ttl),
     ]);
     return true;
   }

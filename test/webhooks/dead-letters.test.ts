@@ -114,4 +114,21 @@ describe('a delivery on the default schedule', () => {
     const eventTtl = await ttlOf(`EVENT#${eventIdOf(2)}`, 'EVENT');
     expect(eventTtl).toBeGreaterThanOrEqual(deadLetterTtl!);
   });
+
+  it('keeps its event through a redelivery made late in the dead letter life, and its retries', async () => {
+    const { harness, subscribe, clock, ttlOf, store } = await failingEndpoint();
+    const { subscription } = await subscribe('/down', { retrySchedule: [60_000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(3))));
+    await harness.drainVisible();
+    await clock.advance(75_000);
+    await harness.drainVisible();
+    expect(await store.listDeadLetters(subscription.id, 0)).toHaveLength(1);
+    // 29 days on, an operator redelivers it: a new delivery, kept 30 days from now, whose
+    // retries need the event's body; the event must last as long.
+    await clock.advance(29 * 24 * HOUR_MS);
+    const [again] = await harness.service.redeliverDeadLetters(subscription.id, 0);
+    const deliveryTtl = await ttlOf(`DELIVERY#${again!.id}`, 'DELIVERY');
+    expect(deliveryTtl).toBe(Math.floor((clock.now() + WEBHOOK_RETENTION_MS) / 1000));
+    expect(await ttlOf(`EVENT#${eventIdOf(3)}`, 'EVENT')).toBeGreaterThanOrEqual(deliveryTtl!);
+  });
 });
