@@ -1,5 +1,4 @@
 import { type EntityRecord, type EntityType, entityIdOf } from '../../changes/entity-types.ts';
-import { ConnectorError } from '../../connector/errors.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError, ValidationError } from '../../errors.ts';
@@ -65,27 +64,30 @@ function setAsideKey(entityType: EntityType, record: SetAsideRecord): string | u
 
 /**
  * The ids of the records set aside, which are listed all the same (their snapshots stay, as
- * they are: not deleted).
- * @throws ConnectorError (`response`) for one without an id: which stored record it is cannot be
- * told, and each would read as deleted.
+ * they are: not deleted), and whether any has no id: which stored record such a one is cannot
+ * be told, so any stored record the listing lacks could be it.
  */
-function setAsideIds(spec: SnapshotPollSpec, setAside: readonly SetAsideRecord[]): string[] {
-  return setAside.map((record) => {
+function setAsideIds(
+  spec: SnapshotPollSpec,
+  setAside: readonly SetAsideRecord[],
+): { ids: string[]; unkeyed: boolean } {
+  const ids: string[] = [];
+  let unkeyed = false;
+  for (const record of setAside) {
     const key = setAsideKey(spec.entityType, record);
-    if (key !== undefined) return key;
-    throw new ConnectorError(record.error, {
-      category: 'response',
-      operation: spec.operation,
-      details: { path: record.path },
-    });
-  });
+    if (key === undefined) unkeyed = true;
+    else ids.push(key);
+  }
+  return { ids, unkeyed };
 }
 
 /**
  * Snapshot diff for operations without a time filter (billing automations, tax environments):
  * list everything, diff each record, and treat stored live records that are no longer listed
  * as deleted. A record that breaks its schema is set aside (noted on the stream, see
- * StreamState.lastSetAside): its snapshot stays as it was, neither changed nor deleted.
+ * StreamState.lastSetAside): its snapshot stays as it was, neither changed nor deleted. While
+ * one set aside has no readable id (`Id`, a tax environment's `Code`), no stored record is taken
+ * for deleted: each could be that one. The listing's other changes are published all the same.
  */
 export async function runSnapshot(
   definition: StreamDefinition,
@@ -95,11 +97,16 @@ export async function runSnapshot(
 ): Promise<number> {
   const { records, setAside } = await listAll(definition, spec, deps);
   const observations: Observation[] = observe(spec.entityType, records);
-  const listed = new Set([...observations.map((o) => o.entityId), ...setAsideIds(spec, setAside)]);
-  for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
-    for (const snapshot of snapshots) {
-      if (!snapshot.deleted && !listed.has(snapshot.entityId))
-        observations.push({ entityId: snapshot.entityId, record: null });
+  const kept = setAsideIds(spec, setAside);
+  // A record set aside without an id could be any stored record the listing lacks: none is
+  // taken for deleted until the listing holds no such record (its deletes wait, none is lost).
+  if (!kept.unkeyed) {
+    const listed = new Set([...observations.map((o) => o.entityId), ...kept.ids]);
+    for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
+      for (const snapshot of snapshots) {
+        if (!snapshot.deleted && !listed.has(snapshot.entityId))
+          observations.push({ entityId: snapshot.entityId, record: null });
+      }
     }
   }
   const emitCreated = emitsCreated(definition, state.current);

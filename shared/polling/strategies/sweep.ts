@@ -1,7 +1,7 @@
 import { type EntityRecord, entityIdOf } from '../../changes/entity-types.ts';
 import type { CallOptions } from '../../connector/client.ts';
-import { ConnectorError } from '../../connector/errors.ts';
 import type { PaginatedOperationName } from '../../connector/operations.ts';
+import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
@@ -11,6 +11,7 @@ import {
   type PollDeps,
   type StateHandle,
   type StreamDefinition,
+  setAsideNoted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
 import { chunk, pageRecords } from './paged-records.ts';
@@ -30,8 +31,8 @@ export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
  * starting again from the first id every run and never ending. A record returned that breaks its
  * schema still exists: marked by its Id, it is not swept (its content is the windows' business,
- * which set it aside). One without an Id among those asked fails the sweep, as it would be
- * swept in error.
+ * which set it aside). While one whose Id is unreadable (or not one asked for) is returned, no
+ * id of its request is swept, as each could be that record; it is noted as set aside.
  */
 export async function runSweep(
   definition: StreamDefinition,
@@ -51,7 +52,7 @@ export async function runSweep(
   const chunks = chunk(liveIds, PAGE_COUNT_MAX);
   let deleted = 0;
   for (const [index, ids] of chunks.entries()) {
-    const { found, present } = await sweepChunk(
+    const { found, present, unkeyed } = await sweepChunk(
       deps,
       spec.operation,
       sweep.request(ids, PAGE_COUNT_MAX),
@@ -60,15 +61,28 @@ export async function runSweep(
     );
     const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
     for (const id of present) marked.add(id);
-    const missing: Observation[] = ids
-      .filter((id) => !marked.has(id))
-      .map((entityId) => ({ entityId, record: null }));
+    // A record returned whose Id is unreadable (or not one asked for) could be any id of the
+    // request not otherwise returned: none of them is swept while it is returned.
+    const missing: Observation[] =
+      unkeyed.length > 0
+        ? []
+        : ids.filter((id) => !marked.has(id)).map((entityId) => ({ entityId, record: null }));
     const changes = await commitObservations(definition, deps, missing, true);
     deleted += changes.events.length;
-    const counters = advanceCounters(state.current, {
-      records: found.length + present.length,
+    const counts = {
+      records: found.length + present.length + unkeyed.length,
       events: changes.published,
-    });
+    };
+    const last = unkeyed.at(-1);
+    const counters = {
+      ...advanceCounters(state.current, counts),
+      ...(last
+        ? setAsideNoted(state.current, {
+            ...counts,
+            setAside: { records: unkeyed.length, error: last.error, at: deps.clock.now() },
+          })
+        : {}),
+    };
     if (index < chunks.length - 1) {
       await state.save({ sweepPosition: ids.at(-1)!, ...counters });
     } else {
@@ -81,9 +95,9 @@ export async function runSweep(
 }
 
 /**
- * The records the connector returns for one sweep request, and the asked ids of those it
- * returned breaking their schema (set aside: they exist all the same).
- * @throws ConnectorError (`response`) for a record set aside whose Id is not one of `asked`.
+ * The records the connector returns for one sweep request, the asked ids of those it returned
+ * breaking their schema (set aside: they exist all the same), and those set aside whose Id is
+ * unreadable or not one of `asked` (which asked record each stands for cannot be told).
  */
 async function sweepChunk(
   deps: PollDeps,
@@ -91,24 +105,19 @@ async function sweepChunk(
   body: RequestBody,
   options: CallOptions,
   asked: ReadonlySet<string>,
-): Promise<{ found: EntityRecord[]; present: string[] }> {
+): Promise<{ found: EntityRecord[]; present: string[]; unkeyed: SetAsideRecord[] }> {
   const found: EntityRecord[] = [];
   const present: string[] = [];
+  const unkeyed: SetAsideRecord[] = [];
   for await (const page of pageRecords(deps.client, operation, body, {
     ...options,
     setAside: true,
   })) {
     found.push(...page.records);
     for (const record of page.setAside ?? []) {
-      if (record.recordId === undefined || !asked.has(record.recordId)) {
-        throw new ConnectorError(record.error, {
-          category: 'response',
-          operation,
-          details: { path: record.path },
-        });
-      }
-      present.push(record.recordId);
+      if (record.recordId === undefined || !asked.has(record.recordId)) unkeyed.push(record);
+      else present.push(record.recordId);
     }
   }
-  return { found, present };
+  return { found, present, unkeyed };
 }

@@ -1,4 +1,3 @@
-import { ConnectorError } from '../../connector/errors.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { listingCommitted, listingJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
@@ -18,8 +17,8 @@ import { callForListing, chunk } from './paged-records.ts';
  * record reached a final state (Expired) is no longer asked for; an id the API stops
  * returning is deleted. A record returned that breaks its schema is set aside (noted on the
  * stream, see StreamState.lastSetAside) and counted as returned by its Id: its snapshot stays as
- * it was, neither changed nor deleted. One whose Id is missing or was not asked for fails the
- * poll, as the record it stands for could read as deleted.
+ * it was, neither changed nor deleted. While one whose Id is unreadable or was not asked for is
+ * returned, no id of its request is taken for deleted: each could be the record it stands for.
  */
 export async function runTrackedIds(
   definition: StreamDefinition,
@@ -49,18 +48,16 @@ export async function runTrackedIds(
     const found = observe(spec.entityType, records);
     const returned = new Set(found.map((o) => o.entityId));
     const asked = new Set(ids);
+    // A record set aside whose Id is unreadable (or not one asked for) could be any asked id
+    // not otherwise returned: none of this request's is taken for deleted while it is returned.
+    let unkeyed = false;
     for (const record of listing.setAside) {
-      if (record.recordId === undefined || !asked.has(record.recordId)) {
-        throw new ConnectorError(record.error, {
-          category: 'response',
-          operation: spec.operation,
-          details: { path: record.path },
-        });
-      }
-      returned.add(record.recordId);
+      if (record.recordId === undefined || !asked.has(record.recordId)) unkeyed = true;
+      else returned.add(record.recordId);
       setAside.push(record);
     }
     observations.push(...found);
+    if (unkeyed) continue;
     for (const id of ids)
       if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
   }

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PollDeps } from '../../shared/polling/poll-context.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { type PollHarness, startPollHarness } from './poll-harness.ts';
+
+let harness: PollHarness;
+beforeAll(async () => {
+  harness = await startPollHarness('small', 37);
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** The harness's stream of `entityType` and the deps of the connection whose token it takes. */
+function streamOf(entityType: string) {
+  const definition = harness.definitions().find((d) => d.spec.entityType === entityType)!;
+  const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+  return { definition, deps };
+}
+
+/** The ids of the stream's stored snapshots that are not tombstones. */
+async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
+  const stored = [];
+  for await (const page of deps.store.scanSnapshots(streamId)) stored.push(...page);
+  return stored.filter((s) => !s.deleted).map((s) => s.entityId);
+}
+
+/**
+ * design.md, Bad input: a record whose own key breaks its schema (here an `Id` that is not a
+ * string) cannot be told apart from any stored record the listing no longer holds. It is set
+ * aside naming the field; the listing's other changes are published, and no stored record is
+ * taken for deleted while it is listed (each could be it), instead of every poll of the stream
+ * failing (which published none of its changes for as long as the record stayed broken).
+ */
+describe('a record whose Id breaks its schema in a snapshot listing', () => {
+  it('is set aside while the other changes are published and deletes wait for it', async () => {
+    const { definition, deps } = streamOf('billingAutomation');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    const [broken, changed, removed] = await storedIds(deps, definition.streamId);
+    expect(removed).toBeDefined();
+    const model = harness.sim.controls.model;
+    model.update(model.billingAutomations, 'billingAutomation', broken!, { Id: 42 } as never);
+    model.update(model.billingAutomations, 'billingAutomation', changed!, { Name: 'Renamed' });
+    model.hardDelete(model.billingAutomations, 'billingAutomation', removed!);
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, consecutiveFailures: 0 });
+    expect(state.lastSetAside?.error).toMatch(/BillingAutomations\[\d+\]\.Id/);
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `billingAutomation.updated ${changed}`,
+    ]);
+    const kept = await deps.store.getSnapshots(definition.streamId, [broken!, removed!]);
+    expect(kept.get(broken!)?.deleted ?? false).toBe(false);
+    expect(kept.get(removed!)?.deleted ?? false).toBe(false);
+
+    // Once it reads as valid again, the listing judges deletes as before.
+    model.update(model.billingAutomations, 'billingAutomation', broken!, { Id: broken } as never);
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `billingAutomation.deleted ${removed}`,
+    ]);
+  });
+});
+
+/**
+ * The same among tracked exports (fetched by id): a record returned whose Id is unreadable
+ * could be any export asked for that is not otherwise returned, so none of them is taken for
+ * deleted, while another export changing is published (every poll of the stream failed).
+ */
+describe('a record whose Id breaks its schema among tracked exports', () => {
+  it('is set aside while another export changing is published and none is deleted', async () => {
+    const exports = harness.definitions().find((d) => d.spec.entityType === 'export')!;
+    const model = harness.sim.controls.model;
+    const [broken, changed, removed] = [...model.exports.all()].slice(0, 3).map((e) => e.record.Id);
+    expect(removed).toBeDefined();
+    for (const id of [broken!, changed!, removed!]) {
+      model.exportTimeline.delete(id);
+      model.update(model.exports, 'export', id, { Status: 'Success' });
+    }
+    const definition = {
+      ...exports,
+      streamId: `${exports.streamId}:unkeyed`,
+      trackedIds: [broken!, changed!, removed!],
+    };
+    const deps = harness.deps(exports.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    model.update(model.exports, 'export', broken!, { Id: null } as never);
+    model.update(model.exports, 'export', changed!, { Status: 'SomethingNew' });
+    model.hardDelete(model.exports, 'export', removed!);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, consecutiveFailures: 0 });
+    expect(state.lastSetAside?.error).toMatch(/Exports\[\d+\]\.Id/);
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `export.updated ${changed}`,
+    ]);
+    const kept = await deps.store.getSnapshots(definition.streamId, [broken!, removed!]);
+    expect(kept.get(broken!)?.deleted ?? false).toBe(false);
+    expect(kept.get(removed!)?.deleted ?? false).toBe(false);
+  });
+});
+
+/**
+ * The same in a reconciliation sweep (asked by id): a record returned whose Id is unreadable
+ * could be any id of its request not otherwise returned, so none of them is swept, and the sweep
+ * completes instead of failing every poll of the stream (which backed its live polls off).
+ */
+describe('a record whose Id breaks its schema in a sweep', () => {
+  it('is noted, sweeps none of its request and lets the sweep complete', async () => {
+    const { definition, deps } = streamOf('paymentRequest');
+    for (let poll = 0; poll < 20; poll++) {
+      const outcome = await pollStream(definition, deps, 't');
+      if (outcome.kind === 'polled' && outcome.caughtUp) break;
+    }
+    const synced = (await deps.store.getStream(definition.streamId))!;
+    const model = harness.sim.controls.model;
+    const [broken, removed] = await storedIds(deps, definition.streamId);
+    expect(removed).toBeDefined();
+    // Broken without moving UpdatedUtc: only the sweep reads it again.
+    const entry = model.paymentRequests.get(broken!)!;
+    entry.record = { ...entry.record, Id: 42 } as never;
+    model.hardDelete(model.paymentRequests, 'paymentRequest', removed!);
+    await harness.clock.advance(61 * 60_000);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state).toMatchObject({ lastError: null, consecutiveFailures: 0 });
+    expect(state.lastSweepAt).toBeGreaterThan(synced.lastSweepAt!);
+    expect(state.lastSetAside?.error).toMatch(/PaymentRequests\[\d+\]\.Id/);
+    expect(harness.publisher.events.filter((e) => e.type === 'paymentRequest.deleted')).toEqual([]);
+    const kept = await deps.store.getSnapshots(definition.streamId, [broken!, removed!]);
+    expect(kept.get(broken!)?.deleted ?? false).toBe(false);
+    expect(kept.get(removed!)?.deleted ?? false).toBe(false);
+  });
+});
