@@ -9,7 +9,7 @@ export const BRIDGE_METRICS = {
   watermarkAgeSeconds: 'WatermarkAgeSeconds',
   /** Poll windows that failed (connector error, bad page, publish failure), from the poller. */
   pollFailures: 'PollFailures',
-  /** Records a poll set aside for breaking their schema (their changes not published), from the poller. */
+  /** Readings of records a poll set aside for breaking their schema (their changes not published), from the poller. */
   recordsSetAside: 'RecordsSetAside',
   /** Delivery attempts answered with a 2xx, from the dispatcher. */
   deliveriesSucceeded: 'DeliveriesSucceeded',

@@ -224,9 +224,10 @@ export const StreamViewSchema = z.object({
   /** Events the stream published since its state was created (a reset restarts it). */
   eventsPublished: z.number().int().nonnegative(),
   /**
-   * Records set aside since the state was created (a reset restarts it): records that broke
-   * their schema, left out of their page while its other records were published. Absent from
-   * a bridge older than the field: read as 0.
+   * Readings of records set aside since the state was created (a reset restarts it): records
+   * that broke their schema, left out of their page while its other records were published. A
+   * broken record read again (a window's overlap, a listing at each poll) counts again, as
+   * `recordsRead` does. Absent from a bridge older than the field: read as 0.
    */
   recordsSetAside: z.number().int().nonnegative().default(0),
   /**

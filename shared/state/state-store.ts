@@ -141,9 +141,10 @@ export const StreamStateSchema = z.object({
   /** Events published since the state was created, saved like {@link recordsRead}. */
   eventsPublished: z.number().int().nonnegative().optional(),
   /**
-   * Records set aside since the state was created, saved like {@link recordsRead}: records that
-   * broke their schema, left out of their page while its other records were published (no event
-   * for them until they change again). Absent: none.
+   * Readings of records set aside since the state was created, saved like {@link recordsRead}
+   * (a record read again counts again): records that broke their schema, left out of their page
+   * while its other records were published (no event for them until they change again). Absent:
+   * none.
    */
   recordsSetAside: z.number().int().nonnegative().optional(),
   /**
