@@ -25,7 +25,8 @@ export interface WindowSettings {
 /**
  * The next window of a windowed stream: from (watermark − overlap), or the history start on a
  * first sync, to (now − settle lag), cut to at most three months so a first sync from long ago
- * is split into several windows. Returns null when there is nothing worth asking yet.
+ * is split into several windows. Returns null when there is nothing worth asking yet: an end
+ * at or before the start (a settle lag reaching back past it), or shorter than the minimum.
  * Pure: `nowMs` is given.
  */
 export function nextWindow(
@@ -36,7 +37,8 @@ export function nextWindow(
   const start =
     watermark === null ? settings.historyStartMs : Date.parse(watermark) - settings.overlapMs;
   const target = nowMs - settings.settleLagMs;
-  if (target - start < settings.minWindowMs) return null;
+  // Half-open: `[start, start)` holds nothing, whatever the minimum (a request for no news).
+  if (target <= start || target - start < settings.minWindowMs) return null;
   const end = Math.min(target, addUtcMonths(start, TIME_FILTER_MAX_MONTHS));
   const window = { startUtc: new Date(start).toISOString(), endUtc: new Date(end).toISOString() };
   if (!isWithinThreeMonths(window.startUtc, window.endUtc)) {

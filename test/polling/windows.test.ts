@@ -41,6 +41,22 @@ describe('nextWindow', () => {
     ).toBeNull();
   });
 
+  it('plans no empty window when the settle-lagged present is the window start', () => {
+    // [start, start) holds nothing (half-open): it would cost a request that cannot hold news.
+    const settings = { ...SETTINGS, overlapMs: 0, minWindowMs: 0 };
+    expect(nextWindow('2026-11-21T09:59:55.000Z', NOW, settings)).toBeNull();
+    expect(nextWindow(null, SETTINGS.historyStartMs + SETTINGS.settleLagMs, settings)).toBeNull();
+    expect(nextWindow('2026-11-21T09:59:54.999Z', NOW, settings)).toEqual({
+      startUtc: '2026-11-21T09:59:54.999Z',
+      endUtc: '2026-11-21T09:59:55.000Z',
+    });
+  });
+
+  it('plans no window when the settle lag puts the present before the window start', () => {
+    const lagged = { ...SETTINGS, settleLagMs: 60_000 };
+    expect(nextWindow('2026-11-21T09:59:55.000Z', NOW, lagged)).toBeNull();
+  });
+
   it('counts a window as reaching the present unless the three-month limit cut it', () => {
     expect(
       reachesPresent({ startUtc: '2026-01-01T00:00:00.000Z', endUtc: '2026-04-01T00:00:00.000Z' }),
