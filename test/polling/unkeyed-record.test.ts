@@ -71,6 +71,35 @@ describe('a record whose Id breaks its schema in a snapshot listing', () => {
 });
 
 /**
+ * An `Id` that is a string but not an identifier (the contract's uuid) names no stored record
+ * either: the record it stands for, no longer listed by its own Id, was taken for deleted.
+ */
+describe('a record whose Id is not an identifier in a snapshot listing', () => {
+  it('is set aside without its own record being taken for deleted', async () => {
+    const { definition, deps } = streamOf('billingAutomation');
+    expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
+    const [garbled] = await storedIds(deps, definition.streamId);
+    const model = harness.sim.controls.model;
+    model.update(model.billingAutomations, 'billingAutomation', garbled!, {
+      Id: 'not-an-id',
+    } as never);
+    await harness.clock.advance(definition.intervalMs);
+    harness.publisher.events.length = 0;
+
+    expect(await pollStream(definition, deps, 't')).toMatchObject({
+      kind: 'polled',
+      setAside: { records: 1 },
+    });
+    const state = (await deps.store.getStream(definition.streamId))!;
+    expect(state.lastSetAside?.error).toMatch(/BillingAutomations\[\d+\]\.Id/);
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([]);
+    const kept = (await deps.store.getSnapshots(definition.streamId, [garbled!])).get(garbled!);
+    expect(kept?.deleted ?? false).toBe(false);
+    model.update(model.billingAutomations, 'billingAutomation', garbled!, { Id: garbled } as never);
+  });
+});
+
+/**
  * The same among tracked exports (fetched by id): a record returned whose Id is unreadable
  * could be any export asked for that is not otherwise returned, so none of them is taken for
  * deleted, while another export changing is published (every poll of the stream failed).

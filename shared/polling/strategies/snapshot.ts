@@ -1,5 +1,6 @@
 import { type EntityRecord, type EntityType, entityIdOf } from '../../changes/entity-types.ts';
 import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
+import { UuidSchema } from '../../connector/records/common.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError, ValidationError } from '../../errors.ts';
 import { listingCommitted, listingJudging } from '../backfill-state.ts';
@@ -50,16 +51,21 @@ async function listAll(
 
 /**
  * The entity id of a record set aside, read by hand from the record as sent (its `Id`, or a tax
- * environment's `Code`): undefined when that field is itself missing or not a string.
+ * environment's `Code`): undefined when that field itself breaks the contract (missing, not a
+ * string, or an `Id` that is not a uuid: it names no stored record, while the record it stands
+ * for, listed under it, would read as deleted).
  */
 function setAsideKey(entityType: EntityType, record: SetAsideRecord): string | undefined {
-  if (record.sent === undefined) return record.recordId;
+  if (record.sent === undefined) return undefined;
+  let key: string;
   try {
-    return entityIdOf(entityType, record.sent);
+    key = entityIdOf(entityType, record.sent);
   } catch (error) {
     if (error instanceof ValidationError) return undefined;
     throw error;
   }
+  // A tax environment's Code is any non-empty string (entityIdOf checks it); an Id is a uuid.
+  return entityType === 'taxEnvironment' || UuidSchema.safeParse(key).success ? key : undefined;
 }
 
 /**
