@@ -18,20 +18,44 @@ import { pastDeadline, runWindowed } from './strategies/windowed.ts';
 /** Default lease: longer than any single poll run (a Lambda poller times out after 5 minutes). */
 export const POLL_LEASE_TTL_MS = 6 * 60_000;
 
+/**
+ * Records a poll run set aside for breaking their schema and saved as such (see
+ * StreamState.lastSetAside), and the last one's error: logged once per poll and counted in the
+ * RecordsSetAside metric. Absent when it set none aside.
+ */
+export interface PollSetAside {
+  records: number;
+  error: string;
+}
+
 /** What one poll run of a stream ended with. */
 export type PollOutcome =
   | {
       kind: 'polled';
       streamId: string;
       caughtUp: boolean;
-      /**
-       * Records this run set aside for breaking their schema (see StreamState.lastSetAside), and
-       * the last one's error: logged once per poll. Absent when it set none aside.
-       */
-      setAside?: { records: number; error: string };
+      setAside?: PollSetAside;
     }
   | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' | 'changed' }
-  | { kind: 'failed'; streamId: string; error: string; parked: boolean; retryAt: number };
+  | {
+      kind: 'failed';
+      streamId: string;
+      error: string;
+      parked: boolean;
+      retryAt: number;
+      /**
+       * What pages saved before the failure set aside: the run that resumes after them does not
+       * read them again, so no later outcome tells of those records.
+       */
+      setAside?: PollSetAside;
+    };
+
+/** The records set aside since `before` (a `recordsSetAside` count) that `state` holds. */
+function setAsideSince(before: number, state: StreamState): { setAside?: PollSetAside } {
+  const records = (state.recordsSetAside ?? 0) - before;
+  const last = state.lastSetAside;
+  return records > 0 && last ? { setAside: { records, error: last.error } } : {};
+}
 
 /** The state of a stream never polled before (its ids and entity type are all it takes). */
 export function initialStreamState(
@@ -179,15 +203,11 @@ export async function pollStream(
           ? nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0)
           : now,
       });
-      const setAside = (state.current.recordsSetAside ?? 0) - setAsideBefore;
-      const lastSetAside = state.current.lastSetAside;
       return {
         kind: 'polled',
         streamId,
         caughtUp,
-        ...(setAside > 0 && lastSetAside
-          ? { setAside: { records: setAside, error: lastSetAside.error } }
-          : {}),
+        ...setAsideSince(setAsideBefore, state.current),
       };
     } catch (error) {
       // Stopping the process is not the stream's fault: its state already holds the resume point.
@@ -208,7 +228,14 @@ export async function pollStream(
           lastError: refusal,
           nextDueAt: retryAt,
         });
-        return { kind: 'failed', streamId, error: refusal, parked: false, retryAt };
+        return {
+          kind: 'failed',
+          streamId,
+          error: refusal,
+          parked: false,
+          retryAt,
+          ...setAsideSince(setAsideBefore, state.current),
+        };
       }
       const parked = error instanceof ConnectorError && error.isAuthorization;
       const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
@@ -228,7 +255,15 @@ export async function pollStream(
         },
         latest.version,
       );
-      return { kind: 'failed', streamId, error: describeError(error), parked, retryAt };
+      // Only what was saved: what the failure left unsaved is read again, and told, by the next run.
+      return {
+        kind: 'failed',
+        streamId,
+        error: describeError(error),
+        parked,
+        retryAt,
+        ...setAsideSince(setAsideBefore, latest),
+      };
     }
   } finally {
     if (!deps.solePoller) await deps.store.releaseLease(streamId, owner);

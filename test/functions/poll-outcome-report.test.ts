@@ -63,6 +63,24 @@ describe('reportPollOutcome', () => {
     );
   });
 
+  it('counts the records a failed poll set aside on the pages it saved, and warns', () => {
+    const documents = report([
+      {
+        kind: 'failed',
+        streamId: 'main:customer',
+        error: 'customers/getAll: internal error',
+        parked: false,
+        retryAt: 0,
+        setAside: { records: 1, error: 'Customers[3].Email: invalid (Id c-1)' },
+      },
+    ]);
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ PollFailures: 1, RecordsSetAside: 1 })]);
+    expect(documents).toContainEqual(
+      expect.objectContaining({ level: 'WARN', message: 'records set aside', records: 1 }),
+    );
+  });
+
   it('counts a failed poll in PollFailures and nothing set aside', () => {
     const documents = report([
       { kind: 'failed', streamId: 'main:customer', error: 'boom', parked: false, retryAt: 0 },

@@ -73,6 +73,25 @@ describe('records set aside in a poll', () => {
     ]);
   });
 
+  it('are told of a failed poll too (the pages it saved before the failure)', () => {
+    const failed = {
+      kind: 'failed' as const,
+      streamId: 'local:customer',
+      error: 'customers/getAll: internal error',
+      parked: false,
+      retryAt: 0,
+      setAside: outcome.setAside,
+    };
+    const json = recordingOutput();
+    jsonReporter(json.output).pollOutcome(failed);
+    expect(json.writes.map((line) => JSON.parse(line))).toContainEqual(
+      expect.objectContaining({ message: 'records set aside', records: 2 }),
+    );
+    const terminal = recordingOutput();
+    terminalReporter(terminal.output, PLAIN_PALETTE).pollOutcome(failed);
+    expect(terminal.writes.join('')).toContain('2 records set aside');
+  });
+
   it('are one line of the terminal reporter', () => {
     const { writes, output } = recordingOutput();
     terminalReporter(output, PLAIN_PALETTE).pollOutcome(outcome);

@@ -120,6 +120,49 @@ describe('a record that breaks its schema', () => {
     expect(JSON.stringify(deleted)).not.toContain('not-a-chain');
   });
 
+  it('on a page saved before a failed one is told by a poll outcome, once', async () => {
+    const model = h.sim.controls.model;
+    const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
+    // Pages are newest first by creation: the last of the 25 is on the first page.
+    const bad = changed.at(-1)!;
+    for (const id of changed.slice(0, -1))
+      model.update(model.customers, 'customer', id, { Notes: 'changed' });
+    breakCustomer(bad);
+    await h.clock.advance(1000);
+
+    // The second page fails (an internal error): the first, with its record set aside, is saved.
+    const base = h.deps.client;
+    const client = {
+      ...base,
+      paginate: ((name, body, options) => {
+        const pages = base.paginate(name, body, options);
+        return (async function* () {
+          let page = 0;
+          for await (const item of pages) {
+            if (++page === 2)
+              throw new ConnectorError('customers/getAll: internal error', {
+                category: 'internal',
+                operation: 'customers/getAll',
+                status: 500,
+              });
+            yield item;
+          }
+        })();
+      }) as typeof base.paginate,
+    };
+    const failed = await pollStream(h.definition, { ...h.deps, client }, 'test');
+    expect(failed).toMatchObject({ kind: 'failed' });
+    expect((await stored()).recordsSetAside).toBe(1);
+    const resumed = await pollStream(h.definition, h.deps, 'test');
+    expect(resumed).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    // Logged and counted (the RecordsSetAside metric) from the outcomes: one of them tells it.
+    const told = [failed, resumed].map((o) => ('setAside' in o ? (o.setAside?.records ?? 0) : 0));
+    expect(told.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(failed).toMatchObject({ setAside: { records: 1 } });
+    expect((failed as { setAside?: { error: string } }).setAside?.error).toContain(bad);
+  });
+
   it('on the first page of three lets the second and third pages be read', async () => {
     const model = h.sim.controls.model;
     const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
