@@ -53,7 +53,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
       ),
     pollOutcome: (outcome) => {
       if (outcome.kind === 'failed') emit('warn', 'poll failed', { ...outcome });
-      if (outcome.kind !== 'skipped' && outcome.setAside)
+      if (outcome.setAside)
         emit('warn', 'records set aside', {
           streamId: outcome.streamId,
           records: outcome.setAside.records,
@@ -104,7 +104,7 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
           `${outcome.streamId}: ${outcome.error}`,
         );
       }
-      if (outcome.kind !== 'skipped' && outcome.setAside) {
+      if (outcome.setAside) {
         const { records, error } = outcome.setAside;
         problem(
           palette.yellow(records === 1 ? 'record set aside' : `${records} records set aside`),

@@ -6,6 +6,7 @@ import {
   type StateHandle,
   type StreamDefinition,
   stateHandle,
+  withSavedStates,
 } from './poll-context.ts';
 import { failureBackoffMs, nextDueTime } from './schedule.ts';
 import { runBackfillPass } from './strategies/backfill-pass.ts';
@@ -36,7 +37,13 @@ export type PollOutcome =
       caughtUp: boolean;
       setAside?: PollSetAside;
     }
-  | { kind: 'skipped'; streamId: string; reason: 'leased' | 'parked' | 'stopped' | 'changed' }
+  | {
+      kind: 'skipped';
+      streamId: string;
+      reason: 'leased' | 'parked' | 'stopped' | 'changed';
+      /** A run stopped midway: what the pages it saved set aside (no later run reads them again). */
+      setAside?: PollSetAside;
+    }
   | {
       kind: 'failed';
       streamId: string;
@@ -177,7 +184,14 @@ export async function pollStream(
       initialStreamState(definition, deps.clock.now());
     // Stopped before anything is written (a stored connection disabled or removed meanwhile).
     if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
-    const state = stateHandle(deps.store, stored);
+    // The state as last written: what a run cut short saved, and no later run reads again.
+    let saved = stored;
+    const state = stateHandle(
+      withSavedStates(deps.store, (written) => {
+        saved = written;
+      }),
+      stored,
+    );
     if (staysParked(stored, deps.client.credential)) {
       // Nothing to ask the connector with the credentials it refused: looked at again at the
       // stream's next due time (in case they change meanwhile), without a request.
@@ -211,7 +225,13 @@ export async function pollStream(
       };
     } catch (error) {
       // Stopping the process is not the stream's fault: its state already holds the resume point.
-      if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
+      if (deps.signal?.aborted)
+        return {
+          kind: 'skipped',
+          streamId,
+          reason: 'stopped',
+          ...setAsideSince(setAsideBefore, saved),
+        };
       // The stream's state changed under the poll (a reset or a backfill started meanwhile): what
       // it read is void and the new state stands, to be polled from at its next due time. Not a
       // failure of the stream: an event it published keeps its id if the change is found again.

@@ -81,6 +81,20 @@ describe('reportPollOutcome', () => {
     );
   });
 
+  it('counts the records a poll stopped midway set aside on the pages it saved', () => {
+    const documents = report([
+      {
+        kind: 'skipped',
+        streamId: 'main:customer',
+        reason: 'stopped',
+        setAside: { records: 3, error: 'Customers[3].Email: invalid (Id c-1)' },
+      },
+    ]);
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ RecordsSetAside: 3 })]);
+    expect(emf[0]).not.toHaveProperty('PollFailures');
+  });
+
   it('counts a failed poll in PollFailures and nothing set aside', () => {
     const documents = report([
       { kind: 'failed', streamId: 'main:customer', error: 'boom', parked: false, retryAt: 0 },

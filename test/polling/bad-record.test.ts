@@ -163,6 +163,41 @@ describe('a record that breaks its schema', () => {
     expect((failed as { setAside?: { error: string } }).setAside?.error).toContain(bad);
   });
 
+  it('on a page saved before the run is stopped is told by its outcome', async () => {
+    const model = h.sim.controls.model;
+    const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
+    const bad = changed.at(-1)!;
+    for (const id of changed.slice(0, -1))
+      model.update(model.customers, 'customer', id, { Notes: 'changed' });
+    breakCustomer(bad);
+    await h.clock.advance(1000);
+
+    // Stopped (the process stops, or a poll job's deadline aborts its request) on the second page.
+    const stop = new AbortController();
+    const base = h.deps.client;
+    const client = {
+      ...base,
+      paginate: ((name, body, options) => {
+        const pages = base.paginate(name, body, options);
+        return (async function* () {
+          let page = 0;
+          for await (const item of pages) {
+            if (++page === 2) {
+              stop.abort(new Error('stopped'));
+              throw stop.signal.reason;
+            }
+            yield item;
+          }
+        })();
+      }) as typeof base.paginate,
+    };
+    const stopped = await pollStream(h.definition, { ...h.deps, client, signal: stop.signal }, 't');
+    expect(stopped).toMatchObject({ kind: 'skipped', reason: 'stopped' });
+    expect((await stored()).recordsSetAside).toBe(1);
+    expect(stopped).toMatchObject({ setAside: { records: 1 } });
+    expect(await pollStream(h.definition, h.deps, 'test')).not.toHaveProperty('setAside');
+  });
+
   it('on the first page of three lets the second and third pages be read', async () => {
     const model = h.sim.controls.model;
     const changed = [...model.customers.all()].slice(0, 25).map((e) => e.record.Id);
