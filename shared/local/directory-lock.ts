@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BridgeError } from '../errors.ts';
 
@@ -55,10 +55,11 @@ function heldByAnother(content: string): number | undefined {
 /**
  * Takes the lock of directory `dir` for this process: a file `LOCK` in it holding the pid (and
  * on a second line which process that pid is, see {@link processIdentity}), created
- * exclusively. A lock whose process no longer runs (a SIGKILL leaves it behind) is taken over,
- * also where its pid names another process since (after a reboot, say); so is one naming this
- * process's pid that it does not hold (a container restarts with the same pid). Returns the
- * function that releases it.
+ * exclusively with its content. A lock whose process no longer runs (a SIGKILL leaves it
+ * behind) is taken over, also where its pid names another process since (after a reboot, say);
+ * so is one naming this process's pid that it does not hold (a container restarts with the same
+ * pid). Processes taking over one left-behind lock at once end with one holder (see
+ * {@link removeStaleLock}). Returns the function that releases it.
  * @throws BridgeError naming the holder when another running process, or this one, holds it:
  * `what` says what the directory is (`the data dir`).
  * @example const release = lockDirectory(dataDir, 'the data dir'); … release();
@@ -68,24 +69,89 @@ export function lockDirectory(dir: string, what: string): () => void {
   const key = resolve(dir);
   if (heldHere.has(key)) throw new BridgeError(`${what} ${dir} is already open in this process`);
   const identity = processIdentity('self');
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, identity === undefined ? String(process.pid) : `${process.pid}\n${identity}`);
-      closeSync(fd);
+  const content = identity === undefined ? String(process.pid) : `${process.pid}\n${identity}`;
+  const deadline = Date.now() + TAKE_OVER_WAIT_MS;
+  for (;;) {
+    if (createWith(path, content)) {
       heldHere.add(key);
       return () => {
         heldHere.delete(key);
         rmSync(path, { force: true });
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
     }
-    const holder = heldByAnother(readFileSync(path, 'utf8'));
+    const found = readLock(path);
+    if (found === undefined) continue; // removed since: try again
+    const holder = heldByAnother(found);
     if (holder !== undefined)
       throw new BridgeError(
         `${what} ${dir} is in use by process ${holder} (one change-bridge opens it at a time; if that process is not one, delete ${path})`,
       );
-    rmSync(path, { force: true });
+    if (Date.now() > deadline)
+      throw new BridgeError(
+        `${what} ${dir}: the lock ${path} left by a process that no longer runs could not be taken over (delete it)`,
+      );
+    removeStaleLock(path, content);
   }
+}
+
+/** How long {@link lockDirectory} goes on taking over a left-behind lock before it gives up. */
+const TAKE_OVER_WAIT_MS = 5_000;
+
+/**
+ * Creates the file at `path` holding `content` unless one exists there (false then). The file
+ * appears with its content (a link to a file written first), never empty: an empty lock would
+ * read as one left behind.
+ */
+function createWith(path: string, content: string): boolean {
+  const draft = `${path}.${process.pid}.draft`;
+  writeFileSync(draft, content);
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
+}
+
+/** The file's content, or undefined when there is none. */
+function readLock(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Removes the lock at `path` if its process no longer runs, as the holder of a second lock,
+ * `LOCK.takeover`, taken the same way: a lock judged left behind and deleted by two processes
+ * at once could delete the one the first of them made in between (it read the same left-behind
+ * content before), and both would hold the directory. With the guard only one process deletes,
+ * and only what it read as left behind while it held the guard. A guard whose process no
+ * longer runs (killed while taking over) is removed; one held by a running process is waited
+ * for (its holder removes it within microseconds).
+ */
+function removeStaleLock(path: string, content: string): void {
+  const guard = `${path}.takeover`;
+  if (!createWith(guard, content)) {
+    const found = readLock(guard);
+    if (found !== undefined && heldByAnother(found) === undefined) rmSync(guard, { force: true });
+    else sleepSync(2);
+    return;
+  }
+  try {
+    const found = readLock(path);
+    if (found !== undefined && heldByAnother(found) === undefined) rmSync(path, { force: true });
+  } finally {
+    rmSync(guard, { force: true });
+  }
+}
+
+/** Blocks the thread for `ms` (lockDirectory is synchronous). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockDirectory } from '../../shared/local/directory-lock.ts';
 
@@ -70,5 +71,68 @@ describe('lockDirectory', () => {
     expect(() => lockDirectory(dir, 'the data dir')).toThrow(
       `the data dir ${dir} is in use by process ${holder.pid}`,
     );
+  });
+});
+
+describe('lockDirectory taken over by several processes at once', () => {
+  it('gives the lock a killed process left behind to one of them alone', async () => {
+    const work = await tempDir();
+    // The lock module as plain JavaScript: each contender starts in milliseconds, not a second.
+    const bundle = join(work, 'directory-lock.mjs');
+    buildSync({
+      entryPoints: [LOCK_MODULE],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    const rounds = 30;
+    const contenders = 5;
+    const dirs: string[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const dir = join(work, `data-${round}`);
+      mkdirSync(dir);
+      // Left by a process that no longer runs (a SIGKILL).
+      writeFileSync(join(dir, 'LOCK'), '999999\nboot 1');
+      dirs.push(dir);
+    }
+    const firstAt = Date.now() + 1_500;
+    const roundMs = 60;
+    // Each contender takes on every data dir at the same moment as the others (a spin until
+    // it), and holds what it took until all rounds are over.
+    const script = `import { lockDirectory } from ${JSON.stringify(pathToFileURL(bundle).href)};
+      const dirs = ${JSON.stringify(dirs)};
+      const results = [];
+      for (let round = 0; round < dirs.length; round++) {
+        const at = ${firstAt} + round * ${roundMs};
+        while (Date.now() < at - 5) await new Promise((resolve) => setTimeout(resolve, 1));
+        while (Date.now() < at) {}
+        try { lockDirectory(dirs[round], 'the data dir'); results.push(1); } catch { results.push(0); }
+      }
+      console.log(JSON.stringify(results));
+      setTimeout(() => {}, ${roundMs * 2});`;
+    const runs = await Promise.all(
+      Array.from(
+        { length: contenders },
+        () =>
+          new Promise<number[]>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
+            cleanups.push(() => {
+              child.kill('SIGKILL');
+            });
+            let output = '';
+            child.stdout!.on('data', (chunk) => {
+              output += chunk;
+            });
+            child.once('error', reject);
+            child.once('exit', () => resolve(JSON.parse(output) as number[]));
+          }),
+      ),
+    );
+    const holders = dirs.map((_, round) => runs.reduce((sum, run) => sum + run[round]!, 0));
+    expect(holders).toEqual(dirs.map(() => 1));
   });
 });
