@@ -68,6 +68,23 @@ export function startNotingStore(start: () => Server): Server {
   return server;
 }
 
+/** The part of dynalite's store that {@link dynaliteStoreOpen} uses: its LevelDB. */
+interface StoreWithLevel {
+  db?: { open?(): Promise<void> };
+}
+
+/**
+ * Resolves once the LevelDB of the store dynalite made for `server` is open. dynalite opens it
+ * in the background, and a store that cannot open (a folder this process may not write, a
+ * LevelDB another process holds) failed its first request with an error dynalite throws out of
+ * its callback: an uncaught exception that ended the process with dynalite's stack trace.
+ * @throws the open's error, its `cause` saying why (as LevelDB words it)
+ */
+export async function dynaliteStoreOpen(server: Server): Promise<void> {
+  const db = (storeOfServer.get(server) as StoreWithLevel | undefined)?.db;
+  if (typeof db?.open === 'function') await db.open();
+}
+
 function loadAction(action: string): { run: Action; validation: ActionValidation } {
   return {
     run: requireFromDynalite(`./actions/${action}`) as Action,

@@ -2,13 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { BridgeError } from '../errors.ts';
 import { writeBlindWhenPossible } from './dynalite-blind-writes.ts';
 import {
   applyLocalLevelDefaults,
   closeDynaliteIterators,
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
-import { startNotingStore } from './dynalite-objects.ts';
+import { dynaliteStoreOpen, startNotingStore } from './dynalite-objects.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
@@ -38,6 +39,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * Tables become ACTIVE at once. Only the bridge's own clients are answered over the network
  * (`refuseForeignCallers`: no web page, even through DNS rebinding). Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
+ * @throws BridgeError naming `path` when its store cannot be opened (a folder this process may
+ * not write, a LevelDB another process holds)
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
  */
 export async function startDynaliteServer(
@@ -62,6 +65,17 @@ export async function startDynaliteServer(
       accessKeyId,
     ),
   );
+  if (path !== undefined) {
+    try {
+      await dynaliteStoreOpen(server);
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      throw new BridgeError(
+        `the local store ${path} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`,
+        { cause: error },
+      );
+    }
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
