@@ -1,4 +1,5 @@
-import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
 import { LOCAL_KEY_FILE_NAME } from '../connections/local-key-file.ts';
 import { ValidationError } from '../errors.ts';
 
@@ -29,23 +30,36 @@ const DATA_DIR_CONTENTS = [STORE_FOLDER, QUEUE_FOLDER, LOCAL_KEY_FILE_NAME];
  * Creates the data dir (and its parents) if missing, for its owner alone
  * ({@link DATA_DIR_MODE}); one that other users may enter is closed to them when it is empty or
  * the bridge's own (made by an earlier release), and left as it is when it holds other things.
- * A path that cannot be a directory is bad input, named by its flag and variable (exit 2), not
- * a raw `EEXIST` from `mkdir`.
+ * A path that cannot be a directory, or a directory this process may not write (read-only, or
+ * another user's), is bad input, named by its flag and variable (exit 2), not a raw `EEXIST`
+ * or `EACCES`.
  * @example await ensureDataDir('.bridge')
  */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   try {
     await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
   } catch (error) {
-    const reason = UNUSABLE_PATH[(error as NodeJS.ErrnoException).code ?? ''];
-    if (reason === undefined) throw error;
-    throw new ValidationError(
-      'the data dir',
-      [{ path: '--data-dir (BRIDGE_DATA_DIR)', message: `${dataDir} ${reason}` }],
-      { cause: error },
-    );
+    throw unusable(dataDir, error);
   }
   await closeToOthers(dataDir);
+  // An existing dir this process may not write fails here, named as the one it cannot create,
+  // not at the lock's file with a raw EACCES.
+  try {
+    await access(dataDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw unusable(dataDir, error);
+  }
+}
+
+/** The error of `mkdir` or `access` on the data dir: bad input where the path is unusable. */
+function unusable(dataDir: string, error: unknown): unknown {
+  const reason = UNUSABLE_PATH[(error as NodeJS.ErrnoException).code ?? ''];
+  if (reason === undefined) return error;
+  return new ValidationError(
+    'the data dir',
+    [{ path: '--data-dir (BRIDGE_DATA_DIR)', message: `${dataDir} ${reason}` }],
+    { cause: error },
+  );
 }
 
 /**

@@ -67,4 +67,21 @@ describe('change-bridge start on a data dir whose store it cannot open', () => {
     },
     90_000,
   );
+
+  it.skipIf(asRoot)(
+    'exits 2 naming --data-dir when the data dir is read-only',
+    async () => {
+      const dataDir = await tempDir();
+      await chmod(dataDir, 0o500);
+      cleanups.push(() => chmod(dataDir, 0o700));
+      const result = await runBin(['start', '--port', '0', '--data-dir', dataDir], {}, 60_000);
+      expect(result.code).toBe(2);
+      expectClearFailure(
+        result,
+        /--data-dir \(BRIDGE_DATA_DIR\): .* cannot be created or written \(permission denied\)/,
+      );
+      expect(await readdir(dataDir)).toEqual([]);
+    },
+    90_000,
+  );
 });
