@@ -3,6 +3,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
+import { startSimulator } from '../../shared/simulator/simulator.ts';
+import { bridgeProcess } from '../chaos/bridge-process.ts';
+import { adminCaller, waitForFirstSync } from '../support/admin-call.ts';
+import { freePort } from '../support/free-port.ts';
 import { runBin } from '../support/run-bin.ts';
 
 describe('change-bridge start on a data dir another process has open', () => {
@@ -18,6 +23,41 @@ describe('change-bridge start on a data dir another process has open', () => {
       expect(await readdir(dataDir)).toEqual(['LOCK']);
     } finally {
       holder.kill();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('refuses a second start beside a running one, exit 1, and the first goes on with its store', async () => {
+    const sim = await startSimulator({ seed: 31, size: 'small', rateLimit: false });
+    const dataDir = await mkdtemp(join(tmpdir(), 'bridge-twice-'));
+    const env = { ...connectorEnvOf(sim), POLL_ENTITIES: 'customer', CONNECTOR_RATE_LIMIT: 'off' };
+    const first = bridgeProcess({ port: await freePort(), dataDir, pollInterval: '500ms', env });
+    const call = adminCaller(() => first.api);
+    try {
+      first.start();
+      await waitForFirstSync((method, path) => call(method, path).catch(() => undefined));
+      await call('POST', '/subscriptions', { url: 'http://127.0.0.1:9/hook' });
+      const before = await readdir(dataDir);
+
+      const second = await runBin(
+        ['start', '--port', String(await freePort()), '--data-dir', dataDir],
+        env,
+        60_000,
+      );
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/the data dir .* is in use by process \d+/);
+      expect(second.stderr).not.toContain('Node.js v');
+      expect(await readdir(dataDir)).toEqual(before);
+
+      // The first still holds its lock and its store: it answers, and stops cleanly.
+      const subscriptions = (await call('GET', '/subscriptions')) as { subscriptions: unknown[] };
+      expect(subscriptions.subscriptions).toHaveLength(1);
+      const third = await runBin(['start', '--port', '0', '--data-dir', dataDir], env, 60_000);
+      expect(third.code).toBe(1);
+      expect(await first.stop()).toBe(0);
+    } finally {
+      await first.kill();
+      await sim.close();
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 90_000);

@@ -22,12 +22,22 @@ export interface TestReceiver {
   release(): void;
   /** Requests waiting for an answer now. */
   readonly waiting: number;
+  /** Verified requests a slow endpoint has not answered yet (see {@link TestReceiver.slow}). */
+  readonly answering: number;
   /** Answers each verified request `ms` after it arrived (0: at once), a slow endpoint. */
   slow(ms: number): void;
-  /** Answers the next `times` verified requests that `matches` with a 500 (a failing endpoint). */
-  failNext(times: number, matches: (event: ReceivedEvent) => boolean): void;
-  /** Every verified request in arrival order, with the status it was answered with. */
-  readonly attempts: ReadonlyArray<ReceivedEvent & { status: number }>;
+  /**
+   * Answers the next `times` verified requests that `matches` with `status` (default 500: a
+   * failing endpoint), with a `Retry-After` of `retryAfterSeconds` if given.
+   */
+  failNext(
+    times: number,
+    matches: (event: ReceivedEvent) => boolean,
+    status?: number,
+    retryAfterSeconds?: number,
+  ): void;
+  /** Every verified request in arrival order, with when it arrived and the status it was answered with. */
+  readonly attempts: ReadonlyArray<ReceivedEvent & { status: number; at: number }>;
   close(): Promise<void>;
 }
 
@@ -35,10 +45,16 @@ export interface TestReceiver {
 export async function startTestReceiver(): Promise<TestReceiver> {
   let verifier: Webhook | undefined;
   const state = { received: [] as ReceivedEvent[], rejected: 0 };
-  const attempts: Array<ReceivedEvent & { status: number }> = [];
-  let failing = { times: 0, matches: (_event: ReceivedEvent) => false };
+  const attempts: Array<ReceivedEvent & { status: number; at: number }> = [];
+  let failing = {
+    times: 0,
+    matches: (_event: ReceivedEvent) => false,
+    status: 500,
+    headers: {} as Record<string, string>,
+  };
   let holding = false;
   let delayMs = 0;
+  let answering = 0;
   let held: Array<() => void> = [];
   const path = receiverPath('hook');
   const server = createServer(async (request, response) => {
@@ -46,6 +62,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
       response.writeHead(404).end();
       return;
     }
+    const at = Date.now();
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const header = (name: string) => String(request.headers[name] ?? '');
@@ -59,20 +76,25 @@ export async function startTestReceiver(): Promise<TestReceiver> {
       const got = { webhookId: header('webhook-id'), type: event.type, subject: event.subject };
       if (failing.times > 0 && failing.matches(got)) {
         failing.times--;
-        attempts.push({ ...got, status: 500 });
-        response.writeHead(500).end();
+        attempts.push({ ...got, status: failing.status, at });
+        response.writeHead(failing.status, failing.headers).end();
         return;
       }
       const answer = () => {
         // A sender that went away (killed while waiting) never saw the answer: not received.
         if (response.destroyed) return;
         state.received.push(got);
-        attempts.push({ ...got, status: 204 });
+        attempts.push({ ...got, status: 204, at });
         response.writeHead(204).end();
       };
       if (holding) held.push(answer);
-      else if (delayMs > 0) setTimeout(answer, delayMs);
-      else answer();
+      else if (delayMs > 0) {
+        answering++;
+        setTimeout(() => {
+          answering--;
+          answer();
+        }, delayMs);
+      } else answer();
     } catch {
       state.rejected++;
       response.writeHead(401).end();
@@ -102,11 +124,16 @@ export async function startTestReceiver(): Promise<TestReceiver> {
     get waiting() {
       return held.length;
     },
+    get answering() {
+      return answering;
+    },
     slow(ms) {
       delayMs = ms;
     },
-    failNext(times, matches) {
-      failing = { times, matches };
+    failNext(times, matches, status = 500, retryAfterSeconds) {
+      const headers: Record<string, string> =
+        retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) };
+      failing = { times, matches, status, headers };
     },
     attempts,
     close: () =>

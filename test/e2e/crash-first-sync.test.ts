@@ -1,0 +1,131 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { StreamListSchema, type StreamViewSchema } from '../../shared/admin/schemas.ts';
+import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import { adminCaller } from '../support/admin-call.ts';
+import { freePort } from '../support/free-port.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+type StreamView = z.infer<typeof StreamViewSchema>;
+const STREAM_ID = 'local:customer';
+
+describe('change-bridge start killed (SIGKILL) in the middle of a first sync with INITIAL_SYNC=emit', () => {
+  let sim: RunningSimulator;
+  let receiver: TestReceiver;
+  let dataDir: string;
+  let bridge: BridgeProcess;
+  const call = adminCaller(() => bridge.api);
+  const customerStream = async (): Promise<StreamView | undefined> => {
+    const listing = await call('GET', '/streams').catch(() => undefined);
+    return StreamListSchema.safeParse(listing).data?.streams.find((s) => s.id === STREAM_ID);
+  };
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 21, size: 'small', rateLimit: false });
+    receiver = await startTestReceiver();
+    dataDir = await mkdtemp(join(tmpdir(), 'bridge-crash-sync-'));
+    bridge = bridgeProcess({
+      port: await freePort(),
+      dataDir,
+      pollInterval: '1s',
+      env: {
+        ...connectorEnvOf(sim),
+        POLL_ENTITIES: 'customer',
+        POLL_HISTORY_START: '400d',
+        INITIAL_SYNC: 'emit',
+        CONNECTOR_RATE_LIMIT: 'off',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await bridge?.kill();
+    await receiver?.close();
+    await sim?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('delivers every created event at least once, under one id each, and ends with the watermark of a whole sync', async () => {
+    // The connector answers 429 until the subscription exists: no event of the sync is
+    // published before anyone subscribes.
+    sim.controls.setFaults({ rate: 1, kinds: ['rate-limit'], retryAfterSeconds: 1 });
+    bridge.start();
+    const subscription = (await waitFor(
+      () => call('POST', '/subscriptions', { url: receiver.url }).catch(() => undefined),
+      30_000,
+      'the admin API',
+      100,
+    )) as { secret: string };
+    receiver.setSecret(subscription.secret);
+    // Small, slow pages: the sync takes many pages, so a SIGKILL lands in its middle.
+    sim.controls.setFaults({ rate: 1, kinds: ['slow'], slowMs: 60, timeoutAboveCount: 20 });
+
+    const midway = await waitFor(
+      async () => {
+        const stream = await customerStream();
+        return (stream?.windowInProgress?.pages ?? 0) >= 2 && receiver.received.length >= 10
+          ? stream
+          : undefined;
+      },
+      20_000,
+      'the first sync to be under way, with pages stored and delivered',
+      25,
+    );
+    await bridge.kill();
+    const deliveredBefore = receiver.received.length;
+    expect(midway.initialSyncDone).toBe(false);
+
+    sim.controls.setFaults({ rate: 0, timeoutAboveCount: null });
+    bridge.start();
+    const done = await waitFor(
+      async () => {
+        const stream = await customerStream();
+        return stream?.initialSyncDone ? stream : undefined;
+      },
+      30_000,
+      'the first sync to finish after the restart',
+      100,
+    );
+
+    const customers = [...sim.controls.model.customers.all()]
+      .map((entry) => entry.record)
+      .filter((record) => record.IsActive !== false);
+    const expected = new Set(customers.map((record) => record.Id));
+    const created = () => receiver.received.filter((event) => event.type === 'customer.created');
+    await waitFor(
+      () => [...expected].every((id) => created().some((event) => event.subject === id)),
+      20_000,
+      'every created event',
+      50,
+    ).catch(() => undefined);
+    const deliveredSubjects = new Set(created().map((event) => event.subject));
+    const missing = [...expected].filter((id) => !deliveredSubjects.has(id));
+    expect(missing).toEqual([]);
+    expect([...deliveredSubjects].filter((id) => !expected.has(id))).toEqual([]);
+    // At-least-once: a subject may arrive twice, but always under its one event id.
+    const idsOf = new Map<string, Set<string>>();
+    for (const event of created())
+      idsOf.set(event.subject, (idsOf.get(event.subject) ?? new Set()).add(event.webhookId));
+    expect([...idsOf].filter(([, ids]) => ids.size > 1)).toEqual([]);
+    const duplicates = created().length - deliveredSubjects.size;
+    console.log(
+      `killed after ${deliveredBefore} deliveries; ${expected.size} customers, ${created().length} created deliveries, ${duplicates} repeated`,
+    );
+    expect(receiver.rejected).toBe(0);
+
+    // The watermark covers every record the sync read: none is newer than it.
+    const newest = Math.max(...customers.map((record) => Date.parse(record.UpdatedUtc)));
+    expect(done.watermark).not.toBeNull();
+    expect(Date.parse(done.watermark!)).toBeGreaterThanOrEqual(newest);
+    expect(Date.parse(done.watermark!)).toBeLessThanOrEqual(Date.now());
+    expect(done.windowInProgress).toBeNull();
+    expect(done.lastError).toBeNull();
+    expect(await bridge.stop()).toBe(0);
+  }, 90_000);
+});
