@@ -72,7 +72,7 @@ export function lockDirectory(dir: string, what: string): () => void {
   const content = identity === undefined ? String(process.pid) : `${process.pid}\n${identity}`;
   const deadline = Date.now() + TAKE_OVER_WAIT_MS;
   for (;;) {
-    if (createWith(path, content)) {
+    if (createIn(dir, what, path, content)) {
       heldHere.add(key);
       return () => {
         heldHere.delete(key);
@@ -94,6 +94,22 @@ export function lockDirectory(dir: string, what: string): () => void {
   }
 }
 
+/**
+ * {@link createWith} for the lock of `dir`: a failure other than an existing lock (a full disk,
+ * a read-only one) names the directory, which the system's message (`ENOSPC: no space left on
+ * device, write`) does not.
+ */
+function createIn(dir: string, what: string, path: string, content: string): boolean {
+  try {
+    return createWith(path, content);
+  } catch (error) {
+    throw new BridgeError(
+      `${what} ${dir} cannot be locked: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
 /** How long {@link lockDirectory} goes on taking over a left-behind lock before it gives up. */
 const TAKE_OVER_WAIT_MS = 5_000;
 
@@ -104,8 +120,8 @@ const TAKE_OVER_WAIT_MS = 5_000;
  */
 function createWith(path: string, content: string): boolean {
   const draft = `${path}.${process.pid}.draft`;
-  writeFileSync(draft, content);
   try {
+    writeFileSync(draft, content);
     linkSync(draft, path);
     return true;
   } catch (error) {

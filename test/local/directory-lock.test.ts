@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { lockDirectory } from '../../shared/local/directory-lock.ts';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../shared/local/directory-lock.ts', import.meta.url));
@@ -134,5 +135,29 @@ describe('lockDirectory taken over by several processes at once', () => {
     );
     const holders = dirs.map((_, round) => runs.reduce((sum, run) => sum + run[round]!, 0));
     expect(holders).toEqual(dirs.map(() => 1));
+  });
+});
+
+describe('lockDirectory on a full disk', () => {
+  it('fails naming the directory and leaves no file of its own behind', async () => {
+    const dir = await tempDir();
+    const writeFile = fs.writeFileSync;
+    // The disk is full: the file is created, its content is refused.
+    const spy = vi.spyOn(fs, 'writeFileSync').mockImplementation((file) => {
+      writeFile(file, '');
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+      });
+    });
+    syncBuiltinESMExports();
+    try {
+      expect(() => lockDirectory(dir, 'the data dir')).toThrow(
+        `the data dir ${dir} cannot be locked: ENOSPC: no space left on device, write`,
+      );
+    } finally {
+      spy.mockRestore();
+      syncBuiltinESMExports();
+    }
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
