@@ -15,12 +15,13 @@ const RETRY_AFTER_SECONDS = 8;
 /** How long the bridge gets to store the pause before the SIGKILL (README: the one gap). */
 const LEARNING_MS = 500;
 
-describe('change-bridge start killed (SIGKILL) while a Retry-After pause is in force', () => {
+describe('change-bridge start killed (SIGKILL) while a Retry-After pause is in force, or just after a secret rotation', () => {
   let sim: RunningSimulator;
   let receiver: TestReceiver;
   let dataDir: string;
   let bridge: BridgeProcess;
   const call = adminCaller(() => bridge.api);
+  let subscriptionId = '';
   const changeCustomers = () => sim.controls.runActivity({ steps: 40 });
 
   beforeAll(async () => {
@@ -51,8 +52,10 @@ describe('change-bridge start killed (SIGKILL) while a Retry-After pause is in f
     bridge.start();
     await waitForFirstSync((method, path) => call(method, path).catch(() => undefined));
     const subscription = (await call('POST', '/subscriptions', { url: receiver.url })) as {
+      id: string;
       secret: string;
     };
+    subscriptionId = subscription.id;
     receiver.setSecret(subscription.secret);
 
     receiver.failNext(1, () => true, 429, RETRY_AFTER_SECONDS);
@@ -89,6 +92,30 @@ describe('change-bridge start killed (SIGKILL) while a Retry-After pause is in f
       15_000,
       'the event that met the 429',
       100,
+    );
+    expect(receiver.rejected).toBe(0);
+    expect(await bridge.stop()).toBe(0);
+  }, 60_000);
+
+  it('signs with the new secret after a SIGKILL that came right after the rotation was answered', async () => {
+    expect(subscriptionId).not.toBe('');
+    bridge.start();
+    await waitForFirstSync((method, path) => call(method, path).catch(() => undefined));
+    const rotated = (await call('POST', `/subscriptions/${subscriptionId}/rotate-secret`)) as {
+      secret: string;
+    };
+    await bridge.kill();
+    // The receiver switches at once: it knows the new secret only.
+    receiver.setSecret(rotated.secret);
+    const seen = receiver.received.length;
+    bridge.start();
+    await waitForFirstSync((method, path) => call(method, path).catch(() => undefined));
+    await changeCustomers();
+    await waitFor(
+      () => receiver.received.length > seen,
+      15_000,
+      'a delivery after the restart',
+      50,
     );
     expect(receiver.rejected).toBe(0);
     expect(await bridge.stop()).toBe(0);
