@@ -64,7 +64,7 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
     )) as { secret: string };
     receiver.setSecret(subscription.secret);
     // Small, slow pages: the sync takes many pages, so a SIGKILL lands in its middle.
-    sim.controls.setFaults({ rate: 1, kinds: ['slow'], slowMs: 60, timeoutAboveCount: 20 });
+    sim.controls.setFaults({ rate: 1, kinds: ['slow'], slowMs: 150, timeoutAboveCount: 20 });
 
     const midway = await waitFor(
       async () => {
