@@ -10,6 +10,7 @@ import {
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
 import { dynaliteStoreOpen, startNotingStore } from './dynalite-objects.ts';
+import { answerStoreFailures } from './dynalite-store-failures.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
@@ -35,7 +36,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
  * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
  * machine and read synchronously, table descriptions cached, JSON types checked without
- * per-value parsing, writes that need nothing of the old item made without reading it).
+ * per-value parsing, writes that need nothing of the old item made without reading it, a
+ * failure of the store answered as an InternalServerError instead of thrown).
  * Tables become ACTIVE at once. Only the bridge's own clients are answered over the network
  * (`refuseForeignCallers`: no web page, even through DNS rebinding). Persisted in a LevelDB
  * store at `path` when given (its folder is created), in memory otherwise.
@@ -54,6 +56,7 @@ export async function startDynaliteServer(
   cacheDynaliteTables();
   parseDynaliteTypesOnce();
   writeBlindWhenPossible();
+  answerStoreFailures();
   const server = startNotingStore(() =>
     refuseForeignCallers(
       loadDynalite()({
