@@ -71,7 +71,7 @@ export function lockDirectory(dir: string, what: string): () => void {
   const identity = processIdentity('self');
   const content = identity === undefined ? String(process.pid) : `${process.pid}\n${identity}`;
   const deadline = Date.now() + TAKE_OVER_WAIT_MS;
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     if (createIn(dir, what, path, content)) {
       heldHere.add(key);
       return () => {
@@ -80,7 +80,14 @@ export function lockDirectory(dir: string, what: string): () => void {
       };
     }
     const found = readLock(path);
-    if (found === undefined) continue; // removed since: try again
+    if (found === undefined) {
+      // Removed since: try again. A name that exists but never reads (a link to nothing) would
+      // loop here for ever.
+      if (attempt < MAX_ATTEMPTS_UNREAD) continue;
+      throw new BridgeError(
+        `${what} ${dir}: its lock ${path} exists but cannot be read (a broken link?); delete it`,
+      );
+    }
     const holder = heldByAnother(found);
     if (holder !== undefined)
       throw new BridgeError(
@@ -109,6 +116,9 @@ function createIn(dir: string, what: string, path: string, content: string): boo
     );
   }
 }
+
+/** Attempts of {@link lockDirectory} that find a lock it then cannot read before it gives up. */
+const MAX_ATTEMPTS_UNREAD = 100;
 
 /** How long {@link lockDirectory} goes on taking over a left-behind lock before it gives up. */
 const TAKE_OVER_WAIT_MS = 5_000;

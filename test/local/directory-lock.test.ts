@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import fs, { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -160,4 +160,30 @@ describe('lockDirectory on a full disk', () => {
     }
     expect(readdirSync(dir)).toEqual([]);
   });
+});
+
+describe('lockDirectory on a lock that exists but cannot be read', () => {
+  it('fails naming it instead of trying for ever (a link to nothing)', async () => {
+    const dir = await tempDir();
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'LOCK'));
+    // In a process of its own: a lock that loops for ever would block this one.
+    const child = runningProcess(
+      `import { lockDirectory } from ${JSON.stringify(LOCK_MODULE)};
+       try { lockDirectory(${JSON.stringify(dir)}, 'the data dir'); console.log('locked'); }
+       catch (error) { console.log(error.message); }
+       process.exit(0);`,
+    );
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = await Promise.race([
+      new Promise((resolve) => child.once('exit', () => resolve(true))),
+      new Promise((resolve) => setTimeout(() => resolve(false), 15_000)),
+    ]);
+    expect(exited).toBe(true);
+    expect(output).toContain(
+      `the data dir ${dir}: its lock ${join(dir, 'LOCK')} exists but cannot be read`,
+    );
+  }, 30_000);
 });
