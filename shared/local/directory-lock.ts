@@ -159,7 +159,9 @@ function readLock(path: string): string | undefined {
  * content before), and both would hold the directory. With the guard only one process deletes,
  * and only what it read as left behind while it held the guard. A guard whose process no
  * longer runs (killed while taking over) is removed; one held by a running process is waited
- * for (its holder removes it within microseconds).
+ * for (its holder removes it within microseconds). The one gap left: two processes removing
+ * such a left-behind guard at once may both take it, after a process was killed in the
+ * microseconds it held one.
  */
 function removeStaleLock(path: string, content: string): void {
   const guard = `${path}.takeover`;
