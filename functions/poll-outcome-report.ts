@@ -21,3 +21,20 @@ export function reportPollOutcome(outcome: PollOutcome, logger: Logger, metrics:
   if (outcome.kind === 'failed')
     metrics.addMetric(BRIDGE_METRICS.pollFailures, MetricUnit.Count, 1);
 }
+
+/**
+ * Counts in `StreamsParked` the streams of one poll job that an authorization error parked: those
+ * it parked and those it found parked (each makes no request and fails no more, so the poll
+ * failures count a stream once, when it parks). Sent for every job, zero included, so the alarm
+ * on it clears once the job's streams are polled again; a period without jobs leaves it as it is.
+ * The caller flushes the metrics.
+ * @example reportParkedStreams(outcomes, metrics)
+ */
+export function reportParkedStreams(outcomes: readonly PollOutcome[], metrics: Metrics): void {
+  const parked = outcomes.filter(
+    (outcome) =>
+      (outcome.kind === 'failed' && outcome.parked) ||
+      (outcome.kind === 'skipped' && outcome.reason === 'parked'),
+  ).length;
+  metrics.addMetric(BRIDGE_METRICS.streamsParked, MetricUnit.Count, parked);
+}

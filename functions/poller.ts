@@ -21,7 +21,7 @@ import { createPublisher, parsePublisherConfig } from '../shared/publish/publish
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
-import { reportPollOutcome } from './poll-outcome-report.ts';
+import { reportParkedStreams, reportPollOutcome } from './poll-outcome-report.ts';
 
 const logger = new Logger();
 const metrics = new Metrics();
@@ -119,6 +119,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       if (!config.secretIds[connectionId] && nextDueAt !== undefined) {
         await connectionStore.recordNextDue(connectionId, nextDueAt);
       }
+      reportParkedStreams(outcomes, metrics);
       for (const outcome of outcomes) {
         // A record that broke its schema was left out: its change is not published.
         reportPollOutcome(outcome, logger, metrics);

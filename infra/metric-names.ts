@@ -11,6 +11,11 @@ export const BRIDGE_METRICS = {
   pollFailures: 'PollFailures',
   /** Readings of records a poll set aside for breaking their schema (their changes not published), from the poller. */
   recordsSetAside: 'RecordsSetAside',
+  /**
+   * Streams a poll job found parked by an authorization error (or parked itself), from the
+   * poller: one per parked stream each time it comes due, so it lasts while the stream does.
+   */
+  streamsParked: 'StreamsParked',
   /** Delivery attempts answered with a 2xx, from the dispatcher. */
   deliveriesSucceeded: 'DeliveriesSucceeded',
   /** Delivery attempts that failed (non-2xx, timeout, network), from the dispatcher. */

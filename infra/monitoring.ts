@@ -32,7 +32,7 @@ export interface ChangeBridgeMonitoringProps {
 
 /**
  * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
- * malformed dispatch messages, records set aside, throttling) publishing to an encrypted SNS topic, and one
+ * malformed dispatch messages, records set aside, parked streams, throttling) publishing to an encrypted SNS topic, and one
  * dashboard.
  */
 export class ChangeBridgeMonitoring extends Construct {
@@ -175,6 +175,19 @@ export class ChangeBridgeMonitoring extends Construct {
       evaluationPeriods: 1,
     });
 
+    // A stream parked by an authorization error makes no request and fails no more: the poll
+    // failures count it once, and a snapshot stream has no watermark to age. Its jobs count it
+    // each time it comes due (and count zero once none is), so this lasts while one is parked.
+    this.addAlarm('StreamsParked', {
+      description:
+        'Streams are parked: the connector refused their connection credentials (401/403). Store working tokens (or disable the connection); GET /streams names them.',
+      metric: this.customMetric(BRIDGE_METRICS.streamsParked),
+      threshold: 1,
+      evaluationPeriods: 1,
+      // Jobs come at the streams' interval, which may be longer than a period: keep the state.
+      treatMissingData: TreatMissingData.IGNORE,
+    });
+
     this.addAlarm('Throttles', {
       description:
         'Lambda throttles the bridge: raise the account concurrency or lower maxConcurrency.',
@@ -194,6 +207,7 @@ export class ChangeBridgeMonitoring extends Construct {
       threshold: number;
       evaluationPeriods: number;
       comparisonOperator?: ComparisonOperator;
+      treatMissingData?: TreatMissingData;
     },
   ): void {
     const alarm = new Alarm(this, id, {
@@ -204,7 +218,7 @@ export class ChangeBridgeMonitoring extends Construct {
       comparisonOperator:
         options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       // No traffic is not a failure; a stopped bridge shows in the poll failure alarm.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.alarmTopic));
     alarm.addOkAction(new SnsAction(this.alarmTopic));

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { reportPollOutcome } from '../../functions/poll-outcome-report.ts';
+import { reportParkedStreams, reportPollOutcome } from '../../functions/poll-outcome-report.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 
 afterEach(() => {
@@ -102,5 +102,40 @@ describe('reportPollOutcome', () => {
     const emf = documents.filter((doc) => '_aws' in doc);
     expect(emf).toEqual([expect.objectContaining({ PollFailures: 1 })]);
     expect(emf[0]).not.toHaveProperty('RecordsSetAside');
+  });
+
+  it('counts the streams of a job parked by an authorization error in StreamsParked, when one parks and while one stays parked', () => {
+    const documents = printed(() => {
+      const metrics = new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' });
+      reportParkedStreams(
+        [
+          {
+            kind: 'failed',
+            streamId: 'main:customer',
+            error: '401 Unauthorized',
+            parked: true,
+            retryAt: 0,
+          },
+          { kind: 'skipped', streamId: 'main:resource', reason: 'parked' },
+          { kind: 'skipped', streamId: 'main:reservation', reason: 'leased' },
+          { kind: 'failed', streamId: 'main:export', error: 'boom', parked: false, retryAt: 0 },
+          { kind: 'polled', streamId: 'main:accountNote', caughtUp: true },
+        ],
+        metrics,
+      );
+      metrics.publishStoredMetrics();
+    });
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ StreamsParked: 2, service: 'poller' })]);
+  });
+
+  it('counts zero parked streams for a job with none, so the parked streams alarm clears', () => {
+    const documents = printed(() => {
+      const metrics = new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' });
+      reportParkedStreams([{ kind: 'polled', streamId: 'main:customer', caughtUp: true }], metrics);
+      metrics.publishStoredMetrics();
+    });
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([expect.objectContaining({ StreamsParked: 0 })]);
   });
 });

@@ -592,7 +592,7 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside and throttling', () => {
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, parked streams and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -629,6 +629,19 @@ describe('runtime stack', () => {
       Threshold: 1,
       EvaluationPeriods: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // A stream parked by an authorization error alarms while it stays parked (its jobs count
+    // it each time, zero once none is; a period without jobs keeps the state).
+    const parked = alarms.filter((alarm) => alarm.Properties.MetricName === 'StreamsParked');
+    expect(parked).toHaveLength(1);
+    expect(parked[0]!.Properties).toMatchObject({
+      Namespace: 'ChangeBridge',
+      Dimensions: [{ Name: 'service', Value: 'change-bridge-test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'ignore',
     });
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([
