@@ -9,6 +9,7 @@ import {
 import { CachingDataKeyProvider } from '../shared/connections/data-key-provider.ts';
 import { KmsDataKeyProvider } from '../shared/connections/kms-data-key-provider.ts';
 import { createTokenCipher, type TokenCipher } from '../shared/connections/token-cipher.ts';
+import type { ConnectorClientDeps } from '../shared/connector/client.ts';
 import {
   loadConnectionSecret,
   loadDeploymentSecret,
@@ -52,12 +53,19 @@ export function createConnectionClients(options: {
   store: ConnectionStore;
   dynamo: DynamoDBClient;
   secrets: SecretsManagerClient;
+  /** Told of every connector request the clients send, with its status (see ConnectorClientDeps). */
+  onRequest?: ConnectorClientDeps['onRequest'];
 }): { open(connectionId: string): Promise<OpenConnection | undefined> } {
   const { config, store, dynamo, secrets } = options;
   const budgetLedger = new DynamoDbGrantLedger(dynamo, config.tableName);
   // One keep-alive pool to the connector for every connection the container polls.
   const transport = borrowedTransport(createUndiciTransport());
-  const clientDeps = { budgetLedger, budgetMarginMs: config.settings.budgetMarginMs, transport };
+  const clientDeps: ConnectorClientDeps = {
+    budgetLedger,
+    budgetMarginMs: config.settings.budgetMarginMs,
+    transport,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  };
   const clients = new LoadingCache<OpenConnection>(OPEN_CONNECTIONS_MAX, (open) =>
     open.client.close(),
   );

@@ -20,6 +20,7 @@ import { describeRefusal, ObservedPublisher } from '../shared/publish/observed-p
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
+import { ConnectorRequestTally, reportConnectorUse } from './connector-use.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 import { reportParkedStreams, reportPollOutcome } from './poll-outcome-report.ts';
 
@@ -63,11 +64,14 @@ const connectionStore = new DynamoDbConnectionStore({
   client: dynamoDb,
   tableName: config.tableName,
 });
+// The connector requests of each job (one invocation at a time per container), for its metrics.
+const connectorRequests = new ConnectorRequestTally();
 const connections = createConnectionClients({
   config,
   store: connectionStore,
   dynamo: dynamoDb,
   secrets: new SecretsManagerClient({}),
+  onRequest: connectorRequests.onRequest,
 });
 
 /** The connection and streams of a job; the one-stream form names its connection in the id. */
@@ -120,6 +124,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         await connectionStore.recordNextDue(connectionId, nextDueAt);
       }
       reportParkedStreams(outcomes, metrics);
+      reportConnectorUse(connectorRequests.take(), connection.client.budgetView(), metrics);
       for (const outcome of outcomes) {
         // A record that broke its schema was left out: its change is not published.
         reportPollOutcome(outcome, logger, metrics);
@@ -142,6 +147,8 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       logger.error('poll job failed', { error: error as Error, messageId: record.messageId });
       // The poll failure alarm counts these too: the job is retried, its streams are not polled.
       metrics.addMetric('PollFailures', MetricUnit.Count, 1);
+      // Its requests (and 429s) count too: they were sent.
+      reportConnectorUse(connectorRequests.take(), undefined, metrics);
       failures.push({ itemIdentifier: record.messageId });
     }
   }

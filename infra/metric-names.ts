@@ -16,6 +16,15 @@ export const BRIDGE_METRICS = {
    * poller: one per parked stream each time it comes due, so it lasts while the stream does.
    */
   streamsParked: 'StreamsParked',
+  /** Connector requests a poll job made, from the poller. */
+  connectorRequests: 'ConnectorRequests',
+  /** Connector answers of 429 (the token's budget spent on the server's count), from the poller. */
+  connectorThrottled: 'ConnectorThrottled',
+  /**
+   * The share of its token's budget (requests in the sliding window ÷ the limit granted, in
+   * percent) a poll job's connection had used at the job's end, from the poller.
+   */
+  connectorBudgetUsedPercent: 'ConnectorBudgetUsedPercent',
   /** Delivery attempts answered with a 2xx, from the dispatcher. */
   deliveriesSucceeded: 'DeliveriesSucceeded',
   /** Delivery attempts that failed (non-2xx, timeout, network), from the dispatcher. */

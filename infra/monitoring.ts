@@ -32,7 +32,7 @@ export interface ChangeBridgeMonitoringProps {
 
 /**
  * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
- * malformed dispatch messages, records set aside, parked streams, throttling) publishing to an encrypted SNS topic, and one
+ * malformed dispatch messages, records set aside, parked streams, connector 429s, throttling) publishing to an encrypted SNS topic, and one
  * dashboard.
  */
 export class ChangeBridgeMonitoring extends Construct {
@@ -188,6 +188,17 @@ export class ChangeBridgeMonitoring extends Construct {
       treatMissingData: TreatMissingData.IGNORE,
     });
 
+    // The shared budget (with its margin) keeps every token under the server's 200 requests per
+    // 30 s: a 429 means something else spends the token too, or the margin is too thin. Polls
+    // wait it out (Retry-After), so one is no incident; 429s in three periods in a row are.
+    this.addAlarm('ConnectorThrottled', {
+      description:
+        'The Connector API keeps answering 429: a token is spent beyond the bridge budget (another client uses it too?); polls wait for Retry-After meanwhile.',
+      metric: this.customMetric(BRIDGE_METRICS.connectorThrottled),
+      threshold: 1,
+      evaluationPeriods: 3,
+    });
+
     this.addAlarm('Throttles', {
       description:
         'Lambda throttles the bridge: raise the account concurrency or lower maxConcurrency.',
@@ -309,6 +320,33 @@ export class ChangeBridgeMonitoring extends Construct {
           fn.metricDuration({ label: name, statistic: 'p99', period: FIVE_MINUTES }),
         ),
         width: 8,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Connector requests',
+        left: [
+          this.customMetric(BRIDGE_METRICS.connectorRequests).with({ label: 'Requests' }),
+          this.customMetric(BRIDGE_METRICS.connectorThrottled).with({ label: '429 answers' }),
+        ],
+        width: 12,
+      }),
+      new GraphWidget({
+        title: 'Connector budget used, busiest token (%) and parked streams',
+        left: [
+          this.customMetric(BRIDGE_METRICS.connectorBudgetUsedPercent).with({
+            label: 'Budget used (max %)',
+            statistic: 'Maximum',
+          }),
+        ],
+        right: [
+          this.customMetric(BRIDGE_METRICS.streamsParked).with({
+            label: 'Parked streams (max per job)',
+            statistic: 'Maximum',
+          }),
+        ],
+        leftYAxis: { min: 0, max: 100 },
+        width: 12,
       }),
     );
     dashboard.addWidgets(

@@ -592,7 +592,7 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, parked streams and throttling', () => {
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, parked streams, connector 429s and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -643,6 +643,18 @@ describe('runtime stack', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'ignore',
     });
+    // 429s from the connector in three periods in a row: the token's budget is spent beyond ours.
+    const throttled = alarms.filter(
+      (alarm) => alarm.Properties.MetricName === 'ConnectorThrottled',
+    );
+    expect(throttled).toHaveLength(1);
+    expect(throttled[0]!.Properties).toMatchObject({
+      Namespace: 'ChangeBridge',
+      Dimensions: [{ Name: 'service', Value: 'change-bridge-test' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 3,
+    });
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([
         { Ref: logicalId(built.runtime.monitoring.alarmTopic) },
@@ -654,6 +666,17 @@ describe('runtime stack', () => {
     });
     runtime.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     runtime.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    // The connector budget and the parked streams are on the dashboard.
+    const dashboard = JSON.stringify(
+      Object.values(runtime.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties,
+    );
+    for (const metric of [
+      'ConnectorRequests',
+      'ConnectorThrottled',
+      'ConnectorBudgetUsedPercent',
+      'StreamsParked',
+    ])
+      expect(dashboard, metric).toContain(metric);
   });
 
   it('outputs the bus name, the queue URLs and the admin API URL under the names README gives', () => {
