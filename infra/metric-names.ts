@@ -16,6 +16,11 @@ export const BRIDGE_METRICS = {
    * poller: one per parked stream each time it comes due, so it lasts while the stream does.
    */
   streamsParked: 'StreamsParked',
+  /**
+   * Events a publisher did not publish, with `target`, `eventType` and `reason` dimensions (see
+   * EmfPublishMetrics), from the poller, the dispatcher and the admin API.
+   */
+  eventsFailed: 'EventsFailed',
   /** Connector requests a poll job made, from the poller. */
   connectorRequests: 'ConnectorRequests',
   /** Connector answers of 429 (the token's budget spent on the server's count), from the poller. */

@@ -16,6 +16,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { UNFINISHED_PUBLISH_REASONS } from '../shared/publish/batch-delivery.ts';
 import { BRIDGE_METRICS, SERVICE_DIMENSION, STREAM_DIMENSION } from './metric-names.ts';
 import type { ChangeBridgeConfig } from './props.ts';
 import type { ChangeBridgeRuntime } from './runtime.ts';
@@ -32,7 +33,8 @@ export interface ChangeBridgeMonitoringProps {
 
 /**
  * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
- * malformed dispatch messages, records set aside, parked streams, connector 429s, throttling) publishing to an encrypted SNS topic, and one
+ * malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, throttling)
+ * publishing to an encrypted SNS topic, and one
  * dashboard.
  */
 export class ChangeBridgeMonitoring extends Construct {
@@ -171,6 +173,26 @@ export class ChangeBridgeMonitoring extends Construct {
       description:
         'Polls set aside records that broke their schema, unpublished: see the poller WARN logs and GET /streams.',
       metric: this.customMetric(BRIDGE_METRICS.recordsSetAside),
+      threshold: 1,
+      evaluationPeriods: 1,
+    });
+
+    // An event refused for good (too large even thin, or malformed for the target) is not
+    // published and never will be: the stream goes on without it, so someone must look at once.
+    // Events left unpublished by a publish that failed are published again when its job repeats.
+    const { metricsNamespace, serviceName } = config;
+    const unfinished = UNFINISHED_PUBLISH_REASONS.map((reason) => ` AND reason != '${reason}'`);
+    this.addAlarm('EventsRefused', {
+      description:
+        'Events were refused for good by their target (EventTooLarge, ...) and not published: see the ERROR logs "not published".',
+      metric: new MathExpression({
+        label: 'Events refused for good',
+        expression:
+          `SELECT SUM(${BRIDGE_METRICS.eventsFailed}) FROM "${metricsNamespace}" ` +
+          `WHERE ${SERVICE_DIMENSION} = '${serviceName}'${unfinished.join('')}`,
+        usingMetrics: {},
+        period: FIVE_MINUTES,
+      }),
       threshold: 1,
       evaluationPeriods: 1,
     });

@@ -6,6 +6,13 @@ import type { PublishableEvent } from './publishable-event.ts';
 import { PublishError, type PublishFailure, type PublishTargetName } from './publisher.ts';
 import { backoffDelayMs, type RetryOptions } from './retry-backoff.ts';
 
+/**
+ * The `reason`s of events left unpublished by a publish that threw: the caller (a poll job, a
+ * fan-out) fails and its work is repeated, so these events are published later. Every other
+ * reason is a refusal for good (EventTooLarge, MalformedDetail, ...): that event never is.
+ */
+export const UNFINISHED_PUBLISH_REASONS = ['RetriesExhausted', 'RequestFailed'] as const;
+
 /** Why a target refused one entry of a batch. */
 export interface EntryRefusal {
   code: string;
@@ -55,7 +62,7 @@ export async function deliverInBatches<E>(
 ): Promise<DeliveryOutcome> {
   const delivered: PreparedEntry<E>[] = [];
   const failures: PublishFailure[] = [];
-  let unfinishedReason: string | undefined;
+  let unfinishedReason: (typeof UNFINISHED_PUBLISH_REASONS)[number] | undefined;
   try {
     for (const layer of splitLayers(prepared)) {
       let pending = layer;

@@ -592,7 +592,7 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, parked streams, connector 429s and throttling', () => {
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -608,6 +608,12 @@ describe('runtime stack', () => {
       'SELECT MAX(WatermarkAgeSeconds) FROM "ChangeBridge" WHERE service = \'change-bridge-test\'',
     );
     expect(expressions.some((e: string) => e.includes('100 * FILL(failed, 0)'))).toBe(true);
+    // An event refused for good (EventTooLarge, ...) alarms at once; one left by a failed publish
+    // is published again when its job repeats, so it does not.
+    expect(expressions).toContain(
+      'SELECT SUM(EventsFailed) FROM "ChangeBridge" WHERE service = \'change-bridge-test\'' +
+        " AND reason != 'RetriesExhausted' AND reason != 'RequestFailed'",
+    );
     expect(expressions.some((e: string) => e.includes('FILL(failures, 0)'))).toBe(true);
     expect(expressions.some((e: string) => /FILL\(t0, 0\) \+ .*FILL\(t3, 0\)/.test(e))).toBe(true);
     // A dropped message that was not an event alarms at once.
