@@ -1,6 +1,11 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Clock } from '../clock.ts';
-import { sqsJson } from '../publish/sqs-publisher.ts';
+import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import {
+  backoffDelayMs,
+  DEFAULT_RETRY_OPTIONS,
+  type RetryOptions,
+} from '../publish/retry-backoff.ts';
+import { isRetryableSqsEntry, sqsJson } from '../publish/sqs-publisher.ts';
 import type { DeliveryMessage } from './messages.ts';
 
 /** Longest `DelaySeconds` SQS accepts: 900 s (15 min). Longer waits re-defer on receipt. */
@@ -47,16 +52,36 @@ function clampDelay(delaySeconds: number): number {
   return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds)));
 }
 
+/** Backoff of {@link SqsDeliveryQueue} between attempts of entries SQS refused for a while. */
+export interface SqsDeliveryQueueOptions {
+  clock?: Clock;
+  random?: RandomSource;
+  retry?: Partial<RetryOptions>;
+}
+
 /**
  * The SQS adapter: `SendMessage` for one message, `SendMessageBatch` (10 per request, each
  * entry with its own delay) for many. Bodies are written with sqsJson: a subject (an entity
- * id) holding U+FFFE or U+FFFF would have SQS refuse the message for good.
+ * id) holding U+FFFE or U+FFFF would have SQS refuse the message for good. Entries a batch
+ * refused for a transient reason (throttling, an internal error: see isRetryableSqsEntry) are
+ * sent again alone with jittered backoff, up to `retry.maxAttempts` attempts: the record that
+ * needed one would otherwise fail, and come back with its whole batch's work only after the
+ * queue's visibility timeout (18 minutes by default).
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
+  private readonly clock: Clock;
+  private readonly random: RandomSource;
+  private readonly retry: RetryOptions;
+
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
-  ) {}
+    options: SqsDeliveryQueueOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? systemRandom;
+    this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+  }
 
   async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
     await this.client.send(
@@ -83,23 +108,44 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     entries: readonly QueuedDelivery[],
     indexes: number[],
   ): Promise<number[]> {
-    try {
-      const result = await this.client.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: indexes.map((index) => ({
-            Id: String(index),
-            MessageBody: sqsJson(entries[index]!.message),
-            DelaySeconds: clampDelay(entries[index]!.delaySeconds),
-            ...(entries[index]!.message.lane ? { MessageAttributes: WAITS_IN_LINE } : {}),
-          })),
-        }),
-      );
-      return (result.Failed ?? []).map((failure) => Number(failure.Id));
-    } catch {
-      // The whole request failed (network, throttling): every entry of it is unsent.
-      return indexes;
+    const unsent: number[] = [];
+    let pending = indexes;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      let failed: { index: number; retryable: boolean }[];
+      try {
+        const result = await this.client.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: pending.map((index) => ({
+              Id: String(index),
+              MessageBody: sqsJson(entries[index]!.message),
+              DelaySeconds: clampDelay(entries[index]!.delaySeconds),
+              ...(entries[index]!.message.lane ? { MessageAttributes: WAITS_IN_LINE } : {}),
+            })),
+          }),
+        );
+        failed = (result.Failed ?? [])
+          .map((failure) => ({
+            index: Number(failure.Id),
+            retryable: isRetryableSqsEntry(failure.Code, failure.SenderFault),
+          }))
+          .filter((failure) => pending.includes(failure.index));
+      } catch {
+        // The whole request failed (network, throttling) after the SDK's own retries: every
+        // entry of it is unsent.
+        return [...unsent, ...pending];
+      }
+      const again = failed.filter((failure) => failure.retryable).map((f) => f.index);
+      unsent.push(...failed.filter((failure) => !failure.retryable).map((f) => f.index));
+      if (again.length === 0) break;
+      if (attempt >= this.retry.maxAttempts) {
+        unsent.push(...again);
+        break;
+      }
+      await this.clock.sleep(backoffDelayMs(attempt, this.random, this.retry));
+      pending = again;
     }
+    return unsent;
   }
 }
 
