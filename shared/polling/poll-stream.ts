@@ -132,9 +132,31 @@ async function runStrategy(
 
 function describeError(error: unknown): string {
   if (error instanceof ConnectorError) {
-    return `${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}`;
+    const requestId = error.requestId ? ` (RequestId ${error.requestId})` : '';
+    return boundedErrorText(error.message, requestId);
   }
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return boundedErrorText(
+    error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  );
+}
+
+/**
+ * The most characters of an error a stream's state keeps (`lastError`, and `parkedReason` with
+ * its prefix): the state is one DynamoDB item, capped at 400 KB, and a connector error's
+ * Message is the server's text, of any length (a proxy's page, a verbose validation message).
+ * Its start names what failed; the rest is cut, saying how much.
+ */
+export const STORED_ERROR_MAX_CHARS = 2_000;
+
+/** `text` cut to fit {@link STORED_ERROR_MAX_CHARS} with `suffix` kept whole. Pure. */
+function boundedErrorText(text: string, suffix = ''): string {
+  if (text.length + suffix.length <= STORED_ERROR_MAX_CHARS) return text + suffix;
+  const note = (cut: number) => `… (${text.length - cut} more characters)`;
+  let cut = STORED_ERROR_MAX_CHARS - suffix.length - note(0).length;
+  // Never half a surrogate pair: a lone one is not UTF-8, which DynamoDB stores.
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
+  return text.slice(0, cut) + note(cut) + suffix;
 }
 
 /**
