@@ -42,5 +42,8 @@ export const MONTHLY_PRICES = {
   /** aws.amazon.com/cloudwatch/pricing: one custom metric (first 10,000). */
   customMetric: 0.3,
 };
-/** Custom metrics besides one `WatermarkAgeSeconds` per stream (deliveries succeeded, failed, poll failures). */
-export const FIXED_CUSTOM_METRICS = 3;
+/**
+ * Custom metrics besides one `WatermarkAgeSeconds` per stream (deliveries succeeded, failed, poll
+ * failures; parked streams, connector requests, connector 429s, connector budget used).
+ */
+export const FIXED_CUSTOM_METRICS = 7;
