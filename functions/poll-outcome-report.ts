@@ -38,3 +38,19 @@ export function reportParkedStreams(outcomes: readonly PollOutcome[], metrics: M
   ).length;
   metrics.addMetric(BRIDGE_METRICS.streamsParked, MetricUnit.Count, parked);
 }
+
+/**
+ * Sends `OldestWatermarkAgeSeconds`, the oldest watermark age among a poll job's streams (those
+ * past their first sync), with no stream dimension: the watermark age alarm reads this one
+ * metric, whatever the number of streams (a Metrics Insights query over per-stream metrics reads
+ * at most 10,000 of them). Nothing when no stream of the job reports one. The caller flushes.
+ * @example reportOldestWatermarkAge([12, 340], metrics)
+ */
+export function reportOldestWatermarkAge(ageSeconds: readonly number[], metrics: Metrics): void {
+  if (ageSeconds.length === 0) return;
+  metrics.addMetric(
+    BRIDGE_METRICS.oldestWatermarkAgeSeconds,
+    MetricUnit.Seconds,
+    Math.max(...ageSeconds),
+  );
+}

@@ -22,7 +22,11 @@ import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { ConnectorRequestTally, reportConnectorUse } from './connector-use.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
-import { reportParkedStreams, reportPollOutcome } from './poll-outcome-report.ts';
+import {
+  reportOldestWatermarkAge,
+  reportParkedStreams,
+  reportPollOutcome,
+} from './poll-outcome-report.ts';
 
 const logger = new Logger();
 const metrics = new Metrics();
@@ -125,6 +129,7 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       }
       reportParkedStreams(outcomes, metrics);
       reportConnectorUse(connectorRequests.take(), connection.client.budgetView(), metrics);
+      const watermarkAges: number[] = [];
       for (const outcome of outcomes) {
         // A record that broke its schema was left out: its change is not published.
         reportPollOutcome(outcome, logger, metrics);
@@ -133,16 +138,15 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
           ? states.get(outcome.streamId)
           : await store.getStream(outcome.streamId);
         if (reportsWatermarkAge(state)) {
+          const ageSeconds = (systemClock.now() - Date.parse(state.watermark)) / 1000;
+          watermarkAges.push(ageSeconds);
           metrics
             .singleMetric()
             .addDimensions({ Stream: outcome.streamId })
-            .addMetric(
-              'WatermarkAgeSeconds',
-              MetricUnit.Seconds,
-              (systemClock.now() - Date.parse(state.watermark)) / 1000,
-            );
+            .addMetric('WatermarkAgeSeconds', MetricUnit.Seconds, ageSeconds);
         }
       }
+      reportOldestWatermarkAge(watermarkAges, metrics);
     } catch (error) {
       logger.error('poll job failed', { error: error as Error, messageId: record.messageId });
       // The poll failure alarm counts these too: the job is retried, its streams are not polled.

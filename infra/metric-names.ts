@@ -5,8 +5,13 @@
  * so that a handler can import it without pulling aws-cdk-lib into its bundle.
  */
 export const BRIDGE_METRICS = {
-  /** Seconds between now and a stream's watermark, published by the poller after each window. */
+  /**
+   * Seconds between now and a stream's watermark, per stream (`Stream` dimension), published by
+   * the poller after each window: the dashboard's per-stream graph.
+   */
   watermarkAgeSeconds: 'WatermarkAgeSeconds',
+  /** The oldest watermark age among a poll job's streams, no stream dimension: the alarm's. */
+  oldestWatermarkAgeSeconds: 'OldestWatermarkAgeSeconds',
   /** Poll windows that failed (connector error, bad page, publish failure), from the poller. */
   pollFailures: 'PollFailures',
   /** Readings of records a poll set aside for breaking their schema (their changes not published), from the poller. */

@@ -1,7 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { reportParkedStreams, reportPollOutcome } from '../../functions/poll-outcome-report.ts';
+import {
+  reportOldestWatermarkAge,
+  reportParkedStreams,
+  reportPollOutcome,
+} from '../../functions/poll-outcome-report.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 
 afterEach(() => {
@@ -137,5 +141,27 @@ describe('reportPollOutcome', () => {
     });
     const emf = documents.filter((doc) => '_aws' in doc);
     expect(emf).toEqual([expect.objectContaining({ StreamsParked: 0 })]);
+  });
+
+  it('sends the oldest watermark age among a job as one metric without a stream dimension', () => {
+    const documents = printed(() => {
+      const metrics = new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' });
+      reportOldestWatermarkAge([12, 340.5, 7], metrics);
+      metrics.publishStoredMetrics();
+    });
+    const emf = documents.filter((doc) => '_aws' in doc);
+    expect(emf).toEqual([
+      expect.objectContaining({ OldestWatermarkAgeSeconds: 340.5, service: 'poller' }),
+    ]);
+    expect(emf[0]).not.toHaveProperty('Stream');
+  });
+
+  it('sends no oldest watermark age for a job whose streams report none (first syncs)', () => {
+    const documents = printed(() => {
+      const metrics = new Metrics({ namespace: 'ChangeBridge', serviceName: 'poller' });
+      reportOldestWatermarkAge([], metrics);
+      metrics.publishStoredMetrics();
+    });
+    expect(documents.filter((doc) => '_aws' in doc)).toEqual([]);
   });
 });

@@ -604,9 +604,21 @@ describe('runtime stack', () => {
     const expressions = alarms.flatMap((alarm) =>
       (alarm.Properties.Metrics ?? []).map((m: { Expression?: string }) => m.Expression ?? ''),
     );
-    expect(expressions).toContain(
-      'SELECT MAX(WatermarkAgeSeconds) FROM "ChangeBridge" WHERE service = \'change-bridge-test\'',
+    // The watermark age alarm reads the one metric every poll job sends (the oldest age among its
+    // streams), not a Metrics Insights query over the per-stream metrics: such a query reads at
+    // most 10,000 metrics, and 1,000 properties of 13 streams are 13,000.
+    const watermark = alarms.filter(
+      (alarm) => alarm.Properties.MetricName === 'OldestWatermarkAgeSeconds',
     );
+    expect(watermark).toHaveLength(1);
+    expect(watermark[0]!.Properties).toMatchObject({
+      Namespace: 'ChangeBridge',
+      Dimensions: [{ Name: 'service', Value: 'change-bridge-test' }],
+      Statistic: 'Maximum',
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(expressions.some((e: string) => e.includes('WatermarkAgeSeconds'))).toBe(false);
     expect(expressions.some((e: string) => e.includes('100 * FILL(failed, 0)'))).toBe(true);
     // An event refused for good (EventTooLarge, ...) alarms at once; one left by a failed publish
     // is published again when its job repeats, so it does not.
