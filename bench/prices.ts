@@ -44,6 +44,7 @@ export const MONTHLY_PRICES = {
 };
 /**
  * Custom metrics besides one `WatermarkAgeSeconds` per stream (deliveries succeeded, failed, poll
- * failures; parked streams, connector requests, connector 429s, connector budget used).
+ * failures; parked streams, connector requests, connector 429s, connector budget used, the
+ * oldest watermark age).
  */
-export const FIXED_CUSTOM_METRICS = 7;
+export const FIXED_CUSTOM_METRICS = 8;
