@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { BRIDGE_METRICS } from '../infra/metric-names.ts';
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { firstQueryValues, parseJsonBody } from '../shared/admin/node-server.ts';
@@ -15,6 +17,7 @@ import {
 } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import { describeRefusal } from '../shared/publish/observed-publisher.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
@@ -62,6 +65,7 @@ export function readAdminApiEnv(
 }
 
 const logger = new Logger();
+const metrics = new Metrics();
 
 function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dynamo = new DynamoDBClient({});
@@ -86,6 +90,20 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
       dynamo,
       (error, operation) =>
         logger.error('write-through events not published', { error, operation }),
+      // As the poller: an error log and EventsFailed (the EventsRefused alarm's metric).
+      (refusals) => {
+        for (const { failure, subject } of refusals) {
+          logger.error(describeRefusal(failure, subject), { ...failure, subject });
+          metrics
+            .singleMetric()
+            .addDimensions({
+              target: failure.target,
+              eventType: failure.eventType,
+              reason: failure.code,
+            })
+            .addMetric(BRIDGE_METRICS.eventsFailed, MetricUnit.Count, 1);
+        }
+      },
     ),
     // The props' starting set and the streams of every enabled stored connection.
     streams: async () => [

@@ -5,6 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock } from '../shared/clock.ts';
 import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
+import { ObservedPublisher, type Refusal } from '../shared/publish/observed-publisher.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
 import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import type { StateStore } from '../shared/state/state-store.ts';
@@ -29,7 +30,9 @@ export function writeThroughConnection(config: PollLambdaConfig): string | undef
  * Manager (loaded on the first proxied call, as the poller loads them), and the poller's
  * publisher (PUBLISH_* variables: EventBridge, and SQS when configured; the dispatch queues
  * with the bulk lane's counts in the table). Undefined when
- * no single connection is configured.
+ * no single connection is configured. Events a target refuses for good (too large even thin,
+ * malformed) go to `onRefused`, as the poller's do: the write succeeded, so nothing else says
+ * that its change reached no one.
  */
 export function buildAdminWriteThrough(
   config: PollLambdaConfig,
@@ -37,10 +40,11 @@ export function buildAdminWriteThrough(
   state: StateStore,
   dynamo: DynamoDBClient,
   onPublishError?: WriteThroughOptions['onPublishError'],
+  onRefused?: (refusals: readonly Refusal[]) => void,
 ): WriteThrough | undefined {
   const connectionId = writeThroughConnection(config);
   if (connectionId === undefined) return undefined;
-  const publisher = createPublisher(parsePublisherConfig(env), {
+  const inner = createPublisher(parsePublisherConfig(env), {
     eventBridgeClient: new EventBridgeClient({}),
     sqsClient: new SQSClient({}),
     bulkLaneLedger: new DynamoDbBulkLaneLedger({
@@ -49,6 +53,7 @@ export function buildAdminWriteThrough(
       clock: systemClock,
     }),
   });
+  const publisher = onRefused ? new ObservedPublisher(inner, () => undefined, onRefused) : inner;
   const scope = config.definitions.find((d) => d.connectionId === connectionId)?.scope ?? {};
   // The token's budget in the state table, as the pollers keep it (connection-clients.ts): the
   // proxy's requests count in the one budget of the AccessToken.

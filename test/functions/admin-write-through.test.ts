@@ -128,4 +128,53 @@ describe('admin function write-through (AWS wiring)', () => {
       .filter((input) => String(input.Item?.pk).startsWith('BUDGET#'));
     expect(grants.map((input) => input.TableName)).toEqual([ENV.STATE_TABLE_NAME]);
   });
+
+  it('reports an event a target refuses for good, which the caller logs and counts (never dropped unsaid)', async () => {
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
+      SecretString: JSON.stringify({
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken: sim.tokens.accessToken,
+      }),
+    });
+    events.on(ListRulesCommand, { EventBusName: 'bridge-bus' }).resolves({
+      Rules: [
+        {
+          Name: 'routing-rules',
+          Arn: 'arn:aws:events:eu-west-1:123456789012:rule/bridge-bus/routing-rules',
+          State: 'ENABLED',
+          EventPattern: JSON.stringify({ 'detail-type': [{ prefix: 'routingRule.' }] }),
+        },
+      ],
+    });
+    events.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [{ ErrorCode: 'MalformedDetail', ErrorMessage: 'detail is not valid' }],
+    });
+    sqs
+      .on(SendMessageBatchCommand)
+      .resolves({ Successful: [{ Id: '0', MessageId: 'm-1', MD5OfMessageBody: '' }], Failed: [] });
+    const refused: { code: string; target: string; subject: string | undefined }[] = [];
+    const writeThrough = buildAdminWriteThrough(
+      readPollLambdaEnv(ENV, 0),
+      ENV,
+      new MemoryStateStore(),
+      dynamo,
+      undefined,
+      (refusals) => {
+        for (const { failure, subject } of refusals)
+          refused.push({ code: failure.code, target: failure.target, subject });
+      },
+    )!;
+    // The first rule with its route type changed: an update, so one event.
+    const rule = [...sim.controls.model.routingRules.all()][0]!.record;
+    const next = rule.RouteType === 'AllStayItems' ? 'SelectedStayItems' : 'AllStayItems';
+    const result = await writeThrough.forward('routingRules/update', {
+      RoutingRuleUpdates: [{ RoutingRuleId: rule.Id, RouteType: { Value: next } }],
+    });
+    expect(result.status).toBe(200);
+    expect(result.events).toBe(1);
+    expect(refused).toEqual([{ code: 'MalformedDetail', target: 'eventbridge', subject: rule.Id }]);
+    await writeThrough.close();
+  });
 });
