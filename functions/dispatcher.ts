@@ -41,10 +41,10 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   // An event source mapping hands over the records of one queue: the bulk one, or the other.
   const lane = bulkLane && event.Records[0]?.eventSourceARN === bulkLane.arn ? 'bulk' : 'live';
   try {
-    // From FIFO dispatch queues, a group's records after a failed one come back with it.
-    return keepGroupOrder(
-      event.Records,
-      await processLaneBatch(event.Records, current, lane, bulkLane?.ledger),
+    // From FIFO dispatch queues, a group's records after a failed one come back with it (and
+    // are counted in the bulk lane's ledger then, not now).
+    return await processLaneBatch(event.Records, current, lane, bulkLane?.ledger, (response) =>
+      keepGroupOrder(event.Records, response),
     );
   } finally {
     // A frozen container would hold its share of the endpoints' slots until it lapses.

@@ -12,21 +12,30 @@ import type { DispatchEvent } from './messages.ts';
  * per stream in the ledger, so the streams' live events leave the bulk lane once their bulk
  * events are all handled (see LaneRoutingPublisher). A failure to count is logged, not thrown:
  * the events were delivered, and a stream left counted as pending takes the bulk lane a while
- * longer (at most BULK_LANE_STALL_MS).
- * @example await processLaneBatch(event.Records, deps, 'bulk', ledger)
+ * longer (at most BULK_LANE_STALL_MS). `settle` turns the batch's answer into the one SQS gets
+ * (keepGroupOrder for a FIFO queue, which fails more records): an event whose record is answered
+ * failed comes back and is counted when it is handled then, not twice.
+ * @example await processLaneBatch(event.Records, deps, 'bulk', ledger, (r) => keepGroupOrder(event.Records, r))
  */
 export async function processLaneBatch(
   records: readonly DispatchRecord[],
   deps: DispatcherDeps,
   lane: DispatchLane,
   ledger: BulkLaneLedger | undefined,
+  settle: (response: SQSBatchResponse) => SQSBatchResponse = (response) => response,
 ): Promise<SQSBatchResponse> {
-  if (lane === 'live' || ledger === undefined) return processDispatchBatch(records, deps, { lane });
-  const events: DispatchEvent[] = [];
-  const result = await processDispatchBatch(records, deps, {
+  if (lane === 'live' || ledger === undefined)
+    return settle(await processDispatchBatch(records, deps, { lane }));
+  const handledRecords: { event: DispatchEvent; messageId: string | undefined }[] = [];
+  const processed = await processDispatchBatch(records, deps, {
     lane,
-    onEventHandled: (event) => events.push(event),
+    onEventHandled: (event, messageId) => handledRecords.push({ event, messageId }),
   });
+  const result = settle(processed);
+  const failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier));
+  const events = handledRecords
+    .filter(({ messageId }) => messageId === undefined || !failed.has(messageId))
+    .map(({ event }) => event);
   const handled = countByStream(events, eventStreamId);
   await ledger.handled(handled).catch((error: unknown) => {
     deps.logger.warn('could not count the bulk lane events handled', {

@@ -44,9 +44,10 @@ export interface DispatchBatchOptions {
   lane?: DispatchLane;
   /**
    * Told of each event whose fan-out and first attempts are done, once per record that carried
-   * it and did not fail (a record that failed comes back later).
+   * it and did not fail (a record that failed comes back later), with that record's message id
+   * (none for a copy another batch of the process holds).
    */
-  onEventHandled?: (event: DispatchEvent) => void;
+  onEventHandled?: (event: DispatchEvent, messageId: string | undefined) => void;
 }
 
 /** One unit of work, run in its endpoint's queue. */
@@ -125,8 +126,8 @@ export async function processDispatchBatch(
   }
   if (options.onEventHandled) {
     for (const { event, recordIds } of events.values())
-      for (const id of recordIds) if (!batch.failures.has(id)) options.onEventHandled(event);
-    for (const event of heldElsewhere) options.onEventHandled(event);
+      for (const id of recordIds) if (!batch.failures.has(id)) options.onEventHandled(event, id);
+    for (const event of heldElsewhere) options.onEventHandled(event, undefined);
   }
   return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { MemoryBulkLaneLedger } from '../../shared/publish/bulk-lane.ts';
 import { processLaneBatch } from '../../shared/webhooks/bulk-lane-batch.ts';
+import { keepGroupOrder } from '../../shared/webhooks/fifo-group-order.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 
 const record = (n: number, connection = 'main') => ({
@@ -42,5 +44,38 @@ describe('processLaneBatch', () => {
     const result = await processLaneBatch([record(1)], deps, 'bulk', ledger);
     expect(result).toEqual({ batchItemFailures: [] });
     expect(warnings).toEqual(['could not count the bulk lane events handled']);
+  });
+
+  it('counts no event of a FIFO group whose record comes back behind a failed one (it is counted when it is handled again)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const ledger = new MemoryBulkLaneLedger(clock);
+    await ledger.queued(new Map([['main:customer', 1]]));
+    // A delivery message whose lookup fails, then an event of the same group: SQS must hand the
+    // event back behind it (keepGroupOrder), so it is not handled yet.
+    const store = new MemoryWebhookStore();
+    store.getDelivery = async () => {
+      throw new Error('table unavailable');
+    };
+    const { deps } = createHarness({ clock, store });
+    const group = { MessageGroupId: 'customer:c-1' };
+    const records = [
+      {
+        messageId: 'm-retry',
+        body: JSON.stringify({ kind: 'delivery', deliveryId: 'dlv_1' }),
+        attributes: group,
+      },
+      { ...record(1), attributes: group },
+    ];
+    const result = await processLaneBatch(records, deps, 'bulk', ledger, (response) =>
+      keepGroupOrder(records, response),
+    );
+    expect(result.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual(['m-retry', 'm1']);
+    expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
+    // Handled again later, the event is counted then: counted now too, the stream's count would
+    // run one ahead for good, and its next bulk work would leave the bulk lane one event early.
+    await processLaneBatch([record(1)], deps, 'bulk', ledger);
+    expect(await ledger.pending(['main:customer'])).toEqual(new Set());
+    await ledger.queued(new Map([['main:customer', 1]]));
+    expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
   });
 });
