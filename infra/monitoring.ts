@@ -107,6 +107,21 @@ export class ChangeBridgeMonitoring extends Construct {
       evaluationPeriods: 3,
     });
 
+    // Every other poll alarm needs polls to run: a schedule that stopped invoking the planner
+    // (disabled, its role broken) makes no error and no data. The planner runs every
+    // pollRateMinutes whatever the connections, so no invocation in two such periods (at least
+    // 5 minutes each) is an alarm, and so is no data.
+    const plannerPeriod = Duration.minutes(Math.max(5, config.pollRateMinutes));
+    this.addAlarm('PlannerNotRunning', {
+      description:
+        'The planner has not run: no poll job is planned (is its schedule enabled, can its role invoke it?).',
+      metric: runtime.planner.metricInvocations({ period: plannerPeriod, statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: plannerPeriod.toMinutes() > 720 ? 1 : 2,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+
     // The dispatcher answers a record it could not handle with a batch item failure, so a failed
     // invocation means it cannot work at all (a bad setting, a missing permission): it then makes
     // no attempt (the failure rate stays empty) and its messages reach the dead-letter queue only

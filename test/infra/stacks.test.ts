@@ -592,7 +592,7 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
-  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s and throttling', () => {
+  it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, a planner not running and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
     for (const dlq of ['PollJob', 'Dispatch', 'Events']) {
@@ -672,6 +672,23 @@ describe('runtime stack', () => {
       Statistic: 'Sum',
       Threshold: 1,
       EvaluationPeriods: 3,
+    });
+    // A planner that stops running (schedule disabled, role broken) makes no error and no data.
+    const planner = logicalId(built.runtime.runtime.planner);
+    const notRunning = alarms.filter(
+      (alarm) =>
+        alarm.Properties.MetricName === 'Invocations' &&
+        JSON.stringify(alarm.Properties.Dimensions).includes(planner),
+    );
+    expect(notRunning).toHaveLength(1);
+    expect(notRunning[0]!.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
     });
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([
