@@ -33,6 +33,11 @@ export const PollLambdaEnvSchema = z
     DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
     /** The KMS key that wraps the data keys of stored AccessTokens. */
     CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
+    /** `false`: no `WatermarkAgeSeconds` per stream (a custom metric each); the oldest is sent anyway. */
+    STREAM_METRICS: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((value) => value === 'true'),
   })
   .refine((env) => env.CONNECTION_IDS.length === 0 || env.CONNECTION_SECRET_PREFIX, {
     path: ['CONNECTION_SECRET_PREFIX'],
@@ -52,6 +57,8 @@ export interface PollLambdaConfig {
   tracked: TrackedTargets;
   /** The streams of the props' connections (stored connections are read from the table). */
   definitions: StreamDefinition[];
+  /** Whether the poller sends `WatermarkAgeSeconds` per stream (STREAM_METRICS). */
+  streamMetrics: boolean;
 }
 
 /**
@@ -84,5 +91,6 @@ export function readPollLambdaEnv(
     settings,
     tracked,
     definitions,
+    streamMetrics: parsed.STREAM_METRICS,
   };
 }

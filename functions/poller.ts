@@ -140,10 +140,11 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
         if (reportsWatermarkAge(state)) {
           const ageSeconds = (systemClock.now() - Date.parse(state.watermark)) / 1000;
           watermarkAges.push(ageSeconds);
-          metrics
-            .singleMetric()
-            .addDimensions({ Stream: outcome.streamId })
-            .addMetric('WatermarkAgeSeconds', MetricUnit.Seconds, ageSeconds);
+          if (config.streamMetrics)
+            metrics
+              .singleMetric()
+              .addDimensions({ Stream: outcome.streamId })
+              .addMetric('WatermarkAgeSeconds', MetricUnit.Seconds, ageSeconds);
         }
       }
       reportOldestWatermarkAge(watermarkAges, metrics);

@@ -329,13 +329,18 @@ export class ChangeBridgeMonitoring extends Construct {
     );
     dashboard.addWidgets(
       new GraphWidget({
-        title: 'Watermark age: oldest, and the 20 oldest streams (s)',
+        title: this.config.streamMetrics
+          ? 'Watermark age: oldest, and the 20 oldest streams (s)'
+          : 'Oldest watermark age (s)',
         left: [
           this.customMetric(BRIDGE_METRICS.oldestWatermarkAgeSeconds).with({
             statistic: 'Maximum',
             label: 'Oldest',
           }),
-          this.insightsQuery('', ` GROUP BY ${STREAM_DIMENSION} ORDER BY MAX() DESC LIMIT 20`),
+          // Only where the poller sends them per stream (streamMetrics).
+          ...(this.config.streamMetrics
+            ? [this.insightsQuery('', ` GROUP BY ${STREAM_DIMENSION} ORDER BY MAX() DESC LIMIT 20`)]
+            : []),
         ],
         width: 12,
       }),

@@ -148,6 +148,13 @@ export const ChangeBridgePropsSchema = z
     dispatcherTimeoutSeconds: z.number().int().min(10).max(900).default(180),
     /** E-mail address subscribed to the alarm topic (confirmation needed). */
     alarmEmail: z.email().optional(),
+    /**
+     * Sends `WatermarkAgeSeconds` per stream (`STREAM_METRICS`), for the dashboard's graph of the
+     * oldest streams: one custom metric per stream, $0.30 a month each for the first 10,000 and
+     * $0.10 beyond (13 per property). Turn it off for thousands of properties: the watermark age
+     * alarm reads `OldestWatermarkAgeSeconds` either way, and `GET /streams` shows each stream.
+     */
+    streamMetrics: z.boolean().default(true),
     /** Alarm when the oldest stream watermark is older than this. */
     watermarkAgeAlarmSeconds: z.number().int().min(60).default(900),
     /** Alarm when more than this share of delivery attempts fails over 15 minutes. */

@@ -390,6 +390,8 @@ function bridgeEnvironment(
     // Each stream is due once per planner run unless told otherwise.
     POLL_INTERVAL: config.pollInterval ?? `${config.pollRateMinutes * 60}s`,
     INITIAL_SYNC: config.initialSync,
+    // Per-stream watermark ages (a custom metric each): see the streamMetrics prop.
+    STREAM_METRICS: config.streamMetrics ? 'true' : 'false',
     // Subscribers in AWS must be public endpoints: no loopback, link-local or VPC ranges.
     WEBHOOK_ALLOW_PRIVATE: 'false',
     DELIVERY_TIMEOUT_MS: String(config.deliveryTimeoutMs),

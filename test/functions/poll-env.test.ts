@@ -68,6 +68,16 @@ describe('poll Lambda environment', () => {
     );
   });
 
+  it('sends per-stream watermark metrics unless STREAM_METRICS is false, and names a bad value', () => {
+    expect(readPollLambdaEnv(BASE_ENV, 0).streamMetrics).toBe(true);
+    expect(readPollLambdaEnv({ ...BASE_ENV, STREAM_METRICS: 'false' }, 0).streamMetrics).toBe(
+      false,
+    );
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, STREAM_METRICS: 'no' }, 0)).toThrow(
+      /STREAM_METRICS/,
+    );
+  });
+
   it('names the bad variable', () => {
     const attempt = () => readPollLambdaEnv({ ...BASE_ENV, POLL_OVERLAP: 'soon' }, 0);
     expect(attempt).toThrow(ValidationError);
