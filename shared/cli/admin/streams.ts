@@ -52,7 +52,15 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
         flags: { connectionId: '--connection' },
       },
     );
-    if (options.json) return writeJson(io, streams);
+    // The budget lines the text shows, carried by each stream of the connection (null: none
+    // reported, as in AWS), so the document stays the array of streams.
+    if (options.json) {
+      const budgetOf = new Map((budgets ?? []).map((b) => [b.connectionId, b]));
+      return writeJson(
+        io,
+        streams.map((s) => ({ ...s, budget: budgetOf.get(s.connectionId) ?? null })),
+      );
+    }
     if (streams.length === 0) return io.out('no streams');
     for (const budget of budgets ?? []) io.out(budgetLine(budget));
     io.out(
