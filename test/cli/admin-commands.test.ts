@@ -330,7 +330,7 @@ describe('change-bridge backfill', () => {
       'taxEnvironment',
       '--emit',
       '--poll-interval',
-      '10ms',
+      '100ms',
     ]);
     await catchUp('main:taxEnvironment');
     const result = await run;
@@ -353,7 +353,7 @@ describe('change-bridge backfill', () => {
       'resource',
       '--json',
       '--poll-interval',
-      '10ms',
+      '100ms',
     ]);
     await catchUp('main:resource');
     const result = await run;
@@ -380,7 +380,7 @@ describe('change-bridge backfill', () => {
       '--entities',
       'resource,taxEnvironment',
       '--poll-interval',
-      '10ms',
+      '100ms',
     ]);
     await vi.waitFor(async () => {
       const state = await cli.harness.state.getStream('main:resource');
@@ -406,7 +406,7 @@ describe('change-bridge backfill', () => {
 
   it('exits 1 when a stream parks, and 2 naming an entity type or interval that is invalid', async () => {
     await cli.harness.state.deleteStream('main:resource');
-    const run = cli.run(['backfill', '--entities', 'resource', '--poll-interval', '10ms']);
+    const run = cli.run(['backfill', '--entities', 'resource', '--poll-interval', '100ms']);
     await vi.waitFor(async () => {
       const state = await cli.harness.state.getStream('main:resource');
       if (!state) throw new Error('not reset yet');

@@ -16,6 +16,18 @@ const BackfillOptionsSchema = CommonOptionsSchema.extend({
   pollInterval: z.string().default('1s'),
 });
 
+/**
+ * `--poll-interval`: as `start` takes POLL_INTERVAL, at least 100ms (a bare number is
+ * milliseconds: `1` would read the job every millisecond); at most what a timer waits, past
+ * which node waits 1 ms instead.
+ */
+const PollIntervalSchema = DurationSchema.pipe(
+  z
+    .number()
+    .min(100, { error: 'must be at least 100ms (a bare number is milliseconds)' })
+    .max(2 ** 31 - 1, { error: 'must be at most 24d' }),
+);
+
 /** How long `backfill` waits for a bridge that stopped answering (a restart) before it gives up. */
 export const BRIDGE_RESTART_WAIT_MS = 60_000;
 
@@ -75,7 +87,11 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         'comma-separated connection ids, e.g. local,chain-eu (default: every enabled connection)',
       )
       .option('--emit', 'publish created events for every record (default: store silently)')
-      .option('--poll-interval <duration>', 'how often progress is read, e.g. 500ms, 2s', '1s')
+      .option(
+        '--poll-interval <duration>',
+        'how often progress is read, e.g. 500ms, 2s (at least 100ms)',
+        '1s',
+      )
       .addHelpText(
         'after',
         '\nWith --json, prints one JSON object per progress sample (NDJSON), the last line the final state.',
@@ -83,12 +99,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     'print one JSON object per progress sample (NDJSON) instead of the progress line',
   ).action(async (raw: unknown) => {
     const options = BackfillOptionsSchema.parse(raw);
-    const interval = DurationSchema.safeParse(options.pollInterval);
-    if (!interval.success || interval.data <= 0) {
-      throw new CliExit(
-        EXIT_USAGE,
-        `invalid --poll-interval: "${options.pollInterval}" is not a duration such as 1s`,
-      );
+    const interval = PollIntervalSchema.safeParse(options.pollInterval);
+    if (!interval.success) {
+      const why = interval.error.issues[0]?.message ?? 'is not a duration';
+      throw new CliExit(EXIT_USAGE, `invalid --poll-interval: ${why}`);
     }
     const client = clientFor(options);
     let job = await client.call('POST', '/backfill', BackfillJobViewSchema, {
