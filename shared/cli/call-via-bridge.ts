@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ADMIN_REQUEST_TIMEOUT_MS } from './admin/api-client.ts';
+import { isWriteOperation } from '../writes/events-of-write.ts';
+import { ADMIN_REQUEST_TIMEOUT_MS, fetchFailureReason } from './admin/api-client.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 
 /** The connector's error body, as the proxy passes it on. */
@@ -24,15 +25,27 @@ export interface BridgeCallResult {
  * (`POST <api>/api/connector/v1/<operation>`): the bridge adds the connection's credentials
  * and publishes the events of a successful write. Sends `BRIDGE_ADMIN_TOKEN` as a bearer
  * token when set. Never sends connector tokens.
- * @throws CliExit(1) when the admin API cannot be reached or answers something not JSON.
+ * @throws CliExit(1) when the admin API cannot be reached, does not answer within `timeoutMs`
+ * (the bridge's own answer is due 25 s after the call) or answers something not JSON.
  */
 export async function callViaBridge(
   apiUrl: string,
   operation: string,
   body: object,
   env: Record<string, string | undefined>,
+  timeoutMs = ADMIN_REQUEST_TIMEOUT_MS,
 ): Promise<BridgeCallResult> {
   const token = env.BRIDGE_ADMIN_TOKEN;
+  const signal = AbortSignal.timeout(timeoutMs);
+  // Reached, but no answer in time: the bridge may have sent it, so a write may be applied.
+  const unanswered = () =>
+    new CliExit(
+      EXIT_FAILURE,
+      `the bridge at ${apiUrl} did not answer ${operation} within ${timeoutMs / 1000} s` +
+        (isWriteOperation(operation)
+          ? '; the write may have been applied: look for its effect before sending it again'
+          : ''),
+    );
   let response: Response;
   try {
     response = await fetch(`${apiUrl}/api/connector/v1/${operation}`, {
@@ -42,15 +55,19 @@ export async function callViaBridge(
         ...(token ? { authorization: `Bearer ${token}` } : {}),
       },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(ADMIN_REQUEST_TIMEOUT_MS),
+      signal,
     });
   } catch (error) {
+    if (signal.aborted) throw unanswered();
     throw new CliExit(
       EXIT_FAILURE,
-      `cannot reach the admin API at ${apiUrl} (${(error as Error).message}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
+      `cannot reach the admin API at ${apiUrl} (${fetchFailureReason(error)}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
     );
   }
-  const text = await response.text();
+  const text = await response.text().catch((error: unknown) => {
+    if (signal.aborted) throw unanswered();
+    throw error;
+  });
   const retryAfter = response.headers.get('retry-after');
   try {
     return {

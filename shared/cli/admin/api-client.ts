@@ -55,6 +55,17 @@ export function resolveApiUrl(
 /** Why a fetch failed, from the system error undici attaches as `cause` (ECONNREFUSED…). */
 const FetchFailureSchema = z.object({ cause: z.object({ code: z.string() }) });
 
+/**
+ * Why a fetch got no answer: the system error's code (`ECONNREFUSED`) rather than fetch's own
+ * `fetch failed`. Pure.
+ * @example fetchFailureReason(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })) === 'ECONNREFUSED'
+ */
+export function fetchFailureReason(error: unknown): string {
+  const failure = FetchFailureSchema.safeParse(error);
+  if (failure.success) return failure.data.cause.code;
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** What a call sends: query parameters (absent ones are left out) and a JSON body. */
 export interface CallOptions {
   query?: Record<string, string | undefined>;
@@ -173,14 +184,8 @@ export class AdminApiClient {
           `the admin API at ${this.baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s; what it was doing may still be under way: look before you run it again`,
         );
       }
-      const failure = FetchFailureSchema.safeParse(error);
-      const reason = failure.success
-        ? failure.data.cause.code
-        : error instanceof Error
-          ? error.message
-          : String(error);
       throw new AdminUnreachable(
-        `cannot reach the admin API at ${this.baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
+        `cannot reach the admin API at ${this.baseUrl} (${fetchFailureReason(error)}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
       );
     }
     const text = await response.text().finally(() => dispatcher.close());

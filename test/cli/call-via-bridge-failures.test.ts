@@ -1,0 +1,74 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callViaBridge } from '../../shared/cli/call-via-bridge.ts';
+import { CliExit } from '../../shared/cli/exit-codes.ts';
+import { runCli } from '../../shared/cli/main.ts';
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = undefined;
+});
+
+/** A server on a free loopback port that takes requests and never answers them. */
+async function silentBridge(): Promise<string> {
+  server = createServer(() => undefined);
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+/** A loopback URL where nothing listens (a port just freed). */
+async function deadUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+async function run(argv: readonly string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+describe('change-bridge call --via-bridge when the bridge gives no answer', () => {
+  it('names why the bridge could not be reached (ECONNREFUSED), not just "fetch failed"', async () => {
+    const api = await deadUrl();
+    const result = await run(['call', 'taxEnvironments/getAll', '--via-bridge', '--api', api]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`cannot reach the admin API at ${api} (ECONNREFUSED)`);
+    expect(result.stderr).not.toContain('fetch failed');
+  });
+
+  it('says the bridge did not answer in time and that a write may have been applied, not that it cannot be reached', async () => {
+    const api = await silentBridge();
+    const failure = await callViaBridge(
+      api,
+      'paymentRequests/add',
+      { PaymentRequests: [] },
+      {},
+      200,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CliExit);
+    expect((failure as CliExit).code).toBe(1);
+    expect((failure as Error).message).toBe(
+      `the bridge at ${api} did not answer paymentRequests/add within 0.2 s; the write may have been applied: look for its effect before sending it again`,
+    );
+  });
+
+  it('says a read was not answered in time, without a word about a write', async () => {
+    const api = await silentBridge();
+    const failure = await callViaBridge(api, 'taxEnvironments/getAll', {}, {}, 200).catch(
+      (error: unknown) => error,
+    );
+    expect((failure as CliExit).code).toBe(1);
+    expect((failure as Error).message).toBe(
+      `the bridge at ${api} did not answer taxEnvironments/getAll within 0.2 s`,
+    );
+  });
+});
