@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isWriteOperation } from '../writes/events-of-write.ts';
-import { ADMIN_REQUEST_TIMEOUT_MS, fetchFailureReason } from './admin/api-client.ts';
+import { ADMIN_REQUEST_TIMEOUT_MS, unreachableMessage } from './admin/api-client.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 
 /** The connector's error body, as the proxy passes it on. */
@@ -59,10 +59,7 @@ export async function callViaBridge(
     });
   } catch (error) {
     if (signal.aborted) throw unanswered();
-    throw new CliExit(
-      EXIT_FAILURE,
-      `cannot reach the admin API at ${apiUrl} (${fetchFailureReason(error)}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
-    );
+    throw new CliExit(EXIT_FAILURE, unreachableMessage(apiUrl, error));
   }
   const text = await response.text().catch((error: unknown) => {
     if (signal.aborted) throw unanswered();

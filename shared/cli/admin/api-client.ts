@@ -55,15 +55,27 @@ export function resolveApiUrl(
 /** Why a fetch failed, from the system error undici attaches as `cause` (ECONNREFUSED…). */
 const FetchFailureSchema = z.object({ cause: z.object({ code: z.string() }) });
 
+/** fetch's own refusal of a port browsers block (6000, 6665, 10080…): undici's `bad port`. */
+const BadPortSchema = z.object({ cause: z.object({ message: z.literal('bad port') }) });
+
 /**
- * Why a fetch got no answer: the system error's code (`ECONNREFUSED`) rather than fetch's own
- * `fetch failed`. Pure.
- * @example fetchFailureReason(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })) === 'ECONNREFUSED'
+ * Why the admin API at `baseUrl` gave no answer, for the user: the system error's code
+ * (`ECONNREFUSED`) rather than fetch's own `fetch failed`, and for a port fetch never connects
+ * to, that port and what to do. Pure.
+ * @example unreachableMessage('http://127.0.0.1:4000', new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }) })) // 'cannot reach the admin API at http://127.0.0.1:4000 (ECONNREFUSED); is …'
  */
-export function fetchFailureReason(error: unknown): string {
+export function unreachableMessage(baseUrl: string, error: unknown): string {
+  if (BadPortSchema.safeParse(error).success) {
+    const port = URL.canParse(baseUrl) ? new URL(baseUrl).port : '';
+    return `cannot reach the admin API at ${baseUrl}: fetch never connects to port ${port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`;
+  }
   const failure = FetchFailureSchema.safeParse(error);
-  if (failure.success) return failure.data.cause.code;
-  return error instanceof Error ? error.message : String(error);
+  const reason = failure.success
+    ? failure.data.cause.code
+    : error instanceof Error
+      ? error.message
+      : String(error);
+  return `cannot reach the admin API at ${baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`;
 }
 
 /** What a call sends: query parameters (absent ones are left out) and a JSON body. */
@@ -184,9 +196,7 @@ export class AdminApiClient {
           `the admin API at ${this.baseUrl} did not answer ${method} ${path} within ${timeoutMs / 1000} s; what it was doing may still be under way: look before you run it again`,
         );
       }
-      throw new AdminUnreachable(
-        `cannot reach the admin API at ${this.baseUrl} (${fetchFailureReason(error)}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`,
-      );
+      throw new AdminUnreachable(unreachableMessage(this.baseUrl, error));
     }
     const text = await response.text().finally(() => dispatcher.close());
     let json: unknown;
