@@ -213,7 +213,9 @@ describe('change-bridge subscriptions', () => {
       // Empty, an id would name another route (DELETE /subscriptions/ is DELETE /subscriptions).
       [['subscriptions', 'remove', ''], 'id: must not be empty'],
       [['events', 'show', ' '], 'id: must not be empty'],
-      [['streams', 'reset', ''], 'id: must not be empty'],
+      // Named as the user gave it: the STREAM argument, the --subscription flag.
+      [['streams', 'reset', ''], 'stream: must not be empty'],
+      [['deliveries', 'redeliver', '--subscription', ' '], '--subscription: must not be empty'],
       [['streams', 'reset', 'nocolon'], 'stream: must be <connectionId>:<entityType>'],
       // Refused under any policy, so without asking the bridge.
       [

@@ -137,7 +137,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     const since = sinceInstant(options.since, Date.now());
     const { deliveries } = await clientFor(options).call(
       'POST',
-      `/subscriptions/${segment(options.subscription)}/redeliver`,
+      `/subscriptions/${segment(options.subscription, '--subscription')}/redeliver`,
       DeliveryListSchema,
       { body: { since }, check: { body: RedeliverBodySchema } },
     );

@@ -82,10 +82,11 @@ export function shortLag(seconds: number | null): string {
 }
 
 /**
- * Path segment for an id (stream ids hold `:`); an empty id exits 2, bridge or no bridge
- * (it would name another route).
+ * Path segment for an id (stream ids hold `:`); an empty id exits 2 naming `field` (the
+ * argument or flag that gave it), bridge or no bridge (it would name another route).
+ * @example segment('', '--subscription') // exits 2: "--subscription: must not be empty"
  */
-export function segment(id: string): string {
-  if (id.trim() === '') throw new CliExit(EXIT_USAGE, 'id: must not be empty');
+export function segment(id: string, field = 'id'): string {
+  if (id.trim() === '') throw new CliExit(EXIT_USAGE, `${field}: must not be empty`);
   return encodeURIComponent(id);
 }

@@ -86,7 +86,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
       .argument('<stream>', 'stream id, <connectionId>:<entityType>, e.g. local:customer'),
   ).action(async (stream: string, raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
-    const path = `/streams/${segment(stream)}/reset`;
+    const path = `/streams/${segment(stream, 'stream')}/reset`;
     checkInput(z.object({ stream: StreamIdSchema }), { stream }, 'stream');
     const view = await clientFor(options).call('POST', path, StreamViewSchema, {
       timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
