@@ -16,8 +16,32 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
   registerCallCommand(program, io, setExit);
   registerExtraCommands(program, io, setExit);
-  for (const command of program.commands) command.exitOverride();
+  for (const command of program.commands) {
+    command.exitOverride();
+    checkRequiredOptionsAfterUnknownOnes(command);
+  }
   return program;
+}
+
+/**
+ * Makes `command` and its subcommands name an unknown flag before a required option that is
+ * missing: commander checks required options first, so `subscriptions add --ulr URL` said
+ * only that `--url` was missing. Same message and exit code (2) for a missing one.
+ */
+function checkRequiredOptionsAfterUnknownOnes(command: Command): void {
+  for (const sub of command.commands) checkRequiredOptionsAfterUnknownOnes(sub);
+  const required = command.options.filter((option) => option.mandatory);
+  if (required.length === 0) return;
+  for (const option of required) option.makeOptionMandatory(false);
+  // preAction runs after commander's check of unknown options and missing arguments.
+  command.hook('preAction', (self) => {
+    const missing = required.find((o) => self.getOptionValue(o.attributeName()) === undefined);
+    if (missing) {
+      self.error(`error: required option '${missing.flags}' not specified`, {
+        code: 'commander.missingMandatoryOptionValue',
+      });
+    }
+  });
 }
 
 /**
