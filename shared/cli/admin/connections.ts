@@ -108,6 +108,22 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       .option('--export-ids <ids>', 'exports to follow, comma-separated'),
   ).action(async (raw: unknown) => {
     const options = AddOptionsSchema.parse(raw);
+    const settings = {
+      id: options.id,
+      ...(options.entities !== undefined ? { entities: options.entities } : {}),
+      ...(options.interval !== undefined ? { interval: options.interval } : {}),
+      ...(options.initialSync !== undefined ? { initialSync: options.initialSync } : {}),
+      ...(options.portfolioScope !== undefined
+        ? { portfolioScope: parsePortfolioScope(options.portfolioScope, '--portfolio-scope') }
+        : {}),
+      ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
+      ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),
+    };
+    // Every other field and --api are checked before the token is asked for: at a terminal it
+    // is pasted first, and a typo in a flag should not cost that.
+    const client = clientFor(options);
+    // (A stand-in token: the schema has refinements, so it cannot omit the field.)
+    checkInput(AddConnectionInputSchema, { ...settings, accessToken: '-' }, 'body', ADD_FLAGS);
     if (options.accessTokenStdin && !io.readStdin && process.stdin.isTTY) {
       // Typed at a terminal: say what is awaited (the input is read, never echoed back by us).
       io.err('Paste the AccessToken, then press Enter and Ctrl-D');
@@ -120,21 +136,10 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       },
       io.readStdin ?? readProcessStdin,
     );
-    const created = await clientFor(options).call('POST', '/connections', ConnectionViewSchema, {
+    const created = await client.call('POST', '/connections', ConnectionViewSchema, {
       check: { body: AddConnectionInputSchema },
       flags: ADD_FLAGS,
-      body: {
-        id: options.id,
-        accessToken,
-        ...(options.entities !== undefined ? { entities: options.entities } : {}),
-        ...(options.interval !== undefined ? { interval: options.interval } : {}),
-        ...(options.initialSync !== undefined ? { initialSync: options.initialSync } : {}),
-        ...(options.portfolioScope !== undefined
-          ? { portfolioScope: parsePortfolioScope(options.portfolioScope, '--portfolio-scope') }
-          : {}),
-        ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
-        ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),
-      },
+      body: { ...settings, accessToken },
     });
     if (options.json) return writeJson(io, created);
     io.out(`Added ${describeConnection(created)}\nIt is polled within one interval.`);
