@@ -37,6 +37,20 @@ export function resolveApiUrl(
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       throw new CliExit(EXIT_USAGE, `invalid --api: "${flag}" is not an http(s) URL`);
     }
+    // fetch refuses a URL with credentials; the message leaves them out (a password).
+    if (url.username !== '' || url.password !== '') {
+      throw new CliExit(
+        EXIT_USAGE,
+        'invalid --api: must not carry a user or password (the admin API takes BRIDGE_ADMIN_TOKEN)',
+      );
+    }
+    // The routes' paths are appended: after a query or fragment they would be part of it.
+    if (/[?#]/.test(flag)) {
+      throw new CliExit(
+        EXIT_USAGE,
+        `invalid --api: "${flag}" carries a query or fragment; give the base URL, e.g. http://127.0.0.1:4000`,
+      );
+    }
     return flag.replace(/\/+$/, '');
   }
   if (env.BRIDGE_PORT === undefined || env.BRIDGE_PORT === '') {
