@@ -24,18 +24,19 @@ const RedeliverOptionsSchema = CommonOptionsSchema.extend({
 });
 
 /**
- * The instant `--since` names: an ISO 8601 date-time, or a duration back from `now` (`2h`);
- * absent, every dead letter kept. Exits 2 naming `--since` otherwise.
+ * The instant `--since` names: an ISO 8601 date-time, or a duration with its unit back from
+ * `now` (`2h`; one reaching back past 1970 is every dead letter); absent, every dead letter
+ * kept. Exits 2 naming `--since` otherwise, a bare number too (`2026` would be 2026 ms back).
  * @example sinceInstant('2h', Date.UTC(2026, 0, 1, 12)) // '2026-01-01T10:00:00.000Z'
  */
 export function sinceInstant(text: string | undefined, now: number): string {
   if (text === undefined) return new Date(0).toISOString();
-  const ms = parseDuration(text);
-  if (ms !== undefined) return new Date(now - ms).toISOString();
+  const ms = /^\s*[\d.]+\s*$/.test(text) ? undefined : parseDuration(text);
+  if (ms !== undefined) return new Date(Math.max(0, now - ms)).toISOString();
   if (RedeliverBodySchema.shape.since.safeParse(text).success) return text;
   throw new CliExit(
     EXIT_USAGE,
-    `--since: "${text}" is neither a duration such as 2h nor an ISO 8601 date-time`,
+    `--since: "${text}" is neither a duration with its unit, such as 2h, nor an ISO 8601 date-time`,
   );
 }
 
