@@ -119,6 +119,24 @@ describe('plain progress lines', () => {
     ]);
   });
 
+  it('says when a stream parks, and when it reads again, as the TTY drawing does', () => {
+    const { out, show } = capture('plain');
+    show(job({ streams: [stream('main:customer', 0.3)], elapsedSeconds: 0 }));
+    // Parked where it was: it moved no step, but the reader learns it waits for an operator.
+    show(job({ streams: [stream('main:customer', 0.3, { parked: true })], elapsedSeconds: 1 }));
+    show(job({ streams: [stream('main:customer', 0.3, { parked: true })], elapsedSeconds: 2 }));
+    show(job({ streams: [stream('main:customer', 0.32)], elapsedSeconds: 3 }));
+    const bars = out
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('['));
+    expect(bars).toEqual([
+      '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer',
+      '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer  parked',
+      '[██████████░░░░░░░░░░░░░░░░░░░░]  32%  main:customer',
+    ]);
+  });
+
   it('prints the figures every 10 s of the job even while no stream moves a step', () => {
     const { out, show } = capture('plain');
     const at = (elapsedSeconds: number) =>

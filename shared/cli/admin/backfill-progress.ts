@@ -53,8 +53,9 @@ export function progressLines(job: BackfillJobView, palette: Palette): string[] 
 /**
  * A function that shows each progress sample, keeping what it showed before:
  * - `tty`: redraws the bars and the figures in place (cursor up, clear line);
- * - `plain`: a bar line for a stream when it appears, moves by 10% or finishes, and a
- *   `total` line with the figures along with those, every 10 s of the job, and at the end;
+ * - `plain`: a bar line for a stream when it appears, moves by 10%, parks (marked `parked`),
+ *   reads again or finishes, and a `total` line with the figures along with those, every
+ *   10 s of the job, and at the end;
  * - `json`: every sample as one JSON line (NDJSON), so the last line is the final state.
  * Writes through `out`, which ends each call with a newline.
  * @example const show = progressRenderer('plain', io.out, PLAIN_PALETTE); show(job)
@@ -75,18 +76,21 @@ export function progressRenderer(
       drawn = lines.length;
     };
   }
-  const shown = new Map<string, number>();
+  const shown = new Map<string, { fraction: number; mark: string }>();
   let summaryAt: number | undefined;
   return (job) => {
     const lines: string[] = [];
     for (const stream of job.streams) {
       const fraction = stream.done ? 1 : stream.fraction;
+      // What the TTY drawing adds in red: parked, or how its part ended without completing.
+      const mark = stream.endedBy ?? (stream.parked ? 'parked' : '');
       const last = shown.get(stream.streamId);
-      const moved = last === undefined || fraction - last >= PLAIN_STEP;
-      if (!moved && !(stream.done && last !== 1)) continue;
-      shown.set(stream.streamId, fraction);
+      const moved = last === undefined || fraction - last.fraction >= PLAIN_STEP;
+      const changed = last !== undefined && mark !== last.mark;
+      if (!moved && !changed && !(stream.done && last?.fraction !== 1)) continue;
+      shown.set(stream.streamId, { fraction, mark });
       const bar = progressBar(fraction, BAR_WIDTH, stream.streamId);
-      lines.push(stream.endedBy ? `${bar}  ${stream.endedBy}` : bar);
+      lines.push(mark ? `${bar}  ${mark}` : bar);
     }
     const due = summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
     if (lines.length > 0 || due || job.done) {
