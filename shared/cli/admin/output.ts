@@ -82,11 +82,13 @@ export function shortLag(seconds: number | null): string {
 }
 
 /**
- * Path segment for an id (stream ids hold `:`); an empty id exits 2 naming `field` (the
- * argument or flag that gave it), bridge or no bridge (it would name another route).
+ * Path segment for an id (stream ids hold `:`); an empty id, `.` or `..` exits 2 naming `field`
+ * (the argument or flag that gave it), bridge or no bridge: it would name another route (a URL
+ * folds `.` and `..` away, so `events show ..` asked for GET /).
  * @example segment('', '--subscription') // exits 2: "--subscription: must not be empty"
  */
 export function segment(id: string, field = 'id'): string {
   if (id.trim() === '') throw new CliExit(EXIT_USAGE, `${field}: must not be empty`);
+  if (id === '.' || id === '..') throw new CliExit(EXIT_USAGE, `${field}: must not be . or ..`);
   return encodeURIComponent(id);
 }
