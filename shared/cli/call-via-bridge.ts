@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { isWriteOperation } from '../writes/events-of-write.ts';
-import { ADMIN_REQUEST_TIMEOUT_MS, unreachableMessage } from './admin/api-client.ts';
+import {
+  ADMIN_REQUEST_TIMEOUT_MS,
+  adminTokenFrom,
+  unreachableMessage,
+} from './admin/api-client.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 
 /** The connector's error body, as the proxy passes it on. */
@@ -35,7 +39,7 @@ export async function callViaBridge(
   env: Record<string, string | undefined>,
   timeoutMs = ADMIN_REQUEST_TIMEOUT_MS,
 ): Promise<BridgeCallResult> {
-  const token = env.BRIDGE_ADMIN_TOKEN;
+  const token = adminTokenFrom(env);
   const signal = AbortSignal.timeout(timeoutMs);
   // Reached, but no answer in time: the bridge may have sent it, so a write may be applied.
   const unanswered = () =>

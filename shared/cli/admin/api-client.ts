@@ -66,6 +66,24 @@ export function resolveApiUrl(
   return `http://127.0.0.1:${port.data}`;
 }
 
+/**
+ * BRIDGE_ADMIN_TOKEN as the admin commands and `call --via-bridge` send it: trimmed, as `start`
+ * reads it; empty is unset.
+ * @throws CliExit(2) naming BRIDGE_ADMIN_TOKEN (never showing it) when a header cannot carry
+ * it: fetch refused it, and the command said it could not reach the admin API.
+ */
+export function adminTokenFrom(env: Record<string, string | undefined>): string | undefined {
+  const token = env.BRIDGE_ADMIN_TOKEN?.trim();
+  if (!token) return undefined;
+  if (!/^[\x20-\x7e]+$/.test(token)) {
+    throw new CliExit(
+      EXIT_USAGE,
+      'BRIDGE_ADMIN_TOKEN: must be printable ASCII (it is sent as a bearer token in a header)',
+    );
+  }
+  return token;
+}
+
 /** Why a fetch failed, from the system error undici attaches as `cause` (ECONNREFUSED…). */
 const FetchFailureSchema = z.object({ cause: z.object({ code: z.string() }) });
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
-import { AdminApiClient, resolveApiUrl } from './api-client.ts';
+import { AdminApiClient, adminTokenFrom, resolveApiUrl } from './api-client.ts';
 
 /** Options every admin command takes. */
 export const CommonOptionsSchema = z.object({
@@ -30,10 +30,10 @@ export function withCommonOptions(
 
 /**
  * The client for the `--api` option (or BRIDGE_PORT), sending BRIDGE_ADMIN_TOKEN when set;
- * exits 2 when either is malformed.
+ * exits 2 when any of them is malformed.
  */
 export function clientFor(options: CommonOptions): AdminApiClient {
-  const token = process.env.BRIDGE_ADMIN_TOKEN;
+  const token = adminTokenFrom(process.env);
   return new AdminApiClient(resolveApiUrl(options.api, process.env), {
     ...(token ? { token } : {}),
   });
