@@ -144,6 +144,13 @@ export function registerCallCommand(
         const api = resolveApiUrl(options.api, process.env);
         const result = await callViaBridge(api, valid.name, valid.body, process.env);
         if (result.status !== 200) throw bridgeCallFailure(valid.name, result);
+        // Nothing to print: the connector's answer breaks its contract (a JSON object).
+        if (result.body === undefined) {
+          throw new CliExit(
+            EXIT_FAILURE,
+            `${valid.name}: the bridge answered 200 with an empty body, not JSON`,
+          );
+        }
         print(result.body);
         return;
       }

@@ -71,4 +71,20 @@ describe('change-bridge call --via-bridge when the bridge gives no answer', () =
       `the bridge at ${api} did not answer taxEnvironments/getAll within 0.2 s`,
     );
   });
+
+  it('exits 1 when the bridge answers 200 with an empty body, printing nothing as the result', async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const api = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const result = await run(['call', 'taxEnvironments/getAll', '--api', api]);
+    // Before: exit 0 printing undefined (on a terminal, a TypeError: reading 'endsWith').
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      'taxEnvironments/getAll: the bridge answered 200 with an empty body, not JSON',
+    );
+  });
 });
