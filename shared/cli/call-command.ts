@@ -16,7 +16,7 @@ import {
 } from '../connector/operations.ts';
 import { isJsonObject } from '../json-object.ts';
 import { resolveApiUrl } from './admin/api-client.ts';
-import { bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
+import { appliedNote, bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
 import { readJsonArgument } from './read-json-arg.ts';
 
@@ -148,7 +148,7 @@ export function registerCallCommand(
         if (result.body === undefined) {
           throw new CliExit(
             EXIT_FAILURE,
-            `${valid.name}: the bridge answered 200 with an empty body, not JSON`,
+            `${valid.name}: the bridge answered 200 with an empty body, not JSON${appliedNote(valid.name, 200)}`,
           );
         }
         print(result.body);

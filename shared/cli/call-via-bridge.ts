@@ -79,9 +79,20 @@ export async function callViaBridge(
   } catch {
     throw new CliExit(
       EXIT_FAILURE,
-      `${operation}: the bridge answered ${response.status} with a body that is not JSON`,
+      `${operation}: the bridge answered ${response.status} with a body that is not JSON${appliedNote(operation, response.status)}`,
     );
   }
+}
+
+/**
+ * For a write the connector answered 200 but whose answer cannot be shown, that it was applied
+ * (the command exits 1 all the same, and a caller that retries would apply it twice); else ''.
+ * @example appliedNote('vouchers/add', 200) // '; the connector answered 200, so the write was applied: do not send it again'
+ */
+export function appliedNote(operation: string, status: number): string {
+  return status === 200 && isWriteOperation(operation)
+    ? '; the connector answered 200, so the write was applied: do not send it again'
+    : '';
 }
 
 /**

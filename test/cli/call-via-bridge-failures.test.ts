@@ -87,4 +87,28 @@ describe('change-bridge call --via-bridge when the bridge gives no answer', () =
       'taxEnvironments/getAll: the bridge answered 200 with an empty body, not JSON',
     );
   });
+
+  it('says a write answered 200 was applied when its body is not JSON, so it is not sent again', async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'text/plain' }).end('OK'));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const api = `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+    const data = JSON.stringify({
+      ServiceId: 'a0000000-0000-4000-8000-0000000000e2',
+      Data: [{ Type: 'Stay' }],
+    });
+    const write = await run(['call', 'restrictions/clear', '--data', data, '--api', api]);
+    expect(write.code).toBe(1);
+    expect(write.stdout).toBe('');
+    // Before, exit 1 said only "not JSON": a script retrying it would apply the write twice.
+    expect(write.stderr).toContain(
+      'restrictions/clear: the bridge answered 200 with a body that is not JSON; the connector answered 200, so the write was applied: do not send it again',
+    );
+    const read = await run(['call', 'taxEnvironments/getAll', '--api', api]);
+    expect(read.code).toBe(1);
+    expect(read.stderr).toContain('answered 200 with a body that is not JSON');
+    expect(read.stderr).not.toContain('applied');
+  });
 });
