@@ -166,8 +166,11 @@ export function registerCallCommand(
         print(response);
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;
+        // A 200 whose body breaks the contract: the write was applied all the same.
+        const applied =
+          error.category === 'response' ? appliedNote(valid.name, error.status ?? 0) : '';
         io.err(
-          `error: ${error.message}${error.requestId ? ` (RequestId ${error.requestId})` : ''}` +
+          `error: ${error.message}${applied}${error.requestId ? ` (RequestId ${error.requestId})` : ''}` +
             (scope === undefined ? portfolioScopeHint(error) : '') +
             defaultSimulatorHint(error, process.env),
         );
