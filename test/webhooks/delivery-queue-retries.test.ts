@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { SqsDeliveryQueue } from '../../shared/webhooks/queue.ts';
 import { driveClock } from '../publish/clock-driver.ts';
@@ -8,6 +8,8 @@ import { driveClock } from '../publish/clock-driver.ts';
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/dispatch';
 const sqs = mockClient(SQSClient);
 afterEach(() => sqs.reset());
+// vitest runs files in one context (isolate: false): the prototype's mock must not outlive this file.
+afterAll(() => sqs.restore());
 
 const entries = (count: number) =>
   Array.from({ length: count }, (_, i) => ({
