@@ -9,7 +9,7 @@ import { isJsonObject } from '../json-object.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { FaultInjector, FaultKind } from './faults.ts';
 import { HANDLERS } from './handlers.ts';
-import { errorBody, readBody, sendJson } from './http-util.ts';
+import { errorBody, readBody, SIM_BODY_TOO_LARGE_MESSAGE, sendJson } from './http-util.ts';
 import type { SimModel } from './model.ts';
 import { SimApiError, type TokenScope, withoutEnvelope } from './query.ts';
 import type { RateDecision, SimRateLimiter } from './rate-limit.ts';
@@ -206,6 +206,20 @@ export async function serveApi(
 ): Promise<void> {
   const requestId = randomUUID();
   const text = await readBody(request);
+  if (text === undefined) {
+    // A malformed request: the client error (design.md facts: 400), before any fault or budget.
+    state.log.push({
+      time: new Date(state.model.clock.now()).toISOString(),
+      operation: name,
+      status: 400,
+      items: null,
+      count: null,
+      fault: null,
+      enterpriseId: null,
+    });
+    sendJson(response, 400, errorBody(SIM_BODY_TOO_LARGE_MESSAGE, requestId), requestId);
+    return;
+  }
   let fault = state.faults.next();
   // A faulted arrival of an accepted token spends its budget; one over the budget gets the 429
   // the service puts in front of everything else, not the fault.

@@ -13,7 +13,7 @@ import {
   FaultInjector,
 } from './faults.ts';
 import { type DatasetSize, generateDataset } from './generate.ts';
-import { errorBody, readBody, sendJson } from './http-util.ts';
+import { errorBody, readBody, SIM_BODY_TOO_LARGE_MESSAGE, sendJson } from './http-util.ts';
 import type { JournalEntry } from './journal.ts';
 import type { SimModel } from './model.ts';
 import { SIM_DEFAULT_RATE_LIMIT, type SimRateLimit, SimRateLimiter } from './rate-limit.ts';
@@ -186,8 +186,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const served = Object.assign(state, { enterpriseTokens: perEnterprise });
   const server = createServer((request, response) => {
     route(served, controls, request, response).catch(() => {
+      // Every answer carries a Request-Id of its own, this one too (design.md facts).
+      const requestId = randomUUID();
       if (!response.headersSent)
-        sendJson(response, 500, errorBody('Unexpected failure on the server side.', 'sim'), 'sim');
+        sendJson(
+          response,
+          500,
+          errorBody('Unexpected failure on the server side.', requestId),
+          requestId,
+        );
       else response.destroy();
     });
   });
@@ -258,6 +265,7 @@ async function serveControl(
     sendJson(response, status, JSON.stringify(body), 'control');
   const input = async (): Promise<unknown> => {
     const text = await readBody(request);
+    if (text === undefined) throw new SyntaxError(SIM_BODY_TOO_LARGE_MESSAGE);
     return text.trim() === '' ? {} : JSON.parse(text);
   };
   const path = url.pathname.slice('/_sim/'.length);
