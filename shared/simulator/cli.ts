@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { withStopSignal } from '../cli/stop-signal.ts';
 import { formatIssuePath } from '../errors.ts';
+import { enterpriseIndexOfToken } from './enterprise-tokens.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
 
@@ -19,19 +20,34 @@ function decimal<T extends z.ZodNumber>(number: T) {
     .pipe(number);
 }
 
-const SimulatorFlagsSchema = z.object({
-  port: decimal(z.number().int().min(0).max(65_535)).default(4010),
-  seed: decimal(z.number().int()).default(1),
-  size: z.enum(['small', 'medium', 'large']).default('small'),
-  enterprises: decimal(z.number().int().min(1).max(10_000)).default(3),
-  chainPerEnterprise: z.boolean().default(false),
-  tokensFile: z.string().min(1).optional(),
-  activity: decimal(z.number().min(0)).default(1),
-  faults: decimal(z.number().min(0).max(1)).default(0),
-  clientToken: z.string().min(1).default('sim-client-token'),
-  accessToken: z.string().min(1).default('sim-access-token'),
-  portfolioToken: z.string().min(1).default('sim-portfolio-token'),
-});
+const SimulatorFlagsSchema = z
+  .object({
+    port: decimal(z.number().int().min(0).max(65_535)).default(4010),
+    seed: decimal(z.number().int()).default(1),
+    size: z.enum(['small', 'medium', 'large']).default('small'),
+    enterprises: decimal(z.number().int().min(1).max(10_000)).default(3),
+    chainPerEnterprise: z.boolean().default(false),
+    tokensFile: z.string().min(1).optional(),
+    activity: decimal(z.number().min(0)).default(1),
+    faults: decimal(z.number().min(0).max(1)).default(0),
+    clientToken: z.string().min(1).default('sim-client-token'),
+    accessToken: z.string().min(1).default('sim-access-token'),
+    portfolioToken: z.string().min(1).default('sim-portfolio-token'),
+  })
+  .superRefine((flags, ctx) => {
+    // AccessTokens are looked up first: a Portfolio token equal to one would act as that enterprise's.
+    const index = enterpriseIndexOfToken(
+      flags.accessToken,
+      flags.enterprises,
+      flags.portfolioToken,
+    );
+    if (index >= 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['portfolioToken'],
+        message: `must differ from every enterprise AccessToken (--access-token and its -2, -3, … forms); it is enterprise ${index + 1}'s`,
+      });
+  });
 
 /** Maps parsed option names to the flags a user typed, for error messages. */
 const FLAG_NAMES: Readonly<Record<string, string>> = {

@@ -143,6 +143,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   model.commitLagMs = options.commitLagMs ?? 0;
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
+  const clash = perEnterprise.findIndex((token) => token.accessToken === tokens.portfolioToken);
+  if (clash >= 0)
+    throw new Error(
+      `tokens.portfolioToken: must differ from every enterprise AccessToken; it is enterprise ${clash + 1}'s`,
+    );
   const state: ApiState = {
     model,
     tokens,
