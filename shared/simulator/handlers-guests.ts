@@ -186,7 +186,8 @@ export function paymentRequestsAdd(ctx: SimContext, raw: Record<string, unknown>
   const model = ctx.model;
   const enterprise = requireEnterprise(ctx, body.EnterpriseId, 'EnterpriseId');
   body.PaymentRequests.forEach((item, index) => {
-    if (!model.customers.get(item.AccountId)) {
+    // A customer of another chain names nothing for this enterprise, as in customers/update.
+    if (model.customers.get(item.AccountId)?.chainId !== enterprise.ChainId) {
       throw new SimApiError(400, `PaymentRequests[${index}].AccountId: no such customer`);
     }
   });
