@@ -108,20 +108,25 @@ async function runSimulator(
   const flags = parsed.data;
   // Loaded when the command runs: every other command of the CLI carries none of it.
   const { startSimulator } = await import('./simulator.ts');
-  const simulator = await startSimulator({
-    port: flags.port,
-    seed: flags.seed,
-    size: flags.size,
-    enterprises: flags.enterprises,
-    chainPerEnterprise: flags.chainPerEnterprise,
-    activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
-    faults: { rate: flags.faults },
-    tokens: {
-      clientToken: flags.clientToken,
-      accessToken: flags.accessToken,
-      portfolioToken: flags.portfolioToken,
-    },
-  });
+  let simulator: RunningSimulator;
+  try {
+    simulator = await startSimulator({
+      port: flags.port,
+      seed: flags.seed,
+      size: flags.size,
+      enterprises: flags.enterprises,
+      chainPerEnterprise: flags.chainPerEnterprise,
+      activity: flags.activity > 0 ? { perSecond: flags.activity } : false,
+      faults: { rate: flags.faults },
+      tokens: {
+        clientToken: flags.clientToken,
+        accessToken: flags.accessToken,
+        portfolioToken: flags.portfolioToken,
+      },
+    });
+  } catch (error) {
+    throw listenFailure(error, flags.port);
+  }
   const world = simulator.controls.model.world;
   if (flags.tokensFile) {
     try {
@@ -164,4 +169,21 @@ async function writeTokensFile(path: string, simulator: RunningSimulator): Promi
     enterprises: simulator.enterpriseTokens,
   };
   await writeFile(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * A port another program holds, or one this user may not bind, named by its flag (as `start`
+ * names it); other errors unchanged.
+ */
+function listenFailure(error: unknown, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
+  const problem =
+    code === 'EADDRINUSE'
+      ? 'is in use (EADDRINUSE: another simulator, or another program, listens there)'
+      : 'may not be bound by this user (EACCES)';
+  return new CliExit(
+    EXIT_FAILURE,
+    `--port ${port}: 127.0.0.1:${port} ${problem}; choose another port with --port (0: any free port)`,
+  );
 }
