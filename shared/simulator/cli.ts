@@ -20,6 +20,13 @@ function decimal<T extends z.ZodNumber>(number: T) {
     .pipe(number);
 }
 
+/**
+ * The most background mutations per second `--activity` takes. The activity runs on the
+ * simulator's one thread at a few thousand mutations a second at best: a rate beyond that left
+ * it answering no request and slow to stop on SIGINT or SIGTERM.
+ */
+export const SIM_MAX_ACTIVITY_PER_SECOND = 1000;
+
 const SimulatorFlagsSchema = z
   .object({
     port: decimal(z.number().int().min(0).max(65_535)).default(4010),
@@ -28,7 +35,7 @@ const SimulatorFlagsSchema = z
     enterprises: decimal(z.number().int().min(1).max(10_000)).default(3),
     chainPerEnterprise: z.boolean().default(false),
     tokensFile: z.string().min(1).optional(),
-    activity: decimal(z.number().min(0)).default(1),
+    activity: decimal(z.number().min(0).max(SIM_MAX_ACTIVITY_PER_SECOND)).default(1),
     faults: decimal(z.number().min(0).max(1)).default(0),
     clientToken: z.string().min(1).default('sim-client-token'),
     accessToken: z.string().min(1).default('sim-access-token'),
@@ -78,7 +85,11 @@ export function registerSimulatorCommand(program: Command): void {
       'every enterprise a chain of its own (independent hotels: own customers, notes, programs)',
     )
     .option('--tokens-file <path>', 'write every enterprise AccessToken to this JSON file')
-    .option('--activity <perSecond>', 'background mutations per second (0 for none)', '1')
+    .option(
+      '--activity <perSecond>',
+      'background mutations per second (0 for none, at most 1000)',
+      '1',
+    )
     .option('--faults <rate>', 'share of requests that get an injected fault (0 to 1)', '0')
     .option('--client-token <token>', 'accepted ClientToken', 'sim-client-token')
     .option('--access-token <token>', 'accepted AccessToken', 'sim-access-token')
