@@ -28,7 +28,10 @@ import { iso } from './sim-random.ts';
 
 const DOCUMENT_KINDS = ['Passport', 'IdentityCard', 'Visa', 'DriversLicense'] as const;
 
-/** customers/getAll: Extent picks customers, documents and addresses; Cursor follows rule 4. */
+/**
+ * customers/getAll: Extent picks customers, documents and addresses; the Cursor is the page's
+ * oldest customer whenever customers or documents are asked for (rules 4 and 5), else null.
+ */
 export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): unknown {
   const body = CustomersGetAllRequestSchema.parse(raw);
   const chains = allowedChains(ctx.scope, body.ChainIds);
@@ -77,11 +80,14 @@ export function customersGetAll(ctx: SimContext, raw: Record<string, unknown>): 
   const documents: IdentityDocument[] = withDocuments
     ? page.flatMap((entry) => DOCUMENT_KINDS.flatMap((kind) => entry.record[kind] ?? []))
     : [];
-  const returnedAny = customers.length > 0 || documents.length > 0;
+  // Pagination rules 4 and 5: asked for customers or documents, the page's Cursor goes on even
+  // when its customers hold no documents, or a walk by documents would end before older ones.
+  // Asked for neither, nothing is ever returned, and the Cursor is null.
+  const asked = withCustomers || withDocuments;
   return {
     Customers: customers,
     Documents: withDocuments ? documents : null,
-    Cursor: cursorAfter(page, returnedAny),
+    Cursor: cursorAfter(page, asked && page.length > 0),
   };
 }
 

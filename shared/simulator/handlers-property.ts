@@ -71,8 +71,10 @@ export function resourcesGetAll(ctx: SimContext, raw: Record<string, unknown>): 
       : null,
     ResourceFeatureAssignments: extent.ResourceFeatureAssignments ? featureAssignments : null,
   };
-  const returnedAny = Object.values(arrays).some((list) => list !== null && list.length > 0);
-  return { ...arrays, Cursor: cursorAfter(page, returnedAny) };
+  // Pagination rules 4 and 5: with any extent asked for, the page's Cursor goes on even when its
+  // resources hold none of the asked entities, or a walk by them would end before older ones.
+  const asked = Object.values(arrays).some((list) => list !== null);
+  return { ...arrays, Cursor: cursorAfter(page, asked && page.length > 0) };
 }
 
 /** accountingCategories/getAll. */

@@ -135,12 +135,15 @@ function newestPassing<T>(
     .slice(0, count);
 }
 
-/** Pagination rule 4: the id of the last (oldest) returned item, null only when none came back. */
+/**
+ * Pagination rule 4: the id of the page's last (oldest) record, null when the page is empty or
+ * `goesOn` is false (an answer that never returns data, such as one with no extent asked for).
+ */
 export function cursorAfter(
   page: readonly Entry<{ Id: string }>[],
-  returnedAny = page.length > 0,
+  goesOn = page.length > 0,
 ): string | null {
-  return returnedAny ? (page[page.length - 1]?.record.Id ?? null) : null;
+  return goesOn ? (page[page.length - 1]?.record.Id ?? null) : null;
 }
 
 /** A filter list as a Set (undefined when the filter was not given). */
