@@ -9,7 +9,7 @@ import {
 } from './factories-guests.ts';
 import { makeBillingAutomation, makeExport, makeProductCategory } from './factories-property.ts';
 import { linkedReservation, paymentRequestLink, reservationsOf } from './generate-reservations.ts';
-import type { SimModel } from './model.ts';
+import { emailKey, type SimModel } from './model.ts';
 import { priceKey } from './pricing.ts';
 import { DAY_MS, iso } from './sim-random.ts';
 
@@ -51,7 +51,7 @@ const createCustomer: Action = (model) => {
   const chain = model.someChain();
   const customer = makeCustomer(model, now, 1000 + model.customers.storedCount, chain);
   model.create(model.customers, 'customer', customer, meta(model, null, chain));
-  if (customer.Email) model.emailOwners.set(customer.Email.toLowerCase(), customer.Id);
+  if (customer.Email) model.emailOwners.set(emailKey(chain, customer.Email), customer.Id);
   return true;
 };
 

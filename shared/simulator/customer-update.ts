@@ -3,6 +3,7 @@ import type { Address, Customer, IdentityDocument } from '../connector/records/i
 import type { SimContext } from './context.ts';
 import { requireChain } from './context.ts';
 import { isBlank, nonBlank } from './handlers-guests.ts';
+import { emailKey } from './model.ts';
 import { SimApiError } from './query.ts';
 
 const DOCUMENT_KINDS = ['Passport', 'IdentityCard', 'Visa', 'DriversLicense'] as const;
@@ -47,7 +48,7 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
     if (!isBlank(value)) Object.assign(patch, { [field]: value });
   }
   if (!isBlank(body.Email)) {
-    const owner = model.emailOwners.get(body.Email.toLowerCase());
+    const owner = model.emailOwners.get(emailKey(chainId, body.Email));
     if (owner && owner !== current.Id) {
       throw new SimApiError(403, 'Email: another customer profile already uses this email', {
         Field: 'Email',
@@ -98,8 +99,8 @@ export function customersUpdate(ctx: SimContext, raw: Record<string, unknown>): 
   patch.UpdaterProfileId = model.world.profileIds[0]!;
   model.update(model.customers, 'customer', current.Id, patch);
   if (patch.Email && patch.Email !== current.Email) {
-    if (current.Email) model.emailOwners.delete(current.Email.toLowerCase());
-    model.emailOwners.set(patch.Email.toLowerCase(), current.Id);
+    if (current.Email) model.emailOwners.delete(emailKey(chainId, current.Email));
+    model.emailOwners.set(emailKey(chainId, patch.Email), current.Id);
   }
   return model.customers.get(current.Id)!.record;
 }

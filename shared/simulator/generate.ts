@@ -25,7 +25,7 @@ import {
 } from './generate-reservations.ts';
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
-import { SimModel } from './model.ts';
+import { emailKey, SimModel } from './model.ts';
 import { DAY_MS, iso, SimRandom, switchableRandom } from './sim-random.ts';
 
 /** Dataset sizes: small (hundreds of records), medium (~10k customers), large (~100k). */
@@ -184,7 +184,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
     };
     const entry = model.customers.insert(record, chainMeta(createdMs, updatedMs, chainAt(i)));
     if (deleted) entry.deletedMs = updatedMs;
-    if (record.Email) model.emailOwners.set(record.Email.toLowerCase(), record.Id);
+    if (record.Email) model.emailOwners.set(emailKey(entry.chainId, record.Email), record.Id);
   }
   const customerAt = (i: number) =>
     model.customers.at(Math.floor(random.source() * Math.max(1, i)))?.record.Id;

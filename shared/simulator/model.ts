@@ -127,7 +127,10 @@ export class SimModel {
   readonly reservations = new Map<string, SimReservation>();
   /** Key `${ProductId}:${TimeUnitStartUtc}`. */
   readonly priceOverrides = new Map<string, SimPriceOverride>();
-  /** Lower-cased email to customer id: customers/update rule 3 needs a fast lookup. */
+  /**
+   * {@link emailKey} (chain and lower-cased email) to customer id: customers/update rule 3 needs
+   * a fast lookup, and an email is unique within a hotel (chain), not across independent ones.
+   */
   readonly emailOwners = new Map<string, string>();
   /** Creation time of exports still moving through their lifecycle. */
   readonly exportTimeline = new Map<string, number>();
@@ -317,4 +320,12 @@ function ownTimes(record: unknown): Partial<Pick<EntryMeta, 'createdMs' | 'updat
     ...(Number.isNaN(created) ? {} : { createdMs: created }),
     ...(Number.isNaN(updated) ? {} : { updatedMs: updated }),
   };
+}
+
+/**
+ * The key of {@link SimModel.emailOwners}: the chain and the email, case-insensitive. Pure.
+ * @example emailKey(chainId, 'Ann@Example.com') === emailKey(chainId, 'ann@example.com')
+ */
+export function emailKey(chainId: string, email: string): string {
+  return `${chainId} ${email.toLowerCase()}`;
 }
