@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { z } from 'zod';
 import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
 import { isOperationName } from '../connector/operations.ts';
+import { ValidationError } from '../errors.ts';
 import { ActivityGenerator } from './activity.ts';
 import { type ApiState, type SimTokens, serveApi } from './api.ts';
 import { type EnterpriseToken, enterpriseByToken, enterpriseTokens } from './enterprise-tokens.ts';
@@ -145,9 +146,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
   const clash = perEnterprise.findIndex((token) => token.accessToken === tokens.portfolioToken);
   if (clash >= 0)
-    throw new Error(
-      `tokens.portfolioToken: must differ from every enterprise AccessToken; it is enterprise ${clash + 1}'s`,
-    );
+    throw new ValidationError('simulator options', [
+      {
+        path: 'tokens.portfolioToken',
+        message: `must differ from every enterprise AccessToken; it is enterprise ${clash + 1}'s`,
+      },
+    ]);
   const state: ApiState = {
     model,
     tokens,
