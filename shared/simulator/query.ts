@@ -81,9 +81,10 @@ export function allowedChains(
  * not scan the whole set; with `within` (the enterprises or chains `keep` requires) only their
  * records are walked; with `updatedUtc` (the update window `keep` requires), a window that
  * holds few records (a live poll's) finds them by update time instead of walking the set.
- * @throws SimApiError 400 when the cursor identifies no record of this set: one never stored, or
- * one deleted for good since (an invalid resource identifier, connector-api.md Errors; a soft-
- * deleted record still exists and still anchors a page).
+ * @throws SimApiError 400 when the cursor identifies no record of this set: one never stored, one
+ * deleted for good since, or one outside `within` (another enterprise's or chain's: an invalid
+ * resource identifier for this token, connector-api.md Errors; a soft-deleted record still
+ * exists and still anchors a page).
  */
 export function pageOf<T>(
   set: EntitySet<T>,
@@ -96,7 +97,8 @@ export function pageOf<T>(
   let before = Number.POSITIVE_INFINITY;
   if (limitation.Cursor) {
     const anchor = set.get(limitation.Cursor);
-    if (!anchor)
+    // A record outside the enterprises or chains read names nothing for this request either.
+    if (!anchor || (within && !isWithin(anchor, within)))
       throw new SimApiError(
         400,
         'Limitation.Cursor: does not identify a record of this operation (unknown or deleted)',
@@ -120,6 +122,13 @@ export function pageOf<T>(
     : undefined;
   if (updated) return newestPassing(updated, before, keep, limitation.Count);
   return set.page(keep, limitation.Count, Number.isFinite(before) ? before : undefined, within);
+}
+
+/** True when the entry belongs to one of the enterprises or chains of `within`. Pure. */
+function isWithin<T>(entry: Entry<T>, within: Partitions): boolean {
+  if ('enterpriseIds' in within)
+    return entry.enterpriseId !== null && new Set(within.enterpriseIds).has(entry.enterpriseId);
+  return new Set(within.chainIds).has(entry.chainId);
 }
 
 /** The entries older than `before` that pass `keep`, newest first, at most `count`. Pure. */
