@@ -193,7 +193,16 @@ const ACTIONS: readonly [number, Action][] = [
     (model) => {
       const customer = sample(model, model.customers, live);
       if (!customer) return false;
-      const index = model.random.int(0, model.world.enterprises.length - 1);
+      const enterprises = model.world.enterprises;
+      const drawn = model.random.int(0, enterprises.length - 1);
+      // A hotel of the guest's own chain (independent hotels share no guests).
+      const index =
+        enterprises[drawn]!.ChainId === customer.chainId
+          ? drawn
+          : Math.max(
+              0,
+              enterprises.findIndex((e) => e.ChainId === customer.chainId),
+            );
       const made = makePaymentRequest(
         model,
         index,

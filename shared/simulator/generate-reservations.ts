@@ -38,8 +38,10 @@ export function generateReservations(model: SimModel, count: number, nowMs: numb
     );
     for (let r = 0; r < random.int(1, 2) && made < count; r += 1) {
       const reservationId = random.uuid();
+      // A guest of the hotel's own chain (independent hotels share none).
       const accountId =
-        model.customers.at(random.int(0, customers - 1))?.record.Id ?? random.uuid();
+        model.customerOfChainFrom(random.int(0, customers - 1), enterprise.ChainId) ??
+        random.uuid();
       const arrival = nowMs - random.int(-30, 300) * DAY_MS;
       const nights = random.int(1, 5);
       const closed = arrival + nights * DAY_MS < nowMs;

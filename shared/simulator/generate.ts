@@ -188,6 +188,12 @@ export function generateDataset(options: DatasetOptions): SimModel {
   }
   const customerAt = (i: number) =>
     model.customers.at(Math.floor(random.source() * Math.max(1, i)))?.record.Id;
+  // The same draw as customerAt, moved on to a guest of the hotel's own chain (the drawn one
+  // when that chain has no guests: more hotels than customers).
+  const customerOfChainAt = (i: number, chainId: string) => {
+    const index = Math.floor(random.source() * Math.max(1, i));
+    return model.customerOfChainFrom(index, chainId) ?? model.customers.at(index)?.record.Id;
+  };
 
   for (let i = 0; i < profile.notes; i += 1) {
     const createdMs = at(i, profile.notes);
@@ -244,7 +250,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
     const request = makePaymentRequest(
       model,
       enterpriseIndex,
-      customerAt(model.customers.storedCount)!,
+      customerOfChainAt(model.customers.storedCount, world.enterprises[enterpriseIndex]!.ChainId)!,
       states[i % 4]!,
       createdMs,
     );

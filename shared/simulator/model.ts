@@ -171,6 +171,23 @@ export class SimModel {
     return this.customers.locate(customerId)?.chainId ?? this.world.chainId;
   }
 
+  /**
+   * The customer at creation position `index` when it is one of `chainId`, else the next such
+   * one after it (wrapping around), so that a hotel's payment requests and reservations are for
+   * its own guests: independent hotels (a chain each) share none. Draws nothing at random, and
+   * in a one-chain world it is the customer at `index` (the dataset of a seed stays as it was).
+   * Undefined when no stored customer is there or the chain has none.
+   */
+  customerOfChainFrom(index: number, chainId: string): string | undefined {
+    const stored = this.customers.storedCount;
+    if (this.customers.at(index) === undefined) return undefined;
+    for (let step = 0; step < stored; step += 1) {
+      const entry = this.customers.at((index + step) % stored);
+      if (entry?.chainId === chainId) return entry.record.Id;
+    }
+    return undefined;
+  }
+
   /** A chain for a new chain-level record: the only one, or one drawn at random. */
   someChain(): string {
     const chains = this.world.chainIds;
