@@ -4,8 +4,10 @@ import { deliveryStreamId } from './delivery-counter.ts';
 import { type DeliveryOutcome, decideOutcome, outcomePause } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { applyPause } from './endpoint-health.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
 import type { EndpointSignal } from './endpoint-scheduler.ts';
+import { foldEndpointState } from './endpoint-state-fold.ts';
 import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
@@ -80,7 +82,10 @@ export async function sendAttempt(
 
   deps.scheduler.record(subscription.id, endpointSignal(result), now);
   const pauseUntil = outcomePause(outcome);
-  if (pauseUntil !== undefined) deps.scheduler.pause(subscription.id, pauseUntil);
+  if (pauseUntil !== undefined) {
+    deps.scheduler.pause(subscription.id, pauseUntil);
+    await pauseSameUrl(subscription, pauseUntil, batch);
+  }
   const health = await recordHealth(
     subscription,
     await batch.endpoint(subscription.id),
@@ -116,6 +121,34 @@ export async function sendAttempt(
       deps.metrics.count('failed');
       return { next: dead(attempted, outcome.reason, doneAt), log, outcome };
   }
+}
+
+/**
+ * Pauses until `untilMs` the other enabled subscriptions that post to the same URL as
+ * `subscription`, whose `Retry-After` it is: the receiver there asked every request to wait, not
+ * only one subscription's (design.md: a 429 or 503 with `Retry-After` pauses that whole
+ * endpoint). In this process's scheduler at once, and in their stored endpoint states, where other
+ * processes learn it; no failure is counted against them.
+ */
+async function pauseSameUrl(
+  subscription: Subscription,
+  untilMs: number,
+  batch: DispatchBatch,
+): Promise<void> {
+  const { deps } = batch;
+  const siblings = [...(await batch.subscriptions()).values()].filter(
+    (other) => other.id !== subscription.id && other.enabled && other.url === subscription.url,
+  );
+  await Promise.all(
+    siblings.map(async (sibling) => {
+      deps.scheduler.pause(sibling.id, untilMs);
+      const known = await batch.endpoint(sibling.id);
+      const { state } = await deps.endpointWrites.run(sibling.id, () =>
+        foldEndpointState(deps.store, known, (current) => applyPause(current, untilMs)),
+      );
+      batch.setEndpoint(state);
+    }),
+  );
 }
 
 /** What a request's result says of the endpoint's load: 429, 503 and timeouts mean overloaded. */

@@ -58,3 +58,16 @@ export function applyOutcome(
   if (nowMs - (next.failingSince ?? nowMs) >= policy.disableAfterMs) notices.push('disable');
   return { state: next, changed: true, notices };
 }
+
+/**
+ * Records a `Retry-After` pause learnt from another subscription to the same URL: the pause
+ * only (never shortened), no failure counted. Pure.
+ * @example applyPause({ ...state, pausedUntil: 5 }, 9).state.pausedUntil === 9
+ */
+export function applyPause(
+  state: EndpointState,
+  untilMs: number,
+): { state: EndpointState; changed: boolean } {
+  if ((state.pausedUntil ?? 0) >= untilMs) return { state, changed: false };
+  return { state: { ...state, pausedUntil: untilMs }, changed: true };
+}

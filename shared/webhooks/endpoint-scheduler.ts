@@ -54,6 +54,8 @@ export const LINE_CHECK_MS = 250;
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
   private readonly waiting: WaitingDeliveries;
+  /** Pauses of endpoints that have no lane yet (see {@link pause}); expired ones are dropped. */
+  private readonly lanelessPauses = new Map<string, number>();
   /** When this process disabled each subscription it disabled (one entry per such endpoint). */
   private readonly disabledSince = new Map<string, number>();
 
@@ -156,15 +158,26 @@ export class EndpointScheduler {
     return this.lanes.get(endpoint)?.limit;
   }
 
-  /** Holds every new request to the endpoint until `untilMs` (a Retry-After). */
+  /**
+   * Holds every new request to the endpoint until `untilMs` (a Retry-After), whether or not this
+   * process has sent it anything yet (another subscription to its URL was answered).
+   */
   pause(endpoint: string, untilMs: number): void {
     const lane = this.lanes.get(endpoint);
-    if (lane) lane.pausedUntil = Math.max(lane.pausedUntil, untilMs);
+    if (lane) {
+      lane.pausedUntil = Math.max(lane.pausedUntil, untilMs);
+      return;
+    }
+    const now = this.clock.now();
+    for (const [other, until] of this.lanelessPauses) {
+      if (until <= now) this.lanelessPauses.delete(other);
+    }
+    this.lanelessPauses.set(endpoint, Math.max(this.lanelessPauses.get(endpoint) ?? 0, untilMs));
   }
 
   /** Until when the endpoint is paused in this process (a `Retry-After`), if it is. */
   pausedUntil(endpoint: string): number | undefined {
-    const until = this.lanes.get(endpoint)?.pausedUntil ?? 0;
+    const until = this.lanes.get(endpoint)?.pausedUntil ?? this.lanelessPauses.get(endpoint) ?? 0;
     return until > this.clock.now() ? until : undefined;
   }
 
@@ -175,7 +188,10 @@ export class EndpointScheduler {
    */
   holdUntil(endpoint: string): number | undefined {
     const lane = this.lanes.get(endpoint);
-    const until = Math.max(lane?.pausedUntil ?? 0, lane?.deferUntil ?? 0);
+    const until = Math.max(
+      lane?.pausedUntil ?? this.lanelessPauses.get(endpoint) ?? 0,
+      lane?.deferUntil ?? 0,
+    );
     return until > this.clock.now() ? until : undefined;
   }
 
@@ -211,6 +227,8 @@ export class EndpointScheduler {
     let lane = this.lanes.get(endpoint);
     if (!lane) {
       const created = newEndpointLane(max, ratePerSecond);
+      created.pausedUntil = this.lanelessPauses.get(endpoint) ?? 0;
+      this.lanelessPauses.delete(endpoint);
       if (this.slots)
         created.slots = new HeldSlots(
           this.slots,
