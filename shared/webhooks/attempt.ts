@@ -48,16 +48,21 @@ export async function sendAttempt(
   const { deps } = batch;
   const { delivery, subscription, body } = input;
   const now = deps.clock.now();
-  const result = await deps.sender.send({
-    url: subscription.url,
-    body,
-    headers: webhookHeaders({
-      id: delivery.eventId,
-      timestampSeconds: Math.floor(now / 1000),
+  // The subscriptions are at hand once the answer is (the batch read them before): a pause it
+  // asks for holds every subscription to the URL in this process with no await in between.
+  const [result, subscriptions] = await Promise.all([
+    deps.sender.send({
+      url: subscription.url,
       body,
-      secrets: activeSecrets(subscription, now),
+      headers: webhookHeaders({
+        id: delivery.eventId,
+        timestampSeconds: Math.floor(now / 1000),
+        body,
+        secrets: activeSecrets(subscription, now),
+      }),
     }),
-  });
+    batch.subscriptions(),
+  ]);
   const attempts = delivery.attempts + 1;
   const doneAt = deps.clock.now();
   const outcome = decideOutcome(result, {
@@ -82,10 +87,12 @@ export async function sendAttempt(
 
   deps.scheduler.record(subscription.id, endpointSignal(result), now);
   const pauseUntil = outcomePause(outcome);
+  const sameUrl = pauseUntil === undefined ? [] : othersAtUrl(subscription, subscriptions);
   if (pauseUntil !== undefined) {
     deps.scheduler.pause(subscription.id, pauseUntil);
-    await pauseSameUrl(subscription, pauseUntil, batch);
+    for (const other of sameUrl) deps.scheduler.pause(other.id, pauseUntil);
   }
+  // The answered subscription's pause is stored first, waiting for no other subscription's write.
   const health = await recordHealth(
     subscription,
     await batch.endpoint(subscription.id),
@@ -93,6 +100,7 @@ export async function sendAttempt(
     deps,
   );
   batch.setEndpoint(health.state);
+  if (pauseUntil !== undefined) await storeSameUrlPause(sameUrl, pauseUntil, batch);
   if (health.disabled) await batch.markDisabled(subscription.id);
   const attempted: Delivery = {
     ...delivery,
@@ -124,26 +132,34 @@ export async function sendAttempt(
 }
 
 /**
- * Pauses until `untilMs` the other enabled subscriptions that post to the same URL as
- * `subscription`, whose `Retry-After` it is: the receiver there asked every request to wait, not
- * only one subscription's (design.md: a 429 or 503 with `Retry-After` pauses that whole
- * endpoint). In this process's scheduler at once, and in their stored endpoint states, where other
- * processes learn it; no failure is counted against them.
+ * The other enabled subscriptions that post to the same URL as `subscription`: a `Retry-After`
+ * answered to it is theirs too, since the receiver there asked every request to wait, not only
+ * one subscription's (design.md: a 429 or 503 with `Retry-After` pauses that whole endpoint).
  */
-async function pauseSameUrl(
+function othersAtUrl(
   subscription: Subscription,
+  subscriptions: ReadonlyMap<string, Subscription>,
+): Subscription[] {
+  return [...subscriptions.values()].filter(
+    (other) => other.id !== subscription.id && other.enabled && other.url === subscription.url,
+  );
+}
+
+/**
+ * Stores a pause until `untilMs` in the endpoint states of `others` (see {@link othersAtUrl}),
+ * where other processes learn it; no failure is counted against them. This process's scheduler
+ * holds them already (sendAttempt pauses them there as soon as the answer is read).
+ */
+async function storeSameUrlPause(
+  others: readonly Subscription[],
   untilMs: number,
   batch: DispatchBatch,
 ): Promise<void> {
   const { deps } = batch;
-  const siblings = [...(await batch.subscriptions()).values()].filter(
-    (other) => other.id !== subscription.id && other.enabled && other.url === subscription.url,
-  );
   await Promise.all(
-    siblings.map(async (sibling) => {
-      deps.scheduler.pause(sibling.id, untilMs);
-      const known = await batch.endpoint(sibling.id);
-      const { state } = await deps.endpointWrites.run(sibling.id, () =>
+    others.map(async (other) => {
+      const known = await batch.endpoint(other.id);
+      const { state } = await deps.endpointWrites.run(other.id, () =>
         foldEndpointState(deps.store, known, (current) => applyPause(current, untilMs)),
       );
       batch.setEndpoint(state);
