@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
-import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { type PollHarness, startPollHarness } from './poll-harness.ts';
+import {
+  type PollHarness,
+  pollUntilCaughtUp,
+  startPollHarness,
+  storedIds,
+} from './poll-harness.ts';
 
 let harness: PollHarness;
 beforeAll(async () => {
@@ -11,28 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-/** The harness's stream of `entityType` and the deps of the connection whose token it takes. */
-function streamOf(entityType: string) {
-  const definition = harness.definitions().find((d) => d.spec.entityType === entityType)!;
-  const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
-  return { definition, deps };
-}
-
-/** The ids of the stream's stored snapshots that are not tombstones. */
-async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
-  const stored = [];
-  for await (const page of deps.store.scanSnapshots(streamId)) stored.push(...page);
-  return stored.filter((s) => !s.deleted).map((s) => s.entityId);
-}
-
-/** Polls the stream until it has caught up (at most 20 polls). */
-async function pollUntilCaughtUp(definition: StreamDefinition, deps: PollDeps) {
-  for (let poll = 0; poll < 20; poll++) {
-    const outcome = await pollStream(definition, deps, 't');
-    if (outcome.kind === 'polled' && outcome.caughtUp) break;
-  }
-}
 
 /**
  * design.md, Bad input, in a reconciliation sweep (simulator, dynalite): a payment request that
@@ -77,7 +59,7 @@ describe('a record that breaks its schema in a sweep', () => {
  */
 describe('a record that breaks its schema in a snapshot listing', () => {
   it('is set aside and kept, while a record no longer listed is deleted', async () => {
-    const { definition, deps } = streamOf('billingAutomation');
+    const { definition, deps } = harness.streamOf('billingAutomation');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     const [broken, removed] = await storedIds(deps, definition.streamId);
     const model = harness.sim.controls.model;
@@ -154,7 +136,7 @@ describe('a record that breaks its schema among tracked exports', () => {
  */
 describe('a record that breaks its schema in the deleted-classification answer', () => {
   it('is classified as deleted by its Id, and published from the stored snapshot', async () => {
-    const { definition, deps: base } = streamOf('loyaltyMembership');
+    const { definition, deps: base } = harness.streamOf('loyaltyMembership');
     await pollUntilCaughtUp(definition, base);
     const gone = (await storedIds(base, definition.streamId))[0]!;
     expect(gone).toBeDefined();
@@ -196,7 +178,7 @@ describe('a record that breaks its schema in the deleted-classification answer',
  */
 describe('a record that breaks its schema among tax environments', () => {
   it('is set aside and kept by its Code, while another one changing is published', async () => {
-    const { definition, deps } = streamOf('taxEnvironment');
+    const { definition, deps } = harness.streamOf('taxEnvironment');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     const [broken, changed] = await storedIds(deps, definition.streamId);
     expect(changed).toBeDefined();
@@ -230,7 +212,7 @@ describe('a record that breaks its schema among tax environments', () => {
  */
 describe('a deleted loyalty membership that breaks its schema', () => {
   it('is published as deleted from the stored snapshot', async () => {
-    const { definition, deps } = streamOf('loyaltyMembership');
+    const { definition, deps } = harness.streamOf('loyaltyMembership');
     await pollUntilCaughtUp(definition, deps);
     const [gone, kept] = await storedIds(deps, definition.streamId);
     const model = harness.sim.controls.model;

@@ -18,7 +18,7 @@ import {
   pollSettingsFromEnv,
   streamDefinitions,
 } from '../../shared/polling/poll-settings.ts';
-import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
+import { type PollOutcome, pollStream } from '../../shared/polling/poll-stream.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import type { DatasetSize } from '../../shared/simulator/generate.ts';
 import {
@@ -106,6 +106,8 @@ export interface PollHarness {
   overlapMemory: OverlapMemory;
   deps(connection: 'chain' | 'hotel'): PollDeps;
   definitions(): StreamDefinition[];
+  /** The stream of `entityType` and the deps of the connection whose token it takes. */
+  streamOf(entityType: string): { definition: StreamDefinition; deps: PollDeps };
   /** One planner tick over both connections. */
   pollAll(): Promise<PollOutcome[]>;
   close(): Promise<void>;
@@ -195,6 +197,13 @@ export async function startPollHarness(
           : d,
       );
     },
+    streamOf(entityType) {
+      const definition = harness.definitions().find((d) => d.spec.entityType === entityType)!;
+      return {
+        definition,
+        deps: harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain'),
+      };
+    },
     async pollAll() {
       const definitions = harness.definitions();
       const hotel = definitions.filter((d) => d.streamId.startsWith('hotel:'));
@@ -211,4 +220,22 @@ export async function startPollHarness(
     },
   };
   return harness;
+}
+
+/** The ids of the stream's stored snapshots that are not tombstones. */
+export async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
+  const stored = [];
+  for await (const page of deps.store.scanSnapshots(streamId)) stored.push(...page);
+  return stored.filter((s) => !s.deleted).map((s) => s.entityId);
+}
+
+/** Polls the stream until it has caught up (at most 20 polls). */
+export async function pollUntilCaughtUp(
+  definition: StreamDefinition,
+  deps: PollDeps,
+): Promise<void> {
+  for (let poll = 0; poll < 20; poll++) {
+    const outcome = await pollStream(definition, deps, 't');
+    if (outcome.kind === 'polled' && outcome.caughtUp) break;
+  }
 }

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { type PollHarness, startPollHarness } from './poll-harness.ts';
+import {
+  type PollHarness,
+  pollUntilCaughtUp,
+  startPollHarness,
+  storedIds,
+} from './poll-harness.ts';
 
 let harness: PollHarness;
 beforeAll(async () => {
@@ -10,20 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
 });
-
-/** The harness's stream of `entityType` and the deps of the connection whose token it takes. */
-function streamOf(entityType: string) {
-  const definition = harness.definitions().find((d) => d.spec.entityType === entityType)!;
-  const deps = harness.deps(definition.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
-  return { definition, deps };
-}
-
-/** The ids of the stream's stored snapshots that are not tombstones. */
-async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
-  const stored = [];
-  for await (const page of deps.store.scanSnapshots(streamId)) stored.push(...page);
-  return stored.filter((s) => !s.deleted).map((s) => s.entityId);
-}
 
 /**
  * design.md, Bad input: a record whose own key breaks its schema (here an `Id` that is not a
@@ -34,7 +24,7 @@ async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
  */
 describe('a record whose Id breaks its schema in a snapshot listing', () => {
   it('is set aside while the other changes are published and deletes wait for it', async () => {
-    const { definition, deps } = streamOf('billingAutomation');
+    const { definition, deps } = harness.streamOf('billingAutomation');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     const [broken, changed, removed] = await storedIds(deps, definition.streamId);
     expect(removed).toBeDefined();
@@ -76,7 +66,7 @@ describe('a record whose Id breaks its schema in a snapshot listing', () => {
  */
 describe('a record whose Id is not an identifier in a snapshot listing', () => {
   it('is set aside without its own record being taken for deleted', async () => {
-    const { definition, deps } = streamOf('billingAutomation');
+    const { definition, deps } = harness.streamOf('billingAutomation');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     const [garbled] = await storedIds(deps, definition.streamId);
     const model = harness.sim.controls.model;
@@ -149,11 +139,8 @@ describe('a record whose Id breaks its schema among tracked exports', () => {
  */
 describe('a record whose Id breaks its schema in a sweep', () => {
   it('is noted, sweeps none of its request and lets the sweep complete', async () => {
-    const { definition, deps } = streamOf('paymentRequest');
-    for (let poll = 0; poll < 20; poll++) {
-      const outcome = await pollStream(definition, deps, 't');
-      if (outcome.kind === 'polled' && outcome.caughtUp) break;
-    }
+    const { definition, deps } = harness.streamOf('paymentRequest');
+    await pollUntilCaughtUp(definition, deps);
     const synced = (await deps.store.getStream(definition.streamId))!;
     const model = harness.sim.controls.model;
     const [broken, removed] = await storedIds(deps, definition.streamId);
