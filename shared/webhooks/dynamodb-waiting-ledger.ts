@@ -4,6 +4,7 @@ import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
 import {
   inNotedOrder,
+  notedAtOf,
   type WaitingChange,
   type WaitingLedger,
   type WaitingMark,
@@ -28,6 +29,12 @@ const COUNT_TTL_AFTER_RAISE_SECONDS = 2 * 86_400;
 export interface DynamoDbWaitingLedgerOptions {
   client: DynamoDBClient;
   tableName: string;
+}
+
+/** A change with when it is noted, if it is noted first (see notedAtOf). */
+interface NotedChange {
+  change: WaitingChange;
+  notedAt: number;
 }
 
 const markPk = (endpoint: string, subject: string) => `WAITING#${endpoint}#${subject}`;
@@ -71,10 +78,10 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
   }
 
   async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
-    const byEndpoint = new Map<string, WaitingChange[]>();
-    for (const change of changes) {
+    const byEndpoint = new Map<string, NotedChange[]>();
+    for (const [index, change] of changes.entries()) {
       const own = byEndpoint.get(change.endpoint) ?? [];
-      own.push(change);
+      own.push({ change, notedAt: notedAtOf(now, index, changes.length) });
       byEndpoint.set(change.endpoint, own);
     }
     await Promise.all([...byEndpoint].map(([endpoint, own]) => this.applyAt(endpoint, own, now)));
@@ -85,21 +92,23 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
    * the count by the notes that only moved a mark and the marks removed: a crash in between
    * leaves it high, never low.
    */
-  private async applyAt(endpoint: string, changes: WaitingChange[], now: number): Promise<void> {
-    const notes = changes.filter((change) => change.dueAt !== undefined).length;
+  private async applyAt(endpoint: string, changes: NotedChange[], now: number): Promise<void> {
+    const notes = changes.filter(({ change }) => change.dueAt !== undefined).length;
     if (notes > 0)
       await this.addToCount(
         endpoint,
         notes,
         Math.floor(now / 1000) + COUNT_TTL_AFTER_RAISE_SECONDS,
       );
-    const existed = await Promise.all(changes.map((change) => this.writeMark(change, now)));
+    const existed = await Promise.all(
+      changes.map(({ change, notedAt }) => this.writeMark(change, notedAt)),
+    );
     const lower = existed.filter(Boolean).length;
     if (lower > 0) await this.addToCount(endpoint, -lower);
   }
 
-  /** Writes (or removes) one mark; true when it was there before. */
-  private async writeMark(change: WaitingChange, now: number): Promise<boolean> {
+  /** Writes (or removes) one mark, noted at `notedAt` if new; true when it was there before. */
+  private async writeMark(change: WaitingChange, notedAt: number): Promise<boolean> {
     const { tableName } = this.options;
     const Key = { pk: markPk(change.endpoint, change.subject), sk: change.deliveryId };
     const { dueAt } = change;
@@ -120,7 +129,7 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: {
             ':due': dueAt,
-            ':now': now,
+            ':now': notedAt,
             ':ttl': Math.floor(dueAt / 1000) + MARK_TTL_AFTER_DUE_SECONDS,
           },
           ReturnValues: 'UPDATED_OLD',

@@ -51,7 +51,8 @@ export interface WaitingLedger {
   waitingOf(endpoint: string, subject: string): Promise<WaitingMark[]>;
   /**
    * Notes deliveries as waiting (with `dueAt`; one noted before keeps its place) or as waiting
-   * no longer (without). Throws when the store failed (some may be written).
+   * no longer (without); those noted first here take their places in the order of `changes`
+   * (see notedAtOf). Throws when the store failed (some may be written).
    */
   apply(changes: readonly WaitingChange[], now: number): Promise<void>;
 }
@@ -82,6 +83,17 @@ export function isLost(mark: WaitingMark, now: number): boolean {
   return mark.dueAt + LEDGER_FORGOTTEN_AFTER_MS < now;
 }
 
+/**
+ * When the change at `index` of `count` applied together at `now` is noted: within `now`'s
+ * millisecond, in the order of the changes. A batch notes a subject's deliveries in their order
+ * (a chain deferred, a pause); noted at one `now`, their ties would fall to the delivery ids
+ * (random), and another process would send a later one first. Pure.
+ * @example notedAtOf(1_000, 1, 4) === 1_000.25
+ */
+export function notedAtOf(now: number, index: number, count: number): number {
+  return now + index / count;
+}
+
 /** Orders marks as they were first noted (ties by delivery id, as a store lists them). Pure. */
 export function inNotedOrder(marks: WaitingMark[]): WaitingMark[] {
   return marks.sort(
@@ -106,7 +118,7 @@ export class MemoryWaitingLedger implements WaitingLedger {
   }
 
   async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
-    for (const { endpoint, subject, deliveryId, dueAt } of changes) {
+    for (const [index, { endpoint, subject, deliveryId, dueAt }] of changes.entries()) {
       const key = subjectKeyAt(endpoint, subject);
       const marks = this.marks.get(key) ?? new Map<string, WaitingMark>();
       if (dueAt === undefined) marks.delete(deliveryId);
@@ -114,7 +126,7 @@ export class MemoryWaitingLedger implements WaitingLedger {
         marks.set(deliveryId, {
           deliveryId,
           dueAt,
-          notedAt: marks.get(deliveryId)?.notedAt ?? now,
+          notedAt: marks.get(deliveryId)?.notedAt ?? notedAtOf(now, index, changes.length),
         });
       if (marks.size > 0) this.marks.set(key, marks);
       else this.marks.delete(key);

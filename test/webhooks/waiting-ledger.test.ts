@@ -60,6 +60,25 @@ function ledgerContract(name: string, make: () => WaitingLedger) {
       expect(await ledger.waitingOf('e2', 'c-1')).toEqual([]);
     });
 
+    it('lists deliveries noted together (one batch deferring a subject’s chain) in the order given, not by id', async () => {
+      const ledger = make();
+      const ids = ['m', 'z', 'a', 'k'];
+      await ledger.apply(
+        ids.map((deliveryId, n) => ({
+          endpoint: 'e-together',
+          subject: 'c-1',
+          deliveryId,
+          dueAt: 5_000 + n,
+        })),
+        100,
+      );
+      const marks = await ledger.waitingOf('e-together', 'c-1');
+      expect(marks.map((mark) => mark.deliveryId)).toEqual(ids);
+      // The first of `k` is `m`, `z` and `a`, all due before it: `k` waits for them.
+      expect(dueAheadOf(marks, 'k', 5_000)).toBe(5_002);
+      expect(dueAheadOf(marks, 'm', 5_000)).toBeUndefined();
+    });
+
     it('counts the deliveries waiting at an endpoint, up on a note and down once settled', async () => {
       const ledger = make();
       expect(await ledger.countAt('e3')).toBe(0);
