@@ -342,11 +342,16 @@ interface Place {
 
 /**
  * Until when nothing may be sent to the endpoint (0: now), by its stored pause or this
- * process's scheduler (its pause, or a deferral for want of slots).
+ * process's scheduler (its pause, or a deferral for want of slots), or by the batch (its
+ * deadline passed).
  */
 async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch): Promise<number> {
   const endpoint = await batch.endpoint(subscriptionId);
-  return Math.max(endpoint.pausedUntil ?? 0, batch.deps.scheduler.holdUntil(subscriptionId) ?? 0);
+  return Math.max(
+    endpoint.pausedUntil ?? 0,
+    batch.deps.scheduler.holdUntil(subscriptionId) ?? 0,
+    batch.heldUntil(),
+  );
 }
 
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */

@@ -14,7 +14,8 @@ import type { DispatchEvent } from './messages.ts';
  * the events were delivered, and a stream left counted as pending takes the bulk lane a while
  * longer (at most BULK_LANE_STALL_MS). `settle` turns the batch's answer into the one SQS gets
  * (keepGroupOrder for a FIFO queue, which fails more records): an event whose record is answered
- * failed comes back and is counted when it is handled then, not twice.
+ * failed comes back and is counted when it is handled then, not twice. `deadline`: see
+ * DispatchBatchOptions.
  * @example await processLaneBatch(event.Records, deps, 'bulk', ledger, (r) => keepGroupOrder(event.Records, r))
  */
 export async function processLaneBatch(
@@ -23,12 +24,14 @@ export async function processLaneBatch(
   lane: DispatchLane,
   ledger: BulkLaneLedger | undefined,
   settle: (response: SQSBatchResponse) => SQSBatchResponse = (response) => response,
+  deadline?: number,
 ): Promise<SQSBatchResponse> {
   if (lane === 'live' || ledger === undefined)
-    return settle(await processDispatchBatch(records, deps, { lane }));
+    return settle(await processDispatchBatch(records, deps, { lane, deadline }));
   const handledRecords: { event: DispatchEvent; messageId: string | undefined }[] = [];
   const processed = await processDispatchBatch(records, deps, {
     lane,
+    deadline,
     onEventHandled: (event, messageId) => handledRecords.push({ event, messageId }),
   });
   const result = settle(processed);

@@ -2,6 +2,7 @@ import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchWaiting } from './batch-waiting.ts';
 import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { DEADLINE_DEFER_MS } from './endpoint-scheduler.ts';
 import type { DeliveryMessage } from './messages.ts';
 import type { QueuedDelivery } from './queue.ts';
 import {
@@ -74,10 +75,27 @@ export class DispatchBatch {
   /** The batch's view of the waiting ledger, when the process has one. */
   private readonly waiting: BatchWaiting | undefined;
 
-  constructor(readonly deps: DispatcherDeps) {
+  /**
+   * @param deadline When the batch must start no more requests (see DispatchBatchOptions); a
+   *   delivery that reaches its request later is deferred a moment instead (see heldUntil).
+   */
+  constructor(
+    readonly deps: DispatcherDeps,
+    readonly deadline?: number,
+  ) {
     this.waiting = deps.waitingLedger
       ? new BatchWaiting(deps.waitingLedger, deps.clock, deps.logger)
       : undefined;
+  }
+
+  /**
+   * Until when the batch holds its requests (0: it does not): past its deadline, a moment
+   * (DEADLINE_DEFER_MS), so what has not been sent is deferred to another invocation.
+   */
+  heldUntil(): number {
+    if (this.deadline === undefined) return 0;
+    const now = this.deps.clock.now();
+    return now >= this.deadline ? now + DEADLINE_DEFER_MS : 0;
   }
 
   /** Every subscription by id, read once per batch (eventually consistent: fine for fan-out). */

@@ -48,6 +48,35 @@ export interface DispatchBatchOptions {
    * (none for a copy another batch of the process holds).
    */
   onEventHandled?: (event: DispatchEvent, messageId: string | undefined) => void;
+  /**
+   * When the batch must start no more requests (epoch ms; none: it never must, as in the local
+   * run): a Lambda invocation's end less what the requests in flight then and the batch's writes
+   * need (see dispatchDeadline). Deliveries not sent by then are deferred a moment instead
+   * (pending, with a delayed message, in their subject's order), so the batch ends, its attempts
+   * recorded, before the invocation's timeout.
+   */
+  deadline?: number;
+}
+
+/**
+ * How long a dispatcher invocation keeps, at the end, for the requests it started before its
+ * deadline and for its writes (events, deliveries, deferrals, queue messages): the time
+ * besides its requests that infra/props.ts allows a batch.
+ */
+export const DISPATCH_WRITES_MARGIN_MS = 10_000;
+
+/**
+ * The deadline of a batch given `remainingMs` of its Lambda invocation (the context's
+ * getRemainingTimeInMillis()): one request's timeout and {@link DISPATCH_WRITES_MARGIN_MS}
+ * before the invocation ends. Pure.
+ * @example dispatchDeadline(0, 180_000, 10_000) === 160_000
+ */
+export function dispatchDeadline(
+  nowMs: number,
+  remainingMs: number,
+  deliveryTimeoutMs: number,
+): number {
+  return nowMs + remainingMs - deliveryTimeoutMs - DISPATCH_WRITES_MARGIN_MS;
 }
 
 /** One unit of work, run in its endpoint's queue. */
@@ -76,7 +105,7 @@ export async function processDispatchBatch(
   deps: DispatcherDeps,
   options: DispatchBatchOptions = {},
 ): Promise<SQSBatchResponse> {
-  const batch = new DispatchBatch(deps);
+  const batch = new DispatchBatch(deps, options.deadline);
   const events = new Map<string, IncomingEvent>();
   /** Copies of events another batch of this process holds: acknowledged, left to that batch. */
   const heldElsewhere: DispatchEvent[] = [];
@@ -249,6 +278,7 @@ async function runByEndpoint(
             deferUntil === undefined ? undefined : { until: deferUntil, lane: taskLane },
           ),
         taskLane,
+        batch.deadline,
       );
       // The scheduler queued the task as it was called: the subject's next event may follow.
       handOff.handedOver(task);

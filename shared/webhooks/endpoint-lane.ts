@@ -8,6 +8,11 @@ export interface Slot {
   lane: DispatchLane;
   /** When it began to wait (epoch ms). */
   since: number;
+  /**
+   * When its batch must start no more requests (epoch ms; see EndpointScheduler.run): from then
+   * on it is started to defer itself instead, in its subject's order, taking none of the limit.
+   */
+  deadline?: number;
   /** Starts the work (see {@link Started}). */
   start: (started: Started) => void;
 }
@@ -32,6 +37,10 @@ export interface EndpointLane {
   lineCheckDue: boolean;
   /** Whether a start held back by its rate limit's spacing is due (a timer is set for it). */
   spacingDue: boolean;
+  /** When a timer is set to start the waiting work whose deadline has come, if one is. */
+  deadlineCheckAt: number | undefined;
+  /** Slots among `waiting` that have a deadline. */
+  waitingWithDeadline: number;
   /** When the last deliveries deferred for their place in its line are expected to start. */
   booked: LineBookings;
   /** Since when it has deferred work for its line, if it does (until all of it is due again). */
@@ -70,6 +79,8 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     meanMs: undefined,
     lineCheckDue: false,
     spacingDue: false,
+    deadlineCheckAt: undefined,
+    waitingWithDeadline: 0,
     booked: { live: 0, bulk: 0 },
     deferringSince: undefined,
     slowSince: undefined,

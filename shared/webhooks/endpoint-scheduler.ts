@@ -5,6 +5,7 @@ import {
   minGapMs,
   newEndpointLane,
   nextSlot,
+  type Slot,
   type Started,
   slotDemand,
 } from './endpoint-lane.ts';
@@ -33,6 +34,12 @@ export const SLOT_WAIT_LIMIT_MS = 60_000;
 
 /** How far a delivery that waited too long for slots is deferred (a delayed message). */
 export const SLOT_DEFER_MS = 5_000;
+
+/**
+ * How far work still waiting when its batch's deadline comes is deferred (a delayed message):
+ * another invocation takes it up then, in its subject's order.
+ */
+export const DEADLINE_DEFER_MS = 1_000;
 
 /** How often the line of an endpoint where work waits is checked for work to defer. */
 export const LINE_CHECK_MS = 250;
@@ -75,7 +82,9 @@ export class EndpointScheduler {
    * Runs `work` when the endpoint has room and `subject` has nothing in flight there. Work for
    * one subject starts in the order it was asked for; live work before bulk work. Work expected
    * to wait too long in the endpoint's line is started with `deferUntil`: it must send nothing
-   * and defer itself until then (see planLineDeferrals); it takes none of the limit.
+   * and defer itself until then (see planLineDeferrals); it takes none of the limit. So is work
+   * still waiting at its `deadline` (a Lambda invocation's, less what the work started before
+   * needs to finish): its subject's earlier work first, each once that has finished.
    */
   async run<T>(
     endpoint: string,
@@ -83,10 +92,21 @@ export class EndpointScheduler {
     settings: { maxConcurrency?: number; ratePerSecond?: number },
     work: (deferUntil?: number) => Promise<T>,
     priority: DispatchLane = 'live',
+    deadline?: number,
   ): Promise<T> {
     const lane = this.lane(endpoint, settings);
     const started = await new Promise<Started>((start) => {
-      lane.waiting.push({ subject, lane: priority, since: this.clock.now(), start });
+      const since = this.clock.now();
+      if (deadline === undefined) lane.waiting.push({ subject, lane: priority, since, start });
+      else {
+        // Counted while it waits: a line with no deadline in it (the local run) is not scanned.
+        lane.waitingWithDeadline++;
+        const startOnce = (how: Started) => {
+          lane.waitingWithDeadline--;
+          start(how);
+        };
+        lane.waiting.push({ subject, lane: priority, since, start: startOnce, deadline });
+      }
       if (priority === 'live') lane.liveWaiting++;
       this.pump(endpoint, lane);
     });
@@ -253,6 +273,7 @@ export class EndpointScheduler {
    * back; when the oldest waiting work has waited {@link SLOT_WAIT_LIMIT_MS}, defers it instead.
    */
   private pump(endpoint: string, lane: EndpointLane): void {
+    this.startPastDeadline(endpoint, lane);
     this.startWhatMay(endpoint, lane);
     this.checkLineSoon(endpoint, lane);
     if (!lane.slots) return;
@@ -337,6 +358,43 @@ export class EndpointScheduler {
     }
     if (lane.slowSince === undefined || !continued) lane.slowSince = now;
     return now - lane.slowSince >= SLOW_FOR_MS;
+  }
+
+  /**
+   * Starts the waiting work whose deadline has come to defer itself ({@link DEADLINE_DEFER_MS}),
+   * a subject's first waiting work only and only while the subject has nothing in flight (its
+   * later work follows once that finishes: a subject's deferrals are made in its order), and
+   * sets a timer for the next deadline of what still waits.
+   */
+  private startPastDeadline(endpoint: string, lane: EndpointLane): void {
+    if (lane.waitingWithDeadline === 0) return;
+    const now = this.clock.now();
+    const earlier = new Set<string>();
+    const started: { slot: Slot; index: number }[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    lane.waiting.forEach((slot, index) => {
+      const first = !earlier.has(slot.subject) && !lane.busySubjects.has(slot.subject);
+      earlier.add(slot.subject);
+      if (slot.deadline === undefined) return;
+      if (slot.deadline > now) next = Math.min(next, slot.deadline);
+      else if (first) started.push({ slot, index });
+    });
+    if (started.length > 0) {
+      const gone = new Set(started.map(({ index }) => index));
+      lane.waiting = lane.waiting.filter((_, index) => !gone.has(index));
+      for (const { slot } of started) {
+        if (slot.lane === 'live') lane.liveWaiting--;
+        lane.busySubjects.add(slot.subject);
+        slot.start({ at: now, deferUntil: now + DEADLINE_DEFER_MS });
+      }
+    }
+    if (next === Number.POSITIVE_INFINITY) return;
+    if (lane.deadlineCheckAt !== undefined && lane.deadlineCheckAt <= next) return;
+    lane.deadlineCheckAt = next;
+    void this.clock.sleep(next - now).then(() => {
+      if (lane.deadlineCheckAt === next) lane.deadlineCheckAt = undefined;
+      this.pump(endpoint, lane);
+    });
   }
 
   private startWhatMay(endpoint: string, lane: EndpointLane): void {

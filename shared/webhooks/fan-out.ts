@@ -201,7 +201,8 @@ export async function deliverInline(
       line?.until ?? 0,
     );
     const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
-    const waitUntil = Math.max(pausedUntil, after ?? 0);
+    // Nor after the batch's deadline (an invocation's end nears): another one sends it.
+    const waitUntil = Math.max(pausedUntil, after ?? 0, batch.heldUntil());
     if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;

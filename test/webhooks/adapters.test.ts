@@ -163,12 +163,21 @@ describe('SqsDeliveryQueue.sendBatch (fauxqs)', () => {
 
 const BULK_ARN = 'arn:aws:sqs:us-east-1:000000000000:bulk-dispatch';
 
+/** A Lambda context with `remainingMs` left, as the invocation starts. */
+function contextWith(remainingMs: number) {
+  const end = Date.now() + remainingMs;
+  return { getRemainingTimeInMillis: () => end - Date.now() };
+}
+
+/** The dispatcher's default timeout (infra/props.ts). */
+const FULL_TIME = contextWith(180_000);
+
 describe('functions/dispatcher handler', () => {
   it('fails fast naming a missing environment variable', async () => {
     const saved = { ...process.env };
     delete process.env.STATE_TABLE_NAME;
     const { handler } = await import('../../functions/dispatcher.ts');
-    await expect(handler({ Records: [] })).rejects.toThrow(/STATE_TABLE_NAME/);
+    await expect(handler({ Records: [] }, FULL_TIME)).rejects.toThrow(/STATE_TABLE_NAME/);
     restoreEnv(saved);
   });
 
@@ -255,6 +264,7 @@ describe('functions/dispatcher handler', () => {
           { messageId: 'env-1', body: envelope(changeEvent(eventIdOf(90))) },
           { messageId: 'bad-1', body: '{"broken":' },
         ]),
+        FULL_TIME,
       );
       expect(fanOut).toEqual({ batchItemFailures: [] });
       // The first attempt is made inline at fan-out: delivered, nothing left on the queue.
@@ -275,7 +285,9 @@ describe('functions/dispatcher handler', () => {
       await admin.replayEvent(eventIdOf(90));
       const deliveryMessages = await receiveAll(queueUrl);
       expect(deliveryMessages).toHaveLength(1);
-      expect(await handler(toSqsEvent(deliveryMessages))).toEqual({ batchItemFailures: [] });
+      expect(await handler(toSqsEvent(deliveryMessages), FULL_TIME)).toEqual({
+        batchItemFailures: [],
+      });
       expect(receiver.log.map((r) => [r.headers['webhook-id'], r.verifiedWith])).toEqual([
         [eventIdOf(90), 1],
         [eventIdOf(90), 1],
@@ -291,11 +303,47 @@ describe('functions/dispatcher handler', () => {
       });
       await ledger.queued(new Map([['main:customer', 1]]));
       const liveBatch = [{ messageId: 'env-2', body: envelope(changeEvent(eventIdOf(91))) }];
-      expect(await handler(toSqsEvent(liveBatch))).toEqual({ batchItemFailures: [] });
+      expect(await handler(toSqsEvent(liveBatch), FULL_TIME)).toEqual({ batchItemFailures: [] });
       expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
       const bulkBatch = [{ messageId: 'env-3', body: envelope(changeEvent(eventIdOf(92))) }];
-      expect(await handler(toSqsEvent(bulkBatch, BULK_ARN))).toEqual({ batchItemFailures: [] });
+      expect(await handler(toSqsEvent(bulkBatch, BULK_ARN), FULL_TIME)).toEqual({
+        batchItemFailures: [],
+      });
       expect(await ledger.pending(['main:customer'])).toEqual(new Set());
+
+      // An invocation near its timeout starts no request after its deadline (one request's
+      // timeout, DELIVERY_TIMEOUT_MS, and 10 s of writes before its end): what is left of a
+      // subject's chain is deferred, in order, and sent once by the next invocations.
+      const slow = await startReceiver(() => ({ kind: 'respond', status: 200, delayMs: 300 }));
+      try {
+        const created = await admin.createSubscription({ url: slow.url('/slow') });
+        slow.secrets.set('/slow', [created.secret]);
+        const chain = Array.from({ length: 6 }, (_, n) => ({
+          messageId: `chain-${n}`,
+          body: envelope(changeEvent(eventIdOf(100 + n), { subject: 'c-chain' })),
+        }));
+        const deadline = Date.now() + 700;
+        const nearEnd = { getRemainingTimeInMillis: () => deadline - Date.now() + 2_000 + 10_000 };
+        expect(await handler(toSqsEvent(chain), nearEnd)).toEqual({ batchItemFailures: [] });
+        const sent = slow.log.length;
+        expect(sent).toBeGreaterThan(0);
+        expect(sent).toBeLessThan(chain.length);
+        // Logged on arrival: a request started just before the deadline arrives a moment after.
+        for (const request of slow.log) expect(request.at).toBeLessThan(deadline + 250);
+        for (let round = 0; round < 30 && slow.log.length < chain.length; round++) {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          const messages = await receiveAll(queueUrl);
+          if (messages.length > 0)
+            expect(await handler(toSqsEvent(messages), FULL_TIME)).toEqual({
+              batchItemFailures: [],
+            });
+        }
+        expect(slow.log.map((r) => r.headers['webhook-id'])).toEqual(
+          chain.map((_, n) => eventIdOf(100 + n)),
+        );
+      } finally {
+        await slow.close();
+      }
     } finally {
       restoreEnv(saved);
       await receiver.close();
