@@ -79,3 +79,41 @@ describe('processLaneBatch', () => {
     expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
   });
 });
+
+describe('processLaneBatch given a deadline already passed', () => {
+  for (const lane of ['live', 'bulk'] as const) {
+    it(`sends nothing from the ${lane} lane and defers each delivery, failing no record`, async () => {
+      const clock = new ManualClock(Date.UTC(2026, 0, 1));
+      const ledger = new MemoryBulkLaneLedger(clock);
+      await ledger.queued(new Map([['main:customer', 2]]));
+      const harness = createHarness({ clock });
+      await harness.service.createSubscription({ url: 'https://hooks.example.com/in' });
+      let sent = 0;
+      harness.deps.sender = {
+        send: async () => {
+          sent++;
+          return { kind: 'response', status: 200, headers: {}, body: '', latencyMs: 1 };
+        },
+      };
+      const result = await processLaneBatch(
+        [record(1), record(2)],
+        harness.deps,
+        lane,
+        ledger,
+        undefined,
+        clock.now(),
+      );
+      expect(result).toEqual({ batchItemFailures: [] });
+      expect(sent).toBe(0);
+      const deliveries = await harness.store.listDeliveries({ limit: 10 });
+      expect(deliveries.map((d) => [d.status, d.attempts])).toEqual([
+        ['pending', 0],
+        ['pending', 0],
+      ]);
+      expect(harness.queue.size).toBe(2);
+      expect(await ledger.pending(['main:customer'])).toEqual(
+        lane === 'bulk' ? new Set() : new Set(['main:customer']),
+      );
+    });
+  }
+});
