@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../admin/request-guard.ts';
 import { connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
+import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
@@ -55,6 +56,11 @@ export const LocalEnvSchema = z.object({
     .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
     .transform(Number)
     .pipe(z.number().max(65_535, { error: PORT_MESSAGE }))
+    // Listening there is possible, but the CLI's fetch and browsers never connect to it.
+    .refine((port) => !FETCH_BLOCKED_PORTS.has(port), {
+      error: (issue) =>
+        `${String(issue.input)} is a port fetch and browsers never connect to (WHATWG "bad ports"): neither the CLI nor the console could reach the admin API; choose another`,
+    })
     .default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z
     .string()

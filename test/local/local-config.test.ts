@@ -76,6 +76,20 @@ describe('a bad value of a start flag', () => {
     expect(readLocalConfig({ BRIDGE_PORT: '' }, { port: '4100' }).port).toBe(4100);
   });
 
+  it('refuses a port fetch and browsers never connect to, naming --port or BRIDGE_PORT and why', () => {
+    // Before, start listened on 6000 and neither the CLI (fetch: bad port) nor the console could reach it.
+    for (const port of ['6000', '6665', '6669', '10080', '1', '5060']) {
+      expect(() => readLocalConfig({}, { port }), port).toThrow(
+        `configuration is invalid: --port: ${port} is a port fetch and browsers never connect to`,
+      );
+      expect(() => readLocalConfig({ BRIDGE_PORT: port }, {}), port).toThrow(
+        `configuration is invalid: BRIDGE_PORT: ${port} is a port fetch and browsers never connect to`,
+      );
+    }
+    expect(readLocalConfig({}, { port: '6001' }).port).toBe(6001);
+    expect(readLocalConfig({ BRIDGE_PORT: '10081' }, {}).port).toBe(10081);
+  });
+
   it('refuses a poll interval under 100ms: a bare 5 is 5 ms, not 5 s', () => {
     expect(() => readLocalConfig({ POLL_INTERVAL: '5' }, {})).toThrow(
       'POLL_INTERVAL: must be at least 100ms (a bare number is milliseconds)',
