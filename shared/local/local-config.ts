@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../admin/admin-token.ts';
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
@@ -88,10 +89,15 @@ export const LocalEnvSchema = z.object({
     }),
   // Trimmed, as every client sends it (fetch and the console trim it; a header cannot carry a
   // newline read from a file); an empty value counts as unset (no token).
+  // One the clients cannot send (a line break, a control or non-ASCII character) is refused,
+  // without showing it: the CLI refuses it too, and the console could never send it.
   BRIDGE_ADMIN_TOKEN: z
     .string()
     .optional()
-    .transform((token) => (token?.trim() ? token.trim() : undefined)),
+    .transform((token) => (token?.trim() ? token.trim() : undefined))
+    .refine((token) => token === undefined || isHeaderSafeToken(token), {
+      error: HEADER_UNSAFE_TOKEN_MESSAGE,
+    }),
   BRIDGE_DATA_DIR: z.string().min(1).default(LOCAL_DEFAULTS.dataDir),
   // A bare number is milliseconds: `5` would poll every 5 ms, so intervals below 100ms are
   // refused (the shortest a connection may have) rather than taken.

@@ -36,6 +36,16 @@ describe('change-bridge start with an admin API nothing could reach', () => {
     expect(variable.code).toBe(2);
     expect(variable.stderr).toContain('BRIDGE_PORT: 10080 is a port fetch and browsers never');
   });
+
+  it('exits 2 on a BRIDGE_ADMIN_TOKEN no header can carry, without printing it', async () => {
+    vi.stubEnv('BRIDGE_DATA_DIR', UNOPENABLE_DATA_DIR);
+    vi.stubEnv('BRIDGE_PORT', '0');
+    vi.stubEnv('BRIDGE_ADMIN_TOKEN', 'secret-1\nsecret-2');
+    const result = await run(['start']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('BRIDGE_ADMIN_TOKEN: must be printable ASCII');
+    expect(result.stderr).not.toContain('secret-');
+  });
 });
 
 describe('the ports start refuses', () => {

@@ -217,3 +217,27 @@ describe('a connector of one own, named by CONNECTOR_BASE_URL', () => {
     ).not.toThrow();
   });
 });
+
+describe('a BRIDGE_ADMIN_TOKEN no header can carry', () => {
+  it.each([
+    ['a line break inside', 'tok-1\ntok-2'],
+    ['a control character', 'tok\u0001en'],
+    ['a character beyond ASCII', 'tok-密码'],
+  ])('with %s is refused naming BRIDGE_ADMIN_TOKEN, without printing it', (_what, token) => {
+    // Before, start took it, and neither the CLI nor the console could ever send it.
+    let error: unknown;
+    try {
+      readLocalConfig({ BRIDGE_ADMIN_TOKEN: token }, {});
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ValidationError);
+    const message = (error as ValidationError).message;
+    expect(message).toContain('BRIDGE_ADMIN_TOKEN: must be printable ASCII');
+    expect(message).not.toContain(token);
+  });
+
+  it('is taken trimmed when only its surrounding blanks are not printable', () => {
+    expect(readLocalConfig({ BRIDGE_ADMIN_TOKEN: ' tok en\n' }, {}).adminToken).toBe('tok en');
+  });
+});

@@ -1,5 +1,6 @@
 import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
+import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
@@ -75,11 +76,8 @@ export function resolveApiUrl(
 export function adminTokenFrom(env: Record<string, string | undefined>): string | undefined {
   const token = env.BRIDGE_ADMIN_TOKEN?.trim();
   if (!token) return undefined;
-  if (!/^[\x20-\x7e]+$/.test(token)) {
-    throw new CliExit(
-      EXIT_USAGE,
-      'BRIDGE_ADMIN_TOKEN: must be printable ASCII (it is sent as a bearer token in a header)',
-    );
+  if (!isHeaderSafeToken(token)) {
+    throw new CliExit(EXIT_USAGE, `BRIDGE_ADMIN_TOKEN: ${HEADER_UNSAFE_TOKEN_MESSAGE}`);
   }
   return token;
 }
