@@ -4,6 +4,23 @@ import { advanceExports } from './export-lifecycle.ts';
 import type { SimModel } from './model.ts';
 
 /**
+ * The most background mutations per second `--activity` and a run of `POST /_sim/activity`
+ * take. The activity runs on the simulator's one thread at a few thousand mutations a second at
+ * best: a rate beyond that left it answering no request and slow to stop on SIGINT or SIGTERM.
+ */
+export const SIM_MAX_ACTIVITY_PER_SECOND = 1000;
+
+/**
+ * The most mutations one run of `POST /_sim/activity` makes: a minute at the most
+ * {@link SIM_MAX_ACTIVITY_PER_SECOND}. A run makes them all at once, on the one thread (about
+ * 10,000 a second), answering nothing meanwhile.
+ */
+export const SIM_MAX_ACTIVITY_RUN_STEPS = 60 * SIM_MAX_ACTIVITY_PER_SECOND;
+
+/** The longest `durationMs` of one run: an hour, 36,000 ticks of 100 ms. */
+export const SIM_MAX_ACTIVITY_RUN_MS = 3_600_000;
+
+/**
  * The hotel's background activity: each step draws one weighted action (create, update,
  * touch, soft-delete, restore or hard-delete across entity types) and journals it. The
  * same seed and clock give the same sequence.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { withStopSignal } from '../cli/stop-signal.ts';
 import { formatIssuePath } from '../errors.ts';
+import { SIM_MAX_ACTIVITY_PER_SECOND } from './activity.ts';
 import { enterpriseIndexOfToken } from './enterprise-tokens.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
 import type { RunningSimulator } from './simulator.ts';
@@ -19,13 +20,6 @@ function decimal<T extends z.ZodNumber>(number: T) {
     .transform(Number)
     .pipe(number);
 }
-
-/**
- * The most background mutations per second `--activity` takes. The activity runs on the
- * simulator's one thread at a few thousand mutations a second at best: a rate beyond that left
- * it answering no request and slow to stop on SIGINT or SIGTERM.
- */
-export const SIM_MAX_ACTIVITY_PER_SECOND = 1000;
 
 const SimulatorFlagsSchema = z
   .object({

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
 import { isOperationName } from '../connector/operations.ts';
 import { ValidationError } from '../errors.ts';
-import { ActivityGenerator } from './activity.ts';
+import {
+  ActivityGenerator,
+  SIM_MAX_ACTIVITY_PER_SECOND,
+  SIM_MAX_ACTIVITY_RUN_MS,
+  SIM_MAX_ACTIVITY_RUN_STEPS,
+} from './activity.ts';
 import { type ApiState, type SimTokens, serveApi } from './api.ts';
 import { type EnterpriseToken, enterpriseByToken, enterpriseTokens } from './enterprise-tokens.ts';
 import {
@@ -93,6 +98,9 @@ export interface SimulatorControls {
    * Runs activity now: `steps` mutations at the current time, or the mutations of
    * `durationMs` at `perSecond` (default the configured rate, else 5). With a ManualClock the
    * clock is advanced through the duration in 100 ms ticks so mutations carry their times.
+   * @throws ZodError (a 400 at `POST /_sim/activity`) naming `steps`, `durationMs` or
+   * `perSecond` beyond its bound: at most SIM_MAX_ACTIVITY_RUN_STEPS mutations, an hour, and
+   * the `--activity` cap of 1000 a second.
    */
   runActivity(run: ActivityRun): Promise<void>;
   startActivity(perSecond: number): void;
@@ -114,13 +122,26 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-const ActivityRunSchema = z.union([
-  z.strictObject({ steps: z.number().int().min(0).max(1_000_000) }),
-  z.strictObject({
-    durationMs: z.number().int().min(0),
-    perSecond: z.number().positive().optional(),
-  }),
-]);
+/**
+ * A run of activity within its bounds, the rate of a timed run defaulting to `defaultPerSecond`:
+ * each run is made at once on the simulator's one thread, so one request cannot keep it busy
+ * for long (or grow its journal without end).
+ */
+function activityRunSchema(defaultPerSecond: number) {
+  const MAX_STEPS = SIM_MAX_ACTIVITY_RUN_STEPS;
+  return z.union([
+    z.strictObject({ steps: z.number().int().min(0).max(MAX_STEPS) }),
+    z
+      .strictObject({
+        durationMs: z.number().int().min(0).max(SIM_MAX_ACTIVITY_RUN_MS),
+        perSecond: z.number().positive().max(SIM_MAX_ACTIVITY_PER_SECOND).optional(),
+      })
+      .refine((run) => ((run.perSecond ?? defaultPerSecond) * run.durationMs) / 1000 <= MAX_STEPS, {
+        path: ['durationMs'],
+        error: `makes more than ${MAX_STEPS} mutations at its perSecond; run it in parts`,
+      }),
+  ]);
+}
 
 /**
  * Starts the Connector API simulator: generates the dataset, serves the 20 operations at
@@ -162,6 +183,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
   const activity = new ActivityGenerator(model, clock);
   const configuredRate = options.activity ? options.activity.perSecond : 0;
+  /** The rate of a timed run that names none. */
+  const defaultRunRate = configuredRate || 5;
+  const activityRun = activityRunSchema(defaultRunRate);
 
   const controls: SimulatorControls = {
     model,
@@ -172,9 +196,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     setFaults: (input) => state.faults.set(input),
     runActivity: async (run) => {
-      const parsed = ActivityRunSchema.parse(run);
+      const parsed = activityRun.parse(run);
       if ('steps' in parsed) return activity.step(parsed.steps);
-      const perSecond = parsed.perSecond ?? (configuredRate || 5);
+      const perSecond = parsed.perSecond ?? defaultRunRate;
       const tickMs = 100;
       let due = 0;
       for (let elapsed = 0; elapsed < parsed.durationMs; elapsed += tickMs) {
@@ -192,7 +216,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     setRateLimit: (limit) => state.limiter.configure(limit),
   };
 
-  const served = Object.assign(state, { enterpriseTokens: perEnterprise });
+  const served: ServedState = Object.assign(state, {
+    enterpriseTokens: perEnterprise,
+    activityRun,
+  });
   const server = createServer((request, response) => {
     route(served, controls, request, response).catch(() => {
       // Every answer carries a Request-Id of its own, this one too (design.md facts).
@@ -232,8 +259,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
 }
 
+/** What the server's routes read besides the API's state. */
+type ServedState = ApiState & {
+  enterpriseTokens: EnterpriseToken[];
+  /** The bounds of a run of `POST /_sim/activity` (see {@link activityRunSchema}). */
+  activityRun: ReturnType<typeof activityRunSchema>;
+};
+
 async function route(
-  state: ApiState & { enterpriseTokens: EnterpriseToken[] },
+  state: ServedState,
   controls: SimulatorControls,
   request: IncomingMessage,
   response: ServerResponse,
@@ -264,7 +298,7 @@ async function route(
 }
 
 async function serveControl(
-  state: ApiState & { enterpriseTokens: EnterpriseToken[] },
+  state: ServedState,
   controls: SimulatorControls,
   url: URL,
   request: IncomingMessage,
@@ -299,7 +333,7 @@ async function serveControl(
       return reply(200, controls.setFaults(FaultConfigSchema.partial().parse(await input())));
     }
     if (path === 'activity' && request.method === 'POST') {
-      await controls.runActivity(ActivityRunSchema.parse(await input()));
+      await controls.runActivity(state.activityRun.parse(await input()));
       return reply(200, { lastSeq: state.model.journal.lastSeq });
     }
     if (path === 'rate-limits/reset' && request.method === 'POST') {

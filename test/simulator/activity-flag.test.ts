@@ -1,9 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import {
-  registerSimulatorCommand,
-  SIM_MAX_ACTIVITY_PER_SECOND,
-} from '../../shared/simulator/cli.ts';
+import { SIM_MAX_ACTIVITY_PER_SECOND } from '../../shared/simulator/activity.ts';
+import { registerSimulatorCommand } from '../../shared/simulator/cli.ts';
 
 async function exitOf(args: string[]): Promise<CommanderError | undefined> {
   const root = new Command()
