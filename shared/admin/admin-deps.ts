@@ -50,6 +50,9 @@ export interface AdminDeps {
    * API (startAdminServer from its token, the API Gateway handler), never by the caller.
    */
   authentication: AdminAuthentication;
-  /** Told about every error answered with 500 (its details never reach the caller). */
+  /**
+   * Told about every error answered with 500 (its details never reach the caller). What it
+   * throws is dropped: the 500 goes out all the same.
+   */
   onError?: (error: unknown, request: { method: string; path: string }) => void;
 }

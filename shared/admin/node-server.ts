@@ -10,7 +10,7 @@ import {
 } from './request-guard.ts';
 import { adminResponseHeaders, serializeAdminBody } from './response-body.ts';
 import type { AdminResponse } from './route.ts';
-import { handleAdminRequest } from './router.ts';
+import { handleAdminRequest, reportAdminError } from './router.ts';
 
 /** Largest request body accepted: 1 MiB (API Gateway's own limit is 10 MB; ours are tiny). */
 export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
@@ -166,7 +166,10 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     serve(request, deps, access, () => serving.add(socket))
       .then((result) => send(response, result))
       .catch((error: unknown) => {
-        options.deps.onError?.(error, { method: request.method ?? '', path: request.url ?? '' });
+        reportAdminError(options.deps, error, {
+          method: request.method ?? '',
+          path: request.url ?? '',
+        });
         if (!response.headersSent)
           send(response, { status: 500, body: { error: 'internal error' } });
         else response.destroy();

@@ -57,8 +57,25 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
   }
   if (error instanceof AdminConflictError) return { status: 409, body: { error: error.message } };
   // Anything else is ours: log it for the operator, say nothing of it to the caller.
-  deps.onError?.(error, { method: request.method, path: request.path });
+  reportAdminError(deps, error, { method: request.method, path: request.path });
   return { status: 500, body: { error: 'internal error' } };
+}
+
+/**
+ * Tells `deps.onError` about an error answered with 500. Never throws: a reporter that fails
+ * (a log line that cannot be written, a message read off a thrown non-Error) is dropped, so the
+ * 500 still goes out and no rejection escapes the server (under Node's defaults one ends it).
+ */
+export function reportAdminError(
+  deps: Pick<AdminDeps, 'onError'>,
+  error: unknown,
+  request: { method: string; path: string },
+): void {
+  try {
+    deps.onError?.(error, request);
+  } catch {
+    // Nowhere left to report it: the reporter is what failed.
+  }
 }
 
 /**
