@@ -28,6 +28,12 @@ export const RANDOM_FAULT_KINDS: readonly FaultKind[] = [
   'drop',
 ];
 
+/**
+ * The longest delay of a `slow` fault: ten minutes, ten times the connector client's default
+ * timeout. Past 2^31 - 1 ms a Node timer fires at once, so the "slow" answer came at once.
+ */
+export const SIM_MAX_SLOW_MS = 600_000;
+
 /** Fault settings; every field is optional and `setFaults` merges them. */
 export const FaultConfigSchema = z.object({
   /** Probability in [0, 1] that an `/api/` request gets a random fault. */
@@ -37,7 +43,7 @@ export const FaultConfigSchema = z.object({
     .min(1)
     .default([...RANDOM_FAULT_KINDS]),
   /** Extra real-time latency of a `slow` fault (wire latency, so it is wall-clock time). */
-  slowMs: z.number().int().min(0).default(1500),
+  slowMs: z.number().int().min(0).max(SIM_MAX_SLOW_MS).default(1500),
   /** Retry-After seconds an injected 429 carries; null sends a 429 without the header. */
   retryAfterSeconds: z.number().int().min(0).nullable().default(1),
   /** Faults for the next requests, in order, before any random draw (deterministic tests). */
