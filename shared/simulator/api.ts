@@ -264,7 +264,8 @@ export async function serveApi(
   }
   const outcome = answer(state, name, text, requestId);
   record(outcome);
-  if (fault === 'slow') await delay(state.faults.current().slowMs);
+  if (fault === 'slow' && !(await delayUnlessClosed(response, state.faults.current().slowMs)))
+    return;
   if (fault === 'malformed' && outcome.status === 200) {
     // A body cut in half: the status says success, the JSON cannot be parsed.
     sendJson(
@@ -276,4 +277,25 @@ export async function serveApi(
     return;
   }
   sendJson(response, outcome.status, outcome.text, requestId, outcome.headers);
+}
+
+/**
+ * Waits `ms` before a slow answer, or less when its connection closes first (the client gave
+ * up, or the simulator is stopping and closed it): a pending timer kept the stopped simulator's
+ * process alive until the delay was over, up to SIM_MAX_SLOW_MS. True when the answer can still
+ * be sent.
+ */
+async function delayUnlessClosed(response: ServerResponse, ms: number): Promise<boolean> {
+  if (response.destroyed) return false;
+  const closed = new AbortController();
+  const abort = () => closed.abort();
+  response.once('close', abort);
+  try {
+    await delay(ms, undefined, { signal: closed.signal });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    response.off('close', abort);
+  }
 }
