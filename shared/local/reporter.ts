@@ -1,3 +1,5 @@
+import { formatDuration } from '../duration.ts';
+import type { HeldStream } from '../polling/poll-runner.ts';
 import type { PollOutcome } from '../polling/poll-stream.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { DispatchLogger } from '../webhooks/dispatcher-deps.ts';
@@ -10,6 +12,13 @@ export interface Reporter {
   warn(message: string, fields?: Record<string, unknown>): void;
   events(events: readonly PublishableEvent[]): void;
   pollOutcome(outcome: PollOutcome): void;
+  /**
+   * A stream held back after a poll whose failure could not be stored either (the local store
+   * refusing writes: a full disk): one line per failed try, so one per backoff step.
+   */
+  streamHeld(held: HeldStream): void;
+  /** A held stream polled and stored again. */
+  streamResumed(resumed: { streamId: string; failures: number }): void;
   /** The dispatcher's logger (delivery failures). */
   dispatchLogger: DispatchLogger;
 }
@@ -28,6 +37,31 @@ export interface ReporterOutput {
  */
 function writeLines(output: ReporterOutput, lines: readonly string[]): void {
   if (lines.length > 0) output.write(lines.join('\n'));
+}
+
+/** The store operations that write (their names open the state store's errors). */
+const STORE_WRITE = /^DynamoDB (PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems) /;
+
+/**
+ * What a held stream's line says happened: the local store refused a write (what a full disk
+ * does), or, for any other error, that the failure could not be stored.
+ */
+export function heldStreamMessage(held: HeldStream): string {
+  const what = STORE_WRITE.test(held.error)
+    ? 'the local store refused a write'
+    : 'its poll failed and the failure could not be stored';
+  return `${held.streamId}: ${what}: this poll is not recorded`;
+}
+
+/** When a held stream is tried again, as its line says it. */
+function retryText(held: HeldStream, now: number): string {
+  const attempts = held.failures === 1 ? '1 failure' : `${held.failures} failures in a row`;
+  return `polled again in ${formatDuration(Math.max(0, held.retryAt - now))} (${attempts})`;
+}
+
+function resumedMessage(resumed: { streamId: string; failures: number }): string {
+  const after = resumed.failures === 1 ? '1 failure' : `${resumed.failures} failures`;
+  return `${resumed.streamId}: polled and stored again after ${after}`;
 }
 
 /** One JSON object per line: `{ time, level, message, ...fields }`. */
@@ -60,6 +94,14 @@ export function jsonReporter(output: ReporterOutput): Reporter {
           error: outcome.setAside.error,
         });
     },
+    streamHeld: (held) =>
+      emit('warn', `${heldStreamMessage(held)}; ${retryText(held, output.now())}`, {
+        streamId: held.streamId,
+        error: held.error,
+        failures: held.failures,
+        retryAt: new Date(held.retryAt).toISOString(),
+      }),
+    streamResumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
     dispatchLogger: {
       warn: (message, fields) => emit('warn', message, fields),
       error: (message, fields) => emit('error', message, fields),
@@ -112,6 +154,13 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
         );
       }
     },
+    streamHeld: (held) =>
+      problem(
+        palette.red('stream held'),
+        `${heldStreamMessage(held)}; ${retryText(held, output.now())}`,
+        { error: held.error },
+      ),
+    streamResumed: (resumed) => problem(palette.green('stream resumed'), resumedMessage(resumed)),
     dispatchLogger: {
       warn: (message, fields) => problem(palette.yellow('delivery'), message, fields),
       error: (message, fields) => problem(palette.red('delivery'), message, fields),

@@ -261,7 +261,12 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       tickMs: Math.min(config.pollIntervalMs / 4, 250),
       concurrency: config.pollConcurrency,
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
-      onError: (error) => reporter.info(`planner tick failed: ${(error as Error).message}`),
+      // A poll whose failure the store could not record (a full disk) is the stream's line,
+      // held back by its backoff; this one is the loop's own read of the states.
+      onStreamHeld: (held) => reporter.streamHeld(held),
+      onStreamResumed: (resumed) => reporter.streamResumed(resumed),
+      onError: (error) =>
+        reporter.warn(`reading the stream states failed: ${(error as Error).message}`),
     });
     stopOnFailedStart.push(() => pollLoop.stop());
 

@@ -4,7 +4,7 @@ import type { StreamState } from '../state/state-store.ts';
 import { isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
-import { dueStreams } from './schedule.ts';
+import { dueStreams, failureBackoffMs } from './schedule.ts';
 import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
 
 /** Streams polled at once by one process. */
@@ -81,7 +81,27 @@ export interface PollLoopOptions {
   /** Streams polled at once (default {@link POLL_LOOP_CONCURRENCY_DEFAULT}). */
   concurrency?: number;
   onOutcome?: (outcome: PollOutcome) => void;
+  /** A failed read of every stream state (the loop tries again at its next full read). */
   onError?: (error: unknown) => void;
+  /**
+   * A stream's poll that failed with nothing recorded, its failure's own write failing too (the
+   * store refusing writes: a full disk): the loop holds the stream back in memory until
+   * `retryAt`, as a stored backoff would. Told once per attempt, so once per backoff step.
+   */
+  onStreamHeld?: (held: HeldStream) => void;
+  /** A held stream's poll that ended recorded again (its store writes go through). */
+  onStreamResumed?: (resumed: { streamId: string; failures: number }) => void;
+}
+
+/** A stream held back in memory after a poll whose failure could not be stored. */
+export interface HeldStream {
+  streamId: string;
+  /** The error its poll ended with (the store's, when it refused the failure's write). */
+  error: string;
+  /** Failed polls in a row: the stored ones and those not stored since. */
+  failures: number;
+  /** Not polled by this process before then ({@link failureBackoffMs} after the failure). */
+  retryAt: number;
 }
 
 /**
@@ -122,6 +142,13 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const catchUpLimit = catchUpSlots(limit);
   const catchUpReserve = limit > 1 ? reservedCatchUpSlots(limit) : 0;
   let states = new Map<string, StreamState>();
+  /**
+   * Streams whose last polls failed and could not store it (a store refusing writes): the
+   * stored state still says due, so each would poll again at every tick, a connector request or
+   * more each time. Held back here by the backoff their stored state would have had, until a
+   * poll of theirs ends recorded.
+   */
+  const heldBack = new Map<string, { failures: number; retryAt: number }>();
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
   let ticksSinceFullRead = Number.POSITIVE_INFINITY;
@@ -155,17 +182,31 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         ? AbortSignal.any([controller.signal, connection.signal])
         : controller.signal,
     };
+    const { streamId } = definition;
     const run = pollStream(definition, runDeps, options.owner)
       .then(async (outcome) => {
         // Its next due time, without waiting for the next full read: the state its poll wrote
         // last (no read per poll), or a re-read when it wrote none (skipped).
-        const state = saved ?? (await deps.store.getStream(definition.streamId));
-        if (state) states.set(definition.streamId, state);
-        else states.delete(definition.streamId);
-        rereadDuringFullRead.set(definition.streamId, state ?? null);
+        const state = saved ?? (await deps.store.getStream(streamId));
+        if (state) states.set(streamId, state);
+        else states.delete(streamId);
+        rereadDuringFullRead.set(streamId, state ?? null);
+        const wasHeld = heldBack.get(streamId);
+        if (wasHeld && (outcome.kind !== 'skipped' || outcome.reason === 'parked')) {
+          heldBack.delete(streamId);
+          options.onStreamResumed?.({ streamId, failures: wasHeld.failures });
+        }
         options.onOutcome?.(outcome);
       })
-      .catch((error: unknown) => options.onError?.(error))
+      .catch((error: unknown) => {
+        if (controller.signal.aborted) return;
+        // Nothing recorded the failure: held back here, by the backoff it would have stored.
+        const failures =
+          (heldBack.get(streamId)?.failures ?? states.get(streamId)?.consecutiveFailures ?? 0) + 1;
+        const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
+        heldBack.set(streamId, { failures, retryAt });
+        options.onStreamHeld?.({ streamId, error: errorText(error), failures, retryAt });
+      })
       .finally(() => {
         running.delete(definition.streamId);
         if (runningCatchUp.delete(definition.streamId))
@@ -239,6 +280,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const now = deps.clock.now();
     for (const definition of dueStreams(definitions, states, now)) {
       if (running.has(definition.streamId)) continue;
+      if ((heldBack.get(definition.streamId)?.retryAt ?? now) > now) continue;
       const state = states.get(definition.streamId);
       const bulkOnly = waitsForBacklog(definition, state, deps.windows, now);
       if (isLiveStream(state) && !bulkOnly) waitingLive.push(definition);
@@ -370,6 +412,10 @@ function mergeNewer(
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
   }
   return merged;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function countCatchUp(counts: Map<string, number>, connectionId: string, by: 1 | -1): void {
