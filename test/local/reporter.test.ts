@@ -100,3 +100,40 @@ describe('records set aside in a poll', () => {
     expect(writes[0]).toContain('Customers[1].Email');
   });
 });
+
+describe('a stream held back after a poll the store could not record', () => {
+  const held = {
+    streamId: 'local:customer',
+    error:
+      'DynamoDB PutItem on table change-bridge failed: InternalServerError: IO error: .bridge/dynamodb/000003.log: No space left on device',
+    failures: 3,
+    retryAt: 4_000,
+  };
+
+  it('is one terminal line naming the stream, the refused write, the next try and the error', () => {
+    const { writes, output } = recordingOutput();
+    const reporter = terminalReporter(output, PLAIN_PALETTE);
+    reporter.streamHeld(held);
+    reporter.streamResumed({ streamId: 'local:customer', failures: 3 });
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toContain(
+      'stream held  local:customer: the local store refused a write: this poll is not recorded; polled again in 4s (3 failures in a row)',
+    );
+    expect(writes[0]).toContain('No space left on device');
+    expect(writes[1]).toContain('local:customer: polled and stored again after 3 failures');
+  });
+
+  it('says only that the failure could not be stored when the error is no refused write', () => {
+    const { writes, output } = recordingOutput();
+    jsonReporter(output).streamHeld({ ...held, error: 'DynamoDB GetItem on table t failed: x' });
+    expect(JSON.parse(writes[0]!)).toMatchObject({
+      level: 'warn',
+      message: expect.stringMatching(
+        /^local:customer: its poll failed and the failure could not be stored: /,
+      ),
+      streamId: 'local:customer',
+      failures: 3,
+      retryAt: new Date(4_000).toISOString(),
+    });
+  });
+});
