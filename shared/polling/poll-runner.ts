@@ -39,6 +39,13 @@ export const FULL_STATE_READ_STREAMS_PER_TICK = 250;
  */
 export const FULL_STATE_READ_SPACING_FACTOR = 10;
 
+/**
+ * Longest wait before a full read of the stream states tries again after failed ones: the
+ * wait starts at one tick and doubles per failure, so a store that cannot be read (its disk
+ * failing) is not asked, and the failure not reported, at every tick.
+ */
+export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
+
 /** A running poll loop. */
 export interface PollLoop {
   /** Lets the in-flight tick finish, then resolves. */
@@ -156,12 +163,16 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   let loaded = false;
   let fullRead: Promise<void> | undefined;
   let nextFullReadAt = Number.NEGATIVE_INFINITY;
+  /** Full reads failed in a row, and when the next may try (see {@link FULL_STATE_READ_RETRY_MAX_MS}). */
+  let fullReadFailures = 0;
+  let fullReadRetryAt = Number.NEGATIVE_INFINITY;
   const readAllStates = async () => {
     rereadDuringFullRead.clear();
     const began = deps.clock.now();
     const listed = await deps.store.listStreams();
     states = mergeNewer(listed, rereadDuringFullRead);
     loaded = true;
+    fullReadFailures = 0;
     const ended = deps.clock.now();
     nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
   };
@@ -335,12 +346,18 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         // the start of due polls; finished polls keep their own states current meanwhile.
         const fullReadEveryTicks = Math.ceil(definitions.length / FULL_STATE_READ_STREAMS_PER_TICK);
         const fullReadDue =
-          !loaded ||
-          (ticksSinceFullRead >= fullReadEveryTicks && deps.clock.now() >= nextFullReadAt);
+          deps.clock.now() >= fullReadRetryAt &&
+          (!loaded ||
+            (ticksSinceFullRead >= fullReadEveryTicks && deps.clock.now() >= nextFullReadAt));
         if (!fullRead && fullReadDue) {
           ticksSinceFullRead = 0;
           fullRead = readAllStates()
-            .catch((error: unknown) => options.onError?.(error))
+            .catch((error: unknown) => {
+              fullReadFailures += 1;
+              const waitMs = options.tickMs * 2 ** Math.min(20, fullReadFailures - 1);
+              fullReadRetryAt = deps.clock.now() + Math.min(FULL_STATE_READ_RETRY_MAX_MS, waitMs);
+              options.onError?.(error);
+            })
             .finally(() => {
               fullRead = undefined;
             });

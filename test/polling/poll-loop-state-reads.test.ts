@@ -57,3 +57,55 @@ describe('the poll loop’s reads of stream states', () => {
     expect(await fullReadsOver(300, 12)).toBe(3);
   });
 });
+
+describe('the poll loop when reading the stream states fails', () => {
+  it('tries again after a doubling wait, not at every tick, and reads within one step once the store answers', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const definitions = streamDefinitions('hotel', settings);
+    const store = new MemoryStateStore();
+    for (const definition of definitions)
+      await store.saveStream(
+        { ...initialStreamState(definition, T0), nextDueAt: T0 + 3_600_000 },
+        0,
+      );
+    let failing = true;
+    let reads = 0;
+    const listStreams = store.listStreams.bind(store);
+    store.listStreams = async () => {
+      reads += 1;
+      if (failing) throw new Error('DynamoDB Query on table t failed: IO error');
+      return listStreams();
+    };
+    const errors: unknown[] = [];
+    const loop = startPollLoop({
+      definitions: () => definitions,
+      deps: collectingPollDeps(store, {} as ConnectorClient, clock, settings),
+      owner: 'test',
+      tickMs: TICK_MS,
+      onError: (error) => errors.push(error),
+    });
+    const tickDone = async () => {
+      while (clock.pendingSleeps === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    const runTicks = async (ticks: number) => {
+      for (let tick = 0; tick < ticks; tick++) {
+        await tickDone();
+        await clock.advance(TICK_MS);
+      }
+      await tickDone();
+    };
+    // 4 s of 100 ms ticks: tries at 0, 0.1, 0.3, 0.7, 1.5 and 3.1 s, not 40.
+    await runTicks(40);
+    expect(reads).toBe(6);
+    expect(errors).toHaveLength(6);
+    // Reads work again: the next try (at 6.3 s) reads, within one step, then every tick again.
+    failing = false;
+    await runTicks(23);
+    expect(reads).toBe(7);
+    await runTicks(2);
+    expect(reads).toBe(9);
+    expect(errors).toHaveLength(6);
+    await loop.stop();
+  });
+});
