@@ -262,11 +262,13 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       concurrency: config.pollConcurrency,
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       // A poll whose failure the store could not record (a full disk) is the stream's line,
-      // held back by its backoff; this one is the loop's own read of the states.
+      // held back by its backoff; this one is the loop's own failures.
       onStreamHeld: (held) => reporter.streamHeld(held),
       onStreamResumed: (resumed) => reporter.streamResumed(resumed),
-      onError: (error) =>
-        reporter.warn(`reading the stream states failed: ${(error as Error).message}`),
+      onError: (error, during) =>
+        reporter.warn(
+          `${during === 'state read' ? 'reading the stream states' : 'planning a poll tick'} failed: ${(error as Error).message}`,
+        ),
     });
     stopOnFailedStart.push(() => pollLoop.stop());
 

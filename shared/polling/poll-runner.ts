@@ -88,8 +88,12 @@ export interface PollLoopOptions {
   /** Streams polled at once (default {@link POLL_LOOP_CONCURRENCY_DEFAULT}). */
   concurrency?: number;
   onOutcome?: (outcome: PollOutcome) => void;
-  /** A failed read of every stream state (the loop tries again at its next full read). */
-  onError?: (error: unknown) => void;
+  /**
+   * A failure of the loop's own: a read of every stream state (`'state read'`, tried again
+   * after {@link FULL_STATE_READ_RETRY_MAX_MS}'s doubling wait), or an error planning a tick
+   * (`'tick'`). A stream's poll is never told here: see `onOutcome` and `onStreamHeld`.
+   */
+  onError?: (error: unknown, during: 'state read' | 'tick') => void;
   /**
    * A stream's poll that failed with nothing recorded, its failure's own write failing too (the
    * store refusing writes: a full disk): the loop holds the stream back in memory until
@@ -356,7 +360,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
               fullReadFailures += 1;
               const waitMs = options.tickMs * 2 ** Math.min(20, fullReadFailures - 1);
               fullReadRetryAt = deps.clock.now() + Math.min(FULL_STATE_READ_RETRY_MAX_MS, waitMs);
-              options.onError?.(error);
+              options.onError?.(error, 'state read');
             })
             .finally(() => {
               fullRead = undefined;
@@ -367,7 +371,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         if (!loaded) await fullRead;
         if (loaded) startDue(definitions);
       } catch (error) {
-        options.onError?.(error);
+        options.onError?.(error, 'tick');
       }
       await deps.clock.sleep(options.tickMs, controller.signal).catch(() => undefined);
     }

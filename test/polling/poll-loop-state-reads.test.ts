@@ -83,7 +83,7 @@ describe('the poll loop when reading the stream states fails', () => {
       deps: collectingPollDeps(store, {} as ConnectorClient, clock, settings),
       owner: 'test',
       tickMs: TICK_MS,
-      onError: (error) => errors.push(error),
+      onError: (error, during) => errors.push(`${during}: ${(error as Error).message}`),
     });
     const tickDone = async () => {
       while (clock.pendingSleeps === 0) await new Promise((resolve) => setTimeout(resolve, 1));
@@ -98,7 +98,7 @@ describe('the poll loop when reading the stream states fails', () => {
     // 4 s of 100 ms ticks: tries at 0, 0.1, 0.3, 0.7, 1.5 and 3.1 s, not 40.
     await runTicks(40);
     expect(reads).toBe(6);
-    expect(errors).toHaveLength(6);
+    expect(errors).toEqual(Array(6).fill('state read: DynamoDB Query on table t failed: IO error'));
     // Reads work again: the next try (at 6.3 s) reads, within one step, then every tick again.
     failing = false;
     await runTicks(23);
