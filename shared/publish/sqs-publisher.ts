@@ -67,10 +67,25 @@ export function sqsJson(value: unknown): string {
   );
 }
 
+/** Every character outside what SQS takes in a body or a String attribute value (see sqsJson). */
+const SQS_OUTSIDE_CHARACTERS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * `value` as an SQS String message attribute value: a String value has the same restrictions
+ * as a body (#x9, #xA, #xD, #x20-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF), and the text is
+ * sent as it is, not as JSON, so each character outside them (a control character, U+FFFE,
+ * U+FFFF, a lone surrogate) becomes U+FFFD, as SQS itself does in a body it takes. The exact
+ * value stays in the body. Pure.
+ * @example sqsText('a\u0001b') // 'a\uFFFDb'
+ */
+export function sqsText(value: string): string {
+  return value.replace(SQS_OUTSIDE_CHARACTERS, '\uFFFD');
+}
+
 /**
  * The SQS message of an event: body = the event JSON, attributes `eventType`,
- * `entityType`, `entityId` (for consumers and SNS-style filtering); in FIFO mode
- * `MessageGroupId` = `<entityType>:<entityId>` (order per entity) and
+ * `entityType`, `entityId` (for consumers and SNS-style filtering; see {@link sqsText}); in
+ * FIFO mode `MessageGroupId` = `<entityType>:<entityId>` (order per entity) and
  * `MessageDeduplicationId` = the event id (a republished event is dropped by SQS within
  * its 5-minute deduplication interval).
  */
@@ -220,5 +235,5 @@ export async function sendSqsBatch(
 }
 
 function stringAttribute(value: string): MessageAttributeValue {
-  return { DataType: 'String', StringValue: value };
+  return { DataType: 'String', StringValue: sqsText(value) };
 }

@@ -261,3 +261,37 @@ describe('SqsPublisher partial failures', () => {
     expect(result.failures).toMatchObject([{ code: 'InvalidParameterValue', target: 'sqs' }]);
   });
 });
+
+describe('SqsPublisher message attributes and FIFO ids as SQS takes them', () => {
+  const client = new SQSClient({ region: 'us-east-1' });
+  const sqsMock = mockClient(client);
+  afterAll(() => sqsMock.restore());
+  // What SQS takes in a body and in a String attribute value (SendMessage, MessageAttributeValue).
+  const SQS_TEXT = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
+
+  const sentEntries = () =>
+    sqsMock
+      .commandCalls(SendMessageBatchCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? []);
+
+  it('sends an entity id with a control character, U+FFFE, U+FFFF or a lone surrogate as attribute text SQS takes', async () => {
+    sqsMock.reset();
+    sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const entityId = 'c\u0001\uFFFE\uFFFF\uD800x\u{1F600}';
+    const event = makeEvent(5, { entityId });
+
+    const result = await new SqsPublisher({ client, queueUrl: 'https://q/1/events' }).publish([
+      event,
+    ]);
+
+    expect(result).toEqual({ published: 1, thinned: 0, failures: [] });
+    const [entry] = sentEntries();
+    for (const value of Object.values(entry?.MessageAttributes ?? {}))
+      expect(value.StringValue).toMatch(SQS_TEXT);
+    expect(entry?.MessageAttributes?.entityId?.StringValue).toBe(
+      'c\uFFFD\uFFFD\uFFFD\uFFFDx\u{1F600}',
+    );
+    // The body keeps the exact id.
+    expect(JSON.parse(entry?.MessageBody ?? '').data.entityId).toBe(entityId);
+  });
+});
