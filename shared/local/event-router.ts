@@ -27,6 +27,7 @@ import {
   SQS_MAX_BYTES,
   type SqsEntry,
   sendSqsBatch,
+  sqsFifoId,
 } from '../publish/sqs-publisher.ts';
 import { type DispatchLanes, type LaneKey, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
@@ -78,7 +79,8 @@ export interface LocalEventRouterOptions {
  * envelope EventBridge delivers to an SQS target, and sends it to the queue of every route
  * whose pattern matches (the real SQS client, against the emulator). An event no route
  * matches is accepted and dropped, as EventBridge does. A FIFO queue gets
- * `MessageGroupId` = the entity key and `MessageDeduplicationId` = the event id.
+ * `MessageGroupId` = the entity key and `MessageDeduplicationId` = the event id (each through
+ * sqsFifoId, as the SQS publisher sends them).
  * @example new LocalEventRouter({ client, routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl }] })
  */
 export class LocalEventRouter implements EventPublisher {
@@ -211,8 +213,8 @@ export class LocalEventRouter implements EventPublisher {
         const key = entityKeyOf(event);
         layer = seenPerGroup.get(key) ?? 0;
         seenPerGroup.set(key, layer + 1);
-        entry.MessageGroupId = key;
-        entry.MessageDeduplicationId = event.id;
+        entry.MessageGroupId = sqsFifoId(key);
+        entry.MessageDeduplicationId = sqsFifoId(event.id);
       }
       prepared.push({ event, entry, bytes, thinned, layer });
     }

@@ -4,7 +4,7 @@ import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
 import type { PublishMetrics } from './publish-metrics.ts';
 import { entityKeyOf, type PublishableEvent } from './publishable-event.ts';
 import type { RetryOptions } from './retry-backoff.ts';
-import { type SqsEntry, SqsPublisher, sqsJson } from './sqs-publisher.ts';
+import { type SqsEntry, SqsPublisher, sqsFifoId, sqsJson } from './sqs-publisher.ts';
 
 /** The target name of the dispatch queue in failures and metrics. */
 export const DISPATCH_QUEUE_TARGET = 'dispatch-queue';
@@ -27,8 +27,8 @@ export function toDispatchEntry(event: PublishableEvent, source: string, fifo = 
   };
   const entry: SqsEntry = { MessageBody: sqsJson(envelope) };
   if (fifo) {
-    entry.MessageGroupId = entityKeyOf(event);
-    entry.MessageDeduplicationId = event.id;
+    entry.MessageGroupId = sqsFifoId(entityKeyOf(event));
+    entry.MessageDeduplicationId = sqsFifoId(event.id);
   }
   return entry;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type MessageAttributeValue,
   SendMessageBatchCommand,
@@ -82,12 +83,30 @@ export function sqsText(value: string): string {
   return value.replace(SQS_OUTSIDE_CHARACTERS, '\uFFFD');
 }
 
+/** What SQS takes as a MessageGroupId or MessageDeduplicationId: 1 to 128 of `!` to `~`. */
+const SQS_FIFO_ID = /^[\x21-\x7E]{1,128}$/;
+
+/**
+ * `value` as a FIFO MessageGroupId or MessageDeduplicationId: SQS takes at most 128
+ * characters, each alphanumeric or punctuation (``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``), and
+ * refuses any other message for good. A value within that is sent as it is; any other (an
+ * entity id with a space or a non-ASCII character, a key over 128 characters) as `sha256:` and
+ * the hex SHA-256 of its UTF-8 bytes (71 characters): the same value always gives the same
+ * id, so an entity's events stay in one group, and two values share one only by a SHA-256
+ * collision. Pure.
+ * @example sqsFifoId('customer:c-1') // 'customer:c-1'
+ */
+export function sqsFifoId(value: string): string {
+  if (SQS_FIFO_ID.test(value)) return value;
+  return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+}
+
 /**
  * The SQS message of an event: body = the event JSON, attributes `eventType`,
  * `entityType`, `entityId` (for consumers and SNS-style filtering; see {@link sqsText}); in
  * FIFO mode `MessageGroupId` = `<entityType>:<entityId>` (order per entity) and
  * `MessageDeduplicationId` = the event id (a republished event is dropped by SQS within
- * its 5-minute deduplication interval).
+ * its 5-minute deduplication interval), each through {@link sqsFifoId}.
  */
 export function toSqsEntry(event: PublishableEvent, fifo: boolean): SqsEntry {
   const entry: SqsEntry = {
@@ -99,8 +118,8 @@ export function toSqsEntry(event: PublishableEvent, fifo: boolean): SqsEntry {
     },
   };
   if (fifo) {
-    entry.MessageGroupId = entityKeyOf(event);
-    entry.MessageDeduplicationId = event.id;
+    entry.MessageGroupId = sqsFifoId(entityKeyOf(event));
+    entry.MessageDeduplicationId = sqsFifoId(event.id);
   }
   return entry;
 }

@@ -294,4 +294,58 @@ describe('SqsPublisher message attributes and FIFO ids as SQS takes them', () =>
     // The body keeps the exact id.
     expect(JSON.parse(entry?.MessageBody ?? '').data.entityId).toBe(entityId);
   });
+
+  // What SQS takes as a MessageGroupId or MessageDeduplicationId.
+  const FIFO_ID = /^[!-~]{1,128}$/;
+
+  it.each([
+    ['a space', 'Standard rate'],
+    ['a non-ASCII character', 'ÖSTERREICH-2020'],
+    ['more than 128 characters', 'x'.repeat(200)],
+    ['U+FFFF', 'c\uFFFF'],
+  ])(
+    'groups the FIFO messages of an entity whose id holds %s by an id SQS takes, the same for each of its events',
+    async (_, entityId) => {
+      sqsMock.reset();
+      sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+      const fifoUrl = 'https://q/1/events.fifo';
+      const dispatchUrl = 'https://q/1/dispatch.fifo';
+      const first = makeEvent(6, { entityType: 'taxEnvironment', entityId });
+      const second = makeEvent(7, { entityType: 'taxEnvironment', entityId });
+      const other = makeEvent(8, { entityType: 'taxEnvironment', entityId: `${entityId}2` });
+
+      await new SqsPublisher({ client, queueUrl: fifoUrl }).publish([first, second, other]);
+      await createDispatchQueuePublisher({ client, queueUrl: dispatchUrl }).publish([first]);
+
+      const entries = sentEntries();
+      expect(entries).toHaveLength(4);
+      for (const entry of entries) {
+        expect(entry.MessageGroupId).toMatch(FIFO_ID);
+        expect(entry.MessageDeduplicationId).toMatch(FIFO_ID);
+      }
+      // The events queue's three (first and other in one request, second after first), then the
+      // dispatch queue's first.
+      const group = (index: number) => entries[index]?.MessageGroupId;
+      expect(entries.map((entry) => JSON.parse(entry.MessageBody ?? '').id)).toEqual([
+        first.id,
+        other.id,
+        second.id,
+        first.id,
+      ]);
+      expect(new Set([group(0), group(2), group(3)]).size).toBe(1);
+      expect(group(1)).not.toBe(group(0));
+    },
+  );
+
+  it('keeps a FIFO group id SQS takes as it is: the entity key', async () => {
+    sqsMock.reset();
+    sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const event = makeEvent(9, { entityId: 'c-9:{x}' });
+
+    await new SqsPublisher({ client, queueUrl: 'https://q/1/events.fifo' }).publish([event]);
+
+    const [entry] = sentEntries();
+    expect(entry?.MessageGroupId).toBe('customer:c-9:{x}');
+    expect(entry?.MessageDeduplicationId).toBe(event.id);
+  });
 });
