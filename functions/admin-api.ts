@@ -18,6 +18,7 @@ import {
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { describeRefusal } from '../shared/publish/observed-publisher.ts';
+import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
@@ -71,7 +72,9 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dynamo = new DynamoDBClient({});
   const policy = { allowPrivate: config.allowPrivate };
   // The admin service only stores and enqueues; the sender is part of the shared deps.
-  const dispatcher = buildWebhookDeps(config.webhooks, dynamo);
+  // The short retries (1.5 s of waiting at most) for the events the API publishes (a ping):
+  // the caller waits for the answer behind API Gateway's 29 s.
+  const dispatcher = buildWebhookDeps(config.webhooks, dynamo, undefined, DEFAULT_RETRY_OPTIONS);
   const state = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
   const connections = new DynamoDbConnectionStore({ client: dynamo, tableName: config.tableName });
   const startedAt = systemClock.now();

@@ -7,6 +7,7 @@ import { loadConnectionSecret } from '../shared/connector/connection-secrets.ts'
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { ObservedPublisher, type Refusal } from '../shared/publish/observed-publisher.ts';
 import { createPublisher, parsePublisherConfig } from '../shared/publish/publisher-config.ts';
+import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import type { StateStore } from '../shared/state/state-store.ts';
 import {
@@ -47,6 +48,10 @@ export function buildAdminWriteThrough(
   const inner = createPublisher(parsePublisherConfig(env), {
     eventBridgeClient: new EventBridgeClient({}),
     sqsClient: new SQSClient({}),
+    // The short retries (1.5 s of waiting at most), not the poller's 16 s: the caller waits for
+    // the answer behind API Gateway's 29 s, and a publish that fails leaves its snapshot
+    // unwritten, so the next poll reports the change.
+    retry: DEFAULT_RETRY_OPTIONS,
     bulkLaneLedger: new DynamoDbBulkLaneLedger({
       client: dynamo,
       tableName: config.tableName,

@@ -8,6 +8,7 @@ import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.t
 import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
 import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
 import { PublisherOperationalSink } from '../shared/publish/publisher-operational-sink.ts';
+import type { RetryOptions } from '../shared/publish/retry-backoff.ts';
 import { createDispatcherDeps, type DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { DispatcherEnvSchema, dispatcherSettings } from '../shared/webhooks/dispatcher-env.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
@@ -57,6 +58,8 @@ export function buildWebhookDeps(
   env: WebhookLambdaEnv,
   dynamo: DynamoDBClient,
   metrics?: DispatchMetrics,
+  /** Retries of the operational events' publishers (default PUBLISH_RETRY_OPTIONS). */
+  retry?: Partial<RetryOptions>,
 ): DispatcherDeps {
   const sqs = new SQSClient({});
   const operationalEvents = new MultiPublisher([
@@ -64,11 +67,13 @@ export function buildWebhookDeps(
       client: sqs,
       queueUrl: env.DISPATCH_QUEUE_URL,
       source: env.EVENT_SOURCE,
+      ...(retry ? { retry } : {}),
     }),
     new EventBridgePublisher({
       client: new EventBridgeClient({}),
       eventBusName: env.EVENT_BUS_NAME,
       source: env.EVENT_SOURCE,
+      ...(retry ? { retry } : {}),
     }),
   ]);
   const settings = dispatcherSettings(env);

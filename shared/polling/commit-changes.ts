@@ -196,7 +196,7 @@ async function judgeAndPublish(
   deps.observer?.onChanges?.(definition.streamId, changes);
   const published =
     changes.events.length > 0
-      ? (await deps.publisher.publish(changes.events, { lane })).published
+      ? (await deps.publisher.publish(changes.events, { lane, deadline: deps.deadline })).published
       : 0;
   return { ...changes, published, stored };
 }
@@ -243,7 +243,7 @@ async function storePageSnapshots(
           publishedAt: guard.publishedAt,
           now: deps.clock.now(),
           publish: async (events) => {
-            await deps.publisher.publish(events, { lane: guard.lane });
+            await deps.publisher.publish(events, { lane: guard.lane, deadline: deps.deadline });
           },
         }).then(() => undefined)
       : deps.store.putSnapshots(streamId, writes);

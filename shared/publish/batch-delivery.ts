@@ -41,6 +41,11 @@ export interface BatchDeliveryOptions<E> {
   random: RandomSource;
   retry: RetryOptions;
   metrics: PublishMetrics;
+  /**
+   * Epoch ms on `clock` past which no retry waits (a poll invocation's deadline): a backoff
+   * that would end after it is not begun, and the publish throws as when the attempts run out.
+   */
+  deadline?: number | undefined;
 }
 
 /** What {@link deliverInBatches} achieved. */
@@ -51,7 +56,8 @@ export interface DeliveryOutcome {
 
 /**
  * Sends prepared entries in batches, layer by layer, retrying only the entries refused for
- * a transient reason, with jittered backoff, up to `retry.maxAttempts` attempts.
+ * a transient reason, with jittered backoff, up to `retry.maxAttempts` attempts and never
+ * waiting past `deadline`.
  * Entries refused for good become failures. Throws a retryable {@link PublishError} when
  * transient refusals outlast the attempts, and a {@link PublishError} classified from the
  * cause when a whole request fails; entries accepted before that stay published.
@@ -69,17 +75,26 @@ export async function deliverInBatches<E>(
       for (let attempt = 1; pending.length > 0; attempt++) {
         const again = await sendOnce(pending, options, delivered, failures);
         if (again.length === 0) break;
-        if (attempt >= options.retry.maxAttempts) {
+        const delay =
+          attempt < options.retry.maxAttempts
+            ? backoffDelayMs(attempt, options.random, options.retry)
+            : undefined;
+        const late =
+          delay !== undefined &&
+          options.deadline !== undefined &&
+          options.clock.now() + delay > options.deadline;
+        if (delay === undefined || late) {
           const last = again[again.length - 1]!.refusal;
           unfinishedReason = 'RetriesExhausted';
+          const until = late ? ', the next one would come after the deadline' : '';
           throw new PublishError(
             options.target,
-            `${again.length} event(s) still refused after ${attempt} attempts (${last.code}: ${last.message})`,
+            `${again.length} event(s) still refused after ${attempt} attempts${until} (${last.code}: ${last.message})`,
             { retryable: true },
           );
         }
         options.metrics.recordRetried(options.target, again.length);
-        await options.clock.sleep(backoffDelayMs(attempt, options.random, options.retry));
+        await options.clock.sleep(delay);
         // Retries go out in the original order, whatever order the parallel batches ended in.
         const retried = new Set(again.map((item) => item.entry));
         pending = layer.filter((item) => retried.has(item));

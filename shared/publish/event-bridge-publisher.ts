@@ -20,9 +20,10 @@ import {
   type EventPublisher,
   PublishError,
   type PublishFailure,
+  type PublishOptions,
   type PublishResult,
 } from './publisher.ts';
-import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
+import { PUBLISH_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
 
 /** Construction options of {@link EventBridgePublisher}. */
 export interface EventBridgePublisherOptions {
@@ -81,7 +82,7 @@ export class EventBridgePublisher implements EventPublisher {
       eventBusName: options.eventBusName ?? 'default',
     };
     this.concurrency = options.concurrency ?? 4;
-    this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+    this.retry = { ...PUBLISH_RETRY_OPTIONS, ...options.retry };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? systemRandom;
     this.metrics = options.metrics ?? NO_PUBLISH_METRICS;
@@ -89,7 +90,10 @@ export class EventBridgePublisher implements EventPublisher {
   }
 
   /** See {@link EventPublisher.publish}. */
-  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+  async publish(
+    events: readonly PublishableEvent[],
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
     let prepared: PreparedEntry<PutEventsRequestEntry>[] = [];
     const failures: PublishFailure[] = [];
     for (const event of events) {
@@ -121,6 +125,7 @@ export class EventBridgePublisher implements EventPublisher {
       random: this.random,
       retry: this.retry,
       metrics: this.metrics,
+      deadline: options.deadline,
     });
     return {
       published: outcome.delivered.length + unmatched,

@@ -51,8 +51,12 @@ export class LaneRoutingPublisher implements EventPublisher {
         });
       });
     const [liveResult, bulkResult] = await Promise.all([
-      live.length > 0 ? this.options.live.publish(live, { lane: 'live' }) : EMPTY_PUBLISH_RESULT,
-      bulk.length > 0 ? this.options.bulk.publish(bulk, { lane: 'bulk' }) : EMPTY_PUBLISH_RESULT,
+      live.length > 0
+        ? this.options.live.publish(live, { ...options, lane: 'live' })
+        : EMPTY_PUBLISH_RESULT,
+      bulk.length > 0
+        ? this.options.bulk.publish(bulk, { ...options, lane: 'bulk' })
+        : EMPTY_PUBLISH_RESULT,
     ]);
     const refused = new Set(bulkResult.failures.map((failure) => failure.eventId));
     // Not counted when the table fails: the stream then takes the bulk lane until its counts

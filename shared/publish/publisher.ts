@@ -41,6 +41,12 @@ export type DispatchLane = 'live' | 'bulk';
 export interface PublishOptions {
   /** Who found the events: a live poll (default) or bulk work. Targets with one lane ignore it. */
   lane?: DispatchLane;
+  /**
+   * Epoch ms (on the publisher's clock) past which retries of refused entries do not wait: the
+   * publish throws instead, leaving time to record the failure (a poll invocation's deadline).
+   * Default: the attempts alone bound them.
+   */
+  deadline?: number | undefined;
 }
 
 /**

@@ -13,10 +13,11 @@ import { entityKeyOf, type PublishableEvent, utf8Bytes } from './publishable-eve
 import type {
   EventPublisher,
   PublishFailure,
+  PublishOptions,
   PublishResult,
   PublishTargetName,
 } from './publisher.ts';
-import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
+import { PUBLISH_RETRY_OPTIONS, type RetryOptions } from './retry-backoff.ts';
 
 /** SendMessageBatch takes at most 10 entries (SQS quota). */
 export const SQS_BATCH_MAX_ENTRIES = 10;
@@ -149,11 +150,14 @@ export class SqsPublisher implements EventPublisher {
   constructor(options: SqsPublisherOptions) {
     this.options = options;
     this.fifo = options.fifo ?? options.queueUrl.endsWith('.fifo');
-    this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+    this.retry = { ...PUBLISH_RETRY_OPTIONS, ...options.retry };
   }
 
   /** See {@link EventPublisher.publish}. */
-  async publish(events: readonly PublishableEvent[]): Promise<PublishResult> {
+  async publish(
+    events: readonly PublishableEvent[],
+    options: PublishOptions = {},
+  ): Promise<PublishResult> {
     const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;
     const target = this.options.target ?? 'sqs';
     const encode = this.options.encode ?? toSqsEntry;
@@ -187,6 +191,7 @@ export class SqsPublisher implements EventPublisher {
       random: this.options.random ?? systemRandom,
       retry: this.retry,
       metrics,
+      deadline: options.deadline,
     });
     return {
       published: outcome.delivered.length,

@@ -8,6 +8,7 @@ import {
 } from '../../shared/polling/commit-changes.ts';
 import { observe } from '../../shared/polling/page-changes.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import type { PublishOptions } from '../../shared/publish/publisher.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { SNAPSHOT_MAX_BYTES } from '../../shared/state/state-store.ts';
 import { collectingPollDeps } from './poll-harness.ts';
@@ -76,5 +77,30 @@ describe('publishObservations', () => {
     const stored = await store.getSnapshots(definition!.streamId, ['c-0000', 'c-0001', 'c-huge']);
 
     expect([...stored.keys()].sort()).toEqual(['c-0000', 'c-0001']);
+  });
+
+  it('publishes with the poll invocation deadline, so retries of throttled entries never wait past it', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+    const [definition] = streamDefinitions('main', settings);
+    const client = createConnectorClient(
+      { baseUrl: 'http://connector.test', clientToken: 'c', accessToken: 'a', client: 'test' },
+      { clock },
+    );
+    const given: (PublishOptions | undefined)[] = [];
+    const deps = {
+      ...collectingPollDeps(new MemoryStateStore(), client, clock, settings),
+      deadline: T0 + 90_000,
+      publisher: {
+        publish: async (events: readonly unknown[], options?: PublishOptions) => {
+          given.push(options);
+          return { published: events.length, thinned: 0, failures: [] };
+        },
+      },
+    };
+
+    await publishObservations(definition!, deps, observe('customer', customers(2)), true);
+
+    expect(given).toEqual([{ lane: 'live', deadline: T0 + 90_000 }]);
   });
 });

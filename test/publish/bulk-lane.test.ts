@@ -94,7 +94,11 @@ function recordingPublisher(refuse: ReadonlySet<string> = new Set()) {
       return { published: events.length - failures.length, thinned: 0, failures };
     },
   };
-  return { publisher, ids: () => calls.flatMap((call) => call.ids) };
+  return {
+    publisher,
+    ids: () => calls.flatMap((call) => call.ids),
+    options: () => calls.map((call) => call.options),
+  };
 }
 
 function event(n: number, connection = 'main'): PublishableEvent {
@@ -125,6 +129,14 @@ describe('LaneRoutingPublisher', () => {
     expect(bulk.ids()).toEqual([eventIdOf(1), eventIdOf(2)]);
     expect(live.ids()).toEqual([]);
     expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
+  });
+
+  it('hands the deadline of the publish to both lanes', async () => {
+    const { live, bulk, publisher } = setup();
+    await publisher.publish([event(1)], { lane: 'bulk', deadline: 42 });
+    await publisher.publish([event(2, 'hotel-7')], { deadline: 43 });
+    expect(bulk.options()).toEqual([{ lane: 'bulk', deadline: 42 }]);
+    expect(live.options()).toEqual([{ lane: 'live', deadline: 43 }]);
   });
 
   it('sends a live event of a stream with bulk events on their way to the bulk queue, others live', async () => {

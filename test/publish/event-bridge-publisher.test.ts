@@ -11,6 +11,7 @@ import { EventBridgePublisher } from '../../shared/publish/event-bridge-publishe
 import { MemoryPublishMetrics } from '../../shared/publish/publish-metrics.ts';
 import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
 import { PublishError } from '../../shared/publish/publisher.ts';
+import { PUBLISH_RETRY_OPTIONS } from '../../shared/publish/retry-backoff.ts';
 import { driveClock } from './clock-driver.ts';
 import { makeEvent, makeEvents } from './fixtures.ts';
 
@@ -191,7 +192,7 @@ describe('EventBridgePublisher', () => {
 
     expect(error).toBeInstanceOf(PublishError);
     expect(error).toMatchObject({ retryable: true, target: 'eventbridge' });
-    expect(sentInputs()).toHaveLength(5);
+    expect(sentInputs()).toHaveLength(PUBLISH_RETRY_OPTIONS.maxAttempts);
     expect(metrics.failures()).toEqual([
       {
         target: 'eventbridge',
@@ -269,5 +270,103 @@ describe('EventBridgePublisher', () => {
       Source: 'acme.changes',
       EventBusName: 'default',
     });
+  });
+});
+
+describe('EventBridgePublisher under PutEvents throttling', () => {
+  const client = new EventBridgeClient({ region: 'us-east-1' });
+  let clock: ManualClock;
+  let start: number;
+  /** When each PutEvents went out, in ms since the test began. */
+  let sentAt: number[];
+
+  /** Throttles every entry until `until` on the clock (forever by default), then accepts. */
+  function throttleUntil(until = Number.POSITIVE_INFINITY): void {
+    eventBridge.on(PutEventsCommand).callsFake((input: PutEventsCommandInput) => {
+      sentAt.push(clock.now() - start);
+      const throttled = clock.now() - start < until;
+      return {
+        FailedEntryCount: throttled ? (input.Entries ?? []).length : 0,
+        Entries: (input.Entries ?? []).map((_, index) =>
+          throttled
+            ? { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' }
+            : { EventId: `eb-${index}` },
+        ),
+      };
+    });
+  }
+
+  /**
+   * Moves the clock 10 ms at a time until `promise` settles; its error, if any. A send may land
+   * up to a step after its backoff ends, hence the 10 ms per try allowed below.
+   */
+  async function settle(promise: Promise<unknown>): Promise<unknown> {
+    let settled = false;
+    const outcome = promise.then(
+      () => {
+        settled = true;
+        return undefined;
+      },
+      (error: unknown) => {
+        settled = true;
+        return error;
+      },
+    );
+    for (let step = 0; !settled && step < 10_000; step++) await clock.advance(10);
+    return outcome;
+  }
+
+  beforeEach(() => {
+    eventBridge.reset();
+    clock = new ManualClock();
+    start = clock.now();
+    sentAt = [];
+  });
+  afterEach(() => eventBridge.reset());
+
+  it('publishes an entry throttled for 5 s, retrying with backoff instead of failing the poll', async () => {
+    throttleUntil(5_000);
+    const publisher = new EventBridgePublisher({ client, clock, random: () => 0.5 });
+
+    const error = await settle(publisher.publish([makeEvent(0)]));
+
+    expect(error).toBeUndefined();
+    // Half of each cap: 50, 100, 200, 400, 800, 1600 and 2500 ms between the tries, so the
+    // eighth goes out at 5650 ms, past the throttling.
+    expect(sentAt).toHaveLength(8);
+    expect(sentAt.at(-1)).toBeGreaterThanOrEqual(5_650);
+    expect(sentAt.at(-1)).toBeLessThanOrEqual(5_650 + 8 * 10);
+  });
+
+  it('gives up on an entry throttled for good after 9 tries and at most 16.3 s of waiting', async () => {
+    throttleUntil();
+    const publisher = new EventBridgePublisher({ client, clock, random: () => 0.999_999 });
+
+    const error = await settle(publisher.publish([makeEvent(0)]));
+
+    expect(error).toBeInstanceOf(PublishError);
+    expect(error).toMatchObject({ retryable: true });
+    expect(sentAt).toHaveLength(9);
+    expect(sentAt.at(-1)).toBeGreaterThan(16_000);
+    expect(sentAt.at(-1)).toBeLessThanOrEqual(16_300 + 9 * 10);
+  });
+
+  it('waits for no retry past the deadline of the publish, and throws before it', async () => {
+    throttleUntil();
+    const publisher = new EventBridgePublisher({
+      client,
+      clock,
+      random: () => 0.5,
+      retry: { maxAttempts: 20 },
+    });
+    const deadline = start + 2_000;
+
+    const error = await settle(publisher.publish([makeEvent(0)], { deadline }));
+
+    expect(error).toBeInstanceOf(PublishError);
+    expect(String(error)).toContain('deadline');
+    // At 0, 50, 150, 350, 750 and 1550 ms: the next, 1600 ms on, would come after 2000.
+    expect(sentAt).toHaveLength(6);
+    expect(clock.now()).toBeLessThanOrEqual(deadline);
   });
 });
