@@ -165,14 +165,33 @@ function splitLayers<E>(prepared: readonly PreparedEntry<E>[]): PreparedEntry<E>
   return layers.filter((layer) => layer.length > 0);
 }
 
-/** Wraps a whole-request failure; AWS marks client faults (bad input, no permission) as final. */
+/**
+ * Names of whole-request errors that pass if sent again later, though AWS models them as
+ * client faults (HTTP 400): EventBridge's `ThrottlingException` over the account's PutEvents
+ * rate, SQS's `RequestThrottled` and KMS throttling of an encrypted queue.
+ */
+const THROTTLING_ERROR_NAMES = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'KmsThrottled',
+  'KMS.ThrottlingException',
+]);
+
+/**
+ * Wraps a whole-request failure; AWS marks client faults (bad input, no permission) as final,
+ * but for throttling ({@link THROTTLING_ERROR_NAMES}).
+ */
 function requestError(target: PublishTargetName, error: unknown): PublishError {
   if (error instanceof PublishError) return error;
   const fault = faultOf(error);
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const throttled = error instanceof Error && THROTTLING_ERROR_NAMES.has(error.name);
   return new PublishError(target, `request failed (${message})`, {
     cause: error,
-    retryable: fault.retryable || fault.kind !== 'client',
+    retryable: throttled || fault.retryable || fault.kind !== 'client',
   });
 }
 

@@ -3,6 +3,7 @@ import {
   PutEventsCommand,
   type PutEventsCommandInput,
   type PutEventsRequestEntry,
+  ThrottlingException,
 } from '@aws-sdk/client-eventbridge';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -213,6 +214,16 @@ describe('EventBridgePublisher', () => {
       retryable: false,
     });
     expect(sentInputs()).toHaveLength(1);
+  });
+
+  it('throws a retryable PublishError when the whole PutEvents is throttled, a client fault AWS says to retry', async () => {
+    eventBridge
+      .on(PutEventsCommand)
+      .rejects(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }));
+    await expect(publisher.publish([makeEvent(0)])).rejects.toMatchObject({
+      name: 'PublishError',
+      retryable: true,
+    });
   });
 
   it('throws a retryable PublishError when the request itself fails', async () => {
