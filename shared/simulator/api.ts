@@ -6,6 +6,7 @@ import { fullRequestSchema, OPERATIONS, type OperationName } from '../connector/
 import { PORTFOLIO_OPERATIONS } from '../connector/portfolio-operations.ts';
 import { fieldIssues } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
+import type { BoundedLog } from './bounded-log.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { FaultInjector, FaultKind } from './faults.ts';
 import { HANDLERS } from './handlers.ts';
@@ -30,7 +31,8 @@ export interface ApiState {
   enterpriseOfToken: ReadonlyMap<string, string>;
   limiter: SimRateLimiter;
   faults: FaultInjector;
-  log: RequestLogEntry[];
+  /** The newest answered requests (see SIM_REQUEST_LOG_MAX_ENTRIES). */
+  log: BoundedLog<RequestLogEntry>;
 }
 
 interface Outcome {

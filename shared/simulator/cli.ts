@@ -149,7 +149,7 @@ async function runSimulator(
     [
       `Connector API simulator listening on ${simulator.url}`,
       `  operations:      ${simulator.url}/api/connector/v1/<entity>/<operation>`,
-      `  journal:         ${simulator.url}/_sim/journal?since=0`,
+      `  journal:         ${simulator.url}/_sim/journal (?since=SEQ for the entries after SEQ)`,
       `  ClientToken:     ${simulator.tokens.clientToken}`,
       `  AccessToken:     ${simulator.tokens.accessToken} (enterprise ${world.enterprises[0]!.Id})`,
       `  enterprises:     ${world.enterprises.length}, each with its own AccessToken: ${simulator.url}/_sim/tokens${flags.tokensFile ? ` and ${flags.tokensFile}` : ''}`,

@@ -11,6 +11,7 @@ import {
   SIM_MAX_ACTIVITY_RUN_STEPS,
 } from './activity.ts';
 import { type ApiState, type SimTokens, serveApi } from './api.ts';
+import { BoundedLog } from './bounded-log.ts';
 import { type EnterpriseToken, enterpriseByToken, enterpriseTokens } from './enterprise-tokens.ts';
 import {
   type FaultConfig,
@@ -20,10 +21,10 @@ import {
 } from './faults.ts';
 import { type DatasetSize, generateDataset } from './generate.ts';
 import { errorBody, readBody, SIM_BODY_TOO_LARGE_MESSAGE, sendJson } from './http-util.ts';
-import type { JournalEntry } from './journal.ts';
+import { type JournalEntry, JournalGapError, SIM_JOURNAL_MAX_ENTRIES } from './journal.ts';
 import type { SimModel } from './model.ts';
 import { SIM_DEFAULT_RATE_LIMIT, type SimRateLimit, SimRateLimiter } from './rate-limit.ts';
-import type { RequestLogEntry } from './request-log.ts';
+import { type RequestLogEntry, SIM_REQUEST_LOG_MAX_ENTRIES } from './request-log.ts';
 
 /** Where the operations live (connector-api.md: the version is in the path). */
 export const SIM_API_PREFIX = '/api/connector/v1/';
@@ -78,6 +79,10 @@ export interface SimulatorOptions {
    * SimModel.commitLagMs).
    */
   commitLagMs?: number;
+  /** Journal entries kept, the newest (default {@link SIM_JOURNAL_MAX_ENTRIES}). */
+  journalMaxEntries?: number;
+  /** Request-log entries kept, the newest (default {@link SIM_REQUEST_LOG_MAX_ENTRIES}). */
+  requestLogMaxEntries?: number;
 }
 
 /** How much simulated activity {@link SimulatorControls.runActivity} performs. */
@@ -87,10 +92,16 @@ export type ActivityRun = { steps: number } | { durationMs: number; perSecond?: 
 export interface SimulatorControls {
   /** The in-memory model, for assertions. */
   readonly model: SimModel;
-  /** Journal entries with seq greater than `sinceSeq`. */
+  /**
+   * Journal entries with seq greater than `sinceSeq`; without it, every entry kept (the newest
+   * `journalMaxEntries`).
+   * @throws JournalGapError when an entry after `sinceSeq` is no longer kept.
+   */
   journal(sinceSeq?: number): JournalEntry[];
-  /** Answered `/api/` requests, oldest first. */
+  /** Answered `/api/` requests, oldest first: the newest `requestLogMaxEntries` of them. */
   requestLog(): RequestLogEntry[];
+  /** Requests answered since the start or the last clear that the request log no longer holds. */
+  requestLogDropped(): number;
   clearRequestLog(): void;
   /** Merges fault settings; returns the settings now in force. */
   setFaults(input: FaultConfigInput): FaultConfig;
@@ -163,6 +174,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   });
   model.deletesMoveUpdatedUtc = options.deletesMoveUpdatedUtc ?? true;
   model.commitLagMs = options.commitLagMs ?? 0;
+  model.journal.setMaxEntries(options.journalMaxEntries ?? SIM_JOURNAL_MAX_ENTRIES);
   const tokens: SimTokens = { ...SIM_DEFAULT_TOKENS, ...options.tokens };
   const perEnterprise = enterpriseTokens(model.world, tokens.accessToken);
   const clash = perEnterprise.findIndex((token) => token.accessToken === tokens.portfolioToken);
@@ -179,7 +191,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     enterpriseOfToken: enterpriseByToken(perEnterprise),
     limiter: new SimRateLimiter(options.rateLimit ?? SIM_DEFAULT_RATE_LIMIT, clock),
     faults: new FaultInjector(options.faults ?? {}, options.random ?? seededRandom(seed ^ 0x5eed)),
-    log: [],
+    log: new BoundedLog(options.requestLogMaxEntries ?? SIM_REQUEST_LOG_MAX_ENTRIES),
   };
   const activity = new ActivityGenerator(model, clock);
   const configuredRate = options.activity ? options.activity.perSecond : 0;
@@ -189,10 +201,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   const controls: SimulatorControls = {
     model,
-    journal: (sinceSeq = 0) => model.journal.since(sinceSeq),
-    requestLog: () => [...state.log],
+    journal: (sinceSeq) => model.journal.since(sinceSeq),
+    requestLog: () => state.log.from(),
+    requestLogDropped: () => state.log.dropped,
     clearRequestLog: () => {
-      state.log.length = 0;
+      state.log.clear();
     },
     setFaults: (input) => state.faults.set(input),
     runActivity: async (run) => {
@@ -314,16 +327,26 @@ async function serveControl(
   const path = url.pathname.slice('/_sim/'.length);
   try {
     if (path === 'journal' && request.method === 'GET') {
-      const since = z.coerce
-        .number()
-        .int()
-        .min(0)
-        .catch(0)
-        .parse(url.searchParams.get('since') ?? 0);
-      return reply(200, { entries: controls.journal(since), lastSeq: state.model.journal.lastSeq });
+      const journal = state.model.journal;
+      const since = url.searchParams.get('since');
+      if (since !== null && !/^\d+$/.test(since))
+        return reply(400, {
+          Message: `since: must be a whole number of 0 or more (the seq of the last entry read), not ${JSON.stringify(since)}`,
+        });
+      try {
+        const entries = controls.journal(since === null ? undefined : Number(since));
+        return reply(200, { entries, lastSeq: journal.lastSeq, dropped: journal.dropped });
+      } catch (error) {
+        if (!(error instanceof JournalGapError)) throw error;
+        return reply(410, {
+          Message: error.message,
+          lastSeq: journal.lastSeq,
+          dropped: journal.dropped,
+        });
+      }
     }
     if (path === 'requests' && request.method === 'GET')
-      return reply(200, { requests: controls.requestLog() });
+      return reply(200, { requests: controls.requestLog(), dropped: controls.requestLogDropped() });
     if (path === 'requests' && request.method === 'DELETE') {
       controls.clearRequestLog();
       return reply(200, {});
