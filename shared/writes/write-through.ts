@@ -101,9 +101,28 @@ export interface WriteThrough {
 }
 
 /**
+ * Headers of a connector answer that is not JSON as the admin API sends it: never rendered by
+ * a browser (an HTML error page of a proxy in front of the connector would otherwise run on
+ * the admin API's origin, the console's): downloaded rather than shown, with no content
+ * allowed to load or run, and never sniffed (every admin answer carries nosniff).
+ */
+const TEXT_ANSWER_HEADERS = {
+  'content-disposition': 'attachment',
+  'content-security-policy': "default-src 'none'; sandbox",
+} as const;
+
+/** `application/json` and `application/<x>+json` (parameters aside): what no browser renders as a page. */
+function isJsonMediaType(contentType: string): boolean {
+  const essence = contentType.split(';')[0]!.trim().toLowerCase();
+  return /^application\/([a-z0-9.!#$&^_-]+\+)?json$/.test(essence);
+}
+
+/**
  * The connector's answer as the caller gets it: the parsed JSON body, or a body that is not
- * JSON (a cut-off answer) as its text with the connector's media type, so it goes out as it
- * came instead of as a JSON string.
+ * JSON (a cut-off answer, a proxy's error page) as its text, unchanged, instead of as a JSON
+ * string. Its media type is the connector's when that is JSON, else
+ * `text/plain; charset=utf-8` (never `text/html`, whatever the connector said), with
+ * {@link TEXT_ANSWER_HEADERS}.
  */
 function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, string> } {
   const headers = passedHeaders(raw);
@@ -111,8 +130,13 @@ function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, st
     return { body: JSON.parse(raw.text), headers };
   } catch {
     const type = raw.headers['content-type'];
-    const contentType = (Array.isArray(type) ? type[0] : type) ?? 'text/plain; charset=utf-8';
-    return { body: raw.text, headers: { ...headers, 'content-type': contentType } };
+    const named = Array.isArray(type) ? type[0] : type;
+    const contentType =
+      named !== undefined && isJsonMediaType(named) ? named : 'text/plain; charset=utf-8';
+    return {
+      body: raw.text,
+      headers: { ...headers, ...TEXT_ANSWER_HEADERS, 'content-type': contentType },
+    };
   }
 }
 
