@@ -111,3 +111,29 @@ export function parseOrThrow<S extends z.ZodType>(
   if (!result.success) throw toValidationError(what, result.error);
   return result.data;
 }
+
+/**
+ * A line's worth of what was thrown, for a log: an Error's message (its name when the message
+ * is empty), a string as it is, a number, boolean, bigint, symbol, `null` or `undefined` as
+ * text; of any other value (an object, a function) only its kind and constructor name, never
+ * its contents, which may hold a token. Never throws (a throwing getter or a Proxy included).
+ * @example describeThrown(new Error('boom')) // 'boom'
+ * @example describeThrown({ accessToken: 'secret' }) // 'a thrown Object, not an Error'
+ */
+export function describeThrown(value: unknown): string {
+  try {
+    if (value instanceof Error) {
+      const { message } = value;
+      return typeof message === 'string' && message !== '' ? message : String(value.name);
+    }
+    if (typeof value === 'string') return value === '' ? 'an empty string thrown' : value;
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+      return `${String(value)} thrown, not an Error`;
+    }
+    const maker = (value as { constructor?: unknown }).constructor;
+    const name = typeof maker === 'function' && maker.name ? maker.name : typeof value;
+    return `a thrown ${name}, not an Error`;
+  } catch {
+    return 'a thrown value that cannot be described';
+  }
+}

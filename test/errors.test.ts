@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { fieldIssues, parseOrThrow } from '../shared/errors.ts';
+import { describeThrown, fieldIssues, parseOrThrow } from '../shared/errors.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
 
 describe('fieldIssues', () => {
@@ -22,5 +22,34 @@ describe('fieldIssues', () => {
       { path: 'jobs[1].x', message: 'Invalid input: expected string, received number' },
       { path: 'count', message: 'Invalid input: expected number, received string' },
     ]);
+  });
+});
+
+describe('describeThrown', () => {
+  it('never throws, whatever was thrown, and never prints the contents of an object', () => {
+    const getterThrows = Object.defineProperty(new Error('x'), 'message', {
+      get: () => {
+        throw new Error('no message');
+      },
+    });
+    const proxy = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+        getPrototypeOf: () => {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(describeThrown(getterThrows)).toBe('a thrown value that cannot be described');
+    expect(describeThrown(proxy)).toBe('a thrown value that cannot be described');
+    expect(describeThrown(Object.create(null))).toBe('a thrown object, not an Error');
+    expect(describeThrown(Symbol('s'))).toBe('Symbol(s) thrown, not an Error');
+    expect(describeThrown(10n)).toBe('10 thrown, not an Error');
+    expect(describeThrown('')).toBe('an empty string thrown');
+    expect(describeThrown(new TypeError(''))).toBe('TypeError');
+    expect(describeThrown({ token: 'secret' })).not.toContain('secret');
   });
 });

@@ -7,7 +7,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '../clo
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
-import { ValidationError } from '../errors.ts';
+import { describeThrown, ValidationError } from '../errors.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { OverlapMemory } from '../polling/overlap-memory.ts';
 import type { PollDeps, StreamDefinition } from '../polling/poll-context.ts';
@@ -267,7 +267,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onStreamResumed: (resumed) => reporter.streamResumed(resumed),
       onError: (error, during) =>
         reporter.warn(
-          `${during === 'state read' ? 'reading the stream states' : 'planning a poll tick'} failed: ${(error as Error).message}`,
+          `${during === 'state read' ? 'reading the stream states' : 'planning a poll tick'} failed: ${describeThrown(error)}`,
         ),
     });
     stopOnFailedStart.push(() => pollLoop.stop());
@@ -284,9 +284,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // The pollers' budget of the token: the proxy's requests count in it.
       clientDeps,
       onPublishError: (error, operation) =>
-        reporter.info(
-          `write-through ${operation}: events not published: ${(error as Error).message}`,
-        ),
+        reporter.info(`write-through ${operation}: events not published: ${describeThrown(error)}`),
     });
     closers.push(() => writeThrough.close());
     const admin: AdminServer = await startAdminServer({
@@ -316,9 +314,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
             return view ? [toBudgetView(connection.id, view)] : [];
           }),
         onError: (error, request) =>
-          reporter.info(
-            `admin ${request.method} ${request.path} failed: ${(error as Error).message}`,
-          ),
+          reporter.info(`admin ${request.method} ${request.path} failed: ${describeThrown(error)}`),
       },
     });
 
