@@ -50,8 +50,9 @@ export interface CallOptions {
    * Epoch ms of the client's clock by which the caller needs the answer (a proxied call, whose
    * own caller stops listening then): each attempt's timeout ends by it, and no attempt starts
    * later than {@link DEADLINE_ATTEMPT_MIN_MS} before it. A failure whose retry would start
-   * later is thrown at once (a 429 with its Retry-After); a grant of the budget that comes too
-   * late sends nothing (a `rate-limit` error without a status).
+   * later is thrown at once (a 429 with its Retry-After); the wait for a grant of the budget
+   * ends by that latest start, which sends nothing (a `rate-limit` error without a status) then,
+   * not when a slot comes.
    */
   deadline?: number;
   /** Who asks, for the token's budget: live polls go before bulk work (default live). */
@@ -214,19 +215,42 @@ export function createConnectorCaller(
     body: Record<string, unknown>,
     options: CallOptions,
   ) {
-    // Its own signal, or its wait signal, aborts the wait for the budget.
-    await budget?.acquire(
-      options.budget ?? { priority: 'live' },
-      anySignal(options.signal, options.waitSignal),
-    );
-    const left = options.deadline === undefined ? timeoutMs : options.deadline - clock.now();
-    if (left < Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS)) {
-      // Sent now, it could be applied after its caller stopped listening: it is not sent.
-      throw new ConnectorError(
+    // Sent after this, it could be applied after its caller stopped listening: it is not sent.
+    const latestStart =
+      options.deadline === undefined
+        ? undefined
+        : options.deadline - Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS);
+    const notSent = () =>
+      new ConnectorError(
         `${name}: not sent: too little time was left before the call's deadline (waiting for the token's connector budget, or earlier attempts, took it); try again later`,
         { category: 'rate-limit', operation: name },
       );
+    if (latestStart !== undefined && clock.now() > latestStart) throw notSent();
+    if (budget) {
+      // Its own signal, or its wait signal, aborts the wait for the budget; so does the latest
+      // start of a call with a deadline, which is answered then, not when a slot comes.
+      const late = latestStart === undefined ? undefined : new AbortController();
+      const endWait = new AbortController();
+      if (late && latestStart !== undefined)
+        clock.sleep(latestStart - clock.now(), endWait.signal).then(
+          () => late.abort(),
+          () => undefined,
+        );
+      try {
+        await budget.acquire(
+          options.budget ?? { priority: 'live' },
+          anySignal(options.signal, options.waitSignal, late?.signal),
+        );
+      } catch (error) {
+        if (late?.signal.aborted && !options.signal?.aborted && !options.waitSignal?.aborted)
+          throw notSent();
+        throw error;
+      } finally {
+        endWait.abort();
+      }
     }
+    const left = options.deadline === undefined ? timeoutMs : options.deadline - clock.now();
+    if (left < Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS)) throw notSent();
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
     try {
       raw = await transport.postJson(
