@@ -46,8 +46,13 @@ function proxyRoute(name: OperationName): AdminRoute {
           // Not sent: no slot of the token's budget before the call's deadline.
           if (error.category === 'rate-limit')
             return { status: 429, body: { error: error.message } };
-          // No answer at all (network, timeout after retries): a gateway error, not ours.
-          return { status: 502, body: { error: error.message } };
+          // No answer at all (network, timeout after retries): a gateway error, not ours. A
+          // write may have reached the connector all the same (an add says so already).
+          const unknown =
+            write && !/may have been applied/.test(error.message)
+              ? '; it may have been applied: look for its effect before sending it again'
+              : '';
+          return { status: 502, body: { error: `${error.message}${unknown}` } };
         }
         throw error;
       }
