@@ -22,11 +22,11 @@ export interface HttpTransport {
 }
 
 /**
- * undici transport with one keep-alive pool per origin. `headersTimeout` and `bodyTimeout`
- * both use the call's timeout, so a stalled server cannot hold a poller forever. The pool has
- * no bound on its connections: a request is sent the moment the token's budget grants it (an
- * idle connection reused, else a new one), because the budget counts arrivals as the server
- * does. A bounded pool held granted requests while its connections were busy (slow pages), and
+ * undici transport with one keep-alive pool per origin. The call's timeout bounds the whole
+ * exchange (headers and body), so neither a stalled nor a trickling server holds a caller past
+ * it. The pool has no bound on its connections: a request is sent the moment the token's
+ * budget grants it (an idle connection reused, else a new one), because the budget counts
+ * arrivals as the server does. A bounded pool held granted requests while its connections were busy (slow pages), and
  * they then arrived with the next window's grants: more than 200 in the server's 30 s. The
  * requests in flight are bounded by the callers (the poll loop's concurrency, one job per
  * Lambda invocation) and by the budgets.
@@ -35,17 +35,28 @@ export function createUndiciTransport(): HttpTransport {
   const agent = new Agent({ keepAliveTimeout: CONNECTOR_KEEP_ALIVE_MS });
   return {
     async postJson(url, body, { timeoutMs, signal }) {
-      const response = await request(url, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
+      // The whole exchange ends by the timeout: headersTimeout and bodyTimeout bound each wait
+      // alone, so an answer that keeps trickling would run past it (past a proxied call's
+      // deadline, its caller gone).
+      // An integer of ms, as AbortSignal.timeout takes (a deadline less now may be fractional).
+      const overall = AbortSignal.timeout(Math.max(0, Math.ceil(timeoutMs)));
+      try {
+        const response = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: signal ? AbortSignal.any([signal, overall]) : overall,
+        });
+        const text = await response.body.text();
+        return { status: response.statusCode, headers: response.headers, text };
+      } catch (error) {
+        if (overall.aborted && !signal?.aborted)
+          throw new Error(`no complete answer within ${timeoutMs} ms`, { cause: error });
+        throw error;
+      }
     },
     close: () => agent.close(),
   };
