@@ -111,16 +111,22 @@ const TEXT_ANSWER_HEADERS = {
   'content-security-policy': "default-src 'none'; sandbox",
 } as const;
 
-/** `application/json` and `application/<x>+json` (parameters aside): what no browser renders as a page. */
-function isJsonMediaType(contentType: string): boolean {
+/**
+ * The media type a JSON type the connector named (`application/json`, `application/<x>+json`:
+ * what no browser renders as a page) goes out as, with the charset the body is sent in (its
+ * text was read as UTF-8); undefined for any other type.
+ */
+function jsonMediaType(contentType: string): string | undefined {
   const essence = contentType.split(';')[0]!.trim().toLowerCase();
-  return /^application\/([a-z0-9.!#$&^_-]+\+)?json$/.test(essence);
+  return /^application\/([a-z0-9.!#$&^_-]+\+)?json$/.test(essence)
+    ? `${essence}; charset=utf-8`
+    : undefined;
 }
 
 /**
  * The connector's answer as the caller gets it: the parsed JSON body, or a body that is not
  * JSON (a cut-off answer, a proxy's error page) as its text, unchanged, instead of as a JSON
- * string. Its media type is the connector's when that is JSON, else
+ * string. Its media type is the connector's when that is JSON (in UTF-8), else
  * `text/plain; charset=utf-8` (never `text/html`, whatever the connector said), with
  * {@link TEXT_ANSWER_HEADERS}.
  */
@@ -132,7 +138,7 @@ function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, st
     const type = raw.headers['content-type'];
     const named = Array.isArray(type) ? type[0] : type;
     const contentType =
-      named !== undefined && isJsonMediaType(named) ? named : 'text/plain; charset=utf-8';
+      (named === undefined ? undefined : jsonMediaType(named)) ?? 'text/plain; charset=utf-8';
     return {
       body: raw.text,
       headers: { ...headers, ...TEXT_ANSWER_HEADERS, 'content-type': contentType },

@@ -91,10 +91,15 @@ describe('the connector proxy and a connector answer that is not JSON', () => {
     admin = undefined;
     connector!.closeAllConnections();
     await new Promise((resolve) => connector!.close(resolve));
-    const cut = await connectorAnswering(200, 'application/json', '{"Vouchers":[{"Id":');
+    const cut = await connectorAnswering(
+      200,
+      'Application/JSON; charset=iso-8859-1',
+      '{"Vouchers":[{"Id":',
+    );
     const answer = await proxied(cut, 'vouchers/add', VOUCHER);
     expect(answer.status).toBe(200);
-    expect(answer.headers.get('content-type')).toBe('application/json');
+    // The text was read and is sent as UTF-8: before, labelled with the connector's charset.
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(await answer.text()).toBe('{"Vouchers":[{"Id":');
   });
 
