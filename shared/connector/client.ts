@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { anySignal } from '../concurrency.ts';
-import { parseOrThrow, ValidationError } from '../errors.ts';
+import { describeThrown, parseOrThrow, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
 import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
@@ -269,7 +269,7 @@ export function createConnectorCaller(
         ? ''
         : '; it may have been applied: check for its records before sending it again';
       throw new ConnectorError(
-        `${name}: no answer from the Connector API (${(cause as Error).message})${unknown}`,
+        `${name}: no answer from the Connector API (${describeThrown(cause)})${unknown}`,
         {
           category: 'network',
           operation: name,

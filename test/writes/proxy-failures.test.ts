@@ -102,6 +102,31 @@ describe('connector proxy failures', () => {
     expect(response.status).toBe(502);
   });
 
+  it('answers 502 when the transport fails with something that is not an Error', async () => {
+    withWriteThrough(
+      {
+        postJson: async () => {
+          throw undefined;
+        },
+        close: async () => {},
+      },
+      async () => ({ published: 0, thinned: 0, failures: [] }),
+    );
+    const response = await driveClock(
+      harness.clock,
+      harness.call('POST', '/api/connector/v1/taxEnvironments/getAll', { body: {} }),
+      5_000,
+    );
+    // Before: 500 internal error, the client's own message reading `.message` off undefined.
+    expect(response).toEqual({
+      status: 502,
+      body: {
+        error:
+          'taxEnvironments/getAll: no answer from the Connector API (undefined thrown, not an Error)',
+      },
+    });
+  });
+
   it('answers 404 when no connection is configured for the proxy', async () => {
     harness = createAdminHarness();
     const response = await harness.call('POST', '/api/connector/v1/taxEnvironments/getAll', {
