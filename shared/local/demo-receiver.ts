@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { describeThrown } from '../errors.ts';
 
 /** What the demo receiver reports per request. */
 export type ReceivedWebhook =
@@ -77,7 +78,7 @@ export async function startDemoReceiver(
       });
       response.writeHead(204).end();
     } catch (error) {
-      onWebhook({ verified: false, id: headers['webhook-id'], reason: (error as Error).message });
+      onWebhook({ verified: false, id: headers['webhook-id'], reason: describeThrown(error) });
       response.writeHead(401).end();
     }
   });

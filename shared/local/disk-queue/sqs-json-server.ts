@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
-import { BridgeError } from '../../errors.ts';
+import { BridgeError, describeThrown } from '../../errors.ts';
 import { WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
 import { refuseForeignCallers } from '../loopback-only.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
@@ -234,7 +234,7 @@ export async function serveSqsJson(
           const type = error instanceof SqsFault ? error.type : 'InternalError';
           reply(error instanceof SqsFault ? 400 : 500, {
             __type: `com.amazonaws.sqs#${type}`,
-            message: (error as Error).message,
+            message: describeThrown(error),
           });
         }
       })();
