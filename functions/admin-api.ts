@@ -24,8 +24,10 @@ import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-co
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import { systemResolver } from '../shared/webhooks/url-policy.ts';
+import type { WriteThroughOptions } from '../shared/writes/write-through.ts';
 import { buildAdminWriteThrough } from './admin-write-through.ts';
 import { createKmsTokenCipher } from './connection-clients.ts';
+import { loggableThrown } from './loggable-thrown.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
@@ -68,6 +70,30 @@ export function readAdminApiEnv(
 const logger = new Logger();
 const metrics = new Metrics();
 
+/**
+ * The admin function's `onError`: logs a request answered 500 with its method and path, the
+ * thrown value as {@link loggableThrown} gives it (an Error in full, anything else by its kind
+ * only, never field by field).
+ */
+export function logAdminRequestFailure(logger: Logger): NonNullable<AdminDeps['onError']> {
+  return (error, request) =>
+    logger.error('admin request failed', { error: loggableThrown(error), ...request });
+}
+
+/**
+ * The admin function's write-through `onPublishError`: logs the operation whose events were
+ * not published and the thrown value as {@link loggableThrown} gives it.
+ */
+export function logUnpublishedWrite(
+  logger: Logger,
+): NonNullable<WriteThroughOptions['onPublishError']> {
+  return (error, operation) =>
+    logger.error('write-through events not published', {
+      error: loggableThrown(error),
+      operation,
+    });
+}
+
 function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dynamo = new DynamoDBClient({});
   const policy = { allowPrivate: config.allowPrivate };
@@ -91,8 +117,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
       process.env,
       state,
       dynamo,
-      (error, operation) =>
-        logger.error('write-through events not published', { error, operation }),
+      logUnpublishedWrite(logger),
       // As the poller: an error log and EventsFailed (the EventsRefused alarm's metric).
       (refusals) => {
         for (const { failure, subject } of refusals) {
@@ -133,7 +158,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     }),
     clock: systemClock,
     random: systemRandom,
-    onError: (error, request) => logger.error('admin request failed', { error, ...request }),
+    onError: logAdminRequestFailure(logger),
   };
 }
 

@@ -1,6 +1,12 @@
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAdminApiHandler, readAdminApiEnv } from '../../functions/admin-api.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  createAdminApiHandler,
+  logAdminRequestFailure,
+  logUnpublishedWrite,
+  readAdminApiEnv,
+} from '../../functions/admin-api.ts';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
@@ -56,6 +62,27 @@ function apiGatewayEvent(
     isBase64Encoded: options.base64 ?? false,
     ...(body !== undefined ? { body } : {}),
   };
+}
+
+/** The lines the Powertools Logger printed (to either stream) while `run` ran. */
+async function printed(run: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = [];
+  const capture = (chunk: string | Uint8Array) => {
+    lines.push(
+      ...String(chunk)
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
+    return true;
+  };
+  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  try {
+    await run();
+  } finally {
+    vi.restoreAllMocks();
+  }
+  return lines;
 }
 
 describe('API Gateway handler (payload v2)', () => {
@@ -136,6 +163,42 @@ describe('API Gateway handler (payload v2)', () => {
     })();
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).path).toBe('EVENT_BUS_NAME');
+  });
+
+  it.each([
+    ['an object holding a token', { accessToken: 'tok-secret-1' }, 'a thrown Object, not an Error'],
+    ['undefined', undefined, 'undefined thrown, not an Error'],
+  ])(
+    'logs a thrown non-Error (%s) by its kind only, never field by field',
+    async (_label, thrown, text) => {
+      harness = createAdminHarness();
+      vi.spyOn(harness.deps.webhooks, 'listSubscriptions').mockRejectedValue(thrown);
+      const handler = createAdminApiHandler(() => ({
+        ...harness.deps,
+        onError: logAdminRequestFailure(new Logger({ serviceName: 'admin' })),
+      }));
+      const lines = await printed(async () => {
+        const answer = await handler(apiGatewayEvent('GET', '/subscriptions'));
+        expect(answer.statusCode).toBe(500);
+      });
+      expect(lines.join('\n')).not.toContain('tok-secret-1');
+      expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+        { message: 'admin request failed', error: text, method: 'GET', path: '/subscriptions' },
+      ]);
+    },
+  );
+
+  it('logs write-through events left unpublished by a thrown non-Error by its kind only', async () => {
+    const log = logUnpublishedWrite(new Logger({ serviceName: 'admin' }));
+    const lines = await printed(async () => {
+      log({ accessToken: 'tok-secret-1' }, 'customers/update');
+      log(undefined, 'customers/update');
+    });
+    expect(lines.join('\n')).not.toContain('tok-secret-1');
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { error: 'a thrown Object, not an Error', operation: 'customers/update' },
+      { error: 'undefined thrown, not an Error', operation: 'customers/update' },
+    ]);
   });
 });
 
