@@ -16,6 +16,7 @@ import type { ConnectorClientDeps } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import { borrowedTransport, createUndiciTransport } from '../connector/http-transport.ts';
+import { describeThrown } from '../errors.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
 import type { StateStore } from '../state/state-store.ts';
@@ -67,7 +68,7 @@ export async function openLocalConnections(
     client: options.dynamo,
     tableName: options.tableName,
     onUnreadable: (id, error) =>
-      options.onError(`connection ${id} is not polled: ${(error as Error).message}`),
+      options.onError(`connection ${id} is not polled: ${describeThrown(error)}`),
   });
   // One keep-alive pool to the connector for every stored connection, however many.
   const transport = createUndiciTransport();
@@ -83,14 +84,14 @@ export async function openLocalConnections(
       createConnectorClient(config, { ...options.clientDeps, transport: sharedTransport }),
     fixed: [options.fixed],
     onError: (id, error) =>
-      options.onError(`connection ${id} is not polled: ${(error as Error).message}`),
+      options.onError(`connection ${id} is not polled: ${describeThrown(error)}`),
   });
   await registry.refresh();
   const refresh = () =>
     registry
       .refresh()
       .catch((error: unknown) =>
-        options.onError(`connections refresh failed: ${(error as Error).message}`),
+        options.onError(`connections refresh failed: ${describeThrown(error)}`),
       );
   const timer = setInterval(refresh, LOCAL_CONNECTION_REFRESH_MS);
   timer.unref();
@@ -106,9 +107,7 @@ export async function openLocalConnections(
         registry
           .refreshConnection(connectionId)
           .catch((error: unknown) =>
-            options.onError(
-              `connection ${connectionId} refresh failed: ${(error as Error).message}`,
-            ),
+            options.onError(`connection ${connectionId} refresh failed: ${describeThrown(error)}`),
           ),
     },
     async close() {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, RandomSource } from '../clock.ts';
+import { describeThrown } from '../errors.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
 import { type DispatchBatchOptions, processDispatchBatch } from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
@@ -164,7 +165,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         clock,
         onError: (error) =>
           reporter.dispatchLogger.error('dispatch batch failed', {
-            error: (error as Error).message,
+            error: describeThrown(error),
           }),
       });
     const loops = [
