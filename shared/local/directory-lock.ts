@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, describeThrown } from '../errors.ts';
 
 const LOCK_FILE = 'LOCK';
 
@@ -110,10 +110,9 @@ function createIn(dir: string, what: string, path: string, content: string): boo
   try {
     return createWith(path, content);
   } catch (error) {
-    throw new BridgeError(
-      `${what} ${dir} cannot be locked: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    throw new BridgeError(`${what} ${dir} cannot be locked: ${describeThrown(error)}`, {
+      cause: error,
+    });
   }
 }
 

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { BridgeError } from '../errors.ts';
+import { BridgeError, describeThrown } from '../errors.ts';
 import { writeBlindWhenPossible } from './dynalite-blind-writes.ts';
 import {
   applyLocalLevelDefaults,
@@ -73,10 +73,9 @@ export async function startDynaliteServer(
       await dynaliteStoreOpen(server);
     } catch (error) {
       const cause = (error as { cause?: unknown }).cause ?? error;
-      throw new BridgeError(
-        `the local store ${path} cannot be opened: ${cause instanceof Error ? cause.message : String(cause)}`,
-        { cause: error },
-      );
+      throw new BridgeError(`the local store ${path} cannot be opened: ${describeThrown(cause)}`, {
+        cause: error,
+      });
     }
   }
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { mapWithConcurrency } from '../concurrency.ts';
+import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
@@ -220,7 +221,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
           (heldBack.get(streamId)?.failures ?? states.get(streamId)?.consecutiveFailures ?? 0) + 1;
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
         heldBack.set(streamId, { failures, retryAt });
-        options.onStreamHeld?.({ streamId, error: errorText(error), failures, retryAt });
+        options.onStreamHeld?.({ streamId, error: describeThrown(error), failures, retryAt });
       })
       .finally(() => {
         running.delete(definition.streamId);
@@ -433,10 +434,6 @@ function mergeNewer(
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
   }
   return merged;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function countCatchUp(counts: Map<string, number>, connectionId: string, by: 1 | -1): void {
