@@ -183,6 +183,8 @@ export function syncCompleted(
 /** Mutable view of the stream state that saves itself with optimistic concurrency. */
 export interface StateHandle {
   current: StreamState;
+  /** The state as last written, or as read: `current` without what is only staged. */
+  saved: StreamState;
   save(patch: Partial<StreamState>): Promise<StreamState>;
   /**
    * Applies `patch` to `current` without a write: the next save writes it with its own patch.
@@ -196,11 +198,13 @@ export interface StateHandle {
 export function stateHandle(store: StateStore, initial: StreamState): StateHandle {
   const handle: StateHandle = {
     current: initial,
+    saved: initial,
     async save(patch) {
       handle.current = await store.saveStream(
         { ...handle.current, ...patch },
         handle.current.version,
       );
+      handle.saved = handle.current;
       return handle.current;
     },
     stage(patch) {

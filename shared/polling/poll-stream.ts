@@ -6,7 +6,6 @@ import {
   type StateHandle,
   type StreamDefinition,
   stateHandle,
-  withSavedStates,
 } from './poll-context.ts';
 import { failureBackoffMs, nextDueTime } from './schedule.ts';
 import { runBackfillPass } from './strategies/backfill-pass.ts';
@@ -206,14 +205,7 @@ export async function pollStream(
       initialStreamState(definition, deps.clock.now());
     // Stopped before anything is written (a stored connection disabled or removed meanwhile).
     if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
-    // The state as last written: what a run cut short saved, and no later run reads again.
-    let saved = stored;
-    const state = stateHandle(
-      withSavedStates(deps.store, (written) => {
-        saved = written;
-      }),
-      stored,
-    );
+    const state = stateHandle(deps.store, stored);
     if (staysParked(stored, deps.client.credential)) {
       // Nothing to ask the connector with the credentials it refused: looked at again at the
       // stream's next due time (in case they change meanwhile), without a request.
@@ -252,7 +244,8 @@ export async function pollStream(
           kind: 'skipped',
           streamId,
           reason: 'stopped',
-          ...setAsideSince(setAsideBefore, saved),
+          // What a run cut short saved, and no later run reads again.
+          ...setAsideSince(setAsideBefore, state.saved),
         };
       // The stream's state changed under the poll (a reset or a backfill started meanwhile): what
       // it read is void and the new state stands, to be polled from at its next due time. Not a
