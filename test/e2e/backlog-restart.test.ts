@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -8,13 +5,12 @@ import {
   StreamListSchema,
   type StreamViewSchema,
 } from '../../shared/admin/schemas.ts';
-import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
-import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
+import type { BridgeProcess } from '../chaos/bridge-process.ts';
 import { adminCaller } from '../support/admin-call.ts';
-import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
+import type { TestReceiver } from './webhook-receiver.ts';
 
 type StreamView = z.infer<typeof StreamViewSchema>;
 
@@ -28,7 +24,7 @@ const SubscriptionSchema = z.object({ secret: z.string() });
 describe('backpressure of change-bridge start, across a SIGKILL', () => {
   let sim: RunningSimulator;
   let receiver: TestReceiver;
-  let dataDir: string;
+  let fixture: CustomerBridge | undefined;
   let bridge: BridgeProcess;
 
   const call = adminCaller(() => bridge.api);
@@ -66,27 +62,17 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     new Set(receiver.received.filter((e) => e.type === 'customer.created').map((e) => e.subject));
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 13, size: 'small', rateLimit: false });
-    receiver = await startTestReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'bridge-backlog-'));
-    bridge = bridgeProcess({
-      port: await freePort(),
-      dataDir,
+    fixture = await customerBridge({
+      seed: 13,
+      dataDirPrefix: 'bridge-backlog-',
       pollInterval: '1s',
-      env: {
-        ...connectorEnvOf(sim),
-        POLL_ENTITIES: 'customer',
-        POLL_HISTORY_START: '400d',
-        BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG),
-      },
+      env: { BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG) },
     });
+    ({ sim, receiver, bridge } = fixture);
   });
 
   afterAll(async () => {
-    await bridge?.kill();
-    await receiver?.close();
-    await sim?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain', async () => {

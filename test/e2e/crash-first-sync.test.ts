@@ -1,16 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { StreamListSchema, type StreamViewSchema } from '../../shared/admin/schemas.ts';
-import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
-import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
+import type { BridgeProcess } from '../chaos/bridge-process.ts';
 import { adminCaller } from '../support/admin-call.ts';
-import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
+import type { TestReceiver } from './webhook-receiver.ts';
 
 type StreamView = z.infer<typeof StreamViewSchema>;
 const STREAM_ID = 'local:customer';
@@ -18,7 +14,7 @@ const STREAM_ID = 'local:customer';
 describe('change-bridge start killed (SIGKILL) in the middle of a first sync with INITIAL_SYNC=emit', () => {
   let sim: RunningSimulator;
   let receiver: TestReceiver;
-  let dataDir: string;
+  let fixture: CustomerBridge | undefined;
   let bridge: BridgeProcess;
   const call = adminCaller(() => bridge.api);
   const customerStream = async (): Promise<StreamView | undefined> => {
@@ -27,28 +23,17 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
   };
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 21, size: 'small', rateLimit: false });
-    receiver = await startTestReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'bridge-crash-sync-'));
-    bridge = bridgeProcess({
-      port: await freePort(),
-      dataDir,
+    fixture = await customerBridge({
+      seed: 21,
+      dataDirPrefix: 'bridge-crash-sync-',
       pollInterval: '1s',
-      env: {
-        ...connectorEnvOf(sim),
-        POLL_ENTITIES: 'customer',
-        POLL_HISTORY_START: '400d',
-        INITIAL_SYNC: 'emit',
-        CONNECTOR_RATE_LIMIT: 'off',
-      },
+      env: { INITIAL_SYNC: 'emit', CONNECTOR_RATE_LIMIT: 'off' },
     });
+    ({ sim, receiver, bridge } = fixture);
   });
 
   afterAll(async () => {
-    await bridge?.kill();
-    await receiver?.close();
-    await sim?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('delivers every created event at least once, under one id each, and ends with the watermark of a whole sync', async () => {

@@ -1,14 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
-import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
-import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
+import type { BridgeProcess } from '../chaos/bridge-process.ts';
 import { adminCaller, waitForFirstSync } from '../support/admin-call.ts';
-import { freePort } from '../support/free-port.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
+import type { TestReceiver } from './webhook-receiver.ts';
 
 /** Long enough that a restarted bridge ignoring the pause would send before it ends. */
 const RETRY_AFTER_SECONDS = 8;
@@ -18,34 +14,24 @@ const LEARNING_MS = 500;
 describe('change-bridge start killed (SIGKILL) while a Retry-After pause is in force, or just after a secret rotation', () => {
   let sim: RunningSimulator;
   let receiver: TestReceiver;
-  let dataDir: string;
+  let fixture: CustomerBridge | undefined;
   let bridge: BridgeProcess;
   const call = adminCaller(() => bridge.api);
   let subscriptionId = '';
   const changeCustomers = () => sim.controls.runActivity({ steps: 40 });
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 29, size: 'small', rateLimit: false });
-    receiver = await startTestReceiver();
-    dataDir = await mkdtemp(join(tmpdir(), 'bridge-crash-pause-'));
-    bridge = bridgeProcess({
-      port: await freePort(),
-      dataDir,
+    fixture = await customerBridge({
+      seed: 29,
+      dataDirPrefix: 'bridge-crash-pause-',
       pollInterval: '500ms',
-      env: {
-        ...connectorEnvOf(sim),
-        POLL_ENTITIES: 'customer',
-        POLL_HISTORY_START: '400d',
-        CONNECTOR_RATE_LIMIT: 'off',
-      },
+      env: { CONNECTOR_RATE_LIMIT: 'off' },
     });
+    ({ sim, receiver, bridge } = fixture);
   });
 
   afterAll(async () => {
-    await bridge?.kill();
-    await receiver?.close();
-    await sim?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await fixture?.close();
   });
 
   it('sends the endpoint nothing before the pause ends, then delivers what waited', async () => {
