@@ -91,7 +91,7 @@ describe('a record that breaks its schema in a snapshot listing', () => {
  */
 describe('a record that breaks its schema among tracked exports', () => {
   it('is set aside and kept, while another export changing is published', async () => {
-    const exports = harness.definitions().find((d) => d.spec.entityType === 'export')!;
+    const { definition: exports, deps } = harness.streamOf('export');
     const model = harness.sim.controls.model;
     // Two exports still followed (an Expired one is no longer asked for), on a stream of their own.
     const [broken, changed] = [...model.exports.all()].slice(0, 2).map((e) => e.record.Id);
@@ -105,7 +105,6 @@ describe('a record that breaks its schema among tracked exports', () => {
       streamId: `${exports.streamId}:broken`,
       trackedIds: [broken!, changed!],
     };
-    const deps = harness.deps(exports.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     model.update(model.exports, 'export', broken!, { Status: 42 } as never);
     model.update(model.exports, 'export', changed!, { Status: 'SomethingNew' });

@@ -96,7 +96,7 @@ describe('a record whose Id is not an identifier in a snapshot listing', () => {
  */
 describe('a record whose Id breaks its schema among tracked exports', () => {
   it('is set aside while another export changing is published and none is deleted', async () => {
-    const exports = harness.definitions().find((d) => d.spec.entityType === 'export')!;
+    const { definition: exports, deps } = harness.streamOf('export');
     const model = harness.sim.controls.model;
     const [broken, changed, removed] = [...model.exports.all()].slice(0, 3).map((e) => e.record.Id);
     expect(removed).toBeDefined();
@@ -109,7 +109,6 @@ describe('a record whose Id breaks its schema among tracked exports', () => {
       streamId: `${exports.streamId}:unkeyed`,
       trackedIds: [broken!, changed!, removed!],
     };
-    const deps = harness.deps(exports.streamId.startsWith('hotel:') ? 'hotel' : 'chain');
     expect(await pollStream(definition, deps, 't')).toMatchObject({ kind: 'polled' });
     model.update(model.exports, 'export', broken!, { Id: null } as never);
     model.update(model.exports, 'export', changed!, { Status: 'SomethingNew' });
