@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
+import { describeThrown } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 
 /** Port of the admin API of `change-bridge start` when BRIDGE_PORT is unset (design.md, CLI). */
@@ -100,11 +101,7 @@ export function unreachableMessage(baseUrl: string, error: unknown): string {
     return `cannot reach the admin API at ${baseUrl}: fetch never connects to port ${port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`;
   }
   const failure = FetchFailureSchema.safeParse(error);
-  const reason = failure.success
-    ? failure.data.cause.code
-    : error instanceof Error
-      ? error.message
-      : String(error);
+  const reason = failure.success ? failure.data.cause.code : describeThrown(error);
   return `cannot reach the admin API at ${baseUrl} (${reason}); is "change-bridge start" running? Use --api URL or BRIDGE_PORT to point elsewhere`;
 }
 
