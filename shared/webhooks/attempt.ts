@@ -6,7 +6,7 @@ import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { applyPause } from './endpoint-health.ts';
 import { disableSubscription, recordHealth } from './endpoint-notices.ts';
-import type { EndpointSignal } from './endpoint-scheduler.ts';
+import { type EndpointSignal, endpointOfUrl } from './endpoint-scheduler.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
 import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
@@ -85,13 +85,12 @@ export async function sendAttempt(
     nextAttemptAt: outcome.kind === 'retry' ? outcome.at : undefined,
   });
 
-  deps.scheduler.record(subscription.id, endpointSignal(result), now);
+  // The URL's limit and pause: every subscription that posts there shares them in the scheduler.
+  const endpoint = endpointOfUrl(subscription.url);
+  deps.scheduler.record(endpoint, endpointSignal(result), now);
   const pauseUntil = outcomePause(outcome);
   const sameUrl = pauseUntil === undefined ? [] : othersAtUrl(subscription, subscriptions);
-  if (pauseUntil !== undefined) {
-    deps.scheduler.pause(subscription.id, pauseUntil);
-    for (const other of sameUrl) deps.scheduler.pause(other.id, pauseUntil);
-  }
+  if (pauseUntil !== undefined) deps.scheduler.pause(endpoint, pauseUntil);
   // The answered subscription's pause is stored first, waiting for no other subscription's write.
   const health = await recordHealth(
     subscription,
@@ -286,10 +285,7 @@ export async function attemptDelivery(
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
   // batch of this process learnt of the pause.
   // Nor while it would wait too long in a slow endpoint's line (`line`): not an attempt.
-  const pausedBefore = Math.max(
-    await endpointPausedUntil(subscription.id, batch),
-    line?.until ?? 0,
-  );
+  const pausedBefore = Math.max(await endpointPausedUntil(subscription, batch), line?.until ?? 0);
   if (pausedBefore > now) return defer(delivery, pausedBefore, place);
   const event = await store.getEvent(delivery.eventId);
   if (!event) {
@@ -314,7 +310,7 @@ export async function attemptDelivery(
       : await batch.notBefore(subscription.id, place.subject, delivery.id);
   if (after !== undefined) return defer(delivery, after, place);
   // Again just before the request: a 429 may have come back while the event was read.
-  const pausedUntil = await endpointPausedUntil(subscription.id, batch);
+  const pausedUntil = await endpointPausedUntil(subscription, batch);
   if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, place);
   const sent = await sendAttempt(
     { delivery, log: record.attempts, subscription, body: event.body },
@@ -345,11 +341,14 @@ interface Place {
  * process's scheduler (its pause, or a deferral for want of slots), or by the batch (its
  * deadline passed).
  */
-async function endpointPausedUntil(subscriptionId: string, batch: DispatchBatch): Promise<number> {
-  const endpoint = await batch.endpoint(subscriptionId);
+async function endpointPausedUntil(
+  subscription: Subscription,
+  batch: DispatchBatch,
+): Promise<number> {
+  const endpoint = await batch.endpoint(subscription.id);
   return Math.max(
     endpoint.pausedUntil ?? 0,
-    batch.deps.scheduler.holdUntil(subscriptionId) ?? 0,
+    batch.deps.scheduler.holdUntil(endpointOfUrl(subscription.url)) ?? 0,
     batch.heldUntil(),
   );
 }

@@ -2,7 +2,12 @@ import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchWaiting } from './batch-waiting.ts';
 import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { DEADLINE_DEFER_MS } from './endpoint-scheduler.ts';
+import {
+  DEADLINE_DEFER_MS,
+  type EndpointSettings,
+  endpointOfUrl,
+  sharedEndpointSettings,
+} from './endpoint-scheduler.ts';
 import type { DeliveryMessage } from './messages.ts';
 import type { QueuedDelivery } from './queue.ts';
 import {
@@ -51,6 +56,13 @@ export const ENDPOINT_STATE_FRESH_MS = 1_000;
  */
 export class DispatchBatch {
   private subscriptionList?: Promise<Map<string, Subscription>>;
+  /** The list once read (see {@link sharedEndpoint}). */
+  private subscriptionsListed: Map<string, Subscription> | undefined;
+  /** Each URL's endpoint and the settings its subscriptions share, as the batch's list has them. */
+  private readonly sharedEndpoints = new Map<
+    string,
+    { endpoint: string; settings: EndpointSettings }
+  >();
   /** When the batch read its list of subscriptions (epoch ms). */
   private subscriptionsReadAt: number | undefined;
   /** Subscriptions read again (or disabled) by this batch since its list was read. */
@@ -102,11 +114,33 @@ export class DispatchBatch {
   subscriptions(): Promise<Map<string, Subscription>> {
     if (!this.subscriptionList) {
       this.subscriptionsReadAt = this.deps.clock.now();
-      this.subscriptionList = this.deps.store
-        .listSubscriptions()
-        .then((all) => new Map(all.map((s) => [s.id, s])));
+      this.subscriptionList = this.deps.store.listSubscriptions().then((all) => {
+        this.subscriptionsListed = new Map(all.map((s) => [s.id, s]));
+        return this.subscriptionsListed;
+      });
     }
     return this.subscriptionList;
+  }
+
+  /**
+   * The endpoint `subscription` posts to (its URL's, see endpointOfUrl) and the settings that
+   * hold there: the smallest `maxConcurrency` and `rateLimitPerSecond` set by the enabled
+   * subscriptions to that URL (see sharedEndpointSettings). Worked out once per URL and batch,
+   * from the batch's list (read before: see {@link subscription}).
+   */
+  sharedEndpoint(subscription: Subscription): { endpoint: string; settings: EndpointSettings } {
+    const known = this.sharedEndpoints.get(subscription.url);
+    if (known) return known;
+    const sharing = [...(this.subscriptionsListed?.values() ?? [])].filter(
+      (other) => other.enabled && other.url === subscription.url && other.id !== subscription.id,
+    );
+    if (subscription.enabled) sharing.push(subscription);
+    const shared = {
+      endpoint: endpointOfUrl(subscription.url),
+      settings: sharedEndpointSettings(sharing),
+    };
+    this.sharedEndpoints.set(subscription.url, shared);
+    return shared;
   }
 
   /**

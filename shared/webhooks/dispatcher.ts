@@ -262,15 +262,13 @@ async function runByEndpoint(
       await handOff.turnOf(task)?.ready;
       // A bulk delivery deferred for its turn comes back on this queue, still behind live work.
       const taskLane = task.kind === 'queued' ? (task.queued.lane ?? lane) : lane;
+      // Its URL's slots, shared with the other subscriptions that post there (a removed
+      // subscription's task sends nothing: its own).
+      const shared = subscription === undefined ? undefined : batch.sharedEndpoint(subscription);
       const running = batch.deps.scheduler.run(
-        endpoint,
-        subjectOf(task),
-        {
-          ...(subscription?.maxConcurrency ? { maxConcurrency: subscription.maxConcurrency } : {}),
-          ...(subscription?.rateLimitPerSecond
-            ? { ratePerSecond: subscription.rateLimitPerSecond }
-            : {}),
-        },
+        shared?.endpoint ?? endpoint,
+        subjectOf(task, endpoint),
+        shared?.settings ?? {},
         (deferUntil) =>
           runTask(
             task,
@@ -328,14 +326,14 @@ class TurnHandOff {
 }
 
 /**
- * What orders a task among its endpoint's: its event's subject (a retry whose message names
- * it shares it: it keeps its place among the subject's deliveries); an older retry message
- * is its own.
+ * What orders a task among its endpoint's: its event's subject at its subscription (a retry
+ * whose message names it shares it: it keeps its place among the subject's deliveries; another
+ * subscription to the same URL keeps its own order); an older retry message is its own.
  */
-function subjectOf(task: Task): string {
-  if (task.kind === 'inline') return `subject:${task.inline.subject}`;
+function subjectOf(task: Task, subscriptionId: string): string {
+  if (task.kind === 'inline') return `${subscriptionId} subject:${task.inline.subject}`;
   const { subject, deliveryId } = task.queued;
-  return subject === undefined ? `delivery:${deliveryId}` : `subject:${subject}`;
+  return subject === undefined ? `delivery:${deliveryId}` : `${subscriptionId} subject:${subject}`;
 }
 
 /** The subject a task's delivery is noted under in the waiting ledger, when known. */

@@ -14,7 +14,11 @@ import {
   shareSlots,
 } from './endpoint-slots.ts';
 
-/** Sort key of an endpoint's slots item, beside its state (`ENDPOINT#<subId>`, `STATE`). */
+/**
+ * Sort key of an endpoint's slots item (`ENDPOINT#<endpoint>`, where the dispatcher's endpoint
+ * is its URL's key, `url:<hash>`: see endpointOfUrl; a subscription's state is `ENDPOINT#<subId>`,
+ * `STATE`).
+ */
 export const SLOTS_SK = 'SLOTS';
 
 /** Reads and conditional writes one share of an endpoint's slots may take before giving up. */
@@ -39,7 +43,7 @@ export interface DynamoDbEndpointSlotsOptions {
 }
 
 /**
- * {@link EndpointSlots} in the state table: one item per endpoint (pk `ENDPOINT#<subId>`, sk
+ * {@link EndpointSlots} in the state table: one item per endpoint (pk `ENDPOINT#<endpoint>`, sk
  * `SLOTS`) with every holder's share and a version. A share is taken by reading the item and
  * writing it back on the condition that its version has not moved, so two dispatchers never
  * both take the same free slot; one that loses reads again (strongly consistent), after a

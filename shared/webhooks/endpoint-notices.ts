@@ -1,6 +1,7 @@
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { applyOutcome, type HealthNotice } from './endpoint-health.ts';
+import { endpointOfUrl } from './endpoint-scheduler.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';
@@ -35,7 +36,7 @@ export async function recordHealth(
   let before = endpoint;
   const fold = (current: EndpointState) => {
     before = current;
-    return applyOutcome(withProcessPause(current, deps), outcome, now, deps.config);
+    return applyOutcome(withProcessPause(current, subscription, deps), outcome, now, deps.config);
   };
   // The common case, a success on a healthy endpoint, changes nothing and waits for nothing.
   const onCopy = fold(endpoint);
@@ -122,8 +123,12 @@ export async function disableSubscription(
  * whose pause is not in `endpoint` (read before, or its write gave up), and a write of the state
  * must not drop that pause (the stored pause is what holds the endpoint across a restart).
  */
-function withProcessPause(endpoint: EndpointState, deps: DispatcherDeps): EndpointState {
-  const known = deps.scheduler.pausedUntil(endpoint.subscriptionId);
+function withProcessPause(
+  endpoint: EndpointState,
+  subscription: Subscription,
+  deps: DispatcherDeps,
+): EndpointState {
+  const known = deps.scheduler.pausedUntil(endpointOfUrl(subscription.url));
   return known !== undefined && known > (endpoint.pausedUntil ?? 0)
     ? { ...endpoint, pausedUntil: known }
     : endpoint;

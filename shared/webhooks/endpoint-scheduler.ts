@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import {
@@ -22,6 +23,55 @@ import { WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
 export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
+
+/** How many URLs' endpoint keys {@link endpointOfUrl} remembers before it starts over. */
+const URL_KEYS_KEPT = 10_000;
+const urlKeys = new Map<string, string>();
+
+/**
+ * The endpoint (the scheduler's key, and in AWS the slots item's) of the receiver at `url`: every
+ * subscription that posts to one URL shares its concurrency limit, the limit's adaptation, its
+ * rate and its Retry-After pause there (README: the receiver at a URL is the endpoint). A hash of
+ * the URL, not the URL: its path or query may hold the receiver's own secret, and the key is
+ * stored and may be named in errors. Remembered, so a delivery costs a map lookup.
+ * @example endpointOfUrl('https://a.example/hook') === endpointOfUrl('https://a.example/hook')
+ */
+export function endpointOfUrl(url: string): string {
+  let key = urlKeys.get(url);
+  if (key === undefined) {
+    key = `url:${createHash('sha256').update(url).digest('base64url')}`;
+    if (urlKeys.size >= URL_KEYS_KEPT) urlKeys.clear();
+    urlKeys.set(url, key);
+  }
+  return key;
+}
+
+/** What an endpoint's subscriptions set for it, as {@link EndpointScheduler.run} takes it. */
+export interface EndpointSettings {
+  maxConcurrency?: number;
+  ratePerSecond?: number;
+}
+
+/**
+ * The settings of an endpoint that several subscriptions post to (see {@link endpointOfUrl}):
+ * the smallest `maxConcurrency` any of them sets and the smallest `rateLimitPerSecond` any of them
+ * sets; one that sets none has no say (16 and no rate apply only when none sets one). Pure.
+ * @example sharedEndpointSettings([{ maxConcurrency: 4 }, {}]) // { maxConcurrency: 4 }
+ */
+export function sharedEndpointSettings(
+  subscriptions: Iterable<{ maxConcurrency?: number; rateLimitPerSecond?: number }>,
+): EndpointSettings {
+  let maxConcurrency: number | undefined;
+  let ratePerSecond: number | undefined;
+  for (const { maxConcurrency: max, rateLimitPerSecond: rate } of subscriptions) {
+    if (max) maxConcurrency = Math.min(maxConcurrency ?? max, max);
+    if (rate) ratePerSecond = Math.min(ratePerSecond ?? rate, rate);
+  }
+  return {
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(ratePerSecond === undefined ? {} : { ratePerSecond }),
+  };
+}
 
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
@@ -56,7 +106,9 @@ export const LINE_CHECK_MS = 250;
  * live lane starts before bulk work waiting at the same endpoint (the lanes keep one subject's
  * events in one lane while its bulk events wait; see DispatchLanes). Given {@link EndpointSlots},
  * the limit and the rate hold across every process that shares them: this one starts no more
- * than its share (see HeldSlots).
+ * than its share (see HeldSlots). The dispatcher names an endpoint by its URL ({@link
+ * endpointOfUrl}), so the subscriptions that post to one URL share all of this, and a subject by
+ * its subscription too (each subscription's deliveries of a subject keep their own order).
  */
 export class EndpointScheduler {
   private readonly lanes = new Map<string, EndpointLane>();
@@ -89,7 +141,7 @@ export class EndpointScheduler {
   async run<T>(
     endpoint: string,
     subject: string,
-    settings: { maxConcurrency?: number; ratePerSecond?: number },
+    settings: EndpointSettings,
     work: (deferUntil?: number) => Promise<T>,
     priority: DispatchLane = 'live',
     deadline?: number,
@@ -238,10 +290,7 @@ export class EndpointScheduler {
     return this.waiting.dueAhead(endpoint, subject, deliveryId);
   }
 
-  private lane(
-    endpoint: string,
-    settings: { maxConcurrency?: number; ratePerSecond?: number },
-  ): EndpointLane {
+  private lane(endpoint: string, settings: EndpointSettings): EndpointLane {
     const max = settings.maxConcurrency ?? ENDPOINT_CONCURRENCY_DEFAULT;
     const ratePerSecond = settings.ratePerSecond || undefined;
     let lane = this.lanes.get(endpoint);

@@ -4,6 +4,7 @@ import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { deliveryStreamId } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
+import { endpointOfUrl } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage } from './messages.ts';
@@ -197,7 +198,7 @@ export async function deliverInline(
     // arrive in the order they were detected (it goes just after the last of them).
     const pausedUntil = Math.max(
       endpoint.pausedUntil ?? 0,
-      deps.scheduler.holdUntil(subscription.id) ?? 0,
+      deps.scheduler.holdUntil(endpointOfUrl(subscription.url)) ?? 0,
       line?.until ?? 0,
     );
     const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);

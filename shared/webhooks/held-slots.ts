@@ -11,7 +11,7 @@ export const SLOT_IDLE_RELEASE_MS = 1000;
 export interface SlotDemand {
   /** Slots it could use now: in flight plus waiting, within its adaptive limit; 0 when idle. */
   wanted: number;
-  /** The endpoint's maximum across every process (its subscription's `maxConcurrency`). */
+  /** The endpoint's maximum across every process (the smallest `maxConcurrency` its subscriptions set). */
   max: number;
   /** Requests in flight from this process: a share never drops below them. */
   inUse: number;

@@ -69,9 +69,12 @@ export const SubscriptionSchema = z.object({
   enabled: z.boolean(),
   disabledReason: z.string().optional(),
   retrySchedule: RetryScheduleSchema.optional(),
-  /** Deliveries in flight to this endpoint at most (default 16); it adapts below this on 429, 503 and timeouts. */
+  /**
+   * Deliveries in flight to this endpoint (its URL) at most (default 16); it adapts below this on
+   * 429, 503 and timeouts. Subscriptions to one URL share it: the smallest one set holds.
+   */
   maxConcurrency: z.number().int().min(1).max(256).optional(),
-  /** Deliveries per second at most, when set. */
+  /** Deliveries per second at most to its URL, when set (the smallest of those to the URL). */
   rateLimitPerSecond: z.number().positive().max(10_000).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),

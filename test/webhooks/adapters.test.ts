@@ -6,6 +6,7 @@ import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-scheduler.ts';
 import {
   buildOperationalEvent,
   EventBridgeOperationalEventSink,
@@ -279,8 +280,8 @@ describe('functions/dispatcher handler', () => {
         clock,
         random: () => 0.5,
       });
-      expect((await otherContainer.hold(subscription.id, 16, 16)).slots).toBe(16);
-      await otherContainer.hold(subscription.id, 0, 16);
+      expect((await otherContainer.hold(endpointOfUrl(subscription.url), 16, 16)).slots).toBe(16);
+      await otherContainer.hold(endpointOfUrl(subscription.url), 0, 16);
       // A replay goes through a delivery message, handled by the same handler.
       await admin.replayEvent(eventIdOf(90));
       const deliveryMessages = await receiveAll(queueUrl);

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { EndpointScheduler, SLOT_WAIT_LIMIT_MS } from '../../shared/webhooks/endpoint-scheduler.ts';
+import {
+  EndpointScheduler,
+  endpointOfUrl,
+  SLOT_WAIT_LIMIT_MS,
+} from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryEndpointSlots } from '../../shared/webhooks/endpoint-slots.ts';
 import { startDispatchFixture, startRealTimeFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
@@ -83,7 +87,8 @@ describe('a batch given a deadline', () => {
     // Sixteen other containers hold one slot each of the endpoint's 16 and keep renewing them:
     // a fair part of 16 among 17 is 1, so this container gets none.
     const others = Array.from({ length: 16 }, (_, n) => slots.holder(`other-${n}`));
-    const renewOthers = () => Promise.all(others.map((o) => o.hold(subscription.id, 1, 16)));
+    const renewOthers = () =>
+      Promise.all(others.map((o) => o.hold(endpointOfUrl(subscription.url), 1, 16)));
     await renewOthers();
     const records = [0, 1, 2].map((n) => ({
       messageId: `m-${n}`,

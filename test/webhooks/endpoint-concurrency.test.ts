@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { EndpointScheduler, endpointOfUrl } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import {
   afterPredecessors,
@@ -242,7 +242,7 @@ describe('EndpointScheduler', () => {
     const { subscription } = await subscribe('/overloaded');
     harness.queue.sendRaw(envelope(changeEvent(eventIdOf(1))));
     await harness.drainVisible();
-    expect(harness.deps.scheduler.limitOf(subscription.id)).toBe(8);
+    expect(harness.deps.scheduler.limitOf(endpointOfUrl(subscription.url))).toBe(8);
   });
 
   it('starts live work before bulk work waiting at the same endpoint, and a subject’s work in order', async () => {

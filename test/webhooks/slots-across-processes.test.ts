@@ -5,6 +5,7 @@ import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-s
 import { bulkShare } from '../../shared/webhooks/endpoint-lane.ts';
 import {
   EndpointScheduler,
+  endpointOfUrl,
   SLOT_DEFER_MS,
   SLOT_WAIT_LIMIT_MS,
 } from '../../shared/webhooks/endpoint-scheduler.ts';
@@ -252,7 +253,8 @@ describe('work that waits too long for slots', () => {
     // Sixteen other containers hold one slot each of the endpoint's 16 and keep renewing them:
     // a fair part of 16 among 17 is 1, so this container gets none.
     const others = Array.from({ length: 16 }, (_, n) => slots.holder(`other-${n}`));
-    const renewOthers = () => Promise.all(others.map((o) => o.hold(subscription.id, 1, 16)));
+    const renewOthers = () =>
+      Promise.all(others.map((o) => o.hold(endpointOfUrl(subscription.url), 1, 16)));
     await renewOthers();
     const batch = processDispatchBatch(
       [{ messageId: 'm1', body: envelope(changeEvent(eventIdOf(1))) }],
@@ -277,6 +279,6 @@ describe('work that waits too long for slots', () => {
     });
     expect(delivery).toMatchObject({ status: 'pending', attempts: 0 });
     expect(delivery!.nextAttemptAt - clock.now()).toBeGreaterThan(SLOT_DEFER_MS - 2_000);
-    expect(harness.deps.scheduler.pausedUntil(subscription.id)).toBeUndefined();
+    expect(harness.deps.scheduler.pausedUntil(endpointOfUrl(subscription.url))).toBeUndefined();
   });
 });
