@@ -34,6 +34,14 @@ export const RANDOM_FAULT_KINDS: readonly FaultKind[] = [
  */
 export const SIM_MAX_SLOW_MS = 600_000;
 
+/**
+ * The longest `Retry-After` an injected 429 carries: a day. Above the client's own cap of an
+ * hour (RETRY_AFTER_MAX_MS), so that cap stays testable, and far below where a client's timer
+ * for it overflows (2^31 - 1 ms, some 24.8 days). Any safe integer was taken: a 429 said
+ * `Retry-After: 9007199254740991`.
+ */
+export const SIM_MAX_RETRY_AFTER_SECONDS = 86_400;
+
 /** Fault settings; every field is optional and `setFaults` merges them. */
 export const FaultConfigSchema = z.object({
   /** Probability in [0, 1] that an `/api/` request gets a random fault. */
@@ -44,8 +52,11 @@ export const FaultConfigSchema = z.object({
     .default([...RANDOM_FAULT_KINDS]),
   /** Extra real-time latency of a `slow` fault (wire latency, so it is wall-clock time). */
   slowMs: z.number().int().min(0).max(SIM_MAX_SLOW_MS).default(1500),
-  /** Retry-After seconds an injected 429 carries; null sends a 429 without the header. */
-  retryAfterSeconds: z.number().int().min(0).nullable().default(1),
+  /**
+   * Retry-After seconds an injected 429 carries (a whole number, 0 to
+   * {@link SIM_MAX_RETRY_AFTER_SECONDS}); null sends a 429 without the header.
+   */
+  retryAfterSeconds: z.number().int().min(0).max(SIM_MAX_RETRY_AFTER_SECONDS).nullable().default(1),
   /** Faults for the next requests, in order, before any random draw (deterministic tests). */
   script: z.array(FaultKindSchema).default([]),
   /** Paginated requests asking for more than this Count get the timeout error (too heavy). */
