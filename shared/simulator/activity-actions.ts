@@ -49,7 +49,8 @@ function meta(model: SimModel, enterpriseId: string | null, chainId?: string) {
 const createCustomer: Action = (model) => {
   const now = model.clock.now();
   const chain = model.someChain();
-  const customer = makeCustomer(model, now, 1000 + model.customers.storedCount, chain);
+  // Counted over every customer ever stored, so a Number stays unique when old ones are purged.
+  const customer = makeCustomer(model, now, 1000 + model.customers.insertedCount, chain);
   model.create(model.customers, 'customer', customer, meta(model, null, chain));
   if (customer.Email) model.emailOwners.set(emailKey(chain, customer.Email), customer.Id);
   return true;

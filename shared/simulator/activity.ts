@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { pickAction, TOTAL_WEIGHT } from './activity-actions.ts';
+import { ActivityRotation } from './activity-rotation.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { SimModel } from './model.ts';
 
@@ -23,22 +24,39 @@ export const SIM_MAX_ACTIVITY_RUN_MS = 3_600_000;
 /**
  * The hotel's background activity: each step draws one weighted action (create, update,
  * touch, soft-delete, restore or hard-delete across entity types) and journals it. The
- * same seed and clock give the same sequence.
+ * same seed and clock give the same sequence. The records it creates are rotated (see
+ * ActivityRotation): past as many as were seeded it deletes its oldest, so its population, and
+ * the simulator's memory, stays bounded however long it runs.
  */
 export class ActivityGenerator {
   private abort: AbortController | null = null;
+  private readonly rotation: ActivityRotation;
 
   constructor(
     private readonly model: SimModel,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // The quotas are the seeded sets' sizes: made before any activity.
+    this.rotation = new ActivityRotation(model);
+  }
 
-  /** Performs `count` mutations now; a draw that finds nothing to act on draws again. */
+  /**
+   * Performs `count` mutations now; a draw that finds nothing to act on draws again. The
+   * rotation's deletes come on top of them.
+   */
   step(count = 1): void {
     advanceExports(this.model);
-    for (let done = 0; done < count; ) {
-      const action = pickAction(this.model.random.source() * TOTAL_WEIGHT);
-      if (action(this.model)) done += 1;
+    const model = this.model;
+    model.onCreated = (type, key) => this.rotation.noteCreated(type, key);
+    try {
+      for (let done = 0; done < count; ) {
+        const action = pickAction(model.random.source() * TOTAL_WEIGHT);
+        if (!action(model)) continue;
+        done += 1;
+        this.rotation.trim();
+      }
+    } finally {
+      model.onCreated = undefined;
     }
   }
 

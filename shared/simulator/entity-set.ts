@@ -30,16 +30,22 @@ const MERGE_MAX_PARTITIONS = 16;
 export type Partitions = { enterpriseIds: Iterable<string> } | { chainIds: Iterable<string> };
 
 /**
- * An insertion-ordered set of records with a Map by key. Records are never spliced out of
- * the order array (hard deletes only flag them), so a cursor keeps its position while
- * records are updated or deleted and a page walk never sees gaps or duplicates. Each
- * enterprise's and each chain's records are also kept in creation order of their own.
+ * An insertion-ordered set of records with a Map by key. A record's `index` (its creation
+ * position) never changes, so a cursor keeps its position while records are updated or deleted
+ * and a page walk never sees gaps or duplicates: hard deletes only flag a record, and only
+ * {@link purge} drops one from memory (the arrays are compacted now and then, their entries
+ * still in order of `index`). Each enterprise's and each chain's records are also kept in
+ * creation order of their own.
  */
 export class EntitySet<T> {
-  private readonly order: Entry<T>[] = [];
+  private order: Entry<T>[] = [];
   private readonly byKey = new Map<string, Entry<T>>();
   private readonly byEnterprise = new Map<string, Entry<T>[]>();
   private readonly byChain = new Map<string, Entry<T>[]>();
+  /** The `index` of the next record inserted: every record ever stored has had one. */
+  private nextIndex = 0;
+  /** Purged entries still in the arrays (see {@link compact}). */
+  private purgedInArrays = 0;
   /** Every update time an entry was given, with the entry (see {@link updatedWithin}). */
   private updates: UpdateMark<T>[] = [];
   /** Whether {@link updates} is in order of time (updates come at the current time; a dataset's do not). */
@@ -58,10 +64,11 @@ export class EntitySet<T> {
     const entry: Entry<T> = {
       ...meta,
       record,
-      index: this.order.length,
+      index: this.nextIndex,
       deletedMs: null,
       removed: false,
     };
+    this.nextIndex += 1;
     this.order.push(entry);
     this.byKey.set(key, entry);
     if (meta.enterpriseId !== null) appendTo(this.byEnterprise, meta.enterpriseId, entry);
@@ -133,6 +140,7 @@ export class EntitySet<T> {
     this.order.forEach((entry, position) => {
       entry.index = position;
     });
+    this.nextIndex = this.order.length;
     for (const index of [this.byEnterprise, this.byChain])
       for (const list of index.values()) list.sort((a, b) => a.index - b.index);
   }
@@ -143,7 +151,7 @@ export class EntitySet<T> {
     return entry && !entry.removed ? entry : undefined;
   }
 
-  /** Any entry ever stored with this key, hard-deleted ones included. */
+  /** Any entry stored with this key, hard-deleted ones included (purged ones not). */
   locate(key: string): Entry<T> | undefined {
     return this.byKey.get(key);
   }
@@ -157,9 +165,43 @@ export class EntitySet<T> {
     return entry;
   }
 
+  /**
+   * Drops a record from memory for good, live, soft-deleted or hard-deleted: it vanishes from
+   * every answer and a cursor naming it is refused, like a hard-deleted one, and no lookup finds
+   * it any more. Other records keep their positions. False when no record has the key.
+   */
+  purge(key: string): boolean {
+    const entry = this.byKey.get(key);
+    if (!entry) return false;
+    if (!entry.removed) {
+      entry.removed = true;
+      this.liveCount -= 1;
+    }
+    this.byKey.delete(key);
+    this.purgedInArrays += 1;
+    // Compacted once a quarter of the order array is purged: each compaction costs the set's
+    // size, paid for by as many purges.
+    if (this.purgedInArrays > 16 && 4 * this.purgedInArrays > this.order.length) this.compact();
+    return true;
+  }
+
+  /** Takes purged entries out of the arrays; the others keep their order and `index`. */
+  private compact(): void {
+    const kept = (entry: Entry<T>) => this.byKey.get(this.keyOf(entry.record)) === entry;
+    this.order = this.order.filter(kept);
+    for (const index of [this.byEnterprise, this.byChain])
+      for (const [id, list] of index) {
+        const left = list.filter(kept);
+        if (left.length > 0) index.set(id, left);
+        else index.delete(id);
+      }
+    this.updates = this.updates.filter((mark) => kept(mark.entry));
+    this.purgedInArrays = 0;
+  }
+
   /** Live entries newest first, starting just below `beforeIndex` (exclusive) when given. */
-  *newestFirst(beforeIndex = this.order.length): Generator<Entry<T>> {
-    for (let i = Math.min(beforeIndex, this.order.length) - 1; i >= 0; i -= 1) {
+  *newestFirst(beforeIndex = this.nextIndex): Generator<Entry<T>> {
+    for (let i = below(this.order, beforeIndex); i >= 0; i -= 1) {
       const entry = this.order[i]!;
       if (!entry.removed) yield entry;
     }
@@ -170,7 +212,7 @@ export class EntitySet<T> {
    * `beforeIndex` (exclusive) when given: the same order as {@link newestFirst} filtered to
    * them, walking only their records.
    */
-  *newestFirstWithin(partitions: Partitions, beforeIndex = this.order.length): Generator<Entry<T>> {
+  *newestFirstWithin(partitions: Partitions, beforeIndex = this.nextIndex): Generator<Entry<T>> {
     const [index, wanted] = this.partitionsOf(partitions);
     if (wanted.size > MERGE_MAX_PARTITIONS) {
       // Walking many short lists in step costs more than walking the whole set once.
@@ -208,7 +250,7 @@ export class EntitySet<T> {
   page(
     keep: (entry: Entry<T>) => boolean,
     count: number,
-    beforeIndex = this.order.length,
+    beforeIndex = this.nextIndex,
     partitions?: Partitions,
   ): Entry<T>[] {
     const page: Entry<T>[] = [];
@@ -253,15 +295,23 @@ export class EntitySet<T> {
     return this.liveCount;
   }
 
-  /** The live entry at a creation-order position counted among all ever stored (for sampling). */
-  at(index: number): Entry<T> | undefined {
-    const entry = this.order[index];
+  /**
+   * The live entry at a creation-order position among those stored, 0 to
+   * {@link storedCount} - 1 (for sampling).
+   */
+  at(position: number): Entry<T> | undefined {
+    const entry = this.order[position];
     return entry && !entry.removed ? entry : undefined;
   }
 
-  /** Number of entries ever stored, hard-deleted ones included. */
+  /** Number of entries stored, hard-deleted ones included (purged ones not). */
   get storedCount(): number {
     return this.order.length;
+  }
+
+  /** Number of records ever inserted, purged ones included: a count that never goes back. */
+  get insertedCount(): number {
+    return this.nextIndex;
   }
 }
 

@@ -153,6 +153,12 @@ export class SimModel {
    */
   commitLagMs = 0;
 
+  /**
+   * Told of every record {@link create} inserts while it is set: the activity sets it for its
+   * own steps, to know the records it made (see ActivityRotation).
+   */
+  onCreated: ((type: JournalEntityType, key: string) => void) | undefined = undefined;
+
   constructor(
     readonly world: SimWorld,
     readonly clock: Clock,
@@ -206,6 +212,7 @@ export class SimModel {
       lag > 0 ? { createdMs: meta.createdMs - lag, updatedMs: meta.updatedMs - lag } : {};
     const entry = set.insert(stamped, { ...meta, ...times, ...ownTimes(stamped) });
     this.journal.append(entry.createdMs, type, set.keyOf(record), 'created');
+    this.onCreated?.(type, set.keyOf(record));
     return entry;
   }
 
@@ -285,6 +292,24 @@ export class SimModel {
     if (!entry) return false;
     this.journal.append(this.clock.now(), type, key, 'hard-deleted');
     return true;
+  }
+
+  /**
+   * Drops a record from memory for good (see EntitySet.purge), with what refers to it from the
+   * model's own lookups (a customer's email, an export's lifecycle). Journals nothing: a record
+   * is purged once its delete was journaled and served (see ActivityRotation). False for an
+   * unknown key.
+   */
+  purge<T>(set: EntitySet<T>, key: string): boolean {
+    const entry = set.locate(key);
+    if (!entry) return false;
+    const record = entry.record as { Email?: unknown };
+    if (set === (this.customers as unknown) && typeof record.Email === 'string') {
+      const emailOf = emailKey(entry.chainId, record.Email);
+      if (this.emailOwners.get(emailOf) === key) this.emailOwners.delete(emailOf);
+    }
+    if (set === (this.exports as unknown)) this.exportTimeline.delete(key);
+    return set.purge(key);
   }
 
   /** Whether `companyId` names one of the world's companies. */

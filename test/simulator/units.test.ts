@@ -104,4 +104,36 @@ describe('EntitySet', () => {
     }
     expect(ids(set.newestFirstWithin({ enterpriseIds: ['e3'] })).length).toBeGreaterThan(0);
   });
+  it('keeps every other record in place, pages and cursors included, when records are purged', () => {
+    const set = new EntitySet<{ Id: string }>((r) => r.Id);
+    for (let i = 0; i < 400; i += 1) {
+      const meta = { enterpriseId: `e${i % 3}`, chainId: 'c', createdMs: i, updatedMs: i };
+      set.insert({ Id: `r${i}` }, meta);
+    }
+    set.remove('r5');
+    // Enough purges that the arrays are compacted (a quarter of them and more).
+    for (let i = 0; i < 300; i += 1) expect(set.purge(`r${i}`)).toBe(true);
+    expect(set.purge('r0')).toBe(false);
+    expect([set.size, set.insertedCount]).toEqual([100, 400]);
+    // Purged entries leave the arrays in batches: at most a quarter of what they hold.
+    expect(set.storedCount).toBeLessThanOrEqual(Math.ceil((100 * 4) / 3) + 16);
+    expect(set.get('r0') ?? set.locate('r5')).toBeUndefined();
+    const anchor = set.get('r350')!;
+    expect(anchor.index).toBe(350);
+    const ids = (entries: Iterable<{ record: { Id: string } }>) =>
+      [...entries].map((e) => e.record.Id);
+    const older = Array.from({ length: 50 }, (_, i) => `r${349 - i}`);
+    expect(ids(set.newestFirst(anchor.index))).toEqual(older);
+    expect(ids(set.page(() => true, 10, anchor.index))).toEqual(older.slice(0, 10));
+    expect(ids(set.newestFirstWithin({ enterpriseIds: ['e1'] }, anchor.index))).toEqual(
+      older.filter((id) => Number(id.slice(1)) % 3 === 1),
+    );
+    expect(ids(set.page(() => true, 5, anchor.index, { enterpriseIds: ['e2'] }))).toEqual(
+      older.filter((id) => Number(id.slice(1)) % 3 === 2).slice(0, 5),
+    );
+    expect(ids(set.updatedWithin(0, 1000, 1000)!).sort()).toEqual(ids(set.all()).sort());
+    set.insert({ Id: 'new' }, { enterpriseId: 'e0', chainId: 'c', createdMs: 400, updatedMs: 400 });
+    expect(set.get('new')?.index).toBe(400);
+    expect(ids(set.newestFirst()).slice(0, 2)).toEqual(['new', 'r399']);
+  });
 });
