@@ -6,6 +6,7 @@ import type { OrderItem } from '../connector/records/index.ts';
 import { dayStartsBetween, isLocalMidnight, localDaysBetween } from '../time-zone.ts';
 import { convertValue, grossAmount } from './amount.ts';
 import type { SimContext } from './context.ts';
+import { hasSubMillisecond } from './instant.ts';
 import { dayPrice, PRICING_MAX_DAYS } from './pricing.ts';
 import { allowedEnterprises, SimApiError } from './query.ts';
 
@@ -57,7 +58,9 @@ export function productsGetPricing(ctx: SimContext, raw: Record<string, unknown>
     ['FirstTimeUnitStartUtc', first],
     ['LastTimeUnitStartUtc', last],
   ] as const) {
-    if (!isLocalMidnight(value, enterprise.timeZone)) {
+    // Exactly the boundary: Date.parse drops digits past the millisecond, so a time 100 ns after
+    // midnight read as midnight.
+    if (hasSubMillisecond(body[field]) || !isLocalMidnight(value, enterprise.timeZone)) {
       throw new SimApiError(
         400,
         `${field}: must be the start of a day time unit (local midnight of ${enterprise.timeZone} in UTC)`,

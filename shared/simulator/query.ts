@@ -1,5 +1,6 @@
 import type { ActivityState, Limitation, TimeFilterInterval } from '../connector/records/index.ts';
 import type { EntitySet, Entry, Partitions } from './entity-set.ts';
+import { boundMs } from './instant.ts';
 
 /**
  * An error answer of the simulated API: the status of the facts table in design.md and a
@@ -26,12 +27,15 @@ export interface TokenScope {
 /** The last time bounds parsed: a page walk tests every record against the same two. */
 const parsedBounds = { start: { text: '', ms: 0 }, end: { text: '', ms: 0 } };
 
-/** `Date.parse(text)`, remembered for the last text of each bound (a walk asks millions of times). */
-function boundMs(which: 'start' | 'end', text: string): number {
+/**
+ * {@link boundMs} of `text`, remembered for the last text of each bound (a walk asks millions of
+ * times).
+ */
+function rememberedBoundMs(which: 'start' | 'end', text: string): number {
   const bound = parsedBounds[which];
   if (bound.text !== text) {
     bound.text = text;
-    bound.ms = Date.parse(text);
+    bound.ms = boundMs(text);
   }
   return bound.ms;
 }
@@ -40,8 +44,8 @@ function boundMs(which: 'start' | 'end', text: string): number {
 export function inInterval(ms: number | null, interval: TimeFilterInterval | undefined): boolean {
   if (!interval) return true;
   if (ms === null) return false;
-  if (interval.StartUtc && ms < boundMs('start', interval.StartUtc)) return false;
-  if (interval.EndUtc && ms >= boundMs('end', interval.EndUtc)) return false;
+  if (interval.StartUtc && ms < rememberedBoundMs('start', interval.StartUtc)) return false;
+  if (interval.EndUtc && ms >= rememberedBoundMs('end', interval.EndUtc)) return false;
   return true;
 }
 
@@ -115,8 +119,8 @@ export function pageOf<T>(
   }
   const updated = updatedUtc?.StartUtc
     ? set.updatedWithin(
-        Date.parse(updatedUtc.StartUtc),
-        updatedUtc.EndUtc ? Date.parse(updatedUtc.EndUtc) : Number.POSITIVE_INFINITY,
+        boundMs(updatedUtc.StartUtc),
+        updatedUtc.EndUtc ? boundMs(updatedUtc.EndUtc) : Number.POSITIVE_INFINITY,
         Math.max(limitation.Count, set.storedCount >>> 4),
       )
     : undefined;
