@@ -4,7 +4,7 @@ import { systemClock } from '../shared/clock.ts';
 import { connectionPages } from '../shared/connections/connection-store.ts';
 import { streamsOfConnection } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
-import { enqueuePollJobs, SQS_MAX_DELAY_MS } from '../shared/polling/enqueue-poll-jobs.ts';
+import { enqueuePollJobs, plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import {
   type ConnectionJob,
   type PlannedConnection,
@@ -58,7 +58,7 @@ async function propsStreamStates(): Promise<Map<string, StreamState>> {
 export const handler = async (): Promise<{ enqueued: number; connections: number }> => {
   const now = systemClock.now();
   // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
-  const lookaheadMs = Math.min(config.settings.intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
+  const lookaheadMs = plannerLookaheadMs(config.settings.intervalMs);
   const propsJobs = planConnectionJobs(
     propsConnections,
     await propsStreamStates(),

@@ -16,13 +16,26 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { parseDuration } from '../shared/duration.ts';
+import { plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import { UNFINISHED_PUBLISH_REASONS } from '../shared/publish/batch-delivery.ts';
 import { BRIDGE_METRICS, SERVICE_DIMENSION, STREAM_DIMENSION } from './metric-names.ts';
-import type { ChangeBridgeConfig } from './props.ts';
+import { type ChangeBridgeConfig, pollIntervalText } from './props.ts';
 import type { ChangeBridgeRuntime } from './runtime.ts';
-import type { ChangeBridgeState } from './stateful.ts';
+import { type ChangeBridgeState, VISIBILITY_TIMEOUT_FACTOR } from './stateful.ts';
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * The age (s) of the oldest poll job past which the `PollJobAge` alarm fires: the planner's
+ * lookahead (a job's longest delay) plus the poll job queue's visibility timeout (a failed
+ * attempt's wait for its retry). 780 s with the defaults (1-minute polling, 120 s poller).
+ */
+export function pollJobAgeAlarmSeconds(config: ChangeBridgeConfig): number {
+  const intervalMs = parseDuration(pollIntervalText(config));
+  const visibilitySeconds = config.pollerTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR;
+  return Math.ceil(plannerLookaheadMs(intervalMs) / 1000) + visibilitySeconds;
+}
 
 /** Options of {@link ChangeBridgeMonitoring}. */
 export interface ChangeBridgeMonitoringProps {
@@ -32,7 +45,7 @@ export interface ChangeBridgeMonitoringProps {
 }
 
 /**
- * Alarms (dead letters, poll failures, dispatcher errors, watermark age, delivery failure rate,
+ * Alarms (dead letters, poll failures, poll jobs waiting, dispatcher errors, watermark age, delivery failure rate,
  * malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, throttling)
  * publishing to an encrypted SNS topic, and one
  * dashboard.
@@ -120,6 +133,23 @@ export class ChangeBridgeMonitoring extends Construct {
       evaluationPeriods: plannerPeriod.toMinutes() > 720 ? 1 : 2,
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
+    });
+
+    // Every other poll alarm reads what poll jobs report: pollers that take no job (their event
+    // source disabled, their concurrency at 0, their backlog beyond pollerMaxConcurrency) report
+    // nothing, and the planner's jobs wait in the queue. A healthy job waits there at most its
+    // delay (the planner's lookahead: one POLL_INTERVAL, at most 15 minutes) and, after one
+    // failed attempt, a visibility timeout before its retry: older than both, it is stuck.
+    const pollJobAgeSeconds = pollJobAgeAlarmSeconds(config);
+    this.addAlarm('PollJobAge', {
+      description: `A poll job has waited in its queue more than ${pollJobAgeSeconds} s: the pollers are not taking jobs, or fall behind (raise pollerMaxConcurrency?).`,
+      metric: state.pollJobQueue.metricApproximateAgeOfOldestMessage({
+        period: Duration.minutes(1),
+        statistic: 'Maximum',
+      }),
+      threshold: pollJobAgeSeconds,
+      evaluationPeriods: 2,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
 
     // The dispatcher answers a record it could not handle with a batch item failure, so a failed

@@ -201,6 +201,11 @@ export function resolveChangeBridgeProps(props: unknown): ChangeBridgeConfig {
   return parseOrThrow(ChangeBridgePropsSchema, props, 'ChangeBridge props');
 }
 
+/** `POLL_INTERVAL` as the functions get it: the `pollInterval` prop, else the planner's rate. */
+export function pollIntervalText(config: ChangeBridgeConfig): string {
+  return config.pollInterval ?? `${config.pollRateMinutes * 60}s`;
+}
+
 /** True when the poller publishes to the SQS events queue, which then has to exist. */
 export function publishesToSqs(config: ChangeBridgeConfig): boolean {
   return config.publishTargets !== 'eventbridge';

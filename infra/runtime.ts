@@ -22,6 +22,7 @@ import {
   DISPATCH_BATCH_SIZE,
   DISPATCH_BATCHING_WINDOW_SECONDS,
   FIFO_DISPATCH_BATCH_SIZE,
+  pollIntervalText,
 } from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
 
@@ -388,7 +389,7 @@ function bridgeEnvironment(
     DEPLOYMENT_SECRET_ARN: lengths.secretArn(state.deploymentSecret),
     CONNECTION_TOKEN_KEY_ARN: lengths.keyArn(state.connectionTokenKey),
     // Each stream is due once per planner run unless told otherwise.
-    POLL_INTERVAL: config.pollInterval ?? `${config.pollRateMinutes * 60}s`,
+    POLL_INTERVAL: pollIntervalText(config),
     INITIAL_SYNC: config.initialSync,
     // Per-stream watermark ages (a custom metric each): see the streamMetrics prop.
     STREAM_METRICS: config.streamMetrics ? 'true' : 'false',

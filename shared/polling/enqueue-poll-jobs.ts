@@ -17,6 +17,16 @@ import { chunk } from './strategies/paged-records.ts';
 export const SQS_MAX_DELAY_MS = 900_000;
 
 /**
+ * How far ahead the planner plans: one POLL_INTERVAL (a minute when unset), at most SQS's
+ * longest delay. A job goes out delayed to its earliest due stream, so a healthy job waits
+ * in the queue at most this long before a poller may take it.
+ * @example plannerLookaheadMs(3_600_000) === 900_000
+ */
+export function plannerLookaheadMs(intervalMs: number | undefined): number {
+  return Math.min(intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
+}
+
+/**
  * SendMessageBatch requests in flight at once: 10,000 jobs are 1,000 requests, about 20 s one
  * after another at 20 ms each (most of the planner's 30 s timeout), about 2 s ten at a time.
  */

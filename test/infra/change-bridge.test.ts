@@ -47,6 +47,15 @@ describe('ChangeBridge construct', () => {
     });
   });
 
+  it('alarms on poll jobs older than the planner rate delays them plus one retry', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (alarm) => alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage',
+    );
+    expect(alarms).toHaveLength(1);
+    // 5-minute planning delays a job up to 300 s; a failed attempt waits 720 s for its retry.
+    expect(alarms[0]!.Properties.Threshold).toBe(300 + 720);
+  });
+
   it('publishes to EventBridge only by default: no events queue and no PUBLISH_QUEUE_URL', () => {
     expect(bridge.state.eventsQueue).toBeUndefined();
     // Poll jobs, dispatch and bulk dispatch with their DLQs: no rule, so no rule DLQ.

@@ -592,6 +592,30 @@ describe('runtime stack', () => {
     expect(errorAlarms[0]!.Properties.EvaluationPeriods * 300).toBeLessThanOrEqual(900);
   });
 
+  it('alarms when poll jobs wait in their queue longer than their delay and one retry, so pollers that take no job do not go unnoticed', () => {
+    // Pollers that take no job (event source disabled, concurrency at 0) report nothing, so
+    // every alarm on what jobs report stays quiet; only the queue shows the jobs waiting.
+    const queue = logicalId(built.stateful.state.pollJobQueue);
+    const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm')).filter(
+      (alarm) =>
+        alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
+        JSON.stringify(alarm.Properties.Dimensions).includes(queue),
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Period: 60,
+      // A 1-minute planner's job waits at most 60 s (its delay), and 720 s (6 x the 120 s
+      // poller timeout) more after one failed attempt.
+      Threshold: 60 + 720,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+      OKActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+    });
+  });
+
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, a planner not running and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
