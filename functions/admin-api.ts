@@ -11,15 +11,18 @@ import { adminResponseHeaders, serializeAdminBody } from '../shared/admin/respon
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
+import type { ConnectionStore } from '../shared/connections/connection-store.ts';
 import {
   enabledConnectionStreams,
   environmentConnectionView,
+  streamsOfConnection,
 } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
-import { parseOrThrow } from '../shared/errors.ts';
+import { parseOrThrow, ValidationError } from '../shared/errors.ts';
 import { describeRefusal } from '../shared/publish/observed-publisher.ts';
 import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
+import { streamMatches } from '../shared/state/state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
@@ -94,6 +97,35 @@ export function logUnpublishedWrite(
     });
 }
 
+/**
+ * The admin function's configured streams: the props' starting set and the streams of every
+ * enabled stored connection, read page by page; with a connection named, its item alone (one
+ * GetItem), so `GET /streams?connectionId=` stays a short read however many connections there
+ * are. The same streams as the whole list's of that connection.
+ */
+export function adminStreamDefinitions(
+  poll: Pick<PollLambdaConfig, 'definitions' | 'settings' | 'tracked'>,
+  connections: ConnectionStore,
+): AdminDeps['streams'] {
+  return async (filter = {}) => {
+    const { connectionId } = filter;
+    if (connectionId === undefined)
+      return [
+        ...poll.definitions,
+        ...(await enabledConnectionStreams(connections, poll.settings, poll.tracked)),
+      ];
+    // An item that cannot be read is left out, as the whole list leaves it out.
+    const stored = await connections.get(connectionId).catch((error: unknown) => {
+      if (error instanceof ValidationError) return undefined;
+      throw error;
+    });
+    return [
+      ...poll.definitions.filter((d) => streamMatches(d.streamId, filter)),
+      ...(stored?.enabled ? streamsOfConnection(stored, poll.settings, poll.tracked) : []),
+    ];
+  };
+}
+
 function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dynamo = new DynamoDBClient({});
   const policy = { allowPrivate: config.allowPrivate };
@@ -133,11 +165,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
         }
       },
     ),
-    // The props' starting set and the streams of every enabled stored connection.
-    streams: async () => [
-      ...config.poll.definitions,
-      ...(await enabledConnectionStreams(connections, config.poll.settings, config.poll.tracked)),
-    ],
+    streams: adminStreamDefinitions(config.poll, connections),
     connections: {
       store: connections,
       cipher: createKmsTokenCipher(config.poll.tokenKeyArn),

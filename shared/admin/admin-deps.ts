@@ -2,7 +2,7 @@ import type { Clock, RandomSource } from '../clock.ts';
 import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { WindowSettings } from '../polling/windows.ts';
-import type { StateStore } from '../state/state-store.ts';
+import type { StateStore, StreamFilter } from '../state/state-store.ts';
 import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
@@ -28,8 +28,10 @@ export interface AdminDeps {
   /**
    * The configured streams (POLL_ENTITIES × enabled connections); backfill and resync choose
    * among them. Called on every request that needs them: connections added at run time change it.
+   * With a filter naming a connection, it may read that connection's streams alone (the AWS
+   * one reads its item, not every connection's); callers match the ids to the filter anyway.
    */
-  streams(): Promise<readonly StreamDefinition[]>;
+  streams(filter?: StreamFilter): Promise<readonly StreamDefinition[]>;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */

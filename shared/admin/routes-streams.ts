@@ -37,7 +37,9 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     handle: async ({ query }, deps) => {
       // One connection's streams are one short read, however many connections there are.
       const filter = query.connectionId === undefined ? {} : { connectionId: query.connectionId };
-      const definitions = (await deps.streams()).filter((d) => streamMatches(d.streamId, filter));
+      const definitions = (await deps.streams(filter)).filter((d) =>
+        streamMatches(d.streamId, filter),
+      );
       const budgets = deps
         .budgets?.()
         .filter((b) => filter.connectionId === undefined || b.connectionId === filter.connectionId);
