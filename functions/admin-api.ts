@@ -34,6 +34,14 @@ import { loggableThrown } from './loggable-thrown.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
+/**
+ * The most streams `GET /streams` answers without a `connectionId` here: a stream's view is
+ * about 0.5 KB of JSON (up to about 1.2 KB with errors and a window in progress, escaped in the
+ * proxy result), so 4,000 (about 300 properties of 13 streams) stay inside Lambda's 6 MB
+ * response and read about 4 MB of stream states at most. Beyond: 400 naming `connectionId`.
+ */
+export const STREAM_LIST_LIMIT = 4000;
+
 /** Variables the admin function reads beyond the poll ones (set by infra/). */
 export const AdminApiEnvSchema = WebhookLambdaEnvSchema;
 
@@ -166,6 +174,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
       },
     ),
     streams: adminStreamDefinitions(config.poll, connections),
+    streamListLimit: STREAM_LIST_LIMIT,
     connections: {
       store: connections,
       cipher: createKmsTokenCipher(config.poll.tokenKeyArn),

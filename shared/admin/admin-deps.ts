@@ -32,6 +32,13 @@ export interface AdminDeps {
    * one reads its item, not every connection's); callers match the ids to the filter anyway.
    */
   streams(filter?: StreamFilter): Promise<readonly StreamDefinition[]>;
+  /**
+   * The most streams `GET /streams` answers without a `connectionId` (the AWS function's, so
+   * its answer fits Lambda's 6 MB and its reads stay few): a deployment with more is answered
+   * 400 naming `connectionId`, after reading that many stream states and one more, nothing
+   * else. Absent: no bound (the local `start`).
+   */
+  streamListLimit?: number;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
@@ -22,6 +23,16 @@ async function findStream(id: string, deps: AdminDeps) {
   return { definition, state };
 }
 
+/** A listing of every stream where more than `limit` exist: the caller names a connection. */
+function tooManyStreams(limit: number): ValidationError {
+  return new ValidationError('query', [
+    {
+      path: 'connectionId',
+      message: `required: there are more than ${limit} streams, more than one answer holds; name a connection`,
+    },
+  ]);
+}
+
 /** Stream routes (list, reset) and backfill jobs. */
 export const STREAM_ROUTES: readonly AdminRoute[] = [
   defineRoute({
@@ -37,23 +48,22 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     handle: async ({ query }, deps) => {
       // One connection's streams are one short read, however many connections there are.
       const filter = query.connectionId === undefined ? {} : { connectionId: query.connectionId };
+      // Every stream at once only up to the bound (if any), read no further than that.
+      const limit = query.connectionId === undefined ? deps.streamListLimit : undefined;
+      const states = await deps.state.listStreams(
+        filter,
+        limit === undefined ? undefined : { limit: limit + 1 },
+      );
+      if (limit !== undefined && states.length > limit) throw tooManyStreams(limit);
       const definitions = (await deps.streams(filter)).filter((d) =>
         streamMatches(d.streamId, filter),
       );
       const budgets = deps
         .budgets?.()
         .filter((b) => filter.connectionId === undefined || b.connectionId === filter.connectionId);
-      return {
-        status: 200,
-        body: {
-          streams: listStreamViews(
-            definitions,
-            await deps.state.listStreams(filter),
-            deps.clock.now(),
-          ),
-          ...(budgets ? { budgets } : {}),
-        },
-      };
+      const streams = listStreamViews(definitions, states, deps.clock.now());
+      if (limit !== undefined && streams.length > limit) throw tooManyStreams(limit);
+      return { status: 200, body: { streams, ...(budgets ? { budgets } : {}) } };
     },
   }),
   defineRoute({

@@ -226,7 +226,7 @@ export function withSavedStates(
     deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
     scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
     getStream: (streamId) => store.getStream(streamId),
-    listStreams: (filter) => store.listStreams(filter),
+    listStreams: (filter, options) => store.listStreams(filter, options),
     saveStream: async (state, expectedVersion) => {
       const written = await store.saveStream(state, expectedVersion);
       onSaved(written);

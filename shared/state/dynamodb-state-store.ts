@@ -38,6 +38,7 @@ import {
 } from './dynamodb-items.ts';
 import {
   type Lease,
+  type ListStreamsOptions,
   prepareSnapshots,
   type ScanSnapshotsOptions,
   type SnapshotReplacement,
@@ -219,8 +220,10 @@ export class DynamoDbStateStore implements StateStore {
     return output.Item ? fromStreamStateItem(output.Item) : undefined;
   }
 
-  async listStreams(filter?: StreamFilter): Promise<StreamState[]> {
+  async listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]> {
+    const limit = options?.limit;
     const states: StreamState[] = [];
+    if (limit !== undefined && limit < 1) return states;
     let startKey: Record<string, unknown> | undefined;
     // One connection's states are a range of the collection's sort keys: `<connectionId>:…`.
     const prefix = filter?.connectionId === undefined ? undefined : `${filter.connectionId}:`;
@@ -239,12 +242,13 @@ export class DynamoDbStateStore implements StateStore {
                 : { ':pk': STREAMS_PK, ':prefix': prefix },
             ConsistentRead: true,
             ExclusiveStartKey: startKey,
+            ...(limit === undefined ? {} : { Limit: limit - states.length }),
           }),
         ),
       );
       states.push(...(output.Items ?? []).map(fromStreamStateItem));
       startKey = output.LastEvaluatedKey;
-    } while (startKey);
+    } while (startKey && (limit === undefined || states.length < limit));
     return states;
   }
 

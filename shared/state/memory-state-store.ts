@@ -2,6 +2,7 @@ import { parseOrThrow } from '../errors.ts';
 import {
   isSnapshotVersion,
   type Lease,
+  type ListStreamsOptions,
   type PreparedSnapshot,
   prepareSnapshots,
   type ScanSnapshotsOptions,
@@ -111,10 +112,11 @@ export class MemoryStateStore implements StateStore {
     return state ? structuredClone(state) : undefined;
   }
 
-  async listStreams(filter?: StreamFilter): Promise<StreamState[]> {
+  async listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]> {
     return [...this.streams.values()]
       .filter((state) => streamMatches(state.streamId, filter))
       .sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
+      .slice(0, options?.limit)
       .map((state) => structuredClone(state));
   }
 

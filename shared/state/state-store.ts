@@ -178,6 +178,12 @@ export interface StreamFilter {
   connectionId?: string;
 }
 
+/** Options of {@link StateStore.listStreams}. */
+export interface ListStreamsOptions {
+  /** The most states to read (the first by stream id); every one when absent. */
+  limit?: number;
+}
+
 /** Whether a stream id belongs to the filter's connection (every id when it names none). */
 export function streamMatches(streamId: string, filter: StreamFilter = {}): boolean {
   return filter.connectionId === undefined || streamId.startsWith(`${filter.connectionId}:`);
@@ -268,9 +274,10 @@ export interface StateStore {
   getStream(streamId: string): Promise<StreamState | undefined>;
   /**
    * Reads every stream state, ordered by stream id; with `connectionId`, only that
-   * connection's (stream ids are `<connectionId>:<entityType>`).
+   * connection's (stream ids are `<connectionId>:<entityType>`); with `options.limit`, the
+   * first that many at most, and no read beyond them.
    */
-  listStreams(filter?: StreamFilter): Promise<StreamState[]>;
+  listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]>;
   /**
    * Writes the stream state if the stored version equals expectedVersion (or none exists when
    * expectedVersion is 0); returns the new state with version expectedVersion+1; throws

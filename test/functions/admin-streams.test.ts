@@ -1,6 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminStreamDefinitions } from '../../functions/admin-api.ts';
+import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
+import type { AdminResponse } from '../../shared/admin/route.ts';
 import { handleAdminRequest } from '../../shared/admin/router.ts';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
@@ -17,7 +19,8 @@ const HOTELS = 150;
 let dynamo: LocalDynamoDb;
 /** The dynalite's client, every command of which is recorded: name and input. */
 let client: DynamoDBClient;
-const sent: { command: string; input: Record<string, unknown> }[] = [];
+type Recorded = { command: string; input: Record<string, unknown> };
+const sent: Recorded[] = [];
 
 beforeAll(async () => {
   // Over HTTP, so the stores' commands go through the SDK as in Lambda (and are recorded).
@@ -39,35 +42,60 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
+/**
+ * A new table holding {@link HOTELS} stored connections (customers and resources each) and a
+ * disabled one, with the stream states of `hotel-0` to `hotel-<statesOf - 1>` (two each).
+ */
+async function hotelTable(name: string, statesOf: number) {
+  const harness = createAdminHarness();
+  const tableName = `admin-streams-${name}-${process.pid}`;
+  await createStateTable(client, tableName);
+  const connections = new DynamoDbConnectionStore({ client, tableName });
+  const state = new DynamoDbStateStore({ client, tableName, clock: harness.clock });
+  for (let i = 0; i < HOTELS; i++)
+    await connections.create(
+      storedConnection(`hotel-${i}`, { entities: ['customer', 'resource'] }),
+    );
+  await connections.create(storedConnection('hotel-off', { enabled: false }));
+  for (let i = 0; i < statesOf; i++)
+    for (const type of ['customer', 'resource'])
+      await state.saveStream(streamState(`hotel-${i}:${type}`, { initialSyncDone: true }), 0);
+  const poll = {
+    definitions: streamDefinitions('main', harness.settings),
+    settings: harness.settings,
+    tracked: {},
+  };
+  const deps = { ...harness.deps, state, streams: adminStreamDefinitions(poll, connections) };
+  return { harness, deps };
+}
+
+/** GET /streams through the router: the answer, and the commands it sent. */
+async function listStreams(deps: AdminDeps, query: Record<string, string>) {
+  sent.length = 0;
+  const answer = await handleAdminRequest(
+    { method: 'GET', path: '/streams', query, body: undefined },
+    deps,
+  );
+  return { answer, commands: [...sent] };
+}
+
+/** The stream ids of a 200 answer, `(not configured)` after those without a definition. */
+function idsOf(answer: AdminResponse): string[] {
+  expect(answer.status).toBe(200);
+  const body = answer.body as { streams: { id: string; configured: boolean }[] };
+  return body.streams.map((s) => `${s.id}${s.configured ? '' : ' (not configured)'}`);
+}
+
 describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
   it('reads the one connection named by connectionId, not every stored connection', async () => {
-    const harness = createAdminHarness();
-    const tableName = `admin-streams-${process.pid}`;
-    await createStateTable(client, tableName);
-    const connections = new DynamoDbConnectionStore({ client, tableName });
-    const state = new DynamoDbStateStore({ client, tableName, clock: harness.clock });
-    for (let i = 0; i < HOTELS; i++)
-      await connections.create(
-        storedConnection(`hotel-${i}`, { entities: ['customer', 'resource'] }),
-      );
-    await connections.create(storedConnection('hotel-off', { enabled: false }));
-    await state.saveStream(streamState('hotel-7:customer', { initialSyncDone: true }), 0);
-    await state.saveStream(streamState('hotel-8:customer', { initialSyncDone: true }), 0);
-    const poll = {
-      definitions: streamDefinitions('main', harness.settings),
-      settings: harness.settings,
-      tracked: {},
-    };
-    const deps = { ...harness.deps, state, streams: adminStreamDefinitions(poll, connections) };
+    const { harness, deps } = await hotelTable('one', 0);
+    await deps.state.saveStream(streamState('hotel-7:customer', { initialSyncDone: true }), 0);
+    await deps.state.saveStream(streamState('hotel-8:customer', { initialSyncDone: true }), 0);
+    let commands: Recorded[] = [];
     const list = async (query: Record<string, string>) => {
-      sent.length = 0;
-      const answer = await handleAdminRequest(
-        { method: 'GET', path: '/streams', query, body: undefined },
-        deps,
-      );
-      expect(answer.status).toBe(200);
-      const body = answer.body as { streams: { id: string; configured: boolean }[] };
-      return body.streams.map((s) => `${s.id}${s.configured ? '' : ' (not configured)'}`);
+      const listed = await listStreams(deps, query);
+      commands = listed.commands;
+      return idsOf(listed.answer);
     };
     try {
       const everything = await list({});
@@ -77,12 +105,12 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       expect(one).toEqual(everything.filter((id) => id.startsWith('hotel-7:')));
       expect(one).toEqual(['hotel-7:customer', 'hotel-7:resource']);
       // ...from its own item and its own stream states: no read of the connections' partition.
-      expect(sent.map((s) => s.command).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
-      expect(sent.find((s) => s.command === 'GetItemCommand')!.input.Key).toEqual({
+      expect(commands.map((s) => s.command).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+      expect(commands.find((s) => s.command === 'GetItemCommand')!.input.Key).toEqual({
         pk: 'CONNECTIONS',
         sk: 'hotel-7',
       });
-      expect(JSON.stringify(sent.find((s) => s.command === 'QueryCommand')!.input)).toContain(
+      expect(JSON.stringify(commands.find((s) => s.command === 'QueryCommand')!.input)).toContain(
         'hotel-7:',
       );
 
@@ -92,6 +120,37 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       expect(await list({ connectionId: 'main' })).toEqual(
         everything.filter((id) => id.startsWith('main:')),
       );
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('answers 400 naming connectionId past the bound, after reading one stream state more than it and nothing else', async () => {
+    const { harness, deps } = await hotelTable('bound', 6);
+    try {
+      // 12 stream states and 300 configured streams, against a bound of 10.
+      const { answer, commands } = await listStreams({ ...deps, streamListLimit: 10 }, {});
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ field: 'connectionId' });
+      expect(String((answer.body as { error: string }).error)).toContain('more than 10 streams');
+      // One Query of the stream states, for 11 of them: no connection listing, no more pages.
+      expect(commands.map((c) => c.command)).toEqual(['QueryCommand']);
+      expect(commands[0]!.input).toMatchObject({
+        ExpressionAttributeValues: { ':pk': 'STREAMS' },
+        Limit: 11,
+      });
+
+      // The states within the bound, the configured streams past it: refused too.
+      const configured = await listStreams({ ...deps, streamListLimit: 20 }, {});
+      expect(configured.answer.status).toBe(400);
+      expect(configured.answer.body).toMatchObject({ field: 'connectionId' });
+
+      // Within the bound, every stream as before; one connection's, whatever the bound.
+      const all = idsOf((await listStreams({ ...deps, streamListLimit: 1000 }, {})).answer);
+      expect(all).toEqual(idsOf((await listStreams(deps, {})).answer));
+      expect(all.length).toBeGreaterThan(HOTELS * 2);
+      const one = await listStreams({ ...deps, streamListLimit: 1 }, { connectionId: 'hotel-3' });
+      expect(idsOf(one.answer)).toEqual(['hotel-3:customer', 'hotel-3:resource']);
     } finally {
       await harness.close();
     }

@@ -407,6 +407,19 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(await store.listStreams({ connectionId: 'none' })).toEqual([]);
     });
 
+    it('lists at most a limit of streams, the first by id, with or without a connection', async () => {
+      const store = await createStore();
+      for (const id of ['main:resource', 'main:customer', 'other:customer', 'main:product']) {
+        await store.saveStream(streamState(id), 0);
+      }
+      const ids = async (...args: Parameters<StateStore['listStreams']>) =>
+        (await store.listStreams(...args)).map((s) => s.streamId);
+      expect(await ids(undefined, { limit: 2 })).toEqual(['main:customer', 'main:product']);
+      expect(await ids({ connectionId: 'main' }, { limit: 1 })).toEqual(['main:customer']);
+      expect(await ids(undefined, { limit: 10 })).toHaveLength(4);
+      expect(await ids(undefined, { limit: 0 })).toEqual([]);
+    });
+
     it('deletes a stream with its snapshots and lease, leaving other streams alone', async () => {
       const store = await createStore();
       await store.saveStream(streamState('main:customer'), 0);
