@@ -1,3 +1,4 @@
+import { splitStreamId } from '../connections/connection.ts';
 import { ValidationError } from '../errors.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
@@ -17,7 +18,9 @@ import { listStreamViews, toStreamView } from './streams-view.ts';
 
 /** The definition and state of a stream; 404 when it is neither configured nor stored. */
 async function findStream(id: string, deps: AdminDeps) {
-  const definition = (await deps.streams()).find((d) => d.streamId === id);
+  // Its connection's streams alone: the AWS function reads that connection's item, not all.
+  const { connectionId } = splitStreamId(id);
+  const definition = (await deps.streams({ connectionId })).find((d) => d.streamId === id);
   const state = await deps.state.getStream(id);
   if (!definition && !state) throw new AdminNotFoundError(`stream ${id} does not exist`);
   return { definition, state };

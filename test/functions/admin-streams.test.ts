@@ -66,7 +66,7 @@ async function hotelTable(name: string, statesOf: number) {
     tracked: {},
   };
   const deps = { ...harness.deps, state, streams: adminStreamDefinitions(poll, connections) };
-  return { harness, deps };
+  return { harness, deps, connections };
 }
 
 /** GET /streams through the router: the answer, and the commands it sent. */
@@ -120,6 +120,38 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       expect(await list({ connectionId: 'main' })).toEqual(
         everything.filter((id) => id.startsWith('main:')),
       );
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('resets a stream reading its own connection, not every stored connection', async () => {
+    const { harness, deps, connections } = await hotelTable('reset', 5);
+    try {
+      sent.length = 0;
+      const answer = await handleAdminRequest(
+        { method: 'POST', path: '/streams/hotel-4:customer/reset', query: {}, body: undefined },
+        deps,
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ id: 'hotel-4:customer', configured: true });
+      const listings = sent.filter(
+        (c) =>
+          c.command === 'QueryCommand' &&
+          JSON.stringify(c.input.ExpressionAttributeValues).includes('CONNECTIONS'),
+      );
+      expect(listings).toEqual([]);
+      expect(
+        sent.some((c) => JSON.stringify(c.input.Key) === '{"pk":"CONNECTIONS","sk":"hotel-4"}'),
+      ).toBe(true);
+      // A stream of no configured connection is still found by its stored state alone.
+      await connections.remove('hotel-3');
+      const kept = await handleAdminRequest(
+        { method: 'POST', path: '/streams/hotel-3:customer/reset', query: {}, body: undefined },
+        deps,
+      );
+      expect(kept.status).toBe(200);
+      expect(kept.body).toMatchObject({ id: 'hotel-3:customer', configured: false });
     } finally {
       await harness.close();
     }
