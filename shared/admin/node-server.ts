@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
+import { clientErrorAnswer } from './client-error-answer.ts';
 import {
   type AdminAccess,
   allowedHostsFor,
@@ -14,6 +16,14 @@ import { handleAdminRequest, reportAdminError } from './router.ts';
 
 /** Largest request body accepted: 1 MiB (API Gateway's own limit is 10 MB; ours are tiny). */
 export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * How long a connection answered for a request node:http refused stays open for the client to
+ * read the answer: closed at once, the bytes it still sends would make the kernel reset the
+ * connection and the client could lose the answer; left open, a client that never closes its
+ * side would hold the socket for good.
+ */
+const CLIENT_ERROR_LINGER_MS = 2000;
 
 /** Options of {@link startAdminServer}. */
 export interface AdminServerOptions {
@@ -158,9 +168,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   // headersTimeout, 60 s, or requestTimeout, 300 s, and `start` would not stop meanwhile).
   const sockets = new Set<Socket>();
   const serving = new Set<Socket>();
+  // The request each connection is answering: one node:http refuses while it is answered is
+  // either that request's own body (answered in its place) or a later request (answered after).
+  const answering = new Map<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   let closing = false;
   const server = createServer((request, response) => {
     const { socket } = request;
+    answering.set(socket, { request, response });
+    response.once('close', () => {
+      if (answering.get(socket)?.response === response) answering.delete(socket);
+    });
     // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
     // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
     serve(request, deps, access, () => serving.add(socket))
@@ -183,6 +200,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  server.on('clientError', answerClientError(answering));
   await new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) =>
       reject(listenError(error, host, options.port));
@@ -207,6 +225,40 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
         server.close((error) => (error ? reject(error) : resolve()));
         for (const socket of sockets) if (!serving.has(socket)) socket.destroy();
       }),
+  };
+}
+
+/**
+ * The `clientError` listener: node:http's own answers (400, 408, 413, 431) carry only a status
+ * line; these carry the headers and JSON body of every admin answer ({@link clientErrorAnswer}),
+ * then the connection closes. A request refused behind one read whole and still being answered
+ * (pipelined) is answered after it, in order, as HTTP/1.1 requires (node:http answered it at
+ * once, in the place of the earlier answer); a connection already sending an answer, or that the
+ * client reset, is cut. node:http reports the bytes that follow on a refused connection as
+ * errors again: ignored.
+ */
+function answerClientError(
+  answering: ReadonlyMap<Duplex, { request: IncomingMessage; response: ServerResponse }>,
+): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  const answered = new WeakSet<Duplex>();
+  const answer = (socket: Duplex, code: string | undefined) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(clientErrorAnswer(code));
+    const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+    linger.unref();
+    socket.once('close', () => clearTimeout(linger));
+  };
+  return (error, socket) => {
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const current = answering.get(socket);
+    if (error.code === 'ECONNRESET' || current?.response.headersSent) socket.destroy();
+    else if (current?.request.complete)
+      current.response.once('finish', () => answer(socket, error.code));
+    else answer(socket, error.code);
   };
 }
 
