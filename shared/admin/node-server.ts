@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { clientErrorAnswer } from './client-error-answer.ts';
+import { answerClientError } from './client-error-answer.ts';
 import {
   type AdminAccess,
   allowedHostsFor,
@@ -17,13 +17,30 @@ import { handleAdminRequest, reportAdminError } from './router.ts';
 /** Largest request body accepted: 1 MiB (API Gateway's own limit is 10 MB; ours are tiny). */
 export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
 
-/**
- * How long a connection answered for a request node:http refused stays open for the client to
- * read the answer: closed at once, the bytes it still sends would make the kernel reset the
- * connection and the client could lose the answer; left open, a client that never closes its
- * side would hold the socket for good.
+/*
+ * node:http's connection limits, chosen for a loopback API that a local process or a page could
+ * flood: its defaults hold an idle connection 60 s (90 s with the 30 s check interval) and any
+ * number of them, each a file descriptor of the process that also delivers the webhooks.
  */
-const CLIENT_ERROR_LINGER_MS = 2000;
+
+/**
+ * Connections held at once; more are closed as they are accepted (the ones held go on). The
+ * console's browser opens at most 6 per host, the CLI one per command, a proxy a pool of some
+ * tens.
+ */
+export const ADMIN_MAX_CONNECTIONS = 128;
+
+/** A connection that has not sent its request's headers by then (one idle since it opened too) is answered 408 and closed. */
+export const ADMIN_HEADERS_TIMEOUT_MS = 10_000;
+
+/** A request not received whole by then (a body of at most 1 MiB trickled) is answered 408; a route's own time does not count. */
+export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
+
+/** An idle keep-alive connection is closed this long after its last answer (node:http's default, set here on purpose). */
+export const ADMIN_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** How often node:http checks the two timeouts above: they hold within this much. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 
 /** Options of {@link startAdminServer}. */
 export interface AdminServerOptions {
@@ -172,30 +189,39 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   // either that request's own body (answered in its place) or a later request (answered after).
   const answering = new Map<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   let closing = false;
-  const server = createServer((request, response) => {
-    const { socket } = request;
-    answering.set(socket, { request, response });
-    response.once('close', () => {
-      if (answering.get(socket)?.response === response) answering.delete(socket);
-    });
-    // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
-    // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
-    serve(request, deps, access, () => serving.add(socket))
-      .then((result) => send(response, result))
-      .catch((error: unknown) => {
-        reportAdminError(options.deps, error, {
-          method: request.method ?? '',
-          path: request.url ?? '',
-        });
-        if (!response.headersSent)
-          send(response, { status: 500, body: { error: 'internal error' } });
-        else response.destroy();
-      })
-      .finally(() => {
-        serving.delete(socket);
-        if (closing) socket.end();
+  const server = createServer(
+    {
+      headersTimeout: ADMIN_HEADERS_TIMEOUT_MS,
+      requestTimeout: ADMIN_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    (request, response) => {
+      const { socket } = request;
+      answering.set(socket, { request, response });
+      response.once('close', () => {
+        if (answering.get(socket)?.response === response) answering.delete(socket);
       });
-  });
+      // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
+      // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
+      serve(request, deps, access, () => serving.add(socket))
+        .then((result) => send(response, result))
+        .catch((error: unknown) => {
+          reportAdminError(options.deps, error, {
+            method: request.method ?? '',
+            path: request.url ?? '',
+          });
+          if (!response.headersSent)
+            send(response, { status: 500, body: { error: 'internal error' } });
+          else response.destroy();
+        })
+        .finally(() => {
+          serving.delete(socket);
+          if (closing) socket.end();
+        });
+    },
+  );
+  server.maxConnections = ADMIN_MAX_CONNECTIONS;
+  server.keepAliveTimeout = ADMIN_KEEP_ALIVE_TIMEOUT_MS;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -225,40 +251,6 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
         server.close((error) => (error ? reject(error) : resolve()));
         for (const socket of sockets) if (!serving.has(socket)) socket.destroy();
       }),
-  };
-}
-
-/**
- * The `clientError` listener: node:http's own answers (400, 408, 413, 431) carry only a status
- * line; these carry the headers and JSON body of every admin answer ({@link clientErrorAnswer}),
- * then the connection closes. A request refused behind one read whole and still being answered
- * (pipelined) is answered after it, in order, as HTTP/1.1 requires (node:http answered it at
- * once, in the place of the earlier answer); a connection already sending an answer, or that the
- * client reset, is cut. node:http reports the bytes that follow on a refused connection as
- * errors again: ignored.
- */
-function answerClientError(
-  answering: ReadonlyMap<Duplex, { request: IncomingMessage; response: ServerResponse }>,
-): (error: NodeJS.ErrnoException, socket: Duplex) => void {
-  const answered = new WeakSet<Duplex>();
-  const answer = (socket: Duplex, code: string | undefined) => {
-    if (!socket.writable) {
-      socket.destroy();
-      return;
-    }
-    socket.end(clientErrorAnswer(code));
-    const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
-    linger.unref();
-    socket.once('close', () => clearTimeout(linger));
-  };
-  return (error, socket) => {
-    if (answered.has(socket)) return;
-    answered.add(socket);
-    const current = answering.get(socket);
-    if (error.code === 'ECONNRESET' || current?.response.headersSent) socket.destroy();
-    else if (current?.request.complete)
-      current.response.once('finish', () => answer(socket, error.code));
-    else answer(socket, error.code);
   };
 }
 
