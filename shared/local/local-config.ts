@@ -49,6 +49,11 @@ function isHostHeaderValue(entry: string): boolean {
   return /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$/.test(name!);
 }
 
+/** The host of a `Host` header value (`host` or `host:port`), brackets kept: `[::1]:4000` gives `[::1]`. */
+function hostOfHeaderValue(entry: string): string {
+  return entry.startsWith('[') ? entry.slice(0, entry.indexOf(']') + 1) : entry.split(':')[0]!;
+}
+
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   // An empty BRIDGE_PORT is unset (readLocalConfig drops it), an empty --port a bad port.
@@ -177,7 +182,8 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
  * Reads the local configuration: flags over environment over defaults.
  * @throws ValidationError naming the flag or the variable that was set, e.g.
  * `--poll-interval: "soon" is not a duration` or `POLL_INTERVAL: "soon" is not a duration`,
- * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it;
+ * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it, or
+ * answer to a non-loopback name BRIDGE_ALLOWED_HOSTS gives;
  * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or a simulator variable is bad
  * (or a CONNECTOR_* token is set without CONNECTOR_BASE_URL).
  */
@@ -220,6 +226,19 @@ export function readLocalConfig(
       {
         path: 'BRIDGE_ADMIN_TOKEN',
         message: `required when the admin API binds ${parsed.BRIDGE_HOST}, a non-loopback interface (${hostSource})`,
+      },
+    ]);
+  }
+  // Another name reaches the API off loopback (a proxy forwards what its clients send under it):
+  // the token is required there as it is for binding another interface.
+  const exposedAs = parsed.BRIDGE_ALLOWED_HOSTS.find(
+    (entry) => !isLoopbackHost(hostOfHeaderValue(entry)),
+  );
+  if (exposedAs !== undefined && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
+    throw new ValidationError('configuration', [
+      {
+        path: 'BRIDGE_ADMIN_TOKEN',
+        message: `required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${exposedAs}): whatever reaches the admin API under that name, a proxy's clients, would call it without authentication`,
       },
     ]);
   }

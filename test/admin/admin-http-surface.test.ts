@@ -252,13 +252,29 @@ describe('admin HTTP surface', () => {
       );
     }
     const hosts = 'bridge.internal:4000, 10.0.0.5:4000,[::1]:4000,Bridge.Internal,my_bridge:4000';
-    expect(readLocalConfig({ BRIDGE_ALLOWED_HOSTS: hosts }, {}).allowedHosts).toEqual([
+    const env = { BRIDGE_ALLOWED_HOSTS: hosts, BRIDGE_ADMIN_TOKEN: 'tok' };
+    expect(readLocalConfig(env, {}).allowedHosts).toEqual([
       'bridge.internal:4000',
       '10.0.0.5:4000',
       '[::1]:4000',
       'Bridge.Internal',
       'my_bridge:4000',
     ]);
+  });
+
+  it('refuses BRIDGE_ALLOWED_HOSTS naming a host other than loopback without BRIDGE_ADMIN_TOKEN, naming both', () => {
+    for (const entry of ['bridge.internal:4000', '10.0.0.5', '[2001:db8::1]:4000', 'my_bridge']) {
+      const env = { BRIDGE_ALLOWED_HOSTS: `localhost:4000,${entry}` };
+      expect(() => readLocalConfig(env, {}), entry).toThrow(
+        `BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${entry})`,
+      );
+      expect(readLocalConfig({ ...env, BRIDGE_ADMIN_TOKEN: 'tok' }, {}).allowedHosts).toContain(
+        entry,
+      );
+    }
+    // Loopback names: what reaches them is on this machine already.
+    const loopback = 'localhost:4000,LOCALHOST,127.0.0.1:8080,127.1.2.3,[::1]:4000';
+    expect(readLocalConfig({ BRIDGE_ALLOWED_HOSTS: loopback }, {}).allowedHosts).toHaveLength(5);
   });
 
   it('takes a BRIDGE_ADMIN_TOKEN with a trailing newline as the CLI sends it: a header cannot carry the newline', async () => {
