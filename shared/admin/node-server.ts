@@ -123,13 +123,16 @@ function send(response: ServerResponse, result: AdminResponse): void {
 }
 
 /**
- * The request's URL. A path is appended to the base rather than resolved against it: resolved,
- * `//subscriptions` would read as a host named `subscriptions` (and serve `/`), and
- * `//host/subscriptions` as `/subscriptions`. Those paths match no route now.
+ * The request's URL, or undefined when its target is none (`http://[bad/`, a port past 65535:
+ * node:http passes an absolute-form target on as it came). A path is appended to the base rather
+ * than resolved against it: resolved, `//subscriptions` would read as a host named
+ * `subscriptions` (and serve `/`), and `//host/subscriptions` as `/subscriptions`. Those paths
+ * match no route now.
  */
-function requestUrl(target: string | undefined): URL {
+function requestUrl(target: string | undefined): URL | undefined {
   const base = 'http://admin.invalid';
-  return target?.startsWith('/') ? new URL(`${base}${target}`) : new URL(target ?? '/', base);
+  const [url, against] = target?.startsWith('/') ? [`${base}${target}`] : [target ?? '/', base];
+  return URL.canParse(url, against) ? new URL(url, against) : undefined;
 }
 
 async function serve(
@@ -140,6 +143,10 @@ async function serve(
 ): Promise<AdminResponse> {
   const url = requestUrl(request.url);
   const method = request.method ?? 'GET';
+  if (url === undefined) {
+    request.resume();
+    return { status: 400, body: { error: 'the request target is not a valid URL' } };
+  }
   const refused = guardAdminRequest(
     { method, path: url.pathname, headers: request.headers },
     access,

@@ -126,3 +126,24 @@ describe('admin HTTP server answering a request node:http cannot parse', () => {
     expect(answer.body).not.toMatch(/script|HPE_|Parse Error/i);
   });
 });
+
+describe('admin HTTP server answering a request target that is not a URL', () => {
+  it('answers 400 naming the target, not a 500 reported as its own failure', async () => {
+    harness = createAdminHarness();
+    const errors: unknown[] = [];
+    server = await startAdminServer({
+      port: 0,
+      deps: { ...harness.deps, onError: (error) => errors.push(error) },
+    });
+    const host = `host: 127.0.0.1:${server.port}\r\nconnection: close\r\n`;
+    for (const target of ['http://[bad/health', `http://127.0.0.1:99999/health`]) {
+      const answer = await answerTo([`GET ${target} HTTP/1.1\r\n${host}\r\n`]);
+      expect(answer.status, target).toBe(400);
+      expect(answer.headers['x-content-type-options'], target).toBe('nosniff');
+      expect(JSON.parse(answer.body), target).toEqual({
+        error: 'the request target is not a valid URL',
+      });
+    }
+    expect(errors).toEqual([]);
+  });
+});
