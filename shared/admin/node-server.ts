@@ -213,6 +213,12 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       serve(request, deps, access, () => serving.add(socket))
         .then((result) => send(response, result))
         .catch((error: unknown) => {
+          // Its body was cut off (the client hung up, or node:http refused the rest and
+          // answered): no fault of ours to report, and no one to answer.
+          if (!request.complete) {
+            response.destroy();
+            return;
+          }
           reportAdminError(options.deps, error, {
             method: request.method ?? '',
             path: request.url ?? '',

@@ -147,3 +147,30 @@ describe('admin HTTP server answering a request target that is not a URL', () =>
     expect(errors).toEqual([]);
   });
 });
+
+describe('admin HTTP server losing a client before its request is whole', () => {
+  it('reports nothing to the operator when a client hangs up or is cut off in the middle of a body', async () => {
+    harness = createAdminHarness();
+    const errors: unknown[] = [];
+    server = await startAdminServer({
+      port: 0,
+      deps: { ...harness.deps, onError: (error) => errors.push(error) },
+    });
+    const head = `POST /subscriptions HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\ncontent-type: application/json\r\n`;
+    // Hangs up after 10 of 100 bytes.
+    const hungUp = await rawExchange(
+      server.port,
+      [`${head}content-length: 100\r\n\r\n{"url":"h`],
+      300,
+    );
+    expect(hungUp.ending).toBe('open');
+    // A chunk size that is not hex: node:http refuses the rest of the body.
+    const refused = await answerTo([`${head}transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n`]);
+    expect(refused.status).toBe(400);
+    // Closing waits for both connections to be gone and their requests to be let go.
+    await server.close();
+    server = undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toEqual([]);
+  });
+});
