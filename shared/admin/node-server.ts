@@ -143,6 +143,11 @@ async function serve(
 ): Promise<AdminResponse> {
   const url = requestUrl(request.url);
   const method = request.method ?? 'GET';
+  // RFC 9112, 3.2: node:http's own check (requireHostHeader) answered without our headers.
+  if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+    request.resume();
+    return { status: 400, body: { error: 'an HTTP/1.1 request must carry a Host header' } };
+  }
   if (url === undefined) {
     request.resume();
     return { status: 400, body: { error: 'the request target is not a valid URL' } };
@@ -201,6 +206,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       headersTimeout: ADMIN_HEADERS_TIMEOUT_MS,
       requestTimeout: ADMIN_REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      requireHostHeader: false,
     },
     (request, response) => {
       const { socket } = request;
@@ -240,6 +246,14 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     socket.once('close', () => sockets.delete(socket));
   });
   server.on('clientError', answerClientError(answering));
+  // An `expect` other than 100-continue: node:http's own 417 carried only a status line.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    request.resume();
+    send(response, {
+      status: 417,
+      body: { error: 'the only expectation understood is expect: 100-continue' },
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     const refused = (error: NodeJS.ErrnoException) =>
       reject(listenError(error, host, options.port));

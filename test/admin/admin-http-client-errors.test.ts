@@ -119,6 +119,26 @@ describe('admin HTTP server answering a request node:http cannot parse', () => {
     expect(ending).toBe('end');
   });
 
+  it('answers an HTTP/1.1 request without Host and an expectation other than 100-continue with the headers of its own answers', async () => {
+    await start();
+    const host = `host: 127.0.0.1:${server!.port}\r\n`;
+    const cases: [string, string, number][] = [
+      ['no Host', 'GET /health HTTP/1.1\r\nconnection: close\r\n\r\n', 400],
+      [
+        'expect: later',
+        `GET /health HTTP/1.1\r\n${host}expect: later\r\nconnection: close\r\n\r\n`,
+        417,
+      ],
+    ];
+    for (const [name, request, status] of cases) {
+      const answer = await answerTo([request]);
+      expect(answer.status, name).toBe(status);
+      expect(answer.headers['x-content-type-options'], name).toBe('nosniff');
+      expect(answer.headers['cache-control'], name).toBe('no-store');
+      expect(JSON.parse(answer.body), name).toEqual({ error: expect.any(String) });
+    }
+  });
+
   it('names what was wrong without echoing the request or the parser error', async () => {
     await start();
     const answer = await answerTo(['<script>alert(1)</script> / HTTP/1.1\r\n\r\n']);
