@@ -152,8 +152,10 @@ async function serve(
     request.resume();
     return { status: 400, body: { error: 'the request target is not a valid URL' } };
   }
+  // An absolute-form target (`GET http://host/path`) names the host it is meant for.
+  const authority = URL.canParse(request.url ?? '') ? url.host : undefined;
   const refused = guardAdminRequest(
-    { method, path: url.pathname, headers: request.headers },
+    { method, path: url.pathname, headers: request.headers, authority },
     access,
   );
   if (refused) {

@@ -78,20 +78,25 @@ const forbidden = (error: string): AdminResponse => ({ status: 403, body: { erro
 
 /**
  * Why a request may not reach the admin routes, as the response to send, or undefined when
- * it may: 403 for a `Host` not in {@link AdminAccess.allowedHosts} or an `Origin` other than
+ * it may: 403 for a `Host` (or the `authority` of an absolute-form target, `GET http://host/…`)
+ * not in {@link AdminAccess.allowedHosts} or an `Origin` other than
  * the API's own; 401 without the right bearer token (when one is configured; the console's
  * page and assets are exempt); 415 for a body that is not `application/json`.
  * @example guardAdminRequest({ method: 'GET', path: '/streams', headers: { host: '127.0.0.1:4000' } }, access)
  */
 export function guardAdminRequest(
-  request: { method: string; path: string; headers: GuardHeaders },
+  request: { method: string; path: string; headers: GuardHeaders; authority?: string | undefined },
   access: AdminAccess,
 ): AdminResponse | undefined {
   const host = header(request.headers, 'host')?.toLowerCase();
-  if (!host || !access.allowedHosts.includes(host)) {
+  // An absolute-form target names the host itself (RFC 9112, 3.2.2: it, not Host, says which
+  // server is meant): both must be ours. No Host at all is refused too ('' is never listed).
+  const named = [host ?? '', ...(request.authority ? [request.authority.toLowerCase()] : [])];
+  const unknown = named.find((name) => !access.allowedHosts.includes(name));
+  if (unknown !== undefined) {
     // The names it answers to are not listed: a rebinding page reads this answer.
     return forbidden(
-      `the admin API does not answer to host "${host ?? ''}" (to answer to it, add it to BRIDGE_ALLOWED_HOSTS)`,
+      `the admin API does not answer to host "${unknown}" (to answer to it, add it to BRIDGE_ALLOWED_HOSTS)`,
     );
   }
   const origin = header(request.headers, 'origin')?.toLowerCase();

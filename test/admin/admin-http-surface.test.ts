@@ -220,6 +220,18 @@ describe('admin HTTP surface', () => {
     expect(JSON.parse(refused.text).error).toMatch(/BRIDGE_ALLOWED_HOSTS/);
   });
 
+  it('refuses an absolute-form target naming a host it does not answer to, whatever the Host header says', async () => {
+    await start();
+    const own = `127.0.0.1:${server!.port}`;
+    const refused = await send('GET', 'http://rebound.example/streams');
+    expect(refused.status, refused.text).toBe(403);
+    expect(JSON.parse(refused.text).error).toMatch(/rebound\.example/);
+    const answered = await send('GET', `http://${own}/streams`);
+    expect(answered.status, answered.text).toBe(200);
+    // The asterisk-form names no host: no route, as before.
+    expect((await send('OPTIONS', '*')).status).toBe(404);
+  });
+
   it('reads a repeated query parameter behind API Gateway as the local server does: its first value', async () => {
     await start();
     const local = await send('GET', '/events?limit=1&limit=2&type=customer.updated');
