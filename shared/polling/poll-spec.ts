@@ -1,4 +1,4 @@
-import type { EntityType } from '../changes/entity-types.ts';
+import type { EntityRecord, EntityType } from '../changes/entity-types.ts';
 import type { OperationName, PaginatedOperationName } from '../connector/operations.ts';
 import type { PollWindow } from './windows.ts';
 
@@ -40,6 +40,15 @@ export interface SnapshotPollSpec extends PollSpecBase {
   /** Items key of the response. */
   itemsKey: string;
   request(count: number): RequestBody;
+  /**
+   * For a response that carries, beside the items, content they depend on (tax environments:
+   * their taxations and tax rates): the items with that content folded in, so that a change
+   * of it changes them. Unpaginated operations only.
+   */
+  withResponse?(
+    records: readonly EntityRecord[],
+    response: Readonly<Record<string, unknown>>,
+  ): EntityRecord[];
 }
 
 /** A configured set of ids fetched by id each cycle (exports). */

@@ -337,6 +337,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
   for (const environment of taxEnvironments(start)) {
     model.taxEnvironments.insert(environment, chainMeta(start));
   }
+  seedTaxationsAndRates(model);
   // Generated enterprise by enterprise: pages are newest first across all of them.
   model.orderByCreation();
   if (options.activitySeed !== undefined) stream.switchTo(seededRandom(options.activitySeed));
@@ -369,6 +370,23 @@ export function allDays(): Record<string, boolean> {
     Saturday: true,
     Sunday: true,
   };
+}
+
+/** One taxation and one standard rate per taxation code the seeded environments use. */
+function seedTaxationsAndRates(model: SimModel): void {
+  const environments = [...model.taxEnvironments.all()].map((entry) => entry.record);
+  const codes = [...new Set(environments.flatMap((environment) => environment.TaxationCodes))];
+  for (const [index, code] of codes.entries()) {
+    model.taxations.push({ Code: code, Name: `${code} taxation` });
+    model.taxRates.push({
+      Code: `${code}-S`,
+      TaxationCode: code,
+      Strategy:
+        index % 3 === 2
+          ? { Discriminator: 'Flat', Value: 2 }
+          : { Discriminator: 'Relative', Value: 0.1 + index / 100 },
+    });
+  }
 }
 
 function taxEnvironments(start: number): TaxEnvironment[] {

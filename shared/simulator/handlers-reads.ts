@@ -21,22 +21,14 @@ export function exportsGetAll(ctx: SimContext, raw: Record<string, unknown>): un
   return { Exports: exports };
 }
 
-/** taxEnvironments/getAll: the supported environments plus their taxations and tax rates. */
+/** taxEnvironments/getAll: the supported environments, and beside them taxations and tax rates. */
 export function taxEnvironmentsGetAll(ctx: SimContext, raw: Record<string, unknown>): unknown {
   TaxEnvironmentsGetAllRequestSchema.parse(raw);
   const environments = [...ctx.model.taxEnvironments.all()].map((entry) => entry.record);
-  const codes = [...new Set(environments.flatMap((environment) => environment.TaxationCodes))];
   return {
     TaxEnvironments: environments,
-    Taxations: codes.map((code) => ({ Code: code, Name: `${code} taxation` })),
-    TaxRates: codes.map((code, index) => ({
-      Code: `${code}-S`,
-      TaxationCode: code,
-      Strategy:
-        index % 3 === 2
-          ? { Discriminator: 'Flat', Value: 2 }
-          : { Discriminator: 'Relative', Value: 0.1 + index / 100 },
-    })),
+    Taxations: ctx.model.taxations,
+    TaxRates: ctx.model.taxRates,
   };
 }
 

@@ -70,6 +70,12 @@ export interface SimPriceOverride {
   updatedMs: number;
 }
 
+/**
+ * A taxation or a tax rate, as taxEnvironments/getAll lists them beside the environments
+ * (connector-api.md names what they hold, not their field names or nesting).
+ */
+export type SimTaxItem = Record<string, unknown>;
+
 /** The in-memory state behind the simulator: record sets, indexes and the journal. */
 export class SimModel {
   readonly journal = new Journal();
@@ -94,6 +100,10 @@ export class SimModel {
   readonly vouchers = new EntitySet<Voucher>((r) => r.Id);
   readonly exports = new EntitySet<Export>((r) => r.Id);
   readonly taxEnvironments = new EntitySet<TaxEnvironment>((r) => r.Code);
+  /** The taxations listed beside the tax environments (each `Code`, `Name`). */
+  readonly taxations: SimTaxItem[] = [];
+  /** The tax rates listed beside the tax environments (each `Code`, `TaxationCode`, `Strategy`). */
+  readonly taxRates: SimTaxItem[] = [];
 
   /**
    * Puts every set's seeded records in order of creation time (see

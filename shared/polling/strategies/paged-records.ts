@@ -126,11 +126,20 @@ export async function callForListing(
   body: RequestBody,
   itemsKey: string,
   options: CallOptions = {},
-): Promise<{ records: EntityRecord[]; setAside: SetAsideRecord[] }> {
-  const { response, setAside } = await client.send(operation, body as never, {
+): Promise<{
+  records: EntityRecord[];
+  setAside: SetAsideRecord[];
+  response: Readonly<Record<string, unknown>>;
+}> {
+  const sent = await client.send(operation, body as never, {
     ...options,
     ...(options.setAside ? { itemsKey } : {}),
   });
-  const items = (response as Record<string, unknown>)[itemsKey];
-  return { records: Array.isArray(items) ? (items as EntityRecord[]) : [], setAside };
+  const response = sent.response as Record<string, unknown>;
+  const items = response[itemsKey];
+  return {
+    records: Array.isArray(items) ? (items as EntityRecord[]) : [],
+    setAside: sent.setAside,
+    response,
+  };
 }

@@ -43,10 +43,14 @@ async function listAll(
     }
     return listing;
   }
-  return callForListing(deps.client, spec.operation, spec.request(PAGE_COUNT_MAX), spec.itemsKey, {
-    ...callOptions(deps, definition, 'live'),
-    setAside: true,
-  });
+  const { records, setAside, response } = await callForListing(
+    deps.client,
+    spec.operation,
+    spec.request(PAGE_COUNT_MAX),
+    spec.itemsKey,
+    { ...callOptions(deps, definition, 'live'), setAside: true },
+  );
+  return { records: spec.withResponse?.(records, response) ?? records, setAside };
 }
 
 /**
