@@ -1,3 +1,4 @@
+import { contentHash } from '../../changes/canonical.ts';
 import { type EntityRecord, entityIdOf } from '../../changes/entity-types.ts';
 import type { CallOptions } from '../../connector/client.ts';
 import type { PaginatedOperationName } from '../../connector/operations.ts';
@@ -26,7 +27,11 @@ export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number
 /**
  * Mark and sweep for operations whose deletes leave no trace: every live stored id is asked
  * for by id (1,000 per request, in the store's id order); the ids the API returns are marked,
- * and the stored ones it no longer returns are swept as deleted. After each request but the
+ * and the stored ones it no longer returns are swept as deleted. A record returned whose content
+ * hash differs from its stored snapshot's is judged as a window's would be (updated, or deleted
+ * by its own flag): connector-api.md does not say that every change moves `UpdatedUtc` (a
+ * payment request's expiry, which time alone brings, may not), and such a change is in no
+ * window. The hashes come from the scan of stored ids, so an unchanged record costs no read. After each request but the
  * last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
  * starting again from the first id every run and never ending. A record returned that breaks its
@@ -45,12 +50,15 @@ export async function runSweep(
   // remembered no longer describes every stored snapshot.
   deps.overlapMemory?.forget(definition.streamId);
   const after = state.current.sweepPosition ?? undefined;
-  const liveIds: string[] = [];
+  const storedHashes = new Map<string, string>();
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
-    for (const snapshot of snapshots) if (!snapshot.deleted) liveIds.push(snapshot.entityId);
+    for (const snapshot of snapshots)
+      if (!snapshot.deleted) storedHashes.set(snapshot.entityId, snapshot.hash);
   }
+  const liveIds = [...storedHashes.keys()];
+  const volatileFields = spec.volatileFields;
   const chunks = chunk(liveIds, PAGE_COUNT_MAX);
-  let deleted = 0;
+  let judged = 0;
   for (const [index, ids] of chunks.entries()) {
     const { found, present, unkeyed } = await sweepChunk(
       deps,
@@ -59,16 +67,24 @@ export async function runSweep(
       callOptions(deps, definition, 'bulk'),
       new Set(ids),
     );
-    const marked = new Set(found.map((record) => entityIdOf(spec.entityType, record)));
+    const marked = new Set<string>();
+    const observations: Observation[] = [];
+    for (const record of found) {
+      const entityId = entityIdOf(spec.entityType, record);
+      marked.add(entityId);
+      const stored = storedHashes.get(entityId);
+      if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
+        observations.push({ entityId, record });
+    }
     for (const id of present) marked.add(id);
     // A record returned whose Id is unreadable (or not one asked for) could be any id of the
     // request not otherwise returned: none of them is swept while it is returned.
-    const missing: Observation[] =
-      unkeyed.length > 0
-        ? []
-        : ids.filter((id) => !marked.has(id)).map((entityId) => ({ entityId, record: null }));
-    const changes = await commitObservations(definition, deps, missing, true);
-    deleted += changes.events.length;
+    if (unkeyed.length === 0) {
+      for (const entityId of ids)
+        if (!marked.has(entityId)) observations.push({ entityId, record: null });
+    }
+    const changes = await commitObservations(definition, deps, observations, true);
+    judged += changes.events.length;
     const counts = {
       records: found.length + present.length + unkeyed.length,
       events: changes.published,
@@ -91,7 +107,7 @@ export async function runSweep(
     }
   }
   if (chunks.length === 0) state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
-  return deleted;
+  return judged;
 }
 
 /**
