@@ -31,6 +31,12 @@ export interface WindowedPollSpec extends PollSpecBase {
   deletedAmong?(ids: readonly string[], count: number): RequestBody;
   /** Mark and sweep: a request for the stored ids that still exist; unreturned ids are deleted. */
   sweep?: { request(ids: readonly string[], count: number): RequestBody; intervalMs: number };
+  /**
+   * For operations that filter on deletion time (customers' `DeletedUtc`), in the place of a
+   * sweep: a request for the records deleted in `window`, read every `intervalMs`, so that a
+   * delete that does not move `UpdatedUtc` is found all the same.
+   */
+  deletions?: { request(window: PollWindow, count: number): RequestBody; intervalMs: number };
 }
 
 /** Full listing diffed against every stored snapshot (no time filter exists). */

@@ -9,6 +9,7 @@ import {
 } from './poll-context.ts';
 import { failureBackoffMs, nextDueTime } from './schedule.ts';
 import { runBackfillPass } from './strategies/backfill-pass.ts';
+import { runDeletions } from './strategies/deletions.ts';
 import { runProductPrices } from './strategies/product-prices.ts';
 import { runSnapshot } from './strategies/snapshot.ts';
 import { runSweep, sweepDue } from './strategies/sweep.ts';
@@ -108,7 +109,8 @@ async function runStrategy(
           // cut at the invocation's deadline (or a stop) saves only its own position, and the
           // next run would read those windows again.
           await state.save({});
-          await runSweep(definition, spec, deps, state);
+          if (spec.sweep) await runSweep(definition, spec, deps, state);
+          else await runDeletions(definition, spec, deps, state);
         }
         const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
         // Paused by the backlog: the stream is live and caught up, due again at its interval

@@ -5,7 +5,11 @@ import {
   type WindowedPollSpec,
 } from '../poll-spec.ts';
 
-/** Customers: windowed on UpdatedUtc, deleted ones included (IsActive false / ActivityState Deleted). */
+/**
+ * Customers: windowed on UpdatedUtc, deleted ones included (IsActive false / ActivityState
+ * Deleted), and every 15 minutes the ones deleted since on `DeletedUtc` (ActivityStates must
+ * then hold Deleted), for a delete that does not move UpdatedUtc (connector-api.md leaves it open).
+ */
 export const customerSpec: WindowedPollSpec = {
   entityType: 'customer',
   strategy: 'windowed',
@@ -18,4 +22,13 @@ export const customerSpec: WindowedPollSpec = {
     UpdatedUtc: updatedUtcFilter(window),
     ActivityStates: ['Active', 'Deleted'],
   }),
+  deletions: {
+    intervalMs: 15 * MINUTE_MS,
+    request: (window, count) => ({
+      Limitation: { Count: count },
+      Extent: { Customers: true, Documents: false, Addresses: true },
+      DeletedUtc: updatedUtcFilter(window),
+      ActivityStates: ['Deleted'],
+    }),
+  },
 };

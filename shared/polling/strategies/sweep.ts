@@ -17,11 +17,12 @@ import {
 import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
 import { chunk, pageRecords } from './paged-records.ts';
 
-/** True when a stream in `state` has its sweep due at `now`. Pure. */
+/** True when a stream in `state` has its sweep (or its deletion read) due at `now`. Pure. */
 export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
-  if (!spec.sweep || !state.initialSyncDone) return false;
+  const intervalMs = spec.sweep?.intervalMs ?? spec.deletions?.intervalMs;
+  if (intervalMs === undefined || !state.initialSyncDone) return false;
   const last = state.lastSweepAt;
-  return last === null || now - last >= spec.sweep.intervalMs;
+  return last === null || now - last >= intervalMs;
 }
 
 /**

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { deletionWindows } from '../../shared/polling/strategies/deletions.ts';
+import {
+  type PollHarness,
+  pollUntilCaughtUp,
+  startPollHarness,
+  storedIds,
+} from './poll-harness.ts';
+
+let harness: PollHarness;
+beforeAll(async () => {
+  harness = await startPollHarness('small', 47, { deletesMoveUpdatedUtc: false });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/**
+ * connector-api.md does not say that a soft delete moves `UpdatedUtc`, and customers/getAll
+ * filters on `DeletedUtc` of its own: the simulator playing that reading, a deleted customer is
+ * in no `UpdatedUtc` window, and is found by the stream's periodic read on `DeletedUtc`.
+ */
+describe('a customer deleted without its UpdatedUtc moving', () => {
+  it('is published as deleted within the deletion interval, once', async () => {
+    const { definition, deps } = harness.streamOf('customer');
+    await pollUntilCaughtUp(definition, deps);
+    const model = harness.sim.controls.model;
+    const [id] = await storedIds(deps, definition.streamId);
+    await harness.clock.advance(definition.intervalMs);
+    model.softDelete(model.customers, 'customer', id!, {
+      IsActive: false,
+      ActivityState: 'Deleted',
+    });
+    harness.publisher.events.length = 0;
+
+    await harness.clock.advance(16 * 60_000);
+    await pollStream(definition, deps, 't');
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `customer.deleted ${id}`,
+    ]);
+
+    harness.publisher.events.length = 0;
+    await harness.clock.advance(16 * 60_000);
+    await pollStream(definition, deps, 't');
+    expect(harness.publisher.events).toEqual([]);
+  });
+});
+
+describe('deletionWindows', () => {
+  const windows = { overlapMs: 2000, settleLagMs: 1000, historyStartMs: 0, minWindowMs: 0 };
+
+  it('reads from the last run less settle lag and overlap to now less settle lag', () => {
+    const at = Date.UTC(2026, 0, 1);
+    expect(deletionWindows(at, at + 60_000, windows)).toEqual([
+      { startUtc: '2025-12-31T23:59:57.000Z', endUtc: '2026-01-01T00:00:59.000Z' },
+    ]);
+  });
+
+  it('splits a span longer than three months', () => {
+    const at = Date.UTC(2026, 0, 1, 0, 0, 3);
+    const split = deletionWindows(at, Date.UTC(2026, 6, 1, 0, 0, 1), windows);
+    expect(split.map((w) => w.endUtc)).toEqual([
+      '2026-04-01T00:00:00.000Z',
+      '2026-07-01T00:00:00.000Z',
+    ]);
+  });
+});
