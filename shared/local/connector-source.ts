@@ -115,7 +115,7 @@ export async function openConnectorSource(
   // of that goes unreported (the seeded UpdatedUtc is older than the bridge's watermarks), but
   // a price the activity changed reverts as a productPrice update (prices are read afresh),
   // and a sweep reports a vanished payment request, reservation group or product category
-  // as deleted.
+  // as deleted, and one the activity changed, back in its seeded state, as updated.
   const { seededAtMs } = await readOrCreateSeedAnchor(options.dataDir, systemClock);
   const simulator = await startSimulator({
     seed: 1,
