@@ -84,6 +84,12 @@ export type PollSpec =
 export const MINUTE_MS = 60_000;
 /** Largest page the contract allows (Limitation.Count 1..1000). */
 export const PAGE_COUNT_MAX = 1000;
+/**
+ * How often the streams whose deletes carry a flag (or, loyalty memberships, an ActivityState)
+ * sweep their stored ids: connector-api.md does not say a soft delete moves `UpdatedUtc`, and
+ * one that does not is in no window; the sweep reads it by id, and judges it.
+ */
+export const SOFT_DELETE_SWEEP_INTERVAL_MS = 60 * MINUTE_MS;
 /** Default volatile fields: a record touched with no other change is not a change. */
 export const UPDATED_UTC_ONLY: readonly string[] = ['UpdatedUtc'];
 

@@ -1,5 +1,6 @@
 import {
   MINUTE_MS,
+  SOFT_DELETE_SWEEP_INTERVAL_MS,
   UPDATED_UTC_ONLY,
   updatedUtcFilter,
   type WindowedPollSpec,
@@ -20,4 +21,12 @@ export const accountNoteSpec: WindowedPollSpec = {
     UpdatedUtc: updatedUtcFilter(window),
     ActivityStates: ['Active', 'Deleted'],
   }),
+  sweep: {
+    intervalMs: SOFT_DELETE_SWEEP_INTERVAL_MS,
+    request: (ids, count) => ({
+      Limitation: { Count: count },
+      AccountNoteIds: [...ids],
+      ActivityStates: ['Active', 'Deleted'],
+    }),
+  },
 };

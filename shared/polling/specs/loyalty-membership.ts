@@ -1,5 +1,6 @@
 import {
   MINUTE_MS,
+  SOFT_DELETE_SWEEP_INTERVAL_MS,
   UPDATED_UTC_ONLY,
   updatedUtcFilter,
   type WindowedPollSpec,
@@ -26,4 +27,12 @@ export const loyaltyMembershipSpec: WindowedPollSpec = {
     LoyaltyMembershipIds: [...ids],
     ActivityStates: ['Deleted'],
   }),
+  sweep: {
+    intervalMs: SOFT_DELETE_SWEEP_INTERVAL_MS,
+    request: (ids, count) => ({
+      Limitation: { Count: count },
+      LoyaltyMembershipIds: [...ids],
+      ActivityStates: ['Active'],
+    }),
+  },
 };

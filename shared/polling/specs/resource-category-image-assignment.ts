@@ -1,5 +1,6 @@
 import {
   MINUTE_MS,
+  SOFT_DELETE_SWEEP_INTERVAL_MS,
   UPDATED_UTC_ONLY,
   updatedUtcFilter,
   type WindowedPollSpec,
@@ -17,4 +18,12 @@ export const resourceCategoryImageAssignmentSpec: WindowedPollSpec = {
     UpdatedUtc: updatedUtcFilter(window),
     ActivityStates: ['Active', 'Deleted'],
   }),
+  sweep: {
+    intervalMs: SOFT_DELETE_SWEEP_INTERVAL_MS,
+    request: (ids, count) => ({
+      Limitation: { Count: count },
+      ResourceCategoryImageAssignmentIds: [...ids],
+      ActivityStates: ['Active', 'Deleted'],
+    }),
+  },
 };

@@ -1,5 +1,6 @@
 import {
   MINUTE_MS,
+  SOFT_DELETE_SWEEP_INTERVAL_MS,
   UPDATED_UTC_ONLY,
   updatedUtcFilter,
   type WindowedPollSpec,
@@ -17,4 +18,12 @@ export const resourceSpec: WindowedPollSpec = {
     Extent: { Resources: true, Inactive: true },
     UpdatedUtc: updatedUtcFilter(window),
   }),
+  sweep: {
+    intervalMs: SOFT_DELETE_SWEEP_INTERVAL_MS,
+    request: (ids, count) => ({
+      Limitation: { Count: count },
+      Extent: { Resources: true, Inactive: true },
+      ResourceIds: [...ids],
+    }),
+  },
 };
