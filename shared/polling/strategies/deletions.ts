@@ -1,4 +1,5 @@
 import { addUtcMonths, TIME_FILTER_MAX_MONTHS } from '../../connector/records/common.ts';
+import { liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -66,7 +67,10 @@ export async function runDeletions(
         if (record.recordId !== undefined && record.sent !== undefined)
           observations.push({ entityId: record.recordId, record: record.sent, deleted: true });
       }
-      const changes = await commitObservations(definition, deps, observations, true);
+      // A deleted record leaves an emit backfill's reach: its created goes first, as a window's.
+      const changes = await commitObservations(definition, deps, observations, true, {
+        backfill: liveJudging(state.current, window),
+      });
       published += changes.events.length;
       const latest = setAside.at(-1);
       const counts = {

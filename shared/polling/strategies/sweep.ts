@@ -1,9 +1,11 @@
 import { contentHash } from '../../changes/canonical.ts';
 import { type EntityRecord, entityIdOf } from '../../changes/entity-types.ts';
+import { isSoftDeleted } from '../../changes/event.ts';
 import type { CallOptions } from '../../connector/client.ts';
 import type { PaginatedOperationName } from '../../connector/operations.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamState } from '../../state/state-store.ts';
+import { liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -69,26 +71,31 @@ export async function runSweep(
       new Set(ids),
     );
     const marked = new Set<string>();
-    const observations: Observation[] = [];
+    const changed: Observation[] = [];
+    const gone: Observation[] = [];
     for (const record of found) {
       const entityId = entityIdOf(spec.entityType, record);
       marked.add(entityId);
       const stored = storedHashes.get(entityId);
       if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
-        observations.push({ entityId, record });
+        (isSoftDeleted(record) ? gone : changed).push({ entityId, record });
     }
     for (const id of present) marked.add(id);
     // A record returned whose Id is unreadable (or not one asked for) could be any id of the
     // request not otherwise returned: none of them is swept while it is returned.
     if (unkeyed.length === 0) {
-      for (const entityId of ids)
-        if (!marked.has(entityId)) observations.push({ entityId, record: null });
+      for (const entityId of ids) if (!marked.has(entityId)) gone.push({ entityId, record: null });
     }
-    const changes = await commitObservations(definition, deps, observations, true);
-    judged += changes.events.length;
+    // A record changed in place stays in an emit backfill's reach, which sends its created when
+    // it reads it; one deleted leaves it, so its created goes first, here, as a live window's.
+    const updates = await commitObservations(definition, deps, changed, true);
+    const deletes = await commitObservations(definition, deps, gone, true, {
+      backfill: liveJudging(state.current, { startUtc: new Date(deps.clock.now()).toISOString() }),
+    });
+    judged += updates.events.length + deletes.events.length;
     const counts = {
       records: found.length + present.length + unkeyed.length,
-      events: changes.published,
+      events: updates.published + deletes.published,
     };
     const last = unkeyed.at(-1);
     const counters = {
