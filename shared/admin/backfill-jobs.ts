@@ -57,6 +57,13 @@ export const BackfillJobSchema = z.object({
   deliveredUntil: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Each ended stream's outcome, by stream id; absent until one is read as ended. */
   outcomes: z.record(z.string(), BackfillStreamOutcomeSchema).optional(),
+  /**
+   * True when the job was started for named connections (POST /backfill's `connections`): its
+   * progress reads which of its streams are still configured from those connections alone (in
+   * AWS, their items), not from the listing of every connection. Absent: started for every
+   * connection (or stored before this field existed), read from the whole listing.
+   */
+  connectionsNamed: z.literal(true).optional(),
 });
 
 /** A backfill job (see {@link BackfillJobSchema}). */

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { hashEventId } from '../changes/event-id.ts';
+import { mapWithConcurrency } from '../concurrency.ts';
 import { splitStreamId } from '../connections/connection.ts';
 import { ValidationError } from '../errors.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
@@ -23,6 +24,29 @@ export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
 
 /** Attempts at replacing a stream state that a poller keeps writing meanwhile. */
 const RESET_ATTEMPTS_MAX = 3;
+
+/** Named connections whose streams are read at once (in AWS, a GetItem each). */
+const CONNECTION_READS_IN_FLIGHT = 16;
+
+/**
+ * The configured streams of the named connections, each connection's read on its own (in AWS,
+ * its item alone: one GetItem, not the listing of every stored connection), in the order named,
+ * each once; every configured stream (the whole listing) when none are named. The same streams
+ * as the whole list's of those connections.
+ */
+export async function configuredStreamsOf(
+  deps: Pick<AdminDeps, 'streams'>,
+  connectionIds: readonly string[] | undefined,
+): Promise<StreamDefinition[]> {
+  if (connectionIds === undefined) return [...(await deps.streams())];
+  const named = [...new Set(connectionIds)];
+  const read = await mapWithConcurrency(named, CONNECTION_READS_IN_FLIGHT, async (connectionId) =>
+    // A `streams` that ignores the filter (the local one) answers every stream: matched here.
+    (await deps.streams({ connectionId })).filter((d) => d.connectionId === connectionId),
+  );
+  const seen = new Set<string>();
+  return read.flat().filter((d) => !seen.has(d.streamId) && seen.add(d.streamId));
+}
 
 /** What a job's reading of one stream found: its progress, and when its part ended. */
 interface StreamReading {
@@ -101,7 +125,13 @@ export async function backfillProgress(
   const [states, delivered, configured] = await Promise.all([
     Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
     deps.deliveryCounter.read(job.streamIds),
-    deps.streams(),
+    // A job of named connections is about theirs alone; of every connection, the whole listing.
+    configuredStreamsOf(
+      deps,
+      job.connectionsNamed
+        ? job.streamIds.map((streamId) => splitStreamId(streamId).connectionId)
+        : undefined,
+    ),
   ]);
   const configuredIds = new Set(configured.map((d) => d.streamId));
   const now = deps.clock.now();
@@ -271,7 +301,11 @@ export async function startBackfill(
   },
   deps: AdminDeps,
 ): Promise<BackfillJob> {
-  const chosen = chooseStreams(await deps.streams(), input.entities, input.connections);
+  const chosen = chooseStreams(
+    await configuredStreamsOf(deps, input.connections),
+    input.entities,
+    input.connections,
+  );
   if (chosen.length === 0) {
     throw new ValidationError('backfill', [
       { path: 'entities', message: 'no stream is configured' },
@@ -291,6 +325,7 @@ export async function startBackfill(
     historyStartMs: deps.windows.historyStartMs,
     doneAtMs: now - deps.windows.settleLagMs - deps.windows.minWindowMs,
     deliveredAtStart,
+    ...(input.connections ? { connectionsNamed: true } : {}),
   };
   // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);

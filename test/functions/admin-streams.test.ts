@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminStreamDefinitions } from '../../functions/admin-api.ts';
 import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
+import { DynamoDbBackfillJobStore } from '../../shared/admin/dynamodb-backfill-job-store.ts';
 import type { AdminResponse } from '../../shared/admin/route.ts';
 import { handleAdminRequest } from '../../shared/admin/router.ts';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
@@ -183,6 +184,93 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       expect(all.length).toBeGreaterThan(HOTELS * 2);
       const one = await listStreams({ ...deps, streamListLimit: 1 }, { connectionId: 'hotel-3' });
       expect(idsOf(one.answer)).toEqual(['hotel-3:customer', 'hotel-3:resource']);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+/** Whether a recorded command is a Query of the connections' partition (their listing). */
+function isConnectionListing(c: Recorded): boolean {
+  return (
+    c.command === 'QueryCommand' &&
+    JSON.stringify(c.input.ExpressionAttributeValues).includes('CONNECTIONS')
+  );
+}
+
+/** The connections read by key (GetItem) among recorded commands, in the order sent. */
+function connectionsGot(commands: readonly Recorded[]): string[] {
+  return commands.flatMap((c) => {
+    const key = c.input.Key as { pk?: string; sk?: string } | undefined;
+    return c.command === 'GetItemCommand' && key?.pk === 'CONNECTIONS' ? [String(key.sk)] : [];
+  });
+}
+
+describe('POST /backfill in AWS (the admin function over DynamoDB)', () => {
+  it('with connections named, reads their items and not every stored connection, starting and reading the job', async () => {
+    const table = await hotelTable('backfill', 0);
+    const { harness } = table;
+    // The jobs in the table too, as the admin function keeps them.
+    const backfills = new DynamoDbBackfillJobStore({
+      client,
+      tableName: `admin-streams-backfill-${process.pid}`,
+      clock: harness.clock,
+    });
+    const deps = { ...table.deps, backfills };
+    const call = async (method: string, path: string, body?: unknown) => {
+      sent.length = 0;
+      const answer = await handleAdminRequest({ method, path, query: {}, body }, deps);
+      return { answer, commands: [...sent] };
+    };
+    try {
+      const started = await call('POST', '/backfill', {
+        connections: ['hotel-9', 'hotel-42', 'hotel-9'],
+      });
+      expect(started.answer.status).toBe(202);
+      const job = started.answer.body as { id: string; streams: { streamId: string }[] };
+      expect(job.streams.map((s) => s.streamId).sort()).toEqual([
+        'hotel-42:customer',
+        'hotel-42:resource',
+        'hotel-9:customer',
+        'hotel-9:resource',
+      ]);
+      expect(started.commands.filter(isConnectionListing)).toEqual([]);
+      expect([...new Set(connectionsGot(started.commands))].sort()).toEqual([
+        'hotel-42',
+        'hotel-9',
+      ]);
+
+      // Its progress reads the same connections, not the listing either.
+      const progress = await call('GET', `/backfill/${job.id}`);
+      expect(progress.answer.status).toBe(200);
+      expect(progress.commands.filter(isConnectionListing)).toEqual([]);
+      expect([...new Set(connectionsGot(progress.commands))].sort()).toEqual([
+        'hotel-42',
+        'hotel-9',
+      ]);
+
+      // A disabled, an unknown and a props connection: as the whole list has them.
+      const refused = await call('POST', '/backfill', { connections: ['hotel-1', 'hotel-off'] });
+      expect(refused.answer.status).toBe(400);
+      expect(refused.answer.body).toMatchObject({ field: 'connections[1]' });
+      expect(refused.commands.filter(isConnectionListing)).toEqual([]);
+      const unknown = await call('POST', '/backfill', { connections: ['nobody'] });
+      expect(unknown.answer.body).toMatchObject({ field: 'connections[0]' });
+      const main = await call('POST', '/backfill', {
+        connections: ['main'],
+        entities: ['customer'],
+      });
+      expect(main.answer.status).toBe(202);
+      expect((main.answer.body as typeof job).streams.map((s) => s.streamId)).toEqual([
+        'main:customer',
+      ]);
+      expect(main.commands.filter(isConnectionListing)).toEqual([]);
+
+      // Without connections named, every enabled connection's streams, from the listing.
+      const all = await call('POST', '/backfill', { entities: ['resource'] });
+      expect(all.answer.status).toBe(202);
+      expect((all.answer.body as typeof job).streams).toHaveLength(HOTELS + 1);
+      expect(all.commands.filter(isConnectionListing).length).toBeGreaterThan(0);
     } finally {
       await harness.close();
     }
