@@ -70,7 +70,12 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
   const stored: StoredConnectionDue[] = [];
   let listingFailure: { error: unknown } | undefined;
   try {
-    for await (const page of connectionPages(connectionStore, CONNECTION_PAGE_SIZE)) {
+    // Eventually consistent: half the read units. A write of the last second may not show yet:
+    // a connection just added is planned next run, one just removed or disabled once more (its
+    // poller reads it strongly consistent and skips the job), a stale nextDueAt plans by the
+    // value before (a job whose streams the poller's due checks skip, or one run late).
+    const pages = connectionPages(connectionStore, CONNECTION_PAGE_SIZE, { consistent: false });
+    for await (const page of pages) {
       for (const connection of page) {
         if (config.secretIds[connection.id]) continue;
         stored.push({

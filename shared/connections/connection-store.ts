@@ -30,6 +30,15 @@ export interface ListConnectionsOptions {
   limit?: number;
   /** The `next` of the previous page. */
   after?: string;
+  /**
+   * Strongly consistent (the default): a connection created, changed or removed just before
+   * is listed as it now is, as the admin API's callers expect. False: eventually consistent,
+   * half the read units, and a write of the last second or so may not show yet; for the
+   * planner, whose next run lists again (a connection just added is planned one run later, one
+   * just removed or disabled once more, and its poller, reading it strongly consistent, skips
+   * that job).
+   */
+  consistent?: boolean;
 }
 
 /** One page of {@link ConnectionStore.listPage}. */
@@ -54,16 +63,18 @@ export class ConnectionExistsError extends BridgeError {
 }
 
 /**
- * Every connection of the store, page by page (`pageSize` each).
+ * Every connection of the store, page by page (`pageSize` each), strongly consistent unless
+ * `options.consistent` is false (see {@link ListConnectionsOptions.consistent}).
  * @example for await (const page of connectionPages(store)) plan(page)
  */
 export async function* connectionPages(
   store: ConnectionStore,
   pageSize = CONNECTION_PAGE_SIZE_DEFAULT,
+  options: Pick<ListConnectionsOptions, 'consistent'> = {},
 ): AsyncIterable<StoredConnection[]> {
   let after: string | undefined;
   do {
-    const page = await store.listPage({ limit: pageSize, ...(after ? { after } : {}) });
+    const page = await store.listPage({ ...options, limit: pageSize, ...(after ? { after } : {}) });
     if (page.connections.length > 0) yield page.connections;
     after = page.next;
   } while (after);

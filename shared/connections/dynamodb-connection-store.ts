@@ -105,7 +105,7 @@ export class DynamoDbConnectionStore implements ConnectionStore {
           KeyConditionExpression: '#pk = :pk',
           ExpressionAttributeNames: { '#pk': 'pk' },
           ExpressionAttributeValues: { ':pk': CONNECTIONS_PK },
-          ConsistentRead: true,
+          ConsistentRead: options.consistent ?? true,
           Limit: limit,
           ...(options.after ? { ExclusiveStartKey: keyOf(options.after) } : {}),
         }),

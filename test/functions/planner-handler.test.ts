@@ -147,6 +147,20 @@ describe('functions/planner handler at scale', () => {
     expect(elapsed).toBeLessThan(PLANNER_TIMEOUT_MS / 3);
   }, 60_000);
 
+  it('lists the connections with eventually consistent reads, half the read units of strongly consistent ones', async () => {
+    const due = Date.now() - 1_000;
+    table = new Map(ids(1_200).map((id) => [id, { nextDueAt: due }]));
+    answerSend();
+
+    await expect(plan()).resolves.toEqual({ enqueued: 1_200, connections: 1_200 });
+    const listings = documents.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(listings.length).toBeGreaterThan(1);
+    for (const input of listings) {
+      expect(input.ExpressionAttributeValues).toEqual({ ':pk': 'CONNECTIONS' });
+      expect(input.ConsistentRead).toBe(false);
+    }
+  });
+
   it('sends again the entries SQS refused for a transient reason and enqueues every job', async () => {
     const due = Date.now() - 1_000;
     table = new Map(ids(100).map((id) => [id, { nextDueAt: due }]));
