@@ -15,6 +15,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { parseDuration } from '../shared/duration.ts';
 import { plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
@@ -37,6 +38,19 @@ export function pollJobAgeAlarmSeconds(config: ChangeBridgeConfig): number {
   return Math.ceil(plannerLookaheadMs(intervalMs) / 1000) + visibilitySeconds;
 }
 
+/**
+ * Evaluation periods (5 minutes each) of a dispatch queue's `…NotReceived` alarm: 3 on a
+ * standard queue, whose event source mapping receives a visible message within seconds. A FIFO
+ * queue's visible messages may also wait behind one of their message group in flight (an
+ * invocation until its timeout, a failed record until the visibility timeout of 6 ×
+ * `dispatcherTimeoutSeconds`): there, that visibility timeout and one period more.
+ */
+export function dispatchNotReceivedPeriods(config: ChangeBridgeConfig, fifo: boolean): number {
+  if (!fifo) return 3;
+  const visibilitySeconds = config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR;
+  return Math.max(3, Math.ceil(visibilitySeconds / FIVE_MINUTES.toSeconds()) + 1);
+}
+
 /** Options of {@link ChangeBridgeMonitoring}. */
 export interface ChangeBridgeMonitoringProps {
   config: ChangeBridgeConfig;
@@ -45,7 +59,7 @@ export interface ChangeBridgeMonitoringProps {
 }
 
 /**
- * Alarms (dead letters, poll failures, poll jobs waiting, dispatcher errors, watermark age, delivery failure rate,
+ * Alarms (dead letters, poll failures, poll jobs waiting, dispatcher errors, dispatch queue messages none receives, watermark age, delivery failure rate,
  * malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, throttling)
  * publishing to an encrypted SNS topic, and one
  * dashboard.
@@ -163,6 +177,41 @@ export class ChangeBridgeMonitoring extends Construct {
       threshold: 1,
       evaluationPeriods: 3,
     });
+
+    // A dispatcher that takes no message (its event source mapping disabled, or unable to read
+    // the queue or reach the function) makes no error, no attempt and no dead letter: webhook
+    // deliveries just stop. Retries wait as delayed messages (up to 15 minutes a hop, hours in
+    // all), which are not visible, and a working mapping receives a visible message within
+    // seconds, however busy: visible messages and none received for a whole period is stuck.
+    const dispatchQueues: [string, IQueue | undefined, boolean][] = [
+      ['Dispatch', state.dispatchQueue, config.dispatchQueueFifo],
+      ['BulkDispatch', state.bulkDispatchQueue, config.dispatchQueueFifo],
+      ['DispatchRetry', state.dispatchRetryQueue, false],
+    ];
+    for (const [name, queue, fifo] of dispatchQueues) {
+      if (!queue) continue;
+      const periods = dispatchNotReceivedPeriods(config, fifo);
+      this.addAlarm(`${name}NotReceived`, {
+        description: `Messages wait visible in the ${name} queue and none was received for ${periods * 5} minutes: the dispatcher takes none, webhooks are not delivered (is its event source mapping enabled, can it read the queue and invoke the function?).`,
+        metric: new MathExpression({
+          label: `${name} messages visible, none received`,
+          expression: 'IF(FILL(visible, 0) > 0 AND FILL(received, 0) == 0, 1, 0)',
+          usingMetrics: {
+            visible: queue.metricApproximateNumberOfMessagesVisible({
+              period: FIVE_MINUTES,
+              statistic: 'Maximum',
+            }),
+            received: queue.metricNumberOfMessagesReceived({
+              period: FIVE_MINUTES,
+              statistic: 'Sum',
+            }),
+          },
+          period: FIVE_MINUTES,
+        }),
+        threshold: 1,
+        evaluationPeriods: periods,
+      });
+    }
 
     // The oldest age each poll job sends, not a Metrics Insights query over the per-stream
     // metrics: a query reads at most 10,000 metrics (769 properties of 13 streams), so beyond

@@ -95,6 +95,37 @@ describe('FIFO dispatch queues (dispatchQueueFifo)', () => {
     expect(policies).toMatch(/DispatchRetryQueue/);
   });
 
+  it('alarms on visible messages none receives on every queue the dispatcher reads, waiting out a FIFO group held by a message in flight', () => {
+    /** Evaluation periods of the not-received alarm of each queue it reads, by queue logical id. */
+    const notReceived = (built: ChangeBridgeApp) => {
+      const alarms = Template.fromStack(built.runtime).findResources('AWS::CloudWatch::Alarm');
+      const { state } = built.stateful;
+      const queues = [state.dispatchQueue, state.bulkDispatchQueue, state.dispatchRetryQueue];
+      return queues.flatMap((queue) => {
+        if (!queue) return [];
+        const id = logicalId(queue);
+        const periods = Object.values(alarms)
+          .filter((alarm) => {
+            const text = JSON.stringify(alarm.Properties.Metrics ?? []);
+            return text.includes('NumberOfMessagesReceived') && text.includes(id);
+          })
+          .map((alarm) => alarm.Properties.EvaluationPeriods as number);
+        return [[id, periods] as const];
+      });
+    };
+    const { state } = fifo.stateful;
+    // FIFO: the 18-minute visibility timeout (6 x the 180 s dispatcher timeout) and a period.
+    expect(notReceived(fifo)).toEqual([
+      [logicalId(state.dispatchQueue), [5]],
+      [logicalId(state.bulkDispatchQueue), [5]],
+      [logicalId(state.dispatchRetryQueue!), [3]],
+    ]);
+    expect(notReceived(standard)).toEqual([
+      [logicalId(standard.stateful.state.dispatchQueue), [3]],
+      [logicalId(standard.stateful.state.bulkDispatchQueue), [3]],
+    ]);
+  });
+
   it('passes the cdk-nag checks of a whole synthesis', () => {
     // synth() throws ValidationFailed when a plugin (cdk-nag) reports a violation. The FIFO
     // app's one synthesis (the templates above read it too) is the whole synthesis checked.

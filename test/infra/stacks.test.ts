@@ -616,6 +616,61 @@ describe('runtime stack', () => {
     });
   });
 
+  it('alarms when a dispatch queue holds visible messages that nobody receives, so a stuck dispatcher does not stop deliveries silently', () => {
+    // An event source mapping disabled, or a dispatcher it cannot reach, makes no error and no
+    // dead letter: the deliveries just wait. Delayed retries (hours) are not visible, and a
+    // working mapping receives whatever is, so only visible messages with no receive are stuck.
+    const { state } = built.stateful;
+    const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
+    for (const queue of [state.dispatchQueue, state.bulkDispatchQueue]) {
+      const name = logicalId(queue);
+      const stalled = alarms.filter((alarm) => {
+        const metrics = (alarm.Properties.Metrics ?? []) as {
+          MetricStat?: { Metric: { MetricName: string; Dimensions: unknown } };
+        }[];
+        const read = metrics
+          .filter((m) => JSON.stringify(m.MetricStat?.Metric.Dimensions ?? '').includes(name))
+          .map((m) => m.MetricStat!.Metric.MetricName);
+        return read.includes('NumberOfMessagesReceived');
+      });
+      expect(stalled, name).toHaveLength(1);
+      const alarm = stalled[0]!.Properties;
+      const metrics = alarm.Metrics as {
+        Id: string;
+        Expression?: string;
+        ReturnData?: boolean;
+        MetricStat?: {
+          Metric: { Namespace: string; MetricName: string };
+          Stat: string;
+          Period: number;
+        };
+      }[];
+      const stat = (metricName: string) =>
+        metrics.find((m) => m.MetricStat?.Metric.MetricName === metricName);
+      expect(stat('NumberOfMessagesReceived')).toMatchObject({
+        MetricStat: { Metric: { Namespace: 'AWS/SQS' }, Stat: 'Sum', Period: 300 },
+      });
+      expect(stat('ApproximateNumberOfMessagesVisible')).toMatchObject({
+        MetricStat: { Metric: { Namespace: 'AWS/SQS' }, Stat: 'Maximum', Period: 300 },
+      });
+      // Neither the delayed nor the in-flight messages count.
+      expect(stat('ApproximateNumberOfMessagesDelayed')).toBeUndefined();
+      const received = stat('NumberOfMessagesReceived')!.Id;
+      const visible = stat('ApproximateNumberOfMessagesVisible')!.Id;
+      const expression = metrics.find((m) => m.Expression !== undefined)!.Expression;
+      expect(expression).toBe(`IF(FILL(${visible}, 0) > 0 AND FILL(${received}, 0) == 0, 1, 0)`);
+      expect(alarm).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        // 15 minutes: a working mapping receives a visible message within seconds.
+        EvaluationPeriods: 3,
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+        OKActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+      });
+    }
+  });
+
   it('alarms on dead letters, poll failures, watermark age, delivery failure rate, malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, a planner not running and throttling', () => {
     const alarms = Object.values(runtime.findResources('AWS::CloudWatch::Alarm'));
     const descriptions = alarms.map((alarm) => String(alarm.Properties.AlarmDescription));
