@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin } from '../support/run-bin.ts';
+import { runCliHere } from '../support/run-cli.ts';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -16,12 +17,17 @@ const CONNECTOR = {
   CONNECTOR_ACCESS_TOKEN: 'access',
 };
 
-/** `start` with these variables in a data dir of its own. */
-async function startWith(variables: Record<string, string>) {
+/**
+ * A data dir under a file, for the starts run in this process: were one to go on past its
+ * configuration, it would stop at the data dir with a message of its own, starting nothing.
+ */
+let unopenableDataDir = '';
+beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'start-env-'));
   dirs.push(dir);
-  return runBin(['start', '--port', '0'], { BRIDGE_DATA_DIR: dir, ...variables });
-}
+  await writeFile(join(dir, 'file'), '');
+  unopenableDataDir = join(dir, 'file', 'data');
+});
 
 describe('change-bridge start with a bad variable', () => {
   it('exits 2 naming the variable, as it does for every configuration error', async () => {
@@ -43,7 +49,22 @@ describe('change-bridge start with a bad variable', () => {
       // A connector variable the simulator does not read is checked all the same.
       [{ CONNECTOR_RATE_LIMIT: 'maybe' }, 'CONNECTOR_RATE_LIMIT: Invalid option'],
     ];
-    const results = await Promise.all(cases.map(([variables]) => startWith(variables)));
+    // The executable itself for the first (its exit code and stderr); the configuration is
+    // read by the same sources for the others, run in this process (a node and a CLI load each
+    // cost about a second of CPU).
+    const [executable, ...others] = cases;
+    const dataDir = await mkdtemp(join(tmpdir(), 'start-env-'));
+    dirs.push(dataDir);
+    const results = [
+      await runBin(['start', '--port', '0'], { BRIDGE_DATA_DIR: dataDir, ...executable![0] }),
+    ];
+    for (const [variables] of others)
+      results.push(
+        await runCliHere(['start', '--port', '0'], {
+          BRIDGE_DATA_DIR: unopenableDataDir,
+          ...variables,
+        }),
+      );
     for (const [index, [variables, message]] of cases.entries()) {
       const result = results[index]!;
       expect({ variables, code: result.code }).toEqual({ variables, code: 2 });
