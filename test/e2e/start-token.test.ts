@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
-import { BIN_PATH, runBin } from '../support/run-bin.ts';
+import { BIN_PATH } from '../support/run-bin.ts';
+import { runCliHere } from '../support/run-cli.ts';
 
 const TOKEN = 'e2e-admin-token-5f1c';
 
@@ -67,17 +68,19 @@ describe('change-bridge start with BRIDGE_ADMIN_TOKEN', () => {
     // The console page holds no data: it opens without the token and asks for it.
     expect((await fetch(`${api}/`)).status).toBe(200);
 
-    const added = await runBin(
+    // The CLI's commands run in this process (as the executable runs them), with the token
+    // from the environment: the bridge they talk to is the child started above.
+    const added = await runCliHere(
       ['subscriptions', 'add', '--url', 'http://127.0.0.1:9/hook', '--json', '--api', api],
       { BRIDGE_ADMIN_TOKEN: TOKEN },
     );
     expect(added.code, added.stderr).toBe(0);
-    const refused = await runBin(['subscriptions', 'list', '--api', api], {
+    const refused = await runCliHere(['subscriptions', 'list', '--api', api], {
       BRIDGE_ADMIN_TOKEN: '',
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/BRIDGE_ADMIN_TOKEN/);
-    const listed = await runBin(['subscriptions', 'list', '--json', '--api', api], {
+    const listed = await runCliHere(['subscriptions', 'list', '--json', '--api', api], {
       BRIDGE_ADMIN_TOKEN: TOKEN,
     });
     expect(listed.code).toBe(0);
