@@ -10,6 +10,7 @@ import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { type JsonServer, startJsonServer } from '../support/json-server.ts';
 import { runBin } from '../support/run-bin.ts';
+import { runCliHere } from '../support/run-cli.ts';
 
 function capture() {
   const out: string[] = [];
@@ -90,13 +91,14 @@ describe('change-bridge call', () => {
     const chain = '4d0201db-36f5-428b-8d11-4f0a65e960cc';
     const body = '{"Limitation":{"Count":2},"Extent":{"Customers":true}}';
     const env = { CONNECTOR_BASE_URL: server.url, CONNECTOR_ACCESS_TOKEN: 'portfolio' };
-    // A plain token: no filter at all is refused before anything is sent.
-    const plain = await runBin(['call', 'customers/getAll', '--data', body], env);
+    // A plain token: no filter at all is refused before anything is sent (in this process: the
+    // executable's own exit path is the first test's).
+    const plain = await runCliHere(['call', 'customers/getAll', '--data', body], env);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain('CustomerIds');
     // A Portfolio Access Token: ChainIds comes from the configured scope, and is a filter.
     const sent = server.requests.length;
-    const scoped = await runBin(['call', 'customers/getAll', '--data', body], {
+    const scoped = await runCliHere(['call', 'customers/getAll', '--data', body], {
       ...env,
       CONNECTOR_PORTFOLIO_SCOPE: `chain:${chain}`,
     });
@@ -147,7 +149,7 @@ describe('change-bridge call with a Portfolio Access Token and no CONNECTOR_PORT
     const sim = await startSimulator({ seed: 5, size: 'small', clock: systemClock });
     try {
       const customerId = [...sim.controls.model.customers.all()][0]!.record.Id;
-      const result = await runBin(
+      const result = await runCliHere(
         [
           'call',
           'customers/getAll',
