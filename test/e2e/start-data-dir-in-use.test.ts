@@ -10,7 +10,9 @@ import { adminCaller, waitForFirstSync } from '../support/admin-call.ts';
 import { freePort } from '../support/free-port.ts';
 import { runBin } from '../support/run-bin.ts';
 
-describe('change-bridge start on a data dir another process has open', () => {
+// Concurrent: each test has data dirs of its own, and the refused starts (a node and a CLI load
+// each) run while the running bridge's first sync is under way.
+describe.concurrent('change-bridge start on a data dir another process has open', () => {
   it('exits 1 naming that process, before opening the store or the queue', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'bridge-locked-'));
     // Stands in for a running change-bridge: the lock names a process that runs.
