@@ -1,12 +1,20 @@
 import { spawn } from 'node:child_process';
-import fs, { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildSync } from 'esbuild';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { lockDirectory } from '../../shared/local/directory-lock.ts';
 
 const LOCK_MODULE = fileURLToPath(new URL('../../shared/local/directory-lock.ts', import.meta.url));
@@ -22,9 +30,34 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+/** Where {@link lockModuleBundle} wrote the lock module as plain JavaScript. */
+let bundleDir: string | undefined;
+afterAll(async () => {
+  if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
+});
+
+/**
+ * The URL of the lock module (its sources, bundled by esbuild) as plain JavaScript, built once
+ * for the file: a child process imports it without tsx's loader (about a second of start-up).
+ */
+function lockModuleBundle(): string {
+  bundleDir ??= mkdtempSync(join(tmpdir(), 'dir-lock-bundle-'));
+  const bundle = join(bundleDir, 'directory-lock.mjs');
+  if (!existsSync(bundle))
+    buildSync({
+      entryPoints: [LOCK_MODULE],
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+  return pathToFileURL(bundle).href;
+}
+
 /** A process that runs until the test ends (kill it sooner to leave what it holds behind). */
 function runningProcess(script = 'setInterval(() => {}, 60_000)') {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   cleanups.push(() => {
@@ -39,7 +72,7 @@ describe('lockDirectory', () => {
     async () => {
       const dir = await tempDir();
       const holder = runningProcess(
-        `import { lockDirectory } from ${JSON.stringify(LOCK_MODULE)};
+        `import { lockDirectory } from ${JSON.stringify(lockModuleBundle())};
          lockDirectory(${JSON.stringify(dir)}, 'the data dir');
          console.log('locked');
          setInterval(() => {}, 60_000);`,
@@ -62,7 +95,7 @@ describe('lockDirectory', () => {
   it('refuses a lock its running holder wrote, and names it', async () => {
     const dir = await tempDir();
     const holder = runningProcess(
-      `import { lockDirectory } from ${JSON.stringify(LOCK_MODULE)};
+      `import { lockDirectory } from ${JSON.stringify(lockModuleBundle())};
        lockDirectory(${JSON.stringify(dir)}, 'the data dir');
        console.log('locked');
        setInterval(() => {}, 60_000);`,
@@ -79,15 +112,7 @@ describe('lockDirectory taken over by several processes at once', () => {
   it('gives the lock a killed process left behind to one of them alone', async () => {
     const work = await tempDir();
     // The lock module as plain JavaScript: each contender starts in milliseconds, not a second.
-    const bundle = join(work, 'directory-lock.mjs');
-    buildSync({
-      entryPoints: [LOCK_MODULE],
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+    const bundle = lockModuleBundle();
     const rounds = 30;
     const contenders = 5;
     const dirs: string[] = [];
@@ -102,7 +127,7 @@ describe('lockDirectory taken over by several processes at once', () => {
     const roundMs = 60;
     // Each contender takes on every data dir at the same moment as the others (a spin until
     // it), and holds what it took until all rounds are over.
-    const script = `import { lockDirectory } from ${JSON.stringify(pathToFileURL(bundle).href)};
+    const script = `import { lockDirectory } from ${JSON.stringify(bundle)};
       const dirs = ${JSON.stringify(dirs)};
       const results = [];
       for (let round = 0; round < dirs.length; round++) {
@@ -168,7 +193,7 @@ describe('lockDirectory on a lock that exists but cannot be read', () => {
     symlinkSync(join(dir, 'nowhere'), join(dir, 'LOCK'));
     // In a process of its own: a lock that loops for ever would block this one.
     const child = runningProcess(
-      `import { lockDirectory } from ${JSON.stringify(LOCK_MODULE)};
+      `import { lockDirectory } from ${JSON.stringify(lockModuleBundle())};
        try { lockDirectory(${JSON.stringify(dir)}, 'the data dir'); console.log('locked'); }
        catch (error) { console.log(error.message); }
        process.exit(0);`,
