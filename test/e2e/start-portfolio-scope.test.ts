@@ -24,7 +24,8 @@ async function startWithPortfolio(scope: string, entities: string) {
   });
 }
 
-describe('change-bridge start with a Portfolio Access Token', () => {
+// Concurrent: each start has a data dir of its own and mostly waits for its process to load.
+describe.concurrent('change-bridge start with a Portfolio Access Token', () => {
   it('refuses an enterprise-only scope while customers are polled (they need a chain), exit 2 naming the variable', async () => {
     const result = await startWithPortfolio(
       'enterprise:8f7b1c84-61b5-4b52-9c29-6a4d3c0e1f11',

@@ -66,7 +66,11 @@ async function openWhenTheCommandDoes(
   );
 }
 
-describe.skipIf(process.platform === 'win32')('a stop signal while a command starts', () => {
+// Concurrent: each test has its own process, pipe and directory, and each mostly waits for its
+// process to start (a node and the CLI's load).
+const describePosix = describe.skipIf(process.platform === 'win32').concurrent;
+
+describePosix('a stop signal while a command starts', () => {
   it('stops start cleanly, exit 0, when SIGTERM arrives before it has started', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'start-signal-'));
     dirs.push(dataDir);
