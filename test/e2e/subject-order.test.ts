@@ -27,9 +27,10 @@ describe('a subject’s order through change-bridge start', () => {
 
   it('holds a customer’s second change until its first, failing twice, is delivered', async () => {
     await waitForFirstSync(call);
-    // The first retry 2 s after a failure, the next 8 s after that.
+    // The first retry 1 s after a failure, the next 4 s after that: the second change, made
+    // right after the first attempt, is polled (every 500 ms) well within the 5 s it is held.
     const { secret } = SubscriptionSchema.parse(
-      await call('POST', '/subscriptions', { url: receiver.url, retrySchedule: [2_000, 8_000] }),
+      await call('POST', '/subscriptions', { url: receiver.url, retrySchedule: [1_000, 4_000] }),
     );
     receiver.setSecret(secret);
     const model = sim.controls.model;
