@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startCliHarness } from '../admin/support/cli.ts';
-import { runBin } from '../support/run-bin.ts';
+import { runCliHere } from '../support/run-cli.ts';
 
 let cli: Awaited<ReturnType<typeof startCliHarness>>;
 beforeAll(async () => {
@@ -44,7 +44,9 @@ describe('the CLI against an admin API with BRIDGE_ADMIN_TOKEN', () => {
 
 describe('change-bridge start off loopback', () => {
   it('refuses to start without BRIDGE_ADMIN_TOKEN, exit 2 naming the variable', async () => {
-    const result = await runBin(['start', '--host', '0.0.0.0', '--port', '0'], {
+    // In this process: the configuration is refused before any data dir is opened (the
+    // executable's exit-2 path is start-bad-environment's).
+    const result = await runCliHere(['start', '--host', '0.0.0.0', '--port', '0'], {
       BRIDGE_ADMIN_TOKEN: '',
       BRIDGE_DATA_DIR: '/nonexistent/never-created',
     });
