@@ -65,7 +65,8 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     fixture = await customerBridge({
       seed: 13,
       dataDirPrefix: 'bridge-backlog-',
-      pollInterval: '1s',
+      // Every 500 ms: a pause shows after three polls in a row that moved nothing, twice.
+      pollInterval: '500ms',
       env: { BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG) },
     });
     ({ sim, receiver, bridge } = fixture);
