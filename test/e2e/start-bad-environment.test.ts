@@ -74,7 +74,8 @@ describe('change-bridge start with a bad variable', () => {
 
   it('exits 2 naming both variables when BRIDGE_ALLOWED_HOSTS names another host than loopback without BRIDGE_ADMIN_TOKEN', async () => {
     // A proxy's clients would reach the admin API under that name without authentication.
-    const result = await startWith({
+    const result = await runCliHere(['start', '--port', '0'], {
+      BRIDGE_DATA_DIR: unopenableDataDir,
       ...CONNECTOR,
       BRIDGE_ALLOWED_HOSTS: 'localhost:4000,bridge.internal:4000',
     });
