@@ -105,7 +105,7 @@ export function renderOverview(main) {
               : 'No events yet',
         ),
       );
-    else keyedChildren(feedBody, list.slice(0, 100), (event) => event.id, feedRow);
+    else keyedChildren(feedBody, list, (event) => event.id, feedRow);
     feedCount.textContent = skipped
       ? `${list.length} events shown; more than ${FEED_PAGE_MAX} arrived between two refreshes, the feed shows the newest of them`
       : `${list.length} events shown`;

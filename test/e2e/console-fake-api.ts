@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
+import { CONSOLE_ROUTES } from '../../shared/admin/routes-console.ts';
+import { CHROMIUM_FLAGS } from './console-browser.ts';
+
+/** What the fake admin API answers to one request: a JSON body (or a status with `{error}`). */
+export interface FakeAnswer {
+  status?: number;
+  body?: unknown;
+}
+
+/** A request the fake API saw, with how many were in flight when it arrived (itself included). */
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  inFlight: number;
+}
+
+/**
+ * The operator console's real page and scripts (served by its routes, with their
+ * Content-Security-Policy) over a fake admin API whose JSON the test scripts: what the page
+ * makes of hostile or large answers, without a bridge.
+ */
+export interface FakeConsoleApi {
+  url: string;
+  requests: SeenRequest[];
+  close(): Promise<void>;
+}
+
+async function consoleAsset(path: string) {
+  const route =
+    path === '/'
+      ? CONSOLE_ROUTES.find((r) => r.path === '/')
+      : CONSOLE_ROUTES.find((r) => r.path === '/console/{id}');
+  const id = path === '/' ? '' : path.slice('/console/'.length);
+  return route!.invoke({ method: 'GET', path, query: {}, body: undefined }, id, {} as AdminDeps);
+}
+
+/**
+ * Starts the fake API on loopback. `answer` gets the method and path (query included) of every
+ * request that is not the page's own; undefined answers 404. `delayMs` holds each data answer.
+ */
+export async function startFakeConsoleApi(
+  answer: (method: string, path: string) => FakeAnswer | undefined,
+  delayMs = 0,
+): Promise<FakeConsoleApi> {
+  const requests: SeenRequest[] = [];
+  let inFlight = 0;
+  const server = createServer(async (req: IncomingMessage, res) => {
+    for await (const _ of req) {
+      // Drain the body: the fake does not read it.
+    }
+    const path = req.url ?? '/';
+    const pathname = new URL(path, 'http://fake').pathname;
+    try {
+      if (pathname === '/' || pathname.startsWith('/console/')) {
+        const asset = await consoleAsset(pathname);
+        res.writeHead(asset.status, asset.headers);
+        res.end(asset.body as string);
+        return;
+      }
+    } catch {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'no such asset' }));
+      return;
+    }
+    inFlight += 1;
+    requests.push({
+      method: req.method ?? 'GET',
+      path,
+      authorization: req.headers.authorization,
+      inFlight,
+    });
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const found = answer(req.method ?? 'GET', path);
+    inFlight -= 1;
+    const status = found?.status ?? (found ? 200 : 404);
+    const body = found?.body ?? (found ? {} : { error: `no fake answer for ${path}` });
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A headless Chromium page that records page errors and Content-Security-Policy refusals. */
+export async function openConsolePage(
+  executablePath: string,
+): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused to/i.test(message.text()))
+      problems.push(`csp: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  return { browser, page, problems };
+}

@@ -1,0 +1,248 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from './console-browser.ts';
+import {
+  type FakeAnswer,
+  type FakeConsoleApi,
+  openConsolePage,
+  startFakeConsoleApi,
+} from './console-fake-api.ts';
+
+const CHROMIUM = findChromium(process.env);
+const WAIT_MS = 30_000;
+const AT = '2026-03-01T10:00:00.000Z';
+
+/** Text a connector, an entity or a receiver may send: markup and script if taken as HTML. */
+const HOSTILE = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>"'><b id=injected>x</b>`;
+
+function stream(connectionId: string, entityType: string, extra: Record<string, unknown> = {}) {
+  return {
+    id: `${connectionId}:${entityType}`,
+    connectionId,
+    entityType,
+    configured: true,
+    strategy: 'windowed',
+    watermark: AT,
+    lastPollAt: AT,
+    lastSuccessAt: AT,
+    nextDueAt: AT,
+    lagSeconds: 12,
+    consecutiveFailures: 0,
+    lastError: null,
+    parked: false,
+    parkedReason: null,
+    initialSyncDone: true,
+    windowInProgress: null,
+    recordsRead: 0,
+    eventsPublished: 0,
+    recordsSetAside: 0,
+    lastSetAside: null,
+    backfillPass: null,
+    ...extra,
+  };
+}
+
+function feedEvent(index: number, extra: Record<string, unknown> = {}) {
+  const storedAt = new Date(Date.parse(AT) + index * 1000).toISOString();
+  return {
+    id: `evt_${String(index).padStart(5, '0')}`,
+    type: 'customer.updated',
+    subject: `cust-${index}`,
+    time: storedAt,
+    storedAt,
+    ...extra,
+  };
+}
+
+const subscription = {
+  id: 'sub_1',
+  url: `javascript:window.__xss=3//${HOSTILE}`,
+  events: ['*'],
+  description: HOSTILE,
+  enabled: false,
+  disabledReason: HOSTILE,
+  createdAt: AT,
+  updatedAt: AT,
+};
+
+/** Answers of the fake API with hostile text in every field the page shows. */
+function hostileAnswer(method: string, path: string): FakeAnswer | undefined {
+  const pathname = new URL(path, 'http://fake').pathname;
+  if (method !== 'GET') return { status: 500, body: { error: HOSTILE } };
+  if (pathname === '/streams')
+    return {
+      body: {
+        streams: [
+          stream(HOSTILE, 'customer', {
+            lastError: HOSTILE,
+            consecutiveFailures: 3,
+            parked: true,
+            parkedReason: HOSTILE,
+            strategy: HOSTILE,
+            watermark: HOSTILE,
+          }),
+        ],
+        budgets: [
+          {
+            connectionId: HOSTILE,
+            requestsInWindow: 3,
+            limit: 200,
+            liveReserve: 20,
+            queued: { live: 0, bulk: 0 },
+            pausedUntil: null,
+          },
+        ],
+      },
+    };
+  if (pathname === '/feed')
+    return {
+      body: { events: [feedEvent(1, { id: HOSTILE, subject: HOSTILE, type: HOSTILE })], now: AT },
+    };
+  if (pathname === '/subscriptions') return { body: { subscriptions: [subscription] } };
+  if (pathname === '/subscriptions/sub_1/health')
+    return {
+      body: {
+        subscriptionId: 'sub_1',
+        attempts: 1,
+        successRate: 0,
+        lastSuccessAt: null,
+        lastFailureAt: AT,
+        lastFailure: HOSTILE,
+        pausedUntil: null,
+        consecutiveFailures: 1,
+        failingSince: AT,
+        pending: 0,
+        dead: 1,
+      },
+    };
+  if (pathname === '/deliveries')
+    return {
+      body: {
+        deliveries: [
+          {
+            delivery: {
+              id: HOSTILE,
+              eventId: HOSTILE,
+              subscriptionId: HOSTILE,
+              status: 'dead',
+              attempts: 1,
+              version: 1,
+              createdAt: AT,
+              updatedAt: AT,
+              deadReason: HOSTILE,
+            },
+            attempts: [
+              {
+                deliveryId: HOSTILE,
+                attempt: 1,
+                at: AT,
+                status: 500,
+                latencyMs: 12,
+                responseHeaders: {},
+                responseBody: HOSTILE,
+                outcome: 'rejected',
+              },
+            ],
+          },
+        ],
+      },
+    };
+  if (pathname.startsWith('/events/'))
+    return {
+      body: {
+        id: HOSTILE,
+        type: HOSTILE,
+        subject: HOSTILE,
+        source: HOSTILE,
+        time: AT,
+        data: {
+          previous: { Name: HOSTILE },
+          current: { Name: `${HOSTILE}!` },
+          changedFields: [HOSTILE],
+        },
+      },
+    };
+  if (pathname === '/openapi.json')
+    return { body: { openapi: HOSTILE, paths: { [HOSTILE]: { get: { summary: HOSTILE } } } } };
+  return undefined;
+}
+
+/** What hostile text could have made of the page: script run, elements or links it added. */
+async function injected(page: Page) {
+  // A string, run in the page: the test's own types know no DOM.
+  return page.evaluate(`({
+    xss: window.__xss ?? null,
+    elements: document.querySelectorAll('main img, main script, main #injected').length,
+    links: [...document.querySelectorAll('a[href]')]
+      .map((a) => a.getAttribute('href') ?? '')
+      .filter((href) => !href.startsWith('#')),
+  })`);
+}
+
+describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+  let fake: FakeConsoleApi | undefined;
+
+  beforeAll(async () => {
+    ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
+    page.setDefaultTimeout(WAIT_MS);
+  }, 60_000);
+  afterEach(async () => {
+    await page.goto('about:blank');
+    await fake?.close();
+    fake = undefined;
+    problems.length = 0;
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows hostile connector, entity, receiver and error text as text on every view, under its CSP', async () => {
+    fake = await startFakeConsoleApi(hostileAnswer);
+    await page.goto(`${fake.url}/`);
+    await page.locator('#feed tbody tr[data-event-id]').first().waitFor();
+    await page.getByRole('table', { name: 'Streams' }).getByText(HOSTILE).first().waitFor();
+    expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
+
+    await page.locator('#feed tbody tr[data-event-id] a').first().click();
+    await page.getByRole('deletion').getByText(HOSTILE, { exact: true }).waitFor();
+    await page.locator('article.delivery').first().waitFor();
+    expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
+
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'javascript:' });
+    await row.getByText(`Last failure`).waitFor();
+    await row.getByRole('button', { name: 'Ping' }).click();
+    await page.locator('#status.status-error').waitFor();
+    expect(await page.locator('#status').textContent()).toContain(HOSTILE);
+    expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
+
+    await page.goto(`${fake.url}/#/deliveries`);
+    await page.locator('article.delivery code.excerpt').waitFor();
+    await page.goto(`${fake.url}/#/api`);
+    await page.getByRole('table', { name: 'Operations' }).getByText(HOSTILE).first().waitFor();
+    expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('says as many feed events as its table shows', async () => {
+    const events = Array.from({ length: 500 }, (_, index) => feedEvent(index));
+    fake = await startFakeConsoleApi((_method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (pathname === '/streams') return { body: { streams: [] } };
+      if (pathname === '/feed') return { body: { events: [...events].reverse(), now: AT } };
+      return undefined;
+    });
+    await page.goto(`${fake.url}/`);
+    const rows = page.locator('#feed tbody tr[data-event-id]');
+    await rows.first().waitFor();
+    const said =
+      (await page.locator('#feed').locator('xpath=preceding-sibling::p[1]').textContent()) ?? '';
+    const shown = Number(/^(\d+) events shown/.exec(said)?.[1]);
+    expect(await rows.count()).toBe(shown);
+    expect(await rows.first().getAttribute('data-event-id')).toBe('evt_00499');
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
