@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { streamLastError } from '../../shared/admin/console/streams-table.js';
+import {
+  STREAMS_SHOWN_MAX,
+  streamLastError,
+  streamsToShow,
+} from '../../shared/admin/console/streams-table.js';
 
 describe('the Last error column of the console streams table', () => {
   const setAside = {
@@ -14,5 +18,40 @@ describe('the Last error column of the console streams table', () => {
     expect(streamLastError({ lastError: null, lastSetAside: null })).toBe('');
     // A bridge that predates the field.
     expect(streamLastError({ lastError: null })).toBe('');
+  });
+});
+
+describe('the streams the console table shows', () => {
+  const stream = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    parked: false,
+    consecutiveFailures: 0,
+    lastError: null,
+    lastSetAside: null,
+    ...extra,
+  });
+
+  it('shows every stream, in order, up to its limit', () => {
+    const streams = [stream('a'), stream('b', { parked: true })];
+    expect(streamsToShow(streams, 2)).toEqual(streams);
+  });
+
+  it('over its limit shows parked, then failing, then erring streams first, each in order', () => {
+    const streams = [
+      stream('ok-1'),
+      stream('set-aside', { lastSetAside: { error: 'record set aside', at: '' } }),
+      stream('failing', { consecutiveFailures: 2, lastError: 'HTTP 500' }),
+      stream('ok-2'),
+      stream('parked', { parked: true, parkedReason: 'token refused' }),
+    ];
+    expect(streamsToShow(streams, 4).map((s) => s.id)).toEqual([
+      'parked',
+      'failing',
+      'set-aside',
+      'ok-1',
+    ]);
+    expect(streamsToShow(Array.from({ length: 13_000 }, (_, i) => stream(`s${i}`)))).toHaveLength(
+      STREAMS_SHOWN_MAX,
+    );
   });
 });

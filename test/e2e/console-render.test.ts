@@ -245,4 +245,31 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(await rows.first().getAttribute('data-event-id')).toBe('evt_00499');
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('shows at most 500 of 13,000 streams at a time, parked and failing ones first, and says how many there are', async () => {
+    const streams = [];
+    for (let hotel = 0; hotel < 1000; hotel += 1)
+      for (let type = 0; type < 13; type += 1)
+        streams.push(stream(`hotel-${String(hotel).padStart(4, '0')}`, `type${type}`));
+    streams[12_999] = { ...streams[12_999]!, parked: true, parkedReason: 'token refused' };
+    streams[6000] = { ...streams[6000]!, consecutiveFailures: 2, lastError: 'HTTP 500' };
+    const listing = { streams };
+    fake = await startFakeConsoleApi((_method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (pathname === '/streams') return { body: listing };
+      if (pathname === '/feed') return { body: { events: [], now: AT } };
+      return undefined;
+    });
+    await page.goto(`${fake.url}/`);
+    const rows = page.getByRole('table', { name: 'Streams' }).locator('tbody tr');
+    await rows.first().waitFor({ timeout: 60_000 });
+    expect(await rows.count()).toBe(500);
+    expect(await rows.nth(0).textContent()).toContain('hotel-0999');
+    expect(await rows.nth(0).textContent()).toContain('parked: token refused');
+    expect(await rows.nth(1).textContent()).toContain('HTTP 500');
+    await page
+      .getByText('500 of 13,000 streams shown, parked and failing ones first', { exact: false })
+      .waitFor();
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

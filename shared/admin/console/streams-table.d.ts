@@ -9,5 +9,17 @@ export function streamLastError(stream: {
   lastSetAside?: { error: string } | null;
 }): string;
 
-/** The streams table of `GET /streams`, of one connection when `connectionId` is given. */
+/**
+ * The streams table of `GET /streams`, of one connection when `connectionId` is given; over
+ * {@link STREAMS_SHOWN_MAX} streams, with a line before it saying how many it leaves out.
+ */
 export function streamsTable(listing: unknown, connectionId?: string): HTMLElement;
+
+/** The most streams the table shows at once. */
+export const STREAMS_SHOWN_MAX: number;
+
+/**
+ * The streams the table shows: at most `max` (default {@link STREAMS_SHOWN_MAX}), parked ones
+ * first, then failing ones, then those with a last error, then the rest, each in order.
+ */
+export function streamsToShow<T extends object>(streams: T[], max?: number): T[];

@@ -45,12 +45,52 @@ export function streamLastError(stream) {
 }
 
 /**
- * The streams table of `GET /streams`, of one connection when `connectionId` is given.
+ * The most streams the table shows at once: 1,000 connections have 13,000 streams, whose rows
+ * took the page seconds to build at every refresh (every 5 s), and no one reads them all.
+ */
+export const STREAMS_SHOWN_MAX = 500;
+
+/** @param {any} stream 0 parked, 1 failing, 2 with a last error, 3 the rest */
+function attentionRank(stream) {
+  if (stream.parked) return 0;
+  if (stream.consecutiveFailures > 0) return 1;
+  return streamLastError(stream) ? 2 : 3;
+}
+
+/**
+ * The streams the table shows: at most `max`, parked ones first, then failing ones, then those
+ * with a last error, then the rest, each group in the API's order. Pure.
+ * @param {any[]} streams
+ * @param {number} [max]
+ * @returns {any[]}
+ * @example streamsToShow([ok, parked], 1) // [parked]
+ */
+export function streamsToShow(streams, max = STREAMS_SHOWN_MAX) {
+  if (streams.length <= max) return streams;
+  /** @type {any[][]} */
+  const groups = [[], [], [], []];
+  for (const stream of streams) groups[attentionRank(stream)]?.push(stream);
+  return groups.flat().slice(0, max);
+}
+
+/**
+ * The streams table of `GET /streams`, of one connection when `connectionId` is given; over
+ * {@link STREAMS_SHOWN_MAX} streams, a line before it says how many it leaves out.
  * @param {any} listing
  * @param {string} [connectionId]
  */
 export function streamsTable(listing, connectionId = '') {
-  const rows = listing.streams.map((/** @type {any} */ s) => [
+  const shown = streamsToShow(listing.streams);
+  const count = new Intl.NumberFormat('en-US');
+  const note =
+    shown.length < listing.streams.length
+      ? h(
+          'p',
+          { class: 'muted' },
+          `${count.format(shown.length)} of ${count.format(listing.streams.length)} streams shown, parked and failing ones first: choose a connection to see all of its streams`,
+        )
+      : null;
+  const rows = shown.map((/** @type {any} */ s) => [
     h('span', {}, h('strong', {}, s.entityType), ' ', h('small', {}, s.connectionId)),
     s.strategy ?? '—',
     time(s.watermark),
@@ -60,7 +100,7 @@ export function streamsTable(listing, connectionId = '') {
     streamStatus(s),
     streamLastError(s) ? h('span', { class: 'error-text' }, streamLastError(s)) : '—',
   ]);
-  return table(
+  const element = table(
     'Streams',
     [
       'Entity type',
@@ -76,4 +116,5 @@ export function streamsTable(listing, connectionId = '') {
     connectionId ? `No streams of connection ${connectionId}` : 'No streams configured',
     true,
   );
+  return note ? h('div', {}, note, element) : element;
 }
