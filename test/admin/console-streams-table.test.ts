@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   STREAMS_SHOWN_MAX,
   streamLastError,
+  streamState,
   streamsToShow,
 } from '../../shared/admin/console/streams-table.js';
 
@@ -53,5 +54,42 @@ describe('the streams the console table shows', () => {
     expect(streamsToShow(Array.from({ length: 13_000 }, (_, i) => stream(`s${i}`)))).toHaveLength(
       STREAMS_SHOWN_MAX,
     );
+  });
+});
+
+describe('the State column of the console streams table', () => {
+  const view = {
+    configured: true,
+    parked: false,
+    parkedReason: null,
+    consecutiveFailures: 0,
+    initialSyncDone: true,
+  };
+
+  it('says a stream no longer configured is not polled, as streams list does, not ok', () => {
+    expect(streamState({ ...view, configured: false })).toEqual({
+      text: 'not polled',
+      kind: 'muted',
+    });
+    expect(streamState({ ...view, configured: false, parked: true })).toEqual({
+      text: 'not polled',
+      kind: 'muted',
+    });
+  });
+
+  it('says parked, failing, first sync and ok as before', () => {
+    expect(streamState({ ...view, parked: true, parkedReason: 'token refused' })).toEqual({
+      text: 'parked: token refused',
+      kind: 'bad',
+    });
+    expect(streamState({ ...view, consecutiveFailures: 3 })).toEqual({
+      text: '3 failures',
+      kind: 'warn',
+    });
+    expect(streamState({ ...view, initialSyncDone: false })).toEqual({
+      text: 'first sync',
+      kind: 'muted',
+    });
+    expect(streamState(view)).toEqual({ text: 'ok', kind: 'ok' });
   });
 });

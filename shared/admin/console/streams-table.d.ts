@@ -23,3 +23,12 @@ export const STREAMS_SHOWN_MAX: number;
  * first, then failing ones, then those with a last error, then the rest, each in order.
  */
 export function streamsToShow<T extends object>(streams: T[], max?: number): T[];
+
+/** What the State column says of a stream, and its badge's colour. */
+export function streamState(stream: {
+  configured?: boolean;
+  parked?: boolean;
+  parkedReason?: string | null;
+  consecutiveFailures?: number;
+  initialSyncDone?: boolean;
+}): { text: string; kind: 'ok' | 'warn' | 'bad' | 'muted' };

@@ -25,13 +25,28 @@ function budgetOf(stream, listing) {
   return limit === undefined ? String(used) : `${used} / ${limit}`;
 }
 
+/**
+ * What the State column says of a stream, and its badge's colour. A stream no longer
+ * configured (its entity dropped, its connection disabled or removed with its state kept) is
+ * not polled at all, as `streams list` says. Pure.
+ * @param {any} stream
+ * @returns {{ text: string, kind: 'ok' | 'warn' | 'bad' | 'muted' }}
+ * @example streamState({ configured: false, initialSyncDone: true }) // { text: 'not polled', kind: 'muted' }
+ */
+export function streamState(stream) {
+  if (stream.configured === false) return { text: 'not polled', kind: 'muted' };
+  if (stream.parked)
+    return { text: `parked: ${stream.parkedReason ?? 'no reason given'}`, kind: 'bad' };
+  if (stream.consecutiveFailures > 0)
+    return { text: `${stream.consecutiveFailures} failures`, kind: 'warn' };
+  if (!stream.initialSyncDone) return { text: 'first sync', kind: 'muted' };
+  return { text: 'ok', kind: 'ok' };
+}
+
 /** @param {any} stream */
 function streamStatus(stream) {
-  if (stream.parked) return badge(`parked: ${stream.parkedReason ?? 'no reason given'}`, 'bad');
-  if (stream.consecutiveFailures > 0)
-    return badge(`${stream.consecutiveFailures} failures`, 'warn');
-  if (!stream.initialSyncDone) return badge('first sync', 'muted');
-  return badge('ok', 'ok');
+  const { text, kind } = streamState(stream);
+  return badge(text, kind);
 }
 
 /**
