@@ -51,6 +51,9 @@ describe('the streams the console table shows', () => {
       'set-aside',
       'ok-1',
     ]);
+    // One no longer configured is not polled: its old state is no trouble now.
+    const removed = stream('removed', { configured: false, parked: true });
+    expect(streamsToShow([removed, ...streams], 2).map((s) => s.id)).toEqual(['parked', 'failing']);
     expect(streamsToShow(Array.from({ length: 13_000 }, (_, i) => stream(`s${i}`)))).toHaveLength(
       STREAMS_SHOWN_MAX,
     );

@@ -65,8 +65,9 @@ export function streamLastError(stream) {
  */
 export const STREAMS_SHOWN_MAX = 500;
 
-/** @param {any} stream 0 parked, 1 failing, 2 with a last error, 3 the rest */
+/** @param {any} stream 0 parked, 1 failing, 2 with a last error, 3 the rest (and those not polled) */
 function attentionRank(stream) {
+  if (stream.configured === false) return 3;
   if (stream.parked) return 0;
   if (stream.consecutiveFailures > 0) return 1;
   return streamLastError(stream) ? 2 : 3;
