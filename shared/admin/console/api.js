@@ -30,6 +30,16 @@ export function onUnauthorized(ask) {
   askForToken = ask;
 }
 
+/**
+ * Whether a header can carry `token`: printable ASCII, as BRIDGE_ADMIN_TOKEN must be. fetch
+ * throws before sending for a character beyond Latin-1 (a pasted zero-width space), so such a
+ * token could never be refused with the 401 that asks for another.
+ * @param {string} token
+ */
+export function isSendableToken(token) {
+  return /^[\x20-\x7e]+$/.test(token);
+}
+
 /** @param {string} token */
 export function storeToken(token) {
   sessionStorage.setItem(TOKEN_KEY, token);
@@ -44,7 +54,7 @@ async function send(method, path, body = method === 'GET' ? undefined : {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   const token = sessionStorage.getItem(TOKEN_KEY);
-  if (token) headers.authorization = `Bearer ${token}`;
+  if (token && isSendableToken(token)) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   return fetch(new URL(path, document.baseURI), {
     method,

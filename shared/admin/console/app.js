@@ -1,6 +1,6 @@
 /** The console's entry: a hash router over its views, and the admin-token prompt. */
 
-import { onUnauthorized, storeToken } from './api.js';
+import { isSendableToken, onUnauthorized, storeToken } from './api.js';
 import { deliveriesPanel } from './deliveries.js';
 import { h, replace, say } from './dom.js';
 import { renderApi } from './view-api.js';
@@ -31,20 +31,34 @@ function askForToken() {
   return tokenAsked;
 }
 
-/** @returns {Promise<boolean>} */
-function promptForToken() {
+/**
+ * Shows the token dialog until the operator enters a token a header can carry, or cancels.
+ * @param {string} [error] why the last token entered was not taken
+ * @returns {Promise<boolean>}
+ */
+function promptForToken(error) {
   const dialog = /** @type {HTMLDialogElement} */ (document.getElementById('token-dialog'));
   const input = /** @type {HTMLInputElement} */ (document.getElementById('token-input'));
   const cancel = /** @type {HTMLButtonElement} */ (document.getElementById('token-cancel'));
+  const errorLine = /** @type {HTMLElement} */ (document.getElementById('token-error'));
   input.value = '';
+  errorLine.textContent = error ?? '';
+  errorLine.hidden = error === undefined;
   return new Promise((resolve) => {
     cancel.onclick = () => dialog.close('cancel');
     dialog.addEventListener(
       'close',
       () => {
-        const saved = dialog.returnValue === 'save' && input.value.trim() !== '';
-        if (saved) storeToken(input.value.trim());
-        resolve(saved);
+        const token = input.value.trim();
+        if (dialog.returnValue !== 'save' || token === '') return resolve(false);
+        if (!isSendableToken(token))
+          return resolve(
+            promptForToken(
+              'That token holds a character BRIDGE_ADMIN_TOKEN cannot (it must be printable ASCII): enter it again',
+            ),
+          );
+        storeToken(token);
+        resolve(true);
       },
       { once: true },
     );
