@@ -297,4 +297,11 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     );
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('opens an event whose link holds a malformed escape, as typed, instead of stopping on a page error', async () => {
+    fake = await startFakeConsoleApi(hostileAnswer);
+    await page.goto(`${fake.url}/#/events/evt_%E0%A4%A`);
+    await page.getByRole('heading', { name: 'Event evt_%E0%A4%A' }).waitFor();
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -80,13 +80,26 @@ function renderDeliveries(main, /** @type {URLSearchParams} */ params) {
   return panel.stop;
 }
 
+/**
+ * A path segment of the hash decoded, or as it is when it holds a malformed escape (a link
+ * typed or cut short): decodeURIComponent throws on those, which stopped the page.
+ * @param {string} segment
+ */
+function decodedSegment(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function route() {
   stopView?.();
   const main = /** @type {HTMLElement} */ (document.getElementById('main'));
   const [path, search = ''] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(search);
   const eventMatch = /^\/events\/(.+)$/.exec(path ?? '');
-  if (eventMatch) stopView = renderEvent(main, decodeURIComponent(eventMatch[1] ?? ''));
+  if (eventMatch) stopView = renderEvent(main, decodedSegment(eventMatch[1] ?? ''));
   else if (path === '/subscriptions') stopView = renderSubscriptions(main);
   else if (path === '/deliveries') stopView = renderDeliveries(main, params);
   else if (path === '/api') stopView = renderApi(main);
