@@ -304,4 +304,19 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     await page.getByRole('heading', { name: 'Event evt_%E0%A4%A' }).waitFor();
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('keeps saying how to enter the admin token after the operator cancels its prompt', async () => {
+    fake = await startFakeConsoleApi(() => ({
+      status: 401,
+      body: { error: 'the admin API needs its token (BRIDGE_ADMIN_TOKEN) as a bearer token' },
+    }));
+    await page.goto(`${fake.url}/`);
+    const dialog = page.getByRole('dialog', { name: 'Admin token' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // The polls refused after it (the streams every 5 s) say it too, not the bare 401 alone.
+    await new Promise((resolve) => setTimeout(resolve, 6000));
+    expect(await page.locator('#status').textContent()).toContain('reload the page to enter it');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -74,8 +74,11 @@ async function send(method, path, body = method === 'GET' ? undefined : {}) {
  */
 export async function api(method, path, body) {
   let response = await send(method, path, body);
-  if (response.status === 401 && askForToken && (await askForToken())) {
-    response = await send(method, path, body);
+  // Whether the operator cancelled the prompt for the token (now or before, until a reload).
+  let declined = false;
+  if (response.status === 401 && askForToken) {
+    if (await askForToken()) response = await send(method, path, body);
+    else declined = true;
   }
   if (response.status === 204) return undefined;
   const text = await response.text();
@@ -87,7 +90,12 @@ export async function api(method, path, body) {
   }
   if (!response.ok) {
     const message = parsed && typeof parsed.error === 'string' ? parsed.error : text;
-    throw new ApiError(response.status, `${response.status}: ${message || response.statusText}`);
+    // Every refused call says it (the status line shows the last one), not only the prompt's end.
+    const hint = declined ? ' (reload the page to enter it)' : '';
+    throw new ApiError(
+      response.status,
+      `${response.status}: ${message || response.statusText}${hint}`,
+    );
   }
   return parsed;
 }
