@@ -319,4 +319,19 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(await page.locator('#status').textContent()).toContain('reload the page to enter it');
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('reads the streams once for the entity types to resync, not at every refresh of the subscriptions', async () => {
+    fake = await startFakeConsoleApi(hostileAnswer);
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'javascript:' });
+    await row.getByRole('combobox').getByRole('option', { name: 'customer' }).waitFor({
+      state: 'attached',
+    });
+    const subscriptionReads = () =>
+      fake!.requests.filter((r) => r.path === '/subscriptions').length;
+    // The page reads its subscriptions every 10 s: wait for the second read.
+    await expect.poll(subscriptionReads, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    expect(fake.requests.filter((r) => r.path.startsWith('/streams'))).toHaveLength(1);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -19,8 +19,12 @@ export function renderSubscriptions(main) {
   const listBox = h('div', { class: 'scroll' }, shell.table);
   /** @type {WeakMap<Element, HTMLElement>} */
   const healthCells = new WeakMap();
-  /** @type {string[]} */
-  let entityTypes = [];
+  /**
+   * The entity types a resync may name, read once the page opens: they change only with the
+   * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels).
+   * @type {string[] | undefined}
+   */
+  let entityTypes;
 
   /**
    * @param {string} label
@@ -53,7 +57,9 @@ export function renderSubscriptions(main) {
     const entity = h(
       'select',
       { 'aria-label': `Entity type to resync to ${s.url}` },
-      ...entityTypes.filter((t) => takesEntity(s, t)).map((t) => h('option', { value: t }, t)),
+      ...(entityTypes ?? [])
+        .filter((t) => takesEntity(s, t))
+        .map((t) => h('option', { value: t }, t)),
     );
     return h(
       'div',
@@ -112,9 +118,11 @@ export function renderSubscriptions(main) {
   async function load() {
     const [{ subscriptions }, streams] = await Promise.all([
       api('GET', 'subscriptions'),
-      api('GET', 'streams'),
+      entityTypes ? undefined : api('GET', 'streams'),
     ]);
-    entityTypes = [...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType))].sort();
+    entityTypes ??= [
+      ...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType)),
+    ].sort();
     const healths = await Promise.all(
       subscriptions.map((/** @type {any} */ s) =>
         api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
