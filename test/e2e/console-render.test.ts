@@ -334,4 +334,18 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(fake.requests.filter((r) => r.path.startsWith('/streams'))).toHaveLength(1);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('says why a view could not be read where it would show, not Loading for ever', async () => {
+    fake = await startFakeConsoleApi(() => ({
+      status: 500,
+      body: { error: 'the state store is unreachable' },
+    }));
+    const main = page.locator('main');
+    for (const view of ['#/', '#/subscriptions', '#/deliveries', '#/api']) {
+      await page.goto(`${fake.url}/${view}`);
+      await main.getByText('the state store is unreachable').first().waitFor();
+      expect(await main.textContent(), view).not.toContain('Loading');
+    }
+    expect(problems).toEqual([]);
+  }, 90_000);
 });

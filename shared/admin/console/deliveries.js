@@ -2,7 +2,7 @@
 
 import { api, query } from './api.js';
 import { latencyHistogram, stackedBars } from './charts.js';
-import { badge, h, keyedChildren, replace, say, table, time } from './dom.js';
+import { badge, failedPlaceholder, h, keyedChildren, replace, say, table, time } from './dom.js';
 import { every } from './poll.js';
 
 const EXCERPT_CHARS = 160;
@@ -101,13 +101,19 @@ function deliveryCard({ delivery, attempts }, refresh) {
  */
 export function deliveriesPanel(filter) {
   const chart = h('div', { class: 'chart-box' });
-  const list = h('div', { class: 'deliveries' }, h('p', {}, 'Loading deliveries…'));
+  const loading = h('p', {}, 'Loading deliveries…');
+  const list = h('div', { class: 'deliveries' }, loading);
   // Runs after a replay, by which time the poller below exists.
   const refresh = () => {
     poller.now();
   };
   async function load() {
-    const { deliveries } = await api('GET', `deliveries${query({ ...filter, limit: 50 })}`);
+    const { deliveries } = await api('GET', `deliveries${query({ ...filter, limit: 50 })}`).catch(
+      (error) => {
+        failedPlaceholder(loading, 'Deliveries', error);
+        throw error;
+      },
+    );
     const attempts = deliveries.flatMap((/** @type {any} */ d) => d.attempts);
     const delivered = attempts.filter((/** @type {any} */ a) => a.outcome === 'delivered').length;
     replace(

@@ -118,6 +118,22 @@ export function keyedChildren(parent, items, keyOf, render) {
 }
 
 /**
+ * Says why a view's first read failed in place of its "Loading…" line (a paragraph, or a
+ * table's one-cell row), while that line is still shown: the first answer that succeeds
+ * replaces it as it would have replaced the loading line. Later failures of a view already
+ * shown leave it as it is (the status line says them).
+ * @param {Element} placeholder
+ * @param {string} what e.g. `Streams`
+ * @param {unknown} error
+ */
+export function failedPlaceholder(placeholder, what, error) {
+  if (!placeholder.isConnected) return;
+  const line = placeholder.querySelector('td') ?? placeholder;
+  line.textContent = `${what} could not be read: ${/** @type {Error} */ (error)?.message ?? String(error)}`;
+  line.classList.add('error-text');
+}
+
+/**
  * A time as the operator reads it: local time, with the ISO value in a tooltip.
  * @param {string | number | null | undefined} value
  */

@@ -1,7 +1,7 @@
 /** The admin API's OpenAPI document, fetched as every call is (with the admin token, if any). */
 
 import { api } from './api.js';
-import { h, replace, say, table } from './dom.js';
+import { failedPlaceholder, h, replace, say, table } from './dom.js';
 
 const METHODS = ['get', 'post', 'patch', 'delete'];
 
@@ -12,7 +12,8 @@ const METHODS = ['get', 'post', 'patch', 'delete'];
  * @returns {() => void} nothing to stop: the page does not poll
  */
 export function renderApi(main) {
-  replace(main, h('h2', {}, 'API'), h('p', {}, 'Loading the OpenAPI document…'));
+  const loading = h('p', {}, 'Loading the OpenAPI document…');
+  replace(main, h('h2', {}, 'API'), loading);
   api('GET', 'openapi.json')
     .then((document) => {
       /** @type {Record<string, Record<string, { summary?: string }>>} */
@@ -45,6 +46,9 @@ export function renderApi(main) {
         ),
       );
     })
-    .catch((/** @type {Error} */ error) => say(error.message, true));
+    .catch((/** @type {Error} */ error) => {
+      failedPlaceholder(loading, 'The OpenAPI document', error);
+      say(error.message, true);
+    });
   return () => {};
 }

@@ -2,7 +2,7 @@
 
 import { api, query } from './api.js';
 import { stackedBars } from './charts.js';
-import { emptyRow, h, keyedChildren, replace, say, time } from './dom.js';
+import { emptyRow, failedPlaceholder, h, keyedChildren, replace, say, time } from './dom.js';
 import { createFeedTally, eventsPerMinute } from './feed-tally.js';
 import { every } from './poll.js';
 import { streamsTable } from './streams-table.js';
@@ -58,7 +58,8 @@ function searchForm(label, apply, ...fields) {
  * @param {HTMLElement} main
  */
 export function renderOverview(main) {
-  const streamsBox = h('div', { class: 'scroll' }, h('p', {}, 'Loading streams…'));
+  const streamsLoading = h('p', {}, 'Loading streams…');
+  const streamsBox = h('div', { class: 'scroll' }, streamsLoading);
   const chartBox = h('div', { class: 'chart-box' });
   const feedBody = h('tbody', {});
   const feedCount = h('p', { class: 'muted' }, '');
@@ -165,7 +166,10 @@ export function renderOverview(main) {
 
   async function pollStreams() {
     const asked = streamsGeneration;
-    const listing = await api('GET', `streams${query({ connectionId })}`);
+    const listing = await api('GET', `streams${query({ connectionId })}`).catch((error) => {
+      failedPlaceholder(streamsLoading, 'Streams', error);
+      throw error;
+    });
     // An answer for the connection of before the last change is dropped.
     if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing, connectionId));
   }

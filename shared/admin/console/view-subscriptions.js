@@ -1,7 +1,16 @@
 /** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
 
 import { api } from './api.js';
-import { badge, emptyRow, h, keyedChildren, replace, say, tableShell } from './dom.js';
+import {
+  badge,
+  emptyRow,
+  failedPlaceholder,
+  h,
+  keyedChildren,
+  replace,
+  say,
+  tableShell,
+} from './dom.js';
 import { every } from './poll.js';
 import { healthCell, secretPanel } from './subscription-parts.js';
 
@@ -15,7 +24,8 @@ const HEADERS = ['Endpoint', 'Events', 'State', 'Health', 'Actions'];
 export function renderSubscriptions(main) {
   const secretBox = h('div', {});
   const shell = tableShell('Subscriptions', HEADERS, true);
-  shell.body.append(emptyRow(HEADERS.length, 'Loading subscriptions…'));
+  const loadingRow = emptyRow(HEADERS.length, 'Loading subscriptions…');
+  shell.body.append(loadingRow);
   const listBox = h('div', { class: 'scroll' }, shell.table);
   /** @type {WeakMap<Element, HTMLElement>} */
   const healthCells = new WeakMap();
@@ -119,7 +129,10 @@ export function renderSubscriptions(main) {
     const [{ subscriptions }, streams] = await Promise.all([
       api('GET', 'subscriptions'),
       entityTypes ? undefined : api('GET', 'streams'),
-    ]);
+    ]).catch((error) => {
+      failedPlaceholder(loadingRow, 'Subscriptions', error);
+      throw error;
+    });
     entityTypes ??= [
       ...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType)),
     ].sort();
