@@ -348,4 +348,31 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     }
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it('offers no resync to a subscription that takes no event of any stream', async () => {
+    fake = await startFakeConsoleApi((method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (method === 'GET' && pathname === '/subscriptions')
+        return {
+          body: {
+            subscriptions: [
+              {
+                ...subscription,
+                id: 'sub_2',
+                url: 'https://alerts.example/x',
+                events: ['delivery.*'],
+              },
+            ],
+          },
+        };
+      if (method === 'POST') return { status: 400, body: { error: 'entities: must not be empty' } };
+      return hostileAnswer(method, path);
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'alerts.example' });
+    await row.getByRole('button', { name: 'Ping' }).waitFor();
+    expect(await row.getByRole('button', { name: 'Resync' }).isDisabled()).toBe(true);
+    expect(await row.getByRole('combobox').isDisabled()).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

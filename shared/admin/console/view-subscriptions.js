@@ -64,12 +64,13 @@ export function renderSubscriptions(main) {
   /** @param {any} s */
   function actions(s) {
     const path = `subscriptions/${encodeURIComponent(s.id)}`;
+    const resyncable = (entityTypes ?? []).filter((t) => takesEntity(s, t));
+    // None for a subscription to operational events only (delivery.*, subscription.disabled):
+    // a resync would send `entities: ['']`, which the API refuses.
     const entity = h(
       'select',
-      { 'aria-label': `Entity type to resync to ${s.url}` },
-      ...(entityTypes ?? [])
-        .filter((t) => takesEntity(s, t))
-        .map((t) => h('option', { value: t }, t)),
+      { 'aria-label': `Entity type to resync to ${s.url}`, disabled: resyncable.length === 0 },
+      ...resyncable.map((t) => h('option', { value: t }, t)),
     );
     return h(
       'div',
@@ -113,6 +114,11 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
+          disabled: resyncable.length === 0,
+          title:
+            resyncable.length === 0
+              ? 'It takes no event of any stream: nothing to resync'
+              : undefined,
           onclick: run(`Resync sent to ${s.url}`, () =>
             api('POST', `${path}/resync`, {
               entities: [/** @type {HTMLSelectElement} */ (entity).value],
