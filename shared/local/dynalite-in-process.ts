@@ -100,6 +100,23 @@ export function closedStoreError(): Error {
   });
 }
 
+/** dynalite servers started without a port (see startDynaliteServer), until they are closed. */
+const openWithoutPort = new WeakSet<Server>();
+
+/**
+ * Notes whether `server`, which listens on no port, is open: its in-process answers fail once it
+ * is not, as a refused socket would.
+ */
+export function noteOpenWithoutPort(server: Server, open: boolean): void {
+  if (open) openWithoutPort.add(server);
+  else openWithoutPort.delete(server);
+}
+
+/** Whether dynalite's `server` answers: listening on its port, or open without one. */
+export function dynaliteOpen(server: Server): boolean {
+  return server.listening || openWithoutPort.has(server);
+}
+
 /** Hands one request to dynalite and returns its answer (in this thread or another). */
 export type AnswerDynalite = (request: DynaliteRequest) => Promise<DynaliteAnswer>;
 
@@ -107,13 +124,13 @@ export type AnswerDynalite = (request: DynaliteRequest) => Promise<DynaliteAnswe
  * Answers requests through dynalite's own request listener on `server`, in this thread,
  * without a socket: the same validation, conditions and storage as over HTTP (the listener
  * cannot tell), minus the HTTP client and server work on both sides, which took about a fifth
- * of the local runtime's CPU when a thousand connections poll. The server keeps listening on
- * its port for anything else (tests, tools).
+ * of the local runtime's CPU when a thousand connections poll. A server started with a port
+ * keeps listening on it for anything else (tests, tools).
  */
 export function dynaliteInProcessAnswer(server: Server): AnswerDynalite {
   return async (request) => {
     // As a socket would be refused: a closed store must fail the call, not the process.
-    if (!server.listening) throw closedStoreError();
+    if (!dynaliteOpen(server)) throw closedStoreError();
     return answerDynaliteRequest(server, request);
   };
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { closedStoreError } from './dynalite-in-process.ts';
+import { closedStoreError, dynaliteOpen } from './dynalite-in-process.ts';
 import { requireFromDynalite } from './dynalite-require.ts';
 
 /** A request's fields as DynamoDB's JSON would parse to (attribute values as `{ S: … }`). */
@@ -85,6 +85,24 @@ export async function dynaliteStoreOpen(server: Server): Promise<void> {
   if (typeof db?.open === 'function') await db.open();
 }
 
+/** The part of dynalite's store that {@link closeDynaliteStore} uses: its LevelDB's close. */
+interface StoreWithClose {
+  db?: { close?(callback: (error?: Error | null) => void): void };
+}
+
+/**
+ * Closes (and flushes) the LevelDB of the store dynalite made for `server`, once its pending
+ * operations are done: what dynalite's `server.close` does after the server stops listening,
+ * for a server that never listened (whose `close` stops at node:http's ERR_SERVER_NOT_RUNNING).
+ */
+export function closeDynaliteStore(server: Server): Promise<void> {
+  const db = (storeOfServer.get(server) as StoreWithClose | undefined)?.db;
+  return new Promise((resolve, reject) => {
+    if (typeof db?.close !== 'function') return resolve();
+    db.close((error) => (error ? reject(error) : resolve()));
+  });
+}
+
 function loadAction(action: string): { run: Action; validation: ActionValidation } {
   return {
     run: requireFromDynalite(`./actions/${action}`) as Action,
@@ -106,7 +124,7 @@ export function dynaliteObjectAnswer(server: Server): AnswerDynaliteObject {
   return (target, data) =>
     new Promise((resolve, reject) => {
       // As a socket would be refused: a closed store must fail the call, not the process.
-      if (!server.listening) return reject(closedStoreError());
+      if (!dynaliteOpen(server)) return reject(closedStoreError());
       const name = validations.toLowerFirst(target);
       let action = actions.get(name);
       if (action === undefined) {

@@ -4,12 +4,13 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { BridgeError, describeThrown } from '../errors.ts';
 import { writeBlindWhenPossible } from './dynalite-blind-writes.ts';
+import { noteOpenWithoutPort } from './dynalite-in-process.ts';
 import {
   applyLocalLevelDefaults,
   closeDynaliteIterators,
   readLevelSynchronously,
 } from './dynalite-leveldb.ts';
-import { dynaliteStoreOpen, startNotingStore } from './dynalite-objects.ts';
+import { closeDynaliteStore, dynaliteStoreOpen, startNotingStore } from './dynalite-objects.ts';
 import { answerStoreFailures } from './dynalite-store-failures.ts';
 import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
@@ -34,7 +35,8 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
 
 /**
  * Starts dynalite (DynamoDB in pure JavaScript) in the calling thread, listening on 127.0.0.1
- * on a free port, with the local fixes applied (iterators closed, LevelDB sized for one
+ * on a free port (unless `listen` is false: then it is reached in process only, through its
+ * request listener), with the local fixes applied (iterators closed, LevelDB sized for one
  * machine and read synchronously, table descriptions cached, JSON types checked without
  * per-value parsing, writes that need nothing of the old item made without reading it, a
  * failure of the store answered as an InternalServerError instead of thrown).
@@ -48,6 +50,7 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
 export async function startDynaliteServer(
   path?: string,
   accessKeyId: string = LOCAL_CREDENTIALS.accessKeyId,
+  { listen = true }: { listen?: boolean } = {},
 ): Promise<Server> {
   if (path !== undefined) await mkdir(dirname(path), { recursive: true });
   closeDynaliteIterators();
@@ -78,6 +81,11 @@ export async function startDynaliteServer(
       });
     }
   }
+  if (!listen) {
+    withoutPort.add(server);
+    noteOpenWithoutPort(server, true);
+    return server;
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -88,8 +96,15 @@ export async function startDynaliteServer(
   return server;
 }
 
+/** Servers started with `listen: false`: they are closed without node:http's close. */
+const withoutPort = new WeakSet<Server>();
+
 /** Stops the server; dynalite closes (and flushes) its LevelDB store with it. */
 export function closeDynaliteServer(server: Server): Promise<void> {
+  if (withoutPort.has(server)) {
+    noteOpenWithoutPort(server, false);
+    return closeDynaliteStore(server);
+  }
   return new Promise<void>((resolve, reject) =>
     server.close((error) => (error ? reject(error) : resolve())),
   );

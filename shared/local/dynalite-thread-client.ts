@@ -11,7 +11,7 @@ import type {
   FromDynaliteThread,
   ToDynaliteThread,
 } from './dynalite-thread-messages.ts';
-import { LOCAL_CREDENTIALS } from './local-credentials.ts';
+import { LOCAL_CREDENTIALS, UNSERVED_DYNAMODB_ENDPOINT } from './local-credentials.ts';
 
 /**
  * The thread's young generation, in MB. V8 grows it up to 16 MB a semi-space for a busy
@@ -49,7 +49,10 @@ function bundledThreadModule(): string {
 
 /** dynalite running in a worker thread of this process. */
 export interface DynaliteThread {
-  /** `http://127.0.0.1:<port>`: the thread serves HTTP too (tests, tools). */
+  /**
+   * `http://127.0.0.1:<port>`: the thread serves HTTP too (tests, tools); with `listen: false`,
+   * {@link UNSERVED_DYNAMODB_ENDPOINT}.
+   */
   endpoint: string;
   /** Passes one request to the thread as a message (no socket) and returns its answer. */
   answer: AnswerDynalite;
@@ -146,7 +149,7 @@ export async function startDynaliteThread(
   };
 
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: port === 0 ? UNSERVED_DYNAMODB_ENDPOINT : `http://127.0.0.1:${port}`,
     answer: answerInThread,
     close: () => {
       closed ??= (async () => {

@@ -10,6 +10,8 @@ export interface DynaliteThreadOptions {
   path?: string;
   /** The owner's local credential, which the thread's HTTP port requires (see LOCAL_CREDENTIALS). */
   accessKeyId?: string;
+  /** Whether the thread serves HTTP on a port of 127.0.0.1 too (default true). */
+  listen?: boolean;
 }
 
 /** A message from the owner to the thread: one request, or the order to close. */
@@ -19,7 +21,7 @@ export type ToDynaliteThread =
 
 /** A message from the thread to its owner. */
 export type FromDynaliteThread =
-  /** Listening on 127.0.0.1:`port`, ready for requests. */
+  /** Ready for requests, listening on 127.0.0.1:`port` (0: on no port). */
   | { kind: 'ready'; port: number }
   /** The store could not start. */
   | { kind: 'failed'; message: string }

@@ -11,7 +11,7 @@ import type {
 /**
  * The local DynamoDB's own thread (see `startDynaliteThread`, which bundles this module and
  * starts it): runs dynalite here, answers the owner's requests through dynalite's request
- * listener, and serves HTTP on its port as well.
+ * listener, and serves HTTP on its port as well unless started with `listen: false`.
  */
 async function serve(): Promise<void> {
   const port = parentPort;
@@ -20,7 +20,9 @@ async function serve(): Promise<void> {
   let server: Server;
   try {
     const options = workerData as DynaliteThreadOptions;
-    server = await startDynaliteServer(options.path, options.accessKeyId);
+    server = await startDynaliteServer(options.path, options.accessKeyId, {
+      listen: options.listen ?? true,
+    });
   } catch (error) {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
     return;

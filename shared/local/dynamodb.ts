@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BridgeError } from '../errors.ts';
 import { routeDocumentClients } from '../state/document-client.ts';
 import { directDocumentClient } from './direct-document-client.ts';
 import {
@@ -11,7 +12,7 @@ import {
 import { type AnswerDynaliteObject, dynaliteObjectAnswer } from './dynalite-objects.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import { startDynaliteThread } from './dynalite-thread-client.ts';
-import { LOCAL_CREDENTIALS } from './local-credentials.ts';
+import { LOCAL_CREDENTIALS, UNSERVED_DYNAMODB_ENDPOINT } from './local-credentials.ts';
 
 /**
  * How the client of {@link startLocalDynamoDb} reaches dynalite:
@@ -28,13 +29,20 @@ export type LocalDynamoDbTransport = 'thread' | 'in-process' | 'http';
 export interface LocalDynamoDbOptions {
   /** Directory of a LevelDB store that survives restarts; in memory when absent. */
   path?: string;
-  /** Default `in-process`. `endpoint` serves HTTP whichever is chosen. */
+  /** Default `in-process`. `endpoint` serves HTTP whichever is chosen, unless `listen` is false. */
   transport?: LocalDynamoDbTransport;
+  /**
+   * Whether dynalite serves HTTP on a port of 127.0.0.1 as well (default true: tests, tools).
+   * `start` passes false: its clients reach the store in process, and a port would offer every
+   * subscription's secret to whatever else runs on the machine. Requires a transport other
+   * than `http`.
+   */
+  listen?: boolean;
 }
 
 /** A running local DynamoDB and a client bound to it. */
 export interface LocalDynamoDb {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`; {@link UNSERVED_DYNAMODB_ENDPOINT} with `listen: false`. */
   endpoint: string;
   /** A real SDK client of this store (region us-east-1, dummy credentials). */
   client: DynamoDBClient;
@@ -43,24 +51,30 @@ export interface LocalDynamoDb {
 }
 
 /**
- * Starts dynalite (DynamoDB in pure JavaScript) in this process, on 127.0.0.1 on a free port,
- * and a client bound to it. Tables become ACTIVE at once. It lacks transactions, TTL expiry and
- * PartiQL.
+ * Starts dynalite (DynamoDB in pure JavaScript) in this process, on 127.0.0.1 on a free port
+ * (none with `listen: false`), and a client bound to it. Tables become ACTIVE at once. It lacks
+ * transactions, TTL expiry and PartiQL.
+ * @throws BridgeError when `listen` is false and `transport` is `http`
  * @example const db = await startLocalDynamoDb({ path: '.bridge/dynamodb', transport: 'thread' }); ...; await db.close();
  */
 export async function startLocalDynamoDb(
   options: LocalDynamoDbOptions = {},
 ): Promise<LocalDynamoDb> {
   const transport = options.transport ?? 'in-process';
+  const listen = options.listen ?? true;
+  if (!listen && transport === 'http')
+    throw new BridgeError('the local DynamoDB cannot be reached over HTTP without listening');
   if (transport === 'thread') {
     const thread = await startDynaliteThread({
       ...(options.path !== undefined && { path: options.path }),
+      listen,
     });
     return boundTo(thread.endpoint, thread.answer, () => thread.close());
   }
-  const server = await startDynaliteServer(options.path);
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const server = await startDynaliteServer(options.path, undefined, { listen });
+  const endpoint = listen
+    ? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    : UNSERVED_DYNAMODB_ENDPOINT;
   const stop = () => closeDynaliteServer(server);
   if (transport === 'http') return boundTo(endpoint, undefined, stop);
   return boundTo(endpoint, dynaliteInProcessAnswer(server), stop, dynaliteObjectAnswer(server));

@@ -19,3 +19,12 @@ export const LOCAL_CREDENTIALS = {
 export function signedWith(authorization: string | undefined, accessKeyId: string): boolean {
   return authorization?.match(/Credential=([^/,\s]+)\//)?.[1] === accessKeyId;
 }
+
+/**
+ * The endpoint of a local store that listens on no port (reached in process only): its SDK
+ * client needs a URL, and this one reaches nothing (`.invalid` never resolves, RFC 6761).
+ */
+export const UNSERVED_DYNAMODB_ENDPOINT = 'http://local-dynamodb.invalid';
+
+/** As {@link UNSERVED_DYNAMODB_ENDPOINT}, for the disk queue: its queue URLs start with it. */
+export const UNSERVED_QUEUE_ENDPOINT = 'http://local-queue.invalid';

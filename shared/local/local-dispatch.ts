@@ -110,7 +110,12 @@ export interface LocalDispatch {
  */
 export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
   const { clock, random, reporter, allowPrivate } = options;
-  const sqs = await startDiskQueue({ path: join(options.dataDir, QUEUE_FOLDER), clock });
+  // Called in process only: no port offers the pending deliveries to the rest of the machine.
+  const sqs = await startDiskQueue({
+    path: join(options.dataDir, QUEUE_FOLDER),
+    clock,
+    listen: false,
+  });
   try {
     // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
     const attributes = { VisibilityTimeout: '180' };

@@ -107,6 +107,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const dynamo = await startLocalDynamoDb({
       path: join(config.dataDir, STORE_FOLDER),
       transport: config.storeThread ? 'thread' : 'in-process',
+      // Reached in process only: no port offers every subscription's secret to the machine.
+      listen: false,
     });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);

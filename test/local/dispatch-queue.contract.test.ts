@@ -181,11 +181,26 @@ dispatchQueueContract('fauxqs (in memory)', startSqsEmulator);
 dispatchQueueContract('log files (on disk), called in process', async () =>
   startDiskQueue({ path: await tempDir() }),
 );
+dispatchQueueContract('log files (on disk), called in process, on no port (start)', async () =>
+  startDiskQueue({ path: await tempDir(), listen: false }),
+);
 dispatchQueueContract('log files (on disk), over HTTP', async () =>
   startDiskQueue({ path: await tempDir(), inProcess: false }),
 );
 
 describe('disk queue', () => {
+  it('on no port, names its queues under an endpoint that reaches nothing', async () => {
+    const sqs = await startDiskQueue({ path: await tempDir(), listen: false });
+    try {
+      expect(await sqs.createQueue('q')).toBe('http://local-queue.invalid/000000000000/q');
+    } finally {
+      await sqs.close();
+    }
+    await expect(
+      startDiskQueue({ path: await tempDir(), inProcess: false, listen: false }),
+    ).rejects.toThrow('without listening');
+  });
+
   it('wakes a waiting long poll as soon as a message is sent, without waiting for its next look', async () => {
     // The clock never moves: only the send can end this poll before its 20 s.
     const sqs = await startDiskQueue({ path: await tempDir(), clock: new ManualClock() });

@@ -120,3 +120,38 @@ describe('startLocalDynamoDb in a thread', () => {
     }
   });
 });
+
+describe.each(['in-process', 'thread'] as const)(
+  'startLocalDynamoDb without a port, client %s',
+  (transport) => {
+    it('answers its client, keeps items across a restart and fails calls once closed', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'bridge-dynamodb-unserved-'));
+      directories.push(dir);
+      const path = join(dir, 'dynamodb');
+      const first = await startLocalDynamoDb({ path, transport, listen: false });
+      expect(first.endpoint).toBe('http://local-dynamodb.invalid');
+      await createStateTable(first.client, 'state');
+      const writer = new DynamoDbStateStore({ client: first.client, tableName: 'state' });
+      await writer.saveStream(streamState('main:customer'), 0);
+      await first.close();
+      await first.close();
+      await expect(first.client.send(new ListTablesCommand({}))).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+      // Closed, its LevelDB is flushed and unlocked: the store opens again.
+      const second = await startLocalDynamoDb({ path, transport, listen: false });
+      try {
+        const reader = new DynamoDbStateStore({ client: second.client, tableName: 'state' });
+        expect(await reader.getStream('main:customer')).toMatchObject({ version: 1 });
+      } finally {
+        await second.close();
+      }
+    });
+  },
+);
+
+it('startLocalDynamoDb refuses the http transport without a port', async () => {
+  await expect(startLocalDynamoDb({ transport: 'http', listen: false })).rejects.toThrow(
+    'without listening',
+  );
+});

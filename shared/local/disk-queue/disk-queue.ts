@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type Clock, systemClock } from '../../clock.ts';
 import { BridgeError } from '../../errors.ts';
 import { EMULATOR_REGION } from '../emulator-ids.ts';
-import { LOCAL_CREDENTIALS } from '../local-credentials.ts';
+import { LOCAL_CREDENTIALS, UNSERVED_QUEUE_ENDPOINT } from '../local-credentials.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
 import { importLevelQueue } from './level-queue-import.ts';
 import { LogQueueStore } from './log-queue-store.ts';
@@ -39,6 +39,12 @@ export async function startDiskQueue(options: {
    * parsed, which was most of the cost of a message passing through.
    */
   inProcess?: boolean;
+  /**
+   * Whether the queue serves its SQS endpoint on a port of 127.0.0.1 as well (default true:
+   * tests, tools). `start` passes false: its client calls it in process, and a port would offer
+   * every pending delivery to whatever else runs on the machine. Requires `inProcess`.
+   */
+  listen?: boolean;
 }): Promise<DiskQueue> {
   const clock = options.clock ?? systemClock;
   const stores = new Map<string, LogQueueStore>();
@@ -54,16 +60,20 @@ export async function startDiskQueue(options: {
   const closeStores = () => {
     for (const store of stores.values()) store.close();
   };
+  const inProcess = options.inProcess ?? true;
+  const listen = options.listen ?? true;
+  if (!listen && !inProcess)
+    throw new BridgeError('the disk queue cannot be called over HTTP without listening');
   const closing = new AbortController();
-  let endpoint = '';
+  let endpoint = UNSERVED_QUEUE_ENDPOINT;
   const handlers = sqsJsonHandlers(storeOf, clock, () => endpoint, closing.signal);
   const served = await importLevelQueue(options.path, storeOf, clock.now())
-    .then(() => serveSqsJson(handlers))
+    .then(() => (listen ? serveSqsJson(handlers) : undefined))
     .catch((error: unknown) => {
       closeStores();
       throw error;
     });
-  endpoint = served.endpoint;
+  if (served) endpoint = served.endpoint;
   const client = new SQSClient({
     region: EMULATOR_REGION,
     endpoint,
@@ -71,7 +81,7 @@ export async function startDiskQueue(options: {
     // No MD5 of every body sent and received: the queue is in this process, over loopback.
     md5: false,
   });
-  if (options.inProcess ?? true) callInProcess(client, handlers);
+  if (inProcess) callInProcess(client, handlers);
   return {
     endpoint,
     client,
@@ -86,8 +96,10 @@ export async function startDiskQueue(options: {
     async close() {
       closing.abort();
       client.destroy();
-      served.server.closeAllConnections();
-      await new Promise<void>((resolve) => served.server.close(() => resolve()));
+      if (served) {
+        served.server.closeAllConnections();
+        await new Promise<void>((resolve) => served.server.close(() => resolve()));
+      }
       closeStores();
     },
   };
