@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { allowedHostsFor, isLoopbackHost } from '../admin/request-guard.ts';
 import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
 import { isOperationName } from '../connector/operations.ts';
 import { ValidationError } from '../errors.ts';
@@ -66,7 +67,11 @@ export interface SimulatorOptions {
   rateLimit?: SimRateLimit | false;
   /** TCP port (default 0: any free port). */
   port?: number;
-  /** Interface to listen on (default 127.0.0.1). */
+  /**
+   * Interface to listen on (default 127.0.0.1). On loopback, requests under another `Host`
+   * than its address (or `localhost`) are refused (403), as are requests with an `Origin`
+   * wherever it listens.
+   */
   host?: string;
   tokens?: Partial<SimTokens>;
   /**
@@ -233,7 +238,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     enterpriseTokens: perEnterprise,
     activityRun,
   });
+  /** The Host values it answers to once listening (on loopback only; see pageRefusal). */
+  let ownHosts: readonly string[] | undefined;
   const server = createServer((request, response) => {
+    const refusal = pageRefusal(request.headers, ownHosts);
+    if (refusal !== undefined) {
+      const requestId = randomUUID();
+      request.resume();
+      sendJson(response, 403, errorBody(refusal, requestId), requestId);
+      return;
+    }
     route(served, controls, request, response).catch(() => {
       // Every answer carries a Request-Id of its own, this one too (design.md facts).
       const requestId = randomUUID();
@@ -255,6 +269,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const address = server.address();
   if (address === null || typeof address === 'string')
     throw new Error('simulator is not listening on TCP');
+  const boundTo = options.host ?? '127.0.0.1';
+  if (isLoopbackHost(boundTo)) ownHosts = allowedHostsFor(boundTo, address.port);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   if (configuredRate > 0) activity.start(configuredRate);
   return {
@@ -270,6 +286,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       });
     },
   };
+}
+
+/**
+ * Why a request is refused before any route, or undefined when it may pass: one that carries an
+ * `Origin` (only browsers send one: a page's no-cors POST, which needs no preflight, would set
+ * faults or write records with the documented tokens), or, on loopback, one whose `Host` is not
+ * this server's address (a DNS-rebinding page, which could read the answers too). The bridge,
+ * the CLI and curl send neither.
+ */
+function pageRefusal(
+  headers: IncomingMessage['headers'],
+  ownHosts: readonly string[] | undefined,
+): string | undefined {
+  if (headers.origin !== undefined)
+    return 'Requests from web pages (with an Origin header) are refused.';
+  const host = (headers.host ?? '').toLowerCase();
+  if (ownHosts !== undefined && !ownHosts.includes(host))
+    return `Host ${host || '(none)'} is not this simulator's address.`;
+  return undefined;
 }
 
 /** What the server's routes read besides the API's state. */
