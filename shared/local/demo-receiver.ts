@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { allowedHostsFor } from '../admin/request-guard.ts';
 import { describeThrown } from '../errors.ts';
 
 /** What the demo receiver reports per request. */
@@ -23,6 +24,25 @@ export interface DemoReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * The largest body the receiver reads: an event is at most 256 KiB (the EventBridge and SQS
+ * limit every event keeps to), and a bigger body, from anything but the bridge, would be held in
+ * the bridge's own memory.
+ */
+const DEMO_BODY_MAX_BYTES = 1024 * 1024;
+
+/** The request's body as text, or undefined once it passes {@link DEMO_BODY_MAX_BYTES} (the rest is not read). */
+async function readPayload(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > DEMO_BODY_MAX_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function headerOf(request: IncomingMessage, name: string): string {
   const value = request.headers[name];
   return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
@@ -31,7 +51,9 @@ function headerOf(request: IncomingMessage, name: string): string {
 /**
  * A webhook receiver on 127.0.0.1 that verifies every request with the official
  * `standardwebhooks` package — the same code a subscriber would write — and reports it.
- * Answers 204 when the signature verifies with the subscription's current secret, 401 otherwise.
+ * Answers 204 when the signature verifies with the subscription's current secret, 401 otherwise,
+ * 413 to a body past 1 MiB; refuses (403, unreported) a request with an `Origin` or under a
+ * `Host` other than its address: a web page's, never the bridge's.
  */
 export async function startDemoReceiver(
   onWebhook: (webhook: ReceivedWebhook) => void,
@@ -59,15 +81,30 @@ export async function startDemoReceiver(
       return fresh.webhook.verify(payload, headers);
     }
   };
+  let ownHosts: readonly string[] = [];
   const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const payload = Buffer.concat(chunks).toString('utf8');
+    // What the bridge's dispatcher never sends: a page's request (an Origin, or a Host of its
+    // own through DNS rebinding). Refused before anything is read or printed.
+    const host = (request.headers.host ?? '').toLowerCase();
+    if (request.headers.origin !== undefined || !ownHosts.includes(host)) {
+      response.writeHead(403, { connection: 'close' }).end();
+      return;
+    }
     const headers = {
       'webhook-id': headerOf(request, 'webhook-id'),
       'webhook-timestamp': headerOf(request, 'webhook-timestamp'),
       'webhook-signature': headerOf(request, 'webhook-signature'),
     };
+    const payload = await readPayload(request);
+    if (payload === undefined) {
+      onWebhook({
+        verified: false,
+        id: headers['webhook-id'],
+        reason: `body larger than ${DEMO_BODY_MAX_BYTES} bytes, more than any webhook`,
+      });
+      response.writeHead(413, { connection: 'close' }).end();
+      return;
+    }
     try {
       const event = (await verify(payload, headers)) as { type?: string; subject?: string };
       onWebhook({
@@ -84,6 +121,7 @@ export async function startDemoReceiver(
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
+  ownHosts = allowedHostsFor('127.0.0.1', address.port);
   return {
     url: `http://127.0.0.1:${address.port}/hook`,
     useSecretSource(source) {
