@@ -25,6 +25,24 @@ export interface DemoReceiver {
 }
 
 /**
+ * Connections the receiver holds at once, more closed as they open, as on the admin API: it
+ * runs in the bridge's process, whose descriptors a flood of connections would take. The
+ * dispatcher holds far fewer to one endpoint.
+ */
+export const DEMO_MAX_CONNECTIONS = 128;
+
+/**
+ * The admin API's timeouts: a connection that has not sent its headers within 10 s (an idle one
+ * too) or its request within 30 s is answered 408 and closed, checked every second.
+ */
+const DEMO_SERVER_LIMITS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  connectionsCheckingInterval: 1_000,
+  keepAliveTimeout: 5_000,
+} as const;
+
+/**
  * The largest body the receiver reads: an event is at most 256 KiB (the EventBridge and SQS
  * limit every event keeps to), and a bigger body, from anything but the bridge, would be held in
  * the bridge's own memory.
@@ -82,7 +100,7 @@ export async function startDemoReceiver(
     }
   };
   let ownHosts: readonly string[] = [];
-  const server = createServer(async (request, response) => {
+  const server = createServer(DEMO_SERVER_LIMITS, async (request, response) => {
     // What the bridge's dispatcher never sends: a page's request (an Origin, or a Host of its
     // own through DNS rebinding). Refused before anything is read or printed.
     const host = (request.headers.host ?? '').toLowerCase();
@@ -119,6 +137,7 @@ export async function startDemoReceiver(
       response.writeHead(401).end();
     }
   });
+  server.maxConnections = DEMO_MAX_CONNECTIONS;
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;
   ownHosts = allowedHostsFor('127.0.0.1', address.port);

@@ -1,10 +1,13 @@
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEMO_MAX_CONNECTIONS,
   type DemoReceiver,
   type ReceivedWebhook,
   startDemoReceiver,
 } from '../../shared/local/demo-receiver.ts';
 import { rawRequest } from '../support/raw-post.ts';
+import { rawExchange } from '../support/raw-socket.ts';
 
 // The demo receiver runs inside start, on a loopback port its banner prints. A page the
 // operator visits can POST to it (no-cors, any body), and so can any local process.
@@ -60,4 +63,31 @@ describe('the demo receiver of start --demo-receiver', () => {
     expect(answer.status).toBe(401);
     expect(seen).toEqual([expect.objectContaining({ verified: false, id: 'msg_page' })]);
   });
+});
+
+describe('the demo receiver connections', () => {
+  it('closes an idle connection after 10 s, and connections beyond its cap as they open', async () => {
+    const receiver = await startDemoReceiver(() => undefined);
+    const port = Number(new URL(receiver.url).port);
+    const held: Socket[] = [];
+    try {
+      // An idle connection (no request at all) is answered 408 and closed.
+      const idle = await rawExchange(port, [], 15_000);
+      expect(idle.ending).not.toBe('open');
+      expect(idle.text).toMatch(/^HTTP\/1\.1 408/);
+      for (let i = 0; i < DEMO_MAX_CONNECTIONS; i++)
+        held.push(
+          await new Promise<Socket>((resolve, reject) => {
+            const socket = connect(port, '127.0.0.1', () => resolve(socket));
+            socket.once('error', reject);
+          }),
+        );
+      const beyond = await rawExchange(port, [], 3000);
+      expect(beyond.text).toBe('');
+      expect(beyond.ending).not.toBe('open');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await receiver.close();
+    }
+  }, 30_000);
 });
