@@ -2,8 +2,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /*
- * The local runtime's inner servers (dynalite, the disk queue's SQS endpoint) listen on
- * 127.0.0.1 for the bridge's own clients. A web page the operator visits can reach them too
+ * The local store's and queue's servers (dynalite, the disk queue's SQS endpoint), when asked to
+ * listen (tests and tools: `start` reaches both in process and opens no port for them), listen
+ * on 127.0.0.1 for the bridge's own clients. A web page the operator visits can reach them too
  * (DNS rebinding: its own name resolved to 127.0.0.1), and they hold every subscription's
  * secret and every guest record. It cannot choose the Host its requests carry, nor hide their
  * Origin; the bridge's own clients send `127.0.0.1:<port>` and no Origin.
