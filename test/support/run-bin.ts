@@ -11,16 +11,32 @@ export interface BinResult {
   stderr: string;
 }
 
+/** Who the child runs as (spawn's `uid` and `gid`); default: this process's user. */
+export interface BinUser {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * The user `nobody` (65534) when this process runs as root, where a permission denied cannot
+ * happen otherwise (CI runs as root); undefined for anyone else, who is refused as such.
+ */
+export function unprivilegedUser(): BinUser | undefined {
+  return process.getuid?.() === 0 ? { uid: 65_534, gid: 65_534 } : undefined;
+}
+
 /** Runs `change-bridge ARGS` as a child process and collects its output. */
 export function runBin(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
   timeoutMs = 20_000,
+  user?: BinUser,
 ): Promise<BinResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN_PATH, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...user,
     });
     let stdout = '';
     let stderr = '';
