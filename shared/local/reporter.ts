@@ -19,6 +19,8 @@ export interface Reporter {
   streamHeld(held: HeldStream): void;
   /** A held stream polled and stored again. */
   streamResumed(resumed: { streamId: string; failures: number }): void;
+  /** The local store took a write again after refusing it: `released` held streams poll now. */
+  storeWritable(released: number): void;
   /** The dispatcher's logger (delivery failures). */
   dispatchLogger: DispatchLogger;
 }
@@ -64,6 +66,11 @@ function resumedMessage(resumed: { streamId: string; failures: number }): string
   return `${resumed.streamId}: polled and stored again after ${after}`;
 }
 
+function writableMessage(released: number): string {
+  const streams = released === 1 ? '1 held stream polls' : `${released} held streams poll`;
+  return `the local store takes writes again: ${streams} again now`;
+}
+
 /** One JSON object per line: `{ time, level, message, ...fields }`. */
 export function jsonReporter(output: ReporterOutput): Reporter {
   const jsonLine = (level: string, message: string, fields: Record<string, unknown> = {}) =>
@@ -102,6 +109,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
         retryAt: new Date(held.retryAt).toISOString(),
       }),
     streamResumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
+    storeWritable: (released) => emit('info', writableMessage(released), { released }),
     dispatchLogger: {
       warn: (message, fields) => emit('warn', message, fields),
       error: (message, fields) => emit('error', message, fields),
@@ -161,6 +169,8 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
         { error: held.error },
       ),
     streamResumed: (resumed) => problem(palette.green('stream resumed'), resumedMessage(resumed)),
+    storeWritable: (released) =>
+      problem(palette.green('store writable'), writableMessage(released)),
     dispatchLogger: {
       warn: (message, fields) => problem(palette.yellow('delivery'), message, fields),
       error: (message, fields) => problem(palette.red('delivery'), message, fields),

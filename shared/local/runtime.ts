@@ -40,6 +40,7 @@ import { openLocalConnections } from './local-connections.ts';
 import { startLocalDispatch } from './local-dispatch.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
+import { storeWriteProbe } from './store-probe.ts';
 
 /** The lease owner of every local run's poller (see startBridge). */
 const LOCAL_POLL_OWNER = 'local';
@@ -267,6 +268,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // held back by its backoff; this one is the loop's own failures.
       onStreamHeld: (held) => reporter.streamHeld(held),
       onStreamResumed: (resumed) => reporter.streamResumed(resumed),
+      // Held streams poll again within seconds of the disk having room, not after their backoff.
+      probeWrites: storeWriteProbe(dynamo.client, LOCAL_TABLE_NAME, clock),
+      onStoreWritable: (released) => reporter.storeWritable(released),
       onError: (error, during) =>
         reporter.warn(
           `${during === 'state read' ? 'reading the stream states' : 'planning a poll tick'} failed: ${describeThrown(error)}`,

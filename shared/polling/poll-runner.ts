@@ -47,10 +47,22 @@ export const FULL_STATE_READ_SPACING_FACTOR = 10;
  */
 export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
 
+/**
+ * While streams are held (see {@link PollLoopOptions.probeWrites}), how long the loop waits
+ * between tries of its own write to the store after one failed: the longest a held stream waits
+ * for its next poll once the store takes writes again, where its backoff reaches 30 minutes.
+ */
+export const HELD_STORE_PROBE_MS = 5_000;
+
 /** A running poll loop. */
 export interface PollLoop {
   /** Lets the in-flight tick finish, then resolves. */
   stop(): Promise<void>;
+  /**
+   * The streams held back in memory now (see {@link PollLoopOptions.onStreamHeld}), by id: what
+   * their stored states do not say (they were not stored), for `streams list`.
+   */
+  held(): ReadonlyMap<string, HeldStream>;
 }
 
 /**
@@ -103,6 +115,17 @@ export interface PollLoopOptions {
   onStreamHeld?: (held: HeldStream) => void;
   /** A held stream's poll that ended recorded again (its store writes go through). */
   onStreamResumed?: (resumed: { streamId: string; failures: number }) => void;
+  /**
+   * A small write of the loop's own to the store (the local runtime's: one item, rewritten).
+   * While streams are held, the loop tries it once after they were, and every
+   * {@link HELD_STORE_PROBE_MS} while it fails; once it goes through after failing (the disk has
+   * room again), every stream held before it failed is due again at once, instead of waiting out
+   * a backoff that reaches 30 minutes. A stream held while it goes through (a failure of its own,
+   * not the store's) keeps its backoff. Without it, held streams wait out their backoffs.
+   */
+  probeWrites?: () => Promise<void>;
+  /** The store took the loop's write again after refusing it: `released` held streams are due. */
+  onStoreWritable?: (released: number) => void;
 }
 
 /** A stream held back in memory after a poll whose failure could not be stored. */
@@ -160,7 +183,47 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
    * more each time. Held back here by the backoff their stored state would have had, until a
    * poll of theirs ends recorded.
    */
-  const heldBack = new Map<string, { failures: number; retryAt: number }>();
+  const heldBack = new Map<string, HeldStream & { holdNumber: number }>();
+  /**
+   * The probe of the store's writes (see {@link PollLoopOptions.probeWrites}): holds are numbered;
+   * a probe covers those made before it; a failed one marks them refused, and the first that goes
+   * through afterwards makes them due.
+   */
+  let holds = 0;
+  let probedThrough = 0;
+  let refusedThrough = 0;
+  let nextProbeAt = Number.NEGATIVE_INFINITY;
+  let probe: Promise<void> | undefined;
+  const probeWrites = options.probeWrites;
+  const probeIfDue = () => {
+    if (!probeWrites || probe || heldBack.size === 0 || deps.clock.now() < nextProbeAt) return;
+    // Holds not probed yet, or refused by the last probe: nothing to learn otherwise.
+    if (holds === probedThrough && refusedThrough === 0) return;
+    const covered = holds;
+    probedThrough = covered;
+    probe = probeWrites()
+      .then(
+        () => {
+          if (refusedThrough === 0) return;
+          const now = deps.clock.now();
+          let released = 0;
+          for (const held of heldBack.values()) {
+            if (held.holdNumber > refusedThrough || held.retryAt <= now) continue;
+            held.retryAt = now;
+            released += 1;
+          }
+          refusedThrough = 0;
+          if (released > 0) options.onStoreWritable?.(released);
+        },
+        () => {
+          refusedThrough = covered;
+          nextProbeAt = deps.clock.now() + HELD_STORE_PROBE_MS;
+        },
+      )
+      .finally(() => {
+        probe = undefined;
+      });
+  };
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
   let ticksSinceFullRead = Number.POSITIVE_INFINITY;
@@ -220,8 +283,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         const failures =
           (heldBack.get(streamId)?.failures ?? states.get(streamId)?.consecutiveFailures ?? 0) + 1;
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
-        heldBack.set(streamId, { failures, retryAt });
-        options.onStreamHeld?.({ streamId, error: describeThrown(error), failures, retryAt });
+        const held = { streamId, error: describeThrown(error), failures, retryAt };
+        heldBack.set(streamId, { ...held, holdNumber: ++holds });
+        options.onStreamHeld?.(held);
       })
       .finally(() => {
         running.delete(definition.streamId);
@@ -370,6 +434,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         ticksSinceFullRead += 1;
         // A restart must not poll every stream at once: nothing starts before the first read.
         if (!loaded) await fullRead;
+        probeIfDue();
         if (loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error, 'tick');
@@ -383,7 +448,12 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       await loop;
       await Promise.all(running.values());
       await fullRead;
+      await probe;
     },
+    held: () =>
+      new Map(
+        [...heldBack].map(([streamId, { holdNumber: _, ...held }]) => [streamId, { ...held }]),
+      ),
   };
 }
 

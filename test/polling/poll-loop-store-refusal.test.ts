@@ -11,8 +11,15 @@ import {
 } from '../../shared/connector/http-transport.ts';
 import { resolveFromDynalite } from '../../shared/local/dynalite-require.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
+import { storeWriteProbe } from '../../shared/local/store-probe.ts';
 import { OverlapMemory } from '../../shared/polling/overlap-memory.ts';
-import { type HeldStream, type PollLoop, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import {
+  HELD_STORE_PROBE_MS,
+  type HeldStream,
+  type PollLoop,
+  type PollLoopOptions,
+  startPollLoop,
+} from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
@@ -99,7 +106,8 @@ describe('the poll loop while the local store refuses writes (a full disk)', () 
     await idle();
   };
 
-  it('holds a stream back by its backoff in memory, asks the connector only then, and resumes within a step with nothing lost', async () => {
+  /** A loop over the customer stream of the simulator, on the real store, its calls counted. */
+  const startLoop = (options: Partial<PollLoopOptions> = {}) => {
     const inner = createUndiciTransport();
     const transport: HttpTransport = {
       postJson: (...args) => {
@@ -140,7 +148,7 @@ describe('the poll loop while the local store refuses writes (a full disk)', () 
     const errors: unknown[] = [];
     const held: HeldStream[] = [];
     const resumed: { streamId: string; failures: number }[] = [];
-    loop = startPollLoop({
+    const started = startPollLoop({
       definitions,
       deps: {
         store,
@@ -159,8 +167,14 @@ describe('the poll loop while the local store refuses writes (a full disk)', () 
       onError: (error) => errors.push(error),
       onStreamHeld: (stream) => held.push({ ...stream, retryAt: stream.retryAt - clock.now() }),
       onStreamResumed: (stream) => resumed.push(stream),
+      ...options,
     });
+    loop = started;
+    return { loop: started, client, real, publisher, outcomes, errors, held, resumed };
+  };
 
+  it('holds a stream back by its backoff in memory, asks the connector only then, and resumes within a step with nothing lost', async () => {
+    const { client, real, publisher, outcomes, errors, held, resumed } = startLoop();
     // The first sync, then a live poll or two, with room on the disk.
     await runFor(3_000);
     const before = (await real.getStream(STREAM))!;
@@ -218,7 +232,49 @@ describe('the poll loop while the local store refuses writes (a full disk)', () 
     const after = (await real.getStream(STREAM))!;
     expect(after).toMatchObject({ consecutiveFailures: 0 });
     expect(after.watermark! > before.watermark!).toBe(true);
-    await loop.stop();
+    await loop!.stop();
+    loop = undefined;
+    await client.close();
+  }, 120_000);
+
+  it('polls a held stream within seconds of the store taking writes again, not after its backoff, and streams list can tell it waits', async () => {
+    const writable: number[] = [];
+    const {
+      loop: running,
+      client,
+      real,
+      outcomes,
+      held,
+      resumed,
+    } = startLoop({
+      probeWrites: storeWriteProbe(dynamo.client, TABLE, clock),
+      onStoreWritable: (released) => writable.push(released),
+    });
+    await runFor(3_000);
+    const before = (await real.getStream(STREAM))!;
+    expect(before).toMatchObject({ initialSyncDone: true, consecutiveFailures: 0 });
+
+    // Two minutes of a full disk: the stream's tries back off to 64 s apart.
+    diskFull(true);
+    await runFor(120_000);
+    expect(held.at(-1)).toMatchObject({ failures: 7, retryAt: 64_000 });
+    const waiting = running.held().get(STREAM);
+    expect(waiting).toMatchObject({ streamId: STREAM, failures: 7 });
+    expect(waiting!.retryAt).toBeGreaterThan(clock.now());
+    expect(waiting!.error).toMatch(/No space left/);
+
+    // Room again: polled within a probe's wait and a tick, where its backoff had a minute left.
+    diskFull(false);
+    const outcomesBefore = outcomes.length;
+    await runFor(HELD_STORE_PROBE_MS + 2 * TICK_MS);
+    expect(writable).toEqual([1]);
+    expect(outcomes.slice(outcomesBefore)).toContainEqual(
+      expect.objectContaining({ kind: 'polled', streamId: STREAM }),
+    );
+    expect(resumed).toEqual([{ streamId: STREAM, failures: 7 }]);
+    expect(running.held().size).toBe(0);
+    expect(await real.getStream(STREAM)).toMatchObject({ consecutiveFailures: 0 });
+    await running.stop();
     loop = undefined;
     await client.close();
   }, 120_000);
