@@ -7,7 +7,7 @@ import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
 import type { BackfillJobStore } from './backfill-jobs.ts';
-import type { BudgetView } from './streams-view.ts';
+import type { BudgetView, HeldStreamView } from './streams-view.ts';
 
 /**
  * How callers authenticate to the admin API: `bearer` (the local API with BRIDGE_ADMIN_TOKEN),
@@ -48,6 +48,11 @@ export interface AdminDeps {
   clock: Clock;
   /** Seeds job ids. */
   random: RandomSource;
+  /**
+   * Streams the process's poll loop holds back in memory (their failures could not be stored:
+   * a full disk), by id, for `streams list`; absent where no loop runs in the process (AWS).
+   */
+  heldStreams?: () => ReadonlyMap<string, HeldStreamView>;
   /** The connector budget per connection (`streams list`); absent where the process has none. */
   budgets?: () => BudgetView[];
   /** Connections as data (`/connections` routes); absent: those routes answer 404. */

@@ -64,7 +64,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       const budgets = deps
         .budgets?.()
         .filter((b) => filter.connectionId === undefined || b.connectionId === filter.connectionId);
-      const streams = listStreamViews(definitions, states, deps.clock.now());
+      const streams = listStreamViews(definitions, states, deps.clock.now(), deps.heldStreams?.());
       if (limit !== undefined && streams.length > limit) throw tooManyStreams(limit);
       return { status: 200, body: { streams, ...(budgets ? { budgets } : {}) } };
     },

@@ -3,6 +3,7 @@ import { splitStreamId } from '../connections/connection.ts';
 import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
 import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { HeldStream } from '../polling/poll-runner.ts';
 import { streamDueAt } from '../polling/schedule.ts';
 import type { StreamState, StreamWindow } from '../state/state-store.ts';
 import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';
@@ -97,15 +98,36 @@ function windowView(window: StreamWindow | null): StreamView['windowInProgress']
   return window ? { startUtc: window.startUtc, endUtc: window.endUtc, pages: window.pages } : null;
 }
 
-/** Every configured stream and every stored one (a stream no longer configured still shows), by id. */
+/**
+ * A stream the local poll loop holds back in memory (PollLoop.held): its last polls failed and
+ * the store refused to record it, so its stored state still says due.
+ */
+export type HeldStreamView = Pick<HeldStream, 'error' | 'failures' | 'retryAt'>;
+
+/**
+ * Every configured stream and every stored one (a stream no longer configured still shows), by
+ * id. A stream in `held` shows what its stored state could not say: when it is polled next
+ * (`nextDueAt`), its failures in a row and the last one's error.
+ */
 export function listStreamViews(
   definitions: readonly StreamDefinition[],
   states: readonly StreamState[],
   nowMs: number,
+  held: ReadonlyMap<string, HeldStreamView> = new Map(),
 ): StreamView[] {
   const byId = new Map(states.map((s) => [s.streamId, s]));
   // By id, not a search per stream: 1,000 connections have 13,000 streams.
   const definitionOf = new Map(definitions.map((d) => [d.streamId, d]));
   const ids = new Set([...definitionOf.keys(), ...byId.keys()]);
-  return [...ids].sort().map((id) => toStreamView(definitionOf.get(id), byId.get(id), nowMs));
+  return [...ids].sort().map((id) => {
+    const view = toStreamView(definitionOf.get(id), byId.get(id), nowMs);
+    const waiting = held.get(id);
+    if (!waiting) return view;
+    return {
+      ...view,
+      nextDueAt: isoOrNull(waiting.retryAt),
+      consecutiveFailures: waiting.failures,
+      lastError: waiting.error,
+    };
+  });
 }

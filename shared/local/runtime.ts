@@ -314,6 +314,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         }),
         clock,
         random,
+        // A stream held back by the poll loop (a full disk) shows when it is polled next.
+        heldStreams: () => pollLoop.held(),
         budgets: () =>
           connections.registry.connections().flatMap((connection) => {
             const view = connection.client.budgetView();

@@ -109,6 +109,35 @@ describe('admin API: streams', () => {
     ]);
   });
 
+  it('shows a stream the poll loop holds back (its failure not stored) as waiting for its next try, not due', async () => {
+    harness = createAdminHarness();
+    const now = harness.clock.now();
+    const stored = streamState('main:customer', {
+      lastPollAt: now - 60_000,
+      nextDueAt: now - 30_000,
+      consecutiveFailures: 0,
+    });
+    await harness.state.saveStream(stored, 0);
+    const error =
+      'DynamoDB PutItem on table change-bridge failed: IO error: No space left on device';
+    harness.deps.heldStreams = () =>
+      new Map([['main:customer', { error, failures: 4, retryAt: now + 480_000 }]]);
+    const response = await harness.call('GET', '/streams');
+    expect(response.status).toBe(200);
+    const streams = (response.body as { streams: Record<string, unknown>[] }).streams;
+    expect(streams.find((s) => s.id === 'main:customer')).toMatchObject({
+      nextDueAt: new Date(now + 480_000).toISOString(),
+      consecutiveFailures: 4,
+      lastError: error,
+      lastPollAt: new Date(now - 60_000).toISOString(),
+    });
+    // The others show their stored states as before.
+    expect(streams.find((s) => s.id === 'main:resource')).toMatchObject({
+      consecutiveFailures: 0,
+      lastError: null,
+    });
+  });
+
   it('lists one connection’s streams and budget with ?connectionId, and refuses a malformed id', async () => {
     harness = createAdminHarness();
     await harness.state.saveStream(streamState('old:export'), 0);
