@@ -14,10 +14,11 @@ export interface Reporter {
   pollOutcome(outcome: PollOutcome): void;
   /**
    * A stream held back after a poll whose failure could not be stored either (the local store
-   * refusing writes: a full disk): one line per failed try, so one per backoff step.
+   * refusing writes: a full disk): the first line at once, then one a minute at most summing up
+   * the tries of every stream meanwhile ({@link HELD_LINES_EVERY_MS}).
    */
   streamHeld(held: HeldStream): void;
-  /** A held stream polled and stored again. */
+  /** A held stream polled and stored again (its lines as those of {@link streamHeld}). */
   streamResumed(resumed: { streamId: string; failures: number }): void;
   /** The local store took a write again after refusing it: `released` held streams poll now. */
   storeWritable(released: number): void;
@@ -30,6 +31,128 @@ export interface ReporterOutput {
   /** Writes one line, or several joined by newlines (no newline after the last). */
   write(text: string): void;
   now(): number;
+  /**
+   * Runs `run` once in `ms` (the summaries of held and resumed streams' lines; see
+   * {@link HELD_LINES_EVERY_MS}). Default: a timer that does not keep the process alive.
+   */
+  later?(run: () => void, ms: number): void;
+}
+
+/**
+ * How often held (and resumed) streams' lines are written at most: the first at once, those of
+ * the next minute summed up in one line at its end. On a full disk every stream is held at each
+ * try, and 1,000 hotels' 13,000 streams would otherwise write 13,000 lines per backoff step.
+ */
+export const HELD_LINES_EVERY_MS = 60_000;
+
+/** What a summary of held streams' tries says: how many, of how many streams, the last error. */
+interface HeldSummary {
+  tries: number;
+  streams: Set<string>;
+  error: string;
+  /** The soonest next try of the streams still held at their last try. */
+  nextTryAt: number;
+}
+
+/**
+ * The held and resumed streams' lines as the terminal and JSON reporters write them: the first
+ * line of each kind at once, then at most one line a kind per {@link HELD_LINES_EVERY_MS}, a
+ * summary of what came meanwhile. A line that the store takes writes again first writes the
+ * held streams' summary so far.
+ */
+function streamLineThrottle(
+  output: ReporterOutput,
+  write: {
+    held(held: HeldStream): void;
+    heldSummary(summary: HeldSummary): void;
+    resumed(resumed: { streamId: string; failures: number }): void;
+    resumedSummary(streams: number): void;
+  },
+) {
+  const later =
+    output.later ??
+    ((run: () => void, ms: number) => {
+      setTimeout(run, ms).unref();
+    });
+  /** One kind's lines: the first at once, the rest summed up at the end of the quiet time. */
+  const throttle = <T, S>(
+    writeOne: (item: T) => void,
+    start: (item: T) => S,
+    add: (summary: S, item: T) => void,
+    writeSummary: (summary: S) => void,
+  ) => {
+    let quietUntil = Number.NEGATIVE_INFINITY;
+    let pending: S | undefined;
+    let scheduled = false;
+    const flush = () => {
+      if (pending === undefined) return;
+      const summary = pending;
+      pending = undefined;
+      quietUntil = output.now() + HELD_LINES_EVERY_MS;
+      writeSummary(summary);
+    };
+    return {
+      add(item: T) {
+        const now = output.now();
+        if (now >= quietUntil && pending === undefined) {
+          quietUntil = now + HELD_LINES_EVERY_MS;
+          writeOne(item);
+          return;
+        }
+        if (pending === undefined) pending = start(item);
+        else add(pending, item);
+        if (scheduled) return;
+        scheduled = true;
+        later(
+          () => {
+            scheduled = false;
+            flush();
+          },
+          Math.max(0, quietUntil - now),
+        );
+      },
+      flush,
+    };
+  };
+  const held = throttle<HeldStream, HeldSummary>(
+    write.held,
+    (first) => ({
+      tries: 1,
+      streams: new Set([first.streamId]),
+      error: first.error,
+      nextTryAt: first.retryAt,
+    }),
+    (summary, next) => {
+      summary.tries += 1;
+      summary.streams.add(next.streamId);
+      summary.error = next.error;
+      summary.nextTryAt = Math.min(summary.nextTryAt, next.retryAt);
+    },
+    write.heldSummary,
+  );
+  const resumed = throttle<{ streamId: string; failures: number }, { streams: number }>(
+    write.resumed,
+    () => ({ streams: 1 }),
+    (summary) => {
+      summary.streams += 1;
+    },
+    (summary) => write.resumedSummary(summary.streams),
+  );
+  return { held: held.add, resumed: resumed.add, flushHeld: held.flush };
+}
+
+/** The summary line of held streams' tries (see {@link streamLineThrottle}). */
+function heldSummaryMessage(summary: HeldSummary, now: number): string {
+  const streams = summary.streams.size === 1 ? '1 stream' : `${summary.streams.size} streams`;
+  const tries = summary.tries === 1 ? '1 more poll' : `${summary.tries} more polls`;
+  const what = STORE_WRITE.test(summary.error)
+    ? 'the local store refused a write'
+    : 'their polls failed and the failures could not be stored';
+  return `${tries} of ${streams} not recorded in the last minute: ${what}; the next try in ${formatDuration(Math.max(0, summary.nextTryAt - now))}`;
+}
+
+function resumedSummaryMessage(streams: number): string {
+  return `${streams === 1 ? '1 more stream' : `${streams} more streams`} polled and stored again in the last minute`;
 }
 
 /**
@@ -77,6 +200,24 @@ export function jsonReporter(output: ReporterOutput): Reporter {
     JSON.stringify({ time: new Date(output.now()).toISOString(), level, message, ...fields });
   const emit = (level: string, message: string, fields?: Record<string, unknown>) =>
     output.write(jsonLine(level, message, fields));
+  const lines = streamLineThrottle(output, {
+    held: (held) =>
+      emit('warn', `${heldStreamMessage(held)}; ${retryText(held, output.now())}`, {
+        streamId: held.streamId,
+        error: held.error,
+        failures: held.failures,
+        retryAt: new Date(held.retryAt).toISOString(),
+      }),
+    heldSummary: (summary) =>
+      emit('warn', heldSummaryMessage(summary, output.now()), {
+        streams: summary.streams.size,
+        tries: summary.tries,
+        error: summary.error,
+        nextTryAt: new Date(summary.nextTryAt).toISOString(),
+      }),
+    resumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
+    resumedSummary: (streams) => emit('info', resumedSummaryMessage(streams), { streams }),
+  });
   return {
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
@@ -101,15 +242,12 @@ export function jsonReporter(output: ReporterOutput): Reporter {
           error: outcome.setAside.error,
         });
     },
-    streamHeld: (held) =>
-      emit('warn', `${heldStreamMessage(held)}; ${retryText(held, output.now())}`, {
-        streamId: held.streamId,
-        error: held.error,
-        failures: held.failures,
-        retryAt: new Date(held.retryAt).toISOString(),
-      }),
-    streamResumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
-    storeWritable: (released) => emit('info', writableMessage(released), { released }),
+    streamHeld: lines.held,
+    streamResumed: lines.resumed,
+    storeWritable: (released) => {
+      lines.flushHeld();
+      emit('info', writableMessage(released), { released });
+    },
     dispatchLogger: {
       warn: (message, fields) => emit('warn', message, fields),
       error: (message, fields) => emit('error', message, fields),
@@ -129,6 +267,21 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
       `${palette.dim(clockTime(output.now()))}  ${label}  ${message}${detail ? `  ${palette.dim(detail)}` : ''}`,
     );
   };
+  const lines = streamLineThrottle(output, {
+    held: (held) =>
+      problem(
+        palette.red('stream held'),
+        `${heldStreamMessage(held)}; ${retryText(held, output.now())}`,
+        { error: held.error },
+      ),
+    heldSummary: (summary) =>
+      problem(palette.red('streams held'), heldSummaryMessage(summary, output.now()), {
+        error: summary.error,
+      }),
+    resumed: (resumed) => problem(palette.green('stream resumed'), resumedMessage(resumed)),
+    resumedSummary: (streams) =>
+      problem(palette.green('streams resumed'), resumedSummaryMessage(streams)),
+  });
   return {
     info: (message) => line(message),
     warn: (message, fields) => problem(palette.yellow('warning'), message, fields),
@@ -162,15 +315,12 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
         );
       }
     },
-    streamHeld: (held) =>
-      problem(
-        palette.red('stream held'),
-        `${heldStreamMessage(held)}; ${retryText(held, output.now())}`,
-        { error: held.error },
-      ),
-    streamResumed: (resumed) => problem(palette.green('stream resumed'), resumedMessage(resumed)),
-    storeWritable: (released) =>
-      problem(palette.green('store writable'), writableMessage(released)),
+    streamHeld: lines.held,
+    streamResumed: lines.resumed,
+    storeWritable: (released) => {
+      lines.flushHeld();
+      problem(palette.green('store writable'), writableMessage(released));
+    },
     dispatchLogger: {
       warn: (message, fields) => problem(palette.yellow('delivery'), message, fields),
       error: (message, fields) => problem(palette.red('delivery'), message, fields),

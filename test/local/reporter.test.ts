@@ -136,4 +136,78 @@ describe('a stream held back after a poll the store could not record', () => {
       retryAt: new Date(4_000).toISOString(),
     });
   });
+
+  it('writes the first line at once and sums up the next minute of every stream in one line, so a thousand streams do not flood the output', () => {
+    let now = 0;
+    const writes: string[] = [];
+    const timers: { at: number; run: () => void }[] = [];
+    const output = {
+      write: (text: string) => writes.push(text),
+      now: () => now,
+      later: (run: () => void, ms: number) => timers.push({ at: now + ms, run }),
+    };
+    const runTimers = () => {
+      for (const timer of timers.splice(0).filter((t) => t.at <= now)) timer.run();
+    };
+    const reporter = jsonReporter(output);
+    const streams = Array.from({ length: 1_000 }, (_, index) => `hotel-${index}:customer`);
+    // Every stream's try fails, twice within the minute.
+    for (const round of [0, 1])
+      for (const streamId of streams) {
+        now += 20;
+        reporter.streamHeld({ ...held, streamId, failures: round + 1, retryAt: now + 60_000 });
+      }
+    expect(writes).toHaveLength(1);
+    expect(JSON.parse(writes[0]!)).toMatchObject({ streamId: 'hotel-0:customer', failures: 1 });
+    now = 61_000;
+    runTimers();
+    expect(writes).toHaveLength(2);
+    expect(JSON.parse(writes[1]!)).toMatchObject({
+      level: 'warn',
+      message: expect.stringMatching(
+        /^1999 more polls of 1000 streams not recorded in the last minute: the local store refused a write; the next try in /,
+      ),
+      streams: 1_000,
+      tries: 1_999,
+      error: held.error,
+    });
+
+    // Room again: the store says so (after the tries held since), then one line of the resumed.
+    now += 1_000;
+    reporter.streamHeld({ ...held, streamId: 'hotel-1:customer', retryAt: now + 60_000 });
+    reporter.storeWritable(1_000);
+    for (const streamId of streams) reporter.streamResumed({ streamId, failures: 2 });
+    expect(writes.slice(2).map((line) => JSON.parse(line).message)).toEqual([
+      expect.stringMatching(/^1 more poll of 1 stream not recorded/),
+      'the local store takes writes again: 1000 held streams poll again now',
+      'hotel-0:customer: polled and stored again after 2 failures',
+    ]);
+    now += 60_000;
+    runTimers();
+    expect(JSON.parse(writes.at(-1)!)).toMatchObject({
+      message: '999 more streams polled and stored again in the last minute',
+      streams: 999,
+    });
+    expect(writes).toHaveLength(6);
+  });
+
+  it('sums up in the terminal too', () => {
+    let now = 0;
+    const writes: string[] = [];
+    const timers: (() => void)[] = [];
+    const reporter = terminalReporter(
+      { write: (text) => writes.push(text), now: () => now, later: (run) => timers.push(run) },
+      PLAIN_PALETTE,
+    );
+    for (let index = 0; index < 1_000; index++)
+      reporter.streamHeld({ ...held, streamId: `hotel-${index}:customer`, retryAt: 30_000 });
+    expect(writes).toHaveLength(1);
+    now = 60_000;
+    for (const run of timers.splice(0)) run();
+    expect(writes).toHaveLength(2);
+    expect(writes[1]).toContain(
+      'streams held  999 more polls of 999 streams not recorded in the last minute: the local store refused a write',
+    );
+    expect(writes[1]).toContain('No space left on device');
+  });
 });
