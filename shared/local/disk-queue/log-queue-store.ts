@@ -194,6 +194,19 @@ export class LogQueueStore {
       this.heap.pop();
     }
     if (taken.length === 0) return [];
+    // Noted before anything changes: a note the disk refuses (full) leaves the messages visible
+    // as they were, not in flight for the visibility timeout with nobody holding them.
+    this.writer.received(
+      now,
+      taken.map((row) => messages.seq(row)),
+    );
+    try {
+      this.writeOut();
+    } catch (error) {
+      for (const row of taken)
+        this.heap.push(messages.visibleAt(row), messages.seq(row), row, messages.version(row));
+      throw error;
+    }
     const received = new Array<ReceivedMessage>(taken.length);
     this.reader.readEach(taken.map(this.placeOf), (_, record, index) => {
       const row = taken[index]!;
@@ -211,11 +224,6 @@ export class LogQueueStore {
         receiptHandle: `${this.queue}!${row}!${header.seq}!${this.receipts}`,
       };
     });
-    this.writer.received(
-      now,
-      taken.map((row) => messages.seq(row)),
-    );
-    this.writeOut();
     return received;
   }
 
