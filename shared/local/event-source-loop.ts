@@ -41,7 +41,10 @@ export interface EventSourceLoopOptions {
   /** `eventSourceARN` of the records (default: derived from the queue URL). */
   queueArn?: string;
   region?: string;
-  /** Told about failed receives, deletes and handler errors (default: ignore). */
+  /**
+   * Told about failed deletes and handler errors, and failed receives: the first at once, then
+   * one per {@link RECEIVE_FAILURE_TOLD_EVERY_MS} at most while they go on (default: ignore).
+   */
   onError?: (error: unknown) => void;
   /** Paces retries after a failed receive (default: the wall clock). */
   clock?: Clock;
@@ -53,7 +56,19 @@ export interface EventSourceLoop {
   stop(): Promise<void>;
 }
 
+/** A worker's wait after a failed receive, doubled per failure in a row up to {@link RECEIVE_RETRY_MAX_MS}. */
 const RECEIVE_RETRY_MS = 1_000;
+/**
+ * The longest wait of a worker after failed receives: the longest deliveries wait once the
+ * queue takes receives again (a full disk with room again).
+ */
+export const RECEIVE_RETRY_MAX_MS = 5_000;
+/**
+ * How often failed receives are told at most while they go on (the first at once): a queue that
+ * cannot note its receives (its disk full) fails every worker's, 32 of them a lane, and each
+ * told at every try flooded the output with a line per worker per second.
+ */
+export const RECEIVE_FAILURE_TOLD_EVERY_MS = 30_000;
 
 /** Lambda's partial batch response; anything else it treats as "the whole batch failed". */
 const BatchResponseSchema = z
@@ -85,18 +100,27 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
     abort.signal,
   );
 
+  /** When a failed receive was last told (see {@link RECEIVE_FAILURE_TOLD_EVERY_MS}). */
+  let receiveFailureToldAt = Number.NEGATIVE_INFINITY;
   const worker = async (): Promise<void> => {
+    let receiveFailures = 0;
     while (!abort.signal.aborted) {
       const reserved = await budget.take(batchSize);
       if (reserved === 0) return;
       let messages: Message[];
       try {
         messages = await receiveBatch(reserved);
+        receiveFailures = 0;
       } catch (error) {
         budget.give(reserved);
         if (abort.signal.aborted) return;
-        report(error);
-        await clock.sleep(RECEIVE_RETRY_MS, abort.signal).catch(() => {});
+        if (clock.now() - receiveFailureToldAt >= RECEIVE_FAILURE_TOLD_EVERY_MS) {
+          receiveFailureToldAt = clock.now();
+          report(error);
+        }
+        receiveFailures += 1;
+        const waitMs = RECEIVE_RETRY_MS * 2 ** Math.min(10, receiveFailures - 1);
+        await clock.sleep(Math.min(RECEIVE_RETRY_MAX_MS, waitMs), abort.signal).catch(() => {});
         continue;
       }
       budget.give(reserved - messages.length);
