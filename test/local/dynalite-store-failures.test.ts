@@ -2,14 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { resolveFromDynalite } from '../../shared/local/dynalite-require.ts';
+import { STORE_REOPEN_EVERY_MS } from '../../shared/local/dynalite-store-failures.ts';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 
 interface WritableLevel {
   _put(...args: unknown[]): Promise<void>;
   _batch(...args: unknown[]): Promise<void>;
+  _open(...args: unknown[]): Promise<void>;
 }
 
 /** dynalite's copy of classic-level, whose writes the test makes fail. */
@@ -65,6 +67,80 @@ describe('the local DynamoDB when its disk refuses a write', () => {
       process.off('uncaughtException', note);
       ClassicLevel.prototype._put = put;
       ClassicLevel.prototype._batch = batch;
+      await dynamo.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('opens the store again once there is room after LevelDB failed to write a table file, which it refuses every write after until reopened', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dynalite-stuck-'));
+    const dynamo = await startLocalDynamoDb({
+      path: join(dir, 'dynamodb'),
+      transport: 'in-process',
+    });
+    const { _put: put, _batch: batch, _open: open } = ClassicLevel.prototype;
+    /** LevelDB's kept background error (bg_error_), and whether the disk has room. */
+    let stuck = false;
+    let room = true;
+    const tableFileError = () =>
+      new Error(`IO error: ${dir}/dynamodb/000005.ldb: No space left on device`);
+    const putItem = (pk: string) =>
+      dynamo.client.send(new PutItemCommand({ TableName: 'tbl', Item: { pk: { S: pk } } }));
+    try {
+      await dynamo.client.send(
+        new CreateTableCommand({
+          TableName: 'tbl',
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          BillingMode: 'PAY_PER_REQUEST',
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await putItem('before');
+      // The disk fills as a memtable is flushed: every write fails from then on, and so does an
+      // open while there is no room (LevelDB writes a table of its log as it opens).
+      ClassicLevel.prototype._put = async function (this: WritableLevel, ...args) {
+        if (stuck) throw tableFileError();
+        return put.apply(this, args);
+      };
+      ClassicLevel.prototype._batch = async function (this: WritableLevel, ...args) {
+        if (stuck) throw tableFileError();
+        return batch.apply(this, args);
+      };
+      ClassicLevel.prototype._open = async function (this: WritableLevel, ...args) {
+        if (!room) throw tableFileError();
+        stuck = false;
+        return open.apply(this, args);
+      };
+      stuck = true;
+      room = false;
+      await expect(putItem('full')).rejects.toThrow(/000005\.ldb: No space left on device/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Closed for its reopen, the store answers with the error it keeps, not a bare "closed".
+      await expect(putItem('still full')).rejects.toThrow(
+        /000005\.ldb: No space left on device \(LevelDB refuses writes after it until the store is opened again/,
+      );
+
+      // Room again: within a reopen's wait, writes go through, and what was stored is there.
+      room = true;
+      const deadline = Date.now() + STORE_REOPEN_EVERY_MS + 3_000;
+      let stored = false;
+      while (!stored && Date.now() < deadline) {
+        stored = await putItem('after').then(
+          () => true,
+          () => false,
+        );
+        if (!stored) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(stored).toBe(true);
+      const read = await dynamo.client.send(
+        new GetItemCommand({ TableName: 'tbl', Key: { pk: { S: 'before' } } }),
+      );
+      expect(read.Item).toEqual({ pk: { S: 'before' } });
+    } finally {
+      ClassicLevel.prototype._put = put;
+      ClassicLevel.prototype._batch = batch;
+      ClassicLevel.prototype._open = open;
       await dynamo.close();
       await rm(dir, { recursive: true, force: true });
     }
