@@ -48,10 +48,14 @@ export const HELD_LINES_EVERY_MS = 60_000;
 /** What a summary of held streams' tries says: how many, of how many streams, the last error. */
 interface HeldSummary {
   tries: number;
-  streams: Set<string>;
+  /** The streams, each with the next try its last hold named. */
+  streams: Map<string, number>;
   error: string;
-  /** The soonest next try of the streams still held at their last try. */
-  nextTryAt: number;
+}
+
+/** The soonest next try of a summary's streams (each by its last hold). */
+function nextTryAt(summary: HeldSummary): number {
+  return Math.min(...summary.streams.values());
 }
 
 /**
@@ -118,15 +122,13 @@ function streamLineThrottle(
     write.held,
     (first) => ({
       tries: 1,
-      streams: new Set([first.streamId]),
+      streams: new Map([[first.streamId, first.retryAt]]),
       error: first.error,
-      nextTryAt: first.retryAt,
     }),
     (summary, next) => {
       summary.tries += 1;
-      summary.streams.add(next.streamId);
+      summary.streams.set(next.streamId, next.retryAt);
       summary.error = next.error;
-      summary.nextTryAt = Math.min(summary.nextTryAt, next.retryAt);
     },
     write.heldSummary,
   );
@@ -148,7 +150,7 @@ function heldSummaryMessage(summary: HeldSummary, now: number): string {
   const what = STORE_WRITE.test(summary.error)
     ? 'the local store refused a write'
     : 'their polls failed and the failures could not be stored';
-  return `${tries} of ${streams} not recorded in the last minute: ${what}; the next try in ${formatDuration(Math.max(0, summary.nextTryAt - now))}`;
+  return `${tries} of ${streams} not recorded in the last minute: ${what}; the next try in ${formatDuration(Math.max(0, nextTryAt(summary) - now))}`;
 }
 
 function resumedSummaryMessage(streams: number): string {
@@ -213,7 +215,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
         streams: summary.streams.size,
         tries: summary.tries,
         error: summary.error,
-        nextTryAt: new Date(summary.nextTryAt).toISOString(),
+        nextTryAt: new Date(nextTryAt(summary)).toISOString(),
       }),
     resumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
     resumedSummary: (streams) => emit('info', resumedSummaryMessage(streams), { streams }),

@@ -201,12 +201,16 @@ describe('a stream held back after a poll the store could not record', () => {
     );
     for (let index = 0; index < 1_000; index++)
       reporter.streamHeld({ ...held, streamId: `hotel-${index}:customer`, retryAt: 30_000 });
+    // Tried again at 30 s, each stream's next try 40 s on.
+    now = 30_000;
+    for (let index = 0; index < 1_000; index++)
+      reporter.streamHeld({ ...held, streamId: `hotel-${index}:customer`, retryAt: 70_000 });
     expect(writes).toHaveLength(1);
     now = 60_000;
     for (const run of timers.splice(0)) run();
     expect(writes).toHaveLength(2);
     expect(writes[1]).toContain(
-      'streams held  999 more polls of 999 streams not recorded in the last minute: the local store refused a write',
+      'streams held  1999 more polls of 1000 streams not recorded in the last minute: the local store refused a write; the next try in 10s',
     );
     expect(writes[1]).toContain('No space left on device');
   });
