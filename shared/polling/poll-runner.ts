@@ -119,9 +119,9 @@ export interface PollLoopOptions {
    * A small write of the loop's own to the store (the local runtime's: one item, rewritten).
    * While streams are held, the loop tries it once after they were, and every
    * {@link HELD_STORE_PROBE_MS} while it fails; once it goes through after failing (the disk has
-   * room again), every stream held before it failed is due again at once, instead of waiting out
-   * a backoff that reaches 30 minutes. A stream held while it goes through (a failure of its own,
-   * not the store's) keeps its backoff. Without it, held streams wait out their backoffs.
+   * room again), every held stream is due again at once, instead of waiting out a backoff that
+   * reaches 30 minutes. A stream held while the probe goes through (a failure of its own, not the
+   * store's) keeps its backoff. Without it, held streams wait out their backoffs.
    */
   probeWrites?: () => Promise<void>;
   /** The store took the loop's write again after refusing it: `released` held streams are due. */
@@ -183,40 +183,43 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
    * more each time. Held back here by the backoff their stored state would have had, until a
    * poll of theirs ends recorded.
    */
-  const heldBack = new Map<string, HeldStream & { holdNumber: number }>();
+  const heldBack = new Map<string, HeldStream>();
   /**
-   * The probe of the store's writes (see {@link PollLoopOptions.probeWrites}): holds are numbered;
-   * a probe covers those made before it; a failed one marks them refused, and the first that goes
-   * through afterwards makes them due.
+   * The probe of the store's writes (see {@link PollLoopOptions.probeWrites}): holds are counted;
+   * a probe covers those made before it; a failed one marks the store refusing, and the first
+   * that goes through afterwards makes every held stream due. Holds a probe that went through
+   * covers (the store took writes: their failures are their own) are not probed again.
    */
   let holds = 0;
   let probedThrough = 0;
-  let refusedThrough = 0;
+  /** Whether the last probe failed (none went through since). */
+  let refusing = false;
   let nextProbeAt = Number.NEGATIVE_INFINITY;
   let probe: Promise<void> | undefined;
   const probeWrites = options.probeWrites;
   const probeIfDue = () => {
     if (!probeWrites || probe || heldBack.size === 0 || deps.clock.now() < nextProbeAt) return;
     // Holds not probed yet, or refused by the last probe: nothing to learn otherwise.
-    if (holds === probedThrough && refusedThrough === 0) return;
-    const covered = holds;
-    probedThrough = covered;
+    if (holds === probedThrough && !refusing) return;
+    probedThrough = holds;
     probe = probeWrites()
       .then(
         () => {
-          if (refusedThrough === 0) return;
+          if (!refusing) return;
+          refusing = false;
           const now = deps.clock.now();
           let released = 0;
+          // Every stream held: also those held since the probe failed, their tries refused as
+          // its write was, whose backoff may have reached 30 minutes.
           for (const held of heldBack.values()) {
-            if (held.holdNumber > refusedThrough || held.retryAt <= now) continue;
+            if (held.retryAt <= now) continue;
             held.retryAt = now;
             released += 1;
           }
-          refusedThrough = 0;
           if (released > 0) options.onStoreWritable?.(released);
         },
         () => {
-          refusedThrough = covered;
+          refusing = true;
           nextProbeAt = deps.clock.now() + HELD_STORE_PROBE_MS;
         },
       )
@@ -284,7 +287,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
           (heldBack.get(streamId)?.failures ?? states.get(streamId)?.consecutiveFailures ?? 0) + 1;
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
         const held = { streamId, error: describeThrown(error), failures, retryAt };
-        heldBack.set(streamId, { ...held, holdNumber: ++holds });
+        heldBack.set(streamId, { ...held });
+        holds += 1;
         options.onStreamHeld?.(held);
       })
       .finally(() => {
@@ -450,10 +454,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       await fullRead;
       await probe;
     },
-    held: () =>
-      new Map(
-        [...heldBack].map(([streamId, { holdNumber: _, ...held }]) => [streamId, { ...held }]),
-      ),
+    held: () => new Map([...heldBack].map(([streamId, held]) => [streamId, { ...held }])),
   };
 }
 

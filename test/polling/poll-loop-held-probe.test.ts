@@ -58,4 +58,66 @@ describe('the poll loop’s probe of the store while streams are held', () => {
     expect(probes).toBe(6);
     expect(writable).toEqual([]);
   });
+
+  it('makes every held stream due once the probe goes through, those held since it last failed too', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'customer,resource', POLL_INTERVAL: '1s' },
+      T0,
+    );
+    const definitions = streamDefinitions('main', settings);
+    // A full disk: every write refused, the probe's too, until there is room.
+    let full = true;
+    const store = new MemoryStateStore();
+    const getStream = store.getStream.bind(store);
+    const saveStream = store.saveStream.bind(store);
+    const refusedWhenFull =
+      <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        if (full) throw new Error('DynamoDB PutItem on table t failed: No space left on device');
+        return call(...args);
+      };
+    store.getStream = refusedWhenFull(getStream);
+    store.saveStream = refusedWhenFull(saveStream);
+    const held: HeldStream[] = [];
+    const resumed: string[] = [];
+    let roomAt: number | undefined;
+    const loop = startPollLoop({
+      definitions,
+      // With room, each poll fails at the connector and records it: resumed, no longer held.
+      deps: collectingPollDeps(store, {} as ConnectorClient, clock, settings),
+      owner: 'test',
+      tickMs: TICK_MS,
+      onStreamHeld: (stream) => {
+        held.push(stream);
+        // Room comes back right after a hold, before any probe could see the store refuse it.
+        if (roomAt === undefined && clock.now() >= T0 + 90_000) {
+          full = false;
+          roomAt = clock.now();
+        }
+      },
+      onStreamResumed: (stream) => resumed.push(stream.streamId),
+      probeWrites: refusedWhenFull(async () => undefined),
+    });
+    const tickDone = async () => {
+      for (let turn = 0; turn < 5 || clock.pendingSleeps === 0; turn++)
+        await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    for (let passed = 0; passed < 200_000 && roomAt === undefined; passed += TICK_MS) {
+      await tickDone();
+      await clock.advance(TICK_MS);
+    }
+    expect(roomAt).toBeDefined();
+    const lastHold = held.at(-1)!;
+    // Its backoff had reached at least 32 s: it would wait that long without the probe.
+    expect(lastHold.retryAt - roomAt!).toBeGreaterThanOrEqual(32_000);
+    for (let passed = 0; passed < 5_000 + 2 * TICK_MS; passed += TICK_MS) {
+      await tickDone();
+      await clock.advance(TICK_MS);
+    }
+    await tickDone();
+    await loop.stop();
+    expect(new Set(resumed)).toEqual(new Set(definitions.map((d) => d.streamId)));
+    expect(loop.held().size).toBe(0);
+  });
 });
