@@ -53,9 +53,15 @@ interface HeldSummary {
   error: string;
 }
 
-/** The soonest next try of a summary's streams (each by its last hold). */
-function nextTryAt(summary: HeldSummary): number {
-  return Math.min(...summary.streams.values());
+/**
+ * The soonest next try of a summary's streams (each by its last hold) still to come; undefined
+ * when none is (each tried since, or made due as the store takes writes again).
+ */
+function nextTryAt(summary: HeldSummary, now: number): number | undefined {
+  let soonest: number | undefined;
+  for (const at of summary.streams.values())
+    if (at > now && (soonest === undefined || at < soonest)) soonest = at;
+  return soonest;
 }
 
 /**
@@ -150,7 +156,13 @@ function heldSummaryMessage(summary: HeldSummary, now: number): string {
   const what = STORE_WRITE.test(summary.error)
     ? 'the local store refused a write'
     : 'their polls failed and the failures could not be stored';
-  return `${tries} of ${streams} not recorded in the last minute: ${what}; the next try in ${formatDuration(Math.max(0, nextTryAt(summary) - now))}`;
+  const next = nextTryAt(summary, now);
+  const when = next === undefined ? '' : `; the next try in ${formatDuration(next - now)}`;
+  return `${tries} of ${streams} not recorded in the last minute: ${what}${when}`;
+}
+
+function isoTimeOrNull(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
 }
 
 function resumedSummaryMessage(streams: number): string {
@@ -215,7 +227,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
         streams: summary.streams.size,
         tries: summary.tries,
         error: summary.error,
-        nextTryAt: new Date(nextTryAt(summary)).toISOString(),
+        nextTryAt: isoTimeOrNull(nextTryAt(summary, output.now())),
       }),
     resumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
     resumedSummary: (streams) => emit('info', resumedSummaryMessage(streams), { streams }),

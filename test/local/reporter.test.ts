@@ -178,7 +178,7 @@ describe('a stream held back after a poll the store could not record', () => {
     reporter.storeWritable(1_000);
     for (const streamId of streams) reporter.streamResumed({ streamId, failures: 2 });
     expect(writes.slice(2).map((line) => JSON.parse(line).message)).toEqual([
-      expect.stringMatching(/^1 more poll of 1 stream not recorded/),
+      '1 more poll of 1 stream not recorded in the last minute: the local store refused a write; the next try in 1m',
       'the local store takes writes again: 1000 held streams poll again now',
       'hotel-0:customer: polled and stored again after 2 failures',
     ]);
@@ -213,5 +213,25 @@ describe('a stream held back after a poll the store could not record', () => {
       'streams held  1999 more polls of 1000 streams not recorded in the last minute: the local store refused a write; the next try in 10s',
     );
     expect(writes[1]).toContain('No space left on device');
+  });
+
+  it('names no next try in a summary whose streams were all tried since (not one long past)', () => {
+    let now = 0;
+    const writes: string[] = [];
+    const timers: (() => void)[] = [];
+    const reporter = jsonReporter({
+      write: (text) => writes.push(text),
+      now: () => now,
+      later: (run) => timers.push(run),
+    });
+    reporter.streamHeld({ ...held, streamId: 'a:customer', retryAt: 2_000 });
+    reporter.streamHeld({ ...held, streamId: 'b:customer', retryAt: 2_000 });
+    now = 60_000;
+    for (const run of timers.splice(0)) run();
+    expect(JSON.parse(writes[1]!)).toMatchObject({
+      message:
+        '1 more poll of 1 stream not recorded in the last minute: the local store refused a write',
+      nextTryAt: null,
+    });
   });
 });
