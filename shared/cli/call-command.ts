@@ -27,6 +27,30 @@ export const SIMULATOR_DEFAULT_ENV = {
   CONNECTOR_ACCESS_TOKEN: 'sim-access-token',
 } as const;
 
+/** Tokens of a connection of one's own: a direct call without CONNECTOR_BASE_URL must not send them. */
+const OWN_TOKEN_VARIABLES = ['CONNECTOR_ACCESS_TOKEN', 'CONNECTOR_CLIENT_TOKEN'] as const;
+
+/**
+ * A direct call without CONNECTOR_BASE_URL goes to {@link SIMULATOR_DEFAULT_ENV}'s address, a
+ * port any local process may hold: a token of one's own set beside it (the real API's, its
+ * base URL forgotten) would be sent there. Refused as `start` refuses it; the simulator's own
+ * tokens pass. Names the variable, never its value.
+ * @throws CliExit(2) naming the variable.
+ */
+export function refuseTokensWithoutBaseUrl(env: Record<string, string | undefined>): void {
+  if (env.CONNECTOR_BASE_URL) return;
+  const own = OWN_TOKEN_VARIABLES.find((name) => {
+    const value = env[name];
+    return value !== undefined && value !== '' && value !== SIMULATOR_DEFAULT_ENV[name];
+  });
+  if (own === undefined) return;
+  throw new CliExit(
+    EXIT_USAGE,
+    `CONNECTOR_BASE_URL: required with ${own}: without it call goes to a change-bridge simulator at ` +
+      `${SIMULATOR_DEFAULT_ENV.CONNECTOR_BASE_URL} and would send it there (unset ${own} to call the simulator)`,
+  );
+}
+
 /**
  * Whose Portfolio Access Token scope completes the body before it is checked, as the client
  * completes it before sending: the scope configured here (a direct call), or one the bridge
@@ -154,6 +178,7 @@ export function registerCallCommand(
         print(result.body);
         return;
       }
+      refuseTokensWithoutBaseUrl(process.env);
       const env = process.env.CONNECTOR_BASE_URL
         ? process.env
         : { ...SIMULATOR_DEFAULT_ENV, ...process.env };

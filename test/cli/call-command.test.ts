@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   defaultSimulatorHint,
   portfolioScopeHint,
+  refuseTokensWithoutBaseUrl,
   validateCallBody,
 } from '../../shared/cli/call-command.ts';
 import { runCli } from '../../shared/cli/main.ts';
@@ -183,6 +184,37 @@ describe('change-bridge call without CONNECTOR_BASE_URL', () => {
     expect(hint).toContain('change-bridge simulator');
     expect(hint).toContain('http://127.0.0.1:4010');
     expect(hint).toContain('--via-bridge');
+  });
+
+  it('exits 2 naming CONNECTOR_BASE_URL when a token of its own is set without it, and sends nothing', async () => {
+    // The simulator's default address is a port any local process may hold: a real token whose
+    // base URL was forgotten would have been sent there.
+    const result = await runCliHere(['call', 'taxEnvironments/getAll'], {
+      CONNECTOR_BASE_URL: undefined,
+      CONNECTOR_CLIENT_TOKEN: undefined,
+      CONNECTOR_ACCESS_TOKEN: 'a-real-access-token',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'CONNECTOR_BASE_URL: required with CONNECTOR_ACCESS_TOKEN: without it call goes to a change-bridge simulator at http://127.0.0.1:4010',
+    );
+    expect(result.stderr).not.toContain('a-real-access-token');
+  });
+
+  it('takes the simulator tokens themselves, or a base URL, beside a token', () => {
+    expect(() =>
+      refuseTokensWithoutBaseUrl({ CONNECTOR_ACCESS_TOKEN: 'sim-access-token' }),
+    ).not.toThrow();
+    expect(() =>
+      refuseTokensWithoutBaseUrl({
+        CONNECTOR_BASE_URL: 'https://api.example.com',
+        CONNECTOR_CLIENT_TOKEN: 'ct',
+        CONNECTOR_ACCESS_TOKEN: 'at',
+      }),
+    ).not.toThrow();
+    expect(() => refuseTokensWithoutBaseUrl({ CONNECTOR_CLIENT_TOKEN: 'ct' })).toThrow(
+      'required with CONNECTOR_CLIENT_TOKEN',
+    );
   });
 
   it('gives no such hint when CONNECTOR_BASE_URL is set or the connector answered', () => {
