@@ -12,7 +12,7 @@ import {
   type PortfolioScope,
 } from './connector-config.ts';
 import { CountCeilings } from './count-ceilings.ts';
-import { refuseCredentialFields } from './credential-fields.ts';
+import { refuseCredentialFields, withoutTokens } from './credential-fields.ts';
 import { ConnectorError } from './errors.ts';
 import {
   CONNECTOR_DEFAULT_TIMEOUT_MS,
@@ -203,6 +203,7 @@ export function createConnectorCaller(
         );
   // What this token's requests learnt of the Count answered in time (the timeout error).
   const ceilings = new CountCeilings();
+  const connectionTokens = [settings.clientToken, settings.accessToken];
   const envelope = {
     ClientToken: settings.clientToken,
     AccessToken: settings.accessToken,
@@ -308,7 +309,10 @@ export function createConnectorCaller(
             },
           }
         : undefined;
-    const response = interpretResponse(name, raw, spec.response, clock.now(), prepare, page);
+    // An error answer may repeat the request, tokens and all: they are left out of it first.
+    const answer =
+      raw.status === 200 ? raw : { ...raw, text: withoutTokens(raw.text, connectionTokens) };
+    const response = interpretResponse(name, answer, spec.response, clock.now(), prepare, page);
     return { response, passedOver, setAside };
   }
 

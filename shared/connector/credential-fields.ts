@@ -23,3 +23,29 @@ export function refuseCredentialFields(body: unknown, what: string): void {
     },
   ]);
 }
+
+/**
+ * Tokens shorter than this are not looked for in answers: replacing every occurrence of a
+ * two-letter test token would garble ordinary words, and real tokens are far longer.
+ */
+export const REDACTED_TOKEN_MIN_LENGTH = 8;
+
+/** What stands in an answer where one of the connection's tokens was. */
+export const REDACTED_TOKEN = '<redacted>';
+
+/**
+ * `text` with every occurrence of `tokens` (as written, and as escaped inside a JSON string)
+ * replaced by {@link REDACTED_TOKEN}: a connector, proxy or gateway that repeats the request
+ * in its error answer must not carry the ClientToken or AccessToken into an error message,
+ * a stream's `lastError`, a log line or a CLI output. Pure.
+ * @example withoutTokens('bad token secret-token-1', ['secret-token-1']) === 'bad token <redacted>'
+ */
+export function withoutTokens(text: string, tokens: readonly string[]): string {
+  let result = text;
+  for (const token of tokens) {
+    if (token.length < REDACTED_TOKEN_MIN_LENGTH) continue;
+    for (const form of new Set([token, JSON.stringify(token).slice(1, -1)]))
+      result = result.split(form).join(REDACTED_TOKEN);
+  }
+  return result;
+}
