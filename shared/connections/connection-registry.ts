@@ -15,6 +15,12 @@ export interface PolledConnection {
   client: ConnectorClient;
   /** Aborted when the connection is disabled or removed: its in-flight poll stops at once. */
   signal: AbortSignal;
+  /**
+   * Told of each poll of the connection's streams as it starts. Retiring the connection waits
+   * for them to end: a poll told to stop finishes the page write it is in, and `remove` must
+   * delete the streams' state and snapshots after that write, not before it.
+   */
+  track?(poll: Promise<unknown>): void;
 }
 
 /** What {@link ConnectionRegistry} needs. */
@@ -42,7 +48,7 @@ export interface ConnectionRegistryDeps {
 export class ConnectionRegistry {
   private readonly active = new Map<
     string,
-    PolledConnection & { key: string; stop: AbortController }
+    PolledConnection & { key: string; stop: AbortController; polls: Set<Promise<unknown>> }
   >();
   private refreshing: Promise<void> | undefined;
   private again = false;
@@ -188,6 +194,7 @@ export class ConnectionRegistry {
     try {
       const accessToken = await this.deps.cipher.open(id, connection.accessToken);
       const stop = new AbortController();
+      const polls = new Set<Promise<unknown>>();
       this.definitionsCache = undefined;
       this.active.set(id, {
         id,
@@ -198,6 +205,15 @@ export class ConnectionRegistry {
         ),
         signal: stop.signal,
         stop,
+        polls,
+        track: (poll) => {
+          const settled = poll.then(
+            () => undefined,
+            () => undefined,
+          );
+          polls.add(settled);
+          void settled.then(() => polls.delete(settled));
+        },
       });
     } catch (error) {
       this.deps.onError?.(id, error);
@@ -210,6 +226,8 @@ export class ConnectionRegistry {
     this.active.delete(id);
     this.definitionsCache = undefined;
     connection.stop.abort();
+    // Its polls stop at their next request; the write each is in ends first (see `track`).
+    await Promise.all(connection.polls);
     await connection.client.close();
   }
 }

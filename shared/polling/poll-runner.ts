@@ -92,9 +92,14 @@ export interface PollLoopOptions {
    * The client and stop signal of a stream's connection (one client and budget per token);
    * undefined when the connection left, and the stream is not started. Default: `deps.client`.
    */
-  connectionOf?: (
-    definition: StreamDefinition,
-  ) => { client: PollDeps['client']; signal?: AbortSignal } | undefined;
+  connectionOf?: (definition: StreamDefinition) =>
+    | {
+        client: PollDeps['client'];
+        signal?: AbortSignal;
+        /** Told of the stream's poll as it starts (the connection waits for it when it leaves). */
+        track?(poll: Promise<unknown>): void;
+      }
+    | undefined;
   owner: string;
   /** How often the planner looks for due streams. */
   tickMs: number;
@@ -298,6 +303,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         refill();
       });
     running.set(definition.streamId, run);
+    connection.track?.(run);
     if (catchingUp) {
       runningCatchUp.add(definition.streamId);
       countCatchUp(catchUpPerConnection, definition.connectionId, 1);
