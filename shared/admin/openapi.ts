@@ -140,7 +140,7 @@ const CONFLICTS: Readonly<Record<string, string>> = {
   addConnection: 'The id is taken (by a stored connection, or by the CONNECTOR_* variables)',
   enableConnection: ENVIRONMENT_CONNECTION,
   disableConnection: ENVIRONMENT_CONNECTION,
-  removeConnection: ENVIRONMENT_CONNECTION,
+  removeConnection: `${ENVIRONMENT_CONNECTION}, or (AWS) a poll job of it is still running: the connection is left disabled; remove it again later`,
 };
 
 function operationOf(

@@ -2,6 +2,7 @@ import {
   AddConnectionInputSchema,
   addConnection,
   type ConnectionAdminDeps,
+  ConnectionBusyError,
   ConnectionNotFoundError,
   ConnectionReadOnlyError,
   getConnectionView,
@@ -23,7 +24,7 @@ import {
 
 /**
  * Runs a connection operation, mapping its outcomes to the router's errors: unknown id → 404;
- * a taken id or the environment's read-only connection → 409. Never echoes a token.
+ * a taken id, the environment's read-only connection, or a removal a running poll job holds up → 409. Never echoes a token.
  */
 async function withConnections<T>(
   deps: AdminDeps,
@@ -36,7 +37,11 @@ async function withConnections<T>(
     if (error instanceof ConnectionNotFoundError) {
       throw new AdminNotFoundError(error.message, { cause: error });
     }
-    if (error instanceof ConnectionExistsError || error instanceof ConnectionReadOnlyError) {
+    if (
+      error instanceof ConnectionExistsError ||
+      error instanceof ConnectionReadOnlyError ||
+      error instanceof ConnectionBusyError
+    ) {
       throw new AdminConflictError(error.message, { cause: error });
     }
     throw error;

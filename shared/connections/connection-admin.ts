@@ -5,6 +5,7 @@ import { splitCommaText } from '../comma-list.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { BridgeError, ValidationError } from '../errors.ts';
+import { connectionLeaseId } from '../polling/poll-connection.ts';
 import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../polling/tracked-targets.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
@@ -17,6 +18,7 @@ import {
   withoutReservedId,
 } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
+import { CONNECTION_WATCH_MS } from './connection-watch.ts';
 import type { TokenCipher } from './token-cipher.ts';
 
 /**
@@ -95,6 +97,22 @@ export type AddConnectionInput = z.output<typeof AddConnectionInputSchema>;
 /** A connection that does not exist; the admin API answers 404. */
 export class ConnectionNotFoundError extends BridgeError {
   override name = 'ConnectionNotFoundError';
+}
+
+/**
+ * How long `remove` waits for a running poll job of the connection (AWS) to stop: the job sees
+ * the connection disabled within {@link CONNECTION_WATCH_MS} and ends after the write it is in.
+ * Inside the admin function's 29 s.
+ */
+export const REMOVE_JOB_WAIT_MS = 3 * CONNECTION_WATCH_MS;
+/** How often `remove` looks again for the end of a running job. */
+const REMOVE_JOB_RETRY_MS = 500;
+/** The removal's hold of the connection's job lease while it deletes (no job starts meanwhile). */
+const REMOVAL_LEASE_TTL_MS = 60_000;
+
+/** A poll job of the connection still runs after {@link REMOVE_JOB_WAIT_MS}; answered with 409. */
+export class ConnectionBusyError extends BridgeError {
+  override name = 'ConnectionBusyError';
 }
 
 /** A change the connection does not allow (it is defined by the environment); answered with 409. */
@@ -208,17 +226,48 @@ export async function removeConnection(
   };
   let streamsDeleted = 0;
   if (!options.keepState) {
-    const streams = await deps.state.listStreams({ connectionId: id });
-    if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
-    for (const stream of streams) {
-      if (!(await stillThisOne())) break;
-      await deps.state.deleteStream(stream.streamId);
-      streamsDeleted += 1;
+    // A job storing a page now would write its snapshots and state after they were deleted:
+    // the removal takes the connection's job lease first, once that job has stopped.
+    const lease = connectionLeaseId(id);
+    const owner = `remove:${id}@${registeredAt ?? ''}`;
+    await holdJobLease(id, lease, owner, deps);
+    try {
+      const streams = await deps.state.listStreams({ connectionId: id });
+      if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
+      for (const stream of streams) {
+        if (!(await stillThisOne())) break;
+        await deps.state.deleteStream(stream.streamId);
+        streamsDeleted += 1;
+      }
+    } finally {
+      await deps.state.releaseLease(lease, owner);
     }
   }
   await deps.store.remove(id, registeredAt);
   await deps.onChange?.(id);
   return { id, removed: true, streamsDeleted };
+}
+
+/**
+ * Takes the job lease of connection `id` (disabled already), waiting up to
+ * {@link REMOVE_JOB_WAIT_MS} for a running job to stop and release it.
+ * @throws ConnectionBusyError when the job still holds it then (run the removal again later).
+ */
+async function holdJobLease(
+  id: string,
+  lease: string,
+  owner: string,
+  deps: ConnectionAdminDeps,
+): Promise<void> {
+  const giveUpAt = deps.clock.now() + REMOVE_JOB_WAIT_MS;
+  for (;;) {
+    if (await deps.state.acquireLease(lease, owner, REMOVAL_LEASE_TTL_MS, deps.clock.now())) return;
+    if (deps.clock.now() >= giveUpAt)
+      throw new ConnectionBusyError(
+        `connection ${id} is disabled, but a poll job of it is still running: run the removal again in a minute`,
+      );
+    await deps.clock.sleep(REMOVE_JOB_RETRY_MS);
+  }
 }
 
 /**

@@ -161,14 +161,18 @@ async function jobChangedMidway(
   const definitions = streamsOfConnection(stored, settings);
   const [first, second] = definitions.map((d) => d.streamId);
   const admin: ConnectionAdminDeps = { store: connections, cipher, state, clock, configured: [] };
-  let changed: unknown;
+  // The change runs beside the job (a removal waits for the job to stop before it deletes).
+  let changing: Promise<unknown> | undefined;
+  let settled = false;
   const observed = new Proxy(state, {
     get(target, property: keyof StateStore) {
       const value = target[property];
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
-        if (property === 'getStream' && args[0] === second && changed === undefined) {
-          changed = (await change(admin)) ?? true;
+        if (property === 'getStream' && args[0] === second && changing === undefined) {
+          changing = change(admin).finally(() => {
+            settled = true;
+          });
           await watchReads();
         }
         return (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -191,6 +195,8 @@ async function jobChangedMidway(
     `job-${id}`,
   );
   watch.stop();
+  while (!settled) await clock.advance(500);
+  const changed = (await changing) ?? true;
   return { outcomes, second: second!, changed, state, connections };
 }
 
