@@ -1,5 +1,6 @@
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
+import { describeThrown } from '../errors.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
@@ -36,7 +37,10 @@ export interface ConnectionRegistryDeps {
   createClient(config: ConnectorConfig): ConnectorClient;
   /** Connections that are not in the store (the CONNECTOR_* one): always polled. */
   fixed: readonly PolledConnection[];
-  /** A connection whose token cannot be opened is left out and reported here. */
+  /**
+   * A connection whose token cannot be opened is left out and reported here: once per
+   * registration and error, not at every refresh that tries it again.
+   */
   onError?(connectionId: string, error: unknown): void;
 }
 
@@ -60,6 +64,8 @@ export class ConnectionRegistry {
   private readonly pendingReads = new Set<number>();
   /** The read each connection's state was last applied from, while an older read is pending. */
   private readonly appliedFrom = new Map<string, number>();
+  /** What was last reported of each connection that did not open (registration and error). */
+  private readonly unopened = new Map<string, string>();
   /** {@link definitions} until `active` changes: the poll loop asks for it on every tick. */
   private definitionsCache: readonly StreamDefinition[] | undefined;
 
@@ -111,6 +117,7 @@ export class ConnectionRegistry {
     const current = this.active.get(id);
     if (current && (!stored?.enabled || registrationKey(stored) !== current.key))
       await this.retire(id);
+    if (!stored?.enabled) this.unopened.delete(id);
     if (stored?.enabled && !this.active.has(id)) await this.open(stored);
   }
 
@@ -215,7 +222,11 @@ export class ConnectionRegistry {
           void settled.then(() => polls.delete(settled));
         },
       });
+      this.unopened.delete(id);
     } catch (error) {
+      const said = `${registrationKey(connection)} ${describeThrown(error)}`;
+      if (this.unopened.get(id) === said) return;
+      this.unopened.set(id, said);
       this.deps.onError?.(id, error);
     }
   }

@@ -11,7 +11,7 @@ import {
   LocalKeyFileProvider,
   loadOrCreateKeyFile,
 } from '../connections/local-key-file.ts';
-import { createTokenCipher } from '../connections/token-cipher.ts';
+import { createTokenCipher, TokenDecryptionError } from '../connections/token-cipher.ts';
 import type { ConnectorClientDeps } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
@@ -62,7 +62,8 @@ export interface LocalConnections {
 export async function openLocalConnections(
   options: LocalConnectionsOptions,
 ): Promise<LocalConnections> {
-  const keyFile = await loadOrCreateKeyFile(join(options.dataDir, LOCAL_KEY_FILE_NAME));
+  const keyFilePath = join(options.dataDir, LOCAL_KEY_FILE_NAME);
+  const keyFile = await loadOrCreateKeyFile(keyFilePath);
   const cipher = createTokenCipher(new CachingDataKeyProvider(new LocalKeyFileProvider(keyFile)));
   const store = new DynamoDbConnectionStore({
     client: options.dynamo,
@@ -84,7 +85,11 @@ export async function openLocalConnections(
       createConnectorClient(config, { ...options.clientDeps, transport: sharedTransport }),
     fixed: [options.fixed],
     onError: (id, error) =>
-      options.onError(`connection ${id} is not polled: ${describeThrown(error)}`),
+      options.onError(
+        error instanceof TokenDecryptionError
+          ? `connection ${id} is not polled: its AccessToken does not open with the key file ${keyFilePath} (replaced or lost since the token was added, or the connection copied from another data dir): restore that key file, or remove the connection and add it again with its token`
+          : `connection ${id} is not polled: ${describeThrown(error)}`,
+      ),
   });
   await registry.refresh();
   const refresh = () =>
