@@ -8,7 +8,11 @@ import {
 } from '../shared/connections/connection-streams.ts';
 import { CachingDataKeyProvider } from '../shared/connections/data-key-provider.ts';
 import { KmsDataKeyProvider } from '../shared/connections/kms-data-key-provider.ts';
-import { createTokenCipher, type TokenCipher } from '../shared/connections/token-cipher.ts';
+import {
+  createTokenCipher,
+  type TokenCipher,
+  TokenDecryptionError,
+} from '../shared/connections/token-cipher.ts';
 import type { ConnectorClientDeps } from '../shared/connector/client.ts';
 import {
   loadConnectionSecret,
@@ -22,6 +26,7 @@ import { borrowedTransport, createUndiciTransport } from '../shared/connector/ht
 import { BridgeError } from '../shared/errors.ts';
 import { LoadingCache } from '../shared/loading-cache.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
+import { ConnectionUnopenedError } from '../shared/polling/unopened-connection.ts';
 import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
 import { createKmsDataKeyApi } from './kms-api.ts';
 import type { PollLambdaConfig } from './poll-env.ts';
@@ -41,7 +46,8 @@ export interface OpenConnection {
 }
 
 /**
- * The connections a poller invocation opens: the props' starting set from their own secrets,
+ * The connections a poller invocation opens (a stored one whose token does not open throws a
+ * ConnectionUnopenedError with its streams): the props' starting set from their own secrets,
  * the rest from the state table (token sealed under the KMS key, endpoint and ClientToken
  * from the deployment secret). Clients share one keep-alive pool and are kept for the cold
  * start (up to {@link OPEN_CONNECTIONS_MAX}), keyed by registration, so a token is decrypted once
@@ -96,7 +102,18 @@ export function createConnectionClients(options: {
       }
       const stored = await store.get(connectionId);
       if (!stored?.enabled) return undefined;
-      return clients.get(registrationKey(stored), () => openStored(stored));
+      return clients
+        .get(registrationKey(stored), () => openStored(stored))
+        .catch((error) => {
+          // Told on its streams by the poller, where `streams list` shows it.
+          if (error instanceof TokenDecryptionError)
+            throw new ConnectionUnopenedError(
+              connectionId,
+              streamsOfConnection(stored, config.settings, config.tracked),
+              error,
+            );
+          throw error;
+        });
     },
   };
 }

@@ -14,6 +14,10 @@ import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-
 import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
+import {
+  ConnectionUnopenedError,
+  recordUnopenedConnection,
+} from '../shared/polling/unopened-connection.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { EmfPublishMetrics } from '../shared/publish/emf-publish-metrics.ts';
 import { describeRefusal, ObservedPublisher } from '../shared/publish/observed-publisher.ts';
@@ -86,17 +90,42 @@ function jobStreams(body: unknown): { connectionId: string; streamIds: string[];
 }
 
 /**
+ * A stored connection whose token did not open (KMS refused its data key): the job's streams
+ * say why and back off, the connection is next due with them (not planned again every minute),
+ * and the poll failure alarm counts it. The job itself is done: no redelivery.
+ */
+async function reportUnopened(
+  connectionId: string,
+  streamIds: readonly string[],
+  error: ConnectionUnopenedError,
+): Promise<void> {
+  logger.error('poll job: the connection token could not be opened', {
+    connectionId,
+    error: error as Error,
+  });
+  metrics.addMetric('PollFailures', MetricUnit.Count, 1);
+  const nextDueAt = await recordUnopenedConnection(streamIds, error, { store, clock: systemClock });
+  if (nextDueAt !== undefined) await connectionStore.recordNextDue(connectionId, nextDueAt);
+}
+
+/**
  * Poll-job consumer: one message per connection with due streams; the invocation polls each
  * of them with one client and one budget. Connector failures are recorded on the stream
- * (backoff, parking) and the message succeeds; anything else (state store, publish, opening
- * the token) is reported as a batch item failure so SQS redelivers the job.
+ * (backoff, parking) and the message succeeds, and so is a stored token KMS does not open
+ * (see reportUnopened); anything else (state store, publish, the deployment secret) is reported
+ * as a batch item failure so SQS redelivers the job.
  */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
       const { connectionId, streamIds, dueBy } = jobStreams(JSON.parse(record.body));
-      const connection = await connections.open(connectionId);
+      const connection = await connections.open(connectionId).catch(async (error: unknown) => {
+        if (!(error instanceof ConnectionUnopenedError)) throw error;
+        await reportUnopened(connectionId, streamIds, error);
+        return null;
+      });
+      if (connection === null) continue;
       if (!connection) {
         logger.info('poll job for a disabled or unknown connection', { connectionId });
         continue;
