@@ -205,10 +205,12 @@ export async function setConnectionEnabled(
 }
 
 /**
- * Removes a connection: polling stops (disabled first), then its streams' state, snapshots
- * and leases go (unless `keepState`; told first to `beforeStreamsDeleted`), then the
- * connection with its sealed token. Cut off halfway, running it again finishes it.
- * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection.
+ * Removes a connection: polling stops (disabled first, then a running AWS job of it waited
+ * for, see {@link REMOVE_JOB_WAIT_MS}), then its streams' state, snapshots and leases go
+ * (unless `keepState`; told first to `beforeStreamsDeleted`), then the connection with its
+ * sealed token. Cut off halfway, running it again finishes it.
+ * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection,
+ * ConnectionBusyError when a job still holds it after the wait (without `keepState`).
  */
 export async function removeConnection(
   id: string,
@@ -225,13 +227,15 @@ export async function removeConnection(
     return stored === undefined || registeredAt === undefined || stored.createdAt === registeredAt;
   };
   let streamsDeleted = 0;
-  if (!options.keepState) {
-    // A job storing a page now would write its snapshots and state after they were deleted:
-    // the removal takes the connection's job lease first, once that job has stopped.
-    const lease = connectionLeaseId(id);
-    const owner = `remove:${id}@${registeredAt ?? ''}`;
-    await holdJobLease(id, lease, owner, deps);
-    try {
+  // A running job (AWS) would go on polling with the removed token, and a page it is storing
+  // would land after the state was deleted: the removal takes the connection's job lease first,
+  // once that job has stopped. Keeping the state, it goes on without it after the wait (a job
+  // killed at its timeout leaves its lease until it expires, and writes nothing).
+  const lease = connectionLeaseId(id);
+  const owner = `remove:${id}@${registeredAt ?? ''}`;
+  const held = await holdJobLease(id, lease, owner, deps, !options.keepState);
+  try {
+    if (!options.keepState) {
       const streams = await deps.state.listStreams({ connectionId: id });
       if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
       for (const stream of streams) {
@@ -239,9 +243,9 @@ export async function removeConnection(
         await deps.state.deleteStream(stream.streamId);
         streamsDeleted += 1;
       }
-    } finally {
-      await deps.state.releaseLease(lease, owner);
     }
+  } finally {
+    if (held) await deps.state.releaseLease(lease, owner);
   }
   await deps.store.remove(id, registeredAt);
   await deps.onChange?.(id);
@@ -250,18 +254,22 @@ export async function removeConnection(
 
 /**
  * Takes the job lease of connection `id` (disabled already), waiting up to
- * {@link REMOVE_JOB_WAIT_MS} for a running job to stop and release it.
- * @throws ConnectionBusyError when the job still holds it then (run the removal again later).
+ * {@link REMOVE_JOB_WAIT_MS} for a running job to stop and release it; false when it is still
+ * held then and `required` is false.
+ * @throws ConnectionBusyError when it is still held then and `required` (run the removal again later).
  */
 async function holdJobLease(
   id: string,
   lease: string,
   owner: string,
   deps: ConnectionAdminDeps,
-): Promise<void> {
+  required: boolean,
+): Promise<boolean> {
   const giveUpAt = deps.clock.now() + REMOVE_JOB_WAIT_MS;
   for (;;) {
-    if (await deps.state.acquireLease(lease, owner, REMOVAL_LEASE_TTL_MS, deps.clock.now())) return;
+    if (await deps.state.acquireLease(lease, owner, REMOVAL_LEASE_TTL_MS, deps.clock.now()))
+      return true;
+    if (deps.clock.now() >= giveUpAt && !required) return false;
     if (deps.clock.now() >= giveUpAt)
       throw new ConnectionBusyError(
         `connection ${id} is disabled, but a poll job of it is still running: run the removal again in a minute`,

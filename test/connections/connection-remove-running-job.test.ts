@@ -15,6 +15,7 @@ import {
   type ConnectorClient,
   createConnectorClient,
 } from '../../shared/connector/connector-client.ts';
+import { createUndiciTransport } from '../../shared/connector/http-transport.ts';
 import { connectionLeaseId, pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import { pollSettingsFromEnv } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
@@ -159,5 +160,95 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
     expect(outcome).toBeInstanceOf(ConnectionBusyError);
     expect((await connections.get('hotel-2'))?.enabled).toBe(false);
     expect(await state.listStreams({ connectionId: 'hotel-2' })).toHaveLength(1);
+  });
+
+  it('remove --keep-state answers once the job stopped: no request with the old token after it (token rotation)', async () => {
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'customer,resource', POLL_INTERVAL: '1m', INITIAL_SYNC: 'baseline' },
+      POLL_TEST_START_MS,
+    );
+    const state = new MemoryStateStore();
+    const connections = new MemoryConnectionStore();
+    const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 8)));
+    await connections.create({
+      id: 'hotel-3',
+      enabled: true,
+      createdAt: new Date(clock.now()).toISOString(),
+      accessToken: await cipher.seal('hotel-3', sim.tokens.accessToken),
+      entities: ['customer', 'resource'],
+    });
+    const stored = (await connections.get('hotel-3'))!;
+    const definitions = streamsOfConnection(stored, settings);
+    // The old token's requests, counted once the removal answered.
+    let answered = false;
+    let requestsAfterAnswer = 0;
+    const transport = createUndiciTransport();
+    const oldClient = createConnectorClient(
+      {
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken: sim.tokens.accessToken,
+        client: 'test',
+        rateLimit: false,
+      },
+      {
+        clock,
+        transport: {
+          postJson: (url, body, options) => {
+            if (answered) requestsAfterAnswer += 1;
+            return transport.postJson(url, body, options);
+          },
+          close: () => transport.close(),
+        },
+      },
+    );
+    // The job's first stream blocks in its snapshot write until released.
+    let storing = false;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const putSnapshots = state.putSnapshots.bind(state);
+    state.putSnapshots = async (streamId, snapshots) => {
+      storing = true;
+      await released;
+      return putSnapshots(streamId, snapshots);
+    };
+    const watch = watchConnection(connections, 'hotel-3', stored.createdAt, clock);
+    let jobDone = false;
+    const job = pollConnectionStreams(
+      definitions.map((d) => d.streamId),
+      definitions,
+      {
+        signal: watch.signal,
+        store: state,
+        client: oldClient,
+        publisher: new CollectingPublisher(),
+        clock,
+        windows: settings.windows,
+        pageCount: settings.pageCount,
+      },
+      'job-3',
+    ).finally(() => {
+      jobDone = true;
+      watch.stop();
+    });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    while (!storing) await turn();
+
+    const admin: ConnectionAdminDeps = { store: connections, cipher, state, clock, configured: [] };
+    const removal = removeConnection('hotel-3', { keepState: true }, admin).finally(() => {
+      answered = true;
+    });
+    for (let second = 0; second < 120 && !(answered && jobDone); second++) {
+      for (let i = 0; i < 20; i++) await turn();
+      if (answered || watch.signal.aborted) release();
+      await clock.advance(1000);
+    }
+    release();
+    expect((await removal).removed).toBe(true);
+    await job;
+    await oldClient.close();
+    expect(requestsAfterAnswer).toBe(0);
   });
 });
