@@ -15,6 +15,7 @@ import { pollSettingsFromEnv } from '../../shared/polling/poll-settings.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { collectingPollDeps, POLL_TEST_START_MS } from '../polling/poll-harness.ts';
+import { holdSnapshotWrites } from '../support/held-snapshot-writes.ts';
 
 /*
  * `start` wires the admin API's connection changes to the registry the poll loop reads. README:
@@ -34,14 +35,6 @@ afterAll(async () => {
 });
 
 /** A promise and its resolve. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
-
 describe('a local connection removed while a poll of it is storing a page', () => {
   it('has no stream state or snapshot of it left once the removal answered', async () => {
     const settings = pollSettingsFromEnv(
@@ -51,15 +44,8 @@ describe('a local connection removed while a poll of it is storing a page', () =
     const state = new MemoryStateStore();
     const connections = new MemoryConnectionStore();
     const cipher = createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 3)));
-    // The first sync's first page blocks in its snapshot write until `release` opens.
-    const storing = gate();
-    const release = gate();
-    const putSnapshots = state.putSnapshots.bind(state);
-    state.putSnapshots = async (streamId, snapshots) => {
-      storing.open();
-      await release.opened;
-      return putSnapshots(streamId, snapshots);
-    };
+    // The first sync's first page blocks in its snapshot write until released.
+    const held = holdSnapshotWrites(state);
     const registry = new ConnectionRegistry({
       store: connections,
       cipher,
@@ -87,7 +73,7 @@ describe('a local connection removed while a poll of it is storing a page', () =
       owner: 'test',
       tickMs: 1000,
     });
-    await storing.opened;
+    await held.storing;
     const signal = registry.get('hotel-1')!.signal;
     const removal = removeConnection('hotel-1', { keepState: false }, admin);
     // The page's write goes on once the removal answered, or (a removal that waits for the
@@ -95,12 +81,12 @@ describe('a local connection removed while a poll of it is storing a page', () =
     let answered = false;
     void removal.then(() => {
       answered = true;
-      release.open();
+      held.release();
     });
     while (!signal.aborted) await new Promise((resolve) => setImmediate(resolve));
     for (let turn = 0; turn < 50 && !answered; turn++)
       await new Promise((resolve) => setImmediate(resolve));
-    release.open();
+    held.release();
     expect((await removal).removed).toBe(true);
     await loop.stop();
 

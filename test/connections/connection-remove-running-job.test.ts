@@ -22,6 +22,7 @@ import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { CollectingPublisher, POLL_TEST_START_MS } from '../polling/poll-harness.ts';
+import { holdSnapshotWrites } from '../support/held-snapshot-writes.ts';
 
 /*
  * In AWS the admin API's `connections remove` cannot reach a poller's job: the job watches its
@@ -71,17 +72,7 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
     const stored = (await connections.get('hotel-1'))!;
     const definitions = streamsOfConnection(stored, settings);
     // The job's first page blocks in its snapshot write until released.
-    let storing = false;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const putSnapshots = state.putSnapshots.bind(state);
-    state.putSnapshots = async (streamId, snapshots) => {
-      storing = true;
-      await released;
-      return putSnapshots(streamId, snapshots);
-    };
+    const held = holdSnapshotWrites(state);
     const watch = watchConnection(connections, 'hotel-1', stored.createdAt, clock);
     let jobDone = false;
     const job = pollConnectionStreams(
@@ -102,7 +93,7 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
       watch.stop();
     });
     const turn = () => new Promise((resolve) => setImmediate(resolve));
-    while (!storing) await turn();
+    while (!held.isStoring()) await turn();
 
     const admin: ConnectionAdminDeps = { store: connections, cipher, state, clock, configured: [] };
     let answered = false;
@@ -113,10 +104,10 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
     // removal (a removal that waits for the job); time moves a second at a time meanwhile.
     for (let second = 0; second < 120 && !(answered && jobDone); second++) {
       for (let i = 0; i < 20; i++) await turn();
-      if (answered || watch.signal.aborted) release();
+      if (answered || watch.signal.aborted) held.release();
       await clock.advance(1000);
     }
-    release();
+    held.release();
     expect((await removal).removed).toBe(true);
     await job;
 
@@ -203,17 +194,7 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
       },
     );
     // The job's first stream blocks in its snapshot write until released.
-    let storing = false;
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const putSnapshots = state.putSnapshots.bind(state);
-    state.putSnapshots = async (streamId, snapshots) => {
-      storing = true;
-      await released;
-      return putSnapshots(streamId, snapshots);
-    };
+    const held = holdSnapshotWrites(state);
     const watch = watchConnection(connections, 'hotel-3', stored.createdAt, clock);
     let jobDone = false;
     const job = pollConnectionStreams(
@@ -234,7 +215,7 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
       watch.stop();
     });
     const turn = () => new Promise((resolve) => setImmediate(resolve));
-    while (!storing) await turn();
+    while (!held.isStoring()) await turn();
 
     const admin: ConnectionAdminDeps = { store: connections, cipher, state, clock, configured: [] };
     const removal = removeConnection('hotel-3', { keepState: true }, admin).finally(() => {
@@ -242,10 +223,10 @@ describe('an AWS poll job storing a page when its connection is removed', () => 
     });
     for (let second = 0; second < 120 && !(answered && jobDone); second++) {
       for (let i = 0; i < 20; i++) await turn();
-      if (answered || watch.signal.aborted) release();
+      if (answered || watch.signal.aborted) held.release();
       await clock.advance(1000);
     }
-    release();
+    held.release();
     expect((await removal).removed).toBe(true);
     await job;
     await oldClient.close();
