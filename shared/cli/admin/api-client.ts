@@ -14,7 +14,7 @@ export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * How long a request that deletes a stream's snapshots may take (`connections remove`,
- * `streams reset`): a hotel's 100,000 snapshots take seconds, and a minute while a backfill
+ * `streams reset`, and `backfill`, which resets streams that had not completed a first sync): a hotel's 100,000 snapshots take seconds, and a minute while a backfill
  * keeps the store busy.
  */
 export const ADMIN_DELETE_TIMEOUT_MS = 10 * 60_000;

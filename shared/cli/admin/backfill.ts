@@ -5,7 +5,7 @@ import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
 import { paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
-import { AdminUnreachable } from './api-client.ts';
+import { ADMIN_DELETE_TIMEOUT_MS, AdminUnreachable } from './api-client.ts';
 import { type BackfillJobView, type ProgressMode, progressRenderer } from './backfill-progress.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
@@ -113,6 +113,9 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       },
       check: { body: BackfillBodySchema },
       flags: { connections: '--connection' },
+      // A stream that had not completed its first sync is reset (its snapshots deleted, as by
+      // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
+      timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
     });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';
