@@ -113,6 +113,29 @@ export function estimateSecondsLeft(fraction: number, elapsedMs: number): number
 }
 
 /**
+ * Seconds left for a job's streams, which read side by side: the longest of the running
+ * streams' own estimates ({@link estimateSecondsLeft} of each stream's fraction), not one of
+ * the mean fraction, which a small stream done at once pulls near 1 while a big one has most of
+ * its history left. Null while a running stream has not moved yet, or none runs (those left
+ * are parked: they wait for an operator, at no pace). Pure.
+ * @example jobSecondsLeft([{ fraction: 1, done: true, parked: false }, { fraction: 0.1, done: false, parked: false }], 10_000) // 90
+ */
+export function jobSecondsLeft(
+  streams: readonly Pick<BackfillStreamProgress, 'fraction' | 'done' | 'parked'>[],
+  elapsedMs: number,
+): number | null {
+  const running = streams.filter((s) => !s.done && !s.parked);
+  if (running.length === 0) return streams.every((s) => s.done) ? 0 : null;
+  let longest = 0;
+  for (const stream of running) {
+    const left = estimateSecondsLeft(stream.fraction, elapsedMs);
+    if (left === null) return null;
+    longest = Math.max(longest, left);
+  }
+  return longest;
+}
+
+/**
  * The job with each stream's progress: the stream states (one strongly consistent read each),
  * the delivery counters (one batched read) and the configured streams. The figures are sums
  * over the streams. Streams first read as ended have their outcome kept on the job (one write,
@@ -189,7 +212,7 @@ export async function backfillProgress(
     webhooksDelivered: sum((s) => s.webhooksDelivered),
     elapsedSeconds: Math.floor(elapsedMs / 1000),
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
-    etaSeconds: estimateSecondsLeft(done ? 1 : fraction, elapsedMs),
+    etaSeconds: done ? 0 : jobSecondsLeft(streams, elapsedMs),
   };
 }
 

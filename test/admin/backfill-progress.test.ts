@@ -203,6 +203,38 @@ describe('backfillProgress', () => {
     expect((await d.backfills.get(job.id))?.outcomes).toBeUndefined();
   });
 
+  it('estimates the time left by its slowest stream, not by the mean of the fractions', async () => {
+    // Streams read side by side: a small one done at once says nothing of the big one left.
+    const two = { ...job, streamIds: ['main:customer', 'main:resource'] };
+    const tenth = new Date(HISTORY + (START - HISTORY) / 10).toISOString();
+    const resource = { ...onPass({ doneAt: START + 1_000 }), streamId: 'main:resource' };
+    const d = await deps(onPass({ watermark: tenth }), [
+      customer,
+      { streamId: 'main:resource' } as StreamDefinition,
+    ]);
+    await d.state.saveStream({ ...resource, entityType: 'resource', connectionId: 'main' }, 0);
+    await d.backfills.put(two);
+    d.clock = new ManualClock(START + 10_000);
+    const view = await backfillProgress(two, d);
+    expect(view.fraction).toBeCloseTo(0.55, 10);
+    // The customers read a tenth in 10 s: 90 s more at that pace (the mean 55% said 9 s).
+    expect(view.etaSeconds).toBe(90);
+  });
+
+  it('estimates no time left while a running stream has not moved yet, nor from a parked one', async () => {
+    const two = { ...job, streamIds: ['main:customer', 'main:resource'] };
+    const resource = { ...onPass({ doneAt: START + 1_000 }), streamId: 'main:resource' };
+    const d = await deps(onPass({}), [customer, { streamId: 'main:resource' } as StreamDefinition]);
+    await d.state.saveStream({ ...resource, entityType: 'resource', connectionId: 'main' }, 0);
+    await d.backfills.put(two);
+    d.clock = new ManualClock(START + 10_000);
+    expect(await backfillProgress(two, d)).toMatchObject({ fraction: 0.5, etaSeconds: null });
+    const half = new Date(HISTORY + (START - HISTORY) / 2).toISOString();
+    const parked = onPass({ watermark: half }, { parked: true, version: 1 });
+    await d.state.saveStream(parked, 1);
+    expect(await backfillProgress(two, d)).toMatchObject({ etaSeconds: null });
+  });
+
   it('ends a job whose only stream left (its connection removed), rather than waiting for ever', async () => {
     const d = await deps(onPass({}), []);
     expect(await backfillProgress(job, d)).toMatchObject({
