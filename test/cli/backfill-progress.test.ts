@@ -97,8 +97,89 @@ describe('the TTY drawing', () => {
     show(job());
     show(job({ recordsRead: 50_000 }));
     expect(out[0]?.startsWith('\u001b[2K[')).toBe(true);
-    expect(out[1]?.startsWith('\u001b[4A\u001b[2K[')).toBe(true);
+    expect(out[1]?.startsWith('\u001b[4A\u001b[J\u001b[2K[')).toBe(true);
     expect(out[1]).toContain('read 50,000 records');
+  });
+});
+
+/**
+ * The rows a terminal of `columns` shows after `writes` (each ended by a newline, as io.out
+ * does): it wraps a line at the right edge, moves up on ESC[nA, clears a row on ESC[2K and
+ * the rows below on ESC[J (from the start of a row), and ignores colours. A model of an xterm for the drawing's escapes, not the renderer's own count.
+ */
+function screenAfter(writes: readonly string[], columns: number): string[] {
+  const rows: string[][] = [[]];
+  let row = 0;
+  let col = 0;
+  const text = writes.map((w) => `${w}\n`).join('');
+  for (let i = 0; i < text.length; ) {
+    if (text.startsWith('\u001b[', i)) {
+      let end = i + 2;
+      while (!/[A-Za-z]/.test(text[end] ?? 'z')) end++;
+      const count = Number(text.slice(i + 2, end).split(';')[0] || 1);
+      const command = text[end];
+      if (command === 'A') row = Math.max(0, row - count);
+      if (command === 'K') rows[row] = [];
+      if (command === 'J') rows.splice(row);
+      i = end + 1;
+      continue;
+    }
+    const char = String.fromCodePoint(text.codePointAt(i) ?? 0);
+    i += char.length;
+    if (char === '\n') {
+      row++;
+      col = 0;
+    } else {
+      if (col === columns) {
+        row++;
+        col = 0;
+      }
+      const line = rows[row] ?? [];
+      line[col++] = char;
+      rows[row] = line;
+    }
+    while (rows.length <= row) rows.push([]);
+  }
+  return rows.map((r) => r.join('')).filter((r) => r.length > 0);
+}
+
+describe('the TTY drawing on a terminal narrower than its lines', () => {
+  it('redraws in place on 80 columns, where its figures line wraps', () => {
+    const out: string[] = [];
+    const show = progressRenderer(
+      'tty',
+      (text) => out.push(text),
+      PLAIN_PALETTE,
+      () => 80,
+    );
+    show(job({ etaSeconds: null }));
+    show(job({ recordsRead: 50_000 }));
+    show(job({ recordsRead: 60_000 }));
+    const summary = progressSummary(job({ recordsRead: 60_000 }));
+    expect(summary.length).toBeGreaterThan(80);
+    // The last drawing alone: two bars, the total, the figures over two rows; no stale copy.
+    expect(screenAfter(out, 80)).toEqual([
+      '[████████████░░░░░░░░░░░░░░░░░░]  40%  main:customer',
+      '[█████████████░░░░░░░░░░░░░░░░░]  42%  main:resource',
+      '[████████████░░░░░░░░░░░░░░░░░░]  41%  total',
+      summary.slice(0, 80),
+      summary.slice(80),
+    ]);
+  });
+
+  it('leaves no row of a longer drawing behind when the figures get shorter', () => {
+    const out: string[] = [];
+    const show = progressRenderer(
+      'tty',
+      (text) => out.push(text),
+      PLAIN_PALETTE,
+      () => 80,
+    );
+    show(job({ etaSeconds: null }));
+    const short = { recordsRead: 1, eventsPublished: 1, webhooksDelivered: 1 };
+    show(job(short));
+    expect(screenAfter(out, 80)).toHaveLength(4);
+    expect(screenAfter(out, 80)[3]).toBe(progressSummary(job(short)));
   });
 });
 

@@ -50,9 +50,32 @@ export function progressLines(job: BackfillJobView, palette: Palette): string[] 
   ];
 }
 
+/** Characters `line` shows, without its escape sequences (ESC [ … letter: colours, moves). */
+function visibleWidth(line: string): number {
+  let width = 0;
+  let inEscape = false;
+  for (const char of line) {
+    if (inEscape) inEscape = !/[A-Za-z]/.test(char);
+    else if (char === '\u001b') inEscape = true;
+    else width++;
+  }
+  return width;
+}
+
+/**
+ * The terminal rows `line` takes on a terminal `columns` wide, which wraps a longer line at
+ * its right edge (one row when the width is unknown). Pure.
+ * @example screenRows('x'.repeat(86), 80) // 2
+ */
+export function screenRows(line: string, columns: number | undefined): number {
+  if (columns === undefined || !(columns > 0)) return 1;
+  return Math.max(1, Math.ceil(visibleWidth(line) / columns));
+}
+
 /**
  * A function that shows each progress sample, keeping what it showed before:
- * - `tty`: redraws the bars and the figures in place (cursor up, clear line);
+ * - `tty`: redraws the bars and the figures in place (cursor up over the rows the last drawing
+ *   took, lines wrapped at the terminal's `columns()` included; clear to the end of the screen);
  * - `plain`: a bar line for a stream when it appears, moves by 10%, parks (marked `parked`),
  *   reads again or finishes, and a `total` line with the figures along with those, every
  *   10 s of the job, and at the end;
@@ -64,16 +87,21 @@ export function progressRenderer(
   mode: ProgressMode,
   out: (text: string) => void,
   palette: Palette,
+  /** The terminal's width now (`process.stdout.columns`); undefined when unknown. */
+  columns: () => number | undefined = () => undefined,
 ): (job: BackfillJobView) => void {
   if (mode === 'json') return (job) => out(JSON.stringify(job));
   if (mode === 'tty') {
     let drawn = 0;
     return (job) => {
       const lines = progressLines(job, palette);
-      // Move up over the previous drawing and clear each line before rewriting it.
-      const up = drawn > 0 ? `\u001b[${drawn}A` : '';
+      // Move up over the previous drawing and clear it to the end of the screen before
+      // rewriting it: a line longer than the terminal is wide (the figures take 86 characters)
+      // wraps onto rows of its own, which clearing each line would leave as they were.
+      const up = drawn > 0 ? `\u001b[${drawn}A\u001b[J` : '';
       out(`${up}${lines.map((line) => `\u001b[2K${line}`).join('\n')}`);
-      drawn = lines.length;
+      const width = columns();
+      drawn = lines.reduce((rows, line) => rows + screenRows(line, width), 0);
     };
   }
   const shown = new Map<string, { fraction: number; mark: string }>();

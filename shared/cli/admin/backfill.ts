@@ -119,7 +119,12 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';
-    const render = progressRenderer(mode, (text) => io.out(text), paletteFor(tty, process.env));
+    const render = progressRenderer(
+      mode,
+      (text) => io.out(text),
+      paletteFor(tty, process.env),
+      () => process.stdout.columns,
+    );
     if (!options.json) {
       io.out(
         `Backfill ${job.id}: ${job.streams.length} stream${job.streams.length === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
