@@ -143,6 +143,20 @@ function screenAfter(writes: readonly string[], columns: number): string[] {
   return rows.map((r) => r.join('')).filter((r) => r.length > 0);
 }
 
+describe('the TTY drawing of a failing stream', () => {
+  it('marks a stream whose last poll failed with its error, until a poll succeeds', () => {
+    const failing = stream('main:customer', 0.4, {
+      lastError: 'customers/getAll failed (timeout)',
+    });
+    const lines = progressLines(job({ streams: [failing] }), PLAIN_PALETTE);
+    expect(lines[0]).toBe(
+      '[████████████░░░░░░░░░░░░░░░░░░]  40%  main:customer  failing, retrying: customers/getAll failed (timeout)',
+    );
+    const parked = { ...failing, parked: true };
+    expect(progressLines(job({ streams: [parked] }), PLAIN_PALETTE)[0]).toMatch(/ {2}parked$/);
+  });
+});
+
 describe('the TTY drawing on a terminal narrower than its lines', () => {
   it('redraws in place on 80 columns, where its figures line wraps', () => {
     const out: string[] = [];
@@ -215,6 +229,31 @@ describe('plain progress lines', () => {
       '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer',
       '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer  parked',
       '[██████████░░░░░░░░░░░░░░░░░░░░]  32%  main:customer',
+    ]);
+  });
+
+  it('says when a stream fails its polls and retries, once, not a silent bar at a standstill', () => {
+    const { out, show } = capture('plain');
+    const failing = (requestId: string) =>
+      stream('main:customer', 0, {
+        lastError: `customers/getAll failed (internal, HTTP 500): Unexpected failure on the server side. (RequestId ${requestId})`,
+      });
+    show(job({ streams: [stream('main:customer', 0)], elapsedSeconds: 0 }));
+    show(job({ streams: [failing('r-1')], elapsedSeconds: 1 }));
+    // The same failure again (another request id) says nothing new.
+    show(job({ streams: [failing('r-2')], elapsedSeconds: 2 }));
+    // Reading again: the error stays on the stream until its pass has read everything.
+    show(job({ streams: [{ ...failing('r-2'), recordsRead: 1_000 }], elapsedSeconds: 3 }));
+    show(job({ streams: [{ ...failing('r-2'), fraction: 0.2, recordsRead: 2_000 }] }));
+    const bars = out
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('['));
+    expect(bars).toEqual([
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer  failing, retrying: customers/getAll failed (internal, HTTP 500): Unexpected failure on the server side. (RequestId r-1)',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
+      '[██████░░░░░░░░░░░░░░░░░░░░░░░░]  20%  main:customer',
     ]);
   });
 

@@ -32,17 +32,62 @@ export function progressSummary(job: BackfillJobView): string {
   ].join(' · ');
 }
 
+type StreamView = BackfillJobView['streams'][number];
+
+/**
+ * Whether a stream's part stands still with its last poll failed (`lastError`): the poller
+ * backs off and tries again. The error stays until the poll that succeeds ends, which for a
+ * pass or a first sync is when it has read everything, so a stream `moving` (reading again
+ * since the last sample) is not failing.
+ */
+function failing(stream: StreamView, moving: ReadonlySet<string>): boolean {
+  return (
+    !stream.done &&
+    !stream.parked &&
+    stream.endedBy === null &&
+    stream.lastError !== null &&
+    !moving.has(stream.streamId)
+  );
+}
+
+/**
+ * A function of each sample giving the streams that moved (read records, or further in their
+ * history) since the sample before.
+ */
+function movingTracker(): (job: BackfillJobView) => ReadonlySet<string> {
+  const before = new Map<string, { fraction: number; recordsRead: number }>();
+  return (job) => {
+    const moving = new Set<string>();
+    for (const s of job.streams) {
+      const last = before.get(s.streamId);
+      if (last && (s.fraction > last.fraction || s.recordsRead > last.recordsRead)) {
+        moving.add(s.streamId);
+      }
+      before.set(s.streamId, { fraction: s.fraction, recordsRead: s.recordsRead });
+    }
+    return moving;
+  };
+}
+
 /**
  * The TTY drawing: a bar per stream (green when done, red when parked or ended without
- * completing: superseded, removed), the total, the figures.
+ * completing: superseded, removed; yellow with its error while it stands still with its polls
+ * failing and retried),
+ * the total, the figures.
  */
-export function progressLines(job: BackfillJobView, palette: Palette): string[] {
+export function progressLines(
+  job: BackfillJobView,
+  palette: Palette,
+  /** Streams that moved since the sample before (see {@link failing}). */
+  moving: ReadonlySet<string> = new Set(),
+): string[] {
   const width = Math.max(5, ...job.streams.map((s) => s.streamId.length));
   return [
     ...job.streams.map((s) => {
       const line = progressBar(s.fraction, BAR_WIDTH, s.streamId.padEnd(width));
       if (s.parked) return palette.red(`${line}  parked`);
       if (s.endedBy) return palette.red(`${line}  ${s.endedBy}`);
+      if (failing(s, moving)) return palette.yellow(`${line}  failing, retrying: ${s.lastError}`);
       return s.done ? palette.green(line) : line;
     }),
     palette.bold(progressBar(job.fraction, BAR_WIDTH, 'total')),
@@ -77,8 +122,9 @@ export function screenRows(line: string, columns: number | undefined): number {
  * - `tty`: redraws the bars and the figures in place (cursor up over the rows the last drawing
  *   took, lines wrapped at the terminal's `columns()` included; clear to the end of the screen);
  * - `plain`: a bar line for a stream when it appears, moves by 10%, parks (marked `parked`),
- *   reads again or finishes, and a `total` line with the figures along with those, every
- *   10 s of the job, and at the end;
+ *   starts failing its polls (marked `failing, retrying:` and the error), reads again or
+ *   finishes, and a `total` line with the figures along with those, every 10 s of the job, and
+ *   at the end;
  * - `json`: every sample as one JSON line (NDJSON), so the last line is the final state.
  * Writes through `out`, which ends each call with a newline.
  * @example const show = progressRenderer('plain', io.out, PLAIN_PALETTE); show(job)
@@ -93,8 +139,9 @@ export function progressRenderer(
   if (mode === 'json') return (job) => out(JSON.stringify(job));
   if (mode === 'tty') {
     let drawn = 0;
+    const movedOf = movingTracker();
     return (job) => {
-      const lines = progressLines(job, palette);
+      const lines = progressLines(job, palette, movedOf(job));
       // Move up over the previous drawing and clear it to the end of the screen before
       // rewriting it: a line longer than the terminal is wide (the figures take 86 characters)
       // wraps onto rows of its own, which clearing each line would leave as they were.
@@ -106,19 +153,24 @@ export function progressRenderer(
   }
   const shown = new Map<string, { fraction: number; mark: string }>();
   let summaryAt: number | undefined;
+  const movedOf = movingTracker();
   return (job) => {
     const lines: string[] = [];
+    const moving = movedOf(job);
     for (const stream of job.streams) {
       const fraction = stream.done ? 1 : stream.fraction;
-      // What the TTY drawing adds in red: parked, or how its part ended without completing.
-      const mark = stream.endedBy ?? (stream.parked ? 'parked' : '');
+      // What the TTY drawing adds: parked, how its part ended without completing, or that its
+      // polls fail (told when it starts failing, not again for each retry's error).
+      const mark =
+        stream.endedBy ?? (stream.parked ? 'parked' : failing(stream, moving) ? 'failing' : '');
       const last = shown.get(stream.streamId);
       const moved = last === undefined || fraction - last.fraction >= PLAIN_STEP;
       const changed = last !== undefined && mark !== last.mark;
       if (!moved && !changed && !(stream.done && last?.fraction !== 1)) continue;
       shown.set(stream.streamId, { fraction, mark });
       const bar = progressBar(fraction, BAR_WIDTH, stream.streamId);
-      lines.push(mark ? `${bar}  ${mark}` : bar);
+      const told = mark === 'failing' ? `failing, retrying: ${stream.lastError}` : mark;
+      lines.push(told ? `${bar}  ${told}` : bar);
     }
     const due = summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
     if (lines.length > 0 || due || job.done) {
