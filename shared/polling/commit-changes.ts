@@ -42,6 +42,11 @@ export interface PublishObservationsOptions {
   classify?: (ids: readonly string[]) => Promise<ReadonlySet<string>>;
   /** Whether a record's snapshot must be read (a first sync may spare it); default always. */
   needsRead?: (observation: Observation) => boolean;
+  /**
+   * Epoch ms from which stored snapshots are the stream's own: one stored before (its
+   * `updatedAt`) is judged as absent. A first sync's start: what a reset left behind is not its.
+   */
+  storedSince?: number | undefined;
   /** The dispatch lane of the events: bulk work's wait behind live polls' (default live). */
   lane?: DispatchLane;
   /** The backfill publishing what it reads, if any (see {@link ChangeContext.backfill}). */
@@ -124,6 +129,7 @@ export async function publishObservations(
     lane = 'live',
     backfill,
     caughtUp = lane === 'live',
+    storedSince,
   }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
@@ -141,6 +147,7 @@ export async function publishObservations(
       needsRead,
       lane,
       backfill,
+      storedSince,
     });
     const conditions: GuardConditions = {
       read: changes.stored,
@@ -169,13 +176,24 @@ async function judgeAndPublish(
   deps: PollDeps,
   observations: readonly Observation[],
   emitCreated: boolean,
-  { classify, needsRead = () => true, lane = 'live', backfill }: PublishObservationsOptions,
+  {
+    classify,
+    needsRead = () => true,
+    lane = 'live',
+    backfill,
+    storedSince,
+  }: PublishObservationsOptions,
 ): Promise<PageChanges & { published: number; stored: Map<string, StoredSnapshot> }> {
   // A pass that republishes reads no snapshot (see republishedChanges).
   const toRead =
     backfill?.republish === 'records' ? [] : observations.filter(needsRead).map((o) => o.entityId);
   const stored: Map<string, StoredSnapshot> =
     toRead.length > 0 ? await deps.store.getSnapshots(definition.streamId, toRead) : new Map();
+  if (storedSince !== undefined) {
+    for (const [entityId, snapshot] of stored) {
+      if (snapshot.updatedAt < storedSince) stored.delete(entityId);
+    }
+  }
   let seen = observations;
   if (classify) {
     // A deleted record of such an operation may look exactly like its live snapshot, so every

@@ -32,6 +32,8 @@ export interface WindowReading {
   caughtUp?: boolean;
   /** Whether a record's snapshot must be read (default always). */
   needsRead?: (observation: Observation) => boolean;
+  /** Snapshots stored before this epoch ms are judged as absent (see PublishObservationsOptions). */
+  storedSince?: number | undefined;
   /** What this process remembers of the window's overlap, for the live reads. */
   overlap?: WindowOverlap | undefined;
   /** Saves the cursor of the next page with the counts of the page stored before it. */
@@ -253,6 +255,7 @@ async function readWindowPages(
         {
           ...(classify ? { classify } : {}),
           ...(reading.needsRead ? { needsRead: reading.needsRead } : {}),
+          ...(reading.storedSince === undefined ? {} : { storedSince: reading.storedSince }),
           lane: priority,
           backfill: reading.backfill,
           ...(reading.caughtUp === undefined ? {} : { caughtUp: reading.caughtUp }),

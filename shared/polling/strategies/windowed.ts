@@ -39,6 +39,18 @@ function mayHaveSnapshot(observation: Observation, state: StateHandle, deps: Pol
   return Date.parse(updated) >= startedAt - deps.windows.overlapMs;
 }
 
+/**
+ * During the first sync of a stream that started empty, snapshots stored before it began are
+ * not its own: a reset (a backfill of a stream whose first sync had not completed, `streams
+ * reset`) deletes the stream's snapshots while its old poller may still store pages, and those
+ * stored behind the deletion would spare their entities the `created` of an emitting sync.
+ * Undefined (every snapshot counts) once the first sync is done.
+ */
+function ownSnapshotsSince(state: StateHandle): number | undefined {
+  if (state.current.initialSyncDone) return undefined;
+  return state.current.initialSyncStartedAt ?? undefined;
+}
+
 /** Whether delivery lags past its bound; the run then stops with its cursor saved. */
 export async function backlogAboveBound(
   deps: PollDeps,
@@ -118,6 +130,7 @@ export async function runWindowed(
       caughtUp: state.current.initialSyncDone,
       backfill: liveJudging(state.current, window),
       needsRead,
+      storedSince: ownSnapshotsSince(state),
       overlap,
       savePage: async (next, counts) => {
         await state.save({

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import {
+  type ConnectorClient,
+  createConnectorClient,
+} from '../../shared/connector/connector-client.ts';
+import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
+import { initialStreamState, pollStream } from '../../shared/polling/poll-stream.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
+
+/**
+ * A backfill resets a stream that had not completed its first sync: it deletes the snapshots
+ * (a page at a time, for seconds) and then writes a fresh state, while the stream's old poller
+ * goes on storing pages meanwhile. Snapshots it stored behind the deletion's cursor outlive the
+ * reset (seen under change-bridge start: a `backfill --emit` of account notes during their first
+ * sync published 2,009 of 2,887 `created` events). Here the reset leaves every snapshot behind.
+ */
+describe('a first sync after a reset that left snapshots behind', () => {
+  const clock = new ManualClock(POLL_TEST_START_MS);
+  const store = new MemoryStateStore();
+  const publisher = new CollectingPublisher();
+  let sim: RunningSimulator;
+  let client: ConnectorClient;
+  let definition: StreamDefinition;
+  let deps: PollDeps;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 31, size: 'small', clock, rateLimit: false });
+    client = createConnectorClient(
+      {
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken: sim.tokens.accessToken,
+        client: 'tests',
+        rateLimit: false,
+      },
+      { clock },
+    );
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'accountNote', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
+      clock.now(),
+    );
+    [definition] = streamDefinitions('main', settings) as [StreamDefinition];
+    deps = { store, client, publisher, clock, windows: settings.windows, pageCount: 1000 };
+  });
+  afterAll(async () => {
+    await client.close();
+    await sim.close();
+  });
+
+  async function pollToTheEnd() {
+    for (let i = 0; i < 20; i++) {
+      await clock.advance(2_000);
+      const outcome = await pollStream(definition, deps, 'poller');
+      if (outcome.kind === 'polled' && outcome.caughtUp) return;
+    }
+    throw new Error('the stream did not catch up');
+  }
+
+  it('publishes created for every entity, not judging them against snapshots of before it', async () => {
+    // The old first sync, silent (INITIAL_SYNC=baseline), stores a snapshot of every note.
+    await pollToTheEnd();
+    expect(publisher.events).toHaveLength(0);
+    const before = await store.getStream(definition.streamId);
+    // The backfill's reset: a fresh state in emit mode (what startStreamBackfill writes), the
+    // old poller's snapshots still there.
+    await clock.advance(60_000);
+    await store.saveStream(
+      {
+        ...initialStreamState(definition, clock.now()),
+        initialSync: 'emit',
+        backfill: { kind: 'first-sync', jobId: 'bf_1' },
+        version: before?.version ?? 0,
+      },
+      before?.version ?? 0,
+    );
+    await pollToTheEnd();
+    const active = [...sim.controls.model.accountNotes.all()].filter(
+      (entry) => entry.record.IsActive,
+    );
+    expect(active.length).toBeGreaterThan(0);
+    const created = new Set(
+      publisher.events.filter((e) => e.type === 'accountNote.created').map((e) => e.subject),
+    );
+    expect(created.size).toBe(active.length);
+  });
+});
