@@ -9,21 +9,24 @@ import { LimitQuerySchema } from './schemas.ts';
  */
 
 /** Query of `GET /feed`. */
-export const FeedQuerySchema = z.object({
-  since: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .meta({ description: 'Only events stored at or after this instant (ISO 8601)' }),
-  type: KnownEventTypePatternSchema.optional().meta({
-    description:
-      'An event type or pattern of the catalogue: customer.updated, customer.*, *.deleted (400 when it matches no event type)',
-  }),
-  subject: z.string().min(1).optional().meta({
-    description:
-      'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',
-  }),
-  limit: LimitQuerySchema,
-});
+export const FeedQuerySchema = z
+  .object({
+    since: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'Only events stored at or after this instant (ISO 8601)' }),
+    type: KnownEventTypePatternSchema.optional().meta({
+      description:
+        'An event type or pattern of the catalogue: customer.updated, customer.*, *.deleted (400 when it matches no event type)',
+    }),
+    subject: z.string().min(1).optional().meta({
+      description:
+        'Part of the subject (entity id), case-insensitive. A subject or a type pattern (with *) is searched among the newest 1000 events (of the type, when an exact type is given)',
+    }),
+    limit: LimitQuerySchema,
+  })
+  // A misspelt filter would answer the unfiltered feed: refused, named.
+  .strict();
 
 /** One event of the feed. */
 export const FeedEventSchema = z.object({

@@ -77,24 +77,27 @@ export const RedeliverBodySchema = z.object({ since: z.iso.datetime({ offset: tr
 export const ResyncBodySchema = z.object({ entities: EntityTypeListSchema }).strict();
 
 /** Query of `GET /events`. */
-export const ListEventsQuerySchema = z.object({
-  type: z
-    .enum(EventTypeSchema.options, {
-      error: 'must be an event type such as customer.updated (README, Events)',
-    })
-    .optional(),
-  limit: LimitQuerySchema,
-  cursor: z
-    .string()
-    .refine((text) => EventCursorSchema.safeParse(text).success, {
-      error: 'must be a nextCursor a previous page gave',
-    })
-    .optional()
-    .meta({
-      description:
-        "The page after a previous one: that page's nextCursor, opaque (it encodes where that page ended in the list, which every caller may read whole)",
-    }),
-});
+export const ListEventsQuerySchema = z
+  .object({
+    type: z
+      .enum(EventTypeSchema.options, {
+        error: 'must be an event type such as customer.updated (README, Events)',
+      })
+      .optional(),
+    limit: LimitQuerySchema,
+    cursor: z
+      .string()
+      .refine((text) => EventCursorSchema.safeParse(text).success, {
+        error: 'must be a nextCursor a previous page gave',
+      })
+      .optional()
+      .meta({
+        description:
+          "The page after a previous one: that page's nextCursor, opaque (it encodes where that page ended in the list, which every caller may read whole)",
+      }),
+  })
+  // A misspelt filter (`types`) would list every event as if it had filtered: refused, named.
+  .strict();
 
 /** Body of `POST /events/{id}/replay`: one subscription, or every matching one when absent. */
 export const ReplayBodySchema = z
@@ -107,11 +110,14 @@ export const ReplayBodySchema = z
   .strict();
 
 /** Query of `GET /deliveries`. */
-export const ListDeliveriesQuerySchema = z.object({
-  subscription: IdInputSchema.optional(),
-  event: IdInputSchema.optional(),
-  limit: LimitQuerySchema,
-});
+export const ListDeliveriesQuerySchema = z
+  .object({
+    subscription: IdInputSchema.optional(),
+    event: IdInputSchema.optional(),
+    limit: LimitQuerySchema,
+  })
+  // `subscriptionId=` would list every subscription's deliveries as if filtered: refused, named.
+  .strict();
 
 /** Body of `POST /backfill`: which entity types (default: every polled one), and whether to emit `created` events. */
 export const BackfillBodySchema = z
@@ -339,12 +345,15 @@ export const StreamListQuerySchema = z
   .strict();
 
 /** Query of `DELETE /connections/{id}`: `keepState=true` keeps the streams' state and snapshots. */
-export const RemoveConnectionQuerySchema = z.object({
-  keepState: z
-    .enum(['true', 'false'])
-    .optional()
-    .transform((value) => value === 'true'),
-});
+export const RemoveConnectionQuerySchema = z
+  .object({
+    keepState: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((value) => value === 'true'),
+  })
+  // A misspelt keepState (`keep-state=true`) would delete the state it meant to keep.
+  .strict();
 
 /** `DELETE /connections/{id}`: what was removed. */
 export const ConnectionRemovedSchema = z.object({
