@@ -22,10 +22,14 @@ export const ConnectionIdSchema = withoutReservedId(
 );
 
 /** One connection (one set of Connector API credentials) the bridge polls. */
-export const ConnectionSchema = z.object({
-  id: ConnectionIdSchema,
-  description: z.string().max(200).optional(),
-});
+export const ConnectionSchema = z
+  .object({
+    id: ConnectionIdSchema,
+    description: z.string().max(200).optional(),
+  })
+  // As the props around it: a key it does not take (`entities`, a misspelt `descripton`) would
+  // be dropped unsaid, and the connection polled as if it were not there.
+  .strict();
 
 /** Where the poller publishes change events (the `PUBLISH_TARGETS` variable). */
 export const PublishTargetsSchema = z.enum(['eventbridge', 'sqs', 'both']);

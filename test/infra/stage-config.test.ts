@@ -144,4 +144,17 @@ describe('loadStageConfig', () => {
       { id: 'abc' },
     ]);
   });
+
+  it('refuses a key a props connection does not take, naming it (entities there would poll every entity)', () => {
+    const attempt = () =>
+      loadStageConfig(
+        contextOf({
+          changeBridge: { dev: { connections: [{ id: 'main', entities: ['customer'] }] } },
+        }),
+        {},
+      );
+    expect(attempt).toThrow(ValidationError);
+    expect(attempt).toThrow(/connections\[0\]/);
+    expect(attempt).toThrow(/entities/);
+  });
 });
