@@ -83,8 +83,8 @@ const metrics = new Metrics();
 
 /**
  * The admin function's `onError`: logs a request answered 500 with its method and path, the
- * thrown value as {@link loggableThrown} gives it (an Error in full, anything else by its kind
- * only, never field by field).
+ * thrown value as {@link loggableThrown} gives it (an Error with its diagnostic fields only,
+ * anything else by its kind only, never field by field).
  */
 export function logAdminRequestFailure(logger: Logger): NonNullable<AdminDeps['onError']> {
   return (error, request) =>

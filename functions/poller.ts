@@ -25,6 +25,7 @@ import { createPublisher, parsePublisherConfig } from '../shared/publish/publish
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { ConnectorRequestTally, reportConnectorUse } from './connector-use.ts';
+import { loggableThrown } from './loggable-thrown.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 import {
   reportOldestWatermarkAge,
@@ -57,7 +58,7 @@ const publisher = new ObservedPublisher(
     metrics: new EmfPublishMetrics(metrics),
     onRulesError: (error) =>
       logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
-        error: error as Error,
+        error: loggableThrown(error),
       }),
   }),
   () => undefined,
@@ -101,7 +102,7 @@ async function reportUnopened(
 ): Promise<void> {
   logger.error('poll job: the connection token could not be opened', {
     connectionId,
-    error: error as Error,
+    error: loggableThrown(error),
   });
   metrics.addMetric('PollFailures', MetricUnit.Count, 1);
   const nextDueAt = await recordUnopenedConnection(streamIds, error, { store, clock: systemClock });
@@ -178,7 +179,10 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
       }
       reportOldestWatermarkAge(watermarkAges, metrics);
     } catch (error) {
-      logger.error('poll job failed', { error: error as Error, messageId: record.messageId });
+      logger.error('poll job failed', {
+        error: loggableThrown(error),
+        messageId: record.messageId,
+      });
       // The poll failure alarm counts these too: the job is retried, its streams are not polled.
       metrics.addMetric('PollFailures', MetricUnit.Count, 1);
       // Its requests (and 429s) count too: they were sent.

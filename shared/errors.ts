@@ -137,3 +137,77 @@ export function describeThrown(value: unknown): string {
     return 'a thrown value that cannot be described';
   }
 }
+
+/**
+ * The fields of an Error a log keeps besides its name, message, stack and cause: codes,
+ * statuses and request ids to diagnose with. Everything else an error carries may hold a
+ * secret (an AWS SDK error's `$response` body, a `SecretString`, a request with its
+ * `AccessToken`), so it is left out.
+ */
+const LOGGABLE_ERROR_FIELDS = [
+  'code',
+  'status',
+  'statusCode',
+  'category',
+  'retryable',
+  'operation',
+  'requestId',
+  'target',
+  'path',
+  '$fault',
+] as const;
+
+/** The fields of an AWS SDK error's `$metadata` a log keeps. */
+const LOGGABLE_METADATA_FIELDS = ['httpStatusCode', 'requestId', 'attempts'] as const;
+
+/** Causes followed below a logged error: deeper ones (or a cycle) are named, not copied. */
+const LOGGABLE_CAUSE_DEPTH = 5;
+
+/**
+ * A copy of `error` that is safe to log field by field (the Powertools Logger prints an Error's
+ * own enumerable fields and its `cause`): its name, message and stack, the string, number and
+ * boolean values of a short allow-list of diagnostic fields (`code`, `status`, `category`,
+ * `$fault`, `$metadata.httpStatusCode` and `requestId`, ...), and its cause copied the same way,
+ * a cause that is not an Error as {@link describeThrown}'s text. Every other field is dropped.
+ * Never throws (a throwing getter or a Proxy included).
+ * @example logger.error('poll job failed', { error: loggableError(error) })
+ */
+export function loggableError(error: Error): Error {
+  return loggableErrorAt(error, 0);
+}
+
+function loggableErrorAt(error: Error, depth: number): Error {
+  try {
+    const source = error as Error & Record<string, unknown>;
+    const copy = new Error(String(error.message)) as Error & Record<string, unknown>;
+    copy.name = String(error.name);
+    copy.stack = typeof error.stack === 'string' ? error.stack : undefined;
+    for (const field of LOGGABLE_ERROR_FIELDS) {
+      const value = source[field];
+      if (isLoggablePrimitive(value)) copy[field] = value;
+    }
+    const metadata = source.$metadata;
+    if (typeof metadata === 'object' && metadata !== null) {
+      const kept: Record<string, unknown> = {};
+      for (const field of LOGGABLE_METADATA_FIELDS) {
+        const value = (metadata as Record<string, unknown>)[field];
+        if (isLoggablePrimitive(value)) kept[field] = value;
+      }
+      if (Object.keys(kept).length > 0) copy.$metadata = kept;
+    }
+    const { cause } = error;
+    if (cause !== undefined) {
+      copy.cause =
+        cause instanceof Error && depth < LOGGABLE_CAUSE_DEPTH
+          ? loggableErrorAt(cause, depth + 1)
+          : describeThrown(cause);
+    }
+    return copy;
+  } catch {
+    return new Error(describeThrown(error));
+  }
+}
+
+function isLoggablePrimitive(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}

@@ -188,6 +188,47 @@ describe('API Gateway handler (payload v2)', () => {
     },
   );
 
+  it('logs a thrown Error and its causes without their secret-bearing fields, keeping the diagnostic ones', async () => {
+    const awsFailure = Object.assign(new Error('Secrets Manager refused'), {
+      name: 'AccessDeniedException',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 403, requestId: 'req-aws-1', cfId: 'cf-unlisted-4' },
+      $response: { body: 'SecretString=tok-secret-2' },
+      SecretString: 'tok-secret-3',
+    });
+    const thrown = Object.assign(new Error('request failed', { cause: awsFailure }), {
+      code: 'E_REQUEST',
+      status: 502,
+      request: { AccessToken: 'tok-secret-5', ClientToken: 'tok-secret-6' },
+    });
+    const plainCause = new Error('write failed', { cause: { ClientToken: 'tok-secret-7' } });
+    const onError = logAdminRequestFailure(new Logger({ serviceName: 'admin' }));
+    const onPublishError = logUnpublishedWrite(new Logger({ serviceName: 'admin' }));
+    const lines = await printed(async () => {
+      onError(thrown, { method: 'GET', path: '/subscriptions' });
+      onPublishError(plainCause, 'customers/update');
+    });
+    expect(lines.join('\n')).not.toMatch(/tok-secret|cf-unlisted|\$response|SecretString/);
+    const [failed, unpublished] = lines.map((line) => JSON.parse(line));
+    expect(failed.error).toMatchObject({
+      name: 'Error',
+      message: 'request failed',
+      stack: expect.stringContaining('request failed'),
+      code: 'E_REQUEST',
+      status: 502,
+      cause: {
+        name: 'AccessDeniedException',
+        message: 'Secrets Manager refused',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403, requestId: 'req-aws-1' },
+      },
+    });
+    expect(unpublished.error).toMatchObject({
+      message: 'write failed',
+      cause: 'a thrown Object, not an Error',
+    });
+  });
+
   it('logs write-through events left unpublished by a thrown non-Error by its kind only', async () => {
     const log = logUnpublishedWrite(new Logger({ serviceName: 'admin' }));
     const lines = await printed(async () => {

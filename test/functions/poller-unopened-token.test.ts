@@ -60,6 +60,11 @@ describe('functions/poller with a stored token KMS will not open', () => {
     kms.on(DecryptCommand).rejects(
       Object.assign(new Error('arn:aws:kms:…:key/bridge-tokens is disabled.'), {
         name: 'DisabledException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400, requestId: 'kms-request-1' },
+        // What an SDK error may carry besides: the raw answer, and what was sent.
+        $response: { body: '{"Plaintext":"tok-secret-kms"}' },
+        CiphertextBlob: 'tok-secret-blob',
       }),
     );
     const connections = new DynamoDbConnectionStore({ client: dynamo.client, tableName: TABLE });
@@ -121,6 +126,17 @@ describe('functions/poller with a stored token KMS will not open', () => {
     expect(answer.batchItemFailures).toEqual([]);
     // The poll failure alarm still counts it.
     expect(printed.join('')).toContain('"PollFailures":1');
+    // The error line keeps what diagnoses the refusal and none of what the SDK error carried.
+    expect(printed.join('')).not.toMatch(/tok-secret|\$response|CiphertextBlob/);
+    const logged = printed
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.includes('could not be opened'))
+      .map((line) => JSON.parse(line) as { error: unknown });
+    expect(logged).toHaveLength(1);
+    expect(JSON.stringify(logged[0]!.error)).toMatch(/"DisabledException"/);
+    expect(JSON.stringify(logged[0]!.error)).toContain(
+      '"$metadata":{"httpStatusCode":400,"requestId":"kms-request-1"}',
+    );
     expect((await connections.get('hotel-1'))?.nextDueAt).toBeGreaterThan(Date.now());
   });
 });
