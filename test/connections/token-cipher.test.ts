@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   CachingDataKeyProvider,
@@ -14,6 +15,14 @@ import { createTokenCipher, TokenDecryptionError } from '../../shared/connection
 
 const TOKEN = 'secret-access-token-7f3a';
 const KEY = Buffer.alloc(32, 7);
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 function flipFirstByte(base64: string): string {
   const bytes = Buffer.from(base64, 'base64');
@@ -116,5 +125,53 @@ describe('the local key file', () => {
     expect(created).toHaveLength(32);
     expect(await loadOrCreateKeyFile(path)).toEqual(created);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('gives every concurrent creator the same key, and leaves no file but the key behind', async () => {
+    for (let round = 0; round < 5; round++) {
+      const path = await keyPath();
+      const keys = await Promise.all(Array.from({ length: 8 }, () => loadOrCreateKeyFile(path)));
+      const stored = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64');
+      for (const key of keys) expect(key).toEqual(stored);
+      expect(await readdir(dirname(path))).toEqual([basename(path)]);
+    }
+  });
+
+  it('never shows the key file under its name before it holds the whole key', async () => {
+    const seen = new Set<string>();
+    for (let round = 0; round < 10; round++) {
+      const path = await keyPath();
+      let done = false;
+      const watch = (async () => {
+        // Read between every two turns of the event loop, so a file created and then written
+        // in two steps is caught in between.
+        while (!done) {
+          const text = readOrUndefined(path);
+          if (text !== undefined) seen.add(text.length === 45 ? 'key' : `${text.length} chars`);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      await loadOrCreateKeyFile(path).finally(() => {
+        done = true;
+      });
+      await watch;
+    }
+    expect([...seen].filter((what) => what !== 'key')).toEqual([]);
+  });
+
+  it('ignores and removes the temporary file a creator that stopped left behind', async () => {
+    const path = await keyPath();
+    const leftover = `${path}.tmp-4242-0a1b2c3d`;
+    const leftKey = Buffer.alloc(32, 9);
+    await writeFile(leftover, `${leftKey.toString('base64')}\n`, { mode: 0o600 });
+
+    const created = await loadOrCreateKeyFile(path);
+    expect(created).not.toEqual(leftKey);
+    expect(await readdir(dirname(path))).toEqual([basename(path)]);
+
+    // Left behind beside an existing key file: removed too, the key kept.
+    await writeFile(leftover, `${leftKey.toString('base64')}\n`, { mode: 0o600 });
+    expect(await loadOrCreateKeyFile(path)).toEqual(created);
+    expect(await readdir(dirname(path))).toEqual([basename(path)]);
   });
 });
