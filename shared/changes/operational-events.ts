@@ -49,7 +49,8 @@ export const DeliveryFailingEventSchema = cloudEventSchema(
 );
 
 /**
- * `delivery.recovered`: an endpoint that was failing accepted a delivery again;
+ * `delivery.recovered`: an endpoint that was failing accepted deliveries again (as many in a
+ * row as failures announced the run);
  * `consecutiveFailures` and `failingSince`, when present, describe the run that ended.
  */
 export const DeliveryRecoveredEventSchema = cloudEventSchema(

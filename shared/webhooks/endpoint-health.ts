@@ -3,7 +3,10 @@ import type { EndpointState } from './store.ts';
 
 /** Thresholds of endpoint health. */
 export interface HealthPolicy {
-  /** Consecutive failures before `delivery.failing` (default 4). */
+  /**
+   * Consecutive failures before `delivery.failing`, and successes in a row after it before
+   * `delivery.recovered` (default 4).
+   */
   failingAfterFailures: number;
   /** Time failing without a success before the subscription is disabled (default 5 days). */
   disableAfterMs: number;
@@ -22,9 +25,12 @@ export interface HealthChange {
 
 /**
  * Folds one attempt's outcome into the endpoint's state. Pure. A success clears the run of
- * failures (and says `recovered` if `failing` was announced); a failure extends it, says
- * `failing` once when it reaches the threshold and `disable` once it has lasted long
- * enough; a `Retry-After` pause is recorded (never shortened by a later, shorter one).
+ * failures (the time it counts towards `disable`); a failure extends it, says `failing` once
+ * when it reaches the threshold and `disable` once it has lasted long enough. Once `failing`
+ * was said, `recovered` waits for as many successes in a row as the threshold of failures
+ * (hysteresis: an endpoint failing 4 times for every success says `failing` once, not a pair
+ * of notices per success), and no new `failing` is said before it; a `Retry-After` pause is
+ * recorded (never shortened by a later, shorter one).
  * @example applyOutcome(state, { kind: 'delivered' }, now, policy).notices // ['recovered']
  */
 export function applyOutcome(
@@ -37,22 +43,36 @@ export function applyOutcome(
     if (state.consecutiveFailures === 0 && !state.failingNotified) {
       return { state, changed: false, notices: [] };
     }
+    const cleared = { ...state, consecutiveFailures: 0, failingSince: undefined };
+    if (!state.failingNotified) return { state: cleared, changed: true, notices: [] };
+    // Announced failing: recovered only after as many successes in a row as announced it.
+    const successes = (state.recoveringSuccesses ?? 0) + 1;
+    if (successes < policy.failingAfterFailures) {
+      return { state: { ...cleared, recoveringSuccesses: successes }, changed: true, notices: [] };
+    }
     return {
-      state: { ...state, consecutiveFailures: 0, failingSince: undefined, failingNotified: false },
+      state: {
+        ...cleared,
+        failingNotified: false,
+        recoveringSuccesses: undefined,
+        failingAnnouncedSince: undefined,
+      },
       changed: true,
-      notices: state.failingNotified ? ['recovered'] : [],
+      notices: ['recovered'],
     };
   }
   const next: EndpointState = {
     ...state,
     consecutiveFailures: state.consecutiveFailures + 1,
     failingSince: state.failingSince ?? nowMs,
+    recoveringSuccesses: undefined,
   };
   const pauseUntil = outcomePause(outcome);
   if (pauseUntil !== undefined) next.pausedUntil = Math.max(state.pausedUntil ?? 0, pauseUntil);
   const notices: HealthNotice[] = [];
   if (!next.failingNotified && next.consecutiveFailures >= policy.failingAfterFailures) {
     next.failingNotified = true;
+    next.failingAnnouncedSince = next.failingSince;
     notices.push('failing');
   }
   if (nowMs - (next.failingSince ?? nowMs) >= policy.disableAfterMs) notices.push('disable');

@@ -82,7 +82,7 @@ async function actOnNotices(
           subscription.id,
           { url: subscription.url },
           deps.clock,
-          before.failingSince === undefined ? undefined : String(before.failingSince),
+          recoveredKey(before),
         ),
       );
     } else {
@@ -91,6 +91,16 @@ async function actOnNotices(
     }
   }
   return disabled;
+}
+
+/**
+ * What a `delivery.recovered` is keyed on: the announced run's start (the run of failures
+ * itself was cleared by the first of the successes it took), else, for a state stored before
+ * that was kept, the run's start as it was, else nothing (its time stands in).
+ */
+function recoveredKey(before: EndpointState): string | undefined {
+  const since = before.failingAnnouncedSince ?? before.failingSince;
+  return since === undefined ? undefined : String(since);
 }
 
 /** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */

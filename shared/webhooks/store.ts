@@ -70,8 +70,20 @@ export const EndpointStateSchema = z.object({
   consecutiveFailures: z.number().int().nonnegative(),
   /** Epoch ms of the first failure since the last success. */
   failingSince: z.number().optional(),
-  /** `delivery.failing` was published for the current run of failures. */
+  /**
+   * `delivery.failing` was published and `delivery.recovered` not yet: it stays set over
+   * successes until {@link EndpointStateSchema.shape.recoveringSuccesses} reach the threshold.
+   */
   failingNotified: z.boolean(),
+  /**
+   * Successes in a row since the last failure while `failingNotified` (absent: none): the
+   * endpoint is said to have recovered once they reach the failing threshold, so one that
+   * fails 4 times for every success does not flap between `delivery.failing` and
+   * `delivery.recovered`.
+   */
+  recoveringSuccesses: z.number().int().nonnegative().optional(),
+  /** Epoch ms the run `delivery.failing` announced began (kept until `delivery.recovered`). */
+  failingAnnouncedSince: z.number().optional(),
   /**
    * Counts the writes of this state (absent before the first): a write goes through only over
    * the version it was made from ({@link WebhookStore.putEndpointState}).

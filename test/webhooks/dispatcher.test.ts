@@ -313,6 +313,11 @@ describe('dispatcher', () => {
       await clock.advance(2_000);
       await harness.drainVisible();
     }
+    // Recovered after 4 successes in a row: the retry and three more events.
+    for (const n of [32, 33, 34]) {
+      harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+      await harness.drainVisible();
+    }
     expect(harness.sink.events.map((e) => e.type).sort()).toEqual([
       'delivery.failing',
       'delivery.recovered',
@@ -325,7 +330,7 @@ describe('dispatcher', () => {
     }
   });
 
-  it('publishes delivery.failing after 4 failures, delivery.recovered on the next success', async () => {
+  it('publishes delivery.failing after 4 failures, delivery.recovered after 4 successes in a row', async () => {
     let failuresLeft = 4;
     const { harness, subscribe, clock } = await setup(() =>
       failuresLeft-- > 0 ? { kind: 'respond', status: 502 } : { kind: 'respond', status: 200 },
@@ -337,6 +342,12 @@ describe('dispatcher', () => {
     await harness.drainVisible();
     for (let i = 0; i < 5; i++) {
       await clock.advance(2_000);
+      await harness.drainVisible();
+    }
+    expect(harness.sink.events.map((e) => e.type)).toEqual(['delivery.failing']);
+    // The retry was the first success; three more events make the 4 in a row.
+    for (const n of [35, 36, 37]) {
+      harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
       await harness.drainVisible();
     }
     expect(harness.sink.events.map((e) => e.type)).toEqual([

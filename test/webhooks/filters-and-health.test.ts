@@ -93,7 +93,7 @@ describe('endpoint health', () => {
   const policy = { failingAfterFailures: 4, disableAfterMs: 5 * 86_400_000 };
   const failure = { kind: 'retry', at: 0 } as const;
 
-  it('announces failing after 4 consecutive failures, once, and recovered on the next success', () => {
+  it('announces failing after 4 consecutive failures, once, and recovered after 4 successes in a row', () => {
     let state = freshEndpointState('sub_1');
     const notices: string[][] = [];
     for (let i = 0; i < 5; i++) {
@@ -102,10 +102,40 @@ describe('endpoint health', () => {
       notices.push(change.notices);
     }
     expect(notices).toEqual([[], [], [], ['failing'], []]);
+    for (let i = 0; i < 3; i++) {
+      const change = applyOutcome(state, { kind: 'delivered' }, 2000 + i, policy);
+      expect(change.notices).toEqual([]);
+      state = change.state;
+    }
     const recovered = applyOutcome(state, { kind: 'delivered' }, 2000, policy);
     expect(recovered.notices).toEqual(['recovered']);
     expect(recovered.state).toMatchObject({ consecutiveFailures: 0, failingNotified: false });
     expect(applyOutcome(recovered.state, { kind: 'delivered' }, 3000, policy).changed).toBe(false);
+  });
+
+  it('says failing and recovered once over a run that fails 4 times for every success', () => {
+    let state = freshEndpointState('sub_1');
+    const notices: string[] = [];
+    let now = 1000;
+    const fold = (outcome: Parameters<typeof applyOutcome>[1]) => {
+      now += 1000;
+      const change = applyOutcome(state, outcome, now, policy);
+      state = change.state;
+      notices.push(...change.notices);
+    };
+    // Ten cycles of 4 failures and 1 success: the endpoint flaps, it does not recover.
+    for (let cycle = 0; cycle < 10; cycle++) {
+      for (let i = 0; i < 4; i++) fold(failure);
+      fold({ kind: 'delivered' });
+    }
+    expect(notices).toEqual(['failing']);
+    // Each success still clears the run that would disable the subscription.
+    expect(state).toMatchObject({ consecutiveFailures: 0, failingSince: undefined });
+    // Recovered once it answers as many times in a row as failures announced the run.
+    for (let i = 0; i < 3; i++) fold({ kind: 'delivered' });
+    expect(notices).toEqual(['failing', 'recovered']);
+    expect(state).toMatchObject({ consecutiveFailures: 0, failingNotified: false });
+    expect(applyOutcome(state, { kind: 'delivered' }, now + 1, policy).changed).toBe(false);
   });
 
   it('asks to disable after failing without success for the configured time', () => {
@@ -165,9 +195,11 @@ describe('endpoint notices', () => {
     const read = await stored();
     await Promise.all([1, 2, 3].map(() => recordHealth(sub, read, failure, deps)));
     expect(await stored()).toMatchObject({ consecutiveFailures: 5, failingNotified: true });
-    // Two successes read the announced run: it is cleared, and recovery is said once.
+    // Five successes read the announced run: it is cleared, and recovery is said once (after 4).
     const announced = await stored();
-    await Promise.all([1, 2].map(() => recordHealth(sub, announced, { kind: 'delivered' }, deps)));
+    await Promise.all(
+      [1, 2, 3, 4, 5].map(() => recordHealth(sub, announced, { kind: 'delivered' }, deps)),
+    );
     expect(await stored()).toMatchObject({ consecutiveFailures: 0, failingNotified: false });
     // A later failing run, crossed from a stale read of the cleared state, is another notice.
     await clock.advance(10);
@@ -198,12 +230,12 @@ describe('endpoint notices', () => {
       { ifVersion: undefined },
     );
     const read = (await store.getEndpointState(sub.id))!;
-    // A fourth failure announces the run; a success folded right after it ends the run.
+    // A fourth failure announces the run; 4 successes folded right after it end the run.
     const failing = recordHealth(sub, read, { kind: 'retry', at: 0 }, deps);
-    const recovered = recordHealth(sub, read, { kind: 'delivered' }, deps);
+    const recovered = [1, 2, 3, 4].map(() => recordHealth(sub, read, { kind: 'delivered' }, deps));
     await new Promise((resolve) => setImmediate(resolve));
     release();
-    await Promise.all([failing, recovered]);
+    await Promise.all([failing, ...recovered]);
     expect(published).toEqual(['delivery.failing', 'delivery.recovered']);
   });
 });
