@@ -12,7 +12,6 @@ import { subjectKey } from './event-subject.ts';
 import type { HttpAttemptResult } from './http-sender.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
-import { delaySecondsUntil } from './queue.ts';
 import { activeSecrets, webhookHeaders } from './signing.ts';
 import { type Attempt, appendAttempt, type Delivery } from './store.ts';
 import type { Subscription } from './subscription.ts';
@@ -191,11 +190,7 @@ export async function afterDeliveryWrite(
 ): Promise<void> {
   const { deps } = batch;
   if (written.status === 'pending') {
-    batch.enqueue(
-      deliveryMessage(written, subject, inLine),
-      delaySecondsUntil(written.nextAttemptAt, deps.clock.now()),
-      recordIds,
-    );
+    batch.enqueue(deliveryMessage(written, subject, inLine), written.nextAttemptAt, recordIds);
   } else if (written.status === 'dead') {
     await deps.store.addDeadLetter(written);
     deps.metrics.count('deadLettered');

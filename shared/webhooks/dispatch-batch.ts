@@ -9,7 +9,7 @@ import {
   sharedEndpointSettings,
 } from './endpoint-scheduler.ts';
 import type { DeliveryMessage } from './messages.ts';
-import type { QueuedDelivery } from './queue.ts';
+import { delaySecondsUntil } from './queue.ts';
 import {
   type Attempt,
   type Delivery,
@@ -68,7 +68,11 @@ export class DispatchBatch {
   /** Subscriptions read again (or disabled) by this batch since its list was read. */
   private readonly reread = new Set<string>();
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
-  private readonly outbox: { entry: QueuedDelivery; recordIds: readonly string[] }[] = [];
+  private readonly outbox: {
+    message: DeliveryMessage;
+    dueAt: number;
+    recordIds: readonly string[];
+  }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
   /**
@@ -259,9 +263,13 @@ export class DispatchBatch {
     if (subject !== undefined) this.waiting?.note(delivery, subject, waited);
   }
 
-  /** Queues a message for {@link flush}; if it cannot be sent, `recordIds` fail. */
-  enqueue(message: DeliveryMessage, delaySeconds: number, recordIds: readonly string[]): void {
-    this.outbox.push({ entry: { message, delaySeconds }, recordIds });
+  /**
+   * Queues a message for {@link flush}, to be visible at `dueAt` (epoch ms): its delay is
+   * counted when it is sent, so the time the batch takes until then does not make it late. If
+   * it cannot be sent, `recordIds` fail.
+   */
+  enqueue(message: DeliveryMessage, dueAt: number, recordIds: readonly string[]): void {
+    this.outbox.push({ message, dueAt, recordIds });
   }
 
   /** Marks records failed and logs why. */
@@ -282,10 +290,16 @@ export class DispatchBatch {
     await this.waiting?.write();
     const pending = this.outbox.splice(0);
     if (pending.length > 0) {
-      const failed = await this.deps.queue.sendBatch(pending.map((p) => p.entry));
+      const now = this.deps.clock.now();
+      const failed = await this.deps.queue.sendBatch(
+        pending.map(({ message, dueAt }) => ({
+          message,
+          delaySeconds: delaySecondsUntil(dueAt, now),
+        })),
+      );
       for (const index of failed) {
         const item = pending[index];
-        if (item) this.fail(item.recordIds, 'enqueue failed', item.entry.message.deliveryId);
+        if (item) this.fail(item.recordIds, 'enqueue failed', item.message.deliveryId);
       }
     }
     const delivered = this.delivered.take();

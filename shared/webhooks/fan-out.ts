@@ -8,7 +8,6 @@ import { endpointOfUrl } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage } from './messages.ts';
-import { delaySecondsUntil } from './queue.ts';
 import type {
   Attempt,
   DeliveredAtOnce,
@@ -134,7 +133,7 @@ async function resumeFanOut(
   record: StoredEventRecord,
   batch: DispatchBatch,
 ): Promise<InlineDelivery[]> {
-  const { store, clock } = batch.deps;
+  const { store } = batch.deps;
   const deliveredAtOnce = new Set(record.deliveredAtOnce.map((d) => d.id));
   try {
     const missing: InlineDelivery[] = [];
@@ -152,7 +151,7 @@ async function resumeFanOut(
       } else if (existing.status === 'pending') {
         batch.enqueue(
           deliveryMessage(existing, subjectKey(item.event)),
-          delaySecondsUntil(existing.nextAttemptAt, clock.now()),
+          existing.nextAttemptAt,
           item.recordIds,
         );
       }
