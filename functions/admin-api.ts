@@ -30,6 +30,7 @@ import { systemResolver } from '../shared/webhooks/url-policy.ts';
 import type { WriteThroughOptions } from '../shared/writes/write-through.ts';
 import { buildAdminWriteThrough } from './admin-write-through.ts';
 import { createKmsTokenCipher } from './connection-clients.ts';
+import { sanitizingEscapes } from './handler-boundary.ts';
 import { loggableThrown } from './loggable-thrown.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
@@ -258,8 +259,13 @@ export function createAdminApiHandler(getDeps: () => Omit<AdminDeps, 'authentica
 
 let deps: Omit<AdminDeps, 'authentication'> | undefined;
 
-/** The Lambda entry point: dependencies are built from the environment on the first request. */
-export const handler = createAdminApiHandler(() => {
-  deps ??= buildDeps(readAdminApiEnv(process.env, systemClock.now()));
-  return deps;
-});
+/**
+ * The Lambda entry point: dependencies are built from the environment on the first request;
+ * what escapes it (a missing variable, a failed build) is sanitized (see sanitizingEscapes).
+ */
+export const handler = sanitizingEscapes(
+  createAdminApiHandler(() => {
+    deps ??= buildDeps(readAdminApiEnv(process.env, systemClock.now()));
+    return deps;
+  }),
+);

@@ -9,6 +9,7 @@ import { dispatchDeadline } from '../shared/webhooks/dispatcher.ts';
 import type { DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
 import { keepGroupOrder } from '../shared/webhooks/fifo-group-order.ts';
+import { sanitizingEscapes } from './handler-boundary.ts';
 import { buildWebhookDeps, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 let deps: DispatcherDeps | undefined;
@@ -29,7 +30,7 @@ const metrics = new Metrics();
  * Dependencies are built on the first invocation and reused while warm; a missing variable
  * fails fast, named.
  */
-export const handler = async (
+const dispatch = async (
   event: SQSEvent,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> => {
@@ -77,3 +78,6 @@ export const handler = async (
     metrics.publishStoredMetrics();
   }
 };
+
+/** The Lambda entry point: {@link dispatch}, with what escapes it sanitized (see sanitizingEscapes). */
+export const handler = sanitizingEscapes(dispatch);

@@ -14,6 +14,7 @@ import {
 } from '../shared/polling/plan-connections.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
+import { sanitizingEscapes } from './handler-boundary.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 
 /** Connections read per page of the connection store. */
@@ -55,7 +56,7 @@ async function propsStreamStates(): Promise<Map<string, StreamState>> {
  * entries sent again), not a read of every stream state. A stream
  * already being polled is skipped by its lease, so an overlapping schedule never polls it twice.
  */
-export const handler = async (): Promise<{ enqueued: number; connections: number }> => {
+const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   const now = systemClock.now();
   // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
   const lookaheadMs = plannerLookaheadMs(config.settings.intervalMs);
@@ -98,3 +99,6 @@ export const handler = async (): Promise<{ enqueued: number; connections: number
   const connections = propsConnections.length + stored.length;
   return { enqueued, connections };
 };
+
+/** The Lambda entry point: {@link plan}, with what escapes it sanitized (see sanitizingEscapes). */
+export const handler = sanitizingEscapes(plan);

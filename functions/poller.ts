@@ -25,6 +25,7 @@ import { createPublisher, parsePublisherConfig } from '../shared/publish/publish
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { createConnectionClients } from './connection-clients.ts';
 import { ConnectorRequestTally, reportConnectorUse } from './connector-use.ts';
+import { sanitizingEscapes } from './handler-boundary.ts';
 import { loggableThrown } from './loggable-thrown.ts';
 import { readPollLambdaEnv } from './poll-env.ts';
 import {
@@ -116,7 +117,7 @@ async function reportUnopened(
  * (see reportUnopened); anything else (state store, publish, the deployment secret) is reported
  * as a batch item failure so SQS redelivers the job.
  */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
@@ -193,3 +194,6 @@ export const handler = async (event: SQSEvent, context: Context): Promise<SQSBat
   metrics.publishStoredMetrics();
   return { batchItemFailures: failures };
 };
+
+/** The Lambda entry point: {@link poll}, with what escapes it sanitized (see sanitizingEscapes). */
+export const handler = sanitizingEscapes(poll);

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import {
   SendMessageBatchCommand,
   type SendMessageBatchCommandInput,
@@ -264,5 +265,75 @@ describe('functions/planner handler when the connection listing fails', () => {
 
     await expect(plan()).rejects.toThrow(/ProvisionedThroughputExceeded/);
     expect([...enqueued].sort()).toEqual(ids(1_000));
+  });
+});
+
+/** A fake secret an AWS SDK error may carry in its fields and in its raw response. */
+const FAKE_SECRET = 'fake-secret-string-0123456789';
+
+/** An AWS SDK service error as the SDK throws it: its raw `$response` and a secret field with it. */
+function sdkError(name: string, message: string): Error {
+  return Object.assign(new Error(message), {
+    name,
+    $fault: 'server',
+    $metadata: { httpStatusCode: 500, requestId: 'req-1', attempts: 3 },
+    $response: { statusCode: 500, headers: {}, body: `{"SecretString":"${FAKE_SECRET}"}` },
+    SecretString: FAKE_SECRET,
+  });
+}
+
+/** What the planner rejects with (the test fails when it resolves instead). */
+async function planFailure(): Promise<Error> {
+  const thrown = await plan().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(thrown).toBeInstanceOf(Error);
+  return thrown as Error;
+}
+
+/** What the Lambda runtime and a log could print of an escaped error: none holds the secret. */
+function expectNoSecretIn(error: Error): void {
+  expect(Object.keys(error)).not.toContain('$response');
+  expect(Object.keys(error)).not.toContain('SecretString');
+  for (const value of Object.values(error))
+    expect(JSON.stringify(value)).not.toContain(FAKE_SECRET);
+  expect(JSON.stringify(error)).not.toContain(FAKE_SECRET);
+  expect(JSON.stringify(error)).not.toContain('$response');
+  // Node's inspection (console.error) prints the cause chain too.
+  expect(inspect(error, { depth: 10 })).not.toContain(FAKE_SECRET);
+  expect(inspect(error, { depth: 10 })).not.toContain('$response');
+}
+
+describe('functions/planner handler when an AWS SDK error escapes it', () => {
+  it('throws out the SQS error with its name, message and stack but without its $response or SecretString', async () => {
+    table = new Map(ids(30).map((id) => [id, { nextDueAt: Date.now() - 1_000 }]));
+    // Every request fails whole: the third failure stops sending and is thrown as it is.
+    sqs.on(SendMessageBatchCommand).rejects(sdkError('InternalError', 'SQS is unavailable'));
+
+    const error = await planFailure();
+
+    expect(error.name).toBe('InternalError');
+    expect(error.message).toBe('SQS is unavailable');
+    expect(error.stack).toContain('SQS is unavailable');
+    expectNoSecretIn(error);
+  });
+
+  it('throws out a failed listing with its cause named but without the cause $response or SecretString', async () => {
+    table = new Map(ids(10).map((id) => [id, { nextDueAt: Date.now() - 1_000 }]));
+    documents
+      .on(QueryCommand)
+      .rejects(sdkError('InternalServerError', 'DynamoDB could not answer'));
+    answerSend();
+
+    const error = await planFailure();
+
+    expect(error.name).toBe('BridgeError');
+    expect(error.message).toMatch(/DynamoDB Query on table state failed: InternalServerError/);
+    const cause = error.cause as Error & { $metadata?: unknown };
+    expect(cause.name).toBe('InternalServerError');
+    expect(cause.message).toBe('DynamoDB could not answer');
+    expect(cause.$metadata).toEqual({ httpStatusCode: 500, requestId: 'req-1', attempts: 3 });
+    expectNoSecretIn(error);
   });
 });
