@@ -52,15 +52,12 @@ export class BatchWaiting {
   }
 
   /**
-   * The ledger's marks of one subject; lost ones (see isLost) are left out and removed with the
-   * batch's notes, so the endpoint's count comes back down and later batches read no more.
+   * The ledger's marks of one subject, lost ones (see isLost) too: a batch that finds one ahead
+   * of a later delivery asks the store about it (DispatchBatch.notBefore) and removes its mark
+   * ({@link forget}) once it is settled, so the endpoint's count comes back down.
    */
-  private async readMarks(endpoint: string, subject: string): Promise<WaitingMark[]> {
-    const now = this.clock.now();
-    const marks = await this.ledger.waitingOf(endpoint, subject);
-    for (const mark of marks)
-      if (isLost(mark, now)) this.changes.push({ endpoint, subject, deliveryId: mark.deliveryId });
-    return marks.filter((mark) => !isLost(mark, now));
+  private readMarks(endpoint: string, subject: string): Promise<WaitingMark[]> {
+    return this.ledger.waitingOf(endpoint, subject);
   }
 
   /**
@@ -72,6 +69,34 @@ export class BatchWaiting {
     subject: string,
     deliveryId: string,
   ): Promise<number | undefined> {
+    return dueAheadOf(await this.marksOf(endpoint, subject), deliveryId);
+  }
+
+  /**
+   * The deliveries of `subject` that wait at the endpoint ahead of `deliveryId` and are overdue
+   * by more than 15 minutes (see isLost): their retry message may be lost.
+   */
+  async lostAhead(endpoint: string, subject: string, deliveryId: string): Promise<string[]> {
+    const now = this.clock.now();
+    const lost: string[] = [];
+    for (const mark of await this.marksOf(endpoint, subject)) {
+      if (mark.deliveryId === deliveryId) break;
+      if (isLost(mark, now)) lost.push(mark.deliveryId);
+    }
+    return lost;
+  }
+
+  /** Notes that a delivery of `subject` at the endpoint waits no longer (settled, or gone). */
+  forget(endpoint: string, subject: string, deliveryId: string): void {
+    this.changes.push({ endpoint, subject, deliveryId });
+    const key = subjectKeyAt(endpoint, subject);
+    const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
+    noted.set(deliveryId, undefined);
+    this.notedHere.set(key, noted);
+  }
+
+  /** The marks of `subject` at the endpoint, by the ledger as read and the batch's notes since, in order. */
+  private async marksOf(endpoint: string, subject: string): Promise<WaitingMark[]> {
     const read = await this.read(endpoint, subject);
     const noted = this.notedHere.get(subjectKeyAt(endpoint, subject));
     const marks: WaitingMark[] = [];
@@ -85,7 +110,7 @@ export class BatchWaiting {
     for (const [id, dueAt] of noted ?? [])
       if (dueAt !== undefined && !read.some((mark) => mark.deliveryId === id))
         marks.push({ deliveryId: id, dueAt, notedAt: now });
-    return dueAheadOf(marks, deliveryId, now);
+    return marks;
   }
 
   /** Notes that `delivery` waits for its next attempt (pending) or, if it `waited`, no longer. */

@@ -8,7 +8,7 @@ import {
   endpointOfUrl,
   sharedEndpointSettings,
 } from './endpoint-scheduler.ts';
-import type { DeliveryMessage } from './messages.ts';
+import { type DeliveryMessage, deliveryMessage } from './messages.ts';
 import { delaySecondsUntil } from './queue.ts';
 import {
   type Attempt,
@@ -18,7 +18,7 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { afterPredecessors, overdueWaitMs } from './waiting-deliveries.ts';
+import { afterPredecessors, FORGOTTEN_AFTER_MS, overdueWaitMs } from './waiting-deliveries.ts';
 import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
@@ -239,20 +239,55 @@ export class DispatchBatch {
    * When a delivery of `subject` may go after the deliveries of its subject that wait ahead of
    * it at the endpoint (see afterPredecessors), or undefined when none does. One already due
    * is looked at again after a second, or with a waiting ledger after 5 s (its attempt may be
-   * in flight in another container), and less often the later it is (see overdueWaitMs).
+   * in flight in another container), and less often the later it is (see overdueWaitMs). Once
+   * they are overdue by more than 15 minutes, the store is asked about those (see
+   * {@link checkOverdue}); nothing is read while none is that late (none waits: no read at all).
    */
   async notBefore(
     endpoint: string,
     subject: string,
     deliveryId: string,
   ): Promise<number | undefined> {
-    const ahead = await this.dueAhead(endpoint, subject, deliveryId);
+    let ahead = await this.dueAhead(endpoint, subject, deliveryId);
     if (ahead === undefined) return undefined;
+    if (ahead + FORGOTTEN_AFTER_MS < this.deps.clock.now()) {
+      await this.checkOverdue(endpoint, subject, deliveryId);
+      ahead = await this.dueAhead(endpoint, subject, deliveryId);
+      if (ahead === undefined) return undefined;
+    }
     const now = this.deps.clock.now();
     const overdueWait = this.waiting
       ? overdueWaitMs(now - ahead, LEDGER_OVERDUE_PREDECESSOR_WAIT_MS)
       : overdueWaitMs(now - ahead);
     return afterPredecessors(ahead, now, overdueWait);
+  }
+
+  /**
+   * Asks the store about the deliveries of `subject` waiting ahead of `deliveryId` at the
+   * endpoint that are overdue by more than 15 minutes: lateness alone does not settle them (a
+   * backlogged queue may hand a retry over any time late). One still pending is waited for, and
+   * its message is enqueued again, due now, in case it was lost (a duplicate of a message merely
+   * late is skipped once the delivery is settled); its due time is noted as now, so it is asked
+   * about again only after another 15 minutes. One delivered, dead-lettered or gone is forgotten.
+   */
+  private async checkOverdue(endpoint: string, subject: string, deliveryId: string): Promise<void> {
+    const overdue = this.waiting
+      ? await this.waiting.lostAhead(endpoint, subject, deliveryId)
+      : this.deps.scheduler.overdueAhead(endpoint, subject, deliveryId);
+    const stored = await Promise.all(overdue.map((id) => this.deps.store.getDelivery(id)));
+    const now = this.deps.clock.now();
+    overdue.forEach((id, index) => {
+      const delivery = stored[index];
+      if (delivery?.status !== 'pending') {
+        this.deps.scheduler.noteSettled(endpoint, subject, id);
+        this.waiting?.forget(endpoint, subject, id);
+        return;
+      }
+      this.deps.logger.warn('re-enqueued a waiting delivery long overdue', { deliveryId: id });
+      this.deps.scheduler.noteWaiting(endpoint, subject, id, now);
+      this.waiting?.note({ ...delivery, nextAttemptAt: now }, subject, true);
+      this.enqueue(deliveryMessage(delivery, subject), now, []);
+    });
   }
 
   /**

@@ -290,6 +290,11 @@ export class EndpointScheduler {
     return this.waiting.dueAhead(endpoint, subject, deliveryId);
   }
 
+  /** Those of them overdue by more than 15 minutes (see WaitingDeliveries.overdueAhead). */
+  overdueAhead(endpoint: string, subject: string, deliveryId: string): string[] {
+    return this.waiting.overdueAhead(endpoint, subject, deliveryId);
+  }
+
   private lane(endpoint: string, settings: EndpointSettings): EndpointLane {
     const max = settings.maxConcurrency ?? ENDPOINT_CONCURRENCY_DEFAULT;
     const ratePerSecond = settings.ratePerSecond || undefined;

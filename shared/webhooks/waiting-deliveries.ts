@@ -1,11 +1,14 @@
 import type { Clock } from '../clock.ts';
 
 /**
- * A subject's delivery overdue by this long is no longer waited for: one this late was handled
- * out of this process's sight (its message lost) and would otherwise hold its subject back for
- * good. As long as the waiting ledger's (LEDGER_FORGOTTEN_AFTER_MS): a busy queue (a backlog
- * of live events) hands a retry over minutes after its due time, and its subject's later
- * events, queued ahead of it, must still wait for it.
+ * A subject's delivery overdue by this long may have lost its retry message (or been handled out
+ * of this process's sight): a later delivery of its subject that finds it this overdue asks the
+ * store (DispatchBatch.notBefore) and, while it is still pending, re-enqueues its message and
+ * keeps waiting; once it is delivered, dead-lettered or gone, it is forgotten. Never forgotten on
+ * lateness alone where a later event asks: a busy queue (a backlog of live events) may hand a
+ * retry over any time after its due time, and its subject's later events, queued ahead of it,
+ * must still wait for it. The sweep of subjects nobody asks about (see forgetOverdue) forgets on
+ * lateness, for memory's sake.
  */
 export const FORGOTTEN_AFTER_MS = 15 * 60_000;
 
@@ -83,9 +86,12 @@ export class WaitingDeliveries {
   }
 
   /**
-   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}, as
-   * {@link dueAhead} does for one subject: those of subjects no later event asks about (their
-   * retry handled out of this process's sight) would otherwise stay for the process's life.
+   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}: those of
+   * subjects no later event asks about (their retry handled out of this process's sight) would
+   * otherwise stay for the process's life. Unlike {@link dueAhead}, it does not ask the store
+   * whether they are settled (it runs within a note, and would read on every thousandth): a
+   * subject swept so while its earlier delivery's retry is still on its way (handed over more
+   * than 15 minutes late, with no later event of its subject noted meanwhile) loses its order.
    */
   private forgetOverdue(): void {
     this.notesSinceSweep = 0;
@@ -117,16 +123,30 @@ export class WaitingDeliveries {
   /**
    * When the deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if
    * it was never noted) are due: the latest of their times, or undefined when none waits. One
-   * overdue by more than {@link FORGOTTEN_AFTER_MS} is forgotten (this process lost track of
-   * it), so a subject is never held back for good.
+   * overdue by more than {@link FORGOTTEN_AFTER_MS} still counts: the caller asks the store about
+   * it (see {@link overdueAhead}) rather than forget it on lateness alone.
    */
   dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
-    const waiting = this.waitingOf(subjectKeyAt(endpoint, subject), this.clock.now());
     let latest: number | undefined;
-    for (const [id, dueAt] of waiting ?? []) {
+    for (const [id, dueAt] of this.bySubject.get(subjectKeyAt(endpoint, subject)) ?? []) {
       if (id === deliveryId) break;
       latest = Math.max(latest ?? dueAt, dueAt);
     }
     return latest;
+  }
+
+  /**
+   * The deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if it
+   * was never noted) that are overdue by more than {@link FORGOTTEN_AFTER_MS}: their retry
+   * message may be lost, or handled out of this process's sight.
+   */
+  overdueAhead(endpoint: string, subject: string, deliveryId: string): string[] {
+    const now = this.clock.now();
+    const overdue: string[] = [];
+    for (const [id, dueAt] of this.bySubject.get(subjectKeyAt(endpoint, subject)) ?? []) {
+      if (id === deliveryId) break;
+      if (dueAt + FORGOTTEN_AFTER_MS < now) overdue.push(id);
+    }
+    return overdue;
   }
 }

@@ -1,10 +1,11 @@
 import { FORGOTTEN_AFTER_MS, subjectKeyAt } from './waiting-deliveries.ts';
 
 /**
- * With a waiting ledger, a delivery overdue by this long is no longer waited for, and its mark
- * is removed when a batch reads it: its retry was lost (dead-lettered, its delivery gone). As
- * long as a process's own memory waits (FORGOTTEN_AFTER_MS): the marks are settled by whichever
- * process delivers, and a busy queue can hand a retry over minutes late.
+ * With a waiting ledger, a delivery overdue by this long may have lost its retry message: a batch
+ * that finds it ahead of a later delivery of its subject asks the store, re-enqueues its message
+ * while it is pending (the later one keeps waiting) and removes its mark once it is delivered,
+ * dead-lettered or gone. As a process's own memory (FORGOTTEN_AFTER_MS): the marks are settled by
+ * whichever process delivers, and a busy queue can hand a retry over any time late.
  */
 export const LEDGER_FORGOTTEN_AFTER_MS = FORGOTTEN_AFTER_MS;
 
@@ -60,25 +61,23 @@ export interface WaitingLedger {
 /**
  * When the deliveries noted before `deliveryId` (all of them, if it is not among `marks`) are
  * due: the latest of their times, or undefined when none waits. One overdue by more than
- * {@link LEDGER_FORGOTTEN_AFTER_MS} is passed over (see isLost), so a subject is never held
- * back for good. `marks` are in the order they were noted. Pure.
- * @example dueAheadOf([{ deliveryId: 'd1', dueAt: 9_000, notedAt: 1 }], 'd2', 5_000) === 9_000
+ * {@link LEDGER_FORGOTTEN_AFTER_MS} still counts (see isLost: the batch asks the store about
+ * it). `marks` are in the order they were noted. Pure.
+ * @example dueAheadOf([{ deliveryId: 'd1', dueAt: 9_000, notedAt: 1 }], 'd2') === 9_000
  */
-export function dueAheadOf(
-  marks: readonly WaitingMark[],
-  deliveryId: string,
-  now: number,
-): number | undefined {
+export function dueAheadOf(marks: readonly WaitingMark[], deliveryId: string): number | undefined {
   let latest: number | undefined;
   for (const mark of marks) {
     if (mark.deliveryId === deliveryId) break;
-    if (isLost(mark, now)) continue;
     latest = Math.max(latest ?? mark.dueAt, mark.dueAt);
   }
   return latest;
 }
 
-/** Whether a mark is overdue by more than {@link LEDGER_FORGOTTEN_AFTER_MS}: its retry was lost. Pure. */
+/**
+ * Whether a mark is overdue by more than {@link LEDGER_FORGOTTEN_AFTER_MS}: its retry message may
+ * be lost (or its delivery settled without its mark removed). Pure.
+ */
 export function isLost(mark: WaitingMark, now: number): boolean {
   return mark.dueAt + LEDGER_FORGOTTEN_AFTER_MS < now;
 }

@@ -5,6 +5,7 @@ import { ManualClock } from '../../shared/clock.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { documentClientOf } from '../../shared/state/document-client.ts';
 import { BatchWaiting } from '../../shared/webhooks/batch-waiting.ts';
+import { newDelivery } from '../../shared/webhooks/deliveries.ts';
 import { DispatchBatch } from '../../shared/webhooks/dispatch-batch.ts';
 import {
   DynamoDbWaitingLedger,
@@ -12,6 +13,7 @@ import {
 } from '../../shared/webhooks/dynamodb-waiting-ledger.ts';
 import {
   dueAheadOf,
+  isLost,
   LEDGER_FORGOTTEN_AFTER_MS,
   MemoryWaitingLedger,
   type WaitingLedger,
@@ -27,19 +29,19 @@ describe('dueAheadOf', () => {
   ];
 
   it('is the latest due time of the deliveries noted before the one asked about', () => {
-    expect(dueAheadOf(marks, 'd1', 0)).toBeUndefined();
-    expect(dueAheadOf(marks, 'd2', 0)).toBe(9_000);
-    expect(dueAheadOf(marks, 'd3', 0)).toBe(9_000);
+    expect(dueAheadOf(marks, 'd1')).toBeUndefined();
+    expect(dueAheadOf(marks, 'd2')).toBe(9_000);
+    expect(dueAheadOf(marks, 'd3')).toBe(9_000);
     // A delivery not among them waits behind all of them.
-    expect(dueAheadOf(marks, 'd9', 0)).toBe(20_000);
+    expect(dueAheadOf(marks, 'd9')).toBe(20_000);
   });
 
-  it('passes over a delivery overdue by more than the ledger’s forgetting limit (its retry was lost)', () => {
-    // A minute late is not lost in AWS (a busy queue hands retries over late): still waited for.
-    expect(dueAheadOf(marks, 'd2', 9_000 + 60_001)).toBe(9_000);
-    const now = 9_000 + LEDGER_FORGOTTEN_AFTER_MS + 1;
-    expect(dueAheadOf(marks, 'd3', now)).toBeUndefined();
-    expect(dueAheadOf(marks, 'd9', now)).toBe(20_000);
+  it('marks a delivery overdue by more than the ledger’s forgetting limit as maybe lost, without passing over it', () => {
+    // A minute late is not lost in AWS (a busy queue hands retries over late).
+    expect(isLost(marks[0]!, 9_000 + 60_001)).toBe(false);
+    expect(isLost(marks[0]!, 9_000 + LEDGER_FORGOTTEN_AFTER_MS + 1)).toBe(true);
+    // Lateness alone settles nothing: the batch asks the store (DispatchBatch.notBefore).
+    expect(dueAheadOf(marks, 'd3')).toBe(9_000);
   });
 });
 
@@ -75,8 +77,8 @@ function ledgerContract(name: string, make: () => WaitingLedger) {
       const marks = await ledger.waitingOf('e-together', 'c-1');
       expect(marks.map((mark) => mark.deliveryId)).toEqual(ids);
       // The first of `k` is `m`, `z` and `a`, all due before it: `k` waits for them.
-      expect(dueAheadOf(marks, 'k', 5_000)).toBe(5_002);
-      expect(dueAheadOf(marks, 'm', 5_000)).toBeUndefined();
+      expect(dueAheadOf(marks, 'k')).toBe(5_002);
+      expect(dueAheadOf(marks, 'm')).toBeUndefined();
     });
 
     it('counts the deliveries waiting at an endpoint, up on a note and down once settled', async () => {
@@ -125,13 +127,15 @@ ledgerContract(
 );
 
 describe('a batch’s view of the ledger', () => {
-  it('removes a lost mark it reads (its retry long overdue), so the endpoint’s count comes back to 0', async () => {
+  it('lists a lost mark (its retry long overdue) until it is forgotten, then the endpoint’s count comes back to 0', async () => {
     const ledger = new MemoryWaitingLedger();
     const clock = new ManualClock(0);
     await ledger.apply([{ endpoint: 'e1', subject: 'c-1', deliveryId: 'lost', dueAt: 1_000 }], 0);
     await clock.advance(1_000 + LEDGER_FORGOTTEN_AFTER_MS + 1);
     const batch = new BatchWaiting(ledger, clock, { warn: () => {}, error: () => {} });
-    expect(await batch.read('e1', 'c-1')).toEqual([]);
+    expect(await batch.dueAhead('e1', 'c-1', 'next')).toBe(1_000);
+    expect(await batch.lostAhead('e1', 'c-1', 'next')).toEqual(['lost']);
+    batch.forget('e1', 'c-1', 'lost');
     expect(await batch.dueAhead('e1', 'c-1', 'next')).toBeUndefined();
     await batch.write();
     expect(await ledger.countAt('e1')).toBe(0);
@@ -189,11 +193,7 @@ describe('when a delivery may go behind a predecessor due but not yet settled', 
         new DispatchBatch(shared.deps).notBefore('e1', 'c-1', 'd2'),
         new DispatchBatch(alone.deps).notBefore('e1', 'c-1', 'd2'),
       ]);
-      // Without a ledger, a process forgets a predecessor 15 minutes overdue (FORGOTTEN_AFTER_MS).
-      return [
-        (withLedger ?? 0) - clock.now(),
-        without === undefined ? 'forgotten' : without - clock.now(),
-      ];
+      return [(withLedger ?? 0) - clock.now(), (without ?? 0) - clock.now()];
     };
     try {
       expect(await lateBy(2_000)).toEqual([5_000, 1_000]);
@@ -201,9 +201,56 @@ describe('when a delivery may go behind a predecessor due but not yet settled', 
       expect(await lateBy(40_000)).toEqual([10_000, 10_000]);
       expect(await lateBy(120_000)).toEqual([30_000, 30_000]);
       expect(await lateBy(600_000)).toEqual([60_000, 60_000]);
-      expect((await lateBy(16 * 60_000))[1]).toBe('forgotten');
+      // Unknown to the store (gone), a predecessor 16 minutes overdue is forgotten by both.
+      expect(await lateBy(16 * 60_000)).toEqual([-clock.now(), -clock.now()]);
     } finally {
       await Promise.all([shared.sender.close(), alone.sender.close()]);
+    }
+  });
+});
+
+describe('a long-overdue earlier delivery', () => {
+  it('is asked about in the store: pending, waited for and its message sent again; settled, let go; none waiting, no read', async () => {
+    const clock = new ManualClock(1_000_000);
+    const harness = createHarness({ clock });
+    const reads: string[] = [];
+    const getDelivery = harness.store.getDelivery.bind(harness.store);
+    harness.store.getDelivery = (id) => {
+      reads.push(id);
+      return getDelivery(id);
+    };
+    try {
+      const due = clock.now();
+      await harness.store.createDelivery(newDelivery('d1', 'evt-1', 'e1', due));
+      harness.deps.scheduler.noteWaiting('e1', 'c-1', 'd1', due);
+      // Nothing waits for another subject: no store read.
+      expect(await new DispatchBatch(harness.deps).notBefore('e1', 'c-2', 'd9')).toBeUndefined();
+      expect(reads).toEqual([]);
+      await clock.advance(20 * 60_000);
+      const pendingBatch = new DispatchBatch(harness.deps);
+      expect(await pendingBatch.notBefore('e1', 'c-1', 'd2')).toBe(clock.now() + 1_000);
+      expect(reads).toEqual(['d1']);
+      await pendingBatch.flush();
+      const sent = harness.queue.receive(10).map((message) => JSON.parse(message.body));
+      expect(sent).toEqual([
+        { kind: 'delivery', deliveryId: 'd1', subscriptionId: 'e1', subject: 'c-1' },
+      ]);
+      // Noted as due now: not asked about again for another 15 minutes.
+      expect(harness.deps.scheduler.dueAhead('e1', 'c-1', 'd2')).toBe(clock.now());
+      await clock.advance(20 * 60_000);
+      const stored = (await harness.store.getDelivery('d1'))!;
+      await harness.store.updateDelivery({
+        ...stored,
+        status: 'delivered',
+        version: stored.version + 1,
+      });
+      const settledBatch = new DispatchBatch(harness.deps);
+      expect(await settledBatch.notBefore('e1', 'c-1', 'd2')).toBeUndefined();
+      await settledBatch.flush();
+      expect(harness.queue.size).toBe(0);
+      expect(harness.deps.scheduler.dueAhead('e1', 'c-1', 'd2')).toBeUndefined();
+    } finally {
+      await harness.sender.close();
     }
   });
 });
