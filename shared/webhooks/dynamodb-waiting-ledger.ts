@@ -13,7 +13,11 @@ import {
 /** Sort key of an endpoint's count of waiting deliveries, beside its state (`ENDPOINT#<subId>`). */
 export const WAITING_COUNT_SK = 'WAITING';
 
-/** A mark outlives its due time by this long at most (the table's TTL); long overdue ones are passed over anyway. */
+/**
+ * A mark outlives its due time by this long at most (the table's TTL): a retry handed over later
+ * than this no longer holds its subject's later events back (one 15 minutes overdue is read
+ * from the store by the batch that finds it, and its due time moved to now while pending).
+ */
 const MARK_TTL_AFTER_DUE_SECONDS = 86_400;
 
 /**

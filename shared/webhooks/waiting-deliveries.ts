@@ -23,8 +23,8 @@ export const OVERDUE_PREDECESSOR_MAX_WAIT_MS = 60_000;
  * `overdueByMs`: `leastMs` ({@link OVERDUE_PREDECESSOR_WAIT_MS} by this process's memory, more
  * with a waiting ledger), and once the predecessor is later than four times that, a quarter of
  * its lateness, up to {@link OVERDUE_PREDECESSOR_MAX_WAIT_MS}. A retry a busy queue hands over
- * minutes late then costs its successors a few dozen looks until it is settled or forgotten
- * (15 minutes), not one every `leastMs`, and a successor follows it within a quarter of the
+ * minutes late then costs its successors a few dozen looks until it is settled (or, 15 minutes
+ * overdue, read from the store), not one every `leastMs`, and a successor follows it within a quarter of the
  * delay it already had. Pure.
  * @example overdueWaitMs(120_000) === 30_000
  */
