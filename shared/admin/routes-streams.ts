@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
-import { backfillProgress, startBackfill } from './backfill.ts';
+import { backfillProgress, saveResetState, startBackfill } from './backfill.ts';
 import { endBackfillParts } from './backfill-ending.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
@@ -74,7 +74,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     path: '/streams/{id}/reset',
     operationId: 'resetStream',
     summary:
-      'Forget a stream (state, snapshots, lease): its next poll is a first sync per INITIAL_SYNC; unparks it',
+      'Forget a stream (state; its snapshots are deleted by its poller before it starts again): its next polls are a first sync per INITIAL_SYNC; unparks it',
     tag: 'streams',
     query: EmptySchema,
     body: EmptySchema,
@@ -85,20 +85,24 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       // here, not the next job's; a stream no longer configured had ended it by its removal.
       const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
       await endBackfillParts([before], definition ? 'superseded' : 'removed', deps, delivered);
-      await deps.state.deleteStream(id);
       // A stream whose connection is gone has no definition: its id is all that remains.
-      if (!definition)
+      if (!definition) {
+        await deps.state.deleteStream(id);
         return { status: 200, body: toStreamView(undefined, undefined, deps.clock.now(), id) };
+      }
       const now = deps.clock.now();
       // Its first sync names its `created` events after the reset (with INITIAL_SYNC=emit): an
       // entity deleted before the reset and there again after it is sent again, where the same
-      // content's old id would have been taken for a repeat.
-      const state = await deps.state.saveStream(
+      // content's old id would have been taken for a repeat. Its old snapshots are deleted by
+      // its poller before that first sync (saveResetState), not in this request.
+      const state = await saveResetState(
+        deps.state,
         {
           ...initialStreamState(definition, now),
           backfill: { kind: 'first-sync', jobId: `reset_${now}` },
         },
-        0,
+        now,
+        { stored: before },
       );
       return { status: 200, body: toStreamView(definition, state, now, id) };
     },

@@ -16,6 +16,12 @@ import { runSweep, sweepDue } from './strategies/sweep.ts';
 import { runTrackedIds } from './strategies/tracked-ids.ts';
 import { pastDeadline, runWindowed } from './strategies/windowed.ts';
 
+/**
+ * Snapshots of before a reset a poll run deletes at most (see StreamState.resetAt): a few
+ * seconds of writes on one DynamoDB partition key, whatever the stream held.
+ */
+export const RESET_SNAPSHOTS_DELETED_PER_POLL = 5_000;
+
 /** Default lease: longer than any single poll run (a Lambda poller times out after 5 minutes). */
 export const POLL_LEASE_TTL_MS = 6 * 60_000;
 
@@ -88,6 +94,29 @@ export function initialStreamState(
     initialSyncDone: false,
     version: 0,
   };
+}
+
+/**
+ * Deletes snapshots stored before the stream's reset (StreamState.resetAt), up to
+ * {@link RESET_SNAPSHOTS_DELETED_PER_POLL} a run; stages `resetAt: null` once none is left.
+ * Returns whether none is left: the first sync begins only then, against no snapshot of before.
+ */
+async function dropSnapshotsOfBeforeReset(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  state: StateHandle,
+): Promise<boolean> {
+  const resetAt = state.current.resetAt;
+  if (resetAt === null || resetAt === undefined) return true;
+  let deleted = 0;
+  for await (const page of deps.store.scanSnapshots(definition.streamId)) {
+    const old = page.filter((s) => s.updatedAt < resetAt).map((s) => s.entityId);
+    if (old.length > 0) await deps.store.deleteSnapshots(definition.streamId, old);
+    deleted += old.length;
+    if (deleted >= RESET_SNAPSHOTS_DELETED_PER_POLL) return false;
+  }
+  state.stage({ resetAt: null });
+  return true;
 }
 
 async function runStrategy(
@@ -220,7 +249,9 @@ export async function pollStream(
     const startedAt = deps.clock.now();
     const setAsideBefore = stored.recordsSetAside ?? 0;
     try {
-      const caughtUp = await runStrategy(definition, deps, state);
+      const caughtUp =
+        (await dropSnapshotsOfBeforeReset(definition, deps, state)) &&
+        (await runStrategy(definition, deps, state));
       const now = deps.clock.now();
       await state.save({
         lastPollAt: startedAt,

@@ -130,6 +130,13 @@ export const StreamStateSchema = z.object({
   initialSyncDone: z.boolean(),
   /** Epoch ms when the first sync of an empty stream began (records older than it need no read). */
   initialSyncStartedAt: z.number().int().nullable().optional(),
+  /**
+   * Epoch ms of a reset (`streams reset`, a backfill of a stream whose first sync had not
+   * completed) whose snapshots stored before it (their `updatedAt`) are not all deleted yet:
+   * the request only writes this, and the stream's poller deletes them a bounded number per
+   * poll before its first sync begins. Null or absent when none are left.
+   */
+  resetAt: z.number().int().nullable().optional(),
   /** How this stream's first sync publishes, overriding the configured INITIAL_SYNC (a backfill sets it). */
   initialSync: z.enum(['baseline', 'emit']).optional(),
   /**
