@@ -19,6 +19,25 @@ export interface AcceptedWebhook extends DeliveredChange {
   acceptedAt: number;
 }
 
+/** How often the receiver notes that its event loop runs (see {@link isRetryAfterViolation}). */
+const LOOP_TICK_MS = 20;
+
+/**
+ * Whether a request handled at `arrived` broke a Retry-After pause: it reached the receiver
+ * after the pause's in-flight grace and before its end. When the receiver's own event loop had
+ * stalled before handling it (`loopAliveAt`, the last timer it ran, well before `arrived`), the
+ * request may have reached its socket any time since then, so that time is when it arrived at
+ * the earliest: a request sent before the 429 and read late is not the bridge's violation. Pure.
+ * @example isRetryAfterViolation({ arrived: 1_400, loopAliveAt: 50 }, { pausedFrom: 0, pausedUntil: 2_000 }) // false
+ */
+export function isRetryAfterViolation(
+  request: { arrived: number; loopAliveAt: number },
+  pause: { pausedFrom: number; pausedUntil: number },
+): boolean {
+  const earliest = Math.min(request.arrived, request.loopAliveAt);
+  return earliest > pause.pausedFrom + IN_FLIGHT_GRACE_MS && request.arrived < pause.pausedUntil;
+}
+
 /** One request that arrived during a Retry-After pause. */
 export interface RetryAfterViolation {
   at: number;
@@ -84,13 +103,20 @@ export async function startChaosReceiver(options: {
     slowAnswers: 0,
   };
   const path = receiverPath('hook');
+  // When this process's event loop last ran a timer: a request handled after a longer stall (a
+  // loaded machine starving this process) may have reached its socket any time since.
+  let loopAliveAt = Date.now();
+  const ticker = setInterval(() => {
+    loopAliveAt = Date.now();
+  }, LOOP_TICK_MS);
+  ticker.unref();
   const server: Server = createServer(async (request, response) => {
     if (request.url !== path) {
       response.writeHead(404).end();
       return;
     }
     const arrived = Date.now();
-    if (arrived > pausedFrom + IN_FLIGHT_GRACE_MS && arrived < pausedUntil) {
+    if (isRetryAfterViolation({ arrived, loopAliveAt }, { pausedFrom, pausedUntil })) {
       state.retryAfterViolations++;
       const webhookId = String(request.headers['webhook-id'] ?? '');
       state.violations.push({ at: arrived, pausedFrom, pausedUntil, webhookId });
@@ -177,6 +203,7 @@ export async function startChaosReceiver(options: {
     },
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(ticker);
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isRetryAfterViolation } from './chaos-receiver.ts';
 import {
   type DeliveredChange,
   duplicateIds,
@@ -37,6 +38,20 @@ describe('whole-bridge chaos', () => {
     // Killed after the bridge could have written the pause: it had to live through the restart.
     expect(bindingViolations([late], [1_000 + PAUSE_LEARNING_MS + 1])).toEqual([late]);
     expect(bindingViolations([late], [999])).toEqual([late]);
+  });
+
+  it('counts a request read in a pause as a violation unless the receiver stalled before reading it', () => {
+    const pause = { pausedFrom: 1_000, pausedUntil: 3_000 };
+    // The receiver's loop ran just before: the request came in the pause.
+    expect(isRetryAfterViolation({ arrived: 2_400, loopAliveAt: 2_390 }, pause)).toBe(true);
+    // Within the in-flight grace of the 429, or after the pause: none.
+    expect(isRetryAfterViolation({ arrived: 1_200, loopAliveAt: 1_190 }, pause)).toBe(false);
+    expect(isRetryAfterViolation({ arrived: 3_000, loopAliveAt: 2_990 }, pause)).toBe(false);
+    // The receiver stalled from within the grace to 2,400: the request may have come in the
+    // grace, sent before the 429, and been read late (a loaded machine starving the receiver).
+    expect(isRetryAfterViolation({ arrived: 2_400, loopAliveAt: 1_100 }, pause)).toBe(false);
+    // A stall that began after the grace still counts it.
+    expect(isRetryAfterViolation({ arrived: 2_400, loopAliveAt: 1_500 }, pause)).toBe(true);
   });
 
   it('counts the busiest window of arrivals', () => {
