@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import {
-  type ConnectorClient,
-  createConnectorClient,
-} from '../../shared/connector/connector-client.ts';
+import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState, pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
+import { type CollectingPublisher, entityStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
 /**
  * A backfill resets a stream that had not completed its first sync: it deletes the snapshots
@@ -21,7 +17,7 @@ import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
 describe('a first sync after a reset that left snapshots behind', () => {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const store = new MemoryStateStore();
-  const publisher = new CollectingPublisher();
+  let publisher: CollectingPublisher;
   let sim: RunningSimulator;
   let client: ConnectorClient;
   let definition: StreamDefinition;
@@ -29,22 +25,9 @@ describe('a first sync after a reset that left snapshots behind', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 31, size: 'small', clock, rateLimit: false });
-    client = createConnectorClient(
-      {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'tests',
-        rateLimit: false,
-      },
-      { clock },
-    );
-    const settings = pollSettingsFromEnv(
-      { POLL_ENTITIES: 'accountNote', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
-      clock.now(),
-    );
-    [definition] = streamDefinitions('main', settings) as [StreamDefinition];
-    deps = { store, client, publisher, clock, windows: settings.windows, pageCount: 1000 };
+    const stream = entityStream(sim, clock, store, 'accountNote');
+    ({ client, definition, deps } = stream);
+    publisher = stream.deps.publisher;
   });
   afterAll(async () => {
     await client.close();

@@ -59,6 +59,17 @@ export function customerStream(
   store: StateStore,
   pageCount = 1000,
 ): CustomerStream {
+  return entityStream(sim, clock, store, 'customer', pageCount);
+}
+
+/** The stream of `entity` (a POLL_ENTITIES name) of connection `main` against `sim`. */
+export function entityStream(
+  sim: RunningSimulator,
+  clock: ManualClock,
+  store: StateStore,
+  entity: string,
+  pageCount = 1000,
+): CustomerStream {
   const client = createConnectorClient(
     {
       baseUrl: sim.url,
@@ -70,7 +81,7 @@ export function customerStream(
     { clock },
   );
   const settings = pollSettingsFromEnv(
-    { POLL_ENTITIES: 'customer', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
+    { POLL_ENTITIES: entity, POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
     clock.now(),
   );
   const [definition] = streamDefinitions('main', settings);

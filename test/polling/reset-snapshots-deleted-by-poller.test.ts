@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveResetState } from '../../shared/admin/backfill.ts';
 import { ManualClock } from '../../shared/clock.ts';
-import {
-  type ConnectorClient,
-  createConnectorClient,
-} from '../../shared/connector/connector-client.ts';
+import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import {
   initialStreamState,
   pollStream,
@@ -17,7 +13,7 @@ import { type RunningSimulator, startSimulator } from '../../shared/simulator/si
 import type { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
 import { createStoreOnNewTable } from '../state/dynamodb-harness.ts';
-import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
+import { type CollectingPublisher, entityStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
 /**
  * A reset no longer deletes the stream's snapshots in its request (too slow for API Gateway's
@@ -26,7 +22,7 @@ import { CollectingPublisher, POLL_TEST_START_MS } from './poll-harness.ts';
  */
 describe('an emitting first sync after a reset whose snapshots the poller deletes', () => {
   const clock = new ManualClock(POLL_TEST_START_MS);
-  const publisher = new CollectingPublisher();
+  let publisher: CollectingPublisher;
   let dynamo: LocalDynamoDb;
   let store: DynamoDbStateStore;
   let sim: RunningSimulator;
@@ -38,22 +34,9 @@ describe('an emitting first sync after a reset whose snapshots the poller delete
     dynamo = await startLocalDynamoDb();
     ({ store } = await createStoreOnNewTable(dynamo.client));
     sim = await startSimulator({ seed: 31, size: 'small', clock, rateLimit: false });
-    client = createConnectorClient(
-      {
-        baseUrl: sim.url,
-        clientToken: sim.tokens.clientToken,
-        accessToken: sim.tokens.accessToken,
-        client: 'tests',
-        rateLimit: false,
-      },
-      { clock },
-    );
-    const settings = pollSettingsFromEnv(
-      { POLL_ENTITIES: 'accountNote', POLL_HISTORY_START: '400d', POLL_INTERVAL: '1s' },
-      clock.now(),
-    );
-    [definition] = streamDefinitions('main', settings) as [StreamDefinition];
-    deps = { store, client, publisher, clock, windows: settings.windows, pageCount: 1000 };
+    const stream = entityStream(sim, clock, store, 'accountNote');
+    ({ client, definition, deps } = stream);
+    publisher = stream.deps.publisher;
   });
   afterAll(async () => {
     await client.close();
