@@ -49,7 +49,9 @@ describe.skipIf(!CHROMIUM)('operator console: the API link', () => {
       .getByRole('navigation', { name: 'Sections' })
       .getByRole('link', { name: 'API' })
       .click();
-    await page.waitForLoadState();
+    // The view fetches the document after the click: wait for it, not for a page load (a hash
+    // change loads nothing), or a slow fetch reads as 'Loading the OpenAPI document…'.
+    await page.getByText('3.1.0').first().waitFor();
     const text = (await page.locator('body').innerText()).trim();
     expect(text).not.toMatch(/needs its token/);
     expect(text).toContain('3.1.0');

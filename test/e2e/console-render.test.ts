@@ -189,12 +189,13 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
     page.setDefaultTimeout(WAIT_MS);
   }, 60_000);
+  // A page left polling is navigated away first: on a loaded machine Chromium may take a while.
   afterEach(async () => {
     await page.goto('about:blank');
     await fake?.close();
     fake = undefined;
     problems.length = 0;
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
