@@ -23,24 +23,13 @@ export const ADMIN_BODY_MAX_BYTES = 1024 * 1024;
  * number of them, each a file descriptor of the process that also delivers the webhooks.
  */
 
-/**
- * Connections held at once; more are closed as they are accepted (the ones held go on). The
- * console's browser opens at most 6 per host, the CLI one per command, a proxy a pool of some
- * tens.
- */
-export const ADMIN_MAX_CONNECTIONS = 128;
+/** The admin API's limits: those of every loopback server of `start` (loopback-server-limits.ts). */
+export {
+  LOOPBACK_HEADERS_TIMEOUT_MS as ADMIN_HEADERS_TIMEOUT_MS,
+  LOOPBACK_MAX_CONNECTIONS as ADMIN_MAX_CONNECTIONS,
+} from './loopback-server-limits.ts';
 
-/** A connection that has not sent its request's headers by then (one idle since it opened too) is answered 408 and closed. */
-export const ADMIN_HEADERS_TIMEOUT_MS = 10_000;
-
-/** A request not received whole by then (a body of at most 1 MiB trickled) is answered 408; a route's own time does not count. */
-export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
-
-/** An idle keep-alive connection is closed this long after its last answer (node:http's default, set here on purpose). */
-export const ADMIN_KEEP_ALIVE_TIMEOUT_MS = 5_000;
-
-/** How often node:http checks the two timeouts above: they hold within this much. */
-const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+import { LOOPBACK_MAX_CONNECTIONS, LOOPBACK_SERVER_OPTIONS } from './loopback-server-limits.ts';
 
 /** Options of {@link startAdminServer}. */
 export interface AdminServerOptions {
@@ -204,12 +193,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const answering = new Map<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   let closing = false;
   const server = createServer(
-    {
-      headersTimeout: ADMIN_HEADERS_TIMEOUT_MS,
-      requestTimeout: ADMIN_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-      requireHostHeader: false,
-    },
+    { ...LOOPBACK_SERVER_OPTIONS, requireHostHeader: false },
     (request, response) => {
       const { socket } = request;
       answering.set(socket, { request, response });
@@ -241,8 +225,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
         });
     },
   );
-  server.maxConnections = ADMIN_MAX_CONNECTIONS;
-  server.keepAliveTimeout = ADMIN_KEEP_ALIVE_TIMEOUT_MS;
+  server.maxConnections = LOOPBACK_MAX_CONNECTIONS;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

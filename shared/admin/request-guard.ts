@@ -20,6 +20,27 @@ export interface AdminAccess {
 /** The request headers the guard reads (node:http's `IncomingHttpHeaders` fits). */
 export type GuardHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
+/**
+ * Why a request to a loopback server that only programs call (the simulator, the demo receiver)
+ * is refused before any route, or undefined when it may pass: one that carries an `Origin` (only
+ * browsers send one: a page's no-cors POST, which needs no preflight, would act on the server),
+ * or, when `ownHosts` is given, one whose `Host` is not among them (a DNS-rebinding page, which
+ * could read the answers too). The bridge, the CLI and curl send neither. Pure.
+ * @example webPageRefusal({ origin: 'https://evil.example' }, undefined, 'simulator') // 'Requests from web pages …'
+ */
+export function webPageRefusal(
+  headers: GuardHeaders,
+  ownHosts: readonly string[] | undefined,
+  serverName = 'server',
+): string | undefined {
+  if (headers.origin !== undefined)
+    return 'Requests from web pages (with an Origin header) are refused.';
+  const host = String(headers.host ?? '').toLowerCase();
+  if (ownHosts !== undefined && !ownHosts.includes(host))
+    return `Host ${host || '(none)'} is not this ${serverName}'s address.`;
+  return undefined;
+}
+
 /** True for 127.0.0.0/8, ::1 and `localhost`. */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();

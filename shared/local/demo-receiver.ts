@@ -1,7 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { allowedHostsFor } from '../admin/request-guard.ts';
+import {
+  LOOPBACK_MAX_CONNECTIONS,
+  LOOPBACK_SERVER_OPTIONS,
+} from '../admin/loopback-server-limits.ts';
+import { allowedHostsFor, webPageRefusal } from '../admin/request-guard.ts';
 import { describeThrown } from '../errors.ts';
 
 /** What the demo receiver reports per request. */
@@ -24,23 +28,8 @@ export interface DemoReceiver {
   close(): Promise<void>;
 }
 
-/**
- * Connections the receiver holds at once, more closed as they open, as on the admin API: it
- * runs in the bridge's process, whose descriptors a flood of connections would take. The
- * dispatcher holds far fewer to one endpoint.
- */
-export const DEMO_MAX_CONNECTIONS = 128;
-
-/**
- * The admin API's timeouts: a connection that has not sent its headers within 10 s (an idle one
- * too) or its request within 30 s is answered 408 and closed, checked every second.
- */
-const DEMO_SERVER_LIMITS = {
-  headersTimeout: 10_000,
-  requestTimeout: 30_000,
-  connectionsCheckingInterval: 1_000,
-  keepAliveTimeout: 5_000,
-} as const;
+/** Connections the receiver holds at once, as the admin API (it runs in the bridge's process). */
+export const DEMO_MAX_CONNECTIONS = LOOPBACK_MAX_CONNECTIONS;
 
 /**
  * The largest body the receiver reads: an event is at most 256 KiB (the EventBridge and SQS
@@ -100,11 +89,10 @@ export async function startDemoReceiver(
     }
   };
   let ownHosts: readonly string[] = [];
-  const server = createServer(DEMO_SERVER_LIMITS, async (request, response) => {
+  const server = createServer(LOOPBACK_SERVER_OPTIONS, async (request, response) => {
     // What the bridge's dispatcher never sends: a page's request (an Origin, or a Host of its
     // own through DNS rebinding). Refused before anything is read or printed.
-    const host = (request.headers.host ?? '').toLowerCase();
-    if (request.headers.origin !== undefined || !ownHosts.includes(host)) {
+    if (webPageRefusal(request.headers, ownHosts) !== undefined) {
       response.writeHead(403, { connection: 'close' }).end();
       return;
     }

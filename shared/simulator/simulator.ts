@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { allowedHostsFor, isLoopbackHost } from '../admin/request-guard.ts';
+import { allowedHostsFor, isLoopbackHost, webPageRefusal } from '../admin/request-guard.ts';
 import { type Clock, ManualClock, type RandomSource, seededRandom, systemClock } from '../clock.ts';
 import { isOperationName } from '../connector/operations.ts';
 import { ValidationError } from '../errors.ts';
@@ -238,10 +238,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     enterpriseTokens: perEnterprise,
     activityRun,
   });
-  /** The Host values it answers to once listening (on loopback only; see pageRefusal). */
+  /** The Host values it answers to once listening (on loopback only; see webPageRefusal). */
   let ownHosts: readonly string[] | undefined;
   const server = createServer((request, response) => {
-    const refusal = pageRefusal(request.headers, ownHosts);
+    const refusal = webPageRefusal(request.headers, ownHosts, 'simulator');
     if (refusal !== undefined) {
       const requestId = randomUUID();
       request.resume();
@@ -286,25 +286,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       });
     },
   };
-}
-
-/**
- * Why a request is refused before any route, or undefined when it may pass: one that carries an
- * `Origin` (only browsers send one: a page's no-cors POST, which needs no preflight, would set
- * faults or write records with the documented tokens), or, on loopback, one whose `Host` is not
- * this server's address (a DNS-rebinding page, which could read the answers too). The bridge,
- * the CLI and curl send neither.
- */
-function pageRefusal(
-  headers: IncomingMessage['headers'],
-  ownHosts: readonly string[] | undefined,
-): string | undefined {
-  if (headers.origin !== undefined)
-    return 'Requests from web pages (with an Origin header) are refused.';
-  const host = (headers.host ?? '').toLowerCase();
-  if (ownHosts !== undefined && !ownHosts.includes(host))
-    return `Host ${host || '(none)'} is not this simulator's address.`;
-  return undefined;
 }
 
 /** What the server's routes read besides the API's state. */
