@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import {
   chmod,
+  copyFile,
   type FileHandle,
   link,
   open,
@@ -33,6 +35,7 @@ export const LOCAL_KEY_FILE_NAME = 'connections.key';
  * same dir and synced, then linked to the key file's name (so the name never shows a partial
  * key, and of creators racing one wins and the others read its key), and the dir is synced
  * before the key is returned, so no token is sealed under a key a power loss could take back.
+ * On a filesystem without hard links the synced temporary file is copied to the name instead.
  * Temporary files a stopped creator left behind are never read, and removed. An empty key file
  * (as versions that wrote it in place left on a crash) is replaced. Refuses a key file of the
  * wrong length: that would fail every token later.
@@ -79,6 +82,12 @@ async function readKeyText(path: string): Promise<string | undefined> {
 }
 
 /**
+ * What link() answers on a filesystem without hard links (FAT and exFAT drives, some FUSE and
+ * network mounts).
+ */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
+/**
  * Writes `key` to a temporary file beside `path`, syncs it, and gives it the name `path`: by
  * link(), which fails when another creator won (false: read theirs), or by rename() over an
  * empty file when `replacing`. The dir is synced once the name is there.
@@ -95,7 +104,7 @@ async function placeKeyFile(path: string, key: Buffer, replacing: boolean): Prom
       await file.close();
     }
     try {
-      await (replacing ? rename(temp, path) : link(temp, path));
+      await (replacing ? rename(temp, path) : linkOrCopy(temp, path));
     } catch (error) {
       // EEXIST: another creator linked its key first. ENOENT: a creator that found the key
       // file in place removed this temporary file as a leftover.
@@ -108,6 +117,29 @@ async function placeKeyFile(path: string, key: Buffer, replacing: boolean): Prom
   }
   await syncDir(dirname(path));
   return true;
+}
+
+/**
+ * Gives the synced file `temp` the name `path` unless that name exists (EEXIST): by link(), or
+ * where the filesystem has no hard links by an exclusive copy, synced. A copy is not atomic, but
+ * only `start` creates the key, under its data dir's lock, so no reader can see it half written;
+ * a crash in the middle leaves an empty or short file, which the next start replaces or names.
+ */
+async function linkOrCopy(temp: string, path: string): Promise<void> {
+  try {
+    await link(temp, path);
+    return;
+  } catch (error) {
+    if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  }
+  await copyFile(temp, path, constants.COPYFILE_EXCL);
+  const copy = await open(path, 'r+');
+  try {
+    await copy.chmod(KEY_FILE_MODE);
+    await copy.sync();
+  } finally {
+    await copy.close();
+  }
 }
 
 /** Removes the temporary files of `path` that creators left behind; called once it holds a key. */
