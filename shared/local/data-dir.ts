@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { LOCAL_KEY_FILE_NAME } from '../connections/local-key-file.ts';
 import { ValidationError } from '../errors.ts';
 
@@ -10,6 +11,7 @@ const UNUSABLE_PATH: Readonly<Record<string, string>> = {
   EACCES: 'cannot be created or written (permission denied)',
   EPERM: 'cannot be created or written (operation not permitted)',
   EROFS: 'is on a read-only file system',
+  ENOENT: 'cannot be created there (its file system takes no new directories)',
 };
 
 /**
@@ -37,7 +39,7 @@ const DATA_DIR_CONTENTS = [STORE_FOLDER, QUEUE_FOLDER, LOCAL_KEY_FILE_NAME];
  */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+    await makeDirs(resolve(dataDir), DATA_DIR_MODE);
   } catch (error) {
     throw unusable(dataDir, error);
   }
@@ -48,6 +50,30 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
     await access(dataDir, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw unusable(dataDir, error);
+  }
+}
+
+/**
+ * `mkdir -p`: creates `dir` and its missing parents with `mode`. Node's own recursive mkdir
+ * retries for ever where a parent exists yet refuses new entries with ENOENT (`/proc`); here
+ * that ENOENT is the answer.
+ */
+async function makeDirs(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { mode });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && (await stat(dir)).isDirectory()) return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
+  }
+  await makeDirs(dirname(dir), mode);
+  try {
+    await mkdir(dir, { mode });
+  } catch (error) {
+    // Another process made it meanwhile.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !(await stat(dir)).isDirectory())
+      throw error;
   }
 }
 
