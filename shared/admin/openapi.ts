@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import packageJson from '../../package.json' with { type: 'json' };
 import { ConnectorErrorBodySchema } from '../connector/records/common.ts';
 import type { AdminAuthentication } from './admin-deps.ts';
 import type { AdminRoute } from './route.ts';
@@ -8,7 +9,10 @@ import { EmptySchema, ErrorBodySchema } from './schemas.ts';
 export type JsonSchemaObject = Record<string, unknown>;
 
 /** Title and version in the document's `info`. */
-export const OPENAPI_INFO = { title: 'change-bridge admin API', version: '0.1.0' } as const;
+export const OPENAPI_INFO = {
+  title: 'change-bridge admin API',
+  version: packageJson.version,
+} as const;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 

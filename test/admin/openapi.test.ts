@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdminApiHandler } from '../../functions/admin-api.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 import { startAdminServer } from '../../shared/admin/node-server.ts';
 import { buildOpenApiDocument } from '../../shared/admin/openapi.ts';
 import { matchPath } from '../../shared/admin/router.ts';
@@ -71,6 +72,8 @@ describe('OpenAPI document', () => {
     const doc = JSON.parse(JSON.stringify(response.body));
     expect(doc).toEqual(buildOpenApiDocument(ADMIN_ROUTES, 'none'));
     expect(doc.openapi).toBe('3.1.0');
+    // The API's version is the release's: one a receiver of the document can match to a changelog.
+    expect(doc.info.version).toBe(packageJson.version);
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
       ([path, methods]) => Object.keys(methods).map((method) => `${method} ${path}`),
     );
