@@ -140,6 +140,11 @@ export interface ConnectionAdminDeps {
    * throw stops the removal with nothing deleted, and running it again retries.
    */
   beforeStreamsDeleted?: (states: readonly StreamState[]) => Promise<void>;
+  /**
+   * Why an enabled stored connection is not polled, if it is not (its token did not open):
+   * shown as the view's `error`. Where absent, views carry none.
+   */
+  notPolledBecause?: (connection: StoredConnection) => string | undefined;
 }
 
 /**
@@ -173,7 +178,10 @@ export async function addConnection(
 /** Every connection: the environment's first, then the stored ones by id. */
 export async function listConnectionViews(deps: ConnectionAdminDeps): Promise<ConnectionView[]> {
   const stored = await listAllConnections(deps.store);
-  return [...deps.configured, ...stored.map(toConnectionView)];
+  return [
+    ...deps.configured,
+    ...stored.map((c) => toConnectionView(c, deps.notPolledBecause?.(c))),
+  ];
 }
 
 /** One connection. @throws ConnectionNotFoundError */
@@ -185,7 +193,7 @@ export async function getConnectionView(
   if (configured) return configured;
   const stored = await deps.store.get(id);
   if (!stored) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
-  return toConnectionView(stored);
+  return toConnectionView(stored, deps.notPolledBecause?.(stored));
 }
 
 /**
@@ -201,7 +209,7 @@ export async function setConnectionEnabled(
   const updated = await deps.store.setEnabled(id, enabled);
   if (!updated) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
   await deps.onChange?.(id);
-  return toConnectionView(updated);
+  return toConnectionView(updated, deps.notPolledBecause?.(updated));
 }
 
 /**

@@ -64,8 +64,8 @@ export class ConnectionRegistry {
   private readonly pendingReads = new Set<number>();
   /** The read each connection's state was last applied from, while an older read is pending. */
   private readonly appliedFrom = new Map<string, number>();
-  /** What was last reported of each connection that did not open (registration and error). */
-  private readonly unopened = new Map<string, string>();
+  /** Each connection that did not open: its registration, what was reported, and the error. */
+  private readonly unopened = new Map<string, { key: string; said: string; error: unknown }>();
   /** {@link definitions} until `active` changes: the poll loop asks for it on every tick. */
   private definitionsCache: readonly StreamDefinition[] | undefined;
 
@@ -110,6 +110,15 @@ export class ConnectionRegistry {
         this.endRead(read);
       }
     });
+  }
+
+  /**
+   * Why this registration of an enabled connection is not polled: the error its token's
+   * opening last gave (`undefined` once it opens, or when it was never tried).
+   */
+  openFailure(connection: Pick<StoredConnection, 'id' | 'createdAt'>): unknown {
+    const failed = this.unopened.get(connection.id);
+    return failed?.key === registrationKey(connection) ? failed.error : undefined;
   }
 
   /** Brings one connection in line with what the store held for it. */
@@ -224,9 +233,10 @@ export class ConnectionRegistry {
       });
       this.unopened.delete(id);
     } catch (error) {
-      const said = `${registrationKey(connection)} ${describeThrown(error)}`;
-      if (this.unopened.get(id) === said) return;
-      this.unopened.set(id, said);
+      const key = registrationKey(connection);
+      const said = `${key} ${describeThrown(error)}`;
+      if (this.unopened.get(id)?.said === said) return;
+      this.unopened.set(id, { key, said, error });
       this.deps.onError?.(id, error);
     }
   }

@@ -99,6 +99,11 @@ export const ConnectionViewSchema = ConnectionSettingsSchema.extend({
   createdAt: z.string(),
   /** `store`: added at run time; `environment`: the CONNECTOR_* variables (read-only). */
   origin: z.enum(['store', 'environment']),
+  /**
+   * Why an enabled connection is not polled, when it is not: its AccessToken does not open
+   * (locally, the data dir's connections.key was replaced since the token was added).
+   */
+  error: z.string().optional(),
 });
 /** A connection as answers show it. */
 export type ConnectionView = z.infer<typeof ConnectionViewSchema>;
@@ -118,10 +123,13 @@ export const StoredConnectionSchema = ConnectionSettingsSchema.extend({
 /** A connection as the connection store keeps it. */
 export type StoredConnection = z.infer<typeof StoredConnectionSchema>;
 
-/** The view of a stored connection: the sealed token is left out. */
-export function toConnectionView(connection: StoredConnection): ConnectionView {
+/**
+ * The view of a stored connection: the sealed token is left out; `error` says why it is not
+ * polled, when it is enabled and is not.
+ */
+export function toConnectionView(connection: StoredConnection, error?: string): ConnectionView {
   const { accessToken: _sealed, nextDueAt: _due, ...view } = connection;
-  return { ...view, origin: 'store' };
+  return { ...view, origin: 'store', ...(error !== undefined && view.enabled ? { error } : {}) };
 }
 
 /**

@@ -85,11 +85,7 @@ export async function openLocalConnections(
       createConnectorClient(config, { ...options.clientDeps, transport: sharedTransport }),
     fixed: [options.fixed],
     onError: (id, error) =>
-      options.onError(
-        error instanceof TokenDecryptionError
-          ? `connection ${id} is not polled: its AccessToken does not open with the key file ${keyFilePath} (replaced or lost since the token was added, or the connection copied from another data dir): restore that key file, or remove the connection and add it again with its token`
-          : `connection ${id} is not polled: ${describeThrown(error)}`,
-      ),
+      options.onError(`connection ${id} is not polled: ${notPolledReason(error, keyFilePath)}`),
   });
   await registry.refresh();
   const refresh = () =>
@@ -108,6 +104,10 @@ export async function openLocalConnections(
       state: options.state,
       clock: options.clock,
       configured: [options.fixedView],
+      notPolledBecause: (connection) => {
+        const error = registry.openFailure(connection);
+        return error === undefined ? undefined : notPolledReason(error, keyFilePath);
+      },
       onChange: (connectionId) =>
         registry
           .refreshConnection(connectionId)
@@ -121,4 +121,11 @@ export async function openLocalConnections(
       await transport.close();
     },
   };
+}
+
+/** Why a connection whose token did not open is not polled, for its warning and its view. */
+function notPolledReason(error: unknown, keyFilePath: string): string {
+  return error instanceof TokenDecryptionError
+    ? `its AccessToken does not open with the key file ${keyFilePath} (replaced or lost since the token was added, or the connection copied from another data dir): restore that key file, or remove the connection and add it again with its token`
+    : describeThrown(error);
 }

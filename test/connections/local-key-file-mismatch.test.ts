@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { addConnection } from '../../shared/connections/connection-admin.ts';
+import {
+  addConnection,
+  getConnectionView,
+  listConnectionViews,
+  setConnectionEnabled,
+} from '../../shared/connections/connection-admin.ts';
 import { environmentConnectionView } from '../../shared/connections/connection-streams.ts';
 import { LOCAL_KEY_FILE_NAME } from '../../shared/connections/local-key-file.ts';
 import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
@@ -88,10 +93,24 @@ describe('stored connections whose key file was replaced', () => {
         expect(messages[index]).toContain(LOCAL_KEY_FILE_NAME);
         expect(messages[index]).not.toContain(TOKEN);
       }
+      // Listed as enabled yet not polled, saying why.
+      const views = await listConnectionViews(second.admin);
+      expect(views.map((v) => [v.id, v.enabled, v.error !== undefined])).toEqual([
+        ['local', true, false],
+        ['hotel-1', true, true],
+        ['hotel-2', true, true],
+      ]);
+      expect(views[1]!.error).toContain(LOCAL_KEY_FILE_NAME);
+      expect((await getConnectionView('hotel-2', second.admin)).error).toContain('does not open');
       // The periodic re-read finds them as they were: nothing new to say.
       await second.registry.refresh();
       await second.registry.refresh();
       expect(messages).toHaveLength(2);
+      // Disabled, it is not polled by choice: no error; enabled again, it is tried and told again.
+      expect((await setConnectionEnabled('hotel-2', false, second.admin)).error).toBeUndefined();
+      const enabled = await setConnectionEnabled('hotel-2', true, second.admin);
+      expect(enabled.error).toContain('does not open');
+      expect(messages).toHaveLength(3);
     } finally {
       await second.close();
     }

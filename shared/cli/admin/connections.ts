@@ -60,6 +60,7 @@ function checkConnectionId(id: string): void {
 function describeConnection(connection: ConnectionView): string {
   return [
     `connection ${connection.id} (${connection.enabled ? 'enabled' : 'disabled'}, ${connection.origin})`,
+    ...(connection.error !== undefined ? [`  not polled    ${connection.error}`] : []),
     `  entities      ${connection.entities?.join(', ') ?? "the deployment's (POLL_ENTITIES)"}`,
     `  interval      ${connection.intervalMs ? formatDuration(connection.intervalMs) : "the deployment's (POLL_INTERVAL)"}`,
     `  initial sync  ${connection.initialSync ?? "the deployment's (INITIAL_SYNC)"}`,
@@ -161,7 +162,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
         ['ID', 'STATE', 'ENTITIES', 'INTERVAL', 'ORIGIN', 'CREATED'],
         connections.map((c) => [
           c.id,
-          c.enabled ? 'enabled' : 'disabled',
+          c.error !== undefined ? 'not polled' : c.enabled ? 'enabled' : 'disabled',
           c.entities ? String(c.entities.length) : 'default',
           c.intervalMs ? formatDuration(c.intervalMs) : 'default',
           c.origin,
