@@ -22,23 +22,46 @@ function parseHttpDate(text: string): number {
   return Number.NaN;
 }
 
+/** How {@link parseRetryAfter} reads a value. */
+export interface RetryAfterOptions {
+  /** The longest wait taken (default {@link RETRY_AFTER_MAX_MS}). */
+  maxMs?: number;
+  /**
+   * The response's `Date` header: an HTTP-date in `Retry-After` is measured from it, on the
+   * server's own clock, so a clock of ours ahead of the server's cannot end its pause early
+   * (nor one behind it stretch the pause). Unreadable or absent: measured from `nowMs`.
+   */
+  serverDate?: string | readonly string[] | null | undefined;
+}
+
 /**
  * Reads an HTTP `Retry-After` value (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
  * Returns the wait in milliseconds from `nowMs` (never negative, at most `maxMs`), or
  * `undefined` when the header is absent or unreadable (anything else, such as `-5` or `Dec 2030`,
- * which a lenient date parser would read as some year).
- * @example parseRetryAfter('2', now) === 2000; parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', now)
+ * which a lenient date parser would read as some year). A date is measured against the
+ * response's `Date` where given ({@link RetryAfterOptions.serverDate}).
+ * @example parseRetryAfter('2', now) === 2000; parseRetryAfter('Wed, 21 Oct 2026 07:28:00 GMT', now, { serverDate: 'Wed, 21 Oct 2026 07:27:58 GMT' }) === 2000
  */
 export function parseRetryAfter(
   value: string | readonly string[] | null | undefined,
   nowMs: number,
-  maxMs = RETRY_AFTER_MAX_MS,
+  options: RetryAfterOptions = {},
 ): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
-  const text = raw.trim();
+  const maxMs = options.maxMs ?? RETRY_AFTER_MAX_MS;
+  const text = firstValue(value);
+  if (text === undefined) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.min(maxMs, Math.ceil(Number(text) * 1000));
   const at = parseHttpDate(text);
   if (Number.isNaN(at)) return undefined;
-  return Math.min(maxMs, Math.max(0, at - nowMs));
+  const serverDate = firstValue(options.serverDate);
+  const serverNow = serverDate === undefined ? Number.NaN : parseHttpDate(serverDate);
+  const from = Number.isNaN(serverNow) ? nowMs : serverNow;
+  return Math.min(maxMs, Math.max(0, at - from));
+}
+
+/** A header's first value, trimmed; `undefined` when absent or blank. */
+function firstValue(value: string | readonly string[] | null | undefined): string | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  return raw.trim();
 }

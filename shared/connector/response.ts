@@ -148,7 +148,9 @@ function throwError(
     requestId: fields?.RequestId ?? headerRequestId,
     details: fields?.Details,
     retryAfterMs:
-      category === 'rate-limit' ? parseRetryAfter(raw.headers['retry-after'], nowMs) : undefined,
+      category === 'rate-limit'
+        ? parseRetryAfter(raw.headers['retry-after'], nowMs, { serverDate: raw.headers.date })
+        : undefined,
   });
 }
 

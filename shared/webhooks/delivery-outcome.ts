@@ -46,11 +46,10 @@ export function decideOutcome(result: HttpAttemptResult, context: OutcomeContext
     if (result.status >= 200 && result.status < 300) return { kind: 'delivered' };
     if (result.status === 410) return { kind: 'gone' };
     if (result.status === 429 || result.status === 503) {
-      const waitMs = parseRetryAfter(
-        result.headers['retry-after'],
-        context.nowMs,
-        context.maxPauseMs,
-      );
+      const waitMs = parseRetryAfter(result.headers['retry-after'], context.nowMs, {
+        maxMs: context.maxPauseMs,
+        serverDate: result.headers.date,
+      });
       if (waitMs !== undefined && waitMs > 0) pauseUntil = context.nowMs + waitMs;
     }
   }

@@ -120,13 +120,20 @@ describe('429 Too many requests', () => {
     await client.close();
   });
 
-  it('accepts Retry-After as an HTTP date', async () => {
+  it("accepts Retry-After as an HTTP date, measured on the server's clock (its Date header)", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
     const seenAt: number[] = [];
     server = await startJsonServer(() => {
       seenAt.push(clock.now());
       return seenAt.length === 1
-        ? { status: 429, headers: { 'retry-after': 'Sat, 21 Nov 2026 10:00:05 GMT' } }
+        ? {
+            status: 429,
+            // The server's clock is 60 s ahead of the client's: the wait is still 5 s.
+            headers: {
+              'retry-after': 'Sat, 21 Nov 2026 10:01:05 GMT',
+              date: 'Sat, 21 Nov 2026 10:01:00 GMT',
+            },
+          }
         : { body: { TaxEnvironments: [] } };
     });
     const client = createConnectorClient(
@@ -136,6 +143,7 @@ describe('429 Too many requests', () => {
     await driveClock(clock, client.call('taxEnvironments/getAll', {}));
     await client.close();
     expect(seenAt[1]! - seenAt[0]!).toBeGreaterThanOrEqual(5000);
+    expect(seenAt[1]! - seenAt[0]!).toBeLessThan(60_000);
   });
 
   it('backs off with jitter when Retry-After is missing, then gives up after the bound', async () => {

@@ -44,4 +44,23 @@ describe('parseRetryAfter', () => {
   ])('returns undefined for %s', (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
   });
+
+  it("measures a date against the response's own Date header where it has one (clocks that differ)", () => {
+    // The receiver's clock runs 30 s ahead of ours: its 10 s pause ends 10 s from now, not 40 s.
+    const ahead = 'Sat, 21 Nov 2026 10:00:30 GMT';
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:40 GMT', now, { serverDate: ahead })).toBe(
+      10_000,
+    );
+    // 30 s behind: the pause is still 10 s, not over before it began.
+    const behind = 'Sat, 21 Nov 2026 09:59:30 GMT';
+    expect(parseRetryAfter('Sat, 21 Nov 2026 09:59:40 GMT', now, { serverDate: behind })).toBe(
+      10_000,
+    );
+    // A Date header that is no HTTP-date leaves our clock in charge; delay-seconds ignore it.
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:07 GMT', now, { serverDate: 'now' })).toBe(7000);
+    expect(parseRetryAfter('3', now, { serverDate: ahead })).toBe(3000);
+    expect(
+      parseRetryAfter('Sat, 21 Nov 2026 12:00:00 GMT', now, { serverDate: ahead, maxMs: 5000 }),
+    ).toBe(5000);
+  });
 });

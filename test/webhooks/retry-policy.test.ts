@@ -81,6 +81,19 @@ describe('delivery outcome', () => {
     });
   });
 
+  it("measures a Retry-After date on the receiver's clock, from its Date header", () => {
+    // The receiver's clock is 20 s ahead of ours: its pause ends 30 s from now, not 50 s.
+    const headers = {
+      'retry-after': new Date(NOW + 50_000).toUTCString(),
+      date: new Date(NOW + 20_000).toUTCString(),
+    };
+    expect(decideOutcome(response(503, headers), context(1))).toEqual({
+      kind: 'retry',
+      at: NOW + 30_000,
+      pauseUntil: NOW + 30_000,
+    });
+  });
+
   it('clamps a huge Retry-After to the maximum pause and ignores an unreadable one', () => {
     expect(decideOutcome(response(429, { 'retry-after': '999999' }), context(1))).toMatchObject({
       pauseUntil: NOW + 60_000,
