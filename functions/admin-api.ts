@@ -176,6 +176,8 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     ),
     streams: adminStreamDefinitions(config.poll, connections),
     streamListLimit: STREAM_LIST_LIMIT,
+    // Behind API Gateway's 29 s: a removal hides the streams, a poller's purge job empties them.
+    stateRemoval: 'background',
     connections: {
       store: connections,
       cipher: createKmsTokenCipher(config.poll.tokenKeyArn),

@@ -12,6 +12,7 @@ import {
   planStoredConnectionJobs,
   type StoredConnectionDue,
 } from '../shared/polling/plan-connections.ts';
+import { enqueuePurgeJobIfDue } from '../shared/polling/purge-job.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
 import { sanitizingEscapes } from './handler-boundary.ts';
@@ -55,6 +56,7 @@ async function propsStreamStates(): Promise<Map<string, StreamState>> {
  * 1,000 SendMessageBatch calls of 10 per run (ten at a time, most overdue first, refused
  * entries sent again), not a read of every stream state. A stream
  * already being polled is skipped by its lease, so an overlapping schedule never polls it twice.
+ * While streams removed in the background await their purge, each run also sends one purge job.
  */
 const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   const now = systemClock.now();
@@ -94,7 +96,16 @@ const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   }
   const storedJobs = planStoredConnectionJobs(stored, now, lookaheadMs);
   await enqueue([...propsJobs, ...storedJobs]);
+  // Streams the admin API removed in the background: a poller deletes what they left.
+  const purgeFailure = await enqueuePurgeJobIfDue(store, {
+    client: sqs,
+    queueUrl: config.pollJobQueueUrl,
+  }).then(
+    () => undefined,
+    (error: unknown) => ({ error }),
+  );
   if (listingFailure) throw listingFailure.error;
+  if (purgeFailure) throw purgeFailure.error;
   const enqueued = propsJobs.length + storedJobs.length;
   const connections = propsConnections.length + stored.length;
   return { enqueued, connections };

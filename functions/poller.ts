@@ -14,6 +14,7 @@ import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-
 import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import { PollJobSchema } from '../shared/polling/poll-job.ts';
+import { runPurgeJob } from '../shared/polling/purge-job.ts';
 import {
   ConnectionUnopenedError,
   recordUnopenedConnection,
@@ -84,11 +85,30 @@ const connections = createConnectionClients({
   onRequest: connectorRequests.onRequest,
 });
 
-/** The connection and streams of a job; the one-stream form names its connection in the id. */
-function jobStreams(body: unknown): { connectionId: string; streamIds: string[]; dueBy?: number } {
+/**
+ * The connection and streams of a poll job (the one-stream form names its connection in the
+ * id), or `purge` for the planner's purge of removed streams.
+ */
+function jobStreams(
+  body: unknown,
+): { connectionId: string; streamIds: string[]; dueBy?: number } | 'purge' {
   const job = parseOrThrow(PollJobSchema, body, 'poll job');
+  if ('purge' in job) return 'purge';
   if ('connectionId' in job) return job;
   return { connectionId: splitStreamId(job.streamId).connectionId, streamIds: [job.streamId] };
+}
+
+/**
+ * A purge job: deletes what streams removed in the background left (snapshots in bounded
+ * steps, then their tombstones) until none is left or the invocation's deadline.
+ */
+async function purgeRemovedStreams(context: Context): Promise<void> {
+  const result = await runPurgeJob(store, {
+    clock: systemClock,
+    deadline: pollDeadline(systemClock.now(), context.getRemainingTimeInMillis()),
+    owner: context.awsRequestId,
+  });
+  logger.info('purge of removed streams', { ...result });
 }
 
 /**
@@ -121,7 +141,12 @@ const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
-      const { connectionId, streamIds, dueBy } = jobStreams(JSON.parse(record.body));
+      const job = jobStreams(JSON.parse(record.body));
+      if (job === 'purge') {
+        await purgeRemovedStreams(context);
+        continue;
+      }
+      const { connectionId, streamIds, dueBy } = job;
       const connection = await connections.open(connectionId).catch(async (error: unknown) => {
         if (!(error instanceof ConnectionUnopenedError)) throw error;
         await reportUnopened(connectionId, streamIds, error);

@@ -1,6 +1,7 @@
 import type { Clock, RandomSource } from '../clock.ts';
 import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
+import type { StateRemoval } from '../polling/removed-streams.ts';
 import type { WindowSettings } from '../polling/windows.ts';
 import type { StateStore, StreamFilter } from '../state/state-store.ts';
 import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
@@ -55,6 +56,12 @@ export interface AdminDeps {
   heldStreams?: () => ReadonlyMap<string, HeldStreamView>;
   /** The connector budget per connection (`streams list`); absent where the process has none. */
   budgets?: () => BudgetView[];
+  /**
+   * How a connection's removal and a reset of a stream whose connection is gone delete stream
+   * state and snapshots: `now`, inside the request (default; the local `start`), or
+   * `background` (the AWS admin function, behind API Gateway's 29 s): see StateRemoval.
+   */
+  stateRemoval?: StateRemoval;
   /** Connections as data (`/connections` routes); absent: those routes answer 404. */
   connections?: ConnectionAdminDeps;
   /** The connector proxy (POST /api/connector/v1/…); absent: those routes answer 404. */

@@ -120,7 +120,7 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
     path: '/connections/{id}',
     operationId: 'removeConnection',
     summary:
-      'Stop polling and delete the connection and its stored token, and its streams’ state and snapshots unless keepState=true',
+      'Stop polling and delete the connection and its stored token, and its streams’ state and snapshots unless keepState=true (in AWS the streams are hidden at once and their snapshots deleted in the background: stateDeletion)',
     tag: 'connections',
     query: RemoveConnectionQuerySchema,
     body: EmptySchema,
@@ -132,7 +132,11 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
           id,
           { keepState: query.keepState },
           // A backfill of the streams keeps what they read and published before their state goes.
-          { ...c, beforeStreamsDeleted: (states) => endBackfillParts(states, 'removed', deps) },
+          {
+            ...c,
+            beforeStreamsDeleted: (states) => endBackfillParts(states, 'removed', deps),
+            ...(deps.stateRemoval ? { stateRemoval: deps.stateRemoval } : {}),
+          },
         ),
       ),
     }),

@@ -1,6 +1,7 @@
 import { splitStreamId } from '../connections/connection.ts';
 import { ValidationError } from '../errors.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
+import { removeStream } from '../polling/removed-streams.ts';
 import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, saveResetState, startBackfill } from './backfill.ts';
@@ -74,7 +75,7 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     path: '/streams/{id}/reset',
     operationId: 'resetStream',
     summary:
-      'Forget a stream (state; its snapshots are deleted by its poller before it starts again): its next polls are a first sync per INITIAL_SYNC; unparks it',
+      'Forget a stream (state; its snapshots are deleted by its poller before it starts again): its next polls are a first sync per INITIAL_SYNC; unparks it. A stream no longer polled (its connection gone) is deleted (in AWS: hidden at once, its snapshots deleted in the background)',
     tag: 'streams',
     query: EmptySchema,
     body: EmptySchema,
@@ -85,10 +86,13 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       // here, not the next job's; a stream no longer configured had ended it by its removal.
       const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
       await endBackfillParts([before], definition ? 'superseded' : 'removed', deps, delivered);
-      // A stream whose connection is gone has no definition: its id is all that remains.
+      // A stream whose connection is gone has no definition: its id is all that remains. Its
+      // state goes at once or, in AWS, as a tombstone whose snapshots a background purge deletes
+      // (a stream of 100,000 took longer than API Gateway's 29 s); a tombstone is noted again.
       if (!definition) {
-        await deps.state.deleteStream(id);
-        return { status: 200, body: toStreamView(undefined, undefined, deps.clock.now(), id) };
+        const now = deps.clock.now();
+        if (before) await removeStream(deps.state, before, now, deps.stateRemoval ?? 'now');
+        return { status: 200, body: toStreamView(undefined, undefined, now, id) };
       }
       const now = deps.clock.now();
       // Its first sync names its `created` events after the reset (with INITIAL_SYNC=emit): an

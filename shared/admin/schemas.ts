@@ -361,4 +361,13 @@ export const ConnectionRemovedSchema = z.object({
   removed: z.literal(true),
   /** Streams whose state and snapshots were deleted (0 with keepState). */
   streamsDeleted: z.number().int().nonnegative(),
+  /**
+   * `done`: the streams' state and snapshots are gone (and with keepState); `background` (AWS):
+   * the streams are hidden and unpolled now, their snapshots and state deleted by the pollers'
+   * purge within minutes. Absent from bridges older than it.
+   */
+  stateDeletion: z.enum(['done', 'background']).optional().meta({
+    description:
+      "'done': the streams' state and snapshots are gone (or kept, with keepState); 'background' (AWS): the streams are hidden and no longer polled now, their snapshots and state deleted in the background within minutes (a connection added again with the id starts afresh at once)",
+  }),
 });

@@ -5,7 +5,7 @@ import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { HeldStream } from '../polling/poll-runner.ts';
 import { streamDueAt } from '../polling/schedule.ts';
-import type { StreamState, StreamWindow } from '../state/state-store.ts';
+import { isRemovedStream, type StreamState, type StreamWindow } from '../state/state-store.ts';
 import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';
 
 /** One stream as `GET /streams` shows it. */
@@ -115,9 +115,15 @@ export function listStreamViews(
   nowMs: number,
   held: ReadonlyMap<string, HeldStreamView> = new Map(),
 ): StreamView[] {
-  const byId = new Map(states.map((s) => [s.streamId, s]));
   // By id, not a search per stream: 1,000 connections have 13,000 streams.
   const definitionOf = new Map(definitions.map((d) => [d.streamId, d]));
+  // A removed stream's tombstone (its snapshots being deleted in the background) is not shown,
+  // unless its connection was added again (the stream it becomes, as after a reset).
+  const byId = new Map(
+    states
+      .filter((s) => !isRemovedStream(s) || definitionOf.has(s.streamId))
+      .map((s) => [s.streamId, s]),
+  );
   const ids = new Set([...definitionOf.keys(), ...byId.keys()]);
   return [...ids].sort().map((id) => {
     const view = toStreamView(definitionOf.get(id), byId.get(id), nowMs);

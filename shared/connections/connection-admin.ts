@@ -7,8 +7,9 @@ import { DurationSchema } from '../duration.ts';
 import { BridgeError, ValidationError } from '../errors.ts';
 import { connectionLeaseId } from '../polling/poll-connection.ts';
 import { entitiesWithoutPortfolioRead } from '../polling/portfolio-entities.ts';
+import { removeStream, type StateRemoval } from '../polling/removed-streams.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../polling/tracked-targets.ts';
-import type { StateStore, StreamState } from '../state/state-store.ts';
+import { isRemovedStream, type StateStore, type StreamState } from '../state/state-store.ts';
 import {
   ConnectionIdSchema,
   ConnectionSettingsSchema,
@@ -145,6 +146,21 @@ export interface ConnectionAdminDeps {
    * shown as the view's `error`. Where absent, views carry none.
    */
   notPolledBecause?: (connection: StoredConnection) => string | undefined;
+  /**
+   * How `remove` deletes the streams' state and snapshots (default `now`, inside the call; the
+   * AWS admin API: `background`, see StateRemoval).
+   */
+  stateRemoval?: StateRemoval;
+}
+
+/** What `remove` answers. */
+export interface ConnectionRemoval {
+  id: string;
+  removed: true;
+  /** Streams whose state was removed (0 with keepState). */
+  streamsDeleted: number;
+  /** `done`: their state and snapshots are gone; `background`: hidden now, deleted in the background. */
+  stateDeletion: 'done' | 'background';
 }
 
 /**
@@ -215,8 +231,9 @@ export async function setConnectionEnabled(
 /**
  * Removes a connection: polling stops (disabled first, then a running AWS job of it waited
  * for, see {@link REMOVE_JOB_WAIT_MS}), then its streams' state, snapshots and leases go
- * (unless `keepState`; told first to `beforeStreamsDeleted`), then the connection with its
- * sealed token. Cut off halfway, running it again finishes it.
+ * (unless `keepState`; told first to `beforeStreamsDeleted`): at once, or with `stateRemoval:
+ * 'background'` as tombstones the background purge empties (see removeStream), then the
+ * connection with its sealed token. Cut off halfway, running it again finishes it.
  * @throws ConnectionNotFoundError, ConnectionReadOnlyError for the environment's connection,
  * ConnectionBusyError when a job still holds it after the wait (without `keepState`).
  */
@@ -224,7 +241,7 @@ export async function removeConnection(
   id: string,
   options: { keepState: boolean },
   deps: ConnectionAdminDeps,
-): Promise<{ id: string; removed: true; streamsDeleted: number }> {
+): Promise<ConnectionRemoval> {
   assertStored(id, deps);
   const registeredAt = await disableForRemoval(id, deps.store);
   await deps.onChange?.(id);
@@ -235,6 +252,7 @@ export async function removeConnection(
     return stored === undefined || registeredAt === undefined || stored.createdAt === registeredAt;
   };
   let streamsDeleted = 0;
+  const removal = deps.stateRemoval ?? 'now';
   // A running job (AWS) would go on polling with the removed token, and a page it is storing
   // would land after the state was deleted: the removal takes the connection's job lease first,
   // once that job has stopped. Keeping the state, it goes on without it after the wait (a job
@@ -248,8 +266,9 @@ export async function removeConnection(
       if (streams.length > 0) await deps.beforeStreamsDeleted?.(streams);
       for (const stream of streams) {
         if (!(await stillThisOne())) break;
-        await deps.state.deleteStream(stream.streamId);
-        streamsDeleted += 1;
+        await removeStream(deps.state, stream, deps.clock.now(), removal);
+        // A tombstone of an earlier removal (noted again, in case that one was cut off) is no stream.
+        if (!isRemovedStream(stream)) streamsDeleted += 1;
       }
     }
   } finally {
@@ -257,7 +276,12 @@ export async function removeConnection(
   }
   await deps.store.remove(id, registeredAt);
   await deps.onChange?.(id);
-  return { id, removed: true, streamsDeleted };
+  return {
+    id,
+    removed: true,
+    streamsDeleted,
+    stateDeletion: !options.keepState && removal === 'background' ? 'background' : 'done',
+  };
 }
 
 /**

@@ -233,6 +233,11 @@ export function withSavedStates(
       return written;
     },
     deleteStream: (streamId) => store.deleteStream(streamId),
+    deleteStreamState: (streamId, expectedVersion) =>
+      store.deleteStreamState(streamId, expectedVersion),
+    markStreamRemoved: (streamId) => store.markStreamRemoved(streamId),
+    unmarkStreamRemoved: (streamId) => store.unmarkStreamRemoved(streamId),
+    listRemovedStreams: (limit) => store.listRemovedStreams(limit),
     acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
     releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
   };

@@ -1,5 +1,6 @@
 import { ConnectorError } from '../connector/errors.ts';
-import { StateConflictError, type StreamState } from '../state/state-store.ts';
+import { deleteSnapshotsBefore } from '../state/snapshots-before.ts';
+import { isRemovedStream, StateConflictError, type StreamState } from '../state/state-store.ts';
 import {
   PartialPollFailure,
   type PollDeps,
@@ -73,7 +74,7 @@ function setAsideSince(before: number, state: StreamState): { setAside?: PollSet
 /** The state of a stream never polled before (its ids and entity type are all it takes). */
 export function initialStreamState(
   definition: Pick<StreamDefinition, 'streamId' | 'connectionId'> & {
-    spec: Pick<StreamDefinition['spec'], 'entityType'>;
+    spec: { entityType: string };
   },
   now: number,
 ): StreamState {
@@ -108,13 +109,13 @@ async function dropSnapshotsOfBeforeReset(
 ): Promise<boolean> {
   const resetAt = state.current.resetAt;
   if (resetAt === null || resetAt === undefined) return true;
-  let deleted = 0;
-  for await (const page of deps.store.scanSnapshots(definition.streamId)) {
-    const old = page.filter((s) => s.updatedAt < resetAt).map((s) => s.entityId);
-    if (old.length > 0) await deps.store.deleteSnapshots(definition.streamId, old);
-    deleted += old.length;
-    if (deleted >= RESET_SNAPSHOTS_DELETED_PER_POLL) return false;
-  }
+  const { noneLeft } = await deleteSnapshotsBefore(
+    deps.store,
+    definition.streamId,
+    resetAt,
+    RESET_SNAPSHOTS_DELETED_PER_POLL,
+  );
+  if (!noneLeft) return false;
   state.stage({ resetAt: null });
   return true;
 }
@@ -249,6 +250,11 @@ export async function pollStream(
     const startedAt = deps.clock.now();
     const setAsideBefore = stored.recordsSetAside ?? 0;
     try {
+      // The tombstone of a stream removed with its connection, the connection added again since
+      // (StreamState.removedAt): taken over before any other write, so the background purge
+      // leaves the state (a purge that deleted it first makes this save lose: `changed`, and the
+      // next poll starts with none); its `resetAt` still has the old snapshots deleted first.
+      if (isRemovedStream(stored)) await state.save({ removedAt: null });
       const caughtUp =
         (await dropSnapshotsOfBeforeReset(definition, deps, state)) &&
         (await runStrategy(definition, deps, state));

@@ -8,6 +8,7 @@
  * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string) or recordZ (the same, raw-deflated, above 600 bytes), scope, deleted, ttl, updatedAt |
  * | lease         | `STREAM#<streamId>` | `LEASE`           | owner, expiresAt (epoch ms), ttl (clean-up only)     |
  * | stream state  | `STREAMS`           | `<streamId>`      | every StreamState field, version                     |
+ * | removed note  | `REMOVED_STREAMS`   | `<streamId>`      | none: a tombstoned stream the purge step has to empty |
  *
  * Why: a stream's snapshots and lease share one item collection, so a scan of one stream
  * (reconciliation, resync) and a reset are Queries on one pk; all stream states share one
@@ -32,6 +33,8 @@ import {
 
 /** Partition key of all stream states. */
 export const STREAMS_PK = 'STREAMS';
+/** Partition key of the notes of removed streams (StreamState.removedAt) left to purge. */
+export const REMOVED_STREAMS_PK = 'REMOVED_STREAMS';
 /** Sort key of a stream's lease item. */
 export const LEASE_SK = 'LEASE';
 /** Sort key prefix of snapshot items. */
@@ -53,6 +56,11 @@ export function snapshotKey(streamId: string, entityId: string): ItemKey {
 /** Key of a stream state item. */
 export function streamStateKey(streamId: string): ItemKey {
   return { pk: STREAMS_PK, sk: streamId };
+}
+
+/** Key of the note that a stream was removed and awaits its purge. */
+export function removedStreamKey(streamId: string): ItemKey {
+  return { pk: REMOVED_STREAMS_PK, sk: streamId };
 }
 
 /** Key of a lease item. */

@@ -27,6 +27,8 @@ import {
   fromStreamStateItem,
   leaseKey,
   parseItemKey,
+  REMOVED_STREAMS_PK,
+  removedStreamKey,
   SNAPSHOT_COMPRESS_ABOVE_BYTES,
   SNAPSHOT_SK_PREFIX,
   STREAMS_PK,
@@ -315,6 +317,64 @@ export class DynamoDbStateStore implements StateStore {
         new DeleteCommand({ TableName: this.tableName, Key: streamStateKey(streamId) }),
       ),
     );
+  }
+
+  async deleteStreamState(streamId: string, expectedVersion: number): Promise<boolean> {
+    try {
+      await this.documentClient.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: streamStateKey(streamId),
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ExpressionAttributeValues: { ':expected': expectedVersion },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw this.toStoreError('DeleteItem', error);
+    }
+  }
+
+  async markStreamRemoved(streamId: string): Promise<void> {
+    await this.call('PutItem', () =>
+      this.documentClient.send(
+        new PutCommand({ TableName: this.tableName, Item: removedStreamKey(streamId) }),
+      ),
+    );
+  }
+
+  async unmarkStreamRemoved(streamId: string): Promise<void> {
+    await this.call('DeleteItem', () =>
+      this.documentClient.send(
+        new DeleteCommand({ TableName: this.tableName, Key: removedStreamKey(streamId) }),
+      ),
+    );
+  }
+
+  async listRemovedStreams(limit: number): Promise<string[]> {
+    const ids: string[] = [];
+    if (limit < 1) return ids;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const output = await this.call('Query', () =>
+        this.documentClient.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': 'pk' },
+            ExpressionAttributeValues: { ':pk': REMOVED_STREAMS_PK },
+            ConsistentRead: true,
+            Limit: limit - ids.length,
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      for (const item of output.Items ?? []) ids.push(parseItemKey(item).sk);
+      startKey = output.LastEvaluatedKey;
+    } while (startKey && ids.length < limit);
+    return ids;
   }
 
   async acquireLease(

@@ -32,6 +32,7 @@ export class MemoryStateStore implements StateStore {
   private readonly snapshots = new Map<string, Map<string, StoredEntry>>();
   private readonly streams = new Map<string, StreamState>();
   private readonly leases = new Map<string, Lease>();
+  private readonly removed = new Set<string>();
 
   async getSnapshots(
     streamId: string,
@@ -138,6 +139,24 @@ export class MemoryStateStore implements StateStore {
     this.snapshots.delete(streamId);
     this.leases.delete(streamId);
     this.streams.delete(streamId);
+  }
+
+  async deleteStreamState(streamId: string, expectedVersion: number): Promise<boolean> {
+    if (this.streams.get(streamId)?.version !== expectedVersion) return false;
+    this.streams.delete(streamId);
+    return true;
+  }
+
+  async markStreamRemoved(streamId: string): Promise<void> {
+    this.removed.add(streamId);
+  }
+
+  async unmarkStreamRemoved(streamId: string): Promise<void> {
+    this.removed.delete(streamId);
+  }
+
+  async listRemovedStreams(limit: number): Promise<string[]> {
+    return [...this.removed].sort().slice(0, Math.max(0, limit));
   }
 
   async acquireLease(

@@ -137,6 +137,16 @@ export const StreamStateSchema = z.object({
    * poll before its first sync begins. Null or absent when none are left.
    */
   resetAt: z.number().int().nullable().optional(),
+  /**
+   * Epoch ms the stream was removed (its connection removed, or reset with its connection gone)
+   * while its snapshots are deleted in the background (the AWS admin API): the state is a
+   * tombstone (a fresh state with `resetAt` the same instant), hidden from listings and noted in
+   * {@link StateStore.listRemovedStreams}; a purge step deletes the snapshots in bounded chunks,
+   * then the state. A connection added again with the id takes its stream over at its first poll
+   * (the poller clears this; `resetAt` has it delete the old snapshots before its first sync).
+   * Null or absent on any other state.
+   */
+  removedAt: z.number().int().nullable().optional(),
   /** How this stream's first sync publishes, overriding the configured INITIAL_SYNC (a backfill sets it). */
   initialSync: z.enum(['baseline', 'emit']).optional(),
   /**
@@ -179,6 +189,11 @@ export const StreamStateSchema = z.object({
 });
 /** Per-stream poll state. */
 export type StreamState = z.infer<typeof StreamStateSchema>;
+
+/** Whether a stream state is a removal's tombstone (see StreamState.removedAt). Pure. */
+export function isRemovedStream(state: Pick<StreamState, 'removedAt'>): boolean {
+  return typeof state.removedAt === 'number';
+}
 
 /** Which stream states a listing returns: all, or one connection's. */
 export interface StreamFilter {
@@ -293,6 +308,20 @@ export interface StateStore {
   saveStream(state: StreamState, expectedVersion: number): Promise<StreamState>;
   /** Reset: removes the state, every snapshot and the lease of the stream. */
   deleteStream(streamId: string): Promise<void>;
+  /**
+   * Removes the stream's state alone, if it is stored at `expectedVersion`; false when it is not
+   * (changed since it was read, or gone). Its snapshots and lease stay.
+   */
+  deleteStreamState(streamId: string, expectedVersion: number): Promise<boolean>;
+  /**
+   * Notes a stream whose state is a removal tombstone (StreamState.removedAt), for the purge
+   * step to find ({@link listRemovedStreams}) without reading every stream state.
+   */
+  markStreamRemoved(streamId: string): Promise<void>;
+  /** Drops the note of {@link markStreamRemoved} (none: nothing). */
+  unmarkStreamRemoved(streamId: string): Promise<void>;
+  /** The streams noted removed, by stream id, `limit` at most. */
+  listRemovedStreams(limit: number): Promise<string[]>;
   /**
    * Conditional write: succeeds when no lease exists, it expired (expiresAt <= now), or the
    * owner is the same (a renewal); returns null when another owner holds a valid lease.

@@ -150,7 +150,12 @@ describe('connections admin API', () => {
     await harness.state.saveStream(streamState('main:customer', { connectionId: 'main' }), 0);
 
     const removed = await harness.call('DELETE', '/connections/hotel-1');
-    expect(removed.body).toEqual({ id: 'hotel-1', removed: true, streamsDeleted: 1 });
+    expect(removed.body).toEqual({
+      id: 'hotel-1',
+      removed: true,
+      streamsDeleted: 1,
+      stateDeletion: 'done',
+    });
     expect(await harness.connections.get('hotel-1')).toBeUndefined();
     expect(await harness.state.getStream('hotel-1:customer')).toBeUndefined();
     expect((await harness.state.getSnapshots('hotel-1:customer', ['c-1'])).size).toBe(0);
@@ -165,7 +170,12 @@ describe('connections admin API', () => {
     const removed = await harness.call('DELETE', '/connections/hotel-1', {
       query: { keepState: 'true' },
     });
-    expect(removed.body).toEqual({ id: 'hotel-1', removed: true, streamsDeleted: 0 });
+    expect(removed.body).toEqual({
+      id: 'hotel-1',
+      removed: true,
+      streamsDeleted: 0,
+      stateDeletion: 'done',
+    });
     expect(await harness.connections.get('hotel-1')).toBeUndefined();
     expect(await harness.state.getStream('hotel-1:customer')).toBeDefined();
   });

@@ -2,7 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { startAdminServer } from '../../shared/admin/node-server.ts';
 import { type CliRun, startCliHarness } from '../admin/support/cli.ts';
+import { streamState } from '../state/state-store.contract.ts';
 
 const TOKEN = 'cli-hotel-token-51b0';
 
@@ -119,5 +121,24 @@ describe('change-bridge connections', () => {
     expect((await run(['connections', 'show', 'hotel-1'])).code).toBe(1);
     const listed = JSON.parse((await run(['connections', 'list', '--json'])).stdout);
     expect(listed.map((c: { id: string }) => c.id)).toEqual(['main', 'hotel-2']);
+  });
+
+  it('remove says when the streams’ snapshots are deleted in the background (AWS)', async () => {
+    // The same deps as the AWS admin function answers them.
+    const aws = await startAdminServer({
+      port: 0,
+      deps: { ...cli.harness.deps, stateRemoval: 'background' },
+    });
+    onTestFinished(() => aws.close());
+    await cli.harness.state.saveStream(streamState('hotel-2:customer'), 0);
+
+    const removed = await cli.run(['connections', 'remove', 'hotel-2', '--api', aws.url], {
+      api: false,
+    });
+    expect(removed.stdout).toBe(
+      'Removed connection hotel-2 and its token; 1 streams’ state removed (hidden now; their snapshots are deleted in the background within minutes)',
+    );
+    const json = await run(['connections', 'list', '--json']);
+    expect(JSON.parse(json.stdout).map((c: { id: string }) => c.id)).toEqual(['main']);
   });
 });

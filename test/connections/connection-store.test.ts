@@ -104,7 +104,12 @@ describe('DynamoDbConnectionStore on dynalite: stored items', () => {
         configured: [],
       },
     );
-    expect(removed).toEqual({ id: 'hotel-2', removed: true, streamsDeleted: 1 });
+    expect(removed).toEqual({
+      id: 'hotel-2',
+      removed: true,
+      streamsDeleted: 1,
+      stateDeletion: 'done',
+    });
     expect((await listAllConnections(store)).map((c) => c.id)).toEqual(['hotel-1']);
     expect(await store.get('hotel-2')).toBeUndefined();
   });

@@ -3,6 +3,7 @@ import {
   SendMessageBatchCommand,
   type SendMessageBatchCommandInput,
   type SendMessageBatchCommandOutput,
+  SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import {
@@ -51,8 +52,13 @@ function item(id: string, nextDueAt: number | undefined): Record<string, unknown
   };
 }
 
+/** Streams noted removed, awaiting their purge (`REMOVED_STREAMS` items). */
+let removedStreams: string[];
+
 /** The connection store's paged Query, answered from `table` in id order. */
 function answerQuery(input: QueryCommandInput) {
+  if (input.ExpressionAttributeValues?.[':pk'] === 'REMOVED_STREAMS')
+    return { Items: removedStreams.map((sk) => ({ pk: 'REMOVED_STREAMS', sk })) };
   const ids = [...table.keys()].sort();
   const after = input.ExclusiveStartKey?.sk as string | undefined;
   const start = after === undefined ? 0 : ids.findIndex((id) => id > after);
@@ -120,6 +126,7 @@ beforeEach(() => {
   documents.reset();
   sqs.reset();
   documents.on(QueryCommand).callsFake(answerQuery);
+  removedStreams = [];
   enqueued = [];
   inFlight = 0;
   peakInFlight = 0;
@@ -154,12 +161,34 @@ describe('functions/planner handler at scale', () => {
     answerSend();
 
     await expect(plan()).resolves.toEqual({ enqueued: 1_200, connections: 1_200 });
-    const listings = documents.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    const listings = documents
+      .commandCalls(QueryCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => input.ExpressionAttributeValues?.[':pk'] !== 'REMOVED_STREAMS');
     expect(listings.length).toBeGreaterThan(1);
     for (const input of listings) {
       expect(input.ExpressionAttributeValues).toEqual({ ':pk': 'CONNECTIONS' });
       expect(input.ConsistentRead).toBe(false);
     }
+  });
+
+  it('sends one purge job while a stream removed in the background awaits its purge, and none otherwise', async () => {
+    table = new Map(ids(3).map((id) => [id, { nextDueAt: Date.now() - 1_000 }]));
+    answerSend();
+    const purgeJobs = () =>
+      sqs
+        .commandCalls(SendMessageCommand)
+        .map((call) => JSON.parse(call.args[0].input.MessageBody!));
+
+    await plan();
+    expect(purgeJobs()).toEqual([]);
+
+    removedStreams = ['hotel-00001:customer', 'hotel-00001:resource'];
+    await expect(plan()).resolves.toEqual({ enqueued: 3, connections: 3 });
+    expect(purgeJobs()).toEqual([{ purge: 'removed-streams' }]);
+    expect(sqs.commandCalls(SendMessageCommand)[0]!.args[0].input.QueueUrl).toBe(
+      process.env.POLL_JOB_QUEUE_URL,
+    );
   });
 
   it('sends again the entries SQS refused for a transient reason and enqueues every job', async () => {

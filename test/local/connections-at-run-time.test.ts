@@ -151,7 +151,12 @@ describe('connections added, disabled and removed at run time', () => {
     expect(frozen?.lastPollAt).toBeTruthy();
 
     const removed = await cli(['connections', 'remove', 'hotel-2', '--json']);
-    expect(JSON.parse(removed.stdout)).toEqual({ id: 'hotel-2', removed: true, streamsDeleted: 1 });
+    expect(JSON.parse(removed.stdout)).toEqual({
+      id: 'hotel-2',
+      removed: true,
+      streamsDeleted: 1,
+      stateDeletion: 'done',
+    });
     expect(await stream('hotel-2:customer')).toBeUndefined();
     expect((await cli(['connections', 'show', 'hotel-2'])).code).toBe(1);
     const listed = await cli(['connections', 'list', '--json']);

@@ -441,6 +441,38 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect((await store.getSnapshots('main:resource', ['kept'])).size).toBe(1);
       expect(await store.saveStream(streamState('main:customer'), 0)).toMatchObject({ version: 1 });
     });
+
+    it('deletes a stream state alone, only at the version given', async () => {
+      const store = await createStore();
+      await store.saveStream(streamState('main:customer', { removedAt: 5, resetAt: 5 }), 0);
+      await store.putSnapshots('main:customer', [snapshot('kept')]);
+
+      expect(await store.deleteStreamState('main:customer', 2)).toBe(false);
+      expect(await store.getStream('main:customer')).toMatchObject({ version: 1, removedAt: 5 });
+      expect(await store.deleteStreamState('main:customer', 1)).toBe(true);
+      expect(await store.deleteStreamState('main:customer', 1)).toBe(false);
+      expect(await store.getStream('main:customer')).toBeUndefined();
+      expect((await store.getSnapshots('main:customer', ['kept'])).size).toBe(1);
+    });
+
+    it('notes removed streams and lists them by id up to a limit, each once', async () => {
+      const store = await createStore();
+      expect(await store.listRemovedStreams(10)).toEqual([]);
+      for (const id of ['b:customer', 'a:resource', 'a:customer', 'b:customer'])
+        await store.markStreamRemoved(id);
+
+      expect(await store.listRemovedStreams(10)).toEqual([
+        'a:customer',
+        'a:resource',
+        'b:customer',
+      ]);
+      expect(await store.listRemovedStreams(2)).toEqual(['a:customer', 'a:resource']);
+      await store.unmarkStreamRemoved('a:resource');
+      await store.unmarkStreamRemoved('never:noted');
+      expect(await store.listRemovedStreams(10)).toEqual(['a:customer', 'b:customer']);
+      // The notes are no stream states.
+      expect(await store.listStreams()).toEqual([]);
+    });
   });
 
   describe(`${name}: leases`, () => {

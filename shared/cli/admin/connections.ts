@@ -235,7 +235,9 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       `Removed connection ${removed.id} and its token; ${
         options.keepState
           ? 'its streams’ state was kept'
-          : `${removed.streamsDeleted} streams’ state deleted`
+          : removed.stateDeletion === 'background'
+            ? `${removed.streamsDeleted} streams’ state removed (hidden now; their snapshots are deleted in the background within minutes)`
+            : `${removed.streamsDeleted} streams’ state deleted`
       }`,
     );
   });
