@@ -10,6 +10,7 @@ import { guardSignedRequest } from '../shared/admin/request-guard.ts';
 import { adminResponseHeaders, serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
+import { STREAM_PAGE_MAX } from '../shared/admin/schemas.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
 import type { ConnectionStore } from '../shared/connections/connection-store.ts';
 import {
@@ -36,12 +37,18 @@ import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import { buildWebhookDeps, type WebhookLambdaEnv, WebhookLambdaEnvSchema } from './webhook-deps.ts';
 
 /**
- * The most streams `GET /streams` answers without a `connectionId` here: a stream's view is
- * about 0.5 KB of JSON (up to about 1.2 KB with errors and a window in progress, escaped in the
- * proxy result), so 4,000 (about 300 properties of 13 streams) stay inside Lambda's 6 MB
- * response and read about 4 MB of stream states at most. Beyond: 400 naming `connectionId`.
+ * The most streams one answer of `GET /streams` holds here, and its default page: a stream's
+ * view is about 0.5 KB of JSON, so 4,000 (about 300 properties of 13 streams) are about 2 MB
+ * and read about 4 MB of stream states at most. More: the first page and its `nextCursor`.
  */
-export const STREAM_LIST_LIMIT = 4000;
+export const STREAM_LIST_LIMIT = STREAM_PAGE_MAX;
+
+/**
+ * The most bytes of JSON an answer of `GET /streams` holds here, as escaped in the proxy
+ * result: a page ends before it. Streams whose errors are long (three of 2,000 characters,
+ * up to about 24 KB each escaped) then come in more pages, each well within Lambda's 6 MB.
+ */
+export const STREAM_LIST_BYTES = 4 * 1024 * 1024;
 
 /** Variables the admin function reads beyond the poll ones (set by infra/). */
 export const AdminApiEnvSchema = WebhookLambdaEnvSchema;
@@ -178,6 +185,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     streamListLimit: STREAM_LIST_LIMIT,
     // Behind API Gateway's 29 s: a removal hides the streams, a poller's purge job empties them.
     stateRemoval: 'background',
+    streamListBytes: STREAM_LIST_BYTES,
     connections: {
       store: connections,
       cipher: createKmsTokenCipher(config.poll.tokenKeyArn),

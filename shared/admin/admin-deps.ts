@@ -34,12 +34,19 @@ export interface AdminDeps {
    */
   streams(filter?: StreamFilter): Promise<readonly StreamDefinition[]>;
   /**
-   * The most streams `GET /streams` answers without a `connectionId` (the AWS function's, so
-   * its answer fits Lambda's 6 MB and its reads stay few): a deployment with more is answered
-   * 400 naming `connectionId`, after reading that many stream states and one more, nothing
-   * else. Absent: no bound (the local `start`).
+   * The most streams one answer of `GET /streams` holds, and how many it holds when the caller
+   * gives no `limit` (the AWS function's, so its answer fits Lambda's 6 MB and its reads stay
+   * few): with more, the answer is the first page and its `nextCursor`, after reading that many
+   * stream states and one more. Absent: no bound (the local `start`), every stream at once
+   * unless the caller asks for a `limit`.
    */
   streamListLimit?: number;
+  /**
+   * The most bytes the JSON of an answer of `GET /streams` takes inside a Lambda proxy result
+   * (escaped once more): a page ends before its streams would pass it (the AWS function's, so
+   * streams with long errors still fit Lambda's 6 MB). Absent: no bound.
+   */
+  streamListBytes?: number;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */

@@ -1,8 +1,6 @@
 import { splitStreamId } from '../connections/connection.ts';
-import { ValidationError } from '../errors.ts';
 import { initialStreamState } from '../polling/poll-stream.ts';
 import { removeStream } from '../polling/removed-streams.ts';
-import { streamMatches } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, saveResetState, startBackfill } from './backfill.ts';
 import { endBackfillParts } from './backfill-ending.ts';
@@ -15,7 +13,8 @@ import {
   StreamListSchema,
   StreamViewSchema,
 } from './schemas.ts';
-import { listStreamViews, toStreamView } from './streams-view.ts';
+import { listStreamPage } from './stream-list-page.ts';
+import { toStreamView } from './streams-view.ts';
 
 /** The definition and state of a stream; 404 when it is neither configured nor stored. */
 async function findStream(id: string, deps: AdminDeps) {
@@ -27,16 +26,6 @@ async function findStream(id: string, deps: AdminDeps) {
   return { definition, state };
 }
 
-/** A listing of every stream where more than `limit` exist: the caller names a connection. */
-function tooManyStreams(limit: number): ValidationError {
-  return new ValidationError('query', [
-    {
-      path: 'connectionId',
-      message: `required: there are more than ${limit} streams, more than one answer holds; name a connection`,
-    },
-  ]);
-}
-
 /** Stream routes (list, reset) and backfill jobs. */
 export const STREAM_ROUTES: readonly AdminRoute[] = [
   defineRoute({
@@ -44,31 +33,12 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     path: '/streams',
     operationId: 'listStreams',
     summary:
-      'Streams with watermark, last poll, lag, errors, parking and window in progress, and the connector budget per connection',
+      'Streams by id with watermark, last poll, lag, errors, parking and window in progress, and the connector budget per connection; a page that leaves streams out gives nextCursor',
     tag: 'streams',
     query: StreamListQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: StreamListSchema },
-    handle: async ({ query }, deps) => {
-      // One connection's streams are one short read, however many connections there are.
-      const filter = query.connectionId === undefined ? {} : { connectionId: query.connectionId };
-      // Every stream at once only up to the bound (if any), read no further than that.
-      const limit = query.connectionId === undefined ? deps.streamListLimit : undefined;
-      const states = await deps.state.listStreams(
-        filter,
-        limit === undefined ? undefined : { limit: limit + 1 },
-      );
-      if (limit !== undefined && states.length > limit) throw tooManyStreams(limit);
-      const definitions = (await deps.streams(filter)).filter((d) =>
-        streamMatches(d.streamId, filter),
-      );
-      const budgets = deps
-        .budgets?.()
-        .filter((b) => filter.connectionId === undefined || b.connectionId === filter.connectionId);
-      const streams = listStreamViews(definitions, states, deps.clock.now(), deps.heldStreams?.());
-      if (limit !== undefined && streams.length > limit) throw tooManyStreams(limit);
-      return { status: 200, body: { streams, ...(budgets ? { budgets } : {}) } };
-    },
+    handle: async ({ query }, deps) => ({ status: 200, body: await listStreamPage(query, deps) }),
   }),
   defineRoute({
     method: 'POST',

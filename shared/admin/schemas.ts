@@ -11,6 +11,7 @@ import {
   UpdateSubscriptionInputSchema,
 } from '../webhooks/subscription-admin.ts';
 import { AttemptViewSchema, DeliveryViewSchema } from './delivery-view.ts';
+import { STREAM_CURSOR_MAX_CHARS, StreamCursorSchema } from './stream-cursor.ts';
 
 /*
  * Request and response schemas of the admin API. The router validates every input with
@@ -47,18 +48,31 @@ const IdInputSchema = z
   .min(1)
   .max(ID_MAX_LENGTH, { error: `must be at most ${ID_MAX_LENGTH} characters: no id is longer` });
 
-const LIMIT_MESSAGE = `must be a whole number from 1 to ${LIST_LIMIT_MAX}`;
+/** A `limit` query parameter from 1 to `max`: plain digits (not `1e2`, `0x10` or ` 5`). */
+function limitQuerySchema(max: number) {
+  const message = `must be a whole number from 1 to ${max}`;
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value),
+      z
+        .number({ error: message })
+        .int({ error: message })
+        .positive({ error: message })
+        .max(max, { error: message }),
+    )
+    .optional();
+}
+
 /** The `limit` query parameter of list routes: plain digits (not `1e2`, `0x10` or ` 5`). */
-export const LimitQuerySchema = z
-  .preprocess(
-    (value) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value),
-    z
-      .number({ error: LIMIT_MESSAGE })
-      .int({ error: LIMIT_MESSAGE })
-      .positive({ error: LIMIT_MESSAGE })
-      .max(LIST_LIMIT_MAX, { error: LIMIT_MESSAGE }),
-  )
-  .optional();
+export const LimitQuerySchema = limitQuerySchema(LIST_LIMIT_MAX);
+
+/**
+ * The most streams one answer of `GET /streams` holds, its `limit`'s maximum and in AWS its
+ * default: a stream's view is about 0.5 KB of JSON, so 4,000 are about 2 MB; an answer also
+ * ends before its JSON passes the deployment's byte bound (AdminDeps.streamListBytes, 4 MB in
+ * AWS), whatever its streams' errors weigh.
+ */
+export const STREAM_PAGE_MAX = 4000;
 
 /** Body of `POST /subscriptions`. */
 export const CreateSubscriptionBodySchema = CreateSubscriptionInputSchema.extend({
@@ -272,10 +286,15 @@ export const BudgetViewSchema = z.object({
   pausedUntil: z.string().nullable(),
 });
 
-/** `GET /streams`: the streams, and the connector budget per connection where known. */
+/**
+ * `GET /streams`: the streams by id, and the connector budget per connection where known (with
+ * the first page only).
+ */
 export const StreamListSchema = z.object({
   streams: z.array(StreamViewSchema),
   budgets: z.array(BudgetViewSchema).optional(),
+  /** Present when streams after this page's are left out: pass it as `cursor` for the next page. */
+  nextCursor: z.string().optional(),
 });
 
 /** What a backfill did since it started: records read, events published, webhooks delivered. */
@@ -339,9 +358,29 @@ export { ConnectionViewSchema };
 /** `GET /connections`: every connection, never with a token. */
 export const ConnectionListSchema = z.object({ connections: z.array(ConnectionViewSchema) });
 
-/** `GET /streams?connectionId=…`: one connection's streams and budget instead of all. */
+/**
+ * Query of `GET /streams`: `connectionId` for one connection's streams and budget instead of
+ * all; `limit` and `cursor` for a page of them, as `GET /events` pages.
+ */
 export const StreamListQuerySchema = z
-  .object({ connectionId: ConnectionIdSchema.optional() })
+  .object({
+    connectionId: ConnectionIdSchema.optional(),
+    limit: limitQuerySchema(STREAM_PAGE_MAX).meta({
+      description: `At most this many streams (by id); default: the deployment's bound (${STREAM_PAGE_MAX} in AWS, none locally). A page also ends before its answer passes the deployment's byte bound (4 MB in AWS)`,
+    }),
+    cursor: z
+      .string()
+      .max(STREAM_CURSOR_MAX_CHARS, { error: 'must be a nextCursor a previous page gave' })
+      .refine((text) => StreamCursorSchema.safeParse(text).success, {
+        error: 'must be a nextCursor a previous page gave',
+      })
+      .optional()
+      .meta({
+        description:
+          "The page after a previous one: that page's nextCursor, opaque (it encodes the last stream id that page held, in the list every caller may read whole)",
+      }),
+  })
+  // A misspelt filter would list every stream as if it had filtered: refused, named.
   .strict();
 
 /** Query of `DELETE /connections/{id}`: `keepState=true` keeps the streams' state and snapshots. */

@@ -104,6 +104,20 @@ describe('OpenAPI document', () => {
     ]);
     expect(events.parameters[1]!.schema).toMatchObject({ type: 'integer', maximum: 1000 });
 
+    const streams = operation(doc, 'get', '/streams');
+    expect(streams.parameters.map((p) => [p.name, p.in, p.required])).toEqual([
+      ['connectionId', 'query', false],
+      ['limit', 'query', false],
+      ['cursor', 'query', false],
+    ]);
+    expect(streams.parameters[1]!.schema).toMatchObject({ type: 'integer', maximum: 4000 });
+    const listed = streams.responses['200']!.content!['application/json']!.schema as {
+      properties: Record<string, unknown>;
+      required?: string[];
+    };
+    expect(Object.keys(listed.properties)).toEqual(['streams', 'budgets', 'nextCursor']);
+    expect(listed.required).toEqual(['streams']);
+
     const replay = operation(doc, 'post', '/events/{id}/replay');
     expect(replay.requestBody!.required).toBe(false);
     expect(replay.parameters).toEqual([

@@ -158,32 +158,44 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
     }
   });
 
-  it('answers 400 naming connectionId past the bound, after reading one stream state more than it and nothing else', async () => {
+  it('answers the first page and nextCursor past the bound, reading one stream state more than it; the pages hold every stream once', async () => {
     const { harness, deps } = await hotelTable('bound', 6);
     try {
       // 12 stream states and 300 configured streams, against a bound of 10.
-      const { answer, commands } = await listStreams({ ...deps, streamListLimit: 10 }, {});
-      expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ field: 'connectionId' });
-      expect(String((answer.body as { error: string }).error)).toContain('more than 10 streams');
-      // One Query of the stream states, for 11 of them: no connection listing, no more pages.
-      expect(commands.map((c) => c.command)).toEqual(['QueryCommand']);
-      expect(commands[0]!.input).toMatchObject({
+      const bounded = { ...deps, streamListLimit: 10 };
+      const { answer, commands } = await listStreams(bounded, {});
+      const all = idsOf((await listStreams({ ...deps, streamListLimit: 1000 }, {})).answer);
+      expect(all).toEqual(idsOf((await listStreams(deps, {})).answer));
+      expect(all.length).toBeGreaterThan(HOTELS * 2);
+      expect(idsOf(answer)).toEqual(all.slice(0, 10));
+      const first = answer.body as { nextCursor?: string };
+      expect(first.nextCursor).toEqual(expect.any(String));
+      // One Query of the stream states, for 11 of them: no more pages of them.
+      const stateQueries = commands.filter(
+        (c) => c.command === 'QueryCommand' && !isConnectionListing(c),
+      );
+      expect(stateQueries).toHaveLength(1);
+      expect(stateQueries[0]!.input).toMatchObject({
         ExpressionAttributeValues: { ':pk': 'STREAMS' },
         Limit: 11,
       });
 
-      // The states within the bound, the configured streams past it: refused too.
-      const configured = await listStreams({ ...deps, streamListLimit: 20 }, {});
-      expect(configured.answer.status).toBe(400);
-      expect(configured.answer.body).toMatchObject({ field: 'connectionId' });
+      // Page after page, every stream once and in order, reading states up to the page only.
+      const pages: string[] = [...idsOf(answer)];
+      let cursor = first.nextCursor;
+      while (cursor !== undefined) {
+        const next = await listStreams(bounded, { cursor });
+        pages.push(...idsOf(next.answer));
+        cursor = (next.answer.body as { nextCursor?: string }).nextCursor;
+        for (const query of next.commands.filter((c) => !isConnectionListing(c)))
+          expect(Number(query.input.Limit)).toBeLessThanOrEqual(12 + 11);
+      }
+      expect(pages).toEqual(all);
 
-      // Within the bound, every stream as before; one connection's, whatever the bound.
-      const all = idsOf((await listStreams({ ...deps, streamListLimit: 1000 }, {})).answer);
-      expect(all).toEqual(idsOf((await listStreams(deps, {})).answer));
-      expect(all.length).toBeGreaterThan(HOTELS * 2);
+      // One connection's, whatever the bound.
       const one = await listStreams({ ...deps, streamListLimit: 1 }, { connectionId: 'hotel-3' });
-      expect(idsOf(one.answer)).toEqual(['hotel-3:customer', 'hotel-3:resource']);
+      expect(idsOf(one.answer)).toEqual(['hotel-3:customer']);
+      expect((one.answer.body as { nextCursor?: string }).nextCursor).toEqual(expect.any(String));
     } finally {
       await harness.close();
     }
