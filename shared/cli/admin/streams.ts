@@ -8,7 +8,7 @@ import {
 } from '../../admin/schemas.ts';
 import { StreamIdSchema } from '../../connections/connection.ts';
 import type { CliIo } from '../exit-codes.ts';
-import { ADMIN_DELETE_TIMEOUT_MS, checkInput } from './api-client.ts';
+import { ADMIN_DELETE_TIMEOUT_MS, type AdminApiClient, checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -23,10 +23,39 @@ import { streamStateText } from './stream-state.ts';
 
 const ListOptionsSchema = CommonOptionsSchema.extend({ connection: z.string().optional() });
 
+/** One answer of `GET /streams`. */
+type StreamList = z.infer<typeof StreamListSchema>;
+
 /** One connection's connector budget in a line: used of the limit, live reserve, queued, pause. */
 function budgetLine(budget: z.infer<typeof BudgetViewSchema>): string {
   const paused = budget.pausedUntil ? `, paused until ${shortTime(budget.pausedUntil)}` : '';
   return `connector budget of ${budget.connectionId}: ${budget.requestsInWindow} of ${budget.limit} requests in the last 30 s, live reserve ${budget.liveReserve}, queued ${budget.queued.live} live and ${budget.queued.bulk} bulk${paused}`;
+}
+
+/**
+ * Every stream `GET /streams` lists (of one connection, if named), page after page as its
+ * `nextCursor` leads, in its order; the connector budgets of its first page, the only one that
+ * carries them.
+ */
+async function listEveryStream(
+  client: AdminApiClient,
+  connectionId: string | undefined,
+): Promise<Pick<StreamList, 'streams' | 'budgets'>> {
+  const streams: StreamList['streams'] = [];
+  let budgets: StreamList['budgets'];
+  let cursor: string | undefined;
+  do {
+    const page: StreamList = await client.call('GET', '/streams', StreamListSchema, {
+      query: { connectionId, cursor },
+      check: { query: StreamListQuerySchema },
+      flags: { connectionId: '--connection' },
+    });
+    streams.push(...page.streams);
+    budgets ??= page.budgets;
+    // A page with no stream would lead nowhere: the listing ends there.
+    cursor = page.streams.length > 0 ? page.nextCursor : undefined;
+  } while (cursor !== undefined);
+  return { streams, ...(budgets ? { budgets } : {}) };
 }
 
 /** Adds `streams list [--connection ID]` and `streams reset STREAM` (design.md, CLI). */
@@ -42,16 +71,7 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
       .option('--connection <id>', 'only this connection’s streams and budget'),
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
-    const { streams, budgets } = await clientFor(options).call(
-      'GET',
-      '/streams',
-      StreamListSchema,
-      {
-        query: { connectionId: options.connection },
-        check: { query: StreamListQuerySchema },
-        flags: { connectionId: '--connection' },
-      },
-    );
+    const { streams, budgets } = await listEveryStream(clientFor(options), options.connection);
     // The budget lines the text shows, carried by each stream of the connection (null: none
     // reported, as in AWS), so the document stays the array of streams.
     if (options.json) {
