@@ -274,6 +274,48 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(problems).toEqual([]);
   }, 120_000);
 
+  it('reads 13,000 streams over the pages GET /streams answers them in, following nextCursor, and says it refreshes them once a minute', async () => {
+    const streams: Record<string, unknown>[] = [];
+    for (let hotel = 0; hotel < 1000; hotel += 1)
+      for (let type = 0; type < 13; type += 1)
+        streams.push(stream(`hotel-${String(hotel).padStart(4, '0')}`, `type${type}`));
+    // Parked on the last page, failing on the second: both found past the first page.
+    streams[12_999] = { ...streams[12_999]!, parked: true, parkedReason: 'token refused' };
+    streams[6000] = { ...streams[6000]!, consecutiveFailures: 2, lastError: 'HTTP 500' };
+    const asked: (string | null)[] = [];
+    fake = await startFakeConsoleApi((_method, path) => {
+      const url = new URL(path, 'http://fake');
+      if (url.pathname === '/streams') {
+        // Pages of 4,000, as in AWS; the cursor here is where the next page starts.
+        const cursor = url.searchParams.get('cursor');
+        asked.push(cursor);
+        const from = Number(cursor ?? 0);
+        const to = from + 4000;
+        return {
+          body: {
+            streams: streams.slice(from, to),
+            ...(to < streams.length ? { nextCursor: String(to) } : {}),
+          },
+        };
+      }
+      if (url.pathname === '/feed') return { body: { events: [], now: AT } };
+      return undefined;
+    });
+    await page.goto(`${fake.url}/`);
+    const rows = page.getByRole('table', { name: 'Streams' }).locator('tbody tr');
+    await rows.first().waitFor({ timeout: 60_000 });
+    expect(await rows.nth(0).textContent()).toContain('parked: token refused');
+    expect(await rows.nth(1).textContent()).toContain('HTTP 500');
+    await page
+      .getByText(
+        '500 of 13,000 streams shown, parked and failing ones first: choose a connection to see all of its streams; read in several pages, so refreshed once a minute',
+        { exact: false },
+      )
+      .waitFor();
+    expect(asked.slice(0, 4)).toEqual([null, '4000', '8000', '12000']);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
   it('asks for the admin token again when the one entered cannot be sent, instead of failing every call until the tab is closed', async () => {
     fake = await startFakeConsoleApi((_method, path, authorization) => {
       if (authorization !== 'Bearer good-token')

@@ -90,22 +90,27 @@ export function streamsToShow(streams, max = STREAMS_SHOWN_MAX) {
 }
 
 /**
- * The streams table of `GET /streams`, of one connection when `connectionId` is given; over
- * {@link STREAMS_SHOWN_MAX} streams, a line before it says how many it leaves out.
+ * The streams table of `GET /streams` (every page, as readEveryStream reads them), of one
+ * connection when `connectionId` is given; over {@link STREAMS_SHOWN_MAX} streams, a line
+ * before it says how many it leaves out, and one says so when they took several pages.
  * @param {any} listing
  * @param {string} [connectionId]
  */
 export function streamsTable(listing, connectionId = '') {
   const shown = streamsToShow(listing.streams);
   const count = new Intl.NumberFormat('en-US');
+  // A listing of several answers (readEveryStream) is read again once a minute, not every 5 s.
+  const paged = listing.pages > 1 ? '; read in several pages, so refreshed once a minute' : '';
   const note =
     shown.length < listing.streams.length
       ? h(
           'p',
           { class: 'muted' },
-          `${count.format(shown.length)} of ${count.format(listing.streams.length)} streams shown, parked and failing ones first: choose a connection to see all of its streams`,
+          `${count.format(shown.length)} of ${count.format(listing.streams.length)} streams shown, parked and failing ones first: choose a connection to see all of its streams${paged}`,
         )
-      : null;
+      : paged
+        ? h('p', { class: 'muted' }, `${count.format(listing.streams.length)} streams${paged}`)
+        : null;
   const rows = shown.map((/** @type {any} */ s) => [
     h('span', {}, h('strong', {}, s.entityType), ' ', h('small', {}, s.connectionId)),
     s.strategy ?? '—',

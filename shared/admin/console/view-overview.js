@@ -5,6 +5,7 @@ import { stackedBars } from './charts.js';
 import { emptyRow, failedPlaceholder, h, keyedChildren, replace, say, time } from './dom.js';
 import { createFeedTally, eventsPerMinute } from './feed-tally.js';
 import { every } from './poll.js';
+import { readEveryStream, streamsReadDue } from './streams-pages.js';
 import { streamsTable } from './streams-table.js';
 
 const FEED_POLL_MS = 2000;
@@ -163,15 +164,27 @@ export function renderOverview(main) {
   /** The connection whose streams are shown ('' for all): one hotel of thousands at a glance. */
   let connectionId = '';
   let streamsGeneration = 0;
+  /** @type {{ pages: number, readAtMs: number } | undefined} the last read of the streams */
+  let streamsRead;
 
-  async function pollStreams() {
+  /**
+   * Reads every page of the streams and shows them; a listing of more than one page (past
+   * 4,000 streams in AWS) only once a minute, unless `force`d (a new connection asked for).
+   * @param {boolean} [force]
+   */
+  async function pollStreams(force = false) {
+    if (!force && !streamsReadDue(streamsRead, Date.now())) return;
     const asked = streamsGeneration;
-    const listing = await api('GET', `streams${query({ connectionId })}`).catch((error) => {
-      failedPlaceholder(streamsLoading, 'Streams', error);
-      throw error;
-    });
+    const listing = await readEveryStream((path) => api('GET', path), connectionId).catch(
+      (error) => {
+        failedPlaceholder(streamsLoading, 'Streams', error);
+        throw error;
+      },
+    );
     // An answer for the connection of before the last change is dropped.
-    if (asked === streamsGeneration) replace(streamsBox, streamsTable(listing, connectionId));
+    if (asked !== streamsGeneration) return;
+    streamsRead = { pages: listing.pages, readAtMs: Date.now() };
+    replace(streamsBox, streamsTable(listing, connectionId));
   }
 
   const streamsForm = searchForm(
@@ -179,7 +192,7 @@ export function renderOverview(main) {
     () => {
       connectionId = /** @type {HTMLInputElement} */ (connectionInput).value.trim();
       streamsGeneration += 1;
-      return pollStreams();
+      return pollStreams(true);
     },
     h('label', { for: 'streams-connection' }, 'Connection'),
     connectionInput,
@@ -243,7 +256,7 @@ export function renderOverview(main) {
       ),
     ),
   );
-  const pollers = [every(pollStreams, STREAMS_POLL_MS), every(pollFeed, FEED_POLL_MS)];
+  const pollers = [every(() => pollStreams(), STREAMS_POLL_MS), every(pollFeed, FEED_POLL_MS)];
   return () => {
     for (const poller of pollers) poller.stop();
   };

@@ -12,6 +12,7 @@ import {
   tableShell,
 } from './dom.js';
 import { every } from './poll.js';
+import { readEveryStream } from './streams-pages.js';
 import { healthCell, secretPanel } from './subscription-parts.js';
 
 const SUBSCRIPTIONS_POLL_MS = 10_000;
@@ -31,7 +32,7 @@ export function renderSubscriptions(main) {
   const healthCells = new WeakMap();
   /**
    * The entity types a resync may name, read once the page opens: they change only with the
-   * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels).
+   * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels, in pages).
    * @type {string[] | undefined}
    */
   let entityTypes;
@@ -134,14 +135,12 @@ export function renderSubscriptions(main) {
   async function load() {
     const [{ subscriptions }, streams] = await Promise.all([
       api('GET', 'subscriptions'),
-      entityTypes ? undefined : api('GET', 'streams'),
+      entityTypes ? undefined : readEveryStream((path) => api('GET', path)),
     ]).catch((error) => {
       failedPlaceholder(loadingRow, 'Subscriptions', error);
       throw error;
     });
-    entityTypes ??= [
-      ...new Set(streams.streams.map((/** @type {any} */ s) => s.entityType)),
-    ].sort();
+    entityTypes ??= [...new Set((streams?.streams ?? []).map((s) => s.entityType))].sort();
     const healths = await Promise.all(
       subscriptions.map((/** @type {any} */ s) =>
         api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
