@@ -16,31 +16,50 @@ import { enqueuePurgeJobIfDue } from '../shared/polling/purge-job.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
 import { sanitizingEscapes } from './handler-boundary.ts';
-import { readPollLambdaEnv } from './poll-env.ts';
+import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 
 /** Connections read per page of the connection store. */
 const CONNECTION_PAGE_SIZE = 500;
 
-const config = readPollLambdaEnv(process.env, systemClock.now());
-const dynamo = new DynamoDBClient({});
-const store = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
-const connectionStore = new DynamoDbConnectionStore({
-  client: dynamo,
-  tableName: config.tableName,
-});
-const sqs = new SQSClient({});
+/** What a planner container builds from its environment once, on its first invocation. */
+interface PlannerDeps {
+  config: PollLambdaConfig;
+  store: DynamoDbStateStore;
+  connectionStore: DynamoDbConnectionStore;
+  /** The props' starting set, grouped by connection. */
+  propsConnections: PlannedConnection[];
+  enqueue: (jobs: readonly ConnectionJob[]) => Promise<void>;
+}
 
-/** The props' starting set, grouped by connection. */
-const propsConnections: PlannedConnection[] = Object.keys(config.secretIds).map((id) => ({
-  connectionId: id,
-  definitions: config.definitions.filter((d) => d.connectionId === id),
-}));
+/**
+ * The planner's dependencies from `env`. Called inside the handler wrapper (not at module
+ * load), so a malformed variable fails the invocation as a ValidationError naming it, sanitized
+ * by sanitizingEscapes, instead of escaping as the runtime's raw `Runtime.ImportModuleError`.
+ */
+function buildPlannerDeps(env: Record<string, string | undefined>): PlannerDeps {
+  const config = readPollLambdaEnv(env, systemClock.now());
+  const dynamo = new DynamoDBClient({});
+  const sqs = new SQSClient({});
+  return {
+    config,
+    store: new DynamoDbStateStore({ client: dynamo, tableName: config.tableName }),
+    connectionStore: new DynamoDbConnectionStore({ client: dynamo, tableName: config.tableName }),
+    propsConnections: Object.keys(config.secretIds).map((id) => ({
+      connectionId: id,
+      definitions: config.definitions.filter((d) => d.connectionId === id),
+    })),
+    enqueue: (jobs) => enqueuePollJobs(jobs, { client: sqs, queueUrl: config.pollJobQueueUrl }),
+  };
+}
 
-const enqueue = (jobs: readonly ConnectionJob[]): Promise<void> =>
-  enqueuePollJobs(jobs, { client: sqs, queueUrl: config.pollJobQueueUrl });
+/** Built on the first invocation and kept while the container is warm. */
+let deps: PlannerDeps | undefined;
 
 /** The stream states of the props' starting set (at most 20 connections), read one by one. */
-async function propsStreamStates(): Promise<Map<string, StreamState>> {
+async function propsStreamStates({
+  config,
+  store,
+}: Pick<PlannerDeps, 'config' | 'store'>): Promise<Map<string, StreamState>> {
   const states = await Promise.all(
     config.definitions.map((definition) => store.getStream(definition.streamId)),
   );
@@ -59,12 +78,15 @@ async function propsStreamStates(): Promise<Map<string, StreamState>> {
  * While streams removed in the background await their purge, each run also sends one purge job.
  */
 const plan = async (): Promise<{ enqueued: number; connections: number }> => {
+  // Inside the handler wrapper, once per container: see buildPlannerDeps.
+  deps ??= buildPlannerDeps(process.env);
+  const { config, connectionStore, propsConnections, enqueue } = deps;
   const now = systemClock.now();
   // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
   const lookaheadMs = plannerLookaheadMs(config.settings.intervalMs);
   const propsJobs = planConnectionJobs(
     propsConnections,
-    await propsStreamStates(),
+    await propsStreamStates(deps),
     now,
     lookaheadMs,
   );

@@ -28,7 +28,7 @@ import { createConnectionClients } from './connection-clients.ts';
 import { ConnectorRequestTally, reportConnectorUse } from './connector-use.ts';
 import { sanitizingEscapes } from './handler-boundary.ts';
 import { loggableThrown } from './loggable-thrown.ts';
-import { readPollLambdaEnv } from './poll-env.ts';
+import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import {
   reportOldestWatermarkAge,
   reportParkedStreams,
@@ -37,53 +37,85 @@ import {
 
 const logger = new Logger();
 const metrics = new Metrics();
-const config = readPollLambdaEnv(process.env, systemClock.now());
-const dynamoDb = new DynamoDBClient({});
-const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.tableName });
-// Lives as long as the container: a window is passed over only from the watermark this
-// container's last window of the stream committed, so another container's polls in between
-// disable it.
-const overlapMemory = new OverlapMemory();
-// An event refused for good (too large even thin) carries a change no target takes: an error
-// in the log beside the PublishFailed metric, never a silent loss.
-const publisher = new ObservedPublisher(
-  createPublisher(parsePublisherConfig(process.env), {
-    eventBridgeClient: new EventBridgeClient({}),
-    sqsClient: new SQSClient({}),
-    // Bulk work's events wait in a dispatch queue of their own; a stream's live events join them
-    // while it has some on their way (the counts in the table).
-    bulkLaneLedger: new DynamoDbBulkLaneLedger({
-      client: dynamoDb,
-      tableName: config.tableName,
-      clock: systemClock,
-    }),
-    metrics: new EmfPublishMetrics(metrics),
-    onRulesError: (error) =>
-      logger.warn('listing the bus rules failed: every event goes to the bus until the next try', {
-        error: loggableThrown(error),
+/** What a poller container builds from its environment once, on its first invocation. */
+interface PollerDeps {
+  config: PollLambdaConfig;
+  store: DynamoDbStateStore;
+  publisher: ObservedPublisher;
+  connectionStore: DynamoDbConnectionStore;
+  connections: ReturnType<typeof createConnectionClients>;
+  /**
+   * Lives as long as the container: a window is passed over only from the watermark this
+   * container's last window of the stream committed, so another container's polls in between
+   * disable it.
+   */
+  overlapMemory: OverlapMemory;
+  /** The connector requests of each job (one invocation at a time per container), for its metrics. */
+  connectorRequests: ConnectorRequestTally;
+}
+
+/**
+ * The poller's dependencies from `env`. Called inside the handler wrapper (not at module load),
+ * so a malformed variable fails the invocation as a ValidationError naming it, sanitized by
+ * sanitizingEscapes, instead of escaping as the runtime's raw `Runtime.ImportModuleError`.
+ */
+function buildPollerDeps(env: Record<string, string | undefined>): PollerDeps {
+  const config = readPollLambdaEnv(env, systemClock.now());
+  const dynamoDb = new DynamoDBClient({});
+  const store = new DynamoDbStateStore({ client: dynamoDb, tableName: config.tableName });
+  // An event refused for good (too large even thin) carries a change no target takes: an error
+  // in the log beside the PublishFailed metric, never a silent loss.
+  const publisher = new ObservedPublisher(
+    createPublisher(parsePublisherConfig(env), {
+      eventBridgeClient: new EventBridgeClient({}),
+      sqsClient: new SQSClient({}),
+      // Bulk work's events wait in a dispatch queue of their own; a stream's live events join
+      // them while it has some on their way (the counts in the table).
+      bulkLaneLedger: new DynamoDbBulkLaneLedger({
+        client: dynamoDb,
+        tableName: config.tableName,
+        clock: systemClock,
       }),
-  }),
-  () => undefined,
-  (refusals) => {
-    for (const { failure, subject } of refusals)
-      logger.error(describeRefusal(failure, subject), { ...failure, subject });
-  },
-);
-// Every invocation of every poller takes its grants from the token's item in the state table:
-// concurrent invocations polling one token share one budget.
-const connectionStore = new DynamoDbConnectionStore({
-  client: dynamoDb,
-  tableName: config.tableName,
-});
-// The connector requests of each job (one invocation at a time per container), for its metrics.
-const connectorRequests = new ConnectorRequestTally();
-const connections = createConnectionClients({
-  config,
-  store: connectionStore,
-  dynamo: dynamoDb,
-  secrets: new SecretsManagerClient({}),
-  onRequest: connectorRequests.onRequest,
-});
+      metrics: new EmfPublishMetrics(metrics),
+      onRulesError: (error) =>
+        logger.warn(
+          'listing the bus rules failed: every event goes to the bus until the next try',
+          { error: loggableThrown(error) },
+        ),
+    }),
+    () => undefined,
+    (refusals) => {
+      for (const { failure, subject } of refusals)
+        logger.error(describeRefusal(failure, subject), { ...failure, subject });
+    },
+  );
+  // Every invocation of every poller takes its grants from the token's item in the state
+  // table: concurrent invocations polling one token share one budget.
+  const connectionStore = new DynamoDbConnectionStore({
+    client: dynamoDb,
+    tableName: config.tableName,
+  });
+  const connectorRequests = new ConnectorRequestTally();
+  const connections = createConnectionClients({
+    config,
+    store: connectionStore,
+    dynamo: dynamoDb,
+    secrets: new SecretsManagerClient({}),
+    onRequest: connectorRequests.onRequest,
+  });
+  return {
+    config,
+    store,
+    publisher,
+    connectionStore,
+    connections,
+    overlapMemory: new OverlapMemory(),
+    connectorRequests,
+  };
+}
+
+/** Built on the first invocation and kept while the container is warm. */
+let deps: PollerDeps | undefined;
 
 /**
  * The connection and streams of a poll job (the one-stream form names its connection in the
@@ -117,6 +149,7 @@ async function purgeRemovedStreams(context: Context): Promise<void> {
  * and the poll failure alarm counts it. The job itself is done: no redelivery.
  */
 async function reportUnopened(
+  { store, connectionStore }: Pick<PollerDeps, 'store' | 'connectionStore'>,
   connectionId: string,
   streamIds: readonly string[],
   error: ConnectionUnopenedError,
@@ -138,6 +171,11 @@ async function reportUnopened(
  * as a batch item failure so SQS redelivers the job.
  */
 const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  // Inside the handler wrapper, once per container: see buildPollerDeps.
+  deps ??= buildPollerDeps(process.env);
+  const current = deps;
+  const { config, store, publisher, connectionStore, connections, overlapMemory } = current;
+  const { connectorRequests } = current;
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
     try {
@@ -149,7 +187,7 @@ const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse
       const { connectionId, streamIds, dueBy } = job;
       const connection = await connections.open(connectionId).catch(async (error: unknown) => {
         if (!(error instanceof ConnectionUnopenedError)) throw error;
-        await reportUnopened(connectionId, streamIds, error);
+        await reportUnopened(current, connectionId, streamIds, error);
         return null;
       });
       if (connection === null) continue;
