@@ -20,6 +20,7 @@ import { Construct } from 'constructs';
 import { parseDuration } from '../shared/duration.ts';
 import { plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import { UNFINISHED_PUBLISH_REASONS } from '../shared/publish/batch-delivery.ts';
+import { dispatchAgeAlarmSeconds } from './dispatch-age-alarm.ts';
 import { BRIDGE_METRICS, SERVICE_DIMENSION, STREAM_DIMENSION } from './metric-names.ts';
 import { type ChangeBridgeConfig, pollIntervalText } from './props.ts';
 import type { ChangeBridgeRuntime } from './runtime.ts';
@@ -59,7 +60,7 @@ export interface ChangeBridgeMonitoringProps {
 }
 
 /**
- * Alarms (dead letters, poll failures, poll jobs waiting, dispatcher errors, dispatch queue messages none receives, watermark age, delivery failure rate,
+ * Alarms (dead letters, poll failures, poll jobs waiting, dispatcher errors, dispatch queue messages none receives, dispatch queue messages unfinished too long, watermark age, delivery failure rate,
  * malformed dispatch messages, records set aside, events refused for good, parked streams, connector 429s, throttling)
  * publishing to an encrypted SNS topic, and one
  * dashboard.
@@ -210,6 +211,29 @@ export class ChangeBridgeMonitoring extends Construct {
         }),
         threshold: 1,
         evaluationPeriods: periods,
+      });
+    }
+
+    // A dispatcher that receives its messages but cannot finish them (crashing at init, timing
+    // out, throttled to 0) leaves them to age past what a working one leaves there: see
+    // dispatchAgeAlarmSeconds. Not the bulk queue: its events wait behind live work as long as
+    // a backfill lasts, and the same function reads the queues watched here.
+    const agedQueues: [string, IQueue | undefined, boolean][] = [
+      ['Dispatch', state.dispatchQueue, !config.dispatchQueueFifo],
+      ['DispatchRetry', state.dispatchRetryQueue, true],
+    ];
+    for (const [name, queue, holdsDelayedMessages] of agedQueues) {
+      if (!queue) continue;
+      const ageSeconds = dispatchAgeAlarmSeconds(config, holdsDelayedMessages);
+      this.addAlarm(`${name}Age`, {
+        description: `A message has waited in the ${name} queue more than ${ageSeconds} s, longer than any retry delay or visibility timeout: the dispatcher receives messages but does not finish them (crashing at init, timing out, throttled?), or falls behind (raise dispatcherMaxConcurrency?).`,
+        metric: queue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
+        threshold: ageSeconds,
+        evaluationPeriods: 2,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       });
     }
 

@@ -1,4 +1,4 @@
-import { Stack, Validations } from 'aws-cdk-lib';
+import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,8 +48,13 @@ describe('ChangeBridge construct', () => {
   });
 
   it('alarms on poll jobs older than the planner rate delays them plus one retry', () => {
+    const child = bridge.state.pollJobQueue.node.defaultChild;
+    if (!(child instanceof CfnElement)) throw new Error('the poll job queue has no CfnElement');
+    const queue = Stack.of(bridge).getLogicalId(child);
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
-      (alarm) => alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage',
+      (alarm) =>
+        alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
+        JSON.stringify(alarm.Properties.Dimensions).includes(queue),
     );
     expect(alarms).toHaveLength(1);
     // 5-minute planning delays a job up to 300 s; a failed attempt waits 720 s for its retry.

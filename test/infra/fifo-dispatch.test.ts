@@ -126,6 +126,26 @@ describe('FIFO dispatch queues (dispatchQueueFifo)', () => {
     ]);
   });
 
+  it('alarms on the age of the oldest message of the FIFO dispatch queue and of the retry queue, not of the bulk one', () => {
+    const alarms = Template.fromStack(fifo.runtime).findResources('AWS::CloudWatch::Alarm');
+    const { state } = fifo.stateful;
+    const thresholds = [
+      state.dispatchQueue,
+      state.bulkDispatchQueue,
+      state.dispatchRetryQueue!,
+    ].map((queue) =>
+      Object.values(alarms)
+        .filter(
+          (alarm) =>
+            alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
+            JSON.stringify(alarm.Properties.Dimensions).includes(logicalId(queue)),
+        )
+        .map((alarm) => alarm.Properties.Threshold as number),
+    );
+    // The 18-minute visibility timeout (6 x the 180 s dispatcher timeout) and one invocation.
+    expect(thresholds).toEqual([[6 * 180 + 180], [], [6 * 180 + 180]]);
+  });
+
   it('passes the cdk-nag checks of a whole synthesis', () => {
     // synth() throws ValidationFailed when a plugin (cdk-nag) reports a violation. The FIFO
     // app's one synthesis (the templates above read it too) is the whole synthesis checked.

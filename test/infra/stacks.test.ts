@@ -616,6 +616,38 @@ describe('runtime stack', () => {
     });
   });
 
+  it('alarms when the dispatch queue holds a message older than any a working dispatcher leaves there, so one that receives but cannot finish is found in minutes, not at the dead-letter queue', () => {
+    // A dispatcher crashing at init or throttled to 0 receives its messages (no NotReceived
+    // alarm) and fails in bursts one visibility timeout apart (no three breaching periods of
+    // Errors in a row); its messages reach the dead-letter queue after 10 x 18 minutes.
+    const { state } = built.stateful;
+    const ageAlarms = (queue: IConstruct) =>
+      Object.values(runtime.findResources('AWS::CloudWatch::Alarm')).filter(
+        (alarm) =>
+          alarm.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
+          JSON.stringify(alarm.Properties.Dimensions).includes(logicalId(queue)),
+      );
+    const alarms = ageAlarms(state.dispatchQueue);
+    expect(alarms).toHaveLength(1);
+    const visibilitySeconds = 6 * 180;
+    expect(alarms[0]!.Properties).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Period: 60,
+      // A record failed once waits the 18-minute visibility timeout (6 x the 180 s dispatcher
+      // timeout), longer than a retry's 15-minute delay, then one invocation.
+      Threshold: visibilitySeconds + 180,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+      OKActions: [{ Ref: logicalId(built.runtime.monitoring.alarmTopic) }],
+    });
+    // SQS stops counting a message received three times, after about two visibility timeouts.
+    expect(alarms[0]!.Properties.Threshold).toBeLessThan(2 * visibilitySeconds);
+    // Bulk work waits behind live work for as long as a backfill lasts: no age alarm there.
+    expect(ageAlarms(state.bulkDispatchQueue)).toHaveLength(0);
+  });
+
   it('alarms when a dispatch queue holds visible messages that nobody receives, so a stuck dispatcher does not stop deliveries silently', () => {
     // An event source mapping disabled, or a dispatcher it cannot reach, makes no error and no
     // dead letter: the deliveries just wait. Delayed retries (hours) are not visible, and a
