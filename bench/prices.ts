@@ -22,9 +22,10 @@ export const PRICES = {
   /** aws.amazon.com/kms/pricing: symmetric requests (Decrypt), per 10,000. */
   kmsPer10kRequests: 0.03,
 };
-/** Memory of the functions (infra/runtime.ts): poller 1,024 MB, dispatcher 512 MB. */
+/** Memory of the functions (infra/runtime.ts): poller 1,024 MB, dispatcher 512 MB, planner 256 MB. */
 export const POLLER_GB = 1;
 export const DISPATCHER_GB = 0.5;
+export const PLANNER_GB = 0.25;
 /** The dispatch event source mapping's batch size (infra/runtime.ts). */
 export const DISPATCH_BATCH_SIZE = 16;
 /** Most messages one SQS ReceiveMessage returns (Lambda's poller fills a batch of 16 with two). */

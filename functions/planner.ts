@@ -7,6 +7,7 @@ import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connecti
 import { enqueuePollJobs, plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import {
   type ConnectionJob,
+  PLANNER_PAGE_CONNECTIONS,
   type PlannedConnection,
   planConnectionJobs,
   planStoredConnectionJobs,
@@ -17,9 +18,6 @@ import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import type { StreamState } from '../shared/state/state-store.ts';
 import { sanitizingEscapes } from './handler-boundary.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
-
-/** Connections read per page of the connection store. */
-const CONNECTION_PAGE_SIZE = 500;
 
 /** What a planner container builds from its environment once, on its first invocation. */
 interface PlannerDeps {
@@ -99,7 +97,7 @@ const plan = async (): Promise<{ enqueued: number; connections: number }> => {
     // a connection just added is planned next run, one just removed or disabled once more (its
     // poller reads it strongly consistent and skips the job), a stale nextDueAt plans by the
     // value before (a job whose streams the poller's due checks skip, or one run late).
-    const pages = connectionPages(connectionStore, CONNECTION_PAGE_SIZE, { consistent: false });
+    const pages = connectionPages(connectionStore, PLANNER_PAGE_CONNECTIONS, { consistent: false });
     for await (const page of pages) {
       for (const connection of page) {
         if (config.secretIds[connection.id]) continue;

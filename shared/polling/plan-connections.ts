@@ -2,6 +2,12 @@ import type { StreamState } from '../state/state-store.ts';
 import type { StreamDefinition } from './poll-context.ts';
 import { dueStreams, streamDueAt } from './schedule.ts';
 
+/**
+ * Connections the planner reads per page of the connection store (one eventually consistent
+ * Query each: 500 items of about 1 KB stay well inside a Query's 1 MB page).
+ */
+export const PLANNER_PAGE_CONNECTIONS = 500;
+
 /** A connection as the planner sees it: its id and its streams. */
 export interface PlannedConnection {
   connectionId: string;
