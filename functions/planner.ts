@@ -27,6 +27,8 @@ interface PlannerDeps {
   /** The props' starting set, grouped by connection. */
   propsConnections: PlannedConnection[];
   enqueue: (jobs: readonly ConnectionJob[]) => Promise<void>;
+  /** Sends one purge job while streams removed in the background await it. */
+  enqueuePurge: () => Promise<boolean>;
 }
 
 /**
@@ -38,15 +40,18 @@ function buildPlannerDeps(env: Record<string, string | undefined>): PlannerDeps 
   const config = readPollLambdaEnv(env, systemClock.now());
   const dynamo = new DynamoDBClient({});
   const sqs = new SQSClient({});
+  const store = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
   return {
     config,
-    store: new DynamoDbStateStore({ client: dynamo, tableName: config.tableName }),
+    store,
     connectionStore: new DynamoDbConnectionStore({ client: dynamo, tableName: config.tableName }),
     propsConnections: Object.keys(config.secretIds).map((id) => ({
       connectionId: id,
       definitions: config.definitions.filter((d) => d.connectionId === id),
     })),
     enqueue: (jobs) => enqueuePollJobs(jobs, { client: sqs, queueUrl: config.pollJobQueueUrl }),
+    enqueuePurge: () =>
+      enqueuePurgeJobIfDue(store, { client: sqs, queueUrl: config.pollJobQueueUrl }),
   };
 }
 
@@ -117,10 +122,7 @@ const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   const storedJobs = planStoredConnectionJobs(stored, now, lookaheadMs);
   await enqueue([...propsJobs, ...storedJobs]);
   // Streams the admin API removed in the background: a poller deletes what they left.
-  const purgeFailure = await enqueuePurgeJobIfDue(store, {
-    client: sqs,
-    queueUrl: config.pollJobQueueUrl,
-  }).then(
+  const purgeFailure = await deps.enqueuePurge().then(
     () => undefined,
     (error: unknown) => ({ error }),
   );

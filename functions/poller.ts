@@ -134,7 +134,7 @@ function jobStreams(
  * A purge job: deletes what streams removed in the background left (snapshots in bounded
  * steps, then their tombstones) until none is left or the invocation's deadline.
  */
-async function purgeRemovedStreams(context: Context): Promise<void> {
+async function purgeRemovedStreams(store: DynamoDbStateStore, context: Context): Promise<void> {
   const result = await runPurgeJob(store, {
     clock: systemClock,
     deadline: pollDeadline(systemClock.now(), context.getRemainingTimeInMillis()),
@@ -181,7 +181,7 @@ const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse
     try {
       const job = jobStreams(JSON.parse(record.body));
       if (job === 'purge') {
-        await purgeRemovedStreams(context);
+        await purgeRemovedStreams(store, context);
         continue;
       }
       const { connectionId, streamIds, dueBy } = job;
