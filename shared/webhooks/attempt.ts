@@ -304,11 +304,18 @@ export async function attemptDelivery(
       ? undefined
       : await batch.notBefore(subscription.id, place.subject, delivery.id);
   if (after !== undefined) return defer(delivery, after, place);
-  // Again just before the request: a 429 may have come back while the event was read.
-  const pausedUntil = await endpointPausedUntil(subscription, batch);
+  // Again just before the request: a 429 may have come back while the event was read, or the
+  // subscription been disabled (a 410 another delivery met, the admin API).
+  const current = await batch.subscription(delivery.subscriptionId);
+  if (!current?.enabled) {
+    const reason = current ? 'subscription disabled' : 'subscription removed';
+    await update(dead({ ...delivery, version: delivery.version + 1 }, reason, clock.now()), place);
+    return { kind: 'skipped', reason };
+  }
+  const pausedUntil = await endpointPausedUntil(current, batch);
   if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, place);
   const sent = await sendAttempt(
-    { delivery, log: record.attempts, subscription, body: event.body },
+    { delivery, log: record.attempts, subscription: current, body: event.body },
     batch,
   );
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);

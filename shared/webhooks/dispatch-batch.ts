@@ -47,6 +47,16 @@ export interface StagedDelivery {
 export const ENDPOINT_STATE_FRESH_MS = 1_000;
 
 /**
+ * How long a batch goes by its read of a subscription. The admin API may disable it meanwhile
+ * (in AWS from another Lambda, which this process is not told of): a batch that runs longer
+ * reads the subscription again before its next request there, so no request goes to it more
+ * than about this long after it was disabled, at one read per subscription and this long at
+ * most (batches shorter than this read the list once, as before). Within one process (the
+ * local run) the admin API tells the batches at once (EndpointScheduler.noteDisabled).
+ */
+export const SUBSCRIPTION_FRESH_MS = 5_000;
+
+/**
  * What the work on one SQS batch shares, so each read and each queue request serves many
  * deliveries: the subscriptions (one Query per batch), each endpoint's state (read when the
  * batch first needs it, then kept current in memory with the batch's own changes, and read
@@ -65,8 +75,11 @@ export class DispatchBatch {
   >();
   /** When the batch read its list of subscriptions (epoch ms). */
   private subscriptionsReadAt: number | undefined;
-  /** Subscriptions read again (or disabled) by this batch since its list was read. */
-  private readonly reread = new Set<string>();
+  /**
+   * Subscriptions read again (or disabled) by this batch since its list was read: when, and the
+   * process's note of their disabling (EndpointScheduler.disabledAt) as it was then.
+   */
+  private readonly reread = new Map<string, { at: number; disabledAt: number | undefined }>();
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
   private readonly outbox: {
     message: DeliveryMessage;
@@ -150,30 +163,37 @@ export class DispatchBatch {
   /**
    * One subscription: from the batch's list, or read on its own when the list lacks it (a
    * list read a moment before the subscription was made), so a missing one is really gone.
-   * Read again, once, when another batch of the process has disabled it since the list was
-   * read (a 410): no request goes to an endpoint after it answered 410, from whichever batch.
+   * Read again when this process has disabled it since the batch read it (a 410, or the admin
+   * API of the local run), and once the batch's copy is {@link SUBSCRIPTION_FRESH_MS} old (the
+   * admin API of another process): no request goes to a disabled subscription after this
+   * process disabled it, from whichever batch, nor more than about that long after another did.
    */
   async subscription(id: string): Promise<Subscription | undefined> {
     const list = await this.subscriptions();
     const listed = list.get(id);
-    if (listed && !(listed.enabled && this.disabledSinceRead(id))) return listed;
+    if (listed && !(listed.enabled && this.readAgain(id))) return listed;
+    const at = this.deps.clock.now();
+    const disabledAt = this.deps.scheduler.disabledAt(id);
     const read = await this.deps.store.getSubscription(id);
     // Noted once read: a read that failed (its record fails) leaves the next delivery to read it.
-    this.reread.add(id);
+    this.reread.set(id, { at, disabledAt });
     if (read) list.set(id, read);
     else list.delete(id);
     return read;
   }
 
-  /** Whether this process disabled the subscription after the batch read it (and it has not read it again). */
-  private disabledSinceRead(id: string): boolean {
+  /**
+   * Whether the batch's copy of a subscription must be read again: this process disabled it
+   * after the copy was read, or the copy is {@link SUBSCRIPTION_FRESH_MS} old.
+   */
+  private readAgain(id: string): boolean {
     const disabledAt = this.deps.scheduler.disabledAt(id);
-    return (
-      disabledAt !== undefined &&
-      this.subscriptionsReadAt !== undefined &&
-      disabledAt >= this.subscriptionsReadAt &&
-      !this.reread.has(id)
-    );
+    const reread = this.reread.get(id);
+    const readAt = reread?.at ?? this.subscriptionsReadAt;
+    if (readAt === undefined) return false;
+    if (this.deps.clock.now() - readAt >= SUBSCRIPTION_FRESH_MS) return true;
+    if (disabledAt === undefined) return false;
+    return reread ? disabledAt !== reread.disabledAt : disabledAt >= readAt;
   }
 
   /**
@@ -182,7 +202,10 @@ export class DispatchBatch {
    */
   async markDisabled(id: string): Promise<void> {
     this.deps.scheduler.noteDisabled(id);
-    this.reread.add(id);
+    this.reread.set(id, {
+      at: this.deps.clock.now(),
+      disabledAt: this.deps.scheduler.disabledAt(id),
+    });
     const listed = (await this.subscriptions()).get(id);
     if (listed) (await this.subscriptions()).set(id, { ...listed, enabled: false });
   }

@@ -213,8 +213,9 @@ export class EndpointScheduler {
   }
 
   /**
-   * Notes that this process disabled the endpoint's subscription (a 410, failing too long):
-   * batches that read the subscription before then read it again before their next request.
+   * Notes that this process disabled (or removed) the endpoint's subscription (a 410, failing
+   * too long, the admin API): batches that read the subscription before then read it again
+   * before their next request.
    */
   noteDisabled(endpoint: string): void {
     this.disabledSince.set(endpoint, this.clock.now());

@@ -203,13 +203,18 @@ export async function deliverInline(
     const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
     // Nor after the batch's deadline (an invocation's end nears): another one sends it.
     const waitUntil = Math.max(pausedUntil, after ?? 0, batch.heldUntil());
-    if (waitUntil > now) {
+    // Disabled meanwhile (a 410 another delivery met, the admin API): no request.
+    const current = await batch.subscription(subscription.id);
+    if (!current?.enabled) {
+      const reason = current ? 'subscription disabled' : 'subscription removed';
+      next = dead(task.delivery, reason, deps.clock.now());
+    } else if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
       inLine = laneWaitedIn(line, waitUntil);
     } else {
       const sent = await sendAttempt(
-        { delivery: task.delivery, log: [], subscription, body: task.body },
+        { delivery: task.delivery, log: [], subscription: current, body: task.body },
         batch,
       );
       next = sent.next;

@@ -137,7 +137,8 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
 
     /**
      * Changes filters, URL, description, schedule or enabled state. Enabling a disabled
-     * subscription clears its failure history, so it starts healthy.
+     * subscription clears its failure history, so it starts healthy; disabling it stops the
+     * requests of this process's running batches to it before their next one.
      */
     async updateSubscription(id: string, input: unknown): Promise<SubscriptionView> {
       const fields = parseOrThrow(UpdateSubscriptionInputSchema, input, 'subscription');
@@ -152,13 +153,19 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
         await startHealthy(id, deps.store);
       }
       await deps.store.putSubscription(next);
+      // The process's batches running now send it nothing more (as after a 410).
+      if (current.enabled && !next.enabled) deps.scheduler.noteDisabled(id);
       return toSubscriptionView(next);
     },
 
-    /** Removes a subscription; its pending deliveries are dead-lettered when they come up. */
+    /**
+     * Removes a subscription; its pending deliveries are dead-lettered when they come up, and
+     * the process's batches running now send it nothing more.
+     */
     async removeSubscription(id: string): Promise<void> {
       await requireSubscription(id, deps);
       await deps.store.deleteSubscription(id);
+      deps.scheduler.noteDisabled(id);
     },
 
     /**

@@ -1,10 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { SUBSCRIPTION_FRESH_MS } from '../../shared/webhooks/dispatch-batch.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { QueuedDelivery } from '../../shared/webhooks/queue.ts';
 import { startDispatchFixture } from './support/fixture.ts';
-import { changeEvent, type createHarness, envelope, eventIdOf } from './support/harness.ts';
+import { changeEvent, createHarness, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 import type { ReceiverAction } from './support/receiver.ts';
 
@@ -244,6 +245,56 @@ describe('inline fan-out', () => {
       'subscription disabled',
     ]);
     expect(await harness.store.listDeadLetters(sub.id, 0)).toHaveLength(3);
+  });
+
+  it('sends nothing more in a running batch once the admin API disables the subscription, as after a 410', async () => {
+    let disabling: Promise<unknown> | undefined;
+    let subscriptionId = '';
+    const { receiver, harness, subscribe, records } = await setup(() => {
+      // `change-bridge subscriptions disable` while the batch's first request is answered.
+      disabling ??= harness.service.updateSubscription(subscriptionId, { enabled: false });
+      return { kind: 'respond', status: 200, delayMs: 50 };
+    });
+    subscriptionId = (await subscribe('/disabled', { maxConcurrency: 1 })).id;
+    const result = await processDispatchBatch(records(50, 3), harness.deps);
+    await disabling;
+    expect(result.batchItemFailures).toEqual([]);
+    expect(receiver.log).toHaveLength(1);
+    const deliveries = await harness.store.listDeliveries({ subscriptionId, limit: 10 });
+    expect(deliveries.map((d) => d.deadReason ?? d.status).sort()).toEqual([
+      'delivered',
+      'subscription disabled',
+      'subscription disabled',
+    ]);
+  });
+
+  it('sends nothing more in a running batch once another process disabled the subscription a few seconds before', async () => {
+    let disabling: Promise<unknown> | undefined;
+    let subscriptionId = '';
+    const { receiver, harness, clock, subscribe } = await setup(() => {
+      // The admin API runs apart (its own Lambda in AWS): this process is told nothing.
+      disabling ??= admin.service.updateSubscription(subscriptionId, { enabled: false });
+      void clock.advance(SUBSCRIPTION_FRESH_MS);
+      return { kind: 'respond', status: 200, delayMs: 50 };
+    });
+    const admin = createHarness({ clock, store: harness.store });
+    cleanup.push(() => admin.sender.close());
+    subscriptionId = (await subscribe('/disabled-elsewhere', { maxConcurrency: 1 })).id;
+    // Of one subject: they go one after another, and none is deferred for its turn in the line
+    // of an endpoint that looks slow (the clock moved during the first request).
+    const sameSubject = [60, 61, 62].map((n) => ({
+      messageId: `m-${n}`,
+      body: envelope(changeEvent(eventIdOf(n), { subject: 'c-60' })),
+    }));
+    await processDispatchBatch(sameSubject, harness.deps);
+    await disabling;
+    expect(receiver.log).toHaveLength(1);
+    const deliveries = await harness.store.listDeliveries({ subscriptionId, limit: 10 });
+    expect(deliveries.map((d) => d.deadReason ?? d.status).sort()).toEqual([
+      'delivered',
+      'subscription disabled',
+      'subscription disabled',
+    ]);
   });
 });
 
