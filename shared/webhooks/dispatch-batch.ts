@@ -218,9 +218,10 @@ export class DispatchBatch {
     const now = this.deps.clock.now();
     const known = this.endpoints.get(subscriptionId);
     if (known && now - known.readAt < ENDPOINT_STATE_FRESH_MS) return known.state;
-    const state = this.deps.store
-      .getEndpointState(subscriptionId)
-      .then((stored) => stored ?? freshEndpointState(subscriptionId));
+    const state = this.deps.store.getEndpointState(subscriptionId).then((stored) => {
+      if (stored) this.deps.scheduler.endpointStates.note(stored);
+      return stored ?? freshEndpointState(subscriptionId);
+    });
     this.endpoints.set(subscriptionId, { state, readAt: now });
     return state;
   }
@@ -230,6 +231,7 @@ export class DispatchBatch {
    * as the read it was made from: what other processes stored since is still unknown.
    */
   setEndpoint(state: EndpointState): void {
+    this.deps.scheduler.endpointStates.note(state);
     const readAt = this.endpoints.get(state.subscriptionId)?.readAt ?? this.deps.clock.now();
     this.endpoints.set(state.subscriptionId, { state: Promise.resolve(state), readAt });
   }

@@ -18,7 +18,8 @@ export interface HealthRecorded {
 /**
  * Folds an attempt's outcome into the endpoint's stored health and acts on what it calls
  * for: `delivery.failing`, `delivery.recovered`, or disabling the subscription. `endpoint` is
- * the caller's copy of the state; the outcome is stored over the latest state whatever other
+ * the caller's copy of the state (a newer one another batch of the process stored is used
+ * instead: see KnownEndpointStates); the outcome is stored over the latest state whatever other
  * deliveries, batches or processes wrote since (`foldEndpointState`), one fold at a time per
  * endpoint in this process, so every failure counts and a notice is decided on the state that
  * was stored. Its notices are published before the next fold of the endpoint starts, so they
@@ -32,17 +33,23 @@ export async function recordHealth(
   deps: DispatcherDeps,
 ): Promise<HealthRecorded> {
   const now = deps.clock.now();
+  // The caller's copy, unless another batch of the process has stored a newer state since: a
+  // success folded into a stale healthy copy would change nothing and go uncounted.
+  const known = deps.scheduler.endpointStates.newest(endpoint);
   /** The state the outcome was last folded into: the caller's copy, or one read back. */
-  let before = endpoint;
+  let before = known;
   const fold = (current: EndpointState) => {
     before = current;
     return applyOutcome(withProcessPause(current, subscription, deps), outcome, now, deps.config);
   };
   // The common case, a success on a healthy endpoint, changes nothing and waits for nothing.
-  const onCopy = fold(endpoint);
+  const onCopy = fold(known);
   if (!onCopy.changed) return { state: onCopy.state, disabled: false };
   return deps.endpointWrites.run(subscription.id, async () => {
-    const { state, notices } = await foldEndpointState(deps.store, endpoint, fold);
+    const latest = deps.scheduler.endpointStates.newest(known);
+    const { state, notices, written } = await foldEndpointState(deps.store, latest, fold);
+    // Known to the process's next fold of the endpoint, which may start before the caller's turn.
+    if (written) deps.scheduler.endpointStates.note(state);
     return { state, disabled: await actOnNotices(subscription, state, before, notices, deps) };
   });
 }

@@ -12,6 +12,7 @@ import {
 } from './endpoint-lane.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
+import { KnownEndpointStates } from './known-endpoint-states.ts';
 import {
   deferralHorizonMs,
   nextMeanMs,
@@ -117,6 +118,8 @@ export class EndpointScheduler {
   private readonly lanelessPauses = new Map<string, number>();
   /** When this process disabled each subscription it disabled (one entry per such endpoint). */
   private readonly disabledSince = new Map<string, number>();
+  /** The newest state of each subscription's endpoint this process read or stored (health). */
+  readonly endpointStates = new KnownEndpointStates();
 
   /**
    * @param slots Where processes that deliver to the same endpoints share its slots (in AWS,

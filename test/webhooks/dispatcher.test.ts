@@ -361,6 +361,28 @@ describe('dispatcher', () => {
     expect(harness.sink.events[0]?.source).toBe('change-bridge');
   });
 
+  it('counts the successes of a batch that read the endpoint healthy before another batch made it failing', async () => {
+    const failing = new Set([50, 51, 52, 53].map(eventIdOf));
+    // The failures are answered at once, the successes a moment later: by then the other batch
+    // has announced the endpoint failing, while this one still holds its healthy copy.
+    const { harness, subscribe } = await setup((request) =>
+      failing.has((request as ReceivedRequest).headers['webhook-id'] ?? '')
+        ? { kind: 'respond', status: 502 }
+        : { kind: 'respond', status: 200, delayMs: 200 },
+    );
+    await subscribe('/flaky-batches');
+    const records = (numbers: number[]) =>
+      numbers.map((n) => ({ messageId: `m-${n}`, body: envelope(changeEvent(eventIdOf(n))) }));
+    await Promise.all([
+      processDispatchBatch(records([54, 55, 56, 57]), harness.deps),
+      processDispatchBatch(records([50, 51, 52, 53]), harness.deps),
+    ]);
+    expect(harness.sink.events.map((e) => e.type)).toEqual([
+      'delivery.failing',
+      'delivery.recovered',
+    ]);
+  });
+
   it('disables a subscription failing without success for the configured time', async () => {
     const { harness, subscribe, clock } = await setup(() => ({ kind: 'respond', status: 500 }), {
       config: { disableAfterMs: 60_000 },
