@@ -18,7 +18,12 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { afterPredecessors, FORGOTTEN_AFTER_MS, overdueWaitMs } from './waiting-deliveries.ts';
+import {
+  afterPredecessors,
+  FORGOTTEN_AFTER_MS,
+  type LongOverdue,
+  overdueWaitMs,
+} from './waiting-deliveries.ts';
 import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
 
 /** A new delivery waiting for the batch's shared write. */
@@ -45,6 +50,9 @@ export interface StagedDelivery {
  * endpoint and batch (batches shorter than this read once, as before).
  */
 export const ENDPOINT_STATE_FRESH_MS = 1_000;
+
+/** Waiting deliveries long overdue read from the store at once (see DispatchBatch.checkLongOverdue). */
+const LONG_OVERDUE_READS_AT_ONCE = 100;
 
 /**
  * How long a batch goes by its read of a subscription. The admin API may disable it meanwhile
@@ -290,29 +298,73 @@ export class DispatchBatch {
   /**
    * Asks the store about the deliveries of `subject` waiting ahead of `deliveryId` at the
    * endpoint that are overdue by more than 15 minutes: lateness alone does not settle them (a
-   * backlogged queue may hand a retry over any time late). One still pending is waited for, and
-   * its message is enqueued again, due now, in case it was lost (a duplicate of a message merely
-   * late is skipped once the delivery is settled); its due time is noted as now, so it is asked
-   * about again only after another 15 minutes. One delivered, dead-lettered or gone is forgotten.
+   * backlogged queue may hand a retry over any time late). See {@link resendIfPending}.
    */
   private async checkOverdue(endpoint: string, subject: string, deliveryId: string): Promise<void> {
     const overdue = this.waiting
       ? await this.waiting.lostAhead(endpoint, subject, deliveryId)
       : this.deps.scheduler.overdueAhead(endpoint, subject, deliveryId);
     const stored = await Promise.all(overdue.map((id) => this.deps.store.getDelivery(id)));
-    const now = this.deps.clock.now();
     overdue.forEach((id, index) => {
-      const delivery = stored[index];
-      if (delivery?.status !== 'pending') {
-        this.deps.scheduler.noteSettled(endpoint, subject, id);
-        this.waiting?.forget(endpoint, subject, id);
+      this.resendIfPending({ endpoint, subject, deliveryId: id }, stored[index]);
+    });
+  }
+
+  /**
+   * Asks the store about the waiting deliveries that this process's memory found overdue by
+   * more than 15 minutes, of subjects no later event asked about (see
+   * WaitingDeliveries.takeLongOverdue), as {@link checkOverdue} does: without a waiting ledger
+   * nothing else would ever send one whose message was lost. With a ledger the memory orders
+   * nothing (the ledger keeps such a delivery's mark: see checkOverdue), and a container's
+   * memory holds the retries other containers settled: they are forgotten, unread. A read that
+   * fails leaves them noted, for a later sweep.
+   */
+  private async checkLongOverdue(): Promise<void> {
+    const overdue = this.deps.scheduler.takeLongOverdue();
+    if (this.waiting) {
+      for (const { endpoint, subject, deliveryId } of overdue)
+        this.deps.scheduler.noteSettled(endpoint, subject, deliveryId);
+      return;
+    }
+    for (let first = 0; first < overdue.length; first += LONG_OVERDUE_READS_AT_ONCE) {
+      const some = overdue.slice(first, first + LONG_OVERDUE_READS_AT_ONCE);
+      let stored: (Delivery | undefined)[];
+      try {
+        stored = await Promise.all(
+          some.map(({ deliveryId }) => this.deps.store.getDelivery(deliveryId)),
+        );
+      } catch (error) {
+        this.deps.logger.warn('could not ask the store about waiting deliveries long overdue', {
+          deliveries: some.map(({ deliveryId }) => deliveryId),
+          error: String(error),
+        });
         return;
       }
-      this.deps.logger.warn('re-enqueued a waiting delivery long overdue', { deliveryId: id });
-      this.deps.scheduler.noteWaiting(endpoint, subject, id, now);
-      this.waiting?.note({ ...delivery, nextAttemptAt: now }, subject, true);
-      this.enqueue(deliveryMessage(delivery, subject), now, []);
-    });
+      some.forEach((waiting, index) => {
+        this.resendIfPending(waiting, stored[index]);
+      });
+    }
+  }
+
+  /**
+   * Acts on what the store says of a waiting delivery long overdue (`delivery`, undefined when
+   * gone): one still pending is waited for, and its message enqueued again, due now, in case it
+   * was lost (a duplicate of a message merely late is skipped once the delivery is settled); its
+   * due time is noted as now, so it is asked about again only after another 15 minutes. One
+   * delivered, dead-lettered or gone is forgotten.
+   */
+  private resendIfPending(waiting: LongOverdue, delivery: Delivery | undefined): void {
+    const { endpoint, subject, deliveryId } = waiting;
+    if (delivery?.status !== 'pending') {
+      this.deps.scheduler.noteSettled(endpoint, subject, deliveryId);
+      this.waiting?.forget(endpoint, subject, deliveryId);
+      return;
+    }
+    const now = this.deps.clock.now();
+    this.deps.logger.warn('re-enqueued a waiting delivery long overdue', { deliveryId });
+    this.deps.scheduler.noteWaiting(endpoint, subject, deliveryId, now);
+    this.waiting?.note({ ...delivery, nextAttemptAt: now }, subject, true);
+    this.enqueue(deliveryMessage(delivery, subject), now, []);
   }
 
   /**
@@ -344,9 +396,12 @@ export class DispatchBatch {
    * Then adds the batch's succeeded deliveries to the delivery counter (one increment per
    * stream). Counting is best effort: a failed increment is logged and fails no record, since
    * retrying the batch would not deliver those webhooks again (progress then reads a little low).
-   * Before the messages, the batch's changes to the waiting ledger are written (BatchWaiting.write).
+   * Before the messages, the batch's changes to the waiting ledger are written (BatchWaiting.write),
+   * and first the waiting deliveries that the process's memory found long overdue are looked up
+   * (see checkLongOverdue; nothing is read while none is).
    */
   async flush(): Promise<void> {
+    await this.checkLongOverdue();
     await this.waiting?.write();
     const pending = this.outbox.splice(0);
     if (pending.length > 0) {

@@ -20,7 +20,7 @@ import {
   SLOW_FOR_MS,
   slowLineStepMs,
 } from './line-wait.ts';
-import { WaitingDeliveries } from './waiting-deliveries.ts';
+import { type LongOverdue, WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** Deliveries in flight to one endpoint unless its subscription says otherwise. */
 export const ENDPOINT_CONCURRENCY_DEFAULT = 16;
@@ -292,6 +292,14 @@ export class EndpointScheduler {
   /** When the deliveries of `subject` noted before `deliveryId` are due (see WaitingDeliveries.dueAhead). */
   dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
     return this.waiting.dueAhead(endpoint, subject, deliveryId);
+  }
+
+  /**
+   * The waiting deliveries of every subject that the memory's sweep found overdue by more than
+   * 15 minutes since the last call (see WaitingDeliveries.takeLongOverdue).
+   */
+  takeLongOverdue(): LongOverdue[] {
+    return this.waiting.takeLongOverdue();
   }
 
   /** Those of them overdue by more than 15 minutes (see WaitingDeliveries.overdueAhead). */

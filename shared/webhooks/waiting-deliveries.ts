@@ -7,8 +7,9 @@ import type { Clock } from '../clock.ts';
  * keeps waiting; once it is delivered, dead-lettered or gone, it is forgotten. Never forgotten on
  * lateness alone where a later event asks: a busy queue (a backlog of live events) may hand a
  * retry over any time after its due time, and its subject's later events, queued ahead of it,
- * must still wait for it. The sweep of subjects nobody asks about (see forgetOverdue) forgets on
- * lateness, for memory's sake.
+ * must still wait for it. The sweep of subjects nobody asks about (see sweepOverdue) hands
+ * them to the next batch, which asks the store the same way (DispatchBatch.flush), so one whose
+ * message was lost is sent again however late, and the settled ones are forgotten.
  */
 export const FORGOTTEN_AFTER_MS = 15 * 60_000;
 
@@ -47,11 +48,22 @@ export function afterPredecessors(
   return dueAhead > now ? dueAhead + 1 : now + overdueWaitMs;
 }
 
-/** Every this many notes, waiting deliveries long overdue are forgotten everywhere (see dueAhead). */
+/** Every this many notes, waiting deliveries long overdue are looked for everywhere (see dueAhead). */
 const SWEEP_EVERY_NOTES = 1000;
 
+/** A waiting delivery the sweep found overdue by more than {@link FORGOTTEN_AFTER_MS}. */
+export interface LongOverdue {
+  endpoint: string;
+  subject: string;
+  deliveryId: string;
+}
+
+/** What parts a subject key (an endpoint is a subscription id, which holds no such character). */
+const SUBJECT_KEY_SEPARATOR = '\u0000';
+
 /** The key of one endpoint's subject in maps of waiting deliveries (this memory, the ledger's). Pure. */
-export const subjectKeyAt = (endpoint: string, subject: string) => `${endpoint}\u0000${subject}`;
+export const subjectKeyAt = (endpoint: string, subject: string) =>
+  `${endpoint}${SUBJECT_KEY_SEPARATOR}${subject}`;
 
 /**
  * Per endpoint and subject, the deliveries that wait for a later attempt (a retry, a deferral
@@ -62,6 +74,8 @@ export class WaitingDeliveries {
   /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
   private readonly bySubject = new Map<string, Map<string, number>>();
   private notesSinceSweep = 0;
+  /** What the last sweeps found long overdue, by delivery id, until a batch takes it. */
+  private readonly swept = new Map<string, LongOverdue>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -75,7 +89,7 @@ export class WaitingDeliveries {
     const waiting = this.bySubject.get(key) ?? new Map<string, number>();
     waiting.set(deliveryId, dueAt);
     this.bySubject.set(key, waiting);
-    if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.forgetOverdue();
+    if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.sweepOverdue();
   }
 
   /** Deliveries noted as waiting now, over every endpoint and subject. */
@@ -86,30 +100,41 @@ export class WaitingDeliveries {
   }
 
   /**
-   * Forgets every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}: those of
-   * subjects no later event asks about (their retry handled out of this process's sight) would
-   * otherwise stay for the process's life. Unlike {@link dueAhead}, it does not ask the store
-   * whether they are settled (it runs within a note, and would read on every thousandth): a
-   * subject swept so while its earlier delivery's retry is still on its way (handed over more
-   * than 15 minutes late, with no later event of its subject noted meanwhile) loses its order.
+   * Finds every waiting delivery overdue by more than {@link FORGOTTEN_AFTER_MS}, of subjects no
+   * later event asks about too, for {@link takeLongOverdue}: its retry message may be lost (or
+   * its delivery settled out of this process's sight, or its message merely late). It stays
+   * noted until a batch has asked the store about it (it runs within a note, which reads
+   * nothing): forgotten on lateness alone, a delivery whose message was lost would never be
+   * attempted again, and its subject would lose its order.
    */
-  private forgetOverdue(): void {
+  private sweepOverdue(): void {
     this.notesSinceSweep = 0;
     const now = this.clock.now();
-    for (const key of this.bySubject.keys()) this.waitingOf(key, now);
+    for (const [key, waiting] of this.bySubject) {
+      for (const [deliveryId, dueAt] of waiting) {
+        if (dueAt + FORGOTTEN_AFTER_MS >= now) continue;
+        const split = key.indexOf(SUBJECT_KEY_SEPARATOR);
+        const endpoint = key.slice(0, split);
+        this.swept.set(deliveryId, { endpoint, subject: key.slice(split + 1), deliveryId });
+      }
+    }
   }
 
   /**
-   * The deliveries of one endpoint and subject still waited for at `now`: those overdue by more
-   * than {@link FORGOTTEN_AFTER_MS} are forgotten first (and the entry, once empty).
+   * The long-overdue deliveries the sweeps found since the last call (each once): the caller
+   * asks the store about them, then notes them settled or waiting again. One left alone is
+   * found again by a later sweep.
    */
-  private waitingOf(key: string, now: number): Map<string, number> | undefined {
-    const waiting = this.bySubject.get(key);
-    if (!waiting) return undefined;
-    for (const [id, dueAt] of waiting) if (dueAt + FORGOTTEN_AFTER_MS < now) waiting.delete(id);
-    if (waiting.size > 0) return waiting;
-    this.bySubject.delete(key);
-    return undefined;
+  takeLongOverdue(): LongOverdue[] {
+    if (this.swept.size === 0) return [];
+    const now = this.clock.now();
+    // Those settled or noted again (a retry came) since the sweep are left out.
+    const taken = [...this.swept.values()].filter(({ endpoint, subject, deliveryId }) => {
+      const dueAt = this.bySubject.get(subjectKeyAt(endpoint, subject))?.get(deliveryId);
+      return dueAt !== undefined && dueAt + FORGOTTEN_AFTER_MS < now;
+    });
+    this.swept.clear();
+    return taken;
   }
 
   /** Notes that a delivery of `subject` waits no longer (delivered, dead-lettered, gone). */

@@ -230,15 +230,22 @@ describe('EndpointScheduler', () => {
     expect(afterPredecessors(5_000, 10_000)).toBe(10_000 + OVERDUE_PREDECESSOR_WAIT_MS);
   });
 
-  it('forgets long-overdue waiting deliveries of subjects nobody asks about again', async () => {
+  it('hands long-overdue waiting deliveries of subjects nobody asks about to a store check, and forgets them once settled', async () => {
     const clock = new ManualClock(0);
     const scheduler = new EndpointScheduler(clock);
     scheduler.noteWaiting('e', 'forgotten', 'd0', 1_000);
     await clock.advance(1_000 + FORGOTTEN_AFTER_MS + 1);
     for (let n = 1; n < 999; n++) scheduler.noteWaiting('e', `s${n}`, `d${n}`, clock.now() + 5_000);
-    expect(scheduler.waitingDeliveries).toBe(999);
-    // The thousandth note sweeps: the overdue one goes, though nobody asked about its subject.
+    expect(scheduler.takeLongOverdue()).toEqual([]);
+    // The thousandth note sweeps: the overdue one is named, though nobody asked about its subject
+    // (DispatchBatch.flush asks the store), and stays noted until it is known to be settled.
     scheduler.noteWaiting('e', 's999', 'd999', clock.now() + 5_000);
+    expect(scheduler.takeLongOverdue()).toEqual([
+      { endpoint: 'e', subject: 'forgotten', deliveryId: 'd0' },
+    ]);
+    expect(scheduler.takeLongOverdue()).toEqual([]);
+    expect(scheduler.waitingDeliveries).toBe(1000);
+    scheduler.noteSettled('e', 'forgotten', 'd0');
     expect(scheduler.waitingDeliveries).toBe(999);
     expect(scheduler.dueAhead('e', 'forgotten', 'd-next')).toBeUndefined();
   });

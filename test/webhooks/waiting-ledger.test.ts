@@ -255,6 +255,70 @@ describe('a long-overdue earlier delivery', () => {
   });
 });
 
+describe('a long-overdue delivery of a subject nobody asks about, without a waiting ledger', () => {
+  it('is asked about in the store once the sweep finds it, not forgotten: pending, its message is sent again and it is attempted', async () => {
+    const clock = new ManualClock(1_000_000);
+    const harness = createHarness({ clock });
+    try {
+      const due = clock.now();
+      // Two deliveries wait for a retry whose message is lost (never on the queue): one still
+      // pending, one delivered meanwhile (out of this process's sight).
+      await harness.store.createDelivery(newDelivery('lost', 'evt-1', 'e1', due));
+      await harness.store.createDelivery({
+        ...newDelivery('settled', 'evt-2', 'e1', due),
+        status: 'delivered',
+      });
+      harness.deps.scheduler.noteWaiting('e1', 'c-1', 'lost', due);
+      harness.deps.scheduler.noteWaiting('e1', 'c-2', 'settled', due);
+      await clock.advance(16 * 60_000);
+      // Other subjects' retries are noted meanwhile, enough for the memory's sweep to run.
+      for (let n = 0; n < 1000; n++)
+        harness.deps.scheduler.noteWaiting('e2', `s-${n}`, `other-${n}`, clock.now() + 60_000);
+      // The next batch of the process (any) asks the store about what the sweep found.
+      await new DispatchBatch(harness.deps).flush();
+      const sent = harness.queue.receive(10);
+      expect(sent.map((message) => JSON.parse(message.body))).toEqual([
+        { kind: 'delivery', deliveryId: 'lost', subscriptionId: 'e1', subject: 'c-1' },
+      ]);
+      // Still waited for (due now: asked about again after another 15 minutes); the settled one is let go.
+      expect(harness.deps.scheduler.dueAhead('e1', 'c-1', 'next')).toBe(clock.now());
+      expect(harness.deps.scheduler.dueAhead('e1', 'c-2', 'next')).toBeUndefined();
+      // Its message attempts it (its subscription is gone: dead-lettered).
+      for (const message of sent) harness.queue.sendRaw(message.body);
+      await harness.drainVisible();
+      expect(await harness.store.getDelivery('lost')).toMatchObject({
+        status: 'dead',
+        deadReason: 'subscription removed',
+      });
+    } finally {
+      await harness.sender.close();
+    }
+  });
+
+  it('is forgotten unread with a waiting ledger: its mark there is what a later event asks about', async () => {
+    const clock = new ManualClock(1_000_000);
+    const harness = createHarness({ clock, waitingLedger: new MemoryWaitingLedger() });
+    const reads: string[] = [];
+    const getDelivery = harness.store.getDelivery.bind(harness.store);
+    harness.store.getDelivery = (id) => {
+      reads.push(id);
+      return getDelivery(id);
+    };
+    try {
+      harness.deps.scheduler.noteWaiting('e1', 'c-1', 'elsewhere', clock.now());
+      await clock.advance(16 * 60_000);
+      for (let n = 0; n < 1000; n++)
+        harness.deps.scheduler.noteWaiting('e2', `s-${n}`, `other-${n}`, clock.now() + 60_000);
+      await new DispatchBatch(harness.deps).flush();
+      expect(reads).toEqual([]);
+      expect(harness.queue.size).toBe(0);
+      expect(harness.deps.scheduler.waitingDeliveries).toBe(1000);
+    } finally {
+      await harness.sender.close();
+    }
+  });
+});
+
 describe('DynamoDB waiting ledger', () => {
   it('raises the count before it writes the marks: a failed mark write leaves the count high, never low', async () => {
     const ledger = new DynamoDbWaitingLedger({ client: table.client, tableName: table.tableName });
