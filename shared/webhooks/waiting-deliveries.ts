@@ -74,10 +74,14 @@ export class WaitingDeliveries {
   /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
   private readonly bySubject = new Map<string, Map<string, number>>();
   private notesSinceSweep = 0;
+  /** When the memory was last swept (see takeLongOverdue). */
+  private sweptAt: number;
   /** What the last sweeps found long overdue, by delivery id, until a batch takes it. */
   private readonly swept = new Map<string, LongOverdue>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    this.sweptAt = clock.now();
+  }
 
   /**
    * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
@@ -110,6 +114,7 @@ export class WaitingDeliveries {
   private sweepOverdue(): void {
     this.notesSinceSweep = 0;
     const now = this.clock.now();
+    this.sweptAt = now;
     for (const [key, waiting] of this.bySubject) {
       for (const [deliveryId, dueAt] of waiting) {
         if (dueAt + FORGOTTEN_AFTER_MS >= now) continue;
@@ -123,11 +128,13 @@ export class WaitingDeliveries {
   /**
    * The long-overdue deliveries the sweeps found since the last call (each once): the caller
    * asks the store about them, then notes them settled or waiting again. One left alone is
-   * found again by a later sweep.
+   * found again by a later sweep. Sweeps first when the last sweep is
+   * {@link FORGOTTEN_AFTER_MS} old: a process that notes few retries still finds them.
    */
   takeLongOverdue(): LongOverdue[] {
-    if (this.swept.size === 0) return [];
     const now = this.clock.now();
+    if (now - this.sweptAt >= FORGOTTEN_AFTER_MS) this.sweepOverdue();
+    if (this.swept.size === 0) return [];
     // Those settled or noted again (a retry came) since the sweep are left out.
     const taken = [...this.swept.values()].filter(({ endpoint, subject, deliveryId }) => {
       const dueAt = this.bySubject.get(subjectKeyAt(endpoint, subject))?.get(deliveryId);

@@ -295,6 +295,22 @@ describe('a long-overdue delivery of a subject nobody asks about, without a wait
     }
   });
 
+  it('is asked about by a batch 15 minutes after the last sweep, however few retries were noted since', async () => {
+    const clock = new ManualClock(1_000_000);
+    const harness = createHarness({ clock });
+    try {
+      await harness.store.createDelivery(newDelivery('lost', 'evt-1', 'e1', clock.now()));
+      harness.deps.scheduler.noteWaiting('e1', 'c-1', 'lost', clock.now());
+      await clock.advance(16 * 60_000);
+      await new DispatchBatch(harness.deps).flush();
+      expect(harness.queue.receive(10).map((message) => JSON.parse(message.body))).toEqual([
+        { kind: 'delivery', deliveryId: 'lost', subscriptionId: 'e1', subject: 'c-1' },
+      ]);
+    } finally {
+      await harness.sender.close();
+    }
+  });
+
   it('is forgotten unread with a waiting ledger: its mark there is what a later event asks about', async () => {
     const clock = new ManualClock(1_000_000);
     const harness = createHarness({ clock, waitingLedger: new MemoryWaitingLedger() });
