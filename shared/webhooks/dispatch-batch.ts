@@ -88,6 +88,11 @@ export class DispatchBatch {
    * process's note of their disabling (EndpointScheduler.disabledAt) as it was then.
    */
   private readonly reread = new Map<string, { at: number; disabledAt: number | undefined }>();
+  /** Reads of single subscriptions under way (see {@link subscription}). */
+  private readonly readsInFlight = new Map<
+    string,
+    { read: Promise<Subscription | undefined>; disabledAt: number | undefined }
+  >();
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
   private readonly outbox: {
     message: DeliveryMessage;
@@ -180,14 +185,25 @@ export class DispatchBatch {
     const list = await this.subscriptions();
     const listed = list.get(id);
     if (listed && !(listed.enabled && this.readAgain(id))) return listed;
-    const at = this.deps.clock.now();
     const disabledAt = this.deps.scheduler.disabledAt(id);
-    const read = await this.deps.store.getSubscription(id);
-    // Noted once read: a read that failed (its record fails) leaves the next delivery to read it.
-    this.reread.set(id, { at, disabledAt });
-    if (read) list.set(id, read);
-    else list.delete(id);
-    return read;
+    // Deliveries that find the copy stale at once share one read (unless disabled since it began).
+    const inFlight = this.readsInFlight.get(id);
+    if (inFlight && inFlight.disabledAt === disabledAt) return inFlight.read;
+    const at = this.deps.clock.now();
+    const read = this.deps.store.getSubscription(id).then((subscription) => {
+      // Noted once read: a read that failed (its record fails) leaves the next delivery to read it.
+      this.reread.set(id, { at, disabledAt });
+      if (subscription) list.set(id, subscription);
+      else list.delete(id);
+      return subscription;
+    });
+    const entry = { read, disabledAt };
+    this.readsInFlight.set(id, entry);
+    try {
+      return await read;
+    } finally {
+      if (this.readsInFlight.get(id) === entry) this.readsInFlight.delete(id);
+    }
   }
 
   /**

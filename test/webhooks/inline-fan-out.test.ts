@@ -268,6 +268,28 @@ describe('inline fan-out', () => {
     ]);
   });
 
+  it('reads a subscription whose copy went stale once for the deliveries that find it so at once', async () => {
+    const { receiver, harness, clock, subscribe, records } = await setup();
+    const { id } = await subscribe('/stale-copy');
+    const store = harness.store;
+    const listSubscriptions = store.listSubscriptions.bind(store);
+    const getSubscription = store.getSubscription.bind(store);
+    const reads: string[] = [];
+    // The batch's list is read, then the clock moves on: every delivery finds its copy stale.
+    store.listSubscriptions = async () => {
+      const all = await listSubscriptions();
+      await clock.advance(SUBSCRIPTION_FRESH_MS);
+      return all;
+    };
+    store.getSubscription = async (subscriptionId) => {
+      reads.push(subscriptionId);
+      return getSubscription(subscriptionId);
+    };
+    await processDispatchBatch(records(70, 8), harness.deps);
+    expect(receiver.log).toHaveLength(8);
+    expect(reads).toEqual([id]);
+  });
+
   it('sends nothing more in a running batch once another process disabled the subscription a few seconds before', async () => {
     let disabling: Promise<unknown> | undefined;
     let subscriptionId = '';
