@@ -25,6 +25,7 @@ import type { ProductSample } from '../simulator/product-samples.ts';
 import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
+import { LOCAL_STREAM_STATE_SHARDS } from '../state/stream-state-shards.ts';
 import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
@@ -121,6 +122,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // Local writes cost nothing per kilobyte: snapshots are stored as text (a 100,000-customer
       // first sync about 5 % faster; docs/benchmarks.md).
       compressSnapshotsAbove: Number.POSITIVE_INFINITY,
+      // No partition limits in dynalite: every full read of the states is two Queries, not 33.
+      streamStateShards: LOCAL_STREAM_STATE_SHARDS,
     });
     const webhookStore = new DynamoDbWebhookStore({
       client: dynamo.client,

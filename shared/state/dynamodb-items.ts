@@ -7,13 +7,17 @@
  * |---------------|---------------------|-------------------|------------------------------------------------------|
  * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string) or recordZ (the same, raw-deflated, above 600 bytes), scope, deleted, ttl, updatedAt |
  * | lease         | `STREAM#<streamId>` | `LEASE`           | owner, expiresAt (epoch ms), ttl (clean-up only)     |
- * | stream state  | `STREAMS`           | `<streamId>`      | every StreamState field, version                     |
+ * | stream state  | `STREAMS#<n>`       | `<streamId>`      | every StreamState field, version                     |
  * | removed note  | `REMOVED_STREAMS`   | `<streamId>`      | none: a tombstoned stream the purge step has to empty |
  *
  * Why: a stream's snapshots and lease share one item collection, so a scan of one stream
- * (reconciliation, resync) and a reset are Queries on one pk; all stream states share one
- * pk, so `listStreams` is one Query. There is no LSI, so the collection has no 10 GB cap
- * and DynamoDB may split a hot collection by sort key.
+ * (reconciliation, resync) and a reset are Queries on one pk. Stream states are spread over
+ * 32 partitions, n a stable hash of the connection id (`STREAM_STATE_SHARDS` in
+ * stream-state-shards.ts): one partition would pass DynamoDB's 1,000 WCU/s from about 4,600
+ * properties polled every minute; a connection's states stay one Query, all of them one per
+ * shard. Releases before sharding stored them under `STREAMS` (same sort key): read until moved
+ * by their next write (dynamodb-stream-states.ts). There is no LSI, so the collection has no
+ * 10 GB cap and DynamoDB may split a hot collection by sort key.
  *
  * Limits: `record` is one compact JSON string (marshalling a deep map is far slower), so a
  * snapshot is bounded by the 400 KB item limit (checked before writing); entity ids are
@@ -30,9 +34,8 @@ import {
   type StreamState,
   StreamStateSchema,
 } from './state-store.ts';
+import { LEGACY_STREAMS_PK, STREAM_STATE_SHARDS, streamStatePk } from './stream-state-shards.ts';
 
-/** Partition key of all stream states. */
-export const STREAMS_PK = 'STREAMS';
 /** Partition key of the notes of removed streams (StreamState.removedAt) left to purge. */
 export const REMOVED_STREAMS_PK = 'REMOVED_STREAMS';
 /** Sort key of a stream's lease item. */
@@ -53,9 +56,14 @@ export function snapshotKey(streamId: string, entityId: string): ItemKey {
   return { pk: streamPk(streamId), sk: `${SNAPSHOT_SK_PREFIX}${entityId}` };
 }
 
-/** Key of a stream state item. */
-export function streamStateKey(streamId: string): ItemKey {
-  return { pk: STREAMS_PK, sk: streamId };
+/** Key of a stream state item: under its connection's shard of `shards`. */
+export function streamStateKey(streamId: string, shards = STREAM_STATE_SHARDS): ItemKey {
+  return { pk: streamStatePk(streamId, shards), sk: streamId };
+}
+
+/** Key a release before sharding stored a stream state under (read until the state is moved). */
+export function legacyStreamStateKey(streamId: string): ItemKey {
+  return { pk: LEGACY_STREAMS_PK, sk: streamId };
 }
 
 /** Key of the note that a stream was removed and awaits its purge. */
@@ -182,9 +190,12 @@ export function fromSnapshotItem(item: unknown): StoredSnapshot {
   return snapshot;
 }
 
-/** Builds the stored item of a stream state. */
-export function toStreamStateItem(state: StreamState): Record<string, unknown> {
-  return { ...state, ...streamStateKey(state.streamId) };
+/** Builds the stored item of a stream state, under its connection's shard of `shards`. */
+export function toStreamStateItem(
+  state: StreamState,
+  shards = STREAM_STATE_SHARDS,
+): Record<string, unknown> {
+  return { ...state, ...streamStateKey(state.streamId, shards) };
 }
 
 /** Parses a stored stream state item; throws ValidationError naming the field (e.g. `version`). */

@@ -1,19 +1,14 @@
 /**
  * DynamoDbStateStore: the state store on the single table. Key design: see the table at the
  * top of dynamodb-items.ts (snapshots `STREAM#<id>`/`SNAP#<entityId>`, lease
- * `STREAM#<id>`/`LEASE`, stream states `STREAMS`/`<streamId>`).
+ * `STREAM#<id>`/`LEASE`, stream states `STREAMS#<n>`/`<streamId>`, n the connection's shard;
+ * dynamodb-stream-states.ts).
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  type PutCommandInput,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { mapWithConcurrency } from '../concurrency.ts';
-import { type BridgeError, parseOrThrow } from '../errors.ts';
+import { type BridgeError, ValidationError } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from './document-client.ts';
 import {
   BATCH_CONCURRENCY_DEFAULT,
@@ -24,34 +19,30 @@ import {
 import { toStoreError, withStoreErrors } from './dynamodb-errors.ts';
 import {
   fromSnapshotItem,
-  fromStreamStateItem,
   leaseKey,
   parseItemKey,
   REMOVED_STREAMS_PK,
   removedStreamKey,
   SNAPSHOT_COMPRESS_ABOVE_BYTES,
   SNAPSHOT_SK_PREFIX,
-  STREAMS_PK,
   snapshotKey,
   streamPk,
-  streamStateKey,
   toSnapshotItem,
-  toStreamStateItem,
 } from './dynamodb-items.ts';
+import { DynamoDbStreamStates } from './dynamodb-stream-states.ts';
 import {
   type Lease,
   type ListStreamsOptions,
   prepareSnapshots,
   type ScanSnapshotsOptions,
   type SnapshotReplacement,
-  StateConflictError,
   type StateStore,
   type StoredSnapshot,
   type StreamFilter,
   type StreamState,
-  StreamStateSchema,
   scanPageSize,
 } from './state-store.ts';
+import { STREAM_STATE_SHARDS } from './stream-state-shards.ts';
 
 /** Options of {@link DynamoDbStateStore}. */
 export interface DynamoDbStateStoreOptions {
@@ -70,6 +61,13 @@ export interface DynamoDbStateStoreOptions {
    * more CPU there than the smaller item saves. Items are read back whichever way they were stored.
    */
   compressSnapshotsAbove?: number;
+  /**
+   * Partitions the stream states are spread over (default {@link STREAM_STATE_SHARDS}, for
+   * AWS's per-partition limits); the local runtime passes `LOCAL_STREAM_STATE_SHARDS` (1).
+   * Every store of one table must use the same count, for good: a state is looked for under
+   * its shard of that count. A positive integer.
+   */
+  streamStateShards?: number;
 }
 
 /** Conditional snapshot puts in flight per batch request a plain write would have in flight. */
@@ -89,6 +87,7 @@ export class DynamoDbStateStore implements StateStore {
   private readonly tableName: string;
   private readonly batch: BatchContext;
   private readonly compressSnapshotsAbove: number;
+  private readonly streamStates: DynamoDbStreamStates;
 
   constructor(options: DynamoDbStateStoreOptions) {
     this.tableName = options.tableName;
@@ -104,6 +103,17 @@ export class DynamoDbStateStore implements StateStore {
       concurrency: options.concurrency ?? BATCH_CONCURRENCY_DEFAULT,
       consistentRead: true,
     };
+    const shards = options.streamStateShards ?? STREAM_STATE_SHARDS;
+    if (!Number.isInteger(shards) || shards < 1)
+      throw new ValidationError('state store options', [
+        { path: 'streamStateShards', message: `must be a positive integer, got ${shards}` },
+      ]);
+    this.streamStates = new DynamoDbStreamStates({
+      documentClient: this.documentClient,
+      tableName: options.tableName,
+      concurrency: this.batch.concurrency,
+      shards,
+    });
   }
 
   async getSnapshots(
@@ -209,82 +219,16 @@ export class DynamoDbStateStore implements StateStore {
     } while (startKey);
   }
 
-  async getStream(streamId: string): Promise<StreamState | undefined> {
-    const output = await this.call('GetItem', () =>
-      this.documentClient.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: streamStateKey(streamId),
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return output.Item ? fromStreamStateItem(output.Item) : undefined;
+  getStream(streamId: string): Promise<StreamState | undefined> {
+    return this.streamStates.get(streamId);
   }
 
-  async listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]> {
-    const limit = options?.limit;
-    const states: StreamState[] = [];
-    if (limit !== undefined && limit < 1) return states;
-    let startKey: Record<string, unknown> | undefined;
-    // One connection's states are a range of the collection's sort keys: `<connectionId>:…`.
-    const prefix = filter?.connectionId === undefined ? undefined : `${filter.connectionId}:`;
-    do {
-      const output = await this.call('Query', () =>
-        this.documentClient.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression:
-              prefix === undefined ? '#pk = :pk' : '#pk = :pk AND begins_with(#sk, :prefix)',
-            ExpressionAttributeNames:
-              prefix === undefined ? { '#pk': 'pk' } : { '#pk': 'pk', '#sk': 'sk' },
-            ExpressionAttributeValues:
-              prefix === undefined
-                ? { ':pk': STREAMS_PK }
-                : { ':pk': STREAMS_PK, ':prefix': prefix },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-            ...(limit === undefined ? {} : { Limit: limit - states.length }),
-          }),
-        ),
-      );
-      states.push(...(output.Items ?? []).map(fromStreamStateItem));
-      startKey = output.LastEvaluatedKey;
-    } while (startKey && (limit === undefined || states.length < limit));
-    return states;
+  listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]> {
+    return this.streamStates.list(filter, options);
   }
 
-  async saveStream(state: StreamState, expectedVersion: number): Promise<StreamState> {
-    const next = parseOrThrow(
-      StreamStateSchema,
-      { ...state, version: expectedVersion + 1 },
-      `stream state ${state.streamId}`,
-    );
-    const condition: Pick<
-      PutCommandInput,
-      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-    > =
-      expectedVersion === 0
-        ? {
-            ConditionExpression: 'attribute_not_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': 'pk' },
-          }
-        : {
-            ConditionExpression: '#version = :expected',
-            ExpressionAttributeNames: { '#version': 'version' },
-            ExpressionAttributeValues: { ':expected': expectedVersion },
-          };
-    try {
-      await this.documentClient.send(
-        new PutCommand({ TableName: this.tableName, Item: toStreamStateItem(next), ...condition }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new StateConflictError(state.streamId, expectedVersion, { cause: error });
-      }
-      throw this.toStoreError('PutItem', error);
-    }
-    return next;
+  saveStream(state: StreamState, expectedVersion: number): Promise<StreamState> {
+    return this.streamStates.save(state, expectedVersion);
   }
 
   async deleteStream(streamId: string): Promise<void> {
@@ -312,29 +256,11 @@ export class DynamoDbStateStore implements StateStore {
       await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
       startKey = output.LastEvaluatedKey;
     } while (startKey);
-    await this.call('DeleteItem', () =>
-      this.documentClient.send(
-        new DeleteCommand({ TableName: this.tableName, Key: streamStateKey(streamId) }),
-      ),
-    );
+    await this.streamStates.delete(streamId);
   }
 
   async deleteStreamState(streamId: string, expectedVersion: number): Promise<boolean> {
-    try {
-      await this.documentClient.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: streamStateKey(streamId),
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':expected': expectedVersion },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw this.toStoreError('DeleteItem', error);
-    }
+    return this.streamStates.deleteAtVersion(streamId, expectedVersion);
   }
 
   async markStreamRemoved(streamId: string): Promise<void> {

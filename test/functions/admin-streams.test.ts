@@ -105,15 +105,22 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       // The same streams as the whole list's of that connection...
       expect(one).toEqual(everything.filter((id) => id.startsWith('hotel-7:')));
       expect(one).toEqual(['hotel-7:customer', 'hotel-7:resource']);
-      // ...from its own item and its own stream states: no read of the connections' partition.
-      expect(commands.map((s) => s.command).sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+      // ...from its own item and its own stream states: no read of the connections' partition,
+      // its shard's range and the same range of the states stored before sharding.
+      expect(commands.map((s) => s.command).sort()).toEqual([
+        'GetItemCommand',
+        'QueryCommand',
+        'QueryCommand',
+      ]);
       expect(commands.find((s) => s.command === 'GetItemCommand')!.input.Key).toEqual({
         pk: 'CONNECTIONS',
         sk: 'hotel-7',
       });
-      expect(JSON.stringify(commands.find((s) => s.command === 'QueryCommand')!.input)).toContain(
-        'hotel-7:',
-      );
+      const queries = commands.filter((s) => s.command === 'QueryCommand').map((s) => s.input);
+      expect(queries.map((q) => stateQueryOf(q)).sort()).toEqual([
+        { pk: 'STREAMS', prefix: 'hotel-7:' },
+        { pk: expect.stringMatching(/^STREAMS#\d+$/), prefix: 'hotel-7:' },
+      ]);
 
       // A disabled, an unknown and a props connection: as the whole list has them.
       expect(await list({ connectionId: 'hotel-off' })).toEqual([]);
@@ -170,15 +177,21 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
       expect(idsOf(answer)).toEqual(all.slice(0, 10));
       const first = answer.body as { nextCursor?: string };
       expect(first.nextCursor).toEqual(expect.any(String));
-      // One Query of the stream states, for 11 of them: no more pages of them.
-      const stateQueries = commands.filter(
-        (c) => c.command === 'QueryCommand' && !isConnectionListing(c),
-      );
-      expect(stateQueries).toHaveLength(1);
-      expect(stateQueries[0]!.input).toMatchObject({
+      // The stream states, for 11 of them: those stored before sharding first (up to 11), then
+      // each shard, its share of 11 a Query; no more pages of them.
+      const queries = commands
+        .filter((c) => c.command === 'QueryCommand' && !isConnectionListing(c))
+        .map((c) => c.input);
+      expect(queries[0]).toMatchObject({
         ExpressionAttributeValues: { ':pk': 'STREAMS' },
         Limit: 11,
       });
+      const shards = new Set(queries.slice(1).map((q) => stateQueryOf(q).pk));
+      expect(shards.size).toBe(32);
+      for (const query of queries.slice(1)) {
+        expect(stateQueryOf(query).pk).toMatch(/^STREAMS#\d+$/);
+        expect(query.Limit).toBeLessThanOrEqual(11);
+      }
 
       // Page after page, every stream once and in order, reading states up to the page only.
       const pages: string[] = [...idsOf(answer)];
@@ -201,6 +214,14 @@ describe('GET /streams in AWS (the admin function over DynamoDB)', () => {
     }
   });
 });
+
+/** The partition and sort key prefix (if any) a recorded Query of stream states reads. */
+function stateQueryOf(input: Record<string, unknown>): { pk: string; prefix?: string } {
+  const values = input.ExpressionAttributeValues as { ':pk': string; ':prefix'?: string };
+  return values[':prefix'] === undefined
+    ? { pk: values[':pk'] }
+    : { pk: values[':pk'], prefix: values[':prefix'] };
+}
 
 /** Whether a recorded command is a Query of the connections' partition (their listing). */
 function isConnectionListing(c: Recorded): boolean {
