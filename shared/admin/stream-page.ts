@@ -11,11 +11,9 @@ export interface StatesAfter {
 
 /**
  * The first `want` stored stream states (of `filter`) whose ids sort after `position.after`,
- * in id order; every one when `want` is absent. It reads over the store's listing, which goes
- * by id from the first, however the store partitions its states: for `position.read + want`
- * of them (the states up to the position when its page was read, and the page), and again
- * for more when states were added before the position since, until it has `want` after it or
- * the store has no more.
+ * in id order; every one when `want` is absent. The store's listing starts after that id (each
+ * partition's Query begins there), so a page reads its own states, not those of the pages
+ * before it again. `before` carries the position's count on (the cursor's `read`).
  * @example await readStatesAfter(store, {}, { after: 'hotel-7:resource', read: 21 }, 1001)
  */
 export async function readStatesAfter(
@@ -24,22 +22,11 @@ export async function readStatesAfter(
   position: StreamListPosition | undefined,
   want: number | undefined,
 ): Promise<StatesAfter> {
-  const split = (states: StreamState[]) => {
-    const later = position ? states.filter((s) => s.streamId > position.after) : states;
-    return { later, before: states.length - later.length };
-  };
-  if (want === undefined) {
-    const { later, before } = split(await store.listStreams(filter));
-    return { states: later, before };
-  }
-  let limit = (position?.read ?? 0) + want;
-  for (;;) {
-    const states = await store.listStreams(filter, { limit });
-    const { later, before } = split(states);
-    if (later.length >= want || states.length < limit)
-      return { states: later.slice(0, want), before };
-    limit += want - later.length;
-  }
+  const states = await store.listStreams(filter, {
+    ...(want === undefined ? {} : { limit: want }),
+    ...(position === undefined ? {} : { after: position.after }),
+  });
+  return { states, before: position?.read ?? 0 };
 }
 
 /**

@@ -119,7 +119,9 @@ export class DynamoDbStreamStates {
               ExpressionAttributeValues:
                 prefix === undefined ? { ':pk': pk } : { ':pk': pk, ':prefix': prefix },
               ConsistentRead: true,
-              ExclusiveStartKey: startKey,
+              // After a page's last id: each partition's Query starts there, a key that need not exist.
+              ExclusiveStartKey:
+                startKey ?? (options?.after === undefined ? undefined : { pk, sk: options.after }),
               ...(limit === undefined ? {} : { Limit: limit }),
             }),
           ),

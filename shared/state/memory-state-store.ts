@@ -116,6 +116,7 @@ export class MemoryStateStore implements StateStore {
   async listStreams(filter?: StreamFilter, options?: ListStreamsOptions): Promise<StreamState[]> {
     return [...this.streams.values()]
       .filter((state) => streamMatches(state.streamId, filter))
+      .filter((state) => options?.after === undefined || state.streamId > options.after)
       .sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
       .slice(0, options?.limit)
       .map((state) => structuredClone(state));

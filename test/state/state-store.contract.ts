@@ -420,6 +420,32 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(await ids(undefined, { limit: 0 })).toEqual([]);
     });
 
+    it("lists the streams after an id (a page's last), whether or not a stream has it", async () => {
+      const store = await createStore();
+      for (const id of ['main:resource', 'main:customer', 'other:customer', 'main:product']) {
+        await store.saveStream(streamState(id), 0);
+      }
+      const ids = async (...args: Parameters<StateStore['listStreams']>) =>
+        (await store.listStreams(...args)).map((s) => s.streamId);
+      expect(await ids(undefined, { after: 'main:customer' })).toEqual([
+        'main:product',
+        'main:resource',
+        'other:customer',
+      ]);
+      expect(await ids(undefined, { after: 'main:customer', limit: 2 })).toEqual([
+        'main:product',
+        'main:resource',
+      ]);
+      expect(await ids(undefined, { after: 'main:q' })).toEqual([
+        'main:resource',
+        'other:customer',
+      ]);
+      expect(await ids({ connectionId: 'main' }, { after: 'main:product' })).toEqual([
+        'main:resource',
+      ]);
+      expect(await ids(undefined, { after: 'other:customer' })).toEqual([]);
+    });
+
     it('deletes a stream with its snapshots and lease, leaving other streams alone', async () => {
       const store = await createStore();
       await store.saveStream(streamState('main:customer'), 0);
