@@ -132,7 +132,7 @@ function isLive(
   if (state === undefined || !isLiveStream(state)) return false;
   const { spec } = definition;
   if (spec.strategy !== 'windowed') return true;
-  if (sweepDue(spec, state, now)) return false;
+  if (sweepDue(definition, state, now)) return false;
   return plansLiveWindow(state.watermark, now, windows, definition.intervalMs);
 }
 

@@ -11,6 +11,7 @@ import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
 import type { RecordBudget } from './record-budget.ts';
 import type { SnapshotWriteGate } from './snapshot-write-gate.ts';
+import type { SweepSlots } from './sweep-slots.ts';
 import type { WindowSettings } from './windows.ts';
 
 /** A product whose prices are followed; Day units start at local midnight of `timeZone`. */
@@ -36,6 +37,11 @@ export interface StreamDefinition {
   priceHorizonDays?: number;
   /** Offset of this stream's polls within its interval (spreads a connection's streams). */
   phaseMs?: number;
+  /**
+   * The instants this stream's sweeps (or deletion reads) may take (spreads a connection's
+   * sweeps; see sweepSlotsOf). Without them, a sweep is due a period after the last.
+   */
+  sweepSlots?: SweepSlots;
 }
 
 /** Observes a poller's work (metrics, progress bars, tests). */

@@ -7,6 +7,7 @@ import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { streamPhaseMs } from './schedule.ts';
 import { POLL_SPECS } from './specs/index.ts';
+import { sweepIntervalOf, sweepSlotsOf } from './sweep-slots.ts';
 import type { WindowSettings } from './windows.ts';
 
 /** Entity types polled when POLL_ENTITIES is not set: everything that needs no extra configuration. */
@@ -130,7 +131,7 @@ export function streamDefinitions(
   extras: StreamExtras = {},
 ): StreamDefinition[] {
   const count = settings.entities.length;
-  return settings.entities.map((entityType, index) => {
+  const definitions = settings.entities.map((entityType, index) => {
     const spec = POLL_SPECS[entityType];
     const intervalMs = settings.intervalMs ?? spec.defaultIntervalMs;
     return {
@@ -146,6 +147,24 @@ export function streamDefinitions(
       ...(extras.products ? { products: extras.products } : {}),
       ...(extras.priceHorizonDays ? { priceHorizonDays: extras.priceHorizonDays } : {}),
     };
+  });
+  return withSweepSlots(connectionId, definitions);
+}
+
+/** `definitions` of one connection, each that sweeps with its sweep slots ({@link sweepSlotsOf}). */
+function withSweepSlots(
+  connectionId: string,
+  definitions: readonly StreamDefinition[],
+): StreamDefinition[] {
+  const swept = definitions.flatMap((d) => {
+    const sweepIntervalMs = sweepIntervalOf(d.spec);
+    if (sweepIntervalMs === undefined) return [];
+    return [{ ...d, phaseMs: d.phaseMs ?? 0, sweepIntervalMs }];
+  });
+  const slots = sweepSlotsOf(connectionId, swept);
+  return definitions.map((d) => {
+    const sweepSlots = slots.get(d.streamId);
+    return sweepSlots === undefined ? d : { ...d, sweepSlots };
   });
 }
 

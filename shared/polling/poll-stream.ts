@@ -134,7 +134,7 @@ async function runStrategy(
         const liveStartedAt = deps.clock.now();
         const result = await runWindowed(definition, spec, deps, state);
         if (!result.caughtUp) return false;
-        if (sweepDue(spec, state.current, deps.clock.now())) {
+        if (sweepDue(definition, state.current, deps.clock.now())) {
           // The live windows' commit (staged for the success save) is written first: a sweep
           // cut at the invocation's deadline (or a stop) saves only its own position, and the
           // next run would read those windows again.

@@ -133,6 +133,8 @@ export async function startPollHarness(
   size: DatasetSize = 'small',
   seed = 11,
   simulator: Pick<SimulatorOptions, 'commitLagMs' | 'customers' | 'deletesMoveUpdatedUtc'> = {},
+  /** Poll intervals: one for every stream (default 1 s), or `undefined` for each spec's default. */
+  poll: { intervalMs?: number | undefined } = {},
 ): Promise<PollHarness> {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const sim = await startSimulator({ seed, size, clock, rateLimit: false, ...simulator });
@@ -161,7 +163,7 @@ export async function startPollHarness(
   const observer: PollObserver = {};
   const overlapMemory = new OverlapMemory();
   const settings: PollSettings = {
-    intervalMs: 1000,
+    intervalMs: 'intervalMs' in poll ? poll.intervalMs : 1000,
     entities: ENTITY_TYPES,
     initialSync: 'baseline',
     windows: {

@@ -17,14 +17,27 @@ import {
   setAsideNoted,
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
+import { nextSweepAt, sweepIntervalOf } from '../sweep-slots.ts';
 import { chunk, pageRecords } from './paged-records.ts';
 
-/** True when a stream in `state` has its sweep (or its deletion read) due at `now`. Pure. */
-export function sweepDue(spec: WindowedPollSpec, state: StreamState, now: number): boolean {
-  const intervalMs = spec.sweep?.intervalMs ?? spec.deletions?.intervalMs;
+/**
+ * True when a stream in `state` has its sweep (or its deletion read) due at `now`: at its next
+ * sweep slot after the last one ({@link nextSweepAt}), or, a stream without slots, a period
+ * after it. Pure.
+ */
+export function sweepDue(
+  definition: Pick<StreamDefinition, 'spec' | 'sweepSlots'>,
+  state: StreamState,
+  now: number,
+): boolean {
+  const intervalMs = sweepIntervalOf(definition.spec);
   if (intervalMs === undefined || !state.initialSyncDone) return false;
   const last = state.lastSweepAt;
-  return last === null || now - last >= intervalMs;
+  if (last === null) return true;
+  const slots = definition.sweepSlots;
+  return slots === undefined
+    ? now - last >= intervalMs
+    : now >= nextSweepAt(last, intervalMs, slots);
 }
 
 /**

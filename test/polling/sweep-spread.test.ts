@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
+import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import type { PollSpec } from '../../shared/polling/poll-spec.ts';
+import { type PollHarness, startPollHarness } from './poll-harness.ts';
+
+let harness: PollHarness;
+beforeAll(async () => {
+  // Every stream polled each minute (POLL_INTERVAL=1m), each at its own moment of the minute.
+  harness = await startPollHarness('small', 61, {}, { intervalMs: 60_000 });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** The period of a stream's sweep or deletion read, read off its spec (none: undefined). */
+function sweepPeriodOf(spec: PollSpec): number | undefined {
+  if (spec.strategy !== 'windowed') return undefined;
+  return spec.sweep?.intervalMs ?? spec.deletions?.intervalMs;
+}
+
+/** Polls the due ones of `definitions` with the token each stream takes. */
+async function pollDue(definitions: readonly StreamDefinition[]): Promise<void> {
+  for (const connection of ['chain', 'hotel'] as const) {
+    const own = definitions.filter(
+      (d) => d.streamId.startsWith('hotel:') === (connection === 'hotel'),
+    );
+    await pollDueStreams(own, harness.deps(connection), 'test');
+  }
+}
+
+const TICK_MS = 5_000;
+const HOURS_MS = 3 * 60 * 60_000;
+/** The connector counts a token's requests per 30 s (connector-api.md). */
+const BUDGET_WINDOW_MS = 30_000;
+
+/**
+ * Streams whose deletions (or changes) no window shows are judged by a sweep (or a deletion
+ * read) every 15 or 60 minutes. Synced together, they fell due together an hour later: one 30 s
+ * window of the token's budget held all their requests at once.
+ */
+describe('the sweeps of a connection whose streams were all synced at one moment', () => {
+  it('fall at least 30 s apart over three hours, each within its period', async () => {
+    const swept = harness.definitions().filter((d) => sweepPeriodOf(d.spec) !== undefined);
+    expect(swept.length).toBeGreaterThan(5);
+    const store = harness.deps('chain').store;
+    const synced = async () =>
+      (await store.listStreams()).filter(
+        (s) => swept.some((d) => d.streamId === s.streamId) && s.initialSyncDone,
+      );
+    for (let poll = 0; poll < 20 && (await synced()).length < swept.length; poll++)
+      await pollDue(swept);
+    const start = harness.clock.now();
+    const last = new Map((await synced()).map((s) => [s.streamId, s.lastSweepAt]));
+    expect([...last.values()]).toEqual(swept.map(() => start));
+
+    const sweeps: { streamId: string; at: number }[] = [];
+    while (harness.clock.now() < start + HOURS_MS) {
+      await harness.clock.advance(TICK_MS);
+      await pollDue(swept);
+      for (const state of await synced()) {
+        if (state.lastSweepAt === last.get(state.streamId)) continue;
+        last.set(state.streamId, state.lastSweepAt);
+        sweeps.push({ streamId: state.streamId, at: state.lastSweepAt! });
+      }
+    }
+
+    const times = sweeps.map((s) => s.at).sort((a, b) => a - b);
+    const gaps = times.slice(1).map((at, i) => at - times[i]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(BUDGET_WINDOW_MS);
+    for (const definition of swept) {
+      const count = sweeps.filter((s) => s.streamId === definition.streamId).length;
+      expect([definition.streamId, count]).toEqual([
+        definition.streamId,
+        HOURS_MS / sweepPeriodOf(definition.spec)!,
+      ]);
+    }
+  }, 120_000);
+});
