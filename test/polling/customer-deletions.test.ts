@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.ts';
+import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { deletionWindows } from '../../shared/polling/strategies/deletions.ts';
 import {
@@ -64,5 +66,76 @@ describe('deletionWindows', () => {
       '2026-04-01T00:00:00.000Z',
       '2026-07-01T00:00:00.000Z',
     ]);
+  });
+});
+
+/** `client` with each page of a read on `DeletedUtc` taking `pageMs` of `clock`'s time. */
+function slowDeletionPages(
+  client: PollDeps['client'],
+  clock: ManualClock,
+  pageMs: number,
+  requests: { count: number },
+): PollDeps['client'] {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== 'paginate' || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const pages = value.apply(target, args) as AsyncIterable<unknown>;
+        if (!(args[1] as { DeletedUtc?: unknown }).DeletedUtc) return pages;
+        return (async function* () {
+          for await (const page of pages) {
+            requests.count++;
+            await clock.advance(pageMs);
+            yield page;
+          }
+        })();
+      };
+    },
+  });
+}
+
+describe('a customer deletion read reaching the invocation deadline', () => {
+  it('stops starting pages at the deadline and goes on in the next poll, publishing each delete once', async () => {
+    const { definition, deps } = harness.streamOf('customer');
+    await pollUntilCaughtUp(definition, deps);
+    await harness.clock.advance(16 * 60_000);
+    await pollStream(definition, deps, 't');
+    const model = harness.sim.controls.model;
+    const ids = (await storedIds(deps, definition.streamId)).slice(0, 3);
+    for (const id of ids)
+      model.softDelete(model.customers, 'customer', id, {
+        IsActive: false,
+        ActivityState: 'Deleted',
+      });
+    harness.publisher.events.length = 0;
+    await harness.clock.advance(16 * 60_000);
+    const before = (await deps.store.getStream(definition.streamId))!;
+
+    // One deleted customer a page, each taking 10 s: the deadline comes after the second.
+    const requests = { count: 0 };
+    const slow = slowDeletionPages(deps.client, harness.clock, 10_000, requests);
+    const deadline = harness.clock.now() + 15_000;
+    const outcome = await pollStream(
+      definition,
+      { ...deps, client: slow, pageCount: 1, deadline },
+      't',
+    );
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: false });
+    expect(requests.count).toBe(2);
+    const deleted = () => harness.publisher.events.filter((e) => e.type === 'customer.deleted');
+    expect(deleted()).toHaveLength(2);
+    const cut = (await deps.store.getStream(definition.streamId))!;
+    expect(cut.lastSweepAt).toBe(before.lastSweepAt);
+    expect(cut.nextDueAt).toBeLessThanOrEqual(harness.clock.now());
+
+    await pollStream(definition, deps, 't');
+    expect(
+      deleted()
+        .map((e) => e.subject)
+        .sort(),
+    ).toEqual([...ids].sort());
+    const done = (await deps.store.getStream(definition.streamId))!;
+    expect(done.lastSweepAt).toBe(harness.clock.now());
   });
 });

@@ -13,6 +13,7 @@ import {
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { PollWindow } from '../windows.ts';
 import { pageRecords } from './paged-records.ts';
+import { pastDeadline } from './windowed.ts';
 
 /**
  * The deletion windows of a run at `nowMs`: from the last run (less the settle lag and the
@@ -43,18 +44,22 @@ export function deletionWindows(
  * record returned deleted is published as deleted, one already a tombstone emits nothing. A
  * record set aside is deleted by its `Id` all the same (the request returns deleted ones only).
  * Runs in the place of a sweep, and keeps its time in `lastSweepAt`, which the first sync sets.
+ * Like a window's, it starts no page past the invocation's deadline (or once the process
+ * stops): it then returns false, with `lastSweepAt` moved to the end of the last window it read
+ * whole, so the next poll goes on from there (what it judged of a window cut short comes back
+ * as tombstones, and emits nothing again).
  */
 export async function runDeletions(
   definition: StreamDefinition,
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
-): Promise<number> {
+): Promise<boolean> {
   const deletions = spec.deletions!;
   const now = deps.clock.now();
   const last = state.current.lastSweepAt ?? now;
-  let published = 0;
   for (const window of deletionWindows(last, now, deps.windows)) {
+    if (pastDeadline(deps)) return false;
     for await (const page of pageRecords(
       deps.client,
       spec.operation,
@@ -71,7 +76,6 @@ export async function runDeletions(
       const changes = await commitObservations(definition, deps, observations, true, {
         backfill: liveJudging(state.current, window),
       });
-      published += changes.events.length;
       const latest = setAside.at(-1);
       const counts = {
         records: page.records.length + setAside.length,
@@ -82,9 +86,12 @@ export async function runDeletions(
         ...advanceCounters(state.current, counts),
         ...setAsideNoted(state.current, counts),
       });
+      if (pastDeadline(deps)) return false;
     }
+    // The next read starts here (less the settle lag and the overlap); the last window ends at
+    // `now` less the settle lag. The poll's save follows at once and writes it (one write).
+    state.stage({ lastSweepAt: Date.parse(window.endUtc) + deps.windows.settleLagMs });
   }
-  // The poll's success save follows at once and writes it (one write per poll).
   state.stage({ lastSweepAt: now });
-  return published;
+  return true;
 }
