@@ -18,7 +18,7 @@ import {
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
 import { nextSweepAt, sweepIntervalOf } from '../sweep-slots.ts';
-import { chunk, pageRecords } from './paged-records.ts';
+import { pageRecords } from './paged-records.ts';
 
 /**
  * True when a stream in `state` has its sweep (or its deletion read) due at `now`: at its next
@@ -47,8 +47,8 @@ export function sweepDue(
  * hash differs from its stored snapshot's is judged as a window's would be (updated, or deleted
  * by its own flag): connector-api.md does not say that every change moves `UpdatedUtc` (a
  * payment request's expiry, which time alone brings, may not), and such a change is in no
- * window. The hashes come from the scan of stored ids, so an unchanged record costs no read. After each request but the
- * last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
+ * window. The hashes come from the scan of stored ids, so an unchanged record costs no read; the
+ * scan is read as the requests go, a request's worth ahead. After each request but the last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
  * starting again from the first id every run and never ending. A record returned that breaks its
  * schema still exists: marked by its Id, it is not swept (its content is the windows' business,
@@ -61,74 +61,103 @@ export async function runSweep(
   deps: PollDeps,
   state: StateHandle,
 ): Promise<number> {
-  const sweep = spec.sweep!;
   // The sweep writes tombstones within the watermark the last window committed: what that window
   // remembered no longer describes every stored snapshot.
   deps.overlapMemory?.forget(definition.streamId);
   const after = state.current.sweepPosition ?? undefined;
-  const storedHashes = new Map<string, string>();
-  for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
-    for (const snapshot of snapshots)
-      if (!snapshot.deleted) storedHashes.set(snapshot.entityId, snapshot.hash);
-  }
-  const liveIds = [...storedHashes.keys()];
-  const volatileFields = spec.volatileFields;
-  const chunks = chunk(liveIds, PAGE_COUNT_MAX);
+  // The stored ids and hashes are read as the requests go, a request's worth ahead at most (a
+  // request is the last only once no live id follows it), not all before the first: about
+  // 16 MB per 100,000 records. The scan pages through what exists as each page is read, and the
+  // sweep writes only ids already behind it.
   let judged = 0;
-  for (const [index, ids] of chunks.entries()) {
-    const { found, present, unkeyed } = await sweepChunk(
-      deps,
-      spec.operation,
-      sweep.request(ids, PAGE_COUNT_MAX),
-      callOptions(deps, definition, 'bulk'),
-      new Set(ids),
-    );
-    const marked = new Set<string>();
-    const changed: Observation[] = [];
-    const gone: Observation[] = [];
-    for (const record of found) {
-      const entityId = entityIdOf(spec.entityType, record);
-      marked.add(entityId);
-      const stored = storedHashes.get(entityId);
-      if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
-        (isSoftDeleted(record) ? gone : changed).push({ entityId, record });
-    }
-    for (const id of present) marked.add(id);
-    // A record returned whose Id is unreadable (or not one asked for) could be any id of the
-    // request not otherwise returned: none of them is swept while it is returned.
-    if (unkeyed.length === 0) {
-      for (const entityId of ids) if (!marked.has(entityId)) gone.push({ entityId, record: null });
-    }
-    // A record changed in place stays in an emit backfill's reach, which sends its created when
-    // it reads it; one deleted leaves it, so its created goes first, here, as a live window's.
-    const updates = await commitObservations(definition, deps, changed, true);
-    const deletes = await commitObservations(definition, deps, gone, true, {
-      backfill: liveJudging(state.current, { startUtc: new Date(deps.clock.now()).toISOString() }),
-    });
-    judged += updates.events.length + deletes.events.length;
-    const counts = {
-      records: found.length + present.length + unkeyed.length,
-      events: updates.published + deletes.published,
-    };
-    const last = unkeyed.at(-1);
-    const counters = {
-      ...advanceCounters(state.current, counts),
-      ...(last
-        ? setAsideNoted(state.current, {
-            ...counts,
-            setAside: { records: unkeyed.length, error: last.error, at: deps.clock.now() },
-          })
-        : {}),
-    };
-    if (index < chunks.length - 1) {
-      await state.save({ sweepPosition: ids.at(-1)!, ...counters });
-    } else {
-      // The poll's success save follows at once and writes it (one write per poll).
-      state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null, ...counters });
+  let filling = new Map<string, string>();
+  let full: Map<string, string> | undefined;
+  for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
+    for (const snapshot of snapshots) {
+      if (snapshot.deleted) continue;
+      if (full) {
+        judged += await sweepIds(definition, spec, deps, state, full, false);
+        full = undefined;
+      }
+      filling.set(snapshot.entityId, snapshot.hash);
+      if (filling.size === PAGE_COUNT_MAX) {
+        full = filling;
+        filling = new Map();
+      }
     }
   }
-  if (chunks.length === 0) state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
+  const last = full ?? filling;
+  if (last.size > 0) judged += await sweepIds(definition, spec, deps, state, last, true);
+  else state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
   return judged;
+}
+
+/**
+ * One request of a sweep: asks for the ids of `storedHashes` (at most 1,000, in the store's
+ * order), judges what comes back against the stored hashes and sweeps the ids not returned.
+ * Saves the last id checked as the sweep's position, or, for the `last` request, stages the
+ * sweep's end. Returns the events it judged.
+ */
+async function sweepIds(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+  storedHashes: ReadonlyMap<string, string>,
+  last: boolean,
+): Promise<number> {
+  const ids = [...storedHashes.keys()];
+  const volatileFields = spec.volatileFields;
+  const { found, present, unkeyed } = await sweepChunk(
+    deps,
+    spec.operation,
+    spec.sweep!.request(ids, PAGE_COUNT_MAX),
+    callOptions(deps, definition, 'bulk'),
+    new Set(ids),
+  );
+  const marked = new Set<string>();
+  const changed: Observation[] = [];
+  const gone: Observation[] = [];
+  for (const record of found) {
+    const entityId = entityIdOf(spec.entityType, record);
+    marked.add(entityId);
+    const stored = storedHashes.get(entityId);
+    if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
+      (isSoftDeleted(record) ? gone : changed).push({ entityId, record });
+  }
+  for (const id of present) marked.add(id);
+  // A record returned whose Id is unreadable (or not one asked for) could be any id of the
+  // request not otherwise returned: none of them is swept while it is returned.
+  if (unkeyed.length === 0) {
+    for (const entityId of ids) if (!marked.has(entityId)) gone.push({ entityId, record: null });
+  }
+  // A record changed in place stays in an emit backfill's reach, which sends its created when
+  // it reads it; one deleted leaves it, so its created goes first, here, as a live window's.
+  const updates = await commitObservations(definition, deps, changed, true);
+  const deletes = await commitObservations(definition, deps, gone, true, {
+    backfill: liveJudging(state.current, { startUtc: new Date(deps.clock.now()).toISOString() }),
+  });
+  const counts = {
+    records: found.length + present.length + unkeyed.length,
+    events: updates.published + deletes.published,
+  };
+  const lastSetAside = unkeyed.at(-1);
+  const counters = {
+    ...advanceCounters(state.current, counts),
+    ...(lastSetAside
+      ? setAsideNoted(state.current, {
+          ...counts,
+          setAside: { records: unkeyed.length, error: lastSetAside.error, at: deps.clock.now() },
+        })
+      : {}),
+  };
+  if (!last) {
+    await state.save({ sweepPosition: ids.at(-1)!, ...counters });
+  } else {
+    // The poll's success save follows at once and writes it (one write per poll).
+    state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null, ...counters });
+  }
+  return updates.events.length + deletes.events.length;
 }
 
 /**
