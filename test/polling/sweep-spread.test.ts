@@ -30,7 +30,11 @@ async function pollDue(definitions: readonly StreamDefinition[]): Promise<void> 
 }
 
 const TICK_MS = 5_000;
-const HOURS_MS = 3 * 60 * 60_000;
+/**
+ * An hour and 5 minutes: every hourly sweep once (the first comes between half a period and a
+ * period after the sync), every 15-minute read 4 times, with the hourly ones among them.
+ */
+const SPAN_MS = 65 * 60_000;
 /** The connector counts a token's requests per 30 s (connector-api.md). */
 const BUDGET_WINDOW_MS = 30_000;
 
@@ -40,7 +44,7 @@ const BUDGET_WINDOW_MS = 30_000;
  * window of the token's budget held all their requests at once.
  */
 describe('the sweeps of a connection whose streams were all synced at one moment', () => {
-  it('fall at least 30 s apart over three hours, each within its period', async () => {
+  it('fall at least 30 s apart over an hour, each within its period', async () => {
     const swept = harness.definitions().filter((d) => sweepPeriodOf(d.spec) !== undefined);
     expect(swept.length).toBeGreaterThan(5);
     const store = harness.deps('chain').store;
@@ -55,7 +59,7 @@ describe('the sweeps of a connection whose streams were all synced at one moment
     expect([...last.values()]).toEqual(swept.map(() => start));
 
     const sweeps: { streamId: string; at: number }[] = [];
-    while (harness.clock.now() < start + HOURS_MS) {
+    while (harness.clock.now() < start + SPAN_MS) {
       await harness.clock.advance(TICK_MS);
       await pollDue(swept);
       for (const state of await synced()) {
@@ -72,7 +76,7 @@ describe('the sweeps of a connection whose streams were all synced at one moment
       const count = sweeps.filter((s) => s.streamId === definition.streamId).length;
       expect([definition.streamId, count]).toEqual([
         definition.streamId,
-        HOURS_MS / sweepPeriodOf(definition.spec)!,
+        Math.floor(SPAN_MS / sweepPeriodOf(definition.spec)!),
       ]);
     }
   }, 120_000);
