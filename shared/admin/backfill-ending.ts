@@ -8,8 +8,8 @@ import { endingOutcomes } from './backfill-part.ts';
  * those streams, just before the caller deletes or replaces their states, which hold the parts'
  * counters: a connection's removal (`removed`), or a later backfill or reset taking the streams
  * over (`superseded`). Each job keeps each part's outcome with the figures its state holds (see
- * {@link endingOutcomes}), and with `delivered` (a takeover's) the delivery counter where its
- * webhooks delivered stop. One strongly consistent read and at most one write per job, adding
+ * {@link endingOutcomes}), and with `until` (a takeover's, epoch ms) the detection instant from
+ * which the events of those streams are no longer the job's (its webhook figures stop there). One strongly consistent read and at most one write per job, adding
  * only entries the job lacks (see BackfillJobStore.keep): what a job kept first stays, so it is
  * safe to repeat. A job gone (expired, or a reset's `reset_…` id) is skipped.
  */
@@ -17,7 +17,7 @@ export async function endBackfillParts(
   states: readonly (StreamState | undefined)[],
   endedBy: BackfillEnding,
   deps: Pick<AdminDeps, 'backfills' | 'clock'>,
-  delivered?: Readonly<Record<string, number>>,
+  until?: number,
 ): Promise<void> {
   const byJob = new Map<string, StreamState[]>();
   for (const state of states) {
@@ -31,10 +31,8 @@ export async function endBackfillParts(
       if (!job) return;
       const entries: BackfillJobEntries = {
         outcomes: endingOutcomes(job, ended, endedBy, now),
-        ...(delivered && {
-          deliveredUntil: Object.fromEntries(
-            ended.map(({ streamId }) => [streamId, delivered[streamId] ?? 0]),
-          ),
+        ...(until !== undefined && {
+          deliveredUntil: Object.fromEntries(ended.map(({ streamId }) => [streamId, until])),
         }),
       };
       if (Object.keys(entries.outcomes ?? {}).length === 0 && !entries.deliveredUntil) return;

@@ -46,13 +46,15 @@ export const BackfillJobSchema = z.object({
   /** A stream is done when its watermark reaches this instant (job start minus settle lag), epoch ms. */
   doneAtMs: z.number().int(),
   /**
-   * The delivery counter of each stream when the job started (delivery counters only grow, so
-   * the job's deliveries are the difference). Absent on jobs stored before it existed: 0.
+   * The stream-wide delivery counter of each stream when the job started, kept by earlier
+   * versions; no longer read (the job counts the deliveries of the events detected since it
+   * started, see deliveryRange in backfill.ts).
    */
   deliveredAtStart: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /**
-   * The delivery counter of each stream when a later backfill took it over: the job's webhooks
-   * delivered stop there (the later job's are its own). Absent until one is taken over.
+   * Epoch ms a later backfill or reset took each stream over: the job counts the deliveries of
+   * the stream's events detected before it (the later job's are its own). Absent until one is
+   * taken over. (Earlier versions kept a delivery counter's value here, below any job start.)
    */
   deliveredUntil: z.record(z.string(), z.number().int().nonnegative()).optional(),
   /** Each ended stream's outcome, by stream id; absent until one is read as ended. */

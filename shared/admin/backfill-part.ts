@@ -9,6 +9,12 @@ export interface BackfillPart {
   doneAt: number | null;
   recordsRead: number;
   eventsPublished: number;
+  /**
+   * Events the stream published since the job started, its part's and its live polls' (the ones
+   * whose deliveries the job counts); undefined where the state cannot tell (a pass started before
+   * passes noted the stream's count at their start).
+   */
+  streamEventsPublished: number | undefined;
 }
 
 /**
@@ -24,11 +30,16 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
     const span = Date.parse(backfill.endUtc) - job.historyStartMs;
     const read =
       backfill.watermark === null ? 0 : Date.parse(backfill.watermark) - job.historyStartMs;
+    const live =
+      backfill.liveEventsAtStart === undefined
+        ? undefined
+        : Math.max(0, (state.eventsPublished ?? 0) - backfill.liveEventsAtStart);
     return {
       fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
       doneAt: backfill.doneAt,
       recordsRead: backfill.recordsRead,
       eventsPublished: backfill.eventsPublished,
+      streamEventsPublished: live === undefined ? undefined : backfill.eventsPublished + live,
     };
   }
   // A first sync: done once its watermark reaches the job start minus the settle lag (the
@@ -46,6 +57,8 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
     doneAt: done ? (state.firstSync?.doneAt ?? state.lastSuccessAt ?? job.startedAt) : null,
     recordsRead: counters.recordsRead ?? 0,
     eventsPublished: counters.eventsPublished ?? 0,
+    // The state was created by the job's reset: its counters are all the stream's since.
+    streamEventsPublished: state.eventsPublished ?? 0,
   };
 }
 

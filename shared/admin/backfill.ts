@@ -11,6 +11,11 @@ import {
   type StateStore,
   type StreamState,
 } from '../state/state-store.ts';
+import {
+  type DeliveryCountRange,
+  type DeliveryCounts,
+  NO_DELIVERY_COUNTS,
+} from '../webhooks/delivery-counter.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
 import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
@@ -56,27 +61,48 @@ interface StreamReading {
 }
 
 /**
+ * Which of a stream's events the job counts the deliveries of: those detected from the job's
+ * start until a later backfill or reset took the stream over (`deliveredUntil`, epoch ms), so the
+ * events of an earlier sync still queued at the start are not the job's, nor a later one's. A
+ * `deliveredUntil` before the start (a delivery counter's value, kept by earlier versions) sets
+ * no end. Pure.
+ * @example deliveryRange(job, 'main:customer') // { streamId: 'main:customer', fromMs: job.startedAt }
+ */
+export function deliveryRange(job: BackfillJob, streamId: string): DeliveryCountRange {
+  const until = job.deliveredUntil?.[streamId];
+  return {
+    streamId,
+    fromMs: job.startedAt,
+    ...(until !== undefined && until >= job.startedAt ? { untilMs: until } : {}),
+  };
+}
+
+/**
  * Progress of one stream's part of a job, from the outcome kept on the job once the part ended,
  * or else from the stream's backfill state (see StreamBackfillSchema): a pass's own watermark
  * over `[history start, its end)` and its own counters; a first sync's watermark and counters.
  * A stream no longer configured (its connection removed or disabled) or whose backfill state
- * belongs to another job (a later backfill or reset took over) has ended (`endedBy`). Webhooks
- * delivered is the stream's delivery counter now (`delivered`; or when a later backfill took
- * the stream over, `deliveredUntil`) less its value when the job started. `now` dates an end first seen. Pure.
- * @example readStream(job, 'main:customer', 'customer', state, 1200, true, now).progress.fraction // 0.42
+ * belongs to another job (a later backfill or reset took over) has ended (`endedBy`). The
+ * webhook figures are the dispatcher's counts of the stream's events in {@link deliveryRange}
+ * (`counts`): delivered, dead-lettered, and made but neither yet (`webhooksLeft`); events the
+ * stream published since the start that the dispatcher has not fanned out yet are
+ * `eventsQueued` (0 once the part ended early: its state no longer tells). `now` dates an end
+ * first seen. Pure.
+ * @example readStream(job, 'main:customer', 'customer', state, counts, true, now).progress.fraction // 0.42
  */
 export function readStream(
   job: BackfillJob,
   streamId: string,
   entityType: string,
   state: StreamState | undefined,
-  delivered: number,
+  counts: DeliveryCounts,
   configured: boolean,
   now: number,
 ): StreamReading {
   const part = partOf(job, state);
   const outcome = endedOutcome(job, streamId, state, configured ? null : 'removed', now);
   const ended = job.outcomes?.[streamId] ?? outcome;
+  const published = ended?.endedBy ? undefined : part?.streamEventsPublished;
   return {
     progress: {
       streamId,
@@ -89,12 +115,10 @@ export function readStream(
       endedBy: ended?.endedBy ?? null,
       recordsRead: ended?.recordsRead ?? part?.recordsRead ?? 0,
       eventsPublished: ended?.eventsPublished ?? part?.eventsPublished ?? 0,
-      // A counter read before the job's own start value (eventually consistent) is no progress yet.
-      webhooksDelivered: Math.max(
-        0,
-        Math.min(delivered, job.deliveredUntil?.[streamId] ?? Number.POSITIVE_INFINITY) -
-          (job.deliveredAtStart?.[streamId] ?? 0),
-      ),
+      webhooksDelivered: counts.delivered,
+      webhooksDeadLettered: counts.dead,
+      webhooksLeft: Math.max(0, counts.created - counts.delivered - counts.dead),
+      eventsQueued: published === undefined ? 0 : Math.max(0, published - counts.events),
     },
     ...(outcome ? { outcome } : {}),
   };
@@ -137,7 +161,7 @@ export function jobSecondsLeft(
 
 /**
  * The job with each stream's progress: the stream states (one strongly consistent read each),
- * the delivery counters (one batched read) and the configured streams. The figures are sums
+ * the delivery counts of the events in each stream's deliveryRange (a Query per stream) and the configured streams. The figures are sums
  * over the streams. Streams first read as ended have their outcome kept on the job (one write,
  * adding only outcomes not kept meanwhile; see BackfillJobStore.keep).
  */
@@ -147,7 +171,7 @@ export async function backfillProgress(
 ): Promise<BackfillJobView> {
   const [states, delivered, configured] = await Promise.all([
     Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
-    deps.deliveryCounter.read(job.streamIds),
+    deps.deliveryCounter.read(job.streamIds.map((streamId) => deliveryRange(job, streamId))),
     // A job of named connections is about theirs alone; of every connection, the whole listing.
     configuredStreamsOf(
       deps,
@@ -167,7 +191,7 @@ export async function backfillProgress(
         streamId,
         entityType,
         state,
-        delivered.get(streamId) ?? 0,
+        delivered.get(streamId) ?? NO_DELIVERY_COUNTS,
         configuredIds.has(streamId),
         now,
       );
@@ -210,6 +234,10 @@ export async function backfillProgress(
     recordsRead: sum((s) => s.recordsRead),
     eventsPublished: sum((s) => s.eventsPublished),
     webhooksDelivered: sum((s) => s.webhooksDelivered),
+    webhooksDeadLettered: sum((s) => s.webhooksDeadLettered),
+    webhooksLeft: sum((s) => s.webhooksLeft),
+    eventsQueued: sum((s) => s.eventsQueued),
+    deliveryDone: done && streams.every((s) => s.webhooksLeft === 0 && s.eventsQueued === 0),
     elapsedSeconds: Math.floor(elapsedMs / 1000),
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
     etaSeconds: done ? 0 : jobSecondsLeft(streams, elapsedMs),
@@ -288,6 +316,7 @@ export async function startStreamBackfill(
           window: null,
           recordsRead: 0,
           eventsPublished: 0,
+          liveEventsAtStart: stored.eventsPublished ?? 0,
           doneAt: null,
         };
         await store.saveStream({ ...stored, backfill: pass, nextDueAt: now }, stored.version);
@@ -334,7 +363,7 @@ export async function saveResetState(
 }
 
 /**
- * Starts a backfill: notes each chosen stream's delivery counter, ends the parts of earlier
+ * Starts a backfill: ends the parts of earlier
  * jobs it takes over (each keeps its figures, see endBackfillParts), starts each stream's part
  * (see {@link startStreamBackfill}) and stores a job. The ordinary pollers then do the work,
  * locally and in AWS alike; progress is read back with {@link backfillProgress}.
@@ -361,8 +390,6 @@ export async function startBackfill(
   const now = deps.clock.now();
   const streamIds = chosen.map((d) => d.streamId);
   const id = `bf_${hashEventId(['backfill/v1', String(now), String(deps.random())]).slice('evt_'.length)}`;
-  // Read before the streams start, so no delivery of the backfill's own events is left out.
-  const deliveredAtStart = Object.fromEntries(await deps.deliveryCounter.read(streamIds));
   const job: BackfillJob = {
     id,
     startedAt: now,
@@ -371,13 +398,13 @@ export async function startBackfill(
     streamIds,
     historyStartMs: deps.windows.historyStartMs,
     doneAtMs: now - deps.windows.settleLagMs - deps.windows.minWindowMs,
-    deliveredAtStart,
     ...(input.connections ? { connectionsNamed: true } : {}),
   };
   // Stored first: a stream's part names the job, and a job is never missing for one.
   await deps.backfills.put(job);
   const states = await Promise.all(streamIds.map((streamId) => deps.state.getStream(streamId)));
-  await endBackfillParts(states, 'superseded', deps, deliveredAtStart);
+  // The earlier jobs count the deliveries of events detected before this one started.
+  await endBackfillParts(states, 'superseded', deps, now);
   await Promise.all(
     chosen.map((d, index) => startStreamBackfill(deps.state, d, job, { stored: states[index] })),
   );

@@ -52,19 +52,18 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: StreamViewSchema },
     handle: async ({ id }, deps) => {
       const { definition, state: before } = await findStream(id, deps);
-      // A backfill job of the stream keeps its part's figures and counts its deliveries up to
-      // here, not the next job's; a stream no longer configured had ended it by its removal.
-      const delivered = Object.fromEntries(await deps.deliveryCounter.read([id]));
-      await endBackfillParts([before], definition ? 'superseded' : 'removed', deps, delivered);
+      // A backfill job of the stream keeps its part's figures and counts the deliveries of the
+      // events detected up to here, not after; a stream no longer configured had ended it by its
+      // removal.
+      const now = deps.clock.now();
+      await endBackfillParts([before], definition ? 'superseded' : 'removed', deps, now);
       // A stream whose connection is gone has no definition: its id is all that remains. Its
       // state goes at once or, in AWS, as a tombstone whose snapshots a background purge deletes
       // (a stream of 100,000 took longer than API Gateway's 29 s); a tombstone is noted again.
       if (!definition) {
-        const now = deps.clock.now();
         if (before) await removeStream(deps.state, before, now, deps.stateRemoval ?? 'now');
         return { status: 200, body: toStreamView(undefined, undefined, now, id) };
       }
-      const now = deps.clock.now();
       // Its first sync names its `created` events after the reset (with INITIAL_SYNC=emit): an
       // entity deleted before the reset and there again after it is sent again, where the same
       // content's old id would have been taken for a repeat. Its old snapshots are deleted by

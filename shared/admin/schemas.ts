@@ -304,10 +304,20 @@ export const BackfillCountsSchema = z.object({
   /** Events the backfill published. */
   eventsPublished: z.number().int().nonnegative(),
   /**
-   * Succeeded deliveries of the streams' events since the job started, one per event and
-   * subscription: live changes of those streams delivered meanwhile are counted too.
+   * Succeeded deliveries of the streams' events detected since the job started (until a later
+   * backfill or reset took a stream over), one per event and subscription: live changes of those
+   * streams delivered meanwhile are counted too, events of an earlier sync still queued are not.
    */
   webhooksDelivered: z.number().int().nonnegative(),
+  /** Deliveries of those events dead-lettered (retries exhausted, refused, subscription disabled). */
+  webhooksDeadLettered: z.number().int().nonnegative(),
+  /** Deliveries of those events made and neither delivered nor dead-lettered yet. */
+  webhooksLeft: z.number().int().nonnegative(),
+  /**
+   * Events the streams published since the job started that the dispatcher has not handed to
+   * the subscriptions yet (queued): their webhooks are not in `webhooksLeft` yet.
+   */
+  eventsQueued: z.number().int().nonnegative(),
 });
 
 /** Progress of one stream of a backfill. */
@@ -335,7 +345,13 @@ export const BackfillJobViewSchema = z.object({
   emit: z.boolean(),
   /** Mean of the streams' fractions. */
   fraction: z.number().min(0).max(1),
+  /** Every stream's part has ended: the reading is done (webhooks may still be on their way). */
   done: z.boolean(),
+  /**
+   * Done, and every webhook of the events counted is delivered or dead-lettered: no event
+   * queued (`eventsQueued` 0) and no delivery left (`webhooksLeft` 0).
+   */
+  deliveryDone: z.boolean(),
   streams: z.array(BackfillStreamProgressSchema),
   /** Sums over the streams. */
   ...BackfillCountsSchema.shape,

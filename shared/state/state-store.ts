@@ -75,6 +75,12 @@ export const BackfillPassSchema = z.object({
   window: StreamWindowSchema.nullable(),
   recordsRead: z.number().int().nonnegative(),
   eventsPublished: z.number().int().nonnegative(),
+  /**
+   * The stream's own `eventsPublished` (its live polls') when the pass began, so the job knows
+   * how many events of the stream it waits to see delivered. Absent on passes stored before it
+   * existed.
+   */
+  liveEventsAtStart: z.number().int().nonnegative().optional(),
   /** Epoch ms the pass completed; null while it runs. */
   doneAt: z.number().int().nullable(),
 });

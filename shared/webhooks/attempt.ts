@@ -1,6 +1,6 @@
 import { BridgeError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
-import { deliveryStreamId } from './delivery-counter.ts';
+import { deliveryOrigin } from './delivery-counter.ts';
 import { type DeliveryOutcome, decideOutcome, outcomePause } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -274,7 +274,13 @@ export async function attemptDelivery(
   const subscription = await batch.subscription(delivery.subscriptionId);
   if (!subscription?.enabled) {
     const reason = subscription ? 'subscription disabled' : 'subscription removed';
-    await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place);
+    if (await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place)) {
+      // Counted as dead-lettered for its stream (a backfill waits for its webhooks to settle):
+      // the event is read for its stream only here, where a delivery dies unsent.
+      const stored = await store.getEvent(delivery.eventId).catch(() => undefined);
+      const parsedEvent = stored === undefined ? undefined : eventOfBody(stored.body);
+      batch.counts.count(parsedEvent && deliveryOrigin(parsedEvent), 'dead');
+    }
     return { kind: 'skipped', reason };
   }
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
@@ -320,9 +326,12 @@ export async function attemptDelivery(
   );
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);
   if (await store.updateDelivery(sent.next, sent.log)) {
-    if (sent.next.status === 'delivered') {
+    if (sent.next.status !== 'pending') {
       const stored = storedEvent();
-      batch.delivered.count(stored === undefined ? undefined : deliveryStreamId(stored));
+      batch.counts.count(
+        stored === undefined ? undefined : deliveryOrigin(stored),
+        sent.next.status === 'delivered' ? 'delivered' : 'dead',
+      );
     }
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
   }

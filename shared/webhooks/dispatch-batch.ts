@@ -1,6 +1,6 @@
 import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchWaiting } from './batch-waiting.ts';
-import { DeliveryTally } from './delivery-counter.ts';
+import { type DeliveryOrigin, DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import {
   DEADLINE_DEFER_MS,
@@ -38,8 +38,8 @@ export interface StagedDelivery {
   /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
   subject: string;
   recordIds: readonly string[];
-  /** The stream of the delivery's event, counted once the delivery is written as delivered. */
-  streamId: string | undefined;
+  /** The stream and detection instant of the delivery's event, counted once it is written. */
+  origin: DeliveryOrigin | undefined;
 }
 
 /**
@@ -108,12 +108,21 @@ export class DispatchBatch {
    */
   readonly freshEvents = new Map<
     string,
-    { event: StoredEvent; recordIds: readonly string[]; listed: Promise<void> }
+    {
+      event: StoredEvent;
+      recordIds: readonly string[];
+      listed: Promise<void>;
+      /** Its stream and detection instant, counted once it is written (see DeliveryCounter). */
+      origin: DeliveryOrigin | undefined;
+    }
   >();
   /** New deliveries after their first attempt, written together at the end of the batch. */
   readonly stagedDeliveries: StagedDelivery[] = [];
-  /** Deliveries written as delivered, per stream; added to the counter by {@link flush}. */
-  readonly delivered = new DeliveryTally();
+  /**
+   * Events fanned out and deliveries made, delivered and dead-lettered, per stream and detection
+   * instant; added to the counter by {@link flush}.
+   */
+  readonly counts = new DeliveryTally();
   /** The batch's view of the waiting ledger, when the process has one. */
   private readonly waiting: BatchWaiting | undefined;
 
@@ -409,8 +418,8 @@ export class DispatchBatch {
   /**
    * Sends the queued messages in as few requests as the queue allows; records whose message
    * was not sent fail, so SQS hands them back and the work that needed the message is redone.
-   * Then adds the batch's succeeded deliveries to the delivery counter (one increment per
-   * stream). Counting is best effort: a failed increment is logged and fails no record, since
+   * Then adds the batch's counts (events fanned out, deliveries made, delivered, dead-lettered)
+   * to the delivery counter (one increment per stream and detection instant). Counting is best effort: a failed increment is logged and fails no record, since
    * retrying the batch would not deliver those webhooks again (progress then reads a little low).
    * Before the messages, the batch's changes to the waiting ledger are written (BatchWaiting.write),
    * and first the waiting deliveries that the process's memory found long overdue are looked up
@@ -433,10 +442,10 @@ export class DispatchBatch {
         if (item) this.fail(item.recordIds, 'enqueue failed', item.message.deliveryId);
       }
     }
-    const delivered = this.delivered.take();
-    if (delivered.size === 0 || !this.deps.deliveryCounter) return;
+    const counted = this.counts.take();
+    if (counted.size === 0 || !this.deps.deliveryCounter) return;
     try {
-      await this.deps.deliveryCounter.add(delivered);
+      await this.deps.deliveryCounter.add(counted);
     } catch (error) {
       this.deps.logger.warn('counting delivered webhooks failed', { error: String(error) });
     }

@@ -1,35 +1,61 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { type Clock, systemClock } from '../clock.ts';
+import { mapWithConcurrency } from '../concurrency.ts';
 import { parseOrThrow } from '../errors.ts';
-import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
-import type { DeliveryCounter } from './delivery-counter.ts';
+import {
+  addDeliveryCounts,
+  type DeliveryCounter,
+  type DeliveryCountRange,
+  type DeliveryCounts,
+  type DeliveryTallies,
+  inCountRange,
+  NO_DELIVERY_COUNTS,
+} from './delivery-counter.ts';
+import { WEBHOOK_RETENTION_MS } from './dynamodb-store.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
 
 /** Partition key prefix of counter items: `DELIVERED#<streamId>` (beside the store's `DELIVERY#`…). */
 export const DELIVERED_PK_PREFIX = 'DELIVERED#';
-/** Sort key of a counter item. */
-export const DELIVERED_SK = 'COUNT';
+/** Sort key prefix of a counter item: `AT#` and the detection instant, 15 digits of epoch ms. */
+export const DELIVERED_SK_PREFIX = 'AT#';
+
+/** Streams whose counters one reading queries at once. */
+const QUERIES_IN_FLIGHT = 16;
 
 const CounterItemSchema = z.object({
-  pk: z.string(),
-  delivered: z.number().int().nonnegative(),
+  sk: z.string(),
+  events: z.number().int().nonnegative().optional(),
+  created: z.number().int().nonnegative().optional(),
+  delivered: z.number().int().nonnegative().optional(),
+  dead: z.number().int().nonnegative().optional(),
 });
+
+/** The sort key of the counters of events detected at `at` (epoch ms): sorts in time order. */
+function instantKey(at: number): string {
+  return `${DELIVERED_SK_PREFIX}${String(Math.max(0, Math.trunc(at))).padStart(15, '0')}`;
+}
 
 /** Options of {@link DynamoDbDeliveryCounter}. */
 export interface DynamoDbDeliveryCounterOptions {
   client: DynamoDBClient;
   tableName: string;
+  /** Dates each counter's `ttl` (default: the wall clock). */
+  clock?: Clock;
+  /** How long a counter item stays after its last increment (default: the webhook retention). */
+  retentionMs?: number;
 }
 
 /**
- * The {@link DeliveryCounter} in the shared table: one small item per stream (pk
- * `DELIVERED#<streamId>`, sk `COUNT`, number `delivered`, no TTL: a counter lives as long as
- * its stream), grown with `ADD`, which is atomic, so dispatchers running at once never lose
- * an increment. One item per stream rather than one for all: each write stays under the 1 KB
- * write unit however many connections there are, and busy streams do not share a partition
- * (one partition takes ~1,000 writes/s; a stream's counter gets one write per dispatch batch).
- * Reads are one BatchGetItem, eventually consistent (progress may lag by a second).
+ * The {@link DeliveryCounter} in the shared table: one small item per stream and detection
+ * instant (pk `DELIVERED#<streamId>`, sk `AT#<epoch ms>`, numbers `events`, `created`,
+ * `delivered`, `dead`, and a `ttl` of the webhook retention), grown with `ADD`, which is atomic,
+ * so dispatchers running at once never lose an increment. A page's events share their detection
+ * instant, so a batch writes about one item per stream it handled, and each write stays under the
+ * 1 KB write unit. A reading is one Query per stream over the instants of its range (one item per
+ * page or live poll that published), eventually consistent (progress may lag by a second).
  */
 export class DynamoDbDeliveryCounter implements DeliveryCounter {
   private readonly table: WebhookTable;
@@ -38,26 +64,53 @@ export class DynamoDbDeliveryCounter implements DeliveryCounter {
     this.table = WebhookTable.on(options.client, options.tableName);
   }
 
-  async add(counts: ReadonlyMap<string, number>): Promise<void> {
-    await addCounts(this.table.client, this.options.tableName, counts, (streamId, count) => ({
-      Key: { pk: `${DELIVERED_PK_PREFIX}${streamId}`, sk: DELIVERED_SK },
-      UpdateExpression: 'ADD delivered :count',
-      ExpressionAttributeValues: { ':count': count },
-    }));
+  async add(tallies: DeliveryTallies): Promise<void> {
+    const { tableName } = this.options;
+    const now = (this.options.clock ?? systemClock).now();
+    const ttl = Math.floor((now + (this.options.retentionMs ?? WEBHOOK_RETENTION_MS)) / 1000);
+    const writes: Promise<unknown>[] = [];
+    for (const [streamId, byInstant] of tallies) {
+      for (const [at, counts] of byInstant) {
+        const positive = Object.entries(counts).filter(([, count]) => (count ?? 0) > 0);
+        if (positive.length === 0) continue;
+        const names = Object.fromEntries(positive.map(([kind], i) => [`#c${i}`, kind]));
+        const values = Object.fromEntries(positive.map(([, count], i) => [`:c${i}`, count]));
+        writes.push(
+          withStoreErrors(tableName, 'UpdateItem', () =>
+            this.table.client.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: { pk: `${DELIVERED_PK_PREFIX}${streamId}`, sk: instantKey(at) },
+                UpdateExpression: `SET #ttl = :ttl ADD ${positive.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+                ExpressionAttributeNames: { ...names, '#ttl': 'ttl' },
+                ExpressionAttributeValues: { ...values, ':ttl': ttl },
+              }),
+            ),
+          ),
+        );
+      }
+    }
+    await Promise.all(writes);
   }
 
-  async read(streamIds: readonly string[]): Promise<Map<string, number>> {
-    const unique = [...new Set(streamIds)];
-    const items = await withStoreErrors(this.options.tableName, 'BatchGetItem', () =>
-      this.table.batchGetItems(
-        unique.map((id) => ({ pk: `${DELIVERED_PK_PREFIX}${id}`, sk: DELIVERED_SK })),
-      ),
-    );
-    const counts = new Map(unique.map((id) => [id, 0]));
-    for (const item of items) {
-      const counter = parseOrThrow(CounterItemSchema, item, 'stored delivery counter');
-      counts.set(counter.pk.slice(DELIVERED_PK_PREFIX.length), counter.delivered);
-    }
-    return counts;
+  async read(ranges: readonly DeliveryCountRange[]): Promise<Map<string, DeliveryCounts>> {
+    const { tableName } = this.options;
+    const sums = await mapWithConcurrency(ranges, QUERIES_IN_FLIGHT, async (range) => {
+      const items = await withStoreErrors(tableName, 'Query', () =>
+        this.table.query(`${DELIVERED_PK_PREFIX}${range.streamId}`, {
+          from: instantKey(range.fromMs),
+        }),
+      );
+      let sum = NO_DELIVERY_COUNTS;
+      for (const item of items) {
+        const counter = parseOrThrow(CounterItemSchema, item, 'stored delivery counter');
+        // Items of another layout (the stream-wide `COUNT` of earlier versions) are left out.
+        if (!counter.sk.startsWith(DELIVERED_SK_PREFIX)) continue;
+        const at = Number(counter.sk.slice(DELIVERED_SK_PREFIX.length));
+        if (inCountRange(range, at)) sum = addDeliveryCounts(sum, counter);
+      }
+      return [range.streamId, sum] as const;
+    });
+    return new Map(sums);
   }
 }

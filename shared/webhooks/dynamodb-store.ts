@@ -73,8 +73,9 @@ export const SUBSCRIPTIONS_PARTITION = 'SUBS';
  *                                                  id in the key)
  *   DLQ#<subId>       <deadAt ISO>#<deliveryId>    dead letters by time, for redelivery
  *   ENDPOINT#<subId>  STATE                        pause and failure run of the endpoint
- *   DELIVERED#<streamId> COUNT                     succeeded deliveries of the stream's events,
- *                                                  grown with ADD once per batch, no TTL
+ *   DELIVERED#<streamId> AT#<epoch ms>             the stream's events detected at that instant:
+ *                                                  fanned out, deliveries made, delivered, dead-
+ *                                                  lettered; grown with ADD once per batch
  *                                                  (DynamoDbDeliveryCounter)
  */
 

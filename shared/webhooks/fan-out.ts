@@ -2,7 +2,7 @@ import type { DispatchLane } from '../publish/publisher.ts';
 import { afterDeliveryWrite, dead, noteNextAttemptInBatch, sendAttempt } from './attempt.ts';
 import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
-import { deliveryStreamId } from './delivery-counter.ts';
+import { type DeliveryOrigin, deliveryOrigin } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { endpointOfUrl } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
@@ -35,8 +35,8 @@ export interface InlineDelivery {
   subject: string;
   body: string;
   recordIds: readonly string[];
-  /** The stream of the event (`undefined` for operational events), for the delivery counter. */
-  streamId?: string | undefined;
+  /** The stream and detection instant of the event (`undefined` for operational events), for the delivery counter. */
+  origin?: DeliveryOrigin | undefined;
   /**
    * Settles once the delivery is listed under its subscription (a write shared by the
    * batch); the delivery item is created only after, so none exists unlisted. Absent when
@@ -105,7 +105,12 @@ export async function planFanOut(
     // Awaited before the batch's writes; this keeps an unawaited failure from going unhandled.
     listed.catch(() => undefined);
     for (const p of fresh)
-      batch.freshEvents.set(p.stored.id, { event: p.stored, recordIds: p.item.recordIds, listed });
+      batch.freshEvents.set(p.stored.id, {
+        event: p.stored,
+        recordIds: p.item.recordIds,
+        listed,
+        origin: deliveryOrigin(p.item.event),
+      });
   }
   const inline: InlineDelivery[] = fresh.flatMap((p) =>
     p.deliveries.map((delivery) => ({
@@ -113,7 +118,7 @@ export async function planFanOut(
       subject: subjectKey(p.item.event),
       body: p.item.body,
       recordIds: p.item.recordIds,
-      streamId: deliveryStreamId(p.item.event),
+      origin: deliveryOrigin(p.item.event),
       listed,
     })),
   );
@@ -146,7 +151,7 @@ async function resumeFanOut(
           subject: subjectKey(item.event),
           body: record.event.body,
           recordIds: item.recordIds,
-          streamId: deliveryStreamId(item.event),
+          origin: deliveryOrigin(item.event),
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(
@@ -232,7 +237,7 @@ export async function deliverInline(
     inLine,
     subject: task.subject,
     recordIds: task.recordIds,
-    streamId: task.streamId,
+    origin: task.origin,
   });
 }
 
@@ -279,9 +284,12 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
     );
     return;
   }
+  for (const { origin } of fresh) batch.counts.count(origin, 'events');
   for (const entry of staged) {
     if (lost.has(entry)) continue;
-    if (entry.delivery.status === 'delivered') batch.delivered.count(entry.streamId);
+    batch.counts.count(entry.origin, 'created');
+    if (entry.delivery.status === 'delivered') batch.counts.count(entry.origin, 'delivered');
+    if (entry.delivery.status === 'dead') batch.counts.count(entry.origin, 'dead');
     if (entry.deferred) batch.deps.metrics.count('deferred');
     await afterDeliveryWrite(entry.delivery, batch, entry.recordIds, entry.subject, entry.inLine);
   }

@@ -14,6 +14,8 @@ export const DispatchEventSchema = z.object({
   source: z.string().optional(),
   /** The entity the event is about; operational events may have none (each is then its own). */
   subject: z.string().optional(),
+  /** When the change was detected (ISO 8601): a backfill counts its streams' events detected since it started. */
+  time: z.string().optional(),
   data: z
     .object({
       scope: z

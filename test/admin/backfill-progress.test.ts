@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { backfillProgress, estimateSecondsLeft, readStream } from '../../shared/admin/backfill.ts';
+import {
+  backfillProgress,
+  deliveryRange,
+  estimateSecondsLeft,
+  readStream,
+} from '../../shared/admin/backfill.ts';
 import { type BackfillJob, MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { ManualClock } from '../../shared/clock.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { BackfillPass, StreamState } from '../../shared/state/state-store.ts';
-import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
+import {
+  type DeliveryCounts,
+  MemoryDeliveryCounter,
+  NO_DELIVERY_COUNTS,
+} from '../../shared/webhooks/delivery-counter.ts';
 import { streamState } from '../state/state-store.contract.ts';
 
 const HISTORY = Date.UTC(2021, 0, 1);
@@ -44,8 +53,21 @@ const onPass = (pass: Partial<BackfillPass>, state: Partial<StreamState> = {}) =
     },
     ...state,
   });
-const read = (state: StreamState | undefined, delivered = 0, configured = true, of = job) =>
-  readStream(of, 'main:customer', 'customer', state, delivered, configured, NOW);
+const read = (
+  state: StreamState | undefined,
+  counts: Partial<DeliveryCounts> = {},
+  configured = true,
+  of = job,
+) =>
+  readStream(
+    of,
+    'main:customer',
+    'customer',
+    state,
+    { ...NO_DELIVERY_COUNTS, ...counts },
+    configured,
+    NOW,
+  );
 
 describe('backfill progress of a stream reset for a first sync', () => {
   it('is 0 and not done before the first window', () => {
@@ -127,7 +149,7 @@ describe('a stream whose part ended without completing', () => {
   });
 
   it('was removed when the stream is no longer configured (connection removed or disabled)', () => {
-    expect(read(onPass({ recordsRead: 12 }), 0, false)).toMatchObject({
+    expect(read(onPass({ recordsRead: 12 }), {}, false)).toMatchObject({
       progress: { done: true, endedBy: 'removed', recordsRead: 12 },
       outcome: { endedBy: 'removed', recordsRead: 12 },
     });
@@ -140,21 +162,49 @@ describe('a stream whose part ended without completing', () => {
         'main:customer': { doneAt: START + 1, recordsRead: 3, eventsPublished: 2, endedBy: null },
       },
     };
-    const reading = read(onPass({ jobId: 'bf_2', recordsRead: 99 }), 0, true, kept);
+    const reading = read(onPass({ jobId: 'bf_2', recordsRead: 99 }), {}, true, kept);
     expect(reading.progress).toMatchObject({ done: true, endedBy: null, recordsRead: 3 });
     expect(reading.outcome).toBeUndefined();
   });
 });
 
 describe('backfill counts of a stream', () => {
-  it('count webhooks delivered from the delivery counter at the job start', () => {
-    const started = { ...job, deliveredAtStart: { 'main:customer': 500 } };
-    const state = onPass({});
-    expect(read(state, 1700, true, started).progress.webhooksDelivered).toBe(1200);
-    // A counter read that lags behind the job's start value shows no progress, never less.
-    expect(read(state, 400, true, started).progress.webhooksDelivered).toBe(0);
-    // A job stored before the start values existed counts from 0.
-    expect(read(state, 30).progress.webhooksDelivered).toBe(30);
+  it('are the dispatcher’s counts of its events: delivered, dead-lettered, and left', () => {
+    expect(
+      read(onPass({}), { events: 9, created: 18, delivered: 12, dead: 2 }).progress,
+    ).toMatchObject({ webhooksDelivered: 12, webhooksDeadLettered: 2, webhooksLeft: 4 });
+  });
+
+  it('count the events a pass and the live polls published since the start that are not fanned out yet', () => {
+    // The stream's live polls had published 40 events before the pass, 3 since; the pass 10.
+    const state = onPass({ eventsPublished: 10, liveEventsAtStart: 40 }, { eventsPublished: 43 });
+    expect(read(state, { events: 11 }).progress.eventsQueued).toBe(2);
+    expect(read(state, { events: 13 }).progress.eventsQueued).toBe(0);
+  });
+
+  it('count every event of a first sync the job reset the stream for', () => {
+    expect(
+      read({ ...at(HISTORY), eventsPublished: 25 }, { events: 20 }).progress.eventsQueued,
+    ).toBe(5);
+  });
+
+  it('are read from the job start, and up to a takeover when a later backfill or reset took over', () => {
+    expect(deliveryRange(job, 'main:customer')).toEqual({
+      streamId: 'main:customer',
+      fromMs: START,
+    });
+    const taken = { ...job, deliveredUntil: { 'main:customer': START + 9_000 } };
+    expect(deliveryRange(taken, 'main:customer')).toEqual({
+      streamId: 'main:customer',
+      fromMs: START,
+      untilMs: START + 9_000,
+    });
+    // A delivery counter's value kept by an earlier version is no instant: no end.
+    const legacy = { ...job, deliveredUntil: { 'main:customer': 1_700 } };
+    expect(deliveryRange(legacy, 'main:customer')).toEqual({
+      streamId: 'main:customer',
+      fromMs: START,
+    });
   });
 });
 

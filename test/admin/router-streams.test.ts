@@ -4,6 +4,7 @@ import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts
 import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 import type { BackfillPass } from '../../shared/state/state-store.ts';
 import { streamState } from '../state/state-store.contract.ts';
+import { streamTallies } from '../support/delivery-tallies.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
 let harness: AdminHarness;
@@ -208,10 +209,16 @@ describe('admin API: streams', () => {
     harness = createAdminHarness();
     const started = await harness.call('POST', '/backfill', { body: { entities: 'customer' } });
     const job = started.body as Job;
-    await harness.deliveryCounter.add(new Map([['main:customer', 40]]));
+    await harness.deliveryCounter.add(
+      streamTallies('main:customer', harness.clock.now(), { delivered: 40 }),
+    );
+    await harness.clock.advance(1_000);
     await harness.call('POST', '/streams/main:customer/reset');
-    // The deliveries of what follows the reset are not the job's.
-    await harness.deliveryCounter.add(new Map([['main:customer', 500]]));
+    // The deliveries of the events detected after the reset are not the job's.
+    await harness.clock.advance(1_000);
+    await harness.deliveryCounter.add(
+      streamTallies('main:customer', harness.clock.now(), { delivered: 500 }),
+    );
     const view = await harness.call('GET', `/backfill/${job.id}`);
     expect(view.body).toMatchObject({
       webhooksDelivered: 40,
@@ -325,8 +332,10 @@ describe('admin API: backfill', () => {
 
   it('reports records read, events published and webhooks delivered since the start, and the time left', async () => {
     harness = createAdminHarness();
-    // Deliveries before the job are not the job's.
-    await harness.deliveryCounter.add(new Map([['main:customer', 70]]));
+    // Deliveries of events detected before the job are not the job's.
+    await harness.deliveryCounter.add(
+      streamTallies('main:customer', harness.clock.now() - 1, { delivered: 70 }),
+    );
     const started = await harness.call('POST', '/backfill', { body: { entities: 'customer' } });
     const job = started.body as Job;
     expect(job).toMatchObject({
@@ -351,7 +360,9 @@ describe('admin API: backfill', () => {
       },
       state.version,
     );
-    await harness.deliveryCounter.add(new Map([['main:customer', 3000]]));
+    await harness.deliveryCounter.add(
+      streamTallies('main:customer', harness.clock.now(), { delivered: 3000 }),
+    );
     const view = (await harness.call('GET', `/backfill/${job.id}`)).body as Job;
     expect(view).toMatchObject({
       recordsRead: 4000,

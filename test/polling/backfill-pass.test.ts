@@ -20,6 +20,7 @@ import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { BackfillPass } from '../../shared/state/state-store.ts';
 import { MemoryDeliveryCounter } from '../../shared/webhooks/delivery-counter.ts';
 import { type Harness, startHarness } from '../simulator/harness.ts';
+import { streamTallies } from '../support/delivery-tallies.ts';
 import { collectingPollDeps } from './poll-harness.ts';
 
 let sim: Harness;
@@ -110,14 +111,18 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
     // A second backfill sends them all again (new ids), and the first job keeps its figures.
     publisher.events.length = 0;
     // The dispatcher delivered the first job's events to one subscriber.
-    await deps.deliveryCounter.add(new Map([['main:customer', all.length]]));
+    await deps.deliveryCounter.add(
+      streamTallies('main:customer', sim.clock.now(), { delivered: all.length }),
+    );
     const firstView = await backfillProgress(job, deps);
     expect(firstView.webhooksDelivered).toBe(all.length);
     await sim.clock.advance(5_000);
     const again = await startBackfill({ emit: true }, deps);
     await sim.clock.advance(2_000);
     expect(await poll()).toMatchObject({ kind: 'polled', caughtUp: true });
-    await deps.deliveryCounter.add(new Map([['main:customer', all.length]]));
+    await deps.deliveryCounter.add(
+      streamTallies('main:customer', sim.clock.now(), { delivered: all.length }),
+    );
     const resent = publisher.events.filter((e) => e.type === 'customer.created');
     expect(resent).toHaveLength(all.length);
     const firstIds = new Set(created.map((e) => e.id));

@@ -1,12 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type DeliveryCounter,
+  type DeliveryCountRange,
+  type DeliveryTallies,
   DeliveryTally,
+  deliveryOrigin,
   deliveryStreamId,
   MemoryDeliveryCounter,
 } from '../../shared/webhooks/delivery-counter.ts';
 import { DynamoDbDeliveryCounter } from '../../shared/webhooks/dynamodb-delivery-counter.ts';
 import { eventOfBody } from '../../shared/webhooks/messages.ts';
+import { streamTallies } from '../support/delivery-tallies.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -35,17 +39,49 @@ describe('the stream of a delivered event', () => {
   });
 });
 
+describe('the origin of a counted event', () => {
+  it('is its stream and its detection instant', () => {
+    expect(
+      deliveryOrigin({
+        source: 'connector/main',
+        type: 'customer.created',
+        time: '2026-01-01T00:00:00.250Z',
+      }),
+    ).toEqual({ streamId: 'main:customer', detectedAt: Date.UTC(2026, 0, 1) + 250 });
+  });
+
+  it('is undefined for operational events and events without a valid time', () => {
+    const time = '2026-01-01T00:00:00.000Z';
+    expect(deliveryOrigin({ source: 'change-bridge', type: 'ping', time })).toBeUndefined();
+    expect(deliveryOrigin({ source: 'connector/main', type: 'customer.created' })).toBeUndefined();
+    expect(
+      deliveryOrigin({ source: 'connector/main', type: 'customer.created', time: 'soon' }),
+    ).toBeUndefined();
+  });
+});
+
 describe('DeliveryTally', () => {
-  it('counts per stream, ignores events of no stream, and empties when taken', () => {
+  it('counts per stream and detection instant, ignores events of no stream, and empties when taken', () => {
     const tally = new DeliveryTally();
-    tally.count('main:customer');
-    tally.count('main:customer');
-    tally.count(undefined);
-    tally.count('main:resource');
+    const page = { streamId: 'main:customer', detectedAt: 1000 };
+    tally.count(page, 'events');
+    tally.count(page, 'created');
+    tally.count(page, 'delivered');
+    tally.count(page, 'created');
+    tally.count(page, 'dead');
+    tally.count(undefined, 'delivered');
+    tally.count({ streamId: 'main:customer', detectedAt: 2000 }, 'delivered');
+    tally.count({ streamId: 'main:resource', detectedAt: 1000 }, 'delivered');
     expect(tally.take()).toEqual(
       new Map([
-        ['main:customer', 2],
-        ['main:resource', 1],
+        [
+          'main:customer',
+          new Map([
+            [1000, { events: 1, created: 2, delivered: 1, dead: 1 }],
+            [2000, { events: 0, created: 0, delivered: 1, dead: 0 }],
+          ]),
+        ],
+        ['main:resource', new Map([[1000, { events: 0, created: 0, delivered: 1, dead: 0 }]])],
       ]),
     );
     expect(tally.take().size).toBe(0);
@@ -72,37 +108,56 @@ const implementations: [string, () => DeliveryCounter][] = [
 
 describe.each(implementations)('%s', (_name, create) => {
   const stream = (entity: string) => `run${++tableRun}:${entity}`;
+  const none = { events: 0, created: 0, delivered: 0, dead: 0 };
 
-  it('reads 0 for a stream never counted', async () => {
+  it('reads nothing for a stream never counted', async () => {
     const id = stream('customer');
-    expect(await create().read([id])).toEqual(new Map([[id, 0]]));
+    expect(await create().read([{ streamId: id, fromMs: 0 }])).toEqual(new Map([[id, none]]));
   });
 
-  it('adds each count to its own stream and skips counts of 0', async () => {
+  it('adds each count to its own stream and instant, and sums those of a range', async () => {
     const counter = create();
-    const [a, b, c] = [stream('customer'), stream('resource'), stream('accountNote')];
+    const [a, b] = [stream('customer'), stream('resource')];
     await counter.add(
       new Map([
-        [a, 3],
-        [b, 1],
-        [c, 0],
+        [
+          a,
+          new Map([
+            [1000, { events: 2, created: 4, delivered: 3, dead: 0 }],
+            [2000, { events: 1, created: 2, delivered: 0, dead: 1 }],
+          ]),
+        ],
+        [b, new Map([[1500, { delivered: 1 }]])],
       ]),
     );
-    await counter.add(new Map([[a, 4]]));
-    expect(await counter.read([a, b, c])).toEqual(
+    await counter.add(streamTallies(a, 2000, { delivered: 1, created: 0 }));
+    await counter.add(streamTallies(a, 3000, { delivered: 5 }));
+    expect(
+      await counter.read([
+        { streamId: a, fromMs: 1000, untilMs: 3000 },
+        { streamId: b, fromMs: 1501 },
+      ]),
+    ).toEqual(
       new Map([
-        [a, 7],
-        [b, 1],
-        [c, 0],
+        [a, { events: 3, created: 6, delivered: 4, dead: 1 }],
+        [b, none],
       ]),
     );
+    expect((await counter.read([{ streamId: a, fromMs: 2000 }])).get(a)).toEqual({
+      events: 1,
+      created: 2,
+      delivered: 6,
+      dead: 1,
+    });
   });
 
   it('loses no increment when many adds run at once', async () => {
     const counter = create();
     const id = stream('customer');
-    await Promise.all(Array.from({ length: 20 }, () => counter.add(new Map([[id, 5]]))));
-    expect((await counter.read([id])).get(id)).toBe(100);
+    await Promise.all(
+      Array.from({ length: 20 }, () => counter.add(streamTallies(id, 7, { delivered: 5 }))),
+    );
+    expect((await counter.read([{ streamId: id, fromMs: 0 }])).get(id)?.delivered).toBe(100);
   });
 });
 
@@ -116,17 +171,22 @@ describe('the dispatcher counts succeeded deliveries', () => {
   /** A memory counter that records each `add` call. */
   function spyCounter() {
     const counter = new MemoryDeliveryCounter();
-    const calls: Map<string, number>[] = [];
+    const calls: DeliveryTallies[] = [];
     return {
       counter,
       calls,
-      add: async (counts: ReadonlyMap<string, number>) => {
-        calls.push(new Map(counts));
-        await counter.add(counts);
+      add: async (tallies: DeliveryTallies) => {
+        calls.push(tallies);
+        await counter.add(tallies);
       },
-      read: (ids: readonly string[]) => counter.read(ids),
+      read: (ranges: readonly DeliveryCountRange[]) => counter.read(ranges),
     };
   }
+  /** What `spy` counted of `main:customer`'s events. */
+  const countedOf = async (spy: ReturnType<typeof spyCounter>) =>
+    (await spy.read([{ streamId: 'main:customer', fromMs: 0 }])).get('main:customer');
+  /** `changeEvent`'s detection instant. */
+  const DETECTED = Date.parse('2026-01-01T00:00:00.000Z');
 
   it('adds a batch’s successes per stream in one call at the end of the batch', async () => {
     const spy = spyCounter();
@@ -140,10 +200,16 @@ describe('the dispatcher counts succeeded deliveries', () => {
       envelope({ ...changeEvent(eventIdOf(5)), type: 'resource.updated', source: 'connector/x' }),
     );
     await harness.drainVisible(10);
+    const counts = (events: number) => ({
+      events,
+      created: 2 * events,
+      delivered: 2 * events,
+      dead: 0,
+    });
     expect(spy.calls).toEqual([
       new Map([
-        ['main:customer', 8],
-        ['x:resource', 2],
+        ['main:customer', new Map([[DETECTED, counts(4)]])],
+        ['x:resource', new Map([[DETECTED, counts(1)]])],
       ]),
     ]);
   });
@@ -160,10 +226,41 @@ describe('the dispatcher counts succeeded deliveries', () => {
     await subscribe('/flaky', { retrySchedule: [1000] });
     harness.queue.sendRaw(envelope(changeEvent(eventIdOf(9))));
     await harness.drainVisible();
-    expect((await spy.read(['main:customer'])).get('main:customer')).toBe(0);
+    expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 0, dead: 0 });
     await clock.advance(2000);
     await harness.drainVisible();
-    expect((await spy.read(['main:customer'])).get('main:customer')).toBe(1);
+    expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 1, dead: 0 });
+  });
+
+  it('counts a delivery dead-lettered when its retries are exhausted', async () => {
+    const spy = spyCounter();
+    const { harness, subscribe, clock } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 503 }),
+      { deliveryCounter: spy },
+    );
+    await subscribe('/down', { retrySchedule: [1000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(10))));
+    await harness.drainVisible();
+    await clock.advance(2000);
+    await harness.drainVisible();
+    expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 0, dead: 1 });
+  });
+
+  it('counts a waiting delivery dead-lettered when its subscription is disabled meanwhile', async () => {
+    const spy = spyCounter();
+    const { harness, subscribe, clock } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 503 }),
+      { deliveryCounter: spy },
+    );
+    const created = await subscribe('/paused', { retrySchedule: [1000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(11))));
+    await harness.drainVisible();
+    await harness.service.updateSubscription(created.subscription.id, { enabled: false });
+    await clock.advance(2000);
+    await harness.drainVisible();
+    expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 0, dead: 1 });
   });
 
   it('fails no record when counting fails', async () => {
