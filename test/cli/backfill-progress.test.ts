@@ -289,3 +289,61 @@ describe('--json progress', () => {
     expect(parsed[1]).toMatchObject({ done: true, etaSeconds: 0, webhooksDelivered: 39_870 });
   });
 });
+
+describe('progress once every stream is read and webhooks are left', () => {
+  const read = (more: Partial<BackfillJobView> = {}) =>
+    job({
+      streams: [stream('main:customer', 1)],
+      etaSeconds: 0,
+      elapsedSeconds: 30,
+      deliveryDone: false,
+      webhooksLeft: 1_330,
+      ...more,
+    });
+
+  it('says the read is done and how many webhooks are left to deliver, not done', () => {
+    expect(progressSummary(read(), 12)).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, 1,330 webhooks left to deliver · ~12 s left',
+    );
+    expect(progressSummary(read({ eventsQueued: 200 }))).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, 1,330 webhooks and 200 queued events left to deliver · estimating time left',
+    );
+  });
+
+  it('says done once they are all delivered or dead-lettered, with those dead-lettered', () => {
+    expect(
+      progressSummary(read({ deliveryDone: true, webhooksLeft: 0, webhooksDeadLettered: 3 })),
+    ).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks (3 dead-lettered) · done in 30 s',
+    );
+  });
+
+  it('prints plain figures when the read is done, every 10 s of the wait, and when delivered', () => {
+    let now = 0;
+    const out: string[] = [];
+    const show = progressRenderer(
+      'plain',
+      (text) => out.push(text),
+      PLAIN_PALETTE,
+      undefined,
+      () => now,
+    );
+    show(read({ webhooksDelivered: 0, webhooksLeft: 400 }));
+    for (let second = 1; second <= 12; second++) {
+      now = second * 1000;
+      show(read({ webhooksDelivered: second * 10, webhooksLeft: 400 - second * 10 }));
+    }
+    now = 13_000;
+    show(read({ webhooksDelivered: 400, webhooksLeft: 0, deliveryDone: true }));
+    const totals = out
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('total'));
+    expect(totals).toEqual([
+      'total 100%: read 41,200 records · published 41,200 events · delivered 0 webhooks · read done, 400 webhooks left to deliver · estimating time left',
+      // 100 settled in 10 s: 300 left take 30 s.
+      'total 100%: read 41,200 records · published 41,200 events · delivered 100 webhooks · read done, 300 webhooks left to deliver · ~30 s left',
+      'total 100%: read 41,200 records · published 41,200 events · delivered 400 webhooks · done in 30 s',
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { BackfillJobViewSchema } from '../../admin/schemas.ts';
 import { formatCount, formatDuration, type Palette, progressBar } from '../../local/terminal.ts';
+import { deliveryPace } from './delivery-wait.ts';
 
 /** A backfill job as the API reports it. */
 export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
@@ -15,21 +16,45 @@ const PLAIN_STEP = 0.1;
 const PLAIN_SUMMARY_EVERY_S = 10;
 
 /**
- * What the job did and what is left, in one line.
+ * What the job did and what is left, in one line. Once every stream is read but webhooks are
+ * still on their way, it says so (`read done, N webhooks left to deliver`, with the events the
+ * dispatcher has not handed on yet) and the time they take at the pace they settle
+ * (`deliveryEtaSeconds`, see deliveryPace); `done` only once they are all delivered or
+ * dead-lettered.
  * @example progressSummary(job) // 'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left'
  */
-export function progressSummary(job: BackfillJobView): string {
-  const left = job.done
-    ? `done in ${formatDuration(job.elapsedSeconds)}`
-    : job.etaSeconds === null
-      ? 'estimating time left'
-      : `~${formatDuration(job.etaSeconds)} left`;
-  return [
+export function progressSummary(
+  job: BackfillJobView,
+  deliveryEtaSeconds: number | null = null,
+): string {
+  const timeLeft = (seconds: number | null) =>
+    seconds === null ? 'estimating time left' : `~${formatDuration(seconds)} left`;
+  const dead =
+    job.webhooksDeadLettered > 0 ? ` (${formatCount(job.webhooksDeadLettered)} dead-lettered)` : '';
+  const figures = [
     `read ${formatCount(job.recordsRead)} records`,
     `published ${formatCount(job.eventsPublished)} events`,
-    `delivered ${formatCount(job.webhooksDelivered)} webhooks`,
-    left,
+    `delivered ${formatCount(job.webhooksDelivered)} webhooks${dead}`,
+  ];
+  if (!job.done) return [...figures, timeLeft(job.etaSeconds)].join(' · ');
+  if (job.deliveryDone)
+    return [...figures, `done in ${formatDuration(job.elapsedSeconds)}`].join(' · ');
+  return [
+    ...figures,
+    `read done, ${pendingText(job)} left to deliver`,
+    timeLeft(deliveryEtaSeconds),
   ].join(' · ');
+}
+
+/**
+ * The webhooks a job read to its end still waits for, in words. Pure.
+ * @example pendingText(job) // '1,330 webhooks and 200 queued events'
+ */
+export function pendingText(job: BackfillJobView): string {
+  const webhooks = `${formatCount(job.webhooksLeft)} webhook${job.webhooksLeft === 1 ? '' : 's'}`;
+  if (job.eventsQueued === 0) return webhooks;
+  const events = `${formatCount(job.eventsQueued)} queued event${job.eventsQueued === 1 ? '' : 's'}`;
+  return `${webhooks} and ${events}`;
 }
 
 type StreamView = BackfillJobView['streams'][number];
@@ -80,6 +105,8 @@ export function progressLines(
   palette: Palette,
   /** Streams that moved since the sample before (see {@link failing}). */
   moving: ReadonlySet<string> = new Set(),
+  /** Seconds the webhooks left take, once every stream is read (see {@link progressSummary}). */
+  deliveryEtaSeconds: number | null = null,
 ): string[] {
   const width = Math.max(5, ...job.streams.map((s) => s.streamId.length));
   return [
@@ -91,7 +118,7 @@ export function progressLines(
       return s.done ? palette.green(line) : line;
     }),
     palette.bold(progressBar(job.fraction, BAR_WIDTH, 'total')),
-    progressSummary(job),
+    progressSummary(job, deliveryEtaSeconds),
   ];
 }
 
@@ -123,8 +150,8 @@ export function screenRows(line: string, columns: number | undefined): number {
  *   took, lines wrapped at the terminal's `columns()` included; clear to the end of the screen);
  * - `plain`: a bar line for a stream when it appears, moves by 10%, parks (marked `parked`),
  *   starts failing its polls (marked `failing, retrying:` and the error), reads again or
- *   finishes, and a `total` line with the figures along with those, every 10 s of the job, and
- *   at the end;
+ *   finishes, and a `total` line with the figures along with those, every 10 s of the job, when
+ *   the read is done, every 10 s while its webhooks are delivered, and when they all are;
  * - `json`: every sample as one JSON line (NDJSON), so the last line is the final state.
  * Writes through `out`, which ends each call with a newline.
  * @example const show = progressRenderer('plain', io.out, PLAIN_PALETTE); show(job)
@@ -135,13 +162,17 @@ export function progressRenderer(
   palette: Palette,
   /** The terminal's width now (`process.stdout.columns`); undefined when unknown. */
   columns: () => number | undefined = () => undefined,
+  /** Epoch ms now: the pace of deliveries once every stream is read (see deliveryPace). */
+  now: () => number = Date.now,
 ): (job: BackfillJobView) => void {
   if (mode === 'json') return (job) => out(JSON.stringify(job));
+  const paceOf = deliveryPace();
+  const deliveryEta = (job: BackfillJobView) => paceOf(job, now());
   if (mode === 'tty') {
     let drawn = 0;
     const movedOf = movingTracker();
     return (job) => {
-      const lines = progressLines(job, palette, movedOf(job));
+      const lines = progressLines(job, palette, movedOf(job), deliveryEta(job));
       // Move up over the previous drawing and clear it to the end of the screen before
       // rewriting it: a line longer than the terminal is wide (the figures take 86 characters)
       // wraps onto rows of its own, which clearing each line would leave as they were.
@@ -153,8 +184,11 @@ export function progressRenderer(
   }
   const shown = new Map<string, { fraction: number; mark: string }>();
   let summaryAt: number | undefined;
+  /** While webhooks are left after the read: when the figures were last printed, and in what state. */
+  let deliveringAt: { at: number; state: string } | undefined;
   const movedOf = movingTracker();
   return (job) => {
+    const eta = deliveryEta(job);
     const lines: string[] = [];
     const moving = movedOf(job);
     for (const stream of job.streams) {
@@ -172,11 +206,20 @@ export function progressRenderer(
       const told = mark === 'failing' ? `failing, retrying: ${stream.lastError}` : mark;
       lines.push(told ? `${bar}  ${told}` : bar);
     }
-    const due = summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
-    if (lines.length > 0 || due || job.done) {
+    // Once read, the job's elapsed time stands still: the figures are then printed when the
+    // delivery state changes and every 10 s of the wait.
+    const state = `${job.done}:${job.deliveryDone}`;
+    const at = now();
+    const due = job.done
+      ? deliveringAt === undefined ||
+        deliveringAt.state !== state ||
+        at - deliveringAt.at >= PLAIN_SUMMARY_EVERY_S * 1000
+      : summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
+    if (lines.length > 0 || due) {
       const percent = `${Math.round((job.done ? 1 : job.fraction) * 100)}%`;
-      lines.push(`total ${percent}: ${progressSummary(job)}`);
+      lines.push(`total ${percent}: ${progressSummary(job, eta)}`);
       summaryAt = job.elapsedSeconds;
+      if (job.done) deliveringAt = { at, state };
     }
     if (lines.length > 0) out(lines.join('\n'));
   };

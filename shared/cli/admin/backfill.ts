@@ -3,10 +3,16 @@ import { z } from 'zod';
 import { BackfillBodySchema, BackfillJobViewSchema } from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
-import { paletteFor } from '../../local/terminal.ts';
+import { formatCount, paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
 import { ADMIN_DELETE_TIMEOUT_MS, AdminUnreachable } from './api-client.ts';
-import { type BackfillJobView, type ProgressMode, progressRenderer } from './backfill-progress.ts';
+import {
+  type BackfillJobView,
+  type ProgressMode,
+  pendingText,
+  progressRenderer,
+} from './backfill-progress.ts';
+import { type DeliveryVerdict, deliveryWaiter } from './delivery-wait.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
 const BackfillOptionsSchema = CommonOptionsSchema.extend({
@@ -30,6 +36,12 @@ const PollIntervalSchema = DurationSchema.pipe(
 
 /** How long `backfill` waits for a bridge that stopped answering (a restart) before it gives up. */
 export const BRIDGE_RESTART_WAIT_MS = 60_000;
+
+/**
+ * How long `backfill`, once every stream is read, waits for webhooks that stopped moving (none
+ * delivered or dead-lettered) before it gives up and says what is pending: its wait limit.
+ */
+export const DELIVERY_STALL_LIMIT_MS = BRIDGE_RESTART_WAIT_MS;
 
 /**
  * Reads the job, waiting out a bridge restart: while the admin API gives no answer at all, the
@@ -65,11 +77,13 @@ function describeEnd(stream: BackfillJobView['streams'][number]): string {
 /**
  * Adds `backfill [--entities customer,resource] [--emit]` (design.md, CLI): resets the
  * chosen streams for a first sync through the admin API, then polls the job until every
- * stream has caught up, showing a bar per stream, records read, events published, webhooks
- * delivered and the time left (see {@link progressRenderer}); with `--json`, one JSON line
- * per sample, the last one the final state. Exits 1 once only parked streams are left (the
- * others are watched to the end first), or when a stream's part ended without completing (its
- * connection removed, or a later backfill took over).
+ * stream has caught up and the webhooks of its events are delivered or dead-lettered, showing a
+ * bar per stream, records read, events published, webhooks delivered and the time left (see
+ * {@link progressRenderer}); with `--json`, one JSON line per sample, the last one the final
+ * state. Exits 1 once only parked streams are left (the others are watched to the end first),
+ * when a stream's part ended without completing (its connection removed, or a later backfill
+ * took over), or when, every stream read, its webhooks stop moving for
+ * {@link DELIVERY_STALL_LIMIT_MS}, saying how many are still to be delivered.
  */
 export function registerBackfillCommand(program: Command, io: CliIo): void {
   withCommonOptions(
@@ -130,11 +144,19 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         `Backfill ${job.id}: ${job.streams.length} stream${job.streams.length === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
       );
     }
+    const delivery = deliveryWaiter(DELIVERY_STALL_LIMIT_MS);
+    let verdict: DeliveryVerdict = 'wait';
     for (;;) {
       render(job);
-      if (job.done) break;
+      if (job.done) {
+        // A part that ended without completing is told at once; otherwise the job is followed
+        // until its webhooks are delivered or dead-lettered, or stop moving.
+        if (job.streams.some((s) => s.endedBy !== null)) break;
+        verdict = delivery(job, systemClock.now());
+        if (verdict !== 'wait') break;
+      }
       // Parked streams wait for an operator; the others are watched to their end first.
-      if (job.streams.every((s) => s.done || s.parked)) break;
+      else if (job.streams.every((s) => s.done || s.parked)) break;
       await systemClock.sleep(interval.data);
       job = await readAcrossRestart(
         () => client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema),
@@ -149,7 +171,19 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')} (${caughtUp} of ${job.streams.length} streams caught up)`,
       );
     }
+    if (verdict === 'stalled') {
+      throw new CliExit(
+        EXIT_FAILURE,
+        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): none was delivered or dead-lettered for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them`,
+      );
+    }
     if (options.json) return;
-    io.out(`Backfill ${job.id} done: every stream has caught up`);
+    const dead =
+      job.webhooksDeadLettered > 0
+        ? `, ${formatCount(job.webhooksDeadLettered)} dead-lettered (\`deliveries redeliver\` sends them again)`
+        : '';
+    io.out(
+      `Backfill ${job.id} done: every stream has caught up and its webhooks are delivered (${formatCount(job.webhooksDelivered)}${dead})`,
+    );
   });
 }

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
+import { deliveryPace, deliveryWaiter } from '../../shared/cli/admin/delivery-wait.ts';
+
+/** A job read to its end with `left` webhooks to deliver. */
+function readJob(
+  delivered: number,
+  left: number,
+  more: Partial<BackfillJobView> = {},
+): BackfillJobView {
+  return {
+    id: 'bf_1',
+    startedAt: '2026-12-01T00:00:00.000Z',
+    emit: true,
+    fraction: 1,
+    done: true,
+    deliveryDone: left === 0 && (more.eventsQueued ?? 0) === 0,
+    streams: [],
+    recordsRead: 500,
+    eventsPublished: 500,
+    webhooksDelivered: delivered,
+    webhooksDeadLettered: 0,
+    webhooksLeft: left,
+    eventsQueued: 0,
+    elapsedSeconds: 5,
+    finishedAt: '2026-12-01T00:00:05.000Z',
+    etaSeconds: 0,
+    ...more,
+  };
+}
+
+describe('waiting for the webhooks of a backfill read to its end', () => {
+  it('waits while they move, however long, and ends when every one is delivered', () => {
+    const verdict = deliveryWaiter(60_000);
+    for (let minute = 0; minute < 5; minute++) {
+      expect(verdict(readJob(minute * 100, 500 - minute * 100), minute * 59_000)).toBe('wait');
+    }
+    expect(verdict(readJob(500, 0), 5 * 59_000)).toBe('delivered');
+  });
+
+  it('waits for queued events too, not only for deliveries made', () => {
+    const verdict = deliveryWaiter(60_000);
+    expect(verdict(readJob(500, 0, { eventsQueued: 3 }), 0)).toBe('wait');
+  });
+
+  it('gives up once none was delivered or dead-lettered for the wait limit', () => {
+    const verdict = deliveryWaiter(60_000);
+    expect(verdict(readJob(100, 400), 0)).toBe('wait');
+    expect(verdict(readJob(100, 400), 59_999)).toBe('wait');
+    expect(verdict(readJob(100, 400), 60_000)).toBe('stalled');
+  });
+
+  it('counts dead letters as movement', () => {
+    const verdict = deliveryWaiter(60_000);
+    expect(verdict(readJob(100, 400), 0)).toBe('wait');
+    expect(verdict(readJob(100, 399, { webhooksDeadLettered: 1 }), 50_000)).toBe('wait');
+    expect(verdict(readJob(100, 399, { webhooksDeadLettered: 1 }), 100_000)).toBe('wait');
+    expect(verdict(readJob(100, 399, { webhooksDeadLettered: 1 }), 110_000)).toBe('stalled');
+  });
+});
+
+describe('the time the webhooks left take', () => {
+  it('is unknown until some settle, then what is left at the pace of the last samples', () => {
+    const eta = deliveryPace(30_000);
+    expect(eta(readJob(0, 1000), 0)).toBeNull();
+    expect(eta(readJob(100, 900), 1_000)).toBe(9);
+    expect(eta(readJob(200, 800), 2_000)).toBe(8);
+    expect(eta(readJob(1000, 0), 3_000)).toBe(0);
+  });
+});
