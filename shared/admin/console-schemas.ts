@@ -68,6 +68,9 @@ export const SubscriptionHealthSchema = z.object({
   dead: z.number().int().nonnegative(),
 });
 
+/** `GET /subscriptions/health`: every subscription's health, oldest subscription first. */
+export const SubscriptionHealthListSchema = z.object({ health: z.array(SubscriptionHealthSchema) });
+
 /** Query of the console's page and assets: any (a bookmark may carry some), all ignored. */
 export const AnyQuerySchema = z.looseObject({});
 

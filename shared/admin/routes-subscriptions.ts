@@ -1,4 +1,5 @@
 import type { AdminDeps } from './admin-deps.ts';
+import { SubscriptionHealthListSchema } from './console-schemas.ts';
 import { deliveryView } from './delivery-view.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
@@ -47,6 +48,22 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     handle: async (_input, deps) => ({
       status: 200,
       body: { subscriptions: await deps.webhooks.listSubscriptions() },
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    // Before `/subscriptions/{id}`: the router takes the first route that matches (ids are `sub_…`).
+    path: '/subscriptions/health',
+    operationId: 'listSubscriptionHealth',
+    summary:
+      'Health of every subscription in one answer (each as GET /subscriptions/{id}/health), oldest first: what the console reads every 10 s',
+    tag,
+    query: EmptySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: SubscriptionHealthListSchema },
+    handle: async (_input, deps) => ({
+      status: 200,
+      body: { health: await deps.webhooks.allSubscriptionsHealth() },
     }),
   }),
   defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mapWithConcurrency } from '../concurrency.ts';
 import { parseOrThrow } from '../errors.ts';
 import { LIST_LIMIT_MAX } from './delivery-admin.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -104,6 +105,38 @@ export interface Feed {
   until?: number;
 }
 
+/** Subscriptions whose health {@link createConsoleAdmin}'s `allSubscriptionsHealth` reads at once. */
+export const HEALTH_READS_IN_FLIGHT = 8;
+
+/** Health of the subscription `id` (known to exist): see `subscriptionHealth`. */
+async function healthOf(id: string, deps: DispatcherDeps): Promise<SubscriptionHealth> {
+  const [endpoint, records] = await Promise.all([
+    deps.store.getEndpointState(id),
+    deps.store.listDeliveryRecords({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
+  ]);
+  const deliveries = records.map((record) => record.delivery);
+  const attempts = records.flatMap((record) => record.attempts);
+  const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
+  const failure = lastOf(attempts, false);
+  const now = deps.clock.now();
+  return {
+    subscriptionId: id,
+    attempts: attempts.length,
+    successRate: attempts.length === 0 ? null : delivered / attempts.length,
+    lastSuccessAt: iso(lastOf(attempts, true)?.at),
+    lastFailureAt: iso(failure?.at),
+    lastFailure: failure ? describeFailure(failure) : null,
+    pausedUntil:
+      endpoint?.pausedUntil !== undefined && endpoint.pausedUntil > now
+        ? iso(endpoint.pausedUntil)
+        : null,
+    consecutiveFailures: endpoint?.consecutiveFailures ?? 0,
+    failingSince: iso(endpoint?.failingSince),
+    pending: deliveries.filter((delivery) => delivery.status === 'pending').length,
+    dead: deliveries.filter((delivery) => delivery.status === 'dead').length,
+  };
+}
+
 /** What the operator console reads beyond the other admin calls: the live feed and health. */
 export function createConsoleAdmin(deps: DispatcherDeps) {
   return {
@@ -145,31 +178,22 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
      */
     async subscriptionHealth(id: string): Promise<SubscriptionHealth> {
       await requireSubscription(id, deps);
-      const [endpoint, records] = await Promise.all([
-        deps.store.getEndpointState(id),
-        deps.store.listDeliveryRecords({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
-      ]);
-      const deliveries = records.map((record) => record.delivery);
-      const attempts = records.flatMap((record) => record.attempts);
-      const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
-      const failure = lastOf(attempts, false);
-      const now = deps.clock.now();
-      return {
-        subscriptionId: id,
-        attempts: attempts.length,
-        successRate: attempts.length === 0 ? null : delivered / attempts.length,
-        lastSuccessAt: iso(lastOf(attempts, true)?.at),
-        lastFailureAt: iso(failure?.at),
-        lastFailure: failure ? describeFailure(failure) : null,
-        pausedUntil:
-          endpoint?.pausedUntil !== undefined && endpoint.pausedUntil > now
-            ? iso(endpoint.pausedUntil)
-            : null,
-        consecutiveFailures: endpoint?.consecutiveFailures ?? 0,
-        failingSince: iso(endpoint?.failingSince),
-        pending: deliveries.filter((delivery) => delivery.status === 'pending').length,
-        dead: deliveries.filter((delivery) => delivery.status === 'dead').length,
-      };
+      return healthOf(id, deps);
+    },
+
+    /**
+     * Health of every subscription (see {@link subscriptionHealth}), oldest first as
+     * `listSubscriptions` answers them: one answer for the console, which read one per subscription every 10 s (API
+     * Gateway's rate limit refused those past ~40 subscriptions). Each is read from its endpoint
+     * state and its newest deliveries, at most {@link HEALTH_READS_IN_FLIGHT} at once.
+     */
+    async allSubscriptionsHealth(): Promise<SubscriptionHealth[]> {
+      const subscriptions = (await deps.store.listSubscriptions()).sort((a, b) =>
+        a.createdAt.localeCompare(b.createdAt),
+      );
+      return mapWithConcurrency(subscriptions, HEALTH_READS_IN_FLIGHT, (subscription) =>
+        healthOf(subscription.id, deps),
+      );
     },
   };
 }

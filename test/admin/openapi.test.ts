@@ -32,6 +32,7 @@ function operation(doc: Record<string, unknown>, method: string, path: string): 
 
 const EXPECTED_ROUTES = [
   'get /subscriptions',
+  'get /subscriptions/health',
   'post /subscriptions',
   'get /subscriptions/{id}',
   'patch /subscriptions/{id}',

@@ -185,4 +185,51 @@ describe('admin API: the operator console', () => {
     });
     expect((await harness.call('GET', '/subscriptions/sub_none/health')).status).toBe(404);
   });
+
+  it("sums up every subscription's health in one answer, in the order subscriptions list them", async () => {
+    harness = createAdminHarness();
+    const ids: string[] = [];
+    for (const path of ['a', 'b', 'c']) {
+      const created = await harness.call('POST', '/subscriptions', {
+        body: { url: `http://127.0.0.1:9/${path}` },
+      });
+      ids.push((created.body as { id: string }).id);
+    }
+    const now = harness.clock.now();
+    await harness.store.putEndpointState(
+      {
+        subscriptionId: ids[1]!,
+        pausedUntil: now + 60_000,
+        consecutiveFailures: 4,
+        failingSince: now - 2000,
+        failingNotified: false,
+      },
+      { ifVersion: undefined },
+    );
+    const listed = (await harness.call('GET', '/subscriptions')).body as {
+      subscriptions: { id: string }[];
+    };
+
+    const all = await harness.call('GET', '/subscriptions/health');
+    expect(all.status).toBe(200);
+    const { health } = all.body as { health: { subscriptionId: string }[] };
+    expect(health.map((h) => h.subscriptionId)).toEqual(listed.subscriptions.map((s) => s.id));
+    // Each is what the subscription's own health route answers.
+    for (const id of ids) {
+      const one = (await harness.call('GET', `/subscriptions/${id}/health`)).body;
+      expect(health.find((h) => h.subscriptionId === id)).toEqual(one);
+    }
+    expect(health.find((h) => h.subscriptionId === ids[1])).toMatchObject({
+      consecutiveFailures: 4,
+      pausedUntil: new Date(now + 60_000).toISOString(),
+    });
+  });
+
+  it('answers an empty list of health when there is no subscription', async () => {
+    harness = createAdminHarness();
+    expect(await harness.call('GET', '/subscriptions/health')).toMatchObject({
+      status: 200,
+      body: { health: [] },
+    });
+  });
 });

@@ -99,20 +99,24 @@ function hostileAnswer(method: string, path: string): FakeAnswer | undefined {
       body: { events: [feedEvent(1, { id: HOSTILE, subject: HOSTILE, type: HOSTILE })], now: AT },
     };
   if (pathname === '/subscriptions') return { body: { subscriptions: [subscription] } };
-  if (pathname === '/subscriptions/sub_1/health')
+  if (pathname === '/subscriptions/health')
     return {
       body: {
-        subscriptionId: 'sub_1',
-        attempts: 1,
-        successRate: 0,
-        lastSuccessAt: null,
-        lastFailureAt: AT,
-        lastFailure: HOSTILE,
-        pausedUntil: null,
-        consecutiveFailures: 1,
-        failingSince: AT,
-        pending: 0,
-        dead: 1,
+        health: [
+          {
+            subscriptionId: 'sub_1',
+            attempts: 1,
+            successRate: 0,
+            lastSuccessAt: null,
+            lastFailureAt: AT,
+            lastFailure: HOSTILE,
+            pausedUntil: null,
+            consecutiveFailures: 1,
+            failingSince: AT,
+            pending: 0,
+            dead: 1,
+          },
+        ],
       },
     };
   if (pathname === '/deliveries')
@@ -416,6 +420,45 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     await row.getByRole('button', { name: 'Ping' }).waitFor();
     expect(await row.getByRole('button', { name: 'Resync' }).isDisabled()).toBe(true);
     expect(await row.getByRole('combobox').isDisabled()).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('reads the health of every subscription in one request, not one request per subscription', async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({
+      ...subscription,
+      id: `sub_${i}`,
+      url: `https://receiver-${i}.example/hook`,
+      enabled: true,
+      disabledReason: null,
+    }));
+    fake = await startFakeConsoleApi((method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (pathname === '/subscriptions') return { body: { subscriptions: many } };
+      if (pathname === '/subscriptions/health')
+        return {
+          body: {
+            health: many.map((s, i) => ({
+              subscriptionId: s.id,
+              attempts: 10,
+              successRate: i === 7 ? 0.5 : 1,
+              lastSuccessAt: AT,
+              lastFailureAt: null,
+              lastFailure: null,
+              pausedUntil: null,
+              consecutiveFailures: 0,
+              failingSince: null,
+              pending: 0,
+              dead: 0,
+            })),
+          },
+        };
+      return hostileAnswer(method, path);
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'receiver-7.example' });
+    await row.getByText('50% of 10 attempts', { exact: false }).waitFor();
+    const healthReads = fake.requests.filter((r) => r.path.includes('/health'));
+    expect(healthReads.map((r) => r.path)).toEqual(['/subscriptions/health']);
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -140,11 +140,14 @@ export function renderSubscriptions(main) {
       failedPlaceholder(loadingRow, 'Subscriptions', error);
       throw error;
     });
-    entityTypes ??= [...new Set((streams?.streams ?? []).map((s) => s.entityType))].sort();
-    const healths = await Promise.all(
-      subscriptions.map((/** @type {any} */ s) =>
-        api('GET', `subscriptions/${encodeURIComponent(s.id)}/health`).catch(() => undefined),
-      ),
+    entityTypes ??= [
+      ...new Set((streams?.streams ?? []).map((/** @type {any} */ s) => s.entityType)),
+    ].sort();
+    // Every subscription's health in one request (one each was refused past ~40 in AWS).
+    const health = await api('GET', 'subscriptions/health').catch(() => undefined);
+    /** @type {Map<string, any>} */
+    const healthOf = new Map(
+      (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
     );
     if (subscriptions.length === 0) {
       replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
@@ -152,9 +155,9 @@ export function renderSubscriptions(main) {
       // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives.
       keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow);
     }
-    healths.forEach((/** @type {any} */ health, /** @type {number} */ index) => {
+    subscriptions.forEach((/** @type {any} */ s, /** @type {number} */ index) => {
       const cell = healthCells.get(shell.body.children[index] ?? shell.body);
-      if (cell) replace(cell, healthCell(health));
+      if (cell) replace(cell, healthCell(healthOf.get(s.id)));
     });
   }
 
