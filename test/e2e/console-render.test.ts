@@ -461,4 +461,42 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(healthReads.map((r) => r.path)).toEqual(['/subscriptions/health']);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('asks before rotating a secret or disabling a subscription, and sends nothing when told no', async () => {
+    const enabled = { ...subscription, url: 'https://receiver.example/hook', enabled: true };
+    fake = await startFakeConsoleApi((method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (method === 'GET' && pathname === '/subscriptions')
+        return { body: { subscriptions: [enabled] } };
+      if (method === 'POST' && pathname === '/subscriptions/sub_1/rotate-secret')
+        return { body: { ...enabled, secret: 'whsec_rotated' } };
+      if (method === 'PATCH' && pathname === '/subscriptions/sub_1')
+        return { body: { ...enabled, enabled: false } };
+      return hostileAnswer(method, path);
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'receiver.example' });
+    const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
+    const dialog = page.getByRole('dialog');
+
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await dialog.getByText('https://receiver.example/hook', { exact: false }).waitFor();
+    expect(await dialog.textContent()).toContain('old secret');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(writes()).toEqual([]);
+
+    await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await dialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('whsec_rotated').waitFor();
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await dialog.getByRole('button', { name: 'Disable' }).click();
+    await expect
+      .poll(() => writes().map((r) => `${r.method} ${r.path}`))
+      .toEqual(['POST /subscriptions/sub_1/rotate-secret', 'PATCH /subscriptions/sub_1']);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

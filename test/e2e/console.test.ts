@@ -187,12 +187,15 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
       () => receiver.received.some((event) => event.type === 'customer.snapshot'),
       'a resynced customer snapshot',
     );
+    // Rotating and disabling ask first.
     await row.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByRole('heading', { name: /^New secret of / }).waitFor();
     const rotated = (await page.locator('.secret-value').textContent()) ?? '';
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
     await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
     await row.getByText('disabled', { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Enable' }).waitFor();
     expect(receiver.rejected).toBe(0);

@@ -1,6 +1,7 @@
 /** Subscriptions: add (the secret is shown once), health at a glance, and every action. */
 
 import { api } from './api.js';
+import { confirmAction } from './confirm.js';
 import {
   badge,
   emptyRow,
@@ -40,8 +41,10 @@ export function renderSubscriptions(main) {
   /**
    * @param {string} label
    * @param {() => Promise<void>} action
+   * @param {Parameters<typeof confirmAction>[0]} [ask] a confirmation asked first; nothing is sent without it
    */
-  const run = (label, action) => async () => {
+  const run = (label, action, ask) => async () => {
+    if (ask && !(await confirmAction(ask))) return;
     try {
       await action();
       say(label);
@@ -88,14 +91,21 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
-          onclick: run(`Secret of ${s.url} rotated`, async () =>
-            replace(
-              secretBox,
-              secretPanel(
-                `New secret of ${s.url}`,
-                (await api('POST', `${path}/rotate-secret`)).secret,
+          onclick: run(
+            `Secret of ${s.url} rotated`,
+            async () =>
+              replace(
+                secretBox,
+                secretPanel(
+                  `New secret of ${s.url}`,
+                  (await api('POST', `${path}/rotate-secret`)).secret,
+                ),
               ),
-            ),
+            {
+              title: 'Rotate the secret?',
+              message: `A new secret signs the webhooks to ${s.url} (it is shown once); the old secret keeps signing beside it for 24 hours, so the receiver can switch without dropping a webhook.`,
+              action: 'Rotate secret',
+            },
           ),
         },
         'Rotate secret',
@@ -104,8 +114,16 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
-          onclick: run(`${s.url} ${s.enabled ? 'disabled' : 'enabled'}`, () =>
-            api('PATCH', path, { enabled: !s.enabled }),
+          onclick: run(
+            `${s.url} ${s.enabled ? 'disabled' : 'enabled'}`,
+            () => api('PATCH', path, { enabled: !s.enabled }),
+            s.enabled
+              ? {
+                  title: 'Disable the subscription?',
+                  message: `${s.url} gets no more webhooks: events detected while it is disabled make no delivery for it, and its pending deliveries are dead-lettered when their next attempt comes up. Enable resumes it with its next event.`,
+                  action: 'Disable',
+                }
+              : undefined,
           ),
         },
         s.enabled ? 'Disable' : 'Enable',
