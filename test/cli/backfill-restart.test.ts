@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
 import { runCli } from '../../shared/cli/main.ts';
+import { systemClock } from '../../shared/clock.ts';
 
 /** A job view as the admin API answers it, done or not. */
 function jobView(done: boolean): BackfillJobView {
@@ -56,6 +57,7 @@ function adminApi(get: () => BackfillJobView, port = 0): Promise<Server> {
 
 const servers: Server[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -87,5 +89,28 @@ describe('backfill across a restart of the bridge', () => {
     expect(await running).toBe(0);
     expect(errors.join('\n')).toContain('waiting for it to come back');
     expect(JSON.parse(out.at(-1)!)).toMatchObject({ id: 'bf_1', done: true });
+  });
+});
+
+describe('backfill once every stream is read', () => {
+  it('waits for the webhooks, and exits 1 saying how many are left once none moves for its wait limit', async () => {
+    // Read, with 5 webhooks left that never move (a receiver down); each reading of the clock
+    // is 31 s on, so the wait limit (60 s) passes within a few samples.
+    const stuck = { ...jobView(true), deliveryDone: false, webhooksLeft: 5, eventsQueued: 2 };
+    const server = await adminApi(() => stuck);
+    servers.push(server);
+    let at = Date.parse('2026-11-29T00:00:00.000Z');
+    vi.spyOn(systemClock, 'now').mockImplementation(() => (at += 31_000));
+    const { port } = server.address() as AddressInfo;
+    const errors: string[] = [];
+    const out: string[] = [];
+    const code = await runCli(
+      ['backfill', '--api', `http://127.0.0.1:${port}`, '--poll-interval', '100ms', '--json'],
+      { out: (text) => out.push(text), err: (text) => errors.push(text) },
+    );
+    expect(code).toBe(1);
+    expect(out.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(out.at(-1)!)).toMatchObject({ done: true, deliveryDone: false });
+    expect(errors.join('\n')).toContain('5 webhooks and 2 queued events left');
   });
 });

@@ -183,7 +183,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         ? `, ${formatCount(job.webhooksDeadLettered)} dead-lettered (\`deliveries redeliver\` sends them again)`
         : '';
     io.out(
-      `Backfill ${job.id} done: every stream has caught up and its webhooks are delivered (${formatCount(job.webhooksDelivered)}${dead})`,
+      `Backfill ${job.id} done: every stream has caught up; ${formatCount(job.webhooksDelivered)} webhook${job.webhooksDelivered === 1 ? '' : 's'} delivered${dead}`,
     );
   });
 }
