@@ -7,7 +7,7 @@ import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { endpointOfUrl } from './endpoint-scheduler.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
-import { type DispatchEvent, deliveryMessage } from './messages.ts';
+import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
 import type {
   Attempt,
   DeliveredAtOnce,
@@ -140,6 +140,13 @@ async function resumeFanOut(
 ): Promise<InlineDelivery[]> {
   const { store } = batch.deps;
   const deliveredAtOnce = new Set(record.deliveredAtOnce.map((d) => d.id));
+  // Its deliveries count at the detection instant of the body stored and sent, as their retries do.
+  let storedOrigin: { origin: DeliveryOrigin | undefined } | undefined;
+  const originOfStored = () => {
+    const stored = eventOfBody(record.event.body);
+    storedOrigin ??= { origin: stored && deliveryOrigin(stored) };
+    return storedOrigin.origin;
+  };
   try {
     const missing: InlineDelivery[] = [];
     for (const delivery of deliveries) {
@@ -151,7 +158,7 @@ async function resumeFanOut(
           subject: subjectKey(item.event),
           body: record.event.body,
           recordIds: item.recordIds,
-          origin: deliveryOrigin(item.event),
+          origin: originOfStored(),
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(
@@ -161,6 +168,10 @@ async function resumeFanOut(
         );
       }
     }
+    // Published again (a poll whose save lost to a reset or a backfill finds the change again,
+    // under its id, at a later instant): counted as handed on at that instant too, as the
+    // poller counts it published again, so a backfill waits for no event that never comes.
+    batch.counts.count(deliveryOrigin(item.event), 'events');
     return missing;
   } catch (error) {
     batch.fail(item.recordIds, 'resuming a fan-out failed', error);

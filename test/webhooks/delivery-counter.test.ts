@@ -214,6 +214,25 @@ describe('the dispatcher counts succeeded deliveries', () => {
     ]);
   });
 
+  it('counts an event published again at its new detection instant, with no second delivery', async () => {
+    const spy = spyCounter();
+    const { harness, subscribe, receiver } = await startDispatchFixture(cleanup, undefined, {
+      deliveryCounter: spy,
+    });
+    await subscribe('/a');
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(13))));
+    await harness.drainVisible();
+    // The same change found again later (a poll whose save lost to a reset or a backfill).
+    const again = '2026-01-01T00:00:05.000Z';
+    harness.queue.sendRaw(envelope({ ...changeEvent(eventIdOf(13)), time: again }));
+    await harness.drainVisible();
+    expect(receiver.log).toHaveLength(1);
+    expect(await spy.read([{ streamId: 'main:customer', fromMs: DETECTED + 1 }])).toEqual(
+      new Map([['main:customer', { events: 1, created: 0, delivered: 0, dead: 0 }]]),
+    );
+    expect(await countedOf(spy)).toEqual({ events: 2, created: 1, delivered: 1, dead: 0 });
+  });
+
   it('counts a delivery when a retry succeeds, not when an attempt fails', async () => {
     let failuresLeft = 1;
     const spy = spyCounter();
