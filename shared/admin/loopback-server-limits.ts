@@ -20,10 +20,21 @@ export const LOOPBACK_REQUEST_TIMEOUT_MS = 30_000;
 /** An idle keep-alive connection is closed this long after its last answer (node:http's default, set here on purpose). */
 export const LOOPBACK_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-/** node:http's server options for the limits above, checked every second (they hold within it). */
-export const LOOPBACK_SERVER_OPTIONS = {
-  headersTimeout: LOOPBACK_HEADERS_TIMEOUT_MS,
-  requestTimeout: LOOPBACK_REQUEST_TIMEOUT_MS,
-  connectionsCheckingInterval: 1_000,
-  keepAliveTimeout: LOOPBACK_KEEP_ALIVE_TIMEOUT_MS,
-} as const;
+/** What a loopback server may be given instead of the limits above (tests: a short headers timeout). */
+export interface LoopbackTimeouts {
+  /** Instead of {@link LOOPBACK_HEADERS_TIMEOUT_MS}; at most {@link LOOPBACK_REQUEST_TIMEOUT_MS}. */
+  headersTimeoutMs?: number;
+}
+
+/**
+ * node:http's server options for the limits above, checked every second (they hold within it).
+ * @example loopbackServerOptions({ headersTimeoutMs: 300 }).headersTimeout // 300
+ */
+export function loopbackServerOptions(timeouts: LoopbackTimeouts = {}) {
+  return {
+    headersTimeout: timeouts.headersTimeoutMs ?? LOOPBACK_HEADERS_TIMEOUT_MS,
+    requestTimeout: LOOPBACK_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: 1_000,
+    keepAliveTimeout: LOOPBACK_KEEP_ALIVE_TIMEOUT_MS,
+  } as const;
+}

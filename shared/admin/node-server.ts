@@ -29,7 +29,11 @@ export {
   LOOPBACK_MAX_CONNECTIONS as ADMIN_MAX_CONNECTIONS,
 } from './loopback-server-limits.ts';
 
-import { LOOPBACK_MAX_CONNECTIONS, LOOPBACK_SERVER_OPTIONS } from './loopback-server-limits.ts';
+import {
+  LOOPBACK_MAX_CONNECTIONS,
+  type LoopbackTimeouts,
+  loopbackServerOptions,
+} from './loopback-server-limits.ts';
 
 /** Options of {@link startAdminServer}. */
 export interface AdminServerOptions {
@@ -43,6 +47,8 @@ export interface AdminServerOptions {
   allowedHosts?: readonly string[];
   /** The routes' dependencies; `authentication` follows from `token`. */
   deps: Omit<AdminDeps, 'authentication'>;
+  /** The headers timeout; 10 s by default (loopback-server-limits.ts). */
+  headersTimeoutMs?: LoopbackTimeouts['headersTimeoutMs'];
 }
 
 /** A running admin server. */
@@ -193,7 +199,10 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const answering = new Map<Duplex, { request: IncomingMessage; response: ServerResponse }>();
   let closing = false;
   const server = createServer(
-    { ...LOOPBACK_SERVER_OPTIONS, requireHostHeader: false },
+    {
+      ...loopbackServerOptions({ headersTimeoutMs: options.headersTimeoutMs }),
+      requireHostHeader: false,
+    },
     (request, response) => {
       const { socket } = request;
       answering.set(socket, { request, response });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import {
   LOOPBACK_MAX_CONNECTIONS,
-  LOOPBACK_SERVER_OPTIONS,
+  type LoopbackTimeouts,
+  loopbackServerOptions,
 } from '../admin/loopback-server-limits.ts';
 import { allowedHostsFor, webPageRefusal } from '../admin/request-guard.ts';
 import { describeThrown } from '../errors.ts';
@@ -60,11 +61,13 @@ function headerOf(request: IncomingMessage, name: string): string {
  * `standardwebhooks` package — the same code a subscriber would write — and reports it.
  * Answers 204 when the signature verifies with the subscription's current secret, 401 otherwise,
  * 413 to a body past 1 MiB; refuses (403, unreported) a request with an `Origin` or under a
- * `Host` other than its address: a web page's, never the bridge's.
+ * `Host` other than its address: a web page's, never the bridge's. `timeouts` replace the
+ * loopback servers' own (tests).
  */
 export async function startDemoReceiver(
   onWebhook: (webhook: ReceivedWebhook) => void,
   port = 0,
+  timeouts: LoopbackTimeouts = {},
 ): Promise<DemoReceiver> {
   let read: SecretSource | undefined;
   let current: { secret: string; webhook: Webhook } | undefined;
@@ -89,7 +92,7 @@ export async function startDemoReceiver(
     }
   };
   let ownHosts: readonly string[] = [];
-  const server = createServer(LOOPBACK_SERVER_OPTIONS, async (request, response) => {
+  const server = createServer(loopbackServerOptions(timeouts), async (request, response) => {
     // What the bridge's dispatcher never sends: a page's request (an Origin, or a Host of its
     // own through DNS rebinding). Refused before anything is read or printed.
     if (webPageRefusal(request.headers, ownHosts) !== undefined) {
