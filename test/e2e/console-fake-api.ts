@@ -91,11 +91,13 @@ export async function startFakeConsoleApi(
   };
 }
 
-/** A headless Chromium page that records page errors and Content-Security-Policy refusals. */
-export async function openConsolePage(
-  executablePath: string,
-): Promise<{ browser: Browser; page: Page; problems: string[] }> {
-  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
+/**
+ * A page of its own (its own browser context, closed with it) that records page errors,
+ * Content-Security-Policy refusals and dialogs in `problems`.
+ */
+export async function newConsolePage(
+  browser: Browser,
+): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -107,5 +109,13 @@ export async function openConsolePage(
     problems.push(`dialog: ${dialog.message()}`);
     void dialog.dismiss();
   });
-  return { browser, page, problems };
+  return { page, problems };
+}
+
+/** A headless Chromium and a page of it (see {@link newConsolePage}). */
+export async function openConsolePage(
+  executablePath: string,
+): Promise<{ browser: Browser; page: Page; problems: string[] }> {
+  const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
+  return { browser, ...(await newConsolePage(browser)) };
 }

@@ -4,6 +4,7 @@ import { findChromium } from './console-browser.ts';
 import {
   type FakeAnswer,
   type FakeConsoleApi,
+  newConsolePage,
   openConsolePage,
   startFakeConsoleApi,
 } from './console-fake-api.ts';
@@ -188,6 +189,20 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
   let page: Page;
   let problems: string[];
   let fake: FakeConsoleApi | undefined;
+  let clocked: Page | undefined;
+
+  /**
+   * A page of its own whose clock the test moves on (page.clock, installed for its whole
+   * context): the console's polls, every 5 or 10 s, come when the test says instead of after
+   * real seconds. Time flows as usual otherwise.
+   */
+  async function clockedPage(): Promise<{ page: Page; problems: string[] }> {
+    const opened = await newConsolePage(browser);
+    clocked = opened.page;
+    opened.page.setDefaultTimeout(WAIT_MS);
+    await opened.page.clock.install();
+    return opened;
+  }
 
   beforeAll(async () => {
     ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
@@ -196,6 +211,8 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
   // A page left polling is navigated away first: on a loaded machine Chromium may take a while.
   afterEach(async () => {
     await page.goto('about:blank');
+    await clocked?.close();
+    clocked = undefined;
     await fake?.close();
     fake = undefined;
     problems.length = 0;
@@ -353,33 +370,51 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
   }, 60_000);
 
   it('keeps saying how to enter the admin token after the operator cancels its prompt', async () => {
-    fake = await startFakeConsoleApi(() => ({
-      status: 401,
-      body: { error: 'the admin API needs its token (BRIDGE_ADMIN_TOKEN) as a bearer token' },
-    }));
-    await page.goto(`${fake.url}/`);
-    const dialog = page.getByRole('dialog', { name: 'Admin token' });
+    // Each refusal numbered: the status line then shows which one it says.
+    let refusals = 0;
+    fake = await startFakeConsoleApi(() => {
+      refusals += 1;
+      return {
+        status: 401,
+        body: {
+          error: `the admin API needs its token (BRIDGE_ADMIN_TOKEN) as a bearer token (refusal ${refusals})`,
+        },
+      };
+    });
+    const { page: timed, problems: timedProblems } = await clockedPage();
+    await timed.goto(`${fake.url}/`);
+    const dialog = timed.getByRole('dialog', { name: 'Admin token' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    const status = timed.locator('#status');
+    const shownRefusal = async () =>
+      Number(/\(refusal (\d+)\)/.exec((await status.textContent()) ?? '')?.[1] ?? 0);
+    // The calls refused before the prompt ended say it; their polls' next runs are then due.
+    await expect.poll(shownRefusal, { timeout: WAIT_MS }).toBeGreaterThan(0);
+    const refusedBefore = refusals;
     // The polls refused after it (the streams every 5 s) say it too, not the bare 401 alone.
-    await new Promise((resolve) => setTimeout(resolve, 6000));
-    expect(await page.locator('#status').textContent()).toContain('reload the page to enter it');
-    expect(problems).toEqual([]);
+    await timed.clock.fastForward(6000);
+    await expect.poll(shownRefusal, { timeout: WAIT_MS }).toBeGreaterThan(refusedBefore);
+    expect(await status.textContent()).toContain('reload the page to enter it');
+    expect(timedProblems).toEqual([]);
   }, 60_000);
 
   it('reads the streams once for the entity types to resync, not at every refresh of the subscriptions', async () => {
     fake = await startFakeConsoleApi(hostileAnswer);
-    await page.goto(`${fake.url}/#/subscriptions`);
-    const row = page.getByRole('row').filter({ hasText: 'javascript:' });
+    const { page: timed, problems: timedProblems } = await clockedPage();
+    await timed.goto(`${fake.url}/#/subscriptions`);
+    const row = timed.getByRole('row').filter({ hasText: 'javascript:' });
     await row.getByRole('combobox').getByRole('option', { name: 'customer' }).waitFor({
       state: 'attached',
     });
     const subscriptionReads = () =>
       fake!.requests.filter((r) => r.path === '/subscriptions').length;
-    // The page reads its subscriptions every 10 s: wait for the second read.
-    await expect.poll(subscriptionReads, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    expect(subscriptionReads()).toBe(1);
+    // The page reads its subscriptions every 10 s: the second read.
+    await timed.clock.fastForward(10_000);
+    await expect.poll(subscriptionReads, { timeout: WAIT_MS }).toBeGreaterThanOrEqual(2);
     expect(fake.requests.filter((r) => r.path.startsWith('/streams'))).toHaveLength(1);
-    expect(problems).toEqual([]);
+    expect(timedProblems).toEqual([]);
   }, 60_000);
 
   it('says why a view could not be read where it would show, not Loading for ever', async () => {
