@@ -3,7 +3,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, RandomSource } from '../clock.ts';
 import { describeThrown } from '../errors.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
-import { type DispatchBatchOptions, processDispatchBatch } from '../webhooks/dispatcher.ts';
+import {
+  checkLongOverdueWaiting,
+  type DispatchBatchOptions,
+  processDispatchBatch,
+} from '../webhooks/dispatcher.ts';
 import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import type { DispatcherSettings } from '../webhooks/dispatcher-env.ts';
 import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
@@ -24,6 +28,7 @@ import {
 } from './dispatch-recovery.ts';
 import { LocalEventRouter } from './event-router.ts';
 import { startEventSourceLoop } from './event-source-loop.ts';
+import { type IdleOverdueCheck, startIdleOverdueCheck } from './idle-overdue-check.ts';
 import { queueDepth } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
@@ -116,6 +121,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     clock,
     listen: false,
   });
+  let idleStarted: IdleOverdueCheck | undefined;
   try {
     // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
     const attributes = { VisibilityTimeout: '180' };
@@ -157,11 +163,23 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const waiting: string[] = [];
     sqs.forEachBody(DISPATCH_QUEUE_NAME, (body) => waiting.push(body), DELIVERY_MESSAGE_MARKER);
     const requeued = await requeuePendingDeliveries(deps, queuedDeliveries(waiting));
+    // Every batch asks about waiting deliveries long overdue (a lost retry message) as it ends;
+    // while no batch runs, this does.
+    const idle = startIdleOverdueCheck({
+      clock,
+      anyWaiting: () => deps.scheduler.anyWaiting,
+      check: () => checkLongOverdueWaiting(deps),
+      onError: (error) =>
+        reporter.dispatchLogger.error('checking waiting deliveries long overdue failed', {
+          error: describeThrown(error),
+        }),
+    });
+    idleStarted = idle;
     const consume = (url: string, options: DispatchBatchOptions, batchSize: number) =>
       startEventSourceLoop({
         client: sqs.client,
         queueUrl: url,
-        handler: (event) => processDispatchBatch(event.Records, deps, options),
+        handler: (event) => idle.batch(() => processDispatchBatch(event.Records, deps, options)),
         // Long polls return as soon as messages arrive.
         waitTimeSeconds: 20,
         concurrency: LANE_CONCURRENCY,
@@ -182,7 +200,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       ),
     ];
     const stopLoops = async () => {
-      await Promise.all(loops.map((loop) => loop.stop()));
+      await Promise.all([idle.stop(), ...loops.map((loop) => loop.stop())]);
     };
     return {
       router,
@@ -197,9 +215,13 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         await drainQueue(sqs.client, queueUrl, clock, Math.max(0, deadline - clock.now()));
         await stopLoops();
       },
-      close: () => sqs.close(),
+      close: async () => {
+        await idle.stop();
+        await sqs.close();
+      },
     };
   } catch (error) {
+    await idleStarted?.stop();
     await sqs.close().catch(() => undefined);
     throw error;
   }

@@ -189,6 +189,16 @@ export async function fanOutEvent(
   return inline.length;
 }
 
+/**
+ * What every batch does as it ends, without a batch: the waiting deliveries the memory's sweep
+ * found more than 15 minutes overdue are asked about in the store, and those still pending are
+ * enqueued again (DispatchBatch.flush; nothing is read while none is). For a process that gets
+ * no batch to do it (the local run while idle: see startIdleOverdueCheck).
+ */
+export async function checkLongOverdueWaiting(deps: DispatcherDeps): Promise<void> {
+  await new DispatchBatch(deps).flush();
+}
+
 type ParsedBody =
   | {
       kind: 'delivery';

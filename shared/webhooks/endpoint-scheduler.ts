@@ -279,6 +279,11 @@ export class EndpointScheduler {
     this.waiting.note(endpoint, subject, deliveryId, dueAt);
   }
 
+  /** Whether any delivery is noted as waiting now, over every endpoint and subject. */
+  get anyWaiting(): boolean {
+    return this.waiting.any;
+  }
+
   /** Deliveries noted as waiting now, over every endpoint and subject. */
   get waitingDeliveries(): number {
     return this.waiting.size;

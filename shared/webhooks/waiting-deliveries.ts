@@ -8,8 +8,9 @@ import type { Clock } from '../clock.ts';
  * lateness alone where a later event asks: a busy queue (a backlog of live events) may hand a
  * retry over any time after its due time, and its subject's later events, queued ahead of it,
  * must still wait for it. The sweep of subjects nobody asks about (see sweepOverdue) hands
- * them to the next batch, which asks the store the same way (DispatchBatch.flush), so one whose
- * message was lost is sent again however late, and the settled ones are forgotten.
+ * them to the next batch, which asks the store the same way (DispatchBatch.flush; in an idle
+ * local run, see startIdleOverdueCheck), so one whose message was lost is sent again however
+ * late, and the settled ones are forgotten.
  */
 export const FORGOTTEN_AFTER_MS = 15 * 60_000;
 
@@ -94,6 +95,11 @@ export class WaitingDeliveries {
     waiting.set(deliveryId, dueAt);
     this.bySubject.set(key, waiting);
     if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.sweepOverdue();
+  }
+
+  /** Whether any delivery is noted as waiting now (without counting them). */
+  get any(): boolean {
+    return this.bySubject.size > 0;
   }
 
   /** Deliveries noted as waiting now, over every endpoint and subject. */
