@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ValidationError } from '../errors.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { answerClientError } from './client-error-answer.ts';
+import { RefusedConnectionsLog } from './refused-connections-log.ts';
 import {
   type AdminAccess,
   allowedHostsFor,
@@ -49,6 +50,11 @@ export interface AdminServerOptions {
   deps: Omit<AdminDeps, 'authentication'>;
   /** The headers timeout; 10 s by default (loopback-server-limits.ts). */
   headersTimeoutMs?: LoopbackTimeouts['headersTimeoutMs'];
+  /**
+   * Where the server's own notices go: connections refused at its cap, summarized (one line
+   * every 30 s at most, see RefusedConnectionsLog). Absent: not logged.
+   */
+  log?: (line: string) => void;
 }
 
 /** A running admin server. */
@@ -89,20 +95,49 @@ export function firstQueryValues(params: URLSearchParams): Record<string, string
   return Object.fromEntries(first);
 }
 
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buffer.length;
-    // Past the limit the rest is read and dropped, so the client receives the 413 instead of a reset.
-    if (size <= ADMIN_BODY_MAX_BYTES) chunks.push(buffer);
-  }
-  return size > ADMIN_BODY_MAX_BYTES ? undefined : Buffer.concat(chunks).toString('utf8');
+/**
+ * The request body as text, or `undefined` once it passes {@link ADMIN_BODY_MAX_BYTES}: reading
+ * stops there (the request is paused, the rest left unread) and the caller answers 413 and
+ * closes the connection, rather than reading up to the rest for nothing.
+ */
+function readBody(request: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', reject);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buffer.length;
+      if (size <= ADMIN_BODY_MAX_BYTES) {
+        chunks.push(buffer);
+        return;
+      }
+      stop();
+      request.pause();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    request.on('data', onData);
+    request.once('end', onEnd);
+    request.once('error', reject);
+  });
 }
 
-function send(response: ServerResponse, result: AdminResponse): void {
-  const headers = adminResponseHeaders(result);
+/**
+ * Sends `result`. With `close` (a request answered before its body was read whole), the answer
+ * says `connection: close` and node:http closes the connection once it is sent, leaving the rest
+ * of the body unread: a client sending a large body that is refused anyway (401, 403, 413) no
+ * longer holds the connection while the rest arrives, up to the 30 s request limit.
+ */
+function send(response: ServerResponse, result: AdminResponse, close = false): void {
+  const headers = { ...adminResponseHeaders(result), ...(close ? { connection: 'close' } : {}) };
   if (result.body === undefined) {
     response.writeHead(result.status, headers).end();
     return;
@@ -153,10 +188,8 @@ async function serve(
     { method, path: url.pathname, headers: request.headers, authority },
     access,
   );
-  if (refused) {
-    request.resume(); // drains the unread body so the connection can carry the answer
-    return refused;
-  }
+  // Its body is left unread: the answer closes the connection (see send).
+  if (refused) return refused;
   const text = await readBody(request);
   onRead();
   if (text === undefined) {
@@ -212,7 +245,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
       // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
       serve(request, deps, access, () => serving.add(socket))
-        .then((result) => send(response, result))
+        .then((result) => send(response, result, !request.complete))
         .catch((error: unknown) => {
           // Its body was cut off (the client hung up, or node:http refused the rest and
           // answered): no fault of ours to report, and no one to answer.
@@ -235,6 +268,12 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     },
   );
   server.maxConnections = LOOPBACK_MAX_CONNECTIONS;
+  const log = options.log;
+  const refusals = log
+    ? new RefusedConnectionsLog('admin API', LOOPBACK_MAX_CONNECTIONS, log)
+    : undefined;
+  // node:http closes a connection past `maxConnections` as it is accepted, and says only this.
+  if (refusals) server.on('drop', () => refusals.refused());
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -269,6 +308,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
     close: () =>
       new Promise<void>((resolve, reject) => {
         closing = true;
+        refusals?.close();
         server.close((error) => (error ? reject(error) : resolve()));
         for (const socket of sockets) if (!serving.has(socket)) socket.destroy();
       }),

@@ -301,6 +301,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       host: config.host,
       token: config.adminToken,
       allowedHosts: config.allowedHosts,
+      log: (line) => reporter.info(line),
       deps: {
         webhooks,
         writeThrough,

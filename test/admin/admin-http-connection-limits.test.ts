@@ -22,13 +22,17 @@ afterEach(async () => {
 
 /** The headers timeout the tests give the server instead of its 10 s, so as not to wait it out. */
 const HEADERS_TIMEOUT_MS = 300;
+/** Lines the server logged. */
+let logged: string[] = [];
 
 async function start(): Promise<AdminServer> {
   harness = createAdminHarness();
+  logged = [];
   server = await startAdminServer({
     port: 0,
     deps: harness.deps,
     headersTimeoutMs: HEADERS_TIMEOUT_MS,
+    log: (line) => logged.push(line),
   });
   return server;
 }
@@ -77,6 +81,10 @@ describe('admin HTTP server connection limits', () => {
     );
     expect(beyond.text).toBe('');
     expect(beyond.ending).not.toBe('open');
+    // Refused at the cap: said once, with the count (more within 30 s join the next line).
+    expect(logged).toEqual([
+      `admin API refused 1 connection: it holds at most ${ADMIN_MAX_CONNECTIONS} at once`,
+    ]);
     expect(await health(sockets[0]!, port)).toBe(200);
     // One closed frees its place.
     sockets[1]!.destroy();
