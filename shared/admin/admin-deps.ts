@@ -8,6 +8,7 @@ import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
 import type { BackfillJobStore } from './backfill-jobs.ts';
+import type { BackfillSourcesCache } from './backfill-sources-cache.ts';
 import type { BudgetView, HeldStreamView } from './streams-view.ts';
 
 /**
@@ -53,6 +54,11 @@ export interface AdminDeps {
   deliveryCounter: DeliveryCounter;
   /** Where backfill jobs are kept. */
   backfills: BackfillJobStore;
+  /**
+   * Reuses what a backfill's progress is read from between readings, for a job of many streams
+   * (see BackfillSourcesCache): one per process. Absent: every reading reads every stream.
+   */
+  backfillSources?: BackfillSourcesCache;
   clock: Clock;
   /** Seeds job ids. */
   random: RandomSource;

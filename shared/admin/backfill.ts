@@ -20,6 +20,7 @@ import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
 import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
+import type { BackfillSources } from './backfill-sources-cache.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -160,15 +161,14 @@ export function jobSecondsLeft(
 }
 
 /**
- * The job with each stream's progress: the stream states (one strongly consistent read each),
- * the delivery counts of the events in each stream's deliveryRange (a Query per stream) and the configured streams. The figures are sums
- * over the streams. Streams first read as ended have their outcome kept on the job (one write,
- * adding only outcomes not kept meanwhile; see BackfillJobStore.keep).
+ * What the job's progress is read from (see {@link BackfillSources}): the stream states (one
+ * strongly consistent read each), the delivery counts of the events in each stream's
+ * {@link deliveryRange} (a Query per stream) and the configured streams.
  */
-export async function backfillProgress(
+export async function readBackfillSources(
   job: BackfillJob,
-  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'clock' | 'streams' | 'backfills'>,
-): Promise<BackfillJobView> {
+  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'streams'>,
+): Promise<BackfillSources> {
   const [states, delivered, configured] = await Promise.all([
     Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
     deps.deliveryCounter.read(job.streamIds.map((streamId) => deliveryRange(job, streamId))),
@@ -180,8 +180,30 @@ export async function backfillProgress(
         : undefined,
     ),
   ]);
-  const configuredIds = new Set(configured.map((d) => d.streamId));
+  return { states, delivered, configuredIds: new Set(configured.map((d) => d.streamId)) };
+}
+
+/**
+ * The job with each stream's progress, from its sources ({@link readBackfillSources}; with
+ * `deps.backfillSources`, those read at most its refresh interval ago, see
+ * BackfillSourcesCache). The figures are sums over the streams. Streams first read as ended
+ * have their outcome kept on the job (one write, adding only outcomes not kept meanwhile; see
+ * BackfillJobStore.keep).
+ */
+export async function backfillProgress(
+  job: BackfillJob,
+  deps: Pick<
+    AdminDeps,
+    'state' | 'deliveryCounter' | 'clock' | 'streams' | 'backfills' | 'backfillSources'
+  >,
+): Promise<BackfillJobView> {
   const now = deps.clock.now();
+  const read = () => readBackfillSources(job, deps);
+  const { states, delivered, configuredIds } = await (deps.backfillSources?.sources(
+    job,
+    now,
+    read,
+  ) ?? read());
   const readAll = (of: BackfillJob) =>
     job.streamIds.map((streamId, index) => {
       const state = states[index];

@@ -15,6 +15,7 @@ export {
   type BackfillJobStore,
   MemoryBackfillJobStore,
 } from './backfill-jobs.ts';
+export { BackfillSourcesCache, progressRefreshMs } from './backfill-sources-cache.ts';
 export {
   BACKFILL_JOB_RETENTION_MS,
   DynamoDbBackfillJobStore,

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { BackfillSourcesCache } from '../admin/backfill-sources-cache.ts';
 import { DynamoDbBackfillJobStore } from '../admin/dynamodb-backfill-job-store.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { toBudgetView } from '../admin/streams-view.ts';
@@ -316,6 +317,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
           tableName: LOCAL_TABLE_NAME,
           clock,
         }),
+        backfillSources: new BackfillSourcesCache(),
         clock,
         random,
         // A stream held back by the poll loop (a full disk) shows when it is polled next.
