@@ -20,7 +20,8 @@ import {
   streamsOfConnection,
 } from '../shared/connections/connection-streams.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
-import { parseOrThrow, ValidationError } from '../shared/errors.ts';
+import { parseEnvironment } from '../shared/env-issues.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { describeRefusal } from '../shared/publish/observed-publisher.ts';
 import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
@@ -75,7 +76,7 @@ export function readAdminApiEnv(
   env: Record<string, string | undefined>,
   nowMs: number,
 ): AdminApiConfig {
-  const parsed = parseOrThrow(AdminApiEnvSchema, env, 'environment');
+  const parsed = parseEnvironment(AdminApiEnvSchema, env);
   return {
     tableName: parsed.STATE_TABLE_NAME,
     dispatchQueueUrl: parsed.DISPATCH_QUEUE_URL,

@@ -2,7 +2,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { systemClock } from '../shared/clock.ts';
-import { parseOrThrow } from '../shared/errors.ts';
+import { parseEnvironment } from '../shared/env-issues.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { processLaneBatch } from '../shared/webhooks/bulk-lane-batch.ts';
 import { dispatchDeadline } from '../shared/webhooks/dispatcher.ts';
@@ -35,7 +35,7 @@ const dispatch = async (
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SQSBatchResponse> => {
   if (!deps) {
-    const env = parseOrThrow(WebhookLambdaEnvSchema, process.env, 'environment');
+    const env = parseEnvironment(WebhookLambdaEnvSchema, process.env);
     deliveryTimeoutMs = env.DELIVERY_TIMEOUT_MS;
     const dynamo = new DynamoDBClient({});
     deps = buildWebhookDeps(env, dynamo, new EmfDispatchMetrics(metrics));

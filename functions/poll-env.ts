@@ -4,7 +4,7 @@ import {
   ConnectionSecretArnsSchema,
   connectionSecretName,
 } from '../shared/connector/connection-secrets.ts';
-import { parseOrThrow } from '../shared/errors.ts';
+import { parseEnvironment } from '../shared/env-issues.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import {
   type PollSettings,
@@ -63,13 +63,13 @@ export interface PollLambdaConfig {
 
 /**
  * Reads the environment once per cold start.
- * @throws ValidationError naming the missing or malformed variable.
+ * @throws ValidationError naming the missing or malformed variable, never showing its value.
  */
 export function readPollLambdaEnv(
   env: Record<string, string | undefined>,
   nowMs: number,
 ): PollLambdaConfig {
-  const parsed = parseOrThrow(PollLambdaEnvSchema, env, 'environment');
+  const parsed = parseEnvironment(PollLambdaEnvSchema, env);
   const settings = pollSettingsFromEnv(env, nowMs);
   const tracked = trackedTargetsFromEnv(env);
   const prefix = parsed.CONNECTION_SECRET_PREFIX ?? '';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { splitCommaList } from '../shared/comma-list.ts';
+import { parseEnvironment } from '../shared/env-issues.ts';
 import { parseOrThrow, ValidationError } from '../shared/errors.ts';
 import { type ChangeBridgeConfig, ChangeBridgePropsSchema, ConnectionIdSchema } from './props.ts';
 
@@ -85,7 +86,7 @@ export function loadStageConfig(
   env: Record<string, string | undefined>,
   contextKeys: Iterable<string> = [],
 ): StageConfig {
-  const appEnv = parseOrThrow(AppEnvSchema, env, 'environment');
+  const appEnv = parseEnvironment(AppEnvSchema, env);
   const stage = parseOrThrow(
     StageNameSchema.default('dev'),
     context('stage') ?? appEnv.BRIDGE_STAGE,

@@ -19,13 +19,16 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] ?? 'ms']!);
 }
 
-/** A zod schema for duration text, giving milliseconds; the error names the expected form. */
+/**
+ * A zod schema for duration text, giving milliseconds; the error names the expected form, not
+ * the text (an environment variable's value may be a secret set in the wrong variable).
+ */
 export const DurationSchema = z.string().transform((text, context) => {
   const ms = parseDuration(text);
   if (ms === undefined) {
     context.addIssue({
       code: 'custom',
-      message: `"${text}" is not a duration (e.g. 500ms, 5s, 1m, 2h)`,
+      message: 'is not a duration (e.g. 500ms, 5s, 1m, 2h)',
     });
     return z.NEVER;
   }

@@ -100,7 +100,8 @@ export function toValidationError(
 
 /**
  * Parses `value` with `schema`, throwing a {@link ValidationError} naming the field.
- * @example parseOrThrow(ConfigSchema, process.env, 'environment')
+ * Environment variables go through `parseEnvironment` (env-issues.ts), which never shows a value.
+ * @example parseOrThrow(PollJobSchema, body, 'poll job')
  */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,

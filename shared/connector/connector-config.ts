@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
+import { parseEnvironment } from '../env-issues.ts';
 import { parseOrThrow, ValidationError, type ValidationIssue } from '../errors.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { UuidSchema } from './records/common.ts';
@@ -60,13 +61,16 @@ export const DEFAULT_CLIENT_NAME = `change-bridge ${packageJson.version}`;
  * Parses `CONNECTOR_PORTFOLIO_SCOPE` (or the flag named by `source`): comma-separated
  * `chain:<uuid>` and `enterprise:<uuid>` entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`;
  * a bare uuid is a chain.
- * @throws ValidationError naming `source` and each entry without a known prefix or a uuid.
+ * @throws ValidationError naming `source` and the place of each entry without a known prefix
+ * or a uuid; a flag's message (a `source` starting with `--`) shows the entry as typed, a
+ * variable's does not (its value may be a secret set in the wrong variable).
  */
 export function parsePortfolioScope(
   text: string,
   source = 'CONNECTOR_PORTFOLIO_SCOPE',
 ): PortfolioScope {
   const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
+  const typed = source.startsWith('--');
   const issues: ValidationIssue[] = [];
   const entries = text
     .split(',')
@@ -78,15 +82,16 @@ export function parsePortfolioScope(
     const id = entry.slice(colon + 1);
     const isUuid = UuidSchema.safeParse(id).success;
     const path = `[${index}]`;
+    const shown = typed ? `${entry}: ` : '';
     // A bare uuid stands for a chain, as it always has; anything else needs its prefix.
     if (kind === 'chain' || kind === 'enterprise') {
       if (isUuid) (kind === 'chain' ? scope.chainIds : scope.enterpriseIds).push(id);
-      else issues.push({ path, message: `${entry}: the ${kind} id must be a uuid` });
+      else issues.push({ path, message: `${shown}the ${kind} id must be a uuid` });
     } else if (kind === undefined && isUuid) scope.chainIds.push(id);
     else
       issues.push({
         path,
-        message: `${entry}: needs the chain:<uuid> or enterprise:<uuid> prefix`,
+        message: `${shown}needs the chain:<uuid> or enterprise:<uuid> prefix`,
       });
   }
   if (issues.length > 0) throw new ValidationError(source, issues);
@@ -116,7 +121,7 @@ const ConnectorEnvSchema = z.object({
  * @throws ValidationError naming the missing or malformed variable.
  */
 export function connectorConfigFromEnv(env: Record<string, string | undefined>): ConnectorConfig {
-  const parsed = parseOrThrow(ConnectorEnvSchema, env, 'environment');
+  const parsed = parseEnvironment(ConnectorEnvSchema, env);
   return {
     baseUrl: parsed.CONNECTOR_BASE_URL,
     clientToken: parsed.CONNECTOR_CLIENT_TOKEN,

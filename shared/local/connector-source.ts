@@ -7,7 +7,8 @@ import {
   connectorConfigFromEnv,
   DEFAULT_CLIENT_NAME,
 } from '../connector/connector-config.ts';
-import { parseOrThrow, ValidationError } from '../errors.ts';
+import { parseEnvironment, withValueLength } from '../env-issues.ts';
+import { ValidationError } from '../errors.ts';
 import type { ProductTarget } from '../polling/poll-context.ts';
 import type { DatasetSize } from '../simulator/generate.ts';
 import { type ProductSample, productSamples } from '../simulator/product-samples.ts';
@@ -20,7 +21,10 @@ export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
   const size = (value ?? 'small') as DatasetSize;
   if (!SIZES.includes(size))
     throw new ValidationError('environment', [
-      { path: 'SIMULATOR_SIZE', message: `must be one of ${SIZES.join(', ')}, not ${value}` },
+      {
+        path: 'SIMULATOR_SIZE',
+        message: withValueLength(`must be one of ${SIZES.join(', ')}`, value),
+      },
     ]);
   return size;
 }
@@ -44,15 +48,15 @@ const OWN_CONNECTION_VARIABLES = [
  * SIMULATOR_RATE_LIMIT (`on` or `off`), CONNECTOR_CLIENT, and that no variable of a connection
  * of one's own is set, since the simulator would be polled in its stead with no word said. CONNECTOR_RATE_LIMIT,
  * unread here, must still be valid: a value refused with CONNECTOR_BASE_URL is refused without.
- * @throws ValidationError naming the variable.
+ * @throws ValidationError naming the variable, not showing its value.
  */
 export function checkSimulatorEnv(env: Record<string, string | undefined>): void {
   simulatorSizeFromEnv(env.SIMULATOR_SIZE);
-  parseOrThrow(SimulatorRunEnvSchema, env, 'environment');
+  parseEnvironment(SimulatorRunEnvSchema, env);
   const rateLimit = env.SIMULATOR_RATE_LIMIT;
   if (rateLimit !== undefined && rateLimit !== 'on' && rateLimit !== 'off')
     throw new ValidationError('environment', [
-      { path: 'SIMULATOR_RATE_LIMIT', message: `must be on or off, not ${rateLimit}` },
+      { path: 'SIMULATOR_RATE_LIMIT', message: withValueLength('must be on or off', rateLimit) },
     ]);
   const orphan = OWN_CONNECTION_VARIABLES.find((name) => env[name]);
   if (orphan)
@@ -104,7 +108,7 @@ export async function openConnectorSource(
   // SIMULATOR_RATE_LIMIT=off lifts the connector's 200 requests / 30 s budget (benchmarks), on
   // the server and in the client alike: the client's own budget would otherwise keep to it.
   const unlimited = env.SIMULATOR_RATE_LIMIT === 'off' ? { rateLimit: false as const } : {};
-  const { CONNECTOR_CLIENT } = parseOrThrow(SimulatorRunEnvSchema, env, 'environment');
+  const { CONNECTOR_CLIENT } = parseEnvironment(SimulatorRunEnvSchema, env);
   // Loaded only when it runs: a bridge polling a real connector carries none of it.
   const { startSimulator } = await import('../simulator/simulator.ts');
   const { readOrCreateSeedAnchor } = await import('../simulator/seed-anchor.ts');

@@ -4,6 +4,7 @@ import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../admin/admin-t
 import { isLoopbackHost } from '../admin/request-guard.ts';
 import { connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
+import { variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
@@ -54,6 +55,11 @@ function hostOfHeaderValue(entry: string): string {
   return entry.startsWith('[') ? entry.slice(0, entry.indexOf(']') + 1) : entry.split(':')[0]!;
 }
 
+/** An entry of a list variable named by its place (`entry 2 of 3`), not its value. */
+function entryName(index: number, count: number): string {
+  return `entry ${index + 1} of ${count}`;
+}
+
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   // An empty BRIDGE_PORT is unset (readLocalConfig drops it), an empty --port a bad port.
@@ -83,11 +89,11 @@ export const LocalEnvSchema = z.object({
         .map((entry) => entry.trim())
         .filter((entry) => entry !== '');
       // A URL or a pattern never equals a Host header: every request under it would get 403.
-      const bad = entries.find((entry) => !isHostHeaderValue(entry));
-      if (bad !== undefined) {
+      const bad = entries.findIndex((entry) => !isHostHeaderValue(entry));
+      if (bad >= 0) {
         context.addIssue({
           code: 'custom',
-          message: `"${bad}" is not a Host header value: give host or host:port, e.g. bridge.internal:4000 or [::1]:4000`,
+          message: `${entryName(bad, entries.length)} is not a Host header value: give host or host:port, e.g. bridge.internal:4000 or [::1]:4000`,
         });
       }
       return entries;
@@ -181,7 +187,9 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
 /**
  * Reads the local configuration: flags over environment over defaults.
  * @throws ValidationError naming the flag or the variable that was set, e.g.
- * `--poll-interval: "soon" is not a duration` or `POLL_INTERVAL: "soon" is not a duration`,
+ * `--poll-interval: is not a duration …` or `POLL_INTERVAL: is not a duration …; the value
+ * set has 4 characters`: no message shows a variable's value, which may be a secret set in
+ * the wrong variable (a flag's, typed by the user, may be shown);
  * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it, or
  * answer to a non-loopback name BRIDGE_ALLOWED_HOSTS gives;
  * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or a simulator variable is bad
@@ -206,8 +214,9 @@ export function readLocalConfig(
       'configuration',
       result.error.issues.map((issue) => {
         const path = formatIssuePath(issue.path);
-        const flag = path in fromFlags ? FLAG_OF_VARIABLE[path as FlagVariable].flag : path;
-        return { path: flag, message: issue.message };
+        if (path in fromFlags)
+          return { path: FLAG_OF_VARIABLE[path as FlagVariable].flag, message: issue.message };
+        return { path, message: withValueLength(issue.message, variableOf(variables, path)) };
       }),
     );
   }
@@ -220,25 +229,24 @@ export function readLocalConfig(
   if (parsed.CONNECTOR_BASE_URL === undefined) checkSimulatorEnv(env);
   else connectorConfigFromEnv(env);
   if (!isLoopbackHost(parsed.BRIDGE_HOST) && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
-    const hostSource =
-      'BRIDGE_HOST' in fromFlags ? FLAG_OF_VARIABLE.BRIDGE_HOST.flag : 'BRIDGE_HOST';
+    // The typed flag's host is shown; the variable's is not (a value may be a secret).
+    const binds =
+      'BRIDGE_HOST' in fromFlags
+        ? `${parsed.BRIDGE_HOST}, a non-loopback interface (${FLAG_OF_VARIABLE.BRIDGE_HOST.flag})`
+        : 'a non-loopback interface (BRIDGE_HOST)';
     throw new ValidationError('configuration', [
-      {
-        path: 'BRIDGE_ADMIN_TOKEN',
-        message: `required when the admin API binds ${parsed.BRIDGE_HOST}, a non-loopback interface (${hostSource})`,
-      },
+      { path: 'BRIDGE_ADMIN_TOKEN', message: `required when the admin API binds ${binds}` },
     ]);
   }
   // Another name reaches the API off loopback (a proxy forwards what its clients send under it):
   // the token is required there as it is for binding another interface.
-  const exposedAs = parsed.BRIDGE_ALLOWED_HOSTS.find(
-    (entry) => !isLoopbackHost(hostOfHeaderValue(entry)),
-  );
-  if (exposedAs !== undefined && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
+  const hosts = parsed.BRIDGE_ALLOWED_HOSTS;
+  const exposedAs = hosts.findIndex((entry) => !isLoopbackHost(hostOfHeaderValue(entry)));
+  if (exposedAs >= 0 && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
     throw new ValidationError('configuration', [
       {
         path: 'BRIDGE_ADMIN_TOKEN',
-        message: `required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${exposedAs}): whatever reaches the admin API under that name, a proxy's clients, would call it without authentication`,
+        message: `required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${entryName(exposedAs, hosts.length)}): whatever reaches the admin API under that name, a proxy's clients, would call it without authentication`,
       },
     ]);
   }

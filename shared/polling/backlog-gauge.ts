@@ -1,3 +1,4 @@
+import { withValueLength } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
 /**
  * How far delivery lags detection: the undelivered backlog against its bound. The windowed
@@ -25,7 +26,7 @@ export const DEFAULT_MAX_BACKLOG = 50_000;
 
 /**
  * The bound from `BRIDGE_MAX_BACKLOG` (a positive integer), else {@link DEFAULT_MAX_BACKLOG}.
- * @throws ValidationError naming the variable.
+ * @throws ValidationError naming the variable, not showing its value.
  */
 export function maxBacklogFromEnv(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_MAX_BACKLOG;
@@ -33,7 +34,10 @@ export function maxBacklogFromEnv(value: string | undefined): number {
   const bound = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(bound) || bound < 1)
     throw new ValidationError('environment', [
-      { path: 'BRIDGE_MAX_BACKLOG', message: `must be a positive integer, not ${value}` },
+      {
+        path: 'BRIDGE_MAX_BACKLOG',
+        message: withValueLength('must be a positive integer', value),
+      },
     ]);
   return bound;
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeListSchema } from '../changes/entity-types.ts';
 import { splitCommaList } from '../comma-list.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
-import { parseOrThrow, ValidationError } from '../errors.ts';
+import { parseEnvironment } from '../env-issues.ts';
+import { ValidationError } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { streamPhaseMs } from './schedule.ts';
@@ -79,14 +80,14 @@ export const DEFAULT_HISTORY_YEARS = 5;
 
 /**
  * Reads poll settings from environment-like input.
- * @throws ValidationError naming the variable, e.g. `POLL_INTERVAL: "fast" is not a duration`,
- * or `POLL_HISTORY_START` when it is in the future.
+ * @throws ValidationError naming the variable, not showing its value (e.g. `POLL_INTERVAL: is
+ * not a duration …`), or `POLL_HISTORY_START` when it is in the future.
  */
 export function pollSettingsFromEnv(
   env: Record<string, string | undefined>,
   nowMs: number,
 ): PollSettings {
-  const parsed = parseOrThrow(PollEnvSchema, env, 'environment');
+  const parsed = parseEnvironment(PollEnvSchema, env);
   const history = new Date(nowMs);
   history.setUTCFullYear(history.getUTCFullYear() - DEFAULT_HISTORY_YEARS);
   const historyStartMs = parsed.POLL_HISTORY_START
@@ -98,7 +99,7 @@ export function pollSettingsFromEnv(
     throw new ValidationError('environment', [
       {
         path: 'POLL_HISTORY_START',
-        message: `must not be in the future (${parsed.POLL_HISTORY_START} is after ${new Date(nowMs).toISOString()})`,
+        message: `must not be in the future (it is now ${new Date(nowMs).toISOString()})`,
       },
     ]);
   return {

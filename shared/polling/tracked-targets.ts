@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { splitCommaText } from '../comma-list.ts';
-import { parseOrThrow } from '../errors.ts';
+import { parseEnvironment } from '../env-issues.ts';
 import { isKnownTimeZone } from '../time-zone.ts';
 import type { ProductTarget } from './poll-context.ts';
 
@@ -10,20 +10,28 @@ export const ExportIdSchema = z.guid({ message: 'must be an export id (uuid)' })
 /**
  * A product to price: `productId` or `productId@Time/Zone` (the enterprise's IANA zone; UTC
  * when absent). Checked up front, so a typo is refused instead of failing every poll.
+ * `showText`: whether a message shows the entry (a request's or a flag's, which its sender
+ * typed) or only where it is (POLL_PRODUCT_IDS[2]: a variable's value may be a secret).
  */
-export const ProductTargetTextSchema = z
-  .string()
-  .trim()
-  .superRefine((text, context) => {
-    const [productId = '', timeZone, extra] = text.split('@');
-    if (!z.guid().safeParse(productId).success)
-      context.addIssue({ code: 'custom', message: `${text}: the product id must be a uuid` });
-    else if (extra !== undefined || (timeZone !== undefined && !isKnownTimeZone(timeZone)))
-      context.addIssue({
-        code: 'custom',
-        message: `${text}: after @ comes an IANA time zone such as Europe/Prague`,
-      });
-  });
+function productTargetTextSchema(showText: boolean) {
+  return z
+    .string()
+    .trim()
+    .superRefine((text, context) => {
+      const prefix = showText ? `${text}: ` : '';
+      const [productId = '', timeZone, extra] = text.split('@');
+      if (!z.guid().safeParse(productId).success)
+        context.addIssue({ code: 'custom', message: `${prefix}the product id must be a uuid` });
+      else if (extra !== undefined || (timeZone !== undefined && !isKnownTimeZone(timeZone)))
+        context.addIssue({
+          code: 'custom',
+          message: `${prefix}after @ comes an IANA time zone such as Europe/Prague`,
+        });
+    });
+}
+
+/** A product to price as a request or a flag gives it; a message shows the entry at fault. */
+export const ProductTargetTextSchema = productTargetTextSchema(true);
 
 /** Parses checked `productId[@Time/Zone]` texts into targets. */
 export function productTargetsOf(texts: readonly string[]): ProductTarget[] {
@@ -36,7 +44,9 @@ export function productTargetsOf(texts: readonly string[]): ProductTarget[] {
 /** `POLL_EXPORT_IDS` and `POLL_PRODUCT_IDS` (design.md, Configuration): comma-separated lists. */
 export const TrackedTargetsEnvSchema = z.object({
   POLL_EXPORT_IDS: z.preprocess(splitCommaText, z.array(ExportIdSchema)).optional(),
-  POLL_PRODUCT_IDS: z.preprocess(splitCommaText, z.array(ProductTargetTextSchema)).optional(),
+  POLL_PRODUCT_IDS: z
+    .preprocess(splitCommaText, z.array(productTargetTextSchema(false)))
+    .optional(),
 });
 
 /** The exports and products a deployment's connections follow, when the environment names any. */
@@ -47,10 +57,11 @@ export interface TrackedTargets {
 
 /**
  * Reads `POLL_EXPORT_IDS` and `POLL_PRODUCT_IDS`; an empty or unset variable names none.
- * @throws ValidationError naming the variable, e.g. `POLL_PRODUCT_IDS.0: … must be a uuid`.
+ * @throws ValidationError naming the variable, e.g. `POLL_PRODUCT_IDS[0]: the product id must be a uuid`,
+ * never showing the value.
  */
 export function trackedTargetsFromEnv(env: Record<string, string | undefined>): TrackedTargets {
-  const parsed = parseOrThrow(TrackedTargetsEnvSchema, env, 'environment');
+  const parsed = parseEnvironment(TrackedTargetsEnvSchema, env);
   const exportIds = parsed.POLL_EXPORT_IDS ?? [];
   const products = productTargetsOf(parsed.POLL_PRODUCT_IDS ?? []);
   return {

@@ -2,7 +2,8 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
+import { parseEnvironment } from '../env-issues.ts';
+import { BridgeError } from '../errors.ts';
 import { optionalVariable } from '../optional-variable.ts';
 import type { BulkLaneLedger } from './bulk-lane.ts';
 import { BusRuleFilter, EventBridgeRuleSource } from './bus-rules.ts';
@@ -89,13 +90,13 @@ export type PublisherConfig = z.output<typeof PublisherEnvSchema>;
 
 /**
  * Reads the publishing configuration from environment variables (composition roots pass
- * `process.env`). Throws a ValidationError naming the variable at fault.
+ * `process.env`). Throws a ValidationError naming the variable at fault, not showing its value.
  * @example parsePublisherConfig({ PUBLISH_TARGETS: 'both', PUBLISH_QUEUE_URL: url })
  */
 export function parsePublisherConfig(
   env: Readonly<Record<string, string | undefined>>,
 ): PublisherConfig {
-  return parseOrThrow(PublisherEnvSchema, env, 'publishing environment');
+  return parseEnvironment(PublisherEnvSchema, env, 'publishing environment');
 }
 
 /** What {@link createPublisher} builds the adapters from. */

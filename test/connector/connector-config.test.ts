@@ -53,7 +53,7 @@ describe('parsePortfolioScope', () => {
     expect(parsePortfolioScope(chain).chainIds).toEqual([chain]);
   });
 
-  it('names the source and the entry that lacks its prefix, not a chain id never given', () => {
+  it('names the source and the entry that lacks its prefix (a flag by its text, the variable by its place only), not a chain id never given', () => {
     const prefix = 'needs the chain:<uuid> or enterprise:<uuid> prefix';
     const cases: [string, string][] = [
       ['bogus', `[0]: bogus: ${prefix}`],
@@ -66,7 +66,7 @@ describe('parsePortfolioScope', () => {
       );
     }
     expect(() => parsePortfolioScope('enterprise:nope')).toThrow(
-      'CONNECTOR_PORTFOLIO_SCOPE is invalid: [0]: enterprise:nope: the enterprise id must be a uuid',
+      'CONNECTOR_PORTFOLIO_SCOPE is invalid: [0]: the enterprise id must be a uuid',
     );
   });
 });

@@ -36,7 +36,7 @@ describe('change-bridge start with a bad variable', () => {
       [{ ...CONNECTOR, BRIDGE_MAX_BACKLOG: 'abc' }, 'BRIDGE_MAX_BACKLOG: must be a positive'],
       [
         { ...CONNECTOR, POLL_ENTITIES: 'productPrice', POLL_PRODUCT_IDS: 'not-a-product' },
-        'POLL_PRODUCT_IDS[0]: not-a-product: the product id must be a uuid',
+        'POLL_PRODUCT_IDS[0]: the product id must be a uuid',
       ],
       [{ ...CONNECTOR, POLL_ENTITIES: 'export', POLL_EXPORT_IDS: 'x' }, 'POLL_EXPORT_IDS[0]'],
       // Before, a future history start was taken: every first sync waited for it, silently.
@@ -81,7 +81,7 @@ describe('change-bridge start with a bad variable', () => {
     });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(
-      'BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (bridge.internal:4000)',
+      'BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (entry 2 of 2)',
     );
   });
 });

@@ -39,7 +39,7 @@ describe('a bad value of a start flag', () => {
       /CONNECTOR_BASE_URL: required with CONNECTOR_PORTFOLIO_SCOPE/,
     );
     expect(() => readLocalConfig({ SIMULATOR_RATE_LIMIT: 'maybe' }, {})).toThrow(
-      'SIMULATOR_RATE_LIMIT: must be on or off, not maybe',
+      'SIMULATOR_RATE_LIMIT: must be on or off; the value set has 5 characters',
     );
     expect(
       readLocalConfig({ SIMULATOR_RATE_LIMIT: 'off', CONNECTOR_ACCESS_TOKEN: '' }, {}),
@@ -173,7 +173,7 @@ describe('the whole-number variables of start', () => {
     });
     for (const value of ['0x10', '2e3', ' 2000']) {
       expect(() => readLocalConfig({ BRIDGE_MAX_BACKLOG: value }, {}), value).toThrow(
-        `BRIDGE_MAX_BACKLOG: must be a positive integer, not ${value}`,
+        `BRIDGE_MAX_BACKLOG: must be a positive integer; the value set has ${value.length} characters`,
       );
     }
   });

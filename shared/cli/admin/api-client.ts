@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
+import { withValueLength } from '../../env-issues.ts';
 import { describeThrown } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 
@@ -28,7 +29,8 @@ const BridgePortSchema = z
 
 /**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
- * @throws CliExit(2) naming `--api` or `BRIDGE_PORT` when malformed.
+ * @throws CliExit(2) naming `--api` or `BRIDGE_PORT` when malformed (showing the flag's value,
+ * not the variable's).
  */
 export function resolveApiUrl(
   flag: string | undefined,
@@ -62,7 +64,7 @@ export function resolveApiUrl(
   if (!port.success) {
     throw new CliExit(
       EXIT_USAGE,
-      `invalid BRIDGE_PORT: "${env.BRIDGE_PORT}" is not a port (1-65535)`,
+      `invalid BRIDGE_PORT: ${withValueLength('is not a port (1-65535)', env.BRIDGE_PORT)}`,
     );
   }
   return `http://127.0.0.1:${port.data}`;

@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import { fieldIssues, ValidationError, type ValidationIssue } from './errors.ts';
+
+/**
+ * `message` about an environment variable set to `value`, with the value's length. Messages
+ * about a variable do not show its value: a value in the wrong variable is often a secret (a
+ * token pasted into POLL_INTERVAL), and the message reaches the terminal of `start` and a
+ * Lambda's log. Only a value checked to be harmless may be shown (BRIDGE_PORT's few digits).
+ * The length makes a value far too long for the variable stand out. Unchanged when the
+ * variable is unset. Pure.
+ * @example withValueLength('must be on or off', 'maybe') // 'must be on or off; the value set has 5 characters'
+ */
+export function withValueLength(message: string, value: string | undefined): string {
+  if (value === undefined) return message;
+  if (value === '') return `${message}; the value set is empty`;
+  return `${message}; the value set has ${value.length} character${value.length === 1 ? '' : 's'}`;
+}
+
+/** The value of variable `name` in `env` (a key of Object.prototype is no variable). Pure. */
+export function variableOf(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+): string | undefined {
+  return Object.hasOwn(env, name) ? env[name] : undefined;
+}
+
+/**
+ * The issues of a zod error over `env`, each naming its variable; an issue about a variable as
+ * a whole (not one entry of a list) says the length of its value ({@link withValueLength}).
+ * The schema's own messages must not show the value either. Pure.
+ */
+export function environmentIssues(
+  error: z.ZodError,
+  env: Readonly<Record<string, string | undefined>>,
+): ValidationIssue[] {
+  return fieldIssues(error).map((issue) => ({
+    path: issue.path,
+    message: withValueLength(issue.message, variableOf(env, issue.path)),
+  }));
+}
+
+/**
+ * Parses environment variables with `schema`, as every composition root reads them.
+ * @throws ValidationError (`<what> is invalid: POLL_INTERVAL: …`) naming each offending
+ * variable without showing its value ({@link environmentIssues}).
+ * @example parseEnvironment(PollEnvSchema, process.env)
+ */
+export function parseEnvironment<S extends z.ZodType>(
+  schema: S,
+  env: Readonly<Record<string, string | undefined>>,
+  what = 'environment',
+): z.output<S> {
+  const result = schema.safeParse(env);
+  if (!result.success)
+    throw new ValidationError(what, environmentIssues(result.error, env), { cause: result.error });
+  return result.data;
+}
