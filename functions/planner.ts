@@ -85,7 +85,7 @@ const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   deps ??= buildPlannerDeps(process.env);
   const { config, connectionStore, propsConnections, enqueue } = deps;
   const now = systemClock.now();
-  // One schedule period ahead (POLL_INTERVAL is the schedule's rate); each job waits for its slot.
+  // One POLL_INTERVAL ahead (by default the schedule's rate, pollRateMinutes); each job waits for its slot.
   const lookaheadMs = plannerLookaheadMs(config.settings.intervalMs);
   const propsJobs = planConnectionJobs(
     propsConnections,

@@ -35,7 +35,7 @@ export const POLL_JOB_SEND_CONCURRENCY = 10;
 /**
  * Whole SendMessageBatch requests that may fail (after the SDK's own retries) before the rest
  * are left unsent: one failure leaves its ten jobs to the next run and the others are still
- * sent; this many mean SQS is out of reach, and the next run (a minute on) tries them all.
+ * sent; this many mean SQS is out of reach, and the next run (pollRateMinutes on) tries them all.
  */
 export const POLL_JOB_REQUEST_FAILURES_MAX = 3;
 
