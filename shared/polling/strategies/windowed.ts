@@ -51,6 +51,20 @@ function ownSnapshotsSince(state: StateHandle): number | undefined {
   return state.current.initialSyncStartedAt ?? undefined;
 }
 
+/**
+ * The `lastSweepAt` a first sync leaves when it reaches the present at `nowMs`. A sweep compares
+ * every stored id with the live ones, so one after the first sync finds a record deleted while
+ * it ran: the sync counts as a sweep ending now. A deletion read asks only for the records
+ * deleted since its last run, and one deleted during the sync after the sync read it is in no
+ * later window (its `UpdatedUtc` need not move): the read's first window starts where the sync
+ * began (and is due a period after it). A state without that start (stored before it was kept)
+ * counts from now. Pure.
+ */
+export function firstSweepAt(spec: WindowedPollSpec, state: StreamState, nowMs: number): number {
+  if (spec.sweep || !spec.deletions) return nowMs;
+  return state.initialSyncStartedAt ?? nowMs;
+}
+
 /** Whether delivery lags past its bound; the run then stops with its cursor saved. */
 export async function backlogAboveBound(
   deps: PollDeps,
@@ -157,7 +171,9 @@ export async function runWindowed(
       ...(caughtUp
         ? syncCompleted(state.current, read.lastPage, deps.clock.now())
         : advanceCounters(state.current, read.lastPage)),
-      ...(firstSyncDone ? { lastSweepAt: deps.clock.now() } : {}),
+      ...(firstSyncDone
+        ? { lastSweepAt: firstSweepAt(spec, state.current, deps.clock.now()) }
+        : {}),
       ...setAsideNoted(state.current, read.lastPage),
       ...announcedToPass(state.current, read.lastPage),
     };
