@@ -139,9 +139,11 @@ async function runStrategy(
           // cut at the invocation's deadline (or a stop) saves only its own position, and the
           // next run would read those windows again.
           await state.save({});
-          if (spec.sweep) await runSweep(definition, spec, deps, state);
+          const ended = spec.sweep
+            ? await runSweep(definition, spec, deps, state)
+            : await runDeletions(definition, spec, deps, state);
           // Cut at the deadline: due again at once, for the next job to go on.
-          else if (!(await runDeletions(definition, spec, deps, state))) return false;
+          if (!ended) return false;
         }
         const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
         // Paused by the backlog: the stream is live and caught up, due again at its interval

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectionLeaseId, pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
@@ -443,6 +444,50 @@ describe('one poll job of a connection', () => {
           .map((snapshot) => snapshot.entityId),
       ),
     );
+    const after = (await deps.store.getStream(payment.streamId))!;
+    expect(after.lastSweepAt).toBeGreaterThan(swept);
+    expect(after.sweepPosition ?? null).toBeNull();
+  });
+
+  it('stops a sweep at a deadline without a signal (a pollStream call alone) and goes on from there in the next poll', async () => {
+    // 2,500 more stored payment requests: a sweep of three requests (1,000 ids each).
+    const { payment, deps, swept } = await paymentStreamWithSweepDue(
+      Array.from(
+        { length: 2_500 },
+        (_, i) => `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
+      ),
+    );
+    // Every id asked for exists; each answer takes five minutes of the clock.
+    const asked: string[][] = [];
+    const client = answeringSweeps(deps.client, async function* (ids) {
+      asked.push(ids);
+      await harness.clock.advance(5 * 60_000);
+      yield {
+        items: ids.map((Id) => ({ Id })),
+        cursor: null,
+        count: ids.length,
+        last: true,
+        passedOver: 0,
+        setAside: [],
+      };
+    });
+    const deadline = harness.clock.now() + 60_000;
+    const cut = await pollStream(payment, { ...deps, client, deadline }, 't');
+
+    // The first request ends past the deadline: no other is started, the position is kept and
+    // the stream is due again at once.
+    expect(cut).toMatchObject({ kind: 'polled', caughtUp: false });
+    expect(asked).toHaveLength(1);
+    const kept = (await deps.store.getStream(payment.streamId))!;
+    expect(kept.sweepPosition).toBe(asked[0]!.at(-1));
+    expect(kept.lastSweepAt).toBe(swept);
+    expect(kept.nextDueAt).toBeLessThanOrEqual(harness.clock.now());
+
+    const first = new Set(asked[0]);
+    asked.length = 0;
+    const done = await pollStream(payment, { ...deps, client }, 't');
+    expect(done).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(asked.flat().filter((id) => first.has(id))).toEqual([]);
     const after = (await deps.store.getStream(payment.streamId))!;
     expect(after.lastSweepAt).toBeGreaterThan(swept);
     expect(after.sweepPosition ?? null).toBeNull();

@@ -19,6 +19,7 @@ import {
 import { PAGE_COUNT_MAX, type RequestBody, type WindowedPollSpec } from '../poll-spec.ts';
 import { nextSweepAt, sweepIntervalOf } from '../sweep-slots.ts';
 import { pageRecords } from './paged-records.ts';
+import { pastDeadline } from './windowed.ts';
 
 /**
  * True when a stream in `state` has its sweep (or its deletion read) due at `now`: at its next
@@ -50,7 +51,10 @@ export function sweepDue(
  * window. The hashes come from the scan of stored ids, so an unchanged record costs no read; the
  * scan is read as the requests go, a request's worth ahead. After each request but the last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
- * starting again from the first id every run and never ending. A record returned that breaks its
+ * starting again from the first id every run and never ending. Like a window's read, it starts
+ * no request past the invocation's deadline (or once the process stops): it then returns false,
+ * its position kept, and the poll leaves the stream due again at once. Returns true when the
+ * sweep ended (its end staged for the poll's success save). A record returned that breaks its
  * schema still exists: marked by its Id, it is not swept (its content is the windows' business,
  * which set it aside). While one whose Id is unreadable (or not one asked for) is returned, no
  * id of its request is swept, as each could be that record; it is noted as set aside.
@@ -60,7 +64,7 @@ export async function runSweep(
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
-): Promise<number> {
+): Promise<boolean> {
   // The sweep writes tombstones within the watermark the last window committed: what that window
   // remembered no longer describes every stored snapshot.
   deps.overlapMemory?.forget(definition.streamId);
@@ -69,14 +73,15 @@ export async function runSweep(
   // request is the last only once no live id follows it), not all before the first: about
   // 16 MB per 100,000 records. The scan pages through what exists as each page is read, and the
   // sweep writes only ids already behind it.
-  let judged = 0;
   let filling = new Map<string, string>();
   let full: Map<string, string> | undefined;
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
     for (const snapshot of snapshots) {
       if (snapshot.deleted) continue;
       if (full) {
-        judged += await sweepIds(definition, spec, deps, state, full, false);
+        // The position the last request saved stands: the next poll goes on after it.
+        if (pastDeadline(deps)) return false;
+        await sweepIds(definition, spec, deps, state, full, false);
         full = undefined;
       }
       filling.set(snapshot.entityId, snapshot.hash);
@@ -87,9 +92,13 @@ export async function runSweep(
     }
   }
   const last = full ?? filling;
-  if (last.size > 0) judged += await sweepIds(definition, spec, deps, state, last, true);
-  else state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
-  return judged;
+  if (last.size === 0) {
+    state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
+    return true;
+  }
+  if (pastDeadline(deps)) return false;
+  await sweepIds(definition, spec, deps, state, last, true);
+  return true;
 }
 
 /**
