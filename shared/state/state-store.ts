@@ -133,6 +133,17 @@ export const StreamStateSchema = z.object({
    * resumes after it. Null or absent when no sweep is in progress.
    */
   sweepPosition: z.string().nullable().optional(),
+  /**
+   * A deletion read (customers: a read on `DeletedUtc`) cut within one of its windows: that
+   * window, fixed when its first page was asked, and the Cursor of the last page of it judged.
+   * Kept after each page but the last, so a window of more pages than one run reads goes on from
+   * there in the next instead of starting again from its newest page every run and never ending.
+   * Null or absent when none is in progress.
+   */
+  deletionWindow: z
+    .object({ startUtc: z.string(), endUtc: z.string(), cursor: z.string() })
+    .nullable()
+    .optional(),
   initialSyncDone: z.boolean(),
   /** Epoch ms when the first sync of an empty stream began (records older than it need no read). */
   initialSyncStartedAt: z.number().int().nullable().optional(),

@@ -139,3 +139,87 @@ describe('a customer deletion read reaching the invocation deadline', () => {
     expect(done.lastSweepAt).toBe(harness.clock.now());
   });
 });
+
+describe('a customer deletion window needing more pages than one poll can read', () => {
+  it('goes on from the page it reached in the next poll, and ends', async () => {
+    const { definition, deps } = harness.streamOf('customer');
+    await pollUntilCaughtUp(definition, deps);
+    await harness.clock.advance(16 * 60_000);
+    await pollStream(definition, deps, 't');
+    const model = harness.sim.controls.model;
+    const ids = (await storedIds(deps, definition.streamId)).slice(0, 5);
+    for (const id of ids)
+      model.softDelete(model.customers, 'customer', id, {
+        IsActive: false,
+        ActivityState: 'Deleted',
+      });
+    harness.publisher.events.length = 0;
+    await harness.clock.advance(16 * 60_000);
+    const before = (await deps.store.getStream(definition.streamId))!;
+
+    // One deleted customer a page, each taking 10 s: a poll reads two pages before its deadline.
+    const requests = { count: 0 };
+    const slow = slowDeletionPages(deps.client, harness.clock, 10_000, requests);
+    const deleted = () => harness.publisher.events.filter((e) => e.type === 'customer.deleted');
+    // Five deleted and a last, empty page: three polls of two pages each.
+    for (let poll = 0; poll < 3; poll++) {
+      const deadline = harness.clock.now() + 15_000;
+      await pollStream(definition, { ...deps, client: slow, pageCount: 1, deadline }, 't');
+      if (poll < 2) {
+        const cut = (await deps.store.getStream(definition.streamId))!;
+        expect(cut.deletionWindow?.cursor).toBeTruthy();
+        expect(cut.lastSweepAt).toBe(before.lastSweepAt);
+      }
+    }
+
+    // Before, each poll read the window again from its newest page: the same two, for ever.
+    expect(requests.count).toBe(6);
+    expect(
+      deleted()
+        .map((e) => e.subject)
+        .sort(),
+    ).toEqual([...ids].sort());
+    const done = (await deps.store.getStream(definition.streamId))!;
+    expect(done.lastSweepAt).toBeGreaterThan(before.lastSweepAt!);
+    expect(done.deletionWindow ?? null).toBeNull();
+  });
+});
+
+describe('a kept customer deletion window whose Cursor the connector refuses', () => {
+  it('is read again from its newest page, not failed at every poll', async () => {
+    const { definition, deps } = harness.streamOf('customer');
+    await pollUntilCaughtUp(definition, deps);
+    await harness.clock.advance(16 * 60_000);
+    await pollStream(definition, deps, 't');
+    const model = harness.sim.controls.model;
+    const [id] = await storedIds(deps, definition.streamId);
+    model.softDelete(model.customers, 'customer', id!, {
+      IsActive: false,
+      ActivityState: 'Deleted',
+    });
+    harness.publisher.events.length = 0;
+    // The window a cut read kept, its Cursor naming a record the connector does not know (one
+    // deleted for good since).
+    const stored = (await deps.store.getStream(definition.streamId))!;
+    const now = harness.clock.now();
+    await deps.store.saveStream(
+      {
+        ...stored,
+        deletionWindow: {
+          startUtc: new Date(stored.lastSweepAt! - 2_000).toISOString(),
+          endUtc: new Date(now + 1_000).toISOString(),
+          cursor: '00000000-0000-4000-8000-000000000001',
+        },
+      },
+      stored.version,
+    );
+    await harness.clock.advance(16 * 60_000);
+
+    const outcome = await pollStream(definition, deps, 't');
+    expect(outcome).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `customer.deleted ${id}`,
+    ]);
+    expect((await deps.store.getStream(definition.streamId))!.deletionWindow ?? null).toBeNull();
+  });
+});

@@ -1,3 +1,4 @@
+import { ConnectorError } from '../../connector/errors.ts';
 import { addUtcMonths, TIME_FILTER_MAX_MONTHS } from '../../connector/records/common.ts';
 import { liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
@@ -12,7 +13,7 @@ import {
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import type { PollWindow } from '../windows.ts';
-import { pageRecords } from './paged-records.ts';
+import { pageRecords, type RecordPage } from './paged-records.ts';
 import { pastDeadline } from './windowed.ts';
 
 /**
@@ -36,6 +37,9 @@ export function deletionWindows(
   return result;
 }
 
+/** A deletion window with the Cursor of the last page of it judged (null: from its newest page). */
+type DeletionWindow = PollWindow & { cursor?: string | null };
+
 /**
  * The periodic deletion read of a stream whose operation filters on deletion time (customers:
  * `DeletedUtc`): connector-api.md does not say a soft delete moves `UpdatedUtc`, and one that
@@ -46,8 +50,9 @@ export function deletionWindows(
  * Runs in the place of a sweep, and keeps its time in `lastSweepAt`, which the first sync sets.
  * Like a window's, it starts no page past the invocation's deadline (or once the process
  * stops): it then returns false, with `lastSweepAt` moved to the end of the last window it read
- * whole, so the next poll goes on from there (what it judged of a window cut short comes back
- * as tombstones, and emits nothing again).
+ * whole and the window it was in kept with the Cursor of its last page judged
+ * (`deletionWindow`, saved after each page but the last), so the next poll goes on from that
+ * page, then reads the windows after it.
  */
 export async function runDeletions(
   definition: StreamDefinition,
@@ -55,43 +60,97 @@ export async function runDeletions(
   deps: PollDeps,
   state: StateHandle,
 ): Promise<boolean> {
-  const deletions = spec.deletions!;
   const now = deps.clock.now();
-  const last = state.current.lastSweepAt ?? now;
-  for (const window of deletionWindows(last, now, deps.windows)) {
+  const kept = state.current.deletionWindow ?? null;
+  const windows: DeletionWindow[] = kept
+    ? [
+        kept,
+        ...deletionWindows(Date.parse(kept.endUtc) + deps.windows.settleLagMs, now, deps.windows),
+      ]
+    : deletionWindows(state.current.lastSweepAt ?? now, now, deps.windows);
+  for (const window of windows) {
     if (pastDeadline(deps)) return false;
-    for await (const page of pageRecords(
-      deps.client,
-      spec.operation,
-      deletions.request(window, deps.pageCount),
-      { ...callOptions(deps, definition, 'bulk'), setAside: true },
-    )) {
-      const observations: Observation[] = observe(spec.entityType, page.records);
-      const setAside = page.setAside ?? [];
-      for (const record of setAside) {
-        if (record.recordId !== undefined && record.sent !== undefined)
-          observations.push({ entityId: record.recordId, record: record.sent, deleted: true });
-      }
-      // A deleted record leaves an emit backfill's reach: its created goes first, as a window's.
-      const changes = await commitObservations(definition, deps, observations, true, {
-        backfill: liveJudging(state.current, window),
-      });
-      const latest = setAside.at(-1);
-      const counts = {
-        records: page.records.length + setAside.length,
-        events: changes.published,
-        ...(latest ? { setAside: { records: setAside.length, error: latest.error, at: now } } : {}),
-      };
-      state.stage({
-        ...advanceCounters(state.current, counts),
-        ...setAsideNoted(state.current, counts),
-      });
-      if (pastDeadline(deps)) return false;
-    }
+    if (!(await readDeletionWindow(definition, spec, deps, state, window, now))) return false;
     // The next read starts here (less the settle lag and the overlap); the last window ends at
     // `now` less the settle lag. The poll's save follows at once and writes it (one write).
-    state.stage({ lastSweepAt: Date.parse(window.endUtc) + deps.windows.settleLagMs });
+    state.stage({
+      lastSweepAt: Date.parse(window.endUtc) + deps.windows.settleLagMs,
+      deletionWindow: null,
+    });
   }
-  state.stage({ lastSweepAt: now });
+  state.stage({ lastSweepAt: now, deletionWindow: null });
   return true;
+}
+
+/**
+ * Reads one deletion window from its Cursor, judging each page; returns whether it read the
+ * window's last page (false: cut at the deadline, the window kept with its Cursor). A Cursor
+ * the connector refuses (400: the record it names was deleted for good since) would fail the
+ * read at every poll: the window is read again from its newest page instead, once, which judges
+ * the records already read as tombstones (no event).
+ */
+async function readDeletionWindow(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+  window: DeletionWindow,
+  now: number,
+  retried = false,
+): Promise<boolean> {
+  const body = spec.deletions!.request(window, deps.pageCount);
+  let cursor = window.cursor ?? null;
+  if (cursor !== null) body.Limitation = { ...(body.Limitation as object), Cursor: cursor };
+  const pages = pageRecords(deps.client, spec.operation, body, {
+    ...callOptions(deps, definition, 'bulk'),
+    setAside: true,
+  });
+  try {
+    for await (const page of pages) {
+      await judgeDeletionPage(definition, spec, deps, state, window, page, now);
+      if (page.last || page.cursor === null) return true;
+      cursor = page.cursor;
+      const { startUtc, endUtc } = window;
+      await state.save({ deletionWindow: { startUtc, endUtc, cursor } });
+      if (pastDeadline(deps)) return false;
+    }
+    return true;
+  } catch (error) {
+    const refused = cursor !== null && error instanceof ConnectorError && error.status === 400;
+    if (!refused || retried) throw error;
+    const fromNewest = { ...window, cursor: null };
+    return readDeletionWindow(definition, spec, deps, state, fromNewest, now, true);
+  }
+}
+
+/** Judges one page of a deletion read and stages the stream's counters for it. */
+async function judgeDeletionPage(
+  definition: StreamDefinition,
+  spec: WindowedPollSpec,
+  deps: PollDeps,
+  state: StateHandle,
+  window: PollWindow,
+  page: RecordPage,
+  now: number,
+): Promise<void> {
+  const observations: Observation[] = observe(spec.entityType, page.records);
+  const setAside = page.setAside ?? [];
+  for (const record of setAside) {
+    if (record.recordId !== undefined && record.sent !== undefined)
+      observations.push({ entityId: record.recordId, record: record.sent, deleted: true });
+  }
+  // A deleted record leaves an emit backfill's reach: its created goes first, as a window's.
+  const changes = await commitObservations(definition, deps, observations, true, {
+    backfill: liveJudging(state.current, window),
+  });
+  const latest = setAside.at(-1);
+  const counts = {
+    records: page.records.length + setAside.length,
+    events: changes.published,
+    ...(latest ? { setAside: { records: setAside.length, error: latest.error, at: now } } : {}),
+  };
+  state.stage({
+    ...advanceCounters(state.current, counts),
+    ...setAsideNoted(state.current, counts),
+  });
 }
