@@ -140,10 +140,11 @@ export function sweepSlotsOf(
 }
 
 /**
- * When a stream whose last sweep (or first sync) ended at `lastSweepAt` sweeps next: at its
- * first slot more than a period less the slots' spacing after it. So within one period of it,
- * never within half a period, and, for a sweep late by less than the spacing, exactly a period
- * after the slot it was due at: the sweeps keep their slots. Pure.
+ * When a stream whose last sweep (or first sync) ended at `lastSweepAt` (a deletion read: the
+ * instant its first sync began) sweeps next: at its first slot more than a period less the
+ * slots' spacing after it. So within one period of it, never within half a period, and, for a
+ * sweep late by less than the spacing, exactly a period after the slot it was due at: the
+ * sweeps keep their slots. Pure.
  * @example nextSweepAt(100_000, 900_000, { everyMs: 300_000, phaseMs: 30_000 }) === 930_000
  */
 export function nextSweepAt(lastSweepAt: number, intervalMs: number, slots: SweepSlots): number {
