@@ -277,8 +277,9 @@ describe('admin HTTP surface', () => {
   it('refuses BRIDGE_ALLOWED_HOSTS naming a host other than loopback without BRIDGE_ADMIN_TOKEN, naming both', () => {
     for (const entry of ['bridge.internal:4000', '10.0.0.5', '[2001:db8::1]:4000', 'my_bridge']) {
       const env = { BRIDGE_ALLOWED_HOSTS: `localhost:4000,${entry}` };
+      // The entry by its place, not its text: a value set in the environment may be a secret.
       expect(() => readLocalConfig(env, {}), entry).toThrow(
-        `BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${entry})`,
+        'BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (entry 2 of 2)',
       );
       expect(readLocalConfig({ ...env, BRIDGE_ADMIN_TOKEN: 'tok' }, {}).allowedHosts).toContain(
         entry,
