@@ -237,9 +237,9 @@ export function noteNextAttemptInBatch(
  * and schedules what comes next. Safe to repeat: a delivery that is no longer pending is
  * skipped, and every delivery update is conditional on its version, so of two copies of a
  * message handled one after the other (a late one and the copy the overdue check sent again,
- * see DispatchBatch.resendIfPending) the second sends nothing once the first has attempted;
- * within a process copies are handled one after the other (one delivery of a subject at a
- * time, see EndpointScheduler), across processes both may read it pending and send. A copy
+ * see OverdueWaitingChecks.resendIfPending) the second sends nothing once the first has
+ * attempted; within a process copies are handled one after the other (one delivery of a
+ * subject at a time, see EndpointScheduler), across processes both may read it pending and send. A copy
  * that comes before the delivery is due defers it and enqueues a message of its own (it may
  * be the one whose write won but whose message failed to send): its later retries then carry
  * two messages, the second finding each attempt made. Throws only on storage or queue

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { SUBSCRIPTION_FRESH_MS } from '../../shared/webhooks/dispatch-batch.ts';
+import { SUBSCRIPTION_FRESH_MS } from '../../shared/webhooks/batch-subscriptions.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { QueuedDelivery } from '../../shared/webhooks/queue.ts';
