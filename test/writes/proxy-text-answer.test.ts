@@ -1,54 +1,35 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
+import { describe, expect, it } from 'vitest';
 import { callViaBridge } from '../../shared/cli/call-via-bridge.ts';
 import { CliExit } from '../../shared/cli/exit-codes.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { createWriteThrough } from '../../shared/writes/write-through.ts';
-import { type AdminHarness, createAdminHarness } from '../admin/support/harness.ts';
+import { postToProxy, useConnectorStandIn } from './support/connector-stand-in.ts';
 import { collectingPublisher } from './support/simulator-writes.ts';
 
 const ENTERPRISE = 'a0000000-0000-4000-8000-0000000000e1';
 const SERVICE = 'a0000000-0000-4000-8000-0000000000e2';
 const PAGE = '<html><body><script>fetch("/subscriptions")</script>Bad gateway</body></html>';
 
-let connector: Server | undefined;
-let admin: AdminServer | undefined;
-let harness: AdminHarness | undefined;
-afterEach(async () => {
-  await admin?.close();
-  await harness?.deps.writeThrough?.close();
-  await harness?.close();
-  connector?.closeAllConnections();
-  await new Promise((resolve) => connector?.close(resolve) ?? resolve(undefined));
-  connector = undefined;
-  admin = undefined;
-  harness = undefined;
-});
+const standIn = useConnectorStandIn();
 
 /** A connector on 127.0.0.1 (as behind a proxy) that answers every request `status` with `body` as `contentType`. */
 async function connectorAnswering(status: number, contentType: string, body: string) {
-  connector = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(status, { 'content-type': contentType }).end(body));
-  });
-  await new Promise<void>((resolve) => connector!.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(connector.address() as AddressInfo).port}`;
-  harness = createAdminHarness();
-  harness.deps.writeThrough = createWriteThrough({
-    connectionId: 'main',
-    connector: { baseUrl, clientToken: 'ct', accessToken: 'at', client: 'test', rateLimit: false },
-    scope: {},
-    publisher: collectingPublisher([]),
-    state: harness.state,
-    streams: harness.streams,
-    clock: systemClock,
-    // A 200 that is not JSON: a write applied whose events cannot be built (reported, not thrown).
-    onPublishError: () => undefined,
-  });
-  admin = await startAdminServer({ port: 0, deps: harness.deps });
-  return admin.url;
+  const { url } = await standIn.start(
+    (request, response) => {
+      request.resume();
+      request.on('end', () =>
+        response.writeHead(status, { 'content-type': contentType }).end(body),
+      );
+    },
+    {
+      writeThrough: {
+        publisher: collectingPublisher([]),
+        clock: systemClock,
+        // A 200 that is not JSON: a write applied whose events cannot be built (reported, not thrown).
+        onPublishError: () => undefined,
+      },
+    },
+  );
+  return url;
 }
 
 const VOUCHER = {
@@ -56,20 +37,11 @@ const VOUCHER = {
   VoucherParameters: [{ ServiceId: SERVICE, Name: 'page', Type: 'Public' }],
 };
 
-function proxied(api: string, operation: string, body: object) {
-  return fetch(`${api}/api/connector/v1/${operation}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-}
-
 describe('the connector proxy and a connector answer that is not JSON', () => {
   it('never sends an HTML page of the connector as HTML on the admin origin', async () => {
     const api = await connectorAnswering(502, 'text/html; charset=utf-8', PAGE);
     // An add is sent once: the 502 is the answer.
-    const answer = await proxied(api, 'vouchers/add', VOUCHER);
+    const answer = await postToProxy(api, 'vouchers/add', VOUCHER);
     expect(answer.status).toBe(502);
     // Before: content-type text/html, no CSP, shown inline: the page's script ran on this origin.
     expect(answer.headers.get('content-type')).toBe('text/plain; charset=utf-8');
@@ -82,21 +54,18 @@ describe('the connector proxy and a connector answer that is not JSON', () => {
 
   it('sends a text/plain answer as text/plain, and keeps a JSON media type of a cut-off JSON answer', async () => {
     const api = await connectorAnswering(503, 'text/plain', 'upstream connect error');
-    const plain = await proxied(api, 'vouchers/add', VOUCHER);
+    const plain = await postToProxy(api, 'vouchers/add', VOUCHER);
     expect(plain.status).toBe(503);
     expect(plain.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(plain.headers.get('content-disposition')).toBe('attachment');
     expect(await plain.text()).toBe('upstream connect error');
-    await admin!.close();
-    admin = undefined;
-    connector!.closeAllConnections();
-    await new Promise((resolve) => connector!.close(resolve));
+    await standIn.stop();
     const cut = await connectorAnswering(
       200,
       'Application/JSON; charset=iso-8859-1',
       '{"Vouchers":[{"Id":',
     );
-    const answer = await proxied(cut, 'vouchers/add', VOUCHER);
+    const answer = await postToProxy(cut, 'vouchers/add', VOUCHER);
     expect(answer.status).toBe(200);
     // The text was read and is sent as UTF-8: before, labelled with the connector's charset.
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
