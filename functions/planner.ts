@@ -85,8 +85,8 @@ const plan = async (): Promise<{ enqueued: number; connections: number }> => {
   deps ??= buildPlannerDeps(process.env);
   const { config, connectionStore, propsConnections, enqueue } = deps;
   const now = systemClock.now();
-  // One POLL_INTERVAL ahead (by default the schedule's rate, pollRateMinutes); each job waits for its slot.
-  const lookaheadMs = plannerLookaheadMs(config.settings.intervalMs);
+  // Up to the next run (the schedule's rate, pollRateMinutes); each job waits for its slot.
+  const lookaheadMs = plannerLookaheadMs(config.plannerRateMs ?? config.settings.intervalMs);
   const propsJobs = planConnectionJobs(
     propsConnections,
     await propsStreamStates(deps),

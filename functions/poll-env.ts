@@ -4,6 +4,7 @@ import {
   ConnectionSecretArnsSchema,
   connectionSecretName,
 } from '../shared/connector/connection-secrets.ts';
+import { DurationSchema } from '../shared/duration.ts';
 import { parseEnvironment } from '../shared/env-issues.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import {
@@ -33,6 +34,11 @@ export const PollLambdaEnvSchema = z
     DEPLOYMENT_SECRET_ARN: z.string().min(1).optional(),
     /** The KMS key that wraps the data keys of stored AccessTokens. */
     CONNECTION_TOKEN_KEY_ARN: z.string().min(1).optional(),
+    /**
+     * The planner's schedule rate (set on the planner alone): how far ahead it plans. Absent
+     * (a stack deployed before it), the planner plans one POLL_INTERVAL ahead.
+     */
+    PLANNER_RATE: DurationSchema.optional(),
     /** `false`: no `WatermarkAgeSeconds` per stream (a custom metric each); the oldest is sent anyway. */
     STREAM_METRICS: z
       .enum(['true', 'false'])
@@ -59,6 +65,8 @@ export interface PollLambdaConfig {
   definitions: StreamDefinition[];
   /** Whether the poller sends `WatermarkAgeSeconds` per stream (STREAM_METRICS). */
   streamMetrics: boolean;
+  /** PLANNER_RATE: how often the planner runs, when the stack says. */
+  plannerRateMs: number | undefined;
 }
 
 /**
@@ -92,5 +100,6 @@ export function readPollLambdaEnv(
     tracked,
     definitions,
     streamMetrics: parsed.STREAM_METRICS,
+    plannerRateMs: parsed.PLANNER_RATE,
   };
 }

@@ -22,7 +22,7 @@ import { plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import { UNFINISHED_PUBLISH_REASONS } from '../shared/publish/batch-delivery.ts';
 import { dispatchAgeAlarmSeconds } from './dispatch-age-alarm.ts';
 import { BRIDGE_METRICS, SERVICE_DIMENSION, STREAM_DIMENSION } from './metric-names.ts';
-import { type ChangeBridgeConfig, pollIntervalText } from './props.ts';
+import { type ChangeBridgeConfig, plannerRateText } from './props.ts';
 import type { ChangeBridgeRuntime } from './runtime.ts';
 import { type ChangeBridgeState, VISIBILITY_TIMEOUT_FACTOR } from './stateful.ts';
 
@@ -34,9 +34,9 @@ const FIVE_MINUTES = Duration.minutes(5);
  * attempt's wait for its retry). 780 s with the defaults (1-minute polling, 120 s poller).
  */
 export function pollJobAgeAlarmSeconds(config: ChangeBridgeConfig): number {
-  const intervalMs = parseDuration(pollIntervalText(config));
+  const rateMs = parseDuration(plannerRateText(config));
   const visibilitySeconds = config.pollerTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR;
-  return Math.ceil(plannerLookaheadMs(intervalMs) / 1000) + visibilitySeconds;
+  return Math.ceil(plannerLookaheadMs(rateMs) / 1000) + visibilitySeconds;
 }
 
 /**

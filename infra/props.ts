@@ -80,7 +80,10 @@ export const ChangeBridgePropsSchema = z
       .default('change-bridge'),
     /** How often the planner runs, in minutes (EventBridge Scheduler `rate`). */
     pollRateMinutes: z.number().int().min(1).max(1440).default(1),
-    /** `POLL_INTERVAL` per stream; defaults to the planner rate. */
+    /**
+     * `POLL_INTERVAL` per stream; defaults to the planner rate. At least that rate: the planner
+     * plans up to its next run, so a stream is polled at most once per run.
+     */
     pollInterval: DurationTextSchema.optional(),
     /** `POLL_OVERLAP` and `POLL_SETTLE_LAG`: at most a day each. */
     pollOverlap: WindowMarginTextSchema.optional(),
@@ -185,7 +188,18 @@ export const ChangeBridgePropsSchema = z
       path: ['dispatcherTimeoutSeconds'],
       message: `must cover a batch of ${DISPATCH_BATCH_SIZE} deliveries to one hanging endpoint (batch × deliveryTimeoutMs + 10 s)`,
     },
-  );
+  )
+  .superRefine((props, context) => {
+    const intervalMs =
+      props.pollInterval === undefined ? undefined : parseDuration(props.pollInterval);
+    if (intervalMs === undefined || intervalMs >= props.pollRateMinutes * 60_000) return;
+    const rate = `${props.pollRateMinutes} minute${props.pollRateMinutes === 1 ? '' : 's'}`;
+    context.addIssue({
+      code: 'custom',
+      path: ['pollInterval'],
+      message: `must be at least the planner's rate, ${rate} (pollRateMinutes): each stream is polled at most once per planner run; lower pollRateMinutes or leave pollInterval out`,
+    });
+  });
 
 /** What a user passes to {@link ChangeBridge}: defaults are optional. */
 export type ChangeBridgeProps = z.input<typeof ChangeBridgePropsSchema>;
@@ -207,7 +221,12 @@ export function resolveChangeBridgeProps(props: unknown): ChangeBridgeConfig {
 
 /** `POLL_INTERVAL` as the functions get it: the `pollInterval` prop, else the planner's rate. */
 export function pollIntervalText(config: ChangeBridgeConfig): string {
-  return config.pollInterval ?? `${config.pollRateMinutes * 60}s`;
+  return config.pollInterval ?? plannerRateText(config);
+}
+
+/** `PLANNER_RATE` as the planner gets it: its schedule's rate, how far ahead it plans. */
+export function plannerRateText(config: ChangeBridgeConfig): string {
+  return `${config.pollRateMinutes * 60}s`;
 }
 
 /** True when the poller publishes to the SQS events queue, which then has to exist. */

@@ -22,6 +22,7 @@ import {
   DISPATCH_BATCH_SIZE,
   DISPATCH_BATCHING_WINDOW_SECONDS,
   FIFO_DISPATCH_BATCH_SIZE,
+  plannerRateText,
   pollIntervalText,
 } from './props.ts';
 import type { ChangeBridgeState } from './stateful.ts';
@@ -66,20 +67,26 @@ export class ChangeBridgeRuntime extends Construct {
       description: string,
       timeoutSeconds: number,
       memorySize: number,
-      copyDirs?: { from: string; to: string }[],
+      extra: {
+        copyDirs?: { from: string; to: string }[];
+        environment?: Record<string, string>;
+      } = {},
     ) =>
       createBridgeFunction(this, name, {
         entry: join(config.functionsDir, file),
         description,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize,
-        environment,
+        environment: { ...environment, ...extra.environment },
         resolvedLengths,
         logRetention: config.logRetentionDays,
-        ...(copyDirs ? { copyDirs } : {}),
+        ...(extra.copyDirs ? { copyDirs: extra.copyDirs } : {}),
       });
 
-    this.planner = fn('Planner', 'planner.ts', 'change-bridge: enqueues due poll jobs', 30, 256);
+    // It plans up to its next run: the schedule's rate, whatever POLL_INTERVAL says.
+    this.planner = fn('Planner', 'planner.ts', 'change-bridge: enqueues due poll jobs', 30, 256, {
+      environment: { PLANNER_RATE: plannerRateText(config) },
+    });
     this.poller = fn(
       'Poller',
       'poller.ts',
@@ -102,7 +109,11 @@ export class ChangeBridgeRuntime extends Construct {
       29,
       512,
       // The operator console's page and scripts, read from beside the bundle (routes-console.ts).
-      [{ from: join(config.functionsDir, '..', 'shared', 'admin', 'console'), to: 'console' }],
+      {
+        copyDirs: [
+          { from: join(config.functionsDir, '..', 'shared', 'admin', 'console'), to: 'console' },
+        ],
+      },
     );
 
     this.grantData(state);

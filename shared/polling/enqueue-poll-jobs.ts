@@ -17,13 +17,14 @@ import { chunk } from './strategies/paged-records.ts';
 export const SQS_MAX_DELAY_MS = 900_000;
 
 /**
- * How far ahead the planner plans: one POLL_INTERVAL (a minute when unset), at most SQS's
- * longest delay. A job goes out delayed to its earliest due stream, so a healthy job waits
- * in the queue at most this long before a poller may take it.
+ * How far ahead the planner plans: up to its next run, one schedule rate (PLANNER_RATE; a
+ * minute when unset), at most SQS's longest delay. A job goes out delayed to its earliest due
+ * stream, so a healthy job waits in the queue at most this long before a poller may take it;
+ * the next run plans what is due after that, so two runs never plan the same due time.
  * @example plannerLookaheadMs(3_600_000) === 900_000
  */
-export function plannerLookaheadMs(intervalMs: number | undefined): number {
-  return Math.min(intervalMs ?? 60_000, SQS_MAX_DELAY_MS);
+export function plannerLookaheadMs(rateMs: number | undefined): number {
+  return Math.min(rateMs ?? 60_000, SQS_MAX_DELAY_MS);
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
 /** A poll job message as the planner writes it. */
 interface SentJob {
@@ -364,5 +364,30 @@ describe('functions/planner handler when an AWS SDK error escapes it', () => {
     expect(cause.message).toBe('DynamoDB could not answer');
     expect(cause.$metadata).toEqual({ httpStatusCode: 500, requestId: 'req-1', attempts: 3 });
     expectNoSecretIn(error);
+  });
+});
+
+describe('functions/planner handler lookahead', () => {
+  it('plans one schedule rate ahead (PLANNER_RATE), not one POLL_INTERVAL, when the two differ', async () => {
+    // A fresh container: the planner reads its environment once, on its first invocation.
+    vi.resetModules();
+    Object.assign(process.env, { POLL_INTERVAL: '10m', PLANNER_RATE: '60s' });
+    try {
+      const now = Date.now();
+      table = new Map([
+        ['hotel-next-run', { nextDueAt: now + 30_000 }],
+        ['hotel-later', { nextDueAt: now + 5 * 60_000 }],
+      ]);
+      answerSend();
+
+      await plan();
+
+      // hotel-later is due after the next run (a minute on), which plans it then.
+      expect(enqueued).toEqual(['hotel-next-run']);
+    } finally {
+      delete process.env.POLL_INTERVAL;
+      delete process.env.PLANNER_RATE;
+      vi.resetModules();
+    }
   });
 });

@@ -17,6 +17,19 @@ const BASE_ENV = {
 };
 
 describe('poll Lambda environment', () => {
+  it('reads the planner schedule rate (PLANNER_RATE) apart from POLL_INTERVAL', () => {
+    const config = readPollLambdaEnv(
+      { ...BASE_ENV, POLL_INTERVAL: '10m', PLANNER_RATE: '120s' },
+      Date.UTC(2026, 10, 21),
+    );
+    expect(config.plannerRateMs).toBe(120_000);
+    expect(config.settings.intervalMs).toBe(600_000);
+    expect(readPollLambdaEnv(BASE_ENV, 0).plannerRateMs).toBeUndefined();
+    expect(() => readPollLambdaEnv({ ...BASE_ENV, PLANNER_RATE: 'often' }, 0)).toThrow(
+      /PLANNER_RATE: is not a duration/,
+    );
+  });
+
   it('builds one stream per connection and default entity type', () => {
     const config = readPollLambdaEnv(
       { ...BASE_ENV, POLL_ENTITIES: 'customer,resource' },

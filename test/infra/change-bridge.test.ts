@@ -7,6 +7,7 @@ import {
   type ChangeBridgeProps,
   resolveChangeBridgeProps,
 } from '../../infra/index.ts';
+import { pollJobAgeAlarmSeconds } from '../../infra/monitoring.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { createFunctionsFixture } from './synth-fixture.ts';
 
@@ -61,6 +62,22 @@ describe('ChangeBridge construct', () => {
     expect(alarms[0]!.Properties.Threshold).toBe(300 + 720);
   });
 
+  it('gives the planner alone its schedule rate (PLANNER_RATE), how far ahead it plans', () => {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    const rates = functions.map((fn) => [
+      fn.Properties.Description,
+      fn.Properties.Environment.Variables.PLANNER_RATE,
+    ]);
+    expect(rates).toContainEqual(['change-bridge: enqueues due poll jobs', '300s']);
+    expect(rates.filter(([, rate]) => rate !== undefined)).toHaveLength(1);
+  });
+
+  it('alarms on poll jobs by the planner rate, not by a longer pollInterval', () => {
+    const config = resolveChangeBridgeProps({ pollRateMinutes: 1, pollInterval: '10m' });
+    const visibilitySeconds = resolveChangeBridgeProps({}).pollerTimeoutSeconds * 6;
+    expect(pollJobAgeAlarmSeconds(config)).toBe(60 + visibilitySeconds);
+  });
+
   it('publishes to EventBridge only by default: no events queue and no PUBLISH_QUEUE_URL', () => {
     expect(bridge.state.eventsQueue).toBeUndefined();
     // Poll jobs, dispatch and bulk dispatch with their DLQs: no rule, so no rule DLQ.
@@ -106,6 +123,14 @@ describe('ChangeBridge construct', () => {
     expect(build({ connections: [{ id: 'Main Hotel' }] })).toThrow(ValidationError);
     expect(build({ connections: [{ id: 'Main Hotel' }] })).toThrow(/connections\[0\]\.id/);
     expect(build({ connections: [{ id: 'a' }], pollRateMinutes: 0 })).toThrow(/pollRateMinutes/);
+    // Each stream is polled at most once per planner run: a shorter interval would not be kept.
+    expect(build({ pollRateMinutes: 5, pollInterval: '1m' })).toThrow(
+      /pollInterval: must be at least the planner's rate, 5 minutes \(pollRateMinutes\)/,
+    );
+    expect(() =>
+      resolveChangeBridgeProps({ pollRateMinutes: 5, pollInterval: '5m' }),
+    ).not.toThrow();
+    expect(() => resolveChangeBridgeProps({ pollInterval: '90s' })).not.toThrow();
     expect(build({ connections: [{ id: 'a' }], pollerMaxConcurrency: 1 })).toThrow(
       /pollerMaxConcurrency/,
     );
