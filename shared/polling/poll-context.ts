@@ -241,8 +241,8 @@ export function withSavedStates(
     deleteStream: (streamId) => store.deleteStream(streamId),
     deleteStreamState: (streamId, expectedVersion) =>
       store.deleteStreamState(streamId, expectedVersion),
-    markStreamRemoved: (streamId) => store.markStreamRemoved(streamId),
-    unmarkStreamRemoved: (streamId) => store.unmarkStreamRemoved(streamId),
+    markStreamRemoved: (streamId, removedAt) => store.markStreamRemoved(streamId, removedAt),
+    unmarkStreamRemoved: (note) => store.unmarkStreamRemoved(note),
     listRemovedStreams: (limit) => store.listRemovedStreams(limit),
     acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
     releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),

@@ -61,7 +61,7 @@ export async function removeStream(
   }
   // Noted after: a purge never finds the note before its tombstone. Cut off in between, the
   // tombstone is hidden but not purged: running the removal (or reset) again notes it.
-  await store.markStreamRemoved(stream.streamId);
+  await store.markStreamRemoved(stream.streamId, now);
 }
 
 /** Options of {@link purgeRemovedStreams}. */
@@ -88,7 +88,8 @@ export interface PurgeResult {
  * `snapshotsPerStep` of its snapshots stored before its removal; a stream with none left loses
  * its tombstone (only as it was read: a connection added again meanwhile took it over, and its
  * poller deletes the rest) and its note. A note whose stream is no tombstone (taken over, gone)
- * is dropped. Safe to run twice at once and to cut off anywhere: running it again goes on.
+ * is dropped. A note is dropped only as it was listed (its removedAt): the stream removed again
+ * meanwhile keeps its new note, and a later step purges it. Safe to run twice at once and to cut off anywhere: running it again goes on.
  */
 export async function purgeRemovedStreams(
   store: StateStore,
@@ -99,14 +100,17 @@ export async function purgeRemovedStreams(
   let done = noted.length < REMOVED_STREAMS_PER_STEP;
   let streamsPurged = 0;
   let snapshotsDeleted = 0;
-  for (const streamId of noted) {
+  // Each note is dropped only as it was listed: a later removal of its stream (the connection
+  // added again, polled and removed again meanwhile) notes it anew, and that note stays.
+  for (const note of noted) {
     if (options.deadline !== undefined && options.now() >= options.deadline) {
       done = false;
       break;
     }
+    const { streamId } = note;
     const state = await store.getStream(streamId);
     if (!state || !isRemovedStream(state)) {
-      await store.unmarkStreamRemoved(streamId);
+      if (!(await store.unmarkStreamRemoved(note))) done = false;
       continue;
     }
     const before = state.resetAt ?? state.removedAt!;
@@ -118,14 +122,14 @@ export async function purgeRemovedStreams(
     }
     if (await store.deleteStreamState(streamId, state.version)) {
       streamsPurged += 1;
-      await store.unmarkStreamRemoved(streamId);
+      if (!(await store.unmarkStreamRemoved(note))) done = false;
       continue;
     }
     // Changed since it was read: taken over (its poller deletes what is left), or removed again
     // (a tombstone of a later instant, for the next step).
     const now = await store.getStream(streamId);
     if (now && isRemovedStream(now)) done = false;
-    else await store.unmarkStreamRemoved(streamId);
+    else if (!(await store.unmarkStreamRemoved(note))) done = false;
   }
   return { streamsPurged, snapshotsDeleted, done };
 }

@@ -8,7 +8,7 @@
  * | snapshot      | `STREAM#<streamId>` | `SNAP#<entityId>` | entityId, hash, record (JSON string) or recordZ (the same, raw-deflated, above 600 bytes), scope, deleted, ttl, updatedAt |
  * | lease         | `STREAM#<streamId>` | `LEASE`           | owner, expiresAt (epoch ms), ttl (clean-up only)     |
  * | stream state  | `STREAMS#<n>`       | `<streamId>`      | every StreamState field, version                     |
- * | removed note  | `REMOVED_STREAMS`   | `<streamId>`      | none: a tombstoned stream the purge step has to empty |
+ * | removed note  | `REMOVED_STREAMS`   | `<streamId>`      | removedAt: a tombstoned stream the purge step has to empty |
  *
  * Why: a stream's snapshots and lease share one item collection, so a scan of one stream
  * (reconciliation, resync) and a reset are Queries on one pk. Stream states are spread over
@@ -29,6 +29,7 @@ import { SMALL_INPUT_DEFLATE } from '../deflate-options.ts';
 import { parseOrThrow, toValidationError } from '../errors.ts';
 import {
   type PreparedSnapshot,
+  type RemovedStreamNote,
   SnapshotScopeSchema,
   type StoredSnapshot,
   type StreamState,
@@ -208,6 +209,17 @@ const KeyOnlySchema = z.object({ pk: z.string(), sk: z.string() });
 /** Reads the key of an item (for deletes and messages). */
 export function parseItemKey(item: unknown): ItemKey {
   return parseOrThrow(KeyOnlySchema, item, 'stored item key');
+}
+
+const RemovedStreamNoteItemSchema = z.object({
+  sk: z.string(),
+  removedAt: z.number().int().optional(),
+});
+
+/** Reads a removed stream's note (its `removedAt` absent on notes of before it was kept). */
+export function parseRemovedStreamNote(item: unknown): RemovedStreamNote {
+  const { sk, removedAt } = parseOrThrow(RemovedStreamNoteItemSchema, item, 'removed stream note');
+  return removedAt === undefined ? { streamId: sk } : { streamId: sk, removedAt };
 }
 
 function describeItem(item: unknown): string {

@@ -5,7 +5,12 @@
  * dynamodb-stream-states.ts).
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  PutCommand,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { mapWithConcurrency } from '../concurrency.ts';
 import { type BridgeError, ValidationError } from '../errors.ts';
@@ -21,6 +26,7 @@ import {
   fromSnapshotItem,
   leaseKey,
   parseItemKey,
+  parseRemovedStreamNote,
   REMOVED_STREAMS_PK,
   removedStreamKey,
   SNAPSHOT_COMPRESS_ABOVE_BYTES,
@@ -34,6 +40,7 @@ import {
   type Lease,
   type ListStreamsOptions,
   prepareSnapshots,
+  type RemovedStreamNote,
   type ScanSnapshotsOptions,
   type SnapshotReplacement,
   type StateStore,
@@ -263,24 +270,50 @@ export class DynamoDbStateStore implements StateStore {
     return this.streamStates.deleteAtVersion(streamId, expectedVersion);
   }
 
-  async markStreamRemoved(streamId: string): Promise<void> {
+  async markStreamRemoved(streamId: string, removedAt: number): Promise<void> {
     await this.call('PutItem', () =>
       this.documentClient.send(
-        new PutCommand({ TableName: this.tableName, Item: removedStreamKey(streamId) }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...removedStreamKey(streamId), removedAt },
+        }),
       ),
     );
   }
 
-  async unmarkStreamRemoved(streamId: string): Promise<void> {
-    await this.call('DeleteItem', () =>
-      this.documentClient.send(
-        new DeleteCommand({ TableName: this.tableName, Key: removedStreamKey(streamId) }),
-      ),
-    );
+  async unmarkStreamRemoved(note: RemovedStreamNote): Promise<boolean> {
+    // A note of before removedAt was kept has none: it goes only while it still has none.
+    const unchanged: Pick<
+      DeleteCommandInput,
+      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+    > =
+      note.removedAt === undefined
+        ? {
+            ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#removedAt)',
+            ExpressionAttributeNames: { '#pk': 'pk', '#removedAt': 'removedAt' },
+          }
+        : {
+            ConditionExpression: '#removedAt = :removedAt',
+            ExpressionAttributeNames: { '#removedAt': 'removedAt' },
+            ExpressionAttributeValues: { ':removedAt': note.removedAt },
+          };
+    try {
+      await this.documentClient.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: removedStreamKey(note.streamId),
+          ...unchanged,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw this.toStoreError('DeleteItem', error);
+    }
   }
 
-  async listRemovedStreams(limit: number): Promise<string[]> {
-    const ids: string[] = [];
+  async listRemovedStreams(limit: number): Promise<RemovedStreamNote[]> {
+    const ids: RemovedStreamNote[] = [];
     if (limit < 1) return ids;
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -297,7 +330,7 @@ export class DynamoDbStateStore implements StateStore {
           }),
         ),
       );
-      for (const item of output.Items ?? []) ids.push(parseItemKey(item).sk);
+      for (const item of output.Items ?? []) ids.push(parseRemovedStreamNote(item));
       startKey = output.LastEvaluatedKey;
     } while (startKey && ids.length < limit);
     return ids;

@@ -5,6 +5,7 @@ import {
   type ListStreamsOptions,
   type PreparedSnapshot,
   prepareSnapshots,
+  type RemovedStreamNote,
   type ScanSnapshotsOptions,
   type SnapshotReplacement,
   StateConflictError,
@@ -32,7 +33,8 @@ export class MemoryStateStore implements StateStore {
   private readonly snapshots = new Map<string, Map<string, StoredEntry>>();
   private readonly streams = new Map<string, StreamState>();
   private readonly leases = new Map<string, Lease>();
-  private readonly removed = new Set<string>();
+  /** Removed streams' notes: stream id → the removal's instant. */
+  private readonly removed = new Map<string, number | undefined>();
 
   async getSnapshots(
     streamId: string,
@@ -148,16 +150,24 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
-  async markStreamRemoved(streamId: string): Promise<void> {
-    this.removed.add(streamId);
+  async markStreamRemoved(streamId: string, removedAt: number): Promise<void> {
+    this.removed.set(streamId, removedAt);
   }
 
-  async unmarkStreamRemoved(streamId: string): Promise<void> {
-    this.removed.delete(streamId);
+  async unmarkStreamRemoved(note: RemovedStreamNote): Promise<boolean> {
+    if (!this.removed.has(note.streamId)) return false;
+    if (this.removed.get(note.streamId) !== note.removedAt) return false;
+    return this.removed.delete(note.streamId);
   }
 
-  async listRemovedStreams(limit: number): Promise<string[]> {
-    return [...this.removed].sort().slice(0, Math.max(0, limit));
+  async listRemovedStreams(limit: number): Promise<RemovedStreamNote[]> {
+    return [...this.removed.keys()]
+      .sort()
+      .slice(0, Math.max(0, limit))
+      .map((streamId) => {
+        const removedAt = this.removed.get(streamId);
+        return removedAt === undefined ? { streamId } : { streamId, removedAt };
+      });
   }
 
   async acquireLease(

@@ -212,6 +212,21 @@ export function isRemovedStream(state: Pick<StreamState, 'removedAt'>): boolean 
   return typeof state.removedAt === 'number';
 }
 
+/**
+ * A note that a stream was removed in the background and awaits its purge
+ * ({@link StateStore.markStreamRemoved}).
+ */
+export const RemovedStreamNoteSchema = z.object({
+  streamId: z.string(),
+  /**
+   * The removal's instant (its tombstone's removedAt), so a purge drops only the note it read,
+   * never the note of a later removal; absent on notes written before it was kept.
+   */
+  removedAt: z.number().int().optional(),
+});
+/** A removed stream's note. */
+export type RemovedStreamNote = z.infer<typeof RemovedStreamNoteSchema>;
+
 /** Which stream states a listing returns: all, or one connection's. */
 export interface StreamFilter {
   connectionId?: string;
@@ -339,11 +354,14 @@ export interface StateStore {
    * Notes a stream whose state is a removal tombstone (StreamState.removedAt), for the purge
    * step to find ({@link listRemovedStreams}) without reading every stream state.
    */
-  markStreamRemoved(streamId: string): Promise<void>;
-  /** Drops the note of {@link markStreamRemoved} (none: nothing). */
-  unmarkStreamRemoved(streamId: string): Promise<void>;
-  /** The streams noted removed, by stream id, `limit` at most. */
-  listRemovedStreams(limit: number): Promise<string[]>;
+  markStreamRemoved(streamId: string, removedAt: number): Promise<void>;
+  /**
+   * Drops a note of {@link markStreamRemoved} only as it was listed (same `removedAt`): false,
+   * and the note kept, when a later removal noted the stream again meanwhile (or none is left).
+   */
+  unmarkStreamRemoved(note: RemovedStreamNote): Promise<boolean>;
+  /** The notes of removed streams, by stream id, `limit` at most. */
+  listRemovedStreams(limit: number): Promise<RemovedStreamNote[]>;
   /**
    * Conditional write: succeeds when no lease exists, it expired (expiresAt <= now), or the
    * owner is the same (a renewal); returns null when another owner holds a valid lease.

@@ -57,6 +57,8 @@ describe('runPurgeJob (a poller’s purge job)', () => {
     await store.releaseLease(PURGE_LEASE_ID, 'job-1');
     const late = await runPurgeJob(store, { clock, deadline: START, owner: 'job-3' });
     expect(late).toMatchObject({ leased: false, snapshotsDeleted: 0, done: false });
-    expect(await store.listRemovedStreams(10)).toEqual(['hotel-1:customer']);
+    expect(await store.listRemovedStreams(10)).toEqual([
+      { streamId: 'hotel-1:customer', removedAt: START },
+    ]);
   });
 });

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeError } from '../../shared/errors.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
@@ -43,6 +43,25 @@ describe('DynamoDbStateStore on dynalite: failures and tables', () => {
 
     await createStateTable(dynamo.client, tableName);
     expect(await store.getStream('main:customer')).toMatchObject({ version: 1 });
+  });
+});
+
+describe('DynamoDbStateStore on dynalite: removed stream notes of before removedAt was kept', () => {
+  it('lists a note without removedAt and drops it only while it still has none', async () => {
+    const { store, tableName } = await createStoreOnNewTable(dynamo.client);
+    const documents = DynamoDBDocumentClient.from(dynamo.client);
+    for (const sk of ['a:customer', 'b:customer'])
+      await documents.send(
+        new PutCommand({ TableName: tableName, Item: { pk: 'REMOVED_STREAMS', sk } }),
+      );
+    const [a, b] = await store.listRemovedStreams(10);
+    expect([a, b]).toEqual([{ streamId: 'a:customer' }, { streamId: 'b:customer' }]);
+    // b removed again by this release before the purge drops the old note.
+    await store.markStreamRemoved('b:customer', 20);
+
+    expect(await store.unmarkStreamRemoved(a!)).toBe(true);
+    expect(await store.unmarkStreamRemoved(b!)).toBe(false);
+    expect(await store.listRemovedStreams(10)).toEqual([{ streamId: 'b:customer', removedAt: 20 }]);
   });
 });
 

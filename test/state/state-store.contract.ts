@@ -484,20 +484,48 @@ export function describeStateStoreContract(name: string, createStore: StateStore
     it('notes removed streams and lists them by id up to a limit, each once', async () => {
       const store = await createStore();
       expect(await store.listRemovedStreams(10)).toEqual([]);
-      for (const id of ['b:customer', 'a:resource', 'a:customer', 'b:customer'])
-        await store.markStreamRemoved(id);
+      for (const [id, removedAt] of [
+        ['b:customer', 1],
+        ['a:resource', 2],
+        ['a:customer', 3],
+        ['b:customer', 4],
+      ] as const)
+        await store.markStreamRemoved(id, removedAt);
 
       expect(await store.listRemovedStreams(10)).toEqual([
+        { streamId: 'a:customer', removedAt: 3 },
+        { streamId: 'a:resource', removedAt: 2 },
+        { streamId: 'b:customer', removedAt: 4 },
+      ]);
+      expect((await store.listRemovedStreams(2)).map((note) => note.streamId)).toEqual([
         'a:customer',
         'a:resource',
+      ]);
+      expect(await store.unmarkStreamRemoved({ streamId: 'a:resource', removedAt: 2 })).toBe(true);
+      expect(await store.unmarkStreamRemoved({ streamId: 'never:noted', removedAt: 2 })).toBe(
+        false,
+      );
+      expect((await store.listRemovedStreams(10)).map((note) => note.streamId)).toEqual([
+        'a:customer',
         'b:customer',
       ]);
-      expect(await store.listRemovedStreams(2)).toEqual(['a:customer', 'a:resource']);
-      await store.unmarkStreamRemoved('a:resource');
-      await store.unmarkStreamRemoved('never:noted');
-      expect(await store.listRemovedStreams(10)).toEqual(['a:customer', 'b:customer']);
       // The notes are no stream states.
       expect(await store.listStreams()).toEqual([]);
+    });
+
+    it('drops a removed stream note only as it was listed, keeping the note of a later removal', async () => {
+      const store = await createStore();
+      await store.markStreamRemoved('a:customer', 10);
+      const [listed] = await store.listRemovedStreams(10);
+      // Removed again (added, polled and removed once more) before the purge drops its note.
+      await store.markStreamRemoved('a:customer', 20);
+
+      expect(await store.unmarkStreamRemoved(listed!)).toBe(false);
+      expect(await store.listRemovedStreams(10)).toEqual([
+        { streamId: 'a:customer', removedAt: 20 },
+      ]);
+      expect(await store.unmarkStreamRemoved({ streamId: 'a:customer', removedAt: 20 })).toBe(true);
+      expect(await store.listRemovedStreams(10)).toEqual([]);
     });
   });
 
