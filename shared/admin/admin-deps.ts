@@ -43,9 +43,10 @@ export interface AdminDeps {
    */
   streamListLimit?: number;
   /**
-   * The most bytes the JSON of an answer of `GET /streams` takes inside a Lambda proxy result
-   * (escaped once more): a page ends before its streams would pass it (the AWS function's, so
-   * streams with long errors still fit Lambda's 6 MB). Absent: no bound.
+   * The most bytes the JSON of an answer of `GET /streams` (and of a backfill job's,
+   * `GET /backfill/{id}`, `POST /backfill`) takes inside a Lambda proxy result (escaped once
+   * more): a page ends before its streams would pass it, a job's answer leaves streams out (the
+   * AWS function's, so streams with long errors still fit Lambda's 6 MB). Absent: no bound.
    */
   streamListBytes?: number;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */

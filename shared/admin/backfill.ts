@@ -21,6 +21,7 @@ import { endBackfillParts } from './backfill-ending.ts';
 import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
 import type { BackfillSources } from './backfill-sources-cache.ts';
+import { countBackfillStreams } from './backfill-streams-listed.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -260,6 +261,8 @@ export async function backfillProgress(
     webhooksLeft: sum((s) => s.webhooksLeft),
     eventsQueued: sum((s) => s.eventsQueued),
     deliveryDone: done && streams.every((s) => s.webhooksLeft === 0 && s.eventsQueued === 0),
+    streamCounts: countBackfillStreams(streams),
+    streamsLeftOut: 0,
     elapsedSeconds: Math.floor(elapsedMs / 1000),
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
     etaSeconds: done ? 0 : jobSecondsLeft(streams, elapsedMs),

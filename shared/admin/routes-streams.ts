@@ -4,10 +4,12 @@ import { removeStream } from '../polling/removed-streams.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, saveResetState, startBackfill } from './backfill.ts';
 import { endBackfillParts } from './backfill-ending.ts';
+import { listedBackfillStreams } from './backfill-streams-listed.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   BackfillBodySchema,
   BackfillJobViewSchema,
+  BackfillProgressQuerySchema,
   EmptySchema,
   StreamListQuerySchema,
   StreamListSchema,
@@ -24,6 +26,11 @@ async function findStream(id: string, deps: AdminDeps) {
   const state = await deps.state.getStream(id);
   if (!definition && !state) throw new AdminNotFoundError(`stream ${id} does not exist`);
   return { definition, state };
+}
+
+/** The deployment's byte bound of an answer listing streams (AdminDeps.streamListBytes). */
+function answerBytes(deps: AdminDeps): { maxBytes?: number } {
+  return deps.streamListBytes === undefined ? {} : { maxBytes: deps.streamListBytes };
 }
 
 /** Stream routes (list, reset) and backfill jobs. */
@@ -95,7 +102,8 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
         { entities: body.entities, connections: body.connections, emit: body.emit },
         deps,
       );
-      return { status: 202, body: await backfillProgress(job, deps) };
+      const view = await backfillProgress(job, deps);
+      return { status: 202, body: listedBackfillStreams(view, answerBytes(deps)) };
     },
   }),
   defineRoute({
@@ -103,15 +111,17 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
     path: '/backfill/{id}',
     operationId: 'getBackfill',
     summary:
-      'Progress of a backfill job per stream (fraction 0..1, done) with records read, events published, webhooks delivered and the time left',
+      'Progress of a backfill job per stream (fraction 0..1, done) with records read, events published, webhooks delivered and the time left; streams=0 for the totals alone',
     tag: 'backfill',
-    query: EmptySchema,
+    query: BackfillProgressQuerySchema,
     body: EmptySchema,
     success: { status: 200, schema: BackfillJobViewSchema },
-    handle: async ({ id }, deps) => {
+    handle: async ({ id, query }, deps) => {
       const job = await deps.backfills.get(id);
       if (!job) throw new AdminNotFoundError(`backfill job ${id} does not exist`);
-      return { status: 200, body: await backfillProgress(job, deps) };
+      const view = await backfillProgress(job, deps);
+      const limit = query.streams === undefined ? {} : { limit: query.streams };
+      return { status: 200, body: listedBackfillStreams(view, { ...limit, ...answerBytes(deps) }) };
     },
   }),
 ];

@@ -338,6 +338,47 @@ export const BackfillStreamProgressSchema = z.object({
   ...BackfillCountsSchema.shape,
 });
 
+/**
+ * Where a job's streams stand, every stream counted whether `streams` lists it or not:
+ * `reading` (not done, not parked), `parked`, `ended` (done without completing: `endedBy`),
+ * `caughtUp` (done and completed); they add up to `total`.
+ */
+export const BackfillStreamCountsSchema = z.object({
+  total: z.number().int().nonnegative(),
+  reading: z.number().int().nonnegative(),
+  parked: z.number().int().nonnegative(),
+  ended: z.number().int().nonnegative(),
+  caughtUp: z.number().int().nonnegative(),
+});
+
+/** The most streams `GET /backfill/{id}?streams=N` may ask for (a job holds fewer). */
+export const BACKFILL_STREAMS_QUERY_MAX = 1_000_000;
+
+/**
+ * Query of `GET /backfill/{id}`: `streams=N` lists at most N of the job's streams (`0`: the
+ * totals alone), chosen as {@link BackfillJobViewSchema} says.
+ */
+export const BackfillProgressQuerySchema = z
+  .object({
+    streams: z
+      .preprocess(
+        (value) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value),
+        z
+          .number({ error: `must be a whole number from 0 to ${BACKFILL_STREAMS_QUERY_MAX}` })
+          .int()
+          .min(0)
+          .max(BACKFILL_STREAMS_QUERY_MAX, {
+            error: `must be a whole number from 0 to ${BACKFILL_STREAMS_QUERY_MAX}`,
+          }),
+      )
+      .optional()
+      .meta({
+        description:
+          "At most this many streams in `streams` (0: the figures and streamCounts alone); those still reading first, then parked, then ended without completing, then caught up. Default: every stream, up to the deployment's byte bound (4 MB in AWS)",
+      }),
+  })
+  .strict();
+
 /** A backfill job and its progress (`POST /backfill`, `GET /backfill/{id}`). */
 export const BackfillJobViewSchema = z.object({
   id: z.string(),
@@ -352,7 +393,16 @@ export const BackfillJobViewSchema = z.object({
    * queued (`eventsQueued` 0) and no delivery left (`webhooksLeft` 0).
    */
   deliveryDone: z.boolean(),
+  /**
+   * The job's streams in its order; with some left out (`streamsLeftOut`: the `streams` query
+   * parameter, or the answer's byte bound in AWS), those listed are chosen still reading first,
+   * then parked, then ended without completing, then caught up.
+   */
   streams: z.array(BackfillStreamProgressSchema),
+  /** Where every stream of the job stands (absent from bridges before it was answered). */
+  streamCounts: BackfillStreamCountsSchema.optional(),
+  /** Streams of the job not in `streams` (absent from bridges before it was answered: none). */
+  streamsLeftOut: z.number().int().nonnegative().optional(),
   /** Sums over the streams. */
   ...BackfillCountsSchema.shape,
   /** Seconds from the start to when the last stream's part ended, or to now while one runs. */
