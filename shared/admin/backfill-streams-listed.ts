@@ -38,7 +38,8 @@ export function countBackfillStreams(
  * The job's view with `limit` of its streams at most (absent: every one) and, with `maxBytes`,
  * as many as keep the answer's JSON within it (at least one, as escapedJsonBytes counts it).
  * Those kept are chosen still reading first, then parked, ended, caught up (each group in the
- * job's order) and listed in the job's order; `streamsLeftOut` counts the others. Pure.
+ * job's order) and listed in the job's order; `streamsLeftOut` counts the others (those the
+ * view had left out already too). Pure.
  * @example listedBackfillStreams(view, { limit: 0 }).streams // []
  */
 export function listedBackfillStreams(
@@ -60,5 +61,6 @@ export function listedBackfillStreams(
     }),
   });
   const streams = page.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-  return { ...view, streams, streamsLeftOut: view.streams.length - streams.length };
+  const leftOut = (view.streamsLeftOut ?? 0) + view.streams.length - streams.length;
+  return { ...view, streams, streamsLeftOut: leftOut };
 }

@@ -116,5 +116,8 @@ describe('listedBackfillStreams', () => {
     expect(ids(3)).toEqual(['b', 'c', 'd']);
     expect(ids(4)).toEqual(['a', 'b', 'c', 'd']);
     expect(listedBackfillStreams(view(streams), { limit: 2 }).streamsLeftOut).toBe(2);
+    // A view that had left streams out already counts them too.
+    const listed = listedBackfillStreams(view(streams), { limit: 2 });
+    expect(listedBackfillStreams(listed, { limit: 0 }).streamsLeftOut).toBe(4);
   });
 });

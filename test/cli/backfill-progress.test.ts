@@ -84,6 +84,22 @@ describe('the TTY drawing', () => {
     ]);
   });
 
+  it('says how many streams stand where, instead of their bars, for an answer that left them out', () => {
+    const totals = job({
+      streams: [],
+      streamCounts: { total: 6_500, reading: 5_190, parked: 10, ended: 0, caughtUp: 1_300 },
+      streamsLeftOut: 6_500,
+      fraction: 0.41,
+      done: false,
+      deliveryDone: false,
+    });
+    expect(progressLines(totals, PLAIN_PALETTE)).toEqual([
+      '6,500 streams: 5,190 reading, 10 parked, 1,300 caught up',
+      '[████████████░░░░░░░░░░░░░░░░░░]  41%  total',
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left',
+    ]);
+  });
+
   it('marks a parked stream in red and a finished one in green', () => {
     const lines = progressLines(
       job({

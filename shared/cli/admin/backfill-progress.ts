@@ -1,4 +1,8 @@
 import type { z } from 'zod';
+import {
+  type BackfillStreamCounts,
+  countBackfillStreams,
+} from '../../admin/backfill-streams-listed.ts';
 import type { BackfillJobViewSchema } from '../../admin/schemas.ts';
 import { formatCount, formatDuration, type Palette, progressBar } from '../../local/terminal.ts';
 import { deliveryPace } from './delivery-wait.ts';
@@ -8,6 +12,12 @@ export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
 
 /** How progress is shown: bars redrawn in place, plain lines at steps, or NDJSON. */
 export type ProgressMode = 'tty' | 'plain' | 'json';
+
+/**
+ * The most streams `backfill` shows a line each for: a job of more is followed by its totals
+ * alone (`GET /backfill/{id}?streams=0`), its figures and how many streams stand where.
+ */
+export const STREAM_LINES_MAX = 40;
 
 const BAR_WIDTH = 30;
 /** Plain output prints a stream again when it moved by this much. */
@@ -44,6 +54,30 @@ export function progressSummary(
     `read done, ${pendingText(job)} left to deliver`,
     timeLeft(deliveryEtaSeconds),
   ].join(' · ');
+}
+
+/** Where the job's streams stand: from the bridge, or counted from its streams (a bridge before it). Pure. */
+export function streamCountsOf(job: BackfillJobView): BackfillStreamCounts {
+  return job.streamCounts ?? countBackfillStreams(job.streams);
+}
+
+/**
+ * How many streams stand where, for a job whose answer left streams out. Pure.
+ * @example streamCountsText(job) // '6,500 streams: 5,190 reading, 10 parked, 1,300 caught up'
+ */
+export function streamCountsText(job: BackfillJobView): string {
+  const counts = streamCountsOf(job);
+  const parts = [
+    [counts.reading, 'reading'],
+    [counts.parked, 'parked'],
+    [counts.ended, 'ended without completing'],
+    [counts.caughtUp, 'caught up'],
+  ] as const;
+  const told = parts
+    .filter(([count]) => count > 0)
+    .map(([count, what]) => `${formatCount(count)} ${what}`);
+  const streams = `${formatCount(counts.total)} stream${counts.total === 1 ? '' : 's'}`;
+  return told.length > 0 ? `${streams}: ${told.join(', ')}` : streams;
 }
 
 /**
@@ -95,9 +129,9 @@ function movingTracker(): (job: BackfillJobView) => ReadonlySet<string> {
 }
 
 /**
- * The TTY drawing: a bar per stream (green when done, red when parked or ended without
- * completing: superseded, removed; yellow with its error while it stands still with its polls
- * failing and retried),
+ * The TTY drawing: how many streams stand where when the answer left streams out, a bar per
+ * stream listed (green when done, red when parked or ended without completing: superseded,
+ * removed; yellow with its error while it stands still with its polls failing and retried),
  * the total, the figures.
  */
 export function progressLines(
@@ -109,7 +143,10 @@ export function progressLines(
   deliveryEtaSeconds: number | null = null,
 ): string[] {
   const width = Math.max(5, ...job.streams.map((s) => s.streamId.length));
+  // Streams the answer left out (a job of many, read by its totals): how many stand where.
+  const counts = job.streamsLeftOut ? [streamCountsText(job)] : [];
   return [
+    ...counts,
     ...job.streams.map((s) => {
       const line = progressBar(s.fraction, BAR_WIDTH, s.streamId.padEnd(width));
       if (s.parked) return palette.red(`${line}  parked`);
@@ -150,7 +187,8 @@ export function screenRows(line: string, columns: number | undefined): number {
  *   took, lines wrapped at the terminal's `columns()` included; clear to the end of the screen);
  * - `plain`: a bar line for a stream when it appears, moves by 10%, parks (marked `parked`),
  *   starts failing its polls (marked `failing, retrying:` and the error), reads again or
- *   finishes, and a `total` line with the figures along with those, every 10 s of the job, when
+ *   finishes, and a `total` line with the figures (led by the stream counts when the answer
+ *   left streams out) along with those, every 10 s of the job, when
  *   the read is done, every 10 s while its webhooks are delivered, and when they all are;
  * - `json`: every sample as one JSON line (NDJSON), so the last line is the final state.
  * Writes through `out`, which ends each call with a newline.
@@ -217,7 +255,8 @@ export function progressRenderer(
       : summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
     if (lines.length > 0 || due) {
       const percent = `${Math.round((job.done ? 1 : job.fraction) * 100)}%`;
-      lines.push(`total ${percent}: ${progressSummary(job, eta)}`);
+      const counts = job.streamsLeftOut ? `${streamCountsText(job)} · ` : '';
+      lines.push(`total ${percent}: ${counts}${progressSummary(job, eta)}`);
       summaryAt = job.elapsedSeconds;
       if (job.done) deliveringAt = { at, state };
     }

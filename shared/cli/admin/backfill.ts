@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { BackfillBodySchema, BackfillJobViewSchema } from '../../admin/schemas.ts';
+import { listedBackfillStreams } from '../../admin/backfill-streams-listed.ts';
+import {
+  BackfillBodySchema,
+  BackfillJobViewSchema,
+  BackfillProgressQuerySchema,
+} from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
 import { DurationSchema } from '../../duration.ts';
 import { formatCount, paletteFor } from '../../local/terminal.ts';
@@ -11,6 +16,8 @@ import {
   type ProgressMode,
   pendingText,
   progressRenderer,
+  STREAM_LINES_MAX,
+  streamCountsOf,
 } from './backfill-progress.ts';
 import { type DeliveryVerdict, deliveryWaiter } from './delivery-wait.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
@@ -65,6 +72,9 @@ async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<
     }
   }
 }
+
+/** The most streams the exit message names; it counts the others. */
+const UNFINISHED_NAMED_MAX = 20;
 
 /** Why a stream's part ended (or waits) without completing, for the exit message. */
 function describeEnd(stream: BackfillJobView['streams'][number]): string {
@@ -139,36 +149,55 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       paletteFor(tty, process.env),
       () => process.stdout.columns,
     );
+    const total = streamCountsOf(job).total;
+    // A job of many streams is followed by its totals (`--json` prints every stream, as
+    // documented); a bridge that answers no streamCounts takes no `streams` parameter either.
+    const totalsOnly = !options.json && job.streamCounts !== undefined && total > STREAM_LINES_MAX;
+    const read = (streams?: number) =>
+      readAcrossRestart(
+        () =>
+          client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema, {
+            query: { streams: streams === undefined ? undefined : String(streams) },
+            check: { query: BackfillProgressQuerySchema },
+          }),
+        io,
+      );
     if (!options.json) {
       io.out(
-        `Backfill ${job.id}: ${job.streams.length} stream${job.streams.length === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
+        `Backfill ${job.id}: ${formatCount(total)} stream${total === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
       );
     }
     const delivery = deliveryWaiter(DELIVERY_STALL_LIMIT_MS);
     let verdict: DeliveryVerdict = 'wait';
     for (;;) {
-      render(job);
+      // The start's answer lists every stream: shown as the totals the next reads answer.
+      render(totalsOnly ? listedBackfillStreams(job, { limit: 0 }) : job);
+      const counts = streamCountsOf(job);
       if (job.done) {
         // A part that ended without completing is told at once; otherwise the job is followed
         // until its webhooks are delivered or dead-lettered, or stop moving.
-        if (job.streams.some((s) => s.endedBy !== null)) break;
+        if (counts.ended > 0) break;
         verdict = delivery(job, systemClock.now());
         if (verdict !== 'wait') break;
       }
       // Parked streams wait for an operator; the others are watched to their end first.
-      else if (job.streams.every((s) => s.done || s.parked)) break;
+      else if (counts.reading === 0) break;
       await systemClock.sleep(interval.data);
-      job = await readAcrossRestart(
-        () => client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema),
-        io,
-      );
+      job = await read(totalsOnly ? 0 : undefined);
     }
-    const unfinished = job.streams.filter((s) => !s.done || s.endedBy !== null);
-    if (unfinished.length > 0) {
-      const caughtUp = job.streams.length - unfinished.length;
+    const counts = streamCountsOf(job);
+    const unfinishedCount = counts.total - counts.caughtUp;
+    if (unfinishedCount > 0) {
+      // The unfinished streams come first in an answer that leaves streams out.
+      const named = job.streamsLeftOut ? await read(UNFINISHED_NAMED_MAX) : job;
+      const unfinished = named.streams.filter((s) => !s.done || s.endedBy !== null);
+      const more =
+        unfinishedCount > unfinished.length
+          ? ` and ${formatCount(unfinishedCount - unfinished.length)} more`
+          : '';
       throw new CliExit(
         EXIT_FAILURE,
-        `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')} (${caughtUp} of ${job.streams.length} streams caught up)`,
+        `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')}${more} (${counts.caughtUp} of ${counts.total} streams caught up)`,
       );
     }
     if (verdict === 'stalled') {
