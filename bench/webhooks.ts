@@ -1,6 +1,6 @@
 import { loadavg } from 'node:os';
 import { Agent, request } from 'undici';
-import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-scheduler.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../shared/webhooks/endpoint-settings.ts';
 import { groupCpuSeconds, sampleGroupPeakRss } from './bridge-process.ts';
 import { startCustomerBurstBench } from './customer-burst.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';

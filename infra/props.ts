@@ -45,7 +45,7 @@ const WindowMarginTextSchema = DurationTextSchema.refine(
 
 /**
  * Messages per dispatcher invocation (SQS event source batch size): the default endpoint
- * concurrency (16, shared/webhooks/endpoint-scheduler.ts), so one invocation can keep one
+ * concurrency (16, shared/webhooks/endpoint-settings.ts), so one invocation can keep one
  * endpoint's window full. Above 10, Lambda requires a batching window.
  */
 export const DISPATCH_BATCH_SIZE = 16;

@@ -1,9 +1,6 @@
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import {
-  type EndpointSettings,
-  endpointOfUrl,
-  sharedEndpointSettings,
-} from './endpoint-scheduler.ts';
+import { endpointOfUrl } from './endpoint-of-url.ts';
+import { type EndpointSettings, sharedEndpointSettings } from './endpoint-settings.ts';
 import type { Subscription } from './subscription.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { applyOutcome, type HealthNotice } from './endpoint-health.ts';
-import { endpointOfUrl } from './endpoint-scheduler.ts';
+import { endpointOfUrl } from './endpoint-of-url.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';

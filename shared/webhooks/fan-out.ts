@@ -4,7 +4,7 @@ import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { type DeliveryOrigin, deliveryOrigin } from './delivery-counter.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
-import { endpointOfUrl } from './endpoint-scheduler.ts';
+import { endpointOfUrl } from './endpoint-of-url.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';

@@ -4,7 +4,7 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
 import { FIFO_DISPATCH_BATCH_SIZE } from '../../infra/props.ts';
-import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-settings.ts';
 import { createFunctionsFixture } from './synth-fixture.ts';
 
 const fixture = createFunctionsFixture();

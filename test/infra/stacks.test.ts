@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
-import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { ENDPOINT_CONCURRENCY_DEFAULT } from '../../shared/webhooks/endpoint-settings.ts';
 import {
   actionsOf,
   createFunctionsFixture,

@@ -6,7 +6,7 @@ import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
-import { endpointOfUrl } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
 import {
   buildOperationalEvent,
   EventBridgeOperationalEventSink,

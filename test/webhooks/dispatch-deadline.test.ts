@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import {
-  EndpointScheduler,
-  endpointOfUrl,
-  SLOT_WAIT_LIMIT_MS,
-} from '../../shared/webhooks/endpoint-scheduler.ts';
+import { SLOT_WAIT_LIMIT_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryEndpointSlots } from '../../shared/webhooks/endpoint-slots.ts';
 import { startDispatchFixture, startRealTimeFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { EndpointScheduler, endpointOfUrl } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import {
   afterPredecessors,

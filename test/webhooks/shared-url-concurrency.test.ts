@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
-import {
-  EndpointScheduler,
-  endpointOfUrl,
-  sharedEndpointSettings,
-} from '../../shared/webhooks/endpoint-scheduler.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { sharedEndpointSettings } from '../../shared/webhooks/endpoint-settings.ts';
 import { MemoryEndpointSlots } from '../../shared/webhooks/endpoint-slots.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { startRealTimeFixture } from './support/fixture.ts';

@@ -3,12 +3,9 @@ import { ManualClock, seededRandom, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbEndpointSlots } from '../../shared/webhooks/dynamodb-endpoint-slots.ts';
 import { bulkShare } from '../../shared/webhooks/endpoint-lane.ts';
-import {
-  EndpointScheduler,
-  endpointOfUrl,
-  SLOT_DEFER_MS,
-  SLOT_WAIT_LIMIT_MS,
-} from '../../shared/webhooks/endpoint-scheduler.ts';
+import { SLOT_DEFER_MS, SLOT_WAIT_LIMIT_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
+import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryEndpointSlots, SLOT_HOLD_MS } from '../../shared/webhooks/endpoint-slots.ts';
 import { SLOT_IDLE_RELEASE_MS, SLOT_RETRY_MS } from '../../shared/webhooks/held-slots.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';

@@ -2,7 +2,8 @@ import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
-import { EndpointScheduler, LINE_CHECK_MS } from '../../shared/webhooks/endpoint-scheduler.ts';
+import { LINE_CHECK_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
+import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import {
   LINE_WAIT_LIMIT_MS,
   SLOW_FOR_MS,
