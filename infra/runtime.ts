@@ -13,7 +13,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Construct } from 'constructs';
-import { SUBSCRIPTIONS_PARTITION } from '../shared/webhooks/dynamodb-store.ts';
+import { SUBSCRIPTIONS_PARTITION } from '../shared/webhooks/dynamodb-webhook-keys.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
 import { createBridgeFunction } from './bridge-function.ts';
 import { ResolvedLengths } from './environment-limit.ts';

@@ -14,8 +14,8 @@ import {
   inCountRange,
   NO_DELIVERY_COUNTS,
 } from './delivery-counter.ts';
-import { WEBHOOK_RETENTION_MS } from './dynamodb-store.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
+import { WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 
 /** Partition key prefix of counter items: `DELIVERED#<streamId>` (beside the store's `DELIVERY#`…). */
 export const DELIVERED_PK_PREFIX = 'DELIVERED#';

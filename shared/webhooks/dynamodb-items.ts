@@ -14,7 +14,7 @@ import {
 } from './store.ts';
 
 /*
- * How the webhook store's records become table items and back (keys: dynamodb-store.ts).
+ * How the webhook store's records become table items and back (keys: dynamodb-webhook-keys.ts).
  * Sizes matter: a write unit is 1 KB, so an event item keeps its body compressed and its id
  * only in the key.
  */

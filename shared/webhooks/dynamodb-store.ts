@@ -3,6 +3,14 @@ import type { Clock } from '../clock.ts';
 import { parseOrThrow } from '../errors.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
+  deleteDeadLetter,
+  keepEventUntil,
+  putDeadLetter,
+  readDeadLetters,
+} from './dynamodb-dead-letters.ts';
+import { readEndpointState, writeEndpointState } from './dynamodb-endpoint-states.ts';
+import { readEventPage } from './dynamodb-event-page.ts';
+import {
   attemptLogOf,
   attemptsOfDeliveryItems,
   bySubscription,
@@ -10,14 +18,9 @@ import {
   toStoredEvent,
   toStoredEventRecord,
 } from './dynamodb-items.ts';
-import {
-  chunk,
-  collectListed,
-  findDeliveries,
-  listSortKey,
-  newestFirst,
-} from './dynamodb-lists.ts';
-import { isConditionFailure, iso, WebhookTable } from './dynamodb-table-access.ts';
+import { chunk, findDeliveries, listSortKey, newestFirst } from './dynamodb-lists.ts';
+import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
+import { SUBSCRIPTIONS_PARTITION, WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 import {
   type Attempt,
   type CreateDeliveryOptions,
@@ -26,8 +29,6 @@ import {
   type DeliveryRecord,
   DeliverySchema,
   type EndpointState,
-  EndpointStateSchema,
-  type EventListPosition,
   type EventListQuery,
   type EventPage,
   type FanOutWrite,
@@ -37,47 +38,6 @@ import {
   type WebhookStore,
 } from './store.ts';
 import { type Subscription, SubscriptionSchema } from './subscription.ts';
-
-/** How long events, deliveries, attempts and dead letters are kept: 30 days. */
-export const WEBHOOK_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
-/** The partition key of every subscription item (their signing secrets included): infra denies it to the planner and poller. */
-export const SUBSCRIPTIONS_PARTITION = 'SUBS';
-
-/*
- * Key design in the shared single table (pk/sk strings, TTL attribute `ttl` in epoch
- * seconds; the state store owns `STREAM#…` and `STREAMS`). Records sit in a `doc` map,
- * parsed with the record's schema on the way out. Sizes matter: a write unit is 1 KB, so an
- * event delivered at its first attempt costs one event item (its deliveries folded in) and a
- * share of two list items: about 1.1 WRU.
- *   SUBS              SUB#<subId>                  subscription (secrets included), no TTL
- *   EVENT#<eventId>   EVENT                        stored event, written once after its fan-out's
- *                                                  first attempts: summary in `doc`, the exact
- *                                                  body compressed in `body`, its fan-out
- *                                                  deliveries that succeeded at once in `ok`
- *                                                  (`[id, subId, at, latencyMs, status]`, no item
- *                                                  of their own), ids of the others in `dlv`;
- *                                                  its `ttl` moved on to that of a later
- *                                                  delivery or dead letter of it
- *   EVENT#<eventId>   DLV#<deliveryId>             index: other deliveries of the event (replays)
- *   EVENTS            <ISO time>#<eventId>         list: events newest first, `entries` of many
- *                                                  events per item (one write per batch; one
- *                                                  partition: ~1,000 writes/s is ample)
- *   DELIVERY#<id>     DELIVERY                     delivery not delivered at once (a retry,
- *                                                  a deferral, a dead letter, a replay),
- *                                                  conditional on `version`, with its recent
- *                                                  attempts folded into `log`
- *   DELIVERY#<id>     ATTEMPT#<nnnn>               attempt log lines written on their own
- *   SUB#<subId>       DLV#<ISO time>#<id>          list: deliveries of a subscription, `ids` of
- *                                                  many per item with their `events` (or the one
- *                                                  id in the key)
- *   DLQ#<subId>       <deadAt ISO>#<deliveryId>    dead letters by time, for redelivery
- *   ENDPOINT#<subId>  STATE                        pause and failure run of the endpoint
- *   DELIVERED#<streamId> AT#<epoch ms>             the stream's events detected at that instant:
- *                                                  fanned out, deliveries made, delivered, dead-
- *                                                  lettered; grown with ADD once per batch
- *                                                  (DynamoDbDeliveryCounter)
- */
 
 /** Options of {@link DynamoDbWebhookStore}. */
 export interface DynamoDbWebhookStoreOptions {
@@ -89,12 +49,9 @@ export interface DynamoDbWebhookStoreOptions {
 }
 
 /**
- * The most event list entries one round of {@link DynamoDbWebhookStore.listEvents} reads: a
- * round after events passed over (listed, not stored yet) reads as many more as were passed.
+ * The DynamoDB {@link WebhookStore} (AWS and dynalite alike), on the key design of
+ * dynamodb-webhook-keys.ts.
  */
-const LIST_ROUND_MAX_ENTRIES = 1000;
-
-/** The DynamoDB {@link WebhookStore} (AWS and dynalite alike), on the key design above. */
 export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
 
@@ -187,59 +144,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return item ? toStoredEvent(item) : undefined;
   }
 
-  async listEvents(query: EventListQuery): Promise<EventPage> {
-    const events: StoredEvent[] = [];
-    const listedUnstored: number[] = [];
-    /** Ids the page took or passed over: an id listed twice counts once (collectListed's rule). */
-    const seen = new Set<string>();
-    const page = (next?: EventListPosition): EventPage => ({
-      events,
-      ...(next ? { next } : {}),
-      ...(listedUnstored.length > 0 ? { listedUnstored } : {}),
-    });
-    let after = query.after;
-    // A fan-out lists its new events before it stores them (after its sends), so a listed event
-    // may not be readable yet: it is passed over and the page filled from older entries, as the
-    // memory store's list of stored events does (before, such a page came back short, even
-    // empty with a cursor). A round reads the entries the page still lacks plus as many as were
-    // passed over so far, so a run of such events (a fan-out lists hundreds) costs a few rounds,
-    // not a Query and a BatchGetItem each; entries read past the page's last event are left to
-    // the next page, whose cursor is that event.
-    for (;;) {
-      const wanted = query.limit - events.length;
-      const asked = Math.max(
-        wanted,
-        Math.min(wanted + listedUnstored.length, LIST_ROUND_MAX_ENTRIES),
-      );
-      const listed = await collectListed(
-        this.table,
-        { pk: 'EVENTS', kind: 'events' },
-        { limit: asked, type: query.type, ...(after ? { after } : {}) },
-      );
-      const items = await this.table.batchGetItems(
-        listed.map(({ id }) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
-      );
-      const read = new Map(items.map(toStoredEvent).map((event) => [event.id, event]));
-      for (const entry of listed) {
-        // Listed again further down (two batches fanned it out at once): read in an earlier round.
-        if (seen.has(entry.id)) continue;
-        seen.add(entry.id);
-        const event = read.get(entry.id);
-        if (!event) {
-          if (entry.at !== undefined) listedUnstored.push(entry.at);
-          continue;
-        }
-        events.push(event);
-        if (events.length === query.limit) {
-          // Items written before entries carried their time predate positions: no page follows.
-          return page(entry.at === undefined ? undefined : { at: entry.at, id: entry.id });
-        }
-      }
-      const last = listed.at(-1);
-      // The list ends here (or its items predate positions): no page follows.
-      if (last?.at === undefined || listed.length < asked) return page();
-      after = { at: last.at, id: last.id };
-    }
+  listEvents(query: EventListQuery): Promise<EventPage> {
+    return readEventPage(this.table, query);
   }
 
   async createDelivery(delivery: Delivery, options: CreateDeliveryOptions = {}): Promise<boolean> {
@@ -253,7 +159,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
       this.table.put({ pk: `EVENT#${delivery.eventId}`, sk: `DLV#${delivery.id}`, ttl }),
       this.indexDeliveries([delivery]),
       // A replay or a redelivery of an old event: its attempts need the body as long as it lives.
-      this.keepEventUntil(delivery.eventId, ttl),
+      keepEventUntil(this.table, delivery.eventId, ttl),
     ]);
     return true;
   }
@@ -353,63 +259,26 @@ export class DynamoDbWebhookStore implements WebhookStore {
    * stored, a day or more before the last attempt (longer for a replayed event), so a dead letter
    * could outlive its body and a redelivery find no event.
    */
-  async addDeadLetter(delivery: Delivery): Promise<void> {
-    const ttl = this.ttl();
-    await Promise.all([
-      this.table.put({ pk: `DLQ#${delivery.subscriptionId}`, sk: deadLetterSk(delivery), ttl }),
-      this.keepEventUntil(delivery.eventId, ttl),
-    ]);
+  addDeadLetter(delivery: Delivery): Promise<void> {
+    return putDeadLetter(this.table, delivery, this.ttl());
   }
 
-  /** Moves the event's expiry to `ttl` (epoch s) if it is sooner; nothing for an event gone. */
-  private async keepEventUntil(eventId: string, ttl: number): Promise<void> {
-    try {
-      await this.table.set(
-        { pk: `EVENT#${eventId}`, sk: 'EVENT' },
-        { ttl },
-        // `#a0`, `:a0`: the attribute `ttl` (a reserved word) and its new value.
-        'attribute_exists(pk) AND (attribute_not_exists(#a0) OR #a0 < :a0)',
-        {},
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+  listDeadLetters(subscriptionId: string, sinceMs: number): Promise<string[]> {
+    return readDeadLetters(this.table, subscriptionId, sinceMs);
   }
 
-  async listDeadLetters(subscriptionId: string, sinceMs: number): Promise<string[]> {
-    const items = await this.table.query(`DLQ#${subscriptionId}`, { from: iso(sinceMs) });
-    return items.map((item) => String(item.sk).split('#').at(-1) ?? '');
-  }
-
-  async removeDeadLetter(delivery: Delivery): Promise<void> {
-    await this.table.delete(`DLQ#${delivery.subscriptionId}`, deadLetterSk(delivery));
+  removeDeadLetter(delivery: Delivery): Promise<void> {
+    return deleteDeadLetter(this.table, delivery);
   }
 
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined> {
-    return this.table.getDoc(
-      `ENDPOINT#${subscriptionId}`,
-      'STATE',
-      EndpointStateSchema,
-      'endpoint state',
-    );
+    return readEndpointState(this.table, subscriptionId);
   }
 
-  async putEndpointState(
+  putEndpointState(
     state: EndpointState,
     options: { ifVersion: number | undefined },
   ): Promise<EndpointState | undefined> {
-    const { ifVersion } = options;
-    const stored = { ...state, version: (ifVersion ?? 0) + 1 };
-    // A state never written, or written before versions, has no `doc.version`.
-    const written = await this.table.tryPut(
-      { pk: `ENDPOINT#${state.subscriptionId}`, sk: 'STATE', doc: stored },
-      ifVersion === undefined ? 'attribute_not_exists(doc.version)' : 'doc.version = :version',
-      ifVersion === undefined ? undefined : { ':version': ifVersion },
-    );
-    return written ? stored : undefined;
+    return writeEndpointState(this.table, state, options);
   }
-}
-
-function deadLetterSk(delivery: Delivery): string {
-  return `${iso(delivery.deadAt ?? delivery.updatedAt)}#${delivery.id}`;
 }

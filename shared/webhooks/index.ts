@@ -19,7 +19,8 @@ export {
   type DispatcherDeps,
   type DispatchLogger,
 } from './dispatcher-deps.ts';
-export { DynamoDbWebhookStore, WEBHOOK_RETENTION_MS } from './dynamodb-store.ts';
+export { DynamoDbWebhookStore } from './dynamodb-store.ts';
+export { WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 export {
   DELIVERY_TIMEOUT_MS,
   type HttpAttemptResult,

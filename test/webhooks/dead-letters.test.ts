@@ -1,10 +1,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import {
-  DynamoDbWebhookStore,
-  WEBHOOK_RETENTION_MS,
-} from '../../shared/webhooks/dynamodb-store.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import { WEBHOOK_RETENTION_MS } from '../../shared/webhooks/dynamodb-webhook-keys.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../shared/webhooks/retry-policy.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
