@@ -125,9 +125,13 @@ async function placeKeyFile(path: string, key: Buffer, replacing: boolean): Prom
  * only `start` creates the key, under its data dir's lock, so no reader can see it half written;
  * a crash in the middle leaves an empty or short file, which the next start replaces or names.
  */
-async function linkOrCopy(temp: string, path: string): Promise<void> {
+export async function linkOrCopy(
+  temp: string,
+  path: string,
+  linkFile: (existing: string, name: string) => Promise<void> = link,
+): Promise<void> {
   try {
-    await link(temp, path);
+    await linkFile(temp, path);
     return;
   } catch (error) {
     if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? '')) throw error;

@@ -12,7 +12,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 /** A poll job message as the planner writes it. */
 interface SentJob {
@@ -104,8 +104,13 @@ function answerSend(
   });
 }
 
-async function plan(): Promise<unknown> {
-  const { handler } = await import('../../functions/planner.ts');
+async function plan(container?: string): Promise<unknown> {
+  // A query names a fresh container: a module of its own, which reads its environment anew.
+  // (vi.resetModules would reload every module of the worker, which other files share.)
+  const path = '../../functions/planner.ts';
+  const { handler } = (await import(
+    /* @vite-ignore */ container === undefined ? path : `${path}?${container}`
+  )) as typeof import('../../functions/planner.ts');
   return handler();
 }
 
@@ -370,7 +375,6 @@ describe('functions/planner handler when an AWS SDK error escapes it', () => {
 describe('functions/planner handler lookahead', () => {
   it('plans one schedule rate ahead (PLANNER_RATE), not one POLL_INTERVAL, when the two differ', async () => {
     // A fresh container: the planner reads its environment once, on its first invocation.
-    vi.resetModules();
     Object.assign(process.env, { POLL_INTERVAL: '10m', PLANNER_RATE: '60s' });
     try {
       const now = Date.now();
@@ -380,14 +384,13 @@ describe('functions/planner handler lookahead', () => {
       ]);
       answerSend();
 
-      await plan();
+      await plan('lookahead-container');
 
       // hotel-later is due after the next run (a minute on), which plans it then.
       expect(enqueued).toEqual(['hotel-next-run']);
     } finally {
       delete process.env.POLL_INTERVAL;
       delete process.env.PLANNER_RATE;
-      vi.resetModules();
     }
   });
 });
