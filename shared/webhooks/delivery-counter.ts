@@ -8,7 +8,10 @@ import { eventStreamId } from '../changes/envelope.ts';
  * dead-lettered is still to be delivered.
  */
 export const DeliveryCountsSchema = z.object({
-  /** Events fanned out to the subscriptions (each once, however often it was published). */
+  /**
+   * Events fanned out to the subscriptions: once when new, and again at its new detection instant
+   * when a poll publishes it again (as the poller counts it published), see fan-out.ts.
+   */
   events: z.number().int().nonnegative(),
   /** Deliveries made of those events, one per event and matching subscription. */
   created: z.number().int().nonnegative(),
