@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
-import { noteNextAttempt } from '../webhooks/attempt.ts';
+import { noteNextAttempt } from '../webhooks/delivery-follow-up.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { subjectOfBody } from '../webhooks/event-subject.ts';
 import { DeliveryMessageSchema, deliveryMessage } from '../webhooks/messages.ts';

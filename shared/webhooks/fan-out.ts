@@ -1,13 +1,14 @@
 import type { DispatchLane } from '../publish/publisher.ts';
-import { afterDeliveryWrite, dead, noteNextAttemptInBatch, sendAttempt } from './attempt.ts';
 import { compactDelivery, fanOutDeliveryId } from './delivered-at-once.ts';
 import { newDelivery } from './deliveries.ts';
 import { type DeliveryOrigin, deliveryOrigin } from './delivery-counter.ts';
+import { afterDeliveryWrite, dead, noteNextAttemptInBatch } from './delivery-follow-up.ts';
 import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
 import { endpointOfUrl } from './endpoint-of-url.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, deliveryMessage, eventOfBody } from './messages.ts';
+import { sendAttempt } from './send-attempt.ts';
 import type {
   Attempt,
   DeliveredAtOnce,

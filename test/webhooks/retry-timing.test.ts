@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { afterDeliveryWrite } from '../../shared/webhooks/attempt.ts';
+import { afterDeliveryWrite } from '../../shared/webhooks/delivery-follow-up.ts';
 import { DispatchBatch } from '../../shared/webhooks/dispatch-batch.ts';
 import { createDispatcherDeps } from '../../shared/webhooks/dispatcher-deps.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
