@@ -5,7 +5,7 @@ import { systemClock } from '../shared/clock.ts';
 import { parseEnvironment } from '../shared/env-issues.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { processLaneBatch } from '../shared/webhooks/bulk-lane-batch.ts';
-import { dispatchDeadline } from '../shared/webhooks/dispatcher.ts';
+import { dispatchDeadline } from '../shared/webhooks/dispatch-deadline.ts';
 import type { DispatcherDeps } from '../shared/webhooks/dispatcher-deps.ts';
 import { EmfDispatchMetrics } from '../shared/webhooks/emf-dispatch-metrics.ts';
 import { keepGroupOrder } from '../shared/webhooks/fifo-group-order.ts';

@@ -2,7 +2,8 @@ import type { SQSBatchResponse } from 'aws-lambda';
 import { eventStreamId } from '../changes/envelope.ts';
 import { type BulkLaneLedger, countByStream } from '../publish/bulk-lane.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
-import { type DispatchRecord, processDispatchBatch } from './dispatcher.ts';
+import type { DispatchRecord } from './dispatch-record.ts';
+import { processDispatchBatch } from './dispatcher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import type { DispatchEvent } from './messages.ts';
 

@@ -1,42 +1,20 @@
 import type { SQSBatchResponse } from 'aws-lambda';
-import { BridgeError, fieldIssues } from '../errors.ts';
+import { BridgeError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
-import { attemptDelivery } from './attempt.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
+import { type DispatchRecord, parseBody } from './dispatch-record.ts';
+import {
+  eventTurn,
+  type QueuedAttempt,
+  recordTurn,
+  runByEndpoint,
+  type Task,
+} from './dispatch-tasks.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { subjectKey } from './event-subject.ts';
-import {
-  deliverInline,
-  type IncomingEvent,
-  type InlineDelivery,
-  planFanOut,
-  writeInlineDeliveries,
-} from './fan-out.ts';
-import type { TurnDeferral } from './line-wait.ts';
-import {
-  type DispatchEvent,
-  DispatchEventSchema,
-  DispatchMessageSchema,
-  isDeliveryMessage,
-} from './messages.ts';
+import { type IncomingEvent, planFanOut, writeInlineDeliveries } from './fan-out.ts';
+import { type DispatchEvent, DispatchEventSchema } from './messages.ts';
 import type { SubjectTurn } from './subject-turns.ts';
-
-/** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
-export interface DispatchRecord {
-  messageId: string;
-  body: string;
-}
-
-/** A delivery message: one attempt of a stored delivery (a retry, a deferral, a replay). */
-interface QueuedAttempt {
-  deliveryId: string;
-  subscriptionId?: string;
-  /** The subject of the delivery's event, when the message names it (see DeliveryMessage). */
-  subject?: string;
-  /** The lane of work deferred for its turn at a slow endpoint (see DeliveryMessage). */
-  lane?: DispatchLane;
-  recordIds: readonly string[];
-}
 
 /** How a consumer of one dispatch lane runs its batches (the local run has two lanes). */
 export interface DispatchBatchOptions {
@@ -57,30 +35,6 @@ export interface DispatchBatchOptions {
    */
   deadline?: number;
 }
-
-/**
- * How long a dispatcher invocation keeps, at the end, for the requests it started before its
- * deadline and for its writes (events, deliveries, deferrals, queue messages): the time
- * besides its requests that infra/props.ts allows a batch.
- */
-export const DISPATCH_WRITES_MARGIN_MS = 10_000;
-
-/**
- * The deadline of a batch given `remainingMs` of its Lambda invocation (the context's
- * getRemainingTimeInMillis()): one request's timeout and {@link DISPATCH_WRITES_MARGIN_MS}
- * before the invocation ends. Pure.
- * @example dispatchDeadline(0, 180_000, 10_000) === 160_000
- */
-export function dispatchDeadline(
-  nowMs: number,
-  remainingMs: number,
-  deliveryTimeoutMs: number,
-): number {
-  return nowMs + remainingMs - deliveryTimeoutMs - DISPATCH_WRITES_MARGIN_MS;
-}
-
-/** One unit of work, run in its endpoint's queue. */
-type Task = { kind: 'inline'; inline: InlineDelivery } | { kind: 'queued'; queued: QueuedAttempt };
 
 /**
  * Handles one batch from the dispatch queue, the core of the Lambda handler and of the
@@ -197,185 +151,4 @@ export async function fanOutEvent(
  */
 export async function checkLongOverdueWaiting(deps: DispatcherDeps): Promise<void> {
   await new DispatchBatch(deps).flush();
-}
-
-type ParsedBody =
-  | {
-      kind: 'delivery';
-      deliveryId: string;
-      subscriptionId?: string;
-      subject?: string;
-      lane?: DispatchLane;
-    }
-  | { kind: 'event'; event: DispatchEvent; body: string };
-
-function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(record.body);
-  } catch {
-    json = undefined;
-  }
-  const message = DispatchMessageSchema.safeParse(json);
-  if (!message.success) {
-    deps.metrics.count('malformed');
-    deps.logger.warn('dropping malformed dispatch message', {
-      messageId: record.messageId,
-      issues: fieldIssues(message.error)
-        .slice(0, 3)
-        .map((i) => `${i.path || '(root)'}: ${i.message}`),
-    });
-    return undefined;
-  }
-  if (isDeliveryMessage(message.data)) {
-    const { deliveryId, subscriptionId, subject, lane } = message.data;
-    return { kind: 'delivery', deliveryId, subscriptionId, subject, lane };
-  }
-  // Serialise the event as received (the raw `detail`, not the parsed copy, which may reorder
-  // keys): these exact bytes are stored, signed and POSTed.
-  const detail = typeof json === 'object' && json !== null && 'detail' in json ? json.detail : null;
-  return { kind: 'event', event: message.data.detail, body: JSON.stringify(detail) };
-}
-
-/**
- * Runs every task through the process's endpoint scheduler: up to the endpoint's (adaptive)
- * concurrency at once, never two of one subject at once, a subject's tasks in the order the
- * queue handed them over (which is detection order; `turns` keep it across the batches running
- * at once), and different endpoints independently of each other.
- */
-async function runByEndpoint(
-  tasks: readonly Task[],
-  batch: DispatchBatch,
-  lane: DispatchLane = 'live',
-  turns: ReadonlyMap<string, SubjectTurn> = new Map(),
-): Promise<void> {
-  const handOff = new TurnHandOff(turns, tasks.map(turnKey));
-  const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
-  await Promise.all(
-    tasks.map(async (task, index) => {
-      const endpoint = keys[index];
-      if (endpoint === undefined) {
-        handOff.handedOver(task);
-        return;
-      }
-      const subscription = await batch.subscription(endpoint).catch(() => undefined);
-      // The endpoint's state is read before a slot is taken: a slot held while a store read
-      // waits behind other batches' writes is a delivery the endpoint is not getting.
-      // So is what the waiting ledger lists for the task's subject there (read where it has any).
-      if (subscription?.enabled) {
-        const subject = ledgerSubjectOf(task);
-        await Promise.all([
-          batch.endpoint(subscription.id),
-          subject === undefined ? undefined : batch.sharedWaiting(subscription.id, subject),
-        ]).catch(() => undefined);
-      }
-      await handOff.turnOf(task)?.ready;
-      // A bulk delivery deferred for its turn comes back on this queue, still behind live work.
-      const taskLane = task.kind === 'queued' ? (task.queued.lane ?? lane) : lane;
-      // Its URL's slots, shared with the other subscriptions that post there (a removed
-      // subscription's task sends nothing: its own).
-      const shared = subscription === undefined ? undefined : batch.sharedEndpoint(subscription);
-      const running = batch.deps.scheduler.run(
-        shared?.endpoint ?? endpoint,
-        subjectOf(task, endpoint),
-        shared?.settings ?? {},
-        (deferUntil) =>
-          runTask(
-            task,
-            batch,
-            deferUntil === undefined ? undefined : { until: deferUntil, lane: taskLane },
-          ),
-        taskLane,
-        batch.deadline,
-      );
-      // The scheduler queued the task as it was called: the subject's next event may follow.
-      handOff.handedOver(task);
-      await running;
-    }),
-  );
-}
-
-/**
- * Whose turn a task takes part in (see SubjectTurns): its event's (an event's tasks for every
- * subscription share one), or its delivery message's record's.
- */
-function turnKey(task: Task): string {
-  return task.kind === 'inline'
-    ? eventTurn(task.inline.delivery.eventId)
-    : recordTurn(task.queued.recordIds[0]!);
-}
-
-const eventTurn = (eventId: string) => `event:${eventId}`;
-const recordTurn = (messageId: string) => `record:${messageId}`;
-
-/**
- * Passes each turn once every task that takes part in it has been handed to the scheduler (or
- * given up); a turn with no task passes at once.
- */
-class TurnHandOff {
-  private readonly remaining = new Map<string, number>();
-
-  constructor(
-    private readonly turns: ReadonlyMap<string, SubjectTurn>,
-    keys: readonly string[],
-  ) {
-    for (const key of keys) this.remaining.set(key, (this.remaining.get(key) ?? 0) + 1);
-    for (const [key, turn] of turns) if (!this.remaining.has(key)) turn.pass();
-  }
-
-  turnOf(task: Task): SubjectTurn | undefined {
-    return this.turns.get(turnKey(task));
-  }
-
-  handedOver(task: Task): void {
-    const key = turnKey(task);
-    const left = (this.remaining.get(key) ?? 1) - 1;
-    this.remaining.set(key, left);
-    if (left === 0) this.turns.get(key)?.pass();
-  }
-}
-
-/**
- * What orders a task among its endpoint's: its event's subject at its subscription (a retry
- * whose message names it shares it: it keeps its place among the subject's deliveries; another
- * subscription to the same URL keeps its own order); an older retry message is its own.
- */
-function subjectOf(task: Task, subscriptionId: string): string {
-  if (task.kind === 'inline') return `${subscriptionId} subject:${task.inline.subject}`;
-  const { subject, deliveryId } = task.queued;
-  return subject === undefined ? `delivery:${deliveryId}` : `${subscriptionId} subject:${subject}`;
-}
-
-/** The subject a task's delivery is noted under in the waiting ledger, when known. */
-function ledgerSubjectOf(task: Task): string | undefined {
-  return task.kind === 'inline' ? task.inline.subject : task.queued.subject;
-}
-
-/** The subscription a task goes to; a delivery message without one is looked up (older messages). */
-async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | undefined> {
-  if (task.kind === 'inline') return task.inline.delivery.subscriptionId;
-  const { deliveryId, subscriptionId, recordIds } = task.queued;
-  if (subscriptionId !== undefined) return subscriptionId;
-  try {
-    const delivery = await batch.deps.store.getDelivery(deliveryId);
-    return delivery?.subscriptionId ?? `unknown:${deliveryId}`;
-  } catch (error) {
-    batch.fail(recordIds, 'delivery lookup failed', error);
-    return undefined;
-  }
-}
-
-/** Runs a task: its attempt, or with `line` (a slow endpoint's line) its deferral. */
-async function runTask(task: Task, batch: DispatchBatch, line?: TurnDeferral): Promise<void> {
-  const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
-  try {
-    if (task.kind === 'inline') await deliverInline(task.inline, batch, line);
-    else {
-      const { deliveryId, subject } = task.queued;
-      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, line);
-    }
-  } catch (error) {
-    const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;
-    batch.fail(recordIds, `delivery ${deliveryId} failed`, error);
-  }
 }

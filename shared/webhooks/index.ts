@@ -10,7 +10,8 @@ export type {
   SnapshotSource,
 } from './delivery-admin.ts';
 export { type DeliveryOutcome, decideOutcome } from './delivery-outcome.ts';
-export { type DispatchRecord, fanOutEvent, processDispatchBatch } from './dispatcher.ts';
+export type { DispatchRecord } from './dispatch-record.ts';
+export { fanOutEvent, processDispatchBatch } from './dispatcher.ts';
 export {
   consoleDispatchLogger,
   createDispatcherDeps,
