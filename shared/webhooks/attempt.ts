@@ -72,15 +72,11 @@ export async function attemptDelivery(
   }
   const subscription = await batch.subscription(delivery.subscriptionId);
   if (!subscription?.enabled) {
-    const reason = subscription ? 'subscription disabled' : 'subscription removed';
-    if (await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place)) {
-      // Counted as dead-lettered for its stream (a backfill waits for its webhooks to settle):
-      // the event is read for its stream only here, where a delivery dies unsent.
+    // Its event is read for its stream only here, where the delivery dies unsent.
+    return deadForSubscription(delivery, subscription, now, place, async () => {
       const stored = await store.getEvent(delivery.eventId).catch(() => undefined);
-      const parsedEvent = stored === undefined ? undefined : eventOfBody(stored.body);
-      batch.counts.count(parsedEvent && deliveryOrigin(parsedEvent), 'dead');
-    }
-    return { kind: 'skipped', reason };
+      return stored === undefined ? undefined : eventOfBody(stored.body);
+    });
   }
   // Strict: a paused endpoint gets no request before its Retry-After has passed, whichever
   // batch of this process learnt of the pause.
@@ -113,9 +109,7 @@ export async function attemptDelivery(
   // subscription been disabled (a 410 another delivery met, the admin API).
   const current = await batch.subscription(delivery.subscriptionId);
   if (!current?.enabled) {
-    const reason = current ? 'subscription disabled' : 'subscription removed';
-    await update(dead({ ...delivery, version: delivery.version + 1 }, reason, clock.now()), place);
-    return { kind: 'skipped', reason };
+    return deadForSubscription(delivery, current, clock.now(), place, async () => storedEvent());
   }
   const pausedUntil = await endpointPausedUntil(current, batch);
   if (pausedUntil > clock.now()) return defer(delivery, pausedUntil, place);
@@ -135,6 +129,25 @@ export async function attemptDelivery(
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
   }
   return { kind: 'attempted', outcome: sent.outcome };
+}
+
+/**
+ * Dead-letters a delivery whose subscription is disabled (or removed) before its request, and
+ * counts it dead-lettered for its event's stream (a backfill waits for its webhooks to settle).
+ */
+async function deadForSubscription(
+  delivery: Delivery,
+  subscription: Subscription | undefined,
+  now: number,
+  place: Place,
+  eventOf: () => Promise<DispatchEvent | undefined>,
+): Promise<AttemptResult> {
+  const reason = subscription ? 'subscription disabled' : 'subscription removed';
+  if (await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place)) {
+    const event = await eventOf();
+    place.batch.counts.count(event && deliveryOrigin(event), 'dead');
+  }
+  return { kind: 'skipped', reason };
 }
 
 /** Where a delivery message's work stands: its batch, its records, its event's subject if known. */

@@ -9,6 +9,7 @@ import {
   MemoryDeliveryCounter,
 } from '../../shared/webhooks/delivery-counter.ts';
 import { DynamoDbDeliveryCounter } from '../../shared/webhooks/dynamodb-delivery-counter.ts';
+import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { eventOfBody } from '../../shared/webhooks/messages.ts';
 import { streamTallies } from '../support/delivery-tallies.ts';
 import { startDispatchFixture } from './support/fixture.ts';
@@ -279,6 +280,33 @@ describe('the dispatcher counts succeeded deliveries', () => {
     await harness.service.updateSubscription(created.subscription.id, { enabled: false });
     await clock.advance(2000);
     await harness.drainVisible();
+    expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 0, dead: 1 });
+  });
+
+  it('counts a retry dead-lettered when its subscription is disabled while its event is read', async () => {
+    const spy = spyCounter();
+    const store = new MemoryWebhookStore();
+    const { harness, subscribe, clock } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 503 }),
+      { deliveryCounter: spy, store },
+    );
+    const created = await subscribe('/disabled-late', { retrySchedule: [1000] });
+    harness.queue.sendRaw(envelope(changeEvent(eventIdOf(12))));
+    await harness.drainVisible();
+    // Disabled after the retry's first check of its subscription, before its request.
+    const getEvent = store.getEvent.bind(store);
+    store.getEvent = async (id) => {
+      await harness.service.updateSubscription(created.subscription.id, { enabled: false });
+      return getEvent(id);
+    };
+    await clock.advance(2000);
+    await harness.drainVisible();
+    const [delivery] = await store.listDeliveries({
+      subscriptionId: created.subscription.id,
+      limit: 10,
+    });
+    expect(delivery).toMatchObject({ status: 'dead' });
     expect(await countedOf(spy)).toEqual({ events: 1, created: 1, delivered: 0, dead: 1 });
   });
 
