@@ -24,7 +24,10 @@ export interface HealthChange {
 }
 
 /**
- * Folds one attempt's outcome into the endpoint's state. Pure. A success clears the run of
+ * Folds one attempt's outcome into the endpoint's state. Pure. A `410 Gone` changes nothing:
+ * it is the receiver's answer that it wants no more, which disables the subscription, not a
+ * failure of the endpoint, so the other requests in flight that end 410 after it announce no
+ * `delivery.failing` behind `subscription.disabled`. A success clears the run of
  * failures (the time it counts towards `disable`); a failure extends it, says `failing` once
  * when it reaches the threshold and `disable` once it has lasted long enough. Once `failing`
  * was said, `recovered` waits for as many successes in a row as the threshold of failures
@@ -39,6 +42,7 @@ export function applyOutcome(
   nowMs: number,
   policy: HealthPolicy,
 ): HealthChange {
+  if (outcome.kind === 'gone') return { state, changed: false, notices: [] };
   if (outcome.kind === 'delivered') {
     if (state.consecutiveFailures === 0 && !state.failingNotified) {
       return { state, changed: false, notices: [] };

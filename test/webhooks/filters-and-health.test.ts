@@ -148,6 +148,16 @@ describe('endpoint health', () => {
     );
   });
 
+  it('counts no 410 as a failure: the subscription is disabled, not announced failing', () => {
+    let state = freshEndpointState('sub_1');
+    for (let i = 0; i < 3; i++) state = applyOutcome(state, failure, 1000 + i, policy).state;
+    for (let i = 0; i < 4; i++) {
+      const gone = applyOutcome(state, { kind: 'gone' }, 2000 + i, policy);
+      expect(gone).toEqual({ state, changed: false, notices: [] });
+    }
+    expect(state.consecutiveFailures).toBe(3);
+  });
+
   it('records a Retry-After pause and never shortens it', () => {
     const paused = applyOutcome(
       freshEndpointState('s'),

@@ -212,6 +212,22 @@ describe('Retry-After, 410 and disabling as a subscriber meets them', () => {
     expect(event?.data.reason).toMatch(/410/);
     expect((await harness.service.getSubscription(subscription.id)).enabled).toBe(false);
   });
+
+  it('says nothing after subscription.disabled when a burst of requests in flight is answered 410', async () => {
+    const { receiver, harness, subscribe } = await startDispatchFixture(cleanup, () => ({
+      kind: 'respond',
+      status: 410,
+      delayMs: 50,
+    }));
+    const { subscription } = await subscribe('/gone');
+    for (let n = 1; n <= 6; n++) harness.queue.sendRaw(envelope(changeEvent(eventIdOf(n))));
+    await harness.drainVisible();
+    // Every request was in flight when the first 410 came back; each of them answered 410 too.
+    expect(receiver.log).toHaveLength(6);
+    expect(harness.sink.events.map((e) => [e.type, e.subject])).toEqual([
+      ['subscription.disabled', subscription.id],
+    ]);
+  });
 });
 
 describe('a subject’s order', () => {
