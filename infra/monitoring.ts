@@ -81,25 +81,36 @@ export class ChangeBridgeMonitoring extends Construct {
       masterKey: state.dataKey,
       enforceSSL: true,
     });
-    // CloudWatch alarms publish to an encrypted topic only if they may use its key.
     // Only on behalf of this account's alarms (confused deputy): the key guards the table too.
     const stack = Stack.of(state.dataKey);
+    const fromOwnAlarms = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: '*',
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
+    // CloudWatch alarms publish to an encrypted topic only if they may use its key.
     state.dataKey.addToResourcePolicy(
       new PolicyStatement({
         principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
         resources: ['*'],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
+        conditions: fromOwnAlarms,
+      }),
+    );
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one (that let
+    // the account's alarms publish): without this Allow, every alarm's publish is refused.
+    this.alarmTopic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [this.alarmTopic.topicArn],
+        conditions: fromOwnAlarms,
       }),
     );
     if (config.alarmEmail)

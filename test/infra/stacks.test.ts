@@ -573,6 +573,34 @@ describe('runtime stack', () => {
     expect(JSON.stringify(cloudWatch[0])).toContain(':alarm:*');
   });
 
+  it("lets this account's alarms publish to the alarm topic, whose TLS-only policy replaces SNS's default one", () => {
+    const topic = { Ref: logicalId(built.runtime.monitoring.alarmTopic) };
+    const policies = Object.values(runtime.findResources('AWS::SNS::TopicPolicy')).filter(
+      (policy) => JSON.stringify(policy.Properties.Topics) === JSON.stringify([topic]),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = policies[0]!.Properties.PolicyDocument.Statement as (PolicyStatement & {
+      Principal?: unknown;
+    })[];
+    // The policy is the topic's whole policy: without an Allow, CloudWatch's publish is refused
+    // ("no resource-based policy allows the SNS:Publish action") and no alarm reaches anyone.
+    const allows = statements.filter(
+      (statement) =>
+        statement.Effect === 'Allow' &&
+        actionsOf(statement).some((action) => action.toLowerCase() === 'sns:publish'),
+    );
+    expect(allows).toHaveLength(1);
+    expect(allows[0]).toMatchObject({
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Resource: topic,
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+        ArnLike: { 'aws:SourceArn': expect.anything() },
+      },
+    });
+    expect(JSON.stringify(allows[0]!.Condition)).toContain(':alarm:*');
+  });
+
   it('alarms when dispatcher invocations keep failing, long before their messages reach a dead-letter queue', () => {
     // A dispatcher failing whole invocations (a bad setting, a missing permission) makes no
     // delivery attempt, so the failure rate stays empty, and its messages take 10 receives of
