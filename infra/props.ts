@@ -12,8 +12,15 @@ import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 /** The repository's `functions/` folder, where the four Lambda entry files live. */
 export const DEFAULT_FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
 
+/**
+ * CloudWatch Logs' retention values. Not `RetentionDays.INFINITE` (9999): CDK's sentinel, no
+ * CloudWatch value, which leaves a log group without retention, keeping guest data in its
+ * logs for ever.
+ */
 const RETENTION_DAYS = new Set<number>(
-  Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
+  Object.values(RetentionDays).filter(
+    (v): v is number => typeof v === 'number' && v !== RetentionDays.INFINITE,
+  ),
 );
 
 /** A connection id: it names a Secrets Manager secret and prefixes stream ids (`main:customer`). */
@@ -120,9 +127,13 @@ export const ChangeBridgePropsSchema = z
     eventArchive: z.boolean().default(false),
     /** Days the event archive (when `eventArchive`) keeps events; 0 keeps them indefinitely. */
     archiveRetentionDays: z.number().int().min(0).max(3650).default(30),
+    /** Days the functions' and the admin API's log groups keep their logs: never for ever. */
     logRetentionDays: z
       .number()
-      .refine((days) => RETENTION_DAYS.has(days), 'must be a CloudWatch Logs retention value')
+      .refine(
+        (days) => RETENTION_DAYS.has(days),
+        'must be a CloudWatch Logs retention value (1 to 3653 days; logs are never kept for ever)',
+      )
       .default(RetentionDays.ONE_MONTH),
     deliveryTimeoutMs: z.number().int().min(1000).max(30_000).default(10_000),
     /** Consecutive failed attempts to an endpoint before `delivery.failing` (`WEBHOOK_FAILING_AFTER`). */

@@ -1,5 +1,6 @@
 import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -173,5 +174,15 @@ describe('ChangeBridge construct', () => {
         dispatcherTimeoutSeconds: 250,
       }),
     ).not.toThrow();
+  });
+
+  it('refuses a log retention that never expires: RetentionDays.INFINITE is no CloudWatch value, it drops the retention', () => {
+    expect(() => resolveChangeBridgeProps({ logRetentionDays: RetentionDays.INFINITE })).toThrow(
+      /logRetentionDays/,
+    );
+    expect(
+      resolveChangeBridgeProps({ logRetentionDays: RetentionDays.TEN_YEARS }).logRetentionDays,
+    ).toBe(RetentionDays.TEN_YEARS);
+    expect(resolveChangeBridgeProps({}).logRetentionDays).toBe(RetentionDays.ONE_MONTH);
   });
 });
