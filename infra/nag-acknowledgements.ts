@@ -25,17 +25,18 @@ export function acknowledgeStateFindings(state: ChangeBridgeState): void {
  * accepts on the runtime. Anything else fails synthesis.
  */
 export function acknowledgeRuntimeFindings(runtime: ChangeBridgeRuntime): void {
-  for (const fn of runtime.functions.values()) {
+  // The table is encrypted with the data key; the table grant of the three functions that write
+  // to it adds these two KMS actions, on that key's ARN only. The planner reads the table, and
+  // senders to the queues hold named actions (kms:GenerateDataKey and kms:Decrypt), as on the
+  // connection token key: none of them is acknowledged.
+  for (const fn of [runtime.poller, runtime.dispatcher, runtime.adminFunction]) {
     if (!fn.role) continue;
-    // The table and the internal queues are encrypted with the data key; CDK's grant methods
-    // on them add these two KMS actions, on that key's ARN only (the connection token key is
-    // granted named actions: kms:GenerateDataKey and kms:Decrypt).
     for (const action of ['kms:GenerateDataKey*', 'kms:ReEncrypt*']) {
       acknowledge(
         fn.role,
         `AwsSolutions-IAM5[Action::${action}]`,
-        `${action} is added by grants on the KMS-encrypted table and queues, and is scoped to ` +
-          "the bridge's own data key; no other key is reachable.",
+        `${action} is added by the grant on the KMS-encrypted table to a function that writes ` +
+          "it, and is scoped to the bridge's own data key; no other key is reachable.",
       );
     }
   }

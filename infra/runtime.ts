@@ -12,6 +12,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Schedule, ScheduleExpression } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SUBSCRIPTIONS_PARTITION } from '../shared/webhooks/dynamodb-webhook-keys.ts';
 import { AdminHttpApi } from './admin-http-api.ts';
@@ -205,17 +206,17 @@ export class ChangeBridgeRuntime extends Construct {
     // Planner: reads connections by page and stream states, enqueues one job per connection;
     // it writes nothing and never opens a token.
     grantTableItems(this.planner, table, 'read');
-    pollJobQueue.grantSendMessages(this.planner);
+    grantSend(pollJobQueue, this.planner);
 
     // Poller: leases, snapshots and watermarks; publishes (the dispatch queue, the bus
     // behind its rules, the events queue); reads the credentials. It sends no poll job: a
     // window cut off by its timeout resumes from the cursor saved in the table.
     grantTableItems(this.poller, table, 'readWrite');
-    dispatchQueue.grantSendMessages(this.poller);
-    bulkDispatchQueue.grantSendMessages(this.poller);
+    grantSend(dispatchQueue, this.poller);
+    grantSend(bulkDispatchQueue, this.poller);
     bus.grantPutEventsTo(this.poller);
     grantListRules(this.poller);
-    if (eventsQueue) eventsQueue.grantSendMessages(this.poller);
+    grantSend(eventsQueue, this.poller);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.poller);
     // Stored connections: the deployment's endpoint and ClientToken, and their sealed tokens.
     state.deploymentSecret.grantRead(this.poller);
@@ -228,20 +229,20 @@ export class ChangeBridgeRuntime extends Construct {
     // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queue;
     // publishes operational events (subscription.disabled, delivery.failing).
     grantTableItems(this.dispatcher, table, 'readWrite');
-    dispatchQueue.grantSendMessages(this.dispatcher);
-    state.dispatchRetryQueue?.grantSendMessages(this.dispatcher);
+    grantSend(dispatchQueue, this.dispatcher);
+    grantSend(state.dispatchRetryQueue, this.dispatcher);
     bus.grantPutEventsTo(this.dispatcher);
 
     // Admin API: manages subscriptions and streams, replays events, starts backfills (state the
     // planner picks up: it sends no poll job); its connector proxy writes with the connection's
     // credentials and publishes like the poller.
     grantTableItems(this.adminFunction, table, 'readWrite');
-    dispatchQueue.grantSendMessages(this.adminFunction);
-    state.dispatchRetryQueue?.grantSendMessages(this.adminFunction);
-    bulkDispatchQueue.grantSendMessages(this.adminFunction);
+    grantSend(dispatchQueue, this.adminFunction);
+    grantSend(state.dispatchRetryQueue, this.adminFunction);
+    grantSend(bulkDispatchQueue, this.adminFunction);
     bus.grantPutEventsTo(this.adminFunction);
     grantListRules(this.adminFunction);
-    if (eventsQueue) eventsQueue.grantSendMessages(this.adminFunction);
+    grantSend(eventsQueue, this.adminFunction);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
     // `connections add` seals a token under a new data key (GenerateDataKey); README lets the
     // admin API open one too (Decrypt): the two calls of KmsDataKeyProvider, nothing more.
@@ -343,6 +344,19 @@ function denySubscriptionItems(fn: IGrantable, table: ITable): void {
       resources: [table.tableArn, `${table.tableArn}/index/*`],
     }),
   );
+}
+
+/**
+ * Lets `grantee` send to `queue` (when there is one) and nothing more: `sqs:SendMessage`, which
+ * covers SendMessageBatch (the URLs come from the environment: no GetQueueUrl, and nothing reads
+ * the queue's attributes), and on a KMS-encrypted queue the two key calls SQS makes for a
+ * producer, `kms:GenerateDataKey` and `kms:Decrypt`. `grantSendMessages` adds `kms:Encrypt`,
+ * `kms:ReEncrypt*` and `kms:GenerateDataKey*` on the data key too, which also guards the table.
+ */
+function grantSend(queue: IQueue | undefined, grantee: IGrantable): void {
+  if (!queue) return;
+  queue.grant(grantee, 'sqs:SendMessage');
+  queue.encryptionMasterKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
 }
 
 /**

@@ -342,10 +342,7 @@ describe('runtime stack', () => {
       Roles: [{ Ref: logicalId(poller.role!) }],
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: Match.arrayWith(['sqs:SendMessage']),
-            Resource: dispatchQueueArn,
-          }),
+          Match.objectLike({ Action: 'sqs:SendMessage', Resource: dispatchQueueArn }),
         ]),
       },
     });
@@ -474,6 +471,29 @@ describe('runtime stack', () => {
     );
     expect(send).toHaveLength(1);
     expect(JSON.stringify(send[0]!.Resource)).toContain(queue);
+  });
+
+  it('lets the functions send to the queues with sqs:SendMessage alone (SendMessageBatch included), and the data key only as SQS asks of a producer', () => {
+    const { planner, poller, dispatcher, adminFunction } = built.runtime.runtime;
+    for (const fn of [planner, poller, dispatcher, adminFunction]) {
+      const sends = statementsOf(fn.role!).filter((statement) =>
+        actionsOf(statement).includes('sqs:SendMessage'),
+      );
+      expect(sends.length, fn.node.id).toBeGreaterThan(0);
+      // Queue URLs come from the environment: no GetQueueUrl, and no GetQueueAttributes call.
+      for (const send of sends) expect(actionsOf(send), fn.node.id).toEqual(['sqs:SendMessage']);
+    }
+    // A producer to a KMS-encrypted queue needs kms:GenerateDataKey and kms:Decrypt; the planner
+    // (which writes nothing: it reads the table and sends poll jobs) holds no more on the key
+    // that also guards the table: no kms:Encrypt, kms:ReEncrypt* or GenerateDataKey* variants.
+    const dataKey = logicalId(built.stateful.state.dataKey);
+    const plannerKeyActions = statementsOf(planner.role!)
+      .filter((statement) => statement.Effect === 'Allow')
+      .filter((statement) => JSON.stringify(statement.Resource).includes(dataKey))
+      .flatMap(actionsOf);
+    expect(new Set(plannerKeyActions)).toEqual(
+      new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']),
+    );
   });
 
   it('lets no other function send poll jobs: the planner is the only one that enqueues them', () => {
