@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, type HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -47,6 +47,9 @@ export class AdminHttpApi extends Construct {
   constructor(scope: Construct, id: string, props: AdminHttpApiProps) {
     super(scope, id);
     this.api = new HttpApi(this, 'Api', {
+      // Named by its stack (`ChangeBridge-<stage>-Runtime`): two stages in one account would
+      // otherwise list two APIs both named `Api`.
+      apiName: `${Stack.of(this).stackName}-admin`,
       description: 'change-bridge admin API (IAM authorization)',
       defaultIntegration: new HttpLambdaIntegration('Admin', props.handler),
       defaultAuthorizer: new HttpIamAuthorizer(),

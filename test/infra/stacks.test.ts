@@ -377,6 +377,10 @@ describe('runtime stack', () => {
 
   it('serves the admin API on an HTTP API with IAM authorization and access logs', () => {
     runtime.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    // Named by its stage: two stages in one account list two APIs that say whose they are.
+    runtime.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      Name: 'ChangeBridge-test-Runtime-admin',
+    });
     runtime.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
     runtime.hasResourceProperties('AWS::ApiGatewayV2::Route', {
       RouteKey: '$default',
