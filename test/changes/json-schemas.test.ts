@@ -37,6 +37,14 @@ describe('generated JSON Schemas', () => {
     });
   });
 
+  it('are committed in schemas/ as npm run schemas writes them (the package exports that folder)', async () => {
+    const committed = new URL('../../schemas/', import.meta.url).pathname;
+    expect((await readdir(committed)).sort()).toEqual([...files.keys()].sort());
+    for (const [name, schema] of files) {
+      expect(JSON.parse(await readFile(join(committed, name), 'utf8')), name).toEqual(schema);
+    }
+  });
+
   it('writes exactly what the pure builder builds', () => {
     const { schemas } = buildEventJsonSchemas();
     for (const type of EventTypeSchema.options) expect(schemaFile(type)).toEqual(schemas.get(type));
