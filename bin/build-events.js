@@ -2,10 +2,13 @@
 // Builds `change-bridge/events` (compiled JavaScript and declarations in dist/events) on
 // `npm ci`, `npm install` and `npm pack` (the `prepare` script), so a consumer of this checkout
 // or of its tarball imports it in plain Node. A production install (`--omit=dev`) has no
-// TypeScript compiler and needs no build: it says so and succeeds.
+// TypeScript compiler and needs no build: it says so and succeeds. The output directory is
+// emptied first, so no file of an earlier build (a module since renamed) is left to be packed.
+// `--out-dir DIR` builds elsewhere (the tests do).
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -20,8 +23,14 @@ try {
   process.stderr.write('change-bridge: TypeScript is not installed; dist/events not built\n');
   process.exit(0);
 }
-const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.events.json')], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const outDir =
+  process.argv[2] === '--out-dir' && process.argv[3]
+    ? resolve(process.argv[3])
+    : join(root, 'dist/events');
+rmSync(outDir, { recursive: true, force: true });
+const result = spawnSync(
+  process.execPath,
+  [tsc, '-p', join(root, 'tsconfig.events.json'), '--outDir', outDir],
+  { cwd: root, stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);

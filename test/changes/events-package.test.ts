@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,13 +29,11 @@ describe('the change-bridge/events package entry', () => {
     const cache = join(ROOT, 'node_modules/.cache');
     await mkdir(cache, { recursive: true });
     outDir = await mkdtemp(join(cache, 'events-build-'));
-    await run(
-      join(ROOT, 'node_modules/.bin/tsc'),
-      ['-p', 'tsconfig.events.json', '--outDir', outDir],
-      {
-        cwd: ROOT,
-      },
-    );
+    // A module an earlier build wrote, since renamed: the build must not leave it to be packed.
+    await writeFile(join(outDir, 'renamed-since.js'), 'export {};\n');
+    await run(process.execPath, [join(ROOT, 'bin/build-events.js'), '--out-dir', outDir], {
+      cwd: ROOT,
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -51,6 +49,10 @@ describe('the change-bridge/events package entry', () => {
     expect(existsSync(built(outDir, entry.default))).toBe(true);
     expect(existsSync(built(outDir, entry.types))).toBe(true);
     expect(PACKAGE.exports['./schemas/*']).toBe('./schemas/*');
+  });
+
+  it('leaves no file of an earlier build behind', () => {
+    expect(existsSync(join(outDir, 'renamed-since.js'))).toBe(false);
   });
 
   it('runs its type guards in plain Node, without a TypeScript loader', async () => {
