@@ -30,10 +30,17 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
     const span = Date.parse(backfill.endUtc) - job.historyStartMs;
     const read =
       backfill.watermark === null ? 0 : Date.parse(backfill.watermark) - job.historyStartMs;
+    // The live polls' since the start, less the ones they sent ahead as the pass's (counted in
+    // both), so each event the job waits to see fanned out counts once.
     const live =
       backfill.liveEventsAtStart === undefined
         ? undefined
-        : Math.max(0, (state.eventsPublished ?? 0) - backfill.liveEventsAtStart);
+        : Math.max(
+            0,
+            (state.eventsPublished ?? 0) -
+              backfill.liveEventsAtStart -
+              (backfill.eventsAnnounced ?? 0),
+          );
     return {
       fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
       doneAt: backfill.doneAt,

@@ -116,7 +116,8 @@ export function listingPassDone(
 
 /**
  * The patch counting a live page's announced `created` events (see PageCounts.announced) as the
- * backfill pass's, for the save that commits that page; nothing without any. Pure.
+ * backfill pass's, for the save that commits that page (noted as announced too: the page's
+ * counts also go to the stream's own); nothing without any. Pure.
  */
 export function announcedToPass(
   state: StreamState,
@@ -124,7 +125,10 @@ export function announcedToPass(
 ): Pick<StreamState, 'backfill'> | Record<string, never> {
   const pass = state.backfill;
   if (!counts.announced || pass?.kind !== 'pass') return {};
-  return { backfill: passAdvanced(pass, { records: 0, events: counts.announced }) };
+  const advanced = passAdvanced(pass, { records: 0, events: counts.announced });
+  return {
+    backfill: { ...advanced, eventsAnnounced: (pass.eventsAnnounced ?? 0) + counts.announced },
+  };
 }
 
 /**

@@ -81,6 +81,11 @@ export const BackfillPassSchema = z.object({
    * existed.
    */
   liveEventsAtStart: z.number().int().nonnegative().optional(),
+  /**
+   * Of `eventsPublished`, the `created` events live polls sent ahead of a live change (see
+   * PageCounts.announced): the stream's own `eventsPublished` counts them too. Absent: none.
+   */
+  eventsAnnounced: z.number().int().nonnegative().optional(),
   /** Epoch ms the pass completed; null while it runs. */
   doneAt: z.number().int().nullable(),
 });

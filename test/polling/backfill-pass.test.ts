@@ -107,6 +107,14 @@ describe('a backfill of a synced stream runs beside its live polls', () => {
     }
     // The created events the live poll sent ahead of the changes count as the backfill's.
     expect((await backfillProgress(job, deps)).eventsPublished).toBe(all.length);
+    // Once the dispatcher has fanned out every event published (it counts each it is handed),
+    // none is left queued: the ones sent ahead count once, not as the pass's and as the live
+    // polls' too (the CLI's backfill waited for them for ever).
+    expect((await backfillProgress(job, deps)).eventsQueued).toBe(publisher.events.length);
+    await deps.deliveryCounter.add(
+      streamTallies('main:customer', sim.clock.now(), { events: publisher.events.length }),
+    );
+    expect((await backfillProgress(job, deps)).eventsQueued).toBe(0);
 
     // A second backfill sends them all again (new ids), and the first job keeps its figures.
     publisher.events.length = 0;
