@@ -2,6 +2,7 @@
 // Entry point of `npx change-bridge`: runs the CLI's TypeScript sources as one bundle (see
 // cli-bundle.js), or through tsx's loader when the bundle cannot be built or written.
 import { cliBundleUrl } from './cli-bundle.js';
+import { holdEarlyStopSignal } from './early-stop-signal.js';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // A reader that stopped early (`change-bridge streams list | head -1`) is no failure: the rest
@@ -23,5 +24,8 @@ async function loadCli() {
   }
 }
 
+const argv = process.argv.slice(2);
+const releaseEarlyStopSignal = holdEarlyStopSignal(argv);
 const { runCli } = await loadCli();
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = await runCli(argv);
+releaseEarlyStopSignal();

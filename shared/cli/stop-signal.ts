@@ -1,3 +1,20 @@
+/**
+ * Where bin/change-bridge.js leaves its hold of a stop signal that arrived while the CLI loaded
+ * (bin/early-stop-signal.js): a function that ends the hold and returns the signal held.
+ */
+const EARLY_STOP_SIGNAL_KEY = Symbol.for('change-bridge.early-stop-signal');
+
+/**
+ * Ends the entry's hold of an early stop signal, if it holds one, and returns the signal it
+ * received while the CLI loaded, or undefined.
+ */
+function takeEarlyStopSignal(): NodeJS.Signals | undefined {
+  const release: unknown = Reflect.get(globalThis, EARLY_STOP_SIGNAL_KEY);
+  if (typeof release !== 'function') return undefined;
+  const held: unknown = release();
+  return held === 'SIGINT' || held === 'SIGTERM' ? held : undefined;
+}
+
 /** A watch for the first SIGINT or SIGTERM, from {@link watchStopSignal}. */
 interface StopSignalWatch {
   /** Resolves with the first SIGINT or SIGTERM received since the watch began. */
@@ -11,8 +28,9 @@ interface StopSignalWatch {
  * `simulator`) to stop cleanly. Begun before the command starts its parts, so a signal that
  * arrives while they start (a process manager stopping it early, a quick Ctrl-C) is kept and
  * answered by a clean stop once they have started, instead of killing the process half-way
- * with no exit code of its own. After the first signal the watch ends: a second one ends the
- * process at once.
+ * with no exit code of its own. It takes over the entry's hold of a signal that arrived while
+ * the CLI loaded, before the command ran (bin/early-stop-signal.js): that one counts as
+ * received. After the first signal the watch ends: a second one ends the process at once.
  * @example const stop = watchStopSignal(); try { await begin(); await stop.received; } finally { stop.dispose(); }
  */
 function watchStopSignal(): StopSignalWatch {
@@ -28,6 +46,9 @@ function watchStopSignal(): StopSignalWatch {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Taken over after the watch's own listeners are on, so no signal falls between the two.
+    const early = takeEarlyStopSignal();
+    if (early !== undefined) onSignal(early);
   });
   return { received, dispose };
 }

@@ -7,6 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SEED_ANCHOR_FILE_NAME } from '../../shared/simulator/seed-anchor.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 
+/** Preload whose module hooks hold the CLI's load at the pipe HOLD_CLI_LOAD_FIFO names. */
+const HOLD_CLI_LOAD_PRELOAD = new URL('../support/hold-cli-load.mjs', import.meta.url).href;
+
 const dirs: string[] = [];
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -17,9 +20,12 @@ function makeFifo(path: string): void {
   execFileSync('mkfifo', [path]);
 }
 
-/** `change-bridge ARGS` as a child process; resolves to how it ended and what it printed. */
-function spawnBin(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN_PATH, ...args], {
+/**
+ * `change-bridge ARGS` as a child process (`nodeArgs` before the bin, such as `--import`);
+ * resolves to how it ended and what it printed.
+ */
+function spawnBin(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, BIN_PATH, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -71,6 +77,26 @@ async function openWhenTheCommandDoes(
 const describePosix = describe.skipIf(process.platform === 'win32').concurrent;
 
 describePosix('a stop signal while a command starts', () => {
+  it('stops simulator cleanly, exit 0, when SIGTERM arrives while the CLI still loads', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'simulator-load-signal-'));
+    dirs.push(dir);
+    // The preload's hooks hold the load of the CLI's module at this pipe, before any command runs.
+    const fifo = join(dir, 'cli-load');
+    makeFifo(fifo);
+    const run = spawnBin(
+      ['simulator', '--port', '0', '--activity', '0'],
+      { HOLD_CLI_LOAD_FIFO: fifo },
+      ['--import', HOLD_CLI_LOAD_PRELOAD],
+    );
+    const writer = await openWhenTheCommandDoes(fifo, 'w', run);
+    run.child.kill('SIGTERM');
+    // Closing the pipe lets the load go on; a process the signal ended has closed its end.
+    await writer.close().catch(() => {});
+    const ended = await run.ended;
+    expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
+    expect(run.output()).toContain('simulator stopped');
+  }, 90_000);
+
   it('stops start cleanly, exit 0, when SIGTERM arrives before it has started', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'start-signal-'));
     dirs.push(dataDir);
