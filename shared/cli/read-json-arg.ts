@@ -3,8 +3,8 @@ import { CliExit, EXIT_USAGE } from './exit-codes.ts';
 
 /**
  * Reads a `--data` argument: inline JSON, or `@path/to/file.json`.
- * @throws CliExit(2) naming `--data` when the text is not JSON or the file is unreadable
- * (`--data: cannot read req.json (ENOENT)`).
+ * @throws CliExit(2) naming `--data` when the text is not JSON, the file is unreadable
+ * (`--data: cannot read req.json (ENOENT)`) or a bare `@` names none.
  */
 export async function readJsonArgument(
   value: string | undefined,
@@ -13,6 +13,8 @@ export async function readJsonArgument(
   if (value === undefined) return {};
   let text = value;
   if (value.startsWith('@')) {
+    if (value === '@')
+      throw new CliExit(EXIT_USAGE, `${flag}: @ names no file (${flag} @file.json)`);
     try {
       text = await readFile(value.slice(1), 'utf8');
     } catch (cause) {

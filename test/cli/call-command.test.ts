@@ -143,6 +143,12 @@ describe('change-bridge call', () => {
     // Named once: before, '--data is invalid: --data: cannot read …'.
     expect(third.err.join('')).toContain('error: --data: cannot read /nonexistent.json (ENOENT)');
   });
+
+  it('exits 2 for --data @ without a file, saying a path must follow the @', async () => {
+    const result = capture();
+    expect(await runCli(['call', 'customers/getAll', '--data', '@'], result.io)).toBe(2);
+    expect(result.err.join('')).toContain('error: --data: @ names no file (--data @file.json)');
+  });
 });
 
 describe('change-bridge call with a Portfolio Access Token and no CONNECTOR_PORTFOLIO_SCOPE', () => {
