@@ -45,6 +45,32 @@ function softDelete(entityType: EntityType, id: string): void {
   }
 }
 
+/** Brings `id` of `entityType` back in the simulator, clearing the flag {@link softDelete} set. */
+function restore(entityType: EntityType, id: string): void {
+  const model = harness.sim.controls.model;
+  switch (entityType) {
+    case 'resource':
+      model.restore(model.resources, 'resource', id, { IsActive: true });
+      return;
+    case 'accountNote':
+      model.restore(model.accountNotes, 'accountNote', id, { IsActive: true });
+      return;
+    case 'accountingCategory':
+      model.restore(model.accountingCategories, 'accountingCategory', id, { IsActive: true });
+      return;
+    case 'resourceCategoryImageAssignment':
+      model.restore(model.resourceCategoryImageAssignments, 'resourceCategoryImageAssignment', id, {
+        IsActive: true,
+      });
+      return;
+    case 'loyaltyMembership':
+      model.restore(model.loyaltyMemberships, 'loyaltyMembership', id, {});
+      return;
+    default:
+      throw new Error(`no restore for ${entityType}`);
+  }
+}
+
 /**
  * connector-api.md does not say that a soft delete moves `UpdatedUtc` (nor shows any state
  * transition). The simulator playing the reading in which it does not, a record deleted by its
@@ -70,6 +96,41 @@ describe.each([
     await pollStream(definition, deps, 't');
     expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
       `${entityType}.deleted ${id}`,
+    ]);
+
+    harness.publisher.events.length = 0;
+    await harness.clock.advance(61 * 60_000);
+    await pollStream(definition, deps, 't');
+    expect(harness.publisher.events).toEqual([]);
+  });
+});
+
+/**
+ * The same reading for a restore: a record brought back without `UpdatedUtc` moving is in no
+ * window either. Its tombstone is kept (35 days), and the sweep asks for the tombstoned ids
+ * beside the live ones, so the record returned present again is published as created.
+ */
+describe.each([
+  'resource',
+  'accountNote',
+  'accountingCategory',
+  'resourceCategoryImageAssignment',
+  'loyaltyMembership',
+] as const)('a %s restored without its UpdatedUtc moving', (entityType) => {
+  it('is published as created by the next sweep, once', async () => {
+    const { definition, deps } = harness.streamOf(entityType);
+    await pollUntilCaughtUp(definition, deps);
+    const id = (await storedIds(deps, definition.streamId)).at(-1)!;
+    softDelete(entityType, id);
+    await harness.clock.advance(61 * 60_000);
+    await pollStream(definition, deps, 't');
+    harness.publisher.events.length = 0;
+
+    restore(entityType, id);
+    await harness.clock.advance(61 * 60_000);
+    await pollStream(definition, deps, 't');
+    expect(harness.publisher.events.map((e) => `${e.type} ${e.subject}`)).toEqual([
+      `${entityType}.created ${id}`,
     ]);
 
     harness.publisher.events.length = 0;

@@ -42,14 +42,19 @@ export function sweepDue(
 }
 
 /**
- * Mark and sweep for operations whose deletes leave no trace: every live stored id is asked
- * for by id (1,000 per request, in the store's id order); the ids the API returns are marked,
+ * Mark and sweep for operations whose deletes leave no trace: every live stored id (and kept
+ * tombstone, see below) is asked for by id (1,000 per request, in the store's id order); the
+ * ids the API returns are marked,
  * and the stored ones it no longer returns are swept as deleted. A record returned whose content
  * hash differs from its stored snapshot's is judged as a window's would be (updated, or deleted
  * by its own flag): connector-api.md does not say that every change moves `UpdatedUtc` (a
  * payment request's expiry, which time alone brings, may not), and such a change is in no
  * window. The hashes come from the scan of stored ids, so an unchanged record costs no read; the
- * scan is read as the requests go, a request's worth ahead. After each request but the last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
+ * scan is read as the requests go, a request's worth ahead. The ids of the tombstones still
+ * kept (deleted in the last 35 days) are asked for too: one returned present again was
+ * restored, which need not move `UpdatedUtc` either, and is published as created; one not
+ * returned, or returned deleted, stays a tombstone, with no event. After each request but the
+ * last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
  * starting again from the first id every run and never ending. Like a window's read, it starts
  * no request past the invocation's deadline (or once the process stops): it then returns false,
@@ -70,21 +75,24 @@ export async function runSweep(
   deps.overlapMemory?.forget(definition.streamId);
   const after = state.current.sweepPosition ?? undefined;
   // The stored ids and hashes are read as the requests go, a request's worth ahead at most (a
-  // request is the last only once no live id follows it), not all before the first: about
+  // request is the last only once no id to ask follows it), not all before the first: about
   // 16 MB per 100,000 records. The scan pages through what exists as each page is read, and the
   // sweep writes only ids already behind it.
-  let filling = new Map<string, string>();
-  let full: Map<string, string> | undefined;
+  let filling = new Map<string, string | null>();
+  let full: Map<string, string | null> | undefined;
+  const nowSeconds = deps.clock.now() / 1000;
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
     for (const snapshot of snapshots) {
-      if (snapshot.deleted) continue;
+      const tombstone = snapshot.deleted === true;
+      // An expired tombstone lingers until DynamoDB's TTL removes it: it is no longer kept.
+      if (tombstone && (snapshot.expiresAt ?? 0) <= nowSeconds) continue;
       if (full) {
         // The position the last request saved stands: the next poll goes on after it.
         if (pastDeadline(deps)) return false;
         await sweepIds(definition, spec, deps, state, full, false);
         full = undefined;
       }
-      filling.set(snapshot.entityId, snapshot.hash);
+      filling.set(snapshot.entityId, tombstone ? null : snapshot.hash);
       if (filling.size === PAGE_COUNT_MAX) {
         full = filling;
         filling = new Map();
@@ -103,7 +111,8 @@ export async function runSweep(
 
 /**
  * One request of a sweep: asks for the ids of `storedHashes` (at most 1,000, in the store's
- * order), judges what comes back against the stored hashes and sweeps the ids not returned.
+ * order; a tombstone's hash is null), judges what comes back against the stored hashes and
+ * sweeps the live ids not returned. A tombstoned id returned present is judged (as created).
  * Saves the last id checked as the sweep's position, or, for the `last` request, stages the
  * sweep's end. Returns the events it judged.
  */
@@ -112,7 +121,7 @@ async function sweepIds(
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
-  storedHashes: ReadonlyMap<string, string>,
+  storedHashes: ReadonlyMap<string, string | null>,
   last: boolean,
 ): Promise<number> {
   const ids = [...storedHashes.keys()];
@@ -131,14 +140,19 @@ async function sweepIds(
     const entityId = entityIdOf(spec.entityType, record);
     marked.add(entityId);
     const stored = storedHashes.get(entityId);
-    if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
+    if (stored === null) {
+      // Restored: judged against its tombstone, whatever its content, which may be the same.
+      if (!isSoftDeleted(record)) changed.push({ entityId, record });
+    } else if (stored !== undefined && contentHash(record, { volatileFields }) !== stored)
       (isSoftDeleted(record) ? gone : changed).push({ entityId, record });
   }
   for (const id of present) marked.add(id);
   // A record returned whose Id is unreadable (or not one asked for) could be any id of the
   // request not otherwise returned: none of them is swept while it is returned.
   if (unkeyed.length === 0) {
-    for (const entityId of ids) if (!marked.has(entityId)) gone.push({ entityId, record: null });
+    for (const entityId of ids)
+      if (!marked.has(entityId) && storedHashes.get(entityId) !== null)
+        gone.push({ entityId, record: null });
   }
   // A record changed in place stays in an emit backfill's reach, which sends its created when
   // it reads it; one deleted leaves it, so its created goes first, here, as a live window's.
