@@ -26,7 +26,7 @@ export interface ConnectionPollResult {
  * caught-up streams first when their states are read for `dueBy` (a stream with bulk work runs
  * until the deadline, so it goes last and takes what the invocation has left). A
  * stream no longer defined (entity dropped) is skipped; a parked one makes no request unless its
- * credentials changed (`staysParked`). One lease on the connection
+ * credentials changed (`staysParked`) or their retry is due (`parkedRetryDue`). One lease on the connection
  * guards the whole job (a conditional put and a delete per job, not per stream), so an
  * overlapping job of the same connection polls nothing and reports its streams `leased`; its
  * streams then take none of their own, and a stream's due check is its poll's read. Connector

@@ -23,6 +23,12 @@ import { pastDeadline, runWindowed } from './strategies/windowed.ts';
  */
 export const RESET_SNAPSHOTS_DELETED_PER_POLL = 5_000;
 
+/**
+ * How long a stream parked by an authorization error waits before its refused credentials are
+ * tried again, with one poll (see {@link pollStream}).
+ */
+export const PARKED_RETRY_MS = 30 * 60_000;
+
 /** Default lease: longer than any single poll run (a Lambda poller times out after 5 minutes). */
 export const POLL_LEASE_TTL_MS = 6 * 60_000;
 
@@ -209,13 +215,27 @@ export function staysParked(
 }
 
 /**
+ * Whether a stream that {@link staysParked} is due a retry of its refused credentials at `now`:
+ * {@link PARKED_RETRY_MS} after the poll that parked it (or the last retry). The authorization
+ * error also stands for a permission the token lacks, which is granted on the service's side,
+ * the credentials unchanged: without a retry the stream would stay parked for good, and its
+ * only way out (`streams reset`) forgets its watermark. Pure.
+ * @example parkedRetryDue({ lastPollAt: 0 }, 30 * 60_000) === true
+ */
+export function parkedRetryDue(state: Pick<StreamState, 'lastPollAt'>, now: number): boolean {
+  return now - (state.lastPollAt ?? Number.NEGATIVE_INFINITY) >= PARKED_RETRY_MS;
+}
+
+/**
  * Polls one stream once: takes the lease (a conditional write with expiry, so two pollers
  * never run one stream; a {@link PollDeps.solePoller} takes none), runs its strategy, then
  * records success or failure. A failed run keeps its watermark and backs off; an
  * authorization error parks the stream (design.md, Connector errors) while its connection's
  * credentials stay those refused ({@link staysParked}): no request is made, and the stream is
- * looked at again at its due times, so fixed credentials resume it from its watermark. Never
- * throws for connector failures: they are outcomes.
+ * looked at again at its due times, so fixed credentials resume it from its watermark. The
+ * refused ones are tried again, with one poll, every {@link PARKED_RETRY_MS}
+ * ({@link parkedRetryDue}): a permission granted since resumes it the same way. Never throws
+ * for connector failures: they are outcomes.
  */
 export async function pollStream(
   definition: StreamDefinition,
@@ -241,7 +261,7 @@ export async function pollStream(
     // Stopped before anything is written (a stored connection disabled or removed meanwhile).
     if (deps.signal?.aborted) return { kind: 'skipped', streamId, reason: 'stopped' };
     const state = stateHandle(deps.store, stored);
-    if (staysParked(stored, deps.client.credential)) {
+    if (staysParked(stored, deps.client.credential) && !parkedRetryDue(stored, deps.clock.now())) {
       // Nothing to ask the connector with the credentials it refused: looked at again at the
       // stream's next due time (in case they change meanwhile), without a request.
       const now = deps.clock.now();

@@ -64,7 +64,7 @@ export function streamDueAt(
 /**
  * The planner's choice: streams due by `now + lookaheadMs` — never polled, or reaching
  * their {@link streamDueAt}. A parked stream is due too: its poll makes no request unless its connection's
- * credentials changed since they were refused (`staysParked`), and moves it to its next due time. Pure; ordered by due time. The AWS planner runs once per
+ * credentials changed since they were refused (`staysParked`) or their retry is due (`parkedRetryDue`), and moves it to its next due time. Pure; ordered by due time. The AWS planner runs once per
  * schedule period, so it looks one period ahead and delays each poll job to its due time.
  */
 export function dueStreams(
