@@ -47,8 +47,8 @@ export interface OverlapMemoryOptions {
  * included), and (b) the stream's state still holds the very watermark that window committed
  * and no window in progress: a reset or backfill, another poller's window (a Lambda container's
  * memory outlives its job), a window cut off before its commit, all leave another state, and the
- * memory is then not used; a sweep, which writes tombstones under the same watermark, forgets
- * it. Another writer that stores a newer version of a record (a write through the bridge)
+ * memory is then not used; a sweep, and a deletion read that finds a record deleted, which
+ * write tombstones under the same watermark, forget it. Another writer that stores a newer version of a record (a write through the bridge)
  * cannot make a skip wrong: the connector then answers with that newer version, whose
  * fingerprint differs. Only records that the next window can read again are remembered
  * (`UpdatedUtc` at or after the window end minus the overlap), within a bound per stream and in

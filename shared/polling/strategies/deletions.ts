@@ -48,6 +48,8 @@ type DeletionWindow = PollWindow & { cursor?: string | null };
  * record returned deleted is published as deleted, one already a tombstone emits nothing. A
  * record set aside is deleted by its `Id` all the same (the request returns deleted ones only).
  * Runs in the place of a sweep, and keeps its time in `lastSweepAt`, which the first sync sets.
+ * Like a sweep, a read that writes a tombstone has this process forget what the stream's last
+ * window stored (see OverlapMemory): the next window judges its overlap again.
  * Like a window's, it starts no page past the invocation's deadline (or once the process
  * stops): it then returns false, with `lastSweepAt` moved to the end of the last window it read
  * whole and the window it was in kept with the Cursor of its last page judged
@@ -143,6 +145,10 @@ async function judgeDeletionPage(
   const changes = await commitObservations(definition, deps, observations, true, {
     backfill: liveJudging(state.current, window),
   });
+  // Tombstones written under the watermark the last window committed: what that window
+  // remembered no longer describes every stored snapshot (a record it stored, deleted here and
+  // restored as it was, would be passed over by the next window's overlap), as after a sweep.
+  if (changes.writes.length > 0) deps.overlapMemory?.forget(definition.streamId);
   const latest = setAside.at(-1);
   const counts = {
     records: page.records.length + setAside.length,
