@@ -15,7 +15,7 @@ import { callForListing, chunk } from './paged-records.ts';
 /**
  * Tracked ids (exports): the configured ids are fetched by id each cycle; an id whose stored
  * record reached a final state (Expired) is no longer asked for; an id the API stops
- * returning is deleted. A record returned that breaks its schema is set aside (noted on the
+ * returning is deleted, and, still asked for, created again should the API return it again. A record returned that breaks its schema is set aside (noted on the
  * stream, see StreamState.lastSetAside) and counted as returned by its Id: its snapshot stays as
  * it was, neither changed nor deleted. While one whose Id is unreadable or was not asked for is
  * returned, no id of its request is taken for deleted: each could be the record it stands for.
@@ -28,9 +28,11 @@ export async function runTrackedIds(
 ): Promise<number> {
   const configured = [...new Set(definition.trackedIds ?? [])];
   const stored = await deps.store.getSnapshots(definition.streamId, configured);
+  // A tombstoned id is asked for still (in the same requests, 1,000 ids each): returned again,
+  // it is judged against its tombstone and published as created.
   const active = configured.filter((id) => {
     const snapshot = stored.get(id);
-    return !snapshot || (!snapshot.deleted && !spec.isFinal(snapshot.record));
+    return !snapshot || !spec.isFinal(snapshot.record);
   });
   const observations: Observation[] = [];
   const setAside: SetAsideRecord[] = [];
@@ -59,7 +61,8 @@ export async function runTrackedIds(
     observations.push(...found);
     if (unkeyed) continue;
     for (const id of ids)
-      if (!returned.has(id) && stored.has(id)) observations.push({ entityId: id, record: null });
+      if (!returned.has(id) && stored.has(id) && stored.get(id)?.deleted !== true)
+        observations.push({ entityId: id, record: null });
   }
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated, {
