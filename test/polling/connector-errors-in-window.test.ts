@@ -65,6 +65,25 @@ describe('connector errors in the middle of a window', () => {
     expectEachChangeOnce();
   });
 
+  it('fails on a malformed page in the middle of the window, saying so, keeps the watermark and the last stored page, and resumes there', async () => {
+    // A 200 whose JSON body is cut short: not tried again (the page fails the run).
+    h.afterNextAnswer(() => h.sim.controls.setFaults({ script: ['malformed'] }));
+    const failed = await driveClock(h.clock, pollStream(h.definition, h.deps, 'test'));
+    expect(failed).toMatchObject({ kind: 'failed', parked: false });
+    if (failed.kind === 'failed') expect(failed.error).toMatch(/customers\/getAll: .*not JSON/);
+    expect(h.requests).toHaveLength(2);
+    const stored = (await h.deps.store.getStream(h.definition.streamId))!;
+    expect(stored.watermark).toBe(synced.watermark);
+    expect(stored).toMatchObject({ consecutiveFailures: 1, window: { pages: 1 } });
+    expect(h.deps.publisher.events).toHaveLength(10);
+
+    await h.clock.advance(stored.nextDueAt - h.clock.now());
+    h.requests.length = 0;
+    expect(await pollStream(h.definition, h.deps, 'test')).toMatchObject({ caughtUp: true });
+    expect(cursorOf(h.requests[0]!)).toBe(stored.window?.cursor);
+    expectEachChangeOnce();
+  });
+
   it('halves Count after the timeout error and keeps the halved Count for the rest of the window', async () => {
     h.afterNextAnswer(() => h.sim.controls.setFaults({ timeoutAboveCount: 5 }));
     expect(await pollStream(h.definition, h.deps, 'test')).toMatchObject({ caughtUp: true });
