@@ -14,6 +14,23 @@ const text = z.string().nullable().optional();
 const countryCode = CountryCodeRequestSchema.nullable().optional();
 
 /**
+ * Blank text (empty or only white space). customers/update rule 1 reads a blank field as left
+ * out, so a blank passes where a field otherwise has a format (an email, a date, an id).
+ */
+export const BlankTextSchema = z.string().regex(/^\s*$/, { message: 'must be blank', abort: true });
+
+/**
+ * `schema`, or blank text (rule 1). A value that is neither is reported with `schema`'s issue,
+ * not as "must be blank": the blank check aborts, so zod reports the other member alone or
+ * both (fieldIssues names the first of a tie).
+ */
+function orBlank<T extends z.ZodType>(schema: T) {
+  return z.union([schema, BlankTextSchema]);
+}
+
+const date = orBlank(DateSchema).nullable().optional();
+
+/**
  * A telephone number: digits with the usual separators, an optional leading `+`, and an area
  * code in parentheses at the start (`(555) 123-4567`).
  */
@@ -24,8 +41,8 @@ export const PhoneNumberSchema = z
 const identityDocument = z
   .strictObject({
     Number: text,
-    Expiration: DateSchema.nullable().optional(),
-    Issuance: DateSchema.nullable().optional(),
+    Expiration: date,
+    Issuance: date,
     IssuingCountryCode: countryCode,
     IssuingCity: text,
   })
@@ -41,29 +58,29 @@ function uniqueValues<T extends z.ZodType>(item: T) {
 
 /**
  * Request of customers/update (without the envelope). A field left out or blank keeps the
- * stored value; `Notes` replaces it.
+ * stored value (rule 1: blank text passes every field's format); `Notes` replaces it.
  */
 export const CustomersUpdateRequestSchema = z.strictObject({
   // Required with Portfolio Access Tokens (the client adds it), ignored otherwise.
   ChainId: UuidSchema.nullable().optional(),
   CustomerId: UuidSchema,
-  Title: CustomerTitleSchema.optional(),
+  Title: orBlank(CustomerTitleSchema).optional(),
   FirstName: text,
   LastName: text,
   SecondLastName: text,
   NationalityCode: countryCode,
-  Sex: CustomerSexSchema.optional(),
-  BirthDate: DateSchema.nullable().optional(),
+  Sex: orBlank(CustomerSexSchema).optional(),
+  BirthDate: date,
   BirthPlace: text,
   Occupation: text,
-  Email: z.email().nullable().optional(),
-  Phone: PhoneNumberSchema.nullable().optional(),
+  Email: orBlank(z.email()).nullable().optional(),
+  Phone: orBlank(PhoneNumberSchema).nullable().optional(),
   LoyaltyCode: text,
   Notes: text,
   CarRegistrationNumber: z.string().max(CUSTOMER_SHORT_TEXT_MAX_CHARS).nullable().optional(),
   DietaryRequirements: z.string().max(CUSTOMER_SHORT_TEXT_MAX_CHARS).nullable().optional(),
   TaxIdentificationNumber: text,
-  CompanyId: UuidSchema.nullable().optional(),
+  CompanyId: orBlank(UuidSchema).nullable().optional(),
   Address: z
     .strictObject({
       Line1: text,
