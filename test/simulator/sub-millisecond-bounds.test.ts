@@ -43,6 +43,19 @@ describe('date-times finer than a millisecond', () => {
     expect(await customersUpdatedIn(id, iso(t - HOUR), iso(t))).toEqual([]);
   });
 
+  it('answers 400 for a time filter 100 ns longer than 3 months, 200 for exactly 3 months', async () => {
+    const ask = (endUtc: string) =>
+      postRaw(h.sim, 'paymentRequests/getAll', {
+        ...envelope(h.sim),
+        Limitation: { Count: 1 },
+        UpdatedUtc: { StartUtc: '2026-01-01T00:00:00Z', EndUtc: endUtc },
+      });
+    expect((await ask('2026-04-01T00:00:00.0000000Z')).status).toBe(200);
+    const longer = await ask('2026-04-01T00:00:00.0000001Z');
+    expect(longer.status).toBe(400);
+    expect(JSON.parse(longer.text).Message).toContain('UpdatedUtc.EndUtc');
+  });
+
   it('refuses a products/getPricing time 100 ns after a day start (rule 1: exactly the boundary)', async () => {
     const world = h.sim.controls.model.world;
     const product = world.products.find((p) => p.EnterpriseId === world.enterprises[0]!.Id)!;

@@ -62,8 +62,26 @@ export function addUtcMonths(epochMs: number, months: number): number {
   );
 }
 
+/** The digits of a date-time's fraction of a second past the millisecond (`.0000001` → `0001`). */
+const SUB_MILLISECOND_DIGITS = /T\d{2}:\d{2}:\d{2}\.\d{3}(\d+)/;
+
 /**
- * True when `startIso <= endIso` and the interval spans at most `months` calendar months.
+ * The part of a millisecond an ISO 8601 date-time names past its whole milliseconds, in [0, 1):
+ * .NET writes seven digits of a second, and Date.parse drops those past the millisecond. Pure.
+ */
+function subMillisecond(iso: string): number {
+  const digits = SUB_MILLISECOND_DIGITS.exec(iso)?.[1];
+  return digits === undefined ? 0 : Number(`0.${digits}`);
+}
+
+/** True when the instant `aMs` + `aSub` is not after `bMs` + `bSub` (ms and part of a ms). Pure. */
+function isNotAfter(aMs: number, aSub: number, bMs: number, bSub: number): boolean {
+  return aMs < bMs || (aMs === bMs && aSub <= bSub);
+}
+
+/**
+ * True when `startIso <= endIso` and the interval spans at most `months` calendar months,
+ * compared to the last digit of a second (a bound 100 ns past a millisecond counts).
  * Unparseable timestamps give false.
  * @example isWithinMonths('2024-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 24) // true
  */
@@ -71,7 +89,23 @@ export function isWithinMonths(startIso: string, endIso: string, months: number)
   const start = Date.parse(startIso);
   const end = Date.parse(endIso);
   if (Number.isNaN(start) || Number.isNaN(end)) return false;
-  return start <= end && end <= addUtcMonths(start, months);
+  const [startSub, endSub] = [subMillisecond(startIso), subMillisecond(endIso)];
+  return (
+    isNotAfter(start, startSub, end, endSub) &&
+    isNotAfter(end, endSub, addUtcMonths(start, months), startSub)
+  );
+}
+
+/**
+ * True when the instant `startIso` is after `endIso`, to the last digit of a second;
+ * false when either is unparseable. Pure.
+ * @example isInstantAfter('2024-01-01T00:00:00.0000002Z', '2024-01-01T00:00:00.0000001Z') // true
+ */
+export function isInstantAfter(startIso: string, endIso: string): boolean {
+  const start = Date.parse(startIso);
+  const end = Date.parse(endIso);
+  if (Number.isNaN(start) || Number.isNaN(end)) return false;
+  return !isNotAfter(start, subMillisecond(startIso), end, subMillisecond(endIso));
 }
 
 /**
@@ -97,7 +131,7 @@ export const TimeFilterIntervalSchema = z
   .superRefine((interval, ctx) => {
     const { StartUtc: start, EndUtc: end } = interval;
     if (start == null || end == null) return;
-    if (Date.parse(start) > Date.parse(end)) {
+    if (isInstantAfter(start, end)) {
       ctx.addIssue({ code: 'custom', path: ['EndUtc'], message: 'must not be before StartUtc' });
     } else if (!isWithinThreeMonths(start, end)) {
       ctx.addIssue({
