@@ -188,6 +188,27 @@ export function makeAccountNote(model: SimModel, customerId: string | null): Acc
   };
 }
 
+/** The profile data of an integration: it has no enterprise profile (connector-api.md, Profile data). */
+const INTEGRATION_PROFILE: ProfileData = {
+  Discriminator: 'Integration',
+  EnterpriseProfile: null,
+};
+
+/**
+ * Who wrote a membership, as the service tells it (connector-api.md, Loyalty membership: the
+ * profiles "may be null in responses"): the loyalty provider's integration for one it knows
+ * (a ProviderMembershipId), no one for a fifth of the others, hotel staff for the rest. Decided
+ * from the record, so the dataset's random draws stay the same. Pure.
+ */
+function membershipWriter(
+  membership: Pick<LoyaltyMembership, 'ProviderMembershipId' | 'Points'>,
+  staff: ProfileData,
+): ProfileData | null {
+  if (membership.ProviderMembershipId !== null && membership.ProviderMembershipId !== undefined)
+    return INTEGRATION_PROFILE;
+  return (membership.Points ?? 0) % 5 === 0 ? null : staff;
+}
+
 /** A loyalty membership of a customer in one of the chain's programs. */
 export function makeLoyaltyMembership(
   model: SimModel,
@@ -197,9 +218,9 @@ export function makeLoyaltyMembership(
   chainId = model.world.chainId,
 ): LoyaltyMembership {
   const random = model.random;
-  const creator = staffProfile(model);
+  const staff = staffProfile(model);
   const code = `${random.int(100_000, 999_999)}${random.int(1000, 9999)}`;
-  return {
+  const membership = {
     Id: random.uuid(),
     ChainId: chainId,
     AccountId: customerId,
@@ -220,9 +241,9 @@ export function makeLoyaltyMembership(
     ExpirationDate: random.chance(0.5) ? iso(nowMs + random.int(30, 900) * DAY_MS) : null,
     Url: null,
     LoyaltyTierId: null,
-    CreatorProfile: creator,
-    UpdaterProfile: creator,
   };
+  const writer = membershipWriter(membership, staff);
+  return { ...membership, CreatorProfile: writer, UpdaterProfile: writer };
 }
 
 /** A payment request in `state`, issued to a customer of an enterprise at `createdMs`. */
