@@ -135,7 +135,8 @@ export interface ConnectorCaller {
  * token's enterprises reads only theirs, and one scoped to some chains reads only their
  * chain-level records. Omitted, the service answers for every enterprise or chain the token
  * reaches: a scope naming chains alone does not narrow enterprise-level reads, since no
- * operation tells a chain's enterprises (README, Connections). A value the caller gave wins.
+ * operation tells a chain's enterprises (README, Connections). A value the caller gave wins;
+ * a null is none.
  * @throws ValidationError when the scope is needed but cannot be chosen unambiguously.
  */
 export function applyPortfolioScope(
@@ -149,11 +150,11 @@ export function applyPortfolioScope(
     ['EnterpriseIds', scope.enterpriseIds],
     ['ChainIds', scope.chainIds],
   ] as const) {
-    if (ids.length > 0 && scoped[filter] === undefined && takesField(spec, filter))
-      scoped[filter] = ids;
+    if (ids.length > 0 && scoped[filter] == null && takesField(spec, filter)) scoped[filter] = ids;
   }
   const field = spec.portfolioScope;
-  if (!field || scoped[field] !== undefined) return scoped;
+  // A null is no value (customers/update's ChainId is nullable): the scope fills it in too.
+  if (!field || scoped[field] != null) return scoped;
   const ids = field === 'EnterpriseId' ? scope.enterpriseIds : scope.chainIds;
   if (ids.length === 1) return { ...scoped, [field]: ids[0] };
   throw new ValidationError(`${spec.name} request`, [

@@ -15,8 +15,9 @@ export type LoyaltyProgramUpdate = z.input<typeof LoyaltyProgramUpdateSchema>;
 
 /** Request of loyaltyPrograms/update (without the envelope); the contract shows no bounds. */
 export const LoyaltyProgramsUpdateRequestSchema = z.strictObject({
-  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise.
-  ChainId: UuidSchema.optional(),
+  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise, so null
+  // passes as a field left out does.
+  ChainId: UuidSchema.nullable().optional(),
   LoyaltyProgramUpdates: z.array(LoyaltyProgramUpdateSchema),
 });
 /** Request of loyaltyPrograms/update. */

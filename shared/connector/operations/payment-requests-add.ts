@@ -24,8 +24,9 @@ export type NewPaymentRequest = z.input<typeof NewPaymentRequestSchema>;
 
 /** Request of paymentRequests/add (without the envelope). */
 export const PaymentRequestsAddRequestSchema = z.strictObject({
-  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise.
-  EnterpriseId: UuidSchema.optional(),
+  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise, so null
+  // passes as a field left out does.
+  EnterpriseId: UuidSchema.nullable().optional(),
   PaymentRequests: z.array(NewPaymentRequestSchema),
 });
 /** Request of paymentRequests/add. */

@@ -21,8 +21,9 @@ export type NewVoucher = z.input<typeof NewVoucherSchema>;
 
 /** Request of vouchers/add (without the envelope). */
 export const VouchersAddRequestSchema = z.strictObject({
-  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise.
-  EnterpriseId: UuidSchema.optional(),
+  // Required with Portfolio Access Tokens (the client adds it), ignored otherwise, so null
+  // passes as a field left out does.
+  EnterpriseId: UuidSchema.nullable().optional(),
   VoucherParameters: z.array(NewVoucherSchema),
 });
 /** Request of vouchers/add. */
