@@ -7,6 +7,7 @@ import { PORTFOLIO_OPERATIONS } from '../connector/portfolio-operations.ts';
 import { fieldIssues } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { BoundedLog } from './bounded-log.ts';
+import { lowercaseGuids } from './canonical-ids.ts';
 import { advanceExports } from './export-lifecycle.ts';
 import type { FaultInjector, FaultKind } from './faults.ts';
 import { HANDLERS } from './handlers.ts';
@@ -170,7 +171,8 @@ function answerInScope(
     const message = issues.map((issue) => `${issue.Path || '(body)'}: ${issue.Message}`).join('; ');
     return { ...fail(400, `Invalid request: ${message}`, requestId, { Issues: issues }), count };
   }
-  const body = withoutEnvelope(read);
+  // The records hold GUIDs in lower case; the service reads them in any case.
+  const body = withoutEnvelope(lowercaseGuids(OPERATIONS[name].request, read) as typeof read);
   if (
     scope.portfolio &&
     OPERATIONS[name].portfolioScope === 'ChainIds' &&
