@@ -160,9 +160,12 @@ function answerInScope(
     };
   }
   // An ordinary token's ChainIds (customers/getAll) is ignored: it neither filters the
-  // customers nor counts as the filter that spares CustomerIds (connector-api.md #1).
+  // customers nor counts as the filter that spares CustomerIds (connector-api.md #1). Ignored
+  // is not unread: one that breaks the contract is refused first, as the client refuses it.
   const read = scope.portfolio ? raw : readByOrdinaryToken(OPERATIONS[name], raw);
-  const parsed = fullRequestSchema(name).safeParse(read);
+  const schema = fullRequestSchema(name);
+  const whole = read === raw ? undefined : schema.safeParse(raw);
+  const parsed = whole && !whole.success ? whole : schema.safeParse(read);
   if (!parsed.success) {
     const issues = fieldIssues(parsed.error).map((issue) => ({
       Path: issue.path,

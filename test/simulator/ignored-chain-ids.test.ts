@@ -49,6 +49,20 @@ describe('customers/getAll ChainIds with an ordinary AccessToken', () => {
     expect(chainOnly.body.Message).toContain('CustomerIds: required when no other filter');
   });
 
+  // Ignored is not unread: a ChainIds that breaks the contract is a malformed request whatever
+  // the token, as the client refuses it before sending (parseRequestFor).
+  for (const [what, chainIds, message] of [
+    ['no items', [], 'ChainIds: Too small'],
+    ['1001 items', Array.from({ length: 1001 }, () => OTHER_CHAIN), 'ChainIds: Too big'],
+    ['an id that is no GUID', ['chain-1'], 'ChainIds[0]: Invalid GUID'],
+  ] as const) {
+    it(`answers 400 naming ChainIds for a ChainIds of ${what}`, async () => {
+      const answer = await customers({ UpdatedUtc: recent(), ChainIds: chainIds });
+      expect(answer.status).toBe(400);
+      expect(answer.body.Message).toContain(message);
+    });
+  }
+
   it('still filters by ChainIds for a Portfolio Access Token', async () => {
     const answer = await postRaw(h.sim, 'customers/getAll', {
       ...envelope(h.sim, h.sim.tokens.portfolioToken),
