@@ -49,7 +49,12 @@ export const CustomersGetAllRequestSchema = z
     LastNames: stringFilter().optional(),
     LoyaltyCodes: stringFilter().optional(),
   })
-  .superRefine(requireSomeFilter('CustomerIds', CUSTOMER_FILTERS));
+  .superRefine(
+    requireSomeFilter('CustomerIds', CUSTOMER_FILTERS, {
+      // An ordinary token's ChainIds is ignored, so it spares CustomerIds only with this one.
+      ChainIds: 'ChainIds with a Portfolio Access Token',
+    }),
+  );
 /** Request of customers/getAll. */
 export type CustomersGetAllRequest = z.input<typeof CustomersGetAllRequestSchema>;
 

@@ -28,13 +28,21 @@ export const OptionalCursorSchema = UuidSchema.nullable().optional();
 
 /**
  * A check that at least one of `filters` is set, for operations whose `target` filter is
- * "required if no other filter is given". The issue names `target`.
+ * "required if no other filter is given". The issue names `target` and the other filters, each
+ * as `labels` gives it (a filter that counts only with some tokens says so).
  * @example body.superRefine(requireSomeFilter('CustomerIds', ['CustomerIds', 'Emails']))
  */
-export function requireSomeFilter(target: string, filters: readonly string[]) {
+export function requireSomeFilter(
+  target: string,
+  filters: readonly string[],
+  labels: Readonly<Record<string, string>> = {},
+) {
   return (body: Record<string, unknown>, ctx: z.RefinementCtx): void => {
     if (filters.some((field) => body[field] !== undefined && body[field] !== null)) return;
-    const others = filters.filter((field) => field !== target).join(', ');
+    const others = filters
+      .filter((field) => field !== target)
+      .map((field) => labels[field] ?? field)
+      .join(', ');
     ctx.addIssue({
       code: 'custom',
       path: [target],
