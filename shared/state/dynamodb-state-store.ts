@@ -4,16 +4,11 @@
  * `STREAM#<id>`/`LEASE`, stream states `STREAMS#<n>`/`<streamId>`, n the connection's shard;
  * dynamodb-stream-states.ts).
  */
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  type DeleteCommandInput,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { mapWithConcurrency } from '../concurrency.ts';
-import { type BridgeError, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from './document-client.ts';
 import {
   BATCH_CONCURRENCY_DEFAULT,
@@ -21,7 +16,13 @@ import {
   batchGetItems,
   batchWriteItems,
 } from './dynamodb-batch.ts';
-import { toStoreError, withStoreErrors } from './dynamodb-errors.ts';
+import {
+  type ConditionalWriteTable,
+  deleteIf,
+  putIf,
+  type WriteCondition,
+} from './dynamodb-conditional-writes.ts';
+import { withStoreErrors } from './dynamodb-errors.ts';
 import {
   fromSnapshotItem,
   leaseKey,
@@ -95,6 +96,7 @@ export class DynamoDbStateStore implements StateStore {
   private readonly batch: BatchContext;
   private readonly compressSnapshotsAbove: number;
   private readonly streamStates: DynamoDbStreamStates;
+  private readonly table: ConditionalWriteTable;
 
   constructor(options: DynamoDbStateStoreOptions) {
     this.tableName = options.tableName;
@@ -102,6 +104,7 @@ export class DynamoDbStateStore implements StateStore {
     this.documentClient = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
     });
+    this.table = { documentClient: this.documentClient, tableName: options.tableName };
     this.batch = {
       documentClient: this.documentClient,
       tableName: options.tableName,
@@ -161,31 +164,24 @@ export class DynamoDbStateStore implements StateStore {
       this.batch.concurrency * SNAPSHOT_PUTS_PER_BATCH,
       async (snapshot) => {
         const version = expected.get(snapshot.snapshot.entityId);
-        try {
-          await this.documentClient.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: toSnapshotItem(streamId, snapshot, this.compressSnapshotsAbove),
-              ...(version === undefined
-                ? {
-                    ConditionExpression: 'attribute_not_exists(#pk)',
-                    ExpressionAttributeNames: { '#pk': 'pk' },
-                  }
-                : {
-                    ConditionExpression: '#updatedAt = :updatedAt AND #hash = :hash',
-                    ExpressionAttributeNames: { '#updatedAt': 'updatedAt', '#hash': 'hash' },
-                    ExpressionAttributeValues: {
-                      ':updatedAt': version.updatedAt,
-                      ':hash': version.hash,
-                    },
-                  }),
-            }),
-          );
-          return undefined;
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) return snapshot.snapshot.entityId;
-          throw this.toStoreError('PutItem', error);
-        }
+        const refusal = await putIf(
+          this.table,
+          toSnapshotItem(streamId, snapshot, this.compressSnapshotsAbove),
+          version === undefined
+            ? {
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': 'pk' },
+              }
+            : {
+                ConditionExpression: '#updatedAt = :updatedAt AND #hash = :hash',
+                ExpressionAttributeNames: { '#updatedAt': 'updatedAt', '#hash': 'hash' },
+                ExpressionAttributeValues: {
+                  ':updatedAt': version.updatedAt,
+                  ':hash': version.hash,
+                },
+              },
+        );
+        return refusal ? snapshot.snapshot.entityId : undefined;
       },
     );
     return refused.filter((id) => id !== undefined);
@@ -283,10 +279,7 @@ export class DynamoDbStateStore implements StateStore {
 
   async unmarkStreamRemoved(note: RemovedStreamNote): Promise<boolean> {
     // A note of before removedAt was kept has none: it goes only while it still has none.
-    const unchanged: Pick<
-      DeleteCommandInput,
-      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-    > =
+    const unchanged: WriteCondition =
       note.removedAt === undefined
         ? {
             ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#removedAt)',
@@ -297,19 +290,7 @@ export class DynamoDbStateStore implements StateStore {
             ExpressionAttributeNames: { '#removedAt': 'removedAt' },
             ExpressionAttributeValues: { ':removedAt': note.removedAt },
           };
-    try {
-      await this.documentClient.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: removedStreamKey(note.streamId),
-          ...unchanged,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw this.toStoreError('DeleteItem', error);
-    }
+    return (await deleteIf(this.table, removedStreamKey(note.streamId), unchanged)) === undefined;
   }
 
   async listRemovedStreams(limit: number): Promise<RemovedStreamNote[]> {
@@ -343,51 +324,34 @@ export class DynamoDbStateStore implements StateStore {
     now: number,
   ): Promise<Lease | null> {
     const expiresAt = now + ttlMs;
-    try {
-      await this.documentClient.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...leaseKey(streamId),
-            owner,
-            expiresAt,
-            ttl: Math.ceil(expiresAt / 1000) + LEASE_TTL_GRACE_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now OR #owner = :owner',
-          ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt', '#owner': 'owner' },
-          ExpressionAttributeValues: { ':now': now, ':owner': owner },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw this.toStoreError('PutItem', error);
-    }
+    const refusal = await putIf(
+      this.table,
+      {
+        ...leaseKey(streamId),
+        owner,
+        expiresAt,
+        ttl: Math.ceil(expiresAt / 1000) + LEASE_TTL_GRACE_SECONDS,
+      },
+      {
+        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now OR #owner = :owner',
+        ExpressionAttributeNames: { '#pk': 'pk', '#expiresAt': 'expiresAt', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':now': now, ':owner': owner },
+      },
+    );
+    if (refusal) return null;
     return { streamId, owner, expiresAt };
   }
 
   async releaseLease(streamId: string, owner: string): Promise<void> {
-    try {
-      await this.documentClient.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: leaseKey(streamId),
-          ConditionExpression: '#owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner },
-        }),
-      );
-    } catch (error) {
-      // Someone else's lease (ours expired and was taken) or none at all: nothing to release.
-      if (error instanceof ConditionalCheckFailedException) return;
-      throw this.toStoreError('DeleteItem', error);
-    }
+    // A refusal is someone else's lease (ours expired and was taken) or none at all: nothing to release.
+    await deleteIf(this.table, leaseKey(streamId), {
+      ConditionExpression: '#owner = :owner',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: { ':owner': owner },
+    });
   }
 
   private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
     return withStoreErrors(this.tableName, operation, run);
-  }
-
-  private toStoreError(operation: string, error: unknown): BridgeError {
-    return toStoreError(this.tableName, operation, error);
   }
 }

@@ -5,17 +5,16 @@
  * where none is, then a delete of the old item only at the version copied, so two writers
  * cannot both move one, and a write of either form in between is found and not lost.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  type PutCommandInput,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { parseOrThrow } from '../errors.ts';
 import type { DocumentClient } from './document-client.ts';
-import { toStoreError, withStoreErrors } from './dynamodb-errors.ts';
+import {
+  type ConditionalWriteTable,
+  deleteIf,
+  putIf,
+  type WriteCondition,
+} from './dynamodb-conditional-writes.ts';
+import { withStoreErrors } from './dynamodb-errors.ts';
 import {
   fromStreamStateItem,
   type ItemKey,
@@ -39,19 +38,14 @@ import { LEGACY_STREAMS_PK, streamStatePartitions } from './stream-state-shards.
  */
 const MOVE_RECOPIES = 3;
 
-type Condition = Pick<
-  PutCommandInput,
-  'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
->;
-
 /** Written only where the key holds no item. */
-const ABSENT: Condition = {
+const ABSENT: WriteCondition = {
   ConditionExpression: 'attribute_not_exists(#pk)',
   ExpressionAttributeNames: { '#pk': 'pk' },
 };
 
 /** Written only over the item at `version`. */
-function atVersion(version: number): Condition {
+function atVersion(version: number): WriteCondition {
   return {
     ConditionExpression: '#version = :expected',
     ExpressionAttributeNames: { '#version': 'version' },
@@ -78,10 +72,12 @@ export class DynamoDbStreamStates {
   private readonly tableName: string;
   private readonly concurrency: number;
   private readonly shards: number;
+  private readonly table: ConditionalWriteTable;
 
   constructor(options: DynamoDbStreamStatesOptions) {
     this.documentClient = options.documentClient;
     this.tableName = options.tableName;
+    this.table = { documentClient: options.documentClient, tableName: options.tableName };
     this.concurrency = options.concurrency;
     this.shards = options.shards;
   }
@@ -152,14 +148,14 @@ export class DynamoDbStreamStates {
     if (expectedVersion === 0) {
       // A state not moved yet exists as much as a moved one.
       if (await this.getItem(legacyStreamStateKey(state.streamId))) throw conflict();
-      const refusal = await this.putIf(item, ABSENT);
+      const refusal = await putIf(this.table, item, ABSENT);
       if (refusal) throw conflict(refusal);
       return next;
     }
-    if ((await this.putIf(item, atVersion(expectedVersion))) === undefined) return next;
+    if ((await putIf(this.table, item, atVersion(expectedVersion))) === undefined) return next;
     // None at that version under the shard: the state may not be moved yet, or moved just now.
     await this.moveLegacy(state.streamId);
-    const refusal = await this.putIf(item, atVersion(expectedVersion));
+    const refusal = await putIf(this.table, item, atVersion(expectedVersion));
     if (refusal) throw conflict(refusal);
     return next;
   }
@@ -181,7 +177,9 @@ export class DynamoDbStreamStates {
    * write puts it (a state still under `STREAMS` was never written by this release: false).
    */
   async deleteAtVersion(streamId: string, expectedVersion: number): Promise<boolean> {
-    return (await this.deleteIf(this.keyOf(streamId), atVersion(expectedVersion))) === undefined;
+    return (
+      (await deleteIf(this.table, this.keyOf(streamId), atVersion(expectedVersion))) === undefined
+    );
   }
 
   /**
@@ -197,17 +195,17 @@ export class DynamoDbStreamStates {
     let legacy = await this.getItem(legacyKey);
     if (!legacy) return;
     let version = fromStreamStateItem(legacy).version;
-    if (await this.putIf({ ...legacy, ...shardKey }, ABSENT)) return;
+    if (await putIf(this.table, { ...legacy, ...shardKey }, ABSENT)) return;
     for (let copies = 1; ; copies++) {
-      if ((await this.deleteIf(legacyKey, atVersion(version))) === undefined) return;
+      if ((await deleteIf(this.table, legacyKey, atVersion(version))) === undefined) return;
       legacy = await this.getItem(legacyKey);
       if (!legacy) {
-        await this.deleteIf(shardKey, atVersion(version));
+        await deleteIf(this.table, shardKey, atVersion(version));
         return;
       }
       const changed = fromStreamStateItem(legacy).version;
       if (copies > MOVE_RECOPIES) return;
-      if (await this.putIf({ ...legacy, ...shardKey }, atVersion(version))) return;
+      if (await putIf(this.table, { ...legacy, ...shardKey }, atVersion(version))) return;
       version = changed;
     }
   }
@@ -223,38 +221,6 @@ export class DynamoDbStreamStates {
       ),
     );
     return output.Item;
-  }
-
-  /** Puts `item` if `condition` holds; the refusal when it does not. */
-  private async putIf(
-    item: Record<string, unknown>,
-    condition: Condition,
-  ): Promise<ConditionalCheckFailedException | undefined> {
-    try {
-      await this.documentClient.send(
-        new PutCommand({ TableName: this.tableName, Item: item, ...condition }),
-      );
-      return undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return error;
-      throw toStoreError(this.tableName, 'PutItem', error);
-    }
-  }
-
-  /** Deletes `key`'s item if `condition` holds; the refusal when it does not. */
-  private async deleteIf(
-    key: ItemKey,
-    condition: Condition,
-  ): Promise<ConditionalCheckFailedException | undefined> {
-    try {
-      await this.documentClient.send(
-        new DeleteCommand({ TableName: this.tableName, Key: key, ...condition }),
-      );
-      return undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return error;
-      throw toStoreError(this.tableName, 'DeleteItem', error);
-    }
   }
 
   private call<T>(operation: string, run: () => Promise<T>): Promise<T> {
