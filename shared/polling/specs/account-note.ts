@@ -1,10 +1,5 @@
-import {
-  MINUTE_MS,
-  SOFT_DELETE_SWEEP_INTERVAL_MS,
-  UPDATED_UTC_ONLY,
-  updatedUtcFilter,
-  type WindowedPollSpec,
-} from '../poll-spec.ts';
+import { MINUTE_MS, UPDATED_UTC_ONLY, type WindowedPollSpec } from '../poll-spec.ts';
+import { sweepWithDeleted, updatedInWindowWithDeleted } from './windowed-requests.ts';
 
 /**
  * Account notes: windowed, deleted ones included. The record has no UpdatedUtc, so the window
@@ -16,17 +11,6 @@ export const accountNoteSpec: WindowedPollSpec = {
   operation: 'accountNotes/getAll',
   volatileFields: UPDATED_UTC_ONLY,
   defaultIntervalMs: MINUTE_MS,
-  windowRequest: (window, count) => ({
-    Limitation: { Count: count },
-    UpdatedUtc: updatedUtcFilter(window),
-    ActivityStates: ['Active', 'Deleted'],
-  }),
-  sweep: {
-    intervalMs: SOFT_DELETE_SWEEP_INTERVAL_MS,
-    request: (ids, count) => ({
-      Limitation: { Count: count },
-      AccountNoteIds: [...ids],
-      ActivityStates: ['Active', 'Deleted'],
-    }),
-  },
+  windowRequest: updatedInWindowWithDeleted,
+  sweep: sweepWithDeleted('AccountNoteIds'),
 };

@@ -2,9 +2,9 @@ import {
   MINUTE_MS,
   SOFT_DELETE_SWEEP_INTERVAL_MS,
   UPDATED_UTC_ONLY,
-  updatedUtcFilter,
   type WindowedPollSpec,
 } from '../poll-spec.ts';
+import { updatedInWindowWithDeleted } from './windowed-requests.ts';
 
 /**
  * Loyalty memberships: windowed with deleted ones included. A deleted membership carries no
@@ -17,11 +17,7 @@ export const loyaltyMembershipSpec: WindowedPollSpec = {
   operation: 'loyaltyMemberships/getAll',
   volatileFields: UPDATED_UTC_ONLY,
   defaultIntervalMs: MINUTE_MS,
-  windowRequest: (window, count) => ({
-    Limitation: { Count: count },
-    UpdatedUtc: updatedUtcFilter(window),
-    ActivityStates: ['Active', 'Deleted'],
-  }),
+  windowRequest: updatedInWindowWithDeleted,
   deletedAmong: (ids, count) => ({
     Limitation: { Count: count },
     LoyaltyMembershipIds: [...ids],

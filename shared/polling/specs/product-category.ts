@@ -1,9 +1,5 @@
-import {
-  MINUTE_MS,
-  UPDATED_UTC_ONLY,
-  updatedUtcFilter,
-  type WindowedPollSpec,
-} from '../poll-spec.ts';
+import { MINUTE_MS, UPDATED_UTC_ONLY, type WindowedPollSpec } from '../poll-spec.ts';
+import { updatedInWindow } from './windowed-requests.ts';
 
 /** Product categories: windowed plus a sweep (a hard delete leaves no trace in a window). */
 export const productCategorySpec: WindowedPollSpec = {
@@ -12,10 +8,7 @@ export const productCategorySpec: WindowedPollSpec = {
   operation: 'productCategories/getAll',
   volatileFields: UPDATED_UTC_ONLY,
   defaultIntervalMs: 5 * MINUTE_MS,
-  windowRequest: (window, count) => ({
-    Limitation: { Count: count },
-    UpdatedUtc: updatedUtcFilter(window),
-  }),
+  windowRequest: updatedInWindow,
   sweep: {
     intervalMs: 15 * MINUTE_MS,
     request: (ids, count) => ({ Limitation: { Count: count }, ProductCategoryIds: [...ids] }),

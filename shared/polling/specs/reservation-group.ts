@@ -1,9 +1,5 @@
-import {
-  MINUTE_MS,
-  UPDATED_UTC_ONLY,
-  updatedUtcFilter,
-  type WindowedPollSpec,
-} from '../poll-spec.ts';
+import { MINUTE_MS, UPDATED_UTC_ONLY, type WindowedPollSpec } from '../poll-spec.ts';
+import { updatedInWindow } from './windowed-requests.ts';
 
 /**
  * Reservation groups: windowed (no UpdatedUtc on the record: the window end is the
@@ -15,10 +11,7 @@ export const reservationGroupSpec: WindowedPollSpec = {
   operation: 'reservationGroups/getAll',
   volatileFields: UPDATED_UTC_ONLY,
   defaultIntervalMs: MINUTE_MS,
-  windowRequest: (window, count) => ({
-    Limitation: { Count: count },
-    UpdatedUtc: updatedUtcFilter(window),
-  }),
+  windowRequest: updatedInWindow,
   sweep: {
     intervalMs: 15 * MINUTE_MS,
     request: (ids, count) => ({ Limitation: { Count: count }, ReservationGroupIds: [...ids] }),
