@@ -7,6 +7,7 @@ import {
   FeedSchema,
   SubscriptionHealthSchema,
 } from './console-schemas.ts';
+import { definedFields } from './defined-fields.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import { EmptySchema } from './schemas.ts';
 
@@ -106,12 +107,14 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: FeedSchema },
     handle: async ({ query }, deps) => {
       const readAt = deps.clock.now();
-      const { events, until } = await deps.webhooks.feedEvents({
-        ...(query.since !== undefined ? { sinceMs: Date.parse(query.since) } : {}),
-        ...(query.type !== undefined ? { type: query.type } : {}),
-        ...(query.subject !== undefined ? { subject: query.subject } : {}),
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-      });
+      const { events, until } = await deps.webhooks.feedEvents(
+        definedFields({
+          sinceMs: query.since === undefined ? undefined : Date.parse(query.since),
+          type: query.type,
+          subject: query.subject,
+          limit: query.limit,
+        }),
+      );
       // `now` is the `since` of the next read: never past an event listed and not stored yet,
       // which shows with its list time once its batch stores it (seconds after its sends).
       const now = new Date(Math.min(readAt, until ?? readAt)).toISOString();

@@ -1,3 +1,4 @@
+import { definedFields } from './defined-fields.ts';
 import { attemptView, deliveryView } from './delivery-view.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
@@ -24,11 +25,9 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: EventListSchema },
     handle: async ({ query }, deps) => ({
       status: 200,
-      body: await deps.webhooks.listEventPage({
-        ...(query.type !== undefined ? { type: query.type } : {}),
-        ...(query.limit !== undefined ? { limit: query.limit } : {}),
-        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-      }),
+      body: await deps.webhooks.listEventPage(
+        definedFields({ type: query.type, limit: query.limit, cursor: query.cursor }),
+      ),
     }),
   }),
   defineRoute({
@@ -78,11 +77,13 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
       status: 200,
       body: {
         deliveries: (
-          await deps.webhooks.listDeliveries({
-            ...(query.subscription !== undefined ? { subscriptionId: query.subscription } : {}),
-            ...(query.event !== undefined ? { eventId: query.event } : {}),
-            ...(query.limit !== undefined ? { limit: query.limit } : {}),
-          })
+          await deps.webhooks.listDeliveries(
+            definedFields({
+              subscriptionId: query.subscription,
+              eventId: query.event,
+              limit: query.limit,
+            }),
+          )
         ).map(({ delivery, attempts }) => ({
           delivery: deliveryView(delivery),
           attempts: attempts.map(attemptView),

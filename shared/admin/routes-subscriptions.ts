@@ -1,5 +1,6 @@
 import type { AdminDeps } from './admin-deps.ts';
 import { SubscriptionHealthListSchema } from './console-schemas.ts';
+import { definedFields } from './defined-fields.ts';
 import { deliveryView } from './delivery-view.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
@@ -18,11 +19,6 @@ import {
 import { stateSnapshotSource } from './snapshot-source.ts';
 
 const tag = 'subscriptions';
-
-/** Leaves out absent fields, so the service applies its own defaults. */
-function defined(fields: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-}
 
 /** Loads a subscription that must be enabled; 404 when unknown, 409 when disabled. */
 async function requireEnabled(id: string, deps: AdminDeps): Promise<void> {
@@ -76,7 +72,7 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     body: CreateSubscriptionBodySchema,
     success: { status: 201, schema: SubscriptionWithSecretSchema },
     handle: async ({ body }, deps) => {
-      const created = await deps.webhooks.createSubscription(defined(body));
+      const created = await deps.webhooks.createSubscription(definedFields(body));
       return { status: 201, body: { ...created.subscription, secret: created.secret } };
     },
   }),
@@ -105,7 +101,7 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     success: { status: 200, schema: SubscriptionViewSchema },
     handle: async ({ id, body }, deps) => ({
       status: 200,
-      body: await deps.webhooks.updateSubscription(id, defined(body)),
+      body: await deps.webhooks.updateSubscription(id, definedFields(body)),
     }),
   }),
   defineRoute({
