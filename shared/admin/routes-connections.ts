@@ -13,6 +13,7 @@ import {
 import { ConnectionExistsError } from '../connections/connection-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
+import { defineReadRoute } from './read-route.ts';
 import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
   ConnectionListSchema,
@@ -85,33 +86,21 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
       body: await withConnections(deps, (c) => addConnection(body, c)),
     }),
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/connections',
     operationId: 'listConnections',
     summary: 'Every connection (the CONNECTOR_* one first), without tokens',
     tag: 'connections',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: ConnectionListSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: { connections: await withConnections(deps, listConnectionViews) },
-    }),
+    schema: ConnectionListSchema,
+    read: async (_id, deps) => ({ connections: await withConnections(deps, listConnectionViews) }),
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/connections/{id}',
     operationId: 'getConnection',
     summary: 'One connection, without its token',
     tag: 'connections',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: ConnectionViewSchema },
-    handle: async ({ id }, deps) => ({
-      status: 200,
-      body: await withConnections(deps, (c) => getConnectionView(id, c)),
-    }),
+    schema: ConnectionViewSchema,
+    read: (id, deps) => withConnections(deps, (c) => getConnectionView(id, c)),
   }),
   enableRoute(false),
   enableRoute(true),

@@ -8,6 +8,7 @@ import {
   SubscriptionHealthSchema,
 } from './console-schemas.ts';
 import { definedFields } from './defined-fields.ts';
+import { defineReadRoute } from './read-route.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import { EmptySchema } from './schemas.ts';
 
@@ -121,19 +122,13 @@ export const CONSOLE_ROUTES: readonly AdminRoute[] = [
       return { status: 200, body: { events, now } };
     },
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/subscriptions/{id}/health',
     operationId: 'getSubscriptionHealth',
     summary:
       'Health of a subscription: success rate of recent attempts, last failure, pause, run of failures',
     tag: 'subscriptions',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: SubscriptionHealthSchema },
-    handle: async ({ id }, deps) => ({
-      status: 200,
-      body: await deps.webhooks.subscriptionHealth(id),
-    }),
+    schema: SubscriptionHealthSchema,
+    read: (id, deps) => deps.webhooks.subscriptionHealth(id),
   }),
 ];

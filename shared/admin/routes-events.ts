@@ -1,5 +1,6 @@
 import { definedFields } from './defined-fields.ts';
 import { attemptView, deliveryView } from './delivery-view.ts';
+import { defineReadRoute } from './read-route.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
   DeliveryListSchema,
@@ -30,16 +31,13 @@ export const EVENT_ROUTES: readonly AdminRoute[] = [
       ),
     }),
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/events/{id}',
     operationId: 'getEvent',
     summary: 'One stored event, exactly as delivered',
     tag: 'events',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: StoredEventBodySchema },
-    handle: async ({ id }, deps) => ({ status: 200, body: await deps.webhooks.getEvent(id) }),
+    schema: StoredEventBodySchema,
+    read: (id, deps) => deps.webhooks.getEvent(id),
   }),
   defineRoute({
     method: 'POST',

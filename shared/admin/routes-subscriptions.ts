@@ -2,6 +2,7 @@ import type { AdminDeps } from './admin-deps.ts';
 import { SubscriptionHealthListSchema } from './console-schemas.ts';
 import { definedFields } from './defined-fields.ts';
 import { deliveryView } from './delivery-view.ts';
+import { defineReadRoute } from './read-route.ts';
 import { AdminConflictError, type AdminRoute, defineRoute } from './route.ts';
 import {
   CreateSubscriptionBodySchema,
@@ -32,35 +33,23 @@ async function requireEnabled(id: string, deps: AdminDeps): Promise<void> {
 
 /** Subscription routes: CRUD, secret rotation, ping, dead-letter redelivery, resync. */
 export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/subscriptions',
     operationId: 'listSubscriptions',
     summary: 'List subscriptions (secrets are never shown)',
     tag,
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: SubscriptionListSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: { subscriptions: await deps.webhooks.listSubscriptions() },
-    }),
+    schema: SubscriptionListSchema,
+    read: async (_id, deps) => ({ subscriptions: await deps.webhooks.listSubscriptions() }),
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     // Before `/subscriptions/{id}`: the router takes the first route that matches (ids are `sub_…`).
     path: '/subscriptions/health',
     operationId: 'listSubscriptionHealth',
     summary:
       'Health of every subscription in one answer (each as GET /subscriptions/{id}/health), oldest first: what the console reads every 10 s',
     tag,
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: SubscriptionHealthListSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: { health: await deps.webhooks.allSubscriptionsHealth() },
-    }),
+    schema: SubscriptionHealthListSchema,
+    read: async (_id, deps) => ({ health: await deps.webhooks.allSubscriptionsHealth() }),
   }),
   defineRoute({
     method: 'POST',
@@ -76,19 +65,13 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
       return { status: 201, body: { ...created.subscription, secret: created.secret } };
     },
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/subscriptions/{id}',
     operationId: 'getSubscription',
     summary: 'Show one subscription',
     tag,
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: SubscriptionViewSchema },
-    handle: async ({ id }, deps) => ({
-      status: 200,
-      body: await deps.webhooks.getSubscription(id),
-    }),
+    schema: SubscriptionViewSchema,
+    read: (id, deps) => deps.webhooks.getSubscription(id),
   }),
   defineRoute({
     method: 'PATCH',

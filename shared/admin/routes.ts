@@ -1,42 +1,31 @@
 import type { AdminAuthentication } from './admin-deps.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { type AdminRoute, defineRoute } from './route.ts';
+import { defineReadRoute } from './read-route.ts';
+import type { AdminRoute } from './route.ts';
 import { CONNECTION_ROUTES } from './routes-connections.ts';
 import { CONNECTOR_ROUTES } from './routes-connector.ts';
 import { CONSOLE_ROUTES } from './routes-console.ts';
 import { EVENT_ROUTES } from './routes-events.ts';
 import { STREAM_ROUTES } from './routes-streams.ts';
 import { SUBSCRIPTION_ROUTES } from './routes-subscriptions.ts';
-import { EmptySchema, HealthSchema, OpenApiDocumentSchema } from './schemas.ts';
+import { HealthSchema, OpenApiDocumentSchema } from './schemas.ts';
 
 const META_ROUTES: readonly AdminRoute[] = [
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/health',
     operationId: 'getHealth',
     summary: 'Liveness: answers while the process serves requests',
     tag: 'meta',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: HealthSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: { status: 'ok', time: new Date(deps.clock.now()).toISOString() },
-    }),
+    schema: HealthSchema,
+    read: async (_id, deps) => ({ status: 'ok', time: new Date(deps.clock.now()).toISOString() }),
   }),
-  defineRoute({
-    method: 'GET',
+  defineReadRoute({
     path: '/openapi.json',
     operationId: 'getOpenApiDocument',
     summary: 'This API as an OpenAPI 3.1 document, generated from its zod schemas',
     tag: 'meta',
-    query: EmptySchema,
-    body: EmptySchema,
-    success: { status: 200, schema: OpenApiDocumentSchema },
-    handle: async (_input, deps) => ({
-      status: 200,
-      body: openApiDocument(deps.authentication),
-    }),
+    schema: OpenApiDocumentSchema,
+    read: async (_id, deps) => openApiDocument(deps.authentication),
   }),
 ];
 
