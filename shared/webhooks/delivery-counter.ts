@@ -9,8 +9,9 @@ import { eventStreamId } from '../changes/envelope.ts';
  */
 export const DeliveryCountsSchema = z.object({
   /**
-   * Events fanned out to the subscriptions: once when new, and again at its new detection instant
-   * when a poll publishes it again (as the poller counts it published), see fan-out.ts.
+   * Events fanned out to the subscriptions: once when new (write-inline-deliveries.ts), and again
+   * at its new detection instant when a poll publishes it again (as the poller counts it
+   * published; resume-fan-out.ts).
    */
   events: z.number().int().nonnegative(),
   /** Deliveries made of those events, one per event and matching subscription. */

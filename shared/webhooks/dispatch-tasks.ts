@@ -1,7 +1,8 @@
 import type { DispatchLane } from '../publish/publisher.ts';
 import { attemptDelivery } from './attempt.ts';
+import { deliverInline } from './deliver-inline.ts';
 import type { DispatchBatch } from './dispatch-batch.ts';
-import { deliverInline, type InlineDelivery } from './fan-out.ts';
+import type { InlineDelivery } from './inline-delivery.ts';
 import type { TurnDeferral } from './line-wait.ts';
 import type { SubjectTurn } from './subject-turns.ts';
 

@@ -12,9 +12,11 @@ import {
 } from './dispatch-tasks.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { subjectKey } from './event-subject.ts';
-import { type IncomingEvent, planFanOut, writeInlineDeliveries } from './fan-out.ts';
+import { planFanOut } from './fan-out.ts';
+import type { IncomingEvent } from './inline-delivery.ts';
 import { type DispatchEvent, DispatchEventSchema } from './messages.ts';
 import type { SubjectTurn } from './subject-turns.ts';
+import { writeInlineDeliveries } from './write-inline-deliveries.ts';
 
 /** How a consumer of one dispatch lane runs its batches (the local run has two lanes). */
 export interface DispatchBatchOptions {
