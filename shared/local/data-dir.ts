@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LOCAL_KEY_FILE_NAME } from '../connections/local-key-file.ts';
 import { ValidationError } from '../errors.ts';
 
@@ -29,6 +29,14 @@ export const QUEUE_FOLDER = 'queue';
 const DATA_DIR_CONTENTS = [STORE_FOLDER, QUEUE_FOLDER, LOCAL_KEY_FILE_NAME];
 
 /**
+ * The data dir's folders whose files hold secrets or guest data in clear (the store: every
+ * subscription's signing secret and the snapshots; the queue: the events' payloads), made by
+ * LevelDB and the queue readable to all: closed to others themselves, for a data dir left open
+ * because it holds other things (a project folder).
+ */
+const PRIVATE_FOLDERS = [STORE_FOLDER, QUEUE_FOLDER];
+
+/**
  * Creates the data dir (and its parents) if missing, for its owner alone
  * ({@link DATA_DIR_MODE}); one that other users may enter is closed to them when it is empty or
  * the bridge's own (made by an earlier release), and left as it is when it holds other things.
@@ -50,6 +58,27 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
     await access(dataDir, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw unusable(dataDir, error);
+  }
+  for (const folder of PRIVATE_FOLDERS) await closeFolder(join(dataDir, folder));
+}
+
+/**
+ * Creates `folder` for its owner alone ({@link DATA_DIR_MODE}), or closes it to others when it
+ * exists. Best effort, as {@link closeToOthers}: a folder that cannot be made is the store's or
+ * the queue's to report when it opens.
+ */
+async function closeFolder(folder: string): Promise<void> {
+  try {
+    await mkdir(folder, { mode: DATA_DIR_MODE });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
+  }
+  try {
+    const found = await stat(folder);
+    if (found.isDirectory() && (found.mode & 0o077) !== 0) await chmod(folder, DATA_DIR_MODE);
+  } catch {
+    // Left as it is: see above.
   }
 }
 

@@ -7,7 +7,7 @@ import {
   LOCAL_KEY_FILE_NAME,
   loadOrCreateKeyFile,
 } from '../../shared/connections/local-key-file.ts';
-import { ensureDataDir } from '../../shared/local/data-dir.ts';
+import { ensureDataDir, QUEUE_FOLDER, STORE_FOLDER } from '../../shared/local/data-dir.ts';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { LOCAL_TABLE_NAME } from '../../shared/local/runtime.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
@@ -127,6 +127,33 @@ describe('local secrets are not readable by other local users or processes', () 
     // its owner's alone, is what keeps other users out.
     expect(holding.length).toBeGreaterThan(0);
     expect(exposed).toEqual([]);
+  });
+
+  it('keeps no whsec secret readable by others in a data dir that holds other things (a project folder)', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'datadir-project-'));
+    dirs.push(parent);
+    const dataDir = join(parent, 'project');
+    await mkdir(dataDir);
+    await writeFile(join(dataDir, 'package.json'), '{}');
+    await chmod(dataDir, 0o755); // left open: it is not the bridge's alone
+    await ensureDataDir(dataDir);
+    expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe('755');
+    const db = await storeHoldingSecret({ path: join(dataDir, STORE_FOLDER) });
+    await db.close();
+    const holding: string[] = [];
+    const exposed: string[] = [];
+    for (const file of await filesUnder(dataDir)) {
+      if (!(await readFile(file, 'latin1')).includes(SECRET)) continue;
+      holding.push(file);
+      if (await readableByOthers(file, dataDir)) exposed.push(file);
+    }
+    expect(holding.length).toBeGreaterThan(0);
+    expect(exposed).toEqual([]);
+    // The queue's log files hold the events' payloads (guest data) in clear too.
+    for (const folder of [STORE_FOLDER, QUEUE_FOLDER]) {
+      const mode = (await stat(join(dataDir, folder))).mode & 0o777;
+      expect(mode & 0o077, `${folder} mode ${mode.toString(8)}`).toBe(0);
+    }
   });
 
   it('does not hand subscription secrets to a local caller without any credential', async () => {
