@@ -29,11 +29,18 @@ function blockList(entries: [string, number, 'ipv4' | 'ipv6'][]): BlockList {
   return list;
 }
 
-/** Never reachable, whatever the configuration: the unspecified address and cloud metadata. */
+/**
+ * Never reachable, whatever the configuration: the unspecified address, and the cloud's metadata
+ * and credential endpoints (a delivery keeps an excerpt of the answer, which the admin API shows).
+ */
 const ALWAYS_BLOCKED = blockList([
   ['0.0.0.0', 8, 'ipv4'],
-  ['169.254.169.254', 32, 'ipv4'],
+  ['169.254.169.254', 32, 'ipv4'], // EC2 instance metadata (and GCP's, Azure's)
   ['fd00:ec2::254', 128, 'ipv6'],
+  ['169.254.170.2', 32, 'ipv4'], // ECS task credentials (Fargate, CodeBuild)
+  ['169.254.170.23', 32, 'ipv4'], // EKS Pod Identity agent
+  ['fd00:ec2::23', 128, 'ipv6'],
+  ['100.100.100.200', 32, 'ipv4'], // Alibaba Cloud metadata
   ['::', 128, 'ipv6'],
 ]);
 
