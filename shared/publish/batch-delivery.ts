@@ -56,11 +56,11 @@ export interface DeliveryOutcome {
 
 /**
  * Sends prepared entries in batches, layer by layer, retrying only the entries refused for
- * a transient reason, with jittered backoff, up to `retry.maxAttempts` attempts and never
- * waiting past `deadline`.
+ * a transient reason (and those of a request throttled whole), with jittered backoff, up to
+ * `retry.maxAttempts` attempts and never waiting past `deadline`.
  * Entries refused for good become failures. Throws a retryable {@link PublishError} when
  * transient refusals outlast the attempts, and a {@link PublishError} classified from the
- * cause when a whole request fails; entries accepted before that stay published.
+ * cause when a whole request fails otherwise; entries accepted before that stay published.
  */
 export async function deliverInBatches<E>(
   prepared: readonly PreparedEntry<E>[],
@@ -129,7 +129,11 @@ async function sendOnce<E>(
     try {
       refusals = await options.send(batch.map((item) => item.entry));
     } catch (error) {
-      throw requestError(options.target, error);
+      // A throttled request is a refusal of each of its entries for now: sent again like them.
+      const throttled = throttlingRefusal(error);
+      if (!throttled) throw requestError(options.target, error);
+      for (const item of batch) again.push({ entry: item, refusal: throttled });
+      return;
     }
     batch.forEach((item, index) => {
       const refusal = refusals.get(index);
@@ -181,17 +185,35 @@ const THROTTLING_ERROR_NAMES = new Set([
 ]);
 
 /**
- * Wraps a whole-request failure; AWS marks client faults (bad input, no permission) as final,
- * but for throttling ({@link THROTTLING_ERROR_NAMES}).
+ * The refusal a whole request's throttling error stands for ({@link THROTTLING_ERROR_NAMES},
+ * an HTTP 429, or an error the SDK marks as throttling), or undefined for any other failure.
+ * The SDK's own retries do not cover `KmsThrottled`, and give the others three attempts at
+ * most, fewer once its retry quota is spent: the entries then take the publisher's retries.
+ */
+function throttlingRefusal(error: unknown): EntryRefusal | undefined {
+  if (!(error instanceof Error) || error instanceof PublishError) return undefined;
+  const sdk = error as {
+    $metadata?: { httpStatusCode?: number };
+    $retryable?: { throttling?: boolean };
+  };
+  const throttled =
+    THROTTLING_ERROR_NAMES.has(error.name) ||
+    sdk.$metadata?.httpStatusCode === 429 ||
+    sdk.$retryable?.throttling === true;
+  return throttled ? { code: error.name, message: error.message, retryable: true } : undefined;
+}
+
+/**
+ * Wraps a whole-request failure that is not throttling (that is retried, see
+ * {@link throttlingRefusal}); AWS marks client faults (bad input, no permission) as final.
  */
 function requestError(target: PublishTargetName, error: unknown): PublishError {
   if (error instanceof PublishError) return error;
   const fault = faultOf(error);
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  const throttled = error instanceof Error && THROTTLING_ERROR_NAMES.has(error.name);
   return new PublishError(target, `request failed (${message})`, {
     cause: error,
-    retryable: throttled || fault.retryable || fault.kind !== 'client',
+    retryable: fault.retryable || fault.kind !== 'client',
   });
 }
 

@@ -216,14 +216,63 @@ describe('EventBridgePublisher', () => {
     expect(sentInputs()).toHaveLength(1);
   });
 
-  it('throws a retryable PublishError when the whole PutEvents is throttled, a client fault AWS says to retry', async () => {
+  it('sends again, after a jittered backoff, the batch whose whole PutEvents was throttled, and only it', async () => {
+    const events = makeEvents(11);
+    eventBridge
+      .on(PutEventsCommand)
+      .callsFakeOnce((input: PutEventsCommandInput) => ({
+        FailedEntryCount: 0,
+        Entries: (input.Entries ?? []).map((_, index) => ({ EventId: `eb-${index}` })),
+      }))
+      .rejectsOnce(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }))
+      .resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'eb-10' }] });
+    const publisher = new EventBridgePublisher({
+      client: new EventBridgeClient({ region: 'us-east-1' }),
+      eventBusName: 'changes',
+      concurrency: 1,
+      clock,
+      random: () => 0.5,
+      metrics,
+    });
+
+    const publishing = publisher.publish(events);
+    await clock.advance(0);
+    expect(sentInputs()).toHaveLength(2);
+    // First retry: full jitter below 100 ms; random 0.5 gives 50 ms.
+    await clock.advance(49);
+    expect(sentInputs()).toHaveLength(2);
+    await clock.advance(1);
+    const result = await publishing;
+
+    expect(sentInputs()).toEqual([
+      { Entries: events.slice(0, 10).map(expectedEntry) },
+      { Entries: [expectedEntry(events[10]!)] },
+      { Entries: [expectedEntry(events[10]!)] },
+    ]);
+    expect(result).toEqual({ published: 11, thinned: 0, failures: [] });
+    expect(metrics.retriedCount()).toBe(1);
+  });
+
+  it('throws a retryable PublishError when the whole PutEvents stays throttled for maxAttempts requests', async () => {
     eventBridge
       .on(PutEventsCommand)
       .rejects(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }));
-    await expect(publisher.publish([makeEvent(0)])).rejects.toMatchObject({
-      name: 'PublishError',
-      retryable: true,
-    });
+    const error = await driveClock(clock, publisher.publish([makeEvent(0)])).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(error).toBeInstanceOf(PublishError);
+    expect(error).toMatchObject({ retryable: true, target: 'eventbridge' });
+    expect(String(error)).toContain('ThrottlingException');
+    expect(sentInputs()).toHaveLength(PUBLISH_RETRY_OPTIONS.maxAttempts);
+    expect(metrics.failures()).toEqual([
+      {
+        target: 'eventbridge',
+        eventType: 'customer.updated',
+        reason: 'RetriesExhausted',
+        count: 1,
+      },
+    ]);
   });
 
   it('throws a retryable PublishError when the request itself fails', async () => {

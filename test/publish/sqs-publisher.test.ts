@@ -1,7 +1,9 @@
 import {
   DeleteMessageBatchCommand,
+  KmsThrottled,
   type Message,
   ReceiveMessageCommand,
+  RequestThrottled,
   SendMessageBatchCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -243,6 +245,39 @@ describe('SqsPublisher partial failures', () => {
 
       expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(2);
       expect(result).toEqual({ published: 1, thinned: 0, failures: [] });
+    },
+  );
+
+  it.each([
+    ['KmsThrottled', () => new KmsThrottled({ message: 'KMS throttled', $metadata: {} })],
+    ['RequestThrottled', () => new RequestThrottled({ message: 'slow down', $metadata: {} })],
+  ])(
+    'sends the whole batch again after a backoff when SendMessageBatch itself is refused with %s',
+    async (_, throttled) => {
+      sqsMock.reset();
+      sqsMock
+        .on(SendMessageBatchCommand)
+        .rejectsOnce(throttled())
+        .resolves({ Successful: [], Failed: [] });
+      const clock = new ManualClock();
+      const publisher = createDispatchQueuePublisher({
+        client,
+        queueUrl: 'https://q/1/standard',
+        clock,
+        random: () => 0,
+      });
+      const events = makeEvents(2);
+
+      const result = await driveClock(clock, publisher.publish(events));
+
+      const sentIds = sqsMock
+        .commandCalls(SendMessageBatchCommand)
+        .map((call) =>
+          (call.args[0].input.Entries ?? []).map((entry) => JSON.parse(entry.MessageBody ?? '').id),
+        );
+      const ids = events.map((event) => event.id);
+      expect(sentIds).toEqual([ids, ids]);
+      expect(result).toEqual({ published: 2, thinned: 0, failures: [] });
     },
   );
 
