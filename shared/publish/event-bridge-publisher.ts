@@ -47,11 +47,19 @@ export interface EventBridgePublisherOptions {
 }
 
 /**
- * Per-entry error codes that repeating can never fix for that entry: reported as failures.
- * Codes that mean the caller lacks permission throw instead (every entry would fail), and
- * any other code (InternalFailure, ThrottlingException, ...) is retried.
+ * Per-entry error codes that repeating can never fix for that entry: reported as failures,
+ * so the other events still go out and the window is committed. PutEvents documents
+ * MalformedDetail, InvalidArgument and RedactionFailure; ValidationException is AWS's common
+ * code for input failing a constraint (HTTP 400), never transient. Codes that mean the caller
+ * lacks permission throw instead (every entry would fail), and any other code
+ * (InternalFailure, ThrottlingException, one not known here) is retried.
  */
-const REJECTED_CODES = new Set(['MalformedDetail', 'InvalidArgument', 'RedactionFailure']);
+const REJECTED_CODES = new Set([
+  'MalformedDetail',
+  'InvalidArgument',
+  'RedactionFailure',
+  'ValidationException',
+]);
 const FATAL_CODES = new Set([
   'AccessDeniedException',
   'InvalidAccountIdException',

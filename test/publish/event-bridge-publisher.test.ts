@@ -183,6 +183,37 @@ describe('EventBridgePublisher', () => {
     ]);
   });
 
+  it('reports an entry refused with ValidationException, a permanent code, and publishes the others', async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 1,
+      Entries: [
+        { EventId: 'eb-0' },
+        { ErrorCode: 'ValidationException', ErrorMessage: 'constraint failed' },
+        { EventId: 'eb-2' },
+      ],
+    });
+    const events = makeEvents(3);
+
+    const outcome = await driveClock(clock, publisher.publish(events)).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(sentInputs()).toHaveLength(1);
+    expect(outcome).toEqual({
+      published: 2,
+      thinned: 0,
+      failures: [
+        {
+          eventId: events[1]!.id,
+          eventType: 'customer.updated',
+          target: 'eventbridge',
+          code: 'ValidationException',
+          message: 'constraint failed',
+        },
+      ],
+    });
+  });
+
   it('throws a retryable PublishError once retries are exhausted, after exactly maxAttempts requests', async () => {
     eventBridge.on(PutEventsCommand).resolves({
       FailedEntryCount: 1,
