@@ -4,8 +4,12 @@ import { type PublishableEvent, utf8Bytes } from './publishable-event.ts';
 /** PutEvents takes at most 10 entries per request (EventBridge quota). */
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 
-/** PutEvents takes at most 256 KB per entry and per request, sizes by {@link eventBridgeEntryBytes}. */
-export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
+/**
+ * The most bytes of one PutEvents entry, and of a request's entries together, by
+ * {@link eventBridgeEntryBytes}: EventBridge wants the total entry size less than 256 KB
+ * ("Calculating PutEvents event entry size"), so 262,143.
+ */
+export const PUT_EVENTS_MAX_BYTES = 256 * 1024 - 1;
 
 /** The default EventBridge `Source` of every event change-bridge publishes. */
 export const DEFAULT_EVENT_SOURCE = 'change-bridge';

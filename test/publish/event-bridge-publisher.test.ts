@@ -127,6 +127,37 @@ describe('EventBridgePublisher', () => {
     }
   });
 
+  /** Event `index` padded so that its entry is `bytes` long by the AWS formula. */
+  function eventOfEntrySize(index: number, bytes: number): PublishableEvent {
+    const unpadded = awsEntrySize(expectedEntry(makeEvent(index)));
+    return makeEvent(index, { previousPadding: bytes - unpadded });
+  }
+
+  it('sends an entry of exactly 256 KiB thin: EventBridge wants the entry size less than 256 KB', async () => {
+    acceptAll();
+    const event = eventOfEntrySize(0, 256 * 1024);
+    expect(awsEntrySize(expectedEntry(event))).toBe(256 * 1024);
+
+    const result = await publisher.publish([event]);
+
+    const [entry] = sentInputs()[0]?.Entries ?? [];
+    expect(JSON.parse(entry?.Detail ?? '').data.truncated).toBe(true);
+    expect(awsEntrySize(entry!)).toBeLessThan(256 * 1024);
+    expect(result).toEqual({ published: 1, thinned: 1, failures: [] });
+  });
+
+  it('never puts entries totalling 256 KiB in one request', async () => {
+    acceptAll();
+    const events = [eventOfEntrySize(0, 128 * 1024), eventOfEntrySize(1, 128 * 1024)];
+
+    await publisher.publish(events);
+
+    expect(sentInputs()).toEqual([
+      { Entries: [expectedEntry(events[0]!)] },
+      { Entries: [expectedEntry(events[1]!)] },
+    ]);
+  });
+
   it('retries only the failed entry after a jittered backoff on the injected clock', async () => {
     const events = makeEvents(3);
     eventBridge
