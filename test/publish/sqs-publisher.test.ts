@@ -5,6 +5,7 @@ import {
   ReceiveMessageCommand,
   RequestThrottled,
   SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -371,6 +372,52 @@ describe('SqsPublisher message attributes and FIFO ids as SQS takes them', () =>
       expect(group(1)).not.toBe(group(0));
     },
   );
+
+  /** A message's size as SQS counts it: the body and each attribute's name, type and value. */
+  function messageBytes(entry: SendMessageBatchRequestEntry): number {
+    const bytes = (value: string | undefined) => Buffer.byteLength(value ?? '', 'utf8');
+    return Object.entries(entry.MessageAttributes ?? {}).reduce(
+      (sum, [name, value]) => sum + bytes(name) + bytes(value.DataType) + bytes(value.StringValue),
+      bytes(entry.MessageBody),
+    );
+  }
+
+  /** Event `index` padded so that its message body is `bytes` long. */
+  function eventOfBodySize(index: number, bytes: number) {
+    const unpadded = Buffer.byteLength(JSON.stringify(makeEvent(index)), 'utf8');
+    return makeEvent(index, { previousPadding: bytes - unpadded });
+  }
+
+  it('counts the message attributes in the 256 KiB of a message and of a batch', async () => {
+    sqsMock.reset();
+    sqsMock.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    // A body just under the limit, which its attributes take over it.
+    const nearlyFull = eventOfBodySize(0, 256 * 1024 - 10);
+    // Two bodies of exactly half the limit: together within it, but not with their attributes.
+    const halves = [eventOfBodySize(1, 128 * 1024), eventOfBodySize(2, 128 * 1024)];
+
+    const result = await new SqsPublisher({ client, queueUrl: 'https://q/1/events' }).publish([
+      nearlyFull,
+      ...halves,
+    ]);
+
+    expect(result).toEqual({ published: 3, thinned: 1, failures: [] });
+    const batches = sqsMock
+      .commandCalls(SendMessageBatchCommand)
+      .map((call) => call.args[0].input.Entries ?? []);
+    const bodies = batches.map((entries) =>
+      entries.map((entry) => JSON.parse(entry.MessageBody ?? '')),
+    );
+    expect(bodies.map((batch) => batch.map((body) => body.id))).toEqual([
+      [nearlyFull.id, halves[0]!.id],
+      [halves[1]!.id],
+    ]);
+    expect(bodies[0]?.[0].data.truncated).toBe(true);
+    for (const entries of batches) {
+      const total = entries.reduce((sum, entry) => sum + messageBytes(entry), 0);
+      expect(total).toBeLessThanOrEqual(256 * 1024);
+    }
+  });
 
   it('keeps a FIFO group id SQS takes as it is: the entity key', async () => {
     sqsMock.reset();
