@@ -10,8 +10,10 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { scopeOf } from '../../shared/changes/entity-types.ts';
 import { buildChangeEvent } from '../../shared/changes/event.ts';
 import { ManualClock } from '../../shared/clock.ts';
+import { BusRuleFilter, type BusRules } from '../../shared/publish/bus-rules.ts';
 import { EventBridgePublisher } from '../../shared/publish/event-bridge-publisher.ts';
 import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
+import { parseEventPattern } from '../../shared/publish/routing-rule.ts';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -173,5 +175,40 @@ describe("the README's EventBridge rule examples against the entries the publish
     expect(matches(pattern, thin)).toBe(true);
     expect(matches(pattern, notesOnly)).toBe(false);
     expect(matches(pattern, otherChain)).toBe(false);
+  });
+
+  it('puts, in matched mode, exactly the events the CDK example matches when it is the bus’s one rule', async () => {
+    const pattern = filled(cdkPattern());
+    const rules: BusRules = {
+      patterns: [parseEventPattern(JSON.stringify(pattern))],
+      account: '123456789012',
+      region: 'eu-west-1',
+    };
+    const events = [
+      customerUpdated({ Email: 'new@example.com' }),
+      customerUpdated({ Notes: 'gold' }),
+      customerUpdated({ Email: 'new@example.com', Notes: 'n'.repeat(150_000) }),
+      customerUpdated({ Email: 'new@example.com', ChainId: 'another-chain' }),
+    ];
+    const wanted = (await putEnvelopes(events))
+      .filter((envelope) => matches(pattern, envelope))
+      .map((envelope) => envelope.detail.id);
+    eventBridge.resetHistory();
+    const matched = new EventBridgePublisher({
+      client: new EventBridgeClient({ region: 'eu-west-1' }),
+      eventBusName: 'change-bridge-prod',
+      clock: new ManualClock(),
+      ruleFilter: new BusRuleFilter({ source: { list: async () => rules } }),
+    });
+
+    const result = await matched.publish(events);
+
+    const put = eventBridge
+      .commandCalls(PutEventsCommand)
+      .flatMap((call) => call.args[0].input.Entries ?? [])
+      .map((entry) => JSON.parse(entry.Detail ?? '').id);
+    expect(wanted).toEqual([events[0]!.id, events[2]!.id]);
+    expect(put).toEqual(wanted);
+    expect(result.published).toBe(4);
   });
 });
