@@ -41,8 +41,11 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       .preprocess(splitCommaText, EntityTypeListSchema)
       .optional()
       .meta({ description: "Entity types; comma-separated text such as 'customer,resource' too" }),
+    // The whitespace around a token is no part of it (tokens have none): a paste followed by
+    // Enter, or `echo` into a file, would otherwise store a token every poll is refused with.
     accessToken: z
       .string()
+      .trim()
       .min(1, { error: 'must not be empty' })
       .max(ACCESS_TOKEN_MAX_LENGTH, {
         error: `must be at most ${ACCESS_TOKEN_MAX_LENGTH} characters`,
