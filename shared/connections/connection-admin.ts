@@ -29,6 +29,13 @@ import type { TokenCipher } from './token-cipher.ts';
  */
 const ACCESS_TOKEN_MAX_LENGTH = 4096;
 const TRACKED_IDS_MAX = 1000;
+/**
+ * The longest poll interval of a connection: a day is far past any wait for change events.
+ * Unbounded, `99999999d` put a stream's next due time past what a Date holds (`GET /streams`
+ * answered 500 for every stream) and longer ones were refused naming `intervalMs`, a field
+ * the caller never sent.
+ */
+const INTERVAL_MAX_MS = 86_400_000;
 
 /**
  * What `connections add` sends. The AccessToken travels in the body only (never a URL or a
@@ -75,7 +82,10 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       )
       .optional(),
     interval: DurationSchema.pipe(
-      z.number().min(1000, { error: 'must be at least 1s' }),
+      z
+        .number()
+        .min(1000, { error: 'must be at least 1s' })
+        .max(INTERVAL_MAX_MS, { error: 'must be at most 1d' }),
     ).optional(),
   })
   .strict()
