@@ -81,12 +81,15 @@ export function readPollLambdaEnv(
   const settings = pollSettingsFromEnv(env, nowMs);
   const tracked = trackedTargetsFromEnv(env);
   const prefix = parsed.CONNECTION_SECRET_PREFIX ?? '';
-  const secretIds: Record<string, string> = {
-    ...Object.fromEntries(
+  // Without a prototype: a stored connection may be named `constructor` or `toString`, and
+  // looking it up here must not find Object's and take it for one of the stack's.
+  const secretIds: Record<string, string> = Object.assign(
+    Object.create(null) as Record<string, string>,
+    Object.fromEntries(
       parsed.CONNECTION_IDS.map((id) => [id, connectionSecretName(prefix, id)] as const),
     ),
-    ...parsed.CONNECTION_SECRET_ARNS,
-  };
+    parsed.CONNECTION_SECRET_ARNS,
+  );
   const definitions = Object.keys(secretIds).flatMap((connectionId) =>
     streamDefinitions(connectionId, settings, tracked),
   );
