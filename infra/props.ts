@@ -5,7 +5,7 @@ import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
 import { withoutReservedId } from '../shared/connections/connection.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
-import { WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
+import { POLL_INTERVAL_MAX_MS, WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../shared/polling/tracked-targets.ts';
 import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 
@@ -91,7 +91,10 @@ export const ChangeBridgePropsSchema = z
      * `POLL_INTERVAL` per stream; defaults to the planner rate. At least that rate: the planner
      * plans up to its next run, so a stream is polled at most once per run.
      */
-    pollInterval: DurationTextSchema.optional(),
+    pollInterval: DurationTextSchema.refine(
+      (text) => (parseDuration(text) ?? 0) <= POLL_INTERVAL_MAX_MS,
+      'must be at most 1d',
+    ).optional(),
     /** `POLL_OVERLAP` and `POLL_SETTLE_LAG`: at most a day each. */
     pollOverlap: WindowMarginTextSchema.optional(),
     pollSettleLag: WindowMarginTextSchema.optional(),

@@ -10,7 +10,7 @@ import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
-import { pollSettingsFromEnv } from '../polling/poll-settings.ts';
+import { POLL_INTERVAL_MAX_MS, pollSettingsFromEnv } from '../polling/poll-settings.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
 import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';
 import {
@@ -113,7 +113,10 @@ export const LocalEnvSchema = z.object({
   // A bare number is milliseconds: `5` would poll every 5 ms, so intervals below 100ms are
   // refused (the shortest a connection may have) rather than taken.
   POLL_INTERVAL: DurationSchema.pipe(
-    z.number().min(100, { error: 'must be at least 100ms (a bare number is milliseconds)' }),
+    z
+      .number()
+      .min(100, { error: 'must be at least 100ms (a bare number is milliseconds)' })
+      .max(POLL_INTERVAL_MAX_MS, { error: 'must be at most 1d' }),
   ).default(LOCAL_DEFAULTS.pollIntervalMs),
   /** Streams the local poll loop polls at once, over every connection. */
   POLL_CONCURRENCY: wholeNumberVariable(z.number().min(1).max(10_000)).default(

@@ -37,9 +37,18 @@ export const WindowMarginSchema = DurationSchema.pipe(
  */
 export const BUDGET_MARGIN_MAX_MS = 30_000;
 
+/**
+ * The longest poll interval, a connection's as the deployment's: a day. Unbounded, a stream's
+ * next due time could pass the last instant a Date holds, and every listing of the streams
+ * failed on it.
+ */
+export const POLL_INTERVAL_MAX_MS = 86_400_000;
+
 /** The POLL_* and INITIAL_SYNC variables (design.md, Configuration). */
 export const PollEnvSchema = z.object({
-  POLL_INTERVAL: DurationSchema.optional(),
+  POLL_INTERVAL: DurationSchema.pipe(
+    z.number().max(POLL_INTERVAL_MAX_MS, { error: 'must be at most 1d' }),
+  ).optional(),
   // The settle lag keeps the last instants (still being written) out of a window; the overlap
   // re-reads a little before the watermark, so a record committed up to overlap + lag late is
   // still seen. Kept short: a webhook follows a mutation within about lag + interval.

@@ -185,4 +185,9 @@ describe('ChangeBridge construct', () => {
     ).toBe(RetentionDays.TEN_YEARS);
     expect(resolveChangeBridgeProps({}).logRetentionDays).toBe(RetentionDays.ONE_MONTH);
   });
+
+  it('refuses a poll interval over a day, as the pollers and a connection do', () => {
+    expect(() => resolveChangeBridgeProps({ pollInterval: '2d' })).toThrow(/pollInterval/);
+    expect(resolveChangeBridgeProps({ pollInterval: '1d' }).pollInterval).toBe('1d');
+  });
 });

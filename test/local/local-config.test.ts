@@ -99,6 +99,16 @@ describe('a bad value of a start flag', () => {
     expect(readLocalConfig({ POLL_INTERVAL: '100' }, {}).pollIntervalMs).toBe(100);
   });
 
+  it('refuses a poll interval over a day, as a connection refuses one: a stream due past the last date a Date holds made GET /streams answer 500', () => {
+    expect(() => readLocalConfig({ POLL_INTERVAL: '99999999d' }, {})).toThrow(
+      'POLL_INTERVAL: must be at most 1d',
+    );
+    expect(() => readLocalConfig({}, { pollInterval: '25h' })).toThrow(
+      '--poll-interval: must be at most 1d',
+    );
+    expect(readLocalConfig({ POLL_INTERVAL: '1d' }, {}).pollIntervalMs).toBe(86_400_000);
+  });
+
   it('checks the variables the runtime reads later, so a bad one stops start before anything opens', () => {
     expect(() => readLocalConfig({ BRIDGE_MAX_BACKLOG: 'abc' }, {})).toThrow(/BRIDGE_MAX_BACKLOG/);
     expect(() => readLocalConfig({ POLL_PRODUCT_IDS: 'x@Mars/Base' }, {})).toThrow(
