@@ -3,6 +3,7 @@ import type { EntityRecord, Scope } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
 import { type ConnectorClientDeps, createConnectorCaller } from '../connector/client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
+import { withoutTokens } from '../connector/credential-fields.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import {
   createUndiciTransport,
@@ -125,22 +126,28 @@ function jsonMediaType(contentType: string): string | undefined {
 
 /**
  * The connector's answer as the caller gets it: the parsed JSON body, or a body that is not
- * JSON (a cut-off answer, a proxy's error page) as its text, unchanged, instead of as a JSON
- * string. Its media type is the connector's when that is JSON (in UTF-8), else
- * `text/plain; charset=utf-8` (never `text/html`, whatever the connector said), with
- * {@link TEXT_ANSWER_HEADERS}.
+ * JSON (a cut-off answer, a proxy's error page) as its text, instead of as a JSON string. An
+ * error answer (any status but 200) has the connection's `tokens` left out first (the
+ * connector, or a gateway in front of it, may repeat the request, envelope and all): callers
+ * of the proxy never see connector tokens. Its media type is the connector's when that is JSON
+ * (in UTF-8), else `text/plain; charset=utf-8` (never `text/html`, whatever the connector
+ * said), with {@link TEXT_ANSWER_HEADERS}.
  */
-function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, string> } {
+function answerOf(
+  raw: RawResponse,
+  tokens: readonly string[],
+): { body: unknown; headers: Record<string, string> } {
   const headers = passedHeaders(raw);
+  const text = raw.status === 200 ? raw.text : withoutTokens(raw.text, tokens);
   try {
-    return { body: JSON.parse(raw.text), headers };
+    return { body: JSON.parse(text), headers };
   } catch {
     const type = raw.headers['content-type'];
     const named = Array.isArray(type) ? type[0] : type;
     const contentType =
       (named === undefined ? undefined : jsonMediaType(named)) ?? 'text/plain; charset=utf-8';
     return {
-      body: raw.text,
+      body: text,
       headers: { ...headers, ...TEXT_ANSWER_HEADERS, 'content-type': contentType },
     };
   }
@@ -157,6 +164,7 @@ function answerOf(raw: RawResponse): { body: unknown; headers: Record<string, st
  */
 export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
   const transport = options.transport ?? createUndiciTransport();
+  const tokens = [options.connector.clientToken, options.connector.accessToken];
   const context = () => ({
     connectionId: options.connectionId,
     scope: options.scope,
@@ -262,7 +270,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
           // entity finds the change; nothing else would).
           if (error.category === 'response' && isWriteOperation(operation))
             reportUnpublished(error, operation);
-          return { status: last.status, ...answerOf(last), events: 0 };
+          return { status: last.status, ...answerOf(last, tokens), events: 0 };
         }
         throw error;
       }
@@ -273,7 +281,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         reportUnpublished(error, operation);
       }
       return last
-        ? { status: last.status, ...answerOf(last), events }
+        ? { status: last.status, ...answerOf(last, tokens), events }
         : { status: 200, body: response, headers: {}, events };
     },
     close: () => transport.close(),
