@@ -1,7 +1,12 @@
 import type { EntityEvent } from '../changes/entity-event-schema.ts';
 import type { EntityRecord, EntityType } from '../changes/entity-types.ts';
 import { buildChangeEvent } from '../changes/event.ts';
-import { computeChanges, observe, type PageChanges } from '../polling/page-changes.ts';
+import {
+  type ChangeContext,
+  computeChanges,
+  observe,
+  type PageChanges,
+} from '../polling/page-changes.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
@@ -55,14 +60,20 @@ export interface PolledWriteInput {
   stored: ReadonlyMap<string, StoredSnapshot>;
   /** The request body, whose fields name what an update changed when no snapshot exists. */
   request: EntityRecord;
+  /**
+   * How a live poll of the stream would judge the change now (liveJudging): while a backfill
+   * that emits runs, an entity it has not published yet gets its `created` before the change.
+   */
+  backfill?: ChangeContext['backfill'];
 }
 
 /**
- * The events and snapshot writes of a polled write, decided exactly as a poll would
- * ({@link computeChanges}, with created events on), so the next poll of the same content
- * finds the snapshot current and emits nothing. An update of a record that has no snapshot
- * yet is still published as `<entity>.updated` (without `previous`; `changedFields` are the
- * fields the request set), with the id a poll-detected change of that content would get. Pure.
+ * The events and snapshot writes of a polled write, decided exactly as a live poll would
+ * ({@link computeChanges}, with created events on and the stream's backfill judging), so the
+ * next poll of the same content finds the snapshot current and emits nothing, and a backfill
+ * that emits still publishes the entity as it stood before the write. An update of a record
+ * that has no snapshot yet is still published as `<entity>.updated` (without `previous`;
+ * `changedFields` are the fields the request set). Pure.
  */
 export function polledWriteChanges(input: PolledWriteInput): PageChanges {
   const { context, entityType, volatileFields } = input;
@@ -72,14 +83,22 @@ export function polledWriteChanges(input: PolledWriteInput): PageChanges {
     scope: context.scope,
     volatileFields,
     emitCreated: true,
+    backfill: input.backfill,
     now: context.now,
   });
   if (entityType !== 'customer') return changes;
-  // customers/update never creates: a customer without a snapshot yet was updated all the same.
+  // customers/update never creates: a customer without a live snapshot was updated all the
+  // same (a backfill's `created` of a stored customer, sent ahead of the change, stays).
+  const live = (id: string) => {
+    const stored = input.stored.get(id);
+    return stored !== undefined && stored.deleted !== true;
+  };
   const events = changes.events.map((event) =>
-    event.data.change === 'created' ? updateWithoutSnapshot(event, input) : event,
+    event.data.change === 'created' && !live(event.data.entityId)
+      ? updateWithoutSnapshot(event, input)
+      : event,
   );
-  return { events, writes: changes.writes };
+  return { ...changes, events };
 }
 
 /** A value customers/update leaves the stored one for (rule 1: left out or blank). */

@@ -11,6 +11,7 @@ import {
   type RawResponse,
 } from '../connector/http-transport.ts';
 import type { OperationName, OperationRequest } from '../connector/operations.ts';
+import { liveJudging } from '../polling/backfill-state.ts';
 import { storeGuarded } from '../polling/guarded-snapshots.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import {
@@ -195,6 +196,13 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         const ids = records.map((record) => String(record.Id));
         const volatileFields = stream?.spec.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
         const stored = await options.state.getSnapshots(streamId, ids);
+        // Judged as a live poll of the stream would judge it now: a backfill that emits and has
+        // not read the entity yet gets its `created` first (the write moves it past the pass).
+        const streamState = await options.state.getStream(streamId);
+        const now = options.clock.now();
+        const backfill = streamState
+          ? liveJudging(streamState, { startUtc: new Date(now).toISOString() })
+          : undefined;
         const changes = polledWriteChanges({
           context: context(),
           entityType,
@@ -202,6 +210,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
           records,
           stored,
           request,
+          backfill,
         });
         if (changes.events.length > 0) await options.publisher.publish(changes.events);
         // A poll of the stream may store the same entities meanwhile: only over what was read.
