@@ -10,11 +10,12 @@ import {
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { StoredSnapshot } from '../state/state-store.ts';
 import {
-  buildWriteEvent,
+  buildWrittenEvent,
   fieldOf,
   recordsOf,
   setFields,
   type WriteContext,
+  type WrittenEvent,
   writtenEntityData,
 } from './written-events.ts';
 
@@ -131,16 +132,44 @@ function updateWithoutSnapshot(event: EntityEvent, input: PolledWriteInput): Ent
   return { ...built, data: { ...data, changedFields } };
 }
 
+/** A write-only operation: its entities have no read operation, so no poll sees them. */
+export type WriteOnlyOperation = Exclude<WriteOperation, keyof typeof POLLED_WRITES>;
+
+/**
+ * The entity type whose subjects' last events the proxy keeps for each write-only operation
+ * (see buildWrittenEvent), under {@link writeOnlyStreamId}; none for vouchers/add, whose every
+ * voucher is new.
+ */
+export const VERSIONED_WRITES = {
+  'loyaltyPrograms/update': 'loyaltyProgram',
+  'routingRules/update': 'routingRule',
+  'restrictions/clear': 'restriction',
+} as const satisfies Partial<Record<WriteOnlyOperation, string>>;
+
+/** The subjects of a write-only operation's events, from its request: what versions to read. */
+export function writeOnlySubjects(
+  operation: keyof typeof VERSIONED_WRITES,
+  request: EntityRecord,
+): string[] {
+  if (operation === 'restrictions/clear') return [String(request.ServiceId)];
+  const [updates, idField] =
+    operation === 'loyaltyPrograms/update'
+      ? [request.LoyaltyProgramUpdates, 'LoyaltyProgramId']
+      : [request.RoutingRuleUpdates, 'RoutingRuleId'];
+  return [...new Set(recordsOf(updates).map((item) => String(item[idField])))];
+}
+
 /**
  * The write-only events of a successful write of loyalty programs, routing rules, vouchers
- * or restrictions, from the connector's response (and, for restrictions, the request). Pure.
+ * or restrictions, from the connector's response (and, for restrictions, the request), with
+ * the versions to keep of them (see buildWrittenEvent). Pure.
  */
-export function writeOnlyEvents(
+export function writeOnlyChanges(
   context: WriteContext,
-  operation: Exclude<WriteOperation, keyof typeof POLLED_WRITES>,
+  operation: WriteOnlyOperation,
   request: EntityRecord,
   response: unknown,
-): PublishableEvent[] {
+): WrittenEvent[] {
   switch (operation) {
     case 'loyaltyPrograms/update':
       return updatedEvents(
@@ -160,7 +189,7 @@ export function writeOnlyEvents(
       );
     case 'vouchers/add':
       return recordsOf(fieldOf(response, 'Vouchers')).map((record) =>
-        buildWriteEvent(
+        buildWrittenEvent(
           context,
           'voucher.created',
           String(record.Id),
@@ -172,7 +201,7 @@ export function writeOnlyEvents(
       const serviceId = String(request.ServiceId);
       const conditions = recordsOf(request.Data);
       return [
-        buildWriteEvent(
+        buildWrittenEvent(
           context,
           'restriction.cleared',
           serviceId,
@@ -191,13 +220,23 @@ export function writeOnlyEvents(
   }
 }
 
+/** The events of {@link writeOnlyChanges} alone. Pure. */
+export function writeOnlyEvents(
+  context: WriteContext,
+  operation: WriteOnlyOperation,
+  request: EntityRecord,
+  response: unknown,
+): PublishableEvent[] {
+  return writeOnlyChanges(context, operation, request, response).map((written) => written.event);
+}
+
 function updatedEvents(
   context: WriteContext,
   entityType: 'loyaltyProgram' | 'routingRule',
   returned: unknown,
   updates: unknown,
   idField: string,
-): PublishableEvent[] {
+): WrittenEvent[] {
   // What the updates of each record set: every update that names it (a record may be named
   // twice), without the values sent as null, which change nothing.
   const setById = new Map<string, Set<string>>();
@@ -210,7 +249,7 @@ function updatedEvents(
   // The connector answers a record named twice in each element that names it: one event each.
   const byId = new Map(recordsOf(returned).map((record) => [String(record.Id), record]));
   return [...byId].map(([id, record]) =>
-    buildWriteEvent(
+    buildWrittenEvent(
       context,
       `${entityType}.updated`,
       id,

@@ -25,8 +25,12 @@ import {
   POLLED_WRITES,
   polledRecords,
   polledWriteChanges,
-  writeOnlyEvents,
+  VERSIONED_WRITES,
+  type WriteOnlyOperation,
+  writeOnlyChanges,
+  writeOnlySubjects,
 } from './events-of-write.ts';
+import { writeOnlyStreamId } from './written-events.ts';
 
 /** What the write-through proxy runs on: the configured connection and the poller's ports. */
 export interface WriteThroughOptions {
@@ -235,9 +239,43 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         endWrite?.();
       }
     }
-    const events = writeOnlyEvents(context(), operation, request, response);
-    if (events.length > 0) await options.publisher.publish(events);
-    return events.length;
+    return publishWriteOnly(operation, request, response);
+  }
+
+  /**
+   * Keeps each subject's version of a write-only operation's events (see buildWrittenEvent),
+   * then publishes them: each id is told apart from the subject's earlier events, and a repeat
+   * of the same result gets the same id again. An event kept but not published (the publish
+   * failed, and is reported) is sent with that same id by the next write of that result.
+   */
+  async function publishWriteOnly(
+    operation: WriteOnlyOperation,
+    request: EntityRecord,
+    response: unknown,
+  ): Promise<number> {
+    const versioned =
+      operation === 'vouchers/add'
+        ? undefined
+        : {
+            streamId: writeOnlyStreamId(options.connectionId, VERSIONED_WRITES[operation]),
+            subjects: writeOnlySubjects(operation, request),
+          };
+    const versions =
+      versioned && (await options.state.getSnapshots(versioned.streamId, versioned.subjects));
+    const written = writeOnlyChanges(
+      { ...context(), ...(versions ? { versions } : {}) },
+      operation,
+      request,
+      response,
+    );
+    if (written.length === 0) return 0;
+    if (versioned)
+      await options.state.putSnapshots(
+        versioned.streamId,
+        written.map((w) => w.version),
+      );
+    await options.publisher.publish(written.map((w) => w.event));
+    return written.length;
   }
 
   function reportUnpublished(error: unknown, operation: OperationName): void {

@@ -10,6 +10,7 @@ import { hashEventId } from '../changes/event-id.ts';
 import type { WriteEventType } from '../changes/write-event-schemas.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
+import type { StoredSnapshot } from '../state/state-store.ts';
 
 /** Who wrote and when: what every write-only event is built from. */
 export interface WriteContext {
@@ -18,6 +19,31 @@ export interface WriteContext {
   scope: Scope;
   /** Detection time, epoch ms (from the caller's Clock). */
   now: number;
+  /**
+   * The last event of each subject the proxy published, by subject ({@link WrittenVersion}s of
+   * {@link writeOnlyStreamId}): what a write-only event's id is told apart from. Default none.
+   */
+  versions?: ReadonlyMap<string, StoredSnapshot>;
+}
+
+/**
+ * The stream id under which the proxy keeps, per subject, the last write-only event it
+ * published of `entityType` (no poll reads these entities, so no poll stream has this id).
+ * @example writeOnlyStreamId('main', 'routingRule') // 'main:routingRule'
+ */
+export function writeOnlyStreamId(connectionId: string, entityType: string): string {
+  return `${connectionId}:${entityType}`;
+}
+
+/** A write-only event and what the proxy keeps of it, once it is published. */
+export interface WrittenEvent {
+  event: PublishableEvent;
+  /**
+   * The subject's version to store in {@link writeOnlyStreamId}: `hash`, the id the event's
+   * content alone gives (what a repeat of the same result has too), and `record.eventId`,
+   * the event's id.
+   */
+  version: StoredSnapshot;
 }
 
 /** Objects of a JSON value that is an array, or none. */
@@ -42,20 +68,34 @@ export function setFields(item: EntityRecord | undefined, idField: string): stri
 
 /**
  * Builds one write-only event (loyaltyProgram.updated, routingRule.updated, voucher.created,
- * restriction.cleared). The id hashes connection, type, subject and the content hash of
- * `content`, so repeating the same write (same resulting content) gives the same id. Pure.
+ * restriction.cleared) and the version to keep of it. Its content id hashes connection, type,
+ * subject and the content hash of `content`. The event's id is that content id the first
+ * time; the kept event's id again when the subject's last event had the same content (the same
+ * write repeated, with the same result); and otherwise the content id told apart by when that
+ * last event was kept, so a subject that goes A→B→A gets a new id each time and a receiver
+ * deduplicating on ids drops no change. Pure.
  */
-export function buildWriteEvent(
+export function buildWrittenEvent(
   context: WriteContext,
   type: WriteEventType,
   subject: string,
   content: EntityRecord,
   data: Record<string, unknown>,
-): PublishableEvent {
+): WrittenEvent {
   const hash = contentHash(content, { volatileFields: DEFAULT_VOLATILE_FIELDS });
-  return {
+  const parts = ['write-event/v1', context.connectionId, type, subject, hash];
+  const contentId = hashEventId(parts);
+  const last = context.versions?.get(subject);
+  const lastId = last?.record.eventId;
+  const id =
+    last === undefined || typeof lastId !== 'string'
+      ? contentId
+      : last.hash === contentId
+        ? lastId
+        : hashEventId([...parts, `after:${last.updatedAt}`]);
+  const event: PublishableEvent = {
     specversion: CLOUDEVENTS_SPEC_VERSION,
-    id: hashEventId(['write-event/v1', context.connectionId, type, subject, hash]),
+    id,
     type,
     source: connectorSource(context.connectionId),
     subject,
@@ -63,6 +103,13 @@ export function buildWriteEvent(
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
     data,
   };
+  const version: StoredSnapshot = {
+    entityId: subject,
+    hash: contentId,
+    record: { eventId: id },
+    updatedAt: Math.trunc(context.now),
+  };
+  return { event, version };
 }
 
 /** The `data` of an entity-shaped write event. */
