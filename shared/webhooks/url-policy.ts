@@ -95,13 +95,20 @@ export function hostOf(url: URL): string {
 }
 
 /**
- * What refuses a URL under any policy, without resolving its host: credentials in it, or a
- * host that is an always-blocked address literal (the unspecified address, cloud metadata).
- * Lets a client refuse those before asking the service. Pure.
+ * What refuses a URL under any policy, without resolving its host: credentials in it, a
+ * `#fragment` (never sent over HTTP, so the URL stored would not be the one called; an empty
+ * one, a trailing `#`, too), or a host that is an always-blocked address literal (the
+ * unspecified address, cloud metadata). Lets a client refuse those before asking the service.
+ * Pure.
  * @example everRefused(new URL('http://169.254.169.254/x')) // '169.254.169.254 is a blocked address'
+ * @example everRefused(new URL('https://hooks.example.com/in#crm')) // 'must not carry a #fragment: …'
  */
 export function everRefused(url: URL): string | undefined {
   if (url.username || url.password) return 'must not carry credentials';
+  // `href` keeps the `#` of an empty fragment, which `hash` reports as ''.
+  if (url.href.includes('#')) {
+    return 'must not carry a #fragment: it is never sent over HTTP, so the receiver would not see it';
+  }
   const host = hostOf(url);
   return isIP(host) ? addressRefusal(host, { allowPrivate: true }) : undefined;
 }

@@ -46,6 +46,7 @@ describe('webhook admin service', () => {
     const attempts: [unknown, string][] = [
       [{ url: 'ftp://x.example.com' }, 'url'],
       [{ url: 'http://169.254.169.254/latest' }, 'url'],
+      [{ url: 'http://127.0.0.1/x#frag' }, 'url'],
       [{ url: 'http://127.0.0.1/x', events: ['customer..updated'] }, 'events[0]'],
       [{ url: 'http://127.0.0.1/x', retrySchedule: [-1] }, 'retrySchedule[0]'],
       [{}, 'url'],
@@ -72,6 +73,9 @@ describe('webhook admin service', () => {
     await expect(
       service.updateSubscription(sub.id, { url: 'https://0.0.0.0/' }),
     ).rejects.toMatchObject({ path: 'url' });
+    await expect(
+      service.updateSubscription(sub.id, { url: 'http://127.0.0.1:9/x#frag' }),
+    ).rejects.toMatchObject({ path: 'url', message: expect.stringContaining('fragment') });
     await service.removeSubscription(sub.id);
     expect(await service.listSubscriptions()).toEqual([]);
   });

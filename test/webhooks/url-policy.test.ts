@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
-import { checkWebhookUrl, type HostResolver } from '../../shared/webhooks/url-policy.ts';
+import {
+  checkWebhookUrl,
+  everRefused,
+  type HostResolver,
+} from '../../shared/webhooks/url-policy.ts';
 import { startReceiver } from './support/receiver.ts';
 
 const dns: Record<string, string[]> = {
@@ -89,6 +93,19 @@ describe('subscription URL policy (SSRF)', () => {
     expect(check.ok).toBe(allowed);
     if (!check.ok) expect(check.reason.length).toBeGreaterThan(0);
   });
+
+  it.each([
+    ['https://hooks.example.com/in#frag', false],
+    ['http://127.0.0.1:4000/in#frag', true],
+    ['http://127.0.0.1:4000/in#', true],
+  ])(
+    'refuses %s (allowPrivate=%s): a fragment is never sent, so the stored URL is not the one called',
+    async (url, allowPrivate) => {
+      const check = await checkWebhookUrl(url, { allowPrivate }, resolver);
+      expect(check).toEqual({ ok: false, reason: expect.stringContaining('fragment') });
+      expect(everRefused(new URL(url))).toContain('fragment');
+    },
+  );
 
   it('refuses at delivery time a host that resolves to a refused address, without connecting', async () => {
     const receiver = await startReceiver();
