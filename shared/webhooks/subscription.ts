@@ -29,8 +29,15 @@ export const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
   { message: `${PATTERN_MESSAGE}, of the catalogue (README, Events): it matches no event type` },
 );
 
-/** The event type filters a user gives a subscription: 1 to 100 {@link KnownEventTypePatternSchema}. */
-export const EventPatternsInputSchema = z.array(KnownEventTypePatternSchema).min(1).max(100);
+/**
+ * The event type filters a user gives a subscription: 1 to 100 {@link KnownEventTypePatternSchema},
+ * each kept once, in the order first given (`customer.updated,customer.updated` is one filter).
+ */
+export const EventPatternsInputSchema = z
+  .array(KnownEventTypePatternSchema)
+  .min(1)
+  .max(100)
+  .overwrite((patterns) => [...new Set(patterns)]);
 
 /** Optional scope filter: an event matches when its enterprise or chain id is listed. */
 export const ScopeFilterSchema = z
