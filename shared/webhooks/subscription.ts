@@ -35,8 +35,8 @@ export const KnownEventTypePatternSchema = EventTypePatternSchema.refine(
  */
 export const EventPatternsInputSchema = z
   .array(KnownEventTypePatternSchema)
-  .min(1)
-  .max(100)
+  .min(1, { error: 'give at least one pattern such as customer.* or resource.updated' })
+  .max(100, { error: 'give at most 100 patterns' })
   .overwrite((patterns) => [...new Set(patterns)]);
 
 /** Optional scope filter: an event matches when its enterprise or chain id is listed. */

@@ -20,6 +20,16 @@ describe('event patterns a user gives a subscription', () => {
     ).toEqual(['resource.*', 'customer.updated']);
   });
 
+  it('says what to give for none or too many', () => {
+    expect(EventPatternListSchema.safeParse('').error?.issues[0]?.message).toBe(
+      'give at least one pattern such as customer.* or resource.updated',
+    );
+    const many = Array.from({ length: 101 }, () => 'customer.updated');
+    expect(EventPatternsInputSchema.safeParse(many).error?.issues[0]?.message).toBe(
+      'give at most 100 patterns',
+    );
+  });
+
   it('keeps each pattern once in comma-separated text, on create and on update', () => {
     expect(EventPatternListSchema.parse('customer.updated,customer.updated')).toEqual([
       'customer.updated',
