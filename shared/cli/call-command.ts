@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ZodError } from 'zod';
 import { applyPortfolioScope } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import {
@@ -14,10 +15,12 @@ import {
   OPERATIONS,
   type OperationName,
 } from '../connector/operations.ts';
+import { toValidationError, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import { resolveApiUrl } from './admin/api-client.ts';
 import { appliedNote, bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
+import { withPlainMessages } from './plain-message.ts';
 import { readJsonArgument } from './read-json-arg.ts';
 
 /** Where `call` goes when CONNECTOR_BASE_URL is unset: `change-bridge simulator` on its default port. */
@@ -67,7 +70,8 @@ const BRIDGE_FILLS = '00000000-0000-4000-8000-000000000000';
  * `ChainIds` to the configured scope is not refused for naming no filter. Without a scope the
  * token is an ordinary AccessToken, whose `ChainIds` is no filter (connector-api.md #1).
  * Returns the body as given.
- * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise.
+ * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise, in
+ * plain words (`Limitation.Count: must be at least 1`).
  */
 export function validateCallBody(
   operation: string,
@@ -87,7 +91,16 @@ export function validateCallBody(
     : body;
   // No scope: CONNECTOR_PORTFOLIO_SCOPE is unset, so the token is an ordinary AccessToken.
   const credential = scope === undefined ? 'ordinary' : 'portfolio-or-unknown';
-  parseRequestFor(spec, completed, credential, `${operation} request`);
+  const what = `${operation} request`;
+  try {
+    parseRequestFor(spec, completed, credential, what);
+  } catch (error) {
+    // Named by its JSON fields, in plain words rather than zod's (`Limitation.Count: must be at least 1`).
+    if (error instanceof ValidationError && error.cause instanceof ZodError) {
+      throw toValidationError(what, withPlainMessages(error.cause));
+    }
+    throw error;
+  }
   return { name: operation, body: body as object };
 }
 

@@ -18,11 +18,11 @@ async function run(argv: readonly string[]) {
 
 describe('change-bridge connections add with invalid input', () => {
   it.each([
-    [['--id', 'no spaces'], 'id: must be 1 to 64 letters'],
-    [['--id', 'h1', '--entities', 'customer,guest'], 'entities[1]'],
-    [['--id', 'h1', '--interval', 'soon'], 'interval'],
-    [['--id', 'h1', '--initial-sync', 'bogus'], '--initial-sync'],
-    [['--id', 'h1', '--portfolio-scope', 'x:1'], '--portfolio-scope'],
+    [['--id', 'no spaces'], '--id: must be 1 to 64 letters'],
+    [['--id', 'h1', '--entities', 'customer,guest'], '--entities: guest: must be one of'],
+    [['--id', 'h1', '--interval', 'soon'], '--interval: is not a duration'],
+    [['--id', 'h1', '--initial-sync', 'bogus'], '--initial-sync: must be baseline or emit'],
+    [['--id', 'h1', '--portfolio-scope', 'x:1'], '--portfolio-scope: x:1: needs the chain:<uuid>'],
     [['--id', 'h1', '--api', 'ftp://bridge'], 'invalid --api'],
   ])('%j exits 2 naming the field before the token is asked for', async (args, message) => {
     const result = await run([

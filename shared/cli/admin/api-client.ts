@@ -1,11 +1,11 @@
 import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
-import { firstInputIssue } from '../../admin/input-issue.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { withValueLength } from '../../env-issues.ts';
 import { describeThrown } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
+import { answeredRefusalText, type FieldFlags, inputRefusalText } from './input-refusal.ts';
 
 /** Port of the admin API of `change-bridge start` when BRIDGE_PORT is unset (design.md, CLI). */
 export const DEFAULT_BRIDGE_PORT = 4000;
@@ -118,27 +118,13 @@ export interface CallOptions {
    */
   check?: { query?: z.ZodType; body?: z.ZodType };
   /**
-   * The command-line flag of each top-level field whose name is not the flag's
-   * (`{ initialSync: '--initial-sync' }`): a refusal of that field names the flag the user
-   * typed first, then the field (`--initial-sync: initialSync: …`).
+   * The command-line flag of each top-level field a flag sets (`{ initialSync: '--initial-sync' }`):
+   * a refusal of that field names the flag the user typed instead of the field
+   * (`--initial-sync: must be baseline or emit`; input-refusal.ts).
    */
-  flags?: Readonly<Record<string, string>>;
+  flags?: FieldFlags;
   /** Longest wait for the answer (default: the client's, {@link ADMIN_REQUEST_TIMEOUT_MS}). */
   timeoutMs?: number;
-}
-
-/**
- * A refusal's text (`field: message`), led by the flag that set the field when `flags` names
- * one, so the user reads what they typed.
- * @example withFlag('productIds[0]: must be a uuid', 'productIds[0]', { productIds: '--product-ids' }) // '--product-ids: productIds[0]: must be a uuid'
- */
-export function withFlag(
-  text: string,
-  field: string,
-  flags: Readonly<Record<string, string>> = {},
-): string {
-  const flag = flags[/^[^[.]*/.exec(field)?.[0] ?? ''];
-  return flag ? `${flag}: ${text}` : text;
 }
 
 /** Options of {@link AdminApiClient}. */
@@ -250,29 +236,28 @@ export class AdminApiClient {
     }
     if (response.status === 400) {
       const field = error.success && error.data.field ? error.data.field : 'input';
-      // The API's message names the field already (`url: must use https`); say it once.
-      const text = message.includes(field) ? message : `${field}: ${message}`;
-      throw new CliExit(EXIT_USAGE, withFlag(text, field, options.flags));
+      const input = options.body ?? options.query;
+      throw new CliExit(EXIT_USAGE, answeredRefusalText(message, field, options.flags, input));
     }
     throw new CliExit(EXIT_FAILURE, `${message} (HTTP ${response.status} from ${this.baseUrl})`);
   }
 }
 
 /**
- * Exits 2 naming the field, as the API's 400 would, when `value` breaks `schema`: invalid input
- * is refused whether or not a bridge is running.
+ * Exits 2 naming the field, as the API's 400 would (led by its flag when `flags` names one, in
+ * plain words: {@link inputRefusalText}), when `value` breaks `schema`: invalid input is refused
+ * whether or not a bridge is running.
  * @example checkInput(z.object({ id: ConnectionIdSchema }), { id: 'no spaces' }, 'id') // exits 2: "id: …"
  */
 export function checkInput(
   schema: z.ZodType | undefined,
   value: unknown,
   location: string,
-  flags?: Readonly<Record<string, string>>,
+  flags?: FieldFlags,
 ): void {
   const result = schema?.safeParse(value);
   if (result === undefined || result.success) return;
-  const { field, message } = firstInputIssue(result.error, location);
-  throw new CliExit(EXIT_USAGE, withFlag(`${field}: ${message}`, field, flags));
+  throw new CliExit(EXIT_USAGE, inputRefusalText(result.error, location, flags, value));
 }
 
 /** The admin API could not be reached at all (no answer): exit 1, or a caller waiting may retry. */

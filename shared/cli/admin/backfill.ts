@@ -126,7 +126,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     const interval = PollIntervalSchema.safeParse(options.pollInterval);
     if (!interval.success) {
       const why = interval.error.issues[0]?.message ?? 'is not a duration';
-      throw new CliExit(EXIT_USAGE, `invalid --poll-interval: ${why}`);
+      throw new CliExit(EXIT_USAGE, `--poll-interval: ${why}`);
     }
     const client = clientFor(options);
     let job = await client.call('POST', '/backfill', BackfillJobViewSchema, {
@@ -136,7 +136,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         emit: options.emit === true,
       },
       check: { body: BackfillBodySchema },
-      flags: { connections: '--connection' },
+      flags: { entities: '--entities', connections: '--connection' },
       // A stream that had not completed its first sync is reset (its snapshots deleted, as by
       // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
       timeoutMs: ADMIN_DELETE_TIMEOUT_MS,

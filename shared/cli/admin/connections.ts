@@ -8,10 +8,12 @@ import {
 import { splitCommaList } from '../../comma-list.ts';
 import { ConnectionIdSchema } from '../../connections/connection.ts';
 import { AddConnectionInputSchema } from '../../connections/connection-admin.ts';
-import { parsePortfolioScope } from '../../connector/connector-config.ts';
+import { type PortfolioScope, parsePortfolioScope } from '../../connector/connector-config.ts';
 import { formatDuration } from '../../duration.ts';
-import type { CliIo } from '../exit-codes.ts';
+import { ValidationError } from '../../errors.ts';
+import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import { ADMIN_DELETE_TIMEOUT_MS, checkInput } from './api-client.ts';
+import { flagValidationText } from './input-refusal.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -43,14 +45,27 @@ function idList(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : splitCommaList(text);
 }
 
-/** The flags of `connections add` whose names are not their fields'. */
+/** The flag of each field of `connections add`. */
 const ADD_FLAGS = {
+  id: '--id',
   accessToken: '--access-token-stdin or --access-token-file',
+  entities: '--entities',
+  interval: '--interval',
   initialSync: '--initial-sync',
   portfolioScope: '--portfolio-scope',
   productIds: '--product-ids',
   exportIds: '--export-ids',
 };
+
+/** `--portfolio-scope` read; exits 2 naming the flag once and each entry it refuses. */
+function portfolioScopeOf(text: string): PortfolioScope {
+  try {
+    return parsePortfolioScope(text, ADD_FLAGS.portfolioScope);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new CliExit(EXIT_USAGE, flagValidationText(ADD_FLAGS.portfolioScope, error));
+  }
+}
 
 /** Exits 2 naming `id` when it cannot be a connection id, bridge or no bridge. */
 function checkConnectionId(id: string): void {
@@ -115,7 +130,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       ...(options.interval !== undefined ? { interval: options.interval } : {}),
       ...(options.initialSync !== undefined ? { initialSync: options.initialSync } : {}),
       ...(options.portfolioScope !== undefined
-        ? { portfolioScope: parsePortfolioScope(options.portfolioScope, '--portfolio-scope') }
+        ? { portfolioScope: portfolioScopeOf(options.portfolioScope) }
         : {}),
       ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
       ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),

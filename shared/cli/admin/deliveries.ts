@@ -92,6 +92,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     const { deliveries } = await clientFor(options).call('GET', '/deliveries', DeliveryLogSchema, {
       query: { subscription: options.subscription, event: options.event, limit: options.limit },
       check: { query: ListDeliveriesQuerySchema },
+      flags: { subscription: '--subscription', event: '--event', limit: '--limit' },
     });
     if (options.json) return writeJson(io, deliveries);
     if (deliveries.length === 0) return io.out('no deliveries');
@@ -140,7 +141,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
       'POST',
       `/subscriptions/${segment(options.subscription, '--subscription')}/redeliver`,
       DeliveryListSchema,
-      { body: { since }, check: { body: RedeliverBodySchema } },
+      { body: { since }, check: { body: RedeliverBodySchema }, flags: { since: '--since' } },
     );
     if (options.json) return writeJson(io, deliveries);
     io.out(

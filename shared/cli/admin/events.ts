@@ -49,6 +49,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       {
         query: { type: options.type, limit: options.limit, cursor: options.cursor },
         check: { query: ListEventsQuerySchema },
+        flags: { type: '--type', limit: '--limit', cursor: '--cursor' },
       },
     );
     // Said on stderr, so stdout stays the page (one JSON document with --json).

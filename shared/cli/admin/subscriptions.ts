@@ -85,6 +85,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
           ...(options.events !== undefined ? { events: options.events } : {}),
         },
         check: { body: CreateSubscriptionBodySchema },
+        flags: { url: '--url', events: '--events' },
       },
     );
     if (options.json) {
