@@ -3,6 +3,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { registerCallCommand } from './call-command.ts';
 import { type CliIo, EXIT_OK, EXIT_USAGE, exitCodeFor, processIo } from './exit-codes.ts';
 import { registerExtraCommands } from './registry.ts';
+import { withoutSecretFlagValues } from './secret-flag-text.ts';
 
 /** Builds the `change-bridge` program with every command registered. */
 export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -13,7 +14,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .version(packageJson.version, '-V, --version', 'print the version of change-bridge')
     .showHelpAfterError()
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.out(text), writeErr: (text) => io.err(text) });
+    .configureOutput({
+      writeOut: (text) => io.out(text),
+      writeErr: (text) => io.err(withoutSecretFlagValues(text)),
+    });
   registerCallCommand(program, io, setExit);
   registerExtraCommands(program, io, setExit);
   for (const command of program.commands) {

@@ -29,7 +29,8 @@ export async function readSecret(
     } catch (error) {
       throw new CliExit(
         EXIT_USAGE,
-        `${flags.file}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        // The path is not repeated: a secret typed where its path goes would be.
+        `${flags.file}: cannot read the file it names (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
       );
     }
   } else {
