@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { withPlainMessages } from '../plain-message.ts';
 import { WebhookNotFoundError } from '../webhooks/subscription-admin.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { firstInputIssue } from './input-issue.ts';
@@ -43,7 +44,8 @@ export function matchPath(template: string, path: string): string | undefined {
 
 function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): AdminResponse {
   if (error instanceof RouteInputError) {
-    const { field, message } = firstInputIssue(error.error, error.location);
+    // In plain words (`must be baseline or emit`), never zod's own (`Invalid option: …`).
+    const { field, message } = firstInputIssue(withPlainMessages(error.error), error.location);
     return { status: 400, body: { error: `${field}: ${message}`, field } };
   }
   if (error instanceof ValidationError) {

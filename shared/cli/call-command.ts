@@ -17,10 +17,10 @@ import {
 } from '../connector/operations.ts';
 import { toValidationError, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
+import { withPlainMessages } from '../plain-message.ts';
 import { resolveApiUrl } from './admin/api-client.ts';
 import { appliedNote, bridgeCallFailure, callViaBridge } from './call-via-bridge.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from './exit-codes.ts';
-import { withPlainMessages } from './plain-message.ts';
 import { readJsonArgument } from './read-json-arg.ts';
 
 /** Where `call` goes when CONNECTOR_BASE_URL is unset: `change-bridge simulator` on its default port. */

@@ -79,6 +79,24 @@ describe('admin API: subscriptions', () => {
     expect(harness.errors).toEqual([]);
   });
 
+  it('says what a field takes in plain words, not in zod’s', async () => {
+    harness = createAdminHarness();
+    const answers = await Promise.all([
+      harness.call('POST', '/subscriptions', {
+        body: { url: 'http://127.0.0.1:9000/hook', evnets: ['*'] },
+      }),
+      harness.call('POST', '/subscriptions', {
+        body: { url: 'http://127.0.0.1:9000/hook', description: 'x'.repeat(2000) },
+      }),
+      harness.call('POST', '/subscriptions', { body: {} }),
+    ]);
+    expect(answers.map((a) => (a.body as { error: string }).error)).toEqual([
+      'evnets: unknown field',
+      expect.stringMatching(/^description: must be at most \d+ characters$/),
+      'url: is required',
+    ]);
+  });
+
   it('refuses a loopback URL when private addresses are not allowed, naming url', async () => {
     harness = createAdminHarness({ allowPrivate: false });
     const response = await harness.call('POST', '/subscriptions', {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { firstInputIssue } from '../../admin/input-issue.ts';
 import { splitCommaList } from '../../comma-list.ts';
 import { fieldIssues, type ValidationError } from '../../errors.ts';
-import { withPlainMessages } from '../plain-message.ts';
+import { withPlainMessages } from '../../plain-message.ts';
 
 /*
  * How the CLI words a refusal of its input, whether its own check or the admin API's 400 found

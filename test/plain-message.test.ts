@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { alternatives, plainMessage, withPlainMessages } from '../../shared/cli/plain-message.ts';
-import { fieldIssues } from '../../shared/errors.ts';
+import { fieldIssues } from '../shared/errors.ts';
+import { alternatives, plainMessage, withPlainMessages } from '../shared/plain-message.ts';
 
 /** The first issue `schema` finds in `value`. */
 function issueOf(schema: z.ZodType, value: unknown): z.core.$ZodIssue {
