@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { withStopSignal } from '../cli/stop-signal.ts';
 import { formatIssuePath } from '../errors.ts';
+import { plainMessage } from '../plain-message.ts';
 import { SIM_MAX_ACTIVITY_PER_SECOND } from './activity.ts';
 import { enterpriseIndexOfToken } from './enterprise-tokens.ts';
 import { formatProductSample, productSamples } from './product-samples.ts';
@@ -105,7 +106,8 @@ async function runSimulator(
     const issue = parsed.error.issues[0];
     const key = issue ? formatIssuePath(issue.path) : '';
     const flag = FLAG_NAMES[key] ?? `--${key}`;
-    command.error(`error: invalid ${flag}: ${issue?.message ?? 'invalid value'}`, {
+    const why = issue ? plainMessage(issue) : 'invalid value';
+    command.error(`error: invalid ${flag}: ${why}`, {
       exitCode: 2,
     });
     return;

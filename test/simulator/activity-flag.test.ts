@@ -38,3 +38,12 @@ describe('simulator --activity', () => {
       expect(await exitOf(['--activity', value])).toBeUndefined();
   });
 });
+
+describe('simulator flags refused', () => {
+  it('say what the flag takes in plain words, not in zod’s', async () => {
+    const size = await exitOf(['--size', 'huge']);
+    expect(size?.message).toBe('error: invalid --size: must be one of small, medium or large');
+    const enterprises = await exitOf(['--enterprises', '0']);
+    expect(enterprises?.message).toBe('error: invalid --enterprises: must be at least 1');
+  });
+});
