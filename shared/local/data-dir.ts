@@ -59,6 +59,16 @@ export async function ensureDataDir(dataDir: string): Promise<void> {
   } catch (error) {
     throw unusable(dataDir, error);
   }
+}
+
+/**
+ * Creates the data dir's store and queue folders for their owner alone, or closes them to
+ * others where they exist open ({@link PRIVATE_FOLDERS}), even in a data dir left open because
+ * it holds other things. Called once the data dir's lock is held: a `start` refused for a data
+ * dir in use leaves it as it found it.
+ * @example await closePrivateFolders('.bridge')
+ */
+export async function closePrivateFolders(dataDir: string): Promise<void> {
   for (const folder of PRIVATE_FOLDERS) await closeFolder(join(dataDir, folder));
 }
 

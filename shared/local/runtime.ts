@@ -32,7 +32,7 @@ import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { createWriteThrough } from '../writes/write-through.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
-import { ensureDataDir, STORE_FOLDER } from './data-dir.ts';
+import { closePrivateFolders, ensureDataDir, STORE_FOLDER } from './data-dir.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
 import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { lockDirectory } from './directory-lock.ts';
@@ -100,6 +100,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     // same data dir would write beside this one (the anchor, the queue's log, the store's LevelDB).
     const unlockDataDir = lockDirectory(config.dataDir, 'the data dir');
     closers.push(async () => unlockDataDir());
+    await closePrivateFolders(config.dataDir);
     const source: ConnectorSource = await openConnectorSource(env, {
       activityPerSecond: LOCAL_DEFAULTS.simulatorActivityPerSecond,
       dataDir: config.dataDir,

@@ -7,7 +7,12 @@ import {
   LOCAL_KEY_FILE_NAME,
   loadOrCreateKeyFile,
 } from '../../shared/connections/local-key-file.ts';
-import { ensureDataDir, QUEUE_FOLDER, STORE_FOLDER } from '../../shared/local/data-dir.ts';
+import {
+  closePrivateFolders,
+  ensureDataDir,
+  QUEUE_FOLDER,
+  STORE_FOLDER,
+} from '../../shared/local/data-dir.ts';
 import { startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { LOCAL_TABLE_NAME } from '../../shared/local/runtime.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
@@ -137,6 +142,8 @@ describe('local secrets are not readable by other local users or processes', () 
     await writeFile(join(dataDir, 'package.json'), '{}');
     await chmod(dataDir, 0o755); // left open: it is not the bridge's alone
     await ensureDataDir(dataDir);
+    // As start does once it holds the data dir's lock.
+    await closePrivateFolders(dataDir);
     expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe('755');
     const db = await storeHoldingSecret({ path: join(dataDir, STORE_FOLDER) });
     await db.close();
