@@ -51,29 +51,28 @@ export interface PublishObservationsOptions {
   lane?: DispatchLane;
   /** The backfill publishing what it reads, if any (see {@link ChangeContext.backfill}). */
   backfill?: ChangeContext['backfill'];
-  /**
-   * Whether the page is a caught-up stream's, whose snapshots of the entities the write-through
-   * proxy stores too are stored only over those read (see guarded-snapshots.ts): a live window's
-   * or a catch-up window's, whichever lane its events take. Default: the live lane's pages.
-   */
-  caughtUp?: boolean;
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
 export interface PublishedChanges extends PageChanges {
   published: number;
   /**
-   * Set for a caught-up page of an entity the write-through proxy also stores (see
-   * guarded-snapshots.ts): whether its snapshots are stored only over the ones read, and when
-   * a proxied write of the stream waiting for the page may go on.
+   * Set for a page of an entity the write-through proxy also stores (see guarded-snapshots.ts):
+   * whether its snapshots are stored only over the ones read, and when a proxied write of the
+   * stream waiting for the page may go on.
    */
   storeGuard?: PageStoreGuard;
 }
 
 /** What a page's snapshots are stored under, when the write-through proxy may store them too. */
 export interface GuardConditions {
-  /** The snapshots the page read before judging. */
+  /** The snapshots the page read and judged against. */
   read: ReadonlyMap<string, StoredSnapshot>;
+  /**
+   * Snapshots stored before this epoch ms are not the stream's own, as at judging: one found
+   * in the way is stored over (see GuardedStore.storedSince).
+   */
+  storedSince?: number | undefined;
   /** Epoch ms the page's publish ended. */
   publishedAt: number;
   /** The lane corrections go in. */
@@ -128,18 +127,16 @@ export async function publishObservations(
     needsRead = () => true,
     lane = 'live',
     backfill,
-    caughtUp = lane === 'live',
     storedSince,
   }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
-  // A caught-up stream's page of an entity the write-through proxy stores too: with conditions,
-  // unless this process's gate says no proxied write of the stream overlaps it (opened before
-  // its reads).
+  // A page of an entity the write-through proxy stores too, whatever the stream's standing (a
+  // live or catch-up window, a first sync, a backfill pass judging against the snapshots): with
+  // conditions, unless this process's gate says no proxied write of the stream overlaps it
+  // (opened before its reads). A pass that republishes stores no snapshot.
   const guardable =
-    caughtUp &&
-    backfill?.republish !== 'records' &&
-    WRITTEN_THROUGH.has(definition.spec.entityType);
+    backfill?.republish !== 'records' && WRITTEN_THROUGH.has(definition.spec.entityType);
   const ticket = guardable ? deps.snapshotGate?.openPage(definition.streamId) : undefined;
   try {
     const changes = await judgeAndPublish(definition, deps, observations, emitCreated, {
@@ -151,6 +148,7 @@ export async function publishObservations(
     });
     const conditions: GuardConditions = {
       read: changes.stored,
+      storedSince,
       publishedAt: deps.clock.now(),
       lane,
     };
@@ -256,6 +254,7 @@ async function storePageSnapshots(
           scope: definition.scope,
           volatileFields: definition.spec.volatileFields,
           read: guard.read,
+          ...(guard.storedSince === undefined ? {} : { storedSince: guard.storedSince }),
           writes,
           published: new Set(changes.events.map((event) => event.subject)),
           publishedAt: guard.publishedAt,

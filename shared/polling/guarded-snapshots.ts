@@ -33,8 +33,14 @@ export interface GuardedStore {
   entityType: EntityType;
   scope: Scope;
   volatileFields: readonly string[];
-  /** The snapshots this writer read before judging (absent: none was stored). */
+  /** The snapshots this writer read before judging (absent: none was stored, or none read). */
   read: ReadonlyMap<string, StoredSnapshot>;
+  /**
+   * Epoch ms from which stored snapshots are the stream's own (a first sync's start): a refused
+   * one stored before is what a reset left behind, not another writer's, and is stored over
+   * without a correction, as the page judged it absent.
+   */
+  storedSince?: number;
   /** The snapshots to store (tombstones are stored as they are). */
   writes: readonly StoredSnapshot[];
   /** Entity ids this writer published an event of. */
@@ -97,7 +103,10 @@ export async function storeGuarded(input: GuardedStore): Promise<number> {
       if (!refused.has(write.entityId)) continue;
       const other = stored.get(write.entityId);
       expected.set(write.entityId, other);
-      if (other === undefined) {
+      if (
+        other === undefined ||
+        (input.storedSince !== undefined && other.updatedAt < input.storedSince)
+      ) {
         next.push(write);
         continue;
       }

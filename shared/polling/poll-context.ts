@@ -63,9 +63,9 @@ export interface PollDeps {
   pageCount: number;
   observer?: PollObserver;
   /**
-   * The process's gate between live pages and the write-through proxy (`start`): without one
-   * (AWS, where the proxy runs elsewhere), live pages of the entities the proxy writes store
-   * their snapshots with conditions.
+   * The process's gate between polls' pages and the write-through proxy (`start`): without one
+   * (AWS, where the proxy runs elsewhere), every page of the entities the proxy writes (a first
+   * sync's and a backfill pass's too) stores its snapshots with conditions.
    */
   snapshotGate?: SnapshotWriteGate;
   /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */

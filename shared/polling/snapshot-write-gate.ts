@@ -1,13 +1,14 @@
 /**
- * The write-through proxy and a stream's live polls both store snapshots of the entities the
- * proxy writes (customers, payment requests); run at the same moment, they must store them with
- * conditions over the versions they read (see guarded-snapshots.ts), one conditional write a
- * snapshot. Within one process (`change-bridge start`, where the proxy and the pollers share
- * the store) this gate lets a live page store its snapshots in batches, as any other page,
- * whenever no proxied write of its stream overlaps it: a page opened while a write of its
- * stream runs is guarded, and a write waits for the unguarded pages of its stream in flight to
- * store theirs before it reads the snapshots. Where the proxy runs in another process (AWS),
- * there is no gate and every such page is guarded.
+ * The write-through proxy and a stream's polls (live and catch-up windows, its first sync, a
+ * backfill pass) both store snapshots of the entities the proxy writes (customers, payment
+ * requests); run at the same moment, they must store them with conditions over the versions
+ * they read (see guarded-snapshots.ts), one conditional write a snapshot. Within one process
+ * (`change-bridge start`, where the proxy and the pollers share the store) this gate lets such
+ * a page store its snapshots in batches, as any other page, whenever no proxied write of its
+ * stream overlaps it: a page opened while a write of its stream runs is guarded, and a write
+ * waits for the unguarded pages of its stream in flight to store theirs before it reads the
+ * snapshots. Where the proxy runs in another process (AWS), there is no gate and every such
+ * page is guarded.
  */
 export class SnapshotWriteGate {
   /** Proxied writes in progress, per stream. */
@@ -16,7 +17,7 @@ export class SnapshotWriteGate {
   readonly #unguarded = new Map<string, Set<UnguardedPage>>();
 
   /**
-   * A live page of `streamId` about to read its stored snapshots. Guarded (store with
+   * A page of `streamId` about to read its stored snapshots. Guarded (store with
    * conditions) while a proxied write of the stream runs; otherwise it stores in batches and
    * must call `close()` once stored or failed.
    */
@@ -100,7 +101,7 @@ async function storedWithin(pages: readonly UnguardedPage[], waitMs: number): Pr
   return stored;
 }
 
-/** A live page's standing at the gate. */
+/** A page's standing at the gate. */
 export interface PageTicket {
   /**
    * Called as the page starts storing its snapshots: true when it must store them with

@@ -105,4 +105,30 @@ describe('storeGuarded: a snapshot stored only over the one its writer read', ()
     expect((await state.getSnapshots(STREAM, ['c-1'])).get('c-1')?.hash).toBe(V2.hash);
     expect(events.map((event) => event.type)).toEqual(['customer.updated']);
   });
+
+  it("stores over a snapshot left from before a first sync began (a reset's) with no correction, where none was read", async () => {
+    const state = new MemoryStateStore();
+    // Stored at 2,000, before the sync that began at 2,500: not the stream's own.
+    await state.putSnapshots(STREAM, [V1]);
+    const events: EntityEvent[] = [];
+    await storeGuarded({
+      store: state,
+      streamId: STREAM,
+      connectionId: 'main',
+      entityType: 'customer',
+      scope: {},
+      volatileFields: ['UpdatedUtc'],
+      read: new Map(),
+      storedSince: 2_500,
+      writes: [V2],
+      published: new Set(),
+      publishedAt: 5_000,
+      now: 6_000,
+      publish: async (published) => {
+        events.push(...published);
+      },
+    });
+    expect((await state.getSnapshots(STREAM, ['c-1'])).get('c-1')?.hash).toBe(V2.hash);
+    expect(events).toEqual([]);
+  });
 });

@@ -4,22 +4,35 @@ import { ManualClock } from '../../shared/clock.ts';
 import { type PollOutcome, pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
-import type { StoredSnapshot } from '../../shared/state/state-store.ts';
+import type { SnapshotReplacement, StoredSnapshot } from '../../shared/state/state-store.ts';
 import { customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
-/** A memory store whose n-th snapshot write fails once. */
+/**
+ * A memory store whose n-th snapshot write fails once: a batch, or a conditional one (the
+ * customers' pages store with conditions where no gate says no proxied write overlaps them).
+ */
 class FailingOnceStore extends MemoryStateStore {
   private writes = 0;
   constructor(private readonly failAt: number) {
     super();
   }
+  private failing(): void {
+    this.writes++;
+    if (this.writes === this.failAt) throw new Error('disk full');
+  }
   override async putSnapshots(
     streamId: string,
     snapshots: readonly StoredSnapshot[],
   ): Promise<void> {
-    this.writes++;
-    if (this.writes === this.failAt) throw new Error('disk full');
+    this.failing();
     return super.putSnapshots(streamId, snapshots);
+  }
+  override async replaceSnapshots(
+    streamId: string,
+    replacements: readonly SnapshotReplacement[],
+  ): Promise<string[]> {
+    this.failing();
+    return super.replaceSnapshots(streamId, replacements);
   }
 }
 

@@ -25,11 +25,6 @@ export interface WindowReading {
   priority: BudgetPriority;
   /** A backfill judging the records (see ChangeContext.backfill). */
   backfill?: BackfillJudging;
-  /**
-   * A caught-up stream's window, live or catch-up (see PublishObservationsOptions.caughtUp);
-   * default: a live one.
-   */
-  caughtUp?: boolean;
   /** Whether a record's snapshot must be read (default always). */
   needsRead?: (observation: Observation) => boolean;
   /** Snapshots stored before this epoch ms are judged as absent (see PublishObservationsOptions). */
@@ -258,7 +253,6 @@ async function readWindowPages(
           ...(reading.storedSince === undefined ? {} : { storedSince: reading.storedSince }),
           lane: priority,
           backfill: reading.backfill,
-          ...(reading.caughtUp === undefined ? {} : { caughtUp: reading.caughtUp }),
         },
       );
       try {

@@ -140,8 +140,6 @@ export async function runWindowed(
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: emitsCreated(definition, state.current),
       priority,
-      // A catch-up window races the write-through proxy as a live one does.
-      caughtUp: state.current.initialSyncDone,
       backfill: liveJudging(state.current, window),
       needsRead,
       storedSince: ownSnapshotsSince(state),
