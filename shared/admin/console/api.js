@@ -19,12 +19,16 @@ export class ApiError extends Error {
   }
 }
 
-/** @type {(() => Promise<boolean>) | undefined} */
+/** @type {((refused?: string) => Promise<boolean>) | undefined} */
 let askForToken;
+
+/** Why the token is asked for again: the one just entered was answered 401 as well. */
+const TOKEN_REFUSED = 'The API refused that token: enter it again';
 
 /**
  * Sets what asks the operator for a token after a 401; it resolves true once one is stored.
- * @param {() => Promise<boolean>} ask
+ * It is given why when the API refused the token entered last.
+ * @param {(refused?: string) => Promise<boolean>} ask
  */
 export function onUnauthorized(ask) {
   askForToken = ask;
@@ -76,9 +80,15 @@ export async function api(method, path, body) {
   let response = await send(method, path, body);
   // Whether the operator cancelled the prompt for the token (now or before, until a reload).
   let declined = false;
-  if (response.status === 401 && askForToken) {
-    if (await askForToken()) response = await send(method, path, body);
-    else declined = true;
+  /** @type {string | undefined} */
+  let refused;
+  // Asked until the API takes the token entered or the operator cancels: a mistyped token is
+  // asked for again at once, saying so, not left to fail this view and prompt bare later.
+  while (response.status === 401 && askForToken && !declined) {
+    if (await askForToken(refused)) {
+      response = await send(method, path, body);
+      refused = TOKEN_REFUSED;
+    } else declined = true;
   }
   if (response.status === 204) return undefined;
   const text = await response.text();

@@ -18,11 +18,12 @@ let tokenDeclined = false;
 /**
  * Asks for the admin token in a modal dialog; resolves true once one is stored. Calls
  * refused at the same time share one prompt.
+ * @param {string} [refused] why the token entered last was not taken
  */
-function askForToken() {
+function askForToken(refused) {
   // Once the operator cancels, polls refused later do not prompt again until a reload.
   if (tokenDeclined) return Promise.resolve(false);
-  tokenAsked ??= promptForToken().then((saved) => {
+  tokenAsked ??= promptForToken(refused).then((saved) => {
     tokenAsked = undefined;
     tokenDeclined = !saved;
     if (!saved) say('The API needs its admin token: reload the page to enter it', true);
