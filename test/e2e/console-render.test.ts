@@ -534,4 +534,48 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
       .toEqual(['POST /subscriptions/sub_1/rotate-secret', 'PATCH /subscriptions/sub_1']);
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('keeps the keyboard focus on the same action of a subscription its rotation or disabling redrew', async () => {
+    let current = {
+      ...subscription,
+      url: 'https://receiver.example/hook',
+      enabled: true,
+      disabledReason: null,
+    };
+    fake = await startFakeConsoleApi((method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (method === 'GET' && pathname === '/subscriptions')
+        return { body: { subscriptions: [current] } };
+      if (method === 'POST' && pathname === '/subscriptions/sub_1/rotate-secret') {
+        current = { ...current, updatedAt: new Date().toISOString() };
+        return { body: { ...current, secret: 'whsec_rotated' } };
+      }
+      if (method === 'PATCH' && pathname === '/subscriptions/sub_1') {
+        current = { ...current, enabled: !current.enabled };
+        return { body: current };
+      }
+      return hostileAnswer(method, path);
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'receiver.example' });
+    const dialog = page.getByRole('dialog');
+    const focused = () => page.evaluate('document.activeElement?.textContent');
+
+    await row.getByRole('button', { name: 'Rotate secret' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Rotate secret' }).press('Enter');
+    await page.getByText('whsec_rotated').waitFor();
+    await expect.poll(focused).toBe('Rotate secret');
+
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('Disable');
+    await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Disable' }).press('Enter');
+    await row.getByRole('button', { name: 'Enable' }).waitFor();
+    await expect.poll(focused).toBe('Enable');
+    await page.keyboard.press('Enter');
+    await row.getByRole('button', { name: 'Disable' }).waitFor();
+    await expect.poll(focused).toBe('Disable');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

@@ -118,6 +118,30 @@ export function keyedChildren(parent, items, keyOf, render) {
 }
 
 /**
+ * Runs `redraw`, which may replace children of `container` (keyedChildren replaces the element
+ * of an item that changed); when the focused element was in one it replaced, focuses the
+ * control of the same `data-focus` in the new element of the same `data-item`: a keyboard
+ * operator who disabled a subscription is on its Enable button, not back at the page's top.
+ * @param {Element} container
+ * @param {() => void} redraw
+ */
+export function keepingFocus(container, redraw) {
+  const active = document.activeElement;
+  const place = active?.getAttribute('data-focus');
+  const item = active && container.contains(active) ? active.closest('[data-item]') : null;
+  const itemId = item?.getAttribute('data-item');
+  redraw();
+  if (!active || active.isConnected || !place || itemId === null || itemId === undefined) return;
+  const newItem = [...container.querySelectorAll('[data-item]')].find(
+    (element) => element.getAttribute('data-item') === itemId,
+  );
+  const control = [...(newItem?.querySelectorAll('[data-focus]') ?? [])].find(
+    (element) => element.getAttribute('data-focus') === place,
+  );
+  if (control instanceof HTMLElement) control.focus();
+}
+
+/**
  * Says why a view's first read failed in place of its "Loading…" line (a paragraph, or a
  * table's one-cell row), while that line is still shown: the first answer that succeeds
  * replaces it as it would have replaced the loading line. Later failures of a view already

@@ -7,6 +7,7 @@ import {
   emptyRow,
   failedPlaceholder,
   h,
+  keepingFocus,
   keyedChildren,
   replace,
   say,
@@ -73,7 +74,11 @@ export function renderSubscriptions(main) {
     // a resync would send `entities: ['']`, which the API refuses.
     const entity = h(
       'select',
-      { 'aria-label': `Entity type to resync to ${s.url}`, disabled: resyncable.length === 0 },
+      {
+        'aria-label': `Entity type to resync to ${s.url}`,
+        disabled: resyncable.length === 0,
+        'data-focus': 'entity',
+      },
       ...resyncable.map((t) => h('option', { value: t }, t)),
     );
     return h(
@@ -83,6 +88,7 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
+          'data-focus': 'ping',
           onclick: run(`Ping sent to ${s.url}`, () => api('POST', `${path}/ping`)),
         },
         'Ping',
@@ -91,6 +97,7 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
+          'data-focus': 'rotate',
           onclick: run(
             `Secret of ${s.url} rotated`,
             async () =>
@@ -114,6 +121,8 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
+          // Disable and Enable are one place: the one shown after the other is focused.
+          'data-focus': 'enable',
           onclick: run(
             `${s.url} ${s.enabled ? 'disabled' : 'enabled'}`,
             () => api('PATCH', path, { enabled: !s.enabled }),
@@ -133,6 +142,7 @@ export function renderSubscriptions(main) {
         'button',
         {
           type: 'button',
+          'data-focus': 'resync',
           disabled: resyncable.length === 0,
           title:
             resyncable.length === 0
@@ -146,7 +156,14 @@ export function renderSubscriptions(main) {
         },
         'Resync',
       ),
-      h('a', { href: `#/deliveries?subscription=${encodeURIComponent(s.id)}` }, 'Deliveries'),
+      h(
+        'a',
+        {
+          href: `#/deliveries?subscription=${encodeURIComponent(s.id)}`,
+          'data-focus': 'deliveries',
+        },
+        'Deliveries',
+      ),
     );
   }
 
@@ -170,8 +187,11 @@ export function renderSubscriptions(main) {
     if (subscriptions.length === 0) {
       replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
     } else {
-      // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives.
-      keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow);
+      // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives;
+      // in a row redrawn (rotated, disabled), the focus stays on the same action.
+      keepingFocus(shell.body, () =>
+        keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow),
+      );
     }
     subscriptions.forEach((/** @type {any} */ s, /** @type {number} */ index) => {
       const cell = healthCells.get(shell.body.children[index] ?? shell.body);
@@ -184,7 +204,7 @@ export function renderSubscriptions(main) {
     const health = h('td', {});
     const row = h(
       'tr',
-      {},
+      { 'data-item': s.id },
       h(
         'td',
         {},
