@@ -249,22 +249,86 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(problems).toEqual([]);
   }, 90_000);
 
-  it('says as many feed events as its table shows', async () => {
-    const events = Array.from({ length: 500 }, (_, index) => feedEvent(index));
+  it('says as many feed events as its table shows, and scrolls wide tables in their box, not the page, in a narrow window', async () => {
+    // Values as long as the connector's and the API's: a record's UUID, the longest entity
+    // type, a timestamp changed, a path of the API.
+    const uuid = (index: number) => `${String(index).padStart(8, '0')}-2e4c-43c0-8f1c-7e3833b1bf09`;
+    const type = 'resourceCategoryImageAssignment.updated';
+    const events = Array.from({ length: 500 }, (_, index) =>
+      feedEvent(index, { subject: uuid(index), type }),
+    );
+    const delivery = {
+      id: 'dlv_6DQYS4K8ZC5V81YNCPKBG5XKS1',
+      eventId: 'evt_00001',
+      subscriptionId: 'sub_1BFQRJHEHMSZ4RZGKZMAKWBVGH',
+      status: 'delivered',
+      attempts: 1,
+      version: 2,
+      createdAt: AT,
+      updatedAt: AT,
+    };
+    const attempt = {
+      deliveryId: delivery.id,
+      attempt: 1,
+      at: AT,
+      status: 204,
+      latencyMs: 3,
+      responseHeaders: {},
+      responseBody: '',
+      outcome: 'delivered',
+    };
     fake = await startFakeConsoleApi((_method, path) => {
       const pathname = new URL(path, 'http://fake').pathname;
       if (pathname === '/streams') return { body: { streams: [] } };
       if (pathname === '/feed') return { body: { events: [...events].reverse(), now: AT } };
+      if (pathname === '/deliveries')
+        return { body: { deliveries: [{ delivery, attempts: [attempt] }] } };
+      if (pathname === '/events/evt_00001')
+        return {
+          body: {
+            ...events[1],
+            source: 'connector/local',
+            data: {
+              previous: { Id: uuid(1), UpdatedUtc: '2026-12-02T15:25:21.572Z' },
+              current: { Id: uuid(1), UpdatedUtc: '2026-12-02T15:29:25.140Z' },
+              changedFields: ['UpdatedUtc'],
+            },
+          },
+        };
+      if (pathname === '/openapi.json') {
+        const operation = { get: { summary: 'Subscriptions whose deliveries failed' } };
+        return {
+          body: {
+            openapi: '3.1.0',
+            paths: { '/subscriptions/{id}/redeliver-dead-letters': operation },
+          },
+        };
+      }
       return undefined;
     });
     await page.goto(`${fake.url}/`);
     const rows = page.locator('#feed tbody tr[data-event-id]');
     await rows.first().waitFor();
-    const said =
-      (await page.locator('#feed').locator('xpath=preceding-sibling::p[1]').textContent()) ?? '';
+    const said = (await page.getByText(/^\d+ events shown/).textContent()) ?? '';
     const shown = Number(/^(\d+) events shown/.exec(said)?.[1]);
     expect(await rows.count()).toBe(shown);
     expect(await rows.first().getAttribute('data-event-id')).toBe('evt_00499');
+
+    // A phone's width: every view's tables scroll in their box, as the streams table does.
+    await page.setViewportSize({ width: 420, height: 900 });
+    const pageWidth = () => page.evaluate('document.documentElement.scrollWidth');
+    try {
+      expect(await pageWidth()).toBeLessThanOrEqual(420);
+      await page.goto(`${fake.url}/#/events/evt_00001`);
+      await page.getByRole('table', { name: /^Attempts of delivery/ }).waitFor();
+      await page.getByRole('table', { name: /^Changes from previous/ }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(420);
+      await page.goto(`${fake.url}/#/api`);
+      await page.getByRole('table', { name: 'Operations' }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(420);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
     expect(problems).toEqual([]);
   }, 60_000);
 

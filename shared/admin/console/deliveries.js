@@ -84,12 +84,16 @@ function deliveryCard({ delivery, attempts }, refresh) {
       time(delivery.createdAt),
       delivery.deadReason ? ` · dead: ${delivery.deadReason}` : '',
     ),
-    table(
-      `Attempts of delivery ${delivery.id}`,
-      ['#', 'At', 'Status', 'Latency', 'Outcome', 'Response'],
-      attempts.map(attemptRow),
-      'No attempt yet',
-      true,
+    h(
+      'div',
+      { class: 'scroll' },
+      table(
+        `Attempts of delivery ${delivery.id}`,
+        ['#', 'At', 'Status', 'Latency', 'Outcome', 'Response'],
+        attempts.map(attemptRow),
+        'No attempt yet',
+        true,
+      ),
     ),
   );
 }

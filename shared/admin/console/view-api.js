@@ -37,7 +37,7 @@ export function renderApi(main) {
           h('code', {}, '/openapi.json'),
           '.',
         ),
-        table('Operations', ['Method', 'Path', 'Summary'], rows),
+        h('div', { class: 'scroll' }, table('Operations', ['Method', 'Path', 'Summary'], rows)),
         h(
           'details',
           {},

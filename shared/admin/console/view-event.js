@@ -55,11 +55,15 @@ export function renderEvent(main, id) {
           h('dt', {}, 'Changed fields'),
           h('dd', {}, (data.changedFields ?? []).join(', ') || '—'),
         ),
-        table(
-          `Changes from previous to current (${rows.length})`,
-          ['Field', 'Change', 'Previous', 'Current'],
-          rows.map(diffRow),
-          'No field differs',
+        h(
+          'div',
+          { class: 'scroll' },
+          table(
+            `Changes from previous to current (${rows.length})`,
+            ['Field', 'Change', 'Previous', 'Current'],
+            rows.map(diffRow),
+            'No field differs',
+          ),
         ),
         h(
           'details',

@@ -237,22 +237,27 @@ export function renderOverview(main) {
       h('h2', { id: 'feed-title' }, 'Live feed'),
       filterForm,
       feedCount,
+      // Its box scrolls on a narrow window (long types and subjects), not the whole page.
       h(
-        'table',
-        { id: 'feed' },
-        h('caption', { class: 'visually-hidden' }, 'Newest events first'),
+        'div',
+        { class: 'scroll' },
         h(
-          'thead',
-          {},
+          'table',
+          { id: 'feed' },
+          h('caption', { class: 'visually-hidden' }, 'Newest events first'),
           h(
-            'tr',
+            'thead',
             {},
-            h('th', { scope: 'col' }, 'Stored'),
-            h('th', { scope: 'col' }, 'Type'),
-            h('th', { scope: 'col' }, 'Subject'),
+            h(
+              'tr',
+              {},
+              h('th', { scope: 'col' }, 'Stored'),
+              h('th', { scope: 'col' }, 'Type'),
+              h('th', { scope: 'col' }, 'Subject'),
+            ),
           ),
+          feedBody,
         ),
-        feedBody,
       ),
     ),
   );
