@@ -492,6 +492,22 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
       await main.getByText('the state store is unreachable').first().waitFor();
       expect(await main.textContent(), view).not.toContain('Loading');
     }
+
+    // The subscriptions read, their health not: the list shows, and the status line says why
+    // the Health column is empty.
+    await fake.close();
+    const listed = { ...subscription, url: 'https://receiver.example/hook' };
+    fake = await startFakeConsoleApi((_method, path) => {
+      const pathname = new URL(path, 'http://fake').pathname;
+      if (pathname === '/subscriptions') return { body: { subscriptions: [listed] } };
+      if (pathname === '/streams') return { body: { streams: [] } };
+      return { status: 500, body: { error: 'the state store is unreachable' } };
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    await page.getByRole('row').filter({ hasText: 'receiver.example' }).waitFor();
+    await expect
+      .poll(() => page.locator('#status').textContent())
+      .toContain('the state store is unreachable');
     expect(problems).toEqual([]);
   }, 90_000);
 

@@ -178,8 +178,14 @@ export function renderSubscriptions(main) {
     entityTypes ??= [
       ...new Set((streams?.streams ?? []).map((/** @type {any} */ s) => s.entityType)),
     ].sort();
-    // Every subscription's health in one request (one each was refused past ~40 in AWS).
-    const health = await api('GET', 'subscriptions/health').catch(() => undefined);
+    // Every subscription's health in one request (one each was refused past ~40 in AWS). When
+    // it fails, the list is still shown and the failure said (by the poller) once it is.
+    /** @type {Error | undefined} */
+    let healthFailure;
+    const health = await api('GET', 'subscriptions/health').catch((/** @type {Error} */ error) => {
+      healthFailure = error;
+      return undefined;
+    });
     /** @type {Map<string, any>} */
     const healthOf = new Map(
       (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
@@ -197,6 +203,7 @@ export function renderSubscriptions(main) {
       const cell = healthCells.get(shell.body.children[index] ?? shell.body);
       if (cell) replace(cell, healthCell(healthOf.get(s.id)));
     });
+    if (healthFailure) throw new Error(`Health could not be read: ${healthFailure.message}`);
   }
 
   /** @param {any} s */
