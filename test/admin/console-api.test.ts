@@ -55,4 +55,14 @@ describe('console API calls behind the admin token', () => {
     await expect(api('GET', 'streams')).rejects.toMatchObject({ status: 401 });
     expect(sent).toEqual([undefined]);
   });
+
+  it("says API Gateway's own refusals by their message, not as the JSON they came in", async () => {
+    // What API Gateway answers before the bridge is reached: `{"message": ...}`, not `{"error": ...}`.
+    vi.stubGlobal(
+      'fetch',
+      async () => new Response(JSON.stringify({ message: 'Too Many Requests' }), { status: 429 }),
+    );
+
+    await expect(api('GET', 'streams')).rejects.toThrow(/^429: Too Many Requests$/);
+  });
 });

@@ -69,6 +69,19 @@ async function send(method, path, body = method === 'GET' ? undefined : {}) {
 }
 
 /**
+ * The message of an error answer: the admin API's `{error}`, or API Gateway's `{message}` (its
+ * 403, 429 and 5xx in AWS, answered before the bridge is reached); undefined for any other body.
+ * @param {unknown} parsed
+ * @returns {string | undefined}
+ */
+function errorMessage(parsed) {
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { error, message } = /** @type {{ error?: unknown, message?: unknown }} */ (parsed);
+  if (typeof error === 'string') return error;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/**
  * Calls the API and returns the parsed JSON body (undefined for 204).
  * @param {string} method
  * @param {string} path
@@ -99,7 +112,7 @@ export async function api(method, path, body) {
     parsed = undefined;
   }
   if (!response.ok) {
-    const message = parsed && typeof parsed.error === 'string' ? parsed.error : text;
+    const message = errorMessage(parsed) ?? text;
     // Every refused call says it (the status line shows the last one), not only the prompt's end.
     const hint = declined ? ' (reload the page to enter it)' : '';
     throw new ApiError(
