@@ -612,6 +612,12 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     await expect
       .poll(() => writes().map((r) => `${r.method} ${r.path}`))
       .toEqual(['POST /subscriptions/sub_1/rotate-secret', 'PATCH /subscriptions/sub_1']);
+    // What the status line said of this page is not carried to the next one.
+    const status = page.locator('#status');
+    await expect.poll(() => status.textContent()).toContain('disabled');
+    await page.getByRole('link', { name: 'Deliveries' }).first().click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    expect(await status.textContent()).toBe('');
     expect(problems).toEqual([]);
   }, 60_000);
 

@@ -96,6 +96,9 @@ function decodedSegment(segment) {
 
 function route() {
   stopView?.();
+  // What the status line said of the last view (an action's outcome, a failed read) is not of
+  // this one; a failure that goes on is said again by this view's own reads.
+  say('');
   const main = /** @type {HTMLElement} */ (document.getElementById('main'));
   const [path, search = ''] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(search);
