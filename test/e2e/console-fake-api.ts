@@ -41,10 +41,14 @@ async function consoleAsset(path: string) {
 
 /**
  * Starts the fake API on loopback. `answer` gets the method, path (query included) and
- * authorization header of every request that is not the page's own; undefined answers 404. `delayMs` holds each data answer.
+ * authorization header of every request that is not the page's own (or a promise of it, to hold the answer back); undefined answers 404. `delayMs` holds each data answer.
  */
 export async function startFakeConsoleApi(
-  answer: (method: string, path: string, authorization?: string) => FakeAnswer | undefined,
+  answer: (
+    method: string,
+    path: string,
+    authorization?: string,
+  ) => FakeAnswer | undefined | Promise<FakeAnswer | undefined>,
   delayMs = 0,
 ): Promise<FakeConsoleApi> {
   const requests: SeenRequest[] = [];
@@ -75,7 +79,7 @@ export async function startFakeConsoleApi(
       inFlight,
     });
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const found = answer(req.method ?? 'GET', path, req.headers.authorization);
+    const found = await answer(req.method ?? 'GET', path, req.headers.authorization);
     inFlight -= 1;
     const status = found?.status ?? (found ? 200 : 404);
     const body = found?.body ?? (found ? {} : { error: `no fake answer for ${path}` });

@@ -32,6 +32,8 @@ export function renderSubscriptions(main) {
   const listBox = h('div', { class: 'scroll' }, shell.table);
   /** @type {WeakMap<Element, HTMLElement>} */
   const healthCells = new WeakMap();
+  /** @type {Map<string, any>} the health of each subscription as last read, by its id */
+  let lastHealth = new Map();
   /**
    * The entity types a resync may name, read once the page opens: they change only with the
    * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels, in pages).
@@ -178,18 +180,6 @@ export function renderSubscriptions(main) {
     entityTypes ??= [
       ...new Set((streams?.streams ?? []).map((/** @type {any} */ s) => s.entityType)),
     ].sort();
-    // Every subscription's health in one request (one each was refused past ~40 in AWS). When
-    // it fails, the list is still shown and the failure said (by the poller) once it is.
-    /** @type {Error | undefined} */
-    let healthFailure;
-    const health = await api('GET', 'subscriptions/health').catch((/** @type {Error} */ error) => {
-      healthFailure = error;
-      return undefined;
-    });
-    /** @type {Map<string, any>} */
-    const healthOf = new Map(
-      (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
-    );
     if (subscriptions.length === 0) {
       replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
     } else {
@@ -199,16 +189,30 @@ export function renderSubscriptions(main) {
         keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow),
       );
     }
-    subscriptions.forEach((/** @type {any} */ s, /** @type {number} */ index) => {
-      const cell = healthCells.get(shell.body.children[index] ?? shell.body);
-      if (cell) replace(cell, healthCell(healthOf.get(s.id)));
+    // Every subscription's health in one request (one each was refused past ~40 in AWS), read
+    // once the rows are drawn: it takes seconds past a few hundred subscriptions, and a row an
+    // action changed showed its old state until then. A redrawn row shows the last health read.
+    // When it fails, the list is still shown and the failure said (by the poller).
+    /** @type {Error | undefined} */
+    let healthFailure;
+    const health = await api('GET', 'subscriptions/health').catch((/** @type {Error} */ error) => {
+      healthFailure = error;
+      return undefined;
     });
+    lastHealth = new Map(
+      (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
+    );
+    // By the rows shown now: a refresh after an action may have redrawn some meanwhile.
+    for (const row of shell.body.children) {
+      const cell = healthCells.get(row);
+      if (cell) replace(cell, healthCell(lastHealth.get(row.getAttribute('data-item') ?? '')));
+    }
     if (healthFailure) throw new Error(`Health could not be read: ${healthFailure.message}`);
   }
 
   /** @param {any} s */
   function subscriptionRow(s) {
-    const health = h('td', {});
+    const health = h('td', {}, lastHealth.has(s.id) ? healthCell(lastHealth.get(s.id)) : null);
     const row = h(
       'tr',
       { 'data-item': s.id },
