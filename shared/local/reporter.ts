@@ -3,6 +3,14 @@ import type { HeldStream } from '../polling/poll-runner.ts';
 import type { PollOutcome } from '../polling/poll-stream.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { DispatchLogger } from '../webhooks/dispatcher-deps.ts';
+import {
+  type FailedPoll,
+  FailingStreams,
+  failingSummaryMessage,
+  recoveredMessage,
+  recoveredSummaryMessage,
+} from './failing-polls.ts';
+import { lineThrottle, type ThrottleClock } from './line-throttle.ts';
 import { clockTime, formatEventLine, type Palette } from './terminal.ts';
 
 /** Where the local runtime reports what happens: people on a TTY, machines with `--json`. */
@@ -64,6 +72,18 @@ function nextTryAt(summary: HeldSummary, now: number): number | undefined {
   return soonest;
 }
 
+/** The default `later` of a {@link ReporterOutput}: a timer that does not keep the process alive. */
+function clockOf(output: ReporterOutput): ThrottleClock {
+  return {
+    now: () => output.now(),
+    later:
+      output.later ??
+      ((run: () => void, ms: number) => {
+        setTimeout(run, ms).unref();
+      }),
+  };
+}
+
 /**
  * The held and resumed streams' lines as the terminal and JSON reporters write them: the first
  * line of each kind at once, then at most one line a kind per {@link HELD_LINES_EVERY_MS}, a
@@ -79,74 +99,85 @@ function streamLineThrottle(
     resumedSummary(streams: number): void;
   },
 ) {
-  const later =
-    output.later ??
-    ((run: () => void, ms: number) => {
-      setTimeout(run, ms).unref();
-    });
-  /** One kind's lines: the first at once, the rest summed up at the end of the quiet time. */
-  const throttle = <T, S>(
-    writeOne: (item: T) => void,
-    start: (item: T) => S,
-    add: (summary: S, item: T) => void,
-    writeSummary: (summary: S) => void,
-  ) => {
-    let quietUntil = Number.NEGATIVE_INFINITY;
-    let pending: S | undefined;
-    let scheduled = false;
-    const flush = () => {
-      if (pending === undefined) return;
-      const summary = pending;
-      pending = undefined;
-      quietUntil = output.now() + HELD_LINES_EVERY_MS;
-      writeSummary(summary);
-    };
-    return {
-      add(item: T) {
-        const now = output.now();
-        if (now >= quietUntil && pending === undefined) {
-          quietUntil = now + HELD_LINES_EVERY_MS;
-          writeOne(item);
-          return;
-        }
-        if (pending === undefined) pending = start(item);
-        else add(pending, item);
-        if (scheduled) return;
-        scheduled = true;
-        later(
-          () => {
-            scheduled = false;
-            flush();
-          },
-          Math.max(0, quietUntil - now),
-        );
-      },
-      flush,
-    };
-  };
-  const held = throttle<HeldStream, HeldSummary>(
-    write.held,
-    (first) => ({
+  const clock = clockOf(output);
+  const held = lineThrottle<HeldStream, HeldSummary>(clock, HELD_LINES_EVERY_MS, {
+    writeOne: write.held,
+    start: (first) => ({
       tries: 1,
       streams: new Map([[first.streamId, first.retryAt]]),
       error: first.error,
     }),
-    (summary, next) => {
+    add: (summary, next) => {
       summary.tries += 1;
       summary.streams.set(next.streamId, next.retryAt);
       summary.error = next.error;
     },
-    write.heldSummary,
-  );
-  const resumed = throttle<{ streamId: string; failures: number }, { streams: number }>(
-    write.resumed,
-    () => ({ streams: 1 }),
-    (summary) => {
-      summary.streams += 1;
+    writeSummary: write.heldSummary,
+  });
+  const resumed = lineThrottle<{ streamId: string; failures: number }, { streams: number }>(
+    clock,
+    HELD_LINES_EVERY_MS,
+    {
+      writeOne: write.resumed,
+      start: () => ({ streams: 1 }),
+      add: (summary) => {
+        summary.streams += 1;
+      },
+      writeSummary: (summary) => write.resumedSummary(summary.streams),
     },
-    (summary) => write.resumedSummary(summary.streams),
   );
   return { held: held.add, resumed: resumed.add, flushHeld: held.flush };
+}
+
+/**
+ * The lines of polls that fail (see {@link FailingStreams}): a stream that starts failing, the
+ * first at once and those of the next minute summed up with the last error; a stream parked by
+ * an authorization error, each; a stream that polls again, the first at once and those of the
+ * next minute summed up. No line per failed poll of a stream already failing.
+ */
+function failingPollLines(
+  output: ReporterOutput,
+  write: {
+    failing(outcome: FailedPoll): void;
+    failingSummary(streams: number, error: string): void;
+    parked(outcome: FailedPoll): void;
+    recovered(streamId: string, failures: number): void;
+    recoveredSummary(streams: number): void;
+  },
+): (outcome: PollOutcome) => void {
+  const clock = clockOf(output);
+  const failingStreams = new FailingStreams();
+  const failing = lineThrottle<FailedPoll, { streams: number; error: string }>(
+    clock,
+    HELD_LINES_EVERY_MS,
+    {
+      writeOne: write.failing,
+      start: (first) => ({ streams: 1, error: first.error }),
+      add: (summary, next) => {
+        summary.streams += 1;
+        summary.error = next.error;
+      },
+      writeSummary: (summary) => write.failingSummary(summary.streams, summary.error),
+    },
+  );
+  const recovered = lineThrottle<{ streamId: string; failures: number }, { streams: number }>(
+    clock,
+    HELD_LINES_EVERY_MS,
+    {
+      writeOne: ({ streamId, failures }) => write.recovered(streamId, failures),
+      start: () => ({ streams: 1 }),
+      add: (summary) => {
+        summary.streams += 1;
+      },
+      writeSummary: (summary) => write.recoveredSummary(summary.streams),
+    },
+  );
+  return (outcome) => {
+    const turn = failingStreams.turnOf(outcome);
+    if (turn?.kind === 'failing') failing.add(turn.outcome);
+    else if (turn?.kind === 'parked') write.parked(turn.outcome);
+    else if (turn?.kind === 'recovered') recovered.add(turn);
+  };
 }
 
 /** The summary line of held streams' tries (see {@link streamLineThrottle}). */
@@ -232,6 +263,15 @@ export function jsonReporter(output: ReporterOutput): Reporter {
     resumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
     resumedSummary: (streams) => emit('info', resumedSummaryMessage(streams), { streams }),
   });
+  const pollLines = failingPollLines(output, {
+    failing: (outcome) => emit('warn', 'poll failed', { ...outcome }),
+    failingSummary: (streams, error) =>
+      emit('warn', failingSummaryMessage(streams), { streams, error }),
+    parked: (outcome) => emit('warn', 'poll failed', { ...outcome }),
+    recovered: (streamId, failures) =>
+      emit('info', recoveredMessage(streamId, failures), { streamId, failures }),
+    recoveredSummary: (streams) => emit('info', recoveredSummaryMessage(streams), { streams }),
+  });
   return {
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
@@ -248,7 +288,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
         ),
       ),
     pollOutcome: (outcome) => {
-      if (outcome.kind === 'failed') emit('warn', 'poll failed', { ...outcome });
+      pollLines(outcome);
       if (outcome.setAside)
         emit('warn', 'records set aside', {
           streamId: outcome.streamId,
@@ -296,6 +336,21 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
     resumedSummary: (streams) =>
       problem(palette.green('streams resumed'), resumedSummaryMessage(streams)),
   });
+  const pollLines = failingPollLines(output, {
+    failing: (outcome) =>
+      problem(
+        palette.red('poll failed'),
+        `${outcome.streamId}: ${outcome.error} (retried with backoff; a line tells when it polls again)`,
+      ),
+    failingSummary: (streams, error) =>
+      problem(palette.red('polls failing'), failingSummaryMessage(streams), { error }),
+    parked: (outcome) =>
+      problem(palette.red('stream parked'), `${outcome.streamId}: ${outcome.error}`),
+    recovered: (streamId, failures) =>
+      problem(palette.green('polls again'), recoveredMessage(streamId, failures)),
+    recoveredSummary: (streams) =>
+      problem(palette.green('polls again'), recoveredSummaryMessage(streams)),
+  });
   return {
     info: (message) => line(message),
     warn: (message, fields) => problem(palette.yellow('warning'), message, fields),
@@ -315,12 +370,7 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
         ),
       ),
     pollOutcome: (outcome) => {
-      if (outcome.kind === 'failed') {
-        problem(
-          palette.red(outcome.parked ? 'stream parked' : 'poll failed'),
-          `${outcome.streamId}: ${outcome.error}`,
-        );
-      }
+      pollLines(outcome);
       if (outcome.setAside) {
         const { records, error } = outcome.setAside;
         problem(
