@@ -133,7 +133,8 @@ function streamLineThrottle(
  * The lines of polls that fail (see {@link FailingStreams}): a stream that starts failing, the
  * first at once and those of the next minute summed up with the last error; a stream parked by
  * an authorization error, each; a stream that polls again, the first at once and those of the
- * next minute summed up. No line per failed poll of a stream already failing.
+ * next minute summed up, after the summary of those that started failing so far. No line per
+ * failed poll of a stream already failing.
  */
 function failingPollLines(
   output: ReporterOutput,
@@ -176,7 +177,11 @@ function failingPollLines(
     const turn = failingStreams.turnOf(outcome);
     if (turn?.kind === 'failing') failing.add(turn.outcome);
     else if (turn?.kind === 'parked') write.parked(turn.outcome);
-    else if (turn?.kind === 'recovered') recovered.add(turn);
+    else if (turn?.kind === 'recovered') {
+      // The streams that started failing so far first: their summary would follow the recovery.
+      failing.flush();
+      recovered.add(turn);
+    }
   };
 }
 

@@ -72,6 +72,17 @@ describe('polls failing while the connector is down', () => {
     expect(writes).toHaveLength(4);
   });
 
+  it('sums up the streams that started failing before telling that one polls again', () => {
+    const { writes, output } = manualOutput();
+    const reporter = terminalReporter(output, PLAIN_PALETTE);
+    // A short outage: back within the minute.
+    for (const streamId of STREAMS) reporter.pollOutcome(failed(streamId));
+    reporter.pollOutcome(polled('local:resource'));
+    expect(writes).toHaveLength(3);
+    expect(writes[1]).toContain('polls failing  4 more streams started failing in the last minute');
+    expect(writes[2]).toContain('polls again  local:resource: polled after 1 failed poll');
+  });
+
   it('writes a JSON line when a stream starts failing and when it polls again, not per poll', () => {
     const { writes, output, advance } = manualOutput();
     const reporter = jsonReporter(output);
