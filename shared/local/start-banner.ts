@@ -83,3 +83,38 @@ export function startBanner(facts: BannerFacts): string[] {
   lines.push('', 'Events:');
   return lines;
 }
+
+/** What the started line of `change-bridge start --json` tells. */
+export interface StartedFacts {
+  adminUrl: string;
+  simulatorUrl: string | undefined;
+  /** CONNECTOR_BASE_URL, when it is polled instead of the simulator. */
+  connectorUrl: string | undefined;
+  demoReceiverUrl: string | undefined;
+  productSamples: readonly ProductSample[];
+  /** Streams of the CONNECTOR_* (or simulator) connection. */
+  streams: number;
+  storedConnections: readonly { id: string; streams: number }[];
+  requeuedDeliveries: number;
+  dataDir: string;
+  pollIntervalMs: number;
+}
+
+/**
+ * The fields of the `started` line `change-bridge start --json` writes instead of the banner:
+ * the same facts, the connector polled among them (shown as the banner shows it). Pure.
+ */
+export function startedFields(facts: StartedFacts): Record<string, unknown> {
+  return {
+    simulator: facts.simulatorUrl,
+    connector: facts.simulatorUrl ? undefined : shownUrl(facts.connectorUrl),
+    admin: facts.adminUrl,
+    dataDir: facts.dataDir,
+    streams: facts.streams,
+    storedConnections: facts.storedConnections,
+    pollIntervalMs: facts.pollIntervalMs,
+    demoReceiver: facts.demoReceiverUrl,
+    products: facts.productSamples,
+    requeuedDeliveries: facts.requeuedDeliveries,
+  };
+}

@@ -6,7 +6,7 @@ import { limitHeapGrowth } from './heap-growth.ts';
 import { readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
 import { startBridge } from './runtime.ts';
-import { startBanner } from './start-banner.ts';
+import { startBanner, startedFields } from './start-banner.ts';
 import { paletteFor } from './terminal.ts';
 
 /** Registers `change-bridge start` (design.md, CLI). */
@@ -51,17 +51,16 @@ async function runStart(
   limitHeapGrowth();
   const bridge = await startBridge(config, { env: process.env, reporter });
   if (config.json) {
-    reporter.info('started', {
-      simulator: bridge.simulatorUrl,
-      admin: bridge.adminUrl,
-      dataDir: config.dataDir,
-      streams: bridge.streams.length,
-      storedConnections: bridge.storedConnections,
-      pollIntervalMs: config.pollIntervalMs,
-      demoReceiver: bridge.demoReceiverUrl,
-      products: bridge.productSamples,
-      requeuedDeliveries: bridge.requeuedDeliveries,
-    });
+    reporter.info(
+      'started',
+      startedFields({
+        ...bridge,
+        connectorUrl: process.env.CONNECTOR_BASE_URL,
+        streams: bridge.streams.length,
+        dataDir: config.dataDir,
+        pollIntervalMs: config.pollIntervalMs,
+      }),
+    );
   } else {
     const banner = startBanner({
       ...bridge,

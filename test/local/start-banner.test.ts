@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BannerFacts, startBanner } from '../../shared/local/start-banner.ts';
+import { type BannerFacts, startBanner, startedFields } from '../../shared/local/start-banner.ts';
 
 const facts: BannerFacts = {
   adminUrl: 'http://127.0.0.1:4000',
@@ -65,5 +65,46 @@ describe('the banner of change-bridge start', () => {
     expect(strict).toContain(
       '  npx change-bridge subscriptions add --url https://receiver.example.com/hook',
     );
+  });
+});
+
+describe('the started line of change-bridge start --json', () => {
+  const bridge = {
+    adminUrl: 'http://127.0.0.1:4000',
+    simulatorUrl: undefined,
+    demoReceiverUrl: undefined,
+    productSamples: [],
+    streams: 11,
+    storedConnections: [],
+    requeuedDeliveries: 0,
+  };
+
+  it('names the connector it polls, as the banner does, without credentials or a query', () => {
+    const fields = startedFields({
+      ...bridge,
+      connectorUrl: 'https://user:secret@connector.example.com/api?token=secret',
+      dataDir: '.bridge',
+      pollIntervalMs: 5000,
+    });
+    expect(fields).toMatchObject({
+      connector: 'https://connector.example.com/api',
+      simulator: undefined,
+      admin: 'http://127.0.0.1:4000',
+      streams: 11,
+      pollIntervalMs: 5000,
+    });
+    expect(JSON.stringify(fields)).not.toContain('secret');
+  });
+
+  it('names no connector when the built-in simulator is polled', () => {
+    const fields = startedFields({
+      ...bridge,
+      simulatorUrl: 'http://127.0.0.1:4010',
+      connectorUrl: undefined,
+      dataDir: '.bridge',
+      pollIntervalMs: 5000,
+    });
+    expect(fields.connector).toBeUndefined();
+    expect(fields.simulator).toBe('http://127.0.0.1:4010');
   });
 });
