@@ -6,11 +6,13 @@ export interface ThrottleClock {
 }
 
 /** One kind of line, throttled (see {@link lineThrottle}). */
-export interface LineThrottle<T> {
+export interface LineThrottle<T, S> {
   /** Writes `item`'s line at once, or adds it to the summary of the quiet time. */
   add(item: T): void;
   /** Writes the summary of what was added since the last line, if anything was. */
   flush(): void;
+  /** The summary of the quiet time so far, not written yet (it may be changed): undefined if none. */
+  pending(): S | undefined;
 }
 
 /**
@@ -26,8 +28,10 @@ export function lineThrottle<T, S>(
     start: (item: T) => S;
     add: (summary: S, item: T) => void;
     writeSummary: (summary: S) => void;
+    /** Whether a summary has nothing left to tell (what it held was taken back): not written. */
+    isEmpty?: (summary: S) => boolean;
   },
-): LineThrottle<T> {
+): LineThrottle<T, S> {
   let quietUntil = Number.NEGATIVE_INFINITY;
   let pending: S | undefined;
   let scheduled = false;
@@ -35,6 +39,7 @@ export function lineThrottle<T, S>(
     if (pending === undefined) return;
     const summary = pending;
     pending = undefined;
+    if (lines.isEmpty?.(summary)) return;
     quietUntil = clock.now() + everyMs;
     lines.writeSummary(summary);
   };
@@ -59,5 +64,6 @@ export function lineThrottle<T, S>(
       );
     },
     flush,
+    pending: () => pending,
   };
 }

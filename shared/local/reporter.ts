@@ -133,8 +133,9 @@ function streamLineThrottle(
  * The lines of polls that fail (see {@link FailingStreams}): a stream that starts failing, the
  * first at once and those of the next minute summed up with the last error; a stream parked by
  * an authorization error, each; a stream that polls again, the first at once and those of the
- * next minute summed up, after the summary of those that started failing so far. No line per
- * failed poll of a stream already failing.
+ * next minute summed up, unless its failure was not told yet (it is then left out of the
+ * failing streams' summary, and nothing is told). No line per failed poll of a stream already
+ * failing.
  */
 function failingPollLines(
   output: ReporterOutput,
@@ -148,17 +149,18 @@ function failingPollLines(
 ): (outcome: PollOutcome) => void {
   const clock = clockOf(output);
   const failingStreams = new FailingStreams();
-  const failing = lineThrottle<FailedPoll, { streams: number; error: string }>(
+  const failing = lineThrottle<FailedPoll, { streams: Set<string>; error: string }>(
     clock,
     HELD_LINES_EVERY_MS,
     {
       writeOne: write.failing,
-      start: (first) => ({ streams: 1, error: first.error }),
+      start: (first) => ({ streams: new Set([first.streamId]), error: first.error }),
       add: (summary, next) => {
-        summary.streams += 1;
+        summary.streams.add(next.streamId);
         summary.error = next.error;
       },
-      writeSummary: (summary) => write.failingSummary(summary.streams, summary.error),
+      writeSummary: (summary) => write.failingSummary(summary.streams.size, summary.error),
+      isEmpty: (summary) => summary.streams.size === 0,
     },
   );
   const recovered = lineThrottle<{ streamId: string; failures: number }, { streams: number }>(
@@ -178,8 +180,9 @@ function failingPollLines(
     if (turn?.kind === 'failing') failing.add(turn.outcome);
     else if (turn?.kind === 'parked') write.parked(turn.outcome);
     else if (turn?.kind === 'recovered') {
-      // The streams that started failing so far first: their summary would follow the recovery.
-      failing.flush();
+      // A failure not told yet (in the summary to come) is taken back rather than told after
+      // the line that the stream polls again: a flaky connector's passing failures say nothing.
+      if (failing.pending()?.streams.delete(turn.streamId)) return;
       recovered.add(turn);
     }
   };

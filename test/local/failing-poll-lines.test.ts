@@ -72,15 +72,40 @@ describe('polls failing while the connector is down', () => {
     expect(writes).toHaveLength(4);
   });
 
-  it('sums up the streams that started failing before telling that one polls again', () => {
-    const { writes, output } = manualOutput();
+  it('never tells a stream polling again before its failure was told: the summary leaves it out', () => {
+    const { writes, output, advance } = manualOutput();
     const reporter = terminalReporter(output, PLAIN_PALETTE);
-    // A short outage: back within the minute.
+    // A short outage: back within the minute, for local:resource first.
     for (const streamId of STREAMS) reporter.pollOutcome(failed(streamId));
     reporter.pollOutcome(polled('local:resource'));
-    expect(writes).toHaveLength(3);
-    expect(writes[1]).toContain('polls failing  4 more streams started failing in the last minute');
-    expect(writes[2]).toContain('polls again  local:resource: polled after 1 failed poll');
+    advance(60_000);
+    expect(writes).toHaveLength(2);
+    expect(writes[1]).toContain('polls failing  3 more streams started failing in the last minute');
+    // The first, told at once, is told polling again too.
+    reporter.pollOutcome(polled('local:customer'));
+    expect(writes[2]).toContain('polls again  local:customer: polled after 1 failed poll');
+  });
+
+  it('counts a stream once in a summary, and none failing and polling again within it (a flaky connector)', () => {
+    const { writes, output, advance } = manualOutput();
+    const reporter = jsonReporter(output);
+    reporter.pollOutcome(failed('local:customer'));
+    for (let round = 0; round < 5; round++) {
+      for (const streamId of ['local:resource', 'local:accountNote']) {
+        reporter.pollOutcome(failed(streamId));
+        reporter.pollOutcome(failed(streamId));
+        if (streamId === 'local:resource') reporter.pollOutcome(polled(streamId));
+      }
+      advance(5_000);
+    }
+    advance(60_000);
+    expect(writes.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ message: 'poll failed', streamId: 'local:customer' }),
+      expect.objectContaining({
+        message: '1 more stream started failing in the last minute, each retried with backoff',
+        streams: 1,
+      }),
+    ]);
   });
 
   it('writes a JSON line when a stream starts failing and when it polls again, not per poll', () => {
