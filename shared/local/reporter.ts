@@ -4,8 +4,7 @@ import type { PollOutcome } from '../polling/poll-stream.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { DispatchLogger } from '../webhooks/dispatcher-deps.ts';
 import {
-  type FailedPoll,
-  FailingStreams,
+  failingPollLines,
   failingSummaryMessage,
   recoveredMessage,
   recoveredSummaryMessage,
@@ -72,7 +71,7 @@ function nextTryAt(summary: HeldSummary, now: number): number | undefined {
   return soonest;
 }
 
-/** The default `later` of a {@link ReporterOutput}: a timer that does not keep the process alive. */
+/** The clock of `output`'s line throttles: its `later`, or a timer that does not keep the process alive. */
 function clockOf(output: ReporterOutput): ThrottleClock {
   return {
     now: () => output.now(),
@@ -127,65 +126,6 @@ function streamLineThrottle(
     },
   );
   return { held: held.add, resumed: resumed.add, flushHeld: held.flush };
-}
-
-/**
- * The lines of polls that fail (see {@link FailingStreams}): a stream that starts failing, the
- * first at once and those of the next minute summed up with the last error; a stream parked by
- * an authorization error, each; a stream that polls again, the first at once and those of the
- * next minute summed up, unless its failure was not told yet (it is then left out of the
- * failing streams' summary, and nothing is told). No line per failed poll of a stream already
- * failing.
- */
-function failingPollLines(
-  output: ReporterOutput,
-  write: {
-    failing(outcome: FailedPoll): void;
-    failingSummary(streams: number, error: string): void;
-    parked(outcome: FailedPoll): void;
-    recovered(streamId: string, failures: number): void;
-    recoveredSummary(streams: number): void;
-  },
-): (outcome: PollOutcome) => void {
-  const clock = clockOf(output);
-  const failingStreams = new FailingStreams();
-  const failing = lineThrottle<FailedPoll, { streams: Set<string>; error: string }>(
-    clock,
-    HELD_LINES_EVERY_MS,
-    {
-      writeOne: write.failing,
-      start: (first) => ({ streams: new Set([first.streamId]), error: first.error }),
-      add: (summary, next) => {
-        summary.streams.add(next.streamId);
-        summary.error = next.error;
-      },
-      writeSummary: (summary) => write.failingSummary(summary.streams.size, summary.error),
-      isEmpty: (summary) => summary.streams.size === 0,
-    },
-  );
-  const recovered = lineThrottle<{ streamId: string; failures: number }, { streams: number }>(
-    clock,
-    HELD_LINES_EVERY_MS,
-    {
-      writeOne: ({ streamId, failures }) => write.recovered(streamId, failures),
-      start: () => ({ streams: 1 }),
-      add: (summary) => {
-        summary.streams += 1;
-      },
-      writeSummary: (summary) => write.recoveredSummary(summary.streams),
-    },
-  );
-  return (outcome) => {
-    const turn = failingStreams.turnOf(outcome);
-    if (turn?.kind === 'failing') failing.add(turn.outcome);
-    else if (turn?.kind === 'parked') write.parked(turn.outcome);
-    else if (turn?.kind === 'recovered') {
-      // A failure not told yet (in the summary to come) is taken back rather than told after
-      // the line that the stream polls again: a flaky connector's passing failures say nothing.
-      if (failing.pending()?.streams.delete(turn.streamId)) return;
-      recovered.add(turn);
-    }
-  };
 }
 
 /** The summary line of held streams' tries (see {@link streamLineThrottle}). */
@@ -271,7 +211,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
     resumed: (resumed) => emit('info', resumedMessage(resumed), { ...resumed }),
     resumedSummary: (streams) => emit('info', resumedSummaryMessage(streams), { streams }),
   });
-  const pollLines = failingPollLines(output, {
+  const pollLines = failingPollLines(clockOf(output), HELD_LINES_EVERY_MS, {
     failing: (outcome) => emit('warn', 'poll failed', { ...outcome }),
     failingSummary: (streams, error) =>
       emit('warn', failingSummaryMessage(streams), { streams, error }),
@@ -344,7 +284,7 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
     resumedSummary: (streams) =>
       problem(palette.green('streams resumed'), resumedSummaryMessage(streams)),
   });
-  const pollLines = failingPollLines(output, {
+  const pollLines = failingPollLines(clockOf(output), HELD_LINES_EVERY_MS, {
     failing: (outcome) =>
       problem(
         palette.red('poll failed'),
