@@ -11,11 +11,14 @@ export interface HeldSnapshotWrites {
 }
 
 /**
- * Holds every `putSnapshots` of `state` until released: a poll stopped mid-page, storing, for
- * tests of what runs beside it (a connection removed, its token rotated). Replaces the method
- * on this instance only.
+ * Holds every snapshot write of `state` until released, `putSnapshots` and the conditional
+ * `replaceSnapshots` (a first-sync page of customers without a write gate, as in AWS, stores
+ * with conditions): a poll stopped mid-page, storing, for tests of what runs beside it (a
+ * connection removed, its token rotated). Replaces the methods on this instance only.
  */
-export function holdSnapshotWrites(state: Pick<StateStore, 'putSnapshots'>): HeldSnapshotWrites {
+export function holdSnapshotWrites(
+  state: Pick<StateStore, 'putSnapshots' | 'replaceSnapshots'>,
+): HeldSnapshotWrites {
   let began = false;
   let begin!: () => void;
   const storing = new Promise<void>((resolve) => {
@@ -25,12 +28,20 @@ export function holdSnapshotWrites(state: Pick<StateStore, 'putSnapshots'>): Hel
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const putSnapshots = state.putSnapshots.bind(state);
-  state.putSnapshots = async (streamId, snapshots) => {
+  const hold = async () => {
     began = true;
     begin();
     await released;
+  };
+  const putSnapshots = state.putSnapshots.bind(state);
+  state.putSnapshots = async (streamId, snapshots) => {
+    await hold();
     return putSnapshots(streamId, snapshots);
+  };
+  const replaceSnapshots = state.replaceSnapshots.bind(state);
+  state.replaceSnapshots = async (streamId, replacements) => {
+    await hold();
+    return replaceSnapshots(streamId, replacements);
   };
   return { storing, isStoring: () => began, release };
 }
