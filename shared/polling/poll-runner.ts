@@ -171,6 +171,21 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   // for the stop: more than Node's default of 10 listeners is expected, not a leak.
   setMaxListeners(0, controller.signal);
   const deps: PollDeps = { ...options.deps, signal: controller.signal };
+  /**
+   * The stop and a connection's own signal as one, made once per connection signal: Node 20
+   * keeps every signal made with AbortSignal.any on its sources for as long as they live, so one
+   * made per poll grew the connection's signal (and the loop's) by a poll's worth for ever.
+   */
+  const stopOrConnection = new WeakMap<AbortSignal, AbortSignal>();
+  const signalOf = (connectionSignal: AbortSignal): AbortSignal => {
+    let both = stopOrConnection.get(connectionSignal);
+    if (!both) {
+      both = AbortSignal.any([controller.signal, connectionSignal]);
+      setMaxListeners(0, both);
+      stopOrConnection.set(connectionSignal, both);
+    }
+    return both;
+  };
   const given = options.definitions;
   const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
@@ -265,9 +280,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       }),
       client: connection.client,
       // Stopping the process or disabling the connection both stop its poll at once.
-      signal: connection.signal
-        ? AbortSignal.any([controller.signal, connection.signal])
-        : controller.signal,
+      signal: connection.signal ? signalOf(connection.signal) : controller.signal,
     };
     const { streamId } = definition;
     const run = pollStream(definition, runDeps, options.owner)

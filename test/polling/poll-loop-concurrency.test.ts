@@ -49,6 +49,8 @@ async function startLoop(
   fresh: number,
   concurrency: number,
   entities = 'taxEnvironment',
+  /** Every connection's own signal (its removal or disabling), for as long as it exists. */
+  connectionSignal?: AbortSignal,
 ) {
   const clock = new ManualClock(T0);
   const settings = pollSettingsFromEnv({ POLL_ENTITIES: entities, POLL_INTERVAL: '1m' }, T0);
@@ -80,7 +82,10 @@ async function startLoop(
   );
   const loop = startPollLoop({
     definitions,
-    connectionOf: (definition) => ({ client: clients.get(definition.connectionId)! }),
+    connectionOf: (definition) => ({
+      client: clients.get(definition.connectionId)!,
+      ...(connectionSignal ? { signal: connectionSignal } : {}),
+    }),
     deps: collectingPollDeps(store, clients.get(ids[0]!)!, clock, settings),
     owner: 'test',
     tickMs: TICK_MS,
@@ -201,5 +206,43 @@ describe('the poll loop’s concurrency', () => {
     transport.releaseAll();
     finishReads();
     await loop.stop();
+  });
+});
+
+/**
+ * The signals Node keeps on `signal` for those made from it with AbortSignal.any (Node 20 holds
+ * one weak reference each for as long as `signal` lives, never pruned).
+ */
+function dependantSignals(signal: AbortSignal): number {
+  const key = Object.getOwnPropertySymbols(signal).find(
+    (symbol) => symbol.description === 'kDependantSignals',
+  );
+  const dependants = key ? (signal as unknown as Record<symbol, unknown>)[key] : undefined;
+  return (dependants as { size?: number } | undefined)?.size ?? 0;
+}
+
+describe('a connection’s signal, which lives as long as the connection', () => {
+  it('gains nothing per poll: a signal made for each poll from it was kept for ever (a leak of every poll)', async () => {
+    const connection = new AbortController();
+    const { clock, transport, loop, settle } = await startLoop(
+      3,
+      0,
+      8,
+      'taxEnvironment',
+      connection.signal,
+    );
+    let polls = 0;
+    for (let round = 0; round < 5; round++) {
+      await settle();
+      polls += transport.inFlight.size;
+      transport.releaseAll();
+      await settle();
+      for (let tick = 0; tick < 600; tick++) await clock.advance(TICK_MS);
+    }
+    await settle();
+    transport.releaseAll();
+    await loop.stop();
+    expect(polls).toBeGreaterThanOrEqual(10);
+    expect(dependantSignals(connection.signal)).toBeLessThanOrEqual(1);
   });
 });
