@@ -103,7 +103,10 @@ export function passAdvanced(
 
 /**
  * The state patch of a listing poll that was a whole pass (see {@link listingJudging}): the
- * pass done now with this poll's counts; nothing when no pass runs. Pure.
+ * pass done now with this poll's counts; nothing when no pass runs. The poll's events go to the
+ * stream's own counters too (it is the stream's live poll), so they are noted as
+ * `eventsAnnounced`, which the job's count of the events it waits to see fanned out leaves out
+ * of the live part (each counts once). Pure.
  */
 export function listingPassDone(
   state: StreamState,
@@ -111,7 +114,9 @@ export function listingPassDone(
   now: number,
 ): Pick<StreamState, 'backfill'> | Record<string, never> {
   const pass = activePass(state);
-  return pass ? { backfill: passAdvanced(pass, counts, { doneAt: now }) } : {};
+  if (!pass) return {};
+  const done = passAdvanced(pass, counts, { doneAt: now });
+  return { backfill: { ...done, eventsAnnounced: (pass.eventsAnnounced ?? 0) + counts.events } };
 }
 
 /**

@@ -82,8 +82,9 @@ export const BackfillPassSchema = z.object({
    */
   liveEventsAtStart: z.number().int().nonnegative().optional(),
   /**
-   * Of `eventsPublished`, the `created` events live polls sent ahead of a live change (see
-   * PageCounts.announced): the stream's own `eventsPublished` counts them too. Absent: none.
+   * Of `eventsPublished`, those the stream's own `eventsPublished` counts too: the `created`
+   * events live polls sent ahead of a live change (see PageCounts.announced), and the events of
+   * a listing poll that was the whole pass (listingPassDone). Absent: none.
    */
   eventsAnnounced: z.number().int().nonnegative().optional(),
   /** Epoch ms the pass completed; null while it runs. */
