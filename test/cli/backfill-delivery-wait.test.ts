@@ -59,6 +59,45 @@ describe('waiting for the webhooks of a backfill read to its end', () => {
   });
 });
 
+describe('waiting for the webhooks of a backfill whose streams have live activity', () => {
+  it('gives up when a receiver is down though live changes keep adding webhooks that wait too', () => {
+    const verdict = deliveryWaiter(60_000);
+    // Every 5 s a live change of the streams adds a webhook for the receiver that is down.
+    for (let at = 0; at < 60_000; at += 5_000) {
+      expect(verdict(readJob(0, 400 + at / 5_000), at)).toBe('wait');
+    }
+    expect(verdict(readJob(0, 412), 60_000)).toBe('stalled');
+  });
+
+  it('gives up when only a second, healthy receiver gets the live changes', () => {
+    const verdict = deliveryWaiter(60_000);
+    // Each live change gives two webhooks: the healthy receiver's delivered at once, the
+    // other's waiting for its retries.
+    for (let at = 0; at < 60_000; at += 5_000) {
+      const changes = at / 5_000;
+      expect(verdict(readJob(500 + changes, 400 + changes), at)).toBe('wait');
+    }
+    expect(verdict(readJob(512, 412), 60_000)).toBe('stalled');
+  });
+
+  it('does not take a live event passing through the queue for movement', () => {
+    const verdict = deliveryWaiter(60_000);
+    expect(verdict(readJob(100, 400), 0)).toBe('wait');
+    expect(verdict(readJob(100, 400, { eventsQueued: 1 }), 30_000)).toBe('wait');
+    expect(verdict(readJob(100, 401), 45_000)).toBe('wait');
+    expect(verdict(readJob(100, 401), 60_000)).toBe('stalled');
+  });
+
+  it('waits while the events queued are handed to several subscriptions, each adding webhooks', () => {
+    const verdict = deliveryWaiter(60_000);
+    for (let minute = 0; minute < 5; minute++) {
+      const handed = minute * 100;
+      const job = readJob(0, handed * 2, { eventsQueued: 500 - handed });
+      expect(verdict(job, minute * 59_000)).toBe('wait');
+    }
+  });
+});
+
 describe('the time the webhooks left take', () => {
   it('is unknown until some settle, then what is left at the pace of the last samples', () => {
     const eta = deliveryPace(30_000);

@@ -203,7 +203,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     if (verdict === 'stalled') {
       throw new CliExit(
         EXIT_FAILURE,
-        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): none was delivered or dead-lettered for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them`,
+        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them`,
       );
     }
     if (options.json) return;

@@ -6,7 +6,7 @@ export type DeliveryVerdict =
   | 'delivered'
   /** Webhooks are left and moved within the wait limit: read the job again. */
   | 'wait'
-  /** Webhooks are left and none was delivered or dead-lettered for the wait limit. */
+  /** Webhooks are left and their count has not gone below its lowest for the wait limit. */
   | 'stalled';
 
 /** The job's webhooks still to settle: deliveries left and events not yet handed to the subscriptions. Pure. */
@@ -17,25 +17,31 @@ export function webhooksPending(job: BackfillJobView): number {
 /**
  * A function of each sample of a job read to its end (`done`), at `now` (epoch ms), saying
  * whether its webhooks are all delivered or dead-lettered (`deliveryDone`), still moving, or
- * stalled: nothing delivered, dead-lettered or handed on for `limitMs` (the receiver is down
- * and its deliveries wait for retries, or the dispatcher is stopped). Pure but for what it
- * keeps of the samples before.
+ * stalled: for `limitMs`, neither its pending webhooks ({@link webhooksPending}) nor its events
+ * queued went below the lowest count seen yet (the receiver is down and its deliveries wait for
+ * retries, or the dispatcher is stopped). Live changes of the streams add webhooks all along,
+ * delivered to a healthy receiver or waiting with the rest: they are no movement, or the wait
+ * would last as long as the activity (hours of retries). Pure but for what it keeps of the
+ * samples before.
  * @example const verdict = deliveryWaiter(60_000); verdict(job, Date.now()) // 'wait'
  */
 export function deliveryWaiter(
   limitMs: number,
 ): (job: BackfillJobView, now: number) => DeliveryVerdict {
-  let last: { moved: string; at: number } | undefined;
+  let lowest: { pending: number; queued: number; at: number } | undefined;
   return (job, now) => {
     if (job.deliveryDone) return 'delivered';
-    const moved = [
-      job.webhooksDelivered,
-      job.webhooksDeadLettered,
-      job.webhooksLeft,
-      job.eventsQueued,
-    ].join(':');
-    if (last === undefined || last.moved !== moved) last = { moved, at: now };
-    return now - last.at >= limitMs ? 'stalled' : 'wait';
+    const pending = webhooksPending(job);
+    // Events handed to several subscriptions add webhooks as they leave the queue: the queue
+    // going down is movement too.
+    if (lowest === undefined || pending < lowest.pending || job.eventsQueued < lowest.queued) {
+      lowest = {
+        pending: Math.min(pending, lowest?.pending ?? pending),
+        queued: Math.min(job.eventsQueued, lowest?.queued ?? job.eventsQueued),
+        at: now,
+      };
+    }
+    return now - lowest.at >= limitMs ? 'stalled' : 'wait';
   };
 }
 
