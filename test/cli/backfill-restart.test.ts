@@ -112,5 +112,49 @@ describe('backfill once every stream is read', () => {
     expect(out.length).toBeGreaterThanOrEqual(3);
     expect(JSON.parse(out.at(-1)!)).toMatchObject({ done: true, deliveryDone: false });
     expect(errors.join('\n')).toContain('5 webhooks and 2 queued events left');
+    // It says how to follow the job again.
+    expect(errors.join('\n')).toContain('change-bridge backfill --follow bf_1');
+  });
+});
+
+describe('backfill --follow', () => {
+  it('follows a job started before (a command that gave up, or a bridge restarted) to its end, starting none', async () => {
+    const methods: string[] = [];
+    let gets = 0;
+    const server = createServer((request, response) => {
+      methods.push(`${request.method} ${request.url}`);
+      const body = request.method === 'GET' ? jobView(++gets > 1) : jobView(false);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    const { port } = server.address() as AddressInfo;
+    const out: string[] = [];
+    const code = await runCli(
+      [
+        'backfill',
+        '--follow',
+        'bf_1',
+        '--api',
+        `http://127.0.0.1:${port}`,
+        '--poll-interval',
+        '100ms',
+      ],
+      { out: (text) => out.push(text), err: () => undefined },
+    );
+    expect(code).toBe(0);
+    expect(methods.every((m) => m.startsWith('GET /backfill/bf_1'))).toBe(true);
+    expect(out.at(-1)).toContain('Backfill bf_1 done');
+  });
+
+  it('is refused beside what starts a job', async () => {
+    const errors: string[] = [];
+    const code = await runCli(
+      ['backfill', '--follow', 'bf_1', '--emit', '--api', 'http://127.0.0.1:9'],
+      { out: () => undefined, err: (text) => errors.push(text) },
+    );
+    expect(code).toBe(2);
+    expect(errors.join('\n')).toContain('--follow');
   });
 });

@@ -26,6 +26,7 @@ const BackfillOptionsSchema = CommonOptionsSchema.extend({
   entities: z.string().optional(),
   connection: z.string().optional(),
   emit: z.boolean().optional(),
+  follow: z.string().optional(),
   pollInterval: z.string().default('1s'),
 });
 
@@ -73,6 +74,11 @@ async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<
   }
 }
 
+/** How the user follows a job again once the command has ended. Pure. */
+function followHint(jobId: string): string {
+  return `\`change-bridge backfill --follow ${jobId}\` follows the job again`;
+}
+
 /** The most streams the exit message names; it counts the others. */
 const UNFINISHED_NAMED_MAX = 20;
 
@@ -112,6 +118,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       )
       .option('--emit', 'publish created events for every record (default: store silently)')
       .option(
+        '--follow <id>',
+        'follow a job already started (its bf_ id) to its end instead of starting one, e.g. after a restart',
+      )
+      .option(
         '--poll-interval <duration>',
         'how often progress is read, e.g. 500ms, 2s (at least 100ms)',
         '1s',
@@ -128,19 +138,36 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       const why = interval.error.issues[0]?.message ?? 'is not a duration';
       throw new CliExit(EXIT_USAGE, `--poll-interval: ${why}`);
     }
+    if (
+      options.follow !== undefined &&
+      (options.entities !== undefined || options.connection !== undefined || options.emit)
+    ) {
+      throw new CliExit(
+        EXIT_USAGE,
+        '--follow: follows a job as it was started, so takes no --entities, --connection or --emit',
+      );
+    }
     const client = clientFor(options);
-    let job = await client.call('POST', '/backfill', BackfillJobViewSchema, {
-      body: {
-        ...(options.entities !== undefined ? { entities: options.entities } : {}),
-        ...(options.connection !== undefined ? { connections: options.connection } : {}),
-        emit: options.emit === true,
-      },
-      check: { body: BackfillBodySchema },
-      flags: { entities: '--entities', connections: '--connection' },
-      // A stream that had not completed its first sync is reset (its snapshots deleted, as by
-      // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
-      timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
-    });
+    const readJob = (id: string, streams?: number) =>
+      client.call('GET', `/backfill/${segment(id)}`, BackfillJobViewSchema, {
+        query: { streams: streams === undefined ? undefined : String(streams) },
+        check: { query: BackfillProgressQuerySchema },
+      });
+    let job =
+      options.follow !== undefined
+        ? await readAcrossRestart(() => readJob(options.follow as string), io)
+        : await client.call('POST', '/backfill', BackfillJobViewSchema, {
+            body: {
+              ...(options.entities !== undefined ? { entities: options.entities } : {}),
+              ...(options.connection !== undefined ? { connections: options.connection } : {}),
+              emit: options.emit === true,
+            },
+            check: { body: BackfillBodySchema },
+            flags: { entities: '--entities', connections: '--connection' },
+            // A stream that had not completed its first sync is reset (its snapshots deleted, as by
+            // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
+            timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
+          });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';
     const render = progressRenderer(
@@ -154,14 +181,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     // documented); a bridge that answers no streamCounts takes no `streams` parameter either.
     const totalsOnly = !options.json && job.streamCounts !== undefined && total > STREAM_LINES_MAX;
     const read = (streams?: number) =>
-      readAcrossRestart(
-        () =>
-          client.call('GET', `/backfill/${segment(job.id)}`, BackfillJobViewSchema, {
-            query: { streams: streams === undefined ? undefined : String(streams) },
-            check: { query: BackfillProgressQuerySchema },
-          }),
-        io,
-      );
+      readAcrossRestart(() => readJob(job.id, streams), io).catch((error: unknown) => {
+        if (!(error instanceof AdminUnreachable)) throw error;
+        throw new AdminUnreachable(`${error.message}; ${followHint(job.id)}`);
+      });
     if (!options.json) {
       io.out(
         `Backfill ${job.id}: ${formatCount(total)} stream${total === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
@@ -203,7 +226,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     if (verdict === 'stalled') {
       throw new CliExit(
         EXIT_FAILURE,
-        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them`,
+        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them, and ${followHint(job.id)}`,
       );
     }
     if (options.json) return;
