@@ -89,6 +89,14 @@ export function formatCount(count: number): string {
 }
 
 /**
+ * A count and what it counts, in the singular for one ({@link formatCount}).
+ * @example countOf(1, 'webhook') === '1 webhook'; countOf(41200, 'record') === '41,200 records'
+ */
+export function countOf(count: number, singular: string): string {
+  return `${formatCount(count)} ${singular}${Math.round(count) === 1 ? '' : 's'}`;
+}
+
+/**
  * A duration as people say it, coarser as it grows: `12 s` below 90 s, `4 min` below 90
  * minutes, then `2 h 5 min`.
  * @example formatDuration(75) === '75 s'; formatDuration(250) === '4 min'

@@ -66,6 +66,12 @@ describe('the progress summary', () => {
     );
   });
 
+  it('says one record, event or webhook in the singular', () => {
+    expect(progressSummary(job({ recordsRead: 1, eventsPublished: 1, webhooksDelivered: 1 }))).toBe(
+      'read 1 record · published 1 event · delivered 1 webhook · ~12 s left',
+    );
+  });
+
   it('says the time left is being estimated while unknown, and how long it took once done', () => {
     expect(progressSummary(job({ etaSeconds: null }))).toMatch(/· estimating time left$/);
     expect(progressSummary(job({ etaSeconds: 250 }))).toMatch(/· ~4 min left$/);

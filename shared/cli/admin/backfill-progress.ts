@@ -4,7 +4,13 @@ import {
   countBackfillStreams,
 } from '../../admin/backfill-streams-listed.ts';
 import type { BackfillJobViewSchema } from '../../admin/schemas.ts';
-import { formatCount, formatDuration, type Palette, progressBar } from '../../local/terminal.ts';
+import {
+  countOf,
+  formatCount,
+  formatDuration,
+  type Palette,
+  progressBar,
+} from '../../local/terminal.ts';
 import { deliveryPace } from './delivery-wait.ts';
 
 /** A backfill job as the API reports it. */
@@ -42,9 +48,9 @@ export function progressSummary(
   const dead =
     job.webhooksDeadLettered > 0 ? ` (${formatCount(job.webhooksDeadLettered)} dead-lettered)` : '';
   const figures = [
-    `read ${formatCount(job.recordsRead)} records`,
-    `published ${formatCount(job.eventsPublished)} events`,
-    `delivered ${formatCount(job.webhooksDelivered)} webhooks${dead}`,
+    `read ${countOf(job.recordsRead, 'record')}`,
+    `published ${countOf(job.eventsPublished, 'event')}`,
+    `delivered ${countOf(job.webhooksDelivered, 'webhook')}${dead}`,
   ];
   if (!job.done) return [...figures, timeLeft(job.etaSeconds)].join(' · ');
   if (job.deliveryDone)
@@ -76,7 +82,7 @@ export function streamCountsText(job: BackfillJobView): string {
   const told = parts
     .filter(([count]) => count > 0)
     .map(([count, what]) => `${formatCount(count)} ${what}`);
-  const streams = `${formatCount(counts.total)} stream${counts.total === 1 ? '' : 's'}`;
+  const streams = countOf(counts.total, 'stream');
   return told.length > 0 ? `${streams}: ${told.join(', ')}` : streams;
 }
 
@@ -85,9 +91,9 @@ export function streamCountsText(job: BackfillJobView): string {
  * @example pendingText(job) // '1,330 webhooks and 200 queued events'
  */
 export function pendingText(job: BackfillJobView): string {
-  const webhooks = `${formatCount(job.webhooksLeft)} webhook${job.webhooksLeft === 1 ? '' : 's'}`;
+  const webhooks = countOf(job.webhooksLeft, 'webhook');
   if (job.eventsQueued === 0) return webhooks;
-  const events = `${formatCount(job.eventsQueued)} queued event${job.eventsQueued === 1 ? '' : 's'}`;
+  const events = countOf(job.eventsQueued, 'queued event');
   return `${webhooks} and ${events}`;
 }
 
