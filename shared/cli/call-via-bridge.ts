@@ -22,7 +22,15 @@ export interface BridgeCallResult {
   body: unknown;
   /** The `Retry-After` of the answer (the connector's, of a 429), when it carried one. */
   retryAfter?: string;
+  /** The answer's `Request-Id` header (the connector's), when it carried one. */
+  requestId?: string;
 }
+
+/**
+ * Statuses of a write's answer after which the connector may have applied it all the same: a
+ * timeout, an internal error, a gateway that lost the answer.
+ */
+const MAYBE_APPLIED_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 504]);
 
 /**
  * Sends one operation through the bridge's connector proxy
@@ -70,11 +78,13 @@ export async function callViaBridge(
     throw error;
   });
   const retryAfter = response.headers.get('retry-after');
+  const requestId = response.headers.get('request-id');
   try {
     return {
       status: response.status,
       body: text === '' ? undefined : JSON.parse(text),
       ...(retryAfter === null ? {} : { retryAfter }),
+      ...(requestId === null || requestId === '' ? {} : { requestId }),
     };
   } catch {
     throw new CliExit(
@@ -106,8 +116,13 @@ export function bridgeCallFailure(operation: string, result: BridgeCallResult): 
   }
   const connector = ConnectorErrorSchema.safeParse(result.body);
   const message = connector.success ? (connector.data.Message ?? '') : '';
-  const requestId =
-    connector.success && connector.data.RequestId ? ` (RequestId ${connector.data.RequestId})` : '';
+  // The body's, else the header's: an answer whose body names none still has it there.
+  const id = (connector.success && connector.data.RequestId) || result.requestId;
+  const requestId = id ? ` (RequestId ${id})` : '';
+  const maybeApplied =
+    isWriteOperation(operation) && MAYBE_APPLIED_STATUSES.has(result.status)
+      ? '; the write may have been applied: look for its effect before sending it again'
+      : '';
   // Seconds or an HTTP date (RFC 9110): when the token's budget has room again.
   const wait =
     result.retryAfter === undefined
@@ -115,6 +130,6 @@ export function bridgeCallFailure(operation: string, result: BridgeCallResult): 
       : `; retry after ${/^\d+$/.test(result.retryAfter) ? `${result.retryAfter} s` : result.retryAfter}`;
   return new CliExit(
     EXIT_FAILURE,
-    `${operation} failed (HTTP ${result.status}): ${message}${requestId}${wait}`,
+    `${operation} failed (HTTP ${result.status}): ${message}${requestId}${wait}${maybeApplied}`,
   );
 }

@@ -112,3 +112,54 @@ describe('change-bridge call --via-bridge when the bridge gives no answer', () =
     expect(read.stderr).not.toContain('applied');
   });
 });
+
+/** A bridge that answers every call with `status`, `body` (as text) and `headers`. */
+async function answeringBridge(
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  server = createServer((_request, response) => {
+    response.writeHead(status, { 'content-type': 'application/json', ...headers });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+describe('change-bridge call --via-bridge when the connector refused the call', () => {
+  it('names the RequestId from the Request-Id header when the body carries none', async () => {
+    const api = await answeringBridge(500, JSON.stringify({ Message: 'Internal error' }), {
+      'request-id': 'req-7f3a',
+    });
+    const result = await run(['call', 'taxEnvironments/getAll', '--via-bridge', '--api', api]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'taxEnvironments/getAll failed (HTTP 500): Internal error (RequestId req-7f3a)',
+    );
+  });
+
+  it('says a write answered 408, 500, 502 or 504 may have been applied, and a read nothing of it', async () => {
+    for (const status of [408, 500, 502, 504]) {
+      const api = await answeringBridge(status, JSON.stringify({ Message: 'No answer' }));
+      const write = await run([
+        'call',
+        'customers/update',
+        '--data',
+        '{"CustomerId":"3f0e4b2a-8c1d-4e5f-9a6b-7c8d9e0f1a2b","Notes":"VIP"}',
+        '--via-bridge',
+        '--api',
+        api,
+      ]);
+      expect(write.code, String(status)).toBe(1);
+      expect(write.stderr, String(status)).toContain(
+        'the write may have been applied: look for its effect before sending it again',
+      );
+      const read = await run(['call', 'taxEnvironments/getAll', '--via-bridge', '--api', api]);
+      expect(read.stderr, String(status)).not.toContain('may have been applied');
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+      server = undefined;
+    }
+  });
+});
