@@ -86,9 +86,50 @@ export class KeyedSerial {
   }
 }
 
+/** A signal linked to others until {@link LinkedSignal.release}: see {@link linkedSignal}. */
+export interface LinkedSignal {
+  /** Aborts (with the same reason) when any of the linked signals does; undefined for none. */
+  signal: AbortSignal | undefined;
+  /** Unlinks it: removes its listeners from the signals it was made from. Idempotent. */
+  release(): void;
+}
+
+/**
+ * One signal that aborts when any of `signals` does, as AbortSignal.any, but linked by listeners
+ * that {@link LinkedSignal.release} removes: Node 20 keeps every signal made with
+ * AbortSignal.any on its sources for as long as they live, so one made per call from a signal
+ * that lives as long as the process (the poll loop's, a connection's) grew it by a call's worth
+ * for ever. Undefined for none, the signal itself for one (nothing to release).
+ * @example const linked = linkedSignal(deps.signal, overall); try { await send(linked.signal); } finally { linked.release(); }
+ */
+export function linkedSignal(...signals: (AbortSignal | undefined)[]): LinkedSignal {
+  const given = signals.filter((signal) => signal !== undefined);
+  if (given.length <= 1) return { signal: given[0], release: () => undefined };
+  const controller = new AbortController();
+  const already = given.find((signal) => signal.aborted);
+  if (already) {
+    controller.abort(already.reason);
+    return { signal: controller.signal, release: () => undefined };
+  }
+  const listeners = given.map((source) => {
+    const onAbort = () => {
+      controller.abort(source.reason);
+      release();
+    };
+    source.addEventListener('abort', onAbort, { once: true });
+    return { source, onAbort };
+  });
+  const release = () => {
+    for (const { source, onAbort } of listeners.splice(0))
+      source.removeEventListener('abort', onAbort);
+  };
+  return { signal: controller.signal, release };
+}
+
 /**
  * One signal that aborts when any of `signals` does; undefined when none is given, the signal
- * itself when one is (no listener added). Pure.
+ * itself when one is (no listener added). Pure. For a signal made per call from one that lives
+ * long, use {@link linkedSignal}.
  * @example anySignal(deps.signal, waitSignal)
  */
 export function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
-import { anySignal } from '../concurrency.ts';
+import { linkedSignal } from '../concurrency.ts';
 import { describeThrown, parseOrThrow, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
@@ -238,16 +238,16 @@ export function createConnectorCaller(
           () => late.abort(),
           () => undefined,
         );
+      // Linked, not AbortSignal.any: `options.signal` lives as long as its poll loop.
+      const linked = linkedSignal(options.signal, options.waitSignal, late?.signal);
       try {
-        await budget.acquire(
-          options.budget ?? { priority: 'live' },
-          anySignal(options.signal, options.waitSignal, late?.signal),
-        );
+        await budget.acquire(options.budget ?? { priority: 'live' }, linked.signal);
       } catch (error) {
         if (late?.signal.aborted && !options.signal?.aborted && !options.waitSignal?.aborted)
           throw notSent();
         throw error;
       } finally {
+        linked.release();
         endWait.abort();
       }
     }

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { linkedSignal } from '../concurrency.ts';
 
 /** Keep-alive settings of the connector's connection pool. */
 export const CONNECTOR_KEEP_ALIVE_MS = 30_000;
@@ -40,6 +41,8 @@ export function createUndiciTransport(): HttpTransport {
       // deadline, its caller gone).
       // An integer of ms, as AbortSignal.timeout takes (a deadline less now may be fractional).
       const overall = AbortSignal.timeout(Math.max(0, Math.ceil(timeoutMs)));
+      // Linked, not AbortSignal.any: `signal` lives as long as its poll loop or connection.
+      const linked = linkedSignal(signal, overall);
       try {
         const response = await request(url, {
           method: 'POST',
@@ -48,7 +51,7 @@ export function createUndiciTransport(): HttpTransport {
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
-          signal: signal ? AbortSignal.any([signal, overall]) : overall,
+          signal: linked.signal ?? overall,
         });
         const text = await response.body.text();
         return { status: response.statusCode, headers: response.headers, text };
@@ -56,6 +59,8 @@ export function createUndiciTransport(): HttpTransport {
         if (overall.aborted && !signal?.aborted)
           throw new Error(`no complete answer within ${timeoutMs} ms`, { cause: error });
         throw error;
+      } finally {
+        linked.release();
       }
     },
     close: () => agent.close(),

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { mapWithConcurrency } from '../concurrency.ts';
+import { linkedSignal, mapWithConcurrency } from '../concurrency.ts';
 import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveStream } from './backfill-state.ts';
@@ -171,21 +171,6 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   // for the stop: more than Node's default of 10 listeners is expected, not a leak.
   setMaxListeners(0, controller.signal);
   const deps: PollDeps = { ...options.deps, signal: controller.signal };
-  /**
-   * The stop and a connection's own signal as one, made once per connection signal: Node 20
-   * keeps every signal made with AbortSignal.any on its sources for as long as they live, so one
-   * made per poll grew the connection's signal (and the loop's) by a poll's worth for ever.
-   */
-  const stopOrConnection = new WeakMap<AbortSignal, AbortSignal>();
-  const signalOf = (connectionSignal: AbortSignal): AbortSignal => {
-    let both = stopOrConnection.get(connectionSignal);
-    if (!both) {
-      both = AbortSignal.any([controller.signal, connectionSignal]);
-      setMaxListeners(0, both);
-      stopOrConnection.set(connectionSignal, both);
-    }
-    return both;
-  };
   const given = options.definitions;
   const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
@@ -273,14 +258,19 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       : { client: deps.client };
     if (!connection) return;
     let saved: StreamState | undefined;
+    // Stopping the process or disabling the connection both stop its poll at once. Linked, not
+    // AbortSignal.any: both signals live long, and Node 20 keeps every signal made from them
+    // with `any` for as long as they do (one per poll, for ever); released once the poll ends.
+    // Every poll of the connection in flight listens to its signal: expected, not a leak.
+    if (connection.signal) setMaxListeners(0, connection.signal);
+    const linked = linkedSignal(controller.signal, connection.signal);
     const runDeps: PollDeps = {
       ...deps,
       store: withSavedStates(deps.store, (state) => {
         if (state.streamId === definition.streamId) saved = state;
       }),
       client: connection.client,
-      // Stopping the process or disabling the connection both stop its poll at once.
-      signal: connection.signal ? signalOf(connection.signal) : controller.signal,
+      signal: linked.signal ?? controller.signal,
     };
     const { streamId } = definition;
     const run = pollStream(definition, runDeps, options.owner)
@@ -310,6 +300,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         options.onStreamHeld?.(held);
       })
       .finally(() => {
+        linked.release();
         running.delete(definition.streamId);
         if (runningCatchUp.delete(definition.streamId))
           countCatchUp(catchUpPerConnection, definition.connectionId, -1);

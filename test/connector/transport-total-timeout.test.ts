@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUndiciTransport } from '../../shared/connector/http-transport.ts';
+import { dependantSignals } from '../support/dependant-signals.ts';
 
 let server: Server | undefined;
 const timers: NodeJS.Timeout[] = [];
@@ -47,6 +48,28 @@ describe('the undici transport', () => {
       expect(outcome).toBeInstanceOf(Error);
       expect((outcome as Error).message).toBe('no complete answer within 400 ms');
       expect(Date.now() - startedAt).toBeLessThan(1_500);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe('the undici transport with a signal that lives long (a poll loop’s, a connection’s)', () => {
+  it('leaves nothing on it once a request ends: Node 20 kept a signal per request for ever', async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.end('{}'));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const transport = createUndiciTransport();
+    const loop = new AbortController();
+    try {
+      for (let i = 0; i < 20; i++)
+        expect(
+          (await transport.postJson(url, '{}', { timeoutMs: 5_000, signal: loop.signal })).status,
+        ).toBe(200);
+      expect(dependantSignals(loop.signal)).toBe(0);
     } finally {
       await transport.close();
     }

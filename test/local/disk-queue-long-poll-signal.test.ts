@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DiskQueue, startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
+import { dependantSignals } from '../support/dependant-signals.ts';
 
 let dir: string;
 let queue: DiskQueue;
@@ -20,19 +21,6 @@ afterAll(async () => {
   await queue.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/**
- * The signals Node keeps on `signal` for those made from it with AbortSignal.any (Node 20 holds
- * one weak reference each for as long as `signal` lives, never pruned); 0 where Node keeps none.
- */
-function dependantSignals(signal: AbortSignal): number {
-  const key = Object.getOwnPropertySymbols(signal).find(
-    (symbol) => symbol.description === 'kDependantSignals',
-  );
-  const dependants = key ? (signal as unknown as Record<symbol, unknown>)[key] : undefined;
-  // Node's own Set (SafeSet), not this realm's: read by its size.
-  return (dependants as { size?: number } | undefined)?.size ?? 0;
-}
 
 describe("a long poll of the disk queue, with the event source loop's signal for the whole run", () => {
   it('leaves nothing on that signal once answered, however many times it looked while waiting', async () => {

@@ -10,6 +10,7 @@ import {
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { dependantSignals } from '../support/dependant-signals.ts';
 import { collectingPollDeps } from './poll-harness.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
@@ -208,18 +209,6 @@ describe('the poll loop’s concurrency', () => {
     await loop.stop();
   });
 });
-
-/**
- * The signals Node keeps on `signal` for those made from it with AbortSignal.any (Node 20 holds
- * one weak reference each for as long as `signal` lives, never pruned).
- */
-function dependantSignals(signal: AbortSignal): number {
-  const key = Object.getOwnPropertySymbols(signal).find(
-    (symbol) => symbol.description === 'kDependantSignals',
-  );
-  const dependants = key ? (signal as unknown as Record<symbol, unknown>)[key] : undefined;
-  return (dependants as { size?: number } | undefined)?.size ?? 0;
-}
 
 describe('a connection’s signal, which lives as long as the connection', () => {
   it('gains nothing per poll: a signal made for each poll from it was kept for ever (a leak of every poll)', async () => {
