@@ -115,8 +115,7 @@ export function listingPassDone(
 ): Pick<StreamState, 'backfill'> | Record<string, never> {
   const pass = activePass(state);
   if (!pass) return {};
-  const done = passAdvanced(pass, counts, { doneAt: now });
-  return { backfill: { ...done, eventsAnnounced: (pass.eventsAnnounced ?? 0) + counts.events } };
+  return { backfill: passAnnounced(pass, counts, counts.events, { doneAt: now }) };
 }
 
 /**
@@ -130,9 +129,24 @@ export function announcedToPass(
 ): Pick<StreamState, 'backfill'> | Record<string, never> {
   const pass = state.backfill;
   if (!counts.announced || pass?.kind !== 'pass') return {};
-  const advanced = passAdvanced(pass, { records: 0, events: counts.announced });
   return {
-    backfill: { ...advanced, eventsAnnounced: (pass.eventsAnnounced ?? 0) + counts.announced },
+    backfill: passAnnounced(pass, { records: 0, events: counts.announced }, counts.announced),
+  };
+}
+
+/**
+ * The pass advanced by `counts` (see {@link passAdvanced}), `announced` of whose events a live
+ * poll published and also counted as the stream's own (`eventsAnnounced`). Pure.
+ */
+function passAnnounced(
+  pass: BackfillPass,
+  counts: PageCounts,
+  announced: number,
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt'>> = {},
+): BackfillPass {
+  return {
+    ...passAdvanced(pass, counts, patch),
+    eventsAnnounced: (pass.eventsAnnounced ?? 0) + announced,
   };
 }
 
