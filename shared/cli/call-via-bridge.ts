@@ -53,10 +53,7 @@ export async function callViaBridge(
   const unanswered = () =>
     new CliExit(
       EXIT_FAILURE,
-      `the bridge at ${apiUrl} did not answer ${operation} within ${timeoutMs / 1000} s` +
-        (isWriteOperation(operation)
-          ? '; the write may have been applied: look for its effect before sending it again'
-          : ''),
+      `the bridge at ${apiUrl} did not answer ${operation} within ${timeoutMs / 1000} s${maybeAppliedNote(operation)}`,
     );
   let response: Response;
   try {
@@ -94,6 +91,13 @@ export async function callViaBridge(
   }
 }
 
+/** For a write, that it may have been applied (an answer lost, or one of MAYBE_APPLIED_STATUSES); else ''. */
+function maybeAppliedNote(operation: string): string {
+  return isWriteOperation(operation)
+    ? '; the write may have been applied: look for its effect before sending it again'
+    : '';
+}
+
 /**
  * For a write the connector answered 200 but whose answer cannot be shown, that it was applied
  * (the command exits 1 all the same, and a caller that retries would apply it twice); else ''.
@@ -119,10 +123,7 @@ export function bridgeCallFailure(operation: string, result: BridgeCallResult): 
   // The body's, else the header's: an answer whose body names none still has it there.
   const id = (connector.success && connector.data.RequestId) || result.requestId;
   const requestId = id ? ` (RequestId ${id})` : '';
-  const maybeApplied =
-    isWriteOperation(operation) && MAYBE_APPLIED_STATUSES.has(result.status)
-      ? '; the write may have been applied: look for its effect before sending it again'
-      : '';
+  const maybeApplied = MAYBE_APPLIED_STATUSES.has(result.status) ? maybeAppliedNote(operation) : '';
   // Seconds or an HTTP date (RFC 9110): when the token's budget has room again.
   const wait =
     result.retryAfter === undefined
