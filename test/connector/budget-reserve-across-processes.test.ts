@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { type BudgetClaim, TokenBudget } from '../../shared/connector/budget/token-budget.ts';
@@ -41,6 +42,8 @@ describe('the live reserve across processes sharing the DynamoDB ledger', () => 
       new DynamoDbGrantLedger(dynamo.client, TABLE),
     );
     const stop = new AbortController();
+    // Its 1,000 waiting claims listen to this one signal on purpose (Node warns past 10).
+    setMaxListeners(1_000, stop.signal);
     // More than it can take in the test's two minutes: claims still waiting are dropped at its end.
     for (let i = 0; i < 1_000; i++)
       proxy.acquire({ priority: 'bulk' }, stop.signal).catch(() => undefined);
