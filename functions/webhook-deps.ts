@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { systemClock, systemRandom } from '../shared/clock.ts';
 import { optionalVariable } from '../shared/optional-variable.ts';
 import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.ts';
+import { DEFAULT_EVENT_SOURCE, EventSourceSchema } from '../shared/publish/event-bridge-entry.ts';
 import { EventBridgePublisher } from '../shared/publish/event-bridge-publisher.ts';
 import { MultiPublisher } from '../shared/publish/multi-publisher.ts';
 import { PublisherOperationalSink } from '../shared/publish/publisher-operational-sink.ts';
@@ -34,7 +35,7 @@ export const WebhookLambdaEnvSchema = z.object({
   /** The bulk dispatch queue's ARN: the dispatcher tells its batches by their source. */
   BULK_DISPATCH_QUEUE_ARN: optionalVariable(z.string().min(1)),
   EVENT_BUS_NAME: z.string().min(1),
-  EVENT_SOURCE: z.string().min(1).default('change-bridge'),
+  EVENT_SOURCE: EventSourceSchema.default(DEFAULT_EVENT_SOURCE),
   WEBHOOK_ALLOW_PRIVATE: z
     .enum(['true', 'false', '1', '0', ''])
     .default('false')

@@ -7,6 +7,7 @@ import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { POLL_INTERVAL_MAX_MS, WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../shared/polling/tracked-targets.ts';
+import { DEFAULT_EVENT_SOURCE, EventSourceSchema } from '../shared/publish/event-bridge-entry.ts';
 import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
 
 /** The repository's `functions/` folder, where the four Lambda entry files live. */
@@ -115,8 +116,11 @@ export const ChangeBridgePropsSchema = z
      * an existing stack replaces its dispatch queues (drain them first).
      */
     dispatchQueueFifo: z.boolean().default(false),
-    /** `source` of every published event. */
-    eventSource: z.string().min(1).max(256).default('change-bridge'),
+    /**
+     * `source` of every published event: 1 to 256 characters, not starting with `aws.`
+     * (PutEvents would refuse every event).
+     */
+    eventSource: EventSourceSchema.default(DEFAULT_EVENT_SOURCE),
     /**
      * Which events the poller puts on the bus (`PUBLISH_EVENT_BUS_MODE`): `matched`, those
      * some rule on the bus matches (rules listed every 60 s), or `all`. The archive, when

@@ -1,4 +1,5 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
+import { z } from 'zod';
 import { type PublishableEvent, utf8Bytes } from './publishable-event.ts';
 
 /** PutEvents takes at most 10 entries per request (EventBridge quota). */
@@ -13,6 +14,26 @@ export const PUT_EVENTS_MAX_BYTES = 256 * 1024 - 1;
 
 /** The default EventBridge `Source` of every event change-bridge publishes. */
 export const DEFAULT_EVENT_SOURCE = 'change-bridge';
+
+/** The most characters of an EventBridge `Source` (PutEventsRequestEntry). */
+export const EVENT_SOURCE_MAX_LENGTH = 256;
+
+/**
+ * An EventBridge `Source` PutEvents takes: 1 to 256 characters, not starting with `aws.`
+ * (the prefix is AWS services' own). PutEvents refuses every entry of any other, so the
+ * variables and the CDK prop that set it are checked here, at start and at synth, rather than
+ * each publish failing for ever. Messages never show the value. Pure.
+ * @example EventSourceSchema.safeParse('aws.hotel').success === false
+ */
+export const EventSourceSchema = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .max(EVENT_SOURCE_MAX_LENGTH, {
+    error: `must be at most ${EVENT_SOURCE_MAX_LENGTH} characters (EventBridge's limit for an event's source)`,
+  })
+  .refine((source) => !source.startsWith('aws.'), {
+    error: "must not start with aws. (EventBridge keeps that prefix for AWS services' events)",
+  });
 
 /** Where entries go and how they are labelled. */
 export interface EventBridgeEntryOptions {

@@ -8,7 +8,7 @@ import { optionalVariable } from '../optional-variable.ts';
 import type { BulkLaneLedger } from './bulk-lane.ts';
 import { BusRuleFilter, EventBridgeRuleSource } from './bus-rules.ts';
 import { createDispatchQueuePublisher } from './dispatch-queue.ts';
-import { DEFAULT_EVENT_SOURCE } from './event-bridge-entry.ts';
+import { DEFAULT_EVENT_SOURCE, EventSourceSchema } from './event-bridge-entry.ts';
 import { EventBridgePublisher } from './event-bridge-publisher.ts';
 import { LaneRoutingPublisher } from './lane-routing-publisher.ts';
 import { MultiPublisher } from './multi-publisher.ts';
@@ -21,7 +21,7 @@ import { SqsPublisher } from './sqs-publisher.ts';
  * The publishing variables: `PUBLISH_TARGETS` (`eventbridge` | `sqs` | `both`, default
  * `eventbridge`), `PUBLISH_EVENT_BUS_NAME` (default `default`), `PUBLISH_EVENT_BUS_MODE`
  * (`matched`: only events some rule on the bus matches, the default; `all`: every event),
- * `PUBLISH_EVENT_SOURCE` (default `change-bridge`), `PUBLISH_QUEUE_URL` (required with
+ * `PUBLISH_EVENT_SOURCE` (default `change-bridge`; see EventSourceSchema), `PUBLISH_QUEUE_URL` (required with
  * `sqs` and `both`), `PUBLISH_QUEUE_FIFO` (`true` | `false`; default: the URL ends in
  * `.fifo`), `DISPATCH_QUEUE_URL` (the webhook dispatcher's queue, fed directly with
  * every event whatever the targets; absent: no webhooks from this publisher) and
@@ -33,7 +33,7 @@ export const PublisherEnvSchema = z
     PUBLISH_TARGETS: optionalVariable(z.enum(['eventbridge', 'sqs', 'both'])),
     PUBLISH_EVENT_BUS_NAME: optionalVariable(z.string().min(1)),
     PUBLISH_EVENT_BUS_MODE: optionalVariable(z.enum(['matched', 'all'])),
-    PUBLISH_EVENT_SOURCE: optionalVariable(z.string().min(1)),
+    PUBLISH_EVENT_SOURCE: optionalVariable(EventSourceSchema),
     // Not z.url(): local emulators hand out queue URLs that WHATWG rejects.
     DISPATCH_QUEUE_URL: optionalVariable(z.string().min(1)),
     BULK_DISPATCH_QUEUE_URL: optionalVariable(z.string().min(1)),

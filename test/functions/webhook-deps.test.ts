@@ -69,6 +69,18 @@ describe('dispatcher wiring (AWS)', () => {
     ).toBeUndefined();
   });
 
+  it('refuses an EVENT_SOURCE that PutEvents would refuse for every operational event', () => {
+    expect(() => WebhookLambdaEnvSchema.parse({ ...VARIABLES, EVENT_SOURCE: 'aws.hotel' })).toThrow(
+      /must not start with aws\./,
+    );
+    expect(() =>
+      WebhookLambdaEnvSchema.parse({ ...VARIABLES, EVENT_SOURCE: 's'.repeat(257) }),
+    ).toThrow(/at most 256 characters/);
+    expect(WebhookLambdaEnvSchema.parse({ ...VARIABLES, EVENT_SOURCE: 'acme' }).EVENT_SOURCE).toBe(
+      'acme',
+    );
+  });
+
   it('takes the endpoint health thresholds from WEBHOOK_FAILING_AFTER and WEBHOOK_DISABLE_AFTER', () => {
     const client = new DynamoDBClient({ region: 'eu-west-1' });
     expect(buildWebhookDeps(ENV, client).config).toMatchObject({

@@ -77,6 +77,26 @@ describe('parsePublisherConfig', () => {
     });
   });
 
+  it('refuses a PUBLISH_EVENT_SOURCE that PutEvents would refuse for every event, saying why', () => {
+    // EventBridge's Source: 1 to 256 characters, never starting with `aws.` (AWS services' own).
+    const error = caught(() => parsePublisherConfig({ PUBLISH_EVENT_SOURCE: 'aws.hotel' }));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error).toMatchObject({ path: 'PUBLISH_EVENT_SOURCE' });
+    expect(String((error as Error).message)).toMatch(/must not start with aws\./);
+    expect(String((error as Error).message)).not.toContain('aws.hotel');
+    expect(() => parsePublisherConfig({ PUBLISH_EVENT_SOURCE: 's'.repeat(257) })).toThrow(
+      /PUBLISH_EVENT_SOURCE: must be at most 256 characters/,
+    );
+    const longest = 's'.repeat(256);
+    expect(parsePublisherConfig({ PUBLISH_EVENT_SOURCE: longest }).eventBridge?.source).toBe(
+      longest,
+    );
+    // Only the prefix is AWS's: a source that merely contains it is the user's.
+    expect(
+      parsePublisherConfig({ PUBLISH_EVENT_SOURCE: 'acme.aws.bridge' }).eventBridge?.source,
+    ).toBe('acme.aws.bridge');
+  });
+
   it('names PUBLISH_TARGETS when its value is unknown', () => {
     expect(() => parsePublisherConfig({ PUBLISH_TARGETS: 'kafka' })).toThrow(/PUBLISH_TARGETS/);
   });
