@@ -19,6 +19,13 @@ export interface EntryRefusal {
   message: string;
   /** True when the same entry may be accepted later (throttling, internal failure). */
   retryable: boolean;
+  /**
+   * A retryable refusal whose code the target does not document: retried as the transient
+   * ones are, but still refused when the attempts run out (and only such refusals are left),
+   * it is reported as a failure of its event instead of thrown. Thrown, the caller would repeat
+   * its work, and a code that never passes would fail it at every repetition, for ever.
+   */
+  undocumented?: boolean;
 }
 
 /**
@@ -58,9 +65,11 @@ export interface DeliveryOutcome {
  * Sends prepared entries in batches, layer by layer, retrying only the entries refused for
  * a transient reason (and those of a request throttled whole), with jittered backoff, up to
  * `retry.maxAttempts` attempts and never waiting past `deadline`.
- * Entries refused for good become failures. Throws a retryable {@link PublishError} when
- * transient refusals outlast the attempts, and a {@link PublishError} classified from the
- * cause when a whole request fails otherwise; entries accepted before that stay published.
+ * Entries refused for good become failures, and so do those refused with an undocumented code
+ * ({@link EntryRefusal.undocumented}) when only they outlast the attempts. Throws a retryable
+ * {@link PublishError} when other transient refusals outlast the attempts (or the deadline
+ * comes first), and a {@link PublishError} classified from the cause when a whole request
+ * fails otherwise; entries accepted before that stay published.
  */
 export async function deliverInBatches<E>(
   prepared: readonly PreparedEntry<E>[],
@@ -83,6 +92,12 @@ export async function deliverInBatches<E>(
           delay !== undefined &&
           options.deadline !== undefined &&
           options.clock.now() + delay > options.deadline;
+        if (delay === undefined && again.every((item) => item.refusal.undocumented)) {
+          for (const { entry, refusal } of again) {
+            failures.push(failureOf(entry.event, options.target, givenUp(refusal, attempt)));
+          }
+          break;
+        }
         if (delay === undefined || late) {
           const last = again[again.length - 1]!.refusal;
           unfinishedReason = 'RetriesExhausted';
@@ -156,6 +171,14 @@ function failureOf(
     target,
     code: refusal.code,
     message: refusal.message,
+  };
+}
+
+/** An undocumented refusal as reported once `attempts` attempts met it. */
+function givenUp(refusal: EntryRefusal, attempts: number): EntryRefusal {
+  return {
+    ...refusal,
+    message: `${refusal.message} (an undocumented code, still refused after ${attempts} attempts)`,
   };
 }
 

@@ -51,8 +51,11 @@ export interface EventBridgePublisherOptions {
  * so the other events still go out and the window is committed. PutEvents documents
  * MalformedDetail, InvalidArgument and RedactionFailure; ValidationException is AWS's common
  * code for input failing a constraint (HTTP 400), never transient. Codes that mean the caller
- * lacks permission throw instead (every entry would fail), and any other code
- * (InternalFailure, ThrottlingException, one not known here) is retried.
+ * lacks permission throw instead (every entry would fail; the poll fails until it is granted),
+ * the transient ones PutEvents documents are retried, then thrown ({@link TRANSIENT_CODES}),
+ * and any other code is retried as they are, then reported for its event
+ * ({@link EntryRefusal.undocumented}), not thrown: a poll repeated at every run for a code that
+ * never passes would hold its stream for ever.
  */
 const REJECTED_CODES = new Set([
   'MalformedDetail',
@@ -60,6 +63,11 @@ const REJECTED_CODES = new Set([
   'RedactionFailure',
   'ValidationException',
 ]);
+/**
+ * The codes PutEvents documents as retryable (InternalFailure, ThrottlingException), and
+ * MissingResult (a response without this entry's result, which says nothing of the entry).
+ */
+const TRANSIENT_CODES = new Set(['InternalFailure', 'ThrottlingException', 'MissingResult']);
 const FATAL_CODES = new Set([
   'AccessDeniedException',
   'InvalidAccountIdException',
@@ -157,7 +165,9 @@ export class EventBridgePublisher implements EventPublisher {
       if (FATAL_CODES.has(code)) {
         throw new PublishError('eventbridge', `${code}: ${message}`, { retryable: false });
       }
-      refusals.set(index, { code, message, retryable: !REJECTED_CODES.has(code) });
+      if (REJECTED_CODES.has(code)) refusals.set(index, { code, message, retryable: false });
+      else if (TRANSIENT_CODES.has(code)) refusals.set(index, { code, message, retryable: true });
+      else refusals.set(index, { code, message, retryable: true, undocumented: true });
     });
     return refusals;
   }

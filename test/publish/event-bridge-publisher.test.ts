@@ -266,6 +266,73 @@ describe('EventBridgePublisher', () => {
     ]);
   });
 
+  it('retries an entry refused with a code AWS does not document, then reports it rather than failing the publish for ever', async () => {
+    // A code not in the PutEventsResultEntry lists may be transient: it is retried with backoff
+    // as InternalFailure is. Still refused once the attempts run out, it is reported for its
+    // event (EventsFailed with that code) and the others go out, so the poll commits its window
+    // instead of repeating the same refusal at every poll.
+    const events = makeEvents(3);
+    // The second event alone is refused each time: the first request holds all three.
+    eventBridge
+      .on(PutEventsCommand)
+      .resolvesOnce({
+        FailedEntryCount: 1,
+        Entries: [
+          { EventId: 'eb-0' },
+          { ErrorCode: 'SomeFutureException', ErrorMessage: 'not today' },
+          { EventId: 'eb-2' },
+        ],
+      })
+      .resolves({
+        FailedEntryCount: 1,
+        Entries: [{ ErrorCode: 'SomeFutureException', ErrorMessage: 'not today' }],
+      });
+
+    const outcome = await driveClock(clock, publisher.publish(events)).catch(
+      (caught: unknown) => caught,
+    );
+
+    expect(sentInputs()).toHaveLength(PUBLISH_RETRY_OPTIONS.maxAttempts);
+    expect(metrics.retriedCount()).toBe(PUBLISH_RETRY_OPTIONS.maxAttempts - 1);
+    expect(outcome).toEqual({
+      published: 2,
+      thinned: 0,
+      failures: [
+        {
+          eventId: events[1]!.id,
+          eventType: 'customer.updated',
+          target: 'eventbridge',
+          code: 'SomeFutureException',
+          message: `not today (an undocumented code, still refused after ${PUBLISH_RETRY_OPTIONS.maxAttempts} attempts)`,
+        },
+      ],
+    });
+    expect(metrics.failures()).toEqual([
+      {
+        target: 'eventbridge',
+        eventType: 'customer.updated',
+        reason: 'SomeFutureException',
+        count: 1,
+      },
+    ]);
+  });
+
+  it('throws, to be repeated, when a documented transient refusal outlasts the attempts beside an undocumented one', async () => {
+    eventBridge.on(PutEventsCommand).resolves({
+      FailedEntryCount: 2,
+      Entries: [
+        { ErrorCode: 'SomeFutureException', ErrorMessage: 'not today' },
+        { ErrorCode: 'ThrottlingException', ErrorMessage: 'Rate exceeded' },
+      ],
+    });
+    const error = await driveClock(clock, publisher.publish(makeEvents(2))).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(PublishError);
+    expect(error).toMatchObject({ retryable: true });
+    expect(sentInputs()).toHaveLength(PUBLISH_RETRY_OPTIONS.maxAttempts);
+  });
+
   it('throws a non-retryable PublishError when the bus refuses permission', async () => {
     eventBridge.on(PutEventsCommand).resolves({
       FailedEntryCount: 1,
