@@ -11,6 +11,15 @@ function headerValue(headers: RawResponse['headers'], name: string): string | un
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * `value` when it holds more than white space, else undefined: an empty `RequestId` or
+ * `Message` of an error body names nothing, and must not hide the `Request-Id` header or the
+ * HTTP status.
+ */
+function nonBlank(value: string | null | undefined): string | undefined {
+  return value != null && value.trim() !== '' ? value : undefined;
+}
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -81,7 +90,7 @@ export function interpretResponse<S extends z.ZodType>(
   prepare?: (body: unknown) => unknown,
   page?: PageReading,
 ): z.output<S> {
-  const requestId = headerValue(raw.headers, 'request-id');
+  const requestId = nonBlank(headerValue(raw.headers, 'request-id'));
   const json = parseJson(raw.text);
   if (raw.status === 200) {
     if (!json.ok) {
@@ -140,12 +149,12 @@ function throwError(
   headerRequestId: string | undefined,
   nowMs: number,
 ): never {
-  const message = fields?.Message ?? `HTTP ${raw.status}`;
+  const message = nonBlank(fields?.Message) ?? `HTTP ${raw.status}`;
   throw new ConnectorError(`${operation} failed (${category}, HTTP ${raw.status}): ${message}`, {
     category,
     operation,
     status: raw.status,
-    requestId: fields?.RequestId ?? headerRequestId,
+    requestId: nonBlank(fields?.RequestId) ?? headerRequestId,
     details: fields?.Details,
     retryAfterMs:
       category === 'rate-limit'

@@ -117,6 +117,29 @@ describe('errors map by status to typed categories', () => {
     });
   });
 
+  it.each([[''], ['  ']])(
+    'uses the Request-Id header when the body RequestId is blank (%j)',
+    async (blank) => {
+      nextAnswer = () => ({
+        status: 500,
+        body: { Message: 'boom', RequestId: blank },
+        headers: { 'request-id': 'hdr-8' },
+      });
+      const api = client();
+      const error = await api.call('taxEnvironments/getAll', {}).catch((caught: unknown) => caught);
+      await api.close();
+      expect(error).toMatchObject({ category: 'internal', requestId: 'hdr-8' });
+    },
+  );
+
+  it('names the HTTP status when the body Message is blank', async () => {
+    nextAnswer = () => ({ status: 403, body: { Message: '', RequestId: 'rid-9' } });
+    const api = client();
+    const error = await api.call('taxEnvironments/getAll', {}).catch((caught: unknown) => caught);
+    await api.close();
+    expect((error as Error).message).toMatch(/: HTTP 403$/);
+  });
+
   it('rejects a response missing a required field and names its path', async () => {
     const broken = structuredClone(SAMPLE_RESPONSES['customers/getAll']) as {
       Customers: Record<string, unknown>[];
