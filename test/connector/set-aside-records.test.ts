@@ -77,6 +77,14 @@ describe('records that break their schema, with the setAside option', () => {
     expect(pages[1]!.setAside).toMatchObject([{ path: 'Customers[1]' }]);
   });
 
+  it('sets aside no record over the format of its Email: internationalized addresses are kept', async () => {
+    const emails = ['josé@example.com', 'info@bücher.example', '用户@例子.广告'];
+    const sent = emails.map((Email, n) => ({ ...customer(n), Email }));
+    const [page] = await walk([{ body: { Customers: sent, Cursor: id(2) } }], { setAside: true });
+    expect(page!.setAside).toEqual([]);
+    expect(page!.items.map((c) => c.Email)).toEqual(emails);
+  });
+
   it('still fails a page whose envelope is broken', async () => {
     const broken: CannedResponse[] = [
       { body: { Customers: { not: 'a list' }, Cursor: null } },
