@@ -77,6 +77,16 @@ describe('records that break their schema, with the setAside option', () => {
     expect(pages[1]!.setAside).toMatchObject([{ path: 'Customers[1]' }]);
   });
 
+  it('sets aside none of the records whose optional fields are null', async () => {
+    const sent = [
+      { ...customer(0), Title: null, Sex: null, HasOtaEmail: null },
+      { ...customer(1), Title: null },
+    ];
+    const [page] = await walk([{ body: { Customers: sent, Cursor: id(1) } }], { setAside: true });
+    expect(page!.setAside).toEqual([]);
+    expect(page!.items).toEqual(sent);
+  });
+
   it('sets aside no record over the format of its Email: internationalized addresses are kept', async () => {
     const emails = ['josé@example.com', 'info@bücher.example', '用户@例子.广告'];
     const sent = emails.map((Email, n) => ({ ...customer(n), Email }));

@@ -99,9 +99,9 @@ export const BillingAutomationSchema = z.looseObject({
   TriggerType: TriggerTypeSchema,
   BillAggregationType: BillAggregationTypeSchema,
   CreatedUtc: DateTimeSchema,
-  // Both apply only when TriggerType is Recurring.
+  // Both apply only when TriggerType is Recurring; absent and null both mean "not applicable".
   ProcessingStartOffset: z.string().nullable().optional(),
-  OrderItemConsumptionPeriod: OrderItemConsumptionPeriodSchema.optional(),
+  OrderItemConsumptionPeriod: OrderItemConsumptionPeriodSchema.nullable().optional(),
   Assignments: z
     .array(BillingAutomationAssignmentSchema)
     .max(BILLING_AUTOMATION_MAX_ASSIGNMENTS)

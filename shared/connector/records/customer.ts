@@ -129,8 +129,10 @@ export const CustomerSchema = z.looseObject({
   Id: UuidSchema,
   ChainId: UuidSchema,
   Number: z.string().min(1),
-  Title: CustomerTitleSchema.optional(),
-  Sex: CustomerSexSchema.optional(),
+  // Optional fields (the contract's "N") accept null as well as absence throughout: a service
+  // may write an absent value as null, and one such record must not be set aside.
+  Title: CustomerTitleSchema.nullable().optional(),
+  Sex: CustomerSexSchema.nullable().optional(),
   FirstName: z.string().nullable().optional(),
   LastName: z.string().min(1),
   SecondLastName: z.string().nullable().optional(),
@@ -142,7 +144,7 @@ export const CustomerSchema = z.looseObject({
   Occupation: z.string().nullable().optional(),
   // Not format-checked: a stored address the service accepted must not break a stream.
   Email: z.string().nullable().optional(),
-  HasOtaEmail: z.boolean().optional(),
+  HasOtaEmail: z.boolean().nullable().optional(),
   Phone: z.string().nullable().optional(),
   TaxIdentificationNumber: z.string().nullable().optional(),
   LoyaltyCode: z.string().nullable().optional(),

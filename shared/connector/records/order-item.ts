@@ -20,8 +20,8 @@ export const OrderItemSchema = z.looseObject({
   AccountingState: z.string(),
   Data: z.looseObject({
     Discriminator: z.string(),
-    // Only ProductOrder's ProductId is documented.
-    Value: z.looseObject({ ProductId: UuidSchema.optional() }).nullable(),
+    // Only ProductOrder's ProductId is documented; other discriminators leave it out or null.
+    Value: z.looseObject({ ProductId: UuidSchema.nullable().optional() }).nullable(),
   }),
 });
 /** An order item. */
