@@ -16,6 +16,7 @@ import type { SimModel } from './model.ts';
 import { SimApiError, type TokenScope, withoutEnvelope } from './query.ts';
 import type { RateDecision, SimRateLimiter } from './rate-limit.ts';
 import type { RequestLogEntry } from './request-log.ts';
+import { parseKnownFields } from './unknown-fields.ts';
 
 /** The three tokens the simulator accepts. */
 export interface SimTokens {
@@ -159,13 +160,16 @@ function answerInScope(
       count,
     };
   }
+  const schema = fullRequestSchema(name);
+  // A field the contract does not name is ignored, at any depth (see parseKnownFields).
+  const known = parseKnownFields(schema, raw);
+  // Still an object: only keys are left out of it.
+  const given = isJsonObject(known.body) ? known.body : raw;
   // An ordinary token's ChainIds (customers/getAll) is ignored: it neither filters the
   // customers nor counts as the filter that spares CustomerIds (connector-api.md #1). Ignored
   // is not unread: one that breaks the contract is refused first, as the client refuses it.
-  const read = scope.portfolio ? raw : readByOrdinaryToken(OPERATIONS[name], raw);
-  const schema = fullRequestSchema(name);
-  const whole = read === raw ? undefined : schema.safeParse(raw);
-  const parsed = whole && !whole.success ? whole : schema.safeParse(read);
+  const read = scope.portfolio ? given : readByOrdinaryToken(OPERATIONS[name], given);
+  const parsed = read === given || !known.result.success ? known.result : schema.safeParse(read);
   if (!parsed.success) {
     const issues = fieldIssues(parsed.error).map((issue) => ({
       Path: issue.path,
