@@ -12,8 +12,12 @@ export interface OperationSpec {
   readonly request: z.ZodType;
   /** The response body; loose (unknown fields pass through). */
   readonly response: z.ZodType;
-  /** For paginated operations (marked P), the response field holding the page's records. */
-  readonly pagination: { readonly itemsKey: string } | null;
+  /**
+   * For paginated operations (marked P), the response field holding the page's records, and
+   * the `Extent` flag without which the response leaves those records out (`itemsExtent`),
+   * where the operation has one.
+   */
+  readonly pagination: { readonly itemsKey: string; readonly itemsExtent?: string } | null;
   /** The field that carries a Portfolio Access Token's scope, for operations that need one. */
   readonly portfolioScope: 'ChainIds' | 'ChainId' | 'EnterpriseId' | null;
 }
@@ -25,7 +29,7 @@ export const OPERATIONS = {
     path: '/api/connector/v1/customers/getAll',
     request: op.CustomersGetAllRequestSchema,
     response: op.CustomersGetAllResponseSchema,
-    pagination: { itemsKey: 'Customers' },
+    pagination: { itemsKey: 'Customers', itemsExtent: 'Customers' },
     portfolioScope: 'ChainIds',
   },
   'customers/update': {
@@ -41,7 +45,7 @@ export const OPERATIONS = {
     path: '/api/connector/v1/resources/getAll',
     request: op.ResourcesGetAllRequestSchema,
     response: op.ResourcesGetAllResponseSchema,
-    pagination: { itemsKey: 'Resources' },
+    pagination: { itemsKey: 'Resources', itemsExtent: 'Resources' },
     portfolioScope: null,
   },
   'accountNotes/getAll': {

@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json-object.ts';
 import type { CallOptions, ConnectorCaller } from './client.ts';
 import { limitationCount } from './client.ts';
 import { ConnectorError } from './errors.ts';
@@ -39,6 +40,17 @@ export interface Page<N extends PaginatedOperationName> {
   screen?: ItemScreen;
 }
 
+/**
+ * False when the request leaves its records out of the response: `itemsExtent` names the
+ * `Extent` flag that asks for them, and it is not true (an extent not set to true returns
+ * nothing of its kind). Pure.
+ */
+function asksItems(body: Record<string, unknown>, itemsExtent: string | undefined): boolean {
+  if (itemsExtent === undefined) return true;
+  const extent = body.Extent;
+  return isJsonObject(extent) && extent[itemsExtent] === true;
+}
+
 /** Options of a paginated walk. */
 export interface PaginateOptions extends Omit<CallOptions, 'screen'> {
   /** Makes the screen of each page's request (see ItemScreen); it comes back with the page. */
@@ -50,7 +62,10 @@ export interface PaginateOptions extends Omit<CallOptions, 'screen'> {
  * (connector-api.md, Pagination): the first request carries the given `Limitation.Cursor`
  * (absent: the newest items), each next request the Cursor of the previous response; the walk
  * stops when the response Cursor is null or fewer items than Count come back (items a screen
- * passed over, and records set aside with the `setAside` option, count). A Count halved after a 408 is kept for the following pages.
+ * passed over, and records set aside with the `setAside` option, count). A walk whose request
+ * leaves the records out (customers/getAll without `Extent.Customers`, resources/getAll without
+ * `Extent.Resources` true: a walk by another extent) has no items to count, and ends on the null
+ * Cursor alone (rule 4). A Count halved after a 408 is kept for the following pages.
  * @throws ConnectorError (`response`, naming `Cursor`) for a full page whose Cursor the walk
  * already asked with: it names no older item (rule 2), and following it would ask for the same
  * pages for ever.
@@ -61,7 +76,8 @@ export async function* paginate<N extends PaginatedOperationName>(
   body: OperationRequest<N>,
   options: PaginateOptions = {},
 ): AsyncGenerator<Page<N>, void, undefined> {
-  const itemsKey = OPERATIONS[name].pagination.itemsKey;
+  const pagination: { itemsKey: string; itemsExtent?: string } = OPERATIONS[name].pagination;
+  const { itemsKey } = pagination;
   const { screens, ...callOptions } = options;
   let request = body as Record<string, unknown>;
   const asked = new Set<string>();
@@ -79,7 +95,10 @@ export async function* paginate<N extends PaginatedOperationName>(
     const list: unknown[] = Array.isArray(raw) ? raw : [];
     const items = list as PageItems<N>;
     const cursor = ((response as { Cursor?: string | null }).Cursor ?? null) as string | null;
-    const last = cursor === null || list.length + passedOver + setAside.length < count;
+    // A page whose records were not asked for (their Extent flag not true: the walk is by
+    // another extent) holds none to count, however many the page had: only the Cursor ends it.
+    const counted = asksItems(sentBody, pagination.itemsExtent);
+    const last = cursor === null || (counted && list.length + passedOver + setAside.length < count);
     if (!last && asked.has(cursor)) {
       throw new ConnectorError(
         `${name}: the response breaks the contract at Cursor: ${cursor} was already asked with in this walk, so it names no older items (connector-api.md, Pagination 2 and 4)`,

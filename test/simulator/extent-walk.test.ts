@@ -72,4 +72,35 @@ describe('a walk by a secondary extent reaches every page', () => {
       new Set(all),
     );
   });
+
+  it("the client's walk by a secondary extent follows the Cursor to the last page: it cannot count records it did not ask for", async () => {
+    const customersBody = {
+      Extent: { Documents: true },
+      UpdatedUtc: interval(TEST_START_MS - 80 * 86_400_000, TEST_START_MS + 1),
+    };
+    const documents = [];
+    for await (const page of h.client.paginate('customers/getAll', {
+      ...customersBody,
+      Limitation: { Count: 2 },
+    })) {
+      documents.push(...(page.response.Documents ?? []));
+    }
+    expect(documents).toEqual(await whole('customers/getAll', customersBody, 'Documents'));
+
+    const resourcesBody = { Extent: { ResourceFeatureAssignments: true } };
+    const assignments = [];
+    for await (const page of h.client.paginate('resources/getAll', {
+      ...resourcesBody,
+      Limitation: { Count: 2 },
+    })) {
+      assignments.push(...(page.response.ResourceFeatureAssignments ?? []));
+    }
+    expect(new Set(assignments.map((a) => a.Id))).toEqual(
+      new Set(
+        (await whole('resources/getAll', resourcesBody, 'ResourceFeatureAssignments')).map(
+          (a) => (a as { Id: string }).Id,
+        ),
+      ),
+    );
+  });
 });
