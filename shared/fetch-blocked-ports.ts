@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+// A static import, so that esbuild puts the list inside a bundle (the Lambda functions carry no
+// node_modules); undici declares no `exports`, so its files are reachable by path.
+import fetchConstants from 'undici/lib/web/fetch/constants.js';
 import { z } from 'zod';
 
 /** The part of undici's fetch constants read here: the WHATWG "bad ports" as it checks them. */
@@ -11,8 +13,5 @@ const FetchConstantsSchema = z.object({ badPorts: z.array(z.string().regex(/^\d+
  * not be opened on one either.
  */
 export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set(
-  FetchConstantsSchema.parse(
-    // undici declares no `exports`: its files are reachable by path, but carry no types.
-    createRequire(import.meta.url)('undici/lib/web/fetch/constants.js'),
-  ).badPorts.map(Number),
+  FetchConstantsSchema.parse(fetchConstants).badPorts.map(Number),
 );

@@ -4,7 +4,13 @@ import { Agent, buildConnector, request } from 'undici';
 import type { Clock } from '../clock.ts';
 import { BridgeError } from '../errors.ts';
 import { skipContinueAnswers } from './interim-continue.ts';
-import { addressRefusal, type HostResolver, hostOf, type UrlPolicy } from './url-policy.ts';
+import {
+  addressRefusal,
+  type HostResolver,
+  hostOf,
+  portRefusal,
+  type UrlPolicy,
+} from './url-policy.ts';
 
 /** Default time allowed for one webhook request, connect to last body byte: 15 s. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
@@ -16,7 +22,7 @@ const RESPONSE_BODY_DRAIN_MAX_BYTES = 256 * 1024;
 /** Parsed URLs kept by a sender; beyond this many the cache starts over. */
 const TARGET_CACHE_MAX_ENTRIES = 1000;
 
-/** A webhook URL, parsed, with the SSRF verdict on an IP literal host. */
+/** A webhook URL, parsed, with the verdict on its port and on an IP literal host. */
 interface Target {
   url: URL;
   refusal: string | undefined;
@@ -126,16 +132,19 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 
   /**
-   * The parsed URL and, for an IP literal host, the policy's verdict on it (an IP literal
-   * never reaches `lookup`, so it is checked here). Both are pure in the URL string, so they
-   * are kept per URL: a sender posts to few URLs, many times each.
+   * The parsed URL and the policy's verdict on its port (a subscription stored before such
+   * ports were refused) and, for an IP literal host, on that address (an IP literal never
+   * reaches `lookup`, so it is checked here). Both are pure in the URL string, so they are kept
+   * per URL: a sender posts to few URLs, many times each.
    */
   private target(raw: string): Target {
     let target = this.targets.get(raw);
     if (!target) {
       const url = new URL(raw);
       const host = hostOf(url);
-      target = { url, refusal: isIP(host) ? addressRefusal(host, this.options.policy) : undefined };
+      const refusal =
+        portRefusal(url) ?? (isIP(host) ? addressRefusal(host, this.options.policy) : undefined);
+      target = { url, refusal };
       if (this.targets.size >= TARGET_CACHE_MAX_ENTRIES) this.targets.clear();
       this.targets.set(raw, target);
     }

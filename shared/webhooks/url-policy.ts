@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { embeddedIpv4 } from './embedded-ipv4.ts';
 
 /** One address a host name resolves to. */
@@ -95,11 +96,22 @@ export function hostOf(url: URL): string {
 }
 
 /**
+ * Why a URL's port may not be posted to, whatever its scheme, or `undefined` when it may: the
+ * ports fetch and browsers never connect to (the WHATWG "bad ports": SMTP's 25, X11's 6000,
+ * IRC's 6665–6669…), which belong to other protocols a signed POST must not reach. Pure.
+ * @example portRefusal(new URL('https://hooks.example.com:25/in')) // 'must not use port 25: …'
+ */
+export function portRefusal(url: URL): string | undefined {
+  if (url.port === '' || !FETCH_BLOCKED_PORTS.has(Number(url.port))) return undefined;
+  return `must not use port ${url.port}: fetch and browsers never connect to it (a WHATWG "bad port", another protocol's)`;
+}
+
+/**
  * What refuses a URL under any policy, without resolving its host: credentials in it, a
  * `#fragment` (never sent over HTTP, so the URL stored would not be the one called; an empty
- * one, a trailing `#`, too), or a host that is an always-blocked address literal (the
- * unspecified address, cloud metadata). Lets a client refuse those before asking the service.
- * Pure.
+ * one, a trailing `#`, too), a port fetch never connects to ({@link portRefusal}), or a host
+ * that is an always-blocked address literal (the unspecified address, cloud metadata). Lets a
+ * client refuse those before asking the service. Pure.
  * @example everRefused(new URL('http://169.254.169.254/x')) // '169.254.169.254 is a blocked address'
  * @example everRefused(new URL('https://hooks.example.com/in#crm')) // 'must not carry a #fragment: …'
  */
@@ -109,6 +121,8 @@ export function everRefused(url: URL): string | undefined {
   if (url.href.includes('#')) {
     return 'must not carry a #fragment: it is never sent over HTTP, so the receiver would not see it';
   }
+  const port = portRefusal(url);
+  if (port) return port;
   const host = hostOf(url);
   return isIP(host) ? addressRefusal(host, { allowPrivate: true }) : undefined;
 }
@@ -118,7 +132,7 @@ export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /**
  * Checks a subscription URL against the SSRF policy: https only (http too when private
- * addresses are allowed), no credentials, and every address the host resolves to must be
+ * addresses are allowed), no credentials, no port fetch never connects to, and every address the host resolves to must be
  * allowed by {@link addressRefusal}. Delivery checks the addresses again at connect time.
  * @example await checkWebhookUrl('https://hooks.example.com/x', { allowPrivate: false }, systemResolver)
  */

@@ -121,7 +121,7 @@ describe('API Gateway handler (payload v2)', () => {
     harness = createAdminHarness();
     const handler = createAdminApiHandler(() => harness.deps);
     const created = await harness.call('POST', '/subscriptions', {
-      body: { url: 'http://127.0.0.1:9/h' },
+      body: { url: 'http://127.0.0.1:8/h' },
     });
     const id = (created.body as { id: string }).id;
     const removed = await handler(apiGatewayEvent('DELETE', `/subscriptions/${id}`));

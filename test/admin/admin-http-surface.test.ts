@@ -70,7 +70,7 @@ describe('admin HTTP surface', () => {
   it('redelivers every dead letter since an instant before 1970', async () => {
     await start();
     const { subscription } = await harness!.deps.webhooks.createSubscription({
-      url: 'http://127.0.0.1:9/hook',
+      url: 'http://127.0.0.1:8/hook',
     });
     await harness!.store.putEvent({
       id: 'evt_1',
@@ -166,7 +166,7 @@ describe('admin HTTP surface', () => {
         isBase64Encoded: false,
         ...(body !== undefined ? { body } : {}),
       } as never);
-    const hook = JSON.stringify({ url: 'http://127.0.0.1:9/hook' });
+    const hook = JSON.stringify({ url: 'http://127.0.0.1:8/hook' });
     // A cross-site no-cors fetch or form post: a body as text/plain, no preflight.
     const posted = await call('POST', '/subscriptions', { 'content-type': 'text/plain' }, hook);
     expect(posted.statusCode).toBe(415);
@@ -314,7 +314,7 @@ describe('admin HTTP surface', () => {
         '/subscriptions',
         json,
         '127.0.0.1',
-        JSON.stringify({ url: 'http://127.0.0.1:9/hook', ...body }),
+        JSON.stringify({ url: 'http://127.0.0.1:8/hook', ...body }),
       );
       expect(answer.status, field).toBe(400);
       expect(JSON.parse(answer.text).field).toBe(field);

@@ -268,7 +268,7 @@ describe('OpenAPI document', () => {
       body: JSON.stringify(event),
     });
     const created = await harness.call('POST', '/subscriptions', {
-      body: { url: 'http://127.0.0.1:9/h' },
+      body: { url: 'http://127.0.0.1:8/h' },
     });
     const id = (created.body as { id: string }).id;
     const job = await harness.call('POST', '/backfill', { body: { entities: ['customer'] } });

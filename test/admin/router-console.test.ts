@@ -139,7 +139,7 @@ describe('admin API: the operator console', () => {
     harness = createAdminHarness();
     await storeEvents(harness, [['evt_a', 'customer.created', 'c-1', 1000]]);
     const created = await harness.call('POST', '/subscriptions', {
-      body: { url: 'http://127.0.0.1:9/hook' },
+      body: { url: 'http://127.0.0.1:8/hook' },
     });
     const id = (created.body as { id: string }).id;
     const fresh = await harness.call('GET', `/subscriptions/${id}/health`);
@@ -191,7 +191,7 @@ describe('admin API: the operator console', () => {
     const ids: string[] = [];
     for (const path of ['a', 'b', 'c']) {
       const created = await harness.call('POST', '/subscriptions', {
-        body: { url: `http://127.0.0.1:9/${path}` },
+        body: { url: `http://127.0.0.1:8/${path}` },
       });
       ids.push((created.body as { id: string }).id);
     }

@@ -91,7 +91,7 @@ describe('admin API behind a SigV4 proxy, against pages of other sites', () => {
     async (_name, headers) => {
       const port = await startProxy();
       const { subscription, secret } = await harness!.deps.webhooks.createSubscription({
-        url: 'http://127.0.0.1:9/hook',
+        url: 'http://127.0.0.1:8/hook',
       });
       const rotated = await send(
         port,
@@ -120,7 +120,7 @@ describe('admin API behind a SigV4 proxy, against pages of other sites', () => {
         'POST',
         '/subscriptions',
         { ...json, origin },
-        JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+        JSON.stringify({ url: 'http://127.0.0.1:8/hook' }),
       );
       expect(created.status, `${origin}: ${created.text}`).toBe(201);
     }

@@ -144,7 +144,7 @@ describe('change-bridge subscriptions', () => {
 
   it('ping prints a refused first attempt and exits 1, and the delivery as queued with --wait 0, exit 0', async () => {
     const added = JSON.parse(
-      (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:9/ping', '--json']))
+      (await cli.run(['subscriptions', 'add', '--url', 'http://127.0.0.1:8/ping', '--json']))
         .stdout,
     );
     const refused = await whileDispatching(() => cli.run(['subscriptions', 'ping', added.id]));

@@ -13,7 +13,7 @@ afterAll(async () => {
 /** zod's own wording, which says nothing of what a flag takes. */
 const ZOD_WORDING = /Too small|Too big|Invalid (option|input|string)|expected one of|received \w+/;
 
-const url = 'http://127.0.0.1:9/hook';
+const url = 'http://127.0.0.1:8/hook';
 const addConnection = ['connections', 'add', '--id', 'h1', '--access-token-stdin'];
 /** What an entity type flag takes: the catalogue's entity types. */
 const ENTITY_TYPES = `one of ${EntityTypeSchema.options.slice(0, -1).join(', ')} or ${EntityTypeSchema.options.at(-1)}`;

@@ -21,7 +21,7 @@ describe('subscriptions add --events with a pattern given twice', () => {
       'subscriptions',
       'add',
       '--url',
-      'http://127.0.0.1:9/x',
+      'http://127.0.0.1:8/x',
       ...flags,
       '--json',
     ]);

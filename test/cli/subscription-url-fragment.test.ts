@@ -27,7 +27,7 @@ async function request(method: string, path: string, body: unknown) {
 }
 
 describe('a subscription URL with a #fragment (never sent over HTTP)', () => {
-  it.each(['http://127.0.0.1:9/x#frag', 'http://127.0.0.1:9/x#'])(
+  it.each(['http://127.0.0.1:8/x#frag', 'http://127.0.0.1:8/x#'])(
     'subscriptions add --url %s exits 2 naming url, and stores nothing',
     async (url) => {
       const result = await cli.run(['subscriptions', 'add', '--url', url]);
@@ -38,19 +38,19 @@ describe('a subscription URL with a #fragment (never sent over HTTP)', () => {
   );
 
   it('is answered 400 naming url by POST and PATCH /subscriptions', async () => {
-    const post = await request('POST', '/subscriptions', { url: 'http://127.0.0.1:9/x#frag' });
+    const post = await request('POST', '/subscriptions', { url: 'http://127.0.0.1:8/x#frag' });
     expect(post).toMatchObject({ status: 400, body: { field: 'url' } });
     expect(post.body.error).toContain('fragment');
 
-    const created = await request('POST', '/subscriptions', { url: 'http://127.0.0.1:9/x' });
+    const created = await request('POST', '/subscriptions', { url: 'http://127.0.0.1:8/x' });
     expect(created.status).toBe(201);
     const patch = await request('PATCH', `/subscriptions/${created.body.id ?? ''}`, {
-      url: 'http://127.0.0.1:9/y#frag',
+      url: 'http://127.0.0.1:8/y#frag',
     });
     expect(patch).toMatchObject({ status: 400, body: { field: 'url' } });
     expect(patch.body.error).toContain('fragment');
     expect((await cli.harness.store.getSubscription(created.body.id ?? ''))?.url).toBe(
-      'http://127.0.0.1:9/x',
+      'http://127.0.0.1:8/x',
     );
   });
 });

@@ -38,7 +38,7 @@ describe.concurrent('change-bridge start on a data dir another process has open'
     try {
       first.start();
       await waitForFirstSync((method, path) => call(method, path).catch(() => undefined));
-      await call('POST', '/subscriptions', { url: 'http://127.0.0.1:9/hook' });
+      await call('POST', '/subscriptions', { url: 'http://127.0.0.1:8/hook' });
       const before = await readdir(dataDir);
 
       const second = await runBin(

@@ -71,7 +71,7 @@ describe('change-bridge start with BRIDGE_ADMIN_TOKEN', () => {
     // The CLI's commands run in this process (as the executable runs them), with the token
     // from the environment: the bridge they talk to is the child started above.
     const added = await runCliHere(
-      ['subscriptions', 'add', '--url', 'http://127.0.0.1:9/hook', '--json', '--api', api],
+      ['subscriptions', 'add', '--url', 'http://127.0.0.1:8/hook', '--json', '--api', api],
       { BRIDGE_ADMIN_TOKEN: TOKEN },
     );
     expect(added.code, added.stderr).toBe(0);

@@ -22,7 +22,7 @@ describe('webhook admin service', () => {
   it('creates subscriptions with a whsec_ secret that is never shown again', async () => {
     const { service } = await setup();
     const created = await service.createSubscription({
-      url: 'http://127.0.0.1:9/hook',
+      url: 'http://127.0.0.1:8/hook',
       events: ['customer.*'],
       description: 'CRM sync',
     });
@@ -74,7 +74,7 @@ describe('webhook admin service', () => {
       service.updateSubscription(sub.id, { url: 'https://0.0.0.0/' }),
     ).rejects.toMatchObject({ path: 'url' });
     await expect(
-      service.updateSubscription(sub.id, { url: 'http://127.0.0.1:9/x#frag' }),
+      service.updateSubscription(sub.id, { url: 'http://127.0.0.1:8/x#frag' }),
     ).rejects.toMatchObject({ path: 'url', message: expect.stringContaining('fragment') });
     await service.removeSubscription(sub.id);
     expect(await service.listSubscriptions()).toEqual([]);
