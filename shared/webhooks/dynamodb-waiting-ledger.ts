@@ -22,10 +22,10 @@ const MARK_TTL_AFTER_DUE_SECONDS = 86_400;
 
 /**
  * An endpoint's count goes this long after its last raise (the table's TTL). Every note raises
- * it, and a noted delivery is due at most a retry step (24 h, +20 %) or a pause (1 h) later and
- * lost 15 minutes after that, so a count this old counts nothing still waited for: a count
- * left high (a crash between writes, marks lost and never read again) does not cost reads for
- * good.
+ * it, and a noted delivery is due at most a retry step (24 h, +20 %) or a pause (27 h 35 min:
+ * ENDPOINT_PAUSE_MAX_MS) later, and lost 15 minutes after that, so a count this old counts
+ * nothing still waited for: a count left high (a crash between writes, marks lost and never
+ * read again) does not cost reads for good.
  */
 const COUNT_TTL_AFTER_RAISE_SECONDS = 2 * 86_400;
 

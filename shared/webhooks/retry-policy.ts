@@ -18,8 +18,15 @@ export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
 /** Jitter applied to every scheduled delay: ±20%. */
 export const RETRY_JITTER_RATIO = 0.2;
 
-/** Longest endpoint pause a `Retry-After` may ask for before it is clamped: 1 h. */
-export const ENDPOINT_PAUSE_MAX_MS = HOUR_MS;
+/**
+ * Longest endpoint pause a `Retry-After` may ask for before it is clamped: the default
+ * schedule's whole span, first attempt to last (27 h 35 min 5 s). A receiver's wait is
+ * honoured as long as the bridge would keep trying a delivery anyway; one that asks for days
+ * (a misconfiguration, most likely) is tried again then, its deliveries dead-lettered when
+ * their attempts run out and the subscription disabled after `WEBHOOK_DISABLE_AFTER`, as for
+ * any failing endpoint.
+ */
+export const ENDPOINT_PAUSE_MAX_MS = DEFAULT_RETRY_SCHEDULE_MS.reduce((sum, step) => sum + step, 0);
 
 /** Consecutive failures after which `delivery.failing` is published. */
 export const FAILING_AFTER_FAILURES = 4;
