@@ -56,7 +56,11 @@ export async function recordHealth(
 
 /**
  * Publishes what the notices of a fold call for, and disables the subscription when one says
- * so; returns whether it did. `before` is the state the outcome was folded into.
+ * so; returns whether it did. `before` is the state the outcome was folded into. Says nothing
+ * of a subscription disabled (a 410, failing too long, the admin API) or removed by now: the
+ * requests in flight when it was end as they answer, and their failures or successes must not
+ * reach its subscribers after `subscription.disabled` (enabling it again starts it healthy, so
+ * no `delivery.recovered` is owed). Read only when there is something to say, which is rare.
  */
 async function actOnNotices(
   subscription: Subscription,
@@ -68,7 +72,10 @@ async function actOnNotices(
   const now = deps.clock.now();
   let disabled = false;
   const base = { url: subscription.url, consecutiveFailures: state.consecutiveFailures };
+  const says = notices.some((notice) => notice !== 'disable');
+  const enabled = says && (await deps.store.getSubscription(subscription.id))?.enabled === true;
   for (const notice of notices) {
+    if (notice !== 'disable' && !enabled) continue;
     // Keyed on the failing run: should a fold give up unwritten, another delivery may see the
     // same threshold crossed; their notices share one id.
     if (notice === 'failing') {
@@ -110,7 +117,11 @@ function recoveredKey(before: EndpointState): string | undefined {
   return since === undefined ? undefined : String(since);
 }
 
-/** Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left alone). */
+/**
+ * Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left
+ * alone). Callers outside a fold of the endpoint run it as one of them (`endpointWrites`), so
+ * no notice of this process decided on the subscription still enabled is published after it.
+ */
 export async function disableSubscription(
   subscriptionId: string,
   reason: string,

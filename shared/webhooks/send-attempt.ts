@@ -105,7 +105,9 @@ export async function sendAttempt(
     case 'gone': {
       deps.metrics.count('failed');
       const reason = 'endpoint answered 410 Gone';
-      await disableSubscription(subscription.id, reason, deps);
+      await deps.endpointWrites.run(subscription.id, () =>
+        disableSubscription(subscription.id, reason, deps),
+      );
       await batch.markDisabled(subscription.id);
       return { next: dead(attempted, reason, doneAt), log, outcome };
     }

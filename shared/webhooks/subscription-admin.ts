@@ -152,7 +152,9 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
         next.disabledReason = undefined;
         await startHealthy(id, deps.store);
       }
-      await deps.store.putSubscription(next);
+      // Disabled between two folds of its endpoint's health: no notice this process decided on it
+      // still enabled is published after this write (see actOnNotices).
+      await deps.endpointWrites.run(id, () => deps.store.putSubscription(next));
       // The process's batches running now send it nothing more (as after a 410).
       if (current.enabled && !next.enabled) deps.scheduler.noteDisabled(id);
       return toSubscriptionView(next);

@@ -195,10 +195,12 @@ describe('endpoint notices', () => {
     const sink = new MemoryOperationalEventSink();
     const { clock, store, deps } = healthDeps(sink);
     const sub = subscription({});
+    await store.putSubscription(sub);
     const failure = { kind: 'retry', at: 0 } as const;
     const stored = async () => (await store.getEndpointState(sub.id))!;
+    // Failing since now: far from disabling the subscription (5 days).
     await store.putEndpointState(
-      { ...freshEndpointState(sub.id), consecutiveFailures: 2, failingSince: 1 },
+      { ...freshEndpointState(sub.id), consecutiveFailures: 2, failingSince: clock.now() },
       { ifVersion: undefined },
     );
     // Three concurrent deliveries read the same state and fail at once: all three count.
@@ -233,10 +235,11 @@ describe('endpoint notices', () => {
         published.push(event.type);
       },
     };
-    const { store, deps } = healthDeps(sink);
+    const { clock, store, deps } = healthDeps(sink);
     const sub = subscription({});
+    await store.putSubscription(sub);
     await store.putEndpointState(
-      { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: 1 },
+      { ...freshEndpointState(sub.id), consecutiveFailures: 3, failingSince: clock.now() },
       { ifVersion: undefined },
     );
     const read = (await store.getEndpointState(sub.id))!;
