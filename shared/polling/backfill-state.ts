@@ -15,6 +15,16 @@ export function isLiveStream(state: StreamState | undefined): boolean {
   return state?.initialSyncDone === true && state.window === null && !activePass(state);
 }
 
+/**
+ * A stream past its first sync with no window in progress and a backfill pass running: its next
+ * poll reads the present first, as a live stream's does, then goes on with the pass. Pure.
+ */
+export function isLiveBesidePass(state: StreamState | undefined): boolean {
+  return (
+    state?.initialSyncDone === true && state.window === null && activePass(state) !== undefined
+  );
+}
+
 /** The stream's backfill pass while it runs; undefined when there is none or it is done. Pure. */
 export function activePass(state: StreamState): BackfillPass | undefined {
   const backfill = state.backfill;

@@ -90,6 +90,11 @@ export interface PollDeps {
    * overlap (the local loop's and the poller Lambda's, for the container's life; default: none).
    */
   overlapMemory?: OverlapMemory;
+  /**
+   * The run reads the stream's live window (and a sweep when due), not a slice of its backfill
+   * pass: the local loop's run of a stream whose pass waits for a catch-up slot (default false).
+   */
+  passWaits?: boolean;
 }
 
 /**

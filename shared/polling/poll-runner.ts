@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { linkedSignal, mapWithConcurrency } from '../concurrency.ts';
 import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
-import { isLiveStream } from './backfill-state.ts';
+import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams, failureBackoffMs } from './schedule.ts';
@@ -159,8 +159,9 @@ export function reservedCatchUpSlots(concurrency: number): number {
  * The local runtime's planner: every `tickMs`, starts due streams that are not already being
  * polled, without waiting for the others. At most `concurrency` streams poll at once (default
  * {@link POLL_LOOP_CONCURRENCY_DEFAULT}): live streams first, in due order; streams still
- * catching up (first sync, a window in progress) take at most {@link catchUpSlots} of them, so
- * a long first sync or backfill never holds back a caught-up stream's next poll, and at least
+ * catching up (first sync, a window in progress, a backfill pass) take at most
+ * {@link catchUpSlots} of them, so a long first sync or backfill never holds back a caught-up
+ * stream's next poll (a stream's own live polls go on while its pass waits), and at least
  * {@link reservedCatchUpSlots} while any wait, so none waits for ever behind live ones; 1,000
  * connections added at once start their 13,000 first syncs a few at a time instead of all in
  * one tick. Runs until stopped.
@@ -252,7 +253,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const ended = deps.clock.now();
     nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
   };
-  const start = (definition: StreamDefinition, catchingUp: boolean) => {
+  /**
+   * `catchingUp`: the run takes a catch-up slot; `passWaits`: it reads the live window of a
+   * stream whose backfill pass waits for one (see {@link PollDeps.passWaits}).
+   */
+  const start = (definition: StreamDefinition, catchingUp: boolean, passWaits = false) => {
     const connection = options.connectionOf
       ? options.connectionOf(definition)
       : { client: deps.client };
@@ -271,6 +276,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       }),
       client: connection.client,
       signal: linked.signal ?? controller.signal,
+      ...(passWaits ? { passWaits } : {}),
     };
     const { streamId } = definition;
     const run = pollStream(definition, runDeps, options.owner)
@@ -317,6 +323,12 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   /** Due streams of the last tick not started yet, in start order: live ones, then catch-ups. */
   let waitingLive: StreamDefinition[] = [];
   let waitingCatchUp: StreamDefinition[] = [];
+  /**
+   * Streams of the last tick running a backfill pass beside their live polls (see
+   * {@link isLiveBesidePass}): in both lists, the live one for their live poll, the other for
+   * their pass.
+   */
+  let besidePass = new Set<string>();
   let refillScheduled = false;
   /**
    * Starts waiting streams while slots are free: live ones first (in due order), then those
@@ -325,6 +337,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
    * bulk requests over the window, so a slot given to a connection already catching up would
    * mostly wait for that pace; spread over many connections, each slot's request goes out at
    * once. Started streams leave the lists; the rest wait for a free slot or the next tick.
+   * A stream running a backfill pass takes its turn for a catch-up slot as those catching up do
+   * (its run then reads its live window between slices of the pass); while it has none, its
+   * live poll is started as a live stream's, a run that reads its live window alone. Without
+   * it, its live polls stopped until a catch-up slot came, which long first syncs or other
+   * passes could hold for as long as they ran.
    */
   const startWaiting = () => {
     let taken = 0;
@@ -333,11 +350,29 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       waitingCatchUp.length > 0 || askingGauge.length > 0
         ? Math.max(0, catchUpReserve - runningCatchUp.size)
         : 0;
-    while (taken < waitingLive.length && !full() && running.size < limit - kept()) {
+    const liveRoom = () => !full() && running.size < limit - kept();
+    // With a catch-up slot free, the catch-up turns below may give a pass stream its pass.
+    const passMayStart = runningCatchUp.size < catchUpLimit;
+    const deferred: StreamDefinition[] = [];
+    while (taken < waitingLive.length && liveRoom()) {
       const definition = waitingLive[taken++]!;
-      if (!running.has(definition.streamId)) start(definition, false);
+      if (running.has(definition.streamId)) continue;
+      if (!besidePass.has(definition.streamId)) start(definition, false);
+      else if (passMayStart) deferred.push(definition);
+      else start(definition, false, true);
     }
-    waitingLive.splice(0, taken);
+    waitingLive.splice(0, taken, ...deferred);
+    startCatchingUp();
+    // Pass streams whose pass got no catch-up slot: their live polls go now.
+    let started = 0;
+    while (started < deferred.length && liveRoom()) {
+      const definition = deferred[started++]!;
+      if (!running.has(definition.streamId)) start(definition, false, true);
+    }
+    waitingLive.splice(0, started);
+  };
+  /** Starts streams catching up within their share, round the connections (see startWaiting). */
+  const startCatchingUp = () => {
     for (let perConnection = 1; waitingCatchUp.length > 0; perConnection++) {
       const passed: StreamDefinition[] = [];
       for (const [index, definition] of waitingCatchUp.entries()) {
@@ -369,6 +404,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const tick = ++tickNumber;
     waitingLive = [];
     waitingCatchUp = [];
+    besidePass = new Set();
     const catchingUp: StreamDefinition[] = [];
     const held = new Set<StreamDefinition>();
     const now = deps.clock.now();
@@ -377,8 +413,12 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       if ((heldBack.get(definition.streamId)?.retryAt ?? now) > now) continue;
       const state = states.get(definition.streamId);
       const bulkOnly = waitsForBacklog(definition, state, deps.windows, now);
-      if (isLiveStream(state) && !bulkOnly) waitingLive.push(definition);
-      else {
+      // A listing stream's poll is its whole pass (listingJudging): a live poll in all but name.
+      const live = !bulkOnly && (isLiveStream(state) || isLiveBesidePass(state));
+      const pass = live && !isLiveStream(state) && definition.spec.strategy === 'windowed';
+      if (live) waitingLive.push(definition);
+      if (pass) besidePass.add(definition.streamId);
+      if (!live || pass) {
         catchingUp.push(definition);
         if (deps.backlog && bulkOnly) held.add(definition);
         else waitingCatchUp.push(definition);

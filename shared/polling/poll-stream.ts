@@ -151,6 +151,8 @@ async function runStrategy(
           // Cut at the deadline: due again at once, for the next job to go on.
           if (!ended) return false;
         }
+        // Its pass waits for a catch-up slot: this run was its live poll.
+        if (deps.passWaits) return true;
         const pass = await runBackfillPass(definition, spec, deps, state, liveStartedAt);
         // Paused by the backlog: the stream is live and caught up, due again at its interval
         // (not at once: each run reads its live window first, a request).
