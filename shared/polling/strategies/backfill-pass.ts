@@ -58,7 +58,11 @@ export function nextPassWindow(
 /**
  * Runs the stream's backfill pass (see BackfillPassSchema) for one slice: until the stream's
  * next live poll is due (one interval, at least {@link PASS_SLICE_MIN_MS}, after its live
- * windows began), once they caught up.
+ * windows began), once they caught up. A slice that begins later than that (its live read
+ * waited for a connector budget that live polls ask more of than it holds: every live poll of
+ * the token is late then) reads one page, waiting at most {@link PASS_SLICE_MIN_MS} for it:
+ * without it the pass never moved while that lasted, the stream reading its live window over
+ * and over and holding its catch-up slot.
  * Windows go from the history start to the pass's end like a first sync's, as bulk work on the
  * bulk lane, each page's cursor and counters saved in the pass so a cut-off run resumes; with
  * `emit` its records are republished, without they are judged against the kept snapshots (see
@@ -75,7 +79,9 @@ export async function runBackfillPass(
   liveStartedAt: number = deps.clock.now(),
 ): Promise<PassSliceResult> {
   const result: PassSliceResult = { done: false };
-  const sliceEndsAt = liveStartedAt + Math.max(PASS_SLICE_MIN_MS, definition.intervalMs);
+  const nextLiveAt = liveStartedAt + Math.max(PASS_SLICE_MIN_MS, definition.intervalMs);
+  const late = deps.clock.now() >= nextLiveAt;
+  const sliceEndsAt = late ? deps.clock.now() + PASS_SLICE_MIN_MS : nextLiveAt;
   // A page waiting for the connector's budget at the slice's end gives up its turn: the live
   // poll due then must not wait behind it (bulk requests wait while live ones go first).
   const slice = new AbortController();
@@ -85,7 +91,8 @@ export async function runBackfillPass(
     .then(() => slice.abort(new SliceOver()))
     .catch(() => undefined);
   try {
-    return await runSlice(definition, spec, deps, state, result, sliceEndsAt, slice.signal);
+    const limits = { endsAt: sliceEndsAt, onePage: late, waitSignal: slice.signal };
+    return await runSlice(definition, spec, deps, state, result, limits);
   } catch (error) {
     if (slice.signal.aborted && !deps.signal?.aborted) return result;
     throw error;
@@ -101,16 +108,25 @@ class SliceOver extends Error {
   }
 }
 
+/** Where a slice ends: at `endsAt`, or after its first page with `onePage`. */
+interface SliceLimits {
+  endsAt: number;
+  onePage: boolean;
+  /** Aborted at `endsAt`: a page still waiting for the budgets then gives up its turn. */
+  waitSignal: AbortSignal;
+}
+
 async function runSlice(
   definition: StreamDefinition,
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
   result: PassSliceResult,
-  sliceEndsAt: number,
-  waitSignal: AbortSignal,
+  { endsAt: sliceEndsAt, onePage, waitSignal }: SliceLimits,
 ): Promise<PassSliceResult> {
-  const sliceOver = () => pastDeadline(deps) || deps.clock.now() >= sliceEndsAt;
+  let pageRead = false;
+  const sliceOver = () =>
+    pastDeadline(deps) || deps.clock.now() >= sliceEndsAt || (onePage && pageRead);
   for (;;) {
     const pass = activePass(state.current);
     if (!pass) return { ...result, done: true };
@@ -143,10 +159,12 @@ async function runSlice(
           ...setAsideNoted(state.current, counts),
         });
       },
-      stopAfterPage: async () => sliceOver() || (await backlogAboveBound(deps, result)),
-      ahead: () => !sliceOver(),
+      stopAfterPage: async () => onePage || sliceOver() || (await backlogAboveBound(deps, result)),
+      // A slice of one page reads none ahead: it would wait for the budget, for nothing.
+      ahead: () => !onePage && !sliceOver(),
       waitSignal,
     });
+    pageRead = true;
     if (!read.finished) return result;
     const current = activePass(state.current) ?? pass;
     await state.save({
