@@ -5,7 +5,7 @@ import { describeThrown, parseOrThrow, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
 import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
-import type { BudgetClaim, BudgetView, TokenBudget } from './budget/token-budget.ts';
+import type { BudgetClaim, BudgetGrant, BudgetView, TokenBudget } from './budget/token-budget.ts';
 import {
   type ConnectorConfig,
   ConnectorConfigSchema,
@@ -37,6 +37,7 @@ import {
   decideRetry,
   type RetryLimits,
 } from './retry-policy.ts';
+import { neverReachedServer } from './unsent-request.ts';
 
 /** Per-call options. */
 export interface CallOptions {
@@ -228,6 +229,7 @@ export function createConnectorCaller(
         { category: 'rate-limit', operation: name },
       );
     if (latestStart !== undefined && clock.now() > latestStart) throw notSent();
+    let grant: BudgetGrant | undefined;
     if (budget) {
       // Its own signal, or its wait signal, aborts the wait for the budget; so does the latest
       // start of a call with a deadline, which is answered then, not when a slot comes.
@@ -241,7 +243,7 @@ export function createConnectorCaller(
       // Linked, not AbortSignal.any: `options.signal` lives as long as its poll loop.
       const linked = linkedSignal(options.signal, options.waitSignal, late?.signal);
       try {
-        await budget.acquire(options.budget ?? { priority: 'live' }, linked.signal);
+        grant = await budget.acquire(options.budget ?? { priority: 'live' }, linked.signal);
       } catch (error) {
         if (late?.signal.aborted && !options.signal?.aborted && !options.waitSignal?.aborted)
           throw notSent();
@@ -265,6 +267,9 @@ export function createConnectorCaller(
       );
     } catch (cause) {
       deps.onRequest?.(name, 'network');
+      // Refused before it was sent (the connector down, its name not found): the server counted
+      // nothing. Any other failure may come after it arrived, and stays counted.
+      if (grant && neverReachedServer(cause)) await budget?.giveBack(grant);
       if (options.signal?.aborted) throw cause;
       // An add is not sent again (decideRetry): whoever repeats it must first look for its effect.
       const unknown = isRepeatableOperation(name)

@@ -2,8 +2,10 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import {
+  type GivenBack,
   type GrantLedger,
   type LedgerEntry,
+  releaseFromEntry,
   type TakeClaim,
   type TakeResult,
   takeFromEntry,
@@ -46,8 +48,10 @@ type GrantsItem = z.infer<typeof GrantsItemSchema>;
  * their slots (takeFromEntry). The item this
  * ledger wrote last is kept in memory: while it is still the stored one (one process per
  * token, the common case), each further grant is the conditional write alone; a write another
- * taker got in first fails its condition, and the next attempt reads. Other takers only ever
- * add grants (or a pause), so a remembered item that is full is full in the table too. A 429's
+ * taker got in first fails its condition, and the next attempt reads. Other takers add grants
+ * (or a pause), or give back one whose request never reached the server: a remembered item that
+ * is full may hold a grant given back since, whose slot this ledger finds at its next read (it
+ * errs on the safe side). A 429's
  * Retry-After is kept in the same item (`pausedUntil`): a pause written by another taker moves
  * the version, so the next conditional write fails, reads, and finds it. A token bucket
  * would need the same conditional write but cannot say exactly when a slot frees, and SQS FIFO
@@ -77,6 +81,17 @@ export class DynamoDbGrantLedger implements GrantLedger {
       const { result, entry } = takeFromEntry(stored, nowMs, windowMs, capacity, claim);
       if (!entry) return result;
       if (await this.replace(key, stored, entry, nowMs)) return result;
+    }
+    throw this.lostRaces(key);
+  }
+
+  async release(key: string, given: GivenBack): Promise<void> {
+    for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
+      const stored = this.written.get(key) ?? (await this.read(key));
+      const entry = releaseFromEntry(stored, given);
+      if (!entry) return;
+      const newest = entry.grants.at(-1) ?? given.grantAt;
+      if (await this.replace(key, stored, entry, newest)) return;
     }
     throw this.lostRaces(key);
   }

@@ -92,6 +92,7 @@ describe('429 Too many requests', () => {
     const slowLedger = {
       take: memory.take.bind(memory),
       recent: memory.recent.bind(memory),
+      release: memory.release.bind(memory),
       pause: async (key: string, untilMs: number) => {
         await new Promise<void>((resolve) => {
           written = resolve;

@@ -24,6 +24,7 @@ function countingLedger(grantedAt: number[]): GrantLedger {
     },
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
     pause: (key, untilMs) => ledger.pause(key, untilMs),
+    release: (key, given) => ledger.release(key, given),
   };
 }
 
@@ -274,6 +275,7 @@ describe('TokenBudget', () => {
       },
       recent: (key, nowMs, windowMs) => memory.recent(key, nowMs, windowMs),
       pause: (key, untilMs) => memory.pause(key, untilMs),
+      release: (key, given) => memory.release(key, given),
     };
     const budget = budgetOn(clock, slowLedger);
     let grantedAt = -1;
@@ -339,6 +341,33 @@ describe('TokenBudget', () => {
     await advanceUntil(clock, () => grantedAt >= 0);
     await waiting;
     expect(grantedAt).toBeGreaterThanOrEqual(30_500);
+  });
+
+  it('takes back a grant whose request was never sent: a claim waiting for a slot gets it at once', async () => {
+    const clock = new ManualClock(0);
+    const ledger = new MemoryGrantLedger();
+    const budget = new TokenBudget(
+      'key',
+      { requests: 2, windowMs: 3_000, marginMs: 0 },
+      clock,
+      ledger,
+    );
+    const refused = await budget.acquire({ priority: 'live' });
+    expect(refused).toEqual({ at: 0, priority: 'live' });
+    await clock.advance(100);
+    await budget.acquire({ priority: 'live' });
+    let grantedAt = -1;
+    const waiting = budget.acquire({ priority: 'live' }).then(() => {
+      grantedAt = clock.now();
+    });
+    await clock.advance(100);
+    expect(grantedAt).toBe(-1);
+    await budget.giveBack(refused);
+    await clock.advance(0);
+    await waiting;
+    expect(grantedAt).toBe(200);
+    expect(await ledger.recent('key', 200, 3_000)).toEqual([100, 200]);
+    expect(budget.view().requestsInWindow).toBe(2);
   });
 
   it('shares one budget per AccessToken and ledger in a process, never keyed by the token itself', () => {

@@ -55,6 +55,43 @@ describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
     expect(await ledger.recent(key, 9000, 30_000)).toEqual([1000, 9000]);
   });
 
+  it('gives back one grant of a request never sent, its slot free again', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    for (const at of [1000, 1000, 1001])
+      expect((await ledger.take(key, at, 30_000, 3)).granted).toBe(true);
+    expect((await ledger.take(key, 1002, 30_000, 3)).granted).toBe(false);
+    await ledger.release(key, { grantAt: 1000 });
+    // One of the two taken at 1000 is gone; a time with no grant gives back nothing.
+    await ledger.release(key, { grantAt: 1500 });
+    expect(await ledger.recent(key, 1002, 30_000)).toEqual([1000, 1001]);
+    expect((await ledger.take(key, 1002, 30_000, 3)).granted).toBe(true);
+    await ledger.release(`k-${crypto.randomUUID()}`, { grantAt: 1000 });
+  });
+
+  it('gives back a live grant to its taker’s reserve, which other takers’ bulk work leaves free again', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    const poller = { taker: 'poller', reserve: { requests: 2, untilMs: 60_000 } };
+    const proxy = { taker: 'proxy', live: false };
+    for (const at of [1000, 1001])
+      expect((await ledger.take(key, at, 30_000, 10, { ...poller, live: true })).granted).toBe(
+        true,
+      );
+    // The reserve is spent: the proxy may take the other eight.
+    for (let i = 0; i < 8; i++)
+      expect((await ledger.take(key, 2000 + i, 30_000, 10, proxy)).granted).toBe(true);
+    await ledger.release(key, { grantAt: 1001, liveTaker: 'poller' });
+    // The slot is free, but held for the poller's live polls: not the proxy's.
+    expect(await ledger.take(key, 3000, 30_000, 10, proxy)).toMatchObject({
+      granted: false,
+      heldForOthers: 1,
+    });
+    expect((await ledger.take(key, 3000, 30_000, 10, { ...poller, live: true })).granted).toBe(
+      true,
+    );
+  });
+
   it('keeps separate logs per key', async () => {
     const ledger = create();
     await ledger.take('key-a', 1000, 30_000, 1);

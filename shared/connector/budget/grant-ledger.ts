@@ -92,6 +92,37 @@ export function takeFromEntry(
   return { result: { granted: true, grants: [...grants], ...refusal }, entry };
 }
 
+/** A grant given back: when it was taken, and by whom for a live request (its reserve's). */
+export interface GivenBack {
+  grantAt: number;
+  /** The taker whose live grant it was (its reserve's live grants lose it too); absent: bulk. */
+  liveTaker?: string;
+}
+
+/**
+ * The entry without one grant taken at `grantAt` (a request that never reached the server), nor,
+ * for a live one, that grant among its taker's reserve; undefined when it holds no such grant
+ * (nothing to write). Pure.
+ */
+export function releaseFromEntry(
+  stored: LedgerEntry | undefined,
+  { grantAt, liveTaker }: GivenBack,
+): LedgerEntry | undefined {
+  const index = stored?.grants.indexOf(grantAt) ?? -1;
+  if (!stored || index < 0) return undefined;
+  const grants = stored.grants.filter((_, i) => i !== index);
+  const reserve = liveTaker === undefined ? undefined : stored.reserves?.[liveTaker];
+  const liveIndex = reserve?.live.indexOf(grantAt) ?? -1;
+  const reserves =
+    reserve && liveIndex >= 0 && liveTaker !== undefined
+      ? {
+          ...stored.reserves,
+          [liveTaker]: { ...reserve, live: reserve.live.filter((_, i) => i !== liveIndex) },
+        }
+      : stored.reserves;
+  return { ...stored, grants, ...(reserves ? { reserves } : {}) };
+}
+
 /**
  * Where the grants of one budget key are recorded, so that every process and every Lambda
  * invocation polling with the same AccessToken sees what the last window already spent, and a
@@ -117,6 +148,11 @@ export interface GrantLedger {
    * shortens a longer pause.
    */
   pause(key: string, untilMs: number): Promise<void>;
+  /**
+   * Removes one grant of `key` taken at `given.grantAt` (see {@link releaseFromEntry}): its
+   * request never reached the server, which counted nothing. Nothing when there is none.
+   */
+  release(key: string, given: GivenBack): Promise<void>;
   /** The live grants of `key` at `nowMs`, oldest first. */
   recent(key: string, nowMs: number, windowMs: number): Promise<number[]>;
 }
@@ -145,6 +181,11 @@ export class MemoryGrantLedger implements GrantLedger {
 
   async recent(key: string, nowMs: number, windowMs: number): Promise<number[]> {
     return liveGrants(this.entries.get(key)?.grants ?? [], nowMs, windowMs);
+  }
+
+  async release(key: string, given: GivenBack): Promise<void> {
+    const entry = releaseFromEntry(this.entries.get(key), given);
+    if (entry) this.entries.set(key, entry);
   }
 
   async pause(key: string, untilMs: number): Promise<void> {

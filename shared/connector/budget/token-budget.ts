@@ -14,6 +14,12 @@ export interface BudgetClaim {
   intervalMs?: number;
 }
 
+/** A grant of the budget: when it was taken, and for which lane (see {@link TokenBudget.giveBack}). */
+export interface BudgetGrant {
+  at: number;
+  priority: BudgetPriority;
+}
+
 /** The server's budget and the margin held against it. */
 export interface BudgetLimits {
   /** Requests per window (the Connector API: 200). */
@@ -62,7 +68,7 @@ export const SLOW_WINDOWS_AFTER_THROTTLE = 2;
 
 interface Waiter {
   claim: BudgetClaim;
-  resolve: () => void;
+  resolve: (grant: BudgetGrant) => void;
   reject: (error: unknown) => void;
 }
 
@@ -116,14 +122,14 @@ export class TokenBudget {
   ) {}
 
   /** Waits for a grant. Rejects only when `signal` aborts (or the ledger fails). */
-  acquire(claim: BudgetClaim, signal?: AbortSignal): Promise<void> {
+  acquire(claim: BudgetClaim, signal?: AbortSignal): Promise<BudgetGrant> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (claim.priority === 'live' && claim.streamId && claim.intervalMs)
       this.liveStreams.set(claim.streamId, {
         intervalMs: claim.intervalMs,
         seenAt: this.clock.now(),
       });
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<BudgetGrant>((resolve, reject) => {
       const queue = this.waiting[claim.priority];
       const onAbort = () => {
         const index = queue.indexOf(waiter);
@@ -133,9 +139,9 @@ export class TokenBudget {
       const settle = () => signal?.removeEventListener('abort', onAbort);
       const waiter: Waiter = {
         claim,
-        resolve: () => {
+        resolve: (grant) => {
           settle();
-          resolve();
+          resolve(grant);
         },
         reject: (error) => {
           settle();
@@ -148,6 +154,25 @@ export class TokenBudget {
       if (claim.priority === 'live') this.wake?.abort();
       void this.pump();
     });
+  }
+
+  /**
+   * Gives back a grant whose request never reached the server (the connection refused, the
+   * connector's name not found): the server counted nothing, so neither does the budget, and
+   * the polls that follow a connector's outage do not wait for the requests it refused to age
+   * out of the window. The pace keeps its place. Resolves once the ledger has it (never
+   * rejects: a ledger that fails leaves the grant counted, which errs on the safe side).
+   */
+  async giveBack(grant: BudgetGrant): Promise<void> {
+    const live = grant.priority === 'live';
+    removeOne(this.grants, grant.at);
+    if (live) removeOne(this.liveGrantTimes, grant.at);
+    await this.ledger
+      .release(this.key, { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) })
+      .catch(() => undefined);
+    // A claim asleep until a slot frees may take this one now.
+    this.wake?.abort();
+    void this.pump();
   }
 
   /**
@@ -347,7 +372,7 @@ export class TokenBudget {
         // Aborted while the ledger answered: the grant is spent, the next waiter gets the next one.
         if (index < 0) continue;
         queue.splice(index, 1);
-        waiter.resolve();
+        waiter.resolve({ at: now, priority: waiter.claim.priority });
       }
     } catch (error) {
       for (const waiter of [...this.waiting.live, ...this.waiting.bulk]) waiter.reject(error);
@@ -378,4 +403,10 @@ export class TokenBudget {
     await this.clock.sleep(ms, this.wake.signal).catch(() => undefined);
     this.wake = undefined;
   }
+}
+
+/** Removes the first `value` of `values`, in place. */
+function removeOne(values: number[], value: number): void {
+  const index = values.indexOf(value);
+  if (index >= 0) values.splice(index, 1);
 }
