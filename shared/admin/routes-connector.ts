@@ -47,9 +47,10 @@ function proxyRoute(name: OperationName): AdminRoute {
           if (error.category === 'rate-limit')
             return { status: 429, body: { error: error.message } };
           // No answer at all (network, timeout after retries): a gateway error, not ours. A
-          // write may have reached the connector all the same (an add says so already).
+          // write may have reached the connector all the same (an add says so already), unless
+          // it never reached it (the connection refused).
           const unknown =
-            write && !/may have been applied/.test(error.message)
+            write && !error.unsent && !/may have been applied/.test(error.message)
               ? '; it may have been applied: look for its effect before sending it again'
               : '';
           return { status: 502, body: { error: `${error.message}${unknown}` } };

@@ -269,17 +269,22 @@ export function createConnectorCaller(
       deps.onRequest?.(name, 'network');
       // Refused before it was sent (the connector down, its name not found): the server counted
       // nothing. Any other failure may come after it arrived, and stays counted.
-      if (grant && neverReachedServer(cause)) await budget?.giveBack(grant);
+      const unsent = neverReachedServer(cause);
+      if (grant && unsent) await budget?.giveBack(grant);
       if (options.signal?.aborted) throw cause;
-      // An add is not sent again (decideRetry): whoever repeats it must first look for its effect.
+      // An add is not sent again (decideRetry) unless it was never sent: whoever repeats it
+      // must first look for its effect.
       const unknown = isRepeatableOperation(name)
         ? ''
-        : '; it may have been applied: check for its records before sending it again';
+        : unsent
+          ? '; it never reached the connector, so it was not applied'
+          : '; it may have been applied: check for its records before sending it again';
       throw new ConnectorError(
         `${name}: no answer from the Connector API (${describeThrown(cause)})${unknown}`,
         {
           category: 'network',
           operation: name,
+          unsent,
           cause,
         },
       );
@@ -342,6 +347,8 @@ export function createConnectorCaller(
     );
     const asked = limitationCount(current);
     const history: AttemptHistory = { serverRetries: 0, rateLimitRetries: 0 };
+    // An attempt before this one may have reached the server and been applied.
+    let earlierMayApply = false;
     for (;;) {
       try {
         const { response, passedOver, setAside } = await attempt(spec, name, current, options);
@@ -373,8 +380,9 @@ export function createConnectorCaller(
           // written before the error ends the caller (a Lambda invocation, frozen after it).
           if (error.category === 'rate-limit' && error.retryAfterMs !== undefined)
             await budget?.throttled(clock.now() + error.retryAfterMs);
-          throw error;
+          throw earlierMayApply && error.unsent ? mayHaveApplied(error) : error;
         }
+        if (error.category !== 'rate-limit' && !error.unsent) earlierMayApply = true;
         if (decision.kind === 'shrink') {
           current = withCount(current, () => decision.count);
           continue;
@@ -431,4 +439,20 @@ export function limitationCount(body: Record<string, unknown>): number | undefin
   if (typeof limitation !== 'object' || limitation === null) return undefined;
   const count = (limitation as { Count?: unknown }).Count;
   return typeof count === 'number' ? count : undefined;
+}
+
+/**
+ * `error` of a last attempt that never reached the server, after an earlier one that may have
+ * been applied (a repeatable operation sent again): the call as a whole is not `unsent`.
+ */
+function mayHaveApplied(error: ConnectorError): ConnectorError {
+  return new ConnectorError(error.message, {
+    category: error.category,
+    operation: error.operation,
+    status: error.status,
+    requestId: error.requestId,
+    details: error.details,
+    retryAfterMs: error.retryAfterMs,
+    cause: error.cause,
+  });
 }

@@ -47,6 +47,8 @@ export interface ConnectorErrorInit {
   requestId?: string | null | undefined;
   details?: unknown;
   retryAfterMs?: number | undefined;
+  /** The request never reached the server (see ConnectorError.unsent). */
+  unsent?: boolean;
   cause?: unknown;
 }
 
@@ -63,6 +65,11 @@ export class ConnectorError extends BridgeError {
   readonly details: unknown;
   /** The wait the server asked for (429 `Retry-After`), when it gave one. */
   readonly retryAfterMs: number | undefined;
+  /**
+   * True when the request never reached the server (the connection refused, the name not
+   * found): nothing of it was applied, so even an add may be sent again.
+   */
+  readonly unsent: boolean;
 
   constructor(message: string, init: ConnectorErrorInit) {
     super(message, { cause: init.cause, retryable: RETRYABLE_CATEGORIES.has(init.category) });
@@ -72,6 +79,7 @@ export class ConnectorError extends BridgeError {
     this.requestId = init.requestId ?? null;
     this.details = init.details ?? null;
     this.retryAfterMs = init.retryAfterMs;
+    this.unsent = init.unsent === true;
   }
 
   /** True for errors that should stop a stream until a person acts (bad or revoked credentials). */

@@ -38,8 +38,9 @@ export interface AttemptHistory {
  * timeout error halves `Limitation.Count` (when there is one above 1) and retries at once;
  * 500 and network failures back off a bounded number of times; 400, 401, 403, 409 and
  * contract violations never retry. An operation that is not `repeatable` (an add) retries
- * only 429, which the server answers before doing anything: after no answer, the timeout
- * error or an internal error it may have been applied, and a second send would add twice.
+ * only 429, which the server answers before doing anything, and a request that never reached
+ * the server (`unsent`): after no answer, the timeout error or an internal error it may have
+ * been applied, and a second send would add twice.
  * Pure: the random source is injected.
  */
 export function decideRetry(
@@ -50,7 +51,7 @@ export function decideRetry(
   random: RandomSource,
   repeatable = true,
 ): RetryDecision {
-  if (!repeatable && error.category !== 'rate-limit') return { kind: 'fail' };
+  if (!repeatable && error.category !== 'rate-limit' && !error.unsent) return { kind: 'fail' };
   switch (error.category) {
     case 'rate-limit':
       if (history.rateLimitRetries >= limits.maxRateLimitRetries) return { kind: 'fail' };

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { driveClock } from '../support/drive-clock.ts';
 import {
@@ -52,5 +54,29 @@ describe('the connector proxy when the connector gives no answer', () => {
     expect(read.status).toBe(502);
     expect(read.body.error).toMatch(/^taxEnvironments\/getAll: no answer from the Connector API/);
     expect(read.body.error).not.toMatch(/applied/);
+  });
+
+  it('says a write the connector refused at connect was not applied', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    // The proxy's connector is down: nothing listens on its port.
+    const bridge = await standIn.start(() => undefined, {
+      connector: { baseUrl: `http://127.0.0.1:${port}` },
+    });
+    const update = await proxied(bridge, 'restrictions/clear', {
+      ServiceId: SERVICE,
+      Data: [{ Type: 'Stay' }],
+    });
+    expect(update.status).toBe(502);
+    // Before: "it may have been applied", of an update that never reached the connector.
+    expect(update.body.error).not.toMatch(/may have been applied/);
+    const add = await proxied(bridge, 'vouchers/add', {
+      EnterpriseId: ENTERPRISE,
+      VoucherParameters: [{ ServiceId: SERVICE, Name: 'v', Type: 'Public' }],
+    });
+    expect(add.status).toBe(502);
+    expect(add.body.error).toMatch(/never reached the connector, so it was not applied$/);
   });
 });
