@@ -17,6 +17,8 @@ export interface SeenRequest {
   path: string;
   authorization: string | undefined;
   inFlight: number;
+  /** The JSON body the page sent, parsed; undefined when it sent none. */
+  body?: unknown;
 }
 
 /**
@@ -54,9 +56,9 @@ export async function startFakeConsoleApi(
   const requests: SeenRequest[] = [];
   let inFlight = 0;
   const server = createServer(async (req: IncomingMessage, res) => {
-    for await (const _ of req) {
-      // Drain the body: the fake does not read it.
-    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
     const path = req.url ?? '/';
     const pathname = new URL(path, 'http://fake').pathname;
     try {
@@ -77,6 +79,7 @@ export async function startFakeConsoleApi(
       path,
       authorization: req.headers.authorization,
       inFlight,
+      ...(text ? { body: JSON.parse(text) } : {}),
     });
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const found = await answer(req.method ?? 'GET', path, req.headers.authorization);

@@ -1,4 +1,4 @@
-/** A modal confirmation for actions that cannot be taken back (a rotated secret, a disabled subscription). */
+/** A modal confirmation for actions that cannot be taken back (a rotated secret, a disabled or removed subscription). */
 
 import { h } from './dom.js';
 

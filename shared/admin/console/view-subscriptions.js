@@ -159,6 +159,19 @@ export function renderSubscriptions(main) {
         'Resync',
       ),
       h(
+        'button',
+        {
+          type: 'button',
+          'data-focus': 'remove',
+          onclick: run(`${s.url} removed`, () => api('DELETE', path), {
+            title: 'Remove the subscription?',
+            message: `${s.url} gets no more webhooks, and its signing secret is deleted: this cannot be undone (adding the URL again makes a new subscription, with a new secret).`,
+            action: 'Remove',
+          }),
+        },
+        'Remove',
+      ),
+      h(
         'a',
         {
           href: `#/deliveries?subscription=${encodeURIComponent(s.id)}`,
