@@ -46,6 +46,67 @@ function subscriptionsApi(subscriptions: ReturnType<typeof subscription>[]) {
   };
 }
 
+function delivery(
+  id: string,
+  eventId: string,
+  status: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    delivery: {
+      id,
+      eventId,
+      subscriptionId: 'sub_1',
+      status,
+      attempts: 1,
+      version: 1,
+      createdAt: AT,
+      updatedAt: AT,
+      ...extra,
+    },
+    attempts: [],
+  };
+}
+
+/**
+ * A fake admin API with one subscription and its deliveries, newest first: a replay or a
+ * redelivery of its dead letters adds a new pending delivery of each event sent again, as the
+ * bridge does (the dead one stays dead in the log).
+ */
+function deadLettersApi() {
+  const deliveries = [
+    delivery('dlv_4', 'evt_a', 'delivered'),
+    delivery('dlv_3', 'evt_b', 'dead', { deadAt: AT, deadReason: 'HTTP 500 after 8 attempts' }),
+    delivery('dlv_2', 'evt_c', 'dead', { deadAt: AT, deadReason: 'subscription disabled' }),
+    delivery('dlv_1', 'evt_a', 'dead', { deadAt: AT, deadReason: 'HTTP 410' }),
+  ];
+  let made = 4;
+  const sendAgain = (eventId: string) => {
+    made += 1;
+    const again = delivery(`dlv_${made}`, eventId, 'pending');
+    deliveries.unshift(again);
+    return again.delivery;
+  };
+  const subscriptions = subscriptionsApi([subscription('sub_1', 'https://one.example/hook')]);
+  return (method: string, path: string): FakeAnswer | undefined => {
+    const url = new URL(path, 'http://fake');
+    if (method === 'GET' && url.pathname === '/deliveries') {
+      if (url.searchParams.get('subscription') !== 'sub_1') return { body: { deliveries: [] } };
+      return { body: { deliveries } };
+    }
+    const replay = /^\/events\/([^/]+)\/replay$/.exec(url.pathname);
+    if (method === 'POST' && replay)
+      return { status: 202, body: { deliveries: [sendAgain(replay[1]!)] } };
+    if (method === 'POST' && url.pathname === '/subscriptions/sub_1/redeliver') {
+      // Every dead letter the bridge keeps for it, the one replayed one by one included.
+      const dead = deliveries.filter((d) => d.delivery.status === 'dead');
+      const again = dead.reverse().map((d) => sendAgain(d.delivery.eventId));
+      return { status: 202, body: { deliveries: again } };
+    }
+    return subscriptions(method, path);
+  };
+}
+
 describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', () => {
   let browser: Browser;
   let page: Page;
@@ -92,6 +153,45 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /subscriptions/sub_1']);
     await table.getByRole('row').filter({ hasText: 'two.example' }).waitFor();
     await expect.poll(() => page.locator('#status').textContent()).toContain('removed');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('lists the dead letters of a subscription and delivers one, then all, again', async () => {
+    fake = await startFakeConsoleApi(deadLettersApi());
+    await page.goto(`${fake.url}/#/subscriptions`);
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'one.example' })
+      .getByRole('link', { name: 'Dead letters' })
+      .click();
+    await page.getByRole('heading', { name: /Dead letters of/ }).waitFor();
+    const table = page.getByRole('table', { name: /Dead letters/ });
+    const rows = table.locator('tbody tr');
+    // evt_a was delivered since it died: not a dead letter any more.
+    await rows.filter({ hasText: 'evt_b' }).waitFor();
+    await expect.poll(() => rows.allTextContents()).toHaveLength(2);
+    expect((await rows.allTextContents()).join(' ')).toContain('HTTP 500 after 8 attempts');
+    expect((await rows.allTextContents()).join(' ')).not.toContain('evt_a');
+
+    await table.getByRole('button', { name: 'Redeliver event evt_b' }).click();
+    await rows.filter({ hasText: 'evt_b' }).waitFor({ state: 'detached' });
+    expect(writes().map((r) => [r.method, r.path, r.body])).toEqual([
+      ['POST', '/events/evt_b/replay', { subscriptionId: 'sub_1' }],
+    ]);
+
+    const dialog = page.getByRole('dialog');
+    await page.getByRole('button', { name: /Redeliver all/ }).click();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(writes()).toHaveLength(1);
+    await page.getByRole('button', { name: /Redeliver all/ }).click();
+    await dialog.getByRole('button', { name: /Redeliver all/ }).click();
+    await table.getByText('No dead letters').waitFor();
+    const redeliver = writes()[1]!;
+    expect([redeliver.method, redeliver.path]).toEqual(['POST', '/subscriptions/sub_1/redeliver']);
+    expect(Date.parse((redeliver.body as { since: string }).since)).toBe(0);
+    // As many as the API sent again: the one replayed before and the one delivered since too.
+    await expect.poll(() => page.locator('#status').textContent()).toContain('3 dead letters');
     expect(problems).toEqual([]);
   }, 60_000);
 });

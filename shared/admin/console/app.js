@@ -4,6 +4,7 @@ import { isSendableToken, onUnauthorized, storeToken } from './api.js';
 import { deliveriesPanel } from './deliveries.js';
 import { h, replace, say } from './dom.js';
 import { renderApi } from './view-api.js';
+import { renderDeadLetters } from './view-dead-letters.js';
 import { renderEvent } from './view-event.js';
 import { renderOverview } from './view-overview.js';
 import { renderSubscriptions } from './view-subscriptions.js';
@@ -106,6 +107,8 @@ function route() {
   if (eventMatch) stopView = renderEvent(main, decodedSegment(eventMatch[1] ?? ''));
   else if (path === '/subscriptions') stopView = renderSubscriptions(main);
   else if (path === '/deliveries') stopView = renderDeliveries(main, params);
+  else if (path === '/dead-letters' && params.get('subscription'))
+    stopView = renderDeadLetters(main, params.get('subscription') ?? '');
   else if (path === '/api') stopView = renderApi(main);
   else stopView = renderOverview(main);
   for (const link of document.querySelectorAll('nav a')) {

@@ -179,6 +179,14 @@ export function renderSubscriptions(main) {
         },
         'Deliveries',
       ),
+      h(
+        'a',
+        {
+          href: `#/dead-letters?subscription=${encodeURIComponent(s.id)}`,
+          'data-focus': 'dead-letters',
+        },
+        'Dead letters',
+      ),
     );
   }
 
