@@ -107,6 +107,11 @@ function deadLettersApi() {
   };
 }
 
+/** The accessible names of the buttons and links in an ARIA snapshot, as a screen reader says them. */
+function controlNames(snapshot: string): string[] {
+  return [...snapshot.matchAll(/- (?:button|link) "([^"]*)"/g)].map((match) => match[1]!);
+}
+
 describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', () => {
   let browser: Browser;
   let page: Page;
@@ -192,6 +197,34 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     expect(Date.parse((redeliver.body as { since: string }).since)).toBe(0);
     // As many as the API sent again: the one replayed before and the one delivered since too.
     await expect.poll(() => page.locator('#status').textContent()).toContain('3 dead letters');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it("names each subscription's buttons and links after the subscription they act on, for screen readers", async () => {
+    fake = await startFakeConsoleApi(
+      subscriptionsApi([
+        subscription('sub_1', 'https://one.example/hook'),
+        subscription('sub_2', 'https://two.example/hook'),
+      ]),
+    );
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const table = page.getByRole('table', { name: 'Subscriptions' });
+    await table.getByRole('row').filter({ hasText: 'two.example' }).waitFor();
+    const names = controlNames(await table.ariaSnapshot());
+    // Ping, Rotate secret, Disable, Resync, Remove, Deliveries, Dead letters of each.
+    expect(names).toHaveLength(14);
+    expect(new Set(names).size).toBe(names.length);
+    for (const url of ['https://one.example/hook', 'https://two.example/hook']) {
+      const ofRow = controlNames(
+        await table.getByRole('row').filter({ hasText: url }).ariaSnapshot(),
+      );
+      expect(ofRow).toHaveLength(7);
+      for (const name of ofRow) expect(name).toContain(url);
+    }
+    // The visible word still starts the name (a voice command says what it sees).
+    await table
+      .getByRole('button', { name: 'Ping https://one.example/hook', exact: true })
+      .waitFor();
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -15,6 +15,7 @@ import {
 } from './dom.js';
 import { every } from './poll.js';
 import { readEveryStream } from './streams-pages.js';
+import { subscriptionActions, subscriptionNames } from './subscription-actions.js';
 import { healthCell, secretPanel } from './subscription-parts.js';
 
 const SUBSCRIPTIONS_POLL_MS = 10_000;
@@ -34,6 +35,8 @@ export function renderSubscriptions(main) {
   const healthCells = new WeakMap();
   /** @type {Map<string, any>} the health of each subscription as last read, by its id */
   let lastHealth = new Map();
+  /** @type {Map<string, string>} what each subscription's controls call it, by its id */
+  let names = new Map();
   /**
    * The entity types a resync may name, read once the page opens: they change only with the
    * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels, in pages).
@@ -41,11 +44,7 @@ export function renderSubscriptions(main) {
    */
   let entityTypes;
 
-  /**
-   * @param {string} label
-   * @param {() => Promise<void>} action
-   * @param {Parameters<typeof confirmAction>[0]} [ask] a confirmation asked first; nothing is sent without it
-   */
+  /** @type {import('./subscription-actions.js').RunAction} */
   const run = (label, action, ask) => async () => {
     if (ask && !(await confirmAction(ask))) return;
     try {
@@ -56,139 +55,6 @@ export function renderSubscriptions(main) {
     }
     await poller.now();
   };
-
-  /**
-   * Whether the subscription takes events of `entityType` (what a resync may send it).
-   * @param {any} s
-   * @param {string} entityType
-   */
-  const takesEntity = (s, entityType) =>
-    s.events.some((/** @type {string} */ pattern) => {
-      const entity = pattern.split('.')[0];
-      return entity === '*' || entity === entityType;
-    });
-
-  /** @param {any} s */
-  function actions(s) {
-    const path = `subscriptions/${encodeURIComponent(s.id)}`;
-    const resyncable = (entityTypes ?? []).filter((t) => takesEntity(s, t));
-    // None for a subscription to operational events only (delivery.*, subscription.disabled):
-    // a resync would send `entities: ['']`, which the API refuses.
-    const entity = h(
-      'select',
-      {
-        'aria-label': `Entity type to resync to ${s.url}`,
-        disabled: resyncable.length === 0,
-        'data-focus': 'entity',
-      },
-      ...resyncable.map((t) => h('option', { value: t }, t)),
-    );
-    return h(
-      'div',
-      { class: 'actions' },
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-focus': 'ping',
-          onclick: run(`Ping sent to ${s.url}`, () => api('POST', `${path}/ping`)),
-        },
-        'Ping',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-focus': 'rotate',
-          onclick: run(
-            `Secret of ${s.url} rotated`,
-            async () =>
-              replace(
-                secretBox,
-                secretPanel(
-                  `New secret of ${s.url}`,
-                  (await api('POST', `${path}/rotate-secret`)).secret,
-                ),
-              ),
-            {
-              title: 'Rotate the secret?',
-              message: `A new secret signs the webhooks to ${s.url} (it is shown once); the old secret keeps signing beside it for 24 hours, so the receiver can switch without dropping a webhook.`,
-              action: 'Rotate secret',
-            },
-          ),
-        },
-        'Rotate secret',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          // Disable and Enable are one place: the one shown after the other is focused.
-          'data-focus': 'enable',
-          onclick: run(
-            `${s.url} ${s.enabled ? 'disabled' : 'enabled'}`,
-            () => api('PATCH', path, { enabled: !s.enabled }),
-            s.enabled
-              ? {
-                  title: 'Disable the subscription?',
-                  message: `${s.url} gets no more webhooks: events detected while it is disabled make no delivery for it, and its pending deliveries are dead-lettered when their next attempt comes up. Enable resumes it with its next event.`,
-                  action: 'Disable',
-                }
-              : undefined,
-          ),
-        },
-        s.enabled ? 'Disable' : 'Enable',
-      ),
-      entity,
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-focus': 'resync',
-          disabled: resyncable.length === 0,
-          title:
-            resyncable.length === 0
-              ? 'It takes no event of any stream: nothing to resync'
-              : undefined,
-          onclick: run(`Resync sent to ${s.url}`, () =>
-            api('POST', `${path}/resync`, {
-              entities: [/** @type {HTMLSelectElement} */ (entity).value],
-            }),
-          ),
-        },
-        'Resync',
-      ),
-      h(
-        'button',
-        {
-          type: 'button',
-          'data-focus': 'remove',
-          onclick: run(`${s.url} removed`, () => api('DELETE', path), {
-            title: 'Remove the subscription?',
-            message: `${s.url} gets no more webhooks, and its signing secret is deleted: this cannot be undone (adding the URL again makes a new subscription, with a new secret).`,
-            action: 'Remove',
-          }),
-        },
-        'Remove',
-      ),
-      h(
-        'a',
-        {
-          href: `#/deliveries?subscription=${encodeURIComponent(s.id)}`,
-          'data-focus': 'deliveries',
-        },
-        'Deliveries',
-      ),
-      h(
-        'a',
-        {
-          href: `#/dead-letters?subscription=${encodeURIComponent(s.id)}`,
-          'data-focus': 'dead-letters',
-        },
-        'Dead letters',
-      ),
-    );
-  }
 
   async function load() {
     const [{ subscriptions }, streams] = await Promise.all([
@@ -206,8 +72,15 @@ export function renderSubscriptions(main) {
     } else {
       // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives;
       // in a row redrawn (rotated, disabled), the focus stays on the same action.
+      // A row is redrawn when its name changes too (another subscription took or left its URL).
+      names = subscriptionNames(subscriptions);
       keepingFocus(shell.body, () =>
-        keyedChildren(shell.body, subscriptions, (s) => JSON.stringify(s), subscriptionRow),
+        keyedChildren(
+          shell.body,
+          subscriptions,
+          (s) => JSON.stringify([s, names.get(s.id)]),
+          subscriptionRow,
+        ),
       );
     }
     // Every subscription's health in one request (one each was refused past ~40 in AWS), read
@@ -253,7 +126,16 @@ export function renderSubscriptions(main) {
           : badge(`disabled${s.disabledReason ? `: ${s.disabledReason}` : ''}`, 'bad'),
       ),
       health,
-      h('td', {}, actions(s)),
+      h(
+        'td',
+        {},
+        subscriptionActions(s, {
+          name: names.get(s.id) ?? s.url,
+          entityTypes: entityTypes ?? [],
+          run,
+          showSecret: (title, secret) => replace(secretBox, secretPanel(title, secret)),
+        }),
+      ),
     );
     healthCells.set(row, health);
     return row;
