@@ -1,0 +1,119 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from './console-browser.ts';
+import {
+  type FakeAnswer,
+  type FakeConsoleApi,
+  openConsolePage,
+  startFakeConsoleApi,
+} from './console-fake-api.ts';
+
+const CHROMIUM = findChromium(process.env);
+const WAIT_MS = 30_000;
+const AT = '2026-03-01T10:00:00.000Z';
+/** A token a connection's answer must never carry; the page must not show it if one did. */
+const TOKEN = 'E0D439EE522F44368DC78E1BFB03710C-D24FB11DBE31D4621C4817E028D9E1D';
+
+function stream(connectionId: string, entityType: string, extra: Record<string, unknown> = {}) {
+  return {
+    id: `${connectionId}:${entityType}`,
+    connectionId,
+    entityType,
+    configured: true,
+    parked: false,
+    parkedReason: null,
+    consecutiveFailures: 0,
+    lastError: null,
+    initialSyncDone: true,
+    ...extra,
+  };
+}
+
+/** A fake admin API with two connections and their streams; DELETE removes one, as the bridge does. */
+function connectionsApi() {
+  const connections = [
+    { id: 'local', enabled: true, createdAt: AT, origin: 'environment', accessToken: TOKEN },
+    {
+      id: 'hotel-2',
+      enabled: true,
+      createdAt: AT,
+      origin: 'store',
+      entities: ['customer', 'reservation'],
+      intervalMs: 5000,
+      accessToken: TOKEN,
+    },
+  ];
+  let streams = [
+    stream('local', 'customer'),
+    stream('hotel-2', 'customer'),
+    stream('hotel-2', 'reservation', { parked: true, parkedReason: 'token refused' }),
+  ];
+  return (method: string, path: string): FakeAnswer | undefined => {
+    const url = new URL(path, 'http://fake');
+    if (method === 'GET' && url.pathname === '/connections') return { body: { connections } };
+    if (method === 'GET' && url.pathname === '/streams') return { body: { streams } };
+    const removed = /^\/connections\/([^/]+)$/.exec(url.pathname);
+    if (method === 'DELETE' && removed) {
+      const at = connections.findIndex((c) => c.id === removed[1]);
+      const deleted = streams.filter((s) => s.connectionId === removed[1]).length;
+      connections.splice(at, 1);
+      streams = streams.filter((s) => s.connectionId !== removed[1]);
+      return {
+        body: { id: removed[1], removed: true, streamsDeleted: deleted, stateDeletion: 'done' },
+      };
+    }
+    return undefined;
+  };
+}
+
+describe.skipIf(!CHROMIUM)('connections view of the console, in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+  let fake: FakeConsoleApi | undefined;
+
+  beforeAll(async () => {
+    ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
+    page.setDefaultTimeout(WAIT_MS);
+  }, 60_000);
+  afterEach(async () => {
+    await page.goto('about:blank');
+    await fake?.close();
+    fake = undefined;
+    problems.length = 0;
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it("lists the connections with their streams' state, never a token, and removes one once confirmed", async () => {
+    fake = await startFakeConsoleApi(connectionsApi());
+    await page.goto(`${fake.url}/`);
+    await page.getByRole('navigation').getByRole('link', { name: 'Connections' }).click();
+    const table = page.getByRole('table', { name: 'Connections' });
+    const hotel = table.getByRole('row').filter({ hasText: 'hotel-2' });
+    await hotel.getByText('2 streams: 1 ok, 1 parked').waitFor();
+    expect(await hotel.textContent()).toContain('customer, reservation');
+    const local = table.getByRole('row').filter({ hasText: 'local' });
+    await local.getByText('1 stream: 1 ok').waitFor();
+    expect(await page.locator('body').textContent()).not.toContain(TOKEN);
+    // The CONNECTOR_* connection is the environment's: the API refuses its removal.
+    expect(await local.getByRole('button', { name: 'Remove connection local' }).isDisabled()).toBe(
+      true,
+    );
+
+    const dialog = page.getByRole('dialog');
+    const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
+    await hotel.getByRole('button', { name: 'Remove connection hotel-2' }).click();
+    await dialog.getByText('hotel-2', { exact: false }).first().waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(writes()).toEqual([]);
+    await hotel.getByRole('button', { name: 'Remove connection hotel-2' }).click();
+    await dialog.getByRole('button', { name: 'Remove' }).click();
+    await hotel.waitFor({ state: 'detached' });
+    expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /connections/hotel-2']);
+    await expect.poll(() => page.locator('#status').textContent()).toContain('2 streams deleted');
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
