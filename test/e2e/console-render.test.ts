@@ -487,7 +487,14 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
       body: { error: 'the state store is unreachable' },
     }));
     const main = page.locator('main');
-    for (const view of ['#/', '#/subscriptions', '#/deliveries', '#/connections', '#/api']) {
+    for (const view of [
+      '#/',
+      '#/subscriptions',
+      '#/deliveries',
+      '#/connections',
+      '#/backfills',
+      '#/api',
+    ]) {
       await page.goto(`${fake.url}/${view}`);
       await main.getByText('the state store is unreachable').first().waitFor();
       expect(await main.textContent(), view).not.toContain('Loading');

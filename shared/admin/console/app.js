@@ -4,6 +4,7 @@ import { isSendableToken, onUnauthorized, storeToken } from './api.js';
 import { deliveriesPanel } from './deliveries.js';
 import { h, replace, say } from './dom.js';
 import { renderApi } from './view-api.js';
+import { renderBackfills } from './view-backfills.js';
 import { renderConnections } from './view-connections.js';
 import { renderDeadLetters } from './view-dead-letters.js';
 import { renderEvent } from './view-event.js';
@@ -111,6 +112,7 @@ function route() {
   else if (path === '/dead-letters' && params.get('subscription'))
     stopView = renderDeadLetters(main, params.get('subscription') ?? '');
   else if (path === '/connections') stopView = renderConnections(main);
+  else if (path === '/backfills') stopView = renderBackfills(main);
   else if (path === '/api') stopView = renderApi(main);
   else stopView = renderOverview(main);
   for (const link of document.querySelectorAll('nav a')) {

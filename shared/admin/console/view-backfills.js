@@ -1,0 +1,233 @@
+/**
+ * Backfills: start one, and the progress of the jobs the page knows of. The API lists no jobs:
+ * the page shows those its streams run as passes, those started or looked up from this browser
+ * (kept in localStorage), each read as `GET /backfill/{id}?streams=0` (its totals alone).
+ */
+
+import { api } from './api.js';
+import { backfillStanding, rememberedJobIds, streamCountsLine } from './backfill-figures.js';
+import { confirmAction } from './confirm.js';
+import {
+  badge,
+  emptyRow,
+  failedPlaceholder,
+  h,
+  keyedChildren,
+  replace,
+  say,
+  tableShell,
+  time,
+} from './dom.js';
+import { every } from './poll.js';
+import { readEveryStream, streamsReadDue } from './streams-pages.js';
+
+const BACKFILLS_POLL_MS = 10_000;
+const JOBS_KEY = 'change-bridge.backfill-jobs';
+const HEADERS = ['Job', 'Progress', 'Streams', 'Read', 'Webhooks', 'Where it stands'];
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** The job ids this browser started or looked up, newest first. */
+function rememberedJobs() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(JOBS_KEY) ?? '[]');
+    return Array.isArray(kept) ? kept.filter((id) => typeof id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** @param {string} id */
+function rememberJob(id) {
+  localStorage.setItem(JOBS_KEY, JSON.stringify(rememberedJobIds(rememberedJobs(), id)));
+}
+
+/**
+ * Comma-separated text as a list of its non-empty parts.
+ * @param {FormDataEntryValue | null} text
+ */
+function listOf(text) {
+  return String(text ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+}
+
+/** @param {any} job `GET /backfill/{id}` */
+function jobRow(job) {
+  const percent = `${Math.floor(job.fraction * 100)}%`;
+  return h(
+    'tr',
+    {},
+    h(
+      'td',
+      {},
+      h('code', {}, job.id),
+      job.emit ? [' ', badge('emit', 'warn')] : null,
+      h('br'),
+      h('small', {}, 'started ', time(job.startedAt)),
+    ),
+    h(
+      'td',
+      {},
+      h('progress', { max: 1, value: job.fraction, 'aria-label': `Progress of ${job.id}` }),
+      ` ${percent}`,
+    ),
+    h('td', {}, streamCountsLine(job.streamCounts)),
+    h(
+      'td',
+      {},
+      `${COUNT.format(job.recordsRead)} records read · ${COUNT.format(job.eventsPublished)} events published`,
+    ),
+    h(
+      'td',
+      {},
+      `${COUNT.format(job.webhooksDelivered)} delivered · ${COUNT.format(job.webhooksDeadLettered)} dead-lettered · ${COUNT.format(job.webhooksLeft)} left`,
+    ),
+    h('td', {}, backfillStanding(job)),
+  );
+}
+
+/** @param {{ id: string, error: string }} failed */
+function failedRow({ id, error }) {
+  return h(
+    'tr',
+    {},
+    h('td', {}, h('code', {}, id)),
+    h('td', { colspan: HEADERS.length - 1, class: 'error-text' }, error),
+  );
+}
+
+/**
+ * Renders the backfills page; returns a function that stops it.
+ * @param {HTMLElement} main
+ */
+export function renderBackfills(main) {
+  const shell = tableShell('Backfill jobs', HEADERS, true);
+  const loadingRow = emptyRow(HEADERS.length, 'Loading backfill jobs…');
+  shell.body.append(loadingRow);
+  /** @type {string[]} jobs the streams run as passes, as last read */
+  let passJobs = [];
+  /** @type {{ pages: number, readAtMs: number } | undefined} */
+  let streamsRead;
+
+  async function load() {
+    if (streamsReadDue(streamsRead, Date.now())) {
+      const listing = await readEveryStream((path) => api('GET', path)).catch((error) => {
+        failedPlaceholder(loadingRow, 'Backfill jobs', error);
+        throw error;
+      });
+      streamsRead = { pages: listing.pages, readAtMs: Date.now() };
+      passJobs = [
+        ...new Set(
+          listing.streams.map((/** @type {any} */ s) => s.backfillPass?.jobId).filter(Boolean),
+        ),
+      ].map(String);
+    }
+    const ids = [...new Set([...rememberedJobs(), ...passJobs])];
+    if (ids.length === 0) {
+      replace(
+        shell.body,
+        emptyRow(HEADERS.length, 'No backfill known here: start one above, or show one by id'),
+      );
+      return;
+    }
+    const jobs = await Promise.all(
+      ids.map((id) =>
+        api('GET', `backfill/${encodeURIComponent(id)}?streams=0`).catch(
+          (/** @type {Error} */ error) => ({ id, error: error.message }),
+        ),
+      ),
+    );
+    keyedChildren(
+      shell.body,
+      jobs,
+      (job) => JSON.stringify(job),
+      (job) => ('error' in job ? failedRow(job) : jobRow(job)),
+    );
+  }
+
+  /** @param {SubmitEvent} e */
+  async function start(e) {
+    e.preventDefault();
+    const form = /** @type {HTMLFormElement} */ (e.target);
+    const data = new FormData(form);
+    const entities = listOf(data.get('entities'));
+    const connections = listOf(data.get('connections'));
+    const emit = data.get('emit') === 'on';
+    const which = `${entities.length ? entities.join(', ') : 'every polled entity type'} of ${connections.length ? connections.join(', ') : 'every enabled connection'}`;
+    const confirmed = await confirmAction({
+      title: 'Start a backfill?',
+      message: `The streams of ${which} are read again from the history start, beside their live polls (a stream not synced yet starts its first sync again). ${emit ? 'Every entity read is published as a created event: your subscriptions get a webhook for each.' : 'Only changes are published, as the live polls would.'}`,
+      action: 'Start backfill',
+    });
+    if (!confirmed) return;
+    try {
+      const job = await api('POST', 'backfill', {
+        ...(entities.length ? { entities } : {}),
+        ...(connections.length ? { connections } : {}),
+        emit,
+      });
+      rememberJob(job.id);
+      form.reset();
+      say(`Backfill ${job.id} started`);
+    } catch (error) {
+      say(`Starting a backfill failed: ${/** @type {Error} */ (error).message}`, true);
+    }
+    await poller.now();
+  }
+
+  /** @param {SubmitEvent} e */
+  async function show(e) {
+    e.preventDefault();
+    const form = /** @type {HTMLFormElement} */ (e.target);
+    const id = String(new FormData(form).get('job') ?? '').trim();
+    if (!id) return;
+    rememberJob(id);
+    form.reset();
+    await poller.now();
+  }
+
+  replace(
+    main,
+    h(
+      'form',
+      { class: 'add-form', 'aria-labelledby': 'backfill-title', onsubmit: start },
+      h('h2', { id: 'backfill-title' }, 'Start a backfill'),
+      h('label', { for: 'bf-entities' }, 'Entity types'),
+      h('input', { id: 'bf-entities', name: 'entities', placeholder: 'every polled one' }),
+      h('label', { for: 'bf-connections' }, 'Connections'),
+      h('input', {
+        id: 'bf-connections',
+        name: 'connections',
+        placeholder: 'every enabled connection',
+      }),
+      h(
+        'label',
+        {},
+        h('input', { type: 'checkbox', name: 'emit' }),
+        ' Publish every entity as created',
+      ),
+      h('button', { type: 'submit' }, 'Start backfill'),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'backfills-title' },
+      h('h2', { id: 'backfills-title' }, 'Backfill jobs'),
+      h(
+        'p',
+        { class: 'muted' },
+        'The jobs the streams run as passes, and those started or shown from this browser.',
+      ),
+      h(
+        'form',
+        { class: 'filters', role: 'search', 'aria-label': 'Show a backfill job', onsubmit: show },
+        h('label', { for: 'bf-job' }, 'Job id'),
+        h('input', { id: 'bf-job', name: 'job', placeholder: 'bf_…' }),
+        h('button', { type: 'submit' }, 'Show job'),
+      ),
+      h('div', { class: 'scroll' }, shell.table),
+    ),
+  );
+  const poller = every(load, BACKFILLS_POLL_MS);
+  return poller.stop;
+}
