@@ -200,6 +200,27 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
     await page.getByRole('dialog').getByRole('button', { name: 'Disable' }).click();
     await row.getByText('disabled', { exact: true }).waitFor();
     await row.getByRole('button', { name: 'Enable' }).waitFor();
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+
+    // The connection of the CONNECTOR_* variables, with where its streams stand.
+    await page.getByRole('navigation').getByRole('link', { name: 'Connections' }).click();
+    await page
+      .getByRole('table', { name: 'Connections' })
+      .getByRole('row')
+      .filter({ hasText: 'CONNECTOR_*' })
+      .getByText(/^\d+ streams?: \d+ /)
+      .waitFor();
+    // A backfill of one entity type, started here, shows its progress.
+    await page.getByRole('navigation').getByRole('link', { name: 'Backfills' }).click();
+    await page.getByLabel('Entity types').fill('customer');
+    await page.getByRole('button', { name: 'Start backfill' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Start backfill' }).click();
+    await page
+      .getByRole('table', { name: 'Backfill jobs' })
+      .getByText(/^1 stream: /)
+      .waitFor();
     expect(receiver.rejected).toBe(0);
     expect(pageErrors).toEqual([]);
     // What the admin API's cross-site protections ask for: its own origin, JSON bodies.
