@@ -81,6 +81,7 @@ function hostileAnswer(method: string, path: string): FakeAnswer | undefined {
             parkedReason: HOSTILE,
             strategy: HOSTILE,
             watermark: HOSTILE,
+            backfillPass: { jobId: HOSTILE, watermark: AT, windowInProgress: null },
           }),
         ],
         budgets: [
@@ -169,6 +170,42 @@ function hostileAnswer(method: string, path: string): FakeAnswer | undefined {
     };
   if (pathname === '/openapi.json')
     return { body: { openapi: HOSTILE, paths: { [HOSTILE]: { get: { summary: HOSTILE } } } } };
+  if (pathname === '/connections')
+    return {
+      body: {
+        connections: [
+          {
+            id: HOSTILE,
+            enabled: true,
+            createdAt: HOSTILE,
+            origin: 'store',
+            entities: [HOSTILE],
+            error: HOSTILE,
+          },
+        ],
+      },
+    };
+  if (pathname.startsWith('/backfill/'))
+    return {
+      body: {
+        id: HOSTILE,
+        startedAt: HOSTILE,
+        emit: true,
+        fraction: 0.5,
+        done: false,
+        deliveryDone: false,
+        streams: [],
+        recordsRead: 1,
+        eventsPublished: 1,
+        webhooksDelivered: 0,
+        webhooksDeadLettered: 0,
+        webhooksLeft: 1,
+        eventsQueued: 0,
+        elapsedSeconds: 1,
+        finishedAt: null,
+        etaSeconds: null,
+      },
+    };
   return undefined;
 }
 
@@ -245,6 +282,17 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     await page.locator('article.delivery code.excerpt').waitFor();
     await page.goto(`${fake.url}/#/api`);
     await page.getByRole('table', { name: 'Operations' }).getByText(HOSTILE).first().waitFor();
+    expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
+    await page.goto(`${fake.url}/#/dead-letters?subscription=sub_1`);
+    await page
+      .getByRole('table', { name: /^Dead letters/ })
+      .getByText(HOSTILE)
+      .first()
+      .waitFor();
+    await page.goto(`${fake.url}/#/connections`);
+    await page.getByRole('table', { name: 'Connections' }).getByText(HOSTILE).first().waitFor();
+    await page.goto(`${fake.url}/#/backfills`);
+    await page.getByRole('table', { name: 'Backfill jobs' }).getByText(HOSTILE).first().waitFor();
     expect(await injected(page)).toEqual({ xss: null, elements: 0, links: [] });
     expect(problems).toEqual([]);
   }, 90_000);
@@ -325,6 +373,12 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
       expect(await pageWidth()).toBeLessThanOrEqual(420);
       await page.goto(`${fake.url}/#/api`);
       await page.getByRole('table', { name: 'Operations' }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(420);
+      await page.goto(`${fake.url}/#/backfills`);
+      await page.getByRole('table', { name: 'Backfill jobs' }).waitFor();
+      expect(await pageWidth()).toBeLessThanOrEqual(420);
+      await page.goto(`${fake.url}/#/dead-letters?subscription=sub_1BFQRJHEHMSZ4RZGKZMAKWBVGH`);
+      await page.getByRole('table', { name: /^Dead letters/ }).waitFor();
       expect(await pageWidth()).toBeLessThanOrEqual(420);
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
