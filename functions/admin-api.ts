@@ -153,6 +153,8 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
   const dispatcher = buildWebhookDeps(config.webhooks, dynamo, undefined, DEFAULT_RETRY_OPTIONS);
   const state = new DynamoDbStateStore({ client: dynamo, tableName: config.tableName });
   const connections = new DynamoDbConnectionStore({ client: dynamo, tableName: config.tableName });
+  // One cipher for the container: `connections add` seals with it, the connector proxy opens.
+  const cipher = createKmsTokenCipher(config.poll.tokenKeyArn);
   const startedAt = systemClock.now();
   return {
     webhooks: createWebhookService({
@@ -162,14 +164,11 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
       randomBytes: systemRandomBytes,
     }),
     state,
-    writeThrough: buildAdminWriteThrough(
-      config.poll,
-      process.env,
-      state,
-      dynamo,
-      logUnpublishedWrite(logger),
+    writeThrough: buildAdminWriteThrough(config.poll, process.env, state, dynamo, {
+      connections: { store: connections, cipher },
+      onPublishError: logUnpublishedWrite(logger),
       // As the poller: an error log and EventsFailed (the EventsRefused alarm's metric).
-      (refusals) => {
+      onRefused: (refusals) => {
         for (const { failure, subject } of refusals) {
           logger.error(describeRefusal(failure, subject), { ...failure, subject });
           metrics
@@ -182,7 +181,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
             .addMetric(BRIDGE_METRICS.eventsFailed, MetricUnit.Count, 1);
         }
       },
-    ),
+    }),
     streams: adminStreamDefinitions(config.poll, connections),
     streamListLimit: STREAM_LIST_LIMIT,
     // Behind API Gateway's 29 s: a removal hides the streams, a poller's purge job empties them.
@@ -190,7 +189,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     streamListBytes: STREAM_LIST_BYTES,
     connections: {
       store: connections,
-      cipher: createKmsTokenCipher(config.poll.tokenKeyArn),
+      cipher,
       state,
       clock: systemClock,
       // The CDK props' connections: polled from their own secrets, read-only here.

@@ -244,6 +244,8 @@ export class ChangeBridgeRuntime extends Construct {
     grantListRules(this.adminFunction);
     grantSend(eventsQueue, this.adminFunction);
     for (const secret of state.connectionSecrets.values()) secret.grantRead(this.adminFunction);
+    // Its proxy writes through stored connections too: their endpoint and ClientToken.
+    state.deploymentSecret.grantRead(this.adminFunction);
     // `connections add` seals a token under a new data key (GenerateDataKey); README lets the
     // admin API open one too (Decrypt): the two calls of KmsDataKeyProvider, nothing more.
     state.connectionTokenKey.grant(this.adminFunction, 'kms:GenerateDataKey', 'kms:Decrypt');

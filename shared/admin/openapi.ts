@@ -74,11 +74,13 @@ function connectorErrorResponses(
 ): Record<string, unknown> {
   const refused = `${PASSED_THROUGH}: the connection's tokens were refused`;
   const validation = `${PASSED_THROUGH}: server-side validation, e.g. an email another customer uses`;
+  const unwritable = 'The connection named is disabled, or its token does not open (`{error}`)';
   return {
     // connector-api.md, Errors: the conflict error is listed only for restrictions/clear.
-    ...(operationId === 'connectorRestrictionsClear'
-      ? { '409': errorResponse(`Conflict: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF) }
-      : {}),
+    '409':
+      operationId === 'connectorRestrictionsClear'
+        ? errorResponse(`${unwritable}, or Conflict: ${PASSED_THROUGH}`, EITHER_ERROR)
+        : errorResponse(unwritable),
     '400': errorResponse(
       `The body refused by the bridge before anything is sent (\`{error, field}\`), or ${PASSED_THROUGH}: a client error`,
       EITHER_ERROR,
@@ -168,7 +170,7 @@ function operationOf(
   if (route.path.includes('{')) responses['404'] = errorResponse('Unknown id');
   if (route.tag === 'connector') {
     responses['404'] = errorResponse(
-      'No connection for the proxy (none configured; in AWS, several connections)',
+      'No such connection (`connectionId` unknown or removed), or none named where there is no default (in AWS, none or several connections of the props)',
     );
   }
   const conflict = CONFLICTS[route.operationId];

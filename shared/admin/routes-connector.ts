@@ -1,16 +1,37 @@
 import { z } from 'zod';
+import { ConnectionIdSchema } from '../connections/connection.ts';
+import { ConnectionNotFoundError } from '../connections/connection-admin.ts';
 import { refuseCredentialFields } from '../connector/credential-fields.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import { OPERATION_NAMES, OPERATIONS, type OperationName } from '../connector/operations.ts';
+import { ConnectionUnwritableError } from '../writes/connection-write-through.ts';
 import { isWriteOperation } from '../writes/events-of-write.ts';
-import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
-import { EmptySchema } from './schemas.ts';
+import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 
 /** The connector's answer, passed through unchanged (success body or error body). */
 const ConnectorAnswerSchema = z.looseObject({});
 
 /** Every request body is a JSON object (the operation's schema checked it in detail). */
 const RequestBodySchema = z.record(z.string(), z.unknown());
+
+/** Which connection's credentials a proxied call goes with. */
+export const ConnectorProxyQuerySchema = z
+  .object({
+    connectionId: ConnectionIdSchema.optional().meta({
+      description:
+        "The connection whose credentials the call goes with, one added at run time included; default: the environment's (`local` under `start`; in AWS the only connection of the props)",
+    }),
+  })
+  .strict();
+
+/** The proxy's connection lookup failures as the router answers them: unknown 404, unusable 409. */
+function connectionRefusal(error: unknown): unknown {
+  if (error instanceof ConnectionNotFoundError)
+    return new AdminNotFoundError(error.message, { cause: error });
+  if (error instanceof ConnectionUnwritableError)
+    return new AdminConflictError(error.message, { cause: error });
+  return error;
+}
 
 function operationId(name: string): string {
   const [entity = '', operation = ''] = name.split('/');
@@ -25,19 +46,23 @@ function proxyRoute(name: OperationName): AdminRoute {
     path: spec.path,
     operationId: operationId(name),
     summary: write
-      ? `${name} through the bridge with the configured credentials; events are published at once on success`
-      : `${name} through the bridge with the configured credentials`,
+      ? `${name} through the bridge with the credentials of the connection named (connectionId), else the default one; events are published at once on success`
+      : `${name} through the bridge with the credentials of the connection named (connectionId), else the default one`,
     tag: 'connector',
-    query: EmptySchema,
+    query: ConnectorProxyQuerySchema,
     // Strict: ClientToken, AccessToken and Client are refused (400): they come from the bridge.
     body: spec.request,
     success: { status: 200, schema: ConnectorAnswerSchema },
-    handle: async ({ body }, deps) => {
+    handle: async ({ body, query }, deps) => {
       if (!deps.writeThrough) {
         throw new AdminNotFoundError('no connection is configured for the connector proxy');
       }
       try {
-        const result = await deps.writeThrough.forward(name, RequestBodySchema.parse(body));
+        const result = await deps.writeThrough.forward(
+          name,
+          RequestBodySchema.parse(body),
+          query.connectionId,
+        );
         // A 429's Retry-After tells the caller when to come back, as it told the bridge.
         const headers = Object.keys(result.headers).length > 0 ? { headers: result.headers } : {};
         return { status: result.status, body: result.body, ...headers };
@@ -55,7 +80,7 @@ function proxyRoute(name: OperationName): AdminRoute {
               : '';
           return { status: 502, body: { error: `${error.message}${unknown}` } };
         }
-        throw error;
+        throw connectionRefusal(error);
       }
     },
   });

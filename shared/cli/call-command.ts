@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ZodError } from 'zod';
+import { ConnectionIdSchema } from '../connections/connection.ts';
 import { applyPortfolioScope } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import {
@@ -142,11 +143,30 @@ interface CallFlags {
   json?: boolean;
   viaBridge?: boolean;
   api?: string;
+  connection?: string;
+}
+
+/**
+ * The connection `--connection` names, checked as the bridge checks it; undefined without it.
+ * @throws CliExit(2) for an id that is no connection id, or with a direct call (whose
+ * credentials are the CONNECTOR_* variables).
+ */
+function connectionFlag(flags: CallFlags, viaBridge: boolean): string | undefined {
+  if (flags.connection === undefined) return undefined;
+  if (!viaBridge)
+    throw new CliExit(
+      EXIT_USAGE,
+      '--connection: only with --via-bridge (or --api): a direct call goes with the CONNECTOR_* variables',
+    );
+  const parsed = ConnectionIdSchema.safeParse(flags.connection);
+  if (!parsed.success)
+    throw new CliExit(EXIT_USAGE, '--connection: must be 1 to 64 letters, digits, _ or -');
+  return parsed.data;
 }
 
 /**
  * Registers `change-bridge call OPERATION [--data JSON | --data @file.json] [--via-bridge]
- * [--api URL]`.
+ * [--api URL] [--connection ID]`.
  */
 export function registerCallCommand(
   program: Command,
@@ -172,14 +192,27 @@ export function registerCallCommand(
       '--api <url>',
       'admin API base URL for --via-bridge (default http://127.0.0.1:$BRIDGE_PORT)',
     )
+    .option(
+      '--connection <id>',
+      "with --via-bridge: the connection whose credentials the call goes with, one added with `connections add` included (default: the bridge's own: `local` under start, in AWS the only connection of the props)",
+    )
     .action(async (operation: string, options: CallFlags) => {
+      const viaBridge = options.viaBridge === true || options.api !== undefined;
+      const connectionId = connectionFlag(options, viaBridge);
       const body = await readJsonArgument(options.data);
       const print = (value: unknown) =>
         io.out(options.json ? JSON.stringify(value) : JSON.stringify(value, null, 2));
-      if (options.viaBridge || options.api !== undefined) {
+      if (viaBridge) {
         const valid = validateCallBody(operation, body, 'bridge');
         const api = resolveApiUrl(options.api, process.env);
-        const result = await callViaBridge(api, valid.name, valid.body, process.env);
+        const result = await callViaBridge(
+          api,
+          valid.name,
+          valid.body,
+          process.env,
+          undefined,
+          connectionId,
+        );
         if (result.status !== 200) throw bridgeCallFailure(valid.name, result);
         // Nothing to print: the connector's answer breaks its contract (a JSON object).
         if (result.body === undefined) {

@@ -34,8 +34,9 @@ const MAYBE_APPLIED_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 504]
 
 /**
  * Sends one operation through the bridge's connector proxy
- * (`POST <api>/api/connector/v1/<operation>`): the bridge adds the connection's credentials
- * and publishes the events of a successful write. Sends `BRIDGE_ADMIN_TOKEN` as a bearer
+ * (`POST <api>/api/connector/v1/<operation>`, `?connectionId=` when `connectionId` is given):
+ * the bridge adds the credentials of that connection (else of its default one) and publishes
+ * the events of a successful write. Sends `BRIDGE_ADMIN_TOKEN` as a bearer
  * token when set. Never sends connector tokens.
  * @throws CliExit(1) when the admin API cannot be reached, does not answer within `timeoutMs`
  * (the bridge's own answer is due 25 s after the call) or answers something not JSON.
@@ -46,6 +47,7 @@ export async function callViaBridge(
   body: object,
   env: Record<string, string | undefined>,
   timeoutMs = ADMIN_REQUEST_TIMEOUT_MS,
+  connectionId?: string,
 ): Promise<BridgeCallResult> {
   const token = adminTokenFrom(env);
   const signal = AbortSignal.timeout(timeoutMs);
@@ -57,7 +59,9 @@ export async function callViaBridge(
     );
   let response: Response;
   try {
-    response = await fetch(`${apiUrl}/api/connector/v1/${operation}`, {
+    const query =
+      connectionId === undefined ? '' : `?connectionId=${encodeURIComponent(connectionId)}`;
+    response = await fetch(`${apiUrl}/api/connector/v1/${operation}${query}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

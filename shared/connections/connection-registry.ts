@@ -14,6 +14,8 @@ export interface PolledConnection {
   id: string;
   definitions: readonly StreamDefinition[];
   client: ConnectorClient;
+  /** The credentials its client sends, for the connector proxy (absent: not written through). */
+  connector?: ConnectorConfig;
   /** Aborted when the connection is disabled or removed: its in-flight poll stops at once. */
   signal: AbortSignal;
   /**
@@ -212,13 +214,13 @@ export class ConnectionRegistry {
       const stop = new AbortController();
       const polls = new Set<Promise<unknown>>();
       this.definitionsCache = undefined;
+      const connector = connectorConfigOf(this.deps.deployment, connection, accessToken);
       this.active.set(id, {
         id,
         key: registrationKey(connection),
         definitions: streamsOfConnection(connection, this.deps.settings, this.deps.tracked),
-        client: this.deps.createClient(
-          connectorConfigOf(this.deps.deployment, connection, accessToken),
-        ),
+        client: this.deps.createClient(connector),
+        connector,
         signal: stop.signal,
         stop,
         polls,

@@ -30,7 +30,8 @@ import { LOCAL_STREAM_STATE_SHARDS } from '../state/stream-state-shards.ts';
 import { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import type { WebhookService } from '../webhooks/service.ts';
-import { createWriteThrough } from '../writes/write-through.ts';
+import { createConnectionWriteThrough } from '../writes/connection-write-through.ts';
+import { registryWritableConnection } from '../writes/registry-writable-connection.ts';
 import { type ConnectorSource, openConnectorSource } from './connector-source.ts';
 import { closePrivateFolders, ensureDataDir, STORE_FOLDER } from './data-dir.ts';
 import type { DemoReceiver } from './demo-receiver.ts';
@@ -219,6 +220,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         id: LOCAL_CONNECTION_ID,
         definitions: streams,
         client,
+        connector: source.connection,
         signal: new AbortController().signal,
       },
       fixedView: environmentConnectionView(LOCAL_CONNECTION_ID, localSettings, clock.now()),
@@ -283,14 +285,21 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     });
     stopOnFailedStart.push(() => pollLoop.stop());
 
-    const writeThrough = createWriteThrough({
+    // Any connection the process polls, named by the call (`local` when none is): one added at
+    // run time is writable at once, one disabled or removed no longer.
+    const writeThrough = createConnectionWriteThrough({
       snapshotGate,
-      connectionId: LOCAL_CONNECTION_ID,
-      connector: source.connection,
-      scope: source.scope,
+      connectionFor: (connectionId) =>
+        registryWritableConnection(connectionId, {
+          registry: connections.registry,
+          store: connections.admin.store,
+          defaultId: LOCAL_CONNECTION_ID,
+          ...(connections.admin.notPolledBecause
+            ? { notPolledBecause: connections.admin.notPolledBecause }
+            : {}),
+        }),
       publisher,
       state,
-      streams,
       clock,
       // The pollers' budget of the token: the proxy's requests count in it.
       clientDeps,

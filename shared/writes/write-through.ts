@@ -1,6 +1,7 @@
 import { DEFAULT_VOLATILE_FIELDS } from '../changes/canonical.ts';
 import type { EntityRecord, Scope } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
+import { ConnectionNotFoundError } from '../connections/connection-admin.ts';
 import { type ConnectorClientDeps, createConnectorCaller } from '../connector/client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import { withoutTokens } from '../connector/credential-fields.ts';
@@ -102,7 +103,18 @@ function passedHeaders(raw: RawResponse): Record<string, string> {
 
 /** Forwards connector operations and publishes the events of successful writes. */
 export interface WriteThrough {
-  forward(operation: OperationName, body: EntityRecord): Promise<ForwardResult>;
+  /**
+   * Sends `operation` with the credentials of `connectionId` (absent: the proxy's default
+   * connection).
+   * @throws ConnectionNotFoundError when no such connection exists (or it was removed),
+   * ConnectionUnwritableError when it exists but cannot be written through (disabled, its
+   * token not opened).
+   */
+  forward(
+    operation: OperationName,
+    body: EntityRecord,
+    connectionId?: string,
+  ): Promise<ForwardResult>;
   close(): Promise<void>;
 }
 
@@ -284,7 +296,10 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
   }
 
   return {
-    async forward(operation, body) {
+    async forward(operation, body, connectionId) {
+      // One connection's proxy: another named is none of its own.
+      if (connectionId !== undefined && connectionId !== options.connectionId)
+        throw new ConnectionNotFoundError(`connection ${connectionId} does not exist`);
       const answerDue = options.clock.now() + PROXY_ANSWER_MS;
       let last: RawResponse | undefined;
       const recording: HttpTransport = {

@@ -158,10 +158,15 @@ describe('OpenAPI document', () => {
     const with409 = ADMIN_ROUTES.filter(
       (route) => operation(doc, route.method.toLowerCase(), route.path).responses['409'],
     ).map((route) => route.operationId);
+    // Every connector proxy route: the connection it names may be disabled.
+    const connector = ADMIN_ROUTES.filter((route) => route.tag === 'connector').map(
+      (route) => route.operationId,
+    );
+    expect(connector).toContain('connectorRestrictionsClear');
     expect(with409.sort()).toEqual(
       [
+        ...connector,
         'addConnection',
-        'connectorRestrictionsClear',
         'disableConnection',
         'enableConnection',
         'pingSubscription',

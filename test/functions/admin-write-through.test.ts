@@ -10,6 +10,9 @@ import {
   writeThroughConnection,
 } from '../../functions/admin-write-through.ts';
 import { readPollLambdaEnv } from '../../functions/poll-env.ts';
+import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts';
+import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
+import { createTokenCipher } from '../../shared/connections/token-cipher.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 
@@ -23,6 +26,12 @@ const ENV = {
   PUBLISH_EVENT_BUS_NAME: 'bridge-bus',
   PUBLISH_EVENT_SOURCE: 'change-bridge',
   DISPATCH_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch',
+};
+
+/** No connection stored at run time. */
+const NO_STORED = {
+  store: new MemoryConnectionStore(),
+  cipher: createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 9))),
 };
 
 describe('admin function write-through (AWS wiring)', () => {
@@ -46,13 +55,20 @@ describe('admin function write-through (AWS wiring)', () => {
     await sim.close();
   });
 
-  it('is on only for a single configured connection', () => {
+  it('writes through the only props connection when a call names none, and through none with several', async () => {
     expect(writeThroughConnection(readPollLambdaEnv(ENV, 0))).toBe('main');
     const two = readPollLambdaEnv(
       { ...ENV, CONNECTION_SECRET_ARNS: JSON.stringify({ a: ARN, b: ARN }) },
       0,
     );
-    expect(buildAdminWriteThrough(two, ENV, new MemoryStateStore(), dynamo)).toBeUndefined();
+    expect(writeThroughConnection(two)).toBeUndefined();
+    const writeThrough = buildAdminWriteThrough(two, ENV, new MemoryStateStore(), dynamo, {
+      connections: NO_STORED,
+    });
+    await expect(writeThrough.forward('taxEnvironments/getAll', {})).rejects.toThrow(
+      /name the connection to write through: the connectionId query parameter/,
+    );
+    await writeThrough.close();
   });
 
   it('writes with the credentials of the connection secret, feeds the dispatch queue and puts a rule-matched event on the bus', async () => {
@@ -82,7 +98,8 @@ describe('admin function write-through (AWS wiring)', () => {
       ENV,
       new MemoryStateStore(),
       dynamo,
-    )!;
+      { connections: NO_STORED },
+    );
     const rule = [...sim.controls.model.routingRules.all()][0]!.record;
     const result = await writeThrough.forward('routingRules/update', {
       RoutingRuleUpdates: [{ RoutingRuleId: rule.Id, RouteType: { Value: 'AllStayItems' } }],
@@ -116,7 +133,8 @@ describe('admin function write-through (AWS wiring)', () => {
       ENV,
       new MemoryStateStore(),
       dynamo,
-    )!;
+      { connections: NO_STORED },
+    );
     const result = await writeThrough.forward('taxEnvironments/getAll', {});
     expect(result.status).toBe(200);
     await writeThrough.close();
@@ -160,12 +178,14 @@ describe('admin function write-through (AWS wiring)', () => {
       ENV,
       new MemoryStateStore(),
       dynamo,
-      undefined,
-      (refusals) => {
-        for (const { failure, subject } of refusals)
-          refused.push({ code: failure.code, target: failure.target, subject });
+      {
+        connections: NO_STORED,
+        onRefused: (refusals) => {
+          for (const { failure, subject } of refusals)
+            refused.push({ code: failure.code, target: failure.target, subject });
+        },
       },
-    )!;
+    );
     // The first rule with its route type changed: an update, so one event.
     const rule = [...sim.controls.model.routingRules.all()][0]!.record;
     const next = rule.RouteType === 'AllStayItems' ? 'SelectedStayItems' : 'AllStayItems';

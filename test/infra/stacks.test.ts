@@ -447,6 +447,20 @@ describe('runtime stack', () => {
     );
   });
 
+  it('lets the poller and the admin API (its proxy writes through stored connections) read the deployment secret', () => {
+    const deployment = logicalId(built.stateful.state.deploymentSecret);
+    const readsDeployment = (role: IConstruct) =>
+      statementsOf(role)
+        .filter((statement) => JSON.stringify(statement.Resource).includes(deployment))
+        .flatMap(actionsOf)
+        .includes('secretsmanager:GetSecretValue');
+    const { poller, adminFunction, planner, dispatcher } = built.runtime.runtime;
+    expect(readsDeployment(poller.role!)).toBe(true);
+    expect(readsDeployment(adminFunction.role!)).toBe(true);
+    expect(readsDeployment(planner.role!)).toBe(false);
+    expect(readsDeployment(dispatcher.role!)).toBe(false);
+  });
+
   it('keeps stored AccessTokens under their own rotated KMS key: the poller decrypts, the admin API seals, the planner never touches it', () => {
     const tokenKey = logicalId(built.stateful.state.connectionTokenKey);
     stateful.hasResource('AWS::KMS::Key', {
