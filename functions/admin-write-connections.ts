@@ -13,6 +13,7 @@ import {
   loadDeploymentSecret,
 } from '../shared/connector/connection-secrets.ts';
 import type { ConnectorConfig } from '../shared/connector/connector-config.ts';
+import { storedConnectionCredentials } from '../shared/connector/credential-fields.ts';
 import { BridgeError } from '../shared/errors.ts';
 import { LoadingCache } from '../shared/loading-cache.ts';
 import {
@@ -31,6 +32,24 @@ export function writeThroughConnection(
 ): string | undefined {
   const ids = Object.keys(config.secretIds);
   return ids.length === 1 ? ids[0] : undefined;
+}
+
+/**
+ * Where the credentials of a connection the admin function's proxy writes through come from,
+ * for messages: a props connection's secret, a stored connection's sealed AccessToken and the
+ * deployment secret; with none named and no default, the connection the call must name. Pure.
+ */
+export function adminConnectionCredentials(
+  config: Pick<PollLambdaConfig, 'secretIds'>,
+): (connectionId: string | undefined) => string {
+  return (named) => {
+    const id = named ?? writeThroughConnection(config);
+    if (id === undefined) return 'the connection the call names (connectionId)';
+    const secretId = config.secretIds[id];
+    return secretId === undefined
+      ? storedConnectionCredentials(id, 'the ClientToken of the deployment secret')
+      : `connection ${id} (its secret ${secretId})`;
+  };
 }
 
 /** What {@link adminWritableConnections} reads credentials from. */

@@ -13,6 +13,7 @@ import { createConnectionWriteThrough } from '../shared/writes/connection-write-
 import type { WriteThrough, WriteThroughOptions } from '../shared/writes/write-through.ts';
 import {
   type AdminWriteConnectionDeps,
+  adminConnectionCredentials,
   adminWritableConnections,
 } from './admin-write-connections.ts';
 import type { PollLambdaConfig } from './poll-env.ts';
@@ -65,6 +66,7 @@ export function buildAdminWriteThrough(
       secrets: new SecretsManagerClient({}),
       ...extras.connections,
     }),
+    credentialsOf: adminConnectionCredentials(config),
     publisher,
     state,
     clock: systemClock,

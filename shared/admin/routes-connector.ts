@@ -88,7 +88,14 @@ function proxyRoute(name: OperationName): AdminRoute {
     ...route,
     // A credential in the body is named with why, before the schema calls it an unknown field.
     invoke(request, id, deps) {
-      refuseCredentialFields(request.body, `${name} request`);
+      // Named as the user configured the connection called: a stored one's token is no variable's.
+      const query = ConnectorProxyQuerySchema.safeParse(request.query);
+      const connectionId = query.success ? query.data.connectionId : undefined;
+      refuseCredentialFields(
+        request.body,
+        `${name} request`,
+        deps.writeThrough?.credentialsOf?.(connectionId),
+      );
       return route.invoke(request, id, deps);
     },
   };

@@ -8,6 +8,7 @@ import {
   type PortfolioScope,
   parsePortfolioScope,
 } from '../connector/connector-config.ts';
+import { ENVIRONMENT_CREDENTIALS } from '../connector/credential-fields.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import { parseRequestFor } from '../connector/ignored-scope.ts';
 import {
@@ -66,11 +67,24 @@ export type CallScope = PortfolioScope | 'bridge' | undefined;
 const BRIDGE_FILLS = '00000000-0000-4000-8000-000000000000';
 
 /**
+ * Where a call's credentials come from, as a refused credential field names it: the
+ * CONNECTOR_* variables for a direct call; the bridge's connection (`--connection`, else its
+ * default) for one through the bridge, where those variables are not what it sends. Pure.
+ */
+function callCredentials(scope: CallScope, connectionId: string | undefined): string {
+  if (scope !== 'bridge') return ENVIRONMENT_CREDENTIALS;
+  return connectionId === undefined
+    ? "the bridge's default connection, by the bridge (another with --connection)"
+    : `connection ${connectionId}, by the bridge`;
+}
+
+/**
  * Validates `body` for `operation` without sending anything, as the client would send it:
  * completed with the Portfolio Access Token scope (`scope`) first, so a body that leaves
  * `ChainIds` to the configured scope is not refused for naming no filter. Without a scope the
  * token is an ordinary AccessToken, whose `ChainIds` is no filter (connector-api.md #1).
- * Returns the body as given.
+ * Returns the body as given. A credential in it is refused naming where the call's credentials
+ * come from (the bridge's `connectionId` for a call through the bridge).
  * @throws CliExit(2) for an unknown operation; ValidationError naming the field otherwise, in
  * plain words (`Limitation.Count: must be at least 1`).
  */
@@ -78,6 +92,7 @@ export function validateCallBody(
   operation: string,
   body: unknown,
   scope?: CallScope,
+  connectionId?: string,
 ): { name: OperationName; body: object } {
   if (!isOperationName(operation)) {
     throw new CliExit(
@@ -94,7 +109,7 @@ export function validateCallBody(
   const credential = scope === undefined ? 'ordinary' : 'portfolio-or-unknown';
   const what = `${operation} request`;
   try {
-    parseRequestFor(spec, completed, credential, what);
+    parseRequestFor(spec, completed, credential, what, callCredentials(scope, connectionId));
   } catch (error) {
     // Named by its JSON fields, in plain words rather than zod's (`Limitation.Count: must be at least 1`).
     if (error instanceof ValidationError && error.cause instanceof ZodError) {
@@ -203,7 +218,7 @@ export function registerCallCommand(
       const print = (value: unknown) =>
         io.out(options.json ? JSON.stringify(value) : JSON.stringify(value, null, 2));
       if (viaBridge) {
-        const valid = validateCallBody(operation, body, 'bridge');
+        const valid = validateCallBody(operation, body, 'bridge', connectionId);
         const api = resolveApiUrl(options.api, process.env);
         const result = await callViaBridge(
           api,

@@ -4,22 +4,42 @@ import { isJsonObject } from '../json-object.ts';
 /** The fields of a Connector API envelope that carry its credentials. */
 export const CREDENTIAL_FIELDS = ['ClientToken', 'AccessToken', 'Client'] as const;
 
+/** Where a direct call's credentials, and the `local` connection's, come from. */
+export const ENVIRONMENT_CREDENTIALS = 'the CONNECTOR_* variables';
+
+/** Where the credentials come from when the caller knows no better (the client's own guard). */
+export const CONFIGURED_CREDENTIALS = 'the configured connection';
+
 /**
- * Refuses a request body that carries a credential field: the bridge, or the CLI from the
- * CONNECTOR_* variables, adds them itself, so one in the body is a mistake, and a token where
- * it does not belong. Named with why, not only as an unknown field.
- * @throws ValidationError naming the first credential field, labelled `what`.
- * @example refuseCredentialFields({ AccessToken: 't' }, 'customers/getAll request') // throws
+ * Where the credentials of a connection added at run time come from, for messages: its
+ * AccessToken as `connections add` stored it and the deployment's ClientToken, `clientToken`
+ * (the CONNECTOR_* variables do not hold its AccessToken). Pure.
+ * @example storedConnectionCredentials('hotel-2', "the deployment's ClientToken")
  */
-export function refuseCredentialFields(body: unknown, what: string): void {
+export function storedConnectionCredentials(connectionId: string, clientToken: string): string {
+  return `connection ${connectionId} (its AccessToken as \`connections add\` stored it, ${clientToken})`;
+}
+
+/**
+ * Refuses a request body that carries a credential field: the bridge, or the CLI, adds them
+ * itself from `source` (what the user configured: {@link ENVIRONMENT_CREDENTIALS}, a stored
+ * connection, a connection secret), so one in the body is a mistake, and a token where it does
+ * not belong. Named with why, not only as an unknown field.
+ * @throws ValidationError naming the first credential field, labelled `what`.
+ * @example refuseCredentialFields({ AccessToken: 't' }, 'customers/getAll request', ENVIRONMENT_CREDENTIALS) // throws
+ */
+export function refuseCredentialFields(
+  body: unknown,
+  what: string,
+  source: string = CONFIGURED_CREDENTIALS,
+): void {
   if (!isJsonObject(body)) return;
   const field = CREDENTIAL_FIELDS.find((name) => name in body);
   if (field === undefined) return;
   throw new ValidationError(what, [
     {
       path: field,
-      message:
-        'leave it out: ClientToken, AccessToken and Client are added from the configured connection (the CONNECTOR_* variables)',
+      message: `leave it out: ClientToken, AccessToken and Client are added from ${source}`,
     },
   ]);
 }

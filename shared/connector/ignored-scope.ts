@@ -22,7 +22,8 @@ export function readByOrdinaryToken(
  * Parses a request body strictly and, when the credential is known to be an ordinary
  * AccessToken, checks it also as the service reads it ({@link readByOrdinaryToken}), so a
  * customers/getAll whose only filter is `ChainIds` is refused as the service refuses it.
- * Returns the parsed body (a `ChainIds` given stays in it).
+ * Returns the parsed body (a `ChainIds` given stays in it). A credential field is refused
+ * naming `credentialSource`, where the credentials come from (see refuseCredentialFields).
  * @throws ValidationError naming the field, labelled `what`.
  */
 export function parseRequestFor(
@@ -30,8 +31,9 @@ export function parseRequestFor(
   body: unknown,
   credential: 'ordinary' | 'portfolio-or-unknown',
   what: string,
+  credentialSource?: string,
 ): Record<string, unknown> {
-  refuseCredentialFields(body, what);
+  refuseCredentialFields(body, what, credentialSource);
   const parsed = parseOrThrow(spec.request, body, what) as Record<string, unknown>;
   if (credential === 'ordinary') {
     const read = readByOrdinaryToken(spec, parsed);

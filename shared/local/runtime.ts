@@ -8,6 +8,10 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '../clo
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
+import {
+  ENVIRONMENT_CREDENTIALS,
+  storedConnectionCredentials,
+} from '../connector/credential-fields.ts';
 import { describeThrown, ValidationError } from '../errors.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { OverlapMemory } from '../polling/overlap-memory.ts';
@@ -298,6 +302,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
             ? { notPolledBecause: connections.admin.notPolledBecause }
             : {}),
         }),
+      credentialsOf: (connectionId) =>
+        connectionId === undefined || connectionId === LOCAL_CONNECTION_ID
+          ? `connection ${LOCAL_CONNECTION_ID} (${source.simulator ? "the built-in simulator's tokens" : ENVIRONMENT_CREDENTIALS})`
+          : storedConnectionCredentials(connectionId, "the deployment's ClientToken"),
       publisher,
       state,
       clock,

@@ -42,6 +42,8 @@ export interface ConnectionWriteThroughOptions
    * @throws ConnectionNotFoundError, ConnectionUnwritableError
    */
   connectionFor(connectionId: string | undefined): Promise<WritableConnection>;
+  /** Where the credentials of a connection come from (see WriteThrough.credentialsOf); no lookup. */
+  credentialsOf(connectionId: string | undefined): string;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface ConnectionWriteThroughOptions
  * {@link createWriteThrough} sends it; one keep-alive pool (`transport`) for all of them.
  */
 export function createConnectionWriteThrough(options: ConnectionWriteThroughOptions): WriteThrough {
-  const { connectionFor, transport: given, ...ports } = options;
+  const { connectionFor, credentialsOf, transport: given, ...ports } = options;
   const transport: HttpTransport = given ?? createUndiciTransport();
   const shared = borrowedTransport(transport);
   return {
@@ -69,10 +71,12 @@ export function createConnectionWriteThrough(options: ConnectionWriteThroughOpti
         scope: connection.scope,
         streams: connection.streams,
         transport: shared,
+        credentialSource: credentialsOf(connection.id),
       }).forward(operation, body);
       connection.track?.(call);
       return call;
     },
+    credentialsOf,
     close: () => transport.close(),
   };
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { ConnectionNotFoundError } from '../connections/connection-admin.ts';
 import { type ConnectorClientDeps, createConnectorCaller } from '../connector/client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
-import { withoutTokens } from '../connector/credential-fields.ts';
+import { CONFIGURED_CREDENTIALS, withoutTokens } from '../connector/credential-fields.ts';
 import { ConnectorError } from '../connector/errors.ts';
 import {
   createUndiciTransport,
@@ -68,6 +68,8 @@ export interface WriteThroughOptions {
    * (the AWS admin Lambda), the pollers' live pages of these entities are always guarded.
    */
   snapshotGate?: SnapshotWriteGate;
+  /** Where `connector` came from, for messages (default: `the configured connection`). */
+  credentialSource?: string;
 }
 
 /** The connector's answer, passed on unchanged; `events` counts what was published. */
@@ -115,6 +117,12 @@ export interface WriteThrough {
     body: EntityRecord,
     connectionId?: string,
   ): Promise<ForwardResult>;
+  /**
+   * Where the credentials of `connectionId` (absent: the default connection's) come from, as
+   * what the user configured: the CONNECTOR_* variables, a stored connection, a secret. Told
+   * to a caller who put a credential in the body.
+   */
+  credentialsOf?(connectionId: string | undefined): string;
   close(): Promise<void>;
 }
 
@@ -346,6 +354,7 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         ? { status: last.status, ...answerOf(last, tokens), events }
         : { status: 200, body: response, headers: {}, events };
     },
+    credentialsOf: () => options.credentialSource ?? CONFIGURED_CREDENTIALS,
     close: () => transport.close(),
   };
 }

@@ -111,9 +111,30 @@ describe('change-bridge call', () => {
 
   it('refuses a body carrying a connector credential, saying they are added from the configuration', () => {
     const body = { Limitation: { Count: 2 }, Extent: { Customers: true }, ClientToken: 'ct' };
-    expect(() => validateCallBody('customers/getAll', body, 'bridge')).toThrow(
-      'ClientToken: leave it out: ClientToken, AccessToken and Client are added from the configured connection (the CONNECTOR_* variables)',
+    // A direct call: the CONNECTOR_* variables are where they come from.
+    expect(() => validateCallBody('customers/getAll', body)).toThrow(
+      'ClientToken: leave it out: ClientToken, AccessToken and Client are added from the CONNECTOR_* variables',
     );
+  });
+
+  it('refuses a credential of a call through the bridge naming the bridge’s connection, not the CONNECTOR_* variables', () => {
+    const body = { Limitation: { Count: 2 }, Extent: { Customers: true }, AccessToken: 'at' };
+    const refusal = (connectionId?: string) => {
+      try {
+        validateCallBody('customers/getAll', body, 'bridge', connectionId);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(refusal('hotel-2')).toContain(
+      'AccessToken: leave it out: ClientToken, AccessToken and Client are added from connection hotel-2, by the bridge',
+    );
+    expect(refusal()).toContain(
+      "AccessToken: leave it out: ClientToken, AccessToken and Client are added from the bridge's default connection, by the bridge (another with --connection)",
+    );
+    expect(refusal('hotel-2')).not.toContain('CONNECTOR_');
+    expect(refusal()).not.toContain('CONNECTOR_');
   });
 
   it('does not take ChainIds as the filter of customers/getAll without a Portfolio Access Token scope', () => {

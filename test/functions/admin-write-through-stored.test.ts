@@ -142,4 +142,18 @@ describe('admin function write-through of connections stored at run time', () =>
     expect((await proxy.forward('taxEnvironments/getAll', {}, 'hotel-2')).status).toBe(200);
     expect(enterprisesAsked()).toEqual([hotel(2).Id]);
   });
+
+  it('says where a connection’s credentials come from: the props one’s secret, a stored one’s sealed token', async () => {
+    const proxy = await proxyWith({
+      ...ENV,
+      CONNECTION_SECRET_ARNS: JSON.stringify({ main: MAIN_ARN }),
+    });
+    expect(proxy.credentialsOf?.('main')).toBe(`connection main (its secret ${MAIN_ARN})`);
+    expect(proxy.credentialsOf?.(undefined)).toBe(`connection main (its secret ${MAIN_ARN})`);
+    expect(proxy.credentialsOf?.('hotel-2')).toBe(
+      'connection hotel-2 (its AccessToken as `connections add` stored it, the ClientToken of the deployment secret)',
+    );
+    const none = await proxyWith(ENV);
+    expect(none.credentialsOf?.(undefined)).toBe('the connection the call names (connectionId)');
+  });
 });

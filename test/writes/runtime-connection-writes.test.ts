@@ -92,4 +92,25 @@ describe('writes through a connection added at run time', () => {
     const unknown = await update('?connectionId=nowhere', 'unknown');
     expect(unknown.status).toBe(404);
   }, 30_000);
+
+  it('refuses a credential in the body naming what the named connection’s credentials come from', async () => {
+    const added = await post('/connections', {
+      id: 'hotel-3',
+      accessToken: sim.tokens.accessToken.concat('-3'),
+      entities: 'customer',
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const path = '/api/connector/v1/taxEnvironments/getAll';
+    const stored = await post(`${path}?connectionId=hotel-3`, { AccessToken: 'x' });
+    expect(stored).toMatchObject({ status: 400, body: { field: 'AccessToken' } });
+    expect(stored.body.error).toContain(
+      'ClientToken, AccessToken and Client are added from connection hotel-3 (its AccessToken as `connections add` stored it',
+    );
+    // Its AccessToken is no CONNECTOR_* variable's.
+    expect(stored.body.error).not.toContain('CONNECTOR_*');
+    const environment = await post(path, { AccessToken: 'x' });
+    expect(environment.body.error).toContain(
+      'ClientToken, AccessToken and Client are added from connection local (the CONNECTOR_* variables)',
+    );
+  });
 });

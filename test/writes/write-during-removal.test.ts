@@ -66,6 +66,7 @@ describe('a connection removed while a proxied call of it is in flight', () => {
     const proxy = createConnectionWriteThrough({
       connectionFor: (id) =>
         registryWritableConnection(id, { registry, store: connections, defaultId: 'local' }),
+      credentialsOf: () => 'test',
       publisher: { publish: async () => ({ published: 0, thinned: 0, failures: [] }) },
       state: admin.state,
       clock,
