@@ -106,4 +106,20 @@ describe('the time the webhooks left take', () => {
     expect(eta(readJob(200, 800), 2_000)).toBe(8);
     expect(eta(readJob(1000, 0), 3_000)).toBe(0);
   });
+
+  it('goes by how fast the webhooks left go down, not by live deliveries to a healthy receiver', () => {
+    const eta = deliveryPace(30_000);
+    // A slow receiver settles one of its 1,000 webhooks a second while live changes give a
+    // healthy receiver 100 a second, each delivered at once (left as many as before).
+    for (let second = 0; second <= 10; second++) {
+      const left = eta(readJob(second * 101, 1000 - second), second * 1_000);
+      if (second > 0) expect(left).toBe(Math.ceil((1000 - second) / 1));
+    }
+  });
+
+  it('is unknown while nothing left goes down, however many live webhooks are delivered', () => {
+    const eta = deliveryPace(30_000);
+    expect(eta(readJob(0, 400), 0)).toBeNull();
+    expect(eta(readJob(500, 400), 5_000)).toBeNull();
+  });
 });

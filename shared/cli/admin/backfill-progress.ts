@@ -34,7 +34,7 @@ const PLAIN_SUMMARY_EVERY_S = 10;
 /**
  * What the job did and what is left, in one line. Once every stream is read but webhooks are
  * still on their way, it says so (`read done, N webhooks left to deliver`, with the events the
- * dispatcher has not handed on yet) and the time they take at the pace they settle
+ * dispatcher has not handed on yet) and the time they take at the pace their count goes down
  * (`deliveryEtaSeconds`, see deliveryPace); `done` only once they are all delivered or
  * dead-lettered.
  * @example progressSummary(job) // 'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left'
@@ -206,7 +206,7 @@ export function progressRenderer(
   palette: Palette,
   /** The terminal's width now (`process.stdout.columns`); undefined when unknown. */
   columns: () => number | undefined = () => undefined,
-  /** Epoch ms now: the pace of deliveries once every stream is read (see deliveryPace). */
+  /** Epoch ms now: the pace of the webhooks left once every stream is read (see deliveryPace). */
   now: () => number = Date.now,
 ): (job: BackfillJobView) => void {
   if (mode === 'json') return (job) => out(JSON.stringify(job));

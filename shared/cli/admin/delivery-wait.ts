@@ -47,22 +47,23 @@ export function deliveryWaiter(
 
 /**
  * A function of each sample at `now` (epoch ms) giving the seconds its pending webhooks
- * ({@link webhooksPending}) take at the pace they settled (delivered or dead-lettered) over the
- * samples of the last `windowMs`; null until two samples show any settling. Pure but for the
- * samples it keeps.
+ * ({@link webhooksPending}) take at the pace that count went down over the samples of the last
+ * `windowMs`; null until two samples show it going down. The pace is the count's own, not the
+ * pace webhooks settle: live changes of the streams delivered to a healthy receiver settle as
+ * fast as they come and leave the count as it was, so they would make a backlog waiting for a
+ * slow receiver look about to end. Pure but for the samples it keeps.
  * @example const eta = deliveryPace(); eta(job, Date.now()) // 12
  */
 export function deliveryPace(
   windowMs = 30_000,
 ): (job: BackfillJobView, now: number) => number | null {
-  const samples: { at: number; settled: number }[] = [];
+  const samples: { at: number; pending: number }[] = [];
   return (job, now) => {
-    const settled = job.webhooksDelivered + job.webhooksDeadLettered;
-    samples.push({ at: now, settled });
+    const pending = webhooksPending(job);
+    samples.push({ at: now, pending });
     while (samples.length > 2 && now - samples[0]!.at > windowMs) samples.shift();
     const first = samples[0]!;
-    const rate = now > first.at ? (settled - first.settled) / ((now - first.at) / 1000) : 0;
-    const pending = webhooksPending(job);
+    const rate = now > first.at ? (first.pending - pending) / ((now - first.at) / 1000) : 0;
     if (pending === 0) return 0;
     return rate > 0 ? Math.ceil(pending / rate) : null;
   };
