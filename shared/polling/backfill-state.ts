@@ -1,5 +1,11 @@
 import type { SetAsideRecord } from '../connector/response.ts';
-import type { BackfillPass, StreamState, StreamWindow } from '../state/state-store.ts';
+import {
+  type BackfillPass,
+  StateConflictError,
+  type StateStore,
+  type StreamState,
+  type StreamWindow,
+} from '../state/state-store.ts';
 import type { ChangeContext } from './page-changes.ts';
 import { advanceCounters, type PageCounts, setAsideNoted, syncCompleted } from './poll-context.ts';
 
@@ -182,5 +188,27 @@ export function listingCommitted(
           setAside: { records: setAside.length, error: last.error, at: now },
         })
       : {}),
+  };
+}
+
+/**
+ * The check a page read for a backfill's part of a stream (its pass, or the first sync of a
+ * stream the backfill reset) passes before its events are published (see
+ * PublishObservationsOptions.beforePublish): the stream's state is read again (one strongly
+ * consistent read a page, bulk work only) and the page is given up with a StateConflictError
+ * (the poll ends as `changed`) once the state no longer names `jobId`, a later backfill or
+ * reset having taken the stream over while the page was in flight. Its events, judged after
+ * the takeover, would reach the receivers under the earlier job's ids and count in the later
+ * job's webhook figures, which go by detection instant, never in its events published.
+ */
+export function partStillCurrent(
+  store: Pick<StateStore, 'getStream'>,
+  state: { readonly current: StreamState },
+  jobId: string,
+): () => Promise<void> {
+  return async () => {
+    const stored = await store.getStream(state.current.streamId);
+    if (stored?.backfill?.jobId !== jobId)
+      throw new StateConflictError(state.current.streamId, state.current.version);
   };
 }

@@ -51,6 +51,11 @@ export interface PublishObservationsOptions {
   lane?: DispatchLane;
   /** The backfill publishing what it reads, if any (see {@link ChangeContext.backfill}). */
   backfill?: ChangeContext['backfill'];
+  /**
+   * Run once the page's events are judged, before they are published (only when there are
+   * any): throws to give the page up unpublished (see partStillCurrent).
+   */
+  beforePublish?: (() => Promise<void>) | undefined;
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -128,6 +133,7 @@ export async function publishObservations(
     lane = 'live',
     backfill,
     storedSince,
+    beforePublish,
   }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
@@ -145,6 +151,7 @@ export async function publishObservations(
       lane,
       backfill,
       storedSince,
+      beforePublish,
     });
     const conditions: GuardConditions = {
       read: changes.stored,
@@ -180,6 +187,7 @@ async function judgeAndPublish(
     lane = 'live',
     backfill,
     storedSince,
+    beforePublish,
   }: PublishObservationsOptions,
 ): Promise<PageChanges & { published: number; stored: Map<string, StoredSnapshot> }> {
   // A pass that republishes reads no snapshot (see republishedChanges).
@@ -210,6 +218,7 @@ async function judgeAndPublish(
       : computeChanges(slice, stored, context),
   );
   deps.observer?.onChanges?.(definition.streamId, changes);
+  if (changes.events.length > 0) await beforePublish?.();
   const published =
     changes.events.length > 0
       ? (await deps.publisher.publish(changes.events, { lane, deadline: deps.deadline })).published

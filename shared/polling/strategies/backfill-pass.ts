@@ -1,5 +1,5 @@
 import type { BackfillPass, StreamWindow } from '../../state/state-store.ts';
-import { activePass, passAdvanced, passJudging } from '../backfill-state.ts';
+import { activePass, partStillCurrent, passAdvanced, passJudging } from '../backfill-state.ts';
 import {
   type PollDeps,
   type StateHandle,
@@ -152,6 +152,7 @@ async function runSlice(
       emitCreated: pass.emit,
       priority: 'bulk',
       backfill: passJudging(pass),
+      beforePublish: partStillCurrent(deps.store, state, pass.jobId),
       savePage: async (next, counts) => {
         const current = activePass(state.current) ?? pass;
         await state.save({

@@ -39,6 +39,8 @@ export interface WindowReading {
   ahead?: () => boolean;
   /** Aborts a page's wait for the budgets (never a request sent): the caller's time is over. */
   waitSignal?: AbortSignal;
+  /** Run before a page's events are published (see PublishObservationsOptions.beforePublish). */
+  beforePublish?: (() => Promise<void>) | undefined;
 }
 
 /** What reading a window did. */
@@ -253,6 +255,7 @@ async function readWindowPages(
           ...(reading.storedSince === undefined ? {} : { storedSince: reading.storedSince }),
           lane: priority,
           backfill: reading.backfill,
+          beforePublish: reading.beforePublish,
         },
       );
       try {

@@ -1,6 +1,6 @@
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamState } from '../../state/state-store.ts';
-import { announcedToPass, liveJudging } from '../backfill-state.ts';
+import { announcedToPass, liveJudging, partStillCurrent } from '../backfill-state.ts';
 import { WindowOverlap } from '../overlap-memory.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -137,10 +137,16 @@ export async function runWindowed(
     const overlap = memory
       ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs, spec.entityType)
       : undefined;
+    const backfillSync = state.current.initialSyncDone ? undefined : state.current.backfill;
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: emitsCreated(definition, state.current),
       priority,
       backfill: liveJudging(state.current, window),
+      // A backfill's first sync gives a page up once a later backfill or reset took over.
+      beforePublish:
+        backfillSync === undefined
+          ? undefined
+          : partStillCurrent(deps.store, state, backfillSync.jobId),
       needsRead,
       storedSince: ownSnapshotsSince(state),
       overlap,
