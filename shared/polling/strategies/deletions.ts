@@ -1,6 +1,6 @@
 import { ConnectorError } from '../../connector/errors.ts';
 import { addUtcMonths, TIME_FILTER_MAX_MONTHS } from '../../connector/records/common.ts';
-import { liveJudging } from '../backfill-state.ts';
+import { announcedToPass, liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -153,10 +153,13 @@ async function judgeDeletionPage(
   const counts = {
     records: page.records.length + setAside.length,
     events: changes.published,
+    ...(changes.announced ? { announced: changes.announced } : {}),
     ...(latest ? { setAside: { records: setAside.length, error: latest.error, at: now } } : {}),
   };
   state.stage({
     ...advanceCounters(state.current, counts),
     ...setAsideNoted(state.current, counts),
+    // The backfill's created events it sent first are the pass's too, as a window's are.
+    ...announcedToPass(state.current, counts),
   });
 }

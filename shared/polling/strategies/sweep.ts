@@ -5,7 +5,7 @@ import type { CallOptions } from '../../connector/client.ts';
 import type { PaginatedOperationName } from '../../connector/operations.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamState } from '../../state/state-store.ts';
-import { liveJudging } from '../backfill-state.ts';
+import { announcedToPass, liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -163,10 +163,13 @@ async function sweepIds(
   const counts = {
     records: found.length + present.length + unkeyed.length,
     events: updates.published + deletes.published,
+    ...(deletes.announced ? { announced: deletes.announced } : {}),
   };
   const lastSetAside = unkeyed.at(-1);
   const counters = {
     ...advanceCounters(state.current, counts),
+    // The backfill's created events it sent first are the pass's too, as a window's are.
+    ...announcedToPass(state.current, counts),
     ...(lastSetAside
       ? setAsideNoted(state.current, {
           ...counts,
