@@ -225,6 +225,23 @@ describe('nextPassWindow', () => {
     });
   });
 
+  it('starts each next window where the last ended, once that end had settled before the pass began', () => {
+    // Read again, the overlap's records would be published twice (same ids, counted twice).
+    const watermark = new Date(50_000).toISOString();
+    expect(nextPassWindow({ ...pass, watermark }, 101_000, settings)).toMatchObject({
+      startUtc: watermark,
+      endUtc: pass.endUtc,
+    });
+  });
+
+  it('starts a next window the overlap before the last end when that end had not settled long before the pass', () => {
+    const watermark = new Date(96_000).toISOString();
+    expect(nextPassWindow({ ...pass, watermark }, 101_000, settings)).toMatchObject({
+      startUtc: new Date(91_000).toISOString(),
+      endUtc: pass.endUtc,
+    });
+  });
+
   it('resumes its window in progress, and is done once its watermark reaches its end', () => {
     const window = { startUtc: 'a', endUtc: 'b', cursor: 'c', count: 1000, pages: 3 };
     expect(nextPassWindow({ ...pass, window }, 0, settings)).toBe(window);

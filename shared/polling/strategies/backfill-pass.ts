@@ -7,7 +7,7 @@ import {
   setAsideNoted,
 } from '../poll-context.ts';
 import type { WindowedPollSpec } from '../poll-spec.ts';
-import { nextWindow } from '../windows.ts';
+import { nextWindow, type WindowSettings } from '../windows.ts';
 import { readWindow } from './window-pages.ts';
 import { backlogAboveBound, pastDeadline } from './windowed.ts';
 
@@ -34,6 +34,21 @@ export interface PassSliceResult {
 }
 
 /**
+ * The window settings of a pass's next window: without the overlap once its watermark had
+ * settled (settle lag and overlap, the lateness a window allows a record) before the pass began,
+ * as every window end but one near the start is: the window that ended there has seen every
+ * record of its span, and read again, the overlap's records would be published twice under the
+ * same ids (each counted in the pass's events published, delivered once). Pure.
+ */
+function passWindowSettings(pass: BackfillPass, windows: WindowSettings): WindowSettings {
+  if (pass.watermark === null) return windows;
+  const settledFor = pass.startedAt - Date.parse(pass.watermark);
+  return settledFor >= windows.settleLagMs + windows.overlapMs
+    ? { ...windows, overlapMs: 0 }
+    : windows;
+}
+
+/**
  * The pass's next window: `done` once its watermark reached its end; `wait` while its last
  * window would end after now less the settle lag (the service may still be writing those
  * moments). Pure.
@@ -47,7 +62,11 @@ export function nextPassWindow(
   const endMs = Date.parse(pass.endUtc);
   if (pass.watermark !== null && Date.parse(pass.watermark) >= endMs) return 'done';
   // The pass's windows end at its own end: for it, time stands still at endUtc + settle lag.
-  const next = nextWindow(pass.watermark, endMs + settings.windows.settleLagMs, settings.windows);
+  const next = nextWindow(
+    pass.watermark,
+    endMs + settings.windows.settleLagMs,
+    passWindowSettings(pass, settings.windows),
+  );
   if (next === null) return 'done';
   if (Date.parse(next.endUtc) >= endMs && nowMs - settings.windows.settleLagMs < endMs)
     return 'wait';
