@@ -212,3 +212,18 @@ export function partStillCurrent(
       throw new StateConflictError(state.current.streamId, state.current.version);
   };
 }
+
+/**
+ * The {@link partStillCurrent} check of a listing poll (a snapshot listing, tracked ids,
+ * prices) that is a backfill's part: the whole pass while one runs, or the first sync of a
+ * stream a backfill or reset started; undefined for any other poll (a live one reads no state
+ * again). Pure.
+ */
+export function listingPartCheck(
+  store: Pick<StateStore, 'getStream'>,
+  state: { readonly current: StreamState },
+): (() => Promise<void>) | undefined {
+  const current = state.current;
+  const part = activePass(current) ?? (current.initialSyncDone ? undefined : current.backfill);
+  return part ? partStillCurrent(store, state, part.jobId) : undefined;
+}

@@ -17,18 +17,21 @@ afterEach(async () => {
 });
 
 describe.each([
-  { part: 'pass', synced: true },
-  { part: 'first sync', synced: false },
+  { part: 'pass', entity: 'customer', synced: true },
+  { part: 'first sync', entity: 'customer', synced: false },
+  { part: 'listing pass', entity: 'billingAutomation', synced: true },
+  { part: 'listing first sync', entity: 'billingAutomation', synced: false },
 ])(
-  'a backfill that takes over a stream while the earlier one’s $part has a page in flight',
-  ({ synced }) => {
+  'a backfill that takes over $entity streams while the earlier one’s $part has a page in flight',
+  ({ entity, synced }) => {
     it("counts none of the earlier backfill's webhooks as its own, and ends once its own are delivered", async () => {
-      const on = await polledBackfill(sim, { entity: 'customer', synced, historyStart: '60d' });
+      const on = await polledBackfill(sim, { entity, synced, historyStart: '60d' });
       bridge = on;
       await on.start();
       await sim.clock.advance(10_000);
-      // The earlier backfill has a page of customers in hand when the later one starts.
-      on.holding.hold();
+      // The earlier backfill has a page in hand when the later one starts (a listing's read is
+      // the stream's live poll too).
+      on.holding.hold(entity === 'billingAutomation');
       const polling = on.poll();
       await on.holding.reached();
       const later = await on.start();

@@ -1,7 +1,7 @@
 import { ConnectorError } from '../../connector/errors.ts';
 import { productPricesFromPricing } from '../../connector/operations/products-get-pricing.ts';
 import { dayStartUtc } from '../../time-zone.ts';
-import { listingJudging, listingPassDone } from '../backfill-state.ts';
+import { listingJudging, listingPartCheck, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { observe } from '../page-changes.ts';
 import {
@@ -94,7 +94,7 @@ export async function runProductPrices(
       deps,
       observe('productPrice', prices),
       emitCreated,
-      { backfill },
+      { backfill, beforePublish: listingPartCheck(deps.store, state) },
     );
     events += changes.events.length;
     published += changes.published;

@@ -3,7 +3,7 @@ import { isOperationName, OPERATIONS } from '../../connector/operations.ts';
 import { UuidSchema } from '../../connector/records/common.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError, ValidationError } from '../../errors.ts';
-import { listingCommitted, listingJudging } from '../backfill-state.ts';
+import { listingCommitted, listingJudging, listingPartCheck } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -122,6 +122,7 @@ export async function runSnapshot(
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated, {
     backfill: listingJudging(state.current),
+    beforePublish: listingPartCheck(deps.store, state),
   });
   const now = deps.clock.now();
   const counts = { records: records.length + setAside.length, events: changes.published };

@@ -1,5 +1,5 @@
 import type { SetAsideRecord } from '../../connector/response.ts';
-import { listingCommitted, listingJudging } from '../backfill-state.ts';
+import { listingCommitted, listingJudging, listingPartCheck } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
@@ -67,6 +67,7 @@ export async function runTrackedIds(
   const emitCreated = emitsCreated(definition, state.current);
   const changes = await commitObservations(definition, deps, observations, emitCreated, {
     backfill: listingJudging(state.current),
+    beforePublish: listingPartCheck(deps.store, state),
   });
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();

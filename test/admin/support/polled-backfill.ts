@@ -16,8 +16,11 @@ import { createAdminHarness } from './harness.ts';
 /** A client whose next bulk pages wait while held (see {@link holdingClient}). */
 export interface HoldingClient {
   client: ConnectorClient;
-  /** The next bulk paginated read (a backfill's or a first sync's) waits before each page. */
-  hold(): void;
+  /**
+   * The next bulk paginated read (a backfill's or a first sync's), or with `anyRead` the next
+   * paginated read whatever its priority (a listing's), waits before each page.
+   */
+  hold(anyRead?: boolean): void;
   /** Resolves once the held read has a page in hand. */
   reached(): Promise<void>;
   /** Lets the held read go on. */
@@ -25,17 +28,17 @@ export interface HoldingClient {
 }
 
 /**
- * `client`, whose next bulk paginated read waits with each page in hand once `hold()` was
- * called, until `release()`: the page is in flight while something else happens.
+ * `client`, whose next bulk paginated read (any, with `hold(true)`) waits with each page in hand
+ * once `hold()` was called, until `release()`: the page is in flight while something else happens.
  */
 export function holdingClient(client: ConnectorClient): HoldingClient {
-  let held: { reached: () => void; release: Promise<void> } | undefined;
+  let held: { reached: () => void; release: Promise<void>; anyRead: boolean } | undefined;
   let reached = Promise.resolve();
   let release = () => {};
   const wrapped: ConnectorClient = Object.create(client);
   wrapped.paginate = ((name, body, options) => {
     const pages = client.paginate(name, body as never, options);
-    const waiting = options?.budget?.priority === 'bulk' ? held : undefined;
+    const waiting = held?.anyRead || options?.budget?.priority === 'bulk' ? held : undefined;
     if (!waiting) return pages;
     held = undefined;
     return (async function* () {
@@ -48,7 +51,7 @@ export function holdingClient(client: ConnectorClient): HoldingClient {
   }) as ConnectorClient['paginate'];
   return {
     client: wrapped,
-    hold() {
+    hold(anyRead = false) {
       let reachedNow = () => {};
       reached = new Promise((resolve) => {
         reachedNow = resolve;
@@ -58,6 +61,7 @@ export function holdingClient(client: ConnectorClient): HoldingClient {
         release: new Promise((resolve) => {
           release = resolve;
         }),
+        anyRead,
       };
     },
     reached: () => reached,
