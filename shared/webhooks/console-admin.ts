@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { mapWithConcurrency } from '../concurrency.ts';
 import { parseOrThrow } from '../errors.ts';
 import { LIST_LIMIT_MAX } from './delivery-admin.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import type { Attempt } from './store.ts';
 import { matchesEventType } from './subscription.ts';
 import { requireSubscription } from './subscription-admin.ts';
-
-/** Deliveries whose attempts make up a subscription's health figures. */
-export const HEALTH_SAMPLE_DELIVERIES = 50;
+import { readSubscriptionsHealth, type SubscriptionHealth } from './subscription-health.ts';
 
 const FeedInputSchema = z.object({
   /**
@@ -33,32 +29,12 @@ export interface FeedEvent {
   storedAt: string;
 }
 
-/** Health of a subscription's endpoint at a glance. Times are ISO 8601 UTC. */
-export interface SubscriptionHealth {
-  subscriptionId: string;
-  /** Attempts among the newest {@link HEALTH_SAMPLE_DELIVERIES} deliveries. */
-  attempts: number;
-  /** Share of those attempts that delivered (0..1); null without attempts. */
-  successRate: number | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-  /** HTTP status or error of the last failed attempt. */
-  lastFailure: string | null;
-  pausedUntil: string | null;
-  consecutiveFailures: number;
-  failingSince: string | null;
-  /** Deliveries of the sample still pending, and dead-lettered. */
-  pending: number;
-  dead: number;
-}
-
 const FeedBodySchema = z.looseObject({
   subject: z.string().optional(),
   time: z.string().optional(),
 });
 
-const iso = (ms: number | undefined): string | null =>
-  ms === undefined ? null : new Date(ms).toISOString();
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 function readFeedFields(body: string): { subject: string | null; time: string | null } {
   try {
@@ -69,21 +45,6 @@ function readFeedFields(body: string): { subject: string | null; time: string | 
     // A body that is not JSON lists without subject and time.
   }
   return { subject: null, time: null };
-}
-
-function lastOf(attempts: readonly Attempt[], delivered: boolean): Attempt | undefined {
-  return attempts
-    .filter((attempt) => (attempt.outcome === 'delivered') === delivered)
-    .reduce<Attempt | undefined>(
-      (last, attempt) => (!last || attempt.at > last.at ? attempt : last),
-      undefined,
-    );
-}
-
-/** A failed attempt in a few words: its HTTP status, or the error when no response came. */
-function describeFailure(attempt: Attempt): string {
-  if (attempt.status !== undefined) return `HTTP ${attempt.status}`;
-  return attempt.error ?? 'failed';
 }
 
 /**
@@ -103,38 +64,6 @@ export interface Feed {
    * with that time once stored; absent when there is none.
    */
   until?: number;
-}
-
-/** Subscriptions whose health {@link createConsoleAdmin}'s `allSubscriptionsHealth` reads at once. */
-export const HEALTH_READS_IN_FLIGHT = 8;
-
-/** Health of the subscription `id` (known to exist): see `subscriptionHealth`. */
-async function healthOf(id: string, deps: DispatcherDeps): Promise<SubscriptionHealth> {
-  const [endpoint, records] = await Promise.all([
-    deps.store.getEndpointState(id),
-    deps.store.listDeliveryRecords({ subscriptionId: id, limit: HEALTH_SAMPLE_DELIVERIES }),
-  ]);
-  const deliveries = records.map((record) => record.delivery);
-  const attempts = records.flatMap((record) => record.attempts);
-  const delivered = attempts.filter((attempt) => attempt.outcome === 'delivered').length;
-  const failure = lastOf(attempts, false);
-  const now = deps.clock.now();
-  return {
-    subscriptionId: id,
-    attempts: attempts.length,
-    successRate: attempts.length === 0 ? null : delivered / attempts.length,
-    lastSuccessAt: iso(lastOf(attempts, true)?.at),
-    lastFailureAt: iso(failure?.at),
-    lastFailure: failure ? describeFailure(failure) : null,
-    pausedUntil:
-      endpoint?.pausedUntil !== undefined && endpoint.pausedUntil > now
-        ? iso(endpoint.pausedUntil)
-        : null,
-    consecutiveFailures: endpoint?.consecutiveFailures ?? 0,
-    failingSince: iso(endpoint?.failingSince),
-    pending: deliveries.filter((delivery) => delivery.status === 'pending').length,
-    dead: deliveries.filter((delivery) => delivery.status === 'dead').length,
-  };
 }
 
 /** What the operator console reads beyond the other admin calls: the live feed and health. */
@@ -164,7 +93,7 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
         if (query.type !== undefined && !matchesEventType(query.type, event.type)) continue;
         const fields = readFeedFields(event.body);
         if (needle !== undefined && !fields.subject?.toLowerCase().includes(needle)) continue;
-        feed.push({ id: event.id, type: event.type, ...fields, storedAt: iso(event.storedAt)! });
+        feed.push({ id: event.id, type: event.type, ...fields, storedAt: iso(event.storedAt) });
         if (feed.length >= query.limit) break;
       }
       const recent = deps.clock.now() - FEED_UNSTORED_WAIT_MS;
@@ -178,21 +107,23 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
      */
     async subscriptionHealth(id: string): Promise<SubscriptionHealth> {
       await requireSubscription(id, deps);
-      return healthOf(id, deps);
+      const [health] = await readSubscriptionsHealth([id], deps);
+      return health!;
     },
 
     /**
      * Health of every subscription (see {@link subscriptionHealth}), oldest first as
-     * `listSubscriptions` answers them: one answer for the console, which read one per subscription every 10 s (API
-     * Gateway's rate limit refused those past ~40 subscriptions). Each is read from its endpoint
-     * state and its newest deliveries, at most {@link HEALTH_READS_IN_FLIGHT} at once.
+     * `listSubscriptions` answers them: one answer for the console, which read one per
+     * subscription every 10 s (API Gateway's rate limit refused those past ~40 subscriptions).
+     * Their reads are shared (readSubscriptionsHealth).
      */
     async allSubscriptionsHealth(): Promise<SubscriptionHealth[]> {
       const subscriptions = (await deps.store.listSubscriptions()).sort((a, b) =>
         a.createdAt.localeCompare(b.createdAt),
       );
-      return mapWithConcurrency(subscriptions, HEALTH_READS_IN_FLIGHT, (subscription) =>
-        healthOf(subscription.id, deps),
+      return readSubscriptionsHealth(
+        subscriptions.map((subscription) => subscription.id),
+        deps,
       );
     },
   };

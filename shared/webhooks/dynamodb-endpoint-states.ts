@@ -1,3 +1,4 @@
+import { parseOrThrow } from '../errors.ts';
 import type { WebhookTable } from './dynamodb-table-access.ts';
 import { type EndpointState, EndpointStateSchema } from './store.ts';
 
@@ -28,4 +29,23 @@ export async function writeEndpointState(
     ifVersion === undefined ? undefined : { ':version': ifVersion },
   );
   return written ? stored : undefined;
+}
+
+/**
+ * The stored states of the subscriptions' endpoints, by subscription id (none for those without
+ * one), read 100 keys a BatchGetItem, eventually consistent: what a health display reads.
+ */
+export async function readEndpointStates(
+  table: WebhookTable,
+  subscriptionIds: readonly string[],
+): Promise<Map<string, EndpointState>> {
+  const items = await table.batchGetItems(
+    [...new Set(subscriptionIds)].map((id) => ({ pk: `ENDPOINT#${id}`, sk: 'STATE' })),
+  );
+  return new Map(
+    items.map((item) => [
+      String(item.pk).slice('ENDPOINT#'.length),
+      parseOrThrow(EndpointStateSchema, item.doc, 'endpoint state'),
+    ]),
+  );
 }

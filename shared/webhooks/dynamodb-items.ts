@@ -73,22 +73,52 @@ export function eventItem(
 export function toStoredEventRecord(item: Record<string, unknown>): StoredEventRecord {
   const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
   const event = toStoredEvent(item);
-  return {
-    event,
-    deliveredAtOnce: (parsed.ok ?? []).map(([subscriptionId, offsetMs, latencyMs, status]) => ({
-      id: fanOutDeliveryId(event.id, subscriptionId),
-      subscriptionId,
-      at: event.storedAt + offsetMs,
-      latencyMs,
-      status,
-    })),
-  };
+  return { event, deliveredAtOnce: atOnceEntries(event.id, event.storedAt, parsed.ok ?? []) };
 }
 
-/** The deliveries (with their one attempt) kept compactly on an event's item. */
-export function deliveredAtOnceRecords(item: Record<string, unknown>): DeliveryRecord[] {
-  const { event, deliveredAtOnce } = toStoredEventRecord(item);
-  return deliveredAtOnce.map((entry) => expandDeliveredAtOnce(event.id, event.storedAt, entry));
+/** What an event item tells of the deliveries kept on it: no body needed. */
+const DeliveredAtOnceItemSchema = EventItemSchema.pick({ pk: true, doc: true, ok: true });
+
+/**
+ * The attributes {@link deliveredAtOnceRecords} reads, as a projection: an event's body (most of
+ * its item) stays behind.
+ */
+export const DELIVERED_AT_ONCE_PROJECTION = {
+  expression: '#pk, #sk, #doc, #ok',
+  names: { '#pk': 'pk', '#sk': 'sk', '#doc': 'doc', '#ok': 'ok' },
+};
+
+/**
+ * The deliveries (with their one attempt) kept compactly on an event's item, of the subscriptions
+ * `of` only when given. The body is neither read nor decompressed: the item may come without it
+ * ({@link DELIVERED_AT_ONCE_PROJECTION}).
+ */
+export function deliveredAtOnceRecords(
+  item: Record<string, unknown>,
+  of?: ReadonlySet<string>,
+): DeliveryRecord[] {
+  const parsed = parseOrThrow(DeliveredAtOnceItemSchema, item, 'stored event');
+  const eventId = parsed.pk.slice('EVENT#'.length);
+  const { storedAt } = parsed.doc;
+  const ok = (parsed.ok ?? []).filter(([subscriptionId]) => !of || of.has(subscriptionId));
+  return atOnceEntries(eventId, storedAt, ok).map((entry) =>
+    expandDeliveredAtOnce(eventId, storedAt, entry),
+  );
+}
+
+/** The `ok` entries of an event's item as deliveries kept compactly. */
+function atOnceEntries(
+  eventId: string,
+  storedAt: number,
+  ok: readonly z.infer<typeof DeliveredAtOnceEntrySchema>[],
+): DeliveredAtOnce[] {
+  return ok.map(([subscriptionId, offsetMs, latencyMs, status]) => ({
+    id: fanOutDeliveryId(eventId, subscriptionId),
+    subscriptionId,
+    at: storedAt + offsetMs,
+    latencyMs,
+    status,
+  }));
 }
 
 /** A stored event from its item: the body decompressed (or, in older items, read from `doc`). */

@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
-import { deliveredAtOnceRecords, deliveryIdsOfEventItems } from './dynamodb-items.ts';
 import { iso, type WebhookTable } from './dynamodb-table-access.ts';
 import { LATEST_LISTED_AT_MS } from './event-cursor.ts';
-import {
-  type Delivery,
-  type DeliveryQuery,
-  type DeliveryRecord,
-  DeliverySchema,
-  type EventListPosition,
-  isAfterPosition,
-} from './store.ts';
+import { type Delivery, type EventListPosition, isAfterPosition } from './store.ts';
 
 /** Entries per list item: an item stays far below DynamoDB's 400 KB item limit. */
 export const LIST_ITEM_MAX_ENTRIES = 100;
@@ -168,85 +160,6 @@ export async function collectListed(
   } while (start);
   if (events) ids.sort(byListPosition);
   return limit === undefined ? ids : ids.slice(0, limit);
-}
-
-/** Found deliveries: those with an item of their own, and those kept on their event's item. */
-interface FoundDeliveries {
-  own: Delivery[];
-  atOnce: DeliveryRecord[];
-}
-
-/**
- * The deliveries a query matches: those with an item of their own, and those kept on their
- * event's item (read there: by event, the event's partition holds both; by subscription, the
- * list names each delivery's event). By subscription, the newest listed deliveries may have no
- * record yet (in flight: an outcome is recorded after its request), so the list is read further
- * until `limit` deliveries are found or it ends.
- */
-export async function findDeliveries(
-  table: WebhookTable,
-  query: DeliveryQuery,
-): Promise<FoundDeliveries> {
-  const { subscriptionId, eventId } = query;
-  if (subscriptionId !== undefined) {
-    const list = { pk: `SUB#${subscriptionId}`, prefix: 'DLV#', kind: 'deliveries' } as const;
-    if (eventId !== undefined) {
-      return matching(
-        await resolveListed(table, await collectListed(table, list, {}), true),
-        query,
-      );
-    }
-    for (let want = query.limit; ; want *= 4) {
-      const listed = await collectListed(table, list, { limit: want });
-      const found = matching(await resolveListed(table, listed, true), query);
-      if (found.own.length + found.atOnce.length >= query.limit || listed.length < want)
-        return found;
-    }
-  }
-  if (eventId === undefined) return { own: [], atOnce: [] };
-  const items = await table.query(`EVENT#${eventId}`, {});
-  const stored = items.find((item) => item.sk === 'EVENT');
-  const listed = deliveryIdsOfEventItems(items).map((id) => ({ id }));
-  const { own } = await resolveListed(table, listed, false);
-  return matching({ own, atOnce: stored ? deliveredAtOnceRecords(stored) : [] }, query);
-}
-
-/**
- * The records of listed deliveries: their own items, and with `fromEvents` those kept on the
- * items of their events (read for the ids without an item of their own).
- */
-async function resolveListed(
-  table: WebhookTable,
-  listed: readonly ListedEntry[],
-  fromEvents: boolean,
-): Promise<FoundDeliveries> {
-  const own = await table.batchGet(
-    listed.map(({ id }) => ({ pk: `DELIVERY#${id}`, sk: 'DELIVERY' })),
-    DeliverySchema,
-  );
-  if (!fromEvents) return { own, atOnce: [] };
-  const found = new Set(own.map((d) => d.id));
-  const missing = listed.filter((entry) => !found.has(entry.id));
-  const eventIds = new Set(missing.flatMap((entry) => (entry.eventId ? [entry.eventId] : [])));
-  const missingIds = new Set(missing.map((entry) => entry.id));
-  const events = await table.batchGetItems(
-    [...eventIds].map((id) => ({ pk: `EVENT#${id}`, sk: 'EVENT' })),
-  );
-  const atOnce = events
-    .flatMap(deliveredAtOnceRecords)
-    .filter((record) => missingIds.has(record.delivery.id));
-  return { own, atOnce };
-}
-
-/** Only the deliveries of the query's event and subscription. */
-function matching(found: FoundDeliveries, query: DeliveryQuery): FoundDeliveries {
-  const matches = (d: Delivery) =>
-    (query.eventId === undefined || d.eventId === query.eventId) &&
-    (query.subscriptionId === undefined || d.subscriptionId === query.subscriptionId);
-  return {
-    own: found.own.filter(matches),
-    atOnce: found.atOnce.filter((r) => matches(r.delivery)),
-  };
 }
 
 /** Deliveries newest first (ties by id, descending), at most `limit`. */

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
+import { mapWithConcurrency } from '../concurrency.ts';
 import { parseOrThrow } from '../errors.ts';
 import { fanOutDeliveryId } from './delivered-at-once.ts';
 import {
@@ -8,7 +9,17 @@ import {
   putDeadLetter,
   readDeadLetters,
 } from './dynamodb-dead-letters.ts';
-import { readEndpointState, writeEndpointState } from './dynamodb-endpoint-states.ts';
+import {
+  findDeliveries,
+  findDeliveriesOfSubscriptions,
+  LIST_READS_IN_FLIGHT,
+  newestRecords,
+} from './dynamodb-delivery-lists.ts';
+import {
+  readEndpointState,
+  readEndpointStates,
+  writeEndpointState,
+} from './dynamodb-endpoint-states.ts';
 import { readEventPage } from './dynamodb-event-page.ts';
 import {
   attemptLogOf,
@@ -18,7 +29,7 @@ import {
   toStoredEvent,
   toStoredEventRecord,
 } from './dynamodb-items.ts';
-import { chunk, findDeliveries, listSortKey, newestFirst } from './dynamodb-lists.ts';
+import { chunk, listSortKey, newestFirst } from './dynamodb-lists.ts';
 import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
 import { SUBSCRIPTIONS_PARTITION, WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 import {
@@ -225,19 +236,26 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   async listDeliveries(query: DeliveryQuery): Promise<Delivery[]> {
     const { own, atOnce } = await findDeliveries(this.table, query);
-    return newestFirst([...own, ...atOnce.map((record) => record.delivery)], query.limit);
+    return newestFirst(
+      [...own.map((o) => o.delivery), ...atOnce.map((record) => record.delivery)],
+      query.limit,
+    );
   }
 
   async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {
-    const { own, atOnce } = await findDeliveries(this.table, query);
-    const records = await Promise.all(
-      own.map(async (delivery) => ({ delivery, attempts: await this.listAttempts(delivery.id) })),
+    const found = await findDeliveries(this.table, query);
+    return newestRecords(found, query.limit, (id) => this.listAttempts(id));
+  }
+
+  async listDeliveryRecordsBySubscription(
+    subscriptionIds: readonly string[],
+    limit: number,
+  ): Promise<Map<string, DeliveryRecord[]>> {
+    const found = [...(await findDeliveriesOfSubscriptions(this.table, subscriptionIds, limit))];
+    const records = await mapWithConcurrency(found, LIST_READS_IN_FLIGHT, ([, deliveries]) =>
+      newestRecords(deliveries, limit, (id) => this.listAttempts(id)),
     );
-    const byId = new Map([...records, ...atOnce].map((record) => [record.delivery.id, record]));
-    return newestFirst(
-      [...byId.values()].map((record) => record.delivery),
-      query.limit,
-    ).map((delivery) => byId.get(delivery.id)!);
+    return new Map(found.map(([id], index) => [id, records[index]!]));
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {
@@ -273,6 +291,10 @@ export class DynamoDbWebhookStore implements WebhookStore {
 
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined> {
     return readEndpointState(this.table, subscriptionId);
+  }
+
+  getEndpointStates(subscriptionIds: readonly string[]): Promise<Map<string, EndpointState>> {
+    return readEndpointStates(this.table, subscriptionIds);
   }
 
   putEndpointState(

@@ -209,11 +209,15 @@ export class WebhookTable {
    * BatchGetItem (eventually consistent) in chunks of 100, retrying unprocessed keys after a
    * backoff (a throttled table answers with them), up to the attempts of batchGetItems, then
    * throwing a retryable BridgeError; whole items in the order of `keys`, absent ones left
-   * out. Keys must differ in `pk`.
+   * out. Keys must differ in `pk`. With `projection`, items hold only the attributes it names
+   * (`pk` among them).
    */
-  async batchGetItems(keys: { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+  async batchGetItems(
+    keys: { pk: string; sk: string }[],
+    projection?: { expression: string; names: Record<string, string> },
+  ): Promise<Record<string, unknown>[]> {
     const found = new Map<string, Record<string, unknown>>();
-    for (const item of await batchGetItems(this.batchContext(false), keys)) {
+    for (const item of await batchGetItems(this.batchContext(false), keys, projection)) {
       found.set(String(item.pk), item);
     }
     // BatchGet returns items in no particular order: restore the order of `keys`.

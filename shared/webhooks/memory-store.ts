@@ -153,7 +153,10 @@ export class MemoryWebhookStore implements WebhookStore {
     const own = await Promise.all(
       [...this.deliveries.values()].map(async (delivery) => ({
         delivery: { ...delivery },
-        attempts: await this.listAttempts(delivery.id),
+        // Its attempt lines only where no log is folded into it (the DynamoDB store's reads).
+        attempts:
+          this.foldedAttempts.get(delivery.id)?.map(copyAttempt) ??
+          (await this.listAttempts(delivery.id)),
       })),
     );
     const atOnce = [...this.deliveredAtOnce].flatMap(([eventId, entries]) => {
@@ -171,6 +174,17 @@ export class MemoryWebhookStore implements WebhookStore {
           b.delivery.createdAt - a.delivery.createdAt || (a.delivery.id < b.delivery.id ? 1 : -1),
       )
       .slice(0, query.limit);
+  }
+
+  async listDeliveryRecordsBySubscription(
+    subscriptionIds: readonly string[],
+    limit: number,
+  ): Promise<Map<string, DeliveryRecord[]>> {
+    const records = new Map<string, DeliveryRecord[]>();
+    for (const subscriptionId of subscriptionIds) {
+      records.set(subscriptionId, await this.listDeliveryRecords({ subscriptionId, limit }));
+    }
+    return records;
   }
 
   async putAttempt(attempt: Attempt): Promise<void> {
@@ -209,6 +223,15 @@ export class MemoryWebhookStore implements WebhookStore {
 
   async getEndpointState(subscriptionId: string): Promise<EndpointState | undefined> {
     return copy(this.endpoints.get(subscriptionId));
+  }
+
+  async getEndpointStates(subscriptionIds: readonly string[]): Promise<Map<string, EndpointState>> {
+    return new Map(
+      subscriptionIds.flatMap((id) => {
+        const state = this.endpoints.get(id);
+        return state ? [[id, { ...state }] as const] : [];
+      }),
+    );
   }
 
   async putEndpointState(

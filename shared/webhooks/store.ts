@@ -256,10 +256,21 @@ export interface WebhookStore {
   updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean>;
   listDeliveries(query: DeliveryQuery): Promise<Delivery[]>;
   /**
-   * {@link listDeliveries} with each delivery's whole attempt log (see {@link listAttempts});
-   * a delivery kept compactly has its one attempt.
+   * {@link listDeliveries} with each delivery's attempt log: the log folded into its record, or
+   * where the record holds none (created without attempts and not attempted since) its attempt
+   * lines ({@link listAttempts}); a delivery kept compactly has its one attempt.
    */
   listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /**
+   * The newest `limit` delivery records of each subscription, as {@link listDeliveryRecords}
+   * answers for one, read together (in DynamoDB one Query of each subscription's list and shared
+   * batch reads of the records, not a few requests per subscription); by subscription id, every
+   * id given present.
+   */
+  listDeliveryRecordsBySubscription(
+    subscriptionIds: readonly string[],
+    limit: number,
+  ): Promise<Map<string, DeliveryRecord[]>>;
   /** Adds one line to a delivery's attempt log as an item of its own (the dispatcher folds attempts instead). */
   putAttempt(attempt: Attempt): Promise<void>;
   /** The whole attempt log of a delivery, folded and separate lines alike, by attempt number. */
@@ -270,6 +281,11 @@ export interface WebhookStore {
   listDeadLetters(subscriptionId: string, sinceMs: number): Promise<string[]>;
   removeDeadLetter(delivery: Delivery): Promise<void>;
   getEndpointState(subscriptionId: string): Promise<EndpointState | undefined>;
+  /**
+   * The endpoint states of many subscriptions by subscription id, none for those without one:
+   * read together (in DynamoDB 100 a request, eventually consistent), for display.
+   */
+  getEndpointStates(subscriptionIds: readonly string[]): Promise<Map<string, EndpointState>>;
   /**
    * Stores `state` as the endpoint's state if the stored one is still at `ifVersion`, the
    * version the caller's state was made from (`undefined`: none stored, or one stored before

@@ -190,6 +190,77 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     ).toEqual(['dlv_3', 'dlv_2']);
   });
 
+  it('reads the deliveries of many subscriptions together as it reads each, every id answered', async () => {
+    const store = await create();
+    const retry = (deliveryId: string, n: number): Attempt => ({
+      deliveryId,
+      attempt: n,
+      at: n,
+      status: 503,
+      latencyMs: 3,
+      responseHeaders: {},
+      responseBody: 'busy',
+      outcome: 'retry',
+    });
+    // sub_1: an item of its own with a folded log, one made without attempts (its attempt
+    // lines are its log), and one listed that has no record yet (in flight).
+    await store.createDelivery(delivery('dlv_1', { createdAt: 1, attempts: 1 }), {
+      attempts: [retry('dlv_1', 1)],
+    });
+    await store.createDelivery(delivery('dlv_2', { createdAt: 2 }));
+    await store.putAttempt(retry('dlv_2', 1));
+    await store.indexDeliveries([delivery('dlv_new', { createdAt: 5 })]);
+    // sub_2: a fan-out delivery that succeeded at once, kept on its event.
+    const event = { id: 'evt_f', type: 'customer.updated', storedAt: 3, body: '{}' };
+    const atOnceId = fanOutDeliveryId('evt_f', 'sub_2');
+    await store.indexDeliveries([
+      delivery(atOnceId, { eventId: 'evt_f', subscriptionId: 'sub_2', createdAt: 3 }),
+    ]);
+    await store.putFanOuts([
+      {
+        event,
+        deliveredAtOnce: [
+          { id: atOnceId, subscriptionId: 'sub_2', at: 4, latencyMs: 1, status: 200 },
+        ],
+        others: [],
+      },
+    ]);
+    const ids = ['sub_1', 'sub_2', 'sub_none'];
+    for (const limit of [1, 10]) {
+      const together = await store.listDeliveryRecordsBySubscription(ids, limit);
+      expect([...together.keys()]).toEqual(ids);
+      for (const id of ids) {
+        expect(together.get(id)).toEqual(
+          await store.listDeliveryRecords({ subscriptionId: id, limit }),
+        );
+      }
+    }
+    const records = await store.listDeliveryRecordsBySubscription(['sub_1', 'sub_2'], 10);
+    expect(records.get('sub_1')?.map((r) => [r.delivery.id, r.attempts.length])).toEqual([
+      ['dlv_2', 1],
+      ['dlv_1', 1],
+    ]);
+    expect(records.get('sub_2')?.map((r) => r.delivery.id)).toEqual([atOnceId]);
+  });
+
+  it('reads the endpoint states of many subscriptions together, none for those without one', async () => {
+    const store = await create();
+    const state = (subscriptionId: string, consecutiveFailures: number) => ({
+      subscriptionId,
+      consecutiveFailures,
+      failingNotified: false,
+    });
+    await store.putEndpointState(state('sub_1', 1), { ifVersion: undefined });
+    await store.putEndpointState(state('sub_3', 3), { ifVersion: undefined });
+    expect(await store.getEndpointStates(['sub_1', 'sub_2', 'sub_3'])).toEqual(
+      new Map([
+        ['sub_1', { ...state('sub_1', 1), version: 1 }],
+        ['sub_3', { ...state('sub_3', 3), version: 1 }],
+      ]),
+    );
+    expect(await store.getEndpointStates([])).toEqual(new Map());
+  });
+
   it('keeps the attempt log in order', async () => {
     const store = await create();
     const attempt = (n: number): Attempt => ({
