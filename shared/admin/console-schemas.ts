@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { KnownEventTypePatternSchema } from '../webhooks/subscription.ts';
-import { LimitQuerySchema } from './schemas.ts';
+import { LimitQuerySchema, limitQuerySchema } from './schemas.ts';
+import {
+  SUBSCRIPTION_HEALTH_CURSOR_MAX_CHARS,
+  SubscriptionHealthCursorSchema,
+} from './subscription-health-cursor.ts';
 
 /*
  * Schemas of the routes the operator console adds (shared/admin/routes-console.ts): the
@@ -68,8 +72,46 @@ export const SubscriptionHealthSchema = z.object({
   dead: z.number().int().nonnegative(),
 });
 
-/** `GET /subscriptions/health`: every subscription's health, oldest subscription first. */
-export const SubscriptionHealthListSchema = z.object({ health: z.array(SubscriptionHealthSchema) });
+/**
+ * The most subscriptions one answer of `GET /subscriptions/health` holds, its `limit`'s maximum
+ * and default: each costs a read of its delivery list and of its newest 50 deliveries (about
+ * 5 ms locally when it has 50), so a page stays near a second locally and well within API
+ * Gateway's 30 s in AWS, whatever the number of subscriptions.
+ */
+export const SUBSCRIPTION_HEALTH_PAGE_MAX = 200;
+
+/** Query of `GET /subscriptions/health`: a page of `limit`, after the page `cursor` ended. */
+export const SubscriptionHealthQuerySchema = z
+  .object({
+    limit: limitQuerySchema(SUBSCRIPTION_HEALTH_PAGE_MAX).meta({
+      description: `At most this many subscriptions, oldest first (default and maximum ${SUBSCRIPTION_HEALTH_PAGE_MAX})`,
+    }),
+    cursor: z
+      .string()
+      .max(SUBSCRIPTION_HEALTH_CURSOR_MAX_CHARS, {
+        error: 'must be a nextCursor a previous page gave',
+      })
+      .refine((text) => SubscriptionHealthCursorSchema.safeParse(text).success, {
+        error: 'must be a nextCursor a previous page gave',
+      })
+      .optional()
+      .meta({
+        description:
+          "The page after a previous one: that page's nextCursor, opaque (it encodes the last subscription that page held, in the list every caller may read whole)",
+      }),
+  })
+  // A misspelt parameter would answer the first page as if it were another: refused, named.
+  .strict();
+
+/**
+ * `GET /subscriptions/health`: the subscriptions' health, oldest subscription first, a page of
+ * them, with `nextCursor` when subscriptions after them are left out.
+ */
+export const SubscriptionHealthListSchema = z.object({
+  health: z.array(SubscriptionHealthSchema),
+  /** Present when subscriptions after this page's are left out: pass it as `cursor` for the next page. */
+  nextCursor: z.string().optional(),
+});
 
 /** Query of the console's page and assets: any (a bookmark may carry some), all ignored. */
 export const AnyQuerySchema = z.looseObject({});

@@ -1,5 +1,9 @@
 import type { AdminDeps } from './admin-deps.ts';
-import { SubscriptionHealthListSchema } from './console-schemas.ts';
+import {
+  SUBSCRIPTION_HEALTH_PAGE_MAX,
+  SubscriptionHealthListSchema,
+  SubscriptionHealthQuerySchema,
+} from './console-schemas.ts';
 import { definedFields } from './defined-fields.ts';
 import { deliveryView } from './delivery-view.ts';
 import { defineReadRoute } from './read-route.ts';
@@ -18,6 +22,10 @@ import {
   UpdateSubscriptionBodySchema,
 } from './schemas.ts';
 import { stateSnapshotSource } from './snapshot-source.ts';
+import {
+  encodeSubscriptionHealthCursor,
+  SubscriptionHealthCursorSchema,
+} from './subscription-health-cursor.ts';
 
 const tag = 'subscriptions';
 
@@ -41,15 +49,31 @@ export const SUBSCRIPTION_ROUTES: readonly AdminRoute[] = [
     schema: SubscriptionListSchema,
     read: async (_id, deps) => ({ subscriptions: await deps.webhooks.listSubscriptions() }),
   }),
-  defineReadRoute({
+  defineRoute({
+    method: 'GET',
     // Before `/subscriptions/{id}`: the router takes the first route that matches (ids are `sub_…`).
     path: '/subscriptions/health',
     operationId: 'listSubscriptionHealth',
-    summary:
-      'Health of every subscription in one answer (each as GET /subscriptions/{id}/health), oldest first: what the console reads every 10 s',
+    summary: `Health of the subscriptions (each as GET /subscriptions/{id}/health), oldest first, ${SUBSCRIPTION_HEALTH_PAGE_MAX} at most an answer; a page that leaves subscriptions out gives nextCursor. What the console reads every 10 s`,
     tag,
-    schema: SubscriptionHealthListSchema,
-    read: async (_id, deps) => ({ health: await deps.webhooks.allSubscriptionsHealth() }),
+    query: SubscriptionHealthQuerySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: SubscriptionHealthListSchema },
+    handle: async ({ query }, deps) => {
+      const page = await deps.webhooks.subscriptionHealthPage({
+        limit: query.limit ?? SUBSCRIPTION_HEALTH_PAGE_MAX,
+        ...(query.cursor === undefined
+          ? {}
+          : { after: SubscriptionHealthCursorSchema.parse(query.cursor) }),
+      });
+      return {
+        status: 200,
+        body: {
+          health: page.health,
+          ...(page.next ? { nextCursor: encodeSubscriptionHealthCursor(page.next) } : {}),
+        },
+      };
+    },
   }),
   defineRoute({
     method: 'POST',

@@ -49,7 +49,7 @@ const IdInputSchema = z
   .max(ID_MAX_LENGTH, { error: `must be at most ${ID_MAX_LENGTH} characters: no id is longer` });
 
 /** A `limit` query parameter from 1 to `max`: plain digits (not `1e2`, `0x10` or ` 5`). */
-function limitQuerySchema(max: number) {
+export function limitQuerySchema(max: number) {
   const message = `must be a whole number from 1 to ${max}`;
   return z
     .preprocess(

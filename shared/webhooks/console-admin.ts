@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
 import { LIST_LIMIT_MAX } from './delivery-admin.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { matchesEventType } from './subscription.ts';
+import { matchesEventType, oldestFirst } from './subscription.ts';
 import { requireSubscription } from './subscription-admin.ts';
 import { readSubscriptionsHealth, type SubscriptionHealth } from './subscription-health.ts';
 
@@ -66,6 +66,41 @@ export interface Feed {
   until?: number;
 }
 
+/**
+ * Where a page of subscriptions, oldest first, ended: its last subscription's creation time and
+ * id (the next page holds those after it in that order).
+ */
+export interface SubscriptionPosition {
+  createdAt: string;
+  id: string;
+}
+
+/** One page of {@link createConsoleAdmin}'s `subscriptionHealthPage`. */
+export interface SubscriptionHealthPage {
+  health: SubscriptionHealth[];
+  /** Where the page ended, when subscriptions after it were left out. */
+  next?: SubscriptionPosition;
+}
+
+/** See {@link createConsoleAdmin}'s `subscriptionHealthPage`. */
+async function readHealthPage(
+  options: { after?: SubscriptionPosition; limit?: number },
+  deps: DispatcherDeps,
+): Promise<SubscriptionHealthPage> {
+  const { after, limit } = options;
+  const subscriptions = (await deps.store.listSubscriptions())
+    .filter((subscription) => after === undefined || oldestFirst(subscription, after) > 0)
+    .sort(oldestFirst);
+  const page = limit === undefined ? subscriptions : subscriptions.slice(0, limit);
+  const health = await readSubscriptionsHealth(
+    page.map((subscription) => subscription.id),
+    deps,
+  );
+  const last = page.at(-1);
+  if (page.length === subscriptions.length || last === undefined) return { health };
+  return { health, next: { createdAt: last.createdAt, id: last.id } };
+}
+
 /** What the operator console reads beyond the other admin calls: the live feed and health. */
 export function createConsoleAdmin(deps: DispatcherDeps) {
   return {
@@ -112,19 +147,21 @@ export function createConsoleAdmin(deps: DispatcherDeps) {
     },
 
     /**
-     * Health of every subscription (see {@link subscriptionHealth}), oldest first as
-     * `listSubscriptions` answers them: one answer for the console, which read one per
+     * Health of the subscriptions after `after` (from the first without it), oldest first (see
+     * {@link oldestFirst}), each as {@link subscriptionHealth} answers it; `limit` of them at
+     * most (every one without it), with where the page ended when it left some out. Their
+     * reads are shared (readSubscriptionsHealth): one answer for the console, which read one per
      * subscription every 10 s (API Gateway's rate limit refused those past ~40 subscriptions).
-     * Their reads are shared (readSubscriptionsHealth).
      */
+    subscriptionHealthPage(
+      options: { after?: SubscriptionPosition; limit?: number } = {},
+    ): Promise<SubscriptionHealthPage> {
+      return readHealthPage(options, deps);
+    },
+
+    /** Health of every subscription, oldest first: {@link subscriptionHealthPage} without a limit. */
     async allSubscriptionsHealth(): Promise<SubscriptionHealth[]> {
-      const subscriptions = (await deps.store.listSubscriptions()).sort((a, b) =>
-        a.createdAt.localeCompare(b.createdAt),
-      );
-      return readSubscriptionsHealth(
-        subscriptions.map((subscription) => subscription.id),
-        deps,
-      );
+      return (await readHealthPage({}, deps)).health;
     },
   };
 }

@@ -7,6 +7,7 @@ import { generateSecret, type RandomBytes, retiringSecrets } from './signing.ts'
 import { freshEndpointState, type WebhookStore } from './store.ts';
 import {
   EventPatternsInputSchema,
+  oldestFirst,
   PREVIOUS_SECRETS_MAX,
   RetryScheduleSchema,
   type ScopeFilterSchema,
@@ -127,7 +128,7 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
     /** Every subscription, without secrets. */
     async listSubscriptions(): Promise<SubscriptionView[]> {
       const all = await deps.store.listSubscriptions();
-      return all.map(toSubscriptionView).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+      return all.map(toSubscriptionView).sort(oldestFirst);
     },
 
     /** One subscription without secrets; throws {@link WebhookNotFoundError}. */

@@ -103,6 +103,19 @@ export type SubscriptionView = Omit<
   'secret' | 'previousSecrets' | 'previousSecret' | 'previousSecretExpiresAt'
 >;
 
+/**
+ * Orders subscriptions oldest first, by creation time and then id (subscriptions created in
+ * the same millisecond keep one order, which pages of them follow).
+ * @example subscriptions.sort(oldestFirst)
+ */
+export function oldestFirst(
+  a: Pick<Subscription, 'createdAt' | 'id'>,
+  b: Pick<Subscription, 'createdAt' | 'id'>,
+): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
 /** Strips the secrets from a subscription. */
 export function toSubscriptionView(subscription: Subscription): SubscriptionView {
   const {

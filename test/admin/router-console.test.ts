@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SUBSCRIPTION_HEALTH_PAGE_MAX } from '../../shared/admin/console-schemas.ts';
 import { FEED_UNSTORED_WAIT_MS } from '../../shared/webhooks/console-admin.ts';
 import type { Attempt } from '../../shared/webhooks/store.ts';
 import { type AdminHarness, createAdminHarness, storedChangeEvent } from './support/harness.ts';
@@ -223,6 +224,86 @@ describe('admin API: the operator console', () => {
       consecutiveFailures: 4,
       pausedUntil: new Date(now + 60_000).toISOString(),
     });
+  });
+
+  it('pages the health of the subscriptions, oldest first, each once, with the cursor each page gives', async () => {
+    harness = createAdminHarness();
+    // Three created in one millisecond: they keep one order (by id) from page to page.
+    const created = ['2026-01-02', '2026-01-01', '2026-01-01', '2026-01-01', '2026-01-03'];
+    for (const [n, day] of created.entries()) {
+      await harness.store.putSubscription({
+        id: `sub_${'edcba'[n]}`,
+        url: `http://127.0.0.1:9/${n}`,
+        events: ['*'],
+        enabled: true,
+        createdAt: `${day}T00:00:00.000Z`,
+        updatedAt: `${day}T00:00:00.000Z`,
+        secret: 'whsec_c2VjcmV0',
+      });
+    }
+    const whole = await harness.call('GET', '/subscriptions/health');
+    const every = (whole.body as { health: { subscriptionId: string }[] }).health;
+    expect(every.map((h) => h.subscriptionId)).toEqual([
+      'sub_b',
+      'sub_c',
+      'sub_d',
+      'sub_e',
+      'sub_a',
+    ]);
+    expect(whole.body).not.toHaveProperty('nextCursor');
+
+    const pages: { health: unknown[]; nextCursor?: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await harness.call('GET', '/subscriptions/health', {
+        query: { limit: '2', ...(cursor ? { cursor } : {}) },
+      });
+      expect(page.status).toBe(200);
+      pages.push(page.body as (typeof pages)[number]);
+      cursor = pages.at(-1)!.nextCursor;
+    } while (cursor);
+    expect(pages.map((page) => page.health.length)).toEqual([2, 2, 1]);
+    expect(pages.flatMap((page) => page.health)).toEqual(every);
+  });
+
+  it(`answers ${SUBSCRIPTION_HEALTH_PAGE_MAX} subscriptions at most without a limit, and names the next page`, async () => {
+    harness = createAdminHarness();
+    for (let n = 0; n <= SUBSCRIPTION_HEALTH_PAGE_MAX; n++) {
+      await harness.store.putSubscription({
+        id: `sub_${String(n).padStart(4, '0')}`,
+        url: 'http://127.0.0.1:9/hook',
+        events: ['*'],
+        enabled: true,
+        createdAt: new Date(Date.UTC(2026, 0, 1) + n).toISOString(),
+        updatedAt: new Date(Date.UTC(2026, 0, 1) + n).toISOString(),
+        secret: 'whsec_c2VjcmV0',
+      });
+    }
+    const first = (await harness.call('GET', '/subscriptions/health')).body as {
+      health: unknown[];
+      nextCursor?: string;
+    };
+    expect(first.health).toHaveLength(SUBSCRIPTION_HEALTH_PAGE_MAX);
+    const rest = await harness.call('GET', '/subscriptions/health', {
+      query: { cursor: first.nextCursor! },
+    });
+    expect(rest.body).toMatchObject({
+      health: [{ subscriptionId: `sub_${String(SUBSCRIPTION_HEALTH_PAGE_MAX).padStart(4, '0')}` }],
+    });
+    expect(rest.body).not.toHaveProperty('nextCursor');
+    const tooMany = await harness.call('GET', '/subscriptions/health', {
+      query: { limit: String(SUBSCRIPTION_HEALTH_PAGE_MAX + 1) },
+    });
+    expect(tooMany.status).toBe(400);
+  });
+
+  it('refuses a health cursor that no page gave', async () => {
+    harness = createAdminHarness();
+    for (const cursor of ['nonsense', Buffer.from('yesterday|sub_1').toString('base64url')]) {
+      const answer = await harness.call('GET', '/subscriptions/health', { query: { cursor } });
+      expect(answer.status).toBe(400);
+      expect(JSON.stringify(answer.body)).toContain('must be a nextCursor a previous page gave');
+    }
   });
 
   it('answers an empty list of health when there is no subscription', async () => {

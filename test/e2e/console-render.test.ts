@@ -638,6 +638,50 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     expect(problems).toEqual([]);
   }, 60_000);
 
+  it('reads the health of subscriptions answered in pages, following nextCursor', async () => {
+    const many = Array.from({ length: 3 }, (_, i) => ({
+      ...subscription,
+      id: `sub_${i}`,
+      url: `https://receiver-${i}.example/hook`,
+      enabled: true,
+      disabledReason: null,
+    }));
+    const healthOf = (id: string, successRate: number) => ({
+      subscriptionId: id,
+      attempts: 4,
+      successRate,
+      lastSuccessAt: AT,
+      lastFailureAt: null,
+      lastFailure: null,
+      pausedUntil: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+      pending: 0,
+      dead: 0,
+    });
+    fake = await startFakeConsoleApi((method, path) => {
+      const url = new URL(path, 'http://fake');
+      if (url.pathname === '/subscriptions') return { body: { subscriptions: many } };
+      if (url.pathname === '/subscriptions/health') {
+        return url.searchParams.get('cursor') === 'page 2'
+          ? { body: { health: [healthOf('sub_2', 0.25)] } }
+          : {
+              body: { health: [healthOf('sub_0', 1), healthOf('sub_1', 1)], nextCursor: 'page 2' },
+            };
+      }
+      return hostileAnswer(method, path);
+    });
+    await page.goto(`${fake.url}/#/subscriptions`);
+    const row = page.getByRole('row').filter({ hasText: 'receiver-2.example' });
+    await row.getByText('25% of 4 attempts', { exact: false }).waitFor();
+    const healthReads = fake.requests.filter((r) => r.path.includes('/health'));
+    expect(healthReads.map((r) => r.path)).toEqual([
+      '/subscriptions/health',
+      '/subscriptions/health?cursor=page%202',
+    ]);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it('asks before rotating a secret or disabling a subscription, and sends nothing when told no', async () => {
     const enabled = { ...subscription, url: 'https://receiver.example/hook', enabled: true };
     fake = await startFakeConsoleApi((method, path) => {

@@ -13,6 +13,7 @@ import {
   say,
   tableShell,
 } from './dom.js';
+import { healthReadDue, readEveryHealth } from './health-pages.js';
 import { every } from './poll.js';
 import { readEveryStream } from './streams-pages.js';
 import { subscriptionActions, subscriptionNames } from './subscription-actions.js';
@@ -37,6 +38,8 @@ export function renderSubscriptions(main) {
   let lastHealth = new Map();
   /** @type {Map<string, string>} what each subscription's controls call it, by its id */
   let names = new Map();
+  /** @type {{ pages: number, readAtMs: number } | undefined} the last read of the health */
+  let healthRead;
   /**
    * The entity types a resync may name, read once the page opens: they change only with the
    * connections, and `GET /streams` lists every stream (13,000 for 1,000 hotels, in pages).
@@ -83,19 +86,26 @@ export function renderSubscriptions(main) {
         ),
       );
     }
-    // Every subscription's health in one request (one each was refused past ~40 in AWS), read
-    // once the rows are drawn: it takes seconds past a few hundred subscriptions, and a row an
-    // action changed showed its old state until then. A redrawn row shows the last health read.
+    // Every subscription's health in one request (one each was refused past ~40 in AWS), or one
+    // a page of 200 past that (once a minute then), read once the rows are drawn: it takes
+    // seconds past a few hundred subscriptions, and a row an action changed showed its old state
+    // until then. A redrawn row shows the last health read.
     // When it fails, the list is still shown and the failure said (by the poller).
     /** @type {Error | undefined} */
     let healthFailure;
-    const health = await api('GET', 'subscriptions/health').catch((/** @type {Error} */ error) => {
-      healthFailure = error;
-      return undefined;
-    });
-    lastHealth = new Map(
-      (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
-    );
+    if (healthReadDue(healthRead, Date.now())) {
+      const health = await readEveryHealth((path) => api('GET', path)).catch(
+        (/** @type {Error} */ error) => {
+          healthFailure = error;
+          return undefined;
+        },
+      );
+      // A failed read shows no health, and is made again at the next refresh.
+      healthRead = health && { pages: health.pages, readAtMs: Date.now() };
+      lastHealth = new Map(
+        (health?.health ?? []).map((/** @type {any} */ one) => [one.subscriptionId, one]),
+      );
+    }
     // By the rows shown now: a refresh after an action may have redrawn some meanwhile.
     for (const row of shell.body.children) {
       const cell = healthCells.get(row);
