@@ -25,7 +25,8 @@ describe('the server budget as the simulator counts arrivals', () => {
     h.sim.controls.resetRateLimits();
     // A client error still arrived: it counts like the four answered requests.
     expect(
-      (await postRaw(h.sim, 'taxEnvironments/getAll', { ...envelope(h.sim), X: 1 })).status,
+      (await postRaw(h.sim, 'customers/getAll', { ...envelope(h.sim), Limitation: { Count: 0 } }))
+        .status,
     ).toBe(400);
     for (let i = 0; i < 4; i += 1) expect((await call()).status).toBe(200);
     await h.clock.advance(10_000);
