@@ -11,6 +11,7 @@ import {
   republishedChanges,
 } from './page-changes.ts';
 import type { PollDeps, StreamDefinition } from './poll-context.ts';
+import { takeUnconfirmed, unconfirmedSnapshots, withUnconfirmed } from './unconfirmed-events.ts';
 
 /**
  * Records diffed between two turns of the event loop. A 1,000-record page diffed at once held
@@ -56,6 +57,12 @@ export interface PublishObservationsOptions {
    * any): throws to give the page up unpublished (see partStillCurrent).
    */
   beforePublish?: (() => Promise<void>) | undefined;
+  /**
+   * When the publish throws, store each changed entity's snapshot with the events attempted of
+   * it (see unconfirmed-events.ts): for reads that judge every such entity again at the retry
+   * (a window, which is read again, or a later one that finds the record changed; a listing).
+   */
+  keepUnconfirmed?: boolean;
 }
 
 /** A page's changes once published: `published` counts the events the publisher accepted. */
@@ -134,6 +141,7 @@ export async function publishObservations(
     backfill,
     storedSince,
     beforePublish,
+    keepUnconfirmed,
   }: PublishObservationsOptions = {},
 ): Promise<PublishedChanges> {
   if (observations.length === 0) return { events: [], writes: [], published: 0 };
@@ -152,6 +160,7 @@ export async function publishObservations(
       backfill,
       storedSince,
       beforePublish,
+      keepUnconfirmed,
     });
     const conditions: GuardConditions = {
       read: changes.stored,
@@ -188,6 +197,7 @@ async function judgeAndPublish(
     backfill,
     storedSince,
     beforePublish,
+    keepUnconfirmed = false,
   }: PublishObservationsOptions,
 ): Promise<PageChanges & { published: number; stored: Map<string, StoredSnapshot> }> {
   // A pass that republishes reads no snapshot (see republishedChanges).
@@ -211,19 +221,54 @@ async function judgeAndPublish(
       o.record !== null && deleted.has(o.entityId) ? { ...o, deleted: true } : o,
     );
   }
+  // Events a failed publish may have put out in part go again first (unconfirmed-events.ts).
+  const taken = takeUnconfirmed(stored, seen);
   const context = changeContext(definition, deps, emitCreated, backfill);
-  const changes = await computeChangesInSlices(seen, (slice) =>
-    backfill?.republish === 'records'
-      ? republishedChanges(slice, { ...context, backfill })
-      : computeChanges(slice, stored, context),
+  const changes = withUnconfirmed(
+    await computeChangesInSlices(seen, (slice) =>
+      backfill?.republish === 'records'
+        ? republishedChanges(slice, { ...context, backfill })
+        : computeChanges(slice, taken.judged, context),
+    ),
+    taken,
   );
   deps.observer?.onChanges?.(definition.streamId, changes);
   if (changes.events.length > 0) await beforePublish?.();
-  const published =
-    changes.events.length > 0
-      ? (await deps.publisher.publish(changes.events, { lane, deadline: deps.deadline })).published
-      : 0;
+  let published = 0;
+  if (changes.events.length > 0) {
+    try {
+      published = (await deps.publisher.publish(changes.events, { lane, deadline: deps.deadline }))
+        .published;
+    } catch (error) {
+      if (keepUnconfirmed) await storeUnconfirmed(definition, deps, changes, stored);
+      throw error;
+    }
+  }
   return { ...changes, published, stored };
+}
+
+/**
+ * After a publish of `changes` threw: stores the changed entities' snapshots with the events
+ * attempted of them (see unconfirmed-events.ts), each only over the snapshot the page read. A
+ * store that fails or refuses leaves those entities as they were: judged again as before.
+ */
+async function storeUnconfirmed(
+  definition: StreamDefinition,
+  deps: PollDeps,
+  changes: PageChanges,
+  read: ReadonlyMap<string, StoredSnapshot>,
+): Promise<void> {
+  const { streamId } = definition;
+  const snapshots = unconfirmedSnapshots(changes).filter((s) => snapshotFits(streamId, s));
+  if (snapshots.length === 0) return;
+  try {
+    await deps.store.replaceSnapshots(
+      streamId,
+      snapshots.map((snapshot) => ({ snapshot, expected: read.get(snapshot.entityId) })),
+    );
+  } catch {
+    // The publish's error is the one to report; these entities are judged again as before.
+  }
 }
 
 /**

@@ -103,20 +103,23 @@ export function toSnapshotItem(
   if (snapshot.scope !== undefined) item.scope = snapshot.scope;
   if (snapshot.deleted !== undefined) item.deleted = snapshot.deleted;
   if (snapshot.expiresAt !== undefined) item.ttl = snapshot.expiresAt;
+  if (snapshot.unconfirmed !== undefined) item.unconfirmed = JSON.stringify(snapshot.unconfirmed);
   return item;
 }
 
-const RecordJsonSchema = z
-  .string()
-  .transform((text, ctx): unknown => {
-    try {
-      return JSON.parse(text);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.record(z.string(), z.unknown()));
+const JsonTextSchema = z.string().transform((text, ctx): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+    return z.NEVER;
+  }
+});
+
+const RecordJsonSchema = JsonTextSchema.pipe(z.record(z.string(), z.unknown()));
+
+/** A snapshot's `unconfirmed` events, stored as one JSON text (rare: after a failed publish). */
+const UnconfirmedJsonSchema = JsonTextSchema.pipe(z.array(z.record(z.string(), z.unknown())));
 
 /** A snapshot item's fields but its record, which is parsed on first use. */
 const SnapshotFieldsSchema = z.object({
@@ -128,6 +131,7 @@ const SnapshotFieldsSchema = z.object({
   deleted: z.boolean().optional(),
   ttl: z.number().int().optional(),
   updatedAt: z.number().int(),
+  unconfirmed: UnconfirmedJsonSchema.optional(),
 });
 
 const SnapshotRecordSchema = z.object({ record: RecordJsonSchema });

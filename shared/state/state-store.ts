@@ -39,6 +39,12 @@ export const StoredSnapshotSchema = z.object({
   expiresAt: z.number().int().optional(),
   /** Epoch ms when stored. */
   updatedAt: z.number().int(),
+  /**
+   * Change events of this version that a failed publish may have put out to some targets only:
+   * the next poll judging the entity publishes them again, as they were, before its own (see
+   * polling/unconfirmed-events.ts). Absent once they are out.
+   */
+  unconfirmed: z.array(JsonObjectSchema).optional(),
 });
 /** The last stored version of one entity of a stream. */
 export type StoredSnapshot = z.infer<typeof StoredSnapshotSchema>;

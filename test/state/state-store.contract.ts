@@ -204,6 +204,35 @@ export function describeStateStoreContract(name: string, createStore: StateStore
       expect(scanned.find((s) => s.entityId === 'alive')?.deleted).toBeUndefined();
     });
 
+    it('keeps the unconfirmed events of a snapshot through put, conditional replace and scan, and drops them when stored without', async () => {
+      const store = await createStore();
+      const events = [
+        { id: 'evt_1', type: 'customer.updated', data: { patch: [{ op: 'replace', path: '/A' }] } },
+        { id: 'evt_2', type: 'customer.updated', data: { current: { Notes: 'é "quoted"' } } },
+      ];
+      const pending = snapshot('pending', { unconfirmed: events });
+      await store.putSnapshots('main:customer', [pending]);
+      expect((await store.getSnapshots('main:customer', ['pending'])).get('pending')).toEqual(
+        pending,
+      );
+
+      const replaced = snapshot('pending', {
+        updatedAt: pending.updatedAt + 1,
+        unconfirmed: [events[1]!],
+      });
+      expect(
+        await store.replaceSnapshots('main:customer', [{ snapshot: replaced, expected: pending }]),
+      ).toEqual([]);
+      const scanned = (await collect(store.scanSnapshots('main:customer'))).flat();
+      expect(scanned).toEqual([replaced]);
+
+      const { unconfirmed: _unconfirmed, ...cleared } = replaced;
+      await store.putSnapshots('main:customer', [cleared]);
+      const read = (await store.getSnapshots('main:customer', ['pending'])).get('pending');
+      expect(read).toEqual(cleared);
+      expect(read).not.toHaveProperty('unconfirmed');
+    });
+
     it('returns copies: changing a returned record does not change the stored one', async () => {
       const store = await createStore();
       const written = snapshot('a');

@@ -123,6 +123,8 @@ export async function runSnapshot(
   const changes = await commitObservations(definition, deps, observations, emitCreated, {
     backfill: listingJudging(state.current),
     beforePublish: listingPartCheck(deps.store, state),
+    // The next listing judges every entity again.
+    keepUnconfirmed: true,
   });
   const now = deps.clock.now();
   const counts = { records: records.length + setAside.length, events: changes.published };

@@ -256,6 +256,8 @@ async function readWindowPages(
           lane: priority,
           backfill: reading.backfill,
           beforePublish: reading.beforePublish,
+          // The window is read again after a failure, and a record changed since in a later one.
+          keepUnconfirmed: true,
         },
       );
       try {

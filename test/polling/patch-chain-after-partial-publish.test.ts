@@ -1,0 +1,182 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EntityEvent } from '../../shared/changes/entity-event-schema.ts';
+import { ManualClock } from '../../shared/clock.ts';
+import { pollStream } from '../../shared/polling/poll-stream.ts';
+import { MultiPublisher } from '../../shared/publish/multi-publisher.ts';
+import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
+import { type EventPublisher, PublishError } from '../../shared/publish/publisher.ts';
+import { startSimulator } from '../../shared/simulator/simulator.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { applyJsonPatch } from '../changes/apply-json-patch.ts';
+import { type CustomerStream, customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
+
+/** One publish target: it keeps what it accepts, or refuses the whole call while `failing`. */
+class Target implements EventPublisher {
+  readonly accepted: EntityEvent[] = [];
+  failing = false;
+  constructor(readonly name: string) {}
+  async publish(events: readonly PublishableEvent[]) {
+    if (this.failing)
+      throw new PublishError(this.name, 'the queue is unavailable', { retryable: true });
+    this.accepted.push(...(events as unknown as EntityEvent[]));
+    return { published: events.length, thinned: 0, failures: [] };
+  }
+}
+
+/**
+ * A receiver that keeps each entity by applying `patch` to what it holds, event after event,
+ * deduplicating on ids (it starts from an event's `previous` when it holds nothing yet).
+ */
+function applyInOrder(events: readonly EntityEvent[]) {
+  const held = new Map<string, unknown>();
+  const seen = new Set<string>();
+  /** Events whose `previous` was not what the receiver held when it came. */
+  const unchained: string[] = [];
+  for (const event of events) {
+    if (seen.has(event.id)) continue;
+    seen.add(event.id);
+    const { entityId, change, previous, current, patch } = event.data;
+    if (change === 'created') held.set(entityId, current);
+    else if (change === 'deleted') held.delete(entityId);
+    else {
+      const before = held.get(entityId) ?? previous;
+      if (JSON.stringify(before) !== JSON.stringify(previous)) unchained.push(event.id);
+      held.set(entityId, applyJsonPatch(before, patch ?? []));
+    }
+  }
+  return { held, unchained };
+}
+
+/** A customer stream publishing to a bus and a queue, with one active customer to change. */
+async function twoTargetStream(seed: number) {
+  const clock = new ManualClock(POLL_TEST_START_MS);
+  const sim = await startSimulator({ seed, customers: 40, clock, rateLimit: false });
+  const store = new MemoryStateStore();
+  const stream: CustomerStream = customerStream(sim, clock, store);
+  const bus = new Target('eventbridge');
+  const queue = new Target('sqs');
+  stream.deps.publisher = new MultiPublisher([bus, queue]) as never;
+  const model = sim.controls.model;
+  const customer = [...model.customers.all()].find((entry) => entry.record.IsActive)!.record;
+  return {
+    sim,
+    store,
+    bus,
+    queue,
+    id: customer.Id,
+    phone: customer.Phone ?? null,
+    /** The customer as the connector holds it now. */
+    record: () => JSON.parse(JSON.stringify(model.customers.get(customer.Id)!.record)),
+    change: (fields: Record<string, unknown>) =>
+      model.update(model.customers, 'customer', customer.Id, fields),
+    /** One poll after the clock moved past the settle lag; a failed run's retry time is waited out. */
+    async poll() {
+      await clock.advance(2_000);
+      const outcome = await pollStream(stream.definition, stream.deps, 'poller');
+      if (outcome.kind === 'failed')
+        await clock.advance(Math.max(0, outcome.retryAt - clock.now()));
+      return outcome;
+    },
+    async close() {
+      await stream.client.close();
+      await sim.close();
+    },
+  };
+}
+
+type Scenario = Awaited<ReturnType<typeof twoTargetStream>>;
+
+/** What each target's receiver holds of the customer, and the events that did not chain. */
+function receivedBy(scenario: Scenario) {
+  return [scenario.bus, scenario.queue].map((target) => {
+    const { held, unchained } = applyInOrder(target.accepted);
+    return { target: target.name, record: held.get(scenario.id), unchained };
+  });
+}
+
+describe('a poll whose publish failed after one of its targets took the events', () => {
+  let scenario: Scenario;
+  afterEach(() => scenario.close());
+
+  it('republishes the event first, as it was, and measures the newer change from its current', async () => {
+    scenario = await twoTargetStream(21);
+    const { bus, queue } = scenario;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    // A → B: the bus takes the event, the queue fails: the window is not committed.
+    scenario.change({ Notes: 'first note', Phone: '+1 555 0101' });
+    queue.failing = true;
+    expect(await scenario.poll()).toMatchObject({ kind: 'failed' });
+    expect(bus.accepted).toHaveLength(1);
+    const [first] = bus.accepted;
+
+    // B → C before the retry: the phone goes back to what it was, the note changes again.
+    scenario.change({ Notes: 'second note', Phone: scenario.phone });
+    queue.failing = false;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    const record = scenario.record();
+    for (const received of receivedBy(scenario))
+      expect(received).toEqual({ target: received.target, record, unchained: [] });
+    // The queue, which missed the first event, gets it as the bus did: same id, same content.
+    expect(queue.accepted.map((event) => event.id)).toEqual([first!.id, bus.accepted.at(-1)!.id]);
+    expect(queue.accepted[0]).toEqual(first);
+    // The newer change is measured from the first one's `current`, on both targets.
+    expect(bus.accepted.map((event) => event.id)).toEqual([
+      first!.id,
+      first!.id,
+      queue.accepted[1]!.id,
+    ]);
+    expect(queue.accepted[1]!.data.previous).toEqual(first!.data.current);
+    expect(queue.accepted[1]!.data.current).toEqual(record);
+  }, 30_000);
+
+  it('keeps the chain through failures in a row, and publishes nothing more once all is out', async () => {
+    scenario = await twoTargetStream(22);
+    const { bus, queue } = scenario;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    queue.failing = true;
+    scenario.change({ Notes: 'first note', Phone: '+1 555 0101' });
+    expect(await scenario.poll()).toMatchObject({ kind: 'failed' });
+    scenario.change({ Notes: 'second note', Phone: scenario.phone });
+    expect(await scenario.poll()).toMatchObject({ kind: 'failed' });
+    scenario.change({ Notes: 'third note' });
+    queue.failing = false;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    const record = scenario.record();
+    for (const received of receivedBy(scenario))
+      expect(received).toEqual({ target: received.target, record, unchained: [] });
+    // Three changes, three ids, in the order they were found, on both targets.
+    const ids = [...new Set(bus.accepted.map((event) => event.id))];
+    expect(ids).toHaveLength(3);
+    expect(queue.accepted.map((event) => event.id)).toEqual(ids);
+
+    const sent = [bus.accepted.length, queue.accepted.length];
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect([bus.accepted.length, queue.accepted.length]).toEqual(sent);
+    const [stored] = (await scenario.store.getSnapshots('main:customer', [scenario.id])).values();
+    expect(stored).not.toHaveProperty('unconfirmed');
+  }, 30_000);
+
+  it('republishes the same event alone when the record did not change before the retry', async () => {
+    scenario = await twoTargetStream(23);
+    const { bus, queue } = scenario;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    scenario.change({ Notes: 'first note' });
+    queue.failing = true;
+    expect(await scenario.poll()).toMatchObject({ kind: 'failed' });
+    queue.failing = false;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
+
+    expect(queue.accepted).toEqual([bus.accepted[0]]);
+    expect(bus.accepted).toEqual([queue.accepted[0], queue.accepted[0]]);
+    const record = scenario.record();
+    for (const received of receivedBy(scenario))
+      expect(received).toEqual({ target: received.target, record, unchained: [] });
+  }, 30_000);
+});
