@@ -19,6 +19,7 @@ import {
   type SnapshotWriteGate,
   WRITE_WAITS_FOR_PAGES_MS,
 } from '../polling/snapshot-write-gate.ts';
+import { takeUnconfirmed, withUnconfirmed } from '../polling/unconfirmed-events.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore } from '../state/state-store.ts';
 import {
@@ -227,15 +228,24 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
         const backfill = streamState
           ? liveJudging(streamState, { startUtc: new Date(now).toISOString() })
           : undefined;
-        const changes = polledWriteChanges({
-          context: context(),
-          entityType,
-          volatileFields,
-          records,
+        // Events a poll's failed publish may have put out in part go first, as a poll sends
+        // them, and the write is judged from their `current` (see unconfirmed-events.ts).
+        const taken = takeUnconfirmed(
           stored,
-          request,
-          backfill,
-        });
+          records.map((record, i) => ({ entityId: ids[i]!, record })),
+        );
+        const changes = withUnconfirmed(
+          polledWriteChanges({
+            context: context(),
+            entityType,
+            volatileFields,
+            records,
+            stored: taken.judged,
+            request,
+            backfill,
+          }),
+          taken,
+        );
         if (changes.events.length > 0) await options.publisher.publish(changes.events);
         // A poll of the stream may store the same entities meanwhile: only over what was read.
         const corrections = await storeGuarded({
