@@ -5,30 +5,41 @@ import { MultiPublisher } from '../../shared/publish/multi-publisher.ts';
 import { startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { applyInOrder, Target } from './patch-receivers.ts';
-import { type CustomerStream, customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
+import { type CustomerStream, entityStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
-/** A customer stream publishing to a bus and a queue, with one active customer to change. */
-async function twoTargetStream(seed: number) {
+/**
+ * A stream publishing to a bus and a queue, with one record to change: an active customer (a
+ * windowed stream), or a billing automation (a listing).
+ */
+async function twoTargetStream(
+  seed: number,
+  entity: 'customer' | 'billingAutomation' = 'customer',
+) {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const sim = await startSimulator({ seed, customers: 40, clock, rateLimit: false });
   const store = new MemoryStateStore();
-  const stream: CustomerStream = customerStream(sim, clock, store);
+  const stream: CustomerStream = entityStream(sim, clock, store, entity);
   const bus = new Target('eventbridge');
   const queue = new Target('sqs');
   stream.deps.publisher = new MultiPublisher([bus, queue]) as never;
   const model = sim.controls.model;
-  const customer = [...model.customers.all()].find((entry) => entry.record.IsActive)!.record;
+  const set = (entity === 'customer'
+    ? model.customers
+    : model.billingAutomations) as unknown as typeof model.customers;
+  const chosen = [...set.all()].find(
+    (entry) => entity !== 'customer' || entry.record.IsActive,
+  )!.record;
   return {
     sim,
     store,
     bus,
     queue,
-    id: customer.Id,
-    phone: customer.Phone ?? null,
-    /** The customer as the connector holds it now. */
-    record: () => JSON.parse(JSON.stringify(model.customers.get(customer.Id)!.record)),
-    change: (fields: Record<string, unknown>) =>
-      model.update(model.customers, 'customer', customer.Id, fields),
+    streamId: stream.definition.streamId,
+    id: chosen.Id,
+    phone: chosen.Phone ?? null,
+    /** The record as the connector holds it now. */
+    record: () => JSON.parse(JSON.stringify(set.get(chosen.Id)!.record)),
+    change: (fields: Record<string, unknown>) => model.update(set, entity, chosen.Id, fields),
     /** One poll after the clock moved past the settle lag; a failed run's retry time is waited out. */
     async poll() {
       await clock.advance(2_000);
@@ -117,7 +128,7 @@ describe('a poll whose publish failed after one of its targets took the events',
     const sent = [bus.accepted.length, queue.accepted.length];
     expect(await scenario.poll()).toMatchObject({ kind: 'polled', caughtUp: true });
     expect([bus.accepted.length, queue.accepted.length]).toEqual(sent);
-    const [stored] = (await scenario.store.getSnapshots('main:customer', [scenario.id])).values();
+    const [stored] = (await scenario.store.getSnapshots(scenario.streamId, [scenario.id])).values();
     expect(stored).not.toHaveProperty('unconfirmed');
   }, 30_000);
 
@@ -138,5 +149,27 @@ describe('a poll whose publish failed after one of its targets took the events',
     const record = scenario.record();
     for (const received of receivedBy(scenario))
       expect(received).toEqual({ target: received.target, record, unchained: [] });
+  }, 30_000);
+
+  it('does the same for a listing (billing automations, listed whole at each poll)', async () => {
+    scenario = await twoTargetStream(24, 'billingAutomation');
+    const { bus, queue } = scenario;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled' });
+    const description = scenario.record().Description ?? null;
+
+    scenario.change({ Name: 'first name', Description: 'for a while' });
+    queue.failing = true;
+    expect(await scenario.poll()).toMatchObject({ kind: 'failed' });
+    const [first] = bus.accepted;
+    scenario.change({ Name: 'second name', Description: description });
+    queue.failing = false;
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled' });
+    expect(await scenario.poll()).toMatchObject({ kind: 'polled' });
+
+    const record = scenario.record();
+    for (const received of receivedBy(scenario))
+      expect(received).toEqual({ target: received.target, record, unchained: [] });
+    expect(queue.accepted.map((event) => event.id)).toEqual([first!.id, bus.accepted.at(-1)!.id]);
+    expect(queue.accepted[0]).toEqual(first);
   }, 30_000);
 });
