@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { systemClock } from '../shared/clock.ts';
 import { DynamoDbBulkLaneLedger } from '../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { ObservedPublisher, type Refusal } from '../shared/publish/observed-publisher.ts';
@@ -69,6 +70,12 @@ export function buildAdminWriteThrough(
     credentialsOf: adminConnectionCredentials(config),
     publisher,
     state,
+    // A write's events in a stream with a backfill running count in the job (its `written`).
+    backfills: new DynamoDbBackfillJobStore({
+      client: dynamo,
+      tableName: config.tableName,
+      clock: systemClock,
+    }),
     clock: systemClock,
     // The token's budget in the state table, as the pollers keep it (connection-clients.ts):
     // the proxy's requests count in the one budget of the AccessToken.

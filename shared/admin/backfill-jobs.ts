@@ -28,6 +28,19 @@ export const BackfillStreamOutcomeSchema = z.object({
 export type BackfillStreamOutcome = z.infer<typeof BackfillStreamOutcomeSchema>;
 
 /**
+ * Events that writes through the bridge published in a stream while the job's part of it ran
+ * (see BackfillJobStore.addWritten): `events` all of them (the dispatcher counts them among the
+ * stream's), `announced` those that were the job's own `created` of an entity sent ahead of its
+ * change (among the job's events published).
+ */
+export const BackfillWrittenSchema = z.object({
+  events: z.number().int().nonnegative(),
+  announced: z.number().int().nonnegative(),
+});
+/** Events written through the bridge in a stream of a job (see {@link BackfillWrittenSchema}). */
+export type BackfillWritten = z.infer<typeof BackfillWrittenSchema>;
+
+/**
  * A backfill job: which streams it started backfills of, when, and the numbers progress is
  * measured against. Progress is derived from the stream states the pollers keep and the
  * dispatcher's delivery counters (see backfill.ts); the item is written whole when the job
@@ -66,6 +79,11 @@ export const BackfillJobSchema = z.object({
    * connection (or stored before this field existed), read from the whole listing.
    */
   connectionsNamed: z.literal(true).optional(),
+  /**
+   * What writes through the bridge published in each stream during the job, by stream id
+   * (BackfillJobStore.addWritten); read with the job, never written by `put`. Absent: none.
+   */
+  written: z.record(z.string(), BackfillWrittenSchema).optional(),
 });
 
 /** A backfill job (see {@link BackfillJobSchema}). */
@@ -119,6 +137,12 @@ export interface BackfillJobStore {
    * @throws ValidationError naming the field of a malformed entry, before writing.
    */
   keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined>;
+  /**
+   * Adds `counts` to what writes through the bridge published in `streamId` during job `id`
+   * (its `written`): an atomic addition of its own, apart from the stream's state (which the
+   * pollers save with a version) and from the job's other entries. Nothing for an unknown job.
+   */
+  addWritten(id: string, streamId: string, counts: BackfillWritten): Promise<void>;
 }
 
 /** Jobs in memory: tests, and runs that need no history across restarts. Values are copies. */
@@ -141,5 +165,19 @@ export class MemoryBackfillJobStore implements BackfillJobStore {
     const stored = structuredClone(withEntries(job, parsed));
     this.jobs.set(id, stored);
     return structuredClone(stored);
+  }
+
+  async addWritten(id: string, streamId: string, counts: BackfillWritten): Promise<void> {
+    const added = parseOrThrow(BackfillWrittenSchema, counts, 'written events');
+    const job = this.jobs.get(id);
+    if (!job) return;
+    const before = job.written?.[streamId] ?? { events: 0, announced: 0 };
+    job.written = {
+      ...job.written,
+      [streamId]: {
+        events: before.events + added.events,
+        announced: before.announced + added.announced,
+      },
+    };
   }
 }

@@ -26,6 +26,9 @@ export interface BackfillPart {
 export function partOf(job: BackfillJob, state: StreamState | undefined): BackfillPart | undefined {
   const backfill = state?.backfill;
   if (state === undefined || backfill?.jobId !== job.id) return undefined;
+  // Writes through the bridge published these in the stream: the dispatcher counts them among
+  // its events, and the `created` they sent ahead of a change are the job's.
+  const written = job.written?.[state.streamId] ?? { events: 0, announced: 0 };
   if (backfill.kind === 'pass') {
     const span = Date.parse(backfill.endUtc) - job.historyStartMs;
     const read =
@@ -45,8 +48,9 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
       fraction: backfill.doneAt !== null ? 1 : span > 0 ? clamp01(read / span) : 0,
       doneAt: backfill.doneAt,
       recordsRead: backfill.recordsRead,
-      eventsPublished: backfill.eventsPublished,
-      streamEventsPublished: live === undefined ? undefined : backfill.eventsPublished + live,
+      eventsPublished: backfill.eventsPublished + written.announced,
+      streamEventsPublished:
+        live === undefined ? undefined : backfill.eventsPublished + live + written.events,
     };
   }
   // A first sync: done once its watermark reaches the job start minus the settle lag (the
@@ -63,9 +67,9 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
         : 0,
     doneAt: done ? (state.firstSync?.doneAt ?? state.lastSuccessAt ?? job.startedAt) : null,
     recordsRead: counters.recordsRead ?? 0,
-    eventsPublished: counters.eventsPublished ?? 0,
+    eventsPublished: (counters.eventsPublished ?? 0) + written.announced,
     // The state was created by the job's reset: its counters are all the stream's since.
-    streamEventsPublished: state.eventsPublished ?? 0,
+    streamEventsPublished: (state.eventsPublished ?? 0) + written.events,
   };
 }
 

@@ -9,16 +9,20 @@
  * | streams           | `BACKFILL#<id>` | `STREAMS#<nnnnnn>` | `streamIds` (a slice, in order), `deliveredAtStart` (theirs, when the job has it), `ttl` |
  * | outcome           | `BACKFILL#<id>` | `OUT#<streamId>`   | `value` (the stream's outcome), `ttl`                    |
  * | delivered until   | `BACKFILL#<id>` | `UNTIL#<streamId>` | `value` (the stream's counter), `ttl`                    |
+ * | written           | `BACKFILL#<id>` | `WRITTEN#<streamId>` | `events`, `announced` (added to atomically), `ttl`     |
  *
  * The stream items are written before the job item, so a job that can be read has them all.
  * Writers add an entry as an item of its own on the condition that none is there, so an entry
  * another writer added since the job was read is neither erased nor replaced, with no retry. A
  * job is read with one Query of its collection. A job written before this layout (its streams
  * in `doc`; its entries in `doc` or in `outcomes` and `deliveredUntil` maps beside it) is read
- * as it was, its entries first kept.
+ * as it was, its entries first kept. The written items count the events writes through the
+ * bridge published in a stream during the job (`ADD`, so writers at once never conflict, with
+ * one another or with the pollers' versioned saves of the stream's state); they come with the
+ * job's Query, no read of their own.
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { forEachConcurrently } from '../concurrency.ts';
@@ -31,6 +35,8 @@ import {
   BackfillJobEntriesSchema,
   BackfillJobSchema,
   type BackfillJobStore,
+  type BackfillWritten,
+  BackfillWrittenSchema,
   withEntries,
 } from './backfill-jobs.ts';
 
@@ -49,6 +55,7 @@ const WRITES_IN_FLIGHT = 16;
 
 const STREAMS_SK_PREFIX = 'STREAMS#';
 const ENTRY_SK_PREFIX = { outcomes: 'OUT#', deliveredUntil: 'UNTIL#' } as const;
+const WRITTEN_SK_PREFIX = 'WRITTEN#';
 
 /** The job item: `doc` holds the whole job in the first layout, the job but its streams and entries since. */
 const JobItemSchema = z.object({
@@ -92,11 +99,14 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
   }
 
   async put(job: BackfillJob): Promise<void> {
-    const { outcomes, deliveredUntil, streamIds, deliveredAtStart, ...doc } = parseOrThrow(
-      BackfillJobSchema,
-      job,
-      'backfill job',
-    );
+    const {
+      outcomes,
+      deliveredUntil,
+      streamIds,
+      deliveredAtStart,
+      written: _written,
+      ...doc
+    } = parseOrThrow(BackfillJobSchema, job, 'backfill job');
     const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
     const ttl = Math.floor((this.options.clock.now() + retention) / 1000);
     const parts: Record<string, unknown>[] = [];
@@ -139,7 +149,37 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
         ? // The first layout: the whole job in `doc`, entries there or in the maps beside it.
           withEntries(parseOrThrow(BackfillJobSchema, doc, what), { outcomes, deliveredUntil })
         : this.assemble(doc, items, parts, what);
-    return withEntries(job, entriesOf(items, what));
+    const written = writtenOf(items, what);
+    return {
+      ...withEntries(job, entriesOf(items, what)),
+      ...(Object.keys(written).length > 0 ? { written } : {}),
+    };
+  }
+
+  async addWritten(id: string, streamId: string, counts: BackfillWritten): Promise<void> {
+    const added = parseOrThrow(BackfillWrittenSchema, counts, 'written events');
+    const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
+    const ttl = Math.floor((this.options.clock.now() + retention) / 1000);
+    await this.send('UpdateItem', () =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { ...this.keyOf(id), sk: `${WRITTEN_SK_PREFIX}${streamId}` },
+          UpdateExpression:
+            'ADD #events :events, #announced :announced SET #ttl = if_not_exists(#ttl, :ttl)',
+          ExpressionAttributeNames: {
+            '#events': 'events',
+            '#announced': 'announced',
+            '#ttl': 'ttl',
+          },
+          ExpressionAttributeValues: {
+            ':events': added.events,
+            ':announced': added.announced,
+            ':ttl': ttl,
+          },
+        }),
+      ),
+    );
   }
 
   async keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined> {
@@ -273,6 +313,20 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
   private send<T>(operation: string, call: () => Promise<T>): Promise<T> {
     return withStoreErrors(this.options.tableName, operation, call);
   }
+}
+
+/** The written items of a job's collection, by stream id. */
+function writtenOf(
+  items: readonly Record<string, unknown>[],
+  what: string,
+): Record<string, BackfillWritten> {
+  const written: Record<string, BackfillWritten> = {};
+  for (const item of items) {
+    const sk = String(item.sk);
+    if (sk.startsWith(WRITTEN_SK_PREFIX))
+      written[sk.slice(WRITTEN_SK_PREFIX.length)] = parseOrThrow(BackfillWrittenSchema, item, what);
+  }
+  return written;
 }
 
 /** The entries kept as items of their own in a job's collection. */

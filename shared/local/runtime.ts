@@ -291,8 +291,15 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
 
     // Any connection the process polls, named by the call (`local` when none is): one added at
     // run time is writable at once, one disabled or removed no longer.
+    const backfills = new DynamoDbBackfillJobStore({
+      client: dynamo.client,
+      tableName: LOCAL_TABLE_NAME,
+      clock,
+    });
     const writeThrough = createConnectionWriteThrough({
       snapshotGate,
+      // A write's events in a stream with a backfill running count in the job (its `written`).
+      backfills,
       connectionFor: (connectionId) =>
         registryWritableConnection(connectionId, {
           registry: connections.registry,
@@ -330,11 +337,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         connections: connections.admin,
         windows: settings.windows,
         deliveryCounter,
-        backfills: new DynamoDbBackfillJobStore({
-          client: dynamo.client,
-          tableName: LOCAL_TABLE_NAME,
-          clock,
-        }),
+        backfills,
         backfillSources: new BackfillSourcesCache(),
         clock,
         random,

@@ -12,6 +12,7 @@ import {
   type RawResponse,
 } from '../connector/http-transport.ts';
 import type { OperationName, OperationRequest } from '../connector/operations.ts';
+import { BridgeError, describeThrown } from '../errors.ts';
 import { liveJudging } from '../polling/backfill-state.ts';
 import { storeGuarded } from '../polling/guarded-snapshots.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
@@ -71,6 +72,22 @@ export interface WriteThroughOptions {
   snapshotGate?: SnapshotWriteGate;
   /** Where `connector` came from, for messages (default: `the configured connection`). */
   credentialSource?: string;
+  /**
+   * The backfill jobs (BackfillJobStore): a write's events in a stream with a backfill part
+   * running are added to that job's count of them (its `written`), so the job waits for their
+   * deliveries too and counts the `created` they sent ahead of a change as its own. Without it,
+   * not counted.
+   */
+  backfills?: BackfillWrittenCounts;
+}
+
+/** Where a write's events in a stream with a backfill part running are counted (BackfillJobStore.addWritten). */
+export interface BackfillWrittenCounts {
+  addWritten(
+    jobId: string,
+    streamId: string,
+    counts: { events: number; announced: number },
+  ): Promise<void>;
 }
 
 /** The connector's answer, passed on unchanged; `events` counts what was published. */
@@ -264,7 +281,20 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
             await options.publisher.publish(events);
           },
         });
-        return changes.events.length + corrections;
+        const published = changes.events.length + corrections;
+        // The job waits for the deliveries of every event of its streams detected while it runs.
+        // (A stream reset's first sync names no job: `reset_…`, not `bf_…`.)
+        const jobId = streamState?.backfill?.jobId;
+        if (published > 0 && jobId?.startsWith('bf_') && options.backfills)
+          await options.backfills
+            .addWritten(jobId, streamId, { events: published, announced: changes.announced ?? 0 })
+            .catch((error: unknown) => {
+              throw new BridgeError(
+                `events published, but not counted in backfill ${jobId}: ${describeThrown(error)}`,
+                { cause: error },
+              );
+            });
+        return published;
       } finally {
         endWrite?.();
       }

@@ -163,6 +163,24 @@ describe.each(implementations)('%s', (_name, create) => {
     expect(error.path).toBe('outcomes.main:customer.recordsRead');
     expect(await store.get('bf_1')).toEqual(job);
   });
+
+  it("adds up the events writes published in a job's streams, every addition of writers at once", async () => {
+    const store = await create();
+    await store.put(job);
+    await Promise.all(
+      Array.from({ length: 5 }, (_, index) =>
+        store.addWritten('bf_1', 'main:customer', { events: 2, announced: index % 2 }),
+      ),
+    );
+    await store.addWritten('bf_1', 'main:resource', { events: 1, announced: 0 });
+    await store.keep('bf_1', { outcomes: { 'main:customer': outcome(3, null) } });
+    expect((await store.get('bf_1'))?.written).toEqual({
+      'main:customer': { events: 10, announced: 2 },
+      'main:resource': { events: 1, announced: 0 },
+    });
+    await store.addWritten('bf_2', 'main:customer', { events: 1, announced: 1 });
+    expect(await store.get('bf_2')).toBeUndefined();
+  });
 });
 
 describe('DynamoDbBackfillJobStore', () => {

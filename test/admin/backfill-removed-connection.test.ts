@@ -85,6 +85,7 @@ function writingAfter(store: BackfillJobStore, before: () => Promise<unknown>): 
   };
   return {
     get: (id) => store.get(id),
+    addWritten: (id, streamId, counts) => store.addWritten(id, streamId, counts),
     put: async (job) => {
       await first();
       return store.put(job);

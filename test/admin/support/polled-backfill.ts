@@ -88,6 +88,8 @@ export interface PolledBackfill {
   state: MemoryStateStore;
   publisher: CollectingPublisher;
   holding: HoldingClient;
+  /** The admin API's backfill jobs. */
+  backfills: MemoryBackfillJobStore;
   /** Hands the events published since the last call to the dispatcher, which delivers them. */
   dispatch(): Promise<void>;
   /** `POST /backfill` with `emit`; the job's id. */
@@ -127,12 +129,13 @@ export async function polledBackfill(
   const receiver: Receiver = await startReceiver(() => ({ kind: 'respond', status: 200 }));
   const on = createAdminHarness();
   await on.deps.webhooks.createSubscription({ url: receiver.url('/hook') });
+  const backfills = new MemoryBackfillJobStore();
   const deps: AdminDeps = {
     ...on.deps,
     state,
     streams: async () => streams,
     windows: settings.windows,
-    backfills: new MemoryBackfillJobStore(),
+    backfills,
     clock: sim.clock,
     random: seededRandom(1),
   };
@@ -144,6 +147,7 @@ export async function polledBackfill(
     state,
     publisher: pollDeps.publisher,
     holding,
+    backfills,
     async dispatch() {
       for (const event of pollDeps.publisher.events.slice(forwarded)) {
         on.queue.sendRaw(
