@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { parseOrThrow } from '../errors.ts';
+import type { BackfillJobPosition } from './backfill-job-cursor.ts';
 
 /**
  * What ended a stream's part of a job before it completed: `superseded`, a later backfill or
@@ -90,6 +91,52 @@ export const BackfillJobSchema = z.object({
 export type BackfillJob = z.infer<typeof BackfillJobSchema>;
 
 /**
+ * What a listing of jobs holds of each ({@link BackfillJobStore.list}): the job as it was started,
+ * its streams counted, not named (a job of 500 hotels names 6,500). Its progress is read per
+ * stream (GET /backfill/{id}), so a listing holds none.
+ */
+export const BackfillJobSummarySchema = z.object({
+  id: BackfillJobSchema.shape.id,
+  startedAt: BackfillJobSchema.shape.startedAt,
+  emit: BackfillJobSchema.shape.emit,
+  entities: BackfillJobSchema.shape.entities,
+  streamCount: z.number().int().nonnegative(),
+  connectionsNamed: BackfillJobSchema.shape.connectionsNamed,
+});
+/** A job as a listing holds it (see {@link BackfillJobSummarySchema}). */
+export type BackfillJobSummary = z.infer<typeof BackfillJobSummarySchema>;
+
+/**
+ * The summary of `job` a listing holds. Pure.
+ * @example summaryOf(job).streamCount // job.streamIds.length
+ */
+export function summaryOf(job: BackfillJob): BackfillJobSummary {
+  return {
+    id: job.id,
+    startedAt: job.startedAt,
+    emit: job.emit,
+    entities: job.entities,
+    streamCount: job.streamIds.length,
+    ...(job.connectionsNamed ? { connectionsNamed: true } : {}),
+  };
+}
+
+/**
+ * Newest first: the later start first, then (the same millisecond) the greater id; a negative
+ * number when `a` comes first. Pure.
+ */
+export function newestFirst(a: BackfillJobPosition, b: BackfillJobPosition): number {
+  if (a.startedAt !== b.startedAt) return b.startedAt - a.startedAt;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** A page of jobs, newest first; `next` where later pages hold more (the last one's position). */
+export interface BackfillJobPage {
+  jobs: BackfillJobSummary[];
+  next?: BackfillJobPosition;
+}
+
+/**
  * Entries to add to a job's `outcomes` and `deliveredUntil` ({@link BackfillJobStore.keep}).
  */
 export const BackfillJobEntriesSchema = BackfillJobSchema.pick({
@@ -130,6 +177,11 @@ export interface BackfillJobStore {
   /** Reads a job; `undefined` when unknown or expired. */
   get(id: string): Promise<BackfillJob | undefined>;
   /**
+   * The jobs kept (not expired), newest first ({@link newestFirst}), at most `limit`, those after
+   * `after` when given; `next` when more follow.
+   */
+  list(options: { limit: number; after?: BackfillJobPosition }): Promise<BackfillJobPage>;
+  /**
    * Adds to the stored job those of `entries` its `outcomes` and `deliveredUntil` lack, each on
    * its own and whatever other writers add meanwhile; an entry already there stays as it is.
    * Answers the job as stored after it; `undefined` for a job unknown or expired (nothing is
@@ -156,6 +208,18 @@ export class MemoryBackfillJobStore implements BackfillJobStore {
   async get(id: string): Promise<BackfillJob | undefined> {
     const job = this.jobs.get(id);
     return job ? structuredClone(job) : undefined;
+  }
+
+  async list(options: { limit: number; after?: BackfillJobPosition }): Promise<BackfillJobPage> {
+    const { after } = options;
+    const sorted = [...this.jobs.values()]
+      .filter((job) => after === undefined || newestFirst(after, job) < 0)
+      .sort(newestFirst);
+    const jobs = sorted.slice(0, options.limit).map(summaryOf);
+    const last = jobs.at(-1);
+    return sorted.length > options.limit && last
+      ? { jobs, next: { startedAt: last.startedAt, id: last.id } }
+      : { jobs };
   }
 
   async keep(id: string, entries: BackfillJobEntries): Promise<BackfillJob | undefined> {

@@ -10,6 +10,7 @@
  * | outcome           | `BACKFILL#<id>` | `OUT#<streamId>`   | `value` (the stream's outcome), `ttl`                    |
  * | delivered until   | `BACKFILL#<id>` | `UNTIL#<streamId>` | `value` (the stream's counter), `ttl`                    |
  * | written           | `BACKFILL#<id>` | `WRITTEN#<streamId>` | `events`, `announced` (added to atomically), `ttl`     |
+ * | listed            | `BACKFILLS`     | `<startedAt, 15 digits>#<id>` | `summary` (the job as listed), `ttl`            |
  *
  * The stream items are written before the job item, so a job that can be read has them all.
  * Writers add an entry as an item of its own on the condition that none is there, so an entry
@@ -20,6 +21,13 @@
  * bridge published in a stream during the job (`ADD`, so writers at once never conflict, with
  * one another or with the pollers' versioned saves of the stream's state); they come with the
  * job's Query, no read of their own.
+ *
+ * Each job is also listed under the one partition `BACKFILLS`, sorted by start, so `list` is a
+ * Query of it, newest first, with no index: a backfill is an operator's act, a few a day, and
+ * kept 7 days, so that partition holds hundreds of small items at most, far below what one
+ * partition serves (a global secondary index would cost a write per job item and more
+ * infrastructure, to list them the same way). A job started before this item existed is not
+ * listed (it is read by its id as before, until it expires).
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -29,14 +37,18 @@ import { forEachConcurrently } from '../concurrency.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import type { BackfillJobPosition } from './backfill-job-cursor.ts';
 import {
   type BackfillJob,
   type BackfillJobEntries,
   BackfillJobEntriesSchema,
+  type BackfillJobPage,
   BackfillJobSchema,
   type BackfillJobStore,
+  BackfillJobSummarySchema,
   type BackfillWritten,
   BackfillWrittenSchema,
+  summaryOf,
   withEntries,
 } from './backfill-jobs.ts';
 
@@ -47,6 +59,11 @@ export const BACKFILL_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const BACKFILL_PK_PREFIX = 'BACKFILL#';
 /** Sort key of a job item. */
 export const BACKFILL_JOB_SK = 'JOB';
+/** Partition key of the items listing every job by start. */
+export const BACKFILL_LIST_PK = 'BACKFILLS';
+
+/** Digits of a start instant in a listed item's sort key: they sort as the numbers do. */
+const STARTED_AT_DIGITS = 15;
 
 /** Streams per stream item: ids of up to ~90 bytes and their counters stay far below 400 KB. */
 const STREAMS_PER_ITEM = 1000;
@@ -136,6 +153,43 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
       parts: parts.length,
       ttl,
     });
+    // Listed once it can be read.
+    await this.putItem({
+      pk: BACKFILL_LIST_PK,
+      sk: listedKey(doc),
+      summary: summaryOf(job),
+      ttl,
+    });
+  }
+
+  async list(options: { limit: number; after?: BackfillJobPosition }): Promise<BackfillJobPage> {
+    const { after, limit } = options;
+    const page = await this.send('Query', () =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.options.tableName,
+          KeyConditionExpression: after ? '#pk = :pk AND #sk < :after' : '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': 'pk', ...(after ? { '#sk': 'sk' } : {}) },
+          ExpressionAttributeValues: {
+            ':pk': BACKFILL_LIST_PK,
+            ...(after ? { ':after': listedKey(after) } : {}),
+          },
+          ScanIndexForward: false,
+          // One more than asked: whether a next page has any.
+          Limit: limit + 1,
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    // Expired items are the oldest (each is kept as long from its start): none follows one.
+    const kept = (page.Items ?? []).filter((item) => !this.expired(item));
+    const jobs = kept
+      .slice(0, limit)
+      .map((item) => parseOrThrow(BackfillJobSummarySchema, item.summary, 'listed backfill job'));
+    const last = jobs.at(-1);
+    return kept.length > limit && last
+      ? { jobs, next: { startedAt: last.startedAt, id: last.id } }
+      : { jobs };
   }
 
   async get(id: string): Promise<BackfillJob | undefined> {
@@ -313,6 +367,11 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
   private send<T>(operation: string, call: () => Promise<T>): Promise<T> {
     return withStoreErrors(this.options.tableName, operation, call);
   }
+}
+
+/** The sort key of a job's listed item: newest first is the keys' descending order. Pure. */
+function listedKey(job: BackfillJobPosition): string {
+  return `${String(job.startedAt).padStart(STARTED_AT_DIGITS, '0')}#${job.id}`;
 }
 
 /** The written items of a job's collection, by stream id. */

@@ -4,6 +4,13 @@ import { removeStream } from '../polling/removed-streams.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { backfillProgress, saveResetState, startBackfill } from './backfill.ts';
 import { endBackfillParts } from './backfill-ending.ts';
+import { BackfillJobCursorSchema, encodeBackfillJobCursor } from './backfill-job-cursor.ts';
+import {
+  BACKFILL_LIST_PAGE_DEFAULT,
+  BACKFILL_LIST_PAGE_MAX,
+  BackfillJobListQuerySchema,
+  BackfillJobListSchema,
+} from './backfill-list-schemas.ts';
 import { listedBackfillStreams } from './backfill-streams-listed.ts';
 import { AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
@@ -104,6 +111,38 @@ export const STREAM_ROUTES: readonly AdminRoute[] = [
       );
       const view = await backfillProgress(job, deps);
       return { status: 202, body: listedBackfillStreams(view, answerBytes(deps)) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/backfill',
+    operationId: 'listBackfills',
+    summary: `Backfill jobs kept (7 days), newest first, each as it was started (its progress is GET /backfill/{id}'s), ${BACKFILL_LIST_PAGE_MAX} at most an answer; a page that leaves jobs out gives nextCursor`,
+    tag: 'backfill',
+    query: BackfillJobListQuerySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: BackfillJobListSchema },
+    handle: async ({ query }, deps) => {
+      const page = await deps.backfills.list({
+        limit: query.limit ?? BACKFILL_LIST_PAGE_DEFAULT,
+        ...(query.cursor === undefined
+          ? {}
+          : { after: BackfillJobCursorSchema.parse(query.cursor) }),
+      });
+      return {
+        status: 200,
+        body: {
+          jobs: page.jobs.map((job) => ({
+            id: job.id,
+            startedAt: new Date(job.startedAt).toISOString(),
+            emit: job.emit,
+            entities: job.entities,
+            streamCount: job.streamCount,
+            connectionsNamed: job.connectionsNamed === true,
+          })),
+          ...(page.next ? { nextCursor: encodeBackfillJobCursor(page.next) } : {}),
+        },
+      };
     },
   }),
   defineRoute({

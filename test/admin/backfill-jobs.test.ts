@@ -181,9 +181,58 @@ describe.each(implementations)('%s', (_name, create) => {
     await store.addWritten('bf_2', 'main:customer', { events: 1, announced: 1 });
     expect(await store.get('bf_2')).toBeUndefined();
   });
+
+  it('lists jobs newest first in pages, the same millisecond by id, each as started', async () => {
+    const store = await create();
+    const started = [
+      { id: 'bf_a', startedAt: job.startedAt },
+      { id: 'bf_c', startedAt: job.startedAt + 2_000 },
+      { id: 'bf_b', startedAt: job.startedAt + 2_000 },
+      { id: 'bf_d', startedAt: job.startedAt + 1_000 },
+    ];
+    for (const { id, startedAt } of started) await store.put({ ...job, id, startedAt });
+    await store.put({ ...job, id: 'bf_named', startedAt: 10, connectionsNamed: true });
+    const ids: string[] = [];
+    let after: Awaited<ReturnType<BackfillJobStore['list']>>['next'];
+    let pages = 0;
+    do {
+      const page = await store.list({ limit: 2, ...(after ? { after } : {}) });
+      ids.push(...page.jobs.map((j) => j.id));
+      after = page.next;
+      pages += 1;
+    } while (after);
+    expect(ids).toEqual(['bf_c', 'bf_b', 'bf_d', 'bf_a', 'bf_named']);
+    expect(pages).toBe(3);
+    const whole = await store.list({ limit: 5 });
+    expect(whole.next).toBeUndefined();
+    expect(whole.jobs[0]).toEqual({
+      id: 'bf_c',
+      startedAt: job.startedAt + 2_000,
+      emit: true,
+      entities: ['customer', 'resource'],
+      streamCount: 2,
+    });
+    expect(whole.jobs[4]).toMatchObject({ id: 'bf_named', connectionsNamed: true });
+    expect(await (await create()).list({ limit: 10 })).toEqual({ jobs: [] });
+  });
 });
 
 describe('DynamoDbBackfillJobStore', () => {
+  it('lists no job past its retention', async () => {
+    const clock = new ManualClock();
+    const store = await dynamoStore(clock);
+    await store.put(job);
+    clock.advance(30_000);
+    await store.put({ ...job, id: 'bf_2', startedAt: job.startedAt + 30_000 });
+    expect((await store.list({ limit: 1 })).next).toEqual({
+      startedAt: job.startedAt + 30_000,
+      id: 'bf_2',
+    });
+    clock.advance(40_000);
+    expect(await store.list({ limit: 1 })).toMatchObject({ jobs: [{ id: 'bf_2' }] });
+    expect((await store.list({ limit: 1 })).next).toBeUndefined();
+  });
+
   it('treats a job past its retention as gone', async () => {
     const clock = new ManualClock();
     const store = await dynamoStore(clock);

@@ -85,6 +85,7 @@ function writingAfter(store: BackfillJobStore, before: () => Promise<unknown>): 
   };
   return {
     get: (id) => store.get(id),
+    list: (options) => store.list(options),
     addWritten: (id, streamId, counts) => store.addWritten(id, streamId, counts),
     put: async (job) => {
       await first();

@@ -48,6 +48,7 @@ const EXPECTED_ROUTES = [
   'get /streams',
   'post /streams/{id}/reset',
   'post /backfill',
+  'get /backfill',
   'post /connections',
   'get /connections',
   'get /connections/{id}',
