@@ -11,6 +11,7 @@ import { DurationSchema } from '../../duration.ts';
 import { formatCount, paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
 import { ADMIN_DELETE_TIMEOUT_MS, AdminUnreachable } from './api-client.ts';
+import { registerBackfillList } from './backfill-list.ts';
 import {
   type BackfillJobView,
   type ProgressMode,
@@ -102,7 +103,7 @@ function describeEnd(stream: BackfillJobView['streams'][number]): string {
  * {@link DELIVERY_STALL_LIMIT_MS}, saying how many are still to be delivered.
  */
 export function registerBackfillCommand(program: Command, io: CliIo): void {
-  withCommonOptions(
+  const backfill = withCommonOptions(
     program
       .command('backfill')
       .description(
@@ -131,7 +132,9 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         '\nWith --json, prints one JSON object per progress sample (NDJSON), the last line the final state.',
       ),
     'print one JSON object per progress sample (NDJSON) instead of the progress line',
-  ).action(async (raw: unknown) => {
+  );
+  registerBackfillList(backfill, io);
+  backfill.action(async (raw: unknown) => {
     const options = BackfillOptionsSchema.parse(raw);
     const interval = PollIntervalSchema.safeParse(options.pollInterval);
     if (!interval.success) {
