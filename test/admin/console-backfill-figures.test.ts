@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backfillStanding,
-  rememberedJobIds,
-  streamCountsLine,
-} from '../../shared/admin/console/backfill-figures.js';
+import { backfillStanding, streamCountsLine } from '../../shared/admin/console/backfill-figures.js';
 
 describe("the console's figures of a backfill job", () => {
   it('says whether it is reading, delivering what it read, or done', () => {
@@ -27,11 +23,5 @@ describe("the console's figures of a backfill job", () => {
       '1 stream: 1 caught up',
     );
     expect(streamCountsLine(undefined)).toBe('—');
-  });
-
-  it('remembers the newest job ids first, each once, at most 20', () => {
-    const many = Array.from({ length: 25 }, (_, i) => `bf_${i}`);
-    expect(rememberedJobIds(many, 'bf_new')).toEqual(['bf_new', ...many.slice(0, 19)]);
-    expect(rememberedJobIds(['bf_1', 'bf_2'], 'bf_2')).toEqual(['bf_2', 'bf_1']);
   });
 });

@@ -36,25 +36,44 @@ function job(id: string, extra: Record<string, unknown> = {}) {
   };
 }
 
+/** A job as `GET /backfill` lists it. */
+function listed(id: string, emit = false) {
+  return {
+    id,
+    startedAt: AT,
+    emit,
+    entities: ['customer'],
+    streamCount: 3,
+    connectionsNamed: false,
+  };
+}
+
 /**
- * A fake admin API with a backfill running as a stream's pass, and POST /backfill starting
- * another: the API lists no jobs, so the page finds them in the streams and remembers those it
- * started.
+ * A fake admin API listing a running backfill started elsewhere (no stream of this page runs
+ * it, nor did this browser start it) and a finished one, with POST /backfill starting another
+ * and an older job that only its id reaches.
  */
 function backfillsApi() {
-  const jobs = new Map([['bf_running', job('bf_running')]]);
-  const streams = [
-    {
-      id: 'local:customer',
-      connectionId: 'local',
-      entityType: 'customer',
-      backfillPass: { jobId: 'bf_running', watermark: AT, windowInProgress: null },
-    },
-    { id: 'local:company', connectionId: 'local', entityType: 'company', backfillPass: null },
-  ];
+  const jobs = new Map([
+    ['bf_running', job('bf_running')],
+    [
+      'bf_done',
+      job('bf_done', {
+        fraction: 1,
+        done: true,
+        deliveryDone: true,
+        etaSeconds: 0,
+        webhooksLeft: 0,
+        streamCounts: { total: 3, reading: 0, parked: 0, ended: 0, caughtUp: 3 },
+        finishedAt: AT,
+      }),
+    ],
+    ['bf_old', job('bf_old', { recordsRead: 7 })],
+  ]);
+  const list = [listed('bf_running'), listed('bf_done')];
   return (method: string, path: string): FakeAnswer | undefined => {
     const url = new URL(path, 'http://fake');
-    if (method === 'GET' && url.pathname === '/streams') return { body: { streams } };
+    if (method === 'GET' && url.pathname === '/backfill') return { body: { jobs: list } };
     const read = /^\/backfill\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && read) {
       const found = jobs.get(read[1]!);
@@ -75,6 +94,7 @@ function backfillsApi() {
         webhooksLeft: 0,
       });
       jobs.set(started.id, started);
+      list.unshift(listed('bf_new', true));
       return { status: 202, body: started };
     }
     return undefined;
@@ -101,10 +121,12 @@ describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
     await browser?.close();
   });
 
-  it('shows the progress of the backfills the streams run and starts one for an entity type once confirmed', async () => {
+  it('shows the progress of the jobs the API lists, wherever started, and starts one for an entity type once confirmed', async () => {
     fake = await startFakeConsoleApi(backfillsApi());
     await page.goto(`${fake.url}/`);
+    const streamReads = () => fake!.requests.filter((r) => r.path.startsWith('/streams')).length;
     await page.getByRole('navigation').getByRole('link', { name: 'Backfills' }).click();
+    const readsBefore = streamReads();
     const table = page.getByRole('table', { name: 'Backfill jobs' });
     const running = table.getByRole('row').filter({ hasText: 'bf_running' });
     await running.getByText('3 streams: 2 reading, 1 parked').waitFor();
@@ -114,8 +136,15 @@ describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
     expect(text).toContain('39,870 delivered');
     expect(text).toContain('1,228 left');
     expect(text).toContain('reading, about 12 s left');
+    await table
+      .getByRole('row')
+      .filter({ hasText: 'bf_done' })
+      .getByText('3 streams: 3 caught up')
+      .waitFor();
     // The totals alone: not every stream of a job of thousands at each refresh.
     expect(fake.requests.some((r) => r.path === '/backfill/bf_running?streams=0')).toBe(true);
+    // Listed by the API: no stream is read to find the jobs.
+    expect(streamReads()).toBe(readsBefore);
 
     const dialog = page.getByRole('dialog');
     const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
@@ -127,17 +156,29 @@ describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
     expect(writes()).toEqual([]);
     await page.getByRole('button', { name: 'Start backfill' }).click();
     await dialog.getByRole('button', { name: 'Start backfill' }).click();
-    await table
-      .getByRole('row')
-      .filter({ hasText: 'bf_new' })
-      .getByText('1 stream: 1 reading')
-      .waitFor();
+    const rows = table.getByRole('row');
+    await rows.filter({ hasText: 'bf_new' }).getByText('1 stream: 1 reading').waitFor();
     expect(writes().map((r) => [r.method, r.path, r.body])).toEqual([
       ['POST', '/backfill', { entities: ['customer'], emit: true }],
     ]);
     await expect.poll(() => page.locator('#status').textContent()).toContain('bf_new');
+    // Newest first, as listed; a job whose webhooks are all delivered is not read again.
+    expect(await rows.locator('td code').allTextContents()).toEqual([
+      'bf_new',
+      'bf_running',
+      'bf_done',
+    ]);
+    expect(fake.requests.filter((r) => r.path === '/backfill/bf_done?streams=0')).toHaveLength(1);
 
-    // Remembered for the next visit, though no stream runs it as a pass.
+    // An older job the first page leaves out is shown by its id.
+    await page.getByLabel('Job id').fill('bf_old');
+    await page.getByRole('button', { name: 'Show job' }).click();
+    await rows
+      .filter({ hasText: 'bf_old' })
+      .getByText('7 records read', { exact: false })
+      .waitFor();
+
+    // Listed on the next visit by the API, not by this browser.
     await page.reload();
     await table.getByRole('row').filter({ hasText: 'bf_new' }).waitFor();
     expect(problems).toEqual([]);

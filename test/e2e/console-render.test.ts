@@ -185,6 +185,22 @@ function hostileAnswer(method: string, path: string): FakeAnswer | undefined {
         ],
       },
     };
+  if (pathname === '/backfill')
+    return {
+      body: {
+        jobs: [
+          {
+            id: HOSTILE,
+            startedAt: HOSTILE,
+            emit: true,
+            entities: [HOSTILE],
+            streamCount: 1,
+            connectionsNamed: false,
+          },
+        ],
+        nextCursor: HOSTILE,
+      },
+    };
   if (pathname.startsWith('/backfill/'))
     return {
       body: {

@@ -4,9 +4,6 @@ import { duration } from './dom.js';
 
 const COUNT = new Intl.NumberFormat('en-US');
 
-/** The most job ids the page remembers (the API lists no jobs: it shows those it knows of). */
-export const REMEMBERED_JOBS_MAX = 20;
-
 /**
  * Where a job stands: reading (with the time left once known), read with webhooks still to
  * deliver, or done. Pure.
@@ -43,16 +40,4 @@ export function streamCountsLine(counts) {
     .map(([key, name]) => `${COUNT.format(counts[key])} ${name}`)
     .join(', ');
   return `${COUNT.format(counts.total)} ${counts.total === 1 ? 'stream' : 'streams'}: ${states}`;
-}
-
-/**
- * The job ids to remember once `id` is known: it first, then the others, each once, at most
- * {@link REMEMBERED_JOBS_MAX}. Pure.
- * @param {string[]} remembered newest first
- * @param {string} id
- * @returns {string[]}
- * @example rememberedJobIds(['bf_1'], 'bf_2') // ['bf_2', 'bf_1']
- */
-export function rememberedJobIds(remembered, id) {
-  return [id, ...remembered.filter((other) => other !== id)].slice(0, REMEMBERED_JOBS_MAX);
 }

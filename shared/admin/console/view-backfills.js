@@ -1,11 +1,11 @@
 /**
- * Backfills: start one, and the progress of the jobs the page knows of. The API lists no jobs:
- * the page shows those its streams run as passes, those started or looked up from this browser
- * (kept in localStorage), each read as `GET /backfill/{id}?streams=0` (its totals alone).
+ * Backfills: start one, and the progress of the jobs the API lists (`GET /backfill`, newest
+ * first, wherever they were started), each read as `GET /backfill/{id}?streams=0` (its totals
+ * alone) until its webhooks are all delivered; an older job is shown by its id.
  */
 
 import { api } from './api.js';
-import { backfillStanding, rememberedJobIds, streamCountsLine } from './backfill-figures.js';
+import { backfillStanding, streamCountsLine } from './backfill-figures.js';
 import { confirmAction } from './confirm.js';
 import {
   badge,
@@ -19,27 +19,12 @@ import {
   time,
 } from './dom.js';
 import { every } from './poll.js';
-import { readEveryStream, streamsReadDue } from './streams-pages.js';
 
 const BACKFILLS_POLL_MS = 10_000;
-const JOBS_KEY = 'change-bridge.backfill-jobs';
+/** The newest jobs the page shows: a reading of each at every refresh while it runs. */
+const JOBS_SHOWN = 20;
 const HEADERS = ['Job', 'Progress', 'Streams', 'Read', 'Webhooks', 'Where it stands'];
 const COUNT = new Intl.NumberFormat('en-US');
-
-/** The job ids this browser started or looked up, newest first. */
-function rememberedJobs() {
-  try {
-    const kept = JSON.parse(localStorage.getItem(JOBS_KEY) ?? '[]');
-    return Array.isArray(kept) ? kept.filter((id) => typeof id === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
-/** @param {string} id */
-function rememberJob(id) {
-  localStorage.setItem(JOBS_KEY, JSON.stringify(rememberedJobIds(rememberedJobs(), id)));
-}
 
 /**
  * Comma-separated text as a list of its non-empty parts.
@@ -105,39 +90,41 @@ export function renderBackfills(main) {
   const shell = tableShell('Backfill jobs', HEADERS, true);
   const loadingRow = emptyRow(HEADERS.length, 'Loading backfill jobs…');
   shell.body.append(loadingRow);
-  /** @type {string[]} jobs the streams run as passes, as last read */
-  let passJobs = [];
-  /** @type {{ pages: number, readAtMs: number } | undefined} */
-  let streamsRead;
+  /** @type {string[]} jobs shown by id on this page, newest first */
+  const shownById = [];
+  /** @type {Map<string, any>} readings of jobs whose webhooks are all delivered: not read again */
+  const finished = new Map();
+  /** @type {HTMLElement} */
+  const olderNote = h('p', { class: 'muted', hidden: true }, '');
+
+  /** @param {string} id */
+  async function reading(id) {
+    const kept = finished.get(id);
+    if (kept) return kept;
+    try {
+      const job = await api('GET', `backfill/${encodeURIComponent(id)}?streams=0`);
+      if (job.deliveryDone) finished.set(id, job);
+      return job;
+    } catch (error) {
+      return { id, error: /** @type {Error} */ (error).message };
+    }
+  }
 
   async function load() {
-    if (streamsReadDue(streamsRead, Date.now())) {
-      const listing = await readEveryStream((path) => api('GET', path)).catch((error) => {
-        failedPlaceholder(loadingRow, 'Backfill jobs', error);
-        throw error;
-      });
-      streamsRead = { pages: listing.pages, readAtMs: Date.now() };
-      passJobs = [
-        ...new Set(
-          listing.streams.map((/** @type {any} */ s) => s.backfillPass?.jobId).filter(Boolean),
-        ),
-      ].map(String);
-    }
-    const ids = [...new Set([...rememberedJobs(), ...passJobs])];
+    const page = await api('GET', `backfill?limit=${JOBS_SHOWN}`).catch((error) => {
+      failedPlaceholder(loadingRow, 'Backfill jobs', error);
+      throw error;
+    });
+    /** @type {string[]} */
+    const listedIds = page.jobs.map((/** @type {{ id: string }} */ job) => job.id);
+    olderNote.hidden = page.nextCursor === undefined;
+    olderNote.textContent = `The ${JOBS_SHOWN} newest jobs: show an older one by its id (change-bridge backfill list lists them all).`;
+    const ids = [...new Set([...listedIds, ...shownById])];
     if (ids.length === 0) {
-      replace(
-        shell.body,
-        emptyRow(HEADERS.length, 'No backfill known here: start one above, or show one by id'),
-      );
+      replace(shell.body, emptyRow(HEADERS.length, 'No backfill yet: start one above'));
       return;
     }
-    const jobs = await Promise.all(
-      ids.map((id) =>
-        api('GET', `backfill/${encodeURIComponent(id)}?streams=0`).catch(
-          (/** @type {Error} */ error) => ({ id, error: error.message }),
-        ),
-      ),
-    );
+    const jobs = await Promise.all(ids.map(reading));
     keyedChildren(
       shell.body,
       jobs,
@@ -167,7 +154,6 @@ export function renderBackfills(main) {
         ...(connections.length ? { connections } : {}),
         emit,
       });
-      rememberJob(job.id);
       form.reset();
       say(`Backfill ${job.id} started`);
     } catch (error) {
@@ -182,7 +168,7 @@ export function renderBackfills(main) {
     const form = /** @type {HTMLFormElement} */ (e.target);
     const id = String(new FormData(form).get('job') ?? '').trim();
     if (!id) return;
-    rememberJob(id);
+    if (!shownById.includes(id)) shownById.unshift(id);
     form.reset();
     await poller.now();
   }
@@ -213,11 +199,8 @@ export function renderBackfills(main) {
       'section',
       { 'aria-labelledby': 'backfills-title' },
       h('h2', { id: 'backfills-title' }, 'Backfill jobs'),
-      h(
-        'p',
-        { class: 'muted' },
-        'The jobs the streams run as passes, and those started or shown from this browser.',
-      ),
+      h('p', { class: 'muted' }, 'Every job kept (7 days), newest first, wherever it was started.'),
+      olderNote,
       h(
         'form',
         { class: 'filters', role: 'search', 'aria-label': 'Show a backfill job', onsubmit: show },
