@@ -1,12 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findChromium } from './console-browser.ts';
-import {
-  type FakeAnswer,
-  type FakeConsoleApi,
-  openConsolePage,
-  startFakeConsoleApi,
-} from './console-fake-api.ts';
+import { type FakeAnswer, startFakeConsoleApi, useConsoleBrowser } from './console-fake-api.ts';
 
 const CHROMIUM = findChromium(process.env);
 const WAIT_MS = 30_000;
@@ -102,32 +96,15 @@ function backfillsApi() {
 }
 
 describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
-  let fake: FakeConsoleApi | undefined;
-
-  beforeAll(async () => {
-    ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
-    page.setDefaultTimeout(WAIT_MS);
-  }, 60_000);
-  afterEach(async () => {
-    await page.goto('about:blank');
-    await fake?.close();
-    fake = undefined;
-    problems.length = 0;
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const b = useConsoleBrowser(CHROMIUM!, WAIT_MS);
 
   it('shows the progress of the jobs the API lists, wherever started, and starts one for an entity type once confirmed', async () => {
-    fake = await startFakeConsoleApi(backfillsApi());
-    await page.goto(`${fake.url}/`);
-    const streamReads = () => fake!.requests.filter((r) => r.path.startsWith('/streams')).length;
-    await page.getByRole('navigation').getByRole('link', { name: 'Backfills' }).click();
+    b.fake = await startFakeConsoleApi(backfillsApi());
+    await b.page.goto(`${b.fake.url}/`);
+    const streamReads = () => b.fake!.requests.filter((r) => r.path.startsWith('/streams')).length;
+    await b.page.getByRole('navigation').getByRole('link', { name: 'Backfills' }).click();
     const readsBefore = streamReads();
-    const table = page.getByRole('table', { name: 'Backfill jobs' });
+    const table = b.page.getByRole('table', { name: 'Backfill jobs' });
     const running = table.getByRole('row').filter({ hasText: 'bf_running' });
     await running.getByText('3 streams: 2 reading, 1 parked').waitFor();
     const text = (await running.textContent()) ?? '';
@@ -142,45 +119,45 @@ describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
       .getByText('3 streams: 3 caught up')
       .waitFor();
     // The totals alone: not every stream of a job of thousands at each refresh.
-    expect(fake.requests.some((r) => r.path === '/backfill/bf_running?streams=0')).toBe(true);
+    expect(b.fake.requests.some((r) => r.path === '/backfill/bf_running?streams=0')).toBe(true);
     // Listed by the API: no stream is read to find the jobs.
     expect(streamReads()).toBe(readsBefore);
 
-    const dialog = page.getByRole('dialog');
-    const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
-    await page.getByLabel('Entity types').fill('customer');
-    await page.getByLabel('Publish every entity as created').check();
-    await page.getByRole('button', { name: 'Start backfill' }).click();
+    const dialog = b.page.getByRole('dialog');
+    const writes = () => b.fake!.requests.filter((r) => r.method !== 'GET');
+    await b.page.getByLabel('Entity types').fill('customer');
+    await b.page.getByLabel('Publish every entity as created').check();
+    await b.page.getByRole('button', { name: 'Start backfill' }).click();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(writes()).toEqual([]);
-    await page.getByRole('button', { name: 'Start backfill' }).click();
+    await b.page.getByRole('button', { name: 'Start backfill' }).click();
     await dialog.getByRole('button', { name: 'Start backfill' }).click();
     const rows = table.getByRole('row');
     await rows.filter({ hasText: 'bf_new' }).getByText('1 stream: 1 reading').waitFor();
     expect(writes().map((r) => [r.method, r.path, r.body])).toEqual([
       ['POST', '/backfill', { entities: ['customer'], emit: true }],
     ]);
-    await expect.poll(() => page.locator('#status').textContent()).toContain('bf_new');
+    await expect.poll(() => b.page.locator('#status').textContent()).toContain('bf_new');
     // Newest first, as listed; a job whose webhooks are all delivered is not read again.
     expect(await rows.locator('td code').allTextContents()).toEqual([
       'bf_new',
       'bf_running',
       'bf_done',
     ]);
-    expect(fake.requests.filter((r) => r.path === '/backfill/bf_done?streams=0')).toHaveLength(1);
+    expect(b.fake.requests.filter((r) => r.path === '/backfill/bf_done?streams=0')).toHaveLength(1);
 
-    // An older job the first page leaves out is shown by its id.
-    await page.getByLabel('Job id').fill('bf_old');
-    await page.getByRole('button', { name: 'Show job' }).click();
+    // An older job the first b.page leaves out is shown by its id.
+    await b.page.getByLabel('Job id').fill('bf_old');
+    await b.page.getByRole('button', { name: 'Show job' }).click();
     await rows
       .filter({ hasText: 'bf_old' })
       .getByText('7 records read', { exact: false })
       .waitFor();
 
     // Listed on the next visit by the API, not by this browser.
-    await page.reload();
+    await b.page.reload();
     await table.getByRole('row').filter({ hasText: 'bf_new' }).waitFor();
-    expect(problems).toEqual([]);
+    expect(b.problems).toEqual([]);
   }, 60_000);
 });

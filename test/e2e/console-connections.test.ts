@@ -1,12 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findChromium } from './console-browser.ts';
-import {
-  type FakeAnswer,
-  type FakeConsoleApi,
-  openConsolePage,
-  startFakeConsoleApi,
-} from './console-fake-api.ts';
+import { type FakeAnswer, startFakeConsoleApi, useConsoleBrowser } from './console-fake-api.ts';
 
 const CHROMIUM = findChromium(process.env);
 const WAIT_MS = 30_000;
@@ -67,43 +61,26 @@ function connectionsApi() {
 }
 
 describe.skipIf(!CHROMIUM)('connections view of the console, in Chromium', () => {
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
-  let fake: FakeConsoleApi | undefined;
-
-  beforeAll(async () => {
-    ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
-    page.setDefaultTimeout(WAIT_MS);
-  }, 60_000);
-  afterEach(async () => {
-    await page.goto('about:blank');
-    await fake?.close();
-    fake = undefined;
-    problems.length = 0;
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const b = useConsoleBrowser(CHROMIUM!, WAIT_MS);
 
   it("lists the connections with their streams' state, never a token, and removes one once confirmed", async () => {
-    fake = await startFakeConsoleApi(connectionsApi());
-    await page.goto(`${fake.url}/`);
-    await page.getByRole('navigation').getByRole('link', { name: 'Connections' }).click();
-    const table = page.getByRole('table', { name: 'Connections' });
+    b.fake = await startFakeConsoleApi(connectionsApi());
+    await b.page.goto(`${b.fake.url}/`);
+    await b.page.getByRole('navigation').getByRole('link', { name: 'Connections' }).click();
+    const table = b.page.getByRole('table', { name: 'Connections' });
     const hotel = table.getByRole('row').filter({ hasText: 'hotel-2' });
     await hotel.getByText('2 streams: 1 ok, 1 parked').waitFor();
     expect(await hotel.textContent()).toContain('customer, reservation');
     const local = table.getByRole('row').filter({ hasText: 'local' });
     await local.getByText('1 stream: 1 ok').waitFor();
-    expect(await page.locator('body').textContent()).not.toContain(TOKEN);
+    expect(await b.page.locator('body').textContent()).not.toContain(TOKEN);
     // The CONNECTOR_* connection is the environment's: the API refuses its removal.
     expect(await local.getByRole('button', { name: 'Remove connection local' }).isDisabled()).toBe(
       true,
     );
 
-    const dialog = page.getByRole('dialog');
-    const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
+    const dialog = b.page.getByRole('dialog');
+    const writes = () => b.fake!.requests.filter((r) => r.method !== 'GET');
     await hotel.getByRole('button', { name: 'Remove connection hotel-2' }).click();
     await dialog.getByText('hotel-2', { exact: false }).first().waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -113,7 +90,7 @@ describe.skipIf(!CHROMIUM)('connections view of the console, in Chromium', () =>
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await hotel.waitFor({ state: 'detached' });
     expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /connections/hotel-2']);
-    await expect.poll(() => page.locator('#status').textContent()).toContain('2 streams deleted');
-    expect(problems).toEqual([]);
+    await expect.poll(() => b.page.locator('#status').textContent()).toContain('2 streams deleted');
+    expect(b.problems).toEqual([]);
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AdminDeps } from '../../shared/admin/admin-deps.ts';
 import { CONSOLE_ROUTES } from '../../shared/admin/routes-console.ts';
 import { CHROMIUM_FLAGS } from './console-browser.ts';
@@ -125,4 +126,45 @@ export async function openConsolePage(
 ): Promise<{ browser: Browser; page: Page; problems: string[] }> {
   const browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_FLAGS });
   return { browser, ...(await newConsolePage(browser)) };
+}
+
+/** The page of a block of console tests in Chromium, and the fake API of the test running. */
+export interface ConsoleBrowser {
+  readonly page: Page;
+  /** Page errors, CSP refusals and dialogs of the test running (see {@link newConsolePage}). */
+  readonly problems: string[];
+  /** The test's fake admin API, closed after it. */
+  fake: FakeConsoleApi | undefined;
+}
+
+/**
+ * Opens a headless Chromium for the tests of the enclosing `describe` (each action waits at most
+ * `waitMs`), and after each test leaves its page blank, closes its fake API and clears its
+ * problems: call it at the top of the describe block.
+ */
+export function useConsoleBrowser(executablePath: string, waitMs: number): ConsoleBrowser {
+  let opened: { browser: Browser; page: Page; problems: string[] } | undefined;
+  const shared: ConsoleBrowser = {
+    get page() {
+      return opened!.page;
+    },
+    get problems() {
+      return opened!.problems;
+    },
+    fake: undefined,
+  };
+  beforeAll(async () => {
+    opened = await openConsolePage(executablePath);
+    opened.page.setDefaultTimeout(waitMs);
+  }, 60_000);
+  afterEach(async () => {
+    await opened?.page.goto('about:blank');
+    await shared.fake?.close();
+    shared.fake = undefined;
+    opened?.problems.splice(0);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.browser.close();
+  });
+  return shared;
 }

@@ -1,12 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findChromium } from './console-browser.ts';
-import {
-  type FakeAnswer,
-  type FakeConsoleApi,
-  openConsolePage,
-  startFakeConsoleApi,
-} from './console-fake-api.ts';
+import { type FakeAnswer, startFakeConsoleApi, useConsoleBrowser } from './console-fake-api.ts';
 
 const CHROMIUM = findChromium(process.env);
 const WAIT_MS = 30_000;
@@ -113,38 +107,21 @@ function controlNames(snapshot: string): string[] {
 }
 
 describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', () => {
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
-  let fake: FakeConsoleApi | undefined;
+  const b = useConsoleBrowser(CHROMIUM!, WAIT_MS);
 
-  beforeAll(async () => {
-    ({ browser, page, problems } = await openConsolePage(CHROMIUM!));
-    page.setDefaultTimeout(WAIT_MS);
-  }, 60_000);
-  afterEach(async () => {
-    await page.goto('about:blank');
-    await fake?.close();
-    fake = undefined;
-    problems.length = 0;
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  const writes = () => fake!.requests.filter((r) => r.method !== 'GET');
+  const writes = () => b.fake!.requests.filter((r) => r.method !== 'GET');
 
   it('removes a subscription once the operator confirms, and no longer lists it', async () => {
-    fake = await startFakeConsoleApi(
+    b.fake = await startFakeConsoleApi(
       subscriptionsApi([
         subscription('sub_1', 'https://one.example/hook'),
         subscription('sub_2', 'https://two.example/hook'),
       ]),
     );
-    await page.goto(`${fake.url}/#/subscriptions`);
-    const table = page.getByRole('table', { name: 'Subscriptions' });
+    await b.page.goto(`${b.fake.url}/#/subscriptions`);
+    const table = b.page.getByRole('table', { name: 'Subscriptions' });
     const row = table.getByRole('row').filter({ hasText: 'one.example' });
-    const dialog = page.getByRole('dialog');
+    const dialog = b.page.getByRole('dialog');
 
     await row.getByRole('button', { name: 'Remove' }).click();
     await dialog.getByText('https://one.example/hook', { exact: false }).waitFor();
@@ -157,20 +134,20 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     await row.waitFor({ state: 'detached' });
     expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /subscriptions/sub_1']);
     await table.getByRole('row').filter({ hasText: 'two.example' }).waitFor();
-    await expect.poll(() => page.locator('#status').textContent()).toContain('removed');
-    expect(problems).toEqual([]);
+    await expect.poll(() => b.page.locator('#status').textContent()).toContain('removed');
+    expect(b.problems).toEqual([]);
   }, 60_000);
 
   it('lists the dead letters of a subscription and delivers one, then all, again', async () => {
-    fake = await startFakeConsoleApi(deadLettersApi());
-    await page.goto(`${fake.url}/#/subscriptions`);
-    await page
+    b.fake = await startFakeConsoleApi(deadLettersApi());
+    await b.page.goto(`${b.fake.url}/#/subscriptions`);
+    await b.page
       .getByRole('row')
       .filter({ hasText: 'one.example' })
       .getByRole('link', { name: 'Dead letters' })
       .click();
-    await page.getByRole('heading', { name: /Dead letters of/ }).waitFor();
-    const table = page.getByRole('table', { name: /Dead letters/ });
+    await b.page.getByRole('heading', { name: /Dead letters of/ }).waitFor();
+    const table = b.page.getByRole('table', { name: /Dead letters/ });
     const rows = table.locator('tbody tr');
     // evt_a was delivered since it died: not a dead letter any more.
     await rows.filter({ hasText: 'evt_b' }).waitFor();
@@ -184,31 +161,31 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
       ['POST', '/events/evt_b/replay', { subscriptionId: 'sub_1' }],
     ]);
 
-    const dialog = page.getByRole('dialog');
-    await page.getByRole('button', { name: /Redeliver all/ }).click();
+    const dialog = b.page.getByRole('dialog');
+    await b.page.getByRole('button', { name: /Redeliver all/ }).click();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(writes()).toHaveLength(1);
-    await page.getByRole('button', { name: /Redeliver all/ }).click();
+    await b.page.getByRole('button', { name: /Redeliver all/ }).click();
     await dialog.getByRole('button', { name: /Redeliver all/ }).click();
     await table.getByText('No dead letters').waitFor();
     const redeliver = writes()[1]!;
     expect([redeliver.method, redeliver.path]).toEqual(['POST', '/subscriptions/sub_1/redeliver']);
     expect(Date.parse((redeliver.body as { since: string }).since)).toBe(0);
     // As many as the API sent again: the one replayed before and the one delivered since too.
-    await expect.poll(() => page.locator('#status').textContent()).toContain('3 dead letters');
-    expect(problems).toEqual([]);
+    await expect.poll(() => b.page.locator('#status').textContent()).toContain('3 dead letters');
+    expect(b.problems).toEqual([]);
   }, 60_000);
 
   it("names each subscription's buttons and links after the subscription they act on, for screen readers", async () => {
-    fake = await startFakeConsoleApi(
+    b.fake = await startFakeConsoleApi(
       subscriptionsApi([
         subscription('sub_1', 'https://one.example/hook'),
         subscription('sub_2', 'https://two.example/hook'),
       ]),
     );
-    await page.goto(`${fake.url}/#/subscriptions`);
-    const table = page.getByRole('table', { name: 'Subscriptions' });
+    await b.page.goto(`${b.fake.url}/#/subscriptions`);
+    const table = b.page.getByRole('table', { name: 'Subscriptions' });
     await table.getByRole('row').filter({ hasText: 'two.example' }).waitFor();
     const names = controlNames(await table.ariaSnapshot());
     // Ping, Rotate secret, Disable, Resync, Remove, Deliveries, Dead letters of each.
@@ -225,6 +202,6 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     await table
       .getByRole('button', { name: 'Ping https://one.example/hook', exact: true })
       .waitFor();
-    expect(problems).toEqual([]);
+    expect(b.problems).toEqual([]);
   }, 60_000);
 });
