@@ -11,7 +11,7 @@ import { guardSignedRequest } from '../shared/admin/request-guard.ts';
 import { adminResponseHeaders, serializeAdminBody } from '../shared/admin/response-body.ts';
 import type { AdminResponse } from '../shared/admin/route.ts';
 import { handleAdminRequest } from '../shared/admin/router.ts';
-import { STREAM_PAGE_MAX } from '../shared/admin/schemas.ts';
+import { CONNECTION_PAGE_MAX, STREAM_PAGE_MAX } from '../shared/admin/schemas.ts';
 import { systemClock, systemRandom } from '../shared/clock.ts';
 import type { ConnectionStore } from '../shared/connections/connection-store.ts';
 import {
@@ -51,6 +51,14 @@ export const STREAM_LIST_LIMIT = STREAM_PAGE_MAX;
  * up to about 24 KB each escaped) then come in more pages, each well within Lambda's 6 MB.
  */
 export const STREAM_LIST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The most connections one answer of `GET /connections` holds here, and its default page: about
+ * 1.4 MB of JSON, read in a few Queries. More: the first page and its `nextCursor`, as streams.
+ * Connections following up to 1,000 products and exports each (about 100 KB) end a page at
+ * {@link STREAM_LIST_BYTES} instead.
+ */
+export const CONNECTION_LIST_LIMIT = CONNECTION_PAGE_MAX;
 
 /** Variables the admin function reads beyond the poll ones (set by infra/). */
 export const AdminApiEnvSchema = WebhookLambdaEnvSchema;
@@ -187,6 +195,8 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     // Behind API Gateway's 29 s: a removal hides the streams, a poller's purge job empties them.
     stateRemoval: 'background',
     streamListBytes: STREAM_LIST_BYTES,
+    connectionListLimit: CONNECTION_LIST_LIMIT,
+    connectionListBytes: STREAM_LIST_BYTES,
     connections: {
       store: connections,
       cipher,

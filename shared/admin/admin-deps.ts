@@ -49,6 +49,18 @@ export interface AdminDeps {
    * AWS function's, so streams with long errors still fit Lambda's 6 MB). Absent: no bound.
    */
   streamListBytes?: number;
+  /**
+   * The most connections one answer of `GET /connections` holds, and how many when the caller
+   * gives no `limit` (the AWS function's): with more, the answer is the first page and its
+   * `nextCursor`, after reading that many stored connections and one more. Absent: no bound
+   * (the local `start`), every connection at once unless the caller asks for a `limit`.
+   */
+  connectionListLimit?: number;
+  /**
+   * The most bytes the JSON of an answer of `GET /connections` takes inside a Lambda proxy
+   * result (escaped once more): a page ends before its connections would pass it. Absent: no bound.
+   */
+  connectionListBytes?: number;
   /** Window settings of the pollers: where a first sync starts, the settle lag. */
   windows: WindowSettings;
   /** Succeeded deliveries per stream, as the dispatcher counts them (backfill progress). */

@@ -6,16 +6,17 @@ import {
   ConnectionNotFoundError,
   ConnectionReadOnlyError,
   getConnectionView,
-  listConnectionViews,
   removeConnection,
   setConnectionEnabled,
 } from '../connections/connection-admin.ts';
 import { ConnectionExistsError } from '../connections/connection-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
+import { listConnectionPage } from './connection-list-page.ts';
 import { defineReadRoute } from './read-route.ts';
 import { AdminConflictError, AdminNotFoundError, type AdminRoute, defineRoute } from './route.ts';
 import {
+  ConnectionListQuerySchema,
   ConnectionListSchema,
   ConnectionRemovedSchema,
   ConnectionViewSchema,
@@ -86,13 +87,20 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
       body: await withConnections(deps, (c) => addConnection(body, c)),
     }),
   }),
-  defineReadRoute({
+  defineRoute({
+    method: 'GET',
     path: '/connections',
     operationId: 'listConnections',
-    summary: 'Every connection (the CONNECTOR_* one first), without tokens',
+    summary:
+      'Connections (the CONNECTOR_* one first, then by id), without tokens; a page that leaves connections out gives nextCursor',
     tag: 'connections',
-    schema: ConnectionListSchema,
-    read: async (_id, deps) => ({ connections: await withConnections(deps, listConnectionViews) }),
+    query: ConnectionListQuerySchema,
+    body: EmptySchema,
+    success: { status: 200, schema: ConnectionListSchema },
+    handle: async ({ query }, deps) => ({
+      status: 200,
+      body: await withConnections(deps, (c) => listConnectionPage(query, deps, c)),
+    }),
   }),
   defineReadRoute({
     path: '/connections/{id}',

@@ -10,6 +10,7 @@ import {
   CreateSubscriptionInputSchema,
   UpdateSubscriptionInputSchema,
 } from '../webhooks/subscription-admin.ts';
+import { CONNECTION_CURSOR_MAX_CHARS, ConnectionCursorSchema } from './connection-cursor.ts';
 import { AttemptViewSchema, DeliveryViewSchema } from './delivery-view.ts';
 import { STREAM_CURSOR_MAX_CHARS, StreamCursorSchema } from './stream-cursor.ts';
 
@@ -421,8 +422,39 @@ export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string() });
 
 export { ConnectionViewSchema };
 
-/** `GET /connections`: every connection, never with a token. */
-export const ConnectionListSchema = z.object({ connections: z.array(ConnectionViewSchema) });
+/**
+ * The most connections one answer of `GET /connections` holds, its `limit`'s maximum and in AWS
+ * its default: a connection's view is about 0.35 KB of JSON, so 4,000 are about 1.4 MB; an
+ * answer also ends before its JSON passes the deployment's byte bound (4 MB in AWS), whatever
+ * its connections' product and export ids weigh.
+ */
+export const CONNECTION_PAGE_MAX = 4000;
+
+/** `GET /connections`: the connections (never with a token), `nextCursor` while more follow. */
+export const ConnectionListSchema = z.object({
+  connections: z.array(ConnectionViewSchema),
+  nextCursor: z.string().optional(),
+});
+
+/** Query of `GET /connections`: `limit` and `cursor` for a page of them, as `GET /streams` pages. */
+export const ConnectionListQuerySchema = z
+  .object({
+    limit: limitQuerySchema(CONNECTION_PAGE_MAX).meta({
+      description: `At most this many connections (the environment's first, then the stored ones by id); default: the deployment's bound (${CONNECTION_PAGE_MAX} in AWS, none locally). A page also ends before its answer passes the deployment's byte bound (4 MB in AWS)`,
+    }),
+    cursor: z
+      .string()
+      .max(CONNECTION_CURSOR_MAX_CHARS, { error: 'must be a nextCursor a previous page gave' })
+      .refine((text) => ConnectionCursorSchema.safeParse(text).success, {
+        error: 'must be a nextCursor a previous page gave',
+      })
+      .optional()
+      .meta({
+        description:
+          "The page after a previous one: that page's nextCursor, opaque (it encodes the last connection id that page held, in the list every caller may read whole)",
+      }),
+  })
+  .strict();
 
 /**
  * Query of `GET /streams`: `connectionId` for one connection's streams and budget instead of

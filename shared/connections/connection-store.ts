@@ -51,6 +51,12 @@ export interface ConnectionPage {
 /** Default page size of connection listings. */
 export const CONNECTION_PAGE_SIZE_DEFAULT = 100;
 
+/**
+ * The most connections {@link readConnectionsAfter} asks the store for at once: about 0.6 MB
+ * of items, one Query within DynamoDB's 1 MB a call.
+ */
+const READ_AFTER_PAGE_MAX = 1000;
+
 /** A connection with this id exists already. */
 export class ConnectionExistsError extends BridgeError {
   override name = 'ConnectionExistsError';
@@ -85,4 +91,30 @@ export async function listAllConnections(store: ConnectionStore): Promise<Stored
   const all: StoredConnection[] = [];
   for await (const page of connectionPages(store)) all.push(...page);
   return all;
+}
+
+/**
+ * The first `want` connections of the store (strongly consistent) whose ids sort after `after`
+ * (from the first without it), in id order: the store's pages (1,000 at most each) are read
+ * from there until that many came or none follow, so a page of a listing reads its own
+ * connections and not the ones before it. Fewer than `want`: no connection follows them.
+ * @example await readConnectionsAfter(store, 'hotel-0099', 101)
+ */
+export async function readConnectionsAfter(
+  store: ConnectionStore,
+  after: string | undefined,
+  want: number,
+): Promise<StoredConnection[]> {
+  const read: StoredConnection[] = [];
+  let next = after;
+  while (read.length < want) {
+    const page = await store.listPage({
+      limit: Math.min(want - read.length, READ_AFTER_PAGE_MAX),
+      ...(next === undefined ? {} : { after: next }),
+    });
+    read.push(...page.connections);
+    if (page.next === undefined) break;
+    next = page.next;
+  }
+  return read;
 }

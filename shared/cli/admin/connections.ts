@@ -12,7 +12,7 @@ import { type PortfolioScope, parsePortfolioScope } from '../../connector/connec
 import { formatDuration } from '../../duration.ts';
 import { ValidationError } from '../../errors.ts';
 import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
-import { ADMIN_DELETE_TIMEOUT_MS, checkInput } from './api-client.ts';
+import { ADMIN_DELETE_TIMEOUT_MS, type AdminApiClient, checkInput } from './api-client.ts';
 import { flagValidationText } from './input-refusal.ts';
 import {
   CommonOptionsSchema,
@@ -91,6 +91,24 @@ function describeConnection(connection: ConnectionView): string {
 }
 
 /**
+ * Every connection `GET /connections` lists, page after page as its `nextCursor` leads, in its
+ * order (the environment's first, then by id).
+ */
+async function listEveryConnection(client: AdminApiClient): Promise<ConnectionView[]> {
+  const connections: ConnectionView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.call('GET', '/connections', ConnectionListSchema, {
+      query: { cursor },
+    });
+    connections.push(...page.connections);
+    // A page with no connection would lead nowhere: the listing ends there.
+    cursor = page.connections.length > 0 ? page.nextCursor : undefined;
+  } while (cursor !== undefined);
+  return connections;
+}
+
+/**
  * Adds `connections add --id ID --access-token-stdin [--entities ...] [--interval 1m]
  * [--initial-sync baseline|emit] | list | show ID | disable ID | enable ID | remove ID
  * [--keep-state]` (design.md, CLI). The AccessToken is read from stdin or a file, never a
@@ -165,11 +183,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
     group.command('list').description('list connections (never their tokens)'),
   ).action(async (raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
-    const { connections } = await clientFor(options).call(
-      'GET',
-      '/connections',
-      ConnectionListSchema,
-    );
+    const connections = await listEveryConnection(clientFor(options));
     if (options.json) return writeJson(io, connections);
     if (connections.length === 0) return io.out('no connections');
     io.out(
