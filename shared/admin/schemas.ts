@@ -288,8 +288,8 @@ export const BudgetViewSchema = z.object({
 });
 
 /**
- * `GET /streams`: the streams by id, and the connector budget per connection where known (with
- * the first page only).
+ * `GET /streams`: the streams by id, and the connector budget per connection where known (each
+ * page those of its streams' connections).
  */
 export const StreamListSchema = z.object({
   streams: z.array(StreamViewSchema),

@@ -8,17 +8,30 @@ import {
   StreamCursorSchema,
 } from './stream-cursor.ts';
 import { escapedJsonBytes, firstThatFit, readStatesAfter } from './stream-page.ts';
-import { listStreamViews } from './streams-view.ts';
+import { type BudgetView, listStreamViews, type StreamView } from './streams-view.ts';
 
 /** One answer of `GET /streams`. */
 export type StreamList = z.infer<typeof StreamListSchema>;
+
+/**
+ * The connector budgets of the connections `views` holds streams of (none where the process
+ * reports none, as in AWS): a page's budgets grow with its streams, not with the connections.
+ */
+function budgetsOf(
+  budgets: readonly BudgetView[] | undefined,
+  views: readonly StreamView[],
+): { budgets?: BudgetView[] } {
+  if (budgets === undefined) return {};
+  const connections = new Set(views.map((view) => view.connectionId));
+  return { budgets: budgets.filter((budget) => connections.has(budget.connectionId)) };
+}
 
 /**
  * One answer of `GET /streams`: the configured and stored streams (of `connectionId`'s
  * connection, if named) whose ids sort after the cursor's, by id, up to `limit` (at most the
  * deployment's bound, which is also the default) and within the deployment's byte bound; with
  * `nextCursor` when streams after them are left out. The stream states are read up to the page
- * and one more, not beyond; the connector budgets come with the first page only.
+ * and one more, not beyond; each page carries the connector budgets of its streams' connections.
  */
 export async function listStreamPage(
   query: z.output<typeof StreamListQuerySchema>,
@@ -43,25 +56,19 @@ export async function listStreamPage(
     // The page's streams are among the first `want` definitions and the first `want` states.
     .slice(0, want);
   const views = listStreamViews(definitions, read.states, deps.clock.now(), deps.heldStreams?.());
-  const budgets =
-    position === undefined
-      ? deps
-          .budgets?.()
-          .filter(
-            (b) => filter.connectionId === undefined || b.connectionId === filter.connectionId,
-          )
-      : undefined;
-  const rest = { ...(budgets ? { budgets } : {}) };
+  const budgets = deps.budgets?.();
   const { page, more } = firstThatFit(views, {
     ...(limit === undefined ? {} : { limit }),
     ...(deps.streamListBytes === undefined ? {} : { maxBytes: deps.streamListBytes }),
-    // The answer around its streams, with the longest cursor it may carry.
+    // The answer around its streams, with the longest cursor it may carry and the budgets of
+    // every connection the page may end up holding streams of (no fewer than it will carry).
     reservedBytes: escapedJsonBytes({
       streams: [],
-      ...rest,
+      ...budgetsOf(budgets, views),
       nextCursor: 'x'.repeat(STREAM_CURSOR_MAX_CHARS),
     }),
   });
+  const rest = budgetsOf(budgets, page);
   const last = page.at(-1);
   if (!more || last === undefined) return { streams: page, ...rest };
   const upToLast = read.states.filter((s) => s.streamId <= last.id).length;

@@ -149,21 +149,37 @@ describe('GET /streams in pages (limit, cursor, nextCursor)', () => {
     expect(pages.map((p) => p.length)).toEqual([2, 2, 2, 1]);
   });
 
-  it('gives the connector budgets with the first page only', async () => {
+  it("gives with each page the connector budgets of its streams' connections alone, however many there are", async () => {
     await hotels(3, 0, 0);
-    harness.deps.budgets = () => [
-      {
-        connectionId: hotel(0),
-        requestsInWindow: 1,
-        limit: 10,
-        liveReserve: 2,
-        queued: { live: 0, bulk: 0 },
-        pausedUntil: null,
-      },
-    ];
-    const first = page(await list({ limit: '4' }));
-    expect(first.budgets).toHaveLength(1);
-    expect(page(await list({ limit: '4', cursor: first.nextCursor! })).budgets).toBeUndefined();
+    const budget = (connectionId: string) => ({
+      connectionId,
+      requestsInWindow: 1,
+      limit: 10,
+      liveReserve: 2,
+      queued: { live: 0, bulk: 0 },
+      pausedUntil: null,
+    });
+    // The page's three connections among a thousand others.
+    harness.deps.budgets = () =>
+      Array.from({ length: 1000 }, (_, i) => budget(`other-${i}`)).concat(
+        [0, 1, 2].map((i) => budget(hotel(i))),
+      );
+    const pages: { streams: string[]; budgets: string[] }[] = [];
+    let cursor: string | undefined;
+    do {
+      const answer = page(await list({ limit: '4', ...(cursor ? { cursor } : {}) }));
+      pages.push({
+        streams: answer.streams.map((s) => s.id),
+        budgets: (answer.budgets as { connectionId: string }[]).map((b) => b.connectionId),
+      });
+      cursor = answer.nextCursor;
+    } while (cursor !== undefined);
+
+    expect(pages.map((p) => p.budgets)).toEqual([
+      [hotel(0), hotel(1)],
+      [hotel(1), hotel(2)],
+      [hotel(2)],
+    ]);
   });
 
   it.each([

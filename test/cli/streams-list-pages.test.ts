@@ -14,16 +14,16 @@ let ids: string[];
 
 beforeAll(async () => {
   harness = createAdminHarness();
-  harness.deps.budgets = () => [
-    {
-      connectionId: 'main',
-      requestsInWindow: 37,
-      limit: 200,
-      liveReserve: 160,
-      queued: { live: 1, bulk: 4 },
-      pausedUntil: null,
-    },
-  ];
+  const budget = (connectionId: string) => ({
+    connectionId,
+    requestsInWindow: 37,
+    limit: 200,
+    liveReserve: 160,
+    queued: { live: 1, bulk: 4 },
+    pausedUntil: null,
+  });
+  // zz-old's streams come on the last page.
+  harness.deps.budgets = () => [budget('main'), budget('zz-old')];
   for (const id of ['zz-old:customer', 'aa-kept:resource'])
     await harness.state.saveStream(streamState(id), 0);
   ids = [...harness.streams.map((d) => d.streamId), 'zz-old:customer', 'aa-kept:resource'].sort();
@@ -62,14 +62,18 @@ describe('change-bridge streams list over pages', () => {
     const rows = text.stdout.split('\n').filter((line) => /^\S+:\S+\s/.test(line));
     expect(rows.map((line) => line.split(/\s+/)[0])).toEqual(ids);
     expect(text.stdout.match(/connector budget of main/g)).toHaveLength(1);
+    expect(text.stdout.match(/connector budget of zz-old/g)).toHaveLength(1);
 
     const json = await run(['streams', 'list', '--json']);
     expect(json.code, json.stderr).toBe(0);
     const streams = JSON.parse(json.stdout) as { id: string; budget: unknown }[];
     expect(streams.map((s) => s.id)).toEqual(ids);
-    // The first page's budgets on every stream of the connection, whichever page it came in.
+    // Its connection's budget on every stream, whichever page it came in.
     for (const stream of streams.filter((s) => s.id.startsWith('main:')))
       expect(stream.budget).toMatchObject({ connectionId: 'main', requestsInWindow: 37 });
+    expect(streams.find((s) => s.id === 'zz-old:customer')?.budget).toMatchObject({
+      connectionId: 'zz-old',
+    });
   });
 
   it("follows the pages of one connection's streams with --connection", async () => {

@@ -34,15 +34,15 @@ function budgetLine(budget: z.infer<typeof BudgetViewSchema>): string {
 
 /**
  * Every stream `GET /streams` lists (of one connection, if named), page after page as its
- * `nextCursor` leads, in its order; the connector budgets of its first page, the only one that
- * carries them.
+ * `nextCursor` leads, in its order; the connector budgets the pages carry (each those of its
+ * streams' connections), one per connection, as first given.
  */
 async function listEveryStream(
   client: AdminApiClient,
   connectionId: string | undefined,
 ): Promise<Pick<StreamList, 'streams' | 'budgets'>> {
   const streams: StreamList['streams'] = [];
-  let budgets: StreamList['budgets'];
+  let budgets: Map<string, NonNullable<StreamList['budgets']>[number]> | undefined;
   let cursor: string | undefined;
   do {
     const page: StreamList = await client.call('GET', '/streams', StreamListSchema, {
@@ -51,11 +51,15 @@ async function listEveryStream(
       flags: { connectionId: '--connection' },
     });
     streams.push(...page.streams);
-    budgets ??= page.budgets;
+    if (page.budgets) {
+      budgets ??= new Map();
+      for (const budget of page.budgets)
+        if (!budgets.has(budget.connectionId)) budgets.set(budget.connectionId, budget);
+    }
     // A page with no stream would lead nowhere: the listing ends there.
     cursor = page.streams.length > 0 ? page.nextCursor : undefined;
   } while (cursor !== undefined);
-  return { streams, ...(budgets ? { budgets } : {}) };
+  return { streams, ...(budgets ? { budgets: [...budgets.values()] } : {}) };
 }
 
 /** Adds `streams list [--connection ID]` and `streams reset STREAM` (design.md, CLI). */
