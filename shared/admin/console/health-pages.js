@@ -3,6 +3,8 @@
  * subscriptions it answers in pages, each naming the next with `nextCursor`.
  */
 
+import { readEveryPage } from './pages.js';
+
 /**
  * How often the subscriptions page reads the health again when it takes more than one answer:
  * each subscription's costs reads of its newest 50 deliveries, and thousands of them every
@@ -18,21 +20,8 @@ export const PAGED_HEALTH_POLL_MS = 60_000;
  * @example await readEveryHealth((path) => api('GET', path)) // { health: [...], pages: 1 }
  */
 export async function readEveryHealth(get) {
-  /** @type {any[]} */
-  const health = [];
-  let pages = 0;
-  /** @type {string | undefined} */
-  let cursor;
-  do {
-    const page = await get(
-      cursor ? `subscriptions/health?cursor=${encodeURIComponent(cursor)}` : 'subscriptions/health',
-    );
-    pages += 1;
-    health.push(...page.health);
-    // A page with no subscription would lead nowhere: the reading ends there.
-    cursor = page.health.length > 0 ? page.nextCursor : undefined;
-  } while (cursor);
-  return { health, pages };
+  const { items, answers } = await readEveryPage(get, 'subscriptions/health', 'health');
+  return { health: items, pages: answers.length };
 }
 
 /**

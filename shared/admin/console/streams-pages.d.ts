@@ -12,7 +12,8 @@ export type ListedStream = Record<string, unknown> & {
 
 /**
  * Every stream `GET /streams` lists (of one connection when `connectionId` is given), following
- * `nextCursor` to the last page, in order; the first page's budgets; how many pages it took.
+ * `nextCursor` to the last page, in order; the budgets of the streams' connections, one each;
+ * how many pages it took.
  */
 export function readEveryStream(
   get: (path: string) => Promise<unknown>,

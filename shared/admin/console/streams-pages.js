@@ -3,6 +3,8 @@
  * them in pages (4,000 at most each in AWS), each naming the next with `nextCursor`.
  */
 
+import { readEveryPage } from './pages.js';
+
 /**
  * How often the overview reads the streams again when they take more than one answer: every
  * page at each 5-second refresh would be tens of requests a minute reading every stream state.
@@ -11,34 +13,34 @@ export const PAGED_STREAMS_POLL_MS = 60_000;
 
 /**
  * Every stream `GET /streams` lists (of one connection when `connectionId` is given), following
- * `nextCursor` to the last page, in the API's order (by id); the connector budgets of the first
- * page, the only one that carries them; and how many pages it took.
+ * `nextCursor` to the last page, in the API's order (by id); the connector budgets of the
+ * streams' connections, one each (each page carries those of its own streams); and how many
+ * pages it took.
  * @param {(path: string) => Promise<any>} get reads one path of the API, e.g. `(path) => api('GET', path)`
  * @param {string} [connectionId]
  * @returns {Promise<{ streams: any[], budgets?: any[], pages: number }>}
  * @example await readEveryStream((path) => api('GET', path)) // { streams: [...], pages: 1 }
  */
 export async function readEveryStream(get, connectionId = '') {
-  /** @type {any[]} */
-  const streams = [];
-  /** @type {any[] | undefined} */
+  const { items, answers } = await readEveryPage(
+    get,
+    'streams',
+    'streams',
+    connectionId ? { connectionId } : {},
+  );
+  /** @type {Map<string, any> | undefined} */
   let budgets;
-  let pages = 0;
-  /** @type {string | undefined} */
-  let cursor;
-  do {
-    const search = new URLSearchParams();
-    if (connectionId) search.set('connectionId', connectionId);
-    if (cursor) search.set('cursor', cursor);
-    const text = search.toString();
-    const page = await get(text ? `streams?${text}` : 'streams');
-    pages += 1;
-    streams.push(...page.streams);
-    budgets ??= page.budgets;
-    // A page with no stream would lead nowhere: the listing ends there.
-    cursor = page.streams.length > 0 ? page.nextCursor : undefined;
-  } while (cursor);
-  return { streams, ...(budgets ? { budgets } : {}), pages };
+  for (const answer of answers) {
+    if (!Array.isArray(answer.budgets)) continue;
+    budgets ??= new Map();
+    for (const budget of answer.budgets)
+      if (!budgets.has(budget.connectionId)) budgets.set(budget.connectionId, budget);
+  }
+  return {
+    streams: items,
+    ...(budgets ? { budgets: [...budgets.values()] } : {}),
+    pages: answers.length,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   tableShell,
   time,
 } from './dom.js';
+import { readEveryPage } from './pages.js';
 import { every } from './poll.js';
 import { readEveryStream, streamsReadDue } from './streams-pages.js';
 
@@ -126,8 +127,9 @@ export function renderConnections(main) {
 
   async function load() {
     const readStreams = streamsReadDue(streamsRead, Date.now());
-    const [{ connections }, listing] = await Promise.all([
-      api('GET', 'connections'),
+    const [{ items: connections }, listing] = await Promise.all([
+      // Past 4,000 connections in AWS, the API answers them in pages.
+      readEveryPage((path) => api('GET', path), 'connections', 'connections'),
       readStreams ? readEveryStream((path) => api('GET', path)) : undefined,
     ]).catch((error) => {
       failedPlaceholder(loadingRow, 'Connections', error);
