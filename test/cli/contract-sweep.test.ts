@@ -18,8 +18,15 @@ function everyCommand(): { words: string[]; command: Command }[] {
 }
 
 const COMMANDS = everyCommand();
-/** Commands that end in an action (not groups such as `subscriptions`). */
-const LEAVES = COMMANDS.filter(({ command }) => command.commands.length === 0);
+/**
+ * Commands that end in an action (not groups such as `subscriptions`; `backfill` is both an
+ * action and the group of `backfill list`).
+ */
+const LEAVES = COMMANDS.filter(
+  ({ command }) =>
+    command.commands.length === 0 ||
+    (command as unknown as { _actionHandler: unknown })._actionHandler != null,
+);
 /** Each command that talks to the admin API (`--api`), with valid arguments. */
 const ADMIN_RUNS: Record<string, string[]> = {
   'subscriptions add': ['--url', 'http://127.0.0.1:9000/h'],
@@ -43,6 +50,7 @@ const ADMIN_RUNS: Record<string, string[]> = {
   'connections enable': ['h1'],
   'connections remove': ['h1'],
   backfill: [],
+  'backfill list': [],
   call: ['taxEnvironments/getAll', '--via-bridge'],
 };
 /** The list commands: `--json` prints one JSON document. */
@@ -52,6 +60,7 @@ const LISTS = [
   ['deliveries', 'list'],
   ['streams', 'list'],
   ['connections', 'list'],
+  ['backfill', 'list'],
 ];
 
 async function run(argv: readonly string[]) {
