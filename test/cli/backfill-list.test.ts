@@ -61,3 +61,11 @@ it('prints the jobs as one JSON array with --json', async () => {
   expect(jobs.map((job) => job.id)).toEqual([...started].reverse());
   expect(jobs[0]).toMatchObject({ emit: true, streamCount: 1, entities: ['customer'] });
 });
+
+it('refuses a flag of starting a backfill, which lists nothing, instead of passing it over', async () => {
+  const listed = await run(['backfill', 'list', '--emit', '--entities', 'customer']);
+  // Before: exit 0, every job listed, --emit and --entities ignored.
+  expect(listed.code).toBe(2);
+  expect(listed.stderr).toContain('backfill list: takes no --entities, --emit');
+  expect(listed.stdout).toBe('');
+});

@@ -3,7 +3,7 @@ import {
   BackfillJobListQuerySchema,
   BackfillJobListSchema,
 } from '../../admin/backfill-list-schemas.ts';
-import type { CliIo } from '../exit-codes.ts';
+import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import type { AdminApiClient } from './api-client.ts';
 import {
   CommonOptionsSchema,
@@ -36,6 +36,26 @@ async function listEveryJob(client: AdminApiClient): Promise<ListedJob[]> {
   return jobs;
 }
 
+/** The options of `backfill` itself that `backfill list` shares: where the API is, and --json. */
+const SHARED_OPTIONS: ReadonlySet<string> = new Set(['api', 'json']);
+
+/**
+ * Exits 2 when a flag of starting or following a backfill (`--emit`, `--entities`…) was given
+ * to `backfill list`: `backfill` reads its own flags after `list` too, and one that lists
+ * nothing must not pass silently.
+ */
+function refuseStartOptions(backfill: Command | null): void {
+  const given = (backfill?.options ?? [])
+    .filter((option) => !SHARED_OPTIONS.has(option.attributeName()))
+    .filter((option) => backfill?.getOptionValueSource(option.attributeName()) === 'cli')
+    .map((option) => option.long ?? option.flags);
+  if (given.length > 0)
+    throw new CliExit(
+      EXIT_USAGE,
+      `backfill list: takes no ${given.join(', ')} (it lists every job)`,
+    );
+}
+
 /**
  * Adds `backfill list` to the `backfill` command: the jobs kept (7 days), newest first, each as
  * it was started; `backfill --follow ID` shows one's progress.
@@ -50,6 +70,7 @@ export function registerBackfillList(backfill: Command, io: CliIo): void {
   ).action(async (_options: unknown, command: Command) => {
     // `backfill` takes `--api` and `--json` too, and reads them after `list` as its own.
     const options = CommonOptionsSchema.parse(command.optsWithGlobals());
+    refuseStartOptions(command.parent);
     const jobs = await listEveryJob(clientFor(options));
     if (options.json) return writeJson(io, jobs);
     if (jobs.length === 0) return io.out('no backfill jobs');
