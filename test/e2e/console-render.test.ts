@@ -755,16 +755,25 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     const healthHeld = new Promise<void>((resolve) => {
       answerHealth = resolve;
     });
+    // The list read after the rotation is held until the test lets it go: the row is redrawn
+    // while the Disable dialog is open (on a loaded machine, the read came that late by itself).
+    let answerList = () => {};
+    let listHeld: Promise<void> | undefined;
     fake = await startFakeConsoleApi(async (method, path) => {
       const pathname = new URL(path, 'http://fake').pathname;
       if (pathname === '/subscriptions/health') {
         await healthHeld;
         return { body: { health: [] } };
       }
-      if (method === 'GET' && pathname === '/subscriptions')
+      if (method === 'GET' && pathname === '/subscriptions') {
+        await listHeld;
         return { body: { subscriptions: [current] } };
+      }
       if (method === 'POST' && pathname === '/subscriptions/sub_1/rotate-secret') {
         current = { ...current, updatedAt: new Date().toISOString() };
+        listHeld = new Promise<void>((resolve) => {
+          answerList = resolve;
+        });
         return { body: { ...current, secret: 'whsec_rotated' } };
       }
       if (method === 'PATCH' && pathname === '/subscriptions/sub_1') {
@@ -777,16 +786,23 @@ describe.skipIf(!CHROMIUM)('operator console over a fake admin API, in Chromium'
     const row = page.getByRole('row').filter({ hasText: 'receiver.example' });
     const dialog = page.getByRole('dialog');
     const focused = () => page.evaluate('document.activeElement?.textContent');
+    const listReads = () => fake!.requests.filter((r) => r.path === '/subscriptions').length;
 
     await row.getByRole('button', { name: 'Rotate secret' }).focus();
     await page.keyboard.press('Enter');
     await dialog.getByRole('button', { name: 'Rotate secret' }).press('Enter');
     await page.getByText('whsec_rotated').waitFor();
-    await expect.poll(focused).toBe('Rotate secret');
+    expect(await focused()).toBe('Rotate secret');
 
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Disable');
     await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Disable' }).waitFor();
+    // The rotated row is drawn anew under the dialog: the Disable button that opened it is gone.
+    await expect.poll(listReads).toBe(2);
+    await row.evaluate((element) => element.setAttribute('data-drawn-before', ''));
+    answerList();
+    await page.locator('tr[data-drawn-before]').waitFor({ state: 'detached' });
     await dialog.getByRole('button', { name: 'Disable' }).press('Enter');
     await row.getByRole('button', { name: 'Enable' }).waitFor();
     await expect.poll(focused).toBe('Enable');

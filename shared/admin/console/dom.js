@@ -1,5 +1,7 @@
 /** Small DOM helpers: elements from data, never from HTML strings. */
 
+export { keepingFocus } from './focus.js';
+
 /**
  * Creates an element. Attributes starting with `on` add listeners; `false`/`undefined`
  * attributes are left out; children are nodes or text.
@@ -115,30 +117,6 @@ export function keyedChildren(parent, items, keyOf, render) {
   });
   // Every kept element now sits before position items.length; the rest are stale.
   while (parent.children.length > items.length) parent.lastElementChild?.remove();
-}
-
-/**
- * Runs `redraw`, which may replace children of `container` (keyedChildren replaces the element
- * of an item that changed); when the focused element was in one it replaced, focuses the
- * control of the same `data-focus` in the new element of the same `data-item`: a keyboard
- * operator who disabled a subscription is on its Enable button, not back at the page's top.
- * @param {Element} container
- * @param {() => void} redraw
- */
-export function keepingFocus(container, redraw) {
-  const active = document.activeElement;
-  const place = active?.getAttribute('data-focus');
-  const item = active && container.contains(active) ? active.closest('[data-item]') : null;
-  const itemId = item?.getAttribute('data-item');
-  redraw();
-  if (!active || active.isConnected || !place || itemId === null || itemId === undefined) return;
-  const newItem = [...container.querySelectorAll('[data-item]')].find(
-    (element) => element.getAttribute('data-item') === itemId,
-  );
-  const control = [...(newItem?.querySelectorAll('[data-focus]') ?? [])].find(
-    (element) => element.getAttribute('data-focus') === place,
-  );
-  if (control instanceof HTMLElement) control.focus();
 }
 
 /**

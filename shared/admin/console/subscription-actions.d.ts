@@ -1,11 +1,14 @@
 /** Types of subscription-actions.js (a browser module of the console, also tested under Node). */
 
-/** Runs an action of the page when its control is used, asking `ask` first when given. */
+/**
+ * Runs an action of the page when its control is used (the event's `currentTarget`, whose focus
+ * it keeps), asking `ask` first when given.
+ */
 export type RunAction = (
   label: string,
   action: () => Promise<void>,
   ask?: { title: string; message: string; action: string },
-) => () => Promise<void>;
+) => (event?: Event) => Promise<void>;
 
 /** The row's actions, each control named after the subscription (`name`). */
 export function subscriptionActions(

@@ -8,9 +8,10 @@ import { api } from './api.js';
 import { h } from './dom.js';
 
 /**
- * Runs an action of the page when its control is used: asks `ask` first when given (nothing is
- * sent without it), says `label` once done (or why it failed), then reads the page again.
- * @typedef {(label: string, action: () => Promise<void>, ask?: { title: string, message: string, action: string }) => () => Promise<void>} RunAction
+ * Runs an action of the page when its control is used (the event's `currentTarget`, whose
+ * focus it keeps): asks `ask` first when given (nothing is sent without it), says `label` once
+ * done (or why it failed), then reads the page again.
+ * @typedef {(label: string, action: () => Promise<void>, ask?: { title: string, message: string, action: string }) => (event?: Event) => Promise<void>} RunAction
  */
 
 /**

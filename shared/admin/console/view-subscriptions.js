@@ -7,12 +7,12 @@ import {
   emptyRow,
   failedPlaceholder,
   h,
-  keepingFocus,
   keyedChildren,
   replace,
   say,
   tableShell,
 } from './dom.js';
+import { focusAt, focusLost, focusPlace, keepingFocus } from './focus.js';
 import { healthReadDue, readEveryHealth } from './health-pages.js';
 import { every } from './poll.js';
 import { readEveryStream } from './streams-pages.js';
@@ -29,6 +29,8 @@ const HEADERS = ['Endpoint', 'Events', 'State', 'Health', 'Actions'];
 export function renderSubscriptions(main) {
   const secretBox = h('div', {});
   const shell = tableShell('Subscriptions', HEADERS, true);
+  // Focused when the row of the focused control is removed and no other is left.
+  shell.table.setAttribute('tabindex', '-1');
   const loadingRow = emptyRow(HEADERS.length, 'Loading subscriptions…');
   shell.body.append(loadingRow);
   const listBox = h('div', { class: 'scroll' }, shell.table);
@@ -48,8 +50,16 @@ export function renderSubscriptions(main) {
   let entityTypes;
 
   /** @type {import('./subscription-actions.js').RunAction} */
-  const run = (label, action, ask) => async () => {
-    if (ask && !(await confirmAction(ask))) return;
+  const run = (label, action, ask) => async (event) => {
+    // The dialog gives the focus back to the control that opened it when it closes; a refresh
+    // (or the reload after another action) may have redrawn its row meanwhile, when the focus
+    // was in the dialog: the focus is then given to the same action of the row as it is now.
+    const origin = focusPlace(shell.body, event?.currentTarget);
+    if (ask) {
+      const confirmed = await confirmAction(ask);
+      if (origin && focusLost()) focusAt(shell.body, origin, shell.table);
+      if (!confirmed) return;
+    }
     try {
       await action();
       say(label);
@@ -71,19 +81,27 @@ export function renderSubscriptions(main) {
       ...new Set((streams?.streams ?? []).map((/** @type {any} */ s) => s.entityType)),
     ].sort();
     if (subscriptions.length === 0) {
-      replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above'));
+      keepingFocus(
+        shell.body,
+        () => replace(shell.body, emptyRow(HEADERS.length, 'No subscriptions yet: add one above')),
+        shell.table,
+      );
     } else {
       // Rows of unchanged subscriptions stay, so a focused button or a chosen entity type survives;
-      // in a row redrawn (rotated, disabled), the focus stays on the same action.
+      // in a row redrawn (rotated, disabled), the focus stays on the same action, and moves to
+      // the same action of the next row when its row is removed.
       // A row is redrawn when its name changes too (another subscription took or left its URL).
       names = subscriptionNames(subscriptions);
-      keepingFocus(shell.body, () =>
-        keyedChildren(
-          shell.body,
-          subscriptions,
-          (s) => JSON.stringify([s, names.get(s.id)]),
-          subscriptionRow,
-        ),
+      keepingFocus(
+        shell.body,
+        () =>
+          keyedChildren(
+            shell.body,
+            subscriptions,
+            (s) => JSON.stringify([s, names.get(s.id)]),
+            subscriptionRow,
+          ),
+        shell.table,
       );
     }
     // Every subscription's health in one request (one each was refused past ~40 in AWS), or one
