@@ -1,6 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import { findChromium } from './console-browser.ts';
-import { type FakeAnswer, startFakeConsoleApi, useConsoleBrowser } from './console-fake-api.ts';
+import {
+  type FakeAnswer,
+  newConsolePage,
+  startFakeConsoleApi,
+  useConsoleBrowser,
+} from './console-fake-api.ts';
 
 const CHROMIUM = findChromium(process.env);
 const WAIT_MS = 30_000;
@@ -24,7 +30,7 @@ function stream(connectionId: string, entityType: string, extra: Record<string, 
 }
 
 /** A fake admin API with two connections and their streams; DELETE removes one, as the bridge does. */
-function connectionsApi() {
+function connectionsApi(changes: { parkHotel2?: boolean } = {}) {
   const connections = [
     { id: 'local', enabled: true, createdAt: AT, origin: 'environment', accessToken: TOKEN },
     {
@@ -45,7 +51,11 @@ function connectionsApi() {
   return (method: string, path: string): FakeAnswer | undefined => {
     const url = new URL(path, 'http://fake');
     if (method === 'GET' && url.pathname === '/connections') return { body: { connections } };
-    if (method === 'GET' && url.pathname === '/streams') return { body: { streams } };
+    if (method === 'GET' && url.pathname === '/streams') {
+      // Another stream of hotel-2 parked since: its row reads differently.
+      if (changes.parkHotel2) streams = streams.map((s) => ({ ...s, parked: true }));
+      return { body: { streams } };
+    }
     const removed = /^\/connections\/([^/]+)$/.exec(url.pathname);
     if (method === 'DELETE' && removed) {
       const at = connections.findIndex((c) => c.id === removed[1]);
@@ -92,5 +102,41 @@ describe.skipIf(!CHROMIUM)('connections view of the console, in Chromium', () =>
     expect(writes().map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /connections/hotel-2']);
     await expect.poll(() => b.page.locator('#status').textContent()).toContain('2 streams deleted');
     expect(b.problems).toEqual([]);
+  }, 60_000);
+
+  let clocked: Page | undefined;
+  afterEach(async () => {
+    await clocked?.close();
+    clocked = undefined;
+  });
+
+  it("keeps the focus on a connection's Remove when a refresh redraws its row while the dialog is open", async () => {
+    const changes = { parkHotel2: false };
+    b.fake = await startFakeConsoleApi(connectionsApi(changes));
+    // The page's refresh every 10 s comes when the test moves the clock on.
+    const opened = await newConsolePage(b.page.context().browser()!);
+    const page = opened.page;
+    clocked = page;
+    page.setDefaultTimeout(WAIT_MS);
+    await page.clock.install();
+    await page.goto(`${b.fake.url}/#/connections`);
+    const row = page.getByRole('row').filter({ hasText: 'hotel-2' });
+    await row.getByText('2 streams: 1 ok, 1 parked').waitFor();
+    const dialog = page.getByRole('dialog');
+    await row.getByRole('button', { name: 'Remove connection hotel-2' }).focus();
+    await page.keyboard.press('Enter');
+    await dialog.getByRole('button', { name: 'Cancel' }).waitFor();
+    // The refresh redraws the row under the dialog.
+    changes.parkHotel2 = true;
+    await row.evaluate((element) => element.setAttribute('data-drawn-before', ''));
+    await page.clock.fastForward(10_000);
+    await page.locator('tr[data-drawn-before]').waitFor({ state: 'detached' });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // Before: the focus fell to the page's body, the button that opened the dialog being gone.
+    await expect
+      .poll(() => page.evaluate('document.activeElement?.getAttribute("aria-label")'))
+      .toBe('Remove connection hotel-2');
+    expect(opened.problems).toEqual([]);
   }, 60_000);
 });
