@@ -19,6 +19,7 @@ import {
   environmentConnectionView,
   streamsOfConnection,
 } from '../shared/connections/connection-streams.ts';
+import { enabledConnectionStreamsAfter } from '../shared/connections/connection-streams-after.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseEnvironment } from '../shared/env-issues.ts';
 import { ValidationError } from '../shared/errors.ts';
@@ -125,20 +126,24 @@ export function logUnpublishedWrite(
 
 /**
  * The admin function's configured streams: the props' starting set and the streams of every
- * enabled stored connection, read page by page; with a connection named, its item alone (one
- * GetItem), so `GET /streams?connectionId=` stays a short read however many connections there
- * are. The same streams as the whole list's of that connection.
+ * enabled stored connection, read page by page; for a page of `GET /streams`, those of the
+ * connections from the cursor's on, about a page of them (enabledConnectionStreamsAfter); with
+ * a connection named, its item alone (one GetItem), so `GET /streams?connectionId=` stays a
+ * short read however many connections there are. The same streams as the whole list's of that
+ * connection.
  */
 export function adminStreamDefinitions(
   poll: Pick<PollLambdaConfig, 'definitions' | 'settings' | 'tracked'>,
   connections: ConnectionStore,
 ): AdminDeps['streams'] {
-  return async (filter = {}) => {
+  return async (filter = {}, page) => {
     const { connectionId } = filter;
     if (connectionId === undefined)
       return [
         ...poll.definitions,
-        ...(await enabledConnectionStreams(connections, poll.settings, poll.tracked)),
+        ...(page === undefined
+          ? await enabledConnectionStreams(connections, poll.settings, poll.tracked)
+          : await enabledConnectionStreamsAfter(connections, poll.settings, poll.tracked, page)),
       ];
     // An item that cannot be read is left out, as the whole list leaves it out.
     const stored = await connections.get(connectionId).catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import type { Clock, RandomSource } from '../clock.ts';
 import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
+import type { StreamPageHint } from '../connections/connection-streams-after.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { StateRemoval } from '../polling/removed-streams.ts';
 import type { WindowSettings } from '../polling/windows.ts';
@@ -32,8 +33,12 @@ export interface AdminDeps {
    * among them. Called on every request that needs them: connections added at run time change it.
    * With a filter naming a connection, it may read that connection's streams alone (the AWS
    * one reads its item, not every connection's); callers match the ids to the filter anyway.
+   * With a `page` (a page of `GET /streams`), it may answer only part of them: at least the
+   * first `page.want` whose ids sort after `page.after` (every one if fewer), none missing
+   * between them (the AWS one reads the stored connections from the cursor's on, not all);
+   * callers keep those after `page.after` and sort them anyway.
    */
-  streams(filter?: StreamFilter): Promise<readonly StreamDefinition[]>;
+  streams(filter?: StreamFilter, page?: StreamPageHint): Promise<readonly StreamDefinition[]>;
   /**
    * The most streams one answer of `GET /streams` holds, and how many it holds when the caller
    * gives no `limit` (the AWS function's, so its answer fits Lambda's 6 MB and its reads stay

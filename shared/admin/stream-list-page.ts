@@ -31,7 +31,8 @@ function budgetsOf(
  * connection, if named) whose ids sort after the cursor's, by id, up to `limit` (at most the
  * deployment's bound, which is also the default) and within the deployment's byte bound; with
  * `nextCursor` when streams after them are left out. The stream states are read up to the page
- * and one more, not beyond; each page carries the connector budgets of its streams' connections.
+ * and one more, not beyond, and the configured streams asked for as many (`deps.streams`' page
+ * hint); each page carries the connector budgets of its streams' connections.
  */
 export async function listStreamPage(
   query: z.output<typeof StreamListQuerySchema>,
@@ -49,7 +50,12 @@ export async function listStreamPage(
   // One more than the page, so a full page knows whether streams follow it.
   const want = limit === undefined ? undefined : limit + 1;
   const read = await readStatesAfter(deps.state, filter, position, want);
-  const definitions = (await deps.streams(filter))
+  // Without a connection named, the page's part of the streams: the first `want` after the cursor.
+  const needed =
+    want === undefined || filter.connectionId !== undefined
+      ? undefined
+      : { want, ...(position === undefined ? {} : { after: position.after }) };
+  const definitions = (await deps.streams(filter, needed))
     .filter((d) => streamMatches(d.streamId, filter))
     .filter((d) => position === undefined || d.streamId > position.after)
     .sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0))
