@@ -344,6 +344,19 @@ describe('request bounds', () => {
     ).toBe('PaymentRequests[0].Description');
   });
 
+  it('takes internationalized addresses in customers/update: the contract asks for an email, not ASCII', () => {
+    const update = OPERATIONS['customers/update'].request;
+    for (const Email of [
+      'josé@example.cz',
+      'jürgen@bücher.de',
+      '用户@例子.广告',
+      'ann@example.com',
+    ])
+      expect(update.safeParse(request('customers/update', { Email })).success).toBe(true);
+    for (const Email of ['jos é@example.cz', 'josé@', '@example.cz', 'a@b@c.cz'])
+      expect(failurePath(update, request('customers/update', { Email }))).toBe('Email');
+  });
+
   it('validates customers/update values: email, unique classifications without None, 255 chars', () => {
     const update = OPERATIONS['customers/update'].request;
     expect(failurePath(update, request('customers/update', { Email: 'not an email' }))).toBe(

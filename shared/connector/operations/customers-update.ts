@@ -73,7 +73,11 @@ export const CustomersUpdateRequestSchema = z.strictObject({
   BirthDate: date,
   BirthPlace: text,
   Occupation: text,
-  Email: orBlank(z.email()).nullable().optional(),
+  // An address of any script (RFC 6531): the contract asks for an email, and the connector
+  // keeps such addresses on its records (zod's default pattern takes ASCII only).
+  Email: orBlank(z.email({ pattern: z.regexes.unicodeEmail }))
+    .nullable()
+    .optional(),
   Phone: orBlank(PhoneNumberSchema).nullable().optional(),
   LoyaltyCode: text,
   Notes: text,
