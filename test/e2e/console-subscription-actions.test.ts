@@ -160,6 +160,10 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     expect(writes().map((r) => [r.method, r.path, r.body])).toEqual([
       ['POST', '/events/evt_b/replay', { subscriptionId: 'sub_1' }],
     ]);
+    // A keyboard operator goes on from the next dead letter's Redeliver, not the page's top.
+    await expect
+      .poll(() => b.page.evaluate('document.activeElement?.getAttribute("aria-label")'))
+      .toMatch(/^Redeliver event evt_c/);
 
     const dialog = b.page.getByRole('dialog');
     await b.page.getByRole('button', { name: /Redeliver all/ }).click();
@@ -169,6 +173,10 @@ describe.skipIf(!CHROMIUM)('subscription actions of the console, in Chromium', (
     await b.page.getByRole('button', { name: /Redeliver all/ }).click();
     await dialog.getByRole('button', { name: /Redeliver all/ }).click();
     await table.getByText('No dead letters').waitFor();
+    // The dialog gives the focus back to the button that opened it, which stays.
+    await expect
+      .poll(() => b.page.evaluate('document.activeElement?.textContent'))
+      .toBe('Redeliver all dead letters');
     const redeliver = writes()[1]!;
     expect([redeliver.method, redeliver.path]).toEqual(['POST', '/subscriptions/sub_1/redeliver']);
     expect(Date.parse((redeliver.body as { since: string }).since)).toBe(0);

@@ -13,6 +13,7 @@ import {
   tableShell,
   time,
 } from './dom.js';
+import { keepingFocus } from './focus.js';
 import { every } from './poll.js';
 
 const DEAD_LETTERS_POLL_MS = 10_000;
@@ -33,6 +34,8 @@ export function renderDeadLetters(main, subscriptionId) {
   let target = subscriptionId;
   const heading = h('h2', {}, `Dead letters of ${subscriptionId}`);
   const shell = tableShell(`Dead letters of ${subscriptionId}`, HEADERS, true);
+  // Where the keyboard focus goes when the last dead letter was sent again from its row.
+  shell.table.setAttribute('tabindex', '-1');
   const loadingRow = emptyRow(HEADERS.length, 'Loading dead letters…');
   shell.body.append(loadingRow);
 
@@ -78,7 +81,7 @@ export function renderDeadLetters(main, subscriptionId) {
   function deadLetterRow({ delivery }) {
     return h(
       'tr',
-      {},
+      { 'data-item': delivery.id },
       h(
         'td',
         {},
@@ -94,6 +97,7 @@ export function renderDeadLetters(main, subscriptionId) {
           'button',
           {
             type: 'button',
+            'data-focus': 'redeliver',
             'aria-label': `Redeliver event ${delivery.eventId} to ${target}`,
             onclick: () => redeliverOne(delivery),
           },
@@ -116,15 +120,21 @@ export function renderDeadLetters(main, subscriptionId) {
       replace(heading, `Dead letters of ${target}`);
     }
     const dead = stillDeadLettered(deliveries);
-    if (dead.length === 0) {
-      replace(shell.body, emptyRow(HEADERS.length, 'No dead letters'));
-      return;
-    }
-    keyedChildren(
+    // A dead letter sent again from its row leaves the list: the focus goes on to the next
+    // one's Redeliver (focus.js), or to the table once none is left.
+    keepingFocus(
       shell.body,
-      dead,
-      (/** @type {any} */ entry) => `${entry.delivery.id}:${target}`,
-      deadLetterRow,
+      () => {
+        if (dead.length === 0) replace(shell.body, emptyRow(HEADERS.length, 'No dead letters'));
+        else
+          keyedChildren(
+            shell.body,
+            dead,
+            (/** @type {any} */ entry) => `${entry.delivery.id}:${target}`,
+            deadLetterRow,
+          );
+      },
+      shell.table,
     );
   }
 
