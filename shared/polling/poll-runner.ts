@@ -3,6 +3,7 @@ import { linkedSignal, mapWithConcurrency } from '../concurrency.ts';
 import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
+import { DueSchedule } from './due-schedule.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams, failureBackoffMs } from './schedule.ts';
@@ -190,6 +191,14 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
    * poll of theirs ends recorded.
    */
   const heldBack = new Map<string, HeldStream>();
+  /** The streams by when they are due: a tick looks at the due ones alone. */
+  const schedule = new DueSchedule({
+    stateOf: (streamId) => states.get(streamId),
+    readyAt: (streamId, dueAt) =>
+      running.has(streamId)
+        ? Number.POSITIVE_INFINITY
+        : Math.max(dueAt, heldBack.get(streamId)?.retryAt ?? dueAt),
+  });
   /**
    * The probe of the store's writes (see {@link PollLoopOptions.probeWrites}): holds are counted;
    * a probe covers those made before it; a failed one marks the store refusing, and the first
@@ -220,6 +229,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
           for (const held of heldBack.values()) {
             if (held.retryAt <= now) continue;
             held.retryAt = now;
+            schedule.update(held.streamId);
             released += 1;
           }
           if (released > 0) options.onStoreWritable?.(released);
@@ -248,6 +258,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const began = deps.clock.now();
     const listed = await deps.store.listStreams();
     states = mergeNewer(listed, rereadDuringFullRead);
+    schedule.invalidate();
     loaded = true;
     fullReadFailures = 0;
     const ended = deps.clock.now();
@@ -308,11 +319,13 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       .finally(() => {
         linked.release();
         running.delete(definition.streamId);
+        schedule.update(definition.streamId);
         if (runningCatchUp.delete(definition.streamId))
           countCatchUp(catchUpPerConnection, definition.connectionId, -1);
         refill();
       });
     running.set(definition.streamId, run);
+    schedule.update(definition.streamId);
     connection.track?.(run);
     if (catchingUp) {
       runningCatchUp.add(definition.streamId);
@@ -408,7 +421,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const catchingUp: StreamDefinition[] = [];
     const held = new Set<StreamDefinition>();
     const now = deps.clock.now();
-    for (const definition of dueStreams(definitions, states, now)) {
+    schedule.sync(definitions);
+    for (const definition of schedule.due(now)) {
       if (running.has(definition.streamId)) continue;
       if ((heldBack.get(definition.streamId)?.retryAt ?? now) > now) continue;
       const state = states.get(definition.streamId);

@@ -73,8 +73,9 @@ export function dueStreams(
   now: number,
   lookaheadMs = 0,
 ): StreamDefinition[] {
-  // Runs on every tick of the local loop over every stream (13,000 for 1,000 hotels): only
-  // the due ones are collected and sorted.
+  // Walks every stream (13,000 for 1,000 hotels): fine once per planner period; the local
+  // loop, which plans every tick, keeps a DueIndex instead (see DueSchedule). Only the due ones
+  // are collected and sorted.
   const due: { definition: StreamDefinition; at: number }[] = [];
   for (const definition of definitions) {
     const state = states.get(definition.streamId);
