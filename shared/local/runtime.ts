@@ -24,6 +24,7 @@ import {
 } from '../polling/portfolio-entities.ts';
 import { RecordBudget } from '../polling/record-budget.ts';
 import { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
+import { noticingStateStore, StateChangeNotices } from '../polling/state-change-notices.ts';
 import { trackedTargetsFromEnv, untrackedStreamWarnings } from '../polling/tracked-targets.ts';
 import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
@@ -211,12 +212,16 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     };
     const client = createConnectorClient(source.connection, clientDeps);
     stopOnFailedStart.push(() => client.close());
+    // What the admin API does to stream states (resets, backfills, removals) is told to the
+    // poll loop, which re-reads those streams at once instead of every state every few ticks.
+    const stateChanges = new StateChangeNotices();
+    const adminState = noticingStateStore(state, stateChanges);
     // The CONNECTOR_* connection is `local`; connections added at run time come from the store.
     const connections = await openLocalConnections({
       dataDir: config.dataDir,
       dynamo: dynamo.client,
       tableName: LOCAL_TABLE_NAME,
-      state,
+      state: adminState,
       settings,
       tracked: { ...(exportIds ? { exportIds } : {}), ...(products ? { products } : {}) },
       deployment: source.connection,
@@ -274,6 +279,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       // A due stream waits at most a quarter interval (250 ms at most) for the planner to see it.
       tickMs: Math.min(config.pollIntervalMs / 4, 250),
       concurrency: config.pollConcurrency,
+      stateChanges,
       onOutcome: (outcome) => reporter.pollOutcome(outcome),
       // A poll whose failure the store could not record (a full disk) is the stream's line,
       // held back by its backoff; this one is the loop's own failures.
@@ -331,7 +337,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       deps: {
         webhooks,
         writeThrough,
-        state,
+        state: adminState,
         // Read per request: connections added or disabled at run time change the streams.
         streams: async () => connections.registry.definitions(),
         connections: connections.admin,

@@ -7,6 +7,8 @@ import { DueSchedule } from './due-schedule.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams, failureBackoffMs } from './schedule.ts';
+import type { StateChangeSource } from './state-change-notices.ts';
+import { ToldStateReads } from './told-state-reads.ts';
 import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
 
 /** Streams polled at once by one process. */
@@ -29,11 +31,12 @@ export async function pollDueStreams(
 }
 
 /**
- * Stream states the loop reads in full per tick at most: beyond it, full reads are spaced
- * (every ceil(streams / this) ticks) and each finished poll re-reads its own stream instead,
- * so 1,000 connections of 13 streams do not read 13,000 states four times a second.
+ * How often the loop reads every stream state: a safety net for a change it was not told of.
+ * Each finished poll keeps its own stream's state, the streams new to its list and those of
+ * {@link PollLoopOptions.stateChanges} are re-read one by one, so 1,000 connections of 13
+ * streams do not read 13,000 states every few ticks.
  */
-export const FULL_STATE_READ_STREAMS_PER_TICK = 250;
+export const FULL_STATE_READ_INTERVAL_MS = 60_000;
 
 /**
  * After a full read that took d ms, the next one waits at least d × this: full reads take at
@@ -132,6 +135,12 @@ export interface PollLoopOptions {
   probeWrites?: () => Promise<void>;
   /** The store took the loop's write again after refusing it: `released` held streams are due. */
   onStoreWritable?: (released: number) => void;
+  /**
+   * Tells of stream states changed outside the loop's polls (the admin API's resets, backfills
+   * and removals): the loop re-reads those streams at once. Changes it is not told of wait for
+   * its next full read ({@link FULL_STATE_READ_INTERVAL_MS}).
+   */
+  stateChanges?: StateChangeSource;
 }
 
 /** A stream held back in memory after a poll whose failure could not be stored. */
@@ -245,7 +254,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   };
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
-  let ticksSinceFullRead = Number.POSITIVE_INFINITY;
+  let lastFullReadAt = Number.NEGATIVE_INFINITY;
   /** Whether a full read has completed: until then, what is due is unknown. */
   let loaded = false;
   let fullRead: Promise<void> | undefined;
@@ -253,6 +262,21 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   /** Full reads failed in a row, and when the next may try (see {@link FULL_STATE_READ_RETRY_MAX_MS}). */
   let fullReadFailures = 0;
   let fullReadRetryAt = Number.NEGATIVE_INFINITY;
+  /** Streams re-read one by one: told of (see {@link PollLoopOptions.stateChanges}) or new to the list. */
+  const toldReads = new ToldStateReads({
+    store: deps.store,
+    apply: (streamId, state) => {
+      const known = states.get(streamId);
+      // A poll that ended since the read began stored a newer state: kept.
+      if (state && known && known.version > state.version) return;
+      if (state) states.set(streamId, state);
+      else states.delete(streamId);
+      rereadDuringFullRead.set(streamId, state ?? null);
+      schedule.update(streamId);
+    },
+    onError: (error) => options.onError?.(error, 'state read'),
+  });
+  const unsubscribe = options.stateChanges?.subscribe((streamIds) => toldReads.read(streamIds));
   const readAllStates = async () => {
     rereadDuringFullRead.clear();
     const began = deps.clock.now();
@@ -421,7 +445,10 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const catchingUp: StreamDefinition[] = [];
     const held = new Set<StreamDefinition>();
     const now = deps.clock.now();
-    schedule.sync(definitions);
+    const added = schedule.sync(definitions);
+    // A connection added or enabled: its streams' states may have changed since the last full
+    // read (removed and added again), and nothing else tells.
+    if (added.length > 0) toldReads.read(added.map((definition) => definition.streamId));
     for (const definition of schedule.due(now)) {
       if (running.has(definition.streamId)) continue;
       if ((heldBack.get(definition.streamId)?.retryAt ?? now) > now) continue;
@@ -478,16 +505,17 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     while (!controller.signal.aborted) {
       try {
         const definitions = definitionsNow();
-        // Admin changes (reset, backfill) reach the loop through these full reads. They run
-        // beside the ticks, so a slow read (13,000 states of a loaded store) never holds back
-        // the start of due polls; finished polls keep their own states current meanwhile.
-        const fullReadEveryTicks = Math.ceil(definitions.length / FULL_STATE_READ_STREAMS_PER_TICK);
+        // Admin changes (reset, backfill) reach the loop as notices (stateChanges); these full
+        // reads catch what none told. They run beside the ticks, so a slow read (13,000 states
+        // of a loaded store) never holds back the start of due polls; finished polls keep their
+        // own states current meanwhile.
+        const now = deps.clock.now();
         const fullReadDue =
-          deps.clock.now() >= fullReadRetryAt &&
+          now >= fullReadRetryAt &&
           (!loaded ||
-            (ticksSinceFullRead >= fullReadEveryTicks && deps.clock.now() >= nextFullReadAt));
+            (now >= lastFullReadAt + FULL_STATE_READ_INTERVAL_MS && now >= nextFullReadAt));
         if (!fullRead && fullReadDue) {
-          ticksSinceFullRead = 0;
+          lastFullReadAt = now;
           fullRead = readAllStates()
             .catch((error: unknown) => {
               fullReadFailures += 1;
@@ -499,7 +527,6 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
               fullRead = undefined;
             });
         }
-        ticksSinceFullRead += 1;
         // A restart must not poll every stream at once: nothing starts before the first read.
         if (!loaded) await fullRead;
         probeIfDue();
@@ -513,9 +540,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   return {
     async stop() {
       controller.abort();
+      unsubscribe?.();
       await loop;
       await Promise.all(running.values());
       await fullRead;
+      await toldReads.idle();
       await probe;
     },
     held: () => new Map([...heldBack].map(([streamId, held]) => [streamId, { ...held }])),
