@@ -23,7 +23,8 @@ const HOUR_MS = 3_600_000;
  */
 async function waitingLoop(connections: number) {
   const clock = new ManualClock(T0);
-  const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer' }, T0);
+  // Hourly: no stream falls due again within the minutes these tests run.
+  const settings = pollSettingsFromEnv({ POLL_ENTITIES: 'customer', POLL_INTERVAL: '1h' }, T0);
   let definitions: readonly StreamDefinition[] = Array.from({ length: connections }, (_, i) =>
     streamDefinitions(`hotel-${i}`, settings),
   ).flat();
