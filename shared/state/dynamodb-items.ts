@@ -27,6 +27,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 import { SMALL_INPUT_DEFLATE } from '../deflate-options.ts';
 import { parseOrThrow, toValidationError } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import {
   type PreparedSnapshot,
   type RemovedStreamNote,
@@ -116,7 +117,14 @@ const JsonTextSchema = z.string().transform((text, ctx): unknown => {
   }
 });
 
-const RecordJsonSchema = JsonTextSchema.pipe(z.record(z.string(), z.unknown()));
+/**
+ * A stored record's JSON text, parsed and checked as a JSON object but not copied:
+ * `z.record(z.string(), z.unknown())` would copy every member of every previous record a
+ * change event carries (the record was validated by its operation's schema when it was stored).
+ */
+const RecordJsonSchema = JsonTextSchema.pipe(
+  z.custom<Record<string, unknown>>(isJsonObject, { message: 'expected a JSON object' }),
+);
 
 /** A snapshot's `unconfirmed` events, stored as one JSON text (rare: after a failed publish). */
 const UnconfirmedJsonSchema = JsonTextSchema.pipe(z.array(z.record(z.string(), z.unknown())));
