@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { BridgeError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
+import { keyOrderOf } from './key-order.ts';
 
 /**
  * Top-level record fields ignored by default when deciding whether a record changed:
@@ -57,44 +58,6 @@ function writeObject(value: Record<string, unknown>, skip: readonly string[], ou
 
 /** Returned by {@link sortedCopy} when an object's keys cannot keep their sorted order in a copy. */
 const UNORDERABLE = Symbol('unorderable');
-
-/**
- * Keys a JavaScript object enumerates before all others, in numeric order (array indices), and
- * `__proto__`, which an assignment would not make an own member: a copy cannot hold either in
- * code-unit order.
- */
-function unorderableKey(key: string): boolean {
-  if (key === '__proto__') return true;
-  const code = key.charCodeAt(0);
-  return code >= 48 && code <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
-}
-
-/** An object's keys in code-unit order, and whether a copy could keep that order. */
-interface KeyOrder {
-  keys: readonly string[];
-  sorted: readonly string[];
-  unorderable: boolean;
-}
-
-/**
- * The last key order worked out for each number of keys: records of one type, and their
- * nested objects, share their key lists, so most objects find theirs here instead of sorting.
- */
-const keyOrders = new Map<number, KeyOrder>();
-
-/** The {@link KeyOrder} of `keys` (an object's own keys, in its order). */
-function keyOrderOf(keys: string[]): KeyOrder {
-  const known = keyOrders.get(keys.length);
-  if (known !== undefined && sameKeys(known.keys, keys)) return known;
-  const order = { keys, sorted: [...keys].sort(), unorderable: keys.some(unorderableKey) };
-  keyOrders.set(keys.length, order);
-  return order;
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * A copy of `value` whose objects have their members inserted in code-unit order (undefined

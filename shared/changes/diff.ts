@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isJsonObject } from '../json-object.ts';
 import { type CanonicalOptions, DEFAULT_VOLATILE_FIELDS } from './canonical.ts';
+import { keyOrderOf, sameKeys } from './key-order.ts';
 
 /** One RFC 6902 operation of a change event's `patch`: add, remove or replace. */
 export const JsonPatchOperationSchema = z.discriminatedUnion('op', [
@@ -80,15 +81,20 @@ function diffValue(previous: unknown, current: unknown, path: string, ops: JsonP
   ops.push({ op: 'replace', path, value: current });
 }
 
-/** The union of both objects' present keys, in code-unit order. */
+/**
+ * The keys of both objects in code-unit order (a key may be undefined on both sides: its
+ * members are then equal). Two versions of a record mostly share their key list: its sorted
+ * order is then looked up (see keyOrderOf), not sorted again.
+ */
 function unionOfKeys(
   previous: Record<string, unknown>,
   current: Record<string, unknown>,
-): string[] {
-  const keys = presentKeys(previous);
-  for (const key of Object.keys(current)) {
-    if (current[key] !== undefined && member(previous, key) === undefined) keys.push(key);
-  }
+): readonly string[] {
+  const previousKeys = Object.keys(previous);
+  const currentKeys = Object.keys(current);
+  if (sameKeys(previousKeys, currentKeys)) return keyOrderOf(previousKeys).sorted;
+  const keys = [...previousKeys];
+  for (const key of currentKeys) if (!Object.hasOwn(previous, key)) keys.push(key);
   return keys.sort();
 }
 

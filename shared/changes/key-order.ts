@@ -1,0 +1,46 @@
+/**
+ * Keys a JavaScript object enumerates before all others, in numeric order (array indices), and
+ * `__proto__`, which an assignment would not make an own member: a copy cannot hold either in
+ * code-unit order.
+ */
+function unorderableKey(key: string): boolean {
+  if (key === '__proto__') return true;
+  const code = key.charCodeAt(0);
+  return code >= 48 && code <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
+}
+
+/** An object's keys in code-unit order, and whether a copy could keep that order. */
+export interface KeyOrder {
+  /** The keys as the object enumerates them. */
+  keys: readonly string[];
+  /** The same keys in code-unit order (`Array.prototype.sort`'s default). */
+  sorted: readonly string[];
+  /** Whether a copy inserting `sorted` in turn would enumerate them in another order. */
+  unorderable: boolean;
+}
+
+/**
+ * The last key order worked out for each number of keys: records of one type, and their
+ * nested objects, share their key lists, so most objects find theirs here instead of sorting.
+ */
+const keyOrders = new Map<number, KeyOrder>();
+
+/** Whether two key lists hold the same keys in the same order. Pure. */
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The {@link KeyOrder} of `keys` (an object's own keys, in its order, not changed afterwards):
+ * from a small cache when the last list of that length was the same, else sorted and kept.
+ * @example keyOrderOf(['b', 'a']).sorted // ['a', 'b']
+ */
+export function keyOrderOf(keys: string[]): KeyOrder {
+  const known = keyOrders.get(keys.length);
+  if (known !== undefined && sameKeys(known.keys, keys)) return known;
+  const order = { keys, sorted: [...keys].sort(), unorderable: keys.some(unorderableKey) };
+  keyOrders.set(keys.length, order);
+  return order;
+}
