@@ -1,7 +1,9 @@
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { BridgeError } from '../../shared/errors.ts';
 import { compressEventBody, decompressEventBody } from '../../shared/webhooks/event-body-codec.ts';
+import { EVENT_BODY_DICTIONARY_V1 } from '../../shared/webhooks/event-body-dictionary.ts';
 import { MemoryDeliveryQueue } from '../../shared/webhooks/queue.ts';
 import {
   ATTEMPT_LOG_MAX_ENTRIES,
@@ -28,6 +30,19 @@ describe('stored event bodies', () => {
     data.previous = { ...record, Email: 'old@example.com' };
     const body = JSON.stringify(event);
     expect(compressEventBody(body).length).toBeLessThan(body.length / 2);
+  });
+
+  it('read back bodies stored with a 32 KB window, and bodies larger than the window', () => {
+    const body = JSON.stringify(changeEvent(eventIdOf(3)));
+    // As releases before the 8 KB window stored them (zlib's default window).
+    const packed = deflateRawSync(body, {
+      level: 1,
+      memLevel: 4,
+      dictionary: EVENT_BODY_DICTIONARY_V1,
+    });
+    expect(decompressEventBody(Uint8Array.from([1, ...packed]))).toBe(body);
+    const large = JSON.stringify({ ...changeEvent(eventIdOf(4)), note: 'ab'.repeat(20_000) });
+    expect(decompressEventBody(compressEventBody(large))).toBe(large);
   });
 
   it('refuse bytes of an unknown format, naming it', () => {
