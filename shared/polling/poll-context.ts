@@ -225,11 +225,12 @@ export function stateHandle(store: StateStore, initial: StreamState): StateHandl
   return handle;
 }
 
-/** `store` with every stream state it writes also told to `onSaved` (as written, new version). */
-export function withSavedStates(
-  store: StateStore,
-  onSaved: (state: StreamState) => void,
-): StateStore {
+/**
+ * A {@link StateStore} that hands every call to `store`: the base of a wrapper that overrides a
+ * few methods (`{ ...delegatingStateStore(store), saveStream: ... }`), a class's prototype
+ * methods not being copied by a spread of `store` itself.
+ */
+export function delegatingStateStore(store: StateStore): StateStore {
   return {
     getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
     putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
@@ -238,11 +239,7 @@ export function withSavedStates(
     scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
     getStream: (streamId) => store.getStream(streamId),
     listStreams: (filter, options) => store.listStreams(filter, options),
-    saveStream: async (state, expectedVersion) => {
-      const written = await store.saveStream(state, expectedVersion);
-      onSaved(written);
-      return written;
-    },
+    saveStream: (state, expectedVersion) => store.saveStream(state, expectedVersion),
     deleteStream: (streamId) => store.deleteStream(streamId),
     deleteStreamState: (streamId, expectedVersion) =>
       store.deleteStreamState(streamId, expectedVersion),
@@ -251,6 +248,21 @@ export function withSavedStates(
     listRemovedStreams: (limit) => store.listRemovedStreams(limit),
     acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
     releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
+  };
+}
+
+/** `store` with every stream state it writes also told to `onSaved` (as written, new version). */
+export function withSavedStates(
+  store: StateStore,
+  onSaved: (state: StreamState) => void,
+): StateStore {
+  return {
+    ...delegatingStateStore(store),
+    saveStream: async (state, expectedVersion) => {
+      const written = await store.saveStream(state, expectedVersion);
+      onSaved(written);
+      return written;
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { StateStore } from '../state/state-store.ts';
+import { delegatingStateStore } from './poll-context.ts';
 
 /** Told the ids of streams whose stored states changed. */
 export type StateChangeListener = (streamIds: readonly string[]) => void;
@@ -46,13 +47,7 @@ export class StateChangeNotices implements StateChangeSource {
  */
 export function noticingStateStore(store: StateStore, notices: StateChangeNotices): StateStore {
   return {
-    getSnapshots: (streamId, entityIds) => store.getSnapshots(streamId, entityIds),
-    putSnapshots: (streamId, snapshots) => store.putSnapshots(streamId, snapshots),
-    replaceSnapshots: (streamId, replacements) => store.replaceSnapshots(streamId, replacements),
-    deleteSnapshots: (streamId, entityIds) => store.deleteSnapshots(streamId, entityIds),
-    scanSnapshots: (streamId, options) => store.scanSnapshots(streamId, options),
-    getStream: (streamId) => store.getStream(streamId),
-    listStreams: (filter, options) => store.listStreams(filter, options),
+    ...delegatingStateStore(store),
     saveStream: async (state, expectedVersion) => {
       const written = await store.saveStream(state, expectedVersion);
       notices.tell([written.streamId]);
@@ -67,10 +62,5 @@ export function noticingStateStore(store: StateStore, notices: StateChangeNotice
       if (deleted) notices.tell([streamId]);
       return deleted;
     },
-    markStreamRemoved: (streamId, removedAt) => store.markStreamRemoved(streamId, removedAt),
-    unmarkStreamRemoved: (note) => store.unmarkStreamRemoved(note),
-    listRemovedStreams: (limit) => store.listRemovedStreams(limit),
-    acquireLease: (streamId, owner, ttlMs, now) => store.acquireLease(streamId, owner, ttlMs, now),
-    releaseLease: (streamId, owner) => store.releaseLease(streamId, owner),
   };
 }
