@@ -47,29 +47,42 @@ export function deliveryListOf(subscriptionId: string) {
 
 /**
  * The deliveries a query matches: those with an item of their own, and those kept on their
- * event's item (read there: by event, the event's partition holds both; by subscription, the
- * list names each delivery's event). By subscription, the newest listed deliveries may have no
- * record yet (in flight: an outcome is recorded after its request), so the list is read further
- * until `limit` deliveries are found or it ends.
+ * event's item. With an event, they are read from its partition, which names every delivery of
+ * the event (kept there or listed by id), and matched to the subscription when one is given:
+ * the subscription's own list would be read whole for one event (every delivery it had in the
+ * retention, not the few of that event). By subscription alone, from its list (newest first,
+ * naming each delivery's event); its newest listed deliveries may have no record yet (in
+ * flight: an outcome is recorded after its request), so the list is read further until `limit`
+ * deliveries are found or it ends.
  */
 export async function findDeliveries(
   table: WebhookTable,
   query: DeliveryQuery,
 ): Promise<FoundDeliveries> {
   const { subscriptionId, eventId } = query;
-  if (subscriptionId !== undefined) {
-    if (eventId !== undefined) {
-      const listed = await collectListed(table, deliveryListOf(subscriptionId), {});
-      return matching(await resolveListed(table, listed, true), query);
-    }
-    return readListUntilFilled(table, { subscriptionId, limit: query.limit }, query.limit);
+  if (eventId !== undefined) {
+    return matching(await findEventDeliveries(table, eventId, subscriptionId), query);
   }
-  if (eventId === undefined) return { own: [], atOnce: [] };
+  if (subscriptionId === undefined) return { own: [], atOnce: [] };
+  return readListUntilFilled(table, { subscriptionId, limit: query.limit }, query.limit);
+}
+
+/**
+ * The deliveries of event `eventId` (with `subscriptionId`, that subscription's and those the
+ * partition lists of any: replays, redeliveries): its partition's Query, and the items of the
+ * deliveries it lists by id.
+ */
+async function findEventDeliveries(
+  table: WebhookTable,
+  eventId: string,
+  subscriptionId: string | undefined,
+): Promise<FoundDeliveries> {
   const items = await table.query(`EVENT#${eventId}`, {});
   const stored = items.find((item) => item.sk === 'EVENT');
-  const listed = deliveryIdsOfEventItems(items).map((id) => ({ id }));
+  const listed = deliveryIdsOfEventItems(items, subscriptionId).map((id) => ({ id }));
   const { own } = await resolveListed(table, listed, false);
-  return matching({ own, atOnce: stored ? deliveredAtOnceRecords(stored) : [] }, query);
+  const of = subscriptionId === undefined ? undefined : new Set([subscriptionId]);
+  return { own, atOnce: stored ? deliveredAtOnceRecords(stored, of) : [] };
 }
 
 /**

@@ -132,12 +132,22 @@ export function toStoredEvent(item: Record<string, unknown>): StoredEvent {
   );
 }
 
-/** Delivery ids of an event partition: those named on the event item and the `DLV#` index items. */
-export function deliveryIdsOfEventItems(items: readonly Record<string, unknown>[]): string[] {
+/**
+ * Delivery ids of an event partition: those named on the event item and the `DLV#` index items.
+ * With `fanOutOf`, of the event item's only that subscription's: the item names the fan-out
+ * deliveries with an item of their own, whose ids are their subscriptions' fan-out ids
+ * (fanOutDeliveryId), while a `DLV#` item (a replay, a redelivery) may be any subscription's.
+ */
+export function deliveryIdsOfEventItems(
+  items: readonly Record<string, unknown>[],
+  fanOutOf?: string,
+): string[] {
   const ids = new Set<string>();
   for (const item of items) {
     if (item.sk === 'EVENT') {
-      for (const id of EventItemSchema.shape.dlv.parse(item.dlv) ?? []) ids.add(id);
+      const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
+      const kept = fanOutOf && fanOutDeliveryId(parsed.pk.slice('EVENT#'.length), fanOutOf);
+      for (const id of parsed.dlv ?? []) if (!kept || id === kept) ids.add(id);
     } else if (String(item.sk).startsWith('DLV#')) {
       ids.add(String(item.sk).slice('DLV#'.length));
     }

@@ -1,0 +1,157 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
+import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
+import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
+import type { Attempt, Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
+import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
+
+let table: LocalTable;
+beforeAll(async () => {
+  table = await startLocalTable('webhooks-delivery-of-event');
+});
+afterAll(async () => {
+  await table.stop();
+});
+
+const START_MS = Date.UTC(2026, 0, 1);
+
+/** A store on a fresh table whose client records the keys its reads ask for. */
+async function countedStore(clock: ManualClock) {
+  const tableName = await table.freshTable('delivery-of-event');
+  const endpoint = await table.client.config.endpoint!();
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const reads = { queries: 0, keys: 0 };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = args.input as { RequestItems?: Record<string, { Keys: unknown[] }> };
+      if (context.commandName === 'QueryCommand') reads.queries += 1;
+      if (context.commandName === 'GetItemCommand') reads.keys += 1;
+      for (const request of Object.values(input.RequestItems ?? {})) {
+        if (context.commandName === 'BatchGetItemCommand') reads.keys += request.Keys.length;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'countReads' },
+  );
+  const store = new DynamoDbWebhookStore({ client, tableName, clock });
+  return { store, reads, close: () => client.destroy() };
+}
+
+function attempt(deliveryId: string, at: number, status: number): Attempt {
+  return {
+    deliveryId,
+    attempt: 1,
+    at,
+    status,
+    latencyMs: 5,
+    responseHeaders: {},
+    responseBody: '',
+    outcome: status < 300 ? 'delivered' : 'retry',
+  };
+}
+
+/** `count` events fanned out to `subscriptionIds`, each fifth delivery retrying (an item of its own). */
+async function storeFanOuts(
+  store: DynamoDbWebhookStore,
+  subscriptionIds: readonly string[],
+  count: number,
+) {
+  for (let n = 0; n < count; n++) {
+    const eventId = `evt_${String(n).padStart(4, '0')}`;
+    const at = START_MS - 1000 * (count - n);
+    const deliveries: Delivery[] = [];
+    const write: FanOutWrite & { deliveredAtOnce: unknown[]; others: unknown[] } = {
+      event: { id: eventId, type: 'customer.updated', storedAt: at, body: '{"a":1}' },
+      deliveredAtOnce: [],
+      others: [],
+    };
+    for (const [k, subscriptionId] of subscriptionIds.entries()) {
+      const id = fanOutDeliveryId(eventId, subscriptionId);
+      const retrying = (n + k) % 5 === 0;
+      const delivery: Delivery = {
+        id,
+        eventId,
+        subscriptionId,
+        status: retrying ? 'pending' : 'delivered',
+        attempts: 1,
+        nextAttemptAt: at,
+        createdAt: at,
+        updatedAt: at,
+        version: 2,
+      };
+      deliveries.push(delivery);
+      if (retrying) write.others.push({ delivery, attempts: [attempt(id, at, 503)] });
+      else write.deliveredAtOnce.push({ id, subscriptionId, at, latencyMs: 5, status: 200 });
+    }
+    await store.indexDeliveries(deliveries);
+    await store.putFanOuts([write]);
+  }
+}
+
+describe('the deliveries of one event to one subscription on DynamoDB (dynalite)', () => {
+  it('are read from the event, not from every delivery the subscription has', async () => {
+    const clock = new ManualClock(START_MS);
+    const { store, reads, close } = await countedStore(clock);
+    try {
+      const subscriptions = Array.from(
+        { length: 30 },
+        (_, n) => `sub_${String(n).padStart(2, '0')}`,
+      );
+      subscriptions[0] = 'sub_a';
+      await storeFanOuts(store, subscriptions, 120);
+      // A replay of an event to sub_a: a delivery of its own id, listed on the event too.
+      const replay: Delivery = {
+        id: 'dlv_replay',
+        eventId: 'evt_0100',
+        subscriptionId: 'sub_a',
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: START_MS,
+        createdAt: START_MS,
+        updatedAt: START_MS,
+        version: 1,
+      };
+      await store.createDelivery(replay);
+
+      const count = async (eventId: string) => {
+        reads.queries = 0;
+        reads.keys = 0;
+        const records = await store.listDeliveryRecords({
+          subscriptionId: 'sub_a',
+          eventId,
+          limit: 10,
+        });
+        return { records, reads: { ...reads } };
+      };
+      const atOnce = await count('evt_0101');
+      const retried = await count('evt_0100');
+      const none = await count('evt_9999');
+
+      expect(atOnce.records.map((r) => r.delivery.id)).toEqual([
+        fanOutDeliveryId('evt_0101', 'sub_a'),
+      ]);
+      expect(atOnce.records[0]!.attempts).toMatchObject([{ status: 200 }]);
+      expect(retried.records.map((r) => r.delivery.id)).toEqual([
+        'dlv_replay',
+        fanOutDeliveryId('evt_0100', 'sub_a'),
+      ]);
+      expect(retried.records[1]!.attempts).toMatchObject([{ status: 503 }]);
+      expect(none.records).toEqual([]);
+      // The event's partition, then the items of sub_a's deliveries of it (its fan-out's, the
+      // replay's) and the replay's attempt lines: not the subscription's 121 deliveries, nor the
+      // 6 other subscriptions' retrying deliveries of the event.
+      for (const { reads: read } of [atOnce, retried, none]) {
+        expect(read.keys).toBeLessThanOrEqual(2);
+        expect(read.queries).toBeLessThanOrEqual(2);
+      }
+    } finally {
+      close();
+    }
+  });
+});
