@@ -98,7 +98,10 @@ export async function readListUntilFilled(
     const listed = await collectListed(table, deliveryListOf(query.subscriptionId), {
       limit: size,
     });
-    const found = matching(await resolveListed(table, listed, true), query);
+    // Of the deliveries kept on their events' items, the subscription's alone: an event's item
+    // holds one for each subscription it went to at once, and each costs a hash to expand.
+    const of = new Set([query.subscriptionId]);
+    const found = matching(await resolveListed(table, listed, true, of), query);
     if (found.own.length + found.atOnce.length >= query.limit || listed.length < size) {
       return found;
     }

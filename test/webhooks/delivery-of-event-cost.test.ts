@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
@@ -150,6 +152,51 @@ describe('the deliveries of one event to one subscription on DynamoDB (dynalite)
         expect(read.keys).toBeLessThanOrEqual(2);
         expect(read.queries).toBeLessThanOrEqual(2);
       }
+    } finally {
+      close();
+    }
+  });
+});
+
+/**
+ * The hashes `read` computes (node:crypto's one-shot `hash`): a delivery kept on its event's item
+ * has no id stored, its id is a hash of the event and subscription (fanOutDeliveryId).
+ */
+async function hashesOf<T>(read: () => Promise<T>): Promise<{ result: T; hashes: number }> {
+  const spy = vi.spyOn(crypto, 'hash');
+  syncBuiltinESMExports();
+  try {
+    const result = await read();
+    return { result, hashes: spy.mock.calls.length };
+  } finally {
+    spy.mockRestore();
+    syncBuiltinESMExports();
+  }
+}
+
+describe("a subscription's deliveries on DynamoDB (dynalite)", () => {
+  it("expand only its own deliveries kept on their events' items, not every subscription's", async () => {
+    const clock = new ManualClock(START_MS);
+    const { store, close } = await countedStore(clock);
+    try {
+      const subscriptions = Array.from(
+        { length: 40 },
+        (_, n) => `sub_${String(n).padStart(2, '0')}`,
+      );
+      subscriptions[0] = 'sub_a';
+      const events = 30;
+      await storeFanOuts(store, subscriptions, events);
+
+      const { result: records, hashes } = await hashesOf(() =>
+        store.listDeliveryRecords({ subscriptionId: 'sub_a', limit: 100 }),
+      );
+
+      expect(records).toHaveLength(events);
+      expect(records[0]!.delivery.id).toBe(fanOutDeliveryId('evt_0029', 'sub_a'));
+      expect(records.filter((r) => r.delivery.status === 'pending')).toHaveLength(events / 5);
+      // Its list names each delivery by event (one hash each), and each of its deliveries kept
+      // at once is expanded (one more): not the 40 subscriptions' entries of each event item.
+      expect(hashes).toBeLessThanOrEqual(2 * events);
     } finally {
       close();
     }
