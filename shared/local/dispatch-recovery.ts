@@ -68,12 +68,11 @@ export async function requeuePendingDeliveries(
 ): Promise<number> {
   const pending = new Map<string, Delivery>();
   for (const subscription of await deps.store.listSubscriptions()) {
-    const deliveries = await deps.store.listDeliveries({
-      subscriptionId: subscription.id,
-      limit: RECOVERY_LIST_LIMIT,
-    });
-    for (const delivery of deliveries)
-      if (delivery.status === 'pending') pending.set(delivery.id, delivery);
+    for (const delivery of await deps.store.listPendingDeliveries(
+      subscription.id,
+      RECOVERY_LIST_LIMIT,
+    ))
+      pending.set(delivery.id, delivery);
   }
   const unread = [...queued.keys()].filter((id) => !pending.has(id));
   for (let first = 0; first < unread.length; first += RECOVERY_READS_AT_ONCE) {

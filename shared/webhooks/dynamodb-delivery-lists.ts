@@ -68,6 +68,25 @@ export async function findDeliveries(
 }
 
 /**
+ * The pending deliveries among the newest `limit` entries of a subscription's list (see
+ * WebhookStore.listPendingDeliveries): the items of the deliveries it names, by id, and not its
+ * events' items. A fan-out delivery without an item of its own was kept on its event's item,
+ * done at once (or is not written yet: its event's message is still queued).
+ */
+export async function findPendingDeliveries(
+  table: WebhookTable,
+  subscriptionId: string,
+  limit: number,
+): Promise<Delivery[]> {
+  const listed = await collectListed(table, deliveryListOf(subscriptionId), { limit });
+  const { own } = await resolveListed(table, listed, false);
+  return newestFirst(
+    own.map((o) => o.delivery).filter((delivery) => delivery.status === 'pending'),
+    limit,
+  );
+}
+
+/**
  * The deliveries of event `eventId` (with `subscriptionId`, that subscription's and those the
  * partition lists of any: replays, redeliveries): its partition's Query, and the items of the
  * deliveries it lists by id.

@@ -12,6 +12,7 @@ import {
 import {
   findDeliveries,
   findDeliveriesOfSubscriptions,
+  findPendingDeliveries,
   LIST_READS_IN_FLIGHT,
   newestRecords,
 } from './dynamodb-delivery-lists.ts';
@@ -240,6 +241,10 @@ export class DynamoDbWebhookStore implements WebhookStore {
       [...own.map((o) => o.delivery), ...atOnce.map((record) => record.delivery)],
       query.limit,
     );
+  }
+
+  listPendingDeliveries(subscriptionId: string, limit: number): Promise<Delivery[]> {
+    return findPendingDeliveries(this.table, subscriptionId, limit);
   }
 
   async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {

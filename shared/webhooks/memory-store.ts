@@ -149,6 +149,12 @@ export class MemoryWebhookStore implements WebhookStore {
     return (await this.listDeliveryRecords(query)).map((record) => record.delivery);
   }
 
+  async listPendingDeliveries(subscriptionId: string, limit: number): Promise<Delivery[]> {
+    return (await this.listDeliveries({ subscriptionId, limit })).filter(
+      (delivery) => delivery.status === 'pending',
+    );
+  }
+
   async listDeliveryRecords(query: DeliveryQuery): Promise<DeliveryRecord[]> {
     const own = await Promise.all(
       [...this.deliveries.values()].map(async (delivery) => ({

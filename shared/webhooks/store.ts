@@ -256,6 +256,13 @@ export interface WebhookStore {
   updateDelivery(delivery: Delivery, attempts?: readonly Attempt[]): Promise<boolean>;
   listDeliveries(query: DeliveryQuery): Promise<Delivery[]>;
   /**
+   * The pending deliveries among the newest `limit` a subscription's list names (what a restart
+   * looks for: one written pending whose retry message was never sent). A delivery kept on its
+   * event's item was done at once and is never pending, so those items are not read: an event
+   * fanned out to thousands of subscriptions is not expanded again for each of them.
+   */
+  listPendingDeliveries(subscriptionId: string, limit: number): Promise<Delivery[]>;
+  /**
    * {@link listDeliveries} with each delivery's attempt log: the log folded into its record, or
    * where the record holds none (created without attempts and not attempted since) its attempt
    * lines ({@link listAttempts}); a delivery kept compactly has its one attempt.

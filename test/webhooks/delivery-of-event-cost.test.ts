@@ -28,14 +28,19 @@ async function countedStore(clock: ManualClock) {
     endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
     credentials: LOCAL_CREDENTIALS,
   });
-  const reads = { queries: 0, keys: 0 };
+  const reads = { queries: 0, keys: 0, eventKeys: 0 };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { RequestItems?: Record<string, { Keys: unknown[] }> };
       if (context.commandName === 'QueryCommand') reads.queries += 1;
       if (context.commandName === 'GetItemCommand') reads.keys += 1;
       for (const request of Object.values(input.RequestItems ?? {})) {
-        if (context.commandName === 'BatchGetItemCommand') reads.keys += request.Keys.length;
+        if (context.commandName !== 'BatchGetItemCommand') continue;
+        reads.keys += request.Keys.length;
+        for (const key of request.Keys as { pk?: string | { S?: string } }[]) {
+          const pk = typeof key.pk === 'string' ? key.pk : key.pk?.S;
+          if (pk?.startsWith('EVENT#')) reads.eventKeys += 1;
+        }
       }
       return next(args);
     },
@@ -197,6 +202,44 @@ describe("a subscription's deliveries on DynamoDB (dynalite)", () => {
       // Its list names each delivery by event (one hash each), and each of its deliveries kept
       // at once is expanded (one more): not the 40 subscriptions' entries of each event item.
       expect(hashes).toBeLessThanOrEqual(2 * events);
+    } finally {
+      close();
+    }
+  });
+});
+
+describe("a subscription's pending deliveries on DynamoDB (dynalite), as a restart reads them", () => {
+  it("are read by id, without its events' items, and are those its full list holds pending", async () => {
+    const clock = new ManualClock(START_MS);
+    const { store, reads, close } = await countedStore(clock);
+    try {
+      const subscriptions = Array.from(
+        { length: 40 },
+        (_, n) => `sub_${String(n).padStart(2, '0')}`,
+      );
+      const events = 30;
+      await storeFanOuts(store, subscriptions, events);
+      for (const subscriptionId of ['sub_00', 'sub_07']) {
+        reads.eventKeys = 0;
+        // What a restart read before: every delivery, those kept on the 30 event items expanded.
+        const everyDelivery = await store.listDeliveries({ subscriptionId, limit: 1000 });
+        expect(reads.eventKeys).toBe(events);
+        reads.eventKeys = 0;
+        const { result: pending, hashes } = await hashesOf(() =>
+          store.listPendingDeliveries(subscriptionId, 1000),
+        );
+        expect(pending.map((d) => d.id)).toEqual(
+          everyDelivery.filter((d) => d.status === 'pending').map((d) => d.id),
+        );
+        expect(pending).toHaveLength(events / 5);
+        // No event item read (each holds the 40 subscriptions' deliveries kept at once), and one
+        // hash per entry of its own list.
+        expect(reads.eventKeys).toBe(0);
+        expect(hashes).toBeLessThanOrEqual(events);
+      }
+      // The newest `limit` entries only, newest first.
+      const newest = await store.listPendingDeliveries('sub_00', 10);
+      expect(newest.map((d) => d.eventId)).toEqual(['evt_0025', 'evt_0020']);
     } finally {
       close();
     }
