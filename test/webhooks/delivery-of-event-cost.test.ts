@@ -1,9 +1,7 @@
 import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { Attempt, Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
@@ -21,33 +19,25 @@ const START_MS = Date.UTC(2026, 0, 1);
 
 /** A store on a fresh table whose client records the keys its reads ask for. */
 async function countedStore(clock: ManualClock) {
-  const tableName = await table.freshTable('delivery-of-event');
-  const endpoint = await table.client.config.endpoint!();
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
-    credentials: LOCAL_CREDENTIALS,
-  });
   const reads = { queries: 0, keys: 0, eventKeys: 0 };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as { RequestItems?: Record<string, { Keys: unknown[] }> };
-      if (context.commandName === 'QueryCommand') reads.queries += 1;
-      if (context.commandName === 'GetItemCommand') reads.keys += 1;
-      for (const request of Object.values(input.RequestItems ?? {})) {
-        if (context.commandName !== 'BatchGetItemCommand') continue;
+  const { client, tableName, close } = await table.observedTable(
+    'delivery-of-event',
+    (command, input) => {
+      if (command === 'QueryCommand') reads.queries += 1;
+      if (command === 'GetItemCommand') reads.keys += 1;
+      if (command !== 'BatchGetItemCommand') return;
+      const requests = (input.RequestItems ?? {}) as Record<string, { Keys: unknown[] }>;
+      for (const request of Object.values(requests)) {
         reads.keys += request.Keys.length;
         for (const key of request.Keys as { pk?: string | { S?: string } }[]) {
           const pk = typeof key.pk === 'string' ? key.pk : key.pk?.S;
           if (pk?.startsWith('EVENT#')) reads.eventKeys += 1;
         }
       }
-      return next(args);
     },
-    { step: 'initialize', name: 'countReads' },
   );
   const store = new DynamoDbWebhookStore({ client, tableName, clock });
-  return { store, reads, close: () => client.destroy() };
+  return { store, reads, close };
 }
 
 function attempt(deliveryId: string, at: number, status: number): Attempt {

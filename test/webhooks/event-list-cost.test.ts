@@ -1,7 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { eventListPages, listedEvent } from './support/event-list.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
@@ -16,24 +14,13 @@ afterAll(async () => {
 
 /** A store on a fresh table whose client counts the requests it sends. */
 async function countedStore() {
-  const tableName = await table.freshTable('cost');
-  const endpoint = await table.client.config.endpoint!();
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
-    credentials: LOCAL_CREDENTIALS,
-  });
   const sent = { count: 0 };
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      sent.count += 1;
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  const { client, tableName, close } = await table.observedTable('cost', () => {
+    sent.count += 1;
+  });
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const store = new DynamoDbWebhookStore({ client, tableName, clock });
-  return { store, sent, close: () => client.destroy() };
+  return { store, sent, close };
 }
 
 describe('event list on DynamoDB past events listed and not stored yet (dynalite)', () => {

@@ -1,7 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import type { Attempt, Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
@@ -20,24 +18,12 @@ const START_MS = Date.UTC(2026, 0, 1);
 
 /** A store on a fresh table whose client counts the requests it sends, by command. */
 async function countedStore(clock: ManualClock) {
-  const tableName = await table.freshTable('health');
-  const endpoint = await table.client.config.endpoint!();
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: `${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`,
-    credentials: LOCAL_CREDENTIALS,
-  });
   const sent = new Map<string, number>();
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const command = context.commandName ?? 'unknown';
-      sent.set(command, (sent.get(command) ?? 0) + 1);
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  const { client, tableName, close } = await table.observedTable('health', (command) => {
+    sent.set(command, (sent.get(command) ?? 0) + 1);
+  });
   const store = new DynamoDbWebhookStore({ client, tableName, clock });
-  return { store, sent, close: () => client.destroy() };
+  return { store, sent, close };
 }
 
 function attempt(deliveryId: string, at: number, status: number): Attempt {

@@ -10,6 +10,14 @@ export interface LocalTable {
   tableName: string;
   /** Creates another pk/sk table on the same server, named `prefix-N`, and returns its name. */
   freshTable(prefix: string): Promise<string>;
+  /**
+   * A fresh table (see freshTable) and a client of it of its own that shows `observe` each
+   * command it sends, with its input, before sending it: what a test counts.
+   */
+  observedTable(
+    prefix: string,
+    observe: (command: string, input: Record<string, unknown>) => void,
+  ): Promise<{ client: DynamoDBClient; tableName: string; close: () => void }>;
   stop(): Promise<void>;
 }
 
@@ -29,13 +37,33 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
   });
   await createStateTable(client, tableName);
   let created = 0;
+  const freshTable = async (prefix: string) => {
+    const name = `${prefix}-${++created}`;
+    await createStateTable(client, name);
+    return name;
+  };
   return {
     client,
     tableName,
-    async freshTable(prefix) {
-      const name = `${prefix}-${++created}`;
-      await createStateTable(client, name);
-      return name;
+    freshTable,
+    async observedTable(prefix, observe) {
+      const observed = new DynamoDBClient({
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${port}`,
+        credentials: LOCAL_CREDENTIALS,
+      });
+      observed.middlewareStack.add(
+        (next, context) => async (args) => {
+          observe(context.commandName ?? 'unknown', args.input as Record<string, unknown>);
+          return next(args);
+        },
+        { step: 'initialize', name: 'observeCommands' },
+      );
+      return {
+        client: observed,
+        tableName: await freshTable(prefix),
+        close: () => observed.destroy(),
+      };
     },
     stop: async () => {
       client.destroy();
