@@ -145,9 +145,11 @@ export function deliveryIdsOfEventItems(
   const ids = new Set<string>();
   for (const item of items) {
     if (item.sk === 'EVENT') {
-      const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
-      const kept = fanOutOf && fanOutDeliveryId(parsed.pk.slice('EVENT#'.length), fanOutOf);
-      for (const id of parsed.dlv ?? []) if (!kept || id === kept) ids.add(id);
+      const dlv = EventItemSchema.shape.dlv.parse(item.dlv) ?? [];
+      const kept =
+        fanOutOf &&
+        fanOutDeliveryId(EventItemSchema.shape.pk.parse(item.pk).slice('EVENT#'.length), fanOutOf);
+      for (const id of dlv) if (!kept || id === kept) ids.add(id);
     } else if (String(item.sk).startsWith('DLV#')) {
       ids.add(String(item.sk).slice('DLV#'.length));
     }
