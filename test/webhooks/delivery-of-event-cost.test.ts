@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
-import type { Attempt, Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
+import type { Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
+import { attemptedFanOut, firstAttempt } from './support/fan-out-records.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
 let table: LocalTable;
@@ -40,19 +41,6 @@ async function countedStore(clock: ManualClock) {
   return { store, reads, close };
 }
 
-function attempt(deliveryId: string, at: number, status: number): Attempt {
-  return {
-    deliveryId,
-    attempt: 1,
-    at,
-    status,
-    latencyMs: 5,
-    responseHeaders: {},
-    responseBody: '',
-    outcome: status < 300 ? 'delivered' : 'retry',
-  };
-}
-
 /** `count` events fanned out to `subscriptionIds`, each fifth delivery retrying (an item of its own). */
 async function storeFanOuts(
   store: DynamoDbWebhookStore,
@@ -69,21 +57,11 @@ async function storeFanOuts(
       others: [],
     };
     for (const [k, subscriptionId] of subscriptionIds.entries()) {
-      const id = fanOutDeliveryId(eventId, subscriptionId);
       const retrying = (n + k) % 5 === 0;
-      const delivery: Delivery = {
-        id,
-        eventId,
-        subscriptionId,
-        status: retrying ? 'pending' : 'delivered',
-        attempts: 1,
-        nextAttemptAt: at,
-        createdAt: at,
-        updatedAt: at,
-        version: 2,
-      };
+      const delivery = attemptedFanOut(eventId, subscriptionId, at, retrying);
+      const { id } = delivery;
       deliveries.push(delivery);
-      if (retrying) write.others.push({ delivery, attempts: [attempt(id, at, 503)] });
+      if (retrying) write.others.push({ delivery, attempts: [firstAttempt(id, at, 503)] });
       else write.deliveredAtOnce.push({ id, subscriptionId, at, latencyMs: 5, status: 200 });
     }
     await store.indexDeliveries(deliveries);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
-import type { Attempt, Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
+import type { Delivery, FanOutWrite } from '../../shared/webhooks/store.ts';
+import { attemptedFanOut, firstAttempt } from './support/fan-out-records.ts';
 import { createHarness } from './support/harness.ts';
 import { type LocalTable, startLocalTable } from './support/local-dynamodb.ts';
 
@@ -26,19 +26,6 @@ async function countedStore(clock: ManualClock) {
   return { store, sent, close };
 }
 
-function attempt(deliveryId: string, at: number, status: number): Attempt {
-  return {
-    deliveryId,
-    attempt: 1,
-    at,
-    status,
-    latencyMs: 5,
-    responseHeaders: {},
-    responseBody: '',
-    outcome: status < 300 ? 'delivered' : 'retry',
-  };
-}
-
 /**
  * Fan-outs to `subscriptionId` as the dispatcher stores them: `atOnce` events delivered at their
  * first attempt (kept on the event's item) and `retrying` ones with an item of their own.
@@ -49,19 +36,9 @@ function fanOuts(subscriptionId: string, atOnce: number, retrying: number) {
   for (let n = 0; n < atOnce + retrying; n++) {
     const eventId = `evt_${subscriptionId}_${n}`;
     const at = START_MS - 1000 * n;
-    const id = fanOutDeliveryId(eventId, subscriptionId);
     const retry = n < retrying;
-    const delivery: Delivery = {
-      id,
-      eventId,
-      subscriptionId,
-      status: retry ? 'pending' : 'delivered',
-      attempts: 1,
-      nextAttemptAt: at,
-      createdAt: at,
-      updatedAt: at,
-      version: 2,
-    };
+    const delivery = attemptedFanOut(eventId, subscriptionId, at, retry);
+    const { id } = delivery;
     deliveries.push(delivery);
     const event = { id: eventId, type: 'customer.updated', storedAt: at, body: '{"a":1}' };
     writes.push(
@@ -69,7 +46,7 @@ function fanOuts(subscriptionId: string, atOnce: number, retrying: number) {
         ? {
             event,
             deliveredAtOnce: [],
-            others: [{ delivery, attempts: [attempt(id, at, 503)] }],
+            others: [{ delivery, attempts: [firstAttempt(id, at, 503)] }],
           }
         : {
             event,
