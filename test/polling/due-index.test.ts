@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../shared/clock.ts';
 import { type DueEntry, DueIndex } from '../../shared/polling/due-index.ts';
-
-/** A seeded source of numbers in [0, 1) (mulberry32): the same walk on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const entry = (streamId: string, readyAt: number, order: number, dueAt = readyAt): DueEntry => ({
   streamId,

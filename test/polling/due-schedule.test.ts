@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../shared/clock.ts';
 import { DueSchedule } from '../../shared/polling/due-schedule.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
@@ -6,17 +7,6 @@ import { dueStreams } from '../../shared/polling/schedule.ts';
 import type { StreamState } from '../../shared/state/state-store.ts';
 
 const T0 = Date.UTC(2026, 10, 25, 8, 0, 0);
-
-/** A seeded source of numbers in [0, 1) (mulberry32): the same walk on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('DueSchedule', () => {
   it('gives the streams dueStreams gives, in its order, as states change one by one', () => {
