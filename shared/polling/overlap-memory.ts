@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { type EntityRecord, type EntityType, entityIdOf } from '../changes/entity-types.ts';
+import { writeJsonBytes } from '../changes/json-bytes.ts';
 import type { ItemScreen } from '../connector/item-screen.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { StreamWindow } from '../state/state-store.ts';
@@ -11,11 +12,12 @@ export const OVERLAP_MEMORY_TOTAL_ENTRIES_DEFAULT = 50_000;
 
 /**
  * The fingerprint of one record version: SHA-256 of its JSON text as the connector sent it
- * (parsed, not yet validated), so any difference at all (`UpdatedUtc` included) gives another
- * fingerprint.
+ * (parsed, not yet validated: JSON.stringify's UTF-8 bytes, written straight into a reused
+ * buffer rather than built as a string and encoded again), so any difference at all
+ * (`UpdatedUtc` included) gives another fingerprint. Throws BridgeError on what JSON cannot hold.
  */
 export function recordFingerprint(record: unknown): string {
-  return hash('sha256', JSON.stringify(record), 'base64');
+  return writeJsonBytes(record, { sorted: false }, (bytes) => hash('sha256', bytes, 'base64'));
 }
 
 /** What one stream's last committed window stored, for the window that starts from it. */

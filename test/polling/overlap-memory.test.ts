@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityRecord } from '../../shared/changes/entity-types.ts';
 import { ManualClock } from '../../shared/clock.ts';
@@ -10,6 +11,7 @@ import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
+import { awkwardRecord } from '../changes/canonical-records.ts';
 import { type CustomerStream, customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
 const prints = (entries: Record<string, string>) => new Map(Object.entries(entries));
@@ -46,6 +48,18 @@ describe('OverlapMemory', () => {
       recordFingerprint(record),
     );
     expect(recordFingerprint({ ...record, Notes: 'y' })).not.toBe(recordFingerprint(record));
+  });
+
+  it('is the SHA-256 of the JSON text as sent, whatever its characters, key order and numbers', () => {
+    const sent = JSON.parse(JSON.stringify(awkwardRecord())) as unknown;
+    const reordered = JSON.parse('{"b":1,"a":{"d":[1.5e300,-0,"\\u0000\\ud800é"],"c":null}}');
+    for (const record of [sent, reordered, { ...(sent as object), Notes: 'é😀\udc00' }]) {
+      expect(recordFingerprint(record)).toBe(
+        createHash('sha256').update(JSON.stringify(record)).digest('base64'),
+      );
+    }
+    // Key order is part of the text: the same members in another order are another text.
+    expect(recordFingerprint({ a: 1, b: 2 })).not.toBe(recordFingerprint({ b: 2, a: 1 }));
   });
 });
 
