@@ -19,11 +19,15 @@ export interface KeyOrder {
   unorderable: boolean;
 }
 
+/** Key lists kept for each number of keys: a record's nested objects of one size (a customer's
+ * Address, Passport and IdentityCard have nine keys each) each keep theirs. */
+const KEY_ORDERS_PER_LENGTH = 8;
+
 /**
- * The last key order worked out for each number of keys: records of one type, and their
+ * The last key orders worked out for each number of keys: records of one type, and their
  * nested objects, share their key lists, so most objects find theirs here instead of sorting.
  */
-const keyOrders = new Map<number, KeyOrder>();
+const keyOrders = new Map<number, KeyOrder[]>();
 
 /** Whether two key lists hold the same keys in the same order. Pure. */
 export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -34,13 +38,19 @@ export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * The {@link KeyOrder} of `keys` (an object's own keys, in its order, not changed afterwards):
- * from a small cache when the last list of that length was the same, else sorted and kept.
+ * from a small cache when one of the last lists of that length was the same, else sorted and
+ * kept (the oldest of that length dropped).
  * @example keyOrderOf(['b', 'a']).sorted // ['a', 'b']
  */
 export function keyOrderOf(keys: string[]): KeyOrder {
-  const known = keyOrders.get(keys.length);
-  if (known !== undefined && sameKeys(known.keys, keys)) return known;
+  let known = keyOrders.get(keys.length);
+  if (known === undefined) {
+    known = [];
+    keyOrders.set(keys.length, known);
+  }
+  for (const order of known) if (sameKeys(order.keys, keys)) return order;
   const order = { keys, sorted: [...keys].sort(), unorderable: keys.some(unorderableKey) };
-  keyOrders.set(keys.length, order);
+  if (known.length >= KEY_ORDERS_PER_LENGTH) known.shift();
+  known.push(order);
   return order;
 }
