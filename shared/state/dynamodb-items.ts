@@ -88,7 +88,7 @@ export function toSnapshotItem(
   prepared: PreparedSnapshot,
   compressAbove: number,
 ): Record<string, unknown> {
-  const { snapshot, recordJson } = prepared;
+  const { snapshot, recordJson, recordBytes } = prepared;
   const item: Record<string, unknown> = {
     ...snapshotKey(streamId, snapshot.entityId),
     entityId: snapshot.entityId,
@@ -96,7 +96,7 @@ export function toSnapshotItem(
     updatedAt: snapshot.updatedAt,
   };
   // A write unit is 1 KB: a larger record is stored deflated (a customer: ~1.6 KB → ~0.6 KB).
-  if (recordJson.length > compressAbove / 3 && Buffer.byteLength(recordJson) > compressAbove) {
+  if (recordBytes > compressAbove) {
     item.recordZ = deflateRawSync(recordJson, SMALL_INPUT_DEFLATE);
   } else {
     item.record = recordJson;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { writeJsonBytes } from '../changes/json-bytes.ts';
 import { BridgeError, formatIssuePath, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 
@@ -400,19 +401,19 @@ export class StateConflictError extends BridgeError {
 }
 
 /**
- * Size of a snapshot as one stored item, in bytes, given its record serialized as JSON.
- * A slight over-estimate of DynamoDB's own count (attribute names plus values), so a
- * snapshot that passes always fits.
+ * Size of a snapshot as one stored item, in bytes, given the UTF-8 length of its record
+ * serialized as JSON. A slight over-estimate of DynamoDB's own count (attribute names plus
+ * values), so a snapshot that passes always fits.
  */
 export function snapshotItemBytes(
   streamId: string,
   snapshot: StoredSnapshot,
-  recordJson: string,
+  recordBytes: number,
 ): number {
   const { record: _record, ...rest } = snapshot;
   // Keys repeat the stream id and entity id (pk, sk); 32 bytes cover their names and prefixes.
   return (
-    Buffer.byteLength(recordJson) +
+    recordBytes +
     Buffer.byteLength(JSON.stringify(rest)) +
     Buffer.byteLength(streamId) +
     Buffer.byteLength(snapshot.entityId) +
@@ -427,9 +428,9 @@ export function snapshotItemBytes(
 export function assertSnapshotFits(
   streamId: string,
   snapshot: StoredSnapshot,
-  recordJson: string,
+  recordBytes: number,
 ): void {
-  const bytes = snapshotItemBytes(streamId, snapshot, recordJson);
+  const bytes = snapshotItemBytes(streamId, snapshot, recordBytes);
   if (bytes <= SNAPSHOT_MAX_BYTES) return;
   throw new ValidationError(`snapshot ${snapshot.entityId} of stream ${streamId}`, [
     {
@@ -444,19 +445,22 @@ export function assertSnapshotFits(
  * record that cannot be serialized. Pure.
  */
 export function snapshotFits(streamId: string, snapshot: StoredSnapshot): boolean {
-  let recordJson: string;
+  let recordBytes: number;
   try {
-    recordJson = JSON.stringify(snapshot.record);
+    recordBytes = writeJsonBytes(snapshot.record, { sorted: false }, (bytes) => bytes.length);
   } catch {
     return false;
   }
-  return snapshotItemBytes(streamId, snapshot, recordJson) <= SNAPSHOT_MAX_BYTES;
+  return snapshotItemBytes(streamId, snapshot, recordBytes) <= SNAPSHOT_MAX_BYTES;
 }
 
 /** A validated snapshot with its record serialized, ready to store. */
 export interface PreparedSnapshot {
   snapshot: StoredSnapshot;
+  /** The record as JSON (JSON.stringify's text). */
   recordJson: string;
+  /** Bytes of `recordJson` in UTF-8. */
+  recordBytes: number;
 }
 
 /**
@@ -479,21 +483,33 @@ export function prepareSnapshots(
       }));
       throw new ValidationError(`snapshots of stream ${streamId}`, issues, { cause: result.error });
     }
-    const recordJson = serializeRecord(streamId, result.data.entityId, index, result.data.record);
-    assertSnapshotFits(streamId, result.data, recordJson);
-    byId.set(result.data.entityId, { snapshot: result.data, recordJson });
+    const { recordJson, recordBytes } = serializeRecord(
+      streamId,
+      result.data.entityId,
+      index,
+      result.data.record,
+    );
+    assertSnapshotFits(streamId, result.data, recordBytes);
+    byId.set(result.data.entityId, { snapshot: result.data, recordJson, recordBytes });
   });
   return [...byId.values()];
 }
 
+/**
+ * A record's JSON text and its UTF-8 length, written as bytes once (JSON.stringify's string
+ * would be flattened and measured again for the size check and the item).
+ */
 function serializeRecord(
   streamId: string,
   entityId: string,
   index: number,
   record: Record<string, unknown>,
-): string {
+): Pick<PreparedSnapshot, 'recordJson' | 'recordBytes'> {
   try {
-    return JSON.stringify(record);
+    return writeJsonBytes(record, { sorted: false }, (bytes) => ({
+      recordJson: bytes.toString('utf8'),
+      recordBytes: bytes.length,
+    }));
   } catch (error) {
     // A BigInt or a cycle cannot be stored; records parsed from the API never hold one.
     throw new ValidationError(
