@@ -33,20 +33,26 @@ export interface EventIdParts {
   backfillId?: string | undefined;
 }
 
-function encodeCrockford(bytes: Uint8Array, length: number): string {
-  let out = '';
+/** `evt_` and the id's characters, written as bytes: one string per id, not one per character. */
+const ID_PREFIX = 'evt_';
+const idBytes = Buffer.alloc(ID_PREFIX.length + EVENT_ID_LENGTH_CHARS);
+idBytes.write(ID_PREFIX, 'latin1');
+const ALPHABET_CODES = Uint8Array.from(CROCKFORD_ALPHABET, (char) => char.charCodeAt(0));
+
+/** `evt_` and the first {@link EVENT_ID_LENGTH_CHARS} Crockford base32 characters of `digest`. */
+function idOfDigest(digest: Uint8Array): string {
+  let at = ID_PREFIX.length;
   let buffer = 0;
   let bits = 0;
-  for (const byte of bytes) {
-    buffer = ((buffer << 8) | byte) & 0xffff;
+  for (let i = 0; i < digest.length && at < idBytes.length; i++) {
+    buffer = ((buffer << 8) | digest[i]!) & 0xffff;
     bits += 8;
-    while (bits >= 5 && out.length < length) {
+    while (bits >= 5 && at < idBytes.length) {
       bits -= 5;
-      out += CROCKFORD_ALPHABET[(buffer >> bits) & 31];
+      idBytes[at++] = ALPHABET_CODES[(buffer >> bits) & 31]!;
     }
-    if (out.length === length) break;
   }
-  return out;
+  return idBytes.toString('latin1');
 }
 
 /**
@@ -57,8 +63,9 @@ function encodeCrockford(bytes: Uint8Array, length: number): string {
  * @example hashEventId(['ping', 'sub_1', '2026-01-01T00:00:00.000Z'])
  */
 export function hashEventId(parts: readonly string[]): string {
-  const prefixed = parts.map((part) => `${Buffer.byteLength(part, 'utf8')}:${part}`).join('');
-  return `evt_${encodeCrockford(hash('sha256', prefixed, 'buffer'), EVENT_ID_LENGTH_CHARS)}`;
+  let prefixed = '';
+  for (const part of parts) prefixed += `${Buffer.byteLength(part, 'utf8')}:${part}`;
+  return idOfDigest(hash('sha256', prefixed, 'buffer'));
 }
 
 /**
@@ -68,14 +75,15 @@ export function hashEventId(parts: readonly string[]): string {
  * @example eventId({ connectionId: 'main', entityType: 'customer', entityId: 'c1', change: 'updated', contentHash: 'ab12…' })
  */
 export function eventId(parts: EventIdParts): string {
-  return hashEventId([
+  const list = [
     'change-event/v1',
     parts.connectionId,
     parts.entityType,
     parts.entityId,
     parts.change,
     parts.contentHash,
-    ...(parts.previousVersion === undefined ? [] : [`after:${parts.previousVersion}`]),
-    ...(parts.backfillId === undefined ? [] : [`backfill:${parts.backfillId}`]),
-  ]);
+  ];
+  if (parts.previousVersion !== undefined) list.push(`after:${parts.previousVersion}`);
+  if (parts.backfillId !== undefined) list.push(`backfill:${parts.backfillId}`);
+  return hashEventId(list);
 }

@@ -60,3 +60,37 @@ describe('hashEventId', () => {
     expect(hashEventId(['x'])).toBe(`evt_${expected}`);
   });
 });
+
+describe('event ids of published events', () => {
+  it('stay what they were (receivers deduplicate on them across upgrades)', () => {
+    const hex = (c: string) => c.repeat(64);
+    expect(eventId({ ...parts, entityId: 'c1', change: 'updated', contentHash: hex('a') })).toBe(
+      'evt_FCQYRATH3A8DFQX8N5SZFHKNRC',
+    );
+    expect(
+      eventId({
+        connectionId: 'hôtel',
+        entityType: 'customer',
+        entityId: 'Иванова-😀',
+        change: 'created',
+        contentHash: hex('b'),
+        previousVersion: 1700000000000,
+      }),
+    ).toBe('evt_R7DCWS1H0S4G5EDK0S36HMCYEF');
+    expect(
+      eventId({
+        connectionId: 'main',
+        entityType: 'resource',
+        entityId: 'r1',
+        change: 'deleted',
+        contentHash: hex('c'),
+        previousVersion: 1,
+        backfillId: 'job-1',
+      }),
+    ).toBe('evt_T8HKC212QEFG3M27F0A5AVX452');
+    expect(hashEventId(['ping', 'sub_1', '2026-01-01T00:00:00.000Z'])).toBe(
+      'evt_ZNW07JHG42CFAR18C1A536H8GA',
+    );
+    expect(hashEventId([])).toBe('evt_WERC8GMRZGE196QVYK49JVXS4G');
+  });
+});
