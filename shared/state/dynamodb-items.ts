@@ -164,6 +164,22 @@ function recordText(fields: { record?: string; recordZ?: unknown }): string | un
 }
 
 /**
+ * The JSON object `text` holds, or undefined when it is missing, not JSON or not an object
+ * (then {@link SnapshotRecordSchema} says which): a check, not a copy, of every previous record
+ * a change is judged against, without the schema's per-parse payloads.
+ */
+function jsonObjectOf(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(value) ? value : undefined;
+}
+
+/**
  * Parses part of a stored snapshot `item`; the item's key is described only for the error
  * (reads parse an item per snapshot, and nearly all of them are well-formed).
  */
@@ -192,11 +208,12 @@ export function fromSnapshotItem(item: unknown): StoredSnapshot {
   Object.defineProperty(snapshot, 'record', {
     enumerable: true,
     get: () => {
-      parsed ??= parseSnapshotPart(
-        SnapshotRecordSchema,
-        { record: recordText({ record, recordZ }) },
-        item,
-      ).record;
+      if (parsed !== undefined) return parsed;
+      const text = recordText({ record, recordZ });
+      // Nearly every stored record is a JSON object: the schema runs only to name what is wrong.
+      parsed =
+        jsonObjectOf(text) ??
+        parseSnapshotPart(SnapshotRecordSchema, { record: text }, item).record;
       return parsed;
     },
   });

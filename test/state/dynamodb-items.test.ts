@@ -30,4 +30,24 @@ describe('fromSnapshotItem', () => {
     expect(() => snapshot.record).toThrow(expect.objectContaining({ path: 'record' }));
     expect(() => snapshot.record).toThrow(/STREAM#main:customer\/SNAP#a/);
   });
+
+  it('names record when its text is not JSON, or JSON of no object, and says which', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{"Id":', /is not valid JSON/],
+      ['[1,2]', /expected a JSON object/],
+      ['"text"', /expected a JSON object/],
+      ['null', /expected a JSON object/],
+    ];
+    for (const [text, message] of cases) {
+      const snapshot = fromSnapshotItem(item({ record: text }));
+      expect(() => snapshot.record).toThrow(expect.objectContaining({ path: 'record' }));
+      expect(() => snapshot.record).toThrow(message);
+    }
+  });
+
+  it('parses the record once, and gives the same object on every read', () => {
+    const snapshot = fromSnapshotItem(item({ record: '{"Id":"r","Nested":{"a":[1]}}' }));
+    expect(snapshot.record).toBe(snapshot.record);
+    expect(snapshot.record).toEqual({ Id: 'r', Nested: { a: [1] } });
+  });
 });
