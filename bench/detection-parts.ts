@@ -122,7 +122,7 @@ function median(values: number[]): number {
  * A part benchmark (not in `npm run bench`): bytes allocated and CPU per record of the detection
  * steps of a burst of updated customers, in process: a page's parse and overlap screen (a re-read
  * passed over, and a first read whose fingerprints are kept), its validation, the content hashes,
- * the judging and events, the snapshots' preparing and marshalling. Run with
+ * the judging and events, the snapshots' preparing and marshalling (deflated as in AWS, and as `change-bridge start` stores them). Run with
  * `node --import tsx bench/detection-parts.ts` (`DETECTION_PARTS_DETAIL=1`: the functions
  * that allocate most in each step). CPU is the median of 9 runs; bytes (collected ones included)
  * come from V8's sampling heap profiler.
@@ -181,6 +181,13 @@ export async function run(): Promise<void> {
     now,
   };
   let writes: StoredSnapshot[] = [];
+  const store = (compressAbove: number) => {
+    for (let p = 0; p < writes.length; p += PAGE) {
+      for (const prepared of prepareSnapshots(STREAM, writes.slice(p, p + PAGE))) {
+        marshall(toSnapshotItem(STREAM, prepared, compressAbove), { removeUndefinedValues: true });
+      }
+    }
+  };
   const steps: Record<string, () => void> = {
     'read, first (parse, fingerprint, validate)': () => {
       const overlap = new WindowOverlap(memory, undefined, window, 5000, 'customer');
@@ -205,15 +212,9 @@ export async function run(): Promise<void> {
         writes.push(...changes.writes);
       }
     },
-    'store (prepare, item, marshall)': () => {
-      for (let p = 0; p < writes.length; p += PAGE) {
-        for (const prepared of prepareSnapshots(STREAM, writes.slice(p, p + PAGE))) {
-          marshall(toSnapshotItem(STREAM, prepared, SNAPSHOT_COMPRESS_ABOVE_BYTES), {
-            removeUndefinedValues: true,
-          });
-        }
-      }
-    },
+    'store (prepare, item, marshall)': () => store(SNAPSHOT_COMPRESS_ABOVE_BYTES),
+    // `change-bridge start` (shared/local/runtime.ts) stores records undeflated.
+    'store, as start does (no deflate)': () => store(Number.POSITIVE_INFINITY),
   };
   for (const [name, work] of Object.entries(steps)) {
     work();

@@ -134,9 +134,10 @@ class JsonByteWriter {
     let first = true;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
+      if (skip?.includes(key)) continue;
       const member = value[key];
       // Undefined members are left out, as JSON.stringify does.
-      if (member === undefined || skip?.includes(key)) continue;
+      if (member === undefined) continue;
       if (!first) this.writeByte(0x2c);
       first = false;
       this.writeString(key);

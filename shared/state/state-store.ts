@@ -400,6 +400,8 @@ export class StateConflictError extends BridgeError {
   }
 }
 
+const RECORD_FIELD: readonly string[] = ['record'];
+
 /**
  * Size of a snapshot as one stored item, in bytes, given the UTF-8 length of its record
  * serialized as JSON. A slight over-estimate of DynamoDB's own count (attribute names plus
@@ -410,11 +412,16 @@ export function snapshotItemBytes(
   snapshot: StoredSnapshot,
   recordBytes: number,
 ): number {
-  const { record: _record, ...rest } = snapshot;
+  // The snapshot's other fields as JSON, counted as written (no copy without the record, no string).
+  const restBytes = writeJsonBytes(
+    snapshot,
+    { sorted: false, skip: RECORD_FIELD },
+    (bytes) => bytes.length,
+  );
   // Keys repeat the stream id and entity id (pk, sk); 32 bytes cover their names and prefixes.
   return (
     recordBytes +
-    Buffer.byteLength(JSON.stringify(rest)) +
+    restBytes +
     Buffer.byteLength(streamId) +
     Buffer.byteLength(snapshot.entityId) +
     32

@@ -53,17 +53,20 @@ describe('prepareSnapshots', () => {
   });
 
   it('takes a snapshot of the largest size that fits and refuses one byte more', () => {
-    const base = snapshot({ Id: 'c1', Notes: '' });
-    const room = SNAPSHOT_MAX_BYTES - sizeOf(base);
-    // Two bytes of UTF-8 per 'é' (one character), and an 'x' when the room is odd.
-    const notes = `${'é'.repeat(Math.floor(room / 2))}${room % 2 === 1 ? 'x' : ''}`;
-    const fitting = snapshot({ Id: 'c1', Notes: notes });
-    expect(sizeOf(fitting)).toBe(SNAPSHOT_MAX_BYTES);
-    expect(snapshotFits(STREAM, fitting)).toBe(true);
-    expect(prepareSnapshots(STREAM, [fitting])).toHaveLength(1);
-    const over = snapshot({ ...fitting.record, Notes: `${fitting.record.Notes as string}x` });
-    expect(snapshotFits(STREAM, over)).toBe(false);
-    expect(() => prepareSnapshots(STREAM, [over])).toThrow(ValidationError);
+    const unconfirmed = [{ id: 'evt_1', data: { Notes: 'Иванова 😀', n: [1e21, -0] } }];
+    for (const extra of [{}, { unconfirmed, deleted: true, expiresAt: 1_800_000_000 }]) {
+      const base = { ...snapshot({ Id: 'c1', Notes: '' }), ...extra };
+      const room = SNAPSHOT_MAX_BYTES - sizeOf(base);
+      // Two bytes of UTF-8 per 'é' (one character), and an 'x' when the room is odd.
+      const notes = `${'é'.repeat(Math.floor(room / 2))}${room % 2 === 1 ? 'x' : ''}`;
+      const fitting = { ...base, record: { Id: 'c1', Notes: notes } };
+      expect(sizeOf(fitting)).toBe(SNAPSHOT_MAX_BYTES);
+      expect(snapshotFits(STREAM, fitting)).toBe(true);
+      expect(prepareSnapshots(STREAM, [fitting])).toHaveLength(1);
+      const over = { ...fitting, record: { Id: 'c1', Notes: `${notes}x` } };
+      expect(snapshotFits(STREAM, over)).toBe(false);
+      expect(() => prepareSnapshots(STREAM, [over])).toThrow(ValidationError);
+    }
   });
 
   it('refuses a record JSON cannot hold, naming it', () => {
