@@ -39,13 +39,16 @@ const idBytes = Buffer.alloc(ID_PREFIX.length + EVENT_ID_LENGTH_CHARS);
 idBytes.write(ID_PREFIX, 'latin1');
 const ALPHABET_CODES = Uint8Array.from(CROCKFORD_ALPHABET, (char) => char.charCodeAt(0));
 
-/** `evt_` and the first {@link EVENT_ID_LENGTH_CHARS} Crockford base32 characters of `digest`. */
-function idOfDigest(digest: Uint8Array): string {
+/**
+ * `evt_` and the first {@link EVENT_ID_LENGTH_CHARS} Crockford base32 characters of a digest
+ * given as a 'binary' (latin1) string: one character per byte, one small string and no Buffer.
+ */
+function idOfDigest(digest: string): string {
   let at = ID_PREFIX.length;
   let buffer = 0;
   let bits = 0;
   for (let i = 0; i < digest.length && at < idBytes.length; i++) {
-    buffer = ((buffer << 8) | digest[i]!) & 0xffff;
+    buffer = ((buffer << 8) | digest.charCodeAt(i)) & 0xffff;
     bits += 8;
     while (bits >= 5 && at < idBytes.length) {
       bits -= 5;
@@ -53,6 +56,29 @@ function idOfDigest(digest: Uint8Array): string {
     }
   }
   return idBytes.toString('latin1');
+}
+
+/** The hashed text of an id being made: each part as `<UTF-8 length>:<part>`, in one reused buffer. */
+let partBytes = Buffer.allocUnsafeSlow(1024);
+let partsLength = 0;
+
+/** Appends one length-prefixed part to {@link partBytes}. */
+function writePart(part: string): void {
+  const size = Buffer.byteLength(part, 'utf8');
+  const prefix = `${size}:`;
+  const needed = partsLength + prefix.length + size;
+  if (needed > partBytes.length) {
+    const grown = Buffer.allocUnsafeSlow(Math.max(needed, partBytes.length * 2));
+    partBytes.copy(grown, 0, 0, partsLength);
+    partBytes = grown;
+  }
+  partsLength += partBytes.write(prefix, partsLength, 'latin1');
+  partsLength += partBytes.write(part, partsLength, 'utf8');
+}
+
+/** The id of the parts written since `partsLength` was last set to 0. */
+function idOfParts(): string {
+  return idOfDigest(hash('sha256', partBytes.subarray(0, partsLength), 'binary'));
 }
 
 /**
@@ -63,9 +89,9 @@ function idOfDigest(digest: Uint8Array): string {
  * @example hashEventId(['ping', 'sub_1', '2026-01-01T00:00:00.000Z'])
  */
 export function hashEventId(parts: readonly string[]): string {
-  let prefixed = '';
-  for (const part of parts) prefixed += `${Buffer.byteLength(part, 'utf8')}:${part}`;
-  return idOfDigest(hash('sha256', prefixed, 'buffer'));
+  partsLength = 0;
+  for (const part of parts) writePart(part);
+  return idOfParts();
 }
 
 /**
@@ -75,15 +101,14 @@ export function hashEventId(parts: readonly string[]): string {
  * @example eventId({ connectionId: 'main', entityType: 'customer', entityId: 'c1', change: 'updated', contentHash: 'ab12…' })
  */
 export function eventId(parts: EventIdParts): string {
-  const list = [
-    'change-event/v1',
-    parts.connectionId,
-    parts.entityType,
-    parts.entityId,
-    parts.change,
-    parts.contentHash,
-  ];
-  if (parts.previousVersion !== undefined) list.push(`after:${parts.previousVersion}`);
-  if (parts.backfillId !== undefined) list.push(`backfill:${parts.backfillId}`);
-  return hashEventId(list);
+  partsLength = 0;
+  writePart('change-event/v1');
+  writePart(parts.connectionId);
+  writePart(parts.entityType);
+  writePart(parts.entityId);
+  writePart(parts.change);
+  writePart(parts.contentHash);
+  if (parts.previousVersion !== undefined) writePart(`after:${parts.previousVersion}`);
+  if (parts.backfillId !== undefined) writePart(`backfill:${parts.backfillId}`);
+  return idOfParts();
 }
