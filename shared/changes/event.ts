@@ -44,7 +44,8 @@ export type ChangeEventInput = EntityEventInputBase &
 /** Input of {@link buildSnapshotEvent}: the full current state of one entity. */
 export type SnapshotEventInput = EntityEventInputBase & { current: EntityRecord };
 
-function envelope(input: EntityEventInputBase, change: EntityEventKind, hash: string) {
+/** The CloudEvents envelope of `data`, written as one object (no envelope copied into another). */
+function enveloped<D>(input: EntityEventInputBase, change: EntityEventKind, hash: string, data: D) {
   const { connectionId, entityType, entityId } = input;
   return {
     specversion: CLOUDEVENTS_SPEC_VERSION,
@@ -62,6 +63,7 @@ function envelope(input: EntityEventInputBase, change: EntityEventKind, hash: st
     subject: entityId,
     time: new Date(input.detectedAt).toISOString(),
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
+    data,
   } as const;
 }
 
@@ -92,33 +94,47 @@ function fieldsOf(record: EntityRecord, volatileFields: readonly string[]): stri
  */
 export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
   const volatileFields = input.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
-  const base = {
-    entityType: input.entityType,
-    entityId: input.entityId,
-    scope: input.scope,
-  };
+  const { entityType, entityId, scope } = input;
   if (input.change === 'deleted') {
     const previous = requireRecord(input.previous, 'previous');
-    return {
-      ...envelope(input, 'deleted', contentHash(previous, { volatileFields })),
-      data: { ...base, change: 'deleted', current: null, previous, changedFields: [], patch: [] },
-    };
+    return enveloped(input, 'deleted', contentHash(previous, { volatileFields }), {
+      entityType,
+      entityId,
+      scope,
+      change: 'deleted',
+      current: null,
+      previous,
+      changedFields: [],
+      patch: [],
+    });
   }
   const current = requireRecord(input.current, 'current');
   const hash = input.currentHash ?? contentHash(current, { volatileFields });
   if (input.change === 'created') {
     const changedFields = fieldsOf(current, volatileFields);
-    return {
-      ...envelope(input, 'created', hash),
-      data: { ...base, change: 'created', current, previous: null, changedFields, patch: [] },
-    };
+    return enveloped(input, 'created', hash, {
+      entityType,
+      entityId,
+      scope,
+      change: 'created',
+      current,
+      previous: null,
+      changedFields,
+      patch: [],
+    });
   }
   const previous = requireRecord(input.previous, 'previous');
   const { changedFields, patch } = diffRecords(previous, current, { volatileFields });
-  return {
-    ...envelope(input, 'updated', hash),
-    data: { ...base, change: 'updated', current, previous, changedFields, patch },
-  };
+  return enveloped(input, 'updated', hash, {
+    entityType,
+    entityId,
+    scope,
+    change: 'updated',
+    current,
+    previous,
+    changedFields,
+    patch,
+  });
 }
 
 /**
@@ -129,19 +145,16 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
  */
 export function buildSnapshotEvent(input: SnapshotEventInput): EntityEvent {
   const volatileFields = input.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
-  return {
-    ...envelope(input, 'snapshot', contentHash(input.current, { volatileFields })),
-    data: {
-      entityType: input.entityType,
-      entityId: input.entityId,
-      scope: input.scope,
-      change: 'snapshot',
-      current: input.current,
-      previous: null,
-      changedFields: [],
-      patch: [],
-    },
-  };
+  return enveloped(input, 'snapshot', contentHash(input.current, { volatileFields }), {
+    entityType: input.entityType,
+    entityId: input.entityId,
+    scope: input.scope,
+    change: 'snapshot',
+    current: input.current,
+    previous: null,
+    changedFields: [],
+    patch: [],
+  });
 }
 
 /**

@@ -119,6 +119,33 @@ describe('buildChangeEvent', () => {
   });
 });
 
+describe('event text', () => {
+  it('keeps the envelope and data members in their published order for every kind', () => {
+    const events = [
+      buildChangeEvent({ ...common, change: 'created', current }),
+      buildChangeEvent({ ...common, change: 'updated', previous, current, previousVersion: 7 }),
+      buildChangeEvent({ ...common, change: 'deleted', previous, backfillId: 'job-1' }),
+      buildSnapshotEvent({ ...common, current }),
+    ];
+    const envelope = ['specversion', 'id', 'type', 'source', 'subject', 'time'];
+    const data = ['entityType', 'entityId', 'scope', 'change', 'current', 'previous'];
+    for (const event of events) {
+      expect(Object.keys(event)).toEqual([...envelope, 'datacontenttype', 'data']);
+      expect(Object.keys(event.data)).toEqual([...data, 'changedFields', 'patch']);
+    }
+    expect(JSON.stringify(events[1])).toBe(
+      '{"specversion":"1.0","id":"' +
+        events[1]!.id +
+        '","type":"customer.updated","source":"connector/main","subject":"c1",' +
+        '"time":"2026-01-02T03:04:05.678Z","datacontenttype":"application/json","data":' +
+        '{"entityType":"customer","entityId":"c1","scope":{"chainId":"ch1"},"change":"updated",' +
+        `"current":${JSON.stringify(current)},"previous":${JSON.stringify(previous)},` +
+        '"changedFields":["Email"],"patch":[{"op":"replace","path":"/Email","value":"ann@doe.example"},' +
+        '{"op":"replace","path":"/UpdatedUtc","value":"2026-01-02T00:00:00Z"}]}}',
+    );
+  });
+});
+
 describe('buildSnapshotEvent', () => {
   it('builds <entity>.snapshot with current and a deterministic id', () => {
     const event = buildSnapshotEvent({ ...common, current });
