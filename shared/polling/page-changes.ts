@@ -130,13 +130,8 @@ export function computeChanges(
   const events: EntityEvent[] = [];
   const writes: StoredSnapshot[] = [];
   let announced = 0;
-  const { volatileFields } = context;
-  const base = {
-    connectionId: context.connectionId,
-    entityType: context.entityType,
-    detectedAt: context.now,
-    volatileFields,
-  };
+  const { volatileFields, connectionId, entityType } = context;
+  const detectedAt = context.now;
   for (const observation of observations) {
     const previous = stored.get(observation.entityId);
     const deletedByFlag = observation.record !== null && observation.deleted === true;
@@ -164,18 +159,20 @@ export function computeChanges(
       {};
     const scope = scopeOf(context.entityType, record, context.scope);
     const entityId = observation.entityId;
-    const versioned = {
-      ...base,
-      previousVersion: previous?.updatedAt,
-      currentHash: decision.currentHash ?? undefined,
-    };
+    // Event inputs are written out member by member: spreading a shared base into each copied it.
+    const previousVersion = previous?.updatedAt;
+    const observedHash = decision.currentHash ?? undefined;
     const backfill = context.backfill;
     /** A `created` of `current` (with its hash when it is not the observed record's). */
-    const created = (current: EntityRecord, currentHash = versioned.currentHash) =>
+    const created = (current: EntityRecord, currentHash = observedHash) =>
       buildChangeEvent({
-        ...versioned,
+        connectionId,
+        entityType,
+        detectedAt,
+        volatileFields,
         // A backfill's `created` is named by its content alone (see BackfillContext).
-        ...(backfill ? { previousVersion: undefined, backfillId: backfill.id } : {}),
+        previousVersion: backfill ? undefined : previousVersion,
+        ...(backfill ? { backfillId: backfill.id } : {}),
         currentHash,
         entityId,
         scope,
@@ -200,7 +197,12 @@ export function computeChanges(
         if (decision.change === 'updated') {
           events.push(
             buildChangeEvent({
-              ...versioned,
+              connectionId,
+              entityType,
+              detectedAt,
+              volatileFields,
+              previousVersion,
+              currentHash: observedHash,
               entityId,
               scope,
               change: 'updated',
@@ -223,7 +225,12 @@ export function computeChanges(
       case 'deleted':
         events.push(
           buildChangeEvent({
-            ...versioned,
+            connectionId,
+            entityType,
+            detectedAt,
+            volatileFields,
+            previousVersion,
+            currentHash: observedHash,
             entityId,
             scope,
             change: 'deleted',
