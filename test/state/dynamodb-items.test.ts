@@ -50,4 +50,34 @@ describe('fromSnapshotItem', () => {
     expect(snapshot.record).toBe(snapshot.record);
     expect(snapshot.record).toEqual({ Id: 'r', Nested: { a: [1] } });
   });
+
+  it('gives a snapshot whose members, record last and enumerable, are those of the item', () => {
+    const snapshot = fromSnapshotItem(
+      item({ record: '{"Id":"r"}', scope: { chainId: 'c' }, deleted: true, ttl: 9 }),
+    );
+    expect(Object.keys(snapshot)).toEqual([
+      'entityId',
+      'hash',
+      'scope',
+      'deleted',
+      'updatedAt',
+      'expiresAt',
+      'record',
+    ]);
+    expect({ ...snapshot }).toEqual({
+      entityId: 'a',
+      hash: 'h',
+      scope: { chainId: 'c' },
+      deleted: true,
+      updatedAt: 1,
+      expiresAt: 9,
+      record: { Id: 'r' },
+    });
+    expect(Object.keys(fromSnapshotItem(item({ record: '{}' })))).toEqual([
+      'entityId',
+      'hash',
+      'updatedAt',
+      'record',
+    ]);
+  });
 });
