@@ -26,6 +26,7 @@ import {
   attemptLogOf,
   attemptsOfDeliveryItems,
   bySubscription,
+  EVENT_BODY_COMPRESS_ABOVE_BYTES,
   eventItem,
   toStoredEvent,
   toStoredEventRecord,
@@ -58,6 +59,14 @@ export interface DynamoDbWebhookStoreOptions {
   tableName: string;
   clock: Clock;
   retentionMs?: number;
+  /**
+   * Event bodies longer than this many UTF-8 bytes are stored compressed (default
+   * {@link EVENT_BODY_COMPRESS_ABOVE_BYTES}: all, for AWS's 1 KB write units); shorter ones as
+   * text. A store whose writes cost nothing per kilobyte (dynalite on the local disk) passes
+   * `Infinity`: compressing costs more CPU there than the smaller item saves. Items are read
+   * back whichever way they were stored.
+   */
+  compressEventBodiesAbove?: number;
 }
 
 /**
@@ -66,9 +75,12 @@ export interface DynamoDbWebhookStoreOptions {
  */
 export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
+  private readonly compressEventBodiesAbove: number;
 
   constructor(private readonly options: DynamoDbWebhookStoreOptions) {
     this.table = WebhookTable.on(options.client, options.tableName);
+    this.compressEventBodiesAbove =
+      options.compressEventBodiesAbove ?? EVENT_BODY_COMPRESS_ABOVE_BYTES;
   }
 
   private ttl(): number {
@@ -103,8 +115,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
-    if (!(await this.table.tryPut(eventItem(event, {}, this.ttl()), 'attribute_not_exists(pk)')))
-      return false;
+    const item = eventItem(event, {}, this.ttl(), this.compressEventBodiesAbove);
+    if (!(await this.table.tryPut(item, 'attribute_not_exists(pk)'))) return false;
     if (!options.deferListing) await this.indexEvents([event]);
     return true;
   }
@@ -121,7 +133,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
     const ttl = this.ttl();
     await this.table.batchPut(
       writes.flatMap(({ event, deliveredAtOnce, others }) => [
-        eventItem(event, { deliveredAtOnce, deliveryIds: others.map((o) => o.delivery.id) }, ttl),
+        eventItem(
+          event,
+          { deliveredAtOnce, deliveryIds: others.map((o) => o.delivery.id) },
+          ttl,
+          this.compressEventBodiesAbove,
+        ),
         ...others.map((other) => this.deliveryItem(other.delivery, { attempts: other.attempts })),
       ]),
     );
