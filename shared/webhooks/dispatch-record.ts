@@ -1,7 +1,12 @@
 import { fieldIssues } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { type DispatchEvent, DispatchMessageSchema, isDeliveryMessage } from './messages.ts';
+import { objectMemberText } from './json-member-text.ts';
+import {
+  DeliveryMessageSchema,
+  type DispatchEvent,
+  EventBridgeEnvelopeSchema,
+} from './messages.ts';
 
 /** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
 export interface DispatchRecord {
@@ -22,7 +27,11 @@ export type ParsedBody =
 
 /**
  * Parses one record's body as a delivery message or an EventBridge envelope; a malformed body
- * is counted, logged and answered `undefined` (retrying cannot fix it).
+ * is counted, logged and answered `undefined` (retrying cannot fix it). An event's body is the
+ * exact text of the envelope's `detail` (as the publisher wrote it), or where that cannot be
+ * told apart safely (a `detail` named twice, an escaped member name) the JSON of the `detail`
+ * JSON.parse read: valid JSON of the same event either way, stored once, then signed and POSTed
+ * as stored at every attempt.
  */
 export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedBody | undefined {
   let json: unknown;
@@ -31,23 +40,39 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   } catch {
     json = undefined;
   }
-  const message = DispatchMessageSchema.safeParse(json);
-  if (!message.success) {
-    deps.metrics.count('malformed');
-    deps.logger.warn('dropping malformed dispatch message', {
-      messageId: record.messageId,
-      issues: fieldIssues(message.error)
-        .slice(0, 3)
-        .map((i) => `${i.path || '(root)'}: ${i.message}`),
-    });
-    return undefined;
-  }
-  if (isDeliveryMessage(message.data)) {
+  // Our own messages say their kind; anything else should be an envelope. One schema each: a
+  // union of the two would try the delivery message first, and build its issues, for every event.
+  if (isObject(json) && json.kind === 'delivery') {
+    const message = DeliveryMessageSchema.safeParse(json);
+    if (!message.success) return malformed(record, message.error, deps);
     const { deliveryId, subscriptionId, subject, lane } = message.data;
     return { kind: 'delivery', deliveryId, subscriptionId, subject, lane };
   }
-  // Serialise the event as received (the raw `detail`, not the parsed copy, which may reorder
-  // keys): these exact bytes are stored, signed and POSTed.
-  const detail = typeof json === 'object' && json !== null && 'detail' in json ? json.detail : null;
-  return { kind: 'event', event: message.data.detail, body: JSON.stringify(detail) };
+  // The envelope's members and the event's few fields the dispatcher reads (DispatchEventSchema):
+  // the records in the event's data are not copied.
+  const envelope = EventBridgeEnvelopeSchema.safeParse(json);
+  if (!envelope.success) return malformed(record, envelope.error, deps);
+  const body =
+    objectMemberText(record.body, 'detail') ?? JSON.stringify((json as { detail: unknown }).detail);
+  return { kind: 'event', event: envelope.data.detail, body };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** Counts and logs a body that is neither message (retrying cannot fix it). */
+function malformed(
+  record: DispatchRecord,
+  error: Parameters<typeof fieldIssues>[0],
+  deps: DispatcherDeps,
+): undefined {
+  deps.metrics.count('malformed');
+  deps.logger.warn('dropping malformed dispatch message', {
+    messageId: record.messageId,
+    issues: fieldIssues(error)
+      .slice(0, 3)
+      .map((i) => `${i.path || '(root)'}: ${i.message}`),
+  });
+  return undefined;
 }

@@ -1,0 +1,78 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The exact source text of the object that is the value of member `name` of the JSON object
+ * `json`, when `json` names it once, unescaped, and no member name of its own is escaped (so
+ * JSON.parse reads the same member); otherwise undefined (the caller serialises the parsed value
+ * instead). `json` must be valid JSON (JSON.parse accepted it): the scan follows strings and
+ * nesting, it does not validate. Pure; allocates only the returned slice.
+ * @example objectMemberText('{"a":1,"detail":{"id":"x"}}', 'detail') === '{"id":"x"}'
+ */
+export function objectMemberText(json: string, name: string): string | undefined {
+  let depth = 0;
+  let start = -1;
+  let end = -1;
+  for (let i = 0; i < json.length; i++) {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) {
+      const close = closingQuote(json, i);
+      if (close === -1) return undefined;
+      if (depth === 1 && isMemberName(json, close)) {
+        if (json.lastIndexOf('\\', close) > i) return undefined;
+        if (close - i - 1 === name.length && json.startsWith(name, i + 1)) {
+          if (start !== -1) return undefined;
+          start = valueStart(json, close);
+          if (json.charCodeAt(start) !== OPEN_BRACE) return undefined;
+        }
+      }
+      i = close;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      if (depth === 0 && code !== OPEN_BRACE) return undefined;
+      depth++;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 1 && start !== -1 && end === -1) end = i + 1;
+    }
+  }
+  return start === -1 || end === -1 ? undefined : json.slice(start, end);
+}
+
+/** The index of the quote that closes the string opened at `open`. */
+function closingQuote(json: string, open: number): number {
+  let close = json.indexOf('"', open + 1);
+  while (escaped(json, close)) close = json.indexOf('"', close + 1);
+  return close;
+}
+
+/** Whether the character at `at` follows an odd number of backslashes. */
+function escaped(json: string, at: number): boolean {
+  let count = 0;
+  for (let i = at - 1; json.charCodeAt(i) === BACKSLASH; i--) count++;
+  return count % 2 === 1;
+}
+
+/** Whether the string closed at `close` is a member name: a colon follows it. */
+function isMemberName(json: string, close: number): boolean {
+  return json.charCodeAt(nextNonSpace(json, close + 1)) === COLON;
+}
+
+/** Where the value of the member whose name closes at `close` begins. */
+function valueStart(json: string, close: number): number {
+  return nextNonSpace(json, nextNonSpace(json, close + 1) + 1);
+}
+
+/** The first index from `from` that is not JSON whitespace. */
+function nextNonSpace(json: string, from: number): number {
+  let i = from;
+  for (;;) {
+    const code = json.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return i;
+    i++;
+  }
+}
