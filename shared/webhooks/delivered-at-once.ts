@@ -2,12 +2,27 @@ import { hashEventId } from '../changes/event-id.ts';
 import type { DeliveredAtOnce, DeliveryRecord } from './store.ts';
 
 /**
+ * Fan-out ids kept once worked out: a batch asks for each new delivery's a few times (planning
+ * it, listing it, keeping it compactly), and a hash costs about 1.5 KB of garbage each time.
+ * Beyond this many entries the memory starts over (about 1 MB at most).
+ */
+const RECENT_FAN_OUT_IDS_MAX_ENTRIES = 8192;
+const recentFanOutIds = new Map<string, string>();
+
+/**
  * The id of the fan-out delivery of an event to a subscription: deterministic, so a
  * repeated queue message (SQS delivers at least once) creates no second delivery, and a
- * delivery kept compactly needs no id stored.
+ * delivery kept compactly needs no id stored. Pure (recent answers are remembered).
  */
 export function fanOutDeliveryId(eventId: string, subscriptionId: string): string {
-  return `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
+  // Length first: no two pairs of ids share a key.
+  const key = `${subscriptionId.length}:${subscriptionId}${eventId}`;
+  const known = recentFanOutIds.get(key);
+  if (known !== undefined) return known;
+  const id = `dlv_${hashEventId(['delivery/v1', eventId, subscriptionId]).slice('evt_'.length)}`;
+  if (recentFanOutIds.size >= RECENT_FAN_OUT_IDS_MAX_ENTRIES) recentFanOutIds.clear();
+  recentFanOutIds.set(key, id);
+  return id;
 }
 
 /**

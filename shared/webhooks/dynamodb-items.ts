@@ -199,7 +199,9 @@ export function attemptsOfDeliveryItems(items: readonly Record<string, unknown>[
 export function bySubscription(deliveries: readonly Delivery[]): Map<string, Delivery[]> {
   const groups = new Map<string, Delivery[]>();
   for (const delivery of deliveries) {
-    groups.set(delivery.subscriptionId, [...(groups.get(delivery.subscriptionId) ?? []), delivery]);
+    const group = groups.get(delivery.subscriptionId);
+    if (group) group.push(delivery);
+    else groups.set(delivery.subscriptionId, [delivery]);
   }
   return groups;
 }

@@ -199,8 +199,12 @@ export class DynamoDbWebhookStore implements WebhookStore {
         chunk(own).map((part) => {
           // A fan-out delivery is listed by its event (its id follows from the event and the
           // subscription, and the event's item is where a delivery kept compactly is read).
-          const fanOut = part.filter((d) => d.id === fanOutDeliveryId(d.eventId, subscriptionId));
-          const others = part.filter((d) => !fanOut.includes(d));
+          const fanOut: Delivery[] = [];
+          const others: Delivery[] = [];
+          for (const d of part) {
+            if (d.id === fanOutDeliveryId(d.eventId, subscriptionId)) fanOut.push(d);
+            else others.push(d);
+          }
           return this.table.put({
             pk: `SUB#${subscriptionId}`,
             sk: listSortKey('DLV#', Math.max(...part.map((d) => d.createdAt)), part[0]!.id),
