@@ -5,7 +5,7 @@ import type { DispatchBatch } from './dispatch-batch.ts';
 import { subjectKey } from './event-subject.ts';
 import type { IncomingEvent, InlineDelivery } from './inline-delivery.ts';
 import { resumeFanOut } from './resume-fan-out.ts';
-import type { StoredEvent, StoredEventRecord } from './store.ts';
+import type { Delivery, StoredEvent, StoredEventRecord } from './store.ts';
 import { matchesSubscription } from './subscription.ts';
 
 /**
@@ -31,6 +31,8 @@ export async function planFanOut(
     batch.fail(allRecordIds, 'subscription lookup failed', error);
     return [];
   }
+  // Once per batch, not per event.
+  const enabled = [...subscriptions.values()].filter((s) => s.enabled);
   const planned = incoming.map((item) => {
     const stored: StoredEvent = {
       id: item.event.id,
@@ -38,13 +40,15 @@ export async function planFanOut(
       storedAt: now,
       body: item.body,
     };
-    const targets = [...subscriptions.values()].filter(
-      (s) => s.enabled && matchesSubscription(s, item.event),
-    );
-    const deliveries = targets.map((s) =>
-      newDelivery(fanOutDeliveryId(stored.id, s.id), stored.id, s.id, now),
-    );
-    return { item, stored, deliveries };
+    const deliveries: Delivery[] = [];
+    for (const s of enabled) {
+      if (matchesSubscription(s, item.event))
+        deliveries.push(newDelivery(fanOutDeliveryId(stored.id, s.id), stored.id, s.id, now));
+    }
+    // Once per event, not per delivery.
+    const subject = subjectKey(item.event);
+    const origin = deliveryOrigin(item.event);
+    return { item, stored, deliveries, subject, origin };
   });
   let known: Map<string, StoredEventRecord>;
   try {
@@ -72,19 +76,22 @@ export async function planFanOut(
         event: p.stored,
         recordIds: p.item.recordIds,
         listed,
-        origin: deliveryOrigin(p.item.event),
+        origin: p.origin,
       });
   }
-  const inline: InlineDelivery[] = fresh.flatMap((p) =>
-    p.deliveries.map((delivery) => ({
-      delivery,
-      subject: subjectKey(p.item.event),
-      body: p.item.body,
-      recordIds: p.item.recordIds,
-      origin: deliveryOrigin(p.item.event),
-      listed,
-    })),
-  );
+  const inline: InlineDelivery[] = [];
+  for (const p of fresh) {
+    for (const delivery of p.deliveries) {
+      inline.push({
+        delivery,
+        subject: p.subject,
+        body: p.item.body,
+        recordIds: p.item.recordIds,
+        origin: p.origin,
+        listed,
+      });
+    }
+  }
   const resumed = await Promise.all(
     repeated.map((p) => resumeFanOut(p.item, p.deliveries, known.get(p.stored.id)!, batch)),
   );

@@ -97,11 +97,13 @@ export async function sendAttempt(
   switch (outcome.kind) {
     case 'delivered':
       deps.metrics.count('delivered');
-      return { next: { ...attempted, status: 'delivered' }, log, outcome };
+      attempted.status = 'delivered';
+      return { next: attempted, log, outcome };
     case 'retry':
       deps.metrics.count('failed');
       deps.metrics.count('retried');
-      return { next: { ...attempted, nextAttemptAt: outcome.at }, log, outcome };
+      attempted.nextAttemptAt = outcome.at;
+      return { next: attempted, log, outcome };
     case 'gone': {
       deps.metrics.count('failed');
       const reason = 'endpoint answered 410 Gone';

@@ -312,6 +312,13 @@ export interface WebhookStore {
  * @example appendAttempt(record.attempts, attempt)
  */
 export function appendAttempt(log: readonly Attempt[], attempt: Attempt): Attempt[] {
+  // The common case, the next attempt after those logged (a delivery's first: none), needs no sort.
+  const last = log.at(-1);
+  if (
+    log.length < ATTEMPT_LOG_MAX_ENTRIES &&
+    (last === undefined || last.attempt < attempt.attempt)
+  )
+    return [...log, attempt];
   return [...log.filter((a) => a.attempt !== attempt.attempt), attempt]
     .sort((a, b) => a.attempt - b.attempt)
     .slice(-ATTEMPT_LOG_MAX_ENTRIES);
