@@ -87,7 +87,15 @@ export class BatchSubscriptions {
    * admin API of another process): no request goes to a disabled subscription after this
    * process disabled it, from whichever batch, nor more than about that long after another did.
    */
-  async subscription(id: string): Promise<Subscription | undefined> {
+  subscription(id: string): Promise<Subscription | undefined> {
+    // The common case, a fresh copy in the list already read, needs no async step of its own.
+    const listed = this.subscriptionsListed?.get(id);
+    if (listed && !(listed.enabled && this.readAgain(id))) return Promise.resolve(listed);
+    return this.readSubscription(id);
+  }
+
+  /** {@link subscription} once the list is read: its copy, or one read again. */
+  private async readSubscription(id: string): Promise<Subscription | undefined> {
     const list = await this.all();
     const listed = list.get(id);
     if (listed && !(listed.enabled && this.readAgain(id))) return listed;

@@ -34,13 +34,16 @@ export async function runByEndpoint(
   lane: DispatchLane = 'live',
   turns: ReadonlyMap<string, SubjectTurn> = new Map(),
 ): Promise<void> {
-  const handOff = new TurnHandOff(turns, tasks.map(turnKey));
+  // Each task's turn key once (a string built per call).
+  const turnKeys = tasks.map(turnKey);
+  const handOff = new TurnHandOff(turns, turnKeys);
   const keys = await Promise.all(tasks.map((task) => endpointKey(task, batch)));
   await Promise.all(
     tasks.map(async (task, index) => {
       const endpoint = keys[index];
+      const turn = turnKeys[index]!;
       if (endpoint === undefined) {
-        handOff.handedOver(task);
+        handOff.handedOver(turn);
         return;
       }
       const subscription = await batch.subscription(endpoint).catch(() => undefined);
@@ -54,7 +57,7 @@ export async function runByEndpoint(
           subject === undefined ? undefined : batch.sharedWaiting(subscription.id, subject),
         ]).catch(() => undefined);
       }
-      await handOff.turnOf(task)?.ready;
+      await handOff.turnOf(turn)?.ready;
       // A bulk delivery deferred for its turn comes back on this queue, still behind live work.
       const taskLane = task.kind === 'queued' ? (task.queued.lane ?? lane) : lane;
       // Its URL's slots, shared with the other subscriptions that post there (a removed
@@ -74,7 +77,7 @@ export async function runByEndpoint(
         batch.deadline,
       );
       // The scheduler queued the task as it was called: the subject's next event may follow.
-      handOff.handedOver(task);
+      handOff.handedOver(turn);
       await running;
     }),
   );
@@ -110,12 +113,13 @@ class TurnHandOff {
     for (const [key, turn] of turns) if (!this.remaining.has(key)) turn.pass();
   }
 
-  turnOf(task: Task): SubjectTurn | undefined {
-    return this.turns.get(turnKey(task));
+  /** The turn a task with this {@link turnKey} takes part in, if any. */
+  turnOf(key: string): SubjectTurn | undefined {
+    return this.turns.get(key);
   }
 
-  handedOver(task: Task): void {
-    const key = turnKey(task);
+  /** Notes that a task with this {@link turnKey} was handed to the scheduler (or given up). */
+  handedOver(key: string): void {
     const left = (this.remaining.get(key) ?? 1) - 1;
     this.remaining.set(key, left);
     if (left === 0) this.turns.get(key)?.pass();
