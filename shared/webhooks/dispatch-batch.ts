@@ -174,11 +174,12 @@ export class DispatchBatch {
   }
 
   /**
-   * The deliveries of `subject` that the waiting ledger lists at the endpoint (none without a
-   * ledger): read once per batch, and only where the endpoint's count says something waits.
+   * The deliveries of `subject` that the waiting ledger lists at the endpoint (undefined without a
+   * ledger: nothing to read): read once per batch, and only where the endpoint's count says
+   * something waits.
    */
-  sharedWaiting(endpoint: string, subject: string): Promise<WaitingMark[]> {
-    return this.waiting?.read(endpoint, subject) ?? Promise.resolve([]);
+  sharedWaiting(endpoint: string, subject: string): Promise<WaitingMark[]> | undefined {
+    return this.waiting?.read(endpoint, subject);
   }
 
   /**

@@ -52,10 +52,10 @@ export async function runByEndpoint(
       // So is what the waiting ledger lists for the task's subject there (read where it has any).
       if (subscription?.enabled) {
         const subject = ledgerSubjectOf(task);
-        await Promise.all([
-          batch.endpoint(subscription.id),
-          subject === undefined ? undefined : batch.sharedWaiting(subscription.id, subject),
-        ]).catch(() => undefined);
+        const state = batch.endpoint(subscription.id);
+        const waiting =
+          subject === undefined ? undefined : batch.sharedWaiting(subscription.id, subject);
+        await (waiting ? Promise.all([state, waiting]) : state).catch(() => undefined);
       }
       await handOff.turnOf(turn)?.ready;
       // A bulk delivery deferred for its turn comes back on this queue, still behind live work.

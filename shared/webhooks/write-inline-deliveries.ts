@@ -30,7 +30,8 @@ export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void>
   // A missing delivery that a concurrent batch created meanwhile is that batch's to follow up.
   const lost = new Set<StagedDelivery>();
   try {
-    await Promise.all([...staged, ...fresh].map((entry) => entry.listed));
+    // Most share one listing (the batch's): each awaited once.
+    await Promise.all(new Set([...staged, ...fresh].map((entry) => entry.listed)));
     await Promise.all([
       batch.deps.store.putFanOuts(writes),
       ...resumed.map(async (entry) => {
