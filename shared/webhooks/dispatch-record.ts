@@ -2,11 +2,7 @@ import { fieldIssues } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { objectMemberText } from './json-member-text.ts';
-import {
-  DeliveryMessageSchema,
-  type DispatchEvent,
-  EventBridgeEnvelopeSchema,
-} from './messages.ts';
+import { DeliveryMessageSchema, DispatchEnvelopeSchema, type DispatchEvent } from './messages.ts';
 
 /** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
 export interface DispatchRecord {
@@ -50,7 +46,7 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   }
   // The envelope's members and the event's few fields the dispatcher reads (DispatchEventSchema):
   // the records in the event's data are not copied.
-  const envelope = EventBridgeEnvelopeSchema.safeParse(json);
+  const envelope = DispatchEnvelopeSchema.safeParse(json);
   if (!envelope.success) return malformed(record, envelope.error, deps);
   const body =
     objectMemberText(record.body, 'detail') ?? JSON.stringify((json as { detail: unknown }).detail);

@@ -41,6 +41,16 @@ export const EventBridgeEnvelopeSchema = z.looseObject({
   detail: DispatchEventSchema,
 });
 
+/**
+ * The members of an EventBridge envelope the dispatcher reads (those of
+ * {@link EventBridgeEnvelopeSchema} it requires), without copying the others.
+ */
+export const DispatchEnvelopeSchema = EventBridgeEnvelopeSchema.pick({
+  'detail-type': true,
+  source: true,
+  detail: true,
+}).strip();
+
 /** One EventBridge envelope (see {@link EventBridgeEnvelopeSchema}). */
 export type EventBridgeEnvelope = z.infer<typeof EventBridgeEnvelopeSchema>;
 
