@@ -87,7 +87,7 @@ export function eventItem(
 /** A stored event with the deliveries folded into its item. */
 export function toStoredEventRecord(item: Record<string, unknown>): StoredEventRecord {
   const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
-  const event = toStoredEvent(item);
+  const event = storedEventOf(parsed);
   return { event, deliveredAtOnce: atOnceEntries(event.id, event.storedAt, parsed.ok ?? []) };
 }
 
@@ -141,7 +141,11 @@ function atOnceEntries(
  * in older items in `doc`).
  */
 export function toStoredEvent(item: Record<string, unknown>): StoredEvent {
-  const parsed = parseOrThrow(EventItemSchema, item, 'stored event');
+  return storedEventOf(parseOrThrow(EventItemSchema, item, 'stored event'));
+}
+
+/** {@link toStoredEvent} of an item already parsed. */
+function storedEventOf(parsed: z.infer<typeof EventItemSchema>): StoredEvent {
   const body = parsed.body ? decompressEventBody(parsed.body) : (parsed.text ?? parsed.doc.body);
   return parseOrThrow(
     StoredEventSchema,
