@@ -1,3 +1,5 @@
+import { BridgeError } from '../errors.ts';
+
 /**
  * Where bin/change-bridge.js leaves its hold of a stop signal that arrived while the CLI loaded
  * (bin/early-stop-signal.js): a function that ends the hold and returns the signal held.
@@ -67,4 +69,27 @@ export async function withStopSignal<T>(
   } finally {
     watch.dispose();
   }
+}
+
+/** Why a command's start-up ended early: the stop signal it received meanwhile. */
+export class StopSignalReceived extends BridgeError {
+  override name = 'StopSignalReceived';
+  readonly signal: NodeJS.Signals;
+
+  constructor(signal: NodeJS.Signals) {
+    super(`${signal} received while starting`);
+    this.signal = signal;
+  }
+}
+
+/**
+ * An AbortSignal aborted once `stopSignal` resolves, its reason a {@link StopSignalReceived}
+ * naming the signal: for work that checks for a stop between its steps (start's start-up, which
+ * then ends early and closes what it opened) rather than once it is running.
+ * @example const startUp = abortedOnStop(stopSignal); await startBridge(config, { ...deps, stopSignal: startUp });
+ */
+export function abortedOnStop(stopSignal: Promise<NodeJS.Signals>): AbortSignal {
+  const controller = new AbortController();
+  void stopSignal.then((signal) => controller.abort(new StopSignalReceived(signal)));
+  return controller.signal;
 }

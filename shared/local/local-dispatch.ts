@@ -33,7 +33,8 @@ import { queueDepth } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
 
-const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
+/** The live lane's queue: delivery messages (retries, recovered deliveries) wait here. */
+export const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
 /** Where the events bulk work found wait (see DispatchLanes). */
 const BULK_DISPATCH_QUEUE_NAME = 'change-bridge-dispatch-bulk';
 /**
@@ -78,6 +79,11 @@ export interface LocalDispatchOptions {
   reporter: Reporter;
   clock: Clock;
   random: RandomSource;
+  /**
+   * A stop asked for while starting: the recovery of pending deliveries checks it between its
+   * reads and sends, and the start then closes the queue and rejects with the signal's reason.
+   */
+  stopSignal?: AbortSignal;
 }
 
 /** The delivery side of a local run, running. */
@@ -110,8 +116,9 @@ export interface LocalDispatch {
  * events that bulk work found (a first sync, a backfill) wait in a queue of their own, so live
  * changes are not delivered behind a backlog of thousands (see DispatchLanes). Pending
  * deliveries of an earlier run are noted as waiting first (their retry messages read from the
- * queue), and re-enqueued where their message is missing. If anything after the queue fails, the
- * queue is closed.
+ * queue), and re-enqueued where their message is missing. If anything after the queue fails, or
+ * a stop is asked for on `options.stopSignal` meanwhile, the queue is closed (what the recovery
+ * sent so far stays in it: the next start counts those deliveries as queued).
  */
 export async function startLocalDispatch(options: LocalDispatchOptions): Promise<LocalDispatch> {
   const { clock, random, reporter, allowPrivate } = options;
@@ -162,7 +169,13 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     // anything is received.
     const waiting: string[] = [];
     sqs.forEachBody(DISPATCH_QUEUE_NAME, (body) => waiting.push(body), DELIVERY_MESSAGE_MARKER);
-    const requeued = await requeuePendingDeliveries(deps, queuedDeliveries(waiting));
+    options.stopSignal?.throwIfAborted();
+    const requeued = await requeuePendingDeliveries(
+      deps,
+      queuedDeliveries(waiting),
+      options.stopSignal,
+    );
+    options.stopSignal?.throwIfAborted();
     // Every batch asks about waiting deliveries long overdue (a lost retry message) as it ends;
     // while no batch runs, this does.
     const idle = startIdleOverdueCheck({

@@ -84,6 +84,12 @@ export interface BridgeDeps {
   reporter: Reporter;
   clock?: Clock;
   random?: RandomSource;
+  /**
+   * A stop asked for while starting (SIGINT, SIGTERM): checked between the start-up's steps and
+   * within its long ones (the recovery of pending deliveries), where the start ends early,
+   * closes what it opened and rejects with the signal's reason. Once started, `stop()` stops.
+   */
+  stopSignal?: AbortSignal;
 }
 
 /**
@@ -91,16 +97,22 @@ export interface BridgeDeps {
  * CONNECTOR_BASE_URL is set), dynalite persisted under the data dir, the SQS emulator, the
  * pollers, the local event routing (the infra's rule), the dispatcher on the same Lambda
  * handler core, and the admin HTTP API. A restart resumes from the stored watermarks and
- * reads pending deliveries back (see startLocalDispatch).
+ * reads pending deliveries back (see startLocalDispatch). A stop asked for on `deps.stopSignal`
+ * while it starts ends the start at the next step: what it opened is closed, in reverse order,
+ * and it rejects with the signal's reason; what was stored stays whole (a recovery cut short
+ * goes on at the next start).
  */
 export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promise<RunningBridge> {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? systemRandom;
-  const { reporter, env } = deps;
+  const { reporter, env, stopSignal } = deps;
+  /** Between steps: a stop asked for meanwhile ends the start here (the catch below closes). */
+  const stopIfAsked = () => stopSignal?.throwIfAborted();
   const closers: Array<() => Promise<void>> = [];
   /** What `stop()` ends before the closers: on a failed start, they end here (nothing keeps running). */
   const stopOnFailedStart: Array<() => Promise<void>> = [];
   try {
+    stopIfAsked();
     await ensureDataDir(config.dataDir);
     // Before the simulator's seed anchor, the store and the queue open: a second process on the
     // same data dir would write beside this one (the anchor, the queue's log, the store's LevelDB).
@@ -113,6 +125,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       random,
     });
     closers.push(() => source.close());
+    stopIfAsked();
 
     const dynamo = await startLocalDynamoDb({
       path: join(config.dataDir, STORE_FOLDER),
@@ -122,6 +135,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
+    stopIfAsked();
     const state = new DynamoDbStateStore({
       client: dynamo.client,
       tableName: LOCAL_TABLE_NAME,
@@ -154,9 +168,11 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       reporter,
       clock,
       random,
+      ...(stopSignal ? { stopSignal } : {}),
     });
     closers.push(() => dispatch.close());
     stopOnFailedStart.push(() => dispatch.stopLoop());
+    stopIfAsked();
     const { router, webhooks } = dispatch;
 
     const settings = pollSettingsFromEnv(
@@ -239,6 +255,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       onError: (message) => reporter.info(message),
     });
     closers.push(() => connections.close());
+    stopIfAsked();
     const publisher = new ObservedPublisher(
       router,
       (events) => reporter.events(events),
@@ -329,6 +346,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         reporter.info(`write-through ${operation}: events not published: ${describeThrown(error)}`),
     });
     closers.push(() => writeThrough.close());
+    stopIfAsked();
     const admin: AdminServer = await startAdminServer({
       port: config.port,
       host: config.host,
@@ -359,6 +377,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
           reporter.info(`admin ${request.method} ${request.path} failed: ${describeThrown(error)}`),
       },
     });
+    stopOnFailedStart.push(() => admin.close());
+    stopIfAsked();
 
     let demo: DemoReceiver | undefined;
     if (config.demoReceiver)

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
-import { withStopSignal } from '../cli/stop-signal.ts';
+import { abortedOnStop, StopSignalReceived, withStopSignal } from '../cli/stop-signal.ts';
 import { systemClock } from '../clock.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
-import { readLocalConfig, type StartFlags } from './local-config.ts';
+import { type LocalConfig, readLocalConfig, type StartFlags } from './local-config.ts';
 import { jsonReporter, type Reporter, terminalReporter } from './reporter.ts';
-import { startBridge } from './runtime.ts';
+import { type RunningBridge, startBridge } from './runtime.ts';
 import { startBanner, startedFields } from './start-banner.ts';
 import { paletteFor } from './terminal.ts';
 
@@ -32,11 +32,15 @@ export function registerStartCommand(program: Command, io: CliIo): void {
       'also run a receiver that verifies signatures and prints each webhook',
     )
     .option('--json', 'log one JSON object per line')
-    // Watched from the first moment: a signal while the bridge starts stops it once started.
+    // Watched from the first moment: a signal while the bridge starts ends its start-up early.
     .action((flags: StartFlags) => withStopSignal((stopSignal) => runStart(flags, io, stopSignal)));
 }
 
-/** Starts the bridge, prints its banner, and stops it cleanly on `stopSignal`. */
+/**
+ * Starts the bridge, prints its banner, and stops it cleanly on `stopSignal`. A signal while it
+ * starts ends the start-up at its next step (what it opened is closed), with the same lines as a
+ * stop once started and exit 0.
+ */
 async function runStart(
   flags: StartFlags,
   io: CliIo,
@@ -49,7 +53,35 @@ async function runStart(
     : terminalReporter(output, paletteFor(process.stdout.isTTY, process.env));
   // A long-running process: its heap stays near twice its live size (see heap-growth.ts).
   limitHeapGrowth();
-  const bridge = await startBridge(config, { env: process.env, reporter });
+  // Said when the signal arrives, while starting too: the start-up may take a step to end.
+  const stopping = stopSignal.then((signal) =>
+    reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`),
+  );
+  const startUp = abortedOnStop(stopSignal);
+  let bridge: RunningBridge;
+  try {
+    bridge = await startBridge(config, { env: process.env, reporter, stopSignal: startUp });
+  } catch (error) {
+    if (!(error instanceof StopSignalReceived)) throw error;
+    // Ended between two steps of the start-up, what it had opened closed.
+    reporter.info('stopped');
+    return;
+  }
+  // A signal after the start-up's last step: no banner, the bridge stops at once.
+  if (!startUp.aborted) printStarted(bridge, config, flags, io, reporter);
+  await stopping;
+  await bridge.stop();
+  reporter.info('stopped');
+}
+
+/** The `started` line (`--json`) or the banner: where the admin API, simulator and data are. */
+function printStarted(
+  bridge: RunningBridge,
+  config: LocalConfig,
+  flags: StartFlags,
+  io: CliIo,
+  reporter: Reporter,
+): void {
   if (config.json) {
     reporter.info(
       'started',
@@ -75,8 +107,4 @@ async function runStart(
     });
     for (const line of banner) io.out(line);
   }
-  const signal = await stopSignal;
-  reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`);
-  await bridge.stop();
-  reporter.info('stopped');
 }
