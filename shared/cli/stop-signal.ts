@@ -17,10 +17,26 @@ function takeEarlyStopSignal(): NodeJS.Signals | undefined {
   return held === 'SIGINT' || held === 'SIGTERM' ? held : undefined;
 }
 
+/** Why a command's start-up ended early: the stop signal it received meanwhile. */
+export class StopSignalReceived extends BridgeError {
+  override name = 'StopSignalReceived';
+  readonly signal: NodeJS.Signals;
+
+  constructor(signal: NodeJS.Signals) {
+    super(`${signal} received while starting`);
+    this.signal = signal;
+  }
+}
+
 /** A watch for the first SIGINT or SIGTERM, from {@link watchStopSignal}. */
 interface StopSignalWatch {
   /** Resolves with the first SIGINT or SIGTERM received since the watch began. */
   received: Promise<NodeJS.Signals>;
+  /**
+   * Aborted as that signal arrives (at once, not a promise's turn later), its reason a
+   * {@link StopSignalReceived}: for a start-up that checks between its steps.
+   */
+  aborted: AbortSignal;
   /** Stops watching (idempotent): a later signal has Node's default effect again. */
   dispose(): void;
 }
@@ -29,17 +45,20 @@ interface StopSignalWatch {
  * Catches the first SIGINT or SIGTERM from now on, for a long-running command (`start`,
  * `simulator`) to stop cleanly. Begun before the command starts its parts, so a signal that
  * arrives while they start (a process manager stopping it early, a quick Ctrl-C) is kept and
- * answered by a clean stop once they have started, instead of killing the process half-way
- * with no exit code of its own. It takes over the entry's hold of a signal that arrived while
- * the CLI loaded, before the command ran (bin/early-stop-signal.js): that one counts as
- * received. After the first signal the watch ends: a second one ends the process at once.
+ * answered by a clean stop (at the start-up's next step, for a command that checks
+ * {@link StopSignalWatch.aborted}), instead of killing the process half-way with no exit code of
+ * its own. It takes over the entry's hold of a signal that arrived while the CLI loaded, before
+ * the command ran (bin/early-stop-signal.js): that one counts as received. After the first
+ * signal the watch ends: a second one ends the process at once.
  * @example const stop = watchStopSignal(); try { await begin(); await stop.received; } finally { stop.dispose(); }
  */
 function watchStopSignal(): StopSignalWatch {
   let dispose = () => {};
+  const abort = new AbortController();
   const received = new Promise<NodeJS.Signals>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       dispose();
+      abort.abort(new StopSignalReceived(signal));
       resolve(signal);
     };
     dispose = () => {
@@ -52,44 +71,22 @@ function watchStopSignal(): StopSignalWatch {
     const early = takeEarlyStopSignal();
     if (early !== undefined) onSignal(early);
   });
-  return { received, dispose };
+  return { received, aborted: abort.signal, dispose };
 }
 
 /**
  * Runs a long-running command under a {@link watchStopSignal} begun before it: `run` gets the
- * promise of the first SIGINT or SIGTERM, and the watch ends when `run` does.
- * @example await withStopSignal((stopSignal) => runStart(flags, io, stopSignal));
+ * promise of the first SIGINT or SIGTERM, and an AbortSignal aborted as it arrives (its reason a
+ * {@link StopSignalReceived}) for its start-up to end early; the watch ends when `run` does.
+ * @example await withStopSignal((stopSignal, startUp) => runStart(flags, io, stopSignal, startUp));
  */
 export async function withStopSignal<T>(
-  run: (stopSignal: Promise<NodeJS.Signals>) => Promise<T>,
+  run: (stopSignal: Promise<NodeJS.Signals>, aborted: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const watch = watchStopSignal();
   try {
-    return await run(watch.received);
+    return await run(watch.received, watch.aborted);
   } finally {
     watch.dispose();
   }
-}
-
-/** Why a command's start-up ended early: the stop signal it received meanwhile. */
-export class StopSignalReceived extends BridgeError {
-  override name = 'StopSignalReceived';
-  readonly signal: NodeJS.Signals;
-
-  constructor(signal: NodeJS.Signals) {
-    super(`${signal} received while starting`);
-    this.signal = signal;
-  }
-}
-
-/**
- * An AbortSignal aborted once `stopSignal` resolves, its reason a {@link StopSignalReceived}
- * naming the signal: for work that checks for a stop between its steps (start's start-up, which
- * then ends early and closes what it opened) rather than once it is running.
- * @example const startUp = abortedOnStop(stopSignal); await startBridge(config, { ...deps, stopSignal: startUp });
- */
-export function abortedOnStop(stopSignal: Promise<NodeJS.Signals>): AbortSignal {
-  const controller = new AbortController();
-  void stopSignal.then((signal) => controller.abort(new StopSignalReceived(signal)));
-  return controller.signal;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli/exit-codes.ts';
-import { abortedOnStop, StopSignalReceived, withStopSignal } from '../cli/stop-signal.ts';
+import { StopSignalReceived, withStopSignal } from '../cli/stop-signal.ts';
 import { systemClock } from '../clock.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
 import { type LocalConfig, readLocalConfig, type StartFlags } from './local-config.ts';
@@ -33,18 +33,21 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     )
     .option('--json', 'log one JSON object per line')
     // Watched from the first moment: a signal while the bridge starts ends its start-up early.
-    .action((flags: StartFlags) => withStopSignal((stopSignal) => runStart(flags, io, stopSignal)));
+    .action((flags: StartFlags) =>
+      withStopSignal((stopSignal, startUp) => runStart(flags, io, stopSignal, startUp)),
+    );
 }
 
 /**
  * Starts the bridge, prints its banner, and stops it cleanly on `stopSignal`. A signal while it
- * starts ends the start-up at its next step (what it opened is closed), with the same lines as a
- * stop once started and exit 0.
+ * starts (`startUp` aborted) ends the start-up at its next step, what it opened closed, with the
+ * same lines as a stop once started and exit 0.
  */
 async function runStart(
   flags: StartFlags,
   io: CliIo,
   stopSignal: Promise<NodeJS.Signals>,
+  startUp: AbortSignal,
 ): Promise<void> {
   const config = readLocalConfig(process.env, flags);
   const output = { write: (line: string) => io.out(line), now: () => systemClock.now() };
@@ -57,13 +60,13 @@ async function runStart(
   const stopping = stopSignal.then((signal) =>
     reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`),
   );
-  const startUp = abortedOnStop(stopSignal);
   let bridge: RunningBridge;
   try {
     bridge = await startBridge(config, { env: process.env, reporter, stopSignal: startUp });
   } catch (error) {
     if (!(error instanceof StopSignalReceived)) throw error;
     // Ended between two steps of the start-up, what it had opened closed.
+    await stopping;
     reporter.info('stopped');
     return;
   }

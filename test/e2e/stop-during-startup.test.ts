@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { type FileHandle, mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,27 @@ describePosix('a stop signal while a command starts', () => {
     const ended = await run.ended;
     expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
     expect(run.output()).toContain('simulator stopped');
+  }, 90_000);
+
+  it('ends start at its first step, exit 0, when SIGTERM arrives while the CLI still loads', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'start-load-signal-'));
+    dirs.push(dataDir);
+    const fifo = join(dataDir, 'cli-load');
+    makeFifo(fifo);
+    const run = spawnBin(
+      ['start', '--port', '0', '--data-dir', dataDir],
+      { HOLD_CLI_LOAD_FIFO: fifo },
+      ['--import', HOLD_CLI_LOAD_PRELOAD],
+    );
+    const writer = await openWhenTheCommandDoes(fifo, 'w', run);
+    run.child.kill('SIGTERM');
+    await writer.close().catch(() => {});
+    const ended = await run.ended;
+    expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
+    expect(run.output()).toContain('SIGTERM: stopping');
+    expect(run.output()).toContain('stopped');
+    // Nothing was opened only to be closed again: no store, queue or lock in the data dir.
+    expect(await readdir(dataDir)).toEqual(['cli-load']);
   }, 90_000);
 
   it('stops start cleanly, exit 0, when SIGTERM arrives before it has started', async () => {
