@@ -151,7 +151,6 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       client: dynamo.client,
       tableName: LOCAL_TABLE_NAME,
       clock,
-      compressEventBodiesAbove: Number.POSITIVE_INFINITY,
     });
 
     const deliveryCounter = new DynamoDbDeliveryCounter({

@@ -62,9 +62,10 @@ export interface DynamoDbWebhookStoreOptions {
   /**
    * Event bodies longer than this many UTF-8 bytes are stored compressed (default
    * {@link EVENT_BODY_COMPRESS_ABOVE_BYTES}: all, for AWS's 1 KB write units); shorter ones as
-   * text. A store whose writes cost nothing per kilobyte (dynalite on the local disk) passes
-   * `Infinity`: compressing costs more CPU there than the smaller item saves. Items are read
-   * back whichever way they were stored.
+   * text. Items are read back whichever way they were stored. The local run keeps the default
+   * too: storing every body as text there (`Infinity`) measured no less CPU per delivery in
+   * alternating runs of bench/webhooks.ts and bench/detection-cpu.ts (LevelDB then encodes,
+   * writes and compacts about four times the bytes; docs/benchmarks.md).
    */
   compressEventBodiesAbove?: number;
 }
