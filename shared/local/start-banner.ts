@@ -10,6 +10,8 @@ export interface BannerFacts {
   productSamples: readonly ProductSample[];
   /** Streams of the CONNECTOR_* (or simulator) connection. */
   localStreams: number;
+  /** The entity types those streams follow (POLL_ENTITIES), in stream order. */
+  localEntityTypes: readonly string[];
   /** Enabled connections added at run time (`connections add`), and their streams. */
   storedConnections: number;
   storedStreams: number;
@@ -49,6 +51,35 @@ function shownUrl(url: string | undefined): string | undefined {
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
+/** Characters of a banner line's list after its label, before the list goes on a line below. */
+const BANNER_LIST_WIDTH = 72;
+
+/**
+ * `items` joined by commas on as few lines as fit {@link BANNER_LIST_WIDTH} each (an item
+ * longer than that gets a line of its own). Pure.
+ * @example wrappedList(['customer', 'resource'], 72) // ['customer, resource']
+ */
+export function wrappedList(items: readonly string[], width = BANNER_LIST_WIDTH): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of new Set(items)) {
+    const next = line === '' ? item : `${line}, ${item}`;
+    if (line !== '' && next.length + 1 > width) {
+      lines.push(`${line},`);
+      line = item;
+    } else line = next;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+/** Lines of `label` (padded to the banner's column) and its list wrapped beneath it. */
+function labelledList(label: string, items: readonly string[]): string[] {
+  return wrappedList(items).map(
+    (part, index) => `  ${(index === 0 ? label : '').padEnd(15)}${part}`,
+  );
+}
+
 /**
  * The lines `change-bridge start` prints once it runs: where each part listens, what it polls,
  * where data is kept, and how to subscribe. Pure.
@@ -72,6 +103,7 @@ export function startBanner(facts: BannerFacts): string[] {
   lines.push(
     `  polling        ${plural(facts.localStreams, 'stream')} every ${facts.pollIntervalMs / 1000}s${stored}`,
   );
+  lines.push(...labelledList('entities', facts.localEntityTypes));
   lines.push(`  data           ${facts.dataDir}/`);
   if (facts.demoReceiverUrl)
     lines.push(
@@ -94,6 +126,8 @@ export interface StartedFacts {
   productSamples: readonly ProductSample[];
   /** Streams of the CONNECTOR_* (or simulator) connection. */
   streams: number;
+  /** The entity types those streams follow, in stream order. */
+  entityTypes: readonly string[];
   storedConnections: readonly { id: string; streams: number }[];
   requeuedDeliveries: number;
   dataDir: string;
@@ -111,6 +145,7 @@ export function startedFields(facts: StartedFacts): Record<string, unknown> {
     admin: facts.adminUrl,
     dataDir: facts.dataDir,
     streams: facts.streams,
+    entityTypes: [...new Set(facts.entityTypes)],
     storedConnections: facts.storedConnections,
     pollIntervalMs: facts.pollIntervalMs,
     demoReceiver: facts.demoReceiverUrl,

@@ -7,6 +7,7 @@ const facts: BannerFacts = {
   demoReceiverUrl: undefined,
   productSamples: [],
   localStreams: 13,
+  localEntityTypes: ['customer', 'resource'],
   storedConnections: 0,
   storedStreams: 0,
   pollIntervalMs: 5000,
@@ -27,6 +28,30 @@ describe('the banner of change-bridge start', () => {
     expect(lines).toContain(
       '  npx change-bridge subscriptions add --url http://127.0.0.1:9000/hook',
     );
+  });
+
+  it('names the entity types polled, wrapped under their label when they are many', () => {
+    expect(startBanner(facts)).toContain('  entities       customer, resource');
+    const many = [
+      'customer',
+      'resource',
+      'reservation',
+      'reservationGroup',
+      'company',
+      'accountNote',
+      'loyaltyMembership',
+      'loyaltyProgram',
+      'productCategory',
+      'billingAutomation',
+    ];
+    const lines = startBanner({ ...facts, localEntityTypes: many }).filter((line) =>
+      /^ {2}(entities| {8}) {7}\S/.test(line),
+    );
+    expect(lines).toEqual([
+      '  entities       customer, resource, reservation, reservationGroup, company, accountNote,',
+      '                 loyaltyMembership, loyaltyProgram, productCategory, billingAutomation',
+    ]);
+    expect(lines.every((line) => line.length <= 17 + 72)).toBe(true);
   });
 
   it('counts the connections added at run time beside the local one', () => {
@@ -75,6 +100,7 @@ describe('the started line of change-bridge start --json', () => {
     demoReceiverUrl: undefined,
     productSamples: [],
     streams: 11,
+    entityTypes: ['customer', 'customer', 'resource'],
     storedConnections: [],
     requeuedDeliveries: 0,
   };
@@ -91,6 +117,7 @@ describe('the started line of change-bridge start --json', () => {
       simulator: undefined,
       admin: 'http://127.0.0.1:4000',
       streams: 11,
+      entityTypes: ['customer', 'resource'],
       pollIntervalMs: 5000,
     });
     expect(JSON.stringify(fields)).not.toContain('secret');
