@@ -15,15 +15,9 @@ import {
 
 /*
  * How the webhook store's records become table items and back (keys: dynamodb-webhook-keys.ts).
- * Sizes matter: a write unit is 1 KB, so an event item keeps its body compressed (in AWS) and
- * its id only in the key.
+ * Sizes matter: a write unit is 1 KB, so an event item keeps its body compressed and its id
+ * only in the key.
  */
-
-/**
- * Event bodies longer than this (UTF-8 bytes) are stored compressed by default: all of them, for
- * AWS's 1 KB write units (a ~3.5 KB change event shrinks to ~650 bytes, see compressEventBody).
- */
-export const EVENT_BODY_COMPRESS_ABOVE_BYTES = 0;
 
 /**
  * A delivery kept on its event's item, as a list (names cost bytes in every item, and an item
@@ -32,15 +26,11 @@ export const EVENT_BODY_COMPRESS_ABOVE_BYTES = 0;
  */
 const DeliveredAtOnceEntrySchema = z.tuple([z.string(), z.number(), z.number(), z.number()]);
 
-/**
- * An event item: its body compressed in `body`, or as text in `text` (a store that does not
- * compress it); older items hold it as text in `doc`.
- */
+/** An event item (older items hold the body as text in `doc`). */
 const EventItemSchema = z.object({
   pk: z.string().startsWith('EVENT#'),
   doc: z.looseObject({ type: z.string(), storedAt: z.number() }),
   body: z.instanceof(Uint8Array).optional(),
-  text: z.string().optional(),
   /** Ids of the fan-out deliveries with an item of their own. */
   dlv: z.array(z.string()).optional(),
   /** Fan-out deliveries that succeeded at their first attempt. */
@@ -51,25 +41,20 @@ const EventItemSchema = z.object({
 const AttemptLogSchema = z.array(AttemptSchema);
 
 /**
- * The item of a stored event: summary in `doc`, the body (compressed in `body` when longer than
- * `compressAboveBytes`, else as text in `text`; never in `doc`, which
- * {@link DELIVERED_AT_ONCE_PROJECTION} reads), and what its fan-out recorded: the deliveries
- * that succeeded at once (`ok`) and the ids of the others (`dlv`).
+ * The item of a stored event: summary in `doc`, compressed body, and what its fan-out
+ * recorded: the deliveries that succeeded at once (`ok`) and the ids of the others (`dlv`).
  */
 export function eventItem(
   event: StoredEvent,
   fanOut: { deliveredAtOnce?: readonly DeliveredAtOnce[]; deliveryIds?: readonly string[] },
   ttl: number,
-  compressAboveBytes = EVENT_BODY_COMPRESS_ABOVE_BYTES,
 ): Record<string, unknown> {
   const { deliveredAtOnce = [], deliveryIds = [] } = fanOut;
-  const compress = Buffer.byteLength(event.body, 'utf8') > compressAboveBytes;
   return {
     pk: `EVENT#${event.id}`,
     sk: 'EVENT',
     doc: { type: event.type, storedAt: event.storedAt },
-    body: compress ? compressEventBody(event.body) : undefined,
-    text: compress ? undefined : event.body,
+    body: compressEventBody(event.body),
     dlv: deliveryIds.length > 0 ? [...deliveryIds] : undefined,
     ok:
       deliveredAtOnce.length > 0
@@ -136,17 +121,14 @@ function atOnceEntries(
   }));
 }
 
-/**
- * A stored event from its item: the body decompressed, or read as stored as text (in `text`, or
- * in older items in `doc`).
- */
+/** A stored event from its item: the body decompressed (or, in older items, read from `doc`). */
 export function toStoredEvent(item: Record<string, unknown>): StoredEvent {
   return storedEventOf(parseOrThrow(EventItemSchema, item, 'stored event'));
 }
 
 /** {@link toStoredEvent} of an item already parsed. */
 function storedEventOf(parsed: z.infer<typeof EventItemSchema>): StoredEvent {
-  const body = parsed.body ? decompressEventBody(parsed.body) : (parsed.text ?? parsed.doc.body);
+  const body = parsed.body ? decompressEventBody(parsed.body) : parsed.doc.body;
   return parseOrThrow(
     StoredEventSchema,
     { ...parsed.doc, id: parsed.pk.slice('EVENT#'.length), body },

@@ -26,7 +26,6 @@ import {
   attemptLogOf,
   attemptsOfDeliveryItems,
   bySubscription,
-  EVENT_BODY_COMPRESS_ABOVE_BYTES,
   eventItem,
   toStoredEvent,
   toStoredEventRecord,
@@ -59,15 +58,6 @@ export interface DynamoDbWebhookStoreOptions {
   tableName: string;
   clock: Clock;
   retentionMs?: number;
-  /**
-   * Event bodies longer than this many UTF-8 bytes are stored compressed (default
-   * {@link EVENT_BODY_COMPRESS_ABOVE_BYTES}: all, for AWS's 1 KB write units); shorter ones as
-   * text. Items are read back whichever way they were stored. The local run keeps the default
-   * too: storing every body as text there (`Infinity`) measured no less CPU per delivery in
-   * alternating runs of bench/webhooks.ts and bench/detection-cpu.ts (LevelDB then encodes,
-   * writes and compacts about four times the bytes; docs/benchmarks.md).
-   */
-  compressEventBodiesAbove?: number;
 }
 
 /**
@@ -76,12 +66,9 @@ export interface DynamoDbWebhookStoreOptions {
  */
 export class DynamoDbWebhookStore implements WebhookStore {
   private readonly table: WebhookTable;
-  private readonly compressEventBodiesAbove: number;
 
   constructor(private readonly options: DynamoDbWebhookStoreOptions) {
     this.table = WebhookTable.on(options.client, options.tableName);
-    this.compressEventBodiesAbove =
-      options.compressEventBodiesAbove ?? EVENT_BODY_COMPRESS_ABOVE_BYTES;
   }
 
   private ttl(): number {
@@ -116,7 +103,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {
-    const item = eventItem(event, {}, this.ttl(), this.compressEventBodiesAbove);
+    const item = eventItem(event, {}, this.ttl());
     if (!(await this.table.tryPut(item, 'attribute_not_exists(pk)'))) return false;
     if (!options.deferListing) await this.indexEvents([event]);
     return true;
@@ -134,12 +121,7 @@ export class DynamoDbWebhookStore implements WebhookStore {
     const ttl = this.ttl();
     await this.table.batchPut(
       writes.flatMap(({ event, deliveredAtOnce, others }) => [
-        eventItem(
-          event,
-          { deliveredAtOnce, deliveryIds: others.map((o) => o.delivery.id) },
-          ttl,
-          this.compressEventBodiesAbove,
-        ),
+        eventItem(event, { deliveredAtOnce, deliveryIds: others.map((o) => o.delivery.id) }, ttl),
         ...others.map((other) => this.deliveryItem(other.delivery, { attempts: other.attempts })),
       ]),
     );
