@@ -1,22 +1,9 @@
-/**
- * Keys a JavaScript object enumerates before all others, in numeric order (array indices), and
- * `__proto__`, which an assignment would not make an own member: a copy cannot hold either in
- * code-unit order.
- */
-function unorderableKey(key: string): boolean {
-  if (key === '__proto__') return true;
-  const code = key.charCodeAt(0);
-  return code >= 48 && code <= 57 && String(Number(key) >>> 0) === key && key !== '4294967295';
-}
-
-/** An object's keys in code-unit order, and whether a copy could keep that order. */
+/** An object's keys, and the same keys in code-unit order. */
 export interface KeyOrder {
   /** The keys as the object enumerates them. */
   keys: readonly string[];
   /** The same keys in code-unit order (`Array.prototype.sort`'s default). */
   sorted: readonly string[];
-  /** Whether a copy inserting `sorted` in turn would enumerate them in another order. */
-  unorderable: boolean;
 }
 
 /** Key lists kept for each number of keys: a record's nested objects of one size (a customer's
@@ -49,7 +36,7 @@ export function keyOrderOf(keys: string[]): KeyOrder {
     keyOrders.set(keys.length, known);
   }
   for (const order of known) if (sameKeys(order.keys, keys)) return order;
-  const order = { keys, sorted: [...keys].sort(), unorderable: keys.some(unorderableKey) };
+  const order = { keys, sorted: [...keys].sort() };
   if (known.length >= KEY_ORDERS_PER_LENGTH) known.shift();
   known.push(order);
   return order;
