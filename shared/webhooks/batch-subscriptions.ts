@@ -89,16 +89,24 @@ export class BatchSubscriptions {
    */
   subscription(id: string): Promise<Subscription | undefined> {
     // The common case, a fresh copy in the list already read, needs no async step of its own.
-    const listed = this.subscriptionsListed?.get(id);
-    if (listed && !(listed.enabled && this.readAgain(id))) return Promise.resolve(listed);
-    return this.readSubscription(id);
+    const listed = this.freshCopy(this.subscriptionsListed, id);
+    return listed ? Promise.resolve(listed) : this.readSubscription(id);
+  }
+
+  /** `list`'s copy of subscription `id` when it can serve as it is (see {@link readAgain}). */
+  private freshCopy(
+    list: ReadonlyMap<string, Subscription> | undefined,
+    id: string,
+  ): Subscription | undefined {
+    const listed = list?.get(id);
+    return listed && !(listed.enabled && this.readAgain(id)) ? listed : undefined;
   }
 
   /** {@link subscription} once the list is read: its copy, or one read again. */
   private async readSubscription(id: string): Promise<Subscription | undefined> {
     const list = await this.all();
-    const listed = list.get(id);
-    if (listed && !(listed.enabled && this.readAgain(id))) return listed;
+    const listed = this.freshCopy(list, id);
+    if (listed) return listed;
     const disabledAt = this.deps.scheduler.disabledAt(id);
     // Deliveries that find the copy stale at once share one read (unless disabled since it began).
     const inFlight = this.readsInFlight.get(id);

@@ -1,4 +1,5 @@
 import { fieldIssues } from '../errors.ts';
+import { isJsonObject } from '../json-object.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { objectMemberText } from './json-member-text.ts';
@@ -38,7 +39,7 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   }
   // Our own messages say their kind; anything else should be an envelope. One schema each: a
   // union of the two would try the delivery message first, and build its issues, for every event.
-  if (isObject(json) && json.kind === 'delivery') {
+  if (isJsonObject(json) && json.kind === 'delivery') {
     const message = DeliveryMessageSchema.safeParse(json);
     if (!message.success) return malformed(record, message.error, deps);
     const { deliveryId, subscriptionId, subject, lane } = message.data;
@@ -51,10 +52,6 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   const body =
     objectMemberText(record.body, 'detail') ?? JSON.stringify((json as { detail: unknown }).detail);
   return { kind: 'event', event: envelope.data.detail, body };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
 }
 
 /** Counts and logs a body that is neither message (retrying cannot fix it). */
