@@ -194,7 +194,8 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
  * set has 4 characters`: no message shows a variable's value, which may be a secret set in
  * the wrong variable (a flag's, typed by the user, may be shown);
  * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it, or
- * answer to a non-loopback name BRIDGE_ALLOWED_HOSTS gives;
+ * answer to a non-loopback name BRIDGE_ALLOWED_HOSTS gives; `--demo-receiver` with
+ * WEBHOOK_ALLOW_PRIVATE=false (its loopback receiver would be refused);
  * also when BRIDGE_MAX_BACKLOG, POLL_EXPORT_IDS, POLL_PRODUCT_IDS or a simulator variable is bad
  * (or a CONNECTOR_* token is set without CONNECTOR_BASE_URL).
  */
@@ -250,6 +251,17 @@ export function readLocalConfig(
       {
         path: 'BRIDGE_ADMIN_TOKEN',
         message: `required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${entryName(exposedAs, hosts.length)}): whatever reaches the admin API under that name, a proxy's clients, would call it without authentication`,
+      },
+    ]);
+  }
+  // The demo receiver listens on 127.0.0.1 over http, which this setting refuses as a receiver:
+  // said here, before anything opens, rather than when its subscription is refused.
+  if (flags.demoReceiver && !parsed.WEBHOOK_ALLOW_PRIVATE) {
+    throw new ValidationError('configuration', [
+      {
+        path: '--demo-receiver',
+        message:
+          'its receiver listens on http://127.0.0.1, a receiver WEBHOOK_ALLOW_PRIVATE=false refuses: leave out --demo-receiver, or unset WEBHOOK_ALLOW_PRIVATE',
       },
     ]);
   }

@@ -84,4 +84,20 @@ describe('change-bridge start with a bad variable', () => {
       'BRIDGE_ADMIN_TOKEN: required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (entry 2 of 2)',
     );
   });
+
+  it('exits 2 naming both when --demo-receiver meets WEBHOOK_ALLOW_PRIVATE=false, before opening anything', async () => {
+    // Before, the receiver started, its subscription was refused ("url: must use https"), and
+    // the process printed the error but never exited, held open by what it had started.
+    const dataDir = await mkdtemp(join(tmpdir(), 'start-env-'));
+    dirs.push(dataDir);
+    const result = await runBin(
+      ['start', '--port', '0', '--demo-receiver'],
+      { BRIDGE_DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'false' },
+      15_000,
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('--demo-receiver: ');
+    expect(result.stderr).toContain('WEBHOOK_ALLOW_PRIVATE=false');
+    expect(result.stdout).not.toContain('change-bridge is running');
+  });
 });
