@@ -9,6 +9,7 @@ const DEMO_RECEIVER_DESCRIPTION = 'demo receiver (change-bridge start --demo-rec
  * `start --demo-receiver`: a local receiver that verifies every webhook and reports it, and a
  * subscription of every event to it (the previous run's demo subscription is replaced). The
  * receiver verifies with the subscription's secret as `store` holds it, so it follows a rotation.
+ * @throws what removing or creating the subscription throws, the receiver closed first.
  */
 export async function startDemoReceiverWithSubscription(
   webhooks: WebhookService,
@@ -23,14 +24,23 @@ export async function startDemoReceiverWithSubscription(
       { receiver: webhook },
     ),
   );
-  await removeDemoSubscriptions(webhooks);
-  const { subscription } = await webhooks.createSubscription({
-    url: receiver.url,
-    description: DEMO_RECEIVER_DESCRIPTION,
-  });
+  let subscriptionId: string;
+  try {
+    await removeDemoSubscriptions(webhooks);
+    const { subscription } = await webhooks.createSubscription({
+      url: receiver.url,
+      description: DEMO_RECEIVER_DESCRIPTION,
+    });
+    subscriptionId = subscription.id;
+  } catch (error) {
+    // The caller never gets the receiver to close: left listening, it would keep a failed
+    // start's process alive after its error.
+    await receiver.close();
+    throw error;
+  }
   // Read from the store, not kept from here: `subscriptions rotate-secret` stores a new secret
   // that signs every webhook from then on, the old one only until its grace period ends.
-  receiver.useSecretSource(async () => (await store.getSubscription(subscription.id))?.secret);
+  receiver.useSecretSource(async () => (await store.getSubscription(subscriptionId))?.secret);
   return receiver;
 }
 

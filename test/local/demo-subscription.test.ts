@@ -31,6 +31,27 @@ describe("the demo receiver's subscription", () => {
     expect(await removeDemoSubscriptions(service)).toBe(0);
   });
 
+  it('closes its receiver when the subscription cannot be made, so a failed start can end', async () => {
+    const { service, store } = createHarness();
+    let receiverUrl = '';
+    // The service as it is, but refusing the demo subscription (a store that fails, say).
+    const refusing = Object.assign(Object.create(service) as typeof service, {
+      createSubscription: async (input: { url: string }) => {
+        receiverUrl = input.url;
+        throw new Error('subscription refused');
+      },
+    });
+    await expect(startDemoReceiverWithSubscription(refusing, store, reporter)).rejects.toThrow(
+      'subscription refused',
+    );
+    // Before, the receiver kept listening: `start` printed the error and never exited.
+    const reached = await fetch(receiverUrl, { method: 'POST', body: '{}' }).then(
+      (response) => `answered ${response.status}`,
+      (error: Error) => (error.cause as { code?: string } | undefined)?.code,
+    );
+    expect(reached).toBe('ECONNREFUSED');
+  });
+
   it('verifies with the secret rotate-secret issued once the old one stops signing', async () => {
     const { service, store } = createHarness();
     const receiver = await startDemoReceiverWithSubscription(service, store, reporter);
