@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { WebhookNotFoundError } from '../../shared/webhooks/subscription-admin.ts';
 import { startDispatchFixture } from './support/fixture.ts';
@@ -211,6 +212,29 @@ describe('webhook admin service', () => {
     });
     expect(receiver.log[0]?.headers['webhook-id']).toBe(delivery.eventId);
     expect(receiver.log[0]?.verifiedWith).toBe(1);
+  });
+
+  it('delivers a ping at once while an earlier ping to the same subscription waits for its retry (pings keep no order)', async () => {
+    let requests = 0;
+    const { receiver, harness, service, subscribe } = await setup(() => ({
+      kind: 'respond',
+      status: requests++ === 0 ? 500 : 204,
+    }));
+    const sub = await subscribe('/ping', { retrySchedule: [3_600] });
+    const first = await service.ping(sub.id);
+    await harness.drainVisible();
+    // A second ping in another millisecond (a ping's id is made of its time).
+    await (harness.clock as ManualClock).advance(1_000);
+    const second = await service.ping(sub.id);
+    await harness.drainVisible();
+    // The first failed and waits an hour for its retry; the second is not held behind it.
+    expect(receiver.log.map((r) => r.headers['webhook-id'])).toEqual([
+      first.eventId,
+      second.eventId,
+    ]);
+    expect((await service.listDeliveries({ eventId: second.eventId }))[0]?.delivery.status).toBe(
+      'delivered',
+    );
   });
 
   it('replays to a named subscription an event it was sent before, though its filters take no such type (a ping)', async () => {
