@@ -4,6 +4,7 @@ import { afterDeliveryWrite, dead, noteNextAttemptInBatch } from './delivery-fol
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { DEADLINE_DEFER_MS } from './endpoint-lane-pump.ts';
 import { endpointOfUrl } from './endpoint-of-url.ts';
 import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
@@ -117,6 +118,8 @@ export async function attemptDelivery(
     { delivery, log: record.attempts, subscription: current, body: event.body },
     batch,
   );
+  // Cut off by the process's stop: no attempt; due again as the next run starts.
+  if (sent === 'stopped') return defer(delivery, clock.now() + DEADLINE_DEFER_MS, place);
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);
   if (await store.updateDelivery(sent.next, sent.log)) {
     if (sent.next.status !== 'pending') {

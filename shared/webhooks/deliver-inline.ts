@@ -1,6 +1,7 @@
 import type { DispatchLane } from '../publish/publisher.ts';
 import { dead, noteNextAttemptInBatch } from './delivery-follow-up.ts';
 import type { DispatchBatch } from './dispatch-batch.ts';
+import { DEADLINE_DEFER_MS } from './endpoint-lane-pump.ts';
 import { endpointOfUrl } from './endpoint-of-url.ts';
 import type { InlineDelivery } from './inline-delivery.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
@@ -61,8 +62,14 @@ export async function deliverInline(
         { delivery: task.delivery, log: [], subscription: current, body: task.body },
         batch,
       );
-      next = sent.next;
-      log = sent.log;
+      if (sent === 'stopped') {
+        // Cut off by the process's stop: no attempt; created pending, due as the next run starts.
+        next = { ...task.delivery, nextAttemptAt: deps.clock.now() + DEADLINE_DEFER_MS };
+        deferred = true;
+      } else {
+        next = sent.next;
+        log = sent.log;
+      }
     }
   }
   noteNextAttemptInBatch(next, task.subject, batch, false);

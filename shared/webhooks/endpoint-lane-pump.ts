@@ -118,10 +118,11 @@ function judgedSlow(lane: EndpointLane, slow: boolean, now: number): boolean {
  * Starts the waiting work whose deadline has come to defer itself ({@link DEADLINE_DEFER_MS}),
  * a subject's first waiting work only and only while the subject has nothing in flight (its
  * later work follows once that finishes: a subject's deferrals are made in its order), and
- * sets a timer for the next deadline of what still waits.
+ * sets a timer for the next deadline of what still waits. Once the process stopped sending
+ * (`lane.stoppedAt`), every slot's deadline has come, whatever its own.
  */
 function startPastDeadline(clock: Clock, lane: EndpointLane): void {
-  if (lane.waitingWithDeadline === 0) return;
+  if (lane.waitingWithDeadline === 0 && lane.stoppedAt === undefined) return;
   const now = clock.now();
   const earlier = new Set<string>();
   const started: { slot: Slot; index: number }[] = [];
@@ -129,8 +130,9 @@ function startPastDeadline(clock: Clock, lane: EndpointLane): void {
   lane.waiting.forEach((slot, index) => {
     const first = !earlier.has(slot.subject) && !lane.busySubjects.has(slot.subject);
     earlier.add(slot.subject);
-    if (slot.deadline === undefined) return;
-    if (slot.deadline > now) next = Math.min(next, slot.deadline);
+    const deadline = lane.stoppedAt ?? slot.deadline;
+    if (deadline === undefined) return;
+    if (deadline > now) next = Math.min(next, deadline);
     else if (first) started.push({ slot, index });
   });
   if (started.length > 0) {

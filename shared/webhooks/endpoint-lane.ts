@@ -41,6 +41,11 @@ export interface EndpointLane {
   deadlineCheckAt: number | undefined;
   /** Slots among `waiting` that have a deadline. */
   waitingWithDeadline: number;
+  /**
+   * When the process stopped sending (EndpointScheduler.stopSending), if it did: the deadline of
+   * every slot from then on, whatever its own.
+   */
+  stoppedAt: number | undefined;
   /** When the last deliveries deferred for their place in its line are expected to start. */
   booked: LineBookings;
   /** Since when it has deferred work for its line, if it does (until all of it is due again). */
@@ -81,6 +86,7 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     spacingDue: false,
     deadlineCheckAt: undefined,
     waitingWithDeadline: 0,
+    stoppedAt: undefined,
     booked: { live: 0, bulk: 0 },
     deferringSince: undefined,
     slowSince: undefined,

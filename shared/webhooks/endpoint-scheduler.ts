@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import { type EndpointLane, newEndpointLane, type Started, slotDemand } from './endpoint-lane.ts';
-import { pumpLane } from './endpoint-lane-pump.ts';
+import { DEADLINE_DEFER_MS, pumpLane } from './endpoint-lane-pump.ts';
 import { ENDPOINT_CONCURRENCY_DEFAULT, type EndpointSettings } from './endpoint-settings.ts';
 import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
@@ -38,6 +38,8 @@ export class EndpointScheduler {
   private readonly disabledSince = new Map<string, number>();
   /** The newest state of each subscription's endpoint this process read or stored (health). */
   readonly endpointStates = new KnownEndpointStates();
+  /** When the process stopped sending (see {@link stopSending}), if it did. */
+  private stoppedAt: number | undefined;
 
   /**
    * @param slots Where processes that deliver to the same endpoints share its slots (in AWS,
@@ -98,6 +100,24 @@ export class EndpointScheduler {
       lane.busySubjects.delete(subject);
       pumpLane(this.clock, lane);
       if (lane.inFlight === 0 && lane.waiting.length === 0) lane.slots?.idle();
+    }
+  }
+
+  /**
+   * The process stops (`change-bridge start` asked to stop): from now on no work sends a request.
+   * Every work waiting at an endpoint, and any asked for later, starts at once to defer itself
+   * (DEADLINE_DEFER_MS), as at its batch's deadline: its subject's first waiting work at once,
+   * the next once that one is done, so a subject's deferrals keep its order. Work between its
+   * start and its request sees {@link holdUntil}. What is in flight is left to finish (or to the
+   * sender's own stop). The batches then end without waiting for their lines or their deadlines.
+   * Idempotent.
+   */
+  stopSending(): void {
+    if (this.stoppedAt !== undefined) return;
+    this.stoppedAt = this.clock.now();
+    for (const lane of this.lanes.values()) {
+      lane.stoppedAt = this.stoppedAt;
+      pumpLane(this.clock, lane);
     }
   }
 
@@ -178,15 +198,19 @@ export class EndpointScheduler {
   /**
    * Until when this process sends nothing to the endpoint, if it does not now: its pause, or
    * the deferral of work that waited too long for slots (SLOT_WAIT_LIMIT_MS, in
-   * endpoint-lane-pump.ts; this process's own, never stored as the endpoint's pause).
+   * endpoint-lane-pump.ts; this process's own, never stored as the endpoint's pause), or, once it
+   * stopped sending ({@link stopSending}), a moment (DEADLINE_DEFER_MS): the next run takes the
+   * work up then.
    */
   holdUntil(endpoint: string): number | undefined {
+    const now = this.clock.now();
     const lane = this.lanes.get(endpoint);
     const until = Math.max(
       lane?.pausedUntil ?? this.lanelessPauses.get(endpoint) ?? 0,
       lane?.deferUntil ?? 0,
+      this.stoppedAt === undefined ? 0 : now + DEADLINE_DEFER_MS,
     );
-    return until > this.clock.now() ? until : undefined;
+    return until > now ? until : undefined;
   }
 
   /**
@@ -237,6 +261,7 @@ export class EndpointScheduler {
     if (!lane) {
       const created = newEndpointLane(max, ratePerSecond);
       created.pausedUntil = this.lanelessPauses.get(endpoint) ?? 0;
+      created.stoppedAt = this.stoppedAt;
       this.lanelessPauses.delete(endpoint);
       if (this.slots)
         created.slots = new HeldSlots(

@@ -47,9 +47,20 @@ export type HttpAttemptResult =
     }
   | { kind: 'error'; error: 'timeout' | 'network' | 'blocked'; message: string; latencyMs: number };
 
+/**
+ * A request the sender cut off, or never made, because it stops (see
+ * UndiciWebhookSenderOptions.stopSignal): no answer came, and it says nothing of the endpoint,
+ * so it is no attempt; the delivery waits for the next run (see sendAttempt).
+ */
+export interface StoppedRequest {
+  kind: 'stopped';
+  latencyMs: number;
+}
+
 /** The port the dispatcher posts through. */
 export interface WebhookSender {
-  send(request: WebhookRequest): Promise<HttpAttemptResult>;
+  /** One POST: what it came to, or `stopped` when the sender stops (see StoppedRequest). */
+  send(request: WebhookRequest): Promise<HttpAttemptResult | StoppedRequest>;
 }
 
 /** A connection refused by the SSRF policy after DNS resolution. */
@@ -69,6 +80,12 @@ export interface UndiciWebhookSenderOptions {
    * 256): a smaller pool would queue requests inside the sender, their timeout running.
    */
   connectionsPerOrigin?: number;
+  /**
+   * Aborted when the process stops: the requests in flight are cut off, and none is made after,
+   * each answered `{ kind: 'stopped' }` (a receiver may have taken one: it gets it again, with
+   * the same `webhook-id`, from the next run).
+   */
+  stopSignal?: AbortSignal;
 }
 
 type LookupCallback = (
@@ -88,9 +105,19 @@ export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly targets = new Map<string, Target>();
+  /** The requests in flight, each by its controller: cut off together when the sender stops. */
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(private readonly options: UndiciWebhookSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    // One listener for every request (not one each: thousands may be in flight).
+    options.stopSignal?.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.inFlight) controller.abort();
+      },
+      { once: true },
+    );
     const lookup = (
       hostname: string,
       lookupOptions: { all?: boolean },
@@ -151,15 +178,22 @@ export class UndiciWebhookSender implements WebhookSender {
     return target;
   }
 
-  async send(webhook: WebhookRequest): Promise<HttpAttemptResult> {
+  async send(webhook: WebhookRequest): Promise<HttpAttemptResult | StoppedRequest> {
     const started = this.options.clock.now();
     const latency = () => this.options.clock.now() - started;
     const { url, refusal } = this.target(webhook.url);
     if (refusal) return { kind: 'error', error: 'blocked', message: refusal, latencyMs: 0 };
+    const stopSignal = this.options.stopSignal;
+    if (stopSignal?.aborted) return { kind: 'stopped', latencyMs: 0 };
     // One controller and timer per request, cleared on completion: cheaper than
     // AbortSignal.timeout, whose timers linger until they fire.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    this.inFlight.add(controller);
     try {
       const response = await request(url, {
         method: 'POST',
@@ -182,15 +216,17 @@ export class UndiciWebhookSender implements WebhookSender {
       if (hasBlockedCause(error)) {
         return { kind: 'error', error: 'blocked', message: messageOf(error), latencyMs: latency() };
       }
-      const timedOut = controller.signal.aborted || nameOf(error) === 'ConnectTimeoutError';
+      if (controller.signal.aborted && !timedOut) return { kind: 'stopped', latencyMs: latency() };
+      const late = timedOut || nameOf(error) === 'ConnectTimeoutError';
       return {
         kind: 'error',
-        error: timedOut ? 'timeout' : 'network',
-        message: timedOut ? `no response within ${this.timeoutMs} ms` : messageOf(error),
+        error: late ? 'timeout' : 'network',
+        message: late ? `no response within ${this.timeoutMs} ms` : messageOf(error),
         latencyMs: latency(),
       };
     } finally {
       clearTimeout(timer);
+      this.inFlight.delete(controller);
     }
   }
 

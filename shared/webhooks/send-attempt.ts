@@ -24,12 +24,14 @@ export interface SentAttempt {
  * Signs and POSTs one attempt of `delivery`, decides its outcome, folds it into the
  * endpoint's health (publishing `delivery.failing`/`delivery.recovered`, disabling on 410
  * or a too-long failure) and returns the delivery's next state. Writes no delivery: the
- * caller creates or updates it, then calls {@link afterDeliveryWrite}.
+ * caller creates or updates it, then calls {@link afterDeliveryWrite}. Returns `'stopped'` when
+ * the sender cut the request off because the process stops (see StoppedRequest): no answer, no
+ * attempt, nothing counted or folded into the endpoint's health; the caller defers the delivery.
  */
 export async function sendAttempt(
   input: { delivery: Delivery; log: readonly Attempt[]; subscription: Subscription; body: string },
   batch: DispatchBatch,
-): Promise<SentAttempt> {
+): Promise<SentAttempt | 'stopped'> {
   const { deps } = batch;
   const { delivery, subscription, body } = input;
   const now = deps.clock.now();
@@ -48,6 +50,7 @@ export async function sendAttempt(
     }),
     batch.subscriptions(),
   ]);
+  if (result.kind === 'stopped') return 'stopped';
   const attempts = delivery.attempts + 1;
   const doneAt = deps.clock.now();
   const outcome = decideOutcome(result, {

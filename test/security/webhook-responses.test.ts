@@ -184,6 +184,7 @@ describe('what a webhook endpoint asks of the bridge', () => {
         body: '{}',
       });
       expect(result).toMatchObject({ kind: 'response', status: 429 });
+      if (result.kind === 'stopped') throw new Error('the sender was not stopped');
       const nowMs = 1_000_000;
       const outcome = decideOutcome(result, {
         attemptsMade: 1,

@@ -69,13 +69,15 @@ async function setup(answers: string[][]) {
 }
 
 const outcomeOf = (result: Awaited<ReturnType<UndiciWebhookSender['send']>>) =>
-  decideOutcome(result, {
-    attemptsMade: 1,
-    schedule: DEFAULT_RETRY_SCHEDULE_MS,
-    nowMs: 0,
-    random: () => 0.5,
-    maxPauseMs: 3_600_000,
-  }).kind;
+  result.kind === 'stopped'
+    ? result.kind
+    : decideOutcome(result, {
+        attemptsMade: 1,
+        schedule: DEFAULT_RETRY_SCHEDULE_MS,
+        nowMs: 0,
+        random: () => 0.5,
+        maxPauseMs: 3_600_000,
+      }).kind;
 
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
 

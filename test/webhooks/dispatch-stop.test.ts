@@ -1,0 +1,191 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { DEADLINE_DEFER_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
+import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
+import { waitFor } from '../support/wait-for.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import {
+  anotherProcess,
+  changeEvent,
+  envelope,
+  eventIdOf,
+  loopbackResolver,
+} from './support/harness.ts';
+import { startReceiver } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const HOUR_MS = 3_600_000;
+
+/** Events 0–2 of one customer (in that order), 3–5 of a customer each. */
+function records() {
+  return Array.from({ length: 6 }, (_, n) => ({
+    messageId: `m-${n}`,
+    body: envelope(changeEvent(eventIdOf(n), { subject: n < 3 ? 'c-chain' : `c-${n}` })),
+  }));
+}
+
+/** Events of a customer each. */
+function distinctSubjects() {
+  return Array.from({ length: 6 }, (_, n) => ({
+    messageId: `m-${n}`,
+    body: envelope(changeEvent(eventIdOf(n))),
+  }));
+}
+
+// `change-bridge start` asked to stop: its batches must end now, not at a deadline an hour off
+// (or, in the local run, none at all), and lose nothing.
+describe('a batch whose process stops sending', () => {
+  it('defers its deliveries not yet sent at once, its lane woken without its deadline, and cuts off the request in flight as no attempt', async () => {
+    let answering = false;
+    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
+      answering ? { kind: 'respond', status: 200 } : { kind: 'hang' },
+    );
+    // One request at a time: the first hangs, the other five wait in the endpoint's line.
+    await subscribe('/hook', { maxConcurrency: 1 });
+    const cutOff = new AbortController();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopbackResolver,
+      clock,
+      timeoutMs: HOUR_MS,
+      stopSignal: cutOff.signal,
+    });
+    cleanup.push(() => sender.close());
+    harness.deps.sender = sender;
+    const deadline = clock.now() + HOUR_MS;
+    let ended = false;
+    const batch = processDispatchBatch(records(), harness.deps, { deadline }).finally(() => {
+      ended = true;
+    });
+    await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ended).toBe(false);
+
+    const stoppedAt = clock.now();
+    harness.deps.scheduler.stopSending();
+    cutOff.abort();
+    // The manual clock stands still: no timer of the lane (its deadline, its line check) fires.
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    expect(clock.now()).toBe(stoppedAt);
+    expect(receiver.log).toHaveLength(1);
+    const deliveries = await harness.store.listDeliveries({ limit: 10 });
+    expect(deliveries.map((d) => [d.eventId, d.status, d.attempts]).sort()).toEqual(
+      records().map((_, n) => [eventIdOf(n), 'pending', 0]),
+    );
+    // Due as the next run starts; a subject's later events just after its earlier ones.
+    const due = new Map(deliveries.map((d) => [d.eventId, d.nextAttemptAt - stoppedAt]));
+    for (const dueIn of due.values()) {
+      expect(dueIn).toBeGreaterThanOrEqual(DEADLINE_DEFER_MS);
+      expect(dueIn).toBeLessThan(DEADLINE_DEFER_MS + 10);
+    }
+    expect(due.get(eventIdOf(1))!).toBeGreaterThan(due.get(eventIdOf(0))!);
+    expect(due.get(eventIdOf(2))!).toBeGreaterThan(due.get(eventIdOf(1))!);
+    expect(harness.queue.size).toBe(records().length);
+
+    // The next run (another process on the same store and queue) sends each once, in order.
+    answering = true;
+    const next = anotherProcess(harness.deps);
+    next.sender = harness.sender;
+    for (let round = 0; round < 10 && receiver.log.length <= records().length; round++) {
+      await clock.advance(DEADLINE_DEFER_MS);
+      await harness.drainVisible(10, next);
+    }
+    const sent = receiver.log.slice(1).map((request) => JSON.parse(request.body).id as string);
+    expect([...sent].sort()).toEqual(records().map((_, n) => eventIdOf(n)));
+    const chain = sent.filter((id) => [0, 1, 2].map(eventIdOf).includes(id));
+    expect(chain).toEqual([0, 1, 2].map(eventIdOf));
+    const after = await harness.store.listDeliveries({ limit: 10 });
+    expect(after.map((d) => [d.status, d.attempts])).toEqual(records().map(() => ['delivered', 1]));
+  });
+  it('defers the retries waiting in its lane at the stop, while the request in flight still hangs', async () => {
+    let answer: 'fail' | 'hang' = 'fail';
+    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
+      answer === 'fail' ? { kind: 'respond', status: 500 } : { kind: 'hang' },
+    );
+    const { subscription } = await subscribe('/hook', { maxConcurrency: 1 });
+    const cutOff = new AbortController();
+    harness.deps.sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopbackResolver,
+      clock,
+      timeoutMs: HOUR_MS,
+      stopSignal: cutOff.signal,
+    });
+    cleanup.push(async () => cutOff.abort());
+    // Six deliveries failed once: six retry messages, due in about 5 s.
+    await processDispatchBatch(distinctSubjects(), harness.deps);
+    await clock.advance(10_000);
+    const retries = harness.queue.receive(10);
+    expect(retries).toHaveLength(distinctSubjects().length);
+
+    answer = 'hang';
+    const deadline = clock.now() + HOUR_MS;
+    const batch = processDispatchBatch(retries, harness.deps, { deadline });
+    await waitFor(
+      () => receiver.log.length === distinctSubjects().length + 1,
+      5_000,
+      'the first retry',
+    );
+    const stoppedAt = clock.now();
+    harness.deps.scheduler.stopSending();
+    // Written as each is deferred: the five behind the hanging request, at once.
+    const deferred = async () => {
+      const deliveries = await harness.store.listDeliveries({
+        subscriptionId: subscription.id,
+        limit: 10,
+      });
+      return deliveries.filter((d) => d.nextAttemptAt >= stoppedAt + DEADLINE_DEFER_MS).length;
+    };
+    await waitFor(
+      async () => (await deferred()) === distinctSubjects().length - 1,
+      5_000,
+      'the waiting retries deferred',
+    );
+    expect(receiver.log).toHaveLength(distinctSubjects().length + 1);
+
+    // The request in flight, cut off, is no attempt: its delivery is deferred as it was.
+    cutOff.abort();
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    expect(await deferred()).toBe(distinctSubjects().length);
+    const deliveries = await harness.store.listDeliveries({
+      subscriptionId: subscription.id,
+      limit: 10,
+    });
+    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual(
+      distinctSubjects().map(() => ['pending', 1]),
+    );
+    expect(receiver.log).toHaveLength(distinctSubjects().length + 1);
+  });
+});
+
+describe('a webhook sender told to stop', () => {
+  it('cuts off its requests in flight and makes no more, each answered stopped', async () => {
+    const receiver = await startReceiver(() => ({ kind: 'hang' }));
+    const cutOff = new AbortController();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopbackResolver,
+      clock: systemClock,
+      timeoutMs: HOUR_MS,
+      stopSignal: cutOff.signal,
+    });
+    cleanup.push(
+      () => sender.close(),
+      () => receiver.close(),
+    );
+    const request = { url: receiver.url('/hook'), headers: {}, body: '{}' };
+    const inFlight = [sender.send(request), sender.send(request)];
+    await waitFor(() => receiver.log.length === 2, 5_000, 'both requests');
+    cutOff.abort();
+    for (const result of await Promise.all(inFlight))
+      expect(result).toMatchObject({ kind: 'stopped' });
+    expect(await sender.send(request)).toEqual({ kind: 'stopped', latencyMs: 0 });
+    expect(receiver.log).toHaveLength(2);
+  });
+});
