@@ -1,12 +1,9 @@
-import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Clock } from '../clock.ts';
 import { noteNextAttempt } from '../webhooks/delivery-follow-up.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { subjectOfBody } from '../webhooks/event-subject.ts';
 import { DeliveryMessageSchema, deliveryMessage } from '../webhooks/messages.ts';
 import { delaySecondsUntil } from '../webhooks/queue.ts';
 import type { Delivery } from '../webhooks/store.ts';
-import { queueDepth } from './queue-backlog-gauge.ts';
 
 /**
  * Deliveries listed per subscription when recovering (the store's listing bound): the newest
@@ -113,22 +110,4 @@ async function storedSubject(
 ): Promise<string | undefined> {
   const event = await deps.store.getEvent(delivery.eventId);
   return event === undefined ? undefined : subjectOfBody(event.body);
-}
-
-/**
- * Waits until the queue holds no visible or in-flight message (delayed retries may stay:
- * they are pending deliveries in the store), or until `timeoutMs` passes.
- */
-export async function drainQueue(
-  client: SQSClient,
-  queueUrl: string,
-  clock: Clock,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = clock.now() + timeoutMs;
-  while (clock.now() < deadline) {
-    if ((await queueDepth(client, queueUrl)) === 0) return true;
-    await clock.sleep(100);
-  }
-  return false;
 }

@@ -22,7 +22,6 @@ import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
 import {
   DELIVERY_MESSAGE_MARKER,
-  drainQueue,
   queuedDeliveries,
   requeuePendingDeliveries,
 } from './dispatch-recovery.ts';
@@ -67,6 +66,15 @@ const LIVE_BATCH_SIZE = 250;
  */
 const BULK_BATCH_SIZE = 100;
 
+/**
+ * How long the requests in flight when the run stops have to be answered before they are cut
+ * off. A receiver that answers at all answers here within milliseconds; one that does not (hung,
+ * or slow past its timeout of 15 s by default) would hold the user's Ctrl-C. A request cut off is
+ * no attempt: its delivery stays pending, due as the next run starts, which sends it again (with
+ * the same `webhook-id`, should the receiver have taken it).
+ */
+export const STOP_REQUEST_GRACE_MS = 2_000;
+
 /** What {@link startLocalDispatch} needs. */
 export interface LocalDispatchOptions {
   dataDir: string;
@@ -100,10 +108,15 @@ export interface LocalDispatch {
    * longer held (the others wait for their message, as before the restart).
    */
   requeued: number;
-  /** Ends the queue consumer (in-flight batches finish). */
-  stopLoop(): Promise<void>;
-  /** Waits up to `timeoutMs` for queued fan-outs to be taken, then ends the consumer. */
-  drain(timeoutMs: number): Promise<void>;
+  /**
+   * Stops delivering, promptly whatever the receivers do: the consumers take no more messages
+   * (what is queued waits on disk for the next run), the work of the batches running that has
+   * not sent its request is deferred at once (pending, due as the next run starts: see
+   * EndpointScheduler.stopSending), the requests in flight have {@link STOP_REQUEST_GRACE_MS} to
+   * be answered before they are cut off (no attempt: the delivery stays pending), and the
+   * batches write what they did. Resolves once every batch has ended. Idempotent.
+   */
+  stop(): Promise<void>;
   /** Closes the queue (its log files). */
   close(): Promise<void>;
 }
@@ -143,6 +156,8 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       clock,
       random,
     });
+    /** Aborted {@link STOP_REQUEST_GRACE_MS} into the stop: cuts off the requests in flight. */
+    const cutOff = new AbortController();
     const deps = createDispatcherDeps({
       store: options.store,
       queue: new SqsDeliveryQueue(sqs.client, queueUrl),
@@ -151,6 +166,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         resolve: systemResolver,
         clock,
         timeoutMs: options.settings.deliveryTimeoutMs,
+        stopSignal: cutOff.signal,
       }),
       sink: new RouterOperationalSink(router),
       config: options.settings.config,
@@ -212,8 +228,19 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         BULK_BATCH_SIZE,
       ),
     ];
-    const stopLoops = async () => {
-      await Promise.all([idle.stop(), ...loops.map((loop) => loop.stop())]);
+    let stopping: Promise<void> | undefined;
+    const stop = async () => {
+      deps.scheduler.stopSending();
+      const ended = new AbortController();
+      void clock
+        .sleep(STOP_REQUEST_GRACE_MS, ended.signal)
+        .then(() => cutOff.abort())
+        .catch(() => undefined);
+      try {
+        await Promise.all([idle.stop(), ...loops.map((loop) => loop.stop())]);
+      } finally {
+        ended.abort();
+      }
     };
     return {
       router,
@@ -221,12 +248,9 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       sqsClient: sqs.client,
       queueUrls: [queueUrl, bulkQueueUrl],
       requeued,
-      stopLoop: stopLoops,
-      drain: async (timeoutMs) => {
-        const deadline = clock.now() + timeoutMs;
-        await drainQueue(sqs.client, bulkQueueUrl, clock, timeoutMs);
-        await drainQueue(sqs.client, queueUrl, clock, Math.max(0, deadline - clock.now()));
-        await stopLoops();
+      stop: () => {
+        stopping ??= stop();
+        return stopping;
       },
       close: async () => {
         await idle.stop();

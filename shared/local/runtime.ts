@@ -74,7 +74,10 @@ export interface RunningBridge {
    */
   requeuedDeliveries: number;
   webhooks: WebhookService;
-  /** Stops cleanly: polls and in-flight deliveries finish, queued fan-outs drain, data is flushed. */
+  /**
+   * Stops cleanly and promptly: polls in flight finish, deliveries stop (see LocalDispatch.stop:
+   * what is not sent waits, pending or queued on disk, for the next start), data is flushed.
+   */
   stop(): Promise<void>;
 }
 
@@ -170,7 +173,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       ...(stopSignal ? { stopSignal } : {}),
     });
     closers.push(() => dispatch.close());
-    stopOnFailedStart.push(() => dispatch.stopLoop());
+    stopOnFailedStart.push(() => dispatch.stop());
     stopIfAsked();
     const { router, webhooks } = dispatch;
 
@@ -401,8 +404,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       webhooks,
       stop: () => {
         stopping ??= (async () => {
-          await pollLoop.stop();
-          await dispatch.drain(10_000);
+          // Together: the polls in flight finish (what they publish waits in the queue on disk for
+          // the next run) while the deliveries stop, neither waiting for the other.
+          await Promise.all([pollLoop.stop(), dispatch.stop()]);
           await admin.close();
           await demo?.close();
           await client.close();

@@ -58,7 +58,9 @@ async function runStart(
   limitHeapGrowth();
   // Said when the signal arrives, while starting too: the start-up may take a step to end.
   const stopping = stopSignal.then((signal) =>
-    reporter.info(`${signal}: stopping (in-flight polls and deliveries finish first)`),
+    reporter.info(
+      `${signal}: stopping (in-flight polls finish first; deliveries not yet made wait for the next start)`,
+    ),
   );
   let bridge: RunningBridge;
   try {

@@ -41,8 +41,19 @@ export interface TestReceiver {
   close(): Promise<void>;
 }
 
-/** Starts the receiver; requests that fail verification are answered 401 and counted. */
-export async function startTestReceiver(): Promise<TestReceiver> {
+/** Where {@link startTestReceiver} listens, when not on a port and path of its own. */
+export interface TestReceiverAddress {
+  /** The port on 127.0.0.1 (default: one the system gives out). */
+  port?: number;
+  /** The path it answers (default: one no other receiver uses, see receiverPath). */
+  path?: string;
+}
+
+/**
+ * Starts the receiver; requests that fail verification are answered 401 and counted. Given an
+ * `address`, it listens there: an endpoint that refused connections until now, say.
+ */
+export async function startTestReceiver(address: TestReceiverAddress = {}): Promise<TestReceiver> {
   let verifier: Webhook | undefined;
   const state = { received: [] as ReceivedEvent[], rejected: 0 };
   const attempts: Array<ReceivedEvent & { status: number; at: number }> = [];
@@ -56,7 +67,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
   let delayMs = 0;
   let answering = 0;
   let held: Array<() => void> = [];
-  const path = receiverPath('hook');
+  const path = address.path ?? receiverPath('hook');
   const server = createServer(async (request, response) => {
     if (request.url !== path) {
       response.writeHead(404).end();
@@ -100,7 +111,7 @@ export async function startTestReceiver(): Promise<TestReceiver> {
       response.writeHead(401).end();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(address.port ?? 0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     get received() {

@@ -92,7 +92,7 @@ describe('change-bridge start reading pending deliveries back', () => {
         random: seededRandom(3),
       });
       const stop = async () => {
-        await dispatch.stopLoop();
+        await dispatch.stop();
         await dispatch.close();
       };
       cleanup.push(stop);

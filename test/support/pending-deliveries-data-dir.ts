@@ -14,10 +14,12 @@ export interface PendingDeliveriesShape {
   subscriptions: number;
   /** Events, each fanned out to every subscription and waiting for its retry there. */
   events: number;
-  /** The subscriber's endpoint. */
-  url: string;
+  /** The subscriber's endpoint; given several, subscription `n` posts to the `n % length`th. */
+  url: string | readonly string[];
   /** The signing secret of every subscription (`whsec_…`). */
   secret: string;
+  /** The subscriptions' retry schedule (default: none set, the dispatcher's). */
+  retrySchedule?: readonly number[];
 }
 
 /** What was stored: the subscriptions, the events whose deliveries wait, how many deliveries. */
@@ -60,15 +62,17 @@ export async function preparePendingDeliveries(
       { length: shape.subscriptions },
       (_, n) => `sub_pending_${String(n).padStart(5, '0')}`,
     );
+    const urls = typeof shape.url === 'string' ? [shape.url] : shape.url;
     for (const [n, id] of subscriptionIds.entries()) {
       await store.putSubscription({
         id,
-        url: shape.url,
+        url: urls[n % urls.length]!,
         events: ['*'],
         enabled: true,
         createdAt: new Date(now - 60_000 + n).toISOString(),
         updatedAt: new Date(now - 60_000 + n).toISOString(),
         secret: shape.secret,
+        ...(shape.retrySchedule ? { retrySchedule: [...shape.retrySchedule] } : {}),
       });
     }
     const eventIds = Array.from({ length: shape.events }, (_, n) => eventIdOf(n + 1));
