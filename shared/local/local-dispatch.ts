@@ -111,10 +111,11 @@ export interface LocalDispatch {
   /**
    * Stops delivering, promptly whatever the receivers do: the consumers take no more messages
    * (what is queued waits on disk for the next run), the work of the batches running that has
-   * not sent its request is deferred at once (pending, due as the next run starts: see
-   * EndpointScheduler.stopSending), the requests in flight have {@link STOP_REQUEST_GRACE_MS} to
-   * be answered before they are cut off (no attempt: the delivery stays pending), and the
-   * batches write what they did. Resolves once every batch has ended. Idempotent.
+   * not sent its request ends at once (see EndpointScheduler.stopSending: a delivery message is
+   * left in the queue as it is, a new delivery deferred, pending and due as the next run starts),
+   * the requests in flight have {@link STOP_REQUEST_GRACE_MS} to be answered before they are cut
+   * off (no attempt: the delivery stays pending), and the batches write what they did. Resolves
+   * once every batch has ended. Idempotent.
    */
   stop(): Promise<void>;
   /** Closes the queue (its log files). */

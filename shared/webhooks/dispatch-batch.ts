@@ -250,6 +250,14 @@ export class DispatchBatch {
   }
 
   /**
+   * Leaves the records' messages in the queue, untouched, for the next run (the process stops):
+   * reported like failures, so they are not deleted, but nothing is wrong and nothing is logged.
+   */
+  leave(recordIds: readonly string[]): void {
+    for (const id of recordIds) this.failures.add(id);
+  }
+
+  /**
    * Sends the queued messages in as few requests as the queue allows; records whose message
    * was not sent fail, so SQS hands them back and the work that needed the message is redone.
    * Then adds the batch's counts (events fanned out, deliveries made, delivered, dead-lettered)

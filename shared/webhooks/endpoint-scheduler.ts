@@ -106,7 +106,8 @@ export class EndpointScheduler {
   /**
    * The process stops (`change-bridge start` asked to stop): from now on no work sends a request.
    * Every work waiting at an endpoint, and any asked for later, starts at once to defer itself
-   * (DEADLINE_DEFER_MS), as at its batch's deadline: its subject's first waiting work at once,
+   * (DEADLINE_DEFER_MS), as at its batch's deadline (a delivery message's work leaves its
+   * message instead: see runTask, in dispatch-tasks.ts): its subject's first waiting work at once,
    * the next once that one is done, so a subject's deferrals keep its order. Work between its
    * start and its request sees {@link holdUntil}. What is in flight is left to finish (or to the
    * sender's own stop). The batches then end without waiting for their lines or their deadlines.
@@ -119,6 +120,11 @@ export class EndpointScheduler {
       lane.stoppedAt = this.stoppedAt;
       pumpLane(this.clock, lane);
     }
+  }
+
+  /** Whether the process stopped sending ({@link stopSending}). */
+  get stopping(): boolean {
+    return this.stoppedAt !== undefined;
   }
 
   /**

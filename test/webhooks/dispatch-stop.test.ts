@@ -41,7 +41,7 @@ function distinctSubjects() {
 // `change-bridge start` asked to stop: its batches must end now, not at a deadline an hour off
 // (or, in the local run, none at all), and lose nothing.
 describe('a batch whose process stops sending', () => {
-  it('defers its deliveries not yet sent at once, its lane woken without its deadline, and cuts off the request in flight as no attempt', async () => {
+  it('defers its new deliveries not yet sent at once, and cuts off the request in flight as no attempt', async () => {
     let answering = false;
     const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
       answering ? { kind: 'respond', status: 200 } : { kind: 'hang' },
@@ -103,7 +103,34 @@ describe('a batch whose process stops sending', () => {
     const after = await harness.store.listDeliveries({ limit: 10 });
     expect(after.map((d) => [d.status, d.attempts])).toEqual(records().map(() => ['delivered', 1]));
   });
-  it('defers the retries waiting in its lane at the stop, while the request in flight still hangs', async () => {
+  it('wakes its lane at the stop: the work its rate limit spaces out defers itself without waiting for its turn or its deadline', async () => {
+    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup);
+    // A request a minute: the first goes at once, the others wait for spacing timers.
+    await subscribe('/hook', { rateLimitPerSecond: 1 / 60 });
+    const deadline = clock.now() + HOUR_MS;
+    const batch = processDispatchBatch(distinctSubjects(), harness.deps, { deadline });
+    await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    const stoppedAt = clock.now();
+    harness.deps.scheduler.stopSending();
+    // The manual clock stands still: no timer of the lane (spacing, deadline, line check) fires.
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    expect(clock.now()).toBe(stoppedAt);
+    expect(receiver.log).toHaveLength(1);
+    const deliveries = await harness.store.listDeliveries({ limit: 10 });
+    expect(deliveries.map((d) => d.status).sort()).toEqual([
+      'delivered',
+      ...Array.from({ length: 5 }, () => 'pending'),
+    ]);
+    for (const delivery of deliveries.filter((d) => d.status === 'pending'))
+      expect([delivery.attempts, delivery.nextAttemptAt]).toEqual([
+        0,
+        stoppedAt + DEADLINE_DEFER_MS,
+      ]);
+  });
+
+  it('leaves its delivery messages not yet attempted in the queue untouched (their records fail, nothing written) and defers the one cut off', async () => {
     let answer: 'fail' | 'hang' = 'fail';
     const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
       answer === 'fail' ? { kind: 'respond', status: 500 } : { kind: 'hang' },
@@ -122,45 +149,40 @@ describe('a batch whose process stops sending', () => {
     await processDispatchBatch(distinctSubjects(), harness.deps);
     await clock.advance(10_000);
     const retries = harness.queue.receive(10);
-    expect(retries).toHaveLength(distinctSubjects().length);
+    expect(retries).toHaveLength(6);
+    const stored = async () =>
+      new Map(
+        (await harness.store.listDeliveries({ subscriptionId: subscription.id, limit: 10 })).map(
+          (d) => [d.id, d],
+        ),
+      );
+    const before = await stored();
 
     answer = 'hang';
-    const deadline = clock.now() + HOUR_MS;
-    const batch = processDispatchBatch(retries, harness.deps, { deadline });
-    await waitFor(
-      () => receiver.log.length === distinctSubjects().length + 1,
-      5_000,
-      'the first retry',
-    );
+    const batch = processDispatchBatch(retries, harness.deps, { deadline: clock.now() + HOUR_MS });
+    await waitFor(() => receiver.log.length === 7, 5_000, 'the first retry');
     const stoppedAt = clock.now();
     harness.deps.scheduler.stopSending();
-    // Written as each is deferred: the five behind the hanging request, at once.
-    const deferred = async () => {
-      const deliveries = await harness.store.listDeliveries({
-        subscriptionId: subscription.id,
-        limit: 10,
-      });
-      return deliveries.filter((d) => d.nextAttemptAt >= stoppedAt + DEADLINE_DEFER_MS).length;
-    };
-    await waitFor(
-      async () => (await deferred()) === distinctSubjects().length - 1,
-      5_000,
-      'the waiting retries deferred',
-    );
-    expect(receiver.log).toHaveLength(distinctSubjects().length + 1);
-
-    // The request in flight, cut off, is no attempt: its delivery is deferred as it was.
     cutOff.abort();
-    expect(await batch).toEqual({ batchItemFailures: [] });
-    expect(await deferred()).toBe(distinctSubjects().length);
-    const deliveries = await harness.store.listDeliveries({
-      subscriptionId: subscription.id,
-      limit: 10,
-    });
-    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual(
-      distinctSubjects().map(() => ['pending', 1]),
-    );
-    expect(receiver.log).toHaveLength(distinctSubjects().length + 1);
+    const { batchItemFailures } = await batch;
+    expect(receiver.log).toHaveLength(7);
+    // The five that waited behind the hanging request: left for the next run to receive again.
+    const left = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+    expect(left.size).toBe(5);
+    const after = await stored();
+    for (const record of retries) {
+      const { deliveryId } = JSON.parse(record.body) as { deliveryId: string };
+      const delivery = after.get(deliveryId);
+      if (left.has(record.messageId)) expect(delivery).toEqual(before.get(deliveryId));
+      else {
+        // The request cut off is no attempt: its delivery is deferred as it was.
+        expect(delivery).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          nextAttemptAt: stoppedAt + DEADLINE_DEFER_MS,
+        });
+      }
+    }
   });
 });
 
