@@ -25,6 +25,7 @@ export { WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 export {
   DELIVERY_TIMEOUT_MS,
   type HttpAttemptResult,
+  type StoppedRequest,
   UndiciWebhookSender,
   type WebhookSender,
 } from './http-sender.ts';
