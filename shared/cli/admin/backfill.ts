@@ -21,6 +21,7 @@ import {
   streamCountsOf,
 } from './backfill-progress.ts';
 import { type DeliveryVerdict, deliveryWaiter } from './delivery-wait.ts';
+import { followUntilStopped } from './follow-interrupt.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
 const BackfillOptionsSchema = CommonOptionsSchema.extend({
@@ -57,7 +58,11 @@ export const DELIVERY_STALL_LIMIT_MS = BRIDGE_RESTART_WAIT_MS;
  * read is retried every second for up to {@link BRIDGE_RESTART_WAIT_MS} (the job resumes with
  * the bridge), with one notice on stderr; then the unreachable error stands.
  */
-async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<T> {
+async function readAcrossRestart<T>(
+  read: () => Promise<T>,
+  io: CliIo,
+  stop?: AbortSignal,
+): Promise<T> {
   let giveUpAt: number | undefined;
   for (;;) {
     try {
@@ -70,7 +75,7 @@ async function readAcrossRestart<T>(read: () => Promise<T>, io: CliIo): Promise<
         io.err('the bridge does not answer; waiting for it to come back (the job resumes with it)');
       }
       if (now >= giveUpAt) throw error;
-      await systemClock.sleep(1_000);
+      await systemClock.sleep(1_000, stop);
     }
   }
 }
@@ -183,62 +188,67 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     // A job of many streams is followed by its totals (`--json` prints every stream, as
     // documented); a bridge that answers no streamCounts takes no `streams` parameter either.
     const totalsOnly = !options.json && job.streamCounts !== undefined && total > STREAM_LINES_MAX;
-    const read = (streams?: number) =>
-      readAcrossRestart(() => readJob(job.id, streams), io).catch((error: unknown) => {
-        if (!(error instanceof AdminUnreachable)) throw error;
-        throw new AdminUnreachable(`${error.message}; ${followHint(job.id)}`);
-      });
-    if (!options.json) {
-      io.out(
-        `Backfill ${job.id}: ${formatCount(total)} stream${total === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
-      );
-    }
-    const delivery = deliveryWaiter(DELIVERY_STALL_LIMIT_MS);
-    let verdict: DeliveryVerdict = 'wait';
-    for (;;) {
-      // The start's answer lists every stream: shown as the totals the next reads answer.
-      render(totalsOnly ? listedBackfillStreams(job, { limit: 0 }) : job);
-      const counts = streamCountsOf(job);
-      if (job.done) {
-        // A part that ended without completing is told at once; otherwise the job is followed
-        // until its webhooks are delivered or dead-lettered, or stop moving.
-        if (counts.ended > 0) break;
-        verdict = delivery(job, systemClock.now());
-        if (verdict !== 'wait') break;
+    // Ctrl-C ends the watch, not the job: the bridge runs it on.
+    const stopped = (signal: NodeJS.Signals) =>
+      `stopped following on ${signal}: backfill ${job.id} keeps running in the bridge; ${followHint(job.id)}`;
+    await followUntilStopped(io, stopped, async (stop) => {
+      const read = (streams?: number) =>
+        readAcrossRestart(() => readJob(job.id, streams), io, stop).catch((error: unknown) => {
+          if (!(error instanceof AdminUnreachable)) throw error;
+          throw new AdminUnreachable(`${error.message}; ${followHint(job.id)}`);
+        });
+      if (!options.json) {
+        io.out(
+          `Backfill ${job.id}: ${formatCount(total)} stream${total === 1 ? '' : 's'}${job.emit ? ', emitting created events' : ''}`,
+        );
       }
-      // Parked streams wait for an operator; the others are watched to their end first.
-      else if (counts.reading === 0) break;
-      await systemClock.sleep(interval.data);
-      job = await read(totalsOnly ? 0 : undefined);
-    }
-    const counts = streamCountsOf(job);
-    const unfinishedCount = counts.total - counts.caughtUp;
-    if (unfinishedCount > 0) {
-      // The unfinished streams come first in an answer that leaves streams out.
-      const named = job.streamsLeftOut ? await read(UNFINISHED_NAMED_MAX) : job;
-      const unfinished = named.streams.filter((s) => !s.done || s.endedBy !== null);
-      const more =
-        unfinishedCount > unfinished.length
-          ? ` and ${formatCount(unfinishedCount - unfinished.length)} more`
+      const delivery = deliveryWaiter(DELIVERY_STALL_LIMIT_MS);
+      let verdict: DeliveryVerdict = 'wait';
+      for (;;) {
+        // The start's answer lists every stream: shown as the totals the next reads answer.
+        render(totalsOnly ? listedBackfillStreams(job, { limit: 0 }) : job);
+        const counts = streamCountsOf(job);
+        if (job.done) {
+          // A part that ended without completing is told at once; otherwise the job is followed
+          // until its webhooks are delivered or dead-lettered, or stop moving.
+          if (counts.ended > 0) break;
+          verdict = delivery(job, systemClock.now());
+          if (verdict !== 'wait') break;
+        }
+        // Parked streams wait for an operator; the others are watched to their end first.
+        else if (counts.reading === 0) break;
+        await systemClock.sleep(interval.data, stop);
+        job = await read(totalsOnly ? 0 : undefined);
+      }
+      const counts = streamCountsOf(job);
+      const unfinishedCount = counts.total - counts.caughtUp;
+      if (unfinishedCount > 0) {
+        // The unfinished streams come first in an answer that leaves streams out.
+        const named = job.streamsLeftOut ? await read(UNFINISHED_NAMED_MAX) : job;
+        const unfinished = named.streams.filter((s) => !s.done || s.endedBy !== null);
+        const more =
+          unfinishedCount > unfinished.length
+            ? ` and ${formatCount(unfinishedCount - unfinished.length)} more`
+            : '';
+        throw new CliExit(
+          EXIT_FAILURE,
+          `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')}${more} (${counts.caughtUp} of ${counts.total} streams caught up)`,
+        );
+      }
+      if (verdict === 'stalled') {
+        throw new CliExit(
+          EXIT_FAILURE,
+          `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them, and ${followHint(job.id)}`,
+        );
+      }
+      if (options.json) return;
+      const dead =
+        job.webhooksDeadLettered > 0
+          ? `, ${formatCount(job.webhooksDeadLettered)} dead-lettered (\`deliveries redeliver\` sends them again)`
           : '';
-      throw new CliExit(
-        EXIT_FAILURE,
-        `backfill ${job.id} ended without completing ${unfinished.map(describeEnd).join(', ')}${more} (${counts.caughtUp} of ${counts.total} streams caught up)`,
+      io.out(
+        `Backfill ${job.id} done: every stream has caught up; ${formatCount(job.webhooksDelivered)} webhook${job.webhooksDelivered === 1 ? '' : 's'} delivered${dead}`,
       );
-    }
-    if (verdict === 'stalled') {
-      throw new CliExit(
-        EXIT_FAILURE,
-        `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them, and ${followHint(job.id)}`,
-      );
-    }
-    if (options.json) return;
-    const dead =
-      job.webhooksDeadLettered > 0
-        ? `, ${formatCount(job.webhooksDeadLettered)} dead-lettered (\`deliveries redeliver\` sends them again)`
-        : '';
-    io.out(
-      `Backfill ${job.id} done: every stream has caught up; ${formatCount(job.webhooksDelivered)} webhook${job.webhooksDelivered === 1 ? '' : 's'} delivered${dead}`,
-    );
+    });
   });
 }
