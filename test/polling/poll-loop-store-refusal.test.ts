@@ -254,9 +254,10 @@ describe('the poll loop while the local store refuses writes (a full disk)', () 
     const before = (await real.getStream(STREAM))!;
     expect(before).toMatchObject({ initialSyncDone: true, consecutiveFailures: 0 });
 
-    // Two minutes of a full disk: the stream's tries back off to 64 s apart.
+    // A full disk for 72 s: tries at about 0, 1, 3, 7, 15, 31 and 63 s, the next due 64 s after
+    // the last, some 55 s after the disk has room again.
     diskFull(true);
-    await runFor(120_000);
+    await runFor(72_000);
     expect(held.at(-1)).toMatchObject({ failures: 7, retryAt: 64_000 });
     const waiting = running.held().get(STREAM);
     expect(waiting).toMatchObject({ streamId: STREAM, failures: 7 });
