@@ -71,8 +71,12 @@ export class AdminHttpApi extends Construct {
     });
   }
 
-  /** The base URL of the API (`https://<id>.execute-api.<region>.amazonaws.com/`). */
+  /**
+   * The base URL of the API, without a trailing slash (`https://<id>.execute-api.<region>.amazonaws.com`):
+   * README appends paths to it (`"$ADMIN_API_URL/subscriptions"`), and the stage's URL, which
+   * ends in `/`, would make them `//subscriptions`, a path no route matches.
+   */
   get url(): string {
-    return this.stage.url;
+    return this.api.apiEndpoint;
   }
 }

@@ -912,4 +912,13 @@ describe('runtime stack', () => {
       ]),
     );
   });
+
+  it('outputs AdminApiUrl without a trailing slash, so README\'s "$ADMIN_API_URL/subscriptions" names the route', () => {
+    // README builds every request as "$ADMIN_API_URL/<path>": a base ending in "/" (the stage's
+    // URL) makes the path "//subscriptions", which the admin API's exact paths answer 404. The
+    // API's ApiEndpoint attribute is "https://<id>.execute-api.<region>.amazonaws.com", no slash.
+    expect(runtime.toJSON().Outputs.AdminApiUrl.Value).toEqual({
+      'Fn::GetAtt': [logicalId(built.runtime.runtime.adminApi.api), 'ApiEndpoint'],
+    });
+  });
 });
