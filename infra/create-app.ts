@@ -1,7 +1,26 @@
+import { createRequire } from 'node:module';
 import { type App, Tags, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import type { AwsSolutionsChecks } from 'cdk-nag';
 import { RuntimeStack, StatefulStack } from './stacks.ts';
 import { loadStageConfig, type StageConfig } from './stage-config.ts';
+
+const requireFromHere = createRequire(import.meta.url);
+
+/**
+ * cdk-nag's AwsSolutions pack, loaded when an app is built rather than when `change-bridge/infra`
+ * is imported: cdk-nag is a devDependency of this repository (its own `cdk synth`), so a CDK app
+ * that embeds the `ChangeBridge` construct would otherwise fail to import the package without it.
+ * @throws Error naming cdk-nag when it is not installed.
+ */
+function loadAwsSolutionsChecks(): typeof AwsSolutionsChecks {
+  try {
+    return (requireFromHere('cdk-nag') as typeof import('cdk-nag')).AwsSolutionsChecks;
+  } catch (error) {
+    throw new Error('createChangeBridgeApp runs cdk-nag during synthesis: install cdk-nag 3', {
+      cause: error,
+    });
+  }
+}
 
 const CROSS_STACK_REFERENCES_FLAG = '@aws-cdk/core:defaultCrossStackReferences';
 
@@ -49,6 +68,7 @@ export function createChangeBridgeApp(
   });
   Tags.of(app).add('app', 'change-bridge');
   Tags.of(app).add('stage', config.stage);
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const AwsSolutionsPack = loadAwsSolutionsChecks();
+  Validations.of(app).addPlugins(new AwsSolutionsPack(app));
   return { config, stateful, runtime };
 }
