@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { type Archive, EventBus } from 'aws-cdk-lib/aws-events';
+import { type Archive, CfnArchive, EventBus } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { CfnSecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import {
@@ -121,6 +121,12 @@ export class ChangeBridgeState extends Construct {
     // The archived events are data (what `aws events start-replay` replays): kept, as the table
     // and the queues are, when the stack is deleted or the archive turned off.
     this.archive?.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    // Without a key, aws-cdk-lib writes `KmsKeyIdentifier: ""` (aws/aws-cdk#37847): no key id,
+    // and reported to fail deploys (GeneralServiceException) in some regions. Left out, the
+    // archive uses an AWS-owned key.
+    const cfnArchive = this.archive?.node.defaultChild;
+    if (cfnArchive instanceof CfnArchive)
+      cfnArchive.addPropertyDeletionOverride('KmsKeyIdentifier');
 
     const dlqs = new Map<string, Queue>();
     const internalQueue = (

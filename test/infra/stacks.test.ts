@@ -143,6 +143,13 @@ describe('stateful stack', () => {
     });
   });
 
+  it('leaves KmsKeyIdentifier out of the archive instead of the empty string CDK writes for it', () => {
+    // aws-cdk-lib's Archive writes `KmsKeyIdentifier: ""` when no key is given
+    // (aws/aws-cdk#37847), no key id and reported to fail deploys in some regions; left out,
+    // the archive is encrypted with an AWS-owned key, as the bus is.
+    stateful.hasResourceProperties('AWS::Events::Archive', { KmsKeyIdentifier: Match.absent() });
+  });
+
   it('retains the event archive, as every other resource holding data, if the stack is deleted', () => {
     // The archived events are what `aws events start-replay` replays: deleting the Stateful stack
     // (or turning the archive off) must not delete them with it.
