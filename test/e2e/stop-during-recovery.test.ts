@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import {
   preparePendingDeliveries,
   seededSecret,
 } from '../support/pending-deliveries-data-dir.ts';
-import { BIN_PATH } from '../support/run-bin.ts';
+import { type StartChild, spawnStartJson } from '../support/start-child.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
@@ -29,47 +28,6 @@ const EVENTS = 8;
  */
 const STOP_WITHIN_SHARE_OF_LEFT = 0.5;
 
-/** `change-bridge start --json` as a child process, and when it said it started and ended. */
-function spawnStart(dataDir: string) {
-  const spawnedAt = performance.now();
-  const child = spawn(
-    process.execPath,
-    [BIN_PATH, 'start', '--json', '--port', '0', '--data-dir', dataDir, '--poll-interval', '1h'],
-    {
-      // The built-in simulator, its customers alone: its first sync (a baseline) emits nothing.
-      env: { ...process.env, POLL_ENTITIES: 'customer' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  let startedAt: number | undefined;
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (startedAt === undefined && output.includes('"message":"started"'))
-      startedAt = performance.now() - spawnedAt;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
-    (resolve) =>
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal, at: performance.now() - spawnedAt });
-      }),
-  );
-  return {
-    child,
-    ended,
-    output: () => output,
-    /** Milliseconds from the spawn to the `started` line, once printed. */
-    startedAt: () => startedAt,
-    /** Milliseconds since the spawn. */
-    elapsed: () => performance.now() - spawnedAt,
-  };
-}
-
 /** `ms` as `1234 ms`. */
 function ms(milliseconds: number): string {
   return `${milliseconds.toFixed(0)} ms`;
@@ -79,10 +37,7 @@ function ms(milliseconds: number): string {
  * Milliseconds from `run`'s spawn to when its recovery of pending deliveries began sending them
  * back to the dispatch queue: the queue's log under `dataDir` holds its first bytes.
  */
-async function whenRecoverySends(
-  dataDir: string,
-  run: ReturnType<typeof spawnStart>,
-): Promise<number> {
+async function whenRecoverySends(dataDir: string, run: StartChild): Promise<number> {
   const folder = join(dataDir, QUEUE_FOLDER, DISPATCH_QUEUE_NAME);
   const logBytes = async () => {
     const names = await readdir(folder).catch(() => []);
@@ -131,7 +86,7 @@ describe.skipIf(process.platform === 'win32')('a stop signal during start-up', (
   it('ends start at once on SIGTERM while it recovers pending deliveries, exit 0, and the next start delivers them all', async () => {
     // Without a signal, on a copy: how long start takes, and how long it still takes once its
     // recovery sends the deliveries it found back to the queue.
-    const measured = spawnStart(measureDir);
+    const measured = spawnStartJson(measureDir);
     const measuredSendingAt = await whenRecoverySends(measureDir, measured);
     const startUpMs = await waitFor(measured.startedAt, 45_000, 'the measuring start', 20);
     const startUpLeftMs = startUpMs - measuredSendingAt;
@@ -140,7 +95,7 @@ describe.skipIf(process.platform === 'win32')('a stop signal during start-up', (
     receiver.received.splice(0);
 
     // SIGTERM as soon as the recovery sends: it ends at its next delivery, well before the rest.
-    const signalled = spawnStart(dataDir);
+    const signalled = spawnStartJson(dataDir);
     const signalledAt = await whenRecoverySends(dataDir, signalled);
     signalled.child.kill('SIGTERM');
     const ended = await signalled.ended;
@@ -157,7 +112,7 @@ describe.skipIf(process.platform === 'win32')('a stop signal during start-up', (
     expect(stopMs, figures).toBeLessThan(startUpLeftMs * STOP_WITHIN_SHARE_OF_LEFT);
 
     // The next start recovers what the stopped one had not, and delivers every pending delivery.
-    const resumed = spawnStart(dataDir);
+    const resumed = spawnStartJson(dataDir);
     await waitFor(
       () => receiver.received.length >= prepared.deliveries,
       45_000,

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,7 @@ import {
   seededSecret,
 } from '../support/pending-deliveries-data-dir.ts';
 import { receiverPath } from '../support/receiver-path.ts';
-import { BIN_PATH } from '../support/run-bin.ts';
+import { spawnStartJson } from '../support/start-child.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
@@ -39,40 +38,6 @@ const RETRY_SCHEDULE_MS = Array.from({ length: 20 }, () => 2_000);
  * 10 s drain, then the batches in flight without limit, through the hanging receiver's timeouts.
  */
 const STOP_WITHIN_MS = 6_000;
-
-/** `change-bridge start --json` as a child process, and when it ended. */
-function spawnStart(dataDir: string) {
-  const child = spawn(
-    process.execPath,
-    [BIN_PATH, 'start', '--json', '--port', '0', '--data-dir', dataDir, '--poll-interval', '1h'],
-    {
-      // The built-in simulator, its customers alone: its first sync (a baseline) emits nothing.
-      env: { ...process.env, POLL_ENTITIES: 'customer' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
-    (resolve) =>
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        resolve({ code, signal, at: performance.now() });
-      }),
-  );
-  return {
-    child,
-    ended,
-    output: () => output,
-    started: () => output.includes('"message":"started"'),
-  };
-}
 
 describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go nowhere', () => {
   let hanging: TestReceiver;
@@ -106,10 +71,10 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
   });
 
   it('exits 0 promptly with requests refused and unanswered, and the next start delivers every event', async () => {
-    const first = spawnStart(dataDir);
+    const first = spawnStartJson(dataDir, 120_000);
     // Started, its recovered deliveries attempted: requests wait at the hanging receiver.
     await waitFor(() => first.started() && hanging.waiting > 0, 60_000, 'requests in flight', 20);
-    const signalledAt = performance.now();
+    const signalledAt = first.elapsed();
     first.child.kill('SIGTERM');
     const ended = await first.ended;
     const stopMs = ended.at - signalledAt;
@@ -132,7 +97,7 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
     refused = await startTestReceiver({ port: refusedPort, path: refusedPath });
     refused.setSecret(secret);
     const received = () => [...hanging.received, ...refused!.received];
-    const second = spawnStart(dataDir);
+    const second = spawnStartJson(dataDir, 120_000);
     // Counted at the receivers (the store is the running bridge's); checked in it after.
     await waitFor(
       () => received().length >= prepared.deliveries,
