@@ -1,9 +1,13 @@
 import { fieldIssues } from '../errors.ts';
-import { isJsonObject } from '../json-object.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { objectMemberText } from './json-member-text.ts';
-import { DeliveryMessageSchema, DispatchEnvelopeSchema, type DispatchEvent } from './messages.ts';
+import {
+  DeliveryMessageSchema,
+  DispatchEnvelopeSchema,
+  type DispatchEvent,
+  isDeliveryMessageBody,
+} from './messages.ts';
 
 /** The parts of an SQS record the dispatcher reads (real `SQSRecord`s fit). */
 export interface DispatchRecord {
@@ -37,9 +41,7 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   } catch {
     json = undefined;
   }
-  // Our own messages say their kind; anything else should be an envelope. One schema each: a
-  // union of the two would try the delivery message first, and build its issues, for every event.
-  if (isJsonObject(json) && json.kind === 'delivery') {
+  if (isDeliveryMessageBody(json)) {
     const message = DeliveryMessageSchema.safeParse(json);
     if (!message.success) return malformed(record, message.error, deps);
     const { deliveryId, subscriptionId, subject, lane } = message.data;

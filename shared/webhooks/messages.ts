@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isJsonObject } from '../json-object.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 
 /**
@@ -108,13 +109,12 @@ export function eventOfBody(body: string): DispatchEvent | undefined {
   }
 }
 
-/** Either kind of body found on the dispatch queue. */
-export const DispatchMessageSchema = z.union([DeliveryMessageSchema, EventBridgeEnvelopeSchema]);
-
-/** A parsed dispatch queue body. */
-export type DispatchMessage = z.infer<typeof DispatchMessageSchema>;
-
-/** Tells a delivery message from an EventBridge envelope. */
-export function isDeliveryMessage(message: DispatchMessage): message is DeliveryMessage {
-  return 'kind' in message && message.kind === 'delivery';
+/**
+ * Whether a dispatch queue body (its JSON, parsed but not yet validated) is one of our delivery
+ * messages, which say their kind; anything else on the queue should be an EventBridge envelope.
+ * Told before validating, so each body is checked against its own schema only
+ * ({@link DeliveryMessageSchema} or {@link DispatchEnvelopeSchema}), not tried against both.
+ */
+export function isDeliveryMessageBody(json: unknown): boolean {
+  return isJsonObject(json) && json.kind === 'delivery';
 }

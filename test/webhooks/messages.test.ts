@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DispatchMessageSchema } from '../../shared/webhooks/messages.ts';
+import { DispatchEnvelopeSchema } from '../../shared/webhooks/messages.ts';
 
 describe('dispatch messages', () => {
   it('parse an event to the fields the dispatcher reads, leaving its records in the raw body', () => {
@@ -18,7 +18,7 @@ describe('dispatch messages', () => {
         patch: [{ op: 'replace', path: '/Email', value: 'new@example.com' }],
       },
     };
-    const parsed = DispatchMessageSchema.parse({
+    const parsed = DispatchEnvelopeSchema.parse({
       version: '0',
       'detail-type': 'customer.updated',
       source: 'change-bridge',
