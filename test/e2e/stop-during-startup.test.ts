@@ -76,23 +76,30 @@ async function openWhenTheCommandDoes(
 // process to start (a node and the CLI's load).
 const describePosix = describe.skipIf(process.platform === 'win32').concurrent;
 
+/**
+ * `change-bridge ARGS` sent SIGTERM while the CLI's module still loads: the preload's hooks hold
+ * that load at a pipe `cli-load` in `dir` (before any command runs), released once the signal is
+ * sent. Resolves to the run and how it ended.
+ */
+async function sigtermWhileTheCliLoads(args: string[], dir: string) {
+  const fifo = join(dir, 'cli-load');
+  makeFifo(fifo);
+  const run = spawnBin(args, { HOLD_CLI_LOAD_FIFO: fifo }, ['--import', HOLD_CLI_LOAD_PRELOAD]);
+  const writer = await openWhenTheCommandDoes(fifo, 'w', run);
+  run.child.kill('SIGTERM');
+  // Closing the pipe lets the load go on; a process the signal ended has closed its end.
+  await writer.close().catch(() => {});
+  return { run, ended: await run.ended };
+}
+
 describePosix('a stop signal while a command starts', () => {
   it('stops simulator cleanly, exit 0, when SIGTERM arrives while the CLI still loads', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'simulator-load-signal-'));
     dirs.push(dir);
-    // The preload's hooks hold the load of the CLI's module at this pipe, before any command runs.
-    const fifo = join(dir, 'cli-load');
-    makeFifo(fifo);
-    const run = spawnBin(
+    const { run, ended } = await sigtermWhileTheCliLoads(
       ['simulator', '--port', '0', '--activity', '0'],
-      { HOLD_CLI_LOAD_FIFO: fifo },
-      ['--import', HOLD_CLI_LOAD_PRELOAD],
+      dir,
     );
-    const writer = await openWhenTheCommandDoes(fifo, 'w', run);
-    run.child.kill('SIGTERM');
-    // Closing the pipe lets the load go on; a process the signal ended has closed its end.
-    await writer.close().catch(() => {});
-    const ended = await run.ended;
     expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
     expect(run.output()).toContain('simulator stopped');
   }, 90_000);
@@ -100,17 +107,10 @@ describePosix('a stop signal while a command starts', () => {
   it('ends start at its first step, exit 0, when SIGTERM arrives while the CLI still loads', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'start-load-signal-'));
     dirs.push(dataDir);
-    const fifo = join(dataDir, 'cli-load');
-    makeFifo(fifo);
-    const run = spawnBin(
+    const { run, ended } = await sigtermWhileTheCliLoads(
       ['start', '--port', '0', '--data-dir', dataDir],
-      { HOLD_CLI_LOAD_FIFO: fifo },
-      ['--import', HOLD_CLI_LOAD_PRELOAD],
+      dataDir,
     );
-    const writer = await openWhenTheCommandDoes(fifo, 'w', run);
-    run.child.kill('SIGTERM');
-    await writer.close().catch(() => {});
-    const ended = await run.ended;
     expect({ ...ended, output: run.output() }).toMatchObject({ code: 0, signal: null });
     expect(run.output()).toContain('SIGTERM: stopping');
     expect(run.output()).toContain('stopped');
