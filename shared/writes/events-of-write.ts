@@ -1,5 +1,5 @@
 import type { EntityEvent } from '../changes/entity-event-schema.ts';
-import type { EntityRecord, EntityType } from '../changes/entity-types.ts';
+import type { EntityRecord, EntityType, Scope } from '../changes/entity-types.ts';
 import { buildChangeEvent } from '../changes/event.ts';
 import {
   type ChangeContext,
@@ -157,6 +157,26 @@ export function writeOnlySubjects(
       ? [request.LoyaltyProgramUpdates, 'LoyaltyProgramId']
       : [request.RoutingRuleUpdates, 'RoutingRuleId'];
   return [...new Set(recordsOf(updates).map((item) => String(item[idField])))];
+}
+
+/**
+ * The scope a write-only operation's records fall back on when they name no enterprise or
+ * chain (a voucher names only its service): with a Portfolio Access Token, the `EnterpriseId`
+ * vouchers/add was sent with, which the connector requires and checks against the token's
+ * scope (connector-api.md, Authentication 3); with any other token the connector ignores that
+ * field, so the connection's scope stays. Pure.
+ * @example writeOnlyScope('vouchers/add', { EnterpriseId: 'e-2' }, {}, true) // { enterpriseId: 'e-2' }
+ */
+export function writeOnlyScope(
+  operation: WriteOnlyOperation,
+  request: EntityRecord,
+  connectionScope: Scope,
+  portfolioToken: boolean,
+): Scope {
+  const enterpriseId = request.EnterpriseId;
+  if (!portfolioToken || operation !== 'vouchers/add') return connectionScope;
+  if (typeof enterpriseId !== 'string' || enterpriseId === '') return connectionScope;
+  return { ...connectionScope, enterpriseId };
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   VERSIONED_WRITES,
   type WriteOnlyOperation,
   writeOnlyChanges,
+  writeOnlyScope,
   writeOnlySubjects,
 } from './events-of-write.ts';
 import { writeOnlyStreamId } from './written-events.ts';
@@ -322,8 +323,15 @@ export function createWriteThrough(options: WriteThroughOptions): WriteThrough {
           };
     const versions =
       versioned && (await options.state.getSnapshots(versioned.streamId, versioned.subjects));
+    // A voucher names no enterprise: a Portfolio Access Token's request says which it is.
+    const scope = writeOnlyScope(
+      operation,
+      request,
+      options.scope,
+      options.connector.portfolioScope !== undefined,
+    );
     const written = writeOnlyChanges(
-      { ...context(), ...(versions ? { versions } : {}) },
+      { ...context(), scope, ...(versions ? { versions } : {}) },
       operation,
       request,
       response,

@@ -7,7 +7,11 @@ import {
 import { isRestrictionClearedEvent } from '../../shared/changes/write-events.ts';
 import { computeChanges, observe } from '../../shared/polling/page-changes.ts';
 import type { StoredSnapshot } from '../../shared/state/state-store.ts';
-import { polledWriteChanges, writeOnlyEvents } from '../../shared/writes/events-of-write.ts';
+import {
+  polledWriteChanges,
+  writeOnlyEvents,
+  writeOnlyScope,
+} from '../../shared/writes/events-of-write.ts';
 import { SAMPLE_RECORDS } from '../changes/sample-records.ts';
 import { sampleWriteEvents, WRITTEN_RECORDS } from '../changes/sample-write-events.ts';
 
@@ -162,5 +166,16 @@ describe('events of a write', () => {
       { LoyaltyPrograms: [program] },
     );
     expect(event!.data).toMatchObject({ changedFields: ['Name'] });
+  });
+
+  it('scopes a voucher by the EnterpriseId sent only with a Portfolio Access Token, which the connector checks', () => {
+    const sent = { EnterpriseId: 'a0000000-0000-4000-8000-0000000000e2' };
+    expect(writeOnlyScope('vouchers/add', sent, context.scope, true)).toEqual({
+      chainId: 'stream-chain',
+      enterpriseId: sent.EnterpriseId,
+    });
+    // Any other token: the connector ignores EnterpriseId, so it says nothing of the voucher.
+    expect(writeOnlyScope('vouchers/add', sent, context.scope, false)).toEqual(context.scope);
+    expect(writeOnlyScope('restrictions/clear', sent, context.scope, true)).toEqual(context.scope);
   });
 });
