@@ -102,7 +102,19 @@ function connectorErrorResponses(
           )
         : errorResponse(`${FOREIGN_CALLER} (\`{error}\`), or ${validation}`, EITHER_ERROR),
     '408': errorResponse(`Timeout: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
-    '429': errorResponse(`Too many requests: ${PASSED_THROUGH}`, CONNECTOR_ERROR_REF),
+    '429': {
+      ...errorResponse(
+        `Too many requests: ${PASSED_THROUGH}, or not sent (\`{error}\`): the token's connector budget had no slot before the answer was due`,
+        EITHER_ERROR,
+      ),
+      headers: {
+        'Retry-After': {
+          description:
+            "Seconds to wait: the connector's, or, for a call not sent, the rest of the token's pause after the connector's 429 (absent when no pause is known)",
+          schema: { type: 'string' },
+        },
+      },
+    },
     '500': errorResponse(
       `Internal error of the bridge (\`{error}\`, details logged), or ${PASSED_THROUGH}`,
       EITHER_ERROR,

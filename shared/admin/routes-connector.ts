@@ -69,8 +69,19 @@ function proxyRoute(name: OperationName): AdminRoute {
       } catch (error) {
         if (error instanceof ConnectorError && error.status === undefined) {
           // Not sent: no slot of the token's budget before the call's deadline.
+          // With the Retry-After of the token's pause, when it is paused (RFC 9110, 10.2.3).
           if (error.category === 'rate-limit')
-            return { status: 429, body: { error: error.message } };
+            return {
+              status: 429,
+              body: { error: error.message },
+              ...(error.retryAfterMs === undefined
+                ? {}
+                : {
+                    headers: {
+                      'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))),
+                    },
+                  }),
+            };
           // No answer at all (network, timeout after retries): a gateway error, not ours. A
           // write may have reached the connector all the same (an add says so already), unless
           // it never reached it (the connection refused).
