@@ -118,9 +118,18 @@ export function appliedNote(operation: string, status: number): string {
  * or the connector's `Message` and `RequestId` (exit 1).
  */
 export function bridgeCallFailure(operation: string, result: BridgeCallResult): CliExit {
+  // Seconds or an HTTP date (RFC 9110): when the token's budget has room again.
+  const wait =
+    result.retryAfter === undefined
+      ? ''
+      : `; retry after ${/^\d+$/.test(result.retryAfter) ? `${result.retryAfter} s` : result.retryAfter}`;
   const own = BridgeErrorSchema.safeParse(result.body);
   if (own.success) {
-    return new CliExit(result.status === 400 ? EXIT_USAGE : EXIT_FAILURE, own.data.error);
+    // A call the bridge did not send (429) says when the token's pause ends, as the connector's.
+    return new CliExit(
+      result.status === 400 ? EXIT_USAGE : EXIT_FAILURE,
+      `${own.data.error}${wait}`,
+    );
   }
   const connector = ConnectorErrorSchema.safeParse(result.body);
   const message = connector.success ? (connector.data.Message ?? '') : '';
@@ -128,11 +137,6 @@ export function bridgeCallFailure(operation: string, result: BridgeCallResult): 
   const id = (connector.success && connector.data.RequestId) || result.requestId;
   const requestId = id ? ` (RequestId ${id})` : '';
   const maybeApplied = MAYBE_APPLIED_STATUSES.has(result.status) ? maybeAppliedNote(operation) : '';
-  // Seconds or an HTTP date (RFC 9110): when the token's budget has room again.
-  const wait =
-    result.retryAfter === undefined
-      ? ''
-      : `; retry after ${/^\d+$/.test(result.retryAfter) ? `${result.retryAfter} s` : result.retryAfter}`;
   return new CliExit(
     EXIT_FAILURE,
     `${operation} failed (HTTP ${result.status}): ${message}${requestId}${wait}${maybeApplied}`,

@@ -225,21 +225,21 @@ export function createConnectorCaller(
         : options.deadline - Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS);
     // The token's pause after a 429, when one is known here: the caller's Retry-After.
     const pausedUntil = () => budget?.view().pausedUntil ?? null;
-    const notSent = () => {
+    const notSent = (pausedPastDeadline = false) => {
       const until = pausedUntil();
-      return new ConnectorError(
-        `${name}: not sent: too little time was left before the call's deadline (waiting for the token's connector budget, or earlier attempts, took it); try again later`,
-        {
-          category: 'rate-limit',
-          operation: name,
-          ...(until === null ? {} : { retryAfterMs: until - clock.now() }),
-        },
-      );
+      const why = pausedPastDeadline
+        ? "the connector paused this token's requests (429 Retry-After) until after the call's deadline"
+        : "too little time was left before the call's deadline (waiting for the token's connector budget, or earlier attempts, took it)";
+      return new ConnectorError(`${name}: not sent: ${why}; try again later`, {
+        category: 'rate-limit',
+        operation: name,
+        ...(until === null ? {} : { retryAfterMs: until - clock.now() }),
+      });
     };
     if (latestStart !== undefined && clock.now() > latestStart) throw notSent();
     // A pause that ends after the latest start gives no slot in time: answered now, not then.
     const paused = latestStart === undefined ? null : pausedUntil();
-    if (paused !== null && latestStart !== undefined && paused > latestStart) throw notSent();
+    if (paused !== null && latestStart !== undefined && paused > latestStart) throw notSent(true);
     let grant: BudgetGrant | undefined;
     if (budget) {
       // Its own signal, or its wait signal, aborts the wait for the budget; so does the latest

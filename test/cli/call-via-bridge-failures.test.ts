@@ -162,4 +162,17 @@ describe('change-bridge call --via-bridge when the connector refused the call', 
       server = undefined;
     }
   });
+
+  it('says when to retry a call the bridge did not send (its own 429), from the Retry-After', async () => {
+    const api = await answeringBridge(
+      429,
+      JSON.stringify({ error: 'taxEnvironments/getAll: not sent: the token is paused' }),
+      { 'retry-after': '56' },
+    );
+    const result = await run(['call', 'taxEnvironments/getAll', '--via-bridge', '--api', api]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'taxEnvironments/getAll: not sent: the token is paused; retry after 56 s',
+    );
+  });
 });
