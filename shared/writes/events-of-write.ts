@@ -1,6 +1,7 @@
 import type { EntityEvent } from '../changes/entity-event-schema.ts';
 import type { EntityRecord, EntityType, Scope } from '../changes/entity-types.ts';
 import { buildChangeEvent } from '../changes/event.ts';
+import { LoyaltyProgramSchema, RoutingRuleSchema } from '../connector/records/index.ts';
 import {
   type ChangeContext,
   computeChanges,
@@ -268,6 +269,11 @@ function updatedEvents(
   }
   // The connector answers a record named twice in each element that names it: one event each.
   const byId = new Map(recordsOf(returned).map((record) => [String(record.Id), record]));
+  const contractFields = Object.keys(RECORD_SCHEMAS[entityType].shape);
+  // Only fields of the record (the contract's, or the answer's own): a request field no record
+  // carries (routingRules/update's AssignmentTargetType) names no change of it.
+  const ofRecord = (record: EntityRecord) => (field: string) =>
+    contractFields.includes(field) || field in record;
   return [...byId].map(([id, record]) =>
     buildWrittenEvent(
       context,
@@ -279,8 +285,14 @@ function updatedEvents(
         entityType,
         'updated',
         record,
-        [...(setById.get(id) ?? [])].sort(),
+        [...(setById.get(id) ?? [])].filter(ofRecord(record)).sort(),
       ),
     ),
   );
 }
+
+/** The contract's record of each entity only a write returns: the fields changedFields may name. */
+const RECORD_SCHEMAS = {
+  loyaltyProgram: LoyaltyProgramSchema,
+  routingRule: RoutingRuleSchema,
+} as const;

@@ -178,4 +178,23 @@ describe('events of a write', () => {
     expect(writeOnlyScope('vouchers/add', sent, context.scope, false)).toEqual(context.scope);
     expect(writeOnlyScope('restrictions/clear', sent, context.scope, true)).toEqual(context.scope);
   });
+
+  it('names in changedFields only fields of the record: AssignmentTargetType is a request field no routing rule has', () => {
+    const rule = WRITTEN_RECORDS.routingRule;
+    const [event] = writeOnlyEvents(
+      context,
+      'routingRules/update',
+      {
+        RoutingRuleUpdates: [
+          {
+            RoutingRuleId: rule.Id,
+            Applicability: { Value: 'Always' },
+            AssignmentTargetType: 'AllStayItems',
+          },
+        ],
+      },
+      { RoutingRules: [rule] },
+    );
+    expect(event!.data).toMatchObject({ changedFields: ['Applicability'] });
+  });
 });
