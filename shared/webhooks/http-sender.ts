@@ -95,12 +95,15 @@ type LookupCallback = (
  * redirect interceptor is installed, so a 3xx is just a status), interim 1xx answers read past
  * to the final one (a `100 Continue` too: see skipContinueAnswers), a total timeout per
  * request, and the SSRF check at connect time: the socket connects to the address our
- * `lookup` resolved and checked, so DNS cannot change between check and connect.
+ * `lookup` resolved and checked, so DNS cannot change between check and connect. Connections
+ * opened at once to one host share its lookup (see resolveChecked).
  */
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly targets = new Map<string, Target>();
+  /** The host lookups running, by host name: see resolveChecked. */
+  private readonly lookups = new Map<string, Promise<LookupAddress[]>>();
   /** The requests in flight, each by its controller: cut off together when the sender stops. */
   private readonly inFlight = new Set<AbortController>();
 
@@ -144,7 +147,23 @@ export class UndiciWebhookSender implements WebhookSender {
     });
   }
 
-  private async resolveChecked(hostname: string): Promise<LookupAddress[]> {
+  /**
+   * The checked addresses of `hostname`, from one lookup shared by every connection that asks
+   * while it runs; nothing is kept once it settles (the next connection looks up again, so DNS
+   * changes are seen). getaddrinfo runs on libuv's threadpool (4 threads, shared with the file
+   * system, zlib and crypto): a subscriber whose DNS hangs held a thread per request for the
+   * resolver's whole timeout, and a few requests in flight left no thread for anyone else's.
+   */
+  private resolveChecked(hostname: string): Promise<LookupAddress[]> {
+    let lookup = this.lookups.get(hostname);
+    if (!lookup) {
+      lookup = this.resolveAndCheck(hostname).finally(() => this.lookups.delete(hostname));
+      this.lookups.set(hostname, lookup);
+    }
+    return lookup;
+  }
+
+  private async resolveAndCheck(hostname: string): Promise<LookupAddress[]> {
     const addresses = await this.options.resolve(hostname);
     if (addresses.length === 0) throw new BridgeError(`host ${hostname} does not resolve`);
     for (const { address } of addresses) {
