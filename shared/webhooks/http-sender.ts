@@ -210,13 +210,16 @@ export class UndiciWebhookSender implements WebhookSender {
     }, this.timeoutMs);
     this.inFlight.add(controller);
     try {
-      const response = await request(url, {
-        method: 'POST',
-        headers: webhook.headers,
-        body: webhook.body,
-        dispatcher: this.agent,
-        signal: controller.signal,
-      });
+      const response = await untilAborted(
+        request(url, {
+          method: 'POST',
+          headers: webhook.headers,
+          body: webhook.body,
+          dispatcher: this.agent,
+          signal: controller.signal,
+        }),
+        controller.signal,
+      );
       const body = hasEmptyBody(response)
         ? await response.body.dump().then(() => '')
         : await readBodyPrefix(response.body);
@@ -249,6 +252,37 @@ export class UndiciWebhookSender implements WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/**
+ * `answer`, or a rejection with the signal's reason as soon as `signal` aborts. undici settles a
+ * request aborted while its connection waits for a host lookup only once the lookup ends, and a
+ * lookup cannot be cancelled (getaddrinfo; a DNS server that does not answer holds it for the
+ * resolver's whole timeout): the stop's cut-off would wait for it. The request itself is not
+ * sent after the abort (undici aborts it as its connection comes); a late answer is drained.
+ */
+function untilAborted<T extends { body: { dump(): Promise<void> } }>(
+  answer: Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      answer.then((late) => late.body.dump()).catch(() => undefined);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function hasBlockedCause(error: unknown): boolean {
