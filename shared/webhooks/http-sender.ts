@@ -10,6 +10,7 @@ import {
   type HostResolver,
   hostOf,
   portRefusal,
+  schemeRefusal,
   type UrlPolicy,
 } from './url-policy.ts';
 
@@ -174,9 +175,10 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 
   /**
-   * The parsed URL and the policy's verdict on its port (a subscription stored before such
+   * The parsed URL and the policy's verdict on its scheme (http stored while private addresses
+   * were allowed: sent in clear once they are not), its port (a subscription stored before such
    * ports were refused) and, for an IP literal host, on that address (an IP literal never
-   * reaches `lookup`, so it is checked here). Both are pure in the URL string, so they are kept
+   * reaches `lookup`, so it is checked here). All are pure in the URL string, so they are kept
    * per URL: a sender posts to few URLs, many times each.
    */
   private target(raw: string): Target {
@@ -185,7 +187,9 @@ export class UndiciWebhookSender implements WebhookSender {
       const url = new URL(raw);
       const host = hostOf(url);
       const refusal =
-        portRefusal(url) ?? (isIP(host) ? addressRefusal(host, this.options.policy) : undefined);
+        schemeRefusal(url, this.options.policy) ??
+        portRefusal(url) ??
+        (isIP(host) ? addressRefusal(host, this.options.policy) : undefined);
       target = { url, refusal };
       if (this.targets.size >= TARGET_CACHE_MAX_ENTRIES) this.targets.clear();
       this.targets.set(raw, target);

@@ -127,6 +127,18 @@ export function everRefused(url: URL): string | undefined {
   return isIP(host) ? addressRefusal(host, { allowPrivate: true }) : undefined;
 }
 
+/**
+ * Why a URL's scheme may not be posted to under `policy`, or `undefined` when it may: https,
+ * and http too only where private addresses are allowed (local runs). Pure.
+ * @example schemeRefusal(new URL('http://hooks.example.com/in'), { allowPrivate: false }) // 'must use https'
+ */
+export function schemeRefusal(url: URL, policy: UrlPolicy): string | undefined {
+  if (url.protocol === 'https:' || (policy.allowPrivate && url.protocol === 'http:')) {
+    return undefined;
+  }
+  return policy.allowPrivate ? 'must use http or https' : 'must use https';
+}
+
 /** Result of {@link checkWebhookUrl}. */
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
@@ -143,10 +155,8 @@ export async function checkWebhookUrl(
 ): Promise<UrlCheck> {
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
   if (!url) return { ok: false, reason: 'is not an absolute URL' };
-  const schemeOk = url.protocol === 'https:' || (policy.allowPrivate && url.protocol === 'http:');
-  if (!schemeOk) {
-    return { ok: false, reason: policy.allowPrivate ? 'must use http or https' : 'must use https' };
-  }
+  const scheme = schemeRefusal(url, policy);
+  if (scheme) return { ok: false, reason: scheme };
   const ever = everRefused(url);
   if (ever) return { ok: false, reason: ever };
   const host = hostOf(url);

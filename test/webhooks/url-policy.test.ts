@@ -148,6 +148,27 @@ describe('subscription URL policy (SSRF)', () => {
     },
   );
 
+  it('refuses at delivery time an http URL stored while private addresses were allowed, without looking it up', async () => {
+    const looked: string[] = [];
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: false },
+      resolve: async (host) => {
+        looked.push(host);
+        return [{ address: '192.0.2.1', family: 4 }]; // TEST-NET-1: never reached
+      },
+      clock: systemClock,
+      timeoutMs: 500,
+    });
+    const result = await sender.send({
+      url: 'http://hooks.example.com/in',
+      headers: {},
+      body: '{}',
+    });
+    expect(result).toMatchObject({ kind: 'error', error: 'blocked', message: 'must use https' });
+    expect(looked).toEqual([]);
+    await sender.close();
+  });
+
   it('connects to the address the checked lookup returned (the resolution is pinned)', async () => {
     const receiver = await startReceiver();
     const sender = new UndiciWebhookSender({
