@@ -102,7 +102,8 @@ const forbidden = (error: string): AdminResponse => ({ status: 403, body: { erro
  * it may: 403 for a `Host` (or the `authority` of an absolute-form target, `GET http://host/…`)
  * not in {@link AdminAccess.allowedHosts} or an `Origin` other than
  * the API's own; 401 without the right bearer token (when one is configured; the console's
- * page and assets are exempt); 415 for a body that is not `application/json`.
+ * page and assets are exempt); 415 for a body that is not `application/json`, and for a write
+ * without a body that names another content type (an empty HTML form's POST).
  * @example guardAdminRequest({ method: 'GET', path: '/streams', headers: { host: '127.0.0.1:4000' } }, access)
  */
 export function guardAdminRequest(
@@ -134,7 +135,21 @@ export function guardAdminRequest(
       };
     }
   }
-  return bodyTypeRefusal(request.headers, hasBody(request.headers));
+  return bodyTypeRefusal(
+    request.headers,
+    hasBody(request.headers) || isFormLikeWrite(request.method, request.headers),
+  );
+}
+
+/**
+ * True for a write (any method but GET and HEAD) that names a content type, with a body or
+ * not: an HTML form's POST with no field has none, yet names a form's media type, and browsers
+ * that send no `Origin` on a cross-site POST (Firefox before 70) let another site's page send it.
+ * The API's clients name one only with a JSON body.
+ */
+function isFormLikeWrite(method: string, headers: GuardHeaders): boolean {
+  const writes = !['GET', 'HEAD'].includes(method.toUpperCase());
+  return writes && header(headers, 'content-type') !== undefined;
 }
 
 /** 415 for a body not sent as `application/json`: a page cannot send that cross-site without a preflight. */
@@ -144,7 +159,10 @@ function bodyTypeRefusal(headers: GuardHeaders, withBody: boolean): AdminRespons
   if (mediaType === 'application/json') return undefined;
   return {
     status: 415,
-    body: { error: 'a request body must be sent as content-type: application/json' },
+    body: {
+      error:
+        'a request body must be sent as content-type: application/json (and a request without one names no other content type)',
+    },
   };
 }
 

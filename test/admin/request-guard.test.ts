@@ -89,6 +89,25 @@ describe('admin API against cross-site requests', () => {
     expect(await subscriptionCount()).toBe(3);
   });
 
+  // A browser that sends no Origin on a cross-site POST (Firefox before 70) can still post an
+  // HTML form with no field: no body, but a form's media type, which no client of the API sends.
+  it.each(['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain'])(
+    'refuses a bodiless POST that names %s, as an empty form sends, and changes nothing',
+    async (type) => {
+      await start();
+      const { subscription: created } = await harness!.deps.webhooks.createSubscription({
+        url: 'http://127.0.0.1:9000/hook',
+      });
+      const before = await harness!.store.getSubscription(created.id);
+      const response = await send('POST', `/subscriptions/${created.id}/rotate-secret`, {
+        'content-type': type,
+        'content-length': '0',
+      });
+      expect(response.status).toBe(415);
+      expect(await harness!.store.getSubscription(created.id)).toEqual(before);
+    },
+  );
+
   it('accepts bodiless requests without a content-type', async () => {
     await start();
     expect((await send('GET', '/streams', {})).status).toBe(200);
