@@ -169,7 +169,8 @@ export class UndiciWebhookSender implements WebhookSender {
     if (addresses.length === 0) throw new BridgeError(`host ${hostname} does not resolve`);
     for (const { address } of addresses) {
       const refusal = addressRefusal(address, this.options.policy);
-      if (refusal) throw new BlockedAddressError(`host ${hostname} resolves to ${refusal}`);
+      if (refusal)
+        throw new BlockedAddressError(`host ${hostname} resolves to a refused address: ${refusal}`);
     }
     return addresses;
   }

@@ -173,7 +173,8 @@ export async function checkWebhookUrl(
   if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
   for (const { address } of addresses) {
     const refusal = addressRefusal(address, policy);
-    if (refusal) return { ok: false, reason: `host ${host} resolves to ${refusal}` };
+    if (refusal)
+      return { ok: false, reason: `host ${host} resolves to a refused address: ${refusal}` };
   }
   return { ok: true, url };
 }

@@ -107,6 +107,20 @@ describe('subscription URL policy (SSRF)', () => {
     },
   );
 
+  it('says in a sentence why a host name is refused: what it resolves to, and why that is refused', async () => {
+    const toLoopback = async () => [{ address: '127.0.0.1', family: 4 as const }];
+    const check = await checkWebhookUrl(
+      'https://hooks.example.com/in',
+      { allowPrivate: false },
+      toLoopback,
+    );
+    expect(check).toEqual({
+      ok: false,
+      reason:
+        'host hooks.example.com resolves to a refused address: 127.0.0.1 is a private, loopback or link-local address',
+    });
+  });
+
   it('refuses at delivery time a host that resolves to a refused address, without connecting', async () => {
     const receiver = await startReceiver();
     const sender = new UndiciWebhookSender({
