@@ -11,9 +11,6 @@ process.stdout.on('error', (error) => {
   if (error.code !== 'EPIPE') throw error;
 });
 
-/** How long a leftover handle may hold the process once the command has returned. */
-const EXIT_GRACE_MS = 1_000;
-
 async function loadCli() {
   try {
     return await import(await cliBundleUrl());
@@ -32,7 +29,3 @@ const releaseEarlyStopSignal = holdEarlyStopSignal(argv);
 const { runCli } = await loadCli();
 process.exitCode = await runCli(argv);
 releaseEarlyStopSignal();
-// The command has ended and closed what it opened. Whatever still holds the event loop (a host
-// lookup that never answers: getaddrinfo cannot be cancelled, and a receiver's hanging DNS held
-// a stopped `start` 14 s) must not hold the user's shell: the process ends within a second.
-setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
