@@ -28,6 +28,13 @@ import type { TokenCipher } from './token-cipher.ts';
  * them the request fit the 1 MiB body but the store refused the item, a 500.
  */
 const ACCESS_TOKEN_MAX_LENGTH = 4096;
+/**
+ * Inside a token: a line break, space or control character (a file of several lines, such as
+ * a `.env`), or U+FFFD, what bytes that are not UTF-8 become (a file saved as UTF-16). Stored,
+ * such a token was refused at every poll; the add is refused instead, naming the field.
+ */
+const ACCESS_TOKEN_INNER_SPACE = /[\s\p{Cc}]/u;
+const ACCESS_TOKEN_NOT_UTF8 = /\uFFFD/u;
 const TRACKED_IDS_MAX = 1000;
 /**
  * The longest poll interval of a connection: a day is far past any wait for change events.
@@ -56,6 +63,13 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
       .min(1, { error: 'must not be empty' })
       .max(ACCESS_TOKEN_MAX_LENGTH, {
         error: `must be at most ${ACCESS_TOKEN_MAX_LENGTH} characters`,
+      })
+      .refine((token) => !ACCESS_TOKEN_INNER_SPACE.test(token), {
+        error:
+          'must be one token: it holds a line break, space or control character inside (a file of several lines?)',
+      })
+      .refine((token) => !ACCESS_TOKEN_NOT_UTF8.test(token), {
+        error: 'must be UTF-8 text (a file saved as UTF-16?)',
       }),
     // Checked here, so a typo is refused at once instead of failing every poll.
     // An empty list follows nothing: a mistake (`--export-ids ,`), not a setting.

@@ -96,6 +96,29 @@ describe('change-bridge connections', () => {
     expect(taken.stderr).toContain('exists already');
   });
 
+  it('add exits 2 for a token file of two lines or not UTF-8, naming the flags, storing nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cb-token-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const twoLines = join(dir, 'env');
+    await writeFile(twoLines, `${TOKEN}\nCONNECTOR_CLIENT_TOKEN=x\n`, { mode: 0o600 });
+    // PowerShell 5's `>` writes UTF-16LE with a byte order mark.
+    const utf16 = join(dir, 'token-utf16');
+    await writeFile(utf16, Buffer.from(`\uFEFF${TOKEN}\r\n`, 'utf16le'), { mode: 0o600 });
+
+    for (const file of [twoLines, utf16]) {
+      const refused = await run(['connections', 'add', '--id', 'x', '--access-token-file', file]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--access-token-file');
+      expect(refused.stderr).not.toContain('CONNECTOR_CLIENT_TOKEN');
+    }
+    const inline = await run(
+      ['connections', 'add', '--id', 'x', '--access-token-stdin'],
+      `${TOKEN} x`,
+    );
+    expect(inline.code).toBe(2);
+    expect(await cli.harness.connections.get('x')).toBeUndefined();
+  });
+
   it('list, show, disable, enable and remove manage connections; unknown ids exit 1', async () => {
     const list = await run(['connections', 'list']);
     expect(list.stdout.split('\n')[0]).toMatch(

@@ -30,6 +30,26 @@ describe('POST /connections: the AccessToken', () => {
     }
   });
 
+  it('refuses an AccessToken with a line break, space or control character inside, or not UTF-8, naming accessToken', async () => {
+    harness = createAdminHarness();
+    const wrong = [
+      `${TOKEN}\nsecond-line`,
+      `${TOKEN}\r\n${TOKEN}`,
+      `${TOKEN} ${TOKEN}`,
+      `${TOKEN}\u0000x`,
+      `${TOKEN}\u0001`,
+      // A UTF-16 file read as UTF-8: its bytes that are no UTF-8 become U+FFFD.
+      `\uFFFD\uFFFD${TOKEN}`,
+    ];
+    for (const accessToken of wrong) {
+      const answer = await add({ accessToken });
+      expect(answer.status, JSON.stringify(accessToken)).toBe(400);
+      expect(answer.body).toMatchObject({ field: 'accessToken' });
+      expect(JSON.stringify(answer.body)).not.toContain(TOKEN);
+    }
+    expect(await harness.connections.get('hotel-1')).toBeUndefined();
+  });
+
   it('refuses an AccessToken of whitespace only, naming accessToken', async () => {
     harness = createAdminHarness();
     const answer = await add({ accessToken: ' \n\t ' });
