@@ -280,6 +280,11 @@ export async function pollStream(
       // leaves the state (a purge that deleted it first makes this save lose: `changed`, and the
       // next poll starts with none); its `resetAt` still has the old snapshots deleted first.
       if (isRemovedStream(stored)) await state.save({ removedAt: null });
+      // Parked by credentials other than these (a token fixed with `remove --keep-state` and
+      // `add`, or a restart): unparked from the run's first save, so `streams list` shows its
+      // first sync or window in progress, not the refusal, for as long as the run takes.
+      if (stored.parked && !staysParked(stored, deps.client.credential))
+        await state.save({ parked: false, parkedReason: null });
       const caughtUp =
         (await dropSnapshotsOfBeforeReset(definition, deps, state)) &&
         (await runStrategy(definition, deps, state));
