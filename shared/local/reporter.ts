@@ -230,6 +230,8 @@ export function jsonReporter(output: ReporterOutput): Reporter {
           jsonLine('info', 'event', {
             id: event.id,
             type: event.type,
+            // `connector/<connectionId>`: which hotel, once connections are many.
+            source: event.source,
             subject: event.subject,
             changedFields: event.data.changedFields ?? [],
           }),

@@ -26,6 +26,15 @@ describe('jsonReporter', () => {
     });
   });
 
+  it('names the connection of each event: its source, as in the event', () => {
+    const { writes, output } = recordingOutput();
+    const event = makeEvent(1);
+    const other = { ...makeEvent(2), source: 'connector/hotel-prague' };
+    jsonReporter(output).events([event, other]);
+    const lines = writes[0]!.split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.source)).toEqual([event.source, 'connector/hotel-prague']);
+  });
+
   it('writes nothing for no events', () => {
     const { writes, output } = recordingOutput();
     jsonReporter(output).events([]);
