@@ -100,7 +100,12 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
         .number()
         .min(1000, { error: 'must be at least 1s' })
         .max(INTERVAL_MAX_MS, { error: 'must be at most 1d' }),
-    ).optional(),
+    )
+      .optional()
+      .meta({
+        description:
+          "Poll interval as duration text from 1s to 1d, such as '30s' or '1m' (a bare number is milliseconds); answered as intervalMs. Left out: the deployment's POLL_INTERVAL",
+      }),
   })
   .strict()
   .superRefine((input, context) => {

@@ -132,6 +132,15 @@ describe('OpenAPI document', () => {
     expect(JSON.stringify(entities)).toContain('taxEnvironment');
   });
 
+  it('says what text POST /connections takes as interval: a duration from 1s to 1d', () => {
+    const doc = buildOpenApiDocument(ADMIN_ROUTES, 'bearer');
+    const body = operation(doc, 'post', '/connections').requestBody!.content['application/json']
+      .schema as { properties: Record<string, { type?: string; description?: string }> };
+    expect(body.properties.interval).toMatchObject({ type: 'string' });
+    expect(body.properties.interval!.description).toMatch(/1m/);
+    expect(body.properties.interval!.description).toMatch(/1s.*1d/);
+  });
+
   it('documents a JSON response schema for every success with a body, and errors by reference', () => {
     const doc = buildOpenApiDocument(ADMIN_ROUTES, 'bearer');
     for (const route of ADMIN_ROUTES) {
