@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gate, LOOKUPS_AT_ONCE_MAX } from '../../shared/webhooks/lookup-gate.ts';
+import { gatedResolver } from '../../shared/webhooks/url-policy.ts';
+
+/*
+ * getaddrinfo runs on libuv's threadpool (4 threads), beside the local store's LevelDB. A
+ * lookup that hangs (a receiver's DNS server that does not answer) holds its thread and cannot
+ * be cancelled. Here each "lookup" opens a FIFO that no one writes: a real threadpool thread
+ * held until the test opens the other end, as a hanging getaddrinfo holds one.
+ */
+
+let folder: string | undefined;
+const fifos: string[] = [];
+
+/** A lookup that holds a threadpool thread until {@link releaseLookups}. */
+function hangingLookup(): Parameters<typeof gatedResolver>[0] {
+  return (async (hostname: string) => {
+    folder ??= mkdtempSync(join(tmpdir(), 'lookup-gate-'));
+    const fifo = join(folder, `${hostname}.fifo`);
+    execFileSync('mkfifo', [fifo]);
+    fifos.push(fifo);
+    const handle = await open(fifo, 'r');
+    await handle.close();
+    return [{ address: '192.0.2.1', family: 4 }];
+  }) as unknown as Parameters<typeof gatedResolver>[0];
+}
+
+/** Opens the writing end of every FIFO a reader waits on, freeing the threads it held. */
+function releaseLookups(): void {
+  for (const fifo of fifos.splice(0)) {
+    try {
+      closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader waits (its lookup has not started): nothing to free.
+    }
+  }
+}
+
+/** Resolves with how long a LevelDB put took, or with Infinity after `limitMs`. */
+async function storeWriteMs(db: ClassicLevel, limitMs: number): Promise<number> {
+  const started = performance.now();
+  const done = db.put('k', 'v').then(() => performance.now() - started);
+  const late = new Promise<number>((resolve) =>
+    setTimeout(() => resolve(Number.POSITIVE_INFINITY), limitMs),
+  );
+  const took = await Promise.race([done, late]);
+  releaseLookups();
+  await done;
+  return took;
+}
+
+afterEach(() => {
+  releaseLookups();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+  folder = undefined;
+});
+
+describe.skipIf(process.platform === 'win32')('system host lookups at once', () => {
+  it(`hold at most ${LOOKUPS_AT_ONCE_MAX} threadpool threads: the store writes while four receivers' DNS hangs`, async () => {
+    folder = mkdtempSync(join(tmpdir(), 'lookup-gate-'));
+    const db = new ClassicLevel(join(folder, 'store'));
+    await db.open();
+    const resolve = gatedResolver(hangingLookup(), gate(LOOKUPS_AT_ONCE_MAX));
+    const lookups = ['a', 'b', 'c', 'd'].map((host) => resolve(`${host}.test`));
+    // Each waiting lookup has its thread by now.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const took = await storeWriteMs(db, 2_000);
+    await db.close();
+    expect(took).toBeLessThan(1_000);
+    // The lookups waiting at the gate run once the first have ended: none is lost.
+    releaseLookups();
+    const settled = Promise.all(lookups);
+    for (let i = 0; i < 20 && fifos.length < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    releaseLookups();
+    expect(await settled).toHaveLength(4);
+  });
+
+  it('run in the order asked, the next one as soon as one ends, failed or not', async () => {
+    const runs = gate(2);
+    const started: string[] = [];
+    const ends = new Map<string, () => void>();
+    const work = (name: string, fails = false) =>
+      runs(async () => {
+        started.push(name);
+        await new Promise<void>((resolve) => ends.set(name, resolve));
+        if (fails) throw new Error(name);
+        return name;
+      });
+    const a = work('a', true);
+    const b = work('b');
+    const c = work('c');
+    const d = work('d');
+    await Promise.resolve();
+    expect(started).toEqual(['a', 'b']);
+    ends.get('a')!();
+    await expect(a).rejects.toThrow('a');
+    expect(started).toEqual(['a', 'b', 'c']);
+    ends.get('b')!();
+    await b;
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    ends.get('c')!();
+    ends.get('d')!();
+    expect(await Promise.all([c, d])).toEqual(['c', 'd']);
+  });
+});
