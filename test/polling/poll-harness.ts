@@ -28,6 +28,7 @@ import {
 } from '../../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import type { StateStore } from '../../shared/state/state-store.ts';
 
 /** Start of simulated time in poller tests. */
@@ -135,12 +136,20 @@ export async function startPollHarness(
   simulator: Pick<SimulatorOptions, 'commitLagMs' | 'customers' | 'deletesMoveUpdatedUtc'> = {},
   /** Poll intervals: one for every stream (default 1 s), or `undefined` for each spec's default. */
   poll: { intervalMs?: number | undefined } = {},
+  /**
+   * The state store: dynalite as `npm start` has it (default), or {@link MemoryStateStore} (the
+   * same semantics, held to them by the state store contract) where the test is about when
+   * streams are polled, not about how their state is kept.
+   */
+  stateStore: 'dynalite' | 'memory' = 'dynalite',
 ): Promise<PollHarness> {
   const clock = new ManualClock(POLL_TEST_START_MS);
   const sim = await startSimulator({ seed, size, clock, rateLimit: false, ...simulator });
-  const dynamo = await startLocalDynamoDb();
-  await createStateTable(dynamo.client, TABLE);
-  const store = new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock });
+  const dynamo = stateStore === 'dynalite' ? await startLocalDynamoDb() : undefined;
+  if (dynamo) await createStateTable(dynamo.client, TABLE);
+  const store: StateStore = dynamo
+    ? new DynamoDbStateStore({ client: dynamo.client, tableName: TABLE, clock })
+    : new MemoryStateStore();
   const world = sim.controls.model.world;
   const base = {
     baseUrl: sim.url,
@@ -229,7 +238,7 @@ export async function startPollHarness(
     async close() {
       await Promise.all([clients.chain.close(), clients.hotel.close()]);
       await sim.close();
-      await dynamo.close();
+      await dynamo?.close();
     },
   };
   return harness;
