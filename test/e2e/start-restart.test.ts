@@ -13,6 +13,9 @@ import { expectedLocalEvents, recordEnterprises } from '../support/visible-chang
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
+/** Deliveries a running bridge makes of the activity before the test moves on. */
+const LIVE_DELIVERIES = 10;
+
 describe('change-bridge start as a child process', () => {
   let sim: RunningSimulator;
   let receiver: TestReceiver;
@@ -117,15 +120,30 @@ describe('change-bridge start as a child process', () => {
     const enterprises = new Map<string, string>();
     recordEnterprises(sim, enterprises);
     sim.controls.startActivity(15);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // Changes the first process delivers live (before, a fixed 5 s whatever it delivered).
+    await waitFor(
+      () => receiver.received.length >= LIVE_DELIVERIES,
+      45_000,
+      'live deliveries before the SIGTERM',
+      100,
+    );
 
     const stopped = exited(child);
     child.kill('SIGTERM');
     expect(await stopped).toBe(0);
+    // Changes while no bridge runs.
     await new Promise((resolve) => setTimeout(resolve, 1500));
 
+    // Changes go on while the restarted process starts, until it has delivered some (those made
+    // while none ran come first); before, a fixed 4 s, whether or not it had polled by then.
     child = startBridgeProcess();
-    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const beforeRestart = receiver.received.length;
+    await waitFor(
+      () => receiver.received.length >= beforeRestart + LIVE_DELIVERIES,
+      45_000,
+      'live deliveries after the restart',
+      100,
+    );
     sim.controls.stopActivity();
     const entries = sim.controls.journal(from);
     const after = modelContent(sim);
