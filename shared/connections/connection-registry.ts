@@ -6,7 +6,11 @@ import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
 import { registrationKey, type StoredConnection } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
-import { connectorConfigOf, streamsOfConnection } from './connection-streams.ts';
+import {
+  connectorConfigOf,
+  streamsOfConnection,
+  untrackedConnectionWarnings,
+} from './connection-streams.ts';
 import type { TokenCipher } from './token-cipher.ts';
 
 /** A connection being polled: its streams, its client (one budget per token) and a stop signal. */
@@ -44,6 +48,11 @@ export interface ConnectionRegistryDeps {
    * registration and error, not at every refresh that tries it again.
    */
   onError?(connectionId: string, error: unknown): void;
+  /**
+   * What a connection as registered polls to no avail (an export stream that names no export):
+   * said once per registration, as it joins.
+   */
+  onWarning?(connectionId: string, message: string): void;
 }
 
 /**
@@ -234,6 +243,12 @@ export class ConnectionRegistry {
         },
       });
       this.unopened.delete(id);
+      for (const warning of untrackedConnectionWarnings(
+        connection,
+        this.deps.settings,
+        this.deps.tracked,
+      ))
+        this.deps.onWarning?.(id, warning);
     } catch (error) {
       const key = registrationKey(connection);
       const said = `${key} ${describeThrown(error)}`;

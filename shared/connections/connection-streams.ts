@@ -47,6 +47,32 @@ export function streamsOfConnection(
 }
 
 /**
+ * Why a stored connection's export or productPrice stream would poll nothing: its entity type
+ * is polled while neither the connection (`--export-ids`, `--product-ids`) nor the deployment
+ * (`POLL_EXPORT_IDS`, `POLL_PRODUCT_IDS`, the `tracked` targets) names one. One line each. Pure.
+ * @example untrackedConnectionWarnings({ id: 'h1', entities: ['export'] }, settings) // ['connection h1: export is polled, but …']
+ */
+export function untrackedConnectionWarnings(
+  connection: ConnectionSettings & { id: string },
+  base: PollSettings,
+  tracked: TrackedTargets = {},
+): string[] {
+  const { entities } = settingsOfConnection(base, connection);
+  const warnings: string[] = [];
+  const exportIds = connection.exportIds ?? tracked.exportIds;
+  if (entities.includes('export') && !exportIds?.length)
+    warnings.push(
+      `connection ${connection.id}: export is polled, but neither the connection (--export-ids) nor POLL_EXPORT_IDS names an export: its export stream polls nothing`,
+    );
+  const products = connection.productIds ?? tracked.products;
+  if (entities.includes('productPrice') && !products?.length)
+    warnings.push(
+      `connection ${connection.id}: productPrice is polled, but neither the connection (--product-ids) nor POLL_PRODUCT_IDS names a product: its productPrice stream polls nothing`,
+    );
+  return warnings;
+}
+
+/**
  * The connector configuration of a stored connection: the deployment's endpoint, ClientToken
  * and Client name with the connection's AccessToken and Portfolio scope. Pure.
  */

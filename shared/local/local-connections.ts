@@ -45,6 +45,8 @@ export interface LocalConnectionsOptions {
   clientDeps: ConnectorClientDeps;
   clock: Clock;
   onError(message: string): void;
+  /** What a connection polls to no avail, as it joins (see ConnectionRegistryDeps.onWarning). */
+  onWarning(message: string): void;
 }
 
 /** The connections of a local run: the registry the poll loop reads and the admin API's deps. */
@@ -86,6 +88,7 @@ export async function openLocalConnections(
     fixed: [options.fixed],
     onError: (id, error) =>
       options.onError(`connection ${id} is not polled: ${notPolledReason(error, keyFilePath)}`),
+    onWarning: (_id, message) => options.onWarning(message),
   });
   await registry.refresh();
   const refresh = () =>

@@ -255,6 +255,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clientDeps,
       clock,
       onError: (message) => reporter.info(message),
+      onWarning: (message) => reporter.warn(message),
     });
     closers.push(() => connections.close());
     stopIfAsked();

@@ -91,3 +91,59 @@ describe('a stored connection and POLL_PRODUCT_IDS / POLL_EXPORT_IDS', () => {
     });
   });
 });
+
+describe('a stored connection whose export or productPrice stream follows nothing', () => {
+  /** The warnings a registry says as `hotel-1` (with `extra` settings) joins, `tracked` the deployment's. */
+  async function warningsAsItJoins(extra: object, tracked: typeof config.tracked = {}) {
+    const store = new MemoryConnectionStore();
+    await store.create({
+      id: 'hotel-1',
+      enabled: true,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      accessToken: await cipher.seal('hotel-1', 'token-1'),
+      ...extra,
+    });
+    const warnings: [string, string][] = [];
+    const registry = new ConnectionRegistry({
+      store,
+      cipher,
+      settings: config.settings,
+      tracked,
+      deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
+      createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
+      fixed: [],
+      onWarning: (id, message) => warnings.push([id, message]),
+    });
+    await registry.refresh();
+    // A later refresh of the same registration says nothing again.
+    await registry.refresh();
+    await registry.close();
+    return warnings;
+  }
+
+  it('is said once as the connection joins, naming it and what would name the ids', async () => {
+    expect(await warningsAsItJoins({ entities: ['customer', 'export', 'productPrice'] })).toEqual([
+      [
+        'hotel-1',
+        'connection hotel-1: export is polled, but neither the connection (--export-ids) nor POLL_EXPORT_IDS names an export: its export stream polls nothing',
+      ],
+      [
+        'hotel-1',
+        'connection hotel-1: productPrice is polled, but neither the connection (--product-ids) nor POLL_PRODUCT_IDS names a product: its productPrice stream polls nothing',
+      ],
+    ]);
+  });
+
+  it('is not said when the connection or the deployment names them', async () => {
+    const entities = ['export', 'productPrice'];
+    expect(await warningsAsItJoins({ entities }, config.tracked)).toEqual([]);
+    expect(
+      await warningsAsItJoins({
+        entities,
+        exportIds: [OWN_EXPORT],
+        productIds: [`${PRODUCT}@Europe/Prague`],
+      }),
+    ).toEqual([]);
+    expect(await warningsAsItJoins({ entities: ['customer'] })).toEqual([]);
+  });
+});

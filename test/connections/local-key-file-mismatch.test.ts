@@ -67,6 +67,7 @@ function open(messages: string[]) {
     clientDeps: { clock },
     clock,
     onError: (message) => messages.push(message),
+    onWarning: (message) => messages.push(message),
   });
 }
 
