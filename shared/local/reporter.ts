@@ -1,3 +1,4 @@
+import { CONNECTOR_SOURCE_PREFIX } from '../changes/envelope.ts';
 import { formatDuration } from '../duration.ts';
 import type { HeldStream } from '../polling/poll-runner.ts';
 import type { PollOutcome } from '../polling/poll-stream.ts';
@@ -10,6 +11,7 @@ import {
   recoveredSummaryMessage,
 } from './failing-polls.ts';
 import { lineThrottle, type ThrottleClock } from './line-throttle.ts';
+import { LOCAL_CONNECTION_ID } from './local-connection-id.ts';
 import { clockTime, formatEventLine, type Palette } from './terminal.ts';
 
 /** Where the local runtime reports what happens: people on a TTY, machines with `--json`. */
@@ -259,6 +261,18 @@ export function jsonReporter(output: ReporterOutput): Reporter {
   };
 }
 
+/**
+ * The connection an event's `source` (`connector/<connectionId>`) names, unless it is the run's
+ * own (`local`, the CONNECTOR_* variables' or the simulator's): with connections added at run
+ * time, which hotel a line is about. Pure.
+ */
+function addedConnectionOf(source: string): string | undefined {
+  const id = source.startsWith(CONNECTOR_SOURCE_PREFIX)
+    ? source.slice(CONNECTOR_SOURCE_PREFIX.length)
+    : undefined;
+  return id === LOCAL_CONNECTION_ID ? undefined : id;
+}
+
 /** Concise lines for people: one per event, one per failure. */
 export function terminalReporter(output: ReporterOutput, palette: Palette): Reporter {
   const line = (text: string) => output.write(text);
@@ -314,6 +328,7 @@ export function terminalReporter(output: ReporterOutput, palette: Palette): Repo
               type: event.type,
               subject: event.subject ?? '',
               changedFields: event.data.changedFields ?? [],
+              connection: addedConnectionOf(event.source),
             },
             palette,
           ),

@@ -44,6 +44,7 @@ import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './de
 import { lockDirectory } from './directory-lock.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
+import { LOCAL_CONNECTION_ID } from './local-connection-id.ts';
 import { openLocalConnections } from './local-connections.ts';
 import { startLocalDispatch } from './local-dispatch.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
@@ -55,8 +56,7 @@ const LOCAL_POLL_OWNER = 'local';
 
 /** The state table of local runs. */
 export const LOCAL_TABLE_NAME = 'change-bridge';
-/** The connection id of the one connection a local run polls. */
-export const LOCAL_CONNECTION_ID = 'local';
+export { LOCAL_CONNECTION_ID };
 
 /** A running local bridge. */
 export interface RunningBridge {

@@ -50,12 +50,15 @@ export interface EventLineInput {
   type: string;
   subject: string;
   changedFields: readonly string[];
+  /** The connection it came from, shown before the subject; left out for the only one (`local`). */
+  connection?: string | undefined;
 }
 
 const FIELDS_SHOWN_MAX = 6;
 
 /**
- * One concise line per event: time, type, subject, changed fields.
+ * One concise line per event: time, type, the connection unless it is the run's own, subject,
+ * changed fields.
  * @example formatEventLine({ time, type: 'customer.updated', subject: 'c1…', changedFields: ['Email'] }, PLAIN_PALETTE)
  * // '10:01:02  customer.updated          c1…  Email'
  */
@@ -67,7 +70,8 @@ export function formatEventLine(event: EventLineInput, palette: Palette): string
   const changed = kind === 'updated' ? event.changedFields : [];
   const fields = changed.slice(0, FIELDS_SHOWN_MAX).join(', ');
   const more = changed.length > FIELDS_SHOWN_MAX ? ` +${changed.length - FIELDS_SHOWN_MAX}` : '';
-  return `${palette.dim(clockTime(event.time))}  ${color(event.type.padEnd(40))}  ${event.subject}${fields ? `  ${palette.dim(fields + more)}` : ''}`;
+  const from = event.connection ? `${palette.dim(event.connection)}  ` : '';
+  return `${palette.dim(clockTime(event.time))}  ${color(event.type.padEnd(40))}  ${from}${event.subject}${fields ? `  ${palette.dim(fields + more)}` : ''}`;
 }
 
 /**

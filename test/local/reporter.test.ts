@@ -43,6 +43,17 @@ describe('jsonReporter', () => {
 });
 
 describe('terminalReporter', () => {
+  it("names the connection of an event from a connection added at run time, not the run's own", () => {
+    const { writes, output } = recordingOutput();
+    const own = { ...makeEvent(1), source: 'connector/local' };
+    const added = { ...makeEvent(2), source: 'connector/hotel-prague' };
+    terminalReporter(output, PLAIN_PALETTE).events([own, added]);
+    const [ownLine, addedLine] = writes[0]!.split('\n');
+    expect(ownLine).not.toContain('local');
+    expect(ownLine).toMatch(/customer\.updated +c1/);
+    expect(addedLine).toMatch(/customer\.updated +hotel-prague {2}c2/);
+  });
+
   it('writes a batch of events in one write, one line per event', () => {
     const { writes, output } = recordingOutput();
     terminalReporter(output, PLAIN_PALETTE).events([makeEvent(1), makeEvent(2)]);
