@@ -96,7 +96,7 @@ describe('change-bridge connections', () => {
     expect(taken.stderr).toContain('exists already');
   });
 
-  it('add exits 2 for a token file of two lines or not UTF-8, naming the flags, storing nothing', async () => {
+  it('add exits 2 for a token file of two lines or not UTF-8, naming the flag it came from, storing nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cb-token-'));
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
     const twoLines = join(dir, 'env');
@@ -108,7 +108,9 @@ describe('change-bridge connections', () => {
     for (const file of [twoLines, utf16]) {
       const refused = await run(['connections', 'add', '--id', 'x', '--access-token-file', file]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('--access-token-file');
+      // The flag the token came from, not both.
+      expect(refused.stderr).toMatch(/^error: --access-token-file: must be/);
+      expect(refused.stderr).not.toContain('--access-token-stdin');
       expect(refused.stderr).not.toContain('CONNECTOR_CLIENT_TOKEN');
     }
     const inline = await run(
@@ -116,6 +118,7 @@ describe('change-bridge connections', () => {
       `${TOKEN} x`,
     );
     expect(inline.code).toBe(2);
+    expect(inline.stderr).toMatch(/^error: --access-token-stdin: must be/);
     expect(await cli.harness.connections.get('x')).toBeUndefined();
   });
 

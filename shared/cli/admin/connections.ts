@@ -172,7 +172,12 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
     );
     const created = await client.call('POST', '/connections', ConnectionViewSchema, {
       check: { body: AddConnectionInputSchema },
-      flags: ADD_FLAGS,
+      // A refused token is named by the flag it came from.
+      flags: {
+        ...ADD_FLAGS,
+        accessToken:
+          options.accessTokenFile !== undefined ? '--access-token-file' : '--access-token-stdin',
+      },
       body: { ...settings, accessToken },
     });
     if (options.json) return writeJson(io, created);
