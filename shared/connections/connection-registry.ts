@@ -53,7 +53,15 @@ export interface ConnectionRegistryDeps {
    * said once per registration, as it joins.
    */
   onWarning?(connectionId: string, message: string): void;
+  /**
+   * A connection joined the polled ones (`added`: added or enabled; `changed`: registered again
+   * with other settings or token) or left them (`disabled`, `removed`), as a refresh found.
+   */
+  onPolling?(connection: PolledConnection, change: PollingChange): void;
 }
+
+/** How a refresh changed what is polled of one connection (see ConnectionRegistryDeps.onPolling). */
+export type PollingChange = 'added' | 'changed' | 'disabled' | 'removed';
 
 /**
  * The enabled connections of a process and their clients, refreshed from the store: a
@@ -135,10 +143,17 @@ export class ConnectionRegistry {
   /** Brings one connection in line with what the store held for it. */
   private async applyOne(id: string, stored: StoredConnection | undefined): Promise<void> {
     const current = this.active.get(id);
-    if (current && (!stored?.enabled || registrationKey(stored) !== current.key))
+    const changed = current && stored?.enabled && registrationKey(stored) !== current.key;
+    if (current && (!stored?.enabled || changed)) {
       await this.retire(id);
+      if (!changed) this.deps.onPolling?.(current, stored ? 'disabled' : 'removed');
+    }
     if (!stored?.enabled) this.unopened.delete(id);
-    if (stored?.enabled && !this.active.has(id)) await this.open(stored);
+    if (stored?.enabled && !this.active.has(id)) {
+      await this.open(stored);
+      const joined = this.active.get(id);
+      if (joined) this.deps.onPolling?.(joined, changed ? 'changed' : 'added');
+    }
   }
 
   private startRead(): number {

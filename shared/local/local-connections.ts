@@ -3,7 +3,11 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
 import type { ConnectionView } from '../connections/connection.ts';
 import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
-import { ConnectionRegistry, type PolledConnection } from '../connections/connection-registry.ts';
+import {
+  ConnectionRegistry,
+  type PolledConnection,
+  type PollingChange,
+} from '../connections/connection-registry.ts';
 import { CachingDataKeyProvider } from '../connections/data-key-provider.ts';
 import { DynamoDbConnectionStore } from '../connections/dynamodb-connection-store.ts';
 import {
@@ -16,6 +20,7 @@ import type { ConnectorClientDeps } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import type { ConnectorConfig } from '../connector/connector-config.ts';
 import { borrowedTransport, createUndiciTransport } from '../connector/http-transport.ts';
+import { formatDuration } from '../duration.ts';
 import { describeThrown } from '../errors.ts';
 import type { PollSettings } from '../polling/poll-settings.ts';
 import type { TrackedTargets } from '../polling/tracked-targets.ts';
@@ -47,6 +52,8 @@ export interface LocalConnectionsOptions {
   onError(message: string): void;
   /** What a connection polls to no avail, as it joins (see ConnectionRegistryDeps.onWarning). */
   onWarning(message: string): void;
+  /** A connection added, changed, disabled or removed at run time, in a line for people. */
+  onInfo(message: string): void;
 }
 
 /** The connections of a local run: the registry the poll loop reads and the admin API's deps. */
@@ -89,8 +96,14 @@ export async function openLocalConnections(
     onError: (id, error) =>
       options.onError(`connection ${id} is not polled: ${notPolledReason(error, keyFilePath)}`),
     onWarning: (_id, message) => options.onWarning(message),
+    // Not for those the first refresh finds (thousands, perhaps): the run's start says its own.
+    onPolling: (connection, change) => {
+      if (started) options.onInfo(pollingChangeLine(connection, change));
+    },
   });
+  let started = false;
   await registry.refresh();
+  started = true;
   const refresh = () =>
     registry
       .refresh()
@@ -124,6 +137,21 @@ export async function openLocalConnections(
       await transport.close();
     },
   };
+}
+
+/**
+ * What a refresh changed of a connection, in a line: its entity types and interval when it
+ * joins. Pure.
+ * @example pollingChangeLine(connection, 'added') // 'connection hotel-1 is polled: customer, resource every 1m'
+ */
+export function pollingChangeLine(connection: PolledConnection, change: PollingChange): string {
+  if (change === 'disabled' || change === 'removed')
+    return `connection ${connection.id} is no longer polled (${change})`;
+  const entities = connection.definitions.map((definition) => definition.spec.entityType);
+  const intervals = [...new Set(connection.definitions.map((d) => d.intervalMs))];
+  const every = intervals.length === 1 ? ` every ${formatDuration(intervals[0]!)}` : '';
+  const again = change === 'changed' ? ' again, as changed' : '';
+  return `connection ${connection.id} is polled${again}: ${entities.join(', ')}${every}`;
 }
 
 /** Why a connection whose token did not open is not polled, for its warning and its view. */

@@ -256,6 +256,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       clock,
       onError: (message) => reporter.info(message),
       onWarning: (message) => reporter.warn(message),
+      onInfo: (message) => reporter.info(message),
     });
     closers.push(() => connections.close());
     stopIfAsked();

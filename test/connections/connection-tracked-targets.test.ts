@@ -7,6 +7,7 @@ import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts
 import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
 import { createTokenCipher } from '../../shared/connections/token-cipher.ts';
 import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
+import { pollingChangeLine } from '../../shared/local/local-connections.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
 
 const PRODUCT = '5a1c6b0e-2f4d-4c1e-9d33-7b2a8e6f4c10';
@@ -145,5 +146,52 @@ describe('a stored connection whose export or productPrice stream follows nothin
       }),
     ).toEqual([]);
     expect(await warningsAsItJoins({ entities: ['customer'] })).toEqual([]);
+  });
+});
+
+describe('what a refresh changes of the polled connections', () => {
+  it('is told for each connection: added, disabled, enabled again, added anew after a remove, removed', async () => {
+    const store = new MemoryConnectionStore();
+    const stored = async (createdAt: string) =>
+      store.create({
+        id: 'hotel-1',
+        enabled: true,
+        createdAt,
+        accessToken: await cipher.seal('hotel-1', 'token-1'),
+        entities: ['customer', 'resource'],
+        intervalMs: 60_000,
+      });
+    const told: string[] = [];
+    const registry = new ConnectionRegistry({
+      store,
+      cipher,
+      settings: config.settings,
+      tracked: config.tracked,
+      deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
+      createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
+      fixed: [],
+      onPolling: (connection, change) => told.push(pollingChangeLine(connection, change)),
+    });
+    await registry.refresh();
+    await stored('2026-01-01T00:00:00.000Z');
+    await registry.refresh();
+    await registry.refresh();
+    await store.setEnabled('hotel-1', false);
+    await registry.refresh();
+    await store.setEnabled('hotel-1', true);
+    await registry.refresh();
+    await store.remove('hotel-1');
+    await stored('2026-01-02T00:00:00.000Z');
+    await registry.refresh();
+    await store.remove('hotel-1');
+    await registry.refresh();
+    await registry.close();
+    expect(told).toEqual([
+      'connection hotel-1 is polled: customer, resource every 1m',
+      'connection hotel-1 is no longer polled (disabled)',
+      'connection hotel-1 is polled: customer, resource every 1m',
+      'connection hotel-1 is polled again, as changed: customer, resource every 1m',
+      'connection hotel-1 is no longer polled (removed)',
+    ]);
   });
 });

@@ -68,6 +68,7 @@ function open(messages: string[]) {
     clock,
     onError: (message) => messages.push(message),
     onWarning: (message) => messages.push(message),
+    onInfo: () => undefined,
   });
 }
 
