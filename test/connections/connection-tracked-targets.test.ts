@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { readPollLambdaEnv } from '../../functions/poll-env.ts';
 import { AddConnectionInputSchema } from '../../shared/connections/connection-admin.ts';
-import { ConnectionRegistry } from '../../shared/connections/connection-registry.ts';
+import {
+  ConnectionRegistry,
+  type ConnectionRegistryDeps,
+} from '../../shared/connections/connection-registry.ts';
 import { streamsOfConnection } from '../../shared/connections/connection-streams.ts';
 import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts';
 import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
@@ -33,25 +36,44 @@ function followed(streams: readonly StreamDefinition[]) {
   };
 }
 
-/** The local registry of a store holding `hotel-1` with `extra` settings, refreshed once. */
-async function registryStreams(extra: object): Promise<readonly StreamDefinition[]> {
-  const store = new MemoryConnectionStore();
+/** Stores `hotel-1` (token `token-1`) with `extra` settings, registered at `createdAt`. */
+async function storeHotel(
+  store: MemoryConnectionStore,
+  extra: object,
+  createdAt = '2026-01-01T00:00:00.000Z',
+): Promise<void> {
   await store.create({
     id: 'hotel-1',
     enabled: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
+    createdAt,
     accessToken: await cipher.seal('hotel-1', 'token-1'),
     ...extra,
   });
-  const registry = new ConnectionRegistry({
+}
+
+/** A registry of `store` with the deployment's `tracked` targets (default POLL_*_IDS') and `hooks`. */
+function registryOf(
+  store: MemoryConnectionStore,
+  hooks: Pick<ConnectionRegistryDeps, 'onWarning' | 'onPolling'> = {},
+  tracked = config.tracked,
+): ConnectionRegistry {
+  return new ConnectionRegistry({
     store,
     cipher,
     settings: config.settings,
-    tracked: config.tracked,
+    tracked,
     deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
     createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
     fixed: [],
+    ...hooks,
   });
+}
+
+/** The local registry of a store holding `hotel-1` with `extra` settings, refreshed once. */
+async function registryStreams(extra: object): Promise<readonly StreamDefinition[]> {
+  const store = new MemoryConnectionStore();
+  await storeHotel(store, extra);
+  const registry = registryOf(store);
   await registry.refresh();
   return registry.definitions();
 }
@@ -97,24 +119,10 @@ describe('a stored connection whose export or productPrice stream follows nothin
   /** The warnings a registry says as `hotel-1` (with `extra` settings) joins, `tracked` the deployment's. */
   async function warningsAsItJoins(extra: object, tracked: typeof config.tracked = {}) {
     const store = new MemoryConnectionStore();
-    await store.create({
-      id: 'hotel-1',
-      enabled: true,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      accessToken: await cipher.seal('hotel-1', 'token-1'),
-      ...extra,
-    });
+    await storeHotel(store, extra);
     const warnings: [string, string][] = [];
-    const registry = new ConnectionRegistry({
-      store,
-      cipher,
-      settings: config.settings,
-      tracked,
-      deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
-      createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
-      fixed: [],
-      onWarning: (id, message) => warnings.push([id, message]),
-    });
+    const onWarning = (id: string, message: string) => warnings.push([id, message]);
+    const registry = registryOf(store, { onWarning }, tracked);
     await registry.refresh();
     // A later refresh of the same registration says nothing again.
     await registry.refresh();
@@ -152,24 +160,10 @@ describe('a stored connection whose export or productPrice stream follows nothin
 describe('what a refresh changes of the polled connections', () => {
   it('is told for each connection: added, disabled, enabled again, added anew after a remove, removed', async () => {
     const store = new MemoryConnectionStore();
-    const stored = async (createdAt: string) =>
-      store.create({
-        id: 'hotel-1',
-        enabled: true,
-        createdAt,
-        accessToken: await cipher.seal('hotel-1', 'token-1'),
-        entities: ['customer', 'resource'],
-        intervalMs: 60_000,
-      });
+    const stored = (createdAt: string) =>
+      storeHotel(store, { entities: ['customer', 'resource'], intervalMs: 60_000 }, createdAt);
     const told: string[] = [];
-    const registry = new ConnectionRegistry({
-      store,
-      cipher,
-      settings: config.settings,
-      tracked: config.tracked,
-      deployment: { baseUrl: 'http://connector.test', clientToken: 'ct', client: 'test' },
-      createClient: () => ({ close: async () => undefined }) as unknown as ConnectorClient,
-      fixed: [],
+    const registry = registryOf(store, {
       onPolling: (connection, change) => told.push(pollingChangeLine(connection, change)),
     });
     await registry.refresh();
