@@ -56,6 +56,8 @@ const result = await runChaos({
   log: (line) => console.log(line),
 });
 console.log(formatChaosResult(result));
+// Which ones, by type and subject: what to follow through the dump's journal and webhooks.
+if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
 console.log(
   `receiver failures ${JSON.stringify(result.receiverFailures)}, slow answers ${result.slowAnswers}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
 );
@@ -66,8 +68,11 @@ for (const violation of result.violations) {
   );
 }
 if (values.dump) {
-  const { accepted, journal, killedAt, violations } = result;
-  await writeFile(values.dump, JSON.stringify({ accepted, journal, killedAt, violations }));
+  const { accepted, journal, killedAt, violations, missing } = result;
+  await writeFile(
+    values.dump,
+    JSON.stringify({ accepted, journal, killedAt, violations, missing }),
+  );
 }
 const clean =
   result.missing.length === 0 &&
