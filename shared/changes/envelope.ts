@@ -22,6 +22,16 @@ export function connectorSource(connectionId: string): string {
 }
 
 /**
+ * The connection a change event's `source` names (`connector/<connectionId>`); `undefined` for
+ * other sources (operational events). Pure.
+ * @example connectionIdOfSource('connector/main') // 'main'
+ */
+export function connectionIdOfSource(source: string | undefined): string | undefined {
+  if (source === undefined || !source.startsWith(CONNECTOR_SOURCE_PREFIX)) return undefined;
+  return source.slice(CONNECTOR_SOURCE_PREFIX.length);
+}
+
+/**
  * The stream a change event came from: `<connectionId>:<entityType>` from its `source`
  * (`connector/<connectionId>`) and the entity part of its `type`; `undefined` for events of
  * other sources (operational events). Pure.
@@ -31,11 +41,11 @@ export function eventStreamId(event: {
   source?: string | undefined;
   type: string;
 }): string | undefined {
-  const { source, type } = event;
-  if (source === undefined || !source.startsWith(CONNECTOR_SOURCE_PREFIX)) return undefined;
-  const dot = type.indexOf('.');
+  const connectionId = connectionIdOfSource(event.source);
+  if (connectionId === undefined) return undefined;
+  const dot = event.type.indexOf('.');
   if (dot <= 0) return undefined;
-  return `${source.slice(CONNECTOR_SOURCE_PREFIX.length)}:${type.slice(0, dot)}`;
+  return `${connectionId}:${event.type.slice(0, dot)}`;
 }
 
 /** `source` of a change event: `connector/<connectionId>`. */

@@ -1,4 +1,4 @@
-import { CONNECTOR_SOURCE_PREFIX } from '../changes/envelope.ts';
+import { connectionIdOfSource } from '../changes/envelope.ts';
 import { formatDuration } from '../duration.ts';
 import type { HeldStream } from '../polling/poll-runner.ts';
 import type { PollOutcome } from '../polling/poll-stream.ts';
@@ -267,9 +267,7 @@ export function jsonReporter(output: ReporterOutput): Reporter {
  * time, which hotel a line is about. Pure.
  */
 function addedConnectionOf(source: string): string | undefined {
-  const id = source.startsWith(CONNECTOR_SOURCE_PREFIX)
-    ? source.slice(CONNECTOR_SOURCE_PREFIX.length)
-    : undefined;
+  const id = connectionIdOfSource(source);
   return id === LOCAL_CONNECTION_ID ? undefined : id;
 }
 
