@@ -6,7 +6,11 @@ import {
   streamDefinitions,
 } from '../polling/poll-settings.ts';
 import { entitiesWithPortfolioRead } from '../polling/portfolio-entities.ts';
-import { productTargetsOf, type TrackedTargets } from '../polling/tracked-targets.ts';
+import {
+  productTargetsOf,
+  type TrackedTargets,
+  untrackedEntityTypes,
+} from '../polling/tracked-targets.ts';
 import type { ConnectionSettings, ConnectionView } from './connection.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 
@@ -57,19 +61,17 @@ export function untrackedConnectionWarnings(
   base: PollSettings,
   tracked: TrackedTargets = {},
 ): string[] {
+  // What streamsOfConnection follows: the connection's own ids, else the deployment's.
+  const targets: TrackedTargets = {
+    exportIds: connection.exportIds ?? tracked.exportIds,
+    products: connection.productIds ? productTargetsOf(connection.productIds) : tracked.products,
+  };
   const { entities } = settingsOfConnection(base, connection);
-  const warnings: string[] = [];
-  const exportIds = connection.exportIds ?? tracked.exportIds;
-  if (entities.includes('export') && !exportIds?.length)
-    warnings.push(
-      `connection ${connection.id}: export is polled, but neither the connection (--export-ids) nor POLL_EXPORT_IDS names an export: its export stream polls nothing`,
-    );
-  const products = connection.productIds ?? tracked.products;
-  if (entities.includes('productPrice') && !products?.length)
-    warnings.push(
-      `connection ${connection.id}: productPrice is polled, but neither the connection (--product-ids) nor POLL_PRODUCT_IDS names a product: its productPrice stream polls nothing`,
-    );
-  return warnings;
+  return untrackedEntityTypes(entities, targets).map((type) =>
+    type === 'export'
+      ? `connection ${connection.id}: export is polled, but neither the connection (--export-ids) nor POLL_EXPORT_IDS names an export: its export stream polls nothing`
+      : `connection ${connection.id}: productPrice is polled, but neither the connection (--product-ids) nor POLL_PRODUCT_IDS names a product: its productPrice stream polls nothing`,
+  );
 }
 
 /**

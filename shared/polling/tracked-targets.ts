@@ -71,22 +71,33 @@ export function trackedTargetsFromEnv(env: Record<string, string | undefined>): 
 }
 
 /**
- * Why a connection's export or productPrice stream would poll nothing: its entity type is
- * among `entities` while `targets` name no export (no product). One line for each. Pure.
+ * The entity types among `entities` whose stream would poll nothing: export while `targets`
+ * name no export, productPrice while they name no product. Pure.
+ * @example untrackedEntityTypes(['customer', 'export'], {}) // ['export']
+ */
+export function untrackedEntityTypes(
+  entities: readonly string[],
+  targets: TrackedTargets,
+): ('export' | 'productPrice')[] {
+  const untracked: ('export' | 'productPrice')[] = [];
+  if (entities.includes('export') && !targets.exportIds?.length) untracked.push('export');
+  if (entities.includes('productPrice') && !targets.products?.length)
+    untracked.push('productPrice');
+  return untracked;
+}
+
+/**
+ * Why the CONNECTOR_* connection's export or productPrice stream would poll nothing (see
+ * {@link untrackedEntityTypes}). One line for each. Pure.
  * @example untrackedStreamWarnings(['customer', 'export'], {}) // ['export is polled, but …']
  */
 export function untrackedStreamWarnings(
   entities: readonly string[],
   targets: TrackedTargets,
 ): string[] {
-  const warnings: string[] = [];
-  if (entities.includes('export') && !targets.exportIds?.length)
-    warnings.push(
-      'export is polled (POLL_ENTITIES), but POLL_EXPORT_IDS names no export: the export stream of the CONNECTOR_* connection polls nothing (a connection added with --export-ids follows its own)',
-    );
-  if (entities.includes('productPrice') && !targets.products?.length)
-    warnings.push(
-      'productPrice is polled (POLL_ENTITIES), but POLL_PRODUCT_IDS names no product: the productPrice stream of the CONNECTOR_* connection polls nothing (a connection added with --product-ids follows its own)',
-    );
-  return warnings;
+  return untrackedEntityTypes(entities, targets).map((type) =>
+    type === 'export'
+      ? 'export is polled (POLL_ENTITIES), but POLL_EXPORT_IDS names no export: the export stream of the CONNECTOR_* connection polls nothing (a connection added with --export-ids follows its own)'
+      : 'productPrice is polled (POLL_ENTITIES), but POLL_PRODUCT_IDS names no product: the productPrice stream of the CONNECTOR_* connection polls nothing (a connection added with --product-ids follows its own)',
+  );
 }
