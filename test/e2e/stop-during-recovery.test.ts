@@ -10,8 +10,10 @@ import { LOCAL_TABLE_NAME } from '../../shared/local/runtime.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import {
+  everyEventReceived,
   type PreparedPendingDeliveries,
   preparePendingDeliveries,
+  receivedPerEvent,
   seededSecret,
 } from '../support/pending-deliveries-data-dir.ts';
 import { type StartChild, spawnStartJson } from '../support/start-child.ts';
@@ -113,13 +115,8 @@ describe.skipIf(process.platform === 'win32')('a stop signal during start-up', (
 
     // The next start recovers what the stopped one had not, and delivers every pending delivery.
     const resumed = spawnStartJson(dataDir);
-    // Per event: a delivery received twice (at least once) can make the total of receipts reach
-    // the deliveries' count while another is still to come, which the SIGTERM would cut off.
     await waitFor(
-      () => {
-        const counts = receivedPerEvent(receiver);
-        return prepared.eventIds.every((id) => (counts.get(id) ?? 0) >= SUBSCRIPTIONS);
-      },
+      () => everyEventReceived(prepared, receiver.received, SUBSCRIPTIONS),
       45_000,
       'every pending delivery',
       50,
@@ -131,20 +128,12 @@ describe.skipIf(process.platform === 'win32')('a stop signal during start-up', (
     resumed.child.kill('SIGTERM');
     expect((await resumed.ended).code, resumed.output()).toBe(0);
     expect(receiver.rejected).toBe(0);
-    const perEvent = receivedPerEvent(receiver);
+    const perEvent = receivedPerEvent(receiver.received);
     for (const eventId of prepared.eventIds)
       expect(perEvent.get(eventId), eventId).toBeGreaterThanOrEqual(SUBSCRIPTIONS);
     expect(await undeliveredIn(dataDir, prepared)).toEqual([]);
   }, 120_000);
 });
-
-/** How many requests `receiver` received of each event (by webhook id). */
-function receivedPerEvent(receiver: TestReceiver): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const { webhookId } of receiver.received)
-    counts.set(webhookId, (counts.get(webhookId) ?? 0) + 1);
-  return counts;
-}
 
 /** The prepared deliveries not stored as delivered in `dataDir`'s store. */
 async function undeliveredIn(

@@ -10,8 +10,10 @@ import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
 import { DynamoDbWebhookStore } from '../../shared/webhooks/dynamodb-store.ts';
 import { freePort } from '../support/free-port.ts';
 import {
+  everyEventReceived,
   type PreparedPendingDeliveries,
   preparePendingDeliveries,
+  receivedPerEvent,
   seededSecret,
 } from '../support/pending-deliveries-data-dir.ts';
 import { receiverPath } from '../support/receiver-path.ts';
@@ -97,21 +99,10 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
     refused = await startTestReceiver({ port: refusedPort, path: refusedPath });
     refused.setSecret(secret);
     const received = () => [...hanging.received, ...refused!.received];
-    const receivedPerEvent = () => {
-      const counts = new Map<string, number>();
-      for (const { webhookId } of received())
-        counts.set(webhookId, (counts.get(webhookId) ?? 0) + 1);
-      return counts;
-    };
     const second = spawnStartJson(dataDir, 120_000);
-    // Counted at the receivers (the store is the running bridge's); checked in it after. Per
-    // event, not in all: a delivery received twice (at least once) made the total reach the
-    // deliveries' count while one was still to come, and the SIGTERM then cut it off.
+    // Counted at the receivers (the store is the running bridge's); checked in it after.
     await waitFor(
-      () => {
-        const counts = receivedPerEvent();
-        return prepared.eventIds.every((id) => (counts.get(id) ?? 0) >= SUBSCRIPTIONS);
-      },
+      () => everyEventReceived(prepared, received(), SUBSCRIPTIONS),
       60_000,
       'every delivery',
       100,
@@ -119,7 +110,7 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
     second.child.kill('SIGTERM');
     expect((await second.ended).code, second.output()).toBe(0);
     expect(hanging.rejected + refused.rejected).toBe(0);
-    const perEvent = receivedPerEvent();
+    const perEvent = receivedPerEvent(received());
     for (const eventId of prepared.eventIds)
       expect(perEvent.get(eventId), eventId).toBeGreaterThanOrEqual(SUBSCRIPTIONS);
     expect(await statusesIn(dataDir, prepared)).toEqual(

@@ -29,6 +29,27 @@ export interface PreparedPendingDeliveries {
   deliveries: number;
 }
 
+/** How many requests of each event `received` holds, by webhook id. */
+export function receivedPerEvent(received: readonly { webhookId: string }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { webhookId } of received) counts.set(webhookId, (counts.get(webhookId) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * Whether `received` holds every prepared event at least `times` times. Counted per event, not
+ * in all: a request cut off by a stop is sent again with its webhook-id (at least once), so the
+ * total can reach the deliveries' count while one is still to come.
+ */
+export function everyEventReceived(
+  prepared: PreparedPendingDeliveries,
+  received: readonly { webhookId: string }[],
+  times: number,
+): boolean {
+  const counts = receivedPerEvent(received);
+  return prepared.eventIds.every((id) => (counts.get(id) ?? 0) >= times);
+}
+
 /** A `whsec_` secret from seed `seed` (the same for the same seed). */
 export function seededSecret(seed: number): string {
   const next = seededRandom(seed);
