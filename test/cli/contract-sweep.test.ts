@@ -136,6 +136,9 @@ describe('the CLI contract (design.md, CLI) for every command of the registry', 
     let cli: Awaited<ReturnType<typeof startCliHarness>>;
     beforeAll(async () => {
       cli = await startCliHarness();
+      // A connection without streams listed: an empty list (one that does not exist exits 1).
+      const quiet = ['connections', 'add', '--id', 'quiet', '--access-token-stdin'];
+      expect((await cli.run(quiet, { stdin: 'quiet-token' })).code).toBe(0);
     });
     afterAll(async () => {
       await cli?.close();
@@ -144,7 +147,7 @@ describe('the CLI contract (design.md, CLI) for every command of the registry', 
     it.each(LISTS.map((args) => [args.join(' ')]))(
       '%s --json prints exactly one JSON document, an empty list too',
       async (args) => {
-        for (const extra of [[], ['--connection', 'none']]) {
+        for (const extra of [[], ['--connection', 'quiet']]) {
           if (extra.length > 0 && args !== 'streams list') continue;
           const result = await run([
             ...args.split(' '),

@@ -8,6 +8,7 @@ import {
 } from '../../admin/schemas.ts';
 import { parseDuration } from '../../duration.ts';
 import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
+import { requireFilterTarget } from './filter-target.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -76,7 +77,11 @@ export function nextAttempt(
   return delivery.status === 'pending' ? shortTime(delivery.nextAttemptAt) : '-';
 }
 
-/** Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI; `--json` includes the attempt logs) and `deliveries redeliver --subscription ID [--since]`. */
+/**
+ * Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI; `--json` includes the
+ * attempt logs; an id that names nothing exits 1, as `show` does) and
+ * `deliveries redeliver --subscription ID [--since]`.
+ */
 export function registerDeliveryCommands(program: Command, io: CliIo): void {
   const group = program.command('deliveries').description('the webhook delivery log');
 
@@ -89,11 +94,16 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
       .option('--limit <n>', 'at most this many (1-1000, default 50)'),
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
-    const { deliveries } = await clientFor(options).call('GET', '/deliveries', DeliveryLogSchema, {
+    const client = clientFor(options);
+    const { deliveries } = await client.call('GET', '/deliveries', DeliveryLogSchema, {
       query: { subscription: options.subscription, event: options.event, limit: options.limit },
       check: { query: ListDeliveriesQuerySchema },
       flags: { subscription: '--subscription', event: '--event', limit: '--limit' },
     });
+    if (deliveries.length === 0 && options.subscription !== undefined)
+      await requireFilterTarget(client, 'subscription', options.subscription, '--subscription');
+    if (deliveries.length === 0 && options.event !== undefined)
+      await requireFilterTarget(client, 'event', options.event, '--event');
     if (options.json) return writeJson(io, deliveries);
     if (deliveries.length === 0) return io.out('no deliveries');
     io.out(

@@ -9,6 +9,7 @@ import {
 import { StreamIdSchema } from '../../connections/connection.ts';
 import type { CliIo } from '../exit-codes.ts';
 import { ADMIN_DELETE_TIMEOUT_MS, type AdminApiClient, checkInput } from './api-client.ts';
+import { requireFilterTarget } from './filter-target.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -62,7 +63,10 @@ async function listEveryStream(
   return { streams, ...(budgets ? { budgets: [...budgets.values()] } : {}) };
 }
 
-/** Adds `streams list [--connection ID]` and `streams reset STREAM` (design.md, CLI). */
+/**
+ * Adds `streams list [--connection ID]` (a connection that does not exist, and has no streams
+ * kept, exits 1) and `streams reset STREAM` (design.md, CLI).
+ */
 export function registerStreamCommands(program: Command, io: CliIo): void {
   const group = program
     .command('streams')
@@ -75,7 +79,10 @@ export function registerStreamCommands(program: Command, io: CliIo): void {
       .option('--connection <id>', 'only this connection’s streams and budget'),
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
-    const { streams, budgets } = await listEveryStream(clientFor(options), options.connection);
+    const client = clientFor(options);
+    const { streams, budgets } = await listEveryStream(client, options.connection);
+    if (streams.length === 0 && options.connection !== undefined)
+      await requireFilterTarget(client, 'connection', options.connection, '--connection');
     // The budget lines the text shows, carried by each stream of the connection (null: none
     // reported, as in AWS), so the document stays the array of streams.
     if (options.json) {

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliHarness } from '../admin/support/cli.ts';
+import { storedChangeEvent } from '../admin/support/harness.ts';
+import { streamState } from '../state/state-store.contract.ts';
+
+let cli: Awaited<ReturnType<typeof startCliHarness>>;
+let quietId: string;
+beforeAll(async () => {
+  cli = await startCliHarness();
+  const event = storedChangeEvent('evt_quiet', 'customer.updated');
+  await cli.harness.store.putEvent({
+    id: event.id,
+    type: event.type,
+    storedAt: 1000,
+    body: JSON.stringify(event),
+  });
+  const added = await cli.run([
+    'subscriptions',
+    'add',
+    '--url',
+    'http://127.0.0.1:9000/h',
+    '--json',
+  ]);
+  quietId = JSON.parse(added.stdout).id;
+  // A removed connection whose streams were kept (`connections remove --keep-state`).
+  await cli.harness.state.saveStream(streamState('kept:customer'), 0);
+});
+afterAll(async () => {
+  await cli?.close();
+});
+
+describe('a list filtered by an id that names nothing', () => {
+  it('deliveries list --subscription exits 1 saying the subscription does not exist', async () => {
+    for (const json of [[], ['--json']]) {
+      const result = await cli.run(['deliveries', 'list', '--subscription', 'sub_none', ...json]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('subscription sub_none does not exist');
+    }
+  });
+
+  it('deliveries list --event exits 1 saying the event is not stored', async () => {
+    const result = await cli.run(['deliveries', 'list', '--event', 'evt_none', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('event evt_none is not stored');
+  });
+
+  it('streams list --connection exits 1 saying the connection does not exist', async () => {
+    const result = await cli.run(['streams', 'list', '--connection', 'other', '--json']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('connection other does not exist');
+  });
+
+  it('lists nothing with exit 0 when the id names something with nothing to list', async () => {
+    const bySubscription = await cli.run(['deliveries', 'list', '--subscription', quietId]);
+    expect(bySubscription).toMatchObject({ code: 0, stdout: 'no deliveries' });
+    const byEvent = await cli.run(['deliveries', 'list', '--event', 'evt_quiet', '--json']);
+    expect(byEvent).toMatchObject({ code: 0, stdout: '[]' });
+  });
+
+  it('still lists what is kept of a removed one', async () => {
+    const kept = await cli.run(['streams', 'list', '--connection', 'kept', '--json']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout).map((s: { id: string }) => s.id)).toEqual(['kept:customer']);
+  });
+});
