@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { withValueLength } from '../../env-issues.ts';
-import { describeThrown } from '../../errors.ts';
+import { describeThrown, formatIssuePath } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
+import { foreignAnswerMessage, foreignErrorText } from './foreign-answer.ts';
 import { answeredRefusalText, type FieldFlags, inputRefusalText } from './input-refusal.ts';
 
 /** Port of the admin API of `change-bridge start` when BRIDGE_PORT is unset (design.md, CLI). */
@@ -161,9 +162,17 @@ export class AdminApiClient {
     const response = await this.send(method, path, options);
     const result = schema.safeParse(response.json);
     if (!result.success) {
+      const issue = result.error.issues[0];
+      const where = issue && issue.path.length > 0 ? `${formatIssuePath(issue.path)}: ` : '';
       throw new CliExit(
         EXIT_FAILURE,
-        `unexpected response from ${method} ${this.baseUrl}${path}: ${result.error.issues[0]?.message ?? 'invalid'}`,
+        foreignAnswerMessage(
+          method,
+          `${this.baseUrl}${path}`,
+          response.status,
+          this.baseUrl,
+          `JSON of another shape (${where}${issue?.message ?? 'invalid'})`,
+        ),
       );
     }
     return result.data;
@@ -220,12 +229,17 @@ export class AdminApiClient {
     } catch {
       throw new CliExit(
         EXIT_FAILURE,
-        `${method} ${url.href} answered ${response.status} with a body that is not JSON`,
+        foreignAnswerMessage(
+          method,
+          url.href,
+          response.status,
+          this.baseUrl,
+          'a body that is not JSON',
+        ),
       );
     }
     if (response.ok) return { status: response.status, json };
     const error = ErrorBodySchema.safeParse(json);
-    const message = error.success ? error.data.error : `HTTP ${response.status}`;
     if (response.status === 401) {
       throw new CliExit(
         EXIT_FAILURE,
@@ -234,8 +248,23 @@ export class AdminApiClient {
           : `the admin API at ${this.baseUrl} refused BRIDGE_ADMIN_TOKEN (HTTP 401)`,
       );
     }
+    // Every other error of the admin API carries {error}: without it, another program answered
+    // (a 400 of its own is no invalid input of ours: exit 1, not 2).
+    if (!error.success) {
+      throw new CliExit(
+        EXIT_FAILURE,
+        foreignAnswerMessage(
+          method,
+          url.href,
+          response.status,
+          this.baseUrl,
+          foreignErrorText(json),
+        ),
+      );
+    }
+    const message = error.data.error;
     if (response.status === 400) {
-      const field = error.success && error.data.field ? error.data.field : 'input';
+      const field = error.data.field ?? 'input';
       const input = options.body ?? options.query;
       throw new CliExit(EXIT_USAGE, answeredRefusalText(message, field, options.flags, input));
     }
