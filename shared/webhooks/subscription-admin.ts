@@ -37,12 +37,26 @@ const ScopeFilterInputSchema = z
   })
   .strict() satisfies z.ZodType<z.infer<typeof ScopeFilterSchema>>;
 
+/**
+ * What the WHATWG URL parser removes from a URL without a word: C0 controls and spaces at either
+ * end, ASCII tabs and line breaks anywhere.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what it finds.
+const URL_DROPPED_CHARACTERS = /^[\u0000-\u0020]|[\u0000-\u0020]$|[\t\n\r]/;
+
 /** Input of `createSubscription`. `events` defaults to every event (`*`). */
 export const CreateSubscriptionInputSchema = z.object({
   url: z
     .string()
     .min(1)
     .max(2048)
+    // The URL parser drops them silently (leading and trailing spaces and controls, tabs and
+    // line breaks anywhere): a pasted ` https://…` or `…\n` was stored and listed as given.
+    .refine((url) => !URL_DROPPED_CHARACTERS.test(url), {
+      message:
+        'must not hold spaces, tabs or line breaks around it (or tabs and line breaks in it)',
+      abort: true,
+    })
     // The form, and what no policy allows: the address policy (https off loopback, no private
     // hosts, what the host resolves to) is the service's.
     .refine((url) => URL.canParse(url), { message: 'is not an absolute URL', abort: true })
