@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { fieldIssues, ValidationError, type ValidationIssue } from './errors.ts';
+import { withPlainMessages } from './plain-message.ts';
 
 /**
  * `message` about an environment variable set to `value`, with the value's length. Messages
@@ -25,7 +26,8 @@ export function variableOf(
 }
 
 /**
- * The issues of a zod error over `env`, each naming its variable; an issue about a variable as
+ * The issues of a zod error over `env`, each naming its variable in plain words (`must be
+ * baseline or emit`, not zod's `Invalid option: …`); an issue about a variable as
  * a whole (not one entry of a list) says the length of its value ({@link withValueLength}).
  * The schema's own messages must not show the value either. Pure.
  */
@@ -33,7 +35,7 @@ export function environmentIssues(
   error: z.ZodError,
   env: Readonly<Record<string, string | undefined>>,
 ): ValidationIssue[] {
-  return fieldIssues(error).map((issue) => ({
+  return fieldIssues(withPlainMessages(error)).map((issue) => ({
     path: issue.path,
     message: withValueLength(issue.message, variableOf(env, issue.path)),
   }));

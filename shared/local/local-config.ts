@@ -8,6 +8,7 @@ import { variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
+import { plainMessage } from '../plain-message.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
 import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
 import { POLL_INTERVAL_MAX_MS, pollSettingsFromEnv } from '../polling/poll-settings.ts';
@@ -218,9 +219,10 @@ export function readLocalConfig(
       'configuration',
       result.error.issues.map((issue) => {
         const path = formatIssuePath(issue.path);
+        const message = plainMessage(issue);
         if (path in fromFlags)
-          return { path: FLAG_OF_VARIABLE[path as FlagVariable].flag, message: issue.message };
-        return { path, message: withValueLength(issue.message, variableOf(variables, path)) };
+          return { path: FLAG_OF_VARIABLE[path as FlagVariable].flag, message };
+        return { path, message: withValueLength(message, variableOf(variables, path)) };
       }),
     );
   }

@@ -47,7 +47,7 @@ describe('change-bridge start with a bad variable', () => {
       // The built-in simulator's own variable (no CONNECTOR_BASE_URL).
       [{ SIMULATOR_SIZE: 'huge' }, 'SIMULATOR_SIZE: must be one of'],
       // A connector variable the simulator does not read is checked all the same.
-      [{ CONNECTOR_RATE_LIMIT: 'maybe' }, 'CONNECTOR_RATE_LIMIT: Invalid option'],
+      [{ CONNECTOR_RATE_LIMIT: 'maybe' }, 'CONNECTOR_RATE_LIMIT: must be on or off'],
     ];
     // The executable itself for the first (its exit code and stderr); the configuration is
     // read by the same sources for the others, run in this process (a node and a CLI load each
@@ -70,6 +70,30 @@ describe('change-bridge start with a bad variable', () => {
       expect({ variables, code: result.code }).toEqual({ variables, code: 2 });
       expect(result.stderr).toContain(message);
     }
+  });
+
+  it.each([
+    ['POLL_INTERVAL', 'abc', 'is not a duration'],
+    ['POLL_OVERLAP', '-1s', 'is not a duration'],
+    ['INITIAL_SYNC', 'foo', 'must be baseline or emit'],
+    ['POLL_ENTITIES', 'nope', 'must be one of customer, resource,'],
+    ['BRIDGE_PORT', 'x', 'must be a port number'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'maybe', 'must be one of 0, 1, true or false'],
+    ['CONNECTOR_BASE_URL', 'notaurl', 'must be a URL'],
+    ['CONNECTOR_RATE_LIMIT', 'maybe', 'must be on or off'],
+  ])('exits 2 for %s=%s, saying in plain words what it takes', async (name, value, message) => {
+    // Before, zod's own words: `INITIAL_SYNC: Invalid option: expected one of "baseline"|"emit"`.
+    const connector = name === 'CONNECTOR_BASE_URL' ? CONNECTOR : {};
+    const result = await runCliHere(['start'], {
+      BRIDGE_DATA_DIR: unopenableDataDir,
+      ...connector,
+      [name]: value,
+    });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`${name}(\\[0\\])?: ${message}`));
+    expect(result.stderr).not.toMatch(
+      /Too small|Too big|Invalid (option|input|URL)|expected one of/,
+    );
   });
 
   it('exits 2 naming both variables when BRIDGE_ALLOWED_HOSTS names another host than loopback without BRIDGE_ADMIN_TOKEN', async () => {

@@ -48,7 +48,7 @@ describe('a bad value of a start flag', () => {
 
   it('refuses on the built-in simulator a CONNECTOR_RATE_LIMIT it would refuse with CONNECTOR_BASE_URL', () => {
     expect(() => readLocalConfig({ CONNECTOR_RATE_LIMIT: 'maybe' }, {})).toThrow(
-      /CONNECTOR_RATE_LIMIT: Invalid option/,
+      /CONNECTOR_RATE_LIMIT: must be on or off/,
     );
     expect(readLocalConfig({ CONNECTOR_RATE_LIMIT: 'off' }, {})).toMatchObject({
       externalConnector: false,
