@@ -2,6 +2,7 @@ import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/clien
 import { z } from 'zod';
 import { parseOrThrow, ValidationError } from '../errors.ts';
 import {
+  ConnectorBaseUrlSchema,
   type ConnectorConfig,
   DEFAULT_CLIENT_NAME,
   PortfolioScopeSchema,
@@ -12,7 +13,7 @@ import {
  * credentials"): `{ "baseUrl", "clientToken", "accessToken", "client"?, "portfolioScope"? }`.
  */
 export const ConnectionSecretSchema = z.object({
-  baseUrl: z.url(),
+  baseUrl: ConnectorBaseUrlSchema,
   clientToken: z.string().min(1),
   accessToken: z.string().min(1),
   client: z.string().min(1).default(DEFAULT_CLIENT_NAME),
@@ -55,7 +56,7 @@ export const ConnectionSecretArnsSchema = z
  * connection stored as data shares, `{ "baseUrl", "clientToken", "client"? }`.
  */
 export const DeploymentSecretSchema = z.object({
-  baseUrl: z.url(),
+  baseUrl: ConnectorBaseUrlSchema,
   clientToken: z.string().min(1),
   client: z.string().min(1).default(DEFAULT_CLIENT_NAME),
 });

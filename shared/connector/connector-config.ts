@@ -31,9 +31,19 @@ export function portfolioScopeProblem(
   return 'customer needs a chain (customers/getAll requires ChainIds with a Portfolio Access Token): add chain:<uuid> to the scope, or poll entities without customer';
 }
 
+/**
+ * The Connector API's base URL (`CONNECTOR_BASE_URL`, a secret's `baseUrl`): http or https.
+ * `z.url()` alone took `ftp://…` or `mailto:…`, and every poll then failed ("Invalid URL
+ * protocol") in a bridge that had started as if all were well.
+ */
+export const ConnectorBaseUrlSchema = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http or https URL, e.g. https://api.example.com',
+});
+
 /** One connection's credentials and client behaviour. */
 export const ConnectorConfigSchema = z.object({
-  baseUrl: z.url(),
+  baseUrl: ConnectorBaseUrlSchema,
   clientToken: z.string().min(1),
   accessToken: z.string().min(1),
   client: z.string().min(1),
@@ -106,7 +116,7 @@ export function parsePortfolioScope(
 export const ConnectorRateLimitSchema = z.enum(['on', 'off']).default('on');
 
 const ConnectorEnvSchema = z.object({
-  CONNECTOR_BASE_URL: z.url(),
+  CONNECTOR_BASE_URL: ConnectorBaseUrlSchema,
   CONNECTOR_CLIENT_TOKEN: z.string().min(1),
   CONNECTOR_ACCESS_TOKEN: z.string().min(1),
   CONNECTOR_CLIENT: z.string().min(1).default(DEFAULT_CLIENT_NAME),

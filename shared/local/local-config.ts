@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../admin/admin-token.ts';
 import { isLoopbackHost } from '../admin/request-guard.ts';
-import { connectorConfigFromEnv } from '../connector/connector-config.ts';
+import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
@@ -131,7 +131,7 @@ export const LocalEnvSchema = z.object({
   BRIDGE_STORE_THREAD: BooleanText.default(false),
   // Local runs deliver to receivers on this machine, so loopback is allowed unless turned off.
   WEBHOOK_ALLOW_PRIVATE: BooleanText.default(true),
-  CONNECTOR_BASE_URL: z.url().optional(),
+  CONNECTOR_BASE_URL: ConnectorBaseUrlSchema.optional(),
 });
 
 /** `start` flags; each overrides its variable. */

@@ -31,6 +31,20 @@ describe('connectorConfigFromEnv', () => {
     expect(() => connectorConfigFromEnv(scope(1001))).toThrow(/enterpriseIds/);
   });
 
+  it.each(['ftp://127.0.0.1:4010', 'mailto:ops@example.com', 'file:///tmp/x'])(
+    'names CONNECTOR_BASE_URL when %s is no http or https URL',
+    (url) => {
+      expect(() => connectorConfigFromEnv({ ...env, CONNECTOR_BASE_URL: url })).toThrow(
+        'CONNECTOR_BASE_URL: must be an http or https URL',
+      );
+    },
+  );
+
+  it('takes an https base URL, and one with a path (a proxy)', () => {
+    for (const url of ['https://api.example.com', 'http://127.0.0.1:8080/connector'])
+      expect(connectorConfigFromEnv({ ...env, CONNECTOR_BASE_URL: url }).baseUrl).toBe(url);
+  });
+
   it('names CONNECTOR_RATE_LIMIT when its value is neither on nor off', () => {
     expect(() => connectorConfigFromEnv({ ...env, CONNECTOR_RATE_LIMIT: 'fast' })).toThrow(
       ValidationError,

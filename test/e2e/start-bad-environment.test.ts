@@ -79,7 +79,10 @@ describe('change-bridge start with a bad variable', () => {
     ['POLL_ENTITIES', 'nope', 'must be one of customer, resource,'],
     ['BRIDGE_PORT', 'x', 'must be a port number'],
     ['WEBHOOK_ALLOW_PRIVATE', 'maybe', 'must be one of 0, 1, true or false'],
-    ['CONNECTOR_BASE_URL', 'notaurl', 'must be a URL'],
+    ['CONNECTOR_BASE_URL', 'notaurl', 'must be an http or https URL'],
+    // Before, taken: start ran, and every poll failed with "Invalid URL protocol".
+    ['CONNECTOR_BASE_URL', 'ftp://127.0.0.1:4010', 'must be an http or https URL'],
+    ['CONNECTOR_BASE_URL', 'mailto:ops@example.com', 'must be an http or https URL'],
     ['CONNECTOR_RATE_LIMIT', 'maybe', 'must be on or off'],
   ])('exits 2 for %s=%s, saying in plain words what it takes', async (name, value, message) => {
     // Before, zod's own words: `INITIAL_SYNC: Invalid option: expected one of "baseline"|"emit"`.
