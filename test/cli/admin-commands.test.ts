@@ -428,9 +428,10 @@ describe('change-bridge backfill', () => {
     expect(interval.code).toBe(2);
     expect(interval.stderr).toContain('--poll-interval');
     // One connection's streams only: another connection that parks is no concern of the job.
+    // An id that names nothing exits 1, as everywhere (backfill-unknown-connection.test.ts).
     const noSuch = await cli.run(['backfill', '--connection', 'other']);
-    expect(noSuch.code).toBe(2);
-    expect(noSuch.stderr).toContain('error: --connection: other is no enabled connection');
+    expect(noSuch.code).toBe(1);
+    expect(noSuch.stderr).toContain('error: connection other does not exist');
   });
 
   it('has --help listing its flags', async () => {

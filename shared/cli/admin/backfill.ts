@@ -11,6 +11,7 @@ import { DurationSchema } from '../../duration.ts';
 import { formatCount, paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
 import { ADMIN_DELETE_TIMEOUT_MS, AdminUnreachable } from './api-client.ts';
+import { refuseUnbackfillableConnections } from './backfill-connections.ts';
 import { registerBackfillList } from './backfill-list.ts';
 import {
   type BackfillJobView,
@@ -164,18 +165,24 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
     let job =
       options.follow !== undefined
         ? await readAcrossRestart(() => readJob(options.follow as string), io)
-        : await client.call('POST', '/backfill', BackfillJobViewSchema, {
-            body: {
-              ...(options.entities !== undefined ? { entities: options.entities } : {}),
-              ...(options.connection !== undefined ? { connections: options.connection } : {}),
-              emit: options.emit === true,
-            },
-            check: { body: BackfillBodySchema },
-            flags: { entities: '--entities', connections: '--connection' },
-            // A stream that had not completed its first sync is reset (its snapshots deleted, as by
-            // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
-            timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
-          });
+        : await client
+            .call('POST', '/backfill', BackfillJobViewSchema, {
+              body: {
+                ...(options.entities !== undefined ? { entities: options.entities } : {}),
+                ...(options.connection !== undefined ? { connections: options.connection } : {}),
+                emit: options.emit === true,
+              },
+              check: { body: BackfillBodySchema },
+              flags: { entities: '--entities', connections: '--connection' },
+              // A stream that had not completed its first sync is reset (its snapshots deleted, as by
+              // `streams reset`) before the job is answered: tens of thousands take more than 30 s.
+              timeoutMs: ADMIN_DELETE_TIMEOUT_MS,
+            })
+            .catch(async (error: unknown) => {
+              if (error instanceof CliExit && error.code === EXIT_USAGE && options.connection)
+                await refuseUnbackfillableConnections(client, options.connection);
+              throw error;
+            });
     const tty = !options.json && io === processIo && process.stdout.isTTY === true;
     const mode: ProgressMode = options.json ? 'json' : tty ? 'tty' : 'plain';
     const render = progressRenderer(
