@@ -85,4 +85,6 @@ export async function deliverInline(
     recordIds: task.recordIds,
     origin: task.origin,
   });
+  // A batch that another endpoint's request still holds then writes it and sends its message.
+  if (next.status === 'pending') batch.early.noteDue(next.nextAttemptAt);
 }

@@ -1,4 +1,5 @@
 import type { DispatchLane } from '../publish/publisher.ts';
+import { BatchEarlySends } from './batch-early-sends.ts';
 import { BatchSubscriptions } from './batch-subscriptions.ts';
 import { BatchWaiting } from './batch-waiting.ts';
 import { type DeliveryOrigin, DeliveryTally } from './delivery-counter.ts';
@@ -18,6 +19,7 @@ import {
 import type { Subscription } from './subscription.ts';
 import { afterPredecessors, FORGOTTEN_AFTER_MS, overdueWaitMs } from './waiting-deliveries.ts';
 import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
+import { writeInlineDeliveries } from './write-inline-deliveries.ts';
 
 /** A new delivery waiting for the batch's shared write. */
 export interface StagedDelivery {
@@ -64,7 +66,8 @@ export class DispatchBatch {
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
   /**
-   * Events of the batch not stored before, by id: stored at the end of the batch with the
+   * Events of the batch not stored before, by id: stored at the end of the batch (or when a
+   * retry of theirs comes due while it still runs, see {@link early}) with the
    * outcome of their first attempts (see `writeInlineDeliveries`), once `listed` settles; their
    * records fail if not.
    */
@@ -78,7 +81,7 @@ export class DispatchBatch {
       origin: DeliveryOrigin | undefined;
     }
   >();
-  /** New deliveries after their first attempt, written together at the end of the batch. */
+  /** New deliveries after their first attempt, written together at the end of the batch (or when one comes due before). */
   readonly stagedDeliveries: StagedDelivery[] = [];
   /**
    * Events fanned out and deliveries made, delivered and dead-lettered, per stream and detection
@@ -89,6 +92,11 @@ export class DispatchBatch {
   private readonly waiting: BatchWaiting | undefined;
   /** Checks of waiting deliveries long overdue (see OverdueWaitingChecks). */
   private readonly overdue: OverdueWaitingChecks;
+  /**
+   * Sends what comes due while the batch still runs (see BatchEarlySends): told of each staged
+   * delivery's next attempt, and finished before the batch's final writes.
+   */
+  readonly early: BatchEarlySends;
 
   /**
    * @param deadline When the batch must start no more requests (see DispatchBatchOptions); a
@@ -105,6 +113,7 @@ export class DispatchBatch {
     this.overdue = new OverdueWaitingChecks(deps, this.waiting, (message, dueAt, recordIds) =>
       this.enqueue(message, dueAt, recordIds),
     );
+    this.early = new BatchEarlySends(deps.clock, () => this.sendEarly());
   }
 
   /**
@@ -236,11 +245,28 @@ export class DispatchBatch {
 
   /**
    * Queues a message for {@link flush}, to be visible at `dueAt` (epoch ms): its delay is
-   * counted when it is sent, so the time the batch takes until then does not make it late. If
-   * it cannot be sent, `recordIds` fail.
+   * counted when it is sent, and a batch still running at `dueAt` sends it then (see
+   * {@link early}), so the time the batch takes does not make it late. If it cannot be sent,
+   * `recordIds` fail.
    */
   enqueue(message: DeliveryMessage, dueAt: number, recordIds: readonly string[]): void {
     this.outbox.push({ message, dueAt, recordIds });
+    this.early.noteDue(dueAt);
+  }
+
+  /**
+   * What a batch still running sends once a retry or deferral of it comes due: its staged
+   * events and deliveries, its waiting ledger notes and its queue messages, in the order
+   * {@link flush} follows. Failures fail records, as at the end.
+   */
+  private async sendEarly(): Promise<void> {
+    try {
+      await writeInlineDeliveries(this);
+      await this.waiting?.write();
+      await this.sendOutbox();
+    } catch (error) {
+      this.deps.logger.error('sending due messages early failed', { error: String(error) });
+    }
   }
 
   /** Marks records failed and logs why. */
@@ -257,6 +283,23 @@ export class DispatchBatch {
     for (const id of recordIds) this.failures.add(id);
   }
 
+  /** Sends the queued messages; records whose message was not sent fail. */
+  private async sendOutbox(): Promise<void> {
+    const pending = this.outbox.splice(0);
+    if (pending.length === 0) return;
+    const now = this.deps.clock.now();
+    const failed = await this.deps.queue.sendBatch(
+      pending.map(({ message, dueAt }) => ({
+        message,
+        delaySeconds: delaySecondsUntil(dueAt, now),
+      })),
+    );
+    for (const index of failed) {
+      const item = pending[index];
+      if (item) this.fail(item.recordIds, 'enqueue failed', item.message.deliveryId);
+    }
+  }
+
   /**
    * Sends the queued messages in as few requests as the queue allows; records whose message
    * was not sent fail, so SQS hands them back and the work that needed the message is redone.
@@ -268,22 +311,10 @@ export class DispatchBatch {
    * (see OverdueWaitingChecks.checkLongOverdue; nothing is read while none is).
    */
   async flush(): Promise<void> {
+    await this.early.finish();
     await this.overdue.checkLongOverdue();
     await this.waiting?.write();
-    const pending = this.outbox.splice(0);
-    if (pending.length > 0) {
-      const now = this.deps.clock.now();
-      const failed = await this.deps.queue.sendBatch(
-        pending.map(({ message, dueAt }) => ({
-          message,
-          delaySeconds: delaySecondsUntil(dueAt, now),
-        })),
-      );
-      for (const index of failed) {
-        const item = pending[index];
-        if (item) this.fail(item.recordIds, 'enqueue failed', item.message.deliveryId);
-      }
-    }
+    await this.sendOutbox();
     const counted = this.counts.take();
     if (counted.size === 0 || !this.deps.deliveryCounter) return;
     try {

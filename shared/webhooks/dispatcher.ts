@@ -13,7 +13,7 @@ import {
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { subjectKey } from './event-subject.ts';
 import { planFanOut } from './fan-out.ts';
-import type { IncomingEvent } from './inline-delivery.ts';
+import type { IncomingEvent, InlineDelivery } from './inline-delivery.ts';
 import { type DispatchEvent, DispatchEventSchema } from './messages.ts';
 import type { SubjectTurn } from './subject-turns.ts';
 import { writeInlineDeliveries } from './write-inline-deliveries.ts';
@@ -50,10 +50,11 @@ export interface DispatchBatchOptions {
  * endpoints run independently: what would wait too long at a slow endpoint is deferred to
  * about its turn (see planLineDeferrals), so a batch does not hold its worker, and with it
  * other endpoints' deliveries, for a slow endpoint's line. Queue
- * messages of the whole batch go out together (SendMessageBatch). Malformed bodies are
- * logged and dropped (retrying cannot fix them); records that failed on storage or the
- * queue are returned as `batchItemFailures` for SQS to retry, which is safe: fan-out and
- * attempts are idempotent per delivery.
+ * messages of the whole batch go out together (SendMessageBatch), but those due while the batch
+ * still runs (a retry beside another endpoint's hanging request) go out then (BatchEarlySends).
+ * Malformed bodies are logged and dropped (retrying cannot fix them); records that failed on
+ * storage or the queue are returned as `batchItemFailures` for SQS to retry, which is safe:
+ * fan-out and attempts are idempotent per delivery.
  * @example await processDispatchBatch(sqsEvent.Records, deps)
  */
 export async function processDispatchBatch(
@@ -103,6 +104,8 @@ export async function processDispatchBatch(
       await runByEndpoint(tasks, batch, options.lane, turns);
     } finally {
       for (const turn of turns.values()) turn.pass();
+      // Its final writes do the rest; a batch that failed leaves no timer behind.
+      await batch.early.finish();
     }
     await writeInlineDeliveries(batch);
     await batch.flush();
@@ -130,11 +133,16 @@ export async function fanOutEvent(
 ): Promise<number> {
   const parsed = DispatchEventSchema.parse(event);
   const batch = new DispatchBatch(deps);
-  const inline = await planFanOut([{ event: parsed, body, recordIds: [parsed.id] }], batch);
-  await runByEndpoint(
-    inline.map((item): Task => ({ kind: 'inline', inline: item })),
-    batch,
-  );
+  let inline: InlineDelivery[] = [];
+  try {
+    inline = await planFanOut([{ event: parsed, body, recordIds: [parsed.id] }], batch);
+    await runByEndpoint(
+      inline.map((item): Task => ({ kind: 'inline', inline: item })),
+      batch,
+    );
+  } finally {
+    await batch.early.finish();
+  }
   await writeInlineDeliveries(batch);
   await batch.flush();
   if (batch.failures.size > 0) {
