@@ -177,6 +177,15 @@ describe('change-bridge deliveries redeliver and subscriptions enable/disable', 
     expect(JSON.parse(all.stdout)).toMatchObject([
       { eventId: 'evt_0', subscriptionId, status: 'pending' },
     ]);
+    const another = { ...dead, id: 'dlv_dead_again', eventId: 'evt_1' };
+    await cli.harness.store.createDelivery(another);
+    await cli.harness.store.addDeadLetter(another);
+    const one = await cli.run(['deliveries', 'redeliver', '--subscription', subscriptionId]);
+    expect(one.code).toBe(0);
+    // A new delivery of the dead letter's event.
+    expect(one.stdout.trim()).toMatch(
+      new RegExp(`^Delivering again 1 dead letter of ${subscriptionId}:\n  dlv_\\w+  evt_1$`),
+    );
     const bad = await cli.run([
       'deliveries',
       'redeliver',

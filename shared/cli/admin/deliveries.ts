@@ -157,7 +157,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     io.out(
       deliveries.length === 0
         ? `No dead letters of ${options.subscription} since ${since}`
-        : `Delivering again ${deliveries.length} dead letters of ${options.subscription}:\n${deliveries.map((d) => `  ${d.id}  ${d.eventId}`).join('\n')}`,
+        : `Delivering again ${deliveries.length} dead letter${deliveries.length === 1 ? '' : 's'} of ${options.subscription}:\n${deliveries.map((d) => `  ${d.id}  ${d.eventId}`).join('\n')}`,
     );
   });
 }
