@@ -2,8 +2,9 @@ import { withValueLength } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
 /**
  * How far delivery lags detection: the undelivered backlog against its bound. The windowed
- * poller asks before each page; while the backlog is above the bound it stops at the page
- * boundary with its window and cursor saved, so the rest waits at the source (design.md,
+ * poller asks after each page; once the backlog is above the bound it takes the page it had
+ * read ahead (requested already) and stops at that page's boundary with its window and cursor
+ * saved, so the rest waits at the source (design.md,
  * Backpressure) and the next run resumes there once deliveries drain.
  */
 export interface BacklogGauge {

@@ -4,7 +4,8 @@ import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-conte
 import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
-const BOUND = 100;
+// Below a page: every page crosses the bound, as when delivery is a first sync's bottleneck.
+const BOUND = 40;
 const PAGE = 50;
 
 /** Undelivered = published minus what the test has "delivered" so far. */
@@ -39,7 +40,8 @@ describe('backpressure of the windowed poller', () => {
     expect(first).toMatchObject({ kind: 'polled', caughtUp: false });
     const afterFirst = created().length;
     expect(afterFirst).toBeGreaterThan(BOUND);
-    expect(afterFirst).toBeLessThanOrEqual(BOUND + PAGE);
+    // The page that crossed the bound, and the one read ahead of it (taken, not read again).
+    expect(afterFirst).toBeLessThanOrEqual(BOUND + 2 * PAGE);
 
     // Nothing delivered: detection stays paused, the rest waits at the source.
     await pollDueStreams(definitions, freshDeps(), 'test');
@@ -52,7 +54,9 @@ describe('backpressure of the windowed poller', () => {
       gauge.delivered = harness.publisher.events.length;
       const outcomes = await pollDueStreams(definitions, freshDeps(), 'test');
       caughtUp = outcomes.some((o) => o.kind === 'polled' && o.caughtUp);
-      expect(harness.publisher.events.length - gauge.delivered).toBeLessThanOrEqual(BOUND + PAGE);
+      expect(harness.publisher.events.length - gauge.delivered).toBeLessThanOrEqual(
+        BOUND + 2 * PAGE,
+      );
       rounds++;
     }
     expect(caughtUp).toBe(true);
@@ -63,5 +67,50 @@ describe('backpressure of the windowed poller', () => {
       .map((e) => e.record.Id);
     expect(customers.length).toBeGreaterThan(BOUND + PAGE);
     expect(new Set(created().map((e) => e.data.entityId))).toEqual(new Set(customers));
+  });
+});
+
+describe('backpressure of the windowed poller, in connector requests', () => {
+  let harness: PollHarness;
+  let definitions: StreamDefinition[];
+  let gauge: CountingGauge;
+  const customerPages = () =>
+    harness.sim.controls.requestLog().filter((r) => r.operation === 'customers/getAll');
+  const freshDeps = (): PollDeps => ({ ...harness.deps('chain'), pageCount: PAGE, backlog: gauge });
+
+  beforeAll(async () => {
+    harness = await startPollHarness('small', 13);
+    definitions = harness
+      .definitions()
+      .filter((d) => d.spec.entityType === 'customer')
+      .map((d) => ({ ...d, initialSync: 'emit' as const }));
+    gauge = new CountingGauge(() => harness.publisher.events.length);
+  });
+  afterAll(async () => harness.close());
+
+  it('reads each page of a paused first sync once: the page read ahead when the bound is crossed is taken, not read again', async () => {
+    // Unpaused, the same sync reads every record once (the windows' overlap aside).
+    const unpaused = await startPollHarness('small', 13);
+    try {
+      const all = unpaused
+        .definitions()
+        .filter((d) => d.spec.entityType === 'customer')
+        .map((d) => ({ ...d, initialSync: 'emit' as const }));
+      await pollDueStreams(all, { ...unpaused.deps('chain'), pageCount: PAGE }, 'test');
+      const unpausedRequests = unpaused.sim.controls
+        .requestLog()
+        .filter((r) => r.operation === 'customers/getAll').length;
+
+      let caughtUp = false;
+      for (let round = 0; !caughtUp && round < 50; round++) {
+        const outcomes = await pollDueStreams(definitions, freshDeps(), 'test');
+        caughtUp = outcomes.some((o) => o.kind === 'polled' && o.caughtUp);
+        gauge.delivered = harness.publisher.events.length;
+      }
+      expect(caughtUp).toBe(true);
+      expect(customerPages().length).toBe(unpausedRequests);
+    } finally {
+      await unpaused.close();
+    }
   });
 });

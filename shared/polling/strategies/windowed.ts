@@ -138,6 +138,11 @@ export async function runWindowed(
       ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs, spec.entityType)
       : undefined;
     const backfillSync = state.current.initialSyncDone ? undefined : state.current.backfill;
+    // Set once a page leaves the backlog above its bound: the page read ahead of it was
+    // requested already (dropped, it would be requested again when the run resumes: two
+    // connector requests per page while the backlog sits at its bound), so it is taken,
+    // reading none ahead of it, and the run stops after it.
+    let backlogHigh = false;
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: emitsCreated(definition, state.current),
       priority,
@@ -158,8 +163,12 @@ export async function runWindowed(
           ...announcedToPass(state.current, counts),
         });
       },
-      stopAfterPage: async () =>
-        pastDeadline(deps) || (priority === 'bulk' && (await backlogAboveBound(deps, result))),
+      stopAfterPage: async () => {
+        if (pastDeadline(deps) || backlogHigh) return true;
+        backlogHigh = priority === 'bulk' && (await backlogAboveBound(deps, result));
+        return false;
+      },
+      ahead: () => !backlogHigh,
     });
     result.records += read.records;
     if (!read.finished) break;
