@@ -9,7 +9,7 @@ import {
 import type { WindowedPollSpec } from '../poll-spec.ts';
 import { nextWindow, type WindowSettings } from '../windows.ts';
 import { readWindow } from './window-pages.ts';
-import { backlogAboveBound, pastDeadline } from './windowed.ts';
+import { backlogAboveBound, backlogBoundary, pastDeadline } from './windowed.ts';
 
 /**
  * The shortest slice of a run a pass takes: the stream's live window is read again between two
@@ -167,6 +167,7 @@ async function runSlice(
       return { ...result, done: true };
     }
     if (sliceOver() || (await backlogAboveBound(deps, result))) return result;
+    const backlog = backlogBoundary(deps, result);
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: pass.emit,
       priority: 'bulk',
@@ -179,9 +180,13 @@ async function runSlice(
           ...setAsideNoted(state.current, counts),
         });
       },
-      stopAfterPage: async () => onePage || sliceOver() || (await backlogAboveBound(deps, result)),
+      stopAfterPage: async () => {
+        if (onePage || sliceOver() || backlog.reached()) return true;
+        await backlog.check();
+        return false;
+      },
       // A slice of one page reads none ahead: it would wait for the budget, for nothing.
-      ahead: () => !onePage && !sliceOver(),
+      ahead: () => !onePage && !sliceOver() && !backlog.reached(),
       waitSignal,
     });
     pageRead = true;

@@ -75,6 +75,30 @@ export async function backlogAboveBound(
   return true;
 }
 
+/** A bulk window's reading against the backlog bound, from {@link backlogBoundary}. */
+export interface BacklogBoundary {
+  /** True once a page left the backlog above its bound: the page in hand is the last. */
+  reached(): boolean;
+  /** Reads the gauge after a page (once it is reached, no more). */
+  check(): Promise<void>;
+}
+
+/**
+ * Stops a bulk window's reading one page after the page that leaves the backlog above its
+ * bound: the page after it was read ahead already (a connector request spent), and dropped it
+ * would be requested again when the run resumes, two requests a page while the backlog sits at
+ * its bound. That page is taken instead, reading none ahead of it (`ahead: () => !reached()`).
+ */
+export function backlogBoundary(deps: PollDeps, result: { paused?: boolean }): BacklogBoundary {
+  let high = false;
+  return {
+    reached: () => high,
+    async check() {
+      if (!high) high = await backlogAboveBound(deps, result);
+    },
+  };
+}
+
 /** Whether the run must stop: the process stops, or the invocation's deadline passed. */
 export function pastDeadline(deps: PollDeps): boolean {
   if (deps.signal?.aborted) return true;
@@ -138,11 +162,7 @@ export async function runWindowed(
       ? new WindowOverlap(memory, recalled, window, deps.windows.overlapMs, spec.entityType)
       : undefined;
     const backfillSync = state.current.initialSyncDone ? undefined : state.current.backfill;
-    // Set once a page leaves the backlog above its bound: the page read ahead of it was
-    // requested already (dropped, it would be requested again when the run resumes: two
-    // connector requests per page while the backlog sits at its bound), so it is taken,
-    // reading none ahead of it, and the run stops after it.
-    let backlogHigh = false;
+    const backlog = backlogBoundary(deps, result);
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: emitsCreated(definition, state.current),
       priority,
@@ -164,11 +184,11 @@ export async function runWindowed(
         });
       },
       stopAfterPage: async () => {
-        if (pastDeadline(deps) || backlogHigh) return true;
-        backlogHigh = priority === 'bulk' && (await backlogAboveBound(deps, result));
+        if (pastDeadline(deps) || backlog.reached()) return true;
+        if (priority === 'bulk') await backlog.check();
         return false;
       },
-      ahead: () => !backlogHigh,
+      ahead: () => !backlog.reached(),
     });
     result.records += read.records;
     if (!read.finished) break;
