@@ -1,6 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { BridgeError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
+import { deliveryOrigin } from './delivery-counter.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import { type DispatchRecord, parseBody } from './dispatch-record.ts';
 import {
@@ -108,6 +109,7 @@ export async function processDispatchBatch(
       await batch.early.finish();
     }
     await writeInlineDeliveries(batch);
+    countCopies(batch, events.values(), heldElsewhere);
     await batch.flush();
   } finally {
     for (const id of events.keys()) deps.eventsInFlight.delete(id);
@@ -118,6 +120,27 @@ export async function processDispatchBatch(
     for (const event of heldElsewhere) options.onEventHandled(event, undefined);
   }
   return { batchItemFailures: [...batch.failures].map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/**
+ * Counts as handed on the copies of an event acknowledged beside the one fanned out: a second
+ * record of it in the batch, or a copy whose first is held by another batch of this process.
+ * The poller counts every publish of an event (a backfill's `created` and a live poll's
+ * announcement of it, a window read again after a restart), and a backfill waits until the
+ * dispatcher has counted as many (eventsQueued); a copy fanned out after the first was stored
+ * counts already (resumeFanOut). Copies of a failed event come back and count then.
+ */
+function countCopies(
+  batch: DispatchBatch,
+  events: Iterable<IncomingEvent>,
+  heldElsewhere: readonly DispatchEvent[],
+): void {
+  for (const { event, recordIds } of events) {
+    if (recordIds.length < 2 || recordIds.some((id) => batch.failures.has(id))) continue;
+    const origin = deliveryOrigin(event);
+    for (let copy = 1; copy < recordIds.length; copy++) batch.counts.count(origin, 'events');
+  }
+  for (const event of heldElsewhere) batch.counts.count(deliveryOrigin(event), 'events');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../shared/clock.ts';
 import {
   type DeliveryCounter,
   type DeliveryCountRange,
@@ -8,6 +9,7 @@ import {
   deliveryStreamId,
   MemoryDeliveryCounter,
 } from '../../shared/webhooks/delivery-counter.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DynamoDbDeliveryCounter } from '../../shared/webhooks/dynamodb-delivery-counter.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
 import { eventOfBody } from '../../shared/webhooks/messages.ts';
@@ -231,6 +233,44 @@ describe('the dispatcher counts succeeded deliveries', () => {
     expect(await spy.read([{ streamId: 'main:customer', fromMs: DETECTED + 1 }])).toEqual(
       new Map([['main:customer', { events: 1, created: 0, delivered: 0, dead: 0 }]]),
     );
+    expect(await countedOf(spy)).toEqual({ events: 2, created: 1, delivered: 1, dead: 0 });
+  });
+
+  // The poller counts each publish of an event (a backfill's `created` and a live poll's
+  // announcement of it, a window read again after a restart), and a backfill waits until the
+  // dispatcher has counted as many: a copy it acknowledges uncounted leaves the job waiting.
+  it('counts a copy published again while its first copy is in flight, with no second delivery', async () => {
+    const spy = spyCounter();
+    const { harness, subscribe, receiver } = await startDispatchFixture(
+      cleanup,
+      () => ({ kind: 'respond', status: 200, delayMs: 300 }),
+      { clock: systemClock, deliveryCounter: spy },
+    );
+    await subscribe('/slow');
+    const body = envelope(changeEvent(eventIdOf(14)));
+    const first = processDispatchBatch([{ messageId: 'm1', body }], harness.deps);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await processDispatchBatch([{ messageId: 'm2', body }], harness.deps);
+    await first;
+    expect(receiver.log).toHaveLength(1);
+    expect(await countedOf(spy)).toEqual({ events: 2, created: 1, delivered: 1, dead: 0 });
+  });
+
+  it('counts both copies of an event published twice into one batch, with one delivery', async () => {
+    const spy = spyCounter();
+    const { harness, subscribe, receiver } = await startDispatchFixture(cleanup, undefined, {
+      deliveryCounter: spy,
+    });
+    await subscribe('/a');
+    const body = envelope(changeEvent(eventIdOf(15)));
+    await processDispatchBatch(
+      [
+        { messageId: 'm1', body },
+        { messageId: 'm2', body },
+      ],
+      harness.deps,
+    );
+    expect(receiver.log).toHaveLength(1);
     expect(await countedOf(spy)).toEqual({ events: 2, created: 1, delivered: 1, dead: 0 });
   });
 
