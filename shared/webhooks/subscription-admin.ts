@@ -157,19 +157,24 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
      */
     async updateSubscription(id: string, input: unknown): Promise<SubscriptionView> {
       const fields = parseOrThrow(UpdateSubscriptionInputSchema, input, 'subscription');
-      const current = await requireSubscription(id, deps);
+      await requireSubscription(id, deps);
       if (fields.url !== undefined) await validateUrl(fields.url, deps);
       const definedFields = Object.fromEntries(
         Object.entries(fields).filter(([, value]) => value !== undefined),
       );
-      const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
-      if (fields.enabled === true && !current.enabled) {
-        next.disabledReason = undefined;
-        await startHealthy(id, deps.store);
-      }
-      // Disabled between two folds of its endpoint's health: no notice this process decided on it
-      // still enabled is published after this write (see actOnNotices).
-      await deps.endpointWrites.run(id, () => deps.store.putSubscription(next));
+      // Read and written as one of the subscription's writes: a rotation of its secret at the
+      // same time is kept. Disabled between two folds of its endpoint's health: no notice this
+      // process decided on it still enabled is published after this write (see actOnNotices).
+      const { current, next } = await deps.endpointWrites.run(id, async () => {
+        const current = await requireSubscription(id, deps);
+        const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
+        if (fields.enabled === true && !current.enabled) {
+          next.disabledReason = undefined;
+          await startHealthy(id, deps.store);
+        }
+        await deps.store.putSubscription(next);
+        return { current, next };
+      });
       // The process's batches running now send it nothing more (as after a 410).
       if (current.enabled && !next.enabled) deps.scheduler.noteDisabled(id);
       return toSubscriptionView(next);
@@ -195,23 +200,32 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       graceMs = SECRET_ROTATION_GRACE_MS,
     ): Promise<SubscriptionWithSecret> {
       const grace = parseOrThrow(z.number().int().nonnegative(), graceMs, 'graceMs');
-      const current = await requireSubscription(id, deps);
-      const secret = generateSecret(deps.randomBytes);
-      const now = deps.clock.now();
-      // Every earlier secret still in its grace period keeps signing until its own expiry, so
-      // rotating twice in a day does not drop the secret receivers may still be verifying with.
-      const { previousSecret: _legacy, previousSecretExpiresAt: _legacyExpiry, ...rest } = current;
-      const next: Subscription = {
-        ...rest,
-        secret,
-        previousSecrets: [
-          { secret: current.secret, expiresAt: now + grace },
-          ...retiringSecrets(current, now),
-        ].slice(0, PREVIOUS_SECRETS_MAX),
-        updatedAt: nowIso(),
-      };
-      await deps.store.putSubscription(next);
-      return { subscription: toSubscriptionView(next), secret };
+      // Read and written as one of the subscription's writes: of two rotations (or a rotation
+      // and an update) at once, the later starts from the earlier's secrets, so every secret
+      // answered signs.
+      return deps.endpointWrites.run(id, async () => {
+        const current = await requireSubscription(id, deps);
+        const secret = generateSecret(deps.randomBytes);
+        const now = deps.clock.now();
+        // Every earlier secret still in its grace period keeps signing until its own expiry, so
+        // rotating twice in a day does not drop the secret receivers may still be verifying with.
+        const {
+          previousSecret: _legacy,
+          previousSecretExpiresAt: _legacyExpiry,
+          ...rest
+        } = current;
+        const next: Subscription = {
+          ...rest,
+          secret,
+          previousSecrets: [
+            { secret: current.secret, expiresAt: now + grace },
+            ...retiringSecrets(current, now),
+          ].slice(0, PREVIOUS_SECRETS_MAX),
+          updatedAt: nowIso(),
+        };
+        await deps.store.putSubscription(next);
+        return { subscription: toSubscriptionView(next), secret };
+      });
     },
   };
 }
