@@ -84,17 +84,41 @@ export async function loadDeploymentSecret(
   return parseOrThrow(DeploymentSecretSchema, json, `deployment secret ${secretArn}`);
 }
 
+/**
+ * What GetSecretValue says of a secret that holds no value (no version under the `AWSCURRENT`
+ * label), as the stack creates every secret: "Secrets Manager can't find the specified secret
+ * value for staging label: AWSCURRENT". A secret that does not exist at all is "… the specified
+ * secret.", under the same error name.
+ */
+const NO_CURRENT_VALUE = /secret value for staging label/i;
+
+/** Whether `error` is GetSecretValue's answer for a secret created without a value. */
+function isSecretWithoutValue(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'ResourceNotFoundException' &&
+    NO_CURRENT_VALUE.test(error.message)
+  );
+}
+
 async function readSecretJson(
   client: SecretsManagerClient,
   secretArn: string,
   what: string,
 ): Promise<unknown> {
-  const result = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
-  if (!result.SecretString) {
-    throw new ValidationError(what, [
-      { path: secretArn, message: 'has no value yet: store the credentials JSON' },
-    ]);
-  }
+  const noValue = (cause?: unknown) =>
+    new ValidationError(
+      what,
+      [{ path: secretArn, message: 'has no value yet: store the credentials JSON' }],
+      cause === undefined ? {} : { cause },
+    );
+  const result = await client
+    .send(new GetSecretValueCommand({ SecretId: secretArn }))
+    .catch((error: unknown) => {
+      // In AWS an empty secret is this error, never an empty SecretString.
+      throw isSecretWithoutValue(error) ? noValue(error) : error;
+    });
+  if (!result.SecretString) throw noValue();
   try {
     return JSON.parse(result.SecretString);
   } catch {

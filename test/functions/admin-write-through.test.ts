@@ -1,6 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -13,6 +17,7 @@ import { readPollLambdaEnv } from '../../functions/poll-env.ts';
 import { LocalKeyFileProvider } from '../../shared/connections/local-key-file.ts';
 import { MemoryConnectionStore } from '../../shared/connections/memory-connection-store.ts';
 import { createTokenCipher } from '../../shared/connections/token-cipher.ts';
+import { ValidationError } from '../../shared/errors.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 
@@ -69,6 +74,34 @@ describe('admin function write-through (AWS wiring)', () => {
       /name the connection to write through: the connectionId query parameter/,
     );
     await writeThrough.close();
+  });
+
+  it('refuses a call through a connection whose secret the stack created empty, saying so (not a 500)', async () => {
+    // What GetSecretValue answers in AWS for a secret with no value yet.
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).rejects(
+      new ResourceNotFoundException({
+        message:
+          "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT",
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const writeThrough = buildAdminWriteThrough(
+      readPollLambdaEnv(ENV, 0),
+      ENV,
+      new MemoryStateStore(),
+      dynamo,
+      { connections: NO_STORED },
+    );
+    const refused = await writeThrough
+      .forward('taxEnvironments/getAll', {})
+      .catch((e: unknown) => e);
+    await writeThrough.close();
+    secrets.reset();
+    // A ValidationError: the admin API answers 400 with this message, not `internal error`.
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as Error).message).toContain(
+      `${ARN}: has no value yet: store the credentials JSON`,
+    );
   });
 
   it('writes with the credentials of the connection secret, feeds the dispatch queue and puts a rule-matched event on the bus', async () => {

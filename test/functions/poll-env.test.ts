@@ -1,10 +1,15 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { readPollLambdaEnv } from '../../functions/poll-env.ts';
 import {
   connectionSecretName,
   loadConnectionSecret,
+  loadDeploymentSecret,
 } from '../../shared/connector/connection-secrets.ts';
 import { ValidationError } from '../../shared/errors.ts';
 
@@ -151,5 +156,48 @@ describe('loadConnectionSecret', () => {
     expect((error as Error).message).toContain('accessToken');
     expect((error as Error).message).not.toContain('super-secret-token');
     secrets.restore();
+  });
+
+  it.each([
+    ['connection', loadConnectionSecret],
+    ['deployment', loadDeploymentSecret],
+  ])(
+    'reports a %s secret created without a value, as Secrets Manager answers it, as having none yet',
+    async (_, load) => {
+      // The stack creates the secrets empty: GetSecretValue then finds no AWSCURRENT version and
+      // throws this (it never answers an empty SecretString).
+      const secrets = mockClient(SecretsManagerClient);
+      secrets.on(GetSecretValueCommand).rejects(
+        new ResourceNotFoundException({
+          message:
+            "Secrets Manager can't find the specified secret value for staging label: AWSCURRENT",
+          $metadata: { httpStatusCode: 400 },
+        }),
+      );
+      const error = await load(
+        new SecretsManagerClient({}),
+        'change-bridge/prod/connections/main',
+      ).catch((e: unknown) => e);
+      secrets.restore();
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as Error).message).toMatch(
+        /change-bridge\/prod\/connections\/main.*has no value yet: store the credentials JSON/,
+      );
+    },
+  );
+
+  it('leaves a secret that does not exist (another ResourceNotFoundException) as Secrets Manager says', async () => {
+    const secrets = mockClient(SecretsManagerClient);
+    secrets.on(GetSecretValueCommand).rejects(
+      new ResourceNotFoundException({
+        message: "Secrets Manager can't find the specified secret.",
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const error = await loadConnectionSecret(new SecretsManagerClient({}), 'arn:secret').catch(
+      (e: unknown) => e,
+    );
+    secrets.restore();
+    expect(error).toBeInstanceOf(ResourceNotFoundException);
   });
 });
