@@ -61,7 +61,15 @@ export function createConnectionClients(options: {
   secrets: SecretsManagerClient;
   /** Told of every connector request the clients send, with its status (see ConnectorClientDeps). */
   onRequest?: ConnectorClientDeps['onRequest'];
-}): { open(connectionId: string): Promise<OpenConnection | undefined> } {
+}): {
+  open(connectionId: string): Promise<OpenConnection | undefined>;
+  /**
+   * Lets go of the connection's client, so its next `open` reads its credentials again (the
+   * secret, or the stored connection with the deployment secret): after an authorization error,
+   * the token may have been rotated since the container read it.
+   */
+  forget(connectionId: string): void;
+} {
   const { config, store, dynamo, secrets } = options;
   const budgetLedger = new DynamoDbGrantLedger(dynamo, config.tableName);
   // One keep-alive pool to the connector for every connection the container polls.
@@ -75,6 +83,8 @@ export function createConnectionClients(options: {
   const clients = new LoadingCache<OpenConnection>(OPEN_CONNECTIONS_MAX, (open) =>
     open.client.close(),
   );
+  /** The cache key each connection was last opened under. */
+  const keys = new Map<string, string>();
   const cipher = createKmsTokenCipher(config.tokenKeyArn);
   const openStored = async (connection: StoredConnection): Promise<OpenConnection> => {
     if (!config.deploymentSecretArn) throw new BridgeError('DEPLOYMENT_SECRET_ARN is not set');
@@ -95,6 +105,7 @@ export function createConnectionClients(options: {
     async open(connectionId) {
       const secretArn = config.secretIds[connectionId];
       if (secretArn) {
+        keys.set(connectionId, connectionId);
         return clients.get(connectionId, async () => ({
           definitions: config.definitions.filter((d) => d.connectionId === connectionId),
           client: createConnectorClient(await loadConnectionSecret(secrets, secretArn), clientDeps),
@@ -102,6 +113,7 @@ export function createConnectionClients(options: {
       }
       const stored = await store.get(connectionId);
       if (!stored?.enabled) return undefined;
+      keys.set(connectionId, registrationKey(stored));
       return clients
         .get(registrationKey(stored), () => openStored(stored))
         .catch((error) => {
@@ -114,6 +126,12 @@ export function createConnectionClients(options: {
             );
           throw error;
         });
+    },
+    forget(connectionId) {
+      const key = keys.get(connectionId);
+      if (key === undefined) return;
+      keys.delete(connectionId);
+      clients.delete(key);
     },
   };
 }

@@ -23,6 +23,18 @@ export function reportPollOutcome(outcome: PollOutcome, logger: Logger, metrics:
 }
 
 /**
+ * Whether a poll outcome is a stream parked by an authorization error: one the poll parked, or
+ * one it found parked (and made no request for). Pure.
+ * @example isParked({ kind: 'skipped', streamId: 'main:customer', reason: 'parked' }) === true
+ */
+export function isParked(outcome: PollOutcome): boolean {
+  return (
+    (outcome.kind === 'failed' && outcome.parked === true) ||
+    (outcome.kind === 'skipped' && outcome.reason === 'parked')
+  );
+}
+
+/**
  * Counts in `StreamsParked` the streams of one poll job that an authorization error parked: those
  * it parked and those it found parked (each makes no request and fails no more, so the poll
  * failures count a stream once, when it parks). Sent for every job, zero included, so the alarm
@@ -31,11 +43,7 @@ export function reportPollOutcome(outcome: PollOutcome, logger: Logger, metrics:
  * @example reportParkedStreams(outcomes, metrics)
  */
 export function reportParkedStreams(outcomes: readonly PollOutcome[], metrics: Metrics): void {
-  const parked = outcomes.filter(
-    (outcome) =>
-      (outcome.kind === 'failed' && outcome.parked) ||
-      (outcome.kind === 'skipped' && outcome.reason === 'parked'),
-  ).length;
+  const parked = outcomes.filter(isParked).length;
   metrics.addMetric(BRIDGE_METRICS.streamsParked, MetricUnit.Count, parked);
 }
 

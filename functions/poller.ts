@@ -30,6 +30,7 @@ import { sanitizingEscapes } from './handler-boundary.ts';
 import { loggableThrown } from './loggable-thrown.ts';
 import { type PollLambdaConfig, readPollLambdaEnv } from './poll-env.ts';
 import {
+  isParked,
   reportOldestWatermarkAge,
   reportParkedStreams,
   reportPollOutcome,
@@ -221,6 +222,9 @@ const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse
       if (!config.secretIds[connectionId] && nextDueAt !== undefined) {
         await connectionStore.recordNextDue(connectionId, nextDueAt);
       }
+      // Refused credentials: the next job reads them again, so a token rotated since
+      // (put-secret-value, README) is used at once, not when the container is recycled.
+      if (outcomes.some(isParked)) connections.forget(connectionId);
       reportParkedStreams(outcomes, metrics);
       reportConnectorUse(connectorRequests.take(), connection.client.budgetView(), metrics);
       const watermarkAges: number[] = [];

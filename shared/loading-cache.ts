@@ -31,6 +31,17 @@ export class LoadingCache<V> {
     return entry;
   }
 
+  /**
+   * Lets go of `key`'s value (`onEvict` told once it is loaded), so the next `get` loads it
+   * again; nothing when none is held.
+   */
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    entry.then(this.onEvict).catch(() => undefined);
+  }
+
   /** How many values are held. */
   get size(): number {
     return this.entries.size;

@@ -31,4 +31,16 @@ describe('LoadingCache', () => {
     expect(cache.size).toBe(0);
     expect(await cache.get('a', async () => 'client a')).toBe('client a');
   });
+
+  it('lets go of a deleted key, telling onEvict, so the next get loads it again', async () => {
+    const evicted: string[] = [];
+    const cache = new LoadingCache<string>(10, (value) => void evicted.push(value));
+    await cache.get('a', async () => 'client a (old token)');
+    cache.delete('a');
+    cache.delete('never held');
+    await Promise.resolve();
+    expect(evicted).toEqual(['client a (old token)']);
+    expect(cache.size).toBe(0);
+    expect(await cache.get('a', async () => 'client a (new token)')).toBe('client a (new token)');
+  });
 });
