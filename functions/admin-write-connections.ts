@@ -97,6 +97,8 @@ export function adminWritableConnections(
         connector: await opened.get(`props:${id}`, () => loadConnectionSecret(secrets, secretId)),
         scope: streams[0]?.scope ?? {},
         streams,
+        // A token rotated since (put-secret-value): the next call reads the secret again.
+        refused: () => opened.delete(`props:${id}`),
       };
     }
     const stored = await deps.store.get(id);
@@ -105,7 +107,8 @@ export function adminWritableConnections(
       throw new ConnectionUnwritableError(
         `connection ${id} is disabled: enable it to write through it`,
       );
-    const connector = await opened.get(`stored:${registrationKey(stored)}`, async () => {
+    const key = `stored:${registrationKey(stored)}`;
+    const connector = await opened.get(key, async () => {
       const [endpoint, accessToken] = await Promise.all([
         deployment(),
         deps.cipher.open(stored.id, stored.accessToken),
@@ -117,6 +120,11 @@ export function adminWritableConnections(
       connector,
       scope: {},
       streams: streamsOfConnection(stored, config.settings, config.tracked),
+      // The ClientToken may have been rotated in the deployment secret: both are read again.
+      refused: () => {
+        opened.delete(key);
+        deploymentSecret.delete('deployment');
+      },
     };
   };
 }

@@ -26,7 +26,15 @@ export interface WritableConnection {
   signal?: AbortSignal;
   /** Told of each call while it runs, so a removal waits for it (no request after `remove`). */
   track?(call: Promise<unknown>): void;
+  /**
+   * Told when the connector refused its credentials (401): a lookup that keeps them reads them
+   * again for the next call, as a token may have been rotated since it read them.
+   */
+  refused?(): void;
 }
+
+/** The connector's status for an authorization error (design.md, status per error category). */
+const AUTHORIZATION_ERROR_STATUS = 401;
 
 /** The connection exists but cannot be written through now (disabled, its token not opened); a 409. */
 export class ConnectionUnwritableError extends BridgeError {
@@ -74,7 +82,9 @@ export function createConnectionWriteThrough(options: ConnectionWriteThroughOpti
         credentialSource: credentialsOf(connection.id),
       }).forward(operation, body);
       connection.track?.(call);
-      return call;
+      const result = await call;
+      if (result.status === AUTHORIZATION_ERROR_STATUS) connection.refused?.();
+      return result;
     },
     credentialsOf,
     close: () => transport.close(),

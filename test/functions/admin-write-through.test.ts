@@ -104,6 +104,35 @@ describe('admin function write-through (AWS wiring)', () => {
     );
   });
 
+  it('reads the connection secret again once the connector refused its token (rotated since)', async () => {
+    const secretWith = (accessToken: string) => ({
+      SecretString: JSON.stringify({
+        baseUrl: sim.url,
+        clientToken: sim.tokens.clientToken,
+        accessToken,
+      }),
+    });
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves(secretWith('revoked'));
+    const writeThrough = buildAdminWriteThrough(
+      readPollLambdaEnv(ENV, 0),
+      ENV,
+      new MemoryStateStore(),
+      dynamo,
+      { connections: NO_STORED },
+    );
+    try {
+      expect((await writeThrough.forward('taxEnvironments/getAll', {})).status).toBe(401);
+      // put-secret-value with the new token; the old one stays revoked.
+      secrets
+        .on(GetSecretValueCommand, { SecretId: ARN })
+        .resolves(secretWith(sim.tokens.accessToken));
+      expect((await writeThrough.forward('taxEnvironments/getAll', {})).status).toBe(200);
+    } finally {
+      await writeThrough.close();
+      secrets.reset();
+    }
+  });
+
   it('writes with the credentials of the connection secret, feeds the dispatch queue and puts a rule-matched event on the bus', async () => {
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({
       SecretString: JSON.stringify({
