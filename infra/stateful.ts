@@ -174,8 +174,9 @@ export class ChangeBridgeState extends Construct {
       Duration.seconds(config.pollerTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR),
       3,
     );
-    // The dispatcher may defer a delivery by changing its visibility, and every deferral
-    // counts as a receive: 10 leaves room for the 7-step retry schedule plus crashes.
+    // A retry or deferral is a new message (sent with a delay), never a message made invisible
+    // again, so the retry schedule spends no receives: 10 counts only the failed receives of one
+    // message (a crash, a storage or queue failure), 10 x the visibility timeout before the DLQ.
     const dispatchVisibility = Duration.seconds(
       config.dispatcherTimeoutSeconds * VISIBILITY_TIMEOUT_FACTOR,
     );
