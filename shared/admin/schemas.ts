@@ -162,6 +162,7 @@ export const SubscriptionViewSchema = SubscriptionSchema.omit({
   previousSecrets: true,
   previousSecret: true,
   previousSecretExpiresAt: true,
+  version: true,
 });
 
 /** A subscription with its new secret, shown once (create, rotate-secret). */

@@ -84,6 +84,24 @@ export class DynamoDbWebhookStore implements WebhookStore {
     });
   }
 
+  async replaceSubscription(
+    subscription: Subscription,
+    options: { ifVersion: number | undefined },
+  ): Promise<Subscription | undefined> {
+    const { ifVersion } = options;
+    const stored = { ...subscription, version: (ifVersion ?? 0) + 1 };
+    // Stored without a version (a create, or an item written before versions): no `doc.version`.
+    // Either way the item must exist: a change never brings back a removed subscription.
+    const written = await this.table.tryPut(
+      { pk: SUBSCRIPTIONS_PARTITION, sk: `SUB#${subscription.id}`, doc: stored },
+      ifVersion === undefined
+        ? 'attribute_exists(pk) AND attribute_not_exists(doc.version)'
+        : 'doc.version = :version',
+      ifVersion === undefined ? undefined : { ':version': ifVersion },
+    );
+    return written ? stored : undefined;
+  }
+
   getSubscription(id: string): Promise<Subscription | undefined> {
     return this.table.getDoc(
       SUBSCRIPTIONS_PARTITION,

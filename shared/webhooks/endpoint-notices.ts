@@ -6,6 +6,7 @@ import { foldEndpointState } from './endpoint-state-fold.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { EndpointState } from './store.ts';
 import type { Subscription } from './subscription.ts';
+import { changeSubscription } from './subscription-change.ts';
 
 /** What {@link recordHealth} left behind. */
 export interface HealthRecorded {
@@ -119,23 +120,28 @@ function recoveredKey(before: EndpointState): string | undefined {
 
 /**
  * Disables a subscription and publishes `subscription.disabled` (once: a disabled one is left
- * alone). Callers outside a fold of the endpoint run it as one of them (`endpointWrites`), so
- * no notice of this process decided on the subscription still enabled is published after it.
+ * alone). Stored over the version read (`changeSubscription`): a change an admin makes at the same
+ * time, in any process, neither undoes the disable nor is undone by it. Callers outside a fold
+ * of the endpoint run it as one of them (`endpointWrites`), so no notice of this process decided
+ * on the subscription still enabled is published after it.
  */
 export async function disableSubscription(
   subscriptionId: string,
   reason: string,
   deps: DispatcherDeps,
 ): Promise<void> {
-  const current = await deps.store.getSubscription(subscriptionId);
-  if (!current?.enabled) return;
-  const now = deps.clock.now();
-  await deps.store.putSubscription({
-    ...current,
-    enabled: false,
-    disabledReason: reason,
-    updatedAt: new Date(now).toISOString(),
-  });
+  const changed = await changeSubscription(deps.store, subscriptionId, (current) =>
+    current.enabled
+      ? {
+          ...current,
+          enabled: false,
+          disabledReason: reason,
+          updatedAt: new Date(deps.clock.now()).toISOString(),
+        }
+      : undefined,
+  );
+  if (!changed?.before.enabled) return;
+  const current = changed.after;
   await deps.sink.publish(
     buildOperationalEvent(
       'subscription.disabled',

@@ -36,6 +36,17 @@ export class MemoryWebhookStore implements WebhookStore {
     this.subscriptions.set(subscription.id, structuredClone(subscription));
   }
 
+  async replaceSubscription(
+    subscription: Subscription,
+    options: { ifVersion: number | undefined },
+  ): Promise<Subscription | undefined> {
+    const stored = this.subscriptions.get(subscription.id);
+    if (stored === undefined || stored.version !== options.ifVersion) return undefined;
+    const next = { ...structuredClone(subscription), version: (options.ifVersion ?? 0) + 1 };
+    this.subscriptions.set(subscription.id, next);
+    return structuredClone(next);
+  }
+
   async getSubscription(id: string): Promise<Subscription | undefined> {
     return copy(this.subscriptions.get(id));
   }

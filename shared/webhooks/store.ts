@@ -208,7 +208,24 @@ export interface CreateDeliveryOptions {
  * own, which are the ones anything acts on (pending, dead, replays and redeliveries).
  */
 export interface WebhookStore {
+  /**
+   * Stores a subscription as given, whatever is stored: for a new one. A change of a stored
+   * subscription goes through {@link replaceSubscription}, so no concurrent change is lost.
+   */
   putSubscription(subscription: Subscription): Promise<void>;
+  /**
+   * Stores `subscription` over the stored one if that is still at `ifVersion`, the version the
+   * caller's copy was read at (`undefined`: one stored without a version, by a create or before
+   * subscriptions had versions): of concurrent read-modify-writes (admin containers, a
+   * dispatcher disabling it), none overwrites another's change. Never stores a subscription
+   * that is not stored (removed meanwhile). Returns the stored subscription, its version one more
+   * than `ifVersion`, or `undefined` when nothing was written (read it again and redo the
+   * change: see `changeSubscription`).
+   */
+  replaceSubscription(
+    subscription: Subscription,
+    options: { ifVersion: number | undefined },
+  ): Promise<Subscription | undefined>;
   getSubscription(id: string): Promise<Subscription | undefined>;
   listSubscriptions(): Promise<Subscription[]>;
   deleteSubscription(id: string): Promise<void>;

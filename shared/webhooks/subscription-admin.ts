@@ -15,6 +15,7 @@ import {
   type SubscriptionView,
   toSubscriptionView,
 } from './subscription.ts';
+import { changeSubscription } from './subscription-change.ts';
 import { checkWebhookUrl, everRefused, type HostResolver, type UrlPolicy } from './url-policy.ts';
 
 /** Default grace period of a rotated secret: 24 h. */
@@ -162,19 +163,23 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       const definedFields = Object.fromEntries(
         Object.entries(fields).filter(([, value]) => value !== undefined),
       );
-      // Read and written as one of the subscription's writes: a rotation of its secret at the
-      // same time is kept. Disabled between two folds of its endpoint's health: no notice this
-      // process decided on it still enabled is published after this write (see actOnNotices).
-      const { current, next } = await deps.endpointWrites.run(id, async () => {
-        const current = await requireSubscription(id, deps);
-        const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
-        if (fields.enabled === true && !current.enabled) {
-          next.disabledReason = undefined;
-          await startHealthy(id, deps.store);
-        }
-        await deps.store.putSubscription(next);
-        return { current, next };
-      });
+      // One of the subscription's writes in this process, and stored over the version it was read
+      // at (changeSubscription): a rotation of its secret, or a dispatcher's disable, at the same
+      // time here or in another process is kept. Disabled between two folds of its endpoint's
+      // health: no notice this process decided on it still enabled is published after this
+      // write (see actOnNotices).
+      const changed = await deps.endpointWrites.run(id, () =>
+        changeSubscription(deps.store, id, async (current) => {
+          const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
+          if (fields.enabled === true && !current.enabled) {
+            next.disabledReason = undefined;
+            await startHealthy(id, deps.store);
+          }
+          return next;
+        }),
+      );
+      if (!changed) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
+      const { before: current, after: next } = changed;
       // The process's batches running now send it nothing more (as after a 410).
       if (current.enabled && !next.enabled) deps.scheduler.noteDisabled(id);
       return toSubscriptionView(next);
@@ -200,32 +205,34 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       graceMs = SECRET_ROTATION_GRACE_MS,
     ): Promise<SubscriptionWithSecret> {
       const grace = parseOrThrow(z.number().int().nonnegative(), graceMs, 'graceMs');
-      // Read and written as one of the subscription's writes: of two rotations (or a rotation
-      // and an update) at once, the later starts from the earlier's secrets, so every secret
+      // One of the subscription's writes in this process, and stored over the version it was read
+      // at (changeSubscription): of two rotations (or a rotation and an update) at once, here or
+      // in another process, the later starts from the earlier's secrets, so every secret
       // answered signs.
-      return deps.endpointWrites.run(id, async () => {
-        const current = await requireSubscription(id, deps);
-        const secret = generateSecret(deps.randomBytes);
-        const now = deps.clock.now();
-        // Every earlier secret still in its grace period keeps signing until its own expiry, so
-        // rotating twice in a day does not drop the secret receivers may still be verifying with.
-        const {
-          previousSecret: _legacy,
-          previousSecretExpiresAt: _legacyExpiry,
-          ...rest
-        } = current;
-        const next: Subscription = {
-          ...rest,
-          secret,
-          previousSecrets: [
-            { secret: current.secret, expiresAt: now + grace },
-            ...retiringSecrets(current, now),
-          ].slice(0, PREVIOUS_SECRETS_MAX),
-          updatedAt: nowIso(),
-        };
-        await deps.store.putSubscription(next);
-        return { subscription: toSubscriptionView(next), secret };
-      });
+      const secret = generateSecret(deps.randomBytes);
+      const changed = await deps.endpointWrites.run(id, () =>
+        changeSubscription(deps.store, id, (current) => {
+          const now = deps.clock.now();
+          // Every earlier secret still in its grace period keeps signing until its own expiry,
+          // so rotating twice in a day does not drop the secret receivers may still verify with.
+          const {
+            previousSecret: _legacy,
+            previousSecretExpiresAt: _legacyExpiry,
+            ...rest
+          } = current;
+          return {
+            ...rest,
+            secret,
+            previousSecrets: [
+              { secret: current.secret, expiresAt: now + grace },
+              ...retiringSecrets(current, now),
+            ].slice(0, PREVIOUS_SECRETS_MAX),
+            updatedAt: nowIso(),
+          };
+        }),
+      );
+      if (!changed) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
+      return { subscription: toSubscriptionView(changed.after), secret };
     },
   };
 }

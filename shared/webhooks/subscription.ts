@@ -92,15 +92,21 @@ export const SubscriptionSchema = z.object({
   previousSecret: z.string().startsWith('whsec_').optional(),
   /** Epoch ms until which {@link previousSecret} still signs. */
   previousSecretExpiresAt: z.number().optional(),
+  /**
+   * Counts the changes of the stored subscription (absent before the first, and on items written
+   * before versions): a change is stored only over the version it was made from
+   * (`WebhookStore.replaceSubscription`). Never shown by the admin API.
+   */
+  version: z.number().int().nonnegative().optional(),
 });
 
 /** A stored subscription. */
 export type Subscription = z.infer<typeof SubscriptionSchema>;
 
-/** What the admin API shows of a subscription: everything but the secrets. */
+/** What the admin API shows of a subscription: everything but the secrets and the version. */
 export type SubscriptionView = Omit<
   Subscription,
-  'secret' | 'previousSecrets' | 'previousSecret' | 'previousSecretExpiresAt'
+  'secret' | 'previousSecrets' | 'previousSecret' | 'previousSecretExpiresAt' | 'version'
 >;
 
 /**
@@ -116,13 +122,14 @@ export function oldestFirst(
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/** Strips the secrets from a subscription. */
+/** Strips the secrets (and the stored version) from a subscription. */
 export function toSubscriptionView(subscription: Subscription): SubscriptionView {
   const {
     secret: _s,
     previousSecrets: _ps,
     previousSecret: _p,
     previousSecretExpiresAt: _e,
+    version: _v,
     ...view
   } = subscription;
   return view;

@@ -70,6 +70,33 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     expect(await store.getSubscription('sub_2')).toBeUndefined();
   });
 
+  it('replaces a subscription only over the version it was read at, never one removed', async () => {
+    const store = await create();
+    // Stored without a version: by a create, or before subscriptions had versions.
+    await store.putSubscription(subscription('sub_1'));
+    const first = { ...subscription('sub_1'), description: 'first' };
+    expect(await store.replaceSubscription(first, { ifVersion: 1 })).toBeUndefined();
+    expect(await store.replaceSubscription(first, { ifVersion: undefined })).toEqual({
+      ...first,
+      version: 1,
+    });
+    // A second writer that read it before the first wrote loses, and nothing of it is stored.
+    const stale = { ...subscription('sub_1'), enabled: false };
+    expect(await store.replaceSubscription(stale, { ifVersion: undefined })).toBeUndefined();
+    expect(await store.getSubscription('sub_1')).toEqual({ ...first, version: 1 });
+    expect(await store.replaceSubscription(stale, { ifVersion: 1 })).toEqual({
+      ...stale,
+      version: 2,
+    });
+    expect(await store.getSubscription('sub_1')).toEqual({ ...stale, version: 2 });
+    expect(await store.replaceSubscription(first, { ifVersion: 1 })).toBeUndefined();
+    // A change read before a removal does not bring the subscription back.
+    await store.deleteSubscription('sub_1');
+    expect(await store.replaceSubscription(first, { ifVersion: 2 })).toBeUndefined();
+    expect(await store.replaceSubscription(first, { ifVersion: undefined })).toBeUndefined();
+    expect(await store.getSubscription('sub_1')).toBeUndefined();
+  });
+
   it('keeps the first copy of an event and lists events newest first by type', async () => {
     const store = await create();
     await store.putEvent({ id: 'evt_a', type: 'customer.updated', storedAt: 1, body: '{"a":1}' });
