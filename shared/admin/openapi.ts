@@ -147,6 +147,8 @@ function queryParameters(query: z.ZodObject) {
 }
 
 const DISABLED_SUBSCRIPTION = 'The subscription is disabled';
+const CHANGED_MEANWHILE =
+  'Other processes (admin or dispatcher containers) kept changing the subscription while this change was written: nothing of it was stored, try again';
 const ENVIRONMENT_CONNECTION = 'The connection is defined by the CONNECTOR_* variables';
 
 /** What each route that can answer 409 means by it (the routes' own checks). */
@@ -155,6 +157,8 @@ const CONFLICTS: Readonly<Record<string, string>> = {
   redeliverDeadLetters: DISABLED_SUBSCRIPTION,
   resyncSubscription: DISABLED_SUBSCRIPTION,
   replayEvent: 'The subscription named is disabled',
+  updateSubscription: CHANGED_MEANWHILE,
+  rotateSecret: CHANGED_MEANWHILE,
   addConnection: 'The id is taken (by a stored connection, or by the CONNECTOR_* variables)',
   enableConnection: ENVIRONMENT_CONNECTION,
   disableConnection: ENVIRONMENT_CONNECTION,

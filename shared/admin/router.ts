@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { withPlainMessages } from '../plain-message.ts';
 import { WebhookNotFoundError } from '../webhooks/subscription-admin.ts';
+import { SubscriptionWriteConflictError } from '../webhooks/subscription-change.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { firstInputIssue } from './input-issue.ts';
 import {
@@ -57,7 +58,9 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
   if (error instanceof WebhookNotFoundError || error instanceof AdminNotFoundError) {
     return { status: 404, body: { error: error.message } };
   }
-  if (error instanceof AdminConflictError) return { status: 409, body: { error: error.message } };
+  // A subscription other processes kept changing while this change was written: try again.
+  if (error instanceof AdminConflictError || error instanceof SubscriptionWriteConflictError)
+    return { status: 409, body: { error: error.message } };
   // Anything else is ours: log it for the operator, say nothing of it to the caller.
   reportAdminError(deps, error, { method: request.method, path: request.path });
   return { status: 500, body: { error: 'internal error' } };
@@ -85,7 +88,7 @@ export function reportAdminError(
  * it (HEAD runs the GET route; the server sending the answer drops its body), and maps
  * failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for unknown paths
  * (paths match exactly: `/events/` is unknown) and ids, 405 (with `allow`) for a wrong
- * method, 409 for a disabled subscription, 500 `{ error: 'internal error' }` otherwise.
+ * method, 409 for a disabled subscription (or one other processes kept changing meanwhile), 500 `{ error: 'internal error' }` otherwise.
  * Never throws.
  * @example await handleAdminRequest({ method: 'GET', path: '/streams', query: {}, body: undefined }, deps)
  */

@@ -184,6 +184,8 @@ describe('OpenAPI document', () => {
         'removeConnection',
         'replayEvent',
         'resyncSubscription',
+        'rotateSecret',
+        'updateSubscription',
       ].sort(),
     );
     const formats = [...JSON.stringify(doc).matchAll(/"format":"([^"]+)"/g)].map((m) => m[1]);
