@@ -1,6 +1,12 @@
 import { BridgeError } from '../errors.ts';
 import { deliveryOrigin } from './delivery-counter.ts';
-import { afterDeliveryWrite, dead, noteNextAttemptInBatch } from './delivery-follow-up.ts';
+import {
+  afterDeliveryWrite,
+  dead,
+  EARLY_ARRIVAL_SLACK_MS,
+  noteNextAttemptInBatch,
+  releaseNextOfSubject,
+} from './delivery-follow-up.ts';
 import type { DeliveryOutcome } from './delivery-outcome.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
@@ -12,9 +18,6 @@ import { type DispatchEvent, eventOfBody } from './messages.ts';
 import { sendAttempt } from './send-attempt.ts';
 import type { Delivery } from './store.ts';
 import type { Subscription } from './subscription.ts';
-
-/** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
-const EARLY_ARRIVAL_SLACK_MS = 1000;
 
 /** What handling one delivery came to. */
 export type AttemptResult =
@@ -130,6 +133,7 @@ export async function attemptDelivery(
       );
     }
     await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
+    if (sent.next.status !== 'pending') releaseNextOfSubject(sent.next, place.subject, batch);
   }
   return { kind: 'attempted', outcome: sent.outcome };
 }
@@ -187,6 +191,7 @@ async function update(delivery: Delivery, place: Place): Promise<boolean> {
   const inLine =
     delivery.status === 'pending' ? laneWaitedIn(line, delivery.nextAttemptAt) : undefined;
   await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine);
+  if (delivery.status !== 'pending') releaseNextOfSubject(delivery, subject, batch);
   return true;
 }
 

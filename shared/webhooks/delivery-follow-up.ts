@@ -4,6 +4,9 @@ import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { deliveryMessage } from './messages.ts';
 import type { Delivery } from './store.ts';
 
+/** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
+export const EARLY_ARRIVAL_SLACK_MS = 1000;
+
 /** `delivery` dead-lettered for `reason` at `atMs` (version unchanged: the caller sets it). */
 export function dead(delivery: Delivery, reason: string, atMs: number): Delivery {
   return { ...delivery, status: 'dead', deadReason: reason, deadAt: atMs, updatedAt: atMs };
@@ -27,6 +30,39 @@ export async function afterDeliveryWrite(
     await deps.store.addDeadLetter(written);
     deps.metrics.count('deadLettered');
   }
+}
+
+/**
+ * Once a delivery of `subject` that waited (a retry, a deferral) is settled (delivered,
+ * dead-lettered), sends the subject's next waiting delivery at the endpoint a message due now,
+ * if it waits for nothing else (due within EARLY_ARRIVAL_SLACK_MS: not a retry of its own, not
+ * behind a pause). Its own message went with a delay of whole seconds to just after this one's
+ * due time, and one that came before this one was settled was put off another second: a
+ * subject's held-back events went out a few a second. Released, each follows the one before
+ * within a queue round trip; its attempt still checks everything (order, pauses). The message
+ * it already has stays: the later of the two finds it delivered and sends nothing. Called by
+ * the attempt of a waiting delivery only: a first attempt settles nothing anyone waits for.
+ * Only where this process's memory is the order's whole record (no waiting ledger: the local
+ * run, one process, whose scheduler runs a subject's copies one after the other): with a
+ * ledger, another container may hold the delivery's other message, and both could be sent at
+ * once.
+ */
+export function releaseNextOfSubject(
+  settled: Delivery,
+  subject: string | undefined,
+  batch: DispatchBatch,
+): void {
+  const { deps } = batch;
+  if (subject === undefined || deps.waitingLedger !== undefined) return;
+  const next = deps.scheduler.firstWaiting(settled.subscriptionId, subject);
+  const now = deps.clock.now();
+  if (next === undefined || next.dueAt > now + EARLY_ARRIVAL_SLACK_MS) return;
+  const message = deliveryMessage(
+    { id: next.deliveryId, subscriptionId: settled.subscriptionId },
+    subject,
+  );
+  // No record rests on it: if it cannot be sent, the delivery's own message still comes.
+  batch.enqueue(message, now, []);
 }
 
 /**

@@ -242,6 +242,14 @@ export class EndpointScheduler {
     this.waiting.settle(endpoint, subject, deliveryId);
   }
 
+  /** The subject's first waiting delivery at the endpoint, if any (see WaitingDeliveries.firstOf). */
+  firstWaiting(
+    endpoint: string,
+    subject: string,
+  ): { deliveryId: string; dueAt: number } | undefined {
+    return this.waiting.firstOf(endpoint, subject);
+  }
+
   /** When the deliveries of `subject` noted before `deliveryId` are due (see WaitingDeliveries.dueAhead). */
   dueAhead(endpoint: string, subject: string, deliveryId: string): number | undefined {
     return this.waiting.dueAhead(endpoint, subject, deliveryId);

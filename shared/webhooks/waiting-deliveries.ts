@@ -159,6 +159,16 @@ export class WaitingDeliveries {
   }
 
   /**
+   * The first delivery of `subject` to the endpoint that waits (the earliest noted, so the next
+   * in detection order), with its due time; undefined when none does.
+   */
+  firstOf(endpoint: string, subject: string): { deliveryId: string; dueAt: number } | undefined {
+    for (const [deliveryId, dueAt] of this.bySubject.get(subjectKeyAt(endpoint, subject)) ?? [])
+      return { deliveryId, dueAt };
+    return undefined;
+  }
+
+  /**
    * When the deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if
    * it was never noted) are due: the latest of their times, or undefined when none waits. One
    * overdue by more than {@link FORGOTTEN_AFTER_MS} still counts: the caller asks the store about
