@@ -161,7 +161,8 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const cutOff = new AbortController();
     const deps = createDispatcherDeps({
       store: options.store,
-      queue: new SqsDeliveryQueue(sqs.client, queueUrl),
+      // Due times to the millisecond: the local queue keeps them (SQS delays whole seconds).
+      queue: new SqsDeliveryQueue(sqs.client, queueUrl, { sendDueAt: true }),
       sender: new UndiciWebhookSender({
         policy: { allowPrivate },
         resolve: systemResolver,

@@ -292,6 +292,7 @@ export class DispatchBatch {
       pending.map(({ message, dueAt }) => ({
         message,
         delaySeconds: delaySecondsUntil(dueAt, now),
+        dueAt,
       })),
     );
     for (const index of failed) {

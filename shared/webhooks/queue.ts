@@ -1,4 +1,9 @@
-import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type MessageAttributeValue,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import {
   backoffDelayMs,
@@ -21,10 +26,20 @@ export const SQS_SEND_BATCH_MAX_ENTRIES = 10;
  */
 export const WAITS_IN_LINE_ATTRIBUTE = 'bridge-waits';
 
+/**
+ * The message attribute that carries when a message is due (epoch ms, as a `Number`): SQS
+ * delays only by whole seconds (`DelaySeconds`, rounded up so nothing comes early), while the
+ * local queue, which keeps milliseconds, makes the message visible then, no later than its
+ * `DelaySeconds`. SQS keeps it as any attribute. Sent only by a queue built with `sendDueAt`.
+ */
+export const DUE_AT_ATTRIBUTE = 'bridge-due-at';
+
 /** One message of {@link DeliveryQueue.sendBatch}. */
 export interface QueuedDelivery {
   message: DeliveryMessage;
   delaySeconds: number;
+  /** When it is due (epoch ms): `delaySeconds` rounds it up (see {@link DUE_AT_ATTRIBUTE}). */
+  dueAt?: number;
 }
 
 /** The dispatch queue as the dispatcher writes to it. */
@@ -47,6 +62,22 @@ const WAITS_IN_LINE = {
   [WAITS_IN_LINE_ATTRIBUTE]: { DataType: 'String', StringValue: 'line' },
 };
 
+/** The message attributes of `entry`: its line (see WAITS_IN_LINE_ATTRIBUTE), its due time if sent. */
+function attributesOf(
+  entry: QueuedDelivery,
+  sendDueAt: boolean,
+): { MessageAttributes?: Record<string, MessageAttributeValue> } {
+  const attributes: Record<string, MessageAttributeValue> = entry.message.lane
+    ? { ...WAITS_IN_LINE }
+    : {};
+  if (sendDueAt && entry.dueAt !== undefined)
+    attributes[DUE_AT_ATTRIBUTE] = {
+      DataType: 'Number',
+      StringValue: String(Math.round(entry.dueAt)),
+    };
+  return Object.keys(attributes).length === 0 ? {} : { MessageAttributes: attributes };
+}
+
 /** Whole seconds SQS accepts as `DelaySeconds`. */
 function clampDelay(delaySeconds: number): number {
   return Math.min(SQS_MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds)));
@@ -54,6 +85,11 @@ function clampDelay(delaySeconds: number): number {
 
 /** Backoff of {@link SqsDeliveryQueue} between attempts of entries SQS refused for a while. */
 export interface SqsDeliveryQueueOptions {
+  /**
+   * Whether each message carries its due time in milliseconds (DUE_AT_ATTRIBUTE): for the
+   * local queue, which honours it (default false: SQS ignores it).
+   */
+  sendDueAt?: boolean;
   clock?: Clock;
   random?: RandomSource;
   retry?: Partial<RetryOptions>;
@@ -72,6 +108,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   private readonly clock: Clock;
   private readonly random: RandomSource;
   private readonly retry: RetryOptions;
+  private readonly sendDueAt: boolean;
 
   constructor(
     private readonly client: SQSClient,
@@ -81,6 +118,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? systemRandom;
     this.retry = { ...DEFAULT_RETRY_OPTIONS, ...options.retry };
+    this.sendDueAt = options.sendDueAt ?? false;
   }
 
   async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
@@ -120,7 +158,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
               Id: String(index),
               MessageBody: sqsJson(entries[index]!.message),
               DelaySeconds: clampDelay(entries[index]!.delaySeconds),
-              ...(entries[index]!.message.lane ? { MessageAttributes: WAITS_IN_LINE } : {}),
+              ...attributesOf(entries[index]!, this.sendDueAt),
             })),
           }),
         );

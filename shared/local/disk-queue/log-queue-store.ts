@@ -117,18 +117,26 @@ export class LogQueueStore {
     this.unlock = undefined;
   }
 
-  /** Stores messages, each visible after its delay; returns their ids and body MD5s. */
+  /**
+   * Stores messages, each visible after its delay, or at its `dueAt` (epoch ms) when given:
+   * not before now, nor after its delay; returns their ids and body MD5s.
+   */
   send(
-    entries: ReadonlyArray<{ body: string; delaySeconds: number; inLine?: boolean }>,
+    entries: ReadonlyArray<{
+      body: string;
+      delaySeconds: number;
+      dueAt?: number;
+      inLine?: boolean;
+    }>,
   ): StoredMessage[] {
     const now = this.clock.now();
-    const sent = entries.map(({ body, delaySeconds, inLine }) => ({
+    const sent = entries.map(({ body, delaySeconds, dueAt, inLine }) => ({
       header: {
         seq: this.nextSeq++,
         id: randomUUID(),
         md5: hash('md5', body, 'hex'),
         sentAt: now,
-        visibleAt: now + delaySeconds * 1000,
+        visibleAt: visibleAtOf(now, delaySeconds, dueAt),
         ...(inLine ? { inLine: true as const } : {}),
       },
       body,
@@ -176,6 +184,14 @@ export class LogQueueStore {
       const row = this.remember(seq, visibleAt, segment, start + at, length, inLine);
       this.heap.push(visibleAt, seq, row, 0);
     });
+  }
+
+  /**
+   * When the next message may become visible (a delayed one, one whose visibility timeout
+   * ends), if any; possibly earlier (a mark left by a message since received or deleted).
+   */
+  nextVisibleAt(): number | undefined {
+    return this.heap.peekVisibleAt();
   }
 
   /** Takes up to `max` visible messages, invisible for `visibilityMs` from now. */
@@ -439,4 +455,15 @@ function syncDirectory(path: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * When a message sent at `now` becomes visible: after `delaySeconds`, or at `dueAt` (epoch ms)
+ * when given, within [now, now + delaySeconds]: SQS's delays are whole seconds, rounded up
+ * by the sender, this queue keeps the milliseconds. Pure.
+ * @example visibleAtOf(1_000, 1, 1_300) === 1_300
+ */
+export function visibleAtOf(now: number, delaySeconds: number, dueAt?: number): number {
+  const delayed = now + delaySeconds * 1000;
+  return dueAt === undefined ? delayed : Math.min(delayed, Math.max(now, dueAt));
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
 import { BridgeError, describeThrown } from '../../errors.ts';
-import { WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
+import { DUE_AT_ATTRIBUTE, WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
 import { refuseForeignCallers } from '../loopback-only.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
 import type { ReceivedMessage } from './queue-messages.ts';
@@ -21,6 +21,16 @@ const InLineAttributesSchema = z.looseObject({
 /** Whether a sent message's attributes mark it as waiting in an endpoint's line. */
 function waitsInLine(attributes: unknown): boolean {
   return attributes !== undefined && InLineAttributesSchema.safeParse(attributes).success;
+}
+
+const DueAtAttributesSchema = z.looseObject({
+  [DUE_AT_ATTRIBUTE]: z.looseObject({ StringValue: z.coerce.number().int().nonnegative() }),
+});
+
+/** When a sent message is due to the millisecond (DUE_AT_ATTRIBUTE), if its attributes say. */
+function dueAtOf(attributes: unknown): number | undefined {
+  if (attributes === undefined) return undefined;
+  return DueAtAttributesSchema.safeParse(attributes).data?.[DUE_AT_ATTRIBUTE].StringValue;
 }
 
 type Json = Record<string, unknown>;
@@ -86,6 +96,7 @@ export function sqsJsonHandlers(
         {
           body: String(input.MessageBody),
           delaySeconds: Number(input.DelaySeconds ?? 0),
+          dueAt: dueAtOf(input.MessageAttributes),
           inLine: waitsInLine(input.MessageAttributes),
         },
       ]);
@@ -104,6 +115,7 @@ export function sqsJsonHandlers(
         entries.map((e) => ({
           body: e.MessageBody,
           delaySeconds: e.DelaySeconds ?? 0,
+          dueAt: dueAtOf(e.MessageAttributes),
           inLine: waitsInLine(e.MessageAttributes),
         })),
       );
@@ -140,6 +152,8 @@ export function sqsJsonHandlers(
             if (messages.length > 0 || clock.now() >= deadline || closed.aborted)
               return { Messages: messages.map(wire) };
             if (signal?.aborted) throw abortError();
+            // A message coming due sooner wakes one poll then (see wakeWhenDue).
+            wakeWhenDue(queue, clock);
             await clock.sleep(RECEIVE_POLL_MS, arrival.signal).catch(() => undefined);
           } finally {
             queue.waiting.delete(arrival);
@@ -194,6 +208,26 @@ interface LocalQueue {
   visibilitySeconds: number;
   /** One per waiting long poll, oldest first: a send aborts one, so that poll looks at once. */
   waiting: Set<AbortController>;
+  /** When the armed wake of {@link wakeWhenDue} fires, if one is armed. */
+  wakeAt?: number;
+}
+
+/**
+ * Arms one wake of a waiting long poll for when the queue's next message comes due, if that is
+ * within {@link RECEIVE_POLL_MS} (a later one is nearer by the polls' next looks): a retry due
+ * at 5.3 s is then taken at 5.3 s, not at the poll's next look, up to 250 ms on. One timer per
+ * queue, waking one poll, as a send does: not every waiting poll at every due time.
+ */
+function wakeWhenDue(queue: LocalQueue, clock: Clock): void {
+  const next = queue.store.nextVisibleAt();
+  if (next === undefined) return;
+  const inMs = Math.max(0, next - clock.now());
+  if (inMs >= RECEIVE_POLL_MS || (queue.wakeAt !== undefined && queue.wakeAt <= next)) return;
+  queue.wakeAt = next;
+  void clock.sleep(inMs).then(() => {
+    if (queue.wakeAt === next) queue.wakeAt = undefined;
+    wakeReceiver(queue);
+  });
 }
 
 /**
