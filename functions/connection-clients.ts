@@ -17,6 +17,7 @@ import type { ConnectorClientDeps } from '../shared/connector/client.ts';
 import {
   loadConnectionSecret,
   loadDeploymentSecret,
+  SecretWithoutValueError,
 } from '../shared/connector/connection-secrets.ts';
 import {
   type ConnectorClient,
@@ -25,6 +26,7 @@ import {
 import { borrowedTransport, createUndiciTransport } from '../shared/connector/http-transport.ts';
 import { BridgeError } from '../shared/errors.ts';
 import { LoadingCache } from '../shared/loading-cache.ts';
+import { CredentialsNotStoredError } from '../shared/polling/credentials-not-stored.ts';
 import type { StreamDefinition } from '../shared/polling/poll-context.ts';
 import { ConnectionUnopenedError } from '../shared/polling/unopened-connection.ts';
 import { DynamoDbGrantLedger } from '../shared/state/dynamodb-grant-ledger.ts';
@@ -47,7 +49,8 @@ export interface OpenConnection {
 
 /**
  * The connections a poller invocation opens (a stored one whose token does not open throws a
- * ConnectionUnopenedError with its streams): the props' starting set from their own secrets,
+ * ConnectionUnopenedError with its streams; one whose secret, or the deployment secret, holds no
+ * value yet a CredentialsNotStoredError with them): the props' starting set from their own secrets,
  * the rest from the state table (token sealed under the KMS key, endpoint and ClientToken
  * from the deployment secret). Clients share one keep-alive pool and are kept for the cold
  * start (up to {@link OPEN_CONNECTIONS_MAX}), keyed by registration, so a token is decrypted once
@@ -106,24 +109,35 @@ export function createConnectionClients(options: {
       const secretArn = config.secretIds[connectionId];
       if (secretArn) {
         keys.set(connectionId, connectionId);
-        return clients.get(connectionId, async () => ({
-          definitions: config.definitions.filter((d) => d.connectionId === connectionId),
-          client: createConnectorClient(await loadConnectionSecret(secrets, secretArn), clientDeps),
-        }));
+        const definitions = config.definitions.filter((d) => d.connectionId === connectionId);
+        return clients
+          .get(connectionId, async () => ({
+            definitions,
+            client: createConnectorClient(
+              await loadConnectionSecret(secrets, secretArn),
+              clientDeps,
+            ),
+          }))
+          .catch((error: unknown) => {
+            // The stack creates the secret empty: told on its streams by the poller.
+            if (error instanceof SecretWithoutValueError)
+              throw new CredentialsNotStoredError(connectionId, definitions, error);
+            throw error;
+          });
       }
       const stored = await store.get(connectionId);
       if (!stored?.enabled) return undefined;
       keys.set(connectionId, registrationKey(stored));
       return clients
         .get(registrationKey(stored), () => openStored(stored))
-        .catch((error) => {
+        .catch((error: unknown) => {
           // Told on its streams by the poller, where `streams list` shows it.
+          const definitions = () => streamsOfConnection(stored, config.settings, config.tracked);
           if (error instanceof TokenDecryptionError)
-            throw new ConnectionUnopenedError(
-              connectionId,
-              streamsOfConnection(stored, config.settings, config.tracked),
-              error,
-            );
+            throw new ConnectionUnopenedError(connectionId, definitions(), error);
+          // The deployment secret, created empty by the stack.
+          if (error instanceof SecretWithoutValueError)
+            throw new CredentialsNotStoredError(connectionId, definitions(), error);
           throw error;
         });
     },

@@ -10,6 +10,10 @@ import { splitStreamId } from '../shared/connections/connection.ts';
 import { watchConnection } from '../shared/connections/connection-watch.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
 import { parseOrThrow } from '../shared/errors.ts';
+import {
+  CredentialsNotStoredError,
+  recordCredentialsNotStored,
+} from '../shared/polling/credentials-not-stored.ts';
 import { pollDeadline, reportsWatermarkAge } from '../shared/polling/invocation-deadline.ts';
 import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
@@ -165,10 +169,39 @@ async function reportUnopened(
 }
 
 /**
+ * A connection whose credentials are not stored yet (its secret, created empty by the stack,
+ * holds no value): its streams are marked parked with the reason, counted in `StreamsParked`,
+ * and due at their next slot, as a stored connection is. The job is done: no redelivery, so no
+ * dead letter a planner run; the first job after put-secret-value polls.
+ */
+async function reportCredentialsNotStored(
+  { store, connectionStore, config }: Pick<PollerDeps, 'store' | 'connectionStore' | 'config'>,
+  streamIds: readonly string[],
+  error: CredentialsNotStoredError,
+): Promise<void> {
+  const { connectionId } = error;
+  logger.warn('poll job: the connection has no credentials yet', {
+    connectionId,
+    reason: error.message,
+  });
+  const { marked, nextDueAt } = await recordCredentialsNotStored(streamIds, error, {
+    store,
+    clock: systemClock,
+  });
+  reportParkedStreams(
+    marked.map((streamId) => ({ kind: 'skipped', streamId, reason: 'parked' })),
+    metrics,
+  );
+  // The planner finds a stored connection's next job from this, not from its stream states.
+  if (nextDueAt !== undefined && !config.secretIds[connectionId])
+    await connectionStore.recordNextDue(connectionId, nextDueAt);
+}
+
+/**
  * Poll-job consumer: one message per connection with due streams; the invocation polls each
  * of them with one client and one budget. Connector failures are recorded on the stream
- * (backoff, parking) and the message succeeds, and so is a stored token KMS does not open
- * (see reportUnopened); anything else (state store, publish, the deployment secret) is reported
+ * (backoff, parking) and the message succeeds, and so are a stored token KMS does not open
+ * (see reportUnopened) and credentials not stored yet (see reportCredentialsNotStored); anything else (state store, publish, the deployment secret) is reported
  * as a batch item failure so SQS redelivers the job.
  */
 const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
@@ -187,6 +220,10 @@ const poll = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse
       }
       const { connectionId, streamIds, dueBy } = job;
       const connection = await connections.open(connectionId).catch(async (error: unknown) => {
+        if (error instanceof CredentialsNotStoredError) {
+          await reportCredentialsNotStored(current, streamIds, error);
+          return null;
+        }
         if (!(error instanceof ConnectionUnopenedError)) throw error;
         await reportUnopened(current, connectionId, streamIds, error);
         return null;

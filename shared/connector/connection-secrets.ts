@@ -92,6 +92,28 @@ export async function loadDeploymentSecret(
  */
 const NO_CURRENT_VALUE = /secret value for staging label/i;
 
+/**
+ * A connection or deployment secret that holds no value yet (the stack creates them empty):
+ * a ValidationError (the admin API answers 400 naming the secret), told apart so the poller can
+ * say so on the connection's streams instead of failing its job.
+ */
+export class SecretWithoutValueError extends ValidationError {
+  override name = 'SecretWithoutValueError';
+  constructor(
+    /** Which secret: `connection secret` or `deployment secret`. */
+    readonly what: string,
+    /** The secret's name or ARN, as GetSecretValue was given it. */
+    readonly secretId: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(
+      what,
+      [{ path: secretId, message: 'has no value yet: store the credentials JSON' }],
+      options,
+    );
+  }
+}
+
 /** Whether `error` is GetSecretValue's answer for a secret created without a value. */
 function isSecretWithoutValue(error: unknown): boolean {
   return (
@@ -107,11 +129,7 @@ async function readSecretJson(
   what: string,
 ): Promise<unknown> {
   const noValue = (cause?: unknown) =>
-    new ValidationError(
-      what,
-      [{ path: secretArn, message: 'has no value yet: store the credentials JSON' }],
-      cause === undefined ? {} : { cause },
-    );
+    new SecretWithoutValueError(what, secretArn, cause === undefined ? {} : { cause });
   const result = await client
     .send(new GetSecretValueCommand({ SecretId: secretArn }))
     .catch((error: unknown) => {
