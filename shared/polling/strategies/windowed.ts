@@ -105,6 +105,41 @@ export function pastDeadline(deps: PollDeps): boolean {
   return deps.deadline !== undefined && deps.clock.now() >= deps.deadline;
 }
 
+/** A run's page requests paced against its invocation's deadline, from {@link deadlinePace}. */
+export interface DeadlinePace {
+  /** A window's first page is being asked for. */
+  asking(): void;
+  /** A page arrived (handed over to be stored): the next one is asked for now, if at all. */
+  arrived(): void;
+  /** Whether a page asked for now can be in hand before the deadline. */
+  nextFits(): boolean;
+}
+
+/**
+ * Paces a run's page requests against the invocation's deadline. A request still in flight at
+ * the deadline is aborted there (abortAtDeadline), and the next invocation asks for the same
+ * page again: a connector request spent for nothing at every cut. So a page is asked for only
+ * when it can be in hand before the deadline, judging by the longest a page of this run took to
+ * be handed over (from its request, or from the page before: a page read ahead is asked for as
+ * the one before it arrives, and handed over once that one is processed, so this covers both the
+ * request and the processing). Without a deadline (the local runtime) every page fits.
+ */
+export function deadlinePace(deps: Pick<PollDeps, 'clock' | 'deadline'>): DeadlinePace {
+  let since = deps.clock.now();
+  let longestMs = 0;
+  return {
+    asking: () => {
+      since = deps.clock.now();
+    },
+    arrived: () => {
+      const now = deps.clock.now();
+      longestMs = Math.max(longestMs, now - since);
+      since = now;
+    },
+    nextFits: () => deps.deadline === undefined || deps.clock.now() + longestMs < deps.deadline,
+  };
+}
+
 /**
  * Runs windows until the stream is caught up (or the deadline passes). Each window's end is
  * fixed before its first page; after each page is published and stored, its Cursor is saved
@@ -123,7 +158,9 @@ export async function runWindowed(
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
   // A stream whose deletes are learnt by a second request is judged on more than its records.
   const memory = spec.deletedAmong ? undefined : deps.overlapMemory;
-  while (!pastDeadline(deps)) {
+  const pace = deadlinePace(deps);
+  // A window's first page is asked for at once: not when it would still be on its way at the deadline.
+  while (!pastDeadline(deps) && pace.nextFits()) {
     let window = state.current.window;
     // Only a new window from the watermark this process's last window of the stream committed
     // may pass over what that window stored.
@@ -163,6 +200,9 @@ export async function runWindowed(
       : undefined;
     const backfillSync = state.current.initialSyncDone ? undefined : state.current.backfill;
     const backlog = backlogBoundary(deps, result);
+    /** Whether the page after the one in hand was asked for as it arrived (read ahead). */
+    let readingAhead = false;
+    pace.asking();
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: emitsCreated(definition, state.current),
       priority,
@@ -185,10 +225,16 @@ export async function runWindowed(
       },
       stopAfterPage: async () => {
         if (pastDeadline(deps) || backlog.reached()) return true;
+        // One read ahead was asked for when it fitted, and is taken; none is asked for late.
+        if (!readingAhead && !pace.nextFits()) return true;
         if (priority === 'bulk') await backlog.check();
         return false;
       },
-      ahead: () => !backlog.reached(),
+      ahead: () => {
+        pace.arrived();
+        readingAhead = !backlog.reached() && pace.nextFits();
+        return readingAhead;
+      },
     });
     result.records += read.records;
     if (!read.finished) break;
