@@ -198,13 +198,14 @@ describe('the TTY drawing on a terminal narrower than its lines', () => {
     show(job({ etaSeconds: null }));
     show(job({ recordsRead: 50_000 }));
     show(job({ recordsRead: 60_000 }));
-    const summary = progressSummary(job({ recordsRead: 60_000 }));
+    // Its streams read no record yet: their share of the records is unknown, as is the time.
+    const summary = progressSummary(job({ recordsRead: 60_000, etaSeconds: null }));
     expect(summary.length).toBeGreaterThan(80);
     // The last drawing alone: two bars, the total, the figures over two rows; no stale copy.
     expect(screenAfter(out, 80)).toEqual([
-      '[████████████░░░░░░░░░░░░░░░░░░]  40%  main:customer',
-      '[█████████████░░░░░░░░░░░░░░░░░]  42%  main:resource',
-      '[████████████░░░░░░░░░░░░░░░░░░]  41%  total',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:resource',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  total',
       summary.slice(0, 80),
       summary.slice(80),
     ]);
@@ -222,24 +223,58 @@ describe('the TTY drawing on a terminal narrower than its lines', () => {
     const short = { recordsRead: 1, eventsPublished: 1, webhooksDelivered: 1 };
     show(job(short));
     expect(screenAfter(out, 80)).toHaveLength(4);
-    expect(screenAfter(out, 80)[3]).toBe(progressSummary(job(short)));
+    expect(screenAfter(out, 80)[3]).toBe(progressSummary(job({ ...short, etaSeconds: null })));
   });
 });
 
 describe('plain progress lines', () => {
-  it('prints streams when they move by a step or finish, with a total line of figures', () => {
-    const { out, show } = capture('plain');
-    show(job({ streams: [stream('main:customer', 0)], elapsedSeconds: 0, etaSeconds: null }));
-    show(job({ streams: [stream('main:customer', 0.05)], elapsedSeconds: 1 }));
-    show(job({ streams: [stream('main:customer', 0.5)], elapsedSeconds: 2 }));
-    show(job({ streams: [stream('main:customer', 1)], elapsedSeconds: 3, etaSeconds: 0 }));
+  it('prints streams as their records are read, and the time their reading and deliveries take', () => {
+    let now = 0;
+    const out: string[] = [];
+    const show = progressRenderer(
+      'plain',
+      (text) => out.push(text),
+      PLAIN_PALETTE,
+      undefined,
+      () => now,
+    );
+    /** The job at `seconds`: `records` read and published, `delivered` of them delivered. */
+    const sample = (seconds: number, fraction: number, records: number, delivered: number) => {
+      now = seconds * 1000;
+      const figures = {
+        recordsRead: records,
+        eventsPublished: records,
+        webhooksDelivered: delivered,
+        webhooksLeft: records - delivered,
+      };
+      const done = fraction >= 1;
+      show(
+        job({
+          streams: [stream('main:customer', fraction, figures)],
+          ...figures,
+          elapsedSeconds: seconds,
+          etaSeconds: done ? 0 : 1,
+          deliveryDone: false,
+        }),
+      );
+    };
+    sample(0, 0, 0, 0);
+    // Years of history with no record go by: 80 % of the range, no record read.
+    sample(1, 0.8, 0, 0);
+    // The first window holding records stands still while its pages are read.
+    sample(3, 0.8, 20_000, 5_000);
+    // It completed: 0.05 of the range held 25,000 records, so the 0.2 read since 100,000.
+    sample(5, 0.85, 25_000, 10_000);
+    sample(6, 1, 100_000, 12_000);
     expect(out.join('\n').split('\n')).toEqual([
       '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
-      'total 0%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · estimating time left',
-      '[███████████████░░░░░░░░░░░░░░░]  50%  main:customer',
-      'total 50%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left',
+      'total estimating…: read 0 records · published 0 events · delivered 0 webhooks · estimating time left',
+      '[███████░░░░░░░░░░░░░░░░░░░░░░░]  25%  main:customer',
+      // Reading: 75,000 records at 5,000/s, 15 s; delivering: the 15,000 left and the 75,000
+      // to come at 2,000/s, 45 s. Of all the work, 10,000 webhooks of 100,000 are done.
+      'total 10%: read 25,000 records · published 25,000 events · delivered 10,000 webhooks · ~45 s left',
       '[██████████████████████████████] 100%  main:customer',
-      'total 100%: read 41,200 records · published 41,200 events · delivered 39,870 webhooks · done in 3 s',
+      'total 12%: read 100,000 records · published 100,000 events · delivered 12,000 webhooks · read done, 88,000 webhooks left to deliver · ~44 s left',
     ]);
   });
 
@@ -254,10 +289,11 @@ describe('plain progress lines', () => {
       .join('\n')
       .split('\n')
       .filter((line) => line.startsWith('['));
+    // No record read: how much of its records is read is unknown, shown as none.
     expect(bars).toEqual([
-      '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer',
-      '[█████████░░░░░░░░░░░░░░░░░░░░░]  30%  main:customer  parked',
-      '[██████████░░░░░░░░░░░░░░░░░░░░]  32%  main:customer',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer  parked',
+      '[░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░]   0%  main:customer',
     ]);
   });
 
@@ -309,6 +345,14 @@ describe('--json progress', () => {
     const parsed = out.map((line) => BackfillJobViewSchema.parse(JSON.parse(line)));
     expect(parsed[0]).toEqual(job());
     expect(parsed[1]).toMatchObject({ done: true, etaSeconds: 0, webhooksDelivered: 39_870 });
+    // The estimate is added beside the view's fields: unknown until its rates are measured.
+    expect(JSON.parse(out[0] as string).estimate).toEqual({
+      fraction: null,
+      readFraction: null,
+      readSecondsLeft: null,
+      deliverySecondsLeft: null,
+      secondsLeft: null,
+    });
   });
 });
 
@@ -361,10 +405,11 @@ describe('progress once every stream is read and webhooks are left', () => {
       .join('\n')
       .split('\n')
       .filter((line) => line.startsWith('total'));
+    // The total is the work done: every record read, but a share of the webhooks delivered.
     expect(totals).toEqual([
-      'total 100%: read 41,200 records · published 41,200 events · delivered 0 webhooks · read done, 400 webhooks left to deliver · estimating time left',
+      'total 0%: read 41,200 records · published 41,200 events · delivered 0 webhooks · read done, 400 webhooks left to deliver · estimating time left',
       // 100 settled in 10 s: 300 left take 30 s.
-      'total 100%: read 41,200 records · published 41,200 events · delivered 100 webhooks · read done, 300 webhooks left to deliver · ~30 s left',
+      'total 25%: read 41,200 records · published 41,200 events · delivered 100 webhooks · read done, 300 webhooks left to deliver · ~30 s left',
       'total 100%: read 41,200 records · published 41,200 events · delivered 400 webhooks · done in 30 s',
     ]);
   });

@@ -11,6 +11,7 @@ import {
   type Palette,
   progressBar,
 } from '../../local/terminal.ts';
+import { type JobEstimate, jobEstimates } from './backfill-estimate.ts';
 import { deliveryPace } from './delivery-wait.ts';
 
 /** A backfill job as the API reports it. */
@@ -165,6 +166,15 @@ export function progressLines(
   ];
 }
 
+/**
+ * The estimate a `--json` line adds to the job view (`estimate`): the work's fraction and the
+ * reading's, and the seconds left reading, delivering and in all (null while unknown). Pure.
+ */
+function estimateFields(estimate: JobEstimate) {
+  const { fraction, readFraction, readSecondsLeft, deliverySecondsLeft, secondsLeft } = estimate;
+  return { fraction, readFraction, readSecondsLeft, deliverySecondsLeft, secondsLeft };
+}
+
 /** Characters `line` shows, without its escape sequences (ESC [ … letter: colours, moves). */
 function visibleWidth(line: string): number {
   let width = 0;
@@ -209,14 +219,24 @@ export function progressRenderer(
   /** Epoch ms now: the pace of the webhooks left once every stream is read (see deliveryPace). */
   now: () => number = Date.now,
 ): (job: BackfillJobView) => void {
-  if (mode === 'json') return (job) => out(JSON.stringify(job));
   const paceOf = deliveryPace();
-  const deliveryEta = (job: BackfillJobView) => paceOf(job, now());
+  const estimated = jobEstimates();
+  const estimateOf = (job: BackfillJobView) => {
+    const at = now();
+    // The pace the pending count goes down is measured from the end of the reading: before it,
+    // the count rose with every page read.
+    return estimated(job, at, job.done ? paceOf(job, at) : null);
+  };
+  if (mode === 'json') {
+    return (job) =>
+      out(JSON.stringify({ ...job, estimate: estimateFields(estimateOf(job).estimate) }));
+  }
   if (mode === 'tty') {
     let drawn = 0;
     const movedOf = movingTracker();
-    return (job) => {
-      const lines = progressLines(job, palette, movedOf(job), deliveryEta(job));
+    return (sample) => {
+      const { shown: job, estimate } = estimateOf(sample);
+      const lines = progressLines(job, palette, movedOf(job), estimate.secondsLeft);
       // Move up over the previous drawing and clear it to the end of the screen before
       // rewriting it: a line longer than the terminal is wide (the figures take 86 characters)
       // wraps onto rows of its own, which clearing each line would leave as they were.
@@ -231,8 +251,9 @@ export function progressRenderer(
   /** While webhooks are left after the read: when the figures were last printed, and in what state. */
   let deliveringAt: { at: number; state: string } | undefined;
   const movedOf = movingTracker();
-  return (job) => {
-    const eta = deliveryEta(job);
+  return (sample) => {
+    const { shown: job, estimate } = estimateOf(sample);
+    const eta = estimate.secondsLeft;
     const lines: string[] = [];
     const moving = movedOf(job);
     for (const stream of job.streams) {
@@ -260,7 +281,8 @@ export function progressRenderer(
         at - deliveringAt.at >= PLAIN_SUMMARY_EVERY_S * 1000
       : summaryAt === undefined || job.elapsedSeconds - summaryAt >= PLAIN_SUMMARY_EVERY_S;
     if (lines.length > 0 || due) {
-      const percent = `${Math.round((job.done ? 1 : job.fraction) * 100)}%`;
+      const percent =
+        estimate.fraction === null ? 'estimating…' : `${Math.round(job.fraction * 100)}%`;
       const counts = job.streamsLeftOut ? `${streamCountsText(job)} · ` : '';
       lines.push(`total ${percent}: ${counts}${progressSummary(job, eta)}`);
       summaryAt = job.elapsedSeconds;
