@@ -18,15 +18,23 @@ describe('the reading estimate', () => {
     expect(read(3_000, part(0.8, 5_000))).toEqual({ fraction: null, secondsLeft: null });
   });
 
-  it('measures records read against those the rest of the range will hold, from where records began', () => {
+  it('says unknown when the last empty windows and the first records come in one interval', () => {
+    const read = readEstimator();
+    read(0, part(0.55, 0));
+    // Most of the 0.25 the range moved was empty: 500 records over it foretell nothing.
+    expect(read(1_000, part(0.8, 500))).toEqual({ fraction: null, secondsLeft: null });
+    expect(read(2_000, part(0.8, 3_000))).toEqual({ fraction: null, secondsLeft: null });
+  });
+
+  it('measures records read against those the rest of the range will hold, between window ends', () => {
     const read = readEstimator();
     read(0, part(0.8, 0));
-    read(5_000, part(0.8, 20_000));
-    // A window of 0.05 of the range held 25,000 records: 0.2 holds 100,000.
-    const estimate = read(6_000, part(0.85, 25_000));
-    expect(estimate.fraction).toBeCloseTo(0.25, 5);
-    // 75,000 records left at 25,000 read in 6 s.
-    expect(estimate.secondsLeft).toBe(18);
+    read(2_000, part(0.85, 20_000));
+    // The window from 0.85 to 0.9 held 25,000 records: the 0.1 left holds 50,000.
+    const estimate = read(6_000, part(0.9, 45_000));
+    expect(estimate.fraction).toBeCloseTo(45_000 / 95_000, 5);
+    // 50,000 records left at 45,000 read in 6 s.
+    expect(estimate.secondsLeft).toBe(7);
   });
 
   it('says done once the part is', () => {
@@ -52,20 +60,26 @@ describe('the job estimate', () => {
     const first = estimate(at(0), [{ key, ...part(0.8, 0) }], figures(0, 0, 0), false);
     expect(first.secondsLeft).toBeNull();
     expect(first.fraction).toBeNull();
-    estimate(at(5), [{ key, ...part(0.8, 20_000) }], figures(20_000, 5_000, 15_000), false);
-    // Reading: 75,000 records at 25,000 in 6 s, 18 s. Delivering: 19,000 pending and the
-    // 75,000 events still to be read at 6,000 delivered in 6 s: 94 s.
-    const later = estimate(
-      at(6),
-      [{ key, ...part(0.85, 25_000) }],
-      figures(25_000, 6_000, 19_000),
+    const second = estimate(
+      at(2),
+      [{ key, ...part(0.85, 20_000) }],
+      figures(20_000, 5_000, 15_000),
       false,
     );
-    expect(later.readSecondsLeft).toBe(18);
-    expect(later.deliverySecondsLeft).toBe(94);
-    expect(later.secondsLeft).toBe(94);
+    expect(second.secondsLeft).toBeNull();
+    // Reading: 50,000 records at 45,000 in 6 s, 7 s. Delivering: 36,000 pending and the
+    // 52,500 events those 7 s publish at 7,500/s, at 9,000 delivered in 6 s: 59 s.
+    const later = estimate(
+      at(6),
+      [{ key, ...part(0.9, 45_000) }],
+      figures(45_000, 9_000, 36_000),
+      false,
+    );
+    expect(later.readSecondsLeft).toBe(7);
+    expect(later.deliverySecondsLeft).toBe(59);
+    expect(later.secondsLeft).toBe(59);
     // Of all the work, the deliveries are the least done.
-    expect(later.fraction).toBeCloseTo(6_000 / 100_000, 3);
+    expect(later.fraction).toBeCloseTo(9_000 / (45_000 + 7_500 * 7), 3);
   });
 
   it('counts the backlog of undelivered events once the reading ended, not 0 s', () => {

@@ -10,10 +10,10 @@ import type { BackfillJobView } from './backfill-progress.ts';
  * records do not come evenly over that range: the years before the first record read go by in
  * a few empty windows (80 % of the range, no record read), then a window of months stands still
  * while tens of thousands are paged. So the reading is measured in records: the records a
- * stretch of the range held since the first record came (its density) gives the records the
- * rest of the range will hold, and the time left is those at the recent records-per-second.
- * Until a window holding records has completed there is no density: the fraction and the time
- * are unknown (null), not guessed.
+ * stretch of the range held, between two window ends seen with records read (its density),
+ * gives the records the rest of the range will hold, and the time left is those at the recent
+ * records per second. Until a window ended with records read and another after it there is no
+ * density: the fraction and the time are unknown (null), not guessed.
  */
 
 /** The figures of one part of the job a sample tells: a stream, or the job's totals. */
@@ -64,9 +64,8 @@ function rateTracker(): (at: number, value: number) => number | null {
 
 /**
  * A function of each sample of one part at `at` (epoch ms) giving its reading's fraction and
- * time left (see the file's comment): the records density is taken from where records began
- * (the last sample with none read; the first move of the range seen when following a job begun
- * earlier) to the last move of the range; the time left from the records per second over the
+ * time left (see the file's comment): the records density is taken from the first sample whose
+ * range moved with records read to the last; the time left from the records per second over the
  * last {@link ESTIMATE_RATE_WINDOW_MS}. 1 and 0 once done; a parked part has no time left to
  * tell (it waits for an operator).
  * @example const read = readEstimator(); read(at, { fraction: 0.8, recordsRead: 0, done: false, parked: false }) // { fraction: null, secondsLeft: null }
@@ -79,9 +78,13 @@ export function readEstimator(): (at: number, part: PartSample) => ReadEstimate 
   return (at, part) => {
     const point = { fraction: part.fraction, records: part.recordsRead };
     const rate = rateOf(at, part.recordsRead);
-    if (part.recordsRead === 0) start = point;
-    else if (before !== undefined && point.fraction > before.fraction) {
-      start ??= before;
+    // A window ended since the sample before: the records read so far are about those up to
+    // its end (with at most an interval's pages of the next). Only such points with records
+    // read measure a density: from where no record was read, the empty years before the first
+    // record would be averaged in (the last empty windows and the first page of records can
+    // come in one interval).
+    if (before !== undefined && point.fraction > before.fraction && point.records > 0) {
+      start ??= point;
       last = point;
     }
     before = point;
