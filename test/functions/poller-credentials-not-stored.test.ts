@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { toSqsRecord } from '../../shared/local/event-source-loop.ts';
-import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { pollerEnvironment, setEnvironment } from './support/poller-environment.ts';
 
 /*
  * README, "Store the connection credentials": the stack creates each connection's secret empty.
@@ -28,7 +28,7 @@ const SECRET_NAME = 'change-bridge/dev/connections/main';
 const DEPLOYMENT_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:deployment';
 const STREAMS = ['main:customer', 'main:resource'];
 
-const saved = { ...process.env };
+let restoreEnvironment = () => {};
 const secrets = mockClient(SecretsManagerClient);
 const bus = mockClient(EventBridgeClient);
 const kms = mockClient(KMSClient);
@@ -41,30 +41,23 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 7, size: 'small' });
   bus.on(ListRulesCommand).resolves({ Rules: [] });
   bus.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [] });
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    STATE_TABLE_NAME: TABLE,
-    POLL_JOB_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/poll-jobs',
-    CONNECTION_IDS: 'main',
-    CONNECTION_SECRET_PREFIX: 'change-bridge/dev',
-    DEPLOYMENT_SECRET_ARN,
-    CONNECTION_TOKEN_KEY_ARN: 'arn:aws:kms:us-east-1:000000000000:key/bridge-tokens',
-    POLL_ENTITIES: 'customer,resource',
-    INITIAL_SYNC: 'baseline',
-    PUBLISH_EVENT_BUS_NAME: 'bus',
-    POWERTOOLS_METRICS_NAMESPACE: 'ChangeBridge',
-    POWERTOOLS_SERVICE_NAME: 'poller',
-  });
+  restoreEnvironment = setEnvironment(
+    pollerEnvironment(dynamo.endpoint, TABLE, {
+      CONNECTION_IDS: 'main',
+      CONNECTION_SECRET_PREFIX: 'change-bridge/dev',
+      DEPLOYMENT_SECRET_ARN,
+      CONNECTION_TOKEN_KEY_ARN: 'arn:aws:kms:us-east-1:000000000000:key/bridge-tokens',
+      POLL_ENTITIES: 'customer,resource',
+      INITIAL_SYNC: 'baseline',
+      PUBLISH_EVENT_BUS_NAME: 'bus',
+    }),
+  );
 });
 afterAll(async () => {
   secrets.restore();
   bus.restore();
   kms.restore();
-  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-  Object.assign(process.env, saved);
+  restoreEnvironment();
   await sim?.close();
   await dynamo?.close();
 });

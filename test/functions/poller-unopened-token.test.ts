@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { toSqsRecord } from '../../shared/local/event-source-loop.ts';
-import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
+import { pollerEnvironment, setEnvironment } from './support/poller-environment.ts';
 
 /*
  * In AWS a stored connection's AccessToken is opened with KMS Decrypt in the poller. When KMS
@@ -20,7 +20,7 @@ const TABLE = 'poller-unopened-token';
 const TOKEN_KEY_ARN = 'arn:aws:kms:us-east-1:000000000000:key/bridge-tokens';
 const DEPLOYMENT_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:deployment';
 
-const saved = { ...process.env };
+let restoreEnvironment = () => {};
 const secrets = mockClient(SecretsManagerClient);
 const kms = mockClient(KMSClient);
 let dynamo: LocalDynamoDb;
@@ -28,27 +28,19 @@ let dynamo: LocalDynamoDb;
 beforeAll(async () => {
   dynamo = await startLocalDynamoDb({ transport: 'http' });
   await createStateTable(dynamo.client, TABLE);
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    // What the local store answers to (the poller's DynamoDB client reads these).
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-    STATE_TABLE_NAME: TABLE,
-    POLL_JOB_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/poll-jobs',
-    CONNECTION_SECRET_ARNS: '{}',
-    DEPLOYMENT_SECRET_ARN,
-    CONNECTION_TOKEN_KEY_ARN: TOKEN_KEY_ARN,
-    POLL_ENTITIES: 'customer,resource',
-    POWERTOOLS_METRICS_NAMESPACE: 'ChangeBridge',
-    POWERTOOLS_SERVICE_NAME: 'poller',
-  });
+  restoreEnvironment = setEnvironment(
+    pollerEnvironment(dynamo.endpoint, TABLE, {
+      CONNECTION_SECRET_ARNS: '{}',
+      DEPLOYMENT_SECRET_ARN,
+      CONNECTION_TOKEN_KEY_ARN: TOKEN_KEY_ARN,
+      POLL_ENTITIES: 'customer,resource',
+    }),
+  );
 });
 afterAll(async () => {
   secrets.restore();
   kms.restore();
-  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-  Object.assign(process.env, saved);
+  restoreEnvironment();
   await dynamo?.close();
 });
 
