@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.ts';
 import type { SecretWithoutValueError } from '../connector/connection-secrets.ts';
 import { BridgeError } from '../errors.ts';
-import { StateConflictError, type StateStore } from '../state/state-store.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { markConnectionStreams } from './connection-streams-marking.ts';
 import type { StreamDefinition } from './poll-context.ts';
-import { initialStreamState } from './poll-stream.ts';
 import { nextDueTime } from './schedule.ts';
 
 /**
@@ -36,33 +36,15 @@ export class CredentialsNotStoredError extends BridgeError {
  * meanwhile is left as it is. Returns the streams marked and the earliest next due time, for a
  * stored connection's own.
  */
-export async function recordCredentialsNotStored(
+export function recordCredentialsNotStored(
   streamIds: readonly string[],
   error: CredentialsNotStoredError,
   deps: { store: StateStore; clock: Clock },
 ): Promise<{ marked: string[]; nextDueAt: number | undefined }> {
-  const byId = new Map(error.definitions.map((d) => [d.streamId, d]));
-  const marked: string[] = [];
-  let earliest: number | undefined;
-  for (const streamId of streamIds) {
-    const definition = byId.get(streamId);
-    if (!definition) continue;
-    const now = deps.clock.now();
-    const stored = (await deps.store.getStream(streamId)) ?? initialStreamState(definition, now);
+  return markConnectionStreams(streamIds, error.definitions, deps, (stored, definition, now) => {
     // No credential was refused: any the secret holds next is tried at once.
     const { parkedCredential: _refused, ...rest } = stored;
     const nextDueAt = nextDueTime(now, definition.intervalMs, definition.phaseMs ?? 0);
-    try {
-      await deps.store.saveStream(
-        { ...rest, parked: true, parkedReason: error.message, nextDueAt },
-        stored.version,
-      );
-    } catch (conflict) {
-      if (conflict instanceof StateConflictError) continue;
-      throw conflict;
-    }
-    marked.push(streamId);
-    earliest = earliest === undefined ? nextDueAt : Math.min(earliest, nextDueAt);
-  }
-  return { marked, nextDueAt: earliest };
+    return { ...rest, parked: true, parkedReason: error.message, nextDueAt };
+  });
 }

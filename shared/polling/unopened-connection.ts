@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.ts';
 import { BridgeError, describeThrown } from '../errors.ts';
-import { StateConflictError, type StateStore } from '../state/state-store.ts';
+import type { StateStore } from '../state/state-store.ts';
+import { markConnectionStreams } from './connection-streams-marking.ts';
 import type { StreamDefinition } from './poll-context.ts';
-import { initialStreamState } from './poll-stream.ts';
 import { failureBackoffMs } from './schedule.ts';
 
 /**
@@ -52,31 +52,20 @@ export async function recordUnopenedConnection(
   error: ConnectionUnopenedError,
   deps: { store: StateStore; clock: Clock },
 ): Promise<number | undefined> {
-  const byId = new Map(error.definitions.map((d) => [d.streamId, d]));
-  let earliest: number | undefined;
-  for (const streamId of streamIds) {
-    const definition = byId.get(streamId);
-    if (!definition) continue;
-    const now = deps.clock.now();
-    const stored = (await deps.store.getStream(streamId)) ?? initialStreamState(definition, now);
-    const failures = stored.consecutiveFailures + 1;
-    const nextDueAt = now + failureBackoffMs(failures, definition.intervalMs);
-    try {
-      await deps.store.saveStream(
-        {
-          ...stored,
-          lastPollAt: now,
-          consecutiveFailures: failures,
-          lastError: error.message,
-          nextDueAt,
-        },
-        stored.version,
-      );
-    } catch (conflict) {
-      if (conflict instanceof StateConflictError) continue;
-      throw conflict;
-    }
-    earliest = earliest === undefined ? nextDueAt : Math.min(earliest, nextDueAt);
-  }
-  return earliest;
+  const { nextDueAt } = await markConnectionStreams(
+    streamIds,
+    error.definitions,
+    deps,
+    (stored, definition, now) => {
+      const failures = stored.consecutiveFailures + 1;
+      return {
+        ...stored,
+        lastPollAt: now,
+        consecutiveFailures: failures,
+        lastError: error.message,
+        nextDueAt: now + failureBackoffMs(failures, definition.intervalMs),
+      };
+    },
+  );
+  return nextDueAt;
 }
