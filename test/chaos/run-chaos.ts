@@ -57,6 +57,8 @@ export interface ChaosOptions {
   killEveryMs: readonly [number, number];
   /** How long the bridge gets, after activity stops, to deliver everything. */
   drainTimeoutMs: number;
+  /** Leaves the bridge's data dir in place after the run (logged), for `events list` and the like. */
+  keepDataDir?: boolean;
   log?: (line: string) => void;
 }
 
@@ -254,6 +256,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     sim.controls.stopActivity();
     await receiver.close();
     await sim.close();
-    await rm(dataDir, { recursive: true, force: true });
+    if (options.keepDataDir) log(`chaos: data dir kept at ${dataDir}`);
+    else await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,8 @@ const { values } = parseArgs({
     'kill-every': { type: 'string', default: '20,60' },
     /** A file to write every accepted webhook and the journal to, for diagnosis. */
     dump: { type: 'string' },
+    /** Keeps the bridge's data dir after the run and prints where it is. */
+    'keep-data-dir': { type: 'boolean', default: false },
     /**
      * Slow spells of the receiver, `every,for,answer` in seconds (e.g. 60,20,4: for 20 s of each
      * minute it answers each request 4 s late, slower than the activity: its line is deferred).
@@ -53,6 +55,7 @@ const result = await runChaos({
   receiverFailShare: 0.1,
   killEveryMs: [killLow, killHigh],
   drainTimeoutMs: 180_000,
+  keepDataDir: values['keep-data-dir'] === true,
   log: (line) => console.log(line),
 });
 console.log(formatChaosResult(result));
