@@ -68,6 +68,12 @@ export interface ChaosResult {
   expected: number;
   delivered: number;
   missing: string[];
+  /**
+   * Net updates of records deleted and restored during the run that arrived as the restore's
+   * `created` only (the polls saw the update with the deletion or the restore; see
+   * OracleOptions.acrossPolls): delivered, not missing.
+   */
+  updatesAsRestores: string[];
   /** Extra event ids for one change: a subject's transition delivered again under another id. */
   duplicateIds: number;
   /** New changes that put a record back to content it had before (reported, not a fault). */
@@ -224,13 +230,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     const got = () => receiver.accepted.map(({ type, subject }) => ({ type, subject }));
     await until(() => compareEvents(expected, got()).missing.length === 0, options.drainTimeoutMs);
     const exitCode = await bridge.stop();
-    const { missing } = compareEvents(expected, got());
+    const { missing, byAlternative } = compareEvents(expected, got());
     if (missing.length > 0) log(`chaos: bridge output before the end:\n${bridge.tail()}`);
     return {
       journaled: entries.length,
       expected: expected.length,
       delivered: expected.length - missing.length,
       missing,
+      updatesAsRestores: byAlternative,
       duplicateIds: duplicateIds(receiver.accepted),
       revisitedStates: revisitedStates(receiver.accepted),
       outOfOrder: outOfOrderArrivals(receiver.accepted),

@@ -61,6 +61,8 @@ const result = await runChaos({
 console.log(formatChaosResult(result));
 // Which ones, by type and subject: what to follow through the dump's journal and webhooks.
 if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
+if (result.updatesAsRestores.length > 0)
+  console.log(`delivered as the restore's created: ${result.updatesAsRestores.join(', ')}`);
 console.log(
   `receiver failures ${JSON.stringify(result.receiverFailures)}, slow answers ${result.slowAnswers}, rejected signatures ${result.rejectedSignatures}, records back to an earlier state ${result.revisitedStates} (new changes, new ids), final exit ${result.exitCode}, ${((Date.now() - started) / 60_000).toFixed(1)} min`,
 );
@@ -71,10 +73,10 @@ for (const violation of result.violations) {
   );
 }
 if (values.dump) {
-  const { accepted, journal, killedAt, violations, missing } = result;
+  const { accepted, journal, killedAt, violations, missing, updatesAsRestores } = result;
   await writeFile(
     values.dump,
-    JSON.stringify({ accepted, journal, killedAt, violations, missing }),
+    JSON.stringify({ accepted, journal, killedAt, violations, missing, updatesAsRestores }),
   );
 }
 const clean =

@@ -34,6 +34,7 @@ export function recordEnterprises(sim: RunningSimulator, into: Map<string, strin
  * The events a local bridge polling with the plain AccessToken must deliver for `entries`:
  * the first hotel's records and the chain's own, of the default entity types, without the
  * deletes that only a sweep can find. `enterprises` must hold every entity the entries touch.
+ * The entries may span a whole run of polls (see OracleOptions.acrossPolls).
  */
 export function expectedLocalEvents(
   sim: RunningSimulator,
@@ -52,6 +53,7 @@ export function expectedLocalEvents(
     ),
     before,
     after,
+    { acrossPolls: true },
   ).filter(
     (event) => !(event.type.endsWith('.deleted') && SWEPT_TYPES.has(event.type.split('.')[0]!)),
   );
