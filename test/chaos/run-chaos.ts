@@ -9,7 +9,11 @@ import { compareEvents } from '../polling/journal-oracle.ts';
 import { freePort } from '../support/free-port.ts';
 import { modelContent } from '../support/model-content.ts';
 import { runBin } from '../support/run-bin.ts';
-import { expectedLocalEvents, recordEnterprises } from '../support/visible-changes.ts';
+import {
+  expectedLocalEvents,
+  recordEnterprises,
+  sweptDeletion,
+} from '../support/visible-changes.ts';
 import { bridgeProcess } from './bridge-process.ts';
 import {
   type AcceptedWebhook,
@@ -19,6 +23,7 @@ import {
   startChaosReceiver,
 } from './chaos-receiver.ts';
 import { duplicateIds, outOfOrderArrivals, revisitedStates } from './duplicate-ids.ts';
+import { endStateMismatches } from './end-states.ts';
 
 /**
  * How long after a 429 the bridge may still not know of its pause: the answer read and the
@@ -74,6 +79,11 @@ export interface ChaosResult {
    * OracleOptions.acrossPolls): delivered, not missing.
    */
   updatesAsRestores: string[];
+  /**
+   * Subjects whose last delivered event disagrees with how the journal leaves them (see
+   * endStateMismatches): a lost delete of a record created in the run, a lost restore.
+   */
+  endStateMismatches: string[];
   /** Extra event ids for one change: a subject's transition delivered again under another id. */
   duplicateIds: number;
   /** New changes that put a record back to content it had before (reported, not a fault). */
@@ -228,16 +238,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     recordEnterprises(sim, enterprises);
     const expected = expectedLocalEvents(sim, entries, enterprises, before, modelContent(sim));
     const got = () => receiver.accepted.map(({ type, subject }) => ({ type, subject }));
-    await until(() => compareEvents(expected, got()).missing.length === 0, options.drainTimeoutMs);
+    const wrongEnds = () => endStateMismatches(entries, receiver.accepted, sweptDeletion);
+    await until(
+      () => compareEvents(expected, got()).missing.length === 0 && wrongEnds().length === 0,
+      options.drainTimeoutMs,
+    );
     const exitCode = await bridge.stop();
     const { missing, byAlternative } = compareEvents(expected, got());
-    if (missing.length > 0) log(`chaos: bridge output before the end:\n${bridge.tail()}`);
+    const endsWrong = wrongEnds();
+    if (missing.length > 0 || endsWrong.length > 0)
+      log(`chaos: bridge output before the end:\n${bridge.tail()}`);
     return {
       journaled: entries.length,
       expected: expected.length,
       delivered: expected.length - missing.length,
       missing,
       updatesAsRestores: byAlternative,
+      endStateMismatches: endsWrong,
       duplicateIds: duplicateIds(receiver.accepted),
       revisitedStates: revisitedStates(receiver.accepted),
       outOfOrder: outOfOrderArrivals(receiver.accepted),

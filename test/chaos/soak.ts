@@ -61,6 +61,10 @@ const result = await runChaos({
 console.log(formatChaosResult(result));
 // Which ones, by type and subject: what to follow through the dump's journal and webhooks.
 if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
+if (result.endStateMismatches.length > 0)
+  console.log(
+    `last delivered event not the record's end state: ${result.endStateMismatches.join(', ')}`,
+  );
 if (result.updatesAsRestores.length > 0)
   console.log(`delivered as the restore's created: ${result.updatesAsRestores.join(', ')}`);
 console.log(
@@ -74,13 +78,23 @@ for (const violation of result.violations) {
 }
 if (values.dump) {
   const { accepted, journal, killedAt, violations, missing, updatesAsRestores } = result;
+  const { endStateMismatches } = result;
   await writeFile(
     values.dump,
-    JSON.stringify({ accepted, journal, killedAt, violations, missing, updatesAsRestores }),
+    JSON.stringify({
+      accepted,
+      journal,
+      killedAt,
+      violations,
+      missing,
+      updatesAsRestores,
+      endStateMismatches,
+    }),
   );
 }
 const clean =
   result.missing.length === 0 &&
+  result.endStateMismatches.length === 0 &&
   result.duplicateIds === 0 &&
   result.outOfOrder === 0 &&
   result.retryAfterViolations === 0 &&

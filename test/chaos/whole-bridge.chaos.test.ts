@@ -115,6 +115,7 @@ describe('whole-bridge chaos', () => {
     expect(result.kills).toBeGreaterThan(1);
     expect(result.expected).toBeGreaterThan(50);
     expect(result.missing).toEqual([]);
+    expect(result.endStateMismatches).toEqual([]);
     expect(result.duplicateIds).toBe(0);
     expect(result.retryAfterViolations).toBe(0);
     expect(result.busiest30s).toBeLessThanOrEqual(200);

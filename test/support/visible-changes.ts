@@ -9,6 +9,14 @@ import { MODEL_SETS } from './model-content.ts';
 
 /** Entity types polled by default whose deletes only periodic sweeps find (every 15 min or more). */
 const SWEPT_TYPES = new Set(['reservationGroup', 'productCategory', 'paymentRequest']);
+
+/** Whether `entry` deletes a record that only a periodic sweep finds deleted (see SWEPT_TYPES). */
+export function sweptDeletion(entry: JournalEntry): boolean {
+  return (
+    (entry.kind === 'soft-deleted' || entry.kind === 'hard-deleted') &&
+    SWEPT_TYPES.has(entry.entityType)
+  );
+}
 /** Entity types a local run does not poll unless configured. */
 const NOT_POLLED_BY_DEFAULT = new Set(['export', 'productPrice']);
 
