@@ -164,18 +164,19 @@ export class AdminApiClient {
     if (!result.success) {
       const issue = result.error.issues[0];
       const where = issue && issue.path.length > 0 ? `${formatIssuePath(issue.path)}: ` : '';
-      throw new CliExit(
-        EXIT_FAILURE,
-        foreignAnswerMessage(
-          method,
-          `${this.baseUrl}${path}`,
-          response.status,
-          this.baseUrl,
-          `JSON of another shape (${where}${issue?.message ?? 'invalid'})`,
-        ),
+      throw this.foreignAnswer(
+        method,
+        `${this.baseUrl}${path}`,
+        response.status,
+        `JSON of another shape (${where}${issue?.message ?? 'invalid'})`,
       );
     }
     return result.data;
+  }
+
+  /** Exit 1 for an answer the admin API never gives: another program listens at the base URL. */
+  private foreignAnswer(method: string, url: string, status: number, what: string): CliExit {
+    return new CliExit(EXIT_FAILURE, foreignAnswerMessage(method, url, status, this.baseUrl, what));
   }
 
   /** Sends one request whose success carries no body (204). */
@@ -227,16 +228,7 @@ export class AdminApiClient {
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new CliExit(
-        EXIT_FAILURE,
-        foreignAnswerMessage(
-          method,
-          url.href,
-          response.status,
-          this.baseUrl,
-          'a body that is not JSON',
-        ),
-      );
+      throw this.foreignAnswer(method, url.href, response.status, 'a body that is not JSON');
     }
     if (response.ok) return { status: response.status, json };
     const error = ErrorBodySchema.safeParse(json);
@@ -251,16 +243,7 @@ export class AdminApiClient {
     // Every other error of the admin API carries {error}: without it, another program answered
     // (a 400 of its own is no invalid input of ours: exit 1, not 2).
     if (!error.success) {
-      throw new CliExit(
-        EXIT_FAILURE,
-        foreignAnswerMessage(
-          method,
-          url.href,
-          response.status,
-          this.baseUrl,
-          foreignErrorText(json),
-        ),
-      );
+      throw this.foreignAnswer(method, url.href, response.status, foreignErrorText(json));
     }
     const message = error.data.error;
     if (response.status === 400) {
