@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type AdminWriteThroughExtras,
   buildAdminWriteThrough,
   writeThroughConnection,
 } from '../../functions/admin-write-through.ts';
@@ -38,6 +39,14 @@ const NO_STORED = {
   store: new MemoryConnectionStore(),
   cipher: createTokenCipher(new LocalKeyFileProvider(Buffer.alloc(32, 9))),
 };
+
+/** The admin function's write-through as the stack wires it: the `main` connection's secret, none stored. */
+function mainWriteThrough(options: Pick<AdminWriteThroughExtras, 'onRefused'> = {}) {
+  return buildAdminWriteThrough(readPollLambdaEnv(ENV, 0), ENV, new MemoryStateStore(), dynamo, {
+    connections: NO_STORED,
+    ...options,
+  });
+}
 
 describe('admin function write-through (AWS wiring)', () => {
   let sim: RunningSimulator;
@@ -85,13 +94,7 @@ describe('admin function write-through (AWS wiring)', () => {
         $metadata: { httpStatusCode: 400 },
       }),
     );
-    const writeThrough = buildAdminWriteThrough(
-      readPollLambdaEnv(ENV, 0),
-      ENV,
-      new MemoryStateStore(),
-      dynamo,
-      { connections: NO_STORED },
-    );
+    const writeThrough = mainWriteThrough();
     const refused = await writeThrough
       .forward('taxEnvironments/getAll', {})
       .catch((e: unknown) => e);
@@ -113,13 +116,7 @@ describe('admin function write-through (AWS wiring)', () => {
       }),
     });
     secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves(secretWith('revoked'));
-    const writeThrough = buildAdminWriteThrough(
-      readPollLambdaEnv(ENV, 0),
-      ENV,
-      new MemoryStateStore(),
-      dynamo,
-      { connections: NO_STORED },
-    );
+    const writeThrough = mainWriteThrough();
     try {
       expect((await writeThrough.forward('taxEnvironments/getAll', {})).status).toBe(401);
       // put-secret-value with the new token; the old one stays revoked.
@@ -155,13 +152,7 @@ describe('admin function write-through (AWS wiring)', () => {
     sqs
       .on(SendMessageBatchCommand)
       .resolves({ Successful: [{ Id: '0', MessageId: 'm-1', MD5OfMessageBody: '' }], Failed: [] });
-    const writeThrough = buildAdminWriteThrough(
-      readPollLambdaEnv(ENV, 0),
-      ENV,
-      new MemoryStateStore(),
-      dynamo,
-      { connections: NO_STORED },
-    );
+    const writeThrough = mainWriteThrough();
     const rule = [...sim.controls.model.routingRules.all()][0]!.record;
     const result = await writeThrough.forward('routingRules/update', {
       RoutingRuleUpdates: [{ RoutingRuleId: rule.Id, RouteType: { Value: 'AllStayItems' } }],
@@ -190,13 +181,7 @@ describe('admin function write-through (AWS wiring)', () => {
       }),
     });
     table.resetHistory();
-    const writeThrough = buildAdminWriteThrough(
-      readPollLambdaEnv(ENV, 0),
-      ENV,
-      new MemoryStateStore(),
-      dynamo,
-      { connections: NO_STORED },
-    );
+    const writeThrough = mainWriteThrough();
     const result = await writeThrough.forward('taxEnvironments/getAll', {});
     expect(result.status).toBe(200);
     await writeThrough.close();
@@ -235,19 +220,12 @@ describe('admin function write-through (AWS wiring)', () => {
       .on(SendMessageBatchCommand)
       .resolves({ Successful: [{ Id: '0', MessageId: 'm-1', MD5OfMessageBody: '' }], Failed: [] });
     const refused: { code: string; target: string; subject: string | undefined }[] = [];
-    const writeThrough = buildAdminWriteThrough(
-      readPollLambdaEnv(ENV, 0),
-      ENV,
-      new MemoryStateStore(),
-      dynamo,
-      {
-        connections: NO_STORED,
-        onRefused: (refusals) => {
-          for (const { failure, subject } of refusals)
-            refused.push({ code: failure.code, target: failure.target, subject });
-        },
+    const writeThrough = mainWriteThrough({
+      onRefused: (refusals) => {
+        for (const { failure, subject } of refusals)
+          refused.push({ code: failure.code, target: failure.target, subject });
       },
-    );
+    });
     // The first rule with its route type changed: an update, so one event.
     const rule = [...sim.controls.model.routingRules.all()][0]!.record;
     const next = rule.RouteType === 'AllStayItems' ? 'SelectedStayItems' : 'AllStayItems';
