@@ -15,7 +15,7 @@ import {
   type SubscriptionView,
   toSubscriptionView,
 } from './subscription.ts';
-import { changeSubscription } from './subscription-change.ts';
+import { changeSubscription, type SubscriptionChanged } from './subscription-change.ts';
 import { checkWebhookUrl, everRefused, type HostResolver, type UrlPolicy } from './url-policy.ts';
 
 /** Default grace period of a rotated secret: 24 h. */
@@ -108,8 +108,30 @@ export interface WebhookAdminDeps extends DispatcherDeps {
 /** Loads a subscription or throws {@link WebhookNotFoundError}. */
 export async function requireSubscription(id: string, deps: DispatcherDeps): Promise<Subscription> {
   const subscription = await deps.store.getSubscription(id);
-  if (!subscription) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
+  if (!subscription) throw subscriptionNotFound(id);
   return subscription;
+}
+
+function subscriptionNotFound(id: string): WebhookNotFoundError {
+  return new WebhookNotFoundError(`subscription ${id} does not exist`);
+}
+
+/**
+ * Changes a subscription as one of its writes in this process (`endpointWrites`) and over the
+ * version it was read at (`changeSubscription`): a change made at the same time, here or in
+ * another process (a rotation, a dispatcher's disable), is kept. 404 when it does not exist, or
+ * was removed meanwhile.
+ */
+async function changeExisting(
+  id: string,
+  deps: DispatcherDeps,
+  change: Parameters<typeof changeSubscription>[2],
+): Promise<SubscriptionChanged> {
+  const changed = await deps.endpointWrites.run(id, () =>
+    changeSubscription(deps.store, id, change),
+  );
+  if (!changed) throw subscriptionNotFound(id);
+  return changed;
 }
 
 async function validateUrl(url: string, deps: WebhookAdminDeps): Promise<void> {
@@ -163,23 +185,19 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       const definedFields = Object.fromEntries(
         Object.entries(fields).filter(([, value]) => value !== undefined),
       );
-      // One of the subscription's writes in this process, and stored over the version it was read
-      // at (changeSubscription): a rotation of its secret, or a dispatcher's disable, at the same
-      // time here or in another process is kept. Disabled between two folds of its endpoint's
-      // health: no notice this process decided on it still enabled is published after this
-      // write (see actOnNotices).
-      const changed = await deps.endpointWrites.run(id, () =>
-        changeSubscription(deps.store, id, async (current) => {
-          const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
-          if (fields.enabled === true && !current.enabled) {
-            next.disabledReason = undefined;
-            await startHealthy(id, deps.store);
-          }
-          return next;
-        }),
-      );
-      if (!changed) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
-      const { before: current, after: next } = changed;
+      // The 404 comes before the URL's lookup (requireSubscription above); the change is made
+      // over what is stored when it is written (changeExisting). Disabled between two folds of
+      // its endpoint's health: no
+      // notice this process decided on it still enabled is published after this write (see
+      // actOnNotices).
+      const { before: current, after: next } = await changeExisting(id, deps, async (current) => {
+        const next: Subscription = { ...current, ...definedFields, updatedAt: nowIso() };
+        if (fields.enabled === true && !current.enabled) {
+          next.disabledReason = undefined;
+          await startHealthy(id, deps.store);
+        }
+        return next;
+      });
       // The process's batches running now send it nothing more (as after a 410).
       if (current.enabled && !next.enabled) deps.scheduler.noteDisabled(id);
       return toSubscriptionView(next);
@@ -205,33 +223,28 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       graceMs = SECRET_ROTATION_GRACE_MS,
     ): Promise<SubscriptionWithSecret> {
       const grace = parseOrThrow(z.number().int().nonnegative(), graceMs, 'graceMs');
-      // One of the subscription's writes in this process, and stored over the version it was read
-      // at (changeSubscription): of two rotations (or a rotation and an update) at once, here or
-      // in another process, the later starts from the earlier's secrets, so every secret
-      // answered signs.
+      // Of two rotations (or a rotation and an update) at once, the later starts from the
+      // earlier's secrets (changeExisting), so every secret answered signs.
       const secret = generateSecret(deps.randomBytes);
-      const changed = await deps.endpointWrites.run(id, () =>
-        changeSubscription(deps.store, id, (current) => {
-          const now = deps.clock.now();
-          // Every earlier secret still in its grace period keeps signing until its own expiry,
-          // so rotating twice in a day does not drop the secret receivers may still verify with.
-          const {
-            previousSecret: _legacy,
-            previousSecretExpiresAt: _legacyExpiry,
-            ...rest
-          } = current;
-          return {
-            ...rest,
-            secret,
-            previousSecrets: [
-              { secret: current.secret, expiresAt: now + grace },
-              ...retiringSecrets(current, now),
-            ].slice(0, PREVIOUS_SECRETS_MAX),
-            updatedAt: nowIso(),
-          };
-        }),
-      );
-      if (!changed) throw new WebhookNotFoundError(`subscription ${id} does not exist`);
+      const changed = await changeExisting(id, deps, (current) => {
+        const now = deps.clock.now();
+        // Every earlier secret still in its grace period keeps signing until its own expiry,
+        // so rotating twice in a day does not drop the secret receivers may still verify with.
+        const {
+          previousSecret: _legacy,
+          previousSecretExpiresAt: _legacyExpiry,
+          ...rest
+        } = current;
+        return {
+          ...rest,
+          secret,
+          previousSecrets: [
+            { secret: current.secret, expiresAt: now + grace },
+            ...retiringSecrets(current, now),
+          ].slice(0, PREVIOUS_SECRETS_MAX),
+          updatedAt: nowIso(),
+        };
+      });
       return { subscription: toSubscriptionView(changed.after), secret };
     },
   };
