@@ -31,15 +31,32 @@ function hangingLookup(): Parameters<typeof gatedResolver>[0] {
   }) as unknown as Parameters<typeof gatedResolver>[0];
 }
 
-/** Opens the writing end of every FIFO a reader waits on, freeing the threads it held. */
+/**
+ * Opens the writing end of every FIFO a reader waits on, freeing the threads it held. A FIFO
+ * whose reader has not opened it yet (its lookup's thread not started, on a loaded machine) is
+ * kept for the next call: dropping it would leave that reader waiting for ever.
+ */
 function releaseLookups(): void {
   for (const fifo of fifos.splice(0)) {
     try {
       closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-    } catch {
-      // No reader waits (its lookup has not started): nothing to free.
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENXIO') fifos.push(fifo);
     }
   }
+}
+
+/** Frees lookups as they come to wait until every one of `lookups` has settled. */
+async function releaseUntilSettled<T>(lookups: readonly Promise<T>[]): Promise<T[]> {
+  let settled = false;
+  const all = Promise.all(lookups).finally(() => {
+    settled = true;
+  });
+  while (!settled) {
+    releaseLookups();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return all;
 }
 
 /** Resolves with how long a LevelDB put took, or with Infinity after `limitMs`. */
@@ -57,6 +74,7 @@ async function storeWriteMs(db: ClassicLevel, limitMs: number): Promise<number> 
 
 afterEach(() => {
   releaseLookups();
+  fifos.length = 0;
   if (folder) rmSync(folder, { recursive: true, force: true });
   folder = undefined;
 });
@@ -74,12 +92,7 @@ describe.skipIf(process.platform === 'win32')('system host lookups at once', () 
     await db.close();
     expect(took).toBeLessThan(1_000);
     // The lookups waiting at the gate run once the first have ended: none is lost.
-    releaseLookups();
-    const settled = Promise.all(lookups);
-    for (let i = 0; i < 20 && fifos.length < 2; i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    releaseLookups();
-    expect(await settled).toHaveLength(4);
+    expect(await releaseUntilSettled(lookups)).toHaveLength(4);
   });
 
   it('run in the order asked, the next one as soon as one ends, failed or not', async () => {
