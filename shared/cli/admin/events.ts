@@ -23,6 +23,20 @@ const ListOptionsSchema = CommonOptionsSchema.extend({
   limit: z.string().optional(),
   cursor: z.string().optional(),
 });
+/**
+ * The page as `--json` prints it: still the array of events, the last one carrying the API's
+ * `nextCursor` when the page is full, so a script reading stdout alone can ask for the next
+ * (`jq -r '.[-1].nextCursor // empty'`). Pure.
+ */
+function withNextCursorOnLast<T extends object>(
+  events: readonly T[],
+  nextCursor: string | undefined,
+): (T | (T & { nextCursor: string }))[] {
+  const last = events.at(-1);
+  if (nextCursor === undefined || last === undefined) return [...events];
+  return [...events.slice(0, -1), { ...last, nextCursor }];
+}
+
 const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string().optional() });
 
 /**
@@ -40,6 +54,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       .option('--type <type>', 'only events of this type, e.g. customer.updated')
       .option('--limit <n>', 'at most this many (1-1000, default 50)')
       .option('--cursor <cursor>', 'the page after the last one (the cursor it printed)'),
+    'print the page as one JSON array; its last event carries nextCursor when the page is full',
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
     const { events, nextCursor } = await clientFor(options).call(
@@ -57,7 +72,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       if (nextCursor) io.err(`older events: add --cursor ${nextCursor}`);
     };
     if (options.json) {
-      writeJson(io, events);
+      writeJson(io, withNextCursorOnLast(events, nextCursor));
       return more();
     }
     if (events.length === 0) return io.out('no events');
