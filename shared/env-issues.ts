@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { CONFIGURATION } from './configuration-error.ts';
 import { fieldIssues, ValidationError, type ValidationIssue } from './errors.ts';
 import { withPlainMessages } from './plain-message.ts';
 
@@ -43,14 +44,14 @@ export function environmentIssues(
 
 /**
  * Parses environment variables with `schema`, as every composition root reads them.
- * @throws ValidationError (`<what> is invalid: POLL_INTERVAL: …`) naming each offending
+ * @throws ValidationError (`configuration is invalid: POLL_INTERVAL: …`) naming each offending
  * variable without showing its value ({@link environmentIssues}).
  * @example parseEnvironment(PollEnvSchema, process.env)
  */
 export function parseEnvironment<S extends z.ZodType>(
   schema: S,
   env: Readonly<Record<string, string | undefined>>,
-  what = 'environment',
+  what = CONFIGURATION,
 ): z.output<S> {
   const result = schema.safeParse(env);
   if (!result.success)

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ZodError } from 'zod';
+import { configurationError } from '../configuration-error.ts';
 import { ConnectionIdSchema } from '../connections/connection.ts';
 import { applyPortfolioScope } from '../connector/client.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
@@ -40,7 +41,7 @@ const OWN_TOKEN_VARIABLES = ['CONNECTOR_ACCESS_TOKEN', 'CONNECTOR_CLIENT_TOKEN']
  * port any local process may hold: a token of one's own set beside it (the real API's, its
  * base URL forgotten) would be sent there. Refused as `start` refuses it; the simulator's own
  * tokens pass. Names the variable, never its value.
- * @throws CliExit(2) naming the variable.
+ * @throws ValidationError (a configuration error, exit 2) naming the variable.
  */
 export function refuseTokensWithoutBaseUrl(env: Record<string, string | undefined>): void {
   if (env.CONNECTOR_BASE_URL) return;
@@ -49,9 +50,9 @@ export function refuseTokensWithoutBaseUrl(env: Record<string, string | undefine
     return value !== undefined && value !== '' && value !== SIMULATOR_DEFAULT_ENV[name];
   });
   if (own === undefined) return;
-  throw new CliExit(
-    EXIT_USAGE,
-    `CONNECTOR_BASE_URL: required with ${own}: without it call goes to a change-bridge simulator at ` +
+  throw configurationError(
+    'CONNECTOR_BASE_URL',
+    `required with ${own}: without it call goes to a change-bridge simulator at ` +
       `${SIMULATOR_DEFAULT_ENV.CONNECTOR_BASE_URL} and would send it there (unset ${own} to call the simulator)`,
   );
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
+import { CONFIGURATION, configurationError } from '../configuration-error.ts';
 import { parseEnvironment } from '../env-issues.ts';
-import { parseOrThrow, ValidationError, type ValidationIssue } from '../errors.ts';
+import { fieldIssues, ValidationError, type ValidationIssue } from '../errors.ts';
+import { withPlainMessages } from '../plain-message.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { UuidSchema } from './records/common.ts';
 
@@ -71,9 +73,10 @@ export const DEFAULT_CLIENT_NAME = `change-bridge ${packageJson.version}`;
  * Parses `CONNECTOR_PORTFOLIO_SCOPE` (or the flag named by `source`): comma-separated
  * `chain:<uuid>` and `enterprise:<uuid>` entries, e.g. `chain:4d0201db-…,enterprise:8f7b…`;
  * a bare uuid is a chain.
- * @throws ValidationError naming `source` and the place of each entry without a known prefix
- * or a uuid; a flag's message (a `source` starting with `--`) shows the entry as typed, a
- * variable's does not (its value may be a secret set in the wrong variable).
+ * @throws ValidationError (`configuration is invalid: CONNECTOR_PORTFOLIO_SCOPE[1]: …`) naming
+ * `source` and the place of each entry without a known prefix or a uuid; a flag's message (a
+ * `source` starting with `--`) shows the entry as typed, a variable's does not (its value may be
+ * a secret set in the wrong variable).
  */
 export function parsePortfolioScope(
   text: string,
@@ -91,7 +94,7 @@ export function parsePortfolioScope(
     const kind = colon < 0 ? undefined : entry.slice(0, colon);
     const id = entry.slice(colon + 1);
     const isUuid = UuidSchema.safeParse(id).success;
-    const path = `[${index}]`;
+    const path = `${source}[${index}]`;
     const shown = typed ? `${entry}: ` : '';
     // A bare uuid stands for a chain, as it always has; anything else needs its prefix.
     if (kind === 'chain' || kind === 'enterprise') {
@@ -104,8 +107,13 @@ export function parsePortfolioScope(
         message: `${shown}needs the chain:<uuid> or enterprise:<uuid> prefix`,
       });
   }
-  if (issues.length > 0) throw new ValidationError(source, issues);
-  return parseOrThrow(PortfolioScopeSchema, scope, source);
+  if (issues.length > 0) throw new ValidationError(CONFIGURATION, issues);
+  const parsed = PortfolioScopeSchema.safeParse(scope);
+  if (!parsed.success) {
+    const [issue] = fieldIssues(withPlainMessages(parsed.error));
+    throw configurationError(source, `${issue?.path}: ${issue?.message}`, parsed.error);
+  }
+  return parsed.data;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Scope } from '../changes/entity-types.ts';
 import { type RandomSource, systemClock } from '../clock.ts';
+import { CONFIGURATION } from '../configuration-error.ts';
 import {
   type ConnectorConfig,
   ConnectorRateLimitSchema,
@@ -20,7 +21,7 @@ const SIZES: readonly DatasetSize[] = ['small', 'medium', 'large'];
 export function simulatorSizeFromEnv(value: string | undefined): DatasetSize {
   const size = (value ?? 'small') as DatasetSize;
   if (!SIZES.includes(size))
-    throw new ValidationError('environment', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: 'SIMULATOR_SIZE',
         message: withValueLength(`must be one of ${SIZES.join(', ')}`, value),
@@ -55,12 +56,12 @@ export function checkSimulatorEnv(env: Record<string, string | undefined>): void
   parseEnvironment(SimulatorRunEnvSchema, env);
   const rateLimit = env.SIMULATOR_RATE_LIMIT;
   if (rateLimit !== undefined && rateLimit !== 'on' && rateLimit !== 'off')
-    throw new ValidationError('environment', [
+    throw new ValidationError(CONFIGURATION, [
       { path: 'SIMULATOR_RATE_LIMIT', message: withValueLength('must be on or off', rateLimit) },
     ]);
   const orphan = OWN_CONNECTION_VARIABLES.find((name) => env[name]);
   if (orphan)
-    throw new ValidationError('environment', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: 'CONNECTOR_BASE_URL',
         message: `required with ${orphan}: without it start polls its built-in simulator (unset ${orphan} for that)`,

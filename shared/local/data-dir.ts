@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import { access, chmod, mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { configurationError } from '../configuration-error.ts';
 import { LOCAL_KEY_FILE_NAME } from '../connections/local-key-file.ts';
-import { ValidationError } from '../errors.ts';
 
 /** What a failed `mkdir` of the data dir says about the path the user gave. */
 const UNUSABLE_PATH: Readonly<Record<string, string>> = {
@@ -120,11 +120,7 @@ async function makeDirs(dir: string, mode: number): Promise<void> {
 function unusable(dataDir: string, error: unknown): unknown {
   const reason = UNUSABLE_PATH[(error as NodeJS.ErrnoException).code ?? ''];
   if (reason === undefined) return error;
-  return new ValidationError(
-    'the data dir',
-    [{ path: '--data-dir (BRIDGE_DATA_DIR)', message: `${dataDir} ${reason}` }],
-    { cause: error },
-  );
+  return configurationError('--data-dir (BRIDGE_DATA_DIR)', `${dataDir} ${reason}`, error);
 }
 
 /**

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../admin/admin-token.ts';
 import { isLoopbackHost } from '../admin/request-guard.ts';
+import { CONFIGURATION } from '../configuration-error.ts';
 import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
 import { variableOf, withValueLength } from '../env-issues.ts';
@@ -216,7 +217,7 @@ export function readLocalConfig(
   if (!result.success) {
     // A value given as a flag is named by the flag the user typed, not the variable it sets.
     throw new ValidationError(
-      'configuration',
+      CONFIGURATION,
       result.error.issues.map((issue) => {
         const path = formatIssuePath(issue.path);
         const message = plainMessage(issue);
@@ -240,7 +241,7 @@ export function readLocalConfig(
       'BRIDGE_HOST' in fromFlags
         ? `${parsed.BRIDGE_HOST}, a non-loopback interface (${FLAG_OF_VARIABLE.BRIDGE_HOST.flag})`
         : 'a non-loopback interface (BRIDGE_HOST)';
-    throw new ValidationError('configuration', [
+    throw new ValidationError(CONFIGURATION, [
       { path: 'BRIDGE_ADMIN_TOKEN', message: `required when the admin API binds ${binds}` },
     ]);
   }
@@ -249,7 +250,7 @@ export function readLocalConfig(
   const hosts = parsed.BRIDGE_ALLOWED_HOSTS;
   const exposedAs = hosts.findIndex((entry) => !isLoopbackHost(hostOfHeaderValue(entry)));
   if (exposedAs >= 0 && parsed.BRIDGE_ADMIN_TOKEN === undefined) {
-    throw new ValidationError('configuration', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: 'BRIDGE_ADMIN_TOKEN',
         message: `required when BRIDGE_ALLOWED_HOSTS names a host other than loopback (${entryName(exposedAs, hosts.length)}): whatever reaches the admin API under that name, a proxy's clients, would call it without authentication`,
@@ -259,7 +260,7 @@ export function readLocalConfig(
   // The demo receiver listens on 127.0.0.1 over http, which this setting refuses as a receiver:
   // said here, before anything opens, rather than when its subscription is refused.
   if (flags.demoReceiver && !parsed.WEBHOOK_ALLOW_PRIVATE) {
-    throw new ValidationError('configuration', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: '--demo-receiver',
         message:

@@ -5,6 +5,7 @@ import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { toBudgetView } from '../admin/streams-view.ts';
 import { ENTITY_TYPES } from '../changes/entity-types.ts';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
+import { CONFIGURATION } from '../configuration-error.ts';
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import { portfolioScopeProblem } from '../connector/connector-config.ts';
@@ -194,12 +195,12 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const { portfolioScope } = source.connection;
     const scopeProblem = portfolioScopeProblem(portfolioScope, settings.entities);
     if (scopeProblem)
-      throw new ValidationError('environment', [
+      throw new ValidationError(CONFIGURATION, [
         { path: 'CONNECTOR_PORTFOLIO_SCOPE', message: scopeProblem },
       ]);
     const unreadable = portfolioScope ? entitiesWithoutPortfolioRead(settings.entities) : [];
     if (unreadable.length > 0 && env.POLL_ENTITIES !== undefined)
-      throw new ValidationError('environment', [
+      throw new ValidationError(CONFIGURATION, [
         {
           path: 'POLL_ENTITIES',
           message: `a Portfolio Access Token (CONNECTOR_PORTFOLIO_SCOPE) cannot read ${unreadable.join(', ')}: leave them out`,

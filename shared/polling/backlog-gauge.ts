@@ -1,3 +1,4 @@
+import { CONFIGURATION } from '../configuration-error.ts';
 import { withValueLength } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
 /**
@@ -34,7 +35,7 @@ export function maxBacklogFromEnv(value: string | undefined): number {
   // Decimal digits only: Number() took `0x10` for 16 and `1e3` for 1000.
   const bound = /^\d+$/.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(bound) || bound < 1)
-    throw new ValidationError('environment', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: 'BRIDGE_MAX_BACKLOG',
         message: withValueLength('must be a positive integer', value),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeListSchema } from '../changes/entity-types.ts';
 import { splitCommaList } from '../comma-list.ts';
+import { CONFIGURATION } from '../configuration-error.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseEnvironment } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
@@ -105,7 +106,7 @@ export function pollSettingsFromEnv(
   // A first sync's window would start after its end: it would read nothing, with no error,
   // until that time came.
   if (historyStartMs > nowMs)
-    throw new ValidationError('environment', [
+    throw new ValidationError(CONFIGURATION, [
       {
         path: 'POLL_HISTORY_START',
         message: `must not be in the future (it is now ${new Date(nowMs).toISOString()})`,

@@ -96,7 +96,7 @@ export type PublisherConfig = z.output<typeof PublisherEnvSchema>;
 export function parsePublisherConfig(
   env: Readonly<Record<string, string | undefined>>,
 ): PublisherConfig {
-  return parseEnvironment(PublisherEnvSchema, env, 'publishing environment');
+  return parseEnvironment(PublisherEnvSchema, env);
 }
 
 /** What {@link createPublisher} builds the adapters from. */

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { withStopSignal } from '../cli/stop-signal.ts';
+import { configurationError } from '../configuration-error.ts';
 import { formatIssuePath } from '../errors.ts';
 import { plainMessage } from '../plain-message.ts';
 import { SIM_MAX_ACTIVITY_PER_SECOND } from './activity.ts';
@@ -107,7 +108,7 @@ async function runSimulator(
     const key = issue ? formatIssuePath(issue.path) : '';
     const flag = FLAG_NAMES[key] ?? `--${key}`;
     const why = issue ? plainMessage(issue) : 'invalid value';
-    command.error(`error: invalid ${flag}: ${why}`, {
+    command.error(`error: ${configurationError(flag, why).message}`, {
       exitCode: 2,
     });
     return;

@@ -18,7 +18,7 @@ describe('--api of the admin commands and call', () => {
       ]) {
         const result = await run([...args, '--api', api]);
         expect(result.code).toBe(2);
-        expect(result.stderr).toContain('invalid --api');
+        expect(result.stderr).toContain('configuration is invalid: --api: ');
         expect(result.stderr).toContain('carries a query or fragment');
       }
     },
@@ -31,7 +31,9 @@ describe('--api of the admin commands and call', () => {
     ]) {
       const result = await run([...args, '--api', 'http://admin:pw-5e3cr3t@127.0.0.1:4000']);
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('invalid --api: must not carry a user or password');
+      expect(result.stderr).toContain(
+        'configuration is invalid: --api: must not carry a user or password',
+      );
       // Before: exit 1, "cannot reach the admin API at http://admin:pw-5e3cr3t@…".
       expect(result.stderr).not.toContain('pw-5e3cr3t');
       expect(result.stdout).toBe('');

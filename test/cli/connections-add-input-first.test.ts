@@ -23,7 +23,7 @@ describe('change-bridge connections add with invalid input', () => {
     [['--id', 'h1', '--interval', 'soon'], '--interval: is not a duration'],
     [['--id', 'h1', '--initial-sync', 'bogus'], '--initial-sync: must be baseline or emit'],
     [['--id', 'h1', '--portfolio-scope', 'x:1'], '--portfolio-scope: x:1: needs the chain:<uuid>'],
-    [['--id', 'h1', '--api', 'ftp://bridge'], 'invalid --api'],
+    [['--id', 'h1', '--api', 'ftp://bridge'], 'configuration is invalid: --api: '],
   ])('%j exits 2 naming the field before the token is asked for', async (args, message) => {
     const result = await run([
       'connections',

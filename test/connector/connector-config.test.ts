@@ -76,11 +76,11 @@ describe('parsePortfolioScope', () => {
     ];
     for (const [text, message] of cases) {
       expect(() => parsePortfolioScope(text, '--portfolio-scope')).toThrow(
-        `--portfolio-scope is invalid: ${message}`,
+        `configuration is invalid: --portfolio-scope${message}`,
       );
     }
     expect(() => parsePortfolioScope('enterprise:nope')).toThrow(
-      'CONNECTOR_PORTFOLIO_SCOPE is invalid: [0]: the enterprise id must be a uuid',
+      'configuration is invalid: CONNECTOR_PORTFOLIO_SCOPE[0]: the enterprise id must be a uuid',
     );
   });
 });

@@ -29,7 +29,7 @@ describe('simulator --activity', () => {
     for (const value of [String(SIM_MAX_ACTIVITY_PER_SECOND + 1), '1000000', '1e9']) {
       const error = await exitOf(['--activity', value]);
       expect({ value, exitCode: error?.exitCode }).toEqual({ value, exitCode: 2 });
-      expect(error?.message).toContain('invalid --activity:');
+      expect(error?.message).toContain('configuration is invalid: --activity:');
     }
   });
 
@@ -42,8 +42,12 @@ describe('simulator --activity', () => {
 describe('simulator flags refused', () => {
   it('say what the flag takes in plain words, not in zod’s', async () => {
     const size = await exitOf(['--size', 'huge']);
-    expect(size?.message).toBe('error: invalid --size: must be one of small, medium or large');
+    expect(size?.message).toBe(
+      'error: configuration is invalid: --size: must be one of small, medium or large',
+    );
     const enterprises = await exitOf(['--enterprises', '0']);
-    expect(enterprises?.message).toBe('error: invalid --enterprises: must be at least 1');
+    expect(enterprises?.message).toBe(
+      'error: configuration is invalid: --enterprises: must be at least 1',
+    );
   });
 });

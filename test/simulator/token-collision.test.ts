@@ -35,7 +35,7 @@ describe('a Portfolio token equal to an enterprise AccessToken', () => {
     ]) {
       const error = await exitOf(args);
       expect({ args, exitCode: error?.exitCode }).toEqual({ args, exitCode: 2 });
-      expect(error?.message).toContain('invalid --portfolio-token:');
+      expect(error?.message).toContain('configuration is invalid: --portfolio-token:');
     }
   });
 

@@ -2,6 +2,7 @@ import { Agent, fetch, type Response } from 'undici';
 import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
+import { configurationError } from '../../configuration-error.ts';
 import { withValueLength } from '../../env-issues.ts';
 import { describeThrown, formatIssuePath } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
@@ -30,8 +31,8 @@ const BridgePortSchema = z
 
 /**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
- * @throws CliExit(2) naming `--api` or `BRIDGE_PORT` when malformed (showing the flag's value,
- * not the variable's).
+ * @throws ValidationError (a configuration error, exit 2) naming `--api` or `BRIDGE_PORT` when
+ * malformed (showing the flag's value, not the variable's).
  */
 export function resolveApiUrl(
   flag: string | undefined,
@@ -40,20 +41,20 @@ export function resolveApiUrl(
   if (flag !== undefined) {
     const url = URL.canParse(flag) ? new URL(flag) : undefined;
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new CliExit(EXIT_USAGE, `invalid --api: "${flag}" is not an http(s) URL`);
+      throw configurationError('--api', `"${flag}" is not an http(s) URL`);
     }
     // fetch refuses a URL with credentials; the message leaves them out (a password).
     if (url.username !== '' || url.password !== '') {
-      throw new CliExit(
-        EXIT_USAGE,
-        'invalid --api: must not carry a user or password (the admin API takes BRIDGE_ADMIN_TOKEN)',
+      throw configurationError(
+        '--api',
+        'must not carry a user or password (the admin API takes BRIDGE_ADMIN_TOKEN)',
       );
     }
     // The routes' paths are appended: after a query or fragment they would be part of it.
     if (/[?#]/.test(flag)) {
-      throw new CliExit(
-        EXIT_USAGE,
-        `invalid --api: "${flag}" carries a query or fragment; give the base URL, e.g. http://127.0.0.1:4000`,
+      throw configurationError(
+        '--api',
+        `"${flag}" carries a query or fragment; give the base URL, e.g. http://127.0.0.1:4000`,
       );
     }
     return flag.replace(/\/+$/, '');
@@ -63,9 +64,9 @@ export function resolveApiUrl(
   }
   const port = BridgePortSchema.safeParse(env.BRIDGE_PORT);
   if (!port.success) {
-    throw new CliExit(
-      EXIT_USAGE,
-      `invalid BRIDGE_PORT: ${withValueLength('is not a port (1-65535)', env.BRIDGE_PORT)}`,
+    throw configurationError(
+      'BRIDGE_PORT',
+      withValueLength('is not a port (1-65535)', env.BRIDGE_PORT),
     );
   }
   return `http://127.0.0.1:${port.data}`;
@@ -74,14 +75,15 @@ export function resolveApiUrl(
 /**
  * BRIDGE_ADMIN_TOKEN as the admin commands and `call --via-bridge` send it: trimmed, as `start`
  * reads it; empty is unset.
- * @throws CliExit(2) naming BRIDGE_ADMIN_TOKEN (never showing it) when a header cannot carry
- * it: fetch refused it, and the command said it could not reach the admin API.
+ * @throws ValidationError (a configuration error, exit 2) naming BRIDGE_ADMIN_TOKEN (never
+ * showing it) when a header cannot carry it: fetch refused it, and the command said it could not
+ * reach the admin API.
  */
 export function adminTokenFrom(env: Record<string, string | undefined>): string | undefined {
   const token = env.BRIDGE_ADMIN_TOKEN?.trim();
   if (!token) return undefined;
   if (!isHeaderSafeToken(token)) {
-    throw new CliExit(EXIT_USAGE, `BRIDGE_ADMIN_TOKEN: ${HEADER_UNSAFE_TOKEN_MESSAGE}`);
+    throw configurationError('BRIDGE_ADMIN_TOKEN', HEADER_UNSAFE_TOKEN_MESSAGE);
   }
   return token;
 }
