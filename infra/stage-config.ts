@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { splitCommaList } from '../shared/comma-list.ts';
+import { commaItems } from '../shared/comma-list.ts';
 import { parseEnvironment } from '../shared/env-issues.ts';
 import { parseOrThrow, ValidationError } from '../shared/errors.ts';
 import { type ChangeBridgeConfig, ChangeBridgePropsSchema, ConnectionIdSchema } from './props.ts';
@@ -36,7 +36,7 @@ const CommandLineOverridesSchema = z.object({
   functionsDir: z.string().optional(),
   connections: z
     .string()
-    .transform((list) => splitCommaList(list).map((id) => ({ id })))
+    .transform((list, context) => commaItems(list, context).map((id) => ({ id })))
     .pipe(z.array(z.object({ id: ConnectionIdSchema })))
     .optional(),
 });

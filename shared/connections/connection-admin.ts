@@ -72,7 +72,7 @@ export const AddConnectionInputSchema = ConnectionSettingsSchema.omit({ interval
         error: 'must be UTF-8 text (a file saved as UTF-16?)',
       }),
     // Checked here, so a typo is refused at once instead of failing every poll.
-    // An empty list follows nothing: a mistake (`--export-ids ,`), not a setting.
+    // An empty list follows nothing: a mistake (`--export-ids ''`), not a setting.
     productIds: z
       .preprocess(
         splitCommaText,

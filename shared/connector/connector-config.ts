@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import packageJson from '../../package.json' with { type: 'json' };
+import { EMPTY_ITEM_MESSAGE, splitCommaList } from '../comma-list.ts';
 import { CONFIGURATION, configurationError } from '../configuration-error.ts';
 import { parseEnvironment } from '../env-issues.ts';
 import { fieldIssues, ValidationError, type ValidationIssue } from '../errors.ts';
@@ -85,16 +86,17 @@ export function parsePortfolioScope(
   const scope: PortfolioScope = { chainIds: [], enterpriseIds: [] };
   const typed = source.startsWith('--');
   const issues: ValidationIssue[] = [];
-  const entries = text
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
-  for (const [index, entry] of entries.entries()) {
+  for (const [index, entry] of splitCommaList(text).entries()) {
+    const path = `${source}[${index}]`;
+    if (entry === '') {
+      // No text to show: a flag's empty entry is named by its place, as the CLI names items.
+      issues.push({ path, message: `${typed ? `item ${index + 1}: ` : ''}${EMPTY_ITEM_MESSAGE}` });
+      continue;
+    }
     const colon = entry.indexOf(':');
     const kind = colon < 0 ? undefined : entry.slice(0, colon);
     const id = entry.slice(colon + 1);
     const isUuid = UuidSchema.safeParse(id).success;
-    const path = `${source}[${index}]`;
     const shown = typed ? `${entry}: ` : '';
     // A bare uuid stands for a chain, as it always has; anything else needs its prefix.
     if (kind === 'chain' || kind === 'enterprise') {

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../admin/admin-token.ts';
 import { isLoopbackHost } from '../admin/request-guard.ts';
+import { commaItems } from '../comma-list.ts';
 import { CONFIGURATION } from '../configuration-error.ts';
 import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
@@ -86,10 +87,8 @@ export const LocalEnvSchema = z.object({
     .string()
     .default('')
     .transform((text, context) => {
-      const entries = text
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== '');
+      const entries = commaItems(text, context);
+      if (entries.includes('')) return z.NEVER;
       // A URL or a pattern never equals a Host header: every request under it would get 403.
       const bad = entries.findIndex((entry) => !isHostHeaderValue(entry));
       if (bad >= 0) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENTITY_TYPES, type EntityType, EntityTypeListSchema } from '../changes/entity-types.ts';
-import { splitCommaList } from '../comma-list.ts';
+import { commaItems } from '../comma-list.ts';
 import { CONFIGURATION } from '../configuration-error.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseEnvironment } from '../env-issues.ts';
@@ -17,7 +17,7 @@ export const DEFAULT_POLL_ENTITIES: readonly EntityType[] = ENTITY_TYPES.filter(
   (t) => t !== 'export' && t !== 'productPrice',
 );
 
-const EntityListSchema = z.string().transform(splitCommaList).pipe(EntityTypeListSchema);
+const EntityListSchema = z.string().transform(commaItems).pipe(EntityTypeListSchema);
 
 /** The longest overlap or settle lag: a day (a window spans up to three months). */
 export const WINDOW_MARGIN_MAX_MS = 24 * 60 * 60 * 1000;

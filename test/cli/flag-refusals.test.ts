@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EntityTypeSchema } from '../../shared/changes/entity-types.ts';
+import { EMPTY_ITEM_MESSAGE } from '../../shared/comma-list.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 
 let cli: Awaited<ReturnType<typeof startCliHarness>>;
@@ -122,13 +123,23 @@ const cases: [args: string[], message: string, api: ApiRequest][] = [
     },
   ],
   [
-    [...addConnection, '--entities', ','],
+    [...addConnection, '--entities', ''],
     '--entities: must list at least one value',
     {
       method: 'POST',
       path: '/connections',
-      body: { id: 'h1', entities: ',', ...token },
+      body: { id: 'h1', entities: '', ...token },
       field: 'entities',
+    },
+  ],
+  [
+    [...addConnection, '--entities', ','],
+    `--entities: item 1: ${EMPTY_ITEM_MESSAGE}`,
+    {
+      method: 'POST',
+      path: '/connections',
+      body: { id: 'h1', entities: ',', ...token },
+      field: 'entities[0]',
     },
   ],
   [
@@ -172,9 +183,14 @@ const cases: [args: string[], message: string, api: ApiRequest][] = [
     },
   ],
   [
-    ['backfill', '--connection', ','],
+    ['backfill', '--connection', ' '],
     '--connection: must list at least one value',
-    { method: 'POST', path: '/backfill', body: { connections: ',' }, field: 'connections' },
+    { method: 'POST', path: '/backfill', body: { connections: ' ' }, field: 'connections' },
+  ],
+  [
+    ['backfill', '--connection', ','],
+    `--connection: item 1: ${EMPTY_ITEM_MESSAGE}`,
+    { method: 'POST', path: '/backfill', body: { connections: ',' }, field: 'connections[0]' },
   ],
   [
     ['backfill', '--connection', 'a b'],

@@ -83,7 +83,7 @@ describe('a stored connection and POLL_PRODUCT_IDS / POLL_EXPORT_IDS', () => {
     const refused = AddConnectionInputSchema.safeParse({
       id: 'hotel-1',
       accessToken: 't',
-      productIds: ',',
+      productIds: '',
     });
     expect(refused.error?.issues[0]?.message).toContain('leave it out to follow POLL_PRODUCT_IDS');
   });

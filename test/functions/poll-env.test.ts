@@ -51,7 +51,7 @@ describe('poll Lambda environment', () => {
       {
         ...BASE_ENV,
         POLL_ENTITIES: 'export,productPrice',
-        POLL_EXPORT_IDS: ` ${exportId} ,`,
+        POLL_EXPORT_IDS: ` ${exportId} `,
         POLL_PRODUCT_IDS: `${productId}@Europe/Prague`,
       },
       Date.UTC(2026, 10, 21),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadStageConfig } from '../../infra/stage-config.ts';
+import { EMPTY_ITEM_MESSAGE } from '../../shared/comma-list.ts';
 import { ValidationError } from '../../shared/errors.ts';
 
 function contextOf(values: Record<string, unknown>) {
@@ -86,9 +87,12 @@ describe('loadStageConfig', () => {
     );
     expect(config.bridge.connections).toEqual([]);
     expect(loadStageConfig(contextOf({ connections: ' ' }), {}).bridge.connections).toEqual([]);
-    expect(loadStageConfig(contextOf({ connections: 'main,' }), {}).bridge.connections).toEqual([
-      { id: 'main' },
-    ]);
+  });
+
+  it('refuses an empty entry of -c connections (a comma too many), naming its place', () => {
+    expect(() => loadStageConfig(contextOf({ connections: 'main,' }), {})).toThrow(
+      `context is invalid: connections[1]: ${EMPTY_ITEM_MESSAGE}`,
+    );
   });
 
   it('refuses a -c pollRateMinutes that is not a number, naming the key', () => {

@@ -5,7 +5,6 @@ import {
   ConnectionRemovedSchema,
   ConnectionViewSchema,
 } from '../../admin/schemas.ts';
-import { splitCommaList } from '../../comma-list.ts';
 import { ConnectionIdSchema } from '../../connections/connection.ts';
 import { AddConnectionInputSchema } from '../../connections/connection-admin.ts';
 import { type PortfolioScope, parsePortfolioScope } from '../../connector/connector-config.ts';
@@ -40,10 +39,6 @@ const AddOptionsSchema = CommonOptionsSchema.extend({
 const RemoveOptionsSchema = CommonOptionsSchema.extend({ keepState: z.boolean().optional() });
 
 type ConnectionView = z.infer<typeof ConnectionViewSchema>;
-
-function idList(text: string | undefined): string[] | undefined {
-  return text === undefined ? undefined : splitCommaList(text);
-}
 
 /** The flag of each field of `connections add`. */
 const ADD_FLAGS = {
@@ -150,8 +145,8 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       ...(options.portfolioScope !== undefined
         ? { portfolioScope: portfolioScopeOf(options.portfolioScope) }
         : {}),
-      ...(options.productIds !== undefined ? { productIds: idList(options.productIds) } : {}),
-      ...(options.exportIds !== undefined ? { exportIds: idList(options.exportIds) } : {}),
+      ...(options.productIds !== undefined ? { productIds: options.productIds } : {}),
+      ...(options.exportIds !== undefined ? { exportIds: options.exportIds } : {}),
     };
     // Every other field and --api are checked before the token is asked for: at a terminal it
     // is pasted first, and a typo in a flag should not cost that.

@@ -52,8 +52,9 @@ export function refusalText(
   if (item !== undefined && (message.startsWith(`${item}:`) || message.startsWith(`${item} `))) {
     return `${flag}: ${message}`;
   }
+  // An empty item (`a,,b`) has no text to repeat: named by its place.
   const shown =
-    item === undefined
+    item === undefined || item === ''
       ? `item ${Number(index) + 1}`
       : item.length > ITEM_SHOWN_MAX
         ? `${item.slice(0, ITEM_SHOWN_MAX - 1)}…`
