@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { BRIDGE_METRICS } from '../infra/metric-names.ts';
 import type { AdminDeps } from '../shared/admin/admin-deps.ts';
+import { BackfillEstimates } from '../shared/admin/backfill-estimates.ts';
 import { BackfillSourcesCache } from '../shared/admin/backfill-sources-cache.ts';
 import { DynamoDbBackfillJobStore } from '../shared/admin/dynamodb-backfill-job-store.ts';
 import { firstQueryValues, parseJsonBody } from '../shared/admin/node-server.ts';
@@ -222,6 +223,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     }),
     // Kept by the warm instance: `backfill` asks for a job's progress every second.
     backfillSources: new BackfillSourcesCache(),
+    backfillEstimates: new BackfillEstimates(),
     clock: systemClock,
     random: systemRandom,
     onError: logAdminRequestFailure(logger),

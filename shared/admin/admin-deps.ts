@@ -8,6 +8,7 @@ import type { StateStore, StreamFilter } from '../state/state-store.ts';
 import type { DeliveryCounter } from '../webhooks/delivery-counter.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
+import type { BackfillEstimates } from './backfill-estimates.ts';
 import type { BackfillJobStore } from './backfill-jobs.ts';
 import type { BackfillSourcesCache } from './backfill-sources-cache.ts';
 import type { BudgetView, HeldStreamView } from './streams-view.ts';
@@ -77,6 +78,11 @@ export interface AdminDeps {
    * (see BackfillSourcesCache): one per process. Absent: every reading reads every stream.
    */
   backfillSources?: BackfillSourcesCache;
+  /**
+   * The samples each backfill job's estimate is measured over (see BackfillEstimates): one per
+   * process. Absent: each answer estimates from its one reading (rates since the job started).
+   */
+  backfillEstimates?: BackfillEstimates;
   clock: Clock;
   /** Seeds job ids. */
   random: RandomSource;

@@ -15,6 +15,11 @@ export interface BackfillPart {
    * passes noted the stream's count at their start).
    */
   streamEventsPublished: number | undefined;
+  /**
+   * Records the stream's first sync read, for a pass (about the records it reads again); null
+   * for a first sync (the backfill is it) or a state kept before first syncs noted theirs.
+   */
+  recordsAtFirstSync: number | null;
 }
 
 /**
@@ -51,6 +56,7 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
       eventsPublished: backfill.eventsPublished + written.announced,
       streamEventsPublished:
         live === undefined ? undefined : backfill.eventsPublished + live + written.events,
+      recordsAtFirstSync: state.firstSync?.recordsRead ?? null,
     };
   }
   // A first sync: done once its watermark reaches the job start minus the settle lag (the
@@ -70,6 +76,7 @@ export function partOf(job: BackfillJob, state: StreamState | undefined): Backfi
     eventsPublished: (counters.eventsPublished ?? 0) + written.announced,
     // The state was created by the job's reset: its counters are all the stream's since.
     streamEventsPublished: (state.eventsPublished ?? 0) + written.events,
+    recordsAtFirstSync: null,
   };
 }
 

@@ -14,6 +14,8 @@ export interface BackfillSources {
   delivered: ReadonlyMap<string, DeliveryCounts>;
   /** Those of the job's streams still configured. */
   configuredIds: ReadonlySet<string>;
+  /** Epoch ms they were read. */
+  readAt: number;
 }
 
 /** Streams whose sources a job's readings take per second at most, on average (see {@link progressRefreshMs}). */

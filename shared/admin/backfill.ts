@@ -18,10 +18,12 @@ import {
 } from '../webhooks/delivery-counter.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
+import { BackfillEstimates } from './backfill-estimates.ts';
 import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
 import type { BackfillSources } from './backfill-sources-cache.ts';
 import { countBackfillStreams } from './backfill-streams-listed.ts';
+import { webhooksPerEvent, withEstimate } from './backfill-view-estimate.ts';
 import type { BackfillJobViewSchema, BackfillStreamProgressSchema } from './schemas.ts';
 
 /** Progress of one stream of a backfill. */
@@ -109,7 +111,10 @@ export function readStream(
     progress: {
       streamId,
       entityType,
+      // The range's share until backfillProgress puts the estimate's in `fraction`.
       fraction: ended ? 1 : (part?.fraction ?? 0),
+      rangeFraction: ended ? 1 : (part?.fraction ?? 0),
+      recordsAtFirstSync: part?.recordsAtFirstSync ?? null,
       done: ended !== undefined,
       watermark: state?.watermark ?? null,
       parked: state?.parked ?? false,
@@ -127,49 +132,15 @@ export function readStream(
 }
 
 /**
- * Seconds left at the pace so far: the elapsed time scaled by the fraction still to go,
- * rounded up. 0 once done; null while nothing has moved (no fraction, no time), when any
- * figure would be a guess. Pure.
- * @example estimateSecondsLeft(0.25, 30_000) // 90
- */
-export function estimateSecondsLeft(fraction: number, elapsedMs: number): number | null {
-  if (fraction >= 1) return 0;
-  if (!(fraction > 0) || !(elapsedMs > 0)) return null;
-  return Math.ceil((elapsedMs * (1 - fraction)) / fraction / 1000);
-}
-
-/**
- * Seconds left for a job's streams, which read side by side: the longest of the running
- * streams' own estimates ({@link estimateSecondsLeft} of each stream's fraction), not one of
- * the mean fraction, which a small stream done at once pulls near 1 while a big one has most of
- * its history left. Null while a running stream has not moved yet, or none runs (those left
- * are parked: they wait for an operator, at no pace). Pure.
- * @example jobSecondsLeft([{ fraction: 1, done: true, parked: false }, { fraction: 0.1, done: false, parked: false }], 10_000) // 90
- */
-export function jobSecondsLeft(
-  streams: readonly Pick<BackfillStreamProgress, 'fraction' | 'done' | 'parked'>[],
-  elapsedMs: number,
-): number | null {
-  const running = streams.filter((s) => !s.done && !s.parked);
-  if (running.length === 0) return streams.every((s) => s.done) ? 0 : null;
-  let longest = 0;
-  for (const stream of running) {
-    const left = estimateSecondsLeft(stream.fraction, elapsedMs);
-    if (left === null) return null;
-    longest = Math.max(longest, left);
-  }
-  return longest;
-}
-
-/**
  * What the job's progress is read from (see {@link BackfillSources}): the stream states (one
  * strongly consistent read each), the delivery counts of the events in each stream's
  * {@link deliveryRange} (a Query per stream) and the configured streams.
  */
 export async function readBackfillSources(
   job: BackfillJob,
-  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'streams'>,
+  deps: Pick<AdminDeps, 'state' | 'deliveryCounter' | 'streams' | 'clock'>,
 ): Promise<BackfillSources> {
+  const readAt = deps.clock.now();
   const [states, delivered, configured] = await Promise.all([
     Promise.all(job.streamIds.map((streamId) => deps.state.getStream(streamId))),
     deps.deliveryCounter.read(job.streamIds.map((streamId) => deliveryRange(job, streamId))),
@@ -181,7 +152,12 @@ export async function readBackfillSources(
         : undefined,
     ),
   ]);
-  return { states, delivered, configuredIds: new Set(configured.map((d) => d.streamId)) };
+  return {
+    states,
+    delivered,
+    configuredIds: new Set(configured.map((d) => d.streamId)),
+    readAt,
+  };
 }
 
 /**
@@ -195,12 +171,18 @@ export async function backfillProgress(
   job: BackfillJob,
   deps: Pick<
     AdminDeps,
-    'state' | 'deliveryCounter' | 'clock' | 'streams' | 'backfills' | 'backfillSources'
+    | 'state'
+    | 'deliveryCounter'
+    | 'clock'
+    | 'streams'
+    | 'backfills'
+    | 'backfillSources'
+    | 'backfillEstimates'
   >,
 ): Promise<BackfillJobView> {
   const now = deps.clock.now();
   const read = () => readBackfillSources(job, deps);
-  const { states, delivered, configuredIds } = await (deps.backfillSources?.sources(
+  const { states, delivered, configuredIds, readAt } = await (deps.backfillSources?.sources(
     job,
     now,
     read,
@@ -247,7 +229,7 @@ export async function backfillProgress(
   const elapsedMs = Math.max(0, (finishedAtMs ?? now) - job.startedAt);
   const sum = (pick: (s: BackfillStreamProgress) => number) =>
     streams.reduce((total, s) => total + pick(s), 0);
-  return {
+  const view: BackfillJobView = {
     id: job.id,
     startedAt: new Date(job.startedAt).toISOString(),
     emit: job.emit,
@@ -265,8 +247,14 @@ export async function backfillProgress(
     streamsLeftOut: 0,
     elapsedSeconds: Math.floor(elapsedMs / 1000),
     finishedAt: finishedAtMs === undefined ? null : new Date(finishedAtMs).toISOString(),
-    etaSeconds: done ? 0 : jobSecondsLeft(streams, elapsedMs),
+    etaSeconds: null,
   };
+  return withEstimate(
+    view,
+    readAt,
+    webhooksPerEvent(job.streamIds.map((id) => delivered.get(id) ?? NO_DELIVERY_COUNTS)),
+    deps.backfillEstimates ?? new BackfillEstimates(),
+  );
 }
 
 /**

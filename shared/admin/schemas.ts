@@ -326,8 +326,22 @@ export const BackfillCountsSchema = z.object({
 export const BackfillStreamProgressSchema = z.object({
   streamId: z.string(),
   entityType: z.string(),
-  /** 0..1 of the history the backfill reads (from the history start to where it ends). */
-  fraction: z.number().min(0).max(1),
+  fraction: z.number().min(0).max(1).meta({
+    description:
+      "0..1: the records the stream's part read of those it is expected to read in all (`recordsExpected`); 0 while those are unknown, 1 once done. Bridges before this release answered the share of the history's time range here (now `rangeFraction`).",
+  }),
+  rangeFraction: z.number().min(0).max(1).optional().meta({
+    description:
+      "0..1 of the history's time range the part's windows covered (from the history start to where it ends): records do not come evenly over it. Absent from bridges before it was answered.",
+  }),
+  recordsExpected: z.number().int().nonnegative().nullable().optional().meta({
+    description:
+      "Records the part is expected to read in all: the density of records between window ends over the rest of the range, or before that is measured the records its stream's first sync read (`recordsAtFirstSync`); null while unknown. Absent from bridges before it was answered.",
+  }),
+  recordsAtFirstSync: z.number().int().nonnegative().nullable().optional().meta({
+    description:
+      "Records the stream's first sync read, when the backfill is a pass beside its live polls (about the records the pass reads again); null when the backfill is the stream's first sync. Absent from bridges before it was answered.",
+  }),
   done: z.boolean(),
   watermark: z.string().nullable(),
   parked: z.boolean(),
@@ -386,8 +400,30 @@ export const BackfillJobViewSchema = z.object({
   id: z.string(),
   startedAt: z.string(),
   emit: z.boolean(),
-  /** Mean of the streams' fractions. */
-  fraction: z.number().min(0).max(1),
+  fraction: z.number().min(0).max(1).meta({
+    description:
+      "0..1 of the work done: the least of the reading's share (`readFraction`) and the webhooks delivered or dead-lettered of those the events published and still to read make; 0 while the records to read are unknown (`readFraction` null). Bridges before this release answered the mean of the streams' shares of the history's time range here (now `rangeFraction`).",
+  }),
+  rangeFraction: z.number().min(0).max(1).optional().meta({
+    description:
+      "Mean of the streams' `rangeFraction` (shares of the history's time range read). Absent from bridges before it was answered.",
+  }),
+  readFraction: z.number().min(0).max(1).nullable().optional().meta({
+    description:
+      "Mean of the streams' `fraction` (records read of those expected), 1 once done; null while a stream's records expected are unknown. Absent from bridges before it was answered.",
+  }),
+  readEtaSeconds: z.number().int().nonnegative().nullable().optional().meta({
+    description:
+      "Seconds the reading has left: the longest of the running streams' records left at their records read per second (over the last 30 s of this process's readings, or since the start); null while unknown. Absent from bridges before it was answered.",
+  }),
+  deliveryEtaSeconds: z.number().int().nonnegative().nullable().optional().meta({
+    description:
+      'Seconds the webhooks left take (those made, those of the events queued and of the events the records still to read will publish), at the webhooks delivered or dead-lettered per second; null while unknown. Absent from bridges before it was answered.',
+  }),
+  webhooksPerEvent: z.number().nonnegative().nullable().optional().meta({
+    description:
+      'Deliveries made per event the dispatcher handed on (the subscriptions an event goes to); null until it handed one on. Absent from bridges before it was answered.',
+  }),
   /** Every stream's part has ended: the reading is done (webhooks may still be on their way). */
   done: z.boolean(),
   /**
@@ -411,8 +447,10 @@ export const BackfillJobViewSchema = z.object({
   elapsedSeconds: z.number().int().nonnegative(),
   /** When the last stream's part ended; null while one still runs. */
   finishedAt: z.string().nullable(),
-  /** Seconds until every stream catches up at the pace so far; null until progress shows (0 when done). */
-  etaSeconds: z.number().int().nonnegative().nullable(),
+  etaSeconds: z.number().int().nonnegative().nullable().meta({
+    description:
+      "Seconds until the job's webhooks are all delivered or dead-lettered (`deliveryDone`): the larger of `readEtaSeconds` and `deliveryEtaSeconds`; null while either is unknown (\"estimating\"), 0 once delivery is done. Bridges before this release answered the reading's time alone, at the pace of the history's time range.",
+  }),
 });
 
 /** `GET /health`. */

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { BackfillEstimates } from '../admin/backfill-estimates.ts';
 import { BackfillSourcesCache } from '../admin/backfill-sources-cache.ts';
 import { DynamoDbBackfillJobStore } from '../admin/dynamodb-backfill-job-store.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
@@ -369,6 +370,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         deliveryCounter,
         backfills,
         backfillSources: new BackfillSourcesCache(),
+        backfillEstimates: new BackfillEstimates(),
         clock,
         random,
         // A stream held back by the poll loop (a full disk) shows when it is polled next.

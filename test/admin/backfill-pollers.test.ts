@@ -61,9 +61,11 @@ describe('backfill with the real pollers against the simulator', () => {
       await pollAll();
 
       const progress = await call('GET', `/backfill/${job.id}`);
+      // Read: its fraction waits for the webhooks of what it published.
       expect(progress.body).toMatchObject({
         done: true,
-        fraction: 1,
+        rangeFraction: 1,
+        readFraction: 1,
         streams: [
           { streamId: 'main:customer', done: true },
           { streamId: 'main:taxEnvironment', done: true },

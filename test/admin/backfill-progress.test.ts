@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backfillProgress,
-  deliveryRange,
-  estimateSecondsLeft,
-  readStream,
-} from '../../shared/admin/backfill.ts';
+import { backfillProgress, deliveryRange, readStream } from '../../shared/admin/backfill.ts';
 import { type BackfillJob, MemoryBackfillJobStore } from '../../shared/admin/backfill-jobs.ts';
 import { ManualClock } from '../../shared/clock.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
@@ -258,7 +253,9 @@ describe('backfillProgress', () => {
     const two = { ...job, streamIds: ['main:customer', 'main:resource'] };
     const tenth = new Date(HISTORY + (START - HISTORY) / 10).toISOString();
     const resource = { ...onPass({ doneAt: START + 1_000 }), streamId: 'main:resource' };
-    const d = await deps(onPass({ watermark: tenth }), [
+    // A tenth of the 100,000 customers its first sync read.
+    const firstSync = { doneAt: HISTORY, recordsRead: 100_000, eventsPublished: 0 };
+    const d = await deps(onPass({ watermark: tenth, recordsRead: 10_000 }, { firstSync }), [
       customer,
       { streamId: 'main:resource' } as StreamDefinition,
     ]);
@@ -267,18 +264,26 @@ describe('backfillProgress', () => {
     d.clock = new ManualClock(START + 10_000);
     const view = await backfillProgress(two, d);
     expect(view.fraction).toBeCloseTo(0.55, 10);
+    expect(view.streams[0]).toMatchObject({ fraction: 0.1, recordsExpected: 100_000 });
     // The customers read a tenth in 10 s: 90 s more at that pace (the mean 55% said 9 s).
     expect(view.etaSeconds).toBe(90);
   });
 
-  it('estimates no time left while a running stream has not moved yet, nor from a parked one', async () => {
+  it('estimates no time left while a running stream has nothing to tell, nor from a parked one', async () => {
     const two = { ...job, streamIds: ['main:customer', 'main:resource'] };
     const resource = { ...onPass({ doneAt: START + 1_000 }), streamId: 'main:resource' };
     const d = await deps(onPass({}), [customer, { streamId: 'main:resource' } as StreamDefinition]);
     await d.state.saveStream({ ...resource, entityType: 'resource', connectionId: 'main' }, 0);
     await d.backfills.put(two);
     d.clock = new ManualClock(START + 10_000);
-    expect(await backfillProgress(two, d)).toMatchObject({ fraction: 0.5, etaSeconds: null });
+    // Half of the range is read (the resource stream's), but how many customers are to come
+    // nothing tells: the pass's state holds no first sync's count.
+    expect(await backfillProgress(two, d)).toMatchObject({
+      fraction: 0,
+      rangeFraction: 0.5,
+      readFraction: null,
+      etaSeconds: null,
+    });
     const half = new Date(HISTORY + (START - HISTORY) / 2).toISOString();
     const parked = onPass({ watermark: half }, { parked: true, version: 1 });
     await d.state.saveStream(parked, 1);
@@ -291,20 +296,5 @@ describe('backfillProgress', () => {
       done: true,
       streams: [{ endedBy: 'removed' }],
     });
-  });
-});
-
-describe('estimateSecondsLeft', () => {
-  it('scales the elapsed time by the fraction still to go, rounded up', () => {
-    expect(estimateSecondsLeft(0.25, 30_000)).toBe(90);
-    expect(estimateSecondsLeft(0.5, 10_000)).toBe(10);
-    expect(estimateSecondsLeft(0.9, 1_000)).toBe(1);
-  });
-
-  it('is null while nothing has moved, and 0 once done', () => {
-    expect(estimateSecondsLeft(0, 30_000)).toBeNull();
-    expect(estimateSecondsLeft(0.3, 0)).toBeNull();
-    expect(estimateSecondsLeft(Number.NaN, 30_000)).toBeNull();
-    expect(estimateSecondsLeft(1, 0)).toBe(0);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { backfillStanding, streamCountsLine } from '../../shared/admin/console/backfill-figures.js';
+import {
+  backfillPercent,
+  backfillStanding,
+  streamCountsLine,
+} from '../../shared/admin/console/backfill-figures.js';
 
 describe("the console's figures of a backfill job", () => {
   it('says whether it is reading, delivering what it read, or done', () => {
@@ -7,12 +11,24 @@ describe("the console's figures of a backfill job", () => {
       'reading, about 12 s left',
     );
     expect(backfillStanding({ done: false, deliveryDone: false, etaSeconds: null })).toBe(
-      'reading',
+      'reading, estimating the time left',
     );
     expect(
       backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 1330, eventsQueued: 5 }),
     ).toBe('read done, 1,330 webhooks left to deliver, 5 events queued');
+    // The time left counts the webhooks still to deliver, after the reading too.
+    expect(
+      backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 1330, etaSeconds: 9 }),
+    ).toBe('read done, 1,330 webhooks left to deliver, about 9 s left');
     expect(backfillStanding({ done: true, deliveryDone: true })).toBe('done');
+  });
+
+  it('shows no share while the records to read are unknown, not the empty years of history', () => {
+    expect(backfillPercent({ fraction: 0, done: false, readFraction: null })).toBeNull();
+    expect(backfillPercent({ fraction: 0.415, done: false, readFraction: 0.5 })).toBe(41);
+    // A bridge before the estimate answers no readFraction: its fraction as it is.
+    expect(backfillPercent({ fraction: 0.8, done: false })).toBe(80);
+    expect(backfillPercent({ fraction: 0.9, done: true, readFraction: 1 })).toBe(90);
   });
 
   it('says where its streams stand, naming only the states some are in', () => {

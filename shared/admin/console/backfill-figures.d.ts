@@ -1,6 +1,6 @@
 /** Types of backfill-figures.js (a browser module of the console, also tested under Node). */
 
-/** Where a job stands: reading (with the time left once known), read with webhooks left, or done. */
+/** Where a job stands: reading or read with webhooks left (with the time left once known), or done. */
 export function backfillStanding(job: {
   done: boolean;
   deliveryDone: boolean;
@@ -8,6 +8,13 @@ export function backfillStanding(job: {
   webhooksLeft?: number;
   eventsQueued?: number;
 }): string;
+
+/** A whole percent of the job's work done, or null while its records to read are unknown. */
+export function backfillPercent(job: {
+  fraction: number;
+  done: boolean;
+  readFraction?: number | null;
+}): number | null;
 
 /** How many of a job's streams stand where, naming only the states some are in; '—' without counts. */
 export function streamCountsLine(

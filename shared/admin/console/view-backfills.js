@@ -5,7 +5,7 @@
  */
 
 import { api } from './api.js';
-import { backfillStanding, streamCountsLine } from './backfill-figures.js';
+import { backfillPercent, backfillStanding, streamCountsLine } from './backfill-figures.js';
 import { confirmAction } from './confirm.js';
 import {
   badge,
@@ -39,7 +39,7 @@ function listOf(text) {
 
 /** @param {any} job `GET /backfill/{id}` */
 function jobRow(job) {
-  const percent = `${Math.floor(job.fraction * 100)}%`;
+  const percent = backfillPercent(job);
   return h(
     'tr',
     {},
@@ -54,8 +54,13 @@ function jobRow(job) {
     h(
       'td',
       {},
-      h('progress', { max: 1, value: job.fraction, 'aria-label': `Progress of ${job.id}` }),
-      ` ${percent}`,
+      // Without a value the bar is indeterminate: estimating, not 0 % nor the empty years' 80 %.
+      h('progress', {
+        max: 1,
+        value: percent === null ? undefined : job.fraction,
+        'aria-label': `Progress of ${job.id}`,
+      }),
+      percent === null ? ' estimating' : ` ${percent}%`,
     ),
     h('td', {}, streamCountsLine(job.streamCounts)),
     h(

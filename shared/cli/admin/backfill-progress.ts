@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { type JobEstimate, jobEstimates } from '../../admin/backfill-estimate.ts';
 import {
   type BackfillStreamCounts,
   countBackfillStreams,
@@ -11,7 +12,6 @@ import {
   type Palette,
   progressBar,
 } from '../../local/terminal.ts';
-import { type JobEstimate, jobEstimates } from './backfill-estimate.ts';
 import { deliveryPace } from './delivery-wait.ts';
 
 /** A backfill job as the API reports it. */

@@ -1,0 +1,216 @@
+import type { z } from 'zod';
+import {
+  type PartSample,
+  type ReadEstimate,
+  rateTracker,
+  readEstimator,
+  secondsFor,
+} from './backfill-read-estimate.ts';
+import type { BackfillJobViewSchema } from './schemas.ts';
+
+/**
+ * How far a backfill job really is and how long it has left, from samples of its progress (the
+ * ones `backfill` reads each second, the ones the admin API reads at each answer): its reading
+ * in records (see backfill-read-estimate.ts) and its delivering (webhooks of its events not
+ * delivered yet and of the events still to read, at the recent delivery rate). Pure but for the
+ * samples each estimator keeps.
+ */
+
+type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
+
+/** The job's figures a sample tells about its deliveries. */
+export interface DeliverySample {
+  eventsPublished: number;
+  recordsRead: number;
+  webhooksDelivered: number;
+  webhooksDeadLettered: number;
+  /** Deliveries made, not delivered or dead-lettered yet. */
+  webhooksLeft: number;
+  /** Events published that the dispatcher has not handed to the subscriptions yet. */
+  eventsQueued: number;
+  /**
+   * Deliveries the dispatcher made per event it handed on (the subscriptions whose filters take
+   * an event); absent or null until it handed one on: one each is assumed.
+   */
+  webhooksPerEvent?: number | null | undefined;
+}
+
+/** What a job has left, reading and delivering. */
+export interface JobEstimate {
+  /** The work done of all there is (the least of the reading's and the delivering's), 0 to 1; null while unknown. */
+  fraction: number | null;
+  /** The reading's fraction (records read of those expected); null while unknown. */
+  readFraction: number | null;
+  /** Seconds the reading has left; null while unknown. */
+  readSecondsLeft: number | null;
+  /** Seconds the webhooks left, and those of the events still to be read, take; null while unknown. */
+  deliverySecondsLeft: number | null;
+  /** The larger of the two; null while either is unknown ("estimating"). */
+  secondsLeft: number | null;
+  /** Each part's reading fraction, in the order given; null while unknown. */
+  partFractions: (number | null)[];
+  /** Each part's records expected in all, in the order given; null while unknown. */
+  partRecordsExpected: (number | null)[];
+}
+
+/** Options of an estimator. */
+export interface EstimatorOptions {
+  /**
+   * Epoch ms the job started, when its counts were all 0: the rates are measured from there
+   * until samples of their own span the rate window (a reader that samples seldom, or starts
+   * late: an answer of the admin API). Absent: from the first sample.
+   */
+  origin?: number;
+}
+
+/** One part of a job as {@link jobEstimator} takes it: its sample and a key naming it. */
+export type KeyedPart = PartSample & { key: string };
+
+/**
+ * A function of each sample of a job giving what it has left ({@link JobEstimate}): `parts` are
+ * its streams (or its totals, when the answer lists none), each estimated by its own
+ * readEstimator (the reading's fraction is their mean, its time the longest of the running
+ * ones'); the delivering is the webhooks pending (`webhooksLeft`, and `eventsQueued` times the
+ * webhooks per event) and those of the events the rest of the records will publish (at the
+ * events published per record read so far), at the recent rate webhooks are delivered or
+ * dead-lettered. `readDone` says the job's reading ended; the delivery time then comes from
+ * `afterRead` once known (the pace the pending count goes down, see deliveryPace: live changes
+ * delivered meanwhile do not shorten it), the delivery rate till then.
+ * @example const estimate = jobEstimator(); estimate(at, parts, job, false) // { secondsLeft: null, … }
+ */
+export function jobEstimator(
+  options: EstimatorOptions = {},
+): (
+  at: number,
+  parts: readonly KeyedPart[],
+  figures: DeliverySample,
+  readDone: boolean,
+  afterRead?: number | null,
+) => JobEstimate {
+  const readers = new Map<string, ReturnType<typeof readEstimator>>();
+  const deliveredRateOf = rateTracker(options.origin);
+  return (at, parts, figures, readDone, afterRead) => {
+    const reads = parts.map((part) => {
+      const reader = readers.get(part.key) ?? readEstimator(options.origin);
+      readers.set(part.key, reader);
+      return { part, read: reader(at, part) };
+    });
+    const settled = figures.webhooksDelivered + figures.webhooksDeadLettered;
+    const deliveredRate = deliveredRateOf(at, settled);
+    const readFraction = readDone
+      ? 1
+      : reads.some((r) => r.read.fraction === null)
+        ? null
+        : reads.reduce((sum, r) => sum + (r.read.fraction ?? 0), 0) / Math.max(1, reads.length);
+    const running = reads.filter((r) => !r.part.done && !r.part.parked);
+    const readSecondsLeft = readDone
+      ? 0
+      : running.length === 0 || running.some((r) => r.read.secondsLeft === null)
+        ? null
+        : Math.max(...running.map((r) => r.read.secondsLeft ?? 0));
+    const perEvent = figures.webhooksPerEvent ?? 1;
+    const pending = figures.webhooksLeft + figures.eventsQueued * perEvent;
+    const toCome = readDone ? 0 : webhooksToCome(reads, figures, perEvent);
+    let deliverySecondsLeft: number | null;
+    if (readDone && afterRead != null) deliverySecondsLeft = afterRead;
+    else if (toCome === null) deliverySecondsLeft = null;
+    else if (pending + toCome === 0) deliverySecondsLeft = 0;
+    else if (deliveredRate === null || !(deliveredRate > 0)) deliverySecondsLeft = null;
+    else deliverySecondsLeft = secondsFor(pending + toCome, deliveredRate);
+    const secondsLeft =
+      readSecondsLeft === null || deliverySecondsLeft === null
+        ? null
+        : Math.max(readSecondsLeft, deliverySecondsLeft);
+    const all = settled + pending + (toCome ?? 0);
+    const deliveredShare = all > 0 ? settled / all : 1;
+    const fraction = readFraction === null ? null : Math.min(readFraction, deliveredShare);
+    return {
+      fraction,
+      readFraction,
+      readSecondsLeft,
+      deliverySecondsLeft,
+      secondsLeft,
+      partFractions: reads.map((r) => r.read.fraction),
+      partRecordsExpected: reads.map((r) => r.read.recordsExpected),
+    };
+  };
+}
+
+/**
+ * Webhooks the records the parts have left to read will make: those records, at the events
+ * published per record read so far, times the webhooks per event; null while a part still
+ * reading has no records expected, or records are left and none was read yet. Pure.
+ */
+function webhooksToCome(
+  reads: readonly { part: PartSample; read: ReadEstimate }[],
+  figures: Pick<DeliverySample, 'eventsPublished' | 'recordsRead'>,
+  perEvent: number,
+): number | null {
+  let recordsLeft = 0;
+  for (const { part, read } of reads) {
+    if (part.done) continue;
+    if (read.recordsExpected === null) return null;
+    recordsLeft += Math.max(0, read.recordsExpected - part.recordsRead);
+  }
+  if (recordsLeft === 0) return 0;
+  // Before a record is read, how many events the records make is unknown (every one with
+  // `--emit`, the changed ones without).
+  if (figures.recordsRead === 0) return null;
+  return recordsLeft * (figures.eventsPublished / figures.recordsRead) * perEvent;
+}
+
+/** A job as the API reports it, with what its estimate says it has left. */
+export interface EstimatedJob {
+  /**
+   * The job as shown: its `fraction`, `etaSeconds` and each listed stream's `fraction` are the
+   * estimate's (records read of those expected, 0 while unknown), not the time range's.
+   */
+  shown: BackfillJobView;
+  estimate: JobEstimate;
+}
+
+/**
+ * A function of each sample of a job at `at` (epoch ms) giving it with its estimate
+ * ({@link jobEstimator}): over its listed streams (each one's range share `rangeFraction`, or
+ * `fraction` from a bridge that does not answer it, and its `recordsAtFirstSync` as its guess),
+ * or its totals when it lists none. `afterRead` is the delivery time once the reading ended (see
+ * deliveryPace).
+ * @example const estimated = jobEstimates(); estimated(job, Date.now(), null).estimate.secondsLeft // null
+ */
+export function jobEstimates(
+  options: EstimatorOptions = {},
+): (job: BackfillJobView, at: number, afterRead: number | null) => EstimatedJob {
+  const estimateOf = jobEstimator(options);
+  return (job, at, afterRead) => {
+    const parts: KeyedPart[] =
+      job.streams.length > 0
+        ? job.streams.map((s) => ({
+            key: s.streamId,
+            fraction: s.rangeFraction ?? s.fraction,
+            recordsRead: s.recordsRead,
+            done: s.done,
+            parked: s.parked,
+            recordsGuess: s.recordsAtFirstSync,
+          }))
+        : [
+            {
+              key: '*',
+              fraction: job.rangeFraction ?? job.fraction,
+              recordsRead: job.recordsRead,
+              done: job.done,
+              parked: (job.streamCounts?.reading ?? 1) === 0,
+            },
+          ];
+    const estimate = estimateOf(at, parts, job, job.done, job.done ? afterRead : undefined);
+    const shown: BackfillJobView = {
+      ...job,
+      fraction: estimate.fraction ?? 0,
+      etaSeconds: estimate.secondsLeft,
+      streams: job.streams.map((s, i) => ({
+        ...s,
+        fraction: estimate.partFractions[i] ?? 0,
+      })),
+    };
+    return { shown, estimate };
+  };
+}
