@@ -1,7 +1,10 @@
 import { type JobEstimate, jobEstimator, type KeyedPart } from './backfill-estimate.ts';
 
-/** Jobs whose estimators a process keeps at once: the newest asked about. */
-const JOBS_KEPT = 16;
+/**
+ * Jobs whose estimators a process keeps at once, the newest asked about: more than the 20 the
+ * console reads every 10 s, so its readings do not push each other's samples out.
+ */
+const JOBS_KEPT = 32;
 
 interface Entry {
   estimateOf: ReturnType<typeof jobEstimator>;
