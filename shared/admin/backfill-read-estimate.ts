@@ -121,18 +121,22 @@ export function readEstimator(origin?: number): (at: number, part: PartSample) =
 
 /**
  * The records a part is expected to read in all: those up to the last window end seen plus the
- * rest of the range at the density measured between the first and the last; before a density,
- * its guess while more remain than were read; null otherwise. Pure.
+ * rest of the range at the density measured between the first and the last; its guess before
+ * there is a density, or while the window being read holds more than the density foretold
+ * (that density's figure when the guess is no more: the time left is then unknown); null
+ * before either. Pure.
  */
 function expectedRecords(
   start: Point | undefined,
   last: Point | undefined,
   part: PartSample,
 ): number | null {
+  let measured: number | null = null;
   if (start !== undefined && last !== undefined && last.fraction > start.fraction) {
     const density = (last.records - start.records) / (last.fraction - start.fraction);
-    return last.records + density * (1 - last.fraction);
+    measured = last.records + density * (1 - last.fraction);
+    if (measured > part.recordsRead) return measured;
   }
   const guess = part.recordsGuess ?? 0;
-  return guess > part.recordsRead ? guess : null;
+  return guess > part.recordsRead ? guess : measured;
 }

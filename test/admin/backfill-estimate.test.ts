@@ -121,6 +121,28 @@ describe('the estimate before a density is measured', () => {
     expect(read(20_000, { ...part(0.8, 120_000), recordsGuess: 100_000 })).toEqual(UNKNOWN);
   });
 
+  it('takes the guess again while a window holds more records than the density foretold', () => {
+    const read = readEstimator(0);
+    const guess = { recordsGuess: 100_000 };
+    read(0, { ...part(0.8, 0), ...guess });
+    read(2_000, { ...part(0.85, 20_000), ...guess });
+    // 25,000 in 0.05 of the range: the 0.1 left holds 50,000, 95,000 in all.
+    expect(read(6_000, { ...part(0.9, 45_000), ...guess }).recordsExpected).toBe(95_000);
+    // The next window holds more: 96,000 read, more than that density foretold.
+    const denser = read(10_000, { ...part(0.9, 96_000), ...guess });
+    expect(denser.recordsExpected).toBe(100_000);
+    expect(denser.fraction).toBeCloseTo(0.96, 5);
+    // Without a guess, the reading is nearly done as far as the density tells, at no known time.
+    const unguessed = readEstimator(0);
+    unguessed(0, part(0.8, 0));
+    unguessed(2_000, part(0.85, 20_000));
+    unguessed(6_000, part(0.9, 45_000));
+    expect(unguessed(10_000, part(0.9, 96_000))).toMatchObject({
+      fraction: 0.99,
+      secondsLeft: null,
+    });
+  });
+
   it('measures rates from the origin given, so one sample tells a time', () => {
     const read = readEstimator(0);
     expect(read(4_000, { ...part(0.5, 1_000), recordsGuess: 3_000 }).secondsLeft).toBe(8);
