@@ -170,10 +170,38 @@ export interface EstimatedJob {
 }
 
 /**
+ * The estimate a bridge answered for a job (`readFraction`, `readEtaSeconds`,
+ * `deliveryEtaSeconds`), measured over each of its streams: an answer that lists none (a job of
+ * thousands) leaves only totals, whose records density mixes streams of every range. Once the
+ * reading ended, `afterRead` (the pace the pending count goes down) tells the delivery time
+ * when known, as for an estimate of the caller's own. Pure.
+ */
+function bridgeEstimate(job: BackfillJobView, afterRead: number | null): JobEstimate {
+  const readFraction = job.done ? 1 : (job.readFraction ?? null);
+  const readSecondsLeft = job.done ? 0 : (job.readEtaSeconds ?? null);
+  const deliverySecondsLeft =
+    job.done && afterRead !== null ? afterRead : (job.deliveryEtaSeconds ?? null);
+  const secondsLeft =
+    readSecondsLeft === null || deliverySecondsLeft === null
+      ? null
+      : Math.max(readSecondsLeft, deliverySecondsLeft);
+  return {
+    fraction: readFraction === null ? null : job.fraction,
+    readFraction,
+    readSecondsLeft,
+    deliverySecondsLeft,
+    secondsLeft,
+    partFractions: [],
+    partRecordsExpected: [],
+  };
+}
+
+/**
  * A function of each sample of a job at `at` (epoch ms) giving it with its estimate
  * ({@link jobEstimator}): over its listed streams (each one's range share `rangeFraction`, or
  * `fraction` from a bridge that does not answer it, and its `recordsAtFirstSync` as its guess),
- * or its totals when it lists none. `afterRead` is the delivery time once the reading ended (see
+ * or when it lists none the bridge's own estimate where it answers one (measured over every
+ * stream), else its totals'. `afterRead` is the delivery time once the reading ended (see
  * deliveryPace).
  * @example const estimated = jobEstimates(); estimated(job, Date.now(), null).estimate.secondsLeft // null
  */
@@ -182,6 +210,9 @@ export function jobEstimates(
 ): (job: BackfillJobView, at: number, afterRead: number | null) => EstimatedJob {
   const estimateOf = jobEstimator(options);
   return (job, at, afterRead) => {
+    if (job.streams.length === 0 && job.readFraction !== undefined) {
+      return { shown: job, estimate: bridgeEstimate(job, afterRead) };
+    }
     const parts: KeyedPart[] =
       job.streams.length > 0
         ? job.streams.map((s) => ({

@@ -106,6 +106,30 @@ describe('the TTY drawing', () => {
     ]);
   });
 
+  it("shows the bridge's estimate of a job whose answer lists no stream, measured over each of them", () => {
+    const { out, show } = capture('plain');
+    // From the totals alone, 80 % of the range and nothing read would say nothing; the bridge
+    // estimated each stream (a pass's first sync told its records).
+    show(
+      job({
+        streams: [],
+        streamCounts: { total: 6_500, reading: 6_500, parked: 0, ended: 0, caughtUp: 0 },
+        streamsLeftOut: 6_500,
+        fraction: 0.2,
+        rangeFraction: 0.8,
+        readFraction: 0.25,
+        readEtaSeconds: 30,
+        deliveryEtaSeconds: 45,
+        etaSeconds: 45,
+        done: false,
+        deliveryDone: false,
+      }),
+    );
+    expect(out.join('\n').split('\n').slice(-1)).toEqual([
+      'total 20%: 6,500 streams: 6,500 reading · read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~45 s left',
+    ]);
+  });
+
   it('marks a parked stream in red and a finished one in green', () => {
     const lines = progressLines(
       job({
