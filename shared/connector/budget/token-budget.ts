@@ -107,6 +107,11 @@ export class TokenBudget {
   private lastBulkSlotAt = Number.NEGATIVE_INFINITY;
   /** The pacing slot of the last live grant, while live streams ask more than the budget. */
   private lastLiveSlotAt = Number.NEGATIVE_INFINITY;
+  /**
+   * When the ledger last refused the first bulk claim, the time its slot may free: until then
+   * that claim waits apart, and live claims are served at their own slots meanwhile.
+   */
+  private bulkRefusedUntil = Number.NEGATIVE_INFINITY;
   private pausedUntilMs = 0;
   private slowedUntilMs = 0;
   private pumping = false;
@@ -167,6 +172,8 @@ export class TokenBudget {
     const live = grant.priority === 'live';
     removeOne(this.grants, grant.at);
     if (live) removeOne(this.liveGrantTimes, grant.at);
+    // A slot came free: a bulk claim refused before may take it.
+    this.bulkRefusedUntil = Number.NEGATIVE_INFINITY;
     await this.ledger
       .release(this.key, { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) })
       .catch(() => undefined);
@@ -259,16 +266,21 @@ export class TokenBudget {
    * once, live polls filled the window and then each waited seconds for a slot to free (six
    * streams polled every second, 4.5 s); over the whole budget, they left bulk work nothing, and
    * first syncs and sweeps never ran. Without bulk work, live polls are paced over the whole
-   * budget once they ask more than it.
+   * budget once they ask more than it. A bulk claim the ledger refused waits for its slot to
+   * free apart from the live claims: slept on as a turn, it held every live claim already
+   * queued until then (up to a window: the soak's 9 to 24 s without a detection, while a
+   * sweep's request waited after a restart), since only a live claim arriving woke it.
    */
   private nextTurn(now: number): Turn | undefined {
     const live = this.waiting.live[0];
-    const bulk = this.waiting.bulk[0];
+    const firstBulk = this.waiting.bulk[0];
+    const bulkRefused = firstBulk !== undefined && now < this.bulkRefusedUntil;
+    const bulk = bulkRefused ? undefined : firstBulk;
     const limit = this.limit(now);
     // Worked out once per turn: it walks the live streams and drops those gone quiet.
     const demand = this.liveDemand(now);
     // Between two claims of a bulk loop its queue is empty for a moment: it still runs.
-    const bulkRuns = bulk !== undefined || now - this.lastBulkSlotAt < BULK_RUNNING_MS;
+    const bulkRuns = firstBulk !== undefined || now - this.lastBulkSlotAt < BULK_RUNNING_MS;
     const liveShare = this.liveShare(now);
     const livePacedOver = bulkRuns ? liveShare : limit;
     const liveTurn: Turn | undefined = live && {
@@ -276,6 +288,16 @@ export class TokenBudget {
       capacity: limit,
       ...this.liveSlot(now, demand > livePacedOver ? livePacedOver : undefined),
     };
+    if (bulkRefused) {
+      // Its turn comes back when its slot may free (the pump sleeps until the earlier of the two).
+      const retry: Turn = {
+        waiter: firstBulk,
+        capacity: limit,
+        pacedAt: this.bulkRefusedUntil,
+        interval: 0,
+      };
+      return liveTurn && liveTurn.pacedAt <= retry.pacedAt ? liveTurn : retry;
+    }
     if (!bulk || (liveTurn && liveTurn.pacedAt <= now)) return liveTurn;
     const reserve = this.liveReserve(now, demand);
     const capacity = this.bulkCapacity(now, reserve);
@@ -354,7 +376,10 @@ export class TokenBudget {
         if (!taken.granted) {
           // Other processes' live reserves held back (bulk): their slots are not for us.
           const open = capacity - (taken.heldForOthers ?? 0);
-          await this.sleep(Math.max(1, slotFreeAt(taken.grants, open, now, this.windowMs()) - now));
+          const freeAt = Math.max(now + 1, slotFreeAt(taken.grants, open, now, this.windowMs()));
+          // A bulk claim waits for its slot as a turn of its own: live claims go on meanwhile.
+          if (bulk) this.bulkRefusedUntil = freeAt;
+          else await this.sleep(freeAt - now);
           continue;
         }
         // A grant late by less than an interval keeps its slot, so the next comes that much
