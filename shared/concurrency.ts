@@ -20,12 +20,12 @@ export async function mapWithConcurrency<T, R>(
 }
 
 /** Options of {@link readAhead}. */
-export interface ReadAheadOptions {
+export interface ReadAheadOptions<T> {
   /**
-   * Asked as each item arrives: false produces the next item only once the caller asks for it
-   * (a caller about to stop wastes no item). Default: always ahead.
+   * Asked as each item arrives, with it: false produces the next item only once the caller asks
+   * for it (a caller about to stop wastes no item). Default: always ahead.
    */
-  ahead?: () => boolean;
+  ahead?: (item: T) => boolean;
 }
 
 /**
@@ -36,7 +36,7 @@ export interface ReadAheadOptions {
  */
 export async function* readAhead<T>(
   source: AsyncIterable<T>,
-  { ahead = () => true }: ReadAheadOptions = {},
+  { ahead = () => true }: ReadAheadOptions<T> = {},
 ): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<T>> | undefined = iterator.next();
@@ -44,7 +44,7 @@ export async function* readAhead<T>(
     for (;;) {
       const result: IteratorResult<T> = await (pending ?? iterator.next());
       if (result.done) return;
-      pending = ahead() ? iterator.next() : undefined;
+      pending = ahead(result.value) ? iterator.next() : undefined;
       // The caller may stop before awaiting it: never leave an unhandled rejection behind.
       pending?.catch(() => undefined);
       yield result.value;

@@ -82,6 +82,11 @@ export interface CallResult<N extends OperationName> {
   passedOver: number;
   /** Records of a paginated response set aside ({@link CallOptions.setAside}); empty without. */
   setAside: SetAsideRecord[];
+  /**
+   * Epoch ms (the client's clock) when the attempt that answered was sent: after the waits for
+   * the token's budget and for any retry (a 429's Retry-After, a backoff), which it leaves out.
+   */
+  sentAt: number;
 }
 
 /** The least time an attempt is given before a call's {@link CallOptions.deadline}. */
@@ -267,6 +272,7 @@ export function createConnectorCaller(
     const left = options.deadline === undefined ? timeoutMs : options.deadline - clock.now();
     if (left < Math.min(timeoutMs, DEADLINE_ATTEMPT_MIN_MS)) throw notSent();
     let raw: Awaited<ReturnType<HttpTransport['postJson']>>;
+    const sentAt = clock.now();
     try {
       raw = await transport.postJson(
         baseUrl + spec.path,
@@ -335,7 +341,7 @@ export function createConnectorCaller(
     const answer =
       raw.status === 200 ? raw : { ...raw, text: withoutTokens(raw.text, connectionTokens) };
     const response = interpretResponse(name, answer, spec.response, clock.now(), prepare, page);
-    return { response, passedOver, setAside };
+    return { response, passedOver, setAside, sentAt };
   }
 
   async function send<N extends OperationName>(
@@ -362,7 +368,12 @@ export function createConnectorCaller(
     let earlierMayApply = false;
     for (;;) {
       try {
-        const { response, passedOver, setAside } = await attempt(spec, name, current, options);
+        const { response, passedOver, setAside, sentAt } = await attempt(
+          spec,
+          name,
+          current,
+          options,
+        );
         const answered = limitationCount(current);
         if (asked !== undefined && answered !== undefined) ceilings.answered(name, asked, answered);
         return {
@@ -370,6 +381,7 @@ export function createConnectorCaller(
           sentBody: current,
           passedOver,
           setAside,
+          sentAt,
         };
       } catch (error) {
         if (!(error instanceof ConnectorError)) throw error;

@@ -38,6 +38,8 @@ export interface Page<N extends PaginatedOperationName> {
   setAside: SetAsideRecord[];
   /** The screen that looked at this page's items, when the walk was given `screens`. */
   screen?: ItemScreen;
+  /** When its answering request was sent, past any wait (see CallResult.sentAt); absent: unknown. */
+  sentAt?: number;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function* paginate<N extends PaginatedOperationName>(
     const askedWith = (request.Limitation as { Cursor?: unknown } | undefined)?.Cursor;
     if (typeof askedWith === 'string') asked.add(askedWith);
     const screen = screens?.();
-    const { response, sentBody, passedOver, setAside } = await caller.send(
+    const { response, sentBody, passedOver, setAside, sentAt } = await caller.send(
       name,
       request as OperationRequest<N>,
       screen ? { ...callOptions, screen } : callOptions,
@@ -113,6 +115,7 @@ export async function* paginate<N extends PaginatedOperationName>(
       last,
       passedOver,
       setAside,
+      sentAt,
       ...(screen ? { screen } : {}),
     };
     if (last) return;

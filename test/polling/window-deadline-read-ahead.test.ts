@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../shared/clock.ts';
 import {
   type ConnectorClient,
   createConnectorClient,
@@ -9,9 +8,7 @@ import {
   type HttpTransport,
 } from '../../shared/connector/http-transport.ts';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
-import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { deadlinePace } from '../../shared/polling/strategies/windowed.ts';
 import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
 
 /** How long each page takes to come back (wire time, on the test's clock). */
@@ -127,39 +124,5 @@ describe('a window read cut by the invocation deadline', () => {
     const subjects = h.deps.publisher.events.map((event) => event.subject);
     expect(subjects.length).toBeGreaterThan(50);
     expect(new Set(subjects).size).toBe(subjects.length);
-  });
-});
-
-describe('deadlinePace', () => {
-  const pace = (deadline?: number) => {
-    const clock = new ManualClock(0);
-    const deps: Pick<PollDeps, 'clock' | 'deadline'> = {
-      clock,
-      ...(deadline === undefined ? {} : { deadline }),
-    };
-    return { clock, pace: deadlinePace(deps) };
-  };
-
-  it('fits a page only when the longest a page took still ends before the deadline', async () => {
-    const { clock, pace: paced } = pace(3_500);
-    paced.asking();
-    await clock.advance(1_000);
-    paced.arrived();
-    expect(paced.nextFits()).toBe(true);
-    await clock.advance(400);
-    paced.arrived();
-    await clock.advance(1_000);
-    // 2,400 + the longest page (1,000) < 3,500; at 2,600 it would end past the deadline.
-    expect(paced.nextFits()).toBe(true);
-    await clock.advance(200);
-    expect(paced.nextFits()).toBe(false);
-  });
-
-  it('always fits without a deadline (the local runtime reads ahead as before)', async () => {
-    const { clock, pace: paced } = pace();
-    paced.asking();
-    await clock.advance(60_000);
-    paced.arrived();
-    expect(paced.nextFits()).toBe(true);
   });
 });

@@ -20,6 +20,8 @@ export interface RecordPage {
   setAside?: readonly SetAsideRecord[];
   /** The screen that looked at the page's records, if any. */
   screen?: ItemScreen;
+  /** When the page's request was sent, past the waits for the budget or a retry (absent: unknown). */
+  sentAt?: number;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function* pageRecords(
       passedOver: page.passedOver,
       ...(page.setAside.length > 0 ? { setAside: page.setAside } : {}),
       ...(page.screen ? { screen: page.screen } : {}),
+      ...(page.sentAt === undefined ? {} : { sentAt: page.sentAt }),
     };
   }
 }
@@ -130,6 +133,8 @@ export async function callForListing(
   records: EntityRecord[];
   setAside: SetAsideRecord[];
   response: Readonly<Record<string, unknown>>;
+  /** When the answering request was sent (see CallResult.sentAt). */
+  sentAt: number;
 }> {
   const sent = await client.send(operation, body as never, {
     ...options,
@@ -141,5 +146,6 @@ export async function callForListing(
     records: Array.isArray(items) ? (items as EntityRecord[]) : [],
     setAside: sent.setAside,
     response,
+    sentAt: sent.sentAt,
   };
 }

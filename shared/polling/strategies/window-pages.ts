@@ -35,8 +35,8 @@ export interface WindowReading {
   savePage(next: StreamWindow, counts: PageCounts): Promise<void>;
   /** Asked after each page but the last: true stops the window there (its cursor is saved). */
   stopAfterPage(): Promise<boolean>;
-  /** Asked as each page arrives: false reads no page ahead (a caller about to stop). */
-  ahead?: () => boolean;
+  /** Asked as each page arrives, with it: false reads no page ahead (a caller about to stop). */
+  ahead?: (page: RecordPage) => boolean;
   /** Aborts a page's wait for the budgets (never a request sent): the caller's time is over. */
   waitSignal?: AbortSignal;
   /** Run before a page's events are published (see PublishObservationsOptions.beforePublish). */

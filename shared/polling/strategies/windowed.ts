@@ -1,6 +1,7 @@
 import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { announcedToPass, liveJudging, partStillCurrent } from '../backfill-state.ts';
+import { pollPace } from '../deadline-pace.ts';
 import { WindowOverlap } from '../overlap-memory.ts';
 import type { Observation } from '../page-changes.ts';
 import {
@@ -105,41 +106,6 @@ export function pastDeadline(deps: PollDeps): boolean {
   return deps.deadline !== undefined && deps.clock.now() >= deps.deadline;
 }
 
-/** A run's page requests paced against its invocation's deadline, from {@link deadlinePace}. */
-export interface DeadlinePace {
-  /** A window's first page is being asked for. */
-  asking(): void;
-  /** A page arrived (handed over to be stored): the next one is asked for now, if at all. */
-  arrived(): void;
-  /** Whether a page asked for now can be in hand before the deadline. */
-  nextFits(): boolean;
-}
-
-/**
- * Paces a run's page requests against the invocation's deadline. A request still in flight at
- * the deadline is aborted there (abortAtDeadline), and the next invocation asks for the same
- * page again: a connector request spent for nothing at every cut. So a page is asked for only
- * when it can be in hand before the deadline, judging by the longest a page of this run took to
- * be handed over (from its request, or from the page before: a page read ahead is asked for as
- * the one before it arrives, and handed over once that one is processed, so this covers both the
- * request and the processing). Without a deadline (the local runtime) every page fits.
- */
-export function deadlinePace(deps: Pick<PollDeps, 'clock' | 'deadline'>): DeadlinePace {
-  let since = deps.clock.now();
-  let longestMs = 0;
-  return {
-    asking: () => {
-      since = deps.clock.now();
-    },
-    arrived: () => {
-      const now = deps.clock.now();
-      longestMs = Math.max(longestMs, now - since);
-      since = now;
-    },
-    nextFits: () => deps.deadline === undefined || deps.clock.now() + longestMs < deps.deadline,
-  };
-}
-
 /**
  * Runs windows until the stream is caught up (or the deadline passes). Each window's end is
  * fixed before its first page; after each page is published and stored, its Cursor is saved
@@ -158,7 +124,7 @@ export async function runWindowed(
   const needsRead = (observation: Observation) => mayHaveSnapshot(observation, state, deps);
   // A stream whose deletes are learnt by a second request is judged on more than its records.
   const memory = spec.deletedAmong ? undefined : deps.overlapMemory;
-  const pace = deadlinePace(deps);
+  const pace = pollPace(deps);
   // A window's first page is asked for at once: not when it would still be on its way at the deadline.
   while (!pastDeadline(deps) && pace.nextFits()) {
     let window = state.current.window;
@@ -230,8 +196,8 @@ export async function runWindowed(
         if (priority === 'bulk') await backlog.check();
         return false;
       },
-      ahead: () => {
-        pace.arrived();
+      ahead: (page) => {
+        pace.arrived(page.sentAt);
         readingAhead = !backlog.reached() && pace.nextFits();
         return readingAhead;
       },
