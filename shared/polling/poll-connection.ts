@@ -1,6 +1,7 @@
 import { anySignal } from '../concurrency.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveStream } from './backfill-state.ts';
+import { deadlinePace } from './deadline-pace.ts';
 import { abortAtDeadline } from './invocation-deadline.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { POLL_LEASE_TTL_MS, type PollOutcome, pollStream } from './poll-stream.ts';
@@ -69,6 +70,8 @@ export async function pollConnectionStreams(
     const observed: PollDeps = {
       ...deps,
       ...(signal ? { signal } : {}),
+      // One pace for the job: a stream polled after others judges its first request by theirs.
+      ...(deps.deadline === undefined || deps.pace ? {} : { pace: deadlinePace(deps) }),
       // The connection's lease holds every stream of the job.
       solePoller: true,
       store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),

@@ -6,6 +6,7 @@ import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';
 import type { StateStore, StreamState } from '../state/state-store.ts';
 import type { BacklogGauge } from './backlog-gauge.ts';
+import type { DeadlinePace } from './deadline-pace.ts';
 import type { OverlapMemory } from './overlap-memory.ts';
 import type { PageChanges } from './page-changes.ts';
 import type { PollSpec } from './poll-spec.ts';
@@ -70,6 +71,11 @@ export interface PollDeps {
   snapshotGate?: SnapshotWriteGate;
   /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */
   deadline?: number;
+  /**
+   * The pace of the job's connector requests against `deadline` (see deadlinePace), shared by
+   * the job's streams; a run without one paces its own requests from its first page.
+   */
+  pace?: DeadlinePace;
   /** Aborts in-flight connector calls when the process stops; the window is left for a resume. */
   signal?: AbortSignal;
   /**

@@ -160,15 +160,13 @@ async function runStrategy(
         if (pastDeadline(deps)) return false;
       }
     }
+    // False: stopped short of the deadline (see deadlinePace), due again at once.
     case 'snapshot':
-      await runSnapshot(definition, spec, deps, state);
-      return true;
+      return runSnapshot(definition, spec, deps, state);
     case 'tracked-ids':
-      await runTrackedIds(definition, spec, deps, state);
-      return true;
+      return runTrackedIds(definition, spec, deps, state);
     case 'product-prices':
-      await runProductPrices(definition, deps, state);
-      return true;
+      return runProductPrices(definition, deps, state);
   }
 }
 

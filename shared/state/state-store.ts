@@ -147,6 +147,12 @@ export const StreamStateSchema = z.object({
    */
   sweepPosition: z.string().nullable().optional(),
   /**
+   * The last product a round of prices still in progress has priced: a round cut short by a
+   * Lambda's deadline goes on after it (in the configured order) in the next poll, instead of
+   * pricing every product again. Null or absent when no round is in progress.
+   */
+  pricePosition: z.string().nullable().optional(),
+  /**
    * A deletion read (customers: a read on `DeletedUtc`) cut within one of its windows: that
    * window, fixed when its first page was asked, and the Cursor of the last page of it judged.
    * Kept after each page but the last, so a window of more pages than one run reads goes on from

@@ -112,10 +112,11 @@ describe('a customer deletion read reaching the invocation deadline', () => {
     await harness.clock.advance(16 * 60_000);
     const before = (await deps.store.getStream(definition.streamId))!;
 
-    // One deleted customer a page, each taking 10 s: the deadline comes after the second.
+    // One deleted customer a page, each taking 10 s: two fit before the deadline, a third
+    // would still be on its way at it.
     const requests = { count: 0 };
     const slow = slowDeletionPages(deps.client, harness.clock, 10_000, requests);
-    const deadline = harness.clock.now() + 15_000;
+    const deadline = harness.clock.now() + 25_000;
     const outcome = await pollStream(
       definition,
       { ...deps, client: slow, pageCount: 1, deadline },
@@ -157,13 +158,14 @@ describe('a customer deletion window needing more pages than one poll can read',
     await harness.clock.advance(16 * 60_000);
     const before = (await deps.store.getStream(definition.streamId))!;
 
-    // One deleted customer a page, each taking 10 s: a poll reads two pages before its deadline.
+    // One deleted customer a page, each taking 10 s: a poll reads the two pages that fit before
+    // its deadline.
     const requests = { count: 0 };
     const slow = slowDeletionPages(deps.client, harness.clock, 10_000, requests);
     const deleted = () => harness.publisher.events.filter((e) => e.type === 'customer.deleted');
     // Five deleted and a last, empty page: three polls of two pages each.
     for (let poll = 0; poll < 3; poll++) {
-      const deadline = harness.clock.now() + 15_000;
+      const deadline = harness.clock.now() + 25_000;
       await pollStream(definition, { ...deps, client: slow, pageCount: 1, deadline }, 't');
       if (poll < 2) {
         const cut = (await deps.store.getStream(definition.streamId))!;

@@ -2,6 +2,7 @@ import { ConnectorError } from '../../connector/errors.ts';
 import { addUtcMonths, TIME_FILTER_MAX_MONTHS } from '../../connector/records/common.ts';
 import { announcedToPass, liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
+import { type DeadlinePace, pollPace } from '../deadline-pace.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   advanceCounters,
@@ -50,11 +51,11 @@ type DeletionWindow = PollWindow & { cursor?: string | null };
  * Runs in the place of a sweep, and keeps its time in `lastSweepAt`, which the first sync sets.
  * Like a sweep, a read that writes a tombstone has this process forget what the stream's last
  * window stored (see OverlapMemory): the next window judges its overlap again.
- * Like a window's, it starts no page past the invocation's deadline (or once the process
- * stops): it then returns false, with `lastSweepAt` moved to the end of the last window it read
- * whole and the window it was in kept with the Cursor of its last page judged
- * (`deletionWindow`, saved after each page but the last), so the next poll goes on from that
- * page, then reads the windows after it.
+ * Like a window's, it starts no page that could not be in hand before the invocation's deadline
+ * (see deadlinePace), nor once the process stops: it then returns false, with `lastSweepAt`
+ * moved to the end of the last window it read whole and the window it was in kept with the
+ * Cursor of its last page judged (`deletionWindow`, saved after each page but the last), so the
+ * next poll goes on from that page, then reads the windows after it.
  */
 export async function runDeletions(
   definition: StreamDefinition,
@@ -70,9 +71,10 @@ export async function runDeletions(
         ...deletionWindows(Date.parse(kept.endUtc) + deps.windows.settleLagMs, now, deps.windows),
       ]
     : deletionWindows(state.current.lastSweepAt ?? now, now, deps.windows);
+  const pace = pollPace(deps);
   for (const window of windows) {
-    if (pastDeadline(deps)) return false;
-    if (!(await readDeletionWindow(definition, spec, deps, state, window, now))) return false;
+    if (pastDeadline(deps) || !pace.nextFits()) return false;
+    if (!(await readDeletionWindow(definition, spec, deps, state, pace, window, now))) return false;
     // The next read starts here (less the settle lag and the overlap); the last window ends at
     // `now` less the settle lag. The poll's save follows at once and writes it (one write).
     state.stage({
@@ -96,6 +98,7 @@ async function readDeletionWindow(
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
+  pace: DeadlinePace,
   window: DeletionWindow,
   now: number,
   retried = false,
@@ -107,21 +110,26 @@ async function readDeletionWindow(
     ...callOptions(deps, definition, 'bulk'),
     setAside: true,
   });
+  pace.asking();
   try {
     for await (const page of pages) {
       await judgeDeletionPage(definition, spec, deps, state, window, page, now);
-      if (page.last || page.cursor === null) return true;
+      if (page.last || page.cursor === null) {
+        pace.arrived(page.sentAt);
+        return true;
+      }
       cursor = page.cursor;
       const { startUtc, endUtc } = window;
       await state.save({ deletionWindow: { startUtc, endUtc, cursor } });
-      if (pastDeadline(deps)) return false;
+      pace.arrived(page.sentAt);
+      if (pastDeadline(deps) || !pace.nextFits()) return false;
     }
     return true;
   } catch (error) {
     const refused = cursor !== null && error instanceof ConnectorError && error.status === 400;
     if (!refused || retried) throw error;
     const fromNewest = { ...window, cursor: null };
-    return readDeletionWindow(definition, spec, deps, state, fromNewest, now, true);
+    return readDeletionWindow(definition, spec, deps, state, pace, fromNewest, now, true);
   }
 }
 

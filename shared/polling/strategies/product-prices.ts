@@ -3,8 +3,10 @@ import { productPricesFromPricing } from '../../connector/operations/products-ge
 import { dayStartUtc } from '../../time-zone.ts';
 import { listingJudging, listingPartCheck, listingPassDone } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
+import { pollPace } from '../deadline-pace.ts';
 import { observe } from '../page-changes.ts';
 import {
+  advanceCounters,
   callOptions,
   emitsCreated,
   PartialPollFailure,
@@ -13,6 +15,7 @@ import {
   type StreamDefinition,
   syncCompleted,
 } from '../poll-context.ts';
+import { pastDeadline } from './windowed.ts';
 
 /** products/getPricing spans at most 100 day units (connector-api.md, operation 14, rule 2). */
 export const PRICE_HORIZON_MAX_DAYS = 100;
@@ -37,33 +40,61 @@ export function priceHorizon(
 }
 
 /**
+ * The products of a round still to price: those after `position` (the last one priced, in the
+ * configured order), or all of them when there is none or it is no longer configured. Pure.
+ */
+function productsAfter<T extends { productId: string }>(
+  products: readonly T[],
+  position: string | null | undefined,
+): readonly T[] {
+  const at = position == null ? -1 : products.findIndex((p) => p.productId === position);
+  return products.slice(at + 1);
+}
+
+/**
  * Product prices: each configured product is priced over the horizon; a changed price emits
  * `productPrice.updated` for that product and time unit. Units that fall behind the horizon
- * are dropped from the state silently (a past day's price is no news).
+ * are dropped from the state silently (a past day's price is no news). A product whose request
+ * could not be in hand before the invocation's deadline (see deadlinePace) is not asked for:
+ * the run returns false with the last product priced kept (`pricePosition`), and the next poll
+ * goes on after it; true once the round is done.
  */
 export async function runProductPrices(
   definition: StreamDefinition,
   deps: PollDeps,
   state: StateHandle,
-): Promise<number> {
+): Promise<boolean> {
   const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
   const emitCreated = emitsCreated(definition, state.current);
   const backfill = listingJudging(state.current);
-  let events = 0;
+  const pace = pollPace(deps);
   let read = 0;
   let published = 0;
+  // Over every product, those priced by an earlier run of the round too: a unit of theirs
+  // still in the horizon is not dropped.
   let earliestFirst: number | undefined;
+  for (const { timeZone } of definition.products ?? []) {
+    const first = Date.parse(priceHorizon(deps.clock.now(), days, timeZone).first);
+    if (earliestFirst === undefined || first < earliestFirst) earliestFirst = first;
+  }
   /**
    * The first product the connector refused, or whose pricing broke the contract: the poll
    * fails with it once the others are priced (a {@link PartialPollFailure} when any were).
    */
   let refused: ConnectorError | undefined;
-  for (const { productId, timeZone } of definition.products ?? []) {
+  for (const { productId, timeZone } of productsAfter(
+    definition.products ?? [],
+    state.current.pricePosition,
+  )) {
+    if (pastDeadline(deps) || !pace.nextFits()) {
+      // The poll's save follows at once and writes it, with what this run read.
+      state.stage(advanceCounters(state.current, { records: read, events: published }));
+      return false;
+    }
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
-    const first = Date.parse(horizon.first);
-    if (earliestFirst === undefined || first < earliestFirst) earliestFirst = first;
-    const response = await deps.client
-      .call(
+    pace.asking();
+    const sent = await deps.client
+      .send(
         'products/getPricing',
         {
           ProductId: productId,
@@ -86,8 +117,9 @@ export async function runProductPrices(
         refused ??= error;
         return undefined;
       });
-    if (response === undefined) continue;
-    const prices = productPricesFromPricing(response);
+    state.stage({ pricePosition: productId });
+    if (sent === undefined) continue;
+    const prices = productPricesFromPricing(sent.response);
     read += prices.length;
     const changes = await commitObservations(
       definition,
@@ -96,8 +128,8 @@ export async function runProductPrices(
       emitCreated,
       { backfill, beforePublish: listingPartCheck(deps.store, state) },
     );
-    events += changes.events.length;
     published += changes.published;
+    pace.arrived(sent.sentAt);
   }
   const expired: string[] = [];
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId)) {
@@ -114,10 +146,11 @@ export async function runProductPrices(
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
+    pricePosition: null,
     watermark: new Date(now).toISOString(),
     ...syncCompleted(state.current, { records: read, events: published }, now),
     ...listingPassDone(state.current, { records: read, events: published }, now),
   });
   if (refused) throw new PartialPollFailure(refused);
-  return events;
+  return true;
 }

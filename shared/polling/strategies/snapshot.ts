@@ -5,6 +5,7 @@ import type { SetAsideRecord } from '../../connector/response.ts';
 import { BridgeError, ValidationError } from '../../errors.ts';
 import { listingCommitted, listingJudging, listingPartCheck } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
+import { type DeadlinePace, pollPace } from '../deadline-pace.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
@@ -15,6 +16,7 @@ import {
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type SnapshotPollSpec } from '../poll-spec.ts';
 import { callForListing, pageRecords } from './paged-records.ts';
+import { pastDeadline } from './windowed.ts';
 
 /** A listing: its records, and those set aside for breaking their schema. */
 interface Listing {
@@ -22,14 +24,22 @@ interface Listing {
   setAside: SetAsideRecord[];
 }
 
+/**
+ * The whole listing, or undefined when a request of it could not be in hand before the
+ * invocation's deadline (or the process stops): none is asked for then, and the listing is read
+ * again whole by the next poll (one request while it holds fewer than a thousand records).
+ */
 async function listAll(
   definition: StreamDefinition,
   spec: SnapshotPollSpec,
   deps: PollDeps,
-): Promise<Listing> {
+  pace: DeadlinePace,
+): Promise<Listing | undefined> {
   if (!isOperationName(spec.operation))
     throw new BridgeError(`unknown operation ${spec.operation}`);
   const operation = OPERATIONS[spec.operation];
+  if (pastDeadline(deps) || !pace.nextFits()) return undefined;
+  pace.asking();
   if (operation.pagination) {
     const listing: Listing = { records: [], setAside: [] };
     for await (const page of pageRecords(
@@ -38,18 +48,21 @@ async function listAll(
       spec.request(PAGE_COUNT_MAX),
       { ...callOptions(deps, definition, 'live'), setAside: true },
     )) {
+      pace.arrived(page.sentAt);
       listing.records.push(...page.records);
       listing.setAside.push(...(page.setAside ?? []));
+      if (!page.last && (pastDeadline(deps) || !pace.nextFits())) return undefined;
     }
     return listing;
   }
-  const { records, setAside, response } = await callForListing(
+  const { records, setAside, response, sentAt } = await callForListing(
     deps.client,
     spec.operation,
     spec.request(PAGE_COUNT_MAX),
     spec.itemsKey,
     { ...callOptions(deps, definition, 'live'), setAside: true },
   );
+  pace.arrived(sentAt);
   return { records: spec.withResponse?.(records, response) ?? records, setAside };
 }
 
@@ -98,14 +111,18 @@ function setAsideIds(
  * StreamState.lastSetAside): its snapshot stays as it was, neither changed nor deleted. While
  * one set aside has no readable id (`Id`, a tax environment's `Code`), no stored record is taken
  * for deleted: each could be that one. The listing's other changes are published all the same.
+ * Returns false, having judged nothing, when a request of the listing could not be in hand
+ * before the invocation's deadline (see deadlinePace): the next poll lists it.
  */
 export async function runSnapshot(
   definition: StreamDefinition,
   spec: SnapshotPollSpec,
   deps: PollDeps,
   state: StateHandle,
-): Promise<number> {
-  const { records, setAside } = await listAll(definition, spec, deps);
+): Promise<boolean> {
+  const listing = await listAll(definition, spec, deps, pollPace(deps));
+  if (listing === undefined) return false;
+  const { records, setAside } = listing;
   const observations: Observation[] = observe(spec.entityType, records);
   const kept = setAsideIds(spec, setAside);
   // A record set aside without an id could be any stored record the listing lacks: none is
@@ -130,5 +147,5 @@ export async function runSnapshot(
   const counts = { records: records.length + setAside.length, events: changes.published };
   // The poll's success save follows at once and writes it (one write per poll).
   state.stage(listingCommitted(state.current, counts, setAside, now));
-  return changes.events.length;
+  return true;
 }

@@ -7,6 +7,7 @@ import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { announcedToPass, liveJudging } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
+import { type DeadlinePace, pollPace } from '../deadline-pace.ts';
 import type { Observation } from '../page-changes.ts';
 import {
   advanceCounters,
@@ -57,8 +58,9 @@ export function sweepDue(
  * last, the stream state keeps the last id checked ({@link StreamState.sweepPosition}), so a
  * sweep longer than one run (a Lambda's deadline) goes on from there in the next, instead of
  * starting again from the first id every run and never ending. Like a window's read, it starts
- * no request past the invocation's deadline (or once the process stops): it then returns false,
- * its position kept, and the poll leaves the stream due again at once. Returns true when the
+ * no request that could not be in hand before the invocation's deadline (see deadlinePace), nor
+ * once the process stops: it then returns false, its position kept, and the poll leaves the
+ * stream due again at once. Returns true when the
  * sweep ended (its end staged for the poll's success save). A record returned that breaks its
  * schema still exists: marked by its Id, it is not swept (its content is the windows' business,
  * which set it aside). While one whose Id is unreadable (or not one asked for) is returned, no
@@ -81,15 +83,17 @@ export async function runSweep(
   let filling = new Map<string, string | null>();
   let full: Map<string, string | null> | undefined;
   const nowSeconds = deps.clock.now() / 1000;
+  const pace = pollPace(deps);
+  // The position the last request saved stands: the next poll goes on after it.
+  const stops = () => pastDeadline(deps) || !pace.nextFits();
   for await (const snapshots of deps.store.scanSnapshots(definition.streamId, { after })) {
     for (const snapshot of snapshots) {
       const tombstone = snapshot.deleted === true;
       // An expired tombstone lingers until DynamoDB's TTL removes it: it is no longer kept.
       if (tombstone && (snapshot.expiresAt ?? 0) <= nowSeconds) continue;
       if (full) {
-        // The position the last request saved stands: the next poll goes on after it.
-        if (pastDeadline(deps)) return false;
-        await sweepIds(definition, spec, deps, state, full, false);
+        if (stops()) return false;
+        await sweepIds(definition, spec, deps, state, pace, full, false);
         full = undefined;
       }
       filling.set(snapshot.entityId, tombstone ? null : snapshot.hash);
@@ -104,8 +108,8 @@ export async function runSweep(
     state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null });
     return true;
   }
-  if (pastDeadline(deps)) return false;
-  await sweepIds(definition, spec, deps, state, last, true);
+  if (stops()) return false;
+  await sweepIds(definition, spec, deps, state, pace, last, true);
   return true;
 }
 
@@ -114,19 +118,21 @@ export async function runSweep(
  * order; a tombstone's hash is null), judges what comes back against the stored hashes and
  * sweeps the live ids not returned. A tombstoned id returned present is judged (as created).
  * Saves the last id checked as the sweep's position, or, for the `last` request, stages the
- * sweep's end. Returns the events it judged.
+ * sweep's end. Returns the events it judged. Told to `pace` from its request to its save.
  */
 async function sweepIds(
   definition: StreamDefinition,
   spec: WindowedPollSpec,
   deps: PollDeps,
   state: StateHandle,
+  pace: DeadlinePace,
   storedHashes: ReadonlyMap<string, string | null>,
   last: boolean,
 ): Promise<number> {
   const ids = [...storedHashes.keys()];
   const volatileFields = spec.volatileFields;
-  const { found, present, unkeyed } = await sweepChunk(
+  pace.asking();
+  const { found, present, unkeyed, sentAt } = await sweepChunk(
     deps,
     spec.operation,
     spec.sweep!.request(ids, PAGE_COUNT_MAX),
@@ -183,13 +189,15 @@ async function sweepIds(
     // The poll's success save follows at once and writes it (one write per poll).
     state.stage({ lastSweepAt: deps.clock.now(), sweepPosition: null, ...counters });
   }
+  pace.arrived(sentAt);
   return updates.events.length + deletes.events.length;
 }
 
 /**
  * The records the connector returns for one sweep request, the asked ids of those it returned
  * breaking their schema (set aside: they exist all the same), and those set aside whose Id is
- * unreadable or not one of `asked` (which asked record each stands for cannot be told).
+ * unreadable or not one of `asked` (which asked record each stands for cannot be told), and
+ * when its first page's request was sent (see CallResult.sentAt).
  */
 async function sweepChunk(
   deps: PollDeps,
@@ -197,19 +205,26 @@ async function sweepChunk(
   body: RequestBody,
   options: CallOptions,
   asked: ReadonlySet<string>,
-): Promise<{ found: EntityRecord[]; present: string[]; unkeyed: SetAsideRecord[] }> {
+): Promise<{
+  found: EntityRecord[];
+  present: string[];
+  unkeyed: SetAsideRecord[];
+  sentAt: number | undefined;
+}> {
   const found: EntityRecord[] = [];
   const present: string[] = [];
   const unkeyed: SetAsideRecord[] = [];
+  let sentAt: number | undefined;
   for await (const page of pageRecords(deps.client, operation, body, {
     ...options,
     setAside: true,
   })) {
+    sentAt ??= page.sentAt;
     found.push(...page.records);
     for (const record of page.setAside ?? []) {
       if (record.recordId === undefined || !asked.has(record.recordId)) unkeyed.push(record);
       else present.push(record.recordId);
     }
   }
-  return { found, present, unkeyed };
+  return { found, present, unkeyed, sentAt };
 }

@@ -1,6 +1,7 @@
 import type { SetAsideRecord } from '../../connector/response.ts';
 import { listingCommitted, listingJudging, listingPartCheck } from '../backfill-state.ts';
 import { commitObservations } from '../commit-changes.ts';
+import { pollPace } from '../deadline-pace.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,
@@ -11,6 +12,7 @@ import {
 } from '../poll-context.ts';
 import { PAGE_COUNT_MAX, type TrackedIdsPollSpec } from '../poll-spec.ts';
 import { callForListing, chunk } from './paged-records.ts';
+import { pastDeadline } from './windowed.ts';
 
 /**
  * Tracked ids (exports): the configured ids are fetched by id each cycle; an id whose stored
@@ -19,13 +21,16 @@ import { callForListing, chunk } from './paged-records.ts';
  * stream, see StreamState.lastSetAside) and counted as returned by its Id: its snapshot stays as
  * it was, neither changed nor deleted. While one whose Id is unreadable or was not asked for is
  * returned, no id of its request is taken for deleted: each could be the record it stands for.
+ * Its requests (1,000 ids each) are judged together: it starts none when they could not all be
+ * in hand before the invocation's deadline (see deadlinePace), and returns false, having judged
+ * nothing; the next poll asks for them.
  */
 export async function runTrackedIds(
   definition: StreamDefinition,
   spec: TrackedIdsPollSpec,
   deps: PollDeps,
   state: StateHandle,
-): Promise<number> {
+): Promise<boolean> {
   const configured = [...new Set(definition.trackedIds ?? [])];
   const stored = await deps.store.getSnapshots(definition.streamId, configured);
   // A tombstoned id is asked for still (in the same requests, 1,000 ids each): returned again,
@@ -37,7 +42,12 @@ export async function runTrackedIds(
   const observations: Observation[] = [];
   const setAside: SetAsideRecord[] = [];
   let read = 0;
-  for (const ids of chunk(active, PAGE_COUNT_MAX)) {
+  const chunks = chunk(active, PAGE_COUNT_MAX);
+  const pace = pollPace(deps);
+  // A listing cut between its requests would be asked for again whole: all fit, or none starts.
+  if (pastDeadline(deps) || !pace.nextFits(chunks.length)) return false;
+  for (const ids of chunks) {
+    pace.asking();
     const listing = await callForListing(
       deps.client,
       spec.operation,
@@ -45,6 +55,7 @@ export async function runTrackedIds(
       spec.itemsKey,
       { ...callOptions(deps, definition, 'live'), setAside: true },
     );
+    pace.arrived(listing.sentAt);
     const { records } = listing;
     read += records.length + listing.setAside.length;
     const found = observe(spec.entityType, records);
@@ -73,5 +84,5 @@ export async function runTrackedIds(
   const now = deps.clock.now();
   const counts = { records: read, events: changes.published };
   state.stage(listingCommitted(state.current, counts, setAside, now));
-  return changes.events.length;
+  return true;
 }
