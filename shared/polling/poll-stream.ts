@@ -1,6 +1,7 @@
 import { ConnectorError } from '../connector/errors.ts';
 import { deleteSnapshotsBefore } from '../state/snapshots-before.ts';
 import { isRemovedStream, StateConflictError, type StreamState } from '../state/state-store.ts';
+import { deadlinePace } from './deadline-pace.ts';
 import {
   PartialPollFailure,
   type PollDeps,
@@ -283,9 +284,12 @@ export async function pollStream(
       // first sync or window in progress, not the refusal, for as long as the run takes.
       if (stored.parked && !staysParked(stored, deps.client.credential))
         await state.save({ parked: false, parkedReason: null });
+      // One pace for the run's windows, backfill slices and sweep, when its job has none.
+      const paced =
+        deps.pace || deps.deadline === undefined ? deps : { ...deps, pace: deadlinePace(deps) };
       const caughtUp =
         (await dropSnapshotsOfBeforeReset(definition, deps, state)) &&
-        (await runStrategy(definition, deps, state));
+        (await runStrategy(definition, paced, state));
       const now = deps.clock.now();
       await state.save({
         lastPollAt: startedAt,

@@ -1,5 +1,6 @@
 import type { BackfillPass, StreamWindow } from '../../state/state-store.ts';
 import { activePass, partStillCurrent, passAdvanced, passJudging } from '../backfill-state.ts';
+import { pollPace } from '../deadline-pace.ts';
 import {
   type PollDeps,
   type StateHandle,
@@ -86,8 +87,11 @@ export function nextPassWindow(
  * bulk lane, each page's cursor and counters saved in the pass so a cut-off run resumes; with
  * `emit` its records are republished, without they are judged against the kept snapshots (see
  * passJudging). The pass is done once its watermark reaches its end. Live polls wait at most
- * for the page in hand: a page still waiting for the budget when the slice ends gives up, and
- * the stream's live windows are read between two slices (poll-stream's runStrategy).
+ * for the page in hand and the one read ahead of it: a page still waiting for the budget when
+ * the slice ends gives up (it spent no request), one already asked for is taken (dropped, the
+ * next slice would ask for it again), and the stream's live windows are read between two slices
+ * (poll-stream's runStrategy). Like a window's read, it asks for no page that could not be in
+ * hand before the invocation's deadline (see deadlinePace).
  */
 export async function runBackfillPass(
   definition: StreamDefinition,
@@ -146,6 +150,7 @@ async function runSlice(
   let pageRead = false;
   const sliceOver = () =>
     pastDeadline(deps) || deps.clock.now() >= sliceEndsAt || (onePage && pageRead);
+  const pace = pollPace(deps);
   for (;;) {
     const pass = activePass(state.current);
     if (!pass) return { ...result, done: true };
@@ -166,8 +171,11 @@ async function runSlice(
       await state.save({ backfill: passAdvanced(pass, { records: 0, events: 0 }, { doneAt }) });
       return { ...result, done: true };
     }
-    if (sliceOver() || (await backlogAboveBound(deps, result))) return result;
+    if (sliceOver() || !pace.nextFits() || (await backlogAboveBound(deps, result))) return result;
     const backlog = backlogBoundary(deps, result);
+    /** Whether the page after the one in hand was asked for as it arrived (read ahead). */
+    let readingAhead = false;
+    pace.asking();
     const read = await readWindow(definition, spec, deps, window, {
       emitCreated: pass.emit,
       priority: 'bulk',
@@ -181,12 +189,18 @@ async function runSlice(
         });
       },
       stopAfterPage: async () => {
-        if (onePage || sliceOver() || backlog.reached()) return true;
+        if (onePage || pastDeadline(deps) || backlog.reached()) return true;
+        // One read ahead while the slice lasted (and fitting the deadline) is taken; none after.
+        if (!readingAhead && (sliceOver() || !pace.nextFits())) return true;
         await backlog.check();
         return false;
       },
       // A slice of one page reads none ahead: it would wait for the budget, for nothing.
-      ahead: () => !onePage && !sliceOver() && !backlog.reached(),
+      ahead: (page) => {
+        pace.arrived(page.sentAt);
+        readingAhead = !onePage && !sliceOver() && !backlog.reached() && pace.nextFits();
+        return readingAhead;
+      },
       waitSignal,
     });
     pageRead = true;
