@@ -83,6 +83,8 @@ describe('every poll strategy asks for no request it cannot have before the dead
     expect(first.outcomes).toEqual([
       { kind: 'polled', streamId: prices.streamId, caughtUp: false },
     ]);
+    const store = h.deps('chain').store;
+    expect((await store.getStream(prices.streamId))?.pricePosition).toBe(products[1]);
 
     const second = await job([prices]);
     expect(second.outcomes).toMatchObject([{ kind: 'polled', caughtUp: true }]);
@@ -90,6 +92,8 @@ describe('every poll strategy asks for no request it cannot have before the dead
     // Every product priced once across the two jobs, none asked for again.
     expect(pricedIds).toEqual(products);
     expect(slow.aborted()).toBe(0);
+    // The round is done: the next one starts from the first product.
+    expect((await store.getStream(prices.streamId))?.pricePosition ?? null).toBeNull();
   });
 
   for (const [entityType, operation] of [

@@ -82,13 +82,18 @@ export async function runProductPrices(
    * fails with it once the others are priced (a {@link PartialPollFailure} when any were).
    */
   let refused: ConnectorError | undefined;
+  /** The last product this run priced (or asked for, refused). */
+  let lastAsked: string | undefined;
   for (const { productId, timeZone } of productsAfter(
     definition.products ?? [],
     state.current.pricePosition,
   )) {
     if (pastDeadline(deps) || !pace.nextFits()) {
       // The poll's save follows at once and writes it, with what this run read.
-      state.stage(advanceCounters(state.current, { records: read, events: published }));
+      state.stage({
+        ...advanceCounters(state.current, { records: read, events: published }),
+        ...(lastAsked === undefined ? {} : { pricePosition: lastAsked }),
+      });
       return false;
     }
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
@@ -117,7 +122,7 @@ export async function runProductPrices(
         refused ??= error;
         return undefined;
       });
-    state.stage({ pricePosition: productId });
+    lastAsked = productId;
     if (sent === undefined) continue;
     const prices = productPricesFromPricing(sent.response);
     read += prices.length;
@@ -146,7 +151,7 @@ export async function runProductPrices(
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
-    pricePosition: null,
+    ...(state.current.pricePosition == null ? {} : { pricePosition: null }),
     watermark: new Date(now).toISOString(),
     ...syncCompleted(state.current, { records: read, events: published }, now),
     ...listingPassDone(state.current, { records: read, events: published }, now),
