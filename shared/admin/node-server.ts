@@ -64,7 +64,9 @@ export interface AdminServer {
   port: number;
   /**
    * Stops accepting, ends every connection but those of requests being served (read whole,
-   * their route running: they get their answer), and resolves once closed.
+   * their route running: they get their answer, with `connection: close`), and resolves once
+   * closed. A request read after that on a connection kept (a client that reused it) is not
+   * applied: it is answered 503 where it still can be.
    */
   close(): Promise<void>;
 }
@@ -165,11 +167,19 @@ function requestUrl(target: string | undefined): URL | undefined {
   return URL.canParse(url, against) ? new URL(url, against) : undefined;
 }
 
+/** A request read once the server is closing: not applied, so sending it again is safe. */
+const STOPPING_ANSWER: AdminResponse = {
+  status: 503,
+  body: {
+    error: 'the bridge is stopping: the request was not applied; send it again once it runs',
+  },
+};
+
 async function serve(
   request: IncomingMessage,
   deps: AdminDeps,
   access: AdminAccess,
-  onRead: () => void,
+  onRead: () => boolean,
 ): Promise<AdminResponse> {
   const url = requestUrl(request.url);
   const method = request.method ?? 'GET';
@@ -191,7 +201,7 @@ async function serve(
   // Its body is left unread: the answer closes the connection (see send).
   if (refused) return refused;
   const text = await readBody(request);
-  onRead();
+  if (!onRead()) return STOPPING_ANSWER;
   if (text === undefined) {
     return { status: 413, body: { error: `the body exceeds ${ADMIN_BODY_MAX_BYTES} bytes` } };
   }
@@ -244,8 +254,17 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       });
       // Sending fails too (an answer JSON.stringify cannot write, a header value node:http
       // refuses): that is a 500 like any other, never an unhandled rejection that ends `start`.
-      serve(request, deps, access, () => serving.add(socket))
-        .then((result) => send(response, result, !request.complete))
+      serve(request, deps, access, () => {
+        // Read once the server is closing: a request sent on a connection it kept for the one
+        // it was serving. Its answer could not be written (the connection is ended), so
+        // applying it would leave a change its client saw fail.
+        if (closing) return false;
+        serving.add(socket);
+        return true;
+      })
+        // While closing, every answer says `connection: close`, so no client sends another
+        // request on this connection.
+        .then((result) => send(response, result, !request.complete || closing))
         .catch((error: unknown) => {
           // Its body was cut off (the client hung up, or node:http refused the rest and
           // answered): no fault of ours to report, and no one to answer.
