@@ -83,8 +83,8 @@ describe('connections admin API', () => {
       [{ productIds: 'not-a-product' }, 'productIds[0]'],
       [{ productIds: `${crypto.randomUUID()}@Europe/Pargue` }, 'productIds[0]'],
       [{ exportIds: [crypto.randomUUID(), 'x'] }, 'exportIds[1]'],
-      // An empty list (`--export-ids ,`) would follow nothing.
-      [{ exportIds: ',' }, 'exportIds'],
+      // `--export-ids ,` is two empty items: the first is named (an empty list would follow nothing).
+      [{ exportIds: ',' }, 'exportIds[0]'],
       [{ productIds: [] }, 'productIds'],
     ];
     for (const [extra, field] of cases) {

@@ -84,7 +84,7 @@ describe('simulator numeric flags', () => {
     for (const [flag, value] of cases) {
       const error = await exitOf([...base, flag, value]);
       expect({ flag, value, exitCode: error?.exitCode }).toEqual({ flag, value, exitCode: 2 });
-      expect(error?.message).toContain(`invalid ${flag}:`);
+      expect(error?.message).toContain(`configuration is invalid: ${flag}:`);
     }
   });
 });
