@@ -6,27 +6,29 @@ import { DynamoDbBackfillJobStore } from '../../shared/admin/dynamodb-backfill-j
 import type { AdminResponse } from '../../shared/admin/route.ts';
 import { handleAdminRequest } from '../../shared/admin/router.ts';
 import { DynamoDbConnectionStore } from '../../shared/connections/dynamodb-connection-store.ts';
-import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 import { createAdminHarness } from '../admin/support/harness.ts';
 import { storedConnection } from '../connections/connection-store.contract.ts';
 import { streamState } from '../state/state-store.contract.ts';
+import { type SdkDynalite, startSdkDynalite } from '../support/sdk-dynalite.ts';
 
 /** Stored connections: more than a page of the connection listing (100). */
 const HOTELS = 150;
 
-let dynamo: LocalDynamoDb;
+let dynamo: SdkDynalite;
 /** The dynalite's client, every command of which is recorded: name and input. */
 let client: DynamoDBClient;
 type Recorded = { command: string; input: Record<string, unknown> };
 const sent: Recorded[] = [];
 
 beforeAll(async () => {
-  // Over HTTP, so the stores' commands go through the SDK as in Lambda (and are recorded).
-  dynamo = await startLocalDynamoDb({ transport: 'http' });
-  client = dynamo.client;
+  // A plain SDK client, so the stores' commands go through the SDK as in Lambda (and are
+  // recorded); it reaches dynalite in process, unsigned: the ~600 connections the tables hold
+  // are written without HTTP on both sides and SigV4.
+  dynamo = await startSdkDynalite();
+  client = dynamo.newClient();
   client.middlewareStack.add(
     (next, context) => async (args) => {
       sent.push({
@@ -40,7 +42,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await dynamo?.close();
+  client?.destroy();
+  await dynamo?.stop();
 });
 
 /**

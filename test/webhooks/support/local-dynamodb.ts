@@ -1,13 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  dynaliteInProcessAnswer,
-  dynaliteRequestHandler,
-  unsignedLocalSigner,
-} from '../../../shared/local/dynalite-in-process.ts';
-import { closeDynaliteServer, startDynaliteServer } from '../../../shared/local/dynalite-server.ts';
-import { LOCAL_CREDENTIALS } from '../../../shared/local/local-credentials.ts';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createStateTable } from '../../../shared/state/dynamodb-table.ts';
+import { startSdkDynalite } from '../../support/sdk-dynalite.ts';
 
 /** A dynalite server on 127.0.0.1 with the state table created. */
 export interface LocalTable {
@@ -27,27 +20,15 @@ export interface LocalTable {
 }
 
 /**
- * Starts dynalite in-process on a free port and creates a pk/sk table. Its clients are plain SDK
- * clients (every command through the SDK's middleware and serialisation, where `observedTable`
- * sees it), whose requests reach dynalite's request listener without a socket and unsigned, as
- * the local runtime's do: HTTP on both sides and SigV4 took a sixth of these 20 files' CPU,
- * and dynalite answers the same either way. The server is the local runtime's (its fixes
- * applied before dynalite loads: test files share a worker's modules, and a dynalite loaded
- * without them would keep its own actions for every later file).
+ * Starts dynalite in-process and creates a pk/sk table. Its clients are plain SDK clients
+ * reaching dynalite without a socket, unsigned (see startSdkDynalite): every command goes
+ * through the SDK's middleware, where `observedTable` sees it. The server is the local
+ * runtime's (its fixes applied before dynalite loads: test files share a worker's modules, and
+ * a dynalite loaded without them would keep its own actions for every later file).
  */
 export async function startLocalTable(tableName = 'webhooks-test'): Promise<LocalTable> {
-  const server = await startDynaliteServer();
-  const { port } = server.address() as AddressInfo;
-  const requestHandler = dynaliteRequestHandler(dynaliteInProcessAnswer(server));
-  const sdkClient = () =>
-    new DynamoDBClient({
-      region: 'us-east-1',
-      endpoint: `http://127.0.0.1:${port}`,
-      credentials: LOCAL_CREDENTIALS,
-      requestHandler,
-      signer: unsignedLocalSigner,
-    });
-  const client = sdkClient();
+  const dynalite = await startSdkDynalite();
+  const client = dynalite.newClient();
   await createStateTable(client, tableName);
   let created = 0;
   const freshTable = async (prefix: string) => {
@@ -60,7 +41,7 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
     tableName,
     freshTable,
     async observedTable(prefix, observe) {
-      const observed = sdkClient();
+      const observed = dynalite.newClient();
       observed.middlewareStack.add(
         (next, context) => async (args) => {
           observe(context.commandName ?? 'unknown', args.input as Record<string, unknown>);
@@ -76,7 +57,7 @@ export async function startLocalTable(tableName = 'webhooks-test'): Promise<Loca
     },
     stop: async () => {
       client.destroy();
-      await closeDynaliteServer(server);
+      await dynalite.stop();
     },
   };
 }
