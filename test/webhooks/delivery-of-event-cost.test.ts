@@ -147,19 +147,24 @@ async function hashesOf<T>(read: () => Promise<T>): Promise<{ result: T; hashes:
   }
 }
 
-describe("a subscription's deliveries on DynamoDB (dynalite)", () => {
-  it("expand only its own deliveries kept on their events' items, not every subscription's", async () => {
-    const clock = new ManualClock(START_MS);
-    const { store, close } = await countedStore(clock);
-    try {
-      const subscriptions = Array.from(
-        { length: 40 },
-        (_, n) => `sub_${String(n).padStart(2, '0')}`,
-      );
-      subscriptions[0] = 'sub_a';
-      const events = 30;
-      await storeFanOuts(store, subscriptions, events);
+/**
+ * One table for the two cases below, which only read it: 30 events fanned out to 40
+ * subscriptions (`sub_a`, then `sub_01` to `sub_39`), each fifth delivery retrying.
+ */
+describe('forty subscriptions on DynamoDB (dynalite)', () => {
+  const events = 30;
+  let counted: Awaited<ReturnType<typeof countedStore>>;
+  beforeAll(async () => {
+    counted = await countedStore(new ManualClock(START_MS));
+    const subscriptions = Array.from({ length: 40 }, (_, n) => `sub_${String(n).padStart(2, '0')}`);
+    subscriptions[0] = 'sub_a';
+    await storeFanOuts(counted.store, subscriptions, events);
+  });
+  afterAll(() => counted?.close());
 
+  describe("a subscription's deliveries", () => {
+    it("expand only its own deliveries kept on their events' items, not every subscription's", async () => {
+      const { store } = counted;
       const { result: records, hashes } = await hashesOf(() =>
         store.listDeliveryRecords({ subscriptionId: 'sub_a', limit: 100 }),
       );
@@ -170,24 +175,13 @@ describe("a subscription's deliveries on DynamoDB (dynalite)", () => {
       // Its list names each delivery by event (one hash each), and each of its deliveries kept
       // at once is expanded (one more): not the 40 subscriptions' entries of each event item.
       expect(hashes).toBeLessThanOrEqual(2 * events);
-    } finally {
-      close();
-    }
+    });
   });
-});
 
-describe("a subscription's pending deliveries on DynamoDB (dynalite), as a restart reads them", () => {
-  it("are read by id, without its events' items, and are those its full list holds pending", async () => {
-    const clock = new ManualClock(START_MS);
-    const { store, reads, close } = await countedStore(clock);
-    try {
-      const subscriptions = Array.from(
-        { length: 40 },
-        (_, n) => `sub_${String(n).padStart(2, '0')}`,
-      );
-      const events = 30;
-      await storeFanOuts(store, subscriptions, events);
-      for (const subscriptionId of ['sub_00', 'sub_07']) {
+  describe("a subscription's pending deliveries, as a restart reads them", () => {
+    it("are read by id, without its events' items, and are those its full list holds pending", async () => {
+      const { store, reads } = counted;
+      for (const subscriptionId of ['sub_a', 'sub_07']) {
         reads.eventKeys = 0;
         // What a restart read before: every delivery, those kept on the 30 event items expanded.
         const everyDelivery = await store.listDeliveries({ subscriptionId, limit: 1000 });
@@ -206,10 +200,8 @@ describe("a subscription's pending deliveries on DynamoDB (dynalite), as a resta
         expect(hashes).toBeLessThanOrEqual(events);
       }
       // The newest `limit` entries only, newest first.
-      const newest = await store.listPendingDeliveries('sub_00', 10);
+      const newest = await store.listPendingDeliveries('sub_a', 10);
       expect(newest.map((d) => d.eventId)).toEqual(['evt_0025', 'evt_0020']);
-    } finally {
-      close();
-    }
+    });
   });
 });
