@@ -4,7 +4,7 @@ import { stateHandle } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { runBackfillPass } from '../../shared/polling/strategies/backfill-pass.ts';
 import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
-import { runOnClock, type SlowConnector, slowConnector } from './slow-connector.ts';
+import { runOnClock, type SlowConnector, slowSimulatorConnector } from './slow-connector.ts';
 
 /** How long each page takes to come back (on the test's clock). */
 const PAGE_MS = 400;
@@ -28,17 +28,7 @@ describe('a backfill pass slice that ends with a page read ahead', () => {
     expect(await pollStream(h.definition, h.deps, 'first-sync')).toMatchObject({
       caughtUp: true,
     });
-    slow = slowConnector(
-      {
-        baseUrl: h.sim.url,
-        clientToken: h.sim.tokens.clientToken,
-        accessToken: h.sim.tokens.accessToken,
-        client: 'tests',
-        rateLimit: false,
-      },
-      h.clock,
-      PAGE_MS,
-    );
+    slow = slowSimulatorConnector(h.sim, h.clock, PAGE_MS);
   }, 60_000);
 
   afterEach(async () => {

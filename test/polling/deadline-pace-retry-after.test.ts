@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
-import { runOnClock, type SlowConnector, slowConnector } from './slow-connector.ts';
+import { runOnClock, type SlowConnector, slowSimulatorConnector } from './slow-connector.ts';
 
 /** How long each page takes to come back (on the test's clock). */
 const PAGE_MS = 1_000;
@@ -27,17 +27,7 @@ describe('a window read after a 429 pause, against the invocation deadline', () 
     for (const entity of [...model.customers.all()])
       model.update(model.customers, 'customer', entity.record.Id, { Notes: 'changed' });
     await h.clock.advance(1_000);
-    slow = slowConnector(
-      {
-        baseUrl: h.sim.url,
-        clientToken: h.sim.tokens.clientToken,
-        accessToken: h.sim.tokens.accessToken,
-        client: 'tests',
-        rateLimit: false,
-      },
-      h.clock,
-      PAGE_MS,
-    );
+    slow = slowSimulatorConnector(h.sim, h.clock, PAGE_MS);
   }, 60_000);
 
   afterEach(async () => {

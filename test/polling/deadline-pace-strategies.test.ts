@@ -4,7 +4,7 @@ import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
 import type { StreamState } from '../../shared/state/state-store.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
-import { runOnClock, type SlowConnector, slowConnector } from './slow-connector.ts';
+import { runOnClock, type SlowConnector, slowSimulatorConnector } from './slow-connector.ts';
 
 /** How long each answer takes to come back (on the test's clock). */
 const PAGE_MS = 1_000;
@@ -24,18 +24,11 @@ describe('every poll strategy asks for no request it cannot have before the dead
   beforeEach(async () => {
     h = await startPollHarness('small', 11, {}, {}, 'memory');
     const world = h.sim.controls.model.world;
-    slow = slowConnector(
-      {
-        baseUrl: h.sim.url,
-        clientToken: h.sim.tokens.clientToken,
-        accessToken: h.sim.tokens.portfolioToken,
-        client: 'pace tests',
-        rateLimit: false,
-        portfolioScope: { chainIds: [world.chainId] },
-      },
-      h.clock,
-      PAGE_MS,
-    );
+    slow = slowSimulatorConnector(h.sim, h.clock, PAGE_MS, {
+      accessToken: h.sim.tokens.portfolioToken,
+      client: 'pace tests',
+      portfolioScope: { chainIds: [world.chainId] },
+    });
   }, 60_000);
 
   afterEach(async () => {

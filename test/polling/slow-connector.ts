@@ -8,6 +8,7 @@ import {
   createUndiciTransport,
   type HttpTransport,
 } from '../../shared/connector/http-transport.ts';
+import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 
 /** One request the connector received: its operation and body (tokens included: tests only). */
 export interface AskedRequest {
@@ -102,4 +103,30 @@ export async function runOnClock<T>(
     else await new Promise((resolve) => setTimeout(resolve, 1));
   }
   return running;
+}
+
+/**
+ * {@link slowConnector} of the simulator `sim` with its access token, unthrottled by the client
+ * (the tests count every request); `config` changes or adds fields (another token, a portfolio
+ * scope).
+ * @example const slow = slowSimulatorConnector(h.sim, h.clock, 1_000);
+ */
+export function slowSimulatorConnector(
+  sim: Pick<RunningSimulator, 'url' | 'tokens'>,
+  clock: ManualClock,
+  pageMs: number,
+  config: Partial<ConnectorConfig> = {},
+): SlowConnector {
+  return slowConnector(
+    {
+      baseUrl: sim.url,
+      clientToken: sim.tokens.clientToken,
+      accessToken: sim.tokens.accessToken,
+      client: 'tests',
+      rateLimit: false,
+      ...config,
+    },
+    clock,
+    pageMs,
+  );
 }
