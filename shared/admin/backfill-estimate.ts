@@ -67,6 +67,22 @@ export interface EstimatorOptions {
 export type KeyedPart = PartSample & { key: string };
 
 /**
+ * One stream of a job's answer as the part {@link jobEstimator} takes: keyed by its stream id,
+ * its time-range share where the answer moved it to `rangeFraction`, its first sync's count as
+ * the guess of its records. Pure.
+ */
+export function streamPart(stream: BackfillJobView['streams'][number]): KeyedPart {
+  return {
+    key: stream.streamId,
+    fraction: stream.rangeFraction ?? stream.fraction,
+    recordsRead: stream.recordsRead,
+    done: stream.done,
+    parked: stream.parked,
+    recordsGuess: stream.recordsAtFirstSync,
+  };
+}
+
+/**
  * A function of each sample of a job giving what it has left ({@link JobEstimate}): `parts` are
  * its streams (or its totals, when the answer lists none), each estimated by its own
  * readEstimator (the reading's fraction is their mean, its time the longest of the running
@@ -215,14 +231,7 @@ export function jobEstimates(
     }
     const parts: KeyedPart[] =
       job.streams.length > 0
-        ? job.streams.map((s) => ({
-            key: s.streamId,
-            fraction: s.rangeFraction ?? s.fraction,
-            recordsRead: s.recordsRead,
-            done: s.done,
-            parked: s.parked,
-            recordsGuess: s.recordsAtFirstSync,
-          }))
+        ? job.streams.map(streamPart)
         : [
             {
               key: '*',

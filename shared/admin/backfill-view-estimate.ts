@@ -1,6 +1,6 @@
 import type { DeliveryCounts } from '../webhooks/delivery-counter.ts';
 import type { BackfillJobView } from './backfill.ts';
-import type { KeyedPart } from './backfill-estimate.ts';
+import { streamPart } from './backfill-estimate.ts';
 import type { BackfillEstimates } from './backfill-estimates.ts';
 
 /**
@@ -31,14 +31,7 @@ export function withEstimate(
   perEvent: number | null,
   estimates: BackfillEstimates,
 ): BackfillJobView {
-  const parts: KeyedPart[] = view.streams.map((s) => ({
-    key: s.streamId,
-    fraction: s.rangeFraction ?? s.fraction,
-    recordsRead: s.recordsRead,
-    done: s.done,
-    parked: s.parked,
-    recordsGuess: s.recordsAtFirstSync,
-  }));
+  const parts = view.streams.map(streamPart);
   const estimate = estimates.estimate({
     jobId: view.id,
     startedAt: Date.parse(view.startedAt),
