@@ -55,7 +55,8 @@ export interface ConnectionRegistryDeps {
   onWarning?(connectionId: string, message: string): void;
   /**
    * A connection joined the polled ones (`added`: added or enabled; `changed`: registered again
-   * with other settings or token) or left them (`disabled`, `removed`), as a refresh found.
+   * with other settings or token) or left them (`disabled`, `removed`), as a refresh found. A
+   * connection told `disabled` and then deleted (as `connections remove` does) is told `removed` too.
    */
   onPolling?(connection: PolledConnection, change: PollingChange): void;
 }
@@ -85,6 +86,8 @@ export class ConnectionRegistry {
   private readonly appliedFrom = new Map<string, number>();
   /** Each connection that did not open: its registration, what was reported, and the error. */
   private readonly unopened = new Map<string, { key: string; said: string; error: unknown }>();
+  /** Connections this process stopped polling as disabled and that are still stored so. */
+  private readonly disabled = new Map<string, PolledConnection>();
   /** {@link definitions} until `active` changes: the poll loop asks for it on every tick. */
   private definitionsCache: readonly StreamDefinition[] | undefined;
 
@@ -147,7 +150,12 @@ export class ConnectionRegistry {
     if (current && (!stored?.enabled || changed)) {
       await this.retire(id);
       if (!changed) this.deps.onPolling?.(current, stored ? 'disabled' : 'removed');
+      if (!changed && stored) this.disabled.set(id, current);
     }
+    // `remove` disables first and deletes after: the deletion is told as well, not only the disable.
+    const disabledBefore = this.disabled.get(id);
+    if (!current && !stored && disabledBefore) this.deps.onPolling?.(disabledBefore, 'removed');
+    if (!stored || stored.enabled) this.disabled.delete(id);
     if (!stored?.enabled) this.unopened.delete(id);
     if (stored?.enabled && !this.active.has(id)) {
       await this.open(stored);
