@@ -6,6 +6,7 @@
 
 import { api } from './api.js';
 import { backfillPercent, backfillStanding, streamCountsLine } from './backfill-figures.js';
+import { readCommaField } from './comma-field.js';
 import { confirmAction } from './confirm.js';
 import {
   badge,
@@ -27,14 +28,21 @@ const HEADERS = ['Job', 'Progress', 'Streams', 'Read', 'Webhooks', 'Where it sta
 const COUNT = new Intl.NumberFormat('en-US');
 
 /**
- * Comma-separated text as a list of its non-empty parts.
- * @param {FormDataEntryValue | null} text
+ * The items of the form's comma-separated field `name`, or undefined when an empty item is
+ * refused (the API would refuse it too): the field says why and nothing is sent.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ * @param {string} label
+ * @returns {string[] | undefined}
  */
-function listOf(text) {
-  return String(text ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean);
+function formList(form, name, label) {
+  const field = /** @type {HTMLInputElement} */ (form.elements.namedItem(name));
+  const read = readCommaField(field.value, label);
+  field.setCustomValidity('problem' in read ? read.problem : '');
+  if (!('problem' in read)) return read.items;
+  field.reportValidity();
+  say(read.problem, true);
+  return undefined;
 }
 
 /** @param {any} job `GET /backfill/{id}` */
@@ -138,13 +146,19 @@ export function renderBackfills(main) {
     );
   }
 
+  /** @param {Event} e an edit of a list field: its refusal, if any, is for the text before it */
+  function clearProblem(e) {
+    /** @type {HTMLInputElement} */ (e.target).setCustomValidity('');
+  }
+
   /** @param {SubmitEvent} e */
   async function start(e) {
     e.preventDefault();
     const form = /** @type {HTMLFormElement} */ (e.target);
     const data = new FormData(form);
-    const entities = listOf(data.get('entities'));
-    const connections = listOf(data.get('connections'));
+    const entities = formList(form, 'entities', 'Entity types');
+    const connections = formList(form, 'connections', 'Connections');
+    if (!entities || !connections) return;
     const emit = data.get('emit') === 'on';
     const which = `${entities.length ? entities.join(', ') : 'every polled entity type'} of ${connections.length ? connections.join(', ') : 'every enabled connection'}`;
     const confirmed = await confirmAction({
@@ -185,12 +199,18 @@ export function renderBackfills(main) {
       { class: 'add-form', 'aria-labelledby': 'backfill-title', onsubmit: start },
       h('h2', { id: 'backfill-title' }, 'Start a backfill'),
       h('label', { for: 'bf-entities' }, 'Entity types'),
-      h('input', { id: 'bf-entities', name: 'entities', placeholder: 'every polled one' }),
+      h('input', {
+        id: 'bf-entities',
+        name: 'entities',
+        placeholder: 'every polled one',
+        oninput: clearProblem,
+      }),
       h('label', { for: 'bf-connections' }, 'Connections'),
       h('input', {
         id: 'bf-connections',
         name: 'connections',
         placeholder: 'every enabled connection',
+        oninput: clearProblem,
       }),
       h(
         'label',
