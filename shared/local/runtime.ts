@@ -30,7 +30,6 @@ import { noticingStateStore, StateChangeNotices } from '../polling/state-change-
 import { trackedTargetsFromEnv, untrackedStreamWarnings } from '../polling/tracked-targets.ts';
 import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';
 import type { ProductSample } from '../simulator/product-samples.ts';
-import { DynamoDbGrantLedger } from '../state/dynamodb-grant-ledger.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import { createStateTable } from '../state/dynamodb-table.ts';
 import { LOCAL_STREAM_STATE_SHARDS } from '../state/stream-state-shards.ts';
@@ -49,6 +48,7 @@ import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { LOCAL_CONNECTION_ID } from './local-connection-id.ts';
 import { openLocalConnections } from './local-connections.ts';
 import { startLocalDispatch } from './local-dispatch.ts';
+import { localGrantLedger } from './local-grant-ledger.ts';
 import { SqsBacklogGauge } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { storeWriteProbe } from './store-probe.ts';
@@ -228,7 +228,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     const clientDeps = {
       clock,
       random,
-      budgetLedger: new DynamoDbGrantLedger(dynamo.client, LOCAL_TABLE_NAME),
+      budgetLedger: localGrantLedger(dynamo.client, LOCAL_TABLE_NAME),
       budgetMarginMs: settings.budgetMarginMs,
     };
     const client = createConnectorClient(source.connection, clientDeps);

@@ -35,6 +35,18 @@ const GrantsItemSchema = z.object({
 });
 type GrantsItem = z.infer<typeof GrantsItemSchema>;
 
+/** Options of {@link DynamoDbGrantLedger}. */
+export interface DynamoDbGrantLedgerOptions {
+  /**
+   * Drops the live reserves a key's item holds when this ledger first reads it: they are of a
+   * run that ended (one killed has no chance to take its reserve back). Only where one process
+   * at a time takes grants of the table (a local data dir, under its directory lock); never in
+   * AWS, where pollers run in parallel and each one's reserve is live. Without it, a killed
+   * run's reserve held bulk work back until it lapsed (3 poll intervals and a window).
+   */
+  dropEarlierReserves?: boolean;
+}
+
 /**
  * {@link GrantLedger} in the state table: one item per budget key (`BUDGET#<key>` / `GRANTS`)
  * holding the sliding log of grant times, replaced with a conditional write on its version.
@@ -61,10 +73,13 @@ export class DynamoDbGrantLedger implements GrantLedger {
   private readonly documentClient: DocumentClient;
   /** The item as this ledger last wrote it, per key, while no conditional write said otherwise. */
   private readonly written = new Map<string, GrantsItem>();
+  /** Keys this ledger has written: reserves found in them since are this run's. */
+  private readonly writtenOnce = new Set<string>();
 
   constructor(
     client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly options: DynamoDbGrantLedgerOptions = {},
   ) {
     this.documentClient = documentClientOf(client);
   }
@@ -77,7 +92,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
     claim?: TakeClaim,
   ): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
-      const stored = this.written.get(key) ?? (await this.read(key));
+      const stored = this.written.get(key) ?? (await this.readAsFound(key));
       const { result, entry } = takeFromEntry(stored, nowMs, windowMs, capacity, claim);
       if (!entry) return result;
       if (await this.replace(key, stored, entry, nowMs)) return result;
@@ -87,7 +102,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
 
   async release(key: string, given: GivenBack): Promise<void> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
-      const stored = this.written.get(key) ?? (await this.read(key));
+      const stored = this.written.get(key) ?? (await this.readAsFound(key));
       const entry = releaseFromEntry(stored, given);
       if (!entry) return;
       const newest = entry.grants.at(-1) ?? given.grantAt;
@@ -99,7 +114,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
   async pause(key: string, untilMs: number): Promise<void> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       // Read, not remembered: the pause must land on what other takers wrote since.
-      const stored = await this.read(key);
+      const stored = await this.readAsFound(key);
       if ((stored?.pausedUntil ?? 0) >= untilMs) return;
       const item = { ...stored, grants: stored?.grants ?? [], pausedUntil: untilMs };
       if (await this.replace(key, stored, item, untilMs)) return;
@@ -140,6 +155,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
         }),
       );
       this.written.set(key, written);
+      this.writtenOnce.add(key);
       return true;
     } catch (error) {
       this.written.delete(key);
@@ -159,7 +175,20 @@ export class DynamoDbGrantLedger implements GrantLedger {
     return liveGrants((await this.read(key))?.grants ?? [], nowMs, windowMs);
   }
 
-  private async read(key: string) {
+  /**
+   * The key's item, without the live reserves of an earlier run when this ledger drops them
+   * ({@link DynamoDbGrantLedgerOptions.dropEarlierReserves}) and has not written the key yet.
+   * The next write stores it so; its grants stay, the server counted their requests.
+   */
+  private async readAsFound(key: string): Promise<GrantsItem | undefined> {
+    const item = await this.read(key);
+    if (!this.options.dropEarlierReserves || this.writtenOnce.has(key) || !item?.reserves)
+      return item;
+    const { reserves: _earlier, ...rest } = item;
+    return rest;
+  }
+
+  private async read(key: string): Promise<GrantsItem | undefined> {
     try {
       const { Item } = await this.documentClient.send(
         new GetCommand({
