@@ -9,6 +9,7 @@ import {
   removeConnection,
   setConnectionEnabled,
 } from '../connections/connection-admin.ts';
+import { ConnectionDetailSchema } from '../connections/connection-detail.ts';
 import { ConnectionExistsError } from '../connections/connection-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
@@ -105,9 +106,10 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
   defineReadRoute({
     path: '/connections/{id}',
     operationId: 'getConnection',
-    summary: 'One connection, without its token',
+    summary:
+      'One connection, without its token, with its parked streams (polls refused for authorization: count, total, the first with its reason)',
     tag: 'connections',
-    schema: ConnectionViewSchema,
+    schema: ConnectionDetailSchema,
     read: (id, deps) => withConnections(deps, (c) => getConnectionView(id, c)),
   }),
   enableRoute(false),

@@ -18,6 +18,7 @@ import {
   toConnectionView,
   withoutReservedId,
 } from './connection.ts';
+import { type ConnectionDetail, parkedStreamsOf } from './connection-detail.ts';
 import { type ConnectionStore, listAllConnections } from './connection-store.ts';
 import { CONNECTION_WATCH_MS } from './connection-watch.ts';
 import type { TokenCipher } from './token-cipher.ts';
@@ -232,13 +233,22 @@ export async function listConnectionViews(deps: ConnectionAdminDeps): Promise<Co
   ];
 }
 
-/** One connection. @throws ConnectionNotFoundError */
+/**
+ * One connection, with its parked streams (one query of its stream states).
+ * @throws ConnectionNotFoundError
+ */
 export async function getConnectionView(
   id: string,
   deps: ConnectionAdminDeps,
-): Promise<ConnectionView> {
-  const configured = deps.configured.find((connection) => connection.id === id);
-  if (configured) return configured;
+): Promise<ConnectionDetail> {
+  const view =
+    deps.configured.find((connection) => connection.id === id) ?? (await storedView(id, deps));
+  const states = await deps.state.listStreams({ connectionId: id });
+  return { ...view, parkedStreams: parkedStreamsOf(states) };
+}
+
+/** The view of stored connection `id`. @throws ConnectionNotFoundError */
+async function storedView(id: string, deps: ConnectionAdminDeps): Promise<ConnectionView> {
   const stored = await deps.store.get(id);
   if (!stored) throw new ConnectionNotFoundError(`connection ${id} does not exist`);
   return toConnectionView(stored, deps.notPolledBecause?.(stored));

@@ -7,6 +7,11 @@ import {
 } from '../../admin/schemas.ts';
 import { ConnectionIdSchema } from '../../connections/connection.ts';
 import { AddConnectionInputSchema } from '../../connections/connection-admin.ts';
+import {
+  type ConnectionDetail,
+  ConnectionDetailSchema,
+  type ParkedStreams,
+} from '../../connections/connection-detail.ts';
 import { type PortfolioScope, parsePortfolioScope } from '../../connector/connector-config.ts';
 import { formatDuration } from '../../duration.ts';
 import { ValidationError } from '../../errors.ts';
@@ -67,10 +72,11 @@ function checkConnectionId(id: string): void {
   checkInput(z.object({ id: ConnectionIdSchema }), { id }, 'id');
 }
 
-function describeConnection(connection: ConnectionView): string {
+function describeConnection(connection: ConnectionDetail): string {
   return [
     `connection ${connection.id} (${connection.enabled ? 'enabled' : 'disabled'}, ${connection.origin})`,
     ...(connection.error !== undefined ? [`  not polled    ${connection.error}`] : []),
+    ...parkedLines(connection.parkedStreams),
     `  entities      ${connection.entities?.join(', ') ?? "the deployment's (POLL_ENTITIES)"}`,
     `  interval      ${connection.intervalMs ? formatDuration(connection.intervalMs) : "the deployment's (POLL_INTERVAL)"}`,
     `  initial sync  ${connection.initialSync ?? "the deployment's (INITIAL_SYNC)"}`,
@@ -83,6 +89,19 @@ function describeConnection(connection: ConnectionView): string {
     ...(connection.exportIds ? [`  exports       ${connection.exportIds.join(', ')}`] : []),
     `  created       ${shortTime(connection.createdAt)}`,
   ].join('\n');
+}
+
+/**
+ * Says a connection's parked streams, if any: how many, and the first with its reason.
+ * @example parkedLines({ count: 2, total: 2, first: { streamId: 'h:customer', reason: '401 …' } })
+ */
+function parkedLines(parked: ParkedStreams | undefined): string[] {
+  if (!parked?.first) return [];
+  const { count, total, first } = parked;
+  return [
+    `  parked        ${count} of ${total} streams, their polls refused for authorization; polled again once the token changes or after streams reset`,
+    `                ${first.streamId}: ${first.reason ?? 'no reason kept'}`,
+  ];
 }
 
 /**
@@ -212,7 +231,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
     const connection = await clientFor(options).call(
       'GET',
       `/connections/${segment(id)}`,
-      ConnectionViewSchema,
+      ConnectionDetailSchema,
     );
     if (options.json) return writeJson(io, connection);
     io.out(describeConnection(connection));
