@@ -15,3 +15,19 @@ const FetchConstantsSchema = z.object({ badPorts: z.array(z.string().regex(/^\d+
 export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set(
   FetchConstantsSchema.parse(fetchConstants).badPorts.map(Number),
 );
+
+/**
+ * Refines a port schema to refuse {@link FETCH_BLOCKED_PORTS}: listening there is possible, but
+ * fetch and browsers never connect to it. `unreachable` says who then could not reach the
+ * listener (e.g. `neither the CLI nor the console could reach the admin API`).
+ * @example withoutFetchBlockedPorts(z.number().int(), 'neither a bridge nor call could reach the simulator')
+ */
+export function withoutFetchBlockedPorts<T extends z.ZodType<number>>(
+  schema: T,
+  unreachable: string,
+) {
+  return schema.refine((port) => !FETCH_BLOCKED_PORTS.has(port), {
+    error: (issue) =>
+      `${String(issue.input)} is a port fetch and browsers never connect to (WHATWG "bad ports"): ${unreachable}; choose another`,
+  });
+}

@@ -8,7 +8,7 @@ import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/con
 import { DurationSchema } from '../duration.ts';
 import { variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
-import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
+import { withoutFetchBlockedPorts } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { plainMessage } from '../plain-message.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
@@ -66,17 +66,14 @@ function entryName(index: number, count: number): string {
 /** The variables `start` reads besides the POLL_* and CONNECTOR_* ones. */
 export const LocalEnvSchema = z.object({
   // An empty BRIDGE_PORT is unset (readLocalConfig drops it), an empty --port a bad port.
-  BRIDGE_PORT: z
-    .string()
-    .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
-    .transform(Number)
-    .pipe(z.number().max(65_535, { error: PORT_MESSAGE }))
-    // Listening there is possible, but the CLI's fetch and browsers never connect to it.
-    .refine((port) => !FETCH_BLOCKED_PORTS.has(port), {
-      error: (issue) =>
-        `${String(issue.input)} is a port fetch and browsers never connect to (WHATWG "bad ports"): neither the CLI nor the console could reach the admin API; choose another`,
-    })
-    .default(LOCAL_DEFAULTS.port),
+  BRIDGE_PORT: withoutFetchBlockedPorts(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
+      .transform(Number)
+      .pipe(z.number().max(65_535, { error: PORT_MESSAGE })),
+    'neither the CLI nor the console could reach the admin API',
+  ).default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z
     .string()
     .refine((host) => isIP(host) !== 0 || HOST_NAME.test(host), {

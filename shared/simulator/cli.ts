@@ -5,7 +5,7 @@ import { CliExit, EXIT_FAILURE } from '../cli/exit-codes.ts';
 import { withStopSignal } from '../cli/stop-signal.ts';
 import { configurationError } from '../configuration-error.ts';
 import { formatIssuePath } from '../errors.ts';
-import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
+import { withoutFetchBlockedPorts } from '../fetch-blocked-ports.ts';
 import { plainMessage } from '../plain-message.ts';
 import { SIM_MAX_ACTIVITY_PER_SECOND } from './activity.ts';
 import { enterpriseIndexOfToken } from './enterprise-tokens.ts';
@@ -27,16 +27,10 @@ function decimal<T extends z.ZodNumber>(number: T) {
 const SimulatorFlagsSchema = z
   .object({
     port: decimal(
-      z
-        .number()
-        .int()
-        .min(0)
-        .max(65_535)
-        // Listening there is possible, but the bridge's and call's fetch never connect to it.
-        .refine((port) => !FETCH_BLOCKED_PORTS.has(port), {
-          error: (issue) =>
-            `${String(issue.input)} is a port fetch and browsers never connect to (WHATWG "bad ports"): neither a bridge nor call could reach the simulator; choose another`,
-        }),
+      withoutFetchBlockedPorts(
+        z.number().int().min(0).max(65_535),
+        'neither a bridge nor call could reach the simulator',
+      ),
     ).default(4010),
     seed: decimal(z.number().int()).default(1),
     size: z.enum(['small', 'medium', 'large']).default('small'),
