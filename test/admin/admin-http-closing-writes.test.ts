@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AdminServer, startAdminServer } from '../../shared/admin/node-server.ts';
-import { parseRawAnswer } from '../support/raw-socket.ts';
+import { nextAnswer } from '../support/raw-socket.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
 let harness: AdminHarness | undefined;
@@ -22,26 +22,6 @@ function addRequest(port: number, id: string): string {
     `POST /connections HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\n` +
     `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
-}
-
-/** Reads from `socket` until one whole answer (headers and content-length body) has come. */
-function nextAnswer(from: Socket): Promise<ReturnType<typeof parseRawAnswer>> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (data: Buffer) => {
-      text += data.toString('latin1');
-      const answer = parseRawAnswer(text);
-      if (
-        answer.status &&
-        Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])
-      ) {
-        from.off('data', onData);
-        resolve(answer);
-      }
-    };
-    from.on('data', onData);
-    from.once('error', reject);
-  });
 }
 
 describe('admin HTTP server closing while a write is served', () => {

@@ -6,7 +6,7 @@ import {
   type AdminServer,
   startAdminServer,
 } from '../../shared/admin/node-server.ts';
-import { parseRawAnswer, rawExchange } from '../support/raw-socket.ts';
+import { nextAnswer, parseRawAnswer, rawExchange } from '../support/raw-socket.ts';
 import { type AdminHarness, createAdminHarness } from './support/harness.ts';
 
 let harness: AdminHarness | undefined;
@@ -47,24 +47,10 @@ function open(port: number): Promise<Socket> {
 }
 
 /** GET /health on an open connection: the status of its answer. */
-function health(socket: Socket, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const onData = (data: Buffer) => {
-      text += data.toString('latin1');
-      const answer = parseRawAnswer(text);
-      if (
-        answer.status &&
-        Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])
-      ) {
-        socket.off('data', onData);
-        resolve(answer.status);
-      }
-    };
-    socket.on('data', onData);
-    socket.once('error', reject);
-    socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
-  });
+async function health(socket: Socket, port: number): Promise<number> {
+  const answer = nextAnswer(socket);
+  socket.write(`GET /health HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+  return (await answer).status;
 }
 
 describe('admin HTTP server connection limits', () => {

@@ -67,3 +67,23 @@ export function parseRawAnswer(text: string): {
     body: split === -1 ? '' : text.slice(split + 4),
   };
 }
+
+/** Reads from `from` until one whole answer (headers and content-length body) has come. */
+export function nextAnswer(from: Socket): Promise<ReturnType<typeof parseRawAnswer>> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const onData = (data: Buffer) => {
+      text += data.toString('latin1');
+      const answer = parseRawAnswer(text);
+      if (
+        answer.status &&
+        Buffer.byteLength(answer.body) >= Number(answer.headers['content-length'])
+      ) {
+        from.off('data', onData);
+        resolve(answer);
+      }
+    };
+    from.on('data', onData);
+    from.once('error', reject);
+  });
+}
