@@ -3,7 +3,11 @@ import { activePass } from '../../shared/polling/backfill-state.ts';
 import { stateHandle } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { runBackfillPass } from '../../shared/polling/strategies/backfill-pass.ts';
-import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
+import {
+  changeEveryCustomer,
+  type PagedCustomerStream,
+  startPagedCustomerStream,
+} from './paged-customer-stream.ts';
 import { runOnClock, type SlowConnector, slowSimulatorConnector } from './slow-connector.ts';
 
 /** How long each page takes to come back (on the test's clock). */
@@ -21,10 +25,7 @@ describe('a backfill pass slice that ends with a page read ahead', () => {
 
   beforeEach(async () => {
     h = await startPagedCustomerStream();
-    const model = h.sim.controls.model;
-    for (const entity of [...model.customers.all()])
-      model.update(model.customers, 'customer', entity.record.Id, { Notes: 'recent' });
-    await h.clock.advance(1_000);
+    await changeEveryCustomer(h, 'recent');
     expect(await pollStream(h.definition, h.deps, 'first-sync')).toMatchObject({
       caughtUp: true,
     });

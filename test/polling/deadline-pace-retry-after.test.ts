@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
+import {
+  changeEveryCustomer,
+  type PagedCustomerStream,
+  startPagedCustomerStream,
+} from './paged-customer-stream.ts';
 import { runOnClock, type SlowConnector, slowSimulatorConnector } from './slow-connector.ts';
 
 /** How long each page takes to come back (on the test's clock). */
@@ -23,10 +27,7 @@ describe('a window read after a 429 pause, against the invocation deadline', () 
     expect(await pollStream(h.definition, h.deps, 'first-sync')).toMatchObject({
       caughtUp: true,
     });
-    const model = h.sim.controls.model;
-    for (const entity of [...model.customers.all()])
-      model.update(model.customers, 'customer', entity.record.Id, { Notes: 'changed' });
-    await h.clock.advance(1_000);
+    await changeEveryCustomer(h, 'changed');
     slow = slowSimulatorConnector(h.sim, h.clock, PAGE_MS);
   }, 60_000);
 

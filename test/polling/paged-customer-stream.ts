@@ -142,3 +142,14 @@ export async function startPagedCustomerStream({
     },
   };
 }
+
+/**
+ * Changes every customer of the stream's simulator (their Notes to `notes`) and moves the clock
+ * on a second, so the next window holds them all (60 customers: 6 pages of 10).
+ */
+export async function changeEveryCustomer(h: PagedCustomerStream, notes: string): Promise<void> {
+  const model = h.sim.controls.model;
+  for (const entity of [...model.customers.all()])
+    model.update(model.customers, 'customer', entity.record.Id, { Notes: notes });
+  await h.clock.advance(1_000);
+}

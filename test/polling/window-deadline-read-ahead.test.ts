@@ -9,7 +9,11 @@ import {
 } from '../../shared/connector/http-transport.ts';
 import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
-import { type PagedCustomerStream, startPagedCustomerStream } from './paged-customer-stream.ts';
+import {
+  changeEveryCustomer,
+  type PagedCustomerStream,
+  startPagedCustomerStream,
+} from './paged-customer-stream.ts';
 
 /** How long each page takes to come back (wire time, on the test's clock). */
 const PAGE_MS = 1_000;
@@ -33,11 +37,8 @@ describe('a window read cut by the invocation deadline', () => {
     expect(await pollStream(h.definition, h.deps, 'first-sync')).toMatchObject({
       caughtUp: true,
     });
-    const model = h.sim.controls.model;
     // 60 changed customers: one window of 6 pages of 10 (and the empty one a full page asks).
-    for (const entity of [...model.customers.all()])
-      model.update(model.customers, 'customer', entity.record.Id, { Notes: 'changed' });
-    await h.clock.advance(1_000);
+    await changeEveryCustomer(h, 'changed');
     asked = [];
     const http = createUndiciTransport();
     const slow: HttpTransport = {
