@@ -26,28 +26,39 @@ const PRODUCT = '0cf29cb4-3568-44d9-a1b8-893da55dba09';
 const url = 'http://127.0.0.1:8/hook';
 const addConnection = ['connections', 'add', '--id', 'h1', '--access-token-stdin'];
 
-/** A flag's list with an empty item, and the item the refusal names by its place. */
-const flagCases: [args: string[], refusal: string][] = [
-  [['subscriptions', 'add', '--url', url, '--events', 'customer.*,'], '--events: item 2'],
-  [['subscriptions', 'add', '--url', url, '--events', 'a.*,,resource.updated'], '--events: item 2'],
-  [['subscriptions', 'add', '--url', url, '--events', ',customer.*'], '--events: item 1'],
-  [[...addConnection, '--entities', 'customer,,resource'], '--entities: item 2'],
-  [[...addConnection, '--product-ids', `${PRODUCT},`], '--product-ids: item 2'],
-  [[...addConnection, '--export-ids', ','], '--export-ids: item 1'],
-  [[...addConnection, '--portfolio-scope', `chain:${CHAIN},`], '--portfolio-scope: item 2'],
-  [['backfill', '--entities', 'customer,'], '--entities: item 2'],
-  [['backfill', '--connection', 'main,,main'], '--connection: item 2'],
+/** A flag's list with empty items, the flag, and the places of the items its refusal names. */
+const flagCases: [args: string[], flag: string, places: number[]][] = [
+  [['subscriptions', 'add', '--url', url, '--events', 'customer.*,'], '--events', [2]],
+  [['subscriptions', 'add', '--url', url, '--events', 'a.*,,resource.updated'], '--events', [2]],
+  [['subscriptions', 'add', '--url', url, '--events', ',customer.*'], '--events', [1]],
+  [['subscriptions', 'add', '--url', url, '--events', ',customer.*,,'], '--events', [1, 3, 4]],
+  [[...addConnection, '--entities', 'customer,,resource'], '--entities', [2]],
+  [[...addConnection, '--entities', 'customer,,,resource'], '--entities', [2, 3]],
+  [[...addConnection, '--product-ids', `${PRODUCT},`], '--product-ids', [2]],
+  [[...addConnection, '--export-ids', ','], '--export-ids', [1, 2]],
+  [[...addConnection, '--portfolio-scope', `chain:${CHAIN},`], '--portfolio-scope', [2]],
+  [[...addConnection, '--portfolio-scope', `,chain:${CHAIN},`], '--portfolio-scope', [1, 3]],
+  [['backfill', '--entities', 'customer,'], '--entities', [2]],
+  [['backfill', '--connection', 'main,,main'], '--connection', [2]],
+  // An id that names no connection, before the empty item, is not looked up: the typo is told.
+  [['backfill', '--connection', 'nope,,x'], '--connection', [2]],
+  [['backfill', '--connection', 'nope,,x,'], '--connection', [2, 4]],
 ];
 
 describe('an empty item in a list flag', () => {
-  it.each(flagCases)('%j exits 2 naming the flag and the item', async (args, refusal) => {
-    const result = await cli.run(args, { stdin: 'token' });
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.split('\n')[0]).toBe(`error: ${refusal}: ${EMPTY_ITEM_MESSAGE}`);
-    expect(await cli.harness.store.listSubscriptions()).toEqual([]);
-    expect((await cli.harness.connections.listPage()).connections).toEqual([]);
-  });
+  it.each(flagCases)(
+    '%j exits 2 naming %s and every empty item, in order',
+    async (args, flag, places) => {
+      const result = await cli.run(args, { stdin: 'token' });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const items = places.map((place) => `item ${place}: ${EMPTY_ITEM_MESSAGE}`).join('; ');
+      expect(result.stderr.split('\n')[0]).toBe(`error: ${flag}: ${items}`);
+      expect(await cli.harness.store.listSubscriptions()).toEqual([]);
+      expect((await cli.harness.connections.listPage()).connections).toEqual([]);
+      expect((await cli.harness.backfills.list({ limit: 10 })).jobs).toEqual([]);
+    },
+  );
 
   it('is refused by the admin API too, 400 naming the item', async () => {
     const response = await fetch(`${cli.server.url}/subscriptions`, {
@@ -72,39 +83,45 @@ const own = {
   CONNECTOR_ACCESS_TOKEN: 'access',
 };
 
-/** A list variable with an empty item, and the item its refusal names. */
-const variableCases: [args: string[], env: Record<string, string>, item: string][] = [
-  [['start'], { POLL_ENTITIES: 'customer,,resource' }, 'POLL_ENTITIES[1]'],
-  [['start'], { POLL_ENTITIES: 'customer,' }, 'POLL_ENTITIES[1]'],
-  [['start'], { POLL_EXPORT_IDS: ',' }, 'POLL_EXPORT_IDS[0]'],
-  [['start'], { POLL_PRODUCT_IDS: `${PRODUCT},` }, 'POLL_PRODUCT_IDS[1]'],
-  [['start'], { BRIDGE_ALLOWED_HOSTS: 'localhost:4000,' }, 'BRIDGE_ALLOWED_HOSTS[1]'],
+/** A list variable with empty items, and the items its refusal names, in order. */
+const variableCases: [args: string[], env: Record<string, string>, items: string[]][] = [
+  [['start'], { POLL_ENTITIES: 'customer,,resource' }, ['POLL_ENTITIES[1]']],
+  [['start'], { POLL_ENTITIES: 'customer,' }, ['POLL_ENTITIES[1]']],
+  [
+    ['start'],
+    { POLL_ENTITIES: ',customer,,' },
+    ['POLL_ENTITIES[0]', 'POLL_ENTITIES[2]', 'POLL_ENTITIES[3]'],
+  ],
+  [['start'], { POLL_EXPORT_IDS: ',' }, ['POLL_EXPORT_IDS[0]', 'POLL_EXPORT_IDS[1]']],
+  [['start'], { POLL_PRODUCT_IDS: `${PRODUCT},` }, ['POLL_PRODUCT_IDS[1]']],
+  [['start'], { BRIDGE_ALLOWED_HOSTS: 'localhost:4000,' }, ['BRIDGE_ALLOWED_HOSTS[1]']],
   [
     ['start'],
     { ...own, CONNECTOR_PORTFOLIO_SCOPE: `chain:${CHAIN},` },
-    'CONNECTOR_PORTFOLIO_SCOPE[1]',
+    ['CONNECTOR_PORTFOLIO_SCOPE[1]'],
   ],
   [
     ['call', 'taxEnvironments/getAll'],
-    { ...own, CONNECTOR_PORTFOLIO_SCOPE: `,chain:${CHAIN}` },
-    'CONNECTOR_PORTFOLIO_SCOPE[0]',
+    { ...own, CONNECTOR_PORTFOLIO_SCOPE: `,chain:${CHAIN},` },
+    ['CONNECTOR_PORTFOLIO_SCOPE[0]', 'CONNECTOR_PORTFOLIO_SCOPE[2]'],
   ],
 ];
 
 describe('an empty item in a list variable', () => {
-  it.each(variableCases)('%j with %j exits 2 naming the item', async (args, env, item) => {
-    const result = await runCliHere(args, {
-      BRIDGE_DATA_DIR: join(scratch, 'file', 'data'),
-      CONNECTOR_BASE_URL: undefined,
-      CONNECTOR_CLIENT_TOKEN: undefined,
-      CONNECTOR_ACCESS_TOKEN: undefined,
-      CONNECTOR_PORTFOLIO_SCOPE: undefined,
-      ...env,
-    });
-    expect(result.code).toBe(2);
-    // Every empty item is named (`,` has two); the first is this one.
-    expect(result.stderr.split('\n')[0]).toMatch(
-      `error: configuration is invalid: ${item}: ${EMPTY_ITEM_MESSAGE}`,
-    );
-  });
+  it.each(variableCases)(
+    '%j with %j exits 2 naming every empty item, in order',
+    async (args, env, items) => {
+      const result = await runCliHere(args, {
+        BRIDGE_DATA_DIR: join(scratch, 'file', 'data'),
+        CONNECTOR_BASE_URL: undefined,
+        CONNECTOR_CLIENT_TOKEN: undefined,
+        CONNECTOR_ACCESS_TOKEN: undefined,
+        CONNECTOR_PORTFOLIO_SCOPE: undefined,
+        ...env,
+      });
+      expect(result.code).toBe(2);
+      const named = items.map((item) => `${item}: ${EMPTY_ITEM_MESSAGE}`).join('; ');
+      expect(result.stderr.split('\n')[0]).toBe(`error: configuration is invalid: ${named}`);
+    },
+  );
 });

@@ -134,7 +134,7 @@ const cases: [args: string[], message: string, api: ApiRequest][] = [
   ],
   [
     [...addConnection, '--entities', ','],
-    `--entities: item 1: ${EMPTY_ITEM_MESSAGE}`,
+    `--entities: item 1: ${EMPTY_ITEM_MESSAGE}; item 2: ${EMPTY_ITEM_MESSAGE}`,
     {
       method: 'POST',
       path: '/connections',
@@ -189,7 +189,7 @@ const cases: [args: string[], message: string, api: ApiRequest][] = [
   ],
   [
     ['backfill', '--connection', ','],
-    `--connection: item 1: ${EMPTY_ITEM_MESSAGE}`,
+    `--connection: item 1: ${EMPTY_ITEM_MESSAGE}; item 2: ${EMPTY_ITEM_MESSAGE}`,
     { method: 'POST', path: '/backfill', body: { connections: ',' }, field: 'connections[0]' },
   ],
   [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { firstInputIssue } from '../../admin/input-issue.ts';
-import { splitCommaList } from '../../comma-list.ts';
-import { fieldIssues, type ValidationError } from '../../errors.ts';
+import { EMPTY_ITEM_MESSAGE, splitCommaList } from '../../comma-list.ts';
+import { fieldIssues, formatIssuePath, type ValidationError } from '../../errors.ts';
 import { withPlainMessages } from '../../plain-message.ts';
 
 /*
@@ -64,7 +64,9 @@ export function refusalText(
 
 /**
  * The first refusal of `error` (invalid route input, as the admin API's 400 would name it) as
- * the CLI says it ({@link refusalText}, plainMessage in plain-message.ts). Pure.
+ * the CLI says it ({@link refusalText}, plainMessage in plain-message.ts); an empty item of a
+ * list is named with every other empty item of that list, in order
+ * (`--events: item 1: is empty …; item 3: is empty …`). Pure.
  * @example inputRefusalText(AddConnectionInputSchema.safeParse(body).error!, 'body', { initialSync: '--initial-sync' }, body) // '--initial-sync: must be baseline or emit'
  */
 export function inputRefusalText(
@@ -73,8 +75,19 @@ export function inputRefusalText(
   flags: FieldFlags = {},
   input?: unknown,
 ): string {
-  const { field, message } = firstInputIssue(withPlainMessages(error), location);
-  return refusalText(field, message, flags, input);
+  const plain = withPlainMessages(error);
+  const { field, message } = firstInputIssue(plain, location);
+  const first = refusalText(field, message, flags, input);
+  if (message !== EMPTY_ITEM_MESSAGE) return first;
+  // Every empty item of the list is named, in order, as a list variable's refusal names them.
+  const [, name = ''] = FIELD.exec(field) ?? [];
+  const lead = Object.hasOwn(flags, name) ? `${flags[name]}: ` : '';
+  const others = plain.issues
+    .filter((issue) => issue.message === EMPTY_ITEM_MESSAGE && issue.path[0] === name)
+    .map((issue) => formatIssuePath(issue.path))
+    .filter((other) => other !== field)
+    .map((other) => refusalText(other, EMPTY_ITEM_MESSAGE, flags, input).slice(lead.length));
+  return [first, ...others].join('; ');
 }
 
 /**
