@@ -29,6 +29,10 @@ const cases: [args: string[], env: Record<string, string>, name: string][] = [
   [['start'], { POLL_PRODUCT_IDS: 'not-a-uuid' }, 'POLL_PRODUCT_IDS[0]'],
   [['start'], { ...own, CONNECTOR_PORTFOLIO_SCOPE: 'team:x' }, 'CONNECTOR_PORTFOLIO_SCOPE[0]'],
   [['start', '--port', 'x'], {}, '--port'],
+  [['start', '--poll-interval', 'often'], {}, '--poll-interval'],
+  // backfill's --poll-interval is said as start's, whether or not a bridge answers.
+  [['backfill', '--poll-interval', 'often'], {}, '--poll-interval'],
+  [['backfill', '--entities', 'customer', '--poll-interval', '1ms'], {}, '--poll-interval'],
   [['call', 'taxEnvironments/getAll'], { CONNECTOR_ACCESS_TOKEN: 'access' }, 'CONNECTOR_BASE_URL'],
   [
     ['call', 'taxEnvironments/getAll'],

@@ -233,7 +233,7 @@ describe('a bad value of a flag', () => {
     const result = await cli.run(['backfill', '--poll-interval', '1ms']);
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toBe(
-      'error: --poll-interval: must be at least 100ms (a bare number is milliseconds)',
+      'error: configuration is invalid: --poll-interval: must be at least 100ms (a bare number is milliseconds)',
     );
   });
 

@@ -7,6 +7,7 @@ import {
   BackfillProgressQuerySchema,
 } from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
+import { configurationError } from '../../configuration-error.ts';
 import { DurationSchema } from '../../duration.ts';
 import { formatCount, paletteFor } from '../../local/terminal.ts';
 import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE, processIo } from '../exit-codes.ts';
@@ -143,9 +144,10 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
   backfill.action(async (raw: unknown) => {
     const options = BackfillOptionsSchema.parse(raw);
     const interval = PollIntervalSchema.safeParse(options.pollInterval);
+    // Said as start says its --poll-interval (`configuration is invalid: --poll-interval: …`).
     if (!interval.success) {
       const why = interval.error.issues[0]?.message ?? 'is not a duration';
-      throw new CliExit(EXIT_USAGE, `--poll-interval: ${why}`);
+      throw configurationError('--poll-interval', why, interval.error);
     }
     if (
       options.follow !== undefined &&
