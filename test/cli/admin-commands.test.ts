@@ -5,6 +5,9 @@ import type { StreamState } from '../../shared/state/state-store.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 import { storedChangeEvent } from '../admin/support/harness.ts';
 
+/** The `index`th stored event's id, shaped as the bridge makes them (`evt_` and 26 characters). */
+const eventId = (index: number) => `evt_${String(index).padStart(26, '0')}`;
+
 let cli: Awaited<ReturnType<typeof startCliHarness>>;
 let subscriptionId: string;
 beforeAll(async () => {
@@ -14,7 +17,7 @@ beforeAll(async () => {
     'customer.updated',
     'resource.deleted',
   ].entries()) {
-    const event = storedChangeEvent(`evt_${index}`, type);
+    const event = storedChangeEvent(eventId(index), type);
     await cli.harness.store.putEvent({
       id: event.id,
       type,
@@ -41,12 +44,14 @@ describe('change-bridge events', () => {
     expect(table.code).toBe(0);
     const lines = table.stdout.split('\n');
     expect(lines[0]).toMatch(/^ID\s+TYPE\s+STORED$/);
-    expect(lines[1]).toMatch(/^evt_2\s+resource\.deleted\s+1970-01-01 00:00:01$/);
+    expect(lines[1]).toMatch(
+      new RegExp(`^${eventId(2)}\\s+resource\\.deleted\\s+1970-01-01 00:00:01$`),
+    );
     const typed = JSON.parse(
       (await cli.run(['events', 'list', '--type', 'customer.updated', '--json'])).stdout,
     );
     expect(typed).toEqual([
-      { id: 'evt_1', type: 'customer.updated', storedAt: new Date(1001).toISOString() },
+      { id: eventId(1), type: 'customer.updated', storedAt: new Date(1001).toISOString() },
     ]);
     const limited = JSON.parse(
       (await cli.run(['events', 'list', '--limit', '2', '--json'])).stdout,
@@ -60,7 +65,7 @@ describe('change-bridge events', () => {
     expect(cursor).toBeDefined();
     const older = await cli.run(['events', 'list', '--limit', '2', '--cursor', cursor!, '--json']);
     expect(older.code).toBe(0);
-    expect(JSON.parse(older.stdout).map((e: { id: string }) => e.id)).toEqual(['evt_0']);
+    expect(JSON.parse(older.stdout).map((e: { id: string }) => e.id)).toEqual([eventId(0)]);
     expect(older.stderr).toBe('');
     const bad = await cli.run(['events', 'list', '--cursor', 'nonsense']);
     expect(bad.code).toBe(2);
@@ -74,23 +79,40 @@ describe('change-bridge events', () => {
   });
 
   it('show prints the stored event as JSON, and exits 1 for an unknown one', async () => {
-    const shown = await cli.run(['events', 'show', 'evt_1']);
+    const shown = await cli.run(['events', 'show', eventId(1)]);
     expect(shown.code).toBe(0);
-    expect(JSON.parse(shown.stdout)).toEqual(storedChangeEvent('evt_1', 'customer.updated'));
-    const unknown = await cli.run(['events', 'show', 'evt_none']);
+    expect(JSON.parse(shown.stdout)).toEqual(storedChangeEvent(eventId(1), 'customer.updated'));
+    const unknown = await cli.run(['events', 'show', eventId(9)]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('evt_none');
+    expect(unknown.stderr).toContain(eventId(9));
+  });
+
+  it('show and replay exit 2 naming the id when it cannot be an event id, which the API answers 404', async () => {
+    for (const id of ['bad id', 'evt_1', `${eventId(1)}x`, 'evt_0000000000000000000000000a']) {
+      for (const command of ['show', 'replay']) {
+        const result = await cli.run(['events', command, id]);
+        expect({ id, command, code: result.code }).toEqual({ id, command, code: 2 });
+        expect(result.stdout).toBe('');
+        expect(result.stderr.split('\n')[0]).toBe(
+          'error: id: must be an event id: evt_ and 26 characters, as events list prints it',
+        );
+      }
+      // The admin API's answer stays the OpenAPI's: an id it does not hold is 404.
+      const answer = await fetch(`${cli.server.url}/events/${encodeURIComponent(id)}`);
+      expect(answer.status).toBe(404);
+    }
+    expect(await cli.harness.store.listDeliveries({ subscriptionId, limit: 10 })).toEqual([]);
   });
 
   it('replay creates deliveries to matching subscriptions or the one named', async () => {
-    const all = await cli.run(['events', 'replay', 'evt_0']);
+    const all = await cli.run(['events', 'replay', eventId(0)]);
     expect(all.code).toBe(0);
     expect(all.stdout).toContain(`-> ${subscriptionId}`);
     const named = JSON.parse(
-      (await cli.run(['events', 'replay', 'evt_2', '--subscription', subscriptionId, '--json']))
+      (await cli.run(['events', 'replay', eventId(2), '--subscription', subscriptionId, '--json']))
         .stdout,
     );
-    expect(named).toMatchObject([{ eventId: 'evt_2', subscriptionId, status: 'pending' }]);
+    expect(named).toMatchObject([{ eventId: eventId(2), subscriptionId, status: 'pending' }]);
   });
 });
 
@@ -142,7 +164,7 @@ describe('change-bridge deliveries redeliver and subscriptions enable/disable', 
   it("redelivers a subscription's dead letters with their event ids; --since a duration or an instant", async () => {
     const dead = {
       id: 'dlv_dead',
-      eventId: 'evt_0',
+      eventId: eventId(0),
       subscriptionId,
       status: 'dead' as const,
       attempts: 8,
@@ -175,16 +197,18 @@ describe('change-bridge deliveries redeliver and subscriptions enable/disable', 
     ]);
     expect(all.code).toBe(0);
     expect(JSON.parse(all.stdout)).toMatchObject([
-      { eventId: 'evt_0', subscriptionId, status: 'pending' },
+      { eventId: eventId(0), subscriptionId, status: 'pending' },
     ]);
-    const another = { ...dead, id: 'dlv_dead_again', eventId: 'evt_1' };
+    const another = { ...dead, id: 'dlv_dead_again', eventId: eventId(1) };
     await cli.harness.store.createDelivery(another);
     await cli.harness.store.addDeadLetter(another);
     const one = await cli.run(['deliveries', 'redeliver', '--subscription', subscriptionId]);
     expect(one.code).toBe(0);
     // A new delivery of the dead letter's event.
     expect(one.stdout.trim()).toMatch(
-      new RegExp(`^Delivering again 1 dead letter of ${subscriptionId}:\n  dlv_\\w+  evt_1$`),
+      new RegExp(
+        `^Delivering again 1 dead letter of ${subscriptionId}:\n  dlv_\\w+  ${eventId(1)}$`,
+      ),
     );
     const bad = await cli.run([
       'deliveries',

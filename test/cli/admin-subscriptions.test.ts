@@ -213,6 +213,9 @@ describe('change-bridge subscriptions', () => {
       // Empty, an id would name another route (DELETE /subscriptions/ is DELETE /subscriptions).
       [['subscriptions', 'remove', ''], 'id: must not be empty'],
       [['events', 'show', ' '], 'id: must not be empty'],
+      // A malformed event id is bad usage, not an event the bridge lacks.
+      [['events', 'show', 'bad id'], 'error: id: must be an event id: evt_ and 26 characters'],
+      [['events', 'replay', 'evt_1'], 'error: id: must be an event id: evt_ and 26 characters'],
       // Named as the user gave it: the STREAM argument, the --subscription flag.
       [['streams', 'reset', ''], 'stream: must not be empty'],
       [['deliveries', 'redeliver', '--subscription', ' '], '--subscription: must not be empty'],
@@ -236,7 +239,7 @@ describe('change-bridge subscriptions', () => {
       // Led by the flag the user typed, named once, where the field has another name too.
       [['streams', 'list', '--connection', 'a b'], 'error: --connection: must be 1 to 64 letters'],
       [
-        ['events', 'replay', 'evt_1', '--subscription', ''],
+        ['events', 'replay', 'evt_00000000000000000000000001', '--subscription', ''],
         'error: --subscription: must not be empty',
       ],
       [

@@ -44,7 +44,7 @@ describe('--api naming a server that is not the admin API of change-bridge start
     answer = { status, type, body };
     for (const args of [
       ['subscriptions', 'list', '--json'],
-      ['events', 'show', 'evt_1'],
+      ['events', 'show', 'evt_00000000000000000000000001'],
     ]) {
       const result = await run(args);
       expect(result.code).toBe(1);

@@ -73,11 +73,11 @@ const cases: [args: string[], message: string, api: ApiRequest][] = [
     { method: 'GET', path: '/events?cursor=nonsense', field: 'cursor' },
   ],
   [
-    ['events', 'replay', 'evt_1', '--subscription', ''],
+    ['events', 'replay', 'evt_00000000000000000000000001', '--subscription', ''],
     '--subscription: must not be empty',
     {
       method: 'POST',
-      path: '/events/evt_1/replay',
+      path: '/events/evt_00000000000000000000000001/replay',
       body: { subscriptionId: '' },
       field: 'subscriptionId',
     },

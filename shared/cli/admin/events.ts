@@ -7,7 +7,9 @@ import {
   ReplayBodySchema,
   StoredEventBodySchema,
 } from '../../admin/schemas.ts';
+import { EVENT_ID_PATTERN } from '../../changes/event-id.ts';
 import type { CliIo } from '../exit-codes.ts';
+import { checkInput } from './api-client.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -39,10 +41,28 @@ function withNextCursorOnLast<T extends object>(
 
 const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string().optional() });
 
+/** The ID argument of `events show` and `events replay`: an event id as design.md gives it. */
+const EventIdArgumentSchema = z.object({
+  id: z.string().regex(EVENT_ID_PATTERN, {
+    error: 'must be an event id: evt_ and 26 characters, as events list prints it',
+  }),
+});
+
+/**
+ * The path segment of event `id` (see segment); exits 2 naming `id` when it cannot be an event
+ * id, bridge or no bridge: a malformed argument is bad usage, not an event the bridge lacks.
+ */
+function eventSegment(id: string): string {
+  const path = segment(id);
+  checkInput(EventIdArgumentSchema, { id }, 'id');
+  return path;
+}
+
 /**
  * Adds `events list [--type T] [--limit N] [--cursor C]`, `events show ID` and
  * `events replay ID [--subscription ID]` (design.md, CLI). `--type` and `--limit` are checked
- * with the API's own schema before the call: a bad one exits 2 naming it.
+ * with the API's own schema before the call, and ID with the shape of an event id: a bad one
+ * exits 2 naming it.
  */
 export function registerEventCommands(program: Command, io: CliIo): void {
   const group = program.command('events').description('list, show and replay stored events');
@@ -94,7 +114,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const options = CommonOptionsSchema.parse(raw);
     const event = await clientFor(options).call(
       'GET',
-      `/events/${segment(id)}`,
+      `/events/${eventSegment(id)}`,
       StoredEventBodySchema,
     );
     writeJson(io, event);
@@ -110,7 +130,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const options = ReplayOptionsSchema.parse(raw);
     const { deliveries } = await clientFor(options).call(
       'POST',
-      `/events/${segment(id)}/replay`,
+      `/events/${eventSegment(id)}/replay`,
       DeliveryListSchema,
       {
         body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
