@@ -35,6 +35,19 @@ export interface DeliverySample {
   webhooksPerEvent?: number | null | undefined;
 }
 
+/**
+ * Webhooks a job still has to deliver: the deliveries made and neither delivered nor
+ * dead-lettered (`webhooksLeft`), and those the events queued make once the dispatcher hands
+ * them on (`eventsQueued` times `webhooksPerEvent`, one each while that is unknown): an estimate
+ * while events are queued. Pure.
+ * @example webhooksToDeliver({ webhooksLeft: 10, eventsQueued: 5, webhooksPerEvent: 2 }) // 20
+ */
+export function webhooksToDeliver(
+  figures: Pick<DeliverySample, 'webhooksLeft' | 'eventsQueued' | 'webhooksPerEvent'>,
+): number {
+  return figures.webhooksLeft + figures.eventsQueued * (figures.webhooksPerEvent ?? 1);
+}
+
 /** What a job has left, reading and delivering. */
 export interface JobEstimate {
   /** The work done of all there is (the least of the reading's and the delivering's), 0 to 1; null while unknown. */
@@ -125,7 +138,7 @@ export function jobEstimator(
         ? null
         : Math.max(...running.map((r) => r.read.secondsLeft ?? 0));
     const perEvent = figures.webhooksPerEvent ?? 1;
-    const pending = figures.webhooksLeft + figures.eventsQueued * perEvent;
+    const pending = webhooksToDeliver(figures);
     const toCome = readDone ? 0 : webhooksToCome(reads, figures, perEvent);
     let deliverySecondsLeft: number | null;
     if (readDone && afterRead != null) deliverySecondsLeft = afterRead;

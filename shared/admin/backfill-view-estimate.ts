@@ -1,6 +1,6 @@
 import type { DeliveryCounts } from '../webhooks/delivery-counter.ts';
 import type { BackfillJobView } from './backfill.ts';
-import { streamPart } from './backfill-estimate.ts';
+import { streamPart, webhooksToDeliver } from './backfill-estimate.ts';
 import type { BackfillEstimates } from './backfill-estimates.ts';
 
 /**
@@ -20,9 +20,10 @@ export function webhooksPerEvent(counts: Iterable<DeliveryCounts>): number | nul
 
 /**
  * The job's view with what it has left measured in records and webhooks (see BackfillEstimates):
- * `fraction` the work done (0 while unknown), `etaSeconds` until every webhook is delivered or
- * dead-lettered (the larger of the reading's and the delivering's), each stream's `fraction`
- * its records read of those expected; `view`'s own `fraction`s, the history time range's
+ * `fraction` the work done (0 while unknown), `webhooksToDeliver` those made and those of the
+ * events queued, `etaSeconds` until every webhook is delivered or dead-lettered (the larger of
+ * the reading's and the delivering's), each stream's `fraction` its records read of those
+ * expected; `view`'s own `fraction`s, the history time range's
  * shares, move to `rangeFraction`. `readAt` is when its sources were read.
  */
 export function withEstimate(
@@ -52,6 +53,7 @@ export function withEstimate(
     readEtaSeconds: estimate.readSecondsLeft,
     deliveryEtaSeconds: delivered ? 0 : estimate.deliverySecondsLeft,
     webhooksPerEvent: perEvent,
+    webhooksToDeliver: Math.round(webhooksToDeliver({ ...view, webhooksPerEvent: perEvent })),
     etaSeconds: delivered ? 0 : estimate.secondsLeft,
     streams: view.streams.map((s, i) => ({
       ...s,

@@ -424,6 +424,10 @@ export const BackfillJobViewSchema = z.object({
     description:
       'Deliveries made per event the dispatcher handed on (the subscriptions an event goes to); null until it handed one on. Absent from bridges before it was answered.',
   }),
+  webhooksToDeliver: z.number().int().nonnegative().optional().meta({
+    description:
+      'Webhooks still to deliver: those made and neither delivered nor dead-lettered (`webhooksLeft`) and those the events queued will make once handed on (`eventsQueued` times `webhooksPerEvent`, one each while that is null), rounded; an estimate while events are queued. Absent from bridges before it was answered.',
+  }),
   /** Every stream's part has ended: the reading is done (webhooks may still be on their way). */
   done: z.boolean(),
   /**

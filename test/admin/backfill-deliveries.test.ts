@@ -116,6 +116,8 @@ describe('a backfill read to its end', () => {
       webhooksDelivered: 0,
       webhooksLeft: 2,
       eventsQueued: 1,
+      // The queued event is still to be delivered too, to the one subscription taking them.
+      webhooksToDeliver: 3,
     });
 
     status = 200;
@@ -130,6 +132,7 @@ describe('a backfill read to its end', () => {
       webhooksDeadLettered: 0,
       webhooksLeft: 0,
       eventsQueued: 0,
+      webhooksToDeliver: 0,
     });
   });
 

@@ -13,9 +13,22 @@ describe("the console's figures of a backfill job", () => {
     expect(backfillStanding({ done: false, deliveryDone: false, etaSeconds: null })).toBe(
       'reading, estimating the time left',
     );
+    // The events queued are still to be delivered as webhooks: counted in what is left.
     expect(
-      backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 1330, eventsQueued: 5 }),
-    ).toBe('read done, 1,330 webhooks left to deliver, 5 events queued');
+      backfillStanding({
+        done: true,
+        deliveryDone: false,
+        webhooksLeft: 0,
+        eventsQueued: 38_819,
+        webhooksToDeliver: 77_638,
+        etaSeconds: 9,
+      }),
+    ).toBe(
+      'read done, about 77,638 webhooks left to deliver, counting those of 38,819 queued events, about 9 s left',
+    );
+    expect(
+      backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 1, eventsQueued: 1 }),
+    ).toBe('read done, about 2 webhooks left to deliver, counting those of 1 queued event');
     // The time left counts the webhooks still to deliver, after the reading too.
     expect(
       backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 1330, etaSeconds: 9 }),

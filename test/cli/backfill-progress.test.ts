@@ -395,8 +395,15 @@ describe('progress once every stream is read and webhooks are left', () => {
     expect(progressSummary(read(), 12)).toBe(
       'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, 1,330 webhooks left to deliver · ~12 s left',
     );
-    expect(progressSummary(read({ eventsQueued: 200 }))).toBe(
-      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, 1,330 webhooks and 200 queued events left to deliver · estimating time left',
+    // The events queued are still to be delivered, as webhooks to each subscription taking them.
+    expect(progressSummary(read({ eventsQueued: 200, webhooksToDeliver: 1_730 }))).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, about 1,730 webhooks left to deliver, counting those of 200 queued events · estimating time left',
+    );
+    // A bridge that answers no webhooksToDeliver: counted from webhooksPerEvent, as it counts it.
+    expect(
+      progressSummary(read({ webhooksLeft: 0, eventsQueued: 38_819, webhooksPerEvent: 2 })),
+    ).toBe(
+      'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · read done, about 77,638 webhooks left to deliver, counting those of 38,819 queued events · estimating time left',
     );
   });
 

@@ -7,6 +7,7 @@ export function backfillStanding(job: {
   etaSeconds?: number | null;
   webhooksLeft?: number;
   eventsQueued?: number;
+  webhooksToDeliver?: number;
 }): string;
 
 /** A whole percent of the job's work done, or null while its records to read are unknown. */

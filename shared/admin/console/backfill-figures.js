@@ -5,19 +5,34 @@ import { duration } from './dom.js';
 const COUNT = new Intl.NumberFormat('en-US');
 
 /**
+ * `count` of `noun`, its plural but for one: `1 webhook`, `38,819 webhooks`. Pure.
+ * @param {number} count
+ * @param {string} noun
+ */
+function countOf(count, noun) {
+  return `${COUNT.format(count)} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/**
  * Where a job stands: reading (with the time left until its webhooks are delivered once
  * known: `etaSeconds` counts them), read with webhooks still to deliver (and their time once
- * known), or done. Pure.
- * @param {{ done: boolean, deliveryDone: boolean, etaSeconds?: number | null, webhooksLeft?: number, eventsQueued?: number }} job
+ * known), or done. The webhooks left count those the events still queued will make
+ * (`webhooksToDeliver`, an estimate while events are queued), as `backfill` says it. Pure.
+ * @param {{ done: boolean, deliveryDone: boolean, etaSeconds?: number | null, webhooksLeft?: number, eventsQueued?: number, webhooksToDeliver?: number }} job
  * @example backfillStanding({ done: true, deliveryDone: true }) // 'done'
+ * @example backfillStanding({ done: true, deliveryDone: false, webhooksLeft: 0, eventsQueued: 5, webhooksToDeliver: 10 }) // 'read done, about 10 webhooks left to deliver, counting those of 5 queued events'
  */
 export function backfillStanding(job) {
   const known = job.etaSeconds !== null && job.etaSeconds !== undefined;
   const left = known ? `, about ${duration(/** @type {number} */ (job.etaSeconds))} left` : '';
   if (!job.done) return known ? `reading${left}` : 'reading, estimating the time left';
   if (job.deliveryDone) return 'done';
-  const queued = job.eventsQueued ? `, ${COUNT.format(job.eventsQueued)} events queued` : '';
-  return `read done, ${COUNT.format(job.webhooksLeft ?? 0)} webhooks left to deliver${queued}${left}`;
+  const made = job.webhooksLeft ?? 0;
+  if (!job.eventsQueued) return `read done, ${countOf(made, 'webhook')} left to deliver${left}`;
+  // The bridge serving the console answers webhooksToDeliver; one each is the estimator's guess.
+  const all = job.webhooksToDeliver ?? made + job.eventsQueued;
+  const queued = countOf(job.eventsQueued, 'queued event');
+  return `read done, about ${countOf(all, 'webhook')} left to deliver, counting those of ${queued}${left}`;
 }
 
 /**

@@ -1,5 +1,9 @@
 import type { z } from 'zod';
-import { type JobEstimate, jobEstimates } from '../../admin/backfill-estimate.ts';
+import {
+  type JobEstimate,
+  jobEstimates,
+  webhooksToDeliver,
+} from '../../admin/backfill-estimate.ts';
 import {
   type BackfillStreamCounts,
   countBackfillStreams,
@@ -34,8 +38,8 @@ const PLAIN_SUMMARY_EVERY_S = 10;
 
 /**
  * What the job did and what is left, in one line. Once every stream is read but webhooks are
- * still on their way, it says so (`read done, N webhooks left to deliver`, with the events the
- * dispatcher has not handed on yet) and the time they take at the pace their count goes down
+ * still on their way, it says so (`read done, N webhooks left to deliver`, N counting the
+ * webhooks of the events the dispatcher has not handed on yet: {@link pendingText}) and the time they take at the pace their count goes down
  * (`deliveryEtaSeconds`, see deliveryPace); `done` only once they are all delivered or
  * dead-lettered.
  * @example progressSummary(job) // 'read 41,200 records · published 41,200 events · delivered 39,870 webhooks · ~12 s left'
@@ -56,11 +60,7 @@ export function progressSummary(
   if (!job.done) return [...figures, timeLeft(job.etaSeconds)].join(' · ');
   if (job.deliveryDone)
     return [...figures, `done in ${formatDuration(job.elapsedSeconds)}`].join(' · ');
-  return [
-    ...figures,
-    `read done, ${pendingText(job)} left to deliver`,
-    timeLeft(deliveryEtaSeconds),
-  ].join(' · ');
+  return [...figures, `read done, ${pendingText(job)}`, timeLeft(deliveryEtaSeconds)].join(' · ');
 }
 
 /** Where the job's streams stand: from the bridge, or counted from its streams (a bridge before it). Pure. */
@@ -88,14 +88,17 @@ export function streamCountsText(job: BackfillJobView): string {
 }
 
 /**
- * The webhooks a job read to its end still waits for, in words. Pure.
- * @example pendingText(job) // '1,330 webhooks and 200 queued events'
+ * The webhooks a job read to its end still waits for, in words: the deliveries made, and those
+ * the events still queued make once handed on (the bridge's `webhooksToDeliver`, else counted as
+ * it counts them: {@link webhooksToDeliver}), an estimate while events are queued. Pure.
+ * @example pendingText(job) // '1,330 webhooks left to deliver'
+ * @example pendingText(queued) // 'about 1,730 webhooks left to deliver, counting those of 200 queued events'
  */
 export function pendingText(job: BackfillJobView): string {
-  const webhooks = countOf(job.webhooksLeft, 'webhook');
-  if (job.eventsQueued === 0) return webhooks;
+  if (job.eventsQueued === 0) return `${countOf(job.webhooksLeft, 'webhook')} left to deliver`;
+  const webhooks = countOf(job.webhooksToDeliver ?? Math.round(webhooksToDeliver(job)), 'webhook');
   const events = countOf(job.eventsQueued, 'queued event');
-  return `${webhooks} and ${events}`;
+  return `about ${webhooks} left to deliver, counting those of ${events}`;
 }
 
 type StreamView = BackfillJobView['streams'][number];

@@ -247,7 +247,7 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
       if (verdict === 'stalled') {
         throw new CliExit(
           EXIT_FAILURE,
-          `backfill ${job.id} read every stream, but webhooks are still to be delivered (${pendingText(job)} left): they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them, and ${followHint(job.id)}`,
+          `backfill ${job.id} read every stream, but has ${pendingText(job)}, and they have not gone down for ${DELIVERY_STALL_LIMIT_MS / 1000} s (a receiver down waits for its retries; see \`deliveries list\`); GET /backfill/${job.id} keeps counting them, and ${followHint(job.id)}`,
         );
       }
       if (options.json) return;
