@@ -14,3 +14,22 @@ export const HEADER_UNSAFE_TOKEN_MESSAGE =
 export function isHeaderSafeToken(token: string): boolean {
   return /^[\x20-\x7e]+$/.test(token);
 }
+
+/**
+ * The shortest BRIDGE_ADMIN_TOKEN `start` takes without a warning: 16 characters (a random one of
+ * 16 is beyond guessing through the admin API). design.md sets no minimum, so a shorter one is
+ * taken, with {@link shortAdminTokenWarning}.
+ */
+export const ADMIN_TOKEN_RECOMMENDED_MIN_CHARS = 16;
+
+/**
+ * The one warning line `start` prints when BRIDGE_ADMIN_TOKEN (already trimmed) is shorter than
+ * {@link ADMIN_TOKEN_RECOMMENDED_MIN_CHARS}; undefined for a long enough token or none. It names
+ * the variable and the length recommended, never the token nor its length (a secret). Pure.
+ * @example shortAdminTokenWarning('x') // 'BRIDGE_ADMIN_TOKEN is shorter than 16 characters: …'
+ * @example shortAdminTokenWarning(undefined) // undefined
+ */
+export function shortAdminTokenWarning(token: string | undefined): string | undefined {
+  if (token === undefined || token.length >= ADMIN_TOKEN_RECOMMENDED_MIN_CHARS) return undefined;
+  return `BRIDGE_ADMIN_TOKEN is shorter than ${ADMIN_TOKEN_RECOMMENDED_MIN_CHARS} characters: a short token is easy to guess; set a random one of at least ${ADMIN_TOKEN_RECOMMENDED_MIN_CHARS} (e.g. openssl rand -hex 32)`;
+}

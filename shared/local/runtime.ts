@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { shortAdminTokenWarning } from '../admin/admin-token.ts';
 import { BackfillEstimates } from '../admin/backfill-estimates.ts';
 import { BackfillSourcesCache } from '../admin/backfill-sources-cache.ts';
 import { DynamoDbBackfillJobStore } from '../admin/dynamodb-backfill-job-store.ts';
@@ -116,6 +117,9 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
   const closers: Array<() => Promise<void>> = [];
   /** What `stop()` ends before the closers: on a failed start, they end here (nothing keeps running). */
   const stopOnFailedStart: Array<() => Promise<void>> = [];
+  // Taken, as design.md sets no minimum, but said: a short admin token is easy to guess.
+  const shortToken = shortAdminTokenWarning(config.adminToken);
+  if (shortToken) reporter.warn(shortToken);
   try {
     stopIfAsked();
     await ensureDataDir(config.dataDir);
