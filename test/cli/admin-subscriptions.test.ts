@@ -219,6 +219,7 @@ describe('change-bridge subscriptions', () => {
       // Named as the user gave it: the STREAM argument, the --subscription flag.
       [['streams', 'reset', ''], 'stream: must not be empty'],
       [['deliveries', 'redeliver', '--subscription', ' '], '--subscription: must not be empty'],
+      [['backfill', '--follow', ' '], 'error: --follow: must not be empty'],
       [['streams', 'reset', 'nocolon'], 'stream: must be <connectionId>:<entityType>'],
       // Refused under any policy, so without asking the bridge.
       [

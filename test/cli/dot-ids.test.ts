@@ -19,6 +19,7 @@ describe('an id of . or ..', () => {
     [['subscriptions', 'remove', '..'], 'id'],
     [['subscriptions', 'disable', '..'], 'id'],
     [['deliveries', 'redeliver', '--subscription', '..'], '--subscription'],
+    [['backfill', '--follow', '..'], '--follow'],
   ])('%j exits 2 naming %s, sending nothing', async (args, field) => {
     const result = await cli.run(args);
     expect(result.code).toBe(2);

@@ -158,6 +158,8 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         '--follow: follows a job as it was started, so takes no --entities, --connection or --emit',
       );
     }
+    // Named as the user typed it: an empty id or `.`/`..` would name another route.
+    if (options.follow !== undefined) segment(options.follow, '--follow');
     const client = clientFor(options);
     const readJob = (id: string, streams?: number) =>
       client.call('GET', `/backfill/${segment(id)}`, BackfillJobViewSchema, {
