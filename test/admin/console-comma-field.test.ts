@@ -24,6 +24,10 @@ describe("the console's comma-separated form fields", () => {
     expect(readCommaField(', hotel-1', 'Connections')).toEqual({
       problem: `Connections: item 1 ${EMPTY_ITEM_MESSAGE}`,
     });
+    // Several: every one, in order, as the CLI names them.
+    expect(readCommaField(',customer,,', 'Entity types')).toEqual({
+      problem: `Entity types: item 1 ${EMPTY_ITEM_MESSAGE}; item 3 ${EMPTY_ITEM_MESSAGE}; item 4 ${EMPTY_ITEM_MESSAGE}`,
+    });
     expect(CONSOLE_EMPTY_ITEM_MESSAGE).toBe(EMPTY_ITEM_MESSAGE);
   });
 });

@@ -14,12 +14,17 @@ export const EMPTY_ITEM_MESSAGE =
  * @param {string} label the field's label, e.g. `Entity types`
  * @returns {{ items: string[] } | { problem: string }}
  * @example readCommaField('customer,,resource', 'Entity types') // { problem: 'Entity types: item 2 is empty (…' }
+ * @example readCommaField(',customer,', 'Entity types') // { problem: 'Entity types: item 1 is empty (…; item 3 is empty (…' }
  */
 export function readCommaField(text, label) {
   const value = String(text ?? '');
   if (value.trim() === '') return { items: [] };
   const items = value.split(',').map((part) => part.trim());
-  const empty = items.indexOf('');
-  if (empty !== -1) return { problem: `${label}: item ${empty + 1} ${EMPTY_ITEM_MESSAGE}` };
+  // Every empty item is named, in order, as the CLI and the API's variables name them.
+  const empty = items.flatMap((item, index) => (item === '' ? [index + 1] : []));
+  if (empty.length > 0) {
+    const places = empty.map((place) => `item ${place} ${EMPTY_ITEM_MESSAGE}`).join('; ');
+    return { problem: `${label}: ${places}` };
+  }
   return { items };
 }
