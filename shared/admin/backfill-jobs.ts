@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
+import { hashedIdPattern } from '../changes/event-id.ts';
 import { parseOrThrow } from '../errors.ts';
 import type { BackfillJobPosition } from './backfill-job-cursor.ts';
+
+/** What every backfill job's id starts with; the rest is a hash's (hashedId in event-id.ts). */
+export const BACKFILL_ID_PREFIX = 'bf_';
+
+/** Shape of every backfill job's id, as `backfill` and `backfill list` print it: `bf_` and 26 characters. */
+export const BACKFILL_ID_PATTERN = hashedIdPattern(BACKFILL_ID_PREFIX);
 
 /**
  * What ended a stream's part of a job before it completed: `superseded`, a later backfill or

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { hashEventId } from '../changes/event-id.ts';
+import { hashedId } from '../changes/event-id.ts';
 import { mapWithConcurrency } from '../concurrency.ts';
 import { splitStreamId } from '../connections/connection.ts';
 import { ValidationError } from '../errors.ts';
@@ -19,7 +19,12 @@ import {
 import type { AdminDeps } from './admin-deps.ts';
 import { endBackfillParts } from './backfill-ending.ts';
 import { BackfillEstimates } from './backfill-estimates.ts';
-import { type BackfillJob, type BackfillStreamOutcome, withEntries } from './backfill-jobs.ts';
+import {
+  BACKFILL_ID_PREFIX,
+  type BackfillJob,
+  type BackfillStreamOutcome,
+  withEntries,
+} from './backfill-jobs.ts';
 import { endedOutcome, partOf } from './backfill-part.ts';
 import type { BackfillSources } from './backfill-sources-cache.ts';
 import { countBackfillStreams } from './backfill-streams-listed.ts';
@@ -402,7 +407,7 @@ export async function startBackfill(
   }
   const now = deps.clock.now();
   const streamIds = chosen.map((d) => d.streamId);
-  const id = `bf_${hashEventId(['backfill/v1', String(now), String(deps.random())]).slice('evt_'.length)}`;
+  const id = hashedId(BACKFILL_ID_PREFIX, ['backfill/v1', String(now), String(deps.random())]);
   const job: BackfillJob = {
     id,
     startedAt: now,

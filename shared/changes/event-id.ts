@@ -7,8 +7,17 @@ const CROCKFORD_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** Characters after the `evt_` prefix: 26 × 5 = 130 bits of the SHA-256 digest. */
 export const EVENT_ID_LENGTH_CHARS = 26;
 
+/**
+ * Shape of an id made of `prefix` and the {@link EVENT_ID_LENGTH_CHARS} uppercase Crockford
+ * base32 characters of a hash ({@link hashedId}): `evt_…`, `sub_…`, `bf_…`. Pure.
+ * @example hashedIdPattern('bf_').test('bf_0123456789ABCDEFGHJKMNPQRS') // true
+ */
+export function hashedIdPattern(prefix: string): RegExp {
+  return new RegExp(`^${prefix}[0-9A-HJKMNP-TV-Z]{${EVENT_ID_LENGTH_CHARS}}$`);
+}
+
 /** Shape of every event id: `evt_` and 26 uppercase Crockford base32 characters. */
-export const EVENT_ID_PATTERN = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const EVENT_ID_PATTERN = hashedIdPattern('evt_');
 
 /** The parts that identify one detected change. */
 export interface EventIdParts {
@@ -92,6 +101,15 @@ export function hashEventId(parts: readonly string[]): string {
   partsLength = 0;
   for (const part of parts) writePart(part);
   return idOfParts();
+}
+
+/**
+ * An id of another kind made as an event id is ({@link hashEventId}), under its own `prefix`
+ * (`sub_`, `bf_`): it has the shape {@link hashedIdPattern} gives for that prefix.
+ * @example hashedId('bf_', ['backfill/v1', '1700000000000', '0.5'])
+ */
+export function hashedId(prefix: string, parts: readonly string[]): string {
+  return `${prefix}${hashEventId(parts).slice(ID_PREFIX.length)}`;
 }
 
 /**

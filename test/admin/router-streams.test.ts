@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { BACKFILL_ID_PATTERN } from '../../shared/admin/backfill-jobs.ts';
 import { toBudgetView } from '../../shared/admin/streams-view.ts';
 import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
@@ -265,7 +266,8 @@ describe('admin API: backfill', () => {
     expect(started.status).toBe(202);
     const job = started.body as Job;
     expect(job).toMatchObject({
-      id: expect.stringMatching(/^bf_/),
+      // Of the shape `backfill --follow` takes.
+      id: expect.stringMatching(BACKFILL_ID_PATTERN),
       emit: true,
       done: false,
       fraction: 0,

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EVENT_ID_PATTERN, eventId, hashEventId } from '../../shared/changes/event-id.ts';
+import {
+  EVENT_ID_PATTERN,
+  eventId,
+  hashEventId,
+  hashedId,
+  hashedIdPattern,
+} from '../../shared/changes/event-id.ts';
 
 const parts = {
   connectionId: 'main',
@@ -58,6 +64,17 @@ describe('hashEventId', () => {
       (_, index) => alphabet[Number.parseInt(bits.slice(index * 5, index * 5 + 5), 2)],
     ).join('');
     expect(hashEventId(['x'])).toBe(`evt_${expected}`);
+  });
+});
+
+describe('hashedId', () => {
+  it('is the prefix and the characters of the event id of the same parts, of its pattern only', () => {
+    const id = hashedId('bf_', ['backfill/v1', '1', '0.5']);
+    expect(id).toBe(`bf_${hashEventId(['backfill/v1', '1', '0.5']).slice('evt_'.length)}`);
+    expect(id).toMatch(hashedIdPattern('bf_'));
+    expect(id).not.toMatch(hashedIdPattern('sub_'));
+    expect(`${id}0`).not.toMatch(hashedIdPattern('bf_'));
+    expect(hashedIdPattern('evt_').source).toBe(EVENT_ID_PATTERN.source);
   });
 });
 

@@ -5,6 +5,9 @@ import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.t
 import { runCli } from '../../shared/cli/main.ts';
 import { systemClock } from '../../shared/clock.ts';
 
+/** The job's id, shaped as the bridge makes them (`backfill --follow` takes no other). */
+const JOB_ID = 'bf_0123456789ABCDEFGHJKMNPQRS';
+
 /** A job view as the admin API answers it, done or not. */
 function jobView(done: boolean): BackfillJobView {
   const stream = {
@@ -24,7 +27,7 @@ function jobView(done: boolean): BackfillJobView {
     eventsQueued: 0,
   };
   return {
-    id: 'bf_1',
+    id: JOB_ID,
     startedAt: '2026-11-29T00:00:00.000Z',
     emit: true,
     fraction: stream.fraction,
@@ -88,7 +91,7 @@ describe('backfill across a restart of the bridge', () => {
     servers.push(await adminApi(() => jobView(true), port));
     expect(await running).toBe(0);
     expect(errors.join('\n')).toContain('waiting for it to come back');
-    expect(JSON.parse(out.at(-1)!)).toMatchObject({ id: 'bf_1', done: true });
+    expect(JSON.parse(out.at(-1)!)).toMatchObject({ id: JOB_ID, done: true });
   });
 });
 
@@ -116,7 +119,7 @@ describe('backfill once every stream is read', () => {
       'but has about 7 webhooks left to deliver, counting those of 2 queued events, and they have not gone down',
     );
     // It says how to follow the job again.
-    expect(errors.join('\n')).toContain('change-bridge backfill --follow bf_1');
+    expect(errors.join('\n')).toContain(`change-bridge backfill --follow ${JOB_ID}`);
   });
 });
 
@@ -138,7 +141,7 @@ describe('backfill --follow', () => {
       [
         'backfill',
         '--follow',
-        'bf_1',
+        JOB_ID,
         '--api',
         `http://127.0.0.1:${port}`,
         '--poll-interval',
@@ -147,14 +150,14 @@ describe('backfill --follow', () => {
       { out: (text) => out.push(text), err: () => undefined },
     );
     expect(code).toBe(0);
-    expect(methods.every((m) => m.startsWith('GET /backfill/bf_1'))).toBe(true);
-    expect(out.at(-1)).toContain('Backfill bf_1 done');
+    expect(methods.every((m) => m.startsWith(`GET /backfill/${JOB_ID}`))).toBe(true);
+    expect(out.at(-1)).toContain(`Backfill ${JOB_ID} done`);
   });
 
   it('is refused beside what starts a job', async () => {
     const errors: string[] = [];
     const code = await runCli(
-      ['backfill', '--follow', 'bf_1', '--emit', '--api', 'http://127.0.0.1:9'],
+      ['backfill', '--follow', JOB_ID, '--emit', '--api', 'http://127.0.0.1:9'],
       { out: () => undefined, err: (text) => errors.push(text) },
     );
     expect(code).toBe(2);

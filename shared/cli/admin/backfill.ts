@@ -24,6 +24,7 @@ import {
 } from './backfill-progress.ts';
 import { type DeliveryVerdict, deliveryWaiter } from './delivery-wait.ts';
 import { followUntilStopped } from './follow-interrupt.ts';
+import { shapedSegment } from './id-shapes.ts';
 import { CommonOptionsSchema, clientFor, segment, withCommonOptions } from './output.ts';
 
 const BackfillOptionsSchema = CommonOptionsSchema.extend({
@@ -158,8 +159,9 @@ export function registerBackfillCommand(program: Command, io: CliIo): void {
         '--follow: follows a job as it was started, so takes no --entities, --connection or --emit',
       );
     }
-    // Named as the user typed it: an empty id or `.`/`..` would name another route.
-    if (options.follow !== undefined) segment(options.follow, '--follow');
+    // Named as the user typed it, before anything is sent: an empty id or `.`/`..` would name
+    // another route, and an id not shaped as the bridge makes them names no job (a 404, exit 1).
+    if (options.follow !== undefined) shapedSegment('backfill', options.follow, '--follow');
     const client = clientFor(options);
     const readJob = (id: string, streams?: number) =>
       client.call('GET', `/backfill/${segment(id)}`, BackfillJobViewSchema, {

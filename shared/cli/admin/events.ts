@@ -7,14 +7,12 @@ import {
   ReplayBodySchema,
   StoredEventBodySchema,
 } from '../../admin/schemas.ts';
-import { EVENT_ID_PATTERN } from '../../changes/event-id.ts';
 import type { CliIo } from '../exit-codes.ts';
-import { checkInput } from './api-client.ts';
+import { shapedSegment } from './id-shapes.ts';
 import {
   CommonOptionsSchema,
   clientFor,
   formatTable,
-  segment,
   shortTime,
   withCommonOptions,
   writeJson,
@@ -40,23 +38,6 @@ function withNextCursorOnLast<T extends object>(
 }
 
 const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string().optional() });
-
-/** The ID argument of `events show` and `events replay`: an event id as design.md gives it. */
-const EventIdArgumentSchema = z.object({
-  id: z.string().regex(EVENT_ID_PATTERN, {
-    error: 'must be an event id: evt_ and 26 characters, as events list prints it',
-  }),
-});
-
-/**
- * The path segment of event `id` (see segment); exits 2 naming `id` when it cannot be an event
- * id, bridge or no bridge: a malformed argument is bad usage, not an event the bridge lacks.
- */
-function eventSegment(id: string): string {
-  const path = segment(id);
-  checkInput(EventIdArgumentSchema, { id }, 'id');
-  return path;
-}
 
 /**
  * Adds `events list [--type T] [--limit N] [--cursor C]`, `events show ID` and
@@ -114,7 +95,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const options = CommonOptionsSchema.parse(raw);
     const event = await clientFor(options).call(
       'GET',
-      `/events/${eventSegment(id)}`,
+      `/events/${shapedSegment('event', id, 'id')}`,
       StoredEventBodySchema,
     );
     writeJson(io, event);
@@ -130,7 +111,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const options = ReplayOptionsSchema.parse(raw);
     const { deliveries } = await clientFor(options).call(
       'POST',
-      `/events/${eventSegment(id)}/replay`,
+      `/events/${shapedSegment('event', id, 'id')}/replay`,
       DeliveryListSchema,
       {
         body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
