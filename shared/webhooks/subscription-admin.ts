@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hashEventId } from '../changes/event-id.ts';
+import { hashedId } from '../changes/event-id.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
@@ -11,6 +11,7 @@ import {
   PREVIOUS_SECRETS_MAX,
   RetryScheduleSchema,
   type ScopeFilterSchema,
+  SUBSCRIPTION_ID_PREFIX,
   type Subscription,
   type SubscriptionView,
   toSubscriptionView,
@@ -152,7 +153,7 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
       const secret = generateSecret(deps.randomBytes);
       const subscription: Subscription = {
         ...fields,
-        id: `sub_${hashEventId(['subscription/v1', idSeed]).slice('evt_'.length)}`,
+        id: hashedId(SUBSCRIPTION_ID_PREFIX, ['subscription/v1', idSeed]),
         enabled: true,
         createdAt: nowIso(),
         updatedAt: nowIso(),

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { EventTypeSchema } from '../changes/catalogue.ts';
+import { hashedIdPattern } from '../changes/event-id.ts';
 import type { DispatchEvent } from './messages.ts';
+
+/** What every subscription's id starts with; the rest is a hash's (hashedId in event-id.ts). */
+export const SUBSCRIPTION_ID_PREFIX = 'sub_';
+
+/** Shape of every subscription's id, as `subscriptions add` and `list` print it: `sub_` and 26 characters. */
+export const SUBSCRIPTION_ID_PATTERN = hashedIdPattern(SUBSCRIPTION_ID_PREFIX);
 
 /** Longest retry schedule a subscription may set (attempts after the first). */
 export const RETRY_SCHEDULE_MAX_STEPS = 20;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeSecrets } from '../../shared/webhooks/signing.ts';
+import { SUBSCRIPTION_ID_PATTERN } from '../../shared/webhooks/subscription.ts';
 import { type AdminHarness, createAdminHarness, HARNESS_START_MS } from './support/harness.ts';
 
 let harness: AdminHarness;
@@ -34,7 +35,8 @@ describe('admin API: subscriptions', () => {
       enabled: true,
     });
     const body = response.body as { id: string; secret: string };
-    expect(body.id).toMatch(/^sub_/);
+    // Of the shape the CLI's --subscription takes.
+    expect(body.id).toMatch(SUBSCRIPTION_ID_PATTERN);
     expect(body.secret).toMatch(/^whsec_/);
 
     const listed = await harness.call('GET', '/subscriptions');

@@ -40,7 +40,7 @@ const ADMIN_RUNS: Record<string, string[]> = {
   'events show': ['evt_00000000000000000000000001'],
   'events replay': ['evt_00000000000000000000000001'],
   'deliveries list': [],
-  'deliveries redeliver': ['--subscription', 'sub_1'],
+  'deliveries redeliver': ['--subscription', 'sub_00000000000000000000000001'],
   'streams list': [],
   'streams reset': ['main:customer'],
   'connections add': ['--id', 'h1', '--access-token-stdin'],

@@ -39,6 +39,9 @@ async function runCounted(args: readonly string[]) {
   return { code, stdout: out.join('\n'), stderr: err.join('\n'), sent: requests - before };
 }
 
+const EVENT_ID_TAKES = 'must be an event id: evt_ and 26 characters, as events list prints it';
+const SUBSCRIPTION_ID_TAKES =
+  'must be a subscription id: sub_ and 26 characters, as subscriptions add and list print it';
 const BACKFILL_ID_TAKES =
   'must be a backfill id: bf_ and 26 characters, as backfill and backfill list print it';
 
@@ -61,5 +64,47 @@ describe('an id not shaped as the bridge makes them', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(id);
     expect(result.stderr).not.toContain('--follow:');
+  });
+});
+
+describe('a filter or target id not shaped as the bridge makes them', () => {
+  const event = wellFormed('evt_');
+  it.each([
+    [['deliveries', 'list', '--event', 'bad id'], `--event: ${EVENT_ID_TAKES}`],
+    [['deliveries', 'list', '--event', 'evt_1', '--json'], `--event: ${EVENT_ID_TAKES}`],
+    [['deliveries', 'list', '--event', wellFormed('sub_')], `--event: ${EVENT_ID_TAKES}`],
+    [
+      ['deliveries', 'list', '--subscription', 'bad id'],
+      `--subscription: ${SUBSCRIPTION_ID_TAKES}`,
+    ],
+    [['deliveries', 'list', '--subscription', 'sub_1'], `--subscription: ${SUBSCRIPTION_ID_TAKES}`],
+    [
+      ['deliveries', 'redeliver', '--subscription', 'sub_1'],
+      `--subscription: ${SUBSCRIPTION_ID_TAKES}`,
+    ],
+    [
+      ['events', 'replay', event, '--subscription', 'bad id'],
+      `--subscription: ${SUBSCRIPTION_ID_TAKES}`,
+    ],
+  ])('%j exits 2 naming the flag, sending nothing', async (args, message) => {
+    const result = await runCounted(args);
+    expect(result).toMatchObject({ code: 2, stdout: '', sent: 0 });
+    expect(result.stderr.split('\n')[0]).toBe(`error: ${message}`);
+  });
+
+  it.each([
+    [['deliveries', 'list', '--event', event], `event ${event} is not stored`],
+    [
+      ['deliveries', 'list', '--subscription', wellFormed('sub_')],
+      `subscription ${wellFormed('sub_')} does not exist`,
+    ],
+    [
+      ['deliveries', 'redeliver', '--subscription', wellFormed('sub_')],
+      `subscription ${wellFormed('sub_')} does not exist`,
+    ],
+  ])('%j of a well-formed id the bridge does not hold still exits 1', async (args, message) => {
+    const result = await cli.run(args);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
   });
 });

@@ -12,7 +12,7 @@ async function redeliverSince(since: string) {
       'deliveries',
       'redeliver',
       '--subscription',
-      'sub_1',
+      'sub_00000000000000000000000001',
       '--since',
       since,
       '--api',

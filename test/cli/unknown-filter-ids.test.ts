@@ -3,11 +3,16 @@ import { startCliHarness } from '../admin/support/cli.ts';
 import { storedChangeEvent } from '../admin/support/harness.ts';
 import { streamState } from '../state/state-store.contract.ts';
 
+/** Ids shaped as the bridge makes them (another shape is refused before anything is sent). */
+const NO_SUBSCRIPTION = 'sub_00000000000000000000000000';
+const NO_EVENT = 'evt_00000000000000000000000000';
+const QUIET_EVENT = 'evt_00000000000000000000000001';
+
 let cli: Awaited<ReturnType<typeof startCliHarness>>;
 let quietId: string;
 beforeAll(async () => {
   cli = await startCliHarness();
-  const event = storedChangeEvent('evt_quiet', 'customer.updated');
+  const event = storedChangeEvent(QUIET_EVENT, 'customer.updated');
   await cli.harness.store.putEvent({
     id: event.id,
     type: event.type,
@@ -32,18 +37,24 @@ afterAll(async () => {
 describe('a list filtered by an id that names nothing', () => {
   it('deliveries list --subscription exits 1 saying the subscription does not exist', async () => {
     for (const json of [[], ['--json']]) {
-      const result = await cli.run(['deliveries', 'list', '--subscription', 'sub_none', ...json]);
+      const result = await cli.run([
+        'deliveries',
+        'list',
+        '--subscription',
+        NO_SUBSCRIPTION,
+        ...json,
+      ]);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toContain('subscription sub_none does not exist');
+      expect(result.stderr).toContain(`subscription ${NO_SUBSCRIPTION} does not exist`);
     }
   });
 
   it('deliveries list --event exits 1 saying the event is not stored', async () => {
-    const result = await cli.run(['deliveries', 'list', '--event', 'evt_none', '--json']);
+    const result = await cli.run(['deliveries', 'list', '--event', NO_EVENT, '--json']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('event evt_none is not stored');
+    expect(result.stderr).toContain(`event ${NO_EVENT} is not stored`);
   });
 
   it('streams list --connection exits 1 saying the connection does not exist', async () => {
@@ -56,7 +67,7 @@ describe('a list filtered by an id that names nothing', () => {
   it('lists nothing with exit 0 when the id names something with nothing to list', async () => {
     const bySubscription = await cli.run(['deliveries', 'list', '--subscription', quietId]);
     expect(bySubscription).toMatchObject({ code: 0, stdout: 'no deliveries' });
-    const byEvent = await cli.run(['deliveries', 'list', '--event', 'evt_quiet', '--json']);
+    const byEvent = await cli.run(['deliveries', 'list', '--event', QUIET_EVENT, '--json']);
     expect(byEvent).toMatchObject({ code: 0, stdout: '[]' });
   });
 

@@ -9,11 +9,11 @@ import {
 import { parseDuration } from '../../duration.ts';
 import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import { requireFilterTarget } from './filter-target.ts';
+import { checkIdShape, shapedSegment } from './id-shapes.ts';
 import {
   CommonOptionsSchema,
   clientFor,
   formatTable,
-  segment,
   shortTime,
   withCommonOptions,
   writeJson,
@@ -79,7 +79,8 @@ export function nextAttempt(
 
 /**
  * Adds `deliveries list [--subscription ID] [--event ID]` (design.md, CLI; `--json` includes the
- * attempt logs; an id that names nothing exits 1, as `show` does) and
+ * attempt logs; an id that names nothing exits 1, as `show` does, and one not shaped as the
+ * bridge's ids exits 2 before anything is sent) and
  * `deliveries redeliver --subscription ID [--since]`.
  */
 export function registerDeliveryCommands(program: Command, io: CliIo): void {
@@ -94,6 +95,11 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
       .option('--limit <n>', 'at most this many (1-1000, default 50)'),
   ).action(async (raw: unknown) => {
     const options = ListOptionsSchema.parse(raw);
+    // A filter of another shape than the bridge's ids names nothing it could hold: bad input,
+    // refused before anything is sent, not a subscription or event it lacks (exit 1).
+    if (options.subscription !== undefined)
+      checkIdShape('subscription', options.subscription, '--subscription');
+    if (options.event !== undefined) checkIdShape('event', options.event, '--event');
     const client = clientFor(options);
     const { deliveries } = await client.call('GET', '/deliveries', DeliveryLogSchema, {
       query: { subscription: options.subscription, event: options.event, limit: options.limit },
@@ -149,7 +155,7 @@ export function registerDeliveryCommands(program: Command, io: CliIo): void {
     const since = sinceInstant(options.since, Date.now());
     const { deliveries } = await clientFor(options).call(
       'POST',
-      `/subscriptions/${segment(options.subscription, '--subscription')}/redeliver`,
+      `/subscriptions/${shapedSegment('subscription', options.subscription, '--subscription')}/redeliver`,
       DeliveryListSchema,
       { body: { since }, check: { body: RedeliverBodySchema }, flags: { since: '--since' } },
     );

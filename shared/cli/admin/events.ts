@@ -8,7 +8,7 @@ import {
   StoredEventBodySchema,
 } from '../../admin/schemas.ts';
 import type { CliIo } from '../exit-codes.ts';
-import { shapedSegment } from './id-shapes.ts';
+import { checkIdShape, shapedSegment } from './id-shapes.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -109,16 +109,14 @@ export function registerEventCommands(program: Command, io: CliIo): void {
       .option('--subscription <id>', 'only to this subscription'),
   ).action(async (id: string, raw: unknown) => {
     const options = ReplayOptionsSchema.parse(raw);
-    const { deliveries } = await clientFor(options).call(
-      'POST',
-      `/events/${shapedSegment('event', id, 'id')}/replay`,
-      DeliveryListSchema,
-      {
-        body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
-        check: { body: ReplayBodySchema },
-        flags: { subscriptionId: '--subscription' },
-      },
-    );
+    const path = `/events/${shapedSegment('event', id, 'id')}/replay`;
+    if (options.subscription !== undefined)
+      checkIdShape('subscription', options.subscription, '--subscription');
+    const { deliveries } = await clientFor(options).call('POST', path, DeliveryListSchema, {
+      body: options.subscription !== undefined ? { subscriptionId: options.subscription } : {},
+      check: { body: ReplayBodySchema },
+      flags: { subscriptionId: '--subscription' },
+    });
     if (options.json) return writeJson(io, deliveries);
     if (deliveries.length === 0) return io.out(`Event ${id} matches no enabled subscription`);
     io.out(

@@ -1,5 +1,6 @@
 import { BACKFILL_ID_PATTERN } from '../../admin/backfill-jobs.ts';
 import { EVENT_ID_PATTERN } from '../../changes/event-id.ts';
+import { SUBSCRIPTION_ID_PATTERN } from '../../webhooks/subscription.ts';
 import { CliExit, EXIT_USAGE } from '../exit-codes.ts';
 import { refusalText } from './input-refusal.ts';
 import { segment } from './output.ts';
@@ -12,6 +13,11 @@ const ID_SHAPES = {
   event: {
     pattern: EVENT_ID_PATTERN,
     takes: 'must be an event id: evt_ and 26 characters, as events list prints it',
+  },
+  subscription: {
+    pattern: SUBSCRIPTION_ID_PATTERN,
+    takes:
+      'must be a subscription id: sub_ and 26 characters, as subscriptions add and list print it',
   },
   backfill: {
     pattern: BACKFILL_ID_PATTERN,
