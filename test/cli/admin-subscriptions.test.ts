@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminServer } from '../../shared/admin/node-server.ts';
+import { PING_WAIT_TAKES } from '../../shared/cli/admin/subscriptions.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { startCliHarness } from '../admin/support/cli.ts';
 import { runBin } from '../support/run-bin.ts';
@@ -174,7 +175,10 @@ describe('change-bridge subscriptions', () => {
     for (const wait of ['soon', '15']) {
       const bad = await cli.run(['subscriptions', 'ping', added.id, '--wait', wait]);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('--wait');
+      // --wait configures the command (how long it watches), as backfill --poll-interval does.
+      expect(bad.stderr.split('\n')[0]).toBe(
+        `error: configuration is invalid: --wait: ${PING_WAIT_TAKES}`,
+      );
     }
   });
 

@@ -33,6 +33,9 @@ const cases: [args: string[], env: Record<string, string>, name: string][] = [
   // backfill's --poll-interval is said as start's, whether or not a bridge answers.
   [['backfill', '--poll-interval', 'often'], {}, '--poll-interval'],
   [['backfill', '--entities', 'customer', '--poll-interval', '1ms'], {}, '--poll-interval'],
+  // subscriptions ping --wait configures how long the command watches, as --poll-interval does.
+  [['subscriptions', 'ping', 'sub_00000000000000000000000001', '--wait', 'soon'], {}, '--wait'],
+  [['subscriptions', 'ping', 'sub_00000000000000000000000001', '--wait', '15'], {}, '--wait'],
   [['call', 'taxEnvironments/getAll'], { CONNECTOR_ACCESS_TOKEN: 'access' }, 'CONNECTOR_BASE_URL'],
   [
     ['call', 'taxEnvironments/getAll'],

@@ -10,6 +10,7 @@ import { parseDuration } from '../../duration.ts';
 import { CliExit, type CliIo, EXIT_USAGE } from '../exit-codes.ts';
 import { requireFilterTarget } from './filter-target.ts';
 import { checkIdShape, shapedSegment } from './id-shapes.ts';
+import { refusalText } from './input-refusal.ts';
 import {
   CommonOptionsSchema,
   clientFor,
@@ -28,6 +29,9 @@ const RedeliverOptionsSchema = CommonOptionsSchema.extend({
  * The instant `--since` names: an ISO 8601 date-time, or a duration with its unit back from
  * `now` (`2h`; one reaching back past 1970 is every dead letter); absent, every dead letter
  * kept. Exits 2 naming `--since` otherwise, a bare number too (`2026` would be 2026 ms back).
+ * `--since` is input to the admin API (the `since` of POST /subscriptions/{id}/redeliver,
+ * which dead letters are sent again), not configuration of the command: refused as input is
+ * (input-refusal.ts), without the `configuration is invalid: ` lead.
  * @example sinceInstant('2h', Date.UTC(2026, 0, 1, 12)) // '2026-01-01T10:00:00.000Z'
  */
 export function sinceInstant(text: string | undefined, now: number): string {
@@ -35,10 +39,8 @@ export function sinceInstant(text: string | undefined, now: number): string {
   const ms = /^\s*[\d.]+\s*$/.test(text) ? undefined : parseDuration(text);
   if (ms !== undefined) return new Date(Math.max(0, now - ms)).toISOString();
   if (RedeliverBodySchema.shape.since.safeParse(text).success) return text;
-  throw new CliExit(
-    EXIT_USAGE,
-    `--since: "${text}" is neither a duration with its unit, such as 2h, nor an ISO 8601 date-time`,
-  );
+  const why = `"${text}" is neither a duration with its unit, such as 2h, nor an ISO 8601 date-time`;
+  throw new CliExit(EXIT_USAGE, refusalText('since', why, { since: '--since' }));
 }
 
 const ListOptionsSchema = CommonOptionsSchema.extend({

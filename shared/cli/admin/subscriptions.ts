@@ -9,8 +9,9 @@ import {
   SubscriptionWithSecretSchema,
 } from '../../admin/schemas.ts';
 import { systemClock } from '../../clock.ts';
+import { configurationError } from '../../configuration-error.ts';
 import { formatDuration, parseDuration } from '../../duration.ts';
-import { CliExit, type CliIo, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
+import { CliExit, type CliIo, EXIT_FAILURE } from '../exit-codes.ts';
 import type { AdminApiClient } from './api-client.ts';
 import {
   CommonOptionsSchema,
@@ -26,6 +27,9 @@ const PingOptionsSchema = CommonOptionsSchema.extend({ wait: z.string().optional
 
 /** How long `subscriptions ping` waits for its delivery's first attempt by default. */
 export const PING_WAIT_DEFAULT_MS = 15_000;
+/** What `subscriptions ping --wait` takes, said when it is given anything else. */
+export const PING_WAIT_TAKES =
+  'must be a duration with its unit, such as 15s, or 0 (a bare number would be milliseconds)';
 /** How often `subscriptions ping` looks at its delivery while it waits. */
 const PING_LOOK_EVERY_MS = 250;
 
@@ -234,14 +238,17 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
 
 /**
  * `--wait` in ms: a duration with its unit (`15s`; a bare `15` would be 15 ms), or `0`.
- * Exits 2 naming `--wait` otherwise.
+ * It configures the command (how long it watches the delivery; nothing sent to the admin API
+ * depends on it), so a bad one is a configuration error, as `backfill --poll-interval` is:
+ * `configuration is invalid: --wait: …`, exit 2.
+ * @throws ValidationError (configurationError) naming `--wait`.
  * @example pingWaitMs('30s') === 30_000
  */
 export function pingWaitMs(text: string | undefined): number {
   if (text === undefined) return PING_WAIT_DEFAULT_MS;
   const ms = parseDuration(text);
   if (ms === undefined || (ms > 0 && /^\s*[\d.]+\s*$/.test(text)))
-    throw new CliExit(EXIT_USAGE, `--wait: "${text}" is not a duration with its unit, such as 15s`);
+    throw configurationError('--wait', PING_WAIT_TAKES);
   return ms;
 }
 
