@@ -233,7 +233,8 @@ describe('change-bridge deliveries redeliver and subscriptions enable/disable', 
     const enabled = await cli.run(['subscriptions', 'enable', subscriptionId]);
     expect(enabled).toMatchObject({ code: 0 });
     expect(enabled.stdout).toContain(`Enabled subscription ${subscriptionId}`);
-    expect((await cli.run(['subscriptions', 'enable', 'sub_none'])).code).toBe(1);
+    const none = 'sub_00000000000000000000000000';
+    expect((await cli.run(['subscriptions', 'enable', none])).code).toBe(1);
   });
 });
 

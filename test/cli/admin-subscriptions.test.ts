@@ -138,9 +138,10 @@ describe('change-bridge subscriptions', () => {
       cli.run(['subscriptions', 'ping', added.id, '--json']),
     );
     expect(JSON.parse(json.stdout)).toMatchObject({ subscriptionId: added.id, attempts: 1 });
-    const unknown = await cli.run(['subscriptions', 'ping', 'sub_nope']);
+    const nope = 'sub_00000000000000000000000000';
+    const unknown = await cli.run(['subscriptions', 'ping', nope]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('sub_nope');
+    expect(unknown.stderr).toContain(nope);
   });
 
   it('ping prints a refused first attempt and exits 1, and the delivery as queued with --wait 0, exit 0', async () => {

@@ -86,13 +86,18 @@ describe('a filter or target id not shaped as the bridge makes them', () => {
       ['events', 'replay', event, '--subscription', 'bad id'],
       `--subscription: ${SUBSCRIPTION_ID_TAKES}`,
     ],
-  ])('%j exits 2 naming the flag, sending nothing', async (args, message) => {
+    [['subscriptions', 'remove', 'bad id'], `id: ${SUBSCRIPTION_ID_TAKES}`],
+    [['subscriptions', 'enable', 'sub_1'], `id: ${SUBSCRIPTION_ID_TAKES}`],
+    [['subscriptions', 'disable', wellFormed('evt_')], `id: ${SUBSCRIPTION_ID_TAKES}`],
+    [['subscriptions', 'rotate-secret', 'sub_1'], `id: ${SUBSCRIPTION_ID_TAKES}`],
+    [['subscriptions', 'ping', 'bad id'], `id: ${SUBSCRIPTION_ID_TAKES}`],
+  ])('%j exits 2 naming the flag or argument, sending nothing', async (args, message) => {
     const result = await runCounted(args);
     expect(result).toMatchObject({ code: 2, stdout: '', sent: 0 });
     expect(result.stderr.split('\n')[0]).toBe(`error: ${message}`);
   });
 
-  it.each([
+  it.each<[string[], string]>([
     [['deliveries', 'list', '--event', event], `event ${event} is not stored`],
     [
       ['deliveries', 'list', '--subscription', wellFormed('sub_')],
@@ -102,6 +107,12 @@ describe('a filter or target id not shaped as the bridge makes them', () => {
       ['deliveries', 'redeliver', '--subscription', wellFormed('sub_')],
       `subscription ${wellFormed('sub_')} does not exist`,
     ],
+    ...['remove', 'enable', 'disable', 'rotate-secret', 'ping'].map(
+      (command): [string[], string] => [
+        ['subscriptions', command, wellFormed('sub_')],
+        `subscription ${wellFormed('sub_')} does not exist`,
+      ],
+    ),
   ])('%j of a well-formed id the bridge does not hold still exits 1', async (args, message) => {
     const result = await cli.run(args);
     expect(result.code).toBe(1);

@@ -13,11 +13,11 @@ import { configurationError } from '../../configuration-error.ts';
 import { formatDuration, parseDuration } from '../../duration.ts';
 import { CliExit, type CliIo, EXIT_FAILURE } from '../exit-codes.ts';
 import type { AdminApiClient } from './api-client.ts';
+import { shapedSegment } from './id-shapes.ts';
 import {
   CommonOptionsSchema,
   clientFor,
   formatTable,
-  segment,
   shortTime,
   withCommonOptions,
   writeJson,
@@ -57,7 +57,8 @@ function joinRepeated(value: string, previous: string | undefined): string {
  * Adds `subscriptions add --url URL [--events 'customer.*,resource.updated'] [--json]`,
  * `subscriptions list`, `subscriptions remove ID`, `subscriptions rotate-secret ID` and
  * `subscriptions ping ID`
- * (design.md, CLI). `add` prints the id and the whsec_ secret; with `--json`
+ * (design.md, CLI); an ID not shaped as the bridge makes subscription ids exits 2 naming `id`
+ * before anything is sent (one of that shape the bridge does not hold exits 1). `add` prints the id and the whsec_ secret; with `--json`
  * `{"id","url","events","secret"}`.
  */
 export function registerSubscriptionCommands(program: Command, io: CliIo): void {
@@ -140,7 +141,10 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       .argument('<id>', 'subscription id'),
   ).action(async (id: string, raw: unknown) => {
     const options = CommonOptionsSchema.parse(raw);
-    await clientFor(options).callNoContent('DELETE', `/subscriptions/${segment(id)}`);
+    await clientFor(options).callNoContent(
+      'DELETE',
+      `/subscriptions/${shapedSegment('subscription', id, 'id')}`,
+    );
     if (options.json) return writeJson(io, { id, removed: true });
     io.out(`Removed subscription ${id}`);
   });
@@ -162,7 +166,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
       const options = CommonOptionsSchema.parse(raw);
       const view = await clientFor(options).call(
         'PATCH',
-        `/subscriptions/${segment(id)}`,
+        `/subscriptions/${shapedSegment('subscription', id, 'id')}`,
         SubscriptionViewSchema,
         { body: { enabled } },
       );
@@ -180,7 +184,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
     const options = CommonOptionsSchema.parse(raw);
     const rotated = await clientFor(options).call(
       'POST',
-      `/subscriptions/${segment(id)}/rotate-secret`,
+      `/subscriptions/${shapedSegment('subscription', id, 'id')}/rotate-secret`,
       SubscriptionWithSecretSchema,
     );
     if (options.json) return writeJson(io, { id: rotated.id, secret: rotated.secret });
@@ -209,7 +213,7 @@ export function registerSubscriptionCommands(program: Command, io: CliIo): void 
     const client = clientFor(options);
     const { delivery: queued } = await client.call(
       'POST',
-      `/subscriptions/${segment(id)}/ping`,
+      `/subscriptions/${shapedSegment('subscription', id, 'id')}/ping`,
       PingResultSchema,
     );
     const seen = await firstAttemptOf(client, queued, waitMs);
