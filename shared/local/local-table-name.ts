@@ -1,0 +1,2 @@
+/** The state table of local runs. */
+export const LOCAL_TABLE_NAME = 'change-bridge';
