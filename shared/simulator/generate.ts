@@ -1,7 +1,7 @@
 import type { Clock, RandomSource } from '../clock.ts';
 import { seededRandom } from '../clock.ts';
-import type { ProductCategory, TaxEnvironment } from '../connector/records/index.ts';
-import type { EntitySet, EntryMeta } from './entity-set.ts';
+import { type DatasetSize, SIZES } from './dataset-sizes.ts';
+import type { EntryMeta } from './entity-set.ts';
 import { exportAsOf } from './export-lifecycle.ts';
 import {
   makeAccountNote,
@@ -10,78 +10,17 @@ import {
   makePaymentRequest,
   makeReservationGroup,
 } from './factories-guests.ts';
-import {
-  makeAccountingCategories,
-  makeBillingAutomation,
-  makeExport,
-  makeProductCategory,
-  makeRoutingRule,
-  makeVoucher,
-} from './factories-property.ts';
-import {
-  accountingByEnterprise,
-  generateReservations,
-  linkPaymentRequests,
-} from './generate-reservations.ts';
+import { makeAccountingCategories, makeExport } from './factories-property.ts';
+import { generateReservations, linkPaymentRequests } from './generate-reservations.ts';
 import { generateResources } from './generate-resources.ts';
 import { generateWorld } from './generate-world.ts';
 import { emailKey, SimModel } from './model.ts';
+import { seedEnterpriseRecords } from './seed-enterprise-records.ts';
+import { seedTaxationsAndRates, taxEnvironments } from './seed-taxes.ts';
 import { DAY_MS, iso, SimRandom, switchableRandom } from './sim-random.ts';
 
-/** Dataset sizes: small (hundreds of records), medium (~10k customers), large (~100k). */
-export type DatasetSize = 'small' | 'medium' | 'large';
-
-interface SizeProfile {
-  customers: number;
-  roomsPerEnterprise: number;
-  notes: number;
-  memberships: number;
-  paymentRequests: number;
-  reservationGroups: number;
-  productCategoriesPerEnterprise: number;
-  billingAutomationsPerEnterprise: number;
-  routingRulesPerEnterprise: number;
-  companies: number;
-}
-
-const SIZES: Readonly<Record<DatasetSize, SizeProfile>> = {
-  small: {
-    customers: 300,
-    roomsPerEnterprise: 20,
-    notes: 120,
-    memberships: 100,
-    paymentRequests: 100,
-    reservationGroups: 60,
-    productCategoriesPerEnterprise: 6,
-    billingAutomationsPerEnterprise: 3,
-    routingRulesPerEnterprise: 3,
-    companies: 12,
-  },
-  medium: {
-    customers: 10_000,
-    roomsPerEnterprise: 80,
-    notes: 3_000,
-    memberships: 2_500,
-    paymentRequests: 3_000,
-    reservationGroups: 1_500,
-    productCategoriesPerEnterprise: 12,
-    billingAutomationsPerEnterprise: 8,
-    routingRulesPerEnterprise: 8,
-    companies: 60,
-  },
-  large: {
-    customers: 100_000,
-    roomsPerEnterprise: 200,
-    notes: 30_000,
-    memberships: 25_000,
-    paymentRequests: 30_000,
-    reservationGroups: 15_000,
-    productCategoriesPerEnterprise: 20,
-    billingAutomationsPerEnterprise: 20,
-    routingRulesPerEnterprise: 20,
-    companies: 300,
-  },
-};
+export { allDays } from './seed-enterprise-records.ts';
+export type { DatasetSize };
 
 /** How far back the generated history reaches. */
 export const DATASET_HISTORY_MS = 365 * DAY_MS;
@@ -272,59 +211,7 @@ export function generateDataset(options: DatasetOptions): SimModel {
   generateReservations(model, Math.min(profile.reservationGroups, 2000), now);
   linkPaymentRequests(model);
 
-  const accountingOf = accountingByEnterprise(model);
-  for (const enterprise of world.enterprises) {
-    const accountingIds = (accountingOf.get(enterprise.Id) ?? []).map((entry) => entry.record.Id);
-    seedMany(
-      model.billingAutomations,
-      profile.billingAutomationsPerEnterprise,
-      (createdMs) => makeBillingAutomation(model, enterprise, accountingIds, createdMs),
-      enterprise.Id,
-      enterprise.ChainId,
-      start,
-      now,
-    );
-    const roots: ProductCategory[] = [];
-    seedMany(
-      model.productCategories,
-      profile.productCategoriesPerEnterprise,
-      (createdMs) => {
-        const parent = roots.length > 0 && random.chance(0.4) ? random.pick(roots) : null;
-        const category = makeProductCategory(model, enterprise, parent, createdMs);
-        if (!parent) roots.push(category);
-        return category;
-      },
-      enterprise.Id,
-      enterprise.ChainId,
-      start,
-      now,
-    );
-    seedMany(
-      model.routingRules,
-      profile.routingRulesPerEnterprise,
-      (createdMs) => makeRoutingRule(model, enterprise, createdMs),
-      enterprise.Id,
-      enterprise.ChainId,
-      start,
-      now,
-    );
-    for (const service of enterprise.services) {
-      model.vouchers.insert(
-        makeVoucher(model, service.Id, start),
-        enterpriseMeta(enterprise.Id, start),
-      );
-      for (const origin of ['Api', 'User'] as const) {
-        model.restrictions.push({
-          Id: random.uuid(),
-          ServiceId: service.Id,
-          origin,
-          conditions: { Type: 'Stay', ExactRateId: service.rateIds[0], Days: allDays() },
-          StartUtc: iso(now + 10 * DAY_MS),
-          EndUtc: iso(now + 20 * DAY_MS),
-        });
-      }
-    }
-  }
+  seedEnterpriseRecords(model, random, profile, start, now, enterpriseMeta);
 
   // Exports at every stage of their lifecycle: created 1 hour, 1 minute, 15 s and 2 s ago.
   for (const ageMs of [3_600_000, 60_000, 15_000, 2_000]) {
@@ -342,89 +229,4 @@ export function generateDataset(options: DatasetOptions): SimModel {
   model.orderByCreation();
   if (options.activitySeed !== undefined) stream.switchTo(seededRandom(options.activitySeed));
   return model;
-}
-
-function seedMany<T>(
-  set: EntitySet<T>,
-  count: number,
-  make: (createdMs: number) => T,
-  enterpriseId: string,
-  chainId: string,
-  start: number,
-  now: number,
-): void {
-  for (let i = 0; i < count; i += 1) {
-    const createdMs = start + Math.floor(((i + 1) / (count + 1)) * (now - start));
-    set.insert(make(createdMs), { enterpriseId, chainId, createdMs, updatedMs: createdMs });
-  }
-}
-
-/** Every weekday on: the Days object of a restriction condition. */
-export function allDays(): Record<string, boolean> {
-  return {
-    Monday: true,
-    Tuesday: true,
-    Wednesday: true,
-    Thursday: true,
-    Friday: true,
-    Saturday: true,
-    Sunday: true,
-  };
-}
-
-/** One taxation and one standard rate per taxation code the seeded environments use. */
-function seedTaxationsAndRates(model: SimModel): void {
-  const environments = [...model.taxEnvironments.all()].map((entry) => entry.record);
-  const codes = [...new Set(environments.flatMap((environment) => environment.TaxationCodes))];
-  for (const [index, code] of codes.entries()) {
-    model.taxations.push({ Code: code, Name: `${code} taxation` });
-    model.taxRates.push({
-      Code: `${code}-S`,
-      TaxationCode: code,
-      Strategy:
-        index % 3 === 2
-          ? { Discriminator: 'Flat', Value: 2 }
-          : { Discriminator: 'Relative', Value: 0.1 + index / 100 },
-    });
-  }
-}
-
-function taxEnvironments(start: number): TaxEnvironment[] {
-  return [
-    {
-      Code: 'CZ',
-      CountryCode: 'CZE',
-      TaxationCodes: ['CZ-VAT'],
-      ValidityStartUtc: '2024-01-01T00:00:00Z',
-      ValidityEndUtc: null,
-    },
-    {
-      Code: 'UK',
-      CountryCode: 'GBR',
-      TaxationCodes: ['UK-VAT'],
-      ValidityStartUtc: null,
-      ValidityEndUtc: null,
-    },
-    {
-      Code: 'AT',
-      CountryCode: 'AUT',
-      TaxationCodes: ['AT-VAT', 'AT-CT'],
-      ValidityStartUtc: null,
-      ValidityEndUtc: null,
-    },
-    {
-      Code: 'DE-2020',
-      CountryCode: 'DEU',
-      TaxationCodes: ['DE-VAT'],
-      ValidityStartUtc: '2020-07-01T00:00:00Z',
-      ValidityEndUtc: '2020-12-31T23:00:00Z',
-    },
-    {
-      Code: 'DE',
-      CountryCode: 'DEU',
-      TaxationCodes: ['DE-VAT'],
-      ValidityStartUtc: iso(start - 900 * DAY_MS),
-      ValidityEndUtc: null,
-    },
-  ];
 }
