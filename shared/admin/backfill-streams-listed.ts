@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { BackfillJobView, BackfillStreamProgress } from './backfill.ts';
+import type { BackfillJobView, BackfillStreamProgress } from './backfill-view.ts';
 import type { BackfillStreamCountsSchema } from './schemas.ts';
 import { escapedJsonBytes, firstThatFit } from './stream-page.ts';
 

@@ -1,7 +1,7 @@
 import type { DeliveryCounts } from '../webhooks/delivery-counter.ts';
-import type { BackfillJobView } from './backfill.ts';
 import { streamPart, webhooksToDeliver } from './backfill-estimate.ts';
 import type { BackfillEstimates } from './backfill-estimates.ts';
+import type { BackfillJobView } from './backfill-view.ts';
 
 /**
  * Deliveries made per event handed on, over `counts` (the job's streams'): null until an event
