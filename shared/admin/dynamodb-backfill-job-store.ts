@@ -31,13 +31,21 @@
  */
 import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
 import type { Clock } from '../clock.ts';
 import { forEachConcurrently } from '../concurrency.ts';
-import { BridgeError, parseOrThrow } from '../errors.ts';
+import { parseOrThrow } from '../errors.ts';
 import { type DocumentClient, documentClientOf } from '../state/document-client.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
 import type { BackfillJobPosition } from './backfill-job-cursor.ts';
+import { type EntryMap, jobOfCollection, streamItemsOf } from './backfill-job-items.ts';
+import {
+  BACKFILL_JOB_SK,
+  BACKFILL_LIST_PK,
+  BACKFILL_PK_PREFIX,
+  ENTRY_SK_PREFIX,
+  listedKey,
+  WRITTEN_SK_PREFIX,
+} from './backfill-job-keys.ts';
 import {
   type BackfillJob,
   type BackfillJobEntries,
@@ -49,47 +57,15 @@ import {
   type BackfillWritten,
   BackfillWrittenSchema,
   summaryOf,
-  withEntries,
 } from './backfill-jobs.ts';
+
+export { BACKFILL_JOB_SK, BACKFILL_LIST_PK, BACKFILL_PK_PREFIX } from './backfill-job-keys.ts';
 
 /** How long a job item stays in the table: 7 days (TTL). */
 export const BACKFILL_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Partition key prefix of job items in the shared state table (beside `STREAM#`, `SUB#`…). */
-export const BACKFILL_PK_PREFIX = 'BACKFILL#';
-/** Sort key of a job item. */
-export const BACKFILL_JOB_SK = 'JOB';
-/** Partition key of the items listing every job by start. */
-export const BACKFILL_LIST_PK = 'BACKFILLS';
-
-/** Digits of a start instant in a listed item's sort key: they sort as the numbers do. */
-const STARTED_AT_DIGITS = 15;
-
-/** Streams per stream item: ids of up to ~90 bytes and their counters stay far below 400 KB. */
-const STREAMS_PER_ITEM = 1000;
 /** Writes of one call in flight at once. */
 const WRITES_IN_FLIGHT = 16;
-
-const STREAMS_SK_PREFIX = 'STREAMS#';
-const ENTRY_SK_PREFIX = { outcomes: 'OUT#', deliveredUntil: 'UNTIL#' } as const;
-const WRITTEN_SK_PREFIX = 'WRITTEN#';
-
-/** The job item: `doc` holds the whole job in the first layout, the job but its streams and entries since. */
-const JobItemSchema = z.object({
-  doc: z.looseObject({}),
-  parts: z.number().int().nonnegative().optional(),
-  outcomes: BackfillJobSchema.shape.outcomes,
-  deliveredUntil: BackfillJobSchema.shape.deliveredUntil,
-  ttl: z.number().optional(),
-});
-
-const StreamsItemSchema = z.object({
-  streamIds: BackfillJobSchema.shape.streamIds,
-  deliveredAtStart: BackfillJobSchema.shape.deliveredAtStart,
-});
-
-/** The two maps of a job that writers add entries to. */
-type EntryMap = keyof BackfillJobEntries;
 
 /** Options of {@link DynamoDbBackfillJobStore}. */
 export interface DynamoDbBackfillJobStoreOptions {
@@ -126,21 +102,7 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
     } = parseOrThrow(BackfillJobSchema, job, 'backfill job');
     const retention = this.options.retentionMs ?? BACKFILL_JOB_RETENTION_MS;
     const ttl = Math.floor((this.options.clock.now() + retention) / 1000);
-    const parts: Record<string, unknown>[] = [];
-    for (let start = 0; start < streamIds.length; start += STREAMS_PER_ITEM) {
-      const slice = streamIds.slice(start, start + STREAMS_PER_ITEM);
-      parts.push({
-        sk: `${STREAMS_SK_PREFIX}${String(parts.length).padStart(6, '0')}`,
-        streamIds: slice,
-        deliveredAtStart: deliveredAtStart
-          ? Object.fromEntries(
-              slice.flatMap((id) =>
-                deliveredAtStart[id] === undefined ? [] : [[id, deliveredAtStart[id]]],
-              ),
-            )
-          : undefined,
-      });
-    }
+    const parts = streamItemsOf(streamIds, deliveredAtStart);
     // Stream items and entries first: a job that can be read has all of them.
     await forEachConcurrently(parts, WRITES_IN_FLIGHT, async (part) => {
       await this.putItem({ ...this.keyOf(doc.id), ...part, ttl });
@@ -196,18 +158,7 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
     const items = await this.collection(id);
     const jobItem = items.find((item) => item.sk === BACKFILL_JOB_SK);
     if (!jobItem || this.expired(jobItem)) return undefined;
-    const what = `backfill job ${BACKFILL_PK_PREFIX}${id}`;
-    const { doc, parts, outcomes, deliveredUntil } = parseOrThrow(JobItemSchema, jobItem, what);
-    const job =
-      parts === undefined
-        ? // The first layout: the whole job in `doc`, entries there or in the maps beside it.
-          withEntries(parseOrThrow(BackfillJobSchema, doc, what), { outcomes, deliveredUntil })
-        : this.assemble(doc, items, parts, what);
-    const written = writtenOf(items, what);
-    return {
-      ...withEntries(job, entriesOf(items, what)),
-      ...(Object.keys(written).length > 0 ? { written } : {}),
-    };
+    return jobOfCollection(id, jobItem, items);
   }
 
   async addWritten(id: string, streamId: string, counts: BackfillWritten): Promise<void> {
@@ -252,41 +203,6 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
     const ttl = typeof item.ttl === 'number' ? item.ttl : undefined;
     await this.addEntries(id, parsed, ttl);
     return this.get(id);
-  }
-
-  /** The job of the current layout: `doc`, its stream items in order, read back whole. */
-  private assemble(
-    doc: Record<string, unknown>,
-    items: readonly Record<string, unknown>[],
-    parts: number,
-    what: string,
-  ): BackfillJob {
-    const slices = items
-      .filter((item) => String(item.sk).startsWith(STREAMS_SK_PREFIX))
-      .sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1))
-      .map((item) => parseOrThrow(StreamsItemSchema, item, what));
-    if (slices.length !== parts) {
-      throw new BridgeError(`${what} has ${slices.length} of its ${parts} stream items`, {
-        retryable: true,
-      });
-    }
-    const counted = slices.some((slice) => slice.deliveredAtStart !== undefined);
-    return parseOrThrow(
-      BackfillJobSchema,
-      {
-        ...doc,
-        streamIds: slices.flatMap((slice) => slice.streamIds),
-        ...(counted
-          ? {
-              deliveredAtStart: Object.assign(
-                {},
-                ...slices.map((slice) => slice.deliveredAtStart ?? {}),
-              ),
-            }
-          : {}),
-      },
-      what,
-    );
   }
 
   /**
@@ -367,37 +283,4 @@ export class DynamoDbBackfillJobStore implements BackfillJobStore {
   private send<T>(operation: string, call: () => Promise<T>): Promise<T> {
     return withStoreErrors(this.options.tableName, operation, call);
   }
-}
-
-/** The sort key of a job's listed item: newest first is the keys' descending order. Pure. */
-function listedKey(job: BackfillJobPosition): string {
-  return `${String(job.startedAt).padStart(STARTED_AT_DIGITS, '0')}#${job.id}`;
-}
-
-/** The written items of a job's collection, by stream id. */
-function writtenOf(
-  items: readonly Record<string, unknown>[],
-  what: string,
-): Record<string, BackfillWritten> {
-  const written: Record<string, BackfillWritten> = {};
-  for (const item of items) {
-    const sk = String(item.sk);
-    if (sk.startsWith(WRITTEN_SK_PREFIX))
-      written[sk.slice(WRITTEN_SK_PREFIX.length)] = parseOrThrow(BackfillWrittenSchema, item, what);
-  }
-  return written;
-}
-
-/** The entries kept as items of their own in a job's collection. */
-function entriesOf(items: readonly Record<string, unknown>[], what: string): BackfillJobEntries {
-  const outcomes: Record<string, unknown> = {};
-  const deliveredUntil: Record<string, unknown> = {};
-  for (const item of items) {
-    const sk = String(item.sk);
-    if (sk.startsWith(ENTRY_SK_PREFIX.outcomes))
-      outcomes[sk.slice(ENTRY_SK_PREFIX.outcomes.length)] = item.value;
-    else if (sk.startsWith(ENTRY_SK_PREFIX.deliveredUntil))
-      deliveredUntil[sk.slice(ENTRY_SK_PREFIX.deliveredUntil.length)] = item.value;
-  }
-  return parseOrThrow(BackfillJobEntriesSchema, { outcomes, deliveredUntil }, what);
 }
