@@ -3,8 +3,8 @@ import { EventTypeSchema } from '../changes/catalogue.ts';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
-import { LIST_LIMIT_MAX } from '../webhooks/delivery-admin.ts';
 import { EventCursorSchema } from '../webhooks/event-cursor.ts';
+import { LIST_LIMIT_MAX } from '../webhooks/list-limit.ts';
 import { EventPatternsInputSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
 import {
   CreateSubscriptionInputSchema,

@@ -2,8 +2,6 @@ import type { Command } from 'commander';
 import { ZodError } from 'zod';
 import { configurationError } from '../configuration-error.ts';
 import { ConnectionIdSchema } from '../connections/connection.ts';
-import { applyPortfolioScope } from '../connector/client.ts';
-import { createConnectorClient } from '../connector/connector-client.ts';
 import {
   connectorConfigFromEnv,
   type PortfolioScope,
@@ -18,6 +16,7 @@ import {
   OPERATIONS,
   type OperationName,
 } from '../connector/operations.ts';
+import { applyPortfolioScope } from '../connector/portfolio-scope.ts';
 import { toValidationError, ValidationError } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import { withPlainMessages } from '../plain-message.ts';
@@ -247,6 +246,9 @@ export function registerCallCommand(
       const scopeText = env.CONNECTOR_PORTFOLIO_SCOPE;
       const scope = scopeText ? parsePortfolioScope(scopeText) : undefined;
       const valid = validateCallBody(operation, body, scope);
+      // Loaded here, not with the CLI: the client's transport is undici, which no other
+      // command needs before it sends.
+      const { createConnectorClient } = await import('../connector/connector-client.ts');
       const client = createConnectorClient(connectorConfigFromEnv(env));
       try {
         const response = await client.call(valid.name, valid.body as never);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
-import { LIST_LIMIT_MAX } from './delivery-admin.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
+import { LIST_LIMIT_MAX } from './list-limit.ts';
 import { matchesEventType, oldestFirst } from './subscription.ts';
 import { requireSubscription } from './subscription-admin.ts';
 import { readSubscriptionsHealth, type SubscriptionHealth } from './subscription-health.ts';

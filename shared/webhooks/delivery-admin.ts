@@ -4,6 +4,7 @@ import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import { newDelivery, newDeliveryId, startDelivery } from './deliveries.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { EventCursorSchema, encodeEventCursor } from './event-cursor.ts';
+import { LIST_LIMIT_MAX } from './list-limit.ts';
 import { DispatchEventSchema } from './messages.ts';
 import { buildOperationalEvent } from './operational-events.ts';
 import type { Attempt, Delivery } from './store.ts';
@@ -14,9 +15,6 @@ import {
   withinScope,
 } from './subscription.ts';
 import { requireSubscription, WebhookNotFoundError } from './subscription-admin.ts';
-
-/** Longest list the admin API returns. */
-export const LIST_LIMIT_MAX = 1000;
 
 const ListEventsInputSchema = z.object({
   type: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyPortfolioScope } from '../../shared/connector/client.ts';
 import { parseRequestFor } from '../../shared/connector/ignored-scope.ts';
 import { OPERATIONS } from '../../shared/connector/operations.ts';
+import { applyPortfolioScope } from '../../shared/connector/portfolio-scope.ts';
 import { FIXTURE_IDS } from './fixtures.ts';
 
 const CHAIN = '11111111-1111-4111-8111-111111111111';
