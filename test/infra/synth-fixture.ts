@@ -7,11 +7,26 @@ import { z } from 'zod';
 /** The four handler files the runtime expects in its functions folder. */
 export const HANDLER_FILES = ['planner.ts', 'poller.ts', 'dispatcher.ts', 'admin-api.ts'];
 
+/** How a fixture's App synthesizes. */
+export interface SynthOptions {
+  /**
+   * Run aws-cdk-lib's built-in CloudFormation validation (its wasm rule engine) in synthesis.
+   * Off by default: it reports warnings only (its errors too, unless the app sets
+   * `@aws-cdk/core:validateAgainstDefaultRules`), so it fails no synth, and it took about a third
+   * of each synthesis's CPU. On where a test reads its findings (nag.test.ts).
+   */
+  cloudFormationValidation?: boolean;
+}
+
 /** A throwaway project to synthesize against; `remove` deletes it with every cloud assembly. */
 export interface FunctionsFixture {
   functionsDir: string;
-  /** An App writing its cloud assembly inside the fixture and skipping asset bundling. */
-  app(context?: Record<string, unknown>): App;
+  /**
+   * An App writing its cloud assembly inside the fixture and skipping asset bundling, and
+   * aws-cdk-lib's built-in CloudFormation validation unless `options.cloudFormationValidation`
+   * (see {@link SynthOptions}).
+   */
+  app(context?: Record<string, unknown>, options?: SynthOptions): App;
   remove(): void;
 }
 
@@ -31,10 +46,11 @@ export function createFunctionsFixture(): FunctionsFixture {
   return {
     functionsDir,
     // An empty bundling-stacks list skips esbuild: template tests stay fast.
-    app: (context = {}) =>
+    app: (context = {}, options = {}) =>
       new App({
         outdir: mkdtempSync(join(root, 'cdk.out-')),
         context: { 'aws:cdk:bundling-stacks': [], ...context },
+        builtinCloudFormationValidation: options.cloudFormationValidation === true,
       }),
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
