@@ -10,7 +10,12 @@ import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
 const CHANGES = 100;
-const TIMEOUT_MS = 16_000;
+/**
+ * The stuck endpoint's delivery timeout: what the healthy endpoint must beat. Long enough that a
+ * loaded machine (the 10 s of changes took 22.7 s at a load of 13) still shows the ordering,
+ * which is the behaviour; a passing run does not wait for it (the stuck requests are released).
+ */
+const TIMEOUT_MS = 30_000;
 
 // design.md: deliveries to one endpoint run concurrently; README: "a slow endpoint never delays
 // another". A stuck endpoint's requests hold the batches that carry them until they time out.
@@ -68,5 +73,5 @@ describe('a stuck endpoint beside a healthy one, through the runtime of change-b
     // Well before the stuck endpoint's first requests time out (they went out within a second).
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS - 1_000);
     expect(stuck.waiting).toBeGreaterThan(0);
-  }, 60_000);
+  }, 90_000);
 });
