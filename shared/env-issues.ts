@@ -7,7 +7,7 @@ import { withPlainMessages } from './plain-message.ts';
  * `message` about an environment variable set to `value`, with the value's length. Messages
  * about a variable do not show its value: a value in the wrong variable is often a secret (a
  * token pasted into POLL_INTERVAL), and the message reaches the terminal of `start` and a
- * Lambda's log. Only a value checked to be harmless may be shown (BRIDGE_PORT's few digits).
+ * Lambda's log. Only a value checked to be harmless may be shown: a port's digits (isPortDigits).
  * The length makes a value far too long for the variable stand out. Unchanged when the
  * variable is unset. Pure.
  * @example withValueLength('must be on or off', 'maybe') // 'must be on or off; the value set has 5 characters'
@@ -16,6 +16,17 @@ export function withValueLength(message: string, value: string | undefined): str
   if (value === undefined) return message;
   if (value === '') return `${message}; the value set is empty`;
   return `${message}; the value set has ${value.length} character${value.length === 1 ? '' : 's'}`;
+}
+
+/**
+ * True when `value` is a port's digits (1 to 5): harmless to show, it cannot hold a secret. The
+ * one rule for a port's value, in a variable or a flag: a message about a value of digits names
+ * it once and gives no length; any other value is described by its length only
+ * ({@link withValueLength}). Pure.
+ * @example isPortDigits('6000') // true
+ */
+export function isPortDigits(value: string | undefined): value is string {
+  return value !== undefined && /^\d{1,5}$/.test(value);
 }
 
 /** The value of variable `name` in `env` (a key of Object.prototype is no variable). Pure. */

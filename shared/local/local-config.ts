@@ -6,7 +6,7 @@ import { commaItems } from '../comma-list.ts';
 import { CONFIGURATION } from '../configuration-error.ts';
 import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/connector-config.ts';
 import { DurationSchema } from '../duration.ts';
-import { variableOf, withValueLength } from '../env-issues.ts';
+import { isPortDigits, variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { withoutFetchBlockedPorts } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
@@ -71,7 +71,12 @@ export const LocalEnvSchema = z.object({
       .string()
       .regex(/^\d{1,5}$/, { error: PORT_MESSAGE })
       .transform(Number)
-      .pipe(z.number().max(65_535, { error: PORT_MESSAGE })),
+      // Digits only here: harmless to show (isPortDigits), so the message names the value.
+      .pipe(
+        z.number().max(65_535, {
+          error: (issue) => `${String(issue.input)} is not a port number from 0 to 65535`,
+        }),
+      ),
     'neither the CLI nor the console could reach the admin API',
   ).default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z
@@ -190,7 +195,8 @@ type FlagVariable = keyof typeof FLAG_OF_VARIABLE;
  * @throws ValidationError naming the flag or the variable that was set, e.g.
  * `--poll-interval: is not a duration …` or `POLL_INTERVAL: is not a duration …; the value
  * set has 4 characters`: no message shows a variable's value, which may be a secret set in
- * the wrong variable (a flag's, typed by the user, may be shown);
+ * the wrong variable (a flag's, typed by the user, may be shown), but for a port's digits,
+ * named once and without their length (`BRIDGE_PORT: 6000 is a port fetch …`, isPortDigits);
  * or `BRIDGE_ADMIN_TOKEN` when the admin API would bind a non-loopback interface without it, or
  * answer to a non-loopback name BRIDGE_ALLOWED_HOSTS gives; `--demo-receiver` with
  * WEBHOOK_ALLOW_PRIVATE=false (its loopback receiver would be refused);
@@ -219,7 +225,10 @@ export function readLocalConfig(
         const message = plainMessage(issue);
         if (path in fromFlags)
           return { path: FLAG_OF_VARIABLE[path as FlagVariable].flag, message };
-        return { path, message: withValueLength(message, variableOf(variables, path)) };
+        const value = variableOf(variables, path);
+        // A port's digits are named by the message itself (isPortDigits), never by length too.
+        if (path === 'BRIDGE_PORT' && isPortDigits(value)) return { path, message };
+        return { path, message: withValueLength(message, value) };
       }),
     );
   }

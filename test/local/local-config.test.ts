@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { resolveApiUrl } from '../../shared/cli/admin/api-client.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { readLocalConfig } from '../../shared/local/local-config.ts';
 
@@ -61,7 +62,7 @@ describe('a bad value of a start flag', () => {
     expect(readLocalConfig({}, { port: '0' }).port).toBe(0);
     for (const port of [' ', '4.5', '-1', '65536', '0x10', ' 4100']) {
       expect(() => readLocalConfig({ BRIDGE_PORT: port }, {})).toThrow(
-        /BRIDGE_PORT: must be a port/,
+        /BRIDGE_PORT: (must be|65536 is not) a port number from 0 to 65535/,
       );
     }
   });
@@ -88,6 +89,37 @@ describe('a bad value of a start flag', () => {
     }
     expect(readLocalConfig({}, { port: '6001' }).port).toBe(6001);
     expect(readLocalConfig({ BRIDGE_PORT: '10081' }, {}).port).toBe(10081);
+  });
+
+  it('names a refused BRIDGE_PORT of digits once, without its length; hides any other value behind its length', () => {
+    // Before, BRIDGE_PORT=6000 read "6000 is a port …; the value set has 4 characters": the value twice.
+    const refusal = (env: Record<string, string>) => {
+      try {
+        readLocalConfig(env, {});
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(refusal({ BRIDGE_PORT: '6000' })).toBe(
+      'configuration is invalid: BRIDGE_PORT: 6000 is a port fetch and browsers never connect to (WHATWG "bad ports"): neither the CLI nor the console could reach the admin API; choose another',
+    );
+    expect(refusal({ BRIDGE_PORT: '99999' })).toBe(
+      'configuration is invalid: BRIDGE_PORT: 99999 is not a port number from 0 to 65535',
+    );
+    expect(refusal({ BRIDGE_PORT: 'sk_live_abc' })).toBe(
+      'configuration is invalid: BRIDGE_PORT: must be a port number from 0 to 65535; the value set has 11 characters',
+    );
+    expect(() => readLocalConfig({}, { port: '99999' })).toThrow(
+      'configuration is invalid: --port: 99999 is not a port number from 0 to 65535',
+    );
+    // The admin commands read BRIDGE_PORT by the same rule.
+    expect(() => resolveApiUrl(undefined, { BRIDGE_PORT: '99999' })).toThrow(
+      /^configuration is invalid: BRIDGE_PORT: 99999 is not a port \(1-65535\)$/,
+    );
+    expect(() => resolveApiUrl(undefined, { BRIDGE_PORT: 'x' })).toThrow(
+      /^configuration is invalid: BRIDGE_PORT: is not a port \(1-65535\); the value set has 1 character$/,
+    );
   });
 
   it('refuses a poll interval under 100ms: a bare 5 is 5 ms, not 5 s', () => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { HEADER_UNSAFE_TOKEN_MESSAGE, isHeaderSafeToken } from '../../admin/admin-token.ts';
 import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { configurationError } from '../../configuration-error.ts';
-import { withValueLength } from '../../env-issues.ts';
+import { isPortDigits, withValueLength } from '../../env-issues.ts';
 import { describeThrown, formatIssuePath } from '../../errors.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import { foreignAnswerMessage, foreignErrorText } from './foreign-answer.ts';
@@ -66,7 +66,9 @@ export function resolveApiUrl(
   if (!port.success) {
     throw configurationError(
       'BRIDGE_PORT',
-      withValueLength('is not a port (1-65535)', env.BRIDGE_PORT),
+      isPortDigits(env.BRIDGE_PORT)
+        ? `${env.BRIDGE_PORT} is not a port (1-65535)`
+        : withValueLength('is not a port (1-65535)', env.BRIDGE_PORT),
     );
   }
   return `http://127.0.0.1:${port.data}`;
