@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { type EntityRecord, EntityTypeSchema } from '../changes/entity-types.ts';
+import { BRIDGE_EVENT_SOURCE, connectorSource } from '../changes/envelope.ts';
+import { buildSnapshotEvent } from '../changes/event.ts';
 import { hashEventId } from '../changes/event-id.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import { newDelivery, newDeliveryId, startDelivery } from './deliveries.ts';
@@ -33,7 +36,7 @@ const ListDeliveriesInputSchema = z.object({
 export interface SnapshotRecord {
   entityId: string;
   /** The record as the API returned it. */
-  record: unknown;
+  record: EntityRecord;
   scope?: { enterpriseId?: string; chainId?: string };
   /** The connection it came from; becomes the event source `connector/<connectionId>`. */
   connectionId?: string;
@@ -177,7 +180,7 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
       entityTypes: readonly string[],
       source: SnapshotSource,
     ): Promise<number> {
-      const types = parseOrThrow(z.array(z.string().min(1)).min(1), entityTypes, 'entityTypes');
+      const types = parseOrThrow(z.array(EntityTypeSchema).min(1), entityTypes, 'entityTypes');
       const subscription = await requireEnabled(subscriptionId);
       const refused = types.findIndex((type) => !takesEntity(subscription, type));
       if (refused >= 0)
@@ -187,7 +190,8 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
             message: `the subscription takes no ${types[refused]} events (events: ${subscription.events.join(', ')})`,
           },
         ]);
-      const time = new Date(deps.clock.now()).toISOString();
+      const now = deps.clock.now();
+      const time = new Date(now).toISOString();
       let sent = 0;
       for (const entityType of types) {
         for await (const snapshot of source.list(entityType)) {
@@ -195,8 +199,18 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
           if (!withinScope(subscription, snapshot.scope)) continue;
           // Two connections may hold the same record (an enterprise and its portfolio): each
           // sends its own snapshot, with its own source, under its own id.
+          // The one snapshot builder, for the order and values of every event's data; the id is
+          // the resync's own (per subscription and time: a resync is sent again when asked),
+          // and a record of no connection comes from the bridge itself.
           const event = {
-            specversion: '1.0',
+            ...buildSnapshotEvent({
+              connectionId: snapshot.connectionId ?? '',
+              entityType,
+              entityId: snapshot.entityId,
+              scope: snapshot.scope ?? {},
+              detectedAt: now,
+              current: snapshot.record,
+            }),
             id: hashEventId([
               'snapshot/v2',
               subscriptionId,
@@ -205,21 +219,9 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
               snapshot.entityId,
               time,
             ]),
-            type: `${entityType}.snapshot`,
-            source: snapshot.connectionId ? `connector/${snapshot.connectionId}` : 'change-bridge',
-            subject: snapshot.entityId,
-            time,
-            datacontenttype: 'application/json',
-            data: {
-              entityType,
-              entityId: snapshot.entityId,
-              change: 'snapshot',
-              scope: snapshot.scope ?? {},
-              current: snapshot.record,
-              previous: null,
-              changedFields: [],
-              patch: [],
-            },
+            source: snapshot.connectionId
+              ? connectorSource(snapshot.connectionId)
+              : BRIDGE_EVENT_SOURCE,
           };
           await storeEvent(event);
           await deliverStored(event.id, subscriptionId);

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildChangeEvent } from '../../shared/changes/event.ts';
+import { hashEventId } from '../../shared/changes/event-id.ts';
 import type { ManualClock } from '../../shared/clock.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { WebhookNotFoundError } from '../../shared/webhooks/subscription-admin.ts';
@@ -196,6 +198,62 @@ describe('webhook admin service', () => {
     expect(bodies.map((b) => b.source).sort()).toEqual(['connector/hotel', 'connector/portfolio']);
     expect(new Set(receiver.log.map((r) => r.headers['webhook-id'])).size).toBe(2);
     expect(new Set(bodies.map((b) => b.id)).size).toBe(2);
+  });
+
+  it("sends a resync snapshot with its data in a detected event's order, its content unchanged", async () => {
+    // Before, the resync built its data inline with change before scope, unlike every other event.
+    const { receiver, harness, service, subscribe, clock } = await setup();
+    const target = await subscribe('/order', { events: ['customer.*'] });
+    const source = {
+      async *list() {
+        yield {
+          entityId: 'cus-1',
+          record: { Id: 'cus-1', LastName: 'Ng' },
+          scope: { enterpriseId: 'e-1' },
+          connectionId: 'main',
+        };
+        yield { entityId: 'cus-2', record: { Id: 'cus-2' } };
+      },
+    };
+    expect(await service.resync(target.id, ['customer'], source)).toBe(2);
+    await harness.drainVisible();
+    const [first, second] = receiver.log.map((r) => JSON.parse(r.body));
+    const detected = buildChangeEvent({
+      connectionId: 'main',
+      entityType: 'customer',
+      entityId: 'cus-1',
+      scope: {},
+      detectedAt: 0,
+      change: 'created',
+      current: { Id: 'cus-1' },
+    });
+    expect(Object.keys(first.data)).toEqual(Object.keys(detected.data));
+    expect(Object.keys(first)).toEqual(Object.keys(detected));
+    const time = new Date(clock.now()).toISOString();
+    expect(first).toEqual({
+      specversion: '1.0',
+      id: first.id,
+      type: 'customer.snapshot',
+      source: 'connector/main',
+      subject: 'cus-1',
+      time,
+      datacontenttype: 'application/json',
+      data: {
+        entityType: 'customer',
+        entityId: 'cus-1',
+        scope: { enterpriseId: 'e-1' },
+        change: 'snapshot',
+        current: { Id: 'cus-1', LastName: 'Ng' },
+        previous: null,
+        changedFields: [],
+        patch: [],
+      },
+    });
+    expect(first.id).toBe(
+      hashEventId(['snapshot/v2', target.id, 'main', 'customer', 'cus-1', time]),
+    );
+    expect(second).toMatchObject({ source: 'change-bridge', data: { scope: {} } });
+    expect(second.id).toBe(hashEventId(['snapshot/v2', target.id, '', 'customer', 'cus-2', time]));
   });
 
   it('sends a ping to one subscription only', async () => {
