@@ -5,6 +5,8 @@ import { type FakeAnswer, startFakeConsoleApi, useConsoleBrowser } from './conso
 const CHROMIUM = findChromium(process.env);
 const WAIT_MS = 30_000;
 const AT = '2026-03-01T10:00:00.000Z';
+/** An older job, shown by its id: an id of the shape the bridge makes (`bf_` and 26 characters). */
+const OLD_JOB_ID = 'bf_0123456789ABCDEFGHJKMNPQRS';
 
 function job(id: string, extra: Record<string, unknown> = {}) {
   return {
@@ -62,7 +64,7 @@ function backfillsApi() {
         finishedAt: AT,
       }),
     ],
-    ['bf_old', job('bf_old', { recordsRead: 7 })],
+    [OLD_JOB_ID, job(OLD_JOB_ID, { recordsRead: 7 })],
   ]);
   const list = [listed('bf_running'), listed('bf_done')];
   return (method: string, path: string): FakeAnswer | undefined => {
@@ -147,11 +149,22 @@ describe.skipIf(!CHROMIUM)('backfills view of the console, in Chromium', () => {
     ]);
     expect(b.fake.requests.filter((r) => r.path === '/backfill/bf_done?streams=0')).toHaveLength(1);
 
-    // An older job the first b.page leaves out is shown by its id.
+    // A text that is no backfill id is refused in the CLI's words, the API not asked.
+    const asked = b.fake.requests.length;
     await b.page.getByLabel('Job id').fill('bf_old');
     await b.page.getByRole('button', { name: 'Show job' }).click();
+    await expect
+      .poll(() => b.page.locator('#status').textContent())
+      .toBe(
+        'Job id: must be a backfill id: bf_ and 26 characters, as backfill and backfill list print it',
+      );
+    expect(b.fake.requests.slice(asked).filter((r) => r.path.includes('bf_old'))).toEqual([]);
+
+    // An older job the first b.page leaves out is shown by its id.
+    await b.page.getByLabel('Job id').fill(OLD_JOB_ID);
+    await b.page.getByRole('button', { name: 'Show job' }).click();
     await rows
-      .filter({ hasText: 'bf_old' })
+      .filter({ hasText: OLD_JOB_ID })
       .getByText('7 records read', { exact: false })
       .waitFor();
 

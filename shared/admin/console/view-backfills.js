@@ -6,6 +6,7 @@
 
 import { api } from './api.js';
 import { backfillPercent, backfillStanding, streamCountsLine } from './backfill-figures.js';
+import { readBackfillIdField } from './backfill-id-field.js';
 import { readCommaField } from './comma-field.js';
 import { confirmAction } from './confirm.js';
 import {
@@ -185,7 +186,16 @@ export function renderBackfills(main) {
   async function show(e) {
     e.preventDefault();
     const form = /** @type {HTMLFormElement} */ (e.target);
-    const id = String(new FormData(form).get('job') ?? '').trim();
+    const field = /** @type {HTMLInputElement} */ (form.elements.namedItem('job'));
+    const read = readBackfillIdField(field.value);
+    // Refused here, in the CLI's words: the API would only answer 404 for a text of no job's shape.
+    field.setCustomValidity(read.problem ?? '');
+    if (read.problem !== undefined) {
+      field.reportValidity();
+      say(read.problem, true);
+      return;
+    }
+    const id = read.id;
     if (!id) return;
     if (!shownById.includes(id)) shownById.unshift(id);
     form.reset();
@@ -230,7 +240,7 @@ export function renderBackfills(main) {
         'form',
         { class: 'filters', role: 'search', 'aria-label': 'Show a backfill job', onsubmit: show },
         h('label', { for: 'bf-job' }, 'Job id'),
-        h('input', { id: 'bf-job', name: 'job', placeholder: 'bf_…' }),
+        h('input', { id: 'bf-job', name: 'job', placeholder: 'bf_…', oninput: clearProblem }),
         h('button', { type: 'submit' }, 'Show job'),
       ),
       h('div', { class: 'scroll' }, shell.table),
