@@ -48,6 +48,8 @@ export interface RunningBridge {
    * queue (see LocalDispatch.requeued).
    */
   requeuedDeliveries: number;
+  /** Subscriptions stored when it started (a data dir started again keeps them), the demo's among them. */
+  subscriptions: number;
   webhooks: WebhookService;
   /**
    * Stops cleanly and promptly: polls in flight finish, deliveries stop (see LocalDispatch.stop:
@@ -255,6 +257,7 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
         .filter((connection) => connection.id !== LOCAL_CONNECTION_ID)
         .map((connection) => ({ id: connection.id, streams: connection.definitions.length })),
       requeuedDeliveries: dispatch.requeued,
+      subscriptions: (await webhooks.listSubscriptions()).length,
       webhooks,
       stop: () => {
         stopping ??= (async () => {

@@ -21,6 +21,8 @@ export interface BannerFacts {
   demoReceiver: boolean;
   /** WEBHOOK_ALLOW_PRIVATE: whether a receiver on 127.0.0.1 may be subscribed. */
   allowPrivate: boolean;
+  /** Subscriptions stored at start (a restart of a data dir keeps them): none, and the banner says how to add one. */
+  subscriptions: number;
 }
 
 /** Where the admin commands go when neither --api nor BRIDGE_PORT says otherwise. */
@@ -35,8 +37,12 @@ function subscribeCommand(facts: BannerFacts): string {
   const url = facts.allowPrivate
     ? 'http://127.0.0.1:9000/hook'
     : 'https://receiver.example.com/hook';
-  const api = facts.adminUrl === CLI_DEFAULT_API ? '' : ` --api ${facts.adminUrl}`;
-  return `  npx change-bridge subscriptions add --url ${url}${api}`;
+  return `  npx change-bridge subscriptions add --url ${url}${apiFlag(facts)}`;
+}
+
+/** ` --api <admin URL>` unless the bridge is where the admin commands go by default. */
+function apiFlag(facts: BannerFacts): string {
+  return facts.adminUrl === CLI_DEFAULT_API ? '' : ` --api ${facts.adminUrl}`;
 }
 
 /** A URL as the banner shows it: without credentials or a query a user put in it. Pure. */
@@ -109,7 +115,13 @@ export function startBanner(facts: BannerFacts): string[] {
     lines.push(
       `  demo receiver  ${facts.demoReceiverUrl}  (verifies signatures with standardwebhooks)`,
     );
-  if (!facts.demoReceiver) {
+  // A data dir started again keeps its subscriptions: say where webhooks go, not how to add one.
+  if (facts.subscriptions > 0 && !facts.demoReceiver) {
+    lines.push(
+      '',
+      `Webhooks go to ${plural(facts.subscriptions, 'subscription')}: npx change-bridge subscriptions list${apiFlag(facts)}`,
+    );
+  } else if (!facts.demoReceiver) {
     lines.push('', 'Send webhooks to your endpoint:', subscribeCommand(facts));
   }
   lines.push('', 'Events:');
@@ -130,6 +142,8 @@ export interface StartedFacts {
   entityTypes: readonly string[];
   storedConnections: readonly { id: string; streams: number }[];
   requeuedDeliveries: number;
+  /** Subscriptions stored at start (see {@link BannerFacts.subscriptions}). */
+  subscriptions: number;
   dataDir: string;
   pollIntervalMs: number;
 }
@@ -151,5 +165,6 @@ export function startedFields(facts: StartedFacts): Record<string, unknown> {
     demoReceiver: facts.demoReceiverUrl,
     products: facts.productSamples,
     requeuedDeliveries: facts.requeuedDeliveries,
+    subscriptions: facts.subscriptions,
   };
 }

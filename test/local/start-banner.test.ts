@@ -14,6 +14,7 @@ const facts: BannerFacts = {
   dataDir: '.bridge',
   demoReceiver: false,
   allowPrivate: true,
+  subscriptions: 0,
 };
 
 describe('the banner of change-bridge start', () => {
@@ -93,6 +94,21 @@ describe('the banner of change-bridge start', () => {
   });
 });
 
+describe('the banner of change-bridge start on a data dir with subscriptions', () => {
+  it('says how many subscriptions webhooks go to instead of suggesting subscriptions add', () => {
+    // Before, a restart of a data dir with subscriptions still said "Send webhooks to your endpoint: … subscriptions add".
+    const lines = startBanner({ ...facts, subscriptions: 2 });
+    expect(lines.some((line) => line.includes('subscriptions add'))).toBe(false);
+    expect(lines).not.toContain('Send webhooks to your endpoint:');
+    expect(lines).toContain('Webhooks go to 2 subscriptions: npx change-bridge subscriptions list');
+    expect(
+      startBanner({ ...facts, subscriptions: 1, adminUrl: 'http://127.0.0.1:4100' }),
+    ).toContain(
+      'Webhooks go to 1 subscription: npx change-bridge subscriptions list --api http://127.0.0.1:4100',
+    );
+  });
+});
+
 describe('the started line of change-bridge start --json', () => {
   const bridge = {
     adminUrl: 'http://127.0.0.1:4000',
@@ -103,6 +119,7 @@ describe('the started line of change-bridge start --json', () => {
     entityTypes: ['customer', 'customer', 'resource'],
     storedConnections: [],
     requeuedDeliveries: 0,
+    subscriptions: 0,
   };
 
   it('names the connector it polls, as the banner does, without credentials or a query', () => {
