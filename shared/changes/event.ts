@@ -42,25 +42,47 @@ export type ChangeEventInput = EntityEventInputBase &
   );
 
 /** Input of {@link buildSnapshotEvent}: the full current state of one entity. */
-export type SnapshotEventInput = EntityEventInputBase & { current: EntityRecord };
+export type SnapshotEventInput = EntityEventInputBase & {
+  current: EntityRecord;
+  /**
+   * The event's id, when the caller's scheme differs (a resync's is per subscription and time):
+   * `current` is then not hashed. Default: the content-hash id.
+   */
+  id?: string;
+  /** The event's source, when not the connection's (a record of no connection: the bridge's). */
+  source?: string;
+};
 
-/** The CloudEvents envelope of `data`, written as one object (no envelope copied into another). */
-function enveloped<D>(input: EntityEventInputBase, change: EntityEventKind, hash: string, data: D) {
-  const { connectionId, entityType, entityId } = input;
+/** The id of a change event of `input` whose records hash to `hash` (see {@link eventId}). */
+function idOf(input: EntityEventInputBase, change: EntityEventKind, hash: string): string {
+  return eventId({
+    connectionId: input.connectionId,
+    entityType: input.entityType,
+    entityId: input.entityId,
+    change,
+    contentHash: hash,
+    previousVersion: input.previousVersion,
+    backfillId: input.backfillId,
+  });
+}
+
+/**
+ * The CloudEvents envelope of `data`, written as one object (no envelope copied into another):
+ * `source` the connection's unless given.
+ */
+function enveloped<D>(
+  input: EntityEventInputBase,
+  change: EntityEventKind,
+  id: string,
+  data: D,
+  source = connectorSource(input.connectionId),
+) {
   return {
     specversion: CLOUDEVENTS_SPEC_VERSION,
-    id: eventId({
-      connectionId,
-      entityType,
-      entityId,
-      change,
-      contentHash: hash,
-      previousVersion: input.previousVersion,
-      backfillId: input.backfillId,
-    }),
-    type: `${entityType}.${change}`,
-    source: connectorSource(connectionId),
-    subject: entityId,
+    id,
+    type: `${input.entityType}.${change}`,
+    source,
+    subject: input.entityId,
     time: new Date(input.detectedAt).toISOString(),
     datacontenttype: EVENT_DATA_CONTENT_TYPE,
     data,
@@ -97,7 +119,8 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
   const { entityType, entityId, scope } = input;
   if (input.change === 'deleted') {
     const previous = requireRecord(input.previous, 'previous');
-    return enveloped(input, 'deleted', contentHash(previous, { volatileFields }), {
+    const hash = contentHash(previous, { volatileFields });
+    return enveloped(input, 'deleted', idOf(input, 'deleted', hash), {
       entityType,
       entityId,
       scope,
@@ -112,7 +135,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
   const hash = input.currentHash ?? contentHash(current, { volatileFields });
   if (input.change === 'created') {
     const changedFields = fieldsOf(current, volatileFields);
-    return enveloped(input, 'created', hash, {
+    return enveloped(input, 'created', idOf(input, 'created', hash), {
       entityType,
       entityId,
       scope,
@@ -125,7 +148,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
   }
   const previous = requireRecord(input.previous, 'previous');
   const { changedFields, patch } = diffRecords(previous, current, { volatileFields });
-  return enveloped(input, 'updated', hash, {
+  return enveloped(input, 'updated', idOf(input, 'updated', hash), {
     entityType,
     entityId,
     scope,
@@ -141,20 +164,27 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
  * Builds a `<entity>.snapshot` event for a resync: the current state of one entity, with
  * `previous` null, no changed fields and an empty patch. Its id is deterministic like a
  * change event's (kind `snapshot`, content hash of `current`), so resending the same
- * state gives the same id. Pure.
+ * state gives the same id, unless `input.id` gives another. Pure.
  */
 export function buildSnapshotEvent(input: SnapshotEventInput): EntityEvent {
   const volatileFields = input.volatileFields ?? DEFAULT_VOLATILE_FIELDS;
-  return enveloped(input, 'snapshot', contentHash(input.current, { volatileFields }), {
-    entityType: input.entityType,
-    entityId: input.entityId,
-    scope: input.scope,
-    change: 'snapshot',
-    current: input.current,
-    previous: null,
-    changedFields: [],
-    patch: [],
-  });
+  const id = input.id ?? idOf(input, 'snapshot', contentHash(input.current, { volatileFields }));
+  return enveloped(
+    input,
+    'snapshot',
+    id,
+    {
+      entityType: input.entityType,
+      entityId: input.entityId,
+      scope: input.scope,
+      change: 'snapshot',
+      current: input.current,
+      previous: null,
+      changedFields: [],
+      patch: [],
+    },
+    input.source,
+  );
 }
 
 /**

@@ -202,15 +202,13 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
           // The one snapshot builder, for the order and values of every event's data; the id is
           // the resync's own (per subscription and time: a resync is sent again when asked),
           // and a record of no connection comes from the bridge itself.
-          const event = {
-            ...buildSnapshotEvent({
-              connectionId: snapshot.connectionId ?? '',
-              entityType,
-              entityId: snapshot.entityId,
-              scope: snapshot.scope ?? {},
-              detectedAt: now,
-              current: snapshot.record,
-            }),
+          const event = buildSnapshotEvent({
+            connectionId: snapshot.connectionId ?? '',
+            entityType,
+            entityId: snapshot.entityId,
+            scope: snapshot.scope ?? {},
+            detectedAt: now,
+            current: snapshot.record,
             id: hashEventId([
               'snapshot/v2',
               subscriptionId,
@@ -222,7 +220,7 @@ export function createDeliveryAdmin(deps: DispatcherDeps) {
             source: snapshot.connectionId
               ? connectorSource(snapshot.connectionId)
               : BRIDGE_EVENT_SOURCE,
-          };
+          });
           await storeEvent(event);
           await deliverStored(event.id, subscriptionId);
           sent += 1;
