@@ -159,7 +159,8 @@ const CONFLICTS: Readonly<Record<string, string>> = {
   replayEvent: 'The subscription named is disabled',
   updateSubscription: CHANGED_MEANWHILE,
   rotateSecret: CHANGED_MEANWHILE,
-  addConnection: 'The id is taken (by a stored connection, or by the CONNECTOR_* variables)',
+  addConnection:
+    'The id is taken by a different definition (another setting or AccessToken: the message names which), or by the CONNECTOR_* variables',
   enableConnection: ENVIRONMENT_CONNECTION,
   disableConnection: ENVIRONMENT_CONNECTION,
   removeConnection: `${ENVIRONMENT_CONNECTION}, or (AWS) a poll job of it is still running: the connection is left disabled; remove it again later`,
@@ -181,6 +182,14 @@ function operationOf(
   }
   const responses: Record<string, unknown> = {
     [String(route.success.status)]: success,
+    ...(route.success.also
+      ? {
+          [String(route.success.also.status)]: {
+            ...success,
+            description: route.success.also.description,
+          },
+        }
+      : {}),
     '400': errorResponse('Invalid input: `field` names the offending field'),
   };
   if (route.path.includes('{')) responses['404'] = errorResponse('Unknown id');

@@ -40,6 +40,17 @@ export interface RouteInput<Q, B> {
   body: B;
 }
 
+/** What a route answers on success, as the OpenAPI document shows it. */
+export interface RouteSuccess {
+  status: number;
+  /** The body's schema; absent: no body. */
+  schema?: z.ZodType;
+  /** Defaults to JSON. */
+  mediaType?: string;
+  /** Another success status with the same body, and when it is answered. */
+  also?: { status: number; description: string };
+}
+
 /** A route as the router and the OpenAPI generator see it (types erased). */
 export interface AdminRoute {
   method: AdminMethod;
@@ -53,7 +64,7 @@ export interface AdminRoute {
   /** Body schema; `EmptySchema` when the route takes none. */
   body: z.ZodType;
   /** Status and schema of the success response (no schema: no body); `mediaType` defaults to JSON. */
-  success: { status: number; schema?: z.ZodType; mediaType?: string };
+  success: RouteSuccess;
   /**
    * Validates the query, then the body (an absent body counts as `{}`), and runs the handler.
    * @throws RouteInputError on invalid input; whatever the handler throws otherwise.
@@ -83,7 +94,7 @@ export interface RouteSpec<Q extends z.ZodObject, B extends z.ZodType> {
   query: Q;
   /** Body schema (`EmptySchema` for none). */
   body: B;
-  success: { status: number; schema?: z.ZodType; mediaType?: string };
+  success: RouteSuccess;
   handle(input: RouteInput<z.output<Q>, z.output<B>>, deps: AdminDeps): Promise<RouteResult>;
 }
 

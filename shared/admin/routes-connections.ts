@@ -1,11 +1,11 @@
 import {
   AddConnectionInputSchema,
-  addConnection,
   type ConnectionAdminDeps,
   ConnectionBusyError,
   ConnectionNotFoundError,
   ConnectionReadOnlyError,
   getConnectionView,
+  registerConnection,
   removeConnection,
   setConnectionEnabled,
 } from '../connections/connection-admin.ts';
@@ -78,15 +78,25 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
     path: '/connections',
     operationId: 'addConnection',
     summary:
-      'Register a connection; its AccessToken is stored encrypted and never returned. Polled within one interval, no restart',
+      'Register a connection; its AccessToken is stored encrypted and never returned. Polled within one interval, no restart. Idempotent: the same add again (a retry) answers 200 with the stored connection, changing nothing',
     tag: 'connections',
     query: EmptySchema,
     body: AddConnectionInputSchema,
-    success: { status: 201, schema: ConnectionViewSchema },
-    handle: async ({ body }, deps) => ({
+    success: {
       status: 201,
-      body: await withConnections(deps, (c) => addConnection(body, c)),
-    }),
+      schema: ConnectionViewSchema,
+      also: {
+        status: 200,
+        description:
+          'Stored already with the same definition (id, settings and AccessToken): an add retried after one that landed. Nothing changed; the stored connection as it now is',
+      },
+    },
+    handle: async ({ body }, deps) => {
+      const { connection, created } = await withConnections(deps, (c) =>
+        registerConnection(body, c),
+      );
+      return { status: created ? 201 : 200, body: connection };
+    },
   }),
   defineRoute({
     method: 'GET',

@@ -18,8 +18,13 @@ import {
   toConnectionView,
   withoutReservedId,
 } from './connection.ts';
+import { assertSameDefinition } from './connection-add-again.ts';
 import { type ConnectionDetail, parkedStreamsOf } from './connection-detail.ts';
-import { type ConnectionStore, listAllConnections } from './connection-store.ts';
+import {
+  ConnectionExistsError,
+  type ConnectionStore,
+  listAllConnections,
+} from './connection-store.ts';
 import { CONNECTION_WATCH_MS } from './connection-watch.ts';
 import type { TokenCipher } from './token-cipher.ts';
 
@@ -196,32 +201,87 @@ export interface ConnectionRemoval {
   stateDeletion: 'done' | 'background';
 }
 
+/** What {@link registerConnection} did: stored the connection, or found it stored already. */
+export interface ConnectionRegistration {
+  /** The connection as stored now (never its token). */
+  connection: ConnectionView;
+  /** False: the same definition was stored already (an add retried), and nothing changed. */
+  created: boolean;
+}
+
 /**
- * Registers a connection: seals its AccessToken and stores it enabled. The answer never
- * carries the token.
- * @throws ConnectionExistsError when the id is taken (by the store or the environment).
+ * Registers a connection: seals its AccessToken and stores it enabled. Idempotent: an add of
+ * the same definition as the stored one (id, settings and AccessToken; a retry of an add that
+ * landed) answers the stored connection as it now is, with `created: false`, changing nothing.
+ * The answer never carries the token.
+ * @throws ConnectionExistsError when the id is taken by a different definition (naming what
+ * differs), ConnectionReadOnlyError when the environment defines it.
  */
-export async function addConnection(
+export async function registerConnection(
   input: AddConnectionInput,
   deps: ConnectionAdminDeps,
-): Promise<ConnectionView> {
+): Promise<ConnectionRegistration> {
   if (deps.configured.some((connection) => connection.id === input.id)) {
     throw new ConnectionReadOnlyError(
       `connection ${input.id} is defined by the CONNECTOR_* variables; choose another id`,
     );
   }
-  const { accessToken, interval, id, ...settings } = input;
+  const { accessToken, interval, id, ...rest } = input;
+  const settings = { ...rest, ...(interval !== undefined ? { intervalMs: interval } : {}) };
   const stored: StoredConnection = {
     id,
     ...settings,
-    ...(interval !== undefined ? { intervalMs: interval } : {}),
     enabled: true,
     createdAt: new Date(deps.clock.now()).toISOString(),
     accessToken: await deps.cipher.seal(id, accessToken),
   };
-  await deps.store.create(stored);
+  // Removed between the refusal and the read, the id is free again: one more try takes it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.store.create(stored);
+      break;
+    } catch (error) {
+      if (!(error instanceof ConnectionExistsError)) throw error;
+      const existing = await takenBy(id, deps.store, error);
+      if (!existing && attempt < 2) continue;
+      if (!existing) throw error;
+      await assertSameDefinition(existing, { settings, accessToken }, deps.cipher);
+      return {
+        connection: toConnectionView(existing, deps.notPolledBecause?.(existing)),
+        created: false,
+      };
+    }
+  }
   await deps.onChange?.(id);
-  return toConnectionView(stored);
+  return { connection: toConnectionView(stored), created: true };
+}
+
+/**
+ * The stored connection whose id refused an add (`refusal`); undefined when it is gone since.
+ * @throws the refusal when the stored item cannot be read (it cannot be compared).
+ */
+async function takenBy(
+  id: string,
+  store: ConnectionStore,
+  refusal: ConnectionExistsError,
+): Promise<StoredConnection | undefined> {
+  try {
+    return await store.get(id);
+  } catch (error) {
+    if (error instanceof ValidationError) throw refusal;
+    throw error;
+  }
+}
+
+/**
+ * Registers a connection as {@link registerConnection} does, answering the connection alone.
+ * @throws ConnectionExistsError when the id is taken by a different definition.
+ */
+export async function addConnection(
+  input: AddConnectionInput,
+  deps: ConnectionAdminDeps,
+): Promise<ConnectionView> {
+  return (await registerConnection(input, deps)).connection;
 }
 
 /** Every connection: the environment's first, then the stored ones by id. */

@@ -57,14 +57,21 @@ export const CONNECTION_PAGE_SIZE_DEFAULT = 100;
  */
 const READ_AFTER_PAGE_MAX = 1000;
 
-/** A connection with this id exists already. */
+/**
+ * A connection with this id exists already; `detail` says more (how another add differs from
+ * it), after a comma.
+ */
 export class ConnectionExistsError extends BridgeError {
   override name = 'ConnectionExistsError';
   constructor(
     readonly connectionId: string,
-    options: { cause?: unknown } = {},
+    options: { cause?: unknown; detail?: string } = {},
   ) {
-    super(`connection ${connectionId} exists already`, options);
+    const { detail, ...rest } = options;
+    super(
+      `connection ${connectionId} exists already${detail === undefined ? '' : `, ${detail}`}`,
+      rest,
+    );
   }
 }
 

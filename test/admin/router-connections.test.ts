@@ -56,11 +56,11 @@ describe('connections admin API', () => {
     ]);
   });
 
-  it('answers 409 for a taken id and for changing the environment connection, 404 for an unknown one', async () => {
+  it('answers 409 for an id taken by another definition and for changing the environment connection, 404 for an unknown one', async () => {
     harness = createAdminHarness();
     await addHotel();
 
-    expect((await addHotel()).status).toBe(409);
+    expect((await addHotel('hotel-1', { interval: '2m' })).status).toBe(409);
     expect((await addHotel('main')).status).toBe(409);
     expect((await harness.call('POST', '/connections/main/disable')).status).toBe(409);
     expect((await harness.call('GET', '/connections/nobody')).status).toBe(404);

@@ -163,6 +163,19 @@ export class AdminApiClient {
     schema: S,
     options: CallOptions = {},
   ): Promise<z.output<S>> {
+    return (await this.callWithStatus(method, path, schema, options)).body;
+  }
+
+  /**
+   * Sends one request as {@link call} does, answering the success status beside the parsed
+   * body, for routes whose successes differ by it (201 created, 200 stored already).
+   */
+  async callWithStatus<S extends z.ZodType>(
+    method: string,
+    path: string,
+    schema: S,
+    options: CallOptions = {},
+  ): Promise<{ status: number; body: z.output<S> }> {
     const response = await this.send(method, path, options);
     const result = schema.safeParse(response.json);
     if (!result.success) {
@@ -175,7 +188,7 @@ export class AdminApiClient {
         `JSON of another shape (${where}${issue?.message ?? 'invalid'})`,
       );
     }
-    return result.data;
+    return { status: response.status, body: result.data };
   }
 
   /** Exit 1 for an answer the admin API never gives: another program listens at the base URL. */

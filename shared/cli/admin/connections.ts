@@ -184,7 +184,7 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       },
       io.readStdin ?? readProcessStdin,
     );
-    const created = await client.call('POST', '/connections', ConnectionViewSchema, {
+    const answer = await client.callWithStatus('POST', '/connections', ConnectionViewSchema, {
       check: { body: AddConnectionInputSchema },
       // A refused token is named by the flag it came from.
       flags: {
@@ -194,8 +194,13 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       },
       body: { ...settings, accessToken },
     });
-    if (options.json) return writeJson(io, created);
-    io.out(`Added ${describeConnection(created)}\nIt is polled within one interval.`);
+    if (options.json) return writeJson(io, answer.body);
+    // 200: the same add landed before (a retry after a timeout or an interrupted run).
+    if (answer.status === 200)
+      return io.out(
+        `Added already, unchanged (the same id, settings and token): ${describeConnection(answer.body)}`,
+      );
+    io.out(`Added ${describeConnection(answer.body)}\nIt is polled within one interval.`);
   });
 
   withCommonOptions(
