@@ -1,7 +1,9 @@
 import type { z } from 'zod';
-import { toConnectionView } from '../connections/connection.ts';
+import { type ConnectionView, toConnectionView } from '../connections/connection.ts';
 import type { ConnectionAdminDeps } from '../connections/connection-admin.ts';
+import type { ConnectionDetail } from '../connections/connection-detail.ts';
 import { readConnectionsAfter } from '../connections/connection-store.ts';
+import type { StateStore } from '../state/state-store.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import {
   CONNECTION_CURSOR_MAX_CHARS,
@@ -9,8 +11,12 @@ import {
   type ConnectionListPosition,
   encodeConnectionCursor,
 } from './connection-cursor.ts';
+import { readParkedStreams } from './connection-list-parked.ts';
 import type { ConnectionListQuerySchema, ConnectionListSchema } from './schemas.ts';
 import { escapedJsonBytes, firstThatFit } from './stream-page.ts';
+
+/** The deployment's bounds of a page of `GET /connections`. */
+export type ConnectionListBounds = Pick<AdminDeps, 'connectionListLimit' | 'connectionListBytes'>;
 
 /** One answer of `GET /connections`. */
 export type ConnectionList = z.infer<typeof ConnectionListSchema>;
@@ -18,11 +24,33 @@ export type ConnectionList = z.infer<typeof ConnectionListSchema>;
 /** The bounds of a page: the deployment's, and the caller's `limit` held to them. */
 function pageLimit(
   query: z.output<typeof ConnectionListQuerySchema>,
-  deps: AdminDeps,
+  deps: ConnectionListBounds,
 ): number | undefined {
   const bound = deps.connectionListLimit;
   if (query.limit === undefined) return bound;
   return bound === undefined ? query.limit : Math.min(query.limit, bound);
+}
+
+/**
+ * The views with their parked streams: those of the first `limit` (the page's connections at
+ * most; the one more read only says whether connections follow), each connection's states read
+ * alone; without a limit (every connection), every stream state in one listing.
+ */
+async function withParkedStreams(
+  views: readonly ConnectionView[],
+  limit: number | undefined,
+  state: StateStore,
+): Promise<ConnectionDetail[]> {
+  const listed = limit === undefined ? views : views.slice(0, limit);
+  const parked = await readParkedStreams(
+    listed.map((view) => view.id),
+    state,
+    limit === undefined ? 'all' : 'each',
+  );
+  return views.map((view) => {
+    const own = parked.get(view.id);
+    return own === undefined ? view : { ...view, parkedStreams: own };
+  });
 }
 
 /** Every stored connection after `after`, when the page has no bound (the local `start`). */
@@ -33,11 +61,13 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
  * by id, from where the cursor's page ended, up to `limit` (at most the deployment's bound,
  * which is also the default) and within the deployment's byte bound; with `nextCursor` when
  * connections after them are left out. The store is read for the page's connections and one
- * more, not beyond, so a page costs the same with 100 connections or 10,000.
+ * more, not beyond, so a page costs the same with 100 connections or 10,000. Each connection
+ * carries its parked streams: a page of `limit` reads the stream states of its connections, one
+ * listing each; a page of every connection, every state in one listing.
  */
 export async function listConnectionPage(
   query: z.output<typeof ConnectionListQuerySchema>,
-  deps: AdminDeps,
+  deps: ConnectionListBounds,
   connections: ConnectionAdminDeps,
 ): Promise<ConnectionList> {
   const position: ConnectionListPosition =
@@ -53,10 +83,11 @@ export async function listConnectionPage(
     environment.length < want
       ? await readConnectionsAfter(connections.store, position.after, want - environment.length)
       : [];
-  const views = [
+  const candidates = [
     ...environment,
     ...stored.map((c) => toConnectionView(c, connections.notPolledBecause?.(c))),
   ];
+  const views = await withParkedStreams(candidates, limit, connections.state);
   const { page, more } = firstThatFit(views, {
     ...(limit === undefined ? {} : { limit }),
     ...(deps.connectionListBytes === undefined ? {} : { maxBytes: deps.connectionListBytes }),

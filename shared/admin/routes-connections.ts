@@ -103,7 +103,7 @@ export const CONNECTION_ROUTES: readonly AdminRoute[] = [
     path: '/connections',
     operationId: 'listConnections',
     summary:
-      'Connections (the CONNECTOR_* one first, then by id), without tokens; a page that leaves connections out gives nextCursor',
+      'Connections (the CONNECTOR_* one first, then by id), without tokens, each with its parked streams as getConnection gives them; a page that leaves connections out gives nextCursor',
     tag: 'connections',
     query: ConnectionListQuerySchema,
     body: EmptySchema,

@@ -3,6 +3,7 @@ import { EventTypeSchema } from '../changes/catalogue.ts';
 import { EntityTypeSchema } from '../changes/entity-types.ts';
 import { splitCommaText } from '../comma-list.ts';
 import { ConnectionIdSchema, ConnectionViewSchema } from '../connections/connection.ts';
+import { ConnectionDetailSchema } from '../connections/connection-detail.ts';
 import { EventCursorSchema } from '../webhooks/event-cursor.ts';
 import { LIST_LIMIT_MAX } from '../webhooks/list-limit.ts';
 import { EventPatternsInputSchema, SubscriptionSchema } from '../webhooks/subscription.ts';
@@ -467,15 +468,19 @@ export { ConnectionViewSchema };
 
 /**
  * The most connections one answer of `GET /connections` holds, its `limit`'s maximum and in AWS
- * its default: a connection's view is about 0.35 KB of JSON, so 4,000 are about 1.4 MB; an
+ * its default: a connection's view is about 0.35 KB of JSON, 0.4 KB with its parkedStreams
+ * (0.5 KB with a parked stream's reason), so 4,000 are about 1.6 to 2 MB; an
  * answer also ends before its JSON passes the deployment's byte bound (4 MB in AWS), whatever
  * its connections' product and export ids weigh.
  */
 export const CONNECTION_PAGE_MAX = 4000;
 
-/** `GET /connections`: the connections (never with a token), `nextCursor` while more follow. */
+/**
+ * `GET /connections`: the connections (never with a token), each with its parked streams as
+ * `GET /connections/{id}` gives them; `nextCursor` while more follow.
+ */
 export const ConnectionListSchema = z.object({
-  connections: z.array(ConnectionViewSchema),
+  connections: z.array(ConnectionDetailSchema),
   nextCursor: z.string().optional(),
 });
 

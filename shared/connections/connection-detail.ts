@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isRemovedStream, type StreamState } from '../state/state-store.ts';
-import { ConnectionViewSchema } from './connection.ts';
+import { ConnectionViewSchema, splitStreamId } from './connection.ts';
 
 /**
  * How many of a connection's streams are parked (an authorization error: every poll of its
@@ -46,4 +46,18 @@ export function parkedStreamsOf(states: readonly StreamState[]): ParkedStreams {
     total: streams.length,
     ...(first ? { first: { streamId: first.streamId, reason: first.parkedReason } } : {}),
   };
+}
+
+/**
+ * The parked streams of each of `connectionIds` among stream states of any connections (a
+ * listing of every stream): states of other connections are left out. Pure.
+ * @example parkedStreamsByConnection(['hotel-1'], everyState).get('hotel-1') // { count: 0, total: 13 }
+ */
+export function parkedStreamsByConnection(
+  connectionIds: readonly string[],
+  states: readonly StreamState[],
+): Map<string, ParkedStreams> {
+  const statesOf = new Map<string, StreamState[]>(connectionIds.map((id) => [id, []]));
+  for (const state of states) statesOf.get(splitStreamId(state.streamId).connectionId)?.push(state);
+  return new Map([...statesOf].map(([id, own]) => [id, parkedStreamsOf(own)]));
 }

@@ -125,10 +125,10 @@ describe('change-bridge connections', () => {
   it('list, show, disable, enable and remove manage connections; unknown ids exit 1', async () => {
     const list = await run(['connections', 'list']);
     expect(list.stdout.split('\n')[0]).toMatch(
-      /^ID\s+STATE\s+ENTITIES\s+INTERVAL\s+ORIGIN\s+CREATED$/,
+      /^ID\s+STATE\s+PARKED\s+ENTITIES\s+INTERVAL\s+ORIGIN\s+CREATED$/,
     );
-    expect(list.stdout).toMatch(/hotel-1\s+enabled\s+1\s+1m\s+store/);
-    expect(list.stdout).toMatch(/main\s+enabled\s+default\s+default\s+environment/);
+    expect(list.stdout).toMatch(/hotel-1\s+enabled\s+-\s+1\s+1m\s+store/);
+    expect(list.stdout).toMatch(/main\s+enabled\s+-\s+default\s+default\s+environment/);
     expect((await run(['connections', 'show', 'hotel-1'])).stdout).toContain(
       'entities      customer',
     );

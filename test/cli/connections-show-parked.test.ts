@@ -41,3 +41,37 @@ describe('change-bridge connections show of a connection whose token is refused'
     });
   });
 });
+
+describe('change-bridge connections list beside a connection whose token is refused', () => {
+  it('shows how many of each connection’s streams are parked, in a PARKED column', async () => {
+    await cli.run(['connections', 'add', '--id', 'hotel-2', '--access-token-stdin'], {
+      stdin: 'good-token\n',
+    });
+    await cli.harness.state.saveStream(streamState('hotel-2:customer'), 0);
+
+    const listed = await cli.run(['connections', 'list']);
+
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.split('\n');
+    expect(lines[0]).toMatch(/^ID\s+STATE\s+PARKED\s+ENTITIES/);
+    expect(lines.find((line) => line.startsWith('hotel-1 '))).toMatch(
+      /^hotel-1\s+enabled\s+2 of 2\s/,
+    );
+    expect(lines.find((line) => line.startsWith('hotel-2 '))).toMatch(/^hotel-2\s+enabled\s+-\s/);
+  });
+
+  it('gives each connection its parkedStreams with --json', async () => {
+    const listed = await cli.run(['connections', 'list', '--json']);
+
+    const connections = JSON.parse(listed.stdout) as { id: string; parkedStreams: unknown }[];
+    expect(connections.find((c) => c.id === 'hotel-1')?.parkedStreams).toEqual({
+      count: 2,
+      total: 2,
+      first: { streamId: 'hotel-1:customer', reason: REFUSED },
+    });
+    expect(connections.find((c) => c.id === 'hotel-2')?.parkedStreams).toEqual({
+      count: 0,
+      total: 1,
+    });
+  });
+});

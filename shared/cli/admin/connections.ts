@@ -43,8 +43,6 @@ const AddOptionsSchema = CommonOptionsSchema.extend({
 
 const RemoveOptionsSchema = CommonOptionsSchema.extend({ keepState: z.boolean().optional() });
 
-type ConnectionView = z.infer<typeof ConnectionViewSchema>;
-
 /** The flag of each field of `connections add`. */
 const ADD_FLAGS = {
   id: '--id',
@@ -105,11 +103,19 @@ function parkedLines(parked: ParkedStreams | undefined): string[] {
 }
 
 /**
+ * The PARKED cell of `connections list`: `2 of 13` streams parked, `-` for none (or from a
+ * bridge whose list gives no parkedStreams); `connections show ID` says why.
+ */
+function parkedCell(parked: ParkedStreams | undefined): string {
+  return parked && parked.count > 0 ? `${parked.count} of ${parked.total}` : '-';
+}
+
+/**
  * Every connection `GET /connections` lists, page after page as its `nextCursor` leads, in its
  * order (the environment's first, then by id).
  */
-async function listEveryConnection(client: AdminApiClient): Promise<ConnectionView[]> {
-  const connections: ConnectionView[] = [];
+async function listEveryConnection(client: AdminApiClient): Promise<ConnectionDetail[]> {
+  const connections: ConnectionDetail[] = [];
   let cursor: string | undefined;
   do {
     const page = await client.call('GET', '/connections', ConnectionListSchema, {
@@ -212,10 +218,11 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
     if (connections.length === 0) return io.out('no connections');
     io.out(
       formatTable(
-        ['ID', 'STATE', 'ENTITIES', 'INTERVAL', 'ORIGIN', 'CREATED'],
+        ['ID', 'STATE', 'PARKED', 'ENTITIES', 'INTERVAL', 'ORIGIN', 'CREATED'],
         connections.map((c) => [
           c.id,
           c.error !== undefined ? 'not polled' : c.enabled ? 'enabled' : 'disabled',
+          parkedCell(c.parkedStreams),
           c.entities ? String(c.entities.length) : 'default',
           c.intervalMs ? formatDuration(c.intervalMs) : 'default',
           c.origin,
