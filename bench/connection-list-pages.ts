@@ -111,7 +111,7 @@ async function listAll(limit: number | undefined): Promise<{ ms: number; listed:
   let cursor: string | undefined;
   do {
     const page: ConnectionList = await listConnectionPage(
-      { ...(cursor === undefined ? {} : { cursor }) },
+      { parkedStreams: true, ...(cursor === undefined ? {} : { cursor }) },
       limit === undefined ? {} : { connectionListLimit: limit },
       deps,
     );

@@ -63,7 +63,8 @@ const UNBOUNDED = Number.MAX_SAFE_INTEGER;
  * connections after them are left out. The store is read for the page's connections and one
  * more, not beyond, so a page costs the same with 100 connections or 10,000. Each connection
  * carries its parked streams: a page of `limit` reads the stream states of its connections, one
- * listing each; a page of every connection, every state in one listing.
+ * listing each; a page of every connection, every state in one listing; none with
+ * `parkedStreams=false`.
  */
 export async function listConnectionPage(
   query: z.output<typeof ConnectionListQuerySchema>,
@@ -87,7 +88,9 @@ export async function listConnectionPage(
     ...environment,
     ...stored.map((c) => toConnectionView(c, connections.notPolledBecause?.(c))),
   ];
-  const views = await withParkedStreams(candidates, limit, connections.state);
+  const views = query.parkedStreams
+    ? await withParkedStreams(candidates, limit, connections.state)
+    : candidates;
   const { page, more } = firstThatFit(views, {
     ...(limit === undefined ? {} : { limit }),
     ...(deps.connectionListBytes === undefined ? {} : { maxBytes: deps.connectionListBytes }),

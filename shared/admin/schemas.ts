@@ -484,7 +484,10 @@ export const ConnectionListSchema = z.object({
   nextCursor: z.string().optional(),
 });
 
-/** Query of `GET /connections`: `limit` and `cursor` for a page of them, as `GET /streams` pages. */
+/**
+ * Query of `GET /connections`: `limit` and `cursor` for a page of them, as `GET /streams`
+ * pages; `parkedStreams=false` leaves out the connections' parked streams and their reads.
+ */
 export const ConnectionListQuerySchema = z
   .object({
     limit: limitQuerySchema(CONNECTION_PAGE_MAX).meta({
@@ -500,6 +503,14 @@ export const ConnectionListQuerySchema = z
       .meta({
         description:
           "The page after a previous one: that page's nextCursor, opaque (it encodes the last connection id that page held, in the list every caller may read whole)",
+      }),
+    parkedStreams: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((value) => value !== 'false')
+      .meta({
+        description:
+          "false: the connections without their parkedStreams, and no read of their stream states (the page's cost without them), for a caller that reads GET /streams itself, as the console does. Default true",
       }),
   })
   .strict();

@@ -137,6 +137,30 @@ describe('GET /connections with parked streams', () => {
     ]);
   });
 
+  it('reads no stream state with parkedStreams=false, for a caller that reads the streams itself', async () => {
+    const harness = await seeded();
+    const { state, filters } = countingListings(harness.state);
+    server = await startAdminServer({
+      port: 0,
+      deps: {
+        ...harness.deps,
+        connectionListLimit: 2,
+        connections: { ...harness.deps.connections!, state },
+      },
+    });
+
+    const page = await listPage(server.url, '?parkedStreams=false');
+
+    expect(filters).toEqual([]);
+    expect(page.connections).toEqual([
+      expect.not.objectContaining({ parkedStreams: expect.anything() }),
+      expect.not.objectContaining({ parkedStreams: expect.anything() }),
+    ]);
+    const refused = await fetch(`${server.url}/connections?parkedStreams=no`);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { field: string }).field).toBe('parkedStreams');
+  });
+
   it('documents parkedStreams on each connection of listConnections in the OpenAPI document', async () => {
     harness = createAdminHarness();
     server = await startAdminServer({ port: 0, deps: harness.deps });

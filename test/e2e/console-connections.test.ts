@@ -110,6 +110,16 @@ describe.skipIf(!CHROMIUM)('connections view of the console, in Chromium', () =>
     clocked = undefined;
   });
 
+  it('lists the connections without their parkedStreams: the page reads the streams itself', async () => {
+    b.fake = await startFakeConsoleApi(connectionsApi());
+    await b.page.goto(`${b.fake.url}/#/connections`);
+    await b.page.getByRole('table', { name: 'Connections' }).getByText('hotel-2').first().waitFor();
+
+    const listings = b.fake.requests.filter((r) => r.path.startsWith('/connections'));
+    expect(listings.length).toBeGreaterThan(0);
+    for (const listing of listings) expect(listing.path).toBe('/connections?parkedStreams=false');
+  });
+
   it("keeps the focus on a connection's Remove when a refresh redraws its row while the dialog is open", async () => {
     const changes = { parkHotel2: false };
     b.fake = await startFakeConsoleApi(connectionsApi(changes));

@@ -128,8 +128,12 @@ export function renderConnections(main) {
   async function load() {
     const readStreams = streamsReadDue(streamsRead, Date.now());
     const [{ items: connections }, listing] = await Promise.all([
-      // Past 4,000 connections in AWS, the API answers them in pages.
-      readEveryPage((path) => api('GET', path), 'connections', 'connections'),
+      // Past 4,000 connections in AWS, the API answers them in pages. Without their parked
+      // streams: the page reads the streams (less often when they take pages), and each refresh
+      // would otherwise read every connection's stream states.
+      readEveryPage((path) => api('GET', path), 'connections', 'connections', {
+        parkedStreams: 'false',
+      }),
       readStreams ? readEveryStream((path) => api('GET', path)) : undefined,
     ]).catch((error) => {
       failedPlaceholder(loadingRow, 'Connections', error);
