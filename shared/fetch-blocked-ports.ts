@@ -16,6 +16,9 @@ export const FETCH_BLOCKED_PORTS: ReadonlySet<number> = new Set(
   FetchConstantsSchema.parse(fetchConstants).badPorts.map(Number),
 );
 
+/** Who could not reach an admin API listening on a port fetch blocks: the CLI and the console. */
+export const ADMIN_API_UNREACHABLE = 'neither the CLI nor the console could reach the admin API';
+
 /**
  * Refines a port schema to refuse {@link FETCH_BLOCKED_PORTS}: listening there is possible, but
  * fetch and browsers never connect to it. `unreachable` says who then could not reach the

@@ -8,7 +8,7 @@ import { ConnectorBaseUrlSchema, connectorConfigFromEnv } from '../connector/con
 import { DurationSchema } from '../duration.ts';
 import { isPortDigits, variableOf, withValueLength } from '../env-issues.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
-import { withoutFetchBlockedPorts } from '../fetch-blocked-ports.ts';
+import { ADMIN_API_UNREACHABLE, withoutFetchBlockedPorts } from '../fetch-blocked-ports.ts';
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { plainMessage } from '../plain-message.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
@@ -77,7 +77,7 @@ export const LocalEnvSchema = z.object({
           error: (issue) => `${String(issue.input)} is not a port number from 0 to 65535`,
         }),
       ),
-    'neither the CLI nor the console could reach the admin API',
+    ADMIN_API_UNREACHABLE,
   ).default(LOCAL_DEFAULTS.port),
   BRIDGE_HOST: z
     .string()

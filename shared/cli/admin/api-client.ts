@@ -5,6 +5,7 @@ import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { configurationError } from '../../configuration-error.ts';
 import { isPortDigits, withValueLength } from '../../env-issues.ts';
 import { describeThrown, formatIssuePath } from '../../errors.ts';
+import { ADMIN_API_UNREACHABLE, withoutFetchBlockedPorts } from '../../fetch-blocked-ports.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import { foreignAnswerMessage, foreignErrorText } from './foreign-answer.ts';
 import { answeredRefusalText, type FieldFlags, inputRefusalText } from './input-refusal.ts';
@@ -23,16 +24,24 @@ export const ADMIN_REQUEST_TIMEOUT_MS = 30_000;
 export const ADMIN_DELETE_TIMEOUT_MS = 10 * 60_000;
 
 /** Whole digits, as `start` reads BRIDGE_PORT: coercion took `0x10` for port 16 and ` 4100` for 4100. */
-const BridgePortSchema = z
+const BridgePortNumberSchema = z
   .string()
   .regex(/^\d{1,5}$/)
   .transform(Number)
   .pipe(z.number().min(1).max(65_535));
 
 /**
+ * BRIDGE_PORT as the admin commands read it: a port `start` could listen on, and not one fetch
+ * never connects to, which `start` refuses in the same words (withoutFetchBlockedPorts): asked
+ * there, the command said it could not reach the bridge, for what is a configuration fault.
+ */
+const BridgePortSchema = withoutFetchBlockedPorts(BridgePortNumberSchema, ADMIN_API_UNREACHABLE);
+
+/**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
  * @throws ValidationError (a configuration error, exit 2) naming `--api` or `BRIDGE_PORT` when
- * malformed (showing the flag's value, not the variable's).
+ * malformed (showing the flag's value, not the variable's), or BRIDGE_PORT when fetch never
+ * connects to its port, in the words `start` refuses it with.
  */
 export function resolveApiUrl(
   flag: string | undefined,
@@ -64,11 +73,14 @@ export function resolveApiUrl(
   }
   const port = BridgePortSchema.safeParse(env.BRIDGE_PORT);
   if (!port.success) {
+    // The refinement runs only on a port's number: its message names those digits alone.
+    const blocked = port.error.issues.find((issue) => issue.code === 'custom');
     throw configurationError(
       'BRIDGE_PORT',
-      isPortDigits(env.BRIDGE_PORT)
-        ? `${env.BRIDGE_PORT} is not a port (1-65535)`
-        : withValueLength('is not a port (1-65535)', env.BRIDGE_PORT),
+      blocked?.message ??
+        (isPortDigits(env.BRIDGE_PORT)
+          ? `${env.BRIDGE_PORT} is not a port (1-65535)`
+          : withValueLength('is not a port (1-65535)', env.BRIDGE_PORT)),
     );
   }
   return `http://127.0.0.1:${port.data}`;
