@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import { BridgeError } from '../errors.ts';
 import { flattenHeaders, hasEmptyBody, readBodyPrefix } from './http-response.ts';
 import { skipContinueAnswers } from './interim-continue.ts';
+import { closeIfUnused } from './unused-connections.ts';
 import {
   addressRefusal,
   type HostResolver,
@@ -139,10 +140,14 @@ export class UndiciWebhookSender implements WebhookSender {
       // subscriptions may share one origin, each with up to 256 in flight).
       connections: options.connectionsPerOrigin ?? null,
       keepAliveTimeout: 30_000,
-      // An unasked-for `100 Continue` before the final answer is dropped (see skipContinueAnswers).
+      // An unasked-for `100 Continue` before the final answer is dropped (see skipContinueAnswers);
+      // a connection undici opens for a request already cut off is closed (see closeIfUnused).
       connect: (connectOptions, callback) =>
         connect(connectOptions, (...args) => {
-          if (args[1]) skipContinueAnswers(args[1]);
+          if (args[1]) {
+            skipContinueAnswers(args[1]);
+            closeIfUnused(args[1]);
+          }
           callback(...args);
         }),
     });
