@@ -204,11 +204,16 @@ export const EventListSchema = z.object({
   nextCursor: z.string().optional(),
 });
 
-/** `GET /events/{id}`: the event exactly as delivered (CloudEvents JSON). */
+/**
+ * `GET /events/{id}`: the event exactly as delivered (CloudEvents JSON), its keys in the body's
+ * order (design.md's Event: specversion, id, type, …). Parsing puts this shape's keys first:
+ * they are listed in that order, and a reader printing the event keeps the body as received
+ * (see `events show`).
+ */
 export const StoredEventBodySchema = z.looseObject({
+  specversion: z.string().optional(),
   id: z.string(),
   type: z.string(),
-  specversion: z.string().optional(),
 });
 
 /** `POST /subscriptions/{id}/resync`: how many snapshot events were sent. */

@@ -40,6 +40,19 @@ function withNextCursorOnLast<T extends object>(
 const ReplayOptionsSchema = CommonOptionsSchema.extend({ subscription: z.string().optional() });
 
 /**
+ * `GET /events/{id}`'s body, checked as StoredEventBodySchema checks it but kept as received:
+ * that parse puts the shape's keys first, and `events show` prints the event with its keys in
+ * the order of the body the receivers got.
+ */
+const DeliveredEventSchema = z
+  .custom<z.output<typeof StoredEventBodySchema>>()
+  .superRefine((value, context) => {
+    for (const issue of StoredEventBodySchema.safeParse(value).error?.issues ?? []) {
+      context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    }
+  });
+
+/**
  * Adds `events list [--type T] [--limit N] [--cursor C]`, `events show ID` and
  * `events replay ID [--subscription ID]` (design.md, CLI). `--type` and `--limit` are checked
  * with the API's own schema before the call, and ID with the shape of an event id: a bad one
@@ -96,7 +109,7 @@ export function registerEventCommands(program: Command, io: CliIo): void {
     const event = await clientFor(options).call(
       'GET',
       `/events/${shapedSegment('event', id, 'id')}`,
-      StoredEventBodySchema,
+      DeliveredEventSchema,
     );
     writeJson(io, event);
   });
