@@ -126,9 +126,19 @@ export function defineRoute<Q extends z.ZodObject, B extends z.ZodType>(
   };
 }
 
-/** The request conflicts with the current state (e.g. a disabled subscription); answered with 409. */
+/**
+ * The request conflicts with the current state (e.g. a disabled subscription); answered with
+ * 409, with `fields` (the request's fields the conflict is about, as the message names them)
+ * when given.
+ */
 export class AdminConflictError extends BridgeError {
   override name = 'AdminConflictError';
+  readonly fields: readonly string[] | undefined;
+
+  constructor(message: string, options: { cause?: unknown; fields?: readonly string[] } = {}) {
+    super(message, options.cause === undefined ? {} : { cause: options.cause });
+    this.fields = options.fields;
+  }
 }
 
 /** A stream or backfill job that does not exist; answered with 404. */

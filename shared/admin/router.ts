@@ -59,6 +59,8 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
     return { status: 404, body: { error: error.message } };
   }
   // A subscription other processes kept changing while this change was written: try again.
+  if (error instanceof AdminConflictError && error.fields !== undefined)
+    return { status: 409, body: { error: error.message, fields: [...error.fields] } };
   if (error instanceof AdminConflictError || error instanceof SubscriptionWriteConflictError)
     return { status: 409, body: { error: error.message } };
   // Anything else is ours: log it for the operator, say nothing of it to the caller.

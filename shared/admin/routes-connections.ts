@@ -40,6 +40,9 @@ async function withConnections<T>(
     if (error instanceof ConnectionNotFoundError) {
       throw new AdminNotFoundError(error.message, { cause: error });
     }
+    if (error instanceof ConnectionExistsError && error.differences !== undefined) {
+      throw new AdminConflictError(error.message, { cause: error, fields: error.differences });
+    }
     if (
       error instanceof ConnectionExistsError ||
       error instanceof ConnectionReadOnlyError ||

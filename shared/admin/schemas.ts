@@ -154,8 +154,16 @@ export const BackfillBodySchema = z
 /** No query parameters, or no body. */
 export const EmptySchema = z.object({}).strict();
 
-/** Every error response: a message, and the offending field for a 400. */
-export const ErrorBodySchema = z.object({ error: z.string(), field: z.string().optional() });
+/**
+ * Every error response: a message, the offending field for a 400, and for a 409 about some of
+ * the request's fields (an add whose id is taken by a different definition) those fields, as
+ * the message names them.
+ */
+export const ErrorBodySchema = z.object({
+  error: z.string(),
+  field: z.string().optional(),
+  fields: z.array(z.string()).optional(),
+});
 
 /** A subscription as the API shows it: no secrets. */
 export const SubscriptionViewSchema = SubscriptionSchema.omit({

@@ -83,6 +83,7 @@ function differentDefinition(
   const verb = differences.length === 1 ? 'differs' : 'differ';
   return new ConnectionExistsError(id, {
     ...(cause === undefined ? {} : { cause }),
+    differences,
     detail: `taken by a different definition (${differences.join(', ')} ${verb}): remove it first, or choose another id`,
   });
 }

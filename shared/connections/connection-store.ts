@@ -63,15 +63,18 @@ const READ_AFTER_PAGE_MAX = 1000;
  */
 export class ConnectionExistsError extends BridgeError {
   override name = 'ConnectionExistsError';
+  /** The add's fields that differ from the stored definition, as `detail` names them; undefined when not compared. */
+  readonly differences: readonly string[] | undefined;
   constructor(
     readonly connectionId: string,
-    options: { cause?: unknown; detail?: string } = {},
+    options: { cause?: unknown; detail?: string; differences?: readonly string[] } = {},
   ) {
-    const { detail, ...rest } = options;
+    const { detail, differences, ...rest } = options;
     super(
       `connection ${connectionId} exists already${detail === undefined ? '' : `, ${detail}`}`,
       rest,
     );
+    this.differences = differences;
   }
 }
 

@@ -8,7 +8,12 @@ import { describeThrown, formatIssuePath } from '../../errors.ts';
 import { ADMIN_API_UNREACHABLE, withoutFetchBlockedPorts } from '../../fetch-blocked-ports.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import { foreignAnswerMessage, foreignErrorText } from './foreign-answer.ts';
-import { answeredRefusalText, type FieldFlags, inputRefusalText } from './input-refusal.ts';
+import {
+  answeredRefusalText,
+  conflictText,
+  type FieldFlags,
+  inputRefusalText,
+} from './input-refusal.ts';
 
 /** Port of the admin API of `change-bridge start` when BRIDGE_PORT is unset (design.md, CLI). */
 export const DEFAULT_BRIDGE_PORT = 4000;
@@ -283,7 +288,12 @@ export class AdminApiClient {
       const input = options.body ?? options.query;
       throw new CliExit(EXIT_USAGE, answeredRefusalText(message, field, options.flags, input));
     }
-    throw new CliExit(EXIT_FAILURE, `${message} (HTTP ${response.status} from ${this.baseUrl})`);
+    // A conflict about fields the command took from flags names the flags (the API, its fields).
+    const told =
+      response.status === 409 && error.data.fields !== undefined
+        ? conflictText(message, error.data.fields, options.flags)
+        : message;
+    throw new CliExit(EXIT_FAILURE, `${told} (HTTP ${response.status} from ${this.baseUrl})`);
   }
 }
 

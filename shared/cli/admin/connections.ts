@@ -200,7 +200,8 @@ export function registerConnectionCommands(program: Command, io: CliIo): void {
       },
       body: { ...settings, accessToken },
     });
-    if (options.json) return writeJson(io, answer.body);
+    // `created`: false when the same add landed before (200), so a script can tell.
+    if (options.json) return writeJson(io, { ...answer.body, created: answer.status === 201 });
     // 200: the same add landed before (a retry after a timeout or an interrupted run).
     if (answer.status === 200)
       return io.out(

@@ -128,3 +128,20 @@ export function flagValidationText(flag: string, error: ValidationError): string
       : error.issues.map((line) => line.replace(ISSUE_PATH, ''));
   return `${flag}: ${messages.join('; ')}`;
 }
+
+/**
+ * A 409's message whose list of the request's `fields` (as the API names them, `(interval,
+ * accessToken differ)`) names the flags that set them instead, for a command that took them
+ * from flags; a field with no flag keeps its name, and a message without that list is
+ * unchanged. Pure.
+ * @example conflictText('connection a exists already, taken by a different definition (interval differs): …', ['interval'], { interval: '--interval' }) // '… (--interval differs): …'
+ */
+export function conflictText(
+  message: string,
+  fields: readonly string[],
+  flags: FieldFlags = {},
+): string {
+  if (fields.length === 0) return message;
+  const named = fields.map((field) => (Object.hasOwn(flags, field) ? flags[field] : field));
+  return message.replace(`(${fields.join(', ')} `, `(${named.join(', ')} `);
+}
