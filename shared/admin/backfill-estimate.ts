@@ -1,5 +1,10 @@
 import type { z } from 'zod';
 import {
+  deliveryRateAfterRead,
+  twoPhaseSeconds,
+  webhooksPerRecord,
+} from './backfill-delivery-estimate.ts';
+import {
   type PartSample,
   type ReadEstimate,
   rateTracker,
@@ -60,6 +65,12 @@ export interface JobEstimate {
   deliverySecondsLeft: number | null;
   /** The larger of the two; null while either is unknown ("estimating"). */
   secondsLeft: number | null;
+  /**
+   * Webhooks per second the delivering is expected to reach once the reading ends (see
+   * {@link deliveryRateAfterRead}), the rate the webhooks left then are counted at; null while
+   * unknown or once read.
+   */
+  deliveryRateAfterRead: number | null;
   /** Each part's reading fraction, in the order given; null while unknown. */
   partFractions: (number | null)[];
   /** Each part's records expected in all, in the order given; null while unknown. */
@@ -118,6 +129,7 @@ export function jobEstimator(
 ) => JobEstimate {
   const readers = new Map<string, ReturnType<typeof readEstimator>>();
   const deliveredRateOf = rateTracker(options.origin);
+  const recordsRateOf = rateTracker(options.origin);
   return (at, parts, figures, readDone, afterRead) => {
     const reads = parts.map((part) => {
       const reader = readers.get(part.key) ?? readEstimator(options.origin);
@@ -126,6 +138,7 @@ export function jobEstimator(
     });
     const settled = figures.webhooksDelivered + figures.webhooksDeadLettered;
     const deliveredRate = deliveredRateOf(at, settled);
+    const recordsRate = recordsRateOf(at, figures.recordsRead);
     const readFraction = readDone
       ? 1
       : reads.some((r) => r.read.fraction === null)
@@ -140,12 +153,25 @@ export function jobEstimator(
     const perEvent = figures.webhooksPerEvent ?? 1;
     const pending = webhooksToDeliver(figures);
     const toCome = readDone ? 0 : webhooksToCome(reads, figures, perEvent);
+    const rateAfterRead =
+      readDone || deliveredRate === null || recordsRate === null
+        ? null
+        : deliveryRateAfterRead(deliveredRate, recordsRate * webhooksPerRecord(figures, perEvent));
     let deliverySecondsLeft: number | null;
     if (readDone && afterRead != null) deliverySecondsLeft = afterRead;
     else if (toCome === null) deliverySecondsLeft = null;
     else if (pending + toCome === 0) deliverySecondsLeft = 0;
     else if (deliveredRate === null || !(deliveredRate > 0)) deliverySecondsLeft = null;
-    else deliverySecondsLeft = secondsFor(pending + toCome, deliveredRate);
+    else if (readSecondsLeft === null || rateAfterRead === null) {
+      deliverySecondsLeft = secondsFor(pending + toCome, deliveredRate);
+    } else {
+      deliverySecondsLeft = twoPhaseSeconds(
+        pending + toCome,
+        readSecondsLeft,
+        deliveredRate,
+        rateAfterRead,
+      );
+    }
     const secondsLeft =
       readSecondsLeft === null || deliverySecondsLeft === null
         ? null
@@ -159,6 +185,7 @@ export function jobEstimator(
       readSecondsLeft,
       deliverySecondsLeft,
       secondsLeft,
+      deliveryRateAfterRead: rateAfterRead,
       partFractions: reads.map((r) => r.read.fraction),
       partRecordsExpected: reads.map((r) => r.read.recordsExpected),
     };
@@ -220,6 +247,7 @@ function bridgeEstimate(job: BackfillJobView, afterRead: number | null): JobEsti
     readSecondsLeft,
     deliverySecondsLeft,
     secondsLeft,
+    deliveryRateAfterRead: job.deliveryRateAfterRead ?? null,
     partFractions: [],
     partRecordsExpected: [],
   };

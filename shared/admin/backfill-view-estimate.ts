@@ -52,6 +52,10 @@ export function withEstimate(
     readFraction: estimate.readFraction,
     readEtaSeconds: estimate.readSecondsLeft,
     deliveryEtaSeconds: delivered ? 0 : estimate.deliverySecondsLeft,
+    deliveryRateAfterRead:
+      estimate.deliveryRateAfterRead === null
+        ? null
+        : Math.round(estimate.deliveryRateAfterRead * 10) / 10,
     webhooksPerEvent: perEvent,
     webhooksToDeliver: Math.round(webhooksToDeliver({ ...view, webhooksPerEvent: perEvent })),
     etaSeconds: delivered ? 0 : estimate.secondsLeft,

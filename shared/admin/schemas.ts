@@ -432,7 +432,11 @@ export const BackfillJobViewSchema = z.object({
   }),
   deliveryEtaSeconds: z.number().int().nonnegative().nullable().optional().meta({
     description:
-      'Seconds the webhooks left take (those made, those of the events queued and of the events the records still to read will publish), at the webhooks delivered or dead-lettered per second; null while unknown. Absent from bridges before it was answered.',
+      'Seconds the webhooks left take (those made, those of the events queued and of the events the records still to read will publish): while the reading runs, those delivered in the time it has left at the webhooks delivered or dead-lettered per second, then the rest at `deliveryRateAfterRead` (before this release, all of them at the rate seen while reading, which an unpaced reading sharing the process holds down: three times too long in the first minute); once read, at the webhooks delivered or dead-lettered per second; null while unknown. Absent from bridges before it was answered.',
+  }),
+  deliveryRateAfterRead: z.number().nonnegative().nullable().optional().meta({
+    description:
+      'Webhooks per second the deliveries are expected to reach once the reading ends (they take what the reading took): the geometric mean of the rate seen while reading (the least they reach) and the rate the reading makes webhooks, when higher (the most: a webhook costs at least what the record that makes it does; a reading that makes them no faster than they go waits on them, and the two meet); null while unknown and once read. An unpaced reading sharing the process (`npm start`) holds the deliveries down; in AWS, where they run apart, this may run high in the first minute. Absent from bridges before it was answered.',
   }),
   webhooksPerEvent: z.number().nonnegative().nullable().optional().meta({
     description:

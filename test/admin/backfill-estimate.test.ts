@@ -76,7 +76,10 @@ describe('the job estimate', () => {
     );
     expect(second.secondsLeft).toBeNull();
     // Reading: 50,000 records at 45,000 in 6 s, 7 s. Delivering: 36,000 pending and the
-    // 50,000 events those records publish (one each so far), at 9,000 delivered in 6 s: 58 s.
+    // 50,000 events those records publish (one each so far): 10,500 in the 7 s of reading at
+    // 9,000 delivered in 6 s, the 75,500 left then at √(1,500 × 7,500) ≈ 3,354 a second (the
+    // deliveries take what the reading, making 7,500 a second, took): 23 s more, 30 s (58 s at
+    // the rate seen while reading).
     const later = estimate(
       at(6),
       [{ key, ...part(0.9, 45_000) }],
@@ -84,8 +87,9 @@ describe('the job estimate', () => {
       false,
     );
     expect(later.readSecondsLeft).toBe(7);
-    expect(later.deliverySecondsLeft).toBe(58);
-    expect(later.secondsLeft).toBe(58);
+    expect(later.deliveryRateAfterRead).toBeCloseTo(Math.sqrt(1_500 * 7_500), 5);
+    expect(later.deliverySecondsLeft).toBe(30);
+    expect(later.secondsLeft).toBe(30);
     // Of all the work, the deliveries are the least done.
     expect(later.fraction).toBeCloseTo(9_000 / (9_000 + 36_000 + 50_000), 3);
   });
@@ -172,17 +176,19 @@ describe('the delivery estimate', () => {
       eventsQueued: 1_000,
     };
     const one = estimate(10_000, [guessed(4_000)], sample, false);
-    // 1,000 left, 1,000 queued and 6,000 records to read, at 200 delivered a second.
-    expect(one.deliverySecondsLeft).toBe(40);
+    // 1,000 left, 1,000 queued and 6,000 records to read (15 s at 400 a second): 3,000 while
+    // reading at 200 delivered a second, the 5,000 left then at √(200 × 400) ≈ 283 a second.
+    expect(one.deliverySecondsLeft).toBe(15 + 18);
     const three = jobEstimator({ origin: 0 })(
       10_000,
       [guessed(4_000)],
       { ...sample, webhooksPerEvent: 3 },
       false,
     );
-    // Three subscriptions take each event: 1,000 + 3 × 1,000 + 3 × 6,000 webhooks.
-    expect(three.deliverySecondsLeft).toBe(110);
-    expect(three.secondsLeft).toBe(110);
+    // Three subscriptions take each event: 1,000 + 3 × 1,000 + 3 × 6,000 webhooks, 3,000 while
+    // reading, the 19,000 left then at √(200 × 1,200) ≈ 490 a second (the reading makes 1,200).
+    expect(three.deliverySecondsLeft).toBe(15 + 39);
+    expect(three.secondsLeft).toBe(15 + 39);
     expect(three.fraction).toBeCloseTo(2_000 / (2_000 + 1_000 + 3_000 + 18_000), 5);
   });
 

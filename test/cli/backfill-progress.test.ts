@@ -295,9 +295,10 @@ describe('plain progress lines', () => {
       'total estimating…: read 0 records · published 0 events · delivered 0 webhooks · estimating time left',
       '[██████████████░░░░░░░░░░░░░░░░]  47%  main:customer',
       // Reading: 50,000 records at 7,500/s, 7 s; delivering: the 36,000 left and the 50,000
-      // those records publish (one each so far) at 1,500/s, 58 s. Of all the work, 9,000
-      // webhooks of 95,000 are done.
-      'total 9%: read 45,000 records · published 45,000 events · delivered 9,000 webhooks · ~58 s left',
+      // those records publish (one each so far), 10,500 in those 7 s at 1,500/s, the rest at
+      // √(1,500 × 7,500) ≈ 3,354/s once nothing reads: 30 s. Of all the work, 9,000 webhooks of
+      // 95,000 are done.
+      'total 9%: read 45,000 records · published 45,000 events · delivered 9,000 webhooks · ~30 s left',
       '[██████████████████████████████] 100%  main:customer',
       // 88,000 left at the 12,000 delivered in 7 s.
       'total 12%: read 100,000 records · published 100,000 events · delivered 12,000 webhooks · read done, 88,000 webhooks left to deliver · ~52 s left',
@@ -376,6 +377,7 @@ describe('--json progress', () => {
       readSecondsLeft: null,
       deliverySecondsLeft: null,
       secondsLeft: null,
+      deliveryRateAfterRead: null,
     });
   });
 });

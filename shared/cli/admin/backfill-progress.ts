@@ -171,11 +171,20 @@ export function progressLines(
 
 /**
  * The estimate a `--json` line adds to the job view (`estimate`): the work's fraction and the
- * reading's, and the seconds left reading, delivering and in all (null while unknown). Pure.
+ * reading's, the seconds left reading, delivering and in all, and the webhooks per second the
+ * deliveries are expected to reach once the reading ends (null while unknown). Pure.
  */
 function estimateFields(estimate: JobEstimate) {
   const { fraction, readFraction, readSecondsLeft, deliverySecondsLeft, secondsLeft } = estimate;
-  return { fraction, readFraction, readSecondsLeft, deliverySecondsLeft, secondsLeft };
+  const rate = estimate.deliveryRateAfterRead;
+  return {
+    fraction,
+    readFraction,
+    readSecondsLeft,
+    deliverySecondsLeft,
+    secondsLeft,
+    deliveryRateAfterRead: rate === null ? null : Math.round(rate * 10) / 10,
+  };
 }
 
 /** Characters `line` shows, without its escape sequences (ESC [ … letter: colours, moves). */
