@@ -27,16 +27,34 @@ const LOOP_TICK_MS = 20;
  * after the pause's in-flight grace and before its end. When the receiver's own event loop had
  * stalled before handling it (`loopAliveAt`, the last timer it ran, well before `arrived`), the
  * request may have reached its socket any time since then, so that time is when it arrived at
- * the earliest: a request sent before the 429 and read late is not the bridge's violation. Pure.
+ * the earliest: a request sent before the 429 and read late is not the bridge's violation. When
+ * the bridge was seen to have stored the pause (`learnedAt`, see {@link PauseProbe}), a request
+ * that arrived before is none either: a starved bridge reads the 429 late and may send what it
+ * had due meanwhile (its timers run before its reads). Pure.
  * @example isRetryAfterViolation({ arrived: 1_400, loopAliveAt: 50 }, { pausedFrom: 0, pausedUntil: 2_000 }) // false
  */
 export function isRetryAfterViolation(
   request: { arrived: number; loopAliveAt: number },
-  pause: { pausedFrom: number; pausedUntil: number },
+  pause: { pausedFrom: number; pausedUntil: number; learnedAt?: number },
 ): boolean {
   const earliest = Math.min(request.arrived, request.loopAliveAt);
-  return earliest > pause.pausedFrom + IN_FLIGHT_GRACE_MS && request.arrived < pause.pausedUntil;
+  const knownFrom = Math.max(pause.pausedFrom + IN_FLIGHT_GRACE_MS, pause.learnedAt ?? 0);
+  return earliest > knownFrom && request.arrived < pause.pausedUntil;
 }
+
+/**
+ * Until when the bridge has stored its pause of the receiver's endpoint (epoch ms), or
+ * undefined when it holds none (or cannot answer: killed, restarting).
+ */
+export type PauseProbe = () => Promise<number | undefined>;
+
+/** How often a {@link PauseProbe} is asked, from a 429 until the bridge shows it stored. */
+const PROBE_EVERY_MS = 20;
+/**
+ * How long after a pause ends the probe still asks: a bridge that read the 429 late stores a
+ * pause that ends as late (its Retry-After counted from its reading).
+ */
+const PROBE_PAST_PAUSE_MS = 3_000;
 
 /** One request that arrived during a Retry-After pause. */
 export interface RetryAfterViolation {
@@ -67,10 +85,18 @@ export interface ChaosReceiver {
   violations: RetryAfterViolation[];
   /** Requests whose signature did not verify. */
   rejected: number;
+  /** 429s whose pause the bridge was seen to store (see {@link ChaosReceiver.probePauses}). */
+  pausesLearned: number;
   failures: Record<ReceiverFault, number>;
   /** Requests answered slowly, in a slow spell. */
   slowAnswers: number;
   setSecret(secret: string): void;
+  /**
+   * From now on, after each 429 asks `probe` until the bridge shows the pause stored: a request
+   * arriving before then is no violation (see isRetryAfterViolation). Without a probe, or until
+   * it shows the pause, only the in-flight grace applies.
+   */
+  probePauses(probe: PauseProbe): void;
   close(): Promise<void>;
 }
 
@@ -94,11 +120,28 @@ export async function startChaosReceiver(options: {
   const seen = new Set<string>();
   let pausedFrom = 0;
   let pausedUntil = 0;
+  let learnedAt: number | undefined;
+  let probe: PauseProbe | undefined;
+  let closed = false;
+  /** Asks the probe until the bridge shows the pause from `from` stored, or it is long over. */
+  const watchPause = async (from: number, until: number) => {
+    while (probe && !closed && pausedFrom === from && Date.now() < until + PROBE_PAST_PAUSE_MS) {
+      const stored = await probe().catch(() => undefined);
+      if (pausedFrom !== from) return;
+      if (stored !== undefined && stored >= until) {
+        learnedAt = Date.now();
+        state.pausesLearned++;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    }
+  };
   const state = {
     accepted: [] as AcceptedWebhook[],
     retryAfterViolations: 0,
     violations: [] as RetryAfterViolation[],
     rejected: 0,
+    pausesLearned: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
     slowAnswers: 0,
   };
@@ -116,7 +159,7 @@ export async function startChaosReceiver(options: {
       return;
     }
     const arrived = Date.now();
-    if (isRetryAfterViolation({ arrived, loopAliveAt }, { pausedFrom, pausedUntil })) {
+    if (isRetryAfterViolation({ arrived, loopAliveAt }, { pausedFrom, pausedUntil, learnedAt })) {
       state.retryAfterViolations++;
       const webhookId = String(request.headers['webhook-id'] ?? '');
       state.violations.push({ at: arrived, pausedFrom, pausedUntil, webhookId });
@@ -152,7 +195,9 @@ export async function startChaosReceiver(options: {
       else if (fault === '429') {
         pausedFrom = Date.now();
         pausedUntil = pausedFrom + options.retryAfterSeconds * 1000;
+        learnedAt = undefined;
         response.writeHead(429, { 'retry-after': String(options.retryAfterSeconds) }).end();
+        void watchPause(pausedFrom, pausedUntil);
       } else if (fault === 'reset') request.socket.destroy();
       else setTimeout(() => request.socket.destroy(), HANG_MS);
       return;
@@ -192,6 +237,9 @@ export async function startChaosReceiver(options: {
     get rejected() {
       return state.rejected;
     },
+    get pausesLearned() {
+      return state.pausesLearned;
+    },
     get failures() {
       return state.failures;
     },
@@ -201,8 +249,12 @@ export async function startChaosReceiver(options: {
     setSecret(secret) {
       verifier = new Webhook(secret);
     },
+    probePauses(given) {
+      probe = given;
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         clearInterval(ticker);
         server.closeAllConnections();
         server.close(() => resolve());

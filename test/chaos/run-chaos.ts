@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { seededRandom } from '../../shared/clock.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
@@ -94,6 +95,9 @@ export interface ChaosResult {
   retryAfterViolations: number;
   /** Requests inside a pause a SIGKILL took before the bridge could learn it (not counted above). */
   unlearnedPauseArrivals: number;
+  /** The receiver's 429s, and those whose pause the bridge was seen to store while it ran. */
+  pauses: number;
+  pausesLearned: number;
   /** Most connector requests that arrived within any 30 s, as the simulator logged them. */
   busiest30s: number;
   kills: number;
@@ -113,7 +117,7 @@ export interface ChaosResult {
 
 /** The one-line summary the issue asks for. */
 export function formatChaosResult(result: ChaosResult): string {
-  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations}${result.unlearnedPauseArrivals > 0 ? ` (and ${result.unlearnedPauseArrivals} in pauses a SIGKILL took within ${PAUSE_LEARNING_MS} ms of their 429)` : ''}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
+  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations} (${result.pausesLearned} of ${result.pauses} pauses seen stored)${result.unlearnedPauseArrivals > 0 ? ` (and ${result.unlearnedPauseArrivals} in pauses a SIGKILL took within ${PAUSE_LEARNING_MS} ms of their 429)` : ''}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
 }
 
 /** Most timestamps inside any window of `windowMs`. */
@@ -145,6 +149,16 @@ async function until(condition: () => Promise<boolean> | boolean, timeoutMs: num
     await sleep(250);
   }
   return false;
+}
+
+const SubscriptionPauseSchema = z.object({ pausedUntil: z.string().nullable() });
+
+/** Until when the bridge at `api` has stored the pause of `subscriptionId`'s endpoint, if it has. */
+async function storedPauseOf(api: string, subscriptionId: string): Promise<number | undefined> {
+  const response = await fetch(`${api}/subscriptions/${subscriptionId}/health`);
+  if (!response.ok) return undefined;
+  const { pausedUntil } = SubscriptionPauseSchema.parse(await response.json());
+  return pausedUntil === null ? undefined : Date.parse(pausedUntil);
 }
 
 async function streamsCaughtUp(api: string): Promise<boolean> {
@@ -203,7 +217,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       bridge.api,
     ]);
     if (added.code !== 0) throw new Error(`subscriptions add failed: ${added.stderr}`);
-    receiver.setSecret((JSON.parse(added.stdout) as { secret: string }).secret);
+    const subscription = JSON.parse(added.stdout) as { id: string; secret: string };
+    receiver.setSecret(subscription.secret);
+    receiver.probePauses(() => storedPauseOf(bridge.api, subscription.id));
 
     const from = sim.controls.journal().at(-1)?.seq ?? 0;
     const before = modelContent(sim);
@@ -261,6 +277,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       retryAfterViolations: bindingViolations(receiver.violations, killedAt).length,
       unlearnedPauseArrivals:
         receiver.violations.length - bindingViolations(receiver.violations, killedAt).length,
+      pauses: receiver.failures['429'],
+      pausesLearned: receiver.pausesLearned,
       busiest30s: busiestWindow(
         sim.controls.requestLog().map((entry) => Date.parse(entry.time)),
         30_000,

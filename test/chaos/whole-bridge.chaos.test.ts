@@ -54,6 +54,23 @@ describe('whole-bridge chaos', () => {
     expect(isRetryAfterViolation({ arrived: 2_400, loopAliveAt: 1_500 }, pause)).toBe(true);
   });
 
+  it('counts a request read in a pause only once the bridge was seen to store it, when it was', () => {
+    // The bridge stored the pause 1,800 ms in (it read the 429 late, starved of the CPU): what
+    // came before may have been sent before it read the 429.
+    const learnedLate = { pausedFrom: 1_000, pausedUntil: 3_000, learnedAt: 2_800 };
+    expect(isRetryAfterViolation({ arrived: 2_400, loopAliveAt: 2_390 }, learnedLate)).toBe(false);
+    expect(isRetryAfterViolation({ arrived: 2_900, loopAliveAt: 2_890 }, learnedLate)).toBe(true);
+    // Stored at once: the in-flight grace still applies, no less.
+    const learnedAtOnce = { pausedFrom: 1_000, pausedUntil: 3_000, learnedAt: 1_050 };
+    expect(isRetryAfterViolation({ arrived: 1_200, loopAliveAt: 1_190 }, learnedAtOnce)).toBe(
+      false,
+    );
+    expect(isRetryAfterViolation({ arrived: 1_400, loopAliveAt: 1_390 }, learnedAtOnce)).toBe(true);
+    // Stored only after the pause: nothing in it could have respected it.
+    const learnedAfter = { pausedFrom: 1_000, pausedUntil: 3_000, learnedAt: 3_500 };
+    expect(isRetryAfterViolation({ arrived: 2_900, loopAliveAt: 2_890 }, learnedAfter)).toBe(false);
+  });
+
   it('counts the busiest window of arrivals', () => {
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 41_000], 30_000)).toBe(3);
     expect(busiestWindow([0, 10_000, 29_999, 30_000, 31_000], 30_000)).toBe(4);
