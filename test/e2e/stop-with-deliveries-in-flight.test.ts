@@ -21,9 +21,20 @@ import { spawnStartJson } from '../support/start-child.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
 
-/** Half the subscriptions post to a port that refuses connections, half to one that never answers. */
-const SUBSCRIPTIONS = 100;
-const EVENTS = 10;
+/**
+ * Half the subscriptions post to a port that refuses connections, half to one that never answers.
+ * 200 deliveries: the hanging endpoint holds as many requests in flight as at 1,000 (its
+ * concurrency, not the count, bounds them), and the refused ones still wait in the queue.
+ */
+const SUBSCRIPTIONS = 40;
+const EVENTS = 5;
+
+/**
+ * Longest wait for a start to have requests in flight, or to deliver every event: alone a few
+ * seconds; on a loaded machine (load 6-18 on 2 cores) the second start had delivered 12 of 100
+ * per event after 60 s at 1,000 deliveries.
+ */
+const RUN_WAIT_MS = 120_000;
 
 /**
  * Short steps, so that what the first run attempted (refused) is due again soon after the
@@ -36,8 +47,9 @@ const RETRY_SCHEDULE_MS = Array.from({ length: 20 }, () => 2_000);
  * flight (the hanging receiver's would otherwise hold it for their 15 s timeout), then a few
  * seconds for the rest: the retries not yet attempted are left in the queue as they are, the
  * deliveries cut off deferred (a write each), the store closed (an idle bridge stops in 0.4 s).
- * Measured 2.1–2.5 s here (also beside another end-to-end test), against 29.9–30.4 s before: the
- * 10 s drain, then the batches in flight without limit, through the hanging receiver's timeouts.
+ * Measured 2.1–2.5 s here at 1,000 deliveries (also beside another end-to-end test), 2.2-2.8 s at
+ * 200, against 29.9–30.4 s before: the 10 s drain, then the batches in flight without limit,
+ * through the hanging receiver's timeouts.
  */
 const STOP_WITHIN_MS = 6_000;
 
@@ -73,9 +85,10 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
   });
 
   it('exits 0 promptly with requests refused and unanswered, and the next start delivers every event', async () => {
-    const first = spawnStartJson(dataDir, 120_000);
+    const first = spawnStartJson(dataDir, RUN_WAIT_MS);
     // Started, its recovered deliveries attempted: requests wait at the hanging receiver.
-    await waitFor(() => first.started() && hanging.waiting > 0, 60_000, 'requests in flight', 20);
+    const inFlight = () => first.started() && hanging.waiting > 0;
+    await waitFor(inFlight, RUN_WAIT_MS, 'requests in flight', 20);
     const signalledAt = first.elapsed();
     first.child.kill('SIGTERM');
     const ended = await first.ended;
@@ -99,11 +112,11 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
     refused = await startTestReceiver({ port: refusedPort, path: refusedPath });
     refused.setSecret(secret);
     const received = () => [...hanging.received, ...refused!.received];
-    const second = spawnStartJson(dataDir, 120_000);
+    const second = spawnStartJson(dataDir, 2 * RUN_WAIT_MS);
     // Counted at the receivers (the store is the running bridge's); checked in it after.
     await waitFor(
       () => everyEventReceived(prepared, received(), SUBSCRIPTIONS),
-      60_000,
+      RUN_WAIT_MS,
       'every delivery',
       100,
     ).catch(() => undefined);
@@ -116,7 +129,7 @@ describe.skipIf(process.platform === 'win32')('a SIGTERM while deliveries go now
     expect(await statusesIn(dataDir, prepared)).toEqual(
       new Map([['delivered', prepared.deliveries]]),
     );
-  }, 180_000);
+  }, 360_000);
 });
 
 /** How many of the prepared deliveries `dataDir`'s store holds in each status. */
