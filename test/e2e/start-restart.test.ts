@@ -24,7 +24,7 @@ describe('change-bridge start as a child process', () => {
   let port = 0;
   let api = '';
 
-  function startBridgeProcess(pollInterval = '2s'): ChildProcess {
+  function startBridgeProcess(): ChildProcess {
     const proc = spawn(
       process.execPath,
       [
@@ -35,7 +35,7 @@ describe('change-bridge start as a child process', () => {
         '--data-dir',
         dataDir,
         '--poll-interval',
-        pollInterval,
+        '2s',
         '--json',
       ],
       {
@@ -91,15 +91,10 @@ describe('change-bridge start as a child process', () => {
   });
 
   it('delivers every journaled change across a SIGTERM and a restart', async () => {
-    // The first sync only sets the baseline, its streams polled every 30 s (no live polls among
-    // its windows). The run itself starts after a SIGTERM and a restart at 2 s.
-    child = startBridgeProcess('30s');
-    await waitFor(streamsCaughtUp, 60_000, 'the first sync', 200);
-    const synced = exited(child);
-    child.kill('SIGTERM');
-    expect(await synced).toBe(0);
+    // The first sync only sets the baseline. No budget paces it (CONNECTOR_RATE_LIMIT=off), so
+    // the live polls of the streams already synced hold back none of its windows.
     child = startBridgeProcess();
-    await waitFor(streamsCaughtUp, 60_000, 'the bridge after its first sync', 200);
+    await waitFor(streamsCaughtUp, 60_000, 'the first sync', 200);
 
     const added = await runBin([
       'subscriptions',
