@@ -79,7 +79,11 @@ export interface SlowSpells {
 export interface ChaosReceiver {
   url: string;
   accepted: AcceptedWebhook[];
-  /** Requests that arrived while a Retry-After the receiver asked for was still running. */
+  /**
+   * Requests that arrived while a Retry-After the receiver asked for was still running, judged
+   * with what the bridge was seen to store until now (see isRetryAfterViolation): read it once
+   * the run is over.
+   */
   retryAfterViolations: number;
   /** When each violation arrived (epoch ms), with the 429 it broke and its webhook id. */
   violations: RetryAfterViolation[];
@@ -93,8 +97,9 @@ export interface ChaosReceiver {
   setSecret(secret: string): void;
   /**
    * From now on, after each 429 asks `probe` until the bridge shows the pause stored: a request
-   * arriving before then is no violation (see isRetryAfterViolation). Without a probe, or until
-   * it shows the pause, only the in-flight grace applies.
+   * that arrived before then, even one judged before the bridge showed it, is no violation (see
+   * isRetryAfterViolation). Of a pause it never showed stored, only the in-flight grace spares
+   * a request.
    */
   probePauses(probe: PauseProbe): void;
   close(): Promise<void>;
@@ -120,26 +125,52 @@ export async function startChaosReceiver(options: {
   const seen = new Set<string>();
   let pausedFrom = 0;
   let pausedUntil = 0;
-  let learnedAt: number | undefined;
+  /** When the bridge was seen to store each pause, by the 429's time (pausedFrom). */
+  const learned = new Map<number, number>();
+  /** Requests that arrived within a pause: violations or not once the pause is known learned. */
+  const inPauses: Array<RetryAfterViolation & { loopAliveAt: number }> = [];
+  const violations = () =>
+    inPauses
+      .filter(({ at, loopAliveAt, pausedFrom: from, pausedUntil: until }) =>
+        isRetryAfterViolation(
+          { arrived: at, loopAliveAt },
+          { pausedFrom: from, pausedUntil: until, learnedAt: learned.get(from) },
+        ),
+      )
+      .map(({ loopAliveAt: _, ...violation }) => violation);
   let probe: PauseProbe | undefined;
   let closed = false;
-  /** Asks the probe until the bridge shows the pause from `from` stored, or it is long over. */
-  const watchPause = async (from: number, until: number) => {
-    while (probe && !closed && pausedFrom === from && Date.now() < until + PROBE_PAST_PAUSE_MS) {
-      const stored = await probe().catch(() => undefined);
-      if (pausedFrom !== from) return;
-      if (stored !== undefined && stored >= until) {
-        learnedAt = Date.now();
-        state.pausesLearned++;
-        return;
+  /** Every pause the receiver asked for: until when, by the 429's time (pausedFrom). */
+  const pauses = new Map<number, number>();
+  const unlearned = () => [...pauses].filter(([from]) => !learned.has(from));
+  let probing = false;
+  /**
+   * Asks the probe while a pause is not yet seen stored and not long over. A stored pause that
+   * reaches a pause's end shows that one learned too (an earlier 429 whose own pause the bridge
+   * stored late, under a later one).
+   */
+  const watchPauses = async () => {
+    if (probing) return;
+    probing = true;
+    try {
+      const waiting = () =>
+        unlearned().filter(([, until]) => Date.now() < until + PROBE_PAST_PAUSE_MS);
+      while (probe && !closed && waiting().length > 0) {
+        const stored = await probe().catch(() => undefined);
+        const seenAt = Date.now();
+        for (const [from, until] of waiting())
+          if (stored !== undefined && stored >= until) {
+            learned.set(from, seenAt);
+            state.pausesLearned++;
+          }
+        await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
       }
-      await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
+    } finally {
+      probing = false;
     }
   };
   const state = {
     accepted: [] as AcceptedWebhook[],
-    retryAfterViolations: 0,
-    violations: [] as RetryAfterViolation[],
     rejected: 0,
     pausesLearned: 0,
     failures: { '500': 0, '429': 0, reset: 0, hang: 0 } as Record<ReceiverFault, number>,
@@ -159,10 +190,10 @@ export async function startChaosReceiver(options: {
       return;
     }
     const arrived = Date.now();
-    if (isRetryAfterViolation({ arrived, loopAliveAt }, { pausedFrom, pausedUntil, learnedAt })) {
-      state.retryAfterViolations++;
+    // Judged once the run is over (see violations): the bridge may show the pause stored later.
+    if (arrived >= pausedFrom && arrived < pausedUntil) {
       const webhookId = String(request.headers['webhook-id'] ?? '');
-      state.violations.push({ at: arrived, pausedFrom, pausedUntil, webhookId });
+      inPauses.push({ at: arrived, pausedFrom, pausedUntil, webhookId, loopAliveAt });
     }
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -195,9 +226,9 @@ export async function startChaosReceiver(options: {
       else if (fault === '429') {
         pausedFrom = Date.now();
         pausedUntil = pausedFrom + options.retryAfterSeconds * 1000;
-        learnedAt = undefined;
         response.writeHead(429, { 'retry-after': String(options.retryAfterSeconds) }).end();
-        void watchPause(pausedFrom, pausedUntil);
+        pauses.set(pausedFrom, pausedUntil);
+        void watchPauses();
       } else if (fault === 'reset') request.socket.destroy();
       else setTimeout(() => request.socket.destroy(), HANG_MS);
       return;
@@ -229,10 +260,10 @@ export async function startChaosReceiver(options: {
       return state.accepted;
     },
     get retryAfterViolations() {
-      return state.retryAfterViolations;
+      return violations().length;
     },
     get violations() {
-      return state.violations;
+      return violations();
     },
     get rejected() {
       return state.rejected;
