@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type ConnectionList, listConnectionPage } from '../shared/admin/connection-list-page.ts';
+import { EntityTypeSchema } from '../shared/changes/entity-types.ts';
 import { ManualClock } from '../shared/clock.ts';
 import type { StoredConnection } from '../shared/connections/connection.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
@@ -26,21 +27,8 @@ const { values: flags } = parseArgs({
 });
 const CONNECTIONS = Number(flags.connections);
 const RUNS = Number(flags.runs);
-const ENTITIES = [
-  'customer',
-  'resource',
-  'accountNote',
-  'accountingCategory',
-  'billingAutomation',
-  'loyaltyMembership',
-  'paymentRequest',
-  'reservationGroup',
-  'productCategory',
-  'resourceCategoryImageAssignment',
-  'productPrice',
-  'export',
-  'taxEnvironment',
-] as const;
+/** Every entity type: a connection of the default settings has a stream of each. */
+const ENTITIES = EntityTypeSchema.options;
 const START_MS = Date.UTC(2026, 0, 1);
 
 const dynamo = await startLocalDynamoDb({ listen: false });
