@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const APP_PATH = fileURLToPath(new URL('../../infra/app.ts', import.meta.url));
+/** Fails the child's import of aws-cdk-lib's constructs or cdk-nag, naming it on stderr. */
+const REFUSE_CDK_CONSTRUCTS = new URL('../support/refuse-cdk-constructs.mjs', import.meta.url).href;
 const outdir = mkdtempSync(join(tmpdir(), 'change-bridge-app-entry-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -14,13 +16,20 @@ interface AppRun {
   stderr: string;
 }
 
-/** Runs infra/app.ts as the CDK CLI does, with `context` passed the way the CLI passes `-c`. */
+/**
+ * Runs infra/app.ts as the CDK CLI does, with `context` passed the way the CLI passes `-c`, and
+ * with any import of aws-cdk-lib's constructs or cdk-nag failing (refuse-cdk-constructs.mjs).
+ */
 function runApp(context: Record<string, unknown>): Promise<AppRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', APP_PATH], {
-      env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--import', REFUSE_CDK_CONSTRUCTS, APP_PATH],
+      {
+        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: outdir },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
@@ -40,9 +49,10 @@ describe('infra/app.ts (the CDK app entry)', () => {
     [{ pollRateMinute: '5' }, /pollRateMinute: unknown key/],
     [{ connections: 'Not OK' }, /connections\[0\]\.id: use 1-40 lowercase letters/],
   ])(
-    'prints one line naming the bad setting %j and exits 1, with no stack trace',
+    'prints one line naming the bad setting %j and exits 1, with no stack trace, before loading aws-cdk-lib',
     async (context, message) => {
       const { code, stderr } = await runApp(context);
+      expect(stderr).not.toMatch(/refuse-cdk-constructs: /);
       expect(code).toBe(1);
       expect(stderr).toMatch(message);
       expect(stderr.trim().split('\n')).toHaveLength(1);
