@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventsBuildArguments } from './events-build-command.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 let tsc;
@@ -28,9 +29,8 @@ const outDir =
     ? resolve(process.argv[3])
     : join(root, 'dist/events');
 rmSync(outDir, { recursive: true, force: true });
-const result = spawnSync(
-  process.execPath,
-  [tsc, '-p', join(root, 'tsconfig.events.json'), '--outDir', outDir],
-  { cwd: root, stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, eventsBuildArguments(tsc, root, outDir), {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exit(result.status ?? 1);
