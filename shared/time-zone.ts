@@ -42,10 +42,34 @@ export interface LocalTime {
   second: number;
 }
 
-/** The wall-clock time of `epochMs` in `timeZone`. */
+/** The shape en-US gives the formatter's fields: `12/3/2026, 21:05:07` (month/day/year). */
+const EN_US_WALL_CLOCK = /^(\d+)\/(\d+)\/(\d+), (\d+):(\d+):(\d+)$/;
+
+/**
+ * The wall-clock time of `epochMs` in `timeZone`. Read from the formatted string, which costs
+ * about a third of `formatToParts` (its part objects); `formatToParts` is kept for a shape the
+ * runtime formats otherwise.
+ */
 export function localTime(epochMs: number, timeZone: string): LocalTime {
+  const formatter = formatterFor(timeZone);
+  const match = EN_US_WALL_CLOCK.exec(formatter.format(epochMs));
+  if (match) {
+    return {
+      year: Number(match[3]),
+      month: Number(match[1]),
+      day: Number(match[2]),
+      hour: Number(match[4]),
+      minute: Number(match[5]),
+      second: Number(match[6]),
+    };
+  }
+  return localTimeFromParts(formatter, epochMs);
+}
+
+/** {@link localTime} through `formatToParts`, whatever the order and separators of the parts. */
+export function localTimeFromParts(formatter: Intl.DateTimeFormat, epochMs: number): LocalTime {
   const parts: Record<string, number> = {};
-  for (const part of formatterFor(timeZone).formatToParts(new Date(epochMs))) {
+  for (const part of formatter.formatToParts(new Date(epochMs))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
   return {

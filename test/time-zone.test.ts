@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { dayStartsBetween, isLocalMidnight, localMidnightUtc } from '../shared/time-zone.ts';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  dayStartsBetween,
+  isLocalMidnight,
+  localMidnightUtc,
+  localTime,
+  localTimeFromParts,
+} from '../shared/time-zone.ts';
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
@@ -23,5 +30,88 @@ describe('the start of a local day', () => {
         'America/Santiago',
       ).map(iso),
     ).toEqual(['2026-09-05T04:00:00.000Z', '2026-09-06T04:00:00.000Z', '2026-09-07T03:00:00.000Z']);
+  });
+});
+
+/** Zones with DST at midnight, 30- and 45-minute offsets, a half-hour DST shift, and UTC+14. */
+const ZONES = [
+  'UTC',
+  'Europe/Prague',
+  'America/Santiago',
+  'America/Havana',
+  'Asia/Kathmandu',
+  'Pacific/Chatham',
+  'Australia/Lord_Howe',
+  'Pacific/Kiritimati',
+];
+
+const referenceFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** A formatter of its own per zone, with the fields localTime reads. */
+function referenceFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = referenceFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    referenceFormatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+describe('the wall-clock time of an instant', () => {
+  it('is what formatToParts gives, in zones of odd offsets and DST rules, across years and a clock change', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ZONES),
+        fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        (timeZone, epochMs) => {
+          const reference = referenceFormatter(timeZone);
+          expect(localTime(epochMs, timeZone)).toEqual(localTimeFromParts(reference, epochMs));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    const santiagoJump = Date.parse('2026-09-06T04:00:00Z');
+    expect(localTime(santiagoJump - 1000, 'America/Santiago')).toEqual({
+      year: 2026,
+      month: 9,
+      day: 5,
+      hour: 23,
+      minute: 59,
+      second: 59,
+    });
+    expect(localTime(santiagoJump, 'America/Santiago')).toEqual({
+      year: 2026,
+      month: 9,
+      day: 6,
+      hour: 1,
+      minute: 0,
+      second: 0,
+    });
+  });
+
+  it('is read without building formatToParts part objects, a third of the cost per call', () => {
+    const formatToParts = vi.spyOn(Intl.DateTimeFormat.prototype, 'formatToParts');
+    try {
+      expect(localTime(Date.parse('2026-03-29T01:30:00Z'), 'Europe/Prague')).toEqual({
+        year: 2026,
+        month: 3,
+        day: 29,
+        hour: 3,
+        minute: 30,
+        second: 0,
+      });
+      expect(formatToParts).not.toHaveBeenCalled();
+    } finally {
+      formatToParts.mockRestore();
+    }
   });
 });
