@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
 
 async function run(argv: readonly string[]) {
@@ -8,19 +9,49 @@ async function run(argv: readonly string[]) {
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }
 
-// fetch never connects to the ports browsers block (6000, 6665…, 10080): `start --port 6000`
-// listens there, and the CLI must say why it cannot talk to it rather than "fetch failed".
-describe('the CLI and an admin API on a port fetch blocks', () => {
-  it.each([[['streams', 'list']], [['call', 'taxEnvironments/getAll', '--via-bridge']]])(
-    '%s says the port is one fetch never connects to, exit 1',
-    async (args) => {
-      const result = await run([...args, '--api', 'http://127.0.0.1:6000']);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(
-        'cannot reach the admin API at http://127.0.0.1:6000: fetch never connects to port 6000 (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT',
-      );
-      expect(result.stderr).not.toContain('fetch failed');
-    },
-  );
+// fetch never connects to the ports browsers block (6000, 6665…, 10080): an --api URL on one is
+// bad input, refused before any request as BRIDGE_PORT on one is. Before, the command tried the
+// request and exited 1, "cannot reach the admin API at http://127.0.0.1:6000: fetch never…".
+describe('the CLI given an --api URL on a port fetch blocks', () => {
+  it.each([
+    [['streams', 'list'], 'http://127.0.0.1:6000', '6000'],
+    [['call', 'taxEnvironments/getAll', '--via-bridge'], 'http://127.0.0.1:6000', '6000'],
+    [['subscriptions', 'list'], 'https://bridge.example:10080/admin', '10080'],
+    [['deliveries', 'list', '--json'], 'http://localhost:6667', '6667'],
+  ])('%j with --api %s exits 2 naming --api and the port', async (args, api, port) => {
+    const result = await run([...args, '--api', api]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `configuration is invalid: --api: "${api}": fetch never connects to port ${port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`,
+    );
+    expect(result.stderr).not.toContain('cannot reach');
+    expect(result.stderr).not.toContain('fetch failed');
+  });
+});
+
+describe('the CLI given an --api URL on a port fetch connects to', () => {
+  let listener: Server;
+  let connections = 0;
+
+  beforeAll(async () => {
+    // Closes every connection: what reaches it is a request the command made.
+    listener = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => listener.close(resolve));
+  });
+
+  it('sends the request, and exits 1 when no admin API answers', async () => {
+    const { port } = listener.address() as AddressInfo;
+    const result = await run(['streams', 'list', '--api', `http://127.0.0.1:${port}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the admin API at http://127.0.0.1:${port}`);
+    expect(connections).toBeGreaterThan(0);
+  });
 });

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
+import { freePort } from '../support/free-port.ts';
+
+// A port nothing listens on: a request there is refused (ECONNREFUSED), and fetch connects to it.
+const UNLISTENED_API = `http://127.0.0.1:${await freePort()}`;
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -23,8 +27,8 @@ describe('a BRIDGE_ADMIN_TOKEN no header can carry', () => {
       ['streams', 'list'],
       ['call', 'taxEnvironments/getAll', '--via-bridge'],
     ]) {
-      // fetch never connects to port 1: the token is refused before any request either way.
-      const result = await run([...args, '--api', 'http://127.0.0.1:1']);
+      // The token is refused before any request either way.
+      const result = await run([...args, '--api', UNLISTENED_API]);
       expect(result.code).toBe(2);
       // Before: exit 1, "cannot reach the admin API … (UND_ERR_INVALID_ARG)" or "fetch failed".
       expect(result.stderr).toContain('BRIDGE_ADMIN_TOKEN: must be printable ASCII');

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
+import { freePort } from '../support/free-port.ts';
+
+// A port nothing listens on: a request there is refused (ECONNREFUSED), and fetch connects to it.
+const UNLISTENED_API = `http://127.0.0.1:${await freePort()}`;
 
 async function run(argv: readonly string[]) {
   const out: string[] = [];
@@ -41,9 +45,9 @@ describe('--api of the admin commands and call', () => {
   });
 
   it('takes a base URL with a path, and trailing slashes', async () => {
-    // fetch never connects to port 1: reaching the request shows the URL was taken.
-    const result = await run(['streams', 'list', '--api', 'http://127.0.0.1:1/bridge//']);
+    // Nothing listens at UNLISTENED_API: reaching the request shows the URL was taken.
+    const result = await run(['streams', 'list', '--api', `${UNLISTENED_API}/bridge//`]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('cannot reach the admin API at http://127.0.0.1:1/bridge');
+    expect(result.stderr).toContain(`cannot reach the admin API at ${UNLISTENED_API}/bridge (`);
   });
 });

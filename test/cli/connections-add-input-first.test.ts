@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
+import { freePort } from '../support/free-port.ts';
+
+// A port nothing listens on: a request there is refused (ECONNREFUSED), and fetch connects to it.
+const UNLISTENED_API = `http://127.0.0.1:${await freePort()}`;
 
 /** Runs the CLI, counting the reads of stdin (at a terminal each one asks for the token). */
 async function run(argv: readonly string[]) {
@@ -30,7 +34,7 @@ describe('change-bridge connections add with invalid input', () => {
       'add',
       '--access-token-stdin',
       ...args,
-      ...(args.includes('--api') ? [] : ['--api', 'http://127.0.0.1:1']),
+      ...(args.includes('--api') ? [] : ['--api', UNLISTENED_API]),
     ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { sinceInstant } from '../../shared/cli/admin/deliveries.ts';
 import { runCli } from '../../shared/cli/main.ts';
+import { freePort } from '../support/free-port.ts';
+
+// A port nothing listens on: a request there is refused (ECONNREFUSED), and fetch connects to it.
+const UNLISTENED_API = `http://127.0.0.1:${await freePort()}`;
 
 const NOW = Date.UTC(2026, 0, 1, 12);
 
 async function redeliverSince(since: string) {
   const err: string[] = [];
   const code = await runCli(
-    // fetch never connects to port 1: a --since that is taken ends in exit 1.
+    // Nothing listens at UNLISTENED_API: a --since that is taken ends in exit 1.
     [
       'deliveries',
       'redeliver',
@@ -16,7 +20,7 @@ async function redeliverSince(since: string) {
       '--since',
       since,
       '--api',
-      'http://127.0.0.1:1',
+      UNLISTENED_API,
     ],
     { out: () => {}, err: (text) => err.push(text) },
   );

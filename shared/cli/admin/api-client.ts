@@ -5,7 +5,11 @@ import { ErrorBodySchema } from '../../admin/schemas.ts';
 import { configurationError } from '../../configuration-error.ts';
 import { isPortDigits, withValueLength } from '../../env-issues.ts';
 import { describeThrown, formatIssuePath } from '../../errors.ts';
-import { ADMIN_API_UNREACHABLE, withoutFetchBlockedPorts } from '../../fetch-blocked-ports.ts';
+import {
+  ADMIN_API_UNREACHABLE,
+  FETCH_BLOCKED_PORTS,
+  withoutFetchBlockedPorts,
+} from '../../fetch-blocked-ports.ts';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from '../exit-codes.ts';
 import { foreignAnswerMessage, foreignErrorText } from './foreign-answer.ts';
 import {
@@ -45,8 +49,9 @@ const BridgePortSchema = withoutFetchBlockedPorts(BridgePortNumberSchema, ADMIN_
 /**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
  * @throws ValidationError (a configuration error, exit 2) naming `--api` or `BRIDGE_PORT` when
- * malformed (showing the flag's value, not the variable's), or BRIDGE_PORT when fetch never
- * connects to its port, in the words `start` refuses it with.
+ * malformed (showing the flag's value, not the variable's), or when fetch never connects to its
+ * port (WHATWG "bad ports": 6000, 6665-6669, 10080…): BRIDGE_PORT in the words `start` refuses
+ * it with, `--api` saying which port.
  */
 export function resolveApiUrl(
   flag: string | undefined,
@@ -69,6 +74,14 @@ export function resolveApiUrl(
       throw configurationError(
         '--api',
         `"${flag}" carries a query or fragment; give the base URL, e.g. http://127.0.0.1:4000`,
+      );
+    }
+    // Refused before any request, as BRIDGE_PORT is: fetch would only fail there (`bad port`).
+    // An empty port is the scheme's default (80, 443), which fetch connects to.
+    if (url.port !== '' && FETCH_BLOCKED_PORTS.has(Number(url.port))) {
+      throw configurationError(
+        '--api',
+        `"${flag}": fetch never connects to port ${url.port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`,
       );
     }
     return flag.replace(/\/+$/, '');
