@@ -46,6 +46,11 @@ const BridgePortNumberSchema = z
  */
 const BridgePortSchema = withoutFetchBlockedPorts(BridgePortNumberSchema, ADMIN_API_UNREACHABLE);
 
+/** What the CLI says of an admin API URL whose port fetch never connects to, and what to do. */
+function blockedPortAdvice(port: string): string {
+  return `fetch never connects to port ${port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`;
+}
+
 /**
  * The admin API base URL: `--api`, else `http://127.0.0.1:$BRIDGE_PORT` (port 4000 by default).
  * @throws ValidationError (a configuration error, exit 2) naming `--api` or `BRIDGE_PORT` when
@@ -79,10 +84,7 @@ export function resolveApiUrl(
     // Refused before any request, as BRIDGE_PORT is: fetch would only fail there (`bad port`).
     // An empty port is the scheme's default (80, 443), which fetch connects to.
     if (url.port !== '' && FETCH_BLOCKED_PORTS.has(Number(url.port))) {
-      throw configurationError(
-        '--api',
-        `"${flag}": fetch never connects to port ${url.port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`,
-      );
+      throw configurationError('--api', `"${flag}": ${blockedPortAdvice(url.port)}`);
     }
     return flag.replace(/\/+$/, '');
   }
@@ -135,7 +137,7 @@ const BadPortSchema = z.object({ cause: z.object({ message: z.literal('bad port'
 export function unreachableMessage(baseUrl: string, error: unknown): string {
   if (BadPortSchema.safeParse(error).success) {
     const port = URL.canParse(baseUrl) ? new URL(baseUrl).port : '';
-    return `cannot reach the admin API at ${baseUrl}: fetch never connects to port ${port} (a port browsers block too); run "change-bridge start" on another --port or BRIDGE_PORT`;
+    return `cannot reach the admin API at ${baseUrl}: ${blockedPortAdvice(port)}`;
   }
   const failure = FetchFailureSchema.safeParse(error);
   const reason = failure.success ? failure.data.cause.code : describeThrown(error);
