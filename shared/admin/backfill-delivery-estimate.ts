@@ -26,6 +26,15 @@ export function deliveryRateAfterRead(deliveredRate: number, madeRate: number): 
 }
 
 /**
+ * {@link deliveryRateAfterRead} as the API and the CLI's `--json` lines show it: to a tenth of a
+ * webhook per second; null stays null. Pure.
+ * @example shownRateAfterRead(299.96) // 300
+ */
+export function shownRateAfterRead(rate: number | null): number | null {
+  return rate === null ? null : Math.round(rate * 10) / 10;
+}
+
+/**
  * Webhooks each record read made so far (events per record times webhooks per event); 0 before
  * one was read. Pure.
  * @example webhooksPerRecord({ eventsPublished: 50, recordsRead: 100 }, 2) // 1

@@ -1,4 +1,5 @@
 import type { DeliveryCounts } from '../webhooks/delivery-counter.ts';
+import { shownRateAfterRead } from './backfill-delivery-estimate.ts';
 import { streamPart, webhooksToDeliver } from './backfill-estimate.ts';
 import type { BackfillEstimates } from './backfill-estimates.ts';
 import type { BackfillJobView } from './backfill-view.ts';
@@ -52,10 +53,7 @@ export function withEstimate(
     readFraction: estimate.readFraction,
     readEtaSeconds: estimate.readSecondsLeft,
     deliveryEtaSeconds: delivered ? 0 : estimate.deliverySecondsLeft,
-    deliveryRateAfterRead:
-      estimate.deliveryRateAfterRead === null
-        ? null
-        : Math.round(estimate.deliveryRateAfterRead * 10) / 10,
+    deliveryRateAfterRead: shownRateAfterRead(estimate.deliveryRateAfterRead),
     webhooksPerEvent: perEvent,
     webhooksToDeliver: Math.round(webhooksToDeliver({ ...view, webhooksPerEvent: perEvent })),
     etaSeconds: delivered ? 0 : estimate.secondsLeft,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { shownRateAfterRead } from '../../admin/backfill-delivery-estimate.ts';
 import {
   type JobEstimate,
   jobEstimates,
@@ -176,14 +177,13 @@ export function progressLines(
  */
 function estimateFields(estimate: JobEstimate) {
   const { fraction, readFraction, readSecondsLeft, deliverySecondsLeft, secondsLeft } = estimate;
-  const rate = estimate.deliveryRateAfterRead;
   return {
     fraction,
     readFraction,
     readSecondsLeft,
     deliverySecondsLeft,
     secondsLeft,
-    deliveryRateAfterRead: rate === null ? null : Math.round(rate * 10) / 10,
+    deliveryRateAfterRead: shownRateAfterRead(estimate.deliveryRateAfterRead),
   };
 }
 
