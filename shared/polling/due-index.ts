@@ -108,6 +108,30 @@ export class DueIndex {
     return found.sort((a, b) => a.dueAt - b.dueAt || a.order - b.order);
   }
 
+  /**
+   * The least `readyAt` later than `now`, or undefined when no entry has one: when the next
+   * stream not ready by `now` becomes ready. Visits the entries ready by `now` and the first
+   * not ready below them, as {@link ready} does.
+   * @example new DueIndex([{ streamId: 'a', dueAt: 5, readyAt: 5, order: 0 }]).nextReadyAfter(4) === 5
+   */
+  nextReadyAfter(now: number): number | undefined {
+    let next: number | undefined;
+    const stack = this.heap.length > 0 ? [0] : [];
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      const entry = this.heap[at]!;
+      this.examined += 1;
+      if (entry.readyAt > now) {
+        // Its children are never ready before it.
+        if (next === undefined || entry.readyAt < next) next = entry.readyAt;
+        continue;
+      }
+      if (2 * at + 1 < this.heap.length) stack.push(2 * at + 1);
+      if (2 * at + 2 < this.heap.length) stack.push(2 * at + 2);
+    }
+    return next === Number.POSITIVE_INFINITY ? undefined : next;
+  }
+
   private before(a: DueEntry, b: DueEntry): boolean {
     this.examined += 1;
     return a.readyAt < b.readyAt || (a.readyAt === b.readyAt && a.order < b.order);

@@ -69,6 +69,14 @@ export class DueSchedule {
     return this.index.ready(now).map((entry) => this.places.get(entry.streamId)!.definition);
   }
 
+  /**
+   * When the next stream not ready by `now` becomes ready (undefined: none will without a
+   * change the loop is told of, or the index waits for its next {@link sync}).
+   */
+  nextReadyAfter(now: number): number | undefined {
+    return this.stale ? undefined : this.index.nextReadyAfter(now);
+  }
+
   private entryOf(definition: StreamDefinition, order: number): DueEntry {
     const { streamId } = definition;
     const state = this.source.stateOf(streamId);

@@ -6,7 +6,7 @@ import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
 import { DueSchedule } from './due-schedule.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
-import { dueStreams, failureBackoffMs } from './schedule.ts';
+import { dueStreams, failureBackoffMs, plannerSleepMs } from './schedule.ts';
 import type { StateChangeSource } from './state-change-notices.ts';
 import { ToldStateReads } from './told-state-reads.ts';
 import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
@@ -534,7 +534,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       } catch (error) {
         options.onError?.(error, 'tick');
       }
-      await deps.clock.sleep(options.tickMs, controller.signal).catch(() => undefined);
+      const now = deps.clock.now();
+      const sleepMs = plannerSleepMs(options.tickMs, now, schedule.nextReadyAfter(now));
+      await deps.clock.sleep(sleepMs, controller.signal).catch(() => undefined);
     }
   })();
   return {

@@ -85,3 +85,21 @@ export function dueStreams(
   }
   return due.sort((a, b) => a.at - b.at).map(({ definition }) => definition);
 }
+
+/**
+ * How long the local planner sleeps after a tick of `tickMs`: until the next stream becomes
+ * ready (`nextReadyAt`) when that comes first, so a stream due at 12:00:01.000 starts then
+ * rather than at the tick after (each poll up to a tick late otherwise: a 1 s interval polled
+ * every 1.0-1.25 s, and a change seen up to 250 ms later); a millisecond past it, as a timer
+ * may fire a little early on the wall clock; and never under a tenth of a tick, so thousands of
+ * streams due at scattered instants wake the planner at most ten times a tick. Pure.
+ * @example plannerSleepMs(250, 1_000, 1_100) === 101
+ */
+export function plannerSleepMs(
+  tickMs: number,
+  now: number,
+  nextReadyAt: number | undefined,
+): number {
+  if (nextReadyAt === undefined) return tickMs;
+  return Math.min(tickMs, Math.max(tickMs / 10, nextReadyAt - now + 1));
+}

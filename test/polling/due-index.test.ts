@@ -78,4 +78,17 @@ describe('DueIndex', () => {
     expect(ready(1_000)).toBeLessThanOrEqual(15);
     expect(ready(100_000)).toBe(ready(1_000));
   });
+  it('tells when the next entry not ready by a time becomes ready', () => {
+    const index = new DueIndex([
+      entry('ready', 2, 0),
+      entry('later', 40, 1),
+      entry('soon', 12, 2),
+      entry('running', Infinity, 3),
+    ]);
+    expect(index.nextReadyAfter(5)).toBe(12);
+    expect(index.nextReadyAfter(12)).toBe(40);
+    // Only running ones left after 40: none becomes ready by itself.
+    expect(index.nextReadyAfter(40)).toBeUndefined();
+    expect(new DueIndex().nextReadyAfter(0)).toBeUndefined();
+  });
 });
