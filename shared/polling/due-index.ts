@@ -51,6 +51,12 @@ export class DueIndex {
     return this.positions.has(streamId);
   }
 
+  /** The stream's entry, or undefined when it is not in the index. */
+  get(streamId: string): DueEntry | undefined {
+    const at = this.positions.get(streamId);
+    return at === undefined ? undefined : this.heap[at];
+  }
+
   /** Adds the entry's stream, or replaces its entry when it is in already. */
   set(entry: DueEntry): void {
     const at = this.positions.get(entry.streamId);

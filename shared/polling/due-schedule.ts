@@ -77,6 +77,11 @@ export class DueSchedule {
     return this.stale ? undefined : this.index.nextReadyAfter(now);
   }
 
+  /** When the stream may next be taken, as indexed (undefined: not in the index, or stale). */
+  readyAtOf(streamId: string): number | undefined {
+    return this.stale ? undefined : this.index.get(streamId)?.readyAt;
+  }
+
   private entryOf(definition: StreamDefinition, order: number): DueEntry {
     const { streamId } = definition;
     const state = this.source.stateOf(streamId);

@@ -344,6 +344,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         linked.release();
         running.delete(definition.streamId);
         schedule.update(definition.streamId);
+        const readyAt = schedule.readyAtOf(definition.streamId);
+        if (readyAt !== undefined) wakeBy(readyAt);
         if (runningCatchUp.delete(definition.streamId))
           countCatchUp(catchUpPerConnection, definition.connectionId, -1);
         refill();
@@ -501,8 +503,36 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       if (loaded && !controller.signal.aborted) startWaiting();
     });
   };
+  /** When the planner's current sleep ends (see {@link wakeBy}), and when its last tick began. */
+  let plannedWakeAt = Number.NEGATIVE_INFINITY;
+  let tickStartedAt = Number.NEGATIVE_INFINITY;
+  /** Aborts the planner's current sleep, to sleep again until the new {@link plannedWakeAt}. */
+  let sleeping: AbortController | undefined;
+  controller.signal.addEventListener('abort', () => sleeping?.abort(), { once: true });
+  /**
+   * Brings the planner's next tick forward to `readyAt` (a stream's poll ended and it is due
+   * then: one whose poll outlasted its interval, or whose backfill slice ended, is due at once),
+   * never sooner than a tenth of a tick after the last one began, as {@link plannerSleepMs}.
+   */
+  const wakeBy = (readyAt: number) => {
+    const at = Math.max(readyAt, tickStartedAt + options.tickMs / 10);
+    if (at >= plannedWakeAt) return;
+    plannedWakeAt = at;
+    sleeping?.abort();
+  };
+  /** Sleeps until {@link plannedWakeAt}, which {@link wakeBy} may bring forward meanwhile. */
+  const sleepUntilPlanned = async () => {
+    for (;;) {
+      const remaining = plannedWakeAt - deps.clock.now();
+      if (remaining <= 0 || controller.signal.aborted) return;
+      sleeping = new AbortController();
+      await deps.clock.sleep(remaining, sleeping.signal).catch(() => undefined);
+      sleeping = undefined;
+    }
+  };
   const loop = (async () => {
     while (!controller.signal.aborted) {
+      tickStartedAt = deps.clock.now();
       try {
         const definitions = definitionsNow();
         // Admin changes (reset, backfill) reach the loop as notices (stateChanges); these full
@@ -535,8 +565,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         options.onError?.(error, 'tick');
       }
       const now = deps.clock.now();
-      const sleepMs = plannerSleepMs(options.tickMs, now, schedule.nextReadyAfter(now));
-      await deps.clock.sleep(sleepMs, controller.signal).catch(() => undefined);
+      plannedWakeAt = now + plannerSleepMs(options.tickMs, now, schedule.nextReadyAfter(now));
+      await sleepUntilPlanned();
     }
   })();
   return {

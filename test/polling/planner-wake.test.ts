@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
+import {
+  type ConnectorClient,
+  createConnectorClient,
+} from '../../shared/connector/connector-client.ts';
+import type { HttpTransport, RawResponse } from '../../shared/connector/http-transport.ts';
 import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
@@ -42,7 +46,73 @@ async function startTimes(dueAfterT0: readonly number[], spanMs: number): Promis
   return tried;
 }
 
+/** A connector whose answers wait until released; notes each request's time on the clock. */
+class HeldTransport implements HttpTransport {
+  readonly sentAt: number[] = [];
+  private release: (() => void) | undefined;
+
+  constructor(private readonly clock: ManualClock) {}
+
+  postJson(): Promise<RawResponse> {
+    this.sentAt.push(this.clock.now() - T0);
+    return new Promise((resolve) => {
+      this.release = () =>
+        resolve({ status: 200, headers: {}, text: JSON.stringify({ TaxEnvironments: [] }) });
+    });
+  }
+
+  answer(): void {
+    this.release?.();
+    this.release = undefined;
+  }
+
+  async close(): Promise<void> {}
+}
+
 describe('the local planner’s wake-ups', () => {
+  it('starts a stream again as soon as a poll that outlasted its interval ends', async () => {
+    const clock = new ManualClock(T0);
+    const settings = pollSettingsFromEnv(
+      { POLL_ENTITIES: 'taxEnvironment', POLL_INTERVAL: '1s' },
+      T0,
+    );
+    const [definition] = streamDefinitions('hotel', settings);
+    const store = new MemoryStateStore();
+    const state = initialStreamState(definition!, T0);
+    await store.saveStream({ ...state, initialSyncDone: true, lastPollAt: T0 - 1_000 }, 0);
+    const transport = new HeldTransport(clock);
+    const client = createConnectorClient(
+      {
+        baseUrl: 'http://connector.test',
+        clientToken: 'c',
+        accessToken: 'a',
+        client: 'test',
+        rateLimit: false,
+      },
+      { clock, transport },
+    );
+    const loop = startPollLoop({
+      definitions: [definition!],
+      connectionOf: () => ({ client }),
+      deps: collectingPollDeps(store, client, clock, settings),
+      owner: 'test',
+      tickMs: TICK_MS,
+    });
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+    };
+    await settle();
+    expect(transport.sentAt).toEqual([0]);
+    // Its answer comes 1,100 ms later: the stream is due again (1,000), and polls at once,
+    // not at the tick after (1,250).
+    await clock.advance(1_100);
+    transport.answer();
+    await settle();
+    expect(transport.sentAt).toEqual([0, 1_100]);
+    transport.answer();
+    await loop.stop();
+  });
+
   it('starts a stream when it falls due, not at the tick after', async () => {
     // Ticks at 0, 250, … 1,000, 1,250: due at 1,100, it starts at 1,101, not 1,250.
     const tried = await startTimes([1_100], 1_200);
