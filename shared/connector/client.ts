@@ -4,6 +4,7 @@ import { linkedSignal } from '../concurrency.ts';
 import { describeThrown, parseOrThrow } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
+import { GRANT_RESTAMPS_MAX } from './budget/late-grant.ts';
 import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
 import type { BudgetClaim, BudgetGrant, BudgetView, TokenBudget } from './budget/token-budget.ts';
 import { type ConnectorConfig, ConnectorConfigSchema } from './connector-config.ts';
@@ -212,7 +213,13 @@ export function createConnectorCaller(
       // Linked, not AbortSignal.any: `options.signal` lives as long as its poll loop.
       const linked = linkedSignal(options.signal, options.waitSignal, late?.signal);
       try {
-        grant = await budget.acquire(options.budget ?? { priority: 'live' }, linked.signal);
+        const claim = options.budget ?? { priority: 'live' };
+        grant = await budget.acquire(claim, linked.signal);
+        // A grant stamped longer ago than its margin allows (a slow ledger answer, a process
+        // starved of CPU) would arrive beside later grants that the ledger counted without it:
+        // it is moved to now first. A grant sent at once costs nothing more.
+        for (let restamps = 0; budget.isLate(grant) && restamps < GRANT_RESTAMPS_MAX; restamps++)
+          grant = await budget.restamp(grant, claim, linked.signal);
       } catch (error) {
         if (late?.signal.aborted && !options.signal?.aborted && !options.waitSignal?.aborted)
           throw notSent();

@@ -6,6 +6,7 @@ import {
   type GrantLedger,
   type LedgerEntry,
   releaseFromEntry,
+  restampInEntry,
   type TakeClaim,
   type TakeResult,
   takeFromEntry,
@@ -57,7 +58,8 @@ export interface DynamoDbGrantLedgerOptions {
  * since that is the whole budget); the item stays under 4 KB (200 numbers) plus the live grant
  * times of the takers' reserves (at most as many again, a few with minute polling). It also
  * keeps each taker's live reserve, so bulk takes of one process leave another's live polls
- * their slots (takeFromEntry). The item this
+ * their slots (takeFromEntry). A grant whose request was not sent in time is moved to its send
+ * (restamp) by the same conditional write, one more for that request alone. The item this
  * ledger wrote last is kept in memory: while it is still the stored one (one process per
  * token, the common case), each further grant is the conditional write alone; a write another
  * taker got in first fails its condition, and the next attempt reads. Other takers add grants
@@ -91,9 +93,36 @@ export class DynamoDbGrantLedger implements GrantLedger {
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
+    return this.takeWith(key, nowMs, (stored) =>
+      takeFromEntry(stored, nowMs, windowMs, capacity, claim),
+    );
+  }
+
+  async restamp(
+    key: string,
+    given: GivenBack,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult> {
+    return this.takeWith(key, nowMs, (stored) =>
+      restampInEntry(stored, given, nowMs, windowMs, capacity, claim),
+    );
+  }
+
+  /**
+   * Writes what `decide` makes of the key's item (a grant at `nowMs`), re-reading and deciding
+   * again after each race another taker won; the result alone when it writes nothing.
+   */
+  private async takeWith(
+    key: string,
+    nowMs: number,
+    decide: (stored: GrantsItem | undefined) => { result: TakeResult; entry?: LedgerEntry },
+  ): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       const stored = this.written.get(key) ?? (await this.readAsFound(key));
-      const { result, entry } = takeFromEntry(stored, nowMs, windowMs, capacity, claim);
+      const { result, entry } = decide(stored);
       if (!entry) return result;
       if (await this.replace(key, stored, entry, nowMs)) return result;
     }

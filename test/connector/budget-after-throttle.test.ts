@@ -29,6 +29,7 @@ function notingLedger(granted: { at: number; priority: BudgetPriority }[]): Gran
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
     pause: (key, untilMs) => ledger.pause(key, untilMs),
     release: (key, given) => ledger.release(key, given),
+    restamp: (...args) => ledger.restamp(...args),
   };
 }
 

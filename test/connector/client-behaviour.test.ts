@@ -93,6 +93,7 @@ describe('429 Too many requests', () => {
       take: memory.take.bind(memory),
       recent: memory.recent.bind(memory),
       release: memory.release.bind(memory),
+      restamp: memory.restamp.bind(memory),
       pause: async (key: string, untilMs: number) => {
         await new Promise<void>((resolve) => {
           written = resolve;

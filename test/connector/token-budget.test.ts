@@ -25,6 +25,7 @@ function countingLedger(grantedAt: number[]): GrantLedger {
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
     pause: (key, untilMs) => ledger.pause(key, untilMs),
     release: (key, given) => ledger.release(key, given),
+    restamp: (...args) => ledger.restamp(...args),
   };
 }
 
@@ -276,6 +277,7 @@ describe('TokenBudget', () => {
       recent: (key, nowMs, windowMs) => memory.recent(key, nowMs, windowMs),
       pause: (key, untilMs) => memory.pause(key, untilMs),
       release: (key, given) => memory.release(key, given),
+      restamp: (...args) => memory.restamp(...args),
     };
     const budget = budgetOn(clock, slowLedger);
     let grantedAt = -1;

@@ -92,6 +92,42 @@ describe.each(implementations)('GrantLedger contract: %s', (_name, create) => {
     );
   });
 
+  it('moves a grant to the time its request is sent, its slot kept in a full window', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    for (const at of [1000, 1001, 1002]) await ledger.take(key, at, 30_000, 3);
+    expect(await ledger.restamp(key, { grantAt: 1000 }, 4000, 30_000, 3)).toEqual({
+      granted: true,
+      grants: [1001, 1002, 4000],
+    });
+    expect(await ledger.recent(key, 4000, 30_000)).toEqual([1001, 1002, 4000]);
+    // A grant it no longer holds (aged out of the window) is taken again: refused when full.
+    expect(await ledger.restamp(key, { grantAt: 500 }, 4001, 30_000, 3)).toEqual({
+      granted: false,
+      grants: [1001, 1002, 4000],
+    });
+  });
+
+  it('moves a live grant in its taker’s reserve too, and moves nothing while paused', async () => {
+    const ledger = create();
+    const key = `k-${crypto.randomUUID()}`;
+    const poller = { taker: 'poller', live: true, reserve: { requests: 2, untilMs: 60_000 } };
+    const proxy = { taker: 'proxy', live: false };
+    await ledger.take(key, 1000, 30_000, 10, poller);
+    await ledger.take(key, 1001, 30_000, 10, poller);
+    await ledger.restamp(key, { grantAt: 1000, liveTaker: 'poller' }, 2000, 30_000, 10, poller);
+    // The poller's reserve counts two live grants still: the proxy's bulk work may fill the rest.
+    for (let i = 0; i < 8; i++)
+      expect((await ledger.take(key, 2001 + i, 30_000, 10, proxy)).granted).toBe(true);
+    await ledger.pause(key, 9000);
+    expect(
+      await ledger.restamp(key, { grantAt: 1001, liveTaker: 'poller' }, 3000, 30_000, 10, poller),
+    ).toMatchObject({ granted: false, pausedUntil: 9000 });
+    expect(await ledger.recent(key, 3000, 30_000)).toEqual([
+      1001, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008,
+    ]);
+  });
+
   it('keeps separate logs per key', async () => {
     const ledger = create();
     await ledger.take('key-a', 1000, 30_000, 1);

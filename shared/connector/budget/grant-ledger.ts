@@ -124,6 +124,38 @@ export function releaseFromEntry(
 }
 
 /**
+ * One grant moved to `nowMs`, pure: the grant taken at `given.grantAt` leaves the entry (see
+ * {@link releaseFromEntry}) and one is taken at `nowMs` against `capacity` in the same write
+ * (see {@link takeFromEntry}), for a request that was not sent soon enough after its grant
+ * (TokenBudget.restamp). While the old grant still counts in the window ending at `nowMs`, the
+ * move leaves that window's count as it was (so no capacity, nor another taker's reserve, is
+ * checked), later windows count the grant where it now is, and only a pause refuses it; a
+ * refusal stores nothing and answers the grants as stored (the old grant stays counted, which
+ * errs on the safe side). A grant the entry no longer counts makes it a plain take.
+ */
+export function restampInEntry(
+  stored: LedgerEntry | undefined,
+  given: GivenBack,
+  nowMs: number,
+  windowMs: number,
+  capacity: number,
+  claim?: TakeClaim,
+): { result: TakeResult; entry?: LedgerEntry } {
+  const released = releaseFromEntry(stored, given);
+  // Still counted at `nowMs`, the grant moves without a slot of its own: the count stays.
+  const counted = released !== undefined && given.grantAt > nowMs - windowMs;
+  const moved = takeFromEntry(
+    released ?? stored,
+    nowMs,
+    windowMs,
+    counted ? Number.POSITIVE_INFINITY : capacity,
+    claim,
+  );
+  if (moved.entry) return moved;
+  return { result: { ...moved.result, grants: liveGrants(stored?.grants ?? [], nowMs, windowMs) } };
+}
+
+/**
  * Where the grants of one budget key are recorded, so that every process and every Lambda
  * invocation polling with the same AccessToken sees what the last window already spent, and a
  * restart does not begin with a fresh budget. Keys are digests of tokens, never tokens.
@@ -137,6 +169,19 @@ export interface GrantLedger {
    */
   take(
     key: string,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult>;
+  /**
+   * Atomically moves the grant of `key` taken at `given.grantAt` to `nowMs`, as a take at
+   * `nowMs` would record it (see {@link restampInEntry}): one write. Refused as a take is (the
+   * window full without the old grant, a pause), then nothing changes.
+   */
+  restamp(
+    key: string,
+    given: GivenBack,
     nowMs: number,
     windowMs: number,
     capacity: number,
@@ -170,6 +215,26 @@ export class MemoryGrantLedger implements GrantLedger {
   ): Promise<TakeResult> {
     const { result, entry } = takeFromEntry(
       this.entries.get(key),
+      nowMs,
+      windowMs,
+      capacity,
+      claim,
+    );
+    if (entry) this.entries.set(key, entry);
+    return result;
+  }
+
+  async restamp(
+    key: string,
+    given: GivenBack,
+    nowMs: number,
+    windowMs: number,
+    capacity: number,
+    claim?: TakeClaim,
+  ): Promise<TakeResult> {
+    const { result, entry } = restampInEntry(
+      this.entries.get(key),
+      given,
       nowMs,
       windowMs,
       capacity,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { GrantLedger, TakeClaim } from './grant-ledger.ts';
+import { grantIsLate } from './late-grant.ts';
 import { liveGrants, slotFreeAt } from './sliding-log.ts';
 
 /** Who asks: polls of caught-up streams (`live`) go first; first syncs, backfills, catch-up windows and sweeps (`bulk`) take what remains. */
@@ -30,7 +31,8 @@ export interface BudgetLimits {
    * Added to the window on our side: a request counted when it is granted may arrive later
    * (transit, retries of a connection, clock skew between processes), so grants are spaced as
    * if the window were this much longer. The server then never sees more than `requests` in
-   * its own window.
+   * its own window. A grant older than half of it when its request goes is moved to then first
+   * ({@link TokenBudget.restamp}, GRANT_AGE_SHARE_OF_MARGIN).
    */
   marginMs: number;
 }
@@ -81,6 +83,12 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** A grant whose request was not sent in time, to be moved to now ({@link TokenBudget.restamp}). */
+interface LateGrant extends Waiter {
+  grant: BudgetGrant;
+  signal: AbortSignal | undefined;
+}
+
 /** The next claim to serve, the capacity it is taken against, and its paced slot. */
 interface Turn {
   waiter: Waiter;
@@ -106,6 +114,8 @@ interface Turn {
  */
 export class TokenBudget {
   private readonly waiting: Record<BudgetPriority, Waiter[]> = { live: [], bulk: [] };
+  /** Moved before any claim is served: the pump is this budget's one writer of the ledger. */
+  private readonly lateGrants: LateGrant[] = [];
   private readonly liveStreams = new Map<string, { intervalMs: number; seenAt: number }>();
   private grants: number[] = [];
   /** Times of the live grants this process made: live use already spent counts against the reserve. */
@@ -190,6 +200,59 @@ export class TokenBudget {
     // A claim asleep until a slot frees may take this one now.
     this.wake?.abort();
     void this.pump();
+  }
+
+  /** Whether `grant` is too old to send now (see {@link grantIsLate}): restamp it first. */
+  isLate(grant: BudgetGrant): boolean {
+    return grantIsLate(grant.at, this.clock.now(), this.limits.marginMs);
+  }
+
+  /**
+   * A grant for a request about to go later than its grant covers ({@link isLate}): the same
+   * grant moved to now in the ledger, one write made by the pump before it serves any claim
+   * (no write of this process races it). While the old grant still counts, the move leaves the
+   * count as it was and the pace keeps its place; after a 429's pause, it is moved when the
+   * pause ends. A grant so old that it left the window is claimed again in turn with `claim`
+   * (`signal` aborts that wait). Rejects as {@link acquire} does.
+   */
+  restamp(grant: BudgetGrant, claim: BudgetClaim, signal?: AbortSignal): Promise<BudgetGrant> {
+    return new Promise<BudgetGrant>((resolve, reject) => {
+      this.lateGrants.push({ grant, claim, signal, resolve, reject });
+      this.wake?.abort();
+      void this.pump();
+    });
+  }
+
+  /** Moves the first late grant to `now` in the ledger (see {@link restamp}). */
+  private async moveLate(now: number): Promise<void> {
+    const late = this.lateGrants[0]!;
+    const { grant, claim } = late;
+    const live = grant.priority === 'live';
+    const capacity = live ? this.limits.requests : this.bulkCapacity(now, this.liveReserve(now));
+    const taken = await this.ledger.restamp(
+      this.key,
+      { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) },
+      now,
+      this.windowMs(),
+      capacity,
+      this.claimOf(!live, now),
+    );
+    this.grants = taken.grants;
+    if (taken.pausedUntil !== undefined) this.pauseUntil(taken.pausedUntil);
+    if (taken.granted) {
+      if (live) {
+        removeOne(this.liveGrantTimes, grant.at);
+        this.liveGrantTimes.push(now);
+      }
+      late.grant = { at: now, priority: grant.priority };
+    }
+    // Refused for a 429's pause, or answered during one: moved again once it ends.
+    if (taken.pausedUntil !== undefined || this.clock.now() < this.pausedUntilMs) return;
+    this.lateGrants.shift();
+    if (taken.granted) return late.resolve(late.grant);
+    // Refused: the old grant left the window, which is full. Claimed again, served by this pump.
+    if (live) removeOne(this.liveGrantTimes, grant.at);
+    this.acquire(claim, late.signal).then(late.resolve, late.reject);
   }
 
   /**
@@ -364,6 +427,10 @@ export class TokenBudget {
           await this.sleep(this.pausedUntilMs - now);
           continue;
         }
+        if (this.lateGrants.length > 0) {
+          await this.moveLate(now);
+          continue;
+        }
         const turn = this.nextTurn(now);
         if (!turn) break;
         const { waiter, capacity, pacedAt, interval } = turn;
@@ -412,7 +479,9 @@ export class TokenBudget {
         waiter.resolve({ at: now, priority: waiter.claim.priority });
       }
     } catch (error) {
-      for (const waiter of [...this.waiting.live, ...this.waiting.bulk]) waiter.reject(error);
+      for (const waiter of [...this.lateGrants, ...this.waiting.live, ...this.waiting.bulk])
+        waiter.reject(error);
+      this.lateGrants.length = 0;
       this.waiting.live.length = 0;
       this.waiting.bulk.length = 0;
     } finally {
