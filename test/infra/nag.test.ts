@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Stack, Validations } from 'aws-cdk-lib';
+import { type App, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createChangeBridgeApp } from '../../infra/create-app.ts';
+import { type ChangeBridgeApp, createChangeBridgeApp } from '../../infra/create-app.ts';
 import { createFunctionsFixture } from './synth-fixture.ts';
 
 const fixture = createFunctionsFixture();
@@ -27,12 +27,17 @@ function readReport(outdir: string) {
 }
 
 describe('cdk-nag AwsSolutions checks', () => {
+  // One app for the synthesis and for the acknowledgements read from its constructs (which
+  // building adds, synthesis does not): building it is seconds of CPU, the same for both.
+  let app: App;
+  let built: ChangeBridgeApp;
+  beforeAll(() => {
+    app = fixture.app({ functionsDir: fixture.functionsDir }, { cloudFormationValidation: true });
+    built = createChangeBridgeApp(app, {});
+  });
+
   it('run inside synthesis of the app and find nothing unacknowledged', () => {
-    const app = fixture.app(
-      { functionsDir: fixture.functionsDir },
-      { cloudFormationValidation: true },
-    );
-    const { stateful, runtime } = createChangeBridgeApp(app, {});
+    const { stateful, runtime } = built;
     // synth() throws ValidationFailed when any plugin reports a violation.
     const assembly = app.synth();
     expect(assembly.stacks.map((s) => s.stackName).sort()).toEqual(
@@ -56,8 +61,6 @@ describe('cdk-nag AwsSolutions checks', () => {
   });
 
   it('record a reason with every acknowledged finding', () => {
-    const app = fixture.app({ functionsDir: fixture.functionsDir });
-    createChangeBridgeApp(app, {});
     const acknowledged = app.node
       .findAll()
       .flatMap((construct) =>
