@@ -19,6 +19,18 @@ const WINDOW_MS = 30_000;
 const LIVE_ENTITIES = ['customer', 'accountNote'];
 /** How long the live polls are watched after the Retry-After ends. */
 const WATCHED_MS = 8_000;
+/**
+ * The sync's page size: what it costs the server is its requests, whatever a page holds, so small
+ * pages fill the window as large ones do, for a tenth of the records to serve, parse and store.
+ */
+const SYNC_PAGE_COUNT = 10;
+/**
+ * More customers than the sync can read before the test ends: it runs through at most the 45 s
+ * wait for the window to fill and the 9 s of the Retry-After and the watch, in which the server's
+ * 200 requests in 30 s allow it fewer than 400 pages, 4,000 customers; so its first sync is still
+ * running when the live polls are watched, as the test asserts.
+ */
+const CUSTOMERS = 10_000;
 
 /** Publishes nothing anywhere. */
 const publisher: EventPublisher = {
@@ -41,7 +53,7 @@ describe('live polls after a 429 (simulator enforcing 200/30 s)', () => {
   const loops: PollLoop[] = [];
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 11, size: 'small', customers: 30_000 });
+    sim = await startSimulator({ seed: 11, size: 'small', customers: CUSTOMERS });
   }, 60_000);
 
   afterAll(async () => {
@@ -102,9 +114,9 @@ describe('live polls after a 429 (simulator enforcing 200/30 s)', () => {
       const states = await store.listStreams();
       return states.filter((s) => s.initialSyncDone).length === LIVE_ENTITIES.length;
     }, 20_000);
-    // A second connection of the same token reads every customer 100 a page (bulk): it fills
-    // what the live polls leave of the window, up to the server's limit.
-    const syncDeps = depsOf('sync', 100);
+    // A second connection of the same token reads every customer, SYNC_PAGE_COUNT a page (bulk):
+    // it fills what the live polls leave of the window, up to the server's limit.
+    const syncDeps = depsOf('sync', SYNC_PAGE_COUNT);
     loops.push(
       startPollLoop({
         definitions: streamDefinitions('sync', settingsOf({ POLL_ENTITIES: 'customer' })),
