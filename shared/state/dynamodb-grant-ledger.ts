@@ -88,12 +88,12 @@ export class DynamoDbGrantLedger implements GrantLedger {
 
   async take(
     key: string,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
-    return this.takeWith(key, nowMs, (stored) =>
+    return this.takeWith(key, now, (stored, nowMs) =>
       takeFromEntry(stored, nowMs, windowMs, capacity, claim),
     );
   }
@@ -101,28 +101,35 @@ export class DynamoDbGrantLedger implements GrantLedger {
   async restamp(
     key: string,
     given: GivenBack,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
-    return this.takeWith(key, nowMs, (stored) =>
+    return this.takeWith(key, now, (stored, nowMs) =>
       restampInEntry(stored, given, nowMs, windowMs, capacity, claim),
     );
   }
 
   /**
-   * Writes what `decide` makes of the key's item (a grant at `nowMs`), re-reading and deciding
-   * again after each race another taker won; the result alone when it writes nothing.
+   * Writes what `decide` makes of the key's item (a grant at the time given), re-reading and
+   * deciding again after each race another taker won; the result alone when it writes nothing.
+   * Each attempt reads `now` after its read of the item: a grant is stamped with the time of the
+   * write that records it, not with the first attempt's (up to {@link TAKE_ATTEMPTS_MAX} reads
+   * and writes earlier, which under load made grants hundreds of ms old before their send).
    */
   private async takeWith(
     key: string,
-    nowMs: number,
-    decide: (stored: GrantsItem | undefined) => { result: TakeResult; entry?: LedgerEntry },
+    now: () => number,
+    decide: (
+      stored: GrantsItem | undefined,
+      nowMs: number,
+    ) => { result: TakeResult; entry?: LedgerEntry },
   ): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       const stored = this.written.get(key) ?? (await this.readAsFound(key));
-      const { result, entry } = decide(stored);
+      const nowMs = now();
+      const { result, entry } = decide(stored, nowMs);
       if (!entry) return result;
       if (await this.replace(key, stored, entry, nowMs)) return result;
     }

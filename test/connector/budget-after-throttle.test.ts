@@ -21,9 +21,9 @@ const STEP_MS = 50;
 function notingLedger(granted: { at: number; priority: BudgetPriority }[]): GrantLedger {
   const ledger = new MemoryGrantLedger();
   return {
-    async take(key, nowMs, windowMs, capacity, claim) {
-      const result = await ledger.take(key, nowMs, windowMs, capacity, claim);
-      if (result.granted) granted.push({ at: nowMs, priority: claim?.live ? 'live' : 'bulk' });
+    async take(key, now, windowMs, capacity, claim) {
+      const result = await ledger.take(key, now, windowMs, capacity, claim);
+      if (result.granted) granted.push({ at: result.at, priority: claim?.live ? 'live' : 'bulk' });
       return result;
     },
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),

@@ -17,9 +17,9 @@ function budgetOn(clock: ManualClock, ledger: GrantLedger = new MemoryGrantLedge
 function countingLedger(grantedAt: number[]): GrantLedger {
   const ledger = new MemoryGrantLedger();
   return {
-    async take(key, nowMs, windowMs, capacity) {
-      const result = await ledger.take(key, nowMs, windowMs, capacity);
-      if (result.granted) grantedAt.push(nowMs);
+    async take(key, now, windowMs, capacity) {
+      const result = await ledger.take(key, now, windowMs, capacity);
+      if (result.granted) grantedAt.push(result.at);
       return result;
     },
     recent: (key, nowMs, windowMs) => ledger.recent(key, nowMs, windowMs),
@@ -268,11 +268,11 @@ describe('TokenBudget', () => {
     const memory = new MemoryGrantLedger();
     let answer: (() => void) | undefined;
     const slowLedger: GrantLedger = {
-      async take(key, nowMs, windowMs, capacity) {
+      async take(key, now, windowMs, capacity) {
         await new Promise<void>((resolve) => {
           answer = resolve;
         });
-        return memory.take(key, nowMs, windowMs, capacity);
+        return memory.take(key, now, windowMs, capacity);
       },
       recent: (key, nowMs, windowMs) => memory.recent(key, nowMs, windowMs),
       pause: (key, untilMs) => memory.pause(key, untilMs),

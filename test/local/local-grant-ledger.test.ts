@@ -40,7 +40,7 @@ async function killedRunLeftReserve(
     bulkFloor: 2,
   });
   for (const live of [true, true, true, false, false, false]) {
-    const taken = await killed.take(key, nowMs, WINDOW_MS, LIMITS.requests, claim(live));
+    const taken = await killed.take(key, () => nowMs, WINDOW_MS, LIMITS.requests, claim(live));
     expect(taken.granted).toBe(true);
   }
 }
@@ -91,7 +91,13 @@ describe("a local run's connector budget ledger after a run killed with SIGKILL"
     const ledger = localGrantLedger(dynamo.client, TABLE);
     await killedRunLeftReserve('same-run', clock.now(), ledger);
     const bulk: TakeClaim = { taker: 'proxy', live: false, bulkFloor: 2 };
-    const taken = await ledger.take('same-run', clock.now(), WINDOW_MS, LIMITS.requests, bulk);
+    const taken = await ledger.take(
+      'same-run',
+      () => clock.now(),
+      WINDOW_MS,
+      LIMITS.requests,
+      bulk,
+    );
     expect(taken).toMatchObject({ granted: false, heldForOthers: 5 });
   });
 });

@@ -1,8 +1,13 @@
 import { liveGrants } from './sliding-log.ts';
 
-/** What one attempt to take a grant found. */
-export interface TakeResult {
-  granted: boolean;
+/**
+ * What one attempt to take a grant found: granted, with the time the grant was stamped with in
+ * the ledger (`at`, the one to send by and to give back), or refused.
+ */
+export type TakeResult = ({ granted: true; at: number } | { granted: false }) & TakeFindings;
+
+/** What a take found besides its answer. */
+export interface TakeFindings {
   /** The live grants after the attempt (with the new one when granted), oldest first. */
   grants: number[];
   /** Refused for a server's pause of the token (a 429's Retry-After) lasting until then. */
@@ -89,7 +94,7 @@ export function takeFromEntry(
     ...(stored?.pausedUntil === undefined ? {} : { pausedUntil: stored.pausedUntil }),
     ...(Object.keys(reserves).length > 0 ? { reserves } : {}),
   };
-  return { result: { granted: true, grants: [...grants], ...refusal }, entry };
+  return { result: { granted: true, at: nowMs, grants: [...grants], ...refusal }, entry };
 }
 
 /** A grant given back: when it was taken, and by whom for a live request (its reserve's). */
@@ -162,27 +167,30 @@ export function restampInEntry(
  */
 export interface GrantLedger {
   /**
-   * Atomically records a grant at `nowMs` if fewer than `capacity` grants lie within the last
-   * `windowMs` and no pause of the key lasts past `nowMs`. Two concurrent takers never both get
-   * the last slot. With a `claim`, records the taker's live reserve, and a bulk take also leaves
-   * free what other takers' reserves have not used (see {@link takeFromEntry}).
+   * Atomically records a grant at the time `now` answers if fewer than `capacity` grants lie
+   * within the last `windowMs` and no pause of the key lasts past it. Two concurrent takers never
+   * both get the last slot. With a `claim`, records the taker's live reserve, and a bulk take
+   * also leaves free what other takers' reserves have not used (see {@link takeFromEntry}).
+   * `now` is read at each attempt (a ledger that retries a lost write race reads it again), so a
+   * grant is stamped with the time of the write that recorded it, returned as `at`.
    */
   take(
     key: string,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult>;
   /**
-   * Atomically moves the grant of `key` taken at `given.grantAt` to `nowMs`, as a take at
-   * `nowMs` would record it (see {@link restampInEntry}): one write. Refused as a take is (the
-   * window full without the old grant, a pause), then nothing changes.
+   * Atomically moves the grant of `key` taken at `given.grantAt` to the time `now` answers, as
+   * a take would record it (see {@link restampInEntry}; `now` read at each attempt, the time
+   * written returned as `at`): one write. Refused as a take is (the window full without the old
+   * grant, a pause), then nothing changes.
    */
   restamp(
     key: string,
     given: GivenBack,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
@@ -208,14 +216,14 @@ export class MemoryGrantLedger implements GrantLedger {
 
   async take(
     key: string,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
     const { result, entry } = takeFromEntry(
       this.entries.get(key),
-      nowMs,
+      now(),
       windowMs,
       capacity,
       claim,
@@ -227,7 +235,7 @@ export class MemoryGrantLedger implements GrantLedger {
   async restamp(
     key: string,
     given: GivenBack,
-    nowMs: number,
+    now: () => number,
     windowMs: number,
     capacity: number,
     claim?: TakeClaim,
@@ -235,7 +243,7 @@ export class MemoryGrantLedger implements GrantLedger {
     const { result, entry } = restampInEntry(
       this.entries.get(key),
       given,
-      nowMs,
+      now(),
       windowMs,
       capacity,
       claim,

@@ -138,6 +138,11 @@ export class TokenBudget {
   private wake: AbortController | undefined;
   /** This budget as a taker of the ledger, under which its live reserve is recorded. */
   private readonly taker = randomUUID();
+  /**
+   * The time a ledger stamps a grant with, read at each of its attempts: a grant is as old as
+   * its write, not as the pump's turn (up to 20 lost write races earlier).
+   */
+  private readonly stamp = () => this.clock.now();
 
   constructor(
     private readonly key: string,
@@ -232,7 +237,7 @@ export class TokenBudget {
     const taken = await this.ledger.restamp(
       this.key,
       { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) },
-      now,
+      this.stamp,
       this.windowMs(),
       capacity,
       this.claimOf(!live, now),
@@ -242,9 +247,9 @@ export class TokenBudget {
     if (taken.granted) {
       if (live) {
         removeOne(this.liveGrantTimes, grant.at);
-        this.liveGrantTimes.push(now);
+        this.liveGrantTimes.push(taken.at);
       }
-      late.grant = { at: now, priority: grant.priority };
+      late.grant = { at: taken.at, priority: grant.priority };
     }
     // Refused for a 429's pause, or answered during one: moved again once it ends.
     if (taken.pausedUntil !== undefined || this.clock.now() < this.pausedUntilMs) return;
@@ -441,7 +446,7 @@ export class TokenBudget {
         }
         const taken = await this.ledger.take(
           this.key,
-          now,
+          this.stamp,
           this.windowMs(),
           capacity,
           this.claimOf(bulk, now),
@@ -469,14 +474,14 @@ export class TokenBudget {
           this.lastLiveSlotAt = slot;
           // Kept to one window: a process that only polls live never asks for bulk capacity.
           this.liveGrantTimes = liveGrants(this.liveGrantTimes, now, this.windowMs());
-          this.liveGrantTimes.push(now);
+          this.liveGrantTimes.push(taken.at);
         }
         const queue = this.waiting[waiter.claim.priority];
         const index = queue.indexOf(waiter);
         // Aborted while the ledger answered: the grant is spent, the next waiter gets the next one.
         if (index < 0) continue;
         queue.splice(index, 1);
-        waiter.resolve({ at: now, priority: waiter.claim.priority });
+        waiter.resolve({ at: taken.at, priority: waiter.claim.priority });
       }
     } catch (error) {
       for (const waiter of [...this.lateGrants, ...this.waiting.live, ...this.waiting.bulk])
