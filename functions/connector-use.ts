@@ -1,6 +1,6 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { BRIDGE_METRICS } from '../infra/metric-names.ts';
-import type { BudgetView } from '../shared/connector/budget/token-budget.ts';
+import type { BudgetView } from '../shared/connector/budget/budget-types.ts';
 import type { OperationName } from '../shared/connector/operations.ts';
 
 /** HTTP status of the Connector API's answer when the token's budget is spent (design.md). */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { splitStreamId } from '../connections/connection.ts';
-import type { BudgetView as TokenBudgetView } from '../connector/budget/token-budget.ts';
+import type { BudgetView as TokenBudgetView } from '../connector/budget/budget-types.ts';
 import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
 import type { HeldStream } from '../polling/poll-runner.ts';

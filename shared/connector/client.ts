@@ -3,10 +3,11 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '../clo
 import { linkedSignal } from '../concurrency.ts';
 import { describeThrown, parseOrThrow } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
+import type { BudgetClaim, BudgetGrant, BudgetView } from './budget/budget-types.ts';
 import type { GrantLedger } from './budget/grant-ledger.ts';
 import { GRANT_RESTAMPS_MAX } from './budget/late-grant.ts';
 import { BUDGET_MARGIN_MS_DEFAULT, sharedBudgetFor } from './budget/shared-budgets.ts';
-import type { BudgetClaim, BudgetGrant, BudgetView, TokenBudget } from './budget/token-budget.ts';
+import type { TokenBudget } from './budget/token-budget.ts';
 import { type ConnectorConfig, ConnectorConfigSchema } from './connector-config.ts';
 import { CountCeilings } from './count-ceilings.ts';
 import { refuseCredentialFields, withoutTokens } from './credential-fields.ts';

@@ -1,6 +1,6 @@
 import type { Scope } from '../changes/entity-types.ts';
 import type { Clock } from '../clock.ts';
-import type { BudgetPriority } from '../connector/budget/token-budget.ts';
+import type { BudgetPriority } from '../connector/budget/budget-types.ts';
 import type { CallOptions } from '../connector/client.ts';
 import type { ConnectorClient } from '../connector/connector-client.ts';
 import type { EventPublisher } from '../publish/publisher.ts';

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
-import { busiestWindow } from '../../shared/connector/budget/sliding-log.ts';
 import {
-  type BudgetPriority,
   PACE_AFTER_THROTTLE,
   SLOW_WINDOWS_AFTER_THROTTLE,
-  TokenBudget,
-} from '../../shared/connector/budget/token-budget.ts';
+} from '../../shared/connector/budget/budget-pacing.ts';
+import type { BudgetPriority } from '../../shared/connector/budget/budget-types.ts';
+import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
+import { busiestWindow } from '../../shared/connector/budget/sliding-log.ts';
+import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 
 const LIMITS = { requests: 200, windowMs: 30_000, marginMs: 500 };
 const WINDOW_MS = LIMITS.windowMs + LIMITS.marginMs;

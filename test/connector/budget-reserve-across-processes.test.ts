@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
-import { type BudgetClaim, TokenBudget } from '../../shared/connector/budget/token-budget.ts';
+import type { BudgetClaim } from '../../shared/connector/budget/budget-types.ts';
+import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { DynamoDbGrantLedger } from '../../shared/state/dynamodb-grant-ledger.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';

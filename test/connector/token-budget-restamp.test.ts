@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import type { BudgetClaim } from '../../shared/connector/budget/budget-types.ts';
 import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
-import { type BudgetClaim, TokenBudget } from '../../shared/connector/budget/token-budget.ts';
+import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 
 /** Two requests per 3 s, spaced over 3.5 s. */
 const LIMITS = { requests: 2, windowMs: 3_000, marginMs: 500 };

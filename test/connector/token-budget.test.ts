@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import type { BudgetClaim } from '../../shared/connector/budget/budget-types.ts';
 import { type GrantLedger, MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { sharedBudgetFor } from '../../shared/connector/budget/shared-budgets.ts';
 import { busiestWindow } from '../../shared/connector/budget/sliding-log.ts';
-import { type BudgetClaim, TokenBudget } from '../../shared/connector/budget/token-budget.ts';
+import { TokenBudget } from '../../shared/connector/budget/token-budget.ts';
 
 const LIMITS = { requests: 200, windowMs: 30_000, marginMs: 500 };
 const BULK: BudgetClaim = { priority: 'bulk' };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import { PACE_AFTER_THROTTLE } from '../../shared/connector/budget/budget-pacing.ts';
 import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
 import { busiestWindow } from '../../shared/connector/budget/sliding-log.ts';
-import { PACE_AFTER_THROTTLE } from '../../shared/connector/budget/token-budget.ts';
 import {
   type ConnectorClient,
   createConnectorClient,

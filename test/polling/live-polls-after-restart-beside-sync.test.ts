@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Clock, systemClock } from '../../shared/clock.ts';
 import { MemoryGrantLedger } from '../../shared/connector/budget/grant-ledger.ts';
-import { LIVE_RESERVE_CAP_SHARE } from '../../shared/connector/budget/token-budget.ts';
+import { LIVE_RESERVE_CAP_SHARE } from '../../shared/connector/budget/live-reserve.ts';
 import {
   type ConnectorClient,
   createConnectorClient,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
+import type { BudgetLimits } from './budget-types.ts';
 import { type GrantLedger, MemoryGrantLedger } from './grant-ledger.ts';
-import { type BudgetLimits, TokenBudget } from './token-budget.ts';
+import { TokenBudget } from './token-budget.ts';
 
 /** Margin added to the server's window by default (see {@link BudgetLimits.marginMs}). */
 export const BUDGET_MARGIN_MS_DEFAULT = 500;

@@ -39,3 +39,12 @@ export function busiestWindow(times: readonly number[], windowMs: number): numbe
   }
   return best;
 }
+
+/**
+ * Removes one grant taken at `at` from `grants`, in place (a grant given back or moved);
+ * nothing when there is none.
+ */
+export function removeGrant(grants: number[], at: number): void {
+  const index = grants.indexOf(at);
+  if (index >= 0) grants.splice(index, 1);
+}

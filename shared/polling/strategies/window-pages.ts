@@ -1,7 +1,7 @@
 import { entityIdOf } from '../../changes/entity-types.ts';
 import { isSoftDeleted } from '../../changes/event.ts';
 import { anySignal, readAhead } from '../../concurrency.ts';
-import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
+import type { BudgetPriority } from '../../connector/budget/budget-types.ts';
 import { ConnectorError } from '../../connector/errors.ts';
 import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamWindow } from '../../state/state-store.ts';

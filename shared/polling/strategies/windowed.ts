@@ -1,4 +1,4 @@
-import type { BudgetPriority } from '../../connector/budget/token-budget.ts';
+import type { BudgetPriority } from '../../connector/budget/budget-types.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { announcedToPass, liveJudging, partStillCurrent } from '../backfill-state.ts';
 import { pollPace } from '../deadline-pace.ts';
