@@ -221,15 +221,7 @@ export class MemoryGrantLedger implements GrantLedger {
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
-    const { result, entry } = takeFromEntry(
-      this.entries.get(key),
-      now(),
-      windowMs,
-      capacity,
-      claim,
-    );
-    if (entry) this.entries.set(key, entry);
-    return result;
+    return this.write(key, (stored) => takeFromEntry(stored, now(), windowMs, capacity, claim));
   }
 
   async restamp(
@@ -240,14 +232,17 @@ export class MemoryGrantLedger implements GrantLedger {
     capacity: number,
     claim?: TakeClaim,
   ): Promise<TakeResult> {
-    const { result, entry } = restampInEntry(
-      this.entries.get(key),
-      given,
-      now(),
-      windowMs,
-      capacity,
-      claim,
+    return this.write(key, (stored) =>
+      restampInEntry(stored, given, now(), windowMs, capacity, claim),
     );
+  }
+
+  /** Stores what `decide` makes of the key's entry, when it makes one; answers its result. */
+  private write(
+    key: string,
+    decide: (stored: LedgerEntry | undefined) => { result: TakeResult; entry?: LedgerEntry },
+  ): TakeResult {
+    const { result, entry } = decide(this.entries.get(key));
     if (entry) this.entries.set(key, entry);
     return result;
   }
