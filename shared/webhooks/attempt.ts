@@ -87,7 +87,7 @@ export async function attemptDelivery(
   // Nor while it would wait too long in a slow endpoint's line (`line`): not an attempt.
   const pausedBefore = Math.max(await endpointPausedUntil(subscription, batch), line?.until ?? 0);
   if (pausedBefore > now) return defer(delivery, pausedBefore, place);
-  const event = await store.getEvent(delivery.eventId);
+  const event = await batch.storedEvent(delivery.eventId);
   if (!event) {
     const reason = 'event no longer stored';
     await update(dead({ ...delivery, version: delivery.version + 1 }, reason, now), place);

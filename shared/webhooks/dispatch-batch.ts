@@ -58,6 +58,8 @@ export class DispatchBatch {
   /** The batch's subscriptions (see BatchSubscriptions). */
   private readonly subscriptionsOfBatch: BatchSubscriptions;
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
+  /** The events read by the batch's deliveries, by id (see {@link storedEvent}). */
+  private readonly eventReads = new Map<string, Promise<StoredEvent | undefined>>();
   private readonly outbox: {
     message: DeliveryMessage;
     dueAt: number;
@@ -124,6 +126,21 @@ export class DispatchBatch {
     if (this.deadline === undefined) return 0;
     const now = this.deps.clock.now();
     return now >= this.deadline ? now + DEADLINE_DEFER_MS : 0;
+  }
+
+  /**
+   * A stored event, read once per batch: a batch of retries of one event to many subscriptions
+   * (a fan-out retried, a recovery after a restart) read it once per delivery before. A failed
+   * read is not kept, so the next delivery of the event reads again.
+   */
+  storedEvent(id: string): Promise<StoredEvent | undefined> {
+    let read = this.eventReads.get(id);
+    if (!read) {
+      read = this.deps.store.getEvent(id);
+      this.eventReads.set(id, read);
+      read.catch(() => this.eventReads.delete(id));
+    }
+    return read;
   }
 
   /** Every subscription by id, read once per batch (see BatchSubscriptions.all). */
