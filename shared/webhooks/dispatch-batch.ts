@@ -1,3 +1,4 @@
+import { LoadingCache } from '../loading-cache.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchEarlySends } from './batch-early-sends.ts';
 import { BatchSubscriptions } from './batch-subscriptions.ts';
@@ -47,6 +48,13 @@ export interface StagedDelivery {
 export const ENDPOINT_STATE_FRESH_MS = 1_000;
 
 /**
+ * Events a batch keeps read (see DispatchBatch.storedEvent): more than the messages of any batch
+ * (SQS hands a Lambda at most 10,000, the local lanes a few hundred), so bounding it only
+ * guards memory.
+ */
+const EVENT_READS_KEPT = 10_000;
+
+/**
  * What the work on one SQS batch shares, so each read and each queue request serves many
  * deliveries: the subscriptions (one Query per batch), each endpoint's state (read when the
  * batch first needs it, then kept current in memory with the batch's own changes, and read
@@ -59,7 +67,7 @@ export class DispatchBatch {
   private readonly subscriptionsOfBatch: BatchSubscriptions;
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
   /** The events read by the batch's deliveries, by id (see {@link storedEvent}). */
-  private readonly eventReads = new Map<string, Promise<StoredEvent | undefined>>();
+  private readonly eventReads = new LoadingCache<StoredEvent | undefined>(EVENT_READS_KEPT);
   private readonly outbox: {
     message: DeliveryMessage;
     dueAt: number;
@@ -134,13 +142,7 @@ export class DispatchBatch {
    * read is not kept, so the next delivery of the event reads again.
    */
   storedEvent(id: string): Promise<StoredEvent | undefined> {
-    let read = this.eventReads.get(id);
-    if (!read) {
-      read = this.deps.store.getEvent(id);
-      this.eventReads.set(id, read);
-      read.catch(() => this.eventReads.delete(id));
-    }
-    return read;
+    return this.eventReads.get(id, () => this.deps.store.getEvent(id));
   }
 
   /** Every subscription by id, read once per batch (see BatchSubscriptions.all). */
