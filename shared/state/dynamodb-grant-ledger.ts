@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/c
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import {
+  type EntryDecision,
   type GivenBack,
   type GrantLedger,
   type LedgerEntry,
@@ -121,10 +122,7 @@ export class DynamoDbGrantLedger implements GrantLedger {
   private async takeWith(
     key: string,
     now: () => number,
-    decide: (
-      stored: GrantsItem | undefined,
-      nowMs: number,
-    ) => { result: TakeResult; entry?: LedgerEntry },
+    decide: (stored: GrantsItem | undefined, nowMs: number) => EntryDecision,
   ): Promise<TakeResult> {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS_MAX; attempt++) {
       const stored = this.written.get(key) ?? (await this.readAsFound(key));

@@ -50,6 +50,12 @@ export interface LedgerEntry {
   reserves?: Record<string, RecordedReserve>;
 }
 
+/** What a take or a move makes of a ledger entry: its answer, and the entry to store if any. */
+export interface EntryDecision {
+  result: TakeResult;
+  entry?: LedgerEntry;
+}
+
 /**
  * One take against a key's entry, pure: the result, and the entry to store when granted.
  * Bulk takes leave free what other takers' live reserves have not used in the window, so live
@@ -62,7 +68,7 @@ export function takeFromEntry(
   windowMs: number,
   capacity: number,
   claim?: TakeClaim,
-): { result: TakeResult; entry?: LedgerEntry } {
+): EntryDecision {
   const grants = liveGrants(stored?.grants ?? [], nowMs, windowMs);
   const pausedUntil = stored?.pausedUntil ?? 0;
   if (pausedUntil > nowMs) return { result: { granted: false, grants, pausedUntil } };
@@ -145,7 +151,7 @@ export function restampInEntry(
   windowMs: number,
   capacity: number,
   claim?: TakeClaim,
-): { result: TakeResult; entry?: LedgerEntry } {
+): EntryDecision {
   const released = releaseFromEntry(stored, given);
   // Still counted at `nowMs`, the grant moves without a slot of its own: the count stays.
   const counted = released !== undefined && given.grantAt > nowMs - windowMs;
@@ -240,7 +246,7 @@ export class MemoryGrantLedger implements GrantLedger {
   /** Stores what `decide` makes of the key's entry, when it makes one; answers its result. */
   private write(
     key: string,
-    decide: (stored: LedgerEntry | undefined) => { result: TakeResult; entry?: LedgerEntry },
+    decide: (stored: LedgerEntry | undefined) => EntryDecision,
   ): TakeResult {
     const { result, entry } = decide(this.entries.get(key));
     if (entry) this.entries.set(key, entry);

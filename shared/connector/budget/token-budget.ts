@@ -10,7 +10,7 @@ import type {
   BudgetView,
 } from './budget-types.ts';
 import { queueClaim, type Waiter } from './claim-queue.ts';
-import type { GrantLedger, TakeClaim } from './grant-ledger.ts';
+import type { GivenBack, GrantLedger, TakeClaim } from './grant-ledger.ts';
 import { grantIsLate } from './late-grant.ts';
 import { bulkCapacityOf, LiveStreams, liveShareOf } from './live-reserve.ts';
 import { liveGrants, removeGrant, slotFreeAt } from './sliding-log.ts';
@@ -101,9 +101,7 @@ export class TokenBudget {
     if (live) removeGrant(this.liveGrantTimes, grant.at);
     // A slot came free: a bulk claim refused before may take it.
     this.bulkRefusedUntil = Number.NEGATIVE_INFINITY;
-    await this.ledger
-      .release(this.key, { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) })
-      .catch(() => undefined);
+    await this.ledger.release(this.key, this.givenBack(grant)).catch(() => undefined);
     // A claim asleep until a slot frees may take this one now.
     this.wake?.abort();
     void this.pump();
@@ -138,7 +136,7 @@ export class TokenBudget {
     const capacity = live ? this.limits.requests : this.bulkCapacity(now, this.liveReserve(now));
     const taken = await this.ledger.restamp(
       this.key,
-      { grantAt: grant.at, ...(live ? { liveTaker: this.taker } : {}) },
+      this.givenBack(grant),
       this.stamp,
       this.windowMs(),
       capacity,
@@ -185,6 +183,11 @@ export class TokenBudget {
       pausedUntil: this.throttle.pausedUntil(now),
       slowedUntil: this.throttle.slowedUntil(now),
     };
+  }
+
+  /** How the ledger names `grant` to give it back or move it: its time, and a live one's reserve. */
+  private givenBack(grant: BudgetGrant): GivenBack {
+    return { grantAt: grant.at, ...(grant.priority === 'live' ? { liveTaker: this.taker } : {}) };
   }
 
   private windowMs(): number {
