@@ -99,19 +99,7 @@ export class DueIndex {
    * them: O(k log k) for k ready, whatever the size of the index.
    */
   ready(now: number): DueEntry[] {
-    const found: DueEntry[] = [];
-    const stack = this.heap.length > 0 ? [0] : [];
-    // A child's key is never below its parent's: below an entry not ready, none is.
-    while (stack.length > 0) {
-      const at = stack.pop()!;
-      const entry = this.heap[at]!;
-      this.examined += 1;
-      if (entry.readyAt > now) continue;
-      found.push(entry);
-      if (2 * at + 1 < this.heap.length) stack.push(2 * at + 1);
-      if (2 * at + 2 < this.heap.length) stack.push(2 * at + 2);
-    }
-    return found.sort((a, b) => a.dueAt - b.dueAt || a.order - b.order);
+    return this.frontier(now).ready.sort((a, b) => a.dueAt - b.dueAt || a.order - b.order);
   }
 
   /**
@@ -121,21 +109,32 @@ export class DueIndex {
    * @example new DueIndex([{ streamId: 'a', dueAt: 5, readyAt: 5, order: 0 }]).nextReadyAfter(4) === 5
    */
   nextReadyAfter(now: number): number | undefined {
-    let next: number | undefined;
+    const next = this.frontier(now).nextReadyAt;
+    return next === Number.POSITIVE_INFINITY ? undefined : next;
+  }
+
+  /**
+   * The entries ready by `now`, in heap order, and the least `readyAt` of the others (undefined
+   * when there are none): a walk down from the root that stops at each entry not ready, since
+   * a child's key is never below its parent's.
+   */
+  private frontier(now: number): { ready: DueEntry[]; nextReadyAt: number | undefined } {
+    const ready: DueEntry[] = [];
+    let nextReadyAt: number | undefined;
     const stack = this.heap.length > 0 ? [0] : [];
     while (stack.length > 0) {
       const at = stack.pop()!;
       const entry = this.heap[at]!;
       this.examined += 1;
       if (entry.readyAt > now) {
-        // Its children are never ready before it.
-        if (next === undefined || entry.readyAt < next) next = entry.readyAt;
+        if (nextReadyAt === undefined || entry.readyAt < nextReadyAt) nextReadyAt = entry.readyAt;
         continue;
       }
+      ready.push(entry);
       if (2 * at + 1 < this.heap.length) stack.push(2 * at + 1);
       if (2 * at + 2 < this.heap.length) stack.push(2 * at + 2);
     }
-    return next === Number.POSITIVE_INFINITY ? undefined : next;
+    return { ready, nextReadyAt };
   }
 
   private before(a: DueEntry, b: DueEntry): boolean {

@@ -6,7 +6,7 @@ import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
 import { DueSchedule } from './due-schedule.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
-import { dueStreams, failureBackoffMs, plannerSleepMs } from './schedule.ts';
+import { dueStreams, failureBackoffMs, plannerSleepMs, plannerWakeFloorMs } from './schedule.ts';
 import type { StateChangeSource } from './state-change-notices.ts';
 import { ToldStateReads } from './told-state-reads.ts';
 import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
@@ -512,10 +512,10 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   /**
    * Brings the planner's next tick forward to `readyAt` (a stream's poll ended and it is due
    * then: one whose poll outlasted its interval, or whose backfill slice ended, is due at once),
-   * never sooner than a tenth of a tick after the last one began, as {@link plannerSleepMs}.
+   * never sooner than {@link plannerWakeFloorMs} after the last one began.
    */
   const wakeBy = (readyAt: number) => {
-    const at = Math.max(readyAt, tickStartedAt + options.tickMs / 10);
+    const at = Math.max(readyAt, tickStartedAt + plannerWakeFloorMs(options.tickMs));
     if (at >= plannedWakeAt) return;
     plannedWakeAt = at;
     sleeping?.abort();

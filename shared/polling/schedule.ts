@@ -87,12 +87,20 @@ export function dueStreams(
 }
 
 /**
+ * The shortest the local planner sleeps between two ticks of `tickMs`: a tenth of a tick, so
+ * thousands of streams due at scattered instants wake it at most ten times a tick.
+ * @example plannerWakeFloorMs(250) === 25
+ */
+export function plannerWakeFloorMs(tickMs: number): number {
+  return tickMs / 10;
+}
+
+/**
  * How long the local planner sleeps after a tick of `tickMs`: until the next stream becomes
- * ready (`nextReadyAt`) when that comes first, so a stream due at 12:00:01.000 starts then
- * rather than at the tick after (each poll up to a tick late otherwise: a 1 s interval polled
- * every 1.0-1.25 s, and a change seen up to 250 ms later); a millisecond past it, as a timer
- * may fire a little early on the wall clock; and never under a tenth of a tick, so thousands of
- * streams due at scattered instants wake the planner at most ten times a tick. Pure.
+ * ready (`nextReadyAt`) when that comes first, so a stream due between two ticks starts when it
+ * is due rather than up to a tick later (ticks drift by their own work and event-loop delays,
+ * and due times need not fall on their phase); a millisecond past it, as a timer may fire a
+ * little early on the wall clock; never under {@link plannerWakeFloorMs}. Pure.
  * @example plannerSleepMs(250, 1_000, 1_100) === 101
  */
 export function plannerSleepMs(
@@ -101,5 +109,5 @@ export function plannerSleepMs(
   nextReadyAt: number | undefined,
 ): number {
   if (nextReadyAt === undefined) return tickMs;
-  return Math.min(tickMs, Math.max(tickMs / 10, nextReadyAt - now + 1));
+  return Math.min(tickMs, Math.max(plannerWakeFloorMs(tickMs), nextReadyAt - now + 1));
 }
