@@ -1,6 +1,6 @@
-import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../shared/cli/main.ts';
+import { type ClosingListener, startClosingListener } from '../support/closing-listener.ts';
 
 async function run(argv: readonly string[]) {
   const out: string[] = [];
@@ -31,27 +31,22 @@ describe('the CLI given an --api URL on a port fetch blocks', () => {
 });
 
 describe('the CLI given an --api URL on a port fetch connects to', () => {
-  let listener: Server;
-  let connections = 0;
+  // Closes every connection: what reaches it is a request the command made.
+  let listener: ClosingListener;
 
   beforeAll(async () => {
-    // Closes every connection: what reaches it is a request the command made.
-    listener = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    listener = await startClosingListener();
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => listener.close(resolve));
+    await listener.close();
   });
 
   it('sends the request, and exits 1 when no admin API answers', async () => {
-    const { port } = listener.address() as AddressInfo;
+    const { port } = listener;
     const result = await run(['streams', 'list', '--api', `http://127.0.0.1:${port}`]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot reach the admin API at http://127.0.0.1:${port}`);
-    expect(connections).toBeGreaterThan(0);
+    expect(listener.connections()).toBeGreaterThan(0);
   });
 });

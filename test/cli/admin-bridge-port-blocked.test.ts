@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ClosingListener, startClosingListener } from '../support/closing-listener.ts';
 import { runBin } from '../support/run-bin.ts';
 
 // A data dir under a file: were start to go past its configuration, it would fail there (exit 1).
@@ -19,20 +19,15 @@ function bridgePortLine(stderr: string): string | undefined {
 // never connects to it (6000, 6665-6669, 10080…): they said they could not reach the bridge
 // (exit 1), a configuration fault reported as a runtime one.
 describe('admin commands with BRIDGE_PORT a port fetch never connects to', () => {
-  let listener: Server;
-  let connections = 0;
+  // Closes every connection: what reaches it is a request the command made.
+  let listener: ClosingListener;
 
   beforeAll(async () => {
-    // A listener that closes every connection: what reaches it is a request the command made.
-    listener = createServer((socket) => {
-      connections++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    listener = await startClosingListener();
   });
 
   afterAll(async () => {
-    await new Promise((resolve) => listener.close(resolve));
+    await listener.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -61,10 +56,10 @@ describe('admin commands with BRIDGE_PORT a port fetch never connects to', () =>
   }, 60_000);
 
   it('still reaches a bridge at a BRIDGE_PORT fetch connects to', async () => {
-    const { port } = listener.address() as AddressInfo;
+    const { port } = listener;
     const result = await runBin(['subscriptions', 'list'], { BRIDGE_PORT: String(port) });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot reach the admin API at http://127.0.0.1:${port}`);
-    expect(connections).toBeGreaterThan(0);
+    expect(listener.connections()).toBeGreaterThan(0);
   }, 30_000);
 });
