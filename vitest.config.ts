@@ -2,8 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Tests that fill a connector budget against the real clock (a first sync of 100,000
- * customers beside live polls for 35 s, the sync's share of the budget needing the CPU). They
- * run last, one file at a time.
+ * customers beside live polls for 35 s, most of a core): they run last, one file at a time,
+ * neither slowing the suite's files nor slowed by them.
  */
 const LATENCY_TESTS = ['test/polling/connector-budget.test.ts'];
 

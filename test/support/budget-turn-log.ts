@@ -5,7 +5,7 @@ import type { TokenBudget } from '../../shared/connector/budget/token-budget.ts'
 /** One step of a token budget's turns, in the order it happened. */
 export type BudgetTurn =
   | { kind: 'live-claim' }
-  | { kind: 'take-started'; live: boolean }
+  | { kind: 'take-started'; live: boolean; capacity: number }
   | { kind: 'take-answered'; live: boolean; granted: boolean };
 
 /** What {@link summarizeBudgetTurns} counts in a log of turns. */
@@ -17,18 +17,20 @@ export interface BudgetTurnSummary {
   liveRefused: number;
   /** Sync takes begun while a live claim waited (claimed, not yet granted by the ledger). */
   syncTakesBesideWaitingLive: number;
+  /** The fewest grants in the window a sync take was allowed to bring it to (Infinity: none). */
+  leastSyncCapacity: number;
 }
 
 /**
- * A ledger that records every take of `ledger` in `log` (its start, and its answer with whether
- * it was granted), then answers as `ledger` does. The budget awaits each take before its next
+ * A ledger that records every take of `ledger` in `log` (its start with the capacity asked, and
+ * its answer with whether it was granted), then answers as `ledger` does. The budget awaits each take before its next
  * turn, so the log holds its turns in order.
  */
 export function recordingLedger(ledger: GrantLedger, log: BudgetTurn[]): GrantLedger {
   return {
     async take(key, now, windowMs, capacity, claim) {
       const live = claim?.live ?? true;
-      log.push({ kind: 'take-started', live });
+      log.push({ kind: 'take-started', live, capacity });
       const result = await ledger.take(key, now, windowMs, capacity, claim);
       log.push({ kind: 'take-answered', live, granted: result.granted });
       return result;
@@ -51,8 +53,9 @@ export function recordLiveClaims(budget: TokenBudget, log: BudgetTurn[]): void {
 }
 
 /**
- * Counts a log of turns: claims, grants, refusals, and the sync takes begun while a live claim
- * waited (one counts as waiting from its claim until the ledger grants a live take). Pure.
+ * Counts a log of turns: claims, grants, refusals, the sync takes begun while a live claim
+ * waited (one counts as waiting from its claim until the ledger grants a live take), and the
+ * least capacity a sync take was given. Pure.
  */
 export function summarizeBudgetTurns(log: readonly BudgetTurn[]): BudgetTurnSummary {
   const summary: BudgetTurnSummary = {
@@ -61,12 +64,14 @@ export function summarizeBudgetTurns(log: readonly BudgetTurn[]): BudgetTurnSumm
     syncGrants: 0,
     liveRefused: 0,
     syncTakesBesideWaitingLive: 0,
+    leastSyncCapacity: Number.POSITIVE_INFINITY,
   };
   for (const turn of log) {
     if (turn.kind === 'live-claim') summary.liveClaims++;
     else if (turn.kind === 'take-started') {
-      if (!turn.live && summary.liveClaims > summary.liveGrants)
-        summary.syncTakesBesideWaitingLive++;
+      if (turn.live) continue;
+      summary.leastSyncCapacity = Math.min(summary.leastSyncCapacity, turn.capacity);
+      if (summary.liveClaims > summary.liveGrants) summary.syncTakesBesideWaitingLive++;
     } else if (turn.live) {
       if (turn.granted) summary.liveGrants++;
       else summary.liveRefused++;
