@@ -33,6 +33,11 @@ export interface Receiver {
   /** Secrets a path's requests are verified with (all must verify). */
   secrets: Map<string, string[]>;
   log: ReceivedRequest[];
+  /**
+   * Requests of the log whose sender closed the connection before any answer (a hang its
+   * sender's timeout ended, an abort), each added when its connection closed.
+   */
+  abandoned: ReceivedRequest[];
   close(): Promise<void>;
 }
 
@@ -72,6 +77,7 @@ export async function startReceiver(
   decide: (request: ReceivedRequest) => ReceiverAction = () => ({ kind: 'respond', status: 200 }),
 ): Promise<Receiver> {
   const log: ReceivedRequest[] = [];
+  const abandoned: ReceivedRequest[] = [];
   const secrets = new Map<string, string[]>();
   const prefix = receiverPath('receiver');
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -94,6 +100,9 @@ export async function startReceiver(
         verifiedWith: verifyWithAll(secrets.get(path) ?? [], body, headers),
       };
       log.push(entry);
+      response.on('close', () => {
+        if (!response.writableEnded) abandoned.push(entry);
+      });
       const action = decide(entry);
       if (action.kind === 'hang') return;
       if (action.kind === 'drop') {
@@ -115,6 +124,7 @@ export async function startReceiver(
     url: (path) => `http://127.0.0.1:${port}${prefix}${path}`,
     secrets,
     log,
+    abandoned,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
