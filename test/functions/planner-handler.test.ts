@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { POLL_JOB_SEND_CONCURRENCY } from '../../shared/polling/enqueue-poll-jobs.ts';
 
 /** A poll job message as the planner writes it. */
 interface SentJob {
@@ -144,7 +145,7 @@ afterAll(() => {
 });
 
 describe('functions/planner handler at scale', () => {
-  it('enqueues the jobs of 10,000 due connections well inside its 30 s timeout, sending batches concurrently', async () => {
+  it('enqueues the jobs of 10,000 due connections, sending as many batches at once as its send concurrency allows', async () => {
     const due = Date.now() - 1_000;
     table = new Map(ids(10_000).map((id) => [id, { nextDueAt: due }]));
     answerSend();
@@ -155,9 +156,12 @@ describe('functions/planner handler at scale', () => {
 
     expect(result).toEqual({ enqueued: 10_000, connections: 10_000 });
     expect(new Set(enqueued).size).toBe(10_000);
-    expect(peakInFlight).toBeGreaterThan(1);
-    // A third of the timeout: room for slower SQS answers and the table's pages.
-    expect(elapsed).toBeLessThan(PLANNER_TIMEOUT_MS / 3);
+    // Ten SendMessageBatch calls in flight at once: the 1,000 calls cost a hundred round trips
+    // of SQS, well inside the 30 s timeout; how long the CPU takes is a benchmark's figure.
+    expect(peakInFlight).toBe(POLL_JOB_SEND_CONCURRENCY);
+    console.info(
+      `planner: 10,000 jobs in ${Math.round(elapsed)} ms (timeout ${PLANNER_TIMEOUT_MS} ms)`,
+    );
   }, 60_000);
 
   it('lists the connections with eventually consistent reads, half the read units of strongly consistent ones', async () => {
