@@ -38,6 +38,8 @@ export interface Receiver {
    * sender's timeout ended, an abort), each added when its connection closed.
    */
   abandoned: ReceivedRequest[];
+  /** Requests of the log answered so far, each added once its answer was written. */
+  answered: ReceivedRequest[];
   close(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startReceiver(
 ): Promise<Receiver> {
   const log: ReceivedRequest[] = [];
   const abandoned: ReceivedRequest[] = [];
+  const answered: ReceivedRequest[] = [];
   const secrets = new Map<string, string[]>();
   const prefix = receiverPath('receiver');
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -103,6 +106,7 @@ export async function startReceiver(
       response.on('close', () => {
         if (!response.writableEnded) abandoned.push(entry);
       });
+      response.on('finish', () => answered.push(entry));
       const action = decide(entry);
       if (action.kind === 'hang') return;
       if (action.kind === 'drop') {
@@ -125,6 +129,7 @@ export async function startReceiver(
     secrets,
     log,
     abandoned,
+    answered,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
