@@ -9,9 +9,17 @@ import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { TestReceiver } from '../e2e/webhook-receiver.ts';
 import { testLocalConfig } from './local-config.ts';
 
+/** An event as the bridge published it: its type and subject. */
+export interface PublishedEvent {
+  type: string;
+  subject: string | undefined;
+}
+
 /** A bridge started by {@link startInProcessBridge}. */
 export interface InProcessBridge {
   bridge: RunningBridge;
+  /** The events the bridge has published, in order, as its runtime reports each one. */
+  published: readonly PublishedEvent[];
   /** Subscribes `receiver` to every event and gives it the signing secret. */
   subscribe(receiver: TestReceiver): Promise<void>;
   /** Stops the bridge and removes its data directory. */
@@ -32,6 +40,8 @@ export async function startInProcessBridge(
   config: Partial<LocalConfig> = {},
 ): Promise<InProcessBridge> {
   const dataDir = await mkdtemp(join(tmpdir(), 'cb-bridge-'));
+  const published: PublishedEvent[] = [];
+  const quiet = jsonReporter({ write: () => undefined, now: () => Date.now() });
   const bridge = await startBridge(
     { ...testLocalConfig(dataDir, pollIntervalMs), ...config },
     {
@@ -39,7 +49,13 @@ export async function startInProcessBridge(
         ...connectorEnvOf(sim),
         ...env,
       },
-      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+      reporter: {
+        ...quiet,
+        events: (events) => {
+          for (const { type, subject } of events) published.push({ type, subject });
+          quiet.events(events);
+        },
+      },
     },
   ).catch(async (error: unknown) => {
     // A start refused (a test of its validation) leaves no data dir behind in the temp dir.
@@ -48,6 +64,7 @@ export async function startInProcessBridge(
   });
   return {
     bridge,
+    published,
     async subscribe(receiver) {
       const added = await fetch(`${bridge.adminUrl}/subscriptions`, {
         method: 'POST',

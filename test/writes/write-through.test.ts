@@ -3,15 +3,12 @@ import { runCli } from '../../shared/cli/main.ts';
 import type { RunningBridge } from '../../shared/local/runtime.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { startTestReceiver, type TestReceiver } from '../e2e/webhook-receiver.ts';
-import { type InProcessBridge, startInProcessBridge } from '../support/in-process-bridge.ts';
+import {
+  type InProcessBridge,
+  type PublishedEvent,
+  startInProcessBridge,
+} from '../support/in-process-bridge.ts';
 import { waitFor } from '../support/wait-for.ts';
-
-/**
- * A write's event must reach the subscriber this fast after the write was sent: asserted on
- * the median of the six writes (every latency is printed), so one write delayed by a loaded
- * machine does not fail the run.
- */
-const LATENCY_BOUND_MS = 1000;
 
 describe('write-through: the six write operations through the admin API proxy', () => {
   let sim: RunningSimulator;
@@ -19,6 +16,8 @@ describe('write-through: the six write operations through the admin API proxy', 
   let bridge: RunningBridge;
   let receiver: TestReceiver;
   const latencies: number[] = [];
+  /** The event of each write with its answer: whether the bridge had published it by then. */
+  const publishedByAnswer: { event: string; published: boolean }[] = [];
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 17 });
@@ -36,7 +35,10 @@ describe('write-through: the six write operations through the admin API proxy', 
     await sim?.close();
   });
 
-  /** Sends one call through the proxy; `at` is when it was sent (latency counts from there). */
+  /**
+   * Sends one call through the proxy; `at` is when it was sent (latency counts from there),
+   * `published` what the bridge had published when the answer came.
+   */
   async function write(operation: string, body: unknown) {
     const at = Date.now();
     const response = await fetch(`${bridge.adminUrl}/api/connector/v1/${operation}`, {
@@ -44,10 +46,12 @@ describe('write-through: the six write operations through the admin API proxy', 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
+    const published: readonly PublishedEvent[] = [...started.published];
     return {
       status: response.status,
       body: (await response.json()) as Record<string, unknown>,
       at,
+      published,
     };
   }
 
@@ -65,13 +69,22 @@ describe('write-through: the six write operations through the admin API proxy', 
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 
-  async function eventOf(type: string, subject: string, since: number) {
+  /** The event `type` of `subject` as delivered, noting whether `written`'s answer followed its publication. */
+  async function eventOf(
+    type: string,
+    subject: string,
+    written: { at: number; published: readonly PublishedEvent[] },
+  ) {
+    publishedByAnswer.push({
+      event: `${type} ${subject}`,
+      published: written.published.some((e) => e.type === type && e.subject === subject),
+    });
     const event = await waitFor(
       () => receiver.received.find((e) => e.type === type && e.subject === subject),
       10_000,
       `${type} ${subject}`,
     );
-    latencies.push(Date.now() - since);
+    latencies.push(Date.now() - written.at);
     return event;
   }
 
@@ -88,7 +101,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     expect(result.body.Id).toBe(customer.Id);
     expect(result.body.Notes).toBe('write-through note');
     expect(result.body).toEqual(model().customers.get(customer.Id)!.record);
-    const event = await eventOf('customer.updated', customer.Id, result.at);
+    const event = await eventOf('customer.updated', customer.Id, result);
     // The following poll of customers covers the write and finds the stored snapshot current.
     await waitFor(
       async () => {
@@ -126,7 +139,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     });
     expect(result.status).toBe(200);
     expect(result.body.LoyaltyPrograms).toEqual([model().loyaltyPrograms.get(program.Id)!.record]);
-    await eventOf('loyaltyProgram.updated', program.Id, result.at);
+    await eventOf('loyaltyProgram.updated', program.Id, result);
   });
 
   it('paymentRequests/add answers the created requests and publishes paymentRequest.created', async () => {
@@ -147,7 +160,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     expect(result.status).toBe(200);
     const created = (result.body.PaymentRequests as { Id: string }[])[0]!;
     expect(created).toEqual(model().paymentRequests.get(created.Id)!.record);
-    await eventOf('paymentRequest.created', created.Id, result.at);
+    await eventOf('paymentRequest.created', created.Id, result);
   });
 
   it('routingRules/update answers the updated rules and publishes routingRule.updated', async () => {
@@ -158,7 +171,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     });
     expect(result.status).toBe(200);
     expect(result.body.RoutingRules).toEqual([model().routingRules.get(rule.Id)!.record]);
-    await eventOf('routingRule.updated', rule.Id, result.at);
+    await eventOf('routingRule.updated', rule.Id, result);
   });
 
   it('vouchers/add answers the added vouchers and publishes voucher.created', async () => {
@@ -172,7 +185,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     expect(result.status).toBe(200);
     const voucher = (result.body.Vouchers as { Id: string }[])[0]!;
     expect(voucher).toEqual(model().vouchers.get(voucher.Id)!.record);
-    await eventOf('voucher.created', voucher.Id, result.at);
+    await eventOf('voucher.created', voucher.Id, result);
   });
 
   it('restrictions/clear answers the empty object and publishes restriction.cleared', async () => {
@@ -183,7 +196,7 @@ describe('write-through: the six write operations through the admin API proxy', 
     });
     expect(result.status).toBe(200);
     expect(result.body).toEqual({});
-    await eventOf('restriction.cleared', service.Id, result.at);
+    await eventOf('restriction.cleared', service.Id, result);
   });
 
   it("a failed write answers the connector's error unchanged and publishes nothing", async () => {
@@ -266,10 +279,9 @@ describe('write-through: the six write operations through the admin API proxy', 
     expect(err.join('')).toContain('no such customer');
   });
 
-  it('delivers within one second of the answer (median of the six writes)', () => {
-    const sorted = [...latencies].sort((a, b) => a - b);
-    expect(sorted.length).toBeGreaterThanOrEqual(6);
-    expect(sorted[Math.floor(sorted.length / 2)]!).toBeLessThanOrEqual(LATENCY_BOUND_MS);
+  it('publishes the event of each of the six writes before answering it, not at a later poll', () => {
+    expect(publishedByAnswer).toHaveLength(6);
+    expect(publishedByAnswer.filter((write) => !write.published)).toEqual([]);
     expect(receiver.rejected).toBe(0);
   });
 });
