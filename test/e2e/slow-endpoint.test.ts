@@ -70,8 +70,8 @@ describe('a stuck endpoint beside a healthy one, through the runtime of change-b
       TIMEOUT_MS,
       'the healthy endpoint to get every change',
     );
-    // Well before the stuck endpoint's first requests time out (they went out within a second).
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS - 1_000);
+    // Before the stuck endpoint's first requests time out: none of those it holds was given up.
+    expect(stuck.givenUp).toBe(0);
     expect(stuck.waiting).toBeGreaterThan(0);
   }, 90_000);
 });

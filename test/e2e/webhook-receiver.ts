@@ -22,6 +22,8 @@ export interface TestReceiver {
   release(): void;
   /** Requests waiting for an answer now. */
   readonly waiting: number;
+  /** Held requests whose sender gave up (closed the connection: its timeout) before an answer. */
+  readonly givenUp: number;
   /** Verified requests a slow endpoint has not answered yet (see {@link TestReceiver.slow}). */
   readonly answering: number;
   /** Answers each verified request `ms` after it arrived (0: at once), a slow endpoint. */
@@ -67,6 +69,7 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
   let delayMs = 0;
   let answering = 0;
   let held: Array<() => void> = [];
+  let givenUp = 0;
   const path = address.path ?? receiverPath('hook');
   const server = createServer(async (request, response) => {
     if (request.url !== path) {
@@ -98,8 +101,12 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
         attempts.push({ ...got, status: 204, at });
         response.writeHead(204).end();
       };
-      if (holding) held.push(answer);
-      else if (delayMs > 0) {
+      if (holding) {
+        held.push(answer);
+        response.on('close', () => {
+          if (!response.writableEnded) givenUp++;
+        });
+      } else if (delayMs > 0) {
         answering++;
         setTimeout(() => {
           answering--;
@@ -134,6 +141,9 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
     },
     get waiting() {
       return held.length;
+    },
+    get givenUp() {
+      return givenUp;
     },
     get answering() {
       return answering;
