@@ -6,14 +6,14 @@ import type { TokenBudget } from '../../shared/connector/budget/token-budget.ts'
 export type BudgetTurn =
   | { kind: 'live-claim' }
   | { kind: 'take-started'; live: boolean; capacity: number }
-  | { kind: 'take-answered'; live: boolean; granted: boolean };
+  | { kind: 'take-answered'; live: boolean; granted: boolean; paused: boolean };
 
 /** What {@link summarizeBudgetTurns} counts in a log of turns. */
 export interface BudgetTurnSummary {
   liveClaims: number;
   liveGrants: number;
   syncGrants: number;
-  /** Live takes the ledger refused (the window held no slot for them). */
+  /** Live takes the ledger refused for room (the window held no slot for them), not for a 429's pause. */
   liveRefused: number;
   /** Sync takes begun while a live claim waited (claimed, not yet granted by the ledger). */
   syncTakesBesideWaitingLive: number;
@@ -23,7 +23,7 @@ export interface BudgetTurnSummary {
 
 /**
  * A ledger that records every take of `ledger` in `log` (its start with the capacity asked, and
- * its answer with whether it was granted), then answers as `ledger` does. The budget awaits each take before its next
+ * its answer: granted or not, and whether for a 429's pause), then answers as `ledger` does. The budget awaits each take before its next
  * turn, so the log holds its turns in order.
  */
 export function recordingLedger(ledger: GrantLedger, log: BudgetTurn[]): GrantLedger {
@@ -32,7 +32,8 @@ export function recordingLedger(ledger: GrantLedger, log: BudgetTurn[]): GrantLe
       const live = claim?.live ?? true;
       log.push({ kind: 'take-started', live, capacity });
       const result = await ledger.take(key, now, windowMs, capacity, claim);
-      log.push({ kind: 'take-answered', live, granted: result.granted });
+      const paused = result.pausedUntil !== undefined;
+      log.push({ kind: 'take-answered', live, granted: result.granted, paused });
       return result;
     },
     restamp: (key, given, now, windowMs, capacity, claim) =>
@@ -74,7 +75,7 @@ export function summarizeBudgetTurns(log: readonly BudgetTurn[]): BudgetTurnSumm
       if (summary.liveClaims > summary.liveGrants) summary.syncTakesBesideWaitingLive++;
     } else if (turn.live) {
       if (turn.granted) summary.liveGrants++;
-      else summary.liveRefused++;
+      else if (!turn.paused) summary.liveRefused++;
     } else if (turn.granted) summary.syncGrants++;
   }
   return summary;
