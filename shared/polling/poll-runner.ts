@@ -4,6 +4,7 @@ import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
 import { DueSchedule } from './due-schedule.ts';
+import { HELD_STORE_PROBE_MS, HeldStreamProbe } from './held-stream-probe.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams, failureBackoffMs, plannerSleepMs, plannerWakeFloorMs } from './schedule.ts';
@@ -50,13 +51,6 @@ export const FULL_STATE_READ_SPACING_FACTOR = 10;
  * failing) is not asked, and the failure not reported, at every tick.
  */
 export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
-
-/**
- * While streams are held (see {@link PollLoopOptions.probeWrites}), how long the loop waits
- * between tries of its own write to the store after one failed: the longest a held stream waits
- * for its next poll once the store takes writes again, where its backoff reaches 30 minutes.
- */
-export const HELD_STORE_PROBE_MS = 5_000;
 
 /** A running poll loop. */
 export interface PollLoop {
@@ -208,50 +202,14 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         ? Number.POSITIVE_INFINITY
         : Math.max(dueAt, heldBack.get(streamId)?.retryAt ?? dueAt),
   });
-  /**
-   * The probe of the store's writes (see {@link PollLoopOptions.probeWrites}): holds are counted;
-   * a probe covers those made before it; a failed one marks the store refusing, and the first
-   * that goes through afterwards makes every held stream due. Holds a probe that went through
-   * covers (the store took writes: their failures are their own) are not probed again.
-   */
-  let holds = 0;
-  let probedThrough = 0;
-  /** Whether the last probe failed (none went through since). */
-  let refusing = false;
-  let nextProbeAt = Number.NEGATIVE_INFINITY;
-  let probe: Promise<void> | undefined;
-  const probeWrites = options.probeWrites;
-  const probeIfDue = () => {
-    if (!probeWrites || probe || heldBack.size === 0 || deps.clock.now() < nextProbeAt) return;
-    // Holds not probed yet, or refused by the last probe: nothing to learn otherwise.
-    if (holds === probedThrough && !refusing) return;
-    probedThrough = holds;
-    probe = probeWrites()
-      .then(
-        () => {
-          if (!refusing) return;
-          refusing = false;
-          const now = deps.clock.now();
-          let released = 0;
-          // Every stream held: also those held since the probe failed, their tries refused as
-          // its write was, whose backoff may have reached 30 minutes.
-          for (const held of heldBack.values()) {
-            if (held.retryAt <= now) continue;
-            held.retryAt = now;
-            schedule.update(held.streamId);
-            released += 1;
-          }
-          if (released > 0) options.onStoreWritable?.(released);
-        },
-        () => {
-          refusing = true;
-          nextProbeAt = deps.clock.now() + HELD_STORE_PROBE_MS;
-        },
-      )
-      .finally(() => {
-        probe = undefined;
-      });
-  };
+  /** Releases the held streams once the store takes writes again (see {@link HeldStreamProbe}). */
+  const heldProbe = new HeldStreamProbe({
+    probeWrites: options.probeWrites,
+    held: heldBack,
+    clock: deps.clock,
+    onReleased: (streamId) => schedule.update(streamId),
+    onStoreWritable: (released) => options.onStoreWritable?.(released),
+  });
   /** States re-read by finished polls while a full read was under way (null: deleted). */
   const rereadDuringFullRead = new Map<string, StreamState | null>();
   let lastFullReadAt = Number.NEGATIVE_INFINITY;
@@ -337,7 +295,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
         const held = { streamId, error: describeThrown(error), failures, retryAt };
         heldBack.set(streamId, { ...held });
-        holds += 1;
+        heldProbe.countHold();
         options.onStreamHeld?.(held);
       })
       .finally(() => {
@@ -559,7 +517,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         }
         // A restart must not poll every stream at once: nothing starts before the first read.
         if (!loaded) await fullRead;
-        probeIfDue();
+        heldProbe.probeIfDue();
         if (loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error, 'tick');
@@ -577,7 +535,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       await Promise.all(running.values());
       await fullRead;
       await toldReads.idle();
-      await probe;
+      await heldProbe.inFlight();
     },
     held: () => new Map([...heldBack].map(([streamId, held]) => [streamId, { ...held }])),
   };

@@ -12,9 +12,9 @@ import {
 import { resolveFromDynalite } from '../../shared/local/dynalite-require.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { storeWriteProbe } from '../../shared/local/store-probe.ts';
+import { HELD_STORE_PROBE_MS } from '../../shared/polling/held-stream-probe.ts';
 import { OverlapMemory } from '../../shared/polling/overlap-memory.ts';
 import {
-  HELD_STORE_PROBE_MS,
   type HeldStream,
   type PollLoop,
   type PollLoopOptions,
