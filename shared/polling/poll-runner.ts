@@ -9,7 +9,11 @@ import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-co
 import { type PollOutcome, pollStream } from './poll-stream.ts';
 import { dueStreams, failureBackoffMs, plannerSleepMs, plannerWakeFloorMs } from './schedule.ts';
 import type { StateChangeSource } from './state-change-notices.ts';
-import { ToldStateReads } from './told-state-reads.ts';
+import {
+  FULL_STATE_READ_INTERVAL_MS,
+  FULL_STATE_READ_RETRY_MAX_MS,
+  StreamStateView,
+} from './stream-state-view.ts';
 import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
 
 /** Streams polled at once by one process. */
@@ -30,27 +34,6 @@ export async function pollDueStreams(
   const due = dueStreams(definitions, states, deps.clock.now());
   return mapWithConcurrency(due, concurrency, (definition) => pollStream(definition, deps, owner));
 }
-
-/**
- * How often the loop reads every stream state: a safety net for a change it was not told of.
- * Each finished poll keeps its own stream's state, the streams new to its list and those of
- * {@link PollLoopOptions.stateChanges} are re-read one by one, so 1,000 connections of 13
- * streams do not read 13,000 states every few ticks.
- */
-export const FULL_STATE_READ_INTERVAL_MS = 60_000;
-
-/**
- * After a full read that took d ms, the next one waits at least d × this: full reads take at
- * most a tenth of the loop's time, however slow the store is under load.
- */
-export const FULL_STATE_READ_SPACING_FACTOR = 10;
-
-/**
- * Longest wait before a full read of the stream states tries again after failed ones: the
- * wait starts at one tick and doubles per failure, so a store that cannot be read (its disk
- * failing) is not asked, and the failure not reported, at every tick.
- */
-export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
 
 /** A running poll loop. */
 export interface PollLoop {
@@ -186,7 +169,6 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
   const catchUpLimit = catchUpSlots(limit);
   const catchUpReserve = limit > 1 ? reservedCatchUpSlots(limit) : 0;
-  let states = new Map<string, StreamState>();
   /**
    * Streams whose last polls failed and could not store it (a store refusing writes): the
    * stored state still says due, so each would poll again at every tick, a connector request or
@@ -196,7 +178,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const heldBack = new Map<string, HeldStream>();
   /** The streams by when they are due: a tick looks at the due ones alone. */
   const schedule = new DueSchedule({
-    stateOf: (streamId) => states.get(streamId),
+    stateOf: (streamId) => stateView.get(streamId),
     readyAt: (streamId, dueAt) =>
       running.has(streamId)
         ? Number.POSITIVE_INFINITY
@@ -210,42 +192,15 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     onReleased: (streamId) => schedule.update(streamId),
     onStoreWritable: (released) => options.onStoreWritable?.(released),
   });
-  /** States re-read by finished polls while a full read was under way (null: deleted). */
-  const rereadDuringFullRead = new Map<string, StreamState | null>();
-  let lastFullReadAt = Number.NEGATIVE_INFINITY;
-  /** Whether a full read has completed: until then, what is due is unknown. */
-  let loaded = false;
-  let fullRead: Promise<void> | undefined;
-  let nextFullReadAt = Number.NEGATIVE_INFINITY;
-  /** Full reads failed in a row, and when the next may try (see {@link FULL_STATE_READ_RETRY_MAX_MS}). */
-  let fullReadFailures = 0;
-  let fullReadRetryAt = Number.NEGATIVE_INFINITY;
-  /** Streams re-read one by one: told of (see {@link PollLoopOptions.stateChanges}) or new to the list. */
-  const toldReads = new ToldStateReads({
+  const stateView = new StreamStateView({
     store: deps.store,
-    apply: (streamId, state) => {
-      const known = states.get(streamId);
-      // A poll that ended since the read began stored a newer state: kept.
-      if (state && known && known.version > state.version) return;
-      if (state) states.set(streamId, state);
-      else states.delete(streamId);
-      rereadDuringFullRead.set(streamId, state ?? null);
-      schedule.update(streamId);
-    },
+    clock: deps.clock,
+    tickMs: options.tickMs,
+    onStateChanged: (streamId) => schedule.update(streamId),
+    onAllReplaced: () => schedule.invalidate(),
     onError: (error) => options.onError?.(error, 'state read'),
   });
-  const unsubscribe = options.stateChanges?.subscribe((streamIds) => toldReads.read(streamIds));
-  const readAllStates = async () => {
-    rereadDuringFullRead.clear();
-    const began = deps.clock.now();
-    const listed = await deps.store.listStreams();
-    states = mergeNewer(listed, rereadDuringFullRead);
-    schedule.invalidate();
-    loaded = true;
-    fullReadFailures = 0;
-    const ended = deps.clock.now();
-    nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
-  };
+  const unsubscribe = options.stateChanges?.subscribe((streamIds) => stateView.reread(streamIds));
   /**
    * `catchingUp`: the run takes a catch-up slot; `passWaits`: it reads the live window of a
    * stream whose backfill pass waits for one (see {@link PollDeps.passWaits}).
@@ -277,9 +232,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         // Its next due time, without waiting for the next full read: the state its poll wrote
         // last (no read per poll), or a re-read when it wrote none (skipped).
         const state = saved ?? (await deps.store.getStream(streamId));
-        if (state) states.set(streamId, state);
-        else states.delete(streamId);
-        rereadDuringFullRead.set(streamId, state ?? null);
+        stateView.keep(streamId, state);
         const wasHeld = heldBack.get(streamId);
         if (wasHeld && (outcome.kind !== 'skipped' || outcome.reason === 'parked')) {
           heldBack.delete(streamId);
@@ -290,8 +243,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         // Nothing recorded the failure: held back here, by the backoff it would have stored.
-        const failures =
-          (heldBack.get(streamId)?.failures ?? states.get(streamId)?.consecutiveFailures ?? 0) + 1;
+        const before =
+          heldBack.get(streamId)?.failures ?? stateView.get(streamId)?.consecutiveFailures ?? 0;
+        const failures = before + 1;
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
         const held = { streamId, error: describeThrown(error), failures, retryAt };
         heldBack.set(streamId, { ...held });
@@ -408,11 +362,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     const added = schedule.sync(definitions);
     // A connection added or enabled: its streams' states may have changed since the last full
     // read (removed and added again), and nothing else tells.
-    if (added.length > 0) toldReads.read(added.map((definition) => definition.streamId));
+    if (added.length > 0) stateView.reread(added.map((definition) => definition.streamId));
     for (const definition of schedule.due(now)) {
       if (running.has(definition.streamId)) continue;
       if ((heldBack.get(definition.streamId)?.retryAt ?? now) > now) continue;
-      const state = states.get(definition.streamId);
+      const state = stateView.get(definition.streamId);
       const bulkOnly = waitsForBacklog(definition, state, deps.windows, now);
       // A listing stream's poll is its whole pass (listingJudging): a live poll in all but name.
       const live = !bulkOnly && (isLiveStream(state) || isLiveBesidePass(state));
@@ -458,7 +412,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     refillScheduled = true;
     setImmediate(() => {
       refillScheduled = false;
-      if (loaded && !controller.signal.aborted) startWaiting();
+      if (stateView.loaded && !controller.signal.aborted) startWaiting();
     });
   };
   /** When the planner's current sleep ends (see {@link wakeBy}), and when its last tick began. */
@@ -497,28 +451,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         // reads catch what none told. They run beside the ticks, so a slow read (13,000 states
         // of a loaded store) never holds back the start of due polls; finished polls keep their
         // own states current meanwhile.
-        const now = deps.clock.now();
-        const fullReadDue =
-          now >= fullReadRetryAt &&
-          (!loaded ||
-            (now >= lastFullReadAt + FULL_STATE_READ_INTERVAL_MS && now >= nextFullReadAt));
-        if (!fullRead && fullReadDue) {
-          lastFullReadAt = now;
-          fullRead = readAllStates()
-            .catch((error: unknown) => {
-              fullReadFailures += 1;
-              const waitMs = options.tickMs * 2 ** Math.min(20, fullReadFailures - 1);
-              fullReadRetryAt = deps.clock.now() + Math.min(FULL_STATE_READ_RETRY_MAX_MS, waitMs);
-              options.onError?.(error, 'state read');
-            })
-            .finally(() => {
-              fullRead = undefined;
-            });
-        }
+        stateView.readAllIfDue(deps.clock.now());
         // A restart must not poll every stream at once: nothing starts before the first read.
-        if (!loaded) await fullRead;
+        if (!stateView.loaded) await stateView.fullReadInFlight();
         heldProbe.probeIfDue();
-        if (loaded) startDue(definitions);
+        if (stateView.loaded) startDue(definitions);
       } catch (error) {
         options.onError?.(error, 'tick');
       }
@@ -533,8 +470,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       unsubscribe?.();
       await loop;
       await Promise.all(running.values());
-      await fullRead;
-      await toldReads.idle();
+      await stateView.idle();
       await heldProbe.inFlight();
     },
     held: () => new Map([...heldBack].map(([streamId, held]) => [streamId, { ...held }])),
@@ -570,24 +506,6 @@ export function waitsForBacklog(
   if (state.window !== null)
     return !isLiveWindow(state.window, windows.overlapMs, definition.intervalMs);
   return !plansLiveWindow(state.watermark, nowMs, windows, definition.intervalMs);
-}
-
-/**
- * A full read of the stream states, corrected by the states polls re-read while it ran: a
- * poll that finished during the read must not look due again because the read saw it before
- * (that would poll it twice). The higher version wins; a re-read that found none removes it.
- */
-function mergeNewer(
-  listed: readonly StreamState[],
-  reread: ReadonlyMap<string, StreamState | null>,
-): Map<string, StreamState> {
-  const merged = new Map(listed.map((state) => [state.streamId, state]));
-  for (const [streamId, state] of reread) {
-    const seen = merged.get(streamId);
-    if (state === null) merged.delete(streamId);
-    else if (!seen || state.version > seen.version) merged.set(streamId, state);
-  }
-  return merged;
 }
 
 function countCatchUp(counts: Map<string, number>, connectionId: string, by: 1 | -1): void {

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { FULL_STATE_READ_INTERVAL_MS, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import {
   noticingStateStore,
   StateChangeNotices,
 } from '../../shared/polling/state-change-notices.ts';
+import { FULL_STATE_READ_INTERVAL_MS } from '../../shared/polling/stream-state-view.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { collectingPollDeps } from './poll-harness.ts';
 

@@ -1,0 +1,167 @@
+import type { Clock } from '../clock.ts';
+import type { StateStore, StreamState } from '../state/state-store.ts';
+import { ToldStateReads } from './told-state-reads.ts';
+
+/**
+ * How often the loop reads every stream state: a safety net for a change it was not told of.
+ * Each finished poll keeps its own stream's state, the streams new to its list and those of
+ * PollLoopOptions.stateChanges are re-read one by one, so 1,000 connections of 13 streams do not
+ * read 13,000 states every few ticks.
+ */
+export const FULL_STATE_READ_INTERVAL_MS = 60_000;
+
+/**
+ * After a full read that took d ms, the next one waits at least d × this: full reads take at
+ * most a tenth of the loop's time, however slow the store is under load.
+ */
+export const FULL_STATE_READ_SPACING_FACTOR = 10;
+
+/**
+ * Longest wait before a full read of the stream states tries again after failed ones: the
+ * wait starts at one tick and doubles per failure, so a store that cannot be read (its disk
+ * failing) is not asked, and the failure not reported, at every tick.
+ */
+export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
+
+/** What a {@link StreamStateView} needs of the loop it serves. */
+export interface StreamStateViewOptions {
+  store: Pick<StateStore, 'listStreams' | 'getStream'>;
+  clock: Pick<Clock, 'now'>;
+  /** The loop's tick: the first wait after a failed full read, doubled per failure since. */
+  tickMs: number;
+  /** A re-read changed what is known of the stream (its due time follows). */
+  onStateChanged(streamId: string): void;
+  /** A full read replaced every known state. */
+  onAllReplaced(): void;
+  /** A read that failed: a full one (tried again later) or a re-read (left to the next full one). */
+  onError(error: unknown): void;
+}
+
+/**
+ * The poll loop's knowledge of the stream states: each finished poll keeps its own stream's
+ * state, re-reads fetch the streams told of one by one, and a full read of every state, every
+ * {@link FULL_STATE_READ_INTERVAL_MS} at most, catches what none told. Full reads run beside the
+ * loop's ticks (one at a time), spaced by {@link FULL_STATE_READ_SPACING_FACTOR} times their
+ * length and, after failures, by {@link FULL_STATE_READ_RETRY_MAX_MS}'s doubling wait.
+ */
+export class StreamStateView {
+  private states = new Map<string, StreamState>();
+  /** States re-read by finished polls while a full read was under way (null: deleted). */
+  private readonly rereadDuringFullRead = new Map<string, StreamState | null>();
+  private lastFullReadAt = Number.NEGATIVE_INFINITY;
+  /** Whether a full read has completed: until then, what is due is unknown. */
+  private fullReadDone = false;
+  private fullRead: Promise<void> | undefined;
+  private nextFullReadAt = Number.NEGATIVE_INFINITY;
+  /** Full reads failed in a row, and when the next may try (see FULL_STATE_READ_RETRY_MAX_MS). */
+  private fullReadFailures = 0;
+  private fullReadRetryAt = Number.NEGATIVE_INFINITY;
+  /** Streams re-read one by one: told of, or new to the loop's list. */
+  private readonly toldReads: ToldStateReads;
+
+  constructor(private readonly options: StreamStateViewOptions) {
+    this.toldReads = new ToldStateReads({
+      store: options.store,
+      apply: (streamId, state) => this.applyReread(streamId, state),
+      onError: (error) => options.onError(error),
+    });
+  }
+
+  /** Whether a full read has completed: until then, what is due is unknown. */
+  get loaded(): boolean {
+    return this.fullReadDone;
+  }
+
+  /** The stream's state as last read or kept (undefined: none known). */
+  get(streamId: string): StreamState | undefined {
+    return this.states.get(streamId);
+  }
+
+  /** Re-reads the states of `streamIds` soon, one by one (see {@link ToldStateReads}). */
+  reread(streamIds: Iterable<string>): void {
+    this.toldReads.read(streamIds);
+  }
+
+  /**
+   * Keeps the state a finished poll of the stream wrote or re-read (undefined: none stored), also
+   * over a full read under way, which may have seen the stream before its poll ended.
+   */
+  keep(streamId: string, state: StreamState | undefined): void {
+    if (state) this.states.set(streamId, state);
+    else this.states.delete(streamId);
+    this.rereadDuringFullRead.set(streamId, state ?? null);
+  }
+
+  /**
+   * Starts a full read of every state when one is due at `now` and none runs: the first at once,
+   * then every {@link FULL_STATE_READ_INTERVAL_MS} at most. A failure is told to `onError`.
+   */
+  readAllIfDue(now: number): void {
+    const due =
+      now >= this.fullReadRetryAt &&
+      (!this.fullReadDone ||
+        (now >= this.lastFullReadAt + FULL_STATE_READ_INTERVAL_MS && now >= this.nextFullReadAt));
+    if (this.fullRead || !due) return;
+    this.lastFullReadAt = now;
+    this.fullRead = this.readAll()
+      .catch((error: unknown) => {
+        this.fullReadFailures += 1;
+        const waitMs = this.options.tickMs * 2 ** Math.min(20, this.fullReadFailures - 1);
+        this.fullReadRetryAt =
+          this.options.clock.now() + Math.min(FULL_STATE_READ_RETRY_MAX_MS, waitMs);
+        this.options.onError(error);
+      })
+      .finally(() => {
+        this.fullRead = undefined;
+      });
+  }
+
+  /** The full read under way, if any (it never rejects). */
+  fullReadInFlight(): Promise<void> | undefined {
+    return this.fullRead;
+  }
+
+  /** Resolves once the full read and every re-read asked for so far have ended. */
+  async idle(): Promise<void> {
+    await this.fullRead;
+    await this.toldReads.idle();
+  }
+
+  private async readAll(): Promise<void> {
+    this.rereadDuringFullRead.clear();
+    const began = this.options.clock.now();
+    const listed = await this.options.store.listStreams();
+    this.states = mergeNewer(listed, this.rereadDuringFullRead);
+    this.options.onAllReplaced();
+    this.fullReadDone = true;
+    this.fullReadFailures = 0;
+    const ended = this.options.clock.now();
+    this.nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
+  }
+
+  private applyReread(streamId: string, state: StreamState | undefined): void {
+    const known = this.states.get(streamId);
+    // A poll that ended since the read began stored a newer state: kept.
+    if (state && known && known.version > state.version) return;
+    this.keep(streamId, state);
+    this.options.onStateChanged(streamId);
+  }
+}
+
+/**
+ * A full read of the stream states, corrected by the states polls re-read while it ran: a
+ * poll that finished during the read must not look due again because the read saw it before
+ * (that would poll it twice). The higher version wins; a re-read that found none removes it.
+ */
+function mergeNewer(
+  listed: readonly StreamState[],
+  reread: ReadonlyMap<string, StreamState | null>,
+): Map<string, StreamState> {
+  const merged = new Map(listed.map((state) => [state.streamId, state]));
+  for (const [streamId, state] of reread) {
+    const seen = merged.get(streamId);
+    if (state === null) merged.delete(streamId);
+    else if (!seen || state.version > seen.version) merged.set(streamId, state);
+  }
+  return merged;
+}
