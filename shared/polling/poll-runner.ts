@@ -3,6 +3,7 @@ import { linkedSignal, mapWithConcurrency } from '../concurrency.ts';
 import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
+import { CatchUpSlots, catchUpSlots, reservedCatchUpSlots } from './catch-up-slots.ts';
 import { DueSchedule } from './due-schedule.ts';
 import { HELD_STORE_PROBE_MS, HeldStreamProbe } from './held-stream-probe.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
@@ -53,16 +54,6 @@ export interface PollLoop {
  * 7,200), while first syncs, which hold their pages in memory, keep {@link catchUpSlots} (32).
  */
 export const POLL_LOOP_CONCURRENCY_DEFAULT = 128;
-
-/**
- * Slots of `concurrency` that streams still catching up may take: a quarter, at least one, and
- * never all of them when there are two or more, so live polls always find a free slot and a
- * thousand first syncs never hold more than a quarter of the slots' pages in memory.
- * @example catchUpSlots(128) === 32
- */
-export function catchUpSlots(concurrency: number): number {
-  return Math.max(1, Math.floor(concurrency / 4));
-}
 
 /** Options of {@link startPollLoop}. */
 export interface PollLoopOptions {
@@ -132,17 +123,6 @@ export interface HeldStream {
 }
 
 /**
- * Slots of `concurrency` kept for streams catching up while any wait: an eighth of the catch-up
- * share, at least one. Live streams go first, but when their polls alone want every slot (more
- * due each minute than the machine polls), first syncs would otherwise never start: a hotel
- * onboarded then would never be read. These keep a few catching up, so each gets its turn.
- * @example reservedCatchUpSlots(128) === 4
- */
-export function reservedCatchUpSlots(concurrency: number): number {
-  return Math.max(1, Math.floor(catchUpSlots(concurrency) / 8));
-}
-
-/**
  * The local runtime's planner: every `tickMs`, starts due streams that are not already being
  * polled, without waiting for the others. At most `concurrency` streams poll at once (default
  * {@link POLL_LOOP_CONCURRENCY_DEFAULT}): live streams first, in due order; streams still
@@ -162,13 +142,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const given = options.definitions;
   const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
-  /** Streams in `running` that are catching up (see {@link catchUpSlots}). */
-  const runningCatchUp = new Set<string>();
-  /** How many of them each connection has: catch-up slots go round the connections. */
-  const catchUpPerConnection = new Map<string, number>();
   const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
-  const catchUpLimit = catchUpSlots(limit);
-  const catchUpReserve = limit > 1 ? reservedCatchUpSlots(limit) : 0;
+  /** Which streams in `running` are catching up, and whose turn it is to (see {@link CatchUpSlots}). */
+  const catchUp = new CatchUpSlots(limit);
   /**
    * Streams whose last polls failed and could not store it (a store refusing writes): the
    * stored state still says due, so each would poll again at every tick, a connector request or
@@ -258,17 +234,13 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         schedule.update(definition.streamId);
         const readyAt = schedule.readyAtOf(definition.streamId);
         if (readyAt !== undefined) wakeBy(readyAt);
-        if (runningCatchUp.delete(definition.streamId))
-          countCatchUp(catchUpPerConnection, definition.connectionId, -1);
+        catchUp.free(definition);
         refill();
       });
     running.set(definition.streamId, run);
     schedule.update(definition.streamId);
     connection.track?.(run);
-    if (catchingUp) {
-      runningCatchUp.add(definition.streamId);
-      countCatchUp(catchUpPerConnection, definition.connectionId, 1);
-    }
+    if (catchingUp) catchUp.take(definition);
   };
   const full = () => running.size >= limit || controller.signal.aborted;
   /** Due streams of the last tick not started yet, in start order: live ones, then catch-ups. */
@@ -297,13 +269,10 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const startWaiting = () => {
     let taken = 0;
     // Slots live streams leave free while streams catching up wait with fewer than the reserve running.
-    const kept = () =>
-      waitingCatchUp.length > 0 || askingGauge.length > 0
-        ? Math.max(0, catchUpReserve - runningCatchUp.size)
-        : 0;
+    const kept = () => catchUp.keptFree(waitingCatchUp.length > 0 || askingGauge.length > 0);
     const liveRoom = () => !full() && running.size < limit - kept();
     // With a catch-up slot free, the catch-up turns below may give a pass stream its pass.
-    const passMayStart = runningCatchUp.size < catchUpLimit;
+    const passMayStart = catchUp.hasFree();
     const deferred: StreamDefinition[] = [];
     while (taken < waitingLive.length && liveRoom()) {
       const definition = waitingLive[taken++]!;
@@ -324,20 +293,11 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   };
   /** Starts streams catching up within their share, round the connections (see startWaiting). */
   const startCatchingUp = () => {
-    for (let perConnection = 1; waitingCatchUp.length > 0; perConnection++) {
-      const passed: StreamDefinition[] = [];
-      for (const [index, definition] of waitingCatchUp.entries()) {
-        if (full() || runningCatchUp.size >= catchUpLimit) {
-          waitingCatchUp.splice(0, index, ...passed);
-          return;
-        }
-        if (running.has(definition.streamId)) continue;
-        if ((catchUpPerConnection.get(definition.connectionId) ?? 0) < perConnection)
-          start(definition, true);
-        else passed.push(definition);
-      }
-      waitingCatchUp = passed;
-    }
+    waitingCatchUp = catchUp.startInTurn(waitingCatchUp, {
+      full,
+      isRunning: (streamId) => running.has(streamId),
+      start: (definition) => start(definition, true),
+    });
   };
   /** Streams of this tick that wait for the gauge's answer (see {@link waitsForBacklog}). */
   let askingGauge: StreamDefinition[] = [];
@@ -506,10 +466,4 @@ export function waitsForBacklog(
   if (state.window !== null)
     return !isLiveWindow(state.window, windows.overlapMs, definition.intervalMs);
   return !plansLiveWindow(state.watermark, nowMs, windows, definition.intervalMs);
-}
-
-function countCatchUp(counts: Map<string, number>, connectionId: string, by: 1 | -1): void {
-  const count = (counts.get(connectionId) ?? 0) + by;
-  if (count > 0) counts.set(connectionId, count);
-  else counts.delete(connectionId);
 }

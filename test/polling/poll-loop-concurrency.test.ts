@@ -2,11 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import type { HttpTransport, RawResponse } from '../../shared/connector/http-transport.ts';
-import {
-  catchUpSlots,
-  reservedCatchUpSlots,
-  startPollLoop,
-} from '../../shared/polling/poll-runner.ts';
+import { catchUpSlots, reservedCatchUpSlots } from '../../shared/polling/catch-up-slots.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { initialStreamState } from '../../shared/polling/poll-stream.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
