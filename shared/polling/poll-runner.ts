@@ -6,9 +6,10 @@ import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
 import { CatchUpSlots, catchUpSlots, reservedCatchUpSlots } from './catch-up-slots.ts';
 import { DueSchedule } from './due-schedule.ts';
 import { HELD_STORE_PROBE_MS, HeldStreamProbe } from './held-stream-probe.ts';
+import { PlannerSleep } from './planner-sleep.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
 import { type PollOutcome, pollStream } from './poll-stream.ts';
-import { dueStreams, failureBackoffMs, plannerSleepMs, plannerWakeFloorMs } from './schedule.ts';
+import { dueStreams, failureBackoffMs, plannerSleepMs } from './schedule.ts';
 import type { StateChangeSource } from './state-change-notices.ts';
 import {
   FULL_STATE_READ_INTERVAL_MS,
@@ -233,7 +234,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         running.delete(definition.streamId);
         schedule.update(definition.streamId);
         const readyAt = schedule.readyAtOf(definition.streamId);
-        if (readyAt !== undefined) wakeBy(readyAt);
+        if (readyAt !== undefined) plannerSleep.wakeBy(readyAt);
         catchUp.free(definition);
         refill();
       });
@@ -375,36 +376,15 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       if (stateView.loaded && !controller.signal.aborted) startWaiting();
     });
   };
-  /** When the planner's current sleep ends (see {@link wakeBy}), and when its last tick began. */
-  let plannedWakeAt = Number.NEGATIVE_INFINITY;
-  let tickStartedAt = Number.NEGATIVE_INFINITY;
-  /** Aborts the planner's current sleep, to sleep again until the new {@link plannedWakeAt}. */
-  let sleeping: AbortController | undefined;
-  controller.signal.addEventListener('abort', () => sleeping?.abort(), { once: true });
-  /**
-   * Brings the planner's next tick forward to `readyAt` (a stream's poll ended and it is due
-   * then: one whose poll outlasted its interval, or whose backfill slice ended, is due at once),
-   * never sooner than {@link plannerWakeFloorMs} after the last one began.
-   */
-  const wakeBy = (readyAt: number) => {
-    const at = Math.max(readyAt, tickStartedAt + plannerWakeFloorMs(options.tickMs));
-    if (at >= plannedWakeAt) return;
-    plannedWakeAt = at;
-    sleeping?.abort();
-  };
-  /** Sleeps until {@link plannedWakeAt}, which {@link wakeBy} may bring forward meanwhile. */
-  const sleepUntilPlanned = async () => {
-    for (;;) {
-      const remaining = plannedWakeAt - deps.clock.now();
-      if (remaining <= 0 || controller.signal.aborted) return;
-      sleeping = new AbortController();
-      await deps.clock.sleep(remaining, sleeping.signal).catch(() => undefined);
-      sleeping = undefined;
-    }
-  };
+  /** The planner's sleep between ticks, which a finished poll may cut short. */
+  const plannerSleep = new PlannerSleep({
+    clock: deps.clock,
+    tickMs: options.tickMs,
+    signal: controller.signal,
+  });
   const loop = (async () => {
     while (!controller.signal.aborted) {
-      tickStartedAt = deps.clock.now();
+      plannerSleep.tickStarted(deps.clock.now());
       try {
         const definitions = definitionsNow();
         // Admin changes (reset, backfill) reach the loop as notices (stateChanges); these full
@@ -420,8 +400,8 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
         options.onError?.(error, 'tick');
       }
       const now = deps.clock.now();
-      plannedWakeAt = now + plannerSleepMs(options.tickMs, now, schedule.nextReadyAfter(now));
-      await sleepUntilPlanned();
+      const sleepMs = plannerSleepMs(options.tickMs, now, schedule.nextReadyAfter(now));
+      await plannerSleep.sleepUntil(now + sleepMs);
     }
   })();
   return {
