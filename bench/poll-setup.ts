@@ -9,7 +9,7 @@ import type { RateLimit } from '../shared/connector/rate-limit.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../shared/local/dynamodb.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import type { PollDeps, StreamDefinition } from '../shared/polling/poll-context.ts';
-import { pollDueStreams } from '../shared/polling/poll-runner.ts';
+import { pollDueStreams } from '../shared/polling/poll-due-streams.ts';
 import type { PollSettings } from '../shared/polling/poll-settings.ts';
 import { streamDefinitions } from '../shared/polling/poll-settings.ts';
 import type { PollOutcome } from '../shared/polling/poll-stream.ts';

@@ -3,7 +3,7 @@ import { splitStreamId } from '../connections/connection.ts';
 import type { BudgetView as TokenBudgetView } from '../connector/budget/budget-types.ts';
 import { activePass } from '../polling/backfill-state.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
-import type { HeldStream } from '../polling/poll-runner.ts';
+import type { HeldStream } from '../polling/poll-loop-options.ts';
 import { streamDueAt } from '../polling/schedule.ts';
 import { isRemovedStream, type StreamState, type StreamWindow } from '../state/state-store.ts';
 import type { BudgetViewSchema, StreamViewSchema } from './schemas.ts';

@@ -4,7 +4,7 @@ import { BackfillSourcesCache } from '../admin/backfill-sources-cache.ts';
 import { type AdminServer, startAdminServer } from '../admin/node-server.ts';
 import { toBudgetView } from '../admin/streams-view.ts';
 import { describeThrown } from '../errors.ts';
-import type { PollLoop } from '../polling/poll-runner.ts';
+import type { PollLoop } from '../polling/poll-loop-options.ts';
 import type { WriteThrough } from '../writes/write-through.ts';
 import type { LocalConfig } from './local-config.ts';
 import type { LocalConnections } from './local-connections.ts';

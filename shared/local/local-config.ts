@@ -12,7 +12,7 @@ import { ADMIN_API_UNREACHABLE, withoutFetchBlockedPorts } from '../fetch-blocke
 import { wholeNumberVariable } from '../optional-variable.ts';
 import { plainMessage } from '../plain-message.ts';
 import { maxBacklogFromEnv } from '../polling/backlog-gauge.ts';
-import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-runner.ts';
+import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../polling/poll-loop-options.ts';
 import { POLL_INTERVAL_MAX_MS, pollSettingsFromEnv } from '../polling/poll-settings.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../polling/record-budget.ts';
 import { trackedTargetsFromEnv } from '../polling/tracked-targets.ts';

@@ -1,6 +1,6 @@
 import { connectionIdOfSource } from '../changes/envelope.ts';
 import { formatDuration } from '../duration.ts';
-import type { HeldStream } from '../polling/poll-runner.ts';
+import type { HeldStream } from '../polling/poll-loop-options.ts';
 import type { PollOutcome } from '../polling/poll-stream.ts';
 import type { PublishableEvent } from '../publish/publishable-event.ts';
 import type { DispatchLogger } from '../webhooks/dispatcher-deps.ts';

@@ -5,7 +5,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from '../clo
 import { environmentConnectionView } from '../connections/connection-streams.ts';
 import { createConnectorClient } from '../connector/connector-client.ts';
 import type { StreamDefinition } from '../polling/poll-context.ts';
-import type { PollLoop } from '../polling/poll-runner.ts';
+import type { PollLoop } from '../polling/poll-loop-options.ts';
 import { SnapshotWriteGate } from '../polling/snapshot-write-gate.ts';
 import { noticingStateStore, StateChangeNotices } from '../polling/state-change-notices.ts';
 import { describeRefusal, ObservedPublisher } from '../publish/observed-publisher.ts';

@@ -1,127 +1,23 @@
 import { setMaxListeners } from 'node:events';
-import { linkedSignal, mapWithConcurrency } from '../concurrency.ts';
+import { linkedSignal } from '../concurrency.ts';
 import { describeThrown } from '../errors.ts';
 import type { StreamState } from '../state/state-store.ts';
 import { isLiveBesidePass, isLiveStream } from './backfill-state.ts';
+import { backlogAboveBoundNow, waitsForBacklog } from './backlog-wait.ts';
 import { CatchUpSlots, catchUpSlots, reservedCatchUpSlots } from './catch-up-slots.ts';
 import { DueSchedule } from './due-schedule.ts';
-import { HELD_STORE_PROBE_MS, HeldStreamProbe } from './held-stream-probe.ts';
+import { HeldStreamProbe } from './held-stream-probe.ts';
 import { PlannerSleep } from './planner-sleep.ts';
 import { type PollDeps, type StreamDefinition, withSavedStates } from './poll-context.ts';
-import { type PollOutcome, pollStream } from './poll-stream.ts';
-import { dueStreams, failureBackoffMs, plannerSleepMs } from './schedule.ts';
-import type { StateChangeSource } from './state-change-notices.ts';
 import {
-  FULL_STATE_READ_INTERVAL_MS,
-  FULL_STATE_READ_RETRY_MAX_MS,
-  StreamStateView,
-} from './stream-state-view.ts';
-import { isLiveWindow, plansLiveWindow, type WindowSettings } from './windows.ts';
-
-/** Streams polled at once by one process. */
-export const POLL_CONCURRENCY_DEFAULT = 4;
-
-/**
- * One planner tick run in-process: reads every stream state, picks the due streams and polls
- * them with bounded concurrency. In AWS the planner enqueues poll jobs instead and each
- * poller Lambda calls {@link pollStream} for one stream.
- */
-export async function pollDueStreams(
-  definitions: readonly StreamDefinition[],
-  deps: PollDeps,
-  owner: string,
-  concurrency = POLL_CONCURRENCY_DEFAULT,
-): Promise<PollOutcome[]> {
-  const states = new Map((await deps.store.listStreams()).map((state) => [state.streamId, state]));
-  const due = dueStreams(definitions, states, deps.clock.now());
-  return mapWithConcurrency(due, concurrency, (definition) => pollStream(definition, deps, owner));
-}
-
-/** A running poll loop. */
-export interface PollLoop {
-  /** Lets the in-flight tick finish, then resolves. */
-  stop(): Promise<void>;
-  /**
-   * The streams held back in memory now (see {@link PollLoopOptions.onStreamHeld}), by id: what
-   * their stored states do not say (they were not stored), for `streams list`.
-   */
-  held(): ReadonlyMap<string, HeldStream>;
-}
-
-/**
- * Streams the local loop polls at once unless told otherwise (`POLL_CONCURRENCY`): enough to
- * hide connector round trips and store calls across a thousand hotels' live polls (in two
- * minutes of `npm run bench:connections`, 64 slots polled 6,800 streams a minute and 128 polled
- * 7,200), while first syncs, which hold their pages in memory, keep {@link catchUpSlots} (32).
- */
-export const POLL_LOOP_CONCURRENCY_DEFAULT = 128;
-
-/** Options of {@link startPollLoop}. */
-export interface PollLoopOptions {
-  /** The streams to poll, or a function read on every tick (connections added at run time). */
-  definitions: readonly StreamDefinition[] | (() => readonly StreamDefinition[]);
-  deps: PollDeps;
-  /**
-   * The client and stop signal of a stream's connection (one client and budget per token);
-   * undefined when the connection left, and the stream is not started. Default: `deps.client`.
-   */
-  connectionOf?: (definition: StreamDefinition) =>
-    | {
-        client: PollDeps['client'];
-        signal?: AbortSignal;
-        /** Told of the stream's poll as it starts (the connection waits for it when it leaves). */
-        track?(poll: Promise<unknown>): void;
-      }
-    | undefined;
-  owner: string;
-  /** How often the planner looks for due streams. */
-  tickMs: number;
-  /** Streams polled at once (default {@link POLL_LOOP_CONCURRENCY_DEFAULT}). */
-  concurrency?: number;
-  onOutcome?: (outcome: PollOutcome) => void;
-  /**
-   * A failure of the loop's own: a read of every stream state (`'state read'`, tried again
-   * after {@link FULL_STATE_READ_RETRY_MAX_MS}'s doubling wait), or an error planning a tick
-   * (`'tick'`). A stream's poll is never told here: see `onOutcome` and `onStreamHeld`.
-   */
-  onError?: (error: unknown, during: 'state read' | 'tick') => void;
-  /**
-   * A stream's poll that failed with nothing recorded, its failure's own write failing too (the
-   * store refusing writes: a full disk): the loop holds the stream back in memory until
-   * `retryAt`, as a stored backoff would. Told once per attempt, so once per backoff step.
-   */
-  onStreamHeld?: (held: HeldStream) => void;
-  /** A held stream's poll that ended recorded again (its store writes go through). */
-  onStreamResumed?: (resumed: { streamId: string; failures: number }) => void;
-  /**
-   * A small write of the loop's own to the store (the local runtime's: one item, rewritten).
-   * While streams are held, the loop tries it once after they were, and every
-   * {@link HELD_STORE_PROBE_MS} while it fails; once it goes through after failing (the disk has
-   * room again), every held stream is due again at once, instead of waiting out a backoff that
-   * reaches 30 minutes. A stream held while the probe goes through (a failure of its own, not the
-   * store's) keeps its backoff. Without it, held streams wait out their backoffs.
-   */
-  probeWrites?: () => Promise<void>;
-  /** The store took the loop's write again after refusing it: `released` held streams are due. */
-  onStoreWritable?: (released: number) => void;
-  /**
-   * Tells of stream states changed outside the loop's polls (the admin API's resets, backfills
-   * and removals): the loop re-reads those streams at once. Changes it is not told of wait for
-   * its next full read ({@link FULL_STATE_READ_INTERVAL_MS}).
-   */
-  stateChanges?: StateChangeSource;
-}
-
-/** A stream held back in memory after a poll whose failure could not be stored. */
-export interface HeldStream {
-  streamId: string;
-  /** The error its poll ended with (the store's, when it refused the failure's write). */
-  error: string;
-  /** Failed polls in a row: the stored ones and those not stored since. */
-  failures: number;
-  /** Not polled by this process before then ({@link failureBackoffMs} after the failure). */
-  retryAt: number;
-}
+  type HeldStream,
+  POLL_LOOP_CONCURRENCY_DEFAULT,
+  type PollLoop,
+  type PollLoopOptions,
+} from './poll-loop-options.ts';
+import { pollStream } from './poll-stream.ts';
+import { failureBackoffMs, plannerSleepMs } from './schedule.ts';
+import { StreamStateView } from './stream-state-view.ts';
 
 /**
  * The local runtime's planner: every `tickMs`, starts due streams that are not already being
@@ -144,7 +40,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
   const definitionsNow = typeof given === 'function' ? given : () => given;
   const running = new Map<string, Promise<void>>();
   const limit = Math.max(1, options.concurrency ?? POLL_LOOP_CONCURRENCY_DEFAULT);
-  /** Which streams in `running` are catching up, and whose turn it is to (see {@link CatchUpSlots}). */
+  /** Which of `running` hold a catch-up slot, and whose turn is next (see {@link CatchUpSlots}). */
   const catchUp = new CatchUpSlots(limit);
   /**
    * Streams whose last polls failed and could not store it (a store refusing writes): the
@@ -169,6 +65,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     onReleased: (streamId) => schedule.update(streamId),
     onStoreWritable: (released) => options.onStoreWritable?.(released),
   });
+  /** The stream states as the loop knows them, and its full reads (see {@link StreamStateView}). */
   const stateView = new StreamStateView({
     store: deps.store,
     clock: deps.clock,
@@ -220,9 +117,9 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
         // Nothing recorded the failure: held back here, by the backoff it would have stored.
-        const before =
+        const failedBefore =
           heldBack.get(streamId)?.failures ?? stateView.get(streamId)?.consecutiveFailures ?? 0;
-        const failures = before + 1;
+        const failures = failedBefore + 1;
         const retryAt = deps.clock.now() + failureBackoffMs(failures, definition.intervalMs);
         const held = { streamId, error: describeThrown(error), failures, retryAt };
         heldBack.set(streamId, { ...held });
@@ -347,7 +244,7 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     startWaiting();
     if (asked.length === 0) return;
     gaugeInFlight = true;
-    void backlogAboveBound(deps).then((high) => {
+    void backlogAboveBoundNow(deps).then((high) => {
       gaugeInFlight = false;
       const sameTick = tick === tickNumber;
       if (sameTick) askingGauge = [];
@@ -415,35 +312,4 @@ export function startPollLoop(options: PollLoopOptions): PollLoop {
     },
     held: () => new Map([...heldBack].map(([streamId, held]) => [streamId, { ...held }])),
   };
-}
-
-/**
- * Whether the undelivered backlog is above its bound now; false without a gauge, or when it
- * cannot tell (each poll asks again before its bulk pages).
- */
-async function backlogAboveBound(deps: PollDeps): Promise<boolean> {
-  return (await deps.backlog?.aboveBound().catch(() => false)) ?? false;
-}
-
-/**
- * Whether a stream does nothing but bulk windowed work now (a first sync, a window in progress
- * that is not a live one: see {@link isLiveWindow}, or, with none in progress, the window it
- * would plan now after its polls stopped or failed for a while: see {@link plansLiveWindow}),
- * which pauses while the undelivered backlog is above its bound: its poll would find the backlog
- * high at once, save, and be due again, so the loop leaves it until the backlog drains rather
- * than start it at every free slot (13,000 first syncs of 1,000 hotels added at once would
- * otherwise poll the store in a loop). A stream running a backfill pass reads its live window
- * first, and is started. Such a stream is catching up, not live, whatever its state. Pure.
- */
-export function waitsForBacklog(
-  definition: StreamDefinition,
-  state: StreamState | undefined,
-  windows: WindowSettings,
-  nowMs: number,
-): boolean {
-  if (definition.spec.strategy !== 'windowed') return false;
-  if (state === undefined || !state.initialSyncDone) return true;
-  if (state.window !== null)
-    return !isLiveWindow(state.window, windows.overlapMs, definition.intervalMs);
-  return !plansLiveWindow(state.watermark, nowMs, windows, definition.intervalMs);
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import { createConnectorClient } from '../../shared/connector/connector-client.ts';
 import { ConnectorError } from '../../shared/connector/errors.ts';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';

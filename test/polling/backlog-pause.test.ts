@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BacklogGauge } from '../../shared/polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';
 
 // Below a page: every page crosses the bound, as when delivery is a first sync's bottleneck.

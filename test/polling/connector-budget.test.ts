@@ -16,7 +16,8 @@ import {
 } from '../../shared/connector/rate-limit.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
-import { type PollLoop, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import type { PollLoop } from '../../shared/polling/poll-loop-options.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';

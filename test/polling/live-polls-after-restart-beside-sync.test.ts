@@ -7,7 +7,8 @@ import {
   createConnectorClient,
 } from '../../shared/connector/connector-client.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
-import { type PollLoop, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import type { PollLoop } from '../../shared/polling/poll-loop-options.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import type { EventPublisher } from '../../shared/publish/publisher.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';

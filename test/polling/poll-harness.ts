@@ -12,7 +12,7 @@ import type {
   PollObserver,
   StreamDefinition,
 } from '../../shared/polling/poll-context.ts';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
 import {
   type PollSettings,
   pollSettingsFromEnv,

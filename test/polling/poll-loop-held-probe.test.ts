@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
 import type { ConnectorClient } from '../../shared/connector/connector-client.ts';
-import { type HeldStream, startPollLoop } from '../../shared/polling/poll-runner.ts';
+import type { HeldStream } from '../../shared/polling/poll-loop-options.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { collectingPollDeps } from './poll-harness.ts';

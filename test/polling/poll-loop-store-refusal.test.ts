@@ -14,12 +14,12 @@ import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynam
 import { storeWriteProbe } from '../../shared/local/store-probe.ts';
 import { HELD_STORE_PROBE_MS } from '../../shared/polling/held-stream-probe.ts';
 import { OverlapMemory } from '../../shared/polling/overlap-memory.ts';
-import {
-  type HeldStream,
-  type PollLoop,
-  type PollLoopOptions,
-  startPollLoop,
-} from '../../shared/polling/poll-runner.ts';
+import type {
+  HeldStream,
+  PollLoop,
+  PollLoopOptions,
+} from '../../shared/polling/poll-loop-options.ts';
+import { startPollLoop } from '../../shared/polling/poll-runner.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';

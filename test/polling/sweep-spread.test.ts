@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
-import { pollDueStreams } from '../../shared/polling/poll-runner.ts';
+import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
 import type { PollSpec } from '../../shared/polling/poll-spec.ts';
 import type { PollOutcome } from '../../shared/polling/poll-stream.ts';
 import { type PollHarness, startPollHarness } from './poll-harness.ts';

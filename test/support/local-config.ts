@@ -1,5 +1,5 @@
 import type { LocalConfig } from '../../shared/local/local-config.ts';
-import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../../shared/polling/poll-runner.ts';
+import { POLL_LOOP_CONCURRENCY_DEFAULT } from '../../shared/polling/poll-loop-options.ts';
 import { RECORDS_IN_FLIGHT_DEFAULT } from '../../shared/polling/record-budget.ts';
 import { DispatcherEnvSchema, dispatcherSettings } from '../../shared/webhooks/dispatcher-env.ts';
 
