@@ -43,7 +43,12 @@ export class PlannerSleep {
     this.sleeping?.abort();
   }
 
-  /** Sleeps until `wakeAt`, or the earlier time {@link wakeBy} sets meanwhile, or the stop. */
+  /**
+   * Sleeps until `wakeAt`, or the earlier time {@link wakeBy} sets meanwhile, or the stop.
+   * `wakeAt` replaces a time {@link wakeBy} set before the call: the loop plans it from the
+   * tick's look at what is due, which takes the polls that ended before it into account, and
+   * awaits nothing between that look and this call.
+   */
   async sleepUntil(wakeAt: number): Promise<void> {
     this.plannedWakeAt = wakeAt;
     const { clock, signal } = this.options;

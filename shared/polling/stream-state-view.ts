@@ -17,9 +17,11 @@ export const FULL_STATE_READ_INTERVAL_MS = 60_000;
 export const FULL_STATE_READ_SPACING_FACTOR = 10;
 
 /**
- * Longest wait before a full read of the stream states tries again after failed ones: the
- * wait starts at one tick and doubles per failure, so a store that cannot be read (its disk
- * failing) is not asked, and the failure not reported, at every tick.
+ * Longest wait before the first full read of the stream states tries again after failed ones:
+ * the wait starts at one tick and doubles per failure, so a store that cannot be read (its disk
+ * failing) is not asked, and the failure not reported, at every tick. Once a full read has
+ * succeeded, a failed one is tried again after {@link FULL_STATE_READ_INTERVAL_MS}, as any
+ * other (polls and re-reads keep the known states meanwhile).
  */
 export const FULL_STATE_READ_RETRY_MAX_MS = 30_000;
 
