@@ -14,7 +14,10 @@ export interface ReceivedEvent {
 export interface TestReceiver {
   url: string;
   received: ReceivedEvent[];
+  /** Requests answered 401: their signature did not verify, or no secret was set yet. */
   rejected: number;
+  /** Why each of {@link TestReceiver.rejected} was refused, in arrival order (for failures' messages). */
+  readonly rejections: ReadonlyArray<{ webhookId: string; reason: string }>;
   setSecret(secret: string): void;
   /** Keeps verified requests waiting, unanswered, until {@link TestReceiver.release} (a stuck endpoint). */
   hold(): void;
@@ -57,7 +60,11 @@ export interface TestReceiverAddress {
  */
 export async function startTestReceiver(address: TestReceiverAddress = {}): Promise<TestReceiver> {
   let verifier: Webhook | undefined;
-  const state = { received: [] as ReceivedEvent[], rejected: 0 };
+  const state = {
+    received: [] as ReceivedEvent[],
+    rejected: 0,
+    rejections: [] as { webhookId: string; reason: string }[],
+  };
   const attempts: Array<ReceivedEvent & { status: number; at: number }> = [];
   let failing = {
     times: 0,
@@ -113,8 +120,10 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
           answer();
         }, delayMs);
       } else answer();
-    } catch {
+    } catch (error) {
       state.rejected++;
+      const reason = error instanceof Error ? error.message : String(error);
+      state.rejections.push({ webhookId: header('webhook-id'), reason });
       response.writeHead(401).end();
     }
   });
@@ -126,6 +135,9 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
     },
     get rejected() {
       return state.rejected;
+    },
+    get rejections() {
+      return state.rejections;
     },
     setSecret(secret) {
       verifier = new Webhook(secret);
