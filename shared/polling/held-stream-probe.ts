@@ -58,7 +58,8 @@ export class HeldStreamProbe {
     // Holds not probed yet, or refused by the last probe: nothing to learn otherwise.
     if (this.holds === this.probedThrough && !this.refusing) return;
     this.probedThrough = this.holds;
-    this.probe = probeWrites()
+    // A probe that throws before its promise (not an `async` function) is refused all the same.
+    this.probe = new Promise<void>((resolve) => resolve(probeWrites()))
       .then(
         () => {
           if (!this.refusing) return;

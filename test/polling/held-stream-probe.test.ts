@@ -99,6 +99,26 @@ describe('the held-stream probe', () => {
     expect(writes).toHaveLength(2);
   });
 
+  it('takes a probe write that throws before its promise as refused, and probes again later', async () => {
+    let now = T0;
+    let calls = 0;
+    const probe = new HeldStreamProbe({
+      probeWrites: () => {
+        calls += 1;
+        throw new Error('DynamoDB PutItem on table t failed: No space left on device');
+      },
+      held: new Map([['a', { streamId: 'a', retryAt: T0 + 60_000 }]]),
+      clock: { now: () => now },
+      onReleased: () => undefined,
+    });
+    probe.countHold();
+    expect(() => probe.probeIfDue()).not.toThrow();
+    await expect(probe.inFlight()).resolves.toBeUndefined();
+    now = T0 + HELD_STORE_PROBE_MS;
+    probe.probeIfDue();
+    expect(calls).toBe(2);
+  });
+
   it('makes every held stream due at once when a probe goes through after a refused one', async () => {
     const { probe, held, hold, released, writable, answer, at } = probeOver({
       a: 60_000,
