@@ -156,9 +156,50 @@ afterEach(async () => {
   cleanup = [];
 });
 
+/**
+ * How long the gate keeps a full round of requests unanswered: more arriving meanwhile than the
+ * round's size would show as a peak above it.
+ */
+const ROUND_GRACE_MS = 200;
+/** How long the gate waits for a round to fill before answering what it holds. */
+const ROUND_LIMIT_MS = 5_000;
+
+/**
+ * Holds an endpoint's requests and answers them by rounds: once `size` are unanswered (and
+ * {@link ROUND_GRACE_MS} later), or {@link ROUND_LIMIT_MS} after the round's first arrived. The
+ * peak in flight then counts the requests the senders had out at once, however slowly a loaded
+ * host starts them, instead of those that fell within a fixed answer time.
+ */
+function roundGate(size: number) {
+  let round: { release: () => void; released: Promise<void>; held: number } | undefined;
+  const newRound = () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const limit = setTimeout(release, ROUND_LIMIT_MS);
+    const next = { release, released, held: 0 };
+    void released.then(() => {
+      clearTimeout(limit);
+      // Requests from now on wait for a round of their own.
+      if (round === next) round = undefined;
+    });
+    return next;
+  };
+  /** The promise the request's answer waits for. */
+  return (): Promise<void> => {
+    round ??= newRound();
+    const current = round;
+    current.held += 1;
+    if (current.held === size) setTimeout(current.release, ROUND_GRACE_MS);
+    return current.released;
+  };
+}
+
 describe('two dispatcher processes on one table', () => {
   async function deliverThroughTwo(share: boolean) {
     const spans: { start: number; end: number }[] = [];
+    const nextAnswer = roundGate(share ? 16 : 32);
     const store = new MemoryWebhookStore();
     const slotsOf = (holder: string) =>
       share
@@ -172,10 +213,13 @@ describe('two dispatcher processes on one table', () => {
         : undefined;
     const { harness: first, subscribe } = await startDispatchFixture(
       cleanup,
-      (request) => {
-        spans.push({ start: Date.now(), end: Date.now() + 150 });
-        void request;
-        return { kind: 'respond', status: 200, delayMs: 150 };
+      () => {
+        const span = { start: Date.now(), end: Number.POSITIVE_INFINITY };
+        spans.push(span);
+        const answerWhen = nextAnswer().then(() => {
+          span.end = Date.now();
+        });
+        return { kind: 'respond', status: 200, answerWhen };
       },
       { clock: systemClock, store, scheduler: new EndpointScheduler(systemClock, slotsOf('a')) },
     );

@@ -22,6 +22,8 @@ export type ReceiverAction =
       body?: string;
       /** Answer this long after the request arrived (a slow endpoint). */
       delayMs?: number;
+      /** Answer once this settles (and `delayMs` has passed): the test decides when. */
+      answerWhen?: Promise<unknown>;
     }
   | { kind: 'hang' }
   | { kind: 'drop' };
@@ -117,8 +119,12 @@ export async function startReceiver(
         response.writeHead(action.status, action.headers);
         response.end(action.body ?? '');
       };
-      if (action.delayMs) setTimeout(answer, action.delayMs);
-      else answer();
+      const answerInTime = () => {
+        if (action.delayMs) setTimeout(answer, action.delayMs);
+        else answer();
+      };
+      if (action.answerWhen) void action.answerWhen.finally(answerInTime);
+      else answerInTime();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
