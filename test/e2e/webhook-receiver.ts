@@ -14,7 +14,7 @@ export interface ReceivedEvent {
 export interface TestReceiver {
   url: string;
   received: ReceivedEvent[];
-  /** Requests answered 401: their signature did not verify, or no secret was set yet. */
+  /** Requests answered 401 (their signature did not verify, or no secret was set yet): `rejections.length`. */
   rejected: number;
   /** Why each of {@link TestReceiver.rejected} was refused, in arrival order (for failures' messages). */
   readonly rejections: ReadonlyArray<{ webhookId: string; reason: string }>;
@@ -62,7 +62,6 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
   let verifier: Webhook | undefined;
   const state = {
     received: [] as ReceivedEvent[],
-    rejected: 0,
     rejections: [] as { webhookId: string; reason: string }[],
   };
   const attempts: Array<ReceivedEvent & { status: number; at: number }> = [];
@@ -121,7 +120,6 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
         }, delayMs);
       } else answer();
     } catch (error) {
-      state.rejected++;
       const reason = error instanceof Error ? error.message : String(error);
       state.rejections.push({ webhookId: header('webhook-id'), reason });
       response.writeHead(401).end();
@@ -134,7 +132,7 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
       return state.received;
     },
     get rejected() {
-      return state.rejected;
+      return state.rejections.length;
     },
     get rejections() {
       return state.rejections;
