@@ -123,7 +123,7 @@ export async function startReceiver(
         if (action.delayMs) setTimeout(answer, action.delayMs);
         else answer();
       };
-      if (action.answerWhen) void action.answerWhen.finally(answerInTime);
+      if (action.answerWhen) void action.answerWhen.then(answerInTime, answerInTime);
       else answerInTime();
     });
   });
