@@ -60,11 +60,20 @@ export class StreamStateView {
   private fullReadRetryAt = Number.NEGATIVE_INFINITY;
   /** Streams re-read one by one: told of, or new to the loop's list. */
   private readonly toldReads: ToldStateReads;
+  /** Counts the view's changes: each kept state, each full read begun. */
+  private changes = 0;
+  /** When each stream's state was last kept, as {@link changes} counted it. */
+  private readonly keptAt = new Map<string, number>();
+  /** When the last full read that completed began, as {@link changes} counted it. */
+  private replacedAt = -1;
 
   constructor(private readonly options: StreamStateViewOptions) {
     this.toldReads = new ToldStateReads({
       store: options.store,
-      apply: (streamId, state) => this.applyReread(streamId, state),
+      beginRead: (streamId) => {
+        const began = this.changes;
+        return (state) => this.applyReread(streamId, state, began);
+      },
       onError: (error) => options.onError(error),
     });
   }
@@ -92,6 +101,7 @@ export class StreamStateView {
     if (state) this.states.set(streamId, state);
     else this.states.delete(streamId);
     this.rereadDuringFullRead.set(streamId, state ?? null);
+    this.keptAt.set(streamId, ++this.changes);
   }
 
   /**
@@ -132,8 +142,14 @@ export class StreamStateView {
   private async readAll(): Promise<void> {
     this.rereadDuringFullRead.clear();
     const began = this.options.clock.now();
+    const beganAt = ++this.changes;
     const listed = await this.options.store.listStreams();
     this.states = mergeNewer(listed, this.rereadDuringFullRead);
+    this.replacedAt = beganAt;
+    // What was kept before this read began, the read holds: a re-read older still falls back
+    // to versions (see applyReread), and the map holds only what was kept since.
+    for (const [streamId, keptAt] of this.keptAt)
+      if (keptAt < beganAt) this.keptAt.delete(streamId);
     this.options.onAllReplaced();
     this.fullReadDone = true;
     this.fullReadFailures = 0;
@@ -141,10 +157,18 @@ export class StreamStateView {
     this.nextFullReadAt = ended + (ended - began) * (FULL_STATE_READ_SPACING_FACTOR - 1);
   }
 
-  private applyReread(streamId: string, state: StreamState | undefined): void {
+  /**
+   * Applies a re-read that began at `began` (as {@link changes} counted). Reads are consistent,
+   * so what it found is the stored state unless the view learnt something since: a state kept
+   * after the read began (a poll that ended meanwhile) is at least as new, and the re-read is
+   * dropped, whatever it found (none included); after a full read that began meanwhile, the
+   * higher version wins. Otherwise it is taken as found, a lower version too (the stream was
+   * removed and stored afresh, its versions starting again).
+   */
+  private applyReread(streamId: string, state: StreamState | undefined, began: number): void {
+    if ((this.keptAt.get(streamId) ?? -1) > began) return;
     const known = this.states.get(streamId);
-    // A poll that ended since the read began stored a newer state: kept.
-    if (state && known && known.version > state.version) return;
+    if (this.replacedAt > began && state && known && known.version > state.version) return;
     this.keep(streamId, state);
     this.options.onStateChanged(streamId);
   }

@@ -7,8 +7,11 @@ export const TOLD_STATE_READS_CONCURRENCY = 8;
 /** Options of {@link ToldStateReads}. */
 export interface ToldStateReadsOptions {
   store: Pick<StateStore, 'getStream'>;
-  /** The state read for `streamId` (undefined: none stored). */
-  apply(streamId: string, state: StreamState | undefined): void;
+  /**
+   * Called as the read of `streamId` begins; what it returns takes the state read (undefined:
+   * none stored), so it can tell what changed while the read ran.
+   */
+  beginRead(streamId: string): (state: StreamState | undefined) => void;
   /** A read that failed: the stream waits for the loop's next full read. */
   onError(error: unknown): void;
 }
@@ -43,7 +46,8 @@ export class ToldStateReads {
         this.waiting.clear();
         await mapWithConcurrency(streamIds, TOLD_STATE_READS_CONCURRENCY, async (streamId) => {
           try {
-            this.options.apply(streamId, await this.options.store.getStream(streamId));
+            const apply = this.options.beginRead(streamId);
+            apply(await this.options.store.getStream(streamId));
           } catch (error) {
             this.options.onError(error);
           }

@@ -26,6 +26,8 @@ function viewOver(stored: StreamState[] = []) {
   const listings: { resolve: (states: StreamState[]) => void; reject: (error: Error) => void }[] =
     [];
   const changed: string[] = [];
+  let holding = false;
+  const heldRereads: (() => void)[] = [];
   const errors: unknown[] = [];
   let replaced = 0;
   const view = new StreamStateView({
@@ -33,7 +35,10 @@ function viewOver(stored: StreamState[] = []) {
       listStreams: () => new Promise((resolve, reject) => listings.push({ resolve, reject })),
       getStream: async (streamId) => {
         if (streamId === 'unreadable') throw new Error('DynamoDB GetItem on table t failed');
-        return inStore.get(streamId);
+        const found = inStore.get(streamId);
+        if (!holding) return found;
+        // Read now, answered when the test says (`answerRereads`).
+        return new Promise((resolve) => heldRereads.push(() => resolve(found)));
       },
     },
     clock: { now: () => now },
@@ -59,6 +64,16 @@ function viewOver(stored: StreamState[] = []) {
       now = T0 + ms;
     },
     list: (states: StreamState[]) => answer(() => listings.at(-1)!.resolve(states)),
+    /** From now on re-reads read the store at once but answer only when answerRereads says. */
+    holdRereads: () => {
+      holding = true;
+    },
+    /** Answers the re-reads held so far (what each found when it was made) and waits for them. */
+    answerRereads: async () => {
+      while (heldRereads.length === 0) await Promise.resolve();
+      for (const answer of heldRereads.splice(0)) answer();
+      await view.idle();
+    },
     fail: () => answer(() => listings.at(-1)!.reject(new Error('DynamoDB Scan failed'))),
   };
 }
@@ -138,16 +153,45 @@ describe('the stream state view', () => {
     expect(view.get('a')?.version).toBe(1);
   });
 
-  it('re-reads the streams told of and tells which changed, keeping a newer state it knows', async () => {
-    const { view, changed } = viewOver([state('a', 2), state('newer', 1)]);
-    view.keep('newer', state('newer', 3));
+  it('re-reads the streams told of and tells which changed, taking what the store holds', async () => {
+    const { view, changed } = viewOver([state('a', 2), state('stored afresh', 1)]);
+    // Kept before the re-reads began: the store has changed since (another process's poll, a
+    // stream removed, one removed and stored afresh with its versions starting again).
+    view.keep('stored afresh', state('stored afresh', 3));
     view.keep('deleted', state('deleted', 1));
-    view.reread(['a', 'newer', 'deleted']);
+    view.reread(['a', 'stored afresh', 'deleted']);
     await view.idle();
     expect(view.get('a')?.version).toBe(2);
-    expect(view.get('newer')?.version).toBe(3);
+    expect(view.get('stored afresh')?.version).toBe(1);
     expect(view.get('deleted')).toBeUndefined();
-    expect(changed.sort()).toEqual(['a', 'deleted']);
+    expect(changed.sort()).toEqual(['a', 'deleted', 'stored afresh']);
+  });
+
+  it('drops a re-read when a poll kept a state while it ran, even one that found none', async () => {
+    const { view, changed, holdRereads, answerRereads } = viewOver([state('a', 1)]);
+    holdRereads();
+    // The re-reads read the store before each stream's poll ended: 'a' at version 1, 'new'
+    // not yet stored; the polls then keep what they stored.
+    view.reread(['a', 'new']);
+    await Promise.resolve();
+    view.keep('a', state('a', 2));
+    view.keep('new', state('new', 1));
+    await answerRereads();
+    expect(view.get('a')?.version).toBe(2);
+    expect(view.get('new')?.version).toBe(1);
+    expect(changed).toEqual([]);
+  });
+
+  it('lets the higher version win between a re-read and a full read that ran beside it', async () => {
+    const { view, holdRereads, answerRereads, list } = viewOver([state('a', 1), state('b', 4)]);
+    holdRereads();
+    view.reread(['a', 'b']);
+    await Promise.resolve();
+    view.readAllIfDue(T0);
+    await list([state('a', 2), state('b', 3)]);
+    await answerRereads();
+    expect(view.get('a')?.version).toBe(2);
+    expect(view.get('b')?.version).toBe(4);
   });
 
   it('tells a failed re-read to onError and keeps what it knew', async () => {
