@@ -68,9 +68,15 @@ function viewOver(stored: StreamState[] = []) {
     holdRereads: () => {
       holding = true;
     },
+    /** Resolves once `count` re-reads have read the store and wait to be answered. */
+    rereadsHeld: async (count: number) => {
+      for (let turn = 0; heldRereads.length < count; turn++) {
+        if (turn === 100) throw new Error(`${heldRereads.length} of ${count} re-reads began`);
+        await Promise.resolve();
+      }
+    },
     /** Answers the re-reads held so far (what each found when it was made) and waits for them. */
     answerRereads: async () => {
-      while (heldRereads.length === 0) await Promise.resolve();
       for (const answer of heldRereads.splice(0)) answer();
       await view.idle();
     },
@@ -168,12 +174,12 @@ describe('the stream state view', () => {
   });
 
   it('drops a re-read when a poll kept a state while it ran, even one that found none', async () => {
-    const { view, changed, holdRereads, answerRereads } = viewOver([state('a', 1)]);
+    const { view, changed, holdRereads, rereadsHeld, answerRereads } = viewOver([state('a', 1)]);
     holdRereads();
     // The re-reads read the store before each stream's poll ended: 'a' at version 1, 'new'
     // not yet stored; the polls then keep what they stored.
     view.reread(['a', 'new']);
-    await Promise.resolve();
+    await rereadsHeld(2);
     view.keep('a', state('a', 2));
     view.keep('new', state('new', 1));
     await answerRereads();
@@ -183,10 +189,13 @@ describe('the stream state view', () => {
   });
 
   it('lets the higher version win between a re-read and a full read that ran beside it', async () => {
-    const { view, holdRereads, answerRereads, list } = viewOver([state('a', 1), state('b', 4)]);
+    const { view, holdRereads, rereadsHeld, answerRereads, list } = viewOver([
+      state('a', 1),
+      state('b', 4),
+    ]);
     holdRereads();
     view.reread(['a', 'b']);
-    await Promise.resolve();
+    await rereadsHeld(2);
     view.readAllIfDue(T0);
     await list([state('a', 2), state('b', 3)]);
     await answerRereads();
