@@ -48,8 +48,12 @@ export interface StreamStateViewOptions {
  */
 export class StreamStateView {
   private states = new Map<string, StreamState>();
-  /** States re-read by finished polls while a full read was under way (null: deleted). */
-  private readonly rereadDuringFullRead = new Map<string, StreamState | null>();
+  /**
+   * What was kept of each stream (null: none stored) and when, as {@link changes} counted: a
+   * full read merges what was kept while it ran, and a re-read is dropped for a stream kept
+   * after it began. Holds what was kept since the last full read that completed began.
+   */
+  private readonly kept = new Map<string, { state: StreamState | null; at: number }>();
   private lastFullReadAt = Number.NEGATIVE_INFINITY;
   /** Whether a full read has completed: until then, what is due is unknown. */
   private fullReadDone = false;
@@ -62,8 +66,6 @@ export class StreamStateView {
   private readonly toldReads: ToldStateReads;
   /** Counts the view's changes: each kept state, each full read begun. */
   private changes = 0;
-  /** When each stream's state was last kept, as {@link changes} counted it. */
-  private readonly keptAt = new Map<string, number>();
   /** When the last full read that completed began, as {@link changes} counted it. */
   private replacedAt = -1;
 
@@ -100,8 +102,7 @@ export class StreamStateView {
   keep(streamId: string, state: StreamState | undefined): void {
     if (state) this.states.set(streamId, state);
     else this.states.delete(streamId);
-    this.rereadDuringFullRead.set(streamId, state ?? null);
-    this.keptAt.set(streamId, ++this.changes);
+    this.kept.set(streamId, { state: state ?? null, at: ++this.changes });
   }
 
   /**
@@ -140,16 +141,14 @@ export class StreamStateView {
   }
 
   private async readAll(): Promise<void> {
-    this.rereadDuringFullRead.clear();
     const began = this.options.clock.now();
     const beganAt = ++this.changes;
     const listed = await this.options.store.listStreams();
-    this.states = mergeNewer(listed, this.rereadDuringFullRead);
+    this.states = mergeNewer(listed, this.kept, beganAt);
     this.replacedAt = beganAt;
     // What was kept before this read began, the read holds: a re-read older still falls back
-    // to versions (see applyReread), and the map holds only what was kept since.
-    for (const [streamId, keptAt] of this.keptAt)
-      if (keptAt < beganAt) this.keptAt.delete(streamId);
+    // to versions (see applyReread).
+    for (const [streamId, { at }] of this.kept) if (at < beganAt) this.kept.delete(streamId);
     this.options.onAllReplaced();
     this.fullReadDone = true;
     this.fullReadFailures = 0;
@@ -166,7 +165,7 @@ export class StreamStateView {
    * removed and stored afresh, its versions starting again).
    */
   private applyReread(streamId: string, state: StreamState | undefined, began: number): void {
-    if ((this.keptAt.get(streamId) ?? -1) > began) return;
+    if ((this.kept.get(streamId)?.at ?? -1) > began) return;
     const known = this.states.get(streamId);
     if (this.replacedAt > began && state && known && known.version > state.version) return;
     this.keep(streamId, state);
@@ -175,16 +174,18 @@ export class StreamStateView {
 }
 
 /**
- * A full read of the stream states, corrected by the states polls re-read while it ran: a
+ * A full read of the stream states, corrected by the states kept while it ran (from `since`): a
  * poll that finished during the read must not look due again because the read saw it before
  * (that would poll it twice). The higher version wins; a re-read that found none removes it.
  */
 function mergeNewer(
   listed: readonly StreamState[],
-  reread: ReadonlyMap<string, StreamState | null>,
+  kept: ReadonlyMap<string, { state: StreamState | null; at: number }>,
+  since: number,
 ): Map<string, StreamState> {
   const merged = new Map(listed.map((state) => [state.streamId, state]));
-  for (const [streamId, state] of reread) {
+  for (const [streamId, { state, at }] of kept) {
+    if (at < since) continue;
     const seen = merged.get(streamId);
     if (state === null) merged.delete(streamId);
     else if (!seen || state.version > seen.version) merged.set(streamId, state);
