@@ -39,7 +39,7 @@ export const LOCAL_LEVELDB_DEFAULTS = {
 
 /**
  * `options` with {@link LOCAL_LEVELDB_DEFAULTS} for what they leave unset. Pure.
- * @example withLocalLevelDefaults({ cacheSize: 1 }).writeBufferSize === 2 * 1024 * 1024
+ * @example withLocalLevelDefaults({ cacheSize: 1 }).writeBufferSize === 4 * 1024 * 1024
  */
 export function withLocalLevelDefaults(options: LevelOpenOptions): LevelOpenOptions {
   return { ...LOCAL_LEVELDB_DEFAULTS, ...options };
