@@ -24,12 +24,13 @@ const MIB = 1024 * 1024;
 /**
  * LevelDB options of the local run's databases where their owner sets none (dynalite sets none):
  * a 2 MB block cache and at most 100 tables open (each open table keeps its index and maps its
- * file into memory), where LevelDB's defaults (8 MB, 1,000) suit a server and held about 15 MB
- * more resident in a 100,000-event backfill. The write buffer stays at LevelDB's 4 MB: each
- * buffer filled becomes a level-0 table, and the stored snapshots' keys (entity ids) are random,
- * so each table merged into level 1 rewrites most of it. With 2 MB, LevelDB's compaction thread
- * spent ~5.5 s of CPU in a first sync of 100,000 customers; 4 MB took 13 % of the bridge's CPU
- * off it (192 against 221 µs a record over alternating runs) for ≤ 7 MB more at peak.
+ * file into memory), where LevelDB's defaults (8 MB, 1,000) suit a server: with a 2 MB write
+ * buffer beside them, they held about 15 MB less resident in a 100,000-event backfill. The write
+ * buffer is LevelDB's own 4 MB: each buffer filled becomes a level-0 table, and the stored
+ * snapshots' keys (entity ids) are random, so each table merged into level 1 rewrites most of
+ * it. With 2 MB, LevelDB's compaction thread spent ~5.5 s of CPU in a first sync of 100,000
+ * customers; 4 MB takes ~15 % of the bridge's CPU off that sync (188 against 223 µs a record on
+ * average over alternating runs) for ≤ 7 MB more at peak (docs/benchmarks.md, cd11e1e).
  */
 export const LOCAL_LEVELDB_DEFAULTS = {
   cacheSize: 2 * MIB,
