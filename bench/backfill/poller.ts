@@ -29,28 +29,21 @@ export type BackfillReport = z.infer<typeof BackfillReportSchema>;
  */
 class TimedStateStore extends DynamoDbStateStore {
   storeMs = 0;
-  override async getSnapshots(...args: Parameters<DynamoDbStateStore['getSnapshots']>) {
-    const started = performance.now();
-    try {
-      return await super.getSnapshots(...args);
-    } finally {
-      this.storeMs += performance.now() - started;
-    }
+  override getSnapshots(...args: Parameters<DynamoDbStateStore['getSnapshots']>) {
+    return this.timed(() => super.getSnapshots(...args));
   }
-  override async replaceSnapshots(
-    ...args: Parameters<DynamoDbStateStore['replaceSnapshots']>
-  ): ReturnType<DynamoDbStateStore['replaceSnapshots']> {
-    const started = performance.now();
-    try {
-      return await super.replaceSnapshots(...args);
-    } finally {
-      this.storeMs += performance.now() - started;
-    }
+  override replaceSnapshots(...args: Parameters<DynamoDbStateStore['replaceSnapshots']>) {
+    return this.timed(() => super.replaceSnapshots(...args));
   }
-  override async putSnapshots(...args: Parameters<DynamoDbStateStore['putSnapshots']>) {
+  override putSnapshots(...args: Parameters<DynamoDbStateStore['putSnapshots']>) {
+    return this.timed(() => super.putSnapshots(...args));
+  }
+
+  /** Runs one store call, adding its wall time to {@link storeMs}. */
+  private async timed<T>(call: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
-      return await super.putSnapshots(...args);
+      return await call();
     } finally {
       this.storeMs += performance.now() - started;
     }
