@@ -16,6 +16,7 @@ import { cacheDynaliteTables } from './dynalite-tables.ts';
 import { parseDynaliteTypesOnce } from './dynalite-type-check.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { refuseForeignCallers } from './loopback-only.ts';
+import { lowerStoreCompactionPriority } from './store-thread-priority.ts';
 
 /** The part of dynalite's options used here (the package ships no types). */
 interface DynaliteOptions {
@@ -42,7 +43,9 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
  * failure of the store answered as an InternalServerError instead of thrown).
  * Tables become ACTIVE at once. Only the bridge's own clients are answered over the network
  * (`refuseForeignCallers`: no web page, even through DNS rebinding). Persisted in a LevelDB
- * store at `path` when given (its folder is created), in memory otherwise.
+ * store at `path` when given (its folder is created), in memory otherwise; with
+ * `lowerCompactionPriority` (a process's own store: `change-bridge start`), LevelDB's compactions
+ * run below the event loop's priority (store-thread-priority.ts).
  * @throws BridgeError naming `path` when its store cannot be opened (a folder this process may
  * not write, a LevelDB another process holds)
  * @example const server = await startDynaliteServer('.bridge/dynamodb'); ...; await closeDynaliteServer(server);
@@ -50,9 +53,16 @@ function loadDynalite(): (options: DynaliteOptions) => Server {
 export async function startDynaliteServer(
   path?: string,
   accessKeyId: string = LOCAL_CREDENTIALS.accessKeyId,
-  { listen = true }: { listen?: boolean } = {},
+  {
+    listen = true,
+    lowerCompactionPriority = false,
+  }: { listen?: boolean; lowerCompactionPriority?: boolean } = {},
 ): Promise<Server> {
-  if (path !== undefined) await mkdir(dirname(path), { recursive: true });
+  if (path !== undefined) {
+    await mkdir(dirname(path), { recursive: true });
+    // Before LevelDB can start its compaction thread (the mkdir ran on libuv's pool: it runs).
+    if (lowerCompactionPriority) lowerStoreCompactionPriority();
+  }
   closeDynaliteIterators();
   applyLocalLevelDefaults();
   readLevelSynchronously();

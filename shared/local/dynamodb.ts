@@ -38,6 +38,13 @@ export interface LocalDynamoDbOptions {
    * than `http`.
    */
   listen?: boolean;
+  /**
+   * Runs LevelDB's compactions below the event loop's priority (store-thread-priority.ts): for
+   * the store of the process's own run (`change-bridge start`), where the loop's work comes
+   * first. Only with a `path` and a transport other than `thread` (a worker's threads start
+   * beside LevelDB's, which could not be told apart). Default false.
+   */
+  lowerCompactionPriority?: boolean;
 }
 
 /** A running local DynamoDB and a client bound to it. */
@@ -71,7 +78,10 @@ export async function startLocalDynamoDb(
     });
     return boundTo(thread.endpoint, thread.answer, () => thread.close());
   }
-  const server = await startDynaliteServer(options.path, undefined, { listen });
+  const server = await startDynaliteServer(options.path, undefined, {
+    listen,
+    lowerCompactionPriority: options.lowerCompactionPriority ?? false,
+  });
   const endpoint = listen
     ? `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     : UNSERVED_DYNAMODB_ENDPOINT;

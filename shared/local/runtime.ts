@@ -115,6 +115,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       transport: config.storeThread ? 'thread' : 'in-process',
       // Reached in process only: no port offers every subscription's secret to the machine.
       listen: false,
+      // The loop's detection and deliveries before LevelDB's compactions (on a full machine).
+      lowerCompactionPriority: true,
     });
     closers.push(() => dynamo.close());
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
