@@ -45,7 +45,12 @@ describe('threadsSince', () => {
 describe('watchStoreCompactionThread', () => {
   it('renices the one thread that appears after it began, then scans no more', () => {
     vi.useFakeTimers();
-    const threads = fakeThreads([[1, 2], [1, 2], [1, 2, 7], [1, 2, 7, 8]]);
+    const threads = fakeThreads([
+      [1, 2],
+      [1, 2],
+      [1, 2, 7],
+      [1, 2, 7, 8],
+    ]);
     expect(watchStoreCompactionThread(threads, 100)).toBeDefined();
     vi.advanceTimersByTime(100);
     expect(threads.reniced).toEqual([]);
