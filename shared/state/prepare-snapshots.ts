@@ -1,4 +1,3 @@
-import { writeJsonBytes } from '../changes/json-bytes.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { type StoredSnapshot, StoredSnapshotSchema } from './snapshot-schema.ts';
 import { assertSnapshotFits } from './snapshot-size.ts';
@@ -45,8 +44,9 @@ export function prepareSnapshots(
 }
 
 /**
- * A record's JSON text and its UTF-8 length, written as bytes once (JSON.stringify's string
- * would be flattened and measured again for the size check and the item).
+ * A record's JSON text and its UTF-8 length: JSON.stringify's own text (native: about half the
+ * time of writing the bytes in JavaScript and decoding them to a string) and its byte length,
+ * which the size check and the item need.
  */
 function serializeRecord(
   streamId: string,
@@ -55,10 +55,8 @@ function serializeRecord(
   record: Record<string, unknown>,
 ): Pick<PreparedSnapshot, 'recordJson' | 'recordBytes'> {
   try {
-    return writeJsonBytes(record, { sorted: false }, (bytes) => ({
-      recordJson: bytes.toString('utf8'),
-      recordBytes: bytes.length,
-    }));
+    const recordJson = JSON.stringify(record);
+    return { recordJson, recordBytes: Buffer.byteLength(recordJson, 'utf8') };
   } catch (error) {
     // A BigInt or a cycle cannot be stored; records parsed from the API never hold one.
     throw new ValidationError(
