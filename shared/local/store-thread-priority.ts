@@ -7,9 +7,9 @@ import { setPriority } from 'node:os';
  * a connector on two cores) the loop's detection and deliveries run first and compactions take
  * the time left. LevelDB slows its own writes when compactions fall far behind (level-0 files
  * past 8), so they are deferred, not starved. Measured through `change-bridge start`
- * (docs/benchmarks.md, "LevelDB's thread below the event loop"): the default first sync of
- * 100,000 customers and the emitting backfill of 100,000 each ~5 % sooner, at the same peak
- * memory.
+ * (docs/benchmarks.md, "LevelDB's thread below the event loop"): the emitting backfill of
+ * 100,000 customers read and delivered 7-12 % sooner at the same peak memory; the default first
+ * sync ~5 % sooner in some runs and the same in others (when the second core has room).
  */
 export const STORE_COMPACTION_NICENESS = 10;
 
