@@ -6,7 +6,7 @@ import { type Backends, BackendsSchema } from './backfill/backends.ts';
 import { startChild, stopChild } from './backfill/child.ts';
 import { type BridgeChild, groupCpuSeconds, startBridgeChild } from './bridge-process.ts';
 import { formatNumber, isMain, quietAwsSdkNotice, recordFigure } from './figures.ts';
-import { type CpuSpan, processCpuSeconds, watchCpu } from './machine-cpu.ts';
+import { type CpuSpan, mainThreadCpuSeconds, processCpuSeconds, watchCpu } from './machine-cpu.ts';
 import { type BenchReceiver, startBenchReceiver } from './receiver.ts';
 
 const MB = 1024 * 1024;
@@ -205,10 +205,11 @@ interface BaselineRun {
   read: number;
   readSeconds: number;
   /**
-   * CPU over the same time: the whole machine's, the bridge's process group's and the backends'
-   * process's (the simulator serving the pages).
+   * CPU over the same time: the whole machine's, the bridge's process group's, its main thread's
+   * (the one its JavaScript runs on; the rest is LevelDB's compactions, garbage collection's
+   * helpers and libuv's pool) and the backends' process's (the simulator serving the pages).
    */
-  cpu: CpuSpan<'bridge' | 'backends'>;
+  cpu: CpuSpan<'bridge' | 'bridgeMain' | 'backends'>;
   readAll: boolean;
   peakGroupRss: number;
 }
@@ -239,6 +240,7 @@ async function baselineSyncThroughStart(
     const bridgePgid = bridge.process.pid!;
     const span = await watchCpu({
       bridge: () => groupCpuSeconds(bridgePgid),
+      bridgeMain: () => mainThreadCpuSeconds(bridgePgid),
       backends: () => processCpuSeconds(backends.process.pid!),
     });
     let stream = await customerStream(bridge);
@@ -328,7 +330,8 @@ function describeBaseline(run: BaselineRun, limit: string): string {
   const perRecord = (seconds: number) => formatNumber((seconds * 1e6) / Math.max(1, run.read));
   return (
     `  ${limit}, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
-    `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${perRecord(run.cpu.seconds.bridge)} µs per record; ` +
+    `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${perRecord(run.cpu.seconds.bridge)} µs per record ` +
+    `(its main thread ${perRecord(run.cpu.seconds.bridgeMain)}); ` +
     `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
     `simulator ${perRecord(run.cpu.seconds.backends)} µs per record; ` +
     `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy (steal ${(machine.stealShare * 100).toFixed(0)} %)`
