@@ -237,10 +237,11 @@ async function baselineSyncThroughStart(
     });
     const started = performance.now();
     const startedAtMs = Date.now();
-    const bridgePgid = bridge.process.pid!;
+    // The bridge leads its own process group: its pid is the group's id.
+    const bridgePid = bridge.process.pid!;
     const span = await watchCpu({
-      bridge: () => groupCpuSeconds(bridgePgid),
-      bridgeMain: () => mainThreadCpuSeconds(bridgePgid),
+      bridge: () => groupCpuSeconds(bridgePid),
+      bridgeMain: () => mainThreadCpuSeconds(bridgePid),
       backends: () => processCpuSeconds(backends.process.pid!),
     });
     let stream = await customerStream(bridge);
