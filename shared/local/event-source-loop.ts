@@ -222,7 +222,7 @@ export function toSqsRecord(message: Message, queueArn: string, region: string):
       dataType: value.DataType ?? 'String',
     };
   }
-  return {
+  const record = {
     messageId: message.MessageId ?? '',
     receiptHandle: message.ReceiptHandle ?? '',
     body: message.Body ?? '',
@@ -237,12 +237,17 @@ export function toSqsRecord(message: Message, queueArn: string, region: string):
       AWSTraceHeader: attributes.AWSTraceHeader,
     },
     messageAttributes,
-    md5OfBody: message.MD5OfBody ?? '',
     md5OfMessageAttributes: message.MD5OfMessageAttributes,
     eventSource: 'aws:sqs',
     eventSourceARN: queueArn,
     awsRegion: region,
   };
+  // Read from the message when read: the local queue computes a body's MD5 only then (see
+  // withLazyMd5), and the dispatcher never reads it.
+  return Object.defineProperty(record, 'md5OfBody', {
+    enumerable: true,
+    get: () => message.MD5OfBody ?? '',
+  }) as SQSRecord;
 }
 
 /** `arn:aws:sqs:<region>:<account>:<name>` from a queue URL `…/<account>/<name>`. */

@@ -129,10 +129,10 @@ function callInProcess(client: SQSClient, handlers: Record<string, SqsJsonHandle
     if (!handler || rest.length > 1 || typeof options === 'function')
       return viaSdk(command, ...rest);
     const signal = AbortOptionsSchema.safeParse(options).data?.abortSignal;
-    return handler(command.input as Record<string, unknown>, signal).then((output) => ({
-      ...output,
-      $metadata: {},
-    }));
+    // Assigned, not spread: a spread would read the answer's MD5 members (see withLazyMd5).
+    return handler(command.input as Record<string, unknown>, signal).then((output) =>
+      Object.assign(output, { $metadata: {} }),
+    );
   };
   client.send = send as SQSClient['send'];
 }

@@ -1,8 +1,9 @@
-import { hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../../clock.ts';
 import { lockDirectory } from '../directory-lock.ts';
+import { withLazyMd5 } from './lazy-md5.ts';
 import { MessageTable } from './message-table.ts';
 import type { QueueCounts, ReceivedMessage, StoredMessage } from './queue-messages.ts';
 import {
@@ -134,7 +135,6 @@ export class LogQueueStore {
       header: {
         seq: this.nextSeq++,
         id: randomUUID(),
-        md5: hash('md5', body, 'hex'),
         sentAt: now,
         visibleAt: visibleAtOf(now, delaySeconds, dueAt),
         ...(inLine ? { inLine: true as const } : {}),
@@ -142,14 +142,13 @@ export class LogQueueStore {
       body,
     }));
     this.append(sent);
-    return sent.map(({ header, body }) => ({
-      id: header.id,
-      body,
-      md5: header.md5,
-      sentAt: now,
-      receiveCount: 0,
-      firstReceiveAt: 0,
-    }));
+    return sent.map(({ header, body }) =>
+      withLazyMd5(
+        { id: header.id, body, sentAt: now, receiveCount: 0, firstReceiveAt: 0 },
+        'md5',
+        body,
+      ),
+    );
   }
 
   /**
@@ -230,15 +229,19 @@ export class LogQueueStore {
       messages.countReceive(row, now);
       messages.setReceipt(row, ++this.receipts);
       this.setVisibleAt(row, now + visibilityMs);
-      received[index] = {
-        id: header.id,
+      received[index] = withLazyMd5(
+        {
+          id: header.id,
+          body,
+          sentAt: header.sentAt,
+          receiveCount: messages.receiveCount(row),
+          firstReceiveAt: messages.firstReceiveAt(row),
+          receiptHandle: `${this.queue}!${row}!${header.seq}!${this.receipts}`,
+        },
+        'md5',
         body,
-        md5: header.md5,
-        sentAt: header.sentAt,
-        receiveCount: messages.receiveCount(row),
-        firstReceiveAt: messages.firstReceiveAt(row),
-        receiptHandle: `${this.queue}!${row}!${header.seq}!${this.receipts}`,
-      };
+        header.md5,
+      );
     });
     return received;
   }

@@ -12,7 +12,11 @@ export const SentHeaderSchema = z.object({
   /** The message's place in its queue's log, unique in the queue. */
   seq: z.number().int().nonnegative(),
   id: z.string(),
-  md5: z.string(),
+  /**
+   * The body's MD5 (hex), stored by earlier versions; absent since, computed from the body when
+   * read (see withLazyMd5).
+   */
+  md5: z.string().optional(),
   sentAt: z.number(),
   /** When the message first became visible: sent plus its delay. */
   visibleAt: z.number(),

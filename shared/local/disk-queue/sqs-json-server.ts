@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.ts';
 import { BridgeError, describeThrown } from '../../errors.ts';
 import { DUE_AT_ATTRIBUTE, WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
 import { refuseForeignCallers } from '../loopback-only.ts';
+import { withMd5Of } from './lazy-md5.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
 import type { ReceivedMessage } from './queue-messages.ts';
 
@@ -66,17 +67,17 @@ export function sqsJsonHandlers(
     if (!queue) throw new SqsFault('QueueDoesNotExist', `no queue ${input.QueueUrl}`);
     return queue;
   };
-  const wire = (message: ReceivedMessage) => ({
-    MessageId: message.id,
-    ReceiptHandle: message.receiptHandle,
-    MD5OfBody: message.md5,
-    Body: message.body,
-    Attributes: {
-      ApproximateReceiveCount: String(message.receiveCount),
-      SentTimestamp: String(message.sentAt),
-      ApproximateFirstReceiveTimestamp: String(message.firstReceiveAt),
-    },
-  });
+  const wire = (message: ReceivedMessage) =>
+    withMd5Of(message, 'MD5OfBody', {
+      MessageId: message.id,
+      ReceiptHandle: message.receiptHandle,
+      Body: message.body,
+      Attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        ApproximateFirstReceiveTimestamp: String(message.firstReceiveAt),
+      },
+    });
   return {
     CreateQueue: async (input) => {
       const name = String(input.QueueName);
@@ -101,7 +102,7 @@ export function sqsJsonHandlers(
         },
       ]);
       wakeReceiver(queue);
-      return { MessageId: sent!.id, MD5OfMessageBody: sent!.md5 };
+      return withMd5Of(sent!, 'MD5OfMessageBody', { MessageId: sent!.id });
     },
     SendMessageBatch: async (input) => {
       const entries = input.Entries as Array<{
@@ -121,11 +122,9 @@ export function sqsJsonHandlers(
       );
       wakeReceiver(queue);
       return {
-        Successful: sent.map((m, i) => ({
-          Id: entries[i]!.Id,
-          MessageId: m.id,
-          MD5OfMessageBody: m.md5,
-        })),
+        Successful: sent.map((m, i) =>
+          withMd5Of(m, 'MD5OfMessageBody', { Id: entries[i]!.Id, MessageId: m.id }),
+        ),
         Failed: [],
       };
     },
