@@ -190,7 +190,7 @@ function describeAfterDetection(
   const rate = last > detectedAt ? (after * 1000) / (last - detectedAt) : Number.NaN;
   return (
     `its last event published ${((detectedAt - updatedAt) / 1000).toFixed(1)} s after the updates, ` +
-    `${before} verified by then, the ${after} after it at ${formatNumber(rate)}/s`
+    `${formatNumber(before)} verified by then, the ${formatNumber(after)} after it at ${formatNumber(rate)}/s`
   );
 }
 
