@@ -8,6 +8,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { type Clock, systemClock } from '../clock.ts';
+import { withMemberOnRead } from './disk-queue/lazy-md5.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 import { MessageBudget } from './message-budget.ts';
 
@@ -244,10 +245,7 @@ export function toSqsRecord(message: Message, queueArn: string, region: string):
   };
   // Read from the message when read: the local queue computes a body's MD5 only then (see
   // withLazyMd5), and the dispatcher never reads it.
-  return Object.defineProperty(record, 'md5OfBody', {
-    enumerable: true,
-    get: () => message.MD5OfBody ?? '',
-  }) as SQSRecord;
+  return withMemberOnRead(record, 'md5OfBody', () => message.MD5OfBody ?? '');
 }
 
 /** `arn:aws:sqs:<region>:<account>:<name>` from a queue URL `…/<account>/<name>`. */

@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
-import { withLazyMd5, withMd5Of } from '../../shared/local/disk-queue/lazy-md5.ts';
+import { withLazyMd5, withMemberOnRead } from '../../shared/local/disk-queue/lazy-md5.ts';
 import { toSqsRecord } from '../../shared/local/event-source-loop.ts';
 import { LOCAL_CREDENTIALS } from '../../shared/local/local-credentials.ts';
 
@@ -28,7 +28,7 @@ describe('a body MD5 computed when read', () => {
     expect({ ...message }).toEqual({ id: 'm1', body: 'Zürich ✓', md5: md5('Zürich ✓') });
     expect(JSON.parse(JSON.stringify(message)).md5).toBe(md5('Zürich ✓'));
     expect(message.md5).toBe(md5('Zürich ✓'));
-    const answer = withMd5Of(message, 'MD5OfBody', { MessageId: 'm1' });
+    const answer = withMemberOnRead({ MessageId: 'm1' }, 'MD5OfBody', () => message.md5);
     expect(JSON.parse(JSON.stringify(answer))).toEqual({
       MessageId: 'm1',
       MD5OfBody: md5('Zürich ✓'),

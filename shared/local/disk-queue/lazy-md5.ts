@@ -28,18 +28,20 @@ export function withLazyMd5<T extends object, K extends string>(
 }
 
 /**
- * Gives `target` a member `key` that reads `message.md5` when read (an answer's `MD5OfBody` or
- * `MD5OfMessageBody`, see {@link withLazyMd5}); enumerable, as a plain member. Returns `target`.
- * @example withMd5Of(sent, 'MD5OfMessageBody', { MessageId: sent.id })
+ * Gives `target` a member `key` whose value `read` gives when the member is read: an enumerable
+ * getter, so a spread or JSON reads it like a plain member. For an answer's `MD5OfBody` or
+ * `MD5OfMessageBody`, and a Lambda record's `md5OfBody`, read from a message whose MD5 is
+ * computed only when read (see {@link withLazyMd5}). Returns `target`.
+ * @example withMemberOnRead({ MessageId: sent.id }, 'MD5OfMessageBody', () => sent.md5)
  */
-export function withMd5Of<T extends object, K extends string>(
-  message: { readonly md5: string },
-  key: K,
+export function withMemberOnRead<T extends object, K extends string, V>(
   target: T,
-): T & Record<K, string> {
+  key: K,
+  read: () => V,
+): T & Record<K, V> {
   return Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: () => message.md5,
-  }) as T & Record<K, string>;
+    get: read,
+  }) as T & Record<K, V>;
 }

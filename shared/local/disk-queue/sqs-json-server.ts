@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.ts';
 import { BridgeError, describeThrown } from '../../errors.ts';
 import { DUE_AT_ATTRIBUTE, WAITS_IN_LINE_ATTRIBUTE } from '../../webhooks/queue.ts';
 import { refuseForeignCallers } from '../loopback-only.ts';
-import { withMd5Of } from './lazy-md5.ts';
+import { withMemberOnRead } from './lazy-md5.ts';
 import type { LogQueueStore } from './log-queue-store.ts';
 import type { ReceivedMessage } from './queue-messages.ts';
 
@@ -68,16 +68,20 @@ export function sqsJsonHandlers(
     return queue;
   };
   const wire = (message: ReceivedMessage) =>
-    withMd5Of(message, 'MD5OfBody', {
-      MessageId: message.id,
-      ReceiptHandle: message.receiptHandle,
-      Body: message.body,
-      Attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        ApproximateFirstReceiveTimestamp: String(message.firstReceiveAt),
+    withMemberOnRead(
+      {
+        MessageId: message.id,
+        ReceiptHandle: message.receiptHandle,
+        Body: message.body,
+        Attributes: {
+          ApproximateReceiveCount: String(message.receiveCount),
+          SentTimestamp: String(message.sentAt),
+          ApproximateFirstReceiveTimestamp: String(message.firstReceiveAt),
+        },
       },
-    });
+      'MD5OfBody',
+      () => message.md5,
+    );
   return {
     CreateQueue: async (input) => {
       const name = String(input.QueueName);
@@ -102,7 +106,7 @@ export function sqsJsonHandlers(
         },
       ]);
       wakeReceiver(queue);
-      return withMd5Of(sent!, 'MD5OfMessageBody', { MessageId: sent!.id });
+      return withMemberOnRead({ MessageId: sent!.id }, 'MD5OfMessageBody', () => sent!.md5);
     },
     SendMessageBatch: async (input) => {
       const entries = input.Entries as Array<{
@@ -123,7 +127,11 @@ export function sqsJsonHandlers(
       wakeReceiver(queue);
       return {
         Successful: sent.map((m, i) =>
-          withMd5Of(m, 'MD5OfMessageBody', { Id: entries[i]!.Id, MessageId: m.id }),
+          withMemberOnRead(
+            { Id: entries[i]!.Id, MessageId: m.id },
+            'MD5OfMessageBody',
+            () => m.md5,
+          ),
         ),
         Failed: [],
       };
