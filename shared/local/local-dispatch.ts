@@ -16,7 +16,7 @@ import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
-import { systemResolver } from '../webhooks/url-policy.ts';
+import { createHostResolver } from '../webhooks/host-resolver.ts';
 import { QUEUE_FOLDER } from './data-dir.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
@@ -159,13 +159,15 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     });
     /** Aborted {@link STOP_REQUEST_GRACE_MS} into the stop: cuts off the requests in flight. */
     const cutOff = new AbortController();
+    // Receivers' host names: cancellable lookups, so a stop never waits for a silent DNS server.
+    const hosts = createHostResolver();
     const deps = createDispatcherDeps({
       store: options.store,
       // Due times to the millisecond: the local queue keeps them (SQS delays whole seconds).
       queue: new SqsDeliveryQueue(sqs.client, queueUrl, { sendDueAt: true }),
       sender: new UndiciWebhookSender({
         policy: { allowPrivate },
-        resolve: systemResolver,
+        resolve: hosts.resolve,
         clock,
         timeoutMs: options.settings.deliveryTimeoutMs,
         stopSignal: cutOff.signal,
@@ -180,7 +182,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const webhooks = createWebhookService({
       ...deps,
       policy: { allowPrivate },
-      resolve: systemResolver,
+      resolve: hosts.resolve,
       randomBytes: systemRandomBytes,
     });
     // The deliveries whose messages wait in the queue (retries, however old), read before
@@ -242,6 +244,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         await Promise.all([idle.stop(), ...loops.map((loop) => loop.stop())]);
       } finally {
         ended.abort();
+        hosts.stop();
       }
     };
     return {

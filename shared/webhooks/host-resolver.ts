@@ -1,0 +1,124 @@
+import { Resolver } from 'node:dns/promises';
+import { BridgeError } from '../errors.ts';
+import { type HostsTable, readHostsFile } from './hosts-file.ts';
+import { type HostResolver, type ResolvedAddress, systemResolver } from './url-policy.ts';
+
+/** Milliseconds the DNS client waits for a name server's answer before it asks again. */
+export const DNS_QUERY_TIMEOUT_MS = 2_500;
+/** Times the DNS client asks each name server before the lookup fails. */
+export const DNS_QUERY_TRIES = 2;
+
+/**
+ * DNS client outcomes that say no name server answered (or the lookup was stopped): the
+ * system resolver would wait for the same silence, so these are not handed to it.
+ */
+const UNANSWERED_CODES: ReadonlySet<string> = new Set(['ETIMEOUT', 'ECANCELLED', 'EDESTRUCTION']);
+
+/** A host resolver whose lookups in flight can be ended at once. */
+export interface StoppableHostResolver {
+  resolve: HostResolver;
+  /**
+   * Cancels every DNS query in flight (each lookup fails at once) and refuses lookups from now
+   * on, so a stopping process has nothing left to wait for.
+   */
+  stop(): void;
+}
+
+/** Options of {@link createHostResolver}; the defaults are the system's. */
+export interface HostResolverOptions {
+  /** The hosts file, read at every lookup (default: /etc/hosts). */
+  readHosts?: () => Promise<HostsTable>;
+  /** Name servers as `address` or `address:port` (default: those of /etc/resolv.conf). */
+  servers?: readonly string[];
+  /** Default {@link DNS_QUERY_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Default {@link DNS_QUERY_TRIES}. */
+  tries?: number;
+  /**
+   * Asked when DNS answered but found no address (the name may come from another source the
+   * system knows, such as mDNS for `.local` names, or a search domain). Default: the system
+   * resolver (getaddrinfo).
+   */
+  fallback?: HostResolver;
+}
+
+/**
+ * Resolves receivers' host names so that a stop never waits for a lookup. The system resolver
+ * (getaddrinfo) cannot be cancelled and runs on libuv's threadpool, which Node joins at exit:
+ * with a receiver's name server silent, a stopped bridge stayed up for the resolver's whole
+ * timeout (7-10 s) after saying "stopped". So a name is looked up as the system would, in
+ * steps: the hosts file first; then DNS through c-ares (on the event loop, cancellable; A and
+ * AAAA asked together, one query channel a lookup, so a changed /etc/resolv.conf counts);
+ * and when DNS answered that it knows no address, the system resolver, for the sources only it
+ * reads (mDNS, search domains). A name server that never answers fails the lookup (retryable)
+ * without a system lookup behind it. Lookups fail with a retryable error after {@link
+ * StoppableHostResolver.stop}.
+ * @example const hosts = createHostResolver(); await hosts.resolve('hooks.example.com'); hosts.stop();
+ */
+export function createHostResolver(options: HostResolverOptions = {}): StoppableHostResolver {
+  const readHosts = options.readHosts ?? (() => readHostsFile());
+  const fallback = options.fallback ?? systemResolver;
+  const running = new Set<Resolver>();
+  let stopped = false;
+  const refuseIfStopped = (hostname: string) => {
+    if (stopped)
+      throw new BridgeError(`host ${hostname} not resolved: the process is stopping`, {
+        retryable: true,
+      });
+  };
+
+  const askDns = async (hostname: string) => {
+    const resolver = new Resolver({
+      timeout: options.timeoutMs ?? DNS_QUERY_TIMEOUT_MS,
+      tries: options.tries ?? DNS_QUERY_TRIES,
+    });
+    if (options.servers) resolver.setServers([...options.servers]);
+    running.add(resolver);
+    try {
+      return await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    } finally {
+      running.delete(resolver);
+    }
+  };
+
+  const resolve: HostResolver = async (hostname) => {
+    refuseIfStopped(hostname);
+    const name = hostname.toLowerCase().replace(/\.$/, '');
+    const listed = (await readHosts()).get(name);
+    if (listed && listed.length > 0) return [...listed];
+    refuseIfStopped(hostname);
+    const [v4, v6] = await askDns(name);
+    const addresses: ResolvedAddress[] = [
+      ...(v4.status === 'fulfilled'
+        ? v4.value.map((address) => ({ address, family: 4 as const }))
+        : []),
+      ...(v6.status === 'fulfilled'
+        ? v6.value.map((address) => ({ address, family: 6 as const }))
+        : []),
+    ];
+    if (addresses.length > 0) return addresses;
+    refuseIfStopped(hostname);
+    const unanswered = [v4, v6].find(
+      (outcome): outcome is PromiseRejectedResult =>
+        outcome.status === 'rejected' && UNANSWERED_CODES.has(errorCode(outcome.reason)),
+    );
+    if (unanswered)
+      throw new BridgeError(
+        `host ${hostname} does not resolve: its name server did not answer (${errorCode(unanswered.reason)})`,
+        { retryable: true, cause: unanswered.reason },
+      );
+    return fallback(hostname);
+  };
+
+  return {
+    resolve,
+    stop() {
+      stopped = true;
+      for (const resolver of running) resolver.cancel();
+    },
+  };
+}
+
+function errorCode(error: unknown): string {
+  return String((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
