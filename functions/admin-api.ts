@@ -29,9 +29,9 @@ import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { streamMatches } from '../shared/state/state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
+import { createHostResolver } from '../shared/webhooks/host-resolver.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
-import { systemResolver } from '../shared/webhooks/url-policy.ts';
 import type { WriteThroughOptions } from '../shared/writes/write-through.ts';
 import { buildAdminWriteThrough } from './admin-write-through.ts';
 import { createKmsTokenCipher } from './connection-clients.ts';
@@ -174,7 +174,7 @@ function buildDeps(config: AdminApiConfig): Omit<AdminDeps, 'authentication'> {
     webhooks: createWebhookService({
       ...dispatcher,
       policy,
-      resolve: systemResolver,
+      resolve: createHostResolver().resolve,
       randomBytes: systemRandomBytes,
     }),
     state,

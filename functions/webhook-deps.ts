@@ -17,10 +17,10 @@ import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slot
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
+import { createHostResolver } from '../shared/webhooks/host-resolver.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
-import { systemResolver } from '../shared/webhooks/url-policy.ts';
 
 /** Variables of the Lambdas that work on webhooks (dispatcher, admin API); set by infra/. */
 export const WebhookLambdaEnvSchema = z.object({
@@ -103,7 +103,7 @@ export function buildWebhookDeps(
     queue: new SqsDeliveryQueue(sqs, env.DISPATCH_RETRY_QUEUE_URL ?? env.DISPATCH_QUEUE_URL),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
-      resolve: systemResolver,
+      resolve: createHostResolver().resolve,
       clock: systemClock,
       timeoutMs: settings.deliveryTimeoutMs,
     }),

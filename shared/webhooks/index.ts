@@ -23,6 +23,11 @@ export {
 export { DynamoDbWebhookStore } from './dynamodb-store.ts';
 export { WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
 export {
+  createHostResolver,
+  type HostResolverOptions,
+  type StoppableHostResolver,
+} from './host-resolver.ts';
+export {
   DELIVERY_TIMEOUT_MS,
   type HttpAttemptResult,
   type StoppedRequest,

@@ -16,6 +16,8 @@ export interface DnsTestServer {
   questions: DnsQuestion[];
   /** While true, questions are recorded and never answered (a name server that hangs). */
   silent: boolean;
+  /** Names whose questions are recorded and never answered, whatever `silent` says. */
+  silentNames: Set<string>;
   close(): Promise<void>;
 }
 
@@ -35,12 +37,13 @@ export async function startDnsTestServer(
     address: '',
     questions: [],
     silent: false,
+    silentNames: new Set(),
     close: () => new Promise((resolve) => socket.close(() => resolve())),
   };
   socket.on('message', (query, peer) => {
     const { name, type, end } = readQuestion(query);
     server.questions.push({ name, type });
-    if (server.silent) return;
+    if (server.silent || server.silentNames.has(name.toLowerCase())) return;
     const known = records[name.toLowerCase()];
     const addresses = (known ?? []).filter((address) =>
       type === TYPE_A ? isIPv4(address) : type === TYPE_AAAA && isIPv6(address),

@@ -86,6 +86,19 @@ describe('createHostResolver', () => {
     expect((failure as BridgeError).retryable).toBe(true);
   });
 
+  it('answers a name at once while lookups of names whose DNS hangs wait', async () => {
+    const server = await dnsServer({ 'hooks.example': ['203.0.113.7'] });
+    server.silentNames.add('hang.example');
+    const hosts = resolverOf(server, { timeoutMs: 600_000, tries: 1 });
+    const hanging = Array.from({ length: 8 }, () =>
+      hosts.resolve('hang.example').catch((error: unknown) => error),
+    );
+    await vi.waitFor(() => expect(server.questions.length).toBe(16));
+    expect(await hosts.resolve('hooks.example')).toEqual([{ address: '203.0.113.7', family: 4 }]);
+    hosts.stop();
+    await Promise.all(hanging);
+  });
+
   it('ends the lookups in flight at once when stopped, and refuses lookups after', async () => {
     const server = await dnsServer({ 'hooks.example': ['203.0.113.7'] });
     server.silent = true;
