@@ -25,6 +25,10 @@ socket.on('message', (query, peer) => {
   header.writeUInt16BE(isA ? 1 : 0, 6);
   header.writeUInt32BE(0, 8);
   const answer = isA ? [Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 5, 0, 4, 127, 0, 0, 1])] : [];
-  socket.send(Buffer.concat([header, query.subarray(12, at + 5), ...answer]), peer.port, peer.address);
+  socket.send(
+    Buffer.concat([header, query.subarray(12, at + 5), ...answer]),
+    peer.port,
+    peer.address,
+  );
 });
 socket.bind(53, '127.0.0.1');
