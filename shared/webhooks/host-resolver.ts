@@ -9,10 +9,17 @@ export const DNS_QUERY_TIMEOUT_MS = 2_500;
 export const DNS_QUERY_TRIES = 2;
 
 /**
- * DNS client outcomes that say no name server answered (or the lookup was stopped): the
- * system resolver would wait for the same silence, so these are not handed to it.
+ * DNS client outcomes that say no name server could answer (or the lookup was stopped): no
+ * answer in time, or SERVFAIL, a recursive resolver's word for the name's own servers not
+ * answering it. The system resolver asks the same servers and would wait for the same silence,
+ * so these are not handed to it.
  */
-const UNANSWERED_CODES: ReadonlySet<string> = new Set(['ETIMEOUT', 'ECANCELLED', 'EDESTRUCTION']);
+const UNANSWERED_CODES: ReadonlySet<string> = new Set([
+  'ETIMEOUT',
+  'ESERVFAIL',
+  'ECANCELLED',
+  'EDESTRUCTION',
+]);
 
 /** A host resolver whose lookups in flight can be ended at once. */
 export interface StoppableHostResolver {
@@ -50,8 +57,8 @@ export interface HostResolverOptions {
  * steps: the hosts file first; then DNS through c-ares (on the event loop, cancellable; A and
  * AAAA asked together, one query channel a lookup, so a changed /etc/resolv.conf counts);
  * and when DNS answered that it knows no address, the system resolver, for the sources only it
- * reads (mDNS, search domains). A name server that never answers fails the lookup (retryable)
- * without a system lookup behind it. Lookups fail with a retryable error after {@link
+ * reads (mDNS, search domains). A name server that never answers, or answers SERVFAIL, fails
+ * the lookup (retryable) without a system lookup behind it. Lookups fail with a retryable error after {@link
  * StoppableHostResolver.stop}.
  * @example const hosts = createHostResolver(); await hosts.resolve('hooks.example.com'); hosts.stop();
  */

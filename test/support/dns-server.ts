@@ -18,16 +18,21 @@ export interface DnsTestServer {
   silent: boolean;
   /** Names whose questions are recorded and never answered, whatever `silent` says. */
   silentNames: Set<string>;
+  /** Names answered SERVFAIL (a recursive resolver whose upstream servers did not answer). */
+  failingNames: Set<string>;
   close(): Promise<void>;
 }
 
 const TYPE_A = 1;
 const TYPE_AAAA = 28;
+const RCODE_SERVFAIL = 2;
+const RCODE_NXDOMAIN = 3;
 
 /**
  * Starts a DNS server answering names in `records` (their IPv4 addresses to A questions, IPv6
  * ones to AAAA) and NXDOMAIN to any other name; a name listed with no address of the asked
- * family gets an answer with no records (NODATA).
+ * family gets an answer with no records (NODATA). `silentNames` and `failingNames` change that
+ * per name.
  */
 export async function startDnsTestServer(
   records: Record<string, readonly string[]>,
@@ -38,6 +43,7 @@ export async function startDnsTestServer(
     questions: [],
     silent: false,
     silentNames: new Set(),
+    failingNames: new Set(),
     close: () => new Promise((resolve) => socket.close(() => resolve())),
   };
   socket.on('message', (query, peer) => {
@@ -48,8 +54,13 @@ export async function startDnsTestServer(
     const addresses = (known ?? []).filter((address) =>
       type === TYPE_A ? isIPv4(address) : type === TYPE_AAAA && isIPv6(address),
     );
+    const code = server.failingNames.has(name.toLowerCase())
+      ? RCODE_SERVFAIL
+      : known === undefined
+        ? RCODE_NXDOMAIN
+        : 0;
     socket.send(
-      answer(query.subarray(0, end), addresses, known === undefined),
+      answer(query.subarray(0, end), code === 0 ? addresses : [], code),
       peer.port,
       peer.address,
     );
@@ -71,10 +82,10 @@ function readQuestion(query: Buffer): { name: string; type: number; end: number 
 }
 
 /** The response to a one-question `query` (header and question), with `addresses` as records. */
-function answer(query: Buffer, addresses: readonly string[], nxdomain: boolean): Buffer {
+function answer(query: Buffer, addresses: readonly string[], rcode: number): Buffer {
   const message = Buffer.from(query);
-  // QR, RD, RA; RCODE 3 (NXDOMAIN) or 0.
-  message.writeUInt16BE(0x8180 | (nxdomain ? 3 : 0), 2);
+  // QR, RD, RA, and the response code.
+  message.writeUInt16BE(0x8180 | rcode, 2);
   message.writeUInt16BE(addresses.length, 6);
   message.writeUInt32BE(0, 8);
   const records = addresses.map((address) => {

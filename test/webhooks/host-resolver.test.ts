@@ -86,6 +86,18 @@ describe('createHostResolver', () => {
     expect((failure as BridgeError).retryable).toBe(true);
   });
 
+  it('fails a lookup without a system lookup when DNS answers SERVFAIL (the name servers of the name did not answer)', async () => {
+    const server = await dnsServer({ 'hooks.example': ['203.0.113.7'] });
+    server.failingNames.add('hooks.example');
+    const failure = await resolverOf(server)
+      .resolve('hooks.example')
+      .catch((error: unknown) => error);
+    expect((failure as BridgeError).message).toBe(
+      'host hooks.example does not resolve: its name server did not answer (ESERVFAIL)',
+    );
+    expect((failure as BridgeError).retryable).toBe(true);
+  });
+
   it('answers a name at once while lookups of names whose DNS hangs wait', async () => {
     const server = await dnsServer({ 'hooks.example': ['203.0.113.7'] });
     server.silentNames.add('hang.example');
