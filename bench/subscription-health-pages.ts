@@ -9,6 +9,7 @@ import {
   SubscriptionHealthCursorSchema,
 } from '../shared/admin/subscription-health-cursor.ts';
 import { ManualClock, seededRandom } from '../shared/clock.ts';
+import type { HostResolver } from '../shared/dns/system-resolver.ts';
 import { STORE_FOLDER } from '../shared/local/data-dir.ts';
 import { startLocalDynamoDb } from '../shared/local/dynamodb.ts';
 import { LOCAL_TABLE_NAME } from '../shared/local/runtime.ts';
@@ -21,7 +22,6 @@ import { MemoryOperationalEventSink } from '../shared/webhooks/operational-event
 import { MemoryDeliveryQueue } from '../shared/webhooks/queue.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import type { DeliveredAtOnce, Delivery, DeliveryRecord } from '../shared/webhooks/store.ts';
-import type { HostResolver } from '../shared/webhooks/url-policy.ts';
 import { startBridgeChild } from './bridge-process.ts';
 
 const resolve: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];

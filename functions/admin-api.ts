@@ -22,6 +22,7 @@ import {
 } from '../shared/connections/connection-streams.ts';
 import { enabledConnectionStreamsAfter } from '../shared/connections/connection-streams-after.ts';
 import { DynamoDbConnectionStore } from '../shared/connections/dynamodb-connection-store.ts';
+import { createHostResolver } from '../shared/dns/host-resolver.ts';
 import { parseEnvironment } from '../shared/env-issues.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { describeRefusal } from '../shared/publish/observed-publisher.ts';
@@ -29,7 +30,6 @@ import { DEFAULT_RETRY_OPTIONS } from '../shared/publish/retry-backoff.ts';
 import { DynamoDbStateStore } from '../shared/state/dynamodb-state-store.ts';
 import { streamMatches } from '../shared/state/state-store.ts';
 import { DynamoDbDeliveryCounter } from '../shared/webhooks/dynamodb-delivery-counter.ts';
-import { createHostResolver } from '../shared/webhooks/host-resolver.ts';
 import { createWebhookService } from '../shared/webhooks/service.ts';
 import { systemRandomBytes } from '../shared/webhooks/signing.ts';
 import type { WriteThroughOptions } from '../shared/writes/write-through.ts';

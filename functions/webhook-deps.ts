@@ -3,6 +3,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { systemClock, systemRandom } from '../shared/clock.ts';
+import { createHostResolver } from '../shared/dns/host-resolver.ts';
 import { optionalVariable } from '../shared/optional-variable.ts';
 import { createDispatchQueuePublisher } from '../shared/publish/dispatch-queue.ts';
 import { DEFAULT_EVENT_SOURCE, EventSourceSchema } from '../shared/publish/event-bridge-entry.ts';
@@ -17,7 +18,6 @@ import { DynamoDbEndpointSlots } from '../shared/webhooks/dynamodb-endpoint-slot
 import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
-import { createHostResolver } from '../shared/webhooks/host-resolver.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
 import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';

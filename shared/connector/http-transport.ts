@@ -1,5 +1,7 @@
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import { linkedSignal } from '../concurrency.ts';
+import { createHostResolver, type StoppableHostResolver } from '../dns/host-resolver.ts';
+import { sharedSocketLookup } from '../dns/socket-lookup.ts';
 
 /** Keep-alive settings of the connector's connection pool. */
 export const CONNECTOR_KEEP_ALIVE_MS = 30_000;
@@ -30,10 +32,20 @@ export interface HttpTransport {
  * arrivals as the server does. A bounded pool held granted requests while its connections were busy (slow pages), and
  * they then arrived with the next window's grants: more than 200 in the server's 30 s. The
  * requests in flight are bounded by the callers (the poll loop's concurrency, one job per
- * Lambda invocation) and by the budgets.
+ * Lambda invocation) and by the budgets. The connector's host name is looked up off libuv's
+ * threadpool and cancellably (createHostResolver), one lookup shared by the connections opened
+ * at once: with its name server silent, each new connection's getaddrinfo held a pool thread
+ * for its whole timeout, the store's LevelDB waited behind them, and at exit Node ran every
+ * queued lookup first (`start` stayed up 96 s after "stopped"). Closing the transport stops
+ * `hosts`, ending the lookups in flight.
  */
-export function createUndiciTransport(): HttpTransport {
-  const agent = new Agent({ keepAliveTimeout: CONNECTOR_KEEP_ALIVE_MS });
+export function createUndiciTransport(
+  hosts: StoppableHostResolver = createHostResolver(),
+): HttpTransport {
+  const agent = new Agent({
+    keepAliveTimeout: CONNECTOR_KEEP_ALIVE_MS,
+    connect: buildConnector({ lookup: sharedSocketLookup(hosts.resolve) }),
+  });
   return {
     async postJson(url, body, { timeoutMs, signal }) {
       // The whole exchange ends by the timeout: headersTimeout and bodyTimeout bound each wait
@@ -63,7 +75,10 @@ export function createUndiciTransport(): HttpTransport {
         linked.release();
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      hosts.stop();
+      await agent.close();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock, RandomSource } from '../clock.ts';
+import { createHostResolver } from '../dns/host-resolver.ts';
 import { describeThrown } from '../errors.ts';
 import { dispatchEventPattern } from '../publish/routing-rule.ts';
 import {
@@ -12,7 +13,6 @@ import { createDispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import type { DispatcherSettings } from '../webhooks/dispatcher-env.ts';
 import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import type { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
-import { createHostResolver } from '../webhooks/host-resolver.ts';
 import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';

@@ -1,14 +1,14 @@
-import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import type { Clock } from '../clock.ts';
+import { sharedSocketLookup } from '../dns/socket-lookup.ts';
+import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { BridgeError } from '../errors.ts';
 import { flattenHeaders, hasEmptyBody, readBodyPrefix } from './http-response.ts';
 import { skipContinueAnswers } from './interim-continue.ts';
 import { closeIfUnused } from './unused-connections.ts';
 import {
   addressRefusal,
-  type HostResolver,
   hostOf,
   portRefusal,
   schemeRefusal,
@@ -86,26 +86,18 @@ export interface UndiciWebhookSenderOptions {
   stopSignal?: AbortSignal;
 }
 
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
 /**
  * Posts webhooks with undici: one keep-alive pool per origin, no redirects followed (no
  * redirect interceptor is installed, so a 3xx is just a status), interim 1xx answers read past
  * to the final one (a `100 Continue` too: see skipContinueAnswers), a total timeout per
  * request, and the SSRF check at connect time: the socket connects to the address our
  * `lookup` resolved and checked, so DNS cannot change between check and connect. Connections
- * opened at once to one host share its lookup (see resolveChecked).
+ * opened at once to one host share its lookup (see sharedSocketLookup).
  */
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly targets = new Map<string, Target>();
-  /** The host lookups running, by host name: see resolveChecked. */
-  private readonly lookups = new Map<string, Promise<LookupAddress[]>>();
   /** The requests in flight, each by its controller: cut off together when the sender stops. */
   private readonly inFlight = new Set<AbortController>();
 
@@ -119,20 +111,8 @@ export class UndiciWebhookSender implements WebhookSender {
       },
       { once: true },
     );
-    const lookup = (
-      hostname: string,
-      lookupOptions: { all?: boolean },
-      callback: LookupCallback,
-    ) => {
-      this.resolveChecked(hostname).then(
-        (addresses) => {
-          if (lookupOptions.all) return callback(null, addresses);
-          const first = addresses[0]!;
-          callback(null, first.address, first.family);
-        },
-        (error: NodeJS.ErrnoException) => callback(error, []),
-      );
-    };
+    // A subscriber whose DNS hangs would otherwise cost a lookup per connection its requests open.
+    const lookup = sharedSocketLookup((hostname) => this.resolveAndCheck(hostname));
     const connect = buildConnector({ lookup, timeout: this.timeoutMs });
     this.agent = new Agent({
       // Unbounded by default: the endpoint scheduler decides how many requests run at once, and
@@ -153,23 +133,8 @@ export class UndiciWebhookSender implements WebhookSender {
     });
   }
 
-  /**
-   * The checked addresses of `hostname`, from one lookup shared by every connection that asks
-   * while it runs; nothing is kept once it settles (the next connection looks up again, so DNS
-   * changes are seen). getaddrinfo runs on libuv's threadpool (4 threads, shared with the file
-   * system, zlib and crypto): a subscriber whose DNS hangs held a thread per request for the
-   * resolver's whole timeout, and a few requests in flight left no thread for anyone else's.
-   */
-  private resolveChecked(hostname: string): Promise<LookupAddress[]> {
-    let lookup = this.lookups.get(hostname);
-    if (!lookup) {
-      lookup = this.resolveAndCheck(hostname).finally(() => this.lookups.delete(hostname));
-      this.lookups.set(hostname, lookup);
-    }
-    return lookup;
-  }
-
-  private async resolveAndCheck(hostname: string): Promise<LookupAddress[]> {
+  /** The addresses of `hostname`, each allowed by the policy. */
+  private async resolveAndCheck(hostname: string): Promise<ResolvedAddress[]> {
     const addresses = await this.options.resolve(hostname);
     if (addresses.length === 0) throw new BridgeError(`host ${hostname} does not resolve`);
     for (const { address } of addresses) {

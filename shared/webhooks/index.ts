@@ -2,6 +2,13 @@
  * The webhook dispatcher: subscriptions, signing, SSRF policy, delivery, retry policy,
  * the SQS batch core and the admin service. Import from here in composition roots.
  */
+
+export {
+  createHostResolver,
+  type HostResolverOptions,
+  type StoppableHostResolver,
+} from '../dns/host-resolver.ts';
+export { type HostResolver, systemResolver } from '../dns/system-resolver.ts';
 export { attemptDelivery } from './attempt.ts';
 export type {
   DeliveryWithAttempts,
@@ -22,11 +29,6 @@ export {
 } from './dispatcher-deps.ts';
 export { DynamoDbWebhookStore } from './dynamodb-store.ts';
 export { WEBHOOK_RETENTION_MS } from './dynamodb-webhook-keys.ts';
-export {
-  createHostResolver,
-  type HostResolverOptions,
-  type StoppableHostResolver,
-} from './host-resolver.ts';
 export {
   DELIVERY_TIMEOUT_MS,
   type HttpAttemptResult,
@@ -68,9 +70,4 @@ export {
   type WebhookAdminDeps,
   WebhookNotFoundError,
 } from './subscription-admin.ts';
-export {
-  checkWebhookUrl,
-  type HostResolver,
-  systemResolver,
-  type UrlPolicy,
-} from './url-policy.ts';
+export { checkWebhookUrl, type UrlPolicy } from './url-policy.ts';

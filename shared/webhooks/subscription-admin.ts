@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hashedId } from '../changes/event-id.ts';
+import type { HostResolver } from '../dns/system-resolver.ts';
 import { BridgeError, parseOrThrow, ValidationError } from '../errors.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { foldEndpointState } from './endpoint-state-fold.ts';
@@ -17,7 +18,7 @@ import {
   toSubscriptionView,
 } from './subscription.ts';
 import { changeSubscription, type SubscriptionChanged } from './subscription-change.ts';
-import { checkWebhookUrl, everRefused, type HostResolver, type UrlPolicy } from './url-policy.ts';
+import { checkWebhookUrl, everRefused, type UrlPolicy } from './url-policy.ts';
 
 /** Default grace period of a rotated secret: 24 h. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;

@@ -1,40 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { embeddedIpv4 } from './embedded-ipv4.ts';
-import { type Gate, gate, LOOKUPS_AT_ONCE_MAX } from './lookup-gate.ts';
-
-/** One address a host name resolves to. */
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-/** Resolves a host name to all its addresses (injected so tests need no network). */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
-
-/** The process's system lookups: at most {@link LOOKUPS_AT_ONCE_MAX} hold threadpool threads. */
-const systemLookups = gate(LOOKUPS_AT_ONCE_MAX);
-
-/**
- * A resolver that runs `lookup` (a system resolver: getaddrinfo on libuv's threadpool) through
- * `lookups`, so that hanging lookups never take every thread of the pool (see lookup-gate.ts).
- */
-export function gatedResolver(
-  lookup: typeof dnsLookup,
-  lookups: Gate = systemLookups,
-): HostResolver {
-  return async (hostname) => {
-    const found = await lookups(() => lookup(hostname, { all: true, verbatim: true }));
-    return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
-  };
-}
-
-/**
- * The system resolver (`getaddrinfo`, like every HTTP client), at most
- * {@link LOOKUPS_AT_ONCE_MAX} lookups at once in the process.
- */
-export const systemResolver: HostResolver = gatedResolver(dnsLookup);
 
 /** Options of the URL policy. */
 export interface UrlPolicy {

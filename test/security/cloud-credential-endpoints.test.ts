@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
-import { checkWebhookUrl, type HostResolver } from '../../shared/webhooks/url-policy.ts';
+import { checkWebhookUrl } from '../../shared/webhooks/url-policy.ts';
 
 /*
  * The addresses no subscription may reach even where private ones are allowed (local runs,

@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { decideOutcome } from '../../shared/webhooks/delivery-outcome.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS } from '../../shared/webhooks/retry-policy.ts';
-import type { HostResolver } from '../../shared/webhooks/url-policy.ts';
 import { startReceiver } from '../webhooks/support/receiver.ts';
 
 const loopback: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import type { HostResolver, ResolvedAddress } from '../../shared/dns/system-resolver.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
-import type { HostResolver, ResolvedAddress } from '../../shared/webhooks/url-policy.ts';
 import { startReceiver } from './support/receiver.ts';
 
 /*

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
-import {
-  checkWebhookUrl,
-  everRefused,
-  type HostResolver,
-} from '../../shared/webhooks/url-policy.ts';
+import { checkWebhookUrl, everRefused } from '../../shared/webhooks/url-policy.ts';
 import { startReceiver } from './support/receiver.ts';
 
 const dns: Record<string, string[]> = {

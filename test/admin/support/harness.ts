@@ -6,6 +6,7 @@ import { ManualClock, seededRandom } from '../../../shared/clock.ts';
 import { LocalKeyFileProvider } from '../../../shared/connections/local-key-file.ts';
 import { MemoryConnectionStore } from '../../../shared/connections/memory-connection-store.ts';
 import { createTokenCipher } from '../../../shared/connections/token-cipher.ts';
+import type { HostResolver } from '../../../shared/dns/system-resolver.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../../shared/polling/poll-settings.ts';
 import { MemoryStateStore } from '../../../shared/state/memory-state-store.ts';
 import { MemoryDeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
@@ -15,7 +16,6 @@ import { MemoryWebhookStore } from '../../../shared/webhooks/memory-store.ts';
 import { MemoryOperationalEventSink } from '../../../shared/webhooks/operational-events.ts';
 import { MemoryDeliveryQueue } from '../../../shared/webhooks/queue.ts';
 import { createWebhookService } from '../../../shared/webhooks/service.ts';
-import type { HostResolver } from '../../../shared/webhooks/url-policy.ts';
 
 /** Resolves every name to 127.0.0.1 (tests need no DNS). */
 const loopbackResolver: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];

@@ -1,5 +1,6 @@
 import { type Clock, ManualClock, seededRandom } from '../../../shared/clock.ts';
 import { KeyedSerial } from '../../../shared/concurrency.ts';
+import type { HostResolver } from '../../../shared/dns/system-resolver.ts';
 import type { DeliveryCounter } from '../../../shared/webhooks/delivery-counter.ts';
 import { processDispatchBatch } from '../../../shared/webhooks/dispatcher.ts';
 import {
@@ -16,7 +17,6 @@ import { MemoryDeliveryQueue } from '../../../shared/webhooks/queue.ts';
 import { createWebhookService } from '../../../shared/webhooks/service.ts';
 import type { WebhookStore } from '../../../shared/webhooks/store.ts';
 import { SubjectTurns } from '../../../shared/webhooks/subject-turns.ts';
-import type { HostResolver } from '../../../shared/webhooks/url-policy.ts';
 import type { WaitingLedger } from '../../../shared/webhooks/waiting-ledger.ts';
 
 /** Resolves every name to 127.0.0.1 (tests need no DNS). */

@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createHostResolver, type HostResolverOptions } from '../../shared/dns/host-resolver.ts';
+import { parseHostsFile } from '../../shared/dns/hosts-file.ts';
+import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { BridgeError } from '../../shared/errors.ts';
-import {
-  createHostResolver,
-  type HostResolverOptions,
-} from '../../shared/webhooks/host-resolver.ts';
-import { parseHostsFile } from '../../shared/webhooks/hosts-file.ts';
-import type { HostResolver } from '../../shared/webhooks/url-policy.ts';
 import { type DnsTestServer, startDnsTestServer } from '../support/dns-server.ts';
 
 const servers: DnsTestServer[] = [];

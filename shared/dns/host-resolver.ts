@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { BridgeError } from '../errors.ts';
 import { type HostsTable, readHostsFile } from './hosts-file.ts';
-import { type HostResolver, type ResolvedAddress, systemResolver } from './url-policy.ts';
+import { type HostResolver, type ResolvedAddress, systemResolver } from './system-resolver.ts';
 
 /** Milliseconds the DNS client waits for a name server's answer before it asks again. */
 export const DNS_QUERY_TIMEOUT_MS = 2_500;

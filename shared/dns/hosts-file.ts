@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import type { ResolvedAddress } from './url-policy.ts';
+import type { ResolvedAddress } from './system-resolver.ts';
 
 /** Where the system keeps its static host names (hosts(5)). */
 export const HOSTS_FILE_PATH = '/etc/hosts';

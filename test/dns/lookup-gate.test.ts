@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gate, LOOKUPS_AT_ONCE_MAX } from '../../shared/webhooks/lookup-gate.ts';
-import { gatedResolver } from '../../shared/webhooks/url-policy.ts';
+import { gate, LOOKUPS_AT_ONCE_MAX } from '../../shared/dns/lookup-gate.ts';
+import { gatedResolver } from '../../shared/dns/system-resolver.ts';
 
 /*
  * getaddrinfo runs on libuv's threadpool (4 threads), beside the local store's LevelDB. A

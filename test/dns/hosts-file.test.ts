@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseHostsFile, readHostsFile } from '../../shared/webhooks/hosts-file.ts';
+import { parseHostsFile, readHostsFile } from '../../shared/dns/hosts-file.ts';
 
 describe('parseHostsFile', () => {
   it('gives every name and alias of a line its address, matched without case', () => {
