@@ -8,13 +8,7 @@
 # read of the store once a second, then prints them and how long the bridge took to exit after
 # SIGTERM.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-printf 'nameserver 127.0.0.1\n' > "$work/resolv.conf"
-mount --bind "$work/resolv.conf" /etc/resolv.conf
-: > "$work/silent"
-pids=()
-node "$here/dns-server.mjs" "$work/silent" & pids+=($!)
+source "$(dirname "$0")/namespace.sh"
 node bin/change-bridge.js simulator --port 4010 --activity 20 > /dev/null 2>&1 & pids+=($!)
 sleep 2
 CONNECTOR_BASE_URL=http://connector.example:4010 CONNECTOR_CLIENT_TOKEN=sim-client-token \
@@ -30,9 +24,4 @@ for _ in $(seq 1 20); do
   sleep 1
 done
 echo
-stopping=$(date +%s%N)
-kill -TERM "$bridge"
-wait "$bridge" || true
-echo "exit $(( ($(date +%s%N) - stopping) / 1000000 )) ms after SIGTERM"
-kill "${pids[@]}"
-rm -rf "$work"
+stop_and_time "$bridge"

@@ -9,13 +9,7 @@
 # healthy receiver got in the next 30 s (detection to arrival), then how long the bridge took to
 # exit after SIGTERM.
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-printf 'nameserver 127.0.0.1\n' > "$work/resolv.conf"
-mount --bind "$work/resolv.conf" /etc/resolv.conf
-: > "$work/silent"
-pids=()
-node "$here/dns-server.mjs" "$work/silent" & pids+=($!)
+source "$(dirname "$0")/namespace.sh"
 node "$here/receiver.mjs" 9321 > "$work/healthy.log" & pids+=($!)
 node "$here/receiver.mjs" 9322 > /dev/null & pids+=($!)
 node "$here/receiver.mjs" 9323 > /dev/null & pids+=($!)
@@ -32,9 +26,4 @@ sleep 30
 to=$(date +%s%3N)
 awk -v from="$from" -v to="$to" '$1 >= from && $1 < to { print $2 }' "$work/healthy.log" | sort -n |
   awk '{ lag[NR] = $1 } END { printf "healthy receiver, 30 s beside two silent names: %d deliveries, detection to arrival median %d ms, max %d ms\n", NR, lag[int((NR + 1) / 2)], lag[NR] }'
-stopping=$(date +%s%N)
-kill -TERM "$bridge"
-wait "$bridge" || true
-echo "exit $(( ($(date +%s%N) - stopping) / 1000000 )) ms after SIGTERM"
-kill "${pids[@]}"
-rm -rf "$work"
+stop_and_time "$bridge"
