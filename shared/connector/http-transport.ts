@@ -2,6 +2,7 @@ import { Agent, buildConnector, request } from 'undici';
 import { linkedSignal } from '../concurrency.ts';
 import { createHostResolver, type StoppableHostResolver } from '../dns/host-resolver.ts';
 import { sharedSocketLookup } from '../dns/socket-lookup.ts';
+import { untilAborted } from '../undici-until-aborted.ts';
 
 /** Keep-alive settings of the connector's connection pool. */
 export const CONNECTOR_KEEP_ALIVE_MS = 30_000;
@@ -56,15 +57,21 @@ export function createUndiciTransport(
       // Linked, not AbortSignal.any: `signal` lives as long as its poll loop or connection.
       const linked = linkedSignal(signal, overall);
       try {
-        const response = await request(url, {
-          method: 'POST',
-          dispatcher: agent,
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: linked.signal ?? overall,
-        });
+        // Settled at the abort (a stop, the timeout) even while its connection is still being
+        // opened (see untilAborted): a poll stops at once, whatever the connector's DNS does.
+        const aborted = linked.signal ?? overall;
+        const response = await untilAborted(
+          request(url, {
+            method: 'POST',
+            dispatcher: agent,
+            headers: { 'content-type': 'application/json', accept: 'application/json' },
+            body,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            signal: aborted,
+          }),
+          aborted,
+        );
         const text = await response.body.text();
         return { status: response.statusCode, headers: response.headers, text };
       } catch (error) {

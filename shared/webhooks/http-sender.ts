@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import { sharedSocketLookup } from '../dns/socket-lookup.ts';
 import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { BridgeError } from '../errors.ts';
+import { untilAborted } from '../undici-until-aborted.ts';
 import { flattenHeaders, hasEmptyBody, readBodyPrefix } from './http-response.ts';
 import { skipContinueAnswers } from './interim-continue.ts';
 import { closeIfUnused } from './unused-connections.ts';
@@ -227,37 +228,6 @@ export class UndiciWebhookSender implements WebhookSender {
   async close(): Promise<void> {
     await this.agent.close();
   }
-}
-
-/**
- * `answer`, or a rejection with the signal's reason as soon as `signal` aborts. undici settles a
- * request aborted while its connection waits for a host lookup only once the lookup ends, and a
- * lookup cannot be cancelled (getaddrinfo; a DNS server that does not answer holds it for the
- * resolver's whole timeout): the stop's cut-off would wait for it. The request itself is not
- * sent after the abort (undici aborts it as its connection comes); a late answer is drained.
- */
-function untilAborted<T extends { body: { dump(): Promise<void> } }>(
-  answer: Promise<T>,
-  signal: AbortSignal,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      reject(signal.reason);
-      answer.then((late) => late.body.dump()).catch(() => undefined);
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function hasBlockedCause(error: unknown): boolean {

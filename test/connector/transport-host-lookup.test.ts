@@ -59,6 +59,40 @@ describe('the undici transport, looking up the connector host', () => {
     }
   });
 
+  it('ends a request waiting for a silent name server as soon as its signal aborts (a stop)', async () => {
+    dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
+    dns.silent = true;
+    const transport = createUndiciTransport(hostsOn(dns));
+    try {
+      const stop = new AbortController();
+      const request = transport
+        .postJson('http://connector.test:9/api', '{}', { timeoutMs: 600_000, signal: stop.signal })
+        .catch((error: unknown) => error);
+      await vi.waitFor(() => expect(dns?.questions).toHaveLength(2));
+      stop.abort(new Error('stopping'));
+      expect(((await request) as Error).message).toBe('stopping');
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it('ends a request waiting for a silent name server at its timeout', async () => {
+    dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
+    dns.silent = true;
+    const transport = createUndiciTransport(hostsOn(dns));
+    try {
+      const startedAt = performance.now();
+      const failure = await transport
+        .postJson('http://connector.test:9/api', '{}', { timeoutMs: 300 })
+        .catch((error: unknown) => error);
+      expect((failure as Error).message).toBe('no complete answer within 300 ms');
+      // Not when the connection attempt gave up (5 s later, without the race at the timeout).
+      expect(performance.now() - startedAt).toBeLessThan(2_500);
+    } finally {
+      await transport.close();
+    }
+  });
+
   it('ends a request waiting for a silent name server as soon as the transport closes', async () => {
     dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
     dns.silent = true;
