@@ -36,9 +36,9 @@ export interface HttpTransport {
  * Lambda invocation) and by the budgets. The connector's host name is looked up off libuv's
  * threadpool and cancellably (createHostResolver), one lookup shared by the connections opened
  * at once: with its name server silent, each new connection's getaddrinfo held a pool thread
- * for its whole timeout, the store's LevelDB waited behind them, and at exit Node ran every
- * queued lookup first (`start` stayed up 96 s after "stopped"). Closing the transport stops
- * `hosts`, ending the lookups in flight.
+ * for its whole timeout, the others queued behind, and at exit Node ran every queued lookup
+ * first (`start` stayed up 96 s after "stopped"). Closing the transport stops `hosts`, ending
+ * the lookups in flight.
  */
 export function createUndiciTransport(
   hosts: StoppableHostResolver = createHostResolver(),

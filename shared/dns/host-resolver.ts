@@ -50,16 +50,17 @@ export interface HostResolverOptions {
 }
 
 /**
- * Resolves receivers' host names so that a stop never waits for a lookup. The system resolver
- * (getaddrinfo) cannot be cancelled and runs on libuv's threadpool, which Node joins at exit:
- * with a receiver's name server silent, a stopped bridge stayed up for the resolver's whole
- * timeout (7-10 s) after saying "stopped". So a name is looked up as the system would, in
- * steps: the hosts file first; then DNS through c-ares (on the event loop, cancellable; A and
- * AAAA asked together, one query channel a lookup, so a changed /etc/resolv.conf counts);
- * and when DNS answered that it knows no address, the system resolver, for the sources only it
- * reads (mDNS, search domains). A name server that never answers, or answers SERVFAIL, fails
- * the lookup (retryable) without a system lookup behind it. Lookups fail with a retryable error after {@link
- * StoppableHostResolver.stop}.
+ * Resolves host names (receivers', the connector's) so that a stop never waits for a lookup.
+ * The system resolver (getaddrinfo) cannot be cancelled and runs on libuv's threadpool, which
+ * Node joins at exit, running every queued lookup first: with a receiver's name server silent,
+ * a stopped bridge stayed up for the resolver's whole timeout (7-10 s) after saying "stopped",
+ * with the connector's 96 s. So a name is looked up as the system would, in steps: the hosts
+ * file first; then DNS through c-ares (on the event loop, cancellable; A and AAAA asked
+ * together, one query channel a lookup, so a changed /etc/resolv.conf counts); and when DNS
+ * answered that it knows no address, the system resolver, for the sources only it reads (mDNS,
+ * search domains). A name server that never answers, or answers SERVFAIL, fails the lookup
+ * (retryable) without a system lookup behind it. Lookups fail with a retryable error after
+ * {@link StoppableHostResolver.stop}.
  * @example const hosts = createHostResolver(); await hosts.resolve('hooks.example.com'); hosts.stop();
  */
 export function createHostResolver(options: HostResolverOptions = {}): StoppableHostResolver {
