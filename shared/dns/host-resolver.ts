@@ -21,6 +21,11 @@ const UNANSWERED_CODES: ReadonlySet<string> = new Set([
   'EDESTRUCTION',
 ]);
 
+/** No name server answered for a host (a timeout or SERVFAIL): worth trying again later. */
+export class HostUnansweredError extends BridgeError {
+  override name = 'HostUnansweredError';
+}
+
 /** A host resolver whose lookups in flight can be ended at once. */
 export interface StoppableHostResolver {
   resolve: HostResolver;
@@ -111,7 +116,7 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
         outcome.status === 'rejected' && UNANSWERED_CODES.has(errorCode(outcome.reason)),
     );
     if (unanswered)
-      throw new BridgeError(
+      throw new HostUnansweredError(
         `host ${hostname} does not resolve: its name server did not answer (${errorCode(unanswered.reason)})`,
         { retryable: true, cause: unanswered.reason },
       );

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { HostUnansweredError } from '../dns/host-resolver.ts';
 import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { embeddedIpv4 } from './embedded-ipv4.ts';
@@ -152,8 +153,11 @@ export async function checkWebhookUrl(
   let addresses: ResolvedAddress[];
   try {
     addresses = await resolve(host);
-  } catch {
-    return { ok: false, reason: `host ${host} does not resolve` };
+  } catch (error) {
+    // Why, where no name server answered (the URL may be right and DNS down for a while).
+    const reason =
+      error instanceof HostUnansweredError ? error.message : `host ${host} does not resolve`;
+    return { ok: false, reason };
   }
   if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
   for (const { address } of addresses) {

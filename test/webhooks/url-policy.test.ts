@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import { HostUnansweredError } from '../../shared/dns/host-resolver.ts';
 import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
 import { checkWebhookUrl, everRefused } from '../../shared/webhooks/url-policy.ts';
@@ -115,6 +116,28 @@ describe('subscription URL policy (SSRF)', () => {
       ok: false,
       reason:
         'host hooks.example.com resolves to a refused address: 127.0.0.1 is a private, loopback or link-local address',
+    });
+  });
+
+  it('says that no name server answered when so, and only that the host does not resolve otherwise', async () => {
+    const unanswered = async (): Promise<never> => {
+      throw new HostUnansweredError(
+        'host hooks.example.com does not resolve: its name server did not answer (ETIMEOUT)',
+      );
+    };
+    const unknown = async (): Promise<never> => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND hooks.example.com'), {
+        code: 'ENOTFOUND',
+      });
+    };
+    const url = 'https://hooks.example.com/in';
+    expect(await checkWebhookUrl(url, { allowPrivate: false }, unanswered)).toEqual({
+      ok: false,
+      reason: 'host hooks.example.com does not resolve: its name server did not answer (ETIMEOUT)',
+    });
+    expect(await checkWebhookUrl(url, { allowPrivate: false }, unknown)).toEqual({
+      ok: false,
+      reason: 'host hooks.example.com does not resolve',
     });
   });
 
