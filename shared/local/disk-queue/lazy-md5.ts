@@ -16,15 +16,11 @@ export function withLazyMd5<T extends object, K extends string>(
   known?: string,
 ): T & Record<K, string> {
   if (known !== undefined) return Object.assign(target, { [key]: known } as Record<K, string>);
-  return Object.defineProperty(target, key, {
-    enumerable: true,
-    configurable: true,
-    get(this: T) {
-      const md5 = hash('md5', body, 'hex');
-      Object.defineProperty(this, key, { value: md5, enumerable: true, writable: true });
-      return md5;
-    },
-  }) as T & Record<K, string>;
+  let md5: string | undefined;
+  return withMemberOnRead(target, key, () => {
+    md5 ??= hash('md5', body, 'hex');
+    return md5;
+  });
 }
 
 /**
