@@ -40,6 +40,13 @@ function hostsOn(dnsServer: DnsTestServer) {
   });
 }
 
+/** A transport whose name server (`dns`) records questions and never answers. */
+async function transportOnSilentDns() {
+  dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
+  dns.silent = true;
+  return createUndiciTransport(hostsOn(dns));
+}
+
 describe('the undici transport, looking up the connector host', () => {
   it('reaches the connector at the address its name server gives, one lookup for requests at once', async () => {
     const port = await startConnector();
@@ -60,9 +67,7 @@ describe('the undici transport, looking up the connector host', () => {
   });
 
   it('ends a request waiting for a silent name server as soon as its signal aborts (a stop)', async () => {
-    dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
-    dns.silent = true;
-    const transport = createUndiciTransport(hostsOn(dns));
+    const transport = await transportOnSilentDns();
     try {
       const stop = new AbortController();
       const request = transport
@@ -77,9 +82,7 @@ describe('the undici transport, looking up the connector host', () => {
   });
 
   it('ends a request waiting for a silent name server at its timeout', async () => {
-    dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
-    dns.silent = true;
-    const transport = createUndiciTransport(hostsOn(dns));
+    const transport = await transportOnSilentDns();
     try {
       const startedAt = performance.now();
       const failure = await transport
@@ -94,9 +97,7 @@ describe('the undici transport, looking up the connector host', () => {
   });
 
   it('ends a request waiting for a silent name server as soon as the transport closes', async () => {
-    dns = await startDnsTestServer({ 'connector.test': ['127.0.0.1'] });
-    dns.silent = true;
-    const transport = createUndiciTransport(hostsOn(dns));
+    const transport = await transportOnSilentDns();
     const request = transport
       .postJson('http://connector.test:9/api', '{}', { timeoutMs: 600_000 })
       .catch((error: unknown) => error);
