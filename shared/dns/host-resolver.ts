@@ -26,12 +26,21 @@ export class HostUnansweredError extends BridgeError {
   override name = 'HostUnansweredError';
 }
 
+/**
+ * A lookup ended, or refused, because its resolver was stopped (the process is stopping): says
+ * nothing of the host. A connection waiting for it was never opened, so nothing was sent on it.
+ */
+export class HostLookupStoppedError extends BridgeError {
+  override name = 'HostLookupStoppedError';
+}
+
 /** A host resolver whose lookups in flight can be ended at once. */
 export interface StoppableHostResolver {
   resolve: HostResolver;
   /**
    * Cancels every DNS query in flight (each lookup fails at once) and refuses lookups from now
-   * on, so a stopping process has nothing left to wait for.
+   * on, both with {@link HostLookupStoppedError}, so a stopping process has nothing left to wait
+   * for (but a system lookup already running: it cannot be cancelled).
    */
   stop(): void;
 }
@@ -75,7 +84,7 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
   let stopped = false;
   const refuseIfStopped = (hostname: string) => {
     if (stopped)
-      throw new BridgeError(`host ${hostname} not resolved: the process is stopping`, {
+      throw new HostLookupStoppedError(`host ${hostname} not resolved: the process is stopping`, {
         retryable: true,
       });
   };

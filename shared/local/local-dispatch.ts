@@ -69,7 +69,9 @@ const BULK_BATCH_SIZE = 100;
 /**
  * How long the requests in flight when the run stops have to be answered before they are cut
  * off. A receiver that answers at all answers here within milliseconds; one that does not (hung,
- * or slow past its timeout of 15 s by default) would hold the user's Ctrl-C. A request cut off is
+ * or slow past its timeout of 15 s by default) would hold the user's Ctrl-C. A request whose
+ * connection still waits for its host's lookup gets none of it: it has sent nothing, and the
+ * stop ends its lookup at once (HostLookupStoppedError). A request cut off is
  * no attempt: its delivery stays pending, due as the next run starts, which sends it again (with
  * the same `webhook-id`, should the receiver have taken it).
  */
@@ -114,7 +116,8 @@ export interface LocalDispatch {
    * not sent its request ends at once (see EndpointScheduler.stopSending: a delivery message is
    * left in the queue as it is, a new delivery deferred, pending and due as the next run starts),
    * the requests in flight have {@link STOP_REQUEST_GRACE_MS} to be answered before they are cut
-   * off (no attempt: the delivery stays pending), and the batches write what they did. Resolves
+   * off (no attempt: the delivery stays pending; one still waiting for its host's lookup ends at
+   * once, as nothing was sent), and the batches write what they did. Resolves
    * once every batch has ended. Idempotent.
    */
   stop(): Promise<void>;
@@ -160,7 +163,10 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     /** Aborted {@link STOP_REQUEST_GRACE_MS} into the stop: cuts off the requests in flight. */
     const cutOff = new AbortController();
     // Receivers' host names: cancellable lookups, so a stop never waits for a silent DNS server.
+    // The sender's lookups end as the stop starts; the admin API's (a subscription's URL checked)
+    // keep working until it ends, as the API serves meanwhile.
     const hosts = createHostResolver();
+    const adminHosts = createHostResolver();
     const deps = createDispatcherDeps({
       store: options.store,
       // Due times to the millisecond: the local queue keeps them (SQS delays whole seconds).
@@ -182,7 +188,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const webhooks = createWebhookService({
       ...deps,
       policy: { allowPrivate },
-      resolve: hosts.resolve,
+      resolve: adminHosts.resolve,
       randomBytes: systemRandomBytes,
     });
     // The deliveries whose messages wait in the queue (retries, however old), read before
@@ -235,6 +241,9 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     let stopping: Promise<void> | undefined;
     const stop = async () => {
       deps.scheduler.stopSending();
+      // A request whose connection still waits for its host's lookup has sent nothing: it ends
+      // now, as no attempt, rather than at the cut-off (a silent name server held it 2 s).
+      hosts.stop();
       const ended = new AbortController();
       void clock
         .sleep(STOP_REQUEST_GRACE_MS, ended.signal)
@@ -244,7 +253,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         await Promise.all([idle.stop(), ...loops.map((loop) => loop.stop())]);
       } finally {
         ended.abort();
-        hosts.stop();
+        adminHosts.stop();
       }
     };
     return {

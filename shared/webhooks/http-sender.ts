@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import type { Clock } from '../clock.ts';
+import { HostLookupStoppedError } from '../dns/host-resolver.ts';
 import { sharedSocketLookup } from '../dns/socket-lookup.ts';
 import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { BridgeError } from '../errors.ts';
@@ -207,7 +208,9 @@ export class UndiciWebhookSender implements WebhookSender {
         latencyMs: latency(),
       };
     } catch (error) {
-      if (hasBlockedCause(error)) {
+      // The connection waited for a lookup that the stop ended: nothing was sent.
+      if (hasCause(error, HostLookupStoppedError)) return { kind: 'stopped', latencyMs: latency() };
+      if (hasCause(error, BlockedAddressError)) {
         return { kind: 'error', error: 'blocked', message: messageOf(error), latencyMs: latency() };
       }
       if (controller.signal.aborted && !timedOut) return { kind: 'stopped', latencyMs: latency() };
@@ -230,9 +233,10 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 }
 
-function hasBlockedCause(error: unknown): boolean {
+/** Whether `error`, or one of the first causes it was wrapped around, is a `type`. */
+function hasCause(error: unknown, type: abstract new (...args: never[]) => Error): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof BlockedAddressError) return true;
+    if (current instanceof type) return true;
     current = current instanceof Error ? current.cause : undefined;
   }
   return false;

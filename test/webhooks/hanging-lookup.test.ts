@@ -1,8 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../shared/clock.ts';
+import { createHostResolver } from '../../shared/dns/host-resolver.ts';
+import type { HostsTable } from '../../shared/dns/hosts-file.ts';
 import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
-import { startReceiver } from './support/receiver.ts';
+import { type DnsTestServer, startDnsTestServer } from '../support/dns-server.ts';
+import { type Receiver, startReceiver } from './support/receiver.ts';
+
+let dns: DnsTestServer | undefined;
+let receiver: Receiver | undefined;
+afterEach(async () => {
+  await dns?.close();
+  await receiver?.close();
+  dns = undefined;
+  receiver = undefined;
+});
 
 /*
  * A lookup cannot be cancelled (getaddrinfo), and undici settles a request cut off while its
@@ -70,5 +82,77 @@ describe('webhook sender while a host lookup hangs', () => {
     await sender.close();
     expect(receiver.log).toHaveLength(0);
     await receiver.close();
+  });
+});
+
+/**
+ * A resolver asking `dnsServer` (silent for `silent.test`) after a hosts file listing
+ * `listed.test` as 127.0.0.1; the system resolver is never asked.
+ */
+function hostsOn(dnsServer: DnsTestServer) {
+  const listed: HostsTable = new Map([['listed.test', [{ address: '127.0.0.1', family: 4 }]]]);
+  return createHostResolver({
+    readHosts: async () => listed,
+    servers: [dnsServer.address],
+    fallback: async (hostname) => {
+      throw new Error(`the system resolver was asked for ${hostname}`);
+    },
+    timeoutMs: 600_000,
+    tries: 1,
+  });
+}
+
+// `start`'s stop ends the sender's lookups first: a request whose connection still waits for
+// one has sent nothing, so it ends at once as no attempt, not at the 2 s cut-off for requests
+// sent; a request already sent is left to be answered.
+describe('webhook sender whose host resolver stops', () => {
+  it('answers stopped at once for a request waiting for its lookup, and sends nothing after', async () => {
+    receiver = await startReceiver();
+    dns = await startDnsTestServer({});
+    dns.silentNames.add('silent.test');
+    const hosts = hostsOn(dns);
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: hosts.resolve,
+      clock: systemClock,
+      timeoutMs: 600_000,
+    });
+    const url = new URL(receiver.url('/in'));
+    url.hostname = 'silent.test';
+    const sent = sender.send({ url: url.href, headers: {}, body: '{}' });
+    await vi.waitFor(() => expect(dns?.questions).toHaveLength(2));
+    const stoppedAt = Date.now();
+    hosts.stop();
+    const result = await sent;
+    expect(result.kind).toBe('stopped');
+    expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+    // Refused from now on too, as no attempt.
+    expect((await sender.send({ url: url.href, headers: {}, body: '{}' })).kind).toBe('stopped');
+    await sender.close();
+    expect(receiver.log).toHaveLength(0);
+  });
+
+  it('leaves a request already sent to be answered', async () => {
+    let answer!: () => void;
+    const answerWhen = new Promise<void>((settle) => {
+      answer = settle;
+    });
+    receiver = await startReceiver(() => ({ kind: 'respond', status: 204, answerWhen }));
+    dns = await startDnsTestServer({});
+    const hosts = hostsOn(dns);
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: hosts.resolve,
+      clock: systemClock,
+      timeoutMs: 600_000,
+    });
+    const url = new URL(receiver.url('/in'));
+    url.hostname = 'listed.test';
+    const sent = sender.send({ url: url.href, headers: {}, body: '{}' });
+    await vi.waitFor(() => expect(receiver?.log).toHaveLength(1));
+    hosts.stop();
+    answer();
+    expect(await sent).toMatchObject({ kind: 'response', status: 204 });
+    await sender.close();
   });
 });
