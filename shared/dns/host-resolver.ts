@@ -40,7 +40,8 @@ export interface StoppableHostResolver {
   /**
    * Cancels every DNS query in flight (each lookup fails at once) and refuses lookups from now
    * on, both with {@link HostLookupStoppedError}, so a stopping process has nothing left to wait
-   * for (but a system lookup already running: it cannot be cancelled).
+   * for. A lookup waiting for the system resolver fails at once too, though that lookup, which
+   * cannot be cancelled, runs on in its thread.
    */
   stop(): void;
 }
@@ -81,12 +82,17 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
   const readHosts = options.readHosts ?? (() => readHostsFile());
   const fallback = options.fallback ?? systemResolver;
   const running = new Set<Resolver>();
-  let stopped = false;
+  /** Aborted by stop(): ends the waits for system lookups, and those not yet started. */
+  const stopping = new AbortController();
+  const onStop = new Promise<void>((settle) =>
+    stopping.signal.addEventListener('abort', () => settle(), { once: true }),
+  );
+  const stoppedError = (hostname: string) =>
+    new HostLookupStoppedError(`host ${hostname} not resolved: the process is stopping`, {
+      retryable: true,
+    });
   const refuseIfStopped = (hostname: string) => {
-    if (stopped)
-      throw new HostLookupStoppedError(`host ${hostname} not resolved: the process is stopping`, {
-        retryable: true,
-      });
+    if (stopping.signal.aborted) throw stoppedError(hostname);
   };
 
   const askDns = async (hostname: string) => {
@@ -129,13 +135,21 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
         `host ${hostname} does not resolve: its name server did not answer (${errorCode(unanswered.reason)})`,
         { retryable: true, cause: unanswered.reason },
       );
-    return fallback(hostname);
+    // A system lookup cannot be cancelled once started: at a stop the caller stops waiting for
+    // it (its thread finishes it, and an exit waits for that), and one still waiting for its
+    // place (see lookup-gate.ts) is not made.
+    return Promise.race([
+      fallback(hostname, stopping.signal),
+      onStop.then(() => {
+        throw stoppedError(hostname);
+      }),
+    ]);
   };
 
   return {
     resolve,
     stop() {
-      stopped = true;
+      stopping.abort();
       for (const resolver of running) resolver.cancel();
     },
   };

@@ -7,8 +7,11 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-/** Resolves a host name to all its addresses (injected so tests need no network). */
-export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+/**
+ * Resolves a host name to all its addresses (injected so tests need no network). A resolver may
+ * heed `signal`: once it aborts, a lookup not yet started is not made.
+ */
+export type HostResolver = (hostname: string, signal?: AbortSignal) => Promise<ResolvedAddress[]>;
 
 /** The process's system lookups: at most {@link LOOKUPS_AT_ONCE_MAX} hold threadpool threads. */
 const systemLookups = gate(LOOKUPS_AT_ONCE_MAX);
@@ -21,8 +24,13 @@ export function gatedResolver(
   lookup: typeof dnsLookup,
   lookups: Gate = systemLookups,
 ): HostResolver {
-  return async (hostname) => {
-    const found = await lookups(() => lookup(hostname, { all: true, verbatim: true }));
+  return async (hostname, signal) => {
+    // A lookup that waited for its place past the caller's stop is not made: it could not be
+    // cancelled once started, and a process's exit waits for it.
+    const found = await lookups(() => {
+      signal?.throwIfAborted();
+      return lookup(hostname, { all: true, verbatim: true });
+    });
     return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
   };
 }

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHostResolver, type HostResolverOptions } from '../../shared/dns/host-resolver.ts';
+import {
+  createHostResolver,
+  HostLookupStoppedError,
+  type HostResolverOptions,
+} from '../../shared/dns/host-resolver.ts';
 import { parseHostsFile } from '../../shared/dns/hosts-file.ts';
 import type { HostResolver } from '../../shared/dns/system-resolver.ts';
 import { BridgeError } from '../../shared/errors.ts';
@@ -68,7 +72,7 @@ describe('createHostResolver', () => {
     const fallback = vi.fn<HostResolver>(async () => [{ address: '192.168.1.20', family: 4 }]);
     const hosts = resolverOf(server, { fallback });
     expect(await hosts.resolve('printer.local')).toEqual([{ address: '192.168.1.20', family: 4 }]);
-    expect(fallback).toHaveBeenCalledWith('printer.local');
+    expect(fallback).toHaveBeenCalledWith('printer.local', expect.any(AbortSignal));
   });
 
   it('fails a lookup, retryable and without a system lookup, when the name server does not answer', async () => {
@@ -106,6 +110,28 @@ describe('createHostResolver', () => {
     expect(await hosts.resolve('hooks.example')).toEqual([{ address: '203.0.113.7', family: 4 }]);
     hosts.stop();
     await Promise.all(hanging);
+  });
+
+  it('ends a lookup waiting for the system resolver at once when stopped', async () => {
+    const server = await dnsServer();
+    let asked!: () => void;
+    const systemAsked = new Promise<void>((settle) => {
+      asked = settle;
+    });
+    // A system lookup that never ends (an mDNS or LDAP source that hangs).
+    const fallback: HostResolver = () => {
+      asked();
+      return new Promise(() => undefined);
+    };
+    const hosts = resolverOf(server, { fallback });
+    const lookup = hosts.resolve('printer.local').catch((error: unknown) => error);
+    await systemAsked;
+    hosts.stop();
+    const failure = await lookup;
+    expect(failure).toBeInstanceOf(HostLookupStoppedError);
+    expect((failure as BridgeError).message).toBe(
+      'host printer.local not resolved: the process is stopping',
+    );
   });
 
   it('ends the lookups in flight at once when stopped, and refuses lookups after', async () => {

@@ -122,4 +122,29 @@ describe.skipIf(process.platform === 'win32')('system host lookups at once', () 
     ends.get('d')!();
     expect(await Promise.all([c, d])).toEqual(['c', 'd']);
   });
+
+  it('make no lookup whose caller stopped while it waited for its place', async () => {
+    const asked: string[] = [];
+    const ends: (() => void)[] = [];
+    const lookup = ((hostname: string) => {
+      asked.push(hostname);
+      return new Promise((resolve) =>
+        ends.push(() => resolve([{ address: '192.0.2.1', family: 4 }])),
+      );
+    }) as unknown as Parameters<typeof gatedResolver>[0];
+    const resolve = gatedResolver(lookup, gate(1));
+    const first = resolve('first.test');
+    const stop = new AbortController();
+    const queued = resolve('queued.test', stop.signal).catch((error: unknown) => error);
+    stop.abort(new Error('stopping'));
+    ends[0]!();
+    expect(await first).toEqual([{ address: '192.0.2.1', family: 4 }]);
+    expect(((await queued) as Error).message).toBe('stopping');
+    expect(asked).toEqual(['first.test']);
+    // Its place is freed: the next lookup runs.
+    const next = resolve('next.test');
+    await Promise.resolve();
+    ends[1]!();
+    expect(await next).toHaveLength(1);
+  });
 });
