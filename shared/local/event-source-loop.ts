@@ -49,6 +49,11 @@ export interface EventSourceLoopOptions {
   onError?: (error: unknown) => void;
   /** Paces retries after a failed receive (default: the wall clock). */
   clock?: Clock;
+  /**
+   * Awaited by each worker before it receives (default: none): the loop takes no messages until
+   * it resolves. Its signal aborts as the loop stops.
+   */
+  beforeReceive?: (signal: AbortSignal) => Promise<void>;
 }
 
 /** A running loop. */
@@ -106,6 +111,7 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
   const worker = async (): Promise<void> => {
     let receiveFailures = 0;
     while (!abort.signal.aborted) {
+      await options.beforeReceive?.(abort.signal);
       const reserved = await budget.take(batchSize);
       if (reserved === 0) return;
       let messages: Message[];

@@ -17,6 +17,7 @@ import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
+import { BulkPageWork } from './bulk-page-work.ts';
 import { QUEUE_FOLDER } from './data-dir.ts';
 import { startDiskQueue } from './disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from './dispatch-lanes.ts';
@@ -100,6 +101,11 @@ export interface LocalDispatchOptions {
 export interface LocalDispatch {
   /** Routes published events to the dispatch queue, as the infra's rule does. */
   router: LocalEventRouter;
+  /**
+   * The pages of bulk reading in hand (the poll loop tells it): the bulk lane takes no messages
+   * while any is (see BulkPageWork).
+   */
+  bulkPages: BulkPageWork;
   /** Subscriptions, deliveries and replays (the admin API's). */
   webhooks: WebhookService;
   /** The queues' client and URLs, live lane first (the backlog gauge reads them). */
@@ -214,7 +220,14 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         }),
     });
     idleStarted = idle;
-    const consume = (url: string, options: DispatchBatchOptions, batchSize: number) =>
+    // Bulk reading's pages go first: the bulk lane receives while none is in hand.
+    const bulkPages = new BulkPageWork();
+    const consume = (
+      url: string,
+      options: DispatchBatchOptions,
+      batchSize: number,
+      beforeReceive?: (signal: AbortSignal) => Promise<void>,
+    ) =>
       startEventSourceLoop({
         client: sqs.client,
         queueUrl: url,
@@ -225,6 +238,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         maxMessagesInFlight: LANE_FULL_BATCHES * batchSize,
         batchSize,
         clock,
+        ...(beforeReceive ? { beforeReceive } : {}),
         onError: (error) =>
           reporter.dispatchLogger.error('dispatch batch failed', {
             error: describeThrown(error),
@@ -236,6 +250,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         bulkQueueUrl,
         { lane: 'bulk', onEventHandled: (event) => lanes.handled(laneKey(event)) },
         BULK_BATCH_SIZE,
+        (signal) => bulkPages.idle(signal),
       ),
     ];
     let stopping: Promise<void> | undefined;
@@ -258,6 +273,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     };
     return {
       router,
+      bulkPages,
       webhooks,
       sqsClient: sqs.client,
       queueUrls: [queueUrl, bulkQueueUrl],

@@ -29,7 +29,7 @@ export interface LocalPollLoopOptions
   env: Record<string, string | undefined>;
   settings: PollSettings;
   /** The dispatch queues, whose backlog pauses detection. */
-  dispatch: Pick<LocalDispatch, 'sqsClient' | 'queueUrls'>;
+  dispatch: Pick<LocalDispatch, 'sqsClient' | 'queueUrls' | 'bulkPages'>;
   /** The connections polled, read at each tick. */
   registry: ConnectionRegistry;
   stateChanges: StateChangeNotices;
@@ -61,6 +61,8 @@ export function startLocalPollLoop(options: LocalPollLoopOptions): PollLoop {
       dispatch.queueUrls,
       maxBacklogFromEnv(env.BRIDGE_MAX_BACKLOG),
     ),
+    // The bulk dispatch lane waits while a page of bulk reading is in hand.
+    bulkPages: dispatch.bulkPages,
     // Many busy streams at once (1,000 hotels of one chain) hold a bounded share of pages.
     records: new RecordBudget(config.pollMaxRecordsInFlight),
     // A burst re-read in the next windows' overlap is passed over, not judged again.

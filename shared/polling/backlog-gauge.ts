@@ -18,13 +18,17 @@ export const NO_BACKLOG_BOUND: BacklogGauge = { aboveBound: async () => false };
 
 /**
  * Default `BRIDGE_MAX_BACKLOG`: queued messages (envelopes and deliveries) before detection
- * pauses. A waiting message costs its record on disk and ~100–200 bytes of memory (the queue's
- * index, the lanes' key; typed arrays and a map that double as they fill): 50,000 waiting take
- * ~10 MB. Measured through `change-bridge start` (docs/benchmarks.md): a 100,000-record
- * backfill peaks at ~260 MB with this bound or with 100,000; a 300,000-record one, whose
- * backlog sits at the bound for minutes, at 262 MB with 5,000 and 280 MB with 100,000.
+ * pauses. A waiting message costs its record on disk and a few hundred bytes of memory (the
+ * queue's index, the lanes' key; typed arrays and a map that double as they fill, and the heap
+ * room kept beside them). The local run's bulk lane waits while the reading has a page in hand
+ * (see BulkPageWork), so a backfill's events gather here up to the bound before most are
+ * delivered: with 100,000 an emitting backfill of 100,000 customers reads without pausing.
+ * Measured through `change-bridge start` (docs/benchmarks.md, checks at this stop): 100,000
+ * customers read in 18.0 s, delivered by 62.0 s, peak 268 MB; 300,000 customers, whose backlog
+ * then sits at the bound for minutes, peak 299 MB (270 MB with 50,000 and no wait, 321 MB with
+ * 150,000 and the wait).
  */
-export const DEFAULT_MAX_BACKLOG = 50_000;
+export const DEFAULT_MAX_BACKLOG = 100_000;
 
 /**
  * The bound from `BRIDGE_MAX_BACKLOG` (a positive integer), else {@link DEFAULT_MAX_BACKLOG}.

@@ -87,6 +87,12 @@ export interface PollDeps {
   /** Pauses detection (at a page boundary, cursor saved) while delivery lags (default: never). */
   backlog?: BacklogGauge;
   /**
+   * Told of each page of bulk work (a first sync, a backfill, a catch-up window) from its arrival
+   * until its changes are stored: `begin` returns what ends it. The local run's bulk dispatch
+   * lane waits meanwhile (default: not told).
+   */
+  bulkPages?: { begin(): () => void };
+  /**
    * Bounds the records the process's polls hold in flight (the local loop's; default: none, a
    * Lambda poller runs one connection's job). Windowed pages claim it before they are read.
    */

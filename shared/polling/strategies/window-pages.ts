@@ -218,6 +218,8 @@ async function readWindowPages(
   let storing: Promise<void> = Promise.resolve();
   let current: StreamWindow = window;
   const grants = new Set<RecordGrant>();
+  /** What ends each page's hold on bulkPages: a page that fails before it is stored ends it here. */
+  const heldPages = new Set<() => void>();
   const { overlap } = reading;
   const { waitSignal } = reading;
   const claimSignal = anySignal(deps.signal, waitSignal);
@@ -244,6 +246,8 @@ async function readWindowPages(
   );
   try {
     for await (const page of readAhead(pages, reading.ahead ? { ahead: reading.ahead } : {})) {
+      const pageDone = priority === 'bulk' ? deps.bulkPages?.begin() : undefined;
+      if (pageDone) heldPages.add(pageDone);
       const changes = await publishObservations(
         definition,
         deps,
@@ -292,7 +296,11 @@ async function readWindowPages(
           overlap?.keepStored(page.screen);
           if (next) await reading.savePage(next, counts);
         })
-        .finally(() => page.grant?.release());
+        .finally(() => {
+          page.grant?.release();
+          pageDone?.();
+          if (pageDone) heldPages.delete(pageDone);
+        });
       // Awaited before the next page or at the end; until then, a failure must not count as
       // an unhandled rejection (which would end the process).
       storing.catch(() => undefined);
@@ -310,6 +318,7 @@ async function readWindowPages(
     } finally {
       // Claims of pages that were not stored: a failure, or the page read ahead and dropped.
       for (const grant of grants) grant.release();
+      for (const pageDone of heldPages) pageDone();
     }
   }
   return read;
