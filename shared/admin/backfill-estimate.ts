@@ -115,7 +115,8 @@ export function streamPart(stream: BackfillJobView['streams'][number]): KeyedPar
  * events published per record read so far), at the recent rate webhooks are delivered or
  * dead-lettered. `readDone` says the job's reading ended; the delivery time then comes from
  * `afterRead` once known (the pace the pending count goes down, see deliveryPace: live changes
- * delivered meanwhile do not shorten it), the delivery rate till then.
+ * delivered meanwhile do not shorten it), till then from the delivery rate seen since the
+ * reading ended (the recent rate for its first 2 s, while that is not measured).
  * @example const estimate = jobEstimator(); estimate(at, parts, job, false) // { secondsLeft: null, … }
  */
 export function jobEstimator(
@@ -130,6 +131,8 @@ export function jobEstimator(
   const readers = new Map<string, ReturnType<typeof readEstimator>>();
   const deliveredRateOf = rateTracker(options.origin);
   const recordsRateOf = rateTracker(options.origin);
+  /** The delivery rate from the first sample after the reading ended (see below). */
+  let afterReadRateOf: ReturnType<typeof rateTracker> | undefined;
   return (at, parts, figures, readDone, afterRead) => {
     const reads = parts.map((part) => {
       const reader = readers.get(part.key) ?? readEstimator(options.origin);
@@ -138,6 +141,11 @@ export function jobEstimator(
     });
     const settled = figures.webhooksDelivered + figures.webhooksDeadLettered;
     const deliveredRate = deliveredRateOf(at, settled);
+    // Once the reading ended, the webhooks left go at the rate seen since: `change-bridge
+    // start`'s bulk lane waits while the reading has pages in hand (see BulkPageWork), so the
+    // rate seen while it read says little of the rate after.
+    if (readDone) afterReadRateOf ??= rateTracker();
+    const rateSinceRead = afterReadRateOf?.(at, settled) ?? null;
     const recordsRate = recordsRateOf(at, figures.recordsRead);
     const readFraction = readDone
       ? 1
@@ -161,6 +169,8 @@ export function jobEstimator(
     if (readDone && afterRead != null) deliverySecondsLeft = afterRead;
     else if (toCome === null) deliverySecondsLeft = null;
     else if (pending + toCome === 0) deliverySecondsLeft = 0;
+    else if (readDone && rateSinceRead !== null)
+      deliverySecondsLeft = rateSinceRead > 0 ? secondsFor(pending, rateSinceRead) : null;
     else if (deliveredRate === null || !(deliveredRate > 0)) deliverySecondsLeft = null;
     else if (readSecondsLeft === null || rateAfterRead === null) {
       deliverySecondsLeft = secondsFor(pending + toCome, deliveredRate);

@@ -110,6 +110,21 @@ describe('the job estimate', () => {
     expect(ended.secondsLeft).toBe(200);
     expect(ended.fraction).toBeCloseTo(0.5, 5);
   });
+
+  it('counts the webhooks left at the rate since the reading ended, not the rate while it read', () => {
+    // `change-bridge start` delivers little of a backfill while its reading has pages in hand.
+    const estimate = jobEstimator();
+    const key = 'main:customer';
+    estimate(0, [{ key, ...part(0.8, 0) }], figures(0, 0, 0), false);
+    estimate(10_000, [{ key, ...part(0.99, 90_000) }], figures(90_000, 1_000, 89_000), false);
+    const done = [{ key, ...part(1, 100_000, true) }];
+    // Just ended: no rate of its own yet, the recent one (100 a second) stands in.
+    const ended = estimate(11_000, done, figures(100_000, 1_100, 98_900), true);
+    expect(ended.deliverySecondsLeft).toBe(989);
+    // 3,200 delivered in the 2 s since: the 95,700 left take 60 s, not 9 minutes.
+    const since = estimate(13_000, done, figures(100_000, 4_300, 95_700), true);
+    expect(since.deliverySecondsLeft).toBe(60);
+  });
 });
 
 describe('the estimate before a density is measured', () => {
