@@ -102,23 +102,32 @@ function hostsOn(dnsServer: DnsTestServer) {
   });
 }
 
+/**
+ * A sender resolving through {@link hostsOn} a DNS test server (`dns`, answering nothing), and
+ * the URL of `receiver`'s `/in` under `hostname`.
+ */
+async function senderTo(at: Receiver, hostname: string) {
+  dns = await startDnsTestServer({});
+  const hosts = hostsOn(dns);
+  const sender = new UndiciWebhookSender({
+    policy: { allowPrivate: true },
+    resolve: hosts.resolve,
+    clock: systemClock,
+    timeoutMs: 600_000,
+  });
+  const url = new URL(at.url('/in'));
+  url.hostname = hostname;
+  return { hosts, sender, url };
+}
+
 // `start`'s stop ends the sender's lookups first: a request whose connection still waits for
 // one has sent nothing, so it ends at once as no attempt, not at the 2 s cut-off for requests
 // sent; a request already sent is left to be answered.
 describe('webhook sender whose host resolver stops', () => {
   it('answers stopped at once for a request waiting for its lookup, and sends nothing after', async () => {
     receiver = await startReceiver();
-    dns = await startDnsTestServer({});
-    dns.silentNames.add('silent.test');
-    const hosts = hostsOn(dns);
-    const sender = new UndiciWebhookSender({
-      policy: { allowPrivate: true },
-      resolve: hosts.resolve,
-      clock: systemClock,
-      timeoutMs: 600_000,
-    });
-    const url = new URL(receiver.url('/in'));
-    url.hostname = 'silent.test';
+    const { hosts, sender, url } = await senderTo(receiver, 'silent.test');
+    dns?.silentNames.add('silent.test');
     const sent = sender.send({ url: url.href, headers: {}, body: '{}' });
     await vi.waitFor(() => expect(dns?.questions).toHaveLength(2));
     const stoppedAt = Date.now();
@@ -138,16 +147,7 @@ describe('webhook sender whose host resolver stops', () => {
       answer = settle;
     });
     receiver = await startReceiver(() => ({ kind: 'respond', status: 204, answerWhen }));
-    dns = await startDnsTestServer({});
-    const hosts = hostsOn(dns);
-    const sender = new UndiciWebhookSender({
-      policy: { allowPrivate: true },
-      resolve: hosts.resolve,
-      clock: systemClock,
-      timeoutMs: 600_000,
-    });
-    const url = new URL(receiver.url('/in'));
-    url.hostname = 'listed.test';
+    const { hosts, sender, url } = await senderTo(receiver, 'listed.test');
     const sent = sender.send({ url: url.href, headers: {}, body: '{}' });
     await vi.waitFor(() => expect(receiver?.log).toHaveLength(1));
     hosts.stop();
