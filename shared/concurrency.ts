@@ -127,6 +127,38 @@ export function linkedSignal(...signals: (AbortSignal | undefined)[]): LinkedSig
 }
 
 /**
+ * `answer`, or a rejection as soon as `signal` aborts: with `reason()` when given, else the
+ * signal's reason. The abort listener is removed once `answer` settles (a signal that lives as
+ * long as the process keeps nothing of the calls that ended), and an answer that comes after
+ * the abort goes to `late` (to free what it holds).
+ * @example await settledOrAborted(lookup(host), stopping.signal, { reason: () => new Error('stopping') })
+ */
+export function settledOrAborted<T>(
+  answer: Promise<T>,
+  signal: AbortSignal,
+  options: { reason?: () => unknown; late?: (value: T) => unknown } = {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(options.reason ? options.reason() : signal.reason);
+      answer.then((value) => options.late?.(value)).catch(() => undefined);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
  * One signal that aborts when any of `signals` does; undefined when none is given, the signal
  * itself when one is (no listener added). Pure. For a signal made per call from one that lives
  * long, use {@link linkedSignal}.

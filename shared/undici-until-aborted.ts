@@ -1,3 +1,5 @@
+import { settledOrAborted } from './concurrency.ts';
+
 /**
  * `answer` (an undici request's), or a rejection with the signal's reason as soon as `signal`
  * aborts. undici settles a request aborted while its connection is still being opened only once
@@ -11,22 +13,5 @@ export function untilAborted<T extends { body: { dump(): Promise<void> } }>(
   answer: Promise<T>,
   signal: AbortSignal,
 ): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      reject(signal.reason);
-      answer.then((late) => late.body.dump()).catch(() => undefined);
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return settledOrAborted(answer, signal, { late: (late) => late.body.dump() });
 }

@@ -1,5 +1,11 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { KeyedSerial, mapWithConcurrency, readAhead } from '../shared/concurrency.ts';
+import {
+  KeyedSerial,
+  mapWithConcurrency,
+  readAhead,
+  settledOrAborted,
+} from '../shared/concurrency.ts';
 
 describe('readAhead', () => {
   it('starts producing the next item while the caller works on the current one', async () => {
@@ -112,5 +118,34 @@ describe('KeyedSerial', () => {
     const next = serial.run('a', async () => 'next');
     await expect(failed).rejects.toThrow('boom');
     await expect(next).resolves.toBe('next');
+  });
+});
+
+describe('settledOrAborted', () => {
+  it('leaves no listener on a long-lived signal once answers settle', async () => {
+    const process = new AbortController();
+    await settledOrAborted(Promise.resolve(1), process.signal);
+    await expect(settledOrAborted(Promise.reject(new Error('no')), process.signal)).rejects.toThrow(
+      'no',
+    );
+    expect(getEventListeners(process.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('rejects at the abort with the reason given, and hands a later answer to late', async () => {
+    const stop = new AbortController();
+    let answer!: (value: string) => void;
+    const late: string[] = [];
+    const waiting = settledOrAborted(
+      new Promise<string>((resolve) => {
+        answer = resolve;
+      }),
+      stop.signal,
+      { reason: () => new Error('stopping'), late: (value) => late.push(value) },
+    );
+    stop.abort();
+    await expect(waiting).rejects.toThrow('stopping');
+    answer('after');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(late).toEqual(['after']);
   });
 });

@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { settledOrAborted } from '../concurrency.ts';
 import { BridgeError } from '../errors.ts';
 import { type HostsTable, readHostsFile } from './hosts-file.ts';
 import { type HostResolver, type ResolvedAddress, systemResolver } from './system-resolver.ts';
@@ -84,9 +85,6 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
   const running = new Set<Resolver>();
   /** Aborted by stop(): ends the waits for system lookups, and those not yet started. */
   const stopping = new AbortController();
-  const onStop = new Promise<void>((settle) =>
-    stopping.signal.addEventListener('abort', () => settle(), { once: true }),
-  );
   const stoppedError = (hostname: string) =>
     new HostLookupStoppedError(`host ${hostname} not resolved: the process is stopping`, {
       retryable: true,
@@ -138,12 +136,9 @@ export function createHostResolver(options: HostResolverOptions = {}): Stoppable
     // A system lookup cannot be cancelled once started: at a stop the caller stops waiting for
     // it (its thread finishes it, and an exit waits for that), and one still waiting for its
     // place (see lookup-gate.ts) is not made.
-    return Promise.race([
-      fallback(hostname, stopping.signal),
-      onStop.then(() => {
-        throw stoppedError(hostname);
-      }),
-    ]);
+    return settledOrAborted(fallback(hostname, stopping.signal), stopping.signal, {
+      reason: () => stoppedError(hostname),
+    });
   };
 
   return {
