@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import { BridgeError } from '../errors.ts';
 import type { ResolvedAddress } from './system-resolver.ts';
 
 type LookupCallback = (
@@ -15,9 +16,9 @@ export type SocketLookup = (
 ) => void;
 
 /**
- * A socket `lookup` answered by `resolve`, one lookup shared by every connection that asks for
- * the same host while it runs; nothing is kept once it settles (the next connection looks up
- * again, so DNS changes are seen). Connections a pool opens at once to one host (a burst of
+ * A socket `lookup` answered by `resolve` (an empty answer fails: `host … does not resolve`), one
+ * lookup shared by every connection that asks for the same host while it runs; nothing is kept
+ * once it settles (the next connection looks up again, so DNS changes are seen). Connections a pool opens at once to one host (a burst of
  * requests after a keep-alive connection closed) would otherwise each look the name up.
  * @example buildConnector({ lookup: sharedSocketLookup(createHostResolver().resolve) })
  */
@@ -37,7 +38,7 @@ export function sharedSocketLookup(
     resolveShared(hostname).then(
       (addresses) => {
         const first = addresses[0];
-        if (!first) return callback(new Error(`host ${hostname} does not resolve`), []);
+        if (!first) return callback(new BridgeError(`host ${hostname} does not resolve`), []);
         if (options.all) return callback(null, [...addresses]);
         callback(null, first.address, first.family);
       },

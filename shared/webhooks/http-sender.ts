@@ -135,10 +135,9 @@ export class UndiciWebhookSender implements WebhookSender {
     });
   }
 
-  /** The addresses of `hostname`, each allowed by the policy. */
+  /** The addresses of `hostname`, each allowed by the policy (none: see sharedSocketLookup). */
   private async resolveAndCheck(hostname: string): Promise<ResolvedAddress[]> {
     const addresses = await this.options.resolve(hostname);
-    if (addresses.length === 0) throw new BridgeError(`host ${hostname} does not resolve`);
     for (const { address } of addresses) {
       const refusal = addressRefusal(address, this.options.policy);
       if (refusal)

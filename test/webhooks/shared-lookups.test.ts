@@ -75,4 +75,25 @@ describe('webhook sender host lookups', () => {
     await sender.close();
     await receiver.close();
   });
+
+  it('fails a request whose host resolves to no address, as a network error that names it', async () => {
+    const receiver = await startReceiver();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: async () => [],
+      clock: systemClock,
+      timeoutMs: 5_000,
+    });
+    const url = new URL(receiver.url('/in'));
+    url.hostname = 'no-address.test';
+    const result = await sender.send({ url: url.href, headers: {}, body: '{}' });
+    expect(result).toMatchObject({
+      kind: 'error',
+      error: 'network',
+      message: expect.stringContaining('host no-address.test does not resolve'),
+    });
+    expect(receiver.log).toHaveLength(0);
+    await sender.close();
+    await receiver.close();
+  });
 });
