@@ -166,6 +166,11 @@ const CONFLICTS: Readonly<Record<string, string>> = {
   removeConnection: `${ENVIRONMENT_CONNECTION}, or (AWS) a poll job of it is still running: the connection is left disabled; remove it again later`,
 };
 
+/** Routes that look up a subscription URL's host (url-policy.ts). */
+const URL_CHECKS: ReadonlySet<string> = new Set(['createSubscription', 'updateSubscription']);
+const URL_UNDECIDED =
+  "The URL's host could not be looked up for now (its name server did not answer, or the bridge is stopping): nothing was stored; try again after `retry-after` seconds";
+
 function operationOf(
   route: AdminRoute,
   authentication: AdminAuthentication,
@@ -200,6 +205,7 @@ function operationOf(
   }
   const conflict = CONFLICTS[route.operationId];
   if (conflict) responses['409'] = errorResponse(conflict);
+  if (URL_CHECKS.has(route.operationId)) responses['503'] = errorResponse(URL_UNDECIDED);
   const isPage = isConsolePage(route);
   if (authentication === 'iam') {
     // API Gateway refuses unsigned or unauthorized requests itself: the bridge never sees them;

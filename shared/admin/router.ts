@@ -1,6 +1,6 @@
 import { ValidationError } from '../errors.ts';
 import { withPlainMessages } from '../plain-message.ts';
-import { WebhookNotFoundError } from '../webhooks/subscription-admin.ts';
+import { WebhookNotFoundError, WebhookUrlUndecidedError } from '../webhooks/subscription-admin.ts';
 import { SubscriptionWriteConflictError } from '../webhooks/subscription-change.ts';
 import type { AdminDeps } from './admin-deps.ts';
 import { firstInputIssue } from './input-issue.ts';
@@ -43,6 +43,9 @@ export function matchPath(template: string, path: string): string | undefined {
   return id;
 }
 
+/** The `Retry-After` of a 503 for a subscription URL that could not be checked (seconds). */
+const URL_UNDECIDED_RETRY_AFTER_SECONDS = 5;
+
 function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): AdminResponse {
   if (error instanceof RouteInputError) {
     // In plain words (`must be baseline or emit`), never zod's own (`Invalid option: …`).
@@ -53,6 +56,14 @@ function errorResponse(error: unknown, request: AdminRequest, deps: AdminDeps): 
     return {
       status: 400,
       body: { error: error.message, ...(error.path ? { field: error.path } : {}) },
+    };
+  }
+  // A URL whose host's name server did not answer is no invalid input: try again shortly.
+  if (error instanceof WebhookUrlUndecidedError) {
+    return {
+      status: 503,
+      headers: { 'retry-after': String(URL_UNDECIDED_RETRY_AFTER_SECONDS) },
+      body: { error: error.message, field: error.field },
     };
   }
   if (error instanceof WebhookNotFoundError || error instanceof AdminNotFoundError) {
@@ -90,7 +101,8 @@ export function reportAdminError(
  * it (HEAD runs the GET route; the server sending the answer drops its body), and maps
  * failures to JSON errors: 400 `{ error, field }` for invalid input, 404 for unknown paths
  * (paths match exactly: `/events/` is unknown) and ids, 405 (with `allow`) for a wrong
- * method, 409 for a disabled subscription (or one other processes kept changing meanwhile), 500 `{ error: 'internal error' }` otherwise.
+ * method, 409 for a disabled subscription (or one other processes kept changing meanwhile), 503
+ * (with `retry-after`) for a subscription URL whose host could not be looked up for now, 500 `{ error: 'internal error' }` otherwise.
  * Never throws.
  * @example await handleAdminRequest({ method: 'GET', path: '/streams', query: {}, body: undefined }, deps)
  */

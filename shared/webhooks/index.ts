@@ -69,5 +69,6 @@ export {
   SECRET_ROTATION_GRACE_MS,
   type WebhookAdminDeps,
   WebhookNotFoundError,
+  WebhookUrlUndecidedError,
 } from './subscription-admin.ts';
 export { checkWebhookUrl, type UrlPolicy } from './url-policy.ts';

@@ -100,6 +100,16 @@ export class WebhookNotFoundError extends BridgeError {
   override name = 'WebhookNotFoundError';
 }
 
+/**
+ * A subscription URL whose host could not be looked up for now (no name server answered, or
+ * the process is stopping): not invalid input, so the admin API answers 503 and the CLI exits 1;
+ * the same request may pass later. `field` names the URL's field.
+ */
+export class WebhookUrlUndecidedError extends BridgeError {
+  override name = 'WebhookUrlUndecidedError';
+  readonly field = 'url';
+}
+
 /** What the admin service needs beyond the dispatcher's dependencies. */
 export interface WebhookAdminDeps extends DispatcherDeps {
   policy: UrlPolicy;
@@ -138,6 +148,10 @@ async function changeExisting(
 
 async function validateUrl(url: string, deps: WebhookAdminDeps): Promise<void> {
   const check = await checkWebhookUrl(url, deps.policy, deps.resolve);
+  if (!check.ok && check.undecided)
+    throw new WebhookUrlUndecidedError(`url could not be checked now: ${check.reason}; try again`, {
+      retryable: true,
+    });
   if (!check.ok)
     throw new ValidationError('subscription', [{ path: 'url', message: check.reason }]);
 }

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { HostUnansweredError } from '../dns/host-resolver.ts';
+import { HostLookupStoppedError, HostUnansweredError } from '../dns/host-resolver.ts';
 import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { FETCH_BLOCKED_PORTS } from '../fetch-blocked-ports.ts';
 import { embeddedIpv4 } from './embedded-ipv4.ts';
@@ -125,8 +125,12 @@ export function schemeRefusal(url: URL, policy: UrlPolicy): string | undefined {
   return policy.allowPrivate ? 'must use http or https' : 'must use https';
 }
 
-/** Result of {@link checkWebhookUrl}. */
-export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * Result of {@link checkWebhookUrl}. `undecided`: the host's addresses could not be learnt for
+ * now (no name server answered, or the process is stopping), so the URL is neither allowed nor
+ * wrong: asking again later may pass.
+ */
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string; undecided?: true };
 
 /**
  * Checks a subscription URL against the SSRF policy: https only (http too when private
@@ -154,10 +158,10 @@ export async function checkWebhookUrl(
   try {
     addresses = await resolve(host);
   } catch (error) {
-    // Why, where no name server answered (the URL may be right and DNS down for a while).
-    const reason =
-      error instanceof HostUnansweredError ? error.message : `host ${host} does not resolve`;
-    return { ok: false, reason };
+    // No answer for now (DNS down for a while, or this process stopping): the URL may be right.
+    if (error instanceof HostUnansweredError || error instanceof HostLookupStoppedError)
+      return { ok: false, reason: error.message, undecided: true };
+    return { ok: false, reason: `host ${host} does not resolve` };
   }
   if (addresses.length === 0) return { ok: false, reason: `host ${host} does not resolve` };
   for (const { address } of addresses) {

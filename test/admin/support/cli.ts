@@ -1,6 +1,6 @@
 import { type AdminServer, startAdminServer } from '../../../shared/admin/node-server.ts';
 import { runCli } from '../../../shared/cli/main.ts';
-import { type AdminHarness, createAdminHarness } from './harness.ts';
+import { type AdminHarness, type AdminHarnessOptions, createAdminHarness } from './harness.ts';
 
 /** What one in-process CLI run printed and returned. */
 export interface CliRun {
@@ -10,13 +10,15 @@ export interface CliRun {
 }
 
 /** The admin API on in-memory ports behind a real node:http server on port 0, and a CLI runner aimed at it. */
-export async function startCliHarness(options: { token?: string } = {}): Promise<{
+export async function startCliHarness(
+  options: { token?: string; harness?: AdminHarnessOptions } = {},
+): Promise<{
   harness: AdminHarness;
   server: AdminServer;
   run(args: readonly string[], options?: { api?: boolean; stdin?: string }): Promise<CliRun>;
   close(): Promise<void>;
 }> {
-  const harness = createAdminHarness();
+  const harness = createAdminHarness(options.harness);
   const server = await startAdminServer({ port: 0, deps: harness.deps, token: options.token });
   return {
     harness,

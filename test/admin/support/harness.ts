@@ -29,6 +29,8 @@ export interface AdminHarnessOptions {
   allowPrivate?: boolean;
   /** POLL_ENTITIES (default `customer,resource,taxEnvironment`). */
   entities?: string;
+  /** How the admin API looks up a subscription URL's host (default: every name is 127.0.0.1). */
+  resolve?: HostResolver;
 }
 
 /** The admin API on in-memory ports: webhook store and queue, state store, delivery counter, backfill jobs, a manual clock. */
@@ -64,7 +66,7 @@ export function createAdminHarness(options: AdminHarnessOptions = {}) {
     webhooks: createWebhookService({
       ...dispatcher,
       policy,
-      resolve: loopbackResolver,
+      resolve: options.resolve ?? loopbackResolver,
       randomBytes: (size) => Uint8Array.from({ length: size }, () => Math.floor(bytes() * 256)),
     }),
     state,
