@@ -99,7 +99,7 @@ describe('watchStoreCompactionThread', () => {
     "gives LevelDB's compaction thread, and no other, the lower priority in a real process",
     async () => {
       const script = `
-        import { mkdtemp, readFile, readdir } from 'node:fs/promises';
+        import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
         import { tmpdir } from 'node:os';
         import { join } from 'node:path';
         import { ClassicLevel } from 'classic-level';
@@ -124,6 +124,7 @@ describe('watchStoreCompactionThread', () => {
         }
         const after = (await readdir('/proc/self/task')).map(Number);
         await db.close();
+        await rm(dir, { recursive: true, force: true });
         console.log(JSON.stringify({ before, after, lowered, lowest: lowered.length ? await niceness(lowered[0]).catch(() => null) : null, main: await niceness(process.pid) }));
       `;
       const { stdout } = await promisify(execFile)(
