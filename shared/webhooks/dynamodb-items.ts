@@ -15,8 +15,8 @@ import {
 
 /*
  * How the webhook store's records become table items and back (keys: dynamodb-webhook-keys.ts).
- * Sizes matter: a write unit is 1 KB, so an event item keeps its body compressed and its id
- * only in the key.
+ * Sizes matter in AWS: a write unit is 1 KB, so an event item keeps its body compressed and its
+ * id only in the key. Locally (dynalite), where kilobytes cost nothing, the body is kept as text.
  */
 
 /**
@@ -26,11 +26,15 @@ import {
  */
 const DeliveredAtOnceEntrySchema = z.tuple([z.string(), z.number(), z.number(), z.number()]);
 
-/** An event item (older items hold the body as text in `doc`). */
+/**
+ * An event item: its body compressed (`body`) or as text (`text`); older items hold the text in
+ * `doc`.
+ */
 const EventItemSchema = z.object({
   pk: z.string().startsWith('EVENT#'),
   doc: z.looseObject({ type: z.string(), storedAt: z.number() }),
   body: z.instanceof(Uint8Array).optional(),
+  text: z.string().optional(),
   /** Ids of the fan-out deliveries with an item of their own. */
   dlv: z.array(z.string()).optional(),
   /** Fan-out deliveries that succeeded at their first attempt. */
@@ -41,20 +45,23 @@ const EventItemSchema = z.object({
 const AttemptLogSchema = z.array(AttemptSchema);
 
 /**
- * The item of a stored event: summary in `doc`, compressed body, and what its fan-out
- * recorded: the deliveries that succeeded at once (`ok`) and the ids of the others (`dlv`).
+ * The item of a stored event: summary in `doc`, the body (compressed in `body`, or as it is in
+ * `text` when `compressBody` is false), and what its fan-out recorded: the deliveries that
+ * succeeded at once (`ok`) and the ids of the others (`dlv`).
  */
 export function eventItem(
   event: StoredEvent,
   fanOut: { deliveredAtOnce?: readonly DeliveredAtOnce[]; deliveryIds?: readonly string[] },
   ttl: number,
+  compressBody = true,
 ): Record<string, unknown> {
   const { deliveredAtOnce = [], deliveryIds = [] } = fanOut;
   return {
     pk: `EVENT#${event.id}`,
     sk: 'EVENT',
     doc: { type: event.type, storedAt: event.storedAt },
-    body: compressEventBody(event.body),
+    body: compressBody ? compressEventBody(event.body) : undefined,
+    text: compressBody ? undefined : event.body,
     dlv: deliveryIds.length > 0 ? [...deliveryIds] : undefined,
     ok:
       deliveredAtOnce.length > 0
@@ -121,14 +128,14 @@ function atOnceEntries(
   }));
 }
 
-/** A stored event from its item: the body decompressed (or, in older items, read from `doc`). */
+/** A stored event from its item: the body decompressed, or its text (in older items, in `doc`). */
 export function toStoredEvent(item: Record<string, unknown>): StoredEvent {
   return storedEventOf(parseOrThrow(EventItemSchema, item, 'stored event'));
 }
 
 /** {@link toStoredEvent} of an item already parsed. */
 function storedEventOf(parsed: z.infer<typeof EventItemSchema>): StoredEvent {
-  const body = parsed.body ? decompressEventBody(parsed.body) : parsed.doc.body;
+  const body = parsed.body ? decompressEventBody(parsed.body) : (parsed.text ?? parsed.doc.body);
   return parseOrThrow(
     StoredEventSchema,
     { ...parsed.doc, id: parsed.pk.slice('EVENT#'.length), body },
