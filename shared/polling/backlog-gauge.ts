@@ -23,10 +23,10 @@ export const NO_BACKLOG_BOUND: BacklogGauge = { aboveBound: async () => false };
  * room kept beside them). The local run's bulk lane waits while the reading has a page in hand
  * (see BulkPageWork), so a backfill's events gather here up to the bound before most are
  * delivered: with 100,000 an emitting backfill of 100,000 customers reads without pausing.
- * Measured through `change-bridge start` (docs/benchmarks.md, checks at this stop): 100,000
- * customers read in 18.0 s, delivered by 62.0 s, peak 268 MB; 300,000 customers, whose backlog
- * then sits at the bound for minutes, peak 298-305 MB (270 MB with 50,000 and no wait, 321 MB
- * with 150,000 and the wait).
+ * Measured through `change-bridge start` (docs/benchmarks.md, checks at 44f4e61 and after):
+ * 100,000 customers read in 18.0 s, delivered by 62.0 s, peak 268 MB; 300,000 customers, whose
+ * backlog then sits at the bound for minutes, peak 294-305 MB (270 MB with 50,000 and no wait,
+ * 321 MB with 150,000 and the wait).
  */
 export const DEFAULT_MAX_BACKLOG = 100_000;
 

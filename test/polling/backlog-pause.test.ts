@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BacklogGauge } from '../../shared/polling/backlog-gauge.ts';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
-import { type PollHarness, startPollHarness } from './poll-harness.ts';
+import { emittingCustomerStreams, type PollHarness, startPollHarness } from './poll-harness.ts';
 
 // Below a page: every page crosses the bound, as when delivery is a first sync's bottleneck.
 const BOUND = 40;
@@ -27,10 +27,7 @@ describe('backpressure of the windowed poller', () => {
 
   beforeAll(async () => {
     harness = await startPollHarness('small', 13);
-    definitions = harness
-      .definitions()
-      .filter((d) => d.spec.entityType === 'customer')
-      .map((d) => ({ ...d, initialSync: 'emit' as const }));
+    definitions = emittingCustomerStreams(harness);
     gauge = new CountingGauge(() => harness.publisher.events.length);
   });
   afterAll(async () => harness.close());
@@ -80,10 +77,7 @@ describe('backpressure of the windowed poller, in connector requests', () => {
 
   beforeAll(async () => {
     harness = await startPollHarness('small', 13);
-    definitions = harness
-      .definitions()
-      .filter((d) => d.spec.entityType === 'customer')
-      .map((d) => ({ ...d, initialSync: 'emit' as const }));
+    definitions = emittingCustomerStreams(harness);
     gauge = new CountingGauge(() => harness.publisher.events.length);
   });
   afterAll(async () => harness.close());

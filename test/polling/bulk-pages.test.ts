@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PollDeps, StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../../shared/polling/poll-due-streams.ts';
-import { type PollHarness, startPollHarness } from './poll-harness.ts';
+import { emittingCustomerStreams, type PollHarness, startPollHarness } from './poll-harness.ts';
 
 const PAGE = 50;
 
@@ -34,10 +34,7 @@ describe('the windowed poller telling its bulk pages', () => {
 
   beforeAll(async () => {
     harness = await startPollHarness('small', 13);
-    definitions = harness
-      .definitions()
-      .filter((d) => d.spec.entityType === 'customer')
-      .map((d) => ({ ...d, initialSync: 'emit' as const }));
+    definitions = emittingCustomerStreams(harness);
   });
   afterAll(async () => harness.close());
 

@@ -244,6 +244,14 @@ export async function startPollHarness(
   return harness;
 }
 
+/** The harness's customer streams with `INITIAL_SYNC=emit`: a first sync publishes every customer. */
+export function emittingCustomerStreams(harness: PollHarness): StreamDefinition[] {
+  return harness
+    .definitions()
+    .filter((d) => d.spec.entityType === 'customer')
+    .map((d) => ({ ...d, initialSync: 'emit' as const }));
+}
+
 /** The ids of the stream's stored snapshots that are not tombstones. */
 export async function storedIds(deps: PollDeps, streamId: string): Promise<string[]> {
   const stored = [];
