@@ -18,6 +18,7 @@ import type { DemoReceiver } from './demo-receiver.ts';
 import { removeDemoSubscriptions, startDemoReceiverWithSubscription } from './demo-subscription.ts';
 import { lockDirectory } from './directory-lock.ts';
 import { startLocalDynamoDb } from './dynamodb.ts';
+import { startLocalExpirySweeps } from './expiry-sweeps.ts';
 import { startLocalAdminServer } from './local-admin-server.ts';
 import { LOCAL_DEFAULTS, type LocalConfig } from './local-config.ts';
 import { LOCAL_CONNECTION_ID } from './local-connection-id.ts';
@@ -122,6 +123,8 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
     await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
     stopIfAsked();
     const { state, webhookStore, deliveryCounter } = openLocalStores(dynamo.client, clock, random);
+    const expirySweeps = startLocalExpirySweeps(dynamo.client, clock, reporter);
+    closers.push(() => expirySweeps.stop());
 
     const dispatch = await startLocalDispatch({
       dataDir: config.dataDir,

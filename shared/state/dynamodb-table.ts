@@ -31,7 +31,8 @@ const CREATE_TABLE_WAIT_SECONDS = 30;
 /**
  * Creates the state table (on-demand billing) for local runs and tests, and waits until it is
  * ACTIVE. Idempotent: an existing table is left as it is. TTL is not switched on here
- * (dynalite lacks UpdateTimeToLive); the CDK infra does it in AWS.
+ * (dynalite lacks UpdateTimeToLive); the CDK infra does it in AWS, and a local run removes
+ * expired items itself (see removeExpiredItems).
  * @example await createStateTable(client, 'change-bridge-state')
  */
 export async function createStateTable(client: DynamoDBClient, tableName: string): Promise<void> {

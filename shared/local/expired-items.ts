@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
+import { STATE_TABLE_TTL_ATTRIBUTE } from '../state/dynamodb-table.ts';
+
+/** Items a sweep reads per Scan page: a few milliseconds of the loop's time at most. */
+export const EXPIRED_SWEEP_PAGE_ITEMS = 500;
+/** The pause between two pages of a sweep, so polls and deliveries keep their turn. */
+export const EXPIRED_SWEEP_PAUSE_MS = 50;
+
+/** What {@link removeExpiredItems} needs. */
+export interface RemoveExpiredItemsOptions {
+  client: Pick<DynamoDBClient, 'send'>;
+  tableName: string;
+  /** Now, in epoch seconds (the TTL attribute's unit). */
+  nowSeconds: () => number;
+  /** Ends the sweep between two pages (what it removed so far stays removed). */
+  signal?: AbortSignal;
+  /** Items read per Scan page (default {@link EXPIRED_SWEEP_PAGE_ITEMS}). */
+  pageItems?: number;
+  /** Pause between pages (default {@link EXPIRED_SWEEP_PAUSE_MS}). */
+  pauseMs?: number;
+}
+
+/**
+ * Removes the items of `tableName` whose TTL attribute (`ttl`, epoch seconds) has passed, as
+ * DynamoDB's Time to Live does in AWS, where dynalite has none: the local run's events,
+ * deliveries, tombstones and leases would otherwise stay in its data dir for good. Reads the
+ * table page by page (keys and TTL only) and deletes each expired item on the condition that
+ * it is still expired, so an item written again meanwhile (a lease renewed) stays, as AWS's TTL
+ * checks too. Items without a numeric TTL are never removed. Returns how many it removed.
+ * @example const removed = await removeExpiredItems({ client, tableName, nowSeconds: () => Math.floor(clock.now() / 1000) });
+ */
+export async function removeExpiredItems(options: RemoveExpiredItemsOptions): Promise<number> {
+  const { client, tableName, signal } = options;
+  const names = { '#ttl': STATE_TABLE_TTL_ATTRIBUTE };
+  let removed = 0;
+  let startKey: Attributes | undefined;
+  do {
+    if (signal?.aborted) break;
+    const now = { ':now': { N: String(options.nowSeconds()) } };
+    const page = await client.send(
+      new ScanCommand({
+        TableName: tableName,
+        Limit: options.pageItems ?? EXPIRED_SWEEP_PAGE_ITEMS,
+        FilterExpression: '#ttl < :now',
+        ProjectionExpression: 'pk, sk',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: now,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const key of page.Items ?? []) {
+      if (await deleteIfStillExpired(client, tableName, key, now)) removed++;
+    }
+    startKey = page.LastEvaluatedKey;
+    if (startKey) await sleep(options.pauseMs ?? EXPIRED_SWEEP_PAUSE_MS);
+  } while (startKey);
+  return removed;
+}
+
+type Attributes = Record<string, AttributeValue>;
+
+/** Deletes the item at `key` if its TTL is still before `:now`; whether it did. */
+async function deleteIfStillExpired(
+  client: Pick<DynamoDBClient, 'send'>,
+  tableName: string,
+  key: Attributes,
+  now: Attributes,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new DeleteItemCommand({
+        TableName: tableName,
+        Key: key,
+        ConditionExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': STATE_TABLE_TTL_ATTRIBUTE },
+        ExpressionAttributeValues: now,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
