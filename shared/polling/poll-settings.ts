@@ -7,8 +7,8 @@ import { parseEnvironment } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
-import { streamPhaseMs } from './schedule.ts';
 import { POLL_SPECS } from './specs/index.ts';
+import { streamPhaseMs } from './stream-phase.ts';
 import { sweepIntervalOf, sweepSlotsOf } from './sweep-slots.ts';
 import type { WindowSettings } from './windows.ts';
 

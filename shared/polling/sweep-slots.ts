@@ -1,5 +1,5 @@
 import type { PollSpec } from './poll-spec.ts';
-import { STAGGER_FROM_INTERVAL_MS } from './schedule.ts';
+import { STAGGER_FROM_INTERVAL_MS } from './stream-phase.ts';
 
 /**
  * The period of a stream's sweep (or, customers, of its deletion read): undefined for a stream

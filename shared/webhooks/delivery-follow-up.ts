@@ -1,7 +1,6 @@
 import type { DispatchLane } from '../publish/publisher.ts';
-import type { DispatchBatch } from './dispatch-batch.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { deliveryMessage } from './messages.ts';
+import { type DeliveryMessage, deliveryMessage } from './messages.ts';
 import type { Delivery } from './store.ts';
 
 /** Slack for a message that arrives a little before its delivery is due (clock skew), in ms. */
@@ -12,13 +11,22 @@ export function dead(delivery: Delivery, reason: string, atMs: number): Delivery
   return { ...delivery, status: 'dead', deadReason: reason, deadAt: atMs, updatedAt: atMs };
 }
 
+/** What the follow-ups of a delivery's write need of its dispatch batch (DispatchBatch is one). */
+export interface FollowUpBatch {
+  readonly deps: DispatcherDeps;
+  /** Sends `message` due at `dueAt` with the batch's others; `recordIds` fail if it cannot be. */
+  enqueue(message: DeliveryMessage, dueAt: number, recordIds: readonly string[]): void;
+  /** Tells the batch's waiting ledger whether the delivery still waits (see DispatchBatch). */
+  shareWaiting(delivery: Delivery, subject: string | undefined, waited: boolean): void;
+}
+
 /**
  * What follows a delivery write that won: a retry message for a pending delivery, the
  * dead-letter listing for a dead one. `recordIds` fail if the message cannot be sent.
  */
 export async function afterDeliveryWrite(
   written: Delivery,
-  batch: DispatchBatch,
+  batch: FollowUpBatch,
   recordIds: readonly string[],
   subject?: string,
   inLine?: DispatchLane,
@@ -50,7 +58,7 @@ export async function afterDeliveryWrite(
 export function releaseNextOfSubject(
   settled: Delivery,
   subject: string | undefined,
-  batch: DispatchBatch,
+  batch: FollowUpBatch,
 ): void {
   const { deps } = batch;
   if (subject === undefined || deps.waitingLedger !== undefined) return;
@@ -90,7 +98,7 @@ export function noteNextAttempt(
 export function noteNextAttemptInBatch(
   next: Delivery,
   subject: string | undefined,
-  batch: DispatchBatch,
+  batch: FollowUpBatch,
   waited: boolean,
 ): void {
   noteNextAttempt(next, subject, batch.deps);

@@ -1,9 +1,8 @@
 import { LoadingCache } from '../loading-cache.ts';
-import type { DispatchLane } from '../publish/publisher.ts';
 import { BatchEarlySends } from './batch-early-sends.ts';
 import { BatchSubscriptions } from './batch-subscriptions.ts';
 import { BatchWaiting } from './batch-waiting.ts';
-import { type DeliveryOrigin, DeliveryTally } from './delivery-counter.ts';
+import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { DEADLINE_DEFER_MS } from './endpoint-lane-pump.ts';
 import type { EndpointSettings } from './endpoint-settings.ts';
@@ -11,7 +10,6 @@ import type { DeliveryMessage } from './messages.ts';
 import { OverdueWaitingChecks } from './overdue-waiting-checks.ts';
 import { delaySecondsUntil } from './queue.ts';
 import {
-  type Attempt,
   type Delivery,
   type EndpointState,
   freshEndpointState,
@@ -20,23 +18,12 @@ import {
 import type { Subscription } from './subscription.ts';
 import { afterPredecessors, FORGOTTEN_AFTER_MS, overdueWaitMs } from './waiting-deliveries.ts';
 import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
-import { writeInlineDeliveries } from './write-inline-deliveries.ts';
-
-/** A new delivery waiting for the batch's shared write. */
-export interface StagedDelivery {
-  delivery: Delivery;
-  attempts: Attempt[] | undefined;
-  /** Settles once it is listed under its subscription (written only after). */
-  listed: Promise<void> | undefined;
-  deferred: boolean;
-  /** The lane whose line it was deferred from, for its turn at a slow endpoint (its message says so). */
-  inLine: DispatchLane | undefined;
-  /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
-  subject: string;
-  recordIds: readonly string[];
-  /** The stream and detection instant of the delivery's event, counted once it is written. */
-  origin: DeliveryOrigin | undefined;
-}
+import {
+  type FreshEvent,
+  type InlineWriteBatch,
+  type StagedDelivery,
+  writeInlineDeliveries,
+} from './write-inline-deliveries.ts';
 
 /**
  * How long a batch goes by its read of an endpoint's state. In AWS another container may be
@@ -62,7 +49,7 @@ const EVENT_READS_KEPT = 10_000;
  * meanwhile), and the queue messages, sent together by {@link DispatchBatch.flush}. Records
  * whose work failed are collected for SQS to retry.
  */
-export class DispatchBatch {
+export class DispatchBatch implements InlineWriteBatch {
   /** The batch's subscriptions (see BatchSubscriptions). */
   private readonly subscriptionsOfBatch: BatchSubscriptions;
   private readonly endpoints = new Map<string, { state: Promise<EndpointState>; readAt: number }>();
@@ -81,16 +68,7 @@ export class DispatchBatch {
    * outcome of their first attempts (see `writeInlineDeliveries`), once `listed` settles; their
    * records fail if not.
    */
-  readonly freshEvents = new Map<
-    string,
-    {
-      event: StoredEvent;
-      recordIds: readonly string[];
-      listed: Promise<void>;
-      /** Its stream and detection instant, counted once it is written (see DeliveryCounter). */
-      origin: DeliveryOrigin | undefined;
-    }
-  >();
+  readonly freshEvents = new Map<string, FreshEvent>();
   /** New deliveries after their first attempt, written together at the end of the batch (or when one comes due before). */
   readonly stagedDeliveries: StagedDelivery[] = [];
   /**

@@ -1,7 +1,49 @@
+import type { DispatchLane } from '../publish/publisher.ts';
 import { compactDelivery } from './delivered-at-once.ts';
-import { afterDeliveryWrite } from './delivery-follow-up.ts';
-import type { DispatchBatch, StagedDelivery } from './dispatch-batch.ts';
-import type { DeliveredAtOnce, DeliveryRecord, FanOutWrite, StoredEvent } from './store.ts';
+import type { DeliveryOrigin, DeliveryTally } from './delivery-counter.ts';
+import { afterDeliveryWrite, type FollowUpBatch } from './delivery-follow-up.ts';
+import type {
+  Attempt,
+  DeliveredAtOnce,
+  Delivery,
+  DeliveryRecord,
+  FanOutWrite,
+  StoredEvent,
+} from './store.ts';
+
+/** A new delivery waiting for the batch's shared write. */
+export interface StagedDelivery {
+  delivery: Delivery;
+  attempts: Attempt[] | undefined;
+  /** Settles once it is listed under its subscription (written only after). */
+  listed: Promise<void> | undefined;
+  deferred: boolean;
+  /** The lane whose line it was deferred from, for its turn at a slow endpoint (its message says so). */
+  inLine: DispatchLane | undefined;
+  /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
+  subject: string;
+  recordIds: readonly string[];
+  /** The stream and detection instant of the delivery's event, counted once it is written. */
+  origin: DeliveryOrigin | undefined;
+}
+
+/** An event of the batch not stored before, waiting for the batch's shared write. */
+export interface FreshEvent {
+  event: StoredEvent;
+  recordIds: readonly string[];
+  listed: Promise<void>;
+  /** Its stream and detection instant, counted once it is written (see DeliveryCounter). */
+  origin: DeliveryOrigin | undefined;
+}
+
+/** What {@link writeInlineDeliveries} needs of a dispatch batch (DispatchBatch is one). */
+export interface InlineWriteBatch extends FollowUpBatch {
+  readonly stagedDeliveries: StagedDelivery[];
+  readonly freshEvents: Map<string, FreshEvent>;
+  readonly counts: DeliveryTally;
+  /** Marks records failed and logs why. */
+  fail(recordIds: readonly string[], message: string, error: unknown): void;
+}
 
 /**
  * Stores the batch's new events with the outcome of their first attempts, together
@@ -12,7 +54,7 @@ import type { DeliveredAtOnce, DeliveryRecord, FanOutWrite, StoredEvent } from '
  * queue messages are sent and its records acknowledged, so a crash before it repeats the batch
  * (at-least-once). On failure the records fail.
  */
-export async function writeInlineDeliveries(batch: DispatchBatch): Promise<void> {
+export async function writeInlineDeliveries(batch: InlineWriteBatch): Promise<void> {
   const staged = batch.stagedDeliveries.splice(0);
   const fresh = [...batch.freshEvents.values()];
   batch.freshEvents.clear();

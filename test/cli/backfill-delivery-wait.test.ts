@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
+import type { BackfillJobView } from '../../shared/admin/backfill-view.ts';
 import { deliveryPace, deliveryWaiter } from '../../shared/cli/admin/delivery-wait.ts';
 
 /** A job read to its end with `left` webhooks to deliver. */

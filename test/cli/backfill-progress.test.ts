@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { BackfillJobView } from '../../shared/admin/backfill-view.ts';
 import { BackfillJobViewSchema } from '../../shared/admin/schemas.ts';
 import {
-  type BackfillJobView,
   progressLines,
   progressRenderer,
   progressSummary,

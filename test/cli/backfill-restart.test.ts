@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
+import type { BackfillJobView } from '../../shared/admin/backfill-view.ts';
 import { runCli } from '../../shared/cli/main.ts';
 import { systemClock } from '../../shared/clock.ts';
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { BackfillJobView } from '../../shared/admin/backfill-view.ts';
 import { ADMIN_DELETE_TIMEOUT_MS } from '../../shared/cli/admin/api-client.ts';
-import type { BackfillJobView } from '../../shared/cli/admin/backfill-progress.ts';
 import { runCli } from '../../shared/cli/main.ts';
 
 const DONE: BackfillJobView = {

@@ -7,9 +7,9 @@ import {
   failureBackoffMs,
   nextDueTime,
   streamDueAt,
-  streamPhaseMs,
 } from '../../shared/polling/schedule.ts';
 import { customerSpec } from '../../shared/polling/specs/customer.ts';
+import { streamPhaseMs } from '../../shared/polling/stream-phase.ts';
 
 function definition(streamId: string): StreamDefinition {
   return {

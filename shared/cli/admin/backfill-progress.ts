@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { shownRateAfterRead } from '../../admin/backfill-delivery-estimate.ts';
 import {
   type JobEstimate,
@@ -9,7 +8,7 @@ import {
   type BackfillStreamCounts,
   countBackfillStreams,
 } from '../../admin/backfill-streams-listed.ts';
-import type { BackfillJobViewSchema } from '../../admin/schemas.ts';
+import type { BackfillJobView } from '../../admin/backfill-view.ts';
 import {
   countOf,
   formatCount,
@@ -18,9 +17,6 @@ import {
   progressBar,
 } from '../../local/terminal.ts';
 import { deliveryPace } from './delivery-wait.ts';
-
-/** A backfill job as the API reports it. */
-export type BackfillJobView = z.infer<typeof BackfillJobViewSchema>;
 
 /** How progress is shown: bars redrawn in place, plain lines at steps, or NDJSON. */
 export type ProgressMode = 'tty' | 'plain' | 'json';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { listedBackfillStreams } from '../../admin/backfill-streams-listed.ts';
+import type { BackfillJobView } from '../../admin/backfill-view.ts';
 import {
   BackfillBodySchema,
   BackfillJobViewSchema,
@@ -15,7 +16,6 @@ import { ADMIN_DELETE_TIMEOUT_MS, AdminUnreachable } from './api-client.ts';
 import { refuseUnbackfillableConnections } from './backfill-connections.ts';
 import { registerBackfillList } from './backfill-list.ts';
 import {
-  type BackfillJobView,
   type ProgressMode,
   pendingText,
   progressRenderer,

@@ -1,4 +1,4 @@
-import type { BackfillJobView } from './backfill-progress.ts';
+import type { BackfillJobView } from '../../admin/backfill-view.ts';
 
 /** What `backfill` does after a sample of a job read to its end. */
 export type DeliveryVerdict =
