@@ -10,6 +10,19 @@ import { removeExpiredItems } from '../../shared/local/expired-items.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 
 const NOW_SECONDS = 1_800_000_000;
+
+/** `client`, with `before` run ahead of each command it sends (to interleave another writer). */
+function sendingThrough(
+  client: DynamoDBClient,
+  before: (command: unknown) => Promise<void>,
+): Pick<DynamoDBClient, 'send'> {
+  return {
+    send: (async (command: ScanCommand) => {
+      await before(command);
+      return client.send(command);
+    }) as DynamoDBClient['send'],
+  };
+}
 let tableCount = 0;
 
 describe('removeExpiredItems over dynalite', () => {
@@ -62,13 +75,10 @@ describe('removeExpiredItems over dynalite', () => {
     await put('lease', { N: String(NOW_SECONDS - 10) });
     await put('event', { N: String(NOW_SECONDS - 10) });
     // The lease is renewed just before its delete is sent, as another writer might.
-    const client: Pick<DynamoDBClient, 'send'> = {
-      send: (async (command: unknown) => {
-        if (command instanceof DeleteItemCommand && command.input.Key?.sk?.S === 'lease')
-          await put('lease', { N: String(NOW_SECONDS + 3600) });
-        return dynamo.client.send(command as DeleteItemCommand);
-      }) as DynamoDBClient['send'],
-    };
+    const client = sendingThrough(dynamo.client, async (command) => {
+      if (command instanceof DeleteItemCommand && command.input.Key?.sk?.S === 'lease')
+        await put('lease', { N: String(NOW_SECONDS + 3600) });
+    });
 
     const removed = await removeExpiredItems({
       client,
@@ -85,12 +95,9 @@ describe('removeExpiredItems over dynalite', () => {
     for (let i = 0; i < 6; i++) await put(`expired-${i}`, { N: String(NOW_SECONDS - 1) });
     const stop = new AbortController();
     let scans = 0;
-    const client: Pick<DynamoDBClient, 'send'> = {
-      send: (async (command: unknown) => {
-        if (command instanceof ScanCommand && ++scans === 1) stop.abort();
-        return dynamo.client.send(command as ScanCommand);
-      }) as DynamoDBClient['send'],
-    };
+    const client = sendingThrough(dynamo.client, async (command) => {
+      if (command instanceof ScanCommand && ++scans === 1) stop.abort();
+    });
 
     const removed = await removeExpiredItems({
       client,
