@@ -31,9 +31,9 @@ export interface RemoveExpiredItemsOptions {
  * Removes the items of `tableName` whose TTL attribute (`ttl`, epoch seconds) has passed, as
  * DynamoDB's Time to Live does in AWS, where dynalite has none: the local run's events,
  * deliveries, tombstones and leases would otherwise stay in its data dir for good. Reads the
- * table page by page (keys and TTL only) and deletes each expired item on the condition that
- * it is still expired, so an item written again meanwhile (a lease renewed) stays, as AWS's TTL
- * checks too. Items without a numeric TTL are never removed. Returns how many it removed.
+ * table page by page (the keys of the items whose TTL has passed) and deletes each on the
+ * condition that it is still expired, so an item written again meanwhile (a lease renewed)
+ * stays, as AWS's TTL checks too. Items without a numeric TTL are never removed. Returns how many it removed.
  * @example const removed = await removeExpiredItems({ client, tableName, nowSeconds: () => Math.floor(clock.now() / 1000) });
  */
 export async function removeExpiredItems(options: RemoveExpiredItemsOptions): Promise<number> {
