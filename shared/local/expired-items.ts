@@ -4,6 +4,8 @@ import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   ScanCommand,
 } from '@aws-sdk/client-dynamodb';
 import { STATE_TABLE_TTL_ATTRIBUTE } from '../state/dynamodb-table.ts';
@@ -88,4 +90,36 @@ async function deleteIfStillExpired(
     if (error instanceof ConditionalCheckFailedException) return false;
     throw error;
   }
+}
+
+/** The item that records when the store was last swept (no TTL: a sweep never removes it). */
+const LAST_SWEEP_KEY = { pk: { S: 'LOCAL#EXPIRY' }, sk: { S: 'LAST_SWEEP' } };
+
+/**
+ * When `tableName` was last swept for expired items (epoch ms), as {@link noteExpirySweep}
+ * recorded it; undefined when it never was.
+ */
+export async function lastExpirySweep(
+  client: Pick<DynamoDBClient, 'send'>,
+  tableName: string,
+): Promise<number | undefined> {
+  const { Item } = await client.send(
+    new GetItemCommand({ TableName: tableName, Key: LAST_SWEEP_KEY, ConsistentRead: true }),
+  );
+  const at = Number(Item?.at?.N);
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/** Records that `tableName` was swept at `atMs` (epoch ms), for the next run to read. */
+export async function noteExpirySweep(
+  client: Pick<DynamoDBClient, 'send'>,
+  tableName: string,
+  atMs: number,
+): Promise<void> {
+  await client.send(
+    new PutItemCommand({
+      TableName: tableName,
+      Item: { ...LAST_SWEEP_KEY, at: { N: String(atMs) } },
+    }),
+  );
 }

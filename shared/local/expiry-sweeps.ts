@@ -1,28 +1,42 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Clock } from '../clock.ts';
 import { describeThrown } from '../errors.ts';
-import { removeExpiredItems } from './expired-items.ts';
+import { lastExpirySweep, noteExpirySweep, removeExpiredItems } from './expired-items.ts';
 import { LOCAL_TABLE_NAME } from './local-table-name.ts';
 import type { Reporter } from './reporter.ts';
 
 /**
- * When the local run first sweeps its store for expired items: 10 minutes in, past a start's
- * busiest minutes (a first sync, a backfill) yet within a short run.
+ * When the local run first looks whether a sweep for expired items is due: a minute in, past a
+ * start's first polls, so that runs of a few minutes sweep too when one is due.
  */
-export const FIRST_EXPIRY_SWEEP_AFTER_MS = 10 * 60_000;
-/** How often it sweeps after that. DynamoDB's own TTL removes expired items within days. */
+export const FIRST_EXPIRY_LOOK_AFTER_MS = 60_000;
+/** How long after a sweep the next is due. DynamoDB's own TTL removes expired items within days. */
 export const EXPIRY_SWEEP_EVERY_MS = 6 * 60 * 60_000;
+
+/**
+ * When the next sweep is due: `everyMs` after the last one, or at once when none is recorded (a
+ * store from before sweeps were recorded). Pure.
+ * @example nextSweepDueAt(1_000, 5_000, 10_000) === 11_000
+ */
+export function nextSweepDueAt(lastSweptAt: number | undefined, now: number, everyMs: number) {
+  return lastSweptAt === undefined ? now : lastSweptAt + everyMs;
+}
 
 /** What {@link startExpirySweeps} needs. */
 export interface ExpirySweepsOptions {
   /** One sweep (removeExpiredItems, say): ends early when `signal` aborts; how many it removed. */
   sweep: (signal: AbortSignal) => Promise<number>;
+  /** When the store was last swept (epoch ms), as `noteSwept` recorded it; undefined if never. */
+  lastSweptAt: () => Promise<number | undefined>;
+  /** Records a sweep that ended at `atMs`, for later looks and runs. */
+  noteSwept: (atMs: number) => Promise<void>;
+  clock: Pick<Clock, 'now'>;
   /** Told after a sweep that removed something. */
   onRemoved: (removed: number) => void;
-  /** Told when a sweep fails (the next one runs on time). */
+  /** Told when a look or a sweep fails (it looks again `everyMs` later). */
   onError: (error: unknown) => void;
-  /** Default {@link FIRST_EXPIRY_SWEEP_AFTER_MS}. */
-  firstAfterMs?: number;
+  /** Default {@link FIRST_EXPIRY_LOOK_AFTER_MS}. */
+  firstLookAfterMs?: number;
   /** Default {@link EXPIRY_SWEEP_EVERY_MS}. */
   everyMs?: number;
 }
@@ -34,33 +48,46 @@ export interface ExpirySweeps {
 }
 
 /**
- * Sweeps the local store for expired items now and then, one sweep at a time: first after
- * `firstAfterMs`, then every `everyMs` after the last one ended. Its timers are unref'd: they
+ * Sweeps the local store for expired items every `everyMs`, across runs: it first looks
+ * `firstLookAfterMs` into the run when the last sweep was (recorded in the store), sweeps if one
+ * is due and records it, and looks again when the next is due. One sweep at a time; a sweep cut
+ * off by `stop()` is not recorded, so the next run sweeps again. Its timers are unref'd: they
  * keep no process alive.
- * @example const sweeps = startExpirySweeps({ sweep, onRemoved, onError }); await sweeps.stop();
+ * @example const sweeps = startExpirySweeps({ sweep, lastSweptAt, noteSwept, clock, onRemoved, onError }); await sweeps.stop();
  */
 export function startExpirySweeps(options: ExpirySweepsOptions): ExpirySweeps {
+  const everyMs = options.everyMs ?? EXPIRY_SWEEP_EVERY_MS;
   const stopped = new AbortController();
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
-  const schedule = (afterMs: number): void => {
+  const lookAfter = (ms: number): void => {
     if (stopped.signal.aborted) return;
-    timer = setTimeout(run, afterMs);
+    timer = setTimeout(() => {
+      running = look().finally(() => {
+        running = undefined;
+      });
+    }, ms);
     timer.unref();
   };
-  const run = (): void => {
-    running = options
-      .sweep(stopped.signal)
-      .then((removed) => {
+  const look = async (): Promise<void> => {
+    let nextLookMs = everyMs;
+    try {
+      const dueAt = nextSweepDueAt(await options.lastSweptAt(), options.clock.now(), everyMs);
+      const untilDue = dueAt - options.clock.now();
+      if (untilDue > 0) nextLookMs = untilDue;
+      else {
+        const removed = await options.sweep(stopped.signal);
+        if (stopped.signal.aborted) return;
+        await options.noteSwept(options.clock.now());
         if (removed > 0) options.onRemoved(removed);
-      }, options.onError)
-      .finally(() => {
-        running = undefined;
-        schedule(options.everyMs ?? EXPIRY_SWEEP_EVERY_MS);
-      });
+      }
+    } catch (error) {
+      options.onError(error);
+    }
+    lookAfter(nextLookMs);
   };
-  schedule(options.firstAfterMs ?? FIRST_EXPIRY_SWEEP_AFTER_MS);
+  lookAfter(options.firstLookAfterMs ?? FIRST_EXPIRY_LOOK_AFTER_MS);
 
   return {
     async stop() {
@@ -73,13 +100,16 @@ export function startExpirySweeps(options: ExpirySweepsOptions): ExpirySweeps {
 
 /**
  * The local run's expiry sweeps over its one table (see removeExpiredItems), told on the console:
- * its data dir keeps events and deliveries for their 30 days' retention, not for good.
+ * its data dir keeps events and deliveries for their 30 days' retention, not for good. A store
+ * this run created counts as swept now: nothing in it can have expired.
  */
-export function startLocalExpirySweeps(
+export async function startLocalExpirySweeps(
   client: DynamoDBClient,
   clock: Clock,
   reporter: Pick<Reporter, 'info' | 'warn'>,
-): ExpirySweeps {
+  createdNow: boolean,
+): Promise<ExpirySweeps> {
+  if (createdNow) await noteExpirySweep(client, LOCAL_TABLE_NAME, clock.now());
   return startExpirySweeps({
     sweep: (signal) =>
       removeExpiredItems({
@@ -88,6 +118,9 @@ export function startLocalExpirySweeps(
         nowSeconds: () => Math.floor(clock.now() / 1000),
         signal,
       }),
+    lastSweptAt: () => lastExpirySweep(client, LOCAL_TABLE_NAME),
+    noteSwept: (atMs) => noteExpirySweep(client, LOCAL_TABLE_NAME, atMs),
+    clock,
     onRemoved: (removed) =>
       reporter.info(`removed ${removed} expired items (past their retention) from the local store`),
     onError: (error) => reporter.warn(`removing expired items failed: ${describeThrown(error)}`),

@@ -120,10 +120,10 @@ export async function startBridge(config: LocalConfig, deps: BridgeDeps): Promis
       lowerCompactionPriority: true,
     });
     closers.push(() => dynamo.close());
-    await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
+    const tableCreated = await createStateTable(dynamo.client, LOCAL_TABLE_NAME);
     stopIfAsked();
     const { state, webhookStore, deliveryCounter } = openLocalStores(dynamo.client, clock, random);
-    const expirySweeps = startLocalExpirySweeps(dynamo.client, clock, reporter);
+    const expirySweeps = await startLocalExpirySweeps(dynamo.client, clock, reporter, tableCreated);
     closers.push(() => expirySweeps.stop());
 
     const dispatch = await startLocalDispatch({

@@ -30,12 +30,15 @@ const CREATE_TABLE_WAIT_SECONDS = 30;
 
 /**
  * Creates the state table (on-demand billing) for local runs and tests, and waits until it is
- * ACTIVE. Idempotent: an existing table is left as it is. TTL is not switched on here
- * (dynalite lacks UpdateTimeToLive); the CDK infra does it in AWS, and a local run removes
- * expired items itself (see removeExpiredItems).
+ * ACTIVE. Idempotent: an existing table is left as it is. Returns whether this call created
+ * it. TTL is not switched on here (dynalite lacks UpdateTimeToLive); the CDK infra does it in
+ * AWS, and a local run removes expired items itself (see removeExpiredItems).
  * @example await createStateTable(client, 'change-bridge-state')
  */
-export async function createStateTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function createStateTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<boolean> {
   try {
     const created = await client.send(
       new CreateTableCommand({
@@ -45,10 +48,17 @@ export async function createStateTable(client: DynamoDBClient, tableName: string
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
-    if (created.TableDescription?.TableStatus === 'ACTIVE') return;
+    if (created.TableDescription?.TableStatus !== 'ACTIVE') await untilActive(client, tableName);
+    return true;
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
+  await untilActive(client, tableName);
+  return false;
+}
+
+/** Waits until `tableName` is ACTIVE. */
+async function untilActive(client: DynamoDBClient, tableName: string): Promise<void> {
   // Local tables turn ACTIVE within milliseconds: poll from 50 ms, not the waiter's default 20 s.
   await waitUntilTableExists(
     { client, maxWaitTime: CREATE_TABLE_WAIT_SECONDS, minDelay: 0.05, maxDelay: 1 },

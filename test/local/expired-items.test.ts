@@ -6,7 +6,11 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
-import { removeExpiredItems } from '../../shared/local/expired-items.ts';
+import {
+  lastExpirySweep,
+  noteExpirySweep,
+  removeExpiredItems,
+} from '../../shared/local/expired-items.ts';
 import { createStateTable } from '../../shared/state/dynamodb-table.ts';
 
 const NOW_SECONDS = 1_800_000_000;
@@ -111,5 +115,23 @@ describe('removeExpiredItems over dynalite', () => {
     expect(scans).toBe(1);
     expect(removed).toBe(2);
     expect(await keys()).toHaveLength(4);
+  });
+
+  it('records when the store was last swept, which a sweep never removes', async () => {
+    expect(await lastExpirySweep(dynamo.client, tableName)).toBeUndefined();
+    await noteExpirySweep(dynamo.client, tableName, 1_700_000_000_123);
+    await removeExpiredItems({
+      client: dynamo.client,
+      tableName,
+      nowSeconds: () => NOW_SECONDS,
+      pauseMs: 0,
+    });
+
+    expect(await lastExpirySweep(dynamo.client, tableName)).toBe(1_700_000_000_123);
+  });
+
+  it('createStateTable says whether it created the table', async () => {
+    expect(await createStateTable(dynamo.client, `${tableName}-again`)).toBe(true);
+    expect(await createStateTable(dynamo.client, `${tableName}-again`)).toBe(false);
   });
 });

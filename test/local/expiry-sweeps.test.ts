@@ -1,77 +1,117 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startExpirySweeps } from '../../shared/local/expiry-sweeps.ts';
+import {
+  type ExpirySweepsOptions,
+  nextSweepDueAt,
+  startExpirySweeps,
+} from '../../shared/local/expiry-sweeps.ts';
+
+const MINUTE_MS = 60_000;
+const EVERY_MS = 60 * MINUTE_MS;
+
+/** Sweeps over a record of the last sweep kept in memory, on the fake timers' clock. */
+function sweepsWith(
+  overrides: Partial<Pick<ExpirySweepsOptions, 'sweep'>> & { recordedAt?: number } = {},
+) {
+  let lastSweptAt = overrides.recordedAt;
+  const sweep = vi.fn(overrides.sweep ?? (async () => 0));
+  const onRemoved = vi.fn();
+  const onError = vi.fn();
+  const sweeps = startExpirySweeps({
+    onRemoved,
+    onError,
+    firstLookAfterMs: MINUTE_MS,
+    everyMs: EVERY_MS,
+    sweep,
+    clock: { now: () => Date.now() },
+    lastSweptAt: async () => lastSweptAt,
+    noteSwept: async (atMs) => {
+      lastSweptAt = atMs;
+    },
+  });
+  return { sweeps, sweep, onRemoved, onError, lastSwept: () => lastSweptAt };
+}
+
+describe('nextSweepDueAt', () => {
+  it('is everyMs after the last sweep, or now when none is recorded', () => {
+    expect(nextSweepDueAt(1_000, 5_000, 10_000)).toBe(11_000);
+    expect(nextSweepDueAt(undefined, 5_000, 10_000)).toBe(5_000);
+  });
+});
 
 describe('startExpirySweeps', () => {
   beforeEach(() => {
-    vi.useFakeTimers();
+    vi.useFakeTimers({ now: 1_000_000_000 });
   });
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  it('sweeps first after firstAfterMs, then everyMs after each sweep ends, telling what it removed', async () => {
-    const removedCounts = [3, 0, 7];
-    const sweep = vi.fn(async () => removedCounts.shift() ?? 0);
-    const onRemoved = vi.fn();
-    const sweeps = startExpirySweeps({
-      sweep,
-      onRemoved,
-      onError: () => undefined,
-      firstAfterMs: 1_000,
-      everyMs: 5_000,
-    });
+  it('sweeps at its first look when no sweep is recorded, records it, and sweeps again everyMs later', async () => {
+    const { sweeps, sweep, lastSwept } = sweepsWith();
 
-    await vi.advanceTimersByTimeAsync(999);
+    await vi.advanceTimersByTimeAsync(MINUTE_MS - 1);
     expect(sweep).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(sweep).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(4_999);
+    expect(lastSwept()).toBe(Date.now());
+    await vi.advanceTimersByTimeAsync(EVERY_MS - 1);
     expect(sweep).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(10_000);
-    expect(sweep).toHaveBeenCalledTimes(3);
-    // A sweep that removed nothing is not told.
-    expect(onRemoved.mock.calls).toEqual([[3], [7]]);
-    await sweeps.stop();
-  });
-
-  it('tells a failed sweep and sweeps again on time', async () => {
-    const sweep = vi
-      .fn<(signal: AbortSignal) => Promise<number>>()
-      .mockRejectedValueOnce(new Error('store closed'))
-      .mockResolvedValue(1);
-    const onError = vi.fn();
-    const sweeps = startExpirySweeps({
-      sweep,
-      onRemoved: () => undefined,
-      onError,
-      firstAfterMs: 10,
-      everyMs: 10,
-    });
-
-    await vi.advanceTimersByTimeAsync(20);
-    expect(onError).toHaveBeenCalledWith(new Error('store closed'));
+    await vi.advanceTimersByTimeAsync(1);
     expect(sweep).toHaveBeenCalledTimes(2);
     await sweeps.stop();
   });
 
-  it('stop ends the sweep under way through its signal, waits for it and schedules none', async () => {
+  it('leaves a store swept recently until its next sweep is due, across runs', async () => {
+    // The last run swept 50 minutes ago: the next is due 10 minutes from now.
+    const { sweeps, sweep } = sweepsWith({ recordedAt: Date.now() - 50 * MINUTE_MS });
+
+    await vi.advanceTimersByTimeAsync(10 * MINUTE_MS - 1);
+    expect(sweep).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sweep).toHaveBeenCalledTimes(1);
+    await sweeps.stop();
+  });
+
+  it('tells only the sweeps that removed something', async () => {
+    const removed = [3, 0, 7];
+    const { sweeps, onRemoved } = sweepsWith({ sweep: async () => removed.shift() ?? 0 });
+
+    await vi.advanceTimersByTimeAsync(MINUTE_MS + 2 * EVERY_MS);
+    expect(onRemoved.mock.calls).toEqual([[3], [7]]);
+    await sweeps.stop();
+  });
+
+  it('tells a failed sweep, records none, and looks again everyMs later', async () => {
+    let calls = 0;
+    const { sweeps, sweep, onError, lastSwept } = sweepsWith({
+      sweep: async () => {
+        if (++calls === 1) throw new Error('store closed');
+        return 1;
+      },
+    });
+
+    await vi.advanceTimersByTimeAsync(MINUTE_MS);
+    expect(onError).toHaveBeenCalledWith(new Error('store closed'));
+    expect(lastSwept()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(EVERY_MS);
+    expect(sweep).toHaveBeenCalledTimes(2);
+    expect(lastSwept()).toBe(Date.now());
+    await sweeps.stop();
+  });
+
+  it('stop ends the sweep under way through its signal, waits for it, records nothing and schedules none', async () => {
     let finish: (() => void) | undefined;
     let seen: AbortSignal | undefined;
-    const sweep = vi.fn(async (signal: AbortSignal) => {
-      seen = signal;
-      await new Promise<void>((resolve) => {
-        finish = resolve;
-      });
-      return 0;
+    const { sweeps, sweep, lastSwept } = sweepsWith({
+      sweep: async (signal) => {
+        seen = signal;
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+        });
+        return 5;
+      },
     });
-    const sweeps = startExpirySweeps({
-      sweep,
-      onRemoved: () => undefined,
-      onError: () => undefined,
-      firstAfterMs: 10,
-      everyMs: 10,
-    });
-    await vi.advanceTimersByTimeAsync(10);
+    await vi.advanceTimersByTimeAsync(MINUTE_MS);
 
     let stopped = false;
     const stopping = sweeps.stop().then(() => {
@@ -82,7 +122,8 @@ describe('startExpirySweeps', () => {
     expect(stopped).toBe(false);
     finish?.();
     await stopping;
-    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lastSwept()).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(2 * EVERY_MS);
     expect(sweep).toHaveBeenCalledTimes(1);
   });
 });
