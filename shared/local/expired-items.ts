@@ -15,6 +15,10 @@ export const EXPIRED_SWEEP_PAGE_ITEMS = 500;
 /** The pause between two pages of a sweep, so polls and deliveries keep their turn. */
 export const EXPIRED_SWEEP_PAUSE_MS = 50;
 
+/** An item's TTL is before `:now`: what a sweep reads by, and deletes on. */
+const STILL_EXPIRED = '#ttl < :now';
+const TTL_NAME = { '#ttl': STATE_TABLE_TTL_ATTRIBUTE };
+
 /** What {@link removeExpiredItems} needs. */
 export interface RemoveExpiredItemsOptions {
   client: Pick<DynamoDBClient, 'send'>;
@@ -35,12 +39,12 @@ export interface RemoveExpiredItemsOptions {
  * deliveries, tombstones and leases would otherwise stay in its data dir for good. Reads the
  * table page by page (the keys of the items whose TTL has passed) and deletes each on the
  * condition that it is still expired, so an item written again meanwhile (a lease renewed)
- * stays, as AWS's TTL checks too. Items without a numeric TTL are never removed. Returns how many it removed.
+ * stays, as AWS's TTL checks too. Items without a numeric TTL are never removed. Returns how
+ * many it removed.
  * @example const removed = await removeExpiredItems({ client, tableName, nowSeconds: () => Math.floor(clock.now() / 1000) });
  */
 export async function removeExpiredItems(options: RemoveExpiredItemsOptions): Promise<number> {
   const { client, tableName, signal } = options;
-  const names = { '#ttl': STATE_TABLE_TTL_ATTRIBUTE };
   let removed = 0;
   let startKey: Attributes | undefined;
   do {
@@ -50,9 +54,9 @@ export async function removeExpiredItems(options: RemoveExpiredItemsOptions): Pr
       new ScanCommand({
         TableName: tableName,
         Limit: options.pageItems ?? EXPIRED_SWEEP_PAGE_ITEMS,
-        FilterExpression: '#ttl < :now',
+        FilterExpression: STILL_EXPIRED,
         ProjectionExpression: 'pk, sk',
-        ExpressionAttributeNames: names,
+        ExpressionAttributeNames: TTL_NAME,
         ExpressionAttributeValues: now,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
@@ -80,8 +84,8 @@ async function deleteIfStillExpired(
       new DeleteItemCommand({
         TableName: tableName,
         Key: key,
-        ConditionExpression: '#ttl < :now',
-        ExpressionAttributeNames: { '#ttl': STATE_TABLE_TTL_ATTRIBUTE },
+        ConditionExpression: STILL_EXPIRED,
+        ExpressionAttributeNames: TTL_NAME,
         ExpressionAttributeValues: now,
       }),
     );

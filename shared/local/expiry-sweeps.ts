@@ -73,8 +73,9 @@ export function startExpirySweeps(options: ExpirySweepsOptions): ExpirySweeps {
   const look = async (): Promise<void> => {
     let nextLookMs = everyMs;
     try {
-      const dueAt = nextSweepDueAt(await options.lastSweptAt(), options.clock.now(), everyMs);
-      const untilDue = dueAt - options.clock.now();
+      const lastSweptAt = await options.lastSweptAt();
+      const now = options.clock.now();
+      const untilDue = nextSweepDueAt(lastSweptAt, now, everyMs) - now;
       if (untilDue > 0) nextLookMs = untilDue;
       else {
         const removed = await options.sweep(stopped.signal);
