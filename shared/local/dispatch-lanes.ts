@@ -43,8 +43,11 @@ function fnv1a(hash: number, text: string): number {
 export class DispatchLanes {
   /** Bulk events queued and not yet handled, per {@link laneKey}. */
   readonly #pending = new Map<LaneKey, number>();
-  /** Bulk sends under way: the lane cannot be judged empty while one is. */
-  #sending = 0;
+  /**
+   * Bulk sends under way, by token: the lane cannot be judged empty while one is. Each settles
+   * `ended` as it ends (see {@link sendsSettled}).
+   */
+  readonly #sending = new Map<number, { ended: Promise<void>; end: () => void }>();
   /** Bulk sends ever started: a look at the lane is stale once another has started since. */
   #started = 0;
   #unsure: boolean;
@@ -60,30 +63,57 @@ export class DispatchLanes {
     return 'live';
   }
 
-  /** Notes bulk events about to be sent (before the send: a handler may finish first). */
-  sending(keys: readonly LaneKey[]): void {
-    this.#sending++;
-    this.#started++;
+  /**
+   * Notes bulk events about to be sent (before the send: a handler may finish first); returns
+   * the send's token for {@link sent}.
+   */
+  sending(keys: readonly LaneKey[]): number {
+    const token = ++this.#started;
+    let end = () => {};
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.#sending.set(token, { ended, end });
     for (const key of keys) this.#pending.set(key, (this.#pending.get(key) ?? 0) + 1);
+    return token;
   }
 
   /**
-   * Ends a bulk send. `refused` are the keys of events refused for good (never queued); when the
-   * send failed as a whole, what it queued is not known, so the lanes stay unsure until the
-   * bulk lane drains.
+   * Ends the bulk send `token` stands for. `refused` are the keys of events refused for good
+   * (never queued); when the send failed as a whole, what it queued is not known, so the lanes
+   * stay unsure until the bulk lane drains.
    */
-  sent(outcome: { refused: readonly LaneKey[] } | 'failed'): void {
-    this.#sending--;
+  sent(token: number, outcome: { refused: readonly LaneKey[] } | 'failed'): void {
+    this.#sending.get(token)?.end();
+    this.#sending.delete(token);
     if (outcome === 'failed') this.#unsure = true;
     else for (const key of outcome.refused) this.handled(key);
   }
 
+  /** Resolves once every bulk send under way now has ended (sends started later aside). */
+  async sendsSettled(): Promise<void> {
+    await Promise.all([...this.#sending.values()].map((send) => send.ended));
+  }
+
   /** A bulk event of `key` was handled (fanned out and attempted) and left the lane. */
   handled(key: LaneKey): void {
-    const count = this.#pending.get(key);
-    if (count === undefined) return;
-    if (count <= 1) this.#pending.delete(key);
-    else this.#pending.set(key, count - 1);
+    this.moved(key, 1);
+  }
+
+  /** `count` bulk events of `key` left the bulk lane for the live one (see SubjectExpediter). */
+  moved(key: LaneKey, count: number): void {
+    const pending = this.#pending.get(key);
+    if (pending === undefined || count <= 0) return;
+    if (pending <= count) this.#pending.delete(key);
+    else this.#pending.set(key, pending - count);
+  }
+
+  /**
+   * Whether which bulk events wait is known for sure: false after a restart with bulk events on
+   * disk, or a bulk send that failed half way, until the bulk lane has been seen empty.
+   */
+  get sure(): boolean {
+    return !this.#unsure;
   }
 
   /**
@@ -91,7 +121,7 @@ export class DispatchLanes {
    * hand to {@link drained} with what a look at the lane then finds; otherwise undefined.
    */
   drainCheck(): number | undefined {
-    return this.#unsure && this.#sending === 0 ? this.#started : undefined;
+    return this.#unsure && this.#sending.size === 0 ? this.#started : undefined;
   }
 
   /**
@@ -99,7 +129,7 @@ export class DispatchLanes {
    * nothing is pending, unless a bulk send started since that look.
    */
   drained(token: number): void {
-    if (token !== this.#started || this.#sending > 0) return;
+    if (token !== this.#started || this.#sending.size > 0) return;
     this.#pending.clear();
     this.#unsure = false;
   }

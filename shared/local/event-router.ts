@@ -31,6 +31,7 @@ import {
 } from '../publish/sqs-publisher.ts';
 import { type DispatchLanes, type LaneKey, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
+import { laneGroup } from './subject-expediter.ts';
 
 /** One rule with an SQS target, as the infra defines it on the bus. */
 export interface EventRoute {
@@ -50,6 +51,11 @@ export interface RouterLanes {
   state: DispatchLanes;
   /** True when the bulk lane holds nothing, visible or in flight. */
   bulkEmpty: () => Promise<boolean>;
+  /**
+   * Told of each live event just queued in the bulk lane behind its subject's bulk events, to
+   * move them ahead of the backlog (see SubjectExpediter); without it they wait their turn there.
+   */
+  expedite?: (key: LaneKey) => void;
 }
 
 type RoutedEnvelope = DeliveredEnvelope & { thinned: boolean };
@@ -172,22 +178,31 @@ export class LocalEventRouter implements EventPublisher {
     const failures = await this.deliver(route, route.queueUrl, live, metrics);
     if (bulk.length === 0) return failures;
     const keyOf = new Map(bulk.map((item, index) => [item.envelope.detail.id, bulkKeys[index]!]));
-    lanes.sending(bulkKeys);
+    const send = lanes.sending(bulkKeys);
+    let refused: PublishFailure[];
     try {
-      const refused = await this.deliver(route, route.bulkQueueUrl, bulk, metrics);
-      lanes.sent({ refused: refused.flatMap((failure) => keyOf.get(failure.eventId) ?? []) });
-      return [...failures, ...refused];
+      refused = await this.deliver(route, route.bulkQueueUrl, bulk, metrics, keyOf);
     } catch (error) {
-      lanes.sent('failed');
+      lanes.sent(send, 'failed');
       throw error;
     }
+    lanes.sent(send, { refused: refused.flatMap((failure) => keyOf.get(failure.eventId) ?? []) });
+    // Live changes behind their subject's bulk events there: those move ahead of the backlog.
+    if (requested === 'live' && this.options.lanes?.expedite) {
+      const refusedIds = new Set(refused.map((failure) => failure.eventId));
+      for (const [eventId, key] of keyOf)
+        if (!refusedIds.has(eventId)) this.options.lanes.expedite(key);
+    }
+    return [...failures, ...refused];
   }
 
+  /** `groups`: each event's lane key by event id, sent as its message group (the bulk lane). */
   private async deliver(
     route: EventRoute,
     queueUrl: string,
     matching: readonly RoutedEnvelope[],
     metrics: PublishMetrics,
+    groups?: ReadonlyMap<string, LaneKey>,
   ): Promise<PublishFailure[]> {
     if (matching.length === 0) return [];
     const fifo = queueUrl.endsWith('.fifo');
@@ -209,6 +224,8 @@ export class LocalEventRouter implements EventPublisher {
         continue;
       }
       let layer = 0;
+      const group = groups?.get(event.id);
+      if (group !== undefined) entry.MessageGroupId = laneGroup(group);
       if (fifo) {
         const key = entityKeyOf(event);
         layer = seenPerGroup.get(key) ?? 0;

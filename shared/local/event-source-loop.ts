@@ -108,17 +108,42 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
 
   /** When a failed receive was last told (see {@link RECEIVE_FAILURE_TOLD_EVERY_MS}). */
   let receiveFailureToldAt = Number.NEGATIVE_INFINITY;
+  /** Settles when the worker receiving now has handed its batch over (see takeReceiveTurn). */
+  let lastTurn: Promise<void> = Promise.resolve();
+  /**
+   * Waits for the workers' turn to receive; returns what ends it. One worker at a time gathers a
+   * batch and hands it to the handler, so batches are handed over in the queue's order: two
+   * workers gathering at once could each take part of a run of messages and the later part be
+   * handed over first (a subject's later event taking its turn first, see SubjectTurns). The
+   * handlers still run at once: a turn ends as the handler is called, not when it returns.
+   */
+  const takeReceiveTurn = async (): Promise<() => void> => {
+    const previous = lastTurn;
+    let release = () => {};
+    lastTurn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return release;
+  };
   const worker = async (): Promise<void> => {
     let receiveFailures = 0;
     while (!abort.signal.aborted) {
       await options.beforeReceive?.(abort.signal);
       const reserved = await budget.take(batchSize);
       if (reserved === 0) return;
+      const endTurn = await takeReceiveTurn();
+      if (abort.signal.aborted) {
+        endTurn();
+        budget.give(reserved);
+        return;
+      }
       let messages: Message[];
       try {
         messages = await receiveBatch(reserved);
         receiveFailures = 0;
       } catch (error) {
+        endTurn();
         budget.give(reserved);
         if (abort.signal.aborted) return;
         if (clock.now() - receiveFailureToldAt >= RECEIVE_FAILURE_TOLD_EVERY_MS) {
@@ -132,7 +157,10 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
       }
       budget.give(reserved - messages.length);
       try {
-        if (messages.length > 0) await invokeAndSettle(messages);
+        // The handler is called (and takes its turns) before the next worker receives.
+        const settled = messages.length > 0 ? invokeAndSettle(messages) : undefined;
+        endTurn();
+        await settled;
       } finally {
         budget.give(messages.length);
       }

@@ -32,6 +32,7 @@ import { type IdleOverdueCheck, startIdleOverdueCheck } from './idle-overdue-che
 import { queueDepth } from './queue-backlog-gauge.ts';
 import type { Reporter } from './reporter.ts';
 import { RouterOperationalSink } from './router-operational-sink.ts';
+import { SubjectExpediter } from './subject-expediter.ts';
 
 /** The live lane's queue: delivery messages (retries, recovered deliveries) wait here. */
 export const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
@@ -152,6 +153,11 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     listen: false,
   });
   let idleStarted: IdleOverdueCheck | undefined;
+  let expediting: SubjectExpediter | undefined;
+  const stopExpediting = async () => {
+    expediting?.stop();
+    await expediting?.idle();
+  };
   try {
     // Longer than a batch of deliveries to one hanging endpoint (10 × 15 s), as in AWS.
     const attributes = { VisibilityTimeout: '180' };
@@ -159,10 +165,21 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const bulkQueueUrl = await sqs.createQueue(BULK_DISPATCH_QUEUE_NAME, attributes);
     const bulkEmpty = async () => (await queueDepth(sqs.client, bulkQueueUrl)) === 0;
     const lanes = new DispatchLanes(!(await bulkEmpty()));
+    // A live change of a subject whose backfill events wait in the bulk lane takes them ahead.
+    const expediter = new SubjectExpediter({
+      lanes,
+      move: (group) => sqs.moveMessageGroup(bulkQueueUrl, queueUrl, group),
+      onError: (error) =>
+        reporter.dispatchLogger.warn('moving a subject ahead of the bulk lane failed', {
+          error: describeThrown(error),
+        }),
+      clock,
+    });
+    expediting = expediter;
     const router = new LocalEventRouter({
       client: sqs.client,
       routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl, bulkQueueUrl }],
-      lanes: { state: lanes, bulkEmpty },
+      lanes: { state: lanes, bulkEmpty, expedite: (key) => expediter.expedite(key) },
       clock,
       random,
     });
@@ -255,6 +272,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     ];
     let stopping: Promise<void> | undefined;
     const stop = async () => {
+      await stopExpediting();
       deps.scheduler.stopSending();
       // A request whose connection still waits for its host's lookup has sent nothing: it ends
       // now, as no attempt, rather than at the cut-off (a silent name server held it 2 s).
@@ -283,11 +301,13 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         return stopping;
       },
       close: async () => {
+        await stopExpediting();
         await idle.stop();
         await sqs.close();
       },
     };
   } catch (error) {
+    await stopExpediting();
     await idleStarted?.stop();
     await sqs.close().catch(() => undefined);
     throw error;

@@ -14,8 +14,7 @@ describe('DispatchLanes', () => {
     const lanes = new DispatchLanes(false);
     expect(lanes.laneOf(key('a'), 'live')).toBe('live');
     expect(lanes.laneOf(key('a'), 'bulk')).toBe('bulk');
-    lanes.sending([key('a'), key('a')]);
-    lanes.sent({ refused: [] });
+    lanes.sent(lanes.sending([key('a'), key('a')]), { refused: [] });
     expect(lanes.laneOf(key('a'), 'live')).toBe('bulk');
     expect(lanes.laneOf(key('b'), 'live')).toBe('live');
     lanes.handled(key('a'));
@@ -39,8 +38,7 @@ describe('DispatchLanes', () => {
 
   it('forgets events refused for good: they were never queued', () => {
     const lanes = new DispatchLanes(false);
-    lanes.sending([key('a')]);
-    lanes.sent({ refused: [key('a')] });
+    lanes.sent(lanes.sending([key('a')]), { refused: [key('a')] });
     expect(lanes.laneOf(key('a'), 'live')).toBe('live');
   });
 
@@ -52,8 +50,7 @@ describe('DispatchLanes', () => {
 
     const failed = new DispatchLanes(false);
     expect(failed.drainCheck()).toBeUndefined();
-    failed.sending([key('a')]);
-    failed.sent('failed');
+    failed.sent(failed.sending([key('a')]), 'failed');
     expect(failed.laneOf(key('b'), 'live')).toBe('bulk');
     failed.drained(failed.drainCheck()!);
     expect(failed.laneOf(key('a'), 'live')).toBe('live');
@@ -61,11 +58,11 @@ describe('DispatchLanes', () => {
 
   it('does not trust a look at an empty bulk lane taken before a bulk send started', () => {
     const lanes = new DispatchLanes(true);
-    const token = lanes.drainCheck()!;
-    lanes.sending([key('a')]);
+    const look = lanes.drainCheck()!;
+    const send = lanes.sending([key('a')]);
     expect(lanes.drainCheck()).toBeUndefined();
-    lanes.sent({ refused: [] });
-    lanes.drained(token);
+    lanes.sent(send, { refused: [] });
+    lanes.drained(look);
     expect(lanes.laneOf(key('b'), 'live')).toBe('bulk');
     lanes.drained(lanes.drainCheck()!);
     expect(lanes.laneOf(key('b'), 'live')).toBe('live');

@@ -44,7 +44,9 @@ describe('the event source loop while every receive fails (its queue on a full d
     // Tries at 0, 1, 3, 7, 12, 17, … s: about 28 a worker in two minutes, not 120.
     expect(receives).toBeLessThanOrEqual(32 * (5 + 120_000 / RECEIVE_RETRY_MAX_MS));
 
-    // The queue takes receives again: every worker is back within 5 s.
+    // The queue takes receives again: a worker is back within 5 s. Workers receive one at a
+    // time (batches are handed over in the queue's order), so one long-polls and the rest wait
+    // their turn behind it.
     failing = false;
     const before = receives;
     for (let second = 0; second < RECEIVE_RETRY_MAX_MS / 1_000; second++) {
@@ -52,7 +54,7 @@ describe('the event source loop while every receive fails (its queue on a full d
       await clock.advance(1_000);
     }
     await settle();
-    expect(receives - before).toBeGreaterThanOrEqual(32);
+    expect(receives - before).toBeGreaterThanOrEqual(1);
     const stopped = loop.stop();
     await clock.advance(20_000);
     await stopped;

@@ -349,4 +349,50 @@ describe('LogQueueStore', () => {
     // The handle names the queue, the message's row, its number and the receipt's.
     expect(message!.receiptHandle.split('!')[2]).toBe('2');
   });
+
+  it("takes a group's messages out oldest first, across files and a restart, and leaves the rest", async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock, 1_024);
+    before.send([
+      { body: 'a1', delaySeconds: 0, group: 'a' },
+      { body: 'b1'.padEnd(1_200, '.'), delaySeconds: 0, group: 'b' },
+      { body: 'none', delaySeconds: 0 },
+    ]);
+    before.send([{ body: 'a2', delaySeconds: 0, group: 'a' }]);
+    stop(before);
+
+    const store = openStore(dir, clock, 1_024);
+    const placed: string[][] = [];
+    expect(store.takeGroup('a', (taken) => placed.push(taken))).toEqual({ taken: 2, held: 0 });
+    expect(placed).toEqual([['a1', 'a2']]);
+    expect(store.takeGroup('a', (taken) => placed.push(taken))).toEqual({ taken: 0, held: 0 });
+    expect(placed).toHaveLength(1);
+    stop(store);
+
+    const after = openStore(dir, clock, 1_024);
+    expect(bodies(after.receive(10, 30_000)).map((body) => body.slice(0, 4))).toEqual([
+      'b1..',
+      'none',
+    ]);
+  });
+
+  it('takes none of a group while one of its messages is in flight, and all once it is deleted', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const store = openStore(dir, clock);
+    store.send([
+      { body: 'a1', delaySeconds: 0, group: 'a' },
+      { body: 'a2', delaySeconds: 0, group: 'a' },
+    ]);
+    const [inFlight] = store.receive(1, 30_000);
+    const placed: string[][] = [];
+    expect(store.takeGroup('a', (taken) => placed.push(taken))).toEqual({ taken: 0, held: 1 });
+    expect(placed).toEqual([]);
+    store.send([{ body: 'a3', delaySeconds: 0, group: 'a' }]);
+    store.delete([inFlight!.receiptHandle]);
+    expect(store.takeGroup('a', (taken) => placed.push(taken))).toEqual({ taken: 2, held: 0 });
+    expect(placed).toEqual([['a2', 'a3']]);
+    expect(store.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, delayedInLine: 0 });
+  });
 });

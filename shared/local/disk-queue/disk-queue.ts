@@ -8,7 +8,12 @@ import { LOCAL_CREDENTIALS, UNSERVED_QUEUE_ENDPOINT } from '../local-credentials
 import type { SqsEmulator } from '../sqs-emulator.ts';
 import { importLevelQueue } from './level-queue-import.ts';
 import { LogQueueStore } from './log-queue-store.ts';
-import { type SqsJsonHandler, serveSqsJson, sqsJsonHandlers } from './sqs-json-server.ts';
+import {
+  MOVE_MESSAGE_GROUP,
+  type SqsJsonHandler,
+  serveSqsJson,
+  sqsJsonHandlers,
+} from './sqs-json-server.ts';
 
 /** The dispatch queue on disk (see {@link startDiskQueue}). */
 export interface DiskQueue extends SqsEmulator {
@@ -19,6 +24,17 @@ export interface DiskQueue extends SqsEmulator {
    * What no SQS operation offers: a look at delayed messages (retries waiting for their time).
    */
   forEachBody(name: string, visit: (body: string) => void, marker?: string): void;
+  /**
+   * Moves every message of `group` (sent with that `MessageGroupId`) from the queue at
+   * `sourceUrl` to the back of the queue at `targetUrl`, oldest first, unless one of them is in
+   * flight or delayed: then none, and `held` says how many are.
+   * What no SQS operation offers: a subject's waiting events taken ahead of a backlog.
+   */
+  moveMessageGroup(
+    sourceUrl: string,
+    targetUrl: string,
+    group: string,
+  ): Promise<{ moved: number; held: number }>;
 }
 
 /**
@@ -93,6 +109,14 @@ export async function startDiskQueue(options: {
     forEachBody(name, visit, marker) {
       stores.get(name)?.forEachBody(visit, marker);
     },
+    async moveMessageGroup(sourceUrl, targetUrl, group) {
+      const answer = await handlers[MOVE_MESSAGE_GROUP]!({
+        SourceQueueUrl: sourceUrl,
+        QueueUrl: targetUrl,
+        MessageGroupId: group,
+      });
+      return MoveAnswerSchema.parse(answer);
+    },
     async close() {
       closing.abort();
       client.destroy();
@@ -136,6 +160,11 @@ function callInProcess(client: SQSClient, handlers: Record<string, SqsJsonHandle
   };
   client.send = send as SQSClient['send'];
 }
+
+/** What {@link MOVE_MESSAGE_GROUP} answers. */
+const MoveAnswerSchema = z
+  .object({ Moved: z.number(), Held: z.number() })
+  .transform(({ Moved, Held }) => ({ moved: Moved, held: Held }));
 
 /** The options of a send that matter here: its abort signal. */
 const AbortOptionsSchema = z

@@ -9,11 +9,11 @@ const FREE = -1;
  * What a queue's log knows of each message it holds, one row a message in columns: its number,
  * where its record is (its file, offset, length), when it is visible and which change of that
  * this is, its receive count and first receive, the number of its current receipt (0 while
- * never received) and whether it waits in an endpoint's line. Typed arrays but for the file (a
- * reference): 61 bytes a message, and no map:
+ * never received), whether it waits in an endpoint's line, and its group's key. Typed arrays but
+ * for the file (a reference): 69 bytes a message, and no map:
  * whoever holds a row (a receipt handle, a mark of the visibility heap) keeps the message's
  * number beside it and asks {@link MessageTable.holds} whether the row is still that
- * message's. The index of a backlog of 100,000 messages takes ~6 MB (~35 MB as an object a
+ * message's. The index of a backlog of 100,000 messages takes ~7 MB (~35 MB as an object a
  * message with its receipt handle's string). Rows of removed messages are reused. Pure state;
  * LogQueueStore gives it meaning.
  */
@@ -34,6 +34,8 @@ export class MessageTable<Segment> {
   private receipts = new Float64Array(INITIAL_CAPACITY);
   /** 1 for a message sent as waiting in an endpoint's line (see SentHeader.inLine). */
   private inLines = new Uint8Array(INITIAL_CAPACITY);
+  /** The {@link groupKeyOf} of the message's group; NaN for a message sent without one. */
+  private groups = new Float64Array(INITIAL_CAPACITY);
 
   /** Messages held. */
   get size(): number {
@@ -65,6 +67,7 @@ export class MessageTable<Segment> {
     offset: number,
     length: number,
     inLine = false,
+    group?: string,
   ): number {
     const row = this.freeRows.pop() ?? this.newRow();
     this.count++;
@@ -78,6 +81,7 @@ export class MessageTable<Segment> {
     this.firstReceiveAts[row] = 0;
     this.receipts[row] = 0;
     this.inLines[row] = inLine ? 1 : 0;
+    this.groups[row] = group === undefined ? Number.NaN : groupKeyOf(group);
     return row;
   }
 
@@ -147,6 +151,14 @@ export class MessageTable<Segment> {
     return this.inLines[row] === 1;
   }
 
+  /**
+   * Whether the message may be of `group`: its group's key is {@link groupKeyOf}(`group`) (two
+   * groups may share a key; the record's header tells them apart).
+   */
+  mayBeOfGroup(row: number, groupKey: number): boolean {
+    return this.groups[row] === groupKey;
+  }
+
   /** The number of the message's current receipt; 0 while it was never received. */
   receipt(row: number): number {
     return this.receipts[row]!;
@@ -171,5 +183,17 @@ export class MessageTable<Segment> {
     this.firstReceiveAts = grown(this.firstReceiveAts, capacity);
     this.receipts = grown(this.receipts, capacity);
     this.inLines = grown(this.inLines, capacity);
+    this.groups = grown(this.groups, capacity);
   }
+}
+
+/**
+ * The key a message group is looked for by in a {@link MessageTable}: a 32-bit FNV-1a hash of
+ * its UTF-16 code units. Pure.
+ * @example groupKeyOf('a') === groupKeyOf('a')
+ */
+export function groupKeyOf(group: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < group.length; i++) hash = Math.imul(hash ^ group.charCodeAt(i), 0x01000193);
+  return hash;
 }

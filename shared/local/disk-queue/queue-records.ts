@@ -25,6 +25,12 @@ export const SentHeaderSchema = z.object({
    * slow endpoint's line; see QueueCounts.delayedInLine). Absent in logs of earlier versions.
    */
   inLine: z.literal(true).optional(),
+  /**
+   * The message's group (SQS `MessageGroupId`, which standard queues take for fairness): the
+   * local run's bulk lane sends each event with its subject's, so a subject's waiting events can
+   * be moved ahead together (see LogQueueStore.takeGroup). Absent in logs of earlier versions.
+   */
+  group: z.string().optional(),
 });
 export type SentHeader = z.infer<typeof SentHeaderSchema>;
 

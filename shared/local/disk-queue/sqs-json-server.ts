@@ -34,6 +34,14 @@ function dueAtOf(attributes: unknown): number | undefined {
   return DueAtAttributesSchema.safeParse(attributes).data?.[DUE_AT_ATTRIBUTE].StringValue;
 }
 
+/** A sent message's group (SQS `MessageGroupId`), when it has one. */
+function groupOf(messageGroupId: unknown): string | undefined {
+  return typeof messageGroupId === 'string' ? messageGroupId : undefined;
+}
+
+/** The name of this queue's own operation that moves a message group (see sqsJsonHandlers). */
+export const MOVE_MESSAGE_GROUP = 'BridgeMoveMessageGroup';
+
 type Json = Record<string, unknown>;
 /** One SQS operation: its JSON input to its JSON output; `signal` ends a long poll early. */
 export type SqsJsonHandler = (input: Json, signal?: AbortSignal) => Promise<Json>;
@@ -103,6 +111,7 @@ export function sqsJsonHandlers(
           delaySeconds: Number(input.DelaySeconds ?? 0),
           dueAt: dueAtOf(input.MessageAttributes),
           inLine: waitsInLine(input.MessageAttributes),
+          group: groupOf(input.MessageGroupId),
         },
       ]);
       wakeReceiver(queue);
@@ -114,6 +123,7 @@ export function sqsJsonHandlers(
         MessageBody: string;
         DelaySeconds?: number;
         MessageAttributes?: unknown;
+        MessageGroupId?: unknown;
       }>;
       const queue = queueOf(input);
       const sent = queue.store.send(
@@ -122,6 +132,7 @@ export function sqsJsonHandlers(
           delaySeconds: e.DelaySeconds ?? 0,
           dueAt: dueAtOf(e.MessageAttributes),
           inLine: waitsInLine(e.MessageAttributes),
+          group: groupOf(e.MessageGroupId),
         })),
       );
       wakeReceiver(queue);
@@ -188,6 +199,21 @@ export function sqsJsonHandlers(
       // Visible again at once: as good as a send for a waiting poll.
       if (timeout === 0) wakeReceiver(queue);
       return {};
+    },
+    /**
+     * This queue's own operation (SQS has none like it): moves every message of group
+     * `MessageGroupId` from `SourceQueueUrl` to the back of `QueueUrl`, oldest first, unless one
+     * of them is in flight or delayed: then none, and `Held` says how many are (see
+     * LogQueueStore.takeGroup). Answers `{ Moved, Held }`.
+     */
+    [MOVE_MESSAGE_GROUP]: async (input) => {
+      const source = queueOf({ QueueUrl: input.SourceQueueUrl });
+      const target = queueOf(input);
+      const { taken, held } = source.store.takeGroup(String(input.MessageGroupId), (bodies) => {
+        target.store.send(bodies.map((body) => ({ body, delaySeconds: 0 })));
+      });
+      if (taken > 0) wakeReceiver(target);
+      return { Moved: taken, Held: held };
     },
     GetQueueAttributes: async (input) => {
       const counts = queueOf(input).store.counts();

@@ -1,0 +1,103 @@
+import { type Clock, systemClock } from '../clock.ts';
+import type { DispatchLanes, LaneKey } from './dispatch-lanes.ts';
+
+/** How soon a subject whose bulk event is in flight is looked at again. */
+export const EXPEDITE_RETRY_MS = 100;
+
+/**
+ * Moves the messages of a group from the bulk lane's queue to the back of the live lane's, in
+ * their order, unless one is in flight (see DiskQueue.moveMessageGroup).
+ */
+export type MoveGroup = (group: string) => Promise<{ moved: number; held: number }>;
+
+/**
+ * The message group a subject's events are sent to the bulk lane with: its lane key, so the
+ * subject's events can be found there again. Pure.
+ * @example laneGroup(-12) === '-12'
+ */
+export function laneGroup(key: LaneKey): string {
+  return String(key);
+}
+
+/** Options of {@link SubjectExpediter}. */
+export interface SubjectExpediterOptions {
+  lanes: DispatchLanes;
+  move: MoveGroup;
+  /** Told of a look that failed (the events stay in the bulk lane, in order). */
+  onError: (error: unknown) => void;
+  clock?: Clock;
+  retryMs?: number;
+}
+
+/**
+ * Takes a subject's events out of the bulk lane's backlog as soon as a live change of it comes.
+ * A subject's events keep their order across the lanes, so a live change of a subject whose
+ * backfill event still waits in the bulk lane is queued behind it there (see DispatchLanes). But
+ * the bulk lane takes nothing while a backfill reads, then works through up to its backlog
+ * bound of events: measured through `change-bridge start`, live changes made during an emitting
+ * backfill of 100,000 customers arrived after 26 s (p50) and 37 s (p99). Instead, the subject's
+ * events there, the live change last, move together to the back of the live lane, oldest first,
+ * and go out with the live work, still in their order. When one of them is in flight (a bulk
+ * batch holds it), none moves, as that one may not have taken its turn yet: the subject is looked
+ * at again every {@link EXPEDITE_RETRY_MS} until it is handled (or back in the lane: then it
+ * moves with the rest). While the lanes are unsure what waits in the bulk lane (after a restart),
+ * nothing moves. One look at a time per subject; a change that comes during one is looked for by
+ * another right after.
+ * @example expediter.expedite(laneKey(event)); // after its bulk send
+ */
+export class SubjectExpediter {
+  readonly #options: SubjectExpediterOptions;
+  /** Subjects being looked at, each with whether another look is asked for. */
+  readonly #looking = new Map<LaneKey, { again: boolean }>();
+  readonly #runs = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
+
+  constructor(options: SubjectExpediterOptions) {
+    this.#options = options;
+  }
+
+  /** A live event of `key` has just been queued in the bulk lane: moves the subject's events. */
+  expedite(key: LaneKey): void {
+    const looking = this.#looking.get(key);
+    if (looking !== undefined) {
+      looking.again = true;
+      return;
+    }
+    if (this.#stop.signal.aborted) return;
+    const state = { again: false };
+    this.#looking.set(key, state);
+    const run = this.#run(key, state).catch((error: unknown) => {
+      this.#looking.delete(key);
+      if (!this.#stop.signal.aborted) this.#options.onError(error);
+    });
+    this.#runs.add(run);
+    void run.finally(() => this.#runs.delete(run));
+  }
+
+  /** Resolves once no look runs (tests; a stop). */
+  async idle(): Promise<void> {
+    while (this.#runs.size > 0) await Promise.all(this.#runs);
+  }
+
+  /** Starts no more looks and ends the waits between them; await {@link idle} after. */
+  stop(): void {
+    this.#stop.abort();
+  }
+
+  async #run(key: LaneKey, state: { again: boolean }): Promise<void> {
+    const { lanes, move } = this.#options;
+    const clock = this.#options.clock ?? systemClock;
+    for (;;) {
+      state.again = false;
+      if (this.#stop.signal.aborted || !lanes.sure) break;
+      // A bulk send under way may hold an earlier event of the subject: it lands first.
+      await lanes.sendsSettled();
+      const { moved, held } = await move(laneGroup(key));
+      lanes.moved(key, moved);
+      if (held > 0)
+        await clock.sleep(this.#options.retryMs ?? EXPEDITE_RETRY_MS, this.#stop.signal);
+      else if (!state.again) break;
+    }
+    this.#looking.delete(key);
+  }
+}

@@ -1,0 +1,135 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
+import { type DiskQueue, startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
+import { DispatchLanes, laneKey } from '../../shared/local/dispatch-lanes.ts';
+import { LocalEventRouter } from '../../shared/local/event-router.ts';
+import { EXPEDITE_RETRY_MS, SubjectExpediter } from '../../shared/local/subject-expediter.ts';
+import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import { makeEvent } from '../publish/fixtures.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** The local run's two lanes on a disk queue, its router, and the expediter between them. */
+async function twoLanes(options: { bulkQueued?: boolean } = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'subject-expediter-'));
+  const clock = new ManualClock(Date.UTC(2026, 11, 5, 12));
+  const queue: DiskQueue = await startDiskQueue({ path: join(dir, 'queue'), clock, listen: false });
+  const queueUrl = await queue.createQueue('dispatch');
+  const bulkQueueUrl = await queue.createQueue('dispatch-bulk');
+  const lanes = new DispatchLanes(options.bulkQueued ?? false);
+  const errors: unknown[] = [];
+  const expediter = new SubjectExpediter({
+    lanes,
+    move: (group) => queue.moveMessageGroup(bulkQueueUrl, queueUrl, group),
+    onError: (error) => errors.push(error),
+    clock,
+  });
+  cleanup.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => queue.close(),
+    async () => {
+      expediter.stop();
+      await expediter.idle();
+    },
+  );
+  const router = new LocalEventRouter({
+    client: queue.client,
+    routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl, bulkQueueUrl }],
+    lanes: { state: lanes, bulkEmpty: async () => false, expedite: (k) => expediter.expedite(k) },
+    clock,
+  });
+  /** Receives what `url` holds, up to `max`: each message's event id and receipt handle. */
+  const receive = async (url: string, max = 10) => {
+    const { Messages = [] } = await queue.client.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: max }),
+    );
+    return Messages.map((m) => ({
+      id: (JSON.parse(m.Body ?? '{}') as { detail: { id: string } }).detail.id,
+      receiptHandle: m.ReceiptHandle!,
+    }));
+  };
+  const ids = async (url: string) => (await receive(url)).map((m) => m.id);
+  return { clock, queue, queueUrl, bulkQueueUrl, lanes, expediter, router, receive, ids, errors };
+}
+
+const backfilled = (index: number, subject: string) =>
+  makeEvent(index, { entityId: subject, change: 'created' });
+const changed = (index: number, subject: string) => makeEvent(index, { entityId: subject });
+const idOf = (index: number) => makeEvent(index).id;
+
+describe('SubjectExpediter, with the router and the disk queue', () => {
+  it("moves a subject's bulk events, then its live change, to the live lane in order, and leaves the other subjects' backlog", async () => {
+    const lanes = await twoLanes();
+    await lanes.router.publish([backfilled(1, 'c1'), backfilled(2, 'c2'), backfilled(3, 'c1')], {
+      lane: 'bulk',
+    });
+    await lanes.router.publish([changed(4, 'c1'), changed(5, 'c3')], { lane: 'live' });
+    await lanes.expediter.idle();
+
+    // c3 had nothing waiting: straight to the live lane, before c1 was moved behind it.
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([idOf(5), idOf(1), idOf(3), idOf(4)]);
+    expect(await lanes.ids(lanes.bulkQueueUrl)).toEqual([idOf(2)]);
+    expect(lanes.lanes.pendingSubjects).toBe(1);
+    expect(lanes.lanes.laneOf(laneKey(changed(6, 'c1')), 'live')).toBe('live');
+    expect(lanes.errors).toEqual([]);
+  });
+
+  it("moves nothing while a bulk batch holds one of the subject's events, and the rest once that one is done", async () => {
+    const lanes = await twoLanes();
+    await lanes.router.publish([backfilled(1, 'c1'), backfilled(2, 'c1')], { lane: 'bulk' });
+    const [inFlight] = await lanes.receive(lanes.bulkQueueUrl, 1);
+    expect(inFlight?.id).toBe(idOf(1));
+
+    await lanes.router.publish([changed(3, 'c1')], { lane: 'live' });
+    await Promise.resolve();
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([]);
+
+    // The bulk batch hands its event on and deletes its message.
+    lanes.lanes.handled(laneKey(backfilled(1, 'c1')));
+    await lanes.queue.client.send(
+      new DeleteMessageCommand({
+        QueueUrl: lanes.bulkQueueUrl,
+        ReceiptHandle: inFlight!.receiptHandle,
+      }),
+    );
+    // Looked at again every EXPEDITE_RETRY_MS, until nothing of the subject is in flight.
+    for (let look = 0; look < 10 && lanes.lanes.pendingSubjects > 0; look++) {
+      await lanes.clock.advance(EXPEDITE_RETRY_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await lanes.expediter.idle();
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([idOf(2), idOf(3)]);
+    expect(lanes.lanes.pendingSubjects).toBe(0);
+  });
+
+  it('waits for a bulk send under way, which may hold an earlier event of the subject', async () => {
+    const lanes = await twoLanes();
+    await lanes.router.publish([backfilled(1, 'c1')], { lane: 'bulk' });
+    const key = laneKey(backfilled(1, 'c1'));
+    const underWay = lanes.lanes.sending([key]);
+    await lanes.router.publish([changed(3, 'c1')], { lane: 'live' });
+    await Promise.resolve();
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([]);
+
+    lanes.lanes.sent(underWay, { refused: [key] });
+    await lanes.expediter.idle();
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([idOf(1), idOf(3)]);
+  });
+
+  it('moves nothing while the lanes are unsure what waits in the bulk lane (a restart with a backlog)', async () => {
+    const lanes = await twoLanes({ bulkQueued: true });
+    await lanes.router.publish([backfilled(1, 'c1')], { lane: 'bulk' });
+    await lanes.router.publish([changed(2, 'c1')], { lane: 'live' });
+    await lanes.expediter.idle();
+    expect(await lanes.ids(lanes.queueUrl)).toEqual([]);
+    expect(await lanes.ids(lanes.bulkQueueUrl)).toEqual([idOf(1), idOf(2)]);
+  });
+});
