@@ -3,6 +3,7 @@ import { run as runBackfillStart } from './backfill-start.ts';
 import { run as runCost } from './cost.ts';
 import { figuresTable, quietAwsSdkNotice } from './figures.ts';
 import { run as runLatency } from './latency.ts';
+import { run as runLatencyBackfill } from './latency-backfill.ts';
 import { run as runPollCost } from './poll-cost.ts';
 import { run as runScaleModel } from './scale-model.ts';
 import { run as runSimulator } from './simulator.ts';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     ['simulator', runSimulator],
     ['poll-cost', runPollCost],
     ['latency', runLatency],
+    ['latency beside a backfill of the same entities', runLatencyBackfill],
     ['webhooks', runWebhooks],
     ['slow endpoint', runSlowEndpoint],
     ['cost', runCost],
