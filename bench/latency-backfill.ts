@@ -84,9 +84,7 @@ export async function run(): Promise<void> {
     }
     const deadline = performance.now() + WAIT_LIMIT_MS;
     while (arrived.size < changedAt.size && performance.now() < deadline) await sleep(200);
-    const latencies = [...arrived]
-      .map(([id, at]) => at - changedAt.get(id)!)
-      .sort((a, b) => a - b);
+    const latencies = [...arrived].map(([id, at]) => at - changedAt.get(id)!).sort((a, b) => a - b);
     const queued = [...arrived.keys()].filter((id) => createdAt.has(id));
     const overtaken = queued.filter((id) => createdAt.get(id)! > arrived.get(id)!).length;
     const lost = changedAt.size - arrived.size;
