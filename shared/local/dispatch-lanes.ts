@@ -35,8 +35,10 @@ function fnv1a(hash: number, text: string): number {
  * behind a backlog of thousands. A subject's events keep their order across the lanes: while
  * any bulk event of a subject is queued and not yet handled, its live events take the bulk lane
  * too (a stream that turns live after its first sync cannot overtake its own `created` events).
- * Where that is not known for sure (a restart with bulk events on disk, a bulk send that failed
- * half way), every event takes the bulk lane until it has been seen empty. Pure state; the
+ * After a restart with bulk events on disk, they are counted again from the queue (see
+ * {@link DispatchLanes.afterStart}). Where that is not known for sure (bulk events of an
+ * earlier version, a bulk send that failed half way), every event takes the bulk lane until it
+ * has been seen empty. Pure state; the
  * router and the bulk lane's consumer report to it.
  * @example const lane = lanes.laneOf(laneKey(event), 'live');
  */
@@ -55,6 +57,21 @@ export class DispatchLanes {
   /** `bulkQueued`: whether the bulk lane held messages when the run started. */
   constructor(bulkQueued: boolean) {
     this.#unsure = bulkQueued;
+  }
+
+  /**
+   * The lanes of a run whose bulk lane holds `backlog` at its start: counted by their subjects'
+   * keys (the message group each bulk event is sent with), they are known for sure, and a live
+   * change of another subject takes the live lane at once. Messages without a key (from an
+   * earlier version) leave the lanes unsure until the bulk lane has drained, as before.
+   */
+  static afterStart(backlog: {
+    keys: ReadonlyMap<LaneKey, number>;
+    ungrouped: number;
+  }): DispatchLanes {
+    const lanes = new DispatchLanes(backlog.ungrouped > 0);
+    for (const [key, count] of backlog.keys) lanes.#pending.set(key, count);
+    return lanes;
   }
 
   /** The lane of an event of `key` that `requested` work found. */

@@ -164,7 +164,8 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const queueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, attributes);
     const bulkQueueUrl = await sqs.createQueue(BULK_DISPATCH_QUEUE_NAME, attributes);
     const bulkEmpty = async () => (await queueDepth(sqs.client, bulkQueueUrl)) === 0;
-    const lanes = new DispatchLanes(!(await bulkEmpty()));
+    // A backlog left by an earlier run: its subjects are counted again from the queue.
+    const lanes = DispatchLanes.afterStart(sqs.groupKeys(BULK_DISPATCH_QUEUE_NAME));
     // A live change of a subject whose backfill events wait in the bulk lane takes them ahead.
     const expediter = new SubjectExpediter({
       lanes,

@@ -56,6 +56,37 @@ describe('DispatchLanes', () => {
     expect(failed.laneOf(key('a'), 'live')).toBe('live');
   });
 
+  it('knows a backlog left by an earlier run by its subjects: others go live at once', () => {
+    const lanes = DispatchLanes.afterStart({ keys: new Map([[key('a'), 2]]), ungrouped: 0 });
+    expect(lanes.sure).toBe(true);
+    expect(lanes.laneOf(key('a'), 'live')).toBe('bulk');
+    expect(lanes.laneOf(key('b'), 'live')).toBe('live');
+    lanes.handled(key('a'));
+    lanes.handled(key('a'));
+    expect(lanes.laneOf(key('a'), 'live')).toBe('live');
+
+    // Bulk events of an earlier version carry no subject: unsure until the lane drains.
+    const older = DispatchLanes.afterStart({ keys: new Map(), ungrouped: 1 });
+    expect(older.sure).toBe(false);
+    expect(older.laneOf(key('b'), 'live')).toBe('bulk');
+  });
+
+  it('settles waiters once the bulk sends under way end, not those started after', async () => {
+    const lanes = new DispatchLanes(false);
+    const first = lanes.sending([key('a')]);
+    let settled = false;
+    const waiting = lanes.sendsSettled().then(() => {
+      settled = true;
+    });
+    const later = lanes.sending([key('b')]);
+    lanes.sent(first, { refused: [] });
+    await waiting;
+    expect(settled).toBe(true);
+    lanes.sent(later, { refused: [] });
+    lanes.moved(key('a'), 1);
+    expect(lanes.pendingSubjects).toBe(1);
+  });
+
   it('does not trust a look at an empty bulk lane taken before a bulk send started', () => {
     const lanes = new DispatchLanes(true);
     const look = lanes.drainCheck()!;

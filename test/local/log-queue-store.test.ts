@@ -395,4 +395,28 @@ describe('LogQueueStore', () => {
     expect(placed).toEqual([['a2', 'a3']]);
     expect(store.counts()).toEqual({ visible: 0, inFlight: 0, delayed: 0, delayedInLine: 0 });
   });
+
+  it('counts the messages it holds by their group, a decimal number as its own key, after a restart too', async () => {
+    const dir = await tempDir();
+    const clock = new ManualClock();
+    const before = openStore(dir, clock);
+    before.send([
+      { body: 'a', delaySeconds: 0, group: '-12' },
+      { body: 'b', delaySeconds: 0, group: '-12' },
+      { body: 'c', delaySeconds: 0, group: '7' },
+      { body: 'd', delaySeconds: 0 },
+    ]);
+    const [first] = before.receive(1, 30_000);
+    before.delete([first!.receiptHandle]);
+    stop(before);
+
+    const after = openStore(dir, clock);
+    expect(after.groupKeys()).toEqual({
+      keys: new Map([
+        [-12, 1],
+        [7, 1],
+      ]),
+      ungrouped: 1,
+    });
+  });
 });

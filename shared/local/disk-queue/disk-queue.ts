@@ -7,7 +7,7 @@ import { EMULATOR_REGION } from '../emulator-ids.ts';
 import { LOCAL_CREDENTIALS, UNSERVED_QUEUE_ENDPOINT } from '../local-credentials.ts';
 import type { SqsEmulator } from '../sqs-emulator.ts';
 import { importLevelQueue } from './level-queue-import.ts';
-import { LogQueueStore } from './log-queue-store.ts';
+import { type GroupKeyCounts, LogQueueStore } from './log-queue-store.ts';
 import {
   MOVE_MESSAGE_GROUP,
   type SqsJsonHandler,
@@ -35,6 +35,11 @@ export interface DiskQueue extends SqsEmulator {
     targetUrl: string,
     group: string,
   ): Promise<{ moved: number; held: number }>;
+  /**
+   * The messages queue `name` (once created) holds, counted by their group's key, and those
+   * without a group (see LogQueueStore.groupKeys).
+   */
+  groupKeys(name: string): GroupKeyCounts;
 }
 
 /**
@@ -108,6 +113,9 @@ export async function startDiskQueue(options: {
     },
     forEachBody(name, visit, marker) {
       stores.get(name)?.forEachBody(visit, marker);
+    },
+    groupKeys(name) {
+      return stores.get(name)?.groupKeys() ?? { keys: new Map(), ungrouped: 0 };
     },
     async moveMessageGroup(sourceUrl, targetUrl, group) {
       const answer = await handlers[MOVE_MESSAGE_GROUP]!({

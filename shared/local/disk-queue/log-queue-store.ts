@@ -304,6 +304,22 @@ export class LogQueueStore {
   }
 
   /**
+   * The messages held, counted by their group's key ({@link groupKeyOf}), and those sent
+   * without a group: what waits per subject in the local bulk lane, without a read.
+   */
+  groupKeys(): GroupKeyCounts {
+    const messages = this.messages;
+    const keys = new Map<number, number>();
+    let ungrouped = 0;
+    messages.forEachRow((row) => {
+      const key = messages.groupKey(row);
+      if (key === undefined) ungrouped++;
+      else keys.set(key, (keys.get(key) ?? 0) + 1);
+    });
+    return { keys, ungrouped };
+  }
+
+  /**
    * Makes a received message visible again after `seconds`; its handle stays current, as in
    * SQS. Returns the handle, or undefined when it is stale.
    */
@@ -488,6 +504,13 @@ export class LogQueueStore {
     segment.live += 1;
     segment.liveBytes += length;
   }
+}
+
+/** A queue's messages counted by their group's key (see LogQueueStore.groupKeys). */
+export interface GroupKeyCounts {
+  keys: Map<number, number>;
+  /** Messages sent without a group. */
+  ungrouped: number;
 }
 
 /** Waits until the names in directory `path` are on the device (no-op where it cannot: Windows). */

@@ -151,6 +151,12 @@ export class MessageTable<Segment> {
     return this.inLines[row] === 1;
   }
 
+  /** The {@link groupKeyOf} of the message's group; undefined for a message without one. */
+  groupKey(row: number): number | undefined {
+    const key = this.groups[row]!;
+    return Number.isNaN(key) ? undefined : key;
+  }
+
   /**
    * Whether the message may be of `group`: its group's key is {@link groupKeyOf}(`group`) (two
    * groups may share a key; the record's header tells them apart).
@@ -188,11 +194,14 @@ export class MessageTable<Segment> {
 }
 
 /**
- * The key a message group is looked for by in a {@link MessageTable}: a 32-bit FNV-1a hash of
- * its UTF-16 code units. Pure.
- * @example groupKeyOf('a') === groupKeyOf('a')
+ * The key a message group is looked for by in a {@link MessageTable}: the number itself for a
+ * group that is a 32-bit integer in decimal (the local bulk lane's: a subject's lane key, which
+ * the lanes count by after a restart), else a 32-bit FNV-1a hash of its UTF-16 code units. Pure.
+ * @example groupKeyOf('-12') === -12
  */
 export function groupKeyOf(group: string): number {
+  const number = Number(group);
+  if ((number | 0) === number && String(number) === group) return number;
   let hash = 0x811c9dc5;
   for (let i = 0; i < group.length; i++) hash = Math.imul(hash ^ group.charCodeAt(i), 0x01000193);
   return hash;
