@@ -29,9 +29,8 @@ import {
   sendSqsBatch,
   sqsFifoId,
 } from '../publish/sqs-publisher.ts';
-import { type DispatchLanes, type LaneKey, laneKey } from './dispatch-lanes.ts';
+import { type DispatchLanes, type LaneKey, laneGroup, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
-import { laneGroup } from './subject-expediter.ts';
 
 /** One rule with an SQS target, as the infra defines it on the bus. */
 export interface EventRoute {

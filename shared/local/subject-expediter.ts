@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../clock.ts';
-import type { DispatchLanes, LaneKey } from './dispatch-lanes.ts';
+import { type DispatchLanes, type LaneKey, laneGroup } from './dispatch-lanes.ts';
 
 /** How soon a subject whose bulk event is in flight is looked at again. */
 export const EXPEDITE_RETRY_MS = 100;
@@ -9,15 +9,6 @@ export const EXPEDITE_RETRY_MS = 100;
  * their order, unless one is in flight (see DiskQueue.moveMessageGroup).
  */
 export type MoveGroup = (group: string) => Promise<{ moved: number; held: number }>;
-
-/**
- * The message group a subject's events are sent to the bulk lane with: its lane key, so the
- * subject's events can be found there again. Pure.
- * @example laneGroup(-12) === '-12'
- */
-export function laneGroup(key: LaneKey): string {
-  return String(key);
-}
 
 /** Options of {@link SubjectExpediter}. */
 export interface SubjectExpediterOptions {
@@ -35,13 +26,14 @@ export interface SubjectExpediterOptions {
  * backfill event still waits in the bulk lane is queued behind it there (see DispatchLanes). But
  * the bulk lane takes nothing while a backfill reads, then works through up to its backlog
  * bound of events: measured through `change-bridge start`, live changes made during an emitting
- * backfill of 100,000 customers arrived after 26 s (p50) and 37 s (p99). Instead, the subject's
+ * backfill of 100,000 customers arrived after 26 s (p50) and 37 s (p99) with the connector
+ * unthrottled, p99 16.5 s under its limit (bench/latency-backfill.ts). Instead, the subject's
  * events there, the live change last, move together to the back of the live lane, oldest first,
  * and go out with the live work, still in their order. When one of them is in flight (a bulk
  * batch holds it), none moves, as that one may not have taken its turn yet: the subject is looked
  * at again every {@link EXPEDITE_RETRY_MS} until it is handled (or back in the lane: then it
- * moves with the rest). While the lanes are unsure what waits in the bulk lane (after a restart),
- * nothing moves. One look at a time per subject; a change that comes during one is looked for by
+ * moves with the rest). While the lanes are unsure what waits in the bulk lane (bulk events of
+ * an earlier version on disk, a bulk send that failed half way), nothing moves. One look at a time per subject; a change that comes during one is looked for by
  * another right after.
  * @example expediter.expedite(laneKey(event)); // after its bulk send
  */
