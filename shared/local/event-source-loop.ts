@@ -111,11 +111,12 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
   /** Settles when the worker receiving now has handed its batch over (see takeReceiveTurn). */
   let lastTurn: Promise<void> = Promise.resolve();
   /**
-   * Waits for the workers' turn to receive; returns what ends it. One worker at a time gathers a
-   * batch and hands it to the handler, so batches are handed over in the queue's order: two
-   * workers gathering at once could each take part of a run of messages and the later part be
-   * handed over first (a subject's later event taking its turn first, see SubjectTurns). The
-   * handlers still run at once: a turn ends as the handler is called, not when it returns.
+   * Waits for the workers' turn to receive; returns what ends it. One worker at a time waits for
+   * `beforeReceive` and the budget, gathers a batch and hands it to the handler, so batches are
+   * handed over in the queue's order: two workers gathering at once could each take part of a
+   * run of messages and the later part be handed over first (a subject's later event taking its
+   * turn first, see SubjectTurns). The handlers still run at once: a turn ends as the handler is
+   * called, not when it returns.
    */
   const takeReceiveTurn = async (): Promise<() => void> => {
     const previous = lastTurn;
@@ -129,11 +130,13 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
   const worker = async (): Promise<void> => {
     let receiveFailures = 0;
     while (!abort.signal.aborted) {
+      const endTurn = await takeReceiveTurn();
+      // Waited for in the turn, right before the receive: a worker that passed the wait and then
+      // waited for its turn would receive though what it waited for had ended since (the bulk
+      // lane took batches while a backfill read, against its wait).
       await options.beforeReceive?.(abort.signal);
       const reserved = await budget.take(batchSize);
-      if (reserved === 0) return;
-      const endTurn = await takeReceiveTurn();
-      if (abort.signal.aborted) {
+      if (reserved === 0 || abort.signal.aborted) {
         endTurn();
         budget.give(reserved);
         return;

@@ -61,7 +61,8 @@ describe('the event source loop with a wait before each receive', () => {
       concurrency: 2,
       beforeReceive: gate.beforeReceive,
     });
-    await vi.waitFor(() => expect(gate.waits).toBe(2));
+    // The worker whose turn it is to receive waits; the other waits for its turn behind it.
+    await vi.waitFor(() => expect(gate.waits).toBe(1));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(received).toEqual([]);
     gate.open();
@@ -80,6 +81,49 @@ describe('the event source loop with a wait before each receive', () => {
       beforeReceive: gate.beforeReceive,
     });
     await vi.waitFor(() => expect(gate.waits).toBe(1));
+    await loop.stop();
+  });
+
+  it('takes no batch once the wait is back, though a worker was waiting for its turn when it was not', async () => {
+    const queueUrl = await sqs.createQueue('before-receive-closes');
+    await sqs.client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Array.from({ length: 10 }, (_, n) => ({ Id: String(n), MessageBody: `m${n}` })),
+      }),
+    );
+    // Open at first; the first batch's handler closes it (a page of reading in hand again).
+    let closed = false;
+    let reopen = () => {};
+    const reopened = new Promise<void>((resolve) => {
+      reopen = resolve;
+    });
+    const received: string[] = [];
+    const loop = startEventSourceLoop({
+      client: sqs.client,
+      queueUrl,
+      batchSize: 5,
+      handler: async (event) => {
+        closed = true;
+        received.push(...event.Records.map((record) => record.body));
+        return { batchItemFailures: [] };
+      },
+      waitTimeSeconds: 1,
+      concurrency: 2,
+      beforeReceive: async (signal) => {
+        if (!closed) return;
+        await Promise.race([
+          reopened,
+          new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+        ]);
+      },
+    });
+    await vi.waitFor(() => expect(received).toHaveLength(5));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received).toHaveLength(5);
+    closed = false;
+    reopen();
+    await vi.waitFor(() => expect(received).toHaveLength(10));
     await loop.stop();
   });
 });
