@@ -1,8 +1,16 @@
 import { type Clock, systemClock } from '../clock.ts';
 import { type DispatchLanes, type LaneKey, laneGroup } from './dispatch-lanes.ts';
 
-/** How soon a subject whose bulk event is in flight is looked at again. */
+/**
+ * How soon a subject whose bulk event is in flight is looked at again, the first time; each
+ * look that finds it still in flight doubles the wait, up to {@link EXPEDITE_RETRY_MAX_MS}.
+ */
 export const EXPEDITE_RETRY_MS = 100;
+/**
+ * The longest wait between two looks at a subject held in flight: a bulk batch may wait minutes
+ * on a slow endpoint, and each look walks the bulk lane's index (~0.2 ms for 100,000 messages).
+ */
+export const EXPEDITE_RETRY_MAX_MS = 2_000;
 
 /**
  * Moves the messages of a group from the bulk lane's queue to the back of the live lane's, in
@@ -31,8 +39,9 @@ export interface SubjectExpediterOptions {
  * events there, the live change last, move together to the back of the live lane, oldest first,
  * and go out with the live work, still in their order. When one of them is in flight (a bulk
  * batch holds it), none moves, as that one may not have taken its turn yet: the subject is looked
- * at again every {@link EXPEDITE_RETRY_MS} until it is handled (or back in the lane: then it
- * moves with the rest). While the lanes are unsure what waits in the bulk lane (bulk events of
+ * at again after {@link EXPEDITE_RETRY_MS}, then at doubling waits up to
+ * {@link EXPEDITE_RETRY_MAX_MS}, until it is handled (or back in the lane: then it moves with
+ * the rest). While the lanes are unsure what waits in the bulk lane (bulk events of
  * an earlier version on disk, a bulk send that failed half way), nothing moves. One look at a time per subject; a change that comes during one is looked for by
  * another right after.
  * @example expediter.expedite(laneKey(event)); // after its bulk send
@@ -79,6 +88,7 @@ export class SubjectExpediter {
   async #run(key: LaneKey, state: { again: boolean }): Promise<void> {
     const { lanes, move } = this.#options;
     const clock = this.#options.clock ?? systemClock;
+    let retryMs = this.#options.retryMs ?? EXPEDITE_RETRY_MS;
     for (;;) {
       state.again = false;
       if (this.#stop.signal.aborted || !lanes.sure) break;
@@ -86,9 +96,10 @@ export class SubjectExpediter {
       await lanes.sendsSettled();
       const { moved, held } = await move(laneGroup(key));
       lanes.moved(key, moved);
-      if (held > 0)
-        await clock.sleep(this.#options.retryMs ?? EXPEDITE_RETRY_MS, this.#stop.signal);
-      else if (!state.again) break;
+      if (held > 0) {
+        await clock.sleep(retryMs, this.#stop.signal);
+        retryMs = Math.min(2 * retryMs, EXPEDITE_RETRY_MAX_MS);
+      } else if (!state.again) break;
     }
     this.#looking.delete(key);
   }

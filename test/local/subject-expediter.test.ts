@@ -100,7 +100,7 @@ describe('SubjectExpediter, with the router and the disk queue', () => {
         ReceiptHandle: inFlight!.receiptHandle,
       }),
     );
-    // Looked at again every EXPEDITE_RETRY_MS, until nothing of the subject is in flight.
+    // Looked at again after EXPEDITE_RETRY_MS (then longer), until nothing of it is in flight.
     for (let look = 0; look < 10 && lanes.lanes.pendingSubjects > 0; look++) {
       await lanes.clock.advance(EXPEDITE_RETRY_MS);
       await new Promise((resolve) => setImmediate(resolve));
@@ -131,5 +131,32 @@ describe('SubjectExpediter, with the router and the disk queue', () => {
     await lanes.expediter.idle();
     expect(await lanes.ids(lanes.queueUrl)).toEqual([]);
     expect(await lanes.ids(lanes.bulkQueueUrl)).toEqual([idOf(1), idOf(2)]);
+  });
+});
+
+describe('SubjectExpediter, while a bulk batch holds the subject', () => {
+  it('looks again after 0.1 s, then at doubling waits up to 2 s, and stops looking once it moves', async () => {
+    const clock = new ManualClock(0);
+    const lanes = new DispatchLanes(false);
+    const looks: number[] = [];
+    const heldFor = 8;
+    const expediter = new SubjectExpediter({
+      lanes,
+      move: async () => {
+        looks.push(clock.now());
+        return looks.length < heldFor ? { moved: 0, held: 1 } : { moved: 1, held: 0 };
+      },
+      onError: (error) => {
+        throw error;
+      },
+      clock,
+    });
+    expediter.expedite(laneKey(changed(1, 'c1')));
+    for (let ms = 0; ms < 10_000; ms += 50) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await clock.advance(50);
+    }
+    await expediter.idle();
+    expect(looks).toEqual([0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100]);
   });
 });
