@@ -1,4 +1,5 @@
 import type { DispatchLane } from '../publish/publisher.ts';
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from './fnv1a.ts';
 
 /**
  * The key that orders a subject's events, as a number: a 32-bit FNV-1a hash of the event's
@@ -27,16 +28,6 @@ export function laneKey(event: { source?: string; subject?: string; id: string }
  */
 export function laneGroup(key: LaneKey): string {
   return String(key);
-}
-
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-/** Folds the UTF-16 code units of `text` into a 32-bit FNV-1a `hash` (a signed 32-bit integer). */
-function fnv1a(hash: number, text: string): number {
-  let folded = hash | 0;
-  for (let i = 0; i < text.length; i++) folded = Math.imul(folded ^ text.charCodeAt(i), FNV_PRIME);
-  return folded;
 }
 
 /**

@@ -41,9 +41,9 @@ export interface SubjectExpediterOptions {
  * batch holds it), none moves, as that one may not have taken its turn yet: the subject is looked
  * at again after {@link EXPEDITE_RETRY_MS}, then at doubling waits up to
  * {@link EXPEDITE_RETRY_MAX_MS}, until it is handled (or back in the lane: then it moves with
- * the rest). While the lanes are unsure what waits in the bulk lane (bulk events of
- * an earlier version on disk, a bulk send that failed half way), nothing moves. One look at a time per subject; a change that comes during one is looked for by
- * another right after.
+ * the rest). While the lanes are unsure what waits in the bulk lane (bulk events of an earlier
+ * version on disk, a bulk send that failed half way), nothing moves. One look at a time per
+ * subject; a change that comes during one is looked for by another right after.
  * @example expediter.expedite(laneKey(event)); // after its bulk send
  */
 export class SubjectExpediter {

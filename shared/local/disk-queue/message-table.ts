@@ -1,3 +1,4 @@
+import { FNV_OFFSET, fnv1a } from '../fnv1a.ts';
 import { grown } from './typed-columns.ts';
 
 /** Rows the table has room for before it first grows. */
@@ -202,7 +203,5 @@ export class MessageTable<Segment> {
 export function groupKeyOf(group: string): number {
   const number = Number(group);
   if ((number | 0) === number && String(number) === group) return number;
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < group.length; i++) hash = Math.imul(hash ^ group.charCodeAt(i), 0x01000193);
-  return hash;
+  return fnv1a(FNV_OFFSET, group);
 }
