@@ -64,6 +64,11 @@ interface StartRun {
   deliverSeconds: number;
   rejected: number;
   peakGroupRss: number;
+  /**
+   * CPU from ready until a probe found the first sync done (or the span's end): the bridge's
+   * process group's, its main thread's and the backends' (the simulator serving the pages).
+   */
+  readCpu: CpuSpan<'bridge' | 'bridgeMain' | 'backends'>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -170,12 +175,15 @@ async function backfillThroughStart(
     // Timed from the moment the bridge is ready (its admin API answers), as a user sees it.
     const started = performance.now();
     const startedAtMs = Date.now();
+    const readSpan = await watchReadCpu(bridge, backends.process.pid!);
+    let readCpu: StartRun['readCpu'] | undefined;
     let readAt = 0;
     let read = 0;
     while (performance.now() - started < spanMs) {
       await sleep(PROBE_MS);
       const stream = readAt === 0 ? await customerStream(bridge) : undefined;
       if (stream?.initialSyncDone) {
+        readCpu = await readSpan();
         const probedAfterMs = performance.now() - started;
         read = bridge.published();
         readAt = started + (await syncEndedAfterMs(bridge, startedAtMs, probedAfterMs));
@@ -191,6 +199,7 @@ async function backfillThroughStart(
       deliverSeconds: ((verified > 0 ? lastVerifiedAt : end) - started) / 1000,
       rejected: receiver.rejected,
       peakGroupRss: bridge.peakGroupRss(),
+      readCpu: readCpu ?? (await readSpan()),
     };
   } finally {
     await bridge?.stop();
@@ -198,6 +207,17 @@ async function backfillThroughStart(
     await stopChild(backends);
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Starts counting the CPU a run's reading takes: the bridge's group, its main thread, the backends. */
+function watchReadCpu(bridge: BridgeChild, backendsPid: number) {
+  // The bridge leads its own process group: its pid is the group's id.
+  const bridgePid = bridge.process.pid!;
+  return watchCpu({
+    bridge: () => groupCpuSeconds(bridgePid),
+    bridgeMain: () => mainThreadCpuSeconds(bridgePid),
+    backends: () => processCpuSeconds(backendsPid),
+  });
 }
 
 /** What a first sync without events measured. */
@@ -237,13 +257,7 @@ async function baselineSyncThroughStart(
     });
     const started = performance.now();
     const startedAtMs = Date.now();
-    // The bridge leads its own process group: its pid is the group's id.
-    const bridgePid = bridge.process.pid!;
-    const span = await watchCpu({
-      bridge: () => groupCpuSeconds(bridgePid),
-      bridgeMain: () => mainThreadCpuSeconds(bridgePid),
-      backends: () => processCpuSeconds(backends.process.pid!),
-    });
+    const span = await watchReadCpu(bridge, backends.process.pid!);
     let stream = await customerStream(bridge);
     while (performance.now() - started < spanMs && stream?.initialSyncDone !== true) {
       await sleep(PROBE_MS);
@@ -273,7 +287,8 @@ function reportUnthrottled(run: StartRun): void {
   console.log(
     `  unthrottled: ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s${run.readAll ? '' : ' (first sync not finished)'}; ` +
       `${formatNumber(run.verified)} verified deliveries in ${formatNumber(run.deliverSeconds, 1)} s ` +
-      `(${run.rejected} rejected); peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+      `(${run.rejected} rejected); peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
+      `while reading: ${describeReadCpu(run.readCpu, run.read)}`,
   );
   recordFigure({
     figure: 'Backfill 100k customers unthrottled via change-bridge start: records read',
@@ -299,7 +314,8 @@ function reportLifted(run: StartRun): void {
   const readRate = run.read / run.readSeconds;
   console.log(
     `  unthrottled, BRIDGE_MAX_BACKLOG=${LIFTED_MAX_BACKLOG}: ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s ` +
-      `(${formatNumber(run.read - run.verified)} waiting on disk at the end); peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+      `(${formatNumber(run.read - run.verified)} waiting on disk at the end); peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
+      `while reading: ${describeReadCpu(run.readCpu, run.read)}`,
   );
   recordFigure({
     figure:
@@ -315,7 +331,7 @@ function reportThrottled(run: StartRun): void {
   const share = rate / CEILING_PER_SECOND;
   console.log(
     `  200 per 30 s: ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s; ` +
-      `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB`,
+      `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ${describeReadCpu(run.readCpu, run.read)}`,
   );
   recordFigure({
     figure: 'Backfill customers via change-bridge start, 200 req/30 s limit in force',
@@ -325,17 +341,26 @@ function reportThrottled(run: StartRun): void {
   });
 }
 
+/**
+ * The CPU a reading took per record read: the bridge's process group's, its main thread's, the
+ * simulator's, and how busy the machine was (steal: taken by the host for other machines).
+ */
+function describeReadCpu(cpu: StartRun['readCpu'], read: number): string {
+  const perRecord = (seconds: number) => formatNumber((seconds * 1e6) / Math.max(1, read));
+  const { machine, seconds } = cpu;
+  return (
+    `bridge CPU ${perRecord(seconds.bridge)} µs per record (its main thread ${perRecord(seconds.bridgeMain)}); ` +
+    `simulator ${perRecord(seconds.backends)} µs per record; ` +
+    `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy (steal ${(machine.stealShare * 100).toFixed(0)} %)`
+  );
+}
+
 /** The line of a default first sync: what it read, how fast, and the CPU and memory it took. */
 function describeBaseline(run: BaselineRun, limit: string): string {
-  const { machine } = run.cpu;
-  const perRecord = (seconds: number) => formatNumber((seconds * 1e6) / Math.max(1, run.read));
   return (
     `  ${limit}, INITIAL_SYNC=baseline (no events): ${formatNumber(run.read)} read in ${formatNumber(run.readSeconds, 1)} s` +
-    `${run.readAll ? '' : ' (first sync not finished)'}; bridge CPU ${perRecord(run.cpu.seconds.bridge)} µs per record ` +
-    `(its main thread ${perRecord(run.cpu.seconds.bridgeMain)}); ` +
-    `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ` +
-    `simulator ${perRecord(run.cpu.seconds.backends)} µs per record; ` +
-    `${(machine.busyShare * 100).toFixed(0)} % of ${machine.cores} cores busy (steal ${(machine.stealShare * 100).toFixed(0)} %)`
+    `${run.readAll ? '' : ' (first sync not finished)'}; ` +
+    `peak RSS of the process group ${formatNumber(run.peakGroupRss / MB)} MB; ${describeReadCpu(run.cpu, run.read)}`
   );
 }
 

@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { deliverInBatches } from '../publish/batch-delivery.ts';
 import { type PreparedEntry, prepareWithinLimit } from '../publish/batch-packing.ts';
 import {
   DEFAULT_EVENT_SOURCE,
-  eventBridgeEntryBytes,
   PUT_EVENTS_MAX_BYTES,
-  toEventBridgeEntry,
+  sizedEventBridgeEntry,
 } from '../publish/event-bridge-entry.ts';
 import { type DeliveredEnvelope, toEventBridgeEnvelope } from '../publish/event-bridge-envelope.ts';
 import { NO_PUBLISH_METRICS, type PublishMetrics } from '../publish/publish-metrics.ts';
-import { entityKeyOf, type PublishableEvent, utf8Bytes } from '../publish/publishable-event.ts';
+import { entityKeyOf, type PublishableEvent } from '../publish/publishable-event.ts';
 import type {
   DispatchLane,
   EventPublisher,
@@ -112,20 +110,25 @@ export class LocalEventRouter implements EventPublisher {
     const envelopes: RoutedEnvelope[] = [];
     for (const event of events) {
       const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'local-router', (e) => {
-        const entry: PutEventsRequestEntry = toEventBridgeEntry(e, this.entryOptions);
-        return { entry, bytes: eventBridgeEntryBytes(entry) };
+        const sized = sizedEventBridgeEntry(e, this.entryOptions);
+        return { entry: sized, bytes: sized.bytes };
       });
       if (!('entry' in item)) {
         failures.push(item);
         metrics.recordFailed('local-router', item.eventType, 1, item.code);
         continue;
       }
-      const delivered = toEventBridgeEnvelope(item.entry, item.event, {
-        id: (this.options.newId ?? randomUUID)(),
-        account: this.options.account ?? EMULATOR_ACCOUNT_ID,
-        region: this.options.region ?? EMULATOR_REGION,
-        receivedAt: new Date(clock.now()),
-      });
+      const delivered = toEventBridgeEnvelope(
+        item.entry.entry,
+        item.event,
+        {
+          id: (this.options.newId ?? randomUUID)(),
+          account: this.options.account ?? EMULATOR_ACCOUNT_ID,
+          region: this.options.region ?? EMULATOR_REGION,
+          receivedAt: new Date(clock.now()),
+        },
+        item.entry.detailBytes,
+      );
       envelopes.push({ ...delivered, thinned: item.thinned });
     }
     for (const route of this.options.routes) {
@@ -208,10 +211,9 @@ export class LocalEventRouter implements EventPublisher {
     const prepared: PreparedEntry<SqsEntry>[] = [];
     const failures: PublishFailure[] = [];
     const seenPerGroup = new Map<string, number>();
-    for (const { envelope, body, thinned } of matching) {
+    for (const { envelope, body, bodyBytes: bytes, thinned } of matching) {
       const event = envelope.detail;
       const entry: SqsEntry = { MessageBody: body };
-      const bytes = utf8Bytes(entry.MessageBody ?? '');
       if (bytes > SQS_MAX_BYTES) {
         failures.push({
           eventId: event.id,

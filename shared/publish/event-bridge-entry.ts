@@ -1,5 +1,6 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { z } from 'zod';
+import { eventJson } from './event-json.ts';
 import { type PublishableEvent, utf8Bytes } from './publishable-event.ts';
 
 /** PutEvents takes at most 10 entries per request (EventBridge quota). */
@@ -70,13 +71,39 @@ export function toEventBridgeEntry(
   event: PublishableEvent,
   options: EventBridgeEntryOptions,
 ): PutEventsRequestEntry {
-  return {
+  return sizedEventBridgeEntry(event, options).entry;
+}
+
+/** A PutEvents entry with its sizes. */
+export interface SizedEventBridgeEntry {
+  entry: PutEventsRequestEntry;
+  /** The entry's size as EventBridge counts it ({@link eventBridgeEntryBytes}). */
+  bytes: number;
+  /** UTF-8 bytes of its `Detail`. */
+  detailBytes: number;
+}
+
+/**
+ * {@link toEventBridgeEntry} and its sizes, the Detail's taken as it is written ({@link eventJson})
+ * rather than counted again in the finished text.
+ */
+export function sizedEventBridgeEntry(
+  event: PublishableEvent,
+  options: EventBridgeEntryOptions,
+): SizedEventBridgeEntry {
+  const detail = eventJson(event);
+  const entry: PutEventsRequestEntry = {
     Source: options.source,
     DetailType: event.type,
-    Detail: JSON.stringify(event),
+    Detail: detail.json,
     EventBusName: options.eventBusName,
     Resources: eventResources(event),
     Time: new Date(event.time),
+  };
+  return {
+    entry,
+    bytes: eventBridgeEntryBytes({ ...entry, Detail: undefined }) + detail.bytes,
+    detailBytes: detail.bytes,
   };
 }
 

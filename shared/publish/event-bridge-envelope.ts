@@ -1,6 +1,6 @@
 import type { PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
 import { z } from 'zod';
-import { type PublishableEvent, PublishableEventSchema } from './publishable-event.ts';
+import { type PublishableEvent, PublishableEventSchema, utf8Bytes } from './publishable-event.ts';
 
 /**
  * The envelope EventBridge wraps around a PutEvents entry when it delivers it to a target
@@ -35,19 +35,27 @@ export interface EnvelopeContext {
 export interface DeliveredEnvelope {
   envelope: EventBridgeEnvelope;
   body: string;
+  /** UTF-8 bytes of `body`. */
+  bodyBytes: number;
 }
+
+/** What the body adds between the envelope's members and its `detail`. */
+const DETAIL_MEMBER = ',"detail":';
 
 /**
  * The envelope EventBridge would deliver for `entry`, whose `Detail` is the JSON of `detail`
  * (the event the entry was built from, as publishers build it): `time` is the entry's Time
  * (else receipt time) to the second, as EventBridge writes it. The body is the envelope's JSON
  * with the entry's Detail text as its `detail`, so the event is neither parsed nor serialised
- * again, and its bytes are those the publisher wrote (as on the dispatch queue in AWS). Pure.
+ * again, and its bytes are those the publisher wrote (as on the dispatch queue in AWS). The
+ * body's size adds `detailBytes`, the Detail's UTF-8 length when the caller knows it (counted
+ * otherwise), to its own part's. Pure.
  */
 export function toEventBridgeEnvelope(
   entry: PutEventsRequestEntry,
   detail: PublishableEvent,
   context: EnvelopeContext,
+  detailBytes?: number,
 ): DeliveredEnvelope {
   const head = {
     version: '0' as const,
@@ -60,8 +68,11 @@ export function toEventBridgeEnvelope(
     resources: entry.Resources ?? [],
   };
   const headJson = JSON.stringify(head);
+  const detailJson = entry.Detail ?? 'null';
   return {
     envelope: { ...head, detail },
-    body: `${headJson.slice(0, -1)},"detail":${entry.Detail ?? 'null'}}`,
+    body: `${headJson.slice(0, -1)}${DETAIL_MEMBER}${detailJson}}`,
+    // The head's closing brace gives way to the member, and closes the body after the detail.
+    bodyBytes: utf8Bytes(headJson) + DETAIL_MEMBER.length + (detailBytes ?? utf8Bytes(detailJson)),
   };
 }

@@ -9,10 +9,9 @@ import { type PreparedEntry, prepareWithinLimit } from './batch-packing.ts';
 import type { BusRuleFilter } from './bus-rules.ts';
 import {
   DEFAULT_EVENT_SOURCE,
-  eventBridgeEntryBytes,
   PUT_EVENTS_MAX_BYTES,
   PUT_EVENTS_MAX_ENTRIES,
-  toEventBridgeEntry,
+  sizedEventBridgeEntry,
 } from './event-bridge-entry.ts';
 import { NO_PUBLISH_METRICS, type PublishMetrics } from './publish-metrics.ts';
 import type { PublishableEvent } from './publishable-event.ts';
@@ -114,8 +113,8 @@ export class EventBridgePublisher implements EventPublisher {
     const failures: PublishFailure[] = [];
     for (const event of events) {
       const item = prepareWithinLimit(event, PUT_EVENTS_MAX_BYTES, 'eventbridge', (e) => {
-        const entry = toEventBridgeEntry(e, this.entryOptions);
-        return { entry, bytes: eventBridgeEntryBytes(entry) };
+        const { entry, bytes } = sizedEventBridgeEntry(e, this.entryOptions);
+        return { entry, bytes };
       });
       if ('entry' in item) prepared.push(item);
       else failures.push(item);

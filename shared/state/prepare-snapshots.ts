@@ -1,3 +1,4 @@
+import { recordJson } from '../changes/record-json.ts';
 import { formatIssuePath, ValidationError } from '../errors.ts';
 import { type StoredSnapshot, StoredSnapshotSchema } from './snapshot-schema.ts';
 import { assertSnapshotFits } from './snapshot-size.ts';
@@ -46,7 +47,8 @@ export function prepareSnapshots(
 /**
  * A record's JSON text and its UTF-8 length: JSON.stringify's own text (native: about half the
  * time of writing the bytes in JavaScript and decoding them to a string) and its byte length,
- * which the size check and the item need.
+ * which the size check and the item need; the text its change event was written with, when it
+ * was ({@link recordJson}).
  */
 function serializeRecord(
   streamId: string,
@@ -55,8 +57,8 @@ function serializeRecord(
   record: Record<string, unknown>,
 ): Pick<PreparedSnapshot, 'recordJson' | 'recordBytes'> {
   try {
-    const recordJson = JSON.stringify(record);
-    return { recordJson, recordBytes: Buffer.byteLength(recordJson, 'utf8') };
+    const { json, bytes } = recordJson(record);
+    return { recordJson: json, recordBytes: bytes };
   } catch (error) {
     // A BigInt or a cycle cannot be stored; records parsed from the API never hold one.
     throw new ValidationError(

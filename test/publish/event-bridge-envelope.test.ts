@@ -48,6 +48,15 @@ describe('toEventBridgeEnvelope', () => {
     });
   });
 
+  it("counts the body's UTF-8 bytes, from the Detail's size when given", () => {
+    const detailBytes = Buffer.byteLength(entry.Detail!, 'utf8');
+    for (const delivered of [
+      toEventBridgeEnvelope(entry, event, context),
+      toEventBridgeEnvelope(entry, event, context, detailBytes),
+    ])
+      expect(delivered.bodyBytes).toBe(Buffer.byteLength(delivered.body, 'utf8'));
+  });
+
   it('takes the receipt time when the entry has none', () => {
     const { envelope } = toEventBridgeEnvelope({ ...entry, Time: undefined }, event, context);
     expect(envelope.time).toBe('2026-03-10T09:00:05Z');
