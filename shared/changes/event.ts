@@ -11,6 +11,7 @@ import type {
 } from './entity-types.ts';
 import { CLOUDEVENTS_SPEC_VERSION, connectorSource, EVENT_DATA_CONTENT_TYPE } from './envelope.ts';
 import { type EventIdParts, eventId } from './event-id.ts';
+import { recordFields } from './record-fields.ts';
 
 /** What every entity event is built from, whatever its kind. */
 export interface EntityEventInputBase {
@@ -96,12 +97,6 @@ function requireRecord(record: EntityRecord | null | undefined, what: string): E
   return record;
 }
 
-function fieldsOf(record: EntityRecord, volatileFields: readonly string[]): string[] {
-  return Object.keys(record)
-    .filter((key) => record[key] !== undefined && !volatileFields.includes(key))
-    .sort();
-}
-
 /**
  * Builds the CloudEvents envelope of one change (design.md, Public contracts). Pure.
  *
@@ -134,7 +129,7 @@ export function buildChangeEvent(input: ChangeEventInput): EntityEvent {
   const current = requireRecord(input.current, 'current');
   const hash = input.currentHash ?? contentHash(current, { volatileFields });
   if (input.change === 'created') {
-    const changedFields = fieldsOf(current, volatileFields);
+    const changedFields = recordFields(current, volatileFields);
     return enveloped(input, 'created', idOf(input, 'created', hash), {
       entityType,
       entityId,

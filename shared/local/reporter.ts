@@ -225,11 +225,16 @@ export function jsonReporter(output: ReporterOutput): Reporter {
   return {
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
-    events: (events) =>
+    events: (events) => {
+      // One time for the batch, written at once: a line each, as jsonLine writes it.
+      const time = new Date(output.now()).toISOString();
       writeLines(
         output,
         events.map((event) =>
-          jsonLine('info', 'event', {
+          JSON.stringify({
+            time,
+            level: 'info',
+            message: 'event',
             id: event.id,
             type: event.type,
             // `connector/<connectionId>`: which hotel, once connections are many.
@@ -238,7 +243,8 @@ export function jsonReporter(output: ReporterOutput): Reporter {
             changedFields: event.data.changedFields ?? [],
           }),
         ),
-      ),
+      );
+    },
     pollOutcome: (outcome) => {
       pollLines(outcome);
       if (outcome.setAside)
