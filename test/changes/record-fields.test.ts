@@ -19,7 +19,7 @@ describe('recordFields', () => {
     ]);
   });
 
-  it('gives a record of the same keys the same list, each time a new array', () => {
+  it('gives records of the same keys the same list, each time a new array', () => {
     const first = recordFields({ Id: 'c1', Name: 'A', UpdatedUtc: 'x' }, volatile);
     const second = recordFields({ Id: 'c2', Name: 'B', UpdatedUtc: 'y' }, volatile);
     expect(second).toEqual(['Id', 'Name']);
@@ -31,7 +31,7 @@ describe('recordFields', () => {
     ]);
   });
 
-  it('lists afresh what differs from the last record: a value undefined, keys, order, volatile fields', () => {
+  it('lists what differs from the last record: a value undefined, keys, order, volatile fields', () => {
     const records: Array<[Record<string, unknown>, readonly string[]]> = [
       [{ Id: 'c1', Name: 'A', UpdatedUtc: 'x' }, volatile],
       [{ Id: 'c1', Name: undefined, UpdatedUtc: 'x' }, volatile],
