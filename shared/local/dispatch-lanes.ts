@@ -1,5 +1,5 @@
+import { FNV_OFFSET, FNV_PRIME, fnv1a } from '../fnv1a.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
-import { FNV_OFFSET, FNV_PRIME, fnv1a } from './fnv1a.ts';
 
 /**
  * The key that orders a subject's events, as a number: a 32-bit FNV-1a hash of the event's

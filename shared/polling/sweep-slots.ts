@@ -1,3 +1,4 @@
+import { FNV_OFFSET, fnv1a } from '../fnv1a.ts';
 import type { PollSpec } from './poll-spec.ts';
 import { STAGGER_FROM_INTERVAL_MS } from './stream-phase.ts';
 
@@ -32,12 +33,7 @@ export interface SweepSlots {
  * @example stableFraction('main') === stableFraction('main')
  */
 export function stableFraction(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash / 2 ** 32;
+  return (fnv1a(FNV_OFFSET, text) >>> 0) / 2 ** 32;
 }
 
 /** A stream that sweeps, as {@link sweepSlotsOf} places it. */

@@ -80,4 +80,15 @@ describe('stableFraction', () => {
     expect(new Set(fractions).size).toBe(4);
     expect(stableFraction('main:customer')).toBe(fractions[2]);
   });
+
+  it('gives the fractions of earlier releases: sweep slots stay where they were', () => {
+    const earlier: Array<[string, number]> = [
+      ['', 0.5043428998906165],
+      ['a', 0.8908105595037341],
+      ['main:customer', 0.6766108493320644],
+      ['connection-7:reservation', 0.2785730913747102],
+      ['hôtel-🏨', 0.4213761587161571],
+    ];
+    for (const [text, fraction] of earlier) expect(stableFraction(text)).toBe(fraction);
+  });
 });

@@ -1,4 +1,4 @@
-import { FNV_OFFSET, fnv1a } from '../fnv1a.ts';
+import { FNV_OFFSET, fnv1a } from '../../fnv1a.ts';
 import { grown } from './typed-columns.ts';
 
 /** Rows the table has room for before it first grows. */
