@@ -191,8 +191,13 @@ function writableMessage(released: number): string {
 
 /** One JSON object per line: `{ time, level, message, ...fields }`. */
 export function jsonReporter(output: ReporterOutput): Reporter {
-  const jsonLine = (level: string, message: string, fields: Record<string, unknown> = {}) =>
-    JSON.stringify({ time: new Date(output.now()).toISOString(), level, message, ...fields });
+  /** A line at `time` (ISO 8601; default now): a batch's lines share one. */
+  const jsonLine = (
+    level: string,
+    message: string,
+    fields: Record<string, unknown> = {},
+    time = new Date(output.now()).toISOString(),
+  ) => JSON.stringify({ time, level, message, ...fields });
   const emit = (level: string, message: string, fields?: Record<string, unknown>) =>
     output.write(jsonLine(level, message, fields));
   const lines = streamLineThrottle(output, {
@@ -226,22 +231,24 @@ export function jsonReporter(output: ReporterOutput): Reporter {
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
     events: (events) => {
-      // One time for the batch, written at once: a line each, as jsonLine writes it.
+      // One time for the batch, written at once: a line each.
       const time = new Date(output.now()).toISOString();
       writeLines(
         output,
         events.map((event) =>
-          JSON.stringify({
+          jsonLine(
+            'info',
+            'event',
+            {
+              id: event.id,
+              type: event.type,
+              // `connector/<connectionId>`: which hotel, once connections are many.
+              source: event.source,
+              subject: event.subject,
+              changedFields: event.data.changedFields ?? [],
+            },
             time,
-            level: 'info',
-            message: 'event',
-            id: event.id,
-            type: event.type,
-            // `connector/<connectionId>`: which hotel, once connections are many.
-            source: event.source,
-            subject: event.subject,
-            changedFields: event.data.changedFields ?? [],
-          }),
+          ),
         ),
       );
     },

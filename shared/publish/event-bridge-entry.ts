@@ -102,7 +102,7 @@ export function sizedEventBridgeEntry(
   };
   return {
     entry,
-    bytes: eventBridgeEntryBytes({ ...entry, Detail: undefined }) + detail.bytes,
+    bytes: eventBridgeEntryBytes(entry, detail.bytes),
     detailBytes: detail.bytes,
   };
 }
@@ -110,13 +110,15 @@ export function sizedEventBridgeEntry(
 /**
  * Size of an entry as EventBridge counts it ("Calculating PutEvents event entry size"):
  * UTF-8 bytes of Source, DetailType, Detail and each Resource, plus 14 when Time is set.
- * EventBusName does not count.
+ * EventBusName does not count. `detailBytes`: the Detail's UTF-8 length when the caller knows
+ * it (counted otherwise).
  */
-export function eventBridgeEntryBytes(entry: PutEventsRequestEntry): number {
+export function eventBridgeEntryBytes(entry: PutEventsRequestEntry, detailBytes?: number): number {
   let size = entry.Time ? 14 : 0;
   if (entry.Source) size += utf8Bytes(entry.Source);
   if (entry.DetailType) size += utf8Bytes(entry.DetailType);
-  if (entry.Detail) size += utf8Bytes(entry.Detail);
+  if (detailBytes !== undefined) size += detailBytes;
+  else if (entry.Detail) size += utf8Bytes(entry.Detail);
   for (const resource of entry.Resources ?? []) size += utf8Bytes(resource);
   return size;
 }
