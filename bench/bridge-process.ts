@@ -16,6 +16,11 @@ const runFile = promisify(execFile);
 /** The `started` line of `change-bridge start --json` (the admin URL, with the port it bound). */
 const StartedLineSchema = z.object({ message: z.literal('started'), admin: z.url() });
 const LogLineSchema = z.object({ message: z.string() });
+/**
+ * The start of the bridge's line for one published event (`jsonReporter`: time, level, message
+ * first): such lines are counted without being parsed.
+ */
+const EVENT_LINE = /^\{"time":"[^"]*","level":"info","message":"event",/;
 
 /** `change-bridge start` as users run it: a child process group of its own, on its own data dir. */
 export interface BridgeChild {
@@ -179,6 +184,10 @@ export async function startBridgeChild(options: BridgeChildOptions): Promise<Bri
     void exited.then(() => reject(new Error('change-bridge start exited before it was ready')));
   });
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (EVENT_LINE.test(line)) {
+      published++;
+      return;
+    }
     const parsed = parseLine(line);
     const message = LogLineSchema.safeParse(parsed);
     // Not a log line (node's own output, e.g. --trace-gc): passed on for diagnosis.
