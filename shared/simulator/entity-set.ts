@@ -106,17 +106,16 @@ export class EntitySet<T> {
   /**
    * The live entries whose update time is in `[startMs, endMs)`, in no particular order, found
    * by update time rather than by walking the set: a live poll's window over 100,000 records
-   * holds a few of them. Undefined when more than `atMost` are (a walk costs less then).
+   * holds a few of them. Undefined when more than `atMost` are (a walk costs less then), and at
+   * once when the window holds more than twice `atMost` update marks: a first sync's window of
+   * 25,000 records is not gone through mark by mark for every page it is read in (that was 15 %
+   * of serving such a page).
    */
   updatedWithin(startMs: number, endMs: number, atMost: number): Entry<T>[] | undefined {
     this.sortUpdates();
-    let low = 0;
-    let high = this.updates.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.updates[middle]!.ms < startMs) low = middle + 1;
-      else high = middle;
-    }
+    const low = this.firstMarkFrom(startMs);
+    // Marks an entry has left since, and removed entries, are among them: an upper bound.
+    if (this.firstMarkFrom(endMs) - low > 2 * atMost) return undefined;
     const found = new Set<Entry<T>>();
     for (let i = low; i < this.updates.length; i += 1) {
       const { ms, entry } = this.updates[i]!;
@@ -127,6 +126,18 @@ export class EntitySet<T> {
       if (found.size > atMost) return undefined;
     }
     return [...found];
+  }
+
+  /** The position of the first update mark at or after `ms` (the marks sorted). */
+  private firstMarkFrom(ms: number): number {
+    let low = 0;
+    let high = this.updates.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.updates[middle]!.ms < ms) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   /**

@@ -81,4 +81,16 @@ describe('a page of an update window', () => {
     // More than asked for: undefined (the caller walks instead).
     expect(set.updatedWithin(0, 1000, 0)).toBeUndefined();
   });
+
+  it('counts the update marks in a window before going through them: more than twice what is asked for, and the caller walks', () => {
+    const set = new EntitySet<Row>((row) => row.Id);
+    const meta = { enterpriseId: null, chainId: 'ch0', createdMs: 0 };
+    const a = set.insert({ Id: 'a' }, { ...meta, updatedMs: 100 });
+    // Four marks in [100, 200): three left behind by later touches, one current.
+    for (const ms of [110, 120, 130]) set.touch(a, ms);
+    expect(ids(set.updatedWithin(100, 200, 2)!)).toEqual(['a']);
+    expect(set.updatedWithin(100, 200, 1)).toBeUndefined();
+    // The marks outside the window do not count.
+    expect(ids(set.updatedWithin(130, 131, 1)!)).toEqual(['a']);
+  });
 });
