@@ -107,9 +107,9 @@ export class EntitySet<T> {
    * The live entries whose update time is in `[startMs, endMs)`, in no particular order, found
    * by update time rather than by walking the set: a live poll's window over 100,000 records
    * holds a few of them. Undefined when more than `atMost` are (a walk costs less then), and at
-   * once when the window holds more than twice `atMost` update marks: a first sync's window of
-   * 25,000 records is not gone through mark by mark for every page it is read in (that was 15 %
-   * of serving such a page).
+   * once when the window holds more than twice `atMost` update marks, so a first sync's window
+   * of ~22,000 records is not gone through mark by mark for every page read from it (it was 15 %
+   * of the CPU of a process reading such pages through the simulator it ran).
    */
   updatedWithin(startMs: number, endMs: number, atMost: number): Entry<T>[] | undefined {
     this.sortUpdates();
