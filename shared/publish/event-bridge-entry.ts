@@ -63,17 +63,6 @@ export function eventResources(event: PublishableEvent): string[] {
   return resources;
 }
 
-/**
- * The PutEvents entry of an event: `DetailType` is the event type, `Detail` the whole
- * CloudEvents JSON, `Time` the detection time (so EventBridge's envelope `time` is it).
- */
-export function toEventBridgeEntry(
-  event: PublishableEvent,
-  options: EventBridgeEntryOptions,
-): PutEventsRequestEntry {
-  return sizedEventBridgeEntry(event, options).entry;
-}
-
 /** A PutEvents entry with its sizes. */
 export interface SizedEventBridgeEntry {
   entry: PutEventsRequestEntry;
@@ -84,8 +73,10 @@ export interface SizedEventBridgeEntry {
 }
 
 /**
- * {@link toEventBridgeEntry} and its sizes, the Detail's taken as it is written ({@link eventJson})
- * rather than counted again in the finished text.
+ * The PutEvents entry of an event: `DetailType` is the event type, `Detail` the whole
+ * CloudEvents JSON, `Time` the detection time (so EventBridge's envelope `time` is it); with
+ * its sizes, the Detail's taken as it is written ({@link eventJson}) rather than counted again in
+ * the finished text.
  */
 export function sizedEventBridgeEntry(
   event: PublishableEvent,

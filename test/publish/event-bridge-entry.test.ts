@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   eventBridgeEntryBytes,
   sizedEventBridgeEntry,
-  toEventBridgeEntry,
 } from '../../shared/publish/event-bridge-entry.ts';
 import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
 
@@ -25,10 +24,16 @@ const event: PublishableEvent = {
 const options = { source: 'change-bridge', eventBusName: 'default' };
 
 describe('sizedEventBridgeEntry', () => {
-  it('is the entry toEventBridgeEntry builds, its Detail the whole event', () => {
+  it('builds the PutEvents entry: the type, the whole event as Detail, its scope and entity as resources, the detection time', () => {
     const { entry } = sizedEventBridgeEntry(event, options);
-    expect(entry).toEqual(toEventBridgeEntry(event, options));
-    expect(entry.Detail).toBe(JSON.stringify(event));
+    expect(entry).toEqual({
+      Source: 'change-bridge',
+      DetailType: 'customer.created',
+      Detail: JSON.stringify(event),
+      EventBusName: 'default',
+      Resources: ['change-bridge:chain/chain-ü', 'change-bridge:entity/customer/c1'],
+      Time: new Date('2026-03-10T09:00:00.123Z'),
+    });
   });
 
   it('gives the sizes eventBridgeEntryBytes and the Detail count', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toEventBridgeEntry } from '../../shared/publish/event-bridge-entry.ts';
+import { sizedEventBridgeEntry } from '../../shared/publish/event-bridge-entry.ts';
 import {
   EventBridgeEnvelopeSchema,
   toEventBridgeEnvelope,
@@ -24,7 +24,10 @@ const event: PublishableEvent = {
 };
 
 describe('toEventBridgeEnvelope', () => {
-  const entry = toEventBridgeEntry(event, { source: 'change-bridge', eventBusName: 'default' });
+  const { entry } = sizedEventBridgeEntry(event, {
+    source: 'change-bridge',
+    eventBusName: 'default',
+  });
   const context = {
     id: '7f9c2b1e-0000-4000-8000-000000000001',
     account: '000000000000',
