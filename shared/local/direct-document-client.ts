@@ -167,7 +167,7 @@ function bytesOf(base64: string): Uint8Array {
 }
 
 /** The SDK's error for a dynalite error answer: its modelled class when there is one. */
-function serviceErrorOf(
+export function serviceErrorOf(
   statusCode: number,
   body: { __type?: string; message?: string; Message?: string },
   requestId: string | undefined,

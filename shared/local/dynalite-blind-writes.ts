@@ -22,10 +22,17 @@ export interface DynaliteTable {
   GlobalSecondaryIndexes?: readonly unknown[];
 }
 
-/** A write of a LevelDB batch, as dynalite's item databases take it (the key unprefixed). */
-type LevelWrite = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+/**
+ * A write of a LevelDB batch, as dynalite's item databases take it (the key unprefixed). A put's
+ * value is the item, written as JSON by the database; or its JSON text already, with
+ * `valueEncoding: 'utf8'` (see dynalite-item-puts.ts).
+ */
+export type LevelWrite =
+  | { type: 'put'; key: string; value: unknown; valueEncoding?: 'utf8' }
+  | { type: 'del'; key: string };
 
-interface ItemDb {
+/** An item database of dynalite's (one per table), as far as these writes use it. */
+export interface ItemDb {
   lock(key: string | string[], run: (release: Release) => void): void;
   put(key: string, item: unknown, cb: Callback): void;
   del(key: string, cb: Callback): void;
@@ -44,12 +51,14 @@ export interface DynaliteBatchWrite {
   ReturnConsumedCapacity?: string;
 }
 
-interface DynaliteStore {
+/** dynalite's store (its `db.create`'s), as far as these writes use it. */
+export interface DynaliteStore {
   getTable(name: string, cb: (error: Error | null, table: DynaliteTable) => void): void;
   getItemDb(name: string): ItemDb;
 }
 
-interface DynaliteDbModule {
+/** dynalite's `db` module, as far as these writes use it. */
+export interface DynaliteDbModule {
   validateItem(item: unknown, table: DynaliteTable): Error | null | undefined;
   validateKey(key: unknown, table: DynaliteTable): Error | null | undefined;
   createKey(item: unknown, table: DynaliteTable): string;
@@ -94,7 +103,7 @@ function levelWriteOf(
 }
 
 /** One table's part of a batch: its item database and its writes, in request order. */
-interface TableWrites {
+export interface TableWrites {
   itemDb: ItemDb;
   writes: LevelWrite[];
 }
@@ -163,7 +172,7 @@ function getTables(
  * lock queues in one go, so two batches never wait on each other), then writes each table's
  * items as one LevelDB batch, then releases them all.
  */
-function lockAndWrite(tables: readonly TableWrites[], done: Callback): void {
+export function lockAndWrite(tables: readonly TableWrites[], done: Callback): void {
   const releases: Release[] = [];
   const lockFrom = (index: number): void => {
     const part = tables[index];

@@ -68,6 +68,14 @@ export function startNotingStore(start: () => Server): Server {
   return server;
 }
 
+/**
+ * The store dynalite made for `server` (see {@link startNotingStore}), for code that works on it
+ * as dynalite's actions do; undefined for a server made otherwise.
+ */
+export function dynaliteStoreOf(server: Server): object | undefined {
+  return storeOfServer.get(server);
+}
+
 /** The part of dynalite's store that {@link dynaliteStoreOpen} uses: its LevelDB. */
 interface StoreWithLevel {
   db?: { open?(): Promise<void> };

@@ -117,6 +117,18 @@ function reopenStuckStore(store: DynaliteStore, error: Error): Error {
 }
 
 /**
+ * What a failure of `store`'s own (LevelDB's `IO error`, say) is answered with: an
+ * InternalServerError carrying its message, as {@link answerStoreFailures} makes dynalite's
+ * actions answer it; a store that LevelDB refuses writes to until reopened is opened again.
+ */
+export function storeFailureAnswer(
+  store: object,
+  error: Error,
+): Error & { statusCode: number; body: object } {
+  return internalServerError(reopenStuckStore(store as DynaliteStore, error));
+}
+
+/**
  * Makes dynalite (4.0) answer a failure of its store (a full or read-only disk: LevelDB's
  * `IO error`) as DynamoDB answers its own failures, an InternalServerError (HTTP 500), instead
  * of throwing it out of its request listener's callback: an uncaught exception that ended the
@@ -136,10 +148,7 @@ export function answerStoreFailures(): void {
     if (action[answering] || loaded === undefined) continue;
     const wrapped: Action = (store, data, cb) =>
       action(store, data, (error, answer) =>
-        cb(
-          error && !error.statusCode ? internalServerError(reopenStuckStore(store, error)) : error,
-          answer,
-        ),
+        cb(error && !error.statusCode ? storeFailureAnswer(store, error) : error, answer),
       );
     loaded.exports = Object.assign(wrapped, { [answering]: true as const });
   }

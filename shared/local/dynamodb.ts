@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BridgeError } from '../errors.ts';
 import { routeDocumentClients } from '../state/document-client.ts';
+import { type ItemPuts, routeItemPuts } from '../state/item-puts.ts';
 import { directDocumentClient } from './direct-document-client.ts';
 import {
   type AnswerDynalite,
@@ -9,6 +10,7 @@ import {
   dynaliteRequestHandler,
   unsignedLocalSigner,
 } from './dynalite-in-process.ts';
+import { dynaliteItemPuts } from './dynalite-item-puts.ts';
 import { type AnswerDynaliteObject, dynaliteObjectAnswer } from './dynalite-objects.ts';
 import { closeDynaliteServer, startDynaliteServer } from './dynalite-server.ts';
 import { startDynaliteThread } from './dynalite-thread-client.ts';
@@ -87,19 +89,23 @@ export async function startLocalDynamoDb(
     : UNSERVED_DYNAMODB_ENDPOINT;
   const stop = () => closeDynaliteServer(server);
   if (transport === 'http') return boundTo(endpoint, undefined, stop);
-  return boundTo(endpoint, dynaliteInProcessAnswer(server), stop, dynaliteObjectAnswer(server));
+  return boundTo(endpoint, dynaliteInProcessAnswer(server), stop, {
+    answerObject: dynaliteObjectAnswer(server),
+    itemPuts: dynaliteItemPuts(server),
+  });
 }
 
 /**
  * A client of `endpoint`, through `answer` when given: the SDK's requests unsigned (dynalite
  * checks no signature), and the stores' document clients skip the SDK altogether
- * ({@link directDocumentClient}), handing dynalite objects when `answerObject` is given.
+ * ({@link directDocumentClient}), handing dynalite objects when `answerObject` is given; the
+ * stores' blind item batches go through `itemPuts` when given (dynalite in this thread).
  */
 function boundTo(
   endpoint: string,
   answer: AnswerDynalite | undefined,
   stop: () => Promise<void>,
-  answerObject?: AnswerDynaliteObject,
+  inProcess: { answerObject: AnswerDynaliteObject; itemPuts: ItemPuts } | undefined = undefined,
 ): LocalDynamoDb {
   const client = new DynamoDBClient({
     region: 'us-east-1',
@@ -107,11 +113,12 @@ function boundTo(
     credentials: LOCAL_CREDENTIALS,
     ...(answer && { requestHandler: dynaliteRequestHandler(answer), signer: unsignedLocalSigner }),
   });
+  if (inProcess) routeItemPuts(client, inProcess.itemPuts);
   if (answer)
     routeDocumentClients(client, (translateConfig) =>
       directDocumentClient({
         answer,
-        ...(answerObject && { answerObject }),
+        ...(inProcess && { answerObject: inProcess.answerObject }),
         fallback: client,
         ...(translateConfig && { translateConfig }),
       }),

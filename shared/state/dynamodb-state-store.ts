@@ -37,6 +37,7 @@ import {
   toSnapshotItem,
 } from './dynamodb-items.ts';
 import { DynamoDbStreamStates } from './dynamodb-stream-states.ts';
+import { type ItemPuts, itemPutsOf } from './item-puts.ts';
 import {
   type Lease,
   type ListStreamsOptions,
@@ -97,9 +98,12 @@ export class DynamoDbStateStore implements StateStore {
   private readonly compressSnapshotsAbove: number;
   private readonly streamStates: DynamoDbStreamStates;
   private readonly table: ConditionalWriteTable;
+  /** The store's own route for snapshot puts, where it has one (the local store: item-puts.ts). */
+  private readonly itemPuts: ItemPuts | undefined;
 
   constructor(options: DynamoDbStateStoreOptions) {
     this.tableName = options.tableName;
+    this.itemPuts = itemPutsOf(options.client);
     this.compressSnapshotsAbove = options.compressSnapshotsAbove ?? SNAPSHOT_COMPRESS_ABOVE_BYTES;
     this.documentClient = documentClientOf(options.client, {
       marshallOptions: { removeUndefinedValues: true },
@@ -141,9 +145,13 @@ export class DynamoDbStateStore implements StateStore {
   }
 
   async putSnapshots(streamId: string, snapshots: readonly StoredSnapshot[]): Promise<void> {
-    const requests = prepareSnapshots(streamId, snapshots).map((prepared) => ({
-      PutRequest: { Item: toSnapshotItem(streamId, prepared, this.compressSnapshotsAbove) },
-    }));
+    const items = prepareSnapshots(streamId, snapshots).map((prepared) =>
+      toSnapshotItem(streamId, prepared, this.compressSnapshotsAbove),
+    );
+    const { itemPuts } = this;
+    if (itemPuts && (await this.call('BatchWriteItem', () => itemPuts.put(this.tableName, items))))
+      return;
+    const requests = items.map((Item) => ({ PutRequest: { Item } }));
     await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
   }
 

@@ -16,6 +16,7 @@ import {
   batchGetItems,
   batchWriteItems,
 } from '../state/dynamodb-batch.ts';
+import { type ItemPuts, itemPutsOf } from '../state/item-puts.ts';
 
 /** Waits between retries of unprocessed batch work, and their jitter. */
 export interface BatchTiming {
@@ -44,6 +45,8 @@ export class WebhookTable {
     private readonly tableName: string,
     /** Backoff of batch retries (default: the wall clock, Math.random). */
     private readonly timing: BatchTiming = { clock: systemClock, random: systemRandom },
+    /** The store's own route for unconditional puts, where it has one (item-puts.ts). */
+    private readonly itemPuts?: ItemPuts,
   ) {}
 
   /**
@@ -55,7 +58,8 @@ export class WebhookTable {
     const documents = documentClientOf(client, {
       marshallOptions: { removeUndefinedValues: true },
     });
-    return new WebhookTable(documents, tableName);
+    const puts = itemPutsOf(client);
+    return new WebhookTable(documents, tableName, undefined, puts);
   }
 
   /** PutItem, optionally conditional (throws ConditionalCheckFailedException when it loses). */
@@ -85,9 +89,13 @@ export class WebhookTable {
     }
   }
 
-  /** Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff. */
+  /**
+   * Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff;
+   * all at once through the store's own route where it has one and takes them (item-puts.ts).
+   */
   async batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
     if (items.length === 0) return;
+    if (this.itemPuts && (await this.itemPuts.put(this.tableName, items))) return;
     await batchWriteItems(
       this.batchContext(true),
       items.map((Item) => ({ PutRequest: { Item } })),
