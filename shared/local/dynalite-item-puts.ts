@@ -40,18 +40,27 @@ function utf8BytesAbove(text: string, limit: number): boolean {
 }
 
 /**
+ * Items written in one LevelDB batch at most: a page's thousand snapshots as one batch held
+ * their JSON texts (~4 MB) until LevelDB had copied them all; an emitting backfill of 100,000
+ * customers peaked at 292-297 MB that way, against 280-282 MB in batches of 100.
+ */
+export const ITEM_PUTS_PER_LEVEL_BATCH = 100;
+
+/**
  * The LevelDB puts of `items` in `table`, each its JSON text under its key; undefined when one
- * is not taken (see {@link ItemPuts}). A JSON text within the size limit holds an item within
- * it (DynamoDB counts names and values, not the JSON around them).
+ * is not taken (see {@link ItemPuts}) or its key is in `keys` (the keys written so far, which
+ * this adds to). A JSON text within the size limit holds an item within it (DynamoDB counts
+ * names and values, not the JSON around them).
  */
 function levelPutsOf(
   db: DynaliteDbModule,
   store: StoreWithOptions,
   table: KeyedTable,
   items: readonly Record<string, unknown>[],
+  keys: Set<string>,
 ): LevelWrite[] | undefined {
   const writes: LevelWrite[] = [];
-  const keys = new Set<string>();
+  const partKeys = new Set<string>();
   for (const item of items) {
     const json = dynaliteItemJson(item);
     if (json === undefined || utf8BytesAbove(json, store.options.maxItemSize)) return undefined;
@@ -63,43 +72,73 @@ function levelPutsOf(
     }
     if (db.validateItem(keyItem, table) != null) return undefined;
     const key = db.createKey(keyItem, table);
-    if (keys.has(key)) return undefined;
-    keys.add(key);
+    // A key twice in one batch would also wait on its own lock for ever.
+    if (keys.has(key) || partKeys.has(key)) return undefined;
+    partKeys.add(key);
     writes.push({ type: 'put', key, value: json, valueEncoding: 'utf8' });
   }
+  for (const key of partKeys) keys.add(key);
   return writes;
 }
 
+/** The table `tableName` when items can be put into it blind; undefined otherwise. */
+function blindTable(store: StoreWithOptions, tableName: string): Promise<KeyedTable | undefined> {
+  return new Promise((resolve) =>
+    store.getTable(tableName, (error, table) =>
+      resolve(
+        error || !isBlindWrite({ TableName: tableName }, table) ? undefined : (table as KeyedTable),
+      ),
+    ),
+  );
+}
+
 /**
- * The {@link ItemPuts} of the dynalite store of `server` (in this process): a batch of items is
- * written as its JSON text, under its keys' locks, as ONE LevelDB batch. The same items, keys
- * and locks as dynalite's BatchWriteItem of blind writes (dynalite-blind-writes.ts), without the
- * steps between: marshalling each item into attribute-value objects, dynalite's checks of them
- * (every value the writer makes is one dynalite takes; keys are checked by dynalite's own
- * function), batches of 25, and the database's JSON encoding of the objects. A page of 1,000
- * customers' snapshots took ~30 µs of the main thread a snapshot through BatchWriteItem, ~22 µs
- * this way (docs/benchmarks.md). A failure of the store is answered as dynalite's actions answer
- * it (an InternalServerError; a stuck store reopened), a closed store as a refused connection.
+ * The {@link ItemPuts} of the dynalite store of `server` (in this process): items are written
+ * as their JSON text, under their keys' locks, {@link ITEM_PUTS_PER_LEVEL_BATCH} to a LevelDB
+ * batch, each batch handed over as soon as it is made. The same items, keys and locks as dynalite's BatchWriteItem
+ * of blind writes (dynalite-blind-writes.ts), without the steps between: marshalling each item
+ * into attribute-value objects, dynalite's checks of them (every value the writer makes is one
+ * dynalite takes; keys are checked by dynalite's own function), and the database's JSON encoding
+ * of the objects. A page of 1,000 customers' snapshots took ~30 µs of the main thread a snapshot
+ * through BatchWriteItem, ~22 µs this way (docs/benchmarks.md). A batch holding an item not
+ * taken is left, with the rest, to BatchWriteItem. A failure of the store is answered as
+ * dynalite's actions answer it (an InternalServerError; a stuck store reopened), a closed store
+ * as a refused connection.
  */
 export function dynaliteItemPuts(server: Server): ItemPuts {
   const store = dynaliteStoreOf(server) as StoreWithOptions | undefined;
   if (store === undefined) throw new Error('no dynalite store noted for this server');
   const db = requireFromDynalite('./db') as DynaliteDbModule;
-  return {
-    put: (tableName, items) =>
-      new Promise((resolve, reject) => {
-        if (!dynaliteOpen(server)) return reject(closedStoreError());
-        if (items.length === 0) return resolve(true);
-        store.getTable(tableName, (error, table) => {
-          if (error || !isBlindWrite({ TableName: tableName }, table)) return resolve(false);
-          const writes = levelPutsOf(db, store, table as KeyedTable, items);
-          if (writes === undefined) return resolve(false);
-          lockAndWrite([{ itemDb: store.getItemDb(tableName), writes }], (failure) => {
-            if (!failure) return resolve(true);
-            const answer = storeFailureAnswer(store, failure);
-            reject(serviceErrorOf(answer.statusCode, answer.body, undefined));
-          });
-        });
+  const write = (tableName: string, writes: LevelWrite[]) =>
+    new Promise<void>((resolve, reject) =>
+      lockAndWrite([{ itemDb: store.getItemDb(tableName), writes }], (failure) => {
+        if (!failure) return resolve();
+        const answer = storeFailureAnswer(store, failure);
+        reject(serviceErrorOf(answer.statusCode, answer.body, undefined));
       }),
+    );
+  return {
+    async put(tableName, items) {
+      if (!dynaliteOpen(server)) throw closedStoreError();
+      if (items.length === 0) return items;
+      const table = await blindTable(store, tableName);
+      if (table === undefined) return items;
+      if (!dynaliteOpen(server)) throw closedStoreError();
+      const keys = new Set<string>();
+      // Each batch is handed to LevelDB (which copies it) before the next one's texts are made,
+      // without waiting for its write: a part's texts are garbage as the next is made.
+      const written: Promise<void>[] = [];
+      for (let from = 0; from < items.length; from += ITEM_PUTS_PER_LEVEL_BATCH) {
+        const part = items.slice(from, from + ITEM_PUTS_PER_LEVEL_BATCH);
+        const writes = levelPutsOf(db, store, table, part, keys);
+        if (writes === undefined) {
+          await Promise.all(written);
+          return items.slice(from);
+        }
+        written.push(write(tableName, writes));
+      }
+      await Promise.all(written);
+      return [];
+    },
   };
 }

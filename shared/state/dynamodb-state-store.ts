@@ -149,9 +149,11 @@ export class DynamoDbStateStore implements StateStore {
       toSnapshotItem(streamId, prepared, this.compressSnapshotsAbove),
     );
     const { itemPuts } = this;
-    if (itemPuts && (await this.call('BatchWriteItem', () => itemPuts.put(this.tableName, items))))
-      return;
-    const requests = items.map((Item) => ({ PutRequest: { Item } }));
+    const left = itemPuts
+      ? await this.call('BatchWriteItem', () => itemPuts.put(this.tableName, items))
+      : items;
+    if (left.length === 0) return;
+    const requests = left.map((Item) => ({ PutRequest: { Item } }));
     await this.call('BatchWriteItem', () => batchWriteItems(this.batch, requests));
   }
 

@@ -1,15 +1,18 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
- * Puts whole document items of one table at once, all or none, each replacing what its key
- * held: a store's own route for writes that need nothing of the items they replace (the local
- * store writes them straight into its LevelDB, see dynalite-item-puts.ts). Answers false,
- * writing nothing, for items it does not take (a value type it does not write, an item near the
- * size limit, a key given twice, a table with an index): the caller then sends them as
+ * Puts whole document items of one table, each replacing what its key held: a store's own route
+ * for writes that need nothing of the items they replace (the local store writes them straight
+ * into its LevelDB, see dynalite-item-puts.ts). Resolves to the items it left, from the first
+ * part holding one it does not take (a value type it does not write, an item near the size
+ * limit, a key given twice; all of them for a table with an index): the caller sends those as
  * BatchWriteItem requests, which answer as DynamoDB does. Fails as a DynamoDB request would.
  */
 export interface ItemPuts {
-  put(tableName: string, items: readonly Record<string, unknown>[]): Promise<boolean>;
+  put(
+    tableName: string,
+    items: readonly Record<string, unknown>[],
+  ): Promise<readonly Record<string, unknown>[]>;
 }
 
 /** Low-level clients whose stores put items another way ({@link routeItemPuts}). */

@@ -91,14 +91,14 @@ export class WebhookTable {
 
   /**
    * Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff;
-   * all at once through the store's own route where it has one and takes them (item-puts.ts).
+   * through the store's own route where it has one, which may leave some to them (item-puts.ts).
    */
   async batchPut(items: readonly Record<string, unknown>[]): Promise<void> {
-    if (items.length === 0) return;
-    if (this.itemPuts && (await this.itemPuts.put(this.tableName, items))) return;
+    const left = this.itemPuts ? await this.itemPuts.put(this.tableName, items) : items;
+    if (left.length === 0) return;
     await batchWriteItems(
       this.batchContext(true),
-      items.map((Item) => ({ PutRequest: { Item } })),
+      left.map((Item) => ({ PutRequest: { Item } })),
     );
   }
 

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ITEM_PUTS_PER_LEVEL_BATCH } from '../../shared/local/dynalite-item-puts.ts';
 import { resolveFromDynalite } from '../../shared/local/dynalite-require.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../../shared/local/dynamodb.ts';
 import { DynamoDbStateStore } from '../../shared/state/dynamodb-state-store.ts';
@@ -77,7 +78,7 @@ describe('item puts straight into the local store', () => {
         Item: marshalled({ pk: 'p', sk: 'direct', old: 'attribute the put replaces' }),
       }),
     );
-    expect(await puts.put(TableName, [{ pk: 'p', sk: 'direct', ...fields }])).toBe(true);
+    expect(await puts.put(TableName, [{ pk: 'p', sk: 'direct', ...fields }])).toEqual([]);
 
     const bySdk = await read('p', 'by-sdk');
     const direct = await read('p', 'direct');
@@ -94,7 +95,7 @@ describe('item puts straight into the local store', () => {
     expect(listed.Items?.map((item) => item.sk?.S)).toEqual(['by-sdk', 'direct']);
   });
 
-  it('write a batch of any size as one LevelDB batch', async () => {
+  it('write a hundred items to a LevelDB batch', async () => {
     const calls = { put: 0, batch: 0 };
     const { _put: put, _batch: batch } = ClassicLevel.prototype;
     ClassicLevel.prototype._put = function counted(this: unknown, ...args: unknown[]) {
@@ -107,16 +108,16 @@ describe('item puts straight into the local store', () => {
     };
     try {
       const items = Array.from({ length: 300 }, (_, i) => ({ pk: 'many', sk: `${i}`, i }));
-      expect(await puts.put(TableName, items)).toBe(true);
+      expect(await puts.put(TableName, items)).toEqual([]);
     } finally {
       ClassicLevel.prototype._put = put;
       ClassicLevel.prototype._batch = batch;
     }
-    expect(calls).toEqual({ put: 0, batch: 1 });
+    expect(calls).toEqual({ put: 0, batch: Math.ceil(300 / ITEM_PUTS_PER_LEVEL_BATCH) });
     expect(await read('many', '299')).toEqual(marshalled({ pk: 'many', sk: '299', i: 299 }));
   });
 
-  it('answer false and write nothing for items they do not take', async () => {
+  it('leave the items they do not take, and write nothing of them', async () => {
     const valid = { pk: 'refused', sk: 'valid' };
     const refused: Array<Record<string, unknown>[]> = [
       [valid, { pk: 'refused', sk: 'set', tags: new Set(['a']) }],
@@ -127,12 +128,27 @@ describe('item puts straight into the local store', () => {
       [valid, { pk: 'refused', sk: '' }],
       [valid, { pk: 'refused' }],
     ];
-    for (const items of refused) expect(await puts.put(TableName, items)).toBe(false);
-    expect(await puts.put('no-such-table', [valid])).toBe(false);
+    for (const items of refused) expect(await puts.put(TableName, items)).toEqual(items);
+    expect(await puts.put('no-such-table', [valid])).toEqual([valid]);
     expect(await read('refused', 'valid')).toBeUndefined();
   });
 
-  it('answer false for a table with a secondary index, whose index dynalite must update', async () => {
+  it('leave, from the first LevelDB batch holding an item they do not take, the rest', async () => {
+    const items: Record<string, unknown>[] = Array.from({ length: 250 }, (_, i) => ({
+      pk: 'partly',
+      sk: `${1000 + i}`,
+    }));
+    items[150] = { ...items[150], tags: new Set(['a']) };
+    expect(await puts.put(TableName, items)).toEqual(items.slice(ITEM_PUTS_PER_LEVEL_BATCH));
+    expect(await read('partly', '1099')).toEqual(marshalled({ pk: 'partly', sk: '1099' }));
+    expect(await read('partly', '1100')).toBeUndefined();
+    // A key given again in a later batch: that batch and the rest are left.
+    const again = [...items.slice(0, 150), { pk: 'partly', sk: '1000' }];
+    again[149] = { pk: 'partly', sk: '1149' };
+    expect(await puts.put(TableName, again)).toEqual(again.slice(ITEM_PUTS_PER_LEVEL_BATCH));
+  });
+
+  it('leave every item for a table with a secondary index, whose index dynalite must update', async () => {
     await dynamo.client.send(
       new CreateTableCommand({
         TableName: 'indexed',
@@ -152,7 +168,7 @@ describe('item puts straight into the local store', () => {
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await puts.put('indexed', [{ pk: 'a', gsi: 'g' }])).toBe(false);
+    expect(await puts.put('indexed', [{ pk: 'a', gsi: 'g' }])).toEqual([{ pk: 'a', gsi: 'g' }]);
   });
 
   it('fail as the store fails, retryable through the state store, and write once there is room', async () => {

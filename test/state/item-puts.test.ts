@@ -13,14 +13,19 @@ const documentMock = mockClient(DynamoDBDocumentClient);
 afterAll(() => documentMock.restore());
 afterEach(() => documentMock.reset());
 
+type Item = Record<string, unknown>;
+/** Items the route leaves: none, all of them. */
+const takesAll = async () => [];
+const leavesAll = async (items: readonly Item[]) => items;
+
 /** A client whose item puts answer with `answer`, and what they were handed. */
-function clientWithPuts(answer: () => Promise<boolean>) {
+function clientWithPuts(answer: (items: readonly Item[]) => Promise<readonly Item[]>) {
   const client = new DynamoDBClient({ region: 'us-east-1' });
   const handed: Array<{ tableName: string; items: readonly Record<string, unknown>[] }> = [];
   const puts: ItemPuts = {
     put: (tableName, items) => {
       handed.push({ tableName, items });
-      return answer();
+      return answer(items);
     },
   };
   routeItemPuts(client, puts);
@@ -28,7 +33,7 @@ function clientWithPuts(answer: () => Promise<boolean>) {
 }
 
 /** A state store over a client whose item puts answer with `answer`, and what they were handed. */
-function storeWithPuts(answer: () => Promise<boolean>) {
+function storeWithPuts(answer: (items: readonly Item[]) => Promise<readonly Item[]>) {
   const { client, handed } = clientWithPuts(answer);
   return { store: new DynamoDbStateStore({ client, tableName: TABLE }), handed };
 }
@@ -45,7 +50,7 @@ describe('snapshot puts of a store that has its own route for them', () => {
   });
 
   it('go through the route, as the items BatchWriteItem would carry, and send no request', async () => {
-    const { store, handed } = storeWithPuts(async () => true);
+    const { store, handed } = storeWithPuts(takesAll);
     documentMock.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
     await store.putSnapshots('main:customer', [snapshot('a'), snapshot('b')]);
     expect(sentItems()).toEqual([]);
@@ -58,10 +63,17 @@ describe('snapshot puts of a store that has its own route for them', () => {
   });
 
   it('go as BatchWriteItem requests, the same items, where the route does not take them', async () => {
-    const { store, handed } = storeWithPuts(async () => false);
+    const { store, handed } = storeWithPuts(leavesAll);
     documentMock.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
     await store.putSnapshots('main:customer', [snapshot('a'), snapshot('b')]);
     expect(sentItems()).toEqual(handed[0]!.items);
+  });
+
+  it('send as BatchWriteItem requests only the items the route left', async () => {
+    const { store, handed } = storeWithPuts(async (items) => items.slice(1));
+    documentMock.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
+    await store.putSnapshots('main:customer', [snapshot('a'), snapshot('b'), snapshot('c')]);
+    expect(sentItems()).toEqual(handed[0]!.items.slice(1));
   });
 
   it('fail as a BatchWriteItem would, retryable unless the request was wrong', async () => {
@@ -88,12 +100,12 @@ describe("the webhook store's unconditional batch puts (events and their deliver
 
   it('go through the route where it takes them, as BatchWriteItem requests where not', async () => {
     documentMock.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
-    const taken = clientWithPuts(async () => true);
+    const taken = clientWithPuts(takesAll);
     await WebhookTable.on(taken.client, TABLE).batchPut(items);
     expect(taken.handed).toEqual([{ tableName: TABLE, items }]);
     expect(sentItems()).toEqual([]);
 
-    const refused = clientWithPuts(async () => false);
+    const refused = clientWithPuts(leavesAll);
     await WebhookTable.on(refused.client, TABLE).batchPut(items);
     expect(refused.handed).toHaveLength(1);
     expect(sentItems()).toEqual(items);
