@@ -98,14 +98,15 @@ export async function startLocalDynamoDb(
 /**
  * A client of `endpoint`, through `answer` when given: the SDK's requests unsigned (dynalite
  * checks no signature), and the stores' document clients skip the SDK altogether
- * ({@link directDocumentClient}), handing dynalite objects when `answerObject` is given; the
- * stores' blind item batches go through `itemPuts` when given (dynalite in this thread).
+ * ({@link directDocumentClient}). With `inProcess` (dynalite on this thread) they hand it
+ * objects (`answerObject`), and the stores' blind item batches go straight into its LevelDB
+ * (`itemPuts`).
  */
 function boundTo(
   endpoint: string,
   answer: AnswerDynalite | undefined,
   stop: () => Promise<void>,
-  inProcess: { answerObject: AnswerDynaliteObject; itemPuts: ItemPuts } | undefined = undefined,
+  inProcess?: { answerObject: AnswerDynaliteObject; itemPuts: ItemPuts },
 ): LocalDynamoDb {
   const client = new DynamoDBClient({
     region: 'us-east-1',
