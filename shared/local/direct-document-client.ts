@@ -16,6 +16,7 @@ import {
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DocumentClient } from '../state/document-client.ts';
 import { type AnswerDynalite, LOCAL_AUTHORIZATION } from './dynalite-in-process.ts';
+import { base64Of } from './dynalite-item-json.ts';
 import type { AnswerDynaliteObject } from './dynalite-objects.ts';
 
 type Item = Record<string, unknown>;
@@ -156,10 +157,6 @@ const binariesAsBase64 = (attributes: StoredItem) =>
 /** The reverse of {@link binariesAsBase64}: stored base64 text becomes bytes, as the SDK returns them. */
 const binariesAsBytes = (attributes: StoredItem) =>
   convertBinaries(attributes, (value) => (typeof value === 'string' ? bytesOf(value) : value));
-
-function base64Of(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-}
 
 function bytesOf(base64: string): Uint8Array {
   const buffer = Buffer.from(base64, 'base64');

@@ -2,13 +2,19 @@
  * The JSON text dynalite stores for a document item (DynamoDB's attribute values, binaries as
  * base64), written straight from the item: what `JSON.stringify` of util-dynamodb's `marshall`
  * (undefined members removed, binaries as base64) gives, without building the marshalled
- * objects. Takes strings, booleans, null, numbers (within what marshall and dynalite take), bytes,
- * arrays and plain objects of them; anything else (a Set, a bigint, a class instance, a member named
- * `__proto__` or `constructor`) answers undefined, for the SDK's marshalling to handle as it does. Pure.
+ * objects. Takes strings, booleans, null, numbers (within what marshall and dynalite take),
+ * bytes, arrays and plain objects of them; anything else (a Set, a bigint, a class instance, a
+ * member named `__proto__` or `constructor`) answers undefined, for the SDK's marshalling to
+ * handle as it does. Pure.
  * @example dynaliteItemJson({ pk: 'a', n: 1 }) === '{"pk":{"S":"a"},"n":{"N":"1"}}'
  */
 export function dynaliteItemJson(item: Record<string, unknown>): string | undefined {
   return membersJson(item);
+}
+
+/** Bytes as base64, as DynamoDB's JSON (and dynalite's store) holds a binary; not copied first. */
+export function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
 /** `{"name":<attribute value>,…}` of an object's defined members; undefined if one is not taken. */
@@ -61,10 +67,7 @@ function attributeJson(value: unknown): string | undefined {
 
 function objectJson(value: object | null): string | undefined {
   if (value === null) return '{"NULL":true}';
-  if (value instanceof Uint8Array) {
-    const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    return `{"B":"${bytes.toString('base64')}"}`;
-  }
+  if (value instanceof Uint8Array) return `{"B":"${base64Of(value)}"}`;
   if (Array.isArray(value)) {
     const members: string[] = [];
     for (const member of value) {

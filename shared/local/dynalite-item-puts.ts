@@ -10,7 +10,7 @@ import {
   lockAndWrite,
 } from './dynalite-blind-writes.ts';
 import { closedStoreError, dynaliteOpen } from './dynalite-in-process.ts';
-import { dynaliteItemJson } from './dynalite-item-json.ts';
+import { base64Of, dynaliteItemJson } from './dynalite-item-json.ts';
 import { dynaliteStoreOf } from './dynalite-objects.ts';
 import { requireFromDynalite } from './dynalite-require.ts';
 import { storeFailureAnswer } from './dynalite-store-failures.ts';
@@ -29,8 +29,7 @@ interface StoreWithOptions extends DynaliteStore {
 function keyAttribute(value: unknown): Record<string, string> | undefined {
   if (typeof value === 'string') return { S: value };
   if (typeof value === 'number' && Number.isSafeInteger(value)) return { N: String(value) };
-  if (value instanceof Uint8Array)
-    return { B: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  if (value instanceof Uint8Array) return { B: base64Of(value) };
   return undefined;
 }
 
@@ -95,15 +94,15 @@ function blindTable(store: StoreWithOptions, tableName: string): Promise<KeyedTa
 /**
  * The {@link ItemPuts} of the dynalite store of `server` (in this process): items are written
  * as their JSON text, under their keys' locks, {@link ITEM_PUTS_PER_LEVEL_BATCH} to a LevelDB
- * batch, each batch handed over as soon as it is made. The same items, keys and locks as dynalite's BatchWriteItem
- * of blind writes (dynalite-blind-writes.ts), without the steps between: marshalling each item
- * into attribute-value objects, dynalite's checks of them (every value the writer makes is one
- * dynalite takes; keys are checked by dynalite's own function), and the database's JSON encoding
- * of the objects. A page of 1,000 customers' snapshots took ~30 µs of the main thread a snapshot
- * through BatchWriteItem, ~22 µs this way (docs/benchmarks.md). A batch holding an item not
- * taken is left, with the rest, to BatchWriteItem. A failure of the store is answered as
- * dynalite's actions answer it (an InternalServerError; a stuck store reopened), a closed store
- * as a refused connection.
+ * batch, each batch handed over as soon as it is made. The same items, keys and locks as
+ * dynalite's BatchWriteItem of blind writes (dynalite-blind-writes.ts), without the steps
+ * between: marshalling each item into attribute-value objects, dynalite's checks of them (every
+ * value the writer makes is one dynalite takes; keys are checked by dynalite's own function),
+ * and the database's JSON encoding of the objects. A page of 1,000 customers' snapshots took
+ * ~30 µs of the main thread a snapshot through BatchWriteItem, ~22 µs this way
+ * (docs/benchmarks.md). A batch holding an item not taken is left, with the rest, to
+ * BatchWriteItem. A failure of the store is answered as dynalite's actions answer it (an
+ * InternalServerError; a stuck store reopened), a closed store as a refused connection.
  */
 export function dynaliteItemPuts(server: Server): ItemPuts {
   const store = dynaliteStoreOf(server) as StoreWithOptions | undefined;
