@@ -189,7 +189,9 @@ async function update(delivery: Delivery, place: Place): Promise<boolean> {
   noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
   const inLine =
-    delivery.status === 'pending' ? laneWaitedIn(line, delivery.nextAttemptAt) : undefined;
+    delivery.status === 'pending'
+      ? laneWaitedIn(line, delivery.nextAttemptAt, batch.deps.scheduler.stopping)
+      : undefined;
   await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine);
   if (delivery.status !== 'pending') releaseNextOfSubject(delivery, subject, batch);
   return true;

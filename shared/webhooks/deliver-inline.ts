@@ -56,7 +56,7 @@ export async function deliverInline(
     } else if (waitUntil > now) {
       next = { ...task.delivery, nextAttemptAt: waitUntil };
       deferred = true;
-      inLine = laneWaitedIn(line, waitUntil);
+      inLine = laneWaitedIn(line, waitUntil, deps.scheduler.stopping);
     } else {
       const sent = await sendAttempt(
         { delivery: task.delivery, log: [], subscription: current, body: task.body },

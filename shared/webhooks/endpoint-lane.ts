@@ -136,19 +136,24 @@ export function minGapMs(lane: EndpointLane): number {
 }
 
 /**
- * The waiting slot to start next, or -1: the first whose subject has nothing in flight, unless a
- * live slot can start before it, one whose subject has no earlier slot waiting (a subject's
- * work keeps its order whatever its lane).
+ * The waiting slot to start next, or -1: the first whose subject has nothing in flight, unless
+ * live work waits behind it. Then the first live slot whose subject has nothing in flight starts
+ * before it; where that subject has earlier slots waiting (bulk work: a backfill's `created`
+ * ahead of a live change), its earliest one starts instead, ahead of other bulk work, so the
+ * live slot waits for its own subject's earlier work and not for the whole bulk line (a
+ * subject's work keeps its order whatever its lane). Pure.
  */
 export function nextSlot(lane: EndpointLane): number {
   const first = lane.waiting.findIndex((slot) => !lane.busySubjects.has(slot.subject));
   if (first < 0 || lane.liveWaiting === 0 || lane.waiting[first]!.lane === 'live') return first;
-  const earlier = new Set<string>();
-  for (let i = 0; i < lane.waiting.length; i++) {
+  // Slots before `first` are all of subjects in flight.
+  const earliestOf = new Map<string, number>();
+  for (let i = first; i < lane.waiting.length; i++) {
     const slot = lane.waiting[i]!;
-    const free = !lane.busySubjects.has(slot.subject) && !earlier.has(slot.subject);
-    if (i > first && slot.lane === 'live' && free) return i;
-    earlier.add(slot.subject);
+    if (lane.busySubjects.has(slot.subject)) continue;
+    const earliest = earliestOf.get(slot.subject);
+    if (slot.lane === 'live') return earliest ?? i;
+    if (earliest === undefined) earliestOf.set(slot.subject, i);
   }
   return first;
 }

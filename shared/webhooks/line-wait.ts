@@ -43,14 +43,21 @@ export interface TurnDeferral {
 /**
  * The lane whose line a delivery started with `line` waits in, now due at `dueAt`: its lane when
  * its turn there is what it waits for, else undefined (a retry's time, a pause or a subject's
- * earlier delivery that waits longer is not a wait in the line). Pure.
+ * earlier delivery that waits longer is not a wait in the line). Once the process has stopped
+ * sending (`stopping`), every delivery started with a line was started by the stop, to wait for
+ * the next run: it keeps its lane whatever it is due (the stop's hold, read after the delivery
+ * started, ends a moment after its line's; a subject's later deliveries are due after its
+ * earlier ones). Without it a bulk delivery of the stop came back as live work, and the next
+ * run's live changes waited behind hundreds of them. Pure.
  * @example laneWaitedIn({ until: 5_000, lane: 'bulk' }, 5_000) === 'bulk'
+ * @example laneWaitedIn({ until: 5_000, lane: 'bulk' }, 5_003, true) === 'bulk'
  */
 export function laneWaitedIn(
   line: TurnDeferral | undefined,
   dueAt: number,
+  stopping = false,
 ): DispatchLane | undefined {
-  return line !== undefined && dueAt <= line.until ? line.lane : undefined;
+  return line !== undefined && (stopping || dueAt <= line.until) ? line.lane : undefined;
 }
 
 /**
@@ -130,7 +137,8 @@ export function slowLineStepMs(input: {
  * no further than `horizonMs` (those come back then and take their place again: their booking
  * ends there, not at the turn they would have had). A subject's
  * first slot is its first in the line's own order: a subject's bulk delivery that waits ahead of
- * its live one goes first (see nextSlot), so the live one never defers ahead of it. Only a subject's first slot, and only
+ * its live one goes first, and as live work (see nextSlot), so the live one never defers ahead of
+ * it. Only a subject's first slot, and only
  * while the subject has nothing in flight, is deferred: its later ones follow it when they
  * reach the front (they find it waiting, as behind a retry). Pure.
  */
@@ -169,12 +177,19 @@ export function planLineDeferrals(input: {
   return { deferrals, booked };
 }
 
-/** The indexes of `slots` in the order the line starts them: live ones first. Pure. */
+/**
+ * The indexes of `slots` in the order the line starts them (see nextSlot): live ones first, with
+ * the bulk slots of a subject that has a live slot later in the line among them (they start
+ * ahead of it), each group in line order. Pure.
+ */
 function startOrder(slots: readonly LineSlot[]): number[] {
   const live: number[] = [];
   const bulk: number[] = [];
-  slots.forEach((slot, index) => {
-    (slot.lane === 'live' ? live : bulk).push(index);
-  });
-  return [...live, ...bulk];
+  const liveLater = new Set<string>();
+  for (let index = slots.length - 1; index >= 0; index--) {
+    const slot = slots[index]!;
+    if (slot.lane === 'live') liveLater.add(slot.subject);
+    (liveLater.has(slot.subject) ? live : bulk).push(index);
+  }
+  return [...live.reverse(), ...bulk.reverse()];
 }

@@ -103,6 +103,42 @@ describe('a batch whose process stops sending', () => {
     const after = await harness.store.listDeliveries({ limit: 10 });
     expect(after.map((d) => [d.status, d.attempts])).toEqual(records().map(() => ['delivered', 1]));
   });
+  it('keeps the lane of the bulk deliveries it defers: the next run takes them behind its live work', async () => {
+    // The local run's bulk lane (no deadline): a backfill's deliveries wait in the endpoint's line
+    // when `start` stops. They come back on the dispatch queue; without their lane they would be
+    // taken as live work, ahead of the next run's live changes.
+    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () => ({
+      kind: 'hang',
+    }));
+    await subscribe('/hook', { maxConcurrency: 1 });
+    const cutOff = new AbortController();
+    const sender = new UndiciWebhookSender({
+      policy: { allowPrivate: true },
+      resolve: loopbackResolver,
+      clock,
+      timeoutMs: HOUR_MS,
+      stopSignal: cutOff.signal,
+    });
+    cleanup.push(() => sender.close());
+    harness.deps.sender = sender;
+    // A customer's three events (each due after the one before it) and three customers'.
+    const batch = processDispatchBatch(records(), harness.deps, { lane: 'bulk' });
+    await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');
+    // The stop's hold is read a moment after the deferred work starts.
+    await clock.advance(3);
+    harness.deps.scheduler.stopSending();
+    cutOff.abort();
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    // The five that waited in the line keep it; the one cut off in flight had left it.
+    expect(harness.queue.waitingInLine).toBe(records().length - 1);
+    // A subject's later deliveries are due after its earlier ones (the queue's whole seconds).
+    await clock.advance(5 * DEADLINE_DEFER_MS);
+    const lanes = harness.queue
+      .receive(10)
+      .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
+    expect(lanes.sort()).toEqual(['bulk', 'bulk', 'bulk', 'bulk', 'bulk', 'none']);
+  });
+
   it('wakes its lane at the stop: the work its rate limit spaces out defers itself without waiting for its turn or its deadline', async () => {
     const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup);
     // A request a minute: the first goes at once, the others wait for spacing timers.

@@ -298,6 +298,39 @@ describe('EndpointScheduler', () => {
     expect(started).toEqual(['l1', 'b1', 'b1 again', 'b2']);
   });
 
+  it("starts a subject's bulk work ahead of other bulk work once live work of that subject waits behind it", async () => {
+    // A backfill's `created` of `s` waits behind other bulk work; a live change of `s` arrives:
+    // `s`'s `created` goes next, then its change, and only then the rest of the bulk line.
+    const scheduler = new EndpointScheduler(new ManualClock(0));
+    const started: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const settings = { maxConcurrency: 1 };
+    const task = (subject: string, name: string, lane: 'live' | 'bulk') =>
+      scheduler.run(
+        'e',
+        subject,
+        settings,
+        async () => {
+          started.push(name);
+        },
+        lane,
+      );
+    const runs = [
+      scheduler.run('e', 'first', settings, () => held),
+      task('b1', 'b1 created', 'bulk'),
+      task('b2', 'b2 created', 'bulk'),
+      task('s', 's created', 'bulk'),
+      task('b3', 'b3 created', 'bulk'),
+      task('s', 's updated', 'live'),
+    ];
+    release();
+    await Promise.all(runs);
+    expect(started).toEqual(['s created', 's updated', 'b1 created', 'b2 created', 'b3 created']);
+  });
+
   it('spaces requests to honour a rate limit in deliveries per second', async () => {
     const clock = new ManualClock(0);
     const scheduler = new EndpointScheduler(clock);

@@ -118,9 +118,18 @@ describe("the deliveries deferred for their place in an endpoint's line", () => 
     // A subject's bulk delivery came back from a deferral before its live change was detected:
     // the bulk one goes first at the endpoint, so only it may be deferred, never the live one
     // ahead of it (it would then wait behind the live one: the subject's order inverted).
-    const slots = [bulk('s'), live('a'), live('b'), live('c'), live('d'), live('s')];
+    const slots = [bulk('s'), live('a'), live('b'), live('c'), live('d'), live('s'), live('e')];
+    const { deferrals } = plan(slots, 500, ['s']);
+    // `s` is in flight: neither of its slots is deferred; `d` and `e` are past the limit.
+    expect(deferrals.map((d) => d.index)).toEqual([4, 6]);
+  });
+
+  it('count the bulk work of a subject with live work waiting among the live work, in line order', () => {
+    // The line starts `s`'s bulk delivery ahead of its live one (see nextSlot): it is the first
+    // of the live group, so not deferred; the live ones behind it take the later turns.
+    const slots = [bulk('x'), bulk('s'), live('a'), live('b'), live('c'), live('d'), live('s')];
     const { deferrals } = plan(slots, 500);
-    expect(deferrals.map((d) => d.index)).toEqual([0]);
+    expect(deferrals.map((d) => d.index)).toEqual([5, 0]);
   });
 
   it('come back from the horizon spread over their turns from then, not behind their own bookings', () => {
