@@ -22,6 +22,27 @@ afterEach(async () => {
 
 const HOUR_MS = 3_600_000;
 
+/**
+ * Gives `harness` a real sender whose requests in flight the returned controller cuts off, as
+ * the local run's stop does (its hour-long timeout never fires in a test).
+ */
+function stoppableSender(
+  harness: { deps: { sender: unknown } },
+  clock: ConstructorParameters<typeof UndiciWebhookSender>[0]['clock'],
+): AbortController {
+  const cutOff = new AbortController();
+  const sender = new UndiciWebhookSender({
+    policy: { allowPrivate: true },
+    resolve: loopbackResolver,
+    clock,
+    timeoutMs: HOUR_MS,
+    stopSignal: cutOff.signal,
+  });
+  cleanup.push(() => sender.close());
+  harness.deps.sender = sender;
+  return cutOff;
+}
+
 /** Events 0–2 of one customer (in that order), 3–5 of a customer each. */
 function records() {
   return Array.from({ length: 6 }, (_, n) => ({
@@ -48,16 +69,7 @@ describe('a batch whose process stops sending', () => {
     );
     // One request at a time: the first hangs, the other five wait in the endpoint's line.
     await subscribe('/hook', { maxConcurrency: 1 });
-    const cutOff = new AbortController();
-    const sender = new UndiciWebhookSender({
-      policy: { allowPrivate: true },
-      resolve: loopbackResolver,
-      clock,
-      timeoutMs: HOUR_MS,
-      stopSignal: cutOff.signal,
-    });
-    cleanup.push(() => sender.close());
-    harness.deps.sender = sender;
+    const cutOff = stoppableSender(harness, clock);
     const deadline = clock.now() + HOUR_MS;
     let ended = false;
     const batch = processDispatchBatch(records(), harness.deps, { deadline }).finally(() => {
@@ -111,16 +123,7 @@ describe('a batch whose process stops sending', () => {
       kind: 'hang',
     }));
     await subscribe('/hook', { maxConcurrency: 1 });
-    const cutOff = new AbortController();
-    const sender = new UndiciWebhookSender({
-      policy: { allowPrivate: true },
-      resolve: loopbackResolver,
-      clock,
-      timeoutMs: HOUR_MS,
-      stopSignal: cutOff.signal,
-    });
-    cleanup.push(() => sender.close());
-    harness.deps.sender = sender;
+    const cutOff = stoppableSender(harness, clock);
     // A customer's three events (each due after the one before it) and three customers'.
     const batch = processDispatchBatch(records(), harness.deps, { lane: 'bulk' });
     await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');

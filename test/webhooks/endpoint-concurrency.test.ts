@@ -41,6 +41,20 @@ function storeHoldingFirstEndpointRead() {
   return { store, releaseRead };
 }
 
+/**
+ * A scheduler whose endpoint runs one delivery at a time, the order work starts in, and a first
+ * delivery held until `release`, so the work asked meanwhile waits in the endpoint's line.
+ */
+function oneAtATime() {
+  const scheduler = new EndpointScheduler(new ManualClock(0));
+  const started: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { scheduler, started, held, release: () => release(), settings: { maxConcurrency: 1 } };
+}
+
 describe('deliveries to one endpoint', () => {
   it('keeps up to 16 in flight at once to one endpoint', async () => {
     const spans: { start: number; end: number }[] = [];
@@ -265,13 +279,7 @@ describe('EndpointScheduler', () => {
   });
 
   it('starts live work before bulk work waiting at the same endpoint, and a subject’s work in order', async () => {
-    const scheduler = new EndpointScheduler(new ManualClock(0));
-    const started: string[] = [];
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const settings = { maxConcurrency: 1 };
+    const { scheduler, started, held, release, settings } = oneAtATime();
     const runs = [
       scheduler.run('e', 'first', settings, () => held),
       ...['b1', 'b2'].map((name) =>
@@ -301,13 +309,7 @@ describe('EndpointScheduler', () => {
   it("starts a subject's bulk work ahead of other bulk work once live work of that subject waits behind it", async () => {
     // A backfill's `created` of `s` waits behind other bulk work; a live change of `s` arrives:
     // `s`'s `created` goes next, then its change, and only then the rest of the bulk line.
-    const scheduler = new EndpointScheduler(new ManualClock(0));
-    const started: string[] = [];
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const settings = { maxConcurrency: 1 };
+    const { scheduler, started, held, release, settings } = oneAtATime();
     const task = (subject: string, name: string, lane: 'live' | 'bulk') =>
       scheduler.run(
         'e',
