@@ -14,13 +14,15 @@ import type { Attempt, Delivery } from './store.ts';
  * the endpoint is paused (`Retry-After`), or `line` is given (it would wait too long in a slow
  * endpoint's line), no request is sent: the delivery is created pending until then, its message
  * marked as waiting in that line when its turn there is what it waits for. A subscription disabled earlier in the batch dead-letters
- * it.
+ * it. `lane`: the lane the delivery was asked in; a bulk one cut off in flight by the process's
+ * stop comes back as bulk work, as those the stop deferred from the line do (see laneWaitedIn).
  * Creation is conditional, so a concurrent duplicate cannot create it twice.
  */
 export async function deliverInline(
   task: InlineDelivery,
   batch: DispatchBatch,
   line?: TurnDeferral,
+  lane?: DispatchLane,
 ): Promise<void> {
   const { deps } = batch;
   const now = deps.clock.now();
@@ -66,6 +68,7 @@ export async function deliverInline(
         // Cut off by the process's stop: no attempt; created pending, due as the next run starts.
         next = { ...task.delivery, nextAttemptAt: deps.clock.now() + DEADLINE_DEFER_MS };
         deferred = true;
+        if (lane === 'bulk') inLine = lane;
       } else {
         next = sent.next;
         log = sent.log;

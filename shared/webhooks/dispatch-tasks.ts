@@ -71,6 +71,7 @@ export async function runByEndpoint(
           runTask(
             task,
             batch,
+            taskLane,
             deferUntil === undefined ? undefined : { until: deferUntil, lane: taskLane },
           ),
         taskLane,
@@ -161,7 +162,12 @@ async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | u
  * stops sending (EndpointScheduler.stopSending), a delivery message's task leaves its message in
  * the queue as it is, with no write at all (see {@link DispatchBatch.leave}).
  */
-async function runTask(task: Task, batch: DispatchBatch, line?: TurnDeferral): Promise<void> {
+async function runTask(
+  task: Task,
+  batch: DispatchBatch,
+  lane: DispatchLane,
+  line?: TurnDeferral,
+): Promise<void> {
   const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
   // Its delivery stays pending as stored, and the next start receives the message again in its
   // place, as after a crash (a queue that opens makes every message not deleted visible again;
@@ -172,7 +178,7 @@ async function runTask(task: Task, batch: DispatchBatch, line?: TurnDeferral): P
     return;
   }
   try {
-    if (task.kind === 'inline') await deliverInline(task.inline, batch, line);
+    if (task.kind === 'inline') await deliverInline(task.inline, batch, line, lane);
     else {
       const { deliveryId, subject } = task.queued;
       await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, line);
