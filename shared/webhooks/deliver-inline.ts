@@ -21,8 +21,8 @@ import type { Attempt, Delivery } from './store.ts';
 export async function deliverInline(
   task: InlineDelivery,
   batch: DispatchBatch,
+  lane: DispatchLane,
   line?: TurnDeferral,
-  lane?: DispatchLane,
 ): Promise<void> {
   const { deps } = batch;
   const now = deps.clock.now();

@@ -67,13 +67,7 @@ export async function runByEndpoint(
         shared?.endpoint ?? endpoint,
         subjectOf(task, endpoint),
         shared?.settings ?? {},
-        (deferUntil) =>
-          runTask(
-            task,
-            batch,
-            taskLane,
-            deferUntil === undefined ? undefined : { until: deferUntil, lane: taskLane },
-          ),
+        (deferUntil) => runTask(task, batch, taskLane, deferUntil),
         taskLane,
         batch.deadline,
       );
@@ -158,16 +152,19 @@ async function endpointKey(task: Task, batch: DispatchBatch): Promise<string | u
 }
 
 /**
- * Runs a task: its attempt, or with `line` (a slow endpoint's line) its deferral. Once the process
- * stops sending (EndpointScheduler.stopSending), a delivery message's task leaves its message in
- * the queue as it is, with no write at all (see {@link DispatchBatch.leave}).
+ * Runs a task asked in `lane`: its attempt, or with `deferUntil` (its turn in a slow endpoint's
+ * line, or the process's stop) its deferral in that lane's line. Once the process stops sending
+ * (EndpointScheduler.stopSending), a delivery message's task leaves its message in the queue as
+ * it is, with no write at all (see {@link DispatchBatch.leave}).
  */
 async function runTask(
   task: Task,
   batch: DispatchBatch,
   lane: DispatchLane,
-  line?: TurnDeferral,
+  deferUntil?: number,
 ): Promise<void> {
+  const line: TurnDeferral | undefined =
+    deferUntil === undefined ? undefined : { until: deferUntil, lane };
   const recordIds = task.kind === 'inline' ? task.inline.recordIds : task.queued.recordIds;
   // Its delivery stays pending as stored, and the next start receives the message again in its
   // place, as after a crash (a queue that opens makes every message not deleted visible again;
@@ -178,7 +175,7 @@ async function runTask(
     return;
   }
   try {
-    if (task.kind === 'inline') await deliverInline(task.inline, batch, line, lane);
+    if (task.kind === 'inline') await deliverInline(task.inline, batch, lane, line);
     else {
       const { deliveryId, subject } = task.queued;
       await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, line);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../shared/clock.ts';
+import { type Clock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { DEADLINE_DEFER_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
 import { UndiciWebhookSender } from '../../shared/webhooks/http-sender.ts';
@@ -26,10 +26,7 @@ const HOUR_MS = 3_600_000;
  * Gives `harness` a real sender whose requests in flight the returned controller cuts off, as
  * the local run's stop does (its hour-long timeout never fires in a test).
  */
-function stoppableSender(
-  harness: { deps: { sender: unknown } },
-  clock: ConstructorParameters<typeof UndiciWebhookSender>[0]['clock'],
-): AbortController {
+function stoppableSender(harness: { deps: { sender: unknown } }, clock: Clock): AbortController {
   const cutOff = new AbortController();
   const sender = new UndiciWebhookSender({
     policy: { allowPrivate: true },
