@@ -1,4 +1,5 @@
 import { BridgeError } from '../errors.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
 import { deliveryOrigin } from './delivery-counter.ts';
 import {
   afterDeliveryWrite,
@@ -18,6 +19,18 @@ import { type DispatchEvent, eventOfBody } from './messages.ts';
 import { sendAttempt } from './send-attempt.ts';
 import type { Delivery } from './store.ts';
 import type { Subscription } from './subscription.ts';
+
+/** What a delivery message brings to its attempt (see {@link attemptDelivery}). */
+export interface DeliveryMessageTask {
+  /** The records of its queue messages (default: the delivery's id). */
+  recordIds?: readonly string[];
+  /** Its event's subject, when the message names it. */
+  subject?: string | undefined;
+  /** Started to defer itself for its turn in a slow endpoint's line (see TurnDeferral). */
+  line?: TurnDeferral | undefined;
+  /** The dispatch lane it was taken in: a bulk one the stop cuts off comes back as bulk work. */
+  lane?: DispatchLane | undefined;
+}
 
 /** What handling one delivery came to. */
 export type AttemptResult =
@@ -46,13 +59,11 @@ export async function attemptDelivery(
   deliveryId: string,
   deps: DispatcherDeps,
   batch?: DispatchBatch,
-  recordIds: readonly string[] = [deliveryId],
-  messageSubject?: string,
-  line?: TurnDeferral,
+  message: DeliveryMessageTask = {},
 ): Promise<AttemptResult> {
   if (!batch) {
     const own = new DispatchBatch(deps);
-    const result = await attemptDelivery(deliveryId, deps, own, recordIds, messageSubject, line);
+    const result = await attemptDelivery(deliveryId, deps, own, message);
     await own.flush();
     if (own.failures.size > 0) {
       throw new BridgeError(`could not enqueue the next step of ${deliveryId}`, {
@@ -62,6 +73,7 @@ export async function attemptDelivery(
     return result;
   }
   const { store, clock } = deps;
+  const { recordIds = [deliveryId], subject: messageSubject, line, lane } = message;
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
   const { delivery } = record;
@@ -121,8 +133,13 @@ export async function attemptDelivery(
     { delivery, log: record.attempts, subscription: current, body: event.body },
     batch,
   );
-  // Cut off by the process's stop: no attempt; due again as the next run starts.
-  if (sent === 'stopped') return defer(delivery, clock.now() + DEADLINE_DEFER_MS, place);
+  if (sent === 'stopped') {
+    // Cut off by the process's stop: no attempt; due again as the next run starts, bulk work
+    // as bulk work (see deliverInline): waiting in its lane is what it does until then.
+    const dueAt = clock.now() + DEADLINE_DEFER_MS;
+    if (lane === 'bulk') place.line = { until: dueAt, lane };
+    return defer(delivery, dueAt, place);
+  }
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);
   if (await store.updateDelivery(sent.next, sent.log)) {
     if (sent.next.status !== 'pending') {

@@ -178,7 +178,7 @@ async function runTask(
     if (task.kind === 'inline') await deliverInline(task.inline, batch, lane, line);
     else {
       const { deliveryId, subject } = task.queued;
-      await attemptDelivery(deliveryId, batch.deps, batch, recordIds, subject, line);
+      await attemptDelivery(deliveryId, batch.deps, batch, { recordIds, subject, line, lane });
     }
   } catch (error) {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;

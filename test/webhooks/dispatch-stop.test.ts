@@ -220,6 +220,34 @@ describe('a batch whose process stops sending', () => {
       }
     }
   });
+
+  it('sends the bulk retry it cuts off in flight back as bulk work', async () => {
+    // The local run's bulk lane: a backfill's retry whose request the stop cuts off comes back
+    // on the dispatch queue for the next run, where as live work it would go ahead of that
+    // run's live changes.
+    let answer: 'fail' | 'hang' = 'fail';
+    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
+      answer === 'fail' ? { kind: 'respond', status: 500 } : { kind: 'hang' },
+    );
+    await subscribe('/hook', { maxConcurrency: 1 });
+    const cutOff = stoppableSender(harness, clock);
+    await processDispatchBatch(distinctSubjects().slice(0, 1), harness.deps, { lane: 'bulk' });
+    await clock.advance(10_000);
+    const retries = harness.queue.receive(10);
+    expect(retries).toHaveLength(1);
+
+    answer = 'hang';
+    const batch = processDispatchBatch(retries, harness.deps, { lane: 'bulk' });
+    await waitFor(() => receiver.log.length === 2, 5_000, 'the retry');
+    harness.deps.scheduler.stopSending();
+    cutOff.abort();
+    expect(await batch).toEqual({ batchItemFailures: [] });
+    await clock.advance(2 * DEADLINE_DEFER_MS);
+    const lanes = harness.queue
+      .receive(10)
+      .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
+    expect(lanes).toEqual(['bulk']);
+  });
 });
 
 describe('a webhook sender told to stop', () => {

@@ -94,7 +94,7 @@ describe('a retry started to defer itself for its turn', () => {
     // Its retry is due in about 5 s; its message arrives early, started to defer itself for a
     // turn 1 s ahead: it waits for its retry time, not in the line.
     const line = { until: Date.now() + 1_000, lane: 'live' as const };
-    await attemptDelivery(pending!.id, harness.deps, undefined, [pending!.id], undefined, line);
+    await attemptDelivery(pending!.id, harness.deps, undefined, { line });
     expect(harness.queue.size).toBe(2);
     expect(harness.queue.waitingInLine).toBe(0);
   });
