@@ -12,23 +12,36 @@ export type RandomSource = () => number;
 /** The wall clock. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(
-        () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        Math.max(0, ms),
-      );
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: (ms, signal) => sleepOnTimer(ms, signal, false),
 };
+
+/**
+ * The wall clock whose sleeps keep no process alive (their timers unref'd): for background work
+ * that a process may end without (a sleep it never wakes from as it exits).
+ */
+export const backgroundClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => sleepOnTimer(ms, signal, true),
+};
+
+function sleepOnTimer(ms: number, signal: AbortSignal | undefined, unref: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
+    if (unref) timer.unref();
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /** `Math.random`, for production composition roots only. */
 export const systemRandom: RandomSource = () => Math.random();

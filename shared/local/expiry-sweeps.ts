@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Clock } from '../clock.ts';
+import { backgroundClock, type Clock } from '../clock.ts';
 import { describeThrown } from '../errors.ts';
 import { lastExpirySweep, noteExpirySweep, removeExpiredItems } from './expired-items.ts';
 import { LOCAL_TABLE_NAME } from './local-table-name.ts';
@@ -30,7 +30,8 @@ export interface ExpirySweepsOptions {
   lastSweptAt: () => Promise<number | undefined>;
   /** Records a sweep that ended at `atMs`, for later looks and runs. */
   noteSwept: (atMs: number) => Promise<void>;
-  clock: Pick<Clock, 'now'>;
+  /** Its time and its waits between looks (see startLocalExpirySweeps: unref'd timers). */
+  clock: Clock;
   /** Told after a sweep that removed something. */
   onRemoved: (removed: number) => void;
   /** Told when a look or a sweep fails (it looks again `everyMs` later). */
@@ -51,49 +52,43 @@ export interface ExpirySweeps {
  * Sweeps the local store for expired items every `everyMs`, across runs: it first looks
  * `firstLookAfterMs` into the run when the last sweep was (recorded in the store), sweeps if one
  * is due and records it, and looks again when the next is due. One sweep at a time; a sweep cut
- * off by `stop()` is not recorded, so the next run sweeps again. Its timers are unref'd: they
- * keep no process alive.
+ * off by `stop()` is not recorded, so the next run sweeps again. It waits on `clock`.
  * @example const sweeps = startExpirySweeps({ sweep, lastSweptAt, noteSwept, clock, onRemoved, onError }); await sweeps.stop();
  */
 export function startExpirySweeps(options: ExpirySweepsOptions): ExpirySweeps {
   const everyMs = options.everyMs ?? EXPIRY_SWEEP_EVERY_MS;
   const stopped = new AbortController();
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  const lookAfter = (ms: number): void => {
-    if (stopped.signal.aborted) return;
-    timer = setTimeout(() => {
-      running = look().finally(() => {
-        running = undefined;
-      });
-    }, ms);
-    timer.unref();
-  };
-  const look = async (): Promise<void> => {
-    let nextLookMs = everyMs;
+  /** One look: sweeps when a sweep is due; how long until the next look. */
+  const look = async (): Promise<number> => {
     try {
       const lastSweptAt = await options.lastSweptAt();
       const now = options.clock.now();
       const untilDue = nextSweepDueAt(lastSweptAt, now, everyMs) - now;
-      if (untilDue > 0) nextLookMs = untilDue;
-      else {
-        const removed = await options.sweep(stopped.signal);
-        if (stopped.signal.aborted) return;
-        await options.noteSwept(options.clock.now());
-        if (removed > 0) options.onRemoved(removed);
-      }
+      if (untilDue > 0) return untilDue;
+      const removed = await options.sweep(stopped.signal);
+      if (stopped.signal.aborted) return everyMs;
+      await options.noteSwept(options.clock.now());
+      if (removed > 0) options.onRemoved(removed);
     } catch (error) {
       options.onError(error);
     }
-    lookAfter(nextLookMs);
+    return everyMs;
   };
-  lookAfter(options.firstLookAfterMs ?? FIRST_EXPIRY_LOOK_AFTER_MS);
+  const running = (async () => {
+    let nextLookMs = options.firstLookAfterMs ?? FIRST_EXPIRY_LOOK_AFTER_MS;
+    while (!stopped.signal.aborted) {
+      try {
+        await options.clock.sleep(nextLookMs, stopped.signal);
+      } catch {
+        return;
+      }
+      nextLookMs = await look();
+    }
+  })();
 
   return {
     async stop() {
       stopped.abort();
-      clearTimeout(timer);
       await running;
     },
   };
@@ -121,7 +116,8 @@ export async function startLocalExpirySweeps(
       }),
     lastSweptAt: () => lastExpirySweep(client, LOCAL_TABLE_NAME),
     noteSwept: (atMs) => noteExpirySweep(client, LOCAL_TABLE_NAME, atMs),
-    clock,
+    // Waits on unref'd timers, which keep no process alive; the time is the run's.
+    clock: { now: () => clock.now(), sleep: backgroundClock.sleep },
     onRemoved: (removed) =>
       reporter.info(`removed ${removed} expired items (past their retention) from the local store`),
     onError: (error) => reporter.warn(`removing expired items failed: ${describeThrown(error)}`),

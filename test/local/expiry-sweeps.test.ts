@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../shared/clock.ts';
 import {
   type ExpirySweepsOptions,
   nextSweepDueAt,
@@ -8,7 +9,10 @@ import {
 const MINUTE_MS = 60_000;
 const EVERY_MS = 60 * MINUTE_MS;
 
-/** Sweeps over a record of the last sweep kept in memory, on the fake timers' clock. */
+/** The clock the sweeps wait on and read; each test's own. */
+let clock: ManualClock;
+
+/** Sweeps over a record of the last sweep kept in memory, on the test's manual clock. */
 function sweepsWith(
   overrides: Partial<Pick<ExpirySweepsOptions, 'sweep'>> & { recordedAt?: number } = {},
 ) {
@@ -22,7 +26,7 @@ function sweepsWith(
     firstLookAfterMs: MINUTE_MS,
     everyMs: EVERY_MS,
     sweep,
-    clock: { now: () => Date.now() },
+    clock,
     lastSweptAt: async () => lastSweptAt,
     noteSwept: async (atMs) => {
       lastSweptAt = atMs;
@@ -39,35 +43,34 @@ describe('nextSweepDueAt', () => {
 });
 
 describe('startExpirySweeps', () => {
+  // A manual clock rather than fake timers: nothing another test file left running in the same
+  // process (its timers re-armed under the fakes) can make an hour of fake time last for ever.
   beforeEach(() => {
-    vi.useFakeTimers({ now: 1_000_000_000 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
+    clock = new ManualClock(1_000_000_000);
   });
 
   it('sweeps at its first look when no sweep is recorded, records it, and sweeps again everyMs later', async () => {
     const { sweeps, sweep, lastSwept } = sweepsWith();
 
-    await vi.advanceTimersByTimeAsync(MINUTE_MS - 1);
+    await clock.advance(MINUTE_MS - 1);
     expect(sweep).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(1);
+    await clock.advance(1);
     expect(sweep).toHaveBeenCalledTimes(1);
-    expect(lastSwept()).toBe(Date.now());
-    await vi.advanceTimersByTimeAsync(EVERY_MS - 1);
+    expect(lastSwept()).toBe(clock.now());
+    await clock.advance(EVERY_MS - 1);
     expect(sweep).toHaveBeenCalledTimes(1);
-    await vi.advanceTimersByTimeAsync(1);
+    await clock.advance(1);
     expect(sweep).toHaveBeenCalledTimes(2);
     await sweeps.stop();
   });
 
   it('leaves a store swept recently until its next sweep is due, across runs', async () => {
     // The last run swept 50 minutes ago: the next is due 10 minutes from now.
-    const { sweeps, sweep } = sweepsWith({ recordedAt: Date.now() - 50 * MINUTE_MS });
+    const { sweeps, sweep } = sweepsWith({ recordedAt: clock.now() - 50 * MINUTE_MS });
 
-    await vi.advanceTimersByTimeAsync(10 * MINUTE_MS - 1);
+    await clock.advance(10 * MINUTE_MS - 1);
     expect(sweep).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(1);
+    await clock.advance(1);
     expect(sweep).toHaveBeenCalledTimes(1);
     await sweeps.stop();
   });
@@ -76,7 +79,7 @@ describe('startExpirySweeps', () => {
     const removed = [3, 0, 7];
     const { sweeps, onRemoved } = sweepsWith({ sweep: async () => removed.shift() ?? 0 });
 
-    await vi.advanceTimersByTimeAsync(MINUTE_MS + 2 * EVERY_MS);
+    await clock.advance(MINUTE_MS + 2 * EVERY_MS);
     expect(onRemoved.mock.calls).toEqual([[3], [7]]);
     await sweeps.stop();
   });
@@ -90,12 +93,12 @@ describe('startExpirySweeps', () => {
       },
     });
 
-    await vi.advanceTimersByTimeAsync(MINUTE_MS);
+    await clock.advance(MINUTE_MS);
     expect(onError).toHaveBeenCalledWith(new Error('store closed'));
     expect(lastSwept()).toBeUndefined();
-    await vi.advanceTimersByTimeAsync(EVERY_MS);
+    await clock.advance(EVERY_MS);
     expect(sweep).toHaveBeenCalledTimes(2);
-    expect(lastSwept()).toBe(Date.now());
+    expect(lastSwept()).toBe(clock.now());
     await sweeps.stop();
   });
 
@@ -111,19 +114,19 @@ describe('startExpirySweeps', () => {
         return 5;
       },
     });
-    await vi.advanceTimersByTimeAsync(MINUTE_MS);
+    await clock.advance(MINUTE_MS);
 
     let stopped = false;
     const stopping = sweeps.stop().then(() => {
       stopped = true;
     });
-    await vi.advanceTimersByTimeAsync(0);
+    await clock.advance(0);
     expect(seen?.aborted).toBe(true);
     expect(stopped).toBe(false);
     finish?.();
     await stopping;
     expect(lastSwept()).toBeUndefined();
-    await vi.advanceTimersByTimeAsync(2 * EVERY_MS);
+    await clock.advance(2 * EVERY_MS);
     expect(sweep).toHaveBeenCalledTimes(1);
   });
 });
