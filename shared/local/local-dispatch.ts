@@ -266,7 +266,15 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       consume(queueUrl, { lane: 'live' }, LIVE_BATCH_SIZE),
       consume(
         bulkQueueUrl,
-        { lane: 'bulk', onEventHandled: (event) => lanes.handled(laneKey(event)) },
+        {
+          lane: 'bulk',
+          onEventHandled: (event) => {
+            const key = laneKey(event);
+            lanes.handled(key);
+            // A live change of its subject may wait behind it for the expediter's next look.
+            expediting?.wake(key);
+          },
+        },
         BULK_BATCH_SIZE,
         (signal) => bulkPages.idle(signal),
       ),

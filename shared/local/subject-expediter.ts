@@ -48,8 +48,11 @@ export interface SubjectExpediterOptions {
  */
 export class SubjectExpediter {
   readonly #options: SubjectExpediterOptions;
-  /** Subjects being looked at, each with whether another look is asked for. */
-  readonly #looking = new Map<LaneKey, { again: boolean }>();
+  /**
+   * Subjects being looked at, each with whether another look is asked for and, while a held
+   * event makes it wait, what ends that wait early (see {@link wake}).
+   */
+  readonly #looking = new Map<LaneKey, { again: boolean; wake?: AbortController }>();
   readonly #runs = new Set<Promise<void>>();
   readonly #stop = new AbortController();
 
@@ -65,7 +68,7 @@ export class SubjectExpediter {
       return;
     }
     if (this.#stop.signal.aborted) return;
-    const state = { again: false };
+    const state: { again: boolean; wake?: AbortController } = { again: false };
     this.#looking.set(key, state);
     const run = this.#run(key, state).catch((error: unknown) => {
       this.#looking.delete(key);
@@ -73,6 +76,15 @@ export class SubjectExpediter {
     });
     this.#runs.add(run);
     void run.finally(() => this.#runs.delete(run));
+  }
+
+  /**
+   * A bulk event of `key` has been handled and left the bulk lane: a look at `key` waiting
+   * because that event was in flight looks again now, instead of at the end of its wait (up to
+   * {@link EXPEDITE_RETRY_MAX_MS}). Nothing for a subject not being looked at.
+   */
+  wake(key: LaneKey): void {
+    this.#looking.get(key)?.wake?.abort();
   }
 
   /** Resolves once no look runs (tests; a stop). */
@@ -85,7 +97,7 @@ export class SubjectExpediter {
     this.#stop.abort();
   }
 
-  async #run(key: LaneKey, state: { again: boolean }): Promise<void> {
+  async #run(key: LaneKey, state: { again: boolean; wake?: AbortController }): Promise<void> {
     const { lanes, move } = this.#options;
     const clock = this.#options.clock ?? systemClock;
     let retryMs = this.#options.retryMs ?? EXPEDITE_RETRY_MS;
@@ -97,7 +109,15 @@ export class SubjectExpediter {
       const { moved, held } = await move(laneGroup(key));
       lanes.moved(key, moved);
       if (held > 0) {
-        await clock.sleep(retryMs, this.#stop.signal);
+        const wake = new AbortController();
+        state.wake = wake;
+        const stopped = this.#stop.signal;
+        const onStop = () => wake.abort();
+        stopped.addEventListener('abort', onStop, { once: true });
+        // Woken early (see wake) or stopped: either ends the wait; the loop tells them apart.
+        await clock.sleep(retryMs, wake.signal).catch(() => undefined);
+        stopped.removeEventListener('abort', onStop);
+        state.wake = undefined;
         retryMs = Math.min(2 * retryMs, EXPEDITE_RETRY_MAX_MS);
       } else if (!state.again) break;
     }

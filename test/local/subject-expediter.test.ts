@@ -159,4 +159,40 @@ describe('SubjectExpediter, while a bulk batch holds the subject', () => {
     await expediter.idle();
     expect(looks).toEqual([0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100]);
   });
+
+  it('looks again at once when the bulk event that held it is handled, not at the end of its wait', async () => {
+    const clock = new ManualClock(0);
+    const lanes = new DispatchLanes(false);
+    const looks: number[] = [];
+    let held = true;
+    const expediter = new SubjectExpediter({
+      lanes,
+      move: async () => {
+        looks.push(clock.now());
+        return held ? { moved: 0, held: 1 } : { moved: 2, held: 0 };
+      },
+      onError: (error) => {
+        throw error;
+      },
+      clock,
+    });
+    const key = laneKey(changed(1, 'c1'));
+    expediter.expedite(key);
+    // Held: it waits 0.1, 0.2, 0.4, 0.8 s between looks.
+    for (let ms = 0; ms < 1_000; ms += 50) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await clock.advance(50);
+    }
+    expect(looks).toEqual([0, 100, 300, 700]);
+    // The bulk batch holding the subject's event ends 50 ms into the 0.8 s wait.
+    await clock.advance(50);
+    held = false;
+    // Another subject's handled event wakes nothing of this one.
+    expediter.wake(laneKey(changed(3, 'c3')));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(looks).toHaveLength(4);
+    expediter.wake(key);
+    await expediter.idle();
+    expect(looks).toEqual([0, 100, 300, 700, 1_050]);
+  });
 });
