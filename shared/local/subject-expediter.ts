@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../clock.ts';
+import { linkedSignal } from '../concurrency.ts';
 import { type DispatchLanes, type LaneKey, laneGroup } from './dispatch-lanes.ts';
 
 /**
@@ -17,6 +18,14 @@ export const EXPEDITE_RETRY_MAX_MS = 2_000;
  * their order, unless one is in flight (see DiskQueue.moveMessageGroup).
  */
 export type MoveGroup = (group: string) => Promise<{ moved: number; held: number }>;
+
+/** One subject being looked at (see SubjectExpediter). */
+interface Look {
+  /** Another look is asked for (a change came during this one). */
+  again: boolean;
+  /** While a held event makes the look wait: what ends that wait early (see SubjectExpediter.wake). */
+  wake?: AbortController;
+}
 
 /** Options of {@link SubjectExpediter}. */
 export interface SubjectExpediterOptions {
@@ -48,11 +57,8 @@ export interface SubjectExpediterOptions {
  */
 export class SubjectExpediter {
   readonly #options: SubjectExpediterOptions;
-  /**
-   * Subjects being looked at, each with whether another look is asked for and, while a held
-   * event makes it wait, what ends that wait early (see {@link wake}).
-   */
-  readonly #looking = new Map<LaneKey, { again: boolean; wake?: AbortController }>();
+  /** Subjects being looked at. */
+  readonly #looking = new Map<LaneKey, Look>();
   readonly #runs = new Set<Promise<void>>();
   readonly #stop = new AbortController();
 
@@ -68,7 +74,7 @@ export class SubjectExpediter {
       return;
     }
     if (this.#stop.signal.aborted) return;
-    const state: { again: boolean; wake?: AbortController } = { again: false };
+    const state: Look = { again: false };
     this.#looking.set(key, state);
     const run = this.#run(key, state).catch((error: unknown) => {
       this.#looking.delete(key);
@@ -97,7 +103,7 @@ export class SubjectExpediter {
     this.#stop.abort();
   }
 
-  async #run(key: LaneKey, state: { again: boolean; wake?: AbortController }): Promise<void> {
+  async #run(key: LaneKey, state: Look): Promise<void> {
     const { lanes, move } = this.#options;
     const clock = this.#options.clock ?? systemClock;
     let retryMs = this.#options.retryMs ?? EXPEDITE_RETRY_MS;
@@ -109,14 +115,11 @@ export class SubjectExpediter {
       const { moved, held } = await move(laneGroup(key));
       lanes.moved(key, moved);
       if (held > 0) {
-        const wake = new AbortController();
-        state.wake = wake;
-        const stopped = this.#stop.signal;
-        const onStop = () => wake.abort();
-        stopped.addEventListener('abort', onStop, { once: true });
+        state.wake = new AbortController();
+        const wait = linkedSignal(this.#stop.signal, state.wake.signal);
         // Woken early (see wake) or stopped: either ends the wait; the loop tells them apart.
-        await clock.sleep(retryMs, wake.signal).catch(() => undefined);
-        stopped.removeEventListener('abort', onStop);
+        await clock.sleep(retryMs, wait.signal).catch(() => undefined);
+        wait.release();
         state.wake = undefined;
         retryMs = Math.min(2 * retryMs, EXPEDITE_RETRY_MAX_MS);
       } else if (!state.again) break;
