@@ -124,8 +124,8 @@ export class DynamoDbWebhookStore implements WebhookStore {
     return items.map((item) => parseOrThrow(SubscriptionSchema, item.doc, 'stored subscription'));
   }
 
-  async deleteSubscription(id: string): Promise<void> {
-    await this.table.delete(SUBSCRIPTIONS_PARTITION, `SUB#${id}`);
+  async deleteSubscription(id: string): Promise<boolean> {
+    return this.table.tryDeleteExisting(SUBSCRIPTIONS_PARTITION, `SUB#${id}`);
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {

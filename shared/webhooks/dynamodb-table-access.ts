@@ -240,6 +240,23 @@ export class WebhookTable {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk } }));
   }
 
+  /** DeleteItem of an item that exists: true when it deleted it, false when there was none. */
+  async tryDeleteExisting(pk: string, sk: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk, sk },
+          ConditionExpression: 'attribute_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** One Query page (optionally by sort-key prefix), for callers that page themselves. */
   async queryPage(input: {
     pk: string;

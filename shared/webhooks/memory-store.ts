@@ -55,8 +55,8 @@ export class MemoryWebhookStore implements WebhookStore {
     return [...this.subscriptions.values()].map((s) => structuredClone(s));
   }
 
-  async deleteSubscription(id: string): Promise<void> {
-    this.subscriptions.delete(id);
+  async deleteSubscription(id: string): Promise<boolean> {
+    return this.subscriptions.delete(id);
   }
 
   async putEvent(event: StoredEvent, options: PutEventOptions = {}): Promise<boolean> {

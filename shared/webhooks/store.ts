@@ -228,7 +228,11 @@ export interface WebhookStore {
   ): Promise<Subscription | undefined>;
   getSubscription(id: string): Promise<Subscription | undefined>;
   listSubscriptions(): Promise<Subscription[]>;
-  deleteSubscription(id: string): Promise<void>;
+  /**
+   * Deletes a subscription; false when there was none (never created, or deleted already, by a
+   * concurrent request say).
+   */
+  deleteSubscription(id: string): Promise<boolean>;
   /** Stores an event once; a second put of the same id keeps the first. Returns whether this put stored it. */
   putEvent(event: StoredEvent, options?: PutEventOptions): Promise<boolean>;
   /**

@@ -221,11 +221,12 @@ export function createSubscriptionAdmin(deps: WebhookAdminDeps) {
 
     /**
      * Removes a subscription; its pending deliveries are dead-lettered when they come up, and
-     * the process's batches running now send it nothing more.
+     * the process's batches running now send it nothing more. Throws WebhookNotFoundError when
+     * there is none to remove: of two requests removing one subscription at once, one removes
+     * it and the other is told it is not there (as a second request after the first is).
      */
     async removeSubscription(id: string): Promise<void> {
-      await requireSubscription(id, deps);
-      await deps.store.deleteSubscription(id);
+      if (!(await deps.store.deleteSubscription(id))) throw subscriptionNotFound(id);
       deps.scheduler.noteDisabled(id);
     },
 

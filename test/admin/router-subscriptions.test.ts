@@ -162,6 +162,16 @@ describe('admin API: subscriptions', () => {
     }
   });
 
+  it('removes a subscription two requests remove at once for one of them, and answers 404 to the other', async () => {
+    harness = createAdminHarness();
+    const { id } = await created(harness);
+    const answers = await Promise.all([
+      harness.call('DELETE', `/subscriptions/${id}`),
+      harness.call('DELETE', `/subscriptions/${id}`),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([204, 404]);
+  });
+
   it('rotates the secret, returning a new one', async () => {
     harness = createAdminHarness();
     const first = await created(harness);

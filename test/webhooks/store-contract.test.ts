@@ -66,8 +66,11 @@ describe.each(implementations)('%s (WebhookStore contract)', (_name, create) => 
     await store.putSubscription({ ...subscription('sub_1'), enabled: false });
     expect((await store.getSubscription('sub_1'))?.enabled).toBe(false);
     expect((await store.listSubscriptions()).map((s) => s.id).sort()).toEqual(['sub_1', 'sub_2']);
-    await store.deleteSubscription('sub_2');
+    expect(await store.deleteSubscription('sub_2')).toBe(true);
     expect(await store.getSubscription('sub_2')).toBeUndefined();
+    // Deleted already (by a concurrent request, say): said so, and nothing else changes.
+    expect(await store.deleteSubscription('sub_2')).toBe(false);
+    expect((await store.listSubscriptions()).map((s) => s.id)).toEqual(['sub_1']);
   });
 
   it('replaces a subscription only over the version it was read at, never one removed', async () => {
