@@ -62,7 +62,9 @@ export function duplicateIds(accepted: readonly DeliveredChange[]): number {
  * latest detection time already seen. Events of one poll share a detection time, so only
  * changes of different polls can be out of order.
  */
-export function outOfOrderArrivals(accepted: readonly DeliveredChange[]): number {
+export function outOfOrderArrivals(
+  accepted: readonly Pick<DeliveredChange, 'id' | 'subject' | 'time'>[],
+): number {
   const seen = new Set<string>();
   const latestBySubject = new Map<string, number>();
   let outOfOrder = 0;

@@ -7,6 +7,7 @@ import {
 } from '../../shared/admin/schemas.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { BridgeProcess } from '../chaos/bridge-process.ts';
+import { outOfOrderArrivals } from '../chaos/duplicate-ids.ts';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
@@ -76,7 +77,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     await fixture?.close();
   });
 
-  it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain', async () => {
+  it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain, each customer’s in detection order', async () => {
     bridge.start();
     // Start-up and a first sync take a few seconds alone, several times that beside other tests.
     await waitFor(async () => (await customerStream())?.initialSyncDone, 45_000, 'the first sync');
@@ -97,6 +98,21 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     const paused = await pausedStream();
     expect(paused.backfillPass?.jobId).toBe(job.id);
     expect(receiver.received).toEqual([]);
+    // One customer in twelve changes while the backfill is paused: some have their `created`
+    // waiting in the backlog, the others are not read yet. The live polls detect the changes
+    // before the crash.
+    const model = sim.controls.model;
+    const active = [...model.customers.all()].filter((entry) => entry.record.IsActive !== false);
+    const changed = active.filter((_, index) => index % 12 === 0);
+    const changedAt = Date.now();
+    for (const { record } of changed)
+      model.update(model.customers, 'customer', record.Id, { Notes: 'changed while paused' });
+    await waitFor(
+      async () => Date.parse((await customerStream())?.lastPollAt ?? '') > changedAt + 1_500,
+      10_000,
+      'live polls after the changes',
+      50,
+    );
 
     // A crash while paused: the restarted bridge finds the undelivered backlog on disk and stays
     // paused, at the window and cursor it saved.
@@ -121,8 +137,29 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
       .filter((entry) => entry.record.IsActive !== false)
       .map((entry) => entry.record.Id);
     expect(customers.length).toBeGreaterThan(MAX_BACKLOG * 5);
-    await waitFor(() => createdSubjects().size === customers.length, 30_000, 'every delivery', 50);
+    const updatedSubjects = () =>
+      new Set(receiver.received.filter((e) => e.type === 'customer.updated').map((e) => e.subject));
+    await waitFor(
+      () =>
+        createdSubjects().size === customers.length && updatedSubjects().size === changed.length,
+      30_000,
+      'every delivery',
+      50,
+    );
     expect(createdSubjects()).toEqual(new Set(customers));
+    // Each customer's `created` and change arrived in the order they were detected, across the
+    // lanes and the crash: a change behind its waiting `created`, or before a `created` read later.
+    const arrivals = receiver.received.map((e) => ({ ...e, id: e.webhookId }));
+    expect(outOfOrderArrivals(arrivals)).toBe(0);
+    const detectedAt = (subject: string, type: string) =>
+      receiver.received.find((e) => e.subject === subject && e.type === type)?.time ?? '';
+    const createdFirst = changed.filter(
+      ({ record }) =>
+        detectedAt(record.Id, 'customer.created') < detectedAt(record.Id, 'customer.updated'),
+    );
+    // Both cases came up (here 3 of 25 customers had their `created` waiting).
+    expect(createdFirst.length).toBeGreaterThan(0);
+    expect(createdFirst.length).toBeLessThan(changed.length);
     expect(receiver.rejected).toBe(0);
     expect(await bridge.stop()).toBe(0);
   }, 120_000);

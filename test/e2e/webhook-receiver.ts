@@ -8,6 +8,8 @@ export interface ReceivedEvent {
   webhookId: string;
   type: string;
   subject: string;
+  /** The event's detection time (its `time`, ISO 8601). */
+  time: string;
 }
 
 /** A subscriber endpoint on 127.0.0.1 that verifies every request with `standardwebhooks`. */
@@ -92,8 +94,13 @@ export async function startTestReceiver(address: TestReceiverAddress = {}): Prom
         'webhook-id': header('webhook-id'),
         'webhook-timestamp': header('webhook-timestamp'),
         'webhook-signature': header('webhook-signature'),
-      }) as { type: string; subject: string };
-      const got = { webhookId: header('webhook-id'), type: event.type, subject: event.subject };
+      }) as { type: string; subject: string; time: string };
+      const got = {
+        webhookId: header('webhook-id'),
+        type: event.type,
+        subject: event.subject,
+        time: event.time,
+      };
       if (failing.times > 0 && failing.matches(got)) {
         failing.times--;
         attempts.push({ ...got, status: failing.status, at });
