@@ -235,21 +235,21 @@ export class WebhookTable {
     });
   }
 
-  /** DeleteItem. */
-  async delete(pk: string, sk: string): Promise<void> {
-    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk } }));
+  /** DeleteItem, optionally conditional (throws ConditionalCheckFailedException when it loses). */
+  async delete(pk: string, sk: string, condition?: string): Promise<void> {
+    await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { pk, sk },
+        ConditionExpression: condition,
+      }),
+    );
   }
 
   /** DeleteItem of an item that exists: true when it deleted it, false when there was none. */
   async tryDeleteExisting(pk: string, sk: string): Promise<boolean> {
     try {
-      await this.client.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { pk, sk },
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      );
+      await this.delete(pk, sk, 'attribute_exists(pk)');
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

@@ -59,8 +59,9 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
       50,
     );
   };
-  const createdSubjects = () =>
-    new Set(receiver.received.filter((e) => e.type === 'customer.created').map((e) => e.subject));
+  /** The subjects of the events of `type` the receiver got. */
+  const subjectsOf = (type: string) =>
+    new Set(receiver.received.filter((e) => e.type === type).map((e) => e.subject));
 
   beforeAll(async () => {
     fixture = await customerBridge({
@@ -137,16 +138,15 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
       .filter((entry) => entry.record.IsActive !== false)
       .map((entry) => entry.record.Id);
     expect(customers.length).toBeGreaterThan(MAX_BACKLOG * 5);
-    const updatedSubjects = () =>
-      new Set(receiver.received.filter((e) => e.type === 'customer.updated').map((e) => e.subject));
     await waitFor(
       () =>
-        createdSubjects().size === customers.length && updatedSubjects().size === changed.length,
+        subjectsOf('customer.created').size === customers.length &&
+        subjectsOf('customer.updated').size === changed.length,
       30_000,
       'every delivery',
       50,
     );
-    expect(createdSubjects()).toEqual(new Set(customers));
+    expect(subjectsOf('customer.created')).toEqual(new Set(customers));
     // Each customer's `created` and change arrived in the order they were detected, across the
     // lanes and the crash: a change behind its waiting `created`, or before a `created` read later.
     const arrivals = receiver.received.map((e) => ({ ...e, id: e.webhookId }));
