@@ -1,6 +1,6 @@
 import { eventStreamId } from '../changes/envelope.ts';
 import { BridgeError } from '../errors.ts';
-import { type BulkLaneLedger, countByStream } from './bulk-lane.ts';
+import { type BulkLaneLedger, bulkSubjectOf, countByStream, latestMarks } from './bulk-lane.ts';
 import { DISPATCH_QUEUE_TARGET } from './dispatch-queue.ts';
 import type { PublishableEvent } from './publishable-event.ts';
 import {
@@ -26,10 +26,13 @@ export interface LaneRoutingPublisherOptions {
  * their own, so that in AWS live changes are not delivered behind a backlog of thousands (the
  * local runtime does the same with its two lanes, see DispatchLanes). A subject's events keep
  * their order across the lanes: while a stream has bulk events on their way (the ledger's
- * counts), its live events take the bulk lane too. Bulk events are counted before they are
- * sent (a crash in between leaves the stream in the bulk lane, never a live event ahead), and
- * those refused for good are counted as handled at once. When the ledger cannot be read, live
- * events take the bulk lane (late rather than out of order).
+ * counts), a live event whose subject's latest bulk event is not handled yet (the ledger's
+ * marks) takes the bulk lane too, behind it, and becomes the subject's mark in turn; the
+ * stream's other live events stay live. Bulk events are counted and marked before they are
+ * sent (a crash in between leaves the stream and subject in the bulk lane, never a live event
+ * ahead), and those refused for good are counted and noted as handled at once. When the ledger
+ * cannot be read, live events of the streams it could not answer for take the bulk lane (late
+ * rather than out of order).
  */
 export class LaneRoutingPublisher implements EventPublisher {
   constructor(private readonly options: LaneRoutingPublisherOptions) {}
@@ -44,7 +47,10 @@ export class LaneRoutingPublisher implements EventPublisher {
     const live = events.filter((_, index) => lanes[index] === 'live');
     const { ledger } = this.options;
     if (bulk.length > 0)
-      await ledger.queued(countByStream(bulk, eventStreamId)).catch((error: unknown) => {
+      await Promise.all([
+        ledger.queued(countByStream(bulk, eventStreamId)),
+        ledger.marked(latestMarks(bulk)),
+      ]).catch((error: unknown) => {
         throw new PublishError(DISPATCH_QUEUE_TARGET, 'could not count the bulk lane’s events', {
           cause: error,
           retryable: !(error instanceof BridgeError) || error.retryable,
@@ -62,14 +68,15 @@ export class LaneRoutingPublisher implements EventPublisher {
     // Not counted when the table fails: the stream then takes the bulk lane until its counts
     // stall (BULK_LANE_STALL_MS), which delays no event; failing the publish would repeat it.
     if (refused.size > 0)
-      await ledger
-        .handled(
+      await Promise.all([
+        ledger.handled(
           countByStream(
             bulk.filter((event) => refused.has(event.id)),
             eventStreamId,
           ),
-        )
-        .catch(() => undefined);
+        ),
+        ledger.handledEvents([...refused]),
+      ]).catch(() => undefined);
     return {
       published: liveResult.published + bulkResult.published,
       thinned: liveResult.thinned + bulkResult.thinned,
@@ -77,22 +84,40 @@ export class LaneRoutingPublisher implements EventPublisher {
     };
   }
 
-  /** Each event's lane: bulk work's events, and live ones of streams with bulk events on their way. */
+  /**
+   * Each event's lane: bulk work's events, and live ones whose subject's latest bulk event is
+   * not handled yet (or may not be: an event of no subject, counts or marks that cannot be read)
+   * in a stream with bulk events on their way.
+   */
   private async lanesOf(
     events: readonly PublishableEvent[],
     requested: DispatchLane,
   ): Promise<DispatchLane[]> {
     if (requested === 'bulk') return events.map(() => 'bulk');
+    const { ledger } = this.options;
     const streams = [...new Set(events.map(eventStreamId))].filter(
       (id): id is string => id !== undefined,
     );
     const pending =
       streams.length === 0
         ? new Set<string>()
-        : await this.options.ledger.pending(streams).catch(() => new Set(streams));
-    return events.map((event) => {
+        : await ledger.pending(streams).catch(() => new Set(streams));
+    if (pending.size === 0) return events.map(() => 'live');
+    const inPendingStream = (event: PublishableEvent) => {
       const streamId = eventStreamId(event);
-      return streamId !== undefined && pending.has(streamId) ? 'bulk' : 'live';
+      return streamId !== undefined && pending.has(streamId);
+    };
+    const subjects = [
+      ...new Set(events.filter(inPendingStream).flatMap((event) => bulkSubjectOf(event) ?? [])),
+    ];
+    const waiting =
+      subjects.length === 0
+        ? new Set<string>()
+        : await ledger.waitingSubjects(subjects).catch(() => new Set(subjects));
+    return events.map((event) => {
+      if (!inPendingStream(event)) return 'live';
+      const subject = bulkSubjectOf(event);
+      return subject === undefined || waiting.has(subject) ? 'bulk' : 'live';
     });
   }
 }

@@ -10,9 +10,11 @@ import type { DispatchEvent } from './messages.ts';
 /**
  * Handles one batch of a dispatch lane (in AWS each lane is a queue of its own): a batch of
  * the bulk lane runs behind live work at each endpoint, and the events it handled are counted
- * per stream in the ledger, so the streams' live events leave the bulk lane once their bulk
- * events are all handled (see LaneRoutingPublisher). A failure to count is logged, not thrown:
- * the events were delivered, and a stream left counted as pending takes the bulk lane a while
+ * per stream and noted by id in the ledger, so a subject's live events leave the bulk lane once
+ * its latest bulk event is handled, and a stream's once its bulk events are all handled (see
+ * LaneRoutingPublisher). Handled means delivered, or noted waiting in the waiting ledger, which
+ * holds the subject's later deliveries behind it. A failure to count is logged, not thrown: the
+ * events were delivered, and a stream or subject left pending takes the bulk lane a while
  * longer (at most BULK_LANE_STALL_MS). `settle` turns the batch's answer into the one SQS gets
  * (keepGroupOrder for a FIFO queue, which fails more records): an event whose record is answered
  * failed comes back and is counted when it is handled then, not twice. `deadline`: see
@@ -41,7 +43,10 @@ export async function processLaneBatch(
     .filter(({ messageId }) => messageId === undefined || !failed.has(messageId))
     .map(({ event }) => event);
   const handled = countByStream(events, eventStreamId);
-  await ledger.handled(handled).catch((error: unknown) => {
+  await Promise.all([
+    ledger.handled(handled),
+    ledger.handledEvents(events.map((event) => event.id)),
+  ]).catch((error: unknown) => {
     deps.logger.warn('could not count the bulk lane events handled', {
       streams: [...handled.keys()],
       error: error instanceof Error ? error.message : String(error),

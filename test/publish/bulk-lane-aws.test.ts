@@ -50,16 +50,17 @@ describe('the bulk dispatch lane in AWS (poller publisher, dispatcher, the count
       parsePublisherConfig({ DISPATCH_QUEUE_URL: live, BULK_DISPATCH_QUEUE_URL: bulk }),
       { sqsClient: sqs, eventBridgeClient: new EventBridgeClient({}), bulkLaneLedger: ledger },
     );
-    const event = (n: number, connection = 'main') =>
+    const event = (n: number, subject: string, connection = 'main') =>
       PublishableEventSchema.parse({
-        ...changeEvent(eventIdOf(n)),
+        ...changeEvent(eventIdOf(n), { subject }),
         source: `connector/${connection}`,
       });
 
-    // A first sync that emits, then live changes of the same stream and of another one.
-    await publisher.publish([event(1), event(2), event(3)], { lane: 'bulk' });
-    await publisher.publish([event(4), event(5, 'hotel-7')]);
-    expect(idsOf(await receiveAll(live))).toEqual([eventIdOf(5)]);
+    // A first sync that emits, then live changes: of a customer whose bulk event is on its way,
+    // of one the sync did not emit, and of another stream.
+    await publisher.publish([event(1, 'c-1'), event(2, 'c-2'), event(3, 'c-3')], { lane: 'bulk' });
+    await publisher.publish([event(4, 'c-2'), event(5, 'c-9'), event(6, 'c-2', 'hotel-7')]);
+    expect(idsOf(await receiveAll(live))).toEqual([5, 6].map(eventIdOf));
     const queued = await receiveAll(bulk);
     expect(idsOf(queued)).toEqual([1, 2, 3, 4].map(eventIdOf));
 
@@ -69,8 +70,37 @@ describe('the bulk dispatch lane in AWS (poller publisher, dispatcher, the count
     expect(result.batchItemFailures).toEqual([]);
     expect(await ledger.pending(['main:customer'])).toEqual(new Set());
 
-    await publisher.publish([event(6)]);
-    expect(idsOf(await receiveAll(live))).toEqual([eventIdOf(6)]);
+    await publisher.publish([event(7, 'c-2')]);
+    expect(idsOf(await receiveAll(live))).toEqual([eventIdOf(7)]);
     expect(await receiveAll(bulk)).toEqual([]);
+  });
+
+  it('lets a subject’s live events go live once the dispatcher has handled its bulk event, while the stream’s others are on their way', async () => {
+    const live = sqsServer.createQueue('dispatch-2').queueUrl;
+    const bulk = sqsServer.createQueue('bulk-dispatch-2').queueUrl;
+    const clock = new ManualClock(Date.now());
+    const ledger = new DynamoDbBulkLaneLedger({
+      client: table.client,
+      tableName: table.tableName,
+      clock,
+    });
+    const publisher = createPublisher(
+      parsePublisherConfig({ DISPATCH_QUEUE_URL: live, BULK_DISPATCH_QUEUE_URL: bulk }),
+      { sqsClient: sqs, eventBridgeClient: new EventBridgeClient({}), bulkLaneLedger: ledger },
+    );
+    const event = (n: number, subject: string) =>
+      PublishableEventSchema.parse({
+        ...changeEvent(eventIdOf(n), { subject }),
+        source: 'connector/second',
+      });
+    await publisher.publish([event(11, 'c-1'), event(12, 'c-2')], { lane: 'bulk' });
+    const [first, second] = await receiveAll(bulk);
+    if (!first || !second) throw new Error('two bulk events expected');
+    await processLaneBatch([first], createHarness().deps, 'bulk', ledger);
+    expect(await ledger.pending(['second:customer'])).toEqual(new Set(['second:customer']));
+
+    await publisher.publish([event(13, 'c-1'), event(14, 'c-2')]);
+    expect(idsOf(await receiveAll(live))).toEqual([eventIdOf(13)]);
+    expect(idsOf(await receiveAll(bulk))).toEqual([eventIdOf(14)]);
   });
 });

@@ -32,6 +32,22 @@ describe('processLaneBatch', () => {
     );
   });
 
+  it('notes a bulk batch’s handled events by id, so their subjects’ live events leave the bulk lane', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const ledger = new MemoryBulkLaneLedger(clock);
+    const subjectOf = (n: number) => `main:customer#c-${eventIdOf(n).slice(-6)}`;
+    await ledger.marked([1, 2].map((n) => ({ subject: subjectOf(n), eventId: eventIdOf(n) })));
+    const { deps } = createHarness({ clock });
+    await processLaneBatch([record(1)], deps, 'live', ledger);
+    expect(await ledger.waitingSubjects([subjectOf(1), subjectOf(2)])).toEqual(
+      new Set([subjectOf(1), subjectOf(2)]),
+    );
+    await processLaneBatch([record(1)], deps, 'bulk', ledger);
+    expect(await ledger.waitingSubjects([subjectOf(1), subjectOf(2)])).toEqual(
+      new Set([subjectOf(2)]),
+    );
+  });
+
   it('logs a failure to count and still answers the batch (its events were handled)', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const warnings: string[] = [];
