@@ -39,18 +39,23 @@ export async function processLaneBatch(
   });
   const result = settle(processed);
   const failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier));
-  const events = handledRecords
-    .filter(({ messageId }) => messageId === undefined || !failed.has(messageId))
-    .map(({ event }) => event);
-  const handled = countByStream(events, eventStreamId);
-  await Promise.all([
-    ledger.handled(handled),
-    ledger.handledEvents(events.map((event) => event.id)),
-  ]).catch((error: unknown) => {
-    deps.logger.warn('could not count the bulk lane events handled', {
-      streams: [...handled.keys()],
-      error: error instanceof Error ? error.message : String(error),
-    });
-  });
+  const kept = handledRecords.filter(
+    ({ messageId }) => messageId === undefined || !failed.has(messageId),
+  );
+  const handled = countByStream(
+    kept.map(({ event }) => event),
+    eventStreamId,
+  );
+  // A copy acknowledged while another batch of the process still sends the event (no message
+  // id) counts, but is not noted: the batch that sends it notes it once it is done.
+  const done = kept.flatMap(({ event, messageId }) => (messageId === undefined ? [] : [event.id]));
+  await Promise.all([ledger.handled(handled), ledger.handledEvents(done)]).catch(
+    (error: unknown) => {
+      deps.logger.warn('could not count the bulk lane events handled', {
+        streams: [...handled.keys()],
+        error: error instanceof Error ? error.message : String(error),
+      });
+    },
+  );
   return result;
 }

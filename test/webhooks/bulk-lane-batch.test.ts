@@ -48,6 +48,36 @@ describe('processLaneBatch', () => {
     );
   });
 
+  it('notes an event handled only once the batch that sends it is done, not when a second copy is acknowledged meanwhile', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const ledger = new MemoryBulkLaneLedger(clock);
+    const subject = `main:customer#c-${eventIdOf(1).slice(-6)}`;
+    await ledger.marked([{ subject, eventId: eventIdOf(1) }]);
+    const harness = createHarness({ clock });
+    await harness.service.createSubscription({ url: 'https://hooks.example.com/in' });
+    let answer: () => void = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let requests = 0;
+    harness.deps.sender = {
+      send: async () => {
+        requests++;
+        await answered;
+        return { kind: 'response', status: 200, headers: {}, body: '', latencyMs: 1 };
+      },
+    };
+    const first = processLaneBatch([record(1)], harness.deps, 'bulk', ledger);
+    while (requests === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The same event published again: its copy is acknowledged while the first is in flight.
+    await processLaneBatch([{ ...record(1), messageId: 'm1-copy' }], harness.deps, 'bulk', ledger);
+    expect(await ledger.waitingSubjects([subject])).toEqual(new Set([subject]));
+    answer();
+    await first;
+    expect(requests).toBe(1);
+    expect(await ledger.waitingSubjects([subject])).toEqual(new Set());
+  });
+
   it('logs a failure to count and still answers the batch (its events were handled)', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const warnings: string[] = [];
