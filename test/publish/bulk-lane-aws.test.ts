@@ -36,25 +36,34 @@ const receiveAll = (queueUrl: string) => local.receiveAll(queueUrl);
 
 const idsOf = (messages: { body: string }[]) => messages.map((m) => JSON.parse(m.body).id);
 
+/** Two dispatch queues named with `suffix`, the ledger in the table, the poller's publisher. */
+function lanes(suffix: string) {
+  const live = sqsServer.createQueue(`dispatch${suffix}`).queueUrl;
+  const bulk = sqsServer.createQueue(`bulk-dispatch${suffix}`).queueUrl;
+  const ledger = new DynamoDbBulkLaneLedger({
+    client: table.client,
+    tableName: table.tableName,
+    clock: new ManualClock(Date.now()),
+  });
+  const publisher = createPublisher(
+    parsePublisherConfig({ DISPATCH_QUEUE_URL: live, BULK_DISPATCH_QUEUE_URL: bulk }),
+    { sqsClient: sqs, eventBridgeClient: new EventBridgeClient({}), bulkLaneLedger: ledger },
+  );
+  return { live, bulk, ledger, publisher };
+}
+
+/** Event `n` about customer `subject` of `connection`. */
+const eventOf = (n: number, subject: string, connection: string) =>
+  PublishableEventSchema.parse({
+    ...changeEvent(eventIdOf(n), { subject }),
+    source: `connector/${connection}`,
+  });
+
 describe('the bulk dispatch lane in AWS (poller publisher, dispatcher, the counts in the table)', () => {
   it('keeps a stream’s live events behind its bulk events until the dispatcher has handled them', async () => {
-    const live = sqsServer.createQueue('dispatch').queueUrl;
-    const bulk = sqsServer.createQueue('bulk-dispatch').queueUrl;
-    const clock = new ManualClock(Date.now());
-    const ledger = new DynamoDbBulkLaneLedger({
-      client: table.client,
-      tableName: table.tableName,
-      clock,
-    });
-    const publisher = createPublisher(
-      parsePublisherConfig({ DISPATCH_QUEUE_URL: live, BULK_DISPATCH_QUEUE_URL: bulk }),
-      { sqsClient: sqs, eventBridgeClient: new EventBridgeClient({}), bulkLaneLedger: ledger },
-    );
+    const { live, bulk, ledger, publisher } = lanes('');
     const event = (n: number, subject: string, connection = 'main') =>
-      PublishableEventSchema.parse({
-        ...changeEvent(eventIdOf(n), { subject }),
-        source: `connector/${connection}`,
-      });
+      eventOf(n, subject, connection);
 
     // A first sync that emits, then live changes: of a customer whose bulk event is on its way,
     // of one the sync did not emit, and of another stream.
@@ -76,23 +85,8 @@ describe('the bulk dispatch lane in AWS (poller publisher, dispatcher, the count
   });
 
   it('lets a subject’s live events go live once the dispatcher has handled its bulk event, while the stream’s others are on their way', async () => {
-    const live = sqsServer.createQueue('dispatch-2').queueUrl;
-    const bulk = sqsServer.createQueue('bulk-dispatch-2').queueUrl;
-    const clock = new ManualClock(Date.now());
-    const ledger = new DynamoDbBulkLaneLedger({
-      client: table.client,
-      tableName: table.tableName,
-      clock,
-    });
-    const publisher = createPublisher(
-      parsePublisherConfig({ DISPATCH_QUEUE_URL: live, BULK_DISPATCH_QUEUE_URL: bulk }),
-      { sqsClient: sqs, eventBridgeClient: new EventBridgeClient({}), bulkLaneLedger: ledger },
-    );
-    const event = (n: number, subject: string) =>
-      PublishableEventSchema.parse({
-        ...changeEvent(eventIdOf(n), { subject }),
-        source: 'connector/second',
-      });
+    const { live, bulk, ledger, publisher } = lanes('-2');
+    const event = (n: number, subject: string) => eventOf(n, subject, 'second');
     await publisher.publish([event(11, 'c-1'), event(12, 'c-2')], { lane: 'bulk' });
     const [first, second] = await receiveAll(bulk);
     if (!first || !second) throw new Error('two bulk events expected');
