@@ -28,7 +28,7 @@ export interface DeliveryMessageTask {
   subject?: string | undefined;
   /** Started to defer itself for its turn in a slow endpoint's line (see TurnDeferral). */
   line?: TurnDeferral | undefined;
-  /** The dispatch lane it was taken in: a bulk one the stop cuts off comes back as bulk work. */
+  /** The dispatch lane it was taken in: one the stop cuts off comes back as work of that lane. */
   lane?: DispatchLane | undefined;
 }
 
@@ -134,10 +134,10 @@ export async function attemptDelivery(
     batch,
   );
   if (sent === 'stopped') {
-    // Cut off by the process's stop: no attempt; due again as the next run starts, bulk work
-    // as bulk work (see deliverInline): waiting in its lane is what it does until then.
+    // Cut off by the process's stop: no attempt; due again as the next run starts, in its lane
+    // (see deliverInline): waiting in its lane is what it does until then.
     const dueAt = clock.now() + DEADLINE_DEFER_MS;
-    if (lane === 'bulk') place.line = { until: dueAt, lane };
+    if (lane !== undefined) place.line = { until: dueAt, lane };
     return defer(delivery, dueAt, place);
   }
   noteNextAttemptInBatch(sent.next, place.subject, batch, true);

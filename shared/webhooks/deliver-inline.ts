@@ -14,8 +14,8 @@ import type { Attempt, Delivery } from './store.ts';
  * the endpoint is paused (`Retry-After`), or `line` is given (it would wait too long in a slow
  * endpoint's line), no request is sent: the delivery is created pending until then, its message
  * marked as waiting in that line when its turn there is what it waits for. A subscription disabled earlier in the batch dead-letters
- * it. `lane`: the lane the delivery was asked in; a bulk one cut off in flight by the process's
- * stop comes back as bulk work, as those the stop deferred from the line do (see laneWaitedIn).
+ * it. `lane`: the lane the delivery was asked in; one cut off in flight by the process's stop
+ * comes back as work of that lane, as those the stop deferred from the line do (see laneWaitedIn).
  * Creation is conditional, so a concurrent duplicate cannot create it twice.
  */
 export async function deliverInline(
@@ -65,10 +65,11 @@ export async function deliverInline(
         batch,
       );
       if (sent === 'stopped') {
-        // Cut off by the process's stop: no attempt; created pending, due as the next run starts.
+        // Cut off by the process's stop: no attempt; created pending, due as the next run starts,
+        // waiting in its lane as those the stop deferred from the line do.
         next = { ...task.delivery, nextAttemptAt: deps.clock.now() + DEADLINE_DEFER_MS };
         deferred = true;
-        if (lane === 'bulk') inLine = lane;
+        inLine = lane;
       } else {
         next = sent.next;
         log = sent.log;

@@ -112,32 +112,35 @@ describe('a batch whose process stops sending', () => {
     const after = await harness.store.listDeliveries({ limit: 10 });
     expect(after.map((d) => [d.status, d.attempts])).toEqual(records().map(() => ['delivered', 1]));
   });
-  it('keeps the lane of the bulk deliveries it defers: the next run takes them behind its live work', async () => {
-    // The local run's bulk lane (no deadline): a backfill's deliveries wait in the endpoint's line
-    // when `start` stops. They come back on the dispatch queue; without their lane they would be
-    // taken as live work, ahead of the next run's live changes.
-    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () => ({
-      kind: 'hang',
-    }));
-    await subscribe('/hook', { maxConcurrency: 1 });
-    const cutOff = stoppableSender(harness, clock);
-    // A customer's three events (each due after the one before it) and three customers'.
-    const batch = processDispatchBatch(records(), harness.deps, { lane: 'bulk' });
-    await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');
-    // The stop's hold is read a moment after the deferred work starts.
-    await clock.advance(3);
-    harness.deps.scheduler.stopSending();
-    cutOff.abort();
-    expect(await batch).toEqual({ batchItemFailures: [] });
-    // The five that waited in the line keep it, and so does the one cut off in flight.
-    expect(harness.queue.waitingInLine).toBe(records().length);
-    // A subject's later deliveries are due after its earlier ones (the queue's whole seconds).
-    await clock.advance(5 * DEADLINE_DEFER_MS);
-    const lanes = harness.queue
-      .receive(10)
-      .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
-    expect(lanes).toEqual(records().map(() => 'bulk'));
-  });
+  it.each(['bulk', 'live'] as const)(
+    'keeps the lane of the %s deliveries it defers, the one cut off in flight included: the next run takes bulk ones behind its live work',
+    async (lane) => {
+      // The local run's lanes (no deadline): a backfill's deliveries wait in the endpoint's line
+      // when `start` stops. They come back on the dispatch queue; without their lane bulk ones would
+      // be taken as live work, ahead of the next run's live changes. Live ones are marked alike.
+      const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () => ({
+        kind: 'hang',
+      }));
+      await subscribe('/hook', { maxConcurrency: 1 });
+      const cutOff = stoppableSender(harness, clock);
+      // A customer's three events (each due after the one before it) and three customers'.
+      const batch = processDispatchBatch(records(), harness.deps, { lane });
+      await waitFor(() => receiver.log.length === 1, 5_000, 'the first request');
+      // The stop's hold is read a moment after the deferred work starts.
+      await clock.advance(3);
+      harness.deps.scheduler.stopSending();
+      cutOff.abort();
+      expect(await batch).toEqual({ batchItemFailures: [] });
+      // The five that waited in the line keep it, and so does the one cut off in flight.
+      expect(harness.queue.waitingInLine).toBe(records().length);
+      // A subject's later deliveries are due after its earlier ones (the queue's whole seconds).
+      await clock.advance(5 * DEADLINE_DEFER_MS);
+      const lanes = harness.queue
+        .receive(10)
+        .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
+      expect(lanes).toEqual(records().map(() => lane));
+    },
+  );
 
   it('wakes its lane at the stop: the work its rate limit spaces out defers itself without waiting for its turn or its deadline', async () => {
     const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup);
@@ -221,33 +224,36 @@ describe('a batch whose process stops sending', () => {
     }
   });
 
-  it('sends the bulk retry it cuts off in flight back as bulk work', async () => {
-    // The local run's bulk lane: a backfill's retry whose request the stop cuts off comes back
-    // on the dispatch queue for the next run, where as live work it would go ahead of that
-    // run's live changes.
-    let answer: 'fail' | 'hang' = 'fail';
-    const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
-      answer === 'fail' ? { kind: 'respond', status: 500 } : { kind: 'hang' },
-    );
-    await subscribe('/hook', { maxConcurrency: 1 });
-    const cutOff = stoppableSender(harness, clock);
-    await processDispatchBatch(distinctSubjects().slice(0, 1), harness.deps, { lane: 'bulk' });
-    await clock.advance(10_000);
-    const retries = harness.queue.receive(10);
-    expect(retries).toHaveLength(1);
+  it.each(['bulk', 'live'] as const)(
+    'sends the %s retry it cuts off in flight back as work of its lane',
+    async (lane) => {
+      // The local run's bulk lane: a backfill's retry whose request the stop cuts off comes back
+      // on the dispatch queue for the next run, where as live work it would go ahead of that
+      // run's live changes. A live one is marked alike.
+      let answer: 'fail' | 'hang' = 'fail';
+      const { receiver, harness, subscribe, clock } = await startDispatchFixture(cleanup, () =>
+        answer === 'fail' ? { kind: 'respond', status: 500 } : { kind: 'hang' },
+      );
+      await subscribe('/hook', { maxConcurrency: 1 });
+      const cutOff = stoppableSender(harness, clock);
+      await processDispatchBatch(distinctSubjects().slice(0, 1), harness.deps, { lane });
+      await clock.advance(10_000);
+      const retries = harness.queue.receive(10);
+      expect(retries).toHaveLength(1);
 
-    answer = 'hang';
-    const batch = processDispatchBatch(retries, harness.deps, { lane: 'bulk' });
-    await waitFor(() => receiver.log.length === 2, 5_000, 'the retry');
-    harness.deps.scheduler.stopSending();
-    cutOff.abort();
-    expect(await batch).toEqual({ batchItemFailures: [] });
-    await clock.advance(2 * DEADLINE_DEFER_MS);
-    const lanes = harness.queue
-      .receive(10)
-      .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
-    expect(lanes).toEqual(['bulk']);
-  });
+      answer = 'hang';
+      const batch = processDispatchBatch(retries, harness.deps, { lane });
+      await waitFor(() => receiver.log.length === 2, 5_000, 'the retry');
+      harness.deps.scheduler.stopSending();
+      cutOff.abort();
+      expect(await batch).toEqual({ batchItemFailures: [] });
+      await clock.advance(2 * DEADLINE_DEFER_MS);
+      const lanes = harness.queue
+        .receive(10)
+        .map((message) => (JSON.parse(message.body) as { lane?: string }).lane ?? 'none');
+      expect(lanes).toEqual([lane]);
+    },
+  );
 });
 
 describe('a webhook sender told to stop', () => {
