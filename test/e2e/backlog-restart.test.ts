@@ -1,15 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  BackfillJobViewSchema,
-  StreamListSchema,
-  type StreamViewSchema,
-} from '../../shared/admin/schemas.ts';
+import type { z } from 'zod';
+import type { StreamViewSchema } from '../../shared/admin/schemas.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { BridgeProcess } from '../chaos/bridge-process.ts';
-import { outOfOrderArrivals } from '../chaos/duplicate-ids.ts';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { backfillOrder, changeCustomers } from './backfill-order.ts';
 import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
 import type { TestReceiver } from './webhook-receiver.ts';
 
@@ -17,10 +13,8 @@ type StreamView = z.infer<typeof StreamViewSchema>;
 
 /** Undelivered messages (visible or in flight) above which detection pauses in this test. */
 const MAX_BACKLOG = 20;
-const STREAM_ID = 'local:customer';
 /** Poll runs in a row without progress that count as "paused". */
 const STALLED_RUNS = 3;
-const SubscriptionSchema = z.object({ secret: z.string() });
 
 describe('backpressure of change-bridge start, across a SIGKILL', () => {
   let sim: RunningSimulator;
@@ -28,11 +22,11 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
   let fixture: CustomerBridge | undefined;
   let bridge: BridgeProcess;
 
-  const call = adminCaller(() => bridge.api);
-  const customerStream = async (): Promise<StreamView | undefined> => {
-    const listing = await call('GET', '/streams').catch(() => undefined);
-    return StreamListSchema.safeParse(listing).data?.streams.find((s) => s.id === STREAM_ID);
-  };
+  const order = backfillOrder(
+    adminCaller(() => bridge.api),
+    () => receiver,
+  );
+  const { customerStream, subjectsOf } = order;
   /**
    * Resolves once the stream was polled {@link STALLED_RUNS} times in a row (its lastPollAt moved)
    * without its backfill pass's window or watermark moving and without an error: the backfill's
@@ -59,9 +53,6 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
       50,
     );
   };
-  /** The subjects of the events of `type` the receiver got. */
-  const subjectsOf = (type: string) =>
-    new Set(receiver.received.filter((e) => e.type === type).map((e) => e.subject));
 
   beforeAll(async () => {
     fixture = await customerBridge({
@@ -82,38 +73,21 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     bridge.start();
     // Start-up and a first sync take a few seconds alone, several times that beside other tests.
     await waitFor(async () => (await customerStream())?.initialSyncDone, 45_000, 'the first sync');
-    const subscription = SubscriptionSchema.parse(
-      await call('POST', '/subscriptions', {
-        url: receiver.url,
-        // Held deliveries time out; retries every second so none waits out a 5-minute step.
-        retrySchedule: Array.from({ length: 20 }, () => 1_000),
-      }),
-    );
-    receiver.setSecret(subscription.secret);
+    // Held deliveries time out; retries every second so none waits out a 5-minute step.
+    await order.subscribe({ retrySchedule: Array.from({ length: 20 }, () => 1_000) });
 
     // The endpoint stops answering; a backfill with emit publishes a created event per customer.
     receiver.hold();
-    const job = BackfillJobViewSchema.parse(
-      await call('POST', '/backfill', { entities: ['customer'], emit: true }),
-    );
+    const job = await order.startBackfill();
     const paused = await pausedStream();
     expect(paused.backfillPass?.jobId).toBe(job.id);
     expect(receiver.received).toEqual([]);
     // One customer in twelve changes while the backfill is paused: some have their `created`
     // waiting in the backlog, the others are not read yet. The live polls detect the changes
     // before the crash.
-    const model = sim.controls.model;
-    const active = [...model.customers.all()].filter((entry) => entry.record.IsActive !== false);
-    const changed = active.filter((_, index) => index % 12 === 0);
     const changedAt = Date.now();
-    for (const { record } of changed)
-      model.update(model.customers, 'customer', record.Id, { Notes: 'changed while paused' });
-    await waitFor(
-      async () => Date.parse((await customerStream())?.lastPollAt ?? '') > changedAt + 1_500,
-      10_000,
-      'live polls after the changes',
-      50,
-    );
+    const { customers, changed } = changeCustomers(sim, 12, 'changed while paused');
+    await order.livePollsAfter(changedAt);
 
     // A crash while paused: the restarted bridge finds the undelivered backlog on disk and stays
     // paused, at the window and cursor it saved.
@@ -124,33 +98,14 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
 
     // Deliveries drain: detection resumes and the backfill finishes with every event delivered.
     receiver.release();
-    const done = await waitFor(
-      async () => {
-        const view = BackfillJobViewSchema.safeParse(await call('GET', `/backfill/${job.id}`));
-        return view.data?.done ? view.data : undefined;
-      },
-      30_000,
-      'the backfill to finish',
-      100,
-    );
+    const done = await order.backfillDone(job.id);
     expect(done.streams.every((s) => s.lastError === null)).toBe(true);
-    const customers = [...sim.controls.model.customers.all()]
-      .filter((entry) => entry.record.IsActive !== false)
-      .map((entry) => entry.record.Id);
     expect(customers.length).toBeGreaterThan(MAX_BACKLOG * 5);
-    await waitFor(
-      () =>
-        subjectsOf('customer.created').size === customers.length &&
-        subjectsOf('customer.updated').size === changed.length,
-      30_000,
-      'every delivery',
-      50,
-    );
+    await order.everyDelivery(customers.length, changed.length);
     expect(subjectsOf('customer.created')).toEqual(new Set(customers));
     // Each customer's `created` and change arrived in the order they were detected, across the
     // lanes and the crash: a change behind its waiting `created`, or before a `created` read later.
-    const arrivals = receiver.received.map((e) => ({ ...e, id: e.webhookId }));
-    expect(outOfOrderArrivals(arrivals)).toBe(0);
+    expect(order.outOfOrder()).toBe(0);
     const detectedAt = (subject: string, type: string) =>
       receiver.received.find((e) => e.subject === subject && e.type === type)?.time ?? '';
     const createdFirst = changed.filter(
