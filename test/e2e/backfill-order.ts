@@ -1,17 +1,12 @@
 import { z } from 'zod';
-import {
-  BackfillJobViewSchema,
-  StreamListSchema,
-  type StreamViewSchema,
-} from '../../shared/admin/schemas.ts';
+import { BackfillJobViewSchema } from '../../shared/admin/schemas.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import { outOfOrderArrivals } from '../chaos/duplicate-ids.ts';
 import type { AdminCall } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { customerStreamOf } from './customer-bridge.ts';
 import type { TestReceiver } from './webhook-receiver.ts';
 
-/** The stream of the customer bridges' customers (see customerBridge). */
-export const CUSTOMER_STREAM_ID = 'local:customer';
 const SubscriptionSchema = z.object({ secret: z.string() });
 
 /**
@@ -20,12 +15,7 @@ const SubscriptionSchema = z.object({ secret: z.string() });
  * API does not answer: a restarted bridge), and what the receiver got.
  */
 export function backfillOrder(call: AdminCall, receiver: () => TestReceiver) {
-  const customerStream = async (): Promise<z.infer<typeof StreamViewSchema> | undefined> => {
-    const listing = await call('GET', '/streams').catch(() => undefined);
-    return StreamListSchema.safeParse(listing).data?.streams.find(
-      (s) => s.id === CUSTOMER_STREAM_ID,
-    );
-  };
+  const customerStream = customerStreamOf(call);
   /** The subjects of the events of `type` the receiver got. */
   const subjectsOf = (type: string) =>
     new Set(

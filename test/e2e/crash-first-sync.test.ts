@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
-import { StreamListSchema, type StreamViewSchema } from '../../shared/admin/schemas.ts';
 import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
 import type { BridgeProcess } from '../chaos/bridge-process.ts';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
+import { type CustomerBridge, customerBridge, customerStreamOf } from './customer-bridge.ts';
 import type { TestReceiver } from './webhook-receiver.ts';
-
-type StreamView = z.infer<typeof StreamViewSchema>;
-const STREAM_ID = 'local:customer';
 
 describe('change-bridge start killed (SIGKILL) in the middle of a first sync with INITIAL_SYNC=emit', () => {
   let sim: RunningSimulator;
@@ -17,10 +12,7 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
   let fixture: CustomerBridge | undefined;
   let bridge: BridgeProcess;
   const call = adminCaller(() => bridge.api);
-  const customerStream = async (): Promise<StreamView | undefined> => {
-    const listing = await call('GET', '/streams').catch(() => undefined);
-    return StreamListSchema.safeParse(listing).data?.streams.find((s) => s.id === STREAM_ID);
-  };
+  const customerStream = customerStreamOf(call);
 
   beforeAll(async () => {
     fixture = await customerBridge({

@@ -1,11 +1,33 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { z } from 'zod';
+import { StreamListSchema, type StreamViewSchema } from '../../shared/admin/schemas.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { type BridgeProcess, bridgeProcess } from '../chaos/bridge-process.ts';
+import type { AdminCall } from '../support/admin-call.ts';
 import { freePort } from '../support/free-port.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
+
+/** The stream a customer bridge polls. */
+export const CUSTOMER_STREAM_ID = 'local:customer';
+
+/**
+ * Reads the customer stream as the admin API lists it: undefined while the API does not answer
+ * (a bridge starting or restarting) or lists no such stream.
+ * @example const customerStream = customerStreamOf(adminCaller(() => bridge.api));
+ */
+export function customerStreamOf(
+  call: AdminCall,
+): () => Promise<z.infer<typeof StreamViewSchema> | undefined> {
+  return async () => {
+    const listing = await call('GET', '/streams').catch(() => undefined);
+    return StreamListSchema.safeParse(listing).data?.streams.find(
+      (s) => s.id === CUSTOMER_STREAM_ID,
+    );
+  };
+}
 
 /** A `change-bridge start` child polling customers only, with its simulator and receiver. */
 export interface CustomerBridge {
