@@ -141,33 +141,53 @@ export function startEventSourceLoop(options: EventSourceLoopOptions): EventSour
         budget.give(reserved);
         return;
       }
-      let messages: Message[];
-      try {
-        messages = await receiveBatch(reserved);
+      if ((await receiveAndSettle(reserved, endTurn)) === 'settled') {
         receiveFailures = 0;
-      } catch (error) {
-        endTurn();
-        budget.give(reserved);
-        if (abort.signal.aborted) return;
-        if (clock.now() - receiveFailureToldAt >= RECEIVE_FAILURE_TOLD_EVERY_MS) {
-          receiveFailureToldAt = clock.now();
-          report(error);
-        }
-        receiveFailures += 1;
-        const waitMs = RECEIVE_RETRY_MS * 2 ** Math.min(10, receiveFailures - 1);
-        await clock.sleep(Math.min(RECEIVE_RETRY_MAX_MS, waitMs), abort.signal).catch(() => {});
         continue;
       }
-      budget.give(reserved - messages.length);
-      try {
-        // The handler is called (and takes its turns) before the next worker receives.
-        const settled = messages.length > 0 ? invokeAndSettle(messages) : undefined;
-        endTurn();
-        await settled;
-      } finally {
-        budget.give(messages.length);
-      }
+      if (abort.signal.aborted) return;
+      receiveFailures += 1;
+      const waitMs = RECEIVE_RETRY_MS * 2 ** Math.min(10, receiveFailures - 1);
+      await clock.sleep(Math.min(RECEIVE_RETRY_MAX_MS, waitMs), abort.signal).catch(() => {});
     }
+  };
+
+  /**
+   * Receives up to `reserved` messages (taken from the budget), hands them to the handler, ends
+   * the turn and waits for the batch to settle; gives the budget back. A function of its own so
+   * that no batch outlives it: a worker's frame, suspended while it waits for its next turn and
+   * budget, kept its last batch (32 workers a lane: 3,200 of a backfill's envelopes, 14 MB of a
+   * heap snapshot, where 800 were in flight).
+   */
+  const receiveAndSettle = async (
+    reserved: number,
+    endTurn: () => void,
+  ): Promise<'settled' | 'failed'> => {
+    let messages: Message[];
+    try {
+      messages = await receiveBatch(reserved);
+    } catch (error) {
+      endTurn();
+      budget.give(reserved);
+      if (
+        !abort.signal.aborted &&
+        clock.now() - receiveFailureToldAt >= RECEIVE_FAILURE_TOLD_EVERY_MS
+      ) {
+        receiveFailureToldAt = clock.now();
+        report(error);
+      }
+      return 'failed';
+    }
+    budget.give(reserved - messages.length);
+    try {
+      // The handler is called (and takes its turns) before the next worker receives.
+      const settled = messages.length > 0 ? invokeAndSettle(messages) : undefined;
+      endTurn();
+      await settled;
+    } finally {
+      budget.give(messages.length);
+    }
+    return 'settled';
   };
 
   const receive = async (max: number, waitSeconds: number): Promise<Message[]> => {
