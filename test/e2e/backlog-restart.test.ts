@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { StreamViewSchema } from '../../shared/admin/schemas.ts';
-import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
-import type { BridgeProcess } from '../chaos/bridge-process.ts';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { backfillOrder, changeCustomers } from './backfill-order.ts';
-import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
-import type { TestReceiver } from './webhook-receiver.ts';
+import { useCustomerBridge } from './customer-bridge.ts';
 
 type StreamView = z.infer<typeof StreamViewSchema>;
 
@@ -17,14 +14,17 @@ const MAX_BACKLOG = 20;
 const STALLED_RUNS = 3;
 
 describe('backpressure of change-bridge start, across a SIGKILL', () => {
-  let sim: RunningSimulator;
-  let receiver: TestReceiver;
-  let fixture: CustomerBridge | undefined;
-  let bridge: BridgeProcess;
+  const fixture = useCustomerBridge({
+    seed: 13,
+    dataDirPrefix: 'bridge-backlog-',
+    // Every 500 ms: a pause shows after three polls in a row that moved nothing, twice.
+    pollInterval: '500ms',
+    env: { BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG) },
+  });
 
   const order = backfillOrder(
-    adminCaller(() => bridge.api),
-    () => receiver,
+    adminCaller(() => fixture.bridge.api),
+    () => fixture.receiver,
   );
   const { customerStream, subjectsOf } = order;
   /**
@@ -54,50 +54,35 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     );
   };
 
-  beforeAll(async () => {
-    fixture = await customerBridge({
-      seed: 13,
-      dataDirPrefix: 'bridge-backlog-',
-      // Every 500 ms: a pause shows after three polls in a row that moved nothing, twice.
-      pollInterval: '500ms',
-      env: { BRIDGE_MAX_BACKLOG: String(MAX_BACKLOG) },
-    });
-    ({ sim, receiver, bridge } = fixture);
-  });
-
-  afterAll(async () => {
-    await fixture?.close();
-  });
-
   it('pauses a backfill while deliveries lag, keeps the backlog on disk through a crash, and delivers every event once they drain, each customer’s in detection order', async () => {
-    bridge.start();
+    fixture.bridge.start();
     // Start-up and a first sync take a few seconds alone, several times that beside other tests.
     await waitFor(async () => (await customerStream())?.initialSyncDone, 45_000, 'the first sync');
     // Held deliveries time out; retries every second so none waits out a 5-minute step.
     await order.subscribe({ retrySchedule: Array.from({ length: 20 }, () => 1_000) });
 
     // The endpoint stops answering; a backfill with emit publishes a created event per customer.
-    receiver.hold();
+    fixture.receiver.hold();
     const job = await order.startBackfill();
     const paused = await pausedStream();
     expect(paused.backfillPass?.jobId).toBe(job.id);
-    expect(receiver.received).toEqual([]);
+    expect(fixture.receiver.received).toEqual([]);
     // One customer in twelve changes while the backfill is paused: some have their `created`
     // waiting in the backlog, the others are not read yet. The live polls detect the changes
     // before the crash.
     const changedAt = Date.now();
-    const { customers, changed } = changeCustomers(sim, 12, 'changed while paused');
+    const { customers, changed } = changeCustomers(fixture.sim, 12, 'changed while paused');
     await order.livePollsAfter(changedAt);
 
     // A crash while paused: the restarted bridge finds the undelivered backlog on disk and stays
     // paused, at the window and cursor it saved.
-    await bridge.kill();
-    bridge.start();
+    await fixture.bridge.kill();
+    fixture.bridge.start();
     const pausedAgain = await pausedStream();
     expect(pausedAgain.backfillPass?.watermark).toBe(paused.backfillPass?.watermark);
 
     // Deliveries drain: detection resumes and the backfill finishes with every event delivered.
-    receiver.release();
+    fixture.receiver.release();
     const done = await order.backfillDone(job.id);
     expect(done.streams.every((s) => s.lastError === null)).toBe(true);
     expect(customers.length).toBeGreaterThan(MAX_BACKLOG * 5);
@@ -107,7 +92,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     // lanes and the crash: a change behind its waiting `created`, or before a `created` read later.
     expect(order.outOfOrder()).toBe(0);
     const detectedAt = (subject: string, type: string) =>
-      receiver.received.find((e) => e.subject === subject && e.type === type)?.time ?? '';
+      fixture.receiver.received.find((e) => e.subject === subject && e.type === type)?.time ?? '';
     const createdFirst = changed.filter(
       ({ record }) =>
         detectedAt(record.Id, 'customer.created') < detectedAt(record.Id, 'customer.updated'),
@@ -115,7 +100,7 @@ describe('backpressure of change-bridge start, across a SIGKILL', () => {
     // Both cases came up (here 3 of 25 customers had their `created` waiting).
     expect(createdFirst.length).toBeGreaterThan(0);
     expect(createdFirst.length).toBeLessThan(changed.length);
-    expect(receiver.rejected).toBe(0);
-    expect(await bridge.stop()).toBe(0);
+    expect(fixture.receiver.rejected).toBe(0);
+    expect(await fixture.bridge.stop()).toBe(0);
   }, 120_000);
 });

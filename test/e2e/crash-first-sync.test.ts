@@ -1,52 +1,42 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
-import type { BridgeProcess } from '../chaos/bridge-process.ts';
+import { describe, expect, it } from 'vitest';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
-import { type CustomerBridge, customerBridge, customerStreamOf } from './customer-bridge.ts';
-import type { TestReceiver } from './webhook-receiver.ts';
+import { customerStreamOf, useCustomerBridge } from './customer-bridge.ts';
 
 describe('change-bridge start killed (SIGKILL) in the middle of a first sync with INITIAL_SYNC=emit', () => {
-  let sim: RunningSimulator;
-  let receiver: TestReceiver;
-  let fixture: CustomerBridge | undefined;
-  let bridge: BridgeProcess;
-  const call = adminCaller(() => bridge.api);
+  const fixture = useCustomerBridge({
+    seed: 21,
+    dataDirPrefix: 'bridge-crash-sync-',
+    pollInterval: '1s',
+    env: { INITIAL_SYNC: 'emit', CONNECTOR_RATE_LIMIT: 'off' },
+  });
+  const call = adminCaller(() => fixture.bridge.api);
   const customerStream = customerStreamOf(call);
-
-  beforeAll(async () => {
-    fixture = await customerBridge({
-      seed: 21,
-      dataDirPrefix: 'bridge-crash-sync-',
-      pollInterval: '1s',
-      env: { INITIAL_SYNC: 'emit', CONNECTOR_RATE_LIMIT: 'off' },
-    });
-    ({ sim, receiver, bridge } = fixture);
-  });
-
-  afterAll(async () => {
-    await fixture?.close();
-  });
 
   it('delivers every created event at least once, under one id each, and ends with the watermark of a whole sync', async () => {
     // The connector answers 429 until the subscription exists: no event of the sync is
     // published before anyone subscribes.
-    sim.controls.setFaults({ rate: 1, kinds: ['rate-limit'], retryAfterSeconds: 1 });
-    bridge.start();
+    fixture.sim.controls.setFaults({ rate: 1, kinds: ['rate-limit'], retryAfterSeconds: 1 });
+    fixture.bridge.start();
     const subscription = (await waitFor(
-      () => call('POST', '/subscriptions', { url: receiver.url }).catch(() => undefined),
+      () => call('POST', '/subscriptions', { url: fixture.receiver.url }).catch(() => undefined),
       30_000,
       'the admin API',
       100,
     )) as { secret: string };
-    receiver.setSecret(subscription.secret);
+    fixture.receiver.setSecret(subscription.secret);
     // Small, slow pages: the sync takes many pages, so a SIGKILL lands in its middle.
-    sim.controls.setFaults({ rate: 1, kinds: ['slow'], slowMs: 150, timeoutAboveCount: 20 });
+    fixture.sim.controls.setFaults({
+      rate: 1,
+      kinds: ['slow'],
+      slowMs: 150,
+      timeoutAboveCount: 20,
+    });
 
     const midway = await waitFor(
       async () => {
         const stream = await customerStream();
-        return (stream?.windowInProgress?.pages ?? 0) >= 2 && receiver.received.length >= 10
+        return (stream?.windowInProgress?.pages ?? 0) >= 2 && fixture.receiver.received.length >= 10
           ? stream
           : undefined;
       },
@@ -54,12 +44,12 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
       'the first sync to be under way, with pages stored and delivered',
       25,
     );
-    await bridge.kill();
-    const deliveredBefore = receiver.received.length;
+    await fixture.bridge.kill();
+    const deliveredBefore = fixture.receiver.received.length;
     expect(midway.initialSyncDone).toBe(false);
 
-    sim.controls.setFaults({ rate: 0, timeoutAboveCount: null });
-    bridge.start();
+    fixture.sim.controls.setFaults({ rate: 0, timeoutAboveCount: null });
+    fixture.bridge.start();
     const done = await waitFor(
       async () => {
         const stream = await customerStream();
@@ -70,11 +60,12 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
       100,
     );
 
-    const customers = [...sim.controls.model.customers.all()]
+    const customers = [...fixture.sim.controls.model.customers.all()]
       .map((entry) => entry.record)
       .filter((record) => record.IsActive !== false);
     const expected = new Set(customers.map((record) => record.Id));
-    const created = () => receiver.received.filter((event) => event.type === 'customer.created');
+    const created = () =>
+      fixture.receiver.received.filter((event) => event.type === 'customer.created');
     await waitFor(
       () => [...expected].every((id) => created().some((event) => event.subject === id)),
       20_000,
@@ -94,7 +85,7 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
     console.log(
       `killed after ${deliveredBefore} deliveries; ${expected.size} customers, ${created().length} created deliveries, ${duplicates} repeated`,
     );
-    expect(receiver.rejected).toBe(0);
+    expect(fixture.receiver.rejected).toBe(0);
 
     // The watermark covers every record the sync read: none is newer than it.
     const newest = Math.max(...customers.map((record) => Date.parse(record.UpdatedUtc)));
@@ -103,6 +94,6 @@ describe('change-bridge start killed (SIGKILL) in the middle of a first sync wit
     expect(Date.parse(done.watermark!)).toBeLessThanOrEqual(Date.now());
     expect(done.windowInProgress).toBeNull();
     expect(done.lastError).toBeNull();
-    expect(await bridge.stop()).toBe(0);
+    expect(await fixture.bridge.stop()).toBe(0);
   }, 90_000);
 });

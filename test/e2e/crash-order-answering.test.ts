@@ -1,40 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningSimulator } from '../../shared/simulator/simulator.ts';
-import type { BridgeProcess } from '../chaos/bridge-process.ts';
+import { describe, expect, it } from 'vitest';
 import { adminCaller } from '../support/admin-call.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { backfillOrder, changeCustomers } from './backfill-order.ts';
-import { type CustomerBridge, customerBridge } from './customer-bridge.ts';
-import type { TestReceiver } from './webhook-receiver.ts';
+import { useCustomerBridge } from './customer-bridge.ts';
 
 /** How long the endpoint takes to answer before the crash: its line stays long. */
 const SLOW_ANSWER_MS = 250;
 
 describe('a subject’s order through a SIGKILL while a backfill’s deliveries are under way at a slow endpoint', () => {
-  let sim: RunningSimulator;
-  let receiver: TestReceiver;
-  let fixture: CustomerBridge | undefined;
-  let bridge: BridgeProcess;
+  const fixture = useCustomerBridge({
+    seed: 17,
+    dataDirPrefix: 'bridge-crash-order-',
+    pollInterval: '500ms',
+  });
   const order = backfillOrder(
-    adminCaller(() => bridge.api),
-    () => receiver,
+    adminCaller(() => fixture.bridge.api),
+    () => fixture.receiver,
   );
 
-  beforeAll(async () => {
-    fixture = await customerBridge({
-      seed: 17,
-      dataDirPrefix: 'bridge-crash-order-',
-      pollInterval: '500ms',
-    });
-    ({ sim, receiver, bridge } = fixture);
-  });
-
-  afterAll(async () => {
-    await fixture?.close();
-  });
-
   it('delivers every customer’s `created` and change in detection order when the restarted bridge finds the endpoint answering at once', async () => {
-    bridge.start();
+    fixture.bridge.start();
     await waitFor(
       async () => (await order.customerStream())?.initialSyncDone,
       45_000,
@@ -44,7 +29,7 @@ describe('a subject’s order through a SIGKILL while a backfill’s deliveries 
 
     // A slow endpoint, two requests at once: the backfill's deliveries wait in its line, taken
     // from the bulk queue but not sent, while some are delivered.
-    receiver.slow(SLOW_ANSWER_MS);
+    fixture.receiver.slow(SLOW_ANSWER_MS);
     const job = await order.startBackfill();
     await waitFor(
       () => order.subjectsOf('customer.created').size >= 10,
@@ -55,14 +40,14 @@ describe('a subject’s order through a SIGKILL while a backfill’s deliveries 
     // One customer in six changes meanwhile: the `created` of some is delivered, of some is being
     // sent or waits in the endpoint's line, of others waits in the bulk queue or is not read yet.
     const changedAt = Date.now();
-    const { customers, changed } = changeCustomers(sim, 6, 'changed mid-delivery');
+    const { customers, changed } = changeCustomers(fixture.sim, 6, 'changed mid-delivery');
     await order.livePollsAfter(changedAt);
     const deliveredBeforeCrash = order.subjectsOf('customer.created').size;
 
     // Killed with deliveries waiting at the endpoint; the next run finds it answering at once.
-    await bridge.kill();
-    receiver.slow(0);
-    bridge.start();
+    await fixture.bridge.kill();
+    fixture.receiver.slow(0);
+    fixture.bridge.start();
 
     const done = await order.backfillDone(job.id);
     expect(done.streams.every((s) => s.lastError === null)).toBe(true);
@@ -70,7 +55,7 @@ describe('a subject’s order through a SIGKILL while a backfill’s deliveries 
     // The crash came in the middle of the deliveries, not after them.
     expect(deliveredBeforeCrash).toBeLessThan(customers.length);
     expect(order.outOfOrder()).toBe(0);
-    expect(receiver.rejected).toBe(0);
-    expect(await bridge.stop()).toBe(0);
+    expect(fixture.receiver.rejected).toBe(0);
+    expect(await fixture.bridge.stop()).toBe(0);
   }, 120_000);
 });

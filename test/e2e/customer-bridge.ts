@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { z } from 'zod';
 import { StreamListSchema, type StreamViewSchema } from '../../shared/admin/schemas.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
@@ -77,5 +78,40 @@ export async function customerBridge(options: {
       await sim.close();
       await rm(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A {@link customerBridge} for the tests of the calling `describe`: set up before them
+ * (`beforeAll`) and closed after them (`afterAll`). Its parts are read from the tests (and the
+ * functions they call), once it is set up.
+ * @example const fixture = useCustomerBridge({ seed: 17, dataDirPrefix: 'bridge-crash-order-', pollInterval: '500ms' });
+ */
+export function useCustomerBridge(options: Parameters<typeof customerBridge>[0]): CustomerBridge {
+  let fixture: CustomerBridge | undefined;
+  beforeAll(async () => {
+    fixture = await customerBridge(options);
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+  const setUp = (): CustomerBridge => {
+    if (fixture === undefined) throw new Error('the customer bridge is set up in beforeAll');
+    return fixture;
+  };
+  return {
+    get sim() {
+      return setUp().sim;
+    },
+    get receiver() {
+      return setUp().receiver;
+    },
+    get dataDir() {
+      return setUp().dataDir;
+    },
+    get bridge() {
+      return setUp().bridge;
+    },
+    close: () => setUp().close(),
   };
 }
