@@ -6,6 +6,7 @@ import { withoutReservedId } from '../shared/connections/connection.ts';
 import { parseDuration } from '../shared/duration.ts';
 import { parseOrThrow } from '../shared/errors.ts';
 import { POLL_INTERVAL_MAX_MS, WINDOW_MARGIN_MAX_MS } from '../shared/polling/poll-settings.ts';
+import { PRICE_HORIZON_MAX_DAYS } from '../shared/polling/strategies/product-prices.ts';
 import { ExportIdSchema, ProductTargetTextSchema } from '../shared/polling/tracked-targets.ts';
 import { DEFAULT_EVENT_SOURCE, EventSourceSchema } from '../shared/publish/event-bridge-entry.ts';
 import { FAILING_AFTER_FAILURES } from '../shared/webhooks/retry-policy.ts';
@@ -105,6 +106,8 @@ export const ChangeBridgePropsSchema = z
     pollExportIds: z.array(ExportIdSchema).min(1).optional(),
     /** Products whose prices the poller tracks (`POLL_PRODUCT_IDS`): `uuid` or `uuid@Europe/Prague` (the enterprise time zone). */
     pollProductIds: z.array(ProductTargetTextSchema).min(1).optional(),
+    /** Days ahead, today included, each product is priced over (`POLL_PRICE_HORIZON_DAYS`): 1 to 100, 30 when absent. */
+    pollPriceHorizonDays: z.number().int().min(1).max(PRICE_HORIZON_MAX_DAYS).optional(),
     initialSync: z.enum(['baseline', 'emit']).default('baseline'),
     publishTargets: PublishTargetsSchema.default('eventbridge'),
     /** Makes the events queue (created when `publishTargets` includes `sqs`) a high-throughput FIFO queue. */

@@ -27,6 +27,7 @@ export function bridgeEnvironment(
     POLL_ENTITIES: config.pollEntities?.join(','),
     POLL_EXPORT_IDS: config.pollExportIds?.join(','),
     POLL_PRODUCT_IDS: config.pollProductIds?.join(','),
+    POLL_PRICE_HORIZON_DAYS: config.pollPriceHorizonDays?.toString(),
   };
   return {
     STATE_TABLE_NAME: lengths.tableName(state.table),

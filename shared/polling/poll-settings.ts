@@ -8,6 +8,7 @@ import { ValidationError } from '../errors.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { POLL_SPECS } from './specs/index.ts';
+import { PRICE_HORIZON_MAX_DAYS } from './strategies/product-prices.ts';
 import { streamPhaseMs } from './stream-phase.ts';
 import { sweepIntervalOf, sweepSlotsOf } from './sweep-slots.ts';
 import type { WindowSettings } from './windows.ts';
@@ -71,6 +72,13 @@ export const PollEnvSchema = z.object({
   CONNECTOR_BUDGET_MARGIN: DurationSchema.pipe(
     z.number().max(BUDGET_MARGIN_MAX_MS, { error: 'must be at most 30s' }),
   ).default(500),
+  /** Days ahead, today included, that productPrice streams price each product over. */
+  POLL_PRICE_HORIZON_DAYS: z.coerce
+    .number({ error: 'must be a whole number of days' })
+    .int({ error: 'must be a whole number of days' })
+    .min(1, { error: 'must be at least 1' })
+    .max(PRICE_HORIZON_MAX_DAYS, { error: `must be at most ${PRICE_HORIZON_MAX_DAYS}` })
+    .optional(),
 });
 
 /** Parsed poll settings. */
@@ -83,6 +91,8 @@ export interface PollSettings {
   pageCount: number;
   /** See CONNECTOR_BUDGET_MARGIN. */
   budgetMarginMs: number;
+  /** POLL_PRICE_HORIZON_DAYS: the productPrice streams' horizon; undefined for the default (30). */
+  priceHorizonDays?: number;
 }
 
 /** Where a first sync starts by default: records older than this are read on the first run. */
@@ -124,6 +134,9 @@ export function pollSettingsFromEnv(
     },
     pageCount: PAGE_COUNT_MAX,
     budgetMarginMs: parsed.CONNECTOR_BUDGET_MARGIN,
+    ...(parsed.POLL_PRICE_HORIZON_DAYS === undefined
+      ? {}
+      : { priceHorizonDays: parsed.POLL_PRICE_HORIZON_DAYS }),
   };
 }
 
@@ -142,6 +155,7 @@ export function streamDefinitions(
   extras: StreamExtras = {},
 ): StreamDefinition[] {
   const count = settings.entities.length;
+  const priceHorizonDays = extras.priceHorizonDays ?? settings.priceHorizonDays;
   const definitions = settings.entities.map((entityType, index) => {
     const spec = POLL_SPECS[entityType];
     const intervalMs = settings.intervalMs ?? spec.defaultIntervalMs;
@@ -156,7 +170,7 @@ export function streamDefinitions(
       initialSync: settings.initialSync,
       ...(extras.exportIds ? { trackedIds: extras.exportIds } : {}),
       ...(extras.products ? { products: extras.products } : {}),
-      ...(extras.priceHorizonDays ? { priceHorizonDays: extras.priceHorizonDays } : {}),
+      ...(priceHorizonDays ? { priceHorizonDays } : {}),
     };
   });
   return withSweepSlots(connectionId, definitions);

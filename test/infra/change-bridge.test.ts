@@ -29,6 +29,7 @@ beforeAll(() => {
     pollRateMinutes: 5,
     pollEntities: ['customer', 'resource'],
     pollExportIds: [EXPORT_1, EXPORT_2],
+    pollPriceHorizonDays: 14,
     pollSettleLag: '10s',
     functionsDir: fixture.functionsDir,
   });
@@ -108,6 +109,7 @@ describe('ChangeBridge construct', () => {
         POLL_SETTLE_LAG: '10s',
         POLL_ENTITIES: 'customer,resource',
         POLL_EXPORT_IDS: `${EXPORT_1},${EXPORT_2}`,
+        POLL_PRICE_HORIZON_DAYS: '14',
         INITIAL_SYNC: 'baseline',
       });
       expect(fn.Properties.Environment.Variables.POLL_PRODUCT_IDS).toBeUndefined();
@@ -159,6 +161,10 @@ describe('ChangeBridge construct', () => {
     expect(
       build({ connections: [{ id: 'a' }], pollProductIds: [`${EXPORT_1}@Europe/Pargue`] }),
     ).toThrow(/pollProductIds\[0\]/);
+    // products/getPricing spans at most 100 days: every price poll would be refused.
+    expect(build({ connections: [{ id: 'a' }], pollPriceHorizonDays: 101 })).toThrow(
+      /pollPriceHorizonDays/,
+    );
     // A batch of 16 deliveries to one hanging endpoint at 15 s each needs 250 s.
     expect(
       build({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.ts';
-import { pollSettingsFromEnv } from '../../shared/polling/poll-settings.ts';
+import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 
 const NOW = Date.parse('2026-12-02T03:00:00Z');
 
@@ -34,6 +34,34 @@ describe('CONNECTOR_BUDGET_MARGIN', () => {
     // A day would space the token's 200 requests over a day: polling all but stopped.
     expect(() => pollSettingsFromEnv({ CONNECTOR_BUDGET_MARGIN: '1d' }, NOW)).toThrow(
       /CONNECTOR_BUDGET_MARGIN: must be at most 30s/,
+    );
+  });
+});
+
+describe('POLL_PRICE_HORIZON_DAYS', () => {
+  const horizonOf = (env: Record<string, string>) =>
+    streamDefinitions('h1', { ...pollSettingsFromEnv(env, NOW), entities: ['productPrice'] })[0]
+      ?.priceHorizonDays;
+
+  it("sets the productPrice streams' horizon; left unset, the strategy's default applies", () => {
+    expect(horizonOf({ POLL_PRICE_HORIZON_DAYS: '7' })).toBe(7);
+    expect(horizonOf({ POLL_PRICE_HORIZON_DAYS: '100' })).toBe(100);
+    expect(horizonOf({})).toBeUndefined();
+  });
+
+  it('refuses what products/getPricing would refuse, naming the variable', () => {
+    // The operation spans at most 100 day units: a longer horizon fails every price poll.
+    expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '101' }, NOW)).toThrow(
+      /POLL_PRICE_HORIZON_DAYS: must be at most 100/,
+    );
+    expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '0' }, NOW)).toThrow(
+      /POLL_PRICE_HORIZON_DAYS: must be at least 1/,
+    );
+    expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '1.5' }, NOW)).toThrow(
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
+    );
+    expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: 'month' }, NOW)).toThrow(
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
     );
   });
 });
