@@ -9,7 +9,7 @@ export function registerStartCommand(program: Command, io: CliIo): void {
     .command('start')
     .description(
       'Run the whole bridge in one process: the simulator (unless CONNECTOR_BASE_URL is set), DynamoDB (dynalite), ' +
-        'SQS (emulator), pollers, event routing, webhook dispatcher and the admin API. Stops cleanly on SIGINT/SIGTERM.',
+        'a dispatch queue on disk, pollers, event routing, webhook dispatcher and the admin API. Stops cleanly on SIGINT/SIGTERM.',
     )
     .option('--port <port>', 'admin API port (BRIDGE_PORT, default 4000)')
     .option(
