@@ -53,6 +53,31 @@ async function changeCustomers(
     await sleep(200);
 }
 
+/**
+ * The `count` slowest changes of a round: each one's latency, when it was made (after the
+ * round's first change) and when its `created` was verified against it, which tells a change
+ * that waited for its `created` from one that waited elsewhere. Pure.
+ */
+function describeSlowest(round: Round, createdAt: ReadonlyMap<string, number>, count: number) {
+  const first = Math.min(...round.changedAt.values());
+  const ms = (value: number) => `${formatNumber(Math.round(value))} ms`;
+  return [...round.arrived]
+    .map(([id, at]) => ({ id, changed: round.changedAt.get(id)!, at }))
+    .sort((a, b) => b.at - b.changed - (a.at - a.changed))
+    .slice(0, count)
+    .map(({ id, changed, at }) => {
+      const created = createdAt.get(id);
+      const createdText =
+        created === undefined
+          ? 'no created seen'
+          : created < changed
+            ? 'its created verified before the change'
+            : `its created verified ${ms(created - changed)} after the change`;
+      return `${ms(at - changed)} (made ${ms(changed - first)} into the round; ${createdText})`;
+    })
+    .join('; ');
+}
+
 /** Prints and records a round's latencies, and how many changes overtook their `created`. */
 function report(figure: string, round: Round, createdAt: ReadonlyMap<string, number>): void {
   const { changedAt, arrived } = round;
@@ -67,6 +92,7 @@ function report(figure: string, round: Round, createdAt: ReadonlyMap<string, num
       `p99 ${formatNumber(p99)} ms, max ${formatNumber(latencies.at(-1) ?? Number.NaN)} ms; ` +
       `${queued.length} of them after their backfill created, ${overtaken} before it (out of order)`,
   );
+  console.log(`    slowest: ${describeSlowest(round, createdAt, 3)}`);
   recordFigure({
     figure,
     measured: `p50 ${p50} ms, p99 ${formatNumber(p99)} ms; ${overtaken} out of order${lost ? `, ${lost} never arrived` : ''}`,
