@@ -78,6 +78,26 @@ function describeSlowest(round: Round, createdAt: ReadonlyMap<string, number>, c
     .join('; ');
 }
 
+/**
+ * How long the changes whose `created` was verified after them arrived behind it (their
+ * `updated` verified after their `created`): what the expediter's looks and the live lane add
+ * once the `created` is out. Pure.
+ */
+function describeWaitsBehindCreated(round: Round, createdAt: ReadonlyMap<string, number>) {
+  const gaps = [...round.arrived]
+    .flatMap(([id, at]) => {
+      const created = createdAt.get(id);
+      return created !== undefined && created > round.changedAt.get(id)! ? [at - created] : [];
+    })
+    .sort((a, b) => a - b);
+  if (gaps.length === 0) return 'no change waited for its created';
+  const over = gaps.filter((gap) => gap > 200).length;
+  return (
+    `${gaps.length} changes arrived behind a created verified after them: ` +
+    `p50 ${formatNumber(Math.round(percentile(gaps, 50)))} ms after it, max ${formatNumber(Math.round(gaps.at(-1)!))} ms, ${over} more than 200 ms`
+  );
+}
+
 /** Prints and records a round's latencies, and how many changes overtook their `created`. */
 function report(figure: string, round: Round, createdAt: ReadonlyMap<string, number>): void {
   const { changedAt, arrived } = round;
@@ -93,6 +113,7 @@ function report(figure: string, round: Round, createdAt: ReadonlyMap<string, num
       `${queued.length} of them after their backfill created, ${overtaken} before it (out of order)`,
   );
   console.log(`    slowest: ${describeSlowest(round, createdAt, 3)}`);
+  console.log(`    ${describeWaitsBehindCreated(round, createdAt)}`);
   recordFigure({
     figure,
     measured: `p50 ${p50} ms, p99 ${formatNumber(p99)} ms; ${overtaken} out of order${lost ? `, ${lost} never arrived` : ''}`,

@@ -8,6 +8,11 @@ import { type DispatchLanes, type LaneKey, laneGroup } from './dispatch-lanes.ts
  */
 export const EXPEDITE_RETRY_MS = 100;
 /**
+ * How soon a look woken by the handled event (see SubjectExpediter.wake) that still finds it in
+ * flight looks again: its batch deletes it as it ends, within milliseconds (doubling from here).
+ */
+export const EXPEDITE_WOKEN_RETRY_MS = 20;
+/**
  * The longest wait between two looks at a subject held in flight: a bulk batch may wait minutes
  * on a slow endpoint, and each look walks the bulk lane's index (~0.2 ms for 100,000 messages).
  */
@@ -25,6 +30,12 @@ interface Look {
   again: boolean;
   /** While a held event makes the look wait: what ends that wait early (see SubjectExpediter.wake). */
   wake?: AbortController;
+  /**
+   * A bulk event of the subject was handled since the last look: its message leaves the queue as
+   * its batch ends, a moment after, so a look that still finds it held looks again after the
+   * first wait, not the doubled one.
+   */
+  woken?: boolean;
 }
 
 /** Options of {@link SubjectExpediter}. */
@@ -85,12 +96,17 @@ export class SubjectExpediter {
   }
 
   /**
-   * A bulk event of `key` has been handled and left the bulk lane: a look at `key` waiting
-   * because that event was in flight looks again now, instead of at the end of its wait (up to
-   * {@link EXPEDITE_RETRY_MAX_MS}). Nothing for a subject not being looked at.
+   * A bulk event of `key` has been handled (its message leaves the bulk lane as its batch ends,
+   * a moment after): a look at `key` waiting because that event was in flight looks again now,
+   * instead of at the end of its wait (up to {@link EXPEDITE_RETRY_MAX_MS}), and one that still
+   * finds the message there looks again after {@link EXPEDITE_WOKEN_RETRY_MS}, not a doubled wait.
+   * Nothing for a subject not being looked at.
    */
   wake(key: LaneKey): void {
-    this.#looking.get(key)?.wake?.abort();
+    const look = this.#looking.get(key);
+    if (look === undefined) return;
+    look.woken = true;
+    look.wake?.abort();
   }
 
   /** Resolves once no look runs (tests; a stop). */
@@ -106,7 +122,8 @@ export class SubjectExpediter {
   async #run(key: LaneKey, state: Look): Promise<void> {
     const { lanes, move } = this.#options;
     const clock = this.#options.clock ?? systemClock;
-    let retryMs = this.#options.retryMs ?? EXPEDITE_RETRY_MS;
+    const firstRetryMs = this.#options.retryMs ?? EXPEDITE_RETRY_MS;
+    let retryMs = firstRetryMs;
     for (;;) {
       state.again = false;
       if (this.#stop.signal.aborted || !lanes.sure) break;
@@ -115,6 +132,9 @@ export class SubjectExpediter {
       const { moved, held } = await move(laneGroup(key));
       lanes.moved(key, moved);
       if (held > 0) {
+        // The event handled is still being deleted: its batch ends in a moment.
+        if (state.woken) retryMs = Math.min(firstRetryMs, EXPEDITE_WOKEN_RETRY_MS);
+        state.woken = false;
         state.wake = new AbortController();
         const wait = linkedSignal(this.#stop.signal, state.wake.signal);
         // Woken early (see wake) or stopped: either ends the wait; the loop tells them apart.

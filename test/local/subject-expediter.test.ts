@@ -7,7 +7,11 @@ import { ManualClock } from '../../shared/clock.ts';
 import { type DiskQueue, startDiskQueue } from '../../shared/local/disk-queue/disk-queue.ts';
 import { DispatchLanes, laneKey } from '../../shared/local/dispatch-lanes.ts';
 import { LocalEventRouter } from '../../shared/local/event-router.ts';
-import { EXPEDITE_RETRY_MS, SubjectExpediter } from '../../shared/local/subject-expediter.ts';
+import {
+  EXPEDITE_RETRY_MS,
+  EXPEDITE_WOKEN_RETRY_MS,
+  SubjectExpediter,
+} from '../../shared/local/subject-expediter.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
 import { makeEvent } from '../publish/fixtures.ts';
 
@@ -194,5 +198,47 @@ describe('SubjectExpediter, while a bulk batch holds the subject', () => {
     expediter.wake(key);
     await expediter.idle();
     expect(looks).toEqual([0, 100, 300, 700, 1_050]);
+  });
+
+  it('looks again 20 ms after a wake that comes before the handled event has left the queue', async () => {
+    // The dispatcher tells of a handled event as its batch ends, before the batch's messages are
+    // deleted: the look the wake starts still finds it in flight. Before, it then waited its
+    // doubled wait (up to 2 s) while the subject's live change waited behind it.
+    const clock = new ManualClock(0);
+    const lanes = new DispatchLanes(false);
+    const looks: number[] = [];
+    let held = true;
+    const expediter = new SubjectExpediter({
+      lanes,
+      move: async () => {
+        looks.push(clock.now());
+        return held ? { moved: 0, held: 1 } : { moved: 2, held: 0 };
+      },
+      onError: (error) => {
+        throw error;
+      },
+      clock,
+    });
+    const key = laneKey(changed(1, 'c1'));
+    expediter.expedite(key);
+    for (let ms = 0; ms < 2_000; ms += 50) {
+      await new Promise((resolve) => setImmediate(resolve));
+      await clock.advance(50);
+    }
+    // Held: it waits 0.1, 0.2, 0.4, 0.8, then 1.6 s between looks.
+    expect(looks).toEqual([0, 100, 300, 700, 1_500]);
+    expediter.wake(key);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(looks).toEqual([0, 100, 300, 700, 1_500, 2_000]);
+    // Its message is deleted a moment later; the next look comes 20 ms after the last.
+    held = false;
+    await clock.advance(EXPEDITE_WOKEN_RETRY_MS);
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      expect(looks).toEqual([0, 100, 300, 700, 1_500, 2_000, 2_000 + EXPEDITE_WOKEN_RETRY_MS]);
+    } finally {
+      expediter.stop();
+      await expediter.idle();
+    }
   });
 });
