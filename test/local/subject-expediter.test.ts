@@ -164,16 +164,19 @@ describe('SubjectExpediter, while a bulk batch holds the subject', () => {
     expect(looks).toEqual([0, 100, 300, 700, 1_500, 3_100, 5_100, 7_100]);
   });
 
-  it('looks again at once when the bulk event that held it is handled, not at the end of its wait', async () => {
+  /**
+   * An expediter on a manual clock whose moves find the subject held while `held.now`, each
+   * look's time noted; the subject c1 expedited, and the clock run for `runMs` in 50 ms steps.
+   */
+  async function heldSubject(runMs: number) {
     const clock = new ManualClock(0);
-    const lanes = new DispatchLanes(false);
     const looks: number[] = [];
-    let held = true;
+    const held = { now: true };
     const expediter = new SubjectExpediter({
-      lanes,
+      lanes: new DispatchLanes(false),
       move: async () => {
         looks.push(clock.now());
-        return held ? { moved: 0, held: 1 } : { moved: 2, held: 0 };
+        return held.now ? { moved: 0, held: 1 } : { moved: 2, held: 0 };
       },
       onError: (error) => {
         throw error;
@@ -182,15 +185,20 @@ describe('SubjectExpediter, while a bulk batch holds the subject', () => {
     });
     const key = laneKey(changed(1, 'c1'));
     expediter.expedite(key);
-    // Held: it waits 0.1, 0.2, 0.4, 0.8 s between looks.
-    for (let ms = 0; ms < 1_000; ms += 50) {
+    for (let ms = 0; ms < runMs; ms += 50) {
       await new Promise((resolve) => setImmediate(resolve));
       await clock.advance(50);
     }
+    return { clock, looks, held, expediter, key };
+  }
+
+  it('looks again at once when the bulk event that held it is handled, not at the end of its wait', async () => {
+    const { clock, looks, held, expediter, key } = await heldSubject(1_000);
+    // Held: it waits 0.1, 0.2, 0.4, 0.8 s between looks.
     expect(looks).toEqual([0, 100, 300, 700]);
     // The bulk batch holding the subject's event ends 50 ms into the 0.8 s wait.
     await clock.advance(50);
-    held = false;
+    held.now = false;
     // Another subject's handled event wakes nothing of this one.
     expediter.wake(laneKey(changed(3, 'c3')));
     await new Promise((resolve) => setImmediate(resolve));
@@ -204,34 +212,14 @@ describe('SubjectExpediter, while a bulk batch holds the subject', () => {
     // The dispatcher tells of a handled event as its batch ends, before the batch's messages are
     // deleted: the look the wake starts still finds it in flight. Before, it then waited its
     // doubled wait (up to 2 s) while the subject's live change waited behind it.
-    const clock = new ManualClock(0);
-    const lanes = new DispatchLanes(false);
-    const looks: number[] = [];
-    let held = true;
-    const expediter = new SubjectExpediter({
-      lanes,
-      move: async () => {
-        looks.push(clock.now());
-        return held ? { moved: 0, held: 1 } : { moved: 2, held: 0 };
-      },
-      onError: (error) => {
-        throw error;
-      },
-      clock,
-    });
-    const key = laneKey(changed(1, 'c1'));
-    expediter.expedite(key);
-    for (let ms = 0; ms < 2_000; ms += 50) {
-      await new Promise((resolve) => setImmediate(resolve));
-      await clock.advance(50);
-    }
+    const { clock, looks, held, expediter, key } = await heldSubject(2_000);
     // Held: it waits 0.1, 0.2, 0.4, 0.8, then 1.6 s between looks.
     expect(looks).toEqual([0, 100, 300, 700, 1_500]);
     expediter.wake(key);
     await new Promise((resolve) => setImmediate(resolve));
     expect(looks).toEqual([0, 100, 300, 700, 1_500, 2_000]);
     // Its message is deleted a moment later; the next look comes 20 ms after the last.
-    held = false;
+    held.now = false;
     await clock.advance(EXPEDITE_WOKEN_RETRY_MS);
     await new Promise((resolve) => setImmediate(resolve));
     try {
