@@ -73,11 +73,17 @@ export const PollEnvSchema = z.object({
     z.number().max(BUDGET_MARGIN_MAX_MS, { error: 'must be at most 30s' }),
   ).default(500),
   /** Days ahead, today included, that productPrice streams price each product over. */
-  POLL_PRICE_HORIZON_DAYS: z.coerce
-    .number({ error: 'must be a whole number of days' })
-    .int({ error: 'must be a whole number of days' })
-    .min(1, { error: 'must be at least 1' })
-    .max(PRICE_HORIZON_MAX_DAYS, { error: `must be at most ${PRICE_HORIZON_MAX_DAYS}` })
+  POLL_PRICE_HORIZON_DAYS: z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, { error: 'must be a whole number of days' })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: 'must be at least 1' })
+        .max(PRICE_HORIZON_MAX_DAYS, { error: `must be at most ${PRICE_HORIZON_MAX_DAYS}` }),
+    )
     .optional(),
 });
 

@@ -63,5 +63,9 @@ describe('POLL_PRICE_HORIZON_DAYS', () => {
     expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: 'month' }, NOW)).toThrow(
       /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
     );
+    // Set but empty is a mistake, as for the other POLL_* variables, and says what it needs.
+    expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '' }, NOW)).toThrow(
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
+    );
   });
 });
