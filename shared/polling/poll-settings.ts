@@ -5,6 +5,7 @@ import { CONFIGURATION } from '../configuration-error.ts';
 import { DurationSchema, parseDuration } from '../duration.ts';
 import { parseEnvironment } from '../env-issues.ts';
 import { ValidationError } from '../errors.ts';
+import { wholeNumberVariable } from '../optional-variable.ts';
 import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { POLL_SPECS } from './specs/index.ts';
@@ -73,18 +74,12 @@ export const PollEnvSchema = z.object({
     z.number().max(BUDGET_MARGIN_MAX_MS, { error: 'must be at most 30s' }),
   ).default(500),
   /** Days ahead, today included, that productPrice streams price each product over. */
-  POLL_PRICE_HORIZON_DAYS: z
-    .string()
-    .trim()
-    .regex(/^[0-9]+$/, { error: 'must be a whole number of days' })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, { error: 'must be at least 1' })
-        .max(PRICE_HORIZON_MAX_DAYS, { error: `must be at most ${PRICE_HORIZON_MAX_DAYS}` }),
-    )
-    .optional(),
+  POLL_PRICE_HORIZON_DAYS: wholeNumberVariable(
+    z
+      .number()
+      .min(1, { error: 'must be at least 1' })
+      .max(PRICE_HORIZON_MAX_DAYS, { error: `must be at most ${PRICE_HORIZON_MAX_DAYS}` }),
+  ).optional(),
 });
 
 /** Parsed poll settings. */

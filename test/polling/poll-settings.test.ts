@@ -58,14 +58,14 @@ describe('POLL_PRICE_HORIZON_DAYS', () => {
       /POLL_PRICE_HORIZON_DAYS: must be at least 1/,
     );
     expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '1.5' }, NOW)).toThrow(
-      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number in decimal digits/,
     );
     expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: 'month' }, NOW)).toThrow(
-      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number in decimal digits/,
     );
     // Set but empty is a mistake, as for the other POLL_* variables, and says what it needs.
     expect(() => pollSettingsFromEnv({ POLL_PRICE_HORIZON_DAYS: '' }, NOW)).toThrow(
-      /POLL_PRICE_HORIZON_DAYS: must be a whole number of days/,
+      /POLL_PRICE_HORIZON_DAYS: must be a whole number in decimal digits/,
     );
   });
 });
