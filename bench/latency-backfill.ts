@@ -53,6 +53,9 @@ async function changeCustomers(
     await sleep(200);
 }
 
+/** Milliseconds as the round's lines print them: `1,234 ms`. */
+const ms = (value: number) => `${formatNumber(Math.round(value))} ms`;
+
 /**
  * The `count` slowest changes of a round: each one's latency, when it was made (after the
  * round's first change) and when its `created` was verified against it, which tells a change
@@ -60,7 +63,6 @@ async function changeCustomers(
  */
 function describeSlowest(round: Round, createdAt: ReadonlyMap<string, number>, count: number) {
   const first = Math.min(...round.changedAt.values());
-  const ms = (value: number) => `${formatNumber(Math.round(value))} ms`;
   return [...round.arrived]
     .map(([id, at]) => ({ id, changed: round.changedAt.get(id)!, at }))
     .sort((a, b) => b.at - b.changed - (a.at - a.changed))
@@ -94,7 +96,7 @@ function describeWaitsBehindCreated(round: Round, createdAt: ReadonlyMap<string,
   const over = gaps.filter((gap) => gap > 200).length;
   return (
     `${gaps.length} changes arrived behind a created verified after them: ` +
-    `p50 ${formatNumber(Math.round(percentile(gaps, 50)))} ms after it, max ${formatNumber(Math.round(gaps.at(-1)!))} ms, ${over} more than 200 ms`
+    `p50 ${ms(percentile(gaps, 50))} after it, max ${ms(gaps.at(-1)!)}, ${over} more than 200 ms`
   );
 }
 
