@@ -77,7 +77,7 @@ export async function attemptDelivery(
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
   const { delivery } = record;
-  const place: Place = { batch, recordIds, subject: messageSubject, line };
+  const place: Place = { batch, recordIds, subject: messageSubject, line, lane };
   if (delivery.status !== 'pending') {
     noteNextAttemptInBatch(delivery, messageSubject, batch, true);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
@@ -149,7 +149,7 @@ export async function attemptDelivery(
         sent.next.status === 'delivered' ? 'delivered' : 'dead',
       );
     }
-    await afterDeliveryWrite(sent.next, batch, recordIds, place.subject);
+    await afterDeliveryWrite(sent.next, batch, recordIds, place.subject, undefined, lane);
     if (sent.next.status !== 'pending') releaseNextOfSubject(sent.next, place.subject, batch);
   }
   return { kind: 'attempted', outcome: sent.outcome };
@@ -181,6 +181,8 @@ interface Place {
   subject: string | undefined;
   /** Started to defer itself for its turn in a slow endpoint's line (see TurnDeferral). */
   line?: TurnDeferral;
+  /** The lane it was taken in: a bulk delivery's next message keeps it (see messageLane). */
+  lane?: DispatchLane | undefined;
 }
 
 /**
@@ -202,14 +204,14 @@ async function endpointPausedUntil(
 
 /** Writes a delivery update (the attempt log kept) and what follows it, noted for its subject. */
 async function update(delivery: Delivery, place: Place): Promise<boolean> {
-  const { batch, recordIds, subject, line } = place;
+  const { batch, recordIds, subject, line, lane } = place;
   noteNextAttemptInBatch(delivery, subject, batch, true);
   if (!(await batch.deps.store.updateDelivery(delivery))) return false;
   const inLine =
     delivery.status === 'pending'
       ? laneWaitedIn(line, delivery.nextAttemptAt, batch.deps.scheduler.stopping)
       : undefined;
-  await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine);
+  await afterDeliveryWrite(delivery, batch, recordIds, subject, inLine, lane);
   if (delivery.status !== 'pending') releaseNextOfSubject(delivery, subject, batch);
   return true;
 }

@@ -85,6 +85,7 @@ export async function deliverInline(
     listed: task.listed,
     deferred,
     inLine,
+    lane,
     subject: task.subject,
     recordIds: task.recordIds,
     origin: task.origin,

@@ -14,15 +14,41 @@ export function dead(delivery: Delivery, reason: string, atMs: number): Delivery
 /** What the follow-ups of a delivery's write need of its dispatch batch (DispatchBatch is one). */
 export interface FollowUpBatch {
   readonly deps: DispatcherDeps;
-  /** Sends `message` due at `dueAt` with the batch's others; `recordIds` fail if it cannot be. */
-  enqueue(message: DeliveryMessage, dueAt: number, recordIds: readonly string[]): void;
+  /**
+   * Sends `message` due at `dueAt` with the batch's others; `recordIds` fail if it cannot be.
+   * `waitsInLine`: see QueuedDelivery.
+   */
+  enqueue(
+    message: DeliveryMessage,
+    dueAt: number,
+    recordIds: readonly string[],
+    waitsInLine?: boolean,
+  ): void;
   /** Tells the batch's waiting ledger whether the delivery still waits (see DispatchBatch). */
   shareWaiting(delivery: Delivery, subject: string | undefined, waited: boolean): void;
 }
 
 /**
+ * The lane a pending delivery's message carries (see DeliveryMessageSchema): the lane of the
+ * slow endpoint's line it waits in (`inLine`), else `bulk` for work asked in the bulk lane
+ * (`askedIn`), whatever it waits for (its retry, a Retry-After pause, a deadline), so that it
+ * comes back behind live work at its endpoint as it went. Without it a backfill's deliveries that
+ * met a pause or failed came back as live work: under an endpoint answering 429 now and then,
+ * live changes waited minutes behind thousands of them. Pure.
+ * @example messageLane(undefined, 'bulk') === 'bulk'
+ */
+export function messageLane(
+  inLine: DispatchLane | undefined,
+  askedIn: DispatchLane | undefined,
+): DispatchLane | undefined {
+  return inLine ?? (askedIn === 'bulk' ? 'bulk' : undefined);
+}
+
+/**
  * What follows a delivery write that won: a retry message for a pending delivery, the
- * dead-letter listing for a dead one. `recordIds` fail if the message cannot be sent.
+ * dead-letter listing for a dead one. `recordIds` fail if the message cannot be sent. `inLine`:
+ * the lane of the slow endpoint's line it waits in; `askedIn`: the lane its work was asked in
+ * (see {@link messageLane}).
  */
 export async function afterDeliveryWrite(
   written: Delivery,
@@ -30,10 +56,12 @@ export async function afterDeliveryWrite(
   recordIds: readonly string[],
   subject?: string,
   inLine?: DispatchLane,
+  askedIn?: DispatchLane,
 ): Promise<void> {
   const { deps } = batch;
   if (written.status === 'pending') {
-    batch.enqueue(deliveryMessage(written, subject, inLine), written.nextAttemptAt, recordIds);
+    const message = deliveryMessage(written, subject, messageLane(inLine, askedIn));
+    batch.enqueue(message, written.nextAttemptAt, recordIds, inLine !== undefined);
   } else if (written.status === 'dead') {
     await deps.store.addDeadLetter(written);
     deps.metrics.count('deadLettered');

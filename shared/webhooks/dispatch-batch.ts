@@ -59,6 +59,7 @@ export class DispatchBatch implements InlineWriteBatch {
     message: DeliveryMessage;
     dueAt: number;
     recordIds: readonly string[];
+    waitsInLine: boolean;
   }[] = [];
   /** Message ids of records to report as `batchItemFailures`. */
   readonly failures = new Set<string>();
@@ -246,8 +247,13 @@ export class DispatchBatch implements InlineWriteBatch {
    * {@link early}), so the time the batch takes does not make it late. If it cannot be sent,
    * `recordIds` fail.
    */
-  enqueue(message: DeliveryMessage, dueAt: number, recordIds: readonly string[]): void {
-    this.outbox.push({ message, dueAt, recordIds });
+  enqueue(
+    message: DeliveryMessage,
+    dueAt: number,
+    recordIds: readonly string[],
+    waitsInLine = false,
+  ): void {
+    this.outbox.push({ message, dueAt, recordIds, waitsInLine });
     this.early.noteDue(dueAt);
   }
 
@@ -286,10 +292,11 @@ export class DispatchBatch implements InlineWriteBatch {
     if (pending.length === 0) return;
     const now = this.deps.clock.now();
     const failed = await this.deps.queue.sendBatch(
-      pending.map(({ message, dueAt }) => ({
+      pending.map(({ message, dueAt, waitsInLine }) => ({
         message,
         delaySeconds: delaySecondsUntil(dueAt, now),
         dueAt,
+        waitsInLine,
       })),
     );
     for (const index of failed) {

@@ -67,10 +67,11 @@ export const DeliveryMessageSchema = z.object({
    */
   subject: z.string().min(1).optional(),
   /**
-   * The lane whose line at a slow endpoint the delivery was deferred from, for its turn there
-   * (absent for any other message). A bulk one comes back on the dispatch queue yet keeps its
-   * place behind live work at the endpoint; the queue marks the message as waiting in line
-   * (WAITS_IN_LINE_ATTRIBUTE).
+   * The lane whose work the delivery is at its endpoint (see messageLane): the lane whose line
+   * at a slow endpoint it was deferred from, for its turn there (the queue then marks the
+   * message as waiting in line, WAITS_IN_LINE_ATTRIBUTE), or `bulk` for a bulk delivery's retry
+   * or deferral. A bulk one comes back on the dispatch queue yet keeps its place behind live
+   * work at the endpoint. Absent otherwise: the work of the lane that takes the message.
    */
   lane: z.enum(['live', 'bulk']).optional(),
 });
@@ -80,7 +81,7 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
 /**
  * The message that makes the next attempt of `delivery`, naming its event's subject when known,
- * and with `lane` the line it was deferred from for its turn at a slow endpoint. Pure.
+ * and with `lane` the lane whose work it is at its endpoint (see DeliveryMessageSchema). Pure.
  * @example deliveryMessage({ id: 'd1', subscriptionId: 's1' }, 'c-1')
  */
 export function deliveryMessage(

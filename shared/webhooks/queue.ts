@@ -40,6 +40,11 @@ export interface QueuedDelivery {
   delaySeconds: number;
   /** When it is due (epoch ms): `delaySeconds` rounds it up (see {@link DUE_AT_ATTRIBUTE}). */
   dueAt?: number;
+  /**
+   * Deferred for its turn in a slow endpoint's line (see WAITS_IN_LINE_ATTRIBUTE): undelivered
+   * backlog while it waits, unlike a retry or a pause (default false).
+   */
+  waitsInLine?: boolean;
 }
 
 /** The dispatch queue as the dispatcher writes to it. */
@@ -67,7 +72,7 @@ function attributesOf(
   entry: QueuedDelivery,
   sendDueAt: boolean,
 ): { MessageAttributes?: Record<string, MessageAttributeValue> } {
-  const attributes: Record<string, MessageAttributeValue> = entry.message.lane
+  const attributes: Record<string, MessageAttributeValue> = entry.waitsInLine
     ? { ...WAITS_IN_LINE }
     : {};
   if (sendDueAt && entry.dueAt !== undefined)
@@ -213,7 +218,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   async sendBatch(entries: readonly QueuedDelivery[]): Promise<number[]> {
     for (const entry of entries) {
       this.sendRaw(JSON.stringify(entry.message), entry.delaySeconds);
-      if (entry.message.lane) this.inLine.add(`msg-${this.seq}`);
+      if (entry.waitsInLine) this.inLine.add(`msg-${this.seq}`);
     }
     return [];
   }

@@ -20,6 +20,8 @@ export interface StagedDelivery {
   deferred: boolean;
   /** The lane whose line it was deferred from, for its turn at a slow endpoint (its message says so). */
   inLine: DispatchLane | undefined;
+  /** The lane it was asked in: a bulk delivery's retry message keeps it (see messageLane). */
+  lane: DispatchLane;
   /** The subject of the delivery's event (see subjectKey): its retry message carries it. */
   subject: string;
   recordIds: readonly string[];
@@ -96,7 +98,14 @@ export async function writeInlineDeliveries(batch: InlineWriteBatch): Promise<vo
     if (entry.delivery.status === 'delivered') batch.counts.count(entry.origin, 'delivered');
     if (entry.delivery.status === 'dead') batch.counts.count(entry.origin, 'dead');
     if (entry.deferred) batch.deps.metrics.count('deferred');
-    await afterDeliveryWrite(entry.delivery, batch, entry.recordIds, entry.subject, entry.inLine);
+    await afterDeliveryWrite(
+      entry.delivery,
+      batch,
+      entry.recordIds,
+      entry.subject,
+      entry.inLine,
+      entry.lane,
+    );
   }
 }
 

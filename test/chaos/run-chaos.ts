@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { seededRandom } from '../../shared/clock.ts';
 import { connectorEnvOf } from '../../shared/simulator/connector-env.ts';
 import type { JournalEntry } from '../../shared/simulator/journal.ts';
-import { startSimulator } from '../../shared/simulator/simulator.ts';
+import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';
 import { compareEvents } from '../polling/journal-oracle.ts';
 import { freePort } from '../support/free-port.ts';
 import { modelContent } from '../support/model-content.ts';
@@ -15,6 +15,8 @@ import {
   recordEnterprises,
   sweptDeletion,
 } from '../support/visible-changes.ts';
+import { type ArrivalLatency, arrivalLatency } from './arrival-latency.ts';
+import { backfillArrivals } from './backfill-arrivals.ts';
 import { bridgeProcess } from './bridge-process.ts';
 import {
   type AcceptedWebhook,
@@ -63,6 +65,17 @@ export interface ChaosOptions {
   killEveryMs: readonly [number, number];
   /** How long the bridge gets, after activity stops, to deliver everything. */
   drainTimeoutMs: number;
+  /**
+   * Customers of the simulator's dataset (default: the small dataset's 300); more make an
+   * emitting backfill long enough for SIGKILLs to land in it.
+   */
+  customers?: number;
+  /**
+   * An emitting backfill of every customer (`POST /backfill`, `emit: true`), begun this long
+   * after the chaos does: its `created` go out through the bulk lane beside the live changes,
+   * SIGKILLs and faults included. Each customer that existed throughout must get one.
+   */
+  backfillAfterMs?: number;
   /** Leaves the bridge's data dir in place after the run (logged), for `events list` and the like. */
   keepDataDir?: boolean;
   log?: (line: string) => void;
@@ -85,7 +98,20 @@ export interface ChaosResult {
    * endStateMismatches): a lost delete of a record created in the run, a lost restore.
    */
   endStateMismatches: string[];
-  /** Extra event ids for one change: a subject's transition delivered again under another id. */
+  /**
+   * The emitting backfill, if one ran: customers that existed from its start to the end, and
+   * those of them that got no `created` detected since it began.
+   */
+  backfill?: { subjects: number; missing: string[] };
+  /**
+   * How long after their detection the webhooks were verified (seconds; a backfill's first
+   * `created` of each customer left out: they wait behind live work on purpose).
+   */
+  latency: ArrivalLatency | undefined;
+  /**
+   * Extra event ids for one change: a subject's transition delivered again under another id
+   * (a backfill's first `created` of each customer apart: it publishes them again on purpose).
+   */
   duplicateIds: number;
   /** New changes that put a record back to content it had before (reported, not a fault). */
   revisitedStates: number;
@@ -117,7 +143,15 @@ export interface ChaosResult {
 
 /** The one-line summary the issue asks for. */
 export function formatChaosResult(result: ChaosResult): string {
-  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations} (${result.pausesLearned} of ${result.pauses} pauses seen stored)${result.unlearnedPauseArrivals > 0 ? ` (and ${result.unlearnedPauseArrivals} in pauses a SIGKILL took within ${PAUSE_LEARNING_MS} ms of their 429)` : ''}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)`;
+  const backfill = result.backfill
+    ? `, backfill created ${result.backfill.subjects - result.backfill.missing.length} of ${result.backfill.subjects}`
+    : '';
+  const { latency } = result;
+  const seconds = (value: number) => `${value.toFixed(1)} s`;
+  const verified = latency
+    ? `, verified after detection p50 ${seconds(latency.p50)} p99 ${seconds(latency.p99)} max ${seconds(latency.max)}`
+    : '';
+  return `journaled ${result.journaled}, expected ${result.expected}, delivered ${result.delivered}, missing ${result.missing.length}${backfill}, duplicate ids ${result.duplicateIds}, out of order ${result.outOfOrder}, Retry-After violations ${result.retryAfterViolations} (${result.pausesLearned} of ${result.pauses} pauses seen stored)${result.unlearnedPauseArrivals > 0 ? ` (and ${result.unlearnedPauseArrivals} in pauses a SIGKILL took within ${PAUSE_LEARNING_MS} ms of their 429)` : ''}, busiest 30 s ${result.busiest30s} (${result.kills} SIGKILLs)${verified}`;
 }
 
 /** Most timestamps inside any window of `windowMs`. */
@@ -161,6 +195,34 @@ async function storedPauseOf(api: string, subscriptionId: string): Promise<numbe
   return pausedUntil === null ? undefined : Date.parse(pausedUntil);
 }
 
+/**
+ * Begins an emitting backfill of every customer at the bridge at `api`, asking again until it
+ * answers (a SIGKILL may have it restarting); resolves with when it was asked, the earliest
+ * detection time its events can carry.
+ */
+async function startCustomerBackfill(api: string, signal: AbortSignal): Promise<number> {
+  for (;;) {
+    const askedAt = Date.now();
+    const response = await fetch(`${api}/backfill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ entities: ['customer'], emit: true }),
+      signal,
+    }).catch(() => undefined);
+    if (response?.status === 202) return askedAt;
+    signal.throwIfAborted();
+    await sleep(250);
+  }
+}
+
+/** Ids of the customers the simulator holds now, deleted ones left out. */
+function liveCustomers(sim: RunningSimulator): Set<string> {
+  const ids = new Set<string>();
+  for (const entry of sim.controls.model.customers.all())
+    if (entry.deletedMs === null) ids.add(entry.record.Id);
+  return ids;
+}
+
 async function streamsCaughtUp(api: string): Promise<boolean> {
   try {
     const response = await fetch(`${api}/streams`);
@@ -181,7 +243,11 @@ async function streamsCaughtUp(api: string): Promise<boolean> {
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
   const log = options.log ?? (() => {});
   const random = seededRandom(options.seed);
-  const sim = await startSimulator({ seed: options.seed, size: 'small' });
+  const sim = await startSimulator({
+    seed: options.seed,
+    size: 'small',
+    ...(options.customers === undefined ? {} : { customers: options.customers }),
+  });
   const receiver = await startChaosReceiver({
     failShare: options.receiverFailShare,
     retryAfterSeconds: 2,
@@ -232,6 +298,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     );
 
     const endAt = Date.now() + options.durationMs;
+    const backfillAsked = new AbortController();
+    const backfill =
+      options.backfillAfterMs === undefined
+        ? undefined
+        : sleep(options.backfillAfterMs).then(async () => {
+            const subjects = liveCustomers(sim);
+            const startedAt = await startCustomerBackfill(bridge.api, backfillAsked.signal);
+            log(`chaos: emitting backfill of ${subjects.size} customers begun`);
+            return { startedAt, subjects };
+          });
+    // Told once the run ends: a backfill never begun is an error of the run, not unhandled.
+    backfill?.catch(() => {});
     let kills = 0;
     const killedAt: number[] = [];
     for (;;) {
@@ -250,19 +328,35 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     await sleep(Math.max(0, endAt - Date.now()));
     sim.controls.stopActivity();
 
+    backfillAsked.abort();
+    const begun = await backfill;
     const entries = sim.controls.journal(from);
     recordEnterprises(sim, enterprises);
     const expected = expectedLocalEvents(sim, entries, enterprises, before, modelContent(sim));
     const got = () => receiver.accepted.map(({ type, subject }) => ({ type, subject }));
     const wrongEnds = () => endStateMismatches(entries, receiver.accepted, sweptDeletion);
+    const aliveAtEnd = liveCustomers(sim);
+    // The customers that existed from the backfill's start to the end.
+    const backfillSubjects = [...(begun?.subjects ?? [])].filter((id) => aliveAtEnd.has(id));
+    const backfilled = () =>
+      begun &&
+      backfillArrivals(receiver.accepted, {
+        entityType: 'customer',
+        startedAt: begun.startedAt,
+        subjects: backfillSubjects,
+      });
     await until(
-      () => compareEvents(expected, got()).missing.length === 0 && wrongEnds().length === 0,
+      () =>
+        compareEvents(expected, got()).missing.length === 0 &&
+        wrongEnds().length === 0 &&
+        (backfilled()?.missing.length ?? 0) === 0,
       options.drainTimeoutMs,
     );
     const exitCode = await bridge.stop();
     const { missing, byAlternative } = compareEvents(expected, got());
     const endsWrong = wrongEnds();
-    if (missing.length > 0 || endsWrong.length > 0)
+    const republished = backfilled();
+    if (missing.length > 0 || endsWrong.length > 0 || (republished?.missing.length ?? 0) > 0)
       log(`chaos: bridge output before the end:\n${bridge.tail()}`);
     return {
       journaled: entries.length,
@@ -271,7 +365,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       missing,
       updatesAsRestores: byAlternative,
       endStateMismatches: endsWrong,
-      duplicateIds: duplicateIds(receiver.accepted),
+      ...(republished
+        ? {
+            backfill: { subjects: backfillSubjects.length, missing: republished.missing },
+          }
+        : {}),
+      duplicateIds: duplicateIds(republished?.withoutRepublished ?? receiver.accepted),
+      latency: arrivalLatency(republished?.withoutRepublished ?? receiver.accepted),
       revisitedStates: revisitedStates(receiver.accepted),
       outOfOrder: outOfOrderArrivals(receiver.accepted),
       retryAfterViolations: bindingViolations(receiver.violations, killedAt).length,

@@ -18,6 +18,13 @@ const { values } = parseArgs({
      * minute it answers each request 4 s late, slower than the activity: its line is deferred).
      */
     'slow-spells': { type: 'string' },
+    /** Customers in the simulator's dataset (default: the small dataset's 300). */
+    customers: { type: 'string' },
+    /**
+     * Seconds into the chaos to begin an emitting backfill of every customer (with
+     * `--customers 20000` it runs for minutes, through SIGKILLs; default: none).
+     */
+    'backfill-after': { type: 'string' },
   },
 });
 const killEvery = String(values['kill-every'])
@@ -43,11 +50,24 @@ if (spells && (spells.length !== 3 || spells.some((ms) => !(ms > 0)) || spells[1
   console.error('--slow-spells must be three seconds, every,for,answer, with 0 < for <= every');
   process.exit(2);
 }
+/** A whole number of `name` given, undefined when not given; exits 2 when not a whole number. */
+function wholeNumberFlag(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) {
+    console.error(`--${name} must be a whole number`);
+    process.exit(2);
+  }
+  return Number(text);
+}
+const customers = wholeNumberFlag('customers', values.customers);
+const backfillAfterSeconds = wholeNumberFlag('backfill-after', values['backfill-after']);
 const started = Date.now();
 const result = await runChaos({
   ...(spells
     ? { slowSpells: { everyMs: spells[0]!, forMs: spells[1]!, answerMs: spells[2]! } }
     : {}),
+  ...(customers === undefined ? {} : { customers }),
+  ...(backfillAfterSeconds === undefined ? {} : { backfillAfterMs: backfillAfterSeconds * 1000 }),
   durationMs: minutes * 60_000,
   seed: Number(values.seed),
   activityPerSecond: 5,
@@ -61,6 +81,8 @@ const result = await runChaos({
 console.log(formatChaosResult(result));
 // Which ones, by type and subject: what to follow through the dump's journal and webhooks.
 if (result.missing.length > 0) console.log(`missing: ${result.missing.join(', ')}`);
+if (result.backfill && result.backfill.missing.length > 0)
+  console.log(`no backfill created: ${result.backfill.missing.join(', ')}`);
 if (result.endStateMismatches.length > 0)
   console.log(
     `last delivered event not the record's end state: ${result.endStateMismatches.join(', ')}`,
@@ -95,6 +117,7 @@ if (values.dump) {
 const clean =
   result.missing.length === 0 &&
   result.endStateMismatches.length === 0 &&
+  (result.backfill?.missing.length ?? 0) === 0 &&
   result.duplicateIds === 0 &&
   result.outOfOrder === 0 &&
   result.retryAfterViolations === 0 &&

@@ -29,7 +29,11 @@ describe("the local run's backlog gauge", () => {
 
     // Three retries waiting for their next attempt: not backlog (a dead endpoint's retries must
     // not stop detection for every other subscriber).
-    const retries = [1, 2, 3].map((n) => ({ message: message(n), delaySeconds: 60 }));
+    // A backfill's retry among them keeps its lane, and is no backlog either.
+    const retries = [1, 2, 3].map((n) => ({
+      message: n === 3 ? { ...message(n), lane: 'bulk' as const } : message(n),
+      delaySeconds: 60,
+    }));
     expect(await deliveries.sendBatch(retries)).toEqual([]);
     expect(await gauge.depth()).toBe(0);
 
@@ -37,6 +41,7 @@ describe("the local run's backlog gauge", () => {
     const inLine = [4, 5, 6].map((n) => ({
       message: { ...message(n), lane: 'live' as const },
       delaySeconds: 60,
+      waitsInLine: true,
     }));
     expect(await deliveries.sendBatch(inLine)).toEqual([]);
     expect(await gauge.depth()).toBe(3);

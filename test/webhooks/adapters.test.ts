@@ -62,7 +62,16 @@ describe('SqsDeliveryQueue (fauxqs)', () => {
     const queue = new SqsDeliveryQueue(sqs, queueUrl);
     const failed = await queue.sendBatch([
       { message: { kind: 'delivery', deliveryId: 'dlv_retry' }, delaySeconds: 0 },
-      { message: { kind: 'delivery', deliveryId: 'dlv_in_line', lane: 'live' }, delaySeconds: 0 },
+      // A bulk delivery's retry keeps its lane, but waits for its retry time, not in a line.
+      {
+        message: { kind: 'delivery', deliveryId: 'dlv_bulk_retry', lane: 'bulk' },
+        delaySeconds: 0,
+      },
+      {
+        message: { kind: 'delivery', deliveryId: 'dlv_in_line', lane: 'live' },
+        delaySeconds: 0,
+        waitsInLine: true,
+      },
     ]);
     expect(failed).toEqual([]);
     const result = await sqs.send(
@@ -78,7 +87,7 @@ describe('SqsDeliveryQueue (fauxqs)', () => {
         m.MessageAttributes?.[WAITS_IN_LINE_ATTRIBUTE]?.StringValue,
       ]),
     );
-    expect(marks).toEqual({ dlv_retry: undefined, dlv_in_line: 'line' });
+    expect(marks).toEqual({ dlv_retry: undefined, dlv_bulk_retry: undefined, dlv_in_line: 'line' });
   });
 });
 

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { DispatchLane } from '../../shared/publish/publisher.ts';
+import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
+import { type DeliveryMessage, DeliveryMessageSchema } from '../../shared/webhooks/messages.ts';
+import { startDispatchFixture } from './support/fixture.ts';
+import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import type { ReceiverAction } from './support/receiver.ts';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** Events of a customer each. */
+const events = (count: number) =>
+  Array.from({ length: count }, (_, n) => ({
+    messageId: `m-${n}`,
+    body: envelope(changeEvent(eventIdOf(n))),
+  }));
+
+/** An endpoint that answers `first` once, then `rest`, one request at a time. */
+async function endpointAnswering(first: ReceiverAction, rest: ReceiverAction) {
+  let answered = 0;
+  const fixture = await startDispatchFixture(cleanup, () => (answered++ === 0 ? first : rest));
+  await fixture.subscribe('/hook', { maxConcurrency: 1 });
+  /** Every message the batches left on the queue, made visible by the clock. */
+  const takeMessages = async (): Promise<{ messageId: string; message: DeliveryMessage }[]> => {
+    await fixture.clock.advance(3_600_000);
+    return fixture.harness.queue.receive(100).map(({ messageId, body }) => ({
+      messageId,
+      message: DeliveryMessageSchema.parse(JSON.parse(body)),
+    }));
+  };
+  return { ...fixture, takeMessages };
+}
+
+const TOO_MANY = {
+  kind: 'respond',
+  status: 429,
+  headers: { 'retry-after': '2' },
+} as const satisfies ReceiverAction;
+const FAILED = { kind: 'respond', status: 500 } as const satisfies ReceiverAction;
+
+// README: live changes go first, also while a backfill's webhooks fill the endpoint's line.
+describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
+  it('come back on the dispatch queue as bulk work, not as waiting in the line, and a live batch’s as live work', async () => {
+    for (const lane of ['bulk', 'live'] as const) {
+      const { harness, takeMessages } = await endpointAnswering(TOO_MANY, TOO_MANY);
+      await processDispatchBatch(events(3), harness.deps, { lane });
+      // The first met the 429; the pause deferred the other two before they sent anything.
+      const messages = await takeMessages();
+      expect(messages).toHaveLength(3);
+      const expected = lane === 'bulk' ? 'bulk' : undefined;
+      expect(messages.map(({ message }) => message.lane)).toEqual([expected, expected, expected]);
+      expect(harness.queue.waitingInLine).toBe(0);
+    }
+  });
+
+  it('keep their place behind live work when a live lane batch takes them, retry after retry', async () => {
+    const { harness, receiver, takeMessages } = await endpointAnswering(FAILED, FAILED);
+    await processDispatchBatch(events(2), harness.deps, { lane: 'bulk' });
+    expect(receiver.log).toHaveLength(2);
+    const run = vi.spyOn(harness.deps.scheduler, 'run');
+    // Their retries come back on the dispatch queue, which the live lane takes, and fail again.
+    const retries = await takeMessages();
+    await processDispatchBatch(
+      retries.map(({ messageId, message }) => ({ messageId, body: JSON.stringify(message) })),
+      harness.deps,
+      { lane: 'live' },
+    );
+    expect(receiver.log).toHaveLength(4);
+    // Started at their endpoint as bulk work (the scheduler's `priority`), and so are their next.
+    expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['bulk', 'bulk']);
+    expect((await takeMessages()).map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
+  });
+});
