@@ -77,12 +77,50 @@ export function liveJudging(
   const position = pass.doneAt === null ? (pass.window?.startUtc ?? pass.watermark) : null;
   return {
     id: pass.jobId,
-    startedAt: pass.startedAt,
+    // Snapshots a poll unaware of the pass stored after it began announced nothing: they count
+    // as stored before it (see noteWritesUnawareOfPass).
+    startedAt: Math.max(pass.startedAt, pass.unawareWritesUntil ?? Number.NEGATIVE_INFINITY),
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
     passEnd: Date.parse(pass.endUtc),
   };
 }
+
+/**
+ * Called when a poll's save lost (StateConflictError) to a change of its stream's state: when
+ * that change is the start of an emitting pass the poll did not know of (`polled`, the state it
+ * read, names no such pass), notes on the pass that the poll stored snapshots until `now`
+ * (BackfillPass.unawareWritesUntil). That poll published its changes without the backfill's
+ * `created` ahead of them (it could not know), and stored their snapshots after the backfill
+ * began, which later polls would take for ones stored by a poll that announced it; and the pass
+ * reads only up to where live polls had read when it began, so it never reaches them either.
+ * Seen in the soak with an emitting backfill: two customers of 4,883 got no `created`. A save
+ * that loses again (another poll, the job) is read and tried again, a few times.
+ */
+export async function noteWritesUnawareOfPass(
+  store: Pick<StateStore, 'getStream' | 'saveStream'>,
+  polled: StreamState,
+  now: number,
+): Promise<void> {
+  for (let attempt = 1; attempt <= UNAWARE_NOTE_ATTEMPTS; attempt++) {
+    const stored = await store.getStream(polled.streamId);
+    const pass = stored === undefined ? undefined : activePass(stored);
+    if (!stored || !pass?.emit || polled.backfill?.jobId === pass.jobId) return;
+    if ((pass.unawareWritesUntil ?? Number.NEGATIVE_INFINITY) >= now) return;
+    try {
+      await store.saveStream(
+        { ...stored, backfill: { ...pass, unawareWritesUntil: now } },
+        stored.version,
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+    }
+  }
+}
+
+/** Attempts of {@link noteWritesUnawareOfPass} at a save other writers keep winning. */
+const UNAWARE_NOTE_ATTEMPTS = 3;
 
 /**
  * How a strategy that lists every record on each poll (snapshot, tracked ids, prices) judges

@@ -1,6 +1,7 @@
 import { ConnectorError } from '../connector/errors.ts';
 import { deleteSnapshotsBefore } from '../state/snapshots-before.ts';
 import { isRemovedStream, StateConflictError, type StreamState } from '../state/state-store.ts';
+import { noteWritesUnawareOfPass } from './backfill-state.ts';
 import { deadlinePace } from './deadline-pace.ts';
 import {
   PartialPollFailure,
@@ -321,8 +322,12 @@ export async function pollStream(
       // The stream's state changed under the poll (a reset or a backfill started meanwhile): what
       // it read is void and the new state stands, to be polled from at its next due time. Not a
       // failure of the stream: an event it published keeps its id if the change is found again.
-      if (error instanceof StateConflictError)
+      if (error instanceof StateConflictError) {
+        // An emitting backfill that began under the poll: the snapshots it stored still await
+        // the backfill's `created`. Best effort: failing, they go without it, as before.
+        await noteWritesUnawareOfPass(deps.store, stored, deps.clock.now()).catch(() => undefined);
         return { kind: 'skipped', streamId, reason: 'changed' };
+      }
       const failures = state.current.consecutiveFailures + 1;
       if (error instanceof PartialPollFailure) {
         // Its work is staged in `state` as after a success: saved, and due at its interval.

@@ -34,6 +34,13 @@ export const BackfillPassSchema = z.object({
    * a listing poll that was the whole pass (listingPassDone). Absent: none.
    */
   eventsAnnounced: z.number().int().nonnegative().optional(),
+  /**
+   * Epoch ms up to which a live poll that read the stream's state before the pass was saved on
+   * it stored snapshots (its own save then lost to the pass: see noteWritesUnawareOfPass): the
+   * stream's live polls take those for snapshots stored before the backfill, so the entities whose
+   * change that poll published without the backfill's `created` ahead still get one. Absent: none.
+   */
+  unawareWritesUntil: z.number().int().optional(),
   /** Epoch ms the pass completed; null while it runs. */
   doneAt: z.number().int().nullable(),
 });

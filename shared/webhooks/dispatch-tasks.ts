@@ -58,8 +58,7 @@ export async function runByEndpoint(
         await (waiting ? Promise.all([state, waiting]) : state).catch(() => undefined);
       }
       await handOff.turnOf(turn)?.ready;
-      // A bulk delivery deferred for its turn comes back on this queue, still behind live work.
-      const taskLane = task.kind === 'queued' ? (task.queued.lane ?? lane) : lane;
+      const taskLane = laneOfTask(task, endpoint, batch, lane);
       // Its URL's slots, shared with the other subscriptions that post there (a removed
       // subscription's task sends nothing: its own).
       const shared = subscription === undefined ? undefined : batch.sharedEndpoint(subscription);
@@ -76,6 +75,28 @@ export async function runByEndpoint(
       await running;
     }),
   );
+}
+
+/**
+ * The lane a task is work of at its endpoint: the batch's, or its message's. A bulk delivery
+ * message (deferred for its turn, a retry, a pause: see messageLane) comes back on the dispatch
+ * queue and stays behind live work, unless a later delivery of its subject waits behind it (a
+ * live change deferred behind a backfill's `created` that failed once): nothing of the subject
+ * moves until it is done, so it starts as live work.
+ */
+function laneOfTask(
+  task: Task,
+  subscriptionId: string,
+  batch: DispatchBatch,
+  lane: DispatchLane,
+): DispatchLane {
+  if (task.kind === 'inline' || task.queued.lane === undefined) return lane;
+  const { lane: asked, subject, deliveryId } = task.queued;
+  const waitedFor =
+    asked === 'bulk' &&
+    subject !== undefined &&
+    batch.deps.scheduler.waitsBehind(subscriptionId, subject, deliveryId);
+  return waitedFor ? 'live' : asked;
 }
 
 /**

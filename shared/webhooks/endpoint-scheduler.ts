@@ -227,6 +227,14 @@ export class EndpointScheduler {
     this.waiting.note(endpoint, subject, deliveryId, dueAt);
   }
 
+  /**
+   * Whether a later delivery of `subject` to the endpoint waits behind `deliveryId` (see
+   * WaitingDeliveries.waitsBehind).
+   */
+  waitsBehind(endpoint: string, subject: string, deliveryId: string): boolean {
+    return this.waiting.waitsBehind(endpoint, subject, deliveryId);
+  }
+
   /** Whether any delivery is noted as waiting now, over every endpoint and subject. */
   get anyWaiting(): boolean {
     return this.waiting.any;

@@ -183,6 +183,16 @@ export class WaitingDeliveries {
     return latest;
   }
 
+  /** Whether a delivery of `subject` to the endpoint noted after `deliveryId` waits (behind it). */
+  waitsBehind(endpoint: string, subject: string, deliveryId: string): boolean {
+    let after = false;
+    for (const id of this.bySubject.get(subjectKeyAt(endpoint, subject))?.keys() ?? []) {
+      if (after) return true;
+      after = id === deliveryId;
+    }
+    return false;
+  }
+
   /**
    * The deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if it
    * was never noted) that are overdue by more than {@link FORGOTTEN_AFTER_MS}: their retry

@@ -57,24 +57,31 @@ export function duplicateIds(accepted: readonly DeliveredChange[]): number {
 }
 
 /**
- * First arrivals that came before a change of their subject detected earlier: per subject, in
- * arrival order (a redelivered id counts where it first arrived), each id detected before the
- * latest detection time already seen. Events of one poll share a detection time, so only
- * changes of different polls can be out of order.
+ * First arrivals that came after a later change of their subject: per subject, in arrival order
+ * (a redelivered id counts where it first arrived), each id detected before the latest
+ * detection time already seen; and a `created` that arrived after another event of its subject
+ * detected at the same time. Events of one poll share a detection time, and one poll sends two
+ * of a subject only as a backfill's `created` just ahead of the change it saw (see
+ * BackfillContext in polling): the `created` must come first.
  */
 export function outOfOrderArrivals(
-  accepted: readonly Pick<DeliveredChange, 'id' | 'subject' | 'time'>[],
+  accepted: readonly Pick<DeliveredChange, 'id' | 'type' | 'subject' | 'time'>[],
 ): number {
   const seen = new Set<string>();
-  const latestBySubject = new Map<string, number>();
+  /** Per subject, the latest detection time seen, and whether a change other than `created` came at it. */
+  const latestBySubject = new Map<string, { at: number; changeAt: boolean }>();
   let outOfOrder = 0;
   for (const change of accepted) {
     if (seen.has(change.id)) continue;
     seen.add(change.id);
     const at = Date.parse(change.time);
-    const latest = latestBySubject.get(change.subject) ?? Number.NEGATIVE_INFINITY;
-    if (at < latest) outOfOrder++;
-    else latestBySubject.set(change.subject, at);
+    const created = change.type.endsWith('.created');
+    const latest = latestBySubject.get(change.subject);
+    if (latest !== undefined && at < latest.at) outOfOrder++;
+    else if (latest !== undefined && at === latest.at) {
+      if (created && latest.changeAt) outOfOrder++;
+      latest.changeAt ||= !created;
+    } else latestBySubject.set(change.subject, { at, changeAt: !created });
   }
   return outOfOrder;
 }

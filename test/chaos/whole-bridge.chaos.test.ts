@@ -103,6 +103,10 @@ describe('whole-bridge chaos', () => {
     expect(outOfOrderArrivals([a, b, c, a])).toBe(0);
     expect(outOfOrderArrivals([a, c, b])).toBe(1);
     expect(outOfOrderArrivals([{ ...c, subject: 'r2' }, a, b])).toBe(0);
+    // One poll's backfill `created` and the change it saw share a detection time: created first.
+    const created = { ...change('evt_K', 2, null, 'Clean'), type: 'resource.created' };
+    expect(outOfOrderArrivals([a, created, b])).toBe(0);
+    expect(outOfOrderArrivals([a, b, created])).toBe(1);
   });
 
   it('loses nothing through connector faults, receiver failures and SIGKILLs', async () => {

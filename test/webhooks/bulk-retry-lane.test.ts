@@ -74,4 +74,28 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['bulk', 'bulk']);
     expect((await takeMessages()).map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
   });
+
+  it('start as live work once a live change of their subject waits behind them', async () => {
+    const { harness, takeMessages } = await endpointAnswering(FAILED, {
+      kind: 'respond',
+      status: 200,
+    });
+    const ofSubject = (n: number, subject: string) => ({
+      messageId: `m-${n}`,
+      body: envelope(changeEvent(eventIdOf(n), { subject })),
+    });
+    // A backfill's `created` of c-1 fails once; a live change of c-1 then waits behind its retry.
+    await processDispatchBatch([ofSubject(0, 'c-1')], harness.deps, { lane: 'bulk' });
+    await processDispatchBatch([ofSubject(1, 'c-1')], harness.deps, { lane: 'live' });
+    const messages = await takeMessages();
+    expect(messages.map(({ message }) => message.lane)).toEqual(['bulk', undefined]);
+    const run = vi.spyOn(harness.deps.scheduler, 'run');
+    const [retry] = messages;
+    await processDispatchBatch(
+      [{ messageId: retry!.messageId, body: JSON.stringify(retry!.message) }],
+      harness.deps,
+      { lane: 'live' },
+    );
+    expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['live']);
+  });
 });
