@@ -1,7 +1,12 @@
 import { noteNextAttempt } from '../webhooks/delivery-follow-up.ts';
 import type { DispatcherDeps } from '../webhooks/dispatcher-deps.ts';
 import { subjectOfBody } from '../webhooks/event-subject.ts';
-import { DeliveryMessageSchema, deliveryMessage } from '../webhooks/messages.ts';
+import {
+  DeliveryMessageSchema,
+  type DispatchEvent,
+  deliveryMessage,
+  eventOfBody,
+} from '../webhooks/messages.ts';
 import { delaySecondsUntil } from '../webhooks/queue.ts';
 import type { Delivery } from '../webhooks/store.ts';
 
@@ -85,8 +90,10 @@ export async function requeuePendingDeliveries(
     for (const delivery of await Promise.all(ids.map((id) => deps.store.getDelivery(id))))
       if (delivery?.status === 'pending') pending.set(delivery.id, delivery);
   }
-  const oldestFirst = [...pending.values()].sort(
-    (a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1),
+  const oldestFirst = await inEventOrder(
+    [...pending.values()].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)),
+    queued,
+    deps,
   );
   let requeued = 0;
   for (const delivery of oldestFirst) {
@@ -101,6 +108,87 @@ export async function requeuePendingDeliveries(
     requeued++;
   }
   return requeued;
+}
+
+/**
+ * `deliveries` (sorted by `createdAt`) with those of one subscription and subject created at
+ * the same instant (in one batch) put in their events' order: by detection time, and of one
+ * poll a `created` first (a backfill's `created` a live poll sent just ahead of the change it
+ * saw). Ordered by their ids instead, a change went ahead of that `created` after a restart (the
+ * soak with --backfill-after: the change waited behind the `created`'s retry, and the restart
+ * noted them the other way round). Only such ties have their events read; a delivery whose
+ * message names no subject (an older version's) keeps its place.
+ */
+async function inEventOrder(
+  deliveries: Delivery[],
+  queued: QueuedDeliveries,
+  deps: DispatcherDeps,
+): Promise<Delivery[]> {
+  const ordered: Delivery[] = [];
+  for (let first = 0; first < deliveries.length; ) {
+    let end = first + 1;
+    while (end < deliveries.length && deliveries[end]!.createdAt === deliveries[first]!.createdAt)
+      end++;
+    const sameInstant = deliveries.slice(first, end);
+    first = end;
+    const tied = tiedOfOneSubject(sameInstant, queued);
+    if (tied.length === 0) {
+      ordered.push(...sameInstant);
+      continue;
+    }
+    const order = new Map<string, EventOrder>();
+    await Promise.all(
+      tied.map(async (delivery) => {
+        const stored = await deps.store.getEvent(delivery.eventId).catch(() => undefined);
+        order.set(delivery.id, eventOrderOf(stored && eventOfBody(stored.body)));
+      }),
+    );
+    // The tied ones take the places they held among the others, in their events' order.
+    const places = sameInstant.flatMap((delivery, index) =>
+      order.has(delivery.id) ? [index] : [],
+    );
+    const inOrder = [...tied].sort((a, b) => compareEventOrder(order.get(a.id)!, order.get(b.id)!));
+    places.forEach((place, index) => {
+      sameInstant[place] = inOrder[index]!;
+    });
+    ordered.push(...sameInstant);
+  }
+  return ordered;
+}
+
+/** Of deliveries created at one instant, those sharing their subscription and subject with another. */
+function tiedOfOneSubject(sameInstant: Delivery[], queued: QueuedDeliveries): Delivery[] {
+  const keyOf = (delivery: Delivery) => {
+    const subject = queued.get(delivery.id);
+    return subject === undefined ? undefined : `${delivery.subscriptionId} ${subject}`;
+  };
+  const counts = new Map<string, number>();
+  for (const delivery of sameInstant) {
+    const key = keyOf(delivery);
+    if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return sameInstant.filter((delivery) => (counts.get(keyOf(delivery) ?? '') ?? 0) > 1);
+}
+
+/** Where an event stands in its subject's order: its detection time, a `created` first. */
+interface EventOrder {
+  at: number;
+  created: boolean;
+}
+
+/** The {@link EventOrder} of a stored event (gone or unreadable: after every other). Pure. */
+function eventOrderOf(event: DispatchEvent | undefined): EventOrder {
+  const at = event?.time === undefined ? Number.NaN : Date.parse(event.time);
+  return {
+    at: Number.isNaN(at) ? Number.POSITIVE_INFINITY : at,
+    created: event?.type.endsWith('.created') ?? false,
+  };
+}
+
+/** Orders two events of a subject. Pure. */
+function compareEventOrder(a: EventOrder, b: EventOrder): number {
+  if (a.at !== b.at) return a.at < b.at ? -1 : 1;
+  return Number(b.created) - Number(a.created);
 }
 
 /** The subject of a delivery's stored event; undefined when the event is gone. */

@@ -57,6 +57,48 @@ describe('requeuePendingDeliveries', () => {
   });
 });
 
+describe('requeuePendingDeliveries, deliveries of one subject created in one batch', () => {
+  it('keeps a backfill created ahead of the change its poll sent after it, whatever their ids', async () => {
+    // Both orders of ids: noted by id, one of them had the change go first after a restart.
+    for (const [createdId, changeId] of [
+      [eventIdOf(1), eventIdOf(2)],
+      [eventIdOf(4), eventIdOf(3)],
+    ] as const) {
+      const { harness, subscribe } = await startDispatchFixture(cleanup, (request) => ({
+        kind: 'respond',
+        status: (request as ReceivedRequest).headers['webhook-id'] === createdId ? 500 : 200,
+      }));
+      const { subscription } = await subscribe('/ordered', { retrySchedule: [10_000] });
+      // One poll's two events of c-1, as one batch takes them: the created, then the change.
+      await processDispatchBatch(
+        [
+          {
+            messageId: 'm-c',
+            body: envelope(changeEvent(createdId, { subject: 'c-1', type: 'customer.created' })),
+          },
+          { messageId: 'm-u', body: envelope(changeEvent(changeId, { subject: 'c-1' })) },
+        ],
+        harness.deps,
+      );
+      const pending = await harness.store.listDeliveries({
+        subscriptionId: subscription.id,
+        limit: 10,
+      });
+      expect(pending.map((delivery) => delivery.status)).toEqual(['pending', 'pending']);
+      expect(new Set(pending.map((delivery) => delivery.createdAt)).size).toBe(1);
+      const created = pending.find((delivery) => delivery.eventId === createdId)!;
+      const change = pending.find((delivery) => delivery.eventId === changeId)!;
+
+      // A new process, whose queue's messages name each delivery's subject.
+      const restarted = anotherProcess(harness.deps);
+      const queued = new Map(pending.map((delivery) => [delivery.id, 'c-1']));
+      await requeuePendingDeliveries(restarted, queued);
+      expect(restarted.scheduler.waitsBehind(subscription.id, 'c-1', created.id)).toBe(true);
+      expect(restarted.scheduler.waitsBehind(subscription.id, 'c-1', change.id)).toBe(false);
+    }
+  });
+});
+
 describe('change-bridge start reading pending deliveries back', () => {
   it('keeps a subject’s new event behind its retry older than the newest 1,000 deliveries of its subscription', async () => {
     const table = await startLocalTable('recovery-restart');
