@@ -77,13 +77,20 @@ export function liveJudging(
   const position = pass.doneAt === null ? (pass.window?.startUtc ?? pass.watermark) : null;
   return {
     id: pass.jobId,
-    // Snapshots a poll unaware of the pass stored after it began announced nothing: they count
-    // as stored before it (see noteWritesUnawareOfPass).
-    startedAt: Math.max(pass.startedAt, pass.unawareWritesUntil ?? Number.NEGATIVE_INFINITY),
+    startedAt: judgedFrom(pass),
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
     passEnd: Date.parse(pass.endUtc),
   };
+}
+
+/**
+ * Up to when a snapshot counts as stored before the pass's backfill (BackfillContext.startedAt):
+ * its start, or later where a poll unaware of the pass stored snapshots after it began and
+ * announced nothing (see noteWritesUnawareOfPass). Pure.
+ */
+function judgedFrom(pass: BackfillPass): number {
+  return Math.max(pass.startedAt, pass.unawareWritesUntil ?? Number.NEGATIVE_INFINITY);
 }
 
 /**
@@ -134,7 +141,7 @@ export function listingJudging(state: StreamState): BackfillJudging {
   // entity's `created` as it was first (nothing was read before it).
   return {
     id: pass.jobId,
-    startedAt: pass.startedAt,
+    startedAt: judgedFrom(pass),
     republish: 'unchanged',
     unreadFrom: Number.NEGATIVE_INFINITY,
   };
