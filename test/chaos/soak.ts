@@ -25,6 +25,11 @@ const { values } = parseArgs({
      * `--customers 20000` it runs for minutes, through SIGKILLs; default: none).
      */
     'backfill-after': { type: 'string' },
+    /**
+     * Minutes the bridge gets, after the activity stops, to deliver everything (default 3): a
+     * backfill over an endpoint paused most of the run may need more.
+     */
+    'drain-minutes': { type: 'string', default: '3' },
   },
 });
 const killEvery = String(values['kill-every'])
@@ -61,6 +66,7 @@ function wholeNumberFlag(name: string, text: string | undefined): number | undef
 }
 const customers = wholeNumberFlag('customers', values.customers);
 const backfillAfterSeconds = wholeNumberFlag('backfill-after', values['backfill-after']);
+const drainMinutes = wholeNumberFlag('drain-minutes', values['drain-minutes']) ?? 3;
 const started = Date.now();
 const result = await runChaos({
   ...(spells
@@ -74,7 +80,7 @@ const result = await runChaos({
   connectorFaultRate: 0.05,
   receiverFailShare: 0.1,
   killEveryMs: [killLow, killHigh],
-  drainTimeoutMs: 180_000,
+  drainTimeoutMs: drainMinutes * 60_000,
   keepDataDir: values['keep-data-dir'] === true,
   log: (line) => console.log(line),
 });
