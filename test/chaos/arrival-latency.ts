@@ -1,3 +1,4 @@
+import { percentile } from '../../bench/figures.ts';
 import type { DeliveredChange } from './duplicate-ids.ts';
 
 /** How long after their detection the webhooks were accepted, in seconds. */
@@ -26,7 +27,10 @@ export function arrivalLatency(
   }
   if (seconds.length === 0) return undefined;
   seconds.sort((a, b) => a - b);
-  const at = (share: number) =>
-    seconds[Math.min(seconds.length - 1, Math.ceil(share * seconds.length) - 1)]!;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: seconds.at(-1)! };
+  return {
+    p50: percentile(seconds, 50),
+    p90: percentile(seconds, 90),
+    p99: percentile(seconds, 99),
+    max: seconds.at(-1)!,
+  };
 }
