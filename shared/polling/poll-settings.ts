@@ -54,9 +54,11 @@ export const PollEnvSchema = z.object({
   ).optional(),
   // The settle lag keeps the last instants (still being written) out of a window; the overlap
   // re-reads a little before the watermark, so a record committed up to overlap + lag late is
-  // still seen. Kept short: a webhook follows a mutation within about lag + interval.
+  // still seen (by the next window, an interval later). Kept short: a webhook follows a mutation
+  // within about lag + interval. 100 ms, not 500: at 1 s polling p99 fell ~0.4 s in every
+  // latency scenario, which 500 had missed twice in one hour (docs/benchmarks.md).
   POLL_OVERLAP: WindowMarginSchema.default(5_000),
-  POLL_SETTLE_LAG: WindowMarginSchema.default(500),
+  POLL_SETTLE_LAG: WindowMarginSchema.default(100),
   POLL_ENTITIES: EntityListSchema.optional(),
   INITIAL_SYNC: z.enum(['baseline', 'emit']).default('baseline'),
   /** Where a first sync starts: an ISO date-time, or a duration back from now (`400d`). */

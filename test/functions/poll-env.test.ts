@@ -42,7 +42,7 @@ describe('poll Lambda environment', () => {
     );
     expect(config.definitions.map((d) => d.streamId)).toEqual(['main:customer', 'main:resource']);
     expect(config.settings.windows.overlapMs).toBe(5_000);
-    expect(config.settings.windows.settleLagMs).toBe(500);
+    expect(config.settings.windows.settleLagMs).toBe(100);
   });
 
   it('gives every connection the exports and products the variables name', () => {
