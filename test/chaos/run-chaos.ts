@@ -25,6 +25,7 @@ import {
   type SlowSpells,
   startChaosReceiver,
 } from './chaos-receiver.ts';
+import { drainOutstanding } from './drain.ts';
 import { duplicateIds, outOfOrderArrivals, revisitedStates } from './duplicate-ids.ts';
 import { endStateMismatches } from './end-states.ts';
 
@@ -63,7 +64,10 @@ export interface ChaosOptions {
   slowSpells?: SlowSpells;
   /** A SIGKILL comes after a random pause in this range, and the bridge restarts at once. */
   killEveryMs: readonly [number, number];
-  /** How long the bridge gets, after activity stops, to deliver everything. */
+  /**
+   * How long the bridge may go, after activity stops, without delivering any more of what is
+   * still awaited (see drainOutstanding); the drain ends at once when nothing is.
+   */
   drainTimeoutMs: number;
   /**
    * Customers of the simulator's dataset (default: the small dataset's 300); more make an
@@ -345,11 +349,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
         startedAt: begun.startedAt,
         subjects: backfillSubjects,
       });
-    await until(
+    await drainOutstanding(
       () =>
-        compareEvents(expected, got()).missing.length === 0 &&
-        wrongEnds().length === 0 &&
-        (backfilled()?.missing.length ?? 0) === 0,
+        compareEvents(expected, got()).missing.length +
+        wrongEnds().length +
+        (backfilled()?.missing.length ?? 0),
       options.drainTimeoutMs,
     );
     const exitCode = await bridge.stop();

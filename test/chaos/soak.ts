@@ -26,8 +26,8 @@ const { values } = parseArgs({
      */
     'backfill-after': { type: 'string' },
     /**
-     * Minutes the bridge gets, after the activity stops, to deliver everything (default 3): a
-     * backfill over an endpoint paused most of the run may need more.
+     * Minutes the drain, after the activity stops, waits for the bridge to deliver any more of
+     * what is still awaited (default 3); it goes on while deliveries arrive, 30 minutes at most.
      */
     'drain-minutes': { type: 'string', default: '3' },
   },
