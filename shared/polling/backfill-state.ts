@@ -81,7 +81,37 @@ export function liveJudging(
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
     passEnd: Date.parse(pass.endUtc),
+    ...(pass.readWindows
+      ? {
+          readWindows: pass.readWindows.map((read) => ({
+            end: Date.parse(read.endUtc),
+            doneAt: read.doneAt,
+          })),
+        }
+      : {}),
   };
+}
+
+/** How many of a pass's last windows read it keeps (BackfillPass.readWindows). */
+export const PASS_READ_WINDOWS_KEPT = 32;
+
+/**
+ * The pass with its window ending at `endUtc` read to the end at `now`: its watermark there,
+ * no window in progress, `counts` added, and the window noted among its last read
+ * (BackfillPass.readWindows). Pure.
+ */
+export function passWindowRead(
+  pass: BackfillPass,
+  counts: PageCounts,
+  endUtc: string,
+  now: number,
+): BackfillPass {
+  const readWindows = [...(pass.readWindows ?? []), { endUtc, doneAt: now }];
+  return passAdvanced(pass, counts, {
+    watermark: endUtc,
+    window: null,
+    readWindows: readWindows.slice(-PASS_READ_WINDOWS_KEPT),
+  });
 }
 
 /**
@@ -151,7 +181,7 @@ export function listingJudging(state: StreamState): BackfillJudging {
 export function passAdvanced(
   pass: BackfillPass,
   counts: PageCounts,
-  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt'>> = {},
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readWindows'>> = {},
 ): BackfillPass {
   const counters = advanceCounters(pass, counts);
   return {
@@ -203,7 +233,7 @@ function passAnnounced(
   pass: BackfillPass,
   counts: PageCounts,
   announced: number,
-  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt'>> = {},
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readWindows'>> = {},
 ): BackfillPass {
   return {
     ...passAdvanced(pass, counts, patch),

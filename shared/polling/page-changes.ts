@@ -20,7 +20,11 @@ export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
  * - by the pass reading it (`republish`, see there);
  * - by a live poll changing or deleting it before the pass read it (`unreadFrom`: where the
  *   pass reads now, epoch ms of UpdatedUtc; a stored record updated at or after it, or without
- *   UpdatedUtc, is unread): its `created` of the stored record goes just before the change.
+ *   UpdatedUtc, is unread), or changing it out of the pass's reach (`passEnd`) before the pass
+ *   was done reading where it stood (`readWindows`): its `created` of the stored record goes
+ *   just before the change. The pass reads records where they are when it gets there, so one it
+ *   has read past may have moved before it did (changed after the backfill began, judged by a
+ *   live poll seconds later).
  * Both give the same id for the same record, so a receiver deduplicating on ids gets one.
  */
 export interface BackfillContext {
@@ -40,6 +44,14 @@ export interface BackfillContext {
    * or after it (only "touched") has left the pass's reach, and gets its `created` there.
    */
   passEnd?: number | undefined;
+  /**
+   * The pass's last windows read, oldest first: where each ended (epoch ms of UpdatedUtc) and
+   * when its reading was done. An entity whose old place the pass has read past, changed out of
+   * the pass's reach before the window holding that place was done, may have left it before the
+   * pass got there: its `created` goes before the change (where the pass did find it first, the
+   * same id again).
+   */
+  readWindows?: readonly { end: number; doneAt: number }[] | undefined;
 }
 
 /** Whether a snapshot's entity is still to be published as `created` by the backfill. Pure. */
@@ -54,6 +66,27 @@ function unreadByPass(previous: StoredSnapshot, backfill: BackfillContext): bool
   if (backfill.unreadFrom === undefined) return false;
   const updated = previous.record.UpdatedUtc;
   return typeof updated !== 'string' || !(Date.parse(updated) < backfill.unreadFrom);
+}
+
+/**
+ * Whether the pass, having read past the stored record's place, was done reading the window
+ * holding it only after `moved` (the record as it is now, out of the pass's reach) was updated
+ * there: the record may have left before the pass got there (see BackfillContext.readWindows).
+ * A place older than every window kept counts as read when the oldest was done. Pure.
+ */
+function readAfterMove(
+  previous: StoredSnapshot,
+  moved: EntityRecord,
+  backfill: BackfillContext,
+): boolean {
+  const read = backfill.readWindows;
+  if (!read || read.length === 0) return false;
+  const place = previous.record.UpdatedUtc;
+  const movedAt = moved.UpdatedUtc;
+  if (typeof place !== 'string' || typeof movedAt !== 'string') return false;
+  const placeMs = Date.parse(place);
+  const holding = read.find((window) => placeMs < window.end);
+  return holding !== undefined && Date.parse(movedAt) < holding.doneAt;
 }
 
 /** Whether a record a live poll found unchanged left the pass's reach (see BackfillContext.passEnd). Pure. */
@@ -183,7 +216,10 @@ export function computeChanges(
       backfill !== undefined &&
       (decision.change === 'updated' || decision.change === 'deleted') &&
       awaitsBackfill(previous, backfill) &&
-      unreadByPass(previous!, backfill)
+      (unreadByPass(previous!, backfill) ||
+        (observation.record !== null &&
+          movedPastPass(observation.record, backfill) &&
+          readAfterMove(previous!, observation.record, backfill)))
     ) {
       // The backfill's `created` of the entity as it stood, before the change that moves it
       // out of the pass's reach (the pass would have sent this very event).
@@ -252,9 +288,12 @@ export function computeChanges(
           break;
         // Unchanged, live and stored before the backfill (one stored since was published since).
         if (backfill.republish === 'unchanged') events.push(created(current));
-        else if (unreadByPass(previous!, backfill) && movedPastPass(current, backfill)) {
-          // Touched (only UpdatedUtc moved) before the pass read it: the pass will not find it.
-          // Stored again, so it is announced once.
+        else if (
+          movedPastPass(current, backfill) &&
+          (unreadByPass(previous!, backfill) || readAfterMove(previous!, current, backfill))
+        ) {
+          // Touched (only UpdatedUtc moved) out of the pass's reach before the pass read where
+          // it stood: the pass will not find it, or did not. Stored again, so announced once.
           events.push(created(current));
           announced++;
           writes.push({

@@ -41,6 +41,14 @@ export const BackfillPassSchema = z.object({
    * change that poll published without the backfill's `created` ahead still get one. Absent: none.
    */
   unawareWritesUntil: z.number().int().optional(),
+  /**
+   * The pass's last windows read (PASS_READ_WINDOWS_KEPT at most), oldest first: where each
+   * ended and when its reading was done (epoch ms). The pass reads a record where it stands when
+   * the pass gets there: a live change of an entity whose old place a window read after the
+   * change was not published by the pass, and the live poll sends its `created` (see
+   * BackfillContext.readWindows in polling). Absent on passes stored before it existed.
+   */
+  readWindows: z.array(z.object({ endUtc: z.string(), doneAt: z.number().int() })).optional(),
   /** Epoch ms the pass completed; null while it runs. */
   doneAt: z.number().int().nullable(),
 });

@@ -329,5 +329,84 @@ describe('changes in a backfill that emits', () => {
       { ...CONTEXT, backfill: live },
     );
     expect(within.events).toEqual([]);
+    // Read past where it stood: announced when the window holding that place was done after
+    // the touch (the pass got there after it left), not when it was done before.
+    const readPast = (doneAt: string) =>
+      computeChanges(observe('customer', [touched]), new Map([['a', kept(before)]]), {
+        ...CONTEXT,
+        backfill: {
+          ...live,
+          unreadFrom: Date.parse('2026-11-21T09:30:00Z'),
+          readWindows: [{ end: Date.parse('2026-11-21T09:30:00Z'), doneAt: Date.parse(doneAt) }],
+        },
+      }).events;
+    expect(types(readPast('2026-11-21T09:59:40Z'))).toEqual(['customer.created a']);
+    expect(readPast('2026-11-21T09:59:20Z')).toEqual([]);
+  });
+
+  it("announces the created of an entity changed out of the pass's reach after the pass read past where it stood, with the id the pass gives it", () => {
+    // Seen in the soak (seed 31): three customers changed 2-8 s after an emitting backfill
+    // began got no `created`. The pass had read their old place after the change (they were no
+    // longer there), and had moved on by the time a live poll judged the change.
+    const before = customer('a', { UpdatedUtc: '2026-01-15T16:54:32Z' });
+    const after = customer('a', { Phone: '+420 737', UpdatedUtc: '2026-11-21T09:59:30Z' });
+    const live = {
+      id: 'bf_1',
+      startedAt: STARTED,
+      republish: false as const,
+      // Where the pass reads now: past the old record's place, whose window (January to April)
+      // it was done reading 10 s after the change.
+      unreadFrom: Date.parse('2026-06-01T00:00:00Z'),
+      passEnd: STARTED - 500,
+      readWindows: [
+        { end: Date.parse('2026-01-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:05Z') },
+        { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:40Z') },
+        { end: Date.parse('2026-06-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:45Z') },
+      ],
+    };
+    const { events } = computeChanges(
+      observe('customer', [after]),
+      new Map([['a', kept(before)]]),
+      { ...CONTEXT, backfill: live },
+    );
+    expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
+    expect(events[0]!.data.current).toEqual(before);
+    const byPass = republishedChanges(observe('customer', [before]), {
+      ...CONTEXT,
+      backfill: { ...live, republish: 'records' },
+    });
+    expect(byPass.events[0]!.id).toBe(events[0]!.id);
+    // The window holding its place read to the end before the change: the pass published it.
+    const readBefore = computeChanges(
+      observe('customer', [after]),
+      new Map([['a', kept(before)]]),
+      {
+        ...CONTEXT,
+        backfill: {
+          ...live,
+          readWindows: [
+            { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:20Z') },
+          ],
+        },
+      },
+    );
+    expect(types(readBefore.events)).toEqual(['customer.updated a']);
+    // A pass stored before it kept its windows read: the change alone, as before.
+    const { readWindows: _kept, ...withoutHistory } = live;
+    const unknown = computeChanges(observe('customer', [after]), new Map([['a', kept(before)]]), {
+      ...CONTEXT,
+      backfill: withoutHistory,
+    });
+    expect(types(unknown.events)).toEqual(['customer.updated a']);
+    // A change the pass still reaches (updated before its end): the pass reads the record as
+    // changed and publishes that, so the live poll sends the change alone.
+    const reached = computeChanges(
+      observe('customer', [
+        customer('a', { Phone: '+420 737', UpdatedUtc: '2026-10-01T00:00:00Z' }),
+      ]),
+      new Map([['a', kept(before)]]),
+      { ...CONTEXT, backfill: live },
+    );
+    expect(types(reached.events)).toEqual(['customer.updated a']);
   });
 });

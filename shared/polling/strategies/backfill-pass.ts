@@ -1,5 +1,11 @@
 import type { BackfillPass, StreamWindow } from '../../state/state-store.ts';
-import { activePass, partStillCurrent, passAdvanced, passJudging } from '../backfill-state.ts';
+import {
+  activePass,
+  partStillCurrent,
+  passAdvanced,
+  passJudging,
+  passWindowRead,
+} from '../backfill-state.ts';
 import { pollPace } from '../deadline-pace.ts';
 import {
   type PollDeps,
@@ -207,7 +213,7 @@ async function runSlice(
     if (!read.finished) return result;
     const current = activePass(state.current) ?? pass;
     await state.save({
-      backfill: passAdvanced(current, read.lastPage, { watermark: window.endUtc, window: null }),
+      backfill: passWindowRead(current, read.lastPage, window.endUtc, deps.clock.now()),
       ...setAsideNoted(state.current, read.lastPage),
     });
   }
