@@ -211,6 +211,25 @@ describe('changes in a backfill that emits', () => {
   const unchanged = { id: 'bf_1', startedAt: STARTED, republish: 'unchanged' as const };
   const kept = (record: Record<string, unknown>, updatedAt = STARTED - 1) =>
     stored(record, { updatedAt });
+  /** The events a live poll judging `current` sends, with `previous` stored before the backfill. */
+  const judgedLive = (
+    current: Record<string, unknown>,
+    previous: Record<string, unknown>,
+    backfill: NonNullable<ChangeContext['backfill']>,
+  ) =>
+    computeChanges(observe('customer', [current]), new Map([['a', kept(previous)]]), {
+      ...CONTEXT,
+      backfill,
+    }).events;
+  /** The id of the `created` the pass itself gives `record`. */
+  const passIdOf = (
+    record: Record<string, unknown>,
+    backfill: NonNullable<ChangeContext['backfill']>,
+  ) =>
+    republishedChanges(observe('customer', [record]), {
+      ...CONTEXT,
+      backfill: { ...backfill, republish: 'records' },
+    }).events[0]!.id;
   const types = (events: { type: string; subject: string }[]) =>
     events.map((e) => `${e.type} ${e.subject}`);
 
@@ -272,27 +291,16 @@ describe('changes in a backfill that emits', () => {
       republish: false as const,
       unreadFrom: Date.parse('2026-11-21T09:00:00Z'),
     };
-    const { events } = computeChanges(
-      observe('customer', [after]),
-      new Map([['a', kept(before)]]),
-      {
-        ...CONTEXT,
-        backfill: live,
-      },
-    );
+    const events = judgedLive(after, before, live);
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
-    const byPass = republishedChanges(observe('customer', [before]), {
-      ...CONTEXT,
-      backfill: { ...live, republish: 'records' },
-    });
-    expect(byPass.events[0]!.id).toBe(events[0]!.id);
+    expect(passIdOf(before, live)).toBe(events[0]!.id);
     // Read by the pass already (updated before where it reads now): the change alone.
-    const read = computeChanges(observe('customer', [after]), new Map([['a', kept(before)]]), {
-      ...CONTEXT,
-      backfill: { ...live, unreadFrom: Date.parse('2026-11-21T09:59:10Z') },
+    const read = judgedLive(after, before, {
+      ...live,
+      unreadFrom: Date.parse('2026-11-21T09:59:10Z'),
     });
-    expect(types(read.events)).toEqual(['customer.updated a']);
+    expect(types(read)).toEqual(['customer.updated a']);
   });
 
   it('announces, once, the created of an entity only touched (UpdatedUtc moved) past the pass end before the pass read it', () => {
@@ -364,40 +372,21 @@ describe('changes in a backfill that emits', () => {
         { end: Date.parse('2026-06-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:45Z') },
       ],
     };
-    const { events } = computeChanges(
-      observe('customer', [after]),
-      new Map([['a', kept(before)]]),
-      { ...CONTEXT, backfill: live },
-    );
+    const events = judgedLive(after, before, live);
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
-    const byPass = republishedChanges(observe('customer', [before]), {
-      ...CONTEXT,
-      backfill: { ...live, republish: 'records' },
-    });
-    expect(byPass.events[0]!.id).toBe(events[0]!.id);
+    expect(passIdOf(before, live)).toBe(events[0]!.id);
     // The window holding its place read to the end before the change: the pass published it.
-    const readBefore = computeChanges(
-      observe('customer', [after]),
-      new Map([['a', kept(before)]]),
-      {
-        ...CONTEXT,
-        backfill: {
-          ...live,
-          readWindows: [
-            { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:20Z') },
-          ],
-        },
-      },
-    );
-    expect(types(readBefore.events)).toEqual(['customer.updated a']);
+    const readBefore = judgedLive(after, before, {
+      ...live,
+      readWindows: [
+        { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:20Z') },
+      ],
+    });
+    expect(types(readBefore)).toEqual(['customer.updated a']);
     // A pass stored before it kept its windows read: the change alone, as before.
     const { readWindows: _kept, ...withoutHistory } = live;
-    const unknown = computeChanges(observe('customer', [after]), new Map([['a', kept(before)]]), {
-      ...CONTEXT,
-      backfill: withoutHistory,
-    });
-    expect(types(unknown.events)).toEqual(['customer.updated a']);
+    expect(types(judgedLive(after, before, withoutHistory))).toEqual(['customer.updated a']);
     // A change the pass still reaches (updated before its end): the pass reads the record as
     // changed and publishes that, so the live poll sends the change alone.
     const reached = computeChanges(
