@@ -81,14 +81,11 @@ export function liveJudging(
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
     passEnd: Date.parse(pass.endUtc),
-    ...(pass.readWindows
-      ? {
-          readWindows: pass.readWindows.map((read) => ({
-            end: Date.parse(read.endUtc),
-            doneAt: read.doneAt,
-          })),
-        }
-      : {}),
+    // A pass stored before it kept them has read none as far as the rule knows: it announces.
+    readWindows: (pass.readWindows ?? []).map((read) => ({
+      end: Date.parse(read.endUtc),
+      doneAt: read.doneAt,
+    })),
   };
 }
 

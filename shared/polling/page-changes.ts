@@ -21,10 +21,10 @@ export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
  * - by a live poll changing or deleting it before the pass read it (`unreadFrom`: where the
  *   pass reads now, epoch ms of UpdatedUtc; a stored record updated at or after it, or without
  *   UpdatedUtc, is unread), or changing it out of the pass's reach (`passEnd`) before the pass
- *   was done reading where it stood (`readWindows`): its `created` of the stored record goes
- *   just before the change. The pass reads records where they are when it gets there, so one it
- *   has read past may have moved before it did (changed after the backfill began, judged by a
- *   live poll seconds later).
+ *   was done reading (`readWindows`): its `created` of the stored record goes just before the
+ *   change. The pass reads records where they are when it gets there, so one it has read past
+ *   may have moved before it did (changed after the backfill began, judged by a live poll
+ *   seconds later; or touched, its stored place then older than where it stood).
  * Both give the same id for the same record, so a receiver deduplicating on ids gets one.
  */
 export interface BackfillContext {
@@ -46,10 +46,10 @@ export interface BackfillContext {
   passEnd?: number | undefined;
   /**
    * The pass's last windows read, oldest first: where each ended (epoch ms of UpdatedUtc) and
-   * when its reading was done. An entity whose old place the pass has read past, changed out of
-   * the pass's reach before the window holding that place was done, may have left it before the
-   * pass got there: its `created` goes before the change (where the pass did find it first, the
-   * same id again).
+   * when its reading was done. An entity changed out of the pass's reach before the pass was
+   * done with its last window may have left its place before the pass got there: its `created`
+   * goes before the change (where the pass did find it first, the same id again, which the
+   * dispatcher delivers once). Absent: the pass's history is not known (the rule above alone).
    */
   readWindows?: readonly { end: number; doneAt: number }[] | undefined;
 }
@@ -69,24 +69,21 @@ function unreadByPass(previous: StoredSnapshot, backfill: BackfillContext): bool
 }
 
 /**
- * Whether the pass, having read past the stored record's place, was done reading the window
- * holding it only after `moved` (the record as it is now, out of the pass's reach) was updated
- * there: the record may have left before the pass got there (see BackfillContext.readWindows).
- * A place older than every window kept counts as read when the oldest was done. Pure.
+ * Whether the pass had not yet read through to its end when `moved` (the record as it is now,
+ * out of the pass's reach) was updated there (see BackfillContext.readWindows): the entity may
+ * have left before the pass found it. Where it stood before is not known for sure (a touch,
+ * which moves a record's UpdatedUtc and stores no snapshot, may have moved it anywhere up to the
+ * pass's end), so only a pass done with its last window before the change surely published
+ * it. Pure.
  */
-function readAfterMove(
-  previous: StoredSnapshot,
-  moved: EntityRecord,
-  backfill: BackfillContext,
-): boolean {
+function passUnfinishedAt(moved: EntityRecord, backfill: BackfillContext): boolean {
   const read = backfill.readWindows;
-  if (!read || read.length === 0) return false;
-  const place = previous.record.UpdatedUtc;
+  const { passEnd } = backfill;
+  if (read === undefined || passEnd === undefined) return false;
   const movedAt = moved.UpdatedUtc;
-  if (typeof place !== 'string' || typeof movedAt !== 'string') return false;
-  const placeMs = Date.parse(place);
-  const holding = read.find((window) => placeMs < window.end);
-  return holding !== undefined && Date.parse(movedAt) < holding.doneAt;
+  if (typeof movedAt !== 'string') return true;
+  const last = read.find((window) => window.end >= passEnd);
+  return last === undefined || Date.parse(movedAt) < last.doneAt;
 }
 
 /** Whether a record a live poll found unchanged left the pass's reach (see BackfillContext.passEnd). Pure. */
@@ -219,7 +216,7 @@ export function computeChanges(
       (unreadByPass(previous!, backfill) ||
         (observation.record !== null &&
           movedPastPass(observation.record, backfill) &&
-          readAfterMove(previous!, observation.record, backfill)))
+          passUnfinishedAt(observation.record, backfill)))
     ) {
       // The backfill's `created` of the entity as it stood, before the change that moves it
       // out of the pass's reach (the pass would have sent this very event).
@@ -290,7 +287,7 @@ export function computeChanges(
         if (backfill.republish === 'unchanged') events.push(created(current));
         else if (
           movedPastPass(current, backfill) &&
-          (unreadByPass(previous!, backfill) || readAfterMove(previous!, current, backfill))
+          (unreadByPass(previous!, backfill) || passUnfinishedAt(current, backfill))
         ) {
           // Touched (only UpdatedUtc moved) out of the pass's reach before the pass read where
           // it stood: the pass will not find it, or did not. Stored again, so announced once.
