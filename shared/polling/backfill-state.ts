@@ -81,21 +81,15 @@ export function liveJudging(
     republish: false,
     unreadFrom: position === null ? Number.NEGATIVE_INFINITY : Date.parse(position),
     passEnd: Date.parse(pass.endUtc),
-    // A pass stored before it kept them has read none as far as the rule knows: it announces.
-    readWindows: (pass.readWindows ?? []).map((read) => ({
-      end: Date.parse(read.endUtc),
-      doneAt: read.doneAt,
-    })),
+    // Absent (still reading, or a pass stored before it was kept): not read to its end.
+    readToEndAt: pass.readToEndAt ?? null,
   };
 }
 
-/** How many of a pass's last windows read it keeps (BackfillPass.readWindows). */
-export const PASS_READ_WINDOWS_KEPT = 32;
-
 /**
  * The pass with its window ending at `endUtc` read to the end at `now`: its watermark there,
- * no window in progress, `counts` added, and the window noted among its last read
- * (BackfillPass.readWindows). Pure.
+ * no window in progress, `counts` added, and, for its last window (reaching the pass's end),
+ * when it was read to its end (BackfillPass.readToEndAt). Pure.
  */
 export function passWindowRead(
   pass: BackfillPass,
@@ -103,11 +97,11 @@ export function passWindowRead(
   endUtc: string,
   now: number,
 ): BackfillPass {
-  const readWindows = [...(pass.readWindows ?? []), { endUtc, doneAt: now }];
+  const last = Date.parse(endUtc) >= Date.parse(pass.endUtc);
   return passAdvanced(pass, counts, {
     watermark: endUtc,
     window: null,
-    readWindows: readWindows.slice(-PASS_READ_WINDOWS_KEPT),
+    ...(last ? { readToEndAt: now } : {}),
   });
 }
 
@@ -178,7 +172,7 @@ export function listingJudging(state: StreamState): BackfillJudging {
 export function passAdvanced(
   pass: BackfillPass,
   counts: PageCounts,
-  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readWindows'>> = {},
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readToEndAt'>> = {},
 ): BackfillPass {
   const counters = advanceCounters(pass, counts);
   return {
@@ -230,7 +224,7 @@ function passAnnounced(
   pass: BackfillPass,
   counts: PageCounts,
   announced: number,
-  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readWindows'>> = {},
+  patch: Partial<Pick<BackfillPass, 'window' | 'watermark' | 'doneAt' | 'readToEndAt'>> = {},
 ): BackfillPass {
   return {
     ...passAdvanced(pass, counts, patch),

@@ -21,7 +21,7 @@ export const TOMBSTONE_TTL_MS = 35 * 24 * 60 * 60 * 1000;
  * - by a live poll changing or deleting it before the pass read it (`unreadFrom`: where the
  *   pass reads now, epoch ms of UpdatedUtc; a stored record updated at or after it, or without
  *   UpdatedUtc, is unread), or changing it out of the pass's reach (`passEnd`) before the pass
- *   was done reading (`readWindows`): its `created` of the stored record goes just before the
+ *   was done reading (`readToEndAt`): its `created` of the stored record goes just before the
  *   change. The pass reads records where they are when it gets there, so one it has read past
  *   may have moved before it did (changed after the backfill began, judged by a live poll
  *   seconds later; or touched, its stored place then older than where it stood).
@@ -45,13 +45,12 @@ export interface BackfillContext {
    */
   passEnd?: number | undefined;
   /**
-   * The pass's last windows read, oldest first: where each ended (epoch ms of UpdatedUtc) and
-   * when its reading was done. An entity changed out of the pass's reach before the pass was
-   * done with its last window may have left its place before the pass got there: its `created`
-   * goes before the change (where the pass did find it first, the same id again, which the
-   * dispatcher delivers once). Absent: the pass's history is not known (the rule above alone).
+   * When the pass was done reading its last window (epoch ms; null: not yet). An entity changed
+   * out of the pass's reach before then may have left its place before the pass got there: its
+   * `created` goes before the change (where the pass did find it first, the same id again,
+   * which the dispatcher delivers once). Absent: not known (the rule above alone).
    */
-  readWindows?: readonly { end: number; doneAt: number }[] | undefined;
+  readToEndAt?: number | null | undefined;
 }
 
 /** Whether a snapshot's entity is still to be published as `created` by the backfill. Pure. */
@@ -70,20 +69,18 @@ function unreadByPass(previous: StoredSnapshot, backfill: BackfillContext): bool
 
 /**
  * Whether the pass had not yet read through to its end when `moved` (the record as it is now,
- * out of the pass's reach) was updated there (see BackfillContext.readWindows): the entity may
+ * out of the pass's reach) was updated there (see BackfillContext.readToEndAt): the entity may
  * have left before the pass found it. Where it stood before is not known for sure (a touch,
  * which moves a record's UpdatedUtc and stores no snapshot, may have moved it anywhere up to the
  * pass's end), so only a pass done with its last window before the change surely published
  * it. Pure.
  */
 function passUnfinishedAt(moved: EntityRecord, backfill: BackfillContext): boolean {
-  const read = backfill.readWindows;
-  const { passEnd } = backfill;
-  if (read === undefined || passEnd === undefined) return false;
+  const { readToEndAt, passEnd } = backfill;
+  if (readToEndAt === undefined || passEnd === undefined) return false;
   const movedAt = moved.UpdatedUtc;
   if (typeof movedAt !== 'string') return true;
-  const last = read.find((window) => window.end >= passEnd);
-  return last === undefined || Date.parse(movedAt) < last.doneAt;
+  return readToEndAt === null || Date.parse(movedAt) < readToEndAt;
 }
 
 /** Whether a record a live poll found unchanged left the pass's reach (see BackfillContext.passEnd). Pure. */

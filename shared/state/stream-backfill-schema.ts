@@ -42,13 +42,13 @@ export const BackfillPassSchema = z.object({
    */
   unawareWritesUntil: z.number().int().optional(),
   /**
-   * The pass's last windows read (PASS_READ_WINDOWS_KEPT at most), oldest first: where each
-   * ended and when its reading was done (epoch ms). The pass reads a record where it stands when
-   * the pass gets there: a live change of an entity whose old place a window read after the
-   * change was not published by the pass, and the live poll sends its `created` (see
-   * BackfillContext.readWindows in polling). Absent on passes stored before it existed.
+   * Epoch ms the pass was done reading its last window (the one reaching `endUtc`); absent while
+   * it reads, and on passes stored before it existed. The pass reads a record where it stands
+   * when the pass gets there: a live change that moves an entity past `endUtc` before then may
+   * have taken it from a place the pass read after, and the live poll sends its `created` (see
+   * BackfillContext.readToEndAt in polling).
    */
-  readWindows: z.array(z.object({ endUtc: z.string(), doneAt: z.number().int() })).optional(),
+  readToEndAt: z.number().int().optional(),
   /** Epoch ms the pass completed; null while it runs. */
   doneAt: z.number().int().nullable(),
 });

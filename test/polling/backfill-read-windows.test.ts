@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  liveJudging,
-  PASS_READ_WINDOWS_KEPT,
-  passWindowRead,
-} from '../../shared/polling/backfill-state.ts';
+import { liveJudging, passWindowRead } from '../../shared/polling/backfill-state.ts';
 import type { BackfillPass, StreamState } from '../../shared/state/state-store.ts';
 
 const STARTED = Date.UTC(2026, 11, 6, 13, 40, 48);
+const END = new Date(STARTED - 100).toISOString();
 const pass: BackfillPass = {
   kind: 'pass',
   jobId: 'bf_1',
   emit: true,
   startedAt: STARTED,
-  endUtc: new Date(STARTED - 100).toISOString(),
+  endUtc: END,
   watermark: null,
   window: {
     startUtc: '2025-11-01T00:00:00.000Z',
@@ -28,39 +25,36 @@ const pass: BackfillPass = {
 const counts = { records: 1_000, events: 1_000 };
 
 describe("a pass's windows read", () => {
-  it('notes each window read to the end with when, moving its watermark there', () => {
+  it('moves its watermark to a window read to the end, with no window in progress', () => {
     const read = passWindowRead(pass, counts, '2026-02-01T00:00:00.000Z', STARTED + 4_000);
     expect(read).toMatchObject({
       watermark: '2026-02-01T00:00:00.000Z',
       window: null,
       recordsRead: 1_000,
       eventsPublished: 1_000,
-      readWindows: [{ endUtc: '2026-02-01T00:00:00.000Z', doneAt: STARTED + 4_000 }],
     });
+    // Not its last window: not read to its end yet.
+    expect(read.readToEndAt).toBeUndefined();
   });
 
-  it(`keeps the last ${PASS_READ_WINDOWS_KEPT}, oldest first`, () => {
-    let current = pass;
-    for (let i = 0; i < PASS_READ_WINDOWS_KEPT + 5; i++)
-      current = passWindowRead(
-        current,
-        counts,
-        new Date(Date.UTC(2020, 0, 1 + i)).toISOString(),
-        i,
-      );
-    expect(current.readWindows).toHaveLength(PASS_READ_WINDOWS_KEPT);
-    expect(current.readWindows![0]!.doneAt).toBe(5);
-    expect(current.readWindows!.at(-1)!.doneAt).toBe(PASS_READ_WINDOWS_KEPT + 4);
+  it('notes when its last window, reaching its end, was read', () => {
+    const early = passWindowRead(pass, counts, '2026-02-01T00:00:00.000Z', STARTED + 4_000);
+    const last = passWindowRead(early, counts, END, STARTED + 9_000);
+    expect(last).toMatchObject({ watermark: END, readToEndAt: STARTED + 9_000 });
   });
 
-  it('hands them to the live polls judging beside the pass, as epoch ms', () => {
-    const read = passWindowRead(pass, counts, '2026-02-01T00:00:00.000Z', STARTED + 4_000);
-    const state = { initialSyncDone: true, backfill: read } as unknown as StreamState;
-    expect(liveJudging(state, { startUtc: new Date(STARTED + 5_000).toISOString() })).toMatchObject(
-      {
-        unreadFrom: Date.parse('2026-02-01T00:00:00.000Z'),
-        readWindows: [{ end: Date.parse('2026-02-01T00:00:00.000Z'), doneAt: STARTED + 4_000 }],
-      },
-    );
+  it('hands it to the live polls judging beside the pass, null while the pass reads', () => {
+    const judged = (backfill: BackfillPass) =>
+      liveJudging({ initialSyncDone: true, backfill } as unknown as StreamState, {
+        startUtc: new Date(STARTED + 10_000).toISOString(),
+      });
+    const early = passWindowRead(pass, counts, '2026-02-01T00:00:00.000Z', STARTED + 4_000);
+    expect(judged(early)).toMatchObject({
+      unreadFrom: Date.parse('2026-02-01T00:00:00.000Z'),
+      readToEndAt: null,
+    });
+    expect(judged(passWindowRead(early, counts, END, STARTED + 9_000))).toMatchObject({
+      readToEndAt: STARTED + 9_000,
+    });
   });
 });

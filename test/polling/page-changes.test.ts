@@ -345,10 +345,7 @@ describe('changes in a backfill that emits', () => {
         backfill: {
           ...live,
           unreadFrom: Date.parse('2026-11-21T09:30:00Z'),
-          readWindows: [
-            { end: Date.parse('2026-11-21T09:30:00Z'), doneAt: Date.parse('2026-11-21T09:59:10Z') },
-            { end: STARTED, doneAt: Date.parse(doneAt) },
-          ],
+          readToEndAt: Date.parse(doneAt),
         },
       }).events;
     expect(types(readPast('2026-11-21T09:59:40Z'))).toEqual(['customer.created a']);
@@ -371,33 +368,27 @@ describe('changes in a backfill that emits', () => {
       // window (to its end) before the change.
       unreadFrom: Date.parse('2026-06-01T00:00:00Z'),
       passEnd: STARTED - 500,
-      readWindows: [
-        { end: Date.parse('2026-01-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:05Z') },
-        { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:40Z') },
-        { end: Date.parse('2026-06-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:45Z') },
-      ],
+      readToEndAt: null,
     };
     const events = judgedLive(after, before, live);
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
     expect(passIdOf(before, live)).toBe(events[0]!.id);
-    // The window of its stored place done before the change, the pass not yet at its end: the
-    // record may have stood later (touched) and left before the pass got there. Announced.
+    // However far past its stored place the pass read before the change, not yet at its end:
+    // the record may have stood later (touched) and left before the pass got there. Announced.
     const placeReadBefore = judgedLive(after, before, {
       ...live,
-      readWindows: [
-        { end: Date.parse('2026-04-01T00:00:00Z'), doneAt: Date.parse('2026-11-21T09:59:20Z') },
-      ],
+      unreadFrom: Date.parse('2026-11-01T00:00:00Z'),
     });
     expect(types(placeReadBefore)).toEqual(['customer.created a', 'customer.updated a']);
     // Done with its last window before the change: the pass published it, wherever it stood.
     const readBefore = judgedLive(after, before, {
       ...live,
-      readWindows: [{ end: STARTED - 500, doneAt: Date.parse('2026-11-21T09:59:20Z') }],
+      readToEndAt: Date.parse('2026-11-21T09:59:20Z'),
     });
     expect(types(readBefore)).toEqual(['customer.updated a']);
-    // A pass stored before it kept its windows read: the change alone, as before.
-    const { readWindows: _kept, ...withoutHistory } = live;
+    // Not known when the pass read to its end: the change alone, as before.
+    const { readToEndAt: _kept, ...withoutHistory } = live;
     expect(types(judgedLive(after, before, withoutHistory))).toEqual(['customer.updated a']);
     // A change the pass still reaches (updated before its end): the pass reads the record as
     // changed and publishes that, so the live poll sends the change alone.
