@@ -76,6 +76,9 @@ export async function deliverInline(
       }
     }
   }
+  // A backfill's delivery says so in its record: whatever path sends its next attempt keeps it
+  // behind live work at the endpoint (see DeliverySchema.lane).
+  if (lane === 'bulk') next = { ...next, lane };
   noteNextAttemptInBatch(next, task.subject, batch, false);
   // Written with the rest of the batch's new deliveries (writeInlineDeliveries): no write
   // between two sends.

@@ -94,7 +94,7 @@ export function releaseNextOfSubject(
   const now = deps.clock.now();
   if (next === undefined || next.dueAt > now + EARLY_ARRIVAL_SLACK_MS) return;
   const message = deliveryMessage(
-    { id: next.deliveryId, subscriptionId: settled.subscriptionId },
+    { id: next.deliveryId, subscriptionId: settled.subscriptionId, lane: next.lane },
     subject,
   );
   // No record rests on it: if it cannot be sent, the delivery's own message still comes.
@@ -114,7 +114,13 @@ export function noteNextAttempt(
 ): void {
   if (subject === undefined) return;
   if (next.status === 'pending')
-    deps.scheduler.noteWaiting(next.subscriptionId, subject, next.id, next.nextAttemptAt);
+    deps.scheduler.noteWaiting(
+      next.subscriptionId,
+      subject,
+      next.id,
+      next.nextAttemptAt,
+      next.lane,
+    );
   else deps.scheduler.noteSettled(next.subscriptionId, subject, next.id);
 }
 

@@ -7,7 +7,7 @@ import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
 import { KnownEndpointStates } from './known-endpoint-states.ts';
 import { nextMeanMs } from './line-wait.ts';
-import { type LongOverdue, WaitingDeliveries } from './waiting-deliveries.ts';
+import { type FirstWaiting, type LongOverdue, WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
@@ -220,11 +220,17 @@ export class EndpointScheduler {
   }
 
   /**
-   * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
-   * (see WaitingDeliveries.note).
+   * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`,
+   * with its own lane (see WaitingDeliveries.note).
    */
-  noteWaiting(endpoint: string, subject: string, deliveryId: string, dueAt: number): void {
-    this.waiting.note(endpoint, subject, deliveryId, dueAt);
+  noteWaiting(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+    dueAt: number,
+    lane?: DispatchLane,
+  ): void {
+    this.waiting.note(endpoint, subject, deliveryId, dueAt, lane);
   }
 
   /**
@@ -251,10 +257,7 @@ export class EndpointScheduler {
   }
 
   /** The subject's first waiting delivery at the endpoint, if any (see WaitingDeliveries.firstOf). */
-  firstWaiting(
-    endpoint: string,
-    subject: string,
-  ): { deliveryId: string; dueAt: number } | undefined {
+  firstWaiting(endpoint: string, subject: string): FirstWaiting | undefined {
     return this.waiting.firstOf(endpoint, subject);
   }
 

@@ -81,13 +81,15 @@ export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
 /**
  * The message that makes the next attempt of `delivery`, naming its event's subject when known,
- * and with `lane` the lane whose work it is at its endpoint (see DeliveryMessageSchema). Pure.
+ * and with `lane` the lane whose work it is at its endpoint (see DeliveryMessageSchema): when
+ * not given, the delivery's own (`bulk` for a backfill's, see DeliverySchema). Pure.
  * @example deliveryMessage({ id: 'd1', subscriptionId: 's1' }, 'c-1')
+ * @example deliveryMessage({ id: 'd1', subscriptionId: 's1', lane: 'bulk' }).lane === 'bulk'
  */
 export function deliveryMessage(
-  delivery: { id: string; subscriptionId: string },
+  delivery: { id: string; subscriptionId: string; lane?: DispatchLane | undefined },
   subject?: string,
-  lane?: DispatchLane,
+  lane: DispatchLane | undefined = delivery.lane,
 ): DeliveryMessage {
   return {
     kind: 'delivery',

@@ -103,7 +103,7 @@ export class OverdueWaitingChecks {
     }
     const now = this.deps.clock.now();
     this.deps.logger.warn('re-enqueued a waiting delivery long overdue', { deliveryId });
-    this.deps.scheduler.noteWaiting(endpoint, subject, deliveryId, now);
+    this.deps.scheduler.noteWaiting(endpoint, subject, deliveryId, now, delivery.lane);
     this.waiting?.note({ ...delivery, nextAttemptAt: now }, subject, true);
     this.enqueue(deliveryMessage(delivery, subject), now, []);
   }

@@ -36,6 +36,13 @@ export const DeliverySchema = z.object({
   deadReason: z.string().optional(),
   /** Epoch ms it was dead-lettered. */
   deadAt: z.number().optional(),
+  /**
+   * `bulk` when its event came in the bulk lane (an emitting backfill's): every message that
+   * makes one of its attempts says so, whichever path writes it (a retry, a recovery, a re-send
+   * of an overdue delivery), so it keeps its place behind live work at its endpoint. Absent for
+   * live work and in records stored before it existed.
+   */
+  lane: z.literal('bulk').optional(),
 });
 
 /** A delivery (see {@link DeliverySchema}). */

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { DispatchLane } from '../publish/publisher.ts';
 
 /**
  * A subject's delivery overdue by this long may have lost its retry message (or been handled out
@@ -59,6 +60,14 @@ export interface LongOverdue {
   deliveryId: string;
 }
 
+/** A subject's first waiting delivery at an endpoint (see WaitingDeliveries.firstOf). */
+export interface FirstWaiting {
+  deliveryId: string;
+  dueAt: number;
+  /** `bulk` when it is a backfill's (see DeliverySchema.lane). */
+  lane?: DispatchLane;
+}
+
 /** What parts a subject key (an endpoint is a subscription id, which holds no such character). */
 const SUBJECT_KEY_SEPARATOR = '\u0000';
 
@@ -74,6 +83,8 @@ export const subjectKeyAt = (endpoint: string, subject: string) =>
 export class WaitingDeliveries {
   /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
   private readonly bySubject = new Map<string, Map<string, number>>();
+  /** Those of them that are a backfill's (see DeliverySchema.lane), by delivery id. */
+  private readonly bulk = new Set<string>();
   private notesSinceSweep = 0;
   /** When the memory was last swept (see takeLongOverdue). */
   private sweptAt: number;
@@ -87,12 +98,20 @@ export class WaitingDeliveries {
   /**
    * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
    * (a retry, a deferral). A subject's waiting deliveries keep the order in which they were
-   * first noted, which is the order their events were detected in.
+   * first noted, which is the order their events were detected in. `lane`: the delivery's own
+   * (see DeliverySchema.lane), told again by {@link firstOf}.
    */
-  note(endpoint: string, subject: string, deliveryId: string, dueAt: number): void {
+  note(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+    dueAt: number,
+    lane?: DispatchLane,
+  ): void {
     const key = subjectKeyAt(endpoint, subject);
     const waiting = this.bySubject.get(key) ?? new Map<string, number>();
     waiting.set(deliveryId, dueAt);
+    if (lane === 'bulk') this.bulk.add(deliveryId);
     this.bySubject.set(key, waiting);
     if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.sweepOverdue();
   }
@@ -154,17 +173,22 @@ export class WaitingDeliveries {
   settle(endpoint: string, subject: string, deliveryId: string): void {
     const key = subjectKeyAt(endpoint, subject);
     const waiting = this.bySubject.get(key);
-    if (!waiting?.delete(deliveryId) || waiting.size > 0) return;
+    if (!waiting?.delete(deliveryId)) return;
+    this.bulk.delete(deliveryId);
+    if (waiting.size > 0) return;
     this.bySubject.delete(key);
   }
 
   /**
    * The first delivery of `subject` to the endpoint that waits (the earliest noted, so the next
-   * in detection order), with its due time; undefined when none does.
+   * in detection order), with its due time and its lane when noted as a backfill's; undefined
+   * when none does.
    */
-  firstOf(endpoint: string, subject: string): { deliveryId: string; dueAt: number } | undefined {
+  firstOf(endpoint: string, subject: string): FirstWaiting | undefined {
     for (const [deliveryId, dueAt] of this.bySubject.get(subjectKeyAt(endpoint, subject)) ?? [])
-      return { deliveryId, dueAt };
+      return this.bulk.has(deliveryId)
+        ? { deliveryId, dueAt, lane: 'bulk' }
+        : { deliveryId, dueAt };
     return undefined;
   }
 

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
 import type { DispatchLane } from '../../shared/publish/publisher.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
 import { type DeliveryMessage, DeliveryMessageSchema } from '../../shared/webhooks/messages.ts';
 import { startDispatchFixture } from './support/fixture.ts';
-import { changeEvent, envelope, eventIdOf } from './support/harness.ts';
+import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceiverAction } from './support/receiver.ts';
 
 let cleanup: (() => Promise<void>)[] = [];
@@ -72,6 +73,33 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     expect(receiver.log).toHaveLength(4);
     // Started at their endpoint as bulk work (the scheduler's `priority`), and so are their next.
     expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['bulk', 'bulk']);
+    expect((await takeMessages()).map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
+  });
+
+  it('keep their lane in every message that brings them back: a recovery after a restart, and the retry of a message that named none', async () => {
+    const { harness, takeMessages } = await endpointAnswering(FAILED, FAILED);
+    await processDispatchBatch(events(2), harness.deps, { lane: 'bulk' });
+    // Their records say so (their retry messages too, as above).
+    const retries = await takeMessages();
+    const records = await Promise.all(
+      retries.map(({ message }) => harness.deps.store.getDelivery(message.deliveryId)),
+    );
+    expect(records.map((record) => record?.lane)).toEqual(['bulk', 'bulk']);
+    // A new process that finds them pending without their messages re-enqueues them as bulk work.
+    expect(await requeuePendingDeliveries(anotherProcess(harness.deps))).toBe(2);
+    const requeued = await takeMessages();
+    expect(requeued.map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
+    // A message naming no lane (written before records kept theirs) still makes a bulk retry.
+    const run = vi.spyOn(harness.deps.scheduler, 'run');
+    await processDispatchBatch(
+      requeued.map(({ messageId, message }) => ({
+        messageId,
+        body: JSON.stringify({ ...message, lane: undefined }),
+      })),
+      harness.deps,
+      { lane: 'live' },
+    );
+    expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['live', 'live']);
     expect((await takeMessages()).map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
   });
 

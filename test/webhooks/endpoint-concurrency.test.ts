@@ -232,6 +232,21 @@ describe('EndpointScheduler', () => {
     expect(scheduler.dueAhead('e', 's', 'd3')).toBe(10_001);
   });
 
+  it('tells a subject’s first waiting delivery with the lane it was noted in, until it is settled', () => {
+    const scheduler = new EndpointScheduler(new ManualClock(0));
+    scheduler.noteWaiting('e', 's', 'd1', 5_000, 'bulk');
+    scheduler.noteWaiting('e', 's', 'd2', 6_000);
+    expect(scheduler.firstWaiting('e', 's')).toEqual({
+      deliveryId: 'd1',
+      dueAt: 5_000,
+      lane: 'bulk',
+    });
+    scheduler.noteSettled('e', 's', 'd1');
+    expect(scheduler.firstWaiting('e', 's')).toEqual({ deliveryId: 'd2', dueAt: 6_000 });
+    scheduler.noteSettled('e', 's', 'd2');
+    expect(scheduler.firstWaiting('e', 's')).toBeUndefined();
+  });
+
   it('names a waiting delivery long overdue for a store check, and does not forget it on lateness alone', async () => {
     const clock = new ManualClock(0);
     const scheduler = new EndpointScheduler(clock);
