@@ -14,6 +14,7 @@ import type { DispatcherSettings } from '../webhooks/dispatcher-env.ts';
 import type { DynamoDbDeliveryCounter } from '../webhooks/dynamodb-delivery-counter.ts';
 import type { DynamoDbWebhookStore } from '../webhooks/dynamodb-store.ts';
 import { UndiciWebhookSender } from '../webhooks/http-sender.ts';
+import { LaneRoutingDeliveryQueue } from '../webhooks/lane-routing-delivery-queue.ts';
 import { SqsDeliveryQueue } from '../webhooks/queue.ts';
 import { createWebhookService, type WebhookService } from '../webhooks/service.ts';
 import { systemRandomBytes } from '../webhooks/signing.ts';
@@ -38,6 +39,13 @@ import { SubjectExpediter } from './subject-expediter.ts';
 export const DISPATCH_QUEUE_NAME = 'change-bridge-dispatch';
 /** Where the events bulk work found wait (see DispatchLanes). */
 const BULK_DISPATCH_QUEUE_NAME = 'change-bridge-dispatch-bulk';
+/**
+ * Where bulk work's delivery messages wait (a backfill's retries, deferrals, recoveries: see
+ * LaneRoutingDeliveryQueue), consumed as bulk work with a budget of their own: on the live lane's
+ * queue, thousands of them deferred over and over at an endpoint paused by frequent 429s filled
+ * its budget, and live changes waited in the queue behind them for tens of seconds.
+ */
+export const BULK_DELIVERIES_QUEUE_NAME = 'change-bridge-dispatch-bulk-deliveries';
 /**
  * Batches run at once per lane, at most. A batch holds its worker until its deliveries are
  * done, so one that waits on a slow endpoint's answer holds it: 32 let a quiet lane's small
@@ -109,7 +117,10 @@ export interface LocalDispatch {
   bulkPages: BulkPageWork;
   /** Subscriptions, deliveries and replays (the admin API's). */
   webhooks: WebhookService;
-  /** The queues' client and URLs, live lane first (the backlog gauge reads them). */
+  /**
+   * The queues' client and URLs: the live lane's, then the bulk lane's events and its deliveries
+   * (the backlog gauge reads them).
+   */
   sqsClient: SQSClient;
   queueUrls: readonly string[];
   /**
@@ -163,6 +174,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const attributes = { VisibilityTimeout: '180' };
     const queueUrl = await sqs.createQueue(DISPATCH_QUEUE_NAME, attributes);
     const bulkQueueUrl = await sqs.createQueue(BULK_DISPATCH_QUEUE_NAME, attributes);
+    const bulkDeliveriesUrl = await sqs.createQueue(BULK_DELIVERIES_QUEUE_NAME, attributes);
     const bulkEmpty = async () => (await queueDepth(sqs.client, bulkQueueUrl)) === 0;
     // A backlog left by an earlier run: its subjects are counted again from the queue.
     const lanes = DispatchLanes.afterStart(sqs.groupKeys(BULK_DISPATCH_QUEUE_NAME));
@@ -194,7 +206,10 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     const deps = createDispatcherDeps({
       store: options.store,
       // Due times to the millisecond: the local queue keeps them (SQS delays whole seconds).
-      queue: new SqsDeliveryQueue(sqs.client, queueUrl, { sendDueAt: true }),
+      queue: new LaneRoutingDeliveryQueue(
+        new SqsDeliveryQueue(sqs.client, queueUrl, { sendDueAt: true }),
+        new SqsDeliveryQueue(sqs.client, bulkDeliveriesUrl, { sendDueAt: true }),
+      ),
       sender: new UndiciWebhookSender({
         policy: { allowPrivate },
         resolve: hosts.resolve,
@@ -218,7 +233,8 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
     // The deliveries whose messages wait in the queue (retries, however old), read before
     // anything is received.
     const waiting: string[] = [];
-    sqs.forEachBody(DISPATCH_QUEUE_NAME, (body) => waiting.push(body), DELIVERY_MESSAGE_MARKER);
+    for (const name of [DISPATCH_QUEUE_NAME, BULK_DELIVERIES_QUEUE_NAME])
+      sqs.forEachBody(name, (body) => waiting.push(body), DELIVERY_MESSAGE_MARKER);
     options.stopSignal?.throwIfAborted();
     const requeued = await requeuePendingDeliveries(
       deps,
@@ -278,6 +294,8 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         BULK_BATCH_SIZE,
         (signal) => bulkPages.idle(signal),
       ),
+      // Not held back by bulk reading: few, and a live change may wait behind one of them.
+      consume(bulkDeliveriesUrl, { lane: 'bulk' }, BULK_BATCH_SIZE),
     ];
     let stopping: Promise<void> | undefined;
     const stop = async () => {
@@ -303,7 +321,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       bulkPages,
       webhooks,
       sqsClient: sqs.client,
-      queueUrls: [queueUrl, bulkQueueUrl],
+      queueUrls: [queueUrl, bulkQueueUrl, bulkDeliveriesUrl],
       requeued,
       stop: () => {
         stopping ??= stop();

@@ -34,7 +34,7 @@ export async function undeliveredDepth(client: SQSClient, queueUrl: string): Pro
 }
 
 /**
- * The local run's undelivered backlog: messages of the dispatch queues (both lanes) that are
+ * The local run's undelivered backlog: messages of the dispatch queues (every lane) that are
  * visible or in flight (envelopes not yet fanned out, deliveries due now), and deliveries
  * deferred for their turn in a slow endpoint's line (they would otherwise wait in it, holding
  * batches). Delayed retries are left out: they are pending deliveries kept in the store, and

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seededRandom, systemClock } from '../../shared/clock.ts';
 import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
-import { startLocalDispatch } from '../../shared/local/local-dispatch.ts';
+import { type LocalDispatch, startLocalDispatch } from '../../shared/local/local-dispatch.ts';
 import { jsonReporter } from '../../shared/local/reporter.ts';
 import type { PublishableEvent } from '../../shared/publish/publishable-event.ts';
 import { fanOutDeliveryId } from '../../shared/webhooks/delivered-at-once.ts';
@@ -198,5 +199,89 @@ describe('change-bridge start reading pending deliveries back', () => {
     await second.dispatch.router.publish([ofC1(2)]);
     await waitFor(() => receiver.log.length >= 3, 15_000, 'the retry and the new event');
     expect(ids()).toEqual([1, 1, 2].map(eventIdOf));
+  });
+});
+
+describe('change-bridge start, a backfill’s deliveries that wait', () => {
+  it('wait in the bulk lane’s deliveries queue, not the live lane’s, and a restart finds them there', async () => {
+    const table = await startLocalTable('bulk-deliveries-queue');
+    const dataDir = await mkdtemp(join(tmpdir(), 'bulk-deliveries-'));
+    let failFirst = true;
+    const receiver = await startReceiver(() => {
+      const status = failFirst ? 500 : 200;
+      failFirst = false;
+      return { kind: 'respond', status };
+    });
+    cleanup.push(
+      () => table.stop(),
+      () => rm(dataDir, { recursive: true, force: true }),
+      () => receiver.close(),
+    );
+    const store = new DynamoDbWebhookStore({
+      client: table.client,
+      tableName: table.tableName,
+      clock: systemClock,
+    });
+    const start = async () => {
+      const dispatch = await startLocalDispatch({
+        dataDir,
+        store,
+        deliveryCounter: new DynamoDbDeliveryCounter({
+          client: table.client,
+          tableName: table.tableName,
+        }),
+        allowPrivate: true,
+        settings: dispatcherSettings(DispatcherEnvSchema.parse({})),
+        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+        clock: systemClock,
+        random: seededRandom(3),
+      });
+      const stop = async () => {
+        await dispatch.stop();
+        await dispatch.close();
+      };
+      cleanup.push(stop);
+      return { dispatch, stop };
+    };
+    /** Delayed messages of each queue: the live lane's, the bulk lane's events, its deliveries. */
+    const delayed = (dispatch: LocalDispatch) =>
+      Promise.all(
+        dispatch.queueUrls.map(async (url) => {
+          const { Attributes } = await dispatch.sqsClient.send(
+            new GetQueueAttributesCommand({
+              QueueUrl: url,
+              AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+            }),
+          );
+          return Number(Attributes?.ApproximateNumberOfMessagesDelayed);
+        }),
+      );
+
+    const first = await start();
+    const created = await first.dispatch.webhooks.createSubscription({
+      url: receiver.url('/bulk'),
+      retrySchedule: [3_000],
+    });
+    receiver.secrets.set('/bulk', [created.secret]);
+    // A backfill's `created` whose first attempt fails.
+    const backfilled = changeEvent(eventIdOf(1), { subject: 'c-1', type: 'customer.created' });
+    await first.dispatch.router.publish([backfilled as PublishableEvent], { lane: 'bulk' });
+    await waitFor(() => receiver.log.length === 1, 10_000, 'the first attempt');
+    await waitFor(
+      async () => (await delayed(first.dispatch)).join() === '0,0,1',
+      10_000,
+      'its retry message in the bulk lane’s deliveries queue',
+    );
+    await first.stop();
+    cleanup.pop();
+
+    // A restart reads its message there (nothing re-enqueued), and its consumer sends the retry.
+    const second = await start();
+    expect(second.dispatch.requeued).toBe(0);
+    await waitFor(() => receiver.log.length === 2, 15_000, 'the retry');
+    expect(receiver.log.map((request) => request.headers['webhook-id'])).toEqual([
+      eventIdOf(1),
+      eventIdOf(1),
+    ]);
   });
 });

@@ -36,10 +36,11 @@ async function endpointAnswering(first: ReceiverAction, rest: ReceiverAction) {
   return { ...fixture, takeMessages };
 }
 
+/** A pause longer than a line waits out (PAUSE_WAIT_IN_LINE_MS): what waits defers itself. */
 const TOO_MANY = {
   kind: 'respond',
   status: 429,
-  headers: { 'retry-after': '2' },
+  headers: { 'retry-after': '10' },
 } as const satisfies ReceiverAction;
 const FAILED = { kind: 'respond', status: 500 } as const satisfies ReceiverAction;
 
