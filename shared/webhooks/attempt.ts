@@ -17,7 +17,7 @@ import { subjectKey } from './event-subject.ts';
 import { laneWaitedIn, type TurnDeferral } from './line-wait.ts';
 import { type DispatchEvent, eventOfBody } from './messages.ts';
 import { sendAttempt } from './send-attempt.ts';
-import type { Delivery } from './store.ts';
+import type { Delivery, DeliveryRecord } from './store.ts';
 import type { Subscription } from './subscription.ts';
 
 /** What a delivery message brings to its attempt (see {@link attemptDelivery}). */
@@ -30,6 +30,8 @@ export interface DeliveryMessageTask {
   line?: TurnDeferral | undefined;
   /** The dispatch lane it was taken in: one the stop cuts off comes back as work of that lane. */
   lane?: DispatchLane | undefined;
+  /** Sent ahead for a live change of its subject that waits behind it (see DeliveryMessage). */
+  ahead?: boolean | undefined;
 }
 
 /** What handling one delivery came to. */
@@ -73,17 +75,19 @@ export async function attemptDelivery(
     return result;
   }
   const { store, clock } = deps;
-  const { recordIds = [deliveryId], subject: messageSubject, line, lane } = message;
+  const { recordIds = [deliveryId], subject: messageSubject, line, lane, ahead } = message;
   const record = await store.getDeliveryRecord(deliveryId);
   if (!record) return { kind: 'skipped', reason: 'unknown delivery' };
-  const { delivery } = record;
+  // Sent ahead for a live change behind it: live work from now on (its later messages too).
+  const delivery = ahead ? asLiveWork(record.delivery) : record.delivery;
   const place: Place = { batch, recordIds, subject: messageSubject, line, lane };
   if (delivery.status !== 'pending') {
     noteNextAttemptInBatch(delivery, messageSubject, batch, true);
     return { kind: 'skipped', reason: `already ${delivery.status}` };
   }
   const now = clock.now();
-  if (delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS) {
+  const early = delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS;
+  if (early && !(ahead && !waitsForItsRetry(record))) {
     return defer(delivery, delivery.nextAttemptAt, place);
   }
   const subscription = await batch.subscription(delivery.subscriptionId);
@@ -119,7 +123,7 @@ export async function attemptDelivery(
   const after =
     place.subject === undefined
       ? undefined
-      : await batch.notBefore(subscription.id, place.subject, delivery.id);
+      : await batch.notBefore(subscription.id, place.subject, delivery.id, lane === 'live');
   if (after !== undefined) return defer(delivery, after, place);
   // Again just before the request: a 429 may have come back while the event was read, or the
   // subscription been disabled (a 410 another delivery met, the admin API).
@@ -172,6 +176,21 @@ async function deadForSubscription(
     place.batch.counts.count(event && deliveryOrigin(event), 'dead');
   }
   return { kind: 'skipped', reason };
+}
+
+/** `delivery` as live work: its record no longer names the bulk lane (see DeliverySchema.lane). */
+function asLiveWork(delivery: Delivery): Delivery {
+  if (delivery.lane === undefined) return delivery;
+  const { lane: _bulk, ...live } = delivery;
+  return live;
+}
+
+/**
+ * Whether the delivery's due time is its retry's (the last attempt scheduled it), not a
+ * deferral's (a pause, a turn in a slow endpoint's line), which moves it without an attempt.
+ */
+function waitsForItsRetry(record: DeliveryRecord): boolean {
+  return record.attempts.at(-1)?.nextAttemptAt === record.delivery.nextAttemptAt;
 }
 
 /** Where a delivery message's work stands: its batch, its records, its event's subject if known. */

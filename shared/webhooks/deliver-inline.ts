@@ -47,7 +47,12 @@ export async function deliverInline(
       deps.scheduler.holdUntil(endpointOfUrl(subscription.url)) ?? 0,
       line?.until ?? 0,
     );
-    const after = await batch.notBefore(subscription.id, task.subject, task.delivery.id);
+    const after = await batch.notBefore(
+      subscription.id,
+      task.subject,
+      task.delivery.id,
+      lane === 'live',
+    );
     // Nor after the batch's deadline (an invocation's end nears): another one sends it.
     const waitUntil = Math.max(pausedUntil, after ?? 0, batch.heldUntil());
     // Disabled meanwhile (a 410 another delivery met, the admin API): no request.

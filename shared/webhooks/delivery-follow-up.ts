@@ -93,9 +93,13 @@ export function releaseNextOfSubject(
   const next = deps.scheduler.firstWaiting(settled.subscriptionId, subject);
   const now = deps.clock.now();
   if (next === undefined || next.dueAt > now + EARLY_ARRIVAL_SLACK_MS) return;
+  // As live work, whatever lane its record says: a subject's events held back behind one
+  // another are a live change's (a backfill's `created` ahead of it), and its own message may
+  // wait in the bulk lane's backlog.
   const message = deliveryMessage(
-    { id: next.deliveryId, subscriptionId: settled.subscriptionId, lane: next.lane },
+    { id: next.deliveryId, subscriptionId: settled.subscriptionId },
     subject,
+    'live',
   );
   // No record rests on it: if it cannot be sent, the delivery's own message still comes.
   batch.enqueue(message, now, []);

@@ -6,7 +6,7 @@ import { DeliveryTally } from './delivery-counter.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { DEADLINE_DEFER_MS } from './endpoint-lane-pump.ts';
 import type { EndpointSettings } from './endpoint-settings.ts';
-import type { DeliveryMessage } from './messages.ts';
+import { type DeliveryMessage, deliveryMessage } from './messages.ts';
 import { OverdueWaitingChecks } from './overdue-waiting-checks.ts';
 import { delaySecondsUntil } from './queue.ts';
 import {
@@ -16,7 +16,12 @@ import {
   type StoredEvent,
 } from './store.ts';
 import type { Subscription } from './subscription.ts';
-import { afterPredecessors, FORGOTTEN_AFTER_MS, overdueWaitMs } from './waiting-deliveries.ts';
+import {
+  afterPredecessors,
+  FORGOTTEN_AFTER_MS,
+  OVERDUE_PREDECESSOR_WAIT_MS,
+  overdueWaitMs,
+} from './waiting-deliveries.ts';
 import { LEDGER_OVERDUE_PREDECESSOR_WAIT_MS, type WaitingMark } from './waiting-ledger.ts';
 import {
   type FreshEvent,
@@ -212,12 +217,14 @@ export class DispatchBatch implements InlineWriteBatch {
    * in flight in another container), and less often the later it is (see overdueWaitMs). Once
    * they are overdue by more than 15 minutes, the store is asked about those (see
    * OverdueWaitingChecks.checkOverdue); nothing is read while none is that late (none waits: no
-   * read at all).
+   * read at all). For live work (`live`), the backfill's deliveries it waits behind are sent
+   * ahead (see sendBulkAhead).
    */
   async notBefore(
     endpoint: string,
     subject: string,
     deliveryId: string,
+    live = false,
   ): Promise<number | undefined> {
     let ahead = await this.dueAhead(endpoint, subject, deliveryId);
     if (ahead === undefined) return undefined;
@@ -230,7 +237,32 @@ export class DispatchBatch implements InlineWriteBatch {
     const overdueWait = this.waiting
       ? overdueWaitMs(now - ahead, LEDGER_OVERDUE_PREDECESSOR_WAIT_MS)
       : overdueWaitMs(now - ahead);
-    return afterPredecessors(ahead, now, overdueWait);
+    const after = afterPredecessors(ahead, now, overdueWait);
+    // Sent ahead: the delivery looks again as soon as a predecessor's own wait allows.
+    return live && this.sendBulkAhead(endpoint, subject, deliveryId)
+      ? Math.min(after, now + OVERDUE_PREDECESSOR_WAIT_MS)
+      : after;
+  }
+
+  /**
+   * Sends the backfill's deliveries of `subject` that `deliveryId` waits behind a message each,
+   * due now, that takes them ahead of the bulk lane's backlog as live work (see
+   * DeliveryMessage.ahead): a backfill's `created` deferred at a paused or slow endpoint waited
+   * there behind thousands of others, and the live change behind it with it. Each once (see
+   * WaitingDeliveries.takeBulkAhead); their own messages stay and find them handled. Only where
+   * this process's memory is the order's whole record (no waiting ledger: the local run), as
+   * releaseNextOfSubject. Returns whether it sent any.
+   */
+  private sendBulkAhead(endpoint: string, subject: string, deliveryId: string): boolean {
+    if (this.waiting) return false;
+    const ahead = this.deps.scheduler.takeBulkAhead(endpoint, subject, deliveryId);
+    const now = this.deps.clock.now();
+    for (const id of ahead) {
+      const message = deliveryMessage({ id, subscriptionId: endpoint }, subject, 'live');
+      // No record rests on it: if it cannot be sent, the delivery's own message still comes.
+      this.enqueue({ ...message, ahead: true }, now, []);
+    }
+    return ahead.length > 0;
   }
 
   /**

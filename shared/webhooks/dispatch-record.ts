@@ -23,6 +23,7 @@ export type ParsedBody =
       subscriptionId?: string;
       subject?: string;
       lane?: DispatchLane;
+      ahead?: true;
     }
   | { kind: 'event'; event: DispatchEvent; body: string };
 
@@ -44,8 +45,8 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   if (isDeliveryMessageBody(json)) {
     const message = DeliveryMessageSchema.safeParse(json);
     if (!message.success) return malformed(record, message.error, deps);
-    const { deliveryId, subscriptionId, subject, lane } = message.data;
-    return { kind: 'delivery', deliveryId, subscriptionId, subject, lane };
+    const { deliveryId, subscriptionId, subject, lane, ahead } = message.data;
+    return { kind: 'delivery', deliveryId, subscriptionId, subject, lane, ahead };
   }
   // The envelope's members and the event's few fields the dispatcher reads (DispatchEventSchema):
   // the records in the event's data are not copied.

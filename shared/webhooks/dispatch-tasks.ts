@@ -14,6 +14,8 @@ export interface QueuedAttempt {
   subject?: string;
   /** The lane of work deferred for its turn at a slow endpoint (see DeliveryMessage). */
   lane?: DispatchLane;
+  /** Sent ahead for a live change of its subject (see DeliveryMessage). */
+  ahead?: true;
   recordIds: readonly string[];
 }
 
@@ -198,8 +200,14 @@ async function runTask(
   try {
     if (task.kind === 'inline') await deliverInline(task.inline, batch, lane, line);
     else {
-      const { deliveryId, subject } = task.queued;
-      await attemptDelivery(deliveryId, batch.deps, batch, { recordIds, subject, line, lane });
+      const { deliveryId, subject, ahead } = task.queued;
+      await attemptDelivery(deliveryId, batch.deps, batch, {
+        recordIds,
+        subject,
+        line,
+        lane,
+        ahead,
+      });
     }
   } catch (error) {
     const deliveryId = task.kind === 'inline' ? task.inline.delivery.id : task.queued.deliveryId;

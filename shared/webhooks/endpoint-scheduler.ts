@@ -7,7 +7,7 @@ import type { EndpointSlots } from './endpoint-slots.ts';
 import { HeldSlots } from './held-slots.ts';
 import { KnownEndpointStates } from './known-endpoint-states.ts';
 import { nextMeanMs } from './line-wait.ts';
-import { type FirstWaiting, type LongOverdue, WaitingDeliveries } from './waiting-deliveries.ts';
+import { type LongOverdue, WaitingDeliveries } from './waiting-deliveries.ts';
 
 /** How one request to an endpoint went, for its adaptive concurrency. */
 export type EndpointSignal = 'success' | 'overloaded' | 'failure';
@@ -257,8 +257,19 @@ export class EndpointScheduler {
   }
 
   /** The subject's first waiting delivery at the endpoint, if any (see WaitingDeliveries.firstOf). */
-  firstWaiting(endpoint: string, subject: string): FirstWaiting | undefined {
+  firstWaiting(
+    endpoint: string,
+    subject: string,
+  ): { deliveryId: string; dueAt: number } | undefined {
     return this.waiting.firstOf(endpoint, subject);
+  }
+
+  /**
+   * The backfill's deliveries of `subject` that `deliveryId` waits behind, each once (see
+   * WaitingDeliveries.takeBulkAhead).
+   */
+  takeBulkAhead(endpoint: string, subject: string, deliveryId: string): string[] {
+    return this.waiting.takeBulkAhead(endpoint, subject, deliveryId);
   }
 
   /** When the deliveries of `subject` noted before `deliveryId` are due (see WaitingDeliveries.dueAhead). */

@@ -74,6 +74,13 @@ export const DeliveryMessageSchema = z.object({
    * work at the endpoint. Absent otherwise: the work of the lane that takes the message.
    */
   lane: z.enum(['live', 'bulk']).optional(),
+  /**
+   * Sent ahead for a live change of its subject that waits behind it (see
+   * DispatchBatch.notBefore): its attempt does not wait for the time a deferral (a pause, a turn
+   * in a slow endpoint's line) gave it, only for its own retry's, and it is live work from then
+   * on. Absent otherwise.
+   */
+  ahead: z.literal(true).optional(),
 });
 
 /** A delivery message (see {@link DeliveryMessageSchema}). */

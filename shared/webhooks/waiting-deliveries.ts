@@ -60,14 +60,6 @@ export interface LongOverdue {
   deliveryId: string;
 }
 
-/** A subject's first waiting delivery at an endpoint (see WaitingDeliveries.firstOf). */
-export interface FirstWaiting {
-  deliveryId: string;
-  dueAt: number;
-  /** `bulk` when it is a backfill's (see DeliverySchema.lane). */
-  lane?: DispatchLane;
-}
-
 /** What parts a subject key (an endpoint is a subscription id, which holds no such character). */
 const SUBJECT_KEY_SEPARATOR = '\u0000';
 
@@ -83,7 +75,10 @@ export const subjectKeyAt = (endpoint: string, subject: string) =>
 export class WaitingDeliveries {
   /** Per endpoint and subject, deliveries waiting for a later attempt: due time, in order. */
   private readonly bySubject = new Map<string, Map<string, number>>();
-  /** Those of them that are a backfill's (see DeliverySchema.lane), by delivery id. */
+  /**
+   * Those of them noted as a backfill's (see DeliverySchema.lane) and not yet sent ahead of a
+   * later delivery of their subject (see takeBulkAhead), by delivery id.
+   */
   private readonly bulk = new Set<string>();
   private notesSinceSweep = 0;
   /** When the memory was last swept (see takeLongOverdue). */
@@ -99,7 +94,7 @@ export class WaitingDeliveries {
    * Notes that a delivery of `subject` to the endpoint waits for its next attempt until `dueAt`
    * (a retry, a deferral). A subject's waiting deliveries keep the order in which they were
    * first noted, which is the order their events were detected in. `lane`: the delivery's own
-   * (see DeliverySchema.lane), told again by {@link firstOf}.
+   * (see DeliverySchema.lane; see {@link takeBulkAhead}).
    */
   note(
     endpoint: string,
@@ -181,15 +176,27 @@ export class WaitingDeliveries {
 
   /**
    * The first delivery of `subject` to the endpoint that waits (the earliest noted, so the next
-   * in detection order), with its due time and its lane when noted as a backfill's; undefined
-   * when none does.
+   * in detection order), with its due time; undefined when none does.
    */
-  firstOf(endpoint: string, subject: string): FirstWaiting | undefined {
+  firstOf(endpoint: string, subject: string): { deliveryId: string; dueAt: number } | undefined {
     for (const [deliveryId, dueAt] of this.bySubject.get(subjectKeyAt(endpoint, subject)) ?? [])
-      return this.bulk.has(deliveryId)
-        ? { deliveryId, dueAt, lane: 'bulk' }
-        : { deliveryId, dueAt };
+      return { deliveryId, dueAt };
     return undefined;
+  }
+
+  /**
+   * The deliveries of `subject` to the endpoint noted before `deliveryId` (all of them, if it
+   * was never noted) as a backfill's, which a later delivery of their subject now waits behind:
+   * each is told once (no longer noted as a backfill's until noted so again), for a message
+   * that takes it ahead of the bulk lane's backlog (see DispatchBatch.notBefore).
+   */
+  takeBulkAhead(endpoint: string, subject: string, deliveryId: string): string[] {
+    const taken: string[] = [];
+    for (const id of this.bySubject.get(subjectKeyAt(endpoint, subject))?.keys() ?? []) {
+      if (id === deliveryId) break;
+      if (this.bulk.delete(id)) taken.push(id);
+    }
+    return taken;
   }
 
   /**

@@ -104,6 +104,52 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     expect((await takeMessages()).map(({ message }) => message.lane)).toEqual(['bulk', 'bulk']);
   });
 
+  it('are sent ahead of the bulk lane as live work once a live change of their subject waits behind them, held only by what still holds them', async () => {
+    const { harness, receiver, clock } = await endpointAnswering(TOO_MANY, {
+      kind: 'respond',
+      status: 200,
+    });
+    const ofSubject = (n: number, subject: string) => ({
+      messageId: `m-${n}`,
+      body: envelope(changeEvent(eventIdOf(n), { subject })),
+    });
+    const visible = () =>
+      harness.queue.receive(100).map(({ messageId, body }) => ({
+        messageId,
+        message: DeliveryMessageSchema.parse(JSON.parse(body)),
+      }));
+    // A backfill's two: x meets a 429 (10 s), c-1 is deferred by the pause without an attempt.
+    await processDispatchBatch([ofSubject(0, 'x'), ofSubject(1, 'c-1')], harness.deps, {
+      lane: 'bulk',
+    });
+    expect(visible()).toEqual([]);
+    // A live change of c-1 waits behind it: c-1's backfill delivery is sent ahead, due now.
+    await processDispatchBatch([ofSubject(2, 'c-1')], harness.deps, { lane: 'live' });
+    const ahead = visible();
+    expect(ahead.map(({ message }) => [message.lane, message.ahead])).toEqual([['live', true]]);
+    const deliveryId = ahead[0]!.message.deliveryId;
+    expect((await harness.deps.store.getDelivery(deliveryId))?.eventId).toBe(eventIdOf(1));
+    // The pause still holds it: deferred to its end, as live work from now on.
+    const run = vi.spyOn(harness.deps.scheduler, 'run');
+    await processDispatchBatch(
+      ahead.map(({ messageId, message }) => ({ messageId, body: JSON.stringify(message) })),
+      harness.deps,
+      { lane: 'live' },
+    );
+    expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['live']);
+    expect((await harness.deps.store.getDelivery(deliveryId))?.lane).toBeUndefined();
+    expect(receiver.log).toHaveLength(1);
+    // After the pause: c-1's backfill delivery, then its live change.
+    for (let second = 0; second < 15; second++) {
+      await clock.advance(1_000);
+      await harness.drainVisible();
+    }
+    const c1 = receiver.log
+      .map((request) => request.headers['webhook-id'])
+      .filter((id) => id !== eventIdOf(0));
+    expect(c1).toEqual([eventIdOf(1), eventIdOf(2)]);
+  });
+
   it('start as live work once a live change of their subject waits behind them', async () => {
     const { harness, takeMessages } = await endpointAnswering(FAILED, {
       kind: 'respond',
@@ -116,10 +162,15 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     // A backfill's `created` of c-1 fails once; a live change of c-1 then waits behind its retry.
     await processDispatchBatch([ofSubject(0, 'c-1')], harness.deps, { lane: 'bulk' });
     await processDispatchBatch([ofSubject(1, 'c-1')], harness.deps, { lane: 'live' });
+    // Its copy sent ahead (above), the live change's deferral, the `created`'s own retry.
     const messages = await takeMessages();
-    expect(messages.map(({ message }) => message.lane)).toEqual(['bulk', undefined]);
+    expect(messages.map(({ message }) => [message.lane, message.ahead])).toEqual([
+      ['live', true],
+      [undefined, undefined],
+      ['bulk', undefined],
+    ]);
     const run = vi.spyOn(harness.deps.scheduler, 'run');
-    const [retry] = messages;
+    const retry = messages.find(({ message }) => message.lane === 'bulk');
     await processDispatchBatch(
       [{ messageId: retry!.messageId, body: JSON.stringify(retry!.message) }],
       harness.deps,

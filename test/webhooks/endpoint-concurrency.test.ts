@@ -233,19 +233,21 @@ describe('EndpointScheduler', () => {
     expect(scheduler.dueAhead('e', 's', 'd3')).toBe(10_001);
   });
 
-  it('tells a subject’s first waiting delivery with the lane it was noted in, until it is settled', () => {
+  it('tells the backfill deliveries a subject’s later delivery waits behind, each once until noted again', () => {
     const scheduler = new EndpointScheduler(new ManualClock(0));
     scheduler.noteWaiting('e', 's', 'd1', 5_000, 'bulk');
     scheduler.noteWaiting('e', 's', 'd2', 6_000);
-    expect(scheduler.firstWaiting('e', 's')).toEqual({
-      deliveryId: 'd1',
-      dueAt: 5_000,
-      lane: 'bulk',
-    });
-    scheduler.noteSettled('e', 's', 'd1');
-    expect(scheduler.firstWaiting('e', 's')).toEqual({ deliveryId: 'd2', dueAt: 6_000 });
-    scheduler.noteSettled('e', 's', 'd2');
-    expect(scheduler.firstWaiting('e', 's')).toBeUndefined();
+    scheduler.noteWaiting('e', 's', 'd3', 7_000, 'bulk');
+    expect(scheduler.takeBulkAhead('e', 's', 'd2')).toEqual(['d1']);
+    expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual(['d3']);
+    expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual([]);
+    // Noted again as a backfill's (its next wait): told again; settled, never.
+    scheduler.noteWaiting('e', 's', 'd1', 9_000, 'bulk');
+    expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual(['d1']);
+    scheduler.noteWaiting('e', 's', 'd3', 9_000, 'bulk');
+    scheduler.noteSettled('e', 's', 'd3');
+    expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual([]);
+    expect(scheduler.firstWaiting('e', 's')).toEqual({ deliveryId: 'd1', dueAt: 9_000 });
   });
 
   it('names a waiting delivery long overdue for a store check, and does not forget it on lateness alone', async () => {
