@@ -17,16 +17,6 @@ export const SLOT_DEFER_MS = 5_000;
  */
 export const DEADLINE_DEFER_MS = 1_000;
 
-/**
- * The longest pause (a Retry-After) whose end the work waiting in an endpoint's line waits for
- * there, started as it ends. A longer one starts it at once to defer itself (its record written,
- * a message due at the pause's end): the batches that carry it end, and other endpoints' work
- * with them. Short pauses are the common ones, and can come every second or two from an endpoint
- * that sheds load: deferring each time wrote and queued the whole line again, a backfill's
- * thousands of deliveries every pause (see {@link pausedLineWaits}).
- */
-export const PAUSE_WAIT_IN_LINE_MS = 5_000;
-
 /** How often the line of an endpoint where work waits is checked for work to defer. */
 export const LINE_CHECK_MS = 250;
 
@@ -163,28 +153,7 @@ function startPastDeadline(clock: Clock, lane: EndpointLane): void {
   });
 }
 
-/**
- * Whether the lane's line waits for its pause to end, no more than {@link PAUSE_WAIT_IN_LINE_MS}
- * from now (nothing is started; a timer pumps the lane as it ends). Not once the process stopped
- * sending: all the work then defers itself at once (see startPastDeadline).
- */
-function pausedLineWaits(clock: Clock, lane: EndpointLane): boolean {
-  const now = clock.now();
-  const paused = lane.pausedUntil > now && lane.pausedUntil - now <= PAUSE_WAIT_IN_LINE_MS;
-  if (!paused || lane.stoppedAt !== undefined) return false;
-  // One timer per pause's end: every finish and every check pumps.
-  if (lane.pauseWakeAt === lane.pausedUntil) return true;
-  const wakeAt = lane.pausedUntil;
-  lane.pauseWakeAt = wakeAt;
-  void clock.sleep(wakeAt - now).then(() => {
-    if (lane.pauseWakeAt === wakeAt) lane.pauseWakeAt = undefined;
-    pumpLane(clock, lane);
-  });
-  return true;
-}
-
 function startWhatMay(clock: Clock, lane: EndpointLane): void {
-  if (pausedLineWaits(clock, lane)) return;
   const deferring = lane.deferUntil > clock.now();
   const usable = deferring
     ? Number.POSITIVE_INFINITY

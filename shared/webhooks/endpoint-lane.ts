@@ -37,8 +37,6 @@ export interface EndpointLane {
   lineCheckDue: boolean;
   /** Whether a start held back by its rate limit's spacing is due (a timer is set for it). */
   spacingDue: boolean;
-  /** When a timer is set to start the work a short pause holds in line (see pausedLineWaits). */
-  pauseWakeAt: number | undefined;
   /** When a timer is set to start the waiting work whose deadline has come, if one is. */
   deadlineCheckAt: number | undefined;
   /** Slots among `waiting` that have a deadline. */
@@ -86,7 +84,6 @@ export function newEndpointLane(max: number, ratePerSecond: number | undefined):
     meanMs: undefined,
     lineCheckDue: false,
     spacingDue: false,
-    pauseWakeAt: undefined,
     deadlineCheckAt: undefined,
     waitingWithDeadline: 0,
     stoppedAt: undefined,

@@ -36,11 +36,10 @@ async function endpointAnswering(first: ReceiverAction, rest: ReceiverAction) {
   return { ...fixture, takeMessages };
 }
 
-/** A pause longer than a line waits out (PAUSE_WAIT_IN_LINE_MS): what waits defers itself. */
 const TOO_MANY = {
   kind: 'respond',
   status: 429,
-  headers: { 'retry-after': '10' },
+  headers: { 'retry-after': '2' },
 } as const satisfies ReceiverAction;
 const FAILED = { kind: 'respond', status: 500 } as const satisfies ReceiverAction;
 
@@ -118,7 +117,7 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
         messageId,
         message: DeliveryMessageSchema.parse(JSON.parse(body)),
       }));
-    // A backfill's two: x meets a 429 (10 s), c-1 is deferred by the pause without an attempt.
+    // A backfill's two: x meets a 429 (2 s), c-1 is deferred by the pause without an attempt.
     await processDispatchBatch([ofSubject(0, 'x'), ofSubject(1, 'c-1')], harness.deps, {
       lane: 'bulk',
     });
@@ -140,7 +139,7 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     expect((await harness.deps.store.getDelivery(deliveryId))?.lane).toBeUndefined();
     expect(receiver.log).toHaveLength(1);
     // After the pause: c-1's backfill delivery, then its live change.
-    for (let second = 0; second < 15; second++) {
+    for (let second = 0; second < 5; second++) {
       await clock.advance(1_000);
       await harness.drainVisible();
     }

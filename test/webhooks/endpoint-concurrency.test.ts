@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, systemClock } from '../../shared/clock.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { PAUSE_WAIT_IN_LINE_MS } from '../../shared/webhooks/endpoint-lane-pump.ts';
 import { endpointOfUrl } from '../../shared/webhooks/endpoint-of-url.ts';
 import { EndpointScheduler } from '../../shared/webhooks/endpoint-scheduler.ts';
 import { MemoryWebhookStore } from '../../shared/webhooks/memory-store.ts';
@@ -349,25 +348,6 @@ describe('EndpointScheduler', () => {
     release();
     await Promise.all(runs);
     expect(started).toEqual(['s created', 's updated', 'b1 created', 'b2 created', 'b3 created']);
-  });
-
-  it('keeps the line waiting through a short Retry-After pause, live work first as it ends; a longer pause starts it to defer itself', async () => {
-    const clock = new ManualClock(0);
-    const scheduler = new EndpointScheduler(clock);
-    const started: string[] = [];
-    const ask = (subject: string, lane: 'live' | 'bulk') =>
-      scheduler.run('e', subject, {}, async () => void started.push(subject), lane);
-    scheduler.pause('e', 2_000);
-    const short = [ask('b1', 'bulk'), ask('b2', 'bulk'), ask('l1', 'live')];
-    await clock.advance(1_999);
-    expect(started).toEqual([]);
-    await clock.advance(1);
-    await Promise.all(short);
-    expect(started).toEqual(['l1', 'b1', 'b2']);
-    // Longer than a line waits out: started at once (the work itself defers, sending nothing).
-    scheduler.pause('e', clock.now() + PAUSE_WAIT_IN_LINE_MS + 1);
-    await ask('b3', 'bulk');
-    expect(started).toEqual(['l1', 'b1', 'b2', 'b3']);
   });
 
   it('spaces requests to honour a rate limit in deliveries per second', async () => {
