@@ -100,47 +100,56 @@ describe('requeuePendingDeliveries, deliveries of one subject created in one bat
   });
 });
 
+/**
+ * The delivery side of `change-bridge start` on a data dir and table of its own, a receiver
+ * answering `decide`: `start` starts a run (again on the same data dir, as after a restart).
+ */
+async function localRuns(name: string, decide: Parameters<typeof startReceiver>[0]) {
+  const table = await startLocalTable(name);
+  const dataDir = await mkdtemp(join(tmpdir(), `${name}-`));
+  const receiver = await startReceiver(decide);
+  cleanup.push(
+    () => table.stop(),
+    () => rm(dataDir, { recursive: true, force: true }),
+    () => receiver.close(),
+  );
+  const store = new DynamoDbWebhookStore({
+    client: table.client,
+    tableName: table.tableName,
+    clock: systemClock,
+  });
+  const start = async () => {
+    const dispatch = await startLocalDispatch({
+      dataDir,
+      store,
+      deliveryCounter: new DynamoDbDeliveryCounter({
+        client: table.client,
+        tableName: table.tableName,
+      }),
+      allowPrivate: true,
+      settings: dispatcherSettings(DispatcherEnvSchema.parse({})),
+      reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
+      clock: systemClock,
+      random: seededRandom(3),
+    });
+    const stop = async () => {
+      await dispatch.stop();
+      await dispatch.close();
+    };
+    cleanup.push(stop);
+    return { dispatch, stop };
+  };
+  return { receiver, store, start };
+}
+
 describe('change-bridge start reading pending deliveries back', () => {
   it('keeps a subject’s new event behind its retry older than the newest 1,000 deliveries of its subscription', async () => {
-    const table = await startLocalTable('recovery-restart');
-    const dataDir = await mkdtemp(join(tmpdir(), 'recovery-'));
     let failFirst = true;
-    const receiver = await startReceiver((request) => {
+    const { receiver, store, start } = await localRuns('recovery-restart', (request) => {
       const status = request.headers['webhook-id'] === eventIdOf(1) && failFirst ? 500 : 200;
       failFirst = false;
       return { kind: 'respond', status };
     });
-    cleanup.push(
-      () => table.stop(),
-      () => rm(dataDir, { recursive: true, force: true }),
-      () => receiver.close(),
-    );
-    const store = new DynamoDbWebhookStore({
-      client: table.client,
-      tableName: table.tableName,
-      clock: systemClock,
-    });
-    const start = async () => {
-      const dispatch = await startLocalDispatch({
-        dataDir,
-        store,
-        deliveryCounter: new DynamoDbDeliveryCounter({
-          client: table.client,
-          tableName: table.tableName,
-        }),
-        allowPrivate: true,
-        settings: dispatcherSettings(DispatcherEnvSchema.parse({})),
-        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-        clock: systemClock,
-        random: seededRandom(3),
-      });
-      const stop = async () => {
-        await dispatch.stop();
-        await dispatch.close();
-      };
-      cleanup.push(stop);
-      return { dispatch, stop };
-    };
     const ids = () => receiver.log.map((request) => request.headers['webhook-id']);
     const ofC1 = (n: number) => changeEvent(eventIdOf(n), { subject: 'c-1' }) as PublishableEvent;
 
@@ -204,45 +213,12 @@ describe('change-bridge start reading pending deliveries back', () => {
 
 describe('change-bridge start, a backfill’s deliveries that wait', () => {
   it('wait in the bulk lane’s deliveries queue, not the live lane’s, and a restart finds them there', async () => {
-    const table = await startLocalTable('bulk-deliveries-queue');
-    const dataDir = await mkdtemp(join(tmpdir(), 'bulk-deliveries-'));
     let failFirst = true;
-    const receiver = await startReceiver(() => {
+    const { receiver, start } = await localRuns('bulk-deliveries-queue', () => {
       const status = failFirst ? 500 : 200;
       failFirst = false;
       return { kind: 'respond', status };
     });
-    cleanup.push(
-      () => table.stop(),
-      () => rm(dataDir, { recursive: true, force: true }),
-      () => receiver.close(),
-    );
-    const store = new DynamoDbWebhookStore({
-      client: table.client,
-      tableName: table.tableName,
-      clock: systemClock,
-    });
-    const start = async () => {
-      const dispatch = await startLocalDispatch({
-        dataDir,
-        store,
-        deliveryCounter: new DynamoDbDeliveryCounter({
-          client: table.client,
-          tableName: table.tableName,
-        }),
-        allowPrivate: true,
-        settings: dispatcherSettings(DispatcherEnvSchema.parse({})),
-        reporter: jsonReporter({ write: () => undefined, now: () => Date.now() }),
-        clock: systemClock,
-        random: seededRandom(3),
-      });
-      const stop = async () => {
-        await dispatch.stop();
-        await dispatch.close();
-      };
-      cleanup.push(stop);
-      return { dispatch, stop };
-    };
     /** Delayed messages of each queue: the live lane's, the bulk lane's events, its deliveries. */
     const delayed = (dispatch: LocalDispatch) =>
       Promise.all(
