@@ -3,6 +3,7 @@ import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
 import { objectMemberText } from './json-member-text.ts';
 import {
+  ASKED_LIVE_MEMBER,
   DeliveryMessageSchema,
   DispatchEnvelopeSchema,
   type DispatchEvent,
@@ -25,7 +26,13 @@ export type ParsedBody =
       lane?: DispatchLane;
       ahead?: true;
     }
-  | { kind: 'event'; event: DispatchEvent; body: string };
+  | {
+      kind: 'event';
+      event: DispatchEvent;
+      body: string;
+      /** A live change queued in the bulk lane for its subject's order (ASKED_LIVE_MEMBER). */
+      askedLive?: true;
+    };
 
 /**
  * Parses one record's body as a delivery message or an EventBridge envelope; a malformed body
@@ -54,7 +61,8 @@ export function parseBody(record: DispatchRecord, deps: DispatcherDeps): ParsedB
   if (!envelope.success) return malformed(record, envelope.error, deps);
   const body =
     objectMemberText(record.body, 'detail') ?? JSON.stringify((json as { detail: unknown }).detail);
-  return { kind: 'event', event: envelope.data.detail, body };
+  const askedLive = envelope.data[ASKED_LIVE_MEMBER];
+  return { kind: 'event', event: envelope.data.detail, body, ...(askedLive ? { askedLive } : {}) };
 }
 
 /** Counts and logs a body that is neither message (retrying cannot fix it). */

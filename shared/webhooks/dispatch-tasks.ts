@@ -80,7 +80,8 @@ export async function runByEndpoint(
 }
 
 /**
- * The lane a task is work of at its endpoint: the batch's, or its message's. A bulk delivery
+ * The lane a task is work of at its endpoint: the batch's, or its message's; a live change the
+ * bulk lane carried for its subject's order (InlineDelivery.askedLive) is live. A bulk delivery
  * message (deferred for its turn, a retry, a pause: see messageLane) comes back on the dispatch
  * queue and stays behind live work, unless a later delivery of its subject waits behind it (a
  * live change deferred behind a backfill's `created` that failed once): nothing of the subject
@@ -92,7 +93,8 @@ function laneOfTask(
   batch: DispatchBatch,
   lane: DispatchLane,
 ): DispatchLane {
-  if (task.kind === 'inline' || task.queued.lane === undefined) return lane;
+  if (task.kind === 'inline') return task.inline.askedLive ? 'live' : lane;
+  if (task.queued.lane === undefined) return lane;
   const { lane: asked, subject, deliveryId } = task.queued;
   const waitedFor =
     asked === 'bulk' &&

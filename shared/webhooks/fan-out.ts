@@ -89,6 +89,7 @@ export async function planFanOut(
         recordIds: p.item.recordIds,
         origin: p.origin,
         listed,
+        ...(p.item.askedLive ? { askedLive: true as const } : {}),
       });
     }
   }

@@ -9,6 +9,8 @@ export interface IncomingEvent {
   body: string;
   /** Message ids of the records that carried it. */
   recordIds: string[];
+  /** A live change queued in the bulk lane for its subject's order: live work all the same. */
+  askedLive?: true;
 }
 
 /** The first attempt of an event to one subscription, made in the fan-out's own invocation. */
@@ -17,6 +19,8 @@ export interface InlineDelivery {
   /** The event's subject: deliveries of one subject to one endpoint go one at a time, in order. */
   subject: string;
   body: string;
+  /** Live work whatever lane's batch fans it out (see IncomingEvent.askedLive). */
+  askedLive?: true;
   recordIds: readonly string[];
   /** The stream and detection instant of the event (`undefined` for operational events), for the delivery counter. */
   origin?: DeliveryOrigin | undefined;

@@ -43,14 +43,24 @@ export const EventBridgeEnvelopeSchema = z.looseObject({
 });
 
 /**
+ * The member the local router puts first in the envelope of a live change it queued in the bulk
+ * lane behind its subject's bulk events (see LocalEventRouter): the dispatcher handles it as
+ * live work there. No EventBridge envelope has it; the event itself is unchanged.
+ */
+export const ASKED_LIVE_MEMBER = 'bridge-asked-live';
+
+/**
  * The members of an EventBridge envelope the dispatcher reads (those of
- * {@link EventBridgeEnvelopeSchema} it requires), without copying the others.
+ * {@link EventBridgeEnvelopeSchema} it requires, and {@link ASKED_LIVE_MEMBER}), without copying
+ * the others.
  */
 export const DispatchEnvelopeSchema = EventBridgeEnvelopeSchema.pick({
   'detail-type': true,
   source: true,
   detail: true,
-}).strip();
+})
+  .extend({ [ASKED_LIVE_MEMBER]: z.literal(true).optional() })
+  .strip();
 
 /** One EventBridge envelope (see {@link EventBridgeEnvelopeSchema}). */
 export type EventBridgeEnvelope = z.infer<typeof EventBridgeEnvelopeSchema>;

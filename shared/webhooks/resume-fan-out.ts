@@ -36,6 +36,7 @@ export async function resumeFanOut(
           body: record.event.body,
           recordIds: item.recordIds,
           origin: originOfStored(),
+          ...(item.askedLive ? { askedLive: true as const } : {}),
         });
       } else if (existing.status === 'pending') {
         batch.enqueue(

@@ -5,6 +5,7 @@ import { LocalEventRouter } from '../../shared/local/event-router.ts';
 import { queueDepth } from '../../shared/local/queue-backlog-gauge.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
+import { ASKED_LIVE_MEMBER } from '../../shared/webhooks/messages.ts';
 import { makeEvent } from '../publish/fixtures.ts';
 
 describe('DispatchLanes', () => {
@@ -133,5 +134,33 @@ describe('LocalEventRouter with two lanes', () => {
     expect(await subjectsIn(bulkQueueUrl)).toEqual(['c1', 'c1', 'c2']);
     expect(await subjectsIn(queueUrl)).toEqual(['c4']);
     expect(lanes.pendingSubjects).toBe(2);
+  });
+
+  it('marks the live change it queues in the bulk lane as asked live, and nothing else', async () => {
+    const queueUrl = await sqs.createQueue('asked-live');
+    const bulkQueueUrl = await sqs.createQueue('asked-live-bulk');
+    const router = new LocalEventRouter({
+      client: sqs.client,
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl, bulkQueueUrl }],
+      lanes: { state: new DispatchLanes(false), bulkEmpty: async () => false },
+    });
+    await router.publish([makeEvent(1)], { lane: 'bulk' });
+    await router.publish([makeEvent(2, { entityId: 'c1' }), makeEvent(3)], { lane: 'live' });
+    const received = async (url: string) => {
+      const { Messages = [] } = await sqs.client.send(
+        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }),
+      );
+      return Messages.map((m) => JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
+    };
+    const marked = (envelope: Record<string, unknown>) => [
+      (envelope.detail as { id: string }).id,
+      envelope[ASKED_LIVE_MEMBER] ?? false,
+    ];
+    const bulk = (await received(bulkQueueUrl)).map(marked);
+    expect(bulk.sort()).toEqual([
+      [makeEvent(1).id, false],
+      [makeEvent(2, { entityId: 'c1' }).id, true],
+    ]);
+    expect((await received(queueUrl)).map(marked)).toEqual([[makeEvent(3).id, false]]);
   });
 });

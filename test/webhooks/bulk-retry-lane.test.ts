@@ -2,7 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
 import type { DispatchLane } from '../../shared/publish/publisher.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import { type DeliveryMessage, DeliveryMessageSchema } from '../../shared/webhooks/messages.ts';
+import {
+  ASKED_LIVE_MEMBER,
+  type DeliveryMessage,
+  DeliveryMessageSchema,
+} from '../../shared/webhooks/messages.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceiverAction } from './support/receiver.ts';
@@ -147,6 +151,33 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
       .map((request) => request.headers['webhook-id'])
       .filter((id) => id !== eventIdOf(0));
     expect(c1).toEqual([eventIdOf(1), eventIdOf(2)]);
+  });
+
+  it('leave out a live change the bulk lane carried for its subject’s order: it is live work', async () => {
+    const { harness, takeMessages } = await endpointAnswering(FAILED, FAILED);
+    const run = vi.spyOn(harness.deps.scheduler, 'run');
+    const carried = envelope(changeEvent(eventIdOf(1), { subject: 'c-1' }));
+    const marked = `{${JSON.stringify(ASKED_LIVE_MEMBER)}:true,${carried.slice(1)}`;
+    await processDispatchBatch(
+      [
+        { messageId: 'm-0', body: envelope(changeEvent(eventIdOf(0), { subject: 'c-0' })) },
+        { messageId: 'm-1', body: marked },
+      ],
+      harness.deps,
+      { lane: 'bulk' },
+    );
+    expect(run.mock.calls.map((call) => call[4])).toEqual<DispatchLane[]>(['bulk', 'live']);
+    const retries = await takeMessages();
+    const lanes = await Promise.all(
+      retries.map(async ({ message }) => [
+        (await harness.deps.store.getDelivery(message.deliveryId))?.eventId,
+        message.lane,
+      ]),
+    );
+    expect(lanes.sort()).toEqual([
+      [eventIdOf(0), 'bulk'],
+      [eventIdOf(1), undefined],
+    ]);
   });
 
   it('start as live work once a live change of their subject waits behind them', async () => {
