@@ -86,8 +86,9 @@ export async function attemptDelivery(
     return { kind: 'skipped', reason: `already ${delivery.status}` };
   }
   const now = clock.now();
+  // Early: one sent ahead still waits for its retry's time, not for a deferral's.
   const early = delivery.nextAttemptAt > now + EARLY_ARRIVAL_SLACK_MS;
-  if (early && !(ahead && !waitsForItsRetry(record))) {
+  if (early && (!ahead || waitsForItsRetry(record))) {
     return defer(delivery, delivery.nextAttemptAt, place);
   }
   const subscription = await batch.subscription(delivery.subscriptionId);

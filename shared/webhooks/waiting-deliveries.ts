@@ -106,7 +106,9 @@ export class WaitingDeliveries {
     const key = subjectKeyAt(endpoint, subject);
     const waiting = this.bySubject.get(key) ?? new Map<string, number>();
     waiting.set(deliveryId, dueAt);
+    // As its latest note says (a delivery sent ahead is live work from then on).
     if (lane === 'bulk') this.bulk.add(deliveryId);
+    else this.bulk.delete(deliveryId);
     this.bySubject.set(key, waiting);
     if (++this.notesSinceSweep >= SWEEP_EVERY_NOTES) this.sweepOverdue();
   }

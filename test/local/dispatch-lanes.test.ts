@@ -108,13 +108,18 @@ describe('LocalEventRouter with two lanes', () => {
   });
   afterAll(() => sqs.close());
 
-  async function subjectsIn(queueUrl: string): Promise<string[]> {
+  /** The envelopes a receive takes from the queue (up to 10). */
+  async function envelopesIn(queueUrl: string): Promise<Record<string, unknown>[]> {
     const { Messages = [] } = await sqs.client.send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }),
     );
-    return Messages.map(
-      (m) => (JSON.parse(m.Body ?? '{}') as { detail: { subject: string } }).detail.subject,
-    ).sort();
+    return Messages.map((m) => JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
+  }
+
+  async function subjectsIn(queueUrl: string): Promise<string[]> {
+    return (await envelopesIn(queueUrl))
+      .map((envelope) => (envelope.detail as { subject: string }).subject)
+      .sort();
   }
 
   it('queues bulk work apart, and a live change of a subject whose bulk event waits behind it', async () => {
@@ -146,21 +151,15 @@ describe('LocalEventRouter with two lanes', () => {
     });
     await router.publish([makeEvent(1)], { lane: 'bulk' });
     await router.publish([makeEvent(2, { entityId: 'c1' }), makeEvent(3)], { lane: 'live' });
-    const received = async (url: string) => {
-      const { Messages = [] } = await sqs.client.send(
-        new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }),
-      );
-      return Messages.map((m) => JSON.parse(m.Body ?? '{}') as Record<string, unknown>);
-    };
     const marked = (envelope: Record<string, unknown>) => [
       (envelope.detail as { id: string }).id,
       envelope[ASKED_LIVE_MEMBER] ?? false,
     ];
-    const bulk = (await received(bulkQueueUrl)).map(marked);
+    const bulk = (await envelopesIn(bulkQueueUrl)).map(marked);
     expect(bulk.sort()).toEqual([
       [makeEvent(1).id, false],
       [makeEvent(2, { entityId: 'c1' }).id, true],
     ]);
-    expect((await received(queueUrl)).map(marked)).toEqual([[makeEvent(3).id, false]]);
+    expect((await envelopesIn(queueUrl)).map(marked)).toEqual([[makeEvent(3).id, false]]);
   });
 });

@@ -243,6 +243,10 @@ describe('EndpointScheduler', () => {
     // Noted again as a backfill's (its next wait): told again; settled, never.
     scheduler.noteWaiting('e', 's', 'd1', 9_000, 'bulk');
     expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual(['d1']);
+    // Noted last as live work: never told, whatever an earlier note said.
+    scheduler.noteWaiting('e', 's', 'd2', 9_000, 'bulk');
+    scheduler.noteWaiting('e', 's', 'd2', 9_500);
+    expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual([]);
     scheduler.noteWaiting('e', 's', 'd3', 9_000, 'bulk');
     scheduler.noteSettled('e', 's', 'd3');
     expect(scheduler.takeBulkAhead('e', 's', 'd4')).toEqual([]);
