@@ -19,8 +19,9 @@ import { DynamoDbWebhookStore } from '../shared/webhooks/dynamodb-store.ts';
 import { DynamoDbWaitingLedger } from '../shared/webhooks/dynamodb-waiting-ledger.ts';
 import { EndpointScheduler } from '../shared/webhooks/endpoint-scheduler.ts';
 import { UndiciWebhookSender } from '../shared/webhooks/http-sender.ts';
+import { LaneRoutingDeliveryQueue } from '../shared/webhooks/lane-routing-delivery-queue.ts';
 import type { DispatchMetrics } from '../shared/webhooks/metrics.ts';
-import { SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
+import { type DeliveryQueue, SqsDeliveryQueue } from '../shared/webhooks/queue.ts';
 
 /** Variables of the Lambdas that work on webhooks (dispatcher, admin API); set by infra/. */
 export const WebhookLambdaEnvSchema = z.object({
@@ -34,6 +35,11 @@ export const WebhookLambdaEnvSchema = z.object({
   DISPATCH_RETRY_QUEUE_URL: optionalVariable(z.string().min(1)),
   /** The bulk dispatch queue's ARN: the dispatcher tells its batches by their source. */
   BULK_DISPATCH_QUEUE_ARN: optionalVariable(z.string().min(1)),
+  /**
+   * The bulk dispatch queue: where a backfill's delivery messages (retries, deferrals) go when
+   * the dispatch queues are standard ones (see deliveryQueueOf); absent: the dispatch queue.
+   */
+  BULK_DISPATCH_QUEUE_URL: optionalVariable(z.string().min(1)),
   EVENT_BUS_NAME: z.string().min(1),
   EVENT_SOURCE: EventSourceSchema.default(DEFAULT_EVENT_SOURCE),
   WEBHOOK_ALLOW_PRIVATE: z
@@ -50,10 +56,10 @@ export type WebhookLambdaEnv = z.output<typeof WebhookLambdaEnvSchema>;
  * The dispatcher's dependencies on AWS. On the state table: the webhook store, the delivery
  * counter, the endpoints' slots (each container holds a share of an endpoint's concurrency, so
  * the limit holds across the containers) and the waiting ledger (a subject's later event waits
- * for an earlier one's retry whichever container has it). The queue of delivery messages (the
- * retry queue beside FIFO dispatch queues, else the dispatch queue), the undici sender with the
- * SSRF policy, and operational events to the dispatch queue (for subscribers) and to the bus
- * (for rules; they are rare, so every one is put, matched or not).
+ * for an earlier one's retry whichever container has it). The queues of delivery messages (see
+ * deliveryQueueOf), the undici sender with the SSRF policy, and operational events to the
+ * dispatch queue (for subscribers) and to the bus (for rules; they are rare, so every one is
+ * put, matched or not).
  */
 export function buildWebhookDeps(
   env: WebhookLambdaEnv,
@@ -100,7 +106,7 @@ export function buildWebhookDeps(
       }),
     ),
     waitingLedger: new DynamoDbWaitingLedger({ client: dynamo, tableName: env.STATE_TABLE_NAME }),
-    queue: new SqsDeliveryQueue(sqs, env.DISPATCH_RETRY_QUEUE_URL ?? env.DISPATCH_QUEUE_URL),
+    queue: deliveryQueueOf(env, sqs),
     sender: new UndiciWebhookSender({
       policy: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE },
       resolve: createHostResolver().resolve,
@@ -109,4 +115,20 @@ export function buildWebhookDeps(
     }),
     sink: new PublisherOperationalSink(operationalEvents),
   });
+}
+
+/**
+ * Where delivery messages go: beside FIFO dispatch queues, the retry queue (a FIFO queue has no
+ * per-message delay); else a backfill's (`lane: 'bulk'`) to the bulk dispatch queue, read by its
+ * own, fewer containers as bulk work, and the others to the dispatch queue. A backfill's
+ * deliveries waiting at an endpoint that sheds load then never fill the live containers and
+ * hold live changes behind them; one a live change waits behind is sent ahead (see
+ * DispatchBatch.notBefore).
+ */
+function deliveryQueueOf(env: WebhookLambdaEnv, sqs: SQSClient): DeliveryQueue {
+  if (env.DISPATCH_RETRY_QUEUE_URL !== undefined)
+    return new SqsDeliveryQueue(sqs, env.DISPATCH_RETRY_QUEUE_URL);
+  const live = new SqsDeliveryQueue(sqs, env.DISPATCH_QUEUE_URL);
+  if (env.BULK_DISPATCH_QUEUE_URL === undefined) return live;
+  return new LaneRoutingDeliveryQueue(live, new SqsDeliveryQueue(sqs, env.BULK_DISPATCH_QUEUE_URL));
 }

@@ -43,10 +43,12 @@ export function grantData(functions: BridgeFunctions, state: ChangeBridgeState):
   denySubscriptionItems(planner, table);
   denySubscriptionItems(poller, table);
 
-  // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queue;
-  // publishes operational events (subscription.disabled, delivery.failing).
+  // Dispatcher: subscriptions and delivery log; re-enqueues retries on its own queues (a
+  // backfill's on the bulk one); publishes operational events (subscription.disabled,
+  // delivery.failing).
   grantTableItems(dispatcher, table, 'readWrite');
   grantSend(dispatchQueue, dispatcher);
+  grantSend(bulkDispatchQueue, dispatcher);
   grantSend(state.dispatchRetryQueue, dispatcher);
   bus.grantPutEventsTo(dispatcher);
 

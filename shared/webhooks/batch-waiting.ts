@@ -89,9 +89,48 @@ export class BatchWaiting {
   /** Notes that a delivery of `subject` at the endpoint waits no longer (settled, or gone). */
   forget(endpoint: string, subject: string, deliveryId: string): void {
     this.changes.push({ endpoint, subject, deliveryId });
+    this.noteHere(endpoint, subject, deliveryId, undefined);
+  }
+
+  /**
+   * The deliveries of `subject` at the endpoint that `deliveryId` waits behind and that the
+   * ledger, as read, marks as a backfill's, taken in the ledger (see WaitingLedger.takeBulk:
+   * each by one process only, due now from then on) for messages that send them ahead. Those
+   * this batch noted since it read are left (their notes are not written yet). A failed take is
+   * logged: the later delivery waits for them as before.
+   */
+  async takeBulkAhead(endpoint: string, subject: string, deliveryId: string): Promise<string[]> {
+    const noted = this.notedHere.get(subjectKeyAt(endpoint, subject));
+    const bulk: string[] = [];
+    for (const mark of await this.read(endpoint, subject)) {
+      if (mark.deliveryId === deliveryId) break;
+      if (mark.bulk && !noted?.has(mark.deliveryId)) bulk.push(mark.deliveryId);
+    }
+    if (bulk.length === 0) return [];
+    const now = this.clock.now();
+    try {
+      const taken = await this.ledger.takeBulk(endpoint, subject, bulk, now);
+      for (const id of taken) this.noteHere(endpoint, subject, id, now);
+      return taken;
+    } catch (error) {
+      this.logger.error('taking waiting deliveries ahead failed', {
+        deliveries: bulk,
+        error: String(error),
+      });
+      return [];
+    }
+  }
+
+  /** What the batch knows of a delivery since it read the ledger (see notedHere). */
+  private noteHere(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+    dueAt: number | undefined,
+  ): void {
     const key = subjectKeyAt(endpoint, subject);
     const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
-    noted.set(deliveryId, undefined);
+    noted.set(deliveryId, dueAt);
     this.notedHere.set(key, noted);
   }
 
@@ -113,17 +152,23 @@ export class BatchWaiting {
     return marks;
   }
 
-  /** Notes that `delivery` waits for its next attempt (pending) or, if it `waited`, no longer. */
+  /**
+   * Notes that `delivery` waits for its next attempt (pending) or, if it `waited`, no longer; a
+   * backfill's waiting delivery is noted as such (see WaitingMark.bulk).
+   */
   note(delivery: Delivery, subject: string, waited: boolean): void {
     const { subscriptionId: endpoint, id: deliveryId } = delivery;
     const pending = delivery.status === 'pending';
     if (!pending && !waited) return;
     const dueAt = pending ? delivery.nextAttemptAt : undefined;
-    this.changes.push({ endpoint, subject, deliveryId, ...(pending ? { dueAt } : {}) });
-    const key = subjectKeyAt(endpoint, subject);
-    const noted = this.notedHere.get(key) ?? new Map<string, number | undefined>();
-    noted.set(deliveryId, dueAt);
-    this.notedHere.set(key, noted);
+    this.changes.push({
+      endpoint,
+      subject,
+      deliveryId,
+      ...(pending ? { dueAt } : {}),
+      ...(pending && delivery.lane === 'bulk' ? { lane: delivery.lane } : {}),
+    });
+    this.noteHere(endpoint, subject, deliveryId, dueAt);
   }
 
   /**

@@ -239,7 +239,7 @@ export class DispatchBatch implements InlineWriteBatch {
       : overdueWaitMs(now - ahead);
     const after = afterPredecessors(ahead, now, overdueWait);
     // Sent ahead: the delivery looks again as soon as a predecessor's own wait allows.
-    return live && this.sendBulkAhead(endpoint, subject, deliveryId)
+    return live && (await this.sendBulkAhead(endpoint, subject, deliveryId))
       ? Math.min(after, now + OVERDUE_PREDECESSOR_WAIT_MS)
       : after;
   }
@@ -248,14 +248,20 @@ export class DispatchBatch implements InlineWriteBatch {
    * Sends the backfill's deliveries of `subject` that `deliveryId` waits behind a message each,
    * due now, that takes them ahead of the bulk lane's backlog as live work (see
    * DeliveryMessage.ahead): a backfill's `created` deferred at a paused or slow endpoint waited
-   * there behind thousands of others, and the live change behind it with it. Each once (see
-   * WaitingDeliveries.takeBulkAhead); their own messages stay and find them handled. Only where
-   * this process's memory is the order's whole record (no waiting ledger: the local run), as
-   * releaseNextOfSubject. Returns whether it sent any.
+   * there behind thousands of others, and the live change behind it with it. Each once: by the
+   * waiting ledger where there is one (BatchWaiting.takeBulkAhead, whichever process asks),
+   * else by this process's memory, the order's whole record in the local run (see
+   * WaitingDeliveries.takeBulkAhead). Their own messages stay and find them handled. Returns
+   * whether it sent any.
    */
-  private sendBulkAhead(endpoint: string, subject: string, deliveryId: string): boolean {
-    if (this.waiting) return false;
-    const ahead = this.deps.scheduler.takeBulkAhead(endpoint, subject, deliveryId);
+  private async sendBulkAhead(
+    endpoint: string,
+    subject: string,
+    deliveryId: string,
+  ): Promise<boolean> {
+    const ahead = this.waiting
+      ? await this.waiting.takeBulkAhead(endpoint, subject, deliveryId)
+      : this.deps.scheduler.takeBulkAhead(endpoint, subject, deliveryId);
     const now = this.deps.clock.now();
     for (const id of ahead) {
       const message = deliveryMessage({ id, subscriptionId: endpoint }, subject, 'live');

@@ -1,6 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
 import { WebhookTable } from './dynamodb-table-access.ts';
 import {
   inNotedOrder,
@@ -46,8 +46,8 @@ const countKey = (endpoint: string) => ({ pk: `ENDPOINT#${endpoint}`, sk: WAITIN
 
 /**
  * {@link WaitingLedger} in the state table: one item per waiting delivery (pk
- * `WAITING#<subId>#<subject>`, sk the delivery id; its due time and when it was first noted),
- * and per endpoint a count of them (pk `ENDPOINT#<subId>`, sk `WAITING`), so a batch reads the
+ * `WAITING#<subId>#<subject>`, sk the delivery id; its due time, when it was first noted, and
+ * `lane: bulk` while a backfill's delivery has not been sent ahead), and per endpoint a count of them (pk `ENDPOINT#<subId>`, sk `WAITING`), so a batch reads the
  * marks of its subjects only at an endpoint where something waits: a healthy endpoint costs one
  * strongly consistent read per batch. The count is raised before marks are written and lowered
  * after they are removed (atomic `ADD`s), so it never reads lower than the marks there are.
@@ -77,6 +77,7 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
         deliveryId: String(item.sk),
         dueAt: Number(item.dueAt),
         notedAt: Number(item.notedAt),
+        ...(item.lane === 'bulk' ? { bulk: true as const } : {}),
       })),
     );
   }
@@ -129,18 +130,59 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
         new UpdateCommand({
           TableName: tableName,
           Key,
-          UpdateExpression: 'SET dueAt = :due, notedAt = if_not_exists(notedAt, :now), #ttl = :ttl',
+          // A backfill's delivery is marked so (see takeBulk); noted as live work, no longer.
+          UpdateExpression: `SET dueAt = :due, notedAt = if_not_exists(notedAt, :now), #ttl = :ttl${
+            change.lane === 'bulk' ? ', lane = :bulk' : ' REMOVE lane'
+          }`,
           ExpressionAttributeNames: { '#ttl': 'ttl' },
           ExpressionAttributeValues: {
             ':due': dueAt,
             ':now': notedAt,
             ':ttl': Math.floor(dueAt / 1000) + MARK_TTL_AFTER_DUE_SECONDS,
+            ...(change.lane === 'bulk' ? { ':bulk': 'bulk' } : {}),
           },
           ReturnValues: 'UPDATED_OLD',
         }),
       ),
     );
     return written.Attributes?.notedAt !== undefined;
+  }
+
+  /**
+   * One conditional write per delivery (`lane = bulk`, removed, and the mark due now): of two
+   * containers that ask at once, one takes it. Only a live change behind a backfill's waiting
+   * delivery asks, once per such delivery.
+   */
+  async takeBulk(
+    endpoint: string,
+    subject: string,
+    deliveryIds: readonly string[],
+    now: number,
+  ): Promise<string[]> {
+    const taken = await Promise.all(
+      deliveryIds.map((id) => this.takeBulkMark(markPk(endpoint, subject), id, now)),
+    );
+    return deliveryIds.filter((_, index) => taken[index]);
+  }
+
+  /** Takes one mark's backfill note; false when it has none (taken, noted live, or gone). */
+  private async takeBulkMark(pk: string, deliveryId: string, now: number): Promise<boolean> {
+    const { tableName } = this.options;
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { pk, sk: deliveryId },
+          ConditionExpression: 'lane = :bulk',
+          UpdateExpression: 'SET dueAt = :now REMOVE lane',
+          ExpressionAttributeValues: { ':bulk': 'bulk', ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw toStoreError(tableName, 'UpdateItem', error);
+    }
   }
 
   /** Adds `by` to the endpoint's count; a raise also moves its expiry (`ttl`, epoch seconds). */

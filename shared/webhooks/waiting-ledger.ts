@@ -1,3 +1,4 @@
+import type { DispatchLane } from '../publish/publisher.ts';
 import { FORGOTTEN_AFTER_MS, subjectKeyAt } from './waiting-deliveries.ts';
 
 /**
@@ -24,6 +25,11 @@ export interface WaitingMark {
   dueAt: number;
   /** When it was first noted as waiting (epoch ms): a subject's deliveries wait in this order. */
   notedAt: number;
+  /**
+   * Noted as a backfill's (see DeliverySchema.lane) and not yet sent ahead of a later delivery
+   * of its subject (see WaitingLedger.takeBulk); absent: live work.
+   */
+  bulk?: true;
 }
 
 /** A delivery of `subject` at `endpoint` (a subscription id) that waits until `dueAt`, or no longer. */
@@ -33,6 +39,8 @@ export interface WaitingChange {
   deliveryId: string;
   /** Its next attempt's due time; absent: it waits no longer (delivered, dead-lettered, gone). */
   dueAt?: number;
+  /** The delivery's lane as it is noted (see WaitingMark.bulk); absent: live work. */
+  lane?: DispatchLane;
 }
 
 /**
@@ -56,6 +64,18 @@ export interface WaitingLedger {
    * (see notedAtOf). Throws when the store failed (some may be written).
    */
   apply(changes: readonly WaitingChange[], now: number): Promise<void>;
+  /**
+   * Of the deliveries of `subject` at the endpoint, those still marked as a backfill's: each is
+   * taken by one caller only, whichever process asks (its mark becomes live work's, due at
+   * `now`), for a message that sends it ahead of the bulk lane (see DispatchBatch.notBefore).
+   * Throws when the store failed (some may be taken).
+   */
+  takeBulk(
+    endpoint: string,
+    subject: string,
+    deliveryIds: readonly string[],
+    now: number,
+  ): Promise<string[]>;
 }
 
 /**
@@ -117,7 +137,7 @@ export class MemoryWaitingLedger implements WaitingLedger {
   }
 
   async apply(changes: readonly WaitingChange[], now: number): Promise<void> {
-    for (const [index, { endpoint, subject, deliveryId, dueAt }] of changes.entries()) {
+    for (const [index, { endpoint, subject, deliveryId, dueAt, lane }] of changes.entries()) {
       const key = subjectKeyAt(endpoint, subject);
       const marks = this.marks.get(key) ?? new Map<string, WaitingMark>();
       if (dueAt === undefined) marks.delete(deliveryId);
@@ -126,9 +146,28 @@ export class MemoryWaitingLedger implements WaitingLedger {
           deliveryId,
           dueAt,
           notedAt: marks.get(deliveryId)?.notedAt ?? notedAtOf(now, index, changes.length),
+          ...(lane === 'bulk' ? { bulk: true as const } : {}),
         });
       if (marks.size > 0) this.marks.set(key, marks);
       else this.marks.delete(key);
     }
+  }
+
+  async takeBulk(
+    endpoint: string,
+    subject: string,
+    deliveryIds: readonly string[],
+    now: number,
+  ): Promise<string[]> {
+    const marks = this.marks.get(subjectKeyAt(endpoint, subject));
+    if (!marks) return [];
+    const taken: string[] = [];
+    for (const id of deliveryIds) {
+      const mark = marks.get(id);
+      if (!mark?.bulk) continue;
+      marks.set(id, { deliveryId: id, dueAt: now, notedAt: mark.notedAt });
+      taken.push(id);
+    }
+    return taken;
   }
 }

@@ -69,6 +69,40 @@ describe('dispatcher wiring (AWS)', () => {
     ).toBeUndefined();
   });
 
+  it('sends a backfill’s delivery messages to the bulk dispatch queue beside standard dispatch queues, the others to the dispatch queue', async () => {
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-3' });
+    const bulk = 'https://sqs.eu-west-1.amazonaws.com/123456789012/bulk-dispatch';
+    const env = WebhookLambdaEnvSchema.parse({ ...VARIABLES, BULK_DISPATCH_QUEUE_URL: bulk });
+    const deps = buildWebhookDeps(env, new DynamoDBClient({ region: 'eu-west-1' }));
+    await deps.queue.send(deliveryMessage({ id: 'd-1', subscriptionId: 's-1' }, 'c-1', 'bulk'), 5);
+    await deps.queue.send(deliveryMessage({ id: 'd-2', subscriptionId: 's-1' }, 'c-2', 'live'), 5);
+    await deps.queue.send(deliveryMessage({ id: 'd-3', subscriptionId: 's-1' }, 'c-3'), 5);
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(
+      sent.map((input) => [input.QueueUrl, JSON.parse(input.MessageBody ?? '{}').deliveryId]),
+    ).toEqual([
+      [bulk, 'd-1'],
+      [VARIABLES.DISPATCH_QUEUE_URL, 'd-2'],
+      [VARIABLES.DISPATCH_QUEUE_URL, 'd-3'],
+    ]);
+    // Beside FIFO dispatch queues every delivery message goes to the retry queue, a backfill's too.
+    sqs.resetHistory();
+    const retries = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dispatch-retries';
+    const fifo = buildWebhookDeps(
+      WebhookLambdaEnvSchema.parse({
+        ...VARIABLES,
+        BULK_DISPATCH_QUEUE_URL: `${bulk}.fifo`,
+        DISPATCH_RETRY_QUEUE_URL: retries,
+      }),
+      new DynamoDBClient({ region: 'eu-west-1' }),
+    );
+    await fifo.queue.send(deliveryMessage({ id: 'd-4', subscriptionId: 's-1' }, 'c-4', 'bulk'), 5);
+    expect(sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input.QueueUrl)).toEqual([
+      retries,
+    ]);
+  });
+
   it('refuses an EVENT_SOURCE that PutEvents would refuse for every operational event', () => {
     expect(() => WebhookLambdaEnvSchema.parse({ ...VARIABLES, EVENT_SOURCE: 'aws.hotel' })).toThrow(
       /must not start with aws\./,

@@ -363,6 +363,26 @@ describe('runtime stack', () => {
     expect(JSON.stringify(dispatchPolicies)).not.toContain('events.amazonaws.com');
   });
 
+  it('lets the poller, the dispatcher (a backfill’s retries and deferrals) and the admin API send to the bulk dispatch queue, and not the planner', () => {
+    const sendsToBulk = (policy: { [key: string]: unknown }) =>
+      identityStatements({ Resources: { policy } }).some(
+        (s) =>
+          actionsOf(s).includes('sqs:SendMessage') &&
+          JSON.stringify(s.Resource).includes('BulkDispatchQueue'),
+      );
+    const senders = Object.values(runtime.findResources('AWS::IAM::Policy'))
+      .filter(sendsToBulk)
+      .map((policy) => policy.Properties.Roles);
+    const { poller, dispatcher, adminFunction, planner } = built.runtime.runtime;
+    expect(senders).toHaveLength(3);
+    expect(senders).toEqual(
+      expect.arrayContaining(
+        [poller, dispatcher, adminFunction].map((fn) => [{ Ref: logicalId(fn.role!) }]),
+      ),
+    );
+    expect(senders).not.toContainEqual([{ Ref: logicalId(planner.role!) }]);
+  });
+
   it('lets the publishers list the bus rules, and puts every event on the bus while the archive is on', () => {
     const listers = Object.values(runtime.findResources('AWS::IAM::Policy'))
       .filter((policy) =>

@@ -7,6 +7,7 @@ import {
   type DeliveryMessage,
   DeliveryMessageSchema,
 } from '../../shared/webhooks/messages.ts';
+import { MemoryWaitingLedger } from '../../shared/webhooks/waiting-ledger.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
 import type { ReceiverAction } from './support/receiver.ts';
@@ -25,9 +26,17 @@ const events = (count: number) =>
   }));
 
 /** An endpoint that answers `first` once, then `rest`, one request at a time. */
-async function endpointAnswering(first: ReceiverAction, rest: ReceiverAction) {
+async function endpointAnswering(
+  first: ReceiverAction,
+  rest: ReceiverAction,
+  options: Parameters<typeof startDispatchFixture>[2] = {},
+) {
   let answered = 0;
-  const fixture = await startDispatchFixture(cleanup, () => (answered++ === 0 ? first : rest));
+  const fixture = await startDispatchFixture(
+    cleanup,
+    () => (answered++ === 0 ? first : rest),
+    options,
+  );
   await fixture.subscribe('/hook', { maxConcurrency: 1 });
   /** Every message the batches left on the queue, made visible by the clock. */
   const takeMessages = async (): Promise<{ messageId: string; message: DeliveryMessage }[]> => {
@@ -151,6 +160,54 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
       .map((request) => request.headers['webhook-id'])
       .filter((id) => id !== eventIdOf(0));
     expect(c1).toEqual([eventIdOf(1), eventIdOf(2)]);
+  });
+
+  it('are sent ahead by whichever process a live change of their subject reaches, once, through the waiting ledger (AWS)', async () => {
+    const { harness, receiver, clock } = await endpointAnswering(
+      TOO_MANY,
+      { kind: 'respond', status: 200 },
+      { waitingLedger: new MemoryWaitingLedger() },
+    );
+    const ofSubject = (n: number, subject: string) => ({
+      messageId: `m-${n}`,
+      body: envelope(changeEvent(eventIdOf(n), { subject })),
+    });
+    const visible = () =>
+      harness.queue.receive(100).map(({ messageId, body }) => ({
+        messageId,
+        message: DeliveryMessageSchema.parse(JSON.parse(body)),
+      }));
+    // One container's bulk batch: x meets a 429 (2 s), c-1's `created` is deferred by the pause.
+    await processDispatchBatch([ofSubject(0, 'x'), ofSubject(1, 'c-1')], harness.deps, {
+      lane: 'bulk',
+    });
+    expect(visible()).toEqual([]);
+    // Another container's live batch, which never saw it: c-1's live change waits behind it,
+    // and it is sent ahead, due now, as live work.
+    await clock.advance(10);
+    const other = anotherProcess(harness.deps);
+    await processDispatchBatch([ofSubject(2, 'c-1')], other, { lane: 'live' });
+    const ahead = visible();
+    expect(ahead.map(({ message }) => [message.lane, message.ahead])).toEqual([['live', true]]);
+    expect((await harness.deps.store.getDelivery(ahead[0]!.message.deliveryId))?.eventId).toBe(
+      eventIdOf(1),
+    );
+    // A third container's live change of c-1 finds it taken: nothing is sent twice.
+    await clock.advance(10);
+    await processDispatchBatch([ofSubject(3, 'c-1')], anotherProcess(harness.deps), {
+      lane: 'live',
+    });
+    expect(visible()).toEqual([]);
+    for (const { message } of ahead) harness.queue.sendRaw(JSON.stringify(message), 0);
+    // After the pause, in c-1's order: its `created`, then its live changes.
+    for (let second = 0; second < 8; second++) {
+      await clock.advance(1_000);
+      await harness.drainVisible(10, other);
+    }
+    const c1 = receiver.log
+      .map((request) => request.headers['webhook-id'])
+      .filter((id) => id !== eventIdOf(0));
+    expect(c1).toEqual([eventIdOf(1), eventIdOf(2), eventIdOf(3)]);
   });
 
   it('leave out a live change the bulk lane carried for its subject’s order: it is live work', async () => {

@@ -81,6 +81,53 @@ function ledgerContract(name: string, make: () => WaitingLedger) {
       expect(dueAheadOf(marks, 'm')).toBeUndefined();
     });
 
+    it('marks a backfill’s waiting delivery until one caller takes it ahead (then due now), or it is noted as live work', async () => {
+      const ledger = make();
+      await ledger.apply(
+        [
+          { endpoint: 'e-bulk', subject: 'c-1', deliveryId: 'b1', dueAt: 90_000, lane: 'bulk' },
+          { endpoint: 'e-bulk', subject: 'c-1', deliveryId: 'l1', dueAt: 90_000, lane: 'live' },
+          { endpoint: 'e-bulk', subject: 'c-1', deliveryId: 'b2', dueAt: 95_000, lane: 'bulk' },
+        ],
+        100,
+      );
+      expect((await ledger.waitingOf('e-bulk', 'c-1')).map((mark) => mark.bulk)).toEqual([
+        true,
+        undefined,
+        true,
+      ]);
+      // Two processes ask at once: each backfill delivery goes to one of them; live work to none.
+      const asked = ['b1', 'l1', 'b2', 'gone'];
+      const [first, second] = await Promise.all([
+        ledger.takeBulk('e-bulk', 'c-1', asked, 1_000),
+        ledger.takeBulk('e-bulk', 'c-1', asked, 1_000),
+      ]);
+      expect([...first!, ...second!].sort()).toEqual(['b1', 'b2']);
+      expect(await ledger.takeBulk('e-bulk', 'c-1', asked, 2_000)).toEqual([]);
+      expect(await ledger.waitingOf('e-bulk', 'c-1')).toEqual([
+        { deliveryId: 'b1', dueAt: 1_000, notedAt: 100 },
+        { deliveryId: 'l1', dueAt: 90_000, notedAt: 100 + 1 / 3 },
+        { deliveryId: 'b2', dueAt: 1_000, notedAt: 100 + 2 / 3 },
+      ]);
+      // Noted again as a backfill's, marked again; then as live work (sent ahead), no longer.
+      await ledger.apply(
+        [{ endpoint: 'e-bulk', subject: 'c-1', deliveryId: 'b1', dueAt: 9_000, lane: 'bulk' }],
+        3_000,
+      );
+      expect((await ledger.waitingOf('e-bulk', 'c-1'))[0]).toEqual({
+        deliveryId: 'b1',
+        dueAt: 9_000,
+        notedAt: 100,
+        bulk: true,
+      });
+      await ledger.apply(
+        [{ endpoint: 'e-bulk', subject: 'c-1', deliveryId: 'b1', dueAt: 9_500 }],
+        4_000,
+      );
+      expect((await ledger.waitingOf('e-bulk', 'c-1'))[0]?.bulk).toBeUndefined();
+      expect(await ledger.takeBulk('e-bulk', 'c-1', ['b1'], 5_000)).toEqual([]);
+    });
+
     it('counts the deliveries waiting at an endpoint, up on a note and down once settled', async () => {
       const ledger = make();
       expect(await ledger.countAt('e3')).toBe(0);
