@@ -78,6 +78,34 @@ describe('processLaneBatch', () => {
     expect(await ledger.waitingSubjects([subject])).toEqual(new Set());
   });
 
+  it('attempts a backfill’s delivery message the bulk queue carries (AWS) as bulk work, counting no event for it', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const ledger = new MemoryBulkLaneLedger(clock);
+    await ledger.queued(new Map([['main:customer', 1]]));
+    const harness = createHarness({ clock });
+    await harness.service.createSubscription({ url: 'https://hooks.example.com/in' });
+    const lanes: string[] = [];
+    harness.deps.sender = {
+      send: async () => ({ kind: 'response', status: 500, headers: {}, body: '', latencyMs: 1 }),
+    };
+    const run = harness.deps.scheduler.run.bind(harness.deps.scheduler);
+    harness.deps.scheduler.run = (...args) => {
+      lanes.push(String(args[4]));
+      return run(...args);
+    };
+    // Its event's first attempt fails: its retry is a message of the bulk lane.
+    await processLaneBatch([record(1)], harness.deps, 'bulk', ledger);
+    expect(await ledger.pending(['main:customer'])).toEqual(new Set());
+    await clock.advance(3_600_000);
+    await ledger.queued(new Map([['main:customer', 1]]));
+    const [retry] = harness.queue.receive(10);
+    expect(JSON.parse(retry!.body)).toMatchObject({ kind: 'delivery', lane: 'bulk' });
+    await processLaneBatch([retry!], harness.deps, 'bulk', ledger);
+    expect(lanes).toEqual(['bulk', 'bulk']);
+    // Not an event: the stream's queued event is still pending.
+    expect(await ledger.pending(['main:customer'])).toEqual(new Set(['main:customer']));
+  });
+
   it('logs a failure to count and still answers the batch (its events were handled)', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const warnings: string[] = [];
