@@ -194,6 +194,7 @@ describe('functions/dispatcher handler', () => {
   it('fans out and delivers through DynamoDB and SQS with a partial batch response', async () => {
     const receiver = await startReceiver();
     const { queueUrl } = sqsServer.createQueue('dispatch-handler-test');
+    const { queueUrl: bulkQueueUrl } = sqsServer.createQueue('bulk-dispatch-handler-test');
     const saved = { ...process.env };
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -209,6 +210,7 @@ describe('functions/dispatcher handler', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       DELIVERY_TIMEOUT_MS: '2000',
       BULK_DISPATCH_QUEUE_ARN: BULK_ARN,
+      BULK_DISPATCH_QUEUE_URL: bulkQueueUrl,
     });
     try {
       const { DynamoDbWebhookStore } = await import('../../shared/webhooks/dynamodb-store.ts');
@@ -320,6 +322,29 @@ describe('functions/dispatcher handler', () => {
         batchItemFailures: [],
       });
       expect(await ledger.pending(['main:customer'])).toEqual(new Set());
+      // A bulk batch's delivery that fails waits for its retry in the bulk queue (bulk work
+      // there), not in the dispatch queue the live containers read.
+      const down = await startReceiver(() => ({ kind: 'respond', status: 500 }));
+      try {
+        const failing = await admin.createSubscription({ url: down.url('/down') });
+        down.secrets.set('/down', [failing.secret]);
+        const backfilled = [{ messageId: 'env-4', body: envelope(changeEvent(eventIdOf(93))) }];
+        expect(await handler(toSqsEvent(backfilled, BULK_ARN), FULL_TIME)).toEqual({
+          batchItemFailures: [],
+        });
+        expect(down.log.map((r) => [r.headers['webhook-id'], r.verifiedWith])).toEqual([
+          [eventIdOf(93), 1],
+        ]);
+        const waiting = (name: string) =>
+          sqsServer.inspectQueue(name)?.messages.delayed.map(({ body }) => JSON.parse(body));
+        expect(waiting('bulk-dispatch-handler-test')).toMatchObject([
+          { kind: 'delivery', lane: 'bulk', subscriptionId: failing.subscription.id },
+        ]);
+        expect(waiting('dispatch-handler-test')).toEqual([]);
+        await admin.removeSubscription(failing.subscription.id);
+      } finally {
+        await down.close();
+      }
 
       // An invocation near its timeout starts no request after its deadline (one request's
       // timeout, DELIVERY_TIMEOUT_MS, and 10 s of writes before its end): what is left of a
