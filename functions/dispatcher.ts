@@ -21,8 +21,9 @@ const metrics = new Metrics();
 
 /**
  * SQS-triggered dispatcher (report batch item failures must be on in the event source
- * mapping), of the dispatch queue or of the bulk one (its batches run behind live work and
- * are counted per stream: see processLaneBatch). Before it returns, it gives back the
+ * mapping), of the dispatch queue or of the bulk one (bulk work's events and a backfill's
+ * waiting deliveries: its batches run behind live work, and their events are counted per
+ * stream: see processLaneBatch). Before it returns, it gives back the
  * endpoints' slots it held for the batch. It starts no request after its deadline (see
  * dispatchDeadline: one request's timeout and the batch's writes before the invocation's
  * timeout), deferring what is left a moment instead: an invocation killed at its timeout would
