@@ -38,16 +38,25 @@ async function endpointAnswering(
     options,
   );
   await fixture.subscribe('/hook', { maxConcurrency: 1 });
-  /** Every message the batches left on the queue, made visible by the clock. */
-  const takeMessages = async (): Promise<{ messageId: string; message: DeliveryMessage }[]> => {
-    await fixture.clock.advance(3_600_000);
-    return fixture.harness.queue.receive(100).map(({ messageId, body }) => ({
+  /** The messages visible on the queue now, taken from it. */
+  const visible = (): { messageId: string; message: DeliveryMessage }[] =>
+    fixture.harness.queue.receive(100).map(({ messageId, body }) => ({
       messageId,
       message: DeliveryMessageSchema.parse(JSON.parse(body)),
     }));
+  /** Every message the batches left on the queue, made visible by the clock. */
+  const takeMessages = async () => {
+    await fixture.clock.advance(3_600_000);
+    return visible();
   };
-  return { ...fixture, takeMessages };
+  return { ...fixture, visible, takeMessages };
 }
+
+/** A change event of `subject`, as the record of message `m-<n>`. */
+const ofSubject = (n: number, subject: string) => ({
+  messageId: `m-${n}`,
+  body: envelope(changeEvent(eventIdOf(n), { subject })),
+});
 
 const TOO_MANY = {
   kind: 'respond',
@@ -117,19 +126,10 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
   });
 
   it('are sent ahead of the bulk lane as live work once a live change of their subject waits behind them, held only by what still holds them', async () => {
-    const { harness, receiver, clock } = await endpointAnswering(TOO_MANY, {
+    const { harness, receiver, clock, visible } = await endpointAnswering(TOO_MANY, {
       kind: 'respond',
       status: 200,
     });
-    const ofSubject = (n: number, subject: string) => ({
-      messageId: `m-${n}`,
-      body: envelope(changeEvent(eventIdOf(n), { subject })),
-    });
-    const visible = () =>
-      harness.queue.receive(100).map(({ messageId, body }) => ({
-        messageId,
-        message: DeliveryMessageSchema.parse(JSON.parse(body)),
-      }));
     // A backfill's two: x meets a 429 (2 s), c-1 is deferred by the pause without an attempt.
     await processDispatchBatch([ofSubject(0, 'x'), ofSubject(1, 'c-1')], harness.deps, {
       lane: 'bulk',
@@ -163,20 +163,11 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
   });
 
   it('are sent ahead by whichever process a live change of their subject reaches, once, through the waiting ledger (AWS)', async () => {
-    const { harness, receiver, clock } = await endpointAnswering(
+    const { harness, receiver, clock, visible } = await endpointAnswering(
       TOO_MANY,
       { kind: 'respond', status: 200 },
       { waitingLedger: new MemoryWaitingLedger() },
     );
-    const ofSubject = (n: number, subject: string) => ({
-      messageId: `m-${n}`,
-      body: envelope(changeEvent(eventIdOf(n), { subject })),
-    });
-    const visible = () =>
-      harness.queue.receive(100).map(({ messageId, body }) => ({
-        messageId,
-        message: DeliveryMessageSchema.parse(JSON.parse(body)),
-      }));
     // One container's bulk batch: x meets a 429 (2 s), c-1's `created` is deferred by the pause.
     await processDispatchBatch([ofSubject(0, 'x'), ofSubject(1, 'c-1')], harness.deps, {
       lane: 'bulk',
@@ -241,10 +232,6 @@ describe("a bulk batch's deliveries that wait for a retry or a pause", () => {
     const { harness, takeMessages } = await endpointAnswering(FAILED, {
       kind: 'respond',
       status: 200,
-    });
-    const ofSubject = (n: number, subject: string) => ({
-      messageId: `m-${n}`,
-      body: envelope(changeEvent(eventIdOf(n), { subject })),
     });
     // A backfill's `created` of c-1 fails once; a live change of c-1 then waits behind its retry.
     await processDispatchBatch([ofSubject(0, 'c-1')], harness.deps, { lane: 'bulk' });
