@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { deliverInBatches } from '../publish/batch-delivery.ts';
 import { type PreparedEntry, prepareWithinLimit } from '../publish/batch-packing.ts';
+import { ASKED_LIVE_MEMBER } from '../publish/dispatch-queue.ts';
 import {
   DEFAULT_EVENT_SOURCE,
   PUT_EVENTS_MAX_BYTES,
@@ -27,7 +28,6 @@ import {
   sendSqsBatch,
   sqsFifoId,
 } from '../publish/sqs-publisher.ts';
-import { ASKED_LIVE_MEMBER } from '../webhooks/messages.ts';
 import { type DispatchLanes, type LaneKey, laneGroup, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 

@@ -10,14 +10,29 @@ import { type SqsEntry, SqsPublisher, sqsFifoId, sqsJson } from './sqs-publisher
 export const DISPATCH_QUEUE_TARGET = 'dispatch-queue';
 
 /**
+ * The member put first in the envelope of a live change queued in the bulk lane behind its
+ * subject's bulk events (by LaneRoutingPublisher in AWS, LocalEventRouter locally): the
+ * dispatcher handles it as live work there. No EventBridge envelope has it; the event itself is
+ * unchanged.
+ */
+export const ASKED_LIVE_MEMBER = 'bridge-asked-live';
+
+/**
  * The dispatch queue message of an event: the fields of the EventBridge envelope the
  * dispatcher reads (`detail-type`, `source`, `detail` = the event), plus `version`, `id`
  * (the event id) and `time`, so the dispatcher parses it exactly as it parsed what an
  * EventBridge rule delivered. Account, region and resources are left out: nobody reads
- * them here, and every byte is paid for per 64 KB chunk.
+ * them here, and every byte is paid for per 64 KB chunk. `askedLive`: a live change the bulk
+ * lane carries for its subject's order, marked ({@link ASKED_LIVE_MEMBER}).
  */
-export function toDispatchEntry(event: PublishableEvent, source: string, fifo = false): SqsEntry {
+export function toDispatchEntry(
+  event: PublishableEvent,
+  source: string,
+  fifo = false,
+  askedLive = false,
+): SqsEntry {
   const envelope = {
+    ...(askedLive ? { [ASKED_LIVE_MEMBER]: true } : {}),
     version: '0',
     id: event.id,
     'detail-type': event.type,
@@ -57,7 +72,8 @@ export function createDispatchQueuePublisher(options: DispatchQueuePublisherOpti
     client: options.client,
     queueUrl: options.queueUrl,
     target: DISPATCH_QUEUE_TARGET,
-    encode: (event, fifo) => toDispatchEntry(event, source, fifo),
+    encode: (event, fifo, options) =>
+      toDispatchEntry(event, source, fifo, options.askedLane === 'live' && options.lane === 'bulk'),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -27,8 +27,9 @@ export interface LaneRoutingPublisherOptions {
  * local runtime does the same with its two lanes, see DispatchLanes). A subject's events keep
  * their order across the lanes: while a stream has bulk events on their way (the ledger's
  * counts), a live event whose subject's latest bulk event is not handled yet (the ledger's
- * marks) takes the bulk lane too, behind it, and becomes the subject's mark in turn; the
- * stream's other live events stay live. Bulk events are counted and marked before they are
+ * marks) takes the bulk lane too, behind it, and becomes the subject's mark in turn (published
+ * with `askedLane: 'live'`, so the dispatcher handles it as live work there); the stream's other
+ * live events stay live. Bulk events are counted and marked before they are
  * sent (a crash in between leaves the stream and subject in the bulk lane, never a live event
  * ahead), and those refused for good are counted and noted as handled at once. When the ledger
  * cannot be read, live events of the streams it could not answer for take the bulk lane (late
@@ -42,7 +43,8 @@ export class LaneRoutingPublisher implements EventPublisher {
     options: PublishOptions = {},
   ): Promise<PublishResult> {
     if (events.length === 0) return EMPTY_PUBLISH_RESULT;
-    const lanes = await this.lanesOf(events, options.lane ?? 'live');
+    const requested = options.lane ?? 'live';
+    const lanes = await this.lanesOf(events, requested);
     const bulk = events.filter((_, index) => lanes[index] === 'bulk');
     const live = events.filter((_, index) => lanes[index] === 'live');
     const { ledger } = this.options;
@@ -60,8 +62,13 @@ export class LaneRoutingPublisher implements EventPublisher {
       live.length > 0
         ? this.options.live.publish(live, { ...options, lane: 'live' })
         : EMPTY_PUBLISH_RESULT,
+      // Live changes the bulk lane carries for their subjects' order stay live work there.
       bulk.length > 0
-        ? this.options.bulk.publish(bulk, { ...options, lane: 'bulk' })
+        ? this.options.bulk.publish(bulk, {
+            ...options,
+            lane: 'bulk',
+            ...(requested === 'live' ? { askedLane: requested } : {}),
+          })
         : EMPTY_PUBLISH_RESULT,
     ]);
     const refused = new Set(bulkResult.failures.map((failure) => failure.eventId));

@@ -42,6 +42,12 @@ export interface PublishOptions {
   /** Who found the events: a live poll (default) or bulk work. Targets with one lane ignore it. */
   lane?: DispatchLane;
   /**
+   * The lane the events were published for, when `lane` is another: live changes the bulk lane
+   * carries behind their subjects' bulk events (see LaneRoutingPublisher). A dispatch queue
+   * marks them, so the dispatcher handles them as live work there (ASKED_LIVE_MEMBER).
+   */
+  askedLane?: DispatchLane;
+  /**
    * Epoch ms (on the publisher's clock) past which retries of refused entries do not wait: the
    * publish throws instead, leaving time to record the failure (a poll invocation's deadline).
    * Default: the attempts alone bound them.

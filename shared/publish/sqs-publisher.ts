@@ -42,7 +42,7 @@ export interface SqsPublisherOptions {
   /** SendMessageBatch requests in flight at once (default 4). */
   concurrency?: number;
   /** The message of an event (default {@link toSqsEntry}). */
-  encode?: (event: PublishableEvent, fifo: boolean) => SqsEntry;
+  encode?: (event: PublishableEvent, fifo: boolean, options: PublishOptions) => SqsEntry;
   /** The name failures and metrics carry (default `sqs`). */
   target?: PublishTargetName;
   retry?: Partial<RetryOptions>;
@@ -166,7 +166,7 @@ export class SqsPublisher implements EventPublisher {
     const seenPerGroup = new Map<string, number>();
     for (const event of events) {
       const item = prepareWithinLimit(event, SQS_MAX_BYTES, target, (e) => {
-        const entry = encode(e, this.fifo);
+        const entry = encode(e, this.fifo, options);
         return { entry, bytes: sqsEntryBytes(entry) };
       });
       if (!('entry' in item)) {

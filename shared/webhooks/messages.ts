@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isJsonObject } from '../json-object.ts';
+import { ASKED_LIVE_MEMBER } from '../publish/dispatch-queue.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 
 /**
@@ -41,13 +42,6 @@ export const EventBridgeEnvelopeSchema = z.looseObject({
   source: z.string(),
   detail: DispatchEventSchema,
 });
-
-/**
- * The member the local router puts first in the envelope of a live change it queued in the bulk
- * lane behind its subject's bulk events (see LocalEventRouter): the dispatcher handles it as
- * live work there. No EventBridge envelope has it; the event itself is unchanged.
- */
-export const ASKED_LIVE_MEMBER = 'bridge-asked-live';
 
 /**
  * The members of an EventBridge envelope the dispatcher reads (those of

@@ -4,8 +4,8 @@ import { DispatchLanes, laneKey } from '../../shared/local/dispatch-lanes.ts';
 import { LocalEventRouter } from '../../shared/local/event-router.ts';
 import { queueDepth } from '../../shared/local/queue-backlog-gauge.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
+import { ASKED_LIVE_MEMBER } from '../../shared/publish/dispatch-queue.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
-import { ASKED_LIVE_MEMBER } from '../../shared/webhooks/messages.ts';
 import { makeEvent } from '../publish/fixtures.ts';
 
 describe('DispatchLanes', () => {

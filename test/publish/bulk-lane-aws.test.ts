@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/clock.ts';
+import { ASKED_LIVE_MEMBER } from '../../shared/publish/dispatch-queue.ts';
 import { DynamoDbBulkLaneLedger } from '../../shared/publish/dynamodb-bulk-lane-ledger.ts';
 import { PublishableEventSchema } from '../../shared/publish/publishable-event.ts';
 import { createPublisher, parsePublisherConfig } from '../../shared/publish/publisher-config.ts';
@@ -96,5 +97,45 @@ describe('the bulk dispatch lane in AWS (poller publisher, dispatcher, the count
     await publisher.publish([event(13, 'c-1'), event(14, 'c-2')]);
     expect(idsOf(await receiveAll(live))).toEqual([eventIdOf(13)]);
     expect(idsOf(await receiveAll(bulk))).toEqual([eventIdOf(14)]);
+  });
+
+  it('marks a live change the bulk lane carries for its subject’s order, and the dispatcher runs it as live work there', async () => {
+    const { bulk, ledger, publisher } = lanes('-asked');
+    const event = (n: number, subject: string) => eventOf(n, subject, 'third');
+    await publisher.publish([event(21, 'c-1')], { lane: 'bulk' });
+    await publisher.publish([event(22, 'c-1')]);
+    const queued = await receiveAll(bulk);
+    // First in the envelope, the event itself unchanged; a bulk event has no mark.
+    expect(queued.map((m) => m.body.startsWith(`{"${ASKED_LIVE_MEMBER}":true,`))).toEqual([
+      false,
+      true,
+    ]);
+    expect(idsOf(queued)).toEqual([eventIdOf(21), eventIdOf(22)]);
+    expect(JSON.parse(queued[1]!.body).detail).toEqual(event(22, 'c-1'));
+    // Its endpoint fails both: the bulk event waits for its retry as bulk work, the live change
+    // behind it as live work (no lane in its message: the dispatch queue, not the bulk one),
+    // and sends the bulk event ahead of the bulk lane for it.
+    const clock = new ManualClock(Date.now());
+    const harness = createHarness({ clock });
+    await harness.service.createSubscription({ url: 'https://hooks.example.com/in' });
+    harness.deps.sender = {
+      send: async () => ({ kind: 'response', status: 500, headers: {}, body: '', latencyMs: 1 }),
+    };
+    expect(await processLaneBatch(queued, harness.deps, 'bulk', ledger)).toEqual({
+      batchItemFailures: [],
+    });
+    await clock.advance(3_600_000);
+    const waiting = await Promise.all(
+      harness.queue.receive(10).map(async ({ body }) => {
+        const message = JSON.parse(body);
+        const delivery = await harness.deps.store.getDelivery(message.deliveryId);
+        return [delivery?.eventId, message.lane, message.ahead ?? false];
+      }),
+    );
+    expect(waiting.sort()).toEqual([
+      [eventIdOf(21), 'bulk', false],
+      [eventIdOf(21), 'live', true],
+      [eventIdOf(22), undefined, false],
+    ]);
   });
 });

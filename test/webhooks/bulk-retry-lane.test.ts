@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { requeuePendingDeliveries } from '../../shared/local/dispatch-recovery.ts';
+import { ASKED_LIVE_MEMBER } from '../../shared/publish/dispatch-queue.ts';
 import type { DispatchLane } from '../../shared/publish/publisher.ts';
 import { processDispatchBatch } from '../../shared/webhooks/dispatcher.ts';
-import {
-  ASKED_LIVE_MEMBER,
-  type DeliveryMessage,
-  DeliveryMessageSchema,
-} from '../../shared/webhooks/messages.ts';
+import { type DeliveryMessage, DeliveryMessageSchema } from '../../shared/webhooks/messages.ts';
 import { MemoryWaitingLedger } from '../../shared/webhooks/waiting-ledger.ts';
 import { startDispatchFixture } from './support/fixture.ts';
 import { anotherProcess, changeEvent, envelope, eventIdOf } from './support/harness.ts';
