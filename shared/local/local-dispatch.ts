@@ -77,6 +77,19 @@ const LIVE_BATCH_SIZE = 250;
 const BULK_BATCH_SIZE = 100;
 
 /**
+ * Full batches' worth of a backfill's events the bulk lane holds at once: half the others'. A
+ * live change of a subject whose `created` a bulk batch holds waits for that batch to end (the
+ * order, kept across a crash: see SubjectExpediter), and the batches held interleave at the
+ * endpoint behind live work, so each ends about when all of them have been delivered. With
+ * eight (800 events) about one round in four of `bench/latency-backfill.ts` after a restart
+ * missed its p99 of 2 s (2.2-4.7 s, the slowest changes' `created` verified 2.7-4.2 s after
+ * them); with four, none of eight rounds did, and the unthrottled emitting backfill delivered
+ * 1,079 and 1,092/s at 252 and 249 MB against 1,037 and 966/s at 264 and 263 MB (alternating;
+ * docs/benchmarks.md, the thirty-first stop).
+ */
+const BULK_FULL_BATCHES = 4;
+
+/**
  * How long the requests in flight when the run stops have to be answered before they are cut
  * off. A receiver that answers at all answers here within milliseconds; one that does not (hung,
  * or slow past its timeout of 15 s by default) would hold the user's Ctrl-C. A request whose
@@ -261,6 +274,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
       options: DispatchBatchOptions,
       batchSize: number,
       beforeReceive?: (signal: AbortSignal) => Promise<void>,
+      fullBatches = LANE_FULL_BATCHES,
     ) =>
       startEventSourceLoop({
         client: sqs.client,
@@ -269,7 +283,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         // Long polls return as soon as messages arrive.
         waitTimeSeconds: 20,
         concurrency: LANE_CONCURRENCY,
-        maxMessagesInFlight: LANE_FULL_BATCHES * batchSize,
+        maxMessagesInFlight: fullBatches * batchSize,
         batchSize,
         clock,
         ...(beforeReceive ? { beforeReceive } : {}),
@@ -293,6 +307,7 @@ export async function startLocalDispatch(options: LocalDispatchOptions): Promise
         },
         BULK_BATCH_SIZE,
         (signal) => bulkPages.idle(signal),
+        BULK_FULL_BATCHES,
       ),
       // Not held back by bulk reading: few, and a live change may wait behind one of them.
       consume(bulkDeliveriesUrl, { lane: 'bulk' }, BULK_BATCH_SIZE),
