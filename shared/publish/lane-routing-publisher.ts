@@ -102,28 +102,30 @@ export class LaneRoutingPublisher implements EventPublisher {
   ): Promise<DispatchLane[]> {
     if (requested === 'bulk') return events.map(() => 'bulk');
     const { ledger } = this.options;
-    const streams = [...new Set(events.map(eventStreamId))].filter(
-      (id): id is string => id !== undefined,
-    );
+    // Each event's stream, worked out once.
+    const streamIds = events.map(eventStreamId);
+    const streams = [...new Set(streamIds)].filter((id): id is string => id !== undefined);
     const pending =
       streams.length === 0
         ? new Set<string>()
         : await ledger.pending(streams).catch(() => new Set(streams));
     if (pending.size === 0) return events.map(() => 'live');
-    const inPendingStream = (event: PublishableEvent) => {
-      const streamId = eventStreamId(event);
-      return streamId !== undefined && pending.has(streamId);
-    };
+    // Per event, its subject when its stream has bulk events on their way (null: none there).
+    const subjectsInPending = events.map((event, index) => {
+      const streamId = streamIds[index];
+      return streamId !== undefined && pending.has(streamId) ? bulkSubjectOf(event) : null;
+    });
     const subjects = [
-      ...new Set(events.filter(inPendingStream).flatMap((event) => bulkSubjectOf(event) ?? [])),
+      ...new Set(
+        subjectsInPending.filter((subject): subject is string => typeof subject === 'string'),
+      ),
     ];
     const waiting =
       subjects.length === 0
         ? new Set<string>()
         : await ledger.waitingSubjects(subjects).catch(() => new Set(subjects));
-    return events.map((event) => {
-      if (!inPendingStream(event)) return 'live';
-      const subject = bulkSubjectOf(event);
+    return subjectsInPending.map((subject) => {
+      if (subject === null) return 'live';
       return subject === undefined || waiting.has(subject) ? 'bulk' : 'live';
     });
   }
