@@ -3,7 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type Clock, type RandomSource, systemClock, systemRandom } from '../clock.ts';
 import { deliverInBatches } from '../publish/batch-delivery.ts';
 import { type PreparedEntry, prepareWithinLimit } from '../publish/batch-packing.ts';
-import { ASKED_LIVE_MEMBER } from '../publish/dispatch-queue.ts';
+import { ASKED_LIVE_BYTES, askedLiveEnvelope } from '../publish/dispatch-queue.ts';
 import {
   DEFAULT_EVENT_SOURCE,
   PUT_EVENTS_MAX_BYTES,
@@ -58,9 +58,6 @@ export interface RouterLanes {
 
 type RoutedEnvelope = DeliveredEnvelope & { thinned: boolean };
 
-/** How an envelope marked with ASKED_LIVE_MEMBER begins (ASCII: its length is its bytes). */
-const ASKED_LIVE_PREFIX = `{${JSON.stringify(ASKED_LIVE_MEMBER)}:true,`;
-
 /**
  * A live change's envelope as the bulk lane carries it behind its subject's bulk events: marked
  * (ASKED_LIVE_MEMBER, first) so the dispatcher handles it as live work there. Its event is the
@@ -69,8 +66,8 @@ const ASKED_LIVE_PREFIX = `{${JSON.stringify(ASKED_LIVE_MEMBER)}:true,`;
 function askedLive(item: RoutedEnvelope): RoutedEnvelope {
   return {
     ...item,
-    body: ASKED_LIVE_PREFIX + item.body.slice(1),
-    bodyBytes: item.bodyBytes + ASKED_LIVE_PREFIX.length - 1,
+    body: askedLiveEnvelope(item.body),
+    bodyBytes: item.bodyBytes + ASKED_LIVE_BYTES,
   };
 }
 

@@ -29,9 +29,9 @@ export interface LaneRoutingPublisherOptions {
  * counts), a live event whose subject's latest bulk event is not handled yet (the ledger's
  * marks) takes the bulk lane too, behind it, and becomes the subject's mark in turn (published
  * with `askedLane: 'live'`, so the dispatcher handles it as live work there); the stream's other
- * live events stay live. Bulk events are counted and marked before they are
- * sent (a crash in between leaves the stream and subject in the bulk lane, never a live event
- * ahead), and those refused for good are counted and noted as handled at once. When the ledger
+ * live events stay live. Bulk events are counted and marked before they are sent (a crash in
+ * between leaves the stream and subject in the bulk lane, never a live event ahead), and those
+ * refused for good are counted and noted as handled at once. When the ledger
  * cannot be read, live events of the streams it could not answer for take the bulk lane (late
  * rather than out of order).
  */

@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { toStoreError, withStoreErrors } from '../state/dynamodb-errors.ts';
-import { WebhookTable } from './dynamodb-table-access.ts';
+import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
 import {
   inNotedOrder,
   notedAtOf,
@@ -47,11 +47,12 @@ const countKey = (endpoint: string) => ({ pk: `ENDPOINT#${endpoint}`, sk: WAITIN
 /**
  * {@link WaitingLedger} in the state table: one item per waiting delivery (pk
  * `WAITING#<subId>#<subject>`, sk the delivery id; its due time, when it was first noted, and
- * `lane: bulk` while a backfill's delivery has not been sent ahead), and per endpoint a count of them (pk `ENDPOINT#<subId>`, sk `WAITING`), so a batch reads the
- * marks of its subjects only at an endpoint where something waits: a healthy endpoint costs one
- * strongly consistent read per batch. The count is raised before marks are written and lowered
- * after they are removed (atomic `ADD`s), so it never reads lower than the marks there are.
- * Only failing deliveries write (two count updates per batch and endpoint, one write per mark).
+ * `lane: bulk` while a backfill's delivery has not been sent ahead), and per endpoint a count of
+ * them (pk `ENDPOINT#<subId>`, sk `WAITING`), so a batch reads the marks of its subjects only
+ * at an endpoint where something waits: a healthy endpoint costs one strongly consistent read
+ * per batch. The count is raised before marks are written and lowered after they are removed
+ * (atomic `ADD`s), so it never reads lower than the marks there are. Only failing deliveries
+ * write (two count updates per batch and endpoint, one write per mark).
  */
 export class DynamoDbWaitingLedger implements WaitingLedger {
   private readonly table: WebhookTable;
@@ -168,21 +169,23 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
   /** Takes one mark's backfill note; false when it has none (taken, noted live, or gone). */
   private async takeBulkMark(pk: string, deliveryId: string, now: number): Promise<boolean> {
     const { tableName } = this.options;
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { pk, sk: deliveryId },
-          ConditionExpression: 'lane = :bulk',
-          UpdateExpression: 'SET dueAt = :now REMOVE lane',
-          ExpressionAttributeValues: { ':bulk': 'bulk', ':now': now },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw toStoreError(tableName, 'UpdateItem', error);
-    }
+    return withStoreErrors(tableName, 'UpdateItem', async () => {
+      try {
+        await this.table.client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk, sk: deliveryId },
+            ConditionExpression: 'lane = :bulk',
+            UpdateExpression: 'SET dueAt = :now REMOVE lane',
+            ExpressionAttributeValues: { ':bulk': 'bulk', ':now': now },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
+    });
   }
 
   /** Adds `by` to the endpoint's count; a raise also moves its expiry (`ttl`, epoch seconds). */
