@@ -163,7 +163,10 @@ async function measurePropertyBudget(): Promise<void> {
     connection: 'property',
     productCount: 3,
   });
-  const MINUTES = 5;
+  // Long enough for every stream's 15-minute sweep (or deletion read) to fall once: a sweep's
+  // request joins its stream's poll, and the busiest 30 s is where one meets the minute's
+  // busiest half (5 minutes, as measured before 2026-12-06, saw none).
+  const MINUTES = 20;
   try {
     await bench.pollAll();
     // A first minute of ticks lets every stream settle on its slot before measuring.
@@ -182,24 +185,28 @@ async function measurePropertyBudget(): Promise<void> {
     const log = bench.sim.controls.requestLog();
     const times = log.map((entry) => Date.parse(entry.time)).sort((a, b) => a - b);
     let peak = 0;
+    /** Windows ending at a request that hold more than 5 % of the budget. */
+    let over = 0;
     for (let i = 0, j = 0; i < times.length; i++) {
       while (times[i]! - times[j]! >= 30_000) j++;
       peak = Math.max(peak, i - j + 1);
+      if ((i - j + 1) / CONNECTOR_REQUESTS_PER_WINDOW > 0.05) over++;
     }
     const meanPer30s = log.length / (MINUTES * 2);
     const meanShare = meanPer30s / CONNECTOR_REQUESTS_PER_WINDOW;
     console.log(
       `  ${bench.definitions.length} streams of one property, ${MINUTES} one-minute cycles: ${log.length} requests ` +
-        `(${formatNumber(log.length / MINUTES, 1)} per cycle), busiest 30 s window ${peak}`,
+        `(${formatNumber(log.length / MINUTES, 1)} per cycle), busiest 30 s window ${peak}, ` +
+        `${over} of ${times.length} windows ending at a request over 5 %`,
     );
     recordFigure({
-      figure: 'Connector budget, 1-min polling of one property (mean per 30 s)',
+      figure: `Connector budget, 1-min polling of one property (mean per 30 s over ${MINUTES} min)`,
       measured: `${(meanShare * 100).toFixed(1)}% (${formatNumber(meanPer30s, 1)} of 200)`,
       target: '<= 5%',
       met: meanShare <= 0.05,
     });
     recordFigure({
-      figure: 'Connector budget, 1-min polling of one property (busiest 30 s)',
+      figure: `Connector budget, 1-min polling of one property (busiest 30 s over ${MINUTES} min)`,
       measured: `${((peak / CONNECTOR_REQUESTS_PER_WINDOW) * 100).toFixed(1)}% (${peak} of 200)`,
       target: '<= 5%',
       met: peak / CONNECTOR_REQUESTS_PER_WINDOW <= 0.05,
