@@ -74,6 +74,7 @@ export async function pollConnectionStreams(
       ...(deps.deadline === undefined || deps.pace ? {} : { pace: deadlinePace(deps) }),
       // The connection's lease holds every stream of the job.
       solePoller: true,
+      ...(dueBy === undefined ? {} : { dueBy }),
       store: withSavedStates(deps.store, (state) => known.set(state.streamId, state)),
     };
     const due: { streamId: string; state: StreamState | undefined }[] = [];

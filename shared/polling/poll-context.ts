@@ -36,7 +36,10 @@ export interface StreamDefinition {
   products?: readonly ProductTarget[];
   /** Days priced ahead (at most 100). */
   priceHorizonDays?: number;
-  /** Offset of this stream's polls within its interval (spreads a connection's streams). */
+  /**
+   * Offset of this stream's polls within its interval (spreads a connection's streams); of its
+   * first slot for a stream polled in several (see pollSlotsOf).
+   */
   phaseMs?: number;
   /**
    * The instants this stream's sweeps (or deletion reads) may take (spreads a connection's
@@ -44,6 +47,13 @@ export interface StreamDefinition {
    */
   sweepSlots?: SweepSlots;
 }
+
+/**
+ * What a strategy's run tells its poll: true, caught up (due at its next slot); false, stopped
+ * short of the end (due again at once); `{ dueAt }`, caught up and due at `dueAt` (a stream
+ * polled in several slots that took the slots due by the job's horizon, see PollDeps.dueBy).
+ */
+export type StrategyRun = boolean | { dueAt: number };
 
 /** Observes a poller's work (metrics, progress bars, tests). */
 export interface PollObserver {
@@ -71,6 +81,12 @@ export interface PollDeps {
   snapshotGate?: SnapshotWriteGate;
   /** Epoch ms after which no new page or window starts (a Lambda's remaining time). */
   deadline?: number;
+  /**
+   * Epoch ms by which the streams this run polls are due (an AWS poll job's horizon: the
+   * planner's next run plans what falls due after it). A stream polled in several slots of its
+   * interval (see pollSlotsOf) takes every slot due by then; without it, the slot due now.
+   */
+  dueBy?: number;
   /**
    * The pace of the job's connector requests against `deadline` (see deadlinePace), shared by
    * the job's streams; a run without one paces its own requests from its first page.

@@ -10,7 +10,7 @@ import type { ProductTarget, StreamDefinition } from './poll-context.ts';
 import { PAGE_COUNT_MAX } from './poll-spec.ts';
 import { POLL_SPECS } from './specs/index.ts';
 import { PRICE_HORIZON_MAX_DAYS } from './strategies/product-prices.ts';
-import { streamPhaseMs } from './stream-phase.ts';
+import { pollSlotsOf, streamPhasesMs } from './stream-phase.ts';
 import { sweepIntervalOf, sweepSlotsOf } from './sweep-slots.ts';
 import type { WindowSettings } from './windows.ts';
 
@@ -157,25 +157,28 @@ export function streamDefinitions(
   settings: PollSettings,
   extras: StreamExtras = {},
 ): StreamDefinition[] {
-  const count = settings.entities.length;
   const priceHorizonDays = extras.priceHorizonDays ?? settings.priceHorizonDays;
-  const definitions = settings.entities.map((entityType, index) => {
+  const unphased = settings.entities.map((entityType): StreamDefinition => {
     const spec = POLL_SPECS[entityType];
-    const intervalMs = settings.intervalMs ?? spec.defaultIntervalMs;
     return {
       streamId: `${connectionId}:${entityType}`,
       connectionId,
       spec,
       scope: extras.scope ?? {},
-      intervalMs,
-      // Spread over the interval, so a connection's streams do not all fall due together.
-      phaseMs: streamPhaseMs(index, count, intervalMs),
+      intervalMs: settings.intervalMs ?? spec.defaultIntervalMs,
       initialSync: settings.initialSync,
       ...(extras.exportIds ? { trackedIds: extras.exportIds } : {}),
       ...(extras.products ? { products: extras.products } : {}),
       ...(priceHorizonDays ? { priceHorizonDays } : {}),
     };
   });
+  // Spread over the interval by the requests their polls make, so a connection's streams do
+  // not all fall due together, nor one stream's several requests come at one instant.
+  const phases = streamPhasesMs(
+    unphased.map(pollSlotsOf),
+    unphased.map((d) => d.intervalMs),
+  );
+  const definitions = unphased.map((d, index) => ({ ...d, phaseMs: phases[index]! }));
   return withSweepSlots(connectionId, definitions);
 }
 

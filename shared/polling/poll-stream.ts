@@ -7,10 +7,11 @@ import {
   PartialPollFailure,
   type PollDeps,
   type StateHandle,
+  type StrategyRun,
   type StreamDefinition,
   stateHandle,
 } from './poll-context.ts';
-import { failureBackoffMs, nextDueTime } from './schedule.ts';
+import { failureBackoffMs, nextDueTime, nextPollTime } from './schedule.ts';
 import { runBackfillPass } from './strategies/backfill-pass.ts';
 import { runDeletions } from './strategies/deletions.ts';
 import { runProductPrices } from './strategies/product-prices.ts';
@@ -132,7 +133,7 @@ async function runStrategy(
   definition: StreamDefinition,
   deps: PollDeps,
   state: StateHandle,
-): Promise<boolean> {
+): Promise<StrategyRun> {
   const spec = definition.spec;
   switch (spec.strategy) {
     case 'windowed': {
@@ -288,9 +289,10 @@ export async function pollStream(
       // One pace for the run's windows, backfill slices and sweep, when its job has none.
       const paced =
         deps.pace || deps.deadline === undefined ? deps : { ...deps, pace: deadlinePace(deps) };
-      const caughtUp =
+      const ran =
         (await dropSnapshotsOfBeforeReset(definition, deps, state)) &&
         (await runStrategy(definition, paced, state));
+      const caughtUp = ran !== false;
       const now = deps.clock.now();
       await state.save({
         lastPollAt: startedAt,
@@ -299,9 +301,12 @@ export async function pollStream(
         lastError: null,
         parked: false,
         parkedReason: null,
-        nextDueAt: caughtUp
-          ? nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0)
-          : now,
+        nextDueAt:
+          typeof ran === 'object'
+            ? ran.dueAt
+            : caughtUp
+              ? nextPollTime(definition, startedAt)
+              : now,
       });
       return {
         kind: 'polled',
@@ -332,7 +337,7 @@ export async function pollStream(
       if (error instanceof PartialPollFailure) {
         // Its work is staged in `state` as after a success: saved, and due at its interval.
         const refusal = describeError(error.refusal);
-        const retryAt = nextDueTime(startedAt, definition.intervalMs, definition.phaseMs ?? 0);
+        const retryAt = nextPollTime(definition, startedAt);
         await state.save({
           lastPollAt: startedAt,
           consecutiveFailures: failures,

@@ -1,5 +1,6 @@
 import type { StreamState } from '../state/state-store.ts';
 import type { StreamDefinition } from './poll-context.ts';
+import { nextSlotTime, pollSlotsOf } from './stream-phase.ts';
 
 /** Longest wait after repeated failures. */
 export const FAILURE_BACKOFF_MAX_MS = 30 * 60_000;
@@ -25,6 +26,23 @@ export function nextDueTime(startedAt: number, intervalMs: number, phaseMs: numb
   const earliest = startedAt + intervalMs / 2;
   const offset = (((phaseMs - earliest) % intervalMs) + intervalMs) % intervalMs;
   return earliest + offset;
+}
+
+/**
+ * When a stream polled at `startedAt` is due again under its definition: {@link nextDueTime},
+ * or, for a stream polled in several slots of its interval ({@link pollSlotsOf}), its next
+ * slot ({@link nextSlotTime}). Pure.
+ * @example nextPollTime({ spec, intervalMs: 60_000, phaseMs: 0, products: [a, b, c] }, 125_000) === 140_000
+ */
+export function nextPollTime(
+  definition: Pick<StreamDefinition, 'spec' | 'intervalMs' | 'phaseMs' | 'products'>,
+  startedAt: number,
+): number {
+  const slots = pollSlotsOf(definition);
+  const phaseMs = definition.phaseMs ?? 0;
+  return slots > 1
+    ? nextSlotTime(startedAt, definition.intervalMs, phaseMs, slots)
+    : nextDueTime(startedAt, definition.intervalMs, phaseMs);
 }
 
 /**

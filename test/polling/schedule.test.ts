@@ -9,7 +9,7 @@ import {
   streamDueAt,
 } from '../../shared/polling/schedule.ts';
 import { customerSpec } from '../../shared/polling/specs/customer.ts';
-import { streamPhaseMs } from '../../shared/polling/stream-phase.ts';
+import { streamPhasesMs } from '../../shared/polling/stream-phase.ts';
 
 function definition(streamId: string): StreamDefinition {
   return {
@@ -24,10 +24,10 @@ function definition(streamId: string): StreamDefinition {
 
 describe('stream schedule', () => {
   it('spreads the streams of minute-scale intervals evenly and keeps short ones unphased', () => {
-    expect([0, 1, 2, 3].map((index) => streamPhaseMs(index, 4, 60_000))).toEqual([
+    expect(streamPhasesMs([1, 1, 1, 1], [60_000, 60_000, 60_000, 60_000])).toEqual([
       0, 15_000, 30_000, 45_000,
     ]);
-    expect(streamPhaseMs(3, 4, 5_000)).toBe(0);
+    expect(streamPhasesMs([1, 1, 1, 1], [60_000, 60_000, 60_000, 5_000])[3]).toBe(0);
   });
 
   it('gives each stream of a connection its own phase', () => {

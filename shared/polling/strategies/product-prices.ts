@@ -12,9 +12,11 @@ import {
   PartialPollFailure,
   type PollDeps,
   type StateHandle,
+  type StrategyRun,
   type StreamDefinition,
   syncCompleted,
 } from '../poll-context.ts';
+import { nextSlotTime, pollSlotsOf } from '../stream-phase.ts';
 import { pastDeadline } from './windowed.ts';
 
 /** products/getPricing spans at most 100 day units (connector-api.md, operation 14, rule 2). */
@@ -57,14 +59,24 @@ function productsAfter<T extends { productId: string }>(
  * are dropped from the state silently (a past day's price is no news). A product whose request
  * could not be in hand before the invocation's deadline (see deadlinePace) is not asked for:
  * the run returns false with the last product priced kept (`pricePosition`), and the next poll
- * goes on after it; true once the round is done.
+ * goes on after it; true once the round is done. A stream polled in slots (several products at
+ * 30 s or more, see pollSlotsOf) prices one product a slot, so that its requests do not come at
+ * one instant: the product after `pricePosition` in the slot due, and the next ones only while
+ * their slots are due by the job's horizon (`PollDeps.dueBy`); it returns when its next slot is
+ * (`{ dueAt }`), and a product refused there fails the poll only in part.
  */
 export async function runProductPrices(
   definition: StreamDefinition,
   deps: PollDeps,
   state: StateHandle,
-): Promise<boolean> {
+): Promise<StrategyRun> {
   const days = definition.priceHorizonDays ?? PRICE_HORIZON_DEFAULT_DAYS;
+  const slots = pollSlotsOf(definition);
+  /** The slot this run prices in: the one due at its start, then each next one due by `dueBy`. */
+  let slotAt = deps.clock.now();
+  const dueBy = deps.dueBy ?? slotAt;
+  const nextSlot = () =>
+    nextSlotTime(slotAt, definition.intervalMs, definition.phaseMs ?? 0, slots);
   const emitCreated = emitsCreated(definition, state.current);
   const backfill = listingJudging(state.current);
   const pace = pollPace(deps);
@@ -88,14 +100,19 @@ export async function runProductPrices(
     definition.products ?? [],
     state.current.pricePosition,
   )) {
-    if (pastDeadline(deps) || !pace.nextFits()) {
+    // Polled in slots: one product a slot, those after the first only when their slot is due by
+    // the job's horizon (an AWS job's; without one, now: the local loop prices the one due).
+    const slotDue = lastAsked === undefined || slots === 1 || nextSlot() <= dueBy;
+    if (!slotDue || pastDeadline(deps) || !pace.nextFits()) {
       // The poll's save follows at once and writes it, with what this run read.
       state.stage({
         ...advanceCounters(state.current, { records: read, events: published }),
         ...(lastAsked === undefined ? {} : { pricePosition: lastAsked }),
       });
-      return false;
+      if (!slotDue && refused) throw new PartialPollFailure(refused);
+      return slotDue ? false : { dueAt: nextSlot() };
     }
+    if (lastAsked !== undefined && slots > 1) slotAt = nextSlot();
     const horizon = priceHorizon(deps.clock.now(), days, timeZone);
     pace.asking();
     const sent = await deps.client
@@ -146,8 +163,9 @@ export async function runProductPrices(
     }
   }
   if (expired.length > 0) await deps.store.deleteSnapshots(definition.streamId, expired);
-  // Nothing priced: the refusal is the poll's failure, with its backoff.
-  if (refused && read === 0) throw refused;
+  // Nothing priced: the refusal is the poll's failure, with its backoff (in slots, the others'
+  // products were priced in slots of their own).
+  if (refused && read === 0 && slots === 1) throw refused;
   // The poll's success save follows at once and writes it (one write per poll).
   const now = deps.clock.now();
   state.stage({
@@ -157,5 +175,5 @@ export async function runProductPrices(
     ...listingPassDone(state.current, { records: read, events: published }, now),
   });
   if (refused) throw new PartialPollFailure(refused);
-  return true;
+  return slots === 1 ? true : { dueAt: nextSlot() };
 }
