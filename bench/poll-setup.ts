@@ -7,6 +7,7 @@ import {
 } from '../shared/connector/connector-client.ts';
 import type { RateLimit } from '../shared/connector/rate-limit.ts';
 import { type LocalDynamoDb, startLocalDynamoDb } from '../shared/local/dynamodb.ts';
+import { plannerLookaheadMs } from '../shared/polling/enqueue-poll-jobs.ts';
 import { pollConnectionStreams } from '../shared/polling/poll-connection.ts';
 import type { PollDeps, StreamDefinition } from '../shared/polling/poll-context.ts';
 import { pollDueStreams } from '../shared/polling/poll-due-streams.ts';
@@ -66,8 +67,10 @@ export interface PollBench {
   /** One planner tick over every due stream, on the connection each stream uses. */
   pollAll(): Promise<PollOutcome[]>;
   /**
-   * One poll job of the connection, as the AWS poller's handler runs it: every stream listed,
-   * each polled if due by now (`pollConnectionStreams`). The property connection only.
+   * One poll job of the connection, as the AWS poller's handler runs it for a planner run now:
+   * every stream listed, each polled if due by the planner's next run a minute later
+   * (`pollConnectionStreams`; the price stream takes every slot due by then). The property
+   * connection only.
    */
   pollJob(): Promise<PollOutcome[]>;
   close(): Promise<void>;
@@ -152,7 +155,7 @@ export async function startPollBench(options: PollBenchOptions): Promise<PollBen
         definitions,
         deps(plain),
         'bench',
-        clock.now(),
+        clock.now() + plannerLookaheadMs(undefined),
       );
       return job.outcomes;
     },
