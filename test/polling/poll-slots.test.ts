@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITY_TYPES } from '../../shared/changes/entity-types.ts';
 import { CONNECTOR_REQUESTS_PER_WINDOW } from '../../shared/connector/rate-limit.ts';
+import { pollConnectionStreams } from '../../shared/polling/poll-connection.ts';
 import type { StreamDefinition } from '../../shared/polling/poll-context.ts';
 import { pollSettingsFromEnv, streamDefinitions } from '../../shared/polling/poll-settings.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
@@ -165,6 +166,36 @@ describe('product prices polled in slots', () => {
     expect(state.initialSyncDone).toBe(true);
     // Not due at the next slot: its product was priced in this job.
     expect(state.nextDueAt).toBe(roundStart + MINUTE);
+  });
+
+  it('prices every slot due by the planner next run in a connection job, the way AWS polls', async () => {
+    const definition = pricesEveryMinute('sim:prices-in-a-job');
+    const deps = h.deps('chain');
+    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
+    const plannedAt = h.clock.now();
+    const requests = h.sim.controls.requestLog().length;
+    const job = await pollConnectionStreams(
+      [definition.streamId],
+      [definition],
+      deps,
+      'job',
+      plannedAt + MINUTE,
+    );
+    expect(job.outcomes).toMatchObject([{ kind: 'polled' }]);
+    expect(pricedProducts(requests)).toBe(3);
+    // The connection's next job: a minute on, not at the next slot.
+    expect(job.nextDueAt).toBe(plannedAt + MINUTE);
+    // A job planned for less than a minute takes the slots due by its horizon only.
+    await h.clock.advance(MINUTE);
+    const again = h.sim.controls.requestLog().length;
+    await pollConnectionStreams(
+      [definition.streamId],
+      [definition],
+      deps,
+      'job',
+      h.clock.now() + 30_000,
+    );
+    expect(pricedProducts(again)).toBe(2);
   });
 
   it('prices the next product at its slot after one the connector refuses', async () => {
