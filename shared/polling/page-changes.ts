@@ -190,16 +190,22 @@ export function computeChanges(
     const previousVersion = previous?.updatedAt;
     const observedHash = decision.currentHash ?? undefined;
     const backfill = context.backfill;
-    /** A `created` of `current` (with its hash when it is not the observed record's). */
-    const created = (current: EntityRecord, currentHash = observedHash) =>
+    /**
+     * A `created` of `current` (with its hash when it is not the observed record's); the
+     * backfill's, named by its content alone (see BackfillContext), unless `ofBackfill` is false.
+     */
+    const created = (
+      current: EntityRecord,
+      currentHash = observedHash,
+      ofBackfill = backfill !== undefined,
+    ) =>
       buildChangeEvent({
         connectionId,
         entityType,
         detectedAt,
         volatileFields,
-        // A backfill's `created` is named by its content alone (see BackfillContext).
-        previousVersion: backfill ? undefined : previousVersion,
-        ...(backfill ? { backfillId: backfill.id } : {}),
+        previousVersion: ofBackfill ? undefined : previousVersion,
+        ...(backfill && ofBackfill ? { backfillId: backfill.id } : {}),
         currentHash,
         entityId,
         scope,
@@ -241,7 +247,13 @@ export function computeChanges(
             }),
           );
         } else if (context.emitCreated) {
-          events.push(created(currentRecord));
+          // A restore (its tombstone stored) is a change after the entity's `deleted`: named as
+          // a live change (after the tombstone's version), never as the backfill's `created`,
+          // whose id, by content alone, the entity's first `created` may have had (seen in the
+          // soak: the restore, as it was before, was then not delivered again).
+          events.push(
+            created(currentRecord, observedHash, backfill !== undefined && !previous?.deleted),
+          );
         }
         writes.push({
           entityId,

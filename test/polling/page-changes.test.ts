@@ -401,4 +401,38 @@ describe('changes in a backfill that emits', () => {
     );
     expect(types(reached.events)).toEqual(['customer.updated a']);
   });
+
+  it("gives a restore the pass's context sees an id of its own, not the id of the entity's backfill created", () => {
+    // Seen in the soak (seed 29): a customer the pass had not read was soft-deleted (a live
+    // poll sent the backfill's `created` of it, then `deleted`) and restored a minute later,
+    // as it was. Its restore, a `created` named like the backfill's by content alone, had the
+    // same id as that first `created`: not delivered again, the subscriber's last word stayed
+    // `deleted`.
+    const before = customer('a', { UpdatedUtc: '2026-11-21T09:00:00Z' });
+    const live = {
+      id: 'bf_1',
+      startedAt: STARTED,
+      republish: false as const,
+      unreadFrom: Date.parse('2026-11-21T08:00:00Z'),
+    };
+    const deletedLive = customer('a', { IsActive: false, UpdatedUtc: '2026-11-21T09:59:00Z' });
+    const [announced, deleted] = judgedLive(deletedLive, before, live);
+    expect(types([announced!, deleted!])).toEqual(['customer.created a', 'customer.deleted a']);
+    const tombstone = stored(before, { deleted: true, updatedAt: NOW - 30_000 });
+    const restored = customer('a', { UpdatedUtc: '2026-11-21T09:59:45Z' });
+    const { events } = computeChanges(
+      observe('customer', [restored]),
+      new Map([['a', tombstone]]),
+      { ...CONTEXT, backfill: live },
+    );
+    expect(types(events)).toEqual(['customer.created a']);
+    expect(events[0]!.id).not.toBe(announced!.id);
+    expect(events[0]!.id).not.toBe(passIdOf(restored, live));
+    // The same restore judged again (an overlap's re-read) keeps its id.
+    const again = computeChanges(observe('customer', [restored]), new Map([['a', tombstone]]), {
+      ...CONTEXT,
+      backfill: live,
+    });
+    expect(again.events[0]!.id).toBe(events[0]!.id);
+  });
 });
