@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Clock, RandomSource } from '../clock.ts';
 import { BridgeError, parseOrThrow } from '../errors.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
-import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
+import { WebhookTable } from './dynamodb-table-access.ts';
 import {
   type EndpointSlots,
   SLOT_HOLD_MS,
@@ -102,23 +101,18 @@ export class DynamoDbEndpointSlots implements EndpointSlots {
    */
   private async release(pk: string): Promise<SlotHold> {
     const { tableName, clock } = this.options;
-    await withStoreErrors(tableName, 'UpdateItem', async () => {
-      try {
-        await this.table.client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk, sk: SLOTS_SK },
-            UpdateExpression: 'REMOVE holders.#holder ADD version :one',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#holder': this.holder },
-            ExpressionAttributeValues: { ':one': 1 },
-          }),
-        );
-      } catch (error) {
-        // No item: nothing was held.
-        if (!isConditionFailure(error)) throw error;
-      }
-    });
+    // Refused when there is no item: nothing was held.
+    await withStoreErrors(tableName, 'UpdateItem', () =>
+      this.table.tryUpdate(
+        { pk, sk: SLOTS_SK },
+        {
+          expression: 'REMOVE holders.#holder ADD version :one',
+          condition: 'attribute_exists(pk)',
+          names: { '#holder': this.holder },
+          values: { ':one': 1 },
+        },
+      ),
+    );
     return { slots: 0, until: clock.now() };
   }
 }

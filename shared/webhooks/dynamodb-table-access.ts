@@ -90,6 +90,37 @@ export class WebhookTable {
   }
 
   /**
+   * UpdateItem of `key` with an update expression of the caller's own (REMOVE and ADD included)
+   * on a condition: true when written, false when the condition did not hold.
+   */
+  async tryUpdate(
+    key: { pk: string; sk: string },
+    update: {
+      expression: string;
+      condition: string;
+      names?: Record<string, string>;
+      values?: Record<string, unknown>;
+    },
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+          ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
    * Unconditional puts, 25 per BatchWriteItem request, unprocessed items retried with backoff;
    * through the store's own route where it has one, which may leave some to them (item-puts.ts).
    */

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
-import { isConditionFailure, WebhookTable } from './dynamodb-table-access.ts';
+import { WebhookTable } from './dynamodb-table-access.ts';
 import {
   inNotedOrder,
   notedAtOf,
@@ -169,23 +169,16 @@ export class DynamoDbWaitingLedger implements WaitingLedger {
   /** Takes one mark's backfill note; false when it has none (taken, noted live, or gone). */
   private async takeBulkMark(pk: string, deliveryId: string, now: number): Promise<boolean> {
     const { tableName } = this.options;
-    return withStoreErrors(tableName, 'UpdateItem', async () => {
-      try {
-        await this.table.client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { pk, sk: deliveryId },
-            ConditionExpression: 'lane = :bulk',
-            UpdateExpression: 'SET dueAt = :now REMOVE lane',
-            ExpressionAttributeValues: { ':bulk': 'bulk', ':now': now },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionFailure(error)) return false;
-        throw error;
-      }
-    });
+    return withStoreErrors(tableName, 'UpdateItem', () =>
+      this.table.tryUpdate(
+        { pk, sk: deliveryId },
+        {
+          condition: 'lane = :bulk',
+          expression: 'SET dueAt = :now REMOVE lane',
+          values: { ':bulk': 'bulk', ':now': now },
+        },
+      ),
+    );
   }
 
   /** Adds `by` to the endpoint's count; a raise also moves its expiry (`ttl`, epoch seconds). */
