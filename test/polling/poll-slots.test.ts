@@ -118,6 +118,11 @@ describe('product prices polled in slots', () => {
       products: prices.products!.slice(0, 3),
     };
   }
+  /** Moves the clock to the next whole minute (the slots' round starts there); returns it. */
+  async function nextWholeMinute(): Promise<number> {
+    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
+    return h.clock.now();
+  }
   /** products/getPricing requests the simulator logged after the first `from` requests. */
   const pricedProducts = (from: number) =>
     h.sim.controls
@@ -128,8 +133,7 @@ describe('product prices polled in slots', () => {
   it('prices one product a slot in the local loop, the round ending with the third', async () => {
     const definition = pricesEveryMinute('sim:prices-in-slots');
     const deps = h.deps('chain');
-    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
-    const roundStart = h.clock.now();
+    const roundStart = await nextWholeMinute();
     for (const [slot, position] of [
       [0, definition.products![0]!.productId],
       [1, definition.products![1]!.productId],
@@ -156,8 +160,7 @@ describe('product prices polled in slots', () => {
   it('prices every product whose slot is due by an AWS job horizon, and is due a round later', async () => {
     const definition = pricesEveryMinute('sim:prices-by-horizon');
     const deps = h.deps('chain');
-    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
-    const roundStart = h.clock.now();
+    const roundStart = await nextWholeMinute();
     const requests = h.sim.controls.requestLog().length;
     const outcome = await pollStream(definition, { ...deps, dueBy: roundStart + MINUTE }, 'test');
     expect(outcome).toMatchObject({ kind: 'polled' });
@@ -171,8 +174,7 @@ describe('product prices polled in slots', () => {
   it('prices every slot due by the planner next run in a connection job, the way AWS polls', async () => {
     const definition = pricesEveryMinute('sim:prices-in-a-job');
     const deps = h.deps('chain');
-    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
-    const plannedAt = h.clock.now();
+    const plannedAt = await nextWholeMinute();
     const requests = h.sim.controls.requestLog().length;
     const job = await pollConnectionStreams(
       [definition.streamId],
@@ -203,8 +205,7 @@ describe('product prices polled in slots', () => {
     const gone = { productId: '00000000-0000-4000-8000-000000000001', timeZone: 'UTC' };
     const definition = { ...base, products: [gone, ...base.products!.slice(0, 2)] };
     const deps = h.deps('chain');
-    await h.clock.advance(MINUTE - (h.clock.now() % MINUTE));
-    const roundStart = h.clock.now();
+    const roundStart = await nextWholeMinute();
     const outcome = await pollStream(definition, deps, 'test');
     expect(outcome).toMatchObject({ kind: 'failed', error: expect.stringContaining('ProductId') });
     const state = (await deps.store.getStream(definition.streamId))!;
