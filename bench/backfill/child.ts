@@ -11,10 +11,14 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts `bench/<relativePath>` in a child Node process with `env` added to ours. */
+/**
+ * Starts `bench/<relativePath>` in a child Node process with `env` added to ours;
+ * `BENCH_CHILD_NODE_ARGS`: node flags for it, space-separated, to profile it (e.g. `--cpu-prof`).
+ */
 export function startChild(relativePath: string, env: Record<string, string>): Child {
   const file = fileURLToPath(new URL(`../${relativePath}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const nodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', file], {
     // `--import tsx` resolves from the working directory: the repository's, wherever we run.
     cwd: fileURLToPath(new URL('../..', import.meta.url)),
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },

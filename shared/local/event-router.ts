@@ -143,7 +143,13 @@ export class LocalEventRouter implements EventPublisher {
         },
         item.entry.detailBytes,
       );
-      envelopes.push({ ...delivered, thinned: item.thinned });
+      // Members written out, not spread: see toSnapshotItem in state/dynamodb-items.ts.
+      envelopes.push({
+        envelope: delivered.envelope,
+        body: delivered.body,
+        bodyBytes: delivered.bodyBytes,
+        thinned: item.thinned,
+      });
     }
     for (const route of this.options.routes) {
       const matching = envelopes.filter((item) =>

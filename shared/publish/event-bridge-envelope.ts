@@ -70,7 +70,18 @@ export function toEventBridgeEnvelope(
   const headJson = JSON.stringify(head);
   const detailJson = entry.Detail ?? 'null';
   return {
-    envelope: { ...head, detail },
+    // Written out rather than `{ ...head, detail }`: see toSnapshotItem in state/dynamodb-items.ts.
+    envelope: {
+      version: head.version,
+      id: head.id,
+      'detail-type': head['detail-type'],
+      source: head.source,
+      account: head.account,
+      time: head.time,
+      region: head.region,
+      resources: head.resources,
+      detail,
+    },
     body: `${headJson.slice(0, -1)}${DETAIL_MEMBER}${detailJson}}`,
     // The head's closing brace gives way to the member, and closes the body after the detail.
     bodyBytes: utf8Bytes(headJson) + DETAIL_MEMBER.length + (detailBytes ?? utf8Bytes(detailJson)),

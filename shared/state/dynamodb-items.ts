@@ -89,8 +89,13 @@ export function toSnapshotItem(
   compressAbove: number,
 ): Record<string, unknown> {
   const { snapshot, recordJson, recordBytes } = prepared;
+  // Members written out, not spread from the key: V8 (Node 20) gives an object that adds a
+  // member after a spread a hidden class of its own, made anew for every item (see
+  // test/hidden-classes.test.ts).
+  const key = snapshotKey(streamId, snapshot.entityId);
   const item: Record<string, unknown> = {
-    ...snapshotKey(streamId, snapshot.entityId),
+    pk: key.pk,
+    sk: key.sk,
     entityId: snapshot.entityId,
     hash: snapshot.hash,
     updatedAt: snapshot.updatedAt,

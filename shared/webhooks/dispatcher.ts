@@ -1,6 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import { BridgeError } from '../errors.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
+import { withMembers } from '../with-members.ts';
 import { deliveryOrigin } from './delivery-counter.ts';
 import { DispatchBatch } from './dispatch-batch.ts';
 import { type DispatchRecord, parseBody } from './dispatch-record.ts';
@@ -74,7 +75,7 @@ export async function processDispatchBatch(
     const parsed = parseBody(record, deps);
     if (!parsed) continue;
     if (parsed.kind === 'delivery') {
-      const item = { ...parsed, recordIds: [record.messageId] };
+      const item = withMembers(parsed, { recordIds: [record.messageId] });
       queued.push(item);
       if (item.subject !== undefined)
         turns.set(recordTurn(record.messageId), deps.turns.take(item.subject));
@@ -89,7 +90,7 @@ export async function processDispatchBatch(
         // there brings it back), so this copy is acknowledged.
         heldElsewhere.push(parsed.event);
       } else {
-        events.set(parsed.event.id, { ...parsed, recordIds: [record.messageId] });
+        events.set(parsed.event.id, withMembers(parsed, { recordIds: [record.messageId] }));
         deps.eventsInFlight.add(parsed.event.id);
         turns.set(eventTurn(parsed.event.id), deps.turns.take(subjectKey(parsed.event)));
       }

@@ -1,3 +1,4 @@
+import { withMembers } from '../with-members.ts';
 import { dead } from './delivery-follow-up.ts';
 import { type DeliveryOutcome, decideOutcome, outcomePause } from './delivery-outcome.ts';
 import type { DispatchBatch } from './dispatch-batch.ts';
@@ -89,14 +90,13 @@ export async function sendAttempt(
   batch.setEndpoint(health.state);
   if (pauseUntil !== undefined) await storeSameUrlPause(sameUrl, pauseUntil, batch);
   if (health.disabled) await batch.markDisabled(subscription.id);
-  const attempted: Delivery = {
-    ...delivery,
+  const attempted: Delivery = withMembers(delivery, {
     attempts,
     updatedAt: doneAt,
     lastStatus: result.kind === 'response' ? result.status : undefined,
     lastError: result.kind === 'error' ? result.error : undefined,
     version: delivery.version + 1,
-  };
+  });
   switch (outcome.kind) {
     case 'delivered':
       deps.metrics.count('delivered');

@@ -1,0 +1,70 @@
+import { setFlagsFromString } from 'node:v8';
+import { describe, expect, it } from 'vitest';
+import { toEventBridgeEnvelope } from '../shared/publish/event-bridge-envelope.ts';
+import type { PublishableEvent } from '../shared/publish/publishable-event.ts';
+import { toSnapshotItem } from '../shared/state/dynamodb-items.ts';
+import { prepareSnapshots } from '../shared/state/prepare-snapshots.ts';
+import { withMembers } from '../shared/with-members.ts';
+
+/**
+ * The objects the bridge makes once per record or per delivery share V8's hidden classes.
+ * Node 20's V8 gives an object that begins as a spread copy of another and then gains a member
+ * a hidden class of its own, made anew for every object (see shared/with-members.ts); in an
+ * emitting backfill that was seven classes a record. Checked with V8's own %HaveSameMap.
+ */
+setFlagsFromString('--allow-natives-syntax');
+const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (
+  a: object,
+  b: object,
+) => boolean;
+
+function customer(id: string, name: string): Record<string, unknown> {
+  return { Id: id, FirstName: name, UpdatedUtc: '2026-12-01T10:00:00Z' };
+}
+
+/** Whether the last two of `count` objects made by `make` share a hidden class (V8 shares the first few either way). */
+function lastTwoShare(count: number, make: (index: number) => object): boolean {
+  const made = Array.from({ length: count }, (_, index) => make(index));
+  return haveSameMap(made.at(-2)!, made.at(-1)!);
+}
+
+describe('objects made per record or delivery', () => {
+  it('snapshot items share one hidden class', () => {
+    const prepared = prepareSnapshots(
+      'main#customer',
+      Array.from({ length: 50 }, (_, index) => ({
+        entityId: `c-${index}`,
+        hash: `h${index}`,
+        updatedAt: index,
+        record: customer(`c-${index}`, `Name ${index}`),
+      })),
+    );
+    expect(
+      lastTwoShare(50, (index) =>
+        toSnapshotItem('main#customer', prepared[index]!, Number.POSITIVE_INFINITY),
+      ),
+    ).toBe(true);
+  });
+
+  it('EventBridge envelopes share one hidden class', () => {
+    const envelopeOf = (id: string) =>
+      toEventBridgeEnvelope(
+        { Source: 'change-bridge', DetailType: 'customer.updated', Detail: '{}', Resources: [] },
+        { id, type: 'customer.updated' } as unknown as PublishableEvent,
+        { id, account: '000000000000', region: 'eu-west-1', receivedAt: new Date(0) },
+      ).envelope;
+    expect(lastTwoShare(50, (index) => envelopeOf(`e-${index}`))).toBe(true);
+  });
+
+  it('withMembers copies as a spread does, and its copies share one hidden class', () => {
+    const delivery = (id: string) => ({ id, attempts: 0, version: 1 });
+    const first = withMembers(delivery('d-1'), { attempts: 1, lastStatus: 200 });
+    expect(first).toEqual({ ...delivery('d-1'), attempts: 1, lastStatus: 200 });
+    expect(Object.keys(first)).toEqual(['id', 'attempts', 'version', 'lastStatus']);
+    expect(
+      lastTwoShare(50, (index) =>
+        withMembers(delivery(`d-${index}`), { attempts: 1, lastStatus: index }),
+      ),
+    ).toBe(true);
+  });
+});
