@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { toEventBridgeEnvelope } from '../shared/publish/event-bridge-envelope.ts';
 import type { PublishableEvent } from '../shared/publish/publishable-event.ts';
+import { EntitySet } from '../shared/simulator/entity-set.ts';
 import { toSnapshotItem } from '../shared/state/dynamodb-items.ts';
 import { prepareSnapshots } from '../shared/state/prepare-snapshots.ts';
 import { withMembers } from '../shared/with-members.ts';
@@ -54,6 +55,17 @@ describe('objects made per record or delivery', () => {
         { id, account: '000000000000', region: 'eu-west-1', receivedAt: new Date(0) },
       ).envelope;
     expect(lastTwoShare(50, (index) => envelopeOf(`e-${index}`))).toBe(true);
+  });
+
+  it("the simulator's stored entries share one hidden class", () => {
+    const set = new EntitySet<{ Id: string }>((record) => record.Id);
+    const meta = (index: number) => ({
+      enterpriseId: index % 2 === 0 ? 'ent-1' : null,
+      chainId: 'chain-1',
+      createdMs: index,
+      updatedMs: index,
+    });
+    expect(lastTwoShare(50, (index) => set.insert({ Id: `r-${index}` }, meta(index)))).toBe(true);
   });
 
   it('withMembers copies as a spread does, and its copies share one hidden class', () => {

@@ -10,6 +10,7 @@ import {
 } from '../state/dynamodb-batch.ts';
 import { addCounts } from '../state/dynamodb-counters.ts';
 import { withStoreErrors } from '../state/dynamodb-errors.ts';
+import { withMembers } from '../with-members.ts';
 import {
   BULK_LANE_MARK_TTL_MS,
   BulkLaneCountSchema,
@@ -98,13 +99,15 @@ export class DynamoDbBulkLaneLedger implements BulkLaneLedger {
     // One put per subject (a BatchWriteItem refuses a key twice): the latest mark of each.
     const latest = new Map(marks.map(({ subject, eventId }) => [subject, eventId]));
     return this.write(
-      [...latest].map(([subject, eventId]) => ({ ...subjectKey(subject), eventId, ttl })),
+      [...latest].map(([subject, eventId]) => withMembers(subjectKey(subject), { eventId, ttl })),
     );
   }
 
   handledEvents(eventIds: readonly string[]): Promise<void> {
     const ttl = this.expiry();
-    return this.write([...new Set(eventIds)].map((eventId) => ({ ...handledKey(eventId), ttl })));
+    return this.write(
+      [...new Set(eventIds)].map((eventId) => withMembers(handledKey(eventId), { ttl })),
+    );
   }
 
   async waitingSubjects(subjects: readonly string[]): Promise<Set<string>> {

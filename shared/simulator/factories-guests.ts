@@ -7,6 +7,7 @@ import type {
   ProfileData,
   ReservationGroup,
 } from '../connector/records/index.ts';
+import { withMembers } from '../with-members.ts';
 import { grossAmount } from './amount.ts';
 import type { SimModel } from './model.ts';
 import {
@@ -243,7 +244,7 @@ export function makeLoyaltyMembership(
     LoyaltyTierId: null,
   };
   const writer = membershipWriter(membership, staff);
-  return { ...membership, CreatorProfile: writer, UpdaterProfile: writer };
+  return withMembers(membership, { CreatorProfile: writer, UpdaterProfile: writer });
 }
 
 /** A payment request in `state`, issued to a customer of an enterprise at `createdMs`. */

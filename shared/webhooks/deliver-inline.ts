@@ -1,4 +1,5 @@
 import type { DispatchLane } from '../publish/publisher.ts';
+import { withMembers } from '../with-members.ts';
 import { dead, noteNextAttemptInBatch } from './delivery-follow-up.ts';
 import type { DispatchBatch } from './dispatch-batch.ts';
 import { DEADLINE_DEFER_MS } from './endpoint-lane-pump.ts';
@@ -83,7 +84,7 @@ export async function deliverInline(
   }
   // A backfill's delivery says so in its record: whatever path sends its next attempt keeps it
   // behind live work at the endpoint (see DeliverySchema.lane).
-  if (lane === 'bulk') next = { ...next, lane };
+  if (lane === 'bulk') next = withMembers(next, { lane });
   noteNextAttemptInBatch(next, task.subject, batch, false);
   // Written with the rest of the batch's new deliveries (writeInlineDeliveries): no write
   // between two sends.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../errors.ts';
+import { withMembers } from '../with-members.ts';
 import { expandDeliveredAtOnce, fanOutDeliveryId } from './delivered-at-once.ts';
 import { compressEventBody, decompressEventBody } from './event-body-codec.ts';
 import {
@@ -138,7 +139,7 @@ function storedEventOf(parsed: z.infer<typeof EventItemSchema>): StoredEvent {
   const body = parsed.body ? decompressEventBody(parsed.body) : (parsed.text ?? parsed.doc.body);
   return parseOrThrow(
     StoredEventSchema,
-    { ...parsed.doc, id: parsed.pk.slice('EVENT#'.length), body },
+    withMembers(parsed.doc, { id: parsed.pk.slice('EVENT#'.length), body }),
     'stored event',
   );
 }

@@ -250,7 +250,14 @@ export class DynamoDbWebhookStore implements WebhookStore {
     try {
       if (attempts) {
         await this.table.put(
-          { ...key, version: delivery.version, doc: delivery, log: [...attempts], ttl: this.ttl() },
+          {
+            pk: key.pk,
+            sk: key.sk,
+            version: delivery.version,
+            doc: delivery,
+            log: [...attempts],
+            ttl: this.ttl(),
+          },
           'version = :expected',
           expected,
         );
