@@ -144,6 +144,45 @@ export function observe(
   return [...byId.values()];
 }
 
+/** What the `created` events of one entity judged on a page share (see createdEvent). */
+interface CreatedEntity {
+  entityId: string;
+  scope: Scope;
+  /** When the entity's snapshot was stored, if one was. */
+  previousVersion: number | undefined;
+  /** The observed record's hash. */
+  observedHash: string | undefined;
+}
+
+/**
+ * A `created` of `current` (its hash `currentHash`); the backfill's, named by its content alone
+ * (see BackfillContext), when `ofBackfill`. A function of its own, not a closure made for each
+ * record: the CLI bundle keeps function names (esbuild's keepNames), which defines `name` on
+ * every closure it makes and turns it into a slow object, one a record. Pure.
+ */
+function createdEvent(
+  context: ChangeContext,
+  entity: CreatedEntity,
+  current: EntityRecord,
+  currentHash: string | undefined,
+  ofBackfill: boolean,
+): EntityEvent {
+  const backfill = context.backfill;
+  return buildChangeEvent({
+    connectionId: context.connectionId,
+    entityType: context.entityType,
+    detectedAt: context.now,
+    volatileFields: context.volatileFields,
+    previousVersion: ofBackfill ? undefined : entity.previousVersion,
+    ...(backfill && ofBackfill ? { backfillId: backfill.id } : {}),
+    currentHash,
+    entityId: entity.entityId,
+    scope: entity.scope,
+    change: 'created',
+    current,
+  });
+}
+
 /**
  * Decides the events and snapshot writes of one page (or sweep, or listing). Pure.
  * Unchanged records produce neither an event nor a write; a delete writes a tombstone that
@@ -190,28 +229,8 @@ export function computeChanges(
     const previousVersion = previous?.updatedAt;
     const observedHash = decision.currentHash ?? undefined;
     const backfill = context.backfill;
-    /**
-     * A `created` of `current` (with its hash when it is not the observed record's); the
-     * backfill's, named by its content alone (see BackfillContext), unless `ofBackfill` is false.
-     */
-    const created = (
-      current: EntityRecord,
-      currentHash = observedHash,
-      ofBackfill = backfill !== undefined,
-    ) =>
-      buildChangeEvent({
-        connectionId,
-        entityType,
-        detectedAt,
-        volatileFields,
-        previousVersion: ofBackfill ? undefined : previousVersion,
-        ...(backfill && ofBackfill ? { backfillId: backfill.id } : {}),
-        currentHash,
-        entityId,
-        scope,
-        change: 'created',
-        current,
-      });
+    const entity: CreatedEntity = { entityId, scope, previousVersion, observedHash };
+    const ofBackfill = backfill !== undefined;
     if (
       backfill !== undefined &&
       (decision.change === 'updated' || decision.change === 'deleted') &&
@@ -223,7 +242,7 @@ export function computeChanges(
     ) {
       // The backfill's `created` of the entity as it stood, before the change that moves it
       // out of the pass's reach (the pass would have sent this very event).
-      events.push(created(previous!.record, previous!.hash));
+      events.push(createdEvent(context, entity, previous!.record, previous!.hash, ofBackfill));
       announced++;
     }
     switch (decision.change) {
@@ -252,7 +271,13 @@ export function computeChanges(
           // whose id, by content alone, the entity's first `created` may have had (seen in the
           // soak: the restore, as it was before, was then not delivered again).
           events.push(
-            created(currentRecord, observedHash, backfill !== undefined && !previous?.deleted),
+            createdEvent(
+              context,
+              entity,
+              currentRecord,
+              observedHash,
+              ofBackfill && !previous?.deleted,
+            ),
           );
         }
         writes.push({
@@ -293,14 +318,15 @@ export function computeChanges(
         if (current === undefined || backfill === undefined || !awaitsBackfill(previous, backfill))
           break;
         // Unchanged, live and stored before the backfill (one stored since was published since).
-        if (backfill.republish === 'unchanged') events.push(created(current));
+        if (backfill.republish === 'unchanged')
+          events.push(createdEvent(context, entity, current, observedHash, true));
         else if (
           movedPastPass(current, backfill) &&
           (unreadByPass(previous!, backfill) || passUnfinishedAt(current, backfill))
         ) {
           // Touched (only UpdatedUtc moved) out of the pass's reach before the pass read where
           // it stood: the pass will not find it, or did not. Stored again, so announced once.
-          events.push(created(current));
+          events.push(createdEvent(context, entity, current, observedHash, true));
           announced++;
           writes.push({
             entityId,
