@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
+import { toSqsRecord } from '../shared/local/event-source-loop.ts';
 import { toEventBridgeEnvelope } from '../shared/publish/event-bridge-envelope.ts';
 import type { PublishableEvent } from '../shared/publish/publishable-event.ts';
 import { EntitySet } from '../shared/simulator/entity-set.ts';
@@ -17,6 +18,9 @@ setFlagsFromString('--allow-natives-syntax');
 const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (
   a: object,
   b: object,
+) => boolean;
+const hasFastProperties = new Function('a', 'return %HasFastProperties(a)') as (
+  a: object,
 ) => boolean;
 
 function customer(id: string, name: string): Record<string, unknown> {
@@ -66,6 +70,20 @@ describe('objects made per record or delivery', () => {
       updatedMs: index,
     });
     expect(lastTwoShare(50, (index) => set.insert({ Id: `r-${index}` }, meta(index)))).toBe(true);
+  });
+
+  it('Lambda records of the local queue, their MD5 read when read, stay fast objects of one class', () => {
+    const recordOf = (index: number) =>
+      toSqsRecord(
+        { MessageId: `m-${index}`, ReceiptHandle: `r-${index}`, Body: `{"n":${index}}` },
+        'arn:aws:sqs:eu-west-1:000000000000:q',
+        'eu-west-1',
+      );
+    expect(lastTwoShare(50, recordOf)).toBe(true);
+    const record = recordOf(1);
+    expect(hasFastProperties(record)).toBe(true);
+    expect(Object.keys(record)).toContain('md5OfBody');
+    expect({ ...record }.md5OfBody).toBe('');
   });
 
   it('withMembers copies as a spread does, and its copies share one hidden class', () => {

@@ -27,7 +27,10 @@ export function withLazyMd5<T extends object, K extends string>(
  * Gives `target` a member `key` whose value `read` gives when the member is read: an enumerable
  * getter, so a spread or JSON reads it like a plain member. For an answer's `MD5OfBody` or
  * `MD5OfMessageBody`, and a Lambda record's `md5OfBody`, read from a message whose MD5 is
- * computed only when read (see {@link withLazyMd5}). Returns `target`.
+ * computed only when read (see {@link withLazyMd5}). Every object given a member of that name
+ * shares one getter, which calls the reader the object keeps under a symbol (not enumerable: a
+ * spread or JSON does not see it): a getter made for each object (a closure) turned each into a
+ * slow dictionary object, about two a record in an emitting backfill. Returns `target`.
  * @example withMemberOnRead({ MessageId: sent.id }, 'MD5OfMessageBody', () => sent.md5)
  */
 export function withMemberOnRead<T extends object, K extends string, V>(
@@ -35,9 +38,35 @@ export function withMemberOnRead<T extends object, K extends string, V>(
   key: K,
   read: () => V,
 ): T & Record<K, V> {
+  const { reader, get } = sharedGetterOf(key);
+  Object.defineProperty(target, reader, { value: read, writable: true, configurable: true });
   return Object.defineProperty(target, key, {
     enumerable: true,
     configurable: true,
-    get: read,
+    get,
   }) as T & Record<K, V>;
+}
+
+/** The getter every object given a member `key` by {@link withMemberOnRead} shares. */
+interface SharedGetter {
+  /** Where each object keeps its reader. */
+  reader: symbol;
+  get(this: Record<symbol, () => unknown>): unknown;
+}
+
+const sharedGetters = new Map<string, SharedGetter>();
+
+function sharedGetterOf(key: string): SharedGetter {
+  let shared = sharedGetters.get(key);
+  if (shared === undefined) {
+    const reader = Symbol(`reads ${key}`);
+    shared = {
+      reader,
+      get() {
+        return this[reader]!();
+      },
+    };
+    sharedGetters.set(key, shared);
+  }
+  return shared;
 }
