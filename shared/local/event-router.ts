@@ -28,6 +28,7 @@ import {
   sendSqsBatch,
   sqsFifoId,
 } from '../publish/sqs-publisher.ts';
+import { withMembers } from '../with-members.ts';
 import { type DispatchLanes, type LaneKey, laneGroup, laneKey } from './dispatch-lanes.ts';
 import { EMULATOR_ACCOUNT_ID, EMULATOR_REGION } from './emulator-ids.ts';
 
@@ -143,13 +144,7 @@ export class LocalEventRouter implements EventPublisher {
         },
         item.entry.detailBytes,
       );
-      // Members written out, not spread: see toSnapshotItem in state/dynamodb-items.ts.
-      envelopes.push({
-        envelope: delivered.envelope,
-        body: delivered.body,
-        bodyBytes: delivered.bodyBytes,
-        thinned: item.thinned,
-      });
+      envelopes.push(withMembers(delivered, { thinned: item.thinned }));
     }
     for (const route of this.options.routes) {
       const matching = envelopes.filter((item) =>

@@ -57,7 +57,9 @@ export function toEventBridgeEnvelope(
   context: EnvelopeContext,
   detailBytes?: number,
 ): DeliveredEnvelope {
-  const head = {
+  // One literal with its detail, not `{ ...head, detail }`: V8 gives an object that adds a member
+  // after a spread copy a hidden class of its own (see with-members.ts).
+  const envelope = {
     version: '0' as const,
     id: context.id,
     'detail-type': entry.DetailType ?? '',
@@ -66,22 +68,13 @@ export function toEventBridgeEnvelope(
     time: (entry.Time ?? context.receivedAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     region: context.region,
     resources: entry.Resources ?? [],
+    detail,
   };
-  const headJson = JSON.stringify(head);
+  // The members before the detail: JSON leaves out a member whose value is undefined.
+  const headJson = JSON.stringify({ ...envelope, detail: undefined });
   const detailJson = entry.Detail ?? 'null';
   return {
-    // Written out rather than `{ ...head, detail }`: see toSnapshotItem in state/dynamodb-items.ts.
-    envelope: {
-      version: head.version,
-      id: head.id,
-      'detail-type': head['detail-type'],
-      source: head.source,
-      account: head.account,
-      time: head.time,
-      region: head.region,
-      resources: head.resources,
-      detail,
-    },
+    envelope,
     body: `${headJson.slice(0, -1)}${DETAIL_MEMBER}${detailJson}}`,
     // The head's closing brace gives way to the member, and closes the body after the detail.
     bodyBytes: utf8Bytes(headJson) + DETAIL_MEMBER.length + (detailBytes ?? utf8Bytes(detailJson)),
