@@ -209,6 +209,17 @@ describe('computeChanges', () => {
 describe('changes in a backfill that emits', () => {
   const STARTED = NOW - 60_000;
   const unchanged = { id: 'bf_1', startedAt: STARTED, republish: 'unchanged' as const };
+  /** A pass that live polls judge beside (it republishes nothing), unread from `unreadFromUtc`. */
+  const livePass = (
+    unreadFromUtc: string,
+    more: Partial<NonNullable<ChangeContext['backfill']>> = {},
+  ) => ({
+    id: 'bf_1',
+    startedAt: STARTED,
+    republish: false as const,
+    unreadFrom: Date.parse(unreadFromUtc),
+    ...more,
+  });
   const kept = (record: Record<string, unknown>, updatedAt = STARTED - 1) =>
     stored(record, { updatedAt });
   /** The events a live poll judging `current` sends, with `previous` stored before the backfill. */
@@ -285,12 +296,7 @@ describe('changes in a backfill that emits', () => {
   it("announces an unread entity's created, as it was, before its change, with the id the pass gives it", () => {
     const before = customer('a', { UpdatedUtc: '2026-11-21T09:59:00Z' });
     const after = customer('a', { Email: 'new@example.com', UpdatedUtc: '2026-11-21T09:59:30Z' });
-    const live = {
-      id: 'bf_1',
-      startedAt: STARTED,
-      republish: false as const,
-      unreadFrom: Date.parse('2026-11-21T09:00:00Z'),
-    };
+    const live = livePass('2026-11-21T09:00:00Z');
     const events = judgedLive(after, before, live);
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
@@ -306,13 +312,7 @@ describe('changes in a backfill that emits', () => {
   it('announces, once, the created of an entity only touched (UpdatedUtc moved) past the pass end before the pass read it', () => {
     const before = customer('a', { UpdatedUtc: '2026-11-21T09:00:00Z' });
     const touched = customer('a', { UpdatedUtc: '2026-11-21T09:59:30Z' });
-    const live = {
-      id: 'bf_1',
-      startedAt: STARTED,
-      republish: false as const,
-      unreadFrom: Date.parse('2026-11-21T08:00:00Z'),
-      passEnd: STARTED,
-    };
+    const live = livePass('2026-11-21T08:00:00Z', { passEnd: STARTED });
     const { events, writes } = computeChanges(
       observe('customer', [touched]),
       new Map([['a', kept(before)]]),
@@ -360,16 +360,9 @@ describe('changes in a backfill that emits', () => {
     // its stored place was months behind where the pass missed it.
     const before = customer('a', { UpdatedUtc: '2026-01-15T16:54:32Z' });
     const after = customer('a', { Phone: '+420 737', UpdatedUtc: '2026-11-21T09:59:30Z' });
-    const live = {
-      id: 'bf_1',
-      startedAt: STARTED,
-      republish: false as const,
-      // Where the pass reads now: past the old record's place, and not done with its last
-      // window (to its end) before the change.
-      unreadFrom: Date.parse('2026-06-01T00:00:00Z'),
-      passEnd: STARTED - 500,
-      readToEndAt: null,
-    };
+    // Where the pass reads now: past the old record's place, and not done with its last window
+    // (to its end) before the change.
+    const live = livePass('2026-06-01T00:00:00Z', { passEnd: STARTED - 500, readToEndAt: null });
     const events = judgedLive(after, before, live);
     expect(types(events)).toEqual(['customer.created a', 'customer.updated a']);
     expect(events[0]!.data.current).toEqual(before);
@@ -409,12 +402,7 @@ describe('changes in a backfill that emits', () => {
     // same id as that first `created`: not delivered again, the subscriber's last word stayed
     // `deleted`.
     const before = customer('a', { UpdatedUtc: '2026-11-21T09:00:00Z' });
-    const live = {
-      id: 'bf_1',
-      startedAt: STARTED,
-      republish: false as const,
-      unreadFrom: Date.parse('2026-11-21T08:00:00Z'),
-    };
+    const live = livePass('2026-11-21T08:00:00Z');
     const deletedLive = customer('a', { IsActive: false, UpdatedUtc: '2026-11-21T09:59:00Z' });
     const [announced, deleted] = judgedLive(deletedLive, before, live);
     expect(types([announced!, deleted!])).toEqual(['customer.created a', 'customer.deleted a']);
