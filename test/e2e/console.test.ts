@@ -20,15 +20,29 @@ if (!CHROMIUM) {
   );
 }
 
+/** Keeps the last few kilobytes `child` wrote to stderr: what a failed start said. */
+function stderrTail(child: ChildProcess): () => string {
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-4_000);
+  });
+  return () => tail;
+}
+
 async function waitForHealth(
   api: string,
   child: ChildProcess,
   headers: Record<string, string> = {},
 ): Promise<void> {
+  const said = stderrTail(child);
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`change-bridge start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) {
+      // Its last writes may come after the exit.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      throw new Error(`change-bridge start exited with ${child.exitCode}: ${said()}`);
+    }
     try {
       if ((await fetch(`${api}/health`, { headers })).ok) return;
     } catch {
@@ -37,6 +51,37 @@ async function waitForHealth(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error('change-bridge start did not answer /health');
+}
+
+/** How many ports {@link startOnFreePort} tries. */
+const PORT_TRIES = 3;
+
+/**
+ * Spawns `change-bridge start --port <a port just free> ...args` and waits for its health; on
+ * another port when the one it was given is in use by then (a socket of another test file,
+ * a client's local port too, can take a port between `freePort` closing it and the bridge
+ * listening there).
+ */
+async function startOnFreePort(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  headers: Record<string, string> = {},
+): Promise<{ child: ChildProcess; api: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const api = `http://127.0.0.1:${port}`;
+    const child = spawn(process.execPath, [BIN_PATH, 'start', '--port', String(port), ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await waitForHealth(api, child, headers);
+      return { child, api };
+    } catch (error) {
+      child.kill('SIGKILL');
+      if (attempt === PORT_TRIES || !String(error).includes(`:${port} is in use`)) throw error;
+    }
+  }
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -56,25 +101,19 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
   let page: Page;
   const pageErrors: string[] = [];
   const writes: { url: string; headers: Record<string, string> }[] = [];
-  let port = 0;
   let api = '';
 
   beforeAll(async () => {
-    port = await freePort();
-    api = `http://127.0.0.1:${port}`;
     receiver = await startTestReceiver();
     dataDir = await mkdtemp(join(tmpdir(), 'bridge-console-'));
     profileDir = await mkdtemp(join(tmpdir(), 'bridge-chromium-'));
     const { CONNECTOR_BASE_URL: _external, BRIDGE_ADMIN_TOKEN: _token, ...env } = process.env;
-    child = spawn(
-      process.execPath,
-      [BIN_PATH, 'start', '--port', String(port), '--data-dir', dataDir, '--poll-interval', '1s'],
+    ({ child, api } = await startOnFreePort(
+      ['--data-dir', dataDir, '--poll-interval', '1s'],
       // A first sync of 30 days, not the default 5 years: the feed's first live events come
       // seconds sooner (the years' windows spend the connector budget first).
-      { env: { ...env, POLL_HISTORY_START: '30d' }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    child.stderr?.resume();
-    await waitForHealth(api, child);
+      { ...env, POLL_HISTORY_START: '30d' },
+    ));
     browser = await chromium.launchPersistentContext(profileDir, {
       executablePath: CHROMIUM,
       headless: true,
@@ -240,19 +279,15 @@ describe.skipIf(!CHROMIUM)('operator console in Chromium against change-bridge s
 
   it('against a bridge started with BRIDGE_ADMIN_TOKEN, opens without it, asks for it and sends it as a bearer token', async () => {
     const token = 'console-test-token';
-    // A free port of its own: the one beside the first bridge's may be taken by another test.
-    const tokenPort = await freePort();
-    const tokenApi = `http://127.0.0.1:${tokenPort}`;
     const tokenDir = await mkdtemp(join(tmpdir(), 'bridge-console-token-'));
     const { CONNECTOR_BASE_URL: _external, ...env } = process.env;
-    const guarded = spawn(
-      process.execPath,
-      [BIN_PATH, 'start', '--port', String(tokenPort), '--data-dir', tokenDir],
-      { env: { ...env, BRIDGE_ADMIN_TOKEN: token }, stdio: ['ignore', 'ignore', 'pipe'] },
+    // A free port of its own: the one beside the first bridge's may be taken by another test.
+    const { child: guarded, api: tokenApi } = await startOnFreePort(
+      ['--data-dir', tokenDir],
+      { ...env, BRIDGE_ADMIN_TOKEN: token },
+      { authorization: `Bearer ${token}` },
     );
-    guarded.stderr?.resume();
     try {
-      await waitForHealth(tokenApi, guarded, { authorization: `Bearer ${token}` });
       const seen: (string | undefined)[] = [];
       page.on('request', (request) => {
         if (request.url() === `${tokenApi}/streams`) seen.push(request.headers().authorization);
