@@ -50,13 +50,13 @@ async function osPickedPort(): Promise<number> {
   return address.port;
 }
 
+/** Whether a server can listen on `port` of 127.0.0.1 (it is closed again at once). */
 async function listensOn(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(port, '127.0.0.1');
-  const listening = await Promise.race([
-    once(server, 'listening').then(() => true),
-    once(server, 'error').then(() => false),
-  ]);
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => resolve(true));
+  });
   if (listening) await new Promise((resolve) => server.close(resolve));
   return listening;
 }
