@@ -51,7 +51,7 @@ async function osPickedPort(): Promise<number> {
 }
 
 /** Whether a server can listen on `port` of 127.0.0.1 (it is closed again at once). */
-async function listensOn(port: number): Promise<boolean> {
+export async function listensOn(port: number): Promise<boolean> {
   const server = createServer();
   const listening = await new Promise<boolean>((resolve) => {
     server.once('error', () => resolve(false));
