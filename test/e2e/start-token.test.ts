@@ -29,9 +29,18 @@ describe('change-bridge start with BRIDGE_ADMIN_TOKEN', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    child.stderr?.resume();
+    // What a start that fails says, for the error below.
+    let said = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      said = (said + chunk.toString('utf8')).slice(-4_000);
+    });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner: ${banner}`)), 60_000);
+      const timer = setTimeout(() => reject(new Error(`no banner: ${banner} ${said}`)), 60_000);
+      child!.once('exit', (code) => {
+        clearTimeout(timer);
+        // Its last stderr may come after the exit.
+        setTimeout(() => reject(new Error(`start exited with ${code}: ${said}`)), 200);
+      });
       child!.stdout!.on('data', (chunk: Buffer) => {
         banner += chunk.toString('utf8');
         if (banner.includes('Events:')) {
