@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { OutputTail } from '../support/output-tail.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 
 /** `change-bridge start` as a child process that can be killed and started again on its data dir. */
@@ -22,15 +23,11 @@ export interface BridgeProcessOptions {
   env: Record<string, string>;
 }
 
-const TAIL_CHARS = 4_000;
-
 /** Wraps one bridge on a fixed port and data dir, as a user runs it. */
 export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
   let child: ChildProcess | undefined;
-  let output = '';
-  const remember = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-TAIL_CHARS);
-  };
+  // Across restarts: a restarted bridge's output follows the last one's.
+  const output = new OutputTail();
   const exited = (proc: ChildProcess) =>
     new Promise<number | null>((resolve) => {
       if (proc.exitCode !== null || proc.signalCode !== null) resolve(proc.exitCode);
@@ -57,8 +54,8 @@ export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
           detached: true,
         },
       );
-      child.stdout?.on('data', remember);
-      child.stderr?.on('data', remember);
+      output.follow(child.stdout);
+      output.follow(child.stderr);
     },
     async kill() {
       const proc = child;
@@ -80,6 +77,6 @@ export function bridgeProcess(options: BridgeProcessOptions): BridgeProcess {
       child = undefined;
       return done;
     },
-    tail: () => output,
+    tail: () => output.read(),
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
+import { OutputTail } from '../support/output-tail.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 import { CHROMIUM_FLAGS, findChromium } from './console-browser.ts';
 import { startTestReceiver, type TestReceiver } from './webhook-receiver.ts';
@@ -20,29 +21,17 @@ if (!CHROMIUM) {
   );
 }
 
-/** Keeps the last few kilobytes `child` wrote to stderr: what a failed start said. */
-function stderrTail(child: ChildProcess): () => string {
-  let tail = '';
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    tail = (tail + chunk).slice(-4_000);
-  });
-  return () => tail;
-}
-
 async function waitForHealth(
   api: string,
   child: ChildProcess,
   headers: Record<string, string> = {},
 ): Promise<void> {
-  const said = stderrTail(child);
+  const said = new OutputTail();
+  said.follow(child.stderr);
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      // Its last writes may come after the exit.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      throw new Error(`change-bridge start exited with ${child.exitCode}: ${said()}`);
-    }
+    if (child.exitCode !== null)
+      throw new Error(`change-bridge start exited with ${child.exitCode}: ${await said.final()}`);
     try {
       if ((await fetch(`${api}/health`, { headers })).ok) return;
     } catch {

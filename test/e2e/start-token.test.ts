@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
+import { OutputTail } from '../support/output-tail.ts';
 import { BIN_PATH } from '../support/run-bin.ts';
 import { runCliHere } from '../support/run-cli.ts';
 
@@ -30,21 +31,23 @@ describe('change-bridge start with BRIDGE_ADMIN_TOKEN', () => {
       },
     );
     // What a start that fails says, for the error below.
-    let said = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      said = (said + chunk.toString('utf8')).slice(-4_000);
-    });
+    const said = new OutputTail();
+    said.follow(child.stderr);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no banner: ${banner} ${said}`)), 60_000);
-      child!.once('exit', (code) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no banner: ${banner} ${said.read()}`)),
+        60_000,
+      );
+      const failed = (code: number | null) => {
         clearTimeout(timer);
-        // Its last stderr may come after the exit.
-        setTimeout(() => reject(new Error(`start exited with ${code}: ${said}`)), 200);
-      });
+        void said.final().then((text) => reject(new Error(`start exited with ${code}: ${text}`)));
+      };
+      child!.once('exit', failed);
       child!.stdout!.on('data', (chunk: Buffer) => {
         banner += chunk.toString('utf8');
         if (banner.includes('Events:')) {
           clearTimeout(timer);
+          child!.off('exit', failed);
           resolve();
         }
       });
