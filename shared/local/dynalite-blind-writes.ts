@@ -24,11 +24,12 @@ export interface DynaliteTable {
 
 /**
  * A write of a LevelDB batch, as dynalite's item databases take it (the key unprefixed). A put's
- * value is the item, written as JSON by the database; or its JSON text already, with
- * `valueEncoding: 'utf8'` (see dynalite-item-puts.ts).
+ * value is the item, written as JSON by the database; or its JSON text already, as a string
+ * with `valueEncoding: 'utf8'` or as its UTF-8 bytes with `valueEncoding: 'buffer'` (see
+ * dynalite-item-puts.ts).
  */
 export type LevelWrite =
-  | { type: 'put'; key: string; value: unknown; valueEncoding?: 'utf8' }
+  | { type: 'put'; key: string; value: unknown; valueEncoding?: 'utf8' | 'buffer' }
   | { type: 'del'; key: string };
 
 /** An item database of dynalite's (one per table), as far as these writes use it. */

@@ -46,7 +46,7 @@ function utf8BytesAbove(text: string, limit: number): boolean {
 export const ITEM_PUTS_PER_LEVEL_BATCH = 100;
 
 /**
- * The LevelDB puts of `items` in `table`, each its JSON text under its key; undefined when one
+ * The LevelDB puts of `items` in `table`, each its JSON text's UTF-8 bytes under its key; undefined when one
  * is not taken (see {@link ItemPuts}) or its key is in `keys` (the keys written so far, which
  * this adds to). A JSON text within the size limit holds an item within it (DynamoDB counts
  * names and values, not the JSON around them).
@@ -74,7 +74,9 @@ function levelPutsOf(
     // A key twice in one batch would also wait on its own lock for ever.
     if (keys.has(key) || partKeys.has(key)) return undefined;
     partKeys.add(key);
-    writes.push({ type: 'put', key, value: json, valueEncoding: 'utf8' });
+    // As bytes: LevelDB copies a string's UTF-8 too, but flattens the text first, and the flat
+    // copy, kept by the batch until the write ends, outlived the young generation.
+    writes.push({ type: 'put', key, value: Buffer.from(json, 'utf8'), valueEncoding: 'buffer' });
   }
   for (const key of partKeys) keys.add(key);
   return writes;
