@@ -60,6 +60,16 @@ export interface RouterLanes {
 type RoutedEnvelope = DeliveredEnvelope & { thinned: boolean };
 
 /**
+ * Events routed in one go: a longer publish (a page's thousand `created` events) is routed this
+ * many at a time, each part queued before the next part's entries and envelopes are made. The
+ * texts of a whole page's envelopes, alive together until the last was queued, outlived the
+ * young generation and were copied into the old one (~4 KB an event); in parts they die young.
+ * An emitting backfill of 100,000 customers through `change-bridge start` read 6 % faster with
+ * ~7 % less of the bridge's CPU a record (docs/benchmarks.md, 2026-12-07).
+ */
+export const ROUTED_EVENTS_AT_ONCE = 100;
+
+/**
  * A live change's envelope as the bulk lane carries it behind its subject's bulk events: marked
  * (ASKED_LIVE_MEMBER, first) so the dispatcher handles it as live work there. Its event is the
  * same. Pure.
@@ -113,10 +123,36 @@ export class LocalEventRouter implements EventPublisher {
     };
   }
 
-  /** See {@link EventPublisher.publish}; `options.lane` picks a route's lane (see EventRoute). */
+  /**
+   * See {@link EventPublisher.publish}; `options.lane` picks a route's lane (see EventRoute).
+   * Events are routed {@link ROUTED_EVENTS_AT_ONCE} at a time, in order, each part queued
+   * before the next is made; the result counts them all. A part that throws leaves the parts
+   * before it queued, as a failed request of ten leaves the requests sent before it.
+   */
   async publish(
     events: readonly PublishableEvent[],
     options: PublishOptions = {},
+  ): Promise<PublishResult> {
+    if (events.length <= ROUTED_EVENTS_AT_ONCE) return this.publishPart(events, options);
+    let published = 0;
+    let thinned = 0;
+    const failures: PublishFailure[] = [];
+    for (let from = 0; from < events.length; from += ROUTED_EVENTS_AT_ONCE) {
+      const part = await this.publishPart(
+        events.slice(from, from + ROUTED_EVENTS_AT_ONCE),
+        options,
+      );
+      published += part.published;
+      thinned += part.thinned;
+      failures.push(...part.failures);
+    }
+    return { published, thinned, failures };
+  }
+
+  /** {@link publish} of at most {@link ROUTED_EVENTS_AT_ONCE} events. */
+  private async publishPart(
+    events: readonly PublishableEvent[],
+    options: PublishOptions,
   ): Promise<PublishResult> {
     await this.lookForDrainedLane();
     const metrics = this.options.metrics ?? NO_PUBLISH_METRICS;

@@ -1,12 +1,12 @@
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalEventRouter } from '../../shared/local/event-router.ts';
+import { LocalEventRouter, ROUTED_EVENTS_AT_ONCE } from '../../shared/local/event-router.ts';
 import { startEventSourceLoop } from '../../shared/local/event-source-loop.ts';
 import { type SqsEmulator, startSqsEmulator } from '../../shared/local/sqs-emulator.ts';
 import { EventBridgeEnvelopeSchema } from '../../shared/publish/event-bridge-envelope.ts';
 import { dispatchEventPattern } from '../../shared/publish/routing-rule.ts';
-import { makeEvent } from '../publish/fixtures.ts';
+import { makeEvent, makeEvents } from '../publish/fixtures.ts';
 
 let sqs: SqsEmulator;
 
@@ -123,6 +123,72 @@ describe('LocalEventRouter with the event source loop', () => {
         .map((delivery) => delivery.receiveCount),
     ).toEqual(['1', '1']);
     expect(await queueDepth(queueUrl)).toBe(0);
+  });
+
+  it('routes a long publish in parts, each queued before the next is made, in order and counted whole', async () => {
+    const queueUrl = await sqs.createQueue('dispatch-parts');
+    const steps: string[] = [];
+    const newIds = sequentialIds();
+    const client = {
+      send: (...args: Parameters<SQSClient['send']>) => {
+        steps.push('send');
+        return sqs.client.send(...args);
+      },
+    } as unknown as SQSClient;
+    const router = new LocalEventRouter({
+      client,
+      routes: [{ name: 'dispatch', pattern: dispatchEventPattern(), queueUrl }],
+      newId: () => {
+        steps.push('envelope');
+        return newIds();
+      },
+    });
+    const count = ROUTED_EVENTS_AT_ONCE * 2 + 50;
+    const events = makeEvents(count);
+    const tooLarge = ROUTED_EVENTS_AT_ONCE + 10;
+    const thin = ROUTED_EVENTS_AT_ONCE * 2 + 5;
+    events[tooLarge] = makeEvent(tooLarge, { currentPadding: 300_000 });
+    events[thin] = makeEvent(thin, { previousPadding: 300_000 });
+
+    const result = await router.publish(events);
+
+    expect(result).toMatchObject({ published: count - 1, thinned: 1 });
+    expect(result.failures).toMatchObject([
+      { eventId: events[tooLarge]!.id, code: 'EventTooLarge', target: 'local-router' },
+    ]);
+    // Each part's envelopes are all made, then sent, before the next part's first envelope (the
+    // event too large gets none).
+    const envelopesBeforeEachSendRun = steps
+      .join(' ')
+      .split(/(?:send ?)+/)
+      .filter((run) => run.trim() !== '')
+      .map((run) => run.trim().split(' ').length);
+    expect(envelopesBeforeEachSendRun).toEqual([
+      ROUTED_EVENTS_AT_ONCE,
+      ROUTED_EVENTS_AT_ONCE - 1,
+      50,
+    ]);
+    const queued: string[] = [];
+    for (;;) {
+      const { Messages = [] } = await sqs.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+        }),
+      );
+      if (Messages.length === 0) break;
+      for (const message of Messages)
+        queued.push(EventBridgeEnvelopeSchema.parse(JSON.parse(message.Body ?? '')).detail.id);
+    }
+    // Within a part its batches of ten go concurrently (a standard queue keeps no order); a
+    // part's events are all queued before the next part's.
+    const partOf = (id: string) =>
+      Math.floor(events.findIndex((event) => event.id === id) / ROUTED_EVENTS_AT_ONCE);
+    expect(queued.map(partOf)).toEqual(queued.map(partOf).toSorted((a, b) => a - b));
+    expect(queued.toSorted()).toEqual(
+      events.filter((_, index) => index !== tooLarge).map((event) => event.id),
+    );
   });
 
   it('routes by pattern: each queue gets only the events its rule matches', async () => {
