@@ -64,8 +64,9 @@ type RoutedEnvelope = DeliveredEnvelope & { thinned: boolean };
  * many at a time, each part queued before the next part's entries and envelopes are made. The
  * texts of a whole page's envelopes, alive together until the last was queued, outlived the
  * young generation and were copied into the old one (~4 KB an event); in parts they die young.
- * An emitting backfill of 100,000 customers through `change-bridge start` read 6 % faster with
- * ~7 % less of the bridge's CPU a record (docs/benchmarks.md, 2026-12-07).
+ * With the local store's puts as bytes (dynalite-item-puts.ts), an emitting backfill of 100,000
+ * customers through `change-bridge start` read ~6 % faster with ~7 % less of the bridge's CPU a
+ * record (docs/benchmarks.md, checks in the thirty-fifth stop).
  */
 export const ROUTED_EVENTS_AT_ONCE = 100;
 
