@@ -4,21 +4,16 @@ import { serviceErrorOf } from './direct-document-client.ts';
 import {
   type DynaliteDbModule,
   type DynaliteStore,
-  type DynaliteTable,
   isBlindWrite,
   type LevelWrite,
   lockAndWrite,
 } from './dynalite-blind-writes.ts';
 import { closedStoreError, dynaliteOpen } from './dynalite-in-process.ts';
 import { base64Of, dynaliteItemJson } from './dynalite-item-json.ts';
+import { DynaliteItemKeys, type KeyedTable, type KeyItem } from './dynalite-item-keys.ts';
 import { dynaliteStoreOf } from './dynalite-objects.ts';
 import { requireFromDynalite } from './dynalite-require.ts';
 import { storeFailureAnswer } from './dynalite-store-failures.ts';
-
-/** A table's description as far as the key of an item is read from it. */
-interface KeyedTable extends DynaliteTable {
-  KeySchema: ReadonlyArray<{ AttributeName: string }>;
-}
 
 /** The store's options as far as these puts read them (dynalite's item size limit, in bytes). */
 interface StoreWithOptions extends DynaliteStore {
@@ -46,15 +41,16 @@ function utf8BytesAbove(text: string, limit: number): boolean {
 export const ITEM_PUTS_PER_LEVEL_BATCH = 100;
 
 /**
- * The LevelDB puts of `items` in `table`, each its JSON text's UTF-8 bytes under its key; undefined when one
- * is not taken (see {@link ItemPuts}) or its key is in `keys` (the keys written so far, which
- * this adds to). A JSON text within the size limit holds an item within it (DynamoDB counts
+ * The LevelDB puts of `items` in `table`, each its JSON text's UTF-8 bytes under its key (by
+ * `itemKeys`, the table's); undefined when one is not taken (see {@link ItemPuts}) or its key
+ * is in `keys` (the keys written so far, which this adds to). A JSON text within the size limit holds an item within it (DynamoDB counts
  * names and values, not the JSON around them).
  */
 function levelPutsOf(
   db: DynaliteDbModule,
   store: StoreWithOptions,
   table: KeyedTable,
+  itemKeys: DynaliteItemKeys,
   items: readonly Record<string, unknown>[],
   keys: Set<string>,
 ): LevelWrite[] | undefined {
@@ -63,14 +59,14 @@ function levelPutsOf(
   for (const item of items) {
     const json = dynaliteItemJson(item);
     if (json === undefined || utf8BytesAbove(json, store.options.maxItemSize)) return undefined;
-    const keyItem: Record<string, Record<string, string>> = {};
+    const keyItem: KeyItem = {};
     for (const { AttributeName } of table.KeySchema) {
       const attribute = keyAttribute(item[AttributeName]);
       if (attribute === undefined) return undefined;
       keyItem[AttributeName] = attribute;
     }
     if (db.validateItem(keyItem, table) != null) return undefined;
-    const key = db.createKey(keyItem, table);
+    const key = itemKeys.keyOf(keyItem);
     // A key twice in one batch would also wait on its own lock for ever.
     if (keys.has(key) || partKeys.has(key)) return undefined;
     partKeys.add(key);
@@ -126,12 +122,13 @@ export function dynaliteItemPuts(server: Server): ItemPuts {
       if (table === undefined) return items;
       if (!dynaliteOpen(server)) throw closedStoreError();
       const keys = new Set<string>();
+      const itemKeys = new DynaliteItemKeys(db, table);
       // Each batch is handed to LevelDB (which copies it) before the next one's texts are made,
       // without waiting for its write: a part's texts are garbage as the next is made.
       const written: Promise<void>[] = [];
       for (let from = 0; from < items.length; from += ITEM_PUTS_PER_LEVEL_BATCH) {
         const part = items.slice(from, from + ITEM_PUTS_PER_LEVEL_BATCH);
-        const writes = levelPutsOf(db, store, table, part, keys);
+        const writes = levelPutsOf(db, store, table, itemKeys, part, keys);
         if (writes === undefined) {
           await Promise.all(written);
           return items.slice(from);
