@@ -9,58 +9,61 @@ export interface KeyedTable extends DynaliteTable {
 /** A key item as dynalite's key functions take it: each key attribute's typed value. */
 export type KeyItem = Record<string, Record<string, string>>;
 
-/** Hash keys whose part of the LevelDB key is kept; past this many the kept ones are dropped. */
-const HASH_PARTS_KEPT = 64;
-
 /**
- * dynalite's LevelDB keys of a table's items (`createKey`), with the part each hash key makes
- * worked out once: `<MD5 prefix of the hash key>/<hash key in hex>/`, then the range key in hex
- * and `/`. A page's thousand snapshots share one hash key (their stream's), and the MD5 and the
- * conversions of the hash key were ~2 % of the main thread of an emitting backfill. Tables
- * whose key is not a string hash key and a string range key get `createKey`'s own key; so does
- * every hash key until the key made from its part has matched `createKey`'s for one item.
+ * dynalite's LevelDB keys of a table's items (`createKey`), with the part a run of items of one
+ * hash key share worked out once: `<MD5 prefix of the hash key>/<hash key in hex>/`, then the
+ * range key in hex and `/`. A page's thousand snapshots share one hash key (their stream's),
+ * and the MD5 and the conversions of the hash key were ~2 % of the main thread of an emitting
+ * backfill. The first item of a hash key gets `createKey`'s own key (an event item's hash key is
+ * its own); the second's is `createKey`'s too, and the part taken from it serves the next items
+ * of that hash key once the key it makes matches. Tables whose key is not a string hash key and
+ * a string range key always get `createKey`'s.
  */
 export class DynaliteItemKeys {
-  readonly #hashParts = new Map<string, string>();
+  /** The names of the table's hash and range keys, when both are strings. */
+  readonly #names: readonly [string, string] | undefined;
+  #lastHash: string | undefined;
+  /** The part of {@link #lastHash}, once worked out. */
+  #hashPart: string | undefined;
 
   constructor(
     private readonly db: DynaliteDbModule,
     private readonly table: KeyedTable,
-  ) {}
+  ) {
+    this.#names = stringKeyNames(table);
+  }
 
   /** The LevelDB key of `keyItem`, a valid key of the table (`validateItem` passed). */
   keyOf(keyItem: KeyItem): string {
-    const parts = this.stringParts(keyItem);
-    if (parts === undefined) return this.db.createKey(keyItem, this.table);
-    const [hash, range] = parts;
-    const known = this.#hashParts.get(hash);
-    if (known !== undefined) return `${known}${hexOf(range)}/`;
+    const names = this.#names;
+    const hash = names && keyItem[names[0]]?.S;
+    const range = names && keyItem[names[1]]?.S;
+    if (hash === undefined || range === undefined) return this.db.createKey(keyItem, this.table);
+    if (hash === this.#lastHash && this.#hashPart !== undefined)
+      return `${this.#hashPart}${hexOf(range)}/`;
     const key = this.db.createKey(keyItem, this.table);
-    const hashPart = key.slice(0, key.length - hexOf(range).length - 1);
-    if (`${hashPart}${hexOf(range)}/` !== key) return key;
-    if (this.#hashParts.size >= HASH_PARTS_KEPT) this.#hashParts.clear();
-    this.#hashParts.set(hash, hashPart);
+    if (hash !== this.#lastHash) {
+      this.#lastHash = hash;
+      this.#hashPart = undefined;
+      return key;
+    }
+    const rangePart = `${hexOf(range)}/`;
+    const hashPart = key.slice(0, key.length - rangePart.length);
+    if (`${hashPart}${rangePart}` === key) this.#hashPart = hashPart;
     return key;
   }
+}
 
-  /** The hash and range keys' strings, when the table's key is two string attributes. */
-  private stringParts(keyItem: KeyItem): [string, string] | undefined {
-    const [hash, range, ...more] = this.table.KeySchema;
-    if (hash === undefined || range === undefined || more.length > 0) return undefined;
-    if (this.typeOf(hash.AttributeName) !== 'S' || this.typeOf(range.AttributeName) !== 'S')
-      return undefined;
-    const hashValue = keyItem[hash.AttributeName]?.S;
-    const rangeValue = keyItem[range.AttributeName]?.S;
-    return hashValue === undefined || rangeValue === undefined
-      ? undefined
-      : [hashValue, rangeValue];
-  }
-
-  private typeOf(attributeName: string): string | undefined {
-    return this.table.AttributeDefinitions.find(
-      (definition) => definition.AttributeName === attributeName,
-    )?.AttributeType;
-  }
+/** The names of a table's hash and range keys, when it has both and both are strings. */
+function stringKeyNames(table: KeyedTable): [string, string] | undefined {
+  const [hash, range, ...more] = table.KeySchema;
+  if (hash === undefined || range === undefined || more.length > 0) return undefined;
+  const typeOf = (name: string) =>
+    table.AttributeDefinitions.find((definition) => definition.AttributeName === name)
+      ?.AttributeType;
+  return typeOf(hash.AttributeName) === 'S' && typeOf(range.AttributeName) === 'S'
+    ? [hash.AttributeName, range.AttributeName]
+    : undefined;
 }
 
 /** A string's UTF-8 bytes in lowercase hex, as dynalite writes a string key. */

@@ -32,7 +32,7 @@ describe("dynalite's item keys", () => {
       }
   });
 
-  it("work out a hash key's part once, then make the keys of its items without createKey", () => {
+  it("work out the part of a run of one hash key's items once, then make their keys without createKey", () => {
     const createKey = vi.fn(db.createKey);
     const keys = new DynaliteItemKeys({ ...db, createKey }, strings);
     const made = Array.from({ length: 100 }, (_, index) =>
@@ -40,11 +40,22 @@ describe("dynalite's item keys", () => {
     );
     keys.keyOf(keyItem('q', 'SNAP#0'));
 
-    expect(createKey).toHaveBeenCalledTimes(2);
+    // The first two of p's items, and q's.
+    expect(createKey).toHaveBeenCalledTimes(3);
     expect(made).toEqual(
       Array.from({ length: 100 }, (_, index) =>
         db.createKey(keyItem('p', `SNAP#${index}`), strings),
       ),
+    );
+  });
+
+  it("are createKey's own when items of several hash keys come mixed", () => {
+    const keys = new DynaliteItemKeys(db, strings);
+    const items = ['p', 'p', 'q', 'p', 'p', 'p', 'q', 'q', 'q', 'p'].map((pk, index) =>
+      keyItem(pk, `SNAP#${index}`),
+    );
+    expect(items.map((item) => keys.keyOf(item))).toEqual(
+      items.map((item) => db.createKey(item, strings)),
     );
   });
 
