@@ -43,8 +43,8 @@ export const ITEM_PUTS_PER_LEVEL_BATCH = 100;
 /**
  * The LevelDB puts of `items` in `table`, each its JSON text's UTF-8 bytes under its key (by
  * `itemKeys`, the table's); undefined when one is not taken (see {@link ItemPuts}) or its key
- * is in `keys` (the keys written so far, which this adds to). A JSON text within the size limit holds an item within it (DynamoDB counts
- * names and values, not the JSON around them).
+ * is in `keys` (the keys written so far, which this adds to). A JSON text within the size
+ * limit holds an item within it (DynamoDB counts names and values, not the JSON around them).
  */
 function levelPutsOf(
   db: DynaliteDbModule,
