@@ -12,6 +12,8 @@
 //   run's start-up and first sync can be left out.
 // HEAP_SAMPLING_DIR: where `heap-<pid>.heapprofile` is written (default the working directory).
 // HEAP_SAMPLING_INTERVAL: mean bytes between samples (default 65,536).
+//
+// `node bench/profile/heap-summary.mjs <file>` prints a profile's largest sites and who called one.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { join } from 'node:path';
