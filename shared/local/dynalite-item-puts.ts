@@ -28,11 +28,6 @@ function keyAttribute(value: unknown): Record<string, string> | undefined {
   return undefined;
 }
 
-/** Whether `text` takes more than `limit` bytes in UTF-8 (at most 3 a UTF-16 unit). */
-function utf8BytesAbove(text: string, limit: number): boolean {
-  return text.length * 3 > limit && Buffer.byteLength(text) > limit;
-}
-
 /**
  * Items written in one LevelDB batch at most: a page's thousand snapshots as one batch held
  * their JSON texts (~4 MB) until LevelDB had copied them all; an emitting backfill of 100,000
@@ -58,7 +53,11 @@ function levelPutsOf(
   const partKeys = new Set<string>();
   for (const item of items) {
     const json = dynaliteItemJson(item);
-    if (json === undefined || utf8BytesAbove(json, store.options.maxItemSize)) return undefined;
+    if (json === undefined) return undefined;
+    // As bytes: LevelDB copies a string's UTF-8 too, but flattens the text first, and the flat
+    // copy, kept by the batch until the write ends, outlived the young generation.
+    const bytes = Buffer.from(json, 'utf8');
+    if (bytes.length > store.options.maxItemSize) return undefined;
     const keyItem: KeyItem = {};
     for (const { AttributeName } of table.KeySchema) {
       const attribute = keyAttribute(item[AttributeName]);
@@ -70,9 +69,7 @@ function levelPutsOf(
     // A key twice in one batch would also wait on its own lock for ever.
     if (keys.has(key) || partKeys.has(key)) return undefined;
     partKeys.add(key);
-    // As bytes: LevelDB copies a string's UTF-8 too, but flattens the text first, and the flat
-    // copy, kept by the batch until the write ends, outlived the young generation.
-    writes.push({ type: 'put', key, value: Buffer.from(json, 'utf8'), valueEncoding: 'buffer' });
+    writes.push({ type: 'put', key, value: bytes, valueEncoding: 'buffer' });
   }
   for (const key of partKeys) keys.add(key);
   return writes;
