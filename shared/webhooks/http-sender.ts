@@ -5,9 +5,9 @@ import { HostLookupStoppedError } from '../dns/host-resolver.ts';
 import { sharedSocketLookup } from '../dns/socket-lookup.ts';
 import type { HostResolver, ResolvedAddress } from '../dns/system-resolver.ts';
 import { BridgeError } from '../errors.ts';
-import { untilAborted } from '../undici-until-aborted.ts';
-import { flattenHeaders, hasEmptyBody, readBodyPrefix } from './http-response.ts';
+import { flattenHeaders } from './http-response.ts';
 import { skipContinueAnswers } from './interim-continue.ts';
+import { PostExchange } from './post-exchange.ts';
 import { closeIfUnused } from './unused-connections.ts';
 import {
   addressRefusal,
@@ -103,8 +103,8 @@ export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
   private readonly timeoutMs: number;
   private readonly targets = new Map<string, Target>();
-  /** The requests in flight, each by its controller: cut off together when the sender stops. */
-  private readonly inFlight = new Set<AbortController>();
+  /** The requests in flight: cut off together when the sender stops. */
+  private readonly inFlight = new Set<PostExchange>();
 
   constructor(private readonly options: UndiciWebhookSenderOptions) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -112,7 +112,8 @@ export class UndiciWebhookSender implements WebhookSender {
     options.stopSignal?.addEventListener(
       'abort',
       () => {
-        for (const controller of this.inFlight) controller.abort();
+        const stopped = new Error('the sender stopped');
+        for (const exchange of this.inFlight) exchange.abort(stopped);
       },
       { once: true },
     );
@@ -180,47 +181,36 @@ export class UndiciWebhookSender implements WebhookSender {
     if (refusal) return { kind: 'error', error: 'blocked', message: refusal, latencyMs: 0 };
     const stopSignal = this.options.stopSignal;
     if (stopSignal?.aborted) return { kind: 'stopped', latencyMs: 0 };
-    // One controller and timer per request, cleared on completion: cheaper than
-    // AbortSignal.timeout, whose timers linger until they fire.
-    const controller = new AbortController();
+    const exchange = new PostExchange();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      exchange.abort(new Error(`no response within ${this.timeoutMs} ms`));
     }, this.timeoutMs);
-    this.inFlight.add(controller);
+    this.inFlight.add(exchange);
     try {
-      const response = await untilAborted(
-        // The agent's own request, as undici's `request(url, …)` calls it, with the URL parted
-        // once per target: that helper parses the URL again and spreads its options into a
-        // copy, which costs V8 a hidden class per request (see with-members.ts).
-        this.agent.request({
-          origin,
-          path,
-          method: 'POST',
-          headers: webhook.headers,
-          body: webhook.body,
-          signal: controller.signal,
-        }),
-        controller.signal,
+      // The agent's own dispatch, with the URL parted once per target (see PostExchange).
+      this.agent.dispatch(
+        { origin, path, method: 'POST', headers: webhook.headers, body: webhook.body },
+        exchange,
       );
-      const body = hasEmptyBody(response)
-        ? await response.body.dump().then(() => '')
-        : await readBodyPrefix(response.body);
-      return {
-        kind: 'response',
-        status: response.statusCode,
-        headers: flattenHeaders(response.headers),
-        body,
-        latencyMs: latency(),
-      };
-    } catch (error) {
+      const answer = await exchange.answer;
+      if (answer.kind === 'answer') {
+        return {
+          kind: 'response',
+          status: answer.status,
+          headers: flattenHeaders(answer.headers),
+          body: answer.body,
+          latencyMs: latency(),
+        };
+      }
+      const { error } = answer;
       // The connection waited for a lookup that the stop ended: nothing was sent.
       if (hasCause(error, HostLookupStoppedError)) return { kind: 'stopped', latencyMs: latency() };
       if (hasCause(error, BlockedAddressError)) {
         return { kind: 'error', error: 'blocked', message: messageOf(error), latencyMs: latency() };
       }
-      if (controller.signal.aborted && !timedOut) return { kind: 'stopped', latencyMs: latency() };
+      if (exchange.aborted && !timedOut) return { kind: 'stopped', latencyMs: latency() };
       const late = timedOut || nameOf(error) === 'ConnectTimeoutError';
       return {
         kind: 'error',
@@ -230,7 +220,7 @@ export class UndiciWebhookSender implements WebhookSender {
       };
     } finally {
       clearTimeout(timer);
-      this.inFlight.delete(controller);
+      this.inFlight.delete(exchange);
     }
   }
 
