@@ -53,9 +53,15 @@ export class PostExchange implements Dispatcher.DispatchHandler {
     this.#finish(reason);
   }
 
-  // Undici may start a request again on another connection (the pipeline's head failed).
+  // Undici may start a request again on another connection (the pipeline's head failed): what
+  // an earlier start heard of is not this one's answer.
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
+    this.#status = 0;
+    this.#headers = {};
+    this.#kept = [];
+    this.#keptBytes = 0;
+    this.#readBytes = 0;
     if (this.#abortReason !== undefined) controller.abort(this.#abortReason);
   }
 
