@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { formatIssuePath } from '../errors.ts';
 import { isJsonObject } from '../json-object.ts';
 import { parseRetryAfter } from '../retry-after.ts';
+import { acceptedAsIs } from './accepted-as-is.ts';
 import { ConnectorError, categoryOfStatus } from './errors.ts';
 import type { RawResponse } from './http-transport.ts';
 import { ConnectorErrorBodySchema } from './records/index.ts';
@@ -102,7 +103,10 @@ export function interpretResponse<S extends z.ZodType>(
       });
     }
     const body = prepare ? prepare(json.value) : json.value;
-    let parsed = responseSchema.safeParse(body);
+    // A body the schema takes as it is stands for the parse's output: no copy of each record.
+    let parsed: z.ZodSafeParseResult<z.output<S>> = acceptedAsIs(responseSchema, body)
+      ? { success: true, data: body as z.output<S> }
+      : responseSchema.safeParse(body);
     if (!parsed.success && page) {
       const kept = setAsideBrokenRecords(operation, body, responseSchema, parsed.error, page);
       if (kept) {
