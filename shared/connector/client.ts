@@ -298,10 +298,24 @@ export function createConnectorCaller(
             },
           }
         : undefined;
+    // A page whose every item the screen passes over from its text alone is not parsed whole.
+    const screenedText =
+      raw.status === 200 && itemsKey ? screen?.screenText?.(raw.text, itemsKey) : undefined;
+    if (screenedText) passedOver = screenedText.passedOver;
     // An error answer may repeat the request, tokens and all: they are left out of it first.
-    const answer =
-      raw.status === 200 ? raw : { ...raw, text: withoutTokens(raw.text, connectionTokens) };
-    const response = interpretResponse(name, answer, spec.response, clock.now(), prepare, page);
+    const answer = screenedText
+      ? { ...raw, text: screenedText.text }
+      : raw.status === 200
+        ? raw
+        : { ...raw, text: withoutTokens(raw.text, connectionTokens) };
+    const response = interpretResponse(
+      name,
+      answer,
+      spec.response,
+      clock.now(),
+      screenedText ? undefined : prepare,
+      page,
+    );
     return { response, passedOver, setAside, sentAt };
   }
 

@@ -9,6 +9,20 @@ import { isJsonObject } from '../json-object.ts';
  */
 export interface ItemScreen {
   screen(items: readonly unknown[]): unknown[];
+  /**
+   * Looks at a 200's body as text first, where it can: the body with its items left out, when
+   * it passes over every one of them (then neither the items nor the rest are looked at again);
+   * undefined to have the body parsed and its items screened as usual.
+   */
+  screenText?(text: string, itemsKey: string): ScreenedText | undefined;
+}
+
+/** A response text whose items a screen passed over, all of them. */
+export interface ScreenedText {
+  /** The response's text with its items array emptied (`[]`). */
+  text: string;
+  /** How many items it held. */
+  passedOver: number;
 }
 
 /** A response body with its items screened, and how many of them the screen passed over. */

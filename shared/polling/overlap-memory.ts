@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
 import { type EntityRecord, type EntityType, entityIdOf } from '../changes/entity-types.ts';
 import { writeJsonBytes } from '../changes/json-bytes.ts';
-import type { ItemScreen } from '../connector/item-screen.ts';
+import type { ItemScreen, ScreenedText } from '../connector/item-screen.ts';
+import { withArrayMemberEmptied } from '../json-member-text.ts';
 import { isJsonObject } from '../json-object.ts';
 import type { StreamWindow } from '../state/state-store.ts';
 
@@ -20,12 +21,27 @@ export function recordFingerprint(record: unknown): string {
   return writeJsonBytes(record, { sorted: false }, (bytes) => hash('sha256', bytes, 'base64'));
 }
 
+/**
+ * The fingerprint of a record version from its JSON text as the connector sent it: equal to
+ * {@link recordFingerprint} of the parsed record exactly when the text is JSON.stringify's of it
+ * (the same UTF-8 bytes hashed), as a compact JSON writer's is.
+ */
+export function textFingerprint(text: string): string {
+  return hash('sha256', text, 'base64');
+}
+
+/** One record version remembered: its fingerprint and its `UpdatedUtc` (NaN without one). */
+export interface RememberedPrint {
+  print: string;
+  updatedMs: number;
+}
+
 /** What one stream's last committed window stored, for the window that starts from it. */
 interface Remembered {
   /** The watermark that window committed: the next window starts from it. */
   watermark: string;
-  /** Entity id → fingerprint of the version stored. */
-  prints: ReadonlyMap<string, string>;
+  /** Entity id → the version stored. */
+  prints: ReadonlyMap<string, RememberedPrint>;
 }
 
 /** Bounds of an {@link OverlapMemory}. */
@@ -62,6 +78,7 @@ export class OverlapMemory {
   readonly #max: number;
   #entries = 0;
   #passedOver = 0;
+  #passedOverAsText = 0;
 
   constructor(options: OverlapMemoryOptions = {}) {
     this.#maxPerStream = options.maxEntriesPerStream ?? OVERLAP_MEMORY_STREAM_ENTRIES_DEFAULT;
@@ -72,7 +89,10 @@ export class OverlapMemory {
    * The fingerprints a window of `streamId` starting from `watermark` may pass over, or
    * undefined when the last committed window of this process did not end at that watermark.
    */
-  recall(streamId: string, watermark: string | null): ReadonlyMap<string, string> | undefined {
+  recall(
+    streamId: string,
+    watermark: string | null,
+  ): ReadonlyMap<string, RememberedPrint> | undefined {
     const remembered = this.#streams.get(streamId);
     if (remembered === undefined || watermark === null) return undefined;
     return remembered.watermark === watermark ? remembered.prints : undefined;
@@ -82,7 +102,11 @@ export class OverlapMemory {
    * Replaces what is remembered of `streamId` with the records its window that committed
    * `watermark` stored or passed over, as far as the bounds allow (the rest is judged as always).
    */
-  remember(streamId: string, watermark: string, prints: ReadonlyMap<string, string>): void {
+  remember(
+    streamId: string,
+    watermark: string,
+    prints: ReadonlyMap<string, RememberedPrint>,
+  ): void {
     this.forget(streamId);
     const room = Math.min(this.#maxPerStream, this.#max - this.#entries);
     if (room <= 0 || prints.size === 0) return;
@@ -99,14 +123,20 @@ export class OverlapMemory {
     this.#streams.delete(streamId);
   }
 
-  /** Counts records passed over (for tests and diagnostics). */
-  notePassedOver(count: number): void {
+  /** Counts records passed over, `asText` those of pages not parsed (for tests and diagnostics). */
+  notePassedOver(count: number, asText = false): void {
     this.#passedOver += count;
+    if (asText) this.#passedOverAsText += count;
   }
 
   /** Records passed over since the memory was made. */
   get passedOver(): number {
     return this.#passedOver;
+  }
+
+  /** Of {@link passedOver}, those of pages passed over whole from their text. */
+  get passedOverAsText(): number {
+    return this.#passedOverAsText;
   }
 
   /** Records remembered at most for one stream. */
@@ -142,33 +172,43 @@ function repeatedIds(ids: ReadonlyArray<string | undefined>): Set<string> {
   return repeated;
 }
 
+/** Fingerprint → entity id of the records a window may pass over, or undefined for none. */
+type IdsByPrint = () => ReadonlyMap<string, string> | undefined;
+
 /**
  * The screen of one page of a window (see ItemScreen): it passes over the raw records the
  * window before stored byte for byte (so they are neither validated nor judged again), and
  * notes the fingerprints of those the next window can read again, to keep once the page is
- * stored. Fingerprints are taken of the records as the connector sent them, before validation.
+ * stored. Fingerprints are taken of the records as the connector sent them, before validation;
+ * a page whose every record it passes over is told from its text alone (screenText), without
+ * being parsed: the overlap's re-reads of a burst are mostly such pages.
  */
 export class OverlapScreen implements ItemScreen {
-  /** Entity id and fingerprint of each record of the page the next window can read again. */
-  readonly keep: Array<[string, string]> = [];
+  /** Entity id and the version of each record of the page the next window can read again. */
+  keep: Array<[string, RememberedPrint]> = [];
   #passedOver = 0;
+  #asText = false;
   readonly #entityType: EntityType;
-  readonly #recalled: ReadonlyMap<string, string> | undefined;
+  readonly #recalled: ReadonlyMap<string, RememberedPrint> | undefined;
   readonly #zoneStartMs: number;
+  readonly #idsByPrint: IdsByPrint;
 
   constructor(
     entityType: EntityType,
-    recalled: ReadonlyMap<string, string> | undefined,
+    recalled: ReadonlyMap<string, RememberedPrint> | undefined,
     zoneStartMs: number,
+    idsByPrint: IdsByPrint = () => (recalled ? idsByPrintOf(recalled) : undefined),
   ) {
     this.#entityType = entityType;
     this.#recalled = recalled;
     this.#zoneStartMs = zoneStartMs;
+    this.#idsByPrint = idsByPrint;
   }
 
   screen(items: readonly unknown[]): unknown[] {
-    this.keep.length = 0;
+    this.keep = [];
     this.#passedOver = 0;
+    this.#asText = false;
     const ids = items.map((item) => rawEntityId(this.#entityType, item));
     const repeated = repeatedIds(ids);
     return items.filter((item, index) => {
@@ -176,20 +216,70 @@ export class OverlapScreen implements ItemScreen {
       if (entityId === undefined || repeated.has(entityId)) return true;
       const known = this.#recalled?.get(entityId);
       const updated = (item as Record<string, unknown>).UpdatedUtc;
-      const reReadable = typeof updated === 'string' && Date.parse(updated) >= this.#zoneStartMs;
+      const updatedMs = typeof updated === 'string' ? Date.parse(updated) : Number.NaN;
+      const reReadable = updatedMs >= this.#zoneStartMs;
       if (known === undefined && !reReadable) return true;
       const print = recordFingerprint(item);
-      if (reReadable) this.keep.push([entityId, print]);
-      if (known !== print) return true;
+      if (reReadable) this.keep.push([entityId, { print, updatedMs }]);
+      if (known?.print !== print) return true;
       this.#passedOver++;
       return false;
     });
+  }
+
+  /**
+   * The page's text with its records left out, when each of them is, byte for byte, a version
+   * the window before stored (by {@link textFingerprint}, equal to the stored version's
+   * {@link recordFingerprint} only for the same bytes) and no entity comes twice; undefined
+   * otherwise, as soon as one record is not (the page is then parsed and screened as usual).
+   * The records are sound JSON, being the bytes of versions parsed before; the rest of the page
+   * is parsed and held to its schema from the text returned.
+   */
+  screenText(text: string, itemsKey: string): ScreenedText | undefined {
+    const recalled = this.#recalled;
+    const idsByPrint = recalled?.size ? this.#idsByPrint() : undefined;
+    if (recalled === undefined || idsByPrint === undefined) return undefined;
+    const keep: Array<[string, RememberedPrint]> = [];
+    const seen = new Set<string>();
+    const emptied = withArrayMemberEmptied(text, itemsKey, (recordText) => {
+      const entityId = idsByPrint.get(textFingerprint(recordText));
+      if (entityId === undefined || seen.has(entityId)) return false;
+      seen.add(entityId);
+      const known = recalled.get(entityId);
+      if (known !== undefined && known.updatedMs >= this.#zoneStartMs) keep.push([entityId, known]);
+      return true;
+    });
+    if (emptied === undefined) return undefined;
+    this.keep = keep;
+    this.#passedOver = seen.size;
+    this.#asText = true;
+    return { text: emptied, passedOver: seen.size };
   }
 
   /** Records of the page passed over. */
   get passedOver(): number {
     return this.#passedOver;
   }
+
+  /** Whether the page was passed over whole from its text (see screenText). */
+  get screenedAsText(): boolean {
+    return this.#asText;
+  }
+}
+
+/**
+ * Fingerprint → entity id of `recalled`; a fingerprint two entities share (no connector record
+ * repeats another's bytes, its id among them) is left out, so it is never passed over as text.
+ */
+function idsByPrintOf(recalled: ReadonlyMap<string, RememberedPrint>): Map<string, string> {
+  const ids = new Map<string, string>();
+  const shared = new Set<string>();
+  for (const [entityId, { print }] of recalled) {
+    if (ids.has(print)) shared.add(print);
+    else ids.set(print, entityId);
+  }
+  for (const print of shared) ids.delete(print);
+  return ids;
 }
 
 /**
@@ -200,15 +290,17 @@ export class OverlapScreen implements ItemScreen {
  */
 export class WindowOverlap {
   /** Kept for the next window, once the pages that hold them are stored (within the bound). */
-  readonly #kept = new Map<string, string>();
+  readonly #kept = new Map<string, RememberedPrint>();
   readonly #memory: OverlapMemory;
-  readonly #recalled: ReadonlyMap<string, string> | undefined;
+  readonly #recalled: ReadonlyMap<string, RememberedPrint> | undefined;
   readonly #zoneStartMs: number;
   readonly #entityType: EntityType;
+  /** The recalled versions by fingerprint, made once for the window's pages when first asked. */
+  #idsByPrint: Map<string, string> | undefined;
 
   constructor(
     memory: OverlapMemory,
-    recalled: ReadonlyMap<string, string> | undefined,
+    recalled: ReadonlyMap<string, RememberedPrint> | undefined,
     window: StreamWindow,
     overlapMs: number,
     entityType: EntityType,
@@ -221,16 +313,20 @@ export class WindowOverlap {
 
   /** A screen for one page's request. */
   pageScreen(): OverlapScreen {
-    return new OverlapScreen(this.#entityType, this.#recalled, this.#zoneStartMs);
+    return new OverlapScreen(this.#entityType, this.#recalled, this.#zoneStartMs, () => {
+      if (this.#recalled === undefined) return undefined;
+      this.#idsByPrint ??= idsByPrintOf(this.#recalled);
+      return this.#idsByPrint;
+    });
   }
 
   /** Keeps what a stored page's screen noted, as far as one stream's bound allows. */
   keepStored(screen: ItemScreen | undefined): void {
     if (!(screen instanceof OverlapScreen)) return;
-    this.#memory.notePassedOver(screen.passedOver);
-    for (const [entityId, print] of screen.keep) {
+    this.#memory.notePassedOver(screen.passedOver, screen.screenedAsText);
+    for (const [entityId, version] of screen.keep) {
       if (this.#kept.size >= this.#memory.maxEntriesPerStream && !this.#kept.has(entityId)) return;
-      this.#kept.set(entityId, print);
+      this.#kept.set(entityId, version);
     }
   }
 

@@ -1,8 +1,8 @@
 import { fieldIssues } from '../errors.ts';
+import { objectMemberText } from '../json-member-text.ts';
 import { ASKED_LIVE_MEMBER } from '../publish/dispatch-queue.ts';
 import type { DispatchLane } from '../publish/publisher.ts';
 import type { DispatcherDeps } from './dispatcher-deps.ts';
-import { objectMemberText } from './json-member-text.ts';
 import {
   DeliveryMessageSchema,
   DispatchEnvelopeSchema,

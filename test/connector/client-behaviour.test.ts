@@ -329,6 +329,53 @@ describe('pagination', () => {
     await client.close();
   });
 
+  it('takes a page a screen passes over whole from its text: no item handed back, the walk and the rest of the page as parsed', async () => {
+    server = await startJsonServer(pagedServer(2500));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const textsSeen: number[] = [];
+    // Passes over the first page from its text; the others are parsed and screened as usual.
+    const screens = () => ({
+      screen: (items: readonly unknown[]) => [...items],
+      screenText(text: string, itemsKey: string) {
+        const items = (JSON.parse(text) as Record<string, unknown[]>)[itemsKey] ?? [];
+        textsSeen.push(items.length);
+        if (textsSeen.length > 1) return undefined;
+        return { text: JSON.stringify({ Customers: [], Cursor: UUIDS[999] }), passedOver: 1000 };
+      },
+    });
+    const pages = [];
+    for await (const page of client.paginate('customers/getAll', CUSTOMERS_BODY, { screens }))
+      pages.push(page);
+    await client.close();
+    expect(textsSeen).toEqual([1000, 1000, 500]);
+    expect(pages.map((p) => [p.items.length, p.passedOver, p.cursor, p.last])).toEqual([
+      [0, 1000, UUIDS[999], false],
+      [1000, 0, UUIDS[1999], false],
+      [500, 0, UUIDS[2499], true],
+    ]);
+  });
+
+  it('holds the rest of a page passed over as text to the contract', async () => {
+    server = await startJsonServer(() => ({ body: { Customers: [], Cursor: 5 } }));
+    const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });
+    const screens = () => ({
+      screen: (items: readonly unknown[]) => [...items],
+      screenText: (text: string) => ({ text, passedOver: 3 }),
+    });
+    const first = client.paginate('customers/getAll', CUSTOMERS_BODY, { screens }).next();
+    await expect(first).rejects.toMatchObject({
+      category: 'response',
+      details: { path: 'Cursor' },
+    });
+    const notJson = () => ({
+      screen: (items: readonly unknown[]) => [...items],
+      screenText: () => ({ text: '{"Customers":[]', passedOver: 3 }),
+    });
+    const second = client.paginate('customers/getAll', CUSTOMERS_BODY, { screens: notJson }).next();
+    await expect(second).rejects.toThrow(/not JSON/);
+    await client.close();
+  });
+
   it('costs one request for an empty window', async () => {
     server = await startJsonServer(pagedServer(0));
     const client = createConnectorClient({ ...CONFIG, baseUrl: server.url, rateLimit: false });

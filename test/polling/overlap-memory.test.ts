@@ -14,13 +14,19 @@ import { MemoryStateStore } from '../../shared/state/memory-state-store.ts';
 import { awkwardRecord } from '../changes/canonical-records.ts';
 import { type CustomerStream, customerStream, POLL_TEST_START_MS } from './poll-harness.ts';
 
-const prints = (entries: Record<string, string>) => new Map(Object.entries(entries));
+const prints = (entries: Record<string, string>) =>
+  new Map(Object.entries(entries).map(([id, print]) => [id, { print, updatedMs: 0 }]));
+/** A record's version as a window remembers it. */
+const version = (record: { UpdatedUtc: string }) => ({
+  print: recordFingerprint(record),
+  updatedMs: Date.parse(record.UpdatedUtc),
+});
 
 describe('OverlapMemory', () => {
   it('gives back what a window stored only to the window starting from its watermark', () => {
     const memory = new OverlapMemory();
     memory.remember('s', '2026-03-10T09:00:05.000Z', prints({ a: 'p1' }));
-    expect(memory.recall('s', '2026-03-10T09:00:05.000Z')?.get('a')).toBe('p1');
+    expect(memory.recall('s', '2026-03-10T09:00:05.000Z')?.get('a')?.print).toBe('p1');
     expect(memory.recall('s', '2026-03-10T09:00:04.000Z')).toBeUndefined();
     expect(memory.recall('s', null)).toBeUndefined();
     expect(memory.recall('other', '2026-03-10T09:00:05.000Z')).toBeUndefined();
@@ -94,8 +100,8 @@ describe('WindowOverlap', () => {
     const memory = new OverlapMemory();
     const same = record('a', '2026-03-10T08:59:56.000Z');
     const recalled = new Map([
-      ['a', recordFingerprint(same)],
-      ['b', recordFingerprint(record('b', '2026-03-10T08:59:56.000Z'))],
+      ['a', version(same)],
+      ['b', version(record('b', '2026-03-10T08:59:56.000Z'))],
     ]);
     const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
     const screen = overlap.pageScreen();
@@ -111,12 +117,78 @@ describe('WindowOverlap', () => {
   it('passes over nothing of an id the page holds twice, nor a record without an id', () => {
     const memory = new OverlapMemory();
     const twice = record('a', '2026-03-10T08:59:56.000Z');
-    const recalled = new Map([['a', recordFingerprint(twice)]]);
+    const recalled = new Map([['a', version(twice)]]);
     const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
     const screen = overlap.pageScreen();
     const items = [twice, { ...twice }, { UpdatedUtc: '2026-03-10T08:59:56.000Z' }, 'not a record'];
     expect(screen.screen(items)).toEqual(items);
     expect(screen.passedOver).toBe(0);
+  });
+
+  it('passes over a page whose every record is, byte for byte, one stored before, from its text', () => {
+    const memory = new OverlapMemory();
+    const early = record('a', '2026-03-10T08:59:54.000Z');
+    const late = record('b', '2026-03-10T08:59:56.000Z');
+    const recalled = new Map([
+      ['a', version(early)],
+      ['b', version(late)],
+    ]);
+    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const screen = overlap.pageScreen();
+    const text = JSON.stringify({ Customers: [late, early], Cursor: 'next' });
+    expect(screen.screenText(text, 'Customers')).toEqual({
+      text: '{"Customers":[],"Cursor":"next"}',
+      passedOver: 2,
+    });
+    expect(screen.passedOver).toBe(2);
+    expect(screen.screenedAsText).toBe(true);
+    // Kept for the next window only where it can read the record again, as a parsed page is.
+    expect(screen.keep).toEqual([['b', version(late)]]);
+    overlap.keepStored(screen);
+    expect([memory.passedOver, memory.passedOverAsText]).toEqual([2, 2]);
+    overlap.commit('s', window.endUtc);
+    expect([...(memory.recall('s', window.endUtc)?.keys() ?? [])]).toEqual(['b']);
+  });
+
+  it('leaves a page to be parsed when one record is not one stored before, byte for byte', () => {
+    const memory = new OverlapMemory();
+    const a = record('a', '2026-03-10T08:59:56.000Z');
+    const b = record('b', '2026-03-10T08:59:57.000Z');
+    const recalled = new Map([
+      ['a', version(a)],
+      ['b', version(b)],
+    ]);
+    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const page = (...items: unknown[]) => JSON.stringify({ Customers: items, Cursor: null });
+    const cases = [
+      page(a, { ...b, UpdatedUtc: '2026-03-10T08:59:58.000Z' }),
+      page(a, { Id: 'c', UpdatedUtc: b.UpdatedUtc }),
+      // The same record written with other whitespace or member order is other bytes.
+      JSON.stringify({ Customers: [a, b] }, null, 1),
+      page(a, { UpdatedUtc: b.UpdatedUtc, Id: 'b' }),
+      // An entity twice: the parsed page's rule (none of them passed over) decides.
+      page(a, a),
+      page(a, 'b'),
+    ];
+    for (const text of cases) {
+      const screen = overlap.pageScreen();
+      expect(screen.screenText(text, 'Customers')).toBeUndefined();
+      expect(screen.screenedAsText).toBe(false);
+    }
+    // Nothing recalled: nothing to pass over.
+    const fresh = new WindowOverlap(memory, undefined, window, 5_000, 'customer').pageScreen();
+    expect(fresh.screenText(page(a), 'Customers')).toBeUndefined();
+  });
+
+  it('never passes over from text a fingerprint two recalled entities share', () => {
+    const memory = new OverlapMemory();
+    const a = record('a', '2026-03-10T08:59:56.000Z');
+    const recalled = new Map([
+      ['a', version(a)],
+      ['b', version(a)],
+    ]);
+    const screen = new WindowOverlap(memory, recalled, window, 5_000, 'customer').pageScreen();
+    expect(screen.screenText(JSON.stringify({ Customers: [a] }), 'Customers')).toBeUndefined();
   });
 
   it('screening a response again replaces what it noted (a retried request)', () => {
@@ -175,10 +247,12 @@ describe('a windowed poll with an overlap memory', () => {
     ).toEqual([...ids].sort());
     expect(memory.passedOver).toBe(0);
 
-    // The next poll reads the burst again (overlap): nothing to judge, nothing published.
+    // The next poll reads the burst again (overlap): nothing to judge, nothing published, and
+    // its pages (each record as stored before) not even parsed.
     await poll();
     expect(published()).toHaveLength(25);
     expect(memory.passedOver).toBe(25);
+    expect(memory.passedOverAsText).toBe(25);
 
     // A record whose content changes while its UpdatedUtc stays (the fingerprint is of the
     // whole record, not of its id and time) is judged, and its change published.
@@ -188,6 +262,9 @@ describe('a windowed poll with an overlap memory', () => {
     expect(published()).toHaveLength(26);
     expect(published().at(-1)).toMatchObject({ type: 'customer.updated', subject: ids[0] });
     expect(memory.passedOver).toBe(25 + 24);
+    // The page that holds the changed record is parsed; the others are passed over as text.
+    expect(memory.passedOverAsText).toBeGreaterThan(25);
+    expect(memory.passedOverAsText).toBeLessThan(25 + 24);
   });
 
   it('judges everything again when the stream state is not the one its last window committed', async () => {
