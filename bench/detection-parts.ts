@@ -121,7 +121,7 @@ function median(values: number[]): number {
 /**
  * A part benchmark (not in `npm run bench`): bytes allocated and CPU per record of the detection
  * steps of a burst of updated customers, in process: a page's parse and overlap screen (a re-read
- * passed over, and a first read whose fingerprints are kept), its validation, the content hashes,
+ * passed over, parsed or from its text, and a first read whose fingerprints are kept), its validation, the content hashes,
  * the judging and events, the snapshots' preparing and marshalling (deflated as in AWS, and as `change-bridge start` stores them). Run with
  * `node --import tsx bench/detection-parts.ts` (`DETECTION_PARTS_DETAIL=1`: the functions
  * that allocate most in each step). CPU is the median of 9 runs; bytes (collected ones included)
@@ -196,6 +196,14 @@ export async function run(): Promise<void> {
     're-read (parse, fingerprint, passed over)': () => {
       const overlap = new WindowOverlap(memory, recalled, window, 5000, 'customer');
       for (const raw of pages) readPage(raw, overlap);
+    },
+    're-read from text (passed over whole)': () => {
+      const overlap = new WindowOverlap(memory, recalled, window, 5000, 'customer');
+      for (const raw of pages) {
+        const screened = overlap.pageScreen().screenText(raw.text, 'Customers');
+        if (screened === undefined) throw new Error('a re-read page was not passed over as text');
+        interpretResponse(OPERATION.name, { ...raw, text: screened.text }, OPERATION.response, now);
+      }
     },
     'content hash': () => {
       for (const records of validated) for (const record of records) contentHash(record);
