@@ -16,32 +16,10 @@ const COMMA = 0x2c;
  * @example objectMemberText('{"a":1,"detail":{"id":"x"}}', 'detail') === '{"id":"x"}'
  */
 export function objectMemberText(json: string, name: string): string | undefined {
-  let depth = 0;
-  let start = -1;
-  let end = -1;
-  for (let i = 0; i < json.length; i++) {
-    const code = json.charCodeAt(i);
-    if (code === QUOTE) {
-      const close = closingQuote(json, i);
-      if (close === -1) return undefined;
-      if (depth === 1 && isMemberName(json, close)) {
-        if (json.lastIndexOf('\\', close) > i) return undefined;
-        if (close - i - 1 === name.length && json.startsWith(name, i + 1)) {
-          if (start !== -1) return undefined;
-          start = valueStart(json, close);
-          if (json.charCodeAt(start) !== OPEN_BRACE) return undefined;
-        }
-      }
-      i = close;
-    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      if (depth === 0 && code !== OPEN_BRACE) return undefined;
-      depth++;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 1 && start !== -1 && end === -1) end = i + 1;
-    }
-  }
-  return start === -1 || end === -1 ? undefined : json.slice(start, end);
+  const span = uniqueMemberValue(json, name, (start) =>
+    json.charCodeAt(start) === OPEN_BRACE ? valueEnd(json, start) : -1,
+  );
+  return span && json.slice(span.start, span.end);
 }
 
 /**
@@ -59,26 +37,47 @@ export function withArrayMemberEmptied(
   name: string,
   admit: (objectText: string) => boolean,
 ): string | undefined {
+  const span = uniqueMemberValue(json, name, (start) => admittedArrayEnd(json, start, admit));
+  return span && `${json.slice(0, span.start + 1)}${json.slice(span.end - 1)}`;
+}
+
+/** Where a member's value starts and ends in its object's text (`end` exclusive). */
+interface ValueSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the value of member `name` of the JSON object `json` is, when `json` names it once,
+ * unescaped, no member name of its own is escaped, and `valueEndOf` takes the value (it answers
+ * the index just past it, or -1); otherwise undefined. Follows strings and nesting only.
+ */
+function uniqueMemberValue(
+  json: string,
+  name: string,
+  valueEndOf: (start: number) => number,
+): ValueSpan | undefined {
   let depth = 0;
-  let open = -1;
-  let close = -1;
+  let span: ValueSpan | undefined;
   for (let i = 0; i < json.length; i++) {
     const code = json.charCodeAt(i);
     if (code === QUOTE) {
-      const end = closingQuote(json, i);
-      if (end === -1) return undefined;
-      if (depth === 1 && isMemberName(json, end)) {
-        if (json.lastIndexOf('\\', end) > i) return undefined;
-        if (end - i - 1 === name.length && json.startsWith(name, i + 1)) {
-          if (open !== -1) return undefined;
-          open = valueStart(json, end);
-          close = admittedArrayEnd(json, open, admit);
-          if (close === -1) return undefined;
-          i = close;
+      const close = closingQuote(json, i);
+      if (close === -1) return undefined;
+      if (depth === 1 && isMemberName(json, close)) {
+        if (json.lastIndexOf('\\', close) > i) return undefined;
+        if (close - i - 1 === name.length && json.startsWith(name, i + 1)) {
+          if (span !== undefined) return undefined;
+          const start = valueStart(json, close);
+          const end = valueEndOf(start);
+          if (end === -1) return undefined;
+          span = { start, end };
+          // Past the value: the scan goes on at depth 1.
+          i = end - 1;
           continue;
         }
       }
-      i = end;
+      i = close;
     } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
       if (depth === 0 && code !== OPEN_BRACE) return undefined;
       depth++;
@@ -86,12 +85,12 @@ export function withArrayMemberEmptied(
       depth--;
     }
   }
-  return open === -1 ? undefined : json.slice(0, open + 1) + json.slice(close);
+  return span;
 }
 
 /**
- * The index of the `]` closing the array of objects that opens at `open`, each object's text
- * taken by `admit`; -1 when the value there is not such an array or `admit` refuses an object.
+ * The index just past the `]` closing the array of objects that opens at `open`, each object's
+ * text taken by `admit`; -1 when the value there is not such an array or `admit` refuses one.
  */
 function admittedArrayEnd(
   json: string,
@@ -100,14 +99,14 @@ function admittedArrayEnd(
 ): number {
   if (json.charCodeAt(open) !== OPEN_BRACKET) return -1;
   let at = nextNonSpace(json, open + 1);
-  if (json.charCodeAt(at) === CLOSE_BRACKET) return at;
+  if (json.charCodeAt(at) === CLOSE_BRACKET) return at + 1;
   for (;;) {
     if (json.charCodeAt(at) !== OPEN_BRACE) return -1;
     const end = valueEnd(json, at);
     if (end === -1 || !admit(json.slice(at, end))) return -1;
     at = nextNonSpace(json, end);
     const code = json.charCodeAt(at);
-    if (code === CLOSE_BRACKET) return at;
+    if (code === CLOSE_BRACKET) return at + 1;
     if (code !== COMMA) return -1;
     at = nextNonSpace(json, at + 1);
   }
