@@ -188,6 +188,8 @@ export class OverlapScreen implements ItemScreen {
   keep: Array<[string, RememberedPrint]> = [];
   #passedOver = 0;
   #asText = false;
+  /** The fingerprints of the page's records from its text, when screenText read them all. */
+  #textPrints: string[] | undefined;
   readonly #entityType: EntityType;
   readonly #recalled: ReadonlyMap<string, RememberedPrint> | undefined;
   readonly #zoneStartMs: number;
@@ -209,6 +211,10 @@ export class OverlapScreen implements ItemScreen {
     this.keep = [];
     this.#passedOver = 0;
     this.#asText = false;
+    // The texts' fingerprints stand for the records' own (the same bytes hashed where the text
+    // is JSON.stringify's; where it is not, both sides of a comparison are the text's or differ).
+    const textPrints = this.#textPrints?.length === items.length ? this.#textPrints : undefined;
+    this.#textPrints = undefined;
     const ids = items.map((item) => rawEntityId(this.#entityType, item));
     const repeated = repeatedIds(ids);
     return items.filter((item, index) => {
@@ -219,7 +225,7 @@ export class OverlapScreen implements ItemScreen {
       const updatedMs = typeof updated === 'string' ? Date.parse(updated) : Number.NaN;
       const reReadable = updatedMs >= this.#zoneStartMs;
       if (known === undefined && !reReadable) return true;
-      const print = recordFingerprint(item);
+      const print = textPrints?.[index] ?? recordFingerprint(item);
       if (reReadable) this.keep.push([entityId, { print, updatedMs }]);
       if (known?.print !== print) return true;
       this.#passedOver++;
@@ -231,25 +237,39 @@ export class OverlapScreen implements ItemScreen {
    * The page's text with its records left out, when each of them is, byte for byte, a version
    * the window before stored (by {@link textFingerprint}, equal to the stored version's
    * {@link recordFingerprint} only for the same bytes) and no entity comes twice; undefined
-   * otherwise, as soon as one record is not (the page is then parsed and screened as usual).
-   * The records are sound JSON, being the bytes of versions parsed before; the rest of the page
-   * is parsed and held to its schema from the text returned.
+   * otherwise: the page is then parsed and screened as usual, with the fingerprints of its
+   * records' texts taken here. The records are sound JSON, being the bytes of versions parsed
+   * before; the rest of the page is parsed and held to its schema from the text returned.
    */
   screenText(text: string, itemsKey: string): ScreenedText | undefined {
+    this.#textPrints = undefined;
     const recalled = this.#recalled;
     const idsByPrint = recalled?.size ? this.#idsByPrint() : undefined;
     if (recalled === undefined || idsByPrint === undefined) return undefined;
     const keep: Array<[string, RememberedPrint]> = [];
     const seen = new Set<string>();
+    const prints: string[] = [];
+    let allKnown = true;
+    // Every record's text is hashed, known or not: a page parsed after all takes the hashes
+    // instead of writing each record out again (so a late record unknown wastes no work).
     const emptied = withArrayMemberEmptied(text, itemsKey, (recordText) => {
-      const entityId = idsByPrint.get(textFingerprint(recordText));
-      if (entityId === undefined || seen.has(entityId)) return false;
+      const print = textFingerprint(recordText);
+      prints.push(print);
+      const entityId = allKnown ? idsByPrint.get(print) : undefined;
+      if (entityId === undefined || seen.has(entityId)) {
+        allKnown = false;
+        return true;
+      }
       seen.add(entityId);
       const known = recalled.get(entityId);
       if (known !== undefined && known.updatedMs >= this.#zoneStartMs) keep.push([entityId, known]);
       return true;
     });
     if (emptied === undefined) return undefined;
+    if (!allKnown) {
+      this.#textPrints = prints;
+      return undefined;
+    }
     this.keep = keep;
     this.#passedOver = seen.size;
     this.#asText = true;

@@ -5,6 +5,7 @@ import { ManualClock } from '../../shared/clock.ts';
 import {
   OverlapMemory,
   recordFingerprint,
+  textFingerprint,
   WindowOverlap,
 } from '../../shared/polling/overlap-memory.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
@@ -178,6 +179,42 @@ describe('WindowOverlap', () => {
     // Nothing recalled: nothing to pass over.
     const fresh = new WindowOverlap(memory, undefined, window, 5_000, 'customer').pageScreen();
     expect(fresh.screenText(page(a), 'Customers')).toBeUndefined();
+  });
+
+  it("keeps the fingerprints of a parsed page's texts, so the next window passes over text JSON.stringify would write otherwise", () => {
+    const memory = new OverlapMemory();
+    const a = record('a', '2026-03-10T08:59:56.000Z');
+    const b = record('b', '2026-03-10T08:59:57.000Z');
+    const overlap = new WindowOverlap(
+      memory,
+      new Map([['a', version(a)]]),
+      window,
+      5_000,
+      'customer',
+    );
+    // A connector writing spaces: each record's text is not JSON.stringify's of it.
+    const text = JSON.stringify({ Customers: [a, b], Cursor: null }, null, 1);
+    const screen = overlap.pageScreen();
+    expect(screen.screenText(text, 'Customers')).toBeUndefined();
+    const items = (JSON.parse(text) as { Customers: unknown[] }).Customers;
+    expect(screen.screen(items)).toEqual([a, b]);
+    const texts = [JSON.stringify(a, null, 1), JSON.stringify(b, null, 1)].map((t) =>
+      t.replaceAll('\n', '\n  '),
+    );
+    expect(screen.keep.map(([id, kept]) => [id, kept.print])).toEqual([
+      ['a', textFingerprint(texts[0]!)],
+      ['b', textFingerprint(texts[1]!)],
+    ]);
+    overlap.keepStored(screen);
+    overlap.commit('s', window.endUtc);
+    const next = new WindowOverlap(
+      memory,
+      memory.recall('s', window.endUtc),
+      window,
+      5_000,
+      'customer',
+    );
+    expect(next.pageScreen().screenText(text, 'Customers')?.passedOver).toBe(2);
   });
 
   it('never passes over from text a fingerprint two recalled entities share', () => {
