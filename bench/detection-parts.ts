@@ -5,7 +5,8 @@ import type { EntityRecord } from '../shared/changes/entity-types.ts';
 import { screenBody } from '../shared/connector/item-screen.ts';
 import { OPERATIONS } from '../shared/connector/operations.ts';
 import { interpretResponse } from '../shared/connector/response.ts';
-import { OverlapMemory, WindowOverlap } from '../shared/polling/overlap-memory.ts';
+import { OverlapMemory } from '../shared/polling/overlap-memory.ts';
+import { WindowOverlap } from '../shared/polling/overlap-screen.ts';
 import { computeChanges, observe } from '../shared/polling/page-changes.ts';
 import { startSimulator } from '../shared/simulator/simulator.ts';
 import {

@@ -6,8 +6,8 @@ import {
   OverlapMemory,
   recordFingerprint,
   textFingerprint,
-  WindowOverlap,
 } from '../../shared/polling/overlap-memory.ts';
+import { WindowOverlap } from '../../shared/polling/overlap-screen.ts';
 import type { PollDeps } from '../../shared/polling/poll-context.ts';
 import { pollStream } from '../../shared/polling/poll-stream.ts';
 import { type RunningSimulator, startSimulator } from '../../shared/simulator/simulator.ts';

@@ -7,7 +7,7 @@ import type { SetAsideRecord } from '../../connector/response.ts';
 import type { StreamWindow } from '../../state/state-store.ts';
 import type { BackfillJudging } from '../backfill-state.ts';
 import { publishObservations, storeChanges } from '../commit-changes.ts';
-import type { WindowOverlap } from '../overlap-memory.ts';
+import type { WindowOverlap } from '../overlap-screen.ts';
 import { type Observation, observe } from '../page-changes.ts';
 import {
   callOptions,

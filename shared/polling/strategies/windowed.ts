@@ -2,7 +2,7 @@ import type { BudgetPriority } from '../../connector/budget/budget-types.ts';
 import type { StreamState } from '../../state/state-store.ts';
 import { announcedToPass, liveJudging, partStillCurrent } from '../backfill-state.ts';
 import { pollPace } from '../deadline-pace.ts';
-import { WindowOverlap } from '../overlap-memory.ts';
+import { WindowOverlap } from '../overlap-screen.ts';
 import type { Observation } from '../page-changes.ts';
 import {
   advanceCounters,
