@@ -51,8 +51,9 @@ export interface OverlapMemoryOptions {
  * What a process's poller remembers of the records its last window of each stream stored, so
  * that the next window, which starts `overlap` before that window's end (design.md, Windows),
  * passes over the records it re-reads unchanged instead of validating each again and reading
- * its stored snapshot to compare (the page itself is still fetched, parsed and each record
- * hashed; see OverlapScreen). At one-second polling with the default five-second overlap, a
+ * its stored snapshot to compare (the page itself is still fetched and each record hashed;
+ * it is parsed only when one of them is not such a record: see OverlapScreen, overlap-screen.ts).
+ * At one-second polling with the default five-second overlap, a
  * burst of updates is otherwise judged twice or more.
  *
  * Sound because a record is passed over only when (a) its version is byte for byte the one this
