@@ -85,9 +85,17 @@ export class OverlapScreen implements ItemScreen {
       const updatedMs = typeof updated === 'string' ? Date.parse(updated) : Number.NaN;
       const reReadable = updatedMs >= this.#zoneStartMs;
       if (known === undefined && !reReadable) return true;
-      const print = textPrints?.[index] ?? recordFingerprint(item);
+      const textPrint = textPrints?.[index];
+      const print = textPrint ?? recordFingerprint(item);
       if (reReadable) this.keep.push([entityId, { print, updatedMs }]);
-      if (known?.print !== print) return true;
+      if (known === undefined) return true;
+      // A version remembered from a parsed page whose text was not read (its record written out
+      // as JSON.stringify would) is told by the same fingerprint, when the connector's text is
+      // not JSON.stringify's; the text's fingerprint is kept for the next window.
+      const same =
+        known.print === print ||
+        (textPrint !== undefined && known.print === recordFingerprint(item));
+      if (!same) return true;
       this.#passedOver++;
       return false;
     });
