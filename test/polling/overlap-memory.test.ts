@@ -79,6 +79,12 @@ describe('WindowOverlap', () => {
     pages: 0,
   };
   const record = (id: string, updatedUtc: string) => ({ Id: id, UpdatedUtc: updatedUtc });
+  /** A window's overlap recalling each record's version under its Id, and its memory. */
+  const recalling = (...records: Array<{ Id: string; UpdatedUtc: string }>) => {
+    const memory = new OverlapMemory();
+    const recalled = new Map(records.map((stored) => [stored.Id, version(stored)]));
+    return { memory, overlap: new WindowOverlap(memory, recalled, window, 5_000, 'customer') };
+  };
 
   it('keeps only records the next window can read again, within the bound per stream', () => {
     const memory = new OverlapMemory({ maxEntriesPerStream: 2 });
@@ -127,14 +133,9 @@ describe('WindowOverlap', () => {
   });
 
   it('passes over a page whose every record is, byte for byte, one stored before, from its text', () => {
-    const memory = new OverlapMemory();
     const early = record('a', '2026-03-10T08:59:54.000Z');
     const late = record('b', '2026-03-10T08:59:56.000Z');
-    const recalled = new Map([
-      ['a', version(early)],
-      ['b', version(late)],
-    ]);
-    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const { memory, overlap } = recalling(early, late);
     const screen = overlap.pageScreen();
     const text = JSON.stringify({ Customers: [late, early], Cursor: 'next' });
     expect(screen.screenText(text, 'Customers')).toEqual({
@@ -152,14 +153,9 @@ describe('WindowOverlap', () => {
   });
 
   it('leaves a page to be parsed when one record is not one stored before, byte for byte', () => {
-    const memory = new OverlapMemory();
     const a = record('a', '2026-03-10T08:59:56.000Z');
     const b = record('b', '2026-03-10T08:59:57.000Z');
-    const recalled = new Map([
-      ['a', version(a)],
-      ['b', version(b)],
-    ]);
-    const overlap = new WindowOverlap(memory, recalled, window, 5_000, 'customer');
+    const { memory, overlap } = recalling(a, b);
     const page = (...items: unknown[]) => JSON.stringify({ Customers: items, Cursor: null });
     const cases = [
       page(a, { ...b, UpdatedUtc: '2026-03-10T08:59:58.000Z' }),
@@ -182,16 +178,9 @@ describe('WindowOverlap', () => {
   });
 
   it("passes over a version remembered from a parsed record, and keeps the page's texts' fingerprints, so the next window passes over text JSON.stringify would write otherwise", () => {
-    const memory = new OverlapMemory();
     const a = record('a', '2026-03-10T08:59:56.000Z');
     const b = record('b', '2026-03-10T08:59:57.000Z');
-    const overlap = new WindowOverlap(
-      memory,
-      new Map([['a', version(a)]]),
-      window,
-      5_000,
-      'customer',
-    );
+    const { memory, overlap } = recalling(a);
     // A connector writing spaces: each record's text is not JSON.stringify's of it.
     const text = JSON.stringify({ Customers: [a, b], Cursor: null }, null, 1);
     const screen = overlap.pageScreen();
@@ -220,16 +209,9 @@ describe('WindowOverlap', () => {
   });
 
   it('judges a record whose text and whose written form are both another version', () => {
-    const memory = new OverlapMemory();
     const a = record('a', '2026-03-10T08:59:56.000Z');
     const changed = { ...a, Notes: 'changed' };
-    const overlap = new WindowOverlap(
-      memory,
-      new Map([['a', version(a)]]),
-      window,
-      5_000,
-      'customer',
-    );
+    const { overlap } = recalling(a);
     const text = JSON.stringify({ Customers: [changed], Cursor: null }, null, 1);
     const screen = overlap.pageScreen();
     expect(screen.screenText(text, 'Customers')).toBeUndefined();
