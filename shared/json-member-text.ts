@@ -65,7 +65,7 @@ function uniqueMemberValue(
       const close = closingQuote(json, i);
       if (close === -1) return undefined;
       if (depth === 1 && isMemberName(json, close)) {
-        if (json.lastIndexOf('\\', close) > i) return undefined;
+        if (hasBackslash(json, i + 1, close)) return undefined;
         if (close - i - 1 === name.length && json.startsWith(name, i + 1)) {
           if (span !== undefined) return undefined;
           const start = valueStart(json, close);
@@ -135,6 +135,16 @@ function closingQuote(json: string, open: number): number {
   let close = json.indexOf('"', open + 1);
   while (escaped(json, close)) close = json.indexOf('"', close + 1);
   return close;
+}
+
+/**
+ * Whether a backslash is among the characters from `from` up to `to` (a string's own text): a
+ * search bounded by the string, where `lastIndexOf` from its end ran back through all the text
+ * before it when no backslash was there (a page's last member name, after its every record).
+ */
+function hasBackslash(json: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (json.charCodeAt(i) === BACKSLASH) return true;
+  return false;
 }
 
 /** Whether the character at `at` follows an odd number of backslashes. */
