@@ -62,9 +62,14 @@ function checkerOf(schema: z.ZodType): AsIs {
   return checker;
 }
 
+/** Whether checks or a refinement are attached to the schema itself. */
+function isRefined(zod: SchemaInternals): boolean {
+  return (zod.def.checks?.length ?? 0) > 0 || zod.traits.has('$ZodCheck');
+}
+
 function buildChecker(zod: SchemaInternals): AsIs {
   const { def } = zod;
-  const refined = (def.checks?.length ?? 0) > 0 || zod.traits.has('$ZodCheck');
+  const refined = isRefined(zod);
   switch (def.type) {
     case 'string':
     case 'number':
@@ -144,7 +149,7 @@ function objectChecker(shape: Record<string, z.ZodType>, catchall: z.ZodType | u
   const known = new Set(Object.keys(shape));
   let keepsOthers: boolean;
   if (catchall === undefined) keepsOthers = false;
-  else if (buildCatchallKeeps(internalsOf(catchall))) keepsOthers = true;
+  else if (keepsEveryMember(internalsOf(catchall))) keepsOthers = true;
   else return never;
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -167,10 +172,6 @@ function objectChecker(shape: Record<string, z.ZodType>, catchall: z.ZodType | u
 }
 
 /** Whether a catch-all keeps every other member as it is (`unknown` or `any`, unrefined). */
-function buildCatchallKeeps(zod: SchemaInternals): boolean {
-  return (
-    (zod.def.type === 'unknown' || zod.def.type === 'any') &&
-    (zod.def.checks?.length ?? 0) === 0 &&
-    !zod.traits.has('$ZodCheck')
-  );
+function keepsEveryMember(zod: SchemaInternals): boolean {
+  return (zod.def.type === 'unknown' || zod.def.type === 'any') && !isRefined(zod);
 }
