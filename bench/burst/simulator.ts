@@ -26,13 +26,17 @@ async function main(): Promise<void> {
   const sim = await startSimulator({ seed: 5, size: 'medium', rateLimit: false });
   const model = sim.controls.model;
   process.stdout.write(`${JSON.stringify({ connectorEnv: connectorEnvOf(sim) })}\n`);
+  // Each request's Notes differ from the last one's, so a burst repeated is a change again.
+  let requests = 0;
   for await (const line of createInterface({ input: process.stdin })) {
     const { update } = BurstRequestSchema.parse(JSON.parse(line));
+    requests++;
     const ids = [...model.customers.all()]
       .filter((entry) => entry.record.IsActive)
       .slice(0, update)
       .map((entry) => entry.record.Id);
-    for (const id of ids) model.update(model.customers, 'customer', id, { Notes: `bench ${id}` });
+    for (const id of ids)
+      model.update(model.customers, 'customer', id, { Notes: `bench ${id} ${requests}` });
     process.stdout.write(`${JSON.stringify({ updated: ids })}\n`);
   }
   await sim.close();
